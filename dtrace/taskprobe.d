@@ -1,0 +1,32 @@
+/*
+ * The taskprobe USDT provider: the probe contract of libtaskprobe.so.
+ *
+ * systemtap-sdt-dev's `dtrace -h` turns this file into the C macros the shim fires
+ * (TASKPROBE_TASK_SPAWN(...), TASKPROBE_TASK_SPAWN_ENABLED(), ...) and `dtrace -G` into the
+ * semaphores the tracer increments when it attaches. A double underscore in a probe name reads as
+ * a dash in D scripts (task-spawn) and stays as it is in bpftrace and perf (task__spawn).
+ * Argument meanings, ordering rules and settings: README.md, "Probes".
+ */
+provider taskprobe {
+	/* Tasks, fired by executor adapters. */
+	probe task__spawn(uint64_t task, uint64_t parent, uint64_t stack_id, uintptr_t *pcs,
+	    uint32_t depth, uint32_t executor);
+	probe task__wake(uint64_t task, uint64_t waker);
+	probe task__poll__start(uint64_t task);
+	probe task__poll__end(uint64_t task, uint32_t done);
+	probe task__terminate(uint64_t task, uint32_t reason);
+
+	/* Workers: threads an adapter reports, or named as TASKPROBE_WORKERS says. */
+	probe worker__thread__start();
+	probe worker__thread__stop();
+	probe worker__thread__park();
+	probe worker__thread__unpark();
+
+	/* Threads, from the pthread_create interposition. */
+	probe thread__start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid);
+	probe thread__stop(uint64_t tid);
+
+	/* Waits: futex via syscall(), condition variables, semaphores, epoll, poll. */
+	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task);
+	probe wait__end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
+};

@@ -1,0 +1,44 @@
+/* The taskprobe provider as the shim fires it: the macros generated from dtrace/taskprobe.d. */
+#pragma once
+
+#include <stdint.h>
+
+/* Hidden semaphores are read PC-relative, one instruction, instead of through the GOT. */
+#pragma GCC visibility push(hidden)
+#include "taskprobe_provider.h"
+#pragma GCC visibility pop
+
+/*
+ * sys/sdt.h puts each probe on a 1-byte nop. On x86-64 the kernel can only optimize a uprobe
+ * into a call (instead of a trap) when it sits on a 5-byte nop, roughly halving the cost of
+ * every hit, so the probe sites get `nopl 0x0(%rax,%rax,1)`. The notes are unchanged: readelf,
+ * bpftrace and perf read them as usual. The macro is expanded where a probe is used, so
+ * redefining it after the include is enough.
+ */
+#if defined(__x86_64__)
+#undef _SDT_NOP
+#define _SDT_NOP .nops 5
+#endif
+
+/*
+ * A probe argument read from TLS would be described as `%fs:(%reg)`, which not every tracer
+ * parses; this makes the compiler hand it over in a register.
+ */
+#define TP_IN_REGISTER(x)                          \
+	({                                         \
+		__typeof__(x) v_ = (x);            \
+		__asm__("" : "+r"(v_));            \
+		v_;                                \
+	})
+
+/* The wait kinds of wait-start/wait-end. */
+enum tp_wait_kind {
+	TP_WAIT_FUTEX = 1,
+	TP_WAIT_CONDVAR = 2,
+	TP_WAIT_SEMAPHORE = 3,
+	TP_WAIT_EPOLL = 4,
+	TP_WAIT_POLL = 5,
+};
+
+/* Symbols the shim interposes; everything else stays inside the library. */
+#define TP_EXPORT __attribute__((visibility("default")))

@@ -1,0 +1,103 @@
+/* Parsing the TASKPROBE_* environment variables (README.md, "Settings"). */
+#define _GNU_SOURCE
+#include "settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
+
+static const struct tp_settings defaults = {
+	.stacks = true,
+	.stack_depth = 32,
+	.workers = NULL,
+	.report = NULL,
+};
+
+static struct tp_settings parsed;
+static int state = SETTINGS_UNPARSED;
+
+/* Copies of the strings: the program may change its environment later. */
+static char workers_glob[256];
+static char report_path[PATH_MAX];
+
+static void warn_bad(const char *variable, const char *value, const char *expected,
+		     const char *fallback)
+{
+	char line[512];
+	int n = snprintf(line, sizeof line, "taskprobe: %s=\"%.200s\" is not %s; using %s\n",
+			 variable, value, expected, fallback);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* An integer in [min, max] with nothing after it, or false. */
+static bool parse_bounded(const char *text, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A non-empty string that fits `buf`, copied there, or NULL with a warning. */
+static const char *copy_string(const char *variable, const char *value, char *buf, size_t size,
+			       const char *expected)
+{
+	if (value[0] == '\0' || strlen(value) >= size) {
+		warn_bad(variable, value, expected, "none");
+		return NULL;
+	}
+	memcpy(buf, value, strlen(value) + 1);
+	return buf;
+}
+
+static void parse_environment(struct tp_settings *s)
+{
+	int saved_errno = errno;
+	const char *v;
+	long n;
+
+	*s = defaults;
+	if ((v = getenv("TASKPROBE_STACKS")) != NULL) {
+		if (parse_bounded(v, 0, 1, &n))
+			s->stacks = n == 1;
+		else
+			warn_bad("TASKPROBE_STACKS", v, "0 or 1", "1");
+	}
+	if ((v = getenv("TASKPROBE_STACK_DEPTH")) != NULL) {
+		if (parse_bounded(v, 1, 128, &n))
+			s->stack_depth = (unsigned)n;
+		else
+			warn_bad("TASKPROBE_STACK_DEPTH", v, "a number from 1 to 128", "32");
+	}
+	if ((v = getenv("TASKPROBE_WORKERS")) != NULL)
+		s->workers = copy_string("TASKPROBE_WORKERS", v, workers_glob, sizeof workers_glob,
+					 "a glob of thread names (1 to 255 characters)");
+	if ((v = getenv("TASKPROBE_REPORT")) != NULL)
+		s->report = copy_string("TASKPROBE_REPORT", v, report_path, sizeof report_path,
+					"\"stderr\" or a file path");
+	errno = saved_errno;
+}
+
+const struct tp_settings *tp_settings(void)
+{
+	int seen = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(seen == SETTINGS_READY, 1))
+		return &parsed;
+	if (seen == SETTINGS_UNPARSED &&
+	    __atomic_compare_exchange_n(&state, &seen, SETTINGS_PARSING, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		parse_environment(&parsed);
+		__atomic_store_n(&state, SETTINGS_READY, __ATOMIC_RELEASE);
+		return &parsed;
+	}
+	return &defaults;
+}

@@ -1,0 +1,34 @@
+/* The shim's record of each thread, in initial-exec TLS: no allocation, no lock. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tp_thread {
+	uint64_t task;          /* the task this thread polls now, 0 when none (set by adapters) */
+	pid_t tid;              /* kernel thread id, 0 until first asked (and after fork) */
+	uint32_t name_gen;      /* tp_thread_names_changed() count when named_worker was decided */
+	bool named_worker;      /* the thread's name matches TASKPROBE_WORKERS */
+	bool adapter_worker;    /* an executor adapter reported this thread as a worker */
+	bool parked;            /* worker-thread-park fired and its unpark has not yet */
+};
+
+extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
+
+static inline struct tp_thread *tp_thread_self(void)
+{
+	return &tp_self;
+}
+
+/* The kernel id of the calling thread, cached. */
+pid_t tp_thread_tid(struct tp_thread *self);
+
+/* Whether the calling thread is a worker: an adapter says so, or its name matches. */
+bool tp_thread_is_worker(struct tp_thread *self);
+
+/* Called after any thread was renamed: names are read again at the next worker check. */
+void tp_thread_names_changed(void);
+
+/* Reads the calling thread's name (at most 15 characters and a NUL) without the shim. */
+void tp_thread_read_name(char name[16]);

@@ -1,0 +1,74 @@
+/* The wait and park events shared by all the interposed waits. */
+#define _GNU_SOURCE
+#include "wait.h"
+
+#include <errno.h>
+
+#include "thread_state.h"
+
+void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
+		   int64_t timeout_ns)
+{
+	struct tp_thread *self = tp_thread_self();
+	w->kind = kind;
+	w->object = (uintptr_t)object;
+	w->task = self->task;
+	/* A wait inside a wait (a signal handler that waits) does not park twice. */
+	w->parked = false;
+	if ((TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) &&
+	    w->task == 0 && !self->parked && tp_thread_is_worker(self)) {
+		self->parked = w->parked = true;
+		TASKPROBE_WORKER_THREAD_PARK();
+	}
+	TASKPROBE_WAIT_START(w->kind, w->object, timeout_ns, w->task);
+}
+
+void tp_wait_leave(struct tp_wait *w, int64_t result)
+{
+	TASKPROBE_WAIT_END(w->kind, w->object, result, w->task);
+	if (w->parked) {
+		TASKPROBE_WORKER_THREAD_UNPARK();
+		tp_thread_self()->parked = false;
+	}
+}
+
+void tp_wait_cancelled(void *w)
+{
+	tp_wait_leave(w, -ECANCELED);
+}
+
+int64_t tp_wait_result_errno(long ret)
+{
+	return ret == -1 ? -(int64_t)errno : ret;
+}
+
+int64_t tp_timeout_from_ms(int ms)
+{
+	return ms < 0 ? -1 : (int64_t)ms * 1000000;
+}
+
+static int64_t timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+int64_t tp_timeout_from_relative(const struct timespec *ts)
+{
+	return ts == NULL ? -1 : timespec_ns(ts);
+}
+
+int64_t tp_timeout_from_deadline(clockid_t clock, const struct timespec *deadline)
+{
+	struct timespec now;
+	if (deadline == NULL)
+		return -1;
+	if (!TASKPROBE_WAIT_START_ENABLED())
+		return 0; /* nobody reads it */
+	int saved_errno = errno;
+	int failed = clock_gettime(clock, &now);
+	errno = saved_errno;
+	if (failed)
+		return -1;
+	int64_t left = timespec_ns(deadline) - timespec_ns(&now);
+	return left < 0 ? 0 : left;
+}

@@ -1,0 +1,110 @@
+/*
+ * What every interposed wait does around the real call when a wait or park probe is on:
+ * wait-start/wait-end with the polled task, and park/unpark for a worker that polls no task.
+ */
+#pragma once
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "probes.h"
+
+/* One wait in progress, on the waiting thread's stack. */
+struct tp_wait {
+	uint64_t task;
+	uintptr_t object;
+	uint32_t kind;
+	bool parked;
+};
+
+/*
+ * The only check on the path of an interposed wait when no tracer is attached. The semaphores
+ * are OR'ed, not ||'ed, so it compiles to loads and one branch.
+ */
+static inline bool tp_wait_probes_enabled(void)
+{
+	return (TASKPROBE_WAIT_START_ENABLED() | TASKPROBE_WAIT_END_ENABLED() |
+		TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) != 0;
+}
+
+/* Fires park (for an idle worker) and wait-start. Keeps errno. */
+void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
+		   int64_t timeout_ns);
+
+/* Fires wait-end with `result` (the return value, or -errno) and the matching unpark. */
+void tp_wait_leave(struct tp_wait *w, int64_t result);
+
+/* A pthread cleanup handler: the thread was cancelled inside the wait (result -ECANCELED). */
+void tp_wait_cancelled(void *w);
+
+/*
+ * Runs `call` (a statement) as the wait `w` entered with tp_wait_enter, so that a cancellation
+ * inside it still ends the wait and unparks.
+ */
+#define TP_WAIT_CANCELLABLE(w, call)                                 \
+	do {                                                         \
+		pthread_cleanup_push(tp_wait_cancelled, (w));        \
+		call;                                                \
+		pthread_cleanup_pop(0);                              \
+	} while (0)
+
+/*
+ * Defines the interposed wait function `name`. Once its real function is resolved and while no
+ * wait probe is on, it is one load, one check and a tail call; everything else (resolving on
+ * first use, firing the wait events) is in a separate function, so the fast path keeps no frame.
+ *   type, name, params, args  the function: return type, name, (parameters), (arguments)
+ *   version                   the symbol version of the real function, or NULL
+ *   missing                   a statement failing the call as it would fail, if there is none
+ *   kind, object, timeout     the wait-start arguments; timeout is evaluated only when traced
+ *   result                    turns the return value into the contract's result
+ */
+#define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,   \
+			  result)                                                             \
+	static type(*real_##name) params;                                                     \
+	__attribute__((noinline)) static type slow_##name params                             \
+	{                                                                                     \
+		type(*fn) params = TP_REAL(real_##name, #name, version);                      \
+		if (fn == NULL)                                                               \
+			missing;                                                              \
+		if (!tp_wait_probes_enabled())                                                \
+			return fn args;                                                       \
+		struct tp_wait wait_;                                                         \
+		type ret_;                                                                    \
+		tp_wait_enter(&wait_, kind, object, timeout);                                 \
+		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                  \
+		tp_wait_leave(&wait_, result(ret_));                                          \
+		return ret_;                                                                  \
+	}                                                                                     \
+	TP_EXPORT type name params                                                            \
+	{                                                                                     \
+		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);           \
+		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))             \
+			return fn args;                                                       \
+		return slow_##name args;                                                      \
+	}
+
+/* `missing` statements of TP_WAIT_BODY: a call that sets errno, one that returns it. */
+#define TP_FAIL_ERRNO                  \
+	do {                           \
+		errno = ENOSYS;        \
+		return -1;             \
+	} while (0)
+#define TP_FAIL_ERROR_NUMBER return ENOSYS
+
+/* The contract's result of a pthread call, which returns an error number. */
+static inline int64_t tp_wait_result_error_number(int ret)
+{
+	return -(int64_t)ret;
+}
+
+/* The contract's result of a call that returns -1 and sets errno on failure. */
+int64_t tp_wait_result_errno(long ret);
+
+/* Timeouts in the contract's form: relative nanoseconds, -1 for none. */
+int64_t tp_timeout_from_ms(int ms);
+int64_t tp_timeout_from_relative(const struct timespec *ts);
+/* An absolute deadline on `clock`, converted at entry; reads the clock only if wait-start is on. */
+int64_t tp_timeout_from_deadline(clockid_t clock, const struct timespec *deadline);
