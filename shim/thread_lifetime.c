@@ -113,6 +113,7 @@ __attribute__((destructor)) static void stop_running_threads(void)
 	while (running.next != &running) {
 		struct running_thread *t = running.next;
 		stop_locked(t);
+		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
 		if (t->self->parked)
 			TASKPROBE_WORKER_THREAD_UNPARK();
 		TASKPROBE_THREAD_STOP((uint64_t)t->self->tid);

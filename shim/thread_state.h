@@ -12,6 +12,7 @@ struct tp_thread {
 	bool named_worker;      /* the thread's name matches TASKPROBE_WORKERS */
 	bool adapter_worker;    /* an executor adapter reported this thread as a worker */
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
+	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
 };
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
@@ -19,6 +20,12 @@ extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec"
 static inline struct tp_thread *tp_thread_self(void)
 {
 	return &tp_self;
+}
+
+/* Whether probes may still fire on this thread (not after the process's exit stopped it). */
+static inline bool tp_thread_live(const struct tp_thread *self)
+{
+	return !__atomic_load_n(&self->stopped_by_exit, __ATOMIC_RELAXED);
 }
 
 /* The kernel id of the calling thread, cached. */

@@ -10,6 +10,9 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		   int64_t timeout_ns)
 {
 	struct tp_thread *self = tp_thread_self();
+	w->silent = !tp_thread_live(self);
+	if (w->silent)
+		return;
 	w->kind = kind;
 	w->object = (uintptr_t)object;
 	w->task = self->task;
@@ -25,6 +28,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
+	if (w->silent || !tp_thread_live(tp_thread_self()))
+		return;
 	TASKPROBE_WAIT_END(w->kind, w->object, result, w->task);
 	if (w->parked) {
 		TASKPROBE_WORKER_THREAD_UNPARK();

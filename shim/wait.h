@@ -18,6 +18,7 @@ struct tp_wait {
 	uintptr_t object;
 	uint32_t kind;
 	bool parked;
+	bool silent; /* the thread was stopped by the process's exit: nothing fires */
 };
 
 /*

@@ -1,0 +1,25 @@
+/* The probes of ../shared/PROBES.md, as the tests expect them in libtaskprobe.so's notes. */
+#pragma once
+
+struct tp_contract_probe {
+	const char *name;      /* the name in the ELF notes */
+	int nargs;
+	const char *sizes;     /* the argument signature: sizes, negative for signed */
+};
+
+static const struct tp_contract_probe tp_contract_probes[] = {
+	{"task__spawn", 6, "8 8 8 8 4 4"},
+	{"task__wake", 2, "8 8"},
+	{"task__poll__start", 1, "8"},
+	{"task__poll__end", 2, "8 4"},
+	{"task__terminate", 2, "8 4"},
+	{"worker__thread__start", 0, ""},
+	{"worker__thread__stop", 0, ""},
+	{"worker__thread__park", 0, ""},
+	{"worker__thread__unpark", 0, ""},
+	{"thread__start", 3, "8 8 8"},
+	{"thread__stop", 1, "8"},
+	{"wait__start", 4, "4 8 -8 8"},
+	{"wait__end", 4, "4 8 -8 8"},
+	{NULL, 0, NULL},
+};

@@ -1,0 +1,488 @@
+/* The preload test harness (harness.h): targets run plainly, preloaded, or under bpftrace. */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "contract.h"
+
+extern char **environ;
+
+const char *tp_shim(void)
+{
+	return TP_SHIM_PATH;
+}
+
+const char *tp_target(const char *name)
+{
+	static __thread char path[4096];
+	snprintf(path, sizeof path, "%s/%s", TP_TARGETS_DIR, name);
+	return path;
+}
+
+static bool tracefs_mounted(void)
+{
+	return access("/sys/kernel/tracing/uprobe_events", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/uprobe_events", F_OK) == 0;
+}
+
+void tp_require_tracer(void)
+{
+	const char *why = NULL;
+	if (geteuid() != 0)
+		why = "attaching bpftrace needs root";
+	else if (system("command -v bpftrace >/dev/null 2>&1") != 0)
+		why = "bpftrace is not installed";
+	else if (!tracefs_mounted() &&
+		 mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0 && !tracefs_mounted())
+		why = "tracefs is not mounted and cannot be";
+	if (why == NULL)
+		return;
+	const char *ci = getenv("CI");
+	if (ci != NULL && strcmp(ci, "true") == 0)
+		cr_assert_fail("%s (tracer tests never skip under CI=true)", why);
+	cr_skip_test("%s", why);
+}
+
+static void monotonic_sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static char *make_temp(const char *what)
+{
+	char *path;
+	cr_assert(asprintf(&path, "/tmp/taskprobe-test-%s-XXXXXX", what) > 0);
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	close(fd);
+	return path;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f != NULL, "open %s: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(f);
+	fclose(mem);
+	if (len != NULL)
+		*len = size;
+	return buf;
+}
+
+/* The target's environment: the harness's without shim settings, plus the mode's and `extra`. */
+static char **target_environment(enum tp_mode mode, const char *const extra[])
+{
+	size_t n = 0, m = 0;
+	while (environ[n] != NULL)
+		n++;
+	while (extra != NULL && extra[m] != NULL)
+		m++;
+	char **env = calloc(n + m + 2, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    strncmp(environ[i], "TASKPROBE_", 10) != 0)
+			env[k++] = environ[i];
+	if (mode != TP_PLAIN) {
+		char *preload;
+		cr_assert(asprintf(&preload, "LD_PRELOAD=%s", tp_shim()) > 0);
+		env[k++] = preload;
+	}
+	for (size_t i = 0; i < m; i++)
+		env[k++] = (char *)extra[i];
+	return env;
+}
+
+/*
+ * A bpftrace program printing every taskprobe event of process `pid` as one line, and a MARK
+ * line for each getppid() the harness makes (see drain_tracer).
+ */
+static char *tracer_program(pid_t pid)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	fprintf(f, "BEGIN { printf(\"READY\\n\"); }\n");
+	fprintf(f, "tracepoint:syscalls:sys_enter_getppid /pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n",
+		(int)getpid());
+	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
+		fprintf(f, "usdt:%s:taskprobe:%s /pid == %d/ { printf(\"E %s %%d %%d", tp_shim(),
+			p->name, (int)pid, p->name);
+		for (int i = 0; i < 6; i++)
+			fprintf(f, " %%d");
+		fprintf(f, "\\n\", tid, nsecs");
+		for (int i = 0; i < 6; i++)
+			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
+		fprintf(f, "); }\n");
+	}
+	fclose(f);
+	return text;
+}
+
+static pid_t spawn(char *const argv[], char *const envp[], const char *out, const char *err,
+		   int go_fd)
+{
+	pid_t pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_TRUNC), e = open(err, O_WRONLY | O_TRUNC);
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		int in = open("/dev/null", O_RDONLY);
+		dup2(in, 0);
+		char go;
+		if (go_fd >= 0 && read(go_fd, &go, 1) != 1)
+			_exit(125); /* the harness gave up before starting it */
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits for `pid` up to `ms`; kills it after. Returns the status as tp_run.status does. */
+static int reap(pid_t pid, long ms)
+{
+	int status;
+	for (long waited = 0;; waited += 10) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		cr_assert(r >= 0, "waitpid: %s", strerror(errno));
+		if (r == pid)
+			break;
+		if (waited >= ms) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			cr_log_error("process %d did not end within %ld ms; killed", (int)pid, ms);
+			break;
+		}
+		monotonic_sleep_ms(10);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tp_event *x = a, *y = b;
+	return x->nsecs < y->nsecs ? -1 : x->nsecs > y->nsecs;
+}
+
+static void parse_events(const char *text, struct tp_run *run)
+{
+	size_t cap = 1024;
+	run->events = calloc(cap, sizeof *run->events);
+	run->n_events = 0;
+	for (const char *line = text; line != NULL && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		struct tp_event e = {0};
+		long long a[6];
+		unsigned long long tid, ns;
+		if (sscanf(line, "E %31s %llu %llu %lld %lld %lld %lld %lld %lld", e.probe, &tid, &ns,
+			   &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) != 9)
+			continue;
+		e.tid = tid;
+		e.nsecs = ns;
+		for (int i = 0; i < 6; i++)
+			e.arg[i] = a[i];
+		if (run->n_events == cap)
+			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
+		run->events[run->n_events++] = e;
+	}
+	/* bpftrace's per-CPU buffers interleave; nsecs orders them (stable for equal stamps). */
+	qsort(run->events, run->n_events, sizeof *run->events, by_time);
+}
+
+static pid_t start_tracer(pid_t target, const char *out, const char *err)
+{
+	char *script = make_temp("script");
+	char *program = tracer_program(target);
+	FILE *f = fopen(script, "w");
+	cr_assert(f != NULL);
+	fputs(program, f);
+	fclose(f);
+	free(program);
+
+	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, NULL};
+	pid_t pid = spawn(argv, environ, out, err, -1);
+	for (long waited = 0;; waited += 20) {
+		char *text = slurp(out, NULL);
+		bool ready = strstr(text, "READY\n") != NULL;
+		free(text);
+		if (ready)
+			break;
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
+			kill(pid, SIGKILL);
+			char *why = slurp(err, NULL);
+			cr_assert_fail("bpftrace did not attach: %s", why);
+		}
+		monotonic_sleep_ms(20);
+	}
+	unlink(script);
+	free(script);
+	return pid;
+}
+
+static size_t count_lines(const char *path, const char *prefix)
+{
+	char *text = slurp(path, NULL);
+	size_t n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	free(text);
+	return n;
+}
+
+/*
+ * bpftrace drops what is still in its per-CPU buffers when it is stopped. Each buffer is
+ * first-in first-out, so once a marker made on every CPU after the target ended is printed, so
+ * is every event of the target.
+ */
+static void drain_tracer(const char *trace_out)
+{
+	cpu_set_t mine, one;
+	cr_assert(sched_getaffinity(0, sizeof mine, &mine) == 0);
+	size_t cpus = 0;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &mine))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (sched_setaffinity(0, sizeof one, &one) == 0) {
+			syscall(SYS_getppid);
+			cpus++;
+		}
+	}
+	sched_setaffinity(0, sizeof mine, &mine);
+	for (long waited = 0; count_lines(trace_out, "MARK ") < cpus; waited += 20) {
+		if (waited > 60000)
+			cr_assert_fail("bpftrace printed no marker within a minute");
+		monotonic_sleep_ms(20);
+	}
+	cr_expect_eq(count_lines(trace_out, "Lost "), 0, "bpftrace lost events");
+}
+
+void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
+	    struct tp_run *run)
+{
+	memset(run, 0, sizeof *run);
+	if (mode == TP_TRACED)
+		tp_require_tracer();
+	char *out = make_temp("out"), *err = make_temp("err");
+	char **envp = target_environment(mode, env);
+	int go[2];
+	cr_assert(pipe2(go, O_CLOEXEC) == 0);
+	run->pid = spawn((char *const *)argv, envp, out, err, go[0]);
+	close(go[0]);
+
+	pid_t tracer = -1;
+	char *trace_out = NULL, *trace_err = NULL;
+	if (mode == TP_TRACED) {
+		trace_out = make_temp("trace");
+		trace_err = make_temp("trace-err");
+		tracer = start_tracer(run->pid, trace_out, trace_err);
+	}
+	cr_assert(write(go[1], "g", 1) == 1);
+	close(go[1]);
+	run->status = reap(run->pid, 120000);
+
+	if (tracer > 0) {
+		drain_tracer(trace_out);
+		kill(tracer, SIGINT);
+		int tracer_status = reap(tracer, 30000);
+		char *text = slurp(trace_out, NULL);
+		parse_events(text, run);
+		if (tracer_status != 0)
+			cr_log_error("bpftrace exited with %d: %s", tracer_status, slurp(trace_err, NULL));
+		free(text);
+		unlink(trace_out);
+		unlink(trace_err);
+	}
+	run->out = slurp(out, &run->out_len);
+	run->err = slurp(err, NULL);
+	unlink(out);
+	unlink(err);
+}
+
+void tp_run_free(struct tp_run *run)
+{
+	free(run->out);
+	free(run->err);
+	free(run->events);
+	memset(run, 0, sizeof *run);
+}
+
+void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced)
+{
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_TRACED, argv, env, traced);
+	cr_expect_eq(traced->status, plain.status, "exit status %d with the shim, %d without",
+		     traced->status, plain.status);
+	cr_expect(traced->out_len == plain.out_len &&
+			  memcmp(traced->out, plain.out, plain.out_len) == 0,
+		  "stdout differs with the shim:\n--- without\n%s\n--- with\n%s", plain.out,
+		  traced->out);
+	tp_run_free(&plain);
+}
+
+uint64_t tp_symbol_address(const char *path, const char *symbol)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "nm -P '%s'", path) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert(p != NULL);
+	char name[512], type[8];
+	unsigned long long addr = 0, found = 0;
+	char line[1024];
+	while (fgets(line, sizeof line, p) != NULL)
+		if (sscanf(line, "%511s %7s %llx", name, type, &addr) == 3 && strcmp(name, symbol) == 0)
+			found = addr;
+	pclose(p);
+	cr_assert(found != 0, "no symbol %s in %s", symbol, path);
+	return found;
+}
+
+size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_events; i++)
+		if (strcmp(run->events[i].probe, probe) == 0 && (tid == 0 || run->events[i].tid == tid))
+			n++;
+	return n;
+}
+
+const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint64_t tid, size_t n)
+{
+	for (size_t i = 0; i < run->n_events; i++)
+		if (strcmp(run->events[i].probe, probe) == 0 &&
+		    (tid == 0 || run->events[i].tid == tid) && n-- == 0)
+			return &run->events[i];
+	cr_assert_fail("no event %s #%zu", probe, n);
+	return NULL;
+}
+
+static bool is(const struct tp_event *e, const char *probe)
+{
+	return strcmp(e->probe, probe) == 0;
+}
+
+size_t tp_assert_threads_paired(const struct tp_run *run, long n)
+{
+	size_t starts = tp_count(run, "thread__start", 0);
+	if (n >= 0)
+		cr_expect_eq(starts, (size_t)n, "%zu thread-start, expected %ld", starts, n);
+	cr_expect_eq(tp_count(run, "thread__stop", 0), starts, "%zu thread-stop for %zu thread-start",
+		     tp_count(run, "thread__stop", 0), starts);
+	for (size_t i = 0; i < run->n_events; i++) {
+		const struct tp_event *s = &run->events[i];
+		if (!is(s, "thread__start"))
+			continue;
+		uint64_t tid = (uint64_t)s->arg[0];
+		cr_expect_eq(tid, s->tid, "thread-start names tid %llu on thread %llu",
+			     (unsigned long long)tid, (unsigned long long)s->tid);
+		cr_expect_neq(s->arg[1], 0, "thread-start of %llu has no start routine",
+			      (unsigned long long)tid);
+		cr_expect_neq(s->arg[2], 0);
+		for (size_t j = 0; j < i; j++)
+			cr_expect_neq(run->events[j].tid, tid, "%s on thread %llu before its start",
+				      run->events[j].probe, (unsigned long long)tid);
+		size_t stops = 0;
+		bool stopped_itself = false;
+		for (size_t j = i + 1; j < run->n_events; j++) {
+			const struct tp_event *e = &run->events[j];
+			if (e->tid == tid && stopped_itself)
+				cr_expect_fail("%s on thread %llu after its thread-stop", e->probe,
+					       (unsigned long long)tid);
+			if (is(e, "thread__stop") && (uint64_t)e->arg[0] == tid) {
+				stops++;
+				stopped_itself = e->tid == tid;
+			}
+		}
+		cr_expect_eq(stops, 1, "%zu thread-stop for thread %llu", stops,
+			     (unsigned long long)tid);
+	}
+	return starts;
+}
+
+size_t tp_assert_waits_paired(const struct tp_run *run)
+{
+	size_t waits = 0;
+	for (size_t i = 0; i < run->n_events; i++) {
+		const struct tp_event *s = &run->events[i];
+		if (!is(s, "wait__start"))
+			continue;
+		waits++;
+		const struct tp_event *end = NULL;
+		for (size_t j = i + 1; j < run->n_events && end == NULL; j++) {
+			const struct tp_event *e = &run->events[j];
+			if (e->tid != s->tid)
+				continue;
+			if (is(e, "wait__start"))
+				cr_assert_fail("wait-start on thread %llu inside another wait",
+					 (unsigned long long)s->tid);
+			if (is(e, "wait__end"))
+				end = e;
+		}
+		if (end == NULL) {
+			/* Only a thread that the process's exit ended may leave its wait open. */
+			bool ended_by_exit = false;
+			for (size_t j = i + 1; j < run->n_events; j++)
+				ended_by_exit |= is(&run->events[j], "thread__stop") &&
+						 (uint64_t)run->events[j].arg[0] == s->tid &&
+						 run->events[j].tid != s->tid;
+			cr_expect(ended_by_exit, "wait-start (kind %lld) on thread %llu never ended",
+				  (long long)s->arg[0], (unsigned long long)s->tid);
+			continue;
+		}
+		cr_expect(end->arg[0] == s->arg[0] && end->arg[1] == s->arg[1] &&
+				  end->arg[3] == s->arg[3],
+			  "wait-end (kind %lld, object %#llx, task %lld) does not match its start "
+			  "(kind %lld, object %#llx, task %lld)",
+			  (long long)end->arg[0], (unsigned long long)end->arg[1], (long long)end->arg[3],
+			  (long long)s->arg[0], (unsigned long long)s->arg[1], (long long)s->arg[3]);
+	}
+	/* park and unpark alternate per thread, starting with park, and end unparked. */
+	for (size_t i = 0; i < run->n_events; i++) {
+		uint64_t tid = run->events[i].tid;
+		bool seen_before = false;
+		for (size_t j = 0; j < i && !seen_before; j++)
+			seen_before = run->events[j].tid == tid;
+		if (seen_before)
+			continue;
+		bool parked = false;
+		for (size_t j = i; j < run->n_events; j++) {
+			const struct tp_event *e = &run->events[j];
+			bool park = is(e, "worker__thread__park"), unpark = is(e, "worker__thread__unpark");
+			if (e->tid != tid || !(park || unpark))
+				continue;
+			cr_expect_neq(park, parked, "worker-thread-%s on thread %llu while %s",
+				      park ? "park" : "unpark", (unsigned long long)tid,
+				      parked ? "parked" : "not parked");
+			parked = park;
+		}
+		cr_expect(!parked, "thread %llu never unparked", (unsigned long long)tid);
+	}
+	return waits;
+}

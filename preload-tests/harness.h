@@ -1,0 +1,76 @@
+/*
+ * The preload test harness: runs a target program plainly, with the shim preloaded, or with the
+ * shim preloaded under bpftrace attached to the shim's path, and hands back its output, exit
+ * status and every taskprobe event that fired in it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One probe firing in the target. */
+struct tp_event {
+	char probe[32];   /* as in the ELF notes: "wait__start" */
+	uint64_t tid;     /* the firing thread */
+	uint64_t nsecs;   /* when (bpftrace's nsecs); events are sorted by it */
+	int64_t arg[6];   /* the probe's arguments, 0 past its count */
+};
+
+struct tp_run {
+	pid_t pid;
+	int status;            /* exit code, or 128 + signal number */
+	char *out, *err;       /* what the target wrote */
+	size_t out_len;
+	struct tp_event *events;
+	size_t n_events;
+};
+
+/* How a target is run. */
+enum tp_mode {
+	TP_PLAIN,     /* without the shim */
+	TP_PRELOADED, /* with the shim, no tracer */
+	TP_TRACED,    /* with the shim, under bpftrace */
+};
+
+/*
+ * Runs `argv` (argv[0] a path) with `env` (NULL-terminated "NAME=value" strings added to the
+ * harness's environment, or NULL). Fails the test on any harness error.
+ */
+void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
+	    struct tp_run *run);
+void tp_run_free(struct tp_run *run);
+
+/* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
+void tp_require_tracer(void);
+
+/* The path of a target program built in preload-tests/targets. */
+const char *tp_target(const char *name);
+/* The path of the shim. */
+const char *tp_shim(void);
+
+/* The address of `symbol` in the (non-PIE) executable `path`, from its symbol table. */
+uint64_t tp_symbol_address(const char *path, const char *symbol);
+
+/* Events of one probe, optionally of one thread (tid 0: any): count and n-th. */
+size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid);
+const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint64_t tid, size_t n);
+
+/* Runs `argv` plainly and traced and asserts equal stdout and exit status; returns the traced run. */
+void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced);
+
+/*
+ * Asserts the thread contract on a traced run: `n` thread-starts (any number if n < 0), each on
+ * the thread it names, created by a thread of the process, first among that thread's events;
+ * exactly one thread-stop per started tid, after its start, and last among its events when it
+ * fires on the thread itself (not at exit). Returns the number of started threads.
+ */
+size_t tp_assert_threads_paired(const struct tp_run *run, long n);
+
+/*
+ * Asserts that wait-start and wait-end alternate on each thread with equal kind, object and
+ * task (a thread that the process's exit ended may leave its last wait open), and that
+ * park/unpark alternate per thread and end unparked. Returns the number of waits.
+ */
+size_t tp_assert_waits_paired(const struct tp_run *run);

@@ -1,0 +1,134 @@
+/* The library's probe notes against the contract, and the bytes at every probe site. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contract.h"
+#include "harness.h"
+
+struct note {
+	char provider[64], name[64], args[256];
+	unsigned long long location, semaphore;
+};
+
+/* The stapsdt notes of the shim, as readelf prints them. */
+static size_t read_notes(struct note *notes, size_t max)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "readelf -n '%s'", tp_shim()) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert(p != NULL);
+	char line[1024];
+	size_t n = 0;
+	struct note *cur = NULL;
+	while (fgets(line, sizeof line, p) != NULL) {
+		char *s = line + strspn(line, " \t");
+		s[strcspn(s, "\n")] = '\0';
+		if (strncmp(s, "Provider: ", 10) == 0) {
+			cr_assert(n < max);
+			cur = &notes[n++];
+			memset(cur, 0, sizeof *cur);
+			snprintf(cur->provider, sizeof cur->provider, "%s", s + 10);
+		} else if (cur != NULL && strncmp(s, "Name: ", 6) == 0) {
+			snprintf(cur->name, sizeof cur->name, "%s", s + 6);
+		} else if (cur != NULL && strncmp(s, "Location: ", 10) == 0) {
+			cr_assert(sscanf(s, "Location: %llx, Base: %*x, Semaphore: %llx",
+					 &cur->location, &cur->semaphore) == 2, "%s", s);
+		} else if (cur != NULL && strncmp(s, "Arguments:", 10) == 0) {
+			snprintf(cur->args, sizeof cur->args, "%s", s + 10 + strspn(s + 10, " "));
+		}
+	}
+	pclose(p);
+	return n;
+}
+
+/* "8@%rdi -4@%esi" -> "8 -4" */
+static void sizes_of(const char *args, char *out, size_t size)
+{
+	out[0] = '\0';
+	char *copy = strdup(args), *save = NULL;
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		size_t len = strlen(out);
+		snprintf(out + len, size - len, "%s%.*s", len ? " " : "", (int)strcspn(tok, "@"), tok);
+	}
+	free(copy);
+}
+
+Test(elf, every_contract_probe_is_in_the_notes_with_a_semaphore_and_its_signature)
+{
+	static struct note notes[256];
+	size_t n = read_notes(notes, 256);
+	cr_assert_gt(n, 0, "no stapsdt notes in %s", tp_shim());
+
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_str_eq(notes[i].provider, "taskprobe");
+		bool known = false;
+		for (const struct tp_contract_probe *p = tp_contract_probes; p->name; p++)
+			known |= strcmp(p->name, notes[i].name) == 0;
+		cr_expect(known, "probe %s is not in the contract", notes[i].name);
+	}
+	for (const struct tp_contract_probe *p = tp_contract_probes; p->name; p++) {
+		size_t sites = 0;
+		unsigned long long semaphore = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(notes[i].name, p->name) != 0)
+				continue;
+			sites++;
+			char sizes[128];
+			sizes_of(notes[i].args, sizes, sizeof sizes);
+			cr_expect_str_eq(sizes, p->sizes, "%s arguments %s", p->name, notes[i].args);
+			cr_expect_neq(notes[i].semaphore, 0, "%s has no semaphore", p->name);
+			if (semaphore == 0)
+				semaphore = notes[i].semaphore;
+			cr_expect_eq(notes[i].semaphore, semaphore, "%s sites disagree on the semaphore",
+				     p->name);
+		}
+		cr_expect_gt(sites, 0, "probe %s is missing from the notes", p->name);
+	}
+}
+
+/* The file bytes at virtual address `vaddr` of the ELF image `elf`. */
+static const unsigned char *bytes_at(const unsigned char *elf, size_t size, unsigned long long vaddr)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(elf + eh->e_phoff + (size_t)i * eh->e_phentsize);
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr + 5 <= ph->p_vaddr + ph->p_filesz && ph->p_offset + (vaddr - ph->p_vaddr) + 5 <= size)
+			return elf + ph->p_offset + (vaddr - ph->p_vaddr);
+	}
+	return NULL;
+}
+
+Test(elf, every_probe_site_is_the_optimizable_five_byte_nop)
+{
+#if !defined(__x86_64__)
+	cr_skip_test("the 5-byte nop is used on x86-64 only");
+#endif
+	static struct note notes[256];
+	size_t n = read_notes(notes, 256);
+	size_t size;
+	FILE *f = fopen(tp_shim(), "rb");
+	cr_assert(f != NULL);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *elf = malloc(size);
+	cr_assert(fread(elf, 1, size, f) == size);
+	fclose(f);
+
+	static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *at = bytes_at(elf, size, notes[i].location);
+		cr_assert(at != NULL, "%s at %#llx is in no loaded segment", notes[i].name,
+			  notes[i].location);
+		cr_expect(memcmp(at, nop5, 5) == 0,
+			  "%s at %#llx: %02x %02x %02x %02x %02x, not nopl 0x0(%%rax,%%rax,1)",
+			  notes[i].name, notes[i].location, at[0], at[1], at[2], at[3], at[4]);
+	}
+	free(elf);
+}

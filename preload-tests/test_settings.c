@@ -1,0 +1,85 @@
+/* Settings: a bad value gives one `taskprobe:` line and the default; the program is unaffected. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* Parameters are copied into the test's process: no pointers in them. */
+struct setting_case {
+	char assignment[64]; /* NAME=value */
+	bool bad;
+};
+
+/* The lines of `text` that start with "taskprobe:". */
+static size_t shim_lines(const char *text)
+{
+	size_t n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, "taskprobe:", 10) == 0;
+	return n;
+}
+
+ParameterizedTestParameters(settings, each_value)
+{
+	static struct setting_case cases[] = {
+		{"TASKPROBE_STACKS=0", false},
+		{"TASKPROBE_STACKS=1", false},
+		{"TASKPROBE_STACKS=", true},
+		{"TASKPROBE_STACKS=yes", true},
+		{"TASKPROBE_STACKS=2", true},
+		{"TASKPROBE_STACK_DEPTH=1", false},
+		{"TASKPROBE_STACK_DEPTH=128", false},
+		{"TASKPROBE_STACK_DEPTH=0", true},
+		{"TASKPROBE_STACK_DEPTH=129", true},
+		{"TASKPROBE_STACK_DEPTH=-5", true},
+		{"TASKPROBE_STACK_DEPTH=abc", true},
+		{"TASKPROBE_STACK_DEPTH=12abc", true},
+		{"TASKPROBE_STACK_DEPTH=99999999999999999999999", true},
+		{"TASKPROBE_STACK_DEPTH=", true},
+		{"TASKPROBE_WORKERS=pool-*", false},
+		{"TASKPROBE_WORKERS=", true},
+		{"TASKPROBE_REPORT=stderr", false},
+		{"TASKPROBE_REPORT=", true},
+	};
+	return cr_make_param_array(struct setting_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct setting_case *c, settings, each_value)
+{
+	const char *argv[] = {tp_target("threads"), "2", NULL};
+	const char *env[] = {c->assignment, NULL};
+	struct tp_run plain, preloaded;
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	tp_run(TP_PRELOADED, argv, env, &preloaded);
+
+	cr_expect_eq(preloaded.status, plain.status);
+	cr_expect_str_eq(preloaded.out, plain.out);
+	cr_expect_eq(shim_lines(preloaded.err), c->bad ? 1 : 0, "%s gave: %s", c->assignment,
+		     preloaded.err);
+	if (c->bad) {
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(c->assignment, "="), c->assignment);
+		cr_expect(strstr(preloaded.err, name) != NULL, "the warning names %s: %s", name,
+			  preloaded.err);
+		cr_expect(strstr(preloaded.err, "using") != NULL, "the warning names the default: %s",
+			  preloaded.err);
+	}
+	tp_run_free(&plain);
+	tp_run_free(&preloaded);
+}
+
+Test(settings, an_overlong_worker_glob_is_refused_once)
+{
+	static char assignment[400] = "TASKPROBE_WORKERS=";
+	memset(assignment + strlen(assignment), 'w', 300);
+	const char *argv[] = {tp_target("threads"), "2", NULL};
+	const char *env[] = {assignment, NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_eq(shim_lines(run.err), 1, "%s", run.err);
+	tp_run_free(&run);
+}

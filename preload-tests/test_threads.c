@@ -1,0 +1,79 @@
+/* thread-start and thread-stop from the pthread_create interposition, under bpftrace. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "harness.h"
+
+Test(threads, n_threads_give_n_paired_starts_and_stops_with_routine_and_creator, .timeout = 180)
+{
+	const char *argv[] = {tp_target("threads"), "8", NULL};
+	struct tp_run run;
+	tp_run_both(argv, NULL, &run);
+
+	tp_assert_threads_paired(&run, 8);
+	uint64_t routine = tp_symbol_address(argv[0], "sum_range");
+	for (size_t i = 0; i < 8; i++) {
+		const struct tp_event *s = tp_nth(&run, "thread__start", 0, i);
+		cr_expect_eq((uint64_t)s->arg[1], routine, "start routine %#llx, sum_range is %#llx",
+			     (unsigned long long)s->arg[1], (unsigned long long)routine);
+		cr_expect_eq(s->arg[2], run.pid, "creator %lld, main thread is %d",
+			     (long long)s->arg[2], (int)run.pid);
+	}
+	tp_run_free(&run);
+}
+
+/* The start event of the thread whose routine is `routine` in the target. */
+static const struct tp_event *started(const struct tp_run *run, const char *target,
+				      const char *routine)
+{
+	uint64_t addr = tp_symbol_address(target, routine);
+	for (size_t i = 0; i < tp_count(run, "thread__start", 0); i++) {
+		const struct tp_event *s = tp_nth(run, "thread__start", 0, i);
+		if ((uint64_t)s->arg[1] == addr)
+			return s;
+	}
+	cr_assert_fail("no thread-start for %s", routine);
+	return NULL;
+}
+
+/* The only wait of `kind` on thread `tid`: its end event (the start is checked by pairing). */
+static const struct tp_event *only_wait_end(const struct tp_run *run, uint64_t tid, int64_t kind)
+{
+	const struct tp_event *found = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < tp_count(run, "wait__end", tid); i++) {
+		const struct tp_event *e = tp_nth(run, "wait__end", tid, i);
+		if (e->arg[0] == kind) {
+			found = e;
+			n++;
+		}
+	}
+	cr_assert_eq(n, 1, "%zu waits of kind %lld on thread %llu", n, (long long)kind,
+		     (unsigned long long)tid);
+	return found;
+}
+
+Test(threads, return_pthread_exit_and_cancellation_each_stop_once, .timeout = 180)
+{
+	const char *argv[] = {tp_target("thread_endings"), NULL};
+	struct tp_run run;
+	tp_run_both(argv, NULL, &run);
+	cr_expect_eq(run.status, 3);
+
+	tp_assert_threads_paired(&run, 5);
+	tp_assert_waits_paired(&run);
+	const char *routines[] = {"ends_by_return", "ends_by_exit", "ends_by_cancel",
+				  "ends_detached_by_exit", "ends_detached_by_cancel"};
+	for (size_t i = 0; i < 5; i++)
+		started(&run, argv[0], routines[i]);
+
+	/* Cancelled inside pthread_cond_wait: the wait ends with -ECANCELED, then the thread. */
+	uint64_t c = (uint64_t)started(&run, argv[0], "ends_by_cancel")->arg[0];
+	cr_expect_eq(only_wait_end(&run, c, 2)->arg[2], -125);
+	cr_expect_eq(tp_count(&run, "thread__stop", c), 1, "cancelled thread stopped on itself");
+
+	/* Cancelled inside sem_wait while detached. */
+	uint64_t e = (uint64_t)started(&run, argv[0], "ends_detached_by_cancel")->arg[0];
+	cr_expect_eq(only_wait_end(&run, e, 3)->arg[2], -125);
+	tp_run_free(&run);
+}
