@@ -102,17 +102,23 @@ static char **target_environment(enum tp_mode mode, const char *const extra[])
 		m++;
 	char **env = calloc(n + m + 2, sizeof *env);
 	size_t k = 0;
+	const char *also_preload = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
 		    strncmp(environ[i], "TASKPROBE_", 10) != 0)
 			env[k++] = environ[i];
+	for (size_t i = 0; i < m; i++) {
+		if (strncmp(extra[i], "LD_PRELOAD=", 11) == 0)
+			also_preload = extra[i] + 11;
+		else
+			env[k++] = (char *)extra[i];
+	}
 	if (mode != TP_PLAIN) {
 		char *preload;
-		cr_assert(asprintf(&preload, "LD_PRELOAD=%s", tp_shim()) > 0);
+		cr_assert(asprintf(&preload, "LD_PRELOAD=%s%s%s", also_preload ? also_preload : "",
+				   also_preload ? " " : "", tp_shim()) > 0);
 		env[k++] = preload;
 	}
-	for (size_t i = 0; i < m; i++)
-		env[k++] = (char *)extra[i];
 	return env;
 }
 
@@ -129,10 +135,11 @@ static char *tracer_program(pid_t pid)
 	fprintf(f, "tracepoint:syscalls:sys_enter_getppid /pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n",
 		(int)getpid());
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
-		fprintf(f, "usdt:%s:taskprobe:%s /pid == %d/ { printf(\"E %s %%d %%d", tp_shim(),
+		/* %d would print 64-bit values truncated to int: ask for long long. */
+		fprintf(f, "usdt:%s:taskprobe:%s /pid == %d/ { printf(\"E %s %%llu %%llu", tp_shim(),
 			p->name, (int)pid, p->name);
 		for (int i = 0; i < 6; i++)
-			fprintf(f, " %%d");
+			fprintf(f, " %%lld");
 		fprintf(f, "\\n\", tid, nsecs");
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
@@ -210,6 +217,22 @@ static void parse_events(const char *text, struct tp_run *run)
 	}
 	/* bpftrace's per-CPU buffers interleave; nsecs orders them (stable for equal stamps). */
 	qsort(run->events, run->n_events, sizeof *run->events, by_time);
+	/* TP_TEST_DUMP=DIR keeps each traced run's events, to read when a test fails. */
+	const char *dump = getenv("TP_TEST_DUMP");
+	if (dump != NULL) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/events-%d.txt", dump, (int)getpid());
+		FILE *f = fopen(path, "w");
+		for (size_t i = 0; f != NULL && i < run->n_events; i++) {
+			const struct tp_event *e = &run->events[i];
+			fprintf(f, "%llu %llu %s %lld %lld %lld %lld %lld %lld\n",
+				(unsigned long long)e->nsecs, (unsigned long long)e->tid, e->probe,
+				(long long)e->arg[0], (long long)e->arg[1], (long long)e->arg[2],
+				(long long)e->arg[3], (long long)e->arg[4], (long long)e->arg[5]);
+		}
+		if (f != NULL)
+			fclose(f);
+	}
 }
 
 static pid_t start_tracer(pid_t target, const char *out, const char *err)
@@ -485,4 +508,118 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 		cr_expect(!parked, "thread %llu never unparked", (unsigned long long)tid);
 	}
 	return waits;
+}
+
+size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
+{
+	uint64_t max_id = 0;
+	for (size_t i = 0; i < run->n_events; i++)
+		if (strncmp(run->events[i].probe, "task__", 6) == 0 &&
+		    (uint64_t)run->events[i].arg[0] > max_id)
+			max_id = (uint64_t)run->events[i].arg[0];
+	/* Per task: event index of spawn, terminate, final poll-end; counts. */
+	struct task_seen {
+		size_t spawn, terminate, final_end, wakes, terminates, polls;
+		bool spawned;
+	} *t = calloc(max_id + 1, sizeof *t);
+	size_t spawned = 0;
+
+	for (size_t i = 0; i < run->n_events; i++) {
+		const struct tp_event *e = &run->events[i];
+		if (strncmp(e->probe, "task__", 6) != 0)
+			continue;
+		uint64_t id = (uint64_t)e->arg[0];
+		cr_assert_neq(id, 0, "%s of task 0", e->probe);
+		struct task_seen *s = &t[id];
+		if (is(e, "task__spawn")) {
+			cr_expect(!s->spawned, "task %llu spawned twice", (unsigned long long)id);
+			uint64_t parent = (uint64_t)e->arg[1];
+			cr_expect(parent == 0 || (parent <= max_id && t[parent].spawned),
+				  "task %llu has unknown parent %llu", (unsigned long long)id,
+				  (unsigned long long)parent);
+			cr_expect_eq(e->arg[5], 1, "executor %lld", (long long)e->arg[5]);
+			s->spawned = true;
+			s->spawn = i;
+			spawned++;
+			continue;
+		}
+		cr_expect(s->spawned, "%s of task %llu before its spawn", e->probe,
+			  (unsigned long long)id);
+		cr_expect_eq(s->terminates == 1 && s->final_end != 0, false,
+			     "%s of task %llu after its final poll-end", e->probe, (unsigned long long)id);
+		if (is(e, "task__wake")) {
+			s->wakes++;
+		} else if (is(e, "task__poll__start")) {
+			cr_expect_gt(s->wakes, 0, "task %llu polled before its wake", (unsigned long long)id);
+			s->polls++;
+		} else if (is(e, "task__terminate")) {
+			s->terminates++;
+			s->terminate = i;
+		} else if (is(e, "task__poll__end") && e->arg[1] == 1) {
+			cr_expect_eq(s->terminates, 1, "task %llu ended (done 1) without one terminate",
+				     (unsigned long long)id);
+			/* Terminate comes first, on this thread, with nothing of the thread between. */
+			for (size_t j = s->terminate + 1; j < i; j++)
+				cr_expect_neq(run->events[j].tid, e->tid,
+					      "%s between terminate and final poll-end of task %llu",
+					      run->events[j].probe, (unsigned long long)id);
+			cr_expect_eq(run->events[s->terminate].tid, e->tid);
+			s->final_end = i;
+		}
+	}
+	for (uint64_t id = 1; id <= max_id; id++) {
+		if (!t[id].spawned)
+			continue;
+		cr_expect_eq(t[id].wakes, 1, "task %llu woken %zu times", (unsigned long long)id,
+			     t[id].wakes);
+		cr_expect_eq(t[id].terminates, 1, "task %llu terminated %zu times",
+			     (unsigned long long)id, t[id].terminates);
+		cr_expect_neq(t[id].final_end, 0, "task %llu has no final poll-end (done 1)",
+			      (unsigned long long)id);
+	}
+	free(t);
+
+	/* Per thread: poll-start/poll-end alternate; worker start/stop once each. */
+	size_t worker_threads = 0;
+	for (size_t i = 0; i < run->n_events; i++) {
+		uint64_t tid = run->events[i].tid;
+		bool first = true;
+		for (size_t j = 0; j < i && first; j++)
+			first = run->events[j].tid != tid;
+		if (!first)
+			continue;
+		int64_t polling = 0;
+		size_t starts = 0, stops = 0;
+		for (size_t j = i; j < run->n_events; j++) {
+			const struct tp_event *e = &run->events[j];
+			if (e->tid != tid)
+				continue;
+			if (is(e, "task__poll__start")) {
+				cr_expect_eq(polling, 0, "thread %llu starts polling %lld while polling %lld",
+					     (unsigned long long)tid, (long long)e->arg[0], (long long)polling);
+				polling = e->arg[0];
+			} else if (is(e, "task__poll__end")) {
+				cr_expect_eq(polling, e->arg[0], "thread %llu ends a poll of %lld while polling %lld",
+					     (unsigned long long)tid, (long long)e->arg[0], (long long)polling);
+				polling = 0;
+			} else if (is(e, "worker__thread__start")) {
+				cr_expect_eq(starts + stops, 0, "thread %llu: worker start after start/stop",
+					     (unsigned long long)tid);
+				starts++;
+			} else if (is(e, "worker__thread__stop")) {
+				stops++;
+			}
+		}
+		cr_expect_eq(polling, 0, "thread %llu still polls task %lld at the end",
+			     (unsigned long long)tid, (long long)polling);
+		cr_expect_eq(starts, stops, "thread %llu: %zu worker starts, %zu stops",
+			     (unsigned long long)tid, starts, stops);
+		cr_expect_leq(starts, 1, "thread %llu started as a worker %zu times",
+			      (unsigned long long)tid, starts);
+		worker_threads += starts;
+	}
+	if (workers >= 0)
+		cr_expect_eq(worker_threads, (size_t)workers, "%zu worker threads, expected %ld",
+			     worker_threads, workers);
+	return spawned;
 }

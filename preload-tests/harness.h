@@ -36,7 +36,8 @@ enum tp_mode {
 
 /*
  * Runs `argv` (argv[0] a path) with `env` (NULL-terminated "NAME=value" strings added to the
- * harness's environment, or NULL). Fails the test on any harness error.
+ * harness's environment, or NULL). An LD_PRELOAD in `env` is preloaded before the shim, and not
+ * at all in TP_PLAIN mode. Fails the test on any harness error.
  */
 void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
 	    struct tp_run *run);
@@ -74,3 +75,13 @@ size_t tp_assert_threads_paired(const struct tp_run *run, long n);
  * park/unpark alternate per thread and end unparked. Returns the number of waits.
  */
 size_t tp_assert_waits_paired(const struct tp_run *run);
+
+/*
+ * Asserts the task contract on a traced run and returns the number of tasks spawned: ids unique
+ * and nonzero; parents 0 or tasks spawned before; one wake per task, after its spawn and before
+ * its first poll; per thread, poll-start and poll-end alternate on the same task; every spawned
+ * task terminates once, and its terminate is followed on that thread by its final poll-end
+ * (done 1), after which the task is not polled again; each worker thread starts and stops once
+ * (`workers` of them, if workers >= 0).
+ */
+size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers);

@@ -104,11 +104,13 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 }
 
 /*
- * At exit (or when the shim is unloaded) the threads still running die without running any more
- * code of their own: the exiting thread ends them in the trace, with their tids.
+ * At exit the threads still running die without running any more code of their own: the exiting
+ * thread ends them in the trace, with their tids. This runs after every library's destructors,
+ * so that threads a library ends in its own (OpenMP's workers) end by themselves first.
  */
-__attribute__((destructor)) static void stop_running_threads(void)
+static void stop_running_threads(void *unused)
 {
+	(void)unused;
 	pthread_mutex_lock(&running_lock);
 	while (running.next != &running) {
 		struct running_thread *t = running.next;
@@ -144,7 +146,11 @@ static void reset_in_child(void)
 	pthread_mutex_init(&running_lock, NULL);
 }
 
-__attribute__((constructor)) static void register_fork_handlers(void)
+/* glibc's: registered with no DSO handle, a handler runs at exit after all destructors. */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
+
+__attribute__((constructor)) static void register_exit_and_fork_handlers(void)
 {
+	__cxa_atexit(stop_running_threads, NULL, NULL);
 	pthread_atfork(lock_before_fork, unlock_in_parent, reset_in_child);
 }

@@ -1,0 +1,223 @@
+/*
+ * The OpenMP adapter: libomp looks up ompt_start_tool through the dynamic linker, so this
+ * preloaded definition becomes its OMPT tool, and OpenMP's tasks become traced tasks (executor 1).
+ *
+ * What is a task: every OMPT task. The initial task (the program outside parallel regions), the
+ * implicit task each thread runs in a parallel region, and explicit tasks; so every explicit
+ * task has a parent, and a task that blocks inside a parallel region's body shows up.
+ * Each OMPT thread (initial or worker) is a worker: worker-thread-start/stop at thread begin/end.
+ *
+ * A task's id and two flags live in its ompt_data_t:
+ *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
+ *                 reports no moment at which dependences are satisfied;
+ *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
+ *                 runs other tasks inside that wait, switching back to it means parking again.
+ * A task waiting in a sync region ends its poll (done 0) and its thread parks until the wait ends.
+ */
+#define _GNU_SOURCE
+#include <omp-tools.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <stdio.h>
+
+#include "executor.h"
+#include "probes.h"
+#include "thread_state.h"
+
+#define WAKE_PENDING (1ull << 63)
+#define SYNC_WAITING (1ull << 62)
+#define ID_BITS (SYNC_WAITING - 1)
+
+static uint64_t id_of(const ompt_data_t *data)
+{
+	return data != NULL ? data->value & ID_BITS : 0;
+}
+
+/* The calling thread starts polling `task`, ending any other poll and any park first. */
+static void poll_begin(uint64_t task)
+{
+	tp_worker_unpark();
+	uint64_t current = tp_thread_self()->task;
+	if (current == task)
+		return;
+	if (current != 0)
+		tp_task_poll_end(current, false);
+	tp_task_poll_start(task);
+}
+
+/* The calling thread stops polling `task` for now, if it polls it. */
+static void poll_suspend(uint64_t task)
+{
+	if (task != 0 && tp_thread_self()->task == task)
+		tp_task_poll_end(task, false);
+}
+
+/* `task` finished: terminate before its last poll ends. */
+static void poll_finish(uint64_t task, enum tp_terminate_reason reason)
+{
+	tp_task_terminated(task, reason);
+	if (tp_thread_self()->task == task)
+		tp_task_poll_end(task, true);
+}
+
+/* Makes `data` a new task, spawned by (and so a child of) the thread's current task. */
+static uint64_t spawn(ompt_data_t *data, bool wake_now)
+{
+	uint64_t task = tp_task_new_id();
+	data->value = task | (wake_now ? 0 : WAKE_PENDING);
+	tp_task_spawned(task, TP_EXECUTOR_OPENMP);
+	if (wake_now)
+		tp_task_woken(task);
+	return task;
+}
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
+{
+	(void)type;
+	(void)thread;
+	tp_worker_started();
+}
+
+static void on_thread_end(ompt_data_t *thread)
+{
+	(void)thread;
+	tp_worker_unpark();
+	tp_worker_stopped();
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+			     ompt_data_t *task, unsigned int team_size, unsigned int index,
+			     int flags)
+{
+	(void)parallel;
+	(void)team_size;
+	(void)index;
+	(void)flags;
+	if (endpoint == ompt_scope_begin) {
+		/* On the primary thread the encountering task is its parent and is suspended. */
+		poll_begin(spawn(task, true));
+	} else if (endpoint == ompt_scope_end) {
+		poll_finish(id_of(task), TP_TASK_COMPLETED);
+	}
+}
+
+/* The encountering task resumes on the primary thread once the region's implicit task ended. */
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, int flags,
+			    const void *codeptr)
+{
+	(void)parallel;
+	(void)flags;
+	(void)codeptr;
+	if (id_of(encountering) != 0)
+		poll_begin(id_of(encountering));
+}
+
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
+			   ompt_data_t *task, int flags, int has_dependences, const void *codeptr)
+{
+	(void)encountering;
+	(void)frame;
+	(void)flags;
+	(void)codeptr;
+	spawn(task, !has_dependences);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	uint64_t done = id_of(prior);
+	switch (status) {
+	case ompt_task_complete:
+	case ompt_task_early_fulfill:
+	case ompt_taskwait_complete:
+		poll_finish(done, TP_TASK_COMPLETED);
+		break;
+	case ompt_task_cancel:
+		poll_finish(done, TP_TASK_CANCELLED);
+		break;
+	case ompt_task_late_fulfill:
+		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
+		tp_task_terminated(done, TP_TASK_COMPLETED);
+		break;
+	default: /* yield, detach, switch: suspended */
+		poll_suspend(done);
+		break;
+	}
+	if (next == NULL || id_of(next) == 0)
+		return;
+	if (next->value & SYNC_WAITING) {
+		/* Back in a task that is still waiting in a sync region: idle again. */
+		poll_suspend(tp_thread_self()->task);
+		tp_worker_park();
+		return;
+	}
+	if (next->value & WAKE_PENDING) {
+		next->value &= ~WAKE_PENDING;
+		poll_suspend(tp_thread_self()->task);
+		tp_task_woken(id_of(next));
+	}
+	poll_begin(id_of(next));
+}
+
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	(void)kind;
+	(void)parallel;
+	(void)codeptr;
+	if (task == NULL)
+		return;
+	if (endpoint == ompt_scope_begin) {
+		task->value |= SYNC_WAITING;
+		poll_suspend(id_of(task));
+		tp_worker_park();
+	} else if (endpoint == ompt_scope_end) {
+		task->value &= ~SYNC_WAITING;
+		poll_begin(id_of(task));
+	}
+}
+
+static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
+{
+	(void)device;
+	(void)tool;
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	if (set == NULL)
+		return 0;
+	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+	return 1; /* keep the tool */
+}
+
+static void finalize(ompt_data_t *tool)
+{
+	(void)tool;
+}
+
+TP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+						    const char *runtime_version)
+{
+	(void)omp_version;
+	(void)runtime_version;
+	static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+	/*
+	 * libomp starts one tool, and a second one chained behind this one would keep its own
+	 * values in the same ompt_data_t slots as the task ids. The user's tool wins.
+	 */
+	const char *other = getenv("OMP_TOOL_LIBRARIES");
+	if (other != NULL && other[0] != '\0') {
+		char line[512];
+		int n = snprintf(line, sizeof line,
+				 "taskprobe: OMP_TOOL_LIBRARIES=\"%.300s\" is set: that tool gets OpenMP's "
+				 "tool interface, and taskprobe fires no task probes (libomp runs one tool)\n",
+				 other);
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		return NULL;
+	}
+	return &result;
+}
