@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -155,6 +156,8 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *out, cons
 	pid_t pid = fork();
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* A test that fails half-way must not leave a tracer attached or a target running. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int o = open(out, O_WRONLY | O_TRUNC), e = open(err, O_WRONLY | O_TRUNC);
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);

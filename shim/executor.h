@@ -1,13 +1,18 @@
 /*
- * The interface between executor adapters (one file each, such as OpenMP's) and the task and
- * worker probes. An adapter translates its executor's callbacks into these calls; the shim keeps
- * the per-thread current task, which feeds the parent, waker and wait-task arguments.
- * How to add an adapter: README.md, "Adding an executor".
+ * The interface between executor adapters (one file each, such as OpenMP's ompt.c) and the task
+ * and worker probes. An adapter translates its executor's callbacks into these calls; the shim
+ * keeps the per-thread current task, which feeds the parent, waker and wait-task arguments.
+ * They are inline because an executor calls them for every task: with no tracer attached each
+ * is a few instructions. Nothing fires on a thread that the process's exit already reported
+ * stopped. How to add an adapter: README.md, "Adding an executor".
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "probes.h"
+#include "thread_state.h"
 
 /* The executor argument of task-spawn. */
 enum tp_executor {
@@ -21,23 +26,108 @@ enum tp_terminate_reason {
 	TP_TASK_FAILED = 2,
 };
 
-/* A new task id: nonzero, never reused in this process. */
-uint64_t tp_task_new_id(void);
+/*
+ * Whether any probe that fires task events or reads the current task (wait-start/wait-end's
+ * task argument, the park rule) is on. With none, nobody can see task state, so an adapter
+ * keeps none: a tracer that attaches later sees each task from its next event on, under an id
+ * given then. The semaphores are OR'ed: loads and one branch.
+ */
+static inline bool tp_task_probes_enabled(void)
+{
+	return (TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_WAKE_ENABLED() |
+		TASKPROBE_TASK_POLL_START_ENABLED() | TASKPROBE_TASK_POLL_END_ENABLED() |
+		TASKPROBE_TASK_TERMINATE_ENABLED() | TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
+		TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() | TASKPROBE_WAIT_START_ENABLED() |
+		TASKPROBE_WAIT_END_ENABLED()) != 0;
+}
+
+/* Gives the calling thread a new block of task ids. */
+void tp_task_id_block(struct tp_thread *self);
+
+/* A new task id: nonzero, never reused in this process. Ids come from per-thread blocks. */
+static inline uint64_t tp_task_new_id(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->next_task_id == self->task_id_limit, 0))
+		tp_task_id_block(self);
+	return self->next_task_id++;
+}
 
 /* task-spawn, with the calling thread's current task as parent. */
-void tp_task_spawned(uint64_t task, enum tp_executor executor);
+static inline void tp_task_spawned(uint64_t task, enum tp_executor executor)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (TASKPROBE_TASK_SPAWN_ENABLED() && tp_thread_live(self))
+		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)0, (uintptr_t *)0,
+				     (uint32_t)0, (uint32_t)executor);
+}
+
 /* task-wake, with the calling thread's current task as waker. */
-void tp_task_woken(uint64_t task);
+static inline void tp_task_woken(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (TASKPROBE_TASK_WAKE_ENABLED() && tp_thread_live(self))
+		TASKPROBE_TASK_WAKE(task, TP_IN_REGISTER(self->task));
+}
+
 /* task-poll-start; the task becomes the calling thread's current task. */
-void tp_task_poll_start(uint64_t task);
+static inline void tp_task_poll_start(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	self->task = task;
+	if (TASKPROBE_TASK_POLL_START_ENABLED() && tp_thread_live(self))
+		TASKPROBE_TASK_POLL_START(task);
+}
+
 /* task-poll-end; the thread polls no task afterwards. */
-void tp_task_poll_end(uint64_t task, bool done);
+static inline void tp_task_poll_end(uint64_t task, bool done)
+{
+	struct tp_thread *self = tp_thread_self();
+	self->task = 0;
+	if (TASKPROBE_TASK_POLL_END_ENABLED() && tp_thread_live(self))
+		TASKPROBE_TASK_POLL_END(task, (uint32_t)done);
+}
+
 /* task-terminate: call before the final tp_task_poll_end(task, true). */
-void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason);
+static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason)
+{
+	if (TASKPROBE_TASK_TERMINATE_ENABLED() && tp_thread_live(tp_thread_self()))
+		TASKPROBE_TASK_TERMINATE(task, (uint32_t)reason);
+}
 
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */
-void tp_worker_started(void);
-void tp_worker_stopped(void);
+static inline void tp_worker_started(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	self->adapter_worker = true;
+	if (tp_thread_live(self))
+		TASKPROBE_WORKER_THREAD_START();
+}
+
+static inline void tp_worker_stopped(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (tp_thread_live(self))
+		TASKPROBE_WORKER_THREAD_STOP();
+	self->adapter_worker = false;
+}
+
 /* An executor's own idle report; the park is skipped if the thread is parked already. */
-void tp_worker_park(void);
-void tp_worker_unpark(void);
+static inline void tp_worker_park(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (self->parked || !tp_thread_live(self))
+		return;
+	self->parked = true;
+	TASKPROBE_WORKER_THREAD_PARK();
+}
+
+static inline void tp_worker_unpark(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!self->parked)
+		return;
+	self->parked = false;
+	if (tp_thread_live(self))
+		TASKPROBE_WORKER_THREAD_UNPARK();
+}

@@ -7,7 +7,10 @@
  * task has a parent, and a task that blocks inside a parallel region's body shows up.
  * Each OMPT thread (initial or worker) is a worker: worker-thread-start/stop at thread begin/end.
  *
- * A task's id and two flags live in its ompt_data_t:
+ * With no probe on that could show task state (tp_task_probes_enabled), the task callbacks only
+ * forget the thread's current task: a task is given its id when a tracer first sees it.
+ *
+ * A task's id and two flags live in its ompt_data_t (0: no id yet):
  *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
@@ -33,8 +36,24 @@ static uint64_t id_of(const ompt_data_t *data)
 	return data != NULL ? data->value & ID_BITS : 0;
 }
 
+/* The id of a task seen while tracing, given now if it was made while nobody traced. */
+static uint64_t id_given(ompt_data_t *data)
+{
+	if (data == NULL)
+		return 0;
+	if (__builtin_expect(data->value == 0, 0))
+		data->value = tp_task_new_id();
+	return data->value & ID_BITS;
+}
+
+/* No tracer can see task state: the thread just stops claiming a current task. */
+static void forget_current_task(void)
+{
+	tp_thread_self()->task = 0;
+}
+
 /* The calling thread starts polling `task`, ending any other poll and any park first. */
-static void poll_begin(uint64_t task)
+static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 {
 	tp_worker_unpark();
 	uint64_t current = tp_thread_self()->task;
@@ -46,14 +65,14 @@ static void poll_begin(uint64_t task)
 }
 
 /* The calling thread stops polling `task` for now, if it polls it. */
-static void poll_suspend(uint64_t task)
+static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
 {
 	if (task != 0 && tp_thread_self()->task == task)
 		tp_task_poll_end(task, false);
 }
 
 /* `task` finished: terminate before its last poll ends. */
-static void poll_finish(uint64_t task, enum tp_terminate_reason reason)
+static inline __attribute__((always_inline)) void poll_finish(uint64_t task, enum tp_terminate_reason reason)
 {
 	tp_task_terminated(task, reason);
 	if (tp_thread_self()->task == task)
@@ -93,11 +112,14 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	(void)team_size;
 	(void)index;
 	(void)flags;
-	if (endpoint == ompt_scope_begin) {
+	if (!tp_task_probes_enabled()) {
+		task->value = 0;
+		forget_current_task();
+	} else if (endpoint == ompt_scope_begin) {
 		/* On the primary thread the encountering task is its parent and is suspended. */
 		poll_begin(spawn(task, true));
 	} else if (endpoint == ompt_scope_end) {
-		poll_finish(id_of(task), TP_TASK_COMPLETED);
+		poll_finish(id_given(task), TP_TASK_COMPLETED);
 	}
 }
 
@@ -108,7 +130,9 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)parallel;
 	(void)flags;
 	(void)codeptr;
-	if (id_of(encountering) != 0)
+	if (!tp_task_probes_enabled())
+		forget_current_task();
+	else if (encountering != NULL && encountering->value != 0)
 		poll_begin(id_of(encountering));
 }
 
@@ -119,38 +143,41 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	(void)frame;
 	(void)flags;
 	(void)codeptr;
+	if (!tp_task_probes_enabled()) {
+		task->value = 0;
+		return;
+	}
 	spawn(task, !has_dependences);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
-	uint64_t done = id_of(prior);
-	switch (status) {
-	case ompt_task_complete:
-	case ompt_task_early_fulfill:
-	case ompt_taskwait_complete:
+	if (!tp_task_probes_enabled()) {
+		forget_current_task();
+		return;
+	}
+	uint64_t done = id_given(prior);
+	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
+	    status == ompt_taskwait_complete)
 		poll_finish(done, TP_TASK_COMPLETED);
-		break;
-	case ompt_task_cancel:
+	else if (status == ompt_task_cancel)
 		poll_finish(done, TP_TASK_CANCELLED);
-		break;
-	case ompt_task_late_fulfill:
+	else if (status == ompt_task_late_fulfill)
 		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
 		tp_task_terminated(done, TP_TASK_COMPLETED);
-		break;
-	default: /* yield, detach, switch: suspended */
+	else /* switch, yield, detach: suspended */
 		poll_suspend(done);
-		break;
-	}
-	if (next == NULL || id_of(next) == 0)
+
+	if (next == NULL)
 		return;
-	if (next->value & SYNC_WAITING) {
-		/* Back in a task that is still waiting in a sync region: idle again. */
-		poll_suspend(tp_thread_self()->task);
-		tp_worker_park();
-		return;
-	}
-	if (next->value & WAKE_PENDING) {
+	id_given(next);
+	if (__builtin_expect(next->value & (SYNC_WAITING | WAKE_PENDING), 0)) {
+		if (next->value & SYNC_WAITING) {
+			/* Back in a task that is still waiting in a sync region: idle again. */
+			poll_suspend(tp_thread_self()->task);
+			tp_worker_park();
+			return;
+		}
 		next->value &= ~WAKE_PENDING;
 		poll_suspend(tp_thread_self()->task);
 		tp_task_woken(id_of(next));
@@ -166,13 +193,17 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	(void)codeptr;
 	if (task == NULL)
 		return;
-	if (endpoint == ompt_scope_begin) {
+	if (!tp_task_probes_enabled()) {
+		task->value &= ~SYNC_WAITING;
+		forget_current_task();
+	} else if (endpoint == ompt_scope_begin) {
+		id_given(task);
 		task->value |= SYNC_WAITING;
 		poll_suspend(id_of(task));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		task->value &= ~SYNC_WAITING;
-		poll_begin(id_of(task));
+		poll_begin(id_given(task));
 	}
 }
 

@@ -7,6 +7,8 @@
 
 struct tp_thread {
 	uint64_t task;          /* the task this thread polls now, 0 when none (set by adapters) */
+	uint64_t next_task_id;  /* the thread's block of task ids: next to hand out ... */
+	uint64_t task_id_limit; /* ... and one past the block */
 	pid_t tid;              /* kernel thread id, 0 until first asked (and after fork) */
 	uint32_t name_gen;      /* tp_thread_names_changed() count when named_worker was decided */
 	bool named_worker;      /* the thread's name matches TASKPROBE_WORKERS */
