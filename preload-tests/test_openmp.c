@@ -97,3 +97,48 @@ Test(openmp, a_users_ompt_tool_keeps_working_and_the_reason_is_said, .timeout = 
 	cr_expect_gt(tp_count(&run, "thread__start", 0), 0, "threads are still traced");
 	tp_run_free(&run);
 }
+
+Test(openmp, a_task_blocking_its_worker_is_named_by_the_wait, .timeout = 180)
+{
+	struct tp_run run;
+	run_openmp(openmp_target("omp_blocking"), NULL, NULL, &run);
+	cr_expect_str_eq(run.out, "posted\n");
+	tp_assert_tasks_consistent(&run, 2);
+
+	/* The only semaphore wait is made by the explicit task, inside its poll, unparked. */
+	const struct tp_event *wait = NULL;
+	for (size_t i = 0; i < tp_count(&run, "wait__start", 0); i++)
+		if (tp_nth(&run, "wait__start", 0, i)->arg[0] == 3) {
+			cr_assert_null(wait, "more than one semaphore wait");
+			wait = tp_nth(&run, "wait__start", 0, i);
+		}
+	cr_assert_not_null(wait, "no semaphore wait");
+	int64_t task = wait->arg[3];
+	cr_assert_neq(task, 0, "the wait names no task");
+	const struct tp_event *polled = NULL;
+	bool parked = false;
+	for (size_t i = 0; i < run.n_events && &run.events[i] != wait; i++) {
+		const struct tp_event *e = &run.events[i];
+		if (e->tid != wait->tid)
+			continue;
+		if (strcmp(e->probe, "task__poll__start") == 0)
+			polled = e;
+		else if (strcmp(e->probe, "task__poll__end") == 0)
+			polled = NULL;
+		else if (strcmp(e->probe, "worker__thread__park") == 0)
+			parked = true;
+		else if (strcmp(e->probe, "worker__thread__unpark") == 0)
+			parked = false;
+	}
+	cr_assert_not_null(polled, "the wait is outside any poll");
+	cr_expect_eq(polled->arg[0], task, "the wait names task %lld, the thread polls %lld",
+		     (long long)task, (long long)polled->arg[0]);
+	cr_expect(!parked, "a task blocking its worker is no idle worker");
+	/* It is an explicit task: its parent is a task too (the implicit task of the single). */
+	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
+		const struct tp_event *s = tp_nth(&run, "task__spawn", 0, i);
+		if (s->arg[0] == task)
+			cr_expect_neq(s->arg[1], 0, "the blocking task has no parent");
+	}
+	tp_run_free(&run);
+}
