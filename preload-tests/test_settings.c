@@ -13,12 +13,12 @@ struct setting_case {
 	bool bad;
 };
 
-/* The lines of `text` that start with "taskprobe:". */
+/* The warnings in `text`: lines that start with "taskprobe: TASKPROBE_" (the variable). */
 static size_t shim_lines(const char *text)
 {
 	size_t n = 0;
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		n += strncmp(l, "taskprobe:", 10) == 0;
+		n += strncmp(l, "taskprobe: TASKPROBE_", 21) == 0;
 	return n;
 }
 

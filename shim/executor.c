@@ -1,5 +1,10 @@
-/* Task ids, handed to threads in blocks so that creating a task touches no shared counter. */
+/*
+ * The out-of-line parts of the executor interface: task ids, handed to threads in blocks so that
+ * creating a task touches no shared counter, and spawns with their stacks.
+ */
 #include "executor.h"
+
+#include "spawn_stack.h"
 
 #define TASK_IDS_PER_BLOCK 1024
 
@@ -10,4 +15,19 @@ void tp_task_id_block(struct tp_thread *self)
 	uint64_t end = __atomic_add_fetch(&ids_handed_out, TASK_IDS_PER_BLOCK, __ATOMIC_RELAXED);
 	self->next_task_id = end - TASK_IDS_PER_BLOCK + 1; /* ids start at 1 */
 	self->task_id_limit = end + 1;
+}
+
+uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind)
+{
+	struct tp_thread *self = tp_thread_self();
+	uintptr_t pcs[TP_STACK_DEPTH_MAX];
+	uint32_t id = 0, depth = 0;
+	if (kind == TP_SPAWNED_BY_PROGRAM)
+		depth = tp_spawn_stack_capture(pcs, &id);
+	if (tp_report_on)
+		tp_report_task_spawned(id);
+	if (TASKPROBE_TASK_SPAWN_ENABLED() && tp_thread_live(self))
+		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)id,
+				     depth > 0 ? pcs : (uintptr_t *)0, depth, (uint32_t)executor);
+	return id;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "probes.h"
+#include "report.h"
 #include "thread_state.h"
 
 /* The executor argument of task-spawn. */
@@ -28,7 +29,7 @@ enum tp_terminate_reason {
 
 /*
  * Whether any probe that fires task events or reads the current task (wait-start/wait-end's
- * task argument, the park rule) is on. With none, nobody can see task state, so an adapter
+ * task argument, the park rule) is on, or the exit report counts tasks. With none, nobody can see task state, so an adapter
  * keeps none: a tracer that attaches later sees each task from its next event on, under an id
  * given then. The semaphores are OR'ed: loads and one branch.
  */
@@ -38,7 +39,7 @@ static inline bool tp_task_probes_enabled(void)
 		TASKPROBE_TASK_POLL_START_ENABLED() | TASKPROBE_TASK_POLL_END_ENABLED() |
 		TASKPROBE_TASK_TERMINATE_ENABLED() | TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
 		TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() | TASKPROBE_WAIT_START_ENABLED() |
-		TASKPROBE_WAIT_END_ENABLED()) != 0;
+		TASKPROBE_WAIT_END_ENABLED() | tp_report_on) != 0;
 }
 
 /* Gives the calling thread a new block of task ids. */
@@ -53,13 +54,25 @@ static inline uint64_t tp_task_new_id(void)
 	return self->next_task_id++;
 }
 
-/* task-spawn, with the calling thread's current task as parent. */
-static inline void tp_task_spawned(uint64_t task, enum tp_executor executor)
+/* Whether a task comes from a spawn call in the program, or the executor starts it itself. */
+enum tp_spawn_kind {
+	TP_SPAWNED_BY_PROGRAM, /* its spawn stack is captured */
+	TP_STARTED_BY_EXECUTOR, /* no spawn stack: the program made no call for it */
+};
+
+uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind);
+
+/*
+ * task-spawn, with the calling thread's current task as parent and, for a task the program
+ * spawned, while the probe is on or the exit report counts tasks, the spawn stack. Returns the
+ * spawn stack's id (0: none), to hand to tp_task_terminated.
+ */
+static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
+				       enum tp_spawn_kind kind)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (TASKPROBE_TASK_SPAWN_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)0, (uintptr_t *)0,
-				     (uint32_t)0, (uint32_t)executor);
+	if ((TASKPROBE_TASK_SPAWN_ENABLED() | tp_report_on) == 0)
+		return 0;
+	return tp_task_spawn_traced(task, executor, kind);
 }
 
 /* task-wake, with the calling thread's current task as waker. */
@@ -88,9 +101,15 @@ static inline void tp_task_poll_end(uint64_t task, bool done)
 		TASKPROBE_TASK_POLL_END(task, (uint32_t)done);
 }
 
-/* task-terminate: call before the final tp_task_poll_end(task, true). */
-static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason)
+/*
+ * task-terminate: call before the final tp_task_poll_end(task, true), with the stack id
+ * tp_task_spawned returned.
+ */
+static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason,
+				      uint32_t stack_id)
 {
+	if (tp_report_on)
+		tp_report_task_terminated(stack_id);
 	if (TASKPROBE_TASK_TERMINATE_ENABLED() && tp_thread_live(tp_thread_self()))
 		TASKPROBE_TASK_TERMINATE(task, (uint32_t)reason);
 }

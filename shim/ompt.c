@@ -10,7 +10,7 @@
  * With no probe on that could show task state (tp_task_probes_enabled), the task callbacks only
  * forget the thread's current task: a task is given its id when a tracer first sees it.
  *
- * A task's id and two flags live in its ompt_data_t (0: no id yet):
+ * A task's id, its spawn stack's id and two flags live in its ompt_data_t (0: no id yet):
  *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
@@ -25,15 +25,22 @@
 
 #include "executor.h"
 #include "probes.h"
+#include "spawn_stack.h"
 #include "thread_state.h"
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
-#define ID_BITS (SYNC_WAITING - 1)
+#define STACK_SHIFT 40 /* bits 40 to 61: the spawn stack id (below 2^16) */
+#define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 
 static uint64_t id_of(const ompt_data_t *data)
 {
 	return data != NULL ? data->value & ID_BITS : 0;
+}
+
+static uint32_t stack_of(const ompt_data_t *data)
+{
+	return data != NULL ? (uint32_t)((data->value & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
 }
 
 /* The id of a task seen while tracing, given now if it was made while nobody traced. */
@@ -71,20 +78,22 @@ static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
 		tp_task_poll_end(task, false);
 }
 
-/* `task` finished: terminate before its last poll ends. */
-static inline __attribute__((always_inline)) void poll_finish(uint64_t task, enum tp_terminate_reason reason)
+/* The task of `data` finished: terminate before its last poll ends. */
+static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
+							      enum tp_terminate_reason reason)
 {
-	tp_task_terminated(task, reason);
+	uint64_t task = id_of(data);
+	tp_task_terminated(task, reason, stack_of(data));
 	if (tp_thread_self()->task == task)
 		tp_task_poll_end(task, true);
 }
 
 /* Makes `data` a new task, spawned by (and so a child of) the thread's current task. */
-static uint64_t spawn(ompt_data_t *data, bool wake_now)
+static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now)
 {
 	uint64_t task = tp_task_new_id();
-	data->value = task | (wake_now ? 0 : WAKE_PENDING);
-	tp_task_spawned(task, TP_EXECUTOR_OPENMP);
+	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind);
+	data->value = task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING);
 	if (wake_now)
 		tp_task_woken(task);
 	return task;
@@ -117,9 +126,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		forget_current_task();
 	} else if (endpoint == ompt_scope_begin) {
 		/* On the primary thread the encountering task is its parent and is suspended. */
-		poll_begin(spawn(task, true));
+		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true));
 	} else if (endpoint == ompt_scope_end) {
-		poll_finish(id_given(task), TP_TASK_COMPLETED);
+		id_given(task);
+		poll_finish(task, TP_TASK_COMPLETED);
 	}
 }
 
@@ -147,24 +157,21 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 		task->value = 0;
 		return;
 	}
-	spawn(task, !has_dependences);
+	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences);
 }
 
-static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+__attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
+						      ompt_data_t *next)
 {
-	if (!tp_task_probes_enabled()) {
-		forget_current_task();
-		return;
-	}
 	uint64_t done = id_given(prior);
 	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
 	    status == ompt_taskwait_complete)
-		poll_finish(done, TP_TASK_COMPLETED);
+		poll_finish(prior, TP_TASK_COMPLETED);
 	else if (status == ompt_task_cancel)
-		poll_finish(done, TP_TASK_CANCELLED);
+		poll_finish(prior, TP_TASK_CANCELLED);
 	else if (status == ompt_task_late_fulfill)
 		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
-		tp_task_terminated(done, TP_TASK_COMPLETED);
+		tp_task_terminated(done, TP_TASK_COMPLETED, stack_of(prior));
 	else /* switch, yield, detach: suspended */
 		poll_suspend(done);
 
@@ -183,6 +190,15 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 		tp_task_woken(id_of(next));
 	}
 	poll_begin(id_of(next));
+}
+
+/* Kept apart from the traced path, so that the untraced one saves no registers. */
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	if (tp_task_probes_enabled())
+		schedule_traced(prior, status, next);
+	else
+		forget_current_task();
 }
 
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -214,6 +230,8 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (set == NULL)
 		return 0;
+	/* libomp's frames between a spawn call and the task_create callback are not the program's. */
+	tp_spawn_stack_skip_module((const void *)lookup);
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);

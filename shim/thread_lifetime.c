@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "exit_hook.h"
 #include "probes.h"
 #include "real_symbol.h"
 #include "thread_state.h"
@@ -146,11 +147,8 @@ static void reset_in_child(void)
 	pthread_mutex_init(&running_lock, NULL);
 }
 
-/* glibc's: registered with no DSO handle, a handler runs at exit after all destructors. */
-extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso_handle);
-
 __attribute__((constructor)) static void register_exit_and_fork_handlers(void)
 {
-	__cxa_atexit(stop_running_threads, NULL, NULL);
+	tp_at_exit_after_destructors(stop_running_threads);
 	pthread_atfork(lock_before_fork, unlock_in_parent, reset_in_child);
 }

@@ -1,0 +1,24 @@
+/*
+ * Spawn stacks: the calling thread's stack unwound with libunwind (DWARF unwind tables, so right
+ * without frame pointers), without the shim's own frames and without the executor's frames on
+ * top (its callback trampolines), so that the first frame is the spawn call in the program.
+ */
+#pragma once
+
+#include <stdint.h>
+
+/* The most frames a spawn stack keeps (TASKPROBE_STACK_DEPTH's upper bound). */
+#define TP_STACK_DEPTH_MAX 128
+
+/*
+ * Leaves out of spawn stacks the frames on top of the stack that lie in the module (executable
+ * or shared object) containing `address_in_module`: an adapter names its executor's library.
+ */
+void tp_spawn_stack_skip_module(const void *address_in_module);
+
+/*
+ * Captures the calling thread's spawn stack into `pcs` (TP_STACK_DEPTH_MAX entries, innermost
+ * first), at most TASKPROBE_STACK_DEPTH frames. Returns the number of frames, 0 when capture is
+ * off (TASKPROBE_STACKS=0) or failed; `*id` is the stack's id in the stack table (0 if none).
+ */
+uint32_t tp_spawn_stack_capture(uintptr_t pcs[TP_STACK_DEPTH_MAX], uint32_t *id);
