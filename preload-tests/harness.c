@@ -22,9 +22,43 @@
 
 extern char **environ;
 
+static const char *shim_override, *program_override;
+
 const char *tp_shim(void)
 {
-	return TP_SHIM_PATH;
+	return shim_override != NULL ? shim_override : TP_SHIM_PATH;
+}
+
+void tp_use_shim(const char *shim)
+{
+	shim_override = shim;
+}
+
+void tp_use_tracer_program(const char *program)
+{
+	program_override = program;
+}
+
+static char shim_copy_path[64];
+
+static void remove_shim_copy(void)
+{
+	unlink(shim_copy_path);
+}
+
+const char *tp_shim_copy(void)
+{
+	snprintf(shim_copy_path, sizeof shim_copy_path, "/tmp/taskprobe-test-shim-XXXXXX");
+	int out = mkstemp(shim_copy_path), in = open(TP_SHIM_PATH, O_RDONLY);
+	cr_assert(out >= 0 && in >= 0);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		cr_assert(write(out, buf, (size_t)n) == n);
+	close(in);
+	close(out);
+	atexit(remove_shim_copy);
+	return shim_copy_path;
 }
 
 const char *tp_target(const char *name)
@@ -124,10 +158,11 @@ static char **target_environment(enum tp_mode mode, const char *const extra[])
 }
 
 /*
- * A bpftrace program printing every taskprobe event of process `pid` as one line, and a MARK
- * line for each getppid() the harness makes (see drain_tracer).
+ * The bpftrace program: the test's, or one printing every taskprobe event of process $1 as one
+ * line (with the first frames of each spawn stack); and always a MARK line for each getppid()
+ * the harness makes (see drain_tracer).
  */
-static char *tracer_program(pid_t pid)
+static char *tracer_program(void)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -135,16 +170,31 @@ static char *tracer_program(pid_t pid)
 	fprintf(f, "BEGIN { printf(\"READY\\n\"); }\n");
 	fprintf(f, "tracepoint:syscalls:sys_enter_getppid /pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n",
 		(int)getpid());
+	if (program_override != NULL) {
+		fputs(program_override, f);
+		fclose(f);
+		return text;
+	}
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
 		/* %d would print 64-bit values truncated to int: ask for long long. */
-		fprintf(f, "usdt:%s:taskprobe:%s /pid == %d/ { printf(\"E %s %%llu %%llu", tp_shim(),
-			p->name, (int)pid, p->name);
+		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu", tp_shim(),
+			p->name, p->name);
 		for (int i = 0; i < 6; i++)
 			fprintf(f, " %%lld");
 		fprintf(f, "\\n\", tid, nsecs");
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
-		fprintf(f, "); }\n");
+		fprintf(f, ");\n");
+		if (strcmp(p->name, "task__spawn") == 0) {
+			fprintf(f, " if (arg4 > 0) { printf(\"F %%llu");
+			for (int i = 0; i < TP_FRAMES_READ; i++)
+				fprintf(f, " %%llu");
+			fprintf(f, "\\n\", arg0");
+			for (int i = 0; i < TP_FRAMES_READ; i++)
+				fprintf(f, ", arg4 > %d ? *(uint64 *)(arg3 + %d) : 0", i, 8 * i);
+			fprintf(f, "); }\n");
+		}
+		fprintf(f, "}\n");
 	}
 	fclose(f);
 	return text;
@@ -217,6 +267,15 @@ static void parse_events(const char *text, struct tp_run *run)
 		if (run->n_events == cap)
 			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
 		run->events[run->n_events++] = e;
+		/* the frames line of a task-spawn follows it */
+		const char *next = strchr(line, '\n');
+		unsigned long long task, fr[TP_FRAMES_READ];
+		if (strcmp(e.probe, "task__spawn") == 0 && next != NULL &&
+		    sscanf(next + 1, "F %llu %llu %llu %llu %llu %llu %llu %llu %llu", &task, &fr[0],
+			   &fr[1], &fr[2], &fr[3], &fr[4], &fr[5], &fr[6], &fr[7]) == 1 + TP_FRAMES_READ &&
+		    task == (unsigned long long)e.arg[0])
+			for (int i = 0; i < TP_FRAMES_READ; i++)
+				run->events[run->n_events - 1].frames[i] = fr[i];
 	}
 	/* bpftrace's per-CPU buffers interleave; nsecs orders them (stable for equal stamps). */
 	qsort(run->events, run->n_events, sizeof *run->events, by_time);
@@ -241,14 +300,16 @@ static void parse_events(const char *text, struct tp_run *run)
 static pid_t start_tracer(pid_t target, const char *out, const char *err)
 {
 	char *script = make_temp("script");
-	char *program = tracer_program(target);
+	char *program = tracer_program();
 	FILE *f = fopen(script, "w");
 	cr_assert(f != NULL);
 	fputs(program, f);
 	fclose(f);
 	free(program);
 
-	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, NULL};
+	char target_pid[16];
+	snprintf(target_pid, sizeof target_pid, "%d", (int)target);
+	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, target_pid, NULL};
 	pid_t pid = spawn(argv, environ, out, err, -1);
 	for (long waited = 0;; waited += 20) {
 		char *text = slurp(out, NULL);
@@ -340,7 +401,7 @@ void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[]
 		parse_events(text, run);
 		if (tracer_status != 0)
 			cr_log_error("bpftrace exited with %d: %s", tracer_status, slurp(trace_err, NULL));
-		free(text);
+		run->trace = text;
 		unlink(trace_out);
 		unlink(trace_err);
 	}
@@ -355,6 +416,7 @@ void tp_run_free(struct tp_run *run)
 	free(run->out);
 	free(run->err);
 	free(run->events);
+	free(run->trace);
 	memset(run, 0, sizeof *run);
 }
 
@@ -387,6 +449,25 @@ uint64_t tp_symbol_address(const char *path, const char *symbol)
 			found = addr;
 	pclose(p);
 	cr_assert(found != 0, "no symbol %s in %s", symbol, path);
+	return found;
+}
+
+const char *tp_symbol_at(const char *path, uint64_t pc)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "nm -P -S --defined-only '%s'", path) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert(p != NULL);
+	static char found[512];
+	snprintf(found, sizeof found, "?");
+	char name[512], type[8], line[1024];
+	unsigned long long addr, size;
+	while (fgets(line, sizeof line, p) != NULL)
+		if (sscanf(line, "%511s %7s %llx %llx", name, type, &addr, &size) == 4 &&
+		    pc - 1 >= addr && pc - 1 < addr + size)
+			snprintf(found, sizeof found, "%s", name);
+	pclose(p);
 	return found;
 }
 

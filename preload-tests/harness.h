@@ -10,12 +10,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The most spawn-stack frames the harness reads per task-spawn. */
+#define TP_FRAMES_READ 8
+
 /* One probe firing in the target. */
 struct tp_event {
 	char probe[32];   /* as in the ELF notes: "wait__start" */
 	uint64_t tid;     /* the firing thread */
 	uint64_t nsecs;   /* when (bpftrace's nsecs); events are sorted by it */
 	int64_t arg[6];   /* the probe's arguments, 0 past its count */
+	uint64_t frames[TP_FRAMES_READ]; /* task-spawn: the first frames of arg3 (up to arg4) */
 };
 
 struct tp_run {
@@ -25,6 +29,7 @@ struct tp_run {
 	size_t out_len;
 	struct tp_event *events;
 	size_t n_events;
+	char *trace;           /* everything the tracer printed (TP_TRACED) */
 };
 
 /* How a target is run. */
@@ -43,6 +48,18 @@ void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[]
 	    struct tp_run *run);
 void tp_run_free(struct tp_run *run);
 
+/*
+ * For this test's process: preload `shim` instead of the built one (a copy, so that tracers
+ * other tests attach to the built library do not enable its probes), and trace with `program`
+ * (bpftrace text; `$1` is the target's pid) instead of the one printing every event. NULL for
+ * the defaults.
+ */
+void tp_use_shim(const char *shim);
+void tp_use_tracer_program(const char *program);
+
+/* A copy of the shim in a new temporary file, removed at the test's exit. */
+const char *tp_shim_copy(void);
+
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
 void tp_require_tracer(void);
 
@@ -53,6 +70,9 @@ const char *tp_shim(void);
 
 /* The address of `symbol` in the (non-PIE) executable `path`, from its symbol table. */
 uint64_t tp_symbol_address(const char *path, const char *symbol);
+
+/* The function of (non-PIE) `path` containing the return address `pc` (at pc - 1), or "?". */
+const char *tp_symbol_at(const char *path, uint64_t pc);
 
 /* Events of one probe, optionally of one thread (tid 0: any): count and n-th. */
 size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid);

@@ -1,0 +1,217 @@
+/*
+ * Spawn stacks under real bpftrace, in a target built without frame pointers: the right
+ * functions in order, one id per call path, the depth and off settings, no unwinding while no
+ * tracer is attached, and the exit report of unfinished tasks.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *stacks_target(const char *name)
+{
+	const char *path = tp_target(name);
+	if (access(path, X_OK) != 0) {
+		const char *ci = getenv("CI");
+		if (ci != NULL && strcmp(ci, "true") == 0)
+			cr_assert_fail("%s was not built (clang and libomp-dev)", path);
+		cr_skip_test("%s was not built (install clang and libomp-dev)", path);
+	}
+	return path;
+}
+
+/* The task-spawn events that carry a stack (explicit tasks); at most `max`. */
+static size_t program_spawns(const struct tp_run *run, const struct tp_event **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tp_count(run, "task__spawn", 0); i++) {
+		const struct tp_event *e = tp_nth(run, "task__spawn", 0, i);
+		if (e->arg[4] > 0 && n < max)
+			out[n++] = e;
+	}
+	return n;
+}
+
+Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, .timeout = 180)
+{
+	const char *argv[] = {stacks_target("omp_spawn_sites"), NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run_both(argv, env, &run);
+	cr_expect_str_eq(run.out, "counter 35\n");
+
+	const struct tp_event *spawns[16];
+	cr_assert_eq(program_spawns(&run, spawns, 16), 8, "8 tasks spawned by the program");
+	int64_t alpha = 0, beta = 0;
+	size_t n_alpha = 0, n_beta = 0;
+	for (size_t i = 0; i < 8; i++) {
+		const struct tp_event *e = spawns[i];
+		cr_expect_neq(e->arg[2], 0, "a captured stack has an id");
+		cr_expect_neq(e->arg[3], 0, "a captured stack has frames");
+		cr_expect_leq(e->arg[4], 32, "depth %lld over TASKPROBE_STACK_DEPTH's default",
+			      (long long)e->arg[4]);
+		cr_assert_geq(e->arg[4], 3);
+		char *f0 = strdup(tp_symbol_at(argv[0], e->frames[0]));
+		char *f1 = strdup(tp_symbol_at(argv[0], e->frames[1]));
+		cr_expect_str_eq(f0, "spawn_leaf", "frame 0 is the spawn call, not %s", f0);
+		if (strcmp(f1, "via_alpha") == 0) {
+			cr_expect(alpha == 0 || alpha == e->arg[2], "via_alpha spawns share one id");
+			alpha = e->arg[2];
+			n_alpha++;
+		} else {
+			cr_expect_str_eq(f1, "via_beta", "frame 1 is the caller, not %s", f1);
+			cr_expect(beta == 0 || beta == e->arg[2], "via_beta spawns share one id");
+			beta = e->arg[2];
+			n_beta++;
+		}
+		free(f0);
+		free(f1);
+	}
+	cr_expect_eq(n_alpha, 5);
+	cr_expect_eq(n_beta, 3);
+	cr_expect_neq(alpha, beta, "two call paths, two stack ids");
+	tp_run_free(&run);
+}
+
+Test(stacks, depth_setting_limits_frames_and_zero_turns_capture_off, .timeout = 180)
+{
+	const char *argv[] = {stacks_target("omp_spawn_sites"), NULL};
+	const char *one_frame[] = {"OMP_NUM_THREADS=2", "TASKPROBE_STACK_DEPTH=1", NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, one_frame, &run);
+	const struct tp_event *spawns[16];
+	cr_assert_eq(program_spawns(&run, spawns, 16), 8);
+	for (size_t i = 0; i < 8; i++) {
+		cr_expect_eq(spawns[i]->arg[4], 1);
+		/* one frame, in spawn_leaf for both paths: one stack */
+		cr_expect_eq(spawns[i]->arg[2], spawns[0]->arg[2], "one frame, one stack id");
+		cr_expect_str_eq(tp_symbol_at(argv[0], spawns[i]->frames[0]), "spawn_leaf");
+	}
+	tp_run_free(&run);
+
+	const char *off[] = {"OMP_NUM_THREADS=2", "TASKPROBE_STACKS=0", NULL};
+	tp_run(TP_TRACED, argv, off, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_eq(tp_count(&run, "task__spawn", 0), 8 + 2 + 1);
+	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
+		const struct tp_event *e = tp_nth(&run, "task__spawn", 0, i);
+		cr_expect(e->arg[2] == 0 && e->arg[3] == 0 && e->arg[4] == 0,
+			  "stack %lld, frames %#llx, depth %lld with capture off", (long long)e->arg[2],
+			  (unsigned long long)e->arg[3], (long long)e->arg[4]);
+	}
+	tp_run_free(&run);
+}
+
+/* How many times libunwind's unw_backtrace ran in the target, with `also` attached too. */
+static size_t unwinds(const char *target, const char *shim, const char *also)
+{
+	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
+	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
+	Dl_info info;
+	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
+	char *program;
+	cr_assert(asprintf(&program,
+			   "uprobe:%s:unw_backtrace /pid == $1/ { printf(\"UNWIND\\n\"); }\n%s",
+			   info.dli_fname, also) > 0);
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	const char *argv[] = {target, NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_expect_str_eq(run.out, "counter 35\n");
+	size_t n = 0;
+	for (const char *l = run.trace; (l = strstr(l, "UNWIND\n")) != NULL; l++)
+		n++;
+	tp_run_free(&run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
+	return n;
+}
+
+Test(stacks, nothing_is_unwound_while_no_tracer_attaches_task_spawn, .timeout = 180)
+{
+	const char *target = stacks_target("omp_spawn_sites");
+	/* A copy of the shim: tracers that other tests attach to the built one do not touch it. */
+	const char *shim = tp_shim_copy();
+	cr_expect_eq(unwinds(target, shim, ""), 0, "libunwind ran with no tracer attached");
+
+	char *spawn_probe;
+	cr_assert(asprintf(&spawn_probe, "usdt:%s:taskprobe:task__spawn /pid == $1/ { }\n", shim) > 0);
+	cr_expect_eq(unwinds(target, shim, spawn_probe), 8, "one unwind per task the program spawned");
+	free(spawn_probe);
+}
+
+/* Runs omp_detach with TASKPROBE_REPORT=`setting` and returns the report text. */
+static char *report_of(const char *setting, const char *file, struct tp_run *run)
+{
+	const char *argv[] = {stacks_target("omp_detach"), NULL};
+	char assignment[600];
+	snprintf(assignment, sizeof assignment, "TASKPROBE_REPORT=%s", setting);
+	const char *env[] = {"OMP_NUM_THREADS=2", assignment, NULL};
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, run);
+	cr_expect_eq(run->status, plain.status);
+	cr_expect_str_eq(run->out, plain.out);
+	cr_expect_str_eq(run->out, "2 finished, 3 detached bodies ran\n");
+	tp_run_free(&plain);
+	if (file == NULL)
+		return strdup(run->err);
+	FILE *f = fopen(file, "r");
+	cr_assert_not_null(f, "no report in %s", file);
+	char *text = NULL;
+	size_t size = 0;
+	cr_assert(getdelim(&text, &size, '\0', f) >= 0);
+	fclose(f);
+	return text;
+}
+
+static void expect_unfinished_tasks(const char *report)
+{
+	cr_expect(strstr(report, "taskprobe: 6 tasks spawned but never terminated") != NULL, "%s",
+		  report);
+	/* the 3 detached tasks, by their one spawn stack, whose first frame is the spawn call */
+	const char *group = strstr(report, "  3 spawned at stack ");
+	cr_assert_not_null(group, "%s", report);
+	const char *frame0 = strstr(group, "#0  ");
+	cr_assert_not_null(frame0, "%s", report);
+	cr_expect(strncmp(frame0 + 4, "spawn_detached+", 15) == 0, "first frame: %.60s", frame0 + 4);
+	/* the initial and the 2 implicit tasks, which no spawn call made */
+	cr_expect(strstr(report, "  3 with no spawn stack") != NULL, "%s", report);
+	cr_expect(strstr(report, "spawn_finished") == NULL, "finished tasks are not reported: %s",
+		  report);
+}
+
+Test(stacks, the_exit_report_lists_exactly_the_unfinished_tasks, .timeout = 120)
+{
+	char file[] = "/tmp/taskprobe-test-report-XXXXXX";
+	int fd = mkstemp(file);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct tp_run run;
+	char *report = report_of(file, file, &run);
+	unlink(file);
+	expect_unfinished_tasks(report);
+	cr_expect_eq(strstr(run.err, "taskprobe") , NULL, "nothing on stderr: %s", run.err);
+	free(report);
+	tp_run_free(&run);
+}
+
+Test(stacks, an_unwritable_report_path_is_said_once_and_the_report_goes_to_stderr, .timeout = 120)
+{
+	struct tp_run run;
+	char *report = report_of("/nonexistent/dir/report.txt", NULL, &run);
+	const char *warning = "taskprobe: TASKPROBE_REPORT=\"/nonexistent/dir/report.txt\" cannot be "
+			      "written";
+	cr_expect(strncmp(report, warning, strlen(warning)) == 0, "%s", report);
+	expect_unfinished_tasks(report);
+	free(report);
+	tp_run_free(&run);
+}
