@@ -4,6 +4,8 @@
  */
 #include "executor.h"
 
+#include <stddef.h>
+
 #include "spawn_stack.h"
 
 #define TASK_IDS_PER_BLOCK 1024
@@ -20,14 +22,15 @@ void tp_task_id_block(struct tp_thread *self)
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind)
 {
 	struct tp_thread *self = tp_thread_self();
-	uintptr_t pcs[TP_STACK_DEPTH_MAX];
+	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
+	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
 	if (kind == TP_SPAWNED_BY_PROGRAM)
-		depth = tp_spawn_stack_capture(pcs, &id);
+		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	if (tp_report_on)
 		tp_report_task_spawned(id);
 	if (TASKPROBE_TASK_SPAWN_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)id,
-				     depth > 0 ? pcs : (uintptr_t *)0, depth, (uint32_t)executor);
+		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)id, (uintptr_t *)pcs,
+				     depth, (uint32_t)executor);
 	return id;
 }

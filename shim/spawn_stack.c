@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
+#include <stddef.h>
 #define UNW_LOCAL_ONLY /* this process only: libunwind's faster local unwinder */
 #include <libunwind.h>
 
@@ -13,7 +14,7 @@
 
 /* Address ranges whose frames on top of a stack are left out: the shim, then executors. */
 #define SKIPPED_MODULES_MAX 8
-#define SKIPPED_FRAMES_MAX 32
+#define SKIPPED_FRAMES_MAX (TP_SPAWN_STACK_BUFFER - TP_STACK_DEPTH_MAX)
 
 struct range {
 	uintptr_t start, end;
@@ -80,24 +81,40 @@ static void set_up_unwinding(void)
 	__atomic_store_n(&done, true, __ATOMIC_RELEASE);
 }
 
-uint32_t tp_spawn_stack_capture(uintptr_t pcs[TP_STACK_DEPTH_MAX], uint32_t *id)
+/*
+ * How many frames the last capture on this thread left out: the next one asks libunwind for that
+ * many more than it keeps (and one to spare), rather than unwinding frames it would not keep.
+ */
+static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) = 4;
+
+const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
+					uint32_t *id)
 {
 	const struct tp_settings *settings = tp_settings();
-	void *frames[TP_STACK_DEPTH_MAX + SKIPPED_FRAMES_MAX];
+	int keep = (int)settings->stack_depth, n, first;
+	*depth = 0;
 	*id = 0;
 	if (!settings->stacks)
-		return 0;
+		return NULL;
 	set_up_unwinding();
-	int n = unw_backtrace(frames, (int)settings->stack_depth + SKIPPED_FRAMES_MAX);
-	int first = 0;
-	while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped((uintptr_t)frames[first]))
-		first++;
-	uint32_t depth = 0;
-	for (int i = first; i < n && depth < settings->stack_depth; i++)
-		pcs[depth++] = (uintptr_t)frames[i];
-	if (depth > 0)
-		*id = tp_stack_table_intern(pcs, depth);
-	return depth;
+	void **frames = (void **)buffer;
+	int want = keep + last_skipped + 1;
+	for (;;) {
+		n = unw_backtrace(frames, want);
+		first = 0;
+		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
+			first++;
+		/* all frames asked for were taken and too few kept: ask for more */
+		if (n < want || n - first >= keep || want == keep + SKIPPED_FRAMES_MAX)
+			break;
+		want = keep + SKIPPED_FRAMES_MAX;
+	}
+	last_skipped = (uint8_t)first;
+	*depth = (uint32_t)(n - first < keep ? n - first : keep);
+	if (*depth == 0)
+		return NULL;
+	*id = tp_stack_table_intern(buffer + first, *depth);
+	return buffer + first;
 }
 
 /* The shim's own frames are never the program's. */

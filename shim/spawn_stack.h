@@ -16,9 +16,14 @@
  */
 void tp_spawn_stack_skip_module(const void *address_in_module);
 
+/* Room for a capture: the frames kept and the frames left out above them. */
+#define TP_SPAWN_STACK_BUFFER (TP_STACK_DEPTH_MAX + 32)
+
 /*
- * Captures the calling thread's spawn stack into `pcs` (TP_STACK_DEPTH_MAX entries, innermost
- * first), at most TASKPROBE_STACK_DEPTH frames. Returns the number of frames, 0 when capture is
- * off (TASKPROBE_STACKS=0) or failed; `*id` is the stack's id in the stack table (0 if none).
+ * Captures the calling thread's spawn stack into `buffer` and returns where its first kept frame
+ * is (innermost first), at most TASKPROBE_STACK_DEPTH frames. `*depth` is the number of frames,
+ * 0 when capture is off (TASKPROBE_STACKS=0) or failed; `*id` is the stack's id in the stack
+ * table (0 if none).
  */
-uint32_t tp_spawn_stack_capture(uintptr_t pcs[TP_STACK_DEPTH_MAX], uint32_t *id);
+const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
+					uint32_t *id);

@@ -59,14 +59,15 @@ static inline void spin_pause(void)
 #endif
 }
 
+/* Two operations a frame, and a final mix so that the low bits (the slot) depend on all. */
 static uint64_t hash_frames(const uintptr_t *pcs, uint32_t depth)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ depth;
-	for (uint32_t i = 0; i < depth; i++) {
-		h ^= pcs[i];
-		h *= 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
+	uint64_t h = depth;
+	for (uint32_t i = 0; i < depth; i++)
+		h = (h ^ pcs[i]) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 31;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 32;
 	return h | 1;
 }
 
