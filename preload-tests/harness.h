@@ -57,6 +57,15 @@ void tp_run_free(struct tp_run *run);
 void tp_use_shim(const char *shim);
 void tp_use_tracer_program(const char *program);
 
+/*
+ * Runs `argv` with the shim preloaded and, as a user would, attaches the shipped bpftrace script
+ * dtrace/`script` with `bpftrace -p PID` once it runs; the target must give bpftrace time to
+ * attach (a few seconds) before it does what the script is to see. The script's output is in
+ * run->trace.
+ */
+void tp_run_script_on_pid(const char *script, const char *const argv[], const char *const env[],
+			  struct tp_run *run);
+
 /* A copy of the shim in a new temporary file, removed at the test's exit. */
 const char *tp_shim_copy(void);
 

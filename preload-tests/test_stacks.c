@@ -215,3 +215,24 @@ Test(stacks, an_unwritable_report_path_is_said_once_and_the_report_goes_to_stder
 	free(report);
 	tp_run_free(&run);
 }
+
+Test(stacks, spawn_stacks_bt_prints_each_stack_symbolized_and_counts_tasks, .timeout = 180)
+{
+	/* the target waits 4 s before spawning: time for bpftrace -p to attach */
+	const char *argv[] = {stacks_target("omp_spawn_sites"), "4000", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run_script_on_pid("spawn_stacks.bt", argv, env, &run);
+	cr_expect_str_eq(run.out, "counter 35\n");
+
+	/* two stacks, each printed once with its frames in order, and their task counts */
+	size_t printed = 0;
+	for (const char *l = run.trace; (l = strstr(l, "\nstack ")) != NULL; l++)
+		printed++;
+	cr_expect_eq(printed, 2, "%s", run.trace);
+	cr_expect(strstr(run.trace, "    spawn_leaf\n    via_alpha\n") != NULL, "%s", run.trace);
+	cr_expect(strstr(run.trace, "    spawn_leaf\n    via_beta\n") != NULL, "%s", run.trace);
+	cr_expect(strstr(run.trace, "]: 5\n") != NULL && strstr(run.trace, "]: 3\n") != NULL,
+		  "5 tasks from one stack, 3 from the other: %s", run.trace);
+	tp_run_free(&run);
+}

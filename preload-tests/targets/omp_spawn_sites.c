@@ -1,8 +1,12 @@
 /*
  * Tasks spawned from two call paths, built without frame pointers: spawn_leaf spawns the task;
- * via_alpha calls it 5 times and via_beta 3 times. Prints the sum the tasks computed.
+ * via_alpha calls it 5 times and via_beta 3 times. Prints the sum the tasks computed. It
+ * waits argv[1] milliseconds (default 0) before spawning and as long again before exiting, as
+ * a program with other work to do would.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 static int counter;
 
@@ -25,8 +29,16 @@ __attribute__((noinline)) void via_beta(int n)
 	__asm__ volatile("" ::: "memory");
 }
 
-int main(void)
+static void pause_ms(long ms)
 {
+	struct timespec pause = {ms / 1000, ms % 1000 * 1000000};
+	nanosleep(&pause, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	long wait_ms = argc > 1 ? atol(argv[1]) : 0;
+	pause_ms(wait_ms);
 #pragma omp parallel
 #pragma omp single
 	{
@@ -38,5 +50,7 @@ int main(void)
 			via_beta(10);
 	}
 	printf("counter %d\n", counter);
+	fflush(stdout);
+	pause_ms(wait_ms);
 	return 0;
 }
