@@ -74,6 +74,25 @@ static bool tracefs_mounted(void)
 	       access("/sys/kernel/debug/tracing/uprobe_events", F_OK) == 0;
 }
 
+/* Skips the test, or fails it under CI=true, where nothing may be skipped. */
+static void skip_unless_ci(const char *why)
+{
+	const char *ci = getenv("CI");
+	if (ci != NULL && strcmp(ci, "true") == 0)
+		cr_assert_fail("%s (tests never skip under CI=true)", why);
+	cr_skip_test("%s", why);
+}
+
+const char *tp_require_program(const char *path, const char *package)
+{
+	if (access(path, X_OK) != 0) {
+		char why[4200];
+		snprintf(why, sizeof why, "%s is missing (install %s)", path, package);
+		skip_unless_ci(why);
+	}
+	return path;
+}
+
 void tp_require_tracer(void)
 {
 	const char *why = NULL;
@@ -84,12 +103,8 @@ void tp_require_tracer(void)
 	else if (!tracefs_mounted() &&
 		 mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0 && !tracefs_mounted())
 		why = "tracefs is not mounted and cannot be";
-	if (why == NULL)
-		return;
-	const char *ci = getenv("CI");
-	if (ci != NULL && strcmp(ci, "true") == 0)
-		cr_assert_fail("%s (tracer tests never skip under CI=true)", why);
-	cr_skip_test("%s", why);
+	if (why != NULL)
+		skip_unless_ci(why);
 }
 
 static void monotonic_sleep_ms(long ms)

@@ -74,6 +74,13 @@ void tp_require_tracer(void);
 
 /* The path of a target program built in preload-tests/targets. */
 const char *tp_target(const char *name);
+
+/*
+ * The path of an optional program (a target built only when its compiler was found, or one from
+ * a Debian package): skips the test when it is missing, saying to install `package`, or fails it
+ * under CI=true.
+ */
+const char *tp_require_program(const char *path, const char *package);
 /* The path of the shim. */
 const char *tp_shim(void);
 

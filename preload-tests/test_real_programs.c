@@ -23,21 +23,10 @@ static char *make_input(void)
 	return path;
 }
 
-static const char *require_program(const char *path, const char *package)
-{
-	if (access(path, X_OK) == 0)
-		return path;
-	const char *ci = getenv("CI");
-	if (ci != NULL && strcmp(ci, "true") == 0)
-		cr_assert_fail("%s is missing (install %s)", path, package);
-	cr_skip_test("%s is missing (install %s)", path, package);
-	return NULL;
-}
-
 Test(real_programs, xz_with_two_threads_is_unchanged_and_shows_threads_and_condition_waits,
      .timeout = 300)
 {
-	require_program("/usr/bin/xz", "xz-utils");
+	tp_require_program("/usr/bin/xz", "xz-utils");
 	char *input = make_input();
 	const char *argv[] = {"/usr/bin/xz", "-T2", "-0", "-c", input, NULL};
 	struct tp_run run;
@@ -57,7 +46,7 @@ Test(real_programs, xz_with_two_threads_is_unchanged_and_shows_threads_and_condi
 
 Test(real_programs, rust_std_threads_locks_and_epoll, .timeout = 180)
 {
-	const char *argv[] = {require_program(tp_target("rust_threads"), "rustc"), NULL};
+	const char *argv[] = {tp_require_program(tp_target("rust_threads"), "rustc"), NULL};
 	struct tp_run run;
 	tp_run_both(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
