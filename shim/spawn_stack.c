@@ -8,6 +8,8 @@
 #include <stddef.h>
 #define UNW_LOCAL_ONLY /* this process only: libunwind's faster local unwinder */
 #include <libunwind.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "settings.h"
 #include "stack_table.h"
@@ -67,18 +69,45 @@ static bool is_skipped(uintptr_t pc)
 }
 
 /*
- * libunwind opens a pipe (two descriptors, close-on-exec) when it first initializes, so it is
- * initialized at the first capture, not at start-up: a program whose spawn stacks are never
- * captured keeps the same descriptor numbers as without the shim. Unwinding then caches per
- * thread, with no lock. Two racing first captures set the same policy.
+ * libunwind is loaded at the first capture, privately (RTLD_LOCAL), not linked: it exports the
+ * _Unwind_* functions of the C++ exception ABI too, and in the program's global scope it could
+ * stand in for libgcc_s's. Loading it late also keeps its start-up out of programs whose stacks
+ * are never captured: it opens a pipe (two close-on-exec descriptors) when it first unwinds.
+ * Racing first captures both load it; dlopen returns the same handle.
  */
-static void set_up_unwinding(void)
+#define NAME_OF(symbol) STRING_OF(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
+#define STRING_OF(symbol) #symbol
+
+static int (*unwind)(void **frames, int size);
+static bool unavailable;
+
+static bool load_libunwind(void)
 {
-	static bool done;
-	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
-		return;
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	__atomic_store_n(&done, true, __ATOMIC_RELEASE);
+	if (__builtin_expect(__atomic_load_n(&unwind, __ATOMIC_ACQUIRE) != NULL, 1))
+		return true;
+	if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED))
+		return false;
+	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
+	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
+		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(lib, NAME_OF(unw_set_caching_policy)) : NULL;
+	unw_addr_space_t *local = lib != NULL ? dlsym(lib, NAME_OF(unw_local_addr_space)) : NULL;
+	if (backtrace == NULL) {
+		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED)) {
+			char line[300];
+			int n = snprintf(line, sizeof line,
+					 "taskprobe: libunwind.so.8 cannot be loaded (%s); spawn stacks are off\n",
+					 lib == NULL ? dlerror() : "no unw_backtrace");
+			if (n > 0)
+				(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		}
+		return false;
+	}
+	/* unwinding caches per thread, with no lock */
+	if (set_caching != NULL && local != NULL)
+		set_caching(*local, UNW_CACHE_PER_THREAD);
+	__atomic_store_n(&unwind, (int (*)(void **, int))backtrace, __ATOMIC_RELEASE);
+	return true;
 }
 
 /*
@@ -94,13 +123,12 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	int keep = (int)settings->stack_depth, n, first;
 	*depth = 0;
 	*id = 0;
-	if (!settings->stacks)
+	if (!settings->stacks || !load_libunwind())
 		return NULL;
-	set_up_unwinding();
 	void **frames = (void **)buffer;
 	int want = keep + last_skipped + 1;
 	for (;;) {
-		n = unw_backtrace(frames, want);
+		n = unwind(frames, want);
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
