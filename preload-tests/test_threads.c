@@ -77,3 +77,14 @@ Test(threads, return_pthread_exit_and_cancellation_each_stop_once, .timeout = 18
 	cr_expect_eq(only_wait_end(&run, e, 3)->arg[2], -125);
 	tp_run_free(&run);
 }
+
+Test(threads, a_handler_that_longjmps_out_of_a_traced_wait_leaves_the_thread_sound, .timeout = 180)
+{
+	const char *argv[] = {tp_target("wait_longjmp"), NULL};
+	struct tp_run run;
+	tp_run_both(argv, NULL, &run);
+	cr_expect_eq(run.status, 0, "the thread ended cleanly (status %d)", run.status);
+	cr_expect_str_eq(run.out, "jumped out of the wait, waited again, exited with 7\n");
+	tp_assert_threads_paired(&run, 1);
+	tp_run_free(&run);
+}

@@ -74,6 +74,12 @@ __attribute__((noinline)) static long slow_syscall(long number, long a0, long a1
 	return ret;
 }
 
+/* Resolved at load, so that a signal handler's first futex call does not run dlsym. */
+__attribute__((constructor)) static void resolve_syscall(void)
+{
+	(void)TP_REAL(real_syscall, "syscall", NULL);
+}
+
 /*
  * Defined with six named arguments rather than `...`: on the Linux ABIs (x86-64, aarch64, i386)
  * integer arguments of a variadic call are passed exactly as named ones, and this way the path

@@ -18,6 +18,7 @@
  * A task waiting in a sync region ends its poll (done 0) and its thread parks until the wait ends.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <omp-tools.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -247,26 +248,45 @@ static void finalize(ompt_data_t *tool)
 	(void)tool;
 }
 
+/* Says on stderr why taskprobe fires no task probes in this process. */
+static void say_other_tool(const char *which)
+{
+	char line[512];
+	int n = snprintf(line, sizeof line,
+			 "taskprobe: %.300s gets OpenMP's tool interface, and taskprobe fires no "
+			 "task probes (libomp runs one tool)\n",
+			 which);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/*
+ * libomp starts one tool, and a second one chained behind this one would keep its own values in
+ * the same ompt_data_t slots as the task ids. So a tool the user chose wins: one named by
+ * OMP_TOOL_LIBRARIES, or one the program links (the next ompt_start_tool after the shim's that
+ * returns a tool; libomp's own returns none).
+ */
 TP_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 						    const char *runtime_version)
 {
-	(void)omp_version;
-	(void)runtime_version;
 	static ompt_start_tool_result_t result = {initialize, finalize, {0}};
-	/*
-	 * libomp starts one tool, and a second one chained behind this one would keep its own
-	 * values in the same ompt_data_t slots as the task ids. The user's tool wins.
-	 */
-	const char *other = getenv("OMP_TOOL_LIBRARIES");
-	if (other != NULL && other[0] != '\0') {
-		char line[512];
-		int n = snprintf(line, sizeof line,
-				 "taskprobe: OMP_TOOL_LIBRARIES=\"%.300s\" is set: that tool gets OpenMP's "
-				 "tool interface, and taskprobe fires no task probes (libomp runs one tool)\n",
-				 other);
-		if (n > 0)
-			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	const char *named = getenv("OMP_TOOL_LIBRARIES");
+	if (named != NULL && named[0] != '\0') {
+		char which[400];
+		snprintf(which, sizeof which, "OMP_TOOL_LIBRARIES=\"%.300s\"", named);
+		say_other_tool(which);
 		return NULL;
+	}
+	ompt_start_tool_result_t *(*next)(unsigned int, const char *) =
+		(ompt_start_tool_result_t * (*)(unsigned int, const char *))
+			dlsym(RTLD_NEXT, "ompt_start_tool");
+	ompt_start_tool_result_t *other = next != NULL ? next(omp_version, runtime_version) : NULL;
+	if (other != NULL) {
+		Dl_info info;
+		say_other_tool(dladdr((void *)next, &info) != 0 && info.dli_fname != NULL
+				       ? info.dli_fname
+				       : "another OMPT tool");
+		return other;
 	}
 	return &result;
 }

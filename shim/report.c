@@ -65,7 +65,7 @@ static void write_report(FILE *out)
 		}
 	}
 	if (tp_stack_table_dropped() > 0)
-		fprintf(out, "  (%llu spawn stacks did not fit in the stack table and have no id)\n",
+		fprintf(out, "  (%llu spawns found the stack table full: their stacks have no id)\n",
 			(unsigned long long)tp_stack_table_dropped());
 }
 

@@ -127,15 +127,17 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 		return NULL;
 	void **frames = (void **)buffer;
 	int want = keep + last_skipped + 1;
+	if (want > TP_SPAWN_STACK_BUFFER)
+		want = TP_SPAWN_STACK_BUFFER;
 	for (;;) {
 		n = unwind(frames, want);
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
 		/* all frames asked for were taken and too few kept: ask for more */
-		if (n < want || n - first >= keep || want == keep + SKIPPED_FRAMES_MAX)
+		if (n < want || n - first >= keep || want == TP_SPAWN_STACK_BUFFER)
 			break;
-		want = keep + SKIPPED_FRAMES_MAX;
+		want = TP_SPAWN_STACK_BUFFER;
 	}
 	last_skipped = (uint8_t)first;
 	*depth = (uint32_t)(n - first < keep ? n - first : keep);

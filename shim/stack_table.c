@@ -104,7 +104,9 @@ uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth)
 		struct slot *s = &t->slots[index];
 		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (key == 0) {
-			if (__atomic_load_n(&stacks_used, __ATOMIC_RELAXED) >= TP_STACKS_MAX)
+			/* full: drop now rather than claim slots that cannot be filled */
+			if (__atomic_load_n(&stacks_used, __ATOMIC_RELAXED) >= TP_STACKS_MAX ||
+			    __atomic_load_n(&frames_used, __ATOMIC_RELAXED) + depth > TP_STACK_FRAMES_MAX)
 				return drop();
 			if (__atomic_compare_exchange_n(&s->key, &key, h, false, __ATOMIC_ACQ_REL,
 							__ATOMIC_ACQUIRE))
@@ -113,8 +115,15 @@ uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth)
 		}
 		if (key != h)
 			continue;
+		/*
+		 * The filling thread is a few instructions from done, unless it was in another
+		 * thread at fork and this is the child: then the slot never fills, and is passed.
+		 */
 		uint16_t state;
-		while ((state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE)) == SLOT_FILLING)
+		for (uint32_t spins = 0;
+		     (state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE)) == SLOT_FILLING &&
+		     spins < (1u << 20);
+		     spins++)
 			spin_pause();
 		if (state == SLOT_READY && s->depth == depth &&
 		    memcmp(&t->frames[s->first_frame], pcs, depth * sizeof *pcs) == 0)

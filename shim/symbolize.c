@@ -48,34 +48,63 @@ static const struct elf_file *open_elf(const char *path)
 	return f->image != NULL ? f : NULL;
 }
 
+/* Whether [offset, offset + length) lies in a file of `size` bytes, without overflow. */
+static bool within(size_t offset, size_t length, size_t size)
+{
+	return offset <= size && length <= size - offset;
+}
+
 /* The function symbol of section type `type` (SHT_SYMTAB or SHT_DYNSYM) covering `addr`. */
 static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t addr, uintptr_t *start)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->image;
-	if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > f->size)
+	if (eh->e_shoff == 0 || !within(eh->e_shoff, (size_t)eh->e_shnum * sizeof(ElfW(Shdr)), f->size))
 		return NULL;
 	const ElfW(Shdr) *sections = (const ElfW(Shdr) *)(f->image + eh->e_shoff);
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
 		const ElfW(Shdr) *sh = &sections[i];
 		if (sh->sh_type != type || sh->sh_link >= eh->e_shnum ||
-		    sh->sh_offset + sh->sh_size > f->size)
+		    !within(sh->sh_offset, sh->sh_size, f->size))
 			continue;
 		const ElfW(Shdr) *strings = &sections[sh->sh_link];
-		if (strings->sh_offset + strings->sh_size > f->size)
+		if (!within(strings->sh_offset, strings->sh_size, f->size))
 			continue;
+		const char *names = (const char *)(f->image + strings->sh_offset);
 		const ElfW(Sym) *syms = (const ElfW(Sym) *)(f->image + sh->sh_offset);
 		size_t n = sh->sh_size / sizeof(ElfW(Sym));
 		for (size_t k = 0; k < n; k++) {
 			const ElfW(Sym) *sym = &syms[k];
 			if (ELF64_ST_TYPE(sym->st_info) /* the same for ELF32 */ != STT_FUNC || sym->st_value == 0 ||
-			    addr < sym->st_value || addr >= sym->st_value + sym->st_size ||
-			    sym->st_name >= strings->sh_size)
+			    addr < sym->st_value || addr - sym->st_value >= sym->st_size ||
+			    sym->st_name >= strings->sh_size ||
+			    memchr(names + sym->st_name, '\0', strings->sh_size - sym->st_name) == NULL)
 				continue;
 			*start = sym->st_value;
-			return (const char *)(f->image + strings->sh_offset + sym->st_name);
+			return names + sym->st_name;
 		}
 	}
 	return NULL;
+}
+
+/* dl_iterate_phdr reports the main program first: the address it is mapped at. */
+static int main_program(struct dl_phdr_info *info, size_t size, void *base)
+{
+	(void)size;
+	uintptr_t lowest = UINTPTR_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD &&
+		    info->dlpi_addr + info->dlpi_phdr[i].p_vaddr < lowest)
+			lowest = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	*(uintptr_t *)base = lowest & ~(uintptr_t)(getpagesize() - 1);
+	return 1;
+}
+
+/* Whether dladdr's module is the main program, which it names by argv[0]. */
+static bool is_main_program(const Dl_info *info)
+{
+	uintptr_t base = 0;
+	dl_iterate_phdr(main_program, &base);
+	return (uintptr_t)info->dli_fbase == base || info->dli_fname[0] == '\0';
 }
 
 void tp_symbolize(uintptr_t pc, char *out, size_t size)
@@ -85,9 +114,15 @@ void tp_symbolize(uintptr_t pc, char *out, size_t size)
 		snprintf(out, size, "%#lx", (unsigned long)pc);
 		return;
 	}
-	/* The executable's own name can read "": its file is /proc/self/exe. */
-	const char *path = info.dli_fname[0] != '\0' ? info.dli_fname : "/proc/self/exe";
-	const struct elf_file *f = open_elf(path);
+	/* The executable's own file is /proc/self/exe, whatever argv[0] says. */
+	const char *path = info.dli_fname;
+	char exe[512];
+	if (is_main_program(&info)) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		path = n > 0 ? exe : "/proc/self/exe";
+	}
+	const struct elf_file *f = open_elf(is_main_program(&info) ? "/proc/self/exe" : path);
 	const char *name = NULL;
 	uintptr_t start = 0;
 	if (f != NULL) {

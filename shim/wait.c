@@ -3,6 +3,7 @@
 #include "wait.h"
 
 #include <errno.h>
+#include <stdint.h>
 
 #include "thread_state.h"
 
@@ -52,8 +53,13 @@ int64_t tp_timeout_from_ms(int ms)
 	return ms < 0 ? -1 : (int64_t)ms * 1000000;
 }
 
+/* Nanoseconds, saturated: {LONG_MAX, 0} is a common way to say "forever". */
 static int64_t timespec_ns(const struct timespec *ts)
 {
+	if (ts->tv_sec >= INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (ts->tv_sec <= INT64_MIN / 1000000000 + 1)
+		return INT64_MIN;
 	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
 
@@ -74,6 +80,9 @@ int64_t tp_timeout_from_deadline(clockid_t clock, const struct timespec *deadlin
 	errno = saved_errno;
 	if (failed)
 		return -1;
-	int64_t left = timespec_ns(deadline) - timespec_ns(&now);
+	int64_t end = timespec_ns(deadline);
+	if (end == INT64_MAX)
+		return INT64_MAX;
+	int64_t left = end - timespec_ns(&now);
 	return left < 0 ? 0 : left;
 }
