@@ -28,6 +28,7 @@
 #include "probes.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
+#include "warn.h"
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
@@ -251,13 +252,8 @@ static void finalize(ompt_data_t *tool)
 /* Says on stderr why taskprobe fires no task probes in this process. */
 static void say_other_tool(const char *which)
 {
-	char line[512];
-	int n = snprintf(line, sizeof line,
-			 "taskprobe: %.300s gets OpenMP's tool interface, and taskprobe fires no "
-			 "task probes (libomp runs one tool)\n",
-			 which);
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	tp_warn("%.300s gets OpenMP's tool interface, and taskprobe fires no task probes (libomp "
+		"runs one tool)", which);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "settings.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "warn.h"
 
 uint16_t tp_report_on;
 
@@ -95,12 +96,8 @@ __attribute__((constructor)) static void start_report(void)
 			close(fd);
 			report_path = setting;
 		} else {
-			char line[600];
-			int n = snprintf(line, sizeof line,
-					 "taskprobe: TASKPROBE_REPORT=\"%.400s\" cannot be written (%s); "
-					 "using stderr\n", setting, strerror(errno));
-			if (n > 0)
-				(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+			tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written (%s); using stderr",
+				setting, strerror(errno));
 		}
 	}
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);

@@ -2,12 +2,12 @@
 #define _GNU_SOURCE
 #include "settings.h"
 
+#include "warn.h"
+
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
 
@@ -28,11 +28,7 @@ static char report_path[PATH_MAX];
 static void warn_bad(const char *variable, const char *value, const char *expected,
 		     const char *fallback)
 {
-	char line[512];
-	int n = snprintf(line, sizeof line, "taskprobe: %s=\"%.200s\" is not %s; using %s\n",
-			 variable, value, expected, fallback);
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	tp_warn("%s=\"%.200s\" is not %s; using %s", variable, value, expected, fallback);
 }
 
 /* An integer in [min, max] with nothing after it, or false. */

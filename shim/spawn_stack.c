@@ -13,6 +13,7 @@
 
 #include "settings.h"
 #include "stack_table.h"
+#include "warn.h"
 
 /* Address ranges whose frames on top of a stack are left out: the shim, then executors. */
 #define SKIPPED_MODULES_MAX 8
@@ -93,14 +94,9 @@ static bool load_libunwind(void)
 		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(lib, NAME_OF(unw_set_caching_policy)) : NULL;
 	unw_addr_space_t *local = lib != NULL ? dlsym(lib, NAME_OF(unw_local_addr_space)) : NULL;
 	if (backtrace == NULL) {
-		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED)) {
-			char line[300];
-			int n = snprintf(line, sizeof line,
-					 "taskprobe: libunwind.so.8 cannot be loaded (%s); spawn stacks are off\n",
-					 lib == NULL ? dlerror() : "no unw_backtrace");
-			if (n > 0)
-				(void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-		}
+		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))
+			tp_warn("libunwind.so.8 cannot be loaded (%s); spawn stacks are off",
+				lib == NULL ? dlerror() : "no unw_backtrace");
 		return false;
 	}
 	/* unwinding caches per thread, with no lock */

@@ -115,14 +115,15 @@ void tp_symbolize(uintptr_t pc, char *out, size_t size)
 		return;
 	}
 	/* The executable's own file is /proc/self/exe, whatever argv[0] says. */
+	bool main_program = is_main_program(&info);
 	const char *path = info.dli_fname;
 	char exe[512];
-	if (is_main_program(&info)) {
+	if (main_program) {
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "/proc/self/exe";
 	}
-	const struct elf_file *f = open_elf(is_main_program(&info) ? "/proc/self/exe" : path);
+	const struct elf_file *f = open_elf(main_program ? "/proc/self/exe" : path);
 	const char *name = NULL;
 	uintptr_t start = 0;
 	if (f != NULL) {

@@ -1,0 +1,25 @@
+/* One-line messages to stderr (warn.h). */
+#define _GNU_SOURCE
+#include "warn.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+void tp_warn(const char *format, ...)
+{
+	int saved_errno = errno;
+	char line[768] = "taskprobe: ";
+	size_t prefix = 11;
+	va_list ap;
+	va_start(ap, format);
+	int n = vsnprintf(line + prefix, sizeof line - prefix - 1, format, ap);
+	va_end(ap);
+	if (n >= 0) {
+		size_t length = prefix + ((size_t)n < sizeof line - prefix - 1 ? (size_t)n : sizeof line - prefix - 2);
+		line[length] = '\n';
+		(void)!write(STDERR_FILENO, line, length + 1);
+	}
+	errno = saved_errno;
+}

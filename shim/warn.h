@@ -1,0 +1,8 @@
+/* The shim's one-line messages to the program's stderr. */
+#pragma once
+
+/*
+ * Writes "taskprobe: " and the formatted message as one line with a single write(2): no stdio
+ * buffer or lock of the program's is used, and errno is kept. Long messages are cut.
+ */
+void tp_warn(const char *format, ...) __attribute__((format(printf, 1, 2)));
