@@ -458,6 +458,7 @@ void tp_run_free(struct tp_run *run)
 	free(run->err);
 	free(run->events);
 	free(run->trace);
+	free(run->trace_errors);
 	memset(run, 0, sizeof *run);
 }
 
@@ -759,8 +760,10 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 	char *text = slurp(path, NULL), *copy = make_temp("script");
 	FILE *f = fopen(copy, "w");
 	cr_assert_not_null(f);
-	/* the script as shipped, after a line that says bpftrace has attached */
-	fprintf(f, "BEGIN { printf(\"READY\\n\"); }\n%s", text);
+	/* the script as shipped, and a probe that says bpftrace has attached (the script may have
+	 * its own BEGIN, so the harness asks with getppid until it answers) */
+	fprintf(f, "tracepoint:syscalls:sys_enter_getppid /pid == %d/ { printf(\"READY\\n\"); }\n%s",
+		(int)getpid(), text);
 	fclose(f);
 	free(text);
 
@@ -772,6 +775,7 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 	char *tracer_argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", "-p", target_pid, copy, NULL};
 	pid_t tracer = spawn(tracer_argv, environ, trace_out, trace_err, -1);
 	for (long waited = 0; count_lines(trace_out, "READY") == 0; waited += 20) {
+		syscall(SYS_getppid);
 		int status;
 		if (waitpid(run->pid, &status, WNOHANG) == run->pid || waited > 30000) {
 			kill(tracer, SIGKILL);
@@ -780,11 +784,25 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 		}
 		monotonic_sleep_ms(20);
 	}
-	run->status = reap(run->pid, 120000);
-	/* bpftrace -p ends by itself, printing its maps, when the process ends */
+	/*
+	 * bpftrace -p does not always print its maps when the process ends by itself: it is
+	 * stopped half a second after the target's first output, while the target lingers.
+	 */
+	for (long waited = 0; waited < 120000; waited += 20) {
+		size_t printed = 0;
+		free(slurp(out, &printed));
+		int status;
+		if (printed > 0 || waitpid(run->pid, &status, WNOHANG) == run->pid)
+			break;
+		monotonic_sleep_ms(20);
+	}
+	monotonic_sleep_ms(500);
+	kill(tracer, SIGINT);
 	if (reap(tracer, 30000) != 0)
 		cr_log_error("bpftrace: %s", slurp(trace_err, NULL));
+	run->status = reap(run->pid, 120000);
 	run->trace = slurp(trace_out, NULL);
+	run->trace_errors = slurp(trace_err, NULL);
 	run->out = slurp(out, &run->out_len);
 	run->err = slurp(err, NULL);
 	const char *files[] = {copy, out, err, trace_out, trace_err};

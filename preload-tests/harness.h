@@ -30,6 +30,7 @@ struct tp_run {
 	struct tp_event *events;
 	size_t n_events;
 	char *trace;           /* everything the tracer printed (TP_TRACED) */
+	char *trace_errors;    /* what it printed on stderr (tp_run_script_on_pid) */
 };
 
 /* How a target is run. */
@@ -60,8 +61,9 @@ void tp_use_tracer_program(const char *program);
 /*
  * Runs `argv` with the shim preloaded and, as a user would, attaches the shipped bpftrace script
  * dtrace/`script` with `bpftrace -p PID` once it runs; the target must give bpftrace time to
- * attach (a few seconds) before it does what the script is to see. The script's output is in
- * run->trace.
+ * attach (a few seconds) before it does what the script is to see, print when it is done, and
+ * then linger a second or more: the script is stopped (its maps printed) half a second after
+ * the target's first output. The script's output is in run->trace.
  */
 void tp_run_script_on_pid(const char *script, const char *const argv[], const char *const env[],
 			  struct tp_run *run);

@@ -86,8 +86,12 @@ Test(stack_table, a_million_distinct_stacks_stay_within_the_cap, .timeout = 120)
 	/* the frame pool (2^19 frames) holds 16384 stacks of 32 frames: the stack cap binds */
 	cr_expect_eq(with_id, TP_STACKS_MAX, "%zu stacks got ids", with_id);
 	cr_expect_eq(tp_stack_table_dropped(), 1000000 - TP_STACKS_MAX);
+	/*
+	 * The process grows by the table's cap and a little else (the test's own pages); without
+	 * the cap a million 32-frame stacks would take 256 MiB.
+	 */
 	long grown = max_rss_kib() - before;
 	long cap_kib = (2 * TP_STACKS_MAX * 16 + TP_STACK_FRAMES_MAX * 8) / 1024;
-	cr_expect_leq(grown, cap_kib, "the table grew the process by %ld KiB, cap %ld KiB", grown,
-		      cap_kib);
+	cr_expect_leq(grown, cap_kib + 1024, "the process grew by %ld KiB, the table's cap is %ld KiB",
+		      grown, cap_kib);
 }
