@@ -124,7 +124,7 @@ static char *make_temp(const char *what)
 	return path;
 }
 
-static char *slurp(const char *path, size_t *len)
+char *tp_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	cr_assert(f != NULL, "open %s: %s", path, strerror(errno));
@@ -335,7 +335,7 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, target_pid, NULL};
 	pid_t pid = spawn(argv, environ, out, err, -1);
 	for (long waited = 0;; waited += 20) {
-		char *text = slurp(out, NULL);
+		char *text = tp_read_file(out, NULL);
 		bool ready = strstr(text, "READY\n") != NULL;
 		free(text);
 		if (ready)
@@ -343,7 +343,7 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 		int status;
 		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
 			kill(pid, SIGKILL);
-			char *why = slurp(err, NULL);
+			char *why = tp_read_file(err, NULL);
 			cr_assert_fail("bpftrace did not attach: %s", why);
 		}
 		monotonic_sleep_ms(20);
@@ -355,7 +355,7 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 
 static size_t count_lines(const char *path, const char *prefix)
 {
-	char *text = slurp(path, NULL);
+	char *text = tp_read_file(path, NULL);
 	size_t n = 0;
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		n += strncmp(l, prefix, strlen(prefix)) == 0;
@@ -366,7 +366,7 @@ static size_t count_lines(const char *path, const char *prefix)
 /* Whether the tracer printed a marker from each CPU in `cpus`. */
 static bool marked(const char *trace_out, const cpu_set_t *cpus)
 {
-	char *text = slurp(trace_out, NULL);
+	char *text = tp_read_file(trace_out, NULL);
 	bool all = true;
 	for (int c = 0; c < CPU_SETSIZE && all; c++) {
 		char line[32];
@@ -405,7 +405,7 @@ static void drain_tracer(const char *trace_out, const char *trace_err)
 			monotonic_sleep_ms(20);
 		}
 	}
-	char *text = slurp(trace_out, NULL), *errors = slurp(trace_err, NULL);
+	char *text = tp_read_file(trace_out, NULL), *errors = tp_read_file(trace_err, NULL);
 	cr_assert_fail("bpftrace printed no marker within a minute; it printed:\n%s\nand on stderr:\n%s",
 		       text, errors);
 }
@@ -438,18 +438,18 @@ void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[]
 		drain_tracer(trace_out, trace_err);
 		kill(tracer, SIGINT);
 		int tracer_status = reap(tracer, 30000);
-		char *text = slurp(trace_out, NULL);
+		char *text = tp_read_file(trace_out, NULL);
 		parse_events(text, run);
 		if (tracer_status != 0)
 			/* a note (criterion exits 1 on logged errors); missing events fail assertions */
 			fprintf(stderr, "note: bpftrace exited with %d: %s\n", tracer_status,
-				slurp(trace_err, NULL));
+				tp_read_file(trace_err, NULL));
 		run->trace = text;
 		unlink(trace_out);
 		unlink(trace_err);
 	}
-	run->out = slurp(out, &run->out_len);
-	run->err = slurp(err, NULL);
+	run->out = tp_read_file(out, &run->out_len);
+	run->err = tp_read_file(err, NULL);
 	unlink(out);
 	unlink(err);
 }
@@ -759,7 +759,7 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 	tp_require_tracer();
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", TP_SCRIPTS_DIR, script);
-	char *text = slurp(path, NULL), *copy = make_temp("script");
+	char *text = tp_read_file(path, NULL), *copy = make_temp("script");
 	FILE *f = fopen(copy, "w");
 	cr_assert_not_null(f);
 	/* the script as shipped, and a probe that says bpftrace has attached (the script may have
@@ -782,7 +782,7 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 		if (waitpid(run->pid, &status, WNOHANG) == run->pid || waited > 30000) {
 			kill(tracer, SIGKILL);
 			cr_assert_fail("bpftrace -p did not attach before the target finished: %s",
-				       slurp(trace_err, NULL));
+				       tp_read_file(trace_err, NULL));
 		}
 		monotonic_sleep_ms(20);
 	}
@@ -792,7 +792,7 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 	 */
 	for (long waited = 0; waited < 120000; waited += 20) {
 		size_t printed = 0;
-		free(slurp(out, &printed));
+		free(tp_read_file(out, &printed));
 		int status;
 		if (printed > 0 || waitpid(run->pid, &status, WNOHANG) == run->pid)
 			break;
@@ -801,12 +801,12 @@ void tp_run_script_on_pid(const char *script, const char *const argv[], const ch
 	monotonic_sleep_ms(500);
 	kill(tracer, SIGINT);
 	if (reap(tracer, 30000) != 0)
-		fprintf(stderr, "note: bpftrace ended with an error: %s\n", slurp(trace_err, NULL));
+		fprintf(stderr, "note: bpftrace ended with an error: %s\n", tp_read_file(trace_err, NULL));
 	run->status = reap(run->pid, 120000);
-	run->trace = slurp(trace_out, NULL);
-	run->trace_errors = slurp(trace_err, NULL);
-	run->out = slurp(out, &run->out_len);
-	run->err = slurp(err, NULL);
+	run->trace = tp_read_file(trace_out, NULL);
+	run->trace_errors = tp_read_file(trace_err, NULL);
+	run->out = tp_read_file(out, &run->out_len);
+	run->err = tp_read_file(err, NULL);
 	const char *files[] = {copy, out, err, trace_out, trace_err};
 	for (size_t i = 0; i < 5; i++)
 		unlink(files[i]);

@@ -74,6 +74,10 @@ const char *tp_shim_copy(void);
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
 void tp_require_tracer(void);
 
+/* The whole file at `path` (NUL-terminated; its length in *len if len is not NULL); fails the
+ * test if it cannot be read. */
+char *tp_read_file(const char *path, size_t *len);
+
 /* The path of a target program built in preload-tests/targets. */
 const char *tp_target(const char *name);
 

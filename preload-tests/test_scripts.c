@@ -11,16 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	char *text = NULL;
-	size_t size = 0;
-	cr_assert(getdelim(&text, &size, '\0', f) >= 0);
-	fclose(f);
-	return text;
-}
+#include "harness.h"
 
 /* Blanks out C comments, so that probe names and argN in them are not read as code. */
 static void strip_comments(char *text)
@@ -43,7 +34,7 @@ static size_t read_provider(struct provider_probe *probes, size_t max)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/taskprobe.d", TP_SCRIPTS_DIR);
-	char *text = read_text(path);
+	char *text = tp_read_file(path, NULL);
 	strip_comments(text);
 	size_t n = 0;
 	for (char *p = text; (p = strstr(p, "probe ")) != NULL && n < max; p += 6) {
@@ -96,7 +87,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 		scripts++;
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", TP_SCRIPTS_DIR, entry->d_name);
-		char *text = read_text(path);
+		char *text = tp_read_file(path, NULL);
 		strip_comments(text);
 		size_t clauses = 0;
 		/* a clause: one or more "taskprobe<pid>:::name" specs, a predicate, a { body } */

@@ -158,13 +158,7 @@ static char *report_of(const char *setting, const char *file, struct tp_run *run
 	tp_run_free(&plain);
 	if (file == NULL)
 		return strdup(run->err);
-	FILE *f = fopen(file, "r");
-	cr_assert_not_null(f, "no report in %s", file);
-	char *text = NULL;
-	size_t size = 0;
-	cr_assert(getdelim(&text, &size, '\0', f) >= 0);
-	fclose(f);
-	return text;
+	return tp_read_file(file, NULL);
 }
 
 static void expect_unfinished_tasks(const char *report)
