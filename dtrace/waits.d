@@ -5,9 +5,12 @@
  * The D twin of waits.bt: every wait the shim sees, timed by kind; waits that timed out; time
  * each worker thread spent parked.
  *
- * USAGE: the program runs with LD_PRELOAD=/path/to/libtaskprobe.so; then
- *	dtrace -qs waits.d -p PID
- * and Ctrl-C, or let the program end. Output:
+ * USAGE: dtrace -qs waits.d PID
+ * where PID runs with LD_PRELOAD=/path/to/libtaskprobe.so, with a DTrace that reads systemtap SDT
+ * notes (Oracle's dtrace-utils: its stapsdt provider). It ends with the process, or at Ctrl-C.
+ * Output:
+ *
+ *	Tracing waits of PID 4242... Hit Ctrl-C to end.
  *
  *	  condvar
  *	           value  ------------- Distribution ------------- count
@@ -17,12 +20,17 @@
  *	  pool-1           4242                                  1830    (parked ms)
  */
 
-taskprobe$target:::wait-start
+BEGIN
+{
+	printf("Tracing waits of PID %d... Hit Ctrl-C to end.\n", $1);
+}
+
+taskprobe$1:::wait-start
 {
 	wait_start[tid] = timestamp;
 }
 
-taskprobe$target:::wait-end
+taskprobe$1:::wait-end
 /wait_start[tid]/
 {
 	this->kind = arg0 == 1 ? "futex" : arg0 == 2 ? "condvar" : arg0 == 3 ? "semaphore" :
@@ -32,16 +40,22 @@ taskprobe$target:::wait-end
 	wait_start[tid] = 0;
 }
 
-taskprobe$target:::worker-thread-park
+taskprobe$1:::worker-thread-park
 {
 	park_start[tid] = timestamp;
 }
 
-taskprobe$target:::worker-thread-unpark
+taskprobe$1:::worker-thread-unpark
 /park_start[tid]/
 {
 	@parked_ms[execname, tid] = sum((timestamp - park_start[tid]) / 1000000);
 	park_start[tid] = 0;
+}
+
+proc:::exit
+/pid == $1/
+{
+	exit(0);
 }
 
 END

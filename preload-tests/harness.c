@@ -752,62 +752,50 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 	return spawned;
 }
 
-void tp_run_script_on_pid(const char *script, const char *const argv[], const char *const env[],
-			  struct tp_run *run)
+void tp_run_script(const char *script, const char *const script_args[], const char *const argv[],
+		   const char *const env[], struct tp_run *run)
 {
 	memset(run, 0, sizeof *run);
 	tp_require_tracer();
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", TP_SCRIPTS_DIR, script);
-	char *text = tp_read_file(path, NULL), *copy = make_temp("script");
-	FILE *f = fopen(copy, "w");
-	cr_assert_not_null(f);
-	/* the script as shipped, and a probe that says bpftrace has attached (the script may have
-	 * its own BEGIN, so the harness asks with getppid until it answers) */
-	fprintf(f, "tracepoint:syscalls:sys_enter_getppid /pid == %d/ { printf(\"READY\\n\"); }\n%s",
-		(int)getpid(), text);
-	fclose(f);
-	free(text);
-
 	char *out = make_temp("out"), *err = make_temp("err");
 	char *trace_out = make_temp("trace"), *trace_err = make_temp("trace-err");
-	run->pid = spawn((char *const *)argv, target_environment(TP_PRELOADED, env), out, err, -1);
-	char target_pid[16];
+	int go[2];
+	cr_assert(pipe2(go, O_CLOEXEC) == 0);
+	run->pid = spawn((char *const *)argv, target_environment(TP_PRELOADED, env), out, err, go[0]);
+	close(go[0]);
+
+	/* bpftrace SCRIPT PID ARGS..., as the script's usage says */
+	char path[4096], target_pid[16];
+	snprintf(path, sizeof path, "%s/%s", TP_BUILT_SCRIPTS_DIR, script);
 	snprintf(target_pid, sizeof target_pid, "%d", (int)run->pid);
-	char *tracer_argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", "-p", target_pid, copy, NULL};
-	pid_t tracer = spawn(tracer_argv, environ, trace_out, trace_err, -1);
-	for (long waited = 0; count_lines(trace_out, "READY") == 0; waited += 20) {
-		syscall(SYS_getppid);
+	const char *tracer_argv[16] = {"/usr/bin/env", "BPFTRACE_CACHE_USER_SYMBOLS=1", "bpftrace",
+				       "-B", "line", path, target_pid};
+	size_t n = 7;
+	for (size_t i = 0; script_args != NULL && script_args[i] != NULL && n < 15; i++)
+		tracer_argv[n++] = script_args[i];
+	pid_t tracer = spawn((char *const *)tracer_argv, environ, trace_out, trace_err, -1);
+	/* every script says "Tracing ..." from BEGIN, once its probes are attached */
+	for (long waited = 0; count_lines(trace_out, "Tracing ") == 0; waited += 20) {
 		int status;
-		if (waitpid(run->pid, &status, WNOHANG) == run->pid || waited > 30000) {
+		if (waitpid(tracer, &status, WNOHANG) == tracer || waited > 60000) {
 			kill(tracer, SIGKILL);
-			cr_assert_fail("bpftrace -p did not attach before the target finished: %s",
-				       tp_read_file(trace_err, NULL));
+			cr_assert_fail("%s did not start: %s", script, tp_read_file(trace_err, NULL));
 		}
 		monotonic_sleep_ms(20);
 	}
-	/*
-	 * bpftrace -p does not always print its maps when the process ends by itself: it is
-	 * stopped half a second after the target's first output, while the target lingers.
-	 */
-	for (long waited = 0; waited < 120000; waited += 20) {
-		size_t printed = 0;
-		free(tp_read_file(out, &printed));
-		int status;
-		if (printed > 0 || waitpid(run->pid, &status, WNOHANG) == run->pid)
-			break;
-		monotonic_sleep_ms(20);
-	}
-	monotonic_sleep_ms(500);
-	kill(tracer, SIGINT);
-	if (reap(tracer, 30000) != 0)
-		fprintf(stderr, "note: bpftrace ended with an error: %s\n", tp_read_file(trace_err, NULL));
+	cr_assert(write(go[1], "g", 1) == 1);
+	close(go[1]);
 	run->status = reap(run->pid, 120000);
+	/* the script ends itself when the process has ended */
+	int tracer_status = reap(tracer, 30000);
+	if (tracer_status != 0)
+		fprintf(stderr, "note: %s ended with %d: %s\n", script, tracer_status,
+			tp_read_file(trace_err, NULL));
 	run->trace = tp_read_file(trace_out, NULL);
 	run->trace_errors = tp_read_file(trace_err, NULL);
 	run->out = tp_read_file(out, &run->out_len);
 	run->err = tp_read_file(err, NULL);
-	const char *files[] = {copy, out, err, trace_out, trace_err};
-	for (size_t i = 0; i < 5; i++)
+	const char *files[] = {out, err, trace_out, trace_err};
+	for (size_t i = 0; i < 4; i++)
 		unlink(files[i]);
 }

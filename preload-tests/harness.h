@@ -30,7 +30,7 @@ struct tp_run {
 	struct tp_event *events;
 	size_t n_events;
 	char *trace;           /* everything the tracer printed (TP_TRACED) */
-	char *trace_errors;    /* what it printed on stderr (tp_run_script_on_pid) */
+	char *trace_errors;    /* what it printed on stderr (tp_run_script) */
 };
 
 /* How a target is run. */
@@ -59,14 +59,13 @@ void tp_use_shim(const char *shim);
 void tp_use_tracer_program(const char *program);
 
 /*
- * Runs `argv` with the shim preloaded and, as a user would, attaches the shipped bpftrace script
- * dtrace/`script` with `bpftrace -p PID` once it runs; the target must give bpftrace time to
- * attach (a few seconds) before it does what the script is to see, print when it is done, and
- * then linger a second or more: the script is stopped (its maps printed) half a second after
- * the target's first output. The script's output is in run->trace.
+ * Runs `argv` with the shim preloaded under the bpftrace script dtrace/`script` as a user
+ * would: `bpftrace SCRIPT PID script_args...` (script_args NULL-terminated, or NULL), the
+ * target started once the script says it is tracing; the script ends itself when the target
+ * has. Its output is in run->trace, its stderr in run->trace_errors.
  */
-void tp_run_script_on_pid(const char *script, const char *const argv[], const char *const env[],
-			  struct tp_run *run);
+void tp_run_script(const char *script, const char *const script_args[], const char *const argv[],
+		   const char *const env[], struct tp_run *run);
 
 /* A copy of the shim in a new temporary file, removed at the test's exit. */
 const char *tp_shim_copy(void);
