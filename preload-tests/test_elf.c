@@ -132,3 +132,18 @@ Test(elf, every_probe_site_is_the_optimizable_five_byte_nop)
 	}
 	free(elf);
 }
+
+Test(elf, every_probe_argument_is_a_register_or_memory_operand_perf_can_define)
+{
+	/* perf 6.1 drops constant ($1) arguments, and then refuses a probe whose sites differ;
+	 * %fs-relative (TLS) operands are not read by every tracer either */
+	struct note notes[128];
+	size_t n = read_notes(notes, 128);
+	cr_assert_gt(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect(strstr(notes[i].args, "@$") == NULL, "%s at %#llx: %s", notes[i].name,
+			  notes[i].location, notes[i].args);
+		cr_expect(strstr(notes[i].args, "%fs") == NULL, "%s at %#llx: %s", notes[i].name,
+			  notes[i].location, notes[i].args);
+	}
+}

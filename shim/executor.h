@@ -98,7 +98,7 @@ static inline void tp_task_poll_end(uint64_t task, bool done)
 	struct tp_thread *self = tp_thread_self();
 	self->task = 0;
 	if (TASKPROBE_TASK_POLL_END_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_POLL_END(task, (uint32_t)done);
+		TASKPROBE_TASK_POLL_END(task, TP_IN_REGISTER((uint32_t)done));
 }
 
 /*
@@ -111,7 +111,7 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 	if (tp_report_on)
 		tp_report_task_terminated(stack_id);
 	if (TASKPROBE_TASK_TERMINATE_ENABLED() && tp_thread_live(tp_thread_self()))
-		TASKPROBE_TASK_TERMINATE(task, (uint32_t)reason);
+		TASKPROBE_TASK_TERMINATE(task, TP_IN_REGISTER((uint32_t)reason));
 }
 
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */

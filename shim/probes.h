@@ -21,8 +21,9 @@
 #endif
 
 /*
- * A probe argument read from TLS would be described as `%fs:(%reg)`, which not every tracer
- * parses; this makes the compiler hand it over in a register.
+ * A probe argument read from TLS would be described as `%fs:(%reg)`, and a constant as `$1`;
+ * not every tracer parses these (perf 6.1 drops constant arguments, and then cannot define a
+ * probe whose sites differ). This makes the compiler hand the value over in a register.
  */
 #define TP_IN_REGISTER(x)                          \
 	({                                         \
