@@ -1,0 +1,428 @@
+/*
+ * The perf-script-to-Trace-Event-Format converter: see timeline.h. Slices are "B"/"E" pairs on
+ * the thread's track, kept properly nested by a small per-thread stack of open slices; task
+ * tracks are async "b"/"e" events keyed by task id; flows are "s"/"f" pairs keyed by task id.
+ */
+#define _GNU_SOURCE
+#include "timeline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE 4096
+#define MAX_OPEN 8       /* nested slices per thread: poll > wait, park > wait, ... */
+#define MAX_ARGS 6
+#define ERRORS_SHOWN 10
+
+/* A task alive in the trace, or a thread seen in it (one map type serves both). */
+struct entry {
+	uint64_t key;           /* task id or tid; 0: free slot */
+	uint64_t stack;         /* task: its spawn stack id */
+	uint32_t pid;           /* thread: its process */
+	bool polled;            /* task: its first poll was seen (the spawn flow ended) */
+	uint8_t depth;          /* thread: open slices */
+	char open[MAX_OPEN];    /* thread: their kinds, innermost last: 'P'oll, 'K' park, 'W'ait */
+};
+
+struct map {
+	struct entry *slots;
+	size_t size, used; /* size: a power of two */
+};
+
+struct timeline {
+	FILE *out;
+	struct map tasks, threads;
+	uint64_t last_ns, malformed;
+	bool first_event;
+};
+
+static uint64_t hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static bool map_grow(struct map *m)
+{
+	size_t size = m->size ? m->size * 2 : 64;
+	struct entry *slots = calloc(size, sizeof *slots);
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < m->size; i++) {
+		if (m->slots[i].key == 0)
+			continue;
+		size_t j = hash(m->slots[i].key) & (size - 1);
+		while (slots[j].key != 0)
+			j = (j + 1) & (size - 1);
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->size = size;
+	return true;
+}
+
+static struct entry *map_find(const struct map *m, uint64_t key)
+{
+	if (m->size == 0 || key == 0)
+		return NULL;
+	for (size_t i = hash(key) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+		if (m->slots[i].key == 0)
+			return NULL;
+	}
+}
+
+/* The entry of `key`, added zeroed if new; NULL when out of memory (or key 0). */
+static struct entry *map_get(struct map *m, uint64_t key, bool *added)
+{
+	struct entry *e = map_find(m, key);
+	*added = false;
+	if (e != NULL || key == 0)
+		return e;
+	if ((m->used + 1) * 2 > m->size && !map_grow(m))
+		return NULL;
+	size_t i = hash(key) & (m->size - 1);
+	while (m->slots[i].key != 0)
+		i = (i + 1) & (m->size - 1);
+	memset(&m->slots[i], 0, sizeof m->slots[i]);
+	m->slots[i].key = key;
+	m->used++;
+	*added = true;
+	return &m->slots[i];
+}
+
+/* Linear probing's deletion: later entries of the same run move back into the hole. */
+static void map_remove(struct map *m, struct entry *e)
+{
+	size_t hole = (size_t)(e - m->slots), mask = m->size - 1;
+	m->slots[hole].key = 0;
+	m->used--;
+	for (size_t i = (hole + 1) & mask; m->slots[i].key != 0; i = (i + 1) & mask) {
+		size_t home = hash(m->slots[i].key) & mask;
+		/* the entry may fill the hole if its home is not within (hole, i] */
+		bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+		if (!stays) {
+			m->slots[hole] = m->slots[i];
+			m->slots[i].key = 0;
+			hole = i;
+		}
+	}
+}
+
+/* One perf script sample of a taskprobe event. */
+struct sample {
+	char comm[64];
+	uint32_t pid, tid;
+	uint64_t ns;
+	char probe[32];
+	int64_t arg[MAX_ARGS];
+};
+
+/* Reads digits at *p into a u64; false on none or overflow. */
+static bool read_u64(const char **p, uint64_t *v)
+{
+	if (!isdigit((unsigned char)**p))
+		return false;
+	uint64_t x = 0;
+	for (; isdigit((unsigned char)**p); (*p)++) {
+		unsigned d = (unsigned)(**p - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return true;
+}
+
+/* "PID/TID SECONDS.FRACTION:" at p; sets *end past the colon. */
+static bool read_header(const char *p, struct sample *s, const char **end)
+{
+	uint64_t pid, tid, sec, frac = 0;
+	if (!read_u64(&p, &pid) || *p++ != '/' || !read_u64(&p, &tid) || *p != ' ' ||
+	    pid > UINT32_MAX || tid > UINT32_MAX)
+		return false;
+	p += strspn(p, " ");
+	if (!read_u64(&p, &sec) || *p++ != '.' || sec > 1000000000ULL)
+		return false;
+	int digits = 0;
+	for (; isdigit((unsigned char)*p); p++)
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+	if (digits == 0 || *p++ != ':')
+		return false;
+	while (digits++ < 9)
+		frac *= 10;
+	s->pid = (uint32_t)pid;
+	s->tid = (uint32_t)tid;
+	s->ns = sec * 1000000000ULL + frac;
+	*end = p;
+	return true;
+}
+
+/*
+ * Parses a sample line. Returns 1 for a taskprobe event, 0 for a sample of another event,
+ * -1 (with *why) for a line that is not a sample.
+ */
+static int parse(const char *line, struct sample *s, const char **why)
+{
+	memset(s, 0, sizeof *s);
+	/* the command may hold spaces: the header is the first " PID/TID TIME:" that parses */
+	const char *rest = NULL;
+	const char *p = line + strspn(line, " ");
+	for (const char *c = p; *c != '\0' && c - p <= 64; c++)
+		if (c > p && c[-1] == ' ' && isdigit((unsigned char)*c) && read_header(c, s, &rest)) {
+			size_t n = (size_t)(c - p);
+			while (n > 0 && p[n - 1] == ' ')
+				n--;
+			snprintf(s->comm, sizeof s->comm, "%.*s", (int)n, p);
+			break;
+		}
+	if (rest == NULL) {
+		*why = "not a perf script sample (expected: COMM PID/TID SECONDS: EVENT: ...)";
+		return -1;
+	}
+	rest += strspn(rest, " ");
+	static const char group[] = "sdt_taskprobe:";
+	if (strncmp(rest, group, sizeof group - 1) != 0)
+		return 0;
+	rest += sizeof group - 1;
+	size_t n = strcspn(rest, ": ");
+	if (n == 0 || n >= sizeof s->probe || rest[n] != ':') {
+		*why = "a taskprobe event without a name";
+		return -1;
+	}
+	memcpy(s->probe, rest, n);
+	rest += n + 1;
+	/* " (ADDRESS) arg1=V arg2=V ..." */
+	for (const char *a = rest; (a = strstr(a, " arg")) != NULL;) {
+		a += 4;
+		uint64_t index, value;
+		if (!read_u64(&a, &index) || *a++ != '=' || index < 1 || index > MAX_ARGS) {
+			*why = "an argument that is not argN=VALUE with N from 1 to 6";
+			return -1;
+		}
+		bool negative = *a == '-';
+		a += negative;
+		if (!read_u64(&a, &value) || (negative && value > (uint64_t)INT64_MAX + 1)) {
+			*why = "an argument value that is not a 64-bit number";
+			return -1;
+		}
+		s->arg[index - 1] = negative ? (int64_t)(0 - value) : (int64_t)value;
+	}
+	return 1;
+}
+
+/* JSON string contents: quotes, backslashes and control bytes escaped, non-ASCII as '?'. */
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c < 0x80 ? c : '?', out);
+	}
+}
+
+/* Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":.. and the caller adds the rest. */
+static void begin_event(struct timeline *t, char phase, const struct sample *s)
+{
+	fputs(t->first_event ? "\n" : ",\n", t->out);
+	t->first_event = false;
+	fprintf(t->out, "{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
+		".%03u", phase, s->pid, s->tid, s->ns / 1000, (unsigned)(s->ns % 1000));
+}
+
+static void task_name(FILE *out, uint64_t task, const struct entry *known)
+{
+	if (known != NULL && known->stack != 0)
+		fprintf(out, "\"name\":\"task %" PRIu64 " (stack %" PRIu64 ")\"", task, known->stack);
+	else
+		fprintf(out, "\"name\":\"task %" PRIu64 "\"", task);
+}
+
+/* Opens a slice of `kind` on the sample's thread; false when its stack of slices is full. */
+static bool open_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
+{
+	if (thread->depth == MAX_OPEN)
+		return false;
+	thread->open[thread->depth++] = kind;
+	begin_event(t, 'B', s);
+	return true;
+}
+
+/* Closes the innermost slice if it is of `kind` (an end whose start came before the
+ * recording has nothing to close). */
+static bool close_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
+{
+	if (thread->depth == 0 || thread->open[thread->depth - 1] != kind)
+		return false;
+	thread->depth--;
+	begin_event(t, 'E', s);
+	return true;
+}
+
+static void instant(struct timeline *t, const struct sample *s, const char *what, uint64_t value)
+{
+	begin_event(t, 'i', s);
+	fprintf(t->out, ",\"s\":\"t\",\"name\":\"%s %" PRIu64 "\"}", what, value);
+}
+
+static const char *wait_kind(int64_t kind)
+{
+	static const char *const names[] = {"?", "futex", "condvar", "semaphore", "epoll", "poll"};
+	return kind >= 1 && kind <= 5 ? names[kind] : "?";
+}
+
+static void convert(struct timeline *t, const struct sample *s, struct entry *thread)
+{
+	const char *p = s->probe;
+	uint64_t task = (uint64_t)s->arg[0];
+	bool added;
+	if (strcmp(p, "task__spawn") == 0) {
+		struct entry *e = map_get(&t->tasks, task, &added);
+		if (e != NULL)
+			e->stack = (uint64_t)s->arg[2];
+		begin_event(t, 'b', s);
+		fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
+		task_name(t->out, task, e);
+		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
+			(uint64_t)s->arg[1], (uint64_t)s->arg[2]);
+		begin_event(t, 's', s);
+		fprintf(t->out, ",\"cat\":\"spawn\",\"id\":\"%" PRIu64 "\",\"name\":\"spawn\"}", task);
+	} else if (strcmp(p, "task__wake") == 0) {
+		instant(t, s, "wake task", task);
+	} else if (strcmp(p, "task__poll__start") == 0) {
+		struct entry *e = map_find(&t->tasks, task);
+		if (!open_slice(t, thread, 'P', s))
+			return;
+		fputc(',', t->out);
+		task_name(t->out, task, e);
+		fprintf(t->out, ",\"args\":{\"task\":%" PRIu64 "}}", task);
+		if (e != NULL && !e->polled) {
+			e->polled = true;
+			begin_event(t, 'f', s);
+			fprintf(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\",\"id\":\"%" PRIu64
+				"\",\"name\":\"spawn\"}", task);
+		}
+	} else if (strcmp(p, "task__poll__end") == 0) {
+		if (close_slice(t, thread, 'P', s))
+			fputc('}', t->out);
+		struct entry *e = map_find(&t->tasks, task);
+		if (s->arg[1] != 0 && e != NULL) {
+			begin_event(t, 'e', s);
+			fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
+			task_name(t->out, task, e);
+			fputc('}', t->out);
+			map_remove(&t->tasks, e);
+		}
+	} else if (strcmp(p, "task__terminate") == 0) {
+		instant(t, s, "terminate task", task);
+	} else if (strcmp(p, "worker__thread__park") == 0) {
+		if (open_slice(t, thread, 'K', s))
+			fputs(",\"name\":\"parked\"}", t->out);
+	} else if (strcmp(p, "worker__thread__unpark") == 0) {
+		if (close_slice(t, thread, 'K', s))
+			fputc('}', t->out);
+	} else if (strcmp(p, "wait__start") == 0) {
+		if (open_slice(t, thread, 'W', s))
+			fprintf(t->out, ",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
+				"\",\"timeout_ns\":%" PRId64 ",\"task\":%" PRIu64 "}}",
+				wait_kind(s->arg[0]), (uint64_t)s->arg[1], s->arg[2], (uint64_t)s->arg[3]);
+	} else if (strcmp(p, "wait__end") == 0) {
+		if (close_slice(t, thread, 'W', s))
+			fprintf(t->out, ",\"args\":{\"result\":%" PRId64 "}}", s->arg[2]);
+	} else if (strcmp(p, "thread__start") == 0) {
+		instant(t, s, "thread start", task);
+	} else if (strcmp(p, "thread__stop") == 0) {
+		instant(t, s, "thread stop", task);
+	} else if (strcmp(p, "worker__thread__start") == 0) {
+		instant(t, s, "worker start", s->tid);
+	} else if (strcmp(p, "worker__thread__stop") == 0) {
+		instant(t, s, "worker stop", s->tid);
+	}
+}
+
+struct timeline *timeline_new(FILE *out)
+{
+	struct timeline *t = calloc(1, sizeof *t);
+	if (t == NULL)
+		return NULL;
+	t->out = out;
+	t->first_event = true;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
+	return t;
+}
+
+int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors)
+{
+	const char *why = NULL;
+	char copy[MAX_LINE];
+	struct sample s;
+	int parsed = -1;
+	if (len == 0)
+		return 0;
+	if (len >= sizeof copy)
+		why = "a line longer than 4095 bytes";
+	else if (memchr(line, '\0', len) != NULL)
+		why = "a NUL byte";
+	else {
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		parsed = parse(copy, &s, &why);
+	}
+	if (parsed < 0) {
+		if (t->malformed++ < ERRORS_SHOWN && errors != NULL)
+			fprintf(errors, "taskprobe-timeline: line %" PRIu64 ": %s; skipped\n", number, why);
+		return -1;
+	}
+	if (parsed == 0)
+		return 0;
+	bool added;
+	struct entry *thread = map_get(&t->threads, s.tid, &added);
+	if (thread == NULL)
+		return 0; /* out of memory or tid 0: the event is left out */
+	if (added) {
+		thread->pid = s.pid;
+		begin_event(t, 'M', &s);
+		fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
+		put_escaped(t->out, s.comm);
+		fprintf(t->out, " %" PRIu32 "\"}}", s.tid);
+	}
+	if (s.ns > t->last_ns)
+		t->last_ns = s.ns;
+	convert(t, &s, thread);
+	return 0;
+}
+
+uint64_t timeline_finish(struct timeline *t)
+{
+	/* slices still open (the recording ended first) end at the last timestamp */
+	for (size_t i = 0; i < t->threads.size; i++) {
+		struct entry *thread = &t->threads.slots[i];
+		struct sample s = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
+		while (thread->key != 0 && thread->depth > 0) {
+			thread->depth--;
+			begin_event(t, 'E', &s);
+			fputc('}', t->out);
+		}
+	}
+	fputs("\n]}\n", t->out);
+	uint64_t malformed = t->malformed;
+	free(t->tasks.slots);
+	free(t->threads.slots);
+	free(t);
+	return malformed;
+}

@@ -1,0 +1,29 @@
+/*
+ * perf script output of the taskprobe events, turned into Trace Event Format JSON (what
+ * chrome://tracing, Perfetto and speedscope load): one track per thread with poll, park and wait
+ * slices; a track per task from spawn to its end; a flow arrow from each spawn to the task's
+ * first poll. It streams: memory grows with the tasks and threads alive at a moment, not with
+ * the length of the trace.
+ *
+ * Input: lines of `perf script -F comm,pid,tid,time,event,trace`, such as
+ *	omp_latency 10060/10062 11927.194745: sdt_taskprobe:task__spawn: (7f76..) arg1=1025 arg2=0 ...
+ * Lines of other events are skipped; a line that is not a perf script sample is reported with
+ * its number and skipped.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct timeline;
+
+/* A converter writing to `out`; NULL when out of memory. */
+struct timeline *timeline_new(FILE *out);
+
+/* One line of input (without its newline); `number` counts from 1. Returns 0, or -1 when the
+ * line is malformed (said on `errors` for the first 10 of them). */
+int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors);
+
+/* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
+ * number of malformed lines in all. */
+uint64_t timeline_finish(struct timeline *t);
