@@ -1,0 +1,8 @@
+/* A statically linked program: LD_PRELOAD cannot apply to it. */
+#include <stdio.h>
+
+int main(void)
+{
+	puts("hello");
+	return 0;
+}

@@ -1,0 +1,249 @@
+/*
+ * contrib/taskprobe (the launcher) and taskprobe-timeline (the converter), run as a user runs
+ * them: refusals with their messages, exit statuses passed through, a script traced from the
+ * program's first instruction, a perf recording turned into a timeline; the converter on
+ * malformed input and under the fuzzer.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define LAUNCHER TP_CONTRIB_DIR "/taskprobe"
+#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+
+/* Runs the launcher with `args` (NULL-terminated) as a user would. */
+static void launch(const char *const args[], const char *const env[], struct tp_run *run)
+{
+	const char *argv[24] = {LAUNCHER};
+	size_t n = 1;
+	while (args[n - 1] != NULL && n < 23) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	tp_run(TP_PLAIN, argv, env, run);
+}
+
+Test(launcher, refuses_a_static_program_with_a_reason)
+{
+	struct tp_run run;
+	launch((const char *[]){"run", "--", tp_target("static_hello"), NULL}, NULL, &run);
+	cr_expect_eq(run.status, 2);
+	cr_expect(strstr(run.err, "statically linked") != NULL, "%s", run.err);
+	cr_expect_str_eq(run.out, "");
+	tp_run_free(&run);
+}
+
+Test(launcher, refuses_a_setuid_program_of_another_user)
+{
+	if (geteuid() != 0)
+		cr_skip_test("making a file of another user's needs root");
+	char path[] = "/tmp/taskprobe-setuid-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	size_t len;
+	char *true_program = tp_read_file("/bin/true", &len);
+	cr_assert_eq(write(fd, true_program, len), (ssize_t)len);
+	free(true_program);
+	close(fd);
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	cr_assert_eq(chmod(path, 04755), 0);
+	struct tp_run run;
+	launch((const char *[]){"run", "--", path, NULL}, NULL, &run);
+	unlink(path);
+	cr_expect_eq(run.status, 2);
+	cr_expect(strstr(run.err, "setuid") != NULL, "%s", run.err);
+	tp_run_free(&run);
+}
+
+Test(launcher, run_keeps_the_output_and_the_exit_status)
+{
+	const char *threads[] = {tp_target("threads"), NULL};
+	struct tp_run plain, launched;
+	tp_run(TP_PLAIN, threads, NULL, &plain);
+	launch((const char *[]){"run", "--", tp_target("threads"), NULL}, NULL, &launched);
+	cr_expect_eq(launched.status, plain.status);
+	cr_expect_str_eq(launched.out, plain.out);
+	tp_run_free(&plain);
+	tp_run_free(&launched);
+
+	launch((const char *[]){"run", "--", "sh", "-c", "echo $LD_PRELOAD; exit 7", NULL}, NULL,
+	       &launched);
+	cr_expect_eq(launched.status, 7);
+	cr_expect(strstr(launched.out, "libtaskprobe.so") != NULL, "%s", launched.out);
+	tp_run_free(&launched);
+}
+
+Test(launcher, unknown_scripts_and_missing_programs_are_said)
+{
+	struct tp_run run;
+	launch((const char *[]){"trace", "no_such_script", "--", "true", NULL}, NULL, &run);
+	cr_expect_eq(run.status, 2);
+	cr_expect(strstr(run.err, "no script no_such_script") != NULL && strstr(run.err, "polls") != NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	launch((const char *[]){"run", "--", "/no/such/program", NULL}, NULL, &run);
+	cr_expect_eq(run.status, 2);
+	cr_expect(strstr(run.err, "no such program") != NULL, "%s", run.err);
+	tp_run_free(&run);
+	launch((const char *[]){"--help", NULL}, NULL, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect(strstr(run.out, "taskprobe trace SCRIPT") != NULL, "%s", run.out);
+	tp_run_free(&run);
+}
+
+Test(launcher, trace_runs_a_script_from_the_first_instruction_and_keeps_the_status, .timeout = 120)
+{
+	tp_require_tracer();
+	const char *omp_latency = tp_require_program(tp_target("omp_latency"), "clang and libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	launch((const char *[]){"trace", "polls", "--", omp_latency, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strncmp(run.out, "Tracing task polls of PID ", 26) == 0, "%s", run.out);
+	cr_expect(strstr(run.out, "total 11190\n") != NULL, "%s", run.out);
+	/* the initial task is seen: the script was attached before the program started */
+	cr_expect(strstr(run.out, "@slowest_polls_us[1, 0]: ") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, ": spawn_slow <- ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+
+	launch((const char *[]){"trace", "waits", "--", "sh", "-c", "exit 3", NULL}, NULL, &run);
+	cr_expect_eq(run.status, 3, "%s", run.err);
+	tp_run_free(&run);
+}
+
+Test(launcher, trace_preloads_libomp_under_a_gcc_openmp_program, .timeout = 120)
+{
+	tp_require_tracer();
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	launch((const char *[]){"trace", "events", "--", fib, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* fib(10) on libomp: its tasks are seen, which libgomp alone could not show */
+	size_t spawns = 0;
+	for (const char *l = run.out; (l = strstr(l, " task-spawn task=")) != NULL; l++)
+		spawns++;
+	cr_expect_gt(spawns, 100, "%zu task spawns: %s", spawns, run.err);
+	tp_run_free(&run);
+}
+
+/* What python3 counts in a Trace Event Format file: "ph" letters, and poll slice names. */
+static char *summarize_timeline(const char *path)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd,
+			   "python3 -c 'import json,sys,collections\n"
+			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			   "c = collections.Counter(e[\"ph\"] for e in d)\n"
+			   "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
+			   "print(\"stacked polls=%%d\" %% sum(1 for e in d if e[\"ph\"] == \"B\" and "
+			   "\"(stack \" in e.get(\"name\", \"\")))' '%s'",
+			   path) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	static char summary[256];
+	size_t n = fread(summary, 1, sizeof summary - 1, p);
+	summary[n] = '\0';
+	cr_expect_eq(pclose(p), 0, "not JSON: %s", path);
+	return summary;
+}
+
+Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout = 180)
+{
+	tp_require_tracer();
+	tp_require_program("/usr/bin/perf", "linux-perf");
+	const char *omp_latency = tp_require_program(tp_target("omp_latency"), "clang and libomp-dev");
+	char json[] = "/tmp/taskprobe-timeline-XXXXXX.json";
+	int fd = mkstemps(json, 5);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	launch((const char *[]){"record", "-o", json, "--", omp_latency, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "total 11190\n");
+	cr_expect(strstr(run.err, "timeline written to") != NULL, "%s", run.err);
+	/*
+	 * Two threads; 25 tasks (22 explicit, 2 implicit, the initial one), each a task track from
+	 * spawn to end and a flow from spawn to first poll; slices paired; the 22 explicit tasks'
+	 * polls named with their spawn stack.
+	 */
+	const char *summary = summarize_timeline(json);
+	unsigned m, b, e, tb, te, s, f, i, stacked;
+	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nstacked polls=%u", &m, &b,
+			    &e, &tb, &te, &s, &f, &i, &stacked), 9, "%s", summary);
+	cr_expect_eq(m, 2, "%s", summary);
+	cr_expect_eq(b, e, "%s", summary);
+	cr_expect_eq(tb, 25, "%s", summary);
+	cr_expect_eq(te, 25, "%s", summary);
+	cr_expect_eq(s, 25, "%s", summary);
+	cr_expect_eq(f, 25, "%s", summary);
+	cr_expect_eq(stacked, 22, "%s", summary);
+	tp_run_free(&run);
+
+	/* the probe events were made for the recording and are gone */
+	FILE *p = popen("perf probe -l 2>/dev/null | grep -c sdt_taskprobe", "r");
+	char count[16] = "";
+	cr_assert(fgets(count, sizeof count, p) != NULL);
+	pclose(p);
+	cr_expect_eq(atoi(count), 0, "sdt_taskprobe events left: %s", count);
+	unlink(json);
+}
+
+Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
+{
+	char input[] = "/tmp/taskprobe-timeline-in-XXXXXX", output[] = "/tmp/taskprobe-timeline-out-XXXXXX";
+	int in = mkstemp(input), out = mkstemp(output);
+	cr_assert(in >= 0 && out >= 0);
+	close(out);
+	FILE *f = fdopen(in, "w");
+	fputs("     app 4242/4242 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 arg3=9 arg4=0 arg5=0 arg6=1\n"
+	      "this is not perf output\n"
+	      "     app 4242/4243 100.000002: sdt_taskprobe:task__poll__start: (7f01) arg1=7\n"
+	      "     app 4242/4243 100.000003: sdt_taskprobe:wait__end: (7f02) arg1=5 arg9=1\n"
+	      "     app 4242/4243 100.000004: sched:sched_switch: prev_comm=app\n"
+	      "     app 4242/4243 100.000005: sdt_taskprobe:task__poll__end: (7f03) arg1=7 arg2=1\n",
+	      f);
+	fclose(f);
+	const char *argv[] = {TIMELINE, "-o", output, input, NULL};
+	struct tp_run run;
+	tp_run(TP_PLAIN, argv, NULL, &run);
+	cr_expect_eq(run.status, 1);
+	cr_expect(strstr(run.err, "line 2: not a perf script sample") != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, "line 4: an argument") != NULL, "%s", run.err);
+	cr_expect_eq(strstr(run.err, "line 5") , NULL, "another event's sample is not an error: %s", run.err);
+	/* the good lines: one task track, its flow, one poll slice named with its stack */
+	const char *summary = summarize_timeline(output);
+	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nstacked polls=1", 45) == 0, "%s", summary);
+	unlink(input);
+	unlink(output);
+	tp_run_free(&run);
+}
+
+Test(timeline, survives_the_fuzzer, .timeout = 180)
+{
+	const char *fuzzer = tp_require_program(TP_CONTRIB_DIR "/fuzz_timeline", "libclang-rt-14-dev");
+	char corpus[] = "/tmp/taskprobe-corpus-XXXXXX";
+	cr_assert_not_null(mkdtemp(corpus));
+	/* seeds: a real recording's lines; the fuzzer adds its finds to the temporary copy */
+	char *cmd;
+	cr_assert(asprintf(&cmd, "cp %s/* %s/", TP_CORPUS_DIR, corpus) > 0);
+	cr_assert_eq(system(cmd), 0);
+	free(cmd);
+	const char *argv[] = {fuzzer, "-max_total_time=30", "-close_fd_mask=3", "-timeout=5", corpus, NULL};
+	struct tp_run run;
+	tp_run(TP_PLAIN, argv, NULL, &run);
+	cr_expect_eq(run.status, 0, "the fuzzer found a crash: %s", run.err);
+	cr_assert(asprintf(&cmd, "rm -rf %s", corpus) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+	tp_run_free(&run);
+}
