@@ -83,14 +83,24 @@ static void skip_unless_ci(const char *why)
 	cr_skip_test("%s", why);
 }
 
-const char *tp_require_program(const char *path, const char *package)
+static const char *require(const char *path, int mode, const char *package)
 {
-	if (access(path, X_OK) != 0) {
+	if (access(path, mode) != 0) {
 		char why[4200];
 		snprintf(why, sizeof why, "%s is missing (install %s)", path, package);
 		skip_unless_ci(why);
 	}
 	return path;
+}
+
+const char *tp_require_program(const char *path, const char *package)
+{
+	return require(path, X_OK, package);
+}
+
+const char *tp_require_file(const char *path, const char *package)
+{
+	return require(path, R_OK, package);
 }
 
 void tp_require_tracer(void)

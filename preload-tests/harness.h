@@ -86,6 +86,8 @@ const char *tp_target(const char *name);
  * under CI=true.
  */
 const char *tp_require_program(const char *path, const char *package);
+/* The same for a file that is read, not run. */
+const char *tp_require_file(const char *path, const char *package);
 /* The path of the shim. */
 const char *tp_shim(void);
 

@@ -247,3 +247,36 @@ Test(timeline, survives_the_fuzzer, .timeout = 180)
 	free(cmd);
 	tp_run_free(&run);
 }
+
+Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
+{
+	tp_require_program("/usr/bin/chromium", "chromium");
+	const char *node = tp_require_program("/usr/bin/node", "nodejs");
+	/* installed by contrib/install-deps with npm install -g */
+	const char *release = tp_require_file("/usr/lib/node_modules/speedscope/dist/release/index.html",
+						 "speedscope (npm install -g speedscope playwright-core)");
+	tp_require_file("/usr/lib/node_modules/playwright-core/package.json",
+			   "playwright-core (npm install -g speedscope playwright-core)");
+	char json[] = "/tmp/taskprobe-speedscope-XXXXXX.json";
+	int fd = mkstemps(json, 5);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	/* the committed recording of omp_latency: two threads */
+	const char *convert[] = {TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_latency.txt", NULL};
+	struct tp_run run;
+	tp_run(TP_PLAIN, convert, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(release, '/') - release), release);
+	const char *show[] = {node, TP_SPEEDSCOPE_SCRIPT, dir, json, NULL};
+	tp_run(TP_PLAIN, show, NULL, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* speedscope's profile list: one profile per thread track, named by the thread */
+	cr_expect(strstr(run.out, "(1/2)") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "omp_latency 10331 (pid 10331, tid 10331)") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "omp_latency 10333 (pid 10331, tid 10333)") != NULL, "%s", run.out);
+	unlink(json);
+	tp_run_free(&run);
+}

@@ -18,14 +18,25 @@
 #define MAX_ARGS 6
 #define ERRORS_SHOWN 10
 
+/*
+ * A slice open on a thread: a poll of task `id` (spawned at `stack`), a park, or a wait of
+ * `wait_kind` on object `id` by `task`. Its end repeats its name and arguments: speedscope
+ * matches an end to its begin by both.
+ */
+struct open_slice {
+	char kind; /* 'P'oll, 'K' park, 'W'ait */
+	uint8_t wait_kind;
+	uint64_t id, stack, task;
+};
+
 /* A task alive in the trace, or a thread seen in it (one map type serves both). */
 struct entry {
 	uint64_t key;           /* task id or tid; 0: free slot */
 	uint64_t stack;         /* task: its spawn stack id */
 	uint32_t pid;           /* thread: its process */
 	bool polled;            /* task: its first poll was seen (the spawn flow ended) */
-	uint8_t depth;          /* thread: open slices */
-	char open[MAX_OPEN];    /* thread: their kinds, innermost last: 'P'oll, 'K' park, 'W'ait */
+	uint8_t depth;          /* thread: open slices, innermost last */
+	struct open_slice open[MAX_OPEN];
 };
 
 struct map {
@@ -245,45 +256,65 @@ static void begin_event(struct timeline *t, char phase, const struct sample *s)
 		".%03u", phase, s->pid, s->tid, s->ns / 1000, (unsigned)(s->ns % 1000));
 }
 
-static void task_name(FILE *out, uint64_t task, const struct entry *known)
+static const char *wait_kind(unsigned kind)
 {
-	if (known != NULL && known->stack != 0)
-		fprintf(out, "\"name\":\"task %" PRIu64 " (stack %" PRIu64 ")\"", task, known->stack);
+	static const char *const names[] = {"?", "futex", "condvar", "semaphore", "epoll", "poll"};
+	return kind <= 5 ? names[kind] : "?";
+}
+
+static void task_name(FILE *out, uint64_t task, uint64_t stack)
+{
+	if (stack != 0)
+		fprintf(out, "\"name\":\"task %" PRIu64 " (stack %" PRIu64 ")\"", task, stack);
 	else
 		fprintf(out, "\"name\":\"task %" PRIu64 "\"", task);
 }
 
-/* Opens a slice of `kind` on the sample's thread; false when its stack of slices is full. */
-static bool open_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
+/* The rest of a slice's begin or end event: its name and arguments, and the closing brace. */
+static void slice_label(FILE *out, const struct open_slice *slice)
+{
+	switch (slice->kind) {
+	case 'P':
+		fputc(',', out);
+		task_name(out, slice->id, slice->stack);
+		fprintf(out, ",\"args\":{\"task\":%" PRIu64 "}}", slice->id);
+		break;
+	case 'W':
+		fprintf(out, ",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
+			"\",\"task\":%" PRIu64 "}}", wait_kind(slice->wait_kind), slice->id, slice->task);
+		break;
+	default:
+		fputs(",\"name\":\"parked\"}", out);
+	}
+}
+
+/* Opens `slice` on the sample's thread (unless its stack of slices is full). */
+static bool open_slice(struct timeline *t, struct entry *thread, const struct open_slice *slice,
+		       const struct sample *s)
 {
 	if (thread->depth == MAX_OPEN)
 		return false;
-	thread->open[thread->depth++] = kind;
+	thread->open[thread->depth++] = *slice;
 	begin_event(t, 'B', s);
+	slice_label(t->out, slice);
 	return true;
 }
 
 /* Closes the innermost slice if it is of `kind` (an end whose start came before the
  * recording has nothing to close). */
-static bool close_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
+static void close_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
 {
-	if (thread->depth == 0 || thread->open[thread->depth - 1] != kind)
-		return false;
+	if (thread->depth == 0 || thread->open[thread->depth - 1].kind != kind)
+		return;
 	thread->depth--;
 	begin_event(t, 'E', s);
-	return true;
+	slice_label(t->out, &thread->open[thread->depth]);
 }
 
 static void instant(struct timeline *t, const struct sample *s, const char *what, uint64_t value)
 {
 	begin_event(t, 'i', s);
 	fprintf(t->out, ",\"s\":\"t\",\"name\":\"%s %" PRIu64 "\"}", what, value);
-}
-
-static const char *wait_kind(int64_t kind)
-{
-	static const char *const names[] = {"?", "futex", "condvar", "semaphore", "epoll", "poll"};
-	return kind >= 1 && kind <= 5 ? names[kind] : "?";
 }
 
 static void convert(struct timeline *t, const struct sample *s, struct entry *thread)
@@ -297,7 +328,7 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 			e->stack = (uint64_t)s->arg[2];
 		begin_event(t, 'b', s);
 		fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
-		task_name(t->out, task, e);
+		task_name(t->out, task, (uint64_t)s->arg[2]);
 		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
 			(uint64_t)s->arg[1], (uint64_t)s->arg[2]);
 		begin_event(t, 's', s);
@@ -306,44 +337,38 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		instant(t, s, "wake task", task);
 	} else if (strcmp(p, "task__poll__start") == 0) {
 		struct entry *e = map_find(&t->tasks, task);
-		if (!open_slice(t, thread, 'P', s))
-			return;
-		fputc(',', t->out);
-		task_name(t->out, task, e);
-		fprintf(t->out, ",\"args\":{\"task\":%" PRIu64 "}}", task);
-		if (e != NULL && !e->polled) {
+		struct open_slice poll = {.kind = 'P', .id = task, .stack = e != NULL ? e->stack : 0};
+		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
 			e->polled = true;
 			begin_event(t, 'f', s);
 			fprintf(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\",\"id\":\"%" PRIu64
 				"\",\"name\":\"spawn\"}", task);
 		}
 	} else if (strcmp(p, "task__poll__end") == 0) {
-		if (close_slice(t, thread, 'P', s))
-			fputc('}', t->out);
+		close_slice(t, thread, 'P', s);
 		struct entry *e = map_find(&t->tasks, task);
 		if (s->arg[1] != 0 && e != NULL) {
 			begin_event(t, 'e', s);
 			fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
-			task_name(t->out, task, e);
+			task_name(t->out, task, e->stack);
 			fputc('}', t->out);
 			map_remove(&t->tasks, e);
 		}
 	} else if (strcmp(p, "task__terminate") == 0) {
 		instant(t, s, "terminate task", task);
 	} else if (strcmp(p, "worker__thread__park") == 0) {
-		if (open_slice(t, thread, 'K', s))
-			fputs(",\"name\":\"parked\"}", t->out);
+		struct open_slice park = {.kind = 'K'};
+		open_slice(t, thread, &park, s);
 	} else if (strcmp(p, "worker__thread__unpark") == 0) {
-		if (close_slice(t, thread, 'K', s))
-			fputc('}', t->out);
+		close_slice(t, thread, 'K', s);
 	} else if (strcmp(p, "wait__start") == 0) {
-		if (open_slice(t, thread, 'W', s))
-			fprintf(t->out, ",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
-				"\",\"timeout_ns\":%" PRId64 ",\"task\":%" PRIu64 "}}",
-				wait_kind(s->arg[0]), (uint64_t)s->arg[1], s->arg[2], (uint64_t)s->arg[3]);
+		struct open_slice wait = {.kind = 'W',
+					  .wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
+					  .id = (uint64_t)s->arg[1],
+					  .task = (uint64_t)s->arg[3]};
+		open_slice(t, thread, &wait, s);
 	} else if (strcmp(p, "wait__end") == 0) {
-		if (close_slice(t, thread, 'W', s))
-			fprintf(t->out, ",\"args\":{\"result\":%" PRId64 "}}", s->arg[2]);
+		close_slice(t, thread, 'W', s);
 	} else if (strcmp(p, "thread__start") == 0) {
 		instant(t, s, "thread start", task);
 	} else if (strcmp(p, "thread__stop") == 0) {
@@ -413,11 +438,8 @@ uint64_t timeline_finish(struct timeline *t)
 	for (size_t i = 0; i < t->threads.size; i++) {
 		struct entry *thread = &t->threads.slots[i];
 		struct sample s = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
-		while (thread->key != 0 && thread->depth > 0) {
-			thread->depth--;
-			begin_event(t, 'E', &s);
-			fputc('}', t->out);
-		}
+		while (thread->key != 0 && thread->depth > 0)
+			close_slice(t, thread, thread->open[thread->depth - 1].kind, &s);
 	}
 	fputs("\n]}\n", t->out);
 	uint64_t malformed = t->malformed;
