@@ -1,8 +1,9 @@
-/* Programs nobody here wrote, unchanged under the shim: xz's threads and a Rust std program. */
+/* Programs nobody here wrote, unchanged under the shim: xz, zstd, pigz, Python threads, Rust std. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -65,5 +66,69 @@ Test(real_programs, rust_std_threads_locks_and_epoll, .timeout = 180)
 	}
 	cr_expect_gt(futex, 0, "the Condvar wait is a futex wait through syscall()");
 	cr_expect_eq(epoll, 1);
+	tp_run_free(&run);
+}
+
+/*
+ * `argv` gives the same stdout and exit status plainly, with the shim preloaded, and under a
+ * tracer; returns the traced run, whose threads and waits must pair.
+ */
+static void expect_unchanged(const char *const argv[], struct tp_run *traced)
+{
+	struct tp_run preloaded;
+	tp_run(TP_PRELOADED, argv, NULL, &preloaded);
+	tp_run_both(argv, NULL, traced);
+	cr_expect_eq(preloaded.status, traced->status);
+	cr_expect_eq(preloaded.out_len, traced->out_len);
+	cr_expect(preloaded.out_len == traced->out_len &&
+			  memcmp(preloaded.out, traced->out, traced->out_len) == 0,
+		  "%s: output with the shim and no tracer differs", argv[0]);
+	tp_run_free(&preloaded);
+	tp_assert_threads_paired(traced, -1);
+	tp_assert_waits_paired(traced);
+}
+
+Test(real_programs, zstd_and_pigz_with_two_threads_are_unchanged, .timeout = 300)
+{
+	const char *zstd = tp_require_program("/usr/bin/zstd", "zstd");
+	const char *pigz = tp_require_program("/usr/bin/pigz", "pigz");
+	char *input = make_input();
+	const char *zstd_argv[] = {zstd, "-q", "-T2", "-1", "-c", input, NULL};
+	const char *pigz_argv[] = {pigz, "-p", "2", "-c", input, NULL};
+	const char *const *programs[] = {zstd_argv, pigz_argv};
+	for (size_t i = 0; i < 2; i++) {
+		struct tp_run run;
+		expect_unchanged(programs[i], &run);
+		cr_expect_eq(run.status, 0);
+		cr_expect_gt(run.out_len, 1000);
+		cr_expect_gt(tp_count(&run, "thread__start", 0), 0, "%s starts threads", programs[i][0]);
+		cr_expect_gt(tp_count(&run, "wait__start", 0), 0, "%s's threads wait", programs[i][0]);
+		tp_run_free(&run);
+	}
+	unlink(input);
+}
+
+Test(real_programs, python_threads_are_unchanged, .timeout = 300)
+{
+	const char *python = tp_require_program("/usr/bin/python3", "python3");
+	/* four threads hand numbers through a queue and a lock: semaphores and condition waits */
+	const char *argv[] = {python, "-c",
+			      "import threading, queue\n"
+			      "q, total, lock = queue.Queue(), [0], threading.Lock()\n"
+			      "def work():\n"
+			      "    while (n := q.get()) is not None:\n"
+			      "        with lock: total[0] += n * n\n"
+			      "threads = [threading.Thread(target=work) for _ in range(4)]\n"
+			      "for t in threads: t.start()\n"
+			      "for n in range(20000): q.put(n)\n"
+			      "for _ in threads: q.put(None)\n"
+			      "for t in threads: t.join()\n"
+			      "print(total[0])\n",
+			      NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "2666466670000\n");
+	cr_expect_eq(tp_count(&run, "thread__start", 0), 4);
 	tp_run_free(&run);
 }
