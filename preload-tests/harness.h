@@ -113,8 +113,8 @@ void tp_run_both(const char *const argv[], const char *const env[], struct tp_ru
 size_t tp_assert_threads_paired(const struct tp_run *run, long n);
 
 /*
- * Asserts that wait-start and wait-end alternate on each thread with equal kind, object and
- * task (a thread that the process's exit ended may leave its last wait open), and that
+ * Asserts that wait-start and wait-end pair on each thread, properly nested (a signal handler
+ * may wait inside the wait it interrupted), with equal kind, object and task (a thread that the process's exit ended may leave its last wait open), and that
  * park/unpark alternate per thread and end unparked. Returns the number of waits.
  */
 size_t tp_assert_waits_paired(const struct tp_run *run);
