@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -43,4 +44,36 @@ Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantic
 		tp_assert_waits_paired(&run);
 		tp_run_free(&run);
 	}
+}
+
+Test(hardening, fork_exec_posix_spawn_vfork_and_double_fork_children_trace_under_their_pids,
+     .timeout = 120)
+{
+	/* every process of the tree, by its command name (the exec'ed ones are the same program) */
+	char *program;
+	cr_assert(asprintf(&program,
+			   "usdt:%s:taskprobe:wait__start /comm == \"process_tree\"/ { printf(\"W %%d\\n\", pid); }\n",
+			   tp_shim()) > 0);
+	tp_use_tracer_program(program);
+	const char *argv[] = {tp_target("process_tree"), NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	tp_use_tracer_program(NULL);
+	free(program);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "parent waited\nfork-child waited\nexec-child waited\n"
+				  "spawn-child waited\nvfork-child waited\ngrandchild waited\n");
+	/* each process's wait fired in that process: the shim works in each, fresh after exec */
+	const char *roles[] = {"parent", "fork-child", "exec-child", "spawn-child", "vfork-child",
+			       "grandchild"};
+	for (size_t i = 0; i < 6; i++) {
+		const char *line = strstr(run.err, roles[i]);
+		cr_assert_not_null(line, "%s missing: %s", roles[i], run.err);
+		int pid = atoi(line + strlen(roles[i]));
+		char want[32];
+		snprintf(want, sizeof want, "W %d\n", pid);
+		cr_expect(strstr(run.trace, want) != NULL, "no wait of %s (pid %d): %s", roles[i], pid,
+			  run.trace);
+	}
+	tp_run_free(&run);
 }

@@ -13,11 +13,19 @@
  * into a call (instead of a trap) when it sits on a 5-byte nop, roughly halving the cost of
  * every hit, so the probe sites get `nopl 0x0(%rax,%rax,1)`. The notes are unchanged: readelf,
  * bpftrace and perf read them as usual. The macro is expanded where a probe is used, so
- * redefining it after the include is enough.
+ * redefining it after the include is enough. Each site's address is also kept in the section
+ * tp_probe_sites, for probe_sites.c (a forked child must not jump through an optimized site).
  */
 #if defined(__x86_64__)
+__asm__(".macro tp_probe_site_nop\n"
+	"1:	.nops 5\n"
+	"	.pushsection tp_probe_sites, \"aw\"\n"
+	"	.balign 8\n"
+	"	.quad 1b\n"
+	"	.popsection\n"
+	".endm\n");
 #undef _SDT_NOP
-#define _SDT_NOP .nops 5
+#define _SDT_NOP tp_probe_site_nop
 #endif
 
 /*
