@@ -77,3 +77,15 @@ Test(hardening, fork_exec_posix_spawn_vfork_and_double_fork_children_trace_under
 	}
 	tp_run_free(&run);
 }
+
+Test(hardening, a_thousand_threads_at_once_each_start_wait_and_stop_once, .timeout = 180)
+{
+	const char *argv[] = {tp_target("thousand_threads"), NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "1000 threads ran\n");
+	tp_assert_threads_paired(&run, 1000);
+	cr_expect_eq(tp_assert_waits_paired(&run), 1000);
+	tp_run_free(&run);
+}
