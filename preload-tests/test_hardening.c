@@ -89,3 +89,21 @@ Test(hardening, a_thousand_threads_at_once_each_start_wait_and_stop_once, .timeo
 	cr_expect_eq(tp_assert_waits_paired(&run), 1000);
 	tp_run_free(&run);
 }
+
+Test(hardening, libomp_loaded_and_unloaded_at_run_time_twice, .timeout = 120)
+{
+	const char *argv[] = {tp_target("dlopen_omp"), tp_require_file(TP_LIBOMP_PATH, "libomp-dev"), NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "round 1: 2 threads\nround 2: 2 threads\n");
+	/*
+	 * libomp is NODELETE: it stays mapped after dlclose (with or without the shim), so the
+	 * second load finds the same runtime: one initial task, two implicit tasks per region
+	 */
+	size_t tasks = tp_assert_tasks_consistent(&run, -1);
+	cr_expect_eq(tasks, 5, "%zu tasks", tasks);
+	tp_assert_threads_paired(&run, -1);
+	tp_assert_waits_paired(&run);
+	tp_run_free(&run);
+}
