@@ -35,9 +35,9 @@ static size_t expect_waits(const struct tp_run *run, uint64_t tid, const struct 
 	return made;
 }
 
-Test(waits, timed_condition_waits_time_out_with_converted_deadlines, .timeout = 180)
+Test(waits, absolute_deadlines_on_every_clock_are_converted_and_time_out, .timeout = 180)
 {
-	const char *argv[] = {tp_target("cond_timeout"), NULL};
+	const char *argv[] = {tp_target("timed_waits"), NULL};
 	struct tp_run run;
 	tp_run_both(argv, NULL, &run);
 
@@ -45,9 +45,15 @@ Test(waits, timed_condition_waits_time_out_with_converted_deadlines, .timeout = 
 		{2, 1 * MS, 40 * MS, -110}, /* timedwait, realtime deadline */
 		{2, 1 * MS, 40 * MS, -110}, /* timedwait, monotonic condattr */
 		{2, 1 * MS, 40 * MS, -110}, /* clockwait, monotonic */
+		{2, 1 * MS, 40 * MS, -110}, /* clockwait, realtime */
+		{3, 1 * MS, 40 * MS, -110}, /* sem_timedwait (realtime) */
+		{3, 1 * MS, 40 * MS, -110}, /* sem_clockwait, monotonic */
+		{3, 1 * MS, 40 * MS, -110}, /* sem_clockwait, realtime */
+		{1, 1 * MS, 40 * MS, -110}, /* futex WAIT_BITSET, monotonic */
+		{1, 1 * MS, 40 * MS, -110}, /* futex WAIT_BITSET | FUTEX_CLOCK_REALTIME */
 	};
-	cr_expect_eq(expect_waits(&run, (uint64_t)run.pid, want, 3), 3);
-	cr_expect_eq(tp_count(&run, "wait__start", 0), 3, "no other waits in the program");
+	cr_expect_eq(expect_waits(&run, (uint64_t)run.pid, want, 9), 9);
+	cr_expect_eq(tp_count(&run, "wait__start", 0), 9, "no other waits in the program");
 	tp_assert_waits_paired(&run);
 	tp_run_free(&run);
 }
