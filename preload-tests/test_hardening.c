@@ -107,3 +107,24 @@ Test(hardening, libomp_loaded_and_unloaded_at_run_time_twice, .timeout = 120)
 	tp_assert_waits_paired(&run);
 	tp_run_free(&run);
 }
+
+Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_and_the_thread,
+     .timeout = 120)
+{
+	const char *argv[] = {tp_target("cancel_points"), NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "sem_wait: cancelled\nsem_timedwait: cancelled\nsem_clockwait: cancelled\n"
+				  "pthread_cond_wait: cancelled\npthread_cond_timedwait: cancelled\n"
+				  "pthread_cond_clockwait: cancelled\npoll: cancelled\nppoll: cancelled\n"
+				  "epoll_wait: cancelled\nepoll_pwait: cancelled\nepoll_pwait2: cancelled\n");
+	/* 11 threads, each stopped once; each cancelled wait ends with -ECANCELED */
+	tp_assert_threads_paired(&run, 11);
+	tp_assert_waits_paired(&run);
+	size_t cancelled = 0;
+	for (size_t i = 0; i < tp_count(&run, "wait__end", 0); i++)
+		cancelled += tp_nth(&run, "wait__end", 0, i)->arg[2] == -125;
+	cr_expect_eq(cancelled, 11, "%zu waits ended cancelled", cancelled);
+	tp_run_free(&run);
+}
