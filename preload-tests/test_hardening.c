@@ -128,3 +128,40 @@ Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_a
 	cr_expect_eq(cancelled, 11, "%zu waits ended cancelled", cancelled);
 	tp_run_free(&run);
 }
+
+Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, .timeout = 300)
+{
+	const char *target = tp_require_program(tp_target("omp_short_tasks"), "clang and libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	/* ten million: the shim with no tracer keeps no state per task (a tracer would make the
+	 * run minutes long) */
+	const char *many[] = {target, "10000000", NULL};
+	struct tp_run plain, preloaded;
+	tp_run(TP_PLAIN, many, env, &plain);
+	tp_run(TP_PRELOADED, many, env, &preloaded);
+	cr_expect_eq(plain.status, 0);
+	cr_expect_eq(preloaded.status, 0);
+	cr_expect_str_eq(plain.out, "29999994\n");
+	cr_expect_str_eq(preloaded.out, plain.out);
+	tp_run_free(&plain);
+	tp_run_free(&preloaded);
+
+	/* traced, counted in the tracer: every one of 100,000 tasks, the initial and two implicit */
+	char *program;
+	cr_assert(asprintf(&program,
+			   "usdt:%1$s:taskprobe:task__spawn /pid == $1/ { @spawns = count(); }\n"
+			   "usdt:%1$s:taskprobe:task__terminate /pid == $1/ { @terminates = count(); }\n"
+			   "usdt:%1$s:taskprobe:task__poll__end /pid == $1 && arg1/ { @ended = count(); }\n",
+			   tp_shim()) > 0);
+	tp_use_tracer_program(program);
+	const char *some[] = {target, "100000", NULL};
+	struct tp_run traced;
+	tp_run_both(some, env, &traced);
+	tp_use_tracer_program(NULL);
+	free(program);
+	cr_expect_str_eq(traced.out, "299995\n");
+	cr_expect(strstr(traced.trace, "@spawns: 100003\n") != NULL, "%s", traced.trace);
+	cr_expect(strstr(traced.trace, "@terminates: 100003\n") != NULL, "%s", traced.trace);
+	cr_expect(strstr(traced.trace, "@ended: 100003\n") != NULL, "%s", traced.trace);
+	tp_run_free(&traced);
+}
