@@ -165,3 +165,37 @@ Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, 
 	cr_expect(strstr(traced.trace, "@ended: 100003\n") != NULL, "%s", traced.trace);
 	tp_run_free(&traced);
 }
+
+Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_destructor,
+     .timeout = 120)
+{
+	const char *argv[] = {tp_target("early_threads"), NULL};
+	char preload[4200];
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/libearly_lib.so", TP_TARGETS_DIR);
+	/* linked (its constructor may run before or after the shim's), then preloaded ahead of the
+	 * shim (its constructor runs before the shim's) */
+	const char *linked[] = {NULL}, *preloaded_first[] = {preload, NULL};
+	const char *const *envs[] = {linked, preloaded_first};
+	for (size_t i = 0; i < 2; i++) {
+		struct tp_run plain, preloaded, traced;
+		tp_run(TP_PLAIN, argv, envs[i], &plain);
+		tp_run(TP_PRELOADED, argv, envs[i], &preloaded);
+		tp_run(TP_TRACED, argv, envs[i], &traced);
+		const struct tp_run *runs[] = {&plain, &preloaded, &traced};
+		for (size_t r = 0; r < 3; r++) {
+			cr_expect_eq(runs[r]->status, 0, "env %zu run %zu", i, r);
+			cr_expect_str_eq(runs[r]->out, "the library's thread made 3 waits\n");
+			cr_expect(strstr(runs[r]->err, "early_lib: destructor waited\n") != NULL, "%s",
+				  runs[r]->err);
+		}
+		/* the constructor's thread's three semaphore waits and the destructor's one */
+		tp_assert_waits_paired(&traced);
+		size_t sem_waits = 0;
+		for (size_t w = 0; w < tp_count(&traced, "wait__start", 0); w++)
+			sem_waits += tp_nth(&traced, "wait__start", 0, w)->arg[0] == 3;
+		cr_expect_eq(sem_waits, 4, "env %zu: %zu semaphore waits", i, sem_waits);
+		tp_run_free(&plain);
+		tp_run_free(&preloaded);
+		tp_run_free(&traced);
+	}
+}
