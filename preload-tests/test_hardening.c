@@ -199,3 +199,26 @@ Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_des
 		tp_run_free(&traced);
 	}
 }
+
+Test(hardening, forks_while_another_thread_creates_threads_leave_working_children, .timeout = 180)
+{
+	/* counted in the tracer: the churn makes tens of thousands of thread events */
+	char *program;
+	cr_assert(asprintf(&program,
+			   "usdt:%1$s:taskprobe:thread__start /comm == \"fork_while_thre\"/ {\n"
+			   "  @starts[pid == $1 ? \"parent\" : \"child\"] = count(); }\n"
+			   "usdt:%1$s:taskprobe:wait__start /comm == \"fork_while_thre\"/ { @waits = count(); }\n",
+			   tp_shim()) > 0);
+	tp_use_tracer_program(program);
+	const char *argv[] = {tp_target("fork_while_threads"), NULL};
+	struct tp_run run;
+	expect_unchanged(argv, &run);
+	tp_use_tracer_program(NULL);
+	free(program);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "100 children exited cleanly\n");
+	/* the children's threads and waits were traced too (each child: one thread, one wait) */
+	cr_expect(strstr(run.trace, "@starts[child]: 100\n") != NULL, "%s", run.trace);
+	cr_expect(strstr(run.trace, "@waits: 100\n") != NULL, "%s", run.trace);
+	tp_run_free(&run);
+}
