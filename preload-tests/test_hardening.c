@@ -222,3 +222,37 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
 	cr_expect(strstr(run.trace, "@waits: 100\n") != NULL, "%s", run.trace);
 	tp_run_free(&run);
 }
+
+Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
+{
+	const char *valgrind = tp_require_program("/usr/bin/valgrind", "valgrind");
+	/*
+	 * With no tracer (valgrind runs code it translated, not the kernel's uprobe breakpoints);
+	 * TASKPROBE_REPORT makes the shim keep task state and capture spawn stacks all the same,
+	 * and a bad TASKPROBE_STACK_DEPTH shows that the shim is loaded (it is said by every
+	 * process: Debian's valgrind is a shell script running valgrind.bin, then the target).
+	 * preload-tests/valgrind.supp says why libunwind's address checks are suppressed.
+	 */
+	const char *targets[] = {"threads", "timed_waits", "cancel_points", "omp_fib", "omp_detach"};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "TASKPROBE_STACK_DEPTH=many", "OMP_NUM_THREADS=2",
+			     NULL};
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		const char *target = tp_target(targets[i]);
+		if (strncmp(targets[i], "omp_", 4) == 0)
+			tp_require_program(target, "clang and libomp-dev");
+		const char *argv[] = {valgrind, "-q", "--suppressions=" TP_VALGRIND_SUPPRESSIONS,
+				      "--leak-check=full", "--show-leak-kinds=definite",
+				      "--errors-for-leak-kinds=definite", "--error-exitcode=99", target, NULL};
+		const char *plain_argv[] = {target, NULL};
+		struct tp_run checked, plain;
+		tp_run(TP_PRELOADED, argv, env, &checked);
+		tp_run(TP_PLAIN, plain_argv, env, &plain);
+		cr_expect_eq(checked.status, plain.status, "%s under memcheck: %s", targets[i], checked.err);
+		cr_expect_str_eq(checked.out, plain.out);
+		cr_expect(strstr(checked.err, "taskprobe: TASKPROBE_STACK_DEPTH=") != NULL,
+			  "%s: the shim is not loaded: %s", targets[i], checked.err);
+		cr_expect(strstr(checked.err, "==") == NULL, "%s: memcheck said:\n%s", targets[i], checked.err);
+		tp_run_free(&checked);
+		tp_run_free(&plain);
+	}
+}
