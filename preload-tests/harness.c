@@ -174,9 +174,11 @@ static char **target_environment(enum tp_mode mode, const char *const extra[])
 			env[k++] = (char *)extra[i];
 	}
 	if (mode != TP_PLAIN) {
+		/* a sanitized shim needs its sanitizer's runtime loaded before it (preload-tests/run) */
+		const char *first = getenv("TP_PRELOAD_FIRST");
 		char *preload;
-		cr_assert(asprintf(&preload, "LD_PRELOAD=%s%s%s", also_preload ? also_preload : "",
-				   also_preload ? " " : "", tp_shim()) > 0);
+		cr_assert(asprintf(&preload, "LD_PRELOAD=%s%s%s%s%s", first ? first : "", first ? " " : "",
+				   also_preload ? also_preload : "", also_preload ? " " : "", tp_shim()) > 0);
 		env[k++] = preload;
 	}
 	return env;

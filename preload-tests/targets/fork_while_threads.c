@@ -44,7 +44,12 @@ int main(void)
 		}
 		int status;
 		waitpid(pid, &status, 0);
-		clean += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			clean++;
+		else if (WIFSIGNALED(status))
+			fprintf(stderr, "child %d: signal %d\n", i, WTERMSIG(status));
+		else
+			fprintf(stderr, "child %d: exit status %d\n", i, WEXITSTATUS(status));
 	}
 	stop = 1;
 	pthread_join(churner, NULL);
