@@ -88,3 +88,33 @@ Test(threads, a_handler_that_longjmps_out_of_a_traced_wait_leaves_the_thread_sou
 	tp_assert_threads_paired(&run, 1);
 	tp_run_free(&run);
 }
+
+Test(threads, a_worker_that_longjmps_out_of_its_parked_wait_unparks_before_it_parks_again,
+     .timeout = 120)
+{
+	/* the waiter is a worker: its first wait parks it; the handler jumps out of that wait; the
+	 * next wait finds the park stale, closes it, and parks anew */
+	const char *argv[] = {tp_target("wait_longjmp"), NULL};
+	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	uint64_t waiter = 0;
+	for (size_t i = 0; i < tp_count(&run, "thread__start", 0); i++)
+		waiter = (uint64_t)tp_nth(&run, "thread__start", 0, i)->arg[0];
+	cr_assert_neq(waiter, 0);
+	cr_expect_eq(tp_count(&run, "worker__thread__park", waiter), 2);
+	cr_expect_eq(tp_count(&run, "worker__thread__unpark", waiter), 2);
+	/* alternating, starting with park, ending unparked */
+	const char *expected[] = {"worker__thread__park", "worker__thread__unpark"};
+	size_t n = 0;
+	for (size_t i = 0; i < run.n_events; i++) {
+		const struct tp_event *e = &run.events[i];
+		if (e->tid != waiter || strncmp(e->probe, "worker__thread__", 16) != 0 ||
+		    strcmp(e->probe, "worker__thread__park") * strcmp(e->probe, "worker__thread__unpark") != 0)
+			continue;
+		cr_expect_str_eq(e->probe, expected[n % 2], "event %zu of the waiter", n);
+		n++;
+	}
+	tp_run_free(&run);
+}

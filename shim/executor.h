@@ -9,6 +9,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "probes.h"
@@ -138,6 +139,7 @@ static inline void tp_worker_park(void)
 	if (self->parked || !tp_thread_live(self))
 		return;
 	self->parked = true;
+	self->parked_by = NULL; /* the executor's park: no wait's frame to outlive */
 	TASKPROBE_WORKER_THREAD_PARK();
 }
 

@@ -50,6 +50,7 @@ static void reset_in_child(void)
 {
 	tp_self.tid = 0;
 	tp_self.parked = false;
+	tp_self.parked_by = NULL;
 }
 
 __attribute__((constructor)) static void register_fork_handler(void)

@@ -14,6 +14,7 @@ struct tp_thread {
 	bool named_worker;      /* the thread's name matches TASKPROBE_WORKERS */
 	bool adapter_worker;    /* an executor adapter reported this thread as a worker */
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
+	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
 };
 

@@ -22,6 +22,7 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if ((TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) &&
 	    w->task == 0 && !self->parked && tp_thread_is_worker(self)) {
 		self->parked = w->parked = true;
+		self->parked_by = w;
 		TASKPROBE_WORKER_THREAD_PARK();
 	}
 	TASKPROBE_WAIT_START(w->kind, w->object, timeout_ns, w->task);
@@ -32,9 +33,24 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
 	TASKPROBE_WAIT_END(w->kind, w->object, result, w->task);
-	if (w->parked) {
+	/* unless a jump out of a handler nested in this wait closed the park already */
+	struct tp_thread *self = tp_thread_self();
+	if (w->parked && self->parked && self->parked_by == w) {
 		TASKPROBE_WORKER_THREAD_UNPARK();
-		tp_thread_self()->parked = false;
+		self->parked = false;
+		self->parked_by = NULL;
+	}
+}
+
+void tp_wait_escaping(const void *frame)
+{
+	struct tp_thread *self = tp_thread_self();
+	/* stacks grow down: a frame below the parking wait's runs on top of it, in a handler */
+	if (self->parked && self->parked_by != NULL && (uintptr_t)frame < (uintptr_t)self->parked_by &&
+	    tp_thread_live(self)) {
+		TASKPROBE_WORKER_THREAD_UNPARK();
+		self->parked = false;
+		self->parked_by = NULL;
 	}
 }
 

@@ -40,6 +40,12 @@ void tp_wait_leave(struct tp_wait *w, int64_t result);
 
 /* A pthread cleanup handler: the thread was cancelled inside the wait (result -ECANCELED). */
 void tp_wait_cancelled(void *w);
+/*
+ * A longjmp is about to leave `frame` (its caller's frame): if that frame runs on top of the
+ * wait that parked this thread (a signal handler interrupted the wait), the wait will never
+ * return, so its unpark fires now.
+ */
+void tp_wait_escaping(const void *frame);
 
 /*
  * Runs `call` (a statement) as the wait `w` entered with tp_wait_enter, so that a cancellation

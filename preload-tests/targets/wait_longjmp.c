@@ -1,8 +1,10 @@
 /*
  * A signal handler that siglongjmps out of a blocked sem_wait (allowed: sem_wait is
- * async-signal-safe), after which the thread waits again and ends with pthread_exit.
+ * async-signal-safe), after which the thread waits again and ends with pthread_exit. The
+ * thread is named "pool-waiter" (a worker under TASKPROBE_WORKERS='pool-*').
  * Prints what happened; exit status 0.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
 #include <setjmp.h>
@@ -21,6 +23,7 @@ static void jump_out(int sig)
 
 void *waiter(void *arg)
 {
+	pthread_setname_np(pthread_self(), "pool-waiter");
 	if (sigsetjmp(escape, 1) == 0) {
 		sem_post(&go);
 		sem_wait(&never); /* left by the handler */
