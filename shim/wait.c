@@ -7,6 +7,14 @@
 
 #include "thread_state.h"
 
+/* Ends the park of a wait that parked this thread. */
+static void unpark(struct tp_thread *self)
+{
+	TASKPROBE_WORKER_THREAD_UNPARK();
+	self->parked = false;
+	self->parked_by = NULL;
+}
+
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
 		   int64_t timeout_ns)
 {
@@ -18,10 +26,9 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	w->object = (uintptr_t)object;
 	w->task = self->task;
 	/* A wait inside a wait (a signal handler that waits) does not park twice. */
-	w->parked = false;
 	if ((TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) &&
 	    w->task == 0 && !self->parked && tp_thread_is_worker(self)) {
-		self->parked = w->parked = true;
+		self->parked = true;
 		self->parked_by = w;
 		TASKPROBE_WORKER_THREAD_PARK();
 	}
@@ -33,13 +40,10 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
 	TASKPROBE_WAIT_END(w->kind, w->object, result, w->task);
-	/* unless a jump out of a handler nested in this wait closed the park already */
+	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
-	if (w->parked && self->parked && self->parked_by == w) {
-		TASKPROBE_WORKER_THREAD_UNPARK();
-		self->parked = false;
-		self->parked_by = NULL;
-	}
+	if (self->parked && self->parked_by == w)
+		unpark(self);
 }
 
 void tp_wait_escaping(const void *frame)
@@ -47,11 +51,8 @@ void tp_wait_escaping(const void *frame)
 	struct tp_thread *self = tp_thread_self();
 	/* stacks grow down: a frame below the parking wait's runs on top of it, in a handler */
 	if (self->parked && self->parked_by != NULL && (uintptr_t)frame < (uintptr_t)self->parked_by &&
-	    tp_thread_live(self)) {
-		TASKPROBE_WORKER_THREAD_UNPARK();
-		self->parked = false;
-		self->parked_by = NULL;
-	}
+	    tp_thread_live(self))
+		unpark(self);
 }
 
 void tp_wait_cancelled(void *w)

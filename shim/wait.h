@@ -17,7 +17,6 @@ struct tp_wait {
 	uint64_t task;
 	uintptr_t object;
 	uint32_t kind;
-	bool parked;
 	bool silent; /* the thread was stopped by the process's exit: nothing fires */
 };
 
