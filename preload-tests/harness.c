@@ -332,6 +332,31 @@ static void parse_events(const char *text, struct tp_run *run)
 	}
 }
 
+static size_t count_lines(const char *path, const char *prefix)
+{
+	char *text = tp_read_file(path, NULL);
+	size_t n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	free(text);
+	return n;
+}
+
+/* Waits until the tracer `pid`, writing to `out`, prints a line starting with `prefix` (a
+ * minute at most); fails the test, saying `what` and the tracer's stderr, if it ends first. */
+static void await_tracer_line(pid_t pid, const char *out, const char *err, const char *prefix,
+			      const char *what)
+{
+	for (long waited = 0; count_lines(out, prefix) == 0; waited += 20) {
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
+			kill(pid, SIGKILL);
+			cr_assert_fail("%s: %s", what, tp_read_file(err, NULL));
+		}
+		monotonic_sleep_ms(20);
+	}
+}
+
 static pid_t start_tracer(pid_t target, const char *out, const char *err)
 {
 	char *script = make_temp("script");
@@ -346,33 +371,10 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 	snprintf(target_pid, sizeof target_pid, "%d", (int)target);
 	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, target_pid, NULL};
 	pid_t pid = spawn(argv, environ, out, err, -1);
-	for (long waited = 0;; waited += 20) {
-		char *text = tp_read_file(out, NULL);
-		bool ready = strstr(text, "READY\n") != NULL;
-		free(text);
-		if (ready)
-			break;
-		int status;
-		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
-			kill(pid, SIGKILL);
-			char *why = tp_read_file(err, NULL);
-			cr_assert_fail("bpftrace did not attach: %s", why);
-		}
-		monotonic_sleep_ms(20);
-	}
+	await_tracer_line(pid, out, err, "READY", "bpftrace did not attach");
 	unlink(script);
 	free(script);
 	return pid;
-}
-
-static size_t count_lines(const char *path, const char *prefix)
-{
-	char *text = tp_read_file(path, NULL);
-	size_t n = 0;
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		n += strncmp(l, prefix, strlen(prefix)) == 0;
-	free(text);
-	return n;
 }
 
 /* Whether the tracer printed a marker from each CPU in `cpus`. */
@@ -488,6 +490,20 @@ void tp_run_both(const char *const argv[], const char *const env[], struct tp_ru
 		  "stdout differs with the shim:\n--- without\n%s\n--- with\n%s", plain.out,
 		  traced->out);
 	tp_run_free(&plain);
+}
+
+void tp_run_all_ways(const char *const argv[], const char *const env[], struct tp_run *traced)
+{
+	struct tp_run preloaded;
+	tp_run(TP_PRELOADED, argv, env, &preloaded);
+	tp_run_both(argv, env, traced);
+	cr_expect_eq(preloaded.status, traced->status, "exit status %d preloaded, %d traced",
+		     preloaded.status, traced->status);
+	cr_expect(preloaded.out_len == traced->out_len &&
+			  memcmp(preloaded.out, traced->out, traced->out_len) == 0,
+		  "%s: stdout with the shim and no tracer differs:\n--- untraced\n%s\n--- traced\n%s",
+		  argv[0], preloaded.out, traced->out);
+	tp_run_free(&preloaded);
 }
 
 uint64_t tp_symbol_address(const char *path, const char *symbol)
@@ -789,14 +805,9 @@ void tp_run_script(const char *script, const char *const script_args[], const ch
 		tracer_argv[n++] = script_args[i];
 	pid_t tracer = spawn((char *const *)tracer_argv, environ, trace_out, trace_err, -1);
 	/* every script says "Tracing ..." from BEGIN, once its probes are attached */
-	for (long waited = 0; count_lines(trace_out, "Tracing ") == 0; waited += 20) {
-		int status;
-		if (waitpid(tracer, &status, WNOHANG) == tracer || waited > 60000) {
-			kill(tracer, SIGKILL);
-			cr_assert_fail("%s did not start: %s", script, tp_read_file(trace_err, NULL));
-		}
-		monotonic_sleep_ms(20);
-	}
+	char what[256];
+	snprintf(what, sizeof what, "%s did not start", script);
+	await_tracer_line(tracer, trace_out, trace_err, "Tracing ", what);
 	cr_assert(write(go[1], "g", 1) == 1);
 	close(go[1]);
 	run->status = reap(run->pid, 120000);

@@ -104,6 +104,9 @@ const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint6
 /* Runs `argv` plainly and traced and asserts equal stdout and exit status; returns the traced run. */
 void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced);
 
+/* The same, and preloaded with no tracer too: the three give equal stdout and exit status. */
+void tp_run_all_ways(const char *const argv[], const char *const env[], struct tp_run *traced);
+
 /*
  * Asserts the thread contract on a traced run: `n` thread-starts (any number if n < 0), each on
  * the thread it names, created by a thread of the process, first among that thread's events;

@@ -10,15 +10,22 @@
 
 #include "harness.h"
 
-/* Runs argv plainly, preloaded and traced; returns the traced run. */
-static void expect_unchanged(const char *const argv[], struct tp_run *traced)
+/*
+ * tp_run_all_ways on a private copy of the shim, traced by `program_format` (bpftrace text in
+ * which %1$s is that copy's path): other tests' tracers attaching and detaching its probes while
+ * the target forks would race with the fork handler (see README, "What taskprobe cannot see").
+ */
+static void run_all_ways_on_private_shim(const char *program_format, const char *const argv[],
+					 struct tp_run *traced)
 {
-	struct tp_run preloaded;
-	tp_run(TP_PRELOADED, argv, NULL, &preloaded);
-	tp_run_both(argv, NULL, traced);
-	cr_expect_eq(preloaded.status, traced->status);
-	cr_expect_str_eq(preloaded.out, traced->out);
-	tp_run_free(&preloaded);
+	tp_use_shim(tp_shim_copy());
+	char *program;
+	cr_assert(asprintf(&program, program_format, tp_shim()) > 0);
+	tp_use_tracer_program(program);
+	tp_run_all_ways(argv, NULL, traced);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
 }
 
 Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantics, .timeout = 120)
@@ -37,7 +44,7 @@ Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantic
 	for (size_t i = 0; i < 2; i++) {
 		const char *argv[] = {tp_target("signal_waits"), modes[i], NULL};
 		struct tp_run run;
-		expect_unchanged(argv, &run);
+		tp_run_all_ways(argv, NULL, &run);
 		cr_expect_eq(run.status, 0);
 		cr_expect(strncmp(run.out, expected[i], strlen(expected[i])) == 0, "%s:\n%s", modes[i], run.out);
 		cr_expect(strstr(run.out, "handler waits returned at once\n") != NULL, "%s", run.out);
@@ -49,23 +56,12 @@ Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantic
 Test(hardening, fork_exec_posix_spawn_vfork_and_double_fork_children_trace_under_their_pids,
      .timeout = 120)
 {
-	/*
-	 * A private copy of the shim: other tests' tracers attaching and detaching its probes while
-	 * this tree forks would race with the fork handler (see README, "What taskprobe cannot see").
-	 * Every process of the tree is told by its command name (the exec'ed ones are this program).
-	 */
-	tp_use_shim(tp_shim_copy());
-	char *program;
-	cr_assert(asprintf(&program,
-			   "usdt:%s:taskprobe:wait__start /comm == \"process_tree\"/ { printf(\"W %%d\\n\", pid); }\n",
-			   tp_shim()) > 0);
-	tp_use_tracer_program(program);
+	/* every process of the tree, by its command name (the exec'ed ones are this program) */
 	const char *argv[] = {tp_target("process_tree"), NULL};
 	struct tp_run run;
-	expect_unchanged(argv, &run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
-	free(program);
+	run_all_ways_on_private_shim(
+		"usdt:%1$s:taskprobe:wait__start /comm == \"process_tree\"/ { printf(\"W %%d\\n\", pid); }\n",
+		argv, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "parent waited\nfork-child waited\nexec-child waited\n"
 				  "spawn-child waited\nvfork-child waited\ngrandchild waited\n");
@@ -88,7 +84,7 @@ Test(hardening, a_thousand_threads_at_once_each_start_wait_and_stop_once, .timeo
 {
 	const char *argv[] = {tp_target("thousand_threads"), NULL};
 	struct tp_run run;
-	expect_unchanged(argv, &run);
+	tp_run_all_ways(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "1000 threads ran\n");
 	tp_assert_threads_paired(&run, 1000);
@@ -100,7 +96,7 @@ Test(hardening, libomp_loaded_and_unloaded_at_run_time_twice, .timeout = 120)
 {
 	const char *argv[] = {tp_target("dlopen_omp"), tp_require_file(TP_LIBOMP_PATH, "libomp-dev"), NULL};
 	struct tp_run run;
-	expect_unchanged(argv, &run);
+	tp_run_all_ways(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "round 1: 2 threads\nround 2: 2 threads\n");
 	/*
@@ -119,7 +115,7 @@ Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_a
 {
 	const char *argv[] = {tp_target("cancel_points"), NULL};
 	struct tp_run run;
-	expect_unchanged(argv, &run);
+	tp_run_all_ways(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "sem_wait: cancelled\nsem_timedwait: cancelled\nsem_clockwait: cancelled\n"
 				  "pthread_cond_wait: cancelled\npthread_cond_timedwait: cancelled\n"
@@ -208,22 +204,14 @@ Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_des
 
 Test(hardening, forks_while_another_thread_creates_threads_leave_working_children, .timeout = 180)
 {
-	/* counted in the tracer (the churn makes tens of thousands of thread events), on a private
-	 * copy of the shim as in the test above */
-	tp_use_shim(tp_shim_copy());
-	char *program;
-	cr_assert(asprintf(&program,
-			   "usdt:%1$s:taskprobe:thread__start /comm == \"fork_while_thre\"/ {\n"
-			   "  @starts[pid == $1 ? \"parent\" : \"child\"] = count(); }\n"
-			   "usdt:%1$s:taskprobe:wait__start /comm == \"fork_while_thre\"/ { @waits = count(); }\n",
-			   tp_shim()) > 0);
-	tp_use_tracer_program(program);
+	/* counted in the tracer: the churn makes tens of thousands of thread events */
 	const char *argv[] = {tp_target("fork_while_threads"), NULL};
 	struct tp_run run;
-	expect_unchanged(argv, &run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
-	free(program);
+	run_all_ways_on_private_shim(
+		"usdt:%1$s:taskprobe:thread__start /comm == \"fork_while_thre\"/ {\n"
+		"  @starts[pid == $1 ? \"parent\" : \"child\"] = count(); }\n"
+		"usdt:%1$s:taskprobe:wait__start /comm == \"fork_while_thre\"/ { @waits = count(); }\n",
+		argv, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect(strcmp(run.out, "100 children exited cleanly\n") == 0, "%s%s", run.out, run.err);
 	/* the children's threads and waits were traced too (each child: one thread, one wait) */
