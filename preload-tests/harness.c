@@ -162,25 +162,40 @@ static char **target_environment(enum tp_mode mode, const char *const extra[])
 		m++;
 	char **env = calloc(n + m + 2, sizeof *env);
 	size_t k = 0;
-	const char *also_preload = NULL;
+	const char *before_shim = NULL, *after_shim = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
 		    strncmp(environ[i], "TASKPROBE_", 10) != 0)
 			env[k++] = environ[i];
 	for (size_t i = 0; i < m; i++) {
 		if (strncmp(extra[i], "LD_PRELOAD=", 11) == 0)
-			also_preload = extra[i] + 11;
+			before_shim = extra[i] + 11;
+		else if (strncmp(extra[i], "TP_PRELOAD_AFTER_SHIM=", 22) == 0)
+			after_shim = extra[i] + 22;
 		else
 			env[k++] = (char *)extra[i];
 	}
-	if (mode != TP_PLAIN) {
-		/* a sanitized shim needs its sanitizer's runtime loaded before it (preload-tests/run) */
-		const char *first = getenv("TP_PRELOAD_FIRST");
-		char *preload;
-		cr_assert(asprintf(&preload, "LD_PRELOAD=%s%s%s%s%s", first ? first : "", first ? " " : "",
-				   also_preload ? also_preload : "", also_preload ? " " : "", tp_shim()) > 0);
-		env[k++] = preload;
+	char *preload = NULL;
+	if (mode == TP_PLAIN) {
+		if (after_shim != NULL)
+			cr_assert(asprintf(&preload, "LD_PRELOAD=%s", after_shim) > 0);
+	} else {
+		/*
+		 * A sanitized shim needs its sanitizer's runtime loaded: ASan's before everything,
+		 * TSan's after the shim, so that the shim's thread trampoline runs inside TSan's
+		 * (preload-tests/run).
+		 */
+		const char *first = getenv("TP_PRELOAD_FIRST"), *last = getenv("TP_PRELOAD_LAST");
+		const char *parts[] = {first, before_shim, tp_shim(), after_shim, last};
+		FILE *f = open_memstream(&preload, &(size_t){0});
+		fputs("LD_PRELOAD=", f);
+		for (size_t i = 0, written = 0; i < sizeof parts / sizeof parts[0]; i++)
+			if (parts[i] != NULL)
+				fprintf(f, "%s%s", written++ ? " " : "", parts[i]);
+		fclose(f);
 	}
+	if (preload != NULL)
+		env[k++] = preload;
 	return env;
 }
 

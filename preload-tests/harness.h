@@ -43,7 +43,8 @@ enum tp_mode {
 /*
  * Runs `argv` (argv[0] a path) with `env` (NULL-terminated "NAME=value" strings added to the
  * harness's environment, or NULL). An LD_PRELOAD in `env` is preloaded before the shim, and not
- * at all in TP_PLAIN mode. Fails the test on any harness error.
+ * at all in TP_PLAIN mode; a TP_PRELOAD_AFTER_SHIM after the shim, and alone in TP_PLAIN mode.
+ * Fails the test on any harness error.
  */
 void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
 	    struct tp_run *run);

@@ -35,14 +35,30 @@
 #define STACK_SHIFT 40 /* bits 40 to 61: the spawn stack id (below 2^16) */
 #define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 
+/*
+ * A task's word is written by the thread that creates the task and read and changed by those
+ * that run it; libomp orders those hand-offs with its own atomics. Relaxed atomic accesses
+ * (plain moves on x86) say so to the compiler and to ThreadSanitizer, which cannot see
+ * libomp's synchronization since libomp is not built with it.
+ */
+static uint64_t word(const ompt_data_t *data)
+{
+	return __atomic_load_n(&data->value, __ATOMIC_RELAXED);
+}
+
+static void set_word(ompt_data_t *data, uint64_t value)
+{
+	__atomic_store_n(&data->value, value, __ATOMIC_RELAXED);
+}
+
 static uint64_t id_of(const ompt_data_t *data)
 {
-	return data != NULL ? data->value & ID_BITS : 0;
+	return data != NULL ? word(data) & ID_BITS : 0;
 }
 
 static uint32_t stack_of(const ompt_data_t *data)
 {
-	return data != NULL ? (uint32_t)((data->value & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
+	return data != NULL ? (uint32_t)((word(data) & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
 }
 
 /* The id of a task seen while tracing, given now if it was made while nobody traced. */
@@ -50,9 +66,9 @@ static uint64_t id_given(ompt_data_t *data)
 {
 	if (data == NULL)
 		return 0;
-	if (__builtin_expect(data->value == 0, 0))
-		data->value = tp_task_new_id();
-	return data->value & ID_BITS;
+	if (__builtin_expect(word(data) == 0, 0))
+		set_word(data, tp_task_new_id());
+	return word(data) & ID_BITS;
 }
 
 /* No tracer can see task state: the thread just stops claiming a current task. */
@@ -95,7 +111,7 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now)
 {
 	uint64_t task = tp_task_new_id();
 	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind);
-	data->value = task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING);
+	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
 	if (wake_now)
 		tp_task_woken(task);
 	return task;
@@ -124,7 +140,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	(void)index;
 	(void)flags;
 	if (!tp_task_probes_enabled()) {
-		task->value = 0;
+		set_word(task, 0);
 		forget_current_task();
 	} else if (endpoint == ompt_scope_begin) {
 		/* On the primary thread the encountering task is its parent and is suspended. */
@@ -144,7 +160,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)codeptr;
 	if (!tp_task_probes_enabled())
 		forget_current_task();
-	else if (encountering != NULL && encountering->value != 0)
+	else if (encountering != NULL && word(encountering) != 0)
 		poll_begin(id_of(encountering));
 }
 
@@ -156,7 +172,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	(void)flags;
 	(void)codeptr;
 	if (!tp_task_probes_enabled()) {
-		task->value = 0;
+		set_word(task, 0);
 		return;
 	}
 	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences);
@@ -180,14 +196,14 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 	if (next == NULL)
 		return;
 	id_given(next);
-	if (__builtin_expect(next->value & (SYNC_WAITING | WAKE_PENDING), 0)) {
-		if (next->value & SYNC_WAITING) {
+	if (__builtin_expect(word(next) & (SYNC_WAITING | WAKE_PENDING), 0)) {
+		if (word(next) & SYNC_WAITING) {
 			/* Back in a task that is still waiting in a sync region: idle again. */
 			poll_suspend(tp_thread_self()->task);
 			tp_worker_park();
 			return;
 		}
-		next->value &= ~WAKE_PENDING;
+		set_word(next, word(next) & ~WAKE_PENDING);
 		poll_suspend(tp_thread_self()->task);
 		tp_task_woken(id_of(next));
 	}
@@ -212,15 +228,15 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	if (task == NULL)
 		return;
 	if (!tp_task_probes_enabled()) {
-		task->value &= ~SYNC_WAITING;
+		set_word(task, word(task) & ~SYNC_WAITING);
 		forget_current_task();
 	} else if (endpoint == ompt_scope_begin) {
 		id_given(task);
-		task->value |= SYNC_WAITING;
+		set_word(task, word(task) | SYNC_WAITING);
 		poll_suspend(id_of(task));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
-		task->value &= ~SYNC_WAITING;
+		set_word(task, word(task) & ~SYNC_WAITING);
 		poll_begin(id_given(task));
 	}
 }

@@ -10,14 +10,27 @@
 /* Set while this thread is inside dlsym: a call back into the shim must not resolve again. */
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
+/*
+ * Whether two functions are defined by the same object. The next definition of a versioned name
+ * may be an interposer's unversioned one (a sanitizer's runtime, another preloaded tool), which
+ * dlvsym passes over: that one is taken, and the version is asked for only between the
+ * definitions of the object that versions the name (glibc's old and new condition variables).
+ */
+static bool same_object(void *a, void *b)
+{
+	Dl_info in_a, in_b;
+	return dladdr(a, &in_a) != 0 && dladdr(b, &in_b) != 0 && in_a.dli_fbase == in_b.dli_fbase;
+}
+
 void *tp_real_symbol(const char *name, const char *version)
 {
 	if (resolving)
 		return NULL;
 	resolving = true;
-	void *fn = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
-	if (fn == NULL)
-		fn = dlsym(RTLD_NEXT, name);
+	void *fn = dlsym(RTLD_NEXT, name);
+	void *versioned = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	if (versioned != NULL && (fn == NULL || same_object(fn, versioned)))
+		fn = versioned;
 	resolving = false;
 
 	if (fn == NULL)

@@ -4,8 +4,8 @@
 #include <stddef.h>
 
 /*
- * Returns the next definition of `name` after the shim (version `version`, or the default one
- * when NULL), or NULL when there is none or when the lookup recursed into the shim on this
+ * Returns the next definition of `name` after the shim (of version `version` in the object that
+ * versions it, or the default one when NULL), or NULL when there is none or when the lookup recursed into the shim on this
  * thread (dlsym can allocate, and an allocator may wait or start threads). Prints one
  * `taskprobe:` line the first time a symbol cannot be had.
  */

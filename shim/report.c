@@ -31,9 +31,16 @@ void tp_report_task_terminated(uint32_t stack_id)
 	__atomic_sub_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The counts the report is written from: threads still running at exit (an executor's workers)
+ * may go on spawning and terminating, so the report reads each count once and is consistent
+ * with itself.
+ */
+static int64_t alive_at_exit[2 * TP_STACKS_MAX + 1];
+
 static int by_count(const void *a, const void *b)
 {
-	int64_t x = alive[*(const uint32_t *)a], y = alive[*(const uint32_t *)b];
+	int64_t x = alive_at_exit[*(const uint32_t *)a], y = alive_at_exit[*(const uint32_t *)b];
 	return x > y ? -1 : x < y;
 }
 
@@ -42,11 +49,13 @@ static void write_report(FILE *out)
 	static uint32_t order[2 * TP_STACKS_MAX + 1];
 	size_t groups = 0;
 	int64_t total = 0;
-	for (uint32_t id = 0; id <= 2 * TP_STACKS_MAX; id++)
-		if (alive[id] > 0) {
+	for (uint32_t id = 0; id <= 2 * TP_STACKS_MAX; id++) {
+		alive_at_exit[id] = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
+		if (alive_at_exit[id] > 0) {
 			order[groups++] = id;
-			total += alive[id];
+			total += alive_at_exit[id];
 		}
+	}
 	qsort(order, groups, sizeof *order, by_count);
 	fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
 		(long long)total, total == 1 ? "" : "s", (int)getpid());
@@ -55,10 +64,10 @@ static void write_report(FILE *out)
 		const uintptr_t *pcs = tp_stack_table_frames(id, &depth);
 		if (pcs == NULL) {
 			fprintf(out, "  %lld with no spawn stack (capture off, failed or dropped, or a task "
-				     "the executor starts itself)\n", (long long)alive[id]);
+				     "the executor starts itself)\n", (long long)alive_at_exit[id]);
 			continue;
 		}
-		fprintf(out, "  %lld spawned at stack %u:\n", (long long)alive[id], id);
+		fprintf(out, "  %lld spawned at stack %u:\n", (long long)alive_at_exit[id], id);
 		for (uint32_t i = 0; i < depth; i++) {
 			char frame[1024];
 			tp_symbolize(pcs[i], frame, sizeof frame);

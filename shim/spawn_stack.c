@@ -79,15 +79,18 @@ static bool is_skipped(uintptr_t pc)
 #define NAME_OF(symbol) STRING_OF(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
 #define STRING_OF(symbol) #symbol
 
-static int (*unwind)(void **frames, int size);
+typedef int (*unwind_fn)(void **frames, int size);
+static unwind_fn unwind;
 static bool unavailable;
 
-static bool load_libunwind(void)
+/* unw_backtrace, loaded now if it is not yet; NULL if it cannot be. */
+static unwind_fn load_libunwind(void)
 {
-	if (__builtin_expect(__atomic_load_n(&unwind, __ATOMIC_ACQUIRE) != NULL, 1))
-		return true;
+	unwind_fn loaded = __atomic_load_n(&unwind, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(loaded != NULL, 1))
+		return loaded;
 	if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED))
-		return false;
+		return NULL;
 	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
 	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
@@ -97,13 +100,14 @@ static bool load_libunwind(void)
 		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))
 			tp_warn("libunwind.so.8 cannot be loaded (%s); spawn stacks are off",
 				lib == NULL ? dlerror() : "no unw_backtrace");
-		return false;
+		return NULL;
 	}
 	/* unwinding caches per thread, with no lock */
 	if (set_caching != NULL && local != NULL)
 		set_caching(*local, UNW_CACHE_PER_THREAD);
-	__atomic_store_n(&unwind, (int (*)(void **, int))backtrace, __ATOMIC_RELEASE);
-	return true;
+	loaded = (unwind_fn)backtrace;
+	__atomic_store_n(&unwind, loaded, __ATOMIC_RELEASE);
+	return loaded;
 }
 
 /*
@@ -119,14 +123,15 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	int keep = (int)settings->stack_depth, n, first;
 	*depth = 0;
 	*id = 0;
-	if (!settings->stacks || !load_libunwind())
+	unwind_fn backtrace = settings->stacks ? load_libunwind() : NULL;
+	if (backtrace == NULL)
 		return NULL;
 	void **frames = (void **)buffer;
 	int want = keep + last_skipped + 1;
 	if (want > TP_SPAWN_STACK_BUFFER)
 		want = TP_SPAWN_STACK_BUFFER;
 	for (;;) {
-		n = unwind(frames, want);
+		n = backtrace(frames, want);
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
