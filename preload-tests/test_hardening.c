@@ -168,34 +168,70 @@ Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, 
 	tp_run_free(&traced);
 }
 
-Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_destructor,
-     .timeout = 120)
+/*
+ * Whether the dynamic loader ran the early library's constructor before the shim's, as it says
+ * with LD_DEBUG=files ("calling init: PATH" in the order it calls them).
+ */
+static bool early_lib_initialized_first(const char *const env[])
 {
 	const char *argv[] = {tp_target("early_threads"), NULL};
-	char preload[4200];
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/libearly_lib.so", TP_TARGETS_DIR);
-	/* linked (its constructor may run before or after the shim's), then preloaded ahead of the
-	 * shim (its constructor runs before the shim's) */
-	const char *linked[] = {NULL}, *preloaded_first[] = {preload, NULL};
-	const char *const *envs[] = {linked, preloaded_first};
-	for (size_t i = 0; i < 2; i++) {
+	const char *debug_env[8] = {"LD_DEBUG=files"};
+	for (size_t i = 0; env[i] != NULL && i + 2 < 8; i++)
+		debug_env[i + 1] = env[i];
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, debug_env, &run);
+	const char *early = strstr(run.err, "calling init: " TP_TARGETS_DIR "/libearly_lib.so");
+	const char *shim = strstr(run.err, "calling init: ");
+	while (shim != NULL && strncmp(strchr(shim, '/'), tp_shim(), strlen(tp_shim())) != 0)
+		shim = strstr(shim + 1, "calling init: ");
+	cr_assert(early != NULL && shim != NULL, "the loader's trace: %s", run.err);
+	bool first = early < shim;
+	tp_run_free(&run);
+	return first;
+}
+
+Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_destructor,
+     .timeout = 180)
+{
+	const char *argv[] = {tp_target("early_threads"), NULL};
+	char before[4200], after[4200];
+	snprintf(before, sizeof before, "LD_PRELOAD=%s/libearly_lib.so", TP_TARGETS_DIR);
+	snprintf(after, sizeof after, "TP_PRELOAD_AFTER_SHIM=%s/libearly_lib.so", TP_TARGETS_DIR);
+	/*
+	 * The loader calls a program's libraries' constructors before the preloaded ones', and
+	 * preloaded libraries' in the reverse of their order: linked or preloaded after the shim,
+	 * the library starts its thread and waits before the shim's constructor ran (so the shim
+	 * resolves its real functions on first use); preloaded before it, after.
+	 */
+	const char *linked[] = {NULL}, *preloaded_after[] = {after, NULL},
+		   *preloaded_before[] = {before, NULL};
+	const struct {
+		const char *const *env;
+		bool early_first;
+	} orders[] = {{linked, true}, {preloaded_after, true}, {preloaded_before, false}};
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(early_lib_initialized_first(orders[i].env), orders[i].early_first,
+			     "order %zu: the library's constructor ran %s the shim's", i,
+			     orders[i].early_first ? "after" : "before");
 		struct tp_run plain, preloaded, traced;
-		tp_run(TP_PLAIN, argv, envs[i], &plain);
-		tp_run(TP_PRELOADED, argv, envs[i], &preloaded);
-		tp_run(TP_TRACED, argv, envs[i], &traced);
+		tp_run(TP_PLAIN, argv, orders[i].env, &plain);
+		tp_run(TP_PRELOADED, argv, orders[i].env, &preloaded);
+		tp_run(TP_TRACED, argv, orders[i].env, &traced);
 		const struct tp_run *runs[] = {&plain, &preloaded, &traced};
 		for (size_t r = 0; r < 3; r++) {
-			cr_expect_eq(runs[r]->status, 0, "env %zu run %zu", i, r);
+			cr_expect_eq(runs[r]->status, 0, "order %zu run %zu", i, r);
 			cr_expect_str_eq(runs[r]->out, "the library's thread made 3 waits\n");
 			cr_expect(strstr(runs[r]->err, "early_lib: destructor waited\n") != NULL, "%s",
 				  runs[r]->err);
 		}
-		/* the constructor's thread's three semaphore waits and the destructor's one */
+		/* the constructor's thread, started and stopped once; its three semaphore waits and
+		 * the destructor's one */
+		tp_assert_threads_paired(&traced, 1);
 		tp_assert_waits_paired(&traced);
 		size_t sem_waits = 0;
 		for (size_t w = 0; w < tp_count(&traced, "wait__start", 0); w++)
 			sem_waits += tp_nth(&traced, "wait__start", 0, w)->arg[0] == 3;
-		cr_expect_eq(sem_waits, 4, "env %zu: %zu semaphore waits", i, sem_waits);
+		cr_expect_eq(sem_waits, 4, "order %zu: %zu semaphore waits", i, sem_waits);
 		tp_run_free(&plain);
 		tp_run_free(&preloaded);
 		tp_run_free(&traced);
