@@ -1,9 +1,41 @@
 /* The park rule for programs with no adapter: threads named as TASKPROBE_WORKERS says. */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "harness.h"
 
 #define ROUNDS 5
+
+/*
+ * One thread's worker life as letters, in order: S worker-thread-start, P park, W wait-start,
+ * U unpark, E worker-thread-stop, T thread-stop.
+ */
+static void worker_life(const struct tp_run *run, uint64_t tid, char *life, size_t size)
+{
+	static const struct {
+		const char *probe;
+		char letter;
+	} letters[] = {{"worker__thread__start", 'S'}, {"worker__thread__park", 'P'},
+		       {"wait__start", 'W'},           {"worker__thread__unpark", 'U'},
+		       {"worker__thread__stop", 'E'},  {"thread__stop", 'T'}};
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_events && n + 1 < size; i++)
+		for (size_t l = 0; l < sizeof letters / sizeof letters[0]; l++)
+			if (run->events[i].tid == tid && strcmp(run->events[i].probe, letters[l].probe) == 0)
+				life[n++] = letters[l].letter;
+	life[n] = '\0';
+}
+
+/* The tid of the thread that started in `routine` of the (non-PIE) target. */
+static uint64_t thread_of(const struct tp_run *run, const char *target, const char *routine)
+{
+	uint64_t address = tp_symbol_address(target, routine);
+	for (size_t j = 0; j < tp_count(run, "thread__start", 0); j++)
+		if ((uint64_t)tp_nth(run, "thread__start", 0, j)->arg[1] == address)
+			return (uint64_t)tp_nth(run, "thread__start", 0, j)->arg[0];
+	cr_assert_fail("no thread-start for %s", routine);
+	return 0;
+}
 
 Test(workers, named_workers_park_around_each_wait_and_others_do_not, .timeout = 180)
 {
@@ -14,21 +46,32 @@ Test(workers, named_workers_park_around_each_wait_and_others_do_not, .timeout = 
 
 	tp_assert_threads_paired(&run, 3);
 	tp_assert_waits_paired(&run);
+	/* workers from their first wait to their end; each of the five waits parked */
 	const char *names[] = {"pool_1", "pool_2", "other"};
+	const char *lives[] = {"SPWUPWUPWUPWUPWUET", "SPWUPWUPWUPWUPWUET", "WWWWWT"};
 	for (size_t i = 0; i < 3; i++) {
-		uint64_t routine = tp_symbol_address(argv[0], names[i]), tid = 0;
-		for (size_t j = 0; j < 3; j++)
-			if ((uint64_t)tp_nth(&run, "thread__start", 0, j)->arg[1] == routine)
-				tid = (uint64_t)tp_nth(&run, "thread__start", 0, j)->arg[0];
-		cr_assert_neq(tid, 0, "no thread-start for %s", names[i]);
-		size_t parks = i < 2 ? ROUNDS : 0;
-		cr_expect_eq(tp_count(&run, "wait__start", tid), ROUNDS, "%s waits", names[i]);
-		cr_expect_eq(tp_count(&run, "worker__thread__park", tid), parks, "%s parks", names[i]);
-		cr_expect_eq(tp_count(&run, "worker__thread__unpark", tid), parks, "%s unparks",
-			     names[i]);
+		char life[64];
+		worker_life(&run, thread_of(&run, argv[0], names[i]), life, sizeof life);
+		cr_expect_str_eq(life, lives[i], "%s", names[i]);
 	}
-	cr_expect_eq(tp_count(&run, "worker__thread__park", (uint64_t)run.pid), 0,
-		     "the main thread is no worker");
+	char main_life[64];
+	worker_life(&run, (uint64_t)run.pid, main_life, sizeof main_life);
+	cr_expect_str_eq(main_life, "", "the main thread is no worker");
+	tp_run_free(&run);
+}
+
+Test(workers, a_worker_renamed_away_stops_being_one_at_its_next_wait, .timeout = 180)
+{
+	const char *argv[] = {tp_target("named_workers"), "retire", NULL};
+	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
+	struct tp_run run;
+	tp_run_both(argv, env, &run);
+	cr_expect_str_eq(run.out, "5 rounds on 4 threads\n");
+	tp_assert_threads_paired(&run, 4);
+	tp_assert_waits_paired(&run);
+	char life[64];
+	worker_life(&run, thread_of(&run, argv[0], "retiring"), life, sizeof life);
+	cr_expect_str_eq(life, "SPWUPWUEWWWT", "two waits as pool-3, three as retired");
 	tp_run_free(&run);
 }
 

@@ -53,8 +53,10 @@ static void thread_stopped(void *arg)
 	if (!already)
 		stop_locked(t);
 	pthread_mutex_unlock(&running_lock);
-	if (!already)
+	if (!already) {
+		tp_thread_named_worker_end(t->self);
 		TASKPROBE_THREAD_STOP((uint64_t)tp_thread_tid(t->self));
+	}
 }
 
 static void *trampoline(void *p)
@@ -112,6 +114,7 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 static void stop_running_threads(void *unused)
 {
 	(void)unused;
+	tp_thread_named_worker_end(tp_thread_self());
 	pthread_mutex_lock(&running_lock);
 	while (running.next != &running) {
 		struct running_thread *t = running.next;

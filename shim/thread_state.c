@@ -1,4 +1,12 @@
-/* Per-thread state: kernel tid, worker status by name, reset in a forked child. */
+/*
+ * Per-thread state: kernel tid, worker status by name, reset in a forked child.
+ *
+ * A thread named as TASKPROBE_WORKERS says is a worker from the first wait it makes under that
+ * name while a worker probe is on (worker-thread-start, on the thread) until it ends or is
+ * renamed (worker-thread-stop, on the thread: at its next wait after the rename, when its start
+ * routine ends, or when it calls exit). Threads still running when another ends the process fire
+ * no worker-thread-stop: the probe has no argument to name another thread.
+ */
 #define _GNU_SOURCE
 #include "thread_state.h"
 
@@ -7,6 +15,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "probes.h"
 #include "settings.h"
 
 __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
@@ -26,6 +35,35 @@ void tp_thread_names_changed(void)
 	__atomic_add_fetch(&names_generation, 1, __ATOMIC_RELEASE);
 }
 
+/* Ends the named workers of threads that end without the shim's trampoline around them. */
+static pthread_key_t named_worker_end_key;
+static bool have_named_worker_end_key;
+
+static void set_named_worker(struct tp_thread *self, bool worker)
+{
+	if (worker == self->named_worker)
+		return;
+	self->named_worker = worker;
+	if (worker) {
+		if (have_named_worker_end_key)
+			pthread_setspecific(named_worker_end_key, self);
+		TASKPROBE_WORKER_THREAD_START();
+	} else {
+		TASKPROBE_WORKER_THREAD_STOP();
+	}
+}
+
+void tp_thread_named_worker_end(struct tp_thread *self)
+{
+	if (self->named_worker && tp_thread_live(self))
+		set_named_worker(self, false);
+}
+
+static void named_worker_thread_ended(void *self)
+{
+	tp_thread_named_worker_end(self);
+}
+
 bool tp_thread_is_worker(struct tp_thread *self)
 {
 	if (self->adapter_worker)
@@ -38,22 +76,29 @@ bool tp_thread_is_worker(struct tp_thread *self)
 		int saved_errno = errno;
 		char name[16];
 		tp_thread_read_name(name);
-		self->named_worker = fnmatch(glob, name, 0) == 0;
+		set_named_worker(self, fnmatch(glob, name, 0) == 0);
 		self->name_gen = gen;
 		errno = saved_errno;
 	}
 	return self->named_worker;
 }
 
-/* The child of fork is one thread with a new id and no wait in progress. */
+/*
+ * The child of fork is one thread with a new id and no wait in progress; if it is a named
+ * worker, it starts as one in the child (its own pid) at its next wait.
+ */
 static void reset_in_child(void)
 {
 	tp_self.tid = 0;
 	tp_self.parked = false;
 	tp_self.parked_by = NULL;
+	tp_self.named_worker = false;
+	tp_self.name_gen = 0;
 }
 
-__attribute__((constructor)) static void register_fork_handler(void)
+__attribute__((constructor)) static void register_fork_and_thread_end_handlers(void)
 {
 	pthread_atfork(NULL, NULL, reset_in_child);
+	have_named_worker_end_key =
+		pthread_key_create(&named_worker_end_key, named_worker_thread_ended) == 0;
 }

@@ -37,6 +37,12 @@ pid_t tp_thread_tid(struct tp_thread *self);
 /* Whether the calling thread is a worker: an adapter says so, or its name matches. */
 bool tp_thread_is_worker(struct tp_thread *self);
 
+/*
+ * A thread that is a worker by its name stops being one (worker-thread-stop) as it ends: called
+ * on the thread, before its thread-stop.
+ */
+void tp_thread_named_worker_end(struct tp_thread *self);
+
 /* Called after any thread was renamed: names are read again at the next worker check. */
 void tp_thread_names_changed(void);
 

@@ -25,9 +25,16 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	w->kind = kind;
 	w->object = (uintptr_t)object;
 	w->task = self->task;
-	/* A wait inside a wait (a signal handler that waits) does not park twice. */
-	if ((TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) &&
-	    w->task == 0 && !self->parked && tp_thread_is_worker(self)) {
+	/*
+	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
+	 * found to be a worker by its name here, at its waits, where it would park.
+	 */
+	bool park_probes = TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
+			   TASKPROBE_WORKER_THREAD_UNPARK_ENABLED();
+	bool lifetime_probes = TASKPROBE_WORKER_THREAD_START_ENABLED() |
+			       TASKPROBE_WORKER_THREAD_STOP_ENABLED();
+	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
+	    tp_thread_is_worker(self) && park_probes) {
 		self->parked = true;
 		self->parked_by = w;
 		TASKPROBE_WORKER_THREAD_PARK();
