@@ -2,7 +2,7 @@
  * Per-thread state: kernel tid, worker status by name, reset in a forked child.
  *
  * A thread named as TASKPROBE_WORKERS says is a worker from the first wait it makes under that
- * name while a worker probe is on (worker-thread-start, on the thread) until it ends or is
+ * name while a park or wait probe is on (worker-thread-start, on the thread) until it ends or is
  * renamed (worker-thread-stop, on the thread: at its next wait after the rename, when its start
  * routine ends, or when it calls exit). Threads still running when another ends the process fire
  * no worker-thread-stop: the probe has no argument to name another thread.

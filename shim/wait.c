@@ -27,7 +27,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	w->task = self->task;
 	/*
 	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
-	 * found to be a worker by its name here, at its waits, where it would park.
+	 * found to be a worker by its name here, at its waits, where it would park (so only while
+	 * a wait or park probe is on: the untraced fast path checks no more).
 	 */
 	bool park_probes = TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
 			   TASKPROBE_WORKER_THREAD_UNPARK_ENABLED();
