@@ -1,12 +1,13 @@
 /*
- * The stack table on its own (linked into the test, not preloaded): one id per distinct stack,
- * the same id from many threads at once, and bounded memory under a million distinct stacks.
+ * The stack table on its own (not preloaded): one id per distinct stack (linked into the
+ * test), the same id from many threads at once (stack_table_threads.c), and bounded memory
+ * under a million distinct stacks.
  */
 #include <criterion/criterion.h>
-#include <pthread.h>
 #include <sys/resource.h>
 
 #include "../shim/stack_table.h"
+#include "harness.h"
 
 /* A stack of `depth` frames that differs for every `seed`. */
 static void make_stack(uintptr_t *pcs, uint32_t depth, uint64_t seed)
@@ -32,37 +33,15 @@ Test(stack_table, equal_stacks_share_an_id_and_different_ones_do_not)
 	cr_expect_arr_eq(frames, a, sizeof a);
 }
 
-#define THREADS 4
-#define SHARED_STACKS 2000
-
-static uint32_t ids[THREADS][SHARED_STACKS];
-
-static void *intern_all(void *arg)
+Test(stack_table, threads_interning_the_same_stacks_at_once_get_the_same_ids, .timeout = 60)
 {
-	long t = (long)arg;
-	uintptr_t pcs[16];
-	for (int k = 0; k < SHARED_STACKS; k++) {
-		/* each thread goes through the same stacks, in its own order */
-		int s = (k * 7 + (int)t * 499) % SHARED_STACKS;
-		make_stack(pcs, 16, 1000000 + (uint64_t)s);
-		ids[t][s] = tp_stack_table_intern(pcs, 16);
-	}
-	return NULL;
-}
-
-Test(stack_table, threads_interning_the_same_stacks_at_once_get_the_same_ids)
-{
-	pthread_t threads[THREADS];
-	for (long t = 0; t < THREADS; t++)
-		pthread_create(&threads[t], NULL, intern_all, (void *)t);
-	for (int t = 0; t < THREADS; t++)
-		pthread_join(threads[t], NULL);
-	for (int s = 0; s < SHARED_STACKS; s++) {
-		cr_assert_neq(ids[0][s], 0);
-		for (int t = 1; t < THREADS; t++)
-			cr_assert_eq(ids[t][s], ids[0][s], "stack %d: id %u on one thread, %u on another",
-				     s, ids[0][s], ids[t][s]);
-	}
+	/* a program of its own, built with the shim's sanitizer: under TSan, a race fails it */
+	const char *argv[] = {tp_target("stack_table_threads"), NULL};
+	struct tp_run run;
+	tp_run(TP_PLAIN, argv, NULL, &run);
+	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
+	cr_expect_str_eq(run.out, "2000 stacks, the same ids on 4 threads, frames intact\n");
+	tp_run_free(&run);
 }
 
 static long max_rss_kib(void)
