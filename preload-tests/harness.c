@@ -493,32 +493,47 @@ void tp_run_free(struct tp_run *run)
 	memset(run, 0, sizeof *run);
 }
 
+/* Asserts that run `b` gave the exit status and stdout of run `a`. */
+static void expect_same_result(const char *program, const struct tp_run *a, const char *a_name,
+			       const struct tp_run *b, const char *b_name)
+{
+	cr_expect_eq(b->status, a->status, "%s: exit status %d %s, %d %s", program, b->status,
+		     b_name, a->status, a_name);
+	cr_expect(a->out_len == b->out_len && memcmp(a->out, b->out, a->out_len) == 0,
+		  "%s: stdout differs:\n--- %s\n%s\n--- %s\n%s", program, a_name, a->out, b_name,
+		  b->out);
+}
+
 void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced)
 {
 	struct tp_run plain;
 	tp_run(TP_PLAIN, argv, env, &plain);
 	tp_run(TP_TRACED, argv, env, traced);
-	cr_expect_eq(traced->status, plain.status, "exit status %d with the shim, %d without",
-		     traced->status, plain.status);
-	cr_expect(traced->out_len == plain.out_len &&
-			  memcmp(traced->out, plain.out, plain.out_len) == 0,
-		  "stdout differs with the shim:\n--- without\n%s\n--- with\n%s", plain.out,
-		  traced->out);
+	expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
 	tp_run_free(&plain);
+}
+
+void tp_run_all_ways_saying(const char *const argv[], const char *const env[], const char *said,
+			    struct tp_run *traced)
+{
+	struct tp_run plain, preloaded;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, &preloaded);
+	tp_run(TP_TRACED, argv, env, traced);
+	expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
+	expect_same_result(argv[0], &preloaded, "preloaded with no tracer", traced, "traced");
+	const struct tp_run *runs[] = {&plain, &preloaded, traced};
+	const char *modes[] = {"plainly", "preloaded", "traced"};
+	for (size_t r = 0; said != NULL && r < 3; r++)
+		cr_expect(strstr(runs[r]->err, said) != NULL, "%s, %s, did not say \"%s\": %s", argv[0],
+			  modes[r], said, runs[r]->err);
+	tp_run_free(&plain);
+	tp_run_free(&preloaded);
 }
 
 void tp_run_all_ways(const char *const argv[], const char *const env[], struct tp_run *traced)
 {
-	struct tp_run preloaded;
-	tp_run(TP_PRELOADED, argv, env, &preloaded);
-	tp_run_both(argv, env, traced);
-	cr_expect_eq(preloaded.status, traced->status, "exit status %d preloaded, %d traced",
-		     preloaded.status, traced->status);
-	cr_expect(preloaded.out_len == traced->out_len &&
-			  memcmp(preloaded.out, traced->out, traced->out_len) == 0,
-		  "%s: stdout with the shim and no tracer differs:\n--- untraced\n%s\n--- traced\n%s",
-		  argv[0], preloaded.out, traced->out);
-	tp_run_free(&preloaded);
+	tp_run_all_ways_saying(argv, env, NULL, traced);
 }
 
 uint64_t tp_symbol_address(const char *path, const char *symbol)
@@ -564,6 +579,14 @@ size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid)
 	for (size_t i = 0; i < run->n_events; i++)
 		if (strcmp(run->events[i].probe, probe) == 0 && (tid == 0 || run->events[i].tid == tid))
 			n++;
+	return n;
+}
+
+size_t tp_count_waits(const struct tp_run *run, int64_t kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->n_events; i++)
+		n += strcmp(run->events[i].probe, "wait__start") == 0 && run->events[i].arg[0] == kind;
 	return n;
 }
 

@@ -100,6 +100,9 @@ const char *tp_symbol_at(const char *path, uint64_t pc);
 
 /* Events of one probe, optionally of one thread (tid 0: any): count and n-th. */
 size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid);
+
+/* The wait-starts of one wait kind (the contract's arg0), on any thread. */
+size_t tp_count_waits(const struct tp_run *run, int64_t kind);
 const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint64_t tid, size_t n);
 
 /* Runs `argv` plainly and traced and asserts equal stdout and exit status; returns the traced run. */
@@ -107,6 +110,10 @@ void tp_run_both(const char *const argv[], const char *const env[], struct tp_ru
 
 /* The same, and preloaded with no tracer too: the three give equal stdout and exit status. */
 void tp_run_all_ways(const char *const argv[], const char *const env[], struct tp_run *traced);
+
+/* tp_run_all_ways, and each of the three runs wrote `said` (when not NULL) on stderr. */
+void tp_run_all_ways_saying(const char *const argv[], const char *const env[], const char *said,
+			    struct tp_run *traced);
 
 /*
  * Asserts the thread contract on a traced run: `n` thread-starts (any number if n < 0), each on

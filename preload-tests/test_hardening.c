@@ -213,27 +213,16 @@ Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_des
 		cr_expect_eq(early_lib_initialized_first(orders[i].env), orders[i].early_first,
 			     "order %zu: the library's constructor ran %s the shim's", i,
 			     orders[i].early_first ? "after" : "before");
-		struct tp_run plain, preloaded, traced;
-		tp_run(TP_PLAIN, argv, orders[i].env, &plain);
-		tp_run(TP_PRELOADED, argv, orders[i].env, &preloaded);
-		tp_run(TP_TRACED, argv, orders[i].env, &traced);
-		const struct tp_run *runs[] = {&plain, &preloaded, &traced};
-		for (size_t r = 0; r < 3; r++) {
-			cr_expect_eq(runs[r]->status, 0, "order %zu run %zu", i, r);
-			cr_expect_str_eq(runs[r]->out, "the library's thread made 3 waits\n");
-			cr_expect(strstr(runs[r]->err, "early_lib: destructor waited\n") != NULL, "%s",
-				  runs[r]->err);
-		}
+		struct tp_run traced;
+		tp_run_all_ways_saying(argv, orders[i].env, "early_lib: destructor waited\n", &traced);
+		cr_expect_eq(traced.status, 0, "order %zu", i);
+		cr_expect_str_eq(traced.out, "the library's thread made 3 waits\n");
 		/* the constructor's thread, started and stopped once; its three semaphore waits and
 		 * the destructor's one */
 		tp_assert_threads_paired(&traced, 1);
 		tp_assert_waits_paired(&traced);
-		size_t sem_waits = 0;
-		for (size_t w = 0; w < tp_count(&traced, "wait__start", 0); w++)
-			sem_waits += tp_nth(&traced, "wait__start", 0, w)->arg[0] == 3;
+		size_t sem_waits = tp_count_waits(&traced, 3);
 		cr_expect_eq(sem_waits, 4, "order %zu: %zu semaphore waits", i, sem_waits);
-		tp_run_free(&plain);
-		tp_run_free(&preloaded);
 		tp_run_free(&traced);
 	}
 }

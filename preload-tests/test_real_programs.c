@@ -38,10 +38,7 @@ Test(real_programs, xz_with_two_threads_is_unchanged_and_shows_threads_and_condi
 
 	tp_assert_threads_paired(&run, 2);
 	tp_assert_waits_paired(&run);
-	size_t cond_waits = 0;
-	for (size_t i = 0; i < tp_count(&run, "wait__start", 0); i++)
-		cond_waits += tp_nth(&run, "wait__start", 0, i)->arg[0] == 2;
-	cr_expect_gt(cond_waits, 0, "xz's threads wait on condition variables");
+	cr_expect_gt(tp_count_waits(&run, 2), 0, "xz's threads wait on condition variables");
 	tp_run_free(&run);
 }
 
