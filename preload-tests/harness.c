@@ -384,7 +384,13 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 
 	char target_pid[16];
 	snprintf(target_pid, sizeof target_pid, "%d", (int)target);
-	char *argv[] = {"/usr/bin/env", "bpftrace", "-B", "line", script, target_pid, NULL};
+	/*
+	 * 4 MiB of event buffer per CPU (bpftrace's default is 256 KiB): a busy target on a loaded
+	 * machine (the sanitized passes, two tests at once) can fill the default before bpftrace
+	 * reads it, and the harness fails a run that lost events.
+	 */
+	char *argv[] = {"/usr/bin/env", "BPFTRACE_PERF_RB_PAGES=1024", "bpftrace", "-B", "line",
+			script, target_pid, NULL};
 	pid_t pid = spawn(argv, environ, out, err, -1);
 	await_tracer_line(pid, out, err, "READY", "bpftrace did not attach");
 	unlink(script);
