@@ -9,8 +9,9 @@
  */
 provider taskprobe {
 	/* Tasks, fired by executor adapters. */
-	probe task__spawn(uint64_t task, uint64_t parent, uint64_t stack_id, uintptr_t *pcs,
-	    uint32_t depth, uint32_t executor);
+	probe task__spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char *site,
+	    uint64_t stack_id, uint32_t executor);
+	probe task__stack(uint64_t task, uint64_t stack_id, uintptr_t *pcs, uint32_t depth);
 	probe task__wake(uint64_t task, uint64_t waker);
 	probe task__poll__start(uint64_t task);
 	probe task__poll__end(uint64_t task, uint32_t done);

@@ -8,7 +8,8 @@ struct tp_contract_probe {
 };
 
 static const struct tp_contract_probe tp_contract_probes[] = {
-	{"task__spawn", 6, "8 8 8 8 4 4"},
+	{"task__spawn", 6, "8 8 8 8 8 4"},
+	{"task__stack", 4, "8 8 8 4"},
 	{"task__wake", 2, "8 8"},
 	{"task__poll__start", 1, "8"},
 	{"task__poll__end", 2, "8 4"},

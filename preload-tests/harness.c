@@ -231,14 +231,17 @@ static char *tracer_program(void)
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
 		fprintf(f, ");\n");
-		if (strcmp(p->name, "task__spawn") == 0) {
-			fprintf(f, " if (arg4 > 0) { printf(\"F %%llu");
+		/* the site's text, as the process resolved it */
+		if (strcmp(p->name, "task__spawn") == 0)
+			fprintf(f, " if (arg3 != 0) { printf(\"S %%llu %%s\\n\", arg0, str(arg3)); }\n");
+		if (strcmp(p->name, "task__stack") == 0) {
+			fprintf(f, " printf(\"F %%llu");
 			for (int i = 0; i < TP_FRAMES_READ; i++)
 				fprintf(f, " %%llu");
 			fprintf(f, "\\n\", arg0");
 			for (int i = 0; i < TP_FRAMES_READ; i++)
-				fprintf(f, ", arg4 > %d ? *(uint64 *)(arg3 + %d) : 0", i, 8 * i);
-			fprintf(f, "); }\n");
+				fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
+			fprintf(f, ");\n");
 		}
 		fprintf(f, "}\n");
 	}
@@ -317,15 +320,24 @@ static void parse_events(const char *text, struct tp_run *run)
 		if (run->n_events == cap)
 			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
 		run->events[run->n_events++] = e;
-		/* the frames line of a task-spawn follows it */
+		/* a task-spawn's site line and a task-stack's frames line follow it */
 		const char *next = strchr(line, '\n');
+		struct tp_event *last = &run->events[run->n_events - 1];
 		unsigned long long task, fr[TP_FRAMES_READ];
+		int text_at = 0;
 		if (strcmp(e.probe, "task__spawn") == 0 && next != NULL &&
+		    sscanf(next + 1, "S %llu %n", &task, &text_at) == 1 && text_at > 0 &&
+		    task == (unsigned long long)e.arg[0]) {
+			const char *text = next + 1 + text_at, *end = strchr(text, '\n');
+			size_t n = end != NULL ? (size_t)(end - text) : strlen(text);
+			snprintf(last->site, sizeof last->site, "%.*s", (int)n, text);
+		}
+		if (strcmp(e.probe, "task__stack") == 0 && next != NULL &&
 		    sscanf(next + 1, "F %llu %llu %llu %llu %llu %llu %llu %llu %llu", &task, &fr[0],
 			   &fr[1], &fr[2], &fr[3], &fr[4], &fr[5], &fr[6], &fr[7]) == 1 + TP_FRAMES_READ &&
 		    task == (unsigned long long)e.arg[0])
 			for (int i = 0; i < TP_FRAMES_READ; i++)
-				run->events[run->n_events - 1].frames[i] = fr[i];
+				last->frames[i] = fr[i];
 	}
 	/* bpftrace's per-CPU buffers interleave; nsecs orders them (stable for equal stamps). */
 	qsort(run->events, run->n_events, sizeof *run->events, by_time);

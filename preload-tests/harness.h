@@ -10,8 +10,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The most spawn-stack frames the harness reads per task-spawn. */
+/* The most spawn-stack frames the harness reads per task-stack. */
 #define TP_FRAMES_READ 8
+/* The most characters of a spawn site's text the harness keeps (bpftrace reads 64 by default). */
+#define TP_SITE_READ 64
 
 /* One probe firing in the target. */
 struct tp_event {
@@ -19,7 +21,8 @@ struct tp_event {
 	uint64_t tid;     /* the firing thread */
 	uint64_t nsecs;   /* when (bpftrace's nsecs); events are sorted by it */
 	int64_t arg[6];   /* the probe's arguments, 0 past its count */
-	uint64_t frames[TP_FRAMES_READ]; /* task-spawn: the first frames of arg3 (up to arg4) */
+	uint64_t frames[TP_FRAMES_READ]; /* task-stack: the first frames of arg2 (up to arg3) */
+	char site[TP_SITE_READ];         /* task-spawn: the text of arg3 ("" when NULL) */
 };
 
 struct tp_run {

@@ -19,13 +19,23 @@ static const char *stacks_target(const char *name)
 	return tp_require_program(tp_target(name), "clang and libomp-dev");
 }
 
-/* The task-spawn events that carry a stack (explicit tasks); at most `max`. */
+/*
+ * The task-stack events (the spawns whose stack was captured: explicit tasks), each checked to
+ * follow its task's task-spawn with the same stack id; at most `max`.
+ */
 static size_t program_spawns(const struct tp_run *run, const struct tp_event **out, size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < tp_count(run, "task__spawn", 0); i++) {
-		const struct tp_event *e = tp_nth(run, "task__spawn", 0, i);
-		if (e->arg[4] > 0 && n < max)
+	for (size_t i = 0; i < tp_count(run, "task__stack", 0); i++) {
+		const struct tp_event *e = tp_nth(run, "task__stack", 0, i);
+		const struct tp_event *spawn = NULL;
+		for (const struct tp_event *b = e; spawn == NULL && b-- > run->events;)
+			if (strcmp(b->probe, "task__spawn") == 0 && b->arg[0] == e->arg[0])
+				spawn = b;
+		cr_assert_not_null(spawn, "task-stack of task %lld without a task-spawn before it",
+				   (long long)e->arg[0]);
+		cr_expect_eq(spawn->arg[4], e->arg[1], "task-spawn and task-stack give one stack id");
+		if (n < max)
 			out[n++] = e;
 	}
 	return n;
@@ -45,22 +55,22 @@ Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, 
 	size_t n_alpha = 0, n_beta = 0;
 	for (size_t i = 0; i < 8; i++) {
 		const struct tp_event *e = spawns[i];
-		cr_expect_neq(e->arg[2], 0, "a captured stack has an id");
-		cr_expect_neq(e->arg[3], 0, "a captured stack has frames");
-		cr_expect_leq(e->arg[4], 32, "depth %lld over TASKPROBE_STACK_DEPTH's default",
-			      (long long)e->arg[4]);
-		cr_assert_geq(e->arg[4], 3);
+		cr_expect_neq(e->arg[1], 0, "a captured stack has an id");
+		cr_expect_neq(e->arg[2], 0, "a captured stack has frames");
+		cr_expect_leq(e->arg[3], 32, "depth %lld over TASKPROBE_STACK_DEPTH's default",
+			      (long long)e->arg[3]);
+		cr_assert_geq(e->arg[3], 3);
 		char *f0 = strdup(tp_symbol_at(argv[0], e->frames[0]));
 		char *f1 = strdup(tp_symbol_at(argv[0], e->frames[1]));
 		cr_expect_str_eq(f0, "spawn_leaf", "frame 0 is the spawn call, not %s", f0);
 		if (strcmp(f1, "via_alpha") == 0) {
-			cr_expect(alpha == 0 || alpha == e->arg[2], "via_alpha spawns share one id");
-			alpha = e->arg[2];
+			cr_expect(alpha == 0 || alpha == e->arg[1], "via_alpha spawns share one id");
+			alpha = e->arg[1];
 			n_alpha++;
 		} else {
 			cr_expect_str_eq(f1, "via_beta", "frame 1 is the caller, not %s", f1);
-			cr_expect(beta == 0 || beta == e->arg[2], "via_beta spawns share one id");
-			beta = e->arg[2];
+			cr_expect(beta == 0 || beta == e->arg[1], "via_beta spawns share one id");
+			beta = e->arg[1];
 			n_beta++;
 		}
 		free(f0);
@@ -81,9 +91,9 @@ Test(stacks, depth_setting_limits_frames_and_zero_turns_capture_off, .timeout = 
 	const struct tp_event *spawns[16];
 	cr_assert_eq(program_spawns(&run, spawns, 16), 8);
 	for (size_t i = 0; i < 8; i++) {
-		cr_expect_eq(spawns[i]->arg[4], 1);
+		cr_expect_eq(spawns[i]->arg[3], 1);
 		/* one frame, in spawn_leaf for both paths: one stack */
-		cr_expect_eq(spawns[i]->arg[2], spawns[0]->arg[2], "one frame, one stack id");
+		cr_expect_eq(spawns[i]->arg[1], spawns[0]->arg[1], "one frame, one stack id");
 		cr_expect_str_eq(tp_symbol_at(argv[0], spawns[i]->frames[0]), "spawn_leaf");
 	}
 	tp_run_free(&run);
@@ -94,10 +104,9 @@ Test(stacks, depth_setting_limits_frames_and_zero_turns_capture_off, .timeout = 
 	cr_expect_eq(tp_count(&run, "task__spawn", 0), 8 + 2 + 1);
 	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
 		const struct tp_event *e = tp_nth(&run, "task__spawn", 0, i);
-		cr_expect(e->arg[2] == 0 && e->arg[3] == 0 && e->arg[4] == 0,
-			  "stack %lld, frames %#llx, depth %lld with capture off", (long long)e->arg[2],
-			  (unsigned long long)e->arg[3], (long long)e->arg[4]);
+		cr_expect_eq(e->arg[4], 0, "stack %lld with capture off", (long long)e->arg[4]);
 	}
+	cr_expect_eq(tp_count(&run, "task__stack", 0), 0, "no task-stack with capture off");
 	tp_run_free(&run);
 }
 

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "spawn_site.h"
 #include "spawn_stack.h"
 
 #define TASK_IDS_PER_BLOCK 1024
@@ -19,7 +20,8 @@ void tp_task_id_block(struct tp_thread *self)
 	self->task_id_limit = end + 1;
 }
 
-uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind)
+uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
+			      const void *site_address)
 {
 	struct tp_thread *self = tp_thread_self();
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
@@ -29,8 +31,14 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	if (tp_report_on)
 		tp_report_task_spawned(id);
-	if (TASKPROBE_TASK_SPAWN_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)id, (uintptr_t *)pcs,
-				     depth, (uint32_t)executor);
+	if (!tp_thread_live(self))
+		return id;
+	if (TASKPROBE_TASK_SPAWN_ENABLED()) {
+		uint32_t site = tp_spawn_site(site_address);
+		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)site,
+				     tp_spawn_site_text(site), (uint64_t)id, (uint32_t)executor);
+	}
+	if (TASKPROBE_TASK_STACK_ENABLED() && pcs != NULL)
+		TASKPROBE_TASK_STACK(task, (uint64_t)id, (uintptr_t *)pcs, depth);
 	return id;
 }

@@ -36,7 +36,8 @@ enum tp_terminate_reason {
  */
 static inline bool tp_task_probes_enabled(void)
 {
-	return (TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_WAKE_ENABLED() |
+	return (TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() |
+		TASKPROBE_TASK_WAKE_ENABLED() |
 		TASKPROBE_TASK_POLL_START_ENABLED() | TASKPROBE_TASK_POLL_END_ENABLED() |
 		TASKPROBE_TASK_TERMINATE_ENABLED() | TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
 		TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() | TASKPROBE_WAIT_START_ENABLED() |
@@ -61,19 +62,22 @@ enum tp_spawn_kind {
 	TP_STARTED_BY_EXECUTOR, /* no spawn stack: the program made no call for it */
 };
 
-uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind);
+uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
+			      const void *site_address);
 
 /*
- * task-spawn, with the calling thread's current task as parent and, for a task the program
- * spawned, while the probe is on or the exit report counts tasks, the spawn stack. Returns the
- * spawn stack's id (0: none), to hand to tp_task_terminated.
+ * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
+ * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
+ * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
+ * counts tasks, the spawn stack is captured. Returns the spawn stack's id (0: none), to hand to
+ * tp_task_terminated.
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
-				       enum tp_spawn_kind kind)
+				       enum tp_spawn_kind kind, const void *site_address)
 {
-	if ((TASKPROBE_TASK_SPAWN_ENABLED() | tp_report_on) == 0)
+	if ((TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() | tp_report_on) == 0)
 		return 0;
-	return tp_task_spawn_traced(task, executor, kind);
+	return tp_task_spawn_traced(task, executor, kind, site_address);
 }
 
 /* task-wake, with the calling thread's current task as waker. */

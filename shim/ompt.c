@@ -106,11 +106,15 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
 		tp_task_poll_end(task, true);
 }
 
-/* Makes `data` a new task, spawned by (and so a child of) the thread's current task. */
-static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now)
+/*
+ * Makes `data` a new task, spawned by (and so a child of) the thread's current task, at the
+ * construct whose call returns to `codeptr`.
+ */
+static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
+		      const void *codeptr)
 {
 	uint64_t task = tp_task_new_id();
-	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind);
+	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr);
 	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
 	if (wake_now)
 		tp_task_woken(task);
@@ -135,20 +139,35 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			     ompt_data_t *task, unsigned int team_size, unsigned int index,
 			     int flags)
 {
-	(void)parallel;
 	(void)team_size;
 	(void)index;
-	(void)flags;
 	if (!tp_task_probes_enabled()) {
 		set_word(task, 0);
 		forget_current_task();
 	} else if (endpoint == ompt_scope_begin) {
-		/* On the primary thread the encountering task is its parent and is suspended. */
-		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true));
+		/*
+		 * On the primary thread the encountering task is its parent and is suspended. The
+		 * site is the parallel construct's (on_parallel_begin); the initial task has none.
+		 */
+		const void *site = parallel != NULL && !(flags & ompt_task_initial) ? parallel->ptr
+										    : NULL;
+		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site));
 	} else if (endpoint == ompt_scope_end) {
 		id_given(task);
 		poll_finish(task, TP_TASK_COMPLETED);
 	}
+}
+
+/* A parallel region keeps its construct's call address: its implicit tasks' spawn site. */
+static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
+			      ompt_data_t *parallel, unsigned int requested, int flags,
+			      const void *codeptr)
+{
+	(void)encountering;
+	(void)frame;
+	(void)requested;
+	(void)flags;
+	parallel->ptr = (void *)codeptr;
 }
 
 /* The encountering task resumes on the primary thread once the region's implicit task ended. */
@@ -170,12 +189,11 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	(void)encountering;
 	(void)frame;
 	(void)flags;
-	(void)codeptr;
 	if (!tp_task_probes_enabled()) {
 		set_word(task, 0);
 		return;
 	}
-	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences);
+	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences, codeptr);
 }
 
 __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
@@ -253,6 +271,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);

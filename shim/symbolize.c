@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,7 +108,8 @@ static bool is_main_program(const Dl_info *info)
 	return (uintptr_t)info->dli_fbase == base || info->dli_fname[0] == '\0';
 }
 
-void tp_symbolize(uintptr_t pc, char *out, size_t size)
+/* Writes the name of the call returning to `pc`; `basename_only` names modules by file name. */
+static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 {
 	Dl_info info;
 	if (dladdr((const void *)(pc - 1), &info) == 0 || info.dli_fname == NULL) {
@@ -135,8 +137,27 @@ void tp_symbolize(uintptr_t pc, char *out, size_t size)
 		if (name != NULL && relative)
 			start += (uintptr_t)info.dli_fbase;
 	}
+	if (basename_only && strrchr(path, '/') != NULL)
+		path = strrchr(path, '/') + 1;
 	if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
 	else
 		snprintf(out, size, "%#lx (%s)", (unsigned long)pc, path);
+}
+
+/* The mapped files are shared: the exit report and spawn-site naming may run at once. */
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tp_symbolize(uintptr_t pc, char *out, size_t size)
+{
+	pthread_mutex_lock(&files_lock);
+	symbolize(pc, false, out, size);
+	pthread_mutex_unlock(&files_lock);
+}
+
+void tp_symbolize_call(uintptr_t return_address, char *out, size_t size)
+{
+	pthread_mutex_lock(&files_lock);
+	symbolize(return_address, true, out, size);
+	pthread_mutex_unlock(&files_lock);
 }

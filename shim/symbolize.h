@@ -10,3 +10,9 @@
  * (so static functions of executables are named too), else its .dynsym. Not for hot paths.
  */
 void tp_symbolize(uintptr_t pc, char *out, size_t size);
+
+/*
+ * Names the call that returns to `return_address` for a spawn site: as tp_symbolize, with the
+ * module named by its file name alone.
+ */
+void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);

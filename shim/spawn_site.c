@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Spawn sites. Two tables: call addresses to site ids (open addressing; an entry is written whole
+ * before its address is published with a release store, so readers take no lock), and site texts
+ * to ids (touched only while naming, under the naming lock). Several call addresses can share a
+ * text: a compiler that unrolls a loop copies its one task construct.
+ */
+#define _GNU_SOURCE
+#include "spawn_site.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "symbolize.h"
+
+/* Twice the addresses kept, so that probing stays short when the table is nearly full. */
+#define ADDRESS_SLOT_BITS 15
+#define ADDRESS_SLOTS (1u << ADDRESS_SLOT_BITS)
+#define TEXT_SLOTS (2 * TP_SITES_MAX)
+_Static_assert(ADDRESS_SLOTS >= 2 * TP_SITE_ADDRESSES_MAX, "address table too small");
+
+struct address_slot {
+	uintptr_t address; /* 0: free; published last */
+	uint32_t site;     /* 0: the site table was full when it was named */
+};
+
+static struct address_slot addresses[ADDRESS_SLOTS];
+static uint32_t n_addresses;
+static char texts[TP_SITES_MAX + 1][TP_SITE_TEXT_MAX]; /* by id; [0] unused */
+static uint32_t n_sites;
+static uint16_t text_slots[TEXT_SLOTS]; /* site ids by text hash; 0 free */
+static uint64_t dropped;
+static pthread_mutex_t naming = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t address_slot_of(uintptr_t address)
+{
+	return (uint32_t)((address * 0x9E3779B97F4A7C15ull) >> (64 - ADDRESS_SLOT_BITS));
+}
+
+/* The site id published for `address`; *known false when the address has no entry yet. */
+static uint32_t lookup(uintptr_t address, bool *known)
+{
+	for (uint32_t i = address_slot_of(address), n = 0; n < ADDRESS_SLOTS;
+	     i = (i + 1) % ADDRESS_SLOTS, n++) {
+		uintptr_t here = __atomic_load_n(&addresses[i].address, __ATOMIC_ACQUIRE);
+		if (here == address) {
+			*known = true;
+			return addresses[i].site;
+		}
+		if (here == 0)
+			break;
+	}
+	*known = false;
+	return 0;
+}
+
+static uint32_t text_hash(const char *text)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *text; text++)
+		h = (h ^ (unsigned char)*text) * 16777619u;
+	return h;
+}
+
+/* The id of `text`, given now if it is new; 0 when the site table is full. Under `naming`. */
+static uint32_t site_of_text(const char *text)
+{
+	uint32_t i = text_hash(text) % TEXT_SLOTS;
+	for (; text_slots[i] != 0; i = (i + 1) % TEXT_SLOTS)
+		if (strcmp(texts[text_slots[i]], text) == 0)
+			return text_slots[i];
+	if (n_sites == TP_SITES_MAX)
+		return 0;
+	uint32_t id = n_sites + 1;
+	memcpy(texts[id], text, TP_SITE_TEXT_MAX);
+	text_slots[i] = (uint16_t)id;
+	__atomic_store_n(&n_sites, id, __ATOMIC_RELEASE);
+	return id;
+}
+
+/* Names `address` and publishes its entry. Under `naming`. */
+static uint32_t name_address(uintptr_t address)
+{
+	if (n_addresses == TP_SITE_ADDRESSES_MAX)
+		return 0;
+	char text[TP_SITE_TEXT_MAX];
+	tp_symbolize_call(address, text, sizeof text);
+	uint32_t site = site_of_text(text);
+	uint32_t i = address_slot_of(address);
+	while (addresses[i].address != 0)
+		i = (i + 1) % ADDRESS_SLOTS;
+	addresses[i].site = site;
+	__atomic_store_n(&addresses[i].address, address, __ATOMIC_RELEASE);
+	n_addresses++;
+	return site;
+}
+
+uint32_t tp_spawn_site(const void *return_address)
+{
+	uintptr_t address = (uintptr_t)return_address;
+	bool known;
+	if (address == 0)
+		return 0;
+	uint32_t site = lookup(address, &known);
+	if (__builtin_expect(!known, 0)) {
+		pthread_mutex_lock(&naming);
+		site = lookup(address, &known); /* another thread may have named it meanwhile */
+		if (!known)
+			site = name_address(address);
+		pthread_mutex_unlock(&naming);
+	}
+	if (site == 0)
+		__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+	return site;
+}
+
+const char *tp_spawn_site_text(uint32_t id)
+{
+	return id != 0 && id <= __atomic_load_n(&n_sites, __ATOMIC_ACQUIRE) ? texts[id] : NULL;
+}
+
+uint64_t tp_spawn_sites_dropped(void)
+{
+	return __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+}
+
+/* A fork while another thread names a site: the child gets the lock free, and a whole table. */
+static void lock_before_fork(void)
+{
+	pthread_mutex_lock(&naming);
+}
+
+static void unlock_after_fork(void)
+{
+	pthread_mutex_unlock(&naming);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+	pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+}
