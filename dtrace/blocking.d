@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * blocking.d	Which tasks block their worker thread, in what kind of wait, for how long?

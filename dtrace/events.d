@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * events.d	Every taskprobe event of a process, one line each, as it fires.

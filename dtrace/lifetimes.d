@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * lifetimes.d	How long do tasks live, and how much of that do they run? By spawn site.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * polls.d	How long do task polls take, by spawn site, and which polls were the slowest?

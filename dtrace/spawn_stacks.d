@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -Cqs
 /*
  * spawn_stacks.d	Which code spawns the tasks of a process? The top spawn stacks, by count.

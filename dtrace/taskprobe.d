@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The taskprobe USDT provider: the probe contract of libtaskprobe.so.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * waits.d	Where do the threads of a process block, and for how long?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -qs
 /*
  * wake_delay.d	How long does a woken task wait for a worker to poll it?

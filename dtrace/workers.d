@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #!/usr/sbin/dtrace -Cqs
 /*
  * workers.d	How busy are the worker threads? Busy, idle-spinning and parked time per worker.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The probes of ../shared/PROBES.md, as the tests expect them in libtaskprobe.so's notes. */
 #pragma once
 

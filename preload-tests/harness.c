@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The preload test harness (harness.h): targets run plainly, preloaded, or under bpftrace. */
 #define _GNU_SOURCE
 #include "harness.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The preload test harness: runs a target program plainly, with the shim preloaded, or with the
  * shim preloaded under bpftrace attached to the shim's path, and hands back its output, exit

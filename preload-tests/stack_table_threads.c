@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The stack table under threads, as a program of its own so that it is built with the shim's
  * sanitizer (preload-tests/meson.build): ThreadSanitizer then checks the table's lock-free

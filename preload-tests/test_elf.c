@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The library's probe notes against the contract, and the bytes at every probe site. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The shim inside programs that do unusual things: signal handlers that interrupt waits and
  * wait themselves. Output and exit status must be the same plainly, preloaded and traced.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * contrib/taskprobe (the launcher) and taskprobe-timeline (the converter), run as a user runs
  * them: refusals with their messages, exit statuses passed through, a script traced from the

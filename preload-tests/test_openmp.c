@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* OpenMP programs through the OMPT adapter, under bpftrace: exactly their tasks, consistently. */
 #include <criterion/criterion.h>
 #include <stdio.h>

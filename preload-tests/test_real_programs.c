@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Programs nobody here wrote, unchanged under the shim: xz, zstd, pigz, Python threads, Rust std. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The shipped D scripts against the provider file: DTrace is not run here, so every probe a D
  * script names must exist in dtrace/taskprobe.d and every argN it reads must be an argument

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Settings: a bad value gives one `taskprobe:` line and the default; the program is unaffected. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The stack table on its own (not preloaded): one id per distinct stack (linked into the
  * test), the same id from many threads at once (stack_table_threads.c), and bounded memory

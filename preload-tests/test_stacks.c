@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawn stacks under real bpftrace, in a target built without frame pointers: the right
  * functions in order, one id per call path, the depth and off settings, no unwinding while no

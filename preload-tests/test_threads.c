@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* thread-start and thread-stop from the pthread_create interposition, under bpftrace. */
 #include <criterion/criterion.h>
 #include <string.h>

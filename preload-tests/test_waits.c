@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* wait-start/wait-end from the futex, condition variable, semaphore and poller interpositions. */
 #include <criterion/criterion.h>
 #include <stdio.h>

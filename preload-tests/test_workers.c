@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The park rule for programs with no adapter: threads named as TASKPROBE_WORKERS says. */
 #include <criterion/criterion.h>
 #include <string.h>

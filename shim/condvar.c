@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Condition variable waits, kind 2, object the pthread_cond_t. glibc keeps the pre-2.3.2
  * condition variables under the same names, so the real functions are asked for by version.

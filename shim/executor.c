@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The out-of-line parts of the executor interface: task ids, handed to threads in blocks so that
  * creating a task touches no shared counter, and spawns with their stacks.

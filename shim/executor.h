@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The interface between executor adapters (one file each, such as OpenMP's ompt.c) and the task
  * and worker probes. An adapter translates its executor's callbacks into these calls; the shim

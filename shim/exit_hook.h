@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Running code at exit after every library's destructors. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Futex waits made through the public syscall(): how Rust's standard library, parking_lot and
  * hand-written executors block. Every call is forwarded with all six arguments; only the

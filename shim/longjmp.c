@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * longjmp and its relatives: a signal handler may jump out of an interposed wait that parked
  * its worker thread (sem_wait is async-signal-safe, so this is allowed). The wait then never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The OpenMP adapter: libomp looks up ompt_start_tool through the dynamic linker, so this
  * preloaded definition becomes its OMPT tool, and OpenMP's tasks become traced tasks (executor 1).

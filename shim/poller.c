@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Pollers: epoll waits (kind 4, object the epoll fd) and poll/ppoll (kind 5, object the pollfd
  * array). The _FORTIFY_SOURCE entry points that most distribution binaries call instead of

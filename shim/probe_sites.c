@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The shim's probe sites in a forked child. A kernel that optimizes uprobes on 5-byte nops
  * (Linux 6.18 here) replaces an attached site with a call into a "[uprobes-trampoline]" page of

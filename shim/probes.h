@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The taskprobe provider as the shim fires it: the macros generated from dtrace/taskprobe.d. */
 #pragma once
 

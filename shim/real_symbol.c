@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Resolving the real functions behind the interposed ones. */
 #define _GNU_SOURCE
 #include "real_symbol.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The interposed functions' real definitions, resolved once, safely. */
 #pragma once
 

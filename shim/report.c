@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The exit report of tasks never terminated (README.md, "Spawn stacks"). */
 #define _GNU_SOURCE
 #include "report.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * TASKPROBE_REPORT: at exit, the tasks spawned but never terminated, grouped by spawn stack,
  * symbolized, on stderr or in a file. Counting is per stack, with atomic adds, and only while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* POSIX semaphore waits, kind 3, object the sem_t. sem_trywait never blocks and is not a wait. */
 #define _GNU_SOURCE
 #include <semaphore.h>

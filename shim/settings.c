@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Parsing the TASKPROBE_* environment variables (README.md, "Settings"). */
 #define _GNU_SOURCE
 #include "settings.h"

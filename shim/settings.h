@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The TASKPROBE_* environment settings, parsed once. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawn sites: the places in the program that spawn tasks (for OpenMP, a task construct's call
  * into libomp), each named once, in words a person reads, and given a small id. Lookups of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Capturing spawn stacks with libunwind, and leaving out frames that are not the program's. */
 #define _GNU_SOURCE
 #include "spawn_stack.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawn stacks: the calling thread's stack unwound with libunwind (DWARF unwind tables, so right
  * without frame pointers), without the shim's own frames and without the executor's frames on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The spawn-stack table: open addressing over a power-of-two array of slots, linear probing,
  * slots never freed. A slot is claimed by CAS on its key (the stack's hash), filled, then

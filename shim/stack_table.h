@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawn stacks, deduplicated: equal stacks get one nonzero id. Lookups and inserts take no lock
  * (slots are claimed with compare-and-swap), so spawning threads never wait on each other.

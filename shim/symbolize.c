@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Function names for addresses, read from the modules' ELF files (used by the exit report). */
 #define _GNU_SOURCE
 #include "symbolize.h"

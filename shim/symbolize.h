@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Naming code addresses for people: function+offset and module, from the ELF symbol tables. */
 #pragma once
 

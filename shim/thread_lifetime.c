@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The life of threads made with pthread_create: each starts in a trampoline that fires
  * thread-start before the program's start routine and thread-stop after it, however it ends:

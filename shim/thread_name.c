@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Thread naming: pthread_setname_np and prctl(PR_SET_NAME) are interposed only to notice that a
  * name changed, so that TASKPROBE_WORKERS is matched against the current name. The names

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Per-thread state: kernel tid, worker status by name, reset in a forked child.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The shim's record of each thread, in initial-exec TLS: no allocation, no lock. */
 #pragma once
 

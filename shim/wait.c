@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The wait and park events shared by all the interposed waits. */
 #define _GNU_SOURCE
 #include "wait.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * What every interposed wait does around the real call when a wait or park probe is on:
  * wait-start/wait-end with the polled task, and park/unpark for a worker that polls no task.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One-line messages to stderr (warn.h). */
 #define _GNU_SOURCE
 #include "warn.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The shim's one-line messages to the program's stderr. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The floor for the OpenMP adapter's cost: an OMPT tool that registers the same callbacks as
  * taskprobe's adapter and does nothing in them, so libomp pays for dispatching to a tool.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawns TASKS OpenMP tasks (argv[1], default 1000000) from two call sites, then runs THREADS
  * threads at once (argv[2], default 1000), and prints its peak resident set (VmHWM) in KiB:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Creates COUNT (argv[1]) empty OpenMP tasks from one thread and waits for them: with
  * OMP_NUM_THREADS=1 the instruction count per task is what the runtime and an OMPT tool cost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Two threads hand a turn back and forth ROUNDS times (argv[2]) through a condition variable
  * (argv[1] = cond) or a futex word through syscall() (futex), as a work queue's producer and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Nanoseconds per loop iteration (best of 5 runs of ITERATIONS, argv[2]) of:
  *   shim   sem_post + sem_wait: under the shim, a traced wait fires wait-start and wait-end;

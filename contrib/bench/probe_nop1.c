@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A bare USDT probe on sys/sdt.h's usual 1-byte nop. */
 #include <sys/sdt.h>
 

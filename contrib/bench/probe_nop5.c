@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A bare USDT probe on a 5-byte nop, as the shim's probe sites are (see shim/probes.h). */
 #include <sys/sdt.h>
 #if defined(__x86_64__)

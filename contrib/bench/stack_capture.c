@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Spawn-stack capture plus dedup (the shim's tp_spawn_stack_capture, from a library built of the
  * shim's stack files) against bare unw_backtrace of the same depth, from the same frame, 40

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Writes N lines (argv[1], default 1000000) of perf script output of taskprobe events, as
  * `perf script -F comm,pid,tid,time,event,trace` prints them: four worker threads polling

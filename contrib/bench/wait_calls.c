@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Makes COUNT calls (argv[2]) of one interposed wait function (argv[1]) that return at once,
  * so that instruction counts with and without the shim differ only by the interposition.

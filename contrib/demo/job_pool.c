@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The quick start's demo: an ordinary job pool that knows nothing of taskprobe. Three worker
  * threads named pool-1..3 take jobs from a queue guarded by a mutex and a condition variable;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the timeline converter: the input, split into lines, is fed as
  * perf script output; the output goes to /dev/null. Built with ASan and UBSan by meson when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * taskprobe-timeline: perf script output of the taskprobe events on stdin (or a file), Trace
  * Event Format JSON on stdout (or -o FILE), for chrome://tracing, Perfetto or speedscope.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The perf-script-to-Trace-Event-Format converter: see timeline.h. Slices are "B"/"E" pairs on
  * the thread's track, kept properly nested by a small per-thread stack of open slices; task

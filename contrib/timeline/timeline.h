@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * perf script output of the taskprobe events, turned into Trace Event Format JSON (what
  * chrome://tracing, Perfetto and speedscope load): one track per thread with poll, park and wait

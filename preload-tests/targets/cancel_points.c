@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A thread blocked in each wrapped call that is a cancellation point, cancelled and joined:
  * sem_wait, sem_timedwait, sem_clockwait, pthread_cond_wait, pthread_cond_timedwait,

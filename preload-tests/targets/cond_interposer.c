@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Another tool's preloaded library, as a sanitizer's runtime is: it defines the condition
  * variable waits unversioned, counts the calls that reach it and says the counts at exit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Loads LLVM's libomp (argv[1]) at run time, runs a parallel region of two threads through its
  * GOMP_parallel entry point, unloads it, and does all of that twice. Prints each region's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A library that works in its constructor and destructor: the constructor starts a thread
  * that makes three semaphore waits (posted by the constructor) and waits in poll(); the

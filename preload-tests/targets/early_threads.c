@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Uses a library (early_lib) whose constructor started a thread before main. */
 #include <stdio.h>
 

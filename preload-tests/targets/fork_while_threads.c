@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Forks 100 times while another thread keeps creating and joining threads (the shim's thread
  * registry busy at any moment); each child creates and joins a thread and waits on a

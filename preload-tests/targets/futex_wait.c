@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Raw futex waits through syscall(), as hand-written executors make them: one that times out,
  * one whose value no longer matches, one absolute-deadline bitset wait, and one woken by

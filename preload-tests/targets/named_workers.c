@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Three threads that each wait ROUNDS times on their own semaphore: "pool-1" is named by its
  * creator with pthread_setname_np, "pool-2" names itself with prctl, "other" names itself with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * An OpenMP task that blocks its worker: it waits on a semaphore that the task which created it
  * posts 100 ms later, so one worker sits in sem_wait inside a task. Prints "posted".

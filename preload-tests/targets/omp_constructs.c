@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * One OpenMP task construct after another, each in its own parallel region:
  * a taskgroup of 4 tasks, a taskloop, 3 tasks chained by depend clauses, an undeferred if(0)

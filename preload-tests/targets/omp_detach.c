@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Tasks left unfinished: 2 tasks from spawn_finished complete; then 3 detached tasks from
  * spawn_detached run their bodies, but their events are never fulfilled, and the program exits

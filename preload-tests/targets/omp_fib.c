@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Recursive OpenMP tasks with taskwait: fib(N) spawns two tasks per call with N >= 2, so the
  * program makes exactly tasks(N) = 2 + tasks(N-1) + tasks(N-2) explicit tasks (tasks(0) =

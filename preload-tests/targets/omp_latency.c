@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Tasks with known latencies, from three spawn sites, built without frame pointers:
  * spawn_quick spawns 20 tasks that return at once; spawn_slow one task that computes for 60 ms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Nested parallel regions: an outer team of 2 threads, each starting an inner team of 2, each
  * inner thread spawning one task. 2 + 4 implicit tasks and 4 explicit ones.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * COUNT (argv[1]) OpenMP tasks that each add one number, spawned by one thread of the team
  * with a taskwait every 4096 tasks. Prints the sum.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Tasks spawned from two call paths, built without frame pointers: spawn_leaf spawns the task;
  * via_alpha calls it 5 times and via_beta 3 times. Prints the sum the tasks computed. It

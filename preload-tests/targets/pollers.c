@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* epoll and poll waits with and without timeouts, on descriptors this program opens. */
 #define _GNU_SOURCE
 #include <poll.h>

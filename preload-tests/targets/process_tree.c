@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A process that makes others every way a program can: fork, fork + exec, posix_spawn,
  * vfork + exec, and a daemon-style double fork. Each process (this one too) makes one

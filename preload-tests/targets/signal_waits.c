@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Each kind of wait interrupted by SIGALRM every 10 ms, with the handler installed with
  * SA_RESTART (argv[1] = restart) or without (norestart). The handler itself waits (a poll with

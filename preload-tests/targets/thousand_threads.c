@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * THREADS threads (argv[1], default 1000) alive at once: each waits at a barrier for all the
  * others, then makes one semaphore wait that returns at once, and returns. Prints how many

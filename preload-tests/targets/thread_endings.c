@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Threads that end every way a thread can: returning, pthread_exit, cancelled inside
  * pthread_cond_wait (joined), and detached ones that call pthread_exit or are cancelled inside

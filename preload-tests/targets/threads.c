@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* N threads (argv[1]) that each sum a range and return it; main joins them and prints the sums. */
 #include <pthread.h>
 #include <stdio.h>

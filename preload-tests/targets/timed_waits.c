@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Waits with absolute deadlines 40 ms ahead on every clock the APIs take, all timing out:
  * condition variables (timedwait with a realtime and a monotonic condattr, clockwait on both

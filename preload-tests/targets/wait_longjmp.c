@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A signal handler that siglongjmps out of a blocked sem_wait (allowed: sem_wait is
  * async-signal-safe), after which the thread waits again and ends with pthread_exit. The
