@@ -229,6 +229,65 @@ Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 	tp_run_free(&run);
 }
 
+/* Runs the converter on `text` (perf script output), the JSON on run->out. */
+static void convert_text(const char *text, struct tp_run *run)
+{
+	char input[] = "/tmp/taskprobe-timeline-in-XXXXXX";
+	int in = mkstemp(input);
+	cr_assert_geq(in, 0);
+	FILE *f = fdopen(in, "w");
+	fputs(text, f);
+	fclose(f);
+	const char *argv[] = {TIMELINE, input, NULL};
+	tp_run(TP_PLAIN, argv, NULL, run);
+	unlink(input);
+}
+
+static size_t occurrences(const char *haystack, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)
+{
+#define SPAWN "     app 4242/4243 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 arg3=9 arg4=0 arg5=0 arg6=1\n"
+#define WAKE  "     app 4242/4243 100.000002: sdt_taskprobe:task__wake: (7f04) arg1=7 arg2=0\n"
+#define START "     app 4242/4243 100.000003: sdt_taskprobe:task__poll__start: (7f01) arg1=7\n"
+#define END   "     app 4242/4243 100.000005: sdt_taskprobe:task__poll__end: (7f03) arg1=7 arg2=1\n"
+	/* the wake is written again after the poll start: a repeat, but not of the sample just
+	 * before it, so the program's own (it is kept) */
+	struct tp_run once, twice;
+	convert_text(SPAWN WAKE START WAKE END, &once);
+	cr_expect_eq(once.status, 0, "%s", once.err);
+	cr_expect_str_eq(once.err, "");
+	cr_expect_eq(occurrences(once.out, "\"ph\":\"i\""), 2, "%s", once.out);
+	cr_expect_eq(occurrences(once.out, "\"ph\":\"B\""), 1, "%s", once.out);
+	/* perf wrote the spawn twice, the poll start three times, the poll end twice */
+	convert_text(SPAWN SPAWN WAKE START START START WAKE END END, &twice);
+	cr_expect_eq(twice.status, 0, "%s", twice.err);
+	cr_expect_str_eq(twice.out, once.out);
+	cr_expect_str_eq(twice.err, "taskprobe-timeline: dropped 4 duplicated perf samples "
+				    "(identical to the sample before them)\n");
+	tp_run_free(&twice);
+
+	/* a malformed line between two equal samples: they are not adjacent, and the status
+	 * still says the malformed line */
+	convert_text(SPAWN "not perf output\n" SPAWN SPAWN, &twice);
+	cr_expect_eq(twice.status, 1, "%s", twice.err);
+	cr_expect_eq(occurrences(twice.out, "\"ph\":\"b\""), 2, "%s", twice.out);
+	cr_expect(strstr(twice.err, "line 2: not a perf script sample") != NULL, "%s", twice.err);
+	cr_expect(strstr(twice.err, "dropped 1 duplicated perf samples") != NULL, "%s", twice.err);
+	tp_run_free(&twice);
+	tp_run_free(&once);
+#undef SPAWN
+#undef WAKE
+#undef START
+#undef END
+}
+
 Test(timeline, survives_the_fuzzer, .timeout = 180)
 {
 	const char *fuzzer = tp_require_program(TP_CONTRIB_DIR "/fuzz_timeline", "libclang-rt-14-dev");

@@ -6,7 +6,8 @@
  *	perf script -F comm,pid,tid,time,event,trace -i perf.data | taskprobe-timeline > trace.json
  *
  * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped);
- * 2 when the input or output could not be used.
+ * 2 when the input or output could not be used. A sample line that repeats the one before it
+ * byte for byte is dropped, and the count of those said on stderr, without changing the status.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,18 +59,22 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	uint64_t number = 0;
+	uint64_t number = 0, duplicates = 0;
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		number++;
 		if (len > 0 && line[len - 1] == '\n')
 			len--;
-		timeline_feed(t, line, (size_t)len, number, stderr);
+		duplicates += timeline_feed(t, line, (size_t)len, number, stderr) == 1;
 	}
 	free(line);
 	uint64_t malformed = timeline_finish(t);
 	if (malformed > 10)
 		fprintf(stderr, "taskprobe-timeline: %llu malformed lines in all (the first 10 said)\n",
 			(unsigned long long)malformed);
+	/* not an error: the timeline is what it would be had perf written each sample once */
+	if (duplicates > 0)
+		fprintf(stderr, "taskprobe-timeline: dropped %llu duplicated perf samples (identical to "
+			"the sample before them)\n", (unsigned long long)duplicates);
 	if (ferror(in) || fflush(out) != 0 || ferror(out)) {
 		fputs("taskprobe-timeline: reading or writing failed\n", stderr);
 		return 2;

@@ -45,11 +45,19 @@ struct map {
 	size_t size, used; /* size: a power of two */
 };
 
+/*
+ * The line being parsed and the sample line before it take turns in `lines`: perf sometimes
+ * writes a sample twice, and a line is compared with the one before it without a copy more than
+ * the one parsing needs, in memory that does not grow with the line (longer lines are malformed).
+ */
 struct timeline {
 	FILE *out;
 	struct map tasks, threads;
 	uint64_t last_ns, malformed;
 	bool first_event;
+	char lines[2][MAX_LINE];
+	size_t previous_len;    /* of lines[previous]; 0: no sample line just before */
+	unsigned previous;
 };
 
 static uint64_t hash(uint64_t k)
@@ -395,12 +403,17 @@ struct timeline *timeline_new(FILE *out)
 int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors)
 {
 	const char *why = NULL;
-	char copy[MAX_LINE];
+	char *copy = t->lines[!t->previous];
 	struct sample s;
 	int parsed = -1;
 	if (len == 0)
 		return 0;
-	if (len >= sizeof copy)
+	/* the same sample twice is perf's doing, not the program's: kept, a repeated poll start
+	 * would open a slice that no poll end closes, a repeated spawn a second task track. Cheap:
+	 * most lines differ in length, and lines of one length differ early, in tid or time. */
+	if (len == t->previous_len && memcmp(line, t->lines[t->previous], len) == 0)
+		return 1;
+	if (len >= MAX_LINE)
 		why = "a line longer than 4095 bytes";
 	else if (memchr(line, '\0', len) != NULL)
 		why = "a NUL byte";
@@ -410,10 +423,14 @@ int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t num
 		parsed = parse(copy, &s, &why);
 	}
 	if (parsed < 0) {
+		/* a repeat is only dropped right after the sample it repeats */
+		t->previous_len = 0;
 		if (t->malformed++ < ERRORS_SHOWN && errors != NULL)
 			fprintf(errors, "taskprobe-timeline: line %" PRIu64 ": %s; skipped\n", number, why);
 		return -1;
 	}
+	t->previous = !t->previous;
+	t->previous_len = len;
 	if (parsed == 0)
 		return 0;
 	bool added;

@@ -9,7 +9,7 @@
  * Input: lines of `perf script -F comm,pid,tid,time,event,trace`, such as
  *	omp_latency 10060/10062 11927.194745: sdt_taskprobe:task__spawn: (7f76..) arg1=1025 arg2=0 ...
  * Lines of other events are skipped; a line that is not a perf script sample is reported with
- * its number and skipped.
+ * its number and skipped; a sample line repeating the one just before it is dropped.
  */
 #pragma once
 
@@ -21,8 +21,9 @@ struct timeline;
 /* A converter writing to `out`; NULL when out of memory. */
 struct timeline *timeline_new(FILE *out);
 
-/* One line of input (without its newline); `number` counts from 1. Returns 0, or -1 when the
- * line is malformed (said on `errors` for the first 10 of them). */
+/* One line of input (without its newline); `number` counts from 1. Returns 0; 1 when the line
+ * is byte for byte the sample line just before it (perf sometimes writes a sample twice), which
+ * is dropped; or -1 when the line is malformed (said on `errors` for the first 10 of them). */
 int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors);
 
 /* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
