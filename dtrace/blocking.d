@@ -3,47 +3,52 @@
 /*
  * blocking.d	Which tasks block their worker thread, in what kind of wait, for how long?
  *
- * The D twin of blocking.bt: waits entered while the thread polls a task (wait-start's task
- * argument nonzero), in microseconds, by kind; totals by spawn site and kind; the 10 tasks
- * that blocked longest. Waits are matched by thread (a wait never moves), tasks by task id.
+ * The D twin of blocking.bt. A wait entered while the thread polls a task (wait-start's task
+ * argument is nonzero) blocks the worker: nothing else runs on it meanwhile. Such waits are
+ * timed by kind and spawn site, and the tasks that blocked longest are listed. Waits are matched
+ * by thread (a wait never moves), tasks by task id.
  *
  * USAGE: dtrace -qs blocking.d PID
  * where PID runs with LD_PRELOAD=/path/to/libtaskprobe.so, with a DTrace that reads systemtap SDT
  * notes (Oracle's dtrace-utils: its stapsdt provider). It ends with the process, or at Ctrl-C.
- * Output:
+ * Output: the blocking waits in microseconds by kind; total microseconds by spawn site and kind;
+ * the tasks that blocked longest (at most 10, longest last) with their site and kind:
  *
  *	Tracing waits inside task polls of PID 4242... Hit Ctrl-C to end.
- *	stack 18106: omp_latency`spawn_blocking+0x1a <- omp_latency`main+0x6e <- ...
  *	  poll
  *	           value  ------------- Distribution ------------- count
+ *	           16384 |                                         0
  *	           32768 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1
- *	  stack 18106 poll              40102 us
- *	  task 24 stack 18106 poll      40102 us
+ *	           65536 |                                         0
+ *
+ *	  spawn_blocking (omp_latency.c:42)    poll            40102 us
+ *	  task 24     spawn_blocking (omp_latency.c:42)    poll            40102 us
+ *
+ * Read it as: the task spawned at spawn_blocking (omp_latency.c:42) held its worker for 40 ms
+ * inside poll(). A spawn site is the task construct as the process names it, "function
+ * (file:line)" (or "function+0xoff (module)" without line information), read once per site.
+ * Waits of tasks with no site (OpenMP's initial task) or spawned before the script started count
+ * under "(no site)". Totals are summed in nanoseconds and shown in microseconds. A task's entry is
+ * freed when its final poll ends; should DTrace report dynamic variable drops, raise
+ * -x dynvarsize.
  */
 
 BEGIN
 {
 	printf("Tracing waits inside task polls of PID %d... Hit Ctrl-C to end.\n", $1);
+	site_name[0] = "(no site)";
 }
 
 taskprobe$1:::task-spawn
 {
-	stack_of[arg0] = arg2;
+	site_of[arg0] = arg2;
 }
 
 taskprobe$1:::task-spawn
-/arg2 != 0 && !named[arg2] && arg4 >= 3/
-{
-	named[arg2] = 1;
-	this->pcs = (uint64_t *)copyin(arg3, 24);
-	printf("stack %d: %A <- %A <- %A\n", arg2, this->pcs[0], this->pcs[1], this->pcs[2]);
-}
-
-taskprobe$1:::task-spawn
-/arg2 != 0 && !named[arg2]/
+/arg2 != 0 && arg3 != 0 && !named[arg2]/
 {
 	named[arg2] = 1;
-	printf("stack %d: %A\n", arg2, *(uint64_t *)copyin(arg3, 8));
+	site_name[arg2] = copyinstr(arg3);
 }
 
 taskprobe$1:::wait-start
@@ -55,20 +60,21 @@ taskprobe$1:::wait-start
 taskprobe$1:::wait-end
 /arg3 != 0 && wait_start[tid]/
 {
-	this->us = (timestamp - wait_start[tid]) / 1000;
+	this->ns = timestamp - wait_start[tid];
 	this->kind = arg0 == 1 ? "futex" : arg0 == 2 ? "condvar" : arg0 == 3 ? "semaphore" :
 	    arg0 == 4 ? "epoll" : "poll";
-	this->stack = stack_of[arg3];
-	@blocked_us[this->kind] = quantize(this->us);
-	@blocked_us_by_stack[this->stack, this->kind] = sum(this->us);
-	@blocking_tasks_us[arg3, this->stack, this->kind] = sum(this->us);
+	this->site = site_name[site_of[arg3]];
+	@blocked_us[this->kind] = quantize(this->ns / 1000);
+	/* summed in nanoseconds, printed in microseconds (normalize in END) */
+	@blocked_us_by_site[this->site, this->kind] = sum(this->ns);
+	@blocking_tasks_us[arg3, this->site, this->kind] = sum(this->ns);
 	wait_start[tid] = 0;
 }
 
 taskprobe$1:::task-poll-end
 /arg1/
 {
-	stack_of[arg0] = 0;
+	site_of[arg0] = 0;
 }
 
 proc:::exit
@@ -80,7 +86,9 @@ proc:::exit
 END
 {
 	printa("  %s\n%@d\n", @blocked_us);
-	printa("  stack %d %-12s %@12d us\n", @blocked_us_by_stack);
+	normalize(@blocked_us_by_site, 1000);
+	printa("  %-36s %-10s %@10d us\n", @blocked_us_by_site);
 	trunc(@blocking_tasks_us, 10);
-	printa("  task %d stack %d %-12s %@12d us\n", @blocking_tasks_us);
+	normalize(@blocking_tasks_us, 1000);
+	printa("  task %-6d %-36s %-10s %@10d us\n", @blocking_tasks_us);
 }

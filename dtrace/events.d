@@ -3,7 +3,11 @@
 /*
  * events.d	Every taskprobe event of a process, one line each, as it fires.
  *
- * The D twin of events.bt, with the same columns.
+ * The D twin of events.bt, with the same columns: the first thing to run on a program, what the
+ * shim sees, with every argument. task-spawn ends with the spawn site's text as the process
+ * named it ("function (file:line)", or "function+0xoff (module)" without line information;
+ * nothing after "at" when the task has no site, as OpenMP's initial task); task-stack follows it
+ * on the same thread when the spawn stack was captured (spawn_stacks.d prints its frames).
  *
  * USAGE: dtrace -qs events.d PID
  * where PID runs with LD_PRELOAD=/path/to/libtaskprobe.so, with a DTrace that reads systemtap SDT
@@ -11,8 +15,13 @@
  * Output: microseconds since the script started, thread id, event, arguments:
  *
  *	Tracing taskprobe events of PID 4242... Hit Ctrl-C to end.
- *	   1503 4242 task-spawn task=17 parent=3 stack=1201 depth=9 executor=1
+ *	   1503 4242 task-spawn task=17 parent=3 site=2 stack=31150 executor=1 at spawn_quick (omp_latency.c:23)
+ *	   1503 4242 task-stack task=17 stack=31150 depth=9
  *	   1504 4242 task-wake task=17 waker=3
+ *	   1511 4243 task-poll-start task=17
+ *	   1530 4243 wait-start kind=3 object=0x7ffd5e2c4a10 timeout=-1 task=17
+ *
+ * Ids are the process's: equal site ids, equal site texts; equal stack ids, equal stacks.
  */
 
 BEGIN
@@ -23,8 +32,15 @@ BEGIN
 
 taskprobe$1:::task-spawn
 {
-	printf("%7d %d task-spawn task=%d parent=%d stack=%d depth=%d executor=%d\n",
-	    (timestamp - start) / 1000, tid, arg0, arg1, arg2, arg4, arg5);
+	printf("%7d %d task-spawn task=%d parent=%d site=%d stack=%d executor=%d at %s\n",
+	    (timestamp - start) / 1000, tid, arg0, arg1, arg2, arg4, arg5,
+	    arg3 != 0 ? copyinstr(arg3) : "");
+}
+
+taskprobe$1:::task-stack
+{
+	printf("%7d %d task-stack task=%d stack=%d depth=%d\n", (timestamp - start) / 1000, tid,
+	    arg0, arg1, arg3);
 }
 
 taskprobe$1:::task-wake

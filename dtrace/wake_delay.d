@@ -3,45 +3,53 @@
 /*
  * wake_delay.d	How long does a woken task wait for a worker to poll it?
  *
- * The D twin of wake_delay.bt: task-wake to the task's next task-poll-start, in microseconds,
- * as a distribution and the longest per spawn site. Matched by task id.
+ * The D twin of wake_delay.bt. Scheduling delay: task-wake (the task became runnable) to its
+ * next task-poll-start. Long delays with idle workers point at the executor's queues; with busy
+ * workers, at long polls (polls.d). Matched by task id: a task is often woken on one thread and
+ * polled on another.
  *
  * USAGE: dtrace -qs wake_delay.d PID
  * where PID runs with LD_PRELOAD=/path/to/libtaskprobe.so, with a DTrace that reads systemtap SDT
  * notes (Oracle's dtrace-utils: its stapsdt provider). It ends with the process, or at Ctrl-C.
- * Output:
+ * Output: delays in microseconds, all of them, and the longest per spawn site:
  *
  *	Tracing wake-to-poll delays of PID 4242... Hit Ctrl-C to end.
- *	stack 21798: omp_latency`spawn_quick+0x1a <- omp_latency`main+0x4a <- ...
  *	  wake to poll-start
  *	           value  ------------- Distribution ------------- count
- *	               2 |@@@@@@@@@@@@@@@@@@@@@@@@                 9
- *	  stack 21798: longest      104113 us
+ *	               1 |                                         0
+ *	               2 |@@@@@@@@@@@@@@@@@@@@@@                   9
+ *	               4 |@@@@@@@@@@                               4
+ *	...
+ *	           65536 |@@@@@@@                                  3
+ *	          131072 |                                         0
+ *
+ *	  main (omp_latency.c:52)              longest         12 us
+ *	  spawn_quick (omp_latency.c:23)       longest     104113 us
+ *
+ * Read it as: a task of spawn_quick waited 104 ms from its wake to its poll, while the workers
+ * were busy elsewhere or parked (workers.d tells which). A spawn site is the task construct as
+ * the process names it, "function (file:line)" (or "function+0xoff (module)" without line
+ * information), read once per site. Tasks with no site (OpenMP's initial task) and tasks spawned
+ * before the script started count under "(no site)". A task's entries are freed when its final
+ * poll ends; should DTrace report dynamic variable drops, raise -x dynvarsize.
  */
 
 BEGIN
 {
 	printf("Tracing wake-to-poll delays of PID %d... Hit Ctrl-C to end.\n", $1);
+	site_name[0] = "(no site)";
 }
 
 taskprobe$1:::task-spawn
 {
-	stack_of[arg0] = arg2;
+	site_of[arg0] = arg2;
 }
 
 taskprobe$1:::task-spawn
-/arg2 != 0 && !named[arg2] && arg4 >= 3/
-{
-	named[arg2] = 1;
-	this->pcs = (uint64_t *)copyin(arg3, 24);
-	printf("stack %d: %A <- %A <- %A\n", arg2, this->pcs[0], this->pcs[1], this->pcs[2]);
-}
-
-taskprobe$1:::task-spawn
-/arg2 != 0 && !named[arg2]/
+/arg2 != 0 && arg3 != 0 && !named[arg2]/
 {
 	named[arg2] = 1;
-	printf("stack %d: %A\n", arg2, *(uint64_t *)copyin(arg3, 8));
+	site_name[arg2] = copyinstr(arg3);
 }
 
 taskprobe$1:::task-wake
@@ -54,14 +62,14 @@ taskprobe$1:::task-poll-start
 {
 	this->us = (timestamp - woken_at[arg0]) / 1000;
 	@wake_to_poll_us = quantize(this->us);
-	@longest_wait_us[stack_of[arg0]] = max(this->us);
+	@longest_wait_us[site_name[site_of[arg0]]] = max(this->us);
 	woken_at[arg0] = 0;
 }
 
 taskprobe$1:::task-poll-end
 /arg1/
 {
-	stack_of[arg0] = 0;
+	site_of[arg0] = 0;
 }
 
 proc:::exit
@@ -73,5 +81,5 @@ proc:::exit
 END
 {
 	printa("  wake to poll-start\n%@d\n", @wake_to_poll_us);
-	printa("  stack %d: longest %@12d us\n", @longest_wait_us);
+	printa("  %-36s longest %@10d us\n", @longest_wait_us);
 }

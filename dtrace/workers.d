@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#!/usr/sbin/dtrace -Cqs
 /*
  * workers.d	How busy are the worker threads? Busy, idle-spinning and parked time per worker.
  *
  * The D twin of workers.bt: per worker thread (threads the executor reports with
  * worker-thread-start), time polling tasks, parked, and neither (spinning), over each
  * interval, in milliseconds. At most 64 workers; runs through the C preprocessor (-C) for its
- * per-worker clauses.
+ * per-worker clauses (so no #! line: DTrace hides one from cpp only on the file's first line,
+ * which is the SPDX line's).
  *
  * USAGE: dtrace -Cqs workers.d PID [SECONDS]
  * where PID runs with LD_PRELOAD=/path/to/libtaskprobe.so, with a DTrace that reads systemtap SDT
