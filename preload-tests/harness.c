@@ -881,3 +881,16 @@ void tp_run_script(const char *script, const char *const script_args[], const ch
 	for (size_t i = 0; i < 4; i++)
 		unlink(files[i]);
 }
+
+void tp_launch(const char *const args[], const char *const env[], struct tp_run *run)
+{
+	enum { ARGS_MAX = 24 };
+	const char *argv[ARGS_MAX] = {TP_CONTRIB_DIR "/taskprobe"};
+	size_t n = 1;
+	while (args[n - 1] != NULL && n < ARGS_MAX - 1) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	tp_run(TP_PLAIN, argv, env, run);
+}

@@ -72,6 +72,9 @@ void tp_use_tracer_program(const char *program);
 void tp_run_script(const char *script, const char *const script_args[], const char *const argv[],
 		   const char *const env[], struct tp_run *run);
 
+/* Runs the launcher (contrib/taskprobe) with `args` (NULL-terminated) as a user would. */
+void tp_launch(const char *const args[], const char *const env[], struct tp_run *run);
+
 /* A copy of the shim in a new temporary file, removed at the test's exit. */
 const char *tp_shim_copy(void);
 

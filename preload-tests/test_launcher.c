@@ -15,26 +15,12 @@
 
 #include "harness.h"
 
-#define LAUNCHER TP_CONTRIB_DIR "/taskprobe"
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
-
-/* Runs the launcher with `args` (NULL-terminated) as a user would. */
-static void launch(const char *const args[], const char *const env[], struct tp_run *run)
-{
-	const char *argv[24] = {LAUNCHER};
-	size_t n = 1;
-	while (args[n - 1] != NULL && n < 23) {
-		argv[n] = args[n - 1];
-		n++;
-	}
-	argv[n] = NULL;
-	tp_run(TP_PLAIN, argv, env, run);
-}
 
 Test(launcher, refuses_a_static_program_with_a_reason)
 {
 	struct tp_run run;
-	launch((const char *[]){"run", "--", tp_target("static_hello"), NULL}, NULL, &run);
+	tp_launch((const char *[]){"run", "--", tp_target("static_hello"), NULL}, NULL, &run);
 	cr_expect_eq(run.status, 2);
 	cr_expect(strstr(run.err, "statically linked") != NULL, "%s", run.err);
 	cr_expect_str_eq(run.out, "");
@@ -56,7 +42,7 @@ Test(launcher, refuses_a_setuid_program_of_another_user)
 	cr_assert_eq(chown(path, 65534, 65534), 0);
 	cr_assert_eq(chmod(path, 04755), 0);
 	struct tp_run run;
-	launch((const char *[]){"run", "--", path, NULL}, NULL, &run);
+	tp_launch((const char *[]){"run", "--", path, NULL}, NULL, &run);
 	unlink(path);
 	cr_expect_eq(run.status, 2);
 	cr_expect(strstr(run.err, "setuid") != NULL, "%s", run.err);
@@ -68,13 +54,13 @@ Test(launcher, run_keeps_the_output_and_the_exit_status)
 	const char *threads[] = {tp_target("threads"), NULL};
 	struct tp_run plain, launched;
 	tp_run(TP_PLAIN, threads, NULL, &plain);
-	launch((const char *[]){"run", "--", tp_target("threads"), NULL}, NULL, &launched);
+	tp_launch((const char *[]){"run", "--", tp_target("threads"), NULL}, NULL, &launched);
 	cr_expect_eq(launched.status, plain.status);
 	cr_expect_str_eq(launched.out, plain.out);
 	tp_run_free(&plain);
 	tp_run_free(&launched);
 
-	launch((const char *[]){"run", "--", "sh", "-c", "echo $LD_PRELOAD; exit 7", NULL}, NULL,
+	tp_launch((const char *[]){"run", "--", "sh", "-c", "echo $LD_PRELOAD; exit 7", NULL}, NULL,
 	       &launched);
 	cr_expect_eq(launched.status, 7);
 	cr_expect(strstr(launched.out, "libtaskprobe.so") != NULL, "%s", launched.out);
@@ -84,16 +70,16 @@ Test(launcher, run_keeps_the_output_and_the_exit_status)
 Test(launcher, unknown_scripts_and_missing_programs_are_said)
 {
 	struct tp_run run;
-	launch((const char *[]){"trace", "no_such_script", "--", "true", NULL}, NULL, &run);
+	tp_launch((const char *[]){"trace", "no_such_script", "--", "true", NULL}, NULL, &run);
 	cr_expect_eq(run.status, 2);
 	cr_expect(strstr(run.err, "no script no_such_script") != NULL && strstr(run.err, "polls") != NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
-	launch((const char *[]){"run", "--", "/no/such/program", NULL}, NULL, &run);
+	tp_launch((const char *[]){"run", "--", "/no/such/program", NULL}, NULL, &run);
 	cr_expect_eq(run.status, 2);
 	cr_expect(strstr(run.err, "no such program") != NULL, "%s", run.err);
 	tp_run_free(&run);
-	launch((const char *[]){"--help", NULL}, NULL, &run);
+	tp_launch((const char *[]){"--help", NULL}, NULL, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect(strstr(run.out, "taskprobe trace SCRIPT") != NULL, "%s", run.out);
 	tp_run_free(&run);
@@ -105,16 +91,16 @@ Test(launcher, trace_runs_a_script_from_the_first_instruction_and_keeps_the_stat
 	const char *omp_latency = tp_require_program(tp_target("omp_latency"), "clang and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	launch((const char *[]){"trace", "polls", "--", omp_latency, NULL}, env, &run);
+	tp_launch((const char *[]){"trace", "polls", "--", omp_latency, NULL}, env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect(strncmp(run.out, "Tracing task polls of PID ", 26) == 0, "%s", run.out);
 	cr_expect(strstr(run.out, "total 11190\n") != NULL, "%s", run.out);
 	/* the initial task is seen: the script was attached before the program started */
-	cr_expect(strstr(run.out, "@slowest_polls_us[1, 0]: ") != NULL, "%s", run.out);
-	cr_expect(strstr(run.out, ": spawn_slow <- ") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "@slowest_polls_us[1, (no site)]: ") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "@poll_us_by_site[spawn_slow") != NULL, "%s", run.out);
 	tp_run_free(&run);
 
-	launch((const char *[]){"trace", "waits", "--", "sh", "-c", "exit 3", NULL}, NULL, &run);
+	tp_launch((const char *[]){"trace", "waits", "--", "sh", "-c", "exit 3", NULL}, NULL, &run);
 	cr_expect_eq(run.status, 3, "%s", run.err);
 	tp_run_free(&run);
 }
@@ -125,7 +111,7 @@ Test(launcher, trace_preloads_libomp_under_a_gcc_openmp_program, .timeout = 120)
 	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	launch((const char *[]){"trace", "events", "--", fib, NULL}, env, &run);
+	tp_launch((const char *[]){"trace", "events", "--", fib, NULL}, env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	/* fib(10) on libomp: its tasks are seen, which libgomp alone could not show */
 	size_t spawns = 0;
@@ -144,8 +130,8 @@ static char *summarize_timeline(const char *path)
 			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
 			   "c = collections.Counter(e[\"ph\"] for e in d)\n"
 			   "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
-			   "print(\"stacked polls=%%d\" %% sum(1 for e in d if e[\"ph\"] == \"B\" and "
-			   "\"(stack \" in e.get(\"name\", \"\")))' '%s'",
+			   "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
+			   "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))' '%s'",
 			   path) > 0);
 	FILE *p = popen(cmd, "r");
 	free(cmd);
@@ -168,26 +154,26 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	close(fd);
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	launch((const char *[]){"record", "-o", json, "--", omp_latency, NULL}, env, &run);
+	tp_launch((const char *[]){"record", "-o", json, "--", omp_latency, NULL}, env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "total 11190\n");
 	cr_expect(strstr(run.err, "timeline written to") != NULL, "%s", run.err);
 	/*
 	 * Two threads; 25 tasks (22 explicit, 2 implicit, the initial one), each a task track from
-	 * spawn to end and a flow from spawn to first poll; slices paired; the 22 explicit tasks'
-	 * polls named with their spawn stack.
+	 * spawn to end and a flow from spawn to first poll; slices paired; the polls of the 22
+	 * explicit tasks and the 2 implicit ones named with their spawn site.
 	 */
 	const char *summary = summarize_timeline(json);
-	unsigned m, b, e, tb, te, s, f, i, stacked;
-	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nstacked polls=%u", &m, &b,
-			    &e, &tb, &te, &s, &f, &i, &stacked), 9, "%s", summary);
+	unsigned m, b, e, tb, te, s, f, i, sited;
+	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nsited tasks=%u", &m, &b,
+			    &e, &tb, &te, &s, &f, &i, &sited), 9, "%s", summary);
 	cr_expect_eq(m, 2, "%s", summary);
 	cr_expect_eq(b, e, "%s", summary);
 	cr_expect_eq(tb, 25, "%s", summary);
 	cr_expect_eq(te, 25, "%s", summary);
 	cr_expect_eq(s, 25, "%s", summary);
 	cr_expect_eq(f, 25, "%s", summary);
-	cr_expect_eq(stacked, 22, "%s", summary);
+	cr_expect_eq(sited, 24, "%s", summary);
 	tp_run_free(&run);
 
 	/* the probe events were made for the recording and are gone */
@@ -221,9 +207,9 @@ Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 	cr_expect(strstr(run.err, "line 2: not a perf script sample") != NULL, "%s", run.err);
 	cr_expect(strstr(run.err, "line 4: an argument") != NULL, "%s", run.err);
 	cr_expect_eq(strstr(run.err, "line 5") , NULL, "another event's sample is not an error: %s", run.err);
-	/* the good lines: one task track, its flow, one poll slice named with its stack */
+	/* the good lines: one task track, its flow, one poll slice named with its site */
 	const char *summary = summarize_timeline(output);
-	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nstacked polls=1", 45) == 0, "%s", summary);
+	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nsited tasks=1", 44) == 0, "%s", summary);
 	unlink(input);
 	unlink(output);
 	tp_run_free(&run);

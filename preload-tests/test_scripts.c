@@ -75,7 +75,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 {
 	struct provider_probe probes[32];
 	size_t n_probes = read_provider(probes, 32);
-	cr_assert_eq(n_probes, 13, "the provider has %zu probes", n_probes);
+	cr_assert_eq(n_probes, 14, "the provider has %zu probes", n_probes);
 
 	DIR *dir = opendir(TP_SCRIPTS_DIR);
 	cr_assert_not_null(dir);
@@ -172,23 +172,26 @@ static const char *omp_target(const char *name)
 }
 
 /*
- * The id of omp_latency's spawn site whose line ("stack N: FUNCTION <- ...") names `function`
- * first. bpftrace 0.17 symbolizes when it prints, so a site it prints after the target exited
- * shows as an address (README, "Scripts"); that address is looked up in the target's symbols.
+ * The text of the spawn site of `function` as a script printed it in a map key ("[spawn_quick
+ * (omp_latency.c:30)]" or "[..., spawn_quick+0x44 (omp_latency)]"): sites are texts the process
+ * resolved, so they read right however late bpftrace prints them.
  */
-static unsigned long long site_named(const char *trace, const char *function)
+static const char *site_text(const char *trace, const char *function)
 {
-	for (const char *l = trace; (l = strstr(l, "stack ")) != NULL; l++) {
-		unsigned long long id, pc;
-		char name[64];
-		if ((l == trace || l[-1] == '\n') && sscanf(l, "stack %llu: %63s", &id, name) == 2 &&
-		    (strcmp(name, function) == 0 ||
-		     (sscanf(name, "0x%llx", &pc) == 1 &&
-		      strcmp(tp_symbol_at(tp_target("omp_latency"), pc), function) == 0)))
-			return id;
+	static char text[256];
+	size_t len = strlen(function);
+	for (const char *l = trace; (l = strstr(l, function)) != NULL; l++) {
+		if ((l[-1] != '[' && l[-1] != ' ') || (l[len] != '+' && strncmp(l + len, " (", 2) != 0))
+			continue;
+		const char *close = strchr(l, ')');
+		if (close != NULL && (size_t)(close + 1 - l) < sizeof text) {
+			memcpy(text, l, (size_t)(close + 1 - l));
+			text[close + 1 - l] = '\0';
+			return text;
+		}
 	}
-	cr_assert_fail("no spawn site line names %s:\n%s", function, trace);
-	return 0;
+	cr_assert_fail("no spawn site names %s:\n%s", function, trace);
+	return NULL;
 }
 
 /* The value bpftrace printed for `key` ("@tasks[123]"), or -1 when it printed none. */
@@ -254,19 +257,18 @@ Test(scripts, polls_bt_has_the_histograms_and_the_slow_poll_on_top, .timeout = 1
 {
 	struct tp_run run;
 	run_on_omp_latency("polls.bt", NULL, &run);
-	unsigned long long quick = site_named(run.trace, "spawn_quick"),
-			   slow = site_named(run.trace, "spawn_slow");
-	char key[64];
+	char key[320];
 	cr_expect_geq(hist_total(run.trace, "@poll_us"), 22, "%s", run.trace);
-	snprintf(key, sizeof key, "@poll_us_by_stack[%llu]", quick);
+	snprintf(key, sizeof key, "@poll_us_by_site[%s]", site_text(run.trace, "spawn_quick"));
 	cr_expect_eq(hist_total(run.trace, key), 20, "%s", run.trace);
-	snprintf(key, sizeof key, "@poll_us_by_stack[%llu]", slow);
+	snprintf(key, sizeof key, "@poll_us_by_site[%s]", site_text(run.trace, "spawn_slow"));
 	cr_expect_eq(hist_total(run.trace, key), 1, "%s", run.trace);
 	/* the slowest poll (printed last) is the 60 ms one, with its site */
-	unsigned long long task, stack, us;
+	unsigned long long task, us;
+	char site[256];
 	const char *top = last_line(run.trace, "@slowest_polls_us[");
-	cr_assert_eq(sscanf(top, "@slowest_polls_us[%llu, %llu]: %llu", &task, &stack, &us), 3, "%s", top);
-	cr_expect_eq(stack, slow, "%s", run.trace);
+	cr_assert_eq(sscanf(top, "@slowest_polls_us[%llu, %255[^]]]: %llu", &task, site, &us), 3, "%s", top);
+	cr_expect_str_eq(site, site_text(run.trace, "spawn_slow"), "%s", run.trace);
 	cr_expect(us >= 60000 && us < 10000000, "%llu us", us);
 	cr_expect_gt(task, 0);
 	tp_run_free(&run);
@@ -279,15 +281,15 @@ Test(scripts, lifetimes_bt_counts_tasks_and_active_time_per_site, .timeout = 120
 	const char *sites[] = {"spawn_quick", "spawn_slow", "spawn_blocking"};
 	const long long tasks[] = {20, 1, 1}, least_active_ms[] = {0, 60, 40};
 	for (size_t i = 0; i < 3; i++) {
-		unsigned long long id = site_named(run.trace, sites[i]);
-		char key[64];
-		snprintf(key, sizeof key, "@tasks[%llu]", id);
+		const char *site = site_text(run.trace, sites[i]);
+		char key[320];
+		snprintf(key, sizeof key, "@tasks[%s]", site);
 		cr_expect_eq(map_value(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
-		snprintf(key, sizeof key, "@lifetime_us[%llu]", id);
+		snprintf(key, sizeof key, "@lifetime_us[%s]", site);
 		cr_expect_eq(hist_total(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
-		snprintf(key, sizeof key, "@active_us[%llu]", id);
+		snprintf(key, sizeof key, "@active_us[%s]", site);
 		cr_expect_eq(hist_total(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
-		snprintf(key, sizeof key, "@active_total_ms[%llu]", id);
+		snprintf(key, sizeof key, "@active_total_ms[%s]", site);
 		cr_expect_geq(map_value(run.trace, key), least_active_ms[i], "%s: %s", sites[i], run.trace);
 	}
 	tp_run_free(&run);
@@ -299,8 +301,8 @@ Test(scripts, wake_delay_bt_times_every_task_from_wake_to_first_poll, .timeout =
 	run_on_omp_latency("wake_delay.bt", NULL, &run);
 	/* 22 explicit tasks, 2 implicit ones, the initial task: each woken once, then polled */
 	cr_expect_eq(hist_total(run.trace, "@wake_to_poll_us"), 25, "%s", run.trace);
-	char key[64];
-	snprintf(key, sizeof key, "@longest_wait_us[%llu]", site_named(run.trace, "spawn_quick"));
+	char key[320];
+	snprintf(key, sizeof key, "@longest_wait_us[%s]", site_text(run.trace, "spawn_quick"));
 	cr_expect_geq(map_value(run.trace, key), 0, "%s", run.trace);
 	tp_run_free(&run);
 }
@@ -309,20 +311,20 @@ Test(scripts, blocking_bt_names_the_task_that_blocks_its_worker, .timeout = 120)
 {
 	struct tp_run run;
 	run_on_omp_latency("blocking.bt", NULL, &run);
-	unsigned long long blocking = site_named(run.trace, "spawn_blocking");
+	const char *blocking = site_text(run.trace, "spawn_blocking");
 	/* one task waits inside its poll: the one blocked in poll() */
 	cr_expect_eq(lines_starting(run.trace, "@blocking_tasks_us["), 1, "%s", run.trace);
-	unsigned long long task, stack, us;
-	char kind[16];
+	unsigned long long task, us;
+	char kind[16], site[256];
 	const char *line = last_line(run.trace, "@blocking_tasks_us[");
-	cr_assert_eq(sscanf(line, "@blocking_tasks_us[%llu, %llu, %15[a-z]]: %llu", &task, &stack, kind, &us),
+	cr_assert_eq(sscanf(line, "@blocking_tasks_us[%llu, %255[^,], %15[a-z]]: %llu", &task, site, kind, &us),
 		     4, "%s", line);
-	cr_expect_eq(stack, blocking);
+	cr_expect_str_eq(site, blocking);
 	cr_expect_str_eq(kind, "poll");
 	cr_expect(us >= 40000 && us < 10000000, "%llu us", us);
 	cr_expect_eq(hist_total(run.trace, "@blocked_us[poll]"), 1, "%s", run.trace);
-	char key[64];
-	snprintf(key, sizeof key, "@blocked_us_by_stack[%llu, poll]", blocking);
+	char key[320];
+	snprintf(key, sizeof key, "@blocked_us_by_site[%s, poll]", blocking);
 	cr_expect_eq(map_value(run.trace, key), (long long)us, "%s", run.trace);
 	tp_run_free(&run);
 }
@@ -368,23 +370,44 @@ Test(scripts, waits_bt_times_waits_by_kind_and_parked_workers, .timeout = 120)
 	tp_run_free(&run);
 }
 
-Test(scripts, spawn_stacks_bt_prints_each_stack_symbolized_and_counts_tasks, .timeout = 120)
+/* Whether `trace` has a stack whose first two frames (printed as addresses) are in `f0` and `f1`. */
+static bool has_stack_through(const char *trace, const char *path, const char *f0, const char *f1)
 {
-	/* the target lingers 200 ms after its tasks: time to symbolize while it runs */
-	const char *argv[] = {omp_target("omp_spawn_sites"), "200", NULL};
+	for (const char *l = trace; (l = strstr(l, ", first spawned by task ")) != NULL; l++) {
+		unsigned long long pc0, pc1;
+		const char *frames = strchr(l, '\n');
+		if (frames != NULL && sscanf(frames, " 0x%llx 0x%llx", &pc0, &pc1) == 2 &&
+		    strcmp(tp_symbol_at(path, pc0), f0) == 0 && strcmp(tp_symbol_at(path, pc1), f1) == 0)
+			return true;
+	}
+	return false;
+}
+
+Test(scripts, spawn_stacks_bt_prints_each_stack_under_its_site_and_counts_tasks, .timeout = 120)
+{
+	const char *argv[] = {omp_target("omp_spawn_sites"), NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
 	tp_run_script("spawn_stacks.bt", NULL, argv, env, &run);
 	cr_expect_str_eq(run.out, "counter 35\n");
 
-	/* two stacks, each printed once with its frames in order, and their task counts */
+	/* one site, two stacks under it, each printed once with its frames in order */
+	const char *site = site_text(run.trace, "spawn_leaf");
 	cr_expect_eq(lines_starting(run.trace, "stack "), 2, "%s", run.trace);
-	cr_expect(strstr(run.trace, "    spawn_leaf\n    via_alpha\n") != NULL, "%s", run.trace);
-	cr_expect(strstr(run.trace, "    spawn_leaf\n    via_beta\n") != NULL, "%s", run.trace);
+	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_alpha"), "%s", run.trace);
+	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_beta"), "%s", run.trace);
+	char key[320];
+	snprintf(key, sizeof key, "@tasks_by_site[%s]", site);
+	cr_expect_eq(map_value(run.trace, key), 8, "%s", run.trace);
+	/* 5 tasks from one stack, 3 from the other */
 	cr_expect_eq(lines_starting(run.trace, "@tasks_by_stack["), 2, "%s", run.trace);
-	cr_expect(strstr(run.trace, "]: 5\n") != NULL && strstr(run.trace, "]: 3\n") != NULL,
-		  "5 tasks from one stack, 3 from the other: %s\nbpftrace said: %s", run.trace,
-		  run.trace_errors);
+	snprintf(key, sizeof key, "@tasks_by_stack[%s, ", site);
+	long long counts[2] = {-1, -1};
+	size_t n = 0;
+	for (const char *l = run.trace; (l = strstr(l, key)) != NULL && n < 2; l++)
+		counts[n++] = strtoll(strstr(l, "]: ") + 3, NULL, 10);
+	cr_expect(n == 2 && counts[0] + counts[1] == 8 && (counts[0] == 5 || counts[0] == 3),
+		  "%s\nbpftrace said: %s", run.trace, run.trace_errors);
 	tp_run_free(&run);
 }
 
@@ -397,20 +420,27 @@ Test(scripts, events_bt_prints_every_event_with_its_arguments, .timeout = 120)
 	cr_expect_str_eq(run.out, "counter 35\n");
 
 	/* 8 explicit tasks, 2 implicit, the initial one */
-	size_t spawns = 0, terminates = 0, explicit_spawns = 0;
+	size_t spawns = 0, terminates = 0, explicit_spawns = 0, stacks = 0;
 	for (const char *l = run.trace; (l = strstr(l, " task-spawn task=")) != NULL; l++) {
-		unsigned long long task, parent, stack;
-		unsigned depth, executor;
-		cr_assert_eq(sscanf(l, " task-spawn task=%llu parent=%llu stack=%llu depth=%u executor=%u",
-				    &task, &parent, &stack, &depth, &executor), 5, "%.80s", l);
+		unsigned long long task, parent, site, stack;
+		unsigned executor;
+		cr_assert_eq(sscanf(l, " task-spawn task=%llu parent=%llu site=%llu stack=%llu executor=%u",
+				    &task, &parent, &site, &stack, &executor), 5, "%.80s", l);
 		cr_expect_eq(executor, 1);
-		explicit_spawns += depth > 0;
+		/* the site's text follows " at ", empty for no site */
+		const char *at = strstr(l, " at "), *end = strchr(l, '\n');
+		cr_assert(at != NULL && end != NULL && at < end, "%.120s", l);
+		cr_expect_eq(site == 0, at + 4 == end, "%.120s", l);
+		explicit_spawns += stack > 0;
 		spawns++;
 	}
+	for (const char *l = run.trace; (l = strstr(l, " task-stack task=")) != NULL; l++)
+		stacks++;
 	for (const char *l = run.trace; (l = strstr(l, " task-terminate task=")) != NULL; l++)
 		terminates++;
 	cr_expect_eq(spawns, 11, "%s", run.trace);
 	cr_expect_eq(explicit_spawns, 8);
+	cr_expect_eq(stacks, 8, "%s", run.trace);
 	/*
 	 * 8 explicit tasks and both implicit ones end before the process does; the initial task at
 	 * exit, which may come after the script saw the main thread exit.

@@ -20,20 +20,20 @@
 #define ERRORS_SHOWN 10
 
 /*
- * A slice open on a thread: a poll of task `id` (spawned at `stack`), a park, or a wait of
+ * A slice open on a thread: a poll of task `id` (spawned at `site`), a park, or a wait of
  * `wait_kind` on object `id` by `task`. Its end repeats its name and arguments: speedscope
  * matches an end to its begin by both.
  */
 struct open_slice {
 	char kind; /* 'P'oll, 'K' park, 'W'ait */
 	uint8_t wait_kind;
-	uint64_t id, stack, task;
+	uint64_t id, site, task;
 };
 
 /* A task alive in the trace, or a thread seen in it (one map type serves both). */
 struct entry {
 	uint64_t key;           /* task id or tid; 0: free slot */
-	uint64_t stack;         /* task: its spawn stack id */
+	uint64_t site;          /* task: its spawn site id */
 	uint32_t pid;           /* thread: its process */
 	bool polled;            /* task: its first poll was seen (the spawn flow ended) */
 	uint8_t depth;          /* thread: open slices, innermost last */
@@ -271,10 +271,10 @@ static const char *wait_kind(unsigned kind)
 	return kind <= 5 ? names[kind] : "?";
 }
 
-static void task_name(FILE *out, uint64_t task, uint64_t stack)
+static void task_name(FILE *out, uint64_t task, uint64_t site)
 {
-	if (stack != 0)
-		fprintf(out, "\"name\":\"task %" PRIu64 " (stack %" PRIu64 ")\"", task, stack);
+	if (site != 0)
+		fprintf(out, "\"name\":\"task %" PRIu64 " (site %" PRIu64 ")\"", task, site);
 	else
 		fprintf(out, "\"name\":\"task %" PRIu64 "\"", task);
 }
@@ -285,7 +285,7 @@ static void slice_label(FILE *out, const struct open_slice *slice)
 	switch (slice->kind) {
 	case 'P':
 		fputc(',', out);
-		task_name(out, slice->id, slice->stack);
+		task_name(out, slice->id, slice->site);
 		fprintf(out, ",\"args\":{\"task\":%" PRIu64 "}}", slice->id);
 		break;
 	case 'W':
@@ -334,19 +334,19 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 	if (strcmp(p, "task__spawn") == 0) {
 		struct entry *e = map_get(&t->tasks, task, &added);
 		if (e != NULL)
-			e->stack = (uint64_t)s->arg[2];
+			e->site = (uint64_t)s->arg[2];
 		begin_event(t, 'b', s);
 		fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
 		task_name(t->out, task, (uint64_t)s->arg[2]);
-		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
-			(uint64_t)s->arg[1], (uint64_t)s->arg[2]);
+		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"site\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
+			(uint64_t)s->arg[1], (uint64_t)s->arg[2], (uint64_t)s->arg[4]);
 		begin_event(t, 's', s);
 		fprintf(t->out, ",\"cat\":\"spawn\",\"id\":\"%" PRIu64 "\",\"name\":\"spawn\"}", task);
 	} else if (strcmp(p, "task__wake") == 0) {
 		instant(t, s, "wake task", task);
 	} else if (strcmp(p, "task__poll__start") == 0) {
 		struct entry *e = map_find(&t->tasks, task);
-		struct open_slice poll = {.kind = 'P', .id = task, .stack = e != NULL ? e->stack : 0};
+		struct open_slice poll = {.kind = 'P', .id = task, .site = e != NULL ? e->site : 0};
 		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
 			e->polled = true;
 			begin_event(t, 'f', s);
@@ -359,7 +359,7 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		if (s->arg[1] != 0 && e != NULL) {
 			begin_event(t, 'e', s);
 			fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
-			task_name(t->out, task, e->stack);
+			task_name(t->out, task, e->site);
 			fputc('}', t->out);
 			map_remove(&t->tasks, e);
 		}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Right answers on programs of real size, through the launcher as a user runs it: every event
+ * relayed, sums that short polls and parks add to, maps that hold every task alive, and a
+ * notice whenever anything was dropped anyway.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char *omp_target(const char *name)
+{
+	return tp_require_program(tp_target(name), "clang and libomp-dev");
+}
+
+/* How many times `needle` occurs in `haystack`. */
+static size_t occurrences(const char *haystack, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* The value printed for the first key starting with `key_start` ("@tasks[spawn_quick"), or -1. */
+static long long value_of(const char *out, const char *key_start)
+{
+	const char *l = strstr(out, key_start);
+	const char *colon = l != NULL ? strstr(l, "]: ") : NULL;
+	return colon != NULL ? strtoll(colon + 3, NULL, 10) : -1;
+}
+
+/* Spawns of a recursive fib(n) with two task constructs a call: 2 + T(n-1) + T(n-2). */
+static long long fib_tasks(int n)
+{
+	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
+}
+
+Test(answers, trace_events_relays_every_event_of_a_busy_program, .timeout = 300)
+{
+	tp_require_tracer();
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "fib(20) = 6765\n") != NULL);
+	/* the explicit tasks, the initial task and two implicit ones: each spawned and ended once */
+	long long tasks = fib_tasks(20) + 3;
+	cr_expect_eq((long long)occurrences(run.out, " task-spawn task="), tasks);
+	cr_expect_eq((long long)occurrences(run.out, " task-terminate task="), tasks);
+	cr_expect_eq(strstr(run.err, "lost"), NULL, "%s", run.err);
+	tp_run_free(&run);
+}
+
+Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
+{
+	tp_require_tracer();
+	/* one page of buffer a CPU cannot hold what fib(20) fires */
+	const char *env[] = {"OMP_NUM_THREADS=2", "BPFTRACE_PERF_RB_PAGES=1", NULL};
+	struct tp_run run;
+	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	long long said = -1;
+	const char *notice = strstr(run.err, "taskprobe: bpftrace lost ");
+	cr_assert_not_null(notice, "%s", run.err);
+	sscanf(notice, "taskprobe: bpftrace lost %lld events", &said);
+	cr_expect_gt(said, 0, "%s", run.err);
+	/* what is missing from the output is what was said */
+	long long tasks = fib_tasks(20) + 3;
+	cr_expect_lt((long long)occurrences(run.out, " task-spawn task="), tasks);
+	tp_run_free(&run);
+}
+
+/* omp_shapes gate 10000: ten thousand tasks alive at once, more than bpftrace's 4096 keys. */
+static void run_gate(const char *map_keys, struct tp_run *run)
+{
+	const char *env[] = {"OMP_NUM_THREADS=2", map_keys, NULL};
+	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "gate", "10000",
+				   NULL},
+		  env, run);
+	cr_expect_eq(run->status, 0, "%s", run->err);
+	cr_expect(strstr(run->out, "gate 10000 done 10000\n") != NULL, "%s", run->out);
+}
+
+Test(answers, every_task_alive_at_once_is_counted, .timeout = 300)
+{
+	tp_require_tracer();
+	struct tp_run run;
+	run_gate(NULL, &run);
+	/* the gate's one task and the ten thousand behind it, each from its own construct */
+	cr_expect(strstr(run.out, "]: 10000\n") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "]: 1\n") != NULL, "%s", run.out);
+	cr_expect_eq(strstr(run.out, "a map is full"), NULL, "%s", run.out);
+	tp_run_free(&run);
+}
+
+Test(answers, a_full_map_is_said, .timeout = 300)
+{
+	tp_require_tracer();
+	struct tp_run run;
+	run_gate("BPFTRACE_MAP_KEYS_MAX=4096", &run);
+	cr_expect(strstr(run.out, "taskprobe: a map is full: tasks from task ") != NULL, "%s", run.out);
+	long long untracked = value_of(run.out, "@tasks_untracked_map_full[");
+	cr_expect_gt(untracked, 10000 - 4096, "%s", run.out);
+	cr_expect_eq(strstr(run.out, "]: 10000\n"), NULL, "%s", run.out);
+	tp_run_free(&run);
+}
+
+/*
+ * Totals of many short stretches: 1000 polls of at least 300 us each are at least 300 ms, and
+ * 1000 parks timing out after at least 300 us each are at least 300 ms. The upper bounds allow a
+ * loaded machine three times as long.
+ */
+Test(answers, sub_millisecond_polls_and_parks_add_up, .timeout = 300)
+{
+	tp_require_tracer();
+	const char *env[] = {"OMP_NUM_THREADS=2", "TASKPROBE_WORKERS=pool-*", NULL};
+	struct tp_run run;
+	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "spin", "1000",
+				   "300", NULL},
+		  env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* the site with 1000 tasks is the spinning one */
+	const char *site = strstr(run.out, "]: 1000\n");
+	cr_assert_not_null(site, "%s", run.out);
+	while (site > run.out && site[-1] != '[')
+		site--;
+	char key[256];
+	snprintf(key, sizeof key, "@active_total_ms[%.*s", (int)(strchr(site, ']') - site), site);
+	long long active_ms = value_of(run.out, key);
+	cr_expect(active_ms >= 300 && active_ms <= 900, "%lld ms: %s", active_ms, run.out);
+	tp_run_free(&run);
+
+	tp_launch((const char *[]){"trace", "waits", "--", omp_target("omp_shapes"), "parks", "1000",
+				   "300", NULL},
+		  env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_eq(value_of(run.out, "@timed_out[semaphore"), 1000, "%s", run.out);
+	long long parked_ms = value_of(run.out, "@parked_ms[pool-1, ");
+	cr_expect(parked_ms >= 300 && parked_ms <= 900, "%lld ms: %s", parked_ms, run.out);
+	tp_run_free(&run);
+}
