@@ -117,11 +117,32 @@ static unwind_fn load_libunwind(void)
  */
 static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) = 4;
 
+/*
+ * Folds recursion out of `pcs[0..n)` in place, as flame graphs fold it, and returns the frames
+ * left: a frame whose return address is already among the frames kept above it is the same call
+ * again, one more turn of a recursion (a recursive task body resumed inside a taskwait shows the
+ * same runtime and taskwait frames at every level), so it is left out. Stacks of one call path
+ * then fold to one stack whatever the recursion depth, which keeps the stack table from filling
+ * with one stack per task in recursive programs.
+ */
+static int fold_recursion(uintptr_t *pcs, int n)
+{
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+		for (int k = 0; k < kept && !seen; k++)
+			seen = pcs[k] == pcs[i];
+		if (!seen)
+			pcs[kept++] = pcs[i];
+	}
+	return kept;
+}
+
 const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
 					uint32_t *id)
 {
 	const struct tp_settings *settings = tp_settings();
-	int keep = (int)settings->stack_depth, n, first;
+	int keep = (int)settings->stack_depth, n, first, kept;
 	*depth = 0;
 	*id = 0;
 	unwind_fn backtrace = settings->stacks ? load_libunwind() : NULL;
@@ -136,13 +157,14 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
+		kept = fold_recursion(buffer + first, n - first);
 		/* all frames asked for were taken and too few kept: ask for more */
-		if (n < want || n - first >= keep || want == TP_SPAWN_STACK_BUFFER)
+		if (n < want || kept >= keep || want == TP_SPAWN_STACK_BUFFER)
 			break;
 		want = TP_SPAWN_STACK_BUFFER;
 	}
 	last_skipped = (uint8_t)first;
-	*depth = (uint32_t)(n - first < keep ? n - first : keep);
+	*depth = (uint32_t)(kept < keep ? kept : keep);
 	if (*depth == 0)
 		return NULL;
 	*id = tp_stack_table_intern(buffer + first, *depth);
