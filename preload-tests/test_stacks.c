@@ -83,6 +83,45 @@ Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, 
 	tp_run_free(&run);
 }
 
+/*
+ * A recursive program (fib with two task constructs and a taskwait a call): each explicit spawn
+ * has a stack and a site; the sites are the two task constructs; and recursion is folded, so the
+ * stacks are as few as the call paths, whatever the depth. Without folding, fib(16) made 314
+ * distinct stacks on 2 threads (one per recursion depth and thread path), and deeper programs
+ * filled the stack table; folded, 18.
+ */
+Test(stacks, recursion_folds_to_one_stack_per_call_path_and_each_construct_is_one_site, .timeout = 180)
+{
+	const char *argv[] = {stacks_target("omp_fib"), "16", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run_both(argv, env, &run);
+	cr_expect_str_eq(run.out, "fib(16) = 987\n");
+	enum { EXPLICIT_TASKS = 3192, FOLDED_STACKS_MAX = 64 };
+	int64_t stacks[FOLDED_STACKS_MAX + 1], sites[4];
+	size_t n_stacks = 0, n_sites = 0, with_stack = 0;
+	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
+		const struct tp_event *e = tp_nth(&run, "task__spawn", 0, i);
+		if (e->arg[4] == 0)
+			continue; /* the initial and implicit tasks */
+		with_stack++;
+		size_t k = 0;
+		while (k < n_stacks && stacks[k] != e->arg[4])
+			k++;
+		if (k == n_stacks && n_stacks <= FOLDED_STACKS_MAX)
+			stacks[n_stacks++] = e->arg[4];
+		cr_expect_neq(e->arg[2], 0, "an explicit task has a site");
+		for (k = 0; k < n_sites && sites[k] != e->arg[2]; k++)
+			;
+		if (k == n_sites && n_sites < 4)
+			sites[n_sites++] = e->arg[2];
+	}
+	cr_expect_eq(with_stack, EXPLICIT_TASKS, "every explicit spawn has a stack");
+	cr_expect_leq(n_stacks, FOLDED_STACKS_MAX, "recursion is not folded: %zu stacks", n_stacks);
+	cr_expect_eq(n_sites, 2, "two task constructs, %zu sites", n_sites);
+	tp_run_free(&run);
+}
+
 Test(stacks, depth_setting_limits_frames_and_zero_turns_capture_off, .timeout = 180)
 {
 	const char *argv[] = {stacks_target("omp_spawn_sites"), NULL};
