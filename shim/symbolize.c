@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Function names for addresses, read from the modules' ELF files (used by the exit report). */
+/* Names for code addresses: from DWARF line tables, else from the modules' ELF symbol tables. */
 #define _GNU_SOURCE
 #include "symbolize.h"
 
@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "source_lines.h"
 
 /* A module's file, mapped once. */
 struct elf_file {
@@ -109,9 +111,14 @@ static bool is_main_program(const Dl_info *info)
 	return (uintptr_t)info->dli_fbase == base || info->dli_fname[0] == '\0';
 }
 
-/* Writes the name of the call returning to `pc`; `basename_only` names modules by file name. */
+/*
+ * Writes the name of the call returning to `pc`: from DWARF when the module has line tables,
+ * else from its symbols, with the module named by file name alone if `basename_only`.
+ */
 static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 {
+	if (tp_source_line(pc - 1, out, size))
+		return;
 	Dl_info info;
 	if (dladdr((const void *)(pc - 1), &info) == 0 || info.dli_fname == NULL) {
 		snprintf(out, size, "%#lx", (unsigned long)pc);

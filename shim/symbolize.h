@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* Naming code addresses for people: function+offset and module, from the ELF symbol tables. */
+/*
+ * Naming code addresses for people: "function (file:line)" from DWARF line tables, else
+ * function+offset and module from the ELF symbol tables.
+ */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
 /*
- * Writes "function+0xoffset (module)" for the return address `pc` (looked up at pc - 1, the
- * call), or "0xpc (module)" when no symbol covers it, or "0xpc". Reads the module's .symtab
- * (so static functions of executables are named too), else its .dynsym. Not for hot paths.
+ * Writes "function (file:line)" for the return address `pc` (looked up at pc - 1, the call)
+ * when its module has line tables; else "function+0xoffset (module)", or "0xpc (module)" when no
+ * symbol covers it, or "0xpc". Symbols come from the module's .symtab (so static functions of
+ * executables are named too), else its .dynsym. Not for hot paths.
  */
 void tp_symbolize(uintptr_t pc, char *out, size_t size);
 

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/* Naming code addresses from DWARF line tables with libdwfl, loaded privately (source_lines.h). */
+#define _GNU_SOURCE
+#include "source_lines.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The libdw functions used, resolved from one table at load. */
+static struct {
+	Dwfl *(*begin)(const Dwfl_Callbacks *);
+	void (*report_begin)(Dwfl *);
+	int (*linux_proc_report)(Dwfl *, pid_t);
+	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
+			  void *);
+	Dwfl_Module *(*addrmodule)(Dwfl *, Dwarf_Addr);
+	Dwarf_Die *(*module_addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
+	Dwarf *(*module_getdwarf)(Dwfl_Module *, Dwarf_Addr *);
+	int (*next_unit)(Dwarf *, Dwarf_Off, Dwarf_Off *, size_t *, Dwarf_Half *, Dwarf_Off *,
+			 uint8_t *, uint8_t *, uint64_t *, Dwarf_Off *);
+	Dwarf_Die *(*offdie)(Dwarf *, Dwarf_Off, Dwarf_Die *);
+	int (*haspc)(Dwarf_Die *, Dwarf_Addr);
+	Dwarf_Line *(*getsrc_die)(Dwarf_Die *, Dwarf_Addr);
+	int (*lineno)(Dwarf_Line *, int *);
+	const char *(*linesrc)(Dwarf_Line *, Dwarf_Word *, Dwarf_Word *);
+	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
+	int (*tag)(Dwarf_Die *);
+	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
+	const char *(*formstring)(Dwarf_Attribute *);
+	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
+	int (*find_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
+			      const char *, GElf_Word, char **);
+} dw;
+
+static const struct {
+	const char *name;
+	size_t offset;
+} dw_symbols[] = {
+#define DW_SYMBOL(field, symbol) {#symbol, offsetof(__typeof__(dw), field)}
+	DW_SYMBOL(begin, dwfl_begin),
+	DW_SYMBOL(report_begin, dwfl_report_begin),
+	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
+	DW_SYMBOL(report_end, dwfl_report_end),
+	DW_SYMBOL(addrmodule, dwfl_addrmodule),
+	DW_SYMBOL(module_addrdie, dwfl_module_addrdie),
+	DW_SYMBOL(module_getdwarf, dwfl_module_getdwarf),
+	DW_SYMBOL(next_unit, dwarf_next_unit),
+	DW_SYMBOL(offdie, dwarf_offdie),
+	DW_SYMBOL(haspc, dwarf_haspc),
+	DW_SYMBOL(getsrc_die, dwarf_getsrc_die),
+	DW_SYMBOL(lineno, dwarf_lineno),
+	DW_SYMBOL(linesrc, dwarf_linesrc),
+	DW_SYMBOL(getscopes, dwarf_getscopes),
+	DW_SYMBOL(tag, dwarf_tag),
+	DW_SYMBOL(attr_integrate, dwarf_attr_integrate),
+	DW_SYMBOL(formstring, dwarf_formstring),
+	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
+	DW_SYMBOL(find_debuginfo, dwfl_standard_find_debuginfo),
+#undef DW_SYMBOL
+};
+
+/*
+ * Separate debug files are looked up where they lie on this machine (.gnu_debuglink, build-id
+ * directories), but never fetched: with DEBUGINFOD_URLS set, libdw would download them from
+ * inside the traced program, so then only the modules' own DWARF is read.
+ */
+static int find_local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				Dwarf_Addr base, const char *file, const char *debuglink,
+				GElf_Word crc, char **debuginfo_path)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (urls != NULL && urls[0] != '\0')
+		return -1;
+	return dw.find_debuginfo(mod, userdata, modname, base, file, debuglink, crc, debuginfo_path);
+}
+
+static Dwfl_Callbacks callbacks = {.find_debuginfo = find_local_debuginfo};
+static Dwfl *session;
+static bool unavailable;
+
+/* The session over this process's modules, started now if it is not yet; NULL if it cannot be. */
+static Dwfl *get_session(void)
+{
+	if (session != NULL || unavailable)
+		return session;
+	unavailable = true;
+	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
+		void *f = dlsym(lib, dw_symbols[i].name);
+		if (f == NULL)
+			return NULL;
+		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
+	}
+	callbacks.find_elf = dw.find_elf;
+	Dwfl *fresh = dw.begin(&callbacks);
+	if (fresh == NULL)
+		return NULL;
+	if (dw.linux_proc_report(fresh, getpid()) != 0 || dw.report_end(fresh, NULL, NULL) != 0)
+		return NULL;
+	session = fresh;
+	unavailable = false;
+	return session;
+}
+
+/* The module of `address`; the process's modules are read again once if none has it (dlopen). */
+static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
+{
+	Dwfl_Module *mod = dw.addrmodule(dwfl, address);
+	if (mod == NULL) {
+		dw.report_begin(dwfl);
+		dw.linux_proc_report(dwfl, getpid());
+		dw.report_end(dwfl, NULL, NULL);
+		mod = dw.addrmodule(dwfl, address);
+	}
+	return mod;
+}
+
+/*
+ * The compile unit whose code holds `address`, and the module's bias in *bias. libdw finds it by
+ * .debug_aranges, which clang does not emit by default; without them, the units are searched by
+ * their ranges (once per new site, so the cost stays at naming).
+ */
+static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias, Dwarf_Die *unit)
+{
+	Dwarf_Die *found = dw.module_addrdie(mod, address, bias);
+	if (found != NULL)
+		return found;
+	Dwarf *dwarf = dw.module_getdwarf(mod, bias);
+	size_t header_size;
+	for (Dwarf_Off offset = 0, next;
+	     dwarf != NULL &&
+	     dw.next_unit(dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+	     offset = next)
+		if (dw.offdie(dwarf, offset + header_size, unit) != NULL &&
+		    dw.haspc(unit, address - *bias) > 0)
+			return unit;
+	return NULL;
+}
+
+/* The name of the innermost function, inlined or not, whose code holds `pc` in `unit`, or NULL. */
+static const char *function_at(Dwarf_Die *unit, Dwarf_Addr pc)
+{
+	Dwarf_Die *scopes = NULL;
+	const char *name = NULL;
+	int n = dw.getscopes(unit, pc, &scopes);
+	for (int i = 0; i < n && name == NULL; i++) {
+		int tag = dw.tag(&scopes[i]);
+		Dwarf_Attribute attr;
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+		    dw.attr_integrate(&scopes[i], DW_AT_name, &attr) != NULL)
+			name = dw.formstring(&attr); /* in the module's string table: outlives scopes */
+	}
+	free(scopes);
+	return name;
+}
+
+bool tp_source_line(uintptr_t address, char *out, size_t size)
+{
+	Dwfl *dwfl = get_session();
+	Dwfl_Module *mod = dwfl != NULL ? module_of(dwfl, address) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die storage, *unit = mod != NULL ? unit_of(mod, address, &bias, &storage) : NULL;
+	Dwarf_Line *line = unit != NULL ? dw.getsrc_die(unit, address - bias) : NULL;
+	int lineno = 0;
+	const char *file = line != NULL && dw.lineno(line, &lineno) == 0 ? dw.linesrc(line, NULL, NULL)
+									  : NULL;
+	const char *function = file != NULL ? function_at(unit, address - bias) : NULL;
+	if (file == NULL || function == NULL || lineno <= 0)
+		return false;
+	const char *base = strrchr(file, '/');
+	snprintf(out, size, "%s (%s:%d)", function, base != NULL ? base + 1 : file, lineno);
+	return true;
+}

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Code addresses named from DWARF: "function (file:line)", with elfutils' libdwfl. libdw is
+ * loaded privately (dlopen, RTLD_LOCAL) at the first name asked for, never linked: a program
+ * with its own copy of elfutils keeps it, and a program whose sites are never named never loads
+ * it. Not for hot paths: the first name in a module reads that module's line tables.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Writes "function (file:line)" for the code at `address` (the call itself: a return address
+ * minus one), the function being the innermost one there, inlined or not, and the file its base
+ * name. false, with nothing written, when the address has no line information (no -g, or libdw
+ * is missing). Callers serialize: libdwfl's session is not thread-safe.
+ */
+bool tp_source_line(uintptr_t address, char *out, size_t size);
