@@ -223,28 +223,26 @@ static char *tracer_program(void)
 		return text;
 	}
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
-		/* %d would print 64-bit values truncated to int: ask for long long. */
+		/*
+		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's site
+		 * text and a task-stack's first frames end the same line: a second printf could be
+		 * separated from the first by another thread's event on the same CPU.
+		 */
+		bool spawn = strcmp(p->name, "task__spawn") == 0, stack = strcmp(p->name, "task__stack") == 0;
 		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu", tp_shim(),
 			p->name, p->name);
 		for (int i = 0; i < 6; i++)
 			fprintf(f, " %%lld");
-		fprintf(f, "\\n\", tid, nsecs");
+		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
+			fprintf(f, " %%llu");
+		fprintf(f, spawn ? " %%s\\n\", tid, nsecs" : "\\n\", tid, nsecs");
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
-		fprintf(f, ");\n");
-		/* the site's text, as the process resolved it */
-		if (strcmp(p->name, "task__spawn") == 0)
-			fprintf(f, " if (arg3 != 0) { printf(\"S %%llu %%s\\n\", arg0, str(arg3)); }\n");
-		if (strcmp(p->name, "task__stack") == 0) {
-			fprintf(f, " printf(\"F %%llu");
-			for (int i = 0; i < TP_FRAMES_READ; i++)
-				fprintf(f, " %%llu");
-			fprintf(f, "\\n\", arg0");
-			for (int i = 0; i < TP_FRAMES_READ; i++)
-				fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
-			fprintf(f, ");\n");
-		}
-		fprintf(f, "}\n");
+		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
+			fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
+		if (spawn)
+			fprintf(f, ", str(arg3)"); /* the site's text, as the process resolved it */
+		fprintf(f, ");\n}\n");
 	}
 	fclose(f);
 	return text;
@@ -321,22 +319,17 @@ static void parse_events(const char *text, struct tp_run *run)
 		if (run->n_events == cap)
 			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
 		run->events[run->n_events++] = e;
-		/* a task-spawn's site line and a task-stack's frames line follow it */
-		const char *next = strchr(line, '\n');
+		/* a task-spawn's site text and a task-stack's frames follow its arguments */
 		struct tp_event *last = &run->events[run->n_events - 1];
-		unsigned long long task, fr[TP_FRAMES_READ];
-		int text_at = 0;
-		if (strcmp(e.probe, "task__spawn") == 0 && next != NULL &&
-		    sscanf(next + 1, "S %llu %n", &task, &text_at) == 1 && text_at > 0 &&
-		    task == (unsigned long long)e.arg[0]) {
-			const char *text = next + 1 + text_at, *end = strchr(text, '\n');
-			size_t n = end != NULL ? (size_t)(end - text) : strlen(text);
-			snprintf(last->site, sizeof last->site, "%.*s", (int)n, text);
-		}
-		if (strcmp(e.probe, "task__stack") == 0 && next != NULL &&
-		    sscanf(next + 1, "F %llu %llu %llu %llu %llu %llu %llu %llu %llu", &task, &fr[0],
-			   &fr[1], &fr[2], &fr[3], &fr[4], &fr[5], &fr[6], &fr[7]) == 1 + TP_FRAMES_READ &&
-		    task == (unsigned long long)e.arg[0])
+		int rest = 0;
+		unsigned long long fr[TP_FRAMES_READ];
+		sscanf(line, "E %*s %*u %*u %*d %*d %*d %*d %*d %*d%n", &rest);
+		const char *after = line + rest, *end = strchrnul(after, '\n');
+		if (strcmp(e.probe, "task__spawn") == 0 && *after == ' ')
+			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1), after + 1);
+		if (strcmp(e.probe, "task__stack") == 0 &&
+		    sscanf(after, "%llu %llu %llu %llu %llu %llu %llu %llu", &fr[0], &fr[1], &fr[2], &fr[3],
+			   &fr[4], &fr[5], &fr[6], &fr[7]) == TP_FRAMES_READ)
 			for (int i = 0; i < TP_FRAMES_READ; i++)
 				last->frames[i] = fr[i];
 	}

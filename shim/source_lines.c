@@ -174,7 +174,16 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	const char *function = file != NULL ? function_at(unit, address - bias) : NULL;
 	if (file == NULL || function == NULL || lineno <= 0)
 		return false;
+	/*
+	 * clang names the debug copy of an outlined OpenMP region ".omp_outlined._debug__.N"; the
+	 * name the ELF symbols, perf and gdb show is ".omp_outlined..N".
+	 */
+	static const char debug_infix[] = "_debug__";
+	const char *infix = strstr(function, debug_infix);
+	int before = infix != NULL ? (int)(infix - function) : (int)strlen(function);
+	const char *after = infix != NULL ? infix + sizeof debug_infix - 1 : "";
 	const char *base = strrchr(file, '/');
-	snprintf(out, size, "%s (%s:%d)", function, base != NULL ? base + 1 : file, lineno);
+	snprintf(out, size, "%.*s%s (%s:%d)", before, function, after, base != NULL ? base + 1 : file,
+		 lineno);
 	return true;
 }

@@ -5,6 +5,8 @@
  *   spin N US     N tasks, each computing (spinning on the clock) for US microseconds
  *   parks N US    a thread named "pool-1" waits N times on a semaphore that is never posted,
  *                 each wait timing out after US microseconds
+ *   unrolled N    N times, a loop of three tasks from one task construct, unrolled into
+ *                 three calls (as -O2 unrolls short loops)
  * Prints what it did, e.g. "gate 10000 done 10000".
  */
 #define _GNU_SOURCE
@@ -65,6 +67,20 @@ static long spin(long n, long us)
 	return done;
 }
 
+static long unrolled(long n)
+{
+	long done = 0;
+#pragma omp parallel
+#pragma omp single
+	for (long i = 0; i < n; i++)
+#pragma clang loop unroll(full)
+		for (int k = 0; k < 3; k++) {
+#pragma omp task shared(done)
+			__atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+		}
+	return done;
+}
+
 struct parks {
 	long n, us, timed_out;
 };
@@ -98,13 +114,14 @@ static long parks(long n, long us)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: omp_shapes gate N | spin N US | parks N US\n");
+		fprintf(stderr, "usage: omp_shapes gate N | spin N US | parks N US | unrolled N\n");
 		return 2;
 	}
 	long n = atol(argv[2]), us = argc > 3 ? atol(argv[3]) : 0;
-	long done = strcmp(argv[1], "gate") == 0   ? gate(n)
-		    : strcmp(argv[1], "spin") == 0 ? spin(n, us)
-						   : parks(n, us);
+	long done = strcmp(argv[1], "gate") == 0	 ? gate(n)
+		    : strcmp(argv[1], "spin") == 0	 ? spin(n, us)
+		    : strcmp(argv[1], "unrolled") == 0 ? unrolled(n)
+						 : parks(n, us);
 	printf("%s %ld done %ld\n", argv[1], n, done);
 	return 0;
 }
