@@ -173,18 +173,20 @@ static const char *omp_target(const char *name)
 
 /*
  * The text of the spawn site of `function` as a script printed it in a map key ("[spawn_quick
- * (omp_latency.c:30)]" or "[..., spawn_quick+0x44 (omp_latency)]"): sites are texts the process
- * resolved, so they read right however late bpftrace prints them.
+ * (omp_latency.c:23)]" or "[..., spawn_quick (omp_latency.c:23)]"): sites are texts the process
+ * resolved from the target's line tables (it is built -g), so they read right however late
+ * bpftrace prints them.
  */
 static const char *site_text(const char *trace, const char *function)
 {
 	static char text[256];
 	size_t len = strlen(function);
 	for (const char *l = trace; (l = strstr(l, function)) != NULL; l++) {
-		if ((l[-1] != '[' && l[-1] != ' ') || (l[len] != '+' && strncmp(l + len, " (", 2) != 0))
+		if ((l[-1] != '[' && l[-1] != ' ') || strncmp(l + len, " (", 2) != 0 ||
+		    strncmp(l + len + 2, "omp_", 4) != 0)
 			continue;
-		const char *close = strchr(l, ')');
-		if (close != NULL && (size_t)(close + 1 - l) < sizeof text) {
+		const char *close = strchr(l, ')'), *line = strstr(l, ".c:");
+		if (close != NULL && line != NULL && line < close && (size_t)(close + 1 - l) < sizeof text) {
 			memcpy(text, l, (size_t)(close + 1 - l));
 			text[close + 1 - l] = '\0';
 			return text;
