@@ -1,10 +1,29 @@
 // SPDX-License-Identifier: MIT
-/* The exit report of tasks never terminated (README.md, "Spawn stacks"). */
+/*
+ * The exit report of tasks never terminated (README.md, "Spawn stacks").
+ *
+ * When it is written. A library's destructor may tear its runtime down while other threads still
+ * run in it: libomp does, when exit() comes from a thread it does not know during a parallel
+ * region. Those threads then run on freed state until exit ends the process, and whether the
+ * program ends cleanly, crashes or fails an assertion depends on how long exit takes after that
+ * destructor. So the report does nothing that takes time after the destructors unless the
+ * executors have ended every thread they started:
+ *   - at the start of exit, before the destructors, while every library is in place: if a task
+ *     the program spawned is still alive, its executor is still at work and nothing will end
+ *     the task in order: the report is written now. Otherwise it is prepared (counted,
+ *     symbolized and formatted) in memory;
+ *   - after the destructors: if every executor thread has ended, the executors shut down in
+ *     order, ending what they end at shutdown (such as OpenMP's initial and implicit tasks): the
+ *     report is written from the counts now. If not, the prepared report is written as it is,
+ *     with one write(2).
+ */
 #define _GNU_SOURCE
 #include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +37,43 @@
 
 uint16_t tp_report_on;
 
+#define IDS (2 * TP_STACKS_MAX + 1)
+
 /* Tasks alive per spawn stack id; [0] counts tasks with no spawn stack. */
-static int64_t alive[2 * TP_STACKS_MAX + 1];
+static int64_t alive[IDS];
 static const char *report_path; /* NULL: stderr */
+
+/*
+ * Set by the first task or executor thread any executor reports, which also registers the
+ * handler for the start of exit. Still 0 at exit: no executor was seen (report_no_executor).
+ */
+static uint8_t executor_seen;
+/* Executor threads started and not ended yet. */
+static int64_t executor_threads;
+/* The report was written at the start of exit: the handler after the destructors does nothing. */
+static uint8_t written;
+/* The report as at the start of exit, when it was not written then. */
+static char *prepared;
+static size_t prepared_length;
+
+static void report_before_destructors(void *unused);
+
+__attribute__((noinline, cold)) static void first_executor_event(void)
+{
+	/* Executors start once main runs: the handler runs at exit before the destructors. */
+	if (__atomic_exchange_n(&executor_seen, 1, __ATOMIC_ACQ_REL) == 0)
+		tp_at_exit_before_destructors(report_before_destructors);
+}
+
+static inline void executor_event(void)
+{
+	if (__builtin_expect(__atomic_load_n(&executor_seen, __ATOMIC_RELAXED) == 0, 0))
+		first_executor_event();
+}
 
 void tp_report_task_spawned(uint32_t stack_id)
 {
+	executor_event();
 	__atomic_add_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
 }
 
@@ -32,43 +82,62 @@ void tp_report_task_terminated(uint32_t stack_id)
 	__atomic_sub_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
 }
 
-/*
- * The counts the report is written from: threads still running at exit (an executor's workers)
- * may go on spawning and terminating, so the report reads each count once and is consistent
- * with itself.
- */
-static int64_t alive_at_exit[2 * TP_STACKS_MAX + 1];
+void tp_report_executor_thread_started(void)
+{
+	executor_event();
+	__atomic_add_fetch(&executor_threads, 1, __ATOMIC_RELAXED);
+}
 
+void tp_report_executor_thread_stopped(void)
+{
+	__atomic_sub_fetch(&executor_threads, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The counts the report is written from, the stacks that have tasks alive: threads still running
+ * at exit (an executor's workers) may go on spawning and terminating, so the report reads each
+ * count once and is consistent with itself. Only the entries in use are touched.
+ */
+struct group {
+	uint32_t id;
+	int64_t alive;
+};
+static struct group groups[IDS];
+
+/* The most tasks first; of equal counts, the tasks with no spawn stack last. */
 static int by_count(const void *a, const void *b)
 {
-	int64_t x = alive_at_exit[*(const uint32_t *)a], y = alive_at_exit[*(const uint32_t *)b];
-	return x > y ? -1 : x < y;
+	const struct group *x = a, *y = b;
+	if (x->alive != y->alive)
+		return x->alive > y->alive ? -1 : 1;
+	if ((x->id == 0) != (y->id == 0))
+		return x->id == 0 ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static void write_report(FILE *out)
 {
-	static uint32_t order[2 * TP_STACKS_MAX + 1];
-	size_t groups = 0;
+	size_t n = 0;
 	int64_t total = 0;
-	for (uint32_t id = 0; id <= 2 * TP_STACKS_MAX; id++) {
-		alive_at_exit[id] = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
-		if (alive_at_exit[id] > 0) {
-			order[groups++] = id;
-			total += alive_at_exit[id];
+	for (uint32_t id = 0; id < IDS; id++) {
+		int64_t count = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
+		if (count > 0) {
+			groups[n++] = (struct group){id, count};
+			total += count;
 		}
 	}
-	qsort(order, groups, sizeof *order, by_count);
+	qsort(groups, n, sizeof *groups, by_count);
 	fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
 		(long long)total, total == 1 ? "" : "s", (int)getpid());
-	for (size_t g = 0; g < groups; g++) {
-		uint32_t id = order[g], depth;
-		const uintptr_t *pcs = tp_stack_table_frames(id, &depth);
+	for (size_t g = 0; g < n; g++) {
+		uint32_t depth;
+		const uintptr_t *pcs = tp_stack_table_frames(groups[g].id, &depth);
 		if (pcs == NULL) {
 			fprintf(out, "  %lld with no spawn stack (capture off, failed or dropped, or a task "
-				     "the executor starts itself)\n", (long long)alive_at_exit[id]);
+				     "the executor starts itself)\n", (long long)groups[g].alive);
 			continue;
 		}
-		fprintf(out, "  %lld spawned at stack %u:\n", (long long)alive_at_exit[id], id);
+		fprintf(out, "  %lld spawned at stack %u:\n", (long long)groups[g].alive, groups[g].id);
 		for (uint32_t i = 0; i < depth; i++) {
 			char frame[1024];
 			tp_symbolize(pcs[i], frame, sizeof frame);
@@ -80,17 +149,115 @@ static void write_report(FILE *out)
 			(unsigned long long)tp_stack_table_dropped());
 }
 
-/* Runs at exit, after all destructors, so that executors have ended what they end. */
-static void report_at_exit(void *unused)
+/* Which OpenMP runtime the program's GOMP_* calls reach: the first of the two in load order. */
+enum openmp_runtime { NO_RUNTIME, LIBGOMP, LIBOMP };
+
+static int first_openmp_runtime(struct dl_phdr_info *info, size_t size, void *found)
 {
-	(void)unused;
-	int saved_errno = errno;
+	(void)size;
+	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
+	if (strrchr(name, '/') != NULL)
+		name = strrchr(name, '/') + 1;
+	if (strncmp(name, "libgomp.", 8) == 0 || strncmp(name, "libgomp-", 8) == 0)
+		*(enum openmp_runtime *)found = LIBGOMP;
+	else if (strncmp(name, "libomp.", 7) == 0 || strncmp(name, "libomp-", 7) == 0 ||
+		 strncmp(name, "libiomp5", 8) == 0)
+		*(enum openmp_runtime *)found = LIBOMP;
+	return *(enum openmp_runtime *)found != NO_RUNTIME;
+}
+
+/*
+ * No executor ever reported a task: say so rather than "0 tasks", and why when the program's
+ * OpenMP runtime is libgomp, which has no tool interface.
+ */
+static void report_no_executor(FILE *out)
+{
+	enum openmp_runtime runtime = NO_RUNTIME;
+	dl_iterate_phdr(first_openmp_runtime, &runtime);
+	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
+		(int)getpid(),
+		runtime == LIBGOMP ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
+				     "it with LLVM's libomp preloaded (taskprobe run does this)"
+				   : "");
+}
+
+/* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
+static void write_out(void (*report)(FILE *))
+{
 	FILE *out = report_path != NULL ? fopen(report_path, "we") : NULL;
-	write_report(out != NULL ? out : stderr);
+	report(out != NULL ? out : stderr);
 	if (out != NULL)
 		fclose(out);
 	else
 		fflush(stderr);
+}
+
+/* The report, formatted in memory (NULL if that failed). */
+static char *format_report(size_t *length)
+{
+	char *text = NULL;
+	FILE *memory = open_memstream(&text, length);
+	if (memory == NULL)
+		return NULL;
+	write_report(memory);
+	if (fclose(memory) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* At the start of exit, before the libraries' destructors (see the top of this file). */
+static void report_before_destructors(void *unused)
+{
+	(void)unused;
+	int saved_errno = errno;
+	bool program_tasks_alive = false;
+	for (uint32_t id = 1; id < IDS && !program_tasks_alive; id++)
+		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
+	if (program_tasks_alive) {
+		write_out(write_report);
+		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+	} else {
+		prepared = format_report(&prepared_length);
+	}
+	errno = saved_errno;
+}
+
+/* Writes all of `text` to `fd`. */
+static void write_all(int fd, const char *text, size_t length)
+{
+	while (length > 0) {
+		ssize_t n = write(fd, text, length);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		text += n;
+		length -= (size_t)n;
+	}
+}
+
+/* At exit after every destructor (see the top of this file). */
+static void report_at_exit(void *unused)
+{
+	(void)unused;
+	if (__atomic_load_n(&written, __ATOMIC_ACQUIRE))
+		return;
+	int saved_errno = errno;
+	if (!__atomic_load_n(&executor_seen, __ATOMIC_ACQUIRE)) {
+		write_out(report_no_executor);
+	} else if (__atomic_load_n(&executor_threads, __ATOMIC_ACQUIRE) <= 0 || prepared == NULL) {
+		write_out(write_report);
+	} else {
+		/* Executor threads may still run on a runtime torn down under them: no more work. */
+		int fd = report_path != NULL
+				 ? open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+				 : -1;
+		write_all(fd >= 0 ? fd : STDERR_FILENO, prepared, prepared_length);
+		if (fd >= 0)
+			close(fd);
+	}
 	errno = saved_errno;
 }
 

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exit report (TASKPROBE_REPORT) with no tracer: it says when no task executor was seen, and
+ * why for a program on GCC's libgomp, instead of reporting 0 tasks; and it never changes how a
+ * program ends, even one that calls exit() from a thread OpenMP does not know while tasks run.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* An OpenMP target built by clang, on libomp. */
+static const char *openmp_target(const char *name)
+{
+	return tp_require_program(tp_target(name), "clang and libomp-dev");
+}
+
+/*
+ * The ThreadSanitizer pass (preload-tests/run) leaves OpenMP programs out, for reasons of TSan's
+ * own: so do these tests when the shim is under TSan, whose runtime is then preloaded last.
+ */
+static void skip_openmp_under_tsan(void)
+{
+	const char *last = getenv("TP_PRELOAD_LAST");
+	if (last != NULL && strstr(last, "tsan") != NULL)
+		cr_skip_test("OpenMP programs are left out under ThreadSanitizer (preload-tests/run)");
+}
+
+static const char no_executor[] = "taskprobe: no task executor was seen (pid %d): no tasks to report";
+static const char why_libgomp[] = ". An OpenMP program on GCC's libgomp has no tool interface: run "
+				  "it with LLVM's libomp preloaded (taskprobe run does this)\n";
+
+Test(report, a_gcc_program_on_libgomp_says_no_executor_was_seen_and_why, .timeout = 120)
+{
+	skip_openmp_under_tsan();
+	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "fib(12) = 144\n");
+	char said[512];
+	snprintf(said, sizeof said, no_executor, (int)run.pid);
+	strcat(said, why_libgomp);
+	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said, run.err);
+	cr_expect(strstr(run.err, "spawned but never terminated") == NULL, "no task count: %s",
+		  run.err);
+	tp_run_free(&run);
+}
+
+Test(report, a_program_with_no_executor_says_so_and_names_no_runtime, .timeout = 120)
+{
+	const char *argv[] = {tp_target("threads"), "3", NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	char said[512];
+	snprintf(said, sizeof said, no_executor, (int)run.pid);
+	strcat(said, "\n");
+	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said, run.err);
+	cr_expect(strstr(run.err, "libgomp") == NULL, "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/* The report of an OpenMP program on libomp: all its tasks terminated. */
+static void expect_task_report(const struct tp_run *run)
+{
+	char said[128];
+	snprintf(said, sizeof said, "taskprobe: 0 tasks spawned but never terminated (pid %d)\n",
+		 (int)run->pid);
+	cr_expect(strstr(run->err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
+		  run->err);
+	cr_expect(strstr(run->err, "no task executor") == NULL, "%s", run->err);
+}
+
+Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
+{
+	skip_openmp_under_tsan();
+	const char *argv[] = {openmp_target("omp_fib"), NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "fib(12) = 144\n");
+	expect_task_report(&run);
+	tp_run_free(&run);
+}
+
+Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 120)
+{
+	skip_openmp_under_tsan();
+	if (strlen(TP_LIBOMP_PATH) == 0)
+		cr_skip_test("libomp.so.5 not found at build time");
+	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
+	char preload[4200];
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
+	const char *env[] = {preload, "TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "fib(12) = 144\n");
+	expect_task_report(&run);
+	tp_run_free(&run);
+}
+
+/*
+ * exit_from_thread calls exit() from a plain thread while OpenMP's threads run tasks, and libomp
+ * tears its runtime down in its destructor under them: the program ends cleanly only if exit
+ * ends the process soon after that destructor. So its ending is a matter of timing even with
+ * no shim at all (now and then a run crashes or fails a libomp assertion, with or without the
+ * shim, more often on a loaded machine), and the report, written at exit, must not make it
+ * likelier: written after the destructors, as it was, it made most runs crash.
+ */
+#define RUNS 20
+
+/*
+ * Runs exit_from_thread RUNS times and returns how many did not end cleanly (exit status 0, its
+ * line on stdout). With `report`, every clean run must have written the report on stderr, and
+ * *reported counts those whose report has `report` in it.
+ */
+static int unclean_endings(enum tp_mode mode, const char *const env[], const char *report,
+			   int *reported)
+{
+	const char *argv[] = {openmp_target("exit_from_thread"), NULL};
+	int unclean = 0;
+	for (int i = 0; i < RUNS; i++) {
+		struct tp_run run;
+		tp_run(mode, argv, env, &run);
+		if (run.status != 0 || strcmp(run.out, "exiting from a plain thread\n") != 0) {
+			cr_log_info("exit_from_thread (%s%s) ended with status %d, stdout \"%.*s\"",
+				    mode == TP_PLAIN ? "plain" : "preloaded",
+				    report != NULL ? ", report" : "", run.status,
+				    (int)strcspn(run.out, "\n"), run.out);
+			unclean++;
+		} else if (report != NULL) {
+			char first[128]; /* the report's first line, after its count */
+			snprintf(first, sizeof first, " spawned but never terminated (pid %d)\n",
+				 (int)run.pid);
+			cr_expect(strstr(run.err, first) != NULL, "run %d: no report on stderr: %s", i,
+				  run.err);
+			*reported += strstr(run.err, report) != NULL;
+		}
+		tp_run_free(&run);
+	}
+	return unclean;
+}
+
+/*
+ * With the report, every run ends cleanly and writes the report; when some do not, no more
+ * than without the report, or with no shim (give or take 2 runs of chance). The tasks in flight
+ * at exit are reported as `report` says (in most runs: now and then exit comes between a
+ * taskwait and the next spawn, when only OpenMP's initial and implicit tasks are alive).
+ */
+static void expect_endings_as_without_the_report(const char *setting, const char *report)
+{
+	skip_openmp_under_tsan();
+	const char *with_report[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", setting, NULL};
+	const char *without[] = {"OMP_NUM_THREADS=2", setting, NULL};
+	int reported = 0;
+	int with = unclean_endings(TP_PRELOADED, with_report, report, &reported);
+	cr_expect_geq(reported, (RUNS - with) / 2, "%d of %d clean runs reported \"%s\"", reported,
+		      RUNS - with, report);
+	if (with == 0)
+		return;
+	int shim_only = unclean_endings(TP_PRELOADED, without, NULL, NULL);
+	int plain = unclean_endings(TP_PLAIN, without, NULL, NULL);
+	int baseline = shim_only > plain ? shim_only : plain;
+	cr_expect_leq(with, baseline + 2,
+		      "%d of %d runs with the report did not end cleanly, against %d with the shim "
+		      "alone and %d with no shim", with, RUNS, shim_only, plain);
+}
+
+Test(report, exit_from_a_plain_thread_during_tasks_ends_as_without_the_report, .timeout = 600)
+{
+	/* the tasks in flight, by their spawn stack (spawn_work's task construct) */
+	expect_endings_as_without_the_report(NULL, "spawn_work");
+}
+
+Test(report, exit_from_a_plain_thread_ends_as_without_the_report_with_no_spawn_stacks,
+     .timeout = 600)
+{
+	expect_endings_as_without_the_report("TASKPROBE_STACKS=0", " with no spawn stack ");
+}
