@@ -121,7 +121,12 @@ Test(launcher, trace_preloads_libomp_under_a_gcc_openmp_program, .timeout = 120)
 	tp_run_free(&run);
 }
 
-/* What python3 counts in a Trace Event Format file: "ph" letters, and poll slice names. */
+/*
+ * What python3 counts in a Trace Event Format file: "ph" letters; the tasks whose poll slices
+ * are named by site id ("task N (site S)"); then a line "poll\tNAME\tTASKS" for each name of
+ * poll slices (with the number of tasks so named) and "track\tNAME\tTASKS" for each name of
+ * task tracks, sorted.
+ */
 static char *summarize_timeline(const char *path)
 {
 	char *cmd;
@@ -131,16 +136,53 @@ static char *summarize_timeline(const char *path)
 			   "c = collections.Counter(e[\"ph\"] for e in d)\n"
 			   "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
 			   "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
-			   "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))' '%s'",
+			   "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))\n"
+			   "names = collections.defaultdict(set)\n"
+			   "for e in d:\n"
+			   "    if e[\"ph\"] == \"B\" and \"task\" in e.get(\"args\", {}) and \"object\" not in e[\"args\"]:\n"
+			   "        names[(\"poll\", e[\"name\"])].add(e[\"args\"][\"task\"])\n"
+			   "    elif e[\"ph\"] == \"b\":\n"
+			   "        names[(\"track\", e[\"name\"])].add(e[\"id\"])\n"
+			   "for (kind, name), tasks in sorted(names.items()):\n"
+			   "    print(\"%%s\\t%%s\\t%%d\" %% (kind, name, len(tasks)))' '%s'",
 			   path) > 0);
 	FILE *p = popen(cmd, "r");
 	free(cmd);
 	cr_assert_not_null(p);
-	static char summary[256];
+	static char summary[4096];
 	size_t n = fread(summary, 1, sizeof summary - 1, p);
 	summary[n] = '\0';
 	cr_expect_eq(pclose(p), 0, "not JSON: %s", path);
 	return summary;
+}
+
+/* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
+static int line_after(const char *target_source, const char *function, const char *pragma)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/../preload-tests/targets/%s", TP_SCRIPTS_DIR, target_source) > 0);
+	char *file = tp_read_file(path, NULL);
+	free(path);
+	cr_assert_not_null(file);
+	const char *f = strstr(file, function), *at = f != NULL ? strstr(f, pragma) : NULL;
+	int line = 0;
+	if (at != NULL) {
+		line = 1;
+		for (const char *c = file; c < at; c++)
+			line += *c == '\n';
+	}
+	free(file);
+	return line;
+}
+
+/* Whether the summary of summarize_timeline says `tasks` tasks of poll slices and of task
+ * tracks named `name`. */
+static bool named_tasks(const char *summary, const char *name, unsigned tasks)
+{
+	char poll[512], track[512];
+	snprintf(poll, sizeof poll, "\npoll\t%s\t%u\n", name, tasks);
+	snprintf(track, sizeof track, "\ntrack\t%s\t%u\n", name, tasks);
+	return strstr(summary, poll) != NULL && strstr(summary, track) != NULL;
 }
 
 Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout = 180)
@@ -160,8 +202,9 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	cr_expect(strstr(run.err, "timeline written to") != NULL, "%s", run.err);
 	/*
 	 * Two threads; 25 tasks (22 explicit, 2 implicit, the initial one), each a task track from
-	 * spawn to end and a flow from spawn to first poll; slices paired; the polls of the 22
-	 * explicit tasks and the 2 implicit ones named with their spawn site.
+	 * spawn to end and a flow from spawn to first poll; slices paired; the polls and tracks of
+	 * the 22 explicit tasks and the 2 implicit ones named by their spawn site's text (perf
+	 * read task-spawn's arg4 as a string), the initial task's (no site) by its id.
 	 */
 	const char *summary = summarize_timeline(json);
 	unsigned m, b, e, tb, te, s, f, i, sited;
@@ -173,7 +216,27 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	cr_expect_eq(te, 25, "%s", summary);
 	cr_expect_eq(s, 25, "%s", summary);
 	cr_expect_eq(f, 25, "%s", summary);
-	cr_expect_eq(sited, 24, "%s", summary);
+	cr_expect_eq(sited, 0, "no task named by site id: %s", summary);
+	static const struct {
+		const char *function, *pragma;
+		unsigned tasks;
+	} sites[] = {
+		{"void spawn_quick(", "#pragma omp task", 20},
+		{"void spawn_slow(", "#pragma omp task", 1},
+		{"void spawn_blocking(", "#pragma omp task", 1},
+		{"int main(", "#pragma omp parallel", 2},
+	};
+	for (size_t k = 0; k < sizeof sites / sizeof sites[0]; k++) {
+		int line = line_after("omp_latency.c", sites[k].function, sites[k].pragma);
+		cr_assert_gt(line, 0, "no %s in omp_latency.c", sites[k].function);
+		char name[128];
+		snprintf(name, sizeof name, "%.*s (omp_latency.c:%d)",
+			 (int)(strchr(sites[k].function, '(') - strchr(sites[k].function, ' ') - 1),
+			 strchr(sites[k].function, ' ') + 1, line);
+		cr_expect(named_tasks(summary, name, sites[k].tasks), "%u tasks named %s: %s",
+			  sites[k].tasks, name, summary);
+	}
+	cr_expect(named_tasks(summary, "task 1", 1), "%s", summary);
 	tp_run_free(&run);
 
 	/* the probe events were made for the recording and are gone */
@@ -235,6 +298,67 @@ static size_t occurrences(const char *haystack, const char *needle)
 	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p += strlen(needle))
 		n++;
 	return n;
+}
+
+/*
+ * task-spawn's arg4 as perf prints a string argument: the site's text names the task's poll
+ * slices and its track (JSON-escaped: perf prints the text as it is, quotes and all); a site
+ * whose text could not be read (arg4="" or (fault)) keeps the text seen before for the same
+ * site of the same process; site ids are per process; a task with no site is "task N"; a
+ * numeric arg4 (input from before site texts) names tasks by site id.
+ */
+Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
+{
+	char output[] = "/tmp/taskprobe-timeline-out-XXXXXX";
+	int out = mkstemp(output);
+	cr_assert_geq(out, 0);
+	close(out);
+#define SPAWN(pid, task, site, arg4) \
+	"     app " #pid "/" #pid " 100.0000" #task ": sdt_taskprobe:task__spawn: (7f00) arg1=" #task \
+	" arg2=0 arg3=" #site " arg4=" arg4 " arg5=0 arg6=1\n"
+#define POLL(pid, task) \
+	"     app " #pid "/" #pid " 100.0001" #task ": sdt_taskprobe:task__poll__start: (7f01) arg1=" #task "\n" \
+	"     app " #pid "/" #pid " 100.0002" #task ": sdt_taskprobe:task__poll__end: (7f03) arg1=" #task " arg2=1\n"
+	const char *text =
+		SPAWN(4242, 11, 0, "\"\"") POLL(4242, 11)
+		SPAWN(4242, 12, 2, "\"spawn_quick (my app.c:23)\"") POLL(4242, 12)
+		SPAWN(4242, 13, 2, "(fault)") POLL(4242, 13)
+		SPAWN(4242, 14, 2, "\"\"") POLL(4242, 14)
+		SPAWN(4242, 15, 3, "\"say \"hi\" \\ arg1 (x y.c:5)\"") POLL(4242, 15)
+		SPAWN(4343, 16, 2, "\"\"") POLL(4343, 16)
+		SPAWN(4343, 17, 2, "140723296435936") POLL(4343, 17)
+		SPAWN(4343, 18, 0, "0") POLL(4343, 18);
+#undef SPAWN
+#undef POLL
+	struct tp_run run;
+	convert_text(text, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.err, "");
+	FILE *f = fopen(output, "w");
+	cr_assert_not_null(f);
+	fputs(run.out, f);
+	fclose(f);
+	const char *summary = summarize_timeline(output);
+	cr_expect(strncmp(summary, "M=2 B=8 E=8 b=8 e=8 s=8 f=8 i=0\nsited tasks=2\n", 46) == 0, "%s", summary);
+	cr_expect(named_tasks(summary, "spawn_quick (my app.c:23)", 3), "%s", summary);
+	cr_expect(named_tasks(summary, "say \"hi\" \\ arg1 (x y.c:5)", 1), "%s", summary);
+	cr_expect(named_tasks(summary, "task 11", 1), "%s", summary);
+	cr_expect(named_tasks(summary, "task 16 (site 2)", 1), "another process's site 2: %s", summary);
+	cr_expect(named_tasks(summary, "task 17 (site 2)", 1), "%s", summary);
+	cr_expect(named_tasks(summary, "task 18", 1), "%s", summary);
+	/* the poll's begin and end alike, with the task and its site */
+	cr_expect_eq(occurrences(run.out, "\"name\":\"spawn_quick (my app.c:23)\",\"args\":{\"task\":13,\"site\":2}"),
+		     2, "%s", run.out);
+	cr_expect_eq(occurrences(run.out, "\"name\":\"say \\\"hi\\\" \\\\ arg1 (x y.c:5)\""), 4, "%s", run.out);
+	cr_expect_eq(occurrences(run.out, "\"name\":\"task 11\",\"args\":{\"task\":11}"), 2, "%s", run.out);
+	tp_run_free(&run);
+
+	/* a string with no closing quote is a malformed line */
+	convert_text("     app 1/1 1.000001: sdt_taskprobe:task__spawn: (7f00) arg1=1 arg2=0 arg3=1 arg4=\"main (a.c:1)\n", &run);
+	cr_expect_eq(run.status, 1, "%s", run.err);
+	cr_expect(strstr(run.err, "line 1: a string argument") != NULL, "%s", run.err);
+	tp_run_free(&run);
+	unlink(output);
 }
 
 Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)

@@ -3,6 +3,9 @@
  * The perf-script-to-Trace-Event-Format converter: see timeline.h. Slices are "B"/"E" pairs on
  * the thread's track, kept properly nested by a small per-thread stack of open slices; task
  * tracks are async "b"/"e" events keyed by task id; flows are "s"/"f" pairs keyed by task id.
+ * A task's poll slices and its track are named by its spawn site's text (task-spawn's arg4 read
+ * as a string, `arg4="spawn_quick (app.c:23)"`), kept once per (process, site id) in an
+ * append-only pool of names: a site's later spawns and its polls allocate nothing.
  */
 #define _GNU_SOURCE
 #include "timeline.h"
@@ -18,15 +21,19 @@
 #define MAX_OPEN 8       /* nested slices per thread: poll > wait, park > wait, ... */
 #define MAX_ARGS 6
 #define ERRORS_SHOWN 10
+/* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input). */
+#define MAX_SITES (1u << 20)
+#define MAX_NAMES_BYTES (64u << 20)
 
 /*
- * A slice open on a thread: a poll of task `id` (spawned at `site`), a park, or a wait of
- * `wait_kind` on object `id` by `task`. Its end repeats its name and arguments: speedscope
- * matches an end to its begin by both.
+ * A slice open on a thread: a poll of task `id` (spawned at `site`, whose text, JSON-escaped,
+ * is at `name` in the names pool; 0: none), a park, or a wait of `wait_kind` on object `id` by
+ * `task`. Its end repeats its name and arguments: speedscope matches an end to its begin by both.
  */
 struct open_slice {
 	char kind; /* 'P'oll, 'K' park, 'W'ait */
 	uint8_t wait_kind;
+	uint32_t name;
 	uint64_t id, site, task;
 };
 
@@ -34,6 +41,7 @@ struct open_slice {
 struct entry {
 	uint64_t key;           /* task id or tid; 0: free slot */
 	uint64_t site;          /* task: its spawn site id */
+	uint32_t name;          /* task: its site's text in the names pool; 0: none */
 	uint32_t pid;           /* thread: its process */
 	bool polled;            /* task: its first poll was seen (the spawn flow ended) */
 	uint8_t depth;          /* thread: open slices, innermost last */
@@ -46,6 +54,23 @@ struct map {
 };
 
 /*
+ * A site's text, by process and site id (ids are per process). `text` is the text as perf
+ * printed it and `name` the same JSON-escaped, both offsets in the names pool (0: free slot).
+ * A pid reused by a later process may bring another text for an id: the newer replaces it.
+ */
+struct site {
+	uint64_t id;
+	uint32_t pid, text, text_len, name;
+};
+
+struct sites {
+	struct site *slots;
+	size_t size, used; /* size: a power of two */
+	char *pool;        /* NUL-terminated texts and names; offset 0 is none */
+	size_t pool_len, pool_cap;
+};
+
+/*
  * The line being parsed and the sample line before it take turns in `lines`: perf sometimes
  * writes a sample twice, and a line is compared with the one before it without a copy more than
  * the one parsing needs, in memory that does not grow with the line (longer lines are malformed).
@@ -53,6 +78,7 @@ struct map {
 struct timeline {
 	FILE *out;
 	struct map tasks, threads;
+	struct sites sites;
 	uint64_t last_ns, malformed;
 	bool first_event;
 	char lines[2][MAX_LINE];
@@ -144,6 +170,11 @@ struct sample {
 	uint64_t ns;
 	char probe[32];
 	int64_t arg[MAX_ARGS];
+	/* the text of argument `text_arg` (1 to 6; 0: none) when it is a string: `text_len` bytes
+	 * at `text` in the line; a string perf could not read is no text and a 0 value */
+	const char *text;
+	uint32_t text_len;
+	uint8_t text_arg;
 };
 
 /* Reads digits at *p into a u64; false on none or overflow. */
@@ -190,12 +221,53 @@ static bool read_header(const char *p, struct sample *s, const char **end)
 }
 
 /*
+ * A string argument's value at p, just past "argN=": "TEXT" (TEXT may hold quotes and spaces:
+ * it ends at the quote followed by the end of the line or by the next " argN="), or (fault)
+ * when the kernel could not read it, as "" (what perf 6.1 prints for a NULL pointer) and
+ * "(fault)" also say. Sets *text (NULL for none), *len and *end; false when p holds no string.
+ */
+static bool read_string(const char *p, const char **text, uint32_t *len, const char **end)
+{
+	static const char fault[] = "(fault)";
+	if (strncmp(p, fault, sizeof fault - 1) == 0) {
+		*text = NULL;
+		*len = 0;
+		*end = p + sizeof fault - 1;
+		return true;
+	}
+	if (*p != '"')
+		return false;
+	const char *start = p + 1, *q = start;
+	for (;; q++) {
+		q = strchr(q, '"');
+		if (q == NULL)
+			return false;
+		if (q[1 + strspn(q + 1, " ")] == '\0')
+			break;
+		if (strncmp(q + 1, " arg", 4) == 0) {
+			const char *n = q + 5;
+			uint64_t index;
+			if (read_u64(&n, &index) && *n == '=')
+				break;
+		}
+	}
+	*len = (uint32_t)(q - start);
+	*text = start;
+	if (*len == 0 || (*len == sizeof fault - 1 && memcmp(start, fault, *len) == 0)) {
+		*text = NULL;
+		*len = 0;
+	}
+	*end = q + 1;
+	return true;
+}
+
+/*
  * Parses a sample line. Returns 1 for a taskprobe event, 0 for a sample of another event,
  * -1 (with *why) for a line that is not a sample.
  */
 static int parse(const char *line, struct sample *s, const char **why)
 {
-	memset(s, 0, sizeof *s);
+	memset(s, 0, sizeof *s); /* text NULL, text_arg 0 */
 	/* the command may hold spaces: the header is the first " PID/TID TIME:" that parses */
 	const char *rest = NULL;
 	const char *p = line + strspn(line, " ");
@@ -231,6 +303,23 @@ static int parse(const char *line, struct sample *s, const char **why)
 			*why = "an argument that is not argN=VALUE with N from 1 to 6";
 			return -1;
 		}
+		if (*a == '"' || *a == '(') {
+			const char *text;
+			uint32_t len;
+			if (!read_string(a, &text, &len, &a)) {
+				*why = "a string argument that is neither \"TEXT\" nor (fault)";
+				return -1;
+			}
+			s->arg[index - 1] = 0;
+			if (text != NULL) {
+				s->text = text;
+				s->text_len = len;
+				s->text_arg = (uint8_t)index;
+			} else if (s->text_arg == index) {
+				s->text_arg = 0;
+			}
+			continue;
+		}
 		bool negative = *a == '-';
 		a += negative;
 		if (!read_u64(&a, &value) || (negative && value > (uint64_t)INT64_MAX + 1)) {
@@ -238,8 +327,120 @@ static int parse(const char *line, struct sample *s, const char **why)
 			return -1;
 		}
 		s->arg[index - 1] = negative ? (int64_t)(0 - value) : (int64_t)value;
+		if (s->text_arg == index)
+			s->text_arg = 0;
 	}
 	return 1;
+}
+
+/* JSON string contents: quotes, backslashes and control bytes escaped, non-ASCII as '?'.
+ * Writes at most 6 bytes per byte of `s` (of `len` bytes) to `to`, returns the count. */
+static size_t escape(char *to, const char *s, size_t len)
+{
+	char *t = to;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*t++ = '\\';
+			*t++ = (char)c;
+		} else if (c < 0x20) {
+			t += sprintf(t, "\\u%04x", c);
+		} else {
+			*t++ = c < 0x80 ? (char)c : '?';
+		}
+	}
+	return (size_t)(t - to);
+}
+
+static uint64_t site_hash(uint32_t pid, uint64_t id)
+{
+	return hash(id * 0x9e3779b97f4a7c15ULL ^ pid ^ ((uint64_t)pid << 40));
+}
+
+static bool sites_grow(struct sites *m)
+{
+	size_t size = m->size ? m->size * 2 : 64;
+	struct site *slots = calloc(size, sizeof *slots);
+	if (slots == NULL)
+		return false;
+	for (size_t i = 0; i < m->size; i++) {
+		if (m->slots[i].text == 0)
+			continue;
+		size_t j = site_hash(m->slots[i].pid, m->slots[i].id) & (size - 1);
+		while (slots[j].text != 0)
+			j = (j + 1) & (size - 1);
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->size = size;
+	return true;
+}
+
+/* Room for `need` more bytes in the pool (its first byte is the "none" offset 0). */
+static bool pool_reserve(struct sites *m, size_t need)
+{
+	if (m->pool_len == 0)
+		m->pool_len = 1;
+	if (m->pool_len + need <= m->pool_cap)
+		return true;
+	if (m->pool_len + need > MAX_NAMES_BYTES)
+		return false;
+	size_t cap = m->pool_cap ? m->pool_cap : 4096;
+	while (cap < m->pool_len + need)
+		cap *= 2;
+	char *pool = realloc(m->pool, cap);
+	if (pool == NULL)
+		return false;
+	m->pool = pool;
+	m->pool_cap = cap;
+	return true;
+}
+
+/*
+ * The name (offset of the escaped text in the pool) of site `id` of process `pid`: `text` (of
+ * `len` bytes; NULL when the sample has none) kept on first sight, the text kept before when the
+ * sample has none. 0 when there is no text, or no room for it.
+ */
+static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char *text, uint32_t len)
+{
+	struct site *e = NULL;
+	if (m->size > 0) {
+		for (size_t i = site_hash(pid, id) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
+			e = &m->slots[i];
+			if (e->text == 0 || (e->pid == pid && e->id == id))
+				break;
+		}
+		if (e->text != 0 && (text == NULL ||
+				     (e->text_len == len && memcmp(m->pool + e->text, text, len) == 0)))
+			return e->name;
+	}
+	if (text == NULL)
+		return 0;
+	/* a new site, or a new text for it: both forms appended to the pool */
+	bool added = e == NULL || e->text == 0;
+	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m))))
+		return 0;
+	if (!pool_reserve(m, (size_t)len * 7 + 2))
+		return 0;
+	if (added) {
+		size_t i = site_hash(pid, id) & (m->size - 1);
+		while (m->slots[i].text != 0)
+			i = (i + 1) & (m->size - 1);
+		e = &m->slots[i];
+		m->used++;
+	}
+	e->pid = pid;
+	e->id = id;
+	e->text = (uint32_t)m->pool_len;
+	e->text_len = len;
+	memcpy(m->pool + m->pool_len, text, len);
+	m->pool_len += len;
+	m->pool[m->pool_len++] = '\0';
+	e->name = (uint32_t)m->pool_len;
+	m->pool_len += escape(m->pool + m->pool_len, text, len);
+	m->pool[m->pool_len++] = '\0';
+	return e->name;
 }
 
 /* JSON string contents: quotes, backslashes and control bytes escaped, non-ASCII as '?'. */
@@ -271,22 +472,33 @@ static const char *wait_kind(unsigned kind)
 	return kind <= 5 ? names[kind] : "?";
 }
 
-static void task_name(FILE *out, uint64_t task, uint64_t site)
+/* A task's name: its site's text (`name` in the pool), else its id and its site's id. */
+static void task_name(const struct timeline *t, uint64_t task, uint64_t site, uint32_t name)
 {
-	if (site != 0)
-		fprintf(out, "\"name\":\"task %" PRIu64 " (site %" PRIu64 ")\"", task, site);
-	else
-		fprintf(out, "\"name\":\"task %" PRIu64 "\"", task);
+	if (site != 0 && name != 0) {
+		fputs("\"name\":\"", t->out);
+		fputs(t->sites.pool + name, t->out);
+		fputc('"', t->out);
+	} else if (site != 0) {
+		fprintf(t->out, "\"name\":\"task %" PRIu64 " (site %" PRIu64 ")\"", task, site);
+	} else {
+		fprintf(t->out, "\"name\":\"task %" PRIu64 "\"", task);
+	}
 }
 
 /* The rest of a slice's begin or end event: its name and arguments, and the closing brace. */
-static void slice_label(FILE *out, const struct open_slice *slice)
+static void slice_label(const struct timeline *t, const struct open_slice *slice)
 {
+	FILE *out = t->out;
 	switch (slice->kind) {
 	case 'P':
 		fputc(',', out);
-		task_name(out, slice->id, slice->site);
-		fprintf(out, ",\"args\":{\"task\":%" PRIu64 "}}", slice->id);
+		task_name(t, slice->id, slice->site, slice->name);
+		if (slice->site != 0)
+			fprintf(out, ",\"args\":{\"task\":%" PRIu64 ",\"site\":%" PRIu64 "}}", slice->id,
+				slice->site);
+		else
+			fprintf(out, ",\"args\":{\"task\":%" PRIu64 "}}", slice->id);
 		break;
 	case 'W':
 		fprintf(out, ",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
@@ -305,7 +517,7 @@ static bool open_slice(struct timeline *t, struct entry *thread, const struct op
 		return false;
 	thread->open[thread->depth++] = *slice;
 	begin_event(t, 'B', s);
-	slice_label(t->out, slice);
+	slice_label(t, slice);
 	return true;
 }
 
@@ -317,7 +529,7 @@ static void close_slice(struct timeline *t, struct entry *thread, char kind, con
 		return;
 	thread->depth--;
 	begin_event(t, 'E', s);
-	slice_label(t->out, &thread->open[thread->depth]);
+	slice_label(t, &thread->open[thread->depth]);
 }
 
 static void instant(struct timeline *t, const struct sample *s, const char *what, uint64_t value)
@@ -332,12 +544,19 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 	uint64_t task = (uint64_t)s->arg[0];
 	bool added;
 	if (strcmp(p, "task__spawn") == 0) {
+		uint64_t site = (uint64_t)s->arg[2];
+		uint32_t name = 0;
+		if (site != 0)
+			name = s->text_arg == 4 ? site_name(&t->sites, s->pid, site, s->text, s->text_len)
+						: site_name(&t->sites, s->pid, site, NULL, 0);
 		struct entry *e = map_get(&t->tasks, task, &added);
-		if (e != NULL)
-			e->site = (uint64_t)s->arg[2];
+		if (e != NULL) {
+			e->site = site;
+			e->name = name;
+		}
 		begin_event(t, 'b', s);
 		fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
-		task_name(t->out, task, (uint64_t)s->arg[2]);
+		task_name(t, task, site, name);
 		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"site\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
 			(uint64_t)s->arg[1], (uint64_t)s->arg[2], (uint64_t)s->arg[4]);
 		begin_event(t, 's', s);
@@ -346,7 +565,8 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		instant(t, s, "wake task", task);
 	} else if (strcmp(p, "task__poll__start") == 0) {
 		struct entry *e = map_find(&t->tasks, task);
-		struct open_slice poll = {.kind = 'P', .id = task, .site = e != NULL ? e->site : 0};
+		struct open_slice poll = {.kind = 'P', .id = task, .site = e != NULL ? e->site : 0,
+					  .name = e != NULL ? e->name : 0};
 		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
 			e->polled = true;
 			begin_event(t, 'f', s);
@@ -359,7 +579,7 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		if (s->arg[1] != 0 && e != NULL) {
 			begin_event(t, 'e', s);
 			fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
-			task_name(t->out, task, e->site);
+			task_name(t, task, e->site, e->name);
 			fputc('}', t->out);
 			map_remove(&t->tasks, e);
 		}
@@ -463,6 +683,8 @@ uint64_t timeline_finish(struct timeline *t)
 	uint64_t malformed = t->malformed;
 	free(t->tasks.slots);
 	free(t->threads.slots);
+	free(t->sites.slots);
+	free(t->sites.pool);
 	free(t);
 	return malformed;
 }

@@ -8,6 +8,8 @@
  *
  * Input: lines of `perf script -F comm,pid,tid,time,event,trace`, such as
  *	omp_latency 10060/10062 11927.194745: sdt_taskprobe:task__spawn: (7f76..) arg1=1025 arg2=0 ...
+ * Arguments are numbers, or strings ("TEXT"; (fault) when unread): task__spawn's arg4, its site's
+ * text, names the task's slices and track (else "task N (site S)", or "task N" with no site).
  * Lines of other events are skipped; a line that is not a perf script sample is reported with
  * its number and skipped; a sample line repeating the one just before it is dropped.
  */
