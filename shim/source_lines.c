@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,7 @@ static struct {
 	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
 	const char *(*formstring)(Dwarf_Attribute *);
 	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
-	int (*find_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
-			      const char *, GElf_Word, char **);
+	int (*module_build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
 } dw;
 
 static const struct {
@@ -60,23 +60,59 @@ static const struct {
 	DW_SYMBOL(attr_integrate, dwarf_attr_integrate),
 	DW_SYMBOL(formstring, dwarf_formstring),
 	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
-	DW_SYMBOL(find_debuginfo, dwfl_standard_find_debuginfo),
+	DW_SYMBOL(module_build_id, dwfl_module_build_id),
 #undef DW_SYMBOL
 };
 
+/* Where Debian (and most distributions) put separate debug files. */
+#define DEBUG_DIR "/usr/lib/debug"
+#define DEBUG_PATH_MAX 4096
+
+/* Opens `path` for libdwfl, which takes the descriptor and the name (malloc'ed). */
+static int open_debug_file(const char *path, char **debuginfo_file_name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
 /*
- * Separate debug files are looked up where they lie on this machine (.gnu_debuglink, build-id
- * directories), but never fetched: with DEBUGINFOD_URLS set, libdw would download them from
- * inside the traced program, so then only the modules' own DWARF is read.
+ * A module's separate debug file, looked up where it lies on this machine: by build id under
+ * /usr/lib/debug/.build-id, else by its .gnu_debuglink name beside the module or under
+ * /usr/lib/debug. Never libdw's standard lookup: that one may fetch files from the network
+ * (debuginfod) from inside the traced program, and loads libdebuginfod with curl and dozens of
+ * libraries whose destructors would run at the program's exit. Only asked when the module has
+ * no DWARF of its own.
  */
 static int find_local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 				Dwarf_Addr base, const char *file, const char *debuglink,
-				GElf_Word crc, char **debuginfo_path)
+				GElf_Word crc, char **debuginfo_file_name)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (urls != NULL && urls[0] != '\0')
+	(void)userdata, (void)modname, (void)base, (void)crc;
+	char path[DEBUG_PATH_MAX];
+	const unsigned char *id;
+	GElf_Addr id_address;
+	int id_length = dw.module_build_id(mod, &id, &id_address);
+	if (id_length > 1) {
+		int n = snprintf(path, sizeof path, DEBUG_DIR "/.build-id/%02x/", id[0]);
+		for (int i = 1; i < id_length && n < (int)sizeof path - 3; i++)
+			n += snprintf(path + n, sizeof path - (size_t)n, "%02x", id[i]);
+		snprintf(path + n, sizeof path - (size_t)n, ".debug");
+		int fd = open_debug_file(path, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	if (debuglink == NULL || file == NULL)
 		return -1;
-	return dw.find_debuginfo(mod, userdata, modname, base, file, debuglink, crc, debuginfo_path);
+	const char *slash = strrchr(file, '/');
+	int dir_length = slash != NULL ? (int)(slash - file) : 0;
+	snprintf(path, sizeof path, "%.*s/%s", dir_length, file, debuglink);
+	int fd = strcmp(path, file) != 0 ? open_debug_file(path, debuginfo_file_name) : -1;
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof path, DEBUG_DIR "%.*s/%s", dir_length, file, debuglink);
+	return open_debug_file(path, debuginfo_file_name);
 }
 
 static Dwfl_Callbacks callbacks = {.find_debuginfo = find_local_debuginfo};
