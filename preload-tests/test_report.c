@@ -19,24 +19,12 @@ static const char *openmp_target(const char *name)
 	return tp_require_program(tp_target(name), "clang and libomp-dev");
 }
 
-/*
- * The ThreadSanitizer pass (preload-tests/run) leaves OpenMP programs out, for reasons of TSan's
- * own: so do these tests when the shim is under TSan, whose runtime is then preloaded last.
- */
-static void skip_openmp_under_tsan(void)
-{
-	const char *last = getenv("TP_PRELOAD_LAST");
-	if (last != NULL && strstr(last, "tsan") != NULL)
-		cr_skip_test("OpenMP programs are left out under ThreadSanitizer (preload-tests/run)");
-}
-
 static const char no_executor[] = "taskprobe: no task executor was seen (pid %d): no tasks to report";
 static const char why_libgomp[] = ". An OpenMP program on GCC's libgomp has no tool interface: run "
 				  "it with LLVM's libomp preloaded (taskprobe run does this)\n";
 
 Test(report, a_gcc_program_on_libgomp_says_no_executor_was_seen_and_why, .timeout = 120)
 {
-	skip_openmp_under_tsan();
 	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
@@ -83,7 +71,6 @@ static void expect_task_report(const struct tp_run *run)
 
 Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
 {
-	skip_openmp_under_tsan();
 	const char *argv[] = {openmp_target("omp_fib"), NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
@@ -96,9 +83,8 @@ Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
 
 Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 120)
 {
-	skip_openmp_under_tsan();
 	if (strlen(TP_LIBOMP_PATH) == 0)
-		cr_skip_test("libomp.so.5 not found at build time");
+		tp_require_file("libomp.so.5 (not found at build time)", "libomp-dev");
 	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
 	char preload[4200];
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
@@ -161,7 +147,6 @@ static int unclean_endings(enum tp_mode mode, const char *const env[], const cha
  */
 static void expect_endings_as_without_the_report(const char *setting, const char *report)
 {
-	skip_openmp_under_tsan();
 	const char *with_report[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", setting, NULL};
 	const char *without[] = {"OMP_NUM_THREADS=2", setting, NULL};
 	int reported = 0;
