@@ -214,14 +214,22 @@ static void expect_unfinished_tasks(const char *report)
 {
 	cr_expect(strstr(report, "taskprobe: 6 tasks spawned but never terminated") != NULL, "%s",
 		  report);
-	/* the 3 detached tasks, by their one spawn stack, whose first frame is the spawn call */
-	const char *group = strstr(report, "  3 spawned at stack ");
+	/* the 3 detached tasks, under their site and their one stack, whose first frame is the call */
+	const char *group = strstr(report, "  3 spawned at spawn_detached (omp_detach.c:");
 	cr_assert_not_null(group, "%s", report);
-	const char *frame0 = strstr(group, "#0  ");
+	const char *stack = strstr(group, "    3 by stack ");
+	cr_assert_not_null(stack, "%s", report);
+	const char *frame0 = strstr(stack, "#0  ");
 	cr_assert_not_null(frame0, "%s", report);
 	cr_expect(strncmp(frame0 + 4, "spawn_detached (omp_detach.c:", 29) == 0, "first frame: %.60s", frame0 + 4);
-	/* the initial and the 2 implicit tasks, which no spawn call made */
-	cr_expect(strstr(report, "  3 with no spawn stack") != NULL, "%s", report);
+	const char *frame1 = strstr(stack, "#1  ");
+	cr_assert_not_null(frame1, "%s", report);
+	const char *line1 = strstr(frame1, " (omp_detach.c:");
+	cr_expect(line1 != NULL && line1 < strchr(frame1, '\n'), "every program frame has a line: %.60s",
+		  frame1);
+	/* the initial and the 2 implicit tasks, which no spawn call made, on a line of their own */
+	cr_expect(strstr(report, "  3 started by the executor itself") != NULL, "%s", report);
+	cr_expect_eq(strstr(report, "with no spawn stack"), NULL, "%s", report);
 	cr_expect(strstr(report, "spawn_finished") == NULL, "finished tasks are not reported: %s",
 		  report);
 }

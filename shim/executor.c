@@ -30,10 +30,11 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uint32_t id = 0, depth = 0;
 	if (kind == TP_SPAWNED_BY_PROGRAM)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
+	uint32_t report_key = kind == TP_SPAWNED_BY_PROGRAM ? id : TP_REPORT_STARTED_BY_EXECUTOR;
 	if (tp_report_on)
-		tp_report_task_spawned(id);
+		tp_report_task_spawned(report_key);
 	if (!tp_thread_live(self))
-		return id;
+		return report_key;
 	if (TASKPROBE_TASK_SPAWN_ENABLED()) {
 		uint32_t site = tp_spawn_site(site_address);
 		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)site,
@@ -41,5 +42,5 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	}
 	if (TASKPROBE_TASK_STACK_ENABLED() && pcs != NULL)
 		TASKPROBE_TASK_STACK(task, (uint64_t)id, (uintptr_t *)pcs, depth);
-	return id;
+	return report_key;
 }

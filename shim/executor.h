@@ -70,8 +70,8 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
  * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
- * counts tasks, the spawn stack is captured. Returns the spawn stack's id (0: none), to hand to
- * tp_task_terminated.
+ * counts tasks, the spawn stack is captured. Returns the task's key for the exit report (its
+ * spawn stack's id, report.h), to hand to tp_task_terminated.
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address)
@@ -108,14 +108,14 @@ static inline void tp_task_poll_end(uint64_t task, bool done)
 }
 
 /*
- * task-terminate: call before the final tp_task_poll_end(task, true), with the stack id
+ * task-terminate: call before the final tp_task_poll_end(task, true), with the key
  * tp_task_spawned returned.
  */
 static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason,
-				      uint32_t stack_id)
+				      uint32_t report_key)
 {
 	if (tp_report_on)
-		tp_report_task_terminated(stack_id);
+		tp_report_task_terminated(report_key);
 	if (TASKPROBE_TASK_TERMINATE_ENABLED() && tp_thread_live(tp_thread_self()))
 		TASKPROBE_TASK_TERMINATE(task, TP_IN_REGISTER((uint32_t)reason));
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exit report of tasks never terminated (README.md, "Spawn stacks").
+ * The exit report of tasks never terminated (README.md, "Spawn sites and stacks").
  *
  * When it is written. A library's destructor may tear its runtime down while other threads still
  * run in it: libomp does, when exit() comes from a thread it does not know during a parallel
@@ -31,15 +31,17 @@
 
 #include "exit_hook.h"
 #include "settings.h"
+#include "spawn_site.h"
 #include "stack_table.h"
 #include "symbolize.h"
 #include "warn.h"
 
 uint16_t tp_report_on;
 
-#define IDS (2 * TP_STACKS_MAX + 1)
+/* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
+#define IDS (TP_REPORT_STARTED_BY_EXECUTOR + 1)
 
-/* Tasks alive per spawn stack id; [0] counts tasks with no spawn stack. */
+/* Tasks alive per report key. */
 static int64_t alive[IDS];
 static const char *report_path; /* NULL: stderr */
 
@@ -96,54 +98,73 @@ void tp_report_executor_thread_stopped(void)
 /*
  * The counts the report is written from, the stacks that have tasks alive: threads still running
  * at exit (an executor's workers) may go on spawning and terminating, so the report reads each
- * count once and is consistent with itself. Only the entries in use are touched.
+ * count once and is consistent with itself. Only the entries in use are touched. Stacks are
+ * grouped under their site: the site of a stack is the call in its first frame.
  */
 struct group {
-	uint32_t id;
-	int64_t alive;
+	uint32_t site, stack;
+	int64_t alive, site_alive;
 };
 static struct group groups[IDS];
+static int64_t alive_by_site[TP_SITES_MAX + 1];
 
-/* The most tasks first; of equal counts, the tasks with no spawn stack last. */
+/* Sites with the most tasks first, then their stacks with the most tasks first. */
 static int by_count(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
+	if (x->site_alive != y->site_alive)
+		return x->site_alive > y->site_alive ? -1 : 1;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
 	if (x->alive != y->alive)
 		return x->alive > y->alive ? -1 : 1;
-	if ((x->id == 0) != (y->id == 0))
-		return x->id == 0 ? 1 : -1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 static void write_report(FILE *out)
 {
 	size_t n = 0;
-	int64_t total = 0;
-	for (uint32_t id = 0; id < IDS; id++) {
+	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
+	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR], __ATOMIC_RELAXED);
+	int64_t total = (without_stack > 0 ? without_stack : 0) + (executors_own > 0 ? executors_own : 0);
+	for (uint32_t id = 1; id <= 2 * TP_STACKS_MAX; id++) {
 		int64_t count = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
-		if (count > 0) {
-			groups[n++] = (struct group){id, count};
-			total += count;
-		}
+		uint32_t depth;
+		const uintptr_t *pcs = count > 0 ? tp_stack_table_frames(id, &depth) : NULL;
+		if (pcs == NULL)
+			continue;
+		uint32_t site = tp_spawn_site((const void *)pcs[0]);
+		groups[n++] = (struct group){.site = site, .stack = id, .alive = count};
+		alive_by_site[site] += count;
+		total += count;
 	}
+	for (size_t g = 0; g < n; g++)
+		groups[g].site_alive = alive_by_site[groups[g].site];
 	qsort(groups, n, sizeof *groups, by_count);
 	fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
 		(long long)total, total == 1 ? "" : "s", (int)getpid());
 	for (size_t g = 0; g < n; g++) {
-		uint32_t depth;
-		const uintptr_t *pcs = tp_stack_table_frames(groups[g].id, &depth);
-		if (pcs == NULL) {
-			fprintf(out, "  %lld with no spawn stack (capture off, failed or dropped, or a task "
-				     "the executor starts itself)\n", (long long)groups[g].alive);
-			continue;
+		const struct group *group = &groups[g];
+		if (g == 0 || group->site != groups[g - 1].site) {
+			const char *text = tp_spawn_site_text(group->site);
+			fprintf(out, "  %lld spawned at %s\n", (long long)group->site_alive,
+				text != NULL ? text : "(a site past the site table's end)");
 		}
-		fprintf(out, "  %lld spawned at stack %u:\n", (long long)groups[g].alive, groups[g].id);
+		uint32_t depth;
+		const uintptr_t *pcs = tp_stack_table_frames(group->stack, &depth);
+		fprintf(out, "    %lld by stack %u:\n", (long long)group->alive, group->stack);
 		for (uint32_t i = 0; i < depth; i++) {
 			char frame[1024];
 			tp_symbolize(pcs[i], frame, sizeof frame);
-			fprintf(out, "    #%-2u %s\n", i, frame);
+			fprintf(out, "      #%-2u %s\n", i, frame);
 		}
 	}
+	if (without_stack > 0)
+		fprintf(out, "  %lld spawned with no spawn stack (capture off or failed, or the stack "
+			     "table full)\n", (long long)without_stack);
+	if (executors_own > 0)
+		fprintf(out, "  %lld started by the executor itself (OpenMP's initial and implicit tasks)\n",
+			(long long)executors_own);
 	if (tp_stack_table_dropped() > 0)
 		fprintf(out, "  (%llu spawns found the stack table full: their stacks have no id)\n",
 			(unsigned long long)tp_stack_table_dropped());
@@ -213,7 +234,7 @@ static void report_before_destructors(void *unused)
 	(void)unused;
 	int saved_errno = errno;
 	bool program_tasks_alive = false;
-	for (uint32_t id = 1; id < IDS && !program_tasks_alive; id++)
+	for (uint32_t id = 0; id < TP_REPORT_STARTED_BY_EXECUTOR && !program_tasks_alive; id++)
 		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
 	if (program_tasks_alive) {
 		write_out(write_report);

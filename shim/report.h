@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * TASKPROBE_REPORT: at exit, the tasks spawned but never terminated, grouped by spawn stack,
- * symbolized, on stderr or in a file; or, when no executor reported anything, that none was seen
+ * TASKPROBE_REPORT: at exit, the tasks spawned but never terminated, grouped by spawn site and
+ * stack, symbolized, on stderr or in a file; or, when no executor reported anything, that none was seen
  * (and why, for a program on GCC's libgomp). Counting is per stack, with atomic adds, and only
  * while the report is on. When it is written at exit, so that it never changes how the program
  * ends: report.c.
@@ -10,11 +10,19 @@
 
 #include <stdint.h>
 
+#include "stack_table.h"
+
 /* Nonzero when TASKPROBE_REPORT is set: adapters then keep task state with no tracer. */
 extern uint16_t tp_report_on __attribute__((visibility("hidden")));
 
-void tp_report_task_spawned(uint32_t stack_id);
-void tp_report_task_terminated(uint32_t stack_id);
+/*
+ * A task spawned and terminated, by its report key: its spawn stack id (0 for a task the program
+ * spawned with no stack captured), or TP_REPORT_STARTED_BY_EXECUTOR for a task the executor
+ * started itself. The report groups stacks under their sites.
+ */
+#define TP_REPORT_STARTED_BY_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
+void tp_report_task_spawned(uint32_t key);
+void tp_report_task_terminated(uint32_t key);
 
 /*
  * An executor adapter's thread (a worker, or a thread running the executor's initial task)
