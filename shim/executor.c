@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "events.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 
@@ -35,12 +36,12 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		tp_report_task_spawned(report_key);
 	if (!tp_thread_live(self))
 		return report_key;
-	if (TASKPROBE_TASK_SPAWN_ENABLED()) {
+	if (tp_listeners_task_spawn()) {
 		uint32_t site = tp_spawn_site(site_address);
-		TASKPROBE_TASK_SPAWN(task, TP_IN_REGISTER(self->task), (uint64_t)site,
+		tp_fire_task_spawn(task, self->task, (uint64_t)site,
 				     tp_spawn_site_text(site), (uint64_t)id, (uint32_t)executor);
 	}
-	if (TASKPROBE_TASK_STACK_ENABLED() && pcs != NULL)
-		TASKPROBE_TASK_STACK(task, (uint64_t)id, (uintptr_t *)pcs, depth);
+	if (tp_listeners_task_stack() && pcs != NULL)
+		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);
 	return report_key;
 }

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probes.h"
+#include "events.h"
 #include "report.h"
 #include "thread_state.h"
 
@@ -33,16 +33,12 @@ enum tp_terminate_reason {
  * Whether any probe that fires task events or reads the current task (wait-start/wait-end's
  * task argument, the park rule) is on, or the exit report counts tasks. With none, nobody can see task state, so an adapter
  * keeps none: a tracer that attaches later sees each task from its next event on, under an id
- * given then. The semaphores are OR'ed: loads and one branch.
+ * given then. The listeners are OR'ed: loads and one branch.
  */
 static inline bool tp_task_probes_enabled(void)
 {
-	return (TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() |
-		TASKPROBE_TASK_WAKE_ENABLED() |
-		TASKPROBE_TASK_POLL_START_ENABLED() | TASKPROBE_TASK_POLL_END_ENABLED() |
-		TASKPROBE_TASK_TERMINATE_ENABLED() | TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
-		TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() | TASKPROBE_WAIT_START_ENABLED() |
-		TASKPROBE_WAIT_END_ENABLED() | tp_report_on) != 0;
+	return (tp_listeners_task_spawn() | tp_listeners_task_stack() | tp_listeners_task_state() |
+		tp_listeners_park() | tp_listeners_wait() | tp_report_on) != 0;
 }
 
 /* Gives the calling thread a new block of task ids. */
@@ -76,7 +72,7 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address)
 {
-	if ((TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() | tp_report_on) == 0)
+	if ((tp_listeners_task_spawn() | tp_listeners_task_stack() | tp_report_on) == 0)
 		return 0;
 	return tp_task_spawn_traced(task, executor, kind, site_address);
 }
@@ -85,8 +81,8 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 static inline void tp_task_woken(uint64_t task)
 {
 	struct tp_thread *self = tp_thread_self();
-	if (TASKPROBE_TASK_WAKE_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_WAKE(task, TP_IN_REGISTER(self->task));
+	if (tp_listeners_task_wake() && tp_thread_live(self))
+		tp_fire_task_wake(task, self->task);
 }
 
 /* task-poll-start; the task becomes the calling thread's current task. */
@@ -94,8 +90,8 @@ static inline void tp_task_poll_start(uint64_t task)
 {
 	struct tp_thread *self = tp_thread_self();
 	self->task = task;
-	if (TASKPROBE_TASK_POLL_START_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_POLL_START(task);
+	if (tp_listeners_task_poll_start() && tp_thread_live(self))
+		tp_fire_task_poll_start(task);
 }
 
 /* task-poll-end; the thread polls no task afterwards. */
@@ -103,8 +99,8 @@ static inline void tp_task_poll_end(uint64_t task, bool done)
 {
 	struct tp_thread *self = tp_thread_self();
 	self->task = 0;
-	if (TASKPROBE_TASK_POLL_END_ENABLED() && tp_thread_live(self))
-		TASKPROBE_TASK_POLL_END(task, TP_IN_REGISTER((uint32_t)done));
+	if (tp_listeners_task_poll_end() && tp_thread_live(self))
+		tp_fire_task_poll_end(task, (uint32_t)done);
 }
 
 /*
@@ -116,8 +112,8 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 {
 	if (tp_report_on)
 		tp_report_task_terminated(report_key);
-	if (TASKPROBE_TASK_TERMINATE_ENABLED() && tp_thread_live(tp_thread_self()))
-		TASKPROBE_TASK_TERMINATE(task, TP_IN_REGISTER((uint32_t)reason));
+	if (tp_listeners_task_terminate() && tp_thread_live(tp_thread_self()))
+		tp_fire_task_terminate(task, (uint32_t)reason);
 }
 
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */
@@ -126,14 +122,14 @@ static inline void tp_worker_started(void)
 	struct tp_thread *self = tp_thread_self();
 	self->adapter_worker = true;
 	if (tp_thread_live(self))
-		TASKPROBE_WORKER_THREAD_START();
+		tp_fire_worker_start();
 }
 
 static inline void tp_worker_stopped(void)
 {
 	struct tp_thread *self = tp_thread_self();
 	if (tp_thread_live(self))
-		TASKPROBE_WORKER_THREAD_STOP();
+		tp_fire_worker_stop();
 	self->adapter_worker = false;
 }
 
@@ -145,7 +141,7 @@ static inline void tp_worker_park(void)
 		return;
 	self->parked = true;
 	self->parked_by = NULL; /* the executor's park: no wait's frame to outlive */
-	TASKPROBE_WORKER_THREAD_PARK();
+	tp_fire_worker_park();
 }
 
 static inline void tp_worker_unpark(void)
@@ -155,5 +151,5 @@ static inline void tp_worker_unpark(void)
 		return;
 	self->parked = false;
 	if (tp_thread_live(self))
-		TASKPROBE_WORKER_THREAD_UNPARK();
+		tp_fire_worker_unpark();
 }

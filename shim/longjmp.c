@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 
-#include "probes.h"
+#include "events.h"
 #include "real_symbol.h"
 #include "wait.h"
 
@@ -23,7 +23,7 @@ static void (*real___longjmp_chk)(struct __jmp_buf_tag *, int);
 	TP_EXPORT __attribute__((noreturn)) void name(struct __jmp_buf_tag env[1], int val)     \
 	{                                                                                    \
 		void (*real)(struct __jmp_buf_tag *, int) = TP_REAL(real_##name, #name, NULL);   \
-		if (TASKPROBE_WORKER_THREAD_UNPARK_ENABLED())                                     \
+		if (tp_listeners_worker_unpark())                                                \
 			tp_wait_escaping(__builtin_frame_address(0));                            \
 		if (real == NULL)                                                                \
 			abort(); /* no libc longjmp: nothing sane is left to do */               \

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "exit_hook.h"
-#include "probes.h"
+#include "events.h"
 #include "real_symbol.h"
 #include "thread_state.h"
 
@@ -56,7 +56,7 @@ static void thread_stopped(void *arg)
 	pthread_mutex_unlock(&running_lock);
 	if (!already) {
 		tp_thread_named_worker_end(t->self);
-		TASKPROBE_THREAD_STOP((uint64_t)tp_thread_tid(t->self));
+		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self));
 	}
 }
 
@@ -74,7 +74,7 @@ static void *trampoline(void *p)
 	running.next = &t;
 	pthread_mutex_unlock(&running_lock);
 
-	TASKPROBE_THREAD_START((uint64_t)tid, (uintptr_t)start.routine, start.creator_tid);
+	tp_fire_thread_start((uint64_t)tid, (uintptr_t)start.routine, start.creator_tid);
 	void *ret;
 	pthread_cleanup_push(thread_stopped, &t);
 	ret = start.routine(start.arg);
@@ -88,7 +88,7 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	__typeof__(real_create) fn = TP_REAL(real_create, "pthread_create", NULL);
 	if (__builtin_expect(fn == NULL, 0))
 		return EAGAIN;
-	if (__builtin_expect(!(TASKPROBE_THREAD_START_ENABLED() | TASKPROBE_THREAD_STOP_ENABLED()), 1))
+	if (__builtin_expect(!(tp_listeners_thread_start() | tp_listeners_thread_stop()), 1))
 		return fn(thread, attr, routine, arg);
 
 	int saved_errno = errno;
@@ -122,8 +122,8 @@ static void stop_running_threads(void *unused)
 		stop_locked(t);
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
 		if (t->self->parked)
-			TASKPROBE_WORKER_THREAD_UNPARK();
-		TASKPROBE_THREAD_STOP((uint64_t)t->self->tid);
+			tp_fire_worker_unpark();
+		tp_fire_thread_stop((uint64_t)t->self->tid);
 	}
 	pthread_mutex_unlock(&running_lock);
 }

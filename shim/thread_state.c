@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "probes.h"
+#include "events.h"
 #include "settings.h"
 
 __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
@@ -48,9 +48,9 @@ static void set_named_worker(struct tp_thread *self, bool worker)
 	if (worker) {
 		if (have_named_worker_end_key)
 			pthread_setspecific(named_worker_end_key, self);
-		TASKPROBE_WORKER_THREAD_START();
+		tp_fire_worker_start();
 	} else {
-		TASKPROBE_WORKER_THREAD_STOP();
+		tp_fire_worker_stop();
 	}
 }
 

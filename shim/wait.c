@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The wait and park events shared by all the interposed waits. */
 #define _GNU_SOURCE
+#include "events.h"
 #include "wait.h"
 
 #include <errno.h>
@@ -11,7 +12,7 @@
 /* Ends the park of a wait that parked this thread. */
 static void unpark(struct tp_thread *self)
 {
-	TASKPROBE_WORKER_THREAD_UNPARK();
+	tp_fire_worker_unpark();
 	self->parked = false;
 	self->parked_by = NULL;
 }
@@ -31,24 +32,22 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	 * found to be a worker by its name here, at its waits, where it would park (so only while
 	 * a wait or park probe is on: the untraced fast path checks no more).
 	 */
-	bool park_probes = TASKPROBE_WORKER_THREAD_PARK_ENABLED() |
-			   TASKPROBE_WORKER_THREAD_UNPARK_ENABLED();
-	bool lifetime_probes = TASKPROBE_WORKER_THREAD_START_ENABLED() |
-			       TASKPROBE_WORKER_THREAD_STOP_ENABLED();
+	bool park_probes = tp_listeners_park() != 0;
+	bool lifetime_probes = (tp_listeners_worker_start() | tp_listeners_worker_stop()) != 0;
 	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
 	    tp_thread_is_worker(self) && park_probes) {
 		self->parked = true;
 		self->parked_by = w;
-		TASKPROBE_WORKER_THREAD_PARK();
+		tp_fire_worker_park();
 	}
-	TASKPROBE_WAIT_START(w->kind, w->object, timeout_ns, w->task);
+	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task);
 }
 
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
-	TASKPROBE_WAIT_END(w->kind, w->object, result, w->task);
+	tp_fire_wait_end(w->kind, w->object, result, w->task);
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
 	if (self->parked && self->parked_by == w)
@@ -99,7 +98,7 @@ int64_t tp_timeout_from_deadline(clockid_t clock, const struct timespec *deadlin
 	struct timespec now;
 	if (deadline == NULL)
 		return -1;
-	if (!TASKPROBE_WAIT_START_ENABLED())
+	if (!tp_listeners_wait_start())
 		return 0; /* nobody reads it */
 	int saved_errno = errno;
 	int failed = clock_gettime(clock, &now);

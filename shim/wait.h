@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "probes.h"
+#include "events.h"
 
 /* One wait in progress, on the waiting thread's stack. */
 struct tp_wait {
@@ -22,13 +22,12 @@ struct tp_wait {
 };
 
 /*
- * The only check on the path of an interposed wait when no tracer is attached. The semaphores
+ * The only check on the path of an interposed wait when no tracer is attached. The listeners
  * are OR'ed, not ||'ed, so it compiles to loads and one branch.
  */
 static inline bool tp_wait_probes_enabled(void)
 {
-	return (TASKPROBE_WAIT_START_ENABLED() | TASKPROBE_WAIT_END_ENABLED() |
-		TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED()) != 0;
+	return (tp_listeners_wait() | tp_listeners_park()) != 0;
 }
 
 /* Fires park (for an idle worker) and wait-start. Keeps errno. */
