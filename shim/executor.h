@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The interface between executor adapters (one file each, such as OpenMP's ompt.c) and the task
- * and worker probes. An adapter translates its executor's callbacks into these calls; the shim
+ * The interface between executor adapters (one file each in shim/adapters/, such as OpenMP's
+ * ompt.c) and the task and worker probes. An adapter translates its executor's callbacks into these calls; the shim
  * keeps the per-thread current task, which feeds the parent, waker and wait-task arguments.
  * They are inline because an executor calls them for every task: with no tracer attached each
  * is a few instructions. Nothing fires on a thread that the process's exit already reported
