@@ -75,11 +75,7 @@ __attribute__((noinline)) static long slow_syscall(long number, long a0, long a1
 	return ret;
 }
 
-/* Resolved at load, so that a signal handler's first futex call does not run dlsym. */
-__attribute__((constructor)) static void resolve_syscall(void)
-{
-	(void)TP_REAL(real_syscall, "syscall", NULL);
-}
+TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /*
  * Defined with six named arguments rather than `...`: on the Linux ABIs (x86-64, aarch64, i386)

@@ -3,7 +3,7 @@
  * longjmp and its relatives: a signal handler may jump out of an interposed wait that parked
  * its worker thread (sem_wait is async-signal-safe, so this is allowed). The wait then never
  * returns to fire its unpark; the jump does it (see tp_wait_escaping). The real functions are
- * resolved in the constructor: a handler must not be the first to call dlsym.
+ * resolved at load (lifecycle.c): a handler must not be the first to call dlsym.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -36,10 +36,7 @@ TP_INTERPOSE_JUMP(_longjmp)
 TP_INTERPOSE_JUMP(siglongjmp)
 TP_INTERPOSE_JUMP(__longjmp_chk)
 
-__attribute__((constructor)) static void resolve_jumps(void)
-{
-	(void)TP_REAL(real_longjmp, "longjmp", NULL);
-	(void)TP_REAL(real__longjmp, "_longjmp", NULL);
-	(void)TP_REAL(real_siglongjmp, "siglongjmp", NULL);
-	(void)TP_REAL(real___longjmp_chk, "__longjmp_chk", NULL);
-}
+TP_RESOLVED_AT_LOAD(real_longjmp, "longjmp", NULL);
+TP_RESOLVED_AT_LOAD(real__longjmp, "_longjmp", NULL);
+TP_RESOLVED_AT_LOAD(real_siglongjmp, "siglongjmp", NULL);
+TP_RESOLVED_AT_LOAD(real___longjmp_chk, "__longjmp_chk", NULL);

@@ -14,11 +14,13 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "lifecycle.h"
+
 #if defined(__x86_64__)
 extern const uintptr_t __start_tp_probe_sites[] __attribute__((visibility("hidden")));
 extern const uintptr_t __stop_tp_probe_sites[] __attribute__((visibility("hidden")));
 
-static void unoptimize_sites_in_child(void)
+void tp_probe_sites_child_after_fork(void)
 {
 	static const unsigned char breakpoint_on_nop5[5] = {0xcc, 0x1f, 0x44, 0x00, 0x00};
 	int saved = errno, mem = -1;
@@ -34,9 +36,8 @@ static void unoptimize_sites_in_child(void)
 		close(mem);
 	errno = saved;
 }
-
-__attribute__((constructor)) static void register_fork_handler(void)
+#else
+void tp_probe_sites_child_after_fork(void)
 {
-	pthread_atfork(NULL, NULL, unoptimize_sites_in_child);
 }
 #endif

@@ -12,6 +12,22 @@
  */
 void *tp_real_symbol(const char *name, const char *version);
 
+/* An interposed function's real definition, in the table resolved at load (lifecycle.c). */
+struct tp_real_function {
+	void *cache; /* the function pointer to fill */
+	const char *name, *version;
+};
+
+/*
+ * Puts `cache` (a static function pointer of the interposing file) for function `name` of
+ * version `version` (or NULL) in the one table of real functions, which the constructor resolves
+ * before main runs: a signal handler's first call must not be the one that runs dlsym. The
+ * table is a section the linker gathers from every interposing file.
+ */
+#define TP_RESOLVED_AT_LOAD(cache, name, version)                                             \
+	__attribute__((used, section("tp_real_functions"), aligned(sizeof(void *)))) static const \
+		struct tp_real_function tp_real_function_##cache = {&(cache), name, version}
+
 /*
  * The real function behind `cache` (a static function pointer of the interposing file),
  * resolved on first use, which may come before the shim's constructor ran. Racing first calls

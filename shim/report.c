@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "exit_hook.h"
+#include "lifecycle.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "stack_table.h"
@@ -260,10 +261,10 @@ static void write_all(int fd, const char *text, size_t length)
 }
 
 /* At exit after every destructor (see the top of this file). */
-static void report_at_exit(void *unused)
+void tp_report_at_exit(void)
 {
-	(void)unused;
-	if (__atomic_load_n(&written, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&tp_report_on, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&written, __ATOMIC_ACQUIRE))
 		return;
 	int saved_errno = errno;
 	if (!__atomic_load_n(&executor_seen, __ATOMIC_ACQUIRE)) {
@@ -283,7 +284,7 @@ static void report_at_exit(void *unused)
 }
 
 /* A report file that cannot be written is said at start, and the report goes to stderr. */
-__attribute__((constructor)) static void start_report(void)
+void tp_report_start(void)
 {
 	const char *setting = tp_settings()->report;
 	if (setting == NULL)
@@ -299,5 +300,4 @@ __attribute__((constructor)) static void start_report(void)
 		}
 	}
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
-	tp_at_exit_after_destructors(report_at_exit);
 }

@@ -98,9 +98,3 @@ const struct tp_settings *tp_settings(void)
 	}
 	return &defaults;
 }
-
-/* Warn about bad values at start-up, whether or not a setting is ever needed. */
-__attribute__((constructor)) static void parse_at_start(void)
-{
-	(void)tp_settings();
-}

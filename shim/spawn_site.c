@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "lifecycle.h"
 #include "symbolize.h"
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
@@ -126,17 +127,12 @@ uint64_t tp_spawn_sites_dropped(void)
 }
 
 /* A fork while another thread names a site: the child gets the lock free, and a whole table. */
-static void lock_before_fork(void)
+void tp_spawn_sites_prepare_fork(void)
 {
 	pthread_mutex_lock(&naming);
 }
 
-static void unlock_after_fork(void)
+void tp_spawn_sites_after_fork(void)
 {
 	pthread_mutex_unlock(&naming);
-}
-
-__attribute__((constructor)) static void register_fork_handlers(void)
-{
-	pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
 }

@@ -170,9 +170,3 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	*id = tp_stack_table_intern(buffer + first, *depth);
 	return buffer + first;
 }
-
-/* The shim's own frames are never the program's. */
-__attribute__((constructor)) static void skip_the_shim(void)
-{
-	tp_spawn_stack_skip_module((const void *)tp_spawn_stack_capture);
-}

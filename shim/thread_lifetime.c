@@ -12,9 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "exit_hook.h"
 #include "events.h"
 #include "real_symbol.h"
+#include "lifecycle.h"
 #include "thread_state.h"
 
 typedef void *(*start_routine_fn)(void *);
@@ -112,9 +112,8 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
  * thread ends them in the trace, with their tids. This runs after every library's destructors,
  * so that threads a library ends in its own (OpenMP's workers) end by themselves first.
  */
-static void stop_running_threads(void *unused)
+void tp_threads_stop_at_exit(void)
 {
-	(void)unused;
 	tp_thread_named_worker_end(tp_thread_self());
 	pthread_mutex_lock(&running_lock);
 	while (running.next != &running) {
@@ -129,12 +128,12 @@ static void stop_running_threads(void *unused)
 }
 
 /* Fork takes the lock so that the child never inherits it held by a thread it does not have. */
-static void lock_before_fork(void)
+void tp_threads_prepare_fork(void)
 {
 	pthread_mutex_lock(&running_lock);
 }
 
-static void unlock_in_parent(void)
+void tp_threads_parent_after_fork(void)
 {
 	pthread_mutex_unlock(&running_lock);
 }
@@ -143,16 +142,10 @@ static void unlock_in_parent(void)
  * The child is a new process: its one thread was started in the parent, so the child reports
  * neither its stop nor any other thread's.
  */
-static void reset_in_child(void)
+void tp_threads_child_after_fork(void)
 {
 	for (struct running_thread *t = running.next; t != &running; t = t->next)
 		t->stopped = true;
 	running.next = running.prev = &running;
 	pthread_mutex_init(&running_lock, NULL);
-}
-
-__attribute__((constructor)) static void register_exit_and_fork_handlers(void)
-{
-	tp_at_exit_after_destructors(stop_running_threads);
-	pthread_atfork(lock_before_fork, unlock_in_parent, reset_in_child);
 }

@@ -9,6 +9,7 @@
  * no worker-thread-stop: the probe has no argument to name another thread.
  */
 #define _GNU_SOURCE
+#include "lifecycle.h"
 #include "thread_state.h"
 
 #include <errno.h>
@@ -88,7 +89,7 @@ bool tp_thread_is_worker(struct tp_thread *self)
  * The child of fork is one thread with a new id and no wait in progress; if it is a named
  * worker, it starts as one in the child (its own pid) at its next wait.
  */
-static void reset_in_child(void)
+void tp_thread_state_child_after_fork(void)
 {
 	tp_self.tid = 0;
 	tp_self.parked = false;
@@ -97,9 +98,8 @@ static void reset_in_child(void)
 	tp_self.name_gen = 0;
 }
 
-__attribute__((constructor)) static void register_fork_and_thread_end_handlers(void)
+void tp_thread_state_start(void)
 {
-	pthread_atfork(NULL, NULL, reset_in_child);
 	have_named_worker_end_key =
 		pthread_key_create(&named_worker_end_key, named_worker_thread_ended) == 0;
 }

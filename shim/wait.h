@@ -84,11 +84,7 @@ void tp_wait_escaping(const void *frame);
 		tp_wait_leave(&wait_, result(ret_));                                          \
 		return ret_;                                                                  \
 	}                                                                                     \
-	/* resolved at load, so that a signal handler's first wait does not run dlsym */     \
-	__attribute__((constructor)) static void resolve_##name(void)                         \
-	{                                                                                     \
-		(void)TP_REAL(real_##name, #name, version);                                   \
-	}                                                                                     \
+	TP_RESOLVED_AT_LOAD(real_##name, #name, version);                                     \
 	TP_EXPORT type name params                                                            \
 	{                                                                                     \
 		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);           \

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shim's lifecycle: its one constructor, its fork handlers and its exit path. Each module
+ * offers hooks (lifecycle.h); the order they run in is stated here and only here.
+ */
+#include "lifecycle.h"
+
+#include <pthread.h>
+
+#include "exit_hook.h"
+#include "settings.h"
+#include "spawn_stack.h"
+
+static void prepare_fork(void)
+{
+	tp_threads_prepare_fork();
+	tp_spawn_sites_prepare_fork();
+}
+
+static void parent_after_fork(void)
+{
+	tp_spawn_sites_after_fork();
+	tp_threads_parent_after_fork();
+}
+
+/* The probe sites first: a child's probe may not fire through the parent's patched sites. */
+static void child_after_fork(void)
+{
+	tp_probe_sites_child_after_fork();
+	tp_thread_state_child_after_fork();
+	tp_spawn_sites_after_fork();
+	tp_threads_child_after_fork();
+}
+
+/*
+ * After every library's destructor, so that threads a library ends in its own (OpenMP's
+ * workers) end by themselves first; then the report, which counts what they ended.
+ */
+static void at_exit(void *unused)
+{
+	(void)unused;
+	tp_threads_stop_at_exit();
+	tp_report_at_exit();
+}
+
+__attribute__((constructor)) static void start(void)
+{
+	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
+	/* resolved at load, so that a signal handler's first wait does not run dlsym */
+	tp_real_functions_resolve();
+	tp_thread_state_start();
+	tp_spawn_stack_skip_module((const void *)start); /* the shim's frames are never the program's */
+	tp_report_start();
+	tp_at_exit_after_destructors(at_exit);
+	pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
+}
