@@ -11,7 +11,7 @@ void tp_thread_state_start(void);     /* thread_state.c: the named-worker end ke
 void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
 
 /* Fork: prepare in this order, then parent or child in the reverse order. */
-void tp_threads_prepare_fork(void);         /* thread_lifetime.c: the running-thread list locked */
+void tp_threads_prepare_fork(void);         /* threads.c: the running-thread list locked */
 void tp_threads_parent_after_fork(void);
 void tp_threads_child_after_fork(void);     /* the child's one thread was started in the parent */
 void tp_spawn_sites_prepare_fork(void);     /* spawn_site.c: no site half named */
@@ -20,5 +20,5 @@ void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wa
 void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */
 
 /* Exit through exit(), after every library's destructor: thread stops, then the report. */
-void tp_threads_stop_at_exit(void); /* thread_lifetime.c: threads still running end in the trace */
+void tp_threads_stop_at_exit(void); /* threads.c: threads still running end in the trace */
 void tp_report_at_exit(void);       /* report.c */

@@ -46,12 +46,3 @@ TP_EXPORT int pthread_setname_np(pthread_t thread, const char *name)
 		tp_thread_names_changed();
 	return ret;
 }
-
-void tp_thread_read_name(char name[16])
-{
-	__typeof__(real_prctl) fn = TP_REAL(real_prctl, "prctl", NULL);
-	name[0] = '\0';
-	if (fn == NULL || fn(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
-		name[0] = '\0';
-	name[15] = '\0';
-}

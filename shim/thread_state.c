@@ -9,15 +9,17 @@
  * no worker-thread-stop: the probe has no argument to name another thread.
  */
 #define _GNU_SOURCE
-#include "lifecycle.h"
 #include "thread_state.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "events.h"
+#include "lifecycle.h"
+#include "real_symbol.h"
 #include "settings.h"
 
 __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
@@ -64,6 +66,19 @@ void tp_thread_named_worker_end(struct tp_thread *self)
 static void named_worker_thread_ended(void *self)
 {
 	tp_thread_named_worker_end(self);
+}
+
+/* libc's prctl, not the shim's (thread_name.c), which would count a rename. */
+static int (*libc_prctl)(int, ...);
+TP_RESOLVED_AT_LOAD(libc_prctl, "prctl", NULL);
+
+void tp_thread_read_name(char name[16])
+{
+	__typeof__(libc_prctl) fn = TP_REAL(libc_prctl, "prctl", NULL);
+	name[0] = '\0';
+	if (fn == NULL || fn(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
+		name[0] = '\0';
+	name[15] = '\0';
 }
 
 bool tp_thread_is_worker(struct tp_thread *self)

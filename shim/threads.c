@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* The registry of running traced threads (threads.h). */
+#define _GNU_SOURCE
+#include "threads.h"
+
+#include <pthread.h>
+
+#include "events.h"
+#include "lifecycle.h"
+
+/* The running traced threads; the lock is taken only when a traced thread starts or stops. */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tp_running_thread running = {&running, &running, NULL, true};
+
+static void stop_locked(struct tp_running_thread *t)
+{
+	t->prev->next = t->next;
+	t->next->prev = t->prev;
+	t->stopped = true;
+}
+
+void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t creator_tid)
+{
+	t->self = tp_thread_self();
+	pid_t tid = tp_thread_tid(t->self);
+	pthread_mutex_lock(&running_lock);
+	t->next = running.next;
+	t->prev = &running;
+	running.next->prev = t;
+	running.next = t;
+	pthread_mutex_unlock(&running_lock);
+	tp_fire_thread_start((uint64_t)tid, routine, creator_tid);
+}
+
+void tp_threads_stopped(struct tp_running_thread *t)
+{
+	pthread_mutex_lock(&running_lock);
+	bool already = t->stopped;
+	if (!already)
+		stop_locked(t);
+	pthread_mutex_unlock(&running_lock);
+	if (!already) {
+		tp_thread_named_worker_end(t->self);
+		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self));
+	}
+}
+
+/*
+ * At exit the threads still running die without running any more code of their own: the exiting
+ * thread ends them in the trace, with their tids. This runs after every library's destructors,
+ * so that threads a library ends in its own (OpenMP's workers) end by themselves first.
+ */
+void tp_threads_stop_at_exit(void)
+{
+	tp_thread_named_worker_end(tp_thread_self());
+	pthread_mutex_lock(&running_lock);
+	while (running.next != &running) {
+		struct tp_running_thread *t = running.next;
+		stop_locked(t);
+		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
+		if (t->self->parked)
+			tp_fire_worker_unpark();
+		tp_fire_thread_stop((uint64_t)t->self->tid);
+	}
+	pthread_mutex_unlock(&running_lock);
+}
+
+/* Fork takes the lock so that the child never inherits it held by a thread it does not have. */
+void tp_threads_prepare_fork(void)
+{
+	pthread_mutex_lock(&running_lock);
+}
+
+void tp_threads_parent_after_fork(void)
+{
+	pthread_mutex_unlock(&running_lock);
+}
+
+/*
+ * The child is a new process: its one thread was started in the parent, so the child reports
+ * neither its stop nor any other thread's.
+ */
+void tp_threads_child_after_fork(void)
+{
+	for (struct tp_running_thread *t = running.next; t != &running; t = t->next)
+		t->stopped = true;
+	running.next = running.prev = &running;
+	pthread_mutex_init(&running_lock, NULL);
+}

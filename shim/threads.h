@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The registry of running traced threads: each fires thread-start as it begins and thread-stop
+ * as it ends, however it ends; threads still running when the process exits are stopped by the
+ * exiting thread, after unparking them if they were parked, so that start/stop and park/unpark
+ * stay paired. The interposer that starts threads (thread_create.c) reports to it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "thread_state.h"
+
+/* A traced thread that is running: lives on the thread's own stack, from start to stop. */
+struct tp_running_thread {
+	struct tp_running_thread *prev, *next;
+	struct tp_thread *self;
+	bool stopped; /* thread-stop fired, by the thread or by the exiting one */
+};
+
+/*
+ * The calling thread starts running `routine`, created by thread `creator_tid`: registered in
+ * `t`, and thread-start fires.
+ */
+void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t creator_tid);
+
+/* The thread of `t` ends (on itself): thread-stop fires unless the process's exit fired it. */
+void tp_threads_stopped(struct tp_running_thread *t);
