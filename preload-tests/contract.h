@@ -3,9 +3,9 @@
 #pragma once
 
 struct tp_contract_probe {
-	const char *name;      /* the name in the ELF notes */
+	const char *name; /* the name in the ELF notes */
 	int nargs;
-	const char *sizes;     /* the argument signature: sizes, negative for signed */
+	const char *sizes; /* the argument signature: sizes, negative for signed */
 };
 
 static const struct tp_contract_probe tp_contract_probes[] = {

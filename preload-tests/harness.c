@@ -112,7 +112,8 @@ void tp_require_tracer(void)
 	else if (system("command -v bpftrace >/dev/null 2>&1") != 0)
 		why = "bpftrace is not installed";
 	else if (!tracefs_mounted() &&
-		 mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0 && !tracefs_mounted())
+		 mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0 &&
+		 !tracefs_mounted())
 		why = "tracefs is not mounted and cannot be";
 	if (why != NULL)
 		skip_unless_ci(why);
@@ -215,8 +216,10 @@ static char *tracer_program(void)
 	 * Two marker probes: bpftrace 0.17's symbolizer (usym) now and then closes a descriptor
 	 * that is not its own, which can be one probe's; it is never both.
 	 */
-	fprintf(f, "tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_exit_getppid "
-		   "/pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n", (int)getpid());
+	fprintf(f,
+		"tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_exit_getppid "
+		"/pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n",
+		(int)getpid());
 	if (program_override != NULL) {
 		fputs(program_override, f);
 		fclose(f);
@@ -228,9 +231,10 @@ static char *tracer_program(void)
 		 * text and a task-stack's first frames end the same line: a second printf could be
 		 * separated from the first by another thread's event on the same CPU.
 		 */
-		bool spawn = strcmp(p->name, "task__spawn") == 0, stack = strcmp(p->name, "task__stack") == 0;
-		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu", tp_shim(),
-			p->name, p->name);
+		bool spawn = strcmp(p->name, "task__spawn") == 0,
+		     stack = strcmp(p->name, "task__stack") == 0;
+		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu",
+			tp_shim(), p->name, p->name);
 		for (int i = 0; i < 6; i++)
 			fprintf(f, " %%lld");
 		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
@@ -258,7 +262,8 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *out, cons
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* stdin /dev/null, stdout and stderr the files; no other descriptor is inherited */
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		int o = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC), e = open(err, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int o = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC),
+		    e = open(err, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(126);
 		/* the test runner's own descriptors stay with it (but the go pipe, closed on exec) */
@@ -305,12 +310,13 @@ static void parse_events(const char *text, struct tp_run *run)
 	size_t cap = 1024;
 	run->events = calloc(cap, sizeof *run->events);
 	run->n_events = 0;
-	for (const char *line = text; line != NULL && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (const char *line = text; line != NULL && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		struct tp_event e = {0};
 		long long a[6];
 		unsigned long long tid, ns;
-		if (sscanf(line, "E %31s %llu %llu %lld %lld %lld %lld %lld %lld", e.probe, &tid, &ns,
-			   &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) != 9)
+		if (sscanf(line, "E %31s %llu %llu %lld %lld %lld %lld %lld %lld", e.probe, &tid,
+			   &ns, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5]) != 9)
 			continue;
 		e.tid = tid;
 		e.nsecs = ns;
@@ -326,10 +332,11 @@ static void parse_events(const char *text, struct tp_run *run)
 		sscanf(line, "E %*s %*u %*u %*d %*d %*d %*d %*d %*d%n", &rest);
 		const char *after = line + rest, *end = strchrnul(after, '\n');
 		if (strcmp(e.probe, "task__spawn") == 0 && *after == ' ')
-			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1), after + 1);
+			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1),
+				 after + 1);
 		if (strcmp(e.probe, "task__stack") == 0 &&
-		    sscanf(after, "%llu %llu %llu %llu %llu %llu %llu %llu", &fr[0], &fr[1], &fr[2], &fr[3],
-			   &fr[4], &fr[5], &fr[6], &fr[7]) == TP_FRAMES_READ)
+		    sscanf(after, "%llu %llu %llu %llu %llu %llu %llu %llu", &fr[0], &fr[1], &fr[2],
+			   &fr[3], &fr[4], &fr[5], &fr[6], &fr[7]) == TP_FRAMES_READ)
 			for (int i = 0; i < TP_FRAMES_READ; i++)
 				last->frames[i] = fr[i];
 	}
@@ -395,8 +402,10 @@ static pid_t start_tracer(pid_t target, const char *out, const char *err)
 	 * machine (the sanitized passes, two tests at once) can fill the default before bpftrace
 	 * reads it, and the harness fails a run that lost events.
 	 */
-	char *argv[] = {"/usr/bin/env", "BPFTRACE_PERF_RB_PAGES=1024", "bpftrace", "-B", "line",
-			script, target_pid, NULL};
+	char *argv[] = {"/usr/bin/env", "BPFTRACE_PERF_RB_PAGES=1024",
+			"bpftrace",     "-B",
+			"line",         script,
+			target_pid,     NULL};
 	pid_t pid = spawn(argv, environ, out, err, -1);
 	await_tracer_line(pid, out, err, "READY", "bpftrace did not attach");
 	unlink(script);
@@ -440,15 +449,17 @@ static void drain_tracer(const char *trace_out, const char *trace_err)
 		sched_setaffinity(0, sizeof mine, &mine);
 		for (int i = 0; i < 10; i++) {
 			if (marked(trace_out, &mine)) {
-				cr_expect_eq(count_lines(trace_out, "Lost "), 0, "bpftrace lost events");
+				cr_expect_eq(count_lines(trace_out, "Lost "), 0,
+					     "bpftrace lost events");
 				return;
 			}
 			monotonic_sleep_ms(20);
 		}
 	}
 	char *text = tp_read_file(trace_out, NULL), *errors = tp_read_file(trace_err, NULL);
-	cr_assert_fail("bpftrace printed no marker within a minute; it printed:\n%s\nand on stderr:\n%s",
-		       text, errors);
+	cr_assert_fail(
+		"bpftrace printed no marker within a minute; it printed:\n%s\nand on stderr:\n%s",
+		text, errors);
 }
 
 void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
@@ -537,8 +548,8 @@ void tp_run_all_ways_saying(const char *const argv[], const char *const env[], c
 	const struct tp_run *runs[] = {&plain, &preloaded, traced};
 	const char *modes[] = {"plainly", "preloaded", "traced"};
 	for (size_t r = 0; said != NULL && r < 3; r++)
-		cr_expect(strstr(runs[r]->err, said) != NULL, "%s, %s, did not say \"%s\": %s", argv[0],
-			  modes[r], said, runs[r]->err);
+		cr_expect(strstr(runs[r]->err, said) != NULL, "%s, %s, did not say \"%s\": %s",
+			  argv[0], modes[r], said, runs[r]->err);
 	tp_run_free(&plain);
 	tp_run_free(&preloaded);
 }
@@ -559,7 +570,8 @@ uint64_t tp_symbol_address(const char *path, const char *symbol)
 	unsigned long long addr = 0, found = 0;
 	char line[1024];
 	while (fgets(line, sizeof line, p) != NULL)
-		if (sscanf(line, "%511s %7s %llx", name, type, &addr) == 3 && strcmp(name, symbol) == 0)
+		if (sscanf(line, "%511s %7s %llx", name, type, &addr) == 3 &&
+		    strcmp(name, symbol) == 0)
 			found = addr;
 	pclose(p);
 	cr_assert(found != 0, "no symbol %s in %s", symbol, path);
@@ -589,7 +601,8 @@ size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < run->n_events; i++)
-		if (strcmp(run->events[i].probe, probe) == 0 && (tid == 0 || run->events[i].tid == tid))
+		if (strcmp(run->events[i].probe, probe) == 0 &&
+		    (tid == 0 || run->events[i].tid == tid))
 			n++;
 	return n;
 }
@@ -598,7 +611,8 @@ size_t tp_count_waits(const struct tp_run *run, int64_t kind)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < run->n_events; i++)
-		n += strcmp(run->events[i].probe, "wait__start") == 0 && run->events[i].arg[0] == kind;
+		n += strcmp(run->events[i].probe, "wait__start") == 0 &&
+		     run->events[i].arg[0] == kind;
 	return n;
 }
 
@@ -622,8 +636,9 @@ size_t tp_assert_threads_paired(const struct tp_run *run, long n)
 	size_t starts = tp_count(run, "thread__start", 0);
 	if (n >= 0)
 		cr_expect_eq(starts, (size_t)n, "%zu thread-start, expected %ld", starts, n);
-	cr_expect_eq(tp_count(run, "thread__stop", 0), starts, "%zu thread-stop for %zu thread-start",
-		     tp_count(run, "thread__stop", 0), starts);
+	cr_expect_eq(tp_count(run, "thread__stop", 0), starts,
+		     "%zu thread-stop for %zu thread-start", tp_count(run, "thread__stop", 0),
+		     starts);
 	for (size_t i = 0; i < run->n_events; i++) {
 		const struct tp_event *s = &run->events[i];
 		if (!is(s, "thread__start"))
@@ -683,7 +698,8 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 				ended_by_exit |= is(&run->events[j], "thread__stop") &&
 						 (uint64_t)run->events[j].arg[0] == s->tid &&
 						 run->events[j].tid != s->tid;
-			cr_expect(ended_by_exit, "wait-start (kind %lld) on thread %llu never ended",
+			cr_expect(ended_by_exit,
+				  "wait-start (kind %lld) on thread %llu never ended",
 				  (long long)s->arg[0], (unsigned long long)s->tid);
 			continue;
 		}
@@ -691,8 +707,9 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 				  end->arg[3] == s->arg[3],
 			  "wait-end (kind %lld, object %#llx, task %lld) does not match its start "
 			  "(kind %lld, object %#llx, task %lld)",
-			  (long long)end->arg[0], (unsigned long long)end->arg[1], (long long)end->arg[3],
-			  (long long)s->arg[0], (unsigned long long)s->arg[1], (long long)s->arg[3]);
+			  (long long)end->arg[0], (unsigned long long)end->arg[1],
+			  (long long)end->arg[3], (long long)s->arg[0],
+			  (unsigned long long)s->arg[1], (long long)s->arg[3]);
 	}
 	/* park and unpark alternate per thread, starting with park, and end unparked. */
 	for (size_t i = 0; i < run->n_events; i++) {
@@ -705,7 +722,8 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 		bool parked = false;
 		for (size_t j = i; j < run->n_events; j++) {
 			const struct tp_event *e = &run->events[j];
-			bool park = is(e, "worker__thread__park"), unpark = is(e, "worker__thread__unpark");
+			bool park = is(e, "worker__thread__park"),
+			     unpark = is(e, "worker__thread__unpark");
 			if (e->tid != tid || !(park || unpark))
 				continue;
 			cr_expect_neq(park, parked, "worker-thread-%s on thread %llu while %s",
@@ -754,23 +772,27 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 		cr_expect(s->spawned, "%s of task %llu before its spawn", e->probe,
 			  (unsigned long long)id);
 		cr_expect_eq(s->terminates == 1 && s->final_end != 0, false,
-			     "%s of task %llu after its final poll-end", e->probe, (unsigned long long)id);
+			     "%s of task %llu after its final poll-end", e->probe,
+			     (unsigned long long)id);
 		if (is(e, "task__wake")) {
 			s->wakes++;
 		} else if (is(e, "task__poll__start")) {
-			cr_expect_gt(s->wakes, 0, "task %llu polled before its wake", (unsigned long long)id);
+			cr_expect_gt(s->wakes, 0, "task %llu polled before its wake",
+				     (unsigned long long)id);
 			s->polls++;
 		} else if (is(e, "task__terminate")) {
 			s->terminates++;
 			s->terminate = i;
 		} else if (is(e, "task__poll__end") && e->arg[1] == 1) {
-			cr_expect_eq(s->terminates, 1, "task %llu ended (done 1) without one terminate",
+			cr_expect_eq(s->terminates, 1,
+				     "task %llu ended (done 1) without one terminate",
 				     (unsigned long long)id);
 			/* Terminate comes first, on this thread, with nothing of the thread between. */
 			for (size_t j = s->terminate + 1; j < i; j++)
-				cr_expect_neq(run->events[j].tid, e->tid,
-					      "%s between terminate and final poll-end of task %llu",
-					      run->events[j].probe, (unsigned long long)id);
+				cr_expect_neq(
+					run->events[j].tid, e->tid,
+					"%s between terminate and final poll-end of task %llu",
+					run->events[j].probe, (unsigned long long)id);
 			cr_expect_eq(run->events[s->terminate].tid, e->tid);
 			s->final_end = i;
 		}
@@ -803,15 +825,20 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 			if (e->tid != tid)
 				continue;
 			if (is(e, "task__poll__start")) {
-				cr_expect_eq(polling, 0, "thread %llu starts polling %lld while polling %lld",
-					     (unsigned long long)tid, (long long)e->arg[0], (long long)polling);
+				cr_expect_eq(polling, 0,
+					     "thread %llu starts polling %lld while polling %lld",
+					     (unsigned long long)tid, (long long)e->arg[0],
+					     (long long)polling);
 				polling = e->arg[0];
 			} else if (is(e, "task__poll__end")) {
-				cr_expect_eq(polling, e->arg[0], "thread %llu ends a poll of %lld while polling %lld",
-					     (unsigned long long)tid, (long long)e->arg[0], (long long)polling);
+				cr_expect_eq(polling, e->arg[0],
+					     "thread %llu ends a poll of %lld while polling %lld",
+					     (unsigned long long)tid, (long long)e->arg[0],
+					     (long long)polling);
 				polling = 0;
 			} else if (is(e, "worker__thread__start")) {
-				cr_expect_eq(starts + stops, 0, "thread %llu: worker start after start/stop",
+				cr_expect_eq(starts + stops, 0,
+					     "thread %llu: worker start after start/stop",
 					     (unsigned long long)tid);
 				starts++;
 			} else if (is(e, "worker__thread__stop")) {
@@ -841,15 +868,17 @@ void tp_run_script(const char *script, const char *const script_args[], const ch
 	char *trace_out = make_temp("trace"), *trace_err = make_temp("trace-err");
 	int go[2];
 	cr_assert(pipe2(go, O_CLOEXEC) == 0);
-	run->pid = spawn((char *const *)argv, target_environment(TP_PRELOADED, env), out, err, go[0]);
+	run->pid = spawn((char *const *)argv, target_environment(TP_PRELOADED, env), out, err,
+			 go[0]);
 	close(go[0]);
 
 	/* bpftrace SCRIPT PID ARGS..., as the script's usage says */
 	char path[4096], target_pid[16];
 	snprintf(path, sizeof path, "%s/%s", TP_BUILT_SCRIPTS_DIR, script);
 	snprintf(target_pid, sizeof target_pid, "%d", (int)run->pid);
-	const char *tracer_argv[16] = {"/usr/bin/env", "BPFTRACE_CACHE_USER_SYMBOLS=1", "bpftrace",
-				       "-B", "line", path, target_pid};
+	const char *tracer_argv[16] = {
+		"/usr/bin/env", "BPFTRACE_CACHE_USER_SYMBOLS=1", "bpftrace", "-B", "line", path,
+		target_pid};
 	size_t n = 7;
 	for (size_t i = 0; script_args != NULL && script_args[i] != NULL && n < 15; i++)
 		tracer_argv[n++] = script_args[i];

@@ -18,23 +18,23 @@
 
 /* One probe firing in the target. */
 struct tp_event {
-	char probe[32];   /* as in the ELF notes: "wait__start" */
-	uint64_t tid;     /* the firing thread */
-	uint64_t nsecs;   /* when (bpftrace's nsecs); events are sorted by it */
-	int64_t arg[6];   /* the probe's arguments, 0 past its count */
+	char probe[32];                  /* as in the ELF notes: "wait__start" */
+	uint64_t tid;                    /* the firing thread */
+	uint64_t nsecs;                  /* when (bpftrace's nsecs); events are sorted by it */
+	int64_t arg[6];                  /* the probe's arguments, 0 past its count */
 	uint64_t frames[TP_FRAMES_READ]; /* task-stack: the first frames of arg2 (up to arg3) */
 	char site[TP_SITE_READ];         /* task-spawn: the text of arg3 ("" when NULL) */
 };
 
 struct tp_run {
 	pid_t pid;
-	int status;            /* exit code, or 128 + signal number */
-	char *out, *err;       /* what the target wrote */
+	int status;      /* exit code, or 128 + signal number */
+	char *out, *err; /* what the target wrote */
 	size_t out_len;
 	struct tp_event *events;
 	size_t n_events;
-	char *trace;           /* everything the tracer printed (TP_TRACED) */
-	char *trace_errors;    /* what it printed on stderr (tp_run_script) */
+	char *trace;        /* everything the tracer printed (TP_TRACED) */
+	char *trace_errors; /* what it printed on stderr (tp_run_script) */
 };
 
 /* How a target is run. */

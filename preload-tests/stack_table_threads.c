@@ -11,9 +11,9 @@
 
 #include "../shim/stack_table.h"
 
-#define THREADS 4
+#define THREADS       4
 #define SHARED_STACKS 2000
-#define DEPTH 16
+#define DEPTH         16
 
 static uint32_t ids[THREADS][SHARED_STACKS];
 static int frames_wrong[THREADS];
@@ -56,8 +56,8 @@ int main(void)
 	for (int s = 0; s < SHARED_STACKS; s++)
 		for (int t = 0; t < THREADS; t++)
 			if (ids[t][s] == 0 || ids[t][s] != ids[0][s]) {
-				printf("stack %d: id %u on thread 0, %u on thread %d\n", s, ids[0][s],
-				       ids[t][s], t);
+				printf("stack %d: id %u on thread 0, %u on thread %d\n", s,
+				       ids[0][s], ids[t][s], t);
 				return 1;
 			}
 	printf("%d stacks, the same ids on %d threads, frames intact\n", SHARED_STACKS, THREADS);

@@ -45,7 +45,8 @@ Test(answers, trace_events_relays_every_event_of_a_busy_program, .timeout = 300)
 	tp_require_tracer();
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env, &run);
+	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env,
+		  &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect(strstr(run.out, "fib(20) = 6765\n") != NULL);
 	/* the explicit tasks, the initial task and two implicit ones: each spawned and ended once */
@@ -62,7 +63,8 @@ Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
 	/* one page of buffer a CPU cannot hold what fib(20) fires */
 	const char *env[] = {"OMP_NUM_THREADS=2", "BPFTRACE_PERF_RB_PAGES=1", NULL};
 	struct tp_run run;
-	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env, &run);
+	tp_launch((const char *[]){"trace", "events", "--", omp_target("omp_fib"), "20", NULL}, env,
+		  &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	long long said = -1;
 	const char *notice = strstr(run.err, "taskprobe: bpftrace lost ");
@@ -79,8 +81,8 @@ Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
 static void run_gate(const char *map_keys, struct tp_run *run)
 {
 	const char *env[] = {"OMP_NUM_THREADS=2", map_keys, NULL};
-	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "gate", "10000",
-				   NULL},
+	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "gate",
+				   "10000", NULL},
 		  env, run);
 	cr_expect_eq(run->status, 0, "%s", run->err);
 	cr_expect(strstr(run->out, "gate 10000 done 10000\n") != NULL, "%s", run->out);
@@ -103,7 +105,8 @@ Test(answers, a_full_map_is_said, .timeout = 300)
 	tp_require_tracer();
 	struct tp_run run;
 	run_gate("BPFTRACE_MAP_KEYS_MAX=4096", &run);
-	cr_expect(strstr(run.out, "taskprobe: a map is full: tasks from task ") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "taskprobe: a map is full: tasks from task ") != NULL, "%s",
+		  run.out);
 	long long untracked = value_of(run.out, "@tasks_untracked_map_full[");
 	cr_expect_gt(untracked, 10000 - 4096, "%s", run.out);
 	cr_expect_eq(strstr(run.out, "]: 10000\n"), NULL, "%s", run.out);
@@ -120,8 +123,8 @@ Test(answers, sub_millisecond_polls_and_parks_add_up, .timeout = 300)
 	tp_require_tracer();
 	const char *env[] = {"OMP_NUM_THREADS=2", "TASKPROBE_WORKERS=pool-*", NULL};
 	struct tp_run run;
-	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "spin", "1000",
-				   "300", NULL},
+	tp_launch((const char *[]){"trace", "lifetimes", "--", omp_target("omp_shapes"), "spin",
+				   "1000", "300", NULL},
 		  env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	/* the site with 1000 tasks is the spinning one */
@@ -135,8 +138,8 @@ Test(answers, sub_millisecond_polls_and_parks_add_up, .timeout = 300)
 	cr_expect(active_ms >= 300 && active_ms <= 900, "%lld ms: %s", active_ms, run.out);
 	tp_run_free(&run);
 
-	tp_launch((const char *[]){"trace", "waits", "--", omp_target("omp_shapes"), "parks", "1000",
-				   "300", NULL},
+	tp_launch((const char *[]){"trace", "waits", "--", omp_target("omp_shapes"), "parks",
+				   "1000", "300", NULL},
 		  env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_eq(value_of(run.out, "@timed_out[semaphore"), 1000, "%s", run.out);

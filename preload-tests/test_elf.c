@@ -38,7 +38,8 @@ static size_t read_notes(struct note *notes, size_t max)
 			snprintf(cur->name, sizeof cur->name, "%s", s + 6);
 		} else if (cur != NULL && strncmp(s, "Location: ", 10) == 0) {
 			cr_assert(sscanf(s, "Location: %llx, Base: %*x, Semaphore: %llx",
-					 &cur->location, &cur->semaphore) == 2, "%s", s);
+					 &cur->location, &cur->semaphore) == 2,
+				  "%s", s);
 		} else if (cur != NULL && strncmp(s, "Arguments:", 10) == 0) {
 			snprintf(cur->args, sizeof cur->args, "%s", s + 10 + strspn(s + 10, " "));
 		}
@@ -54,7 +55,8 @@ static void sizes_of(const char *args, char *out, size_t size)
 	char *copy = strdup(args), *save = NULL;
 	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		size_t len = strlen(out);
-		snprintf(out + len, size - len, "%s%.*s", len ? " " : "", (int)strcspn(tok, "@"), tok);
+		snprintf(out + len, size - len, "%s%.*s", len ? " " : "", (int)strcspn(tok, "@"),
+			 tok);
 	}
 	free(copy);
 }
@@ -81,25 +83,29 @@ Test(elf, every_contract_probe_is_in_the_notes_with_a_semaphore_and_its_signatur
 			sites++;
 			char sizes[128];
 			sizes_of(notes[i].args, sizes, sizeof sizes);
-			cr_expect_str_eq(sizes, p->sizes, "%s arguments %s", p->name, notes[i].args);
+			cr_expect_str_eq(sizes, p->sizes, "%s arguments %s", p->name,
+					 notes[i].args);
 			cr_expect_neq(notes[i].semaphore, 0, "%s has no semaphore", p->name);
 			if (semaphore == 0)
 				semaphore = notes[i].semaphore;
-			cr_expect_eq(notes[i].semaphore, semaphore, "%s sites disagree on the semaphore",
-				     p->name);
+			cr_expect_eq(notes[i].semaphore, semaphore,
+				     "%s sites disagree on the semaphore", p->name);
 		}
 		cr_expect_gt(sites, 0, "probe %s is missing from the notes", p->name);
 	}
 }
 
 /* The file bytes at virtual address `vaddr` of the ELF image `elf`. */
-static const unsigned char *bytes_at(const unsigned char *elf, size_t size, unsigned long long vaddr)
+static const unsigned char *bytes_at(const unsigned char *elf, size_t size,
+				     unsigned long long vaddr)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
 	for (int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(elf + eh->e_phoff + (size_t)i * eh->e_phentsize);
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(elf + eh->e_phoff +
+							    (size_t)i * eh->e_phentsize);
 		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
-		    vaddr + 5 <= ph->p_vaddr + ph->p_filesz && ph->p_offset + (vaddr - ph->p_vaddr) + 5 <= size)
+		    vaddr + 5 <= ph->p_vaddr + ph->p_filesz &&
+		    ph->p_offset + (vaddr - ph->p_vaddr) + 5 <= size)
 			return elf + ph->p_offset + (vaddr - ph->p_vaddr);
 	}
 	return NULL;

@@ -47,8 +47,10 @@ Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantic
 		struct tp_run run;
 		tp_run_all_ways(argv, NULL, &run);
 		cr_expect_eq(run.status, 0);
-		cr_expect(strncmp(run.out, expected[i], strlen(expected[i])) == 0, "%s:\n%s", modes[i], run.out);
-		cr_expect(strstr(run.out, "handler waits returned at once\n") != NULL, "%s", run.out);
+		cr_expect(strncmp(run.out, expected[i], strlen(expected[i])) == 0, "%s:\n%s",
+			  modes[i], run.out);
+		cr_expect(strstr(run.out, "handler waits returned at once\n") != NULL, "%s",
+			  run.out);
 		tp_assert_waits_paired(&run);
 		tp_run_free(&run);
 	}
@@ -60,23 +62,23 @@ Test(hardening, fork_exec_posix_spawn_vfork_and_double_fork_children_trace_under
 	/* every process of the tree, by its command name (the exec'ed ones are this program) */
 	const char *argv[] = {tp_target("process_tree"), NULL};
 	struct tp_run run;
-	run_all_ways_on_private_shim(
-		"usdt:%1$s:taskprobe:wait__start /comm == \"process_tree\"/ { printf(\"W %%d\\n\", pid); }\n",
-		argv, &run);
+	run_all_ways_on_private_shim("usdt:%1$s:taskprobe:wait__start /comm == \"process_tree\"/ { "
+				     "printf(\"W %%d\\n\", pid); }\n",
+				     argv, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "parent waited\nfork-child waited\nexec-child waited\n"
 				  "spawn-child waited\nvfork-child waited\ngrandchild waited\n");
 	/* each process's wait fired in that process: the shim works in each, fresh after exec */
-	const char *roles[] = {"parent", "fork-child", "exec-child", "spawn-child", "vfork-child",
-			       "grandchild"};
+	const char *roles[] = {"parent",      "fork-child",  "exec-child",
+			       "spawn-child", "vfork-child", "grandchild"};
 	for (size_t i = 0; i < 6; i++) {
 		const char *line = strstr(run.err, roles[i]);
 		cr_assert_not_null(line, "%s missing: %s", roles[i], run.err);
 		int pid = atoi(line + strlen(roles[i]));
 		char want[32];
 		snprintf(want, sizeof want, "W %d\n", pid);
-		cr_expect(strstr(run.trace, want) != NULL, "no wait of %s (pid %d): %s", roles[i], pid,
-			  run.trace);
+		cr_expect(strstr(run.trace, want) != NULL, "no wait of %s (pid %d): %s", roles[i],
+			  pid, run.trace);
 	}
 	tp_run_free(&run);
 }
@@ -95,7 +97,8 @@ Test(hardening, a_thousand_threads_at_once_each_start_wait_and_stop_once, .timeo
 
 Test(hardening, libomp_loaded_and_unloaded_at_run_time_twice, .timeout = 120)
 {
-	const char *argv[] = {tp_target("dlopen_omp"), tp_require_file(TP_LIBOMP_PATH, "libomp-dev"), NULL};
+	const char *argv[] = {tp_target("dlopen_omp"),
+			      tp_require_file(TP_LIBOMP_PATH, "libomp-dev"), NULL};
 	struct tp_run run;
 	tp_run_all_ways(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
@@ -118,10 +121,12 @@ Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_a
 	struct tp_run run;
 	tp_run_all_ways(argv, NULL, &run);
 	cr_expect_eq(run.status, 0);
-	cr_expect_str_eq(run.out, "sem_wait: cancelled\nsem_timedwait: cancelled\nsem_clockwait: cancelled\n"
-				  "pthread_cond_wait: cancelled\npthread_cond_timedwait: cancelled\n"
-				  "pthread_cond_clockwait: cancelled\npoll: cancelled\nppoll: cancelled\n"
-				  "epoll_wait: cancelled\nepoll_pwait: cancelled\nepoll_pwait2: cancelled\n");
+	cr_expect_str_eq(
+		run.out,
+		"sem_wait: cancelled\nsem_timedwait: cancelled\nsem_clockwait: cancelled\n"
+		"pthread_cond_wait: cancelled\npthread_cond_timedwait: cancelled\n"
+		"pthread_cond_clockwait: cancelled\npoll: cancelled\nppoll: cancelled\n"
+		"epoll_wait: cancelled\nepoll_pwait: cancelled\nepoll_pwait2: cancelled\n");
 	/* 11 threads, each stopped once; each cancelled wait ends with -ECANCELED */
 	tp_assert_threads_paired(&run, 11);
 	tp_assert_waits_paired(&run);
@@ -134,7 +139,8 @@ Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_a
 
 Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, .timeout = 300)
 {
-	const char *target = tp_require_program(tp_target("omp_short_tasks"), "clang and libomp-dev");
+	const char *target = tp_require_program(tp_target("omp_short_tasks"),
+						"clang and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	/* ten million: the shim with no tracer keeps no state per task (a tracer would make the
 	 * run minutes long) */
@@ -153,8 +159,10 @@ Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, 
 	char *program;
 	cr_assert(asprintf(&program,
 			   "usdt:%1$s:taskprobe:task__spawn /pid == $1/ { @spawns = count(); }\n"
-			   "usdt:%1$s:taskprobe:task__terminate /pid == $1/ { @terminates = count(); }\n"
-			   "usdt:%1$s:taskprobe:task__poll__end /pid == $1 && arg1/ { @ended = count(); }\n",
+			   "usdt:%1$s:taskprobe:task__terminate /pid == $1/ { @terminates = "
+			   "count(); }\n"
+			   "usdt:%1$s:taskprobe:task__poll__end /pid == $1 && arg1/ { @ended = "
+			   "count(); }\n",
 			   tp_shim()) > 0);
 	tp_use_tracer_program(program);
 	const char *some[] = {target, "100000", NULL};
@@ -215,7 +223,8 @@ Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_des
 			     "order %zu: the library's constructor ran %s the shim's", i,
 			     orders[i].early_first ? "after" : "before");
 		struct tp_run traced;
-		tp_run_all_ways_saying(argv, orders[i].env, "early_lib: destructor waited\n", &traced);
+		tp_run_all_ways_saying(argv, orders[i].env, "early_lib: destructor waited\n",
+				       &traced);
 		cr_expect_eq(traced.status, 0, "order %zu", i);
 		cr_expect_str_eq(traced.out, "the library's thread made 3 waits\n");
 		/* the constructor's thread, started and stopped once; its three semaphore waits and
@@ -236,7 +245,8 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
 	run_all_ways_on_private_shim(
 		"usdt:%1$s:taskprobe:thread__start /comm == \"fork_while_thre\"/ {\n"
 		"  @starts[pid == $1 ? \"parent\" : \"child\"] = count(); }\n"
-		"usdt:%1$s:taskprobe:wait__start /comm == \"fork_while_thre\"/ { @waits = count(); }\n",
+		"usdt:%1$s:taskprobe:wait__start /comm == \"fork_while_thre\"/ { @waits = count(); "
+		"}\n",
 		argv, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect(strcmp(run.out, "100 children exited cleanly\n") == 0, "%s%s", run.out, run.err);
@@ -257,26 +267,35 @@ Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
 	 * process: Debian's valgrind is a shell script running valgrind.bin, then the target).
 	 * preload-tests/valgrind.supp says why libunwind's address checks are suppressed.
 	 */
-	const char *targets[] = {"threads", "timed_waits", "cancel_points", "omp_fib", "omp_detach"};
-	const char *env[] = {"TASKPROBE_REPORT=stderr", "TASKPROBE_STACK_DEPTH=many", "OMP_NUM_THREADS=2",
-			     NULL};
+	const char *targets[] = {"threads", "timed_waits", "cancel_points", "omp_fib",
+				 "omp_detach"};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "TASKPROBE_STACK_DEPTH=many",
+			     "OMP_NUM_THREADS=2", NULL};
 	tp_use_shim(tp_shim_copy());
 	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
 		const char *target = tp_target(targets[i]);
 		if (strncmp(targets[i], "omp_", 4) == 0)
 			tp_require_program(target, "clang and libomp-dev");
-		const char *argv[] = {valgrind, "-q", "--suppressions=" TP_VALGRIND_SUPPRESSIONS,
-				      "--leak-check=full", "--show-leak-kinds=definite",
-				      "--errors-for-leak-kinds=definite", "--error-exitcode=99", target, NULL};
+		const char *argv[] = {valgrind,
+				      "-q",
+				      "--suppressions=" TP_VALGRIND_SUPPRESSIONS,
+				      "--leak-check=full",
+				      "--show-leak-kinds=definite",
+				      "--errors-for-leak-kinds=definite",
+				      "--error-exitcode=99",
+				      target,
+				      NULL};
 		const char *plain_argv[] = {target, NULL};
 		struct tp_run checked, plain;
 		tp_run(TP_PRELOADED, argv, env, &checked);
 		tp_run(TP_PLAIN, plain_argv, env, &plain);
-		cr_expect_eq(checked.status, plain.status, "%s under memcheck: %s", targets[i], checked.err);
+		cr_expect_eq(checked.status, plain.status, "%s under memcheck: %s", targets[i],
+			     checked.err);
 		cr_expect_str_eq(checked.out, plain.out);
 		cr_expect(strstr(checked.err, "taskprobe: TASKPROBE_STACK_DEPTH=") != NULL,
 			  "%s: the shim is not loaded: %s", targets[i], checked.err);
-		cr_expect(strstr(checked.err, "==") == NULL, "%s: memcheck said:\n%s", targets[i], checked.err);
+		cr_expect(strstr(checked.err, "==") == NULL, "%s: memcheck said:\n%s", targets[i],
+			  checked.err);
 		tp_run_free(&checked);
 		tp_run_free(&plain);
 	}

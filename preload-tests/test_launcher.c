@@ -61,7 +61,7 @@ Test(launcher, run_keeps_the_output_and_the_exit_status)
 	tp_run_free(&launched);
 
 	tp_launch((const char *[]){"run", "--", "sh", "-c", "echo $LD_PRELOAD; exit 7", NULL}, NULL,
-	       &launched);
+		  &launched);
 	cr_expect_eq(launched.status, 7);
 	cr_expect(strstr(launched.out, "libtaskprobe.so") != NULL, "%s", launched.out);
 	tp_run_free(&launched);
@@ -72,7 +72,8 @@ Test(launcher, unknown_scripts_and_missing_programs_are_said)
 	struct tp_run run;
 	tp_launch((const char *[]){"trace", "no_such_script", "--", "true", NULL}, NULL, &run);
 	cr_expect_eq(run.status, 2);
-	cr_expect(strstr(run.err, "no script no_such_script") != NULL && strstr(run.err, "polls") != NULL,
+	cr_expect(strstr(run.err, "no script no_such_script") != NULL &&
+			  strstr(run.err, "polls") != NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
 	tp_launch((const char *[]){"run", "--", "/no/such/program", NULL}, NULL, &run);
@@ -88,7 +89,8 @@ Test(launcher, unknown_scripts_and_missing_programs_are_said)
 Test(launcher, trace_runs_a_script_from_the_first_instruction_and_keeps_the_status, .timeout = 120)
 {
 	tp_require_tracer();
-	const char *omp_latency = tp_require_program(tp_target("omp_latency"), "clang and libomp-dev");
+	const char *omp_latency = tp_require_program(tp_target("omp_latency"),
+						     "clang and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
 	tp_launch((const char *[]){"trace", "polls", "--", omp_latency, NULL}, env, &run);
@@ -130,22 +132,24 @@ Test(launcher, trace_preloads_libomp_under_a_gcc_openmp_program, .timeout = 120)
 static char *summarize_timeline(const char *path)
 {
 	char *cmd;
-	cr_assert(asprintf(&cmd,
-			   "python3 -c 'import json,sys,collections\n"
-			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-			   "c = collections.Counter(e[\"ph\"] for e in d)\n"
-			   "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
-			   "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
-			   "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))\n"
-			   "names = collections.defaultdict(set)\n"
-			   "for e in d:\n"
-			   "    if e[\"ph\"] == \"B\" and \"task\" in e.get(\"args\", {}) and \"object\" not in e[\"args\"]:\n"
-			   "        names[(\"poll\", e[\"name\"])].add(e[\"args\"][\"task\"])\n"
-			   "    elif e[\"ph\"] == \"b\":\n"
-			   "        names[(\"track\", e[\"name\"])].add(e[\"id\"])\n"
-			   "for (kind, name), tasks in sorted(names.items()):\n"
-			   "    print(\"%%s\\t%%s\\t%%d\" %% (kind, name, len(tasks)))' '%s'",
-			   path) > 0);
+	cr_assert(
+		asprintf(&cmd,
+			 "python3 -c 'import json,sys,collections\n"
+			 "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			 "c = collections.Counter(e[\"ph\"] for e in d)\n"
+			 "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
+			 "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
+			 "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))\n"
+			 "names = collections.defaultdict(set)\n"
+			 "for e in d:\n"
+			 "    if e[\"ph\"] == \"B\" and \"task\" in e.get(\"args\", {}) and "
+			 "\"object\" not in e[\"args\"]:\n"
+			 "        names[(\"poll\", e[\"name\"])].add(e[\"args\"][\"task\"])\n"
+			 "    elif e[\"ph\"] == \"b\":\n"
+			 "        names[(\"track\", e[\"name\"])].add(e[\"id\"])\n"
+			 "for (kind, name), tasks in sorted(names.items()):\n"
+			 "    print(\"%%s\\t%%s\\t%%d\" %% (kind, name, len(tasks)))' '%s'",
+			 path) > 0);
 	FILE *p = popen(cmd, "r");
 	free(cmd);
 	cr_assert_not_null(p);
@@ -160,7 +164,8 @@ static char *summarize_timeline(const char *path)
 static int line_after(const char *target_source, const char *function, const char *pragma)
 {
 	char *path;
-	cr_assert(asprintf(&path, "%s/../preload-tests/targets/%s", TP_SCRIPTS_DIR, target_source) > 0);
+	cr_assert(asprintf(&path, "%s/../preload-tests/targets/%s", TP_SCRIPTS_DIR, target_source) >
+		  0);
 	char *file = tp_read_file(path, NULL);
 	free(path);
 	cr_assert_not_null(file);
@@ -189,7 +194,8 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 {
 	tp_require_tracer();
 	tp_require_program("/usr/bin/perf", "linux-perf");
-	const char *omp_latency = tp_require_program(tp_target("omp_latency"), "clang and libomp-dev");
+	const char *omp_latency = tp_require_program(tp_target("omp_latency"),
+						     "clang and libomp-dev");
 	char json[] = "/tmp/taskprobe-timeline-XXXXXX.json";
 	int fd = mkstemps(json, 5);
 	cr_assert_geq(fd, 0);
@@ -208,8 +214,9 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	 */
 	const char *summary = summarize_timeline(json);
 	unsigned m, b, e, tb, te, s, f, i, sited;
-	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nsited tasks=%u", &m, &b,
-			    &e, &tb, &te, &s, &f, &i, &sited), 9, "%s", summary);
+	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nsited tasks=%u", &m,
+			    &b, &e, &tb, &te, &s, &f, &i, &sited),
+		     9, "%s", summary);
 	cr_expect_eq(m, 2, "%s", summary);
 	cr_expect_eq(b, e, "%s", summary);
 	cr_expect_eq(tb, 25, "%s", summary);
@@ -250,17 +257,20 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 
 Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 {
-	char input[] = "/tmp/taskprobe-timeline-in-XXXXXX", output[] = "/tmp/taskprobe-timeline-out-XXXXXX";
+	char input[] = "/tmp/taskprobe-timeline-in-XXXXXX",
+	     output[] = "/tmp/taskprobe-timeline-out-XXXXXX";
 	int in = mkstemp(input), out = mkstemp(output);
 	cr_assert(in >= 0 && out >= 0);
 	close(out);
 	FILE *f = fdopen(in, "w");
-	fputs("     app 4242/4242 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 arg3=9 arg4=0 arg5=0 arg6=1\n"
+	fputs("     app 4242/4242 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 "
+	      "arg3=9 arg4=0 arg5=0 arg6=1\n"
 	      "this is not perf output\n"
 	      "     app 4242/4243 100.000002: sdt_taskprobe:task__poll__start: (7f01) arg1=7\n"
 	      "     app 4242/4243 100.000003: sdt_taskprobe:wait__end: (7f02) arg1=5 arg9=1\n"
 	      "     app 4242/4243 100.000004: sched:sched_switch: prev_comm=app\n"
-	      "     app 4242/4243 100.000005: sdt_taskprobe:task__poll__end: (7f03) arg1=7 arg2=1\n",
+	      "     app 4242/4243 100.000005: sdt_taskprobe:task__poll__end: (7f03) arg1=7 "
+	      "arg2=1\n",
 	      f);
 	fclose(f);
 	const char *argv[] = {TIMELINE, "-o", output, input, NULL};
@@ -269,10 +279,12 @@ Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 	cr_expect_eq(run.status, 1);
 	cr_expect(strstr(run.err, "line 2: not a perf script sample") != NULL, "%s", run.err);
 	cr_expect(strstr(run.err, "line 4: an argument") != NULL, "%s", run.err);
-	cr_expect_eq(strstr(run.err, "line 5") , NULL, "another event's sample is not an error: %s", run.err);
+	cr_expect_eq(strstr(run.err, "line 5"), NULL, "another event's sample is not an error: %s",
+		     run.err);
 	/* the good lines: one task track, its flow, one poll slice named with its site */
 	const char *summary = summarize_timeline(output);
-	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nsited tasks=1", 44) == 0, "%s", summary);
+	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nsited tasks=1", 44) == 0, "%s",
+		  summary);
 	unlink(input);
 	unlink(output);
 	tp_run_free(&run);
@@ -313,21 +325,22 @@ Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
 	int out = mkstemp(output);
 	cr_assert_geq(out, 0);
 	close(out);
-#define SPAWN(pid, task, site, arg4) \
-	"     app " #pid "/" #pid " 100.0000" #task ": sdt_taskprobe:task__spawn: (7f00) arg1=" #task \
-	" arg2=0 arg3=" #site " arg4=" arg4 " arg5=0 arg6=1\n"
-#define POLL(pid, task) \
-	"     app " #pid "/" #pid " 100.0001" #task ": sdt_taskprobe:task__poll__start: (7f01) arg1=" #task "\n" \
-	"     app " #pid "/" #pid " 100.0002" #task ": sdt_taskprobe:task__poll__end: (7f03) arg1=" #task " arg2=1\n"
-	const char *text =
-		SPAWN(4242, 11, 0, "\"\"") POLL(4242, 11)
-		SPAWN(4242, 12, 2, "\"spawn_quick (my app.c:23)\"") POLL(4242, 12)
-		SPAWN(4242, 13, 2, "(fault)") POLL(4242, 13)
-		SPAWN(4242, 14, 2, "\"\"") POLL(4242, 14)
-		SPAWN(4242, 15, 3, "\"say \"hi\" \\ arg1 (x y.c:5)\"") POLL(4242, 15)
-		SPAWN(4343, 16, 2, "\"\"") POLL(4343, 16)
-		SPAWN(4343, 17, 2, "140723296435936") POLL(4343, 17)
-		SPAWN(4343, 18, 0, "0") POLL(4343, 18);
+#define SPAWN(pid, task, site, arg4)                                                               \
+	"     app " #pid "/" #pid " 100.0000" #task                                                \
+	": sdt_taskprobe:task__spawn: (7f00) arg1=" #task " arg2=0 arg3=" #site " arg4=" arg4      \
+	" arg5=0 arg6=1\n"
+#define POLL(pid, task)                                                                            \
+	"     app " #pid "/" #pid " 100.0001" #task                                                \
+	": sdt_taskprobe:task__poll__start: (7f01) arg1=" #task "\n"                               \
+	"     app " #pid "/" #pid " 100.0002" #task                                                \
+	": sdt_taskprobe:task__poll__end: (7f03) arg1=" #task " arg2=1\n"
+	const char *text = SPAWN(4242, 11, 0, "\"\"") POLL(4242, 11)
+		SPAWN(4242, 12, 2, "\"spawn_quick (my app.c:23)\"") POLL(4242, 12) SPAWN(
+			4242, 13, 2, "(fault)") POLL(4242, 13) SPAWN(4242, 14, 2, "\"\"")
+			POLL(4242, 14) SPAWN(4242, 15, 3, "\"say \"hi\" \\ arg1 (x y.c:5)\"")
+				POLL(4242, 15) SPAWN(4343, 16, 2, "\"\"") POLL(4343, 16)
+					SPAWN(4343, 17, 2, "140723296435936") POLL(4343, 17)
+						SPAWN(4343, 18, 0, "0") POLL(4343, 18);
 #undef SPAWN
 #undef POLL
 	struct tp_run run;
@@ -339,22 +352,31 @@ Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
 	fputs(run.out, f);
 	fclose(f);
 	const char *summary = summarize_timeline(output);
-	cr_expect(strncmp(summary, "M=2 B=8 E=8 b=8 e=8 s=8 f=8 i=0\nsited tasks=2\n", 46) == 0, "%s", summary);
+	cr_expect(strncmp(summary, "M=2 B=8 E=8 b=8 e=8 s=8 f=8 i=0\nsited tasks=2\n", 46) == 0,
+		  "%s", summary);
 	cr_expect(named_tasks(summary, "spawn_quick (my app.c:23)", 3), "%s", summary);
 	cr_expect(named_tasks(summary, "say \"hi\" \\ arg1 (x y.c:5)", 1), "%s", summary);
 	cr_expect(named_tasks(summary, "task 11", 1), "%s", summary);
-	cr_expect(named_tasks(summary, "task 16 (site 2)", 1), "another process's site 2: %s", summary);
+	cr_expect(named_tasks(summary, "task 16 (site 2)", 1), "another process's site 2: %s",
+		  summary);
 	cr_expect(named_tasks(summary, "task 17 (site 2)", 1), "%s", summary);
 	cr_expect(named_tasks(summary, "task 18", 1), "%s", summary);
 	/* the poll's begin and end alike, with the task and its site */
-	cr_expect_eq(occurrences(run.out, "\"name\":\"spawn_quick (my app.c:23)\",\"args\":{\"task\":13,\"site\":2}"),
-		     2, "%s", run.out);
-	cr_expect_eq(occurrences(run.out, "\"name\":\"say \\\"hi\\\" \\\\ arg1 (x y.c:5)\""), 4, "%s", run.out);
-	cr_expect_eq(occurrences(run.out, "\"name\":\"task 11\",\"args\":{\"task\":11}"), 2, "%s", run.out);
+	cr_expect_eq(
+		occurrences(
+			run.out,
+			"\"name\":\"spawn_quick (my app.c:23)\",\"args\":{\"task\":13,\"site\":2}"),
+		2, "%s", run.out);
+	cr_expect_eq(occurrences(run.out, "\"name\":\"say \\\"hi\\\" \\\\ arg1 (x y.c:5)\""), 4,
+		     "%s", run.out);
+	cr_expect_eq(occurrences(run.out, "\"name\":\"task 11\",\"args\":{\"task\":11}"), 2, "%s",
+		     run.out);
 	tp_run_free(&run);
 
 	/* a string with no closing quote is a malformed line */
-	convert_text("     app 1/1 1.000001: sdt_taskprobe:task__spawn: (7f00) arg1=1 arg2=0 arg3=1 arg4=\"main (a.c:1)\n", &run);
+	convert_text("     app 1/1 1.000001: sdt_taskprobe:task__spawn: (7f00) arg1=1 arg2=0 "
+		     "arg3=1 arg4=\"main (a.c:1)\n",
+		     &run);
 	cr_expect_eq(run.status, 1, "%s", run.err);
 	cr_expect(strstr(run.err, "line 1: a string argument") != NULL, "%s", run.err);
 	tp_run_free(&run);
@@ -363,7 +385,9 @@ Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
 
 Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)
 {
-#define SPAWN "     app 4242/4243 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 arg3=9 arg4=0 arg5=0 arg6=1\n"
+#define SPAWN                                                                                      \
+	"     app 4242/4243 100.000001: sdt_taskprobe:task__spawn: (7f00) arg1=7 arg2=0 arg3=9 "   \
+	"arg4=0 arg5=0 arg6=1\n"
 #define WAKE  "     app 4242/4243 100.000002: sdt_taskprobe:task__wake: (7f04) arg1=7 arg2=0\n"
 #define START "     app 4242/4243 100.000003: sdt_taskprobe:task__poll__start: (7f01) arg1=7\n"
 #define END   "     app 4242/4243 100.000005: sdt_taskprobe:task__poll__end: (7f03) arg1=7 arg2=1\n"
@@ -400,7 +424,8 @@ Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)
 
 Test(timeline, survives_the_fuzzer, .timeout = 180)
 {
-	const char *fuzzer = tp_require_program(TP_CONTRIB_DIR "/fuzz_timeline", "libclang-rt-14-dev");
+	const char *fuzzer = tp_require_program(TP_CONTRIB_DIR "/fuzz_timeline",
+						"libclang-rt-14-dev");
 	char corpus[] = "/tmp/taskprobe-corpus-XXXXXX";
 	cr_assert_not_null(mkdtemp(corpus));
 	/* seeds: a real recording's lines; the fuzzer adds its finds to the temporary copy */
@@ -408,7 +433,8 @@ Test(timeline, survives_the_fuzzer, .timeout = 180)
 	cr_assert(asprintf(&cmd, "cp %s/* %s/", TP_CORPUS_DIR, corpus) > 0);
 	cr_assert_eq(system(cmd), 0);
 	free(cmd);
-	const char *argv[] = {fuzzer, "-max_total_time=30", "-close_fd_mask=3", "-timeout=5", corpus, NULL};
+	const char *argv[] = {
+		fuzzer, "-max_total_time=30", "-close_fd_mask=3", "-timeout=5", corpus, NULL};
 	struct tp_run run;
 	tp_run(TP_PLAIN, argv, NULL, &run);
 	cr_expect_eq(run.status, 0, "the fuzzer found a crash: %s", run.err);
@@ -423,10 +449,11 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	tp_require_program("/usr/bin/chromium", "chromium");
 	const char *node = tp_require_program("/usr/bin/node", "nodejs");
 	/* installed by contrib/install-deps with npm install -g */
-	const char *release = tp_require_file("/usr/lib/node_modules/speedscope/dist/release/index.html",
-						 "speedscope (npm install -g speedscope playwright-core)");
+	const char *release = tp_require_file(
+		"/usr/lib/node_modules/speedscope/dist/release/index.html",
+		"speedscope (npm install -g speedscope playwright-core)");
 	tp_require_file("/usr/lib/node_modules/playwright-core/package.json",
-			   "playwright-core (npm install -g speedscope playwright-core)");
+			"playwright-core (npm install -g speedscope playwright-core)");
 	char json[] = "/tmp/taskprobe-speedscope-XXXXXX.json";
 	int fd = mkstemps(json, 5);
 	cr_assert_geq(fd, 0);
@@ -445,8 +472,10 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	/* speedscope's profile list: one profile per thread track, named by the thread */
 	cr_expect(strstr(run.out, "(1/2)") != NULL, "%s", run.out);
-	cr_expect(strstr(run.out, "omp_latency 10331 (pid 10331, tid 10331)") != NULL, "%s", run.out);
-	cr_expect(strstr(run.out, "omp_latency 10333 (pid 10331, tid 10333)") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "omp_latency 10331 (pid 10331, tid 10331)") != NULL, "%s",
+		  run.out);
+	cr_expect(strstr(run.out, "omp_latency 10333 (pid 10331, tid 10333)") != NULL, "%s",
+		  run.out);
 	unlink(json);
 	tp_run_free(&run);
 }

@@ -83,7 +83,8 @@ Test(openmp, gcc_built_program_on_preloaded_libomp, .timeout = 180)
 Test(openmp, a_users_ompt_tool_keeps_working_and_the_reason_is_said, .timeout = 180)
 {
 	const char *argv[] = {openmp_target("omp_fib"), "6", NULL};
-	const char *env[] = {"OMP_NUM_THREADS=2", "OMP_TOOL_LIBRARIES=/nonexistent/libtool.so", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", "OMP_TOOL_LIBRARIES=/nonexistent/libtool.so",
+			     NULL};
 	struct tp_run run;
 	tp_run(TP_TRACED, argv, env, &run);
 	cr_expect_str_eq(run.out, "fib(6) = 8\n");

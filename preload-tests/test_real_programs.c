@@ -88,8 +88,10 @@ Test(real_programs, zstd_and_pigz_with_two_threads_are_unchanged, .timeout = 300
 		expect_unchanged(programs[i], &run);
 		cr_expect_eq(run.status, 0);
 		cr_expect_gt(run.out_len, 1000);
-		cr_expect_gt(tp_count(&run, "thread__start", 0), 0, "%s starts threads", programs[i][0]);
-		cr_expect_gt(tp_count(&run, "wait__start", 0), 0, "%s's threads wait", programs[i][0]);
+		cr_expect_gt(tp_count(&run, "thread__start", 0), 0, "%s starts threads",
+			     programs[i][0]);
+		cr_expect_gt(tp_count(&run, "wait__start", 0), 0, "%s's threads wait",
+			     programs[i][0]);
 		tp_run_free(&run);
 	}
 	unlink(input);

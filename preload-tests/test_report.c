@@ -19,13 +19,15 @@ static const char *openmp_target(const char *name)
 	return tp_require_program(tp_target(name), "clang and libomp-dev");
 }
 
-static const char no_executor[] = "taskprobe: no task executor was seen (pid %d): no tasks to report";
+static const char no_executor[] =
+	"taskprobe: no task executor was seen (pid %d): no tasks to report";
 static const char why_libgomp[] = ". An OpenMP program on GCC's libgomp has no tool interface: run "
 				  "it with LLVM's libomp preloaded (taskprobe run does this)\n";
 
 Test(report, a_gcc_program_on_libgomp_says_no_executor_was_seen_and_why, .timeout = 120)
 {
-	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
+	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"),
+			      NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
 	tp_run(TP_PRELOADED, argv, env, &run);
@@ -34,7 +36,8 @@ Test(report, a_gcc_program_on_libgomp_says_no_executor_was_seen_and_why, .timeou
 	char said[512];
 	snprintf(said, sizeof said, no_executor, (int)run.pid);
 	strcat(said, why_libgomp);
-	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said, run.err);
+	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
+		  run.err);
 	cr_expect(strstr(run.err, "spawned but never terminated") == NULL, "no task count: %s",
 		  run.err);
 	tp_run_free(&run);
@@ -52,7 +55,8 @@ Test(report, a_program_with_no_executor_says_so_and_names_no_runtime, .timeout =
 	char said[512];
 	snprintf(said, sizeof said, no_executor, (int)run.pid);
 	strcat(said, "\n");
-	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said, run.err);
+	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
+		  run.err);
 	cr_expect(strstr(run.err, "libgomp") == NULL, "%s", run.err);
 	tp_run_free(&run);
 	tp_run_free(&plain);
@@ -85,7 +89,8 @@ Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 
 {
 	if (strlen(TP_LIBOMP_PATH) == 0)
 		tp_require_file("libomp.so.5 (not found at build time)", "libomp-dev");
-	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"), NULL};
+	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"),
+			      NULL};
 	char preload[4200];
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
 	const char *env[] = {preload, "TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
@@ -130,8 +135,8 @@ static int unclean_endings(enum tp_mode mode, const char *const env[], const cha
 			char first[128]; /* the report's first line, after its count */
 			snprintf(first, sizeof first, " spawned but never terminated (pid %d)\n",
 				 (int)run.pid);
-			cr_expect(strstr(run.err, first) != NULL, "run %d: no report on stderr: %s", i,
-				  run.err);
+			cr_expect(strstr(run.err, first) != NULL, "run %d: no report on stderr: %s",
+				  i, run.err);
 			*reported += strstr(run.err, report) != NULL;
 		}
 		tp_run_free(&run);
@@ -160,7 +165,8 @@ static void expect_endings_as_without_the_report(const char *setting, const char
 	int baseline = shim_only > plain ? shim_only : plain;
 	cr_expect_leq(with, baseline + 2,
 		      "%d of %d runs with the report did not end cleanly, against %d with the shim "
-		      "alone and %d with no shim", with, RUNS, shim_only, plain);
+		      "alone and %d with no shim",
+		      with, RUNS, shim_only, plain);
 }
 
 Test(report, exit_from_a_plain_thread_during_tasks_ends_as_without_the_report, .timeout = 600)

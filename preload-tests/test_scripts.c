@@ -98,15 +98,16 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 			char *q = p;
 			while (strncmp(q, "taskprobe", 9) == 0) {
 				char *colons = strstr(q, ":::");
-				cr_assert_not_null(colons, "%s: a taskprobe probe without :::", entry->d_name);
+				cr_assert_not_null(
+					colons, "%s: a taskprobe probe without :::", entry->d_name);
 				char name[48] = "";
 				sscanf(colons + 3, "%47[a-z-]", name);
 				const struct provider_probe *found = NULL;
 				for (size_t i = 0; i < n_probes; i++)
 					if (strcmp(probes[i].name, name) == 0)
 						found = &probes[i];
-				cr_expect_not_null(found, "%s: probe %s is not in the provider", entry->d_name,
-						   name);
+				cr_expect_not_null(found, "%s: probe %s is not in the provider",
+						   entry->d_name, name);
 				if (found != NULL && found->nargs < max_args)
 					max_args = found->nargs;
 				q = colons + 3 + strlen(name);
@@ -122,10 +123,13 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 			} while (depth > 0 && *c);
 			for (char *a = p; a < c; a++) {
 				int index;
-				if (strncmp(a, "arg", 3) == 0 && (a == p || !isalnum((unsigned char)a[-1])) &&
+				if (strncmp(a, "arg", 3) == 0 &&
+				    (a == p || !isalnum((unsigned char)a[-1])) &&
 				    sscanf(a + 3, "%d", &index) == 1)
-					cr_expect_lt(index, max_args, "%s: arg%d read by a clause whose probes have %d",
-						     entry->d_name, index, max_args);
+					cr_expect_lt(
+						index, max_args,
+						"%s: arg%d read by a clause whose probes have %d",
+						entry->d_name, index, max_args);
 			}
 			clauses++;
 			p = c;
@@ -149,14 +153,16 @@ Test(scripts, every_bpftrace_script_has_a_d_twin_and_the_other_way_round)
 		if (len > 6 && strcmp(name + len - 6, ".bt.in") == 0) {
 			stem = len - 6;
 			twin_suffix = ".d";
-		} else if (len > 2 && strcmp(name + len - 2, ".d") == 0 && strcmp(name, "taskprobe.d") != 0) {
+		} else if (len > 2 && strcmp(name + len - 2, ".d") == 0 &&
+			   strcmp(name, "taskprobe.d") != 0) {
 			stem = len - 2;
 			twin_suffix = ".bt.in";
 		}
 		if (twin_suffix == NULL)
 			continue;
 		char twin[4096];
-		snprintf(twin, sizeof twin, "%s/%.*s%s", TP_SCRIPTS_DIR, (int)stem, name, twin_suffix);
+		snprintf(twin, sizeof twin, "%s/%.*s%s", TP_SCRIPTS_DIR, (int)stem, name,
+			 twin_suffix);
 		cr_expect(access(twin, R_OK) == 0, "%s has no twin %s", name, twin);
 		pairs++;
 	}
@@ -186,7 +192,8 @@ static const char *site_text(const char *trace, const char *function)
 		    strncmp(l + len + 2, "omp_", 4) != 0)
 			continue;
 		const char *close = strchr(l, ')'), *line = strstr(l, ".c:");
-		if (close != NULL && line != NULL && line < close && (size_t)(close + 1 - l) < sizeof text) {
+		if (close != NULL && line != NULL && line < close &&
+		    (size_t)(close + 1 - l) < sizeof text) {
 			memcpy(text, l, (size_t)(close + 1 - l));
 			text[close + 1 - l] = '\0';
 			return text;
@@ -269,7 +276,8 @@ Test(scripts, polls_bt_has_the_histograms_and_the_slow_poll_on_top, .timeout = 1
 	unsigned long long task, us;
 	char site[256];
 	const char *top = last_line(run.trace, "@slowest_polls_us[");
-	cr_assert_eq(sscanf(top, "@slowest_polls_us[%llu, %255[^]]]: %llu", &task, site, &us), 3, "%s", top);
+	cr_assert_eq(sscanf(top, "@slowest_polls_us[%llu, %255[^]]]: %llu", &task, site, &us), 3,
+		     "%s", top);
 	cr_expect_str_eq(site, site_text(run.trace, "spawn_slow"), "%s", run.trace);
 	cr_expect(us >= 60000 && us < 10000000, "%llu us", us);
 	cr_expect_gt(task, 0);
@@ -292,7 +300,8 @@ Test(scripts, lifetimes_bt_counts_tasks_and_active_time_per_site, .timeout = 120
 		snprintf(key, sizeof key, "@active_us[%s]", site);
 		cr_expect_eq(hist_total(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
 		snprintf(key, sizeof key, "@active_total_ms[%s]", site);
-		cr_expect_geq(map_value(run.trace, key), least_active_ms[i], "%s: %s", sites[i], run.trace);
+		cr_expect_geq(map_value(run.trace, key), least_active_ms[i], "%s: %s", sites[i],
+			      run.trace);
 	}
 	tp_run_free(&run);
 }
@@ -319,7 +328,8 @@ Test(scripts, blocking_bt_names_the_task_that_blocks_its_worker, .timeout = 120)
 	unsigned long long task, us;
 	char kind[16], site[256];
 	const char *line = last_line(run.trace, "@blocking_tasks_us[");
-	cr_assert_eq(sscanf(line, "@blocking_tasks_us[%llu, %255[^,], %15[a-z]]: %llu", &task, site, kind, &us),
+	cr_assert_eq(sscanf(line, "@blocking_tasks_us[%llu, %255[^,], %15[a-z]]: %llu", &task, site,
+			    kind, &us),
 		     4, "%s", line);
 	cr_expect_str_eq(site, blocking);
 	cr_expect_str_eq(kind, "poll");
@@ -379,7 +389,8 @@ static bool has_stack_through(const char *trace, const char *path, const char *f
 		unsigned long long pc0, pc1;
 		const char *frames = strchr(l, '\n');
 		if (frames != NULL && sscanf(frames, " 0x%llx 0x%llx", &pc0, &pc1) == 2 &&
-		    strcmp(tp_symbol_at(path, pc0), f0) == 0 && strcmp(tp_symbol_at(path, pc1), f1) == 0)
+		    strcmp(tp_symbol_at(path, pc0), f0) == 0 &&
+		    strcmp(tp_symbol_at(path, pc1), f1) == 0)
 			return true;
 	}
 	return false;
@@ -396,7 +407,8 @@ Test(scripts, spawn_stacks_bt_prints_each_stack_under_its_site_and_counts_tasks,
 	/* one site, two stacks under it, each printed once with its frames in order */
 	const char *site = site_text(run.trace, "spawn_leaf");
 	cr_expect_eq(lines_starting(run.trace, "stack "), 2, "%s", run.trace);
-	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_alpha"), "%s", run.trace);
+	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_alpha"), "%s",
+		  run.trace);
 	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_beta"), "%s", run.trace);
 	char key[320];
 	snprintf(key, sizeof key, "@tasks_by_site[%s]", site);
@@ -426,8 +438,11 @@ Test(scripts, events_bt_prints_every_event_with_its_arguments, .timeout = 120)
 	for (const char *l = run.trace; (l = strstr(l, " task-spawn task=")) != NULL; l++) {
 		unsigned long long task, parent, site, stack;
 		unsigned executor;
-		cr_assert_eq(sscanf(l, " task-spawn task=%llu parent=%llu site=%llu stack=%llu executor=%u",
-				    &task, &parent, &site, &stack, &executor), 5, "%.80s", l);
+		cr_assert_eq(
+			sscanf(l,
+			       " task-spawn task=%llu parent=%llu site=%llu stack=%llu executor=%u",
+			       &task, &parent, &site, &stack, &executor),
+			5, "%.80s", l);
 		cr_expect_eq(executor, 1);
 		/* the site's text follows " at ", empty for no site */
 		const char *at = strstr(l, " at "), *end = strchr(l, '\n');
@@ -448,7 +463,8 @@ Test(scripts, events_bt_prints_every_event_with_its_arguments, .timeout = 120)
 	 * exit, which may come after the script saw the main thread exit.
 	 */
 	cr_expect(terminates >= 10 && terminates <= 11, "%zu terminates", terminates);
-	cr_expect(strstr(run.trace, " thread-start tid=") != NULL && strstr(run.trace, " routine=0x") != NULL,
+	cr_expect(strstr(run.trace, " thread-start tid=") != NULL &&
+			  strstr(run.trace, " routine=0x") != NULL,
 		  "libomp's worker thread: %s", run.trace);
 	cr_expect(strstr(run.trace, " worker-thread-start\n") != NULL, "%s", run.trace);
 	tp_run_free(&run);

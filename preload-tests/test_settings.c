@@ -62,11 +62,12 @@ ParameterizedTest(struct setting_case *c, settings, each_value)
 		     preloaded.err);
 	if (c->bad) {
 		char name[64];
-		snprintf(name, sizeof name, "%.*s", (int)strcspn(c->assignment, "="), c->assignment);
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(c->assignment, "="),
+			 c->assignment);
 		cr_expect(strstr(preloaded.err, name) != NULL, "the warning names %s: %s", name,
 			  preloaded.err);
-		cr_expect(strstr(preloaded.err, "using") != NULL, "the warning names the default: %s",
-			  preloaded.err);
+		cr_expect(strstr(preloaded.err, "using") != NULL,
+			  "the warning names the default: %s", preloaded.err);
 	}
 	tp_run_free(&plain);
 	tp_run_free(&preloaded);

@@ -13,7 +13,7 @@
 #include "harness.h"
 
 #define TARGETS_SOURCE_DIR TP_SCRIPTS_DIR "/../preload-tests/targets"
-#define SITES_MAX 8
+#define SITES_MAX          8
 
 struct sites {
 	size_t n;
@@ -35,12 +35,14 @@ static void sites_of(const struct tp_run *run, struct sites *sites)
 			k++;
 		if (k == sites->n) {
 			cr_assert_lt(sites->n, SITES_MAX, "too many sites");
-			cr_expect_eq(e->arg[2], (int64_t)sites->n + 1, "ids are 1, 2, ... in order of first sight");
+			cr_expect_eq(e->arg[2], (int64_t)sites->n + 1,
+				     "ids are 1, 2, ... in order of first sight");
 			sites->id[sites->n] = e->arg[2];
 			snprintf(sites->text[sites->n], TP_SITE_READ, "%s", e->site);
 			sites->n++;
 		}
-		cr_expect_str_eq(e->site, sites->text[k], "one site id, one text: site %lld", (long long)e->arg[2]);
+		cr_expect_str_eq(e->site, sites->text[k], "one site id, one text: site %lld",
+				 (long long)e->arg[2]);
 		sites->tasks[k]++;
 	}
 }
@@ -66,7 +68,8 @@ static size_t lines_holding(const char *source, const char *text, int lines[], s
 
 static void trace(const char *target, const char *arg, struct tp_run *run)
 {
-	const char *argv[] = {tp_require_program(tp_target(target), "clang and libomp-dev"), arg, NULL};
+	const char *argv[] = {tp_require_program(tp_target(target), "clang and libomp-dev"), arg,
+			      NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	tp_run_both(argv, env, run);
 }
@@ -78,8 +81,12 @@ Test(sites, a_recursive_program_has_one_site_per_task_construct_at_its_line, .ti
 	struct sites sites;
 	sites_of(&run, &sites);
 	int task_lines[4], parallel_lines[2];
-	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_fib.c", "#pragma omp task ", task_lines, 4), 2);
-	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_fib.c", "#pragma omp parallel", parallel_lines, 2), 1);
+	cr_assert_eq(
+		lines_holding(TARGETS_SOURCE_DIR "/omp_fib.c", "#pragma omp task ", task_lines, 4),
+		2);
+	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_fib.c", "#pragma omp parallel",
+				   parallel_lines, 2),
+		     1);
 	/* the parallel construct (its two implicit tasks) and the two task constructs */
 	cr_assert_eq(sites.n, 3, "%zu sites", sites.n);
 	char expected[3][TP_SITE_READ];
@@ -91,10 +98,11 @@ Test(sites, a_recursive_program_has_one_site_per_task_construct_at_its_line, .ti
 		for (size_t x = 0; x < 3; x++)
 			if (strcmp(sites.text[k], expected[x]) == 0) {
 				found++;
-				cr_expect_eq(sites.tasks[k], x == 0 ? 2 : 1596, "%s", sites.text[k]);
+				cr_expect_eq(sites.tasks[k], x == 0 ? 2 : 1596, "%s",
+					     sites.text[k]);
 			}
-	cr_expect_eq(found, 3, "sites %s | %s | %s; expected %s | %s | %s", sites.text[0], sites.text[1],
-		     sites.text[2], expected[0], expected[1], expected[2]);
+	cr_expect_eq(found, 3, "sites %s | %s | %s; expected %s | %s | %s", sites.text[0],
+		     sites.text[1], sites.text[2], expected[0], expected[1], expected[2]);
 	tp_run_free(&run);
 }
 
@@ -110,9 +118,12 @@ Test(sites, an_unrolled_loops_task_construct_is_one_site, .timeout = 120)
 	sites_of(&run, &sites);
 	/* the construct is two lines below the unroll pragma */
 	int unroll_line;
-	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_shapes.c", "#pragma clang loop unroll", &unroll_line, 1), 1);
+	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_shapes.c", "#pragma clang loop unroll",
+				   &unroll_line, 1),
+		     1);
 	char expected[TP_SITE_READ];
-	snprintf(expected, sizeof expected, ".omp_outlined..%%*d (omp_shapes.c:%d)", unroll_line + 2);
+	snprintf(expected, sizeof expected, ".omp_outlined..%%*d (omp_shapes.c:%d)",
+		 unroll_line + 2);
 	/* three calls into libomp (the loop unrolled), one construct: one site with all 12 tasks */
 	size_t with_twelve = 0;
 	for (size_t k = 0; k < sites.n; k++)
@@ -121,7 +132,8 @@ Test(sites, an_unrolled_loops_task_construct_is_one_site, .timeout = 120)
 			char line[16];
 			snprintf(line, sizeof line, ":%d)", unroll_line + 2);
 			cr_expect(strncmp(sites.text[k], ".omp_outlined.", 14) == 0 &&
-				  strstr(sites.text[k], " (omp_shapes.c") != NULL && strstr(sites.text[k], line) != NULL,
+					  strstr(sites.text[k], " (omp_shapes.c") != NULL &&
+					  strstr(sites.text[k], line) != NULL,
 				  "%s, expected %s", sites.text[k], expected);
 		}
 	cr_expect_eq(with_twelve, 1, "%zu sites: %s | %s", sites.n, sites.text[0], sites.text[1]);
@@ -136,7 +148,8 @@ Test(sites, without_debug_information_sites_fall_back_to_symbols_then_addresses,
 	sites_of(&run, &sites);
 	cr_assert_eq(sites.n, 2);
 	cr_expect(strncmp(sites.text[1], "spawn_leaf+0x", 13) == 0 &&
-		  strstr(sites.text[1], " (omp_spawn_sites_nodebug)") != NULL, "%s", sites.text[1]);
+			  strstr(sites.text[1], " (omp_spawn_sites_nodebug)") != NULL,
+		  "%s", sites.text[1]);
 	cr_expect_eq(sites.tasks[1], 8);
 	tp_run_free(&run);
 
@@ -145,7 +158,8 @@ Test(sites, without_debug_information_sites_fall_back_to_symbols_then_addresses,
 	cr_assert_eq(sites.n, 2);
 	unsigned long long address;
 	char module[64];
-	cr_expect_eq(sscanf(sites.text[1], "0x%llx (%63[^)])", &address, module), 2, "%s", sites.text[1]);
+	cr_expect_eq(sscanf(sites.text[1], "0x%llx (%63[^)])", &address, module), 2, "%s",
+		     sites.text[1]);
 	cr_expect_str_eq(module, "omp_spawn_sites_stripped");
 	cr_expect_eq(sites.tasks[1], 8);
 	tp_run_free(&run);

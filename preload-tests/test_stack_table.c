@@ -72,6 +72,6 @@ Test(stack_table, a_million_distinct_stacks_stay_within_the_cap, .timeout = 120)
 	 */
 	long grown = max_rss_kib() - before;
 	long cap_kib = (2 * TP_STACKS_MAX * 16 + TP_STACK_FRAMES_MAX * 8) / 1024;
-	cr_expect_leq(grown, cap_kib + 1024, "the process grew by %ld KiB, the table's cap is %ld KiB",
-		      grown, cap_kib);
+	cr_expect_leq(grown, cap_kib + 1024,
+		      "the process grew by %ld KiB, the table's cap is %ld KiB", grown, cap_kib);
 }

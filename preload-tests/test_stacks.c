@@ -35,7 +35,8 @@ static size_t program_spawns(const struct tp_run *run, const struct tp_event **o
 				spawn = b;
 		cr_assert_not_null(spawn, "task-stack of task %lld without a task-spawn before it",
 				   (long long)e->arg[0]);
-		cr_expect_eq(spawn->arg[4], e->arg[1], "task-spawn and task-stack give one stack id");
+		cr_expect_eq(spawn->arg[4], e->arg[1],
+			     "task-spawn and task-stack give one stack id");
 		if (n < max)
 			out[n++] = e;
 	}
@@ -65,7 +66,8 @@ Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, 
 		char *f1 = strdup(tp_symbol_at(argv[0], e->frames[1]));
 		cr_expect_str_eq(f0, "spawn_leaf", "frame 0 is the spawn call, not %s", f0);
 		if (strcmp(f1, "via_alpha") == 0) {
-			cr_expect(alpha == 0 || alpha == e->arg[1], "via_alpha spawns share one id");
+			cr_expect(alpha == 0 || alpha == e->arg[1],
+				  "via_alpha spawns share one id");
 			alpha = e->arg[1];
 			n_alpha++;
 		} else {
@@ -90,7 +92,8 @@ Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, 
  * distinct stacks on 2 threads (one per recursion depth and thread path), and deeper programs
  * filled the stack table; folded, 18.
  */
-Test(stacks, recursion_folds_to_one_stack_per_call_path_and_each_construct_is_one_site, .timeout = 180)
+Test(stacks, recursion_folds_to_one_stack_per_call_path_and_each_construct_is_one_site,
+     .timeout = 180)
 {
 	const char *argv[] = {stacks_target("omp_fib"), "16", NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
@@ -186,8 +189,10 @@ Test(stacks, nothing_is_unwound_while_no_tracer_attaches_task_spawn, .timeout = 
 	cr_expect_eq(unwinds(target, shim, ""), 0, "libunwind ran with no tracer attached");
 
 	char *spawn_probe;
-	cr_assert(asprintf(&spawn_probe, "usdt:%s:taskprobe:task__spawn /pid == $1/ { }\n", shim) > 0);
-	cr_expect_eq(unwinds(target, shim, spawn_probe), 8, "one unwind per task the program spawned");
+	cr_assert(asprintf(&spawn_probe, "usdt:%s:taskprobe:task__spawn /pid == $1/ { }\n", shim) >
+		  0);
+	cr_expect_eq(unwinds(target, shim, spawn_probe), 8,
+		     "one unwind per task the program spawned");
 	free(spawn_probe);
 }
 
@@ -221,12 +226,13 @@ static void expect_unfinished_tasks(const char *report)
 	cr_assert_not_null(stack, "%s", report);
 	const char *frame0 = strstr(stack, "#0  ");
 	cr_assert_not_null(frame0, "%s", report);
-	cr_expect(strncmp(frame0 + 4, "spawn_detached (omp_detach.c:", 29) == 0, "first frame: %.60s", frame0 + 4);
+	cr_expect(strncmp(frame0 + 4, "spawn_detached (omp_detach.c:", 29) == 0,
+		  "first frame: %.60s", frame0 + 4);
 	const char *frame1 = strstr(stack, "#1  ");
 	cr_assert_not_null(frame1, "%s", report);
 	const char *line1 = strstr(frame1, " (omp_detach.c:");
-	cr_expect(line1 != NULL && line1 < strchr(frame1, '\n'), "every program frame has a line: %.60s",
-		  frame1);
+	cr_expect(line1 != NULL && line1 < strchr(frame1, '\n'),
+		  "every program frame has a line: %.60s", frame1);
 	/* the initial and the 2 implicit tasks, which no spawn call made, on a line of their own */
 	cr_expect(strstr(report, "  3 started by the executor itself") != NULL, "%s", report);
 	cr_expect_eq(strstr(report, "with no spawn stack"), NULL, "%s", report);
@@ -244,7 +250,7 @@ Test(stacks, the_exit_report_lists_exactly_the_unfinished_tasks, .timeout = 120)
 	char *report = report_of(file, file, &run);
 	unlink(file);
 	expect_unfinished_tasks(report);
-	cr_expect_eq(strstr(run.err, "taskprobe") , NULL, "nothing on stderr: %s", run.err);
+	cr_expect_eq(strstr(run.err, "taskprobe"), NULL, "nothing on stderr: %s", run.err);
 	free(report);
 	tp_run_free(&run);
 }
@@ -253,8 +259,9 @@ Test(stacks, an_unwritable_report_path_is_said_once_and_the_report_goes_to_stder
 {
 	struct tp_run run;
 	char *report = report_of("/nonexistent/dir/report.txt", NULL, &run);
-	const char *warning = "taskprobe: TASKPROBE_REPORT=\"/nonexistent/dir/report.txt\" cannot be "
-			      "written";
+	const char *warning =
+		"taskprobe: TASKPROBE_REPORT=\"/nonexistent/dir/report.txt\" cannot be "
+		"written";
 	cr_expect(strncmp(report, warning, strlen(warning)) == 0, "%s", report);
 	expect_unfinished_tasks(report);
 	free(report);

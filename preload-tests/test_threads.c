@@ -15,7 +15,8 @@ Test(threads, n_threads_give_n_paired_starts_and_stops_with_routine_and_creator,
 	uint64_t routine = tp_symbol_address(argv[0], "sum_range");
 	for (size_t i = 0; i < 8; i++) {
 		const struct tp_event *s = tp_nth(&run, "thread__start", 0, i);
-		cr_expect_eq((uint64_t)s->arg[1], routine, "start routine %#llx, sum_range is %#llx",
+		cr_expect_eq((uint64_t)s->arg[1], routine,
+			     "start routine %#llx, sum_range is %#llx",
 			     (unsigned long long)s->arg[1], (unsigned long long)routine);
 		cr_expect_eq(s->arg[2], run.pid, "creator %lld, main thread is %d",
 			     (long long)s->arg[2], (int)run.pid);
@@ -112,7 +113,9 @@ Test(threads, a_worker_that_longjmps_out_of_its_parked_wait_unparks_before_it_pa
 	for (size_t i = 0; i < run.n_events; i++) {
 		const struct tp_event *e = &run.events[i];
 		if (e->tid != waiter || strncmp(e->probe, "worker__thread__", 16) != 0 ||
-		    strcmp(e->probe, "worker__thread__park") * strcmp(e->probe, "worker__thread__unpark") != 0)
+		    strcmp(e->probe, "worker__thread__park") *
+				    strcmp(e->probe, "worker__thread__unpark") !=
+			    0)
 			continue;
 		cr_expect_str_eq(e->probe, expected[n % 2], "event %zu of the waiter", n);
 		n++;

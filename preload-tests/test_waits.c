@@ -26,8 +26,9 @@ static size_t expect_waits(const struct tp_run *run, uint64_t tid, const struct 
 		cr_expect_eq(s->arg[0], want[i].kind, "wait %zu: kind %lld, expected %lld", i,
 			     (long long)s->arg[0], (long long)want[i].kind);
 		cr_expect(s->arg[2] >= want[i].timeout_min && s->arg[2] <= want[i].timeout_max,
-			  "wait %zu: timeout %lld ns, expected %lld to %lld", i, (long long)s->arg[2],
-			  (long long)want[i].timeout_min, (long long)want[i].timeout_max);
+			  "wait %zu: timeout %lld ns, expected %lld to %lld", i,
+			  (long long)s->arg[2], (long long)want[i].timeout_min,
+			  (long long)want[i].timeout_max);
 		cr_expect_eq(e->arg[2], want[i].result, "wait %zu: result %lld, expected %lld", i,
 			     (long long)e->arg[2], (long long)want[i].result);
 		cr_expect_eq(s->arg[3], 0, "wait %zu: task %lld outside any task", i,
@@ -67,10 +68,12 @@ Test(waits, an_interposer_preloaded_after_the_shim_still_gets_the_condition_wait
 	 */
 	const char *argv[] = {tp_target("timed_waits"), NULL};
 	char after[4200];
-	snprintf(after, sizeof after, "TP_PRELOAD_AFTER_SHIM=%s/libcond_interposer.so", TP_TARGETS_DIR);
+	snprintf(after, sizeof after, "TP_PRELOAD_AFTER_SHIM=%s/libcond_interposer.so",
+		 TP_TARGETS_DIR);
 	const char *env[] = {after, NULL};
 	struct tp_run traced;
-	tp_run_all_ways_saying(argv, env, "cond_interposer: 0 pthread_cond_wait, 2 pthread_cond_timedwait\n",
+	tp_run_all_ways_saying(argv, env,
+			       "cond_interposer: 0 pthread_cond_wait, 2 pthread_cond_timedwait\n",
 			       &traced);
 	cr_expect_eq(traced.status, 0);
 	size_t condvar_waits = tp_count_waits(&traced, 2);
@@ -127,8 +130,8 @@ Test(waits, epoll_and_poll_waits_report_fd_timeout_and_result, .timeout = 180)
 	for (size_t i = 0; i < 7; i++) {
 		const struct tp_event *s = tp_nth(&run, "wait__start", 0, i);
 		if (s->arg[0] == 4)
-			cr_expect_eq(s->arg[1], epfd, "epoll object %lld, fd %d", (long long)s->arg[1],
-				     epfd);
+			cr_expect_eq(s->arg[1], epfd, "epoll object %lld, fd %d",
+				     (long long)s->arg[1], epfd);
 		else
 			cr_expect_eq(s->arg[1] != 0, i != 6, "pollfd array %#llx",
 				     (unsigned long long)s->arg[1]);

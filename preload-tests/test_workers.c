@@ -22,7 +22,8 @@ static void worker_life(const struct tp_run *run, uint64_t tid, char *life, size
 	size_t n = 0;
 	for (size_t i = 0; i < run->n_events && n + 1 < size; i++)
 		for (size_t l = 0; l < sizeof letters / sizeof letters[0]; l++)
-			if (run->events[i].tid == tid && strcmp(run->events[i].probe, letters[l].probe) == 0)
+			if (run->events[i].tid == tid &&
+			    strcmp(run->events[i].probe, letters[l].probe) == 0)
 				life[n++] = letters[l].letter;
 	life[n] = '\0';
 }

@@ -26,17 +26,18 @@ static clockid_t cond_clock(const pthread_cond_t *cond)
 	return (cond->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
-TP_INTERPOSE_WAIT(int, pthread_cond_wait, (pthread_cond_t *cond, pthread_mutex_t *mutex),
+TP_INTERPOSE_WAIT(int, pthread_cond_wait, (pthread_cond_t * cond, pthread_mutex_t *mutex),
 		  (cond, mutex), COND_VERSION, TP_FAIL_ERROR_NUMBER, TP_WAIT_CONDVAR, cond, -1,
 		  tp_wait_result_error_number)
 
 TP_INTERPOSE_WAIT(int, pthread_cond_timedwait,
-		  (pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *deadline),
-		  (cond, mutex, deadline), COND_VERSION, TP_FAIL_ERROR_NUMBER, TP_WAIT_CONDVAR, cond,
-		  tp_timeout_from_deadline(cond_clock(cond), deadline), tp_wait_result_error_number)
+		  (pthread_cond_t * cond, pthread_mutex_t *mutex, const struct timespec *deadline),
+		  (cond, mutex, deadline), COND_VERSION, TP_FAIL_ERROR_NUMBER, TP_WAIT_CONDVAR,
+		  cond, tp_timeout_from_deadline(cond_clock(cond), deadline),
+		  tp_wait_result_error_number)
 
 TP_INTERPOSE_WAIT(int, pthread_cond_clockwait,
-		  (pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+		  (pthread_cond_t * cond, pthread_mutex_t *mutex, clockid_t clock,
 		   const struct timespec *deadline),
 		  (cond, mutex, clock, deadline), NULL, TP_FAIL_ERROR_NUMBER, TP_WAIT_CONDVAR, cond,
 		  tp_timeout_from_deadline(clock, deadline), tp_wait_result_error_number)

@@ -19,10 +19,10 @@
 
 #include "probes.h"
 
-#define TP_EVENT_LISTENERS(event, PROBE)                       \
-	static inline unsigned tp_listeners_##event(void)      \
-	{                                                      \
-		return TASKPROBE_##PROBE##_ENABLED();          \
+#define TP_EVENT_LISTENERS(event, PROBE)                                                           \
+	static inline unsigned tp_listeners_##event(void)                                          \
+	{                                                                                          \
+		return TASKPROBE_##PROBE##_ENABLED();                                              \
 	}
 
 TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
@@ -65,7 +65,8 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 				      const char *site, uint64_t stack_id, uint32_t executor)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
-			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id), TP_IN_REGISTER(executor));
+			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
+			     TP_IN_REGISTER(executor));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -129,8 +130,8 @@ static inline void tp_fire_thread_stop(uint64_t tid)
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
 				      uint64_t task)
 {
-	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(timeout_ns),
-			     TP_IN_REGISTER(task));
+	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
+			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task));
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)

@@ -55,7 +55,7 @@ static inline uint64_t tp_task_new_id(void)
 
 /* Whether a task comes from a spawn call in the program, or the executor starts it itself. */
 enum tp_spawn_kind {
-	TP_SPAWNED_BY_PROGRAM, /* its spawn stack is captured */
+	TP_SPAWNED_BY_PROGRAM,  /* its spawn stack is captured */
 	TP_STARTED_BY_EXECUTOR, /* no spawn stack: the program made no call for it */
 };
 

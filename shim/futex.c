@@ -20,7 +20,6 @@
 
 static long (*real_syscall)(long, ...);
 
-
 /* The waited-on object and timeout of a futex wait, or false when the call is no wait. */
 static bool futex_wait_of(long number, const long a[6], const void **object, int64_t *timeout)
 {

@@ -49,7 +49,8 @@ __attribute__((constructor)) static void start(void)
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();
 	tp_thread_state_start();
-	tp_spawn_stack_skip_module((const void *)start); /* the shim's frames are never the program's */
+	tp_spawn_stack_skip_module(
+		(const void *)start); /* the shim's frames are never the program's */
 	tp_report_start();
 	tp_at_exit_after_destructors(at_exit);
 	pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);

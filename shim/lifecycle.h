@@ -11,10 +11,10 @@ void tp_thread_state_start(void);     /* thread_state.c: the named-worker end ke
 void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
 
 /* Fork: prepare in this order, then parent or child in the reverse order. */
-void tp_threads_prepare_fork(void);         /* threads.c: the running-thread list locked */
+void tp_threads_prepare_fork(void); /* threads.c: the running-thread list locked */
 void tp_threads_parent_after_fork(void);
-void tp_threads_child_after_fork(void);     /* the child's one thread was started in the parent */
-void tp_spawn_sites_prepare_fork(void);     /* spawn_site.c: no site half named */
+void tp_threads_child_after_fork(void); /* the child's one thread was started in the parent */
+void tp_spawn_sites_prepare_fork(void); /* spawn_site.c: no site half named */
 void tp_spawn_sites_after_fork(void);
 void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wait in progress */
 void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */

@@ -19,16 +19,16 @@ static void (*real_siglongjmp)(struct __jmp_buf_tag *, int);
 static void (*real___longjmp_chk)(struct __jmp_buf_tag *, int);
 
 /* Defines NAME(env, val): the unpark check, then the real NAME, which does not return. */
-#define TP_INTERPOSE_JUMP(name)                                                              \
-	TP_EXPORT __attribute__((noreturn)) void name(struct __jmp_buf_tag env[1], int val)     \
-	{                                                                                    \
-		void (*real)(struct __jmp_buf_tag *, int) = TP_REAL(real_##name, #name, NULL);   \
-		if (tp_listeners_worker_unpark())                                                \
-			tp_wait_escaping(__builtin_frame_address(0));                            \
-		if (real == NULL)                                                                \
-			abort(); /* no libc longjmp: nothing sane is left to do */               \
-		real(env, val);                                                                  \
-		__builtin_unreachable();                                                         \
+#define TP_INTERPOSE_JUMP(name)                                                                    \
+	TP_EXPORT __attribute__((noreturn)) void name(struct __jmp_buf_tag env[1], int val)        \
+	{                                                                                          \
+		void (*real)(struct __jmp_buf_tag *, int) = TP_REAL(real_##name, #name, NULL);     \
+		if (tp_listeners_worker_unpark())                                                  \
+			tp_wait_escaping(__builtin_frame_address(0));                              \
+		if (real == NULL)                                                                  \
+			abort(); /* no libc longjmp: nothing sane is left to do */                 \
+		real(env, val);                                                                    \
+		__builtin_unreachable();                                                           \
 	}
 
 TP_INTERPOSE_JUMP(longjmp)

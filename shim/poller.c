@@ -25,7 +25,8 @@ TP_INTERPOSE_WAIT(int, epoll_wait, (int epfd, struct epoll_event *events, int ma
 		  tp_timeout_from_ms(timeout), tp_wait_result_errno)
 
 TP_INTERPOSE_WAIT(int, epoll_pwait,
-		  (int epfd, struct epoll_event *events, int max, int timeout, const sigset_t *mask),
+		  (int epfd, struct epoll_event *events, int max, int timeout,
+		   const sigset_t *mask),
 		  (epfd, events, max, timeout, mask), NULL, TP_FAIL_ERRNO, TP_WAIT_EPOLL,
 		  fd_object(epfd), tp_timeout_from_ms(timeout), tp_wait_result_errno)
 
@@ -35,22 +36,22 @@ TP_INTERPOSE_WAIT(int, epoll_pwait2,
 		  (epfd, events, max, timeout, mask), NULL, TP_FAIL_ERRNO, TP_WAIT_EPOLL,
 		  fd_object(epfd), tp_timeout_from_relative(timeout), tp_wait_result_errno)
 
-TP_INTERPOSE_WAIT(int, poll, (struct pollfd *fds, nfds_t nfds, int timeout), (fds, nfds, timeout),
+TP_INTERPOSE_WAIT(int, poll, (struct pollfd * fds, nfds_t nfds, int timeout), (fds, nfds, timeout),
 		  NULL, TP_FAIL_ERRNO, TP_WAIT_POLL, fds, tp_timeout_from_ms(timeout),
 		  tp_wait_result_errno)
 
 TP_INTERPOSE_WAIT(int, ppoll,
-		  (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+		  (struct pollfd * fds, nfds_t nfds, const struct timespec *timeout,
 		   const sigset_t *mask),
 		  (fds, nfds, timeout, mask), NULL, TP_FAIL_ERRNO, TP_WAIT_POLL, fds,
 		  tp_timeout_from_relative(timeout), tp_wait_result_errno)
 
-TP_INTERPOSE_WAIT(int, __poll_chk, (struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen),
+TP_INTERPOSE_WAIT(int, __poll_chk, (struct pollfd * fds, nfds_t nfds, int timeout, size_t fdslen),
 		  (fds, nfds, timeout, fdslen), NULL, TP_FAIL_ERRNO, TP_WAIT_POLL, fds,
 		  tp_timeout_from_ms(timeout), tp_wait_result_errno)
 
 TP_INTERPOSE_WAIT(int, __ppoll_chk,
-		  (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+		  (struct pollfd * fds, nfds_t nfds, const struct timespec *timeout,
 		   const sigset_t *mask, size_t fdslen),
 		  (fds, nfds, timeout, mask, fdslen), NULL, TP_FAIL_ERRNO, TP_WAIT_POLL, fds,
 		  tp_timeout_from_relative(timeout), tp_wait_result_errno)

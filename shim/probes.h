@@ -34,11 +34,11 @@ __asm__(".macro tp_probe_site_nop\n"
  * not every tracer parses these (perf 6.1 drops constant arguments, and then cannot define a
  * probe whose sites differ). This makes the compiler hand the value over in a register.
  */
-#define TP_IN_REGISTER(x)                          \
-	({                                         \
-		__typeof__(x) v_ = (x);            \
-		__asm__("" : "+r"(v_));            \
-		v_;                                \
+#define TP_IN_REGISTER(x)                                                                          \
+	({                                                                                         \
+		__typeof__(x) v_ = (x);                                                            \
+		__asm__("" : "+r"(v_));                                                            \
+		v_;                                                                                \
 	})
 
 /* The wait kinds of wait-start/wait-end. */

@@ -24,16 +24,19 @@ static bool same_object(void *a, void *b)
 	return dladdr(a, &in_a) != 0 && dladdr(b, &in_b) != 0 && in_a.dli_fbase == in_b.dli_fbase;
 }
 
-extern const struct tp_real_function __start_tp_real_functions[] __attribute__((visibility("hidden")));
-extern const struct tp_real_function __stop_tp_real_functions[] __attribute__((visibility("hidden")));
+extern const struct tp_real_function __start_tp_real_functions[]
+	__attribute__((visibility("hidden")));
+extern const struct tp_real_function __stop_tp_real_functions[]
+	__attribute__((visibility("hidden")));
 
 void tp_real_functions_resolve(void)
 {
-	for (const struct tp_real_function *f = __start_tp_real_functions; f < __stop_tp_real_functions;
-	     f++) {
+	for (const struct tp_real_function *f = __start_tp_real_functions;
+	     f < __stop_tp_real_functions; f++) {
 		void **cache = f->cache;
 		if (__atomic_load_n(cache, __ATOMIC_RELAXED) == NULL)
-			__atomic_store_n(cache, tp_real_symbol(f->name, f->version), __ATOMIC_RELAXED);
+			__atomic_store_n(cache, tp_real_symbol(f->name, f->version),
+					 __ATOMIC_RELAXED);
 	}
 }
 

@@ -24,21 +24,22 @@ struct tp_real_function {
  * before main runs: a signal handler's first call must not be the one that runs dlsym. The
  * table is a section the linker gathers from every interposing file.
  */
-#define TP_RESOLVED_AT_LOAD(cache, name, version)                                             \
-	__attribute__((used, section("tp_real_functions"), aligned(sizeof(void *)))) static const \
-		struct tp_real_function tp_real_function_##cache = {&(cache), name, version}
+#define TP_RESOLVED_AT_LOAD(cache, name, version)                                                  \
+	__attribute__((used, section("tp_real_functions"),                                         \
+		       aligned(sizeof(void *)))) static const struct tp_real_function              \
+		tp_real_function_##cache = {&(cache), name, version}
 
 /*
  * The real function behind `cache` (a static function pointer of the interposing file),
  * resolved on first use, which may come before the shim's constructor ran. Racing first calls
  * store the same value.
  */
-#define TP_REAL(cache, name, version)                                                    \
-	({                                                                               \
-		__typeof__(cache) fn_ = __atomic_load_n(&(cache), __ATOMIC_RELAXED);      \
-		if (__builtin_expect(fn_ == NULL, 0)) {                                  \
-			fn_ = (__typeof__(cache))tp_real_symbol(name, version);          \
-			__atomic_store_n(&(cache), fn_, __ATOMIC_RELAXED);               \
-		}                                                                        \
-		fn_;                                                                     \
+#define TP_REAL(cache, name, version)                                                              \
+	({                                                                                         \
+		__typeof__(cache) fn_ = __atomic_load_n(&(cache), __ATOMIC_RELAXED);               \
+		if (__builtin_expect(fn_ == NULL, 0)) {                                            \
+			fn_ = (__typeof__(cache))tp_real_symbol(name, version);                    \
+			__atomic_store_n(&(cache), fn_, __ATOMIC_RELAXED);                         \
+		}                                                                                  \
+		fn_;                                                                               \
 	})

@@ -126,8 +126,10 @@ static void write_report(FILE *out)
 {
 	size_t n = 0;
 	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
-	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR], __ATOMIC_RELAXED);
-	int64_t total = (without_stack > 0 ? without_stack : 0) + (executors_own > 0 ? executors_own : 0);
+	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR],
+						__ATOMIC_RELAXED);
+	int64_t total = (without_stack > 0 ? without_stack : 0) +
+			(executors_own > 0 ? executors_own : 0);
 	for (uint32_t id = 1; id <= 2 * TP_STACKS_MAX; id++) {
 		int64_t count = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
 		uint32_t depth;
@@ -161,13 +163,18 @@ static void write_report(FILE *out)
 		}
 	}
 	if (without_stack > 0)
-		fprintf(out, "  %lld spawned with no spawn stack (capture off or failed, or the stack "
-			     "table full)\n", (long long)without_stack);
+		fprintf(out,
+			"  %lld spawned with no spawn stack (capture off or failed, or the stack "
+			"table full)\n",
+			(long long)without_stack);
 	if (executors_own > 0)
-		fprintf(out, "  %lld started by the executor itself (OpenMP's initial and implicit tasks)\n",
+		fprintf(out,
+			"  %lld started by the executor itself (OpenMP's initial and implicit "
+			"tasks)\n",
 			(long long)executors_own);
 	if (tp_stack_table_dropped() > 0)
-		fprintf(out, "  (%llu spawns found the stack table full: their stacks have no id)\n",
+		fprintf(out,
+			"  (%llu spawns found the stack table full: their stacks have no id)\n",
 			(unsigned long long)tp_stack_table_dropped());
 }
 
@@ -198,9 +205,10 @@ static void report_no_executor(FILE *out)
 	dl_iterate_phdr(first_openmp_runtime, &runtime);
 	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
 		(int)getpid(),
-		runtime == LIBGOMP ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
-				     "it with LLVM's libomp preloaded (taskprobe run does this)"
-				   : "");
+		runtime == LIBGOMP
+			? ". An OpenMP program on GCC's libgomp has no tool interface: run "
+			  "it with LLVM's libomp preloaded (taskprobe run does this)"
+			: "");
 }
 
 /* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */

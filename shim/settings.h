@@ -5,10 +5,10 @@
 #include <stdbool.h>
 
 struct tp_settings {
-	bool stacks;             /* TASKPROBE_STACKS: capture spawn stacks */
-	unsigned stack_depth;    /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
-	const char *workers;     /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
-	const char *report;      /* TASKPROBE_REPORT: "stderr", a path, or NULL */
+	bool stacks;          /* TASKPROBE_STACKS: capture spawn stacks */
+	unsigned stack_depth; /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
+	const char *workers;  /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
+	const char *report;   /* TASKPROBE_REPORT: "stderr", a path, or NULL */
 };
 
 /*

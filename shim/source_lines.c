@@ -41,7 +41,10 @@ static const struct {
 	const char *name;
 	size_t offset;
 } dw_symbols[] = {
-#define DW_SYMBOL(field, symbol) {#symbol, offsetof(__typeof__(dw), field)}
+#define DW_SYMBOL(field, symbol)                                                                   \
+	{                                                                                          \
+#symbol, offsetof(__typeof__(dw), field)                                           \
+	}
 	DW_SYMBOL(begin, dwfl_begin),
 	DW_SYMBOL(report_begin, dwfl_report_begin),
 	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
@@ -65,7 +68,7 @@ static const struct {
 };
 
 /* Where Debian (and most distributions) put separate debug files. */
-#define DEBUG_DIR "/usr/lib/debug"
+#define DEBUG_DIR      "/usr/lib/debug"
 #define DEBUG_PATH_MAX 4096
 
 /* Opens `path` for libdwfl, which takes the descriptor and the name (malloc'ed). */
@@ -171,8 +174,8 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias,
 	Dwarf *dwarf = dw.module_getdwarf(mod, bias);
 	size_t header_size;
 	for (Dwarf_Off offset = 0, next;
-	     dwarf != NULL &&
-	     dw.next_unit(dwarf, offset, &next, &header_size, NULL, NULL, NULL, NULL, NULL, NULL) == 0;
+	     dwarf != NULL && dw.next_unit(dwarf, offset, &next, &header_size, NULL, NULL, NULL,
+					   NULL, NULL, NULL) == 0;
 	     offset = next)
 		if (dw.offdie(dwarf, offset + header_size, unit) != NULL &&
 		    dw.haspc(unit, address - *bias) > 0)
@@ -191,7 +194,8 @@ static const char *function_at(Dwarf_Die *unit, Dwarf_Addr pc)
 		Dwarf_Attribute attr;
 		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
 		    dw.attr_integrate(&scopes[i], DW_AT_name, &attr) != NULL)
-			name = dw.formstring(&attr); /* in the module's string table: outlives scopes */
+			name = dw.formstring(
+				&attr); /* in the module's string table: outlives scopes */
 	}
 	free(scopes);
 	return name;
@@ -205,8 +209,9 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	Dwarf_Die storage, *unit = mod != NULL ? unit_of(mod, address, &bias, &storage) : NULL;
 	Dwarf_Line *line = unit != NULL ? dw.getsrc_die(unit, address - bias) : NULL;
 	int lineno = 0;
-	const char *file = line != NULL && dw.lineno(line, &lineno) == 0 ? dw.linesrc(line, NULL, NULL)
-									  : NULL;
+	const char *file = line != NULL && dw.lineno(line, &lineno) == 0
+				   ? dw.linesrc(line, NULL, NULL)
+				   : NULL;
 	const char *function = file != NULL ? function_at(unit, address - bias) : NULL;
 	if (file == NULL || function == NULL || lineno <= 0)
 		return false;
@@ -219,7 +224,7 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	int before = infix != NULL ? (int)(infix - function) : (int)strlen(function);
 	const char *after = infix != NULL ? infix + sizeof debug_infix - 1 : "";
 	const char *base = strrchr(file, '/');
-	snprintf(out, size, "%.*s%s (%s:%d)", before, function, after, base != NULL ? base + 1 : file,
-		 lineno);
+	snprintf(out, size, "%.*s%s (%s:%d)", before, function, after,
+		 base != NULL ? base + 1 : file, lineno);
 	return true;
 }

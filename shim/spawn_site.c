@@ -17,8 +17,8 @@
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
 #define ADDRESS_SLOT_BITS 15
-#define ADDRESS_SLOTS (1u << ADDRESS_SLOT_BITS)
-#define TEXT_SLOTS (2 * TP_SITES_MAX)
+#define ADDRESS_SLOTS     (1u << ADDRESS_SLOT_BITS)
+#define TEXT_SLOTS        (2 * TP_SITES_MAX)
 _Static_assert(ADDRESS_SLOTS >= 2 * TP_SITE_ADDRESSES_MAX, "address table too small");
 
 struct address_slot {

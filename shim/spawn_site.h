@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* The most distinct site texts, and call addresses leading to them (several may share a text). */
-#define TP_SITES_MAX 4096
+#define TP_SITES_MAX          4096
 #define TP_SITE_ADDRESSES_MAX 16384
 
 /* The longest site text kept, NUL included; longer ones are cut. */

@@ -18,7 +18,7 @@
 
 /* Address ranges whose frames on top of a stack are left out: the shim, then executors. */
 #define SKIPPED_MODULES_MAX 8
-#define SKIPPED_FRAMES_MAX (TP_SPAWN_STACK_BUFFER - TP_STACK_DEPTH_MAX)
+#define SKIPPED_FRAMES_MAX  (TP_SPAWN_STACK_BUFFER - TP_STACK_DEPTH_MAX)
 
 struct range {
 	uintptr_t start, end;
@@ -77,7 +77,7 @@ static bool is_skipped(uintptr_t pc)
  * are never captured: it opens a pipe (two close-on-exec descriptors) when it first unwinds.
  * Racing first captures both load it; dlopen returns the same handle.
  */
-#define NAME_OF(symbol) STRING_OF(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
+#define NAME_OF(symbol)   STRING_OF(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
 #define STRING_OF(symbol) #symbol
 
 typedef int (*unwind_fn)(void **frames, int size);
@@ -95,7 +95,9 @@ static unwind_fn load_libunwind(void)
 	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
 	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
-		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(lib, NAME_OF(unw_set_caching_policy)) : NULL;
+		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(
+				      lib, NAME_OF(unw_set_caching_policy))
+			    : NULL;
 	unw_addr_space_t *local = lib != NULL ? dlsym(lib, NAME_OF(unw_local_addr_space)) : NULL;
 	if (backtrace == NULL) {
 		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))

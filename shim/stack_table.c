@@ -18,8 +18,8 @@
 enum { SLOT_FILLING = 0, SLOT_READY = 1, SLOT_UNUSABLE = 2 };
 
 struct slot {
-	uint64_t key;          /* 0: free; else the stack's hash (never 0) */
-	uint32_t first_frame;  /* index into the frame pool */
+	uint64_t key;         /* 0: free; else the stack's hash (never 0) */
+	uint32_t first_frame; /* index into the frame pool */
 	uint16_t depth;
 	uint16_t state;
 };
@@ -107,7 +107,8 @@ uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth)
 		if (key == 0) {
 			/* full: drop now rather than claim slots that cannot be filled */
 			if (__atomic_load_n(&stacks_used, __ATOMIC_RELAXED) >= TP_STACKS_MAX ||
-			    __atomic_load_n(&frames_used, __ATOMIC_RELAXED) + depth > TP_STACK_FRAMES_MAX)
+			    __atomic_load_n(&frames_used, __ATOMIC_RELAXED) + depth >
+				    TP_STACK_FRAMES_MAX)
 				return drop();
 			if (__atomic_compare_exchange_n(&s->key, &key, h, false, __ATOMIC_ACQ_REL,
 							__ATOMIC_ACQUIRE))

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define TP_STACKS_MAX 16384
+#define TP_STACKS_MAX       16384
 #define TP_STACK_FRAMES_MAX (1u << 19) /* 4 MiB of frames */
 
 /* The id of the stack `pcs[0..depth)`, 1 to 2 * TP_STACKS_MAX, or 0 when it does not fit. */

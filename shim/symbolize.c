@@ -62,7 +62,8 @@ static bool within(size_t offset, size_t length, size_t size)
 static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t addr, uintptr_t *start)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->image;
-	if (eh->e_shoff == 0 || !within(eh->e_shoff, (size_t)eh->e_shnum * sizeof(ElfW(Shdr)), f->size))
+	if (eh->e_shoff == 0 ||
+	    !within(eh->e_shoff, (size_t)eh->e_shnum * sizeof(ElfW(Shdr)), f->size))
 		return NULL;
 	const ElfW(Shdr) *sections = (const ElfW(Shdr) *)(f->image + eh->e_shoff);
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
@@ -78,10 +79,12 @@ static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t add
 		size_t n = sh->sh_size / sizeof(ElfW(Sym));
 		for (size_t k = 0; k < n; k++) {
 			const ElfW(Sym) *sym = &syms[k];
-			if (ELF64_ST_TYPE(sym->st_info) /* the same for ELF32 */ != STT_FUNC || sym->st_value == 0 ||
-			    addr < sym->st_value || addr - sym->st_value >= sym->st_size ||
+			if (ELF64_ST_TYPE(sym->st_info) /* the same for ELF32 */ != STT_FUNC ||
+			    sym->st_value == 0 || addr < sym->st_value ||
+			    addr - sym->st_value >= sym->st_size ||
 			    sym->st_name >= strings->sh_size ||
-			    memchr(names + sym->st_name, '\0', strings->sh_size - sym->st_name) == NULL)
+			    memchr(names + sym->st_name, '\0', strings->sh_size - sym->st_name) ==
+				    NULL)
 				continue;
 			*start = sym->st_value;
 			return names + sym->st_name;

@@ -69,4 +69,3 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		free(start);
 	return ret;
 }
-

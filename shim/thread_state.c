@@ -115,6 +115,6 @@ void tp_thread_state_child_after_fork(void)
 
 void tp_thread_state_start(void)
 {
-	have_named_worker_end_key =
-		pthread_key_create(&named_worker_end_key, named_worker_thread_ended) == 0;
+	have_named_worker_end_key = pthread_key_create(&named_worker_end_key,
+						       named_worker_thread_ended) == 0;
 }

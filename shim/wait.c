@@ -58,8 +58,8 @@ void tp_wait_escaping(const void *frame)
 {
 	struct tp_thread *self = tp_thread_self();
 	/* stacks grow down: a frame below the parking wait's runs on top of it, in a handler */
-	if (self->parked && self->parked_by != NULL && (uintptr_t)frame < (uintptr_t)self->parked_by &&
-	    tp_thread_live(self))
+	if (self->parked && self->parked_by != NULL &&
+	    (uintptr_t)frame < (uintptr_t)self->parked_by && tp_thread_live(self))
 		unpark(self);
 }
 

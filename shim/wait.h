@@ -50,11 +50,11 @@ void tp_wait_escaping(const void *frame);
  * Runs `call` (a statement) as the wait `w` entered with tp_wait_enter, so that a cancellation
  * inside it still ends the wait and unparks.
  */
-#define TP_WAIT_CANCELLABLE(w, call)                                 \
-	do {                                                         \
-		pthread_cleanup_push(tp_wait_cancelled, (w));        \
-		call;                                                \
-		pthread_cleanup_pop(0);                              \
+#define TP_WAIT_CANCELLABLE(w, call)                                                               \
+	do {                                                                                       \
+		pthread_cleanup_push(tp_wait_cancelled, (w));                                      \
+		call;                                                                              \
+		pthread_cleanup_pop(0);                                                            \
 	} while (0)
 
 /*
@@ -67,37 +67,37 @@ void tp_wait_escaping(const void *frame);
  *   kind, object, timeout     the wait-start arguments; timeout is evaluated only when traced
  *   result                    turns the return value into the contract's result
  */
-#define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,   \
-			  result)                                                             \
-	static type(*real_##name) params;                                                     \
-	__attribute__((noinline)) static type slow_##name params                             \
-	{                                                                                     \
-		type(*fn) params = TP_REAL(real_##name, #name, version);                      \
-		if (fn == NULL)                                                               \
-			missing;                                                              \
-		if (!tp_wait_probes_enabled())                                                \
-			return fn args;                                                       \
-		struct tp_wait wait_;                                                         \
-		type ret_;                                                                    \
-		tp_wait_enter(&wait_, kind, object, timeout);                                 \
-		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                  \
-		tp_wait_leave(&wait_, result(ret_));                                          \
-		return ret_;                                                                  \
-	}                                                                                     \
-	TP_RESOLVED_AT_LOAD(real_##name, #name, version);                                     \
-	TP_EXPORT type name params                                                            \
-	{                                                                                     \
-		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);           \
-		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))             \
-			return fn args;                                                       \
-		return slow_##name args;                                                      \
+#define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,       \
+			  result)                                                                  \
+	static type(*real_##name) params;                                                          \
+	__attribute__((noinline)) static type slow_##name params                                   \
+	{                                                                                          \
+		type(*fn) params = TP_REAL(real_##name, #name, version);                           \
+		if (fn == NULL)                                                                    \
+			missing;                                                                   \
+		if (!tp_wait_probes_enabled())                                                     \
+			return fn args;                                                            \
+		struct tp_wait wait_;                                                              \
+		type ret_;                                                                         \
+		tp_wait_enter(&wait_, kind, object, timeout);                                      \
+		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                       \
+		tp_wait_leave(&wait_, result(ret_));                                               \
+		return ret_;                                                                       \
+	}                                                                                          \
+	TP_RESOLVED_AT_LOAD(real_##name, #name, version);                                          \
+	TP_EXPORT type name params                                                                 \
+	{                                                                                          \
+		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                \
+		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))                  \
+			return fn args;                                                            \
+		return slow_##name args;                                                           \
 	}
 
 /* `missing` statements of TP_WAIT_BODY: a call that sets errno, one that returns it. */
-#define TP_FAIL_ERRNO                  \
-	do {                           \
-		errno = ENOSYS;        \
-		return -1;             \
+#define TP_FAIL_ERRNO                                                                              \
+	do {                                                                                       \
+		errno = ENOSYS;                                                                    \
+		return -1;                                                                         \
 	} while (0)
 #define TP_FAIL_ERROR_NUMBER return ENOSYS
 

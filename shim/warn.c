@@ -18,7 +18,9 @@ void tp_warn(const char *format, ...)
 	int n = vsnprintf(line + prefix, sizeof line - prefix - 1, format, ap);
 	va_end(ap);
 	if (n >= 0) {
-		size_t length = prefix + ((size_t)n < sizeof line - prefix - 1 ? (size_t)n : sizeof line - prefix - 2);
+		size_t length = prefix + ((size_t)n < sizeof line - prefix - 1
+						  ? (size_t)n
+						  : sizeof line - prefix - 2);
 		line[length] = '\n';
 		(void)!write(STDERR_FILENO, line, length + 1);
 	}

@@ -16,8 +16,9 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	(void)tool;
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	static const ompt_callbacks_t used[] = {
-		ompt_callback_thread_begin, ompt_callback_thread_end, ompt_callback_implicit_task,
-		ompt_callback_parallel_end, ompt_callback_task_create, ompt_callback_task_schedule,
+		ompt_callback_thread_begin,     ompt_callback_thread_end,
+		ompt_callback_implicit_task,    ompt_callback_parallel_end,
+		ompt_callback_task_create,      ompt_callback_task_schedule,
 		ompt_callback_sync_region_wait,
 	};
 	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)

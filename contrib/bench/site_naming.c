@@ -45,7 +45,8 @@ int main(int argc, char **argv)
 		void *lib = dlopen(argv[1], RTLD_NOW);
 		const char *f = lib != NULL ? dlsym(lib, argv[2]) : NULL;
 		if (f == NULL) {
-			fprintf(stderr, "site_naming: %s: %s\n", argv[1], lib == NULL ? dlerror() : "no such function");
+			fprintf(stderr, "site_naming: %s: %s\n", argv[1],
+				lib == NULL ? dlerror() : "no such function");
 			return 1;
 		}
 		name_once("first site in the large library", f + INTO_BODY);
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < LOOKUPS; i++)
 		sink += tp_spawn_site(here);
 	double t1 = now_us();
-	printf("%-44s %10.1f ns\n", "lookup of a known site (per spawn)", (t1 - t0) * 1e3 / LOOKUPS);
+	printf("%-44s %10.1f ns\n", "lookup of a known site (per spawn)",
+	       (t1 - t0) * 1e3 / LOOKUPS);
 	return sink == 0;
 }

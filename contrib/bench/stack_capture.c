@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#define DEPTH 32 /* TASKPROBE_STACK_DEPTH's default */
+#define DEPTH  32 /* TASKPROBE_STACK_DEPTH's default */
 #define LEVELS 40
 
 #define BUFFER (128 + 32) /* TP_SPAWN_STACK_BUFFER */
@@ -45,7 +45,8 @@ static double ns_per_call(void (*fn)(long), long count)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	fn(count);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (double)count;
+	return ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+	       (double)count;
 }
 
 __attribute__((noinline)) static void descend(int levels, const char *mode, long count)
@@ -72,7 +73,8 @@ __attribute__((noinline)) static void descend(int levels, const char *mode, long
 			b += ns_per_call(bare, count / 5);
 			c += ns_per_call(capture, count / 5);
 		}
-		printf("bare unw_backtrace   %8.1f ns\ncapture + dedup      %8.1f ns\nratio                %8.2f\n",
+		printf("bare unw_backtrace   %8.1f ns\ncapture + dedup      %8.1f ns\nratio        "
+		       "        %8.2f\n",
 		       b / 5, c / 5, c / b);
 	}
 }

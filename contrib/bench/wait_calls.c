@@ -21,7 +21,9 @@
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s sem_wait|futex_wait|futex_wake|cond_timedwait|poll|epoll_wait COUNT\n",
+		fprintf(stderr,
+			"usage: %s sem_wait|futex_wait|futex_wake|cond_timedwait|poll|epoll_wait "
+			"COUNT\n",
 			argv[0]);
 		return 2;
 	}
@@ -42,7 +44,8 @@ int main(int argc, char **argv)
 			sem_post(&sem);
 			sem_wait(&sem);
 		} else if (strcmp(op, "futex_wait") == 0) {
-			syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0); /* EAGAIN */
+			syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, NULL, NULL,
+				0); /* EAGAIN */
 		} else if (strcmp(op, "futex_wake") == 0) {
 			syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		} else if (strcmp(op, "cond_timedwait") == 0) {

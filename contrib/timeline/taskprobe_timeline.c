@@ -20,7 +20,8 @@
 static int usage(FILE *to, int status)
 {
 	fputs("usage: taskprobe-timeline [-o OUTPUT.json] [INPUT]\n"
-	      "Converts `perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe\n"
+	      "Converts `perf script -F comm,pid,tid,time,event,trace` output of the "
+	      "sdt_taskprobe\n"
 	      "events to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope).\n",
 	      to);
 	return status;
@@ -69,12 +70,15 @@ int main(int argc, char **argv)
 	free(line);
 	uint64_t malformed = timeline_finish(t);
 	if (malformed > 10)
-		fprintf(stderr, "taskprobe-timeline: %llu malformed lines in all (the first 10 said)\n",
+		fprintf(stderr,
+			"taskprobe-timeline: %llu malformed lines in all (the first 10 said)\n",
 			(unsigned long long)malformed);
 	/* not an error: the timeline is what it would be had perf written each sample once */
 	if (duplicates > 0)
-		fprintf(stderr, "taskprobe-timeline: dropped %llu duplicated perf samples (identical to "
-			"the sample before them)\n", (unsigned long long)duplicates);
+		fprintf(stderr,
+			"taskprobe-timeline: dropped %llu duplicated perf samples (identical to "
+			"the sample before them)\n",
+			(unsigned long long)duplicates);
 	if (ferror(in) || fflush(out) != 0 || ferror(out)) {
 		fputs("taskprobe-timeline: reading or writing failed\n", stderr);
 		return 2;

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LINE 4096
-#define MAX_OPEN 8       /* nested slices per thread: poll > wait, park > wait, ... */
-#define MAX_ARGS 6
+#define MAX_LINE     4096
+#define MAX_OPEN     8 /* nested slices per thread: poll > wait, park > wait, ... */
+#define MAX_ARGS     6
 #define ERRORS_SHOWN 10
 /* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input). */
-#define MAX_SITES (1u << 20)
+#define MAX_SITES       (1u << 20)
 #define MAX_NAMES_BYTES (64u << 20)
 
 /*
@@ -39,12 +39,12 @@ struct open_slice {
 
 /* A task alive in the trace, or a thread seen in it (one map type serves both). */
 struct entry {
-	uint64_t key;           /* task id or tid; 0: free slot */
-	uint64_t site;          /* task: its spawn site id */
-	uint32_t name;          /* task: its site's text in the names pool; 0: none */
-	uint32_t pid;           /* thread: its process */
-	bool polled;            /* task: its first poll was seen (the spawn flow ended) */
-	uint8_t depth;          /* thread: open slices, innermost last */
+	uint64_t key;  /* task id or tid; 0: free slot */
+	uint64_t site; /* task: its spawn site id */
+	uint32_t name; /* task: its site's text in the names pool; 0: none */
+	uint32_t pid;  /* thread: its process */
+	bool polled;   /* task: its first poll was seen (the spawn flow ended) */
+	uint8_t depth; /* thread: open slices, innermost last */
 	struct open_slice open[MAX_OPEN];
 };
 
@@ -82,7 +82,7 @@ struct timeline {
 	uint64_t last_ns, malformed;
 	bool first_event;
 	char lines[2][MAX_LINE];
-	size_t previous_len;    /* of lines[previous]; 0: no sample line just before */
+	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
 	unsigned previous;
 };
 
@@ -272,7 +272,8 @@ static int parse(const char *line, struct sample *s, const char **why)
 	const char *rest = NULL;
 	const char *p = line + strspn(line, " ");
 	for (const char *c = p; *c != '\0' && c - p <= 64; c++)
-		if (c > p && c[-1] == ' ' && isdigit((unsigned char)*c) && read_header(c, s, &rest)) {
+		if (c > p && c[-1] == ' ' && isdigit((unsigned char)*c) &&
+		    read_header(c, s, &rest)) {
 			size_t n = (size_t)(c - p);
 			while (n > 0 && p[n - 1] == ' ')
 				n--;
@@ -402,7 +403,8 @@ static bool pool_reserve(struct sites *m, size_t need)
  * `len` bytes; NULL when the sample has none) kept on first sight, the text kept before when the
  * sample has none. 0 when there is no text, or no room for it.
  */
-static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char *text, uint32_t len)
+static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char *text,
+			  uint32_t len)
 {
 	struct site *e = NULL;
 	if (m->size > 0) {
@@ -411,8 +413,8 @@ static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char
 			if (e->text == 0 || (e->pid == pid && e->id == id))
 				break;
 		}
-		if (e->text != 0 && (text == NULL ||
-				     (e->text_len == len && memcmp(m->pool + e->text, text, len) == 0)))
+		if (e->text != 0 && (text == NULL || (e->text_len == len &&
+						      memcmp(m->pool + e->text, text, len) == 0)))
 			return e->name;
 	}
 	if (text == NULL)
@@ -462,8 +464,9 @@ static void begin_event(struct timeline *t, char phase, const struct sample *s)
 {
 	fputs(t->first_event ? "\n" : ",\n", t->out);
 	t->first_event = false;
-	fprintf(t->out, "{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
-		".%03u", phase, s->pid, s->tid, s->ns / 1000, (unsigned)(s->ns % 1000));
+	fprintf(t->out,
+		"{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ".%03u",
+		phase, s->pid, s->tid, s->ns / 1000, (unsigned)(s->ns % 1000));
 }
 
 static const char *wait_kind(unsigned kind)
@@ -495,14 +498,16 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 		fputc(',', out);
 		task_name(t, slice->id, slice->site, slice->name);
 		if (slice->site != 0)
-			fprintf(out, ",\"args\":{\"task\":%" PRIu64 ",\"site\":%" PRIu64 "}}", slice->id,
-				slice->site);
+			fprintf(out, ",\"args\":{\"task\":%" PRIu64 ",\"site\":%" PRIu64 "}}",
+				slice->id, slice->site);
 		else
 			fprintf(out, ",\"args\":{\"task\":%" PRIu64 "}}", slice->id);
 		break;
 	case 'W':
-		fprintf(out, ",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
-			"\",\"task\":%" PRIu64 "}}", wait_kind(slice->wait_kind), slice->id, slice->task);
+		fprintf(out,
+			",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
+			"\",\"task\":%" PRIu64 "}}",
+			wait_kind(slice->wait_kind), slice->id, slice->task);
 		break;
 	default:
 		fputs(",\"name\":\"parked\"}", out);
@@ -547,8 +552,9 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		uint64_t site = (uint64_t)s->arg[2];
 		uint32_t name = 0;
 		if (site != 0)
-			name = s->text_arg == 4 ? site_name(&t->sites, s->pid, site, s->text, s->text_len)
-						: site_name(&t->sites, s->pid, site, NULL, 0);
+			name = s->text_arg == 4
+				       ? site_name(&t->sites, s->pid, site, s->text, s->text_len)
+				       : site_name(&t->sites, s->pid, site, NULL, 0);
 		struct entry *e = map_get(&t->tasks, task, &added);
 		if (e != NULL) {
 			e->site = site;
@@ -557,21 +563,28 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		begin_event(t, 'b', s);
 		fprintf(t->out, ",\"cat\":\"task\",\"id\":\"%" PRIu64 "\",", task);
 		task_name(t, task, site, name);
-		fprintf(t->out, ",\"args\":{\"parent\":%" PRIu64 ",\"site\":%" PRIu64 ",\"stack\":%" PRIu64 "}}",
+		fprintf(t->out,
+			",\"args\":{\"parent\":%" PRIu64 ",\"site\":%" PRIu64 ",\"stack\":%" PRIu64
+			"}}",
 			(uint64_t)s->arg[1], (uint64_t)s->arg[2], (uint64_t)s->arg[4]);
 		begin_event(t, 's', s);
-		fprintf(t->out, ",\"cat\":\"spawn\",\"id\":\"%" PRIu64 "\",\"name\":\"spawn\"}", task);
+		fprintf(t->out, ",\"cat\":\"spawn\",\"id\":\"%" PRIu64 "\",\"name\":\"spawn\"}",
+			task);
 	} else if (strcmp(p, "task__wake") == 0) {
 		instant(t, s, "wake task", task);
 	} else if (strcmp(p, "task__poll__start") == 0) {
 		struct entry *e = map_find(&t->tasks, task);
-		struct open_slice poll = {.kind = 'P', .id = task, .site = e != NULL ? e->site : 0,
+		struct open_slice poll = {.kind = 'P',
+					  .id = task,
+					  .site = e != NULL ? e->site : 0,
 					  .name = e != NULL ? e->name : 0};
 		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
 			e->polled = true;
 			begin_event(t, 'f', s);
-			fprintf(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\",\"id\":\"%" PRIu64
-				"\",\"name\":\"spawn\"}", task);
+			fprintf(t->out,
+				",\"bp\":\"e\",\"cat\":\"spawn\",\"id\":\"%" PRIu64
+				"\",\"name\":\"spawn\"}",
+				task);
 		}
 	} else if (strcmp(p, "task__poll__end") == 0) {
 		close_slice(t, thread, 'P', s);
@@ -591,10 +604,11 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 	} else if (strcmp(p, "worker__thread__unpark") == 0) {
 		close_slice(t, thread, 'K', s);
 	} else if (strcmp(p, "wait__start") == 0) {
-		struct open_slice wait = {.kind = 'W',
-					  .wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
-					  .id = (uint64_t)s->arg[1],
-					  .task = (uint64_t)s->arg[3]};
+		struct open_slice wait = {
+			.kind = 'W',
+			.wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
+			.id = (uint64_t)s->arg[1],
+			.task = (uint64_t)s->arg[3]};
 		open_slice(t, thread, &wait, s);
 	} else if (strcmp(p, "wait__end") == 0) {
 		close_slice(t, thread, 'W', s);
@@ -646,7 +660,8 @@ int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t num
 		/* a repeat is only dropped right after the sample it repeats */
 		t->previous_len = 0;
 		if (t->malformed++ < ERRORS_SHOWN && errors != NULL)
-			fprintf(errors, "taskprobe-timeline: line %" PRIu64 ": %s; skipped\n", number, why);
+			fprintf(errors, "taskprobe-timeline: line %" PRIu64 ": %s; skipped\n",
+				number, why);
 		return -1;
 	}
 	t->previous = !t->previous;
@@ -675,7 +690,8 @@ uint64_t timeline_finish(struct timeline *t)
 	/* slices still open (the recording ended first) end at the last timestamp */
 	for (size_t i = 0; i < t->threads.size; i++) {
 		struct entry *thread = &t->threads.slots[i];
-		struct sample s = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
+		struct sample s = {
+			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
 		while (thread->key != 0 && thread->depth > 0)
 			close_slice(t, thread, thread->open[thread->depth - 1].kind, &s);
 	}

@@ -84,9 +84,17 @@ static void *block_in(void *arg)
 
 int main(void)
 {
-	const char *calls[] = {"sem_wait", "sem_timedwait", "sem_clockwait", "pthread_cond_wait",
-			       "pthread_cond_timedwait", "pthread_cond_clockwait", "poll", "ppoll",
-			       "epoll_wait", "epoll_pwait", "epoll_pwait2"};
+	const char *calls[] = {"sem_wait",
+			       "sem_timedwait",
+			       "sem_clockwait",
+			       "pthread_cond_wait",
+			       "pthread_cond_timedwait",
+			       "pthread_cond_clockwait",
+			       "poll",
+			       "ppoll",
+			       "epoll_wait",
+			       "epoll_pwait",
+			       "epoll_pwait2"};
 	sem_init(&sem, 0, 0);
 	sem_init(&blocked, 0, 0);
 	if (pipe(pipe_fds) != 0)

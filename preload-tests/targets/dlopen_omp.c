@@ -22,8 +22,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", dlerror());
 			return 1;
 		}
-		void (*parallel)(void (*)(void *), void *, unsigned, unsigned) =
-			(void (*)(void (*)(void *), void *, unsigned, unsigned))dlsym(omp, "GOMP_parallel");
+		void (*parallel)(void (*)(void *), void *, unsigned, unsigned) = (void (*)(
+			void (*)(void *), void *, unsigned, unsigned))dlsym(omp, "GOMP_parallel");
 		int threads = 0;
 		parallel(count_thread, &threads, 2, 0);
 		printf("round %d: %d threads\n", round, threads);

@@ -38,8 +38,8 @@ int main(void)
 			pthread_t t;
 			sem_t sem;
 			sem_init(&sem, 0, 1);
-			if (pthread_create(&t, NULL, nothing, NULL) != 0 || pthread_join(t, NULL) != 0 ||
-			    sem_wait(&sem) != 0)
+			if (pthread_create(&t, NULL, nothing, NULL) != 0 ||
+			    pthread_join(t, NULL) != 0 || sem_wait(&sem) != 0)
 				_exit(1);
 			_exit(0);
 		}

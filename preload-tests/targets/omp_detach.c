@@ -33,20 +33,21 @@ int main(void)
 		/* both threads are in their implicit tasks before anything else happens */
 #pragma omp barrier
 #pragma omp single
-	{
-		spawn_finished();
-		spawn_finished();
+		{
+			spawn_finished();
+			spawn_finished();
 #pragma omp taskwait
-		volatile int three = 3; /* a loop, not 3 unrolled call sites: one spawn stack */
-		for (int i = 0; i < three; i++)
-			spawn_detached();
-		while (__atomic_load_n(&detached_ran, __ATOMIC_SEQ_CST) < 3) {
+			volatile int three =
+				3; /* a loop, not 3 unrolled call sites: one spawn stack */
+			for (int i = 0; i < three; i++)
+				spawn_detached();
+			while (__atomic_load_n(&detached_ran, __ATOMIC_SEQ_CST) < 3) {
 #pragma omp taskyield
+			}
+			printf("%d finished, %d detached bodies ran\n", finished, detached_ran);
+			fflush(stdout);
+			exit(0);
 		}
-		printf("%d finished, %d detached bodies ran\n", finished, detached_ran);
-		fflush(stdout);
-		exit(0);
-	}
 	}
 	return 1;
 }

@@ -118,10 +118,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = atol(argv[2]), us = argc > 3 ? atol(argv[3]) : 0;
-	long done = strcmp(argv[1], "gate") == 0	 ? gate(n)
-		    : strcmp(argv[1], "spin") == 0	 ? spin(n, us)
+	long done = strcmp(argv[1], "gate") == 0       ? gate(n)
+		    : strcmp(argv[1], "spin") == 0     ? spin(n, us)
 		    : strcmp(argv[1], "unrolled") == 0 ? unrolled(n)
-						 : parks(n, us);
+						       : parks(n, us);
 	printf("%s %ld done %ld\n", argv[1], n, done);
 	return 0;
 }

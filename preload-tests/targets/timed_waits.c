@@ -63,7 +63,8 @@ int main(void)
 
 	unsigned word = 0;
 	t = in_ms(CLOCK_MONOTONIC, 40);
-	long f = syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &t, NULL, FUTEX_BITSET_MATCH_ANY);
+	long f = syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &t, NULL,
+			 FUTEX_BITSET_MATCH_ANY);
 	printf("futex bitset monotonic: %s\n", f == 0 ? "ok" : strerror(errno));
 	t = in_ms(CLOCK_REALTIME, 40);
 	f = syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &t, NULL,

@@ -33,8 +33,8 @@
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
-#define STACK_SHIFT 40 /* bits 40 to 61: the spawn stack id (below 2^16) */
-#define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
+#define STACK_SHIFT  40 /* bits 40 to 61: the spawn stack id (below 2^16) */
+#define ID_BITS      ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 
 /*
  * A task's word is written by the thread that creates the task and read and changed by those
@@ -188,8 +188,8 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 		poll_begin(id_of(encountering));
 }
 
-static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
-			   ompt_data_t *task, int flags, int has_dependences, const void *codeptr)
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
+			   int flags, int has_dependences, const void *codeptr)
 {
 	(void)encountering;
 	(void)frame;
@@ -293,7 +293,8 @@ static void finalize(ompt_data_t *tool)
 static void say_other_tool(const char *which)
 {
 	tp_warn("%.300s gets OpenMP's tool interface, and taskprobe fires no task probes (libomp "
-		"runs one tool)", which);
+		"runs one tool)",
+		which);
 }
 
 /*
