@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What carries the project on, checked with the suite: a LICENSE, an SPDX line on every C and D
+ * file, every C file as clang-format makes it (.clang-format), every shell script clean under
+ * shellcheck.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define SOURCE_ROOT TP_SCRIPTS_DIR "/.."
+
+/* The files `git ls-files PATTERNS` lists in the source tree, one per line (the caller frees). */
+static char *tracked_files(const char *patterns)
+{
+	char *cmd, *list = NULL;
+	size_t size = 0;
+	cr_assert(asprintf(&cmd, "cd '%s' && git ls-files %s", SOURCE_ROOT, patterns) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	FILE *out = open_memstream(&list, &size);
+	char line[4096];
+	while (fgets(line, sizeof line, p) != NULL)
+		fputs(line, out);
+	fclose(out);
+	cr_assert_eq(pclose(p), 0, "git ls-files failed (the suite reads the source tree's files)");
+	return list;
+}
+
+/* Runs `command` in the source tree; its output (the caller frees) and exit status. */
+static char *run_in_tree(const char *command, int *status)
+{
+	char *cmd, *text = NULL;
+	size_t size = 0;
+	cr_assert(asprintf(&cmd, "cd '%s' && %s 2>&1", SOURCE_ROOT, command) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	FILE *out = open_memstream(&text, &size);
+	char line[4096];
+	while (fgets(line, sizeof line, p) != NULL)
+		fputs(line, out);
+	fclose(out);
+	*status = pclose(p);
+	return text;
+}
+
+Test(hygiene, a_license_and_an_spdx_line_on_every_c_and_d_file)
+{
+	char *license = tp_read_file(SOURCE_ROOT "/LICENSE", NULL);
+	cr_expect(strstr(license, "MIT License") != NULL, "LICENSE is not the MIT license");
+	free(license);
+	char *files = tracked_files("'*.c' '*.h' '*.d'");
+	size_t n = 0;
+	for (char *f = strtok(files, "\n"); f != NULL; f = strtok(NULL, "\n"), n++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", SOURCE_ROOT, f);
+		char *text = tp_read_file(path, NULL);
+		char *first_lines = strndup(text, 200);
+		cr_expect(strstr(first_lines, "SPDX-License-Identifier: MIT") != NULL,
+			  "%s has no SPDX line at its top", f);
+		free(first_lines);
+		free(text);
+	}
+	cr_expect_gt(n, 50, "%zu files", n);
+	free(files);
+}
+
+Test(hygiene, every_c_file_is_as_clang_format_makes_it, .timeout = 120)
+{
+	tp_require_program("/usr/bin/clang-format", "clang-format");
+	int status;
+	char *out = run_in_tree("git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror",
+				&status);
+	cr_expect_eq(status, 0, "clang-format would change (run clang-format -i on them):\n%.4000s",
+		     out);
+	free(out);
+}
+
+Test(hygiene, every_shell_script_is_clean_under_shellcheck, .timeout = 120)
+{
+	tp_require_program("/usr/bin/shellcheck", "shellcheck");
+	int status;
+	/* the scripts: tracked files whose first line runs bash */
+	char *out = run_in_tree("git ls-files | while read -r f; do head -n 1 \"$f\" | grep -q "
+				"'^#!.*bash' && echo \"$f\"; done | "
+				"xargs shellcheck -s bash",
+				&status);
+	cr_expect_eq(status, 0, "shellcheck:\n%.4000s", out);
+	free(out);
+}
