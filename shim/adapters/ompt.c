@@ -33,8 +33,9 @@
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
-#define STACK_SHIFT  40 /* bits 40 to 61: the spawn stack id (below 2^16) */
-#define ID_BITS      ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
+#define STACK_SHIFT  40 /* bits 40 to 61: the task's report key (its spawn stack id, report.h) */
+_Static_assert(TP_REPORT_STARTED_BY_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a report key fits");
+#define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 
 /*
  * A task's word is written by the thread that creates the task and read and changed by those
