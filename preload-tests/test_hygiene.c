@@ -14,24 +14,6 @@
 
 #define SOURCE_ROOT TP_SCRIPTS_DIR "/.."
 
-/* The files `git ls-files PATTERNS` lists in the source tree, one per line (the caller frees). */
-static char *tracked_files(const char *patterns)
-{
-	char *cmd, *list = NULL;
-	size_t size = 0;
-	cr_assert(asprintf(&cmd, "cd '%s' && git ls-files %s", SOURCE_ROOT, patterns) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	cr_assert_not_null(p);
-	FILE *out = open_memstream(&list, &size);
-	char line[4096];
-	while (fgets(line, sizeof line, p) != NULL)
-		fputs(line, out);
-	fclose(out);
-	cr_assert_eq(pclose(p), 0, "git ls-files failed (the suite reads the source tree's files)");
-	return list;
-}
-
 /* Runs `command` in the source tree; its output (the caller frees) and exit status. */
 static char *run_in_tree(const char *command, int *status)
 {
@@ -48,6 +30,19 @@ static char *run_in_tree(const char *command, int *status)
 	fclose(out);
 	*status = pclose(p);
 	return text;
+}
+
+/* The files `git ls-files PATTERNS` lists in the source tree, one per line (the caller frees). */
+static char *tracked_files(const char *patterns)
+{
+	char *cmd;
+	int status;
+	cr_assert(asprintf(&cmd, "git ls-files %s", patterns) > 0);
+	char *list = run_in_tree(cmd, &status);
+	free(cmd);
+	cr_assert_eq(status, 0, "git ls-files failed (the suite reads the source tree's files): %s",
+		     list);
+	return list;
 }
 
 Test(hygiene, a_license_and_an_spdx_line_on_every_c_and_d_file)

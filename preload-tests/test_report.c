@@ -73,16 +73,22 @@ static void expect_task_report(const struct tp_run *run)
 	cr_expect(strstr(run->err, "no task executor") == NULL, "%s", run->err);
 }
 
-Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
+/* omp_fib run with the shim and `env`: its output, and the task report on stderr. */
+static void expect_fib_and_its_report(const char *const argv[], const char *const env[])
 {
-	const char *argv[] = {openmp_target("omp_fib"), NULL};
-	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
 	tp_run(TP_PRELOADED, argv, env, &run);
 	cr_expect_eq(run.status, 0);
 	cr_expect_str_eq(run.out, "fib(12) = 144\n");
 	expect_task_report(&run);
 	tp_run_free(&run);
+}
+
+Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
+{
+	const char *argv[] = {openmp_target("omp_fib"), NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
+	expect_fib_and_its_report(argv, env);
 }
 
 Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 120)
@@ -94,12 +100,7 @@ Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 
 	char preload[4200];
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
 	const char *env[] = {preload, "TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
-	struct tp_run run;
-	tp_run(TP_PRELOADED, argv, env, &run);
-	cr_expect_eq(run.status, 0);
-	cr_expect_str_eq(run.out, "fib(12) = 144\n");
-	expect_task_report(&run);
-	tp_run_free(&run);
+	expect_fib_and_its_report(argv, env);
 }
 
 /*
