@@ -10,6 +10,7 @@
 #define UNW_LOCAL_ONLY /* this process only: libunwind's faster local unwinder */
 #include <libunwind.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "settings.h"
@@ -121,21 +122,30 @@ static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) 
 
 /*
  * Folds recursion out of `pcs[0..n)` in place, as flame graphs fold it, and returns the frames
- * left: a frame whose return address is already among the frames kept above it is the same call
- * again, one more turn of a recursion (a recursive task body resumed inside a taskwait shows the
- * same runtime and taskwait frames at every level), so it is left out. Stacks of one call path
- * then fold to one stack whatever the recursion depth, which keeps the stack table from filling
- * with one stack per task in recursive programs.
+ * left, at most `keep`: a frame whose return address is already among the frames kept above it
+ * is the same call again, one more turn of a recursion (a recursive task body resumed inside a
+ * taskwait shows the same runtime and taskwait frames at every level), so it is left out.
+ * Stacks of one call path then fold to one stack whatever the recursion depth, which keeps the
+ * stack table from filling with one stack per task in recursive programs. The frames kept are
+ * found in a small open-addressed set, at most half full, so a capture stays linear in its
+ * frames.
  */
-static int fold_recursion(uintptr_t *pcs, int n)
+static int fold_recursion(uintptr_t *pcs, int n, int keep)
 {
+	uintptr_t seen[2 * TP_STACK_DEPTH_MAX];
+	unsigned bits = 32 - (unsigned)__builtin_clz(2 * (unsigned)keep - 1);
+	size_t mask = ((size_t)1 << bits) - 1;
+	memset(seen, 0, (mask + 1) * sizeof *seen);
 	int kept = 0;
-	for (int i = 0; i < n; i++) {
-		bool seen = false;
-		for (int k = 0; k < kept && !seen; k++)
-			seen = pcs[k] == pcs[i];
-		if (!seen)
-			pcs[kept++] = pcs[i];
+	for (int i = 0; i < n && kept < keep; i++) {
+		uintptr_t pc = pcs[i];
+		size_t slot = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+		while (seen[slot] != 0 && seen[slot] != pc)
+			slot = (slot + 1) & mask;
+		if (seen[slot] == pc)
+			continue;
+		seen[slot] = pc;
+		pcs[kept++] = pc;
 	}
 	return kept;
 }
@@ -159,14 +169,14 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
-		kept = fold_recursion(buffer + first, n - first);
+		kept = fold_recursion(buffer + first, n - first, keep);
 		/* all frames asked for were taken and too few kept: ask for more */
-		if (n < want || kept >= keep || want == TP_SPAWN_STACK_BUFFER)
+		if (n < want || n - first >= keep || want == TP_SPAWN_STACK_BUFFER)
 			break;
 		want = TP_SPAWN_STACK_BUFFER;
 	}
 	last_skipped = (uint8_t)first;
-	*depth = (uint32_t)(kept < keep ? kept : keep);
+	*depth = (uint32_t)kept;
 	if (*depth == 0)
 		return NULL;
 	*id = tp_stack_table_intern(buffer + first, *depth);
