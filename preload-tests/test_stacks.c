@@ -100,7 +100,7 @@ Test(stacks, recursion_folds_to_few_stacks_per_call_path_and_each_construct_is_o
 	struct tp_run run;
 	tp_run_both(argv, env, &run);
 	cr_expect_str_eq(run.out, "fib(16) = 987\n");
-	enum { EXPLICIT_TASKS = 3192, FOLDED_STACKS_MAX = 64 };
+	enum { EXPLICIT_TASKS = 3192, FOLDED_STACKS_MAX = 100 }; /* 47 measured, 314 unfolded */
 	int64_t stacks[FOLDED_STACKS_MAX + 1], sites[4];
 	size_t n_stacks = 0, n_sites = 0, with_stack = 0;
 	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
