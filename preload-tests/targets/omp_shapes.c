@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * OpenMP programs of known shapes, for checking what the scripts add up:
- *   gate N        N tasks all alive at once: each depends on one gate task that sleeps 50 ms
+ *   gate N        N tasks all alive at once: each depends on one gate task, which opens once
+ *                 all N are spawned
  *   spin N US     N tasks, each computing (spinning on the clock) for US microseconds
  *   parks N US    a thread named "pool-1" waits N times on a semaphore that is never posted,
  *                 each wait timing out after US microseconds
@@ -34,20 +35,24 @@ static void spin_us(long us)
 static long gate(long n)
 {
 	long done = 0;
-	int gate_word = 0;
+	int gate_word = 0, all_spawned = 0;
 #pragma omp parallel
 #pragma omp single
 	{
-#pragma omp task depend(out : gate_word) shared(gate_word)
+		/* opens once every task behind it is spawned (and 50 ms on): all are alive at once */
+#pragma omp task depend(out : gate_word) shared(gate_word, all_spawned)
 		{
 			struct timespec pause = {0, 50 * 1000000};
-			nanosleep(&pause, NULL);
+			do
+				nanosleep(&pause, NULL);
+			while (!__atomic_load_n(&all_spawned, __ATOMIC_ACQUIRE));
 			gate_word = 1;
 		}
 		for (long i = 0; i < n; i++) {
 #pragma omp task depend(in : gate_word) shared(done, gate_word)
 			__atomic_add_fetch(&done, gate_word, __ATOMIC_RELAXED);
 		}
+		__atomic_store_n(&all_spawned, 1, __ATOMIC_RELEASE);
 	}
 	return done;
 }
