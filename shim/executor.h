@@ -136,20 +136,10 @@ static inline void tp_worker_stopped(void)
 /* An executor's own idle report; the park is skipped if the thread is parked already. */
 static inline void tp_worker_park(void)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (self->parked || !tp_thread_live(self))
-		return;
-	self->parked = true;
-	self->parked_by = NULL; /* the executor's park: no wait's frame to outlive */
-	tp_fire_worker_park();
+	(void)tp_thread_park(tp_thread_self(), NULL);
 }
 
 static inline void tp_worker_unpark(void)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (!self->parked)
-		return;
-	self->parked = false;
-	if (tp_thread_live(self))
-		tp_fire_worker_unpark();
+	tp_thread_unpark(tp_thread_self());
 }

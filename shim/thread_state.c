@@ -81,7 +81,36 @@ void tp_thread_read_name(char name[16])
 	name[15] = '\0';
 }
 
-bool tp_thread_is_worker(struct tp_thread *self)
+bool tp_thread_park(struct tp_thread *self, const void *by)
+{
+	if (self->parked || !tp_thread_live(self))
+		return false;
+	self->parked = true;
+	self->parked_by = by;
+	tp_fire_worker_park();
+	return true;
+}
+
+void tp_thread_unpark(struct tp_thread *self)
+{
+	if (!self->parked)
+		return;
+	self->parked = false;
+	self->parked_by = NULL;
+	if (tp_thread_live(self))
+		tp_fire_worker_unpark();
+}
+
+void tp_thread_unpark_stopped(struct tp_thread *other)
+{
+	if (!other->parked)
+		return;
+	other->parked = false;
+	other->parked_by = NULL;
+	tp_fire_worker_unpark();
+}
+
+bool tp_thread_recognize_worker(struct tp_thread *self)
 {
 	if (self->adapter_worker)
 		return true;

@@ -35,8 +35,26 @@ static inline bool tp_thread_live(const struct tp_thread *self)
 /* The kernel id of the calling thread, cached. */
 pid_t tp_thread_tid(struct tp_thread *self);
 
-/* Whether the calling thread is a worker: an adapter says so, or its name matches. */
-bool tp_thread_is_worker(struct tp_thread *self);
+/*
+ * Whether the calling thread is a worker: an adapter says so, or its name matches
+ * TASKPROBE_WORKERS. A thread that is one by its name becomes one here (worker-thread-start) or
+ * stops being one (worker-thread-stop), as its name is read again after a rename: call it where
+ * a worker would park, while a park or worker probe is on.
+ */
+bool tp_thread_recognize_worker(struct tp_thread *self);
+
+/*
+ * Park state, owned here: a worker parks when it is about to block waiting for work and unparks
+ * when it returns; parks do not nest. `by` is what parked it: an interposed wait (its struct
+ * tp_wait, so that only that wait, or a jump out of it, unparks) or NULL for an executor's own
+ * idle report. tp_thread_park returns whether it parked (not if parked already, or stopped by
+ * the process's exit).
+ */
+bool tp_thread_park(struct tp_thread *self, const void *by);
+void tp_thread_unpark(struct tp_thread *self);
+
+/* The process's exit stopped `other`, a thread other than the caller: its park ends now. */
+void tp_thread_unpark_stopped(struct tp_thread *other);
 
 /*
  * A thread that is a worker by its name stops being one (worker-thread-stop) as it ends: called

@@ -58,8 +58,7 @@ void tp_threads_stop_at_exit(void)
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
-		if (t->self->parked)
-			tp_fire_worker_unpark();
+		tp_thread_unpark_stopped(t->self);
 		tp_fire_thread_stop((uint64_t)t->self->tid);
 	}
 	pthread_mutex_unlock(&running_lock);

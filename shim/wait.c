@@ -9,14 +9,6 @@
 
 #include "thread_state.h"
 
-/* Ends the park of a wait that parked this thread. */
-static void unpark(struct tp_thread *self)
-{
-	tp_fire_worker_unpark();
-	self->parked = false;
-	self->parked_by = NULL;
-}
-
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
 		   int64_t timeout_ns)
 {
@@ -35,11 +27,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	bool park_probes = tp_listeners_park() != 0;
 	bool lifetime_probes = (tp_listeners_worker_start() | tp_listeners_worker_stop()) != 0;
 	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
-	    tp_thread_is_worker(self) && park_probes) {
-		self->parked = true;
-		self->parked_by = w;
-		tp_fire_worker_park();
-	}
+	    tp_thread_recognize_worker(self) && park_probes)
+		tp_thread_park(self, w);
 	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task);
 }
 
@@ -51,7 +40,7 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
 	if (self->parked && self->parked_by == w)
-		unpark(self);
+		tp_thread_unpark(self);
 }
 
 void tp_wait_escaping(const void *frame)
@@ -59,8 +48,8 @@ void tp_wait_escaping(const void *frame)
 	struct tp_thread *self = tp_thread_self();
 	/* stacks grow down: a frame below the parking wait's runs on top of it, in a handler */
 	if (self->parked && self->parked_by != NULL &&
-	    (uintptr_t)frame < (uintptr_t)self->parked_by && tp_thread_live(self))
-		unpark(self);
+	    (uintptr_t)frame < (uintptr_t)self->parked_by)
+		tp_thread_unpark(self);
 }
 
 void tp_wait_cancelled(void *w)
