@@ -42,6 +42,39 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 
 #undef TP_EVENT_LISTENERS
 
+/*
+ * Whether anybody listens to anything: the provider's semaphores, all of them, read as one
+ * block, and the in-process listeners. `dtrace -G` puts the semaphores together in the .probes
+ * section in the provider file's order (14 of 2 bytes; events.c checks this at start-up and,
+ * were it ever otherwise, makes the block read as listened to: slower, never wrong). Four loads
+ * and four ORs, where OR'ing the semaphores one by one takes a load and an OR each: for the
+ * checks on every task callback of an executor.
+ */
+#define TP_SEMAPHORES_BYTES 28
+
+/*
+ * Nonzero while a consumer inside the process needs every event (the exit report's counts;
+ * tp_listeners_any reads it with the semaphores). A 64-bit word: one OR from memory.
+ */
+extern uint64_t tp_listeners_in_process __attribute__((visibility("hidden")));
+
+static inline uint64_t tp_listeners_any(void)
+{
+	/* the address laundered, so that the compiler reads past the first semaphore's two bytes */
+	const unsigned char *block = (const unsigned char *)&taskprobe_task__spawn_semaphore;
+	__asm__("" : "+r"(block));
+	uint64_t a, b, c;
+	uint32_t d;
+	__builtin_memcpy(&a, block, sizeof a);
+	__builtin_memcpy(&b, block + 8, sizeof b);
+	__builtin_memcpy(&c, block + 16, sizeof c);
+	__builtin_memcpy(&d, block + 24, sizeof d);
+	return a | b | c | d | tp_listeners_in_process;
+}
+
+/* Checks the semaphores' layout that tp_listeners_any reads (events.c; from the lifecycle). */
+void tp_events_start(void);
+
 /* Anybody listening to task events other than spawn (a task's state must be kept). */
 static inline unsigned tp_listeners_task_state(void)
 {

@@ -30,15 +30,14 @@ enum tp_terminate_reason {
 };
 
 /*
- * Whether any probe that fires task events or reads the current task (wait-start/wait-end's
- * task argument, the park rule) is on, or the exit report counts tasks. With none, nobody can see task state, so an adapter
+ * Whether any probe is on (among them every one that fires task events or reads the current
+ * task: wait-start/wait-end's task argument, the park rule), or the exit report counts tasks. With none, nobody can see task state, so an adapter
  * keeps none: a tracer that attaches later sees each task from its next event on, under an id
  * given then. The listeners are OR'ed: loads and one branch.
  */
 static inline bool tp_task_probes_enabled(void)
 {
-	return (tp_listeners_task_spawn() | tp_listeners_task_stack() | tp_listeners_task_state() |
-		tp_listeners_park() | tp_listeners_wait() | tp_report_on) != 0;
+	return tp_listeners_any() != 0; /* the exit report listens in process */
 }
 
 /* Gives the calling thread a new block of task ids. */

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "exit_hook.h"
 #include "lifecycle.h"
 #include "settings.h"
@@ -308,4 +309,5 @@ void tp_report_start(void)
 		}
 	}
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&tp_listeners_in_process, 1, __ATOMIC_RELEASE);
 }
