@@ -53,9 +53,13 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 #define TP_SEMAPHORES_BYTES 28
 
 /*
- * Nonzero while a consumer inside the process needs every event (the exit report's counts;
- * tp_listeners_any reads it with the semaphores). A 64-bit word: one OR from memory.
+ * What tp_listeners_any reads with the semaphores, one 64-bit word (one OR from memory):
+ * TP_IN_PROCESS_REPORT while a consumer inside the process needs every event (the exit report's
+ * counts), and TP_TASK_STATE_HELD while threads may hold a current task set while traced (see
+ * tp_task_probes_enabled: it is dropped by the first callback that finds nobody listening).
  */
+#define TP_IN_PROCESS_REPORT UINT64_C(1)
+#define TP_TASK_STATE_HELD   UINT64_C(2)
 extern uint64_t tp_listeners_in_process __attribute__((visibility("hidden")));
 
 static inline uint64_t tp_listeners_any(void)

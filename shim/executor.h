@@ -37,7 +37,15 @@ enum tp_terminate_reason {
  */
 static inline bool tp_task_probes_enabled(void)
 {
-	return tp_listeners_any() != 0; /* the exit report listens in process */
+	uint64_t listeners = tp_listeners_any(); /* the exit report listens in process */
+	if (__builtin_expect(listeners == 0, 1))
+		return false;
+	if (__builtin_expect(listeners == TP_TASK_STATE_HELD, 0)) {
+		/* nobody listens any more: the task state held since tracing is dropped, once */
+		tp_task_state_drop();
+		return false;
+	}
+	return true;
 }
 
 /* Gives the calling thread a new block of task ids. */
@@ -81,14 +89,14 @@ static inline void tp_task_woken(uint64_t task)
 {
 	struct tp_thread *self = tp_thread_self();
 	if (tp_listeners_task_wake() && tp_thread_live(self))
-		tp_fire_task_wake(task, self->task);
+		tp_fire_task_wake(task, tp_thread_task(self));
 }
 
 /* task-poll-start; the task becomes the calling thread's current task. */
 static inline void tp_task_poll_start(uint64_t task)
 {
 	struct tp_thread *self = tp_thread_self();
-	self->task = task;
+	tp_thread_set_task(self, task);
 	if (tp_listeners_task_poll_start() && tp_thread_live(self))
 		tp_fire_task_poll_start(task);
 }
@@ -97,7 +105,7 @@ static inline void tp_task_poll_start(uint64_t task)
 static inline void tp_task_poll_end(uint64_t task, bool done)
 {
 	struct tp_thread *self = tp_thread_self();
-	self->task = 0;
+	tp_thread_set_task(self, 0);
 	if (tp_listeners_task_poll_end() && tp_thread_live(self))
 		tp_fire_task_poll_end(task, (uint32_t)done);
 }

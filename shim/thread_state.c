@@ -81,6 +81,24 @@ void tp_thread_read_name(char name[16])
 	name[15] = '\0';
 }
 
+uint64_t tp_task_epoch;
+
+void tp_thread_set_task(struct tp_thread *self, uint64_t task)
+{
+	self->task = task;
+	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED);
+	if (task != 0 &&
+	    !(__atomic_load_n(&tp_listeners_in_process, __ATOMIC_RELAXED) & TP_TASK_STATE_HELD))
+		__atomic_fetch_or(&tp_listeners_in_process, TP_TASK_STATE_HELD, __ATOMIC_RELAXED);
+}
+
+void tp_task_state_drop(void)
+{
+	if (__atomic_fetch_and(&tp_listeners_in_process, ~TP_TASK_STATE_HELD, __ATOMIC_RELAXED) &
+	    TP_TASK_STATE_HELD)
+		__atomic_add_fetch(&tp_task_epoch, 1, __ATOMIC_RELAXED);
+}
+
 bool tp_thread_park(struct tp_thread *self, const void *by)
 {
 	if (self->parked || !tp_thread_live(self))

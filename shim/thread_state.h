@@ -7,7 +7,8 @@
 #include <sys/types.h>
 
 struct tp_thread {
-	uint64_t task;          /* the task this thread polls now, 0 when none (set by adapters) */
+	uint64_t task;          /* the task this thread polls now, 0 when none: tp_thread_task() */
+	uint64_t task_epoch;    /* tp_task_epoch when `task` was set */
 	uint64_t next_task_id;  /* the thread's block of task ids: next to hand out ... */
 	uint64_t task_id_limit; /* ... and one past the block */
 	pid_t tid;              /* kernel thread id, 0 until first asked (and after fork) */
@@ -31,6 +32,26 @@ static inline bool tp_thread_live(const struct tp_thread *self)
 {
 	return !__atomic_load_n(&self->stopped_by_exit, __ATOMIC_RELAXED);
 }
+
+/*
+ * Task state is dropped for all threads at once, by a new epoch, when tracing stops (executor.h,
+ * tp_task_probes_enabled), rather than by every untraced callback clearing its thread's task: a
+ * thread's task is its current one only if it was set in the current epoch.
+ */
+extern uint64_t tp_task_epoch __attribute__((visibility("hidden")));
+
+/* The task the calling thread polls now, 0 when none. */
+static inline uint64_t tp_thread_task(const struct tp_thread *self)
+{
+	return self->task_epoch == __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED) ? self->task
+										     : 0;
+}
+
+/* The calling thread polls `task` from now (0: none). */
+void tp_thread_set_task(struct tp_thread *self, uint64_t task);
+
+/* Tracing stopped: every thread's task is dropped (a new epoch). */
+void tp_task_state_drop(void);
 
 /* The kernel id of the calling thread, cached. */
 pid_t tp_thread_tid(struct tp_thread *self);

@@ -18,7 +18,7 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		return;
 	w->kind = kind;
 	w->object = (uintptr_t)object;
-	w->task = self->task;
+	w->task = tp_thread_task(self);
 	/*
 	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
 	 * found to be a worker by its name here, at its waits, where it would park (so only while

@@ -8,8 +8,9 @@
  * task has a parent, and a task that blocks inside a parallel region's body shows up.
  * Each OMPT thread (initial or worker) is a worker: worker-thread-start/stop at thread begin/end.
  *
- * With no probe on that could show task state (tp_task_probes_enabled), the task callbacks only
- * forget the thread's current task: a task is given its id when a tracer first sees it.
+ * With nobody listening (tp_task_probes_enabled), the task callbacks do next to nothing: a task
+ * is given its id when a tracer first sees it, and the threads' current tasks of a traced period
+ * are dropped all at once when it ends (thread_state.h, tp_task_epoch).
  *
  * A task's id, its spawn stack's id and two flags live in its ompt_data_t (0: no id yet):
  *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
@@ -73,17 +74,11 @@ static uint64_t id_given(ompt_data_t *data)
 	return word(data) & ID_BITS;
 }
 
-/* No tracer can see task state: the thread just stops claiming a current task. */
-static void forget_current_task(void)
-{
-	tp_thread_self()->task = 0;
-}
-
 /* The calling thread starts polling `task`, ending any other poll and any park first. */
 static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 {
 	tp_worker_unpark();
-	uint64_t current = tp_thread_self()->task;
+	uint64_t current = tp_thread_task(tp_thread_self());
 	if (current == task)
 		return;
 	if (current != 0)
@@ -94,7 +89,7 @@ static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 /* The calling thread stops polling `task` for now, if it polls it. */
 static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
 {
-	if (task != 0 && tp_thread_self()->task == task)
+	if (task != 0 && tp_thread_task(tp_thread_self()) == task)
 		tp_task_poll_end(task, false);
 }
 
@@ -104,7 +99,7 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
 {
 	uint64_t task = id_of(data);
 	tp_task_terminated(task, reason, stack_of(data));
-	if (tp_thread_self()->task == task)
+	if (tp_thread_task(tp_thread_self()) == task)
 		tp_task_poll_end(task, true);
 }
 
@@ -149,7 +144,6 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	(void)index;
 	if (!tp_task_probes_enabled()) {
 		set_word(task, 0);
-		forget_current_task();
 	} else if (endpoint == ompt_scope_begin) {
 		/*
 		 * On the primary thread the encountering task is its parent and is suspended. The
@@ -183,9 +177,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)parallel;
 	(void)flags;
 	(void)codeptr;
-	if (!tp_task_probes_enabled())
-		forget_current_task();
-	else if (encountering != NULL && word(encountering) != 0)
+	if (tp_task_probes_enabled() && encountering != NULL && word(encountering) != 0)
 		poll_begin(id_of(encountering));
 }
 
@@ -195,11 +187,9 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	(void)encountering;
 	(void)frame;
 	(void)flags;
-	if (!tp_task_probes_enabled()) {
-		set_word(task, 0);
-		return;
-	}
-	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences, codeptr);
+	/* untraced, the word stays 0 (no id yet): libomp zeroes a new task's data (__ompt_task_init) */
+	if (tp_task_probes_enabled())
+		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences, codeptr);
 }
 
 __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
@@ -223,12 +213,12 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 	if (__builtin_expect(word(next) & (SYNC_WAITING | WAKE_PENDING), 0)) {
 		if (word(next) & SYNC_WAITING) {
 			/* Back in a task that is still waiting in a sync region: idle again. */
-			poll_suspend(tp_thread_self()->task);
+			poll_suspend(tp_thread_task(tp_thread_self()));
 			tp_worker_park();
 			return;
 		}
 		set_word(next, word(next) & ~WAKE_PENDING);
-		poll_suspend(tp_thread_self()->task);
+		poll_suspend(tp_thread_task(tp_thread_self()));
 		tp_task_woken(id_of(next));
 	}
 	poll_begin(id_of(next));
@@ -239,22 +229,12 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 {
 	if (tp_task_probes_enabled())
 		schedule_traced(prior, status, next);
-	else
-		forget_current_task();
 }
 
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+__attribute__((noinline)) static void sync_region_wait_traced(ompt_scope_endpoint_t endpoint,
+							      ompt_data_t *task)
 {
-	(void)kind;
-	(void)parallel;
-	(void)codeptr;
-	if (task == NULL)
-		return;
-	if (!tp_task_probes_enabled()) {
-		set_word(task, word(task) & ~SYNC_WAITING);
-		forget_current_task();
-	} else if (endpoint == ompt_scope_begin) {
+	if (endpoint == ompt_scope_begin) {
 		id_given(task);
 		set_word(task, word(task) | SYNC_WAITING);
 		poll_suspend(id_of(task));
@@ -263,6 +243,21 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 		set_word(task, word(task) & ~SYNC_WAITING);
 		poll_begin(id_given(task));
 	}
+}
+
+/* Kept apart from the traced path, so that the untraced one saves no registers. */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	(void)kind;
+	(void)parallel;
+	(void)codeptr;
+	if (task == NULL)
+		return;
+	if (tp_task_probes_enabled())
+		sync_region_wait_traced(endpoint, task);
+	else /* a wait that began while traced ends untraced: the flag must not outlive it */
+		set_word(task, word(task) & ~SYNC_WAITING);
 }
 
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
