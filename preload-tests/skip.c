@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The skip policy (harness.h): a test whose tool is missing is skipped, saying what to install,
+ * or fails under CI=true, where nothing may be skipped.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "harness_internal.h"
+
+static bool tracefs_mounted(void)
+{
+	return access("/sys/kernel/tracing/uprobe_events", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/uprobe_events", F_OK) == 0;
+}
+
+void tp_skip_unless_ci(const char *why)
+{
+	const char *ci = getenv("CI");
+	if (ci != NULL && strcmp(ci, "true") == 0)
+		cr_assert_fail("%s (tests never skip under CI=true)", why);
+	cr_skip_test("%s", why);
+}
+
+static const char *require(const char *path, int mode, const char *package)
+{
+	if (access(path, mode) != 0) {
+		char why[4200];
+		snprintf(why, sizeof why, "%s is missing (install %s)", path, package);
+		tp_skip_unless_ci(why);
+	}
+	return path;
+}
+
+const char *tp_require_program(const char *path, const char *package)
+{
+	return require(path, X_OK, package);
+}
+
+const char *tp_require_file(const char *path, const char *package)
+{
+	return require(path, R_OK, package);
+}
+
+void tp_require_tracer(void)
+{
+	const char *why = NULL;
+	if (geteuid() != 0)
+		why = "attaching bpftrace needs root";
+	else if (system("command -v bpftrace >/dev/null 2>&1") != 0)
+		why = "bpftrace is not installed";
+	else if (!tracefs_mounted() &&
+		 mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0 &&
+		 !tracefs_mounted())
+		why = "tracefs is not mounted and cannot be";
+	if (why != NULL)
+		tp_skip_unless_ci(why);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpftrace for the harness (harness_internal.h): the program printing every taskprobe event of
+ * the target, bpftrace started on it and awaited, drained of its per-CPU buffers once the target
+ * has ended, and stopped.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "contract.h"
+#include "harness_internal.h"
+
+extern char **environ;
+
+static const char *program_override;
+
+void tp_use_tracer_program(const char *program)
+{
+	program_override = program;
+}
+
+/*
+ * The bpftrace program: the test's, or one printing every taskprobe event of process $1 as one
+ * line (with the first frames of each spawn stack); and always a MARK line for each getppid()
+ * the harness makes (see tp_tracer_drain).
+ */
+static char *tracer_program(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	fprintf(f, "BEGIN { printf(\"READY\\n\"); }\n");
+	/*
+	 * Two marker probes: bpftrace 0.17's symbolizer (usym) now and then closes a descriptor
+	 * that is not its own, which can be one probe's; it is never both.
+	 */
+	fprintf(f,
+		"tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_exit_getppid "
+		"/pid == %d/ { printf(\"MARK %%d\\n\", cpu); }\n",
+		(int)getpid());
+	if (program_override != NULL) {
+		fputs(program_override, f);
+		fclose(f);
+		return text;
+	}
+	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
+		/*
+		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's site
+		 * text and a task-stack's first frames end the same line: a second printf could be
+		 * separated from the first by another thread's event on the same CPU.
+		 */
+		bool spawn = strcmp(p->name, "task__spawn") == 0,
+		     stack = strcmp(p->name, "task__stack") == 0;
+		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu",
+			tp_shim(), p->name, p->name);
+		for (int i = 0; i < 6; i++)
+			fprintf(f, " %%lld");
+		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
+			fprintf(f, " %%llu");
+		fprintf(f, spawn ? " %%s\\n\", tid, nsecs" : "\\n\", tid, nsecs");
+		for (int i = 0; i < 6; i++)
+			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
+		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
+			fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
+		if (spawn)
+			fprintf(f, ", str(arg3)"); /* the site's text, as the process resolved it */
+		fprintf(f, ");\n}\n");
+	}
+	fclose(f);
+	return text;
+}
+
+static size_t count_lines(const char *path, const char *prefix)
+{
+	char *text = tp_read_file(path, NULL);
+	size_t n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	free(text);
+	return n;
+}
+
+/* Waits until the tracer `pid`, writing to `out`, prints a line starting with `prefix` (a
+ * minute at most); fails the test, saying `what` and the tracer's stderr, if it ends first. */
+static void await_tracer_line(pid_t pid, const char *out, const char *err, const char *prefix,
+			      const char *what)
+{
+	for (long waited = 0; count_lines(out, prefix) == 0; waited += 20) {
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
+			kill(pid, SIGKILL);
+			cr_assert_fail("%s: %s", what, tp_read_file(err, NULL));
+		}
+		tp_sleep_ms(20);
+	}
+}
+
+pid_t tp_tracer_start(pid_t target, const char *out, const char *err)
+{
+	char *script = tp_make_temp("script");
+	char *program = tracer_program();
+	FILE *f = fopen(script, "w");
+	cr_assert(f != NULL);
+	fputs(program, f);
+	fclose(f);
+	free(program);
+
+	char target_pid[16];
+	snprintf(target_pid, sizeof target_pid, "%d", (int)target);
+	/*
+	 * 4 MiB of event buffer per CPU (bpftrace's default is 256 KiB): a busy target on a loaded
+	 * machine (the sanitized passes, two tests at once) can fill the default before bpftrace
+	 * reads it, and the harness fails a run that lost events.
+	 */
+	char *argv[] = {"/usr/bin/env", "BPFTRACE_PERF_RB_PAGES=1024",
+			"bpftrace",     "-B",
+			"line",         script,
+			target_pid,     NULL};
+	pid_t pid = tp_spawn(argv, environ, out, err, -1);
+	await_tracer_line(pid, out, err, "READY", "bpftrace did not attach");
+	unlink(script);
+	free(script);
+	return pid;
+}
+
+pid_t tp_tracer_start_script(const char *script_path, const char *const script_args[], pid_t target,
+			     const char *out, const char *err)
+{
+	/* bpftrace SCRIPT PID ARGS..., as the script's usage says */
+	char target_pid[16];
+	snprintf(target_pid, sizeof target_pid, "%d", (int)target);
+	const char *tracer_argv[16] = {"/usr/bin/env", "BPFTRACE_CACHE_USER_SYMBOLS=1",
+				       "bpftrace",     "-B",
+				       "line",         script_path,
+				       target_pid};
+	size_t n = 7;
+	for (size_t i = 0; script_args != NULL && script_args[i] != NULL && n < 15; i++)
+		tracer_argv[n++] = script_args[i];
+	pid_t tracer = tp_spawn((char *const *)tracer_argv, environ, out, err, -1);
+	/* every script says "Tracing ..." from BEGIN, once its probes are attached */
+	char what[4200];
+	snprintf(what, sizeof what, "%s did not start", strrchr(script_path, '/') + 1);
+	await_tracer_line(tracer, out, err, "Tracing ", what);
+	return tracer;
+}
+
+/* Whether the tracer printed a marker from each CPU in `cpus`. */
+static bool marked(const char *trace_out, const cpu_set_t *cpus)
+{
+	char *text = tp_read_file(trace_out, NULL);
+	bool all = true;
+	for (int c = 0; c < CPU_SETSIZE && all; c++) {
+		char line[32];
+		snprintf(line, sizeof line, "\nMARK %d\n", c);
+		all = !CPU_ISSET(c, cpus) || strstr(text, line) != NULL;
+	}
+	free(text);
+	return all;
+}
+
+/*
+ * bpftrace drops what is still in its per-CPU buffers when it is stopped. Each buffer is
+ * first-in first-out, so once a marker made on every CPU after the target ended is printed, so
+ * is every event of the target. A buffer's wakeup can be missed when few events are in flight,
+ * so the markers are made again until all are seen.
+ */
+void tp_tracer_drain(const char *trace_out, const char *trace_err)
+{
+	cpu_set_t mine, one;
+	cr_assert(sched_getaffinity(0, sizeof mine, &mine) == 0);
+	for (long waited = 0; waited <= 60000; waited += 200) {
+		for (int c = 0; c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, &mine))
+				continue;
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			if (sched_setaffinity(0, sizeof one, &one) == 0)
+				syscall(SYS_getppid);
+		}
+		sched_setaffinity(0, sizeof mine, &mine);
+		for (int i = 0; i < 10; i++) {
+			if (marked(trace_out, &mine)) {
+				cr_expect_eq(count_lines(trace_out, "Lost "), 0,
+					     "bpftrace lost events");
+				return;
+			}
+			tp_sleep_ms(20);
+		}
+	}
+	char *text = tp_read_file(trace_out, NULL), *errors = tp_read_file(trace_err, NULL);
+	cr_assert_fail(
+		"bpftrace printed no marker within a minute; it printed:\n%s\nand on stderr:\n%s",
+		text, errors);
+}
+
+int tp_tracer_stop(pid_t tracer)
+{
+	kill(tracer, SIGINT);
+	return tp_reap(tracer, 30000);
+}
