@@ -24,10 +24,11 @@ static bool same_object(void *a, void *b)
 	return dladdr(a, &in_a) != 0 && dladdr(b, &in_b) != 0 && in_a.dli_fbase == in_b.dli_fbase;
 }
 
+/* Weak: a program of the core's alone (a test, a benchmark) has no interposer, so no table. */
 extern const struct tp_real_function __start_tp_real_functions[]
-	__attribute__((visibility("hidden")));
+	__attribute__((weak, visibility("hidden")));
 extern const struct tp_real_function __stop_tp_real_functions[]
-	__attribute__((visibility("hidden")));
+	__attribute__((weak, visibility("hidden")));
 
 void tp_real_functions_resolve(void)
 {

@@ -18,8 +18,7 @@
 #define LEVELS 40
 
 #define BUFFER (128 + 32) /* TP_SPAWN_STACK_BUFFER */
-const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[BUFFER], uint32_t *depth, uint32_t *id);
-void tp_spawn_stack_skip_module(const void *address_in_module);
+const uintptr_t *tp_bench_stack_capture(uintptr_t buffer[BUFFER], uint32_t *depth, uint32_t *id);
 
 static uint64_t sink;
 
@@ -35,7 +34,7 @@ static void capture(long count)
 	uintptr_t buffer[BUFFER];
 	uint32_t depth, id;
 	for (long i = 0; i < count; i++) {
-		tp_spawn_stack_capture(buffer, &depth, &id);
+		tp_bench_stack_capture(buffer, &depth, &id);
 		sink += depth + id;
 	}
 }
@@ -65,7 +64,7 @@ __attribute__((noinline)) static void descend(int levels, const char *mode, long
 		uintptr_t buffer[BUFFER];
 		uint32_t depth, id;
 		void *frames[DEPTH];
-		tp_spawn_stack_capture(buffer, &depth, &id);
+		tp_bench_stack_capture(buffer, &depth, &id);
 		printf("frames: bare %d, captured %u\n", unw_backtrace(frames, DEPTH), depth);
 		capture(1000); /* warm both */
 		bare(1000);
@@ -86,8 +85,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s bare|capture|time COUNT\n", argv[0]);
 		return 2;
 	}
-	/* as the shim's start-up does: the capturing library's frames are not the program's */
-	tp_spawn_stack_skip_module((const void *)tp_spawn_stack_capture);
 	descend(LEVELS, argv[1], atol(argv[2]));
 	return sink == 42; /* keep the results alive */
 }
