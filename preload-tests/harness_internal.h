@@ -7,8 +7,8 @@
  *   spawn.c     processes: the target's environment (which shim, what is preloaded), a
  *               program started held until the harness lets it go, reaped with a time limit;
  *               temporary files and tp_read_file
- *   tracer.c    bpftrace: the program printing every event, started and awaited (a line its
- *               BEGIN prints), drained of its per-CPU buffers, stopped
+ *   tracer.c    bpftrace: the program printing every event, started and awaited by the
+ *               tracer-ready protocol, drained of its per-CPU buffers, stopped
  *   events.c    the tracer's event lines parsed into tp_events, ordered; counting them
  *   contract.c  the probe contract's checks (tp_assert_*)
  *   elf.c       symbols of target programs (nm)

@@ -88,18 +88,40 @@ static size_t count_lines(const char *path, const char *prefix)
 	return n;
 }
 
-/* Waits until the tracer `pid`, writing to `out`, prints a line starting with `prefix` (a
- * minute at most); fails the test, saying `what` and the tracer's stderr, if it ends first. */
-static void await_tracer_line(pid_t pid, const char *out, const char *err, const char *prefix,
-			      const char *what)
+/*
+ * The tracer-ready protocol, defined in contrib/tracer-ready.sh (meson gives its constants as
+ * TP_TRACER_*): the tracer is ready at the first whole line of its output that does not start
+ * with TP_TRACER_NOT_READY_PREFIX (bpftrace's "Attaching N probes..."); its BEGIN prints it.
+ */
+static bool ready_line_printed(const char *out)
 {
-	for (long waited = 0; count_lines(out, prefix) == 0; waited += 20) {
+	char *text = tp_read_file(out, NULL);
+	bool ready = false;
+	for (const char *l = text, *end; !ready && (end = strchr(l, '\n')) != NULL; l = end + 1)
+		ready = strncmp(l, TP_TRACER_NOT_READY_PREFIX,
+				strlen(TP_TRACER_NOT_READY_PREFIX)) != 0;
+	free(text);
+	return ready;
+}
+
+/*
+ * Waits as the protocol says for the tracer `pid`, writing to `out` and `err`: every
+ * TP_TRACER_READY_POLL_MS, up to TP_TRACER_READY_TIMEOUT_S. Fails the test, saying `what` and the
+ * tracer's stderr, when the tracer ends first or the time is up.
+ */
+static void await_ready(pid_t pid, const char *out, const char *err, const char *what)
+{
+	for (long waited = 0; !ready_line_printed(out); waited += TP_TRACER_READY_POLL_MS) {
 		int status;
-		if (waitpid(pid, &status, WNOHANG) == pid || waited > 60000) {
-			kill(pid, SIGKILL);
+		bool ended = waitpid(pid, &status, WNOHANG) == pid;
+		if (ended || waited >= TP_TRACER_READY_TIMEOUT_S * 1000L) {
+			if (!ended) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &status, 0);
+			}
 			cr_assert_fail("%s: %s", what, tp_read_file(err, NULL));
 		}
-		tp_sleep_ms(20);
+		tp_sleep_ms(TP_TRACER_READY_POLL_MS);
 	}
 }
 
@@ -125,7 +147,8 @@ pid_t tp_tracer_start(pid_t target, const char *out, const char *err)
 			"line",         script,
 			target_pid,     NULL};
 	pid_t pid = tp_spawn(argv, environ, out, err, -1);
-	await_tracer_line(pid, out, err, "READY", "bpftrace did not attach");
+	/* its BEGIN prints READY */
+	await_ready(pid, out, err, "bpftrace did not attach");
 	unlink(script);
 	free(script);
 	return pid;
@@ -145,10 +168,10 @@ pid_t tp_tracer_start_script(const char *script_path, const char *const script_a
 	for (size_t i = 0; script_args != NULL && script_args[i] != NULL && n < 15; i++)
 		tracer_argv[n++] = script_args[i];
 	pid_t tracer = tp_spawn((char *const *)tracer_argv, environ, out, err, -1);
-	/* every script says "Tracing ..." from BEGIN, once its probes are attached */
+	/* every shipped script's BEGIN prints "Tracing ..." */
 	char what[4200];
 	snprintf(what, sizeof what, "%s did not start", strrchr(script_path, '/') + 1);
-	await_tracer_line(tracer, out, err, "Tracing ", what);
+	await_ready(tracer, out, err, what);
 	return tracer;
 }
 
