@@ -17,17 +17,8 @@
 #include "report.h"
 #include "thread_state.h"
 
-/* The executor argument of task-spawn. */
-enum tp_executor {
-	TP_EXECUTOR_OPENMP = 1,
-};
-
-/* The reason argument of task-terminate. */
-enum tp_terminate_reason {
-	TP_TASK_COMPLETED = 0,
-	TP_TASK_CANCELLED = 1,
-	TP_TASK_FAILED = 2,
-};
+/* enum tp_executor (task-spawn's) and tp_terminate_reason (task-terminate's) are the contract's:
+ * taskprobe_contract.h, through events.h. */
 
 /*
  * Whether any probe is on (among them every one that fires task events or reads the current

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "taskprobe_contract.h" /* enum tp_wait_kind and the other numbers */
+
 /* Hidden semaphores are read PC-relative, one instruction, instead of through the GOT. */
 #pragma GCC visibility push(hidden)
 #include "taskprobe_provider.h"
@@ -40,15 +42,6 @@ __asm__(".macro tp_probe_site_nop\n"
 		__asm__("" : "+r"(v_));                                                            \
 		v_;                                                                                \
 	})
-
-/* The wait kinds of wait-start/wait-end. */
-enum tp_wait_kind {
-	TP_WAIT_FUTEX = 1,
-	TP_WAIT_CONDVAR = 2,
-	TP_WAIT_SEMAPHORE = 3,
-	TP_WAIT_EPOLL = 4,
-	TP_WAIT_POLL = 5,
-};
 
 /* Symbols the shim interposes; everything else stays inside the library. */
 #define TP_EXPORT __attribute__((visibility("default")))

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "timeline.h"
 
+#include "taskprobe_contract.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -471,8 +473,8 @@ static void begin_event(struct timeline *t, char phase, const struct sample *s)
 
 static const char *wait_kind(unsigned kind)
 {
-	static const char *const names[] = {"?", "futex", "condvar", "semaphore", "epoll", "poll"};
-	return kind <= 5 ? names[kind] : "?";
+	static const char *const names[] = TP_WAIT_KIND_NAMES;
+	return kind <= TP_WAIT_KINDS ? names[kind] : "?";
 }
 
 /* A task's name: its site's text (`name` in the pool), else its id and its site's id. */
