@@ -96,24 +96,48 @@ static uint64_t hash(uint64_t k)
 	return k;
 }
 
+/*
+ * Doubles an open-addressed table of `size` slots of `slot_size` bytes (64 slots at first),
+ * placing each slot in use at its hash: both tables here grow this way.
+ */
+static bool table_grow(void **slots, size_t *size, size_t slot_size, bool (*in_use)(const void *),
+		       uint64_t (*hash_of)(const void *))
+{
+	size_t grown = *size ? *size * 2 : 64;
+	char *fresh = calloc(grown, slot_size), *old = *slots;
+	if (fresh == NULL)
+		return false;
+	for (size_t i = 0; i < *size; i++) {
+		const char *slot = old + i * slot_size;
+		if (!in_use(slot))
+			continue;
+		size_t j = hash_of(slot) & (grown - 1);
+		while (in_use(fresh + j * slot_size))
+			j = (j + 1) & (grown - 1);
+		memcpy(fresh + j * slot_size, slot, slot_size);
+	}
+	free(old);
+	*slots = fresh;
+	*size = grown;
+	return true;
+}
+
+static bool entry_in_use(const void *slot)
+{
+	return ((const struct entry *)slot)->key != 0;
+}
+
+static uint64_t entry_hash(const void *slot)
+{
+	return hash(((const struct entry *)slot)->key);
+}
+
 static bool map_grow(struct map *m)
 {
-	size_t size = m->size ? m->size * 2 : 64;
-	struct entry *slots = calloc(size, sizeof *slots);
-	if (slots == NULL)
-		return false;
-	for (size_t i = 0; i < m->size; i++) {
-		if (m->slots[i].key == 0)
-			continue;
-		size_t j = hash(m->slots[i].key) & (size - 1);
-		while (slots[j].key != 0)
-			j = (j + 1) & (size - 1);
-		slots[j] = m->slots[i];
-	}
-	free(m->slots);
+	void *slots = m->slots;
+	bool grown = table_grow(&slots, &m->size, sizeof *m->slots, entry_in_use, entry_hash);
 	m->slots = slots;
-	m->size = size;
-	return true;
+	return grown;
 }
 
 static struct entry *map_find(const struct map *m, uint64_t key)
@@ -360,24 +384,23 @@ static uint64_t site_hash(uint32_t pid, uint64_t id)
 	return hash(id * 0x9e3779b97f4a7c15ULL ^ pid ^ ((uint64_t)pid << 40));
 }
 
+static bool site_in_use(const void *slot)
+{
+	return ((const struct site *)slot)->text != 0;
+}
+
+static uint64_t site_slot_hash(const void *slot)
+{
+	const struct site *e = slot;
+	return site_hash(e->pid, e->id);
+}
+
 static bool sites_grow(struct sites *m)
 {
-	size_t size = m->size ? m->size * 2 : 64;
-	struct site *slots = calloc(size, sizeof *slots);
-	if (slots == NULL)
-		return false;
-	for (size_t i = 0; i < m->size; i++) {
-		if (m->slots[i].text == 0)
-			continue;
-		size_t j = site_hash(m->slots[i].pid, m->slots[i].id) & (size - 1);
-		while (slots[j].text != 0)
-			j = (j + 1) & (size - 1);
-		slots[j] = m->slots[i];
-	}
-	free(m->slots);
+	void *slots = m->slots;
+	bool grown = table_grow(&slots, &m->size, sizeof *m->slots, site_in_use, site_slot_hash);
 	m->slots = slots;
-	m->size = size;
-	return true;
+	return grown;
 }
 
 /* Room for `need` more bytes in the pool (its first byte is the "none" offset 0). */
