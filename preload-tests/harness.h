@@ -81,6 +81,46 @@ const char *tp_shim_copy(void);
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
 void tp_require_tracer(void);
 
+/*
+ * The sanitizer passes: the suite run again in build-asan/ and build-tsan/, whose test setups
+ * (preload-tests/meson.build) say which pass it is in TP_SANITIZER.
+ */
+enum tp_sanitizer_pass {
+	TP_ASAN = 1, /* the shim under AddressSanitizer and UndefinedBehaviorSanitizer */
+	TP_TSAN = 2, /* the shim under ThreadSanitizer */
+};
+
+/*
+ * Leaves the test out of the sanitizer passes `passes` (TP_ASAN, TP_TSAN or both) for `reason`,
+ * said beside the test: first in its body, it ends the test there as skipped with the message
+ * "excluded under ASan: REASON", which preload-tests/run counts as excluded, not as skipped (a
+ * skip is a tool missing; an exclusion is by design, and CI=true does not turn it into a
+ * failure).
+ */
+void tp_not_under(unsigned passes, const char *reason);
+#define TP_NOT_UNDER(passes, reason) tp_not_under(passes, reason)
+
+/* The reason tests that tell threads apart by their start routine are left out of the ASan pass. */
+#define TP_START_ROUTINES_UNDER_ASAN                                                               \
+	"it tells threads apart by their start routine, and ASan's pthread_create passes its own"
+
+/* The reason OpenMP programs are left out of the TSan pass. */
+#define TP_OPENMP_UNDER_TSAN                                                                       \
+	"OpenMP's runtime is not built with TSan: TSan reports races inside it (with no shim "     \
+	"too), and crashes in libunwind's thread-exit destructor on its worker threads, where "    \
+	"spawn stacks are captured"
+
+/*
+ * The same for every test of `suite`, declared once beside them (at file scope: it is the suite's
+ * criterion TestSuite declaration, whose init runs first in each of its tests).
+ */
+#define TP_SUITE_NOT_UNDER(suite, passes, reason)                                                  \
+	static void tp_suite_not_under_##suite(void)                                               \
+	{                                                                                          \
+		tp_not_under(passes, reason);                                                      \
+	}                                                                                          \
+	TestSuite(suite, .init = tp_suite_not_under_##suite)
+
 /* The whole file at `path` (NUL-terminated; its length in *len if len is not NULL); fails the
  * test if it cannot be read. */
 char *tp_read_file(const char *path, size_t *len);

@@ -13,7 +13,7 @@
  *   contract.c  the probe contract's checks (tp_assert_*)
  *   elf.c       symbols of target programs (nm)
  *   skip.c      the skip policy: tools a test needs (tp_require_*), nothing skipped under
- *               CI=true
+ *               CI=true, and tests left out of a sanitizer pass by design (TP_NOT_UNDER)
  */
 #pragma once
 

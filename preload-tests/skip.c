@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The skip policy (harness.h): a test whose tool is missing is skipped, saying what to install,
- * or fails under CI=true, where nothing may be skipped.
+ * or fails under CI=true, where nothing may be skipped. A test left out of a sanitizer pass by
+ * design (TP_NOT_UNDER) is skipped with a message starting "excluded under ", always: that is
+ * how preload-tests/run tells the two apart.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -60,4 +62,17 @@ void tp_require_tracer(void)
 		why = "tracefs is not mounted and cannot be";
 	if (why != NULL)
 		tp_skip_unless_ci(why);
+}
+
+void tp_not_under(unsigned passes, const char *reason)
+{
+	static const struct {
+		enum tp_sanitizer_pass pass;
+		const char *setup, *name;
+	} sanitizer_passes[] = {{TP_ASAN, "asan", "ASan"}, {TP_TSAN, "tsan", "TSan"}};
+	const char *current = getenv("TP_SANITIZER");
+	for (size_t i = 0; current != NULL && i < 2; i++)
+		if ((passes & sanitizer_passes[i].pass) &&
+		    strcmp(current, sanitizer_passes[i].setup) == 0)
+			cr_skip_test("excluded under %s: %s", sanitizer_passes[i].name, reason);
 }

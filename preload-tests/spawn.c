@@ -126,7 +126,7 @@ char **tp_target_environment(enum tp_mode mode, const char *const extra[])
 		/*
 		 * A sanitized shim needs its sanitizer's runtime loaded: ASan's before everything,
 		 * TSan's after the shim, so that the shim's thread trampoline runs inside TSan's
-		 * (preload-tests/run sets these).
+		 * (the test setups of preload-tests/meson.build set these).
 		 */
 		const char *first = getenv("TP_PRELOAD_FIRST"), *last = getenv("TP_PRELOAD_LAST");
 		const char *parts[] = {first, before_shim, tp_shim(), after_shim, last};

@@ -31,6 +31,8 @@ static void run_all_ways_on_private_shim(const char *program_format, const char 
 
 Test(hardening, a_signal_interrupting_a_wait_keeps_eintr_and_sa_restart_semantics, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, "a signal that restarts a wait: TSan delays the handler to a point "
+			      "that never comes, and the program hangs");
 	const char *modes[] = {"restart", "norestart"};
 	const char *expected[] = {
 		"sem_wait               result 0 errno -\n"
@@ -97,6 +99,7 @@ Test(hardening, a_thousand_threads_at_once_each_start_wait_and_stop_once, .timeo
 
 Test(hardening, libomp_loaded_and_unloaded_at_run_time_twice, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *argv[] = {tp_target("dlopen_omp"),
 			      tp_require_file(TP_LIBOMP_PATH, "libomp-dev"), NULL};
 	struct tp_run run;
@@ -139,6 +142,7 @@ Test(hardening, cancellation_in_every_wrapped_cancellation_point_ends_the_wait_a
 
 Test(hardening, ten_million_short_tasks_untraced_and_a_hundred_thousand_traced, .timeout = 300)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *target = tp_require_program(tp_target("omp_short_tasks"),
 						"clang and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
@@ -239,6 +243,8 @@ Test(hardening, a_thread_started_and_waits_made_by_a_library_constructor_and_des
 
 Test(hardening, forks_while_another_thread_creates_threads_leave_working_children, .timeout = 180)
 {
+	TP_NOT_UNDER(TP_ASAN, "ASan's fork handling makes forks under a thread churn minutes long");
+	TP_NOT_UNDER(TP_TSAN, "TSan refuses threads started in the child of a threaded fork");
 	/* counted in the tracer: the churn makes tens of thousands of thread events */
 	const char *argv[] = {tp_target("fork_while_threads"), NULL};
 	struct tp_run run;
@@ -258,6 +264,7 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
 
 Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
 {
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "valgrind and the sanitizers exclude each other");
 	const char *valgrind = tp_require_program("/usr/bin/valgrind", "valgrind");
 	/*
 	 * With no tracer, and on a private copy of the shim: valgrind runs code it translated, so

@@ -17,6 +17,9 @@
 
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
 
+TP_SUITE_NOT_UNDER(launcher, TP_ASAN | TP_TSAN,
+		   "the launcher preloads the shim by itself, not the sanitizer's runtime");
+
 Test(launcher, refuses_a_static_program_with_a_reason)
 {
 	struct tp_run run;
@@ -254,6 +257,8 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	cr_expect_eq(atoi(count), 0, "sdt_taskprobe events left: %s", count);
 	unlink(json);
 }
+
+TP_SUITE_NOT_UNDER(timeline, TP_ASAN | TP_TSAN, "the timeline converter does not load the shim");
 
 Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 {

@@ -31,6 +31,8 @@ static void run_openmp(const char *target, const char *arg, const char *preload,
 	tp_assert_threads_paired(run, -1);
 }
 
+TP_SUITE_NOT_UNDER(openmp, TP_TSAN, TP_OPENMP_UNDER_TSAN);
+
 Test(openmp, recursive_tasks_with_taskwait_are_exactly_the_programs_tasks, .timeout = 180)
 {
 	struct tp_run run;

@@ -26,6 +26,7 @@ static const char why_libgomp[] = ". An OpenMP program on GCC's libgomp has no t
 
 Test(report, a_gcc_program_on_libgomp_says_no_executor_was_seen_and_why, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"),
 			      NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
@@ -86,6 +87,7 @@ static void expect_fib_and_its_report(const char *const argv[], const char *cons
 
 Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *argv[] = {openmp_target("omp_fib"), NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", "OMP_NUM_THREADS=2", NULL};
 	expect_fib_and_its_report(argv, env);
@@ -93,6 +95,7 @@ Test(report, a_clang_openmp_program_still_gets_the_task_report, .timeout = 120)
 
 Test(report, a_gcc_program_on_preloaded_libomp_gets_the_task_report, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	if (strlen(TP_LIBOMP_PATH) == 0)
 		tp_require_file("libomp.so.5 (not found at build time)", "libomp-dev");
 	const char *argv[] = {tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"),
@@ -172,6 +175,7 @@ static void expect_endings_as_without_the_report(const char *setting, const char
 
 Test(report, exit_from_a_plain_thread_during_tasks_ends_as_without_the_report, .timeout = 600)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	/* the tasks in flight, by their spawn stack (spawn_work's task construct) */
 	expect_endings_as_without_the_report(NULL, "spawn_work");
 }
@@ -179,5 +183,6 @@ Test(report, exit_from_a_plain_thread_during_tasks_ends_as_without_the_report, .
 Test(report, exit_from_a_plain_thread_ends_as_without_the_report_with_no_spawn_stacks,
      .timeout = 600)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	expect_endings_as_without_the_report("TASKPROBE_STACKS=0", " with no spawn stack ");
 }

@@ -71,6 +71,10 @@ static size_t read_provider(struct provider_probe *probes, size_t max)
 	return n;
 }
 
+TP_SUITE_NOT_UNDER(scripts, TP_TSAN,
+		   "most scripts are tried on OpenMP programs, left out as the openmp suite says; "
+		   "waits.bt's test and the D checks, which read files only, go with them");
+
 Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 {
 	struct provider_probe probes[32];

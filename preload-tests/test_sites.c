@@ -74,6 +74,8 @@ static void trace(const char *target, const char *arg, struct tp_run *run)
 	tp_run_both(argv, env, run);
 }
 
+TP_SUITE_NOT_UNDER(sites, TP_TSAN, TP_OPENMP_UNDER_TSAN);
+
 Test(sites, a_recursive_program_has_one_site_per_task_construct_at_its_line, .timeout = 120)
 {
 	struct tp_run run;

@@ -43,6 +43,8 @@ static size_t program_spawns(const struct tp_run *run, const struct tp_event **o
 	return n;
 }
 
+TP_SUITE_NOT_UNDER(stacks, TP_TSAN, TP_OPENMP_UNDER_TSAN);
+
 Test(stacks, spawn_stacks_name_the_spawning_functions_in_order_one_id_per_path, .timeout = 180)
 {
 	const char *argv[] = {stacks_target("omp_spawn_sites"), NULL};

@@ -7,6 +7,7 @@
 
 Test(threads, n_threads_give_n_paired_starts_and_stops_with_routine_and_creator, .timeout = 180)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	const char *argv[] = {tp_target("threads"), "8", NULL};
 	struct tp_run run;
 	tp_run_both(argv, NULL, &run);
@@ -57,6 +58,9 @@ static const struct tp_event *only_wait_end(const struct tp_run *run, uint64_t t
 
 Test(threads, return_pthread_exit_and_cancellation_each_stop_once, .timeout = 180)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
+	TP_NOT_UNDER(TP_TSAN, "a thread cancelled inside a blocking call, after which TSan misses "
+			      "the thread's synchronization");
 	const char *argv[] = {tp_target("thread_endings"), NULL};
 	struct tp_run run;
 	tp_run_both(argv, NULL, &run);

@@ -41,6 +41,7 @@ static uint64_t thread_of(const struct tp_run *run, const char *target, const ch
 
 Test(workers, named_workers_park_around_each_wait_and_others_do_not, .timeout = 180)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	const char *argv[] = {tp_target("named_workers"), NULL};
 	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
 	struct tp_run run;
@@ -64,6 +65,7 @@ Test(workers, named_workers_park_around_each_wait_and_others_do_not, .timeout = 
 
 Test(workers, a_worker_renamed_away_stops_being_one_at_its_next_wait, .timeout = 180)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	const char *argv[] = {tp_target("named_workers"), "retire", NULL};
 	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
 	struct tp_run run;
