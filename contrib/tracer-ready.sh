@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The tracer-ready protocol: when a tracer started ahead of the program it traces may let the
-# program run. This file is its one definition. contrib/bench/run sources it;
-# contrib/taskprobe.in holds a copy of the block below (the launcher is installed as one file;
-# preload-tests/meson.build refuses a copy that differs); the test harness
+# program run. This file is its one definition. contrib/bench/run sources it; meson writes the
+# block below into the launcher (contrib/taskprobe.in, installed as one file); the test harness
 # (preload-tests/tracer.c) follows it with the constants below, which meson reads from here.
 #
 # The tracer: a bpftrace program whose BEGIN prints a line. bpftrace runs BEGIN once every probe
