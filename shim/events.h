@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "probes.h"
@@ -62,7 +63,8 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 #define TP_TASK_STATE_HELD   UINT64_C(2)
 extern uint64_t tp_listeners_in_process __attribute__((visibility("hidden")));
 
-static inline uint64_t tp_listeners_any(void)
+/* The semaphores alone, OR'ed as one block (see tp_listeners_any). */
+static inline uint64_t tp_semaphores_any(void)
 {
 	/* the address laundered, so that the compiler reads past the first semaphore's two bytes */
 	const unsigned char *block = (const unsigned char *)&taskprobe_task__spawn_semaphore;
@@ -73,7 +75,12 @@ static inline uint64_t tp_listeners_any(void)
 	__builtin_memcpy(&b, block + 8, sizeof b);
 	__builtin_memcpy(&c, block + 16, sizeof c);
 	__builtin_memcpy(&d, block + 24, sizeof d);
-	return a | b | c | d | tp_listeners_in_process;
+	return a | b | c | d;
+}
+
+static inline uint64_t tp_listeners_any(void)
+{
+	return tp_semaphores_any() | tp_listeners_in_process;
 }
 
 /* Checks the semaphores' layout that tp_listeners_any reads (events.c; from the lifecycle). */

@@ -31,11 +31,9 @@ static inline bool tp_task_probes_enabled(void)
 	uint64_t listeners = tp_listeners_any(); /* the exit report listens in process */
 	if (__builtin_expect(listeners == 0, 1))
 		return false;
-	if (__builtin_expect(listeners == TP_TASK_STATE_HELD, 0)) {
-		/* nobody listens any more: the task state held since tracing is dropped, once */
-		tp_task_state_drop();
-		return false;
-	}
+	/* nobody listens any more, when only the held mark is left: the state held is dropped */
+	if (__builtin_expect(listeners == TP_TASK_STATE_HELD, 0))
+		return !tp_task_state_drop();
 	return true;
 }
 

@@ -16,10 +16,12 @@ static void prepare_fork(void)
 {
 	tp_threads_prepare_fork();
 	tp_spawn_sites_prepare_fork();
+	tp_symbolize_prepare_fork();
 }
 
 static void parent_after_fork(void)
 {
+	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_parent_after_fork();
 }
@@ -29,6 +31,7 @@ static void child_after_fork(void)
 {
 	tp_probe_sites_child_after_fork();
 	tp_thread_state_child_after_fork();
+	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_child_after_fork();
 }

@@ -16,6 +16,8 @@ void tp_threads_parent_after_fork(void);
 void tp_threads_child_after_fork(void); /* the child's one thread was started in the parent */
 void tp_spawn_sites_prepare_fork(void); /* spawn_site.c: no site half named */
 void tp_spawn_sites_after_fork(void);
+void tp_symbolize_prepare_fork(void); /* symbolize.c: no module half read (after the sites' lock) */
+void tp_symbolize_after_fork(void);
 void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wait in progress */
 void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */
 

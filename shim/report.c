@@ -177,6 +177,9 @@ static void write_report(FILE *out)
 		fprintf(out,
 			"  (%llu spawns found the stack table full: their stacks have no id)\n",
 			(unsigned long long)tp_stack_table_dropped());
+	/* the report may be written twice (prepared, then final): each counts afresh */
+	for (size_t g = 0; g < n; g++)
+		alive_by_site[groups[g].site] = 0;
 }
 
 /* Which OpenMP runtime the program's GOMP_* calls reach: the first of the two in load order. */
@@ -309,5 +312,5 @@ void tp_report_start(void)
 		}
 	}
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&tp_listeners_in_process, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&tp_listeners_in_process, TP_IN_PROCESS_REPORT, __ATOMIC_RELEASE);
 }

@@ -118,7 +118,21 @@ static int find_local_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
 	return open_debug_file(path, debuginfo_file_name);
 }
 
-static Dwfl_Callbacks callbacks = {.find_debuginfo = find_local_debuginfo};
+/*
+ * libdwfl opens a module's file (and keeps it open for the session) without O_CLOEXEC: the
+ * descriptor is marked so at once, so that children the program execs do not inherit it.
+ */
+static int find_elf_closed_on_exec(Dwfl_Module *mod, void **userdata, const char *modname,
+				   Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	int fd = dw.find_elf(mod, userdata, modname, base, file_name, elfp);
+	if (fd >= 0)
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+static Dwfl_Callbacks callbacks = {.find_elf = find_elf_closed_on_exec,
+				   .find_debuginfo = find_local_debuginfo};
 static Dwfl *session;
 static bool unavailable;
 
@@ -137,7 +151,6 @@ static Dwfl *get_session(void)
 			return NULL;
 		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
 	}
-	callbacks.find_elf = dw.find_elf;
 	Dwfl *fresh = dw.begin(&callbacks);
 	if (fresh == NULL)
 		return NULL;

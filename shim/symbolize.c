@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lifecycle.h"
 #include "source_lines.h"
 
 /* A module's file, mapped once. */
@@ -158,6 +159,17 @@ static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 
 /* The mapped files are shared: the exit report and spawn-site naming may run at once. */
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fork while another thread names code: the child gets the lock free (lifecycle.c). */
+void tp_symbolize_prepare_fork(void)
+{
+	pthread_mutex_lock(&files_lock);
+}
+
+void tp_symbolize_after_fork(void)
+{
+	pthread_mutex_unlock(&files_lock);
+}
 
 void tp_symbolize(uintptr_t pc, char *out, size_t size)
 {

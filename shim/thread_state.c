@@ -86,17 +86,22 @@ uint64_t tp_task_epoch;
 void tp_thread_set_task(struct tp_thread *self, uint64_t task)
 {
 	self->task = task;
-	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED);
+	/* acquire: with the epoch a drop made, its clearing of the held mark is seen too */
+	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
 	if (task != 0 &&
 	    !(__atomic_load_n(&tp_listeners_in_process, __ATOMIC_RELAXED) & TP_TASK_STATE_HELD))
 		__atomic_fetch_or(&tp_listeners_in_process, TP_TASK_STATE_HELD, __ATOMIC_RELAXED);
 }
 
-void tp_task_state_drop(void)
+bool tp_task_state_drop(void)
 {
+	if (tp_semaphores_any() != 0 ||
+	    __atomic_load_n(&tp_listeners_in_process, __ATOMIC_RELAXED) != TP_TASK_STATE_HELD)
+		return false;
 	if (__atomic_fetch_and(&tp_listeners_in_process, ~TP_TASK_STATE_HELD, __ATOMIC_RELAXED) &
 	    TP_TASK_STATE_HELD)
-		__atomic_add_fetch(&tp_task_epoch, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&tp_task_epoch, 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 bool tp_thread_park(struct tp_thread *self, const void *by)

@@ -50,8 +50,12 @@ static inline uint64_t tp_thread_task(const struct tp_thread *self)
 /* The calling thread polls `task` from now (0: none). */
 void tp_thread_set_task(struct tp_thread *self, uint64_t task);
 
-/* Tracing stopped: every thread's task is dropped (a new epoch). */
-void tp_task_state_drop(void);
+/*
+ * If nothing listens but the held mark (tp_listeners_any() == TP_TASK_STATE_HELD, which a
+ * semaphore's count of 2 gives too: a probe with two sites, or two tracers), tracing stopped:
+ * every thread's task is dropped (a new epoch), and true is returned. Else false: listening.
+ */
+bool tp_task_state_drop(void);
 
 /* The kernel id of the calling thread, cached. */
 pid_t tp_thread_tid(struct tp_thread *self);
