@@ -86,13 +86,6 @@ static inline uint64_t tp_listeners_any(void)
 /* Checks the semaphores' layout that tp_listeners_any reads (events.c; from the lifecycle). */
 void tp_events_start(void);
 
-/* Anybody listening to task events other than spawn (a task's state must be kept). */
-static inline unsigned tp_listeners_task_state(void)
-{
-	return tp_listeners_task_wake() | tp_listeners_task_poll_start() |
-	       tp_listeners_task_poll_end() | tp_listeners_task_terminate();
-}
-
 /* Anybody listening to a worker's parks and unparks. */
 static inline unsigned tp_listeners_park(void)
 {
