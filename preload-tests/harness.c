@@ -13,47 +13,80 @@
 
 #include "harness_internal.h"
 
+void tp_attach(pid_t target, struct tp_attached *tracer)
+{
+	tp_require_tracer();
+	tracer->out = tp_make_temp("trace");
+	tracer->err = tp_make_temp("trace-err");
+	tracer->pid = tp_tracer_start(target, tracer->out, tracer->err);
+}
+
+void tp_detach(struct tp_attached *tracer, struct tp_run *run)
+{
+	tp_tracer_drain(tracer->out, tracer->err);
+	int tracer_status = tp_tracer_stop(tracer->pid);
+	char *text = tp_read_file(tracer->out, NULL);
+	free(run->events);
+	run->events = NULL;
+	run->n_events = 0;
+	tp_events_parse(text, run);
+	if (tracer_status != 0)
+		/* a note (criterion exits 1 on logged errors); missing events fail assertions */
+		fprintf(stderr, "note: bpftrace exited with %d: %s\n", tracer_status,
+			tp_read_file(tracer->err, NULL));
+	free(run->trace);
+	run->trace = text;
+	unlink(tracer->out);
+	unlink(tracer->err);
+	free(tracer->out);
+	free(tracer->err);
+	memset(tracer, 0, sizeof *tracer);
+}
+
+void tp_start(enum tp_mode mode, const char *const argv[], const char *const env[],
+	      struct tp_run *run)
+{
+	memset(run, 0, sizeof *run);
+	run->out_file = tp_make_temp("out");
+	run->err_file = tp_make_temp("err");
+	char **envp = tp_target_environment(mode, env);
+	run->pid = tp_spawn((char *const *)argv, envp, run->out_file, run->err_file, -1);
+}
+
+void tp_finish(struct tp_run *run)
+{
+	run->status = tp_reap(run->pid, 120000);
+	run->out = tp_read_file(run->out_file, &run->out_len);
+	run->err = tp_read_file(run->err_file, NULL);
+	unlink(run->out_file);
+	unlink(run->err_file);
+	free(run->out_file);
+	free(run->err_file);
+	run->out_file = run->err_file = NULL;
+}
+
 void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
 	    struct tp_run *run)
 {
 	memset(run, 0, sizeof *run);
 	if (mode == TP_TRACED)
 		tp_require_tracer();
-	char *out = tp_make_temp("out"), *err = tp_make_temp("err");
+	run->out_file = tp_make_temp("out");
+	run->err_file = tp_make_temp("err");
 	char **envp = tp_target_environment(mode, env);
+	/* started once the tracer is attached */
 	int go[2];
 	cr_assert(pipe2(go, O_CLOEXEC) == 0);
-	run->pid = tp_spawn((char *const *)argv, envp, out, err, go[0]);
+	run->pid = tp_spawn((char *const *)argv, envp, run->out_file, run->err_file, go[0]);
 	close(go[0]);
-
-	pid_t tracer = -1;
-	char *trace_out = NULL, *trace_err = NULL;
-	if (mode == TP_TRACED) {
-		trace_out = tp_make_temp("trace");
-		trace_err = tp_make_temp("trace-err");
-		tracer = tp_tracer_start(run->pid, trace_out, trace_err);
-	}
+	struct tp_attached tracer = {0};
+	if (mode == TP_TRACED)
+		tp_attach(run->pid, &tracer);
 	cr_assert(write(go[1], "g", 1) == 1);
 	close(go[1]);
-	run->status = tp_reap(run->pid, 120000);
-
-	if (tracer > 0) {
-		tp_tracer_drain(trace_out, trace_err);
-		int tracer_status = tp_tracer_stop(tracer);
-		char *text = tp_read_file(trace_out, NULL);
-		tp_events_parse(text, run);
-		if (tracer_status != 0)
-			/* a note (criterion exits 1 on logged errors); missing events fail assertions */
-			fprintf(stderr, "note: bpftrace exited with %d: %s\n", tracer_status,
-				tp_read_file(trace_err, NULL));
-		run->trace = text;
-		unlink(trace_out);
-		unlink(trace_err);
-	}
-	run->out = tp_read_file(out, &run->out_len);
-	run->err = tp_read_file(err, NULL);
-	unlink(out);
-	unlink(err);
+	tp_finish(run);
+	if (mode == TP_TRACED)
+		tp_detach(&tracer, run);
 }
 
 void tp_run_free(struct tp_run *run)

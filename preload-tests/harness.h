@@ -33,8 +33,9 @@ struct tp_run {
 	size_t out_len;
 	struct tp_event *events;
 	size_t n_events;
-	char *trace;        /* everything the tracer printed (TP_TRACED) */
-	char *trace_errors; /* what it printed on stderr (tp_run_script) */
+	char *trace;               /* everything the tracer printed (TP_TRACED) */
+	char *trace_errors;        /* what it printed on stderr (tp_run_script) */
+	char *out_file, *err_file; /* where stdout and stderr go while it runs */
 };
 
 /* How a target is run. */
@@ -53,6 +54,23 @@ enum tp_mode {
 void tp_run(enum tp_mode mode, const char *const argv[], const char *const env[],
 	    struct tp_run *run);
 void tp_run_free(struct tp_run *run);
+
+/*
+ * For a target that tracers attach to and detach from while it runs: tp_start starts it (no
+ * waiting for a tracer), tp_finish waits for its end and reads its output into `run`.
+ */
+void tp_start(enum tp_mode mode, const char *const argv[], const char *const env[],
+	      struct tp_run *run);
+void tp_finish(struct tp_run *run);
+
+/* bpftrace printing every event, attached to the shim's path for process `target`. */
+struct tp_attached {
+	pid_t pid;
+	char *out, *err;
+};
+void tp_attach(pid_t target, struct tp_attached *tracer);
+/* Detaches after reading what it has seen: its events replace run's events and trace. */
+void tp_detach(struct tp_attached *tracer, struct tp_run *run);
 
 /*
  * For this test's process: preload `shim` instead of the built one (a copy, so that tracers

@@ -52,7 +52,7 @@ Test(hygiene, a_license_and_an_spdx_line_on_every_c_and_d_file)
 	char *license = tp_read_file(SOURCE_ROOT "/LICENSE", NULL);
 	cr_expect(strstr(license, "MIT License") != NULL, "LICENSE is not the MIT license");
 	free(license);
-	char *files = tracked_files("'*.c' '*.h' '*.d'");
+	char *files = tracked_files("'*.c' '*.h' '*.d' '*.d.in'");
 	size_t n = 0;
 	for (char *f = strtok(files, "\n"); f != NULL; f = strtok(NULL, "\n"), n++) {
 		char path[4200];

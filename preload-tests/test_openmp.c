@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* OpenMP programs through the OMPT adapter, under bpftrace: exactly their tasks, consistently. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,5 +139,119 @@ Test(openmp, a_task_blocking_its_worker_is_named_by_the_wait, .timeout = 180)
 		if (s->arg[0] == task)
 			cr_expect_neq(s->arg[1], 0, "the blocking task has no parent");
 	}
+	tp_run_free(&run);
+}
+
+/* omp_phases's files (see there) in `dir`. */
+static const char *const phase_files[] = {"go", "fibbed", "resume", "done"};
+
+static void phase_file_create(const char *dir, const char *name, int phase)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.%d", dir, name, phase);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+}
+
+static void phase_file_await(const char *dir, const char *name, int phase)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.%d", dir, name, phase);
+	for (int waited = 0; access(path, F_OK) != 0; waited += 10) {
+		cr_assert_lt(waited, 60000, "phase %d did not make %s", phase, path);
+		usleep(10 * 1000);
+	}
+}
+
+/* Lets omp_phases (in `dir`) run its phase `phase` through, and waits until it has. */
+static void run_phase(const char *dir, int phase)
+{
+	phase_file_create(dir, "resume", phase);
+	phase_file_create(dir, "go", phase);
+	phase_file_await(dir, "done", phase);
+}
+
+/*
+ * Checks the events of a tracer that attached to a running program: every task id an event
+ * gives as a parent, a waker or a waiting task is one this tracer saw (a spawn, or the first
+ * poll of a task older than the tracer); none is left over from an earlier traced period.
+ * Returns the explicit tasks spawned.
+ */
+static size_t expect_no_task_from_before(const struct tp_run *run)
+{
+	enum { MAX_IDS = 4096 };
+	static int64_t seen[MAX_IDS];
+	size_t n_seen = 0, spawned = 0;
+	for (size_t i = 0; i < run->n_events; i++) {
+		const struct tp_event *e = &run->events[i];
+		int64_t refers = 0;
+		if (strcmp(e->probe, "task__spawn") == 0) {
+			refers = e->arg[1];
+			spawned += e->arg[4] != 0; /* a spawn stack: the program spawned it */
+		} else if (strcmp(e->probe, "task__wake") == 0) {
+			refers = e->arg[1];
+		} else if (strcmp(e->probe, "wait__start") == 0 ||
+			   strcmp(e->probe, "wait__end") == 0) {
+			refers = e->arg[3];
+		}
+		bool known = refers == 0;
+		for (size_t k = 0; k < n_seen && !known; k++)
+			known = seen[k] == refers;
+		cr_expect(known, "%s (event %zu) names task %lld, which this tracer never saw",
+			  e->probe, i, (long long)refers);
+		if ((strcmp(e->probe, "task__spawn") == 0 ||
+		     strcmp(e->probe, "task__poll__start") == 0) &&
+		    n_seen < MAX_IDS)
+			seen[n_seen++] = e->arg[0];
+	}
+	return spawned;
+}
+
+/*
+ * A tracer attaches, and detaches while the main thread is still in a task (its implicit task,
+ * after fib); the program runs on untraced, and a second tracer attaches: the task state the
+ * first period left in the threads (the current task) must not reach the second one's events,
+ * and each tracer sees every task of its period.
+ */
+Test(openmp, a_tracer_attached_after_another_detached_sees_no_task_of_before, .timeout = 240)
+{
+	char dir[] = "/tmp/taskprobe-test-phases-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	enum { N = 10 };
+	char n[8];
+	snprintf(n, sizeof n, "%d", N);
+	const char *argv[] = {openmp_target("omp_phases"), dir, "4", n, NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_start(TP_PRELOADED, argv, env, &run);
+	run_phase(dir, 0); /* untraced */
+	struct tp_attached tracer;
+	tp_attach(run.pid, &tracer);
+	phase_file_create(dir, "go", 1); /* traced until the tasks are done */
+	phase_file_await(dir, "fibbed", 1);
+	tp_detach(&tracer, &run);
+	cr_expect_eq(expect_no_task_from_before(&run), fib_tasks(N), "the first tracer's tasks");
+	phase_file_create(dir, "resume", 1);
+	phase_file_await(dir, "done", 1);
+	run_phase(dir, 2); /* untraced again: what the first period held is dropped */
+	tp_attach(run.pid, &tracer);
+	run_phase(dir, 3); /* traced by the second */
+	tp_detach(&tracer, &run);
+	cr_expect_eq(expect_no_task_from_before(&run), fib_tasks(N), "the second tracer's tasks");
+	tp_finish(&run);
+	cr_expect_eq(run.status, 0);
+	char expected[256] = "";
+	for (int phase = 0; phase < 4; phase++)
+		snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+			 "phase %d: fib(%d) = 55\n", phase, N);
+	cr_expect_str_eq(run.out, expected);
+	for (int phase = 0; phase < 4; phase++)
+		for (size_t f = 0; f < sizeof phase_files / sizeof phase_files[0]; f++) {
+			char path[4200];
+			snprintf(path, sizeof path, "%s/%s.%d", dir, phase_files[f], phase);
+			unlink(path);
+		}
+	rmdir(dir);
 	tp_run_free(&run);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The shipped D scripts against the provider file: DTrace is not run here, so every probe a D
- * script names must exist in dtrace/taskprobe.d and every argN it reads must be an argument
- * of each probe of its clause.
+ * The shipped D scripts (as built from their .d.in) against the provider file: DTrace is not run
+ * here, so every probe a D script names must exist in dtrace/taskprobe.d and every argN it reads
+ * must be an argument of each probe of its clause.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "taskprobe_contract.h"
 
 /* Blanks out C comments, so that probe names and argN in them are not read as code. */
 static void strip_comments(char *text)
@@ -81,7 +82,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 	size_t n_probes = read_provider(probes, 32);
 	cr_assert_eq(n_probes, 14, "the provider has %zu probes", n_probes);
 
-	DIR *dir = opendir(TP_SCRIPTS_DIR);
+	DIR *dir = opendir(TP_BUILT_SCRIPTS_DIR);
 	cr_assert_not_null(dir);
 	size_t scripts = 0;
 	struct dirent *entry;
@@ -92,7 +93,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 			continue;
 		scripts++;
 		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", TP_SCRIPTS_DIR, entry->d_name);
+		snprintf(path, sizeof path, "%s/%s", TP_BUILT_SCRIPTS_DIR, entry->d_name);
 		char *text = tp_read_file(path, NULL);
 		strip_comments(text);
 		size_t clauses = 0;
@@ -142,7 +143,26 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 		free(text);
 	}
 	closedir(dir);
-	cr_expect_gt(scripts, 0, "no D scripts in %s", TP_SCRIPTS_DIR);
+	cr_expect_eq(scripts, 8, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
+}
+
+/* The wait kinds' names come from the contract's one list (dtrace/meson.build), in D too. */
+Test(scripts, the_d_scripts_name_every_wait_kind_of_the_contract)
+{
+	static const char *const names[] = TP_WAIT_KIND_NAMES;
+	for (const char *const *script = (const char *const[]){"waits.d", "blocking.d", NULL};
+	     *script != NULL; script++) {
+		char path[4096], expect[64];
+		snprintf(path, sizeof path, "%s/%s", TP_BUILT_SCRIPTS_DIR, *script);
+		char *text = tp_read_file(path, NULL);
+		for (unsigned kind = 1; kind <= TP_WAIT_KINDS; kind++) {
+			snprintf(expect, sizeof expect, "arg0 == %u ? \"%s\"", kind, names[kind]);
+			cr_expect(strstr(text, expect) != NULL, "%s does not name kind %u as %s",
+				  *script, kind, names[kind]);
+		}
+		cr_expect(strstr(text, "@WAIT_KIND") == NULL, "%s was not made by meson", *script);
+		free(text);
+	}
 }
 
 Test(scripts, every_bpftrace_script_has_a_d_twin_and_the_other_way_round)
@@ -156,10 +176,9 @@ Test(scripts, every_bpftrace_script_has_a_d_twin_and_the_other_way_round)
 		size_t len = strlen(name), stem = 0;
 		if (len > 6 && strcmp(name + len - 6, ".bt.in") == 0) {
 			stem = len - 6;
-			twin_suffix = ".d";
-		} else if (len > 2 && strcmp(name + len - 2, ".d") == 0 &&
-			   strcmp(name, "taskprobe.d") != 0) {
-			stem = len - 2;
+			twin_suffix = ".d.in";
+		} else if (len > 5 && strcmp(name + len - 5, ".d.in") == 0) {
+			stem = len - 5;
 			twin_suffix = ".bt.in";
 		}
 		if (twin_suffix == NULL)

@@ -1,38 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * The event layer's start-up check of the semaphores' layout that tp_listeners_any reads (events.h):
- * were it not as expected, the in-process flag is raised for good, so that every check passes.
+ * The provider's semaphores and the in-process listeners' word, in the block events.h reads.
+ * The probes' notes name each semaphore by its contract symbol, taskprobe_PROBE_semaphore:
+ * here each is an alias of its place in the block. They stay in the .probes section, where
+ * `dtrace -G` puts them and where tracers (bcc, bpftrace) look for them.
  */
 #include "events.h"
 
-#include <stddef.h>
+struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(8)));
 
-#include "lifecycle.h"
+#define SEMAPHORE_AT(name, offset)                                                                 \
+	__asm__(".globl taskprobe_" #name "_semaphore\n"                                           \
+		".hidden taskprobe_" #name "_semaphore\n"                                          \
+		".type taskprobe_" #name "_semaphore, @object\n"                                   \
+		".size taskprobe_" #name "_semaphore, 2\n"                                         \
+		".set taskprobe_" #name "_semaphore, tp_listener_block + " #offset "\n");
 
-uint64_t tp_listeners_in_process;
+/* task_state[] */
+SEMAPHORE_AT(task__spawn, 0)
+SEMAPHORE_AT(task__stack, 2)
+SEMAPHORE_AT(task__wake, 4)
+SEMAPHORE_AT(task__poll__start, 6)
+SEMAPHORE_AT(task__poll__end, 8)
+SEMAPHORE_AT(task__terminate, 10)
+SEMAPHORE_AT(worker__thread__park, 12)
+SEMAPHORE_AT(worker__thread__unpark, 14)
+SEMAPHORE_AT(wait__start, 16)
+SEMAPHORE_AT(wait__end, 18)
+/* other[] */
+SEMAPHORE_AT(worker__thread__start, 24)
+SEMAPHORE_AT(worker__thread__stop, 26)
+SEMAPHORE_AT(thread__start, 28)
+SEMAPHORE_AT(thread__stop, 30)
 
-void tp_events_start(void)
-{
-	const unsigned short *const semaphores[] = {
-		&taskprobe_task__spawn_semaphore,
-		&taskprobe_task__stack_semaphore,
-		&taskprobe_task__wake_semaphore,
-		&taskprobe_task__poll__start_semaphore,
-		&taskprobe_task__poll__end_semaphore,
-		&taskprobe_task__terminate_semaphore,
-		&taskprobe_worker__thread__start_semaphore,
-		&taskprobe_worker__thread__stop_semaphore,
-		&taskprobe_worker__thread__park_semaphore,
-		&taskprobe_worker__thread__unpark_semaphore,
-		&taskprobe_thread__start_semaphore,
-		&taskprobe_thread__stop_semaphore,
-		&taskprobe_wait__start_semaphore,
-		&taskprobe_wait__end_semaphore,
-	};
-	_Static_assert(sizeof semaphores / sizeof semaphores[0] * sizeof(unsigned short) ==
-			       TP_SEMAPHORES_BYTES,
-		       "every semaphore is in the block");
-	for (size_t i = 0; i < sizeof semaphores / sizeof semaphores[0]; i++)
-		if (semaphores[i] != semaphores[0] + i)
-			__atomic_store_n(&tp_listeners_in_process, 1, __ATOMIC_RELAXED);
-}
+_Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
+		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
+		       __builtin_offsetof(struct tp_listener_block, other) == 24 &&
+		       sizeof(struct tp_listener_block) == 32,
+	       "the aliases' offsets above");

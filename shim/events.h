@@ -44,47 +44,67 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 #undef TP_EVENT_LISTENERS
 
 /*
- * Whether anybody listens to anything: the provider's semaphores, all of them, read as one
- * block, and the in-process listeners. `dtrace -G` puts the semaphores together in the .probes
- * section in the provider file's order (14 of 2 bytes; events.c checks this at start-up and,
- * were it ever otherwise, makes the block read as listened to: slower, never wrong). Four loads
- * and four ORs, where OR'ing the semaphores one by one takes a load and an OR each: for the
- * checks on every task callback of an executor.
+ * The provider's semaphores, which a tracer raises when it attaches, are defined here (events.c),
+ * not by `dtrace -G`, so that their layout is the shim's: first the ten whose events the
+ * executors' task state feeds, then the in-process listeners' word, then the rest. An adapter
+ * checks all that its task callbacks feed with three 64-bit loads (tp_listeners_task_state), on
+ * every task callback of an executor. Each semaphore keeps its contract name (an alias into the
+ * block, events.c): the notes, and so the tracers, find it as before.
  */
-#define TP_SEMAPHORES_BYTES 28
+#define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
+#define TP_OTHER_SEMAPHORES      4  /* worker-thread-start/stop, thread-start/stop */
+struct tp_listener_block {
+	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
+	/*
+	 * TP_IN_PROCESS_REPORT while a consumer inside the process needs every event (the exit
+	 * report's counts), and TP_TASK_STATE_HELD while threads may hold a current task set while
+	 * traced (see tp_task_probes_enabled: it is dropped by the first callback that finds nobody
+	 * listening). Changed with atomics; read with the semaphores.
+	 */
+	unsigned short in_process;
+	unsigned short zero; /* read with the rest: always 0 */
+	unsigned short other[TP_OTHER_SEMAPHORES];
+};
+extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
+
+#define TP_IN_PROCESS_REPORT 1u
+#define TP_TASK_STATE_HELD   2u
+
+/* The block's first 24 bytes: the task-state semaphores, the in-process word and the zero. */
+#define TP_TASK_STATE_BYTES 24
+_Static_assert(__builtin_offsetof(struct tp_listener_block, zero) + sizeof(unsigned short) ==
+		       TP_TASK_STATE_BYTES,
+	       "the task-state check reads the semaphores, the in-process word and the zero");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the in-process word's place below");
+
+/* Where the in-process word's bits land in tp_listeners_task_state's value. */
+#define TP_IN_PROCESS_AS_LISTENERS(bits)                                                           \
+	((uint64_t)(bits) << (8 * (__builtin_offsetof(struct tp_listener_block, in_process) - 16)))
 
 /*
- * What tp_listeners_any reads with the semaphores, one 64-bit word (one OR from memory):
- * TP_IN_PROCESS_REPORT while a consumer inside the process needs every event (the exit report's
- * counts), and TP_TASK_STATE_HELD while threads may hold a current task set while traced (see
- * tp_task_probes_enabled: it is dropped by the first callback that finds nobody listening).
+ * Nonzero when anybody listens to an event that the executors' task state feeds (task-*, the
+ * worker parks, the waits' task argument), in the process or by a tracer. Three loads, two ORs.
  */
-#define TP_IN_PROCESS_REPORT UINT64_C(1)
-#define TP_TASK_STATE_HELD   UINT64_C(2)
-extern uint64_t tp_listeners_in_process __attribute__((visibility("hidden")));
-
-/* The semaphores alone, OR'ed as one block (see tp_listeners_any). */
-static inline uint64_t tp_semaphores_any(void)
+static inline uint64_t tp_listeners_task_state(void)
 {
-	/* the address laundered, so that the compiler reads past the first semaphore's two bytes */
-	const unsigned char *block = (const unsigned char *)&taskprobe_task__spawn_semaphore;
-	__asm__("" : "+r"(block));
 	uint64_t a, b, c;
-	uint32_t d;
-	__builtin_memcpy(&a, block, sizeof a);
-	__builtin_memcpy(&b, block + 8, sizeof b);
-	__builtin_memcpy(&c, block + 16, sizeof c);
-	__builtin_memcpy(&d, block + 24, sizeof d);
-	return a | b | c | d;
+	__builtin_memcpy(&a, (const char *)&tp_listener_block, sizeof a);
+	__builtin_memcpy(&b, (const char *)&tp_listener_block + 8, sizeof b);
+	__builtin_memcpy(&c, (const char *)&tp_listener_block + 16, sizeof c);
+	return a | b | c;
 }
 
-static inline uint64_t tp_listeners_any(void)
+/* The same, tracers only: whether a task-state semaphore is raised. */
+static inline uint64_t tp_semaphores_task_state(void)
 {
-	return tp_semaphores_any() | tp_listeners_in_process;
+	return tp_listeners_task_state() & ~TP_IN_PROCESS_AS_LISTENERS(0xffff);
 }
 
-/* Checks the semaphores' layout that tp_listeners_any reads (events.c; from the lifecycle). */
-void tp_events_start(void);
+/* Raises bits of the in-process word. */
+static inline void tp_listeners_in_process_add(unsigned short bits)
+{
+	__atomic_fetch_or(&tp_listener_block.in_process, bits, __ATOMIC_RELEASE);
+}
 
 /* Anybody listening to a worker's parks and unparks. */
 static inline unsigned tp_listeners_park(void)

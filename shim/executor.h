@@ -21,20 +21,27 @@
  * taskprobe_contract.h, through events.h. */
 
 /*
- * Whether any probe is on (among them every one that fires task events or reads the current
- * task: wait-start/wait-end's task argument, the park rule), or the exit report counts tasks. With none, nobody can see task state, so an adapter
- * keeps none: a tracer that attaches later sees each task from its next event on, under an id
- * given then. The listeners are OR'ed: loads and one branch.
+ * Whether any probe is on that fires task events or reads the current task (wait-start/wait-end's
+ * task argument, the park rule), or the exit report counts tasks. With none, nobody can see task
+ * state, so an adapter keeps none: a tracer that attaches later sees each task from its next
+ * event on, under an id given then.
+ *
+ * In two steps, for the callbacks an executor makes for every task: tp_task_probes_maybe_enabled
+ * (three loads and a branch, inline) and, only when it says yes, tp_task_probes_confirmed (out of
+ * line: what is left may be only the held mark of a traced period that ended, which it drops).
+ * A callback that calls the second from a function of its own (tail-called) saves no registers
+ * on its untraced path. tp_task_probes_enabled is both at once.
  */
+static inline bool tp_task_probes_maybe_enabled(void)
+{
+	return __builtin_expect(tp_listeners_task_state() != 0, 0);
+}
+
+bool tp_task_probes_confirmed(void);
+
 static inline bool tp_task_probes_enabled(void)
 {
-	uint64_t listeners = tp_listeners_any(); /* the exit report listens in process */
-	if (__builtin_expect(listeners == 0, 1))
-		return false;
-	/* nobody listens any more, when only the held mark is left: the state held is dropped */
-	if (__builtin_expect(listeners == TP_TASK_STATE_HELD, 0))
-		return !tp_task_state_drop();
-	return true;
+	return tp_task_probes_maybe_enabled() && tp_task_probes_confirmed();
 }
 
 /* Gives the calling thread a new block of task ids. */

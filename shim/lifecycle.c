@@ -50,7 +50,6 @@ static void at_exit(void *unused)
 __attribute__((constructor)) static void start(void)
 {
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
-	tp_events_start();
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();
 	tp_thread_state_start();

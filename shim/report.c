@@ -312,5 +312,5 @@ void tp_report_start(void)
 		}
 	}
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&tp_listeners_in_process, TP_IN_PROCESS_REPORT, __ATOMIC_RELEASE);
+	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
 }

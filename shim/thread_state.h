@@ -51,7 +51,7 @@ static inline uint64_t tp_thread_task(const struct tp_thread *self)
 void tp_thread_set_task(struct tp_thread *self, uint64_t task);
 
 /*
- * If nothing listens but the held mark (tp_listeners_any() == TP_TASK_STATE_HELD, which a
+ * If nothing listens but the held mark (tp_listeners_task_state() shows TP_TASK_STATE_HELD alone, which a
  * semaphore's count of 2 gives too: a probe with two sites, or two tracers), tracing stopped:
  * every thread's task is dropped (a new epoch), and true is returned. Else false: listening.
  */

@@ -192,9 +192,11 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences, codeptr);
 }
 
-__attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
-						      ompt_data_t *next)
+__attribute__((noinline)) static void
+schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
+	if (!tp_task_probes_confirmed())
+		return;
 	uint64_t done = id_given(prior);
 	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
 	    status == ompt_taskwait_complete)
@@ -227,14 +229,23 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
-	if (tp_task_probes_enabled())
-		schedule_traced(prior, status, next);
+	if (tp_task_probes_maybe_enabled())
+		schedule_listened(prior, status, next);
 }
 
-__attribute__((noinline)) static void sync_region_wait_traced(ompt_scope_endpoint_t endpoint,
-							      ompt_data_t *task)
+/* A wait that began while traced ends untraced: the flag must not outlive it. */
+static void sync_region_wait_untraced(ompt_data_t *task)
 {
-	if (endpoint == ompt_scope_begin) {
+	if (__builtin_expect(word(task) & SYNC_WAITING, 0))
+		set_word(task, word(task) & ~SYNC_WAITING);
+}
+
+__attribute__((noinline)) static void sync_region_wait_listened(ompt_scope_endpoint_t endpoint,
+								ompt_data_t *task)
+{
+	if (!tp_task_probes_confirmed())
+		sync_region_wait_untraced(task);
+	else if (endpoint == ompt_scope_begin) {
 		id_given(task);
 		set_word(task, word(task) | SYNC_WAITING);
 		poll_suspend(id_of(task));
@@ -254,10 +265,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	(void)codeptr;
 	if (task == NULL)
 		return;
-	if (tp_task_probes_enabled())
-		sync_region_wait_traced(endpoint, task);
-	else /* a wait that began while traced ends untraced: the flag must not outlive it */
-		set_word(task, word(task) & ~SYNC_WAITING);
+	if (tp_task_probes_maybe_enabled())
+		sync_region_wait_listened(endpoint, task);
+	else
+		sync_region_wait_untraced(task);
 }
 
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
