@@ -4,9 +4,8 @@
  * goes through here, and nothing else in the shim names a TASKPROBE_* macro. For each event:
  *
  *   tp_listeners_EVENT()   nonzero when anybody listens: its USDT semaphore, which a tracer
- *                          raises when it attaches (an in-process consumer's flag would be OR'ed
- *                          in here, once, for every caller);
- *   tp_fire_EVENT(...)     the event itself.
+ *                          raises when it attaches, or the in-process recorder (recorder.h);
+ *   tp_fire_EVENT(...)     the event itself: the probe, and the record while recording.
  *
  * Both are inline, so that an event nobody listens to costs one load and one branch where it
  * happens, and callers compute arguments only after the check. Callers that guard several events
@@ -19,29 +18,17 @@
 #include <stdint.h>
 
 #include "probes.h"
+#include "recorder.h"
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \
 	{                                                                                          \
+		return TASKPROBE_##PROBE##_ENABLED() | tp_recording();                             \
+	}                                                                                          \
+	static inline unsigned tp_tracers_##event(void)                                            \
+	{                                                                                          \
 		return TASKPROBE_##PROBE##_ENABLED();                                              \
 	}
-
-TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
-TP_EVENT_LISTENERS(task_stack, TASK_STACK)
-TP_EVENT_LISTENERS(task_wake, TASK_WAKE)
-TP_EVENT_LISTENERS(task_poll_start, TASK_POLL_START)
-TP_EVENT_LISTENERS(task_poll_end, TASK_POLL_END)
-TP_EVENT_LISTENERS(task_terminate, TASK_TERMINATE)
-TP_EVENT_LISTENERS(worker_start, WORKER_THREAD_START)
-TP_EVENT_LISTENERS(worker_stop, WORKER_THREAD_STOP)
-TP_EVENT_LISTENERS(worker_park, WORKER_THREAD_PARK)
-TP_EVENT_LISTENERS(worker_unpark, WORKER_THREAD_UNPARK)
-TP_EVENT_LISTENERS(thread_start, THREAD_START)
-TP_EVENT_LISTENERS(thread_stop, THREAD_STOP)
-TP_EVENT_LISTENERS(wait_start, WAIT_START)
-TP_EVENT_LISTENERS(wait_end, WAIT_END)
-
-#undef TP_EVENT_LISTENERS
 
 /*
  * The provider's semaphores, which a tracer raises when it attaches, are defined here (events.c),
@@ -69,6 +56,13 @@ extern struct tp_listener_block tp_listener_block __attribute__((visibility("hid
 
 #define TP_IN_PROCESS_REPORT 1u
 #define TP_TASK_STATE_HELD   2u
+#define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
+
+/* Whether the in-process recorder records (recorder.h). */
+static inline unsigned tp_recording(void)
+{
+	return __builtin_expect(tp_listener_block.in_process & TP_IN_PROCESS_RECORD, 0);
+}
 
 /* The block's first 24 bytes: the task-state semaphores, the in-process word and the zero. */
 #define TP_TASK_STATE_BYTES 24
@@ -106,6 +100,23 @@ static inline void tp_listeners_in_process_add(unsigned short bits)
 	__atomic_fetch_or(&tp_listener_block.in_process, bits, __ATOMIC_RELEASE);
 }
 
+TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
+TP_EVENT_LISTENERS(task_stack, TASK_STACK)
+TP_EVENT_LISTENERS(task_wake, TASK_WAKE)
+TP_EVENT_LISTENERS(task_poll_start, TASK_POLL_START)
+TP_EVENT_LISTENERS(task_poll_end, TASK_POLL_END)
+TP_EVENT_LISTENERS(task_terminate, TASK_TERMINATE)
+TP_EVENT_LISTENERS(worker_start, WORKER_THREAD_START)
+TP_EVENT_LISTENERS(worker_stop, WORKER_THREAD_STOP)
+TP_EVENT_LISTENERS(worker_park, WORKER_THREAD_PARK)
+TP_EVENT_LISTENERS(worker_unpark, WORKER_THREAD_UNPARK)
+TP_EVENT_LISTENERS(thread_start, THREAD_START)
+TP_EVENT_LISTENERS(thread_stop, THREAD_STOP)
+TP_EVENT_LISTENERS(wait_start, WAIT_START)
+TP_EVENT_LISTENERS(wait_end, WAIT_END)
+
+#undef TP_EVENT_LISTENERS
+
 /* Anybody listening to a worker's parks and unparks. */
 static inline unsigned tp_listeners_park(void)
 {
@@ -118,12 +129,21 @@ static inline unsigned tp_listeners_wait(void)
 	return tp_listeners_wait_start() | tp_listeners_wait_end();
 }
 
+/* The record of an event with up to four 64-bit arguments, while recording. */
+#define TP_RECORD(type, small, nargs, a0, a1, a2, a3)                                              \
+	do {                                                                                       \
+		if (tp_recording())                                                                \
+			tp_record(type, small, nargs, a0, a1, a2, a3);                             \
+	} while (0)
+
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
 				      const char *site, uint64_t stack_id, uint32_t executor)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
+	if (tp_recording())
+		tp_record_task_spawn(task, parent, (uint32_t)site_id, stack_id, executor);
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -131,57 +151,69 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 {
 	TASKPROBE_TASK_STACK(TP_IN_REGISTER(task), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
+	if (tp_recording())
+		tp_record_task_stack(task, stack_id, pcs, depth);
 }
 
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
+	TP_RECORD(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_RECORD(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0);
 }
 
 static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done)
 {
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done));
+	TP_RECORD(TP_RECORD_TASK_POLL_END, done, 1, task, 0, 0, 0);
 }
 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TP_RECORD(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0);
 }
 
 static inline void tp_fire_worker_start(void)
 {
 	TASKPROBE_WORKER_THREAD_START();
+	TP_RECORD(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0);
 }
 
 static inline void tp_fire_worker_stop(void)
 {
 	TASKPROBE_WORKER_THREAD_STOP();
+	TP_RECORD(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0);
 }
 
 static inline void tp_fire_worker_park(void)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
+	TP_RECORD(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
 }
 
 static inline void tp_fire_worker_unpark(void)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
+	TP_RECORD(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid)
 {
 	TASKPROBE_THREAD_START(TP_IN_REGISTER(tid), TP_IN_REGISTER(start_routine),
 			       TP_IN_REGISTER(creator_tid));
+	TP_RECORD(TP_RECORD_THREAD_START, 0, 3, tid, start_routine, creator_tid, 0);
 }
 
 static inline void tp_fire_thread_stop(uint64_t tid)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
+	TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0);
 }
 
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
@@ -189,10 +221,12 @@ static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t t
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task));
+	TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0);
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
+	TP_RECORD(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
 }

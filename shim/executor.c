@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "events.h"
+#include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 
@@ -37,7 +38,10 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
-	if (kind == TP_SPAWNED_BY_PROGRAM)
+	/* a stack costs hundreds of ns: the recorder alone takes one only if asked to */
+	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_report_on ||
+			    (tp_recording() && tp_settings()->record_stacks);
+	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	uint32_t report_key = kind == TP_SPAWNED_BY_PROGRAM ? id : TP_REPORT_STARTED_BY_EXECUTOR;
 	if (tp_report_on)

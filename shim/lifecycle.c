@@ -17,10 +17,12 @@ static void prepare_fork(void)
 	tp_threads_prepare_fork();
 	tp_spawn_sites_prepare_fork();
 	tp_symbolize_prepare_fork();
+	tp_recorder_prepare_fork();
 }
 
 static void parent_after_fork(void)
 {
+	tp_recorder_parent_after_fork();
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_parent_after_fork();
@@ -31,6 +33,7 @@ static void child_after_fork(void)
 {
 	tp_probe_sites_child_after_fork();
 	tp_thread_state_child_after_fork();
+	tp_recorder_child_after_fork(); /* after the thread's new tid */
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_child_after_fork();
@@ -38,12 +41,14 @@ static void child_after_fork(void)
 
 /*
  * After every library's destructor, so that threads a library ends in its own (OpenMP's
- * workers) end by themselves first; then the report, which counts what they ended.
+ * workers) end by themselves first; then the recording, which holds those ends, is written out,
+ * and the report, which counts what they ended.
  */
 static void at_exit(void *unused)
 {
 	(void)unused;
 	tp_threads_stop_at_exit();
+	tp_recorder_at_exit();
 	tp_report_at_exit();
 }
 
@@ -56,6 +61,7 @@ __attribute__((constructor)) static void start(void)
 	tp_spawn_stack_skip_module(
 		(const void *)start); /* the shim's frames are never the program's */
 	tp_report_start();
+	tp_recorder_start();
 	tp_at_exit_after_destructors(at_exit);
 	pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
 }

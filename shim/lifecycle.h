@@ -9,6 +9,7 @@
 void tp_real_functions_resolve(void); /* real_symbol.c: every interposed function's real one */
 void tp_thread_state_start(void);     /* thread_state.c: the named-worker end key */
 void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
+void tp_recorder_start(void);         /* recorder.c: TASKPROBE_RECORD's file opened, recording */
 
 /* Fork: prepare in this order, then parent or child in the reverse order. */
 void tp_threads_prepare_fork(void); /* threads.c: the running-thread list locked */
@@ -20,7 +21,11 @@ void tp_symbolize_prepare_fork(void); /* symbolize.c: no module half read (after
 void tp_symbolize_after_fork(void);
 void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wait in progress */
 void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */
+void tp_recorder_prepare_fork(void);         /* recorder.c: the buffers' lists locked */
+void tp_recorder_parent_after_fork(void);
+void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
 
 /* Exit through exit(), after every library's destructor: thread stops, then the report. */
 void tp_threads_stop_at_exit(void); /* threads.c: threads still running end in the trace */
+void tp_recorder_at_exit(void);     /* recorder.c: every thread's buffer written out */
 void tp_report_at_exit(void);       /* report.c */

@@ -17,6 +17,8 @@ static const struct tp_settings defaults = {
 	.stack_depth = 32,
 	.workers = NULL,
 	.report = NULL,
+	.record = NULL,
+	.record_stacks = false,
 };
 
 static struct tp_settings parsed;
@@ -25,6 +27,7 @@ static int state = SETTINGS_UNPARSED;
 /* Copies of the strings: the program may change its environment later. */
 static char workers_glob[256];
 static char report_path[PATH_MAX];
+static char record_path[PATH_MAX];
 
 static void warn_bad(const char *variable, const char *value, const char *expected,
 		     const char *fallback)
@@ -81,6 +84,15 @@ static void parse_environment(struct tp_settings *s)
 	if ((v = getenv("TASKPROBE_REPORT")) != NULL)
 		s->report = copy_string("TASKPROBE_REPORT", v, report_path, sizeof report_path,
 					"\"stderr\" or a file path");
+	if ((v = getenv("TASKPROBE_RECORD")) != NULL)
+		s->record = copy_string("TASKPROBE_RECORD", v, record_path, sizeof record_path,
+					"a file path (%p: the process id)");
+	if ((v = getenv("TASKPROBE_RECORD_STACKS")) != NULL) {
+		if (parse_bounded(v, 0, 1, &n))
+			s->record_stacks = n == 1;
+		else
+			warn_bad("TASKPROBE_RECORD_STACKS", v, "0 or 1", "0");
+	}
 	errno = saved_errno;
 }
 

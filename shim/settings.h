@@ -9,6 +9,8 @@ struct tp_settings {
 	unsigned stack_depth; /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
 	const char *workers;  /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
 	const char *report;   /* TASKPROBE_REPORT: "stderr", a path, or NULL */
+	const char *record;   /* TASKPROBE_RECORD: a path (%p: the pid), or NULL */
+	bool record_stacks;   /* TASKPROBE_RECORD_STACKS: the recorder captures spawn stacks */
 };
 
 /*

@@ -18,6 +18,8 @@ struct tp_thread {
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
 	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
+	bool record_busy;       /* inside the recorder: a signal handler's event is dropped */
+	struct tp_record_buffer *record_buffer; /* the recorder's buffer, from the first event */
 };
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));

@@ -42,6 +42,7 @@ void tp_threads_stopped(struct tp_running_thread *t)
 	if (!already) {
 		tp_thread_named_worker_end(t->self);
 		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self));
+		tp_recorder_thread_stopped(t->self);
 	}
 }
 

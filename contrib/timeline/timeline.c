@@ -189,19 +189,7 @@ static void map_remove(struct map *m, struct entry *e)
 	}
 }
 
-/* One perf script sample of a taskprobe event. */
-struct sample {
-	char comm[64];
-	uint32_t pid, tid;
-	uint64_t ns;
-	char probe[32];
-	int64_t arg[MAX_ARGS];
-	/* the text of argument `text_arg` (1 to 6; 0: none) when it is a string: `text_len` bytes
-	 * at `text` in the line; a string perf could not read is no text and a 0 value */
-	const char *text;
-	uint32_t text_len;
-	uint8_t text_arg;
-};
+#define sample timeline_event
 
 /* Reads digits at *p into a u64; false on none or overflow. */
 static bool read_u64(const char **p, uint64_t *v)
@@ -316,11 +304,16 @@ static int parse(const char *line, struct sample *s, const char **why)
 		return 0;
 	rest += sizeof group - 1;
 	size_t n = strcspn(rest, ": ");
-	if (n == 0 || n >= sizeof s->probe || rest[n] != ':') {
+	if (n == 0 || rest[n] != ':') {
 		*why = "a taskprobe event without a name";
 		return -1;
 	}
-	memcpy(s->probe, rest, n);
+	static const char *const probes[] = TP_RECORD_PROBE_NAMES;
+	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
+		if (strlen(probes[type]) == n && memcmp(probes[type], rest, n) == 0)
+			s->type = type;
+	if (s->type == 0)
+		return 0; /* a probe this converter does not know */
 	rest += n + 1;
 	/* " (ADDRESS) arg1=V arg2=V ..." */
 	for (const char *a = rest; (a = strstr(a, " arg")) != NULL;) {
@@ -570,10 +563,9 @@ static void instant(struct timeline *t, const struct sample *s, const char *what
 
 static void convert(struct timeline *t, const struct sample *s, struct entry *thread)
 {
-	const char *p = s->probe;
 	uint64_t task = (uint64_t)s->arg[0];
 	bool added;
-	if (strcmp(p, "task__spawn") == 0) {
+	if (s->type == TP_RECORD_TASK_SPAWN) {
 		uint64_t site = (uint64_t)s->arg[2];
 		uint32_t name = 0;
 		if (site != 0)
@@ -595,9 +587,9 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		begin_event(t, 's', s);
 		fprintf(t->out, ",\"cat\":\"spawn\",\"id\":\"%" PRIu64 "\",\"name\":\"spawn\"}",
 			task);
-	} else if (strcmp(p, "task__wake") == 0) {
+	} else if (s->type == TP_RECORD_TASK_WAKE) {
 		instant(t, s, "wake task", task);
-	} else if (strcmp(p, "task__poll__start") == 0) {
+	} else if (s->type == TP_RECORD_TASK_POLL_START) {
 		struct entry *e = map_find(&t->tasks, task);
 		struct open_slice poll = {.kind = 'P',
 					  .id = task,
@@ -611,7 +603,7 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 				"\",\"name\":\"spawn\"}",
 				task);
 		}
-	} else if (strcmp(p, "task__poll__end") == 0) {
+	} else if (s->type == TP_RECORD_TASK_POLL_END) {
 		close_slice(t, thread, 'P', s);
 		struct entry *e = map_find(&t->tasks, task);
 		if (s->arg[1] != 0 && e != NULL) {
@@ -621,29 +613,29 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 			fputc('}', t->out);
 			map_remove(&t->tasks, e);
 		}
-	} else if (strcmp(p, "task__terminate") == 0) {
+	} else if (s->type == TP_RECORD_TASK_TERMINATE) {
 		instant(t, s, "terminate task", task);
-	} else if (strcmp(p, "worker__thread__park") == 0) {
+	} else if (s->type == TP_RECORD_WORKER_PARK) {
 		struct open_slice park = {.kind = 'K'};
 		open_slice(t, thread, &park, s);
-	} else if (strcmp(p, "worker__thread__unpark") == 0) {
+	} else if (s->type == TP_RECORD_WORKER_UNPARK) {
 		close_slice(t, thread, 'K', s);
-	} else if (strcmp(p, "wait__start") == 0) {
+	} else if (s->type == TP_RECORD_WAIT_START) {
 		struct open_slice wait = {
 			.kind = 'W',
 			.wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
 			.id = (uint64_t)s->arg[1],
 			.task = (uint64_t)s->arg[3]};
 		open_slice(t, thread, &wait, s);
-	} else if (strcmp(p, "wait__end") == 0) {
+	} else if (s->type == TP_RECORD_WAIT_END) {
 		close_slice(t, thread, 'W', s);
-	} else if (strcmp(p, "thread__start") == 0) {
+	} else if (s->type == TP_RECORD_THREAD_START) {
 		instant(t, s, "thread start", task);
-	} else if (strcmp(p, "thread__stop") == 0) {
+	} else if (s->type == TP_RECORD_THREAD_STOP) {
 		instant(t, s, "thread stop", task);
-	} else if (strcmp(p, "worker__thread__start") == 0) {
+	} else if (s->type == TP_RECORD_WORKER_START) {
 		instant(t, s, "worker start", s->tid);
-	} else if (strcmp(p, "worker__thread__stop") == 0) {
+	} else if (s->type == TP_RECORD_WORKER_STOP) {
 		instant(t, s, "worker stop", s->tid);
 	}
 }
@@ -693,21 +685,44 @@ int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t num
 	t->previous_len = len;
 	if (parsed == 0)
 		return 0;
-	bool added;
-	struct entry *thread = map_get(&t->threads, s.tid, &added);
-	if (thread == NULL)
-		return 0; /* out of memory or tid 0: the event is left out */
-	if (added) {
-		thread->pid = s.pid;
-		begin_event(t, 'M', &s);
-		fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
-		put_escaped(t->out, s.comm);
-		fprintf(t->out, " %" PRIu32 "\"}}", s.tid);
-	}
-	if (s.ns > t->last_ns)
-		t->last_ns = s.ns;
-	convert(t, &s, thread);
+	timeline_add(t, &s);
 	return 0;
+}
+
+/* The thread of `e`, named in the timeline when first seen; NULL: out of memory or tid 0. */
+static struct entry *thread_of(struct timeline *t, const struct timeline_event *e)
+{
+	bool added;
+	struct entry *thread = map_get(&t->threads, e->tid, &added);
+	if (thread != NULL && added) {
+		thread->pid = e->pid;
+		begin_event(t, 'M', e);
+		fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
+		put_escaped(t->out, e->comm);
+		fprintf(t->out, " %" PRIu32 "\"}}", e->tid);
+	}
+	if (e->ns > t->last_ns)
+		t->last_ns = e->ns;
+	return thread;
+}
+
+void timeline_site(struct timeline *t, uint32_t pid, uint64_t id, const char *text, uint32_t len)
+{
+	if (id != 0 && len > 0)
+		(void)site_name(&t->sites, pid, id, text, len);
+}
+
+void timeline_add(struct timeline *t, const struct timeline_event *e)
+{
+	struct entry *thread = thread_of(t, e);
+	if (thread != NULL)
+		convert(t, e, thread);
+}
+
+void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count)
+{
+	if (thread_of(t, at) != NULL)
+		instant(t, at, "events not recorded:", count);
 }
 
 uint64_t timeline_finish(struct timeline *t)

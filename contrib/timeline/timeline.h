@@ -18,7 +18,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "taskprobe_recording.h"
+
 struct timeline;
+
+/* One event as the converter takes it, from perf's text or from a recording. */
+struct timeline_event {
+	char comm[64]; /* the thread's name */
+	uint32_t pid, tid;
+	uint64_t ns;
+	unsigned type;  /* enum tp_record_type: the probe */
+	int64_t arg[6]; /* the probe's arguments, in its order; 0 for a string */
+	/* the text of argument `text_arg` (1 to 6; 0: none) when it is a string: `text_len` bytes
+	 * at `text` (task-spawn's site, its fourth); a string perf could not read is none */
+	const char *text;
+	uint32_t text_len;
+	uint8_t text_arg;
+};
 
 /* A converter writing to `out`; NULL when out of memory. */
 struct timeline *timeline_new(FILE *out);
@@ -27,6 +43,15 @@ struct timeline *timeline_new(FILE *out);
  * is byte for byte the sample line just before it (perf sometimes writes a sample twice), which
  * is dropped; or -1 when the line is malformed (said on `errors` for the first 10 of them). */
 int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors);
+
+/* The text of site `id` of process `pid`, for the spawns that follow (a recording's sites). */
+void timeline_site(struct timeline *t, uint32_t pid, uint64_t id, const char *text, uint32_t len);
+
+/* One event of a recording (not perf's text), in time order with the others. */
+void timeline_add(struct timeline *t, const struct timeline_event *e);
+
+/* `count` events of e's thread were not recorded before e->ns: said on its track. */
+void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
 
 /* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
  * number of malformed lines in all. */

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recordings to timeline events (recording.h). Two passes: the first checks every chunk and
+ * record (so that the second trusts them), keeps the site texts and each segment's clock pairs;
+ * the second merges the threads' records by time with a heap of per-thread cursors, so memory
+ * grows with the threads and chunks, not with the events.
+ */
+#define _GNU_SOURCE
+#include "recording.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskprobe_recording.h"
+
+/* A segment: one process image's header, and the fit of its clock to nanoseconds. */
+struct segment {
+	uint32_t pid;
+	uint32_t clock;
+	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */
+	uint64_t last_time, last_ns;   /* ... and with the largest */
+};
+
+/* A whole chunk, checked. */
+struct chunk_ref {
+	const struct segment *segment;
+	const struct tp_recording_chunk *header;
+	size_t order; /* in the input, across files */
+};
+
+/* A thread's records, in its chunks' order. */
+struct cursor {
+	struct chunk_ref *chunks;
+	size_t n_chunks, chunk;
+	uint32_t offset; /* of the next record in the chunk */
+	uint64_t next_ns;
+	bool dropped_said; /* the current chunk's drops were said */
+};
+
+/* The arguments a record type needs, in 64-bit words (the site: its id). */
+static unsigned args_needed(unsigned type)
+{
+	switch (type) {
+	case TP_RECORD_TASK_SPAWN:
+		return 4;
+	case TP_RECORD_TASK_STACK:
+	case TP_RECORD_TASK_WAKE:
+		return 2;
+	case TP_RECORD_THREAD_START:
+	case TP_RECORD_WAIT_START:
+	case TP_RECORD_WAIT_END:
+		return 3;
+	case TP_RECORD_WORKER_START:
+	case TP_RECORD_WORKER_STOP:
+	case TP_RECORD_WORKER_PARK:
+	case TP_RECORD_WORKER_UNPARK:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+bool recording_detect(const unsigned char *data, size_t size)
+{
+	return size >= 8 && memcmp(data, TP_RECORDING_MAGIC, 8) == 0;
+}
+
+/* Why the records of `c` (of `size` bytes) are not whole, or NULL. */
+static const char *check_records(const struct tp_recording_chunk *c, uint32_t size)
+{
+	const unsigned char *base = (const unsigned char *)c;
+	uint32_t records = 0;
+	for (uint32_t at = sizeof *c; at < size; records++) {
+		const struct tp_record *r = (const struct tp_record *)(base + at);
+		if (size - at < sizeof *r || r->size < sizeof *r || r->size % 8 != 0 ||
+		    r->size > size - at)
+			return "a record's size is wrong";
+		if (r->type == 0 || r->type >= TP_RECORD_TYPES_END)
+			return "a record of an unknown type";
+		unsigned words = (r->size - (unsigned)sizeof *r) / 8;
+		if (words < args_needed(r->type))
+			return "a record too short for its event";
+		if (r->type == TP_RECORD_SITE && r->small > 8 * (words - 1))
+			return "a site's text longer than its record";
+		at += r->size;
+	}
+	return records == c->records ? NULL : "a chunk whose record count is wrong";
+}
+
+/* Appends to *refs, growing it; false when out of memory. */
+static bool refs_push(struct chunk_ref **refs, size_t *n, size_t *cap, struct chunk_ref ref)
+{
+	if (*n == *cap) {
+		size_t grown = *cap ? *cap * 2 : 256;
+		struct chunk_ref *r = realloc(*refs, grown * sizeof *r);
+		if (r == NULL)
+			return false;
+		*refs = r;
+		*cap = grown;
+	}
+	(*refs)[(*n)++] = ref;
+	return true;
+}
+
+static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
+{
+	if (time < s->first_time) {
+		s->first_time = time;
+		s->first_ns = ns;
+	}
+	if (time >= s->last_time) {
+		s->last_time = time;
+		s->last_ns = ns;
+	}
+}
+
+/* A record time of segment `s` in nanoseconds, on the line through its first and last pairs. */
+static uint64_t to_ns(const struct segment *s, uint64_t time)
+{
+	if (s->clock == TP_CLOCK_MONOTONIC || s->last_time <= s->first_time)
+		return s->clock == TP_CLOCK_MONOTONIC ? time : s->first_ns;
+	__int128 span = (__int128)(s->last_ns - s->first_ns);
+	__int128 ns = (__int128)s->first_ns + ((__int128)time - (__int128)s->first_time) * span /
+						      (__int128)(s->last_time - s->first_time);
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/*
+ * Pass one over a file: its segments and whole chunks, the sites said to the timeline. Stops at
+ * the first thing that is not whole, saying so.
+ */
+static bool scan(struct timeline *t, const struct recording_input *in, struct segment **segments,
+		 size_t *n_segments, struct chunk_ref **refs, size_t *n_refs, size_t *cap,
+		 FILE *errors, struct recording_totals *totals)
+{
+	struct segment *current = NULL;
+	size_t at = 0;
+	const char *why = NULL;
+	while (at < in->size && why == NULL) {
+		size_t left = in->size - at;
+		const unsigned char *p = in->data + at;
+		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			if (left < sizeof h) {
+				why = "a header not whole";
+				break;
+			}
+			memcpy(&h, p, sizeof h);
+			if (h.version != TP_RECORDING_VERSION || h.header_size != sizeof h ||
+			    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC)) {
+				why = "a header of another version of the format";
+				break;
+			}
+			struct segment *grown = realloc(*segments,
+							(*n_segments + 1) * sizeof **segments);
+			if (grown == NULL)
+				return false;
+			*segments = grown;
+			current = &grown[(*n_segments)++];
+			*current = (struct segment){.pid = h.pid,
+						    .clock = h.clock,
+						    .first_time = h.clock_time,
+						    .first_ns = h.ns,
+						    .last_time = h.clock_time,
+						    .last_ns = h.ns};
+			at += sizeof h;
+			continue;
+		}
+		if (current == NULL) {
+			why = "not a recording (no TPRECORD header)";
+			break;
+		}
+		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
+		if (left < sizeof *c || c->magic != TP_CHUNK_MAGIC || c->size < sizeof *c ||
+		    c->size % 8 != 0 || c->size > left) {
+			why = "a chunk not whole";
+			break;
+		}
+		if ((why = check_records(c, c->size)) != NULL)
+			break;
+		segment_pair(current, c->clock_time, c->ns);
+		/* chunk pointers are kept as offsets until every segment is in place */
+		struct chunk_ref ref = {
+			.segment = (const struct segment *)(uintptr_t)(*n_segments - 1),
+			.header = c,
+			.order = *n_refs};
+		if (!refs_push(refs, n_refs, cap, ref))
+			return false;
+		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
+			const struct tp_record *r = (const struct tp_record *)(p + r_at);
+			if (r->type == TP_RECORD_SITE)
+				timeline_site(t, current->pid, r->arg[0], (const char *)&r->arg[1],
+					      r->small);
+			r_at += r->size;
+		}
+		at += c->size;
+	}
+	if (why != NULL) {
+		totals->cut_files++;
+		if (errors != NULL)
+			fprintf(errors,
+				"taskprobe-timeline: %s: read up to byte %zu of %zu: %s there (a "
+				"process killed while writing leaves this)\n",
+				in->name, at, in->size, why);
+	}
+	return true;
+}
+
+static int by_thread_then_order(const void *a, const void *b)
+{
+	const struct chunk_ref *x = a, *y = b;
+	if (x->segment->pid != y->segment->pid)
+		return x->segment->pid < y->segment->pid ? -1 : 1;
+	if (x->header->tid != y->header->tid)
+		return x->header->tid < y->header->tid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The cursor's current record, or NULL at its end (moving past empty chunks). */
+static const struct tp_record *cursor_record(struct cursor *c)
+{
+	while (c->chunk < c->n_chunks) {
+		const struct tp_recording_chunk *h = c->chunks[c->chunk].header;
+		if (c->offset < h->size)
+			return (const struct tp_record *)((const unsigned char *)h + c->offset);
+		c->chunk++;
+		c->offset = sizeof *h;
+		c->dropped_said = false;
+	}
+	return NULL;
+}
+
+/* Moves to the next event (site records are not events), setting next_ns; false at the end. */
+static bool cursor_settle(struct cursor *c)
+{
+	const struct tp_record *r;
+	while ((r = cursor_record(c)) != NULL && r->type == TP_RECORD_SITE)
+		c->offset += r->size;
+	if (r == NULL)
+		return false;
+	c->next_ns = to_ns(c->chunks[c->chunk].segment, r->time);
+	return true;
+}
+
+static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && heap[l]->next_ns < heap[m]->next_ns)
+			m = l;
+		if (r < n && heap[r]->next_ns < heap[m]->next_ns)
+			m = r;
+		if (m == i)
+			return;
+		struct cursor *tmp = heap[i];
+		heap[i] = heap[m];
+		heap[m] = tmp;
+		i = m;
+	}
+}
+
+/* The event of record `r` of chunk `ref`, as a perf sample of its probe would give it. */
+static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uint64_t ns,
+		     struct timeline_event *e)
+{
+	memset(e, 0, sizeof *e);
+	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
+	e->comm[sizeof ref->header->comm - 1] = '\0';
+	e->pid = ref->segment->pid;
+	e->tid = ref->header->tid;
+	e->ns = ns;
+	e->type = r->type;
+	const uint64_t *a = r->arg;
+	switch (r->type) {
+	case TP_RECORD_TASK_SPAWN: /* task, parent, site id, site (text), stack id, executor */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = (int64_t)a[1];
+		e->arg[2] = (int64_t)a[2];
+		e->arg[4] = (int64_t)a[3];
+		e->arg[5] = r->small;
+		break;
+	case TP_RECORD_TASK_STACK: /* task, stack id, pcs (an address), depth */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = (int64_t)a[1];
+		e->arg[3] = r->small;
+		break;
+	case TP_RECORD_TASK_POLL_END:
+	case TP_RECORD_TASK_TERMINATE:
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = r->small;
+		break;
+	case TP_RECORD_WAIT_START:
+	case TP_RECORD_WAIT_END: /* kind, object, timeout or result, task */
+		e->arg[0] = r->small;
+		for (int i = 0; i < 3; i++)
+			e->arg[1 + i] = (int64_t)a[i];
+		break;
+	default:
+		for (unsigned i = 0; i < args_needed(r->type); i++)
+			e->arg[i] = (int64_t)a[i];
+	}
+}
+
+bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
+		       FILE *errors, struct recording_totals *totals)
+{
+	struct segment *segments = NULL;
+	struct chunk_ref *refs = NULL;
+	struct cursor *cursors = NULL, **heap = NULL;
+	size_t n_segments = 0, n_refs = 0, cap = 0, n_cursors = 0;
+	bool ok = false;
+	memset(totals, 0, sizeof *totals);
+	for (size_t i = 0; i < n; i++)
+		if (!scan(t, &inputs[i], &segments, &n_segments, &refs, &n_refs, &cap, errors,
+			  totals))
+			goto out;
+	for (size_t i = 0; i < n_refs; i++)
+		refs[i].segment = &segments[(uintptr_t)refs[i].segment];
+	qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
+	cursors = calloc(n_refs + 1, sizeof *cursors);
+	heap = calloc(n_refs + 1, sizeof *heap);
+	if (cursors == NULL || heap == NULL)
+		goto out;
+	for (size_t i = 0; i < n_refs;) {
+		size_t j = i;
+		while (j < n_refs && refs[j].segment->pid == refs[i].segment->pid &&
+		       refs[j].header->tid == refs[i].header->tid)
+			j++;
+		struct cursor *c = &cursors[n_cursors++];
+		*c = (struct cursor){.chunks = &refs[i],
+				     .n_chunks = j - i,
+				     .offset = sizeof(struct tp_recording_chunk)};
+		i = j;
+	}
+	size_t n_heap = 0;
+	for (size_t i = 0; i < n_cursors; i++)
+		if (cursor_settle(&cursors[i]))
+			heap[n_heap++] = &cursors[i];
+	for (size_t i = n_heap; i-- > 0;)
+		heap_sift_down(heap, n_heap, i);
+	while (n_heap > 0) {
+		struct cursor *c = heap[0];
+		const struct chunk_ref *ref = &c->chunks[c->chunk];
+		const struct tp_record *r = cursor_record(c);
+		struct timeline_event e;
+		event_of(ref, r, c->next_ns, &e);
+		if (!c->dropped_said && ref->header->dropped > 0) {
+			timeline_dropped(t, &e, ref->header->dropped);
+			totals->dropped += ref->header->dropped;
+		}
+		c->dropped_said = true;
+		timeline_add(t, &e);
+		totals->events++;
+		c->offset += r->size;
+		if (!cursor_settle(c))
+			heap[0] = heap[--n_heap];
+		heap_sift_down(heap, n_heap, 0);
+	}
+	/* drops in chunks with no event after them are counted too */
+	for (size_t i = 0; i < n_cursors; i++)
+		for (size_t k = 0; k < cursors[i].n_chunks; k++)
+			if (cursors[i].chunks[k].header->records == 0)
+				totals->dropped += cursors[i].chunks[k].header->dropped;
+	ok = true;
+out:
+	free(segments);
+	free(refs);
+	free(cursors);
+	free(heap);
+	return ok;
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recordings of the in-process recorder (TASKPROBE_RECORD; format: dtrace/taskprobe_recording.h)
+ * turned into the same timeline as perf's text: every thread's records merged in time order,
+ * across the files of a process tree, and handed to timeline_add.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "timeline.h"
+
+/* A recording file's contents, read by the caller. */
+struct recording_input {
+	const char *name; /* for messages */
+	const unsigned char *data;
+	size_t size;
+};
+
+struct recording_totals {
+	uint64_t events;    /* converted */
+	uint64_t dropped;   /* the recorder could not record (its chunks say how many) */
+	uint64_t cut_files; /* files that end in a chunk that is not whole (said on `errors`) */
+};
+
+/* Whether `data` starts as a recording does (else: perf's text). */
+bool recording_detect(const unsigned char *data, size_t size);
+
+/*
+ * Converts the recordings into `t`. A file that is not a recording, or stops being one (a
+ * process killed while writing), is said on `errors` and read up to its last whole chunk.
+ * Returns false when out of memory.
+ */
+bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
+		       FILE *errors, struct recording_totals *totals);

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process recorder (recorder.h): per-thread buffers, each written out as a chunk of the
+ * recording file by the thread that filled it, at its end, or by the exiting thread.
+ *
+ * Locks: `buffers_lock` (a spin lock) guards the lists of buffers; it is taken when a thread
+ * gets or gives back a buffer and at fork and exit, never per event. Each buffer's `writing`
+ * lock is taken by whoever writes it out (its thread, or the exit for all), so that no chunk is
+ * written twice or half. A thread's `record_busy` mark makes an event that a signal handler
+ * fires while its thread is inside the recorder a counted drop, not a torn record.
+ */
+#define _GNU_SOURCE
+#include "recorder.h"
+
+#include "events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+#include "lifecycle.h"
+#include "settings.h"
+#include "spawn_site.h"
+#include "warn.h"
+
+/* The largest record: a stack of the deepest capture, or a site's longest text. */
+#define RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + 128 + TP_SITE_TEXT_MAX / 8))
+_Static_assert(TP_RECORD_BUFFER_BYTES >= 8 * RECORD_MAX_BYTES, "a buffer holds many records");
+_Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its header");
+
+/* The recording's descriptor is moved at least this high, out of the way of the program's. */
+#define FD_FLOOR 1000
+
+struct tp_record_buffer {
+	char *data;    /* TP_RECORD_BUFFER_BYTES: the chunk's header, then its records */
+	uint32_t used; /* bytes of data in use, the header included; set after a whole record */
+	uint32_t records;
+	uint64_t dropped; /* events lost since the last chunk written */
+	pid_t tid;
+	char comm[16]; /* the thread's name, read at its first event and after each chunk */
+	int writing;   /* the lock of whoever writes it out */
+	bool closed;   /* written out at exit: no more chunks */
+	struct tp_record_buffer *prev, *next; /* in `in_use` or `spare` */
+};
+
+static int buffers_lock;
+static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
+static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
+
+static int record_fd = -1;
+static struct stat record_file;    /* what record_fd must still be, before each write */
+static char record_path[PATH_MAX]; /* TASKPROBE_RECORD with %p replaced */
+static bool clock_is_tsc;
+static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
+static uint64_t dropped_at_exit;
+static bool write_failed;
+static uint8_t site_recorded[TP_SITES_MAX + 1];
+
+static void lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0)
+		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0) {
+#if defined(__x86_64__)
+			__builtin_ia32_pause();
+#endif
+		}
+}
+
+static void unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t clock_now(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(clock_is_tsc, 1))
+		return __rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A moment in the recording's clock and in CLOCK_MONOTONIC nanoseconds, for the converter. */
+static void clock_pair(uint64_t *clock_time, uint64_t *ns)
+{
+	struct timespec ts;
+	uint64_t before = clock_now();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t after = clock_now();
+	*clock_time = before + (after - before) / 2;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The time-stamp counter is the clock when it is invariant (same rate in every CPU state) and
+ * the kernel's own clock source: then CLOCK_MONOTONIC is a linear function of it, which the
+ * converter recovers from the pairs of times in the headers.
+ */
+static bool tsc_usable(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000007u, &a, &b, &c, &d) || !(d & (1u << 8)))
+		return false;
+	char source[32] = "";
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, source, sizeof source - 1);
+	close(fd);
+	return n >= 3 && strncmp(source, "tsc\n", 4) == 0;
+#else
+	return false;
+#endif
+}
+
+/* TASKPROBE_RECORD's path for this process: every %p is its pid, %% a percent sign. */
+static bool expand_path(const char *pattern, char *path, size_t size)
+{
+	size_t k = 0;
+	for (const char *p = pattern; *p != '\0'; p++) {
+		char piece[24] = {*p, '\0'};
+		if (p[0] == '%' && p[1] == 'p') {
+			snprintf(piece, sizeof piece, "%d", (int)getpid());
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			p++;
+		}
+		size_t n = strlen(piece);
+		if (k + n >= size)
+			return false;
+		memcpy(path + k, piece, n);
+		k += n;
+	}
+	path[k] = '\0';
+	return true;
+}
+
+/* Writes all of `data`, or says why not (once) and stops the recording. */
+static bool write_all(const void *data, size_t size)
+{
+	struct stat now;
+	/* the program may have closed the descriptor, and its number come back for another file */
+	if (fstat(record_fd, &now) != 0 || now.st_dev != record_file.st_dev ||
+	    now.st_ino != record_file.st_ino) {
+		errno = EBADF;
+		goto failed;
+	}
+	for (const char *p = data; size > 0;) {
+		ssize_t n = write(record_fd, p, size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto failed;
+		p += n;
+		size -= (size_t)n;
+	}
+	return true;
+failed:
+	if (!__atomic_exchange_n(&write_failed, true, __ATOMIC_RELAXED))
+		tp_warn("TASKPROBE_RECORD: writing %.300s failed (%s); recording stopped",
+			record_path, strerror(errno));
+	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
+			   __ATOMIC_RELAXED);
+	return false;
+}
+
+/* Opens this process's file and writes its header; false (said) if it cannot. */
+static bool open_recording(const char *pattern)
+{
+	if (!expand_path(pattern, record_path, sizeof record_path)) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\" is too long; not recording", pattern);
+		return false;
+	}
+	int fd = open(record_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\" cannot be written (%s); not recording",
+			record_path, strerror(errno));
+		return false;
+	}
+	struct rlimit files;
+	int floor = FD_FLOOR;
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
+	    files.rlim_cur <= FD_FLOOR)
+		floor = (int)files.rlim_cur / 2;
+	int moved = fd < floor ? fcntl(fd, F_DUPFD_CLOEXEC, floor) : -1;
+	if (moved >= 0) {
+		close(fd);
+		fd = moved;
+	}
+	record_fd = fd;
+	fstat(fd, &record_file);
+	struct tp_recording_header header = {
+		.magic = TP_RECORDING_MAGIC,
+		.version = TP_RECORDING_VERSION,
+		.header_size = sizeof header,
+		.pid = (uint32_t)getpid(),
+		.clock = clock_is_tsc ? TP_CLOCK_TSC : TP_CLOCK_MONOTONIC,
+	};
+	clock_pair(&header.clock_time, &header.ns);
+	prctl(PR_GET_NAME, header.comm);
+	header.comm[sizeof header.comm - 1] = '\0';
+	memset(site_recorded, 0, sizeof site_recorded);
+	return write_all(&header, sizeof header);
+}
+
+void tp_recorder_start(void)
+{
+	const char *pattern = tp_settings()->record;
+	if (pattern == NULL)
+		return;
+	clock_is_tsc = tsc_usable();
+	if (open_recording(pattern))
+		tp_listeners_in_process_add(TP_IN_PROCESS_RECORD);
+}
+
+static void list_remove(struct tp_record_buffer *b)
+{
+	b->prev->next = b->next;
+	b->next->prev = b->prev;
+}
+
+static void list_add(struct tp_record_buffer *list, struct tp_record_buffer *b)
+{
+	b->next = list->next;
+	b->prev = list;
+	list->next->prev = b;
+	list->next = b;
+}
+
+static void buffer_reset(struct tp_record_buffer *b)
+{
+	b->used = sizeof(struct tp_recording_chunk);
+	b->records = 0;
+	b->dropped = 0;
+}
+
+/* A buffer for the calling thread (a spare one, or new), or NULL when none can be mapped. */
+static struct tp_record_buffer *buffer_get(struct tp_thread *self)
+{
+	lock(&buffers_lock);
+	struct tp_record_buffer *b = spare.next != &spare ? spare.next : NULL;
+	if (b != NULL)
+		list_remove(b);
+	unlock(&buffers_lock);
+	if (b == NULL) {
+		/* the descriptor and the data in one mapping: no allocator of the program's */
+		void *m = mmap(NULL, TP_RECORD_BUFFER_BYTES + sizeof *b, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		b = (struct tp_record_buffer *)((char *)m + TP_RECORD_BUFFER_BYTES);
+		b->data = m;
+	}
+	buffer_reset(b);
+	b->tid = tp_thread_tid(self);
+	tp_thread_read_name(b->comm);
+	b->writing = 0;
+	b->closed = false;
+	lock(&buffers_lock);
+	list_add(&in_use, b);
+	unlock(&buffers_lock);
+	return b;
+}
+
+/* Writes `b` out as a chunk (unless the exit did already) and empties it; `writing` held. */
+static void buffer_write_locked(struct tp_record_buffer *b)
+{
+	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
+	if (!b->closed && (b->records > 0 || b->dropped > 0)) {
+		struct tp_recording_chunk *chunk = (struct tp_recording_chunk *)b->data;
+		chunk->magic = TP_CHUNK_MAGIC;
+		chunk->size = used;
+		chunk->tid = (uint32_t)b->tid;
+		chunk->records = b->records;
+		chunk->dropped = b->dropped;
+		clock_pair(&chunk->clock_time, &chunk->ns);
+		memcpy(chunk->comm, b->comm, sizeof chunk->comm);
+		if (!write_all(b->data, used))
+			__atomic_fetch_add(&dropped_at_exit, b->records, __ATOMIC_RELAXED);
+	}
+	buffer_reset(b);
+	if (b->tid == tp_thread_tid(tp_thread_self()))
+		tp_thread_read_name(b->comm);
+}
+
+static void buffer_write(struct tp_record_buffer *b)
+{
+	lock(&b->writing);
+	buffer_write_locked(b);
+	unlock(&b->writing);
+}
+
+/*
+ * Room for a record of `size` bytes in the calling thread's buffer, marked busy; NULL (the event
+ * counted as dropped) when the thread is already inside the recorder (a signal handler's event)
+ * or has no buffer and cannot get one. tp_record_done ends it.
+ */
+static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_type type,
+				      uint32_t small, size_t size)
+{
+	if (__builtin_expect(self->record_busy, 0)) {
+		if (self->record_buffer != NULL)
+			self->record_buffer->dropped++;
+		else
+			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	self->record_busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct tp_record_buffer *b = self->record_buffer;
+	if (__builtin_expect(b == NULL, 0)) {
+		b = self->record_buffer = buffer_get(self);
+		if (b == NULL) {
+			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
+			self->record_busy = false;
+			return NULL;
+		}
+	}
+	if (__builtin_expect(b->used + size > TP_RECORD_BUFFER_BYTES, 0))
+		buffer_write(b);
+	struct tp_record *r = (struct tp_record *)(b->data + b->used);
+	r->type = (uint16_t)type;
+	r->size = (uint16_t)size;
+	r->small = small;
+	r->time = clock_now();
+	return r;
+}
+
+static void record_done(struct tp_thread *self, const struct tp_record *r)
+{
+	struct tp_record_buffer *b = self->record_buffer;
+	b->records++;
+	__atomic_store_n(&b->used, b->used + r->size, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->record_busy = false;
+}
+
+void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
+	       uint64_t a2, uint64_t a3)
+{
+	struct tp_thread *self = tp_thread_self();
+	struct tp_record *r = record_begin(self, type, small, sizeof *r + 8 * nargs);
+	if (r == NULL)
+		return;
+	uint64_t args[4] = {a0, a1, a2, a3};
+	for (unsigned i = 0; i < nargs; i++)
+		r->arg[i] = args[i];
+	record_done(self, r);
+}
+
+/* A site's text, recorded once per process, before the first spawn that names it. */
+static void record_site(struct tp_thread *self, uint32_t site)
+{
+	const char *text = tp_spawn_site_text(site);
+	if (text == NULL || __atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
+		return;
+	size_t len = strnlen(text, TP_SITE_TEXT_MAX);
+	size_t words = (len + 7) / 8;
+	struct tp_record *r = record_begin(self, TP_RECORD_SITE, (uint32_t)len,
+					   sizeof *r + 8 * (1 + words));
+	if (r == NULL)
+		return;
+	r->arg[0] = site;
+	r->arg[words] = 0; /* the text's padding */
+	memcpy(&r->arg[1], text, len);
+	record_done(self, r);
+}
+
+void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
+			  uint32_t executor)
+{
+	if (site != 0 && site <= TP_SITES_MAX)
+		record_site(tp_thread_self(), site);
+	tp_record(TP_RECORD_TASK_SPAWN, executor, 4, task, parent, site, stack_id);
+}
+
+void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (depth > 128)
+		depth = 128;
+	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth,
+					   sizeof *r + 8 * (2 + depth));
+	if (r == NULL)
+		return;
+	r->arg[0] = task;
+	r->arg[1] = stack_id;
+	for (uint32_t i = 0; i < depth; i++)
+		r->arg[2 + i] = pcs[i];
+	record_done(self, r);
+}
+
+void tp_recorder_thread_stopped(struct tp_thread *self)
+{
+	struct tp_record_buffer *b = self->record_buffer;
+	if (b == NULL || self->record_busy)
+		return;
+	self->record_busy = true;
+	self->record_buffer = NULL;
+	buffer_write(b);
+	lock(&buffers_lock);
+	list_remove(b);
+	list_add(&spare, b);
+	unlock(&buffers_lock);
+	self->record_busy = false;
+}
+
+/* Every thread's buffer written out, as the exit or an exec ends them all. */
+static uint64_t write_all_buffers(void)
+{
+	uint64_t dropped = 0;
+	lock(&buffers_lock);
+	for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
+		lock(&b->writing);
+		buffer_write_locked(b);
+		b->closed = true;
+		dropped += b->dropped;
+		unlock(&b->writing);
+	}
+	unlock(&buffers_lock);
+	return dropped;
+}
+
+void tp_recorder_at_exit(void)
+{
+	if (record_fd < 0)
+		return;
+	uint64_t dropped = write_all_buffers() +
+			   __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
+			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED);
+	if (dropped > 0)
+		tp_warn("TASKPROBE_RECORD: %llu events were not recorded in %.300s",
+			(unsigned long long)dropped, record_path);
+}
+
+void tp_recorder_prepare_fork(void)
+{
+	lock(&buffers_lock);
+}
+
+void tp_recorder_parent_after_fork(void)
+{
+	unlock(&buffers_lock);
+}
+
+/*
+ * The child records into a file of its own when the path has %p, else not at all: never into
+ * its parent's. What the parent's threads had not written out is the parent's: dropped here.
+ */
+void tp_recorder_child_after_fork(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	while (in_use.next != &in_use) {
+		struct tp_record_buffer *b = in_use.next;
+		list_remove(b);
+		list_add(&spare, b);
+	}
+	if (self->record_buffer != NULL) {
+		list_remove(self->record_buffer);
+		list_add(&in_use, self->record_buffer);
+		buffer_reset(self->record_buffer);
+		self->record_buffer->tid = tp_thread_tid(self);
+		tp_thread_read_name(self->record_buffer->comm);
+		self->record_buffer->writing = 0;
+		self->record_buffer->closed = false;
+	}
+	buffers_lock = 0;
+	if (record_fd < 0)
+		return;
+	close(record_fd);
+	record_fd = -1;
+	__atomic_store_n(&dropped_unrecorded, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dropped_at_exit, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&write_failed, false, __ATOMIC_RELAXED);
+	const char *pattern = tp_settings()->record;
+	if (strstr(pattern, "%p") == NULL || !open_recording(pattern))
+		__atomic_fetch_and(&tp_listener_block.in_process,
+				   (unsigned short)~TP_IN_PROCESS_RECORD, __ATOMIC_RELAXED);
+}
