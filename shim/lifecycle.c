@@ -52,6 +52,22 @@ static void at_exit(void *unused)
 	tp_report_at_exit();
 }
 
+void tp_lifecycle_before_exec(void)
+{
+	tp_recorder_before_exec();
+}
+
+/* Only the recording: the probes' threads end as the process does, as they always have. */
+void tp_lifecycle_before_quick_exit(void)
+{
+	tp_recorder_at_exit();
+}
+
+void tp_lifecycle_exec_failed(void)
+{
+	tp_recorder_exec_failed();
+}
+
 __attribute__((constructor)) static void start(void)
 {
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */

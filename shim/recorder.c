@@ -60,11 +60,13 @@ static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
 static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
 
 static int record_fd = -1;
-static struct stat record_file;    /* what record_fd must still be, before each write */
+static pid_t record_pid;        /* the process whose file record_fd is (a vfork child shares it) */
+static struct stat record_file; /* what record_fd must still be, before each write */
 static char record_path[PATH_MAX]; /* TASKPROBE_RECORD with %p replaced */
 static bool clock_is_tsc;
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
-static uint64_t dropped_at_exit;
+static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
+static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 static bool write_failed;
 static uint8_t site_recorded[TP_SITES_MAX + 1];
 
@@ -180,6 +182,29 @@ failed:
 	return false;
 }
 
+/*
+ * The chunk an image writes last before it execs (tid 0, no records): the image that follows,
+ * finding it at the end of a file of its own pid, continues the file in a new segment.
+ */
+static const struct tp_recording_chunk exec_mark_template = {
+	.magic = TP_CHUNK_MAGIC, .size = sizeof(struct tp_recording_chunk), .comm = "exec"};
+
+/* Whether the file open at `fd` is this process's, ending with the exec mark of its last image. */
+static bool continues_after_exec(int fd)
+{
+	struct stat st;
+	struct tp_recording_header header;
+	struct tp_recording_chunk last;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof header + sizeof last ||
+	    pread(fd, &header, sizeof header, 0) != (ssize_t)sizeof header ||
+	    pread(fd, &last, sizeof last, st.st_size - (off_t)sizeof last) != (ssize_t)sizeof last)
+		return false;
+	return memcmp(header.magic, TP_RECORDING_MAGIC, sizeof header.magic) == 0 &&
+	       header.pid == (uint32_t)getpid() && last.magic == TP_CHUNK_MAGIC && last.tid == 0 &&
+	       last.records == 0 && last.size == sizeof last &&
+	       memcmp(last.comm, exec_mark_template.comm, sizeof last.comm) == 0;
+}
+
 /* Opens this process's file and writes its header; false (said) if it cannot. */
 static bool open_recording(const char *pattern)
 {
@@ -187,7 +212,11 @@ static bool open_recording(const char *pattern)
 		tp_warn("TASKPROBE_RECORD=\"%.300s\" is too long; not recording", pattern);
 		return false;
 	}
-	int fd = open(record_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+	int fd = open(record_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0 && !continues_after_exec(fd) && ftruncate(fd, 0) != 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		tp_warn("TASKPROBE_RECORD=\"%.300s\" cannot be written (%s); not recording",
 			record_path, strerror(errno));
@@ -204,6 +233,7 @@ static bool open_recording(const char *pattern)
 		fd = moved;
 	}
 	record_fd = fd;
+	record_pid = getpid();
 	fstat(fd, &record_file);
 	struct tp_recording_header header = {
 		.magic = TP_RECORDING_MAGIC,
@@ -282,7 +312,9 @@ static struct tp_record_buffer *buffer_get(struct tp_thread *self)
 static void buffer_write_locked(struct tp_record_buffer *b)
 {
 	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
-	if (!b->closed && (b->records > 0 || b->dropped > 0)) {
+	if (b->closed) /* what the thread recorded after the exit or an exec wrote it out */
+		__atomic_fetch_add(&dropped_at_exit, b->records + b->dropped, __ATOMIC_RELAXED);
+	else if (b->records > 0 || b->dropped > 0) {
 		struct tp_recording_chunk *chunk = (struct tp_recording_chunk *)b->data;
 		chunk->magic = TP_CHUNK_MAGIC;
 		chunk->size = used;
@@ -291,6 +323,7 @@ static void buffer_write_locked(struct tp_record_buffer *b)
 		chunk->dropped = b->dropped;
 		clock_pair(&chunk->clock_time, &chunk->ns);
 		memcpy(chunk->comm, b->comm, sizeof chunk->comm);
+		__atomic_fetch_add(&dropped_in_chunks, b->dropped, __ATOMIC_RELAXED);
 		if (!write_all(b->data, used))
 			__atomic_fetch_add(&dropped_at_exit, b->records, __ATOMIC_RELAXED);
 	}
@@ -422,32 +455,63 @@ void tp_recorder_thread_stopped(struct tp_thread *self)
 	self->record_busy = false;
 }
 
-/* Every thread's buffer written out, as the exit or an exec ends them all. */
-static uint64_t write_all_buffers(void)
+/*
+ * Every thread's buffer written out and closed, as the exit or an exec ends them all: the
+ * threads still running record on into buffers that are not written again (counted as lost).
+ */
+static void write_all_buffers(void)
 {
-	uint64_t dropped = 0;
 	lock(&buffers_lock);
 	for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
 		lock(&b->writing);
 		buffer_write_locked(b);
 		b->closed = true;
-		dropped += b->dropped;
 		unlock(&b->writing);
 	}
 	unlock(&buffers_lock);
-	return dropped;
+}
+
+/* Whether this process records into a file of its own (not a vfork child of the recorder). */
+static bool recording_here(void)
+{
+	return record_fd >= 0 && record_pid == getpid();
 }
 
 void tp_recorder_at_exit(void)
 {
-	if (record_fd < 0)
+	if (!recording_here())
 		return;
-	uint64_t dropped = write_all_buffers() +
-			   __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
-			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED);
+	write_all_buffers();
+	uint64_t dropped = __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
+			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED) +
+			   __atomic_load_n(&dropped_in_chunks, __ATOMIC_RELAXED);
 	if (dropped > 0)
 		tp_warn("TASKPROBE_RECORD: %llu events were not recorded in %.300s",
 			(unsigned long long)dropped, record_path);
+}
+
+void tp_recorder_before_exec(void)
+{
+	if (!recording_here())
+		return;
+	struct tp_thread *self = tp_thread_self();
+	self->record_busy = true;
+	write_all_buffers();
+	struct tp_recording_chunk mark = exec_mark_template;
+	clock_pair(&mark.clock_time, &mark.ns);
+	write_all(&mark, sizeof mark);
+	self->record_busy = false;
+}
+
+void tp_recorder_exec_failed(void)
+{
+	struct tp_record_buffer *b = tp_thread_self()->record_buffer;
+	if (!recording_here() || b == NULL)
+		return;
+	lock(&b->writing);
+	buffer_reset(b);
+	b->closed = false;
+	unlock(&b->writing);
 }
 
 void tp_recorder_prepare_fork(void)
@@ -488,6 +552,7 @@ void tp_recorder_child_after_fork(void)
 	record_fd = -1;
 	__atomic_store_n(&dropped_unrecorded, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_at_exit, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&dropped_in_chunks, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&write_failed, false, __ATOMIC_RELAXED);
 	const char *pattern = tp_settings()->record;
 	if (strstr(pattern, "%p") == NULL || !open_recording(pattern))

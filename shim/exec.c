@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exec family: an exec ends the process image without exit handlers, so the lifecycle's
+ * before-exec hooks run first (the recorder writes out every thread's buffer and marks its file
+ * for the image that follows); if the exec fails, its after-exec hooks undo what must be, and
+ * the caller gets the failure as it would have. The list forms are turned into vectors here:
+ * glibc's own execl* call its internal execve, which no interposer sees.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include "lifecycle.h"
+#include "probes.h"
+#include "real_symbol.h"
+
+typedef int exec_vector_fn(const char *, char *const[]);
+typedef int exec_vector_env_fn(const char *, char *const[], char *const[]);
+
+static exec_vector_env_fn *real_execve, *real_execvpe;
+static exec_vector_fn *real_execv, *real_execvp;
+static int (*real_fexecve)(int, char *const[], char *const[]);
+TP_RESOLVED_AT_LOAD(real_execve, "execve", NULL);
+TP_RESOLVED_AT_LOAD(real_execvpe, "execvpe", NULL);
+TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
+TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
+TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
+
+/* Runs `call` between the lifecycle's exec hooks; a failed exec's errno is kept. */
+#define EXEC_BETWEEN_HOOKS(fn, call)                                                               \
+	do {                                                                                       \
+		if ((fn) == NULL) {                                                                \
+			errno = ENOSYS;                                                            \
+			return -1;                                                                 \
+		}                                                                                  \
+		tp_lifecycle_before_exec();                                                        \
+		int ret_ = (call);                                                                 \
+		int errno_ = errno;                                                                \
+		tp_lifecycle_exec_failed();                                                        \
+		errno = errno_;                                                                    \
+		return ret_;                                                                       \
+	} while (0)
+
+TP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	exec_vector_env_fn *fn = TP_REAL(real_execve, "execve", NULL);
+	EXEC_BETWEEN_HOOKS(fn, fn(path, argv, envp));
+}
+
+TP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	exec_vector_env_fn *fn = TP_REAL(real_execvpe, "execvpe", NULL);
+	EXEC_BETWEEN_HOOKS(fn, fn(file, argv, envp));
+}
+
+TP_EXPORT int execv(const char *path, char *const argv[])
+{
+	exec_vector_fn *fn = TP_REAL(real_execv, "execv", NULL);
+	EXEC_BETWEEN_HOOKS(fn, fn(path, argv));
+}
+
+TP_EXPORT int execvp(const char *file, char *const argv[])
+{
+	exec_vector_fn *fn = TP_REAL(real_execvp, "execvp", NULL);
+	EXEC_BETWEEN_HOOKS(fn, fn(file, argv));
+}
+
+TP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	__typeof__(real_fexecve) fn = TP_REAL(real_fexecve, "fexecve", NULL);
+	EXEC_BETWEEN_HOOKS(fn, fn(fd, argv, envp));
+}
+
+/* The number of arguments of a list form, its terminating NULL included. */
+static size_t list_length(const char *first, va_list ap)
+{
+	size_t n = 1;
+	for (const char *a = first; a != NULL; a = va_arg(ap, const char *))
+		n++;
+	return n;
+}
+
+/* Fills `argv` (of list_length's size) from the list, up to its NULL. */
+#define LIST_TO_VECTOR(argv, n, first, ap)                                                         \
+	do {                                                                                       \
+		(argv)[0] = (char *)(first);                                                       \
+		for (size_t i_ = 1; i_ < (n); i_++)                                                \
+			(argv)[i_] = va_arg(ap, char *);                                           \
+	} while (0)
+
+TP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	va_end(ap);
+	char *argv[n];
+	va_start(ap, arg);
+	LIST_TO_VECTOR(argv, n, arg, ap);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+TP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	va_end(ap);
+	char *argv[n];
+	va_start(ap, arg);
+	LIST_TO_VECTOR(argv, n, arg, ap);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+TP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	va_end(ap);
+	char *argv[n];
+	va_start(ap, arg);
+	LIST_TO_VECTOR(argv, n, arg, ap);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
