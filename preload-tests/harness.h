@@ -204,3 +204,31 @@ size_t tp_assert_waits_paired(const struct tp_run *run);
  * (`workers` of them, if workers >= 0).
  */
 size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers);
+
+/*
+ * What a timeline (Trace Event Format JSON at `path`) holds, counted by python3: a line
+ * "M=.. B=.. E=.. b=.. e=.. s=.. f=.. i=.."; "sited tasks=N" (tasks named by a site id);
+ * "unbalanced slices=N" (an end not closing the thread's innermost slice, or a slice never
+ * closed); then, sorted, "poll\tNAME\tTASKS" per name of poll slices, "track\tNAME\tTASKS" per
+ * name of task tracks and "instant\tNAME\tCOUNT" per instant name (its trailing number cut).
+ */
+char *tp_timeline_summary(const char *path);
+
+/* Whether `summary` has `tasks` tasks of poll slices and of task tracks named `name`. */
+bool tp_timeline_named_tasks(const char *summary, const char *name, unsigned tasks);
+
+/* The number after `key` in `summary` ("b=", "unbalanced slices=", "instant\tthread start \t"). */
+unsigned tp_timeline_count(const char *summary, const char *key);
+
+/* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
+int tp_source_line(const char *target_source, const char *function, const char *pragma);
+
+/*
+ * As an unprivileged user: with root, the launcher (and the shim and converter it uses) and the
+ * `programs` are copied into a directory every user can read, and run as nobody (runuser);
+ * without root, as the user. tp_unprivileged_copy returns a program's copy; tp_unprivileged_out
+ * a directory the user can write.
+ */
+const char *tp_unprivileged_copy(const char *program);
+const char *tp_unprivileged_out(void);
+void tp_launch_unprivileged(const char *const args[], const char *const env[], struct tp_run *run);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,101 +128,52 @@ Test(launcher, trace_preloads_libomp_under_a_gcc_openmp_program, .timeout = 120)
 }
 
 /*
- * What python3 counts in a Trace Event Format file: "ph" letters; the tasks whose poll slices
- * are named by site id ("task N (site S)"); then a line "poll\tNAME\tTASKS" for each name of
- * poll slices (with the number of tasks so named) and "track\tNAME\tTASKS" for each name of
- * task tracks, sorted.
+ * Records omp_latency with the launcher (`record_args` before -o) and checks its timeline: two
+ * threads; 25 tasks (22 explicit, 2 implicit, the initial one), each a task track from spawn to
+ * end and a flow from spawn to first poll; slices paired; the polls and tracks of the 22
+ * explicit tasks and the 2 implicit ones named by their spawn site's text, the initial task's
+ * (no site) by its id. Returns the timeline's summary (static).
  */
-static char *summarize_timeline(const char *path)
+static const char *record_omp_latency(const char *const record_args[], bool unprivileged)
 {
-	char *cmd;
-	cr_assert(
-		asprintf(&cmd,
-			 "python3 -c 'import json,sys,collections\n"
-			 "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-			 "c = collections.Counter(e[\"ph\"] for e in d)\n"
-			 "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
-			 "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
-			 "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))\n"
-			 "names = collections.defaultdict(set)\n"
-			 "for e in d:\n"
-			 "    if e[\"ph\"] == \"B\" and \"task\" in e.get(\"args\", {}) and "
-			 "\"object\" not in e[\"args\"]:\n"
-			 "        names[(\"poll\", e[\"name\"])].add(e[\"args\"][\"task\"])\n"
-			 "    elif e[\"ph\"] == \"b\":\n"
-			 "        names[(\"track\", e[\"name\"])].add(e[\"id\"])\n"
-			 "for (kind, name), tasks in sorted(names.items()):\n"
-			 "    print(\"%%s\\t%%s\\t%%d\" %% (kind, name, len(tasks)))' '%s'",
-			 path) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	cr_assert_not_null(p);
-	static char summary[4096];
-	size_t n = fread(summary, 1, sizeof summary - 1, p);
-	summary[n] = '\0';
-	cr_expect_eq(pclose(p), 0, "not JSON: %s", path);
-	return summary;
-}
-
-/* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
-static int line_after(const char *target_source, const char *function, const char *pragma)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/../preload-tests/targets/%s", TP_SCRIPTS_DIR, target_source) >
-		  0);
-	char *file = tp_read_file(path, NULL);
-	free(path);
-	cr_assert_not_null(file);
-	const char *f = strstr(file, function), *at = f != NULL ? strstr(f, pragma) : NULL;
-	int line = 0;
-	if (at != NULL) {
-		line = 1;
-		for (const char *c = file; c < at; c++)
-			line += *c == '\n';
-	}
-	free(file);
-	return line;
-}
-
-/* Whether the summary of summarize_timeline says `tasks` tasks of poll slices and of task
- * tracks named `name`. */
-static bool named_tasks(const char *summary, const char *name, unsigned tasks)
-{
-	char poll[512], track[512];
-	snprintf(poll, sizeof poll, "\npoll\t%s\t%u\n", name, tasks);
-	snprintf(track, sizeof track, "\ntrack\t%s\t%u\n", name, tasks);
-	return strstr(summary, poll) != NULL && strstr(summary, track) != NULL;
-}
-
-Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout = 180)
-{
-	tp_require_tracer();
-	tp_require_program("/usr/bin/perf", "linux-perf");
 	const char *omp_latency = tp_require_program(tp_target("omp_latency"),
 						     "clang and libomp-dev");
-	char json[] = "/tmp/taskprobe-timeline-XXXXXX.json";
-	int fd = mkstemps(json, 5);
-	cr_assert_geq(fd, 0);
-	close(fd);
+	if (unprivileged)
+		omp_latency = tp_unprivileged_copy(omp_latency);
+	char json[4200];
+	snprintf(json, sizeof json, "%s/omp_latency-%d.json",
+		 unprivileged ? tp_unprivileged_out() : "/tmp", (int)getpid());
+	const char *args[16] = {"record"};
+	size_t n = 1;
+	for (size_t i = 0; record_args[i] != NULL; i++)
+		args[n++] = record_args[i];
+	const char *rest[] = {"-o", json, "--", omp_latency, NULL};
+	for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+		args[n++] = rest[i];
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	tp_launch((const char *[]){"record", "-o", json, "--", omp_latency, NULL}, env, &run);
+	if (unprivileged)
+		tp_launch_unprivileged(args, env, &run);
+	else
+		tp_launch(args, env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "total 11190\n");
 	cr_expect(strstr(run.err, "timeline written to") != NULL, "%s", run.err);
-	/*
-	 * Two threads; 25 tasks (22 explicit, 2 implicit, the initial one), each a task track from
-	 * spawn to end and a flow from spawn to first poll; slices paired; the polls and tracks of
-	 * the 22 explicit tasks and the 2 implicit ones named by their spawn site's text (perf
-	 * read task-spawn's arg4 as a string), the initial task's (no site) by its id.
-	 */
-	const char *summary = summarize_timeline(json);
-	unsigned m, b, e, tb, te, s, f, i, sited;
-	cr_assert_eq(sscanf(summary, "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nsited tasks=%u", &m,
-			    &b, &e, &tb, &te, &s, &f, &i, &sited),
-		     9, "%s", summary);
+	struct stat written;
+	cr_assert_eq(stat(json, &written), 0, "no %s", json);
+	if (unprivileged && geteuid() == 0)
+		cr_expect_eq(written.st_uid, getpwnam("nobody")->pw_uid, "not written by nobody");
+	static char summary[16384];
+	snprintf(summary, sizeof summary, "%s", tp_timeline_summary(json));
+	unsigned m, b, e, tb, te, s, f, i, sited, unbalanced;
+	cr_assert_eq(sscanf(summary,
+			    "M=%u B=%u E=%u b=%u e=%u s=%u f=%u i=%u\nsited tasks=%u\n"
+			    "unbalanced slices=%u",
+			    &m, &b, &e, &tb, &te, &s, &f, &i, &sited, &unbalanced),
+		     10, "%s", summary);
 	cr_expect_eq(m, 2, "%s", summary);
 	cr_expect_eq(b, e, "%s", summary);
+	cr_expect_eq(unbalanced, 0, "%s", summary);
 	cr_expect_eq(tb, 25, "%s", summary);
 	cr_expect_eq(te, 25, "%s", summary);
 	cr_expect_eq(s, 25, "%s", summary);
@@ -237,17 +189,52 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 		{"int main(", "#pragma omp parallel", 2},
 	};
 	for (size_t k = 0; k < sizeof sites / sizeof sites[0]; k++) {
-		int line = line_after("omp_latency.c", sites[k].function, sites[k].pragma);
+		int line = tp_source_line("omp_latency.c", sites[k].function, sites[k].pragma);
 		cr_assert_gt(line, 0, "no %s in omp_latency.c", sites[k].function);
 		char name[128];
 		snprintf(name, sizeof name, "%.*s (omp_latency.c:%d)",
 			 (int)(strchr(sites[k].function, '(') - strchr(sites[k].function, ' ') - 1),
 			 strchr(sites[k].function, ' ') + 1, line);
-		cr_expect(named_tasks(summary, name, sites[k].tasks), "%u tasks named %s: %s",
-			  sites[k].tasks, name, summary);
+		cr_expect(tp_timeline_named_tasks(summary, name, sites[k].tasks),
+			  "%u tasks named %s: %s", sites[k].tasks, name, summary);
 	}
-	cr_expect(named_tasks(summary, "task 1", 1), "%s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "task 1", 1), "%s", summary);
 	tp_run_free(&run);
+	unlink(json);
+	return summary;
+}
+
+/* The part of a summary that does not depend on scheduling: tracks, tasks and their names. */
+static void expect_same_tasks(const char *a, const char *b)
+{
+	const char *keys[] = {"M=", "b=", "e=", "s=", "f="};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		cr_expect_eq(tp_timeline_count(a, keys[k]), tp_timeline_count(b, keys[k]),
+			     "%s differs:\n%s\n---\n%s", keys[k], a, b);
+	for (const char *line = strstr(a, "\ntrack\t"); line != NULL;
+	     line = strstr(line + 1, "\ntrack\t")) {
+		char want[512];
+		snprintf(want, sizeof want, "%.*s\n", (int)strcspn(line + 1, "\n") + 1, line);
+		cr_expect(strstr(b, want) != NULL, "%s missing:\n%s", want + 1, b);
+	}
+}
+
+Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows_as_a_user_without_root,
+     .timeout = 180)
+{
+	record_omp_latency((const char *[]){NULL}, true);
+}
+
+Test(launcher, record_with_perf_writes_the_same_timeline, .timeout = 240)
+{
+	tp_require_tracer();
+	tp_require_program("/usr/bin/perf", "linux-perf");
+	char in_process[16384];
+	snprintf(in_process, sizeof in_process, "%s",
+		 record_omp_latency((const char *[]){NULL}, false));
+	const char *with_perf = record_omp_latency((const char *[]){"--perf", NULL}, false);
+	expect_same_tasks(with_perf, in_process);
+	expect_same_tasks(in_process, with_perf);
 
 	/* the probe events were made for the recording and are gone */
 	FILE *p = popen("perf probe -l 2>/dev/null | grep -c sdt_taskprobe", "r");
@@ -255,7 +242,6 @@ Test(launcher, record_writes_a_timeline_with_tracks_slices_and_flows, .timeout =
 	cr_assert(fgets(count, sizeof count, p) != NULL);
 	pclose(p);
 	cr_expect_eq(atoi(count), 0, "sdt_taskprobe events left: %s", count);
-	unlink(json);
 }
 
 TP_SUITE_NOT_UNDER(timeline, TP_ASAN | TP_TSAN, "the timeline converter does not load the shim");
@@ -287,7 +273,7 @@ Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 	cr_expect_eq(strstr(run.err, "line 5"), NULL, "another event's sample is not an error: %s",
 		     run.err);
 	/* the good lines: one task track, its flow, one poll slice named with its site */
-	const char *summary = summarize_timeline(output);
+	const char *summary = tp_timeline_summary(output);
 	cr_expect(strncmp(summary, "M=2 B=1 E=1 b=1 e=1 s=1 f=1 i=0\nsited tasks=1", 44) == 0, "%s",
 		  summary);
 	unlink(input);
@@ -356,16 +342,17 @@ Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
 	cr_assert_not_null(f);
 	fputs(run.out, f);
 	fclose(f);
-	const char *summary = summarize_timeline(output);
+	const char *summary = tp_timeline_summary(output);
 	cr_expect(strncmp(summary, "M=2 B=8 E=8 b=8 e=8 s=8 f=8 i=0\nsited tasks=2\n", 46) == 0,
 		  "%s", summary);
-	cr_expect(named_tasks(summary, "spawn_quick (my app.c:23)", 3), "%s", summary);
-	cr_expect(named_tasks(summary, "say \"hi\" \\ arg1 (x y.c:5)", 1), "%s", summary);
-	cr_expect(named_tasks(summary, "task 11", 1), "%s", summary);
-	cr_expect(named_tasks(summary, "task 16 (site 2)", 1), "another process's site 2: %s",
+	cr_expect(tp_timeline_named_tasks(summary, "spawn_quick (my app.c:23)", 3), "%s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "say \"hi\" \\ arg1 (x y.c:5)", 1), "%s",
 		  summary);
-	cr_expect(named_tasks(summary, "task 17 (site 2)", 1), "%s", summary);
-	cr_expect(named_tasks(summary, "task 18", 1), "%s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "task 11", 1), "%s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "task 16 (site 2)", 1),
+		  "another process's site 2: %s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "task 17 (site 2)", 1), "%s", summary);
+	cr_expect(tp_timeline_named_tasks(summary, "task 18", 1), "%s", summary);
 	/* the poll's begin and end alike, with the task and its site */
 	cr_expect_eq(
 		occurrences(

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -213,7 +214,21 @@ static bool open_recording(const char *pattern)
 		return false;
 	}
 	int fd = open(record_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd >= 0 && !continues_after_exec(fd) && ftruncate(fd, 0) != 0) {
+	/*
+	 * Held while the file is recorded into: another process given the same path (an exec'ed
+	 * child, where the path has no %p) must neither truncate it nor write into it.
+	 */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\": another process records into it (give each "
+			"its "
+			"own file with %%p); not recording",
+			record_path);
+		close(fd);
+		return false;
+	}
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !continues_after_exec(fd) &&
+	    ftruncate(fd, 0) != 0) {
 		close(fd);
 		fd = -1;
 	}

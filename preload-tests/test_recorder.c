@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process recorder (TASKPROBE_RECORD) and the timelines made from its files: every task
+ * and thread of a program, children of every kind in files of their own, a program killed in
+ * the middle, paths that cannot be written, a thousand threads at once.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+
+/* Explicit tasks of fib(n) with a task per recursive call. */
+static unsigned fib_tasks(int n)
+{
+	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
+}
+
+/* A new empty directory for recordings. */
+static char *recording_dir(void)
+{
+	char *dir = strdup("/tmp/taskprobe-recordings-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+
+static void remove_dir(char *dir)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
+}
+
+/*
+ * Converts every recording in `dir` into `json` with taskprobe-timeline; returns its exit
+ * status (its stderr in *err when not NULL, to free).
+ */
+static int convert_dir(const char *dir, const char *json, char **err)
+{
+	const char *argv[64] = {TIMELINE, "-o", json};
+	size_t n = 3;
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	static char paths[60][4200];
+	for (struct dirent *e; (e = readdir(d)) != NULL && n < 63;)
+		if (strncmp(e->d_name, "rec", 3) == 0) {
+			snprintf(paths[n - 3], sizeof paths[0], "%s/%s", dir, e->d_name);
+			argv[n] = paths[n - 3];
+			n++;
+		}
+	closedir(d);
+	argv[n] = NULL;
+	cr_assert_gt(n, 3, "no recording in %s", dir);
+	struct tp_run run;
+	tp_run(TP_PLAIN, argv, NULL, &run);
+	int status = run.status;
+	if (err != NULL)
+		*err = strdup(run.err);
+	tp_run_free(&run);
+	return status;
+}
+
+/* Lines of `text` that begin "taskprobe:". */
+static unsigned said(const char *text)
+{
+	unsigned n = text != NULL && strncmp(text, "taskprobe:", 10) == 0;
+	for (const char *p = text; p != NULL && (p = strstr(p, "\ntaskprobe:")) != NULL; p++)
+		n++;
+	return n;
+}
+
+Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_root, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
+		     "the launcher preloads the shim by itself, not the sanitizer's runtime");
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, recorded;
+	tp_run(TP_PLAIN, (const char *[]){fib, "12", NULL}, env, &plain);
+	char json[4200];
+	snprintf(json, sizeof json, "%s/fib-%d.json", tp_unprivileged_out(), (int)getpid());
+	tp_launch_unprivileged(
+		(const char *[]){"record", "-o", json, "--", tp_unprivileged_copy(fib), "12", NULL},
+		env, &recorded);
+	cr_expect_eq(recorded.status, plain.status, "%s", recorded.err);
+	cr_expect_str_eq(recorded.out, plain.out);
+	const char *summary = tp_timeline_summary(json);
+	/* the explicit tasks, one implicit task per thread, the initial task */
+	unsigned tasks = fib_tasks(12) + 2 + 1;
+	cr_expect_eq(tp_timeline_count(summary, "M="), 2, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "b="), tasks, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "e="), tasks, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "s="), tasks, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "f="), tasks, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "B="), tp_timeline_count(summary, "E="), "%s",
+		     summary);
+	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "instant\tterminate task \t"), tasks, "%s",
+		     summary);
+	/* each call of fib that recurses spawns one task at each of its two constructs */
+	char name[128];
+	static const char *const before_construct[] = {"long fib(", "a = fib(n - 1);"};
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(name, sizeof name, "fib (omp_fib.c:%d)",
+			 tp_source_line("omp_fib.c", before_construct[k], "#pragma omp task"));
+		cr_expect(tp_timeline_named_tasks(summary, name, fib_tasks(12) / 2), "%s: %s", name,
+			  summary);
+	}
+	snprintf(name, sizeof name, "main (omp_fib.c:%d)",
+		 tp_source_line("omp_fib.c", "int main(", "#pragma omp parallel"));
+	cr_expect(tp_timeline_named_tasks(summary, name, 2), "%s: %s", name, summary);
+	unlink(json);
+	tp_run_free(&plain);
+	tp_run_free(&recorded);
+}
+
+/* Whether the timeline text has a semaphore wait on a thread of process `pid`. */
+static bool waited_in(const char *timeline, const char *pid)
+{
+	char begin[64];
+	snprintf(begin, sizeof begin, "{\"ph\":\"B\",\"pid\":%s,", pid);
+	for (const char *line = timeline; (line = strstr(line, begin)) != NULL; line++) {
+		const char *end = strchr(line, '\n');
+		const char *wait = strstr(line, "\"name\":\"wait semaphore\"");
+		if (wait != NULL && (end == NULL || wait < end))
+			return true;
+	}
+	return false;
+}
+
+Test(recorder, forked_execed_and_spawned_children_record_into_files_of_their_own, .timeout = 120)
+{
+	char *dir = recording_dir();
+	char setting[4300];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	struct tp_run plain, run;
+	const char *argv[] = {tp_target("process_tree"), NULL};
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, NULL}, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(said(run.err), 0, "%s", run.err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	char *err;
+	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	char *timeline = tp_read_file(json, NULL);
+	/* each process made one wait: in its own file, with its own pid */
+	static const char *const roles[] = {"parent",      "fork-child",  "exec-child",
+					    "spawn-child", "vfork-child", "grandchild"};
+	for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+		char key[64], pid[16] = "";
+		snprintf(key, sizeof key, "%s ", roles[r]);
+		const char *at = strstr(run.err, key);
+		cr_assert_not_null(at, "%s did not say its pid: %s", roles[r], run.err);
+		sscanf(at + strlen(key), "%15[0-9]", pid);
+		char file[4300];
+		snprintf(file, sizeof file, "%s/rec.%s", dir, pid);
+		cr_expect_eq(access(file, R_OK), 0, "%s (%s) has no recording", roles[r], pid);
+		cr_expect(waited_in(timeline, pid), "%s (%s): no wait in the timeline", roles[r],
+			  pid);
+	}
+	free(timeline);
+	free(err);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+	remove_dir(dir);
+}
+
+Test(recorder, a_path_without_the_pid_is_recorded_by_the_first_process_only, .timeout = 120)
+{
+	char *dir = recording_dir();
+	char setting[4300];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.one", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("process_tree"), NULL},
+	       (const char *[]){setting, NULL}, &run);
+	cr_expect_eq(run.status, 0);
+	/* the exec'ed images (exec-child, spawn-child, vfork-child) each say why they do not */
+	cr_expect_eq(said(run.err), 3, "%s", run.err);
+	cr_expect(strstr(run.err, "another process records into it") != NULL, "%s", run.err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	cr_expect_eq(convert_dir(dir, json, NULL), 0);
+	const char *summary = tp_timeline_summary(json);
+	cr_expect_eq(tp_timeline_count(summary, "M="), 1, "the parent's thread only: %s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "B="), 1, "the parent's wait only: %s", summary);
+	tp_run_free(&run);
+	remove_dir(dir);
+}
+
+Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *phases = tp_require_program(tp_target("omp_phases"), "clang and libomp-dev");
+	char *dir = recording_dir();
+	char setting[4300], n[8];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	enum { N = 18 };
+	snprintf(n, sizeof n, "%d", N);
+	struct tp_run run;
+	/* phase 0 runs through; the program is killed waiting for phase 1 */
+	tp_start(TP_PRELOADED, (const char *[]){phases, dir, "2", n, NULL},
+		 (const char *[]){"OMP_NUM_THREADS=2", setting, NULL}, &run);
+	char path[4400];
+	const char *files[] = {"resume.0", "go.0"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		fclose(fopen(path, "w"));
+	}
+	snprintf(path, sizeof path, "%s/done.0", dir);
+	for (int waited = 0; access(path, F_OK) != 0; waited += 10) {
+		cr_assert_lt(waited, 60000, "phase 0 did not end");
+		usleep(10 * 1000);
+	}
+	kill(run.pid, SIGKILL);
+	tp_finish(&run);
+	cr_expect_eq(run.status, 128 + SIGKILL);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	char *err;
+	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	const char *summary = tp_timeline_summary(json);
+	/* what stayed in the two threads' buffers (at most 2 x 256 KiB) is lost; the rest is there */
+	unsigned tracks = tp_timeline_count(summary, "b=");
+	cr_expect_gt(tracks, fib_tasks(N) / 2, "%u task tracks of %u: %s", tracks, fib_tasks(N),
+		     summary);
+	cr_expect_leq(tracks, fib_tasks(N) + 3, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
+	free(err);
+	tp_run_free(&run);
+	remove_dir(dir);
+}
+
+Test(recorder, a_path_that_cannot_be_written_is_said_once_and_the_program_runs_as_without_it)
+{
+	const char *argv[] = {tp_target("threads"), NULL};
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	static const struct {
+		const char *setting, *says;
+	} cases[] = {
+		{"TASKPROBE_RECORD=/nonexistent-directory/rec.%p", "cannot be written"},
+		{"TASKPROBE_RECORD=/dev/full", "writing /dev/full failed"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct tp_run run;
+		tp_run(TP_PRELOADED, argv, (const char *[]){cases[c].setting, NULL}, &run);
+		cr_expect_eq(run.status, plain.status, "%s", cases[c].setting);
+		cr_expect_str_eq(run.out, plain.out, "%s", cases[c].setting);
+		cr_expect_eq(said(run.err), 1, "%s: %s", cases[c].setting, run.err);
+		cr_expect(strstr(run.err, cases[c].says) != NULL, "%s: %s", cases[c].setting,
+			  run.err);
+		tp_run_free(&run);
+	}
+	tp_run_free(&plain);
+}
+
+/* Also the ThreadSanitizer pass over the recorder: a thousand threads' buffers and the exit's. */
+Test(recorder, a_thousand_threads_at_once_are_each_recorded, .timeout = 300)
+{
+	char *dir = recording_dir();
+	char setting[4300];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("thousand_threads"), NULL},
+	       (const char *[]){setting, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "1000 threads ran\n");
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	char *err;
+	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	const char *summary = tp_timeline_summary(json);
+	cr_expect_eq(tp_timeline_count(summary, "instant\tthread start \t"), 1000, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 1000, "%s", summary);
+	/* each of the thousand has a track of its own, named (the main thread records nothing) */
+	cr_expect_eq(tp_timeline_count(summary, "M="), 1000, "%s", summary);
+	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
+	free(err);
+	tp_run_free(&run);
+	remove_dir(dir);
+}

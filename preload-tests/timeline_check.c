@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* What a timeline (Trace Event Format) holds, for the tests of its makers (harness.h). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+char *tp_timeline_summary(const char *path)
+{
+	char *cmd;
+	cr_assert(
+		asprintf(&cmd,
+			 "python3 -c 'import json,sys,collections\n"
+			 "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			 "c = collections.Counter(e[\"ph\"] for e in d)\n"
+			 "print(\" \".join(\"%%s=%%d\" %% (k, c[k]) for k in \"MBEbesfi\"))\n"
+			 "print(\"sited tasks=%%d\" %% len(set(e[\"args\"][\"task\"] for e in d if "
+			 "e[\"ph\"] == \"B\" and \"(site \" in e.get(\"name\", \"\"))))\n"
+			 "open_slices, unbalanced = collections.defaultdict(list), 0\n"
+			 "for e in d:\n"
+			 "    k = (e[\"pid\"], e[\"tid\"])\n"
+			 "    if e[\"ph\"] == \"B\":\n"
+			 "        open_slices[k].append(e[\"name\"])\n"
+			 "    elif e[\"ph\"] == \"E\":\n"
+			 "        if not open_slices[k] or open_slices[k].pop() != e[\"name\"]:\n"
+			 "            unbalanced += 1\n"
+			 "unbalanced += sum(len(v) for v in open_slices.values())\n"
+			 "print(\"unbalanced slices=%%d\" %% unbalanced)\n"
+			 "names, instants = collections.defaultdict(set), collections.Counter()\n"
+			 "for e in d:\n"
+			 "    if e[\"ph\"] == \"B\" and \"task\" in e.get(\"args\", {}) and "
+			 "\"object\" not in e[\"args\"]:\n"
+			 "        names[(\"poll\", e[\"name\"])].add(e[\"args\"][\"task\"])\n"
+			 "    elif e[\"ph\"] == \"b\":\n"
+			 "        names[(\"track\", e[\"name\"])].add(e[\"id\"])\n"
+			 "    elif e[\"ph\"] == \"i\":\n"
+			 "        instants[e[\"name\"].rstrip(\"0123456789\")] += 1\n"
+			 "for (kind, name), tasks in sorted(names.items()):\n"
+			 "    print(\"%%s\\t%%s\\t%%d\" %% (kind, name, len(tasks)))\n"
+			 "for name, count in sorted(instants.items()):\n"
+			 "    print(\"instant\\t%%s\\t%%d\" %% (name, count))' '%s'",
+			 path) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	static char summary[16384];
+	size_t n = fread(summary, 1, sizeof summary - 1, p);
+	summary[n] = '\0';
+	cr_expect_eq(pclose(p), 0, "not JSON: %s", path);
+	return summary;
+}
+
+bool tp_timeline_named_tasks(const char *summary, const char *name, unsigned tasks)
+{
+	char poll[512], track[512];
+	snprintf(poll, sizeof poll, "\npoll\t%s\t%u\n", name, tasks);
+	snprintf(track, sizeof track, "\ntrack\t%s\t%u\n", name, tasks);
+	return strstr(summary, poll) != NULL && strstr(summary, track) != NULL;
+}
+
+unsigned tp_timeline_count(const char *summary, const char *key)
+{
+	const char *at = strstr(summary, key);
+	return at != NULL ? (unsigned)strtoul(at + strlen(key), NULL, 10) : 0;
+}
+
+int tp_source_line(const char *target_source, const char *function, const char *pragma)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/../preload-tests/targets/%s", TP_SCRIPTS_DIR, target_source) >
+		  0);
+	char *file = tp_read_file(path, NULL);
+	free(path);
+	cr_assert_not_null(file);
+	const char *f = strstr(file, function), *at = f != NULL ? strstr(f, pragma) : NULL;
+	int line = 0;
+	if (at != NULL) {
+		line = 1;
+		for (const char *c = file; c < at; c++)
+			line += *c == '\n';
+	}
+	free(file);
+	return line;
+}
