@@ -50,8 +50,10 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		return report_key;
 	if (tp_listeners_task_spawn()) {
 		uint32_t site = tp_spawn_site(site_address);
-		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site,
-				   tp_spawn_site_text(site), (uint64_t)id, (uint32_t)executor);
+		/* the text is the probe's to read: the recorder keeps it once per site */
+		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
+		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, (uint64_t)id,
+				   (uint32_t)executor);
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);

@@ -115,15 +115,23 @@ static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
 	}
 }
 
-/* A record time of segment `s` in nanoseconds, on the line through its first and last pairs. */
+/*
+ * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
+ * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
+ */
 static uint64_t to_ns(const struct segment *s, uint64_t time)
 {
-	if (s->clock == TP_CLOCK_MONOTONIC || s->last_time <= s->first_time)
-		return s->clock == TP_CLOCK_MONOTONIC ? time : s->first_ns;
-	__int128 span = (__int128)(s->last_ns - s->first_ns);
-	__int128 ns = (__int128)s->first_ns + ((__int128)time - (__int128)s->first_time) * span /
-						      (__int128)(s->last_time - s->first_time);
-	return ns < 0 ? 0 : (uint64_t)ns;
+	if (s->clock == TP_CLOCK_MONOTONIC)
+		return time;
+	if (s->last_time <= s->first_time)
+		return s->first_ns;
+	long double slope = ((long double)s->last_ns - (long double)s->first_ns) /
+			    ((long double)s->last_time - (long double)s->first_time);
+	long double ns = (long double)s->first_ns +
+			 ((long double)time - (long double)s->first_time) * slope;
+	if (!(ns > 0))
+		return 0;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
 }
 
 /*
@@ -317,7 +325,8 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 			goto out;
 	for (size_t i = 0; i < n_refs; i++)
 		refs[i].segment = &segments[(uintptr_t)refs[i].segment];
-	qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
+	if (n_refs > 0)
+		qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
 	cursors = calloc(n_refs + 1, sizeof *cursors);
 	heap = calloc(n_refs + 1, sizeof *heap);
 	if (cursors == NULL || heap == NULL)

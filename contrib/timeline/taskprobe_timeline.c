@@ -28,10 +28,12 @@
 
 static int usage(FILE *to, int status)
 {
-	fputs("usage: taskprobe-timeline [-o OUTPUT.json] [RECORDING... | PERF-SCRIPT-TEXT]\n"
+	fputs("usage: taskprobe-timeline [-o OUTPUT.json] [--count] [RECORDING... | "
+	      "PERF-SCRIPT-TEXT]\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
 	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
-	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope).\n",
+	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope).\n"
+	      "--count says on stderr how many events a recording held.\n",
 	      to);
 	return status;
 }
@@ -100,7 +102,8 @@ static unsigned char *read_stdin_after(const char *first, size_t len, size_t *si
 }
 
 /* Converts recordings. Returns the exit status. */
-static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t)
+static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
+			      bool say_counts)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!recording_detect(inputs[i].data, inputs[i].size)) {
@@ -115,6 +118,9 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 	struct recording_totals totals;
 	bool ok = recording_convert(t, inputs, n, stderr, &totals);
 	timeline_finish(t);
+	if (say_counts)
+		fprintf(stderr, "taskprobe-timeline: %llu events\n",
+			(unsigned long long)totals.events);
 	if (!ok) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
@@ -130,6 +136,7 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 int main(int argc, char **argv)
 {
 	const char *output = NULL;
+	bool say_counts = false;
 	struct recording_input *inputs = calloc((size_t)argc, sizeof *inputs);
 	size_t n = 0;
 	if (inputs == NULL)
@@ -137,6 +144,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			output = argv[++i];
+		else if (strcmp(argv[i], "--count") == 0)
+			say_counts = true;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
 			return usage(stdout, 0);
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
@@ -180,7 +189,7 @@ int main(int argc, char **argv)
 	if (inputs[0].data == NULL) {
 		status = convert_text(stdin, t, first, first_cap, first_len);
 	} else if (recording_detect(inputs[0].data, inputs[0].size)) {
-		status = convert_recordings(inputs, n, t);
+		status = convert_recordings(inputs, n, t, say_counts);
 	} else if (n > 1) {
 		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
 		timeline_finish(t);
