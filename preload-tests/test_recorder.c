@@ -291,3 +291,36 @@ Test(recorder, a_thousand_threads_at_once_are_each_recorded, .timeout = 300)
 	tp_run_free(&run);
 	remove_dir(dir);
 }
+
+/*
+ * exit() while other threads record: their records up to the start of exit are written (before
+ * the libraries' destructors), each chunk whole; what they record after is counted, not written.
+ */
+Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .timeout = 120)
+{
+	for (int run = 0; run < 3; run++) {
+		char *dir = recording_dir();
+		char setting[4300];
+		snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+		struct tp_run r;
+		tp_run(TP_PRELOADED,
+		       (const char *[]){tp_target("exit_while_waiting"), "2", "10", NULL},
+		       (const char *[]){setting, NULL}, &r);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_str_eq(r.out, "exiting\n");
+		char json[4400];
+		snprintf(json, sizeof json, "%s/timeline.json", dir);
+		char *err;
+		cr_expect_eq(convert_dir(dir, json, &err), 0, "run %d: %s", run, err);
+		const char *summary = tp_timeline_summary(json);
+		/* the two busy threads with their waits, and the main thread that ended them */
+		cr_expect_eq(tp_timeline_count(summary, "M="), 3, "%s", summary);
+		cr_expect_gt(tp_timeline_count(summary, "B="), 2 * 1000, "%s", summary);
+		cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 2, "%s",
+			     summary);
+		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
+		free(err);
+		tp_run_free(&r);
+		remove_dir(dir);
+	}
+}

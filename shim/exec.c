@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The exec family: an exec ends the process image without exit handlers, so the lifecycle's
- * before-exec hooks run first (the recorder writes out every thread's buffer and marks its file
- * for the image that follows); if the exec fails, its after-exec hooks undo what must be, and
- * the caller gets the failure as it would have. The list forms are turned into vectors here:
+ * before-exec hooks run first (the recorder writes out every thread's records and marks its
+ * file for the image that follows); they leave the process as it was, should the exec fail.
+ * The list forms are turned into vectors here:
  * glibc's own execl* call its internal execve, which no interposer sees.
  */
 #define _GNU_SOURCE
@@ -28,49 +28,45 @@ TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
 TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 
-/* Runs `call` between the lifecycle's exec hooks; a failed exec's errno is kept. */
-#define EXEC_BETWEEN_HOOKS(fn, call)                                                               \
+/* Runs `call` after the lifecycle's before-exec hooks. */
+#define EXEC_AFTER_HOOKS(fn, call)                                                               \
 	do {                                                                                       \
 		if ((fn) == NULL) {                                                                \
 			errno = ENOSYS;                                                            \
 			return -1;                                                                 \
 		}                                                                                  \
 		tp_lifecycle_before_exec();                                                        \
-		int ret_ = (call);                                                                 \
-		int errno_ = errno;                                                                \
-		tp_lifecycle_exec_failed();                                                        \
-		errno = errno_;                                                                    \
-		return ret_;                                                                       \
+		return (call);                                                                     \
 	} while (0)
 
 TP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	exec_vector_env_fn *fn = TP_REAL(real_execve, "execve", NULL);
-	EXEC_BETWEEN_HOOKS(fn, fn(path, argv, envp));
+	EXEC_AFTER_HOOKS(fn, fn(path, argv, envp));
 }
 
 TP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	exec_vector_env_fn *fn = TP_REAL(real_execvpe, "execvpe", NULL);
-	EXEC_BETWEEN_HOOKS(fn, fn(file, argv, envp));
+	EXEC_AFTER_HOOKS(fn, fn(file, argv, envp));
 }
 
 TP_EXPORT int execv(const char *path, char *const argv[])
 {
 	exec_vector_fn *fn = TP_REAL(real_execv, "execv", NULL);
-	EXEC_BETWEEN_HOOKS(fn, fn(path, argv));
+	EXEC_AFTER_HOOKS(fn, fn(path, argv));
 }
 
 TP_EXPORT int execvp(const char *file, char *const argv[])
 {
 	exec_vector_fn *fn = TP_REAL(real_execvp, "execvp", NULL);
-	EXEC_BETWEEN_HOOKS(fn, fn(file, argv));
+	EXEC_AFTER_HOOKS(fn, fn(file, argv));
 }
 
 TP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	__typeof__(real_fexecve) fn = TP_REAL(real_fexecve, "fexecve", NULL);
-	EXEC_BETWEEN_HOOKS(fn, fn(fd, argv, envp));
+	EXEC_AFTER_HOOKS(fn, fn(fd, argv, envp));
 }
 
 /* The number of arguments of a list form, its terminating NULL included. */

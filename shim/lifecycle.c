@@ -63,11 +63,6 @@ void tp_lifecycle_before_quick_exit(void)
 	tp_recorder_at_exit();
 }
 
-void tp_lifecycle_exec_failed(void)
-{
-	tp_recorder_exec_failed();
-}
-
 __attribute__((constructor)) static void start(void)
 {
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */

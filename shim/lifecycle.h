@@ -25,11 +25,9 @@ void tp_recorder_prepare_fork(void);         /* recorder.c: the buffers' lists l
 void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
 
-/* Exec (exec.c): before it, and after it if it failed. */
+/* Exec (exec.c): before it (if it fails, the process goes on as it was). */
 void tp_lifecycle_before_exec(void);
-void tp_lifecycle_exec_failed(void);
 void tp_recorder_before_exec(void); /* recorder.c: every buffer written, the file marked */
-void tp_recorder_exec_failed(void); /* the calling thread records on */
 
 /* _exit and _Exit (quick_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);

@@ -13,6 +13,7 @@
 #include "recorder.h"
 
 #include "events.h"
+#include "exit_hook.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -41,13 +43,16 @@
 _Static_assert(TP_RECORD_BUFFER_BYTES >= 8 * RECORD_MAX_BYTES, "a buffer holds many records");
 _Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its header");
 
+/* Buffers written out with one writev at exit or an exec (two parts each: under IOV_MAX). */
+#define WRITE_BATCH 128
+
 /* The recording's descriptor is moved at least this high, out of the way of the program's. */
 #define FD_FLOOR 1000
 
 struct tp_record_buffer {
-	char *data;    /* TP_RECORD_BUFFER_BYTES: the chunk's header, then its records */
-	uint32_t used; /* bytes of data in use, the header included; set after a whole record */
-	uint32_t records;
+	char *data;       /* TP_RECORD_BUFFER_BYTES of records */
+	uint32_t used;    /* bytes of data in use, the header included; set after a whole record */
+	uint32_t written; /* records before it are in the file (or, closed, never will be) */
 	uint64_t dropped; /* events lost since the last chunk written */
 	pid_t tid;
 	char comm[16]; /* the thread's name, read at its first event and after each chunk */
@@ -154,26 +159,33 @@ static bool expand_path(const char *pattern, char *path, size_t size)
 	return true;
 }
 
-/* Writes all of `data`, or says why not (once) and stops the recording. */
-static bool write_all(const void *data, size_t size)
+/*
+ * Appends `parts` with one writev(2), so that a chunk is never split by another thread's (a
+ * regular file's writes are cut short only by an error, such as a full disk); or says why not
+ * (once) and stops the recording.
+ */
+static bool write_all(const struct iovec *parts, int n_parts)
 {
 	struct stat now;
+	size_t size = 0;
+	for (int i = 0; i < n_parts; i++)
+		size += parts[i].iov_len;
+	if (size == 0)
+		return true;
 	/* the program may have closed the descriptor, and its number come back for another file */
 	if (fstat(record_fd, &now) != 0 || now.st_dev != record_file.st_dev ||
 	    now.st_ino != record_file.st_ino) {
 		errno = EBADF;
 		goto failed;
 	}
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(record_fd, p, size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto failed;
-		p += n;
-		size -= (size_t)n;
-	}
-	return true;
+	ssize_t n;
+	do
+		n = writev(record_fd, parts, n_parts);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)size)
+		return true;
+	if (n >= 0)
+		errno = ENOSPC;
 failed:
 	if (!__atomic_exchange_n(&write_failed, true, __ATOMIC_RELAXED))
 		tp_warn("TASKPROBE_RECORD: writing %.300s failed (%s); recording stopped",
@@ -261,7 +273,7 @@ static bool open_recording(const char *pattern)
 	prctl(PR_GET_NAME, header.comm);
 	header.comm[sizeof header.comm - 1] = '\0';
 	memset(site_recorded, 0, sizeof site_recorded);
-	return write_all(&header, sizeof header);
+	return write_all(&(struct iovec){&header, sizeof header}, 1);
 }
 
 void tp_recorder_start(void)
@@ -290,8 +302,7 @@ static void list_add(struct tp_record_buffer *list, struct tp_record_buffer *b)
 
 static void buffer_reset(struct tp_record_buffer *b)
 {
-	b->used = sizeof(struct tp_recording_chunk);
-	b->records = 0;
+	b->used = b->written = 0;
 	b->dropped = 0;
 }
 
@@ -324,33 +335,82 @@ static struct tp_record_buffer *buffer_get(struct tp_thread *self)
 }
 
 /* Writes `b` out as a chunk (unless the exit did already) and empties it; `writing` held. */
-static void buffer_write_locked(struct tp_record_buffer *b)
+/* The records in data[from, to): whole ones, as their sizes say. */
+static uint32_t count_records(const char *data, uint32_t from, uint32_t to)
 {
-	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
-	if (b->closed) /* what the thread recorded after the exit or an exec wrote it out */
-		__atomic_fetch_add(&dropped_at_exit, b->records + b->dropped, __ATOMIC_RELAXED);
-	else if (b->records > 0 || b->dropped > 0) {
-		struct tp_recording_chunk *chunk = (struct tp_recording_chunk *)b->data;
-		chunk->magic = TP_CHUNK_MAGIC;
-		chunk->size = used;
-		chunk->tid = (uint32_t)b->tid;
-		chunk->records = b->records;
-		chunk->dropped = b->dropped;
-		clock_pair(&chunk->clock_time, &chunk->ns);
-		memcpy(chunk->comm, b->comm, sizeof chunk->comm);
-		__atomic_fetch_add(&dropped_in_chunks, b->dropped, __ATOMIC_RELAXED);
-		if (!write_all(b->data, used))
-			__atomic_fetch_add(&dropped_at_exit, b->records, __ATOMIC_RELAXED);
-	}
-	buffer_reset(b);
-	if (b->tid == tp_thread_tid(tp_thread_self()))
-		tp_thread_read_name(b->comm);
+	uint32_t n = 0;
+	for (uint32_t at = from; at < to; n++)
+		at += ((const struct tp_record *)(data + at))->size;
+	return n;
 }
 
+/*
+ * Writes the records of `b` not yet in the file out as a chunk, up to what its thread has
+ * finished recording; `writing` held. Only its own thread (`owner`) empties it: another one (at
+ * exit, at an exec) leaves it to the thread, which records on after what was written. A closed
+ * buffer is not written again: what its thread recorded after it was closed is counted as lost.
+ */
+/*
+ * The chunk of the records of `b` not yet written: its header in `chunk` and its records in
+ * `records_part`; false when there is none (a closed buffer's records are counted as lost).
+ */
+static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording_chunk *chunk,
+		     struct iovec *records_part)
+{
+	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), from = b->written;
+	uint32_t records = count_records(b->data, from, used);
+	*records_part = (struct iovec){b->data + from, used - from};
+	if (b->closed) {
+		if (owner)
+			__atomic_fetch_add(&dropped_at_exit, records + b->dropped,
+					   __ATOMIC_RELAXED);
+		return false;
+	}
+	if (records == 0 && b->dropped == 0)
+		return false;
+	*chunk = (struct tp_recording_chunk){
+		.magic = TP_CHUNK_MAGIC,
+		.size = (uint32_t)(sizeof *chunk + records_part->iov_len),
+		.tid = (uint32_t)b->tid,
+		.records = records,
+		.dropped = b->dropped,
+	};
+	clock_pair(&chunk->clock_time, &chunk->ns);
+	memcpy(chunk->comm, b->comm, sizeof chunk->comm);
+	return true;
+}
+
+/* After its chunk was written (`chunk` NULL: it had none): only its own thread empties it. */
+static void chunk_written(struct tp_record_buffer *b, bool owner,
+			  const struct tp_recording_chunk *chunk, const struct iovec *records_part,
+			  bool ok)
+{
+	if (chunk != NULL) {
+		__atomic_fetch_add(ok ? &dropped_in_chunks : &dropped_at_exit,
+				   ok ? chunk->dropped : chunk->records, __ATOMIC_RELAXED);
+		b->dropped = 0;
+	}
+	b->written = (uint32_t)((char *)records_part->iov_base - b->data + records_part->iov_len);
+	if (owner) {
+		buffer_reset(b);
+		tp_thread_read_name(b->comm);
+	}
+}
+
+static void buffer_write_locked(struct tp_record_buffer *b, bool owner)
+{
+	struct tp_recording_chunk chunk;
+	struct iovec parts[2] = {{&chunk, sizeof chunk}};
+	bool has_chunk = chunk_of(b, owner, &chunk, &parts[1]);
+	bool ok = has_chunk && write_all(parts, 2);
+	chunk_written(b, owner, has_chunk ? &chunk : NULL, &parts[1], ok);
+}
+
+/* The calling thread writes its own buffer out. */
 static void buffer_write(struct tp_record_buffer *b)
 {
 	lock(&b->writing);
-	buffer_write_locked(b);
+	buffer_write_locked(b, true);
 	unlock(&b->writing);
 }
 
@@ -393,7 +453,6 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 static void record_done(struct tp_thread *self, const struct tp_record *r)
 {
 	struct tp_record_buffer *b = self->record_buffer;
-	b->records++;
 	__atomic_store_n(&b->used, b->used + r->size, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
@@ -451,7 +510,6 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	(void)tsc;
 	r->time = clock_now();
 #endif
-	b->records++;
 	__atomic_store_n(&b->used, used + size, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
@@ -532,19 +590,47 @@ void tp_recorder_thread_stopped(struct tp_thread *self)
 }
 
 /*
- * Every thread's buffer written out and closed, as the exit or an exec ends them all: the
- * threads still running record on into buffers that are not written again (counted as lost).
+ * Every thread's records written out, by the calling thread, as the exit or an exec will end
+ * them all. The threads still running record on: after what was written, or, when `close`
+ * (the process's last moment), into buffers that are not written again (counted as lost).
  */
-static void write_all_buffers(void)
+static void write_all_buffers(bool close)
 {
+	struct tp_thread *self = tp_thread_self();
+	bool was_busy = self->record_busy;
+	self->record_busy = true; /* a signal handler's event now would wait on these locks */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lock(&buffers_lock);
-	for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
-		lock(&b->writing);
-		buffer_write_locked(b);
-		b->closed = true;
-		unlock(&b->writing);
+	/* in batches, each one writev: at exit, the time after the destructors is kept short */
+	struct tp_record_buffer *batch[WRITE_BATCH];
+	struct tp_recording_chunk chunks[WRITE_BATCH];
+	struct iovec parts[2 * WRITE_BATCH];
+	for (struct tp_record_buffer *b = in_use.next; b != &in_use;) {
+		int n = 0, n_parts = 0;
+		for (; b != &in_use && n < WRITE_BATCH; b = b->next, n++, n_parts += 2) {
+			batch[n] = b;
+			lock(&b->writing);
+			bool own = b == self->record_buffer;
+			if (chunk_of(b, own, &chunks[n], &parts[n_parts + 1])) {
+				parts[n_parts] = (struct iovec){&chunks[n], sizeof chunks[n]};
+				continue;
+			}
+			chunks[n].magic = 0; /* none: both parts empty */
+			parts[n_parts + 1].iov_len = 0;
+			parts[n_parts] = parts[n_parts + 1];
+		}
+		bool ok = write_all(parts, n_parts);
+		for (int i = 0; i < n; i++) {
+			chunk_written(batch[i], batch[i] == self->record_buffer,
+				      chunks[i].magic != 0 ? &chunks[i] : NULL, &parts[2 * i + 1],
+				      ok);
+			batch[i]->closed = batch[i]->closed || close;
+			unlock(&batch[i]->writing);
+		}
 	}
 	unlock(&buffers_lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->record_busy = was_busy;
 }
 
 /* Whether this process records into a file of its own (not a vfork child of the recorder). */
@@ -553,11 +639,81 @@ static bool recording_here(void)
 	return record_fd >= 0 && record_pid == getpid();
 }
 
+/*
+ * At the start of exit, while every library is in place: what is recorded so far is written
+ * then, so that little is left for the process's last moment, after the destructors (see
+ * exit_hook.h: libomp's may leave threads running on freed state until the process ends).
+ */
+static bool written_before_destructors;
+
+static bool try_lock(int *l)
+{
+	return __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+/*
+ * The process's last moment, after the destructors, when everything else was written before
+ * them: only this thread's records are written (those of the threads that ended were written
+ * as they did), and a thread still running now (OpenMP's, after exit() from another thread)
+ * has its records counted as lost, not written, without waiting for it: every moment spent here
+ * is one more it runs in a runtime its destructor may have freed. A buffer its thread is
+ * writing out right now is passed by uncounted (the count is then a lower bound).
+ */
+static void write_own_close_others(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	bool was_busy = self->record_busy;
+	self->record_busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct tp_record_buffer *own = self->record_buffer;
+	if (own != NULL) {
+		lock(&own->writing);
+		buffer_write_locked(own, true);
+		own->closed = true;
+		unlock(&own->writing);
+	}
+	lock(&buffers_lock);
+	for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
+		if (b == own || !try_lock(&b->writing))
+			continue;
+		if (!b->closed)
+			__atomic_fetch_add(
+				&dropped_at_exit,
+				count_records(b->data, b->written,
+					      __atomic_load_n(&b->used, __ATOMIC_ACQUIRE)),
+				__ATOMIC_RELAXED);
+		b->closed = true;
+		unlock(&b->writing);
+	}
+	unlock(&buffers_lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->record_busy = was_busy;
+}
+
+static void write_before_destructors(void *unused)
+{
+	(void)unused;
+	if (!recording_here())
+		return;
+	write_all_buffers(false);
+	written_before_destructors = true;
+}
+
+void tp_recorder_thread_started(void)
+{
+	static bool registered;
+	if (record_fd >= 0 && !__atomic_exchange_n(&registered, true, __ATOMIC_RELAXED))
+		tp_at_exit_before_destructors(write_before_destructors);
+}
+
 void tp_recorder_at_exit(void)
 {
 	if (!recording_here())
 		return;
-	write_all_buffers();
+	if (written_before_destructors)
+		write_own_close_others();
+	else
+		write_all_buffers(true);
 	uint64_t dropped = __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&dropped_in_chunks, __ATOMIC_RELAXED);
@@ -566,28 +722,15 @@ void tp_recorder_at_exit(void)
 			(unsigned long long)dropped, record_path);
 }
 
+/* The records so far written and the file marked; if the exec fails, recording goes on. */
 void tp_recorder_before_exec(void)
 {
 	if (!recording_here())
 		return;
-	struct tp_thread *self = tp_thread_self();
-	self->record_busy = true;
-	write_all_buffers();
+	write_all_buffers(false);
 	struct tp_recording_chunk mark = exec_mark_template;
 	clock_pair(&mark.clock_time, &mark.ns);
-	write_all(&mark, sizeof mark);
-	self->record_busy = false;
-}
-
-void tp_recorder_exec_failed(void)
-{
-	struct tp_record_buffer *b = tp_thread_self()->record_buffer;
-	if (!recording_here() || b == NULL)
-		return;
-	lock(&b->writing);
-	buffer_reset(b);
-	b->closed = false;
-	unlock(&b->writing);
+	write_all(&(struct iovec){&mark, sizeof mark}, 1);
 }
 
 void tp_recorder_prepare_fork(void)
