@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define TP_RECORDING_MAGIC   "TPRECORD" /* the segment header's first 8 bytes */
-#define TP_RECORDING_VERSION 1
+#define TP_RECORDING_VERSION 2
 #define TP_CHUNK_MAGIC       0x4b435054u /* "TPCK" */
 
 /* How record times are read (a header's `clock`). */
@@ -41,29 +41,31 @@ struct tp_recording_chunk {
 	uint32_t tid;
 	uint32_t records;
 	uint64_t dropped;    /* events of this thread lost since its chunk before (none: 0) */
+	uint64_t base_time;  /* its records' times count from this, in the header's clock */
 	uint64_t clock_time; /* a time in the header's clock ... */
 	uint64_t ns;         /* ... and CLOCK_MONOTONIC's nanoseconds, when the chunk was written */
 	char comm[16];       /* the thread's name then, NUL-terminated */
 };
 
 /* One per probe of the contract, in dtrace/taskprobe.d's order, and the site texts. */
-enum tp_record_type {
-	TP_RECORD_TASK_SPAWN = 1,  /* arg: task, parent, site id, stack id; small: executor */
-	TP_RECORD_TASK_STACK,      /* arg: task, stack id, then `small` return addresses */
-	TP_RECORD_TASK_WAKE,       /* arg: task, waker */
-	TP_RECORD_TASK_POLL_START, /* arg: task */
-	TP_RECORD_TASK_POLL_END,   /* arg: task; small: done */
-	TP_RECORD_TASK_TERMINATE,  /* arg: task; small: reason */
-	TP_RECORD_WORKER_START,    /* no arguments */
-	TP_RECORD_WORKER_STOP,     /* no arguments */
-	TP_RECORD_WORKER_PARK,     /* no arguments */
-	TP_RECORD_WORKER_UNPARK,   /* no arguments */
-	TP_RECORD_THREAD_START,    /* arg: tid, start routine, creator tid */
-	TP_RECORD_THREAD_STOP,     /* arg: tid */
-	TP_RECORD_WAIT_START,      /* arg: object, timeout ns, task; small: kind */
-	TP_RECORD_WAIT_END,        /* arg: object, result, task; small: kind */
-	TP_RECORD_SITE,            /* arg: site id, then `small` bytes of its text (no NUL) */
-	TP_RECORD_TYPES_END,
+enum tp_record_type { /* below 1 << TP_RECORD_TYPE_BITS */
+		      TP_RECORD_TASK_SPAWN =
+			      1, /* arg: task, parent, site id, stack id; small: executor */
+		      TP_RECORD_TASK_STACK, /* arg: task, stack id, then `small` return addresses */
+		      TP_RECORD_TASK_WAKE,  /* arg: task, waker */
+		      TP_RECORD_TASK_POLL_START, /* arg: task */
+		      TP_RECORD_TASK_POLL_END,   /* arg: task; small: done */
+		      TP_RECORD_TASK_TERMINATE,  /* arg: task; small: reason */
+		      TP_RECORD_WORKER_START,    /* no arguments */
+		      TP_RECORD_WORKER_STOP,     /* no arguments */
+		      TP_RECORD_WORKER_PARK,     /* no arguments */
+		      TP_RECORD_WORKER_UNPARK,   /* no arguments */
+		      TP_RECORD_THREAD_START,    /* arg: tid, start routine, creator tid */
+		      TP_RECORD_THREAD_STOP,     /* arg: tid */
+		      TP_RECORD_WAIT_START,      /* arg: object, timeout ns, task; small: kind */
+		      TP_RECORD_WAIT_END,        /* arg: object, result, task; small: kind */
+		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL) */
+		      TP_RECORD_TYPES_END,
 };
 
 /* The probe of each record type as the ELF notes name it ([0] and TP_RECORD_SITE: none). */
@@ -75,11 +77,54 @@ enum tp_record_type {
 			"thread__start", "thread__stop", "wait__start", "wait__end", ""            \
 	}
 
-/* A record: this header, then `size` - 16 bytes of arguments (64-bit words, or text). */
+/*
+ * A record: one 64-bit word, then its arguments (64-bit words, or text). The word holds its
+ * type, its length in words (itself included), a small argument (`small` above) and its time as
+ * an offset from the chunk's base_time, 40 bits (the recorder starts a new chunk before that
+ * would overflow: 6 minutes of a 3 GHz time-stamp counter).
+ */
 struct tp_record {
-	uint16_t type; /* enum tp_record_type */
-	uint16_t size; /* bytes, this header included; a multiple of 8 */
-	uint32_t small;
-	uint64_t time; /* in the header's clock */
+	uint64_t word;
 	uint64_t arg[];
 };
+
+#define TP_RECORD_TYPE_BITS  6
+#define TP_RECORD_WORDS_BITS 10
+#define TP_RECORD_SMALL_BITS 8
+#define TP_RECORD_DELTA_BITS 40
+#define TP_RECORD_WORDS_MAX  ((1u << TP_RECORD_WORDS_BITS) - 1)
+#define TP_RECORD_SMALL_MAX  ((1u << TP_RECORD_SMALL_BITS) - 1)
+#define TP_RECORD_DELTA_MAX  ((UINT64_C(1) << TP_RECORD_DELTA_BITS) - 1)
+_Static_assert(TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS + TP_RECORD_SMALL_BITS +
+			       TP_RECORD_DELTA_BITS ==
+		       64,
+	       "a record's word is full");
+
+static inline uint64_t tp_record_word(unsigned type, unsigned words, unsigned small, uint64_t delta)
+{
+	return (uint64_t)type | (uint64_t)words << TP_RECORD_TYPE_BITS |
+	       (uint64_t)small << (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS) |
+	       delta << (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS + TP_RECORD_SMALL_BITS);
+}
+
+static inline unsigned tp_record_type(uint64_t word)
+{
+	return (unsigned)(word & ((1u << TP_RECORD_TYPE_BITS) - 1));
+}
+
+/* The record's length in bytes. */
+static inline uint32_t tp_record_bytes(uint64_t word)
+{
+	return 8 * (uint32_t)(word >> TP_RECORD_TYPE_BITS & TP_RECORD_WORDS_MAX);
+}
+
+static inline unsigned tp_record_small(uint64_t word)
+{
+	return (unsigned)(word >> (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS) &
+			  TP_RECORD_SMALL_MAX);
+}
+
+static inline uint64_t tp_record_delta(uint64_t word)
+{
+	return word >> (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS + TP_RECORD_SMALL_BITS);
+}

@@ -468,6 +468,19 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 		  run.out);
 	cr_expect(strstr(run.out, "omp_latency 10333 (pid 10331, tid 10333)") != NULL, "%s",
 		  run.out);
+	tp_run_free(&run);
+
+	/* and a timeline of the in-process recorder: the committed recording of omp_fib 4 */
+	const char *convert_recording[] = {TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_fib_4.rec",
+					   NULL};
+	tp_run(TP_PLAIN, convert_recording, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	tp_run(TP_PLAIN, show, NULL, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "(1/2)") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "omp_fib 21304 (pid 21304, tid 21304)") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "omp_fib 21305 (pid 21304, tid 21305)") != NULL, "%s", run.out);
 	unlink(json);
 	tp_run_free(&run);
 }

@@ -40,6 +40,8 @@
 
 /* The largest record: a stack of the deepest capture, or a site's longest text. */
 #define RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + 128 + TP_SITE_TEXT_MAX / 8))
+_Static_assert(RECORD_MAX_BYTES / 8 <= TP_RECORD_WORDS_MAX, "every record's length fits its word");
+_Static_assert(TP_SITE_TEXT_MAX - 1 <= TP_RECORD_SMALL_MAX, "a site text's length fits");
 _Static_assert(TP_RECORD_BUFFER_BYTES >= 8 * RECORD_MAX_BYTES, "a buffer holds many records");
 _Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its header");
 
@@ -53,6 +55,7 @@ struct tp_record_buffer {
 	char *data;       /* TP_RECORD_BUFFER_BYTES of records */
 	uint32_t used;    /* bytes of data in use, the header included; set after a whole record */
 	uint32_t written; /* records before it are in the file (or, closed, never will be) */
+	uint64_t base;    /* the time its records' times count from (their chunk's base_time) */
 	uint64_t dropped; /* events lost since the last chunk written */
 	pid_t tid;
 	char comm[16]; /* the thread's name, read at its first event and after each chunk */
@@ -304,6 +307,7 @@ static void buffer_reset(struct tp_record_buffer *b)
 {
 	b->used = b->written = 0;
 	b->dropped = 0;
+	b->base = clock_now();
 }
 
 /* A buffer for the calling thread (a spare one, or new), or NULL when none can be mapped. */
@@ -340,7 +344,7 @@ static uint32_t count_records(const char *data, uint32_t from, uint32_t to)
 {
 	uint32_t n = 0;
 	for (uint32_t at = from; at < to; n++)
-		at += ((const struct tp_record *)(data + at))->size;
+		at += tp_record_bytes(((const struct tp_record *)(data + at))->word);
 	return n;
 }
 
@@ -374,6 +378,7 @@ static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording
 		.tid = (uint32_t)b->tid,
 		.records = records,
 		.dropped = b->dropped,
+		.base_time = b->base,
 	};
 	clock_pair(&chunk->clock_time, &chunk->ns);
 	memcpy(chunk->comm, b->comm, sizeof chunk->comm);
@@ -415,12 +420,12 @@ static void buffer_write(struct tp_record_buffer *b)
 }
 
 /*
- * Room for a record of `size` bytes in the calling thread's buffer, marked busy; NULL (the event
- * counted as dropped) when the thread is already inside the recorder (a signal handler's event)
- * or has no buffer and cannot get one. tp_record_done ends it.
+ * Room for a record of `words` words in the calling thread's buffer, marked busy, its word
+ * written; NULL (the event counted as dropped) when the thread is already inside the recorder
+ * (a signal handler's event) or has no buffer and cannot get one. record_done ends it.
  */
 static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_type type,
-				      uint32_t small, size_t size)
+				      unsigned small, unsigned words)
 {
 	if (__builtin_expect(self->record_busy, 0)) {
 		if (self->record_buffer != NULL)
@@ -440,20 +445,24 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 			return NULL;
 		}
 	}
-	if (__builtin_expect(b->used + size > TP_RECORD_BUFFER_BYTES, 0))
+	if (__builtin_expect(b->used + 8 * words > TP_RECORD_BUFFER_BYTES, 0))
 		buffer_write(b);
+	uint64_t now = clock_now();
+	if (now - b->base > TP_RECORD_DELTA_MAX) {
+		/* too long since the buffer's base for a record's 40 bits: a new chunk, a new base */
+		if (b->used > b->written)
+			buffer_write(b);
+		b->base = now;
+	}
 	struct tp_record *r = (struct tp_record *)(b->data + b->used);
-	r->type = (uint16_t)type;
-	r->size = (uint16_t)size;
-	r->small = small;
-	r->time = clock_now();
+	r->word = tp_record_word(type, words, small, now - b->base);
 	return r;
 }
 
 static void record_done(struct tp_thread *self, const struct tp_record *r)
 {
 	struct tp_record_buffer *b = self->record_buffer;
-	__atomic_store_n(&b->used, b->used + r->size, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->used, b->used + tp_record_bytes(r->word), __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
 }
@@ -464,7 +473,7 @@ __attribute__((noinline, cold)) static void record_slow(enum tp_record_type type
 							uint64_t a2, uint64_t a3)
 {
 	struct tp_thread *self = tp_thread_self();
-	struct tp_record *r = record_begin(self, type, small, sizeof *r + 8 * nargs);
+	struct tp_record *r = record_begin(self, type, small, 1 + nargs);
 	if (r == NULL)
 		return;
 	const uint64_t args[4] = {a0, a1, a2, a3};
@@ -493,24 +502,26 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 		record_slow(type, small, nargs, a0, a1, a2, a3);
 		return;
 	}
+#if defined(__x86_64__)
+	uint64_t delta = (tsc ? __rdtsc() : clock_now()) - b->base;
+#else
+	(void)tsc;
+	uint64_t delta = clock_now() - b->base;
+#endif
+	if (__builtin_expect(delta > TP_RECORD_DELTA_MAX, 0)) {
+		record_slow(type, small, nargs, a0, a1, a2, a3);
+		return;
+	}
 	self->record_busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t used = b->used, size = (uint32_t)sizeof(struct tp_record) + 8 * nargs;
+	uint32_t used = b->used;
 	struct tp_record *r = (struct tp_record *)(b->data + used);
-	r->type = (uint16_t)type;
-	r->size = (uint16_t)size;
-	r->small = small;
+	r->word = tp_record_word(type, 1 + nargs, small, delta);
 	r->arg[0] = a0;
 	r->arg[1] = a1;
 	r->arg[2] = a2;
 	r->arg[3] = a3;
-#if defined(__x86_64__)
-	r->time = tsc ? __rdtsc() : clock_now();
-#else
-	(void)tsc;
-	r->time = clock_now();
-#endif
-	__atomic_store_n(&b->used, used + size, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->used, used + 8 * (1 + nargs), __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
 }
@@ -534,14 +545,14 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 /* A site's text, recorded once per process, before the first spawn that names it. */
 static void record_site(struct tp_thread *self, uint32_t site)
 {
-	const char *text = tp_spawn_site_text(site);
-	if (text == NULL || __atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED) ||
-	    __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
+	if (__builtin_expect(__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 1))
 		return;
-	size_t len = strnlen(text, TP_SITE_TEXT_MAX);
+	const char *text = tp_spawn_site_text(site);
+	if (text == NULL || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
+		return;
+	size_t len = strnlen(text, TP_SITE_TEXT_MAX - 1);
 	size_t words = (len + 7) / 8;
-	struct tp_record *r = record_begin(self, TP_RECORD_SITE, (uint32_t)len,
-					   sizeof *r + 8 * (1 + words));
+	struct tp_record *r = record_begin(self, TP_RECORD_SITE, (uint32_t)len, 2 + words);
 	if (r == NULL)
 		return;
 	r->arg[0] = site;
@@ -563,8 +574,7 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 	struct tp_thread *self = tp_thread_self();
 	if (depth > 128)
 		depth = 128;
-	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth,
-					   sizeof *r + 8 * (2 + depth));
+	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth, 3 + depth);
 	if (r == NULL)
 		return;
 	r->arg[0] = task;

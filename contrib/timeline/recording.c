@@ -73,17 +73,18 @@ static const char *check_records(const struct tp_recording_chunk *c, uint32_t si
 	uint32_t records = 0;
 	for (uint32_t at = sizeof *c; at < size; records++) {
 		const struct tp_record *r = (const struct tp_record *)(base + at);
-		if (size - at < sizeof *r || r->size < sizeof *r || r->size % 8 != 0 ||
-		    r->size > size - at)
+		uint32_t bytes = size - at >= sizeof *r ? tp_record_bytes(r->word) : 0;
+		if (bytes < sizeof *r || bytes > size - at)
 			return "a record's size is wrong";
-		if (r->type == 0 || r->type >= TP_RECORD_TYPES_END)
+		unsigned type = tp_record_type(r->word);
+		if (type == 0 || type >= TP_RECORD_TYPES_END)
 			return "a record of an unknown type";
-		unsigned words = (r->size - (unsigned)sizeof *r) / 8;
-		if (words < args_needed(r->type))
+		unsigned words = (bytes - (unsigned)sizeof *r) / 8;
+		if (words < args_needed(type))
 			return "a record too short for its event";
-		if (r->type == TP_RECORD_SITE && r->small > 8 * (words - 1))
+		if (type == TP_RECORD_SITE && tp_record_small(r->word) > 8 * (words - 1))
 			return "a site's text longer than its record";
-		at += r->size;
+		at += bytes;
 	}
 	return records == c->records ? NULL : "a chunk whose record count is wrong";
 }
@@ -197,10 +198,10 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 			return false;
 		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
 			const struct tp_record *r = (const struct tp_record *)(p + r_at);
-			if (r->type == TP_RECORD_SITE)
+			if (tp_record_type(r->word) == TP_RECORD_SITE)
 				timeline_site(t, current->pid, r->arg[0], (const char *)&r->arg[1],
-					      r->small);
-			r_at += r->size;
+					      tp_record_small(r->word));
+			r_at += tp_record_bytes(r->word);
 		}
 		at += c->size;
 	}
@@ -243,11 +244,12 @@ static const struct tp_record *cursor_record(struct cursor *c)
 static bool cursor_settle(struct cursor *c)
 {
 	const struct tp_record *r;
-	while ((r = cursor_record(c)) != NULL && r->type == TP_RECORD_SITE)
-		c->offset += r->size;
+	while ((r = cursor_record(c)) != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
+		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
-	c->next_ns = to_ns(c->chunks[c->chunk].segment, r->time);
+	const struct chunk_ref *ref = &c->chunks[c->chunk];
+	c->next_ns = to_ns(ref->segment, ref->header->base_time + tp_record_delta(r->word));
 	return true;
 }
 
@@ -278,34 +280,35 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 	e->pid = ref->segment->pid;
 	e->tid = ref->header->tid;
 	e->ns = ns;
-	e->type = r->type;
+	e->type = tp_record_type(r->word);
+	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
-	switch (r->type) {
+	switch (e->type) {
 	case TP_RECORD_TASK_SPAWN: /* task, parent, site id, site (text), stack id, executor */
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = (int64_t)a[1];
 		e->arg[2] = (int64_t)a[2];
 		e->arg[4] = (int64_t)a[3];
-		e->arg[5] = r->small;
+		e->arg[5] = small;
 		break;
 	case TP_RECORD_TASK_STACK: /* task, stack id, pcs (an address), depth */
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = (int64_t)a[1];
-		e->arg[3] = r->small;
+		e->arg[3] = small;
 		break;
 	case TP_RECORD_TASK_POLL_END:
 	case TP_RECORD_TASK_TERMINATE:
 		e->arg[0] = (int64_t)a[0];
-		e->arg[1] = r->small;
+		e->arg[1] = small;
 		break;
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END: /* kind, object, timeout or result, task */
-		e->arg[0] = r->small;
+		e->arg[0] = small;
 		for (int i = 0; i < 3; i++)
 			e->arg[1 + i] = (int64_t)a[i];
 		break;
 	default:
-		for (unsigned i = 0; i < args_needed(r->type); i++)
+		for (unsigned i = 0; i < args_needed(e->type); i++)
 			e->arg[i] = (int64_t)a[i];
 	}
 }
@@ -361,7 +364,7 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		c->dropped_said = true;
 		timeline_add(t, &e);
 		totals->events++;
-		c->offset += r->size;
+		c->offset += tp_record_bytes(r->word);
 		if (!cursor_settle(c))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
