@@ -29,7 +29,7 @@ TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 
 /* Runs `call` after the lifecycle's before-exec hooks. */
-#define EXEC_AFTER_HOOKS(fn, call)                                                               \
+#define EXEC_AFTER_HOOKS(fn, call)                                                                 \
 	do {                                                                                       \
 		if ((fn) == NULL) {                                                                \
 			errno = ENOSYS;                                                            \
