@@ -251,7 +251,7 @@ Test(recorder, a_path_that_cannot_be_written_is_said_once_and_the_program_runs_a
 		const char *setting, *says;
 	} cases[] = {
 		{"TASKPROBE_RECORD=/nonexistent-directory/rec.%p", "cannot be written"},
-		{"TASKPROBE_RECORD=/dev/full", "writing /dev/full failed"},
+		{"TASKPROBE_RECORD=/dev/full", "is not a regular file"},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		struct tp_run run;
@@ -323,4 +323,38 @@ Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .t
 		tp_run_free(&r);
 		remove_dir(dir);
 	}
+}
+
+/*
+ * A write the file cannot take (here past RLIMIT_FSIZE, where writing on would raise SIGXFSZ
+ * and kill the program): said once, recording stops, the program runs on as without it, the
+ * events lost are counted at exit, and the file holds every chunk written before, whole.
+ */
+Test(recorder, a_write_that_fails_stops_the_recording_and_leaves_whole_chunks)
+{
+	char *dir = recording_dir();
+	char setting[4300];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	/* 16 blocks of 512 bytes: a few hundred of the thousand threads' chunks */
+	const char *argv[] = {"/bin/sh", "-c", "ulimit -f 16; exec \"$0\"",
+			      tp_target("thousand_threads"), NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "1000 threads ran\n");
+	/* the failure when it happens, and at exit how many events it cost */
+	cr_expect_eq(said(run.err), 2, "%s", run.err);
+	cr_expect(strstr(run.err, "failed (File too large); recording stopped") != NULL, "%s",
+		  run.err);
+	cr_expect(strstr(run.err, "events were not recorded in") != NULL, "%s", run.err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	char *err;
+	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	const char *summary = tp_timeline_summary(json);
+	unsigned threads = tp_timeline_count(summary, "M=");
+	cr_expect(threads > 0 && threads < 1000, "%u threads recorded: %s", threads, summary);
+	free(err);
+	tp_run_free(&run);
+	remove_dir(dir);
 }

@@ -61,7 +61,10 @@ extern struct tp_listener_block tp_listener_block __attribute__((visibility("hid
 /* Whether the in-process recorder records (recorder.h). */
 static inline unsigned tp_recording(void)
 {
-	return __builtin_expect(tp_listener_block.in_process & TP_IN_PROCESS_RECORD, 0);
+	/* atomic: a failed write turns recording off while other threads record */
+	return __builtin_expect(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
+					TP_IN_PROCESS_RECORD,
+				0);
 }
 
 /* The block's first 24 bytes: the task-state semaphores, the in-process word and the zero. */

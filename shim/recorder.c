@@ -26,6 +26,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -65,6 +67,8 @@ struct tp_record_buffer {
 };
 
 static int buffers_lock;
+static int file_lock;     /* held while the file is written */
+static pid_t file_writer; /* the thread that holds file_lock, 0 when none */
 static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
 static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
 
@@ -79,14 +83,26 @@ static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter
 static bool write_failed;
 static uint8_t site_recorded[TP_SITES_MAX + 1];
 
+/* Spins before a waiter yields the CPU (its holder may be a lower-priority thread on it). */
+#define SPINS_BEFORE_YIELD 128
+
 static void lock(int *l)
 {
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0)
+	for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0;)
 		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0) {
+			if (++spins % SPINS_BEFORE_YIELD == 0) {
+				sched_yield();
+				continue;
+			}
 #if defined(__x86_64__)
 			__builtin_ia32_pause();
 #endif
 		}
+}
+
+static bool try_lock(int *l)
+{
+	return __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0;
 }
 
 static void unlock(int *l)
@@ -105,15 +121,24 @@ static inline uint64_t clock_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Readings taken for a pair of times, the tightest kept (one may be cut by preemption). */
+#define CLOCK_PAIR_TRIES 3
+
 /* A moment in the recording's clock and in CLOCK_MONOTONIC nanoseconds, for the converter. */
 static void clock_pair(uint64_t *clock_time, uint64_t *ns)
 {
-	struct timespec ts;
-	uint64_t before = clock_now();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t after = clock_now();
-	*clock_time = before + (after - before) / 2;
-	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t tightest = UINT64_MAX;
+	for (int i = 0; i < CLOCK_PAIR_TRIES; i++) {
+		struct timespec ts;
+		uint64_t before = clock_now();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t after = clock_now();
+		if (after - before < tightest) {
+			tightest = after - before;
+			*clock_time = before + (after - before) / 2;
+			*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		}
+	}
 }
 
 /*
@@ -162,63 +187,80 @@ static bool expand_path(const char *pattern, char *path, size_t size)
 	return true;
 }
 
-/*
- * Appends `parts` with one writev(2), so that a chunk is never split by another thread's (a
- * regular file's writes are cut short only by an error, such as a full disk); or says why not
- * (once) and stops the recording.
- */
-static bool write_all(const struct iovec *parts, int n_parts)
+/* Stops recording (the reason said once, with errno's); nothing more is written. */
+static void recording_failed(void)
 {
-	struct stat now;
-	size_t size = 0;
-	for (int i = 0; i < n_parts; i++)
-		size += parts[i].iov_len;
-	if (size == 0)
-		return true;
-	/* the program may have closed the descriptor, and its number come back for another file */
-	if (fstat(record_fd, &now) != 0 || now.st_dev != record_file.st_dev ||
-	    now.st_ino != record_file.st_ino) {
-		errno = EBADF;
-		goto failed;
-	}
-	ssize_t n;
-	do
-		n = writev(record_fd, parts, n_parts);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)size)
-		return true;
-	if (n >= 0)
-		errno = ENOSPC;
-failed:
 	if (!__atomic_exchange_n(&write_failed, true, __ATOMIC_RELAXED))
 		tp_warn("TASKPROBE_RECORD: writing %.300s failed (%s); recording stopped",
 			record_path, strerror(errno));
 	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
 			   __ATOMIC_RELAXED);
-	return false;
 }
 
 /*
- * The chunk an image writes last before it execs (tid 0, no records): the image that follows,
- * finding it at the end of a file of its own pid, continues the file in a new segment.
+ * Appends `parts` with one writev(2), so that a chunk is never split by another thread's (a
+ * regular file's writes are cut short only by an error, such as a full disk); or says why not
+ * (once) and stops the recording, before anything torn could follow. Not a cancellation point
+ * (a thread cancelled here would leave the buffer's lock held). errno is the caller's to keep.
  */
-static const struct tp_recording_chunk exec_mark_template = {
-	.magic = TP_CHUNK_MAGIC, .size = sizeof(struct tp_recording_chunk), .comm = "exec"};
-
-/* Whether the file open at `fd` is this process's, ending with the exec mark of its last image. */
-static bool continues_after_exec(int fd)
+static bool write_all(const struct iovec *parts, int n_parts)
 {
-	struct stat st;
-	struct tp_recording_header header;
-	struct tp_recording_chunk last;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof header + sizeof last ||
-	    pread(fd, &header, sizeof header, 0) != (ssize_t)sizeof header ||
-	    pread(fd, &last, sizeof last, st.st_size - (off_t)sizeof last) != (ssize_t)sizeof last)
+	size_t size = 0;
+	for (int i = 0; i < n_parts; i++)
+		size += parts[i].iov_len;
+	/* after a failure; in a child made without the fork handlers (_Fork, clone): nothing */
+	if (size == 0 || __atomic_load_n(&write_failed, __ATOMIC_RELAXED) || record_fd < 0 ||
+	    record_pid != getpid())
+		return size == 0;
+	/*
+	 * One writer at a time, so that the size checked against RLIMIT_FSIZE is the size written
+	 * at; a thread that holds the lock already (a signal handler that interrupted it here
+	 * calls exit) does not wait for itself: the write is skipped.
+	 */
+	pid_t tid = tp_thread_tid(tp_thread_self());
+	if (__atomic_load_n(&file_writer, __ATOMIC_RELAXED) == tid)
 		return false;
-	return memcmp(header.magic, TP_RECORDING_MAGIC, sizeof header.magic) == 0 &&
-	       header.pid == (uint32_t)getpid() && last.magic == TP_CHUNK_MAGIC && last.tid == 0 &&
-	       last.records == 0 && last.size == sizeof last &&
-	       memcmp(last.comm, exec_mark_template.comm, sizeof last.comm) == 0;
+	lock(&file_lock);
+	__atomic_store_n(&file_writer, tid, __ATOMIC_RELAXED);
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	struct stat now;
+	struct rlimit file_size;
+	ssize_t n = -1;
+	if (fstat(record_fd, &now) != 0 || now.st_dev != record_file.st_dev ||
+	    now.st_ino != record_file.st_ino) {
+		/* the program closed the descriptor, and its number may be another file's now */
+		record_fd = -1;
+		errno = EBADF;
+	} else if (getrlimit(RLIMIT_FSIZE, &file_size) == 0 &&
+		   file_size.rlim_cur != RLIM_INFINITY &&
+		   (uint64_t)now.st_size + size > file_size.rlim_cur) {
+		errno = EFBIG; /* writing past it would raise SIGXFSZ, which kills by default */
+	} else {
+		do
+			n = writev(record_fd, parts, n_parts);
+		while (n < 0 && errno == EINTR);
+		if (n >= 0 && n != (ssize_t)size)
+			errno = ENOSPC;
+	}
+	if (n != (ssize_t)size)
+		recording_failed();
+	pthread_setcancelstate(cancel_state, NULL);
+	__atomic_store_n(&file_writer, 0, __ATOMIC_RELAXED);
+	unlock(&file_lock);
+	return n == (ssize_t)size;
+}
+
+/*
+ * Whether the file open at `fd` was begun by this process: an earlier image of it, which then
+ * exec'ed this one (the pid stays). This image continues it in a new segment.
+ */
+static bool begun_by_this_process(int fd)
+{
+	struct tp_recording_header header;
+	return pread(fd, &header, sizeof header, 0) == (ssize_t)sizeof header &&
+	       memcmp(header.magic, TP_RECORDING_MAGIC, sizeof header.magic) == 0 &&
+	       header.pid == (uint32_t)getpid();
 }
 
 /* Opens this process's file and writes its header; false (said) if it cannot. */
@@ -229,21 +271,26 @@ static bool open_recording(const char *pattern)
 		return false;
 	}
 	int fd = open(record_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		/* a pipe or a device: chunks of several threads could interleave, or a write block */
+		tp_warn("TASKPROBE_RECORD=\"%.300s\" is not a regular file; not recording",
+			record_path);
+		close(fd);
+		return false;
+	}
 	/*
 	 * Held while the file is recorded into: another process given the same path (an exec'ed
 	 * child, where the path has no %p) must neither truncate it nor write into it.
 	 */
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		tp_warn("TASKPROBE_RECORD=\"%.300s\": another process records into it (give each "
-			"its "
-			"own file with %%p); not recording",
+			"its own file with %%p); not recording",
 			record_path);
 		close(fd);
 		return false;
 	}
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !continues_after_exec(fd) &&
-	    ftruncate(fd, 0) != 0) {
+	if (fd >= 0 && !begun_by_this_process(fd) && ftruncate(fd, 0) != 0) {
 		close(fd);
 		fd = -1;
 	}
@@ -264,6 +311,7 @@ static bool open_recording(const char *pattern)
 	}
 	record_fd = fd;
 	record_pid = getpid();
+	__atomic_store_n(&write_failed, false, __ATOMIC_RELAXED);
 	fstat(fd, &record_file);
 	struct tp_recording_header header = {
 		.magic = TP_RECORDING_MAGIC,
@@ -306,7 +354,7 @@ static void list_add(struct tp_record_buffer *list, struct tp_record_buffer *b)
 static void buffer_reset(struct tp_record_buffer *b)
 {
 	b->used = b->written = 0;
-	b->dropped = 0;
+	__atomic_store_n(&b->dropped, 0, __ATOMIC_RELAXED);
 	b->base = clock_now();
 }
 
@@ -365,19 +413,23 @@ static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording
 	uint32_t records = count_records(b->data, from, used);
 	*records_part = (struct iovec){b->data + from, used - from};
 	if (b->closed) {
-		if (owner)
-			__atomic_fetch_add(&dropped_at_exit, records + b->dropped,
-					   __ATOMIC_RELAXED);
+		if (owner) /* its records since it was closed: taken, and counted */
+			__atomic_fetch_add(
+				&dropped_at_exit,
+				records + __atomic_exchange_n(&b->dropped, 0, __ATOMIC_RELAXED),
+				__ATOMIC_RELAXED);
 		return false;
 	}
-	if (records == 0 && b->dropped == 0)
+	/* taken: a signal handler on the owner thread may count more drops meanwhile */
+	uint64_t dropped = __atomic_exchange_n(&b->dropped, 0, __ATOMIC_RELAXED);
+	if (records == 0 && dropped == 0)
 		return false;
 	*chunk = (struct tp_recording_chunk){
 		.magic = TP_CHUNK_MAGIC,
 		.size = (uint32_t)(sizeof *chunk + records_part->iov_len),
 		.tid = (uint32_t)b->tid,
 		.records = records,
-		.dropped = b->dropped,
+		.dropped = dropped,
 		.base_time = b->base,
 	};
 	clock_pair(&chunk->clock_time, &chunk->ns);
@@ -390,11 +442,10 @@ static void chunk_written(struct tp_record_buffer *b, bool owner,
 			  const struct tp_recording_chunk *chunk, const struct iovec *records_part,
 			  bool ok)
 {
-	if (chunk != NULL) {
+	if (chunk != NULL)
 		__atomic_fetch_add(ok ? &dropped_in_chunks : &dropped_at_exit,
-				   ok ? chunk->dropped : chunk->records, __ATOMIC_RELAXED);
-		b->dropped = 0;
-	}
+				   ok ? chunk->dropped : chunk->records + chunk->dropped,
+				   __ATOMIC_RELAXED);
 	b->written = (uint32_t)((char *)records_part->iov_base - b->data + records_part->iov_len);
 	if (owner) {
 		buffer_reset(b);
@@ -427,20 +478,23 @@ static void buffer_write(struct tp_record_buffer *b)
 static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_type type,
 				      unsigned small, unsigned words)
 {
-	if (__builtin_expect(self->record_busy, 0)) {
+	if (__builtin_expect(self->record_busy || self->record_stopped, 0)) {
+		/* a signal handler's event inside the recorder; an event after the thread's end */
 		if (self->record_buffer != NULL)
-			self->record_buffer->dropped++;
+			__atomic_fetch_add(&self->record_buffer->dropped, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	self->record_busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int saved_errno = errno; /* the event follows a call whose errno the program reads */
 	struct tp_record_buffer *b = self->record_buffer;
 	if (__builtin_expect(b == NULL, 0)) {
 		b = self->record_buffer = buffer_get(self);
 		if (b == NULL) {
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
+			errno = saved_errno;
 			self->record_busy = false;
 			return NULL;
 		}
@@ -454,6 +508,7 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 			buffer_write(b);
 		b->base = now;
 	}
+	errno = saved_errno;
 	struct tp_record *r = (struct tp_record *)(b->data + b->used);
 	r->word = tp_record_word(type, words, small, now - b->base);
 	return r;
@@ -495,25 +550,29 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 							      uint64_t a3, bool tsc)
 {
 	struct tp_thread *self = tp_thread_self();
-	struct tp_record_buffer *b = self->record_buffer;
-	if (__builtin_expect(self->record_busy || b == NULL ||
-				     b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES,
-			     0)) {
-		record_slow(type, small, nargs, a0, a1, a2, a3);
+	if (__builtin_expect(self->record_busy, 0)) {
+		record_slow(type, small, nargs, a0, a1, a2, a3); /* a signal handler's: dropped */
 		return;
 	}
-#if defined(__x86_64__)
-	uint64_t delta = (tsc ? __rdtsc() : clock_now()) - b->base;
-#else
-	(void)tsc;
-	uint64_t delta = clock_now() - b->base;
-#endif
-	if (__builtin_expect(delta > TP_RECORD_DELTA_MAX, 0)) {
-		record_slow(type, small, nargs, a0, a1, a2, a3);
-		return;
-	}
+	/* busy before anything is read: a signal handler's event in between cannot move it */
 	self->record_busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct tp_record_buffer *b = self->record_buffer;
+#if defined(__x86_64__)
+	uint64_t now = tsc ? __rdtsc() : clock_now();
+#else
+	(void)tsc;
+	uint64_t now = clock_now();
+#endif
+	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
+				     now - b->base > TP_RECORD_DELTA_MAX,
+			     0)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		self->record_busy = false;
+		record_slow(type, small, nargs, a0, a1, a2, a3);
+		return;
+	}
+	uint64_t delta = now - b->base;
 	uint32_t used = b->used;
 	struct tp_record *r = (struct tp_record *)(b->data + used);
 	r->word = tp_record_word(type, 1 + nargs, small, delta);
@@ -553,10 +612,13 @@ static void record_site(struct tp_thread *self, uint32_t site)
 	size_t len = strnlen(text, TP_SITE_TEXT_MAX - 1);
 	size_t words = (len + 7) / 8;
 	struct tp_record *r = record_begin(self, TP_RECORD_SITE, (uint32_t)len, 2 + words);
-	if (r == NULL)
+	if (r == NULL) { /* not recorded: the next spawn of the site tries again */
+		__atomic_store_n(&site_recorded[site], 0, __ATOMIC_RELAXED);
 		return;
+	}
 	r->arg[0] = site;
-	r->arg[words] = 0; /* the text's padding */
+	if (words > 0)
+		r->arg[words] = 0; /* the text's last word, padded */
 	memcpy(&r->arg[1], text, len);
 	record_done(self, r);
 }
@@ -587,15 +649,23 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 void tp_recorder_thread_stopped(struct tp_thread *self)
 {
 	struct tp_record_buffer *b = self->record_buffer;
-	if (b == NULL || self->record_busy)
+	if (self->record_busy)
+		return;
+	self->record_stopped =
+		true; /* a later event (a TLS destructor's wait) is counted, not kept */
+	if (b == NULL)
 		return;
 	self->record_busy = true;
-	self->record_buffer = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int saved_errno = errno;
 	buffer_write(b);
+	self->record_buffer = NULL;
 	lock(&buffers_lock);
 	list_remove(b);
 	list_add(&spare, b);
 	unlock(&buffers_lock);
+	errno = saved_errno;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
 }
 
@@ -607,31 +677,42 @@ void tp_recorder_thread_stopped(struct tp_thread *self)
 static void write_all_buffers(bool close)
 {
 	struct tp_thread *self = tp_thread_self();
-	bool was_busy = self->record_busy;
+	/*
+	 * Nested: called from a signal handler (exit, exec) that interrupted the recorder on this
+	 * thread, which may hold a lock: none is waited for, and the thread's own buffer, maybe half
+	 * way through a record, is written up to its last whole one but not emptied.
+	 */
+	bool nested = self->record_busy;
 	self->record_busy = true; /* a signal handler's event now would wait on these locks */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lock(&buffers_lock);
+	if (nested ? !try_lock(&buffers_lock) : (lock(&buffers_lock), false)) {
+		self->record_busy = nested;
+		return;
+	}
 	/* in batches, each one writev: at exit, the time after the destructors is kept short */
 	struct tp_record_buffer *batch[WRITE_BATCH];
 	struct tp_recording_chunk chunks[WRITE_BATCH];
 	struct iovec parts[2 * WRITE_BATCH];
 	for (struct tp_record_buffer *b = in_use.next; b != &in_use;) {
 		int n = 0, n_parts = 0;
-		for (; b != &in_use && n < WRITE_BATCH; b = b->next, n++, n_parts += 2) {
+		for (; b != &in_use && n < WRITE_BATCH; b = b->next) {
+			if (nested ? !try_lock(&b->writing) : (lock(&b->writing), false))
+				continue;
 			batch[n] = b;
-			lock(&b->writing);
-			bool own = b == self->record_buffer;
+			bool own = !nested && b == self->record_buffer;
 			if (chunk_of(b, own, &chunks[n], &parts[n_parts + 1])) {
 				parts[n_parts] = (struct iovec){&chunks[n], sizeof chunks[n]};
-				continue;
+			} else {
+				chunks[n].magic = 0; /* none: both parts empty */
+				parts[n_parts + 1].iov_len = 0;
+				parts[n_parts] = parts[n_parts + 1];
 			}
-			chunks[n].magic = 0; /* none: both parts empty */
-			parts[n_parts + 1].iov_len = 0;
-			parts[n_parts] = parts[n_parts + 1];
+			n++;
+			n_parts += 2;
 		}
 		bool ok = write_all(parts, n_parts);
 		for (int i = 0; i < n; i++) {
-			chunk_written(batch[i], batch[i] == self->record_buffer,
+			chunk_written(batch[i], !nested && batch[i] == self->record_buffer,
 				      chunks[i].magic != 0 ? &chunks[i] : NULL, &parts[2 * i + 1],
 				      ok);
 			batch[i]->closed = batch[i]->closed || close;
@@ -640,7 +721,7 @@ static void write_all_buffers(bool close)
 	}
 	unlock(&buffers_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = was_busy;
+	self->record_busy = nested;
 }
 
 /* Whether this process records into a file of its own (not a vfork child of the recorder). */
@@ -656,11 +737,6 @@ static bool recording_here(void)
  */
 static bool written_before_destructors;
 
-static bool try_lock(int *l)
-{
-	return __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0;
-}
-
 /*
  * The process's last moment, after the destructors, when everything else was written before
  * them: only this thread's records are written (those of the threads that ended were written
@@ -672,32 +748,36 @@ static bool try_lock(int *l)
 static void write_own_close_others(void)
 {
 	struct tp_thread *self = tp_thread_self();
-	bool was_busy = self->record_busy;
+	bool nested =
+		self->record_busy; /* exit from a signal handler that interrupted the recorder */
 	self->record_busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	struct tp_record_buffer *own = self->record_buffer;
+	struct tp_record_buffer *own = nested ? NULL : self->record_buffer;
 	if (own != NULL) {
 		lock(&own->writing);
 		buffer_write_locked(own, true);
 		own->closed = true;
 		unlock(&own->writing);
 	}
-	lock(&buffers_lock);
-	for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
-		if (b == own || !try_lock(&b->writing))
-			continue;
-		if (!b->closed)
-			__atomic_fetch_add(
-				&dropped_at_exit,
-				count_records(b->data, b->written,
-					      __atomic_load_n(&b->used, __ATOMIC_ACQUIRE)),
-				__ATOMIC_RELAXED);
-		b->closed = true;
-		unlock(&b->writing);
+	if (nested ? try_lock(&buffers_lock) : (lock(&buffers_lock), true)) {
+		for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
+			if (b == own || !try_lock(&b->writing))
+				continue;
+			uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
+			if (!b->closed)
+				__atomic_fetch_add(&dropped_at_exit,
+						   count_records(b->data, b->written, used) +
+							   __atomic_exchange_n(&b->dropped, 0,
+									       __ATOMIC_RELAXED),
+						   __ATOMIC_RELAXED);
+			b->written = used;
+			b->closed = true;
+			unlock(&b->writing);
+		}
+		unlock(&buffers_lock);
 	}
-	unlock(&buffers_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = was_busy;
+	self->record_busy = nested;
 }
 
 static void write_before_destructors(void *unused)
@@ -720,10 +800,12 @@ void tp_recorder_at_exit(void)
 {
 	if (!recording_here())
 		return;
+	int saved_errno = errno;
 	if (written_before_destructors)
 		write_own_close_others();
 	else
 		write_all_buffers(true);
+	errno = saved_errno;
 	uint64_t dropped = __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&dropped_in_chunks, __ATOMIC_RELAXED);
@@ -732,25 +814,36 @@ void tp_recorder_at_exit(void)
 			(unsigned long long)dropped, record_path);
 }
 
-/* The records so far written and the file marked; if the exec fails, recording goes on. */
+/*
+ * The records so far written, for the image that follows continues the file (it has the same
+ * pid); if the exec fails, recording goes on.
+ */
 void tp_recorder_before_exec(void)
 {
 	if (!recording_here())
 		return;
+	int saved_errno = errno;
 	write_all_buffers(false);
-	struct tp_recording_chunk mark = exec_mark_template;
-	clock_pair(&mark.clock_time, &mark.ns);
-	write_all(&(struct iovec){&mark, sizeof mark}, 1);
+	errno = saved_errno;
 }
+
+/*
+ * Fork takes the lists' lock, so that the child has them whole; not when this thread is inside
+ * the recorder (a fork from a signal handler that interrupted it, which may hold the lock).
+ */
+static __thread bool fork_took_lock;
 
 void tp_recorder_prepare_fork(void)
 {
-	lock(&buffers_lock);
+	fork_took_lock = !tp_thread_self()->record_busy;
+	if (fork_took_lock)
+		lock(&buffers_lock);
 }
 
 void tp_recorder_parent_after_fork(void)
 {
-	unlock(&buffers_lock);
+	if (fork_took_lock)
+		unlock(&buffers_lock);
 }
 
 /*
@@ -777,7 +870,12 @@ void tp_recorder_child_after_fork(void)
 	buffers_lock = 0;
 	if (record_fd < 0)
 		return;
-	close(record_fd);
+	int saved_errno = errno;
+	struct stat now;
+	/* closed only if it is still the recording's (the program may own that number now) */
+	if (fstat(record_fd, &now) == 0 && now.st_dev == record_file.st_dev &&
+	    now.st_ino == record_file.st_ino)
+		close(record_fd);
 	record_fd = -1;
 	__atomic_store_n(&dropped_unrecorded, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_at_exit, 0, __ATOMIC_RELAXED);
@@ -787,4 +885,5 @@ void tp_recorder_child_after_fork(void)
 	if (strstr(pattern, "%p") == NULL || !open_recording(pattern))
 		__atomic_fetch_and(&tp_listener_block.in_process,
 				   (unsigned short)~TP_IN_PROCESS_RECORD, __ATOMIC_RELAXED);
+	errno = saved_errno;
 }

@@ -17,6 +17,7 @@
 /* A segment: one process image's header, and the fit of its clock to nanoseconds. */
 struct segment {
 	uint32_t pid;
+	uint64_t scope; /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
 	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;   /* ... and with the largest */
@@ -139,56 +140,81 @@ static uint64_t to_ns(const struct segment *s, uint64_t time)
  * Pass one over a file: its segments and whole chunks, the sites said to the timeline. Stops at
  * the first thing that is not whole, saying so.
  */
+/* The next segment header at or after `at` (8-byte aligned, as the recorder writes), or `size`. */
+static size_t next_header(const struct recording_input *in, size_t at)
+{
+	for (at = (at + 8) & ~(size_t)7; at + 8 <= in->size; at += 8)
+		if (memcmp(in->data + at, TP_RECORDING_MAGIC, 8) == 0)
+			return at;
+	return in->size;
+}
+
 static bool scan(struct timeline *t, const struct recording_input *in, struct segment **segments,
 		 size_t *n_segments, struct chunk_ref **refs, size_t *n_refs, size_t *cap,
 		 FILE *errors, struct recording_totals *totals)
 {
 	struct segment *current = NULL;
 	size_t at = 0;
-	const char *why = NULL;
-	while (at < in->size && why == NULL) {
+	while (at < in->size) {
 		size_t left = in->size - at;
 		const unsigned char *p = in->data + at;
+		const char *why = NULL;
+		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
 		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
 			struct tp_recording_header h;
 			if (left < sizeof h) {
 				why = "a header not whole";
-				break;
+			} else {
+				memcpy(&h, p, sizeof h);
+				if (h.version != TP_RECORDING_VERSION ||
+				    h.header_size != sizeof h ||
+				    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC))
+					why = "a header of another version of the format";
 			}
-			memcpy(&h, p, sizeof h);
-			if (h.version != TP_RECORDING_VERSION || h.header_size != sizeof h ||
-			    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC)) {
-				why = "a header of another version of the format";
-				break;
+			if (why == NULL) {
+				size_t n = *n_segments;
+				if ((n & (n - 1)) == 0) { /* grown when n is 0 or a power of two */
+					struct segment *grown = realloc(
+						*segments, (n ? 2 * n : 1) * sizeof **segments);
+					if (grown == NULL)
+						return false;
+					*segments = grown;
+				}
+				current = &(*segments)[(*n_segments)++];
+				*current = (struct segment){.pid = h.pid,
+							    .scope = *n_segments,
+							    .clock = h.clock,
+							    .first_time = h.clock_time,
+							    .first_ns = h.ns,
+							    .last_time = h.clock_time,
+							    .last_ns = h.ns};
+				at += sizeof h;
+				continue;
 			}
-			struct segment *grown = realloc(*segments,
-							(*n_segments + 1) * sizeof **segments);
-			if (grown == NULL)
-				return false;
-			*segments = grown;
-			current = &grown[(*n_segments)++];
-			*current = (struct segment){.pid = h.pid,
-						    .clock = h.clock,
-						    .first_time = h.clock_time,
-						    .first_ns = h.ns,
-						    .last_time = h.clock_time,
-						    .last_ns = h.ns};
-			at += sizeof h;
+		} else if (current == NULL) {
+			why = "not a recording (no TPRECORD header)";
+		} else if (left < sizeof *c || c->magic != TP_CHUNK_MAGIC || c->size < sizeof *c ||
+			   c->size % 8 != 0 || c->size > left) {
+			why = "a chunk not whole";
+		} else {
+			why = check_records(c, c->size);
+		}
+		if (why != NULL) {
+			/* what follows may be whole again: an image that exec'ed after a torn write */
+			size_t resume = next_header(in, at);
+			totals->cut_files++;
+			if (errors != NULL)
+				fprintf(errors,
+					"taskprobe-timeline: %s: bytes %zu to %zu skipped: %s "
+					"there (a "
+					"process killed while writing leaves this)\n",
+					in->name, at, resume, why);
+			at = resume;
+			current = NULL;
 			continue;
 		}
-		if (current == NULL) {
-			why = "not a recording (no TPRECORD header)";
-			break;
-		}
-		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
-		if (left < sizeof *c || c->magic != TP_CHUNK_MAGIC || c->size < sizeof *c ||
-		    c->size % 8 != 0 || c->size > left) {
-			why = "a chunk not whole";
-			break;
-		}
-		if ((why = check_records(c, c->size)) != NULL)
-			break;
 		segment_pair(current, c->clock_time, c->ns);
+		totals->dropped += c->dropped;
 		/* chunk pointers are kept as offsets until every segment is in place */
 		struct chunk_ref ref = {
 			.segment = (const struct segment *)(uintptr_t)(*n_segments - 1),
@@ -199,19 +225,11 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
 			const struct tp_record *r = (const struct tp_record *)(p + r_at);
 			if (tp_record_type(r->word) == TP_RECORD_SITE)
-				timeline_site(t, current->pid, r->arg[0], (const char *)&r->arg[1],
-					      tp_record_small(r->word));
+				timeline_site(t, current->scope, r->arg[0],
+					      (const char *)&r->arg[1], tp_record_small(r->word));
 			r_at += tp_record_bytes(r->word);
 		}
 		at += c->size;
-	}
-	if (why != NULL) {
-		totals->cut_files++;
-		if (errors != NULL)
-			fprintf(errors,
-				"taskprobe-timeline: %s: read up to byte %zu of %zu: %s there (a "
-				"process killed while writing leaves this)\n",
-				in->name, at, in->size, why);
 	}
 	return true;
 }
@@ -278,6 +296,7 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
 	e->pid = ref->segment->pid;
+	e->site_scope = ref->segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
 	e->type = tp_record_type(r->word);
@@ -357,10 +376,9 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		const struct tp_record *r = cursor_record(c);
 		struct timeline_event e;
 		event_of(ref, r, c->next_ns, &e);
-		if (!c->dropped_said && ref->header->dropped > 0) {
+		/* on the track at the chunk's first event (all drops are counted in pass one) */
+		if (!c->dropped_said && ref->header->dropped > 0)
 			timeline_dropped(t, &e, ref->header->dropped);
-			totals->dropped += ref->header->dropped;
-		}
 		c->dropped_said = true;
 		timeline_add(t, &e);
 		totals->events++;
@@ -369,11 +387,6 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
 	}
-	/* drops in chunks with no event after them are counted too */
-	for (size_t i = 0; i < n_cursors; i++)
-		for (size_t k = 0; k < cursors[i].n_chunks; k++)
-			if (cursors[i].chunks[k].header->records == 0)
-				totals->dropped += cursors[i].chunks[k].header->dropped;
 	ok = true;
 out:
 	free(segments);

@@ -23,16 +23,16 @@ struct recording_input {
 struct recording_totals {
 	uint64_t events;    /* converted */
 	uint64_t dropped;   /* the recorder could not record (its chunks say how many) */
-	uint64_t cut_files; /* files that end in a chunk that is not whole (said on `errors`) */
+	uint64_t cut_files; /* stretches of files that are not whole, skipped (said on `errors`) */
 };
 
 /* Whether `data` starts as a recording does (else: perf's text). */
 bool recording_detect(const unsigned char *data, size_t size);
 
 /*
- * Converts the recordings into `t`. A file that is not a recording, or stops being one (a
- * process killed while writing), is said on `errors` and read up to its last whole chunk.
- * Returns false when out of memory.
+ * Converts the recordings into `t`. Where a file is not a recording, or stops being one (a
+ * process killed while writing), that is said on `errors`, and it is read on from the next
+ * segment header, if any (an image exec'ed after a torn write). Returns false when out of memory.
  */
 bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
 		       FILE *errors, struct recording_totals *totals);

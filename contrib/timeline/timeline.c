@@ -56,13 +56,15 @@ struct map {
 };
 
 /*
- * A site's text, by process and site id (ids are per process). `text` is the text as perf
- * printed it and `name` the same JSON-escaped, both offsets in the names pool (0: free slot).
- * A pid reused by a later process may bring another text for an id: the newer replaces it.
+ * A site's text, by scope and site id: ids are per process image, and the scope is the pid in
+ * perf's text and the segment in a recording (an exec keeps the pid; the image's ids start
+ * again). `text` is the text as perf printed it and `name` the same JSON-escaped, both offsets
+ * in the names pool (0: free slot). A pid reused by a later process may bring another text for
+ * an id: the newer replaces it.
  */
 struct site {
-	uint64_t id;
-	uint32_t pid, text, text_len, name;
+	uint64_t id, scope;
+	uint32_t text, text_len, name;
 };
 
 struct sites {
@@ -372,9 +374,9 @@ static size_t escape(char *to, const char *s, size_t len)
 	return (size_t)(t - to);
 }
 
-static uint64_t site_hash(uint32_t pid, uint64_t id)
+static uint64_t site_hash(uint64_t scope, uint64_t id)
 {
-	return hash(id * 0x9e3779b97f4a7c15ULL ^ pid ^ ((uint64_t)pid << 40));
+	return hash(id * 0x9e3779b97f4a7c15ULL ^ scope ^ (scope << 40));
 }
 
 static bool site_in_use(const void *slot)
@@ -385,7 +387,7 @@ static bool site_in_use(const void *slot)
 static uint64_t site_slot_hash(const void *slot)
 {
 	const struct site *e = slot;
-	return site_hash(e->pid, e->id);
+	return site_hash(e->scope, e->id);
 }
 
 static bool sites_grow(struct sites *m)
@@ -417,18 +419,19 @@ static bool pool_reserve(struct sites *m, size_t need)
 }
 
 /*
- * The name (offset of the escaped text in the pool) of site `id` of process `pid`: `text` (of
- * `len` bytes; NULL when the sample has none) kept on first sight, the text kept before when the
+ * The name (offset of the escaped text in the pool) of site `id` of `scope`: `text` (of `len`
+ * bytes; NULL when the sample has none) kept on first sight, the text kept before when the
  * sample has none. 0 when there is no text, or no room for it.
  */
-static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char *text,
+static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const char *text,
 			  uint32_t len)
 {
 	struct site *e = NULL;
 	if (m->size > 0) {
-		for (size_t i = site_hash(pid, id) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
+		for (size_t i = site_hash(scope, id) & (m->size - 1);;
+		     i = (i + 1) & (m->size - 1)) {
 			e = &m->slots[i];
-			if (e->text == 0 || (e->pid == pid && e->id == id))
+			if (e->text == 0 || (e->scope == scope && e->id == id))
 				break;
 		}
 		if (e->text != 0 && (text == NULL || (e->text_len == len &&
@@ -444,13 +447,13 @@ static uint32_t site_name(struct sites *m, uint32_t pid, uint64_t id, const char
 	if (!pool_reserve(m, (size_t)len * 7 + 2))
 		return 0;
 	if (added) {
-		size_t i = site_hash(pid, id) & (m->size - 1);
+		size_t i = site_hash(scope, id) & (m->size - 1);
 		while (m->slots[i].text != 0)
 			i = (i + 1) & (m->size - 1);
 		e = &m->slots[i];
 		m->used++;
 	}
-	e->pid = pid;
+	e->scope = scope;
 	e->id = id;
 	e->text = (uint32_t)m->pool_len;
 	e->text_len = len;
@@ -605,11 +608,13 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 	bool added;
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		uint64_t site = (uint64_t)s->arg[2];
+		/* perf's sites are per pid; a recording's per segment (scope 1 + its index) */
+		uint64_t scope = s->site_scope != 0 ? s->site_scope : s->pid;
 		uint32_t name = 0;
 		if (site != 0)
 			name = s->text_arg == 4
-				       ? site_name(&t->sites, s->pid, site, s->text, s->text_len)
-				       : site_name(&t->sites, s->pid, site, NULL, 0);
+				       ? site_name(&t->sites, scope, site, s->text, s->text_len)
+				       : site_name(&t->sites, scope, site, NULL, 0);
 		struct entry *e = map_get(&t->tasks, task, &added);
 		if (e != NULL) {
 			e->site = site;
@@ -740,10 +745,10 @@ static struct entry *thread_of(struct timeline *t, const struct timeline_event *
 	return thread;
 }
 
-void timeline_site(struct timeline *t, uint32_t pid, uint64_t id, const char *text, uint32_t len)
+void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *text, uint32_t len)
 {
 	if (id != 0 && len > 0)
-		(void)site_name(&t->sites, pid, id, text, len);
+		(void)site_name(&t->sites, scope, id, text, len);
 }
 
 void timeline_add(struct timeline *t, const struct timeline_event *e)

@@ -34,6 +34,9 @@ struct timeline_event {
 	const char *text;
 	uint32_t text_len;
 	uint8_t text_arg;
+	/* whose site ids these are, when not the pid's (a recording: its segment, an exec keeping
+	 * the pid but starting its ids again), as given to timeline_site; 0: the pid's */
+	uint64_t site_scope;
 };
 
 /* A converter writing to `out`; NULL when out of memory. */
@@ -44,8 +47,8 @@ struct timeline *timeline_new(FILE *out);
  * is dropped; or -1 when the line is malformed (said on `errors` for the first 10 of them). */
 int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t number, FILE *errors);
 
-/* The text of site `id` of process `pid`, for the spawns that follow (a recording's sites). */
-void timeline_site(struct timeline *t, uint32_t pid, uint64_t id, const char *text, uint32_t len);
+/* The text of site `id` of `scope` (a timeline_event's site_scope), for the spawns that follow. */
+void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *text, uint32_t len);
 
 /* One event of a recording (not perf's text), in time order with the others. */
 void timeline_add(struct timeline *t, const struct timeline_event *e);
