@@ -79,6 +79,37 @@ static unsigned said(const char *text)
 	return n;
 }
 
+/* A target's run recorded into a directory of its own, and its recordings converted. */
+struct recorded {
+	char *dir;
+	struct tp_run run;
+	int convert_status;
+	char *convert_err;
+	const char *summary; /* tp_timeline_summary of the timeline */
+};
+
+/*
+ * Runs `argv` preloaded with TASKPROBE_RECORD=DIR/`file` (and `env`, or NULL), then converts
+ * what it recorded into DIR/timeline.json.
+ */
+static void record(const char *const argv[], const char *file, const char *env, struct recorded *r)
+{
+	r->dir = recording_dir();
+	char setting[4300], json[4400];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/%s", r->dir, file);
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, env, NULL}, &r->run);
+	snprintf(json, sizeof json, "%s/timeline.json", r->dir);
+	r->convert_status = convert_dir(r->dir, json, &r->convert_err);
+	r->summary = tp_timeline_summary(json);
+}
+
+static void recorded_free(struct recorded *r)
+{
+	free(r->convert_err);
+	tp_run_free(&r->run);
+	remove_dir(r->dir);
+}
+
 Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_root, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
@@ -140,63 +171,52 @@ static bool waited_in(const char *timeline, const char *pid)
 
 Test(recorder, forked_execed_and_spawned_children_record_into_files_of_their_own, .timeout = 120)
 {
-	char *dir = recording_dir();
-	char setting[4300];
-	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
-	struct tp_run plain, run;
+	struct tp_run plain;
+	struct recorded r;
 	const char *argv[] = {tp_target("process_tree"), NULL};
 	tp_run(TP_PLAIN, argv, NULL, &plain);
-	tp_run(TP_PRELOADED, argv, (const char *[]){setting, NULL}, &run);
-	cr_expect_eq(run.status, plain.status);
-	cr_expect_str_eq(run.out, plain.out);
-	cr_expect_eq(said(run.err), 0, "%s", run.err);
+	record(argv, "rec.%p", NULL, &r);
+	cr_expect_eq(r.run.status, plain.status);
+	cr_expect_str_eq(r.run.out, plain.out);
+	cr_expect_eq(said(r.run.err), 0, "%s", r.run.err);
+	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
 	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", dir);
-	char *err;
-	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
 	char *timeline = tp_read_file(json, NULL);
 	/* each process made one wait: in its own file, with its own pid */
 	static const char *const roles[] = {"parent",      "fork-child",  "exec-child",
 					    "spawn-child", "vfork-child", "grandchild"};
-	for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+	for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
 		char key[64], pid[16] = "";
-		snprintf(key, sizeof key, "%s ", roles[r]);
-		const char *at = strstr(run.err, key);
-		cr_assert_not_null(at, "%s did not say its pid: %s", roles[r], run.err);
+		snprintf(key, sizeof key, "%s ", roles[k]);
+		const char *at = strstr(r.run.err, key);
+		cr_assert_not_null(at, "%s did not say its pid: %s", roles[k], r.run.err);
 		sscanf(at + strlen(key), "%15[0-9]", pid);
 		char file[4300];
-		snprintf(file, sizeof file, "%s/rec.%s", dir, pid);
-		cr_expect_eq(access(file, R_OK), 0, "%s (%s) has no recording", roles[r], pid);
-		cr_expect(waited_in(timeline, pid), "%s (%s): no wait in the timeline", roles[r],
+		snprintf(file, sizeof file, "%s/rec.%s", r.dir, pid);
+		cr_expect_eq(access(file, R_OK), 0, "%s (%s) has no recording", roles[k], pid);
+		cr_expect(waited_in(timeline, pid), "%s (%s): no wait in the timeline", roles[k],
 			  pid);
 	}
 	free(timeline);
-	free(err);
 	tp_run_free(&plain);
-	tp_run_free(&run);
-	remove_dir(dir);
+	recorded_free(&r);
 }
 
 Test(recorder, a_path_without_the_pid_is_recorded_by_the_first_process_only, .timeout = 120)
 {
-	char *dir = recording_dir();
-	char setting[4300];
-	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.one", dir);
-	struct tp_run run;
-	tp_run(TP_PRELOADED, (const char *[]){tp_target("process_tree"), NULL},
-	       (const char *[]){setting, NULL}, &run);
-	cr_expect_eq(run.status, 0);
+	struct recorded r;
+	record((const char *[]){tp_target("process_tree"), NULL}, "rec.one", NULL, &r);
+	cr_expect_eq(r.run.status, 0);
 	/* the exec'ed images (exec-child, spawn-child, vfork-child) each say why they do not */
-	cr_expect_eq(said(run.err), 3, "%s", run.err);
-	cr_expect(strstr(run.err, "another process records into it") != NULL, "%s", run.err);
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", dir);
-	cr_expect_eq(convert_dir(dir, json, NULL), 0);
-	const char *summary = tp_timeline_summary(json);
-	cr_expect_eq(tp_timeline_count(summary, "M="), 1, "the parent's thread only: %s", summary);
-	cr_expect_eq(tp_timeline_count(summary, "B="), 1, "the parent's wait only: %s", summary);
-	tp_run_free(&run);
-	remove_dir(dir);
+	cr_expect_eq(said(r.run.err), 3, "%s", r.run.err);
+	cr_expect(strstr(r.run.err, "another process records into it") != NULL, "%s", r.run.err);
+	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
+	cr_expect_eq(tp_timeline_count(r.summary, "M="), 1, "the parent's thread only: %s",
+		     r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "B="), 1, "the parent's wait only: %s",
+		     r.summary);
+	recorded_free(&r);
 }
 
 Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout = 180)
@@ -269,27 +289,18 @@ Test(recorder, a_path_that_cannot_be_written_is_said_once_and_the_program_runs_a
 /* Also the ThreadSanitizer pass over the recorder: a thousand threads' buffers and the exit's. */
 Test(recorder, a_thousand_threads_at_once_are_each_recorded, .timeout = 300)
 {
-	char *dir = recording_dir();
-	char setting[4300];
-	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
-	struct tp_run run;
-	tp_run(TP_PRELOADED, (const char *[]){tp_target("thousand_threads"), NULL},
-	       (const char *[]){setting, NULL}, &run);
-	cr_expect_eq(run.status, 0, "%s", run.err);
-	cr_expect_str_eq(run.out, "1000 threads ran\n");
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", dir);
-	char *err;
-	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
-	const char *summary = tp_timeline_summary(json);
+	struct recorded r;
+	record((const char *[]){tp_target("thousand_threads"), NULL}, "rec.%p", NULL, &r);
+	cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+	cr_expect_str_eq(r.run.out, "1000 threads ran\n");
+	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
+	const char *summary = r.summary;
 	cr_expect_eq(tp_timeline_count(summary, "instant\tthread start \t"), 1000, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 1000, "%s", summary);
 	/* each of the thousand has a track of its own, named (the main thread records nothing) */
 	cr_expect_eq(tp_timeline_count(summary, "M="), 1000, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
-	free(err);
-	tp_run_free(&run);
-	remove_dir(dir);
+	recorded_free(&r);
 }
 
 /*
@@ -299,29 +310,20 @@ Test(recorder, a_thousand_threads_at_once_are_each_recorded, .timeout = 300)
 Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .timeout = 120)
 {
 	for (int run = 0; run < 3; run++) {
-		char *dir = recording_dir();
-		char setting[4300];
-		snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
-		struct tp_run r;
-		tp_run(TP_PRELOADED,
-		       (const char *[]){tp_target("exit_while_waiting"), "2", "10", NULL},
-		       (const char *[]){setting, NULL}, &r);
-		cr_expect_eq(r.status, 0, "%s", r.err);
-		cr_expect_str_eq(r.out, "exiting\n");
-		char json[4400];
-		snprintf(json, sizeof json, "%s/timeline.json", dir);
-		char *err;
-		cr_expect_eq(convert_dir(dir, json, &err), 0, "run %d: %s", run, err);
-		const char *summary = tp_timeline_summary(json);
+		struct recorded r;
+		record((const char *[]){tp_target("exit_while_waiting"), "2", "10", NULL}, "rec.%p",
+		       NULL, &r);
+		cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+		cr_expect_str_eq(r.run.out, "exiting\n");
+		cr_expect_eq(r.convert_status, 0, "run %d: %s", run, r.convert_err);
+		const char *summary = r.summary;
 		/* the two busy threads with their waits, and the main thread that ended them */
 		cr_expect_eq(tp_timeline_count(summary, "M="), 3, "%s", summary);
 		cr_expect_gt(tp_timeline_count(summary, "B="), 2 * 1000, "%s", summary);
 		cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 2, "%s",
 			     summary);
 		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
-		free(err);
-		tp_run_free(&r);
-		remove_dir(dir);
+		recorded_free(&r);
 	}
 }
 
@@ -332,29 +334,20 @@ Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .t
  */
 Test(recorder, a_write_that_fails_stops_the_recording_and_leaves_whole_chunks)
 {
-	char *dir = recording_dir();
-	char setting[4300];
-	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
 	/* 16 blocks of 512 bytes: a few hundred of the thousand threads' chunks */
-	const char *argv[] = {"/bin/sh", "-c", "ulimit -f 16; exec \"$0\"",
-			      tp_target("thousand_threads"), NULL};
-	struct tp_run run;
-	tp_run(TP_PRELOADED, argv, (const char *[]){setting, NULL}, &run);
-	cr_expect_eq(run.status, 0, "%s", run.err);
-	cr_expect_str_eq(run.out, "1000 threads ran\n");
+	struct recorded r;
+	record((const char *[]){"/bin/sh", "-c", "ulimit -f 16; exec \"$0\"",
+				tp_target("thousand_threads"), NULL},
+	       "rec.%p", NULL, &r);
+	cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+	cr_expect_str_eq(r.run.out, "1000 threads ran\n");
 	/* the failure when it happens, and at exit how many events it cost */
-	cr_expect_eq(said(run.err), 2, "%s", run.err);
-	cr_expect(strstr(run.err, "failed (File too large); recording stopped") != NULL, "%s",
-		  run.err);
-	cr_expect(strstr(run.err, "events were not recorded in") != NULL, "%s", run.err);
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", dir);
-	char *err;
-	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
-	const char *summary = tp_timeline_summary(json);
-	unsigned threads = tp_timeline_count(summary, "M=");
-	cr_expect(threads > 0 && threads < 1000, "%u threads recorded: %s", threads, summary);
-	free(err);
-	tp_run_free(&run);
-	remove_dir(dir);
+	cr_expect_eq(said(r.run.err), 2, "%s", r.run.err);
+	cr_expect(strstr(r.run.err, "failed (File too large); recording stopped") != NULL, "%s",
+		  r.run.err);
+	cr_expect(strstr(r.run.err, "events were not recorded in") != NULL, "%s", r.run.err);
+	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
+	unsigned threads = tp_timeline_count(r.summary, "M=");
+	cr_expect(threads > 0 && threads < 1000, "%u threads recorded: %s", threads, r.summary);
+	recorded_free(&r);
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -78,50 +79,38 @@ static size_t list_length(const char *first, va_list ap)
 	return n;
 }
 
-/* Fills `argv` (of list_length's size) from the list, up to its NULL. */
-#define LIST_TO_VECTOR(argv, n, first, ap)                                                         \
+/*
+ * The body of a list form: its arguments from `first` to the NULL made a vector `argv` (on the
+ * stack), and, for execle, the environment after the NULL read into `envp`; then `call`.
+ */
+#define EXEC_LIST(first, read_envp, call)                                                          \
 	do {                                                                                       \
-		(argv)[0] = (char *)(first);                                                       \
-		for (size_t i_ = 1; i_ < (n); i_++)                                                \
-			(argv)[i_] = va_arg(ap, char *);                                           \
+		va_list ap;                                                                        \
+		va_start(ap, first);                                                               \
+		size_t n = list_length(first, ap);                                                 \
+		va_end(ap);                                                                        \
+		char *argv[n];                                                                     \
+		va_start(ap, first);                                                               \
+		argv[0] = (char *)(first);                                                         \
+		for (size_t i = 1; i < n; i++)                                                     \
+			argv[i] = va_arg(ap, char *);                                              \
+		char *const *envp = (read_envp) ? va_arg(ap, char *const *) : NULL;                \
+		va_end(ap);                                                                        \
+		(void)envp;                                                                        \
+		return (call);                                                                     \
 	} while (0)
 
 TP_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	va_end(ap);
-	char *argv[n];
-	va_start(ap, arg);
-	LIST_TO_VECTOR(argv, n, arg, ap);
-	va_end(ap);
-	return execv(path, argv);
+	EXEC_LIST(arg, false, execv(path, argv));
 }
 
 TP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	va_end(ap);
-	char *argv[n];
-	va_start(ap, arg);
-	LIST_TO_VECTOR(argv, n, arg, ap);
-	va_end(ap);
-	return execvp(file, argv);
+	EXEC_LIST(arg, false, execvp(file, argv));
 }
 
 TP_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	va_end(ap);
-	char *argv[n];
-	va_start(ap, arg);
-	LIST_TO_VECTOR(argv, n, arg, ap);
-	char *const *envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return execve(path, argv, envp);
+	EXEC_LIST(arg, true, execve(path, argv, envp));
 }
