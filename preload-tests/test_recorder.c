@@ -351,3 +351,19 @@ Test(recorder, a_write_that_fails_stops_the_recording_and_leaves_whole_chunks)
 	cr_expect(threads > 0 && threads < 1000, "%u threads recorded: %s", threads, r.summary);
 	recorded_free(&r);
 }
+
+/* main() ends with pthread_exit: the process ends with its last thread, and the file is whole. */
+Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
+{
+	struct recorded r;
+	record((const char *[]){tp_target("main_exits_first"), "1000", NULL}, "rec.%p", NULL, &r);
+	cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+	cr_expect_eq(said(r.run.err), 0, "%s", r.run.err);
+	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
+	/* every wait of both threads: 2 x 2 x 1000, each a whole slice */
+	cr_expect_eq(tp_timeline_count(r.summary, "B="), 4000, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "E="), 4000, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "instant\tthread stop \t"), 2, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "unbalanced slices="), 0, "%s", r.summary);
+	recorded_free(&r);
+}

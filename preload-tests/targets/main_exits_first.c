@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main() ends with pthread_exit while its threads still run: THREADS threads (2) each pass a
+ * semaphore WAITS times (argv[1], default 1000), sleep 20 ms, and pass it WAITS times more.
+ * The process ends with the last thread, exit status 0. Prints nothing.
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { THREADS = 2 };
+static long waits = 1000;
+
+static void pass(sem_t *sem)
+{
+	for (long i = 0; i < waits; i++) {
+		sem_post(sem);
+		sem_wait(sem);
+	}
+}
+
+static void *run(void *unused)
+{
+	(void)unused;
+	sem_t sem;
+	sem_init(&sem, 0, 0);
+	pass(&sem);
+	const struct timespec pause = {0, 20 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+	pass(&sem);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		waits = atol(argv[1]);
+	for (int i = 0; i < THREADS; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, run, NULL) != 0)
+			return 1;
+	}
+	pthread_exit(NULL);
+}
