@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * exit() while other threads are busy: THREADS threads (argv[1], default 4) each pass a
- * semaphore in a loop (a wait that returns at once), and the main thread calls exit(0) after
- * MILLISECONDS (argv[2], default 100) with the threads still running. Prints "exiting".
+ * semaphore in a loop (a wait that returns at once), and the main thread, once all of them have
+ * passed it at least once, calls exit(0) after MILLISECONDS (argv[2], default 100) with the
+ * threads still running. Prints "exiting".
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -10,11 +11,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+static int passing; /* threads that have passed their semaphore once */
+
 static void *pass_forever(void *unused)
 {
 	(void)unused;
 	sem_t sem;
 	sem_init(&sem, 0, 0);
+	sem_post(&sem);
+	sem_wait(&sem);
+	__atomic_add_fetch(&passing, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		sem_post(&sem);
 		sem_wait(&sem);
@@ -31,6 +37,9 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, pass_forever, NULL) != 0)
 			return 1;
 	}
+	const struct timespec tick = {0, 1000 * 1000};
+	while (__atomic_load_n(&passing, __ATOMIC_ACQUIRE) < threads)
+		nanosleep(&tick, NULL);
 	struct timespec pause = {ms / 1000, (ms % 1000) * 1000000};
 	nanosleep(&pause, NULL);
 	printf("exiting\n");
