@@ -6,6 +6,7 @@
 #include "lifecycle.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "events.h"
 #include "exit_hook.h"
@@ -55,6 +56,21 @@ static void at_exit(void *unused)
 void tp_lifecycle_before_exec(void)
 {
 	tp_recorder_before_exec();
+}
+
+static void before_destructors(void *unused)
+{
+	(void)unused;
+	tp_recorder_before_destructors();
+	tp_report_before_destructors();
+}
+
+void tp_lifecycle_program_running(void)
+{
+	static bool registered;
+	if (!__atomic_load_n(&registered, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(&registered, true, __ATOMIC_RELAXED))
+		tp_at_exit_before_destructors(before_destructors);
 }
 
 /* Only the recording: the probes' threads end as the process does, as they always have. */

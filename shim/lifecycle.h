@@ -32,6 +32,16 @@ void tp_recorder_before_exec(void); /* recorder.c: every buffer written, the fil
 /* _exit and _Exit (quick_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);
 
+/*
+ * The program runs (a thread started, or an executor's first event: main has begun): from then
+ * on the exit's work that takes time is done at its start, before the libraries' destructors
+ * (exit_hook.h). Called by the modules that see it; cheap after the first call.
+ */
+void tp_lifecycle_program_running(void);
+/* At the start of exit, before the destructors, in this order. */
+void tp_recorder_before_destructors(void); /* recorder.c: every thread's records written */
+void tp_report_before_destructors(void);   /* report.c: written, or made ready for after them */
+
 /* Exit through exit(), after every library's destructor: thread stops, then the report. */
 void tp_threads_stop_at_exit(void); /* threads.c: threads still running end in the trace */
 void tp_recorder_at_exit(void);     /* recorder.c: every thread's buffer written out */

@@ -13,7 +13,6 @@
 #include "recorder.h"
 
 #include "events.h"
-#include "exit_hook.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -730,11 +729,6 @@ static bool recording_here(void)
 	return record_fd >= 0 && record_pid == getpid();
 }
 
-/*
- * At the start of exit, while every library is in place: what is recorded so far is written
- * then, so that little is left for the process's last moment, after the destructors (see
- * exit_hook.h: libomp's may leave threads running on freed state until the process ends).
- */
 static bool written_before_destructors;
 
 /*
@@ -780,20 +774,17 @@ static void write_own_close_others(void)
 	self->record_busy = nested;
 }
 
-static void write_before_destructors(void *unused)
+/*
+ * At the start of exit, while every library is in place: what is recorded so far is written
+ * then, so that little is left for the process's last moment, after the destructors (see
+ * exit_hook.h: libomp's may leave threads running on freed state until the process ends).
+ */
+void tp_recorder_before_destructors(void)
 {
-	(void)unused;
 	if (!recording_here())
 		return;
 	write_all_buffers(false);
 	written_before_destructors = true;
-}
-
-void tp_recorder_thread_started(void)
-{
-	static bool registered;
-	if (record_fd >= 0 && !__atomic_exchange_n(&registered, true, __ATOMIC_RELAXED))
-		tp_at_exit_before_destructors(write_before_destructors);
 }
 
 void tp_recorder_at_exit(void)

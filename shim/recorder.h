@@ -35,8 +35,5 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 /* task-stack with its return addresses. */
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
 
-/* A thread starts (the process is multi-threaded from now on). */
-void tp_recorder_thread_started(void);
-
 /* The calling thread ends: its buffer is written out and given back. */
 void tp_recorder_thread_stopped(struct tp_thread *self);

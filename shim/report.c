@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "exit_hook.h"
 #include "lifecycle.h"
 #include "settings.h"
 #include "spawn_site.h"
@@ -60,13 +59,11 @@ static uint8_t written;
 static char *prepared;
 static size_t prepared_length;
 
-static void report_before_destructors(void *unused);
-
 __attribute__((noinline, cold)) static void first_executor_event(void)
 {
 	/* Executors start once main runs: the handler runs at exit before the destructors. */
 	if (__atomic_exchange_n(&executor_seen, 1, __ATOMIC_ACQ_REL) == 0)
-		tp_at_exit_before_destructors(report_before_destructors);
+		tp_lifecycle_program_running();
 }
 
 static inline void executor_event(void)
@@ -242,9 +239,10 @@ static char *format_report(size_t *length)
 }
 
 /* At the start of exit, before the libraries' destructors (see the top of this file). */
-static void report_before_destructors(void *unused)
+void tp_report_before_destructors(void)
 {
-	(void)unused;
+	if (!__atomic_load_n(&tp_report_on, __ATOMIC_ACQUIRE))
+		return;
 	int saved_errno = errno;
 	bool program_tasks_alive = false;
 	for (uint32_t id = 0; id < TP_REPORT_STARTED_BY_EXECUTOR && !program_tasks_alive; id++)

@@ -29,7 +29,7 @@ void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t
 	running.next->prev = t;
 	running.next = t;
 	pthread_mutex_unlock(&running_lock);
-	tp_recorder_thread_started();
+	tp_lifecycle_program_running();
 	tp_fire_thread_start((uint64_t)tid, routine, creator_tid);
 }
 
