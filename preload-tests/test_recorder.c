@@ -311,15 +311,15 @@ Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .t
 {
 	for (int run = 0; run < 3; run++) {
 		struct recorded r;
-		record((const char *[]){tp_target("exit_while_waiting"), "2", "10", NULL}, "rec.%p",
-		       NULL, &r);
+		record((const char *[]){tp_target("exit_while_waiting"), "2", "100", NULL},
+		       "rec.%p", NULL, &r);
 		cr_expect_eq(r.run.status, 0, "%s", r.run.err);
 		cr_expect_str_eq(r.run.out, "exiting\n");
 		cr_expect_eq(r.convert_status, 0, "run %d: %s", run, r.convert_err);
 		const char *summary = r.summary;
 		/* the two busy threads with their waits, and the main thread that ended them */
 		cr_expect_eq(tp_timeline_count(summary, "M="), 3, "%s", summary);
-		cr_expect_gt(tp_timeline_count(summary, "B="), 2 * 1000, "%s", summary);
+		cr_expect_gt(tp_timeline_count(summary, "B="), 2 * 100, "%s", summary);
 		cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 2, "%s",
 			     summary);
 		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * exit() while other threads are busy: THREADS threads (argv[1], default 4) each pass a
- * semaphore in a loop (a wait that returns at once), and the main thread, once all of them have
- * passed it at least once, calls exit(0) after MILLISECONDS (argv[2], default 100) with the
- * threads still running. Prints "exiting".
+ * semaphore in a loop (a wait that returns at once), resting 50 us a round (so that the
+ * number of rounds stays bounded however long the main thread is kept off the CPU), and the
+ * main thread, once all of them have passed it at least once, calls exit(0) after MILLISECONDS
+ * (argv[2], default 100) with the threads still running. Prints "exiting".
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -21,9 +22,11 @@ static void *pass_forever(void *unused)
 	sem_post(&sem);
 	sem_wait(&sem);
 	__atomic_add_fetch(&passing, 1, __ATOMIC_RELEASE);
+	const struct timespec rest = {0, 50 * 1000};
 	for (;;) {
 		sem_post(&sem);
 		sem_wait(&sem);
+		nanosleep(&rest, NULL);
 	}
 	return NULL;
 }
