@@ -859,6 +859,9 @@ void tp_recorder_child_after_fork(void)
 		self->record_buffer->closed = false;
 	}
 	buffers_lock = 0;
+	/* a thread the child does not have may have been writing the file at the fork */
+	file_lock = 0;
+	file_writer = 0;
 	if (record_fd < 0)
 		return;
 	int saved_errno = errno;
@@ -871,7 +874,6 @@ void tp_recorder_child_after_fork(void)
 	__atomic_store_n(&dropped_unrecorded, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_at_exit, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_in_chunks, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&write_failed, false, __ATOMIC_RELAXED);
 	const char *pattern = tp_settings()->record;
 	if (strstr(pattern, "%p") == NULL || !open_recording(pattern))
 		__atomic_fetch_and(&tp_listener_block.in_process,
