@@ -18,12 +18,13 @@
 #include <stdint.h>
 
 #include "probes.h"
+#include "live.h"
 #include "recorder.h"
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \
 	{                                                                                          \
-		return TASKPROBE_##PROBE##_ENABLED() | tp_recording();                             \
+		return TASKPROBE_##PROBE##_ENABLED() | tp_in_process_events();                     \
 	}                                                                                          \
 	static inline unsigned tp_tracers_##event(void)                                            \
 	{                                                                                          \
@@ -57,14 +58,28 @@ extern struct tp_listener_block tp_listener_block __attribute__((visibility("hid
 #define TP_IN_PROCESS_REPORT 1u
 #define TP_TASK_STATE_HELD   2u
 #define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
+#define TP_IN_PROCESS_LIVE   8u /* the live statistics count every event (live.h) */
+#define TP_IN_PROCESS_EVENTS (TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)
+
+/* The in-process consumers of every event that are on (TP_IN_PROCESS_EVENTS bits). */
+static inline unsigned tp_in_process_events(void)
+{
+	/* atomic: a failed write turns recording off while other threads record */
+	return __builtin_expect(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
+					TP_IN_PROCESS_EVENTS,
+				0);
+}
 
 /* Whether the in-process recorder records (recorder.h). */
 static inline unsigned tp_recording(void)
 {
-	/* atomic: a failed write turns recording off while other threads record */
-	return __builtin_expect(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
-					TP_IN_PROCESS_RECORD,
-				0);
+	return tp_in_process_events() & TP_IN_PROCESS_RECORD;
+}
+
+/* Whether the live statistics are kept (live.h). */
+static inline unsigned tp_live(void)
+{
+	return tp_in_process_events() & TP_IN_PROCESS_LIVE;
 }
 
 /* The block's first 24 bytes: the task-state semaphores, the in-process word and the zero. */
@@ -103,6 +118,12 @@ static inline void tp_listeners_in_process_add(unsigned short bits)
 	__atomic_fetch_or(&tp_listener_block.in_process, bits, __ATOMIC_RELEASE);
 }
 
+/* Lowers bits of the in-process word. */
+static inline void tp_listeners_in_process_remove(unsigned short bits)
+{
+	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~bits, __ATOMIC_RELEASE);
+}
+
 TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
 TP_EVENT_LISTENERS(task_stack, TASK_STACK)
 TP_EVENT_LISTENERS(task_wake, TASK_WAKE)
@@ -132,12 +153,23 @@ static inline unsigned tp_listeners_wait(void)
 	return tp_listeners_wait_start() | tp_listeners_wait_end();
 }
 
-/* The record of an event with up to four 64-bit arguments, while recording. */
-#define TP_RECORD(type, small, nargs, a0, a1, a2, a3)                                              \
+/*
+ * The in-process consumers' share of an event: the record while recording, the live statistics'
+ * update while they are on. One load and one branch when neither is.
+ */
+#define TP_IN_PROCESS(record, live)                                                                \
 	do {                                                                                       \
-		if (tp_recording())                                                                \
-			tp_record(type, small, nargs, a0, a1, a2, a3);                             \
+		unsigned on_ = tp_in_process_events();                                             \
+		if (on_) {                                                                         \
+			if (on_ & TP_IN_PROCESS_RECORD)                                            \
+				record;                                                            \
+			if (on_ & TP_IN_PROCESS_LIVE)                                              \
+				live;                                                              \
+		}                                                                                  \
 	} while (0)
+
+/* The record of an event with up to four 64-bit arguments. */
+#define TP_RECORD(type, small, nargs, a0, a1, a2, a3) tp_record(type, small, nargs, a0, a1, a2, a3)
 
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
 				      const char *site, uint64_t stack_id, uint32_t executor)
@@ -145,8 +177,8 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	if (tp_recording())
-		tp_record_task_spawn(task, parent, (uint32_t)site_id, stack_id, executor);
+	TP_IN_PROCESS(tp_record_task_spawn(task, parent, (uint32_t)site_id, stack_id, executor),
+		      tp_live_task_spawn(task, (uint32_t)site_id));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -154,69 +186,74 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 {
 	TASKPROBE_TASK_STACK(TP_IN_REGISTER(task), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
-	if (tp_recording())
-		tp_record_task_stack(task, stack_id, pcs, depth);
+	TP_IN_PROCESS(tp_record_task_stack(task, stack_id, pcs, depth),
+		      tp_live_task_stack(stack_id, pcs, depth));
 }
 
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
-	TP_RECORD(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
+		      tp_live_task_wake(task));
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_RECORD(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
+		      tp_live_task_poll_start(task));
 }
 
 static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done)
 {
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done));
-	TP_RECORD(TP_RECORD_TASK_POLL_END, done, 1, task, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_END, done, 1, task, 0, 0, 0),
+		      tp_live_task_poll_end(task, done));
 }
 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TP_RECORD(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
+		      tp_live_task_terminate(task));
 }
 
 static inline void tp_fire_worker_start(void)
 {
 	TASKPROBE_WORKER_THREAD_START();
-	TP_RECORD(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1));
 }
 
 static inline void tp_fire_worker_stop(void)
 {
 	TASKPROBE_WORKER_THREAD_STOP();
-	TP_RECORD(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0));
 }
 
 static inline void tp_fire_worker_park(void)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_RECORD(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1));
 }
 
 static inline void tp_fire_worker_unpark(void)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
-	TP_RECORD(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0));
 }
 
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid)
 {
 	TASKPROBE_THREAD_START(TP_IN_REGISTER(tid), TP_IN_REGISTER(start_routine),
 			       TP_IN_REGISTER(creator_tid));
-	TP_RECORD(TP_RECORD_THREAD_START, 0, 3, tid, start_routine, creator_tid, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_START, 0, 3, tid, start_routine, creator_tid, 0),
+		      (void)0);
 }
 
 static inline void tp_fire_thread_stop(uint64_t tid)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0), tp_live_thread_stop(tid));
 }
 
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
@@ -224,12 +261,14 @@ static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t t
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task));
-	TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0),
+		      tp_live_wait_start(kind, task));
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_RECORD(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
+		      tp_live_wait_end(task));
 }

@@ -38,9 +38,14 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
-	/* a stack costs hundreds of ns: the recorder alone takes one only if asked to */
+	uint32_t site = tp_listeners_task_spawn() ? tp_spawn_site(site_address) : 0;
+	/*
+	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
+	 * statistics a sample (live.h)
+	 */
 	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_report_on ||
-			    (tp_recording() && tp_settings()->record_stacks);
+			    (tp_recording() && tp_settings()->record_stacks) ||
+			    (tp_live() && tp_live_wants_stack(site));
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	uint32_t report_key = kind == TP_SPAWNED_BY_PROGRAM ? id : TP_REPORT_STARTED_BY_EXECUTOR;
@@ -49,8 +54,7 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	if (!tp_thread_live(self))
 		return report_key;
 	if (tp_listeners_task_spawn()) {
-		uint32_t site = tp_spawn_site(site_address);
-		/* the text is the probe's to read: the recorder keeps it once per site */
+		/* the text is the probe's to read: the in-process consumers keep it once per site */
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, (uint64_t)id,
 				   (uint32_t)executor);

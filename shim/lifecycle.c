@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "clock.h"
 #include "events.h"
 #include "exit_hook.h"
 #include "settings.h"
@@ -35,6 +36,7 @@ static void child_after_fork(void)
 	tp_probe_sites_child_after_fork();
 	tp_thread_state_child_after_fork();
 	tp_recorder_child_after_fork(); /* after the thread's new tid */
+	tp_live_child_after_fork();
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_child_after_fork();
@@ -51,6 +53,7 @@ static void at_exit(void *unused)
 	tp_threads_stop_at_exit();
 	tp_recorder_at_exit();
 	tp_report_at_exit();
+	tp_live_at_exit();
 }
 
 void tp_lifecycle_before_exec(void)
@@ -77,6 +80,7 @@ void tp_lifecycle_program_running(void)
 void tp_lifecycle_before_quick_exit(void)
 {
 	tp_recorder_at_exit();
+	tp_live_at_exit();
 }
 
 __attribute__((constructor)) static void start(void)
@@ -87,8 +91,10 @@ __attribute__((constructor)) static void start(void)
 	tp_thread_state_start();
 	tp_spawn_stack_skip_module(
 		(const void *)start); /* the shim's frames are never the program's */
+	tp_clock_start();
 	tp_report_start();
 	tp_recorder_start();
+	tp_live_start();
 	tp_at_exit_after_destructors(at_exit);
 	pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
 }

@@ -10,6 +10,7 @@ void tp_real_functions_resolve(void); /* real_symbol.c: every interposed functio
 void tp_thread_state_start(void);     /* thread_state.c: the named-worker end key */
 void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
 void tp_recorder_start(void);         /* recorder.c: TASKPROBE_RECORD's file opened, recording */
+void tp_live_start(void);             /* live.c: TASKPROBE_LIVE's file made, counting */
 
 /* Fork: prepare in this order, then parent or child in the reverse order. */
 void tp_threads_prepare_fork(void); /* threads.c: the running-thread list locked */
@@ -24,6 +25,7 @@ void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites
 void tp_recorder_prepare_fork(void);         /* recorder.c: the buffers' lists locked */
 void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
+void tp_live_child_after_fork(void);     /* live.c: a file of its own, figures from zero */
 
 /* Exec (exec.c): before it (if it fails, the process goes on as it was). */
 void tp_lifecycle_before_exec(void);
@@ -46,3 +48,4 @@ void tp_report_before_destructors(void);   /* report.c: written, or made ready f
 void tp_threads_stop_at_exit(void); /* threads.c: threads still running end in the trace */
 void tp_recorder_at_exit(void);     /* recorder.c: every thread's buffer written out */
 void tp_report_at_exit(void);       /* report.c */
+void tp_live_at_exit(void);         /* live.c: the file marked, and removed unless kept */

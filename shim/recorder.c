@@ -29,11 +29,8 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
 
+#include "clock.h"
 #include "lifecycle.h"
 #include "settings.h"
 #include "spawn_site.h"
@@ -75,7 +72,6 @@ static int record_fd = -1;
 static pid_t record_pid;        /* the process whose file record_fd is (a vfork child shares it) */
 static struct stat record_file; /* what record_fd must still be, before each write */
 static char record_path[PATH_MAX]; /* TASKPROBE_RECORD with %p replaced */
-static bool clock_is_tsc;
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
 static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
@@ -107,61 +103,6 @@ static bool try_lock(int *l)
 static void unlock(int *l)
 {
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t clock_now(void)
-{
-#if defined(__x86_64__)
-	if (__builtin_expect(clock_is_tsc, 1))
-		return __rdtsc();
-#endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Readings taken for a pair of times, the tightest kept (one may be cut by preemption). */
-#define CLOCK_PAIR_TRIES 3
-
-/* A moment in the recording's clock and in CLOCK_MONOTONIC nanoseconds, for the converter. */
-static void clock_pair(uint64_t *clock_time, uint64_t *ns)
-{
-	uint64_t tightest = UINT64_MAX;
-	for (int i = 0; i < CLOCK_PAIR_TRIES; i++) {
-		struct timespec ts;
-		uint64_t before = clock_now();
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		uint64_t after = clock_now();
-		if (after - before < tightest) {
-			tightest = after - before;
-			*clock_time = before + (after - before) / 2;
-			*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-		}
-	}
-}
-
-/*
- * The time-stamp counter is the clock when it is invariant (same rate in every CPU state) and
- * the kernel's own clock source: then CLOCK_MONOTONIC is a linear function of it, which the
- * converter recovers from the pairs of times in the headers.
- */
-static bool tsc_usable(void)
-{
-#if defined(__x86_64__)
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000007u, &a, &b, &c, &d) || !(d & (1u << 8)))
-		return false;
-	char source[32] = "";
-	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		      O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, source, sizeof source - 1);
-	close(fd);
-	return n >= 3 && strncmp(source, "tsc\n", 4) == 0;
-#else
-	return false;
-#endif
 }
 
 /* TASKPROBE_RECORD's path for this process: every %p is its pid, %% a percent sign. */
@@ -317,9 +258,9 @@ static bool open_recording(const char *pattern)
 		.version = TP_RECORDING_VERSION,
 		.header_size = sizeof header,
 		.pid = (uint32_t)getpid(),
-		.clock = clock_is_tsc ? TP_CLOCK_TSC : TP_CLOCK_MONOTONIC,
+		.clock = tp_clock_is_tsc ? TP_CLOCK_TSC : TP_CLOCK_MONOTONIC,
 	};
-	clock_pair(&header.clock_time, &header.ns);
+	tp_clock_pair(&header.clock_time, &header.ns);
 	prctl(PR_GET_NAME, header.comm);
 	header.comm[sizeof header.comm - 1] = '\0';
 	memset(site_recorded, 0, sizeof site_recorded);
@@ -331,7 +272,6 @@ void tp_recorder_start(void)
 	const char *pattern = tp_settings()->record;
 	if (pattern == NULL)
 		return;
-	clock_is_tsc = tsc_usable();
 	if (open_recording(pattern))
 		tp_listeners_in_process_add(TP_IN_PROCESS_RECORD);
 }
@@ -354,7 +294,7 @@ static void buffer_reset(struct tp_record_buffer *b)
 {
 	b->used = b->written = 0;
 	__atomic_store_n(&b->dropped, 0, __ATOMIC_RELAXED);
-	b->base = clock_now();
+	b->base = tp_clock_now();
 }
 
 /* A buffer for the calling thread (a spare one, or new), or NULL when none can be mapped. */
@@ -431,7 +371,7 @@ static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording
 		.dropped = dropped,
 		.base_time = b->base,
 	};
-	clock_pair(&chunk->clock_time, &chunk->ns);
+	tp_clock_pair(&chunk->clock_time, &chunk->ns);
 	memcpy(chunk->comm, b->comm, sizeof chunk->comm);
 	return true;
 }
@@ -500,7 +440,7 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 	}
 	if (__builtin_expect(b->used + 8 * words > TP_RECORD_BUFFER_BYTES, 0))
 		buffer_write(b);
-	uint64_t now = clock_now();
+	uint64_t now = tp_clock_now();
 	if (now - b->base > TP_RECORD_DELTA_MAX) {
 		/* too long since the buffer's base for a record's 40 bits: a new chunk, a new base */
 		if (b->used > b->written)
@@ -558,10 +498,10 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	struct tp_record_buffer *b = self->record_buffer;
 #if defined(__x86_64__)
-	uint64_t now = tsc ? __rdtsc() : clock_now();
+	uint64_t now = tsc ? __rdtsc() : tp_clock_now();
 #else
 	(void)tsc;
-	uint64_t now = clock_now();
+	uint64_t now = tp_clock_now();
 #endif
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
 				     now - b->base > TP_RECORD_DELTA_MAX,
@@ -594,7 +534,7 @@ __attribute__((noinline)) static void record_monotonic(enum tp_record_type type,
 void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3)
 {
-	if (__builtin_expect(!clock_is_tsc, 0))
+	if (__builtin_expect(!tp_clock_is_tsc, 0))
 		record_monotonic(type, small, nargs, a0, a1, a2, a3);
 	else
 		record_fast(type, small, nargs, a0, a1, a2, a3, true);

@@ -19,6 +19,9 @@ static const struct tp_settings defaults = {
 	.report = NULL,
 	.record = NULL,
 	.record_stacks = false,
+	.live = TP_LIVE_OFF,
+	.live_dir = NULL,
+	.live_long_poll_us = 10000,
 };
 
 static struct tp_settings parsed;
@@ -28,6 +31,7 @@ static int state = SETTINGS_UNPARSED;
 static char workers_glob[256];
 static char report_path[PATH_MAX];
 static char record_path[PATH_MAX];
+static char live_dir[PATH_MAX];
 
 static void warn_bad(const char *variable, const char *value, const char *expected,
 		     const char *fallback)
@@ -92,6 +96,23 @@ static void parse_environment(struct tp_settings *s)
 			s->record_stacks = n == 1;
 		else
 			warn_bad("TASKPROBE_RECORD_STACKS", v, "0 or 1", "0");
+	}
+	if ((v = getenv("TASKPROBE_LIVE")) != NULL) {
+		if (strcmp(v, "keep") == 0)
+			s->live = TP_LIVE_KEEP;
+		else if (parse_bounded(v, 0, 1, &n))
+			s->live = n == 1 ? TP_LIVE_ON : TP_LIVE_OFF;
+		else
+			warn_bad("TASKPROBE_LIVE", v, "0, 1 or keep", "0");
+	}
+	if ((v = getenv("TASKPROBE_LIVE_DIR")) != NULL)
+		s->live_dir = copy_string("TASKPROBE_LIVE_DIR", v, live_dir, sizeof live_dir,
+					  "a directory");
+	if ((v = getenv("TASKPROBE_LIVE_LONG_POLL_US")) != NULL) {
+		if (parse_bounded(v, 1, 3600000000L, &n))
+			s->live_long_poll_us = (unsigned)n;
+		else
+			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v, "a number of microseconds from 1 to 3600000000", "10000");
 	}
 	errno = saved_errno;
 }

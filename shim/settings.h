@@ -4,6 +4,13 @@
 
 #include <stdbool.h>
 
+/* TASKPROBE_LIVE: whether live statistics are kept, and whether their file outlives the process. */
+enum tp_live_setting {
+	TP_LIVE_OFF,  /* 0 */
+	TP_LIVE_ON,   /* 1: the file is removed as the process ends */
+	TP_LIVE_KEEP, /* keep: the file stays for a reader that comes later (taskprobe top --) */
+};
+
 struct tp_settings {
 	bool stacks;          /* TASKPROBE_STACKS: capture spawn stacks */
 	unsigned stack_depth; /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
@@ -11,6 +18,9 @@ struct tp_settings {
 	const char *report;   /* TASKPROBE_REPORT: "stderr", a path, or NULL */
 	const char *record;   /* TASKPROBE_RECORD: a path (%p: the pid), or NULL */
 	bool record_stacks;   /* TASKPROBE_RECORD_STACKS: the recorder captures spawn stacks */
+	enum tp_live_setting live;   /* TASKPROBE_LIVE */
+	const char *live_dir;        /* TASKPROBE_LIVE_DIR: where the file is, or NULL (default) */
+	unsigned live_long_poll_us;  /* TASKPROBE_LIVE_LONG_POLL_US: a long poll, 1 us to 1 h */
 };
 
 /*

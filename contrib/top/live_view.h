@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading a process's live statistics (dtrace/taskprobe_live.h) into snapshots: the sites'
+ * figures summed over the threads' rows, the workers' shares of an interval, the warnings.
+ * Knows nothing of the terminal: taskprobe_top.c draws what this computes.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "taskprobe_live.h"
+
+/* A site with no task ended this long after its first spawn, and tasks alive, "never ends". */
+#define LIVE_NEVER_ENDS_NS 1000000000ull
+
+struct live_file {
+	const char *map; /* read-only */
+	uint64_t size;
+	char path[4096];
+	dev_t dev;
+	ino_t ino;
+	pid_t pid;
+};
+
+enum live_open_result {
+	LIVE_OPENED,
+	LIVE_MISSING, /* no file (yet): not started with live statistics, or not yet started */
+	LIVE_FOREIGN, /* another user's */
+	LIVE_BAD,     /* not a live statistics file of this version */
+};
+
+/*
+ * Opens the live statistics of `pid` in `dir` (NULL: TASKPROBE_LIVE_DIR's default order).
+ * `why` gets a sentence for anything but LIVE_OPENED.
+ */
+enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir, char *why,
+				size_t why_size);
+void live_close(struct live_file *f);
+
+/* Whether the file at the path is no longer the one mapped (an exec made a new one). */
+bool live_replaced(const struct live_file *f);
+
+/* Warnings of a site (struct site_view's warnings). */
+enum {
+	WARN_LONG_POLLS = 1,    /* polls of at least the long-poll threshold */
+	WARN_BLOCKS = 2,        /* tasks waited (blocking their worker) inside a poll */
+	WARN_NEVER_ENDS = 4,    /* tasks alive, none ended, for LIVE_NEVER_ENDS_NS */
+	WARN_LONG_POLL_NOW = 8, /* a poll going on now is already long */
+};
+
+struct site_view {
+	uint32_t row;
+	uint32_t site_id;
+	char text[TP_LIVE_SITE_TEXT];
+	uint64_t spawned, done, alive, polls, busy_ns, idle_ns, delay_ns, delays;
+	uint64_t longest_poll_ns, long_polls, blocking_waits, blocking_ns;
+	uint64_t first_spawn_ns, last_done_ns;
+	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
+	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
+	uint32_t polling_now;       /* threads polling its tasks now */
+	uint64_t longest_now_ns;    /* the longest of those polls so far */
+	unsigned warnings;
+};
+
+struct worker_view {
+	uint32_t slot, generation, tid, worker, state, site, wait_kind;
+	char name[16];
+	bool ended; /* shown once the process exited */
+	uint64_t state_for_ns, wait_for_ns, wait_task;
+	uint64_t busy_ns, parked_ns; /* cumulative, the current state's time included */
+	uint64_t polls;
+	double busy_share, parked_share, spinning_share; /* of the last interval */
+};
+
+struct live_snapshot {
+	struct tp_live_header header;
+	uint64_t now_ns;     /* in the process's clock, the exit time once it exited */
+	uint64_t elapsed_ns; /* since the statistics began */
+	struct site_view sites[TP_LIVE_SITES];
+	unsigned n_sites;
+	struct worker_view workers[TP_LIVE_THREADS];
+	unsigned n_workers;
+	uint64_t alive, spawned, done;
+};
+
+/*
+ * A snapshot of `f` now; workers' shares are over the time since `previous` (NULL: since the
+ * statistics began).
+ */
+void live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
+		   struct live_snapshot *out);
+
+/* The site of row `row` in `s`, or NULL. */
+const struct site_view *live_site(const struct live_snapshot *s, uint32_t row);
+
+/* Sort keys of the sites table, in its columns' order. */
+enum site_column {
+	COLUMN_SITE,
+	COLUMN_SPAWNED,
+	COLUMN_ALIVE,
+	COLUMN_DONE,
+	COLUMN_POLLS,
+	COLUMN_BUSY,
+	COLUMN_DELAY_P50,
+	COLUMN_DELAY_P99,
+	COLUMN_IDLE,
+	COLUMN_LONGEST,
+	COLUMN_WARNINGS,
+	COLUMNS,
+};
+void live_sort_sites(struct live_snapshot *s, enum site_column column, bool ascending);
+const char *live_column_name(enum site_column column);
+/* A column by its name (as printed, case ignored), or COLUMNS. */
+enum site_column live_column_by_name(const char *name);
+
+/* "12.3ms", "1.20s", "850ns": at most 7 characters. */
+void live_format_ns(char *out, size_t size, uint64_t ns);
+/* "long 3, blocks 2, never ends", or "" */
+void live_format_warnings(char *out, size_t size, const struct site_view *site);
+/* The contract's name of a wait kind ("futex", "condvar", ...), "" for 0. */
+const char *live_wait_kind_name(uint32_t kind);

@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskprobe-top: a live console of a program's tasks, from its live statistics
+ * (TASKPROBE_LIVE, dtrace/taskprobe_live.h), without root. A full-screen view (ncurses) of the
+ * spawn sites and the workers, refreshed every interval; a site's detail view; or plain-text
+ * snapshots (--once, or when there is no terminal to draw on). Started by `taskprobe top`;
+ * taskprobe-top(1).
+ */
+#define _GNU_SOURCE
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live_view.h"
+
+#define DEFAULT_INTERVAL_MS 1000
+#define KEY_POLL_MS         100 /* how often keys and the program's end are looked at */
+#define LINE_MAX_CHARS      1024
+#define SITE_WIDTH_MIN      20
+#define HISTOGRAM_BAR       30 /* characters of the longest bar */
+#define KEY_ESCAPE          27
+#define KEY_CONTROL_C       3
+
+struct options {
+	bool once;
+	bool batch;
+	unsigned interval_ms;
+	unsigned wait_ms; /* how long to wait for the file to appear */
+	enum site_column sort;
+	bool ascending;
+	const char *dir;
+	pid_t pid;
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: taskprobe-top [--once | --batch] [--interval SECONDS] [--sort COLUMN] "
+		"[--reverse]\n"
+		"                     [--dir DIR] [--wait SECONDS] PID\n"
+		"Shows the tasks of process PID, started with live statistics (taskprobe run, or\n"
+		"TASKPROBE_LIVE=1), as the same user. Columns: site spawned alive done polls busy\n"
+		"delay50 delay99 idle longest warnings. Usually started by `taskprobe top`.\n");
+}
+
+static bool parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option long_options[] = {
+		{"once", no_argument, NULL, 'o'},       {"batch", no_argument, NULL, 'b'},
+		{"interval", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
+		{"reverse", no_argument, NULL, 'r'},    {"dir", required_argument, NULL, 'd'},
+		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	*o = (struct options){.interval_ms = DEFAULT_INTERVAL_MS, .sort = COLUMN_BUSY};
+	int c;
+	while ((c = getopt_long(argc, argv, "obi:s:rd:w:h", long_options, NULL)) != -1) {
+		char *end;
+		double seconds;
+		switch (c) {
+		case 'o': o->once = true; break;
+		case 'b': o->batch = true; break;
+		case 'r': o->ascending = true; break;
+		case 'd': o->dir = optarg; break;
+		case 'i':
+		case 'w':
+			seconds = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(seconds >= 0.05 || (c == 'w' && seconds == 0)) ||
+			    seconds > 3600) {
+				fprintf(stderr, "taskprobe-top: --%s %s: give seconds from 0.05 to 3600\n",
+					c == 'i' ? "interval" : "wait", optarg);
+				return false;
+			}
+			*(c == 'i' ? &o->interval_ms : &o->wait_ms) = (unsigned)(seconds * 1000);
+			break;
+		case 's':
+			o->sort = live_column_by_name(optarg);
+			if (o->sort == COLUMNS) {
+				fprintf(stderr, "taskprobe-top: --sort %s: no such column\n", optarg);
+				return false;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: return false;
+		}
+	}
+	if (optind != argc - 1)
+		return false;
+	char *end;
+	long pid = strtol(argv[optind], &end, 10);
+	if (end == argv[optind] || *end != '\0' || pid <= 0) {
+		fprintf(stderr, "taskprobe-top: %s is not a process id\n", argv[optind]);
+		return false;
+	}
+	o->pid = (pid_t)pid;
+	return true;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&t, NULL);
+}
+
+/* Opens the statistics, waiting up to wait_ms for them to appear. */
+static bool open_statistics(struct live_file *f, const struct options *o)
+{
+	char why[512];
+	for (unsigned waited = 0;; waited += KEY_POLL_MS) {
+		enum live_open_result r = live_open(f, o->pid, o->dir, why, sizeof why);
+		if (r == LIVE_OPENED)
+			return true;
+		if (r != LIVE_MISSING || waited >= o->wait_ms)
+			break;
+		sleep_ms(KEY_POLL_MS);
+	}
+	fprintf(stderr, "taskprobe-top: %s\n", why);
+	return false;
+}
+
+static bool process_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* --- lines, for the screen and for plain text alike --- */
+
+#define NUMBER_COLUMNS "%8s %6s %8s %8s %8s %8s %8s %8s %8s  %s"
+
+static void site_header(char *out, size_t size, int site_width)
+{
+	snprintf(out, size, "%-*s " NUMBER_COLUMNS, site_width, "SITE", "SPAWNED", "ALIVE", "DONE",
+		 "POLLS", "BUSY", "DELAY50", "DELAY99", "IDLE", "LONGEST", "WARNINGS");
+}
+
+static void count_text(char *out, size_t size, uint64_t n)
+{
+	if (n < 100000000)
+		snprintf(out, size, "%llu", (unsigned long long)n);
+	else
+		snprintf(out, size, "%.0fM", (double)n / 1e6);
+}
+
+static void site_line(char *out, size_t size, const struct site_view *v, int site_width)
+{
+	char spawned[16], alive[16], done[16], polls[16], busy[16], p50[16], p99[16], idle[16],
+		longest[16], warnings[128];
+	count_text(spawned, sizeof spawned, v->spawned);
+	count_text(alive, sizeof alive, v->alive);
+	count_text(done, sizeof done, v->done);
+	count_text(polls, sizeof polls, v->polls);
+	live_format_ns(busy, sizeof busy, v->busy_ns);
+	live_format_ns(p50, sizeof p50, v->delay_p50_ns);
+	live_format_ns(p99, sizeof p99, v->delay_p99_ns);
+	live_format_ns(idle, sizeof idle, v->idle_ns);
+	live_format_ns(longest, sizeof longest,
+		       v->longest_now_ns > v->longest_poll_ns ? v->longest_now_ns
+							      : v->longest_poll_ns);
+	live_format_warnings(warnings, sizeof warnings, v);
+	if (v->delays == 0)
+		strcpy(p50, "-"), strcpy(p99, "-");
+	snprintf(out, size, "%-*.*s " NUMBER_COLUMNS, site_width, site_width, v->text, spawned,
+		 alive, done, polls, busy, p50, p99, idle, longest, warnings);
+}
+
+static void worker_header(char *out, size_t size)
+{
+	snprintf(out, size, "%-8s %-15s %5s %5s %6s %8s  %s", "TID", "THREAD", "BUSY", "SPIN",
+		 "PARKED", "POLLS", "NOW");
+}
+
+/* What a thread does now, in words: its task's site, its wait. */
+static void worker_now(char *out, size_t size, const struct live_snapshot *s,
+		       const struct worker_view *w)
+{
+	char how_long[16];
+	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
+	const struct site_view *site = live_site(s, w->site);
+	int n;
+	if (w->ended)
+		n = snprintf(out, size, "ended");
+	else if (w->state == TP_LIVE_POLLING)
+		n = snprintf(out, size, "polling %s for %s", site != NULL ? site->text : "a task",
+			     how_long);
+	else if (w->state == TP_LIVE_PARKED)
+		n = snprintf(out, size, "parked for %s", how_long);
+	else
+		n = snprintf(out, size, w->worker ? "between tasks" : "running");
+	if (w->wait_kind != 0 && n >= 0 && (size_t)n < size) {
+		char wait_for[16];
+		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
+		snprintf(out + n, size - (size_t)n, "%s in a %s wait for %s%s",
+			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
+			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+	}
+}
+
+static void percent(char *out, size_t size, double share, bool shown)
+{
+	if (shown)
+		snprintf(out, size, "%.0f%%", share * 100);
+	else
+		snprintf(out, size, "-");
+}
+
+static void worker_line(char *out, size_t size, const struct live_snapshot *s,
+			const struct worker_view *w)
+{
+	char busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
+	percent(busy, sizeof busy, w->busy_share, true);
+	percent(spin, sizeof spin, w->spinning_share, w->worker);
+	percent(parked, sizeof parked, w->parked_share, w->worker);
+	count_text(polls, sizeof polls, w->polls);
+	worker_now(now, sizeof now, s, w);
+	snprintf(out, size, "%-8u %-15s %5s %5s %6s %8s  %s", w->tid, w->name, busy, spin, parked,
+		 polls, now);
+}
+
+static void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone)
+{
+	char elapsed[16], long_poll[16];
+	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
+	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
+	snprintf(out, size,
+		 "taskprobe top: %s (pid %u) %s %s | tasks %llu spawned, %llu alive, %llu done | "
+		 "long poll >= %s",
+		 s->header.comm, s->header.pid,
+		 s->header.exited ? "exited after" : gone ? "gone (killed?) after" : "running",
+		 elapsed, (unsigned long long)s->spawned, (unsigned long long)s->alive,
+		 (unsigned long long)s->done, long_poll);
+}
+
+/* What the statistics could not count, in words, or "". */
+static void losses_line(char *out, size_t size, const struct live_snapshot *s)
+{
+	const struct tp_live_header *h = &s->header;
+	size_t used = 0;
+	out[0] = '\0';
+	if (h->threads_uncounted > 0 && used < size)
+		used += (size_t)snprintf(out + used, size - used,
+					 "%llu threads beyond %d at once not counted; ",
+					 (unsigned long long)h->threads_uncounted, TP_LIVE_THREADS);
+	if (h->tasks_untracked > 0 && used < size)
+		used += (size_t)snprintf(out + used, size - used,
+					 "%llu tasks untracked (table full); ",
+					 (unsigned long long)h->tasks_untracked);
+	if (h->events_dropped > 0 && used < size)
+		snprintf(out + used, size - used, "%llu signal handlers' events not counted",
+			 (unsigned long long)h->events_dropped);
+}
+
+static int widest_site(const struct live_snapshot *s)
+{
+	int w = (int)strlen("SITE");
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if ((int)strlen(s->sites[i].text) > w)
+			w = (int)strlen(s->sites[i].text);
+	return w;
+}
+
+/* One snapshot as plain text. */
+static void print_snapshot(const struct live_snapshot *s, bool gone)
+{
+	char line[LINE_MAX_CHARS];
+	int width = widest_site(s);
+	title_line(line, sizeof line, s, gone);
+	printf("%s\n\n", line);
+	site_header(line, sizeof line, width);
+	printf("%s\n", line);
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		site_line(line, sizeof line, &s->sites[i], width);
+		printf("%s\n", line);
+	}
+	printf("\n");
+	worker_header(line, sizeof line);
+	printf("%s\n", line);
+	for (unsigned i = 0; i < s->n_workers; i++) {
+		worker_line(line, sizeof line, s, &s->workers[i]);
+		printf("%s\n", line);
+	}
+	losses_line(line, sizeof line, s);
+	if (line[0] != '\0')
+		printf("\nnot counted: %s\n", line);
+	fflush(stdout);
+}
+
+/* Plain-text snapshots: one (--once), or one an interval until the program ends. */
+static int run_plain(struct live_file *f, const struct options *o)
+{
+	static struct live_snapshot snapshots[2];
+	int current = 0;
+	struct live_snapshot *previous = NULL;
+	for (;;) {
+		bool gone = process_gone(o->pid);
+		struct live_snapshot *s = &snapshots[current];
+		live_snapshot(f, previous, s);
+		live_sort_sites(s, o->sort, o->ascending);
+		bool ended = s->header.exited || gone;
+		if (o->once || ended) {
+			print_snapshot(s, gone);
+			return 0;
+		}
+		print_snapshot(s, gone);
+		printf("\n");
+		previous = s;
+		current = 1 - current;
+		sleep_ms(o->interval_ms);
+		if (live_replaced(f)) {
+			live_close(f);
+			if (!open_statistics(f, o))
+				return 1;
+			previous = NULL;
+		}
+	}
+}
+
+/* --- the full-screen view --- */
+
+enum colour_pair { PAIR_TITLE = 1, PAIR_HEADER, PAIR_SELECTED, PAIR_WARNING, PAIR_FOOTER };
+
+struct screen {
+	const struct options *options;
+	struct live_file *file;
+	struct live_snapshot snapshots[2];
+	int current;
+	bool have_previous;
+	enum site_column sort;
+	bool ascending;
+	uint32_t selected_row; /* the selected site's row: kept as the order changes */
+	int selected_index;
+	int first_site; /* the first site row shown */
+	bool detail;
+	int detail_scroll;
+	bool colours;
+	bool gone;
+};
+
+static attr_t style(const struct screen *sc, enum colour_pair pair)
+{
+	if (sc->colours)
+		return COLOR_PAIR(pair) | (pair == PAIR_WARNING || pair == PAIR_HEADER ? A_BOLD : 0);
+	switch (pair) { /* no colours: attributes every terminal with addressing has */
+	case PAIR_TITLE:
+	case PAIR_SELECTED:
+	case PAIR_FOOTER: return A_REVERSE;
+	case PAIR_HEADER: return A_UNDERLINE;
+	case PAIR_WARNING: return A_BOLD;
+	}
+	return A_NORMAL;
+}
+
+static void put_line(int y, const char *text, attr_t attributes, bool fill)
+{
+	if (y < 0 || y >= LINES)
+		return;
+	move(y, 0);
+	clrtoeol();
+	attron(attributes);
+	addnstr(text, COLS);
+	if (fill) {
+		int len = (int)strlen(text);
+		for (int x = len; x < COLS; x++)
+			addch(' ');
+	}
+	attroff(attributes);
+}
+
+static const char *FOOTER_TABLES =
+	"q quit  Up/Down select  Enter detail  < > sort column  r reverse  space refresh";
+static const char *FOOTER_DETAIL = "q quit  Esc/Left back  Up/Down scroll  space refresh";
+
+static const struct live_snapshot *shown(const struct screen *sc)
+{
+	return &sc->snapshots[sc->current];
+}
+
+static void take_snapshot(struct screen *sc)
+{
+	int next = sc->have_previous ? 1 - sc->current : sc->current;
+	const struct live_snapshot *previous = sc->have_previous ? shown(sc) : NULL;
+	sc->gone = process_gone(sc->options->pid);
+	live_snapshot(sc->file, previous, &sc->snapshots[next]);
+	live_sort_sites(&sc->snapshots[next], sc->sort, sc->ascending);
+	sc->current = next;
+	sc->have_previous = true;
+	/* the selection follows its site */
+	const struct live_snapshot *s = shown(sc);
+	sc->selected_index = 0;
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if (s->sites[i].row == sc->selected_row)
+			sc->selected_index = (int)i;
+	if (s->n_sites > 0)
+		sc->selected_row = s->sites[sc->selected_index].row;
+}
+
+static void draw_tables(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	char line[LINE_MAX_CHARS];
+	int y = 2;
+	/* the site column takes what the numbers leave */
+	site_header(line, sizeof line, 0);
+	int site_width = COLS - (int)strlen(line) + (int)strlen("WARNINGS") - 18;
+	if (site_width < SITE_WIDTH_MIN)
+		site_width = SITE_WIDTH_MIN;
+	if (site_width > widest_site(s))
+		site_width = widest_site(s);
+	site_header(line, sizeof line, site_width);
+	put_line(y++, line, style(sc, PAIR_HEADER), true);
+
+	/* sites get the rows the workers leave, at least a third */
+	int bottom = LINES - 1; /* the footer's row */
+	int worker_rows = (int)s->n_workers + 2;
+	int site_rows = bottom - y - worker_rows;
+	if (site_rows < (bottom - y) / 3)
+		site_rows = (bottom - y) / 3;
+	if (site_rows < 1)
+		site_rows = 1;
+	if (sc->selected_index < sc->first_site)
+		sc->first_site = sc->selected_index;
+	if (sc->selected_index >= sc->first_site + site_rows)
+		sc->first_site = sc->selected_index - site_rows + 1;
+	for (int i = 0; i < site_rows; i++) {
+		int k = sc->first_site + i;
+		if (k >= (int)s->n_sites) {
+			put_line(y++, s->n_sites == 0 && i == 0 ? "(no task spawned yet)" : "", 0,
+				 false);
+			continue;
+		}
+		const struct site_view *v = &s->sites[k];
+		site_line(line, sizeof line, v, site_width);
+		attr_t a = k == sc->selected_index ? style(sc, PAIR_SELECTED)
+			   : v->warnings != 0      ? style(sc, PAIR_WARNING)
+						   : A_NORMAL;
+		put_line(y++, line, a, k == sc->selected_index);
+	}
+	put_line(y++, "", 0, false);
+	worker_header(line, sizeof line);
+	put_line(y++, line, style(sc, PAIR_HEADER), true);
+	for (unsigned i = 0; i < s->n_workers && y < bottom; i++) {
+		worker_line(line, sizeof line, s, &s->workers[i]);
+		put_line(y++, line, s->workers[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
+			 false);
+	}
+	while (y < bottom)
+		put_line(y++, "", 0, false);
+}
+
+/* A histogram's lines: "  1.0us ..   2.0us  ####   12", from its first to its last bucket used. */
+static int draw_histogram(struct screen *sc, int y, int skip, const char *title,
+			  const uint64_t *histogram)
+{
+	char line[LINE_MAX_CHARS];
+	int first = -1, last = -1;
+	uint64_t most = 0;
+	for (int b = 0; b < TP_LIVE_BUCKETS; b++) {
+		if (histogram[b] == 0)
+			continue;
+		if (first < 0)
+			first = b;
+		last = b;
+		if (histogram[b] > most)
+			most = histogram[b];
+	}
+	int shown_lines = 0;
+#define DETAIL_LINE(text, attributes)                                                              \
+	do {                                                                                       \
+		if (shown_lines++ >= skip)                                                         \
+			put_line(y++, text, attributes, false);                                    \
+	} while (0)
+	DETAIL_LINE(title, style(sc, PAIR_HEADER));
+	if (first < 0)
+		DETAIL_LINE("  (none yet)", 0);
+	for (int b = first; b >= 0 && b <= last; b++) {
+		char low[16], high[16], bar[HISTOGRAM_BAR + 1];
+		live_format_ns(low, sizeof low, b == 0 ? 0 : 1ull << b);
+		live_format_ns(high, sizeof high, 2ull << b);
+		int n = (int)((histogram[b] * HISTOGRAM_BAR + most - 1) / most);
+		memset(bar, '#', (size_t)n);
+		bar[n] = '\0';
+		snprintf(line, sizeof line, "  %7s .. %7s  %-*s %llu", low, high, HISTOGRAM_BAR, bar,
+			 (unsigned long long)histogram[b]);
+		DETAIL_LINE(line, 0);
+	}
+	DETAIL_LINE("", 0);
+#undef DETAIL_LINE
+	return shown_lines;
+}
+
+static void draw_detail(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	const struct site_view *v = live_site(s, sc->selected_row);
+	int y = 2, bottom = LINES - 1;
+	char line[LINE_MAX_CHARS];
+	for (int k = y; k < bottom; k++)
+		put_line(k, "", 0, false);
+	if (v == NULL) {
+		put_line(y, "(no site selected)", 0, false);
+		return;
+	}
+	char busy[16], idle[16], avg[16], p50[16], p99[16], longest[16], blocking[16], w[128],
+		poll50[16], poll99[16];
+	live_format_ns(busy, sizeof busy, v->busy_ns);
+	live_format_ns(idle, sizeof idle, v->idle_ns);
+	live_format_ns(avg, sizeof avg, v->delays > 0 ? v->delay_ns / v->delays : 0);
+	live_format_ns(p50, sizeof p50, v->delay_p50_ns);
+	live_format_ns(p99, sizeof p99, v->delay_p99_ns);
+	live_format_ns(poll50, sizeof poll50, v->poll_p50_ns);
+	live_format_ns(poll99, sizeof poll99, v->poll_p99_ns);
+	live_format_ns(longest, sizeof longest, v->longest_poll_ns);
+	live_format_ns(blocking, sizeof blocking, v->blocking_ns);
+	live_format_warnings(w, sizeof w, v);
+	snprintf(line, sizeof line, "%s  (site %u)", v->text, v->site_id);
+	put_line(y++, line, A_BOLD, false);
+	snprintf(line, sizeof line,
+		 "tasks %llu spawned, %llu alive, %llu done; %llu polls, busy %s (p50 %s, p99 %s, "
+		 "longest %s), idle %s",
+		 (unsigned long long)v->spawned, (unsigned long long)v->alive,
+		 (unsigned long long)v->done, (unsigned long long)v->polls, busy, poll50, poll99,
+		 longest, idle);
+	put_line(y++, line, 0, false);
+	snprintf(line, sizeof line,
+		 "scheduling delay (woken to polled): %llu, mean %s, p50 %s, p99 %s; blocking "
+		 "waits %llu (%s); long polls %llu",
+		 (unsigned long long)v->delays, avg, p50, p99,
+		 (unsigned long long)v->blocking_waits, blocking, (unsigned long long)v->long_polls);
+	put_line(y++, line, 0, false);
+	if (w[0] != '\0') {
+		snprintf(line, sizeof line, "warnings: %s", w);
+		put_line(y++, line, style(sc, PAIR_WARNING), false);
+	}
+	put_line(y++, "", 0, false);
+
+	/* scrolled part: histograms, then the stacks */
+	int skip = sc->detail_scroll, used;
+	used = draw_histogram(sc, y, skip, "POLL TIME", v->poll_histogram);
+	y += used > skip ? used - skip : 0;
+	skip = skip > used ? skip - used : 0;
+	used = draw_histogram(sc, y, skip, "SCHEDULING DELAY", v->delay_histogram);
+	y += used > skip ? used - skip : 0;
+	skip = skip > used ? skip - used : 0;
+
+	const struct tp_live_stack *stacks =
+		(const void *)(sc->file->map + TP_LIVE_STACKS_OFFSET);
+	int shown_lines = 0;
+#define STACK_LINE(text, attributes)                                                               \
+	do {                                                                                       \
+		if (shown_lines++ >= skip && y < bottom)                                           \
+			put_line(y++, text, attributes, false);                                    \
+	} while (0)
+	STACK_LINE("SPAWN STACKS (sampled: each thread's first spawns here, then 1 in 4096)",
+		   style(sc, PAIR_HEADER));
+	bool any = false;
+	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
+		if (__atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY)
+			continue;
+		if (stacks[i].site != v->row)
+			continue;
+		any = true;
+		snprintf(line, sizeof line, "  stack %u, %u samples:", stacks[i].stack_id,
+			 __atomic_load_n(&stacks[i].samples, __ATOMIC_RELAXED));
+		STACK_LINE(line, A_BOLD);
+		const char *frame = stacks[i].text;
+		while (*frame != '\0') {
+			const char *end = strchr(frame, '\n');
+			int len = end != NULL ? (int)(end - frame) : (int)strlen(frame);
+			snprintf(line, sizeof line, "    %.*s", len, frame);
+			STACK_LINE(line, 0);
+			frame += len + (end != NULL);
+		}
+	}
+	if (!any)
+		STACK_LINE("  (none: spawn stacks are off, or the executor started these tasks)", 0);
+#undef STACK_LINE
+	if (sc->detail_scroll > 0 && y < bottom - 1)
+		sc->detail_scroll--; /* scrolled past the end: come back */
+}
+
+static void draw(struct screen *sc)
+{
+	char line[LINE_MAX_CHARS];
+	const struct live_snapshot *s = shown(sc);
+	title_line(line, sizeof line, s, sc->gone);
+	put_line(0, line, style(sc, PAIR_TITLE), true);
+	losses_line(line, sizeof line, s);
+	char sort[96];
+	snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
+		 sc->ascending ? "ascending" : "descending");
+	if (line[0] != '\0') {
+		put_line(1, line, style(sc, PAIR_WARNING), false);
+	} else {
+		put_line(1, sc->detail ? "" : sort, 0, false);
+	}
+	if (sc->detail)
+		draw_detail(sc);
+	else
+		draw_tables(sc);
+	put_line(LINES - 1, sc->detail ? FOOTER_DETAIL : FOOTER_TABLES, style(sc, PAIR_FOOTER),
+		 true);
+	refresh();
+}
+
+/* Handles a key; false to quit. Sets *refresh_now for keys that want fresh figures. */
+static bool on_key(struct screen *sc, int key, bool *refresh_now)
+{
+	const struct live_snapshot *s = shown(sc);
+	switch (key) {
+	case 'q':
+	case 'Q':
+	case KEY_CONTROL_C: return false;
+	case KEY_UP:
+	case 'k':
+		if (sc->detail) {
+			if (sc->detail_scroll > 0)
+				sc->detail_scroll--;
+		} else if (sc->selected_index > 0) {
+			sc->selected_index--;
+		}
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (sc->detail)
+			sc->detail_scroll++;
+		else if (sc->selected_index + 1 < (int)s->n_sites)
+			sc->selected_index++;
+		break;
+	case KEY_ENTER:
+	case '\n':
+	case '\r':
+		if (s->n_sites > 0) {
+			sc->detail = !sc->detail;
+			sc->detail_scroll = 0;
+		}
+		break;
+	case KEY_ESCAPE:
+	case KEY_LEFT:
+	case KEY_BACKSPACE:
+	case 'h':
+		sc->detail = false;
+		break;
+	case '<':
+		sc->sort = sc->sort == 0 ? COLUMNS - 1 : sc->sort - 1;
+		*refresh_now = true;
+		break;
+	case '>':
+		sc->sort = (sc->sort + 1) % COLUMNS;
+		*refresh_now = true;
+		break;
+	case 'r':
+		sc->ascending = !sc->ascending;
+		*refresh_now = true;
+		break;
+	case ' ':
+	case 'R': *refresh_now = true; break;
+	case KEY_RESIZE: break;
+	default: return true;
+	}
+	if (s->n_sites > 0 && sc->selected_index < (int)s->n_sites)
+		sc->selected_row = s->sites[sc->selected_index].row;
+	return true;
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Whether the terminal can be drawn on: cursor addressing at least. */
+static bool terminal_usable(void)
+{
+	const char *term = getenv("TERM");
+	int err = 0;
+	if (term == NULL || term[0] == '\0' || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
+	    setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return false;
+	const char *cup = tigetstr("cup");
+	bool usable = cup != NULL && cup != (char *)-1 && tigetnum("lines") != 0;
+	del_curterm(cur_term);
+	return usable;
+}
+
+static int run_screen(struct live_file *f, const struct options *o)
+{
+	static struct screen sc;
+	sc = (struct screen){.options = o, .file = f, .sort = o->sort, .ascending = o->ascending};
+	SCREEN *screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL)
+		return run_plain(f, o);
+	raw(); /* Ctrl-C is a key: it quits the console, never reaching the program */
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	timeout(KEY_POLL_MS);
+	sc.colours = has_colors() && getenv("NO_COLOR") == NULL;
+	if (sc.colours) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_HEADER, -1, -1);
+		init_pair(PAIR_SELECTED, COLOR_BLACK, COLOR_WHITE);
+		init_pair(PAIR_WARNING, COLOR_RED, -1);
+		init_pair(PAIR_FOOTER, COLOR_BLACK, COLOR_CYAN);
+	}
+	take_snapshot(&sc);
+	draw(&sc);
+	uint64_t last = monotonic_ms();
+	for (;;) {
+		int key = getch();
+		bool refresh_now = false;
+		if (key != ERR && !on_key(&sc, key, &refresh_now))
+			break;
+		bool ended = shown(&sc)->header.exited || sc.gone;
+		if (!ended && live_replaced(f)) { /* an exec made the program a new file */
+			live_close(f);
+			if (!open_statistics(f, o)) {
+				endwin();
+				return 1;
+			}
+			sc.have_previous = false;
+			refresh_now = true;
+		}
+		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
+			if (!ended || refresh_now)
+				take_snapshot(&sc);
+			last = monotonic_ms();
+			draw(&sc);
+		} else if (key != ERR) {
+			draw(&sc);
+		}
+	}
+	endwin();
+	delscreen(screen);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	setlocale(LC_ALL, "");
+	if (!parse_options(argc, argv, &o)) {
+		usage(stderr);
+		return 2;
+	}
+	struct live_file f;
+	if (!open_statistics(&f, &o))
+		return 1;
+	if (o.once || o.batch)
+		return run_plain(&f, &o);
+	if (!terminal_usable()) {
+		fprintf(stderr, "taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
+				"printing snapshots instead\n",
+			getenv("TERM") != NULL ? getenv("TERM") : "");
+		return run_plain(&f, &o);
+	}
+	return run_screen(&f, &o);
+}

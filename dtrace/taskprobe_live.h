@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live statistics (TASKPROBE_LIVE=1, shim/live.c) that `taskprobe top` (contrib/top) reads:
+ * a file in shared memory, `taskprobe-live.PID` in /dev/shm (else $TMPDIR, else /tmp), mode
+ * 0600, that the process writes with plain stores and the console maps read-only, so that the
+ * console starting, stopping or dying never touches the program.
+ *
+ * Every thread writes only its own slot (struct tp_live_thread) and its own row per spawn site
+ * (struct tp_live_site_stats): no lock and no shared cache line per event. A site's figures are
+ * the sums of its rows over all slots. Readers see each 64-bit value whole (relaxed atomic
+ * stores); a row's values may be a few events apart from each other.
+ *
+ * Durations are nanoseconds. Times ("since") are in the process's clock: CLOCK_MONOTONIC
+ * nanoseconds, or with the time-stamp counter (clock TP_LIVE_CLOCK_TSC) ns_at_start +
+ * (tsc - tsc_at_start) * ns_per_tsc_2_32 / 2^32, which a reader on the same machine computes
+ * for its own "now" from its own rdtsc.
+ *
+ * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_STACKS stacks, then
+ * TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,
+ * `rows_stride` bytes apart per slot), present once the slot's `rows_ready` is set: the file
+ * is sparse and a slot's rows are given space only when a thread first takes it.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#define TP_LIVE_MAGIC   "TPLIVE\0\0"
+#define TP_LIVE_VERSION 1
+
+#define TP_LIVE_SITES      128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
+#define TP_LIVE_NO_SITE    0
+#define TP_LIVE_OVERFLOW   (TP_LIVE_SITES - 1) /* every site id from here on */
+#define TP_LIVE_THREADS    256 /* threads alive at once with figures; later ones are counted */
+#define TP_LIVE_STACKS     128 /* distinct spawn stacks kept (sampled), over all sites */
+#define TP_LIVE_SITE_TEXT  256
+#define TP_LIVE_STACK_TEXT 3072 /* a stack's frames, one "function (file:line)" a line */
+#define TP_LIVE_BUCKETS    40   /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+
+enum tp_live_clock {
+	TP_LIVE_CLOCK_MONOTONIC = 1,
+	TP_LIVE_CLOCK_TSC = 2,
+};
+
+/* What a thread does now (struct tp_live_thread's state). */
+enum tp_live_state {
+	TP_LIVE_RUNNING = 0, /* not in a task, not parked: a worker between tasks spins or looks */
+	TP_LIVE_POLLING = 1, /* polls a task (its site: `site`) */
+	TP_LIVE_PARKED = 2,  /* a worker blocked waiting for work */
+};
+
+/* A slot's `in_use`. */
+enum tp_live_slot_use {
+	TP_LIVE_SLOT_FREE = 0,
+	TP_LIVE_SLOT_LIVE = 1,  /* a running thread's */
+	TP_LIVE_SLOT_ENDED = 2, /* an ended thread's, until another takes it (free ones first) */
+};
+
+/* A site or stack entry's `state`. */
+enum tp_live_entry_state {
+	TP_LIVE_ENTRY_EMPTY = 0,
+	TP_LIVE_ENTRY_WRITING = 1,
+	TP_LIVE_ENTRY_READY = 2, /* its text is whole (release store) */
+};
+
+struct tp_live_header {
+	char magic[8];        /* TP_LIVE_MAGIC */
+	uint32_t version;     /* TP_LIVE_VERSION */
+	uint32_t header_size; /* sizeof (struct tp_live_header) */
+	uint64_t file_size;
+	uint32_t pid;
+	uint32_t clock; /* enum tp_live_clock */
+	uint64_t tsc_at_start;
+	uint64_t ns_at_start;     /* CLOCK_MONOTONIC, when the statistics began */
+	uint64_t ns_per_tsc_2_32; /* nanoseconds a tick, times 2^32 (TSC clock) */
+	uint64_t long_poll_ns;    /* polls at least this long are counted as long */
+	uint64_t rows_offset;     /* where slot 0's rows begin */
+	uint64_t rows_stride;     /* bytes between two slots' rows */
+	uint32_t sites_seen;      /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
+	uint32_t exited;          /* 1 once the process ended (exited_ns: when) */
+	uint64_t threads_uncounted;   /* threads that found every slot taken: not counted */
+	uint64_t tasks_untracked;     /* tasks whose state found no room: their times not counted */
+	uint64_t events_dropped;      /* signal handlers' events inside their thread's update */
+	uint64_t stacks_dropped;      /* sampled stacks that found the stack table full */
+	char comm[16];                /* the process's name at start */
+	uint64_t exited_ns;           /* in the process's clock */
+	char reserved[56];
+};
+
+/* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */
+struct tp_live_site {
+	uint32_t state;   /* enum tp_live_entry_state */
+	uint32_t site_id; /* the contract's site id */
+	char text[TP_LIVE_SITE_TEXT];
+};
+
+/* A spawn stack seen under a site (sampled: each thread's first spawns of a site, then 1 in N). */
+struct tp_live_stack {
+	uint32_t state;    /* enum tp_live_entry_state */
+	uint32_t site;     /* its site's row */
+	uint32_t stack_id; /* the contract's stack id */
+	uint32_t samples;  /* spawns sampled with this stack */
+	char text[TP_LIVE_STACK_TEXT];
+};
+
+struct tp_live_thread {
+	uint32_t in_use;     /* enum tp_live_slot_use */
+	uint32_t generation; /* raised each time a thread takes the slot */
+	uint32_t tid;
+	uint32_t worker; /* 1 while an executor (or TASKPROBE_WORKERS) says it is a worker */
+	char name[16];
+	uint32_t rows_ready; /* its rows have space: the sites' figures may be read */
+	uint32_t state;      /* enum tp_live_state */
+	uint64_t state_since;
+	uint32_t site;      /* the row of the task it polls (state POLLING) */
+	uint32_t wait_kind; /* the contract's wait kind it is in now, 0 none */
+	uint64_t wait_since;
+	uint64_t wait_task; /* the task polled while it waits: a task blocking its worker */
+	uint64_t busy_ns;   /* time polling tasks, the current poll excluded */
+	uint64_t parked_ns; /* time parked, the current park excluded */
+	uint64_t polls;
+	char reserved[24];
+};
+
+/* One thread's figures for one site. */
+struct tp_live_site_stats {
+	uint64_t spawned;
+	uint64_t done; /* terminated */
+	uint64_t polls;
+	uint64_t busy_ns;         /* polling */
+	uint64_t idle_ns;         /* suspended between polls (ended polls of unfinished tasks) */
+	uint64_t delay_ns;        /* scheduling delay: woken (or spawned ready) to polled */
+	uint64_t delays;          /* how many delays delay_ns sums */
+	uint64_t longest_poll_ns;
+	uint64_t long_polls;      /* polls of at least the header's long_poll_ns */
+	uint64_t blocking_waits;  /* waits entered while polling a task of the site */
+	uint64_t blocking_ns;
+	uint64_t first_spawn_ns;  /* in the process's clock (see above), 0 before */
+	uint64_t last_done_ns;
+	uint32_t poll_histogram[TP_LIVE_BUCKETS];
+	uint32_t delay_histogram[TP_LIVE_BUCKETS];
+};
+
+#define TP_LIVE_PAGE 4096u
+#define TP_LIVE_ROUND_UP(n) (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
+#define TP_LIVE_SITES_OFFSET  ((uint64_t)sizeof(struct tp_live_header))
+#define TP_LIVE_STACKS_OFFSET (TP_LIVE_SITES_OFFSET + TP_LIVE_SITES * sizeof(struct tp_live_site))
+#define TP_LIVE_THREADS_OFFSET                                                                     \
+	(TP_LIVE_STACKS_OFFSET + TP_LIVE_STACKS * sizeof(struct tp_live_stack))
+#define TP_LIVE_ROWS_OFFSET                                                                        \
+	TP_LIVE_ROUND_UP(TP_LIVE_THREADS_OFFSET + TP_LIVE_THREADS * sizeof(struct tp_live_thread))
+#define TP_LIVE_ROWS_STRIDE TP_LIVE_ROUND_UP(TP_LIVE_SITES * sizeof(struct tp_live_site_stats))
+#define TP_LIVE_FILE_SIZE   (TP_LIVE_ROWS_OFFSET + TP_LIVE_THREADS * (uint64_t)TP_LIVE_ROWS_STRIDE)
+
+/* The file's name in its directory: "taskprobe-live." and the pid. */
+#define TP_LIVE_FILE_PREFIX "taskprobe-live."

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live statistics (live.h): the shared file's making, the per-thread slots and rows, and the
+ * table of tasks alive that carries a task's site and times from one event to the next (a
+ * task's events come on several threads: wake on one, polls on others).
+ *
+ * The file is opened only to make it and to give a new slot's rows space (fallocate, so that a
+ * full tmpfs is a failure said once, never a SIGBUS in the host later); no descriptor is kept,
+ * so the program's own descriptors are never in the way.
+ */
+#define _GNU_SOURCE
+#include "live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "events.h"
+#include "lifecycle.h"
+#include "settings.h"
+#include "spawn_site.h"
+#include "symbolize.h"
+#include "thread_state.h"
+#include "warn.h"
+
+/*
+ * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its hash, so a look-up reads
+ * at most that many and a removal is one store (no tombstones). A task that finds its window full
+ * is counted (tasks_untracked) and its times are not. 2^18 entries of 32 bytes: 8 MiB reserved,
+ * touched as tasks arrive.
+ */
+#define TASK_SLOTS_LOG2 18
+#define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
+#define TASK_WINDOW     16
+
+struct task_entry {
+	uint64_t task; /* 0: free */
+	uint32_t row;  /* its site's row */
+	uint32_t unused;
+	uint64_t ready_ns;     /* woken (or spawned ready), not yet polled: 0 when not */
+	uint64_t suspended_ns; /* its last poll ended unfinished, not yet polled again: 0 when not */
+};
+
+/* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
+#define STACK_SAMPLE_FIRST 4
+#define STACK_SAMPLE_EVERY 4096
+
+/* How long the time-stamp counter is timed against CLOCK_MONOTONIC at start. */
+#define CALIBRATION_NS 2000000
+
+/* No row: a task the table could not keep. */
+#define NO_ROW UINT32_MAX
+
+static char *map;
+static struct tp_live_header *header;
+static struct tp_live_site *sites;
+static struct tp_live_stack *stacks;
+static struct tp_live_thread *slots;
+static struct task_entry *tasks;
+static char live_path[PATH_MAX];
+static dev_t live_dev;
+static ino_t live_ino;
+static uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
+static uint64_t long_poll_ns;
+static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The calling thread's place in the file, and the task it polls. */
+struct live_local {
+	struct tp_live_thread *slot;
+	struct tp_live_site_stats *rows;
+	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
+	uint64_t polled_task;
+	uint64_t poll_start;
+	uint32_t poll_row;  /* the polled task's row, NO_ROW if untracked */
+	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
+	bool busy;          /* inside an update: a signal handler's event is dropped */
+	bool ended;         /* its thread-stop fired: it counts no more */
+	bool no_slot;       /* every slot was taken when it looked */
+};
+static __thread struct live_local local __attribute__((tls_model("initial-exec")));
+
+static uint64_t now_ns(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(tp_clock_is_tsc, 1))
+		return ns_at_start +
+		       (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) * ns_per_tsc_2_32) >>
+				  32);
+#endif
+	return tp_clock_monotonic_ns();
+}
+
+/* Written by one thread only, read by the console: each value whole. */
+static inline void add(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+}
+
+static inline void set32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void set64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void count(uint64_t *shared)
+{
+	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
+}
+
+static inline void histogram_add(uint32_t *histogram, uint64_t ns)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
+	if (b >= TP_LIVE_BUCKETS)
+		b = TP_LIVE_BUCKETS - 1;
+	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t row_of(uint32_t site)
+{
+	return site < TP_LIVE_OVERFLOW ? site : TP_LIVE_OVERFLOW;
+}
+
+/* Gives [offset, offset + length) of the file space, if it is still the file made at start. */
+static bool give_space(uint64_t offset, uint64_t length)
+{
+	int fd = open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && st.st_dev == live_dev && st.st_ino == live_ino &&
+		  fallocate(fd, 0, (off_t)offset, (off_t)length) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Whether the calling thread took slot `i` (in state `from`), its rows given space. */
+static bool take(unsigned i, uint32_t from)
+{
+	struct tp_live_thread *s = &slots[i];
+	struct tp_thread *self = tp_thread_self();
+	if (__atomic_load_n(&s->in_use, __ATOMIC_RELAXED) != from ||
+	    !__atomic_compare_exchange_n(&s->in_use, &from, TP_LIVE_SLOT_LIVE, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	uint64_t rows = header->rows_offset + (uint64_t)i * header->rows_stride;
+	if (!s->rows_ready) {
+		if (!give_space(rows, header->rows_stride)) {
+			__atomic_store_n(&s->in_use, from, __ATOMIC_RELEASE);
+			return false;
+		}
+		__atomic_store_n(&s->rows_ready, 1, __ATOMIC_RELEASE);
+	}
+	set32(&s->generation, s->generation + 1);
+	set32(&s->tid, (uint32_t)tp_thread_tid(self));
+	tp_thread_read_name(s->name);
+	set32(&s->worker, self->adapter_worker || self->named_worker);
+	set32(&s->wait_kind, 0);
+	set64(&s->state_since, now_ns());
+	set32(&s->state, self->parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	local.slot = s;
+	local.rows = (struct tp_live_site_stats *)(map + rows);
+	local.poll_row = NO_ROW;
+	return true;
+}
+
+/* The calling thread takes a free slot, else an ended thread's (whose figures stay summed). */
+static bool take_slot(void)
+{
+	static const uint32_t preferred[] = {TP_LIVE_SLOT_FREE, TP_LIVE_SLOT_ENDED};
+	int saved_errno = errno;
+	bool taken = false;
+	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && !taken; k++)
+		for (unsigned i = 0; i < TP_LIVE_THREADS && !taken; i++)
+			taken = take(i, preferred[k]);
+	if (!taken) {
+		local.no_slot = true;
+		count(&header->threads_uncounted);
+	}
+	errno = saved_errno;
+	return taken;
+}
+
+/* The calling thread's slot, marked busy, or NULL when it has none or is busy already. */
+static inline struct tp_live_thread *enter(void)
+{
+	if (__builtin_expect(local.busy, 0)) {
+		count(&header->events_dropped);
+		return NULL;
+	}
+	if (__builtin_expect(local.slot == NULL, 0) && (local.ended || local.no_slot || !take_slot()))
+		return NULL;
+	local.busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return local.slot;
+}
+
+static inline void leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	local.busy = false;
+}
+
+static inline uint32_t task_hash(uint64_t task)
+{
+	return (uint32_t)((task * 0x9e3779b97f4a7c15ull) >> (64 - TASK_SLOTS_LOG2));
+}
+
+static struct task_entry *task_find(uint64_t task)
+{
+	uint32_t h = task_hash(task);
+	for (unsigned k = 0; k < TASK_WINDOW; k++) {
+		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
+		if (__atomic_load_n(&e->task, __ATOMIC_ACQUIRE) == task)
+			return e;
+	}
+	return NULL;
+}
+
+static struct task_entry *task_insert(uint64_t task)
+{
+	uint32_t h = task_hash(task);
+	for (unsigned k = 0; k < TASK_WINDOW; k++) {
+		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
+		uint64_t empty = 0;
+		if (__atomic_load_n(&e->task, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&e->task, &empty, task, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return e;
+	}
+	count(&header->tasks_untracked);
+	return NULL;
+}
+
+/* A site's text, copied into the file at its first spawn. */
+static void publish_site(uint32_t row, uint32_t site)
+{
+	struct tp_live_site *entry = &sites[row];
+	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
+	if (__builtin_expect(__atomic_load_n(&entry->state, __ATOMIC_RELAXED) != empty, 1) ||
+	    !__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	const char *text = row == TP_LIVE_OVERFLOW ? "(sites beyond the first 126)"
+			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
+						    : tp_spawn_site_text(site);
+	snprintf(entry->text, sizeof entry->text, "%s", text != NULL ? text : "?");
+	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
+	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+}
+
+void tp_live_task_spawn(uint64_t task, uint32_t site)
+{
+	if (enter() == NULL)
+		return;
+	uint32_t row = row_of(site);
+	uint64_t now = now_ns();
+	publish_site(row, site);
+	if (site > __atomic_load_n(&header->sites_seen, __ATOMIC_RELAXED))
+		__atomic_store_n(&header->sites_seen, site, __ATOMIC_RELAXED); /* a hint: racy max */
+	struct tp_live_site_stats *r = &local.rows[row];
+	add(&r->spawned, 1);
+	if (r->first_spawn_ns == 0)
+		set64(&r->first_spawn_ns, now);
+	struct task_entry *e = task_insert(task);
+	if (e != NULL) {
+		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
+		set64(&e->ready_ns, 0);
+		set64(&e->suspended_ns, 0);
+	}
+	local.spawn_row = row;
+	leave();
+}
+
+int tp_live_wants_stack(uint32_t site)
+{
+	if (local.slot == NULL)
+		return 0;
+	uint64_t spawned = local.rows[row_of(site)].spawned;
+	return spawned < STACK_SAMPLE_FIRST || spawned % STACK_SAMPLE_EVERY == 0;
+}
+
+/* A stack's frames, one "function (file:line)" a line, as much as fits. */
+static void stack_text(char *out, size_t size, const uintptr_t *pcs, uint32_t depth)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < depth && used + 2 < size; i++) {
+		char frame[TP_SITE_TEXT_MAX];
+		tp_symbolize(pcs[i], frame, sizeof frame);
+		int n = snprintf(out + used, size - used, "%s%s", i > 0 ? "\n" : "", frame);
+		if (n < 0 || (size_t)n >= size - used) {
+			out[used] = '\0';
+			break;
+		}
+		used += (size_t)n;
+	}
+}
+
+void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	if (local.slot == NULL || stack_id == 0 || local.busy)
+		return;
+	uint32_t row = local.spawn_row;
+	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
+		struct tp_live_stack *s = &stacks[i];
+		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		if (state == TP_LIVE_ENTRY_EMPTY)
+			break;
+		if (state == TP_LIVE_ENTRY_READY && s->site == row && s->stack_id == stack_id) {
+			__atomic_fetch_add(&s->samples, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	/* a new stack: named once, by one thread at a time (another that finds it busy skips) */
+	if (pthread_mutex_trylock(&stacks_lock) != 0)
+		return;
+	local.busy = true;
+	unsigned i = 0;
+	while (i < TP_LIVE_STACKS &&
+	       __atomic_load_n(&stacks[i].state, __ATOMIC_RELAXED) != TP_LIVE_ENTRY_EMPTY &&
+	       !(stacks[i].site == row && stacks[i].stack_id == stack_id))
+		i++;
+	if (i == TP_LIVE_STACKS) {
+		count(&header->stacks_dropped);
+	} else if (stacks[i].state == TP_LIVE_ENTRY_EMPTY) {
+		struct tp_live_stack *s = &stacks[i];
+		s->site = row;
+		s->stack_id = (uint32_t)stack_id;
+		s->samples = 1;
+		stack_text(s->text, sizeof s->text, pcs, depth);
+		__atomic_store_n(&s->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+	}
+	local.busy = false;
+	pthread_mutex_unlock(&stacks_lock);
+}
+
+void tp_live_task_wake(uint64_t task)
+{
+	if (enter() == NULL)
+		return;
+	struct task_entry *e = task_find(task);
+	if (e != NULL)
+		set64(&e->ready_ns, now_ns());
+	leave();
+}
+
+void tp_live_task_poll_start(uint64_t task)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	uint64_t now = now_ns();
+	struct task_entry *e = task_find(task);
+	uint32_t row = NO_ROW;
+	if (e != NULL) {
+		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
+		struct tp_live_site_stats *r = &local.rows[row];
+		uint64_t ready = __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
+		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
+		if (ready != 0 && now >= ready) {
+			add(&r->delay_ns, now - ready);
+			add(&r->delays, 1);
+			histogram_add(r->delay_histogram, now - ready);
+			set64(&e->ready_ns, 0);
+		} else if (suspended != 0 && now >= suspended) {
+			add(&r->idle_ns, now - suspended);
+		}
+		set64(&e->suspended_ns, 0);
+	}
+	local.polled = e;
+	local.polled_task = task;
+	local.poll_start = now;
+	local.poll_row = row;
+	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
+	set64(&s->state_since, now);
+	set32(&s->state, TP_LIVE_POLLING);
+	leave();
+}
+
+void tp_live_task_poll_end(uint64_t task, uint32_t done)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	uint64_t now = now_ns();
+	if (local.polled_task == task) {
+		uint64_t d = now - local.poll_start;
+		if (local.poll_row != NO_ROW) {
+			struct tp_live_site_stats *r = &local.rows[local.poll_row];
+			add(&r->polls, 1);
+			add(&r->busy_ns, d);
+			histogram_add(r->poll_histogram, d);
+			if (d > r->longest_poll_ns)
+				set64(&r->longest_poll_ns, d);
+			if (d >= long_poll_ns)
+				add(&r->long_polls, 1);
+		}
+		add(&s->busy_ns, d);
+		add(&s->polls, 1);
+		/* an unfinished task's entry is still its own; a finished one's may be another's */
+		if (!done && local.polled != NULL)
+			set64(&local.polled->suspended_ns, now);
+	}
+	local.polled = NULL;
+	local.polled_task = 0;
+	local.poll_row = NO_ROW;
+	set64(&s->state_since, now);
+	set32(&s->state, TP_LIVE_RUNNING);
+	leave();
+}
+
+void tp_live_task_terminate(uint64_t task)
+{
+	if (enter() == NULL)
+		return;
+	struct task_entry *e = task_find(task);
+	uint32_t row = e != NULL ? __atomic_load_n(&e->row, __ATOMIC_RELAXED)
+		       : local.polled_task == task ? local.poll_row
+						   : NO_ROW;
+	if (row != NO_ROW) {
+		add(&local.rows[row].done, 1);
+		set64(&local.rows[row].last_done_ns, now_ns());
+	}
+	if (e != NULL)
+		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+	leave();
+}
+
+void tp_live_worker(int started)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	set32(&s->worker, started != 0);
+	leave();
+}
+
+void tp_live_park(int parked)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	uint64_t now = now_ns();
+	if (!parked && s->state == TP_LIVE_PARKED)
+		add(&s->parked_ns, now - s->state_since);
+	set64(&s->state_since, now);
+	set32(&s->state, parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	leave();
+}
+
+void tp_live_wait_start(uint32_t kind, uint64_t task)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	set64(&s->wait_since, now_ns());
+	set64(&s->wait_task, task);
+	set32(&s->wait_kind, kind);
+	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
+		add(&local.rows[local.poll_row].blocking_waits, 1);
+	leave();
+}
+
+void tp_live_wait_end(uint64_t task)
+{
+	struct tp_live_thread *s = enter();
+	if (s == NULL)
+		return;
+	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
+		add(&local.rows[local.poll_row].blocking_ns, now_ns() - s->wait_since);
+	set32(&s->wait_kind, 0);
+	set64(&s->wait_task, 0);
+	leave();
+}
+
+void tp_live_thread_stop(uint64_t tid)
+{
+	struct tp_live_thread *s = local.slot;
+	if (s == NULL || local.busy || s->tid != tid)
+		return; /* the exit stops other threads: their slots stay theirs */
+	set32(&s->wait_kind, 0);
+	local.slot = NULL;
+	local.ended = true;
+	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);
+}
+
+/* The file's directory: TASKPROBE_LIVE_DIR, else /dev/shm, else $TMPDIR, else /tmp. */
+static const char *live_directory(void)
+{
+	const char *chosen = tp_settings()->live_dir;
+	if (chosen != NULL)
+		return chosen;
+	if (access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	const char *tmp = getenv("TMPDIR");
+	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+/* Makes this process's file (a stale one of an earlier process with its pid is replaced). */
+static int make_file(void)
+{
+	snprintf(live_path, sizeof live_path, "%s/" TP_LIVE_FILE_PREFIX "%d", live_directory(),
+		 (int)getpid());
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		struct stat st;
+		if (errno != EEXIST || lstat(live_path, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid() || unlink(live_path) != 0)
+			break;
+	}
+	tp_warn("live statistics off: cannot make %.300s (%s)", live_path, strerror(errno));
+	return -1;
+}
+
+/* Makes the file and maps it; false (said) when it cannot. */
+static bool open_live(void)
+{
+	int fd = make_file();
+	if (fd < 0)
+		return false;
+	struct stat st;
+	void *m = MAP_FAILED;
+	int err = 0;
+	if (ftruncate(fd, (off_t)TP_LIVE_FILE_SIZE) != 0 ||
+	    fallocate(fd, 0, 0, (off_t)TP_LIVE_ROWS_OFFSET) != 0 || fstat(fd, &st) != 0)
+		err = errno;
+	else
+		m = mmap(NULL, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED && err == 0)
+		err = errno;
+	close(fd);
+	if (m == MAP_FAILED) {
+		tp_warn("live statistics off: cannot reserve %.300s (%s)", live_path, strerror(err));
+		unlink(live_path);
+		return false;
+	}
+	live_dev = st.st_dev;
+	live_ino = st.st_ino;
+	map = m;
+	header = (struct tp_live_header *)map;
+	sites = (struct tp_live_site *)(map + TP_LIVE_SITES_OFFSET);
+	stacks = (struct tp_live_stack *)(map + TP_LIVE_STACKS_OFFSET);
+	slots = (struct tp_live_thread *)(map + TP_LIVE_THREADS_OFFSET);
+	header->version = TP_LIVE_VERSION;
+	header->header_size = sizeof *header;
+	header->file_size = TP_LIVE_FILE_SIZE;
+	header->pid = (uint32_t)getpid();
+	header->clock = tp_clock_is_tsc ? TP_LIVE_CLOCK_TSC : TP_LIVE_CLOCK_MONOTONIC;
+	header->tsc_at_start = tsc_at_start;
+	header->ns_at_start = ns_at_start;
+	header->ns_per_tsc_2_32 = ns_per_tsc_2_32;
+	header->long_poll_ns = long_poll_ns;
+	header->rows_offset = TP_LIVE_ROWS_OFFSET;
+	header->rows_stride = TP_LIVE_ROWS_STRIDE;
+	tp_thread_read_name(header->comm);
+	/* the magic last: a reader takes the file once it is whole */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(header->magic, TP_LIVE_MAGIC, sizeof header->magic);
+	return true;
+}
+
+/* A fresh table of tasks alive (reserved, touched as tasks arrive). */
+static bool map_tasks(void)
+{
+	void *m = mmap(NULL, TASK_SLOTS * sizeof(struct task_entry), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	tasks = m == MAP_FAILED ? NULL : m;
+	return tasks != NULL;
+}
+
+/* The time-stamp counter's rate, timed against CLOCK_MONOTONIC once. */
+static void calibrate(void)
+{
+	uint64_t tsc_end, ns_end;
+	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	if (!tp_clock_is_tsc)
+		return;
+	struct timespec pause = {0, CALIBRATION_NS};
+	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+		;
+	tp_clock_pair(&tsc_end, &ns_end);
+	if (tsc_end <= tsc_at_start) {
+		tp_clock_is_tsc = false; /* cannot happen with an invariant counter */
+		return;
+	}
+	ns_per_tsc_2_32 =
+		(uint64_t)(((unsigned __int128)(ns_end - ns_at_start) << 32) / (tsc_end - tsc_at_start));
+}
+
+void tp_live_start(void)
+{
+	const struct tp_settings *s = tp_settings();
+	if (s->live == TP_LIVE_OFF)
+		return;
+	int saved_errno = errno;
+	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
+	calibrate();
+	if (map_tasks() && open_live())
+		tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
+	errno = saved_errno;
+}
+
+/* The process ends: its file is marked, and removed unless it is to be kept for a reader. */
+void tp_live_at_exit(void)
+{
+	if (header == NULL || header->pid != (uint32_t)getpid())
+		return;
+	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
+	if (tp_settings()->live != TP_LIVE_KEEP)
+		unlink(live_path);
+}
+
+/* The child of fork: a file of its own, as a new process; the parent's is left alone. */
+void tp_live_child_after_fork(void)
+{
+	if (header == NULL)
+		return;
+	munmap(map, TP_LIVE_FILE_SIZE);
+	munmap(tasks, TASK_SLOTS * sizeof(struct task_entry));
+	map = NULL;
+	header = NULL;
+	memset(&local, 0, sizeof local);
+	pthread_mutex_init(&stacks_lock, NULL);
+	if (!map_tasks() || !open_live())
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}

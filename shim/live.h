@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live statistics (TASKPROBE_LIVE): per spawn site and per thread, kept in a file in shared
+ * memory that `taskprobe top` maps read-only (dtrace/taskprobe_live.h has its layout). The event
+ * layer (events.h) hands it every event while it is on, as it does the recorder.
+ *
+ * Per event: the clock, a few stores into the calling thread's own slot and row, and for task
+ * events a look-up in a table of the tasks alive (a bounded window of slots, no lock). No
+ * allocation, no system call; a thread takes a slot at its first event (one fallocate).
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "taskprobe_live.h"
+
+/* Whether the live statistics are on: tp_live(), in events.h. */
+
+void tp_live_task_spawn(uint64_t task, uint32_t site);
+/* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
+int tp_live_wants_stack(uint32_t site);
+void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
+void tp_live_task_wake(uint64_t task);
+void tp_live_task_poll_start(uint64_t task);
+void tp_live_task_poll_end(uint64_t task, uint32_t done);
+void tp_live_task_terminate(uint64_t task);
+void tp_live_worker(int started);
+void tp_live_park(int parked);
+void tp_live_thread_stop(uint64_t tid);
+void tp_live_wait_start(uint32_t kind, uint64_t task);
+void tp_live_wait_end(uint64_t task);
