@@ -90,6 +90,8 @@ struct tp_live_header {
 struct tp_live_site {
 	uint32_t state;   /* enum tp_live_entry_state */
 	uint32_t site_id; /* the contract's site id */
+	uint32_t by_executor; /* 1: its tasks are the executor's own (OpenMP's implicit tasks) */
+	uint32_t reserved;
 	char text[TP_LIVE_SITE_TEXT];
 };
 

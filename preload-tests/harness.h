@@ -232,3 +232,26 @@ int tp_source_line(const char *target_source, const char *function, const char *
 const char *tp_unprivileged_copy(const char *program);
 const char *tp_unprivileged_out(void);
 void tp_launch_unprivileged(const char *const args[], const char *const env[], struct tp_run *run);
+/* The launcher that tp_launch_unprivileged runs (its copy, with root). */
+const char *tp_unprivileged_launcher(void);
+
+/*
+ * A terminal (tmux) that a test types into and reads, as a person would: `command` (a shell
+ * command line) runs in it, then "[exit STATUS]" is printed and the terminal stays. With
+ * `unprivileged` and root, tmux and the command run as nobody.
+ */
+struct tp_terminal {
+	char socket[160];
+	char dir[128];
+	bool unprivileged;
+};
+void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns,
+		       unsigned lines, bool unprivileged);
+/* The screen's text now (the caller frees); with `attributes`, with its escape sequences. */
+char *tp_terminal_screen(struct tp_terminal *t, bool attributes);
+/* The screen once it shows `text` (the caller frees); fails the test after `timeout_ms`. */
+char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms);
+/* Types `keys`, tmux key names separated by spaces ("q", "Enter", "Down", "Space"). */
+void tp_terminal_keys(struct tp_terminal *t, const char *keys);
+void tp_terminal_resize(struct tp_terminal *t, unsigned columns, unsigned lines);
+void tp_terminal_stop(struct tp_terminal *t);

@@ -73,7 +73,7 @@ const char *tp_unprivileged_out(void)
 }
 
 /* The launcher as installed for nobody: its copy, naming the copies of the shim and converter. */
-static const char *launcher(void)
+const char *tp_unprivileged_launcher(void)
 {
 	static const char *copy;
 	if (geteuid() != 0)
@@ -82,6 +82,7 @@ static const char *launcher(void)
 		return copy;
 	const char *shim = tp_unprivileged_copy(tp_shim());
 	const char *timeline = tp_unprivileged_copy(TP_CONTRIB_DIR "/taskprobe-timeline");
+	const char *top = tp_unprivileged_copy(TP_CONTRIB_DIR "/taskprobe-top");
 	char *text = tp_read_file(TP_CONTRIB_DIR "/taskprobe", NULL);
 	char *fixed = NULL;
 	size_t fixed_len = 0;
@@ -91,6 +92,8 @@ static const char *launcher(void)
 			fprintf(f, "LIBTASKPROBE='%s'\n", shim);
 		else if (strncmp(line, "TIMELINE=", 9) == 0)
 			fprintf(f, "TIMELINE='%s'\n", timeline);
+		else if (strncmp(line, "TOP=", 4) == 0)
+			fprintf(f, "TOP='%s'\n", top);
 		else
 			fprintf(f, "%s\n", line);
 	}
@@ -113,7 +116,7 @@ void tp_launch_unprivileged(const char *const args[], const char *const env[], s
 		argv[n++] = "nobody";
 		argv[n++] = "--";
 	}
-	argv[n++] = launcher();
+	argv[n++] = tp_unprivileged_launcher();
 	for (size_t i = 0; args[i] != NULL && n < ARGS_MAX - 1; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;

@@ -57,7 +57,7 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		/* the text is the probe's to read: the in-process consumers keep it once per site */
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, (uint64_t)id,
-				   (uint32_t)executor);
+				   (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM);
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);

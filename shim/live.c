@@ -246,7 +246,7 @@ static struct task_entry *task_insert(uint64_t task)
 }
 
 /* A site's text, copied into the file at its first spawn. */
-static void publish_site(uint32_t row, uint32_t site)
+static void publish_site(uint32_t row, uint32_t site, bool by_program)
 {
 	struct tp_live_site *entry = &sites[row];
 	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
@@ -259,16 +259,17 @@ static void publish_site(uint32_t row, uint32_t site)
 						    : tp_spawn_site_text(site);
 	snprintf(entry->text, sizeof entry->text, "%s", text != NULL ? text : "?");
 	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
+	entry->by_executor = !by_program;
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 }
 
-void tp_live_task_spawn(uint64_t task, uint32_t site)
+void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 {
 	if (enter() == NULL)
 		return;
 	uint32_t row = row_of(site);
 	uint64_t now = now_ns();
-	publish_site(row, site);
+	publish_site(row, site, by_program);
 	if (site > __atomic_load_n(&header->sites_seen, __ATOMIC_RELAXED))
 		__atomic_store_n(&header->sites_seen, site, __ATOMIC_RELAXED); /* a hint: racy max */
 	struct tp_live_site_stats *r = &local.rows[row];

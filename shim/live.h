@@ -10,13 +10,14 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "taskprobe_live.h"
 
 /* Whether the live statistics are on: tp_live(), in events.h. */
 
-void tp_live_task_spawn(uint64_t task, uint32_t site);
+void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program);
 /* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
 int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);

@@ -221,6 +221,7 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		struct site_view *v = &out->sites[out->n_sites++];
 		v->row = row;
 		v->site_id = sites[row].site_id;
+		v->by_executor = sites[row].by_executor != 0;
 		snprintf(v->text, sizeof v->text, "%s", sites[row].text);
 		by_row[row] = v;
 	}
@@ -295,7 +296,7 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 			v->warnings |= WARN_LONG_POLLS;
 		if (v->blocking_waits > 0)
 			v->warnings |= WARN_BLOCKS;
-		if (v->done == 0 && v->alive > 0 && v->first_spawn_ns != 0 &&
+		if (!v->by_executor && v->done == 0 && v->alive > 0 && v->first_spawn_ns != 0 &&
 		    out->now_ns > v->first_spawn_ns + LIVE_NEVER_ENDS_NS)
 			v->warnings |= WARN_NEVER_ENDS;
 		if (v->longest_now_ns >= h->long_poll_ns)

@@ -46,13 +46,14 @@ bool live_replaced(const struct live_file *f);
 enum {
 	WARN_LONG_POLLS = 1,    /* polls of at least the long-poll threshold */
 	WARN_BLOCKS = 2,        /* tasks waited (blocking their worker) inside a poll */
-	WARN_NEVER_ENDS = 4,    /* tasks alive, none ended, for LIVE_NEVER_ENDS_NS */
+	WARN_NEVER_ENDS = 4,    /* the program's tasks alive, none ended, for LIVE_NEVER_ENDS_NS */
 	WARN_LONG_POLL_NOW = 8, /* a poll going on now is already long */
 };
 
 struct site_view {
 	uint32_t row;
 	uint32_t site_id;
+	bool by_executor; /* the executor's own tasks (they live as long as their region) */
 	char text[TP_LIVE_SITE_TEXT];
 	uint64_t spawned, done, alive, polls, busy_ns, idle_ns, delay_ns, delays;
 	uint64_t longest_poll_ns, long_polls, blocking_waits, blocking_ns;

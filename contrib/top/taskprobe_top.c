@@ -333,6 +333,7 @@ struct screen {
 	struct live_snapshot snapshots[2];
 	int current;
 	bool have_previous;
+	bool selected; /* a site was selected (else the first is, once there is one) */
 	enum site_column sort;
 	bool ascending;
 	uint32_t selected_row; /* the selected site's row: kept as the order changes */
@@ -394,6 +395,10 @@ static void take_snapshot(struct screen *sc)
 	sc->have_previous = true;
 	/* the selection follows its site */
 	const struct live_snapshot *s = shown(sc);
+	if (!sc->selected && s->n_sites > 0) {
+		sc->selected_row = s->sites[0].row;
+		sc->selected = true;
+	}
 	sc->selected_index = 0;
 	for (unsigned i = 0; i < s->n_sites; i++)
 		if (s->sites[i].row == sc->selected_row)
@@ -496,6 +501,33 @@ static int draw_histogram(struct screen *sc, int y, int skip, const char *title,
 	return shown_lines;
 }
 
+/*
+ * Whether stack `i` is ready, of site `row`, and the first with its text: stacks that differ only
+ * in return addresses that name the same lines (an unrolled loop's calls) are shown as one.
+ */
+static bool stack_shown_first(const struct tp_live_stack *stacks, unsigned i, uint32_t row)
+{
+	if (__atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY ||
+	    stacks[i].site != row)
+		return false;
+	for (unsigned k = 0; k < i; k++)
+		if (__atomic_load_n(&stacks[k].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
+		    stacks[k].site == row && strcmp(stacks[k].text, stacks[i].text) == 0)
+			return false;
+	return true;
+}
+
+/* The samples of stack `i` and of every later one of its site with its text. */
+static unsigned stack_samples(const struct tp_live_stack *stacks, unsigned i)
+{
+	unsigned n = 0;
+	for (unsigned k = i; k < TP_LIVE_STACKS; k++)
+		if (__atomic_load_n(&stacks[k].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
+		    stacks[k].site == stacks[i].site && strcmp(stacks[k].text, stacks[i].text) == 0)
+			n += __atomic_load_n(&stacks[k].samples, __ATOMIC_RELAXED);
+	return n;
+}
+
 static void draw_detail(struct screen *sc)
 {
 	const struct live_snapshot *s = shown(sc);
@@ -562,13 +594,10 @@ static void draw_detail(struct screen *sc)
 		   style(sc, PAIR_HEADER));
 	bool any = false;
 	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
-		if (__atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY)
-			continue;
-		if (stacks[i].site != v->row)
+		if (!stack_shown_first(stacks, i, v->row))
 			continue;
 		any = true;
-		snprintf(line, sizeof line, "  stack %u, %u samples:", stacks[i].stack_id,
-			 __atomic_load_n(&stacks[i].samples, __ATOMIC_RELAXED));
+		snprintf(line, sizeof line, "  %u samples:", stack_samples(stacks, i));
 		STACK_LINE(line, A_BOLD);
 		const char *frame = stacks[i].text;
 		while (*frame != '\0') {

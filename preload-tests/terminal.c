@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A terminal for tests of full-screen programs (harness.h, tp_terminal_*): a tmux server on a
+ * socket of the test's own, with one window running the command; keys sent and the screen read
+ * with tmux's send-keys and capture-pane, as a person types and looks.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness_internal.h"
+
+#define RUNUSER     "/usr/sbin/runuser"
+#define TMUX        "/usr/bin/tmux"
+#define SCREEN_POLL 100 /* ms between two looks at the screen */
+
+/* Runs a tmux command on the terminal's server (as nobody for an unprivileged one). */
+static char *tmux(struct tp_terminal *t, const char *arguments)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "%s%s -S '%s' %s 2>&1",
+			   t->unprivileged ? RUNUSER " -u nobody -- " : "", TMUX, t->socket,
+			   arguments) > 0);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(out);
+	int status = pclose(p);
+	cr_assert_eq(status, 0, "%s: %s", cmd, text);
+	free(cmd);
+	return text;
+}
+
+void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns,
+		       unsigned lines, bool unprivileged)
+{
+	tp_require_program(TMUX, "tmux");
+	memset(t, 0, sizeof *t);
+	t->unprivileged = unprivileged && geteuid() == 0;
+	if (t->unprivileged)
+		tp_require_program(RUNUSER, "util-linux");
+	snprintf(t->dir, sizeof t->dir, "%s/terminal-XXXXXX",
+		 t->unprivileged ? tp_unprivileged_out() : "/tmp");
+	cr_assert_not_null(mkdtemp(t->dir));
+	if (t->unprivileged)
+		cr_assert_eq(chmod(t->dir, 01777), 0);
+	snprintf(t->socket, sizeof t->socket, "%s/socket", t->dir);
+	/* the command in a script: no quoting of its line into tmux's */
+	char *script;
+	cr_assert(asprintf(&script, "%s/command", t->dir) > 0);
+	FILE *f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s\necho \"[exit $?]\"\nexec sleep 3600\n", command);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(script, 0755), 0);
+	char *arguments;
+	cr_assert(asprintf(&arguments,
+			   "-f /dev/null new-session -d -x %u -y %u 'sh %s' \\; "
+			   "set-option -g status off",
+			   columns, lines, script) > 0);
+	free(tmux(t, arguments));
+	free(arguments);
+	free(script);
+}
+
+char *tp_terminal_screen(struct tp_terminal *t, bool attributes)
+{
+	return tmux(t, attributes ? "capture-pane -p -e" : "capture-pane -p");
+}
+
+char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms)
+{
+	char *screen = NULL;
+	for (unsigned waited = 0;; waited += SCREEN_POLL) {
+		free(screen);
+		screen = tp_terminal_screen(t, false);
+		if (strstr(screen, text) != NULL)
+			return screen;
+		if (waited >= timeout_ms)
+			break;
+		tp_sleep_ms(SCREEN_POLL);
+	}
+	cr_assert_fail("the terminal did not show \"%s\" in %u ms; it shows:\n%s", text, timeout_ms,
+		       screen);
+	return NULL;
+}
+
+void tp_terminal_keys(struct tp_terminal *t, const char *keys)
+{
+	/* each key quoted for the shell: "<" and ">" are keys too */
+	char *arguments = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&arguments, &len);
+	fputs("send-keys", f);
+	char *copy = strdup(keys);
+	for (char *key = strtok(copy, " "); key != NULL; key = strtok(NULL, " "))
+		fprintf(f, " '%s'", key);
+	fclose(f);
+	free(tmux(t, arguments));
+	free(arguments);
+	free(copy);
+}
+
+void tp_terminal_resize(struct tp_terminal *t, unsigned columns, unsigned lines)
+{
+	char *arguments;
+	cr_assert(asprintf(&arguments, "resize-window -x %u -y %u", columns, lines) > 0);
+	free(tmux(t, arguments));
+	free(arguments);
+}
+
+void tp_terminal_stop(struct tp_terminal *t)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "%s%s -S '%s' kill-server >/dev/null 2>&1; rm -rf '%s'",
+			   t->unprivileged ? RUNUSER " -u nobody -- " : "", TMUX, t->socket,
+			   t->dir) > 0);
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not end cleanly\n", t->socket);
+	free(cmd);
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskprobe top: the live console, driven in a terminal (tmux) as a person uses it, and its
+ * plain-text snapshots, on omp_top_shapes (three task constructs of known shapes: tasks that
+ * sleep 20 ms, a task blocking its worker on a semaphore for 30 ms, short tasks).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "harness_internal.h"
+
+#define SLEEPY_TASKS 3   /* omp_top_shapes.c's, a round */
+#define QUICK_TASKS  200
+#define SLEEP_MS     20
+#define BLOCK_MS     30
+#define SCREEN_WAIT  20000 /* ms: a loaded machine starts slowly */
+
+/* A site's row of the sites table (a screen or a snapshot). */
+struct site_row {
+	bool found;
+	unsigned long spawned, alive, done, polls;
+	double busy_ms, longest_ms;
+	char warnings[256];
+};
+
+/* Milliseconds of a duration as the console prints it ("24.0ms", "850ns", "1.20s"). */
+static double ms_of(const char *text)
+{
+	char *unit;
+	double v = strtod(text, &unit);
+	if (strcmp(unit, "ns") == 0)
+		return v / 1e6;
+	if (strcmp(unit, "us") == 0)
+		return v / 1e3;
+	if (strcmp(unit, "s") == 0)
+		return v * 1e3;
+	return v;
+}
+
+/* The row of the site whose text holds `place` ("(omp_top_shapes.c:55)"). */
+static struct site_row site_row(const char *screen, const char *place)
+{
+	struct site_row r = {0};
+	const char *at = strstr(screen, place);
+	if (at == NULL)
+		return r;
+	const char *line_end = strchr(at, '\n');
+	size_t len = line_end != NULL ? (size_t)(line_end - at) : strlen(at);
+	char *line = strndup(at + strlen(place), len - strlen(place));
+	char busy[16], d50[16], d99[16], idle[16], longest[16];
+	int used = 0;
+	if (sscanf(line, "%lu %lu %lu %lu %15s %15s %15s %15s %15s %n", &r.spawned, &r.alive,
+		   &r.done, &r.polls, busy, d50, d99, idle, longest, &used) >= 9) {
+		r.found = true;
+		r.busy_ms = ms_of(busy);
+		r.longest_ms = ms_of(longest);
+		snprintf(r.warnings, sizeof r.warnings, "%s", line + used);
+	}
+	free(line);
+	return r;
+}
+
+/* "(omp_top_shapes.c:L)" for the task construct after `before` in the target's source. */
+static const char *place_of(const char *before)
+{
+	static char places[4][64];
+	static unsigned next;
+	char *p = places[next++ % 4];
+	snprintf(p, sizeof places[0], "(omp_top_shapes.c:%d)",
+		 tp_source_line("omp_top_shapes.c", before, "#pragma omp task"));
+	return p;
+}
+
+#define SLEEPY_SITE  place_of("i < SLEEPY_TASKS; i++")
+#define BLOCKER_SITE place_of("r < rounds; r++")
+#define QUICK_SITE   place_of("i < QUICK_TASKS; i++")
+
+static const char *target(void)
+{
+	return tp_unprivileged_copy(tp_target("omp_top_shapes"));
+}
+
+/* The console in a terminal on `rounds` rounds of omp_top_shapes, as nobody (with root). */
+static void start_console(struct tp_terminal *t, const char *options, unsigned rounds,
+			  const char *term, unsigned columns, unsigned lines)
+{
+	char *command;
+	cr_assert(asprintf(&command, "cd /tmp && TERM=%s %s top %s -- %s %u", term,
+			   tp_unprivileged_launcher(), options, target(), rounds) > 0);
+	tp_terminal_start(t, command, columns, lines, true);
+	free(command);
+}
+
+/* What omp_top_shapes prints after `rounds` rounds, run plainly. */
+static char *plain_output(unsigned rounds)
+{
+	char arg[16];
+	snprintf(arg, sizeof arg, "%u", rounds);
+	struct tp_run plain;
+	tp_run(TP_PLAIN, (const char *[]){tp_target("omp_top_shapes"), arg, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	char *out = strdup(plain.out);
+	tp_run_free(&plain);
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+TP_SUITE_NOT_UNDER(top, TP_TSAN, TP_OPENMP_UNDER_TSAN);
+
+Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how_busy_workers_are)
+{
+	const unsigned rounds = 80; /* about 5 s */
+	struct tp_terminal t;
+	start_console(&t, "--interval 0.2", rounds, "screen", 200, 40);
+	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	cr_expect(strstr(screen, "running") != NULL, "%s", screen);
+	free(screen);
+	/* figures while it runs: the sleeping tasks' polls take 20 ms and are flagged */
+	tp_sleep_ms(1000);
+	screen = tp_terminal_screen(&t, false);
+	struct site_row sleepy = site_row(screen, SLEEPY_SITE);
+	cr_assert(sleepy.found, "%s", screen);
+	cr_expect(sleepy.spawned > 0 && sleepy.spawned < SLEEPY_TASKS * rounds, "%s", screen);
+	cr_expect(sleepy.longest_ms >= SLEEP_MS - 0.5 && sleepy.longest_ms < 3 * SLEEP_MS, "%s",
+		  screen);
+	cr_expect(strstr(sleepy.warnings, "long ") != NULL, "%s", screen);
+	struct site_row blocker = site_row(screen, BLOCKER_SITE);
+	cr_expect(strstr(blocker.warnings, "blocks ") != NULL, "%s", screen);
+	struct site_row quick = site_row(screen, QUICK_SITE);
+	cr_expect(quick.found && quick.warnings[0] == '\0' && quick.longest_ms < SLEEP_MS / 2.0,
+		  "%s", screen);
+	/* a worker is busy, and the blocked worker is seen in its semaphore wait */
+	cr_expect(strstr(screen, "TID") != NULL && strstr(screen, "BUSY") != NULL, "%s", screen);
+	bool blocked_seen = false;
+	for (int look = 0; look < 40 && !blocked_seen; look++) {
+		free(screen);
+		tp_sleep_ms(100);
+		screen = tp_terminal_screen(&t, false);
+		blocked_seen = strstr(screen, "in a semaphore wait for") != NULL &&
+			       strstr(screen, "(blocking its worker)") != NULL;
+	}
+	cr_expect(blocked_seen, "no worker shown in its semaphore wait:\n%s", screen);
+	/* the figures move on */
+	struct site_row later = site_row(screen, SLEEPY_SITE);
+	cr_expect(later.spawned > sleepy.spawned, "%lu then %lu:\n%s", sleepy.spawned,
+		  later.spawned, screen);
+	free(screen);
+	/* q quits; the program runs on to its end, with its output as a plain run's */
+	tp_terminal_keys(&t, "q");
+	screen = tp_terminal_wait_for(&t, "[exit ", 60000);
+	char *expected = plain_output(rounds);
+	cr_expect(strstr(screen, expected) != NULL, "expected \"%s\":\n%s", expected, screen);
+	cr_expect(strstr(screen, "[exit 0]") != NULL, "%s", screen);
+	free(expected);
+	free(screen);
+	tp_terminal_stop(&t);
+}
+
+Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_resize)
+{
+	struct tp_terminal t;
+	/* by site, ascending: "(no site...)", then the constructs in line order */
+	start_console(&t, "--sort site --reverse", 200, "screen", 200, 45);
+	free(tp_terminal_wait_for(&t, QUICK_SITE, SCREEN_WAIT));
+	char *screen = tp_terminal_wait_for(&t, "sorted by site, ascending", SCREEN_WAIT);
+	free(screen);
+	tp_terminal_keys(&t, "Down Down Enter"); /* the blocker's, then the sleepy tasks' site */
+	screen = tp_terminal_wait_for(&t, "POLL TIME", 5000);
+	cr_expect(strstr(screen, SLEEPY_SITE) != NULL, "%s", screen);
+	/* 20 ms polls: the bucket from 2^24 ns */
+	cr_expect(strstr(screen, " 16.8ms ..  33.6ms  #") != NULL, "%s", screen);
+	cr_expect(strstr(screen, "SCHEDULING DELAY") != NULL, "%s", screen);
+	free(screen);
+	/* its spawn stacks, below the histograms, innermost frame the construct */
+	tp_terminal_keys(&t, "Down Down Down Down Down Down Down Down Down Down Down Down");
+	screen = tp_terminal_wait_for(&t, "SPAWN STACKS", 5000);
+	char *stack = strstr(screen, "samples:");
+	cr_expect(stack != NULL && strstr(stack, SLEEPY_SITE) != NULL, "%s", screen);
+	free(screen);
+	/* back, and another sort column */
+	tp_terminal_keys(&t, "Escape");
+	free(tp_terminal_wait_for(&t, "SPAWNED", 5000));
+	tp_terminal_keys(&t, ">");
+	free(tp_terminal_wait_for(&t, "sorted by spawned, ascending", 5000));
+	tp_terminal_keys(&t, "r");
+	screen = tp_terminal_wait_for(&t, "sorted by spawned, descending", 5000);
+	/* the quick tasks' site spawns most: first */
+	char *header = strstr(screen, "SITE ");
+	cr_assert_not_null(header, "%s", screen);
+	char *first = strchr(header, '\n') + 1;
+	char *quick_at = strstr(screen, QUICK_SITE);
+	cr_expect(quick_at != NULL && quick_at < strchr(first, '\n'), "%s", screen);
+	free(screen);
+	/* narrower: lines fit, the site column shrinks, the footer stays at the bottom */
+	tp_terminal_resize(&t, 100, 30);
+	tp_sleep_ms(600);
+	screen = tp_terminal_screen(&t, false);
+	unsigned lines = 0;
+	for (char *line = screen; *line != '\0'; lines++) {
+		char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		cr_expect(len <= 100, "a line of %zu columns:\n%s", len, screen);
+		line = end != NULL ? end + 1 : line + len;
+	}
+	cr_expect_eq(lines, 30, "%s", screen);
+	cr_expect(strstr(screen, "SPAWNED") != NULL && strstr(screen, "q quit") != NULL, "%s",
+		  screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+	tp_terminal_stop(&t);
+}
+
+Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots)
+{
+	static const struct {
+		const char *term;
+		bool colours;
+	} terminals[] = {{"screen", true}, {"vt100", false}};
+	for (size_t i = 0; i < sizeof terminals / sizeof terminals[0]; i++) {
+		struct tp_terminal t;
+		start_console(&t, "", 40, terminals[i].term, 200, 40);
+		free(tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT));
+		char *screen = tp_terminal_screen(&t, true);
+		/* the title bar: black on cyan with colours, reverse video without */
+		bool cyan = strstr(screen, "46m") != NULL;
+		bool reverse = strstr(screen, "\033[7m") != NULL;
+		cr_expect(terminals[i].colours ? cyan : (!cyan && reverse), "TERM=%s:\n%s",
+			  terminals[i].term, screen);
+		free(screen);
+		tp_terminal_keys(&t, "q");
+		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+		tp_terminal_stop(&t);
+	}
+	struct tp_terminal t;
+	start_console(&t, "--interval 0.3", 20, "dumb", 200, 60);
+	char *screen = tp_terminal_wait_for(&t, "[exit 0]", 60000);
+	cr_expect(strstr(screen, "cannot draw a full-screen view (TERM=dumb)") != NULL, "%s",
+		  screen);
+	/* the last snapshot, once it exited: every task counted */
+	const char *last = strstr(screen, "exited after");
+	cr_assert_not_null(last, "%s", screen);
+	struct site_row sleepy = site_row(last, SLEEPY_SITE);
+	cr_expect(sleepy.found && sleepy.spawned == SLEEPY_TASKS * 20u, "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+}
+
+/* `taskprobe top --once [--long-poll MS] -- PROGRAM`: the program as usual, then its figures. */
+static void once(const char *long_poll, unsigned rounds, struct tp_run *run)
+{
+	char arg[16];
+	snprintf(arg, sizeof arg, "%u", rounds);
+	const char *args[8];
+	size_t n = 0;
+	args[n++] = "top";
+	args[n++] = "--once";
+	if (long_poll != NULL) {
+		args[n++] = "--long-poll";
+		args[n++] = long_poll;
+	}
+	args[n++] = "--";
+	args[n++] = target();
+	args[n++] = arg;
+	args[n] = NULL;
+	tp_launch_unprivileged(args, NULL, run);
+}
+
+Test(top, once_prints_exact_figures_when_the_program_ends)
+{
+	const unsigned rounds = 4;
+	struct tp_run run;
+	once(NULL, rounds, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char *expected = plain_output(rounds);
+	cr_expect(strncmp(run.out, expected, strlen(expected)) == 0, "%s", run.out);
+	cr_expect(strstr(run.out, "exited after") != NULL, "%s", run.out);
+	struct site_row sleepy = site_row(run.out, SLEEPY_SITE);
+	struct site_row blocker = site_row(run.out, BLOCKER_SITE);
+	struct site_row quick = site_row(run.out, QUICK_SITE);
+	/* each sleepy task: one poll, at least 20 ms, long */
+	cr_expect(sleepy.found && sleepy.spawned == SLEEPY_TASKS * rounds &&
+			  sleepy.done == sleepy.spawned && sleepy.alive == 0 &&
+			  sleepy.polls == sleepy.spawned,
+		  "%s", run.out);
+	char want[64];
+	snprintf(want, sizeof want, "long %u", SLEEPY_TASKS * rounds);
+	cr_expect_str_eq(sleepy.warnings, want, "%s", run.out);
+	cr_expect(sleepy.busy_ms >= SLEEPY_TASKS * rounds * (SLEEP_MS - 0.5), "%s", run.out);
+	/* the blocker: one a round, each waiting once in its poll */
+	snprintf(want, sizeof want, "long %u, blocks %u", rounds, rounds);
+	cr_expect(blocker.found && blocker.spawned == rounds && blocker.done == rounds, "%s",
+		  run.out);
+	cr_expect_str_eq(blocker.warnings, want, "%s", run.out);
+	cr_expect(quick.found && quick.spawned == QUICK_TASKS * rounds &&
+			  quick.done == quick.spawned && quick.warnings[0] == '\0',
+		  "%s", run.out);
+	tp_run_free(&run);
+
+	/* a higher threshold: 20 and 30 ms polls are no longer long */
+	once("50", rounds, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "long poll >= 50.0ms") != NULL, "%s", run.out);
+	cr_expect_str_eq(site_row(run.out, SLEEPY_SITE).warnings, "", "%s", run.out);
+	snprintf(want, sizeof want, "blocks %u", rounds);
+	cr_expect_str_eq(site_row(run.out, BLOCKER_SITE).warnings, want, "%s", run.out);
+	tp_run_free(&run);
+	free(expected);
+}
+
+Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_nothing)
+{
+	struct tp_run program;
+	tp_start(TP_PLAIN,
+		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--",
+				  tp_target("omp_top_shapes"), "40", NULL},
+		 NULL, &program);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)program.pid);
+	struct site_row sleepy = {0};
+	struct tp_run top = {0};
+	for (int attempt = 0; attempt < 100 && sleepy.spawned == 0; attempt++) {
+		tp_run_free(&top);
+		tp_launch((const char *[]){"top", "--once", pid, NULL}, NULL, &top);
+		sleepy = site_row(top.out, SLEEPY_SITE);
+		if (sleepy.spawned == 0)
+			tp_sleep_ms(100);
+	}
+	cr_expect(sleepy.spawned > 0 && strstr(top.out, "running") != NULL, "%s%s", top.out,
+		  top.err);
+	tp_run_free(&top);
+	tp_finish(&program);
+	cr_expect_eq(program.status, 0, "%s", program.err);
+	/* the statistics are gone with the program */
+	char path[64];
+	snprintf(path, sizeof path, "/dev/shm/taskprobe-live.%s", pid);
+	cr_expect_neq(access(path, F_OK), 0, "%s is left", path);
+	tp_run_free(&program);
+
+	/* a process without live statistics: said, status 1 */
+	tp_launch((const char *[]){"top", "--once", "1", NULL}, NULL, &top);
+	cr_expect_eq(top.status, 1, "%s", top.err);
+	cr_expect(strstr(top.err, "no live statistics for pid 1") != NULL, "%s", top.err);
+	tp_run_free(&top);
+}
