@@ -249,6 +249,8 @@ void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned colu
 		       unsigned lines, bool unprivileged);
 /* The screen's text now (the caller frees); with `attributes`, with its escape sequences. */
 char *tp_terminal_screen(struct tp_terminal *t, bool attributes);
+/* Everything the terminal showed: the lines scrolled off the screen, then the screen. */
+char *tp_terminal_history(struct tp_terminal *t);
 /* The screen once it shows `text` (the caller frees); fails the test after `timeout_ms`. */
 char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms);
 /* Types `keys`, tmux key names separated by spaces ("q", "Enter", "Down", "Space"). */

@@ -78,6 +78,11 @@ char *tp_terminal_screen(struct tp_terminal *t, bool attributes)
 	return tmux(t, attributes ? "capture-pane -p -e" : "capture-pane -p");
 }
 
+char *tp_terminal_history(struct tp_terminal *t)
+{
+	return tmux(t, "capture-pane -p -S -");
+}
+
 char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms)
 {
 	char *screen = NULL;

@@ -240,12 +240,14 @@ Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots
 	}
 	struct tp_terminal t;
 	start_console(&t, "--interval 0.3", 20, "dumb", 200, 60);
-	char *screen = tp_terminal_wait_for(&t, "[exit 0]", 60000);
+	free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+	char *screen = tp_terminal_history(&t);
 	cr_expect(strstr(screen, "cannot draw a full-screen view (TERM=dumb)") != NULL, "%s",
 		  screen);
 	/* the last snapshot, once it exited: every task counted */
 	const char *last = strstr(screen, "exited after");
 	cr_assert_not_null(last, "%s", screen);
+	last = strstr(last, "SITE");
 	struct site_row sleepy = site_row(last, SLEEPY_SITE);
 	cr_expect(sleepy.found && sleepy.spawned == SLEEPY_TASKS * 20u, "%s", screen);
 	free(screen);
