@@ -75,21 +75,21 @@ struct tp_live_header {
 	uint64_t long_poll_ns;    /* polls at least this long are counted as long */
 	uint64_t rows_offset;     /* where slot 0's rows begin */
 	uint64_t rows_stride;     /* bytes between two slots' rows */
-	uint32_t sites_seen;      /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
-	uint32_t exited;          /* 1 once the process ended (exited_ns: when) */
-	uint64_t threads_uncounted;   /* threads that found every slot taken: not counted */
-	uint64_t tasks_untracked;     /* tasks whose state found no room: their times not counted */
-	uint64_t events_dropped;      /* signal handlers' events inside their thread's update */
-	uint64_t stacks_dropped;      /* sampled stacks that found the stack table full */
-	char comm[16];                /* the process's name at start */
-	uint64_t exited_ns;           /* in the process's clock */
+	uint32_t sites_seen; /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
+	uint32_t exited;     /* 1 once the process ended (exited_ns: when) */
+	uint64_t threads_uncounted; /* threads that found every slot taken: not counted */
+	uint64_t tasks_untracked;   /* tasks whose state found no room: their times not counted */
+	uint64_t events_dropped;    /* signal handlers' events inside their thread's update */
+	uint64_t stacks_dropped;    /* sampled stacks that found the stack table full */
+	char comm[16];              /* the process's name at start */
+	uint64_t exited_ns;         /* in the process's clock */
 	char reserved[56];
 };
 
 /* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */
 struct tp_live_site {
-	uint32_t state;   /* enum tp_live_entry_state */
-	uint32_t site_id; /* the contract's site id */
+	uint32_t state;       /* enum tp_live_entry_state */
+	uint32_t site_id;     /* the contract's site id */
 	uint32_t by_executor; /* 1: its tasks are the executor's own (OpenMP's implicit tasks) */
 	uint32_t reserved;
 	char text[TP_LIVE_SITE_TEXT];
@@ -128,22 +128,22 @@ struct tp_live_site_stats {
 	uint64_t spawned;
 	uint64_t done; /* terminated */
 	uint64_t polls;
-	uint64_t busy_ns;         /* polling */
-	uint64_t idle_ns;         /* suspended between polls (ended polls of unfinished tasks) */
-	uint64_t delay_ns;        /* scheduling delay: woken (or spawned ready) to polled */
-	uint64_t delays;          /* how many delays delay_ns sums */
+	uint64_t busy_ns;  /* polling */
+	uint64_t idle_ns;  /* suspended between polls (ended polls of unfinished tasks) */
+	uint64_t delay_ns; /* scheduling delay: woken (or spawned ready) to polled */
+	uint64_t delays;   /* how many delays delay_ns sums */
 	uint64_t longest_poll_ns;
-	uint64_t long_polls;      /* polls of at least the header's long_poll_ns */
-	uint64_t blocking_waits;  /* waits entered while polling a task of the site */
+	uint64_t long_polls;     /* polls of at least the header's long_poll_ns */
+	uint64_t blocking_waits; /* waits entered while polling a task of the site */
 	uint64_t blocking_ns;
-	uint64_t first_spawn_ns;  /* in the process's clock (see above), 0 before */
+	uint64_t first_spawn_ns; /* in the process's clock (see above), 0 before */
 	uint64_t last_done_ns;
 	uint32_t poll_histogram[TP_LIVE_BUCKETS];
 	uint32_t delay_histogram[TP_LIVE_BUCKETS];
 };
 
-#define TP_LIVE_PAGE 4096u
-#define TP_LIVE_ROUND_UP(n) (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
+#define TP_LIVE_PAGE          4096u
+#define TP_LIVE_ROUND_UP(n)   (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
 #define TP_LIVE_SITES_OFFSET  ((uint64_t)sizeof(struct tp_live_header))
 #define TP_LIVE_STACKS_OFFSET (TP_LIVE_SITES_OFFSET + TP_LIVE_SITES * sizeof(struct tp_live_site))
 #define TP_LIVE_THREADS_OFFSET                                                                     \

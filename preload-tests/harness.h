@@ -245,8 +245,8 @@ struct tp_terminal {
 	char dir[128];
 	bool unprivileged;
 };
-void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns,
-		       unsigned lines, bool unprivileged);
+void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns, unsigned lines,
+		       bool unprivileged);
 /* The screen's text now (the caller frees); with `attributes`, with its escape sequences. */
 char *tp_terminal_screen(struct tp_terminal *t, bool attributes);
 /* Everything the terminal showed: the lines scrolled off the screen, then the screen. */

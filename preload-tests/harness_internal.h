@@ -12,6 +12,7 @@
  *   events.c    the tracer's event lines parsed into tp_events, ordered; counting them
  *   contract.c  the probe contract's checks (tp_assert_*)
  *   elf.c       symbols of target programs (nm)
+ *   terminal.c  a terminal (tmux) for full-screen programs: keys typed, the screen read
  *   skip.c      the skip policy: tools a test needs (tp_require_*), nothing skipped under
  *               CI=true, and tests left out of a sanitizer pass by design (TP_NOT_UNDER)
  */

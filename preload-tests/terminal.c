@@ -41,8 +41,8 @@ static char *tmux(struct tp_terminal *t, const char *arguments)
 	return text;
 }
 
-void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns,
-		       unsigned lines, bool unprivileged)
+void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns, unsigned lines,
+		       bool unprivileged)
 {
 	tp_require_program(TMUX, "tmux");
 	memset(t, 0, sizeof *t);

@@ -15,7 +15,7 @@
 #include "harness.h"
 #include "harness_internal.h"
 
-#define SLEEPY_TASKS 3   /* omp_top_shapes.c's, a round */
+#define SLEEPY_TASKS 3 /* omp_top_shapes.c's, a round */
 #define QUICK_TASKS  200
 #define SLEEP_MS     20
 #define BLOCK_MS     30

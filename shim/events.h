@@ -255,7 +255,8 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 static inline void tp_fire_thread_stop(uint64_t tid)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0), tp_live_thread_stop(tid));
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0),
+		      tp_live_thread_stop(tid));
 }
 
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
@@ -263,8 +264,9 @@ static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t t
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0),
-		      tp_live_wait_start(kind, task));
+	TP_IN_PROCESS(
+		TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0),
+		tp_live_wait_start(kind, task));
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)

@@ -49,8 +49,9 @@ struct task_entry {
 	uint64_t task; /* 0: free */
 	uint32_t row;  /* its site's row */
 	uint32_t unused;
-	uint64_t ready_ns;     /* woken (or spawned ready), not yet polled: 0 when not */
-	uint64_t suspended_ns; /* its last poll ended unfinished, not yet polled again: 0 when not */
+	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
+	uint64_t
+		suspended_ns; /* its last poll ended unfinished, not yet polled again: 0 when not */
 };
 
 /* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
@@ -95,9 +96,9 @@ static uint64_t now_ns(void)
 {
 #if defined(__x86_64__)
 	if (__builtin_expect(tp_clock_is_tsc, 1))
-		return ns_at_start +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) * ns_per_tsc_2_32) >>
-				  32);
+		return ns_at_start + (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) *
+						 ns_per_tsc_2_32) >>
+						32);
 #endif
 	return tp_clock_monotonic_ns();
 }
@@ -203,7 +204,8 @@ static inline struct tp_live_thread *enter(void)
 		count(&header->events_dropped);
 		return NULL;
 	}
-	if (__builtin_expect(local.slot == NULL, 0) && (local.ended || local.no_slot || !take_slot()))
+	if (__builtin_expect(local.slot == NULL, 0) &&
+	    (local.ended || local.no_slot || !take_slot()))
 		return NULL;
 	local.busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -256,7 +258,7 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 	    !__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
-	const char *text = row == TP_LIVE_OVERFLOW ? "(sites beyond the first 126)"
+	const char *text = row == TP_LIVE_OVERFLOW  ? "(sites beyond the first 126)"
 			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
 						    : tp_spawn_site_text(site);
 	snprintf(entry->text, sizeof entry->text, "%s", text != NULL ? text : "?");
@@ -273,7 +275,8 @@ void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 	uint64_t now = now_ns();
 	publish_site(row, site, by_program);
 	if (site > __atomic_load_n(&header->sites_seen, __ATOMIC_RELAXED))
-		__atomic_store_n(&header->sites_seen, site, __ATOMIC_RELAXED); /* a hint: racy max */
+		__atomic_store_n(&header->sites_seen, site,
+				 __ATOMIC_RELAXED); /* a hint: racy max */
 	struct tp_live_site_stats *r = &local.rows[row];
 	add(&r->spawned, 1);
 	if (r->first_spawn_ns == 0)
@@ -431,7 +434,7 @@ void tp_live_task_terminate(uint64_t task)
 	if (enter() == NULL)
 		return;
 	struct task_entry *e = task_find(task);
-	uint32_t row = e != NULL ? __atomic_load_n(&e->row, __ATOMIC_RELAXED)
+	uint32_t row = e != NULL                   ? __atomic_load_n(&e->row, __ATOMIC_RELAXED)
 		       : local.polled_task == task ? local.poll_row
 						   : NO_ROW;
 	if (row != NO_ROW) {
@@ -549,7 +552,8 @@ static bool open_live(void)
 		err = errno;
 	close(fd);
 	if (m == MAP_FAILED) {
-		tp_warn("live statistics off: cannot reserve %.300s (%s)", live_path, strerror(err));
+		tp_warn("live statistics off: cannot reserve %.300s (%s)", live_path,
+			strerror(err));
 		unlink(live_path);
 		return false;
 	}
@@ -602,8 +606,8 @@ static void calibrate(void)
 		tp_clock_is_tsc = false; /* cannot happen with an invariant counter */
 		return;
 	}
-	ns_per_tsc_2_32 =
-		(uint64_t)(((unsigned __int128)(ns_end - ns_at_start) << 32) / (tsc_end - tsc_at_start));
+	ns_per_tsc_2_32 = (uint64_t)(((unsigned __int128)(ns_end - ns_at_start) << 32) /
+				     (tsc_end - tsc_at_start));
 }
 
 void tp_live_start(void)

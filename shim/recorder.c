@@ -71,7 +71,7 @@ static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
 static int record_fd = -1;
 static pid_t record_pid;        /* the process whose file record_fd is (a vfork child shares it) */
 static struct stat record_file; /* what record_fd must still be, before each write */
-static char record_path[PATH_MAX]; /* TASKPROBE_RECORD with %p replaced */
+static char record_path[PATH_MAX];  /* TASKPROBE_RECORD with %p replaced */
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
 static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */

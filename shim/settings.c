@@ -112,7 +112,8 @@ static void parse_environment(struct tp_settings *s)
 		if (parse_bounded(v, 1, 3600000000L, &n))
 			s->live_long_poll_us = (unsigned)n;
 		else
-			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v, "a number of microseconds from 1 to 3600000000", "10000");
+			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v,
+				 "a number of microseconds from 1 to 3600000000", "10000");
 	}
 	errno = saved_errno;
 }

@@ -12,15 +12,15 @@ enum tp_live_setting {
 };
 
 struct tp_settings {
-	bool stacks;          /* TASKPROBE_STACKS: capture spawn stacks */
-	unsigned stack_depth; /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
-	const char *workers;  /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
-	const char *report;   /* TASKPROBE_REPORT: "stderr", a path, or NULL */
-	const char *record;   /* TASKPROBE_RECORD: a path (%p: the pid), or NULL */
-	bool record_stacks;   /* TASKPROBE_RECORD_STACKS: the recorder captures spawn stacks */
-	enum tp_live_setting live;   /* TASKPROBE_LIVE */
-	const char *live_dir;        /* TASKPROBE_LIVE_DIR: where the file is, or NULL (default) */
-	unsigned live_long_poll_us;  /* TASKPROBE_LIVE_LONG_POLL_US: a long poll, 1 us to 1 h */
+	bool stacks;               /* TASKPROBE_STACKS: capture spawn stacks */
+	unsigned stack_depth;      /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
+	const char *workers;       /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
+	const char *report;        /* TASKPROBE_REPORT: "stderr", a path, or NULL */
+	const char *record;        /* TASKPROBE_RECORD: a path (%p: the pid), or NULL */
+	bool record_stacks;        /* TASKPROBE_RECORD_STACKS: the recorder captures spawn stacks */
+	enum tp_live_setting live; /* TASKPROBE_LIVE */
+	const char *live_dir;      /* TASKPROBE_LIVE_DIR: where the file is, or NULL (default) */
+	unsigned live_long_poll_us; /* TASKPROBE_LIVE_LONG_POLL_US: a long poll, 1 us to 1 h */
 };
 
 /*

@@ -64,8 +64,8 @@ enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir,
 	}
 	if (st.st_uid != getuid() && getuid() != 0) {
 		close(fd);
-		snprintf(why, why_size, "%s belongs to another user: run taskprobe top as its owner",
-			 f->path);
+		snprintf(why, why_size,
+			 "%s belongs to another user: run taskprobe top as its owner", f->path);
 		return LIVE_FOREIGN;
 	}
 	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
@@ -151,7 +151,8 @@ static uint64_t histogram_quantile(const uint64_t *histogram, double fraction)
 			continue;
 		if (seen + (double)histogram[b] >= wanted) {
 			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
-			return (uint64_t)(low + (high - low) * (wanted - seen) / (double)histogram[b]);
+			return (uint64_t)(low +
+					  (high - low) * (wanted - seen) / (double)histogram[b]);
 		}
 		seen += (double)histogram[b];
 	}
@@ -190,7 +191,8 @@ static const struct worker_view *previous_worker(const struct live_snapshot *pre
 	if (previous == NULL)
 		return NULL;
 	for (unsigned i = 0; i < previous->n_workers; i++)
-		if (previous->workers[i].slot == slot && previous->workers[i].generation == generation)
+		if (previous->workers[i].slot == slot &&
+		    previous->workers[i].generation == generation)
 			return &previous->workers[i];
 	return NULL;
 }
@@ -263,9 +265,10 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 					 : 0;
 		w->wait_task = load64(&t->wait_task);
 		w->polls = load64(&t->polls);
-		w->busy_ns = load64(&t->busy_ns) + (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
-		w->parked_ns =
-			load64(&t->parked_ns) + (w->state == TP_LIVE_PARKED ? w->state_for_ns : 0);
+		w->busy_ns = load64(&t->busy_ns) +
+			     (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
+		w->parked_ns = load64(&t->parked_ns) +
+			       (w->state == TP_LIVE_PARKED ? w->state_for_ns : 0);
 		const struct worker_view *before = previous_worker(previous, i, w->generation);
 		uint64_t interval = before != NULL ? since_previous : out->elapsed_ns;
 		uint64_t busy = w->busy_ns - (before != NULL ? before->busy_ns : 0);
@@ -313,8 +316,8 @@ const struct site_view *live_site(const struct live_snapshot *s, uint32_t row)
 }
 
 static const char *const column_names[COLUMNS] = {
-	"site", "spawned", "alive", "done", "polls", "busy", "delay50", "delay99", "idle",
-	"longest", "warnings",
+	"site",    "spawned", "alive", "done",    "polls",    "busy",
+	"delay50", "delay99", "idle",  "longest", "warnings",
 };
 
 const char *live_column_name(enum site_column column)
@@ -345,17 +348,28 @@ static uint64_t warning_weight(const struct site_view *v)
 static uint64_t sort_value(const struct site_view *v, enum site_column c)
 {
 	switch (c) {
-	case COLUMN_SPAWNED: return v->spawned;
-	case COLUMN_ALIVE: return v->alive;
-	case COLUMN_DONE: return v->done;
-	case COLUMN_POLLS: return v->polls;
-	case COLUMN_BUSY: return v->busy_ns;
-	case COLUMN_DELAY_P50: return v->delay_p50_ns;
-	case COLUMN_DELAY_P99: return v->delay_p99_ns;
-	case COLUMN_IDLE: return v->idle_ns;
-	case COLUMN_LONGEST: return longest(v);
-	case COLUMN_WARNINGS: return warning_weight(v);
-	default: return 0;
+	case COLUMN_SPAWNED:
+		return v->spawned;
+	case COLUMN_ALIVE:
+		return v->alive;
+	case COLUMN_DONE:
+		return v->done;
+	case COLUMN_POLLS:
+		return v->polls;
+	case COLUMN_BUSY:
+		return v->busy_ns;
+	case COLUMN_DELAY_P50:
+		return v->delay_p50_ns;
+	case COLUMN_DELAY_P99:
+		return v->delay_p99_ns;
+	case COLUMN_IDLE:
+		return v->idle_ns;
+	case COLUMN_LONGEST:
+		return longest(v);
+	case COLUMN_WARNINGS:
+		return warning_weight(v);
+	default:
+		return 0;
 	}
 }
 
@@ -406,9 +420,9 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v)
 	do {                                                                                       \
 		if (used < size) {                                                                 \
 			if (used > 0)                                                              \
-				used += (size_t)snprintf(out + used, size - used, ", ");          \
+				used += (size_t)snprintf(out + used, size - used, ", ");           \
 			if (used < size)                                                           \
-				used += (size_t)snprintf(out + used, size - used, __VA_ARGS__);   \
+				used += (size_t)snprintf(out + used, size - used, __VA_ARGS__);    \
 		}                                                                                  \
 	} while (0)
 	if (v->warnings & WARN_LONG_POLL_NOW) {

@@ -60,8 +60,8 @@ struct site_view {
 	uint64_t first_spawn_ns, last_done_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
-	uint32_t polling_now;       /* threads polling its tasks now */
-	uint64_t longest_now_ns;    /* the longest of those polls so far */
+	uint32_t polling_now;    /* threads polling its tasks now */
+	uint64_t longest_now_ns; /* the longest of those polls so far */
 	unsigned warnings;
 };
 

@@ -55,10 +55,14 @@ static void usage(FILE *to)
 static bool parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option long_options[] = {
-		{"once", no_argument, NULL, 'o'},       {"batch", no_argument, NULL, 'b'},
-		{"interval", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},    {"dir", required_argument, NULL, 'd'},
-		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+		{"once", no_argument, NULL, 'o'},
+		{"batch", no_argument, NULL, 'b'},
+		{"interval", required_argument, NULL, 'i'},
+		{"sort", required_argument, NULL, 's'},
+		{"reverse", no_argument, NULL, 'r'},
+		{"dir", required_argument, NULL, 'd'},
+		{"wait", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct options){.interval_ms = DEFAULT_INTERVAL_MS, .sort = COLUMN_BUSY};
@@ -67,16 +71,25 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		char *end;
 		double seconds;
 		switch (c) {
-		case 'o': o->once = true; break;
-		case 'b': o->batch = true; break;
-		case 'r': o->ascending = true; break;
-		case 'd': o->dir = optarg; break;
+		case 'o':
+			o->once = true;
+			break;
+		case 'b':
+			o->batch = true;
+			break;
+		case 'r':
+			o->ascending = true;
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
 		case 'i':
 		case 'w':
 			seconds = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(seconds >= 0.05 || (c == 'w' && seconds == 0)) ||
-			    seconds > 3600) {
-				fprintf(stderr, "taskprobe-top: --%s %s: give seconds from 0.05 to 3600\n",
+			if (end == optarg || *end != '\0' ||
+			    !(seconds >= 0.05 || (c == 'w' && seconds == 0)) || seconds > 3600) {
+				fprintf(stderr,
+					"taskprobe-top: --%s %s: give seconds from 0.05 to 3600\n",
 					c == 'i' ? "interval" : "wait", optarg);
 				return false;
 			}
@@ -85,12 +98,16 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		case 's':
 			o->sort = live_column_by_name(optarg);
 			if (o->sort == COLUMNS) {
-				fprintf(stderr, "taskprobe-top: --sort %s: no such column\n", optarg);
+				fprintf(stderr, "taskprobe-top: --sort %s: no such column\n",
+					optarg);
 				return false;
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: return false;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return false;
 		}
 	}
 	if (optind != argc - 1)
@@ -150,8 +167,31 @@ static void count_text(char *out, size_t size, uint64_t n)
 		snprintf(out, size, "%.0fM", (double)n / 1e6);
 }
 
+/*
+ * A site's text in `width` characters: cut in its function's name, so that "(file:line)", which
+ * tells an unrolled or outlined function's constructs apart, stays whole where it fits.
+ */
+static void site_text(char *out, size_t size, const char *text, int width)
+{
+	int len = (int)strlen(text);
+	const char *place = strrchr(text, '(');
+	int place_len = place != NULL ? (int)strlen(place) : 0;
+	if (len <= width || place == NULL || place_len + 2 > width) {
+		snprintf(out, size, "%.*s", width, text);
+		return;
+	}
+	size_t head = (size_t)(width - place_len - 2);
+	if (head + 2 + (size_t)place_len >= size)
+		head = 0;
+	memcpy(out, text, head);
+	memcpy(out + head, "~ ", 2);
+	memcpy(out + head + 2, place, (size_t)place_len + 1);
+}
+
 static void site_line(char *out, size_t size, const struct site_view *v, int site_width)
 {
+	char text[TP_LIVE_SITE_TEXT];
+	site_text(text, sizeof text, v->text, site_width);
 	char spawned[16], alive[16], done[16], polls[16], busy[16], p50[16], p99[16], idle[16],
 		longest[16], warnings[128];
 	count_text(spawned, sizeof spawned, v->spawned);
@@ -168,8 +208,8 @@ static void site_line(char *out, size_t size, const struct site_view *v, int sit
 	live_format_warnings(warnings, sizeof warnings, v);
 	if (v->delays == 0)
 		strcpy(p50, "-"), strcpy(p99, "-");
-	snprintf(out, size, "%-*.*s " NUMBER_COLUMNS, site_width, site_width, v->text, spawned,
-		 alive, done, polls, busy, p50, p99, idle, longest, warnings);
+	snprintf(out, size, "%-*s " NUMBER_COLUMNS, site_width, text, spawned, alive, done, polls,
+		 busy, p50, p99, idle, longest, warnings);
 }
 
 static void worker_header(char *out, size_t size)
@@ -234,7 +274,9 @@ static void title_line(char *out, size_t size, const struct live_snapshot *s, bo
 		 "taskprobe top: %s (pid %u) %s %s | tasks %llu spawned, %llu alive, %llu done | "
 		 "long poll >= %s",
 		 s->header.comm, s->header.pid,
-		 s->header.exited ? "exited after" : gone ? "gone (killed?) after" : "running",
+		 s->header.exited ? "exited after"
+		 : gone           ? "gone (killed?) after"
+				  : "running",
 		 elapsed, (unsigned long long)s->spawned, (unsigned long long)s->alive,
 		 (unsigned long long)s->done, long_poll);
 }
@@ -348,13 +390,17 @@ struct screen {
 static attr_t style(const struct screen *sc, enum colour_pair pair)
 {
 	if (sc->colours)
-		return COLOR_PAIR(pair) | (pair == PAIR_WARNING || pair == PAIR_HEADER ? A_BOLD : 0);
+		return COLOR_PAIR(pair) |
+		       (pair == PAIR_WARNING || pair == PAIR_HEADER ? A_BOLD : 0);
 	switch (pair) { /* no colours: attributes every terminal with addressing has */
 	case PAIR_TITLE:
 	case PAIR_SELECTED:
-	case PAIR_FOOTER: return A_REVERSE;
-	case PAIR_HEADER: return A_UNDERLINE;
-	case PAIR_WARNING: return A_BOLD;
+	case PAIR_FOOTER:
+		return A_REVERSE;
+	case PAIR_HEADER:
+		return A_UNDERLINE;
+	case PAIR_WARNING:
+		return A_BOLD;
 	}
 	return A_NORMAL;
 }
@@ -492,8 +538,8 @@ static int draw_histogram(struct screen *sc, int y, int skip, const char *title,
 		int n = (int)((histogram[b] * HISTOGRAM_BAR + most - 1) / most);
 		memset(bar, '#', (size_t)n);
 		bar[n] = '\0';
-		snprintf(line, sizeof line, "  %7s .. %7s  %-*s %llu", low, high, HISTOGRAM_BAR, bar,
-			 (unsigned long long)histogram[b]);
+		snprintf(line, sizeof line, "  %7s .. %7s  %-*s %llu", low, high, HISTOGRAM_BAR,
+			 bar, (unsigned long long)histogram[b]);
 		DETAIL_LINE(line, 0);
 	}
 	DETAIL_LINE("", 0);
@@ -565,7 +611,8 @@ static void draw_detail(struct screen *sc)
 		 "scheduling delay (woken to polled): %llu, mean %s, p50 %s, p99 %s; blocking "
 		 "waits %llu (%s); long polls %llu",
 		 (unsigned long long)v->delays, avg, p50, p99,
-		 (unsigned long long)v->blocking_waits, blocking, (unsigned long long)v->long_polls);
+		 (unsigned long long)v->blocking_waits, blocking,
+		 (unsigned long long)v->long_polls);
 	put_line(y++, line, 0, false);
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
@@ -582,8 +629,7 @@ static void draw_detail(struct screen *sc)
 	y += used > skip ? used - skip : 0;
 	skip = skip > used ? skip - used : 0;
 
-	const struct tp_live_stack *stacks =
-		(const void *)(sc->file->map + TP_LIVE_STACKS_OFFSET);
+	const struct tp_live_stack *stacks = (const void *)(sc->file->map + TP_LIVE_STACKS_OFFSET);
 	int shown_lines = 0;
 #define STACK_LINE(text, attributes)                                                               \
 	do {                                                                                       \
@@ -609,7 +655,8 @@ static void draw_detail(struct screen *sc)
 		}
 	}
 	if (!any)
-		STACK_LINE("  (none: spawn stacks are off, or the executor started these tasks)", 0);
+		STACK_LINE("  (none: spawn stacks are off, or the executor started these tasks)",
+			   0);
 #undef STACK_LINE
 	if (sc->detail_scroll > 0 && y < bottom - 1)
 		sc->detail_scroll--; /* scrolled past the end: come back */
@@ -646,7 +693,8 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	switch (key) {
 	case 'q':
 	case 'Q':
-	case KEY_CONTROL_C: return false;
+	case KEY_CONTROL_C:
+		return false;
 	case KEY_UP:
 	case 'k':
 		if (sc->detail) {
@@ -690,9 +738,13 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 		*refresh_now = true;
 		break;
 	case ' ':
-	case 'R': *refresh_now = true; break;
-	case KEY_RESIZE: break;
-	default: return true;
+	case 'R':
+		*refresh_now = true;
+		break;
+	case KEY_RESIZE:
+		break;
+	default:
+		return true;
 	}
 	if (s->n_sites > 0 && sc->selected_index < (int)s->n_sites)
 		sc->selected_row = s->sites[sc->selected_index].row;
@@ -789,8 +841,9 @@ int main(int argc, char **argv)
 	if (o.once || o.batch)
 		return run_plain(&f, &o);
 	if (!terminal_usable()) {
-		fprintf(stderr, "taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
-				"printing snapshots instead\n",
+		fprintf(stderr,
+			"taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
+			"printing snapshots instead\n",
 			getenv("TERM") != NULL ? getenv("TERM") : "");
 		return run_plain(&f, &o);
 	}

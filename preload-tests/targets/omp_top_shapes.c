@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		sem_post(&gate);
 #pragma omp taskwait
 	}
-	printf("omp_top_shapes: %d rounds: %d sleeps, %d blocks, %d quick tasks (sum %ld)\n", rounds,
-	       rounds * SLEEPY_TASKS, rounds, rounds * QUICK_TASKS, sum);
+	printf("omp_top_shapes: %d rounds: %d sleeps, %d blocks, %d quick tasks (sum %ld)\n",
+	       rounds, rounds * SLEEPY_TASKS, rounds, rounds * QUICK_TASKS, sum);
 	return 0;
 }
