@@ -351,3 +351,87 @@ Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_
 	cr_expect(strstr(top.err, "no live statistics for pid 1") != NULL, "%s", top.err);
 	tp_run_free(&top);
 }
+
+/* The threads of one process's statistics, as `taskprobe-top --once` prints them. */
+static char *snapshot_of(const char *dir, const char *pid)
+{
+	struct tp_run top;
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_CONTRIB_DIR "/taskprobe-top", "--once", "--dir", dir, pid, NULL},
+	       NULL, &top);
+	cr_expect_eq(top.status, 0, "%s", top.err);
+	char *out = strdup(top.out);
+	tp_run_free(&top);
+	return out;
+}
+
+Test(top, forked_execed_and_spawned_children_keep_statistics_of_their_own)
+{
+	char dir[] = "/tmp/taskprobe-test-live-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char dir_setting[64];
+	snprintf(dir_setting, sizeof dir_setting, "TASKPROBE_LIVE_DIR=%s", dir);
+	const char *argv[] = {tp_target("process_tree"), NULL};
+	struct tp_run plain, live;
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	tp_run(TP_PRELOADED, argv, (const char *[]){"TASKPROBE_LIVE=keep", dir_setting, NULL},
+	       &live);
+	cr_expect_eq(live.status, plain.status);
+	cr_expect_str_eq(live.out, plain.out);
+	static const char *const roles[] = {"parent",      "fork-child",  "exec-child",
+					    "spawn-child", "vfork-child", "grandchild"};
+	char pids[6][16] = {{0}};
+	for (size_t k = 0; k < 6; k++) {
+		char key[64];
+		snprintf(key, sizeof key, "%s ", roles[k]);
+		const char *at = strstr(live.err, key);
+		cr_assert_not_null(at, "%s did not say its pid: %s", roles[k], live.err);
+		sscanf(at + strlen(key), "%15[0-9]", pids[k]);
+	}
+	/* each process's file holds its own thread (its waits), and no other process's */
+	for (size_t k = 0; k < 6; k++) {
+		char *out = snapshot_of(dir, pids[k]);
+		char own[32];
+		snprintf(own, sizeof own, "\n%-8s process_tree", pids[k]);
+		cr_expect(strstr(out, own) != NULL, "%s (%s):\n%s", roles[k], pids[k], out);
+		for (size_t other = 0; other < 6; other++) {
+			snprintf(own, sizeof own, "\n%-8s ", pids[other]);
+			cr_expect(other == k || strstr(out, own) == NULL, "%s's file shows %s:\n%s",
+				  roles[k], roles[other], out);
+		}
+		free(out);
+	}
+	tp_run_free(&plain);
+	tp_run_free(&live);
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+}
+
+Test(top, bad_live_settings_are_said_once_and_the_program_runs_as_ever)
+{
+	const char *argv[] = {tp_target("omp_top_shapes"), "1", NULL};
+	struct tp_run plain, bad, nowhere;
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	tp_run(TP_PRELOADED, argv,
+	       (const char *[]){"TASKPROBE_LIVE=yes", "TASKPROBE_LIVE_LONG_POLL_US=0", NULL}, &bad);
+	cr_expect_eq(bad.status, plain.status);
+	cr_expect_str_eq(bad.out, plain.out);
+	cr_expect(strstr(bad.err, "TASKPROBE_LIVE=\"yes\" is not 0, 1 or keep; using 0") != NULL,
+		  "%s", bad.err);
+	cr_expect(strstr(bad.err, "TASKPROBE_LIVE_LONG_POLL_US=\"0\" is not") != NULL, "%s",
+		  bad.err);
+	/* a directory it cannot write: said, no statistics, the program unchanged */
+	tp_run(TP_PRELOADED, argv,
+	       (const char *[]){"TASKPROBE_LIVE=1", "TASKPROBE_LIVE_DIR=/proc/nowhere", NULL},
+	       &nowhere);
+	cr_expect_eq(nowhere.status, plain.status);
+	cr_expect_str_eq(nowhere.out, plain.out);
+	cr_expect(strstr(nowhere.err, "taskprobe: live statistics off: cannot make "
+				      "/proc/nowhere/taskprobe-live.") != NULL,
+		  "%s", nowhere.err);
+	tp_run_free(&plain);
+	tp_run_free(&bad);
+	tp_run_free(&nowhere);
+}
