@@ -20,6 +20,8 @@
 #define SLEEP_MS     20
 #define BLOCK_MS     30
 #define SCREEN_WAIT  20000 /* ms: a loaded machine starts slowly */
+/* Sites with a row of their own (taskprobe_live.h: rows 1 to TP_LIVE_OVERFLOW - 1) */
+#define TP_LIVE_ROWS_NAMED 126
 
 /* A site's row of the sites table (a screen or a snapshot). */
 struct site_row {
@@ -111,10 +113,9 @@ static char *plain_output(unsigned rounds)
 	return out;
 }
 
-TP_SUITE_NOT_UNDER(top, TP_TSAN, TP_OPENMP_UNDER_TSAN);
-
 Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how_busy_workers_are)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const unsigned rounds = 80; /* about 5 s */
 	struct tp_terminal t;
 	start_console(&t, "--interval 0.2", rounds, "screen", 200, 40);
@@ -164,6 +165,7 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 
 Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_resize)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_terminal t;
 	/* by site, ascending: "(no site...)", then the constructs in line order */
 	start_console(&t, "--sort site --reverse", 200, "screen", 200, 45);
@@ -219,6 +221,7 @@ Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_r
 
 Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	static const struct {
 		const char *term;
 		bool colours;
@@ -276,6 +279,7 @@ static void once(const char *long_poll, unsigned rounds, struct tp_run *run)
 
 Test(top, once_prints_exact_figures_when_the_program_ends)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const unsigned rounds = 4;
 	struct tp_run run;
 	once(NULL, rounds, &run);
@@ -318,6 +322,7 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 
 Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_nothing)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_run program;
 	tp_start(TP_PLAIN,
 		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--",
@@ -411,6 +416,7 @@ Test(top, forked_execed_and_spawned_children_keep_statistics_of_their_own)
 
 Test(top, bad_live_settings_are_said_once_and_the_program_runs_as_ever)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *argv[] = {tp_target("omp_top_shapes"), "1", NULL};
 	struct tp_run plain, bad, nowhere;
 	tp_run(TP_PLAIN, argv, NULL, &plain);
@@ -434,4 +440,27 @@ Test(top, bad_live_settings_are_said_once_and_the_program_runs_as_ever)
 	tp_run_free(&plain);
 	tp_run_free(&bad);
 	tp_run_free(&nowhere);
+}
+
+Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
+						tp_unprivileged_copy(tp_target("omp_many_sites")),
+						NULL},
+			       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	/* the parallel construct's site and 125 task constructs' rows, named */
+	unsigned named = 0;
+	for (const char *at = run.out; (at = strstr(at, "(omp_many_sites.c:")) != NULL; at++)
+		named++;
+	cr_expect_eq(named, TP_LIVE_ROWS_NAMED, "%s", run.out);
+	/* the other 5 constructs' tasks, one each, in the overflow row */
+	struct site_row overflow = site_row(run.out, "(sites beyond the first 126)");
+	cr_expect(overflow.found && overflow.spawned == 130 - (TP_LIVE_ROWS_NAMED - 1) &&
+			  overflow.done == overflow.spawned,
+		  "%s", run.out);
+	cr_expect(strstr(run.out, "tasks 133 spawned, 0 alive, 133 done") != NULL, "%s", run.out);
+	tp_run_free(&run);
 }
