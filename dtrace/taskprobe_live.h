@@ -78,7 +78,7 @@ struct tp_live_header {
 	uint32_t sites_seen; /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
 	uint32_t exited;     /* 1 once the process ended (exited_ns: when) */
 	uint64_t threads_uncounted; /* threads that found every slot taken: not counted */
-	uint64_t tasks_untracked;   /* tasks whose state found no room: their times not counted */
+	uint64_t tasks_untracked;   /* tasks that found no room in the table: left out of the figures */
 	uint64_t events_dropped;    /* signal handlers' events inside their thread's update */
 	uint64_t stacks_dropped;    /* sampled stacks that found the stack table full */
 	char comm[16];              /* the process's name at start */

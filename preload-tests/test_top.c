@@ -464,3 +464,43 @@ Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
 	cr_expect(strstr(run.out, "tasks 133 spawned, 0 alive, 133 done") != NULL, "%s", run.out);
 	tp_run_free(&run);
 }
+
+Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_said)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/*
+	 * omp_shapes gate N: N tasks spawned at one construct, all alive until the last is spawned,
+	 * and 4 more (the gate's task, two implicit tasks, the initial task). The table of tasks
+	 * alive holds 2^18: beyond it, tasks are left out of the figures (spawn and end alike), and
+	 * said.
+	 */
+	const unsigned long table = 1ul << 18, others = 4;
+	static const unsigned long gates[] = {100000, 300000};
+	for (size_t i = 0; i < sizeof gates / sizeof gates[0]; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "%lu", gates[i]);
+		struct tp_run run;
+		tp_launch((const char *[]){"top", "--once", "--", tp_target("omp_shapes"), "gate",
+					   n, NULL},
+			  NULL, &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		unsigned long all = gates[i] + others;
+		unsigned long counted = all < table ? all : table;
+		char place[64], want[128];
+		snprintf(place, sizeof place, "(omp_shapes.c:%d)",
+			 tp_source_line("omp_shapes.c", "i < n; i++", "#pragma omp task"));
+		struct site_row gate = site_row(run.out, place);
+		cr_expect(gate.found && gate.spawned == counted - others &&
+				  gate.done == gate.spawned && gate.alive == 0,
+			  "%s", run.out);
+		snprintf(want, sizeof want, "tasks %lu spawned, 0 alive, %lu done", counted,
+			 counted);
+		cr_expect(strstr(run.out, want) != NULL, "%s", run.out);
+		snprintf(want, sizeof want, "%lu tasks (too many alive at once) left out",
+			 all - counted);
+		cr_expect(all > table ? strstr(run.out, want) != NULL
+				      : strstr(run.out, "left out") == NULL,
+			  "%s: %s", want, run.out);
+		tp_run_free(&run);
+	}
+}

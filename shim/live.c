@@ -34,16 +34,18 @@
 #include "warn.h"
 
 /*
- * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its id's place in the table,
- * so a look-up reads at most that many and a removal is one store (no tombstones). Ids are
- * handed out in blocks of consecutive numbers, and the tasks alive are mostly recent ones: the
- * id itself (modulo the size) places them apart, and consecutive tasks on neighbouring lines. A task that finds its window full
- * is counted (tasks_untracked) and its times are not. 2^18 entries of 32 bytes: 8 MiB reserved,
- * touched as tasks arrive.
+ * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its home, so a look-up reads
+ * at most that many and a removal is one store (no tombstones). Ids are handed out in blocks of
+ * consecutive numbers and many consecutive tasks may be alive at once (a loop that spawns them):
+ * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
+ * fall among them, while the tasks of a block still share pages. A task that finds its window
+ * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
+ * entries of 32 bytes: 8 MiB reserved, touched as tasks arrive.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
-#define TASK_WINDOW     16
+#define TASK_WINDOW     32
+#define TASK_STRIDE     17 /* odd: every slot is some id's home */
 
 struct task_entry {
 	uint64_t task; /* 0: free */
@@ -220,7 +222,7 @@ static inline void leave(void)
 
 static inline uint32_t task_hash(uint64_t task)
 {
-	return (uint32_t)task & (TASK_SLOTS - 1);
+	return (uint32_t)(task * TASK_STRIDE) & (TASK_SLOTS - 1);
 }
 
 static struct task_entry *task_find(uint64_t task)
@@ -277,17 +279,17 @@ void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 	if (site > __atomic_load_n(&header->sites_seen, __ATOMIC_RELAXED))
 		__atomic_store_n(&header->sites_seen, site,
 				 __ATOMIC_RELAXED); /* a hint: racy max */
-	struct tp_live_site_stats *r = &local.rows[row];
-	add(&r->spawned, 1);
-	if (r->first_spawn_ns == 0)
-		set64(&r->first_spawn_ns, now);
+	local.spawn_row = row;
 	struct task_entry *e = task_insert(task);
-	if (e != NULL) {
+	if (e != NULL) { /* else counted apart: a task whose end could not be matched */
 		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
+		struct tp_live_site_stats *r = &local.rows[row];
+		add(&r->spawned, 1);
+		if (r->first_spawn_ns == 0)
+			set64(&r->first_spawn_ns, now);
 	}
-	local.spawn_row = row;
 	leave();
 }
 

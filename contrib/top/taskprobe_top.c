@@ -293,7 +293,7 @@ static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 					 (unsigned long long)h->threads_uncounted, TP_LIVE_THREADS);
 	if (h->tasks_untracked > 0 && used < size)
 		used += (size_t)snprintf(out + used, size - used,
-					 "%llu tasks untracked (table full); ",
+					 "%llu tasks (too many alive at once) left out; ",
 					 (unsigned long long)h->tasks_untracked);
 	if (h->events_dropped > 0 && used < size)
 		snprintf(out + used, size - used, "%llu signal handlers' events not counted",
