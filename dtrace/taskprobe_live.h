@@ -78,11 +78,12 @@ struct tp_live_header {
 	uint32_t sites_seen; /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
 	uint32_t exited;     /* 1 once the process ended (exited_ns: when) */
 	uint64_t threads_uncounted; /* threads that found every slot taken: not counted */
-	uint64_t tasks_untracked;   /* tasks that found no room in the table: left out of the figures */
-	uint64_t events_dropped;    /* signal handlers' events inside their thread's update */
-	uint64_t stacks_dropped;    /* sampled stacks that found the stack table full */
-	char comm[16];              /* the process's name at start */
-	uint64_t exited_ns;         /* in the process's clock */
+	uint64_t
+		tasks_untracked; /* tasks that found no room in the table: left out of the figures */
+	uint64_t events_dropped; /* signal handlers' events inside their thread's update */
+	uint64_t stacks_dropped; /* sampled stacks that found the stack table full */
+	char comm[16];           /* the process's name at start */
+	uint64_t exited_ns;      /* in the process's clock */
 	char reserved[56];
 };
 
@@ -120,7 +121,8 @@ struct tp_live_thread {
 	uint64_t busy_ns;   /* time polling tasks, the current poll excluded */
 	uint64_t parked_ns; /* time parked, the current park excluded */
 	uint64_t polls;
-	char reserved[24];
+	uint64_t taken_ns; /* when the thread took the slot (its figures count from then) */
+	char reserved[16];
 };
 
 /* One thread's figures for one site. */
@@ -138,8 +140,8 @@ struct tp_live_site_stats {
 	uint64_t blocking_ns;
 	uint64_t first_spawn_ns; /* in the process's clock (see above), 0 before */
 	uint64_t last_done_ns;
-	uint32_t poll_histogram[TP_LIVE_BUCKETS];
-	uint32_t delay_histogram[TP_LIVE_BUCKETS];
+	uint64_t poll_histogram[TP_LIVE_BUCKETS];
+	uint64_t delay_histogram[TP_LIVE_BUCKETS];
 };
 
 #define TP_LIVE_PAGE          4096u

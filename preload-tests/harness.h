@@ -122,6 +122,10 @@ void tp_not_under(unsigned passes, const char *reason);
 #define TP_START_ROUTINES_UNDER_ASAN                                                               \
 	"it tells threads apart by their start routine, and ASan's pthread_create passes its own"
 
+/* The reason tests of the launcher's runs are left out of the sanitizer passes. */
+#define TP_LAUNCHER_UNDER_SANITIZERS                                                               \
+	"the launcher preloads the shim by itself, not the sanitizer's runtime"
+
 /* The reason OpenMP programs are left out of the TSan pass. */
 #define TP_OPENMP_UNDER_TSAN                                                                       \
 	"OpenMP's runtime is not built with TSan: TSan reports races inside it (with no shim "     \

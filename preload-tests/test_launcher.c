@@ -18,8 +18,7 @@
 
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
 
-TP_SUITE_NOT_UNDER(launcher, TP_ASAN | TP_TSAN,
-		   "the launcher preloads the shim by itself, not the sanitizer's runtime");
+TP_SUITE_NOT_UNDER(launcher, TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 
 Test(launcher, refuses_a_static_program_with_a_reason)
 {

@@ -112,8 +112,7 @@ static void recorded_free(struct recorded *r)
 
 Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_root, .timeout = 180)
 {
-	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
-		     "the launcher preloads the shim by itself, not the sanitizer's runtime");
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run plain, recorded;

@@ -115,6 +115,7 @@ static char *plain_output(unsigned rounds)
 
 Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how_busy_workers_are)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const unsigned rounds = 80; /* about 5 s */
 	struct tp_terminal t;
@@ -165,6 +166,7 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 
 Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_resize)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_terminal t;
 	/* by site, ascending: "(no site...)", then the constructs in line order */
@@ -221,6 +223,7 @@ Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_r
 
 Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	static const struct {
 		const char *term;
@@ -279,6 +282,7 @@ static void once(const char *long_poll, unsigned rounds, struct tp_run *run)
 
 Test(top, once_prints_exact_figures_when_the_program_ends)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const unsigned rounds = 4;
 	struct tp_run run;
@@ -322,6 +326,7 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 
 Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_nothing)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_run program;
 	tp_start(TP_PLAIN,
@@ -379,7 +384,10 @@ Test(top, forked_execed_and_spawned_children_keep_statistics_of_their_own)
 	const char *argv[] = {tp_target("process_tree"), NULL};
 	struct tp_run plain, live;
 	tp_run(TP_PLAIN, argv, NULL, &plain);
-	tp_run(TP_PRELOADED, argv, (const char *[]){"TASKPROBE_LIVE=keep", dir_setting, NULL},
+	/* a thread that only waits takes no slot: named workers (their waits park) do */
+	tp_run(TP_PRELOADED, argv,
+	       (const char *[]){"TASKPROBE_LIVE=keep", dir_setting,
+				"TASKPROBE_WORKERS=process_tree", NULL},
 	       &live);
 	cr_expect_eq(live.status, plain.status);
 	cr_expect_str_eq(live.out, plain.out);
@@ -444,6 +452,7 @@ Test(top, bad_live_settings_are_said_once_and_the_program_runs_as_ever)
 
 Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_run run;
 	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
@@ -467,6 +476,7 @@ Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
 
 Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_said)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	/*
 	 * omp_shapes gate N: N tasks spawned at one construct, all alive until the last is spawned,

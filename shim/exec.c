@@ -29,7 +29,7 @@ TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
 TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 
-/* Runs `call` after the lifecycle's before-exec hooks. */
+/* Runs `call` after the lifecycle's before-exec hooks, and its after-failure ones if it returns. */
 #define EXEC_AFTER_HOOKS(fn, call)                                                                 \
 	do {                                                                                       \
 		if ((fn) == NULL) {                                                                \
@@ -37,7 +37,11 @@ TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 			return -1;                                                                 \
 		}                                                                                  \
 		tp_lifecycle_before_exec();                                                        \
-		return (call);                                                                     \
+		int failed_ = (call);                                                              \
+		int saved_errno_ = errno;                                                          \
+		tp_lifecycle_exec_failed();                                                        \
+		errno = saved_errno_;                                                              \
+		return failed_;                                                                    \
 	} while (0)
 
 TP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

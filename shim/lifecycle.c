@@ -59,6 +59,12 @@ static void at_exit(void *unused)
 void tp_lifecycle_before_exec(void)
 {
 	tp_recorder_before_exec();
+	tp_live_before_exec();
+}
+
+void tp_lifecycle_exec_failed(void)
+{
+	tp_live_exec_failed();
 }
 
 static void before_destructors(void *unused)

@@ -30,6 +30,10 @@ void tp_live_child_after_fork(void);     /* live.c: a file of its own, figures f
 /* Exec (exec.c): before it (if it fails, the process goes on as it was). */
 void tp_lifecycle_before_exec(void);
 void tp_recorder_before_exec(void); /* recorder.c: every buffer written, the file marked */
+void tp_live_before_exec(void);     /* live.c: the file marked ended */
+/* Exec (exec.c): after it failed, in the reverse order. */
+void tp_lifecycle_exec_failed(void);
+void tp_live_exec_failed(void); /* live.c: the file marked running again */
 
 /* _exit and _Exit (quick_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);

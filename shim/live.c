@@ -89,6 +89,7 @@ struct live_local {
 	uint32_t poll_row;  /* the polled task's row, NO_ROW if untracked */
 	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
 	bool busy;          /* inside an update: a signal handler's event is dropped */
+	bool sample_stack;  /* its spawn's stack is one the live statistics sample */
 	bool ended;         /* its thread-stop fired: it counts no more */
 	bool no_slot;       /* every slot was taken when it looked */
 };
@@ -126,12 +127,12 @@ static inline void count(uint64_t *shared)
 	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
 }
 
-static inline void histogram_add(uint32_t *histogram, uint64_t ns)
+static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 {
 	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
 	if (b >= TP_LIVE_BUCKETS)
 		b = TP_LIVE_BUCKETS - 1;
-	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+	add(&histogram[b], 1);
 }
 
 static uint32_t row_of(uint32_t site)
@@ -139,9 +140,17 @@ static uint32_t row_of(uint32_t site)
 	return site < TP_LIVE_OVERFLOW ? site : TP_LIVE_OVERFLOW;
 }
 
-/* Gives [offset, offset + length) of the file space, if it is still the file made at start. */
+/*
+ * Gives [offset, offset + length) of the file space: its pages made present through the mapping
+ * (a full tmpfs is an error here, never a SIGBUS later), or on a kernel before 5.14 with
+ * fallocate on the file, if its path still names the file made at start.
+ */
 static bool give_space(uint64_t offset, uint64_t length)
 {
+	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
+		return true;
+	if (errno != EINVAL)
+		return false;
 	int fd = open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
@@ -169,12 +178,20 @@ static bool take(unsigned i, uint32_t from)
 		}
 		__atomic_store_n(&s->rows_ready, 1, __ATOMIC_RELEASE);
 	}
+	/* the thread's own figures start from zero; its rows' stay, summed into the sites' */
+	uint64_t now = now_ns();
 	set32(&s->generation, s->generation + 1);
 	set32(&s->tid, (uint32_t)tp_thread_tid(self));
 	tp_thread_read_name(s->name);
 	set32(&s->worker, self->adapter_worker || self->named_worker);
 	set32(&s->wait_kind, 0);
-	set64(&s->state_since, now_ns());
+	set64(&s->wait_task, 0);
+	set32(&s->site, 0);
+	set64(&s->busy_ns, 0);
+	set64(&s->parked_ns, 0);
+	set64(&s->polls, 0);
+	set64(&s->taken_ns, now);
+	set64(&s->state_since, now);
 	set32(&s->state, self->parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
 	local.slot = s;
 	local.rows = (struct tp_live_site_stats *)(map + rows);
@@ -186,7 +203,9 @@ static bool take(unsigned i, uint32_t from)
 static bool take_slot(void)
 {
 	static const uint32_t preferred[] = {TP_LIVE_SLOT_FREE, TP_LIVE_SLOT_ENDED};
-	int saved_errno = errno;
+	int saved_errno = errno, cancel_state;
+	/* a cancellation inside (the fallback's open) would leave the slot taken */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	bool taken = false;
 	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && !taken; k++)
 		for (unsigned i = 0; i < TP_LIVE_THREADS && !taken; i++)
@@ -195,19 +214,26 @@ static bool take_slot(void)
 		local.no_slot = true;
 		count(&header->threads_uncounted);
 	}
+	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 	return taken;
 }
 
+/* Whether an event takes the calling thread a slot, if it has none. */
+enum slot_need {
+	TAKES_SLOT,    /* task, worker and park events: the thread runs tasks or is a worker */
+	HAS_SLOT_ONLY, /* waits: a thread that only waits (a server's) does not use a slot up */
+};
+
 /* The calling thread's slot, marked busy, or NULL when it has none or is busy already. */
-static inline struct tp_live_thread *enter(void)
+static inline struct tp_live_thread *enter(enum slot_need need)
 {
 	if (__builtin_expect(local.busy, 0)) {
 		count(&header->events_dropped);
 		return NULL;
 	}
 	if (__builtin_expect(local.slot == NULL, 0) &&
-	    (local.ended || local.no_slot || !take_slot()))
+	    (need == HAS_SLOT_ONLY || local.ended || local.no_slot || !take_slot()))
 		return NULL;
 	local.busy = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -236,19 +262,28 @@ static struct task_entry *task_find(uint64_t task)
 	return NULL;
 }
 
-static struct task_entry *task_insert(uint64_t task)
+/* An entry being filled: taken, but no task's yet (task ids are never this). */
+#define ENTRY_FILLING UINT64_MAX
+
+/* Claims an entry for `task` and fills it; its id is published last, with the entry whole. */
+static bool task_insert(uint64_t task, uint32_t row)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
 		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
 		uint64_t empty = 0;
-		if (__atomic_load_n(&e->task, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&e->task, &empty, task, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
-			return e;
+		if (__atomic_load_n(&e->task, __ATOMIC_RELAXED) != 0 ||
+		    !__atomic_compare_exchange_n(&e->task, &empty, ENTRY_FILLING, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
+		set64(&e->ready_ns, 0);
+		set64(&e->suspended_ns, 0);
+		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
+		return true;
 	}
 	count(&header->tasks_untracked);
-	return NULL;
+	return false;
 }
 
 /* A site's text, copied into the file at its first spawn. */
@@ -271,7 +306,7 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 
 void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 {
-	if (enter() == NULL)
+	if (enter(TAKES_SLOT) == NULL)
 		return;
 	uint32_t row = row_of(site);
 	uint64_t now = now_ns();
@@ -280,11 +315,8 @@ void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 		__atomic_store_n(&header->sites_seen, site,
 				 __ATOMIC_RELAXED); /* a hint: racy max */
 	local.spawn_row = row;
-	struct task_entry *e = task_insert(task);
-	if (e != NULL) { /* else counted apart: a task whose end could not be matched */
-		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
-		set64(&e->ready_ns, 0);
-		set64(&e->suspended_ns, 0);
+	if (task_insert(task,
+			row)) { /* else counted apart: a task whose end could not be matched */
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
 		if (r->first_spawn_ns == 0)
@@ -298,7 +330,8 @@ int tp_live_wants_stack(uint32_t site)
 	if (local.slot == NULL)
 		return 0;
 	uint64_t spawned = local.rows[row_of(site)].spawned;
-	return spawned < STACK_SAMPLE_FIRST || spawned % STACK_SAMPLE_EVERY == 0;
+	local.sample_stack = spawned < STACK_SAMPLE_FIRST || spawned % STACK_SAMPLE_EVERY == 0;
+	return local.sample_stack;
 }
 
 /* A stack's frames, one "function (file:line)" a line, as much as fits. */
@@ -320,8 +353,10 @@ static void stack_text(char *out, size_t size, const uintptr_t *pcs, uint32_t de
 
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
-	if (local.slot == NULL || stack_id == 0 || local.busy)
+	/* only the spawns it sampled: others' stacks (a tracer's, the recorder's) are not */
+	if (local.slot == NULL || stack_id == 0 || local.busy || !local.sample_stack)
 		return;
+	local.sample_stack = false;
 	uint32_t row = local.spawn_row;
 	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
 		struct tp_live_stack *s = &stacks[i];
@@ -336,6 +371,8 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	/* a new stack: named once, by one thread at a time (another that finds it busy skips) */
 	if (pthread_mutex_trylock(&stacks_lock) != 0)
 		return;
+	int saved_errno = errno, cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* naming opens files */
 	local.busy = true;
 	unsigned i = 0;
 	while (i < TP_LIVE_STACKS &&
@@ -354,11 +391,13 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	}
 	local.busy = false;
 	pthread_mutex_unlock(&stacks_lock);
+	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
 }
 
 void tp_live_task_wake(uint64_t task)
 {
-	if (enter() == NULL)
+	if (enter(TAKES_SLOT) == NULL)
 		return;
 	struct task_entry *e = task_find(task);
 	if (e != NULL)
@@ -368,7 +407,7 @@ void tp_live_task_wake(uint64_t task)
 
 void tp_live_task_poll_start(uint64_t task)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	uint64_t now = now_ns();
@@ -379,13 +418,15 @@ void tp_live_task_poll_start(uint64_t task)
 		struct tp_live_site_stats *r = &local.rows[row];
 		uint64_t ready = __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
 		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
+		/* suspended, then woken, then polled: idle until the wake, then a delay */
+		uint64_t idle_until = ready != 0 ? ready : now;
+		if (suspended != 0 && idle_until >= suspended)
+			add(&r->idle_ns, idle_until - suspended);
 		if (ready != 0 && now >= ready) {
 			add(&r->delay_ns, now - ready);
 			add(&r->delays, 1);
 			histogram_add(r->delay_histogram, now - ready);
 			set64(&e->ready_ns, 0);
-		} else if (suspended != 0 && now >= suspended) {
-			add(&r->idle_ns, now - suspended);
 		}
 		set64(&e->suspended_ns, 0);
 	}
@@ -401,7 +442,7 @@ void tp_live_task_poll_start(uint64_t task)
 
 void tp_live_task_poll_end(uint64_t task, uint32_t done)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	uint64_t now = now_ns();
@@ -420,7 +461,8 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done)
 		add(&s->busy_ns, d);
 		add(&s->polls, 1);
 		/* an unfinished task's entry is still its own; a finished one's may be another's */
-		if (!done && local.polled != NULL)
+		if (!done && local.polled != NULL &&
+		    __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task)
 			set64(&local.polled->suspended_ns, now);
 	}
 	local.polled = NULL;
@@ -433,24 +475,22 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done)
 
 void tp_live_task_terminate(uint64_t task)
 {
-	if (enter() == NULL)
-		return;
 	struct task_entry *e = task_find(task);
-	uint32_t row = e != NULL                   ? __atomic_load_n(&e->row, __ATOMIC_RELAXED)
-		       : local.polled_task == task ? local.poll_row
-						   : NO_ROW;
-	if (row != NO_ROW) {
+	if (e == NULL) /* untracked since its spawn */
+		return;
+	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
+	/* the entry is freed even when the end cannot be counted, so that it is not left taken */
+	if (enter(TAKES_SLOT) != NULL) {
 		add(&local.rows[row].done, 1);
 		set64(&local.rows[row].last_done_ns, now_ns());
+		leave();
 	}
-	if (e != NULL)
-		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
-	leave();
+	__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 }
 
 void tp_live_worker(int started)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	set32(&s->worker, started != 0);
@@ -459,20 +499,23 @@ void tp_live_worker(int started)
 
 void tp_live_park(int parked)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	uint64_t now = now_ns();
-	if (!parked && s->state == TP_LIVE_PARKED)
-		add(&s->parked_ns, now - s->state_since);
-	set64(&s->state_since, now);
-	set32(&s->state, parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	/* an unpark of a thread not parked (the exit ending others' parks) changes nothing */
+	if (parked || s->state == TP_LIVE_PARKED) {
+		if (!parked)
+			add(&s->parked_ns, now - s->state_since);
+		set64(&s->state_since, now);
+		set32(&s->state, parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	}
 	leave();
 }
 
 void tp_live_wait_start(uint32_t kind, uint64_t task)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
 	set64(&s->wait_since, now_ns());
@@ -485,7 +528,7 @@ void tp_live_wait_start(uint32_t kind, uint64_t task)
 
 void tp_live_wait_end(uint64_t task)
 {
-	struct tp_live_thread *s = enter();
+	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
@@ -636,17 +679,40 @@ void tp_live_at_exit(void)
 		unlink(live_path);
 }
 
+/* Before an exec: the file is marked ended, for a console that follows the pid's next one. */
+void tp_live_before_exec(void)
+{
+	if (header != NULL && header->pid == (uint32_t)getpid()) {
+		__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The exec failed: the process goes on. */
+void tp_live_exec_failed(void)
+{
+	if (header != NULL && header->pid == (uint32_t)getpid())
+		__atomic_store_n(&header->exited, 0, __ATOMIC_RELEASE);
+}
+
 /* The child of fork: a file of its own, as a new process; the parent's is left alone. */
 void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
-	munmap(map, TP_LIVE_FILE_SIZE);
-	munmap(tasks, TASK_SLOTS * sizeof(struct task_entry));
-	map = NULL;
+	/*
+	 * The parent's mappings are covered, not unmapped: a fork from a signal handler that
+	 * interrupted an update returns to code that still writes through them.
+	 */
+	mmap(map, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	mmap(tasks, TASK_SLOTS * sizeof(struct task_entry), PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	header = NULL;
 	memset(&local, 0, sizeof local);
 	pthread_mutex_init(&stacks_lock, NULL);
-	if (!map_tasks() || !open_live())
+	/* the child's statistics begin now, at the rate timed at start */
+	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	if (!open_live())
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }

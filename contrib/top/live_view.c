@@ -180,8 +180,8 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	if (last > v->last_done_ns)
 		v->last_done_ns = last;
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
-		v->poll_histogram[b] += load32(&r->poll_histogram[b]);
-		v->delay_histogram[b] += load32(&r->delay_histogram[b]);
+		v->poll_histogram[b] += load64(&r->poll_histogram[b]);
+		v->delay_histogram[b] += load64(&r->delay_histogram[b]);
 	}
 }
 
@@ -269,15 +269,27 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 			     (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
 		w->parked_ns = load64(&t->parked_ns) +
 			       (w->state == TP_LIVE_PARKED ? w->state_for_ns : 0);
+		/* over the last interval, or since the thread took its slot */
 		const struct worker_view *before = previous_worker(previous, i, w->generation);
-		uint64_t interval = before != NULL ? since_previous : out->elapsed_ns;
-		uint64_t busy = w->busy_ns - (before != NULL ? before->busy_ns : 0);
-		uint64_t parked = w->parked_ns - (before != NULL ? before->parked_ns : 0);
+		uint64_t taken = load64(&t->taken_ns);
+		uint64_t interval = before != NULL        ? since_previous
+				    : out->now_ns > taken ? out->now_ns - taken
+							  : 0;
+		/* a state read while it changed can make a figure step back: no share then */
+		uint64_t busy = before == NULL                 ? w->busy_ns
+				: w->busy_ns > before->busy_ns ? w->busy_ns - before->busy_ns
+							       : 0;
+		uint64_t parked = before == NULL ? w->parked_ns
+				  : w->parked_ns > before->parked_ns
+					  ? w->parked_ns - before->parked_ns
+					  : 0;
 		w->busy_share = share(busy, interval);
 		w->parked_share = share(parked, interval);
 		w->spinning_share = w->worker ? 1 - w->busy_share - w->parked_share : 0;
 		if (w->spinning_share < 0)
 			w->spinning_share = 0;
+		if (w->site >= TP_LIVE_SITES)
+			w->site = TP_LIVE_OVERFLOW; /* never from the shim: a damaged file */
 		if (w->state == TP_LIVE_POLLING && by_row[w->site] != NULL) {
 			by_row[w->site]->polling_now++;
 			if (w->state_for_ns > by_row[w->site]->longest_now_ns)

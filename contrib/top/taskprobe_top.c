@@ -29,6 +29,7 @@
 #define HISTOGRAM_BAR       30 /* characters of the longest bar */
 #define KEY_ESCAPE          27
 #define KEY_CONTROL_C       3
+#define EXEC_FOLLOW_MS      1000 /* how long an exec's next image may take to make its file */
 
 struct options {
 	bool once;
@@ -128,25 +129,40 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&t, NULL);
 }
 
-/* Opens the statistics, waiting up to wait_ms for them to appear. */
-static bool open_statistics(struct live_file *f, const struct options *o)
-{
-	char why[512];
-	for (unsigned waited = 0;; waited += KEY_POLL_MS) {
-		enum live_open_result r = live_open(f, o->pid, o->dir, why, sizeof why);
-		if (r == LIVE_OPENED)
-			return true;
-		if (r != LIVE_MISSING || waited >= o->wait_ms)
-			break;
-		sleep_ms(KEY_POLL_MS);
-	}
-	fprintf(stderr, "taskprobe-top: %s\n", why);
-	return false;
-}
-
 static bool process_gone(pid_t pid)
 {
 	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Opens the statistics, waiting up to `wait_ms` for them to appear; else `why`. */
+static bool open_statistics(struct live_file *f, const struct options *o, unsigned wait_ms,
+			    char *why, size_t why_size)
+{
+	for (unsigned waited = 0;; waited += KEY_POLL_MS) {
+		enum live_open_result r = live_open(f, o->pid, o->dir, why, why_size);
+		if (r == LIVE_OPENED)
+			return true;
+		if (r != LIVE_MISSING || waited >= wait_ms)
+			return false;
+		sleep_ms(KEY_POLL_MS);
+	}
+}
+
+/*
+ * The file says its process ended, but the process is there: an exec, whose next image makes a
+ * file of its own (the old one marked ended first), or the last moments of its exit. Opens the
+ * next image's file once it is there and whole; false when there is none (yet).
+ */
+static bool follow_exec(struct live_file *f, const struct options *o)
+{
+	char why[512];
+	struct live_file next;
+	if (process_gone(o->pid) || !live_replaced(f) ||
+	    !open_statistics(&next, o, 0, why, sizeof why))
+		return false;
+	live_close(f);
+	*f = next;
+	return true;
 }
 
 /* --- lines, for the screen and for plain text alike --- */
@@ -347,21 +363,26 @@ static int run_plain(struct live_file *f, const struct options *o)
 		live_snapshot(f, previous, s);
 		live_sort_sites(s, o->sort, o->ascending);
 		bool ended = s->header.exited || gone;
-		if (o->once || ended) {
-			print_snapshot(s, gone);
-			return 0;
+		if (ended && !o->once) { /* an exec's next image: followed, within a moment */
+			bool followed = false;
+			for (unsigned waited = 0;
+			     !followed && !process_gone(o->pid) && waited < EXEC_FOLLOW_MS;
+			     waited += KEY_POLL_MS) {
+				sleep_ms(KEY_POLL_MS);
+				followed = follow_exec(f, o);
+			}
+			if (followed) {
+				previous = NULL;
+				continue;
+			}
 		}
 		print_snapshot(s, gone);
+		if (o->once || ended)
+			return 0;
 		printf("\n");
 		previous = s;
 		current = 1 - current;
 		sleep_ms(o->interval_ms);
-		if (live_replaced(f)) {
-			live_close(f);
-			if (!open_statistics(f, o))
-				return 1;
-			previous = NULL;
-		}
 	}
 }
 
@@ -804,13 +825,9 @@ static int run_screen(struct live_file *f, const struct options *o)
 		if (key != ERR && !on_key(&sc, key, &refresh_now))
 			break;
 		bool ended = shown(&sc)->header.exited || sc.gone;
-		if (!ended && live_replaced(f)) { /* an exec made the program a new file */
-			live_close(f);
-			if (!open_statistics(f, o)) {
-				endwin();
-				return 1;
-			}
+		if (ended && follow_exec(f, o)) { /* an exec made the program a new file */
 			sc.have_previous = false;
+			ended = false;
 			refresh_now = true;
 		}
 		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
@@ -836,8 +853,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct live_file f;
-	if (!open_statistics(&f, &o))
+	char why[512];
+	if (!open_statistics(&f, &o, o.wait_ms, why, sizeof why)) {
+		fprintf(stderr, "taskprobe-top: %s\n", why);
 		return 1;
+	}
 	if (o.once || o.batch)
 		return run_plain(&f, &o);
 	if (!terminal_usable()) {
