@@ -514,3 +514,30 @@ Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_sa
 		tp_run_free(&run);
 	}
 }
+
+Test(top, the_console_follows_the_program_through_an_exec)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/* a shell (its statistics: no task) that becomes the program after a moment */
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && TERM=screen %s top --interval 0.2 -- /bin/sh -c "
+			   "'sleep 1; exec %s 30'",
+			   tp_unprivileged_launcher(), target()) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 200, 40, true);
+	free(command);
+	free(tp_terminal_wait_for(&t, "(no task spawned yet)", SCREEN_WAIT));
+	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	cr_expect(strstr(screen, "omp_top_shapes (pid") != NULL &&
+			  strstr(screen, "running") != NULL,
+		  "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	screen = tp_terminal_wait_for(&t, "[exit ", 60000);
+	cr_expect(strstr(screen, "omp_top_shapes: 30 rounds") != NULL && strstr(screen, "[exit 0]"),
+		  "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+}
