@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "harness.h"
@@ -27,6 +28,8 @@
 
 /* Sleeps `ms` milliseconds, signals or not. */
 void tp_sleep_ms(long ms);
+/* Everything left to read from `f` (not closed), NUL-terminated; its length in *len. */
+char *tp_read_stream(FILE *f, size_t *len);
 /* A new empty file /tmp/taskprobe-test-WHAT-XXXXXX; its path (the caller frees). */
 char *tp_make_temp(const char *what);
 /*

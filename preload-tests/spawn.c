@@ -78,10 +78,8 @@ char *tp_make_temp(const char *what)
 	return path;
 }
 
-char *tp_read_file(const char *path, size_t *len)
+char *tp_read_stream(FILE *f, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	cr_assert(f != NULL, "open %s: %s", path, strerror(errno));
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *mem = open_memstream(&buf, &size);
@@ -89,10 +87,18 @@ char *tp_read_file(const char *path, size_t *len)
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
 		fwrite(chunk, 1, n, mem);
-	fclose(f);
 	fclose(mem);
 	if (len != NULL)
 		*len = size;
+	return buf;
+}
+
+char *tp_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f != NULL, "open %s: %s", path, strerror(errno));
+	char *buf = tp_read_stream(f, len);
+	fclose(f);
 	return buf;
 }
 

@@ -27,14 +27,7 @@ static char *tmux(struct tp_terminal *t, const char *arguments)
 			   arguments) > 0);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p, "%s", cmd);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(out);
+	char *text = tp_read_stream(p, NULL);
 	int status = pclose(p);
 	cr_assert_eq(status, 0, "%s: %s", cmd, text);
 	free(cmd);
