@@ -541,3 +541,29 @@ Test(top, the_console_follows_the_program_through_an_exec)
 	free(screen);
 	tp_terminal_stop(&t);
 }
+
+Test(top, the_program_is_not_disturbed_when_the_console_is_killed)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const unsigned rounds = 40;
+	struct tp_terminal t;
+	start_console(&t, "--interval 0.2", rounds, "screen", 200, 40);
+	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	/* the console's last argument is the program's pid, which its title shows */
+	const char *at = strstr(screen, "(pid ");
+	cr_assert_not_null(at, "%s", screen);
+	int pid = atoi(at + strlen("(pid "));
+	free(screen);
+	char *cmd;
+	cr_assert(asprintf(&cmd, "pkill -KILL -f '^[^ ]*taskprobe-top .* %d$'", pid) > 0);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+	screen = tp_terminal_wait_for(&t, "[exit ", 60000);
+	char *expected = plain_output(rounds);
+	cr_expect(strstr(screen, expected) != NULL && strstr(screen, "[exit 0]") != NULL,
+		  "expected \"%s\" and status 0:\n%s", expected, screen);
+	free(expected);
+	free(screen);
+	tp_terminal_stop(&t);
+}
