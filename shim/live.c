@@ -63,6 +63,14 @@ struct task_entry {
 /* How long the time-stamp counter is timed against CLOCK_MONOTONIC at start. */
 #define CALIBRATION_NS 2000000
 
+/*
+ * The stacks' pages (most of the file's fixed part, 400 KiB) get space only when a first stack is
+ * sampled: a process that spawns no task pays for the header, the sites and the slots alone.
+ * The pages the stacks share with the sites and the slots are the fixed part's.
+ */
+#define STACKS_SPACE_OFFSET TP_LIVE_ROUND_UP(TP_LIVE_STACKS_OFFSET) /* whole pages of stacks */
+#define STACKS_SPACE_END    (TP_LIVE_THREADS_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
+
 /* No row: a task the table could not keep. */
 #define NO_ROW UINT32_MAX
 
@@ -78,6 +86,7 @@ static ino_t live_ino;
 static uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 static uint64_t long_poll_ns;
 static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
 
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
@@ -379,7 +388,10 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	       __atomic_load_n(&stacks[i].state, __ATOMIC_RELAXED) != TP_LIVE_ENTRY_EMPTY &&
 	       !(stacks[i].site == row && stacks[i].stack_id == stack_id))
 		i++;
-	if (i == TP_LIVE_STACKS) {
+	if (!stacks_ready)
+		stacks_ready = give_space(STACKS_SPACE_OFFSET,
+					  STACKS_SPACE_END - STACKS_SPACE_OFFSET);
+	if (i == TP_LIVE_STACKS || !stacks_ready) {
 		count(&header->stacks_dropped);
 	} else if (stacks[i].state == TP_LIVE_ENTRY_EMPTY) {
 		struct tp_live_stack *s = &stacks[i];
@@ -589,7 +601,10 @@ static bool open_live(void)
 	void *m = MAP_FAILED;
 	int err = 0;
 	if (ftruncate(fd, (off_t)TP_LIVE_FILE_SIZE) != 0 ||
-	    fallocate(fd, 0, 0, (off_t)TP_LIVE_ROWS_OFFSET) != 0 || fstat(fd, &st) != 0)
+	    fallocate(fd, 0, 0, (off_t)STACKS_SPACE_OFFSET) != 0 ||
+	    fallocate(fd, 0, (off_t)STACKS_SPACE_END,
+		      (off_t)(TP_LIVE_ROWS_OFFSET - STACKS_SPACE_END)) != 0 ||
+	    fstat(fd, &st) != 0)
 		err = errno;
 	else
 		m = mmap(NULL, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -711,6 +726,7 @@ void tp_live_child_after_fork(void)
 	header = NULL;
 	memset(&local, 0, sizeof local);
 	pthread_mutex_init(&stacks_lock, NULL);
+	stacks_ready = false;
 	/* the child's statistics begin now, at the rate timed at start */
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
 	if (!open_live())
