@@ -129,13 +129,16 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 	struct site_row sleepy = site_row(screen, SLEEPY_SITE);
 	cr_assert(sleepy.found, "%s", screen);
 	cr_expect(sleepy.spawned > 0 && sleepy.spawned < SLEEPY_TASKS * rounds, "%s", screen);
-	cr_expect(sleepy.longest_ms >= SLEEP_MS - 0.5 && sleepy.longest_ms < 3 * SLEEP_MS, "%s",
+	/* near 20 ms: a loaded machine may wake a sleeper late, never early */
+	cr_expect(sleepy.longest_ms >= SLEEP_MS - 0.5 && sleepy.longest_ms < 10 * SLEEP_MS, "%s",
 		  screen);
 	cr_expect(strstr(sleepy.warnings, "long ") != NULL, "%s", screen);
 	struct site_row blocker = site_row(screen, BLOCKER_SITE);
 	cr_expect(strstr(blocker.warnings, "blocks ") != NULL, "%s", screen);
 	struct site_row quick = site_row(screen, QUICK_SITE);
-	cr_expect(quick.found && quick.warnings[0] == '\0' && quick.longest_ms < SLEEP_MS / 2.0,
+	/* short tasks that never wait (one may be preempted long on a loaded machine) */
+	cr_expect(quick.found && strstr(quick.warnings, "blocks") == NULL &&
+			  quick.longest_ms < sleepy.longest_ms,
 		  "%s", screen);
 	/* a worker is busy, and the blocked worker is seen in its semaphore wait */
 	cr_expect(strstr(screen, "TID") != NULL && strstr(screen, "BUSY") != NULL, "%s", screen);
@@ -303,20 +306,23 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 	snprintf(want, sizeof want, "long %u", SLEEPY_TASKS * rounds);
 	cr_expect_str_eq(sleepy.warnings, want, "%s", run.out);
 	cr_expect(sleepy.busy_ms >= SLEEPY_TASKS * rounds * (SLEEP_MS - 0.5), "%s", run.out);
-	/* the blocker: one a round, each waiting once in its poll */
-	snprintf(want, sizeof want, "long %u, blocks %u", rounds, rounds);
-	cr_expect(blocker.found && blocker.spawned == rounds && blocker.done == rounds, "%s",
-		  run.out);
-	cr_expect_str_eq(blocker.warnings, want, "%s", run.out);
+	/*
+	 * the blocker: one a round, each waiting once in its poll (usually 30 ms, until the post:
+	 * long; shorter when a loaded machine runs it only after the post)
+	 */
+	snprintf(want, sizeof want, "blocks %u", rounds);
+	cr_expect(blocker.found && blocker.spawned == rounds && blocker.done == rounds &&
+			  strstr(blocker.warnings, want) != NULL,
+		  "%s", run.out);
 	cr_expect(quick.found && quick.spawned == QUICK_TASKS * rounds &&
-			  quick.done == quick.spawned && quick.warnings[0] == '\0',
+			  quick.done == quick.spawned && strstr(quick.warnings, "blocks") == NULL,
 		  "%s", run.out);
 	tp_run_free(&run);
 
 	/* a higher threshold: 20 and 30 ms polls are no longer long */
-	once("50", rounds, &run);
+	once("1000", rounds, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
-	cr_expect(strstr(run.out, "long poll >= 50.0ms") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "long poll >= 1.00s") != NULL, "%s", run.out);
 	cr_expect_str_eq(site_row(run.out, SLEEPY_SITE).warnings, "", "%s", run.out);
 	snprintf(want, sizeof want, "blocks %u", rounds);
 	cr_expect_str_eq(site_row(run.out, BLOCKER_SITE).warnings, want, "%s", run.out);
