@@ -274,7 +274,7 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 	char busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
 	percent(busy, sizeof busy, w->busy_share, true);
 	percent(spin, sizeof spin, w->spinning_share, w->worker);
-	percent(parked, sizeof parked, w->parked_share, w->worker);
+	percent(parked, sizeof parked, w->parked_share, w->worker || w->parked_ns > 0);
 	count_text(polls, sizeof polls, w->polls);
 	worker_now(now, sizeof now, s, w);
 	snprintf(out, size, "%-8u %-15s %5s %5s %6s %8s  %s", w->tid, w->name, busy, spin, parked,
