@@ -103,8 +103,10 @@ void tp_run_free(struct tp_run *run)
 static void expect_same_result(const char *program, const struct tp_run *a, const char *a_name,
 			       const struct tp_run *b, const char *b_name)
 {
-	cr_expect_eq(b->status, a->status, "%s: exit status %d %s, %d %s", program, b->status,
-		     b_name, a->status, a_name);
+	/* with what each wrote on stderr: a sanitizer's report, say */
+	cr_expect_eq(b->status, a->status,
+		     "%s: exit status %d %s, %d %s\n--- stderr %s\n%s\n--- stderr %s\n%s", program,
+		     b->status, b_name, a->status, a_name, a_name, a->err, b_name, b->err);
 	cr_expect(a->out_len == b->out_len && memcmp(a->out, b->out, a->out_len) == 0,
 		  "%s: stdout differs:\n--- %s\n%s\n--- %s\n%s", program, a_name, a->out, b_name,
 		  b->out);
