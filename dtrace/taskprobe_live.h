@@ -13,7 +13,8 @@
  * Durations are nanoseconds. Times ("since") are in the process's clock: CLOCK_MONOTONIC
  * nanoseconds, or with the time-stamp counter (clock TP_LIVE_CLOCK_TSC) ns_at_start +
  * (tsc - tsc_at_start) * ns_per_tsc_2_32 / 2^32, which a reader on the same machine computes
- * for its own "now" from its own rdtsc.
+ * for its own "now" from its own rdtsc. ns_per_tsc_2_32 is 0 until the process has timed the
+ * counter (its first milliseconds), when its times are CLOCK_MONOTONIC's.
  *
  * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_STACKS stacks, then
  * TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,

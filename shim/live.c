@@ -60,7 +60,7 @@ struct task_entry {
 #define STACK_SAMPLE_FIRST 4
 #define STACK_SAMPLE_EVERY 4096
 
-/* How long the time-stamp counter is timed against CLOCK_MONOTONIC at start. */
+/* How long the time-stamp counter is timed against CLOCK_MONOTONIC (now_ns). */
 #define CALIBRATION_NS 2000000
 
 /*
@@ -104,13 +104,34 @@ struct live_local {
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
+/*
+ * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
+ * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
+ * hundred ns), and the first one after it fixes the rate. Nothing waits at start.
+ */
+__attribute__((noinline)) static uint64_t now_while_timing_the_counter(void)
+{
+	uint64_t tsc, ns;
+	tp_clock_pair(&tsc, &ns);
+	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
+		uint64_t rate = (uint64_t)(((unsigned __int128)(ns - ns_at_start) << 32) /
+					   (tsc - tsc_at_start));
+		__atomic_store_n(&header->ns_per_tsc_2_32, rate, __ATOMIC_RELAXED);
+		__atomic_store_n(&ns_per_tsc_2_32, rate, __ATOMIC_RELEASE);
+	}
+	return ns;
+}
+
 static uint64_t now_ns(void)
 {
 #if defined(__x86_64__)
-	if (__builtin_expect(tp_clock_is_tsc, 1))
-		return ns_at_start + (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) *
-						 ns_per_tsc_2_32) >>
-						32);
+	if (__builtin_expect(tp_clock_is_tsc, 1)) {
+		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(rate == 0, 0))
+			return now_while_timing_the_counter();
+		return ns_at_start +
+		       (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) * rate) >> 32);
+	}
 #endif
 	return tp_clock_monotonic_ns();
 }
@@ -651,25 +672,6 @@ static bool map_tasks(void)
 	return tasks != NULL;
 }
 
-/* The time-stamp counter's rate, timed against CLOCK_MONOTONIC once. */
-static void calibrate(void)
-{
-	uint64_t tsc_end, ns_end;
-	tp_clock_pair(&tsc_at_start, &ns_at_start);
-	if (!tp_clock_is_tsc)
-		return;
-	struct timespec pause = {0, CALIBRATION_NS};
-	while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-		;
-	tp_clock_pair(&tsc_end, &ns_end);
-	if (tsc_end <= tsc_at_start) {
-		tp_clock_is_tsc = false; /* cannot happen with an invariant counter */
-		return;
-	}
-	ns_per_tsc_2_32 = (uint64_t)(((unsigned __int128)(ns_end - ns_at_start) << 32) /
-				     (tsc_end - tsc_at_start));
-}
-
 void tp_live_start(void)
 {
 	const struct tp_settings *s = tp_settings();
@@ -677,7 +679,7 @@ void tp_live_start(void)
 		return;
 	int saved_errno = errno;
 	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
-	calibrate();
+	tp_clock_pair(&tsc_at_start, &ns_at_start);
 	if (map_tasks() && open_live())
 		tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
 	errno = saved_errno;

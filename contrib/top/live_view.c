@@ -126,11 +126,11 @@ static uint32_t load32(const uint32_t *p)
 static uint64_t process_now(const struct tp_live_header *h)
 {
 #if defined(__x86_64__)
-	if (h->clock == TP_LIVE_CLOCK_TSC)
+	/* the counter's rate, once the process has timed it (until then its times are CLOCK_MONOTONIC) */
+	uint64_t rate = __atomic_load_n(&h->ns_per_tsc_2_32, __ATOMIC_RELAXED);
+	if (h->clock == TP_LIVE_CLOCK_TSC && rate != 0)
 		return h->ns_at_start +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - h->tsc_at_start) *
-				   h->ns_per_tsc_2_32) >>
-				  32);
+		       (uint64_t)(((unsigned __int128)(__rdtsc() - h->tsc_at_start) * rate) >> 32);
 #endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
