@@ -579,3 +579,26 @@ Test(top, the_program_is_not_disturbed_when_the_console_is_killed)
 	free(screen);
 	tp_terminal_stop(&t);
 }
+
+Test(top, a_program_that_a_script_starts_as_a_child_is_shown)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/* the shell forks the program (a command follows it): the shell spawns no task */
+	char *script;
+	cr_assert(asprintf(&script, "%s 2; echo script done", target()) > 0);
+	struct tp_run run;
+	tp_launch_unprivileged(
+		(const char *[]){"top", "--once", "--", "/bin/sh", "-c", script, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "script done\n") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "taskprobe top: omp_top_shapes (pid ") != NULL &&
+			  strstr(run.out, "'s run) exited after") != NULL,
+		  "%s", run.out);
+	struct site_row sleepy = site_row(run.out, SLEEPY_SITE);
+	cr_expect(sleepy.found && sleepy.spawned == 2 * SLEEPY_TASKS &&
+			  sleepy.done == sleepy.spawned,
+		  "%s", run.out);
+	free(script);
+	tp_run_free(&run);
+}

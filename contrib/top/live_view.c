@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "live_view.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -104,6 +105,55 @@ void live_close(struct live_file *f)
 	if (f->map != NULL)
 		munmap((void *)f->map, f->size);
 	f->map = NULL;
+}
+
+uint64_t live_spawned(const struct live_file *f)
+{
+	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
+	const struct tp_live_thread *slots = (const void *)(f->map + TP_LIVE_THREADS_OFFSET);
+	uint64_t spawned = 0;
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		if (!__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *rows =
+			(const void *)(f->map + h->rows_offset + (uint64_t)i * h->rows_stride);
+		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+			spawned += __atomic_load_n(&rows[row].spawned, __ATOMIC_RELAXED);
+	}
+	return spawned;
+}
+
+bool live_open_busiest(struct live_file *f, const char *dir, pid_t except)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return false;
+	uint64_t most = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
+		char *end;
+		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
+			continue;
+		long pid = strtol(e->d_name + prefix, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == except)
+			continue;
+		struct live_file candidate;
+		char why[512];
+		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
+			continue;
+		uint64_t spawned = live_spawned(&candidate);
+		if (spawned > most) {
+			if (most > 0)
+				live_close(f);
+			*f = candidate;
+			most = spawned;
+		} else {
+			live_close(&candidate);
+		}
+	}
+	closedir(d);
+	return most > 0;
 }
 
 bool live_replaced(const struct live_file *f)

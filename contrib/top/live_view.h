@@ -39,6 +39,16 @@ enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir,
 				size_t why_size);
 void live_close(struct live_file *f);
 
+/* The tasks the process has spawned so far (summed over its threads' rows). */
+uint64_t live_spawned(const struct live_file *f);
+
+/*
+ * Of the processes with statistics in `dir` other than `except`, opens the one that has
+ * spawned the most tasks, if any has spawned one: a run's directory holds its program's
+ * children's statistics too (a script that starts the program as a child).
+ */
+bool live_open_busiest(struct live_file *f, const char *dir, pid_t except);
+
 /* Whether the file at the path is no longer the one mapped (an exec made a new one). */
 bool live_replaced(const struct live_file *f);
 

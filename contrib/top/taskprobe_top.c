@@ -34,6 +34,7 @@
 struct options {
 	bool once;
 	bool batch;
+	bool children; /* show the busiest of the run's processes while the program spawns none */
 	unsigned interval_ms;
 	unsigned wait_ms; /* how long to wait for the file to appear */
 	enum site_column sort;
@@ -56,19 +57,15 @@ static void usage(FILE *to)
 static bool parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option long_options[] = {
-		{"once", no_argument, NULL, 'o'},
-		{"batch", no_argument, NULL, 'b'},
-		{"interval", required_argument, NULL, 'i'},
-		{"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},
-		{"dir", required_argument, NULL, 'd'},
-		{"wait", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"once", no_argument, NULL, 'o'},           {"batch", no_argument, NULL, 'b'},
+		{"interval", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
+		{"reverse", no_argument, NULL, 'r'},        {"dir", required_argument, NULL, 'd'},
+		{"wait", required_argument, NULL, 'w'},     {"help", no_argument, NULL, 'h'},
+		{"children", no_argument, NULL, 'c'},       {NULL, 0, NULL, 0},
 	};
 	*o = (struct options){.interval_ms = DEFAULT_INTERVAL_MS, .sort = COLUMN_BUSY};
 	int c;
-	while ((c = getopt_long(argc, argv, "obi:s:rd:w:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "obi:s:rd:w:hc", long_options, NULL)) != -1) {
 		char *end;
 		double seconds;
 		switch (c) {
@@ -77,6 +74,9 @@ static bool parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'b':
 			o->batch = true;
+			break;
+		case 'c':
+			o->children = true;
 			break;
 		case 'r':
 			o->ascending = true;
@@ -135,11 +135,11 @@ static bool process_gone(pid_t pid)
 }
 
 /* Opens the statistics, waiting up to `wait_ms` for them to appear; else `why`. */
-static bool open_statistics(struct live_file *f, const struct options *o, unsigned wait_ms,
-			    char *why, size_t why_size)
+static bool open_statistics(struct live_file *f, pid_t pid, const struct options *o,
+			    unsigned wait_ms, char *why, size_t why_size)
 {
 	for (unsigned waited = 0;; waited += KEY_POLL_MS) {
-		enum live_open_result r = live_open(f, o->pid, o->dir, why, why_size);
+		enum live_open_result r = live_open(f, pid, o->dir, why, why_size);
 		if (r == LIVE_OPENED)
 			return true;
 		if (r != LIVE_MISSING || waited >= wait_ms)
@@ -157,11 +157,28 @@ static bool follow_exec(struct live_file *f, const struct options *o)
 {
 	char why[512];
 	struct live_file next;
-	if (process_gone(o->pid) || !live_replaced(f) ||
-	    !open_statistics(&next, o, 0, why, sizeof why))
+	if (process_gone(f->pid) || !live_replaced(f) ||
+	    !open_statistics(&next, f->pid, o, 0, why, sizeof why))
 		return false;
 	live_close(f);
 	*f = next;
+	return true;
+}
+
+/*
+ * With --children, while the process shown has spawned no task, the run's process that has
+ * spawned the most is shown instead (a script that starts the program as a child); true when it
+ * switched.
+ */
+static bool follow_child(struct live_file *f, const struct options *o,
+			 const struct live_snapshot *s)
+{
+	struct live_file child;
+	if (!o->children || o->dir == NULL || s->spawned > 0 ||
+	    !live_open_busiest(&child, o->dir, f->pid))
+		return false;
+	live_close(f);
+	*f = child;
 	return true;
 }
 
@@ -281,15 +298,19 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 		 polls, now);
 }
 
-static void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone)
+/* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
+static void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone,
+		       pid_t program)
 {
-	char elapsed[16], long_poll[16];
+	char elapsed[16], long_poll[16], whose[48] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
 	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
+	if (s->header.pid != (uint32_t)program)
+		snprintf(whose, sizeof whose, ", started by %d's run", (int)program);
 	snprintf(out, size,
-		 "taskprobe top: %s (pid %u) %s %s | tasks %llu spawned, %llu alive, %llu done | "
+		 "taskprobe top: %s (pid %u%s) %s %s | tasks %llu spawned, %llu alive, %llu done | "
 		 "long poll >= %s",
-		 s->header.comm, s->header.pid,
+		 s->header.comm, s->header.pid, whose,
 		 s->header.exited ? "exited after"
 		 : gone           ? "gone (killed?) after"
 				  : "running",
@@ -326,11 +347,11 @@ static int widest_site(const struct live_snapshot *s)
 }
 
 /* One snapshot as plain text. */
-static void print_snapshot(const struct live_snapshot *s, bool gone)
+static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
 {
 	char line[LINE_MAX_CHARS];
 	int width = widest_site(s);
-	title_line(line, sizeof line, s, gone);
+	title_line(line, sizeof line, s, gone, program);
 	printf("%s\n\n", line);
 	site_header(line, sizeof line, width);
 	printf("%s\n", line);
@@ -358,15 +379,19 @@ static int run_plain(struct live_file *f, const struct options *o)
 	int current = 0;
 	struct live_snapshot *previous = NULL;
 	for (;;) {
-		bool gone = process_gone(o->pid);
+		bool gone = process_gone(f->pid);
 		struct live_snapshot *s = &snapshots[current];
 		live_snapshot(f, previous, s);
+		if (follow_child(f, o, s)) {
+			previous = NULL;
+			continue;
+		}
 		live_sort_sites(s, o->sort, o->ascending);
 		bool ended = s->header.exited || gone;
 		if (ended && !o->once) { /* an exec's next image: followed, within a moment */
 			bool followed = false;
 			for (unsigned waited = 0;
-			     !followed && !process_gone(o->pid) && waited < EXEC_FOLLOW_MS;
+			     !followed && !process_gone(f->pid) && waited < EXEC_FOLLOW_MS;
 			     waited += KEY_POLL_MS) {
 				sleep_ms(KEY_POLL_MS);
 				followed = follow_exec(f, o);
@@ -376,7 +401,7 @@ static int run_plain(struct live_file *f, const struct options *o)
 				continue;
 			}
 		}
-		print_snapshot(s, gone);
+		print_snapshot(s, gone, o->pid);
 		if (o->once || ended)
 			return 0;
 		printf("\n");
@@ -455,8 +480,13 @@ static void take_snapshot(struct screen *sc)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;
 	const struct live_snapshot *previous = sc->have_previous ? shown(sc) : NULL;
-	sc->gone = process_gone(sc->options->pid);
+	sc->gone = process_gone(sc->file->pid);
 	live_snapshot(sc->file, previous, &sc->snapshots[next]);
+	if (follow_child(sc->file, sc->options, &sc->snapshots[next])) {
+		sc->gone = process_gone(sc->file->pid);
+		previous = NULL;
+		live_snapshot(sc->file, NULL, &sc->snapshots[next]);
+	}
 	live_sort_sites(&sc->snapshots[next], sc->sort, sc->ascending);
 	sc->current = next;
 	sc->have_previous = true;
@@ -687,7 +717,7 @@ static void draw(struct screen *sc)
 {
 	char line[LINE_MAX_CHARS];
 	const struct live_snapshot *s = shown(sc);
-	title_line(line, sizeof line, s, sc->gone);
+	title_line(line, sizeof line, s, sc->gone, sc->options->pid);
 	put_line(0, line, style(sc, PAIR_TITLE), true);
 	losses_line(line, sizeof line, s);
 	char sort[96];
@@ -854,7 +884,7 @@ int main(int argc, char **argv)
 	}
 	struct live_file f;
 	char why[512];
-	if (!open_statistics(&f, &o, o.wait_ms, why, sizeof why)) {
+	if (!open_statistics(&f, o.pid, &o, o.wait_ms, why, sizeof why)) {
 		fprintf(stderr, "taskprobe-top: %s\n", why);
 		return 1;
 	}
