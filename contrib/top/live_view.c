@@ -107,17 +107,22 @@ void live_close(struct live_file *f)
 	f->map = NULL;
 }
 
-uint64_t live_spawned(const struct live_file *f)
+/* Slot `i`'s rows, or NULL before they have space. */
+static const struct tp_live_site_stats *slot_rows(const struct live_file *f, unsigned i)
 {
 	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
 	const struct tp_live_thread *slots = (const void *)(f->map + TP_LIVE_THREADS_OFFSET);
+	if (!__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
+		return NULL;
+	return (const void *)(f->map + h->rows_offset + (uint64_t)i * h->rows_stride);
+}
+
+uint64_t live_spawned(const struct live_file *f)
+{
 	uint64_t spawned = 0;
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		if (!__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
-			continue;
-		const struct tp_live_site_stats *rows =
-			(const void *)(f->map + h->rows_offset + (uint64_t)i * h->rows_stride);
-		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+		const struct tp_live_site_stats *rows = slot_rows(f, i);
+		for (uint32_t row = 0; rows != NULL && row < TP_LIVE_SITES; row++)
 			spawned += __atomic_load_n(&rows[row].spawned, __ATOMIC_RELAXED);
 	}
 	return spawned;
@@ -278,11 +283,8 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		by_row[row] = v;
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		if (!__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
-			continue;
-		const struct tp_live_site_stats *rows =
-			(const void *)(f->map + h->rows_offset + (uint64_t)i * h->rows_stride);
-		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+		const struct tp_live_site_stats *rows = slot_rows(f, i);
+		for (uint32_t row = 0; rows != NULL && row < TP_LIVE_SITES; row++)
 			if (by_row[row] != NULL)
 				add_row(by_row[row], &rows[row]);
 	}
