@@ -71,16 +71,16 @@ struct tp_live_header {
 	uint32_t pid;
 	uint32_t clock; /* enum tp_live_clock */
 	uint64_t tsc_at_start;
-	uint64_t ns_at_start;     /* CLOCK_MONOTONIC, when the statistics began */
-	uint64_t ns_per_tsc_2_32; /* nanoseconds a tick, times 2^32 (TSC clock) */
-	uint64_t long_poll_ns;    /* polls at least this long are counted as long */
-	uint64_t rows_offset;     /* where slot 0's rows begin */
-	uint64_t rows_stride;     /* bytes between two slots' rows */
-	uint32_t sites_seen; /* site ids seen so far (rows from TP_LIVE_OVERFLOW on: overflow) */
-	uint32_t exited;     /* 1 once the process ended (exited_ns: when) */
+	uint64_t ns_at_start;       /* CLOCK_MONOTONIC, when the statistics began */
+	uint64_t ns_per_tsc_2_32;   /* nanoseconds a tick, times 2^32 (TSC clock) */
+	uint64_t long_poll_ns;      /* polls at least this long are counted as long */
+	uint64_t rows_offset;       /* where slot 0's rows begin */
+	uint64_t rows_stride;       /* bytes between two slots' rows */
+	uint32_t exited;            /* 1 once the process ended (exited_ns: when) */
+	uint32_t unused;            /* 0 */
 	uint64_t threads_uncounted; /* threads that found every slot taken: not counted */
-	uint64_t
-		tasks_untracked; /* tasks that found no room in the table: left out of the figures */
+	/* tasks that found no room in the table: left out of the figures */
+	uint64_t tasks_untracked;
 	uint64_t events_dropped; /* signal handlers' events inside their thread's update */
 	uint64_t stacks_dropped; /* sampled stacks that found the stack table full */
 	char comm[16];           /* the process's name at start */

@@ -4,9 +4,10 @@
  * table of tasks alive that carries a task's site and times from one event to the next (a
  * task's events come on several threads: wake on one, polls on others).
  *
- * The file is opened only to make it and to give a new slot's rows space (fallocate, so that a
- * full tmpfs is a failure said once, never a SIGBUS in the host later); no descriptor is kept,
- * so the program's own descriptors are never in the way.
+ * The file is opened only to make it (and, on kernels before 5.14, to give a new slot's rows
+ * space: give_space); no descriptor is kept, so the program's own descriptors are never in the
+ * way. Space is given before it is written, so that a full tmpfs is a failure said once, never a
+ * SIGBUS in the host later.
  */
 #define _GNU_SOURCE
 #include "live.h"
@@ -52,8 +53,8 @@ struct task_entry {
 	uint32_t row;  /* its site's row */
 	uint32_t unused;
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
-	uint64_t
-		suspended_ns; /* its last poll ended unfinished, not yet polled again: 0 when not */
+	/* its last poll ended unfinished, not yet polled again: 0 when not */
+	uint64_t suspended_ns;
 };
 
 /* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
@@ -341,12 +342,9 @@ void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 	uint32_t row = row_of(site);
 	uint64_t now = now_ns();
 	publish_site(row, site, by_program);
-	if (site > __atomic_load_n(&header->sites_seen, __ATOMIC_RELAXED))
-		__atomic_store_n(&header->sites_seen, site,
-				 __ATOMIC_RELAXED); /* a hint: racy max */
 	local.spawn_row = row;
-	if (task_insert(task,
-			row)) { /* else counted apart: a task whose end could not be matched */
+	/* a task the table cannot keep is counted apart: its end could not be matched */
+	if (task_insert(task, row)) {
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
 		if (r->first_spawn_ns == 0)
@@ -381,6 +379,27 @@ static void stack_text(char *out, size_t size, const uintptr_t *pcs, uint32_t de
 	}
 }
 
+/*
+ * The entry of stack `stack_id` under site row `row`, else the first empty one (entries are
+ * filled in order, under stacks_lock), else TP_LIVE_STACKS when the table is full.
+ */
+static unsigned stack_entry(uint32_t row, uint64_t stack_id)
+{
+	unsigned i = 0;
+	while (i < TP_LIVE_STACKS &&
+	       __atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
+	       !(stacks[i].site == row && stacks[i].stack_id == stack_id))
+		i++;
+	return i;
+}
+
+static bool stack_entry_is(unsigned i, uint32_t row, uint64_t stack_id)
+{
+	return i < TP_LIVE_STACKS &&
+	       __atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
+	       stacks[i].site == row && stacks[i].stack_id == stack_id;
+}
+
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	/* only the spawns it sampled: others' stacks (a tracer's, the recorder's) are not */
@@ -388,15 +407,10 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 		return;
 	local.sample_stack = false;
 	uint32_t row = local.spawn_row;
-	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
-		struct tp_live_stack *s = &stacks[i];
-		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-		if (state == TP_LIVE_ENTRY_EMPTY)
-			break;
-		if (state == TP_LIVE_ENTRY_READY && s->site == row && s->stack_id == stack_id) {
-			__atomic_fetch_add(&s->samples, 1, __ATOMIC_RELAXED);
-			return;
-		}
+	unsigned i = stack_entry(row, stack_id);
+	if (stack_entry_is(i, row, stack_id)) {
+		__atomic_fetch_add(&stacks[i].samples, 1, __ATOMIC_RELAXED);
+		return;
 	}
 	/* a new stack: named once, by one thread at a time (another that finds it busy skips) */
 	if (pthread_mutex_trylock(&stacks_lock) != 0)
@@ -404,17 +418,15 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	int saved_errno = errno, cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* naming opens files */
 	local.busy = true;
-	unsigned i = 0;
-	while (i < TP_LIVE_STACKS &&
-	       __atomic_load_n(&stacks[i].state, __ATOMIC_RELAXED) != TP_LIVE_ENTRY_EMPTY &&
-	       !(stacks[i].site == row && stacks[i].stack_id == stack_id))
-		i++;
+	i = stack_entry(row, stack_id); /* again: another thread may have named it meanwhile */
 	if (!stacks_ready)
 		stacks_ready = give_space(STACKS_SPACE_OFFSET,
 					  STACKS_SPACE_END - STACKS_SPACE_OFFSET);
-	if (i == TP_LIVE_STACKS || !stacks_ready) {
+	if (stack_entry_is(i, row, stack_id)) {
+		__atomic_fetch_add(&stacks[i].samples, 1, __ATOMIC_RELAXED);
+	} else if (i == TP_LIVE_STACKS || !stacks_ready) {
 		count(&header->stacks_dropped);
-	} else if (stacks[i].state == TP_LIVE_ENTRY_EMPTY) {
+	} else {
 		struct tp_live_stack *s = &stacks[i];
 		s->site = row;
 		s->stack_id = (uint32_t)stack_id;
