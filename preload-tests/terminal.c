@@ -18,11 +18,15 @@
 #define TMUX        "/usr/bin/tmux"
 #define SCREEN_POLL 100 /* ms between two looks at the screen */
 
-/* Runs a tmux command on the terminal's server (as nobody for an unprivileged one). */
+/*
+ * Runs a tmux command on the terminal's server (as nobody for an unprivileged one). tmux runs a
+ * window's command with $SHELL, else the user's login shell, which for nobody is nologin: the
+ * window would end at once, and the server with it, where SHELL is unset (CI's environment).
+ */
 static char *tmux(struct tp_terminal *t, const char *arguments)
 {
 	char *cmd;
-	cr_assert(asprintf(&cmd, "%s%s -S '%s' %s 2>&1",
+	cr_assert(asprintf(&cmd, "%s/usr/bin/env SHELL=/bin/sh %s -S '%s' %s 2>&1",
 			   t->unprivileged ? RUNUSER " -u nobody -- " : "", TMUX, t->socket,
 			   arguments) > 0);
 	FILE *p = popen(cmd, "r");
