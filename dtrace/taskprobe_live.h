@@ -85,7 +85,9 @@ struct tp_live_header {
 	uint64_t stacks_dropped; /* sampled stacks that found the stack table full */
 	char comm[16];           /* the process's name at start */
 	uint64_t exited_ns;      /* in the process's clock */
-	char reserved[56];
+	/* threads whose rows found no space in the file (a full /dev/shm): not counted */
+	uint64_t threads_without_space;
+	char reserved[48];
 };
 
 /* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -525,6 +528,73 @@ Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_sa
 			  "%s: %s", want, run.out);
 		tp_run_free(&run);
 	}
+}
+
+/* The number before `what` in `text` (0 if it is not there). */
+static unsigned long count_before(const char *text, const char *what)
+{
+	const char *at = strstr(text, what);
+	if (at == NULL)
+		return 0;
+	while (at > text && (at[-1] == ' ' || (at[-1] >= '0' && at[-1] <= '9')))
+		at--;
+	return strtoul(at, NULL, 10);
+}
+
+/* How many rows the threads table in `text` has (the lines after its heading, to a blank one). */
+static unsigned long thread_rows(const char *text)
+{
+	const char *at = strstr(text, "\nTID ");
+	unsigned long rows = 0;
+	if (at != NULL)
+		at = strchr(at + 1, '\n');
+	while (at != NULL && at[1] != '\0' && at[1] != '\n') {
+		rows++;
+		at = strchr(at + 1, '\n');
+	}
+	return rows;
+}
+
+Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("mounting a small file system needs root");
+	/*
+	 * The run's directory (TMPDIR) on a file system with room for the file's fixed part and
+	 * about two threads' rows: every thread runs an implicit task, so each asks for a slot,
+	 * and the ones that find no space are counted as such, not as threads beyond the table.
+	 * In a mount namespace of the test's own, gone with it.
+	 */
+	const unsigned threads = 6;
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	char dir[] = "/tmp/taskprobe-small-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=376k,mode=1777"), 0, "%s",
+		     strerror(errno));
+	char tmpdir[64], omp_threads[32];
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+	snprintf(omp_threads, sizeof omp_threads, "OMP_NUM_THREADS=%u", threads);
+	const char *const env[] = {tmpdir, omp_threads, NULL};
+	const char *argv[] = {tp_target("omp_fib"), NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_launch((const char *[]){"top", "--once", "--", argv[0], NULL}, env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect(strncmp(run.out, plain.out, strlen(plain.out)) == 0, "%s\nvs\n%s", run.out,
+		  plain.out);
+	unsigned long counted = thread_rows(run.out);
+	unsigned long without_space =
+		count_before(run.out, " threads not counted (no space left for the statistics' file)");
+	cr_expect(without_space >= 1 && counted + without_space == threads, "%lu + %lu: %s",
+		  counted, without_space, run.out);
+	cr_expect(strstr(run.out, "threads beyond") == NULL, "%s", run.out);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
 }
 
 Test(top, the_console_follows_the_program_through_an_exec)

@@ -101,7 +101,7 @@ struct live_local {
 	bool busy;          /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;  /* its spawn's stack is one the live statistics sample */
 	bool ended;         /* its thread-stop fired: it counts no more */
-	bool no_slot;       /* every slot was taken when it looked */
+	bool no_slot;       /* it found no slot (all taken, or no space): not counted */
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
@@ -192,20 +192,26 @@ static bool give_space(uint64_t offset, uint64_t length)
 	return ok;
 }
 
-/* Whether the calling thread took slot `i` (in state `from`), its rows given space. */
-static bool take(unsigned i, uint32_t from)
+enum take_result {
+	TAKEN,        /* the slot is the calling thread's, its rows given space */
+	NOT_FREE,     /* the slot was not in the state looked for */
+	NO_SPACE,     /* the file could not get space for the slot's rows */
+};
+
+/* Whether the calling thread took slot `i` (in state `from`). */
+static enum take_result take(unsigned i, uint32_t from)
 {
 	struct tp_live_thread *s = &slots[i];
 	struct tp_thread *self = tp_thread_self();
 	if (__atomic_load_n(&s->in_use, __ATOMIC_RELAXED) != from ||
 	    !__atomic_compare_exchange_n(&s->in_use, &from, TP_LIVE_SLOT_LIVE, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return false;
+		return NOT_FREE;
 	uint64_t rows = header->rows_offset + (uint64_t)i * header->rows_stride;
 	if (!s->rows_ready) {
 		if (!give_space(rows, header->rows_stride)) {
 			__atomic_store_n(&s->in_use, from, __ATOMIC_RELEASE);
-			return false;
+			return NO_SPACE;
 		}
 		__atomic_store_n(&s->rows_ready, 1, __ATOMIC_RELEASE);
 	}
@@ -227,7 +233,7 @@ static bool take(unsigned i, uint32_t from)
 	local.slot = s;
 	local.rows = (struct tp_live_site_stats *)(map + rows);
 	local.poll_row = NO_ROW;
-	return true;
+	return TAKEN;
 }
 
 /* The calling thread takes a free slot, else an ended thread's (whose figures stay summed). */
@@ -237,14 +243,16 @@ static bool take_slot(void)
 	int saved_errno = errno, cancel_state;
 	/* a cancellation inside (the fallback's open) would leave the slot taken */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	bool taken = false;
-	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && !taken; k++)
-		for (unsigned i = 0; i < TP_LIVE_THREADS && !taken; i++)
-			taken = take(i, preferred[k]);
-	if (!taken) {
+	enum take_result result = NOT_FREE;
+	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && result == NOT_FREE; k++)
+		for (unsigned i = 0; i < TP_LIVE_THREADS && result == NOT_FREE; i++)
+			result = take(i, preferred[k]);
+	if (result != TAKEN) {
 		local.no_slot = true;
-		count(&header->threads_uncounted);
+		count(result == NO_SPACE ? &header->threads_without_space
+					 : &header->threads_uncounted);
 	}
+	bool taken = result == TAKEN;
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 	return taken;

@@ -318,23 +318,31 @@ static void title_line(char *out, size_t size, const struct live_snapshot *s, bo
 		 (unsigned long long)s->done, long_poll);
 }
 
-/* What the statistics could not count, in words, or "". */
+/* What the statistics could not count, in words ("; " between two), or "". */
 static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 {
 	const struct tp_live_header *h = &s->header;
+	char threads_beyond[64];
+	snprintf(threads_beyond, sizeof threads_beyond, "threads beyond %d at once not counted",
+		 TP_LIVE_THREADS);
+	const struct {
+		uint64_t count;
+		const char *what;
+	} losses[] = {
+		{h->threads_uncounted, threads_beyond},
+		{h->threads_without_space, "threads not counted (no space left for the "
+					   "statistics' file)"},
+		{h->tasks_untracked, "tasks (too many alive at once) left out"},
+		{h->events_dropped, "signal handlers' events not counted"},
+	};
 	size_t used = 0;
 	out[0] = '\0';
-	if (h->threads_uncounted > 0 && used < size)
-		used += (size_t)snprintf(out + used, size - used,
-					 "%llu threads beyond %d at once not counted; ",
-					 (unsigned long long)h->threads_uncounted, TP_LIVE_THREADS);
-	if (h->tasks_untracked > 0 && used < size)
-		used += (size_t)snprintf(out + used, size - used,
-					 "%llu tasks (too many alive at once) left out; ",
-					 (unsigned long long)h->tasks_untracked);
-	if (h->events_dropped > 0 && used < size)
-		snprintf(out + used, size - used, "%llu signal handlers' events not counted",
-			 (unsigned long long)h->events_dropped);
+	for (size_t i = 0; i < sizeof losses / sizeof losses[0] && used < size; i++)
+		if (losses[i].count > 0)
+			used += (size_t)snprintf(out + used, size - used, "%s%llu %s",
+						 used > 0 ? "; " : "",
+						 (unsigned long long)losses[i].count,
+						 losses[i].what);
 }
 
 static int widest_site(const struct live_snapshot *s)
