@@ -23,6 +23,7 @@ SEMAPHORE_AT(task__wake, 4)
 SEMAPHORE_AT(task__poll__start, 6)
 SEMAPHORE_AT(task__poll__end, 8)
 SEMAPHORE_AT(task__terminate, 10)
+/* the next four in this order, at TP_PARK_AND_WAIT_SEMAPHORES_AT: read as one word */
 SEMAPHORE_AT(worker__thread__park, 12)
 SEMAPHORE_AT(worker__thread__unpark, 14)
 SEMAPHORE_AT(wait__start, 16)
@@ -36,5 +37,6 @@ SEMAPHORE_AT(thread__stop, 30)
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
 		       __builtin_offsetof(struct tp_listener_block, other) == 24 &&
-		       sizeof(struct tp_listener_block) == 32,
+		       sizeof(struct tp_listener_block) == 32 &&
+		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),
 	       "the aliases' offsets above");

@@ -141,16 +141,24 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 
 #undef TP_EVENT_LISTENERS
 
+/*
+ * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
+ * row in the block (events.c), read as one word, and the in-process word once. The only check
+ * an interposed wait makes when nobody listens.
+ */
+#define TP_PARK_AND_WAIT_SEMAPHORES_AT 12 /* worker-thread-park, -unpark, wait-start, wait-end */
+static inline uint64_t tp_listeners_parks_and_waits(void)
+{
+	uint64_t semaphores;
+	__builtin_memcpy(&semaphores, (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
+			 sizeof semaphores);
+	return semaphores | tp_in_process_events();
+}
+
 /* Anybody listening to a worker's parks and unparks. */
 static inline unsigned tp_listeners_park(void)
 {
 	return tp_listeners_worker_park() | tp_listeners_worker_unpark();
-}
-
-/* Anybody listening to waits. */
-static inline unsigned tp_listeners_wait(void)
-{
-	return tp_listeners_wait_start() | tp_listeners_wait_end();
 }
 
 /*

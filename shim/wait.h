@@ -21,13 +21,10 @@ struct tp_wait {
 	bool silent; /* the thread was stopped by the process's exit: nothing fires */
 };
 
-/*
- * The only check on the path of an interposed wait when no tracer is attached. The listeners
- * are OR'ed, not ||'ed, so it compiles to loads and one branch.
- */
+/* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
 static inline bool tp_wait_probes_enabled(void)
 {
-	return (tp_listeners_wait() | tp_listeners_park()) != 0;
+	return tp_listeners_parks_and_waits() != 0;
 }
 
 /* Fires park (for an idle worker) and wait-start. Keeps errno. */
