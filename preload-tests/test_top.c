@@ -586,8 +586,8 @@ Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
 	cr_expect(strncmp(run.out, plain.out, strlen(plain.out)) == 0, "%s\nvs\n%s", run.out,
 		  plain.out);
 	unsigned long counted = thread_rows(run.out);
-	unsigned long without_space =
-		count_before(run.out, " threads not counted (no space left for the statistics' file)");
+	unsigned long without_space = count_before(
+		run.out, " threads not counted (no space left for the statistics' file)");
 	cr_expect(without_space >= 1 && counted + without_space == threads, "%lu + %lu: %s",
 		  counted, without_space, run.out);
 	cr_expect(strstr(run.out, "threads beyond") == NULL, "%s", run.out);
@@ -669,6 +669,58 @@ Test(top, a_program_that_a_script_starts_as_a_child_is_shown)
 	cr_expect(sleepy.found && sleepy.spawned == 2 * SLEEPY_TASKS &&
 			  sleepy.done == sleepy.spawned,
 		  "%s", run.out);
+	free(script);
+	tp_run_free(&run);
+}
+
+Test(top, a_script_that_runs_programs_one_after_another_shows_each_to_its_end)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/*
+	 * Two programs of known counts, each shorter than a few intervals, and a pause the script
+	 * makes between them: each one's last snapshot ("exited after") is printed once, with its
+	 * own pid and its own counts, whichever the console caught running.
+	 */
+	static const unsigned rounds[] = {1, 3};
+	char *script;
+	cr_assert(asprintf(&script, "%s %u; sleep 0.3; %s %u; echo script done", target(),
+			   rounds[0], target(), rounds[1]) > 0);
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--batch", "--interval", "0.2", "--",
+						"/bin/sh", "-c", script, NULL},
+			       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "script done\n") != NULL, "%s", run.out);
+	const char *title = "taskprobe top: omp_top_shapes (pid ";
+	unsigned long finals[2] = {0, 0};
+	int pids[2] = {0, 0};
+	unsigned n_finals = 0;
+	for (const char *at = run.out; (at = strstr(at, title)) != NULL; at++) {
+		const char *line_end = strchr(at, '\n');
+		const char *exited = strstr(at, "'s run) exited after");
+		if (exited == NULL || line_end == NULL || exited > line_end)
+			continue;
+		const char *next = strstr(line_end, title);
+		char *snapshot = strndup(at, next != NULL ? (size_t)(next - at) : strlen(at));
+		struct site_row sleepy = site_row(snapshot, SLEEPY_SITE);
+		cr_expect(sleepy.found && sleepy.done == sleepy.spawned, "%s", snapshot);
+		if (n_finals < 2) {
+			finals[n_finals] = sleepy.spawned;
+			pids[n_finals] = atoi(at + strlen(title));
+		}
+		n_finals++;
+		free(snapshot);
+	}
+	cr_expect_eq(n_finals, 2, "%s", run.out);
+	cr_expect(pids[0] != pids[1], "%s", run.out);
+	/* in the order they ran, unless the console caught the second running before it saw the
+	 * first (then the first's last figures come after) */
+	bool in_order = finals[0] == rounds[0] * SLEEPY_TASKS &&
+			finals[1] == rounds[1] * SLEEPY_TASKS;
+	bool swapped = finals[1] == rounds[0] * SLEEPY_TASKS &&
+		       finals[0] == rounds[1] * SLEEPY_TASKS;
+	cr_expect(in_order || swapped, "%lu, %lu: %s", finals[0], finals[1], run.out);
 	free(script);
 	tp_run_free(&run);
 }

@@ -150,7 +150,8 @@ TP_EVENT_LISTENERS(wait_end, WAIT_END)
 static inline uint64_t tp_listeners_parks_and_waits(void)
 {
 	uint64_t semaphores;
-	__builtin_memcpy(&semaphores, (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
+	__builtin_memcpy(&semaphores,
+			 (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
 			 sizeof semaphores);
 	return semaphores | tp_in_process_events();
 }

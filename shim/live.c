@@ -193,9 +193,9 @@ static bool give_space(uint64_t offset, uint64_t length)
 }
 
 enum take_result {
-	TAKEN,        /* the slot is the calling thread's, its rows given space */
-	NOT_FREE,     /* the slot was not in the state looked for */
-	NO_SPACE,     /* the file could not get space for the slot's rows */
+	TAKEN,    /* the slot is the calling thread's, its rows given space */
+	NOT_FREE, /* the slot was not in the state looked for */
+	NO_SPACE, /* the file could not get space for the slot's rows */
 };
 
 /* Whether the calling thread took slot `i` (in state `from`). */

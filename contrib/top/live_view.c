@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,27 @@ uint64_t live_spawned(const struct live_file *f)
 	return spawned;
 }
 
-bool live_open_busiest(struct live_file *f, const char *dir, pid_t except)
+bool live_process_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+static bool live_running(const struct live_file *f)
+{
+	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
+	return __atomic_load_n(&h->exited, __ATOMIC_RELAXED) == 0 && !live_process_gone(f->pid);
+}
+
+static bool listed(pid_t pid, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+bool live_open_busiest(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
+		       enum live_which which)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
@@ -141,14 +162,14 @@ bool live_open_busiest(struct live_file *f, const char *dir, pid_t except)
 		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
 			continue;
 		long pid = strtol(e->d_name + prefix, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid == except)
+		if (*end != '\0' || pid <= 0 || listed((pid_t)pid, except, n_except))
 			continue;
 		struct live_file candidate;
 		char why[512];
 		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
 			continue;
 		uint64_t spawned = live_spawned(&candidate);
-		if (spawned > most) {
+		if (spawned > most && (which == LIVE_ANY || live_running(&candidate))) {
 			if (most > 0)
 				live_close(f);
 			*f = candidate;

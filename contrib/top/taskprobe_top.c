@@ -129,11 +129,6 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&t, NULL);
 }
 
-static bool process_gone(pid_t pid)
-{
-	return kill(pid, 0) != 0 && errno == ESRCH;
-}
-
 /* Opens the statistics, waiting up to `wait_ms` for them to appear; else `why`. */
 static bool open_statistics(struct live_file *f, pid_t pid, const struct options *o,
 			    unsigned wait_ms, char *why, size_t why_size)
@@ -157,7 +152,7 @@ static bool follow_exec(struct live_file *f, const struct options *o)
 {
 	char why[512];
 	struct live_file next;
-	if (process_gone(f->pid) || !live_replaced(f) ||
+	if (live_process_gone(f->pid) || !live_replaced(f) ||
 	    !open_statistics(&next, f->pid, o, 0, why, sizeof why))
 		return false;
 	live_close(f);
@@ -165,21 +160,46 @@ static bool follow_exec(struct live_file *f, const struct options *o)
 	return true;
 }
 
+/* The run's processes shown so far (--children), whose last figures are not shown again. */
+#define SHOWN_MAX 256
+static pid_t shown_pids[SHOWN_MAX];
+static size_t n_shown;
+
+static void mark_shown(pid_t pid)
+{
+	if (n_shown < SHOWN_MAX)
+		shown_pids[n_shown++] = pid;
+}
+
 /*
- * With --children, while the process shown has spawned no task, the run's process that has
- * spawned the most is shown instead (a script that starts the program as a child); true when it
- * switched.
+ * With --children (a script that starts the program as a child; o->pid is the run's own
+ * process): while the run's process has spawned no task, the run's process that has spawned the
+ * most is shown instead, a running one first; once the process shown has ended (`ended`) while
+ * the run goes on, the next that runs and spawns, else one that ended unseen (a script that runs
+ * programs one after another; one shorter than an interval). True when it switched.
  */
 static bool follow_child(struct live_file *f, const struct options *o,
-			 const struct live_snapshot *s)
+			 const struct live_snapshot *s, bool ended)
 {
+	if (!o->children || o->dir == NULL)
+		return false;
+	bool showing_run = f->pid == o->pid;
+	if (showing_run ? s->spawned > 0 : !ended)
+		return false;
+	mark_shown(f->pid);
 	struct live_file child;
-	if (!o->children || o->dir == NULL || s->spawned > 0 ||
-	    !live_open_busiest(&child, o->dir, f->pid))
+	if (!live_open_busiest(&child, o->dir, shown_pids, n_shown, LIVE_RUNNING) &&
+	    !live_open_busiest(&child, o->dir, shown_pids, n_shown, LIVE_ANY))
 		return false;
 	live_close(f);
 	*f = child;
 	return true;
+}
+
+/* Whether the run is over: the process shown has ended, and it is the run's or that has too. */
+static bool run_over(const struct live_file *f, const struct options *o, bool ended)
+{
+	return ended && (!o->children || f->pid == o->pid || live_process_gone(o->pid));
 }
 
 /* --- lines, for the screen and for plain text alike --- */
@@ -339,10 +359,9 @@ static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof losses / sizeof losses[0] && used < size; i++)
 		if (losses[i].count > 0)
-			used += (size_t)snprintf(out + used, size - used, "%s%llu %s",
-						 used > 0 ? "; " : "",
-						 (unsigned long long)losses[i].count,
-						 losses[i].what);
+			used += (size_t)snprintf(
+				out + used, size - used, "%s%llu %s", used > 0 ? "; " : "",
+				(unsigned long long)losses[i].count, losses[i].what);
 }
 
 static int widest_site(const struct live_snapshot *s)
@@ -387,19 +406,20 @@ static int run_plain(struct live_file *f, const struct options *o)
 	int current = 0;
 	struct live_snapshot *previous = NULL;
 	for (;;) {
-		bool gone = process_gone(f->pid);
+		bool gone = live_process_gone(f->pid);
 		struct live_snapshot *s = &snapshots[current];
 		live_snapshot(f, previous, s);
-		if (follow_child(f, o, s)) {
+		bool ended = s->header.exited || gone;
+		/* the run's process with no task: its busiest child (an ended one's figures first) */
+		if (follow_child(f, o, s, false)) {
 			previous = NULL;
 			continue;
 		}
 		live_sort_sites(s, o->sort, o->ascending);
-		bool ended = s->header.exited || gone;
 		if (ended && !o->once) { /* an exec's next image: followed, within a moment */
 			bool followed = false;
 			for (unsigned waited = 0;
-			     !followed && !process_gone(f->pid) && waited < EXEC_FOLLOW_MS;
+			     !followed && !live_process_gone(f->pid) && waited < EXEC_FOLLOW_MS;
 			     waited += KEY_POLL_MS) {
 				sleep_ms(KEY_POLL_MS);
 				followed = follow_exec(f, o);
@@ -410,8 +430,22 @@ static int run_plain(struct live_file *f, const struct options *o)
 			}
 		}
 		print_snapshot(s, gone, o->pid);
-		if (o->once || ended)
+		if (o->once)
 			return 0;
+		if (ended) { /* its last figures are out: the run's next program, or the run's end */
+			bool followed, over;
+			do {
+				over = run_over(f, o, true);
+				followed = follow_child(f, o, s, true);
+				if (!followed && !over)
+					sleep_ms(KEY_POLL_MS);
+			} while (!followed && !over);
+			if (!followed)
+				return 0;
+			printf("\n");
+			previous = NULL;
+			continue;
+		}
 		printf("\n");
 		previous = s;
 		current = 1 - current;
@@ -488,10 +522,10 @@ static void take_snapshot(struct screen *sc)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;
 	const struct live_snapshot *previous = sc->have_previous ? shown(sc) : NULL;
-	sc->gone = process_gone(sc->file->pid);
+	sc->gone = live_process_gone(sc->file->pid);
 	live_snapshot(sc->file, previous, &sc->snapshots[next]);
-	if (follow_child(sc->file, sc->options, &sc->snapshots[next])) {
-		sc->gone = process_gone(sc->file->pid);
+	if (follow_child(sc->file, sc->options, &sc->snapshots[next], false)) {
+		sc->gone = live_process_gone(sc->file->pid);
 		previous = NULL;
 		live_snapshot(sc->file, NULL, &sc->snapshots[next]);
 	}
@@ -869,6 +903,11 @@ static int run_screen(struct live_file *f, const struct options *o)
 			refresh_now = true;
 		}
 		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
+			/* an ended program's last figures stay an interval: then the run's next */
+			if (ended && follow_child(f, o, shown(&sc), true)) {
+				sc.have_previous = false;
+				ended = false;
+			}
 			if (!ended || refresh_now)
 				take_snapshot(&sc);
 			last = monotonic_ms();
