@@ -134,12 +134,6 @@ bool live_process_gone(pid_t pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-static bool live_running(const struct live_file *f)
-{
-	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
-	return __atomic_load_n(&h->exited, __ATOMIC_RELAXED) == 0 && !live_process_gone(f->pid);
-}
-
 static bool listed(pid_t pid, const pid_t *pids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -148,13 +142,29 @@ static bool listed(pid_t pid, const pid_t *pids, size_t n)
 	return false;
 }
 
-bool live_open_busiest(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
-		       enum live_which which)
+/* Whether `candidate` (which spawned `spawned`) is a better choice than `best` by `choice`. */
+static bool better(enum live_choice choice, const struct live_file *candidate, uint64_t spawned,
+		   const struct live_file *best, uint64_t best_spawned)
+{
+	if (spawned == 0)
+		return false;
+	if (best == NULL)
+		return true;
+	if (choice == LIVE_BUSIEST)
+		return spawned > best_spawned;
+	const struct tp_live_header *c = (const struct tp_live_header *)candidate->map,
+				    *b = (const struct tp_live_header *)best->map;
+	return c->ns_at_start < b->ns_at_start;
+}
+
+bool live_open_child(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
+		     enum live_choice choice)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return false;
-	uint64_t most = 0;
+	bool found = false;
+	uint64_t found_spawned = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
@@ -169,17 +179,18 @@ bool live_open_busiest(struct live_file *f, const char *dir, const pid_t *except
 		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
 			continue;
 		uint64_t spawned = live_spawned(&candidate);
-		if (spawned > most && (which == LIVE_ANY || live_running(&candidate))) {
-			if (most > 0)
+		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned)) {
+			if (found)
 				live_close(f);
 			*f = candidate;
-			most = spawned;
+			found = true;
+			found_spawned = spawned;
 		} else {
 			live_close(&candidate);
 		}
 	}
 	closedir(d);
-	return most > 0;
+	return found;
 }
 
 bool live_replaced(const struct live_file *f)

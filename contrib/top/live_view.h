@@ -45,20 +45,19 @@ uint64_t live_spawned(const struct live_file *f);
 /* Whether process `pid` is gone (killed, or ended and reaped). */
 bool live_process_gone(pid_t pid);
 
-/* Which processes live_open_busiest chooses from. */
-enum live_which {
-	LIVE_ANY,
-	LIVE_RUNNING, /* not ended: its statistics say so, and it is there */
+/* Which of a run's processes live_open_child opens (only ones that spawned a task). */
+enum live_choice {
+	LIVE_BUSIEST,       /* the one that spawned the most */
+	LIVE_FIRST_STARTED, /* the one whose statistics began first */
 };
 
 /*
- * Of the processes with statistics in `dir` (`which` of them) other than the `n_except` in
- * `except`, opens the one that has spawned the most tasks, if any has spawned one: a run's
- * directory holds its program's children's statistics too (a script that starts the program as
- * a child).
+ * Of the processes with statistics in `dir` other than the `n_except` in `except`, opens the one
+ * `choice` says, if any has spawned a task: a run's directory holds its program's children's
+ * statistics too (a script that starts the program as a child).
  */
-bool live_open_busiest(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
-		       enum live_which which);
+bool live_open_child(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
+		     enum live_choice choice);
 
 /* Whether the file at the path is no longer the one mapped (an exec made a new one). */
 bool live_replaced(const struct live_file *f);

@@ -173,10 +173,10 @@ static void mark_shown(pid_t pid)
 
 /*
  * With --children (a script that starts the program as a child; o->pid is the run's own
- * process): while the run's process has spawned no task, the run's process that has spawned the
- * most is shown instead, a running one first; once the process shown has ended (`ended`) while
- * the run goes on, the next that runs and spawns, else one that ended unseen (a script that runs
- * programs one after another; one shorter than an interval). True when it switched.
+ * process): while the run's process has spawned no task, another of the run's processes is shown
+ * instead, and once the one shown has ended (`ended`), the next: in the order they started (a
+ * script that runs programs one after another, one shorter than an interval included), each
+ * once; with --once, the one that spawned the most. True when it switched.
  */
 static bool follow_child(struct live_file *f, const struct options *o,
 			 const struct live_snapshot *s, bool ended)
@@ -188,8 +188,8 @@ static bool follow_child(struct live_file *f, const struct options *o,
 		return false;
 	mark_shown(f->pid);
 	struct live_file child;
-	if (!live_open_busiest(&child, o->dir, shown_pids, n_shown, LIVE_RUNNING) &&
-	    !live_open_busiest(&child, o->dir, shown_pids, n_shown, LIVE_ANY))
+	if (!live_open_child(&child, o->dir, shown_pids, n_shown,
+			     o->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
 		return false;
 	live_close(f);
 	*f = child;
