@@ -158,5 +158,15 @@ struct tp_live_site_stats {
 #define TP_LIVE_ROWS_STRIDE TP_LIVE_ROUND_UP(TP_LIVE_SITES * sizeof(struct tp_live_site_stats))
 #define TP_LIVE_FILE_SIZE   (TP_LIVE_ROWS_OFFSET + TP_LIVE_THREADS * (uint64_t)TP_LIVE_ROWS_STRIDE)
 
+/*
+ * The file's space: the stacks' whole pages (most of the part before the rows, 380 KiB) get it
+ * only when a first stack is sampled, and a slot's rows when a thread first takes the slot; the
+ * rest (the header, the sites, the slots, and the pages the stacks share with them) at start.
+ */
+#define TP_LIVE_STACKS_SPACE_OFFSET TP_LIVE_ROUND_UP(TP_LIVE_STACKS_OFFSET)
+#define TP_LIVE_STACKS_SPACE_END    (TP_LIVE_THREADS_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
+#define TP_LIVE_STACKS_SPACE        (TP_LIVE_STACKS_SPACE_END - TP_LIVE_STACKS_SPACE_OFFSET)
+#define TP_LIVE_SPACE_AT_START      (TP_LIVE_ROWS_OFFSET - TP_LIVE_STACKS_SPACE)
+
 /* The file's name in its directory: "taskprobe-live." and the pid. */
 #define TP_LIVE_FILE_PREFIX "taskprobe-live."

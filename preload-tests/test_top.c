@@ -17,14 +17,15 @@
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_live.h"
 
 #define SLEEPY_TASKS 3 /* omp_top_shapes.c's, a round */
 #define QUICK_TASKS  200
 #define SLEEP_MS     20
 #define BLOCK_MS     30
 #define SCREEN_WAIT  20000 /* ms: a loaded machine starts slowly */
-/* Sites with a row of their own (taskprobe_live.h: rows 1 to TP_LIVE_OVERFLOW - 1) */
-#define TP_LIVE_ROWS_NAMED 126
+/* Sites with a row of their own: rows 1 to TP_LIVE_OVERFLOW - 1 */
+#define TP_LIVE_ROWS_NAMED (TP_LIVE_OVERFLOW - 1)
 
 /* A site's row of the sites table (a screen or a snapshot). */
 struct site_row {
@@ -555,43 +556,88 @@ static unsigned long thread_rows(const char *text)
 	return rows;
 }
 
+/*
+ * A directory on a file system with room for a process's statistics at start and `slots`
+ * threads' rows (and the launcher's few files of its run), in a mount namespace of the test's
+ * own, gone with it: the launcher's run directory there through TMPDIR (`tmpdir`).
+ */
+static void small_file_system(unsigned slots, char *dir, char *tmpdir, size_t tmpdir_size)
+{
+	if (geteuid() != 0)
+		tp_skip_unless_ci("mounting a small file system needs root");
+	const uint64_t launcher_files = 4 * TP_LIVE_PAGE; /* the program's pid and output */
+	uint64_t room = TP_LIVE_SPACE_AT_START + slots * TP_LIVE_ROWS_STRIDE + launcher_files;
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_not_null(mkdtemp(dir));
+	char options[64];
+	snprintf(options, sizeof options, "size=%llu,mode=1777", (unsigned long long)room);
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, options), 0, "%s", strerror(errno));
+	snprintf(tmpdir, tmpdir_size, "TMPDIR=%s", dir);
+}
+
+/* `taskprobe top --once -- argv...` with `env`, and the program run plainly: same output and
+ * status. */
+static void once_as_plain(const char *const argv[], const char *const env[], struct tp_run *run)
+{
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	const char *args[8] = {"top", "--once", "--"};
+	for (size_t i = 0; argv[i] != NULL && i + 4 < sizeof args / sizeof args[0]; i++)
+		args[3 + i] = argv[i];
+	tp_launch(args, env, run);
+	cr_expect_eq(run->status, plain.status, "%s", run->err);
+	cr_expect(strncmp(run->out, plain.out, strlen(plain.out)) == 0, "%s\nvs\n%s", run->out,
+		  plain.out);
+	tp_run_free(&plain);
+}
+
 Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	if (geteuid() != 0)
-		tp_skip_unless_ci("mounting a small file system needs root");
 	/*
-	 * The run's directory (TMPDIR) on a file system with room for the file's fixed part and
-	 * about two threads' rows: every thread runs an implicit task, so each asks for a slot,
-	 * and the ones that find no space are counted as such, not as threads beyond the table.
-	 * In a mount namespace of the test's own, gone with it.
+	 * Room for two threads' rows: every thread runs an implicit task, so each asks for a
+	 * slot, and the ones that find no space (after the first spawn stack took what was left,
+	 * or not) are counted as such, not as threads beyond the table.
 	 */
 	const unsigned threads = 6;
-	cr_assert_eq(unshare(CLONE_NEWNS), 0, "%s", strerror(errno));
-	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
-	char dir[] = "/tmp/taskprobe-small-XXXXXX";
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=376k,mode=1777"), 0, "%s",
-		     strerror(errno));
-	char tmpdir[64], omp_threads[32];
-	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+	char dir[] = "/tmp/taskprobe-small-XXXXXX", tmpdir[64], omp_threads[32];
+	small_file_system(2, dir, tmpdir, sizeof tmpdir);
 	snprintf(omp_threads, sizeof omp_threads, "OMP_NUM_THREADS=%u", threads);
-	const char *const env[] = {tmpdir, omp_threads, NULL};
-	const char *argv[] = {tp_target("omp_fib"), NULL};
-	struct tp_run plain, run;
-	tp_run(TP_PLAIN, argv, env, &plain);
-	tp_launch((const char *[]){"top", "--once", "--", argv[0], NULL}, env, &run);
-	cr_expect_eq(run.status, plain.status, "%s", run.err);
-	cr_expect(strncmp(run.out, plain.out, strlen(plain.out)) == 0, "%s\nvs\n%s", run.out,
-		  plain.out);
+	struct tp_run run;
+	once_as_plain((const char *[]){tp_target("omp_fib"), NULL},
+		      (const char *[]){tmpdir, omp_threads, NULL}, &run);
 	unsigned long counted = thread_rows(run.out);
 	unsigned long without_space = count_before(
 		run.out, " threads not counted (no space left for the statistics' file)");
 	cr_expect(without_space >= 1 && counted + without_space == threads, "%lu + %lu: %s",
 		  counted, without_space, run.out);
 	cr_expect(strstr(run.out, "threads beyond") == NULL, "%s", run.out);
-	tp_run_free(&plain);
+	tp_run_free(&run);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+
+Test(top, a_thread_that_finds_no_space_takes_an_ended_threads_slot)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/*
+	 * Room for two threads' rows, and waves of two worker threads one after another: each
+	 * later thread finds no space for a free slot's rows and takes an ended thread's slot,
+	 * whose rows have theirs. Every thread is counted.
+	 */
+	const unsigned waves = 5;
+	char dir[] = "/tmp/taskprobe-small-XXXXXX", tmpdir[64], arg[16];
+	small_file_system(2, dir, tmpdir, sizeof tmpdir);
+	snprintf(arg, sizeof arg, "%u", waves);
+	struct tp_run run;
+	once_as_plain((const char *[]){tp_target("thread_waves"), arg, NULL},
+		      (const char *[]){tmpdir, "TASKPROBE_WORKERS=wave-*", NULL}, &run);
+	cr_expect(strstr(run.out, "not counted") == NULL, "%s", run.out);
+	char last[32];
+	snprintf(last, sizeof last, " wave-%u-", waves);
+	cr_expect(strstr(run.out, last) != NULL, "%s: %s", last, run.out);
 	tp_run_free(&run);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);

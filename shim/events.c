@@ -7,7 +7,8 @@
  */
 #include "events.h"
 
-struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(8)));
+/* aligned to its size: the words events.h reads never cross a cache line */
+struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(32)));
 
 #define SEMAPHORE_AT(name, offset)                                                                 \
 	__asm__(".globl taskprobe_" #name "_semaphore\n"                                           \

@@ -64,14 +64,6 @@ struct task_entry {
 /* How long the time-stamp counter is timed against CLOCK_MONOTONIC (now_ns). */
 #define CALIBRATION_NS 2000000
 
-/*
- * The stacks' pages (most of the file's fixed part, 400 KiB) get space only when a first stack is
- * sampled: a process that spawns no task pays for the header, the sites and the slots alone.
- * The pages the stacks share with the sites and the slots are the fixed part's.
- */
-#define STACKS_SPACE_OFFSET TP_LIVE_ROUND_UP(TP_LIVE_STACKS_OFFSET) /* whole pages of stacks */
-#define STACKS_SPACE_END    (TP_LIVE_THREADS_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
-
 /* No row: a task the table could not keep. */
 #define NO_ROW UINT32_MAX
 
@@ -243,16 +235,21 @@ static bool take_slot(void)
 	int saved_errno = errno, cancel_state;
 	/* a cancellation inside (the fallback's open) would leave the slot taken */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	enum take_result result = NOT_FREE;
-	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && result == NOT_FREE; k++)
-		for (unsigned i = 0; i < TP_LIVE_THREADS && result == NOT_FREE; i++)
-			result = take(i, preferred[k]);
-	if (result != TAKEN) {
+	bool taken = false, no_space = false;
+	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && !taken; k++)
+		for (unsigned i = 0; i < TP_LIVE_THREADS && !taken; i++) {
+			enum take_result r = take(i, preferred[k]);
+			taken = r == TAKEN;
+			/* no other free slot would get space either; an ended one has its own */
+			if (r == NO_SPACE) {
+				no_space = true;
+				break;
+			}
+		}
+	if (!taken) {
 		local.no_slot = true;
-		count(result == NO_SPACE ? &header->threads_without_space
-					 : &header->threads_uncounted);
+		count(no_space ? &header->threads_without_space : &header->threads_uncounted);
 	}
-	bool taken = result == TAKEN;
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 	return taken;
@@ -428,8 +425,7 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	local.busy = true;
 	i = stack_entry(row, stack_id); /* again: another thread may have named it meanwhile */
 	if (!stacks_ready)
-		stacks_ready = give_space(STACKS_SPACE_OFFSET,
-					  STACKS_SPACE_END - STACKS_SPACE_OFFSET);
+		stacks_ready = give_space(TP_LIVE_STACKS_SPACE_OFFSET, TP_LIVE_STACKS_SPACE);
 	if (stack_entry_is(i, row, stack_id)) {
 		__atomic_fetch_add(&stacks[i].samples, 1, __ATOMIC_RELAXED);
 	} else if (i == TP_LIVE_STACKS || !stacks_ready) {
@@ -642,9 +638,9 @@ static bool open_live(void)
 	void *m = MAP_FAILED;
 	int err = 0;
 	if (ftruncate(fd, (off_t)TP_LIVE_FILE_SIZE) != 0 ||
-	    fallocate(fd, 0, 0, (off_t)STACKS_SPACE_OFFSET) != 0 ||
-	    fallocate(fd, 0, (off_t)STACKS_SPACE_END,
-		      (off_t)(TP_LIVE_ROWS_OFFSET - STACKS_SPACE_END)) != 0 ||
+	    fallocate(fd, 0, 0, (off_t)TP_LIVE_STACKS_SPACE_OFFSET) != 0 ||
+	    fallocate(fd, 0, (off_t)TP_LIVE_STACKS_SPACE_END,
+		      (off_t)(TP_LIVE_ROWS_OFFSET - TP_LIVE_STACKS_SPACE_END)) != 0 ||
 	    fstat(fd, &st) != 0)
 		err = errno;
 	else

@@ -161,14 +161,25 @@ static bool follow_exec(struct live_file *f, const struct options *o)
 }
 
 /* The run's processes shown so far (--children), whose last figures are not shown again. */
-#define SHOWN_MAX 256
-static pid_t shown_pids[SHOWN_MAX];
-static size_t n_shown;
+static pid_t *shown_pids;
+static size_t n_shown, shown_capacity;
 
-static void mark_shown(pid_t pid)
+/* Lists `pid` as shown, once; false when the list cannot grow (then nothing is followed). */
+static bool mark_shown(pid_t pid)
 {
-	if (n_shown < SHOWN_MAX)
-		shown_pids[n_shown++] = pid;
+	for (size_t i = 0; i < n_shown; i++)
+		if (shown_pids[i] == pid)
+			return true;
+	if (n_shown == shown_capacity) {
+		size_t capacity = shown_capacity > 0 ? 2 * shown_capacity : 16;
+		pid_t *grown = realloc(shown_pids, capacity * sizeof *grown);
+		if (grown == NULL)
+			return false;
+		shown_pids = grown;
+		shown_capacity = capacity;
+	}
+	shown_pids[n_shown++] = pid;
+	return true;
 }
 
 /*
@@ -186,7 +197,8 @@ static bool follow_child(struct live_file *f, const struct options *o,
 	bool showing_run = f->pid == o->pid;
 	if (showing_run ? s->spawned > 0 : !ended)
 		return false;
-	mark_shown(f->pid);
+	if (!mark_shown(f->pid))
+		return false;
 	struct live_file child;
 	if (!live_open_child(&child, o->dir, shown_pids, n_shown,
 			     o->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
