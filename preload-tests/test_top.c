@@ -619,6 +619,37 @@ Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
 	rmdir(dir);
 }
 
+Test(top, space_the_full_file_system_refused_is_given_back)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/*
+	 * The first spawn stack asks for the stacks' space, more than is left: what it got before
+	 * the file system was full is given back, so the file holds its space at start and whole
+	 * threads' rows, nothing else.
+	 */
+	char dir[] = "/tmp/taskprobe-small-XXXXXX", tmpdir[64], live_dir[64];
+	small_file_system(2, dir, tmpdir, sizeof tmpdir);
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("omp_fib"), NULL},
+	       (const char *[]){"TASKPROBE_LIVE=keep", live_dir, "OMP_NUM_THREADS=2", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s%d", dir, TP_LIVE_FILE_PREFIX, (int)run.pid);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	uint64_t space = (uint64_t)st.st_blocks * 512;
+	cr_expect(space > TP_LIVE_SPACE_AT_START &&
+			  (space - TP_LIVE_SPACE_AT_START) % TP_LIVE_ROWS_STRIDE == 0,
+		  "%llu bytes: %llu at start and rows of %llu", (unsigned long long)space,
+		  (unsigned long long)TP_LIVE_SPACE_AT_START,
+		  (unsigned long long)TP_LIVE_ROWS_STRIDE);
+	tp_run_free(&run);
+	unlink(path);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+
 Test(top, a_thread_that_finds_no_space_takes_an_ended_threads_slot)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

@@ -166,14 +166,18 @@ static uint32_t row_of(uint32_t site)
 /*
  * Gives [offset, offset + length) of the file space: its pages made present through the mapping
  * (a full tmpfs is an error here, never a SIGBUS later), or on a kernel before 5.14 with
- * fallocate on the file, if its path still names the file made at start.
+ * fallocate on the file, if its path still names the file made at start. When the file system
+ * is full, the pages made present before it was are given back (fallocate does so itself), so
+ * that a smaller range, a thread's rows, may still get space.
  */
 static bool give_space(uint64_t offset, uint64_t length)
 {
 	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
 		return true;
-	if (errno != EINVAL)
+	if (errno != EINVAL) {
+		madvise(map + offset, length, MADV_REMOVE);
 		return false;
+	}
 	int fd = open(live_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
