@@ -87,7 +87,9 @@ struct tp_live_header {
 	uint64_t exited_ns;      /* in the process's clock */
 	/* threads whose rows found no space in the file (a full /dev/shm): not counted */
 	uint64_t threads_without_space;
-	char reserved[48];
+	/* the inode of the process's pid namespace (/proc/self/ns/pid), 0 when unknown */
+	uint64_t pid_namespace;
+	char reserved[40];
 };
 
 /* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */

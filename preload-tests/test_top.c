@@ -11,6 +11,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -617,6 +618,94 @@ Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
 	tp_run_free(&run);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
+}
+
+/* The path of pid's statistics in `dir`. */
+static void live_file_path(char *out, size_t size, const char *dir, pid_t pid)
+{
+	snprintf(out, size, "%s/%s%d", dir, TP_LIVE_FILE_PREFIX, (int)pid);
+}
+
+/* Waits (up to 10 s) for `path` to be there. */
+static void wait_for_file(const char *path)
+{
+	for (int waited = 0; access(path, F_OK) != 0 && waited < 10000; waited += 10)
+		tp_sleep_ms(10);
+	cr_assert_eq(access(path, F_OK), 0, "%s did not appear", path);
+}
+
+Test(top, a_killed_programs_statistics_are_removed_by_the_next_program_with_statistics)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char dir[] = "/tmp/taskprobe-stale-XXXXXX", live_dir[64], path[128];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
+	const char *const live[] = {"TASKPROBE_LIVE=1", live_dir, NULL};
+	const char *const keep[] = {"TASKPROBE_LIVE=keep", live_dir, NULL};
+	const char *const long_run[] = {tp_target("omp_top_shapes"), "200", NULL};
+	const char *const short_run[] = {tp_target("omp_fib"), NULL};
+
+	/* killed: its file is left, not marked ended */
+	struct tp_run killed, running, kept, dead, sweeper;
+	tp_start(TP_PRELOADED, long_run, live, &killed);
+	char killed_path[128];
+	live_file_path(killed_path, sizeof killed_path, dir, killed.pid);
+	wait_for_file(killed_path);
+	cr_assert_eq(kill(killed.pid, SIGKILL), 0);
+	tp_finish(&killed);
+	cr_expect_eq(killed.status, 128 + SIGKILL);
+	cr_assert_eq(access(killed_path, F_OK), 0);
+
+	size_t len;
+	char *file = tp_read_file(killed_path, &len);
+	cr_assert_geq(len, sizeof(struct tp_live_header));
+	struct tp_live_header *h = (struct tp_live_header *)file;
+
+	/* the next program with statistics removes it */
+	tp_start(TP_PRELOADED, long_run, live, &running);
+	char running_path[128];
+	live_file_path(running_path, sizeof running_path, dir, running.pid);
+	wait_for_file(running_path);
+	cr_expect_neq(access(killed_path, F_OK), 0, "%s is left", killed_path);
+
+	/*
+	 * And only such files: not one of a program that runs, nor one kept on purpose, nor a gone
+	 * process's of another pid namespace.
+	 */
+	tp_run(TP_PRELOADED, short_run, keep, &kept);
+	char kept_path[128];
+	live_file_path(kept_path, sizeof kept_path, dir, kept.pid);
+	tp_run(TP_PLAIN, short_run, NULL, &dead);
+	char foreign_path[128];
+	live_file_path(foreign_path, sizeof foreign_path, dir, dead.pid);
+	h->pid = (uint32_t)dead.pid;
+	h->pid_namespace += 1;
+	FILE *f = fopen(foreign_path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(file, 1, sizeof *h, f), sizeof *h);
+	cr_assert_eq(fclose(f), 0);
+	free(file);
+	tp_run(TP_PRELOADED, short_run, live, &sweeper);
+	cr_expect_eq(sweeper.status, 0, "%s", sweeper.err);
+	cr_expect_eq(access(running_path, F_OK), 0, "%s, of a program that runs, is gone",
+		     running_path);
+	cr_expect_eq(access(kept_path, F_OK), 0, "%s, kept, is gone", kept_path);
+	cr_expect_eq(access(foreign_path, F_OK), 0, "%s, another namespace's, is gone",
+		     foreign_path);
+	live_file_path(path, sizeof path, dir, sweeper.pid);
+	cr_expect_neq(access(path, F_OK), 0, "%s, of a program that ended, is left", path);
+
+	kill(running.pid, SIGKILL);
+	tp_finish(&running);
+	unlink(running_path);
+	unlink(kept_path);
+	unlink(foreign_path);
+	cr_expect_eq(rmdir(dir), 0, "%s: %s", dir, strerror(errno));
+	tp_run_free(&killed);
+	tp_run_free(&running);
+	tp_run_free(&kept);
+	tp_run_free(&dead);
+	tp_run_free(&sweeper);
 }
 
 Test(top, space_the_full_file_system_refused_is_given_back)

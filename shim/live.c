@@ -12,10 +12,12 @@
 #define _GNU_SOURCE
 #include "live.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -614,6 +616,67 @@ static const char *live_directory(void)
 	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
 }
 
+/* The inode of the calling process's pid namespace, 0 when unknown (no /proc). */
+static uint64_t pid_namespace(void)
+{
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/*
+ * Whether the file open as `fd`, named for `pid` in its directory, is a stale one: the calling
+ * user's, of a process of the same pid namespace (`namespace`) that is gone without marking it
+ * ended (killed by a signal). Files marked ended are kept on purpose (TASKPROBE_LIVE=keep).
+ */
+static bool stale(int fd, long pid, uint64_t namespace)
+{
+	struct stat st;
+	struct tp_live_header h;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+	       memcmp(h.magic, TP_LIVE_MAGIC, sizeof h.magic) == 0 && h.pid == (uint32_t)pid &&
+	       h.pid_namespace == namespace && h.exited == 0 && kill((pid_t)pid, 0) != 0 &&
+	       errno == ESRCH;
+}
+
+/*
+ * Removes the stale files in `dir` (see stale): a program killed by a signal leaves its file, in
+ * memory on /dev/shm, until its pid's next process with statistics replaces it.
+ */
+static void remove_stale_files(const char *dir, uint64_t namespace)
+{
+	if (namespace == 0)
+		return; /* a gone pid cannot be told from another namespace's */
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
+	if (d == NULL) {
+		if (dir_fd >= 0)
+			close(dir_fd);
+		return;
+	}
+	const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
+			continue;
+		long pid = strtol(e->d_name + prefix, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+			continue;
+		int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat before, now;
+		/* the name still the file judged: not one a new process with the pid just made */
+		if (stale(fd, pid, namespace) && fstat(fd, &before) == 0 &&
+		    fstatat(dir_fd, e->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_ino == before.st_ino && now.st_dev == before.st_dev)
+			unlinkat(dir_fd, e->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+}
+
 /* Makes this process's file (a stale one of an earlier process with its pid is replaced). */
 static int make_file(void)
 {
@@ -676,6 +739,7 @@ static bool open_live(void)
 	header->long_poll_ns = long_poll_ns;
 	header->rows_offset = TP_LIVE_ROWS_OFFSET;
 	header->rows_stride = TP_LIVE_ROWS_STRIDE;
+	header->pid_namespace = pid_namespace();
 	tp_thread_read_name(header->comm);
 	/* the magic last: a reader takes the file once it is whole */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -700,6 +764,7 @@ void tp_live_start(void)
 	int saved_errno = errno;
 	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	remove_stale_files(live_directory(), pid_namespace());
 	if (map_tasks() && open_live())
 		tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
 	errno = saved_errno;
