@@ -7,6 +7,7 @@
  * taskprobe-top(1).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +27,7 @@
 #define KEY_POLL_MS         100 /* how often keys and the program's end are looked at */
 #define LINE_MAX_CHARS      1024
 #define SITE_WIDTH_MIN      20
+#define SITE_WIDTH_WANTED   40 /* "function (file:line)" whole, columns left out for it */
 #define HISTOGRAM_BAR       30 /* characters of the longest bar */
 #define KEY_ESCAPE          27
 #define KEY_CONTROL_C       3
@@ -216,12 +218,68 @@ static bool run_over(const struct live_file *f, const struct options *o, bool en
 
 /* --- lines, for the screen and for plain text alike --- */
 
-#define NUMBER_COLUMNS "%8s %6s %8s %8s %8s %8s %8s %8s %8s  %s"
+/*
+ * The sites table: the site, the number columns (live_view.h's order) each this wide, and the
+ * warnings.
+ */
+static const int column_widths[COLUMNS] = {
+	[COLUMN_SPAWNED] = 8,   [COLUMN_ALIVE] = 6, [COLUMN_DONE] = 8,
+	[COLUMN_POLLS] = 8,     [COLUMN_BUSY] = 8,  [COLUMN_DELAY_P50] = 8,
+	[COLUMN_DELAY_P99] = 8, [COLUMN_IDLE] = 8,  [COLUMN_LONGEST] = 8,
+};
+#define FIRST_NUMBER_COLUMN COLUMN_SPAWNED
+#define LAST_NUMBER_COLUMN  COLUMN_LONGEST
+typedef unsigned column_set; /* bit c: number column c shown */
+#define ALL_COLUMNS ((1u << (LAST_NUMBER_COLUMN + 1)) - (1u << FIRST_NUMBER_COLUMN))
 
-static void site_header(char *out, size_t size, int site_width)
+/*
+ * The columns a terminal too narrow for all leaves out, first to last: figures the others imply
+ * or that matter least for finding a slow site. SPAWNED, DELAY99, LONGEST and the warnings stay.
+ */
+static const enum site_column narrow_terminal_drops[] = {
+	COLUMN_IDLE, COLUMN_DELAY_P50, COLUMN_DONE, COLUMN_POLLS, COLUMN_ALIVE, COLUMN_BUSY,
+};
+#define WARNINGS_ROOM 18 /* columns the screen leaves the warnings ("polling 16.2ms now") */
+
+/* The width the number columns of `shown` take, a space before each. */
+static int columns_width(column_set shown)
 {
-	snprintf(out, size, "%-*s " NUMBER_COLUMNS, site_width, "SITE", "SPAWNED", "ALIVE", "DONE",
-		 "POLLS", "BUSY", "DELAY50", "DELAY99", "IDLE", "LONGEST", "WARNINGS");
+	int width = 0;
+	for (int c = FIRST_NUMBER_COLUMN; c <= LAST_NUMBER_COLUMN; c++)
+		if (shown & (1u << c))
+			width += 1 + column_widths[c];
+	return width;
+}
+
+/* A line of the sites table: the site in `site_width`, then `cells` of the `shown` columns. */
+static void site_columns_line(char *out, size_t size, const char *site, int site_width,
+			      column_set shown, const char *const cells[COLUMNS],
+			      const char *warnings)
+{
+	int used = snprintf(out, size, "%-*s", site_width, site);
+	for (int c = FIRST_NUMBER_COLUMN;
+	     c <= LAST_NUMBER_COLUMN && used >= 0 && (size_t)used < size; c++)
+		if (shown & (1u << c))
+			used += snprintf(out + used, size - (size_t)used, " %*s", column_widths[c],
+					 cells[c]);
+	if (used >= 0 && (size_t)used < size)
+		snprintf(out + used, size - (size_t)used, "  %s", warnings);
+}
+
+static void site_header(char *out, size_t size, int site_width, column_set shown)
+{
+	char names[COLUMNS][16];
+	const char *cells[COLUMNS];
+	for (int c = 0; c < COLUMNS; c++) {
+		const char *name = live_column_name((enum site_column)c);
+		size_t i = 0;
+		for (; name[i] != '\0' && i + 1 < sizeof names[c]; i++)
+			names[c][i] = (char)toupper((unsigned char)name[i]);
+		names[c][i] = '\0';
+		cells[c] = names[c];
+	}
+	site_columns_line(out, size, cells[COLUMN_SITE], site_width, shown, cells,
+			  cells[COLUMN_WARNINGS]);
 }
 
 static void count_text(char *out, size_t size, uint64_t n)
@@ -253,28 +311,30 @@ static void site_text(char *out, size_t size, const char *text, int width)
 	memcpy(out + head + 2, place, (size_t)place_len + 1);
 }
 
-static void site_line(char *out, size_t size, const struct site_view *v, int site_width)
+static void site_line(char *out, size_t size, const struct site_view *v, int site_width,
+		      column_set shown)
 {
 	char text[TP_LIVE_SITE_TEXT];
 	site_text(text, sizeof text, v->text, site_width);
-	char spawned[16], alive[16], done[16], polls[16], busy[16], p50[16], p99[16], idle[16],
-		longest[16], warnings[128];
-	count_text(spawned, sizeof spawned, v->spawned);
-	count_text(alive, sizeof alive, v->alive);
-	count_text(done, sizeof done, v->done);
-	count_text(polls, sizeof polls, v->polls);
-	live_format_ns(busy, sizeof busy, v->busy_ns);
-	live_format_ns(p50, sizeof p50, v->delay_p50_ns);
-	live_format_ns(p99, sizeof p99, v->delay_p99_ns);
-	live_format_ns(idle, sizeof idle, v->idle_ns);
-	live_format_ns(longest, sizeof longest,
+	char cells[COLUMNS][16], warnings[128];
+	count_text(cells[COLUMN_SPAWNED], sizeof cells[0], v->spawned);
+	count_text(cells[COLUMN_ALIVE], sizeof cells[0], v->alive);
+	count_text(cells[COLUMN_DONE], sizeof cells[0], v->done);
+	count_text(cells[COLUMN_POLLS], sizeof cells[0], v->polls);
+	live_format_ns(cells[COLUMN_BUSY], sizeof cells[0], v->busy_ns);
+	live_format_ns(cells[COLUMN_DELAY_P50], sizeof cells[0], v->delay_p50_ns);
+	live_format_ns(cells[COLUMN_DELAY_P99], sizeof cells[0], v->delay_p99_ns);
+	live_format_ns(cells[COLUMN_IDLE], sizeof cells[0], v->idle_ns);
+	live_format_ns(cells[COLUMN_LONGEST], sizeof cells[0],
 		       v->longest_now_ns > v->longest_poll_ns ? v->longest_now_ns
 							      : v->longest_poll_ns);
 	live_format_warnings(warnings, sizeof warnings, v);
 	if (v->delays == 0)
-		strcpy(p50, "-"), strcpy(p99, "-");
-	snprintf(out, size, "%-*s " NUMBER_COLUMNS, site_width, text, spawned, alive, done, polls,
-		 busy, p50, p99, idle, longest, warnings);
+		strcpy(cells[COLUMN_DELAY_P50], "-"), strcpy(cells[COLUMN_DELAY_P99], "-");
+	const char *texts[COLUMNS];
+	for (int c = 0; c < COLUMNS; c++)
+		texts[c] = cells[c];
+	site_columns_line(out, size, text, site_width, shown, texts, warnings);
 }
 
 static void worker_header(char *out, size_t size)
@@ -392,10 +452,10 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	int width = widest_site(s);
 	title_line(line, sizeof line, s, gone, program);
 	printf("%s\n\n", line);
-	site_header(line, sizeof line, width);
+	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
-		site_line(line, sizeof line, &s->sites[i], width);
+		site_line(line, sizeof line, &s->sites[i], width, ALL_COLUMNS);
 		printf("%s\n", line);
 	}
 	printf("\n");
@@ -563,14 +623,19 @@ static void draw_tables(struct screen *sc)
 	const struct live_snapshot *s = shown(sc);
 	char line[LINE_MAX_CHARS];
 	int y = 2;
-	/* the site column takes what the numbers leave */
-	site_header(line, sizeof line, 0);
-	int site_width = COLS - (int)strlen(line) + (int)strlen("WARNINGS") - 18;
+	/* the columns that fit beside a readable site and the warnings; the site takes the rest */
+	int site_wanted = widest_site(s) < SITE_WIDTH_WANTED ? widest_site(s) : SITE_WIDTH_WANTED;
+	column_set shown = ALL_COLUMNS;
+	for (size_t i = 0; i < sizeof narrow_terminal_drops / sizeof narrow_terminal_drops[0] &&
+			   site_wanted + columns_width(shown) + 2 + WARNINGS_ROOM > COLS;
+	     i++)
+		shown &= ~(1u << narrow_terminal_drops[i]);
+	int site_width = COLS - columns_width(shown) - 2 - WARNINGS_ROOM;
 	if (site_width < SITE_WIDTH_MIN)
 		site_width = SITE_WIDTH_MIN;
 	if (site_width > widest_site(s))
 		site_width = widest_site(s);
-	site_header(line, sizeof line, site_width);
+	site_header(line, sizeof line, site_width, shown);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
 
 	/* sites get the rows the workers leave, at least a third */
@@ -593,7 +658,7 @@ static void draw_tables(struct screen *sc)
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
-		site_line(line, sizeof line, v, site_width);
+		site_line(line, sizeof line, v, site_width, shown);
 		attr_t a = k == sc->selected_index ? style(sc, PAIR_SELECTED)
 			   : v->warnings != 0      ? style(sc, PAIR_WARNING)
 						   : A_NORMAL;
