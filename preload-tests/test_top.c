@@ -223,18 +223,33 @@ Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_r
 	const unsigned columns = 80, rows = 24;
 	tp_terminal_resize(&t, columns, rows);
 	tp_sleep_ms(600);
+	/* the sleepy site's warnings, and a thread polling a task at a whole file:line */
 	char *sleepy_row = NULL;
-	for (int look = 0; look < 50 && sleepy_row == NULL; look++) {
+	bool polling_place = false;
+	for (int look = 0; look < 50 && (sleepy_row == NULL || !polling_place); look++) {
+		if (look > 0)
+			free(screen), tp_sleep_ms(200);
 		screen = tp_terminal_screen(&t, false);
 		char *at = strstr(screen, SLEEPY_SITE);
 		char *end = at != NULL ? strchr(at, '\n') : NULL;
-		if (end != NULL && memmem(at, (size_t)(end - at), "long ", 5) != NULL)
+		if (sleepy_row == NULL && end != NULL &&
+		    memmem(at, (size_t)(end - at), "long ", 5) != NULL)
 			sleepy_row = strndup(at, (size_t)(end - at));
-		else
-			free(screen), tp_sleep_ms(200);
+		const char *threads = strstr(screen, "\nTID ");
+		const char *polling = threads != NULL ? strstr(threads, "  polling ") : NULL;
+		const char *polling_end = polling != NULL ? strchr(polling, '\n') : NULL;
+		polling_place = polling_place ||
+				(polling_end != NULL &&
+				 memmem(polling, (size_t)(polling_end - polling),
+					"(omp_top_shapes.c:", strlen("(omp_top_shapes.c:")) !=
+					 NULL &&
+				 memmem(polling, (size_t)(polling_end - polling), ") for ", 6) !=
+					 NULL);
 	}
 	cr_assert_not_null(sleepy_row, "no warning on the sleepy site's row in %u columns",
 			   columns);
+	cr_expect(polling_place, "no thread polling a task at a file:line in %u columns:\n%s",
+		  columns, screen);
 	unsigned lines = 0;
 	for (char *line = screen; *line != '\0'; lines++) {
 		char *end = strchr(line, '\n');

@@ -337,35 +337,93 @@ static void site_line(char *out, size_t size, const struct site_view *v, int sit
 	site_columns_line(out, size, text, site_width, shown, texts, warnings);
 }
 
-static void worker_header(char *out, size_t size)
+/*
+ * The threads table's layout: every column (plain snapshots: now_width 0), or on a narrow
+ * terminal without POLLS, then THREAD, so that what a thread does now has NOW_WIDTH_WANTED.
+ */
+struct worker_layout {
+	bool thread, polls;
+	int now_width; /* 0: unlimited */
+};
+static const struct worker_layout every_worker_column = {true, true, 0};
+#define NOW_WIDTH_WANTED 50 /* "polling function (file:line) for 16.0ms" */
+#define TID_WIDTH        8
+#define THREAD_WIDTH     15
+#define POLLS_WIDTH      8
+
+static void worker_columns_line(char *out, size_t size, const struct worker_layout *l,
+				const char *tid, const char *thread, const char *busy,
+				const char *spin, const char *parked, const char *polls,
+				const char *now)
 {
-	snprintf(out, size, "%-8s %-15s %5s %5s %6s %8s  %s", "TID", "THREAD", "BUSY", "SPIN",
-		 "PARKED", "POLLS", "NOW");
+	int used = snprintf(out, size, "%-*s", TID_WIDTH, tid);
+	if (l->thread && used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %-*s", THREAD_WIDTH, thread);
+	if (used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %5s %5s %6s", busy, spin,
+				 parked);
+	if (l->polls && used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %*s", POLLS_WIDTH, polls);
+	if (used >= 0 && (size_t)used < size)
+		snprintf(out + used, size - (size_t)used, "  %s", now);
 }
 
-/* What a thread does now, in words: its task's site, its wait. */
-static void worker_now(char *out, size_t size, const struct live_snapshot *s,
-		       const struct worker_view *w)
+static void worker_header(char *out, size_t size, const struct worker_layout *l)
 {
-	char how_long[16];
+	worker_columns_line(out, size, l, "TID", "THREAD", "BUSY", "SPIN", "PARKED", "POLLS",
+			    "NOW");
+}
+
+/* The layout for a terminal `width` columns wide. */
+static struct worker_layout worker_layout(int width)
+{
+	struct worker_layout l = every_worker_column;
+	char header[LINE_MAX_CHARS];
+	for (int drop = 0; drop < 3; drop++) {
+		worker_header(header, sizeof header, &l);
+		l.now_width = width - ((int)strlen(header) - (int)strlen("NOW"));
+		if (l.now_width >= NOW_WIDTH_WANTED)
+			break;
+		if (drop == 0)
+			l.polls = false;
+		else if (drop == 1)
+			l.thread = false;
+	}
+	return l;
+}
+
+/*
+ * What a thread does now, in words: its task's site, its wait; the site cut (its function name
+ * first, site_text) so that it and how long fit in `width` characters, if not 0.
+ */
+static void worker_now(char *out, size_t size, const struct live_snapshot *s,
+		       const struct worker_view *w, int width)
+{
+	char how_long[16], wait[128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
-	const struct site_view *site = live_site(s, w->site);
-	int n;
-	if (w->ended)
-		n = snprintf(out, size, "ended");
-	else if (w->state == TP_LIVE_POLLING)
-		n = snprintf(out, size, "polling %s for %s", site != NULL ? site->text : "a task",
-			     how_long);
-	else if (w->state == TP_LIVE_PARKED)
-		n = snprintf(out, size, "parked for %s", how_long);
-	else
-		n = snprintf(out, size, w->worker ? "between tasks" : "running");
-	if (w->wait_kind != 0 && n >= 0 && (size_t)n < size) {
+	if (w->wait_kind != 0) {
 		char wait_for[16];
 		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
-		snprintf(out + n, size - (size_t)n, "%s in a %s wait for %s%s",
+		snprintf(wait, sizeof wait, "%s in a %s wait for %s%s",
 			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
 			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+	}
+	const struct site_view *site = live_site(s, w->site);
+	if (w->ended) {
+		snprintf(out, size, "ended%s", wait);
+	} else if (w->state == TP_LIVE_POLLING) {
+		char text[TP_LIVE_SITE_TEXT];
+		snprintf(text, sizeof text, "%s", site != NULL ? site->text : "a task");
+		/* the wait after it may be cut at the edge: the row's colour tells it blocks */
+		int rest = (int)(strlen("polling  for ") + strlen(how_long));
+		if (width > 0)
+			site_text(text, sizeof text, site != NULL ? site->text : "a task",
+				  width - rest > SITE_WIDTH_MIN ? width - rest : SITE_WIDTH_MIN);
+		snprintf(out, size, "polling %s for %s%s", text, how_long, wait);
+	} else if (w->state == TP_LIVE_PARKED) {
+		snprintf(out, size, "parked for %s%s", how_long, wait);
+	} else {
+		snprintf(out, size, "%s%s", w->worker ? "between tasks" : "running", wait);
 	}
 }
 
@@ -378,16 +436,16 @@ static void percent(char *out, size_t size, double share, bool shown)
 }
 
 static void worker_line(char *out, size_t size, const struct live_snapshot *s,
-			const struct worker_view *w)
+			const struct worker_view *w, const struct worker_layout *l)
 {
-	char busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
+	char tid[16], busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
+	snprintf(tid, sizeof tid, "%u", w->tid);
 	percent(busy, sizeof busy, w->busy_share, true);
 	percent(spin, sizeof spin, w->spinning_share, w->worker);
 	percent(parked, sizeof parked, w->parked_share, w->worker || w->parked_ns > 0);
 	count_text(polls, sizeof polls, w->polls);
-	worker_now(now, sizeof now, s, w);
-	snprintf(out, size, "%-8u %-15s %5s %5s %6s %8s  %s", w->tid, w->name, busy, spin, parked,
-		 polls, now);
+	worker_now(now, sizeof now, s, w, l->now_width);
+	worker_columns_line(out, size, l, tid, w->name, busy, spin, parked, polls, now);
 }
 
 /* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
@@ -459,10 +517,10 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		printf("%s\n", line);
 	}
 	printf("\n");
-	worker_header(line, sizeof line);
+	worker_header(line, sizeof line, &every_worker_column);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_workers; i++) {
-		worker_line(line, sizeof line, s, &s->workers[i]);
+		worker_line(line, sizeof line, s, &s->workers[i], &every_worker_column);
 		printf("%s\n", line);
 	}
 	losses_line(line, sizeof line, s);
@@ -665,10 +723,11 @@ static void draw_tables(struct screen *sc)
 		put_line(y++, line, a, k == sc->selected_index);
 	}
 	put_line(y++, "", 0, false);
-	worker_header(line, sizeof line);
+	struct worker_layout workers = worker_layout(COLS);
+	worker_header(line, sizeof line, &workers);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
 	for (unsigned i = 0; i < s->n_workers && y < bottom; i++) {
-		worker_line(line, sizeof line, s, &s->workers[i]);
+		worker_line(line, sizeof line, s, &s->workers[i], &workers);
 		put_line(y++, line, s->workers[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
 			 false);
 	}
