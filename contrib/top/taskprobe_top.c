@@ -449,23 +449,32 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 }
 
 /* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
+/*
+ * The title: whose figures, how long, the task counts and the long-poll threshold; in a shorter
+ * form (no "taskprobe top:", no threshold) where it is wider than `width`, if not 0.
+ */
 static void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone,
-		       pid_t program)
+		       pid_t program, int width)
 {
 	char elapsed[16], long_poll[16], whose[48] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
 	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
 	if (s->header.pid != (uint32_t)program)
 		snprintf(whose, sizeof whose, ", started by %d's run", (int)program);
-	snprintf(out, size,
-		 "taskprobe top: %s (pid %u%s) %s %s | tasks %llu spawned, %llu alive, %llu done | "
-		 "long poll >= %s",
-		 s->header.comm, s->header.pid, whose,
-		 s->header.exited ? "exited after"
-		 : gone           ? "gone (killed?) after"
-				  : "running",
-		 elapsed, (unsigned long long)s->spawned, (unsigned long long)s->alive,
-		 (unsigned long long)s->done, long_poll);
+	const char *state = s->header.exited ? "exited after"
+			    : gone           ? "gone (killed?) after"
+					     : "running";
+	int len = snprintf(out, size,
+			   "taskprobe top: %s (pid %u%s) %s %s | tasks %llu spawned, %llu alive, "
+			   "%llu done | long poll >= %s",
+			   s->header.comm, s->header.pid, whose, state, elapsed,
+			   (unsigned long long)s->spawned, (unsigned long long)s->alive,
+			   (unsigned long long)s->done, long_poll);
+	if (width > 0 && len > width)
+		snprintf(out, size, "%s (pid %u%s) %s %s | %llu spawned, %llu alive, %llu done",
+			 s->header.comm, s->header.pid, whose, state, elapsed,
+			 (unsigned long long)s->spawned, (unsigned long long)s->alive,
+			 (unsigned long long)s->done);
 }
 
 /* What the statistics could not count, in words ("; " between two), or "". */
@@ -508,7 +517,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 {
 	char line[LINE_MAX_CHARS];
 	int width = widest_site(s);
-	title_line(line, sizeof line, s, gone, program);
+	title_line(line, sizeof line, s, gone, program, 0);
 	printf("%s\n\n", line);
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
@@ -895,7 +904,7 @@ static void draw(struct screen *sc)
 {
 	char line[LINE_MAX_CHARS];
 	const struct live_snapshot *s = shown(sc);
-	title_line(line, sizeof line, s, sc->gone, sc->options->pid);
+	title_line(line, sizeof line, s, sc->gone, sc->options->pid, COLS);
 	put_line(0, line, style(sc, PAIR_TITLE), true);
 	losses_line(line, sizeof line, s);
 	char sort[96];
