@@ -389,8 +389,13 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		out->done += v->done;
 		v->delay_p50_ns = histogram_quantile(v->delay_histogram, 0.50);
 		v->delay_p99_ns = histogram_quantile(v->delay_histogram, 0.99);
+		/* interpolated in a log2 bucket: never beyond the longest poll seen */
 		v->poll_p50_ns = histogram_quantile(v->poll_histogram, 0.50);
 		v->poll_p99_ns = histogram_quantile(v->poll_histogram, 0.99);
+		if (v->poll_p50_ns > v->longest_poll_ns)
+			v->poll_p50_ns = v->longest_poll_ns;
+		if (v->poll_p99_ns > v->longest_poll_ns)
+			v->poll_p99_ns = v->longest_poll_ns;
 		if (v->long_polls > 0)
 			v->warnings |= WARN_LONG_POLLS;
 		if (v->blocking_waits > 0)

@@ -838,19 +838,21 @@ static void draw_detail(struct screen *sc)
 	live_format_warnings(w, sizeof w, v);
 	snprintf(line, sizeof line, "%s  (site %u)", v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
-	snprintf(line, sizeof line,
-		 "tasks %llu spawned, %llu alive, %llu done; %llu polls, busy %s (p50 %s, p99 %s, "
-		 "longest %s), idle %s",
+	/* lines that fit 80 columns */
+	snprintf(line, sizeof line, "tasks %llu spawned, %llu alive, %llu done; idle %s",
 		 (unsigned long long)v->spawned, (unsigned long long)v->alive,
-		 (unsigned long long)v->done, (unsigned long long)v->polls, busy, poll50, poll99,
-		 longest, idle);
+		 (unsigned long long)v->done, idle);
+	put_line(y++, line, 0, false);
+	snprintf(line, sizeof line, "polls %llu, busy %s: p50 %s, p99 %s, longest %s; %llu long",
+		 (unsigned long long)v->polls, busy, poll50, poll99, longest,
+		 (unsigned long long)v->long_polls);
 	put_line(y++, line, 0, false);
 	snprintf(line, sizeof line,
-		 "scheduling delay (woken to polled): %llu, mean %s, p50 %s, p99 %s; blocking "
-		 "waits %llu (%s); long polls %llu",
-		 (unsigned long long)v->delays, avg, p50, p99,
-		 (unsigned long long)v->blocking_waits, blocking,
-		 (unsigned long long)v->long_polls);
+		 "scheduling delay (woken to polled): %llu, mean %s, p50 %s, p99 %s",
+		 (unsigned long long)v->delays, avg, p50, p99);
+	put_line(y++, line, 0, false);
+	snprintf(line, sizeof line, "waits blocking their worker: %llu, %s",
+		 (unsigned long long)v->blocking_waits, blocking);
 	put_line(y++, line, 0, false);
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
