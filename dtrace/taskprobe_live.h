@@ -170,5 +170,10 @@ struct tp_live_site_stats {
 #define TP_LIVE_STACKS_SPACE        (TP_LIVE_STACKS_SPACE_END - TP_LIVE_STACKS_SPACE_OFFSET)
 #define TP_LIVE_SPACE_AT_START      (TP_LIVE_ROWS_OFFSET - TP_LIVE_STACKS_SPACE)
 
-/* The file's name in its directory: "taskprobe-live." and the pid. */
-#define TP_LIVE_FILE_PREFIX "taskprobe-live."
+/*
+ * The file's name in its directory: "taskprobe-live." and the pid. It is made under the name
+ * with TP_LIVE_UNFINISHED_SUFFIX after it and renamed once whole: a reader never finds one half
+ * made.
+ */
+#define TP_LIVE_FILE_PREFIX       "taskprobe-live."
+#define TP_LIVE_UNFINISHED_SUFFIX ".new"

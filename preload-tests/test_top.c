@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -704,7 +706,7 @@ Test(top, a_killed_programs_statistics_are_removed_by_the_next_program_with_stat
 
 	/*
 	 * And only such files: not one of a program that runs, nor one kept on purpose, nor a gone
-	 * process's of another pid namespace.
+	 * process's of another pid namespace; and unfinished ones only when old.
 	 */
 	tp_run(TP_PRELOADED, short_run, keep, &kept);
 	char kept_path[128];
@@ -712,6 +714,19 @@ Test(top, a_killed_programs_statistics_are_removed_by_the_next_program_with_stat
 	tp_run(TP_PLAIN, short_run, NULL, &dead);
 	char foreign_path[128];
 	live_file_path(foreign_path, sizeof foreign_path, dir, dead.pid);
+	/* a gone process's unfinished files (killed while making it): an old one, a new one */
+	char old_unfinished[160], new_unfinished[160];
+	snprintf(old_unfinished, sizeof old_unfinished, "%s" TP_LIVE_UNFINISHED_SUFFIX,
+		 foreign_path);
+	snprintf(new_unfinished, sizeof new_unfinished, "%s" TP_LIVE_UNFINISHED_SUFFIX,
+		 killed_path);
+	for (int i = 0; i < 2; i++) {
+		FILE *u = fopen(i == 0 ? old_unfinished : new_unfinished, "w");
+		cr_assert_not_null(u);
+		cr_assert_eq(fclose(u), 0);
+	}
+	const struct timespec two_minutes_ago[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
+	cr_assert_eq(utimensat(AT_FDCWD, old_unfinished, two_minutes_ago, 0), 0);
 	h->pid = (uint32_t)dead.pid;
 	h->pid_namespace += 1;
 	FILE *f = fopen(foreign_path, "w");
@@ -726,6 +741,9 @@ Test(top, a_killed_programs_statistics_are_removed_by_the_next_program_with_stat
 	cr_expect_eq(access(kept_path, F_OK), 0, "%s, kept, is gone", kept_path);
 	cr_expect_eq(access(foreign_path, F_OK), 0, "%s, another namespace's, is gone",
 		     foreign_path);
+	cr_expect_neq(access(old_unfinished, F_OK), 0, "%s is left", old_unfinished);
+	cr_expect_eq(access(new_unfinished, F_OK), 0, "%s, unfinished a moment ago, is gone",
+		     new_unfinished);
 	live_file_path(path, sizeof path, dir, sweeper.pid);
 	cr_expect_neq(access(path, F_OK), 0, "%s, of a program that ended, is left", path);
 
@@ -734,6 +752,8 @@ Test(top, a_killed_programs_statistics_are_removed_by_the_next_program_with_stat
 	unlink(running_path);
 	unlink(kept_path);
 	unlink(foreign_path);
+	unlink(old_unfinished);
+	unlink(new_unfinished);
 	cr_expect_eq(rmdir(dir), 0, "%s: %s", dir, strerror(errno));
 	tp_run_free(&killed);
 	tp_run_free(&running);

@@ -623,20 +623,32 @@ static uint64_t pid_namespace(void)
 	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* An unfinished file this old is one whose maker is gone (making it takes microseconds). */
+#define UNFINISHED_STALE_S 60
+
 /*
  * Whether the file open as `fd`, named for `pid` in its directory, is a stale one: the calling
- * user's, of a process of the same pid namespace (`namespace`) that is gone without marking it
- * ended (killed by a signal). Files marked ended are kept on purpose (TASKPROBE_LIVE=keep).
+ * user's, of a process that is gone without marking it ended (killed by a signal), of the same
+ * pid namespace (`namespace`). Files marked ended are kept on purpose (TASKPROBE_LIVE=keep). An
+ * unfinished one (its maker killed while making it) says no namespace: it is stale when old.
  */
-static bool stale(int fd, long pid, uint64_t namespace)
+static bool stale(int fd, long pid, bool unfinished, uint64_t namespace)
 {
 	struct stat st;
 	struct tp_live_header h;
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	       pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
-	       memcmp(h.magic, TP_LIVE_MAGIC, sizeof h.magic) == 0 && h.pid == (uint32_t)pid &&
-	       h.pid_namespace == namespace && h.exited == 0 && kill((pid_t)pid, 0) != 0 &&
-	       errno == ESRCH;
+	struct timespec now;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	if (unfinished) {
+		if (clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+		    now.tv_sec - st.st_mtime < UNFINISHED_STALE_S)
+			return false;
+	} else if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+		   memcmp(h.magic, TP_LIVE_MAGIC, sizeof h.magic) != 0 || h.pid != (uint32_t)pid ||
+		   h.pid_namespace != namespace || h.exited != 0) {
+		return false;
+	}
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
 /*
@@ -661,14 +673,15 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
 			continue;
 		long pid = strtol(e->d_name + prefix, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+		bool unfinished = strcmp(end, TP_LIVE_UNFINISHED_SUFFIX) == 0;
+		if ((*end != '\0' && !unfinished) || pid <= 0 || pid == (long)getpid())
 			continue;
 		int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		struct stat before, now;
 		/* the name still the file judged: not one a new process with the pid just made */
-		if (stale(fd, pid, namespace) && fstat(fd, &before) == 0 &&
+		if (stale(fd, pid, unfinished, namespace) && fstat(fd, &before) == 0 &&
 		    fstatat(dir_fd, e->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now.st_ino == before.st_ino && now.st_dev == before.st_dev)
 			unlinkat(dir_fd, e->d_name, 0);
@@ -677,28 +690,36 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 	closedir(d);
 }
 
-/* Makes this process's file (a stale one of an earlier process with its pid is replaced). */
-static int make_file(void)
+/*
+ * Makes this process's file under its unfinished name (live_path with TP_LIVE_UNFINISHED_SUFFIX,
+ * in `unfinished`): open_live renames it to live_path once whole, so that a reader, or a sweep
+ * of stale files, never finds a file half made (a program killed while making it leaves only an
+ * unfinished one).
+ */
+static int make_file(char *unfinished, size_t size)
 {
 	snprintf(live_path, sizeof live_path, "%s/" TP_LIVE_FILE_PREFIX "%d", live_directory(),
 		 (int)getpid());
+	snprintf(unfinished, size, "%s" TP_LIVE_UNFINISHED_SUFFIX, live_path);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		int fd = open(live_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd = open(unfinished, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			return fd;
+		/* one an earlier process with this pid left */
 		struct stat st;
-		if (errno != EEXIST || lstat(live_path, &st) != 0 || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid() || unlink(live_path) != 0)
+		if (errno != EEXIST || lstat(unfinished, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid() || unlink(unfinished) != 0)
 			break;
 	}
-	tp_warn("live statistics off: cannot make %.300s (%s)", live_path, strerror(errno));
+	tp_warn("live statistics off: cannot make %.300s (%s)", unfinished, strerror(errno));
 	return -1;
 }
 
 /* Makes the file and maps it; false (said) when it cannot. */
 static bool open_live(void)
 {
-	int fd = make_file();
+	char unfinished[PATH_MAX + sizeof TP_LIVE_UNFINISHED_SUFFIX];
+	int fd = make_file(unfinished, sizeof unfinished);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -716,9 +737,9 @@ static bool open_live(void)
 		err = errno;
 	close(fd);
 	if (m == MAP_FAILED) {
-		tp_warn("live statistics off: cannot reserve %.300s (%s)", live_path,
+		tp_warn("live statistics off: cannot reserve %.300s (%s)", unfinished,
 			strerror(err));
-		unlink(live_path);
+		unlink(unfinished);
 		return false;
 	}
 	live_dev = st.st_dev;
@@ -741,9 +762,16 @@ static bool open_live(void)
 	header->rows_stride = TP_LIVE_ROWS_STRIDE;
 	header->pid_namespace = pid_namespace();
 	tp_thread_read_name(header->comm);
-	/* the magic last: a reader takes the file once it is whole */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	memcpy(header->magic, TP_LIVE_MAGIC, sizeof header->magic);
+	/* whole: under its name (one an earlier process with this pid left is replaced) */
+	if (rename(unfinished, live_path) != 0) {
+		tp_warn("live statistics off: cannot name %.300s (%s)", live_path, strerror(errno));
+		munmap(m, TP_LIVE_FILE_SIZE);
+		unlink(unfinished);
+		map = NULL;
+		header = NULL;
+		return false;
+	}
 	return true;
 }
 
