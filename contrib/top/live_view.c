@@ -134,10 +134,16 @@ bool live_process_gone(pid_t pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-static bool listed(pid_t pid, const pid_t *pids, size_t n)
+struct live_id live_id(const struct live_file *f)
+{
+	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
+	return (struct live_id){f->pid, h->ns_at_start};
+}
+
+static bool listed(struct live_id id, const struct live_id *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (pids[i] == pid)
+		if (ids[i].pid == id.pid && ids[i].started_ns == id.started_ns)
 			return true;
 	return false;
 }
@@ -157,8 +163,8 @@ static bool better(enum live_choice choice, const struct live_file *candidate, u
 	return c->ns_at_start < b->ns_at_start;
 }
 
-bool live_open_child(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
-		     enum live_choice choice)
+bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
+		     size_t n_except, enum live_choice choice)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
@@ -172,12 +178,16 @@ bool live_open_child(struct live_file *f, const char *dir, const pid_t *except, 
 		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
 			continue;
 		long pid = strtol(e->d_name + prefix, &end, 10);
-		if (*end != '\0' || pid <= 0 || listed((pid_t)pid, except, n_except))
+		if (*end != '\0' || pid <= 0)
 			continue;
 		struct live_file candidate;
 		char why[512];
 		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
 			continue;
+		if (listed(live_id(&candidate), except, n_except)) {
+			live_close(&candidate);
+			continue;
+		}
 		uint64_t spawned = live_spawned(&candidate);
 		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned)) {
 			if (found)

@@ -51,13 +51,20 @@ enum live_choice {
 	LIVE_FIRST_STARTED, /* the one whose statistics began first */
 };
 
+/* A process's statistics, told apart from an earlier process with its pid (or image: exec). */
+struct live_id {
+	pid_t pid;
+	uint64_t started_ns; /* the header's ns_at_start */
+};
+struct live_id live_id(const struct live_file *f);
+
 /*
  * Of the processes with statistics in `dir` other than the `n_except` in `except`, opens the one
  * `choice` says, if any has spawned a task: a run's directory holds its program's children's
  * statistics too (a script that starts the program as a child).
  */
-bool live_open_child(struct live_file *f, const char *dir, const pid_t *except, size_t n_except,
-		     enum live_choice choice);
+bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
+		     size_t n_except, enum live_choice choice);
 
 /* Whether the file at the path is no longer the one mapped (an exec made a new one). */
 bool live_replaced(const struct live_file *f);

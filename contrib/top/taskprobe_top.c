@@ -163,24 +163,25 @@ static bool follow_exec(struct live_file *f, const struct options *o)
 }
 
 /* The run's processes shown so far (--children), whose last figures are not shown again. */
-static pid_t *shown_pids;
+static struct live_id *shown_ids;
 static size_t n_shown, shown_capacity;
 
-/* Lists `pid` as shown, once; false when the list cannot grow (then nothing is followed). */
-static bool mark_shown(pid_t pid)
+/* Lists `f` as shown, once; false when the list cannot grow (then nothing is followed). */
+static bool mark_shown(const struct live_file *f)
 {
+	struct live_id id = live_id(f);
 	for (size_t i = 0; i < n_shown; i++)
-		if (shown_pids[i] == pid)
+		if (shown_ids[i].pid == id.pid && shown_ids[i].started_ns == id.started_ns)
 			return true;
 	if (n_shown == shown_capacity) {
 		size_t capacity = shown_capacity > 0 ? 2 * shown_capacity : 16;
-		pid_t *grown = realloc(shown_pids, capacity * sizeof *grown);
+		struct live_id *grown = realloc(shown_ids, capacity * sizeof *grown);
 		if (grown == NULL)
 			return false;
-		shown_pids = grown;
+		shown_ids = grown;
 		shown_capacity = capacity;
 	}
-	shown_pids[n_shown++] = pid;
+	shown_ids[n_shown++] = id;
 	return true;
 }
 
@@ -199,10 +200,10 @@ static bool follow_child(struct live_file *f, const struct options *o,
 	bool showing_run = f->pid == o->pid;
 	if (showing_run ? s->spawned > 0 : !ended)
 		return false;
-	if (!mark_shown(f->pid))
+	if (!mark_shown(f))
 		return false;
 	struct live_file child;
-	if (!live_open_child(&child, o->dir, shown_pids, n_shown,
+	if (!live_open_child(&child, o->dir, shown_ids, n_shown,
 			     o->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
 		return false;
 	live_close(f);
