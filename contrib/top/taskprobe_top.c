@@ -550,7 +550,7 @@ static int run_plain(struct live_file *f, const struct options *o)
 		struct live_snapshot *s = &snapshots[current];
 		live_snapshot(f, previous, s);
 		bool ended = s->header.exited || gone;
-		/* the run's process with no task: its busiest child (an ended one's figures first) */
+		/* the run's process has no task: another of the run's (follow_child) */
 		if (follow_child(f, o, s, false)) {
 			previous = NULL;
 			continue;
