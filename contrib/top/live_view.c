@@ -140,7 +140,7 @@ struct live_id live_id(const struct live_file *f)
 	return (struct live_id){f->pid, h->ns_at_start};
 }
 
-static bool listed(struct live_id id, const struct live_id *ids, size_t n)
+bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (ids[i].pid == id.pid && ids[i].started_ns == id.started_ns)
@@ -184,7 +184,7 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 		char why[512];
 		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
 			continue;
-		if (listed(live_id(&candidate), except, n_except)) {
+		if (live_id_listed(live_id(&candidate), except, n_except)) {
 			live_close(&candidate);
 			continue;
 		}

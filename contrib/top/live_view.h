@@ -57,6 +57,8 @@ struct live_id {
 	uint64_t started_ns; /* the header's ns_at_start */
 };
 struct live_id live_id(const struct live_file *f);
+/* Whether `id` is one of the `n` in `ids`. */
+bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n);
 
 /*
  * Of the processes with statistics in `dir` other than the `n_except` in `except`, opens the one

@@ -170,9 +170,8 @@ static size_t n_shown, shown_capacity;
 static bool mark_shown(const struct live_file *f)
 {
 	struct live_id id = live_id(f);
-	for (size_t i = 0; i < n_shown; i++)
-		if (shown_ids[i].pid == id.pid && shown_ids[i].started_ns == id.started_ns)
-			return true;
+	if (live_id_listed(id, shown_ids, n_shown))
+		return true;
 	if (n_shown == shown_capacity) {
 		size_t capacity = shown_capacity > 0 ? 2 * shown_capacity : 16;
 		struct live_id *grown = realloc(shown_ids, capacity * sizeof *grown);
