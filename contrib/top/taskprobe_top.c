@@ -378,18 +378,15 @@ static void worker_header(char *out, size_t size, const struct worker_layout *l)
 static struct worker_layout worker_layout(int width)
 {
 	struct worker_layout l = every_worker_column;
+	bool *const drops[] = {&l.polls, &l.thread}; /* first to last */
 	char header[LINE_MAX_CHARS];
-	for (int drop = 0; drop < 3; drop++) {
+	for (size_t i = 0;; i++) {
 		worker_header(header, sizeof header, &l);
 		l.now_width = width - ((int)strlen(header) - (int)strlen("NOW"));
-		if (l.now_width >= NOW_WIDTH_WANTED)
-			break;
-		if (drop == 0)
-			l.polls = false;
-		else if (drop == 1)
-			l.thread = false;
+		if (l.now_width >= NOW_WIDTH_WANTED || i == sizeof drops / sizeof drops[0])
+			return l;
+		*drops[i] = false;
 	}
-	return l;
 }
 
 /*
