@@ -38,6 +38,28 @@ static char *tmux(struct tp_terminal *t, const char *arguments)
 	return text;
 }
 
+/* The terminal a test has open, ended when the test's process exits (a failed assertion too). */
+static struct tp_terminal open_terminal;
+static bool terminal_open;
+
+static void kill_server(const struct tp_terminal *t)
+{
+	char *cmd;
+	if (asprintf(&cmd, "%s%s -S '%s' kill-server >/dev/null 2>&1; rm -rf '%s'",
+		     t->unprivileged ? RUNUSER " -u nobody -- " : "", TMUX, t->socket, t->dir) < 0)
+		return;
+	if (system(cmd) != 0)
+		fprintf(stderr, "note: %s did not end cleanly\n", t->socket);
+	free(cmd);
+}
+
+static void end_open_terminal(void)
+{
+	if (terminal_open)
+		kill_server(&open_terminal);
+	terminal_open = false;
+}
+
 void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned columns, unsigned lines,
 		       bool unprivileged)
 {
@@ -65,6 +87,11 @@ void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned colu
 			   "-f /dev/null new-session -d -x %u -y %u 'sh %s' \\; "
 			   "set-option -g status off",
 			   columns, lines, script) > 0);
+	static bool at_exit;
+	if (!at_exit)
+		at_exit = atexit(end_open_terminal) == 0;
+	open_terminal = *t;
+	terminal_open = true;
 	free(tmux(t, arguments));
 	free(arguments);
 	free(script);
@@ -123,11 +150,6 @@ void tp_terminal_resize(struct tp_terminal *t, unsigned columns, unsigned lines)
 
 void tp_terminal_stop(struct tp_terminal *t)
 {
-	char *cmd;
-	cr_assert(asprintf(&cmd, "%s%s -S '%s' kill-server >/dev/null 2>&1; rm -rf '%s'",
-			   t->unprivileged ? RUNUSER " -u nobody -- " : "", TMUX, t->socket,
-			   t->dir) > 0);
-	if (system(cmd) != 0)
-		fprintf(stderr, "note: %s did not end cleanly\n", t->socket);
-	free(cmd);
+	kill_server(t);
+	terminal_open = false;
 }
