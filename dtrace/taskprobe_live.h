@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The live statistics (TASKPROBE_LIVE=1, shim/live.c) that `taskprobe top` (contrib/top) reads:
- * a file in shared memory, `taskprobe-live.PID` in /dev/shm (else $TMPDIR, else /tmp), mode
+ * a file in shared memory, `taskprobe-live.PID` in a directory of the user's own (see below), mode
  * 0600, that the process writes with plain stores and the console maps read-only, so that the
  * console starting, stopping or dying never touches the program.
  *
@@ -89,7 +89,16 @@ struct tp_live_header {
 	uint64_t threads_without_space;
 	/* the inode of the process's pid namespace (/proc/self/ns/pid), 0 when unknown */
 	uint64_t pid_namespace;
-	char reserved[40];
+	/* when the process started: /proc/PID/stat's starttime (clock ticks since boot), 0 unknown */
+	uint64_t start_ticks;
+	uint32_t notes; /* enum tp_live_note, OR'ed */
+	char reserved[28];
+};
+
+/* What a reader says of the process beside its figures (the header's `notes`). */
+enum tp_live_note {
+	/* built for GCC's libgomp, run on LLVM's libomp (taskprobe preloads it for OMPT) */
+	TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP = 1,
 };
 
 /* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */
@@ -169,6 +178,18 @@ struct tp_live_site_stats {
 #define TP_LIVE_STACKS_SPACE_END    (TP_LIVE_THREADS_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
 #define TP_LIVE_STACKS_SPACE        (TP_LIVE_STACKS_SPACE_END - TP_LIVE_STACKS_SPACE_OFFSET)
 #define TP_LIVE_SPACE_AT_START      (TP_LIVE_ROWS_OFFSET - TP_LIVE_STACKS_SPACE)
+
+/*
+ * The file's directory is one only its user can write, so that no other user can make, squat or
+ * replace a name in it: TASKPROBE_LIVE_DIR when set (as given); else
+ * $XDG_RUNTIME_DIR/TP_LIVE_XDG_SUBDIR; else /dev/shm/TP_LIVE_USER_DIR_PREFIX UID (where /dev/shm
+ * cannot be written: $TMPDIR, else /tmp, in its place). The shim makes it (mode 0700) and uses it
+ * only when it is a directory, not a link, owned by the user and writable by no other; when
+ * another user made that name first, the shim says so and makes its own beside it, named
+ * TP_LIVE_USER_DIR_PREFIX UID "." and six random characters, which readers look in too.
+ */
+#define TP_LIVE_XDG_SUBDIR      "taskprobe"
+#define TP_LIVE_USER_DIR_PREFIX "taskprobe-"
 
 /*
  * The file's name in its directory: "taskprobe-live." and the pid. It is made under the name
