@@ -77,7 +77,7 @@ struct tp_live_header {
 	uint64_t rows_offset;       /* where slot 0's rows begin */
 	uint64_t rows_stride;       /* bytes between two slots' rows */
 	uint32_t exited;            /* 1 once the process ended (exited_ns: when) */
-	uint32_t unused;            /* 0 */
+	uint32_t kept;              /* 1: left for a reader after the end (TASKPROBE_LIVE=keep) */
 	uint64_t threads_uncounted; /* threads that found every slot taken: not counted */
 	/* tasks that found no room in the table: left out of the figures */
 	uint64_t tasks_untracked;

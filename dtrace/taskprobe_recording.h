@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define TP_RECORDING_MAGIC   "TPRECORD" /* the segment header's first 8 bytes */
-#define TP_RECORDING_VERSION 2
+#define TP_RECORDING_VERSION 3
 #define TP_CHUNK_MAGIC       0x4b435054u /* "TPCK" */
 
 /* How record times are read (a header's `clock`). */
@@ -33,7 +33,16 @@ struct tp_recording_header {
 	uint64_t clock_time; /* a time in `clock`'s units ... */
 	uint64_t ns;         /* ... and CLOCK_MONOTONIC's nanoseconds at the same moment */
 	char comm[16];       /* the process's name, NUL-terminated */
+	/* since version 3: with pid, which process this is (pids are reused, and repeat across pid
+	 * namespaces); 0 when unknown */
+	uint64_t start_ticks;   /* its start: /proc/PID/stat's starttime, clock ticks since boot */
+	uint64_t pid_namespace; /* the inode of its pid namespace (/proc/PID/ns/pid) */
 };
+/* A version 2 header: the fields before start_ticks. */
+#define TP_RECORDING_HEADER_V2_SIZE 56
+_Static_assert(__builtin_offsetof(struct tp_recording_header, start_ticks) ==
+		       TP_RECORDING_HEADER_V2_SIZE,
+	       "version 2's header is version 3's first fields");
 
 struct tp_recording_chunk {
 	uint32_t magic; /* TP_CHUNK_MAGIC */

@@ -3,6 +3,7 @@
  * Futex waits made through the public syscall(): how Rust's standard library, parking_lot and
  * hand-written executors block. Every call is forwarded with all six arguments; only the
  * FUTEX_WAIT family (and futex_waitv) is reported, as kind 1 with the futex word as object.
+ * seccomp(2) made this way (libseccomp does) is told to the lifecycle first, as prctl's is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
 #include "wait.h"
@@ -60,6 +62,8 @@ __attribute__((noinline)) static long slow_syscall(long number, long a0, long a1
 		errno = ENOSYS;
 		return -1;
 	}
+	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
+		tp_lifecycle_before_seccomp();
 	const long a[6] = {a0, a1, a2, a3, a4, a5};
 	const void *object;
 	int64_t timeout;
@@ -85,7 +89,7 @@ TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 TP_EXPORT long syscall(long number, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	__typeof__(real_syscall) fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-	if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))
+	if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1) && number != SYS_seccomp)
 		return fn(number, a0, a1, a2, a3, a4, a5);
 	return slow_syscall(number, a0, a1, a2, a3, a4, a5);
 }

@@ -11,6 +11,8 @@
 #include "clock.h"
 #include "events.h"
 #include "exit_hook.h"
+#include "own_files.h"
+#include "process.h"
 #include "settings.h"
 #include "spawn_stack.h"
 
@@ -34,8 +36,11 @@ static void parent_after_fork(void)
 static void child_after_fork(void)
 {
 	tp_probe_sites_child_after_fork();
+	tp_process_child_after_fork(); /* first: the child's pid names its files */
+	tp_own_fds_child_after_fork();
 	tp_thread_state_child_after_fork();
 	tp_recorder_child_after_fork(); /* after the thread's new tid */
+	tp_report_child_after_fork();
 	tp_live_child_after_fork();
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
@@ -67,6 +72,12 @@ void tp_lifecycle_exec_failed(void)
 	tp_live_exec_failed();
 }
 
+void tp_lifecycle_before_seccomp(void)
+{
+	tp_recorder_before_seccomp();
+	tp_live_before_seccomp();
+}
+
 static void before_destructors(void *unused)
 {
 	(void)unused;
@@ -86,11 +97,12 @@ void tp_lifecycle_program_running(void)
 void tp_lifecycle_before_quick_exit(void)
 {
 	tp_recorder_at_exit();
-	tp_live_at_exit();
+	tp_live_before_quick_exit();
 }
 
 __attribute__((constructor)) static void start(void)
 {
+	tp_process_start(); /* first: nothing later asks the kernel who this process is */
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();

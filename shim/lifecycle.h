@@ -6,6 +6,7 @@
 #pragma once
 
 /* Start-up, in this order, from the constructor. */
+void tp_process_start(void);          /* process.c: this process's identity, read once */
 void tp_real_functions_resolve(void); /* real_symbol.c: every interposed function's real one */
 void tp_thread_state_start(void);     /* thread_state.c: the named-worker end key */
 void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
@@ -22,9 +23,12 @@ void tp_symbolize_prepare_fork(void); /* symbolize.c: no module half read (after
 void tp_symbolize_after_fork(void);
 void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wait in progress */
 void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */
+void tp_process_child_after_fork(void);      /* process.c: the child's identity */
+void tp_own_fds_child_after_fork(void);      /* own_files.c: the kept descriptors' locks free */
 void tp_recorder_prepare_fork(void);         /* recorder.c: the buffers' lists locked */
 void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
+void tp_report_child_after_fork(void);   /* report.c: its own file (%p), or its parent's */
 void tp_live_child_after_fork(void);     /* live.c: a file of its own, figures from zero */
 
 /* Exec (exec.c): before it (if it fails, the process goes on as it was). */
@@ -35,8 +39,18 @@ void tp_live_before_exec(void);     /* live.c: the file marked ended */
 void tp_lifecycle_exec_failed(void);
 void tp_live_exec_failed(void); /* live.c: the file marked running again */
 
+/*
+ * A system call filter (seccomp) is about to be installed (prctl.c, futex.c): what must be written
+ * is written now, and from then on the shim asks the kernel nothing on its own account that the
+ * filter may refuse by killing the process (a filter allows what the program uses).
+ */
+void tp_lifecycle_before_seccomp(void);
+void tp_recorder_before_seccomp(void); /* recorder.c: every buffer written, recording stopped */
+void tp_live_before_seccomp(void);     /* live.c: no more space asked for, no removal at exit */
+
 /* _exit and _Exit (quick_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);
+void tp_live_before_quick_exit(void); /* live.c: as at exit, for the process getpid() names */
 
 /*
  * The program runs (a thread started, or an executor's first event: main has begun): from then

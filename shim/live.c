@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,8 @@
 #include "clock.h"
 #include "events.h"
 #include "lifecycle.h"
+#include "openmp_runtimes.h"
+#include "process.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "symbolize.h"
@@ -82,6 +85,8 @@ static uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 static uint64_t long_poll_ns;
 static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
+/* A system call filter was installed: no more system calls of the statistics' own. */
+static bool no_more_calls;
 
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
@@ -174,6 +179,8 @@ static uint32_t row_of(uint32_t site)
  */
 static bool give_space(uint64_t offset, uint64_t length)
 {
+	if (__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+		return false; /* the filter may not allow it: counted as without space */
 	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
 		return true;
 	if (errno != EINVAL) {
@@ -604,33 +611,149 @@ void tp_live_thread_stop(uint64_t tid)
 	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);
 }
 
-/* The file's directory: TASKPROBE_LIVE_DIR, else /dev/shm, else $TMPDIR, else /tmp. */
-static const char *live_directory(void)
+/* The most digits of a pid in the file's name. */
+#define PID_DIGITS_MAX 10
+/* The directory of this process's file (taskprobe_live.h), absolute, chosen at start. */
+static char live_dir[PATH_MAX - sizeof TP_LIVE_FILE_PREFIX - PID_DIGITS_MAX];
+
+/* Whether `path` is a directory of the calling user's own that no other user can write. */
+static bool users_own_directory(const char *path, struct stat *st)
 {
-	const char *chosen = tp_settings()->live_dir;
-	if (chosen != NULL)
-		return chosen;
-	if (access("/dev/shm", W_OK | X_OK) == 0)
-		return "/dev/shm";
-	const char *tmp = getenv("TMPDIR");
-	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+	return lstat(path, st) == 0 && S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	       (st->st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
-/* The inode of the calling process's pid namespace, 0 when unknown (no /proc). */
-static uint64_t pid_namespace(void)
+/* `path` made (mode 0700) if missing; whether it is then the user's own (said if not). */
+static bool made_users_own(const char *path)
 {
 	struct stat st;
-	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return false;
+	if (users_own_directory(path, &st))
+		return true;
+	if (lstat(path, &st) == 0)
+		tp_warn("live statistics: %.300s is not this user's own directory (owner %u, mode "
+			"%03o): another user made it",
+			path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+	return false;
+}
+
+/* The length of the random part of a directory made beside a taken name (mkdtemp's). */
+#define RANDOM_SUFFIX ".XXXXXX"
+
+/*
+ * When another user made the per-user directory's name first: one of this user's own beside it,
+ * named with random characters (an earlier run's, if there is one), which the console looks in
+ * too. `path` holds the name taken; it gets the one used.
+ */
+static bool beside_taken_name(char *path, size_t size)
+{
+	char *slash = strrchr(path, '/');
+	if (slash == NULL || slash == path)
+		return false;
+	*slash = '\0';
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "%s.", slash + 1);
+	size_t name_length = strlen(name);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool found = false;
+	while (d != NULL && !found && (e = readdir(d)) != NULL) {
+		char candidate[PATH_MAX];
+		struct stat st;
+		found = strncmp(e->d_name, name, name_length) == 0 &&
+			strlen(e->d_name) == name_length + sizeof RANDOM_SUFFIX - 2 &&
+			snprintf(candidate, sizeof candidate, "%s/%s", path, e->d_name) <
+				(int)sizeof candidate &&
+			users_own_directory(candidate, &st);
+		if (found)
+			snprintf(slash + 1, size - (size_t)(slash + 1 - path), "%s", e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	*slash = '/';
+	if (!found) {
+		size_t length = strlen(path);
+		if (length + sizeof RANDOM_SUFFIX > size)
+			return false;
+		memcpy(path + length, RANDOM_SUFFIX, sizeof RANDOM_SUFFIX);
+		if (mkdtemp(path) == NULL)
+			return false;
+	}
+	tp_warn("live statistics: using %.300s instead", path);
+	return true;
+}
+
+/*
+ * Chooses the file's directory (taskprobe_live.h): TASKPROBE_LIVE_DIR, made absolute (the
+ * program may change its working directory before it ends); else the user's own one, made if
+ * missing. False, said, when there is none.
+ */
+static bool choose_live_directory(void)
+{
+	const char *chosen = tp_settings()->live_dir;
+	if (chosen != NULL) {
+		char cwd[PATH_MAX];
+		if (chosen[0] == '/')
+			snprintf(live_dir, sizeof live_dir, "%s", chosen);
+		else if (getcwd(cwd, sizeof cwd) == NULL ||
+			 snprintf(live_dir, sizeof live_dir, "%s/%s", cwd, chosen) >=
+				 (int)sizeof live_dir)
+			live_dir[0] = '\0';
+		if (live_dir[0] == '\0')
+			tp_warn("live statistics off: TASKPROBE_LIVE_DIR=\"%.300s\" cannot be made "
+				"absolute",
+				chosen);
+		return live_dir[0] != '\0';
+	}
+	const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	if (runtime != NULL && runtime[0] == '/' && users_own_directory(runtime, &st) &&
+	    snprintf(live_dir, sizeof live_dir, "%s/" TP_LIVE_XDG_SUBDIR, runtime) <
+		    (int)sizeof live_dir &&
+	    made_users_own(live_dir))
+		return true;
+	const char *base = "/dev/shm";
+	if (access(base, W_OK | X_OK) != 0) {
+		const char *tmp = secure_getenv("TMPDIR");
+		base = tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+	}
+	if (snprintf(live_dir, sizeof live_dir, "%s/" TP_LIVE_USER_DIR_PREFIX "%u", base,
+		     (unsigned)geteuid()) < (int)sizeof live_dir &&
+	    (made_users_own(live_dir) || beside_taken_name(live_dir, sizeof live_dir)))
+		return true;
+	tp_warn("live statistics off: no directory of this user's own for them in %.300s", base);
+	return false;
 }
 
 /* An unfinished file this old is one whose maker is gone (making it takes microseconds). */
 #define UNFINISHED_STALE_S 60
 
+/* Whether the process `pid` that started at `start_ticks` (0: unknown) is gone. */
+static bool process_gone(long pid, uint64_t start_ticks)
+{
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return true;
+	if (start_ticks == 0)
+		return false;
+	char path[64], text[1536];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, text, sizeof text);
+	close(fd);
+	/* the pid is another process's now */
+	return n > 0 && tp_process_start_ticks_of(text, (size_t)n) != start_ticks;
+}
+
 /*
  * Whether the file open as `fd`, named for `pid` in its directory, is a stale one: the calling
- * user's, of a process that is gone without marking it ended (killed by a signal), of the same
- * pid namespace (`namespace`). Files marked ended are kept on purpose (TASKPROBE_LIVE=keep). An
- * unfinished one (its maker killed while making it) says no namespace: it is stale when old.
+ * user's, of the same pid namespace (`namespace`), of a process that is gone (killed by a
+ * signal, exec'ed into a program without the shim, or unable to remove it: it dropped its
+ * privileges, or a system call filter forbade it). Only files kept on purpose stay
+ * (TASKPROBE_LIVE=keep). An unfinished one (its maker killed while making it) says no
+ * namespace: it is stale when old.
  */
 static bool stale(int fd, long pid, bool unfinished, uint64_t namespace)
 {
@@ -645,10 +768,10 @@ static bool stale(int fd, long pid, bool unfinished, uint64_t namespace)
 			return false;
 	} else if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
 		   memcmp(h.magic, TP_LIVE_MAGIC, sizeof h.magic) != 0 || h.pid != (uint32_t)pid ||
-		   h.pid_namespace != namespace || h.exited != 0) {
+		   h.pid_namespace != namespace || h.kept != 0) {
 		return false;
 	}
-	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	return process_gone(pid, unfinished ? 0 : h.start_ticks);
 }
 
 /*
@@ -674,7 +797,7 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 			continue;
 		long pid = strtol(e->d_name + prefix, &end, 10);
 		bool unfinished = strcmp(end, TP_LIVE_UNFINISHED_SUFFIX) == 0;
-		if ((*end != '\0' && !unfinished) || pid <= 0 || pid == (long)getpid())
+		if ((*end != '\0' && !unfinished) || pid <= 0 || pid == (long)tp_process()->pid)
 			continue;
 		int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -698,8 +821,8 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
  */
 static int make_file(char *unfinished, size_t size)
 {
-	snprintf(live_path, sizeof live_path, "%s/" TP_LIVE_FILE_PREFIX "%d", live_directory(),
-		 (int)getpid());
+	snprintf(live_path, sizeof live_path, "%s/" TP_LIVE_FILE_PREFIX "%d", live_dir,
+		 (int)tp_process()->pid);
 	snprintf(unfinished, size, "%s" TP_LIVE_UNFINISHED_SUFFIX, live_path);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int fd = open(unfinished, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -719,6 +842,16 @@ static int make_file(char *unfinished, size_t size)
 static bool open_live(void)
 {
 	char unfinished[PATH_MAX + sizeof TP_LIVE_UNFINISHED_SUFFIX];
+	struct rlimit file_size;
+	if (getrlimit(RLIMIT_FSIZE, &file_size) == 0 && file_size.rlim_cur != RLIM_INFINITY &&
+	    file_size.rlim_cur < TP_LIVE_FILE_SIZE) {
+		/* the file's size past it would raise SIGXFSZ, which kills by default */
+		tp_warn("live statistics off: the file size limit (ulimit -f: %llu KiB) is below "
+			"their file's %llu KiB",
+			(unsigned long long)file_size.rlim_cur / 1024,
+			(unsigned long long)TP_LIVE_FILE_SIZE / 1024);
+		return false;
+	}
 	int fd = make_file(unfinished, sizeof unfinished);
 	if (fd < 0)
 		return false;
@@ -752,7 +885,11 @@ static bool open_live(void)
 	header->version = TP_LIVE_VERSION;
 	header->header_size = sizeof *header;
 	header->file_size = TP_LIVE_FILE_SIZE;
-	header->pid = (uint32_t)getpid();
+	header->pid = (uint32_t)tp_process()->pid;
+	header->start_ticks = tp_process()->start_ticks;
+	header->kept = tp_settings()->live == TP_LIVE_KEEP;
+	if (tp_openmp_libgomp_on_libomp())
+		header->notes |= TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP;
 	header->clock = tp_clock_is_tsc ? TP_LIVE_CLOCK_TSC : TP_LIVE_CLOCK_MONOTONIC;
 	header->tsc_at_start = tsc_at_start;
 	header->ns_at_start = ns_at_start;
@@ -760,7 +897,7 @@ static bool open_live(void)
 	header->long_poll_ns = long_poll_ns;
 	header->rows_offset = TP_LIVE_ROWS_OFFSET;
 	header->rows_stride = TP_LIVE_ROWS_STRIDE;
-	header->pid_namespace = pid_namespace();
+	header->pid_namespace = tp_process()->pid_namespace;
 	tp_thread_read_name(header->comm);
 	memcpy(header->magic, TP_LIVE_MAGIC, sizeof header->magic);
 	/* whole: under its name (one an earlier process with this pid left is replaced) */
@@ -792,21 +929,47 @@ void tp_live_start(void)
 	int saved_errno = errno;
 	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
-	remove_stale_files(live_directory(), pid_namespace());
+	if (!choose_live_directory()) {
+		errno = saved_errno;
+		return;
+	}
+	remove_stale_files(live_dir, tp_process()->pid_namespace);
 	if (map_tasks() && open_live())
 		tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
 	errno = saved_errno;
 }
 
-/* The process ends: its file is marked, and removed unless it is to be kept for a reader. */
-void tp_live_at_exit(void)
+/*
+ * The process ends (`pid`: its pid, as this thread knows it): its file is marked, and removed
+ * unless it is to be kept for a reader, or a system call filter may refuse the removal (the next
+ * program's sweep removes it).
+ */
+static void ended(pid_t pid)
 {
-	if (header == NULL || header->pid != (uint32_t)getpid())
+	if (header == NULL || header->pid != (uint32_t)pid)
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	if (tp_settings()->live != TP_LIVE_KEEP)
+	if (tp_settings()->live != TP_LIVE_KEEP && !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
 		unlink(live_path);
+}
+
+/* exit(): the pid known since start, asked of no one (the program may be under a filter). */
+void tp_live_at_exit(void)
+{
+	ended(tp_process()->pid);
+}
+
+/* _exit, _Exit: as the process is, not as memory says (a vfork child shares its parent's). */
+void tp_live_before_quick_exit(void)
+{
+	if (header != NULL)
+		ended(getpid());
+}
+
+void tp_live_before_seccomp(void)
+{
+	__atomic_store_n(&no_more_calls, true, __ATOMIC_RELAXED);
 }
 
 /* Before an exec: the file is marked ended, for a console that follows the pid's next one. */

@@ -32,8 +32,11 @@
 
 #include "clock.h"
 #include "lifecycle.h"
+#include "own_files.h"
+#include "process.h"
 #include "settings.h"
 #include "spawn_site.h"
+#include "spin_lock.h"
 #include "warn.h"
 
 /* The largest record: a stack of the deepest capture, or a site's longest text. */
@@ -45,9 +48,6 @@ _Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its he
 
 /* Buffers written out with one writev at exit or an exec (two parts each: under IOV_MAX). */
 #define WRITE_BATCH 128
-
-/* The recording's descriptor is moved at least this high, out of the way of the program's. */
-#define FD_FLOOR 1000
 
 struct tp_record_buffer {
 	char *data;       /* TP_RECORD_BUFFER_BYTES of records */
@@ -68,7 +68,7 @@ static pid_t file_writer; /* the thread that holds file_lock, 0 when none */
 static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
 static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
 
-static int record_fd = -1;
+static struct tp_own_fd record_fd = TP_OWN_FD_NONE;
 static pid_t record_pid;        /* the process whose file record_fd is (a vfork child shares it) */
 static struct stat record_file; /* what record_fd must still be, before each write */
 static char record_path[PATH_MAX];  /* TASKPROBE_RECORD with %p replaced */
@@ -78,55 +78,6 @@ static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter
 static bool write_failed;
 static uint8_t site_recorded[TP_SITES_MAX + 1];
 
-/* Spins before a waiter yields the CPU (its holder may be a lower-priority thread on it). */
-#define SPINS_BEFORE_YIELD 128
-
-static void lock(int *l)
-{
-	for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0;)
-		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0) {
-			if (++spins % SPINS_BEFORE_YIELD == 0) {
-				sched_yield();
-				continue;
-			}
-#if defined(__x86_64__)
-			__builtin_ia32_pause();
-#endif
-		}
-}
-
-static bool try_lock(int *l)
-{
-	return __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) == 0;
-}
-
-static void unlock(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
-/* TASKPROBE_RECORD's path for this process: every %p is its pid, %% a percent sign. */
-static bool expand_path(const char *pattern, char *path, size_t size)
-{
-	size_t k = 0;
-	for (const char *p = pattern; *p != '\0'; p++) {
-		char piece[24] = {*p, '\0'};
-		if (p[0] == '%' && p[1] == 'p') {
-			snprintf(piece, sizeof piece, "%d", (int)getpid());
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			p++;
-		}
-		size_t n = strlen(piece);
-		if (k + n >= size)
-			return false;
-		memcpy(path + k, piece, n);
-		k += n;
-	}
-	path[k] = '\0';
-	return true;
-}
-
 /* Stops recording (the reason said once, with errno's); nothing more is written. */
 static void recording_failed(void)
 {
@@ -135,6 +86,17 @@ static void recording_failed(void)
 			record_path, strerror(errno));
 	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
 			   __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether the file (one writer: this process, under file_lock) has space for `size` bytes after
+ * its end at `end`: reserved first, so that a full disk stops the recording before a chunk,
+ * never half way through one. A file system that cannot reserve (no fallocate) is written as is.
+ */
+static bool space_for(int fd, off_t end, size_t size)
+{
+	int err = fallocate(fd, FALLOC_FL_KEEP_SIZE, end, (off_t)size) == 0 ? 0 : errno;
+	return err == 0 || err == EOPNOTSUPP || err == ENOSYS || err == EINTR;
 }
 
 /*
@@ -149,8 +111,8 @@ static bool write_all(const struct iovec *parts, int n_parts)
 	for (int i = 0; i < n_parts; i++)
 		size += parts[i].iov_len;
 	/* after a failure; in a child made without the fork handlers (_Fork, clone): nothing */
-	if (size == 0 || __atomic_load_n(&write_failed, __ATOMIC_RELAXED) || record_fd < 0 ||
-	    record_pid != getpid())
+	if (size == 0 || __atomic_load_n(&write_failed, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&record_fd.fd, __ATOMIC_RELAXED) < 0 || record_pid != getpid())
 		return size == 0;
 	/*
 	 * One writer at a time, so that the size checked against RLIMIT_FSIZE is the size written
@@ -160,34 +122,37 @@ static bool write_all(const struct iovec *parts, int n_parts)
 	pid_t tid = tp_thread_tid(tp_thread_self());
 	if (__atomic_load_n(&file_writer, __ATOMIC_RELAXED) == tid)
 		return false;
-	lock(&file_lock);
+	tp_spin_lock(&file_lock);
 	__atomic_store_n(&file_writer, tid, __ATOMIC_RELAXED);
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	struct stat now;
 	struct rlimit file_size;
 	ssize_t n = -1;
-	if (fstat(record_fd, &now) != 0 || now.st_dev != record_file.st_dev ||
+	int fd = tp_own_fd_use(&record_fd);
+	if (fd < 0 || fstat(fd, &now) != 0 || now.st_dev != record_file.st_dev ||
 	    now.st_ino != record_file.st_ino) {
-		/* the program closed the descriptor, and its number may be another file's now */
-		record_fd = -1;
+		/* given up for a program's dup2 that found no other number for it (own_files.h) */
 		errno = EBADF;
 	} else if (getrlimit(RLIMIT_FSIZE, &file_size) == 0 &&
 		   file_size.rlim_cur != RLIM_INFINITY &&
 		   (uint64_t)now.st_size + size > file_size.rlim_cur) {
 		errno = EFBIG; /* writing past it would raise SIGXFSZ, which kills by default */
+	} else if (!space_for(fd, now.st_size, size)) {
+		errno = ENOSPC; /* nothing written: the file stays whole */
 	} else {
 		do
-			n = writev(record_fd, parts, n_parts);
+			n = writev(fd, parts, n_parts);
 		while (n < 0 && errno == EINTR);
 		if (n >= 0 && n != (ssize_t)size)
 			errno = ENOSPC;
 	}
+	tp_own_fd_done(&record_fd);
 	if (n != (ssize_t)size)
 		recording_failed();
 	pthread_setcancelstate(cancel_state, NULL);
 	__atomic_store_n(&file_writer, 0, __ATOMIC_RELAXED);
-	unlock(&file_lock);
+	tp_spin_unlock(&file_lock);
 	return n == (ssize_t)size;
 }
 
@@ -198,66 +163,67 @@ static bool write_all(const struct iovec *parts, int n_parts)
 static bool begun_by_this_process(int fd)
 {
 	struct tp_recording_header header;
+	const struct tp_process *self = tp_process();
 	return pread(fd, &header, sizeof header, 0) == (ssize_t)sizeof header &&
 	       memcmp(header.magic, TP_RECORDING_MAGIC, sizeof header.magic) == 0 &&
-	       header.pid == (uint32_t)getpid();
+	       header.version == TP_RECORDING_VERSION && header.pid == (uint32_t)self->pid &&
+	       header.start_ticks == self->start_ticks &&
+	       header.pid_namespace == self->pid_namespace;
 }
 
 /* Opens this process's file and writes its header; false (said) if it cannot. */
 static bool open_recording(const char *pattern)
 {
-	if (!expand_path(pattern, record_path, sizeof record_path)) {
+	if (!tp_output_path(pattern, record_path, sizeof record_path)) {
 		tp_warn("TASKPROBE_RECORD=\"%.300s\" is too long; not recording", pattern);
 		return false;
 	}
-	int fd = open(record_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		/* a pipe or a device: chunks of several threads could interleave, or a write block */
-		tp_warn("TASKPROBE_RECORD=\"%.300s\" is not a regular file; not recording",
-			record_path);
-		close(fd);
+	bool made;
+	const char *why = NULL;
+	int fd = tp_output_open(record_path, O_RDWR | O_APPEND, &made, &why);
+	if (fd < 0) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\" cannot be written: %s; not recording",
+			record_path, why);
 		return false;
 	}
 	/*
 	 * Held while the file is recorded into: another process given the same path (an exec'ed
-	 * child, where the path has no %p) must neither truncate it nor write into it.
+	 * child, where the path has no %p) must not write into it.
 	 */
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		tp_warn("TASKPROBE_RECORD=\"%.300s\": another process records into it (give each "
 			"its own file with %%p); not recording",
 			record_path);
 		close(fd);
 		return false;
 	}
-	if (fd >= 0 && !begun_by_this_process(fd) && ftruncate(fd, 0) != 0) {
+	/*
+	 * A file this run did not make is continued only by the process that began it (an image
+	 * it exec'ed: the same pid, start and pid namespace); any other is never overwritten.
+	 */
+	if (!made && !begun_by_this_process(fd)) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\" exists and was not made by this process: not "
+			"overwritten (remove it, or give each run its own name, as with %%p); not "
+			"recording",
+			record_path);
 		close(fd);
-		fd = -1;
-	}
-	if (fd < 0) {
-		tp_warn("TASKPROBE_RECORD=\"%.300s\" cannot be written (%s); not recording",
-			record_path, strerror(errno));
 		return false;
 	}
-	struct rlimit files;
-	int floor = FD_FLOOR;
-	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
-	    files.rlim_cur <= FD_FLOOR)
-		floor = (int)files.rlim_cur / 2;
-	int moved = fd < floor ? fcntl(fd, F_DUPFD_CLOEXEC, floor) : -1;
-	if (moved >= 0) {
-		close(fd);
-		fd = moved;
+	if (!tp_own_fd_keep(&record_fd, fd)) {
+		tp_warn("TASKPROBE_RECORD=\"%.300s\": no room for its descriptor; not recording",
+			record_path);
+		return false;
 	}
-	record_fd = fd;
-	record_pid = getpid();
+	record_pid = tp_process()->pid;
 	__atomic_store_n(&write_failed, false, __ATOMIC_RELAXED);
-	fstat(fd, &record_file);
+	fstat(record_fd.fd, &record_file);
 	struct tp_recording_header header = {
 		.magic = TP_RECORDING_MAGIC,
 		.version = TP_RECORDING_VERSION,
 		.header_size = sizeof header,
-		.pid = (uint32_t)getpid(),
+		.pid = (uint32_t)tp_process()->pid,
+		.start_ticks = tp_process()->start_ticks,
+		.pid_namespace = tp_process()->pid_namespace,
 		.clock = tp_clock_is_tsc ? TP_CLOCK_TSC : TP_CLOCK_MONOTONIC,
 	};
 	tp_clock_pair(&header.clock_time, &header.ns);
@@ -300,11 +266,11 @@ static void buffer_reset(struct tp_record_buffer *b)
 /* A buffer for the calling thread (a spare one, or new), or NULL when none can be mapped. */
 static struct tp_record_buffer *buffer_get(struct tp_thread *self)
 {
-	lock(&buffers_lock);
+	tp_spin_lock(&buffers_lock);
 	struct tp_record_buffer *b = spare.next != &spare ? spare.next : NULL;
 	if (b != NULL)
 		list_remove(b);
-	unlock(&buffers_lock);
+	tp_spin_unlock(&buffers_lock);
 	if (b == NULL) {
 		/* the descriptor and the data in one mapping: no allocator of the program's */
 		void *m = mmap(NULL, TP_RECORD_BUFFER_BYTES + sizeof *b, PROT_READ | PROT_WRITE,
@@ -319,9 +285,9 @@ static struct tp_record_buffer *buffer_get(struct tp_thread *self)
 	tp_thread_read_name(b->comm);
 	b->writing = 0;
 	b->closed = false;
-	lock(&buffers_lock);
+	tp_spin_lock(&buffers_lock);
 	list_add(&in_use, b);
-	unlock(&buffers_lock);
+	tp_spin_unlock(&buffers_lock);
 	return b;
 }
 
@@ -404,9 +370,9 @@ static void buffer_write_locked(struct tp_record_buffer *b, bool owner)
 /* The calling thread writes its own buffer out. */
 static void buffer_write(struct tp_record_buffer *b)
 {
-	lock(&b->writing);
+	tp_spin_lock(&b->writing);
 	buffer_write_locked(b, true);
-	unlock(&b->writing);
+	tp_spin_unlock(&b->writing);
 }
 
 /*
@@ -599,10 +565,10 @@ void tp_recorder_thread_stopped(struct tp_thread *self)
 	int saved_errno = errno;
 	buffer_write(b);
 	self->record_buffer = NULL;
-	lock(&buffers_lock);
+	tp_spin_lock(&buffers_lock);
 	list_remove(b);
 	list_add(&spare, b);
-	unlock(&buffers_lock);
+	tp_spin_unlock(&buffers_lock);
 	errno = saved_errno;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
@@ -624,7 +590,7 @@ static void write_all_buffers(bool close)
 	bool nested = self->record_busy;
 	self->record_busy = true; /* a signal handler's event now would wait on these locks */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (nested ? !try_lock(&buffers_lock) : (lock(&buffers_lock), false)) {
+	if (nested ? !tp_spin_try_lock(&buffers_lock) : (tp_spin_lock(&buffers_lock), false)) {
 		self->record_busy = nested;
 		return;
 	}
@@ -635,7 +601,7 @@ static void write_all_buffers(bool close)
 	for (struct tp_record_buffer *b = in_use.next; b != &in_use;) {
 		int n = 0, n_parts = 0;
 		for (; b != &in_use && n < WRITE_BATCH; b = b->next) {
-			if (nested ? !try_lock(&b->writing) : (lock(&b->writing), false))
+			if (nested ? !tp_spin_try_lock(&b->writing) : (tp_spin_lock(&b->writing), false))
 				continue;
 			batch[n] = b;
 			bool own = !nested && b == self->record_buffer;
@@ -655,10 +621,10 @@ static void write_all_buffers(bool close)
 				      chunks[i].magic != 0 ? &chunks[i] : NULL, &parts[2 * i + 1],
 				      ok);
 			batch[i]->closed = batch[i]->closed || close;
-			unlock(&batch[i]->writing);
+			tp_spin_unlock(&batch[i]->writing);
 		}
 	}
-	unlock(&buffers_lock);
+	tp_spin_unlock(&buffers_lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = nested;
 }
@@ -666,7 +632,7 @@ static void write_all_buffers(bool close)
 /* Whether this process records into a file of its own (not a vfork child of the recorder). */
 static bool recording_here(void)
 {
-	return record_fd >= 0 && record_pid == getpid();
+	return __atomic_load_n(&record_fd.fd, __ATOMIC_RELAXED) >= 0 && record_pid == getpid();
 }
 
 static bool written_before_destructors;
@@ -688,14 +654,14 @@ static void write_own_close_others(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	struct tp_record_buffer *own = nested ? NULL : self->record_buffer;
 	if (own != NULL) {
-		lock(&own->writing);
+		tp_spin_lock(&own->writing);
 		buffer_write_locked(own, true);
 		own->closed = true;
-		unlock(&own->writing);
+		tp_spin_unlock(&own->writing);
 	}
-	if (nested ? try_lock(&buffers_lock) : (lock(&buffers_lock), true)) {
+	if (nested ? tp_spin_try_lock(&buffers_lock) : (tp_spin_lock(&buffers_lock), true)) {
 		for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
-			if (b == own || !try_lock(&b->writing))
+			if (b == own || !tp_spin_try_lock(&b->writing))
 				continue;
 			uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
 			if (!b->closed)
@@ -706,9 +672,9 @@ static void write_own_close_others(void)
 						   __ATOMIC_RELAXED);
 			b->written = used;
 			b->closed = true;
-			unlock(&b->writing);
+			tp_spin_unlock(&b->writing);
 		}
-		unlock(&buffers_lock);
+		tp_spin_unlock(&buffers_lock);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = nested;
@@ -759,6 +725,27 @@ void tp_recorder_before_exec(void)
 }
 
 /*
+ * A system call filter comes, which may kill the process for a write of the recorder's: the
+ * records so far are written while nothing refuses them, and recording stops, said.
+ */
+void tp_recorder_before_seccomp(void)
+{
+	if (!recording_here() || __atomic_load_n(&write_failed, __ATOMIC_RELAXED))
+		return;
+	int saved_errno = errno;
+	write_all_buffers(true);
+	tp_warn("TASKPROBE_RECORD: the program installs a system call filter (seccomp): recording "
+		"stops here, so that no call of taskprobe's can be refused; %.300s holds what came "
+		"before",
+		record_path);
+	__atomic_store_n(&write_failed, true, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
+			   __ATOMIC_RELAXED);
+	tp_own_fd_close(&record_fd);
+	errno = saved_errno;
+}
+
+/*
  * Fork takes the lists' lock, so that the child has them whole; not when this thread is inside
  * the recorder (a fork from a signal handler that interrupted it, which may hold the lock).
  */
@@ -768,13 +755,13 @@ void tp_recorder_prepare_fork(void)
 {
 	fork_took_lock = !tp_thread_self()->record_busy;
 	if (fork_took_lock)
-		lock(&buffers_lock);
+		tp_spin_lock(&buffers_lock);
 }
 
 void tp_recorder_parent_after_fork(void)
 {
 	if (fork_took_lock)
-		unlock(&buffers_lock);
+		tp_spin_unlock(&buffers_lock);
 }
 
 /*
@@ -802,15 +789,10 @@ void tp_recorder_child_after_fork(void)
 	/* a thread the child does not have may have been writing the file at the fork */
 	file_lock = 0;
 	file_writer = 0;
-	if (record_fd < 0)
+	if (record_fd.fd < 0)
 		return;
 	int saved_errno = errno;
-	struct stat now;
-	/* closed only if it is still the recording's (the program may own that number now) */
-	if (fstat(record_fd, &now) == 0 && now.st_dev == record_file.st_dev &&
-	    now.st_ino == record_file.st_ino)
-		close(record_fd);
-	record_fd = -1;
+	tp_own_fd_close(&record_fd); /* the parent's; its lock was reset for the child */
 	__atomic_store_n(&dropped_unrecorded, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_at_exit, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&dropped_in_chunks, 0, __ATOMIC_RELAXED);

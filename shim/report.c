@@ -22,7 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,8 @@
 
 #include "events.h"
 #include "lifecycle.h"
+#include "openmp_runtimes.h"
+#include "own_files.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "stack_table.h"
@@ -44,7 +46,9 @@ uint16_t tp_report_on;
 
 /* Tasks alive per report key. */
 static int64_t alive[IDS];
-static const char *report_path; /* NULL: stderr */
+/* The report's file (TASKPROBE_REPORT, %p the pid), appended to; none: stderr. */
+static struct tp_own_fd report_fd = TP_OWN_FD_NONE;
+static char report_path[PATH_MAX];
 
 /*
  * Set by the first task or executor thread any executor reports, which also registers the
@@ -179,48 +183,18 @@ static void write_report(FILE *out)
 		alive_by_site[groups[g].site] = 0;
 }
 
-/* Which OpenMP runtime the program's GOMP_* calls reach: the first of the two in load order. */
-enum openmp_runtime { NO_RUNTIME, LIBGOMP, LIBOMP };
-
-static int first_openmp_runtime(struct dl_phdr_info *info, size_t size, void *found)
-{
-	(void)size;
-	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
-	if (strrchr(name, '/') != NULL)
-		name = strrchr(name, '/') + 1;
-	if (strncmp(name, "libgomp.", 8) == 0 || strncmp(name, "libgomp-", 8) == 0)
-		*(enum openmp_runtime *)found = LIBGOMP;
-	else if (strncmp(name, "libomp.", 7) == 0 || strncmp(name, "libomp-", 7) == 0 ||
-		 strncmp(name, "libiomp5", 8) == 0)
-		*(enum openmp_runtime *)found = LIBOMP;
-	return *(enum openmp_runtime *)found != NO_RUNTIME;
-}
-
 /*
  * No executor ever reported a task: say so rather than "0 tasks", and why when the program's
  * OpenMP runtime is libgomp, which has no tool interface.
  */
 static void report_no_executor(FILE *out)
 {
-	enum openmp_runtime runtime = NO_RUNTIME;
-	dl_iterate_phdr(first_openmp_runtime, &runtime);
 	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
 		(int)getpid(),
-		runtime == LIBGOMP
+		tp_openmp_runtime_first() == TP_OPENMP_LIBGOMP
 			? ". An OpenMP program on GCC's libgomp has no tool interface: run "
 			  "it with LLVM's libomp preloaded (taskprobe run does this)"
 			: "");
-}
-
-/* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
-static void write_out(void (*report)(FILE *))
-{
-	FILE *out = report_path != NULL ? fopen(report_path, "we") : NULL;
-	report(out != NULL ? out : stderr);
-	if (out != NULL)
-		fclose(out);
-	else
-		fflush(stderr);
 }
 
 /* The report, formatted in memory (NULL if that failed). */
@@ -236,6 +210,45 @@ static char *format_report(size_t *length)
 		return NULL;
 	}
 	return text;
+}
+
+/* Writes all of `text` to `fd`. */
+static void write_all(int fd, const char *text, size_t length)
+{
+	while (length > 0) {
+		ssize_t n = write(fd, text, length);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		text += n;
+		length -= (size_t)n;
+	}
+}
+
+/*
+ * Appends `text` to the report's file with one write(2), so that the reports of several
+ * processes given one file (a script's, a forked child's) each stay whole; or to stderr.
+ */
+static void write_text(const char *text, size_t length)
+{
+	int fd = tp_own_fd_use(&report_fd);
+	write_all(fd >= 0 ? fd : STDERR_FILENO, text, length);
+	tp_own_fd_done(&report_fd);
+}
+
+/* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
+static void write_out(void (*report)(FILE *))
+{
+	size_t length = 0;
+	char *text = NULL;
+	FILE *memory = open_memstream(&text, &length);
+	if (memory == NULL)
+		return;
+	report(memory);
+	if (fclose(memory) == 0)
+		write_text(text, length);
+	free(text);
 }
 
 /* At the start of exit, before the libraries' destructors (see the top of this file). */
@@ -256,20 +269,6 @@ void tp_report_before_destructors(void)
 	errno = saved_errno;
 }
 
-/* Writes all of `text` to `fd`. */
-static void write_all(int fd, const char *text, size_t length)
-{
-	while (length > 0) {
-		ssize_t n = write(fd, text, length);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		text += n;
-		length -= (size_t)n;
-	}
-}
-
 /* At exit after every destructor (see the top of this file). */
 void tp_report_at_exit(void)
 {
@@ -283,32 +282,46 @@ void tp_report_at_exit(void)
 		write_out(write_report);
 	} else {
 		/* Executor threads may still run on a runtime torn down under them: no more work. */
-		int fd = report_path != NULL
-				 ? open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-				 : -1;
-		write_all(fd >= 0 ? fd : STDERR_FILENO, prepared, prepared_length);
-		if (fd >= 0)
-			close(fd);
+		write_text(prepared, prepared_length);
 	}
 	errno = saved_errno;
 }
 
-/* A report file that cannot be written is said at start, and the report goes to stderr. */
+/*
+ * Opens the report's file for this process (appended to, never truncated: own_files.h); one that
+ * cannot be written is said, and the report goes to stderr.
+ */
+static void open_report(const char *setting)
+{
+	const char *why = "the path is too long";
+	bool made;
+	int fd = tp_output_path(setting, report_path, sizeof report_path)
+			 ? tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why)
+			 : -1;
+	if (fd < 0 || !tp_own_fd_keep(&report_fd, fd))
+		tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting,
+			fd < 0 ? why : "no room for its descriptor");
+}
+
 void tp_report_start(void)
 {
 	const char *setting = tp_settings()->report;
 	if (setting == NULL)
 		return;
-	if (strcmp(setting, "stderr") != 0) {
-		int fd = open(setting, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			close(fd);
-			report_path = setting;
-		} else {
-			tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written (%s); using stderr",
-				setting, strerror(errno));
-		}
-	}
+	if (strcmp(setting, "stderr") != 0)
+		open_report(setting);
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
+}
+
+/* A forked child reports into a file of its own when the path has %p, else after its parent's. */
+void tp_report_child_after_fork(void)
+{
+	const char *setting = tp_settings()->report;
+	if (setting == NULL || strstr(setting, "%p") == NULL || report_fd.fd < 0)
+		return;
+	int saved_errno = errno;
+	tp_own_fd_close(&report_fd);
+	open_report(setting);
+	errno = saved_errno;
 }

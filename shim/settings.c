@@ -70,34 +70,34 @@ static void parse_environment(struct tp_settings *s)
 	long n;
 
 	*s = defaults;
-	if ((v = getenv("TASKPROBE_STACKS")) != NULL) {
+	if ((v = secure_getenv("TASKPROBE_STACKS")) != NULL) {
 		if (parse_bounded(v, 0, 1, &n))
 			s->stacks = n == 1;
 		else
 			warn_bad("TASKPROBE_STACKS", v, "0 or 1", "1");
 	}
-	if ((v = getenv("TASKPROBE_STACK_DEPTH")) != NULL) {
+	if ((v = secure_getenv("TASKPROBE_STACK_DEPTH")) != NULL) {
 		if (parse_bounded(v, 1, 128, &n))
 			s->stack_depth = (unsigned)n;
 		else
 			warn_bad("TASKPROBE_STACK_DEPTH", v, "a number from 1 to 128", "32");
 	}
-	if ((v = getenv("TASKPROBE_WORKERS")) != NULL)
+	if ((v = secure_getenv("TASKPROBE_WORKERS")) != NULL)
 		s->workers = copy_string("TASKPROBE_WORKERS", v, workers_glob, sizeof workers_glob,
 					 "a glob of thread names (1 to 255 characters)");
-	if ((v = getenv("TASKPROBE_REPORT")) != NULL)
+	if ((v = secure_getenv("TASKPROBE_REPORT")) != NULL)
 		s->report = copy_string("TASKPROBE_REPORT", v, report_path, sizeof report_path,
 					"\"stderr\" or a file path");
-	if ((v = getenv("TASKPROBE_RECORD")) != NULL)
+	if ((v = secure_getenv("TASKPROBE_RECORD")) != NULL)
 		s->record = copy_string("TASKPROBE_RECORD", v, record_path, sizeof record_path,
 					"a file path (%p: the process id)");
-	if ((v = getenv("TASKPROBE_RECORD_STACKS")) != NULL) {
+	if ((v = secure_getenv("TASKPROBE_RECORD_STACKS")) != NULL) {
 		if (parse_bounded(v, 0, 1, &n))
 			s->record_stacks = n == 1;
 		else
 			warn_bad("TASKPROBE_RECORD_STACKS", v, "0 or 1", "0");
 	}
-	if ((v = getenv("TASKPROBE_LIVE")) != NULL) {
+	if ((v = secure_getenv("TASKPROBE_LIVE")) != NULL) {
 		if (strcmp(v, "keep") == 0)
 			s->live = TP_LIVE_KEEP;
 		else if (parse_bounded(v, 0, 1, &n))
@@ -105,10 +105,10 @@ static void parse_environment(struct tp_settings *s)
 		else
 			warn_bad("TASKPROBE_LIVE", v, "0, 1 or keep", "0");
 	}
-	if ((v = getenv("TASKPROBE_LIVE_DIR")) != NULL)
+	if ((v = secure_getenv("TASKPROBE_LIVE_DIR")) != NULL)
 		s->live_dir = copy_string("TASKPROBE_LIVE_DIR", v, live_dir, sizeof live_dir,
 					  "a directory");
-	if ((v = getenv("TASKPROBE_LIVE_LONG_POLL_US")) != NULL) {
+	if ((v = secure_getenv("TASKPROBE_LIVE_LONG_POLL_US")) != NULL) {
 		if (parse_bounded(v, 1, 3600000000L, &n))
 			s->live_long_poll_us = (unsigned)n;
 		else

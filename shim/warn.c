@@ -6,10 +6,17 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 void tp_warn(const char *format, ...)
 {
+	/*
+	 * A secure-execution process (setuid, setgid, file capabilities) reads no setting of the
+	 * user's and says nothing on a stderr that user may have chosen.
+	 */
+	if (getauxval(AT_SECURE) != 0)
+		return;
 	int saved_errno = errno;
 	char line[768] = "taskprobe: ";
 	size_t prefix = 11;

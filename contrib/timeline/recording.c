@@ -9,6 +9,7 @@
 #include "recording.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,13 +162,20 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 		const char *why = NULL;
 		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
 		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
-			struct tp_recording_header h;
-			if (left < sizeof h) {
+			struct tp_recording_header h = {0};
+			/* version 2's header is version 3's without the process's start and namespace */
+			uint32_t version = 0, header_size = sizeof h;
+			const size_t version_end = offsetof(struct tp_recording_header, header_size);
+			if (left >= version_end)
+				memcpy(&version, p + version_end - sizeof version, sizeof version);
+			if (version == 2)
+				header_size = TP_RECORDING_HEADER_V2_SIZE;
+			if (left < header_size) {
 				why = "a header not whole";
 			} else {
-				memcpy(&h, p, sizeof h);
-				if (h.version != TP_RECORDING_VERSION ||
-				    h.header_size != sizeof h ||
+				memcpy(&h, p, header_size);
+				if ((h.version != TP_RECORDING_VERSION && h.version != 2) ||
+				    h.header_size != header_size ||
 				    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC))
 					why = "a header of another version of the format";
 			}
@@ -188,7 +196,7 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 							    .first_ns = h.ns,
 							    .last_time = h.clock_time,
 							    .last_ns = h.ns};
-				at += sizeof h;
+				at += header_size;
 				continue;
 			}
 		} else if (current == NULL) {

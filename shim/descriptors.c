@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The close family: close, close_range, closefrom, dup2, dup3. The descriptors the shim keeps
+ * (own_files.h: a recording's, a report's) are out of the program's reach, and every call does
+ * what it would do without the shim, where those numbers are not open: closing one fails with
+ * EBADF, a range is closed around them, and a dup2 onto one moves the shim's away first. With
+ * no descriptor kept, each call is one load and a tail call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "own_files.h"
+#include "probes.h"
+#include "real_symbol.h"
+
+static int (*real_close)(int);
+static int (*real_close_range)(unsigned, unsigned, int);
+static void (*real_closefrom)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
+TP_RESOLVED_AT_LOAD(real_close_range, "close_range", NULL);
+TP_RESOLVED_AT_LOAD(real_closefrom, "closefrom", NULL);
+TP_RESOLVED_AT_LOAD(real_dup2, "dup2", NULL);
+TP_RESOLVED_AT_LOAD(real_dup3, "dup3", NULL);
+
+/* The function's real definition, or -1 with ENOSYS from the interposer when there is none. */
+#define REAL_OR_ENOSYS(fn, cache, name)                                                            \
+	__typeof__(cache) fn = TP_REAL(cache, name, NULL);                                         \
+	if (fn == NULL) {                                                                          \
+		errno = ENOSYS;                                                                    \
+		return -1;                                                                         \
+	}
+
+TP_EXPORT int close(int fd)
+{
+	REAL_OR_ENOSYS(fn, real_close, "close");
+	if (__builtin_expect(tp_own_fd_is(fd), 0)) {
+		errno = EBADF;
+		return -1;
+	}
+	return fn(fd);
+}
+
+/* [first, last] closed (or flagged) around the shim's descriptors in it. */
+static int close_range_around(int (*fn)(unsigned, unsigned, int), unsigned first, unsigned last,
+			      int flags)
+{
+	int kept[TP_OWN_FDS_MAX];
+	unsigned n = first <= last ? tp_own_fds_within(first, last, kept) : 0;
+	for (unsigned i = 0; i < n; i++) {
+		if ((unsigned)kept[i] > first && fn(first, (unsigned)kept[i] - 1, flags) != 0)
+			return -1;
+		first = (unsigned)kept[i] + 1;
+	}
+	if (n > 0 && (unsigned)kept[n - 1] == last)
+		return 0;
+	return fn(first, last, flags);
+}
+
+TP_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	REAL_OR_ENOSYS(fn, real_close_range, "close_range");
+	return close_range_around(fn, first, last, flags);
+}
+
+TP_EXPORT void closefrom(int lowest)
+{
+	__typeof__(real_closefrom) fn = TP_REAL(real_closefrom, "closefrom", NULL);
+	__typeof__(real_close_range) range = TP_REAL(real_close_range, "close_range", NULL);
+	int kept[TP_OWN_FDS_MAX];
+	if (lowest < 0 || range == NULL || tp_own_fds_within((unsigned)lowest, UINT_MAX, kept) == 0) {
+		if (fn != NULL)
+			fn(lowest);
+		return;
+	}
+	int saved_errno = errno;
+	if (close_range_around(range, (unsigned)lowest, UINT_MAX, 0) == 0)
+		errno = saved_errno; /* closefrom sets no errno */
+	else if (fn != NULL)
+		fn(lowest); /* what the program asked for comes first */
+}
+
+TP_EXPORT int dup2(int from, int to)
+{
+	REAL_OR_ENOSYS(fn, real_dup2, "dup2");
+	if (__builtin_expect(tp_own_fd_is(from), 0)) {
+		errno = EBADF;
+		return -1;
+	}
+	tp_own_fd_make_way(to);
+	return fn(from, to);
+}
+
+TP_EXPORT int dup3(int from, int to, int flags)
+{
+	REAL_OR_ENOSYS(fn, real_dup3, "dup3");
+	if (__builtin_expect(tp_own_fd_is(from), 0)) {
+		errno = EBADF;
+		return -1;
+	}
+	tp_own_fd_make_way(to);
+	return fn(from, to, flags);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/* The files the shim writes and the descriptors it keeps (own_files.h). */
+#define _GNU_SOURCE
+#include "own_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "process.h"
+#include "spin_lock.h"
+#include "lifecycle.h"
+
+static struct tp_own_fd *kept[TP_OWN_FDS_MAX];
+static unsigned kept_count; /* the close family's one check while the shim keeps none */
+static int registry_lock;
+
+bool tp_output_path(const char *pattern, char *path, size_t size)
+{
+	size_t k = 0;
+	for (const char *p = pattern; *p != '\0'; p++) {
+		char piece[24] = {*p, '\0'};
+		if (p[0] == '%' && p[1] == 'p') {
+			snprintf(piece, sizeof piece, "%d", (int)tp_process()->pid);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			p++;
+		}
+		size_t n = strlen(piece);
+		if (k + n >= size)
+			return false;
+		memcpy(path + k, piece, n);
+		k += n;
+	}
+	path[k] = '\0';
+	return true;
+}
+
+static const char *open_failure(int err)
+{
+	return err == ELOOP ? "it is a symbolic link, which taskprobe does not follow"
+			    : strerror(err);
+}
+
+int tp_output_open(const char *path, int flags, bool *made, const char **why)
+{
+	int fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		*made = true;
+		return fd;
+	}
+	if (errno != EEXIST) {
+		*why = open_failure(errno);
+		return -1;
+	}
+	/* without blocking: a fifo planted under the name must not hold the program here */
+	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		*why = open_failure(errno);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		*why = S_ISREG(st.st_mode) ? "it is another user's file" : "it is not a regular file";
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, flags & O_APPEND);
+	*made = false;
+	return fd;
+}
+
+/* The lowest number a kept descriptor may have: TP_OWN_FD_FLOOR, or less under a low limit. */
+static int fd_floor(void)
+{
+	struct rlimit files;
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY &&
+	    files.rlim_cur <= TP_OWN_FD_FLOOR)
+		return (int)files.rlim_cur / 2;
+	return TP_OWN_FD_FLOOR;
+}
+
+bool tp_own_fd_keep(struct tp_own_fd *owned, int fd)
+{
+	int floor = fd_floor();
+	if (fd < floor) {
+		int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+		if (moved >= 0) {
+			close(fd);
+			fd = moved;
+		}
+	}
+	tp_spin_lock(&registry_lock);
+	unsigned i = 0;
+	while (i < TP_OWN_FDS_MAX && kept[i] != NULL && kept[i] != owned)
+		i++;
+	if (i == TP_OWN_FDS_MAX) {
+		tp_spin_unlock(&registry_lock);
+		close(fd);
+		return false;
+	}
+	__atomic_store_n(&owned->fd, fd, __ATOMIC_RELEASE);
+	if (kept[i] == NULL) {
+		__atomic_store_n(&kept[i], owned, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&kept_count, 1, __ATOMIC_RELEASE);
+	}
+	tp_spin_unlock(&registry_lock);
+	return true;
+}
+
+/* Takes `owned` out of the registry; its number is then the program's to close. */
+static int unregister(struct tp_own_fd *owned)
+{
+	tp_spin_lock(&registry_lock);
+	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++)
+		if (kept[i] == owned) {
+			__atomic_store_n(&kept[i], NULL, __ATOMIC_RELEASE);
+			__atomic_sub_fetch(&kept_count, 1, __ATOMIC_RELEASE);
+		}
+	int fd = __atomic_exchange_n(&owned->fd, -1, __ATOMIC_ACQ_REL);
+	tp_spin_unlock(&registry_lock);
+	return fd;
+}
+
+void tp_own_fd_close(struct tp_own_fd *owned)
+{
+	tp_spin_lock(&owned->lock);
+	int fd = unregister(owned);
+	if (fd >= 0)
+		close(fd); /* no longer kept: the close family passes it on */
+	tp_spin_unlock(&owned->lock);
+}
+
+void tp_own_fd_forget(struct tp_own_fd *owned)
+{
+	(void)unregister(owned);
+}
+
+int tp_own_fd_use(struct tp_own_fd *owned)
+{
+	tp_spin_lock(&owned->lock);
+	return __atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE);
+}
+
+void tp_own_fd_done(struct tp_own_fd *owned)
+{
+	tp_spin_unlock(&owned->lock);
+}
+
+bool tp_own_fd_is(int fd)
+{
+	if (__atomic_load_n(&kept_count, __ATOMIC_ACQUIRE) == 0 || fd < 0)
+		return false;
+	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++) {
+		struct tp_own_fd *owned = __atomic_load_n(&kept[i], __ATOMIC_ACQUIRE);
+		if (owned != NULL && __atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd)
+			return true;
+	}
+	return false;
+}
+
+void tp_own_fd_make_way(int fd)
+{
+	if (!tp_own_fd_is(fd))
+		return;
+	int saved_errno = errno;
+	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++) {
+		struct tp_own_fd *owned = __atomic_load_n(&kept[i], __ATOMIC_ACQUIRE);
+		if (owned == NULL)
+			continue;
+		tp_spin_lock(&owned->lock); /* no write of the owner's is under way */
+		if (__atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd) {
+			int moved = fcntl(fd, F_DUPFD_CLOEXEC, fd_floor());
+			if (moved >= 0)
+				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
+			else
+				(void)unregister(owned); /* the owner finds none: it stops */
+			close(fd); /* no longer kept: the close family passes it on */
+		}
+		tp_spin_unlock(&owned->lock);
+	}
+	errno = saved_errno;
+}
+
+unsigned tp_own_fds_within(unsigned first, unsigned last, int fds[TP_OWN_FDS_MAX])
+{
+	unsigned n = 0;
+	if (__atomic_load_n(&kept_count, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++) {
+		struct tp_own_fd *owned = __atomic_load_n(&kept[i], __ATOMIC_ACQUIRE);
+		int fd = owned != NULL ? __atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) : -1;
+		if (fd < 0 || (unsigned)fd < first || (unsigned)fd > last)
+			continue;
+		unsigned at = n++;
+		for (; at > 0 && fds[at - 1] > fd; at--) /* ascending */
+			fds[at] = fds[at - 1];
+		fds[at] = fd;
+	}
+	return n;
+}
+
+void tp_own_fds_child_after_fork(void)
+{
+	registry_lock = 0;
+	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++)
+		if (kept[i] != NULL)
+			kept[i]->lock = 0;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The files the shim writes for the user (a recording, a report) and the descriptors it keeps
+ * open for them, as LTTng-UST's fd tracker keeps its own: out of the program's reach.
+ *
+ * Opening: a path from a setting is never followed through a symbolic link (a link planted in a
+ * shared directory would aim a root program at any file), a file the shim makes is mode 0600
+ * (the umask applies on top), and an existing file is written only when it is a regular file of
+ * the user's own; what the caller does with an existing one (append, continue) is its choice,
+ * never truncation.
+ *
+ * Keeping: a descriptor the shim keeps is moved to TP_OWN_FD_FLOOR or above, close-on-exec, and
+ * the close family (interposers/descriptors.c) never closes or replaces it: the program's
+ * close() of its number fails with EBADF, as it would without the shim, where that number is
+ * not open; a dup2() onto its number first moves the shim's descriptor to another, then does
+ * what the program asked. The owner uses the descriptor only between tp_own_fd_use and
+ * tp_own_fd_done, so that it is never moved under a write.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A kept descriptor is moved at least this high, out of the way of the program's. */
+#define TP_OWN_FD_FLOOR 1000
+
+/* The most descriptors the shim keeps at once (a recording, a report). */
+#define TP_OWN_FDS_MAX 4
+
+struct tp_own_fd {
+	int fd;   /* -1: none */
+	int lock; /* held by its user, and while it is moved */
+};
+#define TP_OWN_FD_NONE {.fd = -1, .lock = 0}
+
+/*
+ * `pattern` with every %p replaced by the pid and %% by a percent sign, into `path`; false when
+ * it does not fit.
+ */
+bool tp_output_path(const char *pattern, char *path, size_t size);
+
+/*
+ * Opens `path` for writing (`flags`: O_WRONLY or O_RDWR, O_APPEND if wanted), as said above:
+ * made (O_EXCL, 0600; *made true) or, when it exists, opened only if it is a regular file owned
+ * by the calling user (*made false). -1 with errno, and a reason in `why`, when refused.
+ */
+int tp_output_open(const char *path, int flags, bool *made, const char **why);
+
+/* Keeps `fd` in `owned` (moved high, close-on-exec, guarded); false, fd closed, if it cannot. */
+bool tp_own_fd_keep(struct tp_own_fd *owned, int fd);
+/* Closes and forgets the descriptor of `owned`. */
+void tp_own_fd_close(struct tp_own_fd *owned);
+/* Forgets it without closing it: a forked child's copy, which the parent still writes. */
+void tp_own_fd_forget(struct tp_own_fd *owned);
+
+/* The descriptor to write to, held from moving until tp_own_fd_done; -1 when there is none. */
+int tp_own_fd_use(struct tp_own_fd *owned);
+void tp_own_fd_done(struct tp_own_fd *owned);
+
+/* For the close family: whether `fd` is one the shim keeps. */
+bool tp_own_fd_is(int fd);
+/*
+ * For dup2 and dup3 onto `fd`: if the shim keeps `fd`, moves it to another number (or, when no
+ * number is free, gives it up: the program's call must succeed as it would without the shim).
+ */
+void tp_own_fd_make_way(int fd);
+/*
+ * The descriptors the shim keeps within [first, last], ascending, into `fds` (at most
+ * TP_OWN_FDS_MAX); their count.
+ */
+unsigned tp_own_fds_within(unsigned first, unsigned last, int fds[TP_OWN_FDS_MAX]);

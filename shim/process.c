@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* This process's identity (process.h). */
+#define _GNU_SOURCE
+#include "process.h"
+
+#include "lifecycle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct tp_process self;
+
+/* /proc/PID/stat's fields after the command: state is field 3, starttime field 22. */
+#define STAT_FIELD_AFTER_COMMAND 3
+#define STAT_FIELD_START_TIME    22
+/* /proc/self/stat is well under this (52 fields of at most 20 digits, a 16-byte command). */
+#define STAT_TEXT_MAX 1536
+
+uint64_t tp_process_start_ticks_of(const char *stat, size_t length)
+{
+	const char *end = stat + length;
+	const char *p = memrchr(stat, ')', length);
+	if (p == NULL)
+		return 0;
+	p++;
+	for (int field = STAT_FIELD_AFTER_COMMAND; field <= STAT_FIELD_START_TIME; field++) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			return 0;
+		if (field == STAT_FIELD_START_TIME) {
+			uint64_t ticks = 0;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				ticks = ticks * 10 + (uint64_t)(*p - '0');
+			return ticks;
+		}
+		while (p < end && *p != ' ')
+			p++;
+	}
+	return 0;
+}
+
+static uint64_t read_start_ticks(void)
+{
+	char text[STAT_TEXT_MAX];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n;
+	do
+		n = read(fd, text, sizeof text);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n > 0 ? tp_process_start_ticks_of(text, (size_t)n) : 0;
+}
+
+static void read_identity(void)
+{
+	int saved_errno = errno;
+	struct stat st;
+	self.pid = getpid();
+	self.start_ticks = read_start_ticks();
+	self.pid_namespace = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	errno = saved_errno;
+}
+
+const struct tp_process *tp_process(void)
+{
+	return &self;
+}
+
+int tp_process_is_current(void)
+{
+	return self.pid == getpid();
+}
+
+void tp_process_start(void)
+{
+	read_identity();
+}
+
+void tp_process_child_after_fork(void)
+{
+	read_identity();
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This process's identity, read once at start and again in a forked child, so that nothing on
+ * the way out (exit, exec) asks the kernel: a program under a seccomp filter that allows only
+ * what it uses must not die of a call of the shim's.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tp_process {
+	pid_t pid;
+	/* when it started: /proc/self/stat's starttime (clock ticks since boot), 0 unknown */
+	uint64_t start_ticks;
+	/* the inode of its pid namespace (/proc/self/ns/pid), 0 unknown */
+	uint64_t pid_namespace;
+};
+
+/* The calling process's identity (valid after tp_process_start). */
+const struct tp_process *tp_process(void);
+
+/* Whether the identity is still this process's: false in a child made without fork handlers. */
+int tp_process_is_current(void);
+
+/*
+ * The start time of process `pid` from the text of its /proc/PID/stat (`stat`, `length` bytes):
+ * field 22, counted after the command's closing parenthesis (the command may hold spaces and
+ * parentheses). 0 when the text has none.
+ */
+uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
