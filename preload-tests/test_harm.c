@@ -5,9 +5,467 @@
  * can be turned against anyone (setuid programs, planted links, other users' files). This file
  * holds the shim's side; test_harm_launcher.c the launcher's and test_harm_console.c the
  * console's.
+ *
+ * Most tests here run a bash script that sets the scene (a limit, a link, a mount namespace of
+ * the test's own with a private /dev/shm or /etc) and preloads the shim itself.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_live.h"
+
+#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+
+/* The reason the tests that preload the shim by themselves are left out of sanitizer passes. */
+#define PRELOADS_ITSELF                                                                            \
+	"its scripts preload the shim by themselves (through namespaces, setuid programs and "     \
+	"shells), not the sanitizer's runtime"
+
+/* A new directory for the test, mode 0755 (nobody may read it), removed at the test's end. */
+static char *scratch_dir(void)
+{
+	char *path = strdup("/tmp/taskprobe-harm-XXXXXX");
+	cr_assert(mkdtemp(path) != NULL);
+	chmod(path, 0755);
+	return path;
+}
+
+static void remove_dir(const char *path)
+{
+	char command[512];
+	snprintf(command, sizeof command, "rm -rf '%s'", path);
+	cr_expect_eq(system(command), 0);
+}
+
+/*
+ * Runs the bash script made from `format` (printf-style) as a user types it, without the shim
+ * (the script preloads it where it means to: $SHIM is the shim's path, $TIMELINE the converter's,
+ * $TARGETS the targets' directory), with no descriptor but the standard ones (tp_spawn).
+ */
+__attribute__((format(printf, 2, 3))) static void script(struct tp_run *run, const char *format,
+							 ...)
+{
+	char *body;
+	va_list ap;
+	va_start(ap, format);
+	cr_assert_geq(vasprintf(&body, format, ap), 0);
+	va_end(ap);
+	char *text;
+	cr_assert_geq(asprintf(&text, "export SHIM='%s' TIMELINE='%s' TARGETS='%s'\n%s", tp_shim(),
+			       TIMELINE, TP_TARGETS_DIR, body),
+		      0);
+	tp_run(TP_PLAIN, (const char *[]){"/bin/bash", "-c", text, NULL}, NULL, run);
+	free(text);
+	free(body);
+}
+
+/* The number of entries of `dir` whose names begin with `prefix`. */
+static unsigned entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	cr_assert(d != NULL, "%s", dir);
+	unsigned n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* The events the converter counts in `recording` (its --count line), or -1. */
+static long recorded_events(const char *recording, int *status)
+{
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--count", "-o", "/dev/null", recording, NULL},
+	       NULL, &run);
+	long n = -1;
+	const char *line = strstr(run.err, "taskprobe-timeline: ");
+	if (line != NULL)
+		sscanf(line, "taskprobe-timeline: %ld events", &n);
+	*status = run.status;
+	tp_run_free(&run);
+	return n;
+}
+
+Test(harm, a_file_size_limit_below_the_live_statistics_file_is_said_and_the_program_runs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* ulimit -f counts KiB: 10 MB, below the statistics' 25 MB (the size they need at once) */
+	script(&run,
+	       "ulimit -f 10000\nLD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s "
+	       "/bin/echo hi",
+	       dir);
+	cr_expect_eq(run.status, 0, "status %d: %s", run.status, run.err);
+	cr_expect_str_eq(run.out, "hi\n");
+	cr_expect(strstr(run.err, "live statistics off: the file size limit") != NULL, "%s",
+		  run.err);
+	cr_expect_eq(entries(dir, TP_LIVE_FILE_PREFIX), 0);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_the_shim)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
+		     "the sanitizers' runtimes make system calls at exit that the filter refuses");
+	char *dir = scratch_dir();
+	for (int way = 0; way < 2; way++) {
+		const char *how = way == 0 ? "prctl" : "syscall";
+		struct tp_run run;
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s "
+		       "TASKPROBE_RECORD=%s/recording.%s $TARGETS/seccomp_exit %s",
+		       dir, dir, how, how);
+		cr_expect_eq(run.status, 0, "%s: status %d: %s", how, run.status, run.err);
+		cr_expect_str_eq(run.out, "confined\n");
+		cr_expect(strstr(run.err, "installs a system call filter (seccomp): recording "
+					  "stops here") != NULL,
+			  "%s", run.err);
+		tp_run_free(&run);
+		/* the 100 waits before the filter: a wait-start and a wait-end each */
+		char recording[256];
+		snprintf(recording, sizeof recording, "%s/recording.%s", dir, how);
+		int status;
+		cr_expect_eq(recorded_events(recording, &status), 200, "%s", how);
+		cr_expect_eq(status, 0);
+	}
+	/* the statistics' files the filter kept the programs from removing: the next one's sweep */
+	cr_expect_geq(entries(dir, TP_LIVE_FILE_PREFIX), 1);
+	struct tp_run next;
+	script(&next, "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s /bin/true", dir);
+	cr_expect_eq(next.status, 0);
+	cr_expect_eq(entries(dir, TP_LIVE_FILE_PREFIX), 0);
+	tp_run_free(&next);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_the_recording,
+     .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run plain, traced;
+	script(&plain, "$TARGETS/descriptor_games %s/plain", dir);
+	cr_expect_str_eq(plain.out, "ok\n");
+	/* each of 200 rounds finds the recording's descriptor and dup2()s its own file onto it */
+	script(&traced,
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording $TARGETS/descriptor_games %s/own",
+	       dir, dir);
+	cr_expect_eq(traced.status, 0, "%s", traced.err);
+	cr_expect_str_eq(traced.out, "ok\n", "%s", traced.err);
+	char own[256], recording[256];
+	snprintf(own, sizeof own, "%s/own", dir);
+	snprintf(recording, sizeof recording, "%s/recording", dir);
+	size_t length;
+	char *text = tp_read_file(own, &length);
+	cr_expect_gt(length, 0, "the program never found the shim's descriptor");
+	for (size_t at = 0; at < length; at += 8)
+		cr_assert(length - at >= 8 && memcmp(text + at, "program\n", 8) == 0,
+			  "a byte not the program's at %zu of its file", at);
+	free(text);
+	/* every wait of both phases, the second after close_range and closefrom: 40,000 waits */
+	int status;
+	cr_expect_geq(recorded_events(recording, &status), 80000);
+	cr_expect_eq(status, 0, "the recording is not whole");
+	tp_run_free(&plain);
+	tp_run_free(&traced);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, a_setuid_program_that_the_preload_list_names_reads_no_setting_and_says_nothing,
+     .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a mount namespace with its own /etc/ld.so.preload needs root");
+	tp_require_program("/usr/bin/unshare", "util-linux");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * /etc/ld.so.preload names the shim in a mount namespace of the test's own (an overlay on
+	 * /etc): every program there loads it, the setuid ones too. nobody asks setuid-root mount
+	 * to record, report and keep statistics in a directory only root may write.
+	 */
+	script(&run,
+	       "set -e\nD=%s\nmkdir -p $D/upper $D/work $D/secret $D/open\n"
+	       "chmod 700 $D/secret; chmod 777 $D/open\ncp $SHIM $D/libtaskprobe.so\n"
+	       "chmod 755 $D/libtaskprobe.so\necho $D/libtaskprobe.so > $D/upper/ld.so.preload\n"
+	       "unshare -m bash -c \"mount -t overlay overlay -o "
+	       "lowerdir=/etc,upperdir=$D/upper,workdir=$D/work /etc\n"
+	       "runuser -u nobody -- /bin/sh -c 'TASKPROBE_RECORD=$D/secret/recording "
+	       "TASKPROBE_REPORT=$D/secret/report TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=$D/secret "
+	       "exec /usr/bin/mount --version' 2> $D/setuid.err\n"
+	       "runuser -u nobody -- /bin/sh -c 'TASKPROBE_RECORD=$D/open/recording exec "
+	       "/bin/true'\"\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	char path[256];
+	snprintf(path, sizeof path, "%s/secret", dir);
+	cr_expect_eq(entries(path, ""), 2, "the setuid program wrote into %s", path); /* . .. */
+	snprintf(path, sizeof path, "%s/setuid.err", dir);
+	char *said = tp_read_file(path, NULL);
+	cr_expect(strstr(said, "taskprobe") == NULL, "%s", said);
+	free(said);
+	/* the shim was there: the same setting is read by a program that is not setuid */
+	snprintf(path, sizeof path, "%s/open/recording", dir);
+	cr_expect_eq(access(path, F_OK), 0, "the preload list did not load the shim: %s", run.err);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, output_files_are_never_followed_through_links_never_truncated_and_made_0600)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "cd %s\necho victim > victim; ln -s victim record-link; ln -s victim report-link\n"
+	       "echo earlier > earlier-recording; echo earlier > earlier-report\n"
+	       "echo theirs > theirs; chown 65534 theirs\numask 022\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=record-link TASKPROBE_REPORT=report-link "
+	       "/bin/true\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=earlier-recording TASKPROBE_REPORT=theirs "
+	       "/bin/true\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=new-recording TASKPROBE_REPORT=earlier-report "
+	       "$TARGETS/threads > /dev/null\n"
+	       "cat victim earlier-recording theirs; stat -c '%%a' new-recording\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "victim\nearlier\ntheirs\n600\n", "%s", run.err);
+	cr_expect(strstr(run.err, "TASKPROBE_RECORD=\"record-link\" cannot be written: it is a "
+				  "symbolic link") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "TASKPROBE_REPORT=\"report-link\" cannot be written: it is a "
+				  "symbolic link") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "TASKPROBE_RECORD=\"earlier-recording\" exists and was not "
+				  "made by this process: not overwritten") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "TASKPROBE_REPORT=\"theirs\" cannot be written: it is another "
+				  "user's file") != NULL,
+		  "%s", run.err);
+	/* a report is appended to what the file held */
+	char path[256];
+	snprintf(path, sizeof path, "%s/earlier-report", dir);
+	char *report = tp_read_file(path, NULL);
+	cr_expect(strncmp(report, "earlier\ntaskprobe: no task executor was seen", 44) == 0, "%s",
+		  report);
+	free(report);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, each_process_appends_its_whole_report_to_one_file)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* a shell that runs an OpenMP program: the shell's report and the program's, each whole */
+	script(&run,
+	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report bash -c '%s > /dev/null; true'\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p bash -c '%s > /dev/null; true'\n"
+	       "ls %s | grep -c '^report\\.[0-9]*$'",
+	       dir, fib, dir, fib, dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "2\n", "one report file per process with %%p: %s", run.err);
+	char path[256];
+	snprintf(path, sizeof path, "%s/report", dir);
+	char *report = tp_read_file(path, NULL);
+	cr_expect(strstr(report, "tasks spawned but never terminated") != NULL, "%s", report);
+	cr_expect(strstr(report, "no task executor was seen") != NULL, "%s", report);
+	tp_run_free(&run);
+	free(report);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, live_statistics_live_in_a_directory_of_the_users_own_even_when_its_name_is_taken,
+     .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a /dev/shm of the test's own (a mount namespace) needs root");
+	struct tp_run run;
+	/* a /dev/shm of the test's own, where nobody took root's directory name first */
+	script(&run,
+	       "unshare -m bash -c 'set -e; mount -t tmpfs tmpfs /dev/shm\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=keep /bin/true\n"
+	       "stat -c \"%%a %%U %%n\" /dev/shm/taskprobe-0 /dev/shm/taskprobe-0/*\n"
+	       "rm -r /dev/shm/taskprobe-0; mkdir -m 777 /dev/shm/taskprobe-0\n"
+	       "chown nobody /dev/shm/taskprobe-0\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=keep /bin/true\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=keep /bin/true\n"
+	       "stat -c \"%%a %%U %%n\" /dev/shm/taskprobe-0.*/* | sed \"s/0\\.[^/]*/0.RANDOM/\"\n"
+	       "ls /dev/shm/taskprobe-0 | wc -l'");
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* one directory beside the taken name, used by both programs; nothing in the taken one */
+	char *expected;
+	cr_assert_geq(asprintf(&expected, "700 root /dev/shm/taskprobe-0\n"), 0);
+	cr_expect(strncmp(run.out, expected, strlen(expected)) == 0, "%s", run.out);
+	free(expected);
+	const char *after = strstr(run.out, "\n600 root /dev/shm/taskprobe-0/taskprobe-live.");
+	cr_expect(after != NULL, "%s", run.out);
+	unsigned random_dir_files = 0;
+	for (const char *p = run.out; (p = strstr(p, "600 root /dev/shm/taskprobe-0.RANDOM/"
+						     "taskprobe-live.")) != NULL;
+	     p++)
+		random_dir_files++;
+	cr_expect_eq(random_dir_files, 2, "%s", run.out);
+	cr_expect(strstr(run.out, "\n0\n") != NULL, "%s", run.out);
+	cr_expect(strstr(run.err, "/dev/shm/taskprobe-0 is not this user's own directory (owner "
+				  "65534, mode 777): another user made it") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "live statistics: using /dev/shm/taskprobe-0.") != NULL, "%s",
+		  run.err);
+	tp_run_free(&run);
+}
+
+Test(harm, live_files_are_removed_after_an_exec_a_privilege_drop_and_a_chdir, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("dropping privileges and a /dev/shm of the test's own need root");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * Five children that exec into a program without the shim leave their files; the next
+	 * program's sweep removes them. A relative directory is the one named at start.
+	 */
+	script(&run,
+	       "cd %s; mkdir stats relative\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=$PWD/stats bash -c 'for i in "
+	       "1 2 3 4 5; do env -i /bin/true; done'\n"
+	       "ls stats | wc -l\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=$PWD/stats /bin/true\n"
+	       "ls stats | wc -l\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=relative bash -c 'cd /; "
+	       "true'\n"
+	       "ls relative | wc -l\n"
+	       "cp $SHIM shim.so; chmod 755 shim.so\n"
+	       "unshare -m bash -c 'mount -t tmpfs tmpfs /dev/shm\n"
+	       "LD_PRELOAD=$PWD/shim.so TASKPROBE_LIVE=1 setpriv --reuid=65534 --regid=65534 "
+	       "--clear-groups /bin/true\n"
+	       "ls /dev/shm/taskprobe-0 | wc -l\n"
+	       "LD_PRELOAD=$PWD/shim.so TASKPROBE_LIVE=1 /bin/true\n"
+	       "ls /dev/shm/taskprobe-0 | wc -l'\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* the last exec's left (each program swept the one before), 0 after a sweep; 0 after a
+	 * chdir; 1 left by the drop, 0 after
+	 */
+	cr_expect_str_eq(run.out, "1\n0\n0\n1\n0\n", "%s", run.err);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, a_recording_is_one_process_s_and_a_child_never_overwrites_its_parents, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("pid namespaces need root");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * Three programs, each pid 1 of a pid namespace, given one path: the first records, the
+	 * others are refused. A daemon's parent (2000 waits, then fork and exit) keeps its events
+	 * when its child, its path without %p, execs an image with the shim.
+	 */
+	script(&run,
+	       "cd %s\nfor i in 1 2 3; do unshare -pf --mount-proc env LD_PRELOAD=$SHIM "
+	       "TASKPROBE_RECORD=$PWD/namespaced $TARGETS/threads > /dev/null; stat -c %%s "
+	       "namespaced; done\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/daemon $TARGETS/daemon_like 2000 /bin/sh -c "
+	       "'echo done > $PWD/marker'\n"
+	       "for i in $(seq 100); do [ -s marker ] && break; sleep 0.1; done; cat marker\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	unsigned size[3];
+	char done[8] = "";
+	cr_expect_eq(sscanf(run.out, "%u %u %u %7s", &size[0], &size[1], &size[2], done), 4, "%s",
+		     run.out);
+	cr_expect_gt(size[0], 0);
+	cr_expect(size[0] == size[1] && size[1] == size[2], "%s", run.out);
+	cr_expect_str_eq(done, "done");
+	char path[256];
+	snprintf(path, sizeof path, "%s/daemon", dir);
+	int status;
+	cr_expect_eq(recorded_events(path, &status), 4000);
+	cr_expect_eq(status, 0);
+	cr_expect(strstr(run.err, "exists and was not made by this process: not overwritten") !=
+			  NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, a_full_disk_stops_the_recording_between_chunks, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a small file system of the test's own (a mount namespace) needs "
+				  "root");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* 80,000 events of 16 bytes on a 600 KiB file system: it fills up part way */
+	script(&run,
+	       "cd %s; mkdir small\nunshare -m bash -c 'mount -t tmpfs -o size=600k tmpfs small\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/small/recording $TARGETS/descriptor_games "
+	       "$PWD/own 0\n$TIMELINE --count -o /dev/null small/recording; echo \"status $?\"'",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "ok\nstatus 0\n", "%s", run.err);
+	cr_expect(strstr(run.err, "failed (No space left on device); recording stopped") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "not whole") == NULL, "%s", run.err);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}
+
+Test(harm, a_libgomp_program_on_libomp_is_marked_in_its_live_statistics)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	const char *gcc_fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc");
+	tp_require_file(TP_LIBOMP_PATH[0] != '\0' ? TP_LIBOMP_PATH : "/nonexistent/libomp.so.5",
+			"libomp-dev");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "LD_PRELOAD=\"%s $SHIM\" TASKPROBE_LIVE=keep TASKPROBE_LIVE_DIR=%s %s > /dev/null "
+	       "& echo $!; wait",
+	       TP_LIBOMP_PATH, dir, gcc_fib);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	char path[256];
+	snprintf(path, sizeof path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, atoi(run.out));
+	size_t length;
+	char *file = tp_read_file(path, &length);
+	cr_assert_geq(length, sizeof(struct tp_live_header));
+	struct tp_live_header header;
+	memcpy(&header, file, sizeof header);
+	cr_expect_eq(header.notes & TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP, TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP);
+	cr_expect_eq(header.kept, 1);
+	cr_expect_neq(header.start_ticks, 0);
+	free(file);
+	tp_run_free(&run);
+	remove_dir(dir);
+	free(dir);
+}

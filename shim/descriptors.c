@@ -71,7 +71,8 @@ TP_EXPORT void closefrom(int lowest)
 	__typeof__(real_closefrom) fn = TP_REAL(real_closefrom, "closefrom", NULL);
 	__typeof__(real_close_range) range = TP_REAL(real_close_range, "close_range", NULL);
 	int kept[TP_OWN_FDS_MAX];
-	if (lowest < 0 || range == NULL || tp_own_fds_within((unsigned)lowest, UINT_MAX, kept) == 0) {
+	if (lowest < 0 || range == NULL ||
+	    tp_own_fds_within((unsigned)lowest, UINT_MAX, kept) == 0) {
 		if (fn != NULL)
 			fn(lowest);
 		return;

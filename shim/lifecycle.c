@@ -102,7 +102,7 @@ void tp_lifecycle_before_quick_exit(void)
 
 __attribute__((constructor)) static void start(void)
 {
-	tp_process_start(); /* first: nothing later asks the kernel who this process is */
+	tp_process_start();  /* first: nothing later asks the kernel who this process is */
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();

@@ -950,7 +950,8 @@ static void ended(pid_t pid)
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	if (tp_settings()->live != TP_LIVE_KEEP && !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+	if (tp_settings()->live != TP_LIVE_KEEP &&
+	    !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
 		unlink(live_path);
 }
 

@@ -65,7 +65,8 @@ int tp_output_open(const char *path, int flags, bool *made, const char **why)
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		*why = S_ISREG(st.st_mode) ? "it is another user's file" : "it is not a regular file";
+		*why = S_ISREG(st.st_mode) ? "it is another user's file"
+					   : "it is not a regular file";
 		close(fd);
 		errno = EPERM;
 		return -1;

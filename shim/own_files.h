@@ -31,7 +31,10 @@ struct tp_own_fd {
 	int fd;   /* -1: none */
 	int lock; /* held by its user, and while it is moved */
 };
-#define TP_OWN_FD_NONE {.fd = -1, .lock = 0}
+#define TP_OWN_FD_NONE                                                                             \
+	{                                                                                          \
+		.fd = -1, .lock = 0                                                                \
+	}
 
 /*
  * `pattern` with every %p replaced by the pid and %% by a percent sign, into `path`; false when

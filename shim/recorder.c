@@ -601,7 +601,8 @@ static void write_all_buffers(bool close)
 	for (struct tp_record_buffer *b = in_use.next; b != &in_use;) {
 		int n = 0, n_parts = 0;
 		for (; b != &in_use && n < WRITE_BATCH; b = b->next) {
-			if (nested ? !tp_spin_try_lock(&b->writing) : (tp_spin_lock(&b->writing), false))
+			if (nested ? !tp_spin_try_lock(&b->writing)
+				   : (tp_spin_lock(&b->writing), false))
 				continue;
 			batch[n] = b;
 			bool own = !nested && b == self->record_buffer;

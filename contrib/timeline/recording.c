@@ -165,7 +165,8 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 			struct tp_recording_header h = {0};
 			/* version 2's header is version 3's without the process's start and namespace */
 			uint32_t version = 0, header_size = sizeof h;
-			const size_t version_end = offsetof(struct tp_recording_header, header_size);
+			const size_t version_end = offsetof(struct tp_recording_header,
+							    header_size);
 			if (left >= version_end)
 				memcpy(&version, p + version_end - sizeof version, sizeof version);
 			if (version == 2)

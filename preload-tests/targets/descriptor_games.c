@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A program that plays with descriptors it does not know while another thread waits on a
+ * semaphore in a loop: ROUNDS (argv[2], default 200) times it lists /proc/self/fd and, for every
+ * descriptor there that it did not open itself, tries to close it (which must fail: it is not
+ * the program's), then dup2()s its own file (argv[1], made here) onto that number (which must
+ * succeed), writes "program\n" through it and closes it (which must succeed). Then it closes
+ * every descriptor from 3 up with close_range and closefrom, and the other thread waits as many
+ * times again. Prints "ok", or what went wrong. Exit status 0.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WAITS_PER_PHASE 20000
+#define FDS_MAX         64
+
+static int phase_waits_done;
+static int go_on; /* the second phase may begin */
+
+static void *wait_in_a_loop(void *unused)
+{
+	(void)unused;
+	sem_t sem;
+	sem_init(&sem, 0, 0);
+	for (int phase = 0; phase < 2; phase++) {
+		while (phase == 1 && !__atomic_load_n(&go_on, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		for (int i = 0; i < WAITS_PER_PHASE; i++) {
+			sem_post(&sem);
+			sem_wait(&sem);
+		}
+		__atomic_add_fetch(&phase_waits_done, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The descriptors open now that the program did not open (not `own`, not the listing's). */
+static int foreign_fds(int own, int fds[FDS_MAX])
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL && n < FDS_MAX) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd > STDERR_FILENO && fd != own && fd != dirfd(d))
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	int rounds = argc > 2 ? atoi(argv[2]) : 200;
+	int own = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (own < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	pthread_t waiter;
+	pthread_create(&waiter, NULL, wait_in_a_loop, NULL);
+	const char *wrong = NULL;
+	for (int r = 0; r < rounds && wrong == NULL; r++) {
+		int fds[FDS_MAX];
+		int n = foreign_fds(own, fds);
+		for (int i = 0; i < n && wrong == NULL; i++) {
+			if (close(fds[i]) == 0)
+				wrong = "closed a descriptor it never opened";
+			else if (dup2(own, fds[i]) != fds[i])
+				wrong = "dup2 onto a free number failed";
+			else if (write(fds[i], "program\n", 8) != 8)
+				wrong = "writing its own file failed";
+			else if (close(fds[i]) != 0)
+				wrong = "closing its own copy failed";
+		}
+	}
+	while (__atomic_load_n(&phase_waits_done, __ATOMIC_ACQUIRE) < 1)
+		usleep(1000);
+	if (wrong == NULL && close_range(STDERR_FILENO + 1, ~0U, 0) != 0)
+		wrong = "close_range failed";
+	closefrom(STDERR_FILENO + 1);
+	if (wrong == NULL && fcntl(own, F_GETFD) != -1)
+		wrong = "its file is still open";
+	__atomic_store_n(&go_on, 1, __ATOMIC_RELEASE);
+	pthread_join(waiter, NULL);
+	printf("%s\n", wrong != NULL ? wrong : "ok");
+	return 0;
+}
