@@ -1,9 +1,635 @@
 // SPDX-License-Identifier: MIT
 /*
- * Do no harm (console): see test_harm.c.
+ * Do no harm (console): see test_harm.c. `taskprobe top PID`, run by root or by anyone, trusts
+ * a live statistics file only as far as it checked it: a file of the process's owner whose
+ * header names the process; every size and offset checked once and never read again; every
+ * text read within its field and escaped in every mode; a file that shrinks under it said, not
+ * a SIGBUS; a pid parsed strictly. The files here are forged by the test, for a real process
+ * (sleep), in a directory given with --dir or where the process's own environment says.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_live.h"
+
+#define TOP    TP_CONTRIB_DIR "/taskprobe-top"
+#define NOBODY 65534
+
+/* A process to attach to: `sleep 60`, with `env` (NULL-terminated, or NULL). */
+static void start_sleeper(struct tp_run *sleeper, const char *const env[])
+{
+	tp_start(TP_PLAIN, (const char *[]){"/bin/sleep", "60", NULL}, env, sleeper);
+	/* its /proc entry is the sleep's once it has executed */
+	char path[64], exe[256];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)sleeper->pid);
+	for (int waited = 0; waited < 5000; waited += 10) {
+		ssize_t n = readlink(path, exe, sizeof exe - 1);
+		if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep") != NULL))
+			return;
+		tp_sleep_ms(10);
+	}
+	cr_assert_fail("%d did not become sleep", (int)sleeper->pid);
+}
+
+static void stop_sleeper(struct tp_run *sleeper)
+{
+	kill(sleeper->pid, SIGKILL);
+	tp_finish(sleeper);
+	tp_run_free(sleeper);
+}
+
+/* /proc/PID/stat's starttime (field 22). */
+static uint64_t start_ticks_of(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char *stat = tp_read_file(path, NULL);
+	const char *field = strrchr(stat, ')');
+	cr_assert_not_null(field);
+	for (int i = 0; i < 19; i++) {
+		field = strchr(field + 1, ' ');
+		cr_assert_not_null(field, "%s", stat);
+	}
+	unsigned long long ticks = strtoull(field + 1, NULL, 10);
+	free(stat);
+	return ticks;
+}
+
+static uint64_t pid_namespace_of(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	return (uint64_t)st.st_ino;
+}
+
+/* What a forged file holds: one site with figures, one thread; texts as given. */
+struct forged {
+	struct tp_live_header header;
+	const char *site_text;
+	const char *thread_name; /* up to 16 bytes, NUL or not */
+	size_t thread_name_len;
+	const char *stack_text;
+};
+
+#define FORGED_SPAWNED 5
+#define FORGED_DONE    3
+#define FORGED_TID     424242
+
+/* A header naming `pid` as the shim writes it (a file of the layout, not ended). */
+static struct forged forged_for(pid_t pid)
+{
+	struct forged f = {
+		.site_text = "forged_site (forged.c:7)",
+		.thread_name = "forged-thread",
+		.thread_name_len = strlen("forged-thread"),
+	};
+	struct tp_live_header *h = &f.header;
+	memcpy(h->magic, TP_LIVE_MAGIC, sizeof h->magic);
+	h->version = TP_LIVE_VERSION;
+	h->header_size = sizeof *h;
+	h->file_size = TP_LIVE_FILE_SIZE;
+	h->pid = (uint32_t)pid;
+	h->clock = TP_LIVE_CLOCK_MONOTONIC;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	h->ns_at_start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - 1000000000u;
+	h->long_poll_ns = 10000000;
+	h->rows_offset = TP_LIVE_ROWS_OFFSET;
+	h->rows_stride = TP_LIVE_ROWS_STRIDE;
+	memcpy(h->comm, "forgedcomm", sizeof "forgedcomm");
+	h->pid_namespace = pid_namespace_of(pid);
+	h->start_ticks = start_ticks_of(pid);
+	return f;
+}
+
+static void put(int fd, const void *data, size_t len, uint64_t offset)
+{
+	cr_assert_eq(pwrite(fd, data, len, (off_t)offset), (ssize_t)len, "%s", strerror(errno));
+}
+
+/* Writes `f` as the statistics of its header's pid... named for `pid`, in `dir`; its path. */
+static char *write_forged(const char *dir, pid_t pid, const struct forged *f)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, (int)pid) > 0);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(ftruncate(fd, TP_LIVE_FILE_SIZE), 0);
+	put(fd, &f->header, sizeof f->header, 0);
+	struct tp_live_site site = {.state = TP_LIVE_ENTRY_READY, .site_id = 1};
+	memcpy(site.text, f->site_text, strnlen(f->site_text, sizeof site.text));
+	put(fd, &site, sizeof site, TP_LIVE_SITES_OFFSET + 1 * sizeof site);
+	if (f->stack_text != NULL) {
+		struct tp_live_stack stack = {
+			.state = TP_LIVE_ENTRY_READY, .site = 1, .stack_id = 1, .samples = 1};
+		memcpy(stack.text, f->stack_text, strnlen(f->stack_text, sizeof stack.text));
+		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
+	}
+	struct tp_live_thread slot = {
+		.in_use = TP_LIVE_SLOT_LIVE,
+		.generation = 1,
+		.tid = FORGED_TID,
+		.worker = 1,
+		.rows_ready = 1,
+		.state = TP_LIVE_POLLING,
+		.state_since = f->header.ns_at_start,
+		.site = 1,
+		.polls = 4,
+		.taken_ns = f->header.ns_at_start,
+	};
+	memcpy(slot.name, f->thread_name,
+	       f->thread_name_len < sizeof slot.name ? f->thread_name_len : sizeof slot.name);
+	put(fd, &slot, sizeof slot, TP_LIVE_THREADS_OFFSET);
+	struct tp_live_site_stats row = {
+		.spawned = FORGED_SPAWNED, .done = FORGED_DONE, .polls = 4, .busy_ns = 1000};
+	put(fd, &row, sizeof row, TP_LIVE_ROWS_OFFSET + 1 * sizeof row);
+	cr_assert_eq(close(fd), 0);
+	return path;
+}
+
+/* A new directory of the test's (mode 0700). */
+static char *new_dir(void)
+{
+	char *dir = strdup("/tmp/taskprobe-harm-console-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+
+static void remove_tree(const char *path)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", path) > 0);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+}
+
+/* taskprobe-top with `args` (NULL-terminated) and `env`, to its end. */
+static void top(const char *const args[], const char *const env[], struct tp_run *run)
+{
+	const char *argv[16] = {TOP};
+	for (size_t i = 0; args[i] != NULL; i++) {
+		cr_assert_lt(i + 2, sizeof argv / sizeof argv[0]);
+		argv[i + 1] = args[i];
+	}
+	tp_run(TP_PLAIN, argv, env, run);
+}
+
+/* `taskprobe-top MODE --dir DIR PID`. */
+static void top_in(const char *mode, const char *dir, pid_t pid, struct tp_run *run)
+{
+	char pid_text[16];
+	snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+	top((const char *[]){mode, "--interval", "0.05", "--dir", dir, pid_text, NULL}, NULL, run);
+}
+
+/* The first byte of `text` (`len` bytes) a terminal would act on: a control but \n, DEL, C1. */
+static const char *terminal_control(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if ((c < 0x20 && c != '\n') || c == 0x7f || (c >= 0x80 && c <= 0x9f))
+			return text + i;
+	}
+	return NULL;
+}
+
+Test(harm, console_refuses_a_statistics_file_another_user_owns)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	struct forged f = forged_for(sleeper.pid);
+	char *path = write_forged(dir, sleeper.pid, &f);
+	/* the forged file is a good one: shown when it is the process's owner's */
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "forgedcomm (pid ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	/* another user's, for root's process: refused, said, nothing shown */
+	cr_assert_eq(chown(path, NOBODY, NOBODY), 0, "%s", strerror(errno));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 1, "%s%s", run.out, run.err);
+	cr_expect(strstr(run.err, "belongs to uid 65534") != NULL &&
+			  strstr(run.err, "refused") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.out, "forged") == NULL, "%s", run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+Test(harm, console_refuses_a_file_whose_header_names_another_process)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	const struct forged good = forged_for(sleeper.pid);
+	static const struct {
+		const char *what, *said;
+	} cases[] = {
+		{"another pid", "names pid "},
+		{"an earlier process with the pid", "earlier process"},
+		{"another pid namespace", "another pid namespace"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct forged f = good;
+		if (i == 0)
+			f.header.pid = (uint32_t)getpid();
+		else if (i == 1)
+			f.header.start_ticks += 1;
+		else
+			f.header.pid_namespace += 1;
+		free(write_forged(dir, sleeper.pid, &f));
+		top_in("--once", dir, sleeper.pid, &run);
+		cr_expect_eq(run.status, 1, "%s: %s%s", cases[i].what, run.out, run.err);
+		cr_expect(strstr(run.err, cases[i].said) != NULL &&
+				  strstr(run.out, "forged") == NULL,
+			  "%s: %s%s", cases[i].what, run.out, run.err);
+		tp_run_free(&run);
+	}
+	/* an older library's header, which says no start: taken */
+	struct forged f = good;
+	f.header.start_ticks = 0;
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/* Text with every kind of terminal control: OSC 52 (a clipboard write), a title, clear, CSI. */
+#define OSC52 "\033]52;c;cHduZWQ=\007"
+
+Test(harm, console_prints_no_escape_sequence_of_the_file_in_any_mode)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	struct forged f = forged_for(sleeper.pid);
+	f.site_text = "evil " OSC52 "\033[2J\033[H\x9b"
+		      "31m\xc2\x9b"
+		      "1m\r\b\x7f (forged.c:7)";
+	f.thread_name = "\033]0;pwned\007\033[2Jxx";
+	f.thread_name_len = 16;
+	f.stack_text = "frame " OSC52 " (forged.c:1)\nframe2\033[2J (forged.c:2)";
+	memcpy(f.header.comm, "\033]0;title\007\033[2J", sizeof "\033]0;title\007\033[2J");
+	f.header.exited = 1; /* --batch: its last figures, then the end */
+	f.header.exited_ns = f.header.ns_at_start + 1000000;
+	free(write_forged(dir, sleeper.pid, &f));
+	const char *const modes[] = {"--once", "--batch"};
+	for (size_t m = 0; m < 2; m++) {
+		top_in(modes[m], dir, sleeper.pid, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", modes[m], run.err);
+		const char *control = terminal_control(run.out, run.out_len);
+		cr_expect_null(control, "%s: byte 0x%02x at %zu of:\n%s", modes[m],
+			       control != NULL ? (unsigned char)*control : 0,
+			       control != NULL ? (size_t)(control - run.out) : 0, run.out);
+		cr_expect_null(memchr(run.out, 0x1b, run.out_len), "%s", modes[m]);
+		/* shown, escaped: the site, the thread, the name */
+		cr_expect(strstr(run.out, "evil \\x1b]52;c;cHduZWQ=\\x07\\x1b[2J") != NULL,
+			  "%s: %s", modes[m], run.out);
+		cr_expect(strstr(run.out, "\\x1b]0;pwned\\x07") != NULL, "%s: %s", modes[m],
+			  run.out);
+		cr_expect(strstr(run.out, "\\x1b]0;title\\x07") != NULL, "%s: %s", modes[m],
+			  run.out);
+		tp_run_free(&run);
+	}
+	/* the full-screen view: the texts shown escaped, as text */
+	char *command;
+	cr_assert(asprintf(&command, "TERM=screen %s --dir %s %d", TOP, dir, (int)sleeper.pid) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 200, 40, false);
+	char *screen = tp_terminal_wait_for(&t, "evil \\x1b]52;c;cHduZWQ=\\x07\\x1b[2J", 20000);
+	cr_expect(strstr(screen, "\\x1b]0;title\\x07") != NULL, "%s", screen);
+	cr_expect(strstr(screen, "\\x1b]0;pwned\\x07") != NULL, "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	free(tp_terminal_wait_for(&t, "[exit 0]", 20000));
+	tp_terminal_stop(&t);
+	free(command);
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+
+	/* a directory from the process's environment, said in an error: escaped too */
+	start_sleeper(&sleeper, (const char *[]){"TASKPROBE_LIVE_DIR=/nonexistent/" OSC52, NULL});
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	top((const char *[]){"--once", pid, NULL}, NULL, &run);
+	cr_expect_eq(run.status, 1, "%s", run.err);
+	cr_expect(strstr(run.err, "/nonexistent/\\x1b]52;c;") != NULL, "%s", run.err);
+	cr_expect_null(terminal_control(run.err, strlen(run.err)), "%s", run.err);
+	tp_run_free(&run);
+	stop_sleeper(&sleeper);
+}
+
+Test(harm, console_reads_a_comm_without_nul_within_its_sixteen_bytes)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	struct forged f = forged_for(sleeper.pid);
+	memset(f.header.comm, 'A', sizeof f.header.comm);
+	/* what follows comm in the header: text a read past its end would print */
+	memset(&f.header.exited_ns, 'B', sizeof f.header.exited_ns);
+	f.thread_name = "TTTTTTTTTTTTTTTT";
+	f.thread_name_len = 16;
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "taskprobe top: AAAAAAAAAAAAAAAA (pid ") != NULL, "%s", run.out);
+	cr_expect(strstr(run.out, "AB") == NULL, "%s", run.out);
+	/* a thread name of 16 bytes: 16 shown, no more (the slot's next field is rows_ready) */
+	cr_expect(strstr(run.out, " TTTTTTTTTTTTTTTT ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/* Waits (up to 20 s) for a console started with tp_start to print a snapshot. */
+static void wait_for_snapshot(const struct tp_run *console)
+{
+	for (int waited = 0; waited < 20000; waited += 20) {
+		char *out = tp_read_file(console->out_file, NULL);
+		bool printed = strstr(out, "TID") != NULL;
+		free(out);
+		if (printed)
+			return;
+		tp_sleep_ms(20);
+	}
+	cr_assert_fail("no snapshot: %s", tp_read_file(console->err_file, NULL));
+}
+
+Test(harm, console_says_a_file_that_shrinks_under_it_and_is_not_killed)
+{
+	struct tp_run sleeper, console;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	struct forged f = forged_for(sleeper.pid);
+	char *path = write_forged(dir, sleeper.pid, &f);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_start(TP_PLAIN,
+		 (const char *[]){TOP, "--batch", "--interval", "0.05", "--dir", dir, pid, NULL},
+		 NULL, &console);
+	wait_for_snapshot(&console);
+	/* cut short and grown again, over and over (a read may come at any moment), then cut */
+	pid_t cutter = fork();
+	cr_assert_geq(cutter, 0);
+	if (cutter == 0) {
+		for (int i = 0; i < 20000; i++)
+			if (truncate(path, i % 2 == 0 ? 4096 : (off_t)TP_LIVE_FILE_SIZE) != 0)
+				_exit(1);
+		_exit(truncate(path, 4096) != 0);
+	}
+	int status;
+	cr_assert_eq(waitpid(cutter, &status, 0), cutter);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	tp_finish(&console);
+	cr_expect_neq(console.status, 128 + SIGBUS, "killed by SIGBUS: %s", console.err);
+	cr_expect_eq(console.status, 1, "%s", console.err);
+	cr_expect(strstr(console.err, "shrank") != NULL, "%s", console.err);
+	tp_run_free(&console);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+Test(harm, console_refuses_sizes_and_offsets_past_the_file)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	const struct forged good = forged_for(sleeper.pid);
+	static const struct {
+		const char *what, *said;
+	} cases[] = {
+		{"rows far past the end", "its rows_offset is 1152921504606846976"},
+		{"a stride past the end", "its rows_stride is 1152921504606846976"},
+		{"a size larger than the layout's", "its file_size is "},
+		{"a file shorter than its header says", "cut short"},
+		{"a header shorter than the layout's", "its header_size is 8"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct forged f = good;
+		if (i == 0)
+			f.header.rows_offset = 1ull << 60;
+		else if (i == 1)
+			f.header.rows_stride = 1ull << 60;
+		else if (i == 2)
+			f.header.file_size = 1ull << 40;
+		else if (i == 4)
+			f.header.header_size = 8;
+		char *path = write_forged(dir, sleeper.pid, &f);
+		if (i == 3)
+			cr_assert_eq(truncate(path, 65536), 0);
+		top_in("--once", dir, sleeper.pid, &run);
+		cr_expect_eq(run.status, 1, "%s: %s%s", cases[i].what, run.out, run.err);
+		cr_expect(strstr(run.err, cases[i].said) != NULL && strstr(run.err, "refused"),
+			  "%s: %s", cases[i].what, run.err);
+		cr_expect(strstr(run.out, "forged") == NULL, "%s: %s", cases[i].what, run.out);
+		tp_run_free(&run);
+		free(path);
+	}
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+Test(harm, console_never_reads_an_offset_again_after_checking_it)
+{
+	struct tp_run sleeper, console;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	struct forged f = forged_for(sleeper.pid);
+	char *path = write_forged(dir, sleeper.pid, &f);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_start(TP_PLAIN,
+		 (const char *[]){TOP, "--batch", "--interval", "0.05", "--dir", dir, pid, NULL},
+		 NULL, &console);
+	wait_for_snapshot(&console);
+	/* checked at open, then changed: rows and a stride far past the end, a huge header */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	const uint64_t far = 1ull << 60;
+	const uint32_t huge = 1u << 30;
+	put(fd, &far, sizeof far, offsetof(struct tp_live_header, rows_offset));
+	put(fd, &far, sizeof far, offsetof(struct tp_live_header, rows_stride));
+	put(fd, &far, sizeof far, offsetof(struct tp_live_header, file_size));
+	put(fd, &huge, sizeof huge, offsetof(struct tp_live_header, header_size));
+	const uint32_t other_pid = 1;
+	put(fd, &other_pid, sizeof other_pid, offsetof(struct tp_live_header, pid));
+	tp_sleep_ms(300); /* a few snapshots */
+	const uint32_t exited = 1;
+	put(fd, &exited, sizeof exited, offsetof(struct tp_live_header, exited));
+	cr_assert_eq(close(fd), 0);
+	tp_finish(&console);
+	cr_expect_eq(console.status, 0, "status %d: %s", console.status, console.err);
+	/* the last snapshot: the figures where they were checked to be, the process's pid */
+	char spawned[64], whose[64];
+	snprintf(spawned, sizeof spawned, "(forged.c:7) %8d", FORGED_SPAWNED);
+	snprintf(whose, sizeof whose, "forgedcomm (pid %s) exited after", pid);
+	cr_expect(strstr(console.out, spawned) != NULL && strstr(console.out, whose) != NULL, "%s",
+		  console.out);
+	tp_run_free(&console);
+	remove_tree(dir);
+	free(path);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+Test(harm, console_refuses_a_pid_that_is_not_one_and_never_wraps_it)
+{
+	const char *const bad[] = {"4294967303",
+				   "2147483648",
+				   "99999999999999999999",
+				   "+7",
+				   " 7",
+				   "7 ",
+				   "7x",
+				   "0",
+				   "-1",
+				   "0x7",
+				   ""};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct tp_run run;
+		top((const char *[]){"--once", "--", bad[i], NULL}, NULL, &run);
+		cr_expect_eq(run.status, 2, "\"%s\": %s", bad[i], run.err);
+		cr_expect(strstr(run.err, "is not a process id") != NULL, "\"%s\": %s", bad[i],
+			  run.err);
+		cr_expect(strstr(run.err, "pid 7") == NULL, "\"%s\": %s", bad[i], run.err);
+		tp_run_free(&run);
+	}
+}
+
+/* `taskprobe-top --once PID`, without --dir, from an environment of its own (`env`). */
+static void top_of(pid_t pid, const char *const env[], struct tp_run *run)
+{
+	char pid_text[16];
+	snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+	top((const char *[]){"--once", pid_text, NULL}, env, run);
+}
+
+/* A console whose own settings point elsewhere: it must look where the process's do. */
+static const char *const elsewhere[] = {"TASKPROBE_LIVE_DIR=/nonexistent",
+					"XDG_RUNTIME_DIR=/nonexistent", "TMPDIR=/nonexistent",
+					NULL};
+
+Test(harm, console_looks_where_the_processs_own_environment_puts_its_file)
+{
+	struct tp_run sleeper, run;
+	/* TASKPROBE_LIVE_DIR: a directory of the user's own; ignored once others can write it */
+	char *dir = new_dir(), *setting;
+	cr_assert(asprintf(&setting, "TASKPROBE_LIVE_DIR=%s", dir) > 0);
+	start_sleeper(&sleeper, (const char *[]){setting, NULL});
+	struct forged f = forged_for(sleeper.pid);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_of(sleeper.pid, elsewhere, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "forgedcomm (pid ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	top_of(sleeper.pid, elsewhere, &run);
+	cr_expect_eq(run.status, 1, "%s", run.err);
+	cr_expect(strstr(run.err, "is ignored") != NULL && strstr(run.out, "forged") == NULL,
+		  "%s%s", run.out, run.err);
+	tp_run_free(&run);
+	stop_sleeper(&sleeper);
+	remove_tree(dir);
+	free(setting);
+	free(dir);
+
+	/* $XDG_RUNTIME_DIR/taskprobe */
+	char *runtime = new_dir(), *own;
+	cr_assert(asprintf(&setting, "XDG_RUNTIME_DIR=%s", runtime) > 0);
+	cr_assert(asprintf(&own, "%s/" TP_LIVE_XDG_SUBDIR, runtime) > 0);
+	cr_assert_eq(mkdir(own, 0700), 0);
+	start_sleeper(&sleeper, (const char *[]){setting, NULL});
+	f = forged_for(sleeper.pid);
+	free(write_forged(own, sleeper.pid, &f));
+	top_of(sleeper.pid, elsewhere, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "forgedcomm (pid ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	stop_sleeper(&sleeper);
+	remove_tree(runtime);
+	free(setting);
+	free(own);
+	free(runtime);
+
+	/* /dev/shm/taskprobe-UID.XXXXXX: the shim's when another user took taskprobe-UID */
+	char *beside;
+	cr_assert(asprintf(&beside, "/dev/shm/" TP_LIVE_USER_DIR_PREFIX "%u.XXXXXX",
+			   (unsigned)geteuid()) > 0);
+	cr_assert_not_null(mkdtemp(beside), "%s: %s", beside, strerror(errno));
+	start_sleeper(&sleeper, (const char *[]){"XDG_RUNTIME_DIR=", NULL});
+	f = forged_for(sleeper.pid);
+	free(write_forged(beside, sleeper.pid, &f));
+	top_of(sleeper.pid, elsewhere, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "forgedcomm (pid ") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	/* another user's directory of that name: ignored */
+	cr_assert_eq(chown(beside, NOBODY, NOBODY), 0);
+	top_of(sleeper.pid, elsewhere, &run);
+	cr_expect_eq(run.status, 1, "%s", run.err);
+	cr_expect(strstr(run.out, "forged") == NULL, "%s", run.out);
+	tp_run_free(&run);
+	stop_sleeper(&sleeper);
+	remove_tree(beside);
+	free(beside);
+}
+
+Test(harm, console_finds_a_programs_statistics_where_its_shim_put_them)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/* the program's runtime directory; the console's environment says another */
+	char *runtime = new_dir(), *setting;
+	cr_assert(asprintf(&setting, "XDG_RUNTIME_DIR=%s", runtime) > 0);
+	struct tp_run program, run = {0};
+	tp_start(TP_PRELOADED, (const char *[]){tp_target("omp_top_shapes"), "40", NULL},
+		 (const char *[]){"TASKPROBE_LIVE=1", setting, NULL}, &program);
+	char path[256];
+	snprintf(path, sizeof path, "%s/" TP_LIVE_XDG_SUBDIR "/" TP_LIVE_FILE_PREFIX "%d", runtime,
+		 (int)program.pid);
+	bool shown = false;
+	for (int attempt = 0; attempt < 100 && !shown; attempt++) {
+		tp_run_free(&run);
+		top_of(program.pid, elsewhere, &run);
+		shown = run.status == 0 && strstr(run.out, "omp_top_shapes (pid ") != NULL &&
+			strstr(run.out, "(omp_top_shapes.c:") != NULL;
+		if (!shown)
+			tp_sleep_ms(100);
+	}
+	cr_expect(shown, "%s%s", run.out, run.err);
+	cr_expect_eq(access(path, F_OK), 0, "not in %s", path);
+	tp_run_free(&run);
+	tp_finish(&program);
+	cr_expect_eq(program.status, 0, "%s", program.err);
+	tp_run_free(&program);
+	remove_tree(runtime);
+	free(setting);
+	free(runtime);
+}

@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,112 +23,584 @@
 
 #include "taskprobe_contract.h"
 
-/* The shim's default directories, in its order (shim/live.c, live_directory). */
-static int open_in_default_dirs(pid_t pid, char *path, size_t size)
+/* --- text --- */
+
+static bool text_utf8;
+
+void live_text_utf8(bool utf8)
 {
-	const char *tmp = getenv("TMPDIR");
-	const char *dirs[] = {getenv("TASKPROBE_LIVE_DIR"), "/dev/shm",
-			      tmp != NULL && tmp[0] == '/' ? tmp : NULL, "/tmp"};
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (dirs[i] == NULL)
-			continue;
-		snprintf(path, size, "%s/" TP_LIVE_FILE_PREFIX "%d", dirs[i], (int)pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0 || errno != ENOENT)
-			return fd;
-	}
-	errno = ENOENT;
-	return -1;
+	text_utf8 = utf8;
 }
 
-enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir, char *why,
-				size_t why_size)
+/*
+ * The length of the valid UTF-8 character at `in` (of `len` bytes) that a terminal shows as a
+ * character, or 0: not shortest form, surrogates, beyond U+10FFFF, the C1 controls (a CSI among
+ * them), the line and paragraph separators and the bidirectional controls are 0.
+ */
+static size_t utf8_shown(const unsigned char *in, size_t len)
 {
-	memset(f, 0, sizeof *f);
-	int fd;
-	if (dir != NULL) {
-		snprintf(f->path, sizeof f->path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, (int)pid);
-		fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	} else {
-		fd = open_in_default_dirs(pid, f->path, sizeof f->path);
+	size_t n;
+	uint32_t c;
+	if (in[0] >= 0xc2 && in[0] <= 0xdf)
+		n = 2, c = in[0] & 0x1fu;
+	else if (in[0] >= 0xe0 && in[0] <= 0xef)
+		n = 3, c = in[0] & 0x0fu;
+	else if (in[0] >= 0xf0 && in[0] <= 0xf4)
+		n = 4, c = in[0] & 0x07u;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((in[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (in[i] & 0x3fu);
 	}
-	if (fd < 0) {
-		snprintf(why, why_size,
-			 "no live statistics for pid %d (%s): start it with `taskprobe run` or "
-			 "TASKPROBE_LIVE=1 (as the same user)",
-			 (int)pid, strerror(errno));
-		return LIVE_MISSING;
+	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	if (c <= 0x9f || c == 0x2028 || c == 0x2029 || c == 0x200e || c == 0x200f ||
+	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+		return 0;
+	return n;
+}
+
+size_t live_escape(char *out, size_t size, const char *in, size_t len, bool keep_newlines)
+{
+	if (size == 0)
+		return 0;
+	const void *nul = memchr(in, '\0', len);
+	if (nul != NULL)
+		len = (size_t)((const char *)nul - in);
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)in[i];
+		size_t n = 0;
+		if ((c >= 0x20 && c < 0x7f) || (c == '\n' && keep_newlines))
+			n = 1;
+		else if (c >= 0x80 && text_utf8)
+			n = utf8_shown((const unsigned char *)in + i, len - i);
+		if (n > 0) {
+			if (o + n >= size)
+				break;
+			memcpy(out + o, in + i, n);
+			o += n;
+			i += n;
+		} else {
+			if (o + 4 >= size)
+				break;
+			snprintf(out + o, 5, "\\x%02x", c);
+			o += 4;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* A path, escaped, for a sentence (the directory may come from the process's environment). */
+#define SHOWN_PATH_SIZE 512
+static const char *shown_path(char out[SHOWN_PATH_SIZE], const char *path)
+{
+	live_escape(out, SHOWN_PATH_SIZE, path, strlen(path), false);
+	return out;
+}
+
+/* --- whose file --- */
+
+bool live_parse_pid(const char *text, pid_t *pid)
+{
+	uint64_t value = 0;
+	if (text[0] == '\0' || strlen(text) > 10)
+		return false;
+	for (const char *c = text; *c != '\0'; c++) {
+		if (*c < '0' || *c > '9')
+			return false;
+		value = value * 10 + (uint64_t)(*c - '0');
+	}
+	uint64_t most = INT_MAX;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long long pid_max;
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &pid_max) == 1 && pid_max > 0 && pid_max - 1 < most)
+			most = pid_max - 1; /* pids are below pid_max */
+		fclose(f);
+	}
+	if (value < 1 || value > most)
+		return false;
+	*pid = (pid_t)value;
+	return true;
+}
+
+/* Up to `size` - 1 bytes of a /proc file, NUL-terminated; false when it cannot be read. */
+static bool read_proc(const char *path, char *buf, size_t size, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t used = 0;
+	while (used + 1 < size) {
+		ssize_t n = read(fd, buf + used, size - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	if (len != NULL)
+		*len = used;
+	return used > 0;
+}
+
+#define ENVIRON_MAX (1u << 20)
+
+/* What the console knows of a process: whose it is, when it started, its shim's settings. */
+struct process {
+	bool known;             /* there, and its status read (else: gone, or hidden) */
+	uid_t uid;              /* its effective uid; the caller's when not known */
+	uint64_t start_ticks;   /* /proc/PID/stat's starttime, 0 unknown */
+	uint64_t pid_namespace; /* the inode of /proc/PID/ns/pid, 0 unknown */
+	char *environ;          /* its environment as it started (NUL-separated), or NULL */
+	size_t environ_len;
+};
+
+static void process_read(struct process *p, pid_t pid)
+{
+	*p = (struct process){.uid = geteuid()};
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (read_proc(path, buf, sizeof buf, NULL)) {
+		const char *uid = strstr(buf, "\nUid:");
+		unsigned real, effective;
+		if (uid != NULL && sscanf(uid, "\nUid: %u %u", &real, &effective) == 2) {
+			p->uid = (uid_t)effective;
+			p->known = true;
+		}
+	}
+	if (!p->known)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	/* "pid (comm) state ppid ...": starttime is field 22, the 20th after the comm */
+	const char *after_comm;
+	if (read_proc(path, buf, sizeof buf, NULL) && (after_comm = strrchr(buf, ')')) != NULL) {
+		const char *field = after_comm + 1;
+		for (int i = 0; i < 19 && field != NULL; i++)
+			field = strchr(field + 1, ' ');
+		unsigned long long ticks;
+		if (field != NULL && sscanf(field, " %llu", &ticks) == 1)
+			p->start_ticks = ticks;
 	}
 	struct stat st;
-	struct tp_live_header h;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(why, why_size, "%s is not a regular file", f->path);
-		return LIVE_BAD;
+	snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
+	if (stat(path, &st) == 0)
+		p->pid_namespace = (uint64_t)st.st_ino;
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+	char *env = malloc(ENVIRON_MAX);
+	size_t len;
+	if (env != NULL && read_proc(path, env, ENVIRON_MAX, &len)) {
+		p->environ = env;
+		p->environ_len = len;
+	} else {
+		free(env);
 	}
-	if (st.st_uid != getuid() && getuid() != 0) {
-		close(fd);
-		snprintf(why, why_size,
-			 "%s belongs to another user: run taskprobe top as its owner", f->path);
-		return LIVE_FOREIGN;
+}
+
+static void process_free(struct process *p)
+{
+	free(p->environ);
+	p->environ = NULL;
+}
+
+/*
+ * A setting of the process's shim: from its environment, or the caller's when it cannot be read
+ * (a gone process's kept file). NULL when unset or empty.
+ */
+static const char *process_getenv(const struct process *p, const char *name)
+{
+	const char *value = NULL;
+	if (p->environ == NULL) {
+		value = getenv(name);
+	} else {
+		size_t name_len = strlen(name);
+		for (size_t at = 0; at < p->environ_len;) {
+			const char *entry = p->environ + at;
+			size_t len = strlen(entry); /* within: the buffer ends with a NUL */
+			if (len > name_len && memcmp(entry, name, name_len) == 0 &&
+			    entry[name_len] == '=')
+				value = entry + name_len + 1; /* the last one wins, as in getenv */
+			at += len + 1;
+		}
 	}
-	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-	    memcmp(h.magic, TP_LIVE_MAGIC, sizeof h.magic) != 0) {
-		close(fd);
+	return value != NULL && value[0] != '\0' ? value : NULL;
+}
+
+/* --- the file --- */
+
+/* Checks a header read once (`h`) against the file's size and the process; else `why`. */
+static enum live_open_result check_header(const struct tp_live_header *h, uint64_t file_size,
+					  pid_t pid, const struct process *p, const char *path,
+					  char *why, size_t why_size)
+{
+	char shown[SHOWN_PATH_SIZE];
+	shown_path(shown, path);
+	if (file_size < sizeof *h || memcmp(h->magic, TP_LIVE_MAGIC, sizeof h->magic) != 0) {
 		snprintf(why, why_size, "%s is not ready yet, or not taskprobe's live statistics",
-			 f->path);
+			 shown);
 		return LIVE_MISSING;
 	}
-	if (h.version != TP_LIVE_VERSION || h.header_size != sizeof h ||
-	    h.file_size != TP_LIVE_FILE_SIZE || (uint64_t)st.st_size < h.file_size ||
-	    h.rows_offset != TP_LIVE_ROWS_OFFSET || h.rows_stride != TP_LIVE_ROWS_STRIDE) {
-		close(fd);
+	if (h->version != TP_LIVE_VERSION) {
 		snprintf(why, why_size,
 			 "%s has another layout (version %u): use the taskprobe of the program's "
 			 "libtaskprobe.so",
-			 f->path, h.version);
+			 shown, h->version);
 		return LIVE_BAD;
 	}
+	const struct {
+		const char *name;
+		uint64_t value, layout;
+	} sizes[] = {
+		{"header_size", h->header_size, sizeof *h},
+		{"file_size", h->file_size, TP_LIVE_FILE_SIZE},
+		{"rows_offset", h->rows_offset, TP_LIVE_ROWS_OFFSET},
+		{"rows_stride", h->rows_stride, TP_LIVE_ROWS_STRIDE},
+	};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		if (sizes[i].value != sizes[i].layout) {
+			snprintf(why, why_size,
+				 "%s is damaged: its %s is %llu, where version %u's layout has "
+				 "%llu: refused",
+				 shown, sizes[i].name, (unsigned long long)sizes[i].value,
+				 TP_LIVE_VERSION, (unsigned long long)sizes[i].layout);
+			return LIVE_BAD;
+		}
+	if (file_size < h->file_size) {
+		snprintf(why, why_size,
+			 "%s is damaged or cut short: it says %llu bytes and has %llu: refused",
+			 shown, (unsigned long long)h->file_size, (unsigned long long)file_size);
+		return LIVE_BAD;
+	}
+	if (h->pid != (uint32_t)pid) {
+		snprintf(why, why_size, "%s names pid %u, not %d: refused", shown, h->pid,
+			 (int)pid);
+		return LIVE_STALE;
+	}
+	if (h->pid_namespace != 0 && p->pid_namespace != 0 &&
+	    h->pid_namespace != p->pid_namespace) {
+		snprintf(why, why_size,
+			 "%s is of a process of another pid namespace, not of pid %d: refused",
+			 shown, (int)pid);
+		return LIVE_STALE;
+	}
+	if (h->start_ticks != 0 && p->start_ticks != 0 && h->start_ticks != p->start_ticks) {
+		snprintf(why, why_size,
+			 "%s is of an earlier process with pid %d (started at tick %llu, this one "
+			 "at %llu): refused",
+			 shown, (int)pid, (unsigned long long)h->start_ticks,
+			 (unsigned long long)p->start_ticks);
+		return LIVE_STALE;
+	}
+	return LIVE_OPENED;
+}
+
+/*
+ * Opens pid's file in the directory open as `dirfd` (`dir` its name): a regular file of the
+ * process's owner, whose header names the process; maps the size it has.
+ */
+static enum live_open_result open_at(struct live_file *f, pid_t pid, const struct process *p,
+				     int dirfd, const char *dir, char *why, size_t why_size)
+{
+	char name[64], shown[SHOWN_PATH_SIZE];
+	snprintf(name, sizeof name, TP_LIVE_FILE_PREFIX "%d", (int)pid);
+	snprintf(f->path, sizeof f->path, "%s/%s", dir, name);
+	shown_path(shown, f->path);
+	/* not a link, and no waiting on a FIFO put in its place */
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		int error = errno;
+		if (error == ENOENT) {
+			snprintf(why, why_size,
+				 "no live statistics for pid %d (%s): start it with `taskprobe "
+				 "run` or TASKPROBE_LIVE=1 (as the same user)",
+				 (int)pid, strerror(error));
+			return LIVE_MISSING;
+		}
+		snprintf(why, why_size, "cannot open %s: %s%s", shown, strerror(error),
+			 error == EACCES ? " (another user's: run taskprobe top as its owner)"
+					 : "");
+		return error == EACCES ? LIVE_FOREIGN : LIVE_BAD;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(why, why_size, "%s is not a regular file: refused", shown);
+		return LIVE_BAD;
+	}
+	if (st.st_uid != p->uid) {
+		close(fd);
+		snprintf(why, why_size,
+			 "%s belongs to uid %u, not to uid %u, %s: refused (run taskprobe top as "
+			 "the program's owner)",
+			 shown, (unsigned)st.st_uid, (unsigned)p->uid,
+			 p->known ? "the process's owner" : "yours (the process is gone)");
+		return LIVE_FOREIGN;
+	}
+	/* one look at the header and at the size: everything after uses these copies */
+	struct tp_live_header h;
+	memset(&h, 0, sizeof h);
+	uint64_t file_size = (uint64_t)st.st_size;
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+		file_size = 0;
+	enum live_open_result r = check_header(&h, file_size, pid, p, f->path, why, why_size);
+	if (r != LIVE_OPENED) {
+		close(fd);
+		return r;
+	}
 	void *m = mmap(NULL, h.file_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
 	if (m == MAP_FAILED) {
-		snprintf(why, why_size, "cannot map %s: %s", f->path, strerror(errno));
+		snprintf(why, why_size, "cannot map %s: %s", shown, strerror(errno));
+		close(fd);
 		return LIVE_BAD;
 	}
 	f->map = m;
 	f->size = h.file_size;
+	f->fd = fd;
+	f->header = h;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->pid = pid;
 	return LIVE_OPENED;
 }
 
+/*
+ * Opens pid's file in `dir`. With `own_dir` the directory is used only when it is the owner's
+ * own: a directory of the process's owner that no other user can write (one that is not is
+ * ignored, said in `why`); `follow`: its name may be a link (a setting, as given).
+ */
+static enum live_open_result open_in(struct live_file *f, pid_t pid, const struct process *p,
+				     const char *dir, bool own_dir, bool follow, char *why,
+				     size_t why_size)
+{
+	char shown[SHOWN_PATH_SIZE];
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (dirfd < 0) {
+		int error = errno;
+		snprintf(why, why_size,
+			 "no live statistics for pid %d (%s: %s): start it with `taskprobe run` or "
+			 "TASKPROBE_LIVE=1 (as the same user)",
+			 (int)pid, shown_path(shown, dir), strerror(error));
+		return error == EACCES ? LIVE_FOREIGN : LIVE_MISSING;
+	}
+	struct stat st;
+	if (own_dir &&
+	    (fstat(dirfd, &st) != 0 || st.st_uid != p->uid || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		close(dirfd);
+		snprintf(why, why_size,
+			 "no live statistics for pid %d: %s is ignored (not a directory of uid %u "
+			 "that only it can write)",
+			 (int)pid, shown_path(shown, dir), (unsigned)p->uid);
+		return LIVE_MISSING;
+	}
+	enum live_open_result r = open_at(f, pid, p, dirfd, dir, why, why_size);
+	close(dirfd);
+	return r;
+}
+
+/* How telling a result's sentence is: of the places looked in, the most telling is said. */
+static int telling(enum live_open_result r)
+{
+	return r == LIVE_MISSING ? 0 : 1;
+}
+
+/*
+ * Looks in the directories the process's shim may have used (taskprobe_live.h, live_open),
+ * in its order; then, for a library from before the user's own directory, the shared ones.
+ */
+static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid,
+						  const struct process *p, char *why,
+						  size_t why_size)
+{
+	enum live_open_result said = LIVE_MISSING;
+	char sentence[1024];
+	bool any_said = false;
+#define TRY(dir, own_dir, follow)                                                                  \
+	do {                                                                                       \
+		enum live_open_result r_ = open_in(f, pid, p, dir, own_dir, follow, sentence,      \
+						   sizeof sentence);                               \
+		if (r_ == LIVE_OPENED)                                                             \
+			return r_;                                                                 \
+		if (!any_said || telling(r_) > telling(said) ||                                    \
+		    (telling(r_) == telling(said) && strstr(sentence, "is ignored") != NULL)) {    \
+			said = r_;                                                                 \
+			snprintf(why, why_size, "%s", sentence);                                   \
+			any_said = true;                                                           \
+		}                                                                                  \
+	} while (0)
+	char dir[8192];
+	const char *chosen = process_getenv(p, "TASKPROBE_LIVE_DIR");
+	if (chosen != NULL) {
+		/* made absolute by the shim from its working directory at start: most likely now's */
+		char cwd[4096];
+		ssize_t n = -1;
+		if (chosen[0] != '/' && p->known) {
+			char link[64];
+			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+			n = readlink(link, cwd, sizeof cwd - 1);
+		}
+		if (n > 0) {
+			cwd[n] = '\0';
+			snprintf(dir, sizeof dir, "%s/%s", cwd, chosen);
+		} else {
+			snprintf(dir, sizeof dir, "%s", chosen);
+		}
+		TRY(dir, true, true); /* the shim uses only it */
+		return said;
+	}
+	const char *xdg = process_getenv(p, "XDG_RUNTIME_DIR");
+	if (xdg != NULL && xdg[0] == '/') {
+		snprintf(dir, sizeof dir, "%s/" TP_LIVE_XDG_SUBDIR, xdg);
+		TRY(dir, true, false);
+	}
+	const char *tmp = process_getenv(p, "TMPDIR");
+	const char *bases[] = {"/dev/shm", tmp != NULL && tmp[0] == '/' ? tmp : NULL, "/tmp"};
+	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+		if (bases[b] == NULL || (b == 2 && tmp != NULL && strcmp(tmp, "/tmp") == 0))
+			continue;
+		char own[64];
+		snprintf(own, sizeof own, TP_LIVE_USER_DIR_PREFIX "%u", (unsigned)p->uid);
+		snprintf(dir, sizeof dir, "%s/%s", bases[b], own);
+		TRY(dir, true, false);
+		/* the ones the shim made when another user had taken that name: "NAME.XXXXXX" */
+		DIR *d = opendir(bases[b]);
+		struct dirent *e;
+		size_t own_len = strlen(own);
+		while (d != NULL && (e = readdir(d)) != NULL) {
+			if (strncmp(e->d_name, own, own_len) != 0 || e->d_name[own_len] != '.' ||
+			    strlen(e->d_name + own_len + 1) != 6)
+				continue;
+			snprintf(dir, sizeof dir, "%s/%s", bases[b], e->d_name);
+			TRY(dir, true, false);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	/* a library from before the user's own directory: the file in the shared one itself */
+	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
+		if (bases[b] != NULL)
+			TRY(bases[b], false, false);
+#undef TRY
+	return said;
+}
+
+enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir, char *why,
+				size_t why_size)
+{
+	memset(f, 0, sizeof *f);
+	f->fd = -1;
+	struct process p;
+	process_read(&p, pid);
+	enum live_open_result r = dir != NULL ? open_in(f, pid, &p, dir, false, true, why, why_size)
+					      : open_in_default_dirs(f, pid, &p, why, why_size);
+	process_free(&p);
+	return r;
+}
+
 void live_close(struct live_file *f)
 {
 	if (f->map != NULL)
 		munmap((void *)f->map, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	f->map = NULL;
+	f->fd = -1;
 }
 
-/* Slot `i`'s rows, or NULL before they have space. */
+/* --- reading the map --- */
+
+/*
+ * A file that shrinks under the console (another process's doing: the program never shrinks
+ * it) makes a read of its map raise SIGBUS. Its size is looked at before each read, and a read
+ * is guarded: a SIGBUS inside it ends the read, which fails; one elsewhere is as without a
+ * handler.
+ */
+static sigjmp_buf bus_jump;
+static volatile sig_atomic_t bus_guarded;
+
+static void on_sigbus(int signal_number)
+{
+	if (bus_guarded) {
+		bus_guarded = 0;
+		siglongjmp(bus_jump, 1);
+	}
+	signal(signal_number, SIG_DFL); /* the fault happens again, unhandled */
+}
+
+/* Runs `read` (reading f's map) guarded; false when the file is shorter or a SIGBUS came. */
+static bool guarded_read(const struct live_file *f, void (*read)(void *), void *arg, char *why,
+			 size_t why_size)
+{
+	static bool installed;
+	char shown[SHOWN_PATH_SIZE];
+	struct stat st;
+	if (fstat(f->fd, &st) != 0 || (uint64_t)st.st_size < f->size) {
+		snprintf(
+			why, why_size,
+			"%s shrank to %llu bytes (from %llu): damaged, not by the program: stopped",
+			shown_path(shown, f->path), (unsigned long long)st.st_size,
+			(unsigned long long)f->size);
+		return false;
+	}
+	if (!installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		installed = true;
+	}
+	if (sigsetjmp(bus_jump, 1) != 0) {
+		snprintf(why, why_size,
+			 "%s shrank while it was read (SIGBUS): damaged, not by the program: "
+			 "stopped",
+			 shown_path(shown, f->path));
+		return false;
+	}
+	bus_guarded = 1;
+	read(arg);
+	bus_guarded = 0;
+	return true;
+}
+
+/* Slot `i`'s rows, or NULL before they have space (the offsets: the header checked at open). */
 static const struct tp_live_site_stats *slot_rows(const struct live_file *f, unsigned i)
 {
-	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
 	const struct tp_live_thread *slots = (const void *)(f->map + TP_LIVE_THREADS_OFFSET);
 	if (!__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
 		return NULL;
-	return (const void *)(f->map + h->rows_offset + (uint64_t)i * h->rows_stride);
+	return (const void *)(f->map + f->header.rows_offset + (uint64_t)i * f->header.rows_stride);
+}
+
+struct spawned_read {
+	const struct live_file *f;
+	uint64_t spawned;
+};
+
+static void read_spawned(void *arg)
+{
+	struct spawned_read *r = arg;
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_site_stats *rows = slot_rows(r->f, i);
+		for (uint32_t row = 0; rows != NULL && row < TP_LIVE_SITES; row++)
+			r->spawned += __atomic_load_n(&rows[row].spawned, __ATOMIC_RELAXED);
+	}
 }
 
 uint64_t live_spawned(const struct live_file *f)
 {
-	uint64_t spawned = 0;
-	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		const struct tp_live_site_stats *rows = slot_rows(f, i);
-		for (uint32_t row = 0; rows != NULL && row < TP_LIVE_SITES; row++)
-			spawned += __atomic_load_n(&rows[row].spawned, __ATOMIC_RELAXED);
-	}
-	return spawned;
+	struct spawned_read r = {f, 0};
+	char why[1024];
+	return guarded_read(f, read_spawned, &r, why, sizeof why) ? r.spawned : 0;
 }
 
 bool live_process_gone(pid_t pid)
@@ -136,8 +610,7 @@ bool live_process_gone(pid_t pid)
 
 struct live_id live_id(const struct live_file *f)
 {
-	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
-	return (struct live_id){f->pid, h->ns_at_start};
+	return (struct live_id){f->pid, f->header.ns_at_start};
 }
 
 bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n)
@@ -158,9 +631,7 @@ static bool better(enum live_choice choice, const struct live_file *candidate, u
 		return true;
 	if (choice == LIVE_BUSIEST)
 		return spawned > best_spawned;
-	const struct tp_live_header *c = (const struct tp_live_header *)candidate->map,
-				    *b = (const struct tp_live_header *)best->map;
-	return c->ns_at_start < b->ns_at_start;
+	return candidate->header.ns_at_start < best->header.ns_at_start;
 }
 
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
@@ -174,15 +645,13 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
-		char *end;
-		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
-			continue;
-		long pid = strtol(e->d_name + prefix, &end, 10);
-		if (*end != '\0' || pid <= 0)
+		pid_t pid;
+		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0 ||
+		    !live_parse_pid(e->d_name + prefix, &pid))
 			continue;
 		struct live_file candidate;
-		char why[512];
-		if (live_open(&candidate, (pid_t)pid, dir, why, sizeof why) != LIVE_OPENED)
+		char why[1024];
+		if (live_open(&candidate, pid, dir, why, sizeof why) != LIVE_OPENED)
 			continue;
 		if (live_id_listed(live_id(&candidate), except, n_except)) {
 			live_close(&candidate);
@@ -219,15 +688,17 @@ static uint32_t load32(const uint32_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-/* Now in the process's clock (taskprobe_live.h). */
-static uint64_t process_now(const struct tp_live_header *h)
+/* Now in the process's clock (taskprobe_live.h); `rate` its ns_per_tsc_2_32 now. */
+static uint64_t process_now(const struct tp_live_header *h, uint64_t rate)
 {
 #if defined(__x86_64__)
 	/* the counter's rate, once the process has timed it (until then its times are CLOCK_MONOTONIC) */
-	uint64_t rate = __atomic_load_n(&h->ns_per_tsc_2_32, __ATOMIC_RELAXED);
 	if (h->clock == TP_LIVE_CLOCK_TSC && rate != 0)
 		return h->ns_at_start +
 		       (uint64_t)(((unsigned __int128)(__rdtsc() - h->tsc_at_start) * rate) >> 32);
+#else
+	(void)h;
+	(void)rate;
 #endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -300,38 +771,92 @@ static double share(uint64_t part, uint64_t whole)
 	return s < 0 ? 0 : s > 1 ? 1 : s;
 }
 
-void live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
-		   struct live_snapshot *out)
+struct snapshot_read {
+	const struct live_file *f;
+	const struct live_snapshot *previous;
+	struct live_snapshot *out;
+	struct site_view *by_row[TP_LIVE_SITES];
+};
+
+/*
+ * A text field of the map (`size` bytes), copied once, read up to its NUL or its end, escaped.
+ * The copy is the one read: the field may change meanwhile.
+ */
+static void copy_text(char *out, size_t out_size, const char *field, size_t size,
+		      bool keep_newlines)
 {
+	char raw[TP_LIVE_STACK_TEXT];
+	if (size > sizeof raw)
+		size = sizeof raw;
+	memcpy(raw, field, size);
+	live_escape(out, out_size, raw, size, keep_newlines);
+}
+
+/* The snapshot's reading of the map (guarded_read): every value copied once, then used. */
+static void read_snapshot(void *arg)
+{
+	struct snapshot_read *r = arg;
+	const struct live_file *f = r->f;
+	struct live_snapshot *out = r->out;
 	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
 	const struct tp_live_site *sites = (const void *)(f->map + TP_LIVE_SITES_OFFSET);
 	const struct tp_live_thread *slots = (const void *)(f->map + TP_LIVE_THREADS_OFFSET);
-	memset(out, 0, sizeof *out);
-	memcpy(&out->header, h, sizeof out->header);
+	/* what the process changes as it runs; the rest as checked at open */
+	out->header = f->header;
 	bool exited = __atomic_load_n(&h->exited, __ATOMIC_ACQUIRE) != 0;
-	out->now_ns = exited ? load64(&h->exited_ns) : process_now(h);
-	out->elapsed_ns = out->now_ns > h->ns_at_start ? out->now_ns - h->ns_at_start : 0;
+	out->header.exited = exited;
+	out->header.exited_ns = load64(&h->exited_ns);
+	out->header.ns_per_tsc_2_32 = load64(&h->ns_per_tsc_2_32);
+	out->header.threads_uncounted = load64(&h->threads_uncounted);
+	out->header.tasks_untracked = load64(&h->tasks_untracked);
+	out->header.events_dropped = load64(&h->events_dropped);
+	out->header.stacks_dropped = load64(&h->stacks_dropped);
+	out->header.threads_without_space = load64(&h->threads_without_space);
+	out->header.notes = load32(&h->notes);
+	live_escape(out->comm, sizeof out->comm, f->header.comm, sizeof f->header.comm, false);
+	out->now_ns = exited ? out->header.exited_ns
+			     : process_now(&out->header, out->header.ns_per_tsc_2_32);
+	out->elapsed_ns = out->now_ns > out->header.ns_at_start
+				  ? out->now_ns - out->header.ns_at_start
+				  : 0;
 
 	/* sites: rows summed over every slot that has them */
-	struct site_view *by_row[TP_LIVE_SITES] = {0};
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		if (__atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY)
 			continue;
 		struct site_view *v = &out->sites[out->n_sites++];
 		v->row = row;
-		v->site_id = sites[row].site_id;
-		v->by_executor = sites[row].by_executor != 0;
-		snprintf(v->text, sizeof v->text, "%s", sites[row].text);
-		by_row[row] = v;
+		v->site_id = load32(&sites[row].site_id);
+		v->by_executor = load32(&sites[row].by_executor) != 0;
+		copy_text(v->text, sizeof v->text, sites[row].text, sizeof sites[row].text, false);
+		r->by_row[row] = v;
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_site_stats *rows = slot_rows(f, i);
 		for (uint32_t row = 0; rows != NULL && row < TP_LIVE_SITES; row++)
-			if (by_row[row] != NULL)
-				add_row(by_row[row], &rows[row]);
+			if (r->by_row[row] != NULL)
+				add_row(r->by_row[row], &rows[row]);
+	}
+
+	/*
+	 * The spawn stacks, of sites there are: read, not through the map, whose pages of them
+	 * have no space until a first stack is sampled (a read of the map would give them some,
+	 * from the program's file system, or a SIGBUS where it is full).
+	 */
+	static struct tp_live_stack stacks[TP_LIVE_STACKS];
+	ssize_t got = pread(f->fd, stacks, sizeof stacks, (off_t)TP_LIVE_STACKS_OFFSET);
+	size_t whole = got > 0 ? (size_t)got / sizeof stacks[0] : 0;
+	for (unsigned i = 0; i < whole; i++) {
+		if (stacks[i].state != TP_LIVE_ENTRY_READY || stacks[i].site >= TP_LIVE_SITES)
+			continue; /* beyond the sites: never from the shim, a damaged file */
+		struct stack_view *k = &out->stacks[out->n_stacks++];
+		k->row = stacks[i].site;
+		k->samples = stacks[i].samples;
+		live_escape(k->text, sizeof k->text, stacks[i].text, sizeof stacks[i].text, true);
 	}
 
 	/* threads: every slot in use; after the exit, the ended ones too */
+	const struct live_snapshot *previous = r->previous;
 	uint64_t since_previous = previous != NULL && out->now_ns > previous->now_ns
 					  ? out->now_ns - previous->now_ns
 					  : out->elapsed_ns;
@@ -346,10 +871,11 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		w->generation = load32(&t->generation);
 		w->tid = load32(&t->tid);
 		w->worker = load32(&t->worker);
-		memcpy(w->name, t->name, sizeof w->name);
-		w->name[sizeof w->name - 1] = '\0';
+		copy_text(w->name, sizeof w->name, t->name, sizeof t->name, false);
 		w->state = load32(&t->state);
-		w->site = load32(&t->site);
+		uint32_t site = load32(&t->site);
+		/* never beyond the table from the shim: a damaged file */
+		w->site = site < TP_LIVE_SITES ? site : TP_LIVE_OVERFLOW;
 		uint64_t since = load64(&t->state_since);
 		w->state_for_ns = out->now_ns > since ? out->now_ns - since : 0;
 		w->wait_kind = load32(&t->wait_kind);
@@ -382,14 +908,23 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		w->spinning_share = w->worker ? 1 - w->busy_share - w->parked_share : 0;
 		if (w->spinning_share < 0)
 			w->spinning_share = 0;
-		if (w->site >= TP_LIVE_SITES)
-			w->site = TP_LIVE_OVERFLOW; /* never from the shim: a damaged file */
-		if (w->state == TP_LIVE_POLLING && by_row[w->site] != NULL) {
-			by_row[w->site]->polling_now++;
-			if (w->state_for_ns > by_row[w->site]->longest_now_ns)
-				by_row[w->site]->longest_now_ns = w->state_for_ns;
+		struct site_view *v = r->by_row[w->site];
+		if (w->state == TP_LIVE_POLLING && v != NULL) {
+			v->polling_now++;
+			if (w->state_for_ns > v->longest_now_ns)
+				v->longest_now_ns = w->state_for_ns;
 		}
 	}
+}
+
+bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
+		   struct live_snapshot *out, char *why, size_t why_size)
+{
+	memset(out, 0, sizeof *out);
+	struct snapshot_read r = {.f = f, .previous = previous, .out = out};
+	if (!guarded_read(f, read_snapshot, &r, why, why_size))
+		return false;
+	const struct tp_live_header *h = &out->header;
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
 		struct site_view *v = &out->sites[i];
@@ -416,6 +951,7 @@ void live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		if (v->longest_now_ns >= h->long_poll_ns)
 			v->warnings |= WARN_LONG_POLL_NOW;
 	}
+	return true;
 }
 
 const struct site_view *live_site(const struct live_snapshot *s, uint32_t row)

@@ -15,9 +15,18 @@
 /* A site with no task ended this long after its first spawn, and tasks alive, "never ends". */
 #define LIVE_NEVER_ENDS_NS 1000000000ull
 
+/*
+ * The file is another process's, in memory it may change at any moment: the console trusts it
+ * only as far as it checked it. `header` is the header as read and checked once at open (the
+ * layout's sizes and offsets, whose process it is): nothing structural is read from the map
+ * again, and every value read from the map is copied once, then checked, then used. Text is read
+ * within its field's size and escaped (live_escape) before anything prints it.
+ */
 struct live_file {
-	const char *map; /* read-only */
+	const char *map; /* read-only, `size` bytes */
 	uint64_t size;
+	int fd; /* kept open: its size is looked at before every snapshot */
+	struct tp_live_header header;
 	char path[4096];
 	dev_t dev;
 	ino_t ino;
@@ -27,19 +36,43 @@ struct live_file {
 enum live_open_result {
 	LIVE_OPENED,
 	LIVE_MISSING, /* no file (yet): not started with live statistics, or not yet started */
-	LIVE_FOREIGN, /* another user's */
-	LIVE_BAD,     /* not a live statistics file of this version */
+	LIVE_FOREIGN, /* not the process's owner's */
+	LIVE_BAD,     /* not a live statistics file of this version, or damaged */
+	LIVE_STALE,   /* another process's: an earlier one with the pid (its next may replace it) */
 };
 
 /*
- * Opens the live statistics of `pid` in `dir` (NULL: TASKPROBE_LIVE_DIR's default order).
- * `why` gets a sentence for anything but LIVE_OPENED.
+ * Opens the live statistics of `pid` in `dir` (NULL: where the shim of that process puts them,
+ * from its environment: TASKPROBE_LIVE_DIR, $XDG_RUNTIME_DIR/taskprobe, /dev/shm/taskprobe-UID
+ * and /dev/shm/taskprobe-UID.*, the same in $TMPDIR and /tmp; taskprobe_live.h). Only a file of
+ * the process's owner (of the caller, when the process is gone) whose header names the process
+ * (pid, pid namespace, start time) is opened. `why` gets a sentence for anything but LIVE_OPENED.
  */
 enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir, char *why,
 				size_t why_size);
 void live_close(struct live_file *f);
 
-/* The tasks the process has spawned so far (summed over its threads' rows). */
+/*
+ * A process id: digits only, 1 to the kernel's pid_max (INT_MAX when unknown). False for
+ * anything else ("+7", " 7", "4294967303").
+ */
+bool live_parse_pid(const char *text, pid_t *pid);
+
+/*
+ * `len` bytes of `in` (up to a NUL) as text safe for a terminal, into `out` (NUL-terminated, cut
+ * between characters when `size` is short): printable ASCII as is, valid UTF-8 as is when
+ * live_text_utf8 said the terminal takes it (not the C1 controls, line separators and bidi
+ * controls), every other byte as \xNN; a newline kept when `keep_newlines`. Returns the length.
+ */
+size_t live_escape(char *out, size_t size, const char *in, size_t len, bool keep_newlines);
+/* Whether live_escape keeps valid UTF-8 (the locale's codeset is UTF-8); false at first. */
+void live_text_utf8(bool utf8);
+
+/* Escaped text of a live file's fields: at most four characters a byte (\xNN). */
+#define LIVE_SHOWN(bytes)     (4 * (bytes) + 1)
+#define LIVE_STACK_TEXT_SHOWN (2 * TP_LIVE_STACK_TEXT) /* longer ones are cut */
+
+/* The tasks the process has spawned so far (summed over its threads' rows); 0 if unreadable. */
 uint64_t live_spawned(const struct live_file *f);
 
 /* Whether process `pid` is gone (killed, or ended and reaped). */
@@ -83,7 +116,7 @@ struct site_view {
 	uint32_t row;
 	uint32_t site_id;
 	bool by_executor; /* the executor's own tasks (they live as long as their region) */
-	char text[TP_LIVE_SITE_TEXT];
+	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t spawned, done, alive, polls, busy_ns, idle_ns, delay_ns, delays;
 	uint64_t longest_poll_ns, long_polls, blocking_waits, blocking_ns;
 	uint64_t first_spawn_ns, last_done_ns;
@@ -96,16 +129,25 @@ struct site_view {
 
 struct worker_view {
 	uint32_t slot, generation, tid, worker, state, site, wait_kind;
-	char name[16];
-	bool ended; /* shown once the process exited */
+	char name[LIVE_SHOWN(16)]; /* escaped */
+	bool ended;                /* shown once the process exited */
 	uint64_t state_for_ns, wait_for_ns, wait_task;
 	uint64_t busy_ns, parked_ns; /* cumulative, the current state's time included */
 	uint64_t polls;
 	double busy_share, parked_share, spinning_share; /* of the last interval */
 };
 
+/* A spawn stack (sampled) of a site. */
+struct stack_view {
+	uint32_t row; /* its site's */
+	uint32_t samples;
+	char text[LIVE_STACK_TEXT_SHOWN]; /* escaped, its frames a line each */
+};
+
 struct live_snapshot {
+	/* the header checked at open; its counts, `exited`, `exited_ns` and `notes` as now */
 	struct tp_live_header header;
+	char comm[LIVE_SHOWN(sizeof(((struct tp_live_header *)0)->comm))]; /* escaped */
 	uint64_t now_ns;     /* in the process's clock, the exit time once it exited */
 	uint64_t elapsed_ns; /* since the statistics began */
 	struct site_view sites[TP_LIVE_SITES];
@@ -113,14 +155,17 @@ struct live_snapshot {
 	struct worker_view workers[TP_LIVE_THREADS];
 	unsigned n_workers;
 	uint64_t alive, spawned, done;
+	struct stack_view stacks[TP_LIVE_STACKS]; /* the ready ones, in the file's order */
+	unsigned n_stacks;
 };
 
 /*
  * A snapshot of `f` now; workers' shares are over the time since `previous` (NULL: since the
- * statistics began).
+ * statistics began). False, with `why`, when the file can no longer be read whole (it shrank:
+ * damaged, or not the program's own doing): then `out` is not one.
  */
-void live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
-		   struct live_snapshot *out);
+bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
+		   struct live_snapshot *out, char *why, size_t why_size);
 
 /* The site of row `row` in `s`, or NULL. */
 const struct site_view *live_site(const struct live_snapshot *s, uint32_t row);

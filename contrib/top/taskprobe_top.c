@@ -11,6 +11,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -115,13 +116,15 @@ static bool parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind != argc - 1)
 		return false;
-	char *end;
-	long pid = strtol(argv[optind], &end, 10);
-	if (end == argv[optind] || *end != '\0' || pid <= 0) {
-		fprintf(stderr, "taskprobe-top: %s is not a process id\n", argv[optind]);
+	if (!live_parse_pid(argv[optind], &o->pid)) {
+		char shown[64];
+		live_escape(shown, sizeof shown, argv[optind], strlen(argv[optind]), false);
+		fprintf(stderr,
+			"taskprobe-top: %s is not a process id (digits, 1 to the system's largest "
+			"pid)\n",
+			shown);
 		return false;
 	}
-	o->pid = (pid_t)pid;
 	return true;
 }
 
@@ -139,7 +142,8 @@ static bool open_statistics(struct live_file *f, pid_t pid, const struct options
 		enum live_open_result r = live_open(f, pid, o->dir, why, why_size);
 		if (r == LIVE_OPENED)
 			return true;
-		if (r != LIVE_MISSING || waited >= wait_ms)
+		/* a file not there yet, or an earlier process's its next one replaces */
+		if ((r != LIVE_MISSING && r != LIVE_STALE) || waited >= wait_ms)
 			return false;
 		sleep_ms(KEY_POLL_MS);
 	}
@@ -152,7 +156,7 @@ static bool open_statistics(struct live_file *f, pid_t pid, const struct options
  */
 static bool follow_exec(struct live_file *f, const struct options *o)
 {
-	char why[512];
+	char why[1024];
 	struct live_file next;
 	if (live_process_gone(f->pid) || !live_replaced(f) ||
 	    !open_statistics(&next, f->pid, o, 0, why, sizeof why))
@@ -300,10 +304,16 @@ static void site_text(char *out, size_t size, const char *text, int width)
 	const char *place = strrchr(text, '(');
 	int place_len = place != NULL ? (int)strlen(place) : 0;
 	if (len <= width || place == NULL || place_len + 2 > width) {
-		snprintf(out, size, "%.*s", width, text);
+		/* not inside a UTF-8 character */
+		int cut = len <= width ? len : width;
+		while (cut > 0 && cut < len && ((unsigned char)text[cut] & 0xc0) == 0x80)
+			cut--;
+		snprintf(out, size, "%.*s", cut, text);
 		return;
 	}
 	size_t head = (size_t)(width - place_len - 2);
+	while (head > 0 && ((unsigned char)text[head] & 0xc0) == 0x80)
+		head--;
 	if (head + 2 + (size_t)place_len >= size)
 		head = 0;
 	memcpy(out, text, head);
@@ -314,7 +324,7 @@ static void site_text(char *out, size_t size, const char *text, int width)
 static void site_line(char *out, size_t size, const struct site_view *v, int site_width,
 		      column_set shown)
 {
-	char text[TP_LIVE_SITE_TEXT];
+	char text[sizeof v->text];
 	site_text(text, sizeof text, v->text, site_width);
 	char cells[COLUMNS][16], warnings[128];
 	count_text(cells[COLUMN_SPAWNED], sizeof cells[0], v->spawned);
@@ -409,14 +419,15 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 	if (w->ended) {
 		snprintf(out, size, "ended%s", wait);
 	} else if (w->state == TP_LIVE_POLLING) {
-		char text[TP_LIVE_SITE_TEXT];
+		char text[sizeof site->text];
 		snprintf(text, sizeof text, "%s", site != NULL ? site->text : "a task");
 		/* the wait after it may be cut at the edge: the row's colour tells it blocks */
 		int rest = (int)(strlen("polling  for ") + strlen(how_long));
 		if (width > 0)
 			site_text(text, sizeof text, site != NULL ? site->text : "a task",
 				  width - rest > SITE_WIDTH_MIN ? width - rest : SITE_WIDTH_MIN);
-		snprintf(out, size, "polling %s for %s%s", text, how_long, wait);
+		/* cut where it is long (escaped bytes), as the line that holds it is */
+		snprintf(out, size, "polling %.*s for %s%s", (int)(size / 2), text, how_long, wait);
 	} else if (w->state == TP_LIVE_PARKED) {
 		snprintf(out, size, "parked for %s%s", how_long, wait);
 	} else {
@@ -447,31 +458,38 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 
 /* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
 /*
- * The title: whose figures, how long, the task counts and the long-poll threshold; in a shorter
- * form (no "taskprobe top:", no threshold) where it is wider than `width`, if not 0.
+ * The title: whose figures, what the program is (the header's notes), how long, the task counts
+ * and the long-poll threshold. Where it is wider than `width`, if not 0, parts are left out:
+ * the notes first, then "taskprobe top:" and the threshold.
  */
 static void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone,
 		       pid_t program, int width)
 {
-	char elapsed[16], long_poll[16], whose[48] = "";
+	char elapsed[16], long_poll[16], whose[48] = "", notes[64] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
 	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
 	if (s->header.pid != (uint32_t)program)
 		snprintf(whose, sizeof whose, ", started by %d's run", (int)program);
+	if (s->header.notes & TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP)
+		snprintf(notes, sizeof notes, " (libgomp program on libomp)");
 	const char *state = s->header.exited ? "exited after"
 			    : gone           ? "gone (killed?) after"
 					     : "running";
-	int len = snprintf(out, size,
-			   "taskprobe top: %s (pid %u%s) %s %s | tasks %llu spawned, %llu alive, "
-			   "%llu done | long poll >= %s",
-			   s->header.comm, s->header.pid, whose, state, elapsed,
-			   (unsigned long long)s->spawned, (unsigned long long)s->alive,
-			   (unsigned long long)s->done, long_poll);
-	if (width > 0 && len > width)
-		snprintf(out, size, "%s (pid %u%s) %s %s | %llu spawned, %llu alive, %llu done",
-			 s->header.comm, s->header.pid, whose, state, elapsed,
-			 (unsigned long long)s->spawned, (unsigned long long)s->alive,
-			 (unsigned long long)s->done);
+	int len = 0;
+	for (int with_notes = notes[0] != '\0'; with_notes >= 0; with_notes--) {
+		len = snprintf(out, size,
+			       "taskprobe top: %s (pid %u%s)%s %s %s | tasks %llu spawned, %llu "
+			       "alive, %llu done | long poll >= %s",
+			       s->comm, s->header.pid, whose, with_notes ? notes : "", state,
+			       elapsed, (unsigned long long)s->spawned,
+			       (unsigned long long)s->alive, (unsigned long long)s->done,
+			       long_poll);
+		if (width <= 0 || len <= width)
+			return;
+	}
+	snprintf(out, size, "%s (pid %u%s) %s %s | %llu spawned, %llu alive, %llu done", s->comm,
+		 s->header.pid, whose, state, elapsed, (unsigned long long)s->spawned,
+		 (unsigned long long)s->alive, (unsigned long long)s->done);
 }
 
 /* What the statistics could not count, in words ("; " between two), or "". */
@@ -541,10 +559,15 @@ static int run_plain(struct live_file *f, const struct options *o)
 	static struct live_snapshot snapshots[2];
 	int current = 0;
 	struct live_snapshot *previous = NULL;
+	char why[1024];
 	for (;;) {
 		bool gone = live_process_gone(f->pid);
 		struct live_snapshot *s = &snapshots[current];
-		live_snapshot(f, previous, s);
+		if (!live_snapshot(f, previous, s, why, sizeof why)) {
+			fflush(stdout);
+			fprintf(stderr, "taskprobe-top: %s\n", why);
+			return 1;
+		}
 		bool ended = s->header.exited || gone;
 		/* the run's process has no task: another of the run's (follow_child) */
 		if (follow_child(f, o, s, false)) {
@@ -654,16 +677,19 @@ static const struct live_snapshot *shown(const struct screen *sc)
 	return &sc->snapshots[sc->current];
 }
 
-static void take_snapshot(struct screen *sc)
+/* A new snapshot shown; false (with `why`) when the file can no longer be read. */
+static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;
 	const struct live_snapshot *previous = sc->have_previous ? shown(sc) : NULL;
 	sc->gone = live_process_gone(sc->file->pid);
-	live_snapshot(sc->file, previous, &sc->snapshots[next]);
+	if (!live_snapshot(sc->file, previous, &sc->snapshots[next], why, why_size))
+		return false;
 	if (follow_child(sc->file, sc->options, &sc->snapshots[next], false)) {
 		sc->gone = live_process_gone(sc->file->pid);
 		previous = NULL;
-		live_snapshot(sc->file, NULL, &sc->snapshots[next]);
+		if (!live_snapshot(sc->file, NULL, &sc->snapshots[next], why, why_size))
+			return false;
 	}
 	live_sort_sites(&sc->snapshots[next], sc->sort, sc->ascending);
 	sc->current = next;
@@ -680,6 +706,7 @@ static void take_snapshot(struct screen *sc)
 			sc->selected_index = (int)i;
 	if (s->n_sites > 0)
 		sc->selected_row = s->sites[sc->selected_index].row;
+	return true;
 }
 
 static void draw_tables(struct screen *sc)
@@ -770,7 +797,8 @@ static int draw_histogram(struct screen *sc, int y, int skip, const char *title,
 		char low[16], high[16], bar[HISTOGRAM_BAR + 1];
 		live_format_ns(low, sizeof low, b == 0 ? 0 : 1ull << b);
 		live_format_ns(high, sizeof high, 2ull << b);
-		int n = (int)((histogram[b] * HISTOGRAM_BAR + most - 1) / most);
+		uint64_t scaled = (histogram[b] * HISTOGRAM_BAR + most - 1) / most;
+		int n = scaled < HISTOGRAM_BAR ? (int)scaled : HISTOGRAM_BAR;
 		memset(bar, '#', (size_t)n);
 		bar[n] = '\0';
 		snprintf(line, sizeof line, "  %7s .. %7s  %-*s %llu", low, high, HISTOGRAM_BAR,
@@ -783,29 +811,28 @@ static int draw_histogram(struct screen *sc, int y, int skip, const char *title,
 }
 
 /*
- * Whether stack `i` is ready, of site `row`, and the first with its text: stacks that differ only
- * in return addresses that name the same lines (an unrolled loop's calls) are shown as one.
+ * Whether the snapshot's stack `i` is of site `row`, and the first with its text: stacks that
+ * differ only in return addresses that name the same lines (an unrolled loop's calls) are shown
+ * as one.
  */
-static bool stack_shown_first(const struct tp_live_stack *stacks, unsigned i, uint32_t row)
+static bool stack_shown_first(const struct live_snapshot *s, unsigned i, uint32_t row)
 {
-	if (__atomic_load_n(&stacks[i].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY ||
-	    stacks[i].site != row)
+	if (s->stacks[i].row != row)
 		return false;
 	for (unsigned k = 0; k < i; k++)
-		if (__atomic_load_n(&stacks[k].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
-		    stacks[k].site == row && strcmp(stacks[k].text, stacks[i].text) == 0)
+		if (s->stacks[k].row == row && strcmp(s->stacks[k].text, s->stacks[i].text) == 0)
 			return false;
 	return true;
 }
 
 /* The samples of stack `i` and of every later one of its site with its text. */
-static unsigned stack_samples(const struct tp_live_stack *stacks, unsigned i)
+static unsigned stack_samples(const struct live_snapshot *s, unsigned i)
 {
 	unsigned n = 0;
-	for (unsigned k = i; k < TP_LIVE_STACKS; k++)
-		if (__atomic_load_n(&stacks[k].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
-		    stacks[k].site == stacks[i].site && strcmp(stacks[k].text, stacks[i].text) == 0)
-			n += __atomic_load_n(&stacks[k].samples, __ATOMIC_RELAXED);
+	for (unsigned k = i; k < s->n_stacks; k++)
+		if (s->stacks[k].row == s->stacks[i].row &&
+		    strcmp(s->stacks[k].text, s->stacks[i].text) == 0)
+			n += s->stacks[k].samples;
 	return n;
 }
 
@@ -833,7 +860,7 @@ static void draw_detail(struct screen *sc)
 	live_format_ns(longest, sizeof longest, v->longest_poll_ns);
 	live_format_ns(blocking, sizeof blocking, v->blocking_ns);
 	live_format_warnings(w, sizeof w, v);
-	snprintf(line, sizeof line, "%s  (site %u)", v->text, v->site_id);
+	snprintf(line, sizeof line, "%.*s  (site %u)", (int)sizeof line - 32, v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
 	/* lines that fit 80 columns */
 	snprintf(line, sizeof line, "tasks %llu spawned, %llu alive, %llu done; idle %s",
@@ -866,7 +893,6 @@ static void draw_detail(struct screen *sc)
 	y += used > skip ? used - skip : 0;
 	skip = skip > used ? skip - used : 0;
 
-	const struct tp_live_stack *stacks = (const void *)(sc->file->map + TP_LIVE_STACKS_OFFSET);
 	int shown_lines = 0;
 #define STACK_LINE(text, attributes)                                                               \
 	do {                                                                                       \
@@ -876,13 +902,13 @@ static void draw_detail(struct screen *sc)
 	STACK_LINE("SPAWN STACKS (sampled: each thread's first spawns here, then 1 in 4096)",
 		   style(sc, PAIR_HEADER));
 	bool any = false;
-	for (unsigned i = 0; i < TP_LIVE_STACKS; i++) {
-		if (!stack_shown_first(stacks, i, v->row))
+	for (unsigned i = 0; i < s->n_stacks; i++) {
+		if (!stack_shown_first(s, i, v->row))
 			continue;
 		any = true;
-		snprintf(line, sizeof line, "  %u samples:", stack_samples(stacks, i));
+		snprintf(line, sizeof line, "  %u samples:", stack_samples(s, i));
 		STACK_LINE(line, A_BOLD);
-		const char *frame = stacks[i].text;
+		const char *frame = s->stacks[i].text;
 		while (*frame != '\0') {
 			const char *end = strchr(frame, '\n');
 			int len = end != NULL ? (int)(end - frame) : (int)strlen(frame);
@@ -1032,10 +1058,12 @@ static int run_screen(struct live_file *f, const struct options *o)
 		init_pair(PAIR_WARNING, COLOR_RED, -1);
 		init_pair(PAIR_FOOTER, COLOR_BLACK, COLOR_CYAN);
 	}
-	take_snapshot(&sc);
-	draw(&sc);
+	char why[1024];
+	bool readable = take_snapshot(&sc, why, sizeof why);
+	if (readable)
+		draw(&sc);
 	uint64_t last = monotonic_ms();
-	for (;;) {
+	while (readable) {
 		int key = getch();
 		bool refresh_now = false;
 		if (key != ERR && !on_key(&sc, key, &refresh_now))
@@ -1052,8 +1080,10 @@ static int run_screen(struct live_file *f, const struct options *o)
 				sc.have_previous = false;
 				ended = false;
 			}
-			if (!ended || refresh_now)
-				take_snapshot(&sc);
+			if ((!ended || refresh_now) && !take_snapshot(&sc, why, sizeof why)) {
+				readable = false;
+				break;
+			}
 			last = monotonic_ms();
 			draw(&sc);
 		} else if (key != ERR) {
@@ -1062,6 +1092,10 @@ static int run_screen(struct live_file *f, const struct options *o)
 	}
 	endwin();
 	delscreen(screen);
+	if (!readable) {
+		fprintf(stderr, "taskprobe-top: %s\n", why);
+		return 1;
+	}
 	return 0;
 }
 
@@ -1069,12 +1103,14 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	setlocale(LC_ALL, "");
+	/* the program's texts keep their UTF-8 only where the terminal takes it */
+	live_text_utf8(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
 	if (!parse_options(argc, argv, &o)) {
 		usage(stderr);
 		return 2;
 	}
 	struct live_file f;
-	char why[512];
+	char why[1024];
 	if (!open_statistics(&f, o.pid, &o, o.wait_ms, why, sizeof why)) {
 		fprintf(stderr, "taskprobe-top: %s\n", why);
 		return 1;
@@ -1082,10 +1118,13 @@ int main(int argc, char **argv)
 	if (o.once || o.batch)
 		return run_plain(&f, &o);
 	if (!terminal_usable()) {
+		const char *term = getenv("TERM") != NULL ? getenv("TERM") : "";
+		char shown[128];
+		live_escape(shown, sizeof shown, term, strlen(term), false);
 		fprintf(stderr,
 			"taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
 			"printing snapshots instead\n",
-			getenv("TERM") != NULL ? getenv("TERM") : "");
+			shown);
 		return run_plain(&f, &o);
 	}
 	return run_screen(&f, &o);
