@@ -55,9 +55,10 @@ Test(answers, trace_events_relays_every_event_of_a_busy_program, .timeout = 300)
 	cr_expect(strstr(run.out, "fib(20) = 6765\n") != NULL);
 	/* the explicit tasks, the initial task and two implicit ones: each spawned and ended once */
 	long long tasks = fib_tasks(20) + 3;
-	cr_expect_eq((long long)occurrences(run.out, " task-spawn task="), tasks);
-	cr_expect_eq((long long)occurrences(run.out, " task-terminate task="), tasks);
-	cr_expect_eq(strstr(run.err, "lost"), NULL, "%s", run.err);
+	/* the script's output is on stderr */
+	cr_expect_eq((long long)occurrences(run.err, " task-spawn task="), tasks);
+	cr_expect_eq((long long)occurrences(run.err, " task-terminate task="), tasks);
+	cr_expect_eq(strstr(run.err, "taskprobe: bpftrace lost"), NULL, "%s", run.err);
 	tp_run_free(&run);
 }
 
@@ -77,7 +78,7 @@ Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
 	cr_expect_gt(said, 0, "%s", run.err);
 	/* what is missing from the output is what was said */
 	long long tasks = fib_tasks(20) + 3;
-	cr_expect_lt((long long)occurrences(run.out, " task-spawn task="), tasks);
+	cr_expect_lt((long long)occurrences(run.err, " task-spawn task="), tasks);
 	tp_run_free(&run);
 }
 
@@ -98,9 +99,9 @@ Test(answers, every_task_alive_at_once_is_counted, .timeout = 300)
 	struct tp_run run;
 	run_gate(NULL, &run);
 	/* the gate's one task and the ten thousand behind it, each from its own construct */
-	cr_expect(strstr(run.out, "]: 10000\n") != NULL, "%s", run.out);
-	cr_expect(strstr(run.out, "]: 1\n") != NULL, "%s", run.out);
-	cr_expect_eq(strstr(run.out, "a map is full"), NULL, "%s", run.out);
+	cr_expect(strstr(run.err, "]: 10000\n") != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, "]: 1\n") != NULL, "%s", run.err);
+	cr_expect_eq(strstr(run.err, "a map is full"), NULL, "%s", run.err);
 	tp_run_free(&run);
 }
 
@@ -109,11 +110,11 @@ Test(answers, a_full_map_is_said, .timeout = 300)
 	tp_require_tracer();
 	struct tp_run run;
 	run_gate("BPFTRACE_MAP_KEYS_MAX=4096", &run);
-	cr_expect(strstr(run.out, "taskprobe: a map is full: tasks from task ") != NULL, "%s",
-		  run.out);
-	long long untracked = value_of(run.out, "@tasks_untracked_map_full[");
-	cr_expect_gt(untracked, 10000 - 4096, "%s", run.out);
-	cr_expect_eq(strstr(run.out, "]: 10000\n"), NULL, "%s", run.out);
+	cr_expect(strstr(run.err, "taskprobe: a map is full: tasks from task ") != NULL, "%s",
+		  run.err);
+	long long untracked = value_of(run.err, "@tasks_untracked_map_full[");
+	cr_expect_gt(untracked, 10000 - 4096, "%s", run.err);
+	cr_expect_eq(strstr(run.err, "]: 10000\n"), NULL, "%s", run.err);
 	tp_run_free(&run);
 }
 
@@ -140,27 +141,27 @@ Test(answers, sub_millisecond_polls_and_parks_add_up, .timeout = 300)
 		  env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	/* the site with 1000 tasks is the spinning one */
-	const char *site = strstr(run.out, "]: 1000\n");
-	cr_assert_not_null(site, "%s", run.out);
-	while (site > run.out && site[-1] != '[')
+	const char *site = strstr(run.err, "]: 1000\n");
+	cr_assert_not_null(site, "%s", run.err);
+	while (site > run.err && site[-1] != '[')
 		site--;
 	char key[256];
 	snprintf(key, sizeof key, "@active_total_ms[%.*s", (int)(strchr(site, ']') - site), site);
-	long long active_ms = value_of(run.out, key), wall_ms = elapsed_ms(run.err);
+	long long active_ms = value_of(run.err, key), wall_ms = elapsed_ms(run.err);
 	cr_assert_gt(wall_ms, 0, "%s", run.err);
 	cr_expect(active_ms >= 300 && active_ms <= 2 * wall_ms + 1, "%lld ms in %lld ms: %s",
-		  active_ms, wall_ms, run.out);
+		  active_ms, wall_ms, run.err);
 	tp_run_free(&run);
 
 	tp_launch((const char *[]){"trace", "waits", "--", omp_target("omp_shapes"), "parks",
 				   "1000", "300", NULL},
 		  env, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
-	cr_expect_eq(value_of(run.out, "@timed_out[semaphore"), 1000, "%s", run.out);
-	long long parked_ms = value_of(run.out, "@parked_ms[pool-1, ");
+	cr_expect_eq(value_of(run.err, "@timed_out[semaphore"), 1000, "%s", run.err);
+	long long parked_ms = value_of(run.err, "@parked_ms[pool-1, ");
 	wall_ms = elapsed_ms(run.err);
 	cr_assert_gt(wall_ms, 0, "%s", run.err);
 	cr_expect(parked_ms >= 300 && parked_ms <= wall_ms + 1, "%lld ms in %lld ms: %s", parked_ms,
-		  wall_ms, run.out);
+		  wall_ms, run.err);
 	tp_run_free(&run);
 }

@@ -310,7 +310,8 @@ Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots
 	tp_terminal_stop(&t);
 }
 
-/* `taskprobe top --once [--long-poll MS] -- PROGRAM`: the program as usual, then its figures. */
+/* `taskprobe top --once [--long-poll MS] -- PROGRAM`: the program as usual, then its figures (on
+ * stderr). */
 static void once(const char *long_poll, unsigned rounds, struct tp_run *run)
 {
 	char arg[16];
@@ -340,19 +341,19 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char *expected = plain_output(rounds);
 	cr_expect(strncmp(run.out, expected, strlen(expected)) == 0, "%s", run.out);
-	cr_expect(strstr(run.out, "exited after") != NULL, "%s", run.out);
-	struct site_row sleepy = site_row(run.out, SLEEPY_SITE);
-	struct site_row blocker = site_row(run.out, BLOCKER_SITE);
-	struct site_row quick = site_row(run.out, QUICK_SITE);
+	cr_expect(strstr(run.err, "exited after") != NULL, "%s", run.err);
+	struct site_row sleepy = site_row(run.err, SLEEPY_SITE);
+	struct site_row blocker = site_row(run.err, BLOCKER_SITE);
+	struct site_row quick = site_row(run.err, QUICK_SITE);
 	/* each sleepy task: one poll, at least 20 ms, long */
 	cr_expect(sleepy.found && sleepy.spawned == SLEEPY_TASKS * rounds &&
 			  sleepy.done == sleepy.spawned && sleepy.alive == 0 &&
 			  sleepy.polls == sleepy.spawned,
-		  "%s", run.out);
+		  "%s", run.err);
 	char want[64];
 	snprintf(want, sizeof want, "long %u", SLEEPY_TASKS * rounds);
-	cr_expect_str_eq(sleepy.warnings, want, "%s", run.out);
-	cr_expect(sleepy.busy_ms >= SLEEPY_TASKS * rounds * (SLEEP_MS - 0.5), "%s", run.out);
+	cr_expect_str_eq(sleepy.warnings, want, "%s", run.err);
+	cr_expect(sleepy.busy_ms >= SLEEPY_TASKS * rounds * (SLEEP_MS - 0.5), "%s", run.err);
 	/*
 	 * the blocker: one a round, each waiting once in its poll (usually 30 ms, until the post:
 	 * long; shorter when a loaded machine runs it only after the post)
@@ -360,19 +361,19 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 	snprintf(want, sizeof want, "blocks %u", rounds);
 	cr_expect(blocker.found && blocker.spawned == rounds && blocker.done == rounds &&
 			  strstr(blocker.warnings, want) != NULL,
-		  "%s", run.out);
+		  "%s", run.err);
 	cr_expect(quick.found && quick.spawned == QUICK_TASKS * rounds &&
 			  quick.done == quick.spawned && strstr(quick.warnings, "blocks") == NULL,
-		  "%s", run.out);
+		  "%s", run.err);
 	tp_run_free(&run);
 
 	/* a higher threshold: 20 and 30 ms polls are no longer long */
 	once("1000", rounds, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
-	cr_expect(strstr(run.out, "long poll >= 1.00s") != NULL, "%s", run.out);
-	cr_expect_str_eq(site_row(run.out, SLEEPY_SITE).warnings, "", "%s", run.out);
+	cr_expect(strstr(run.err, "long poll >= 1.00s") != NULL, "%s", run.err);
+	cr_expect_str_eq(site_row(run.err, SLEEPY_SITE).warnings, "", "%s", run.err);
 	snprintf(want, sizeof want, "blocks %u", rounds);
-	cr_expect_str_eq(site_row(run.out, BLOCKER_SITE).warnings, want, "%s", run.out);
+	cr_expect_str_eq(site_row(run.err, BLOCKER_SITE).warnings, want, "%s", run.err);
 	tp_run_free(&run);
 	free(expected);
 }
@@ -515,15 +516,15 @@ Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	/* the parallel construct's site and 125 task constructs' rows, named */
 	unsigned named = 0;
-	for (const char *at = run.out; (at = strstr(at, "(omp_many_sites.c:")) != NULL; at++)
+	for (const char *at = run.err; (at = strstr(at, "(omp_many_sites.c:")) != NULL; at++)
 		named++;
-	cr_expect_eq(named, TP_LIVE_ROWS_NAMED, "%s", run.out);
+	cr_expect_eq(named, TP_LIVE_ROWS_NAMED, "%s", run.err);
 	/* the other 5 constructs' tasks, one each, in the overflow row */
-	struct site_row overflow = site_row(run.out, "(sites beyond the first 126)");
+	struct site_row overflow = site_row(run.err, "(sites beyond the first 126)");
 	cr_expect(overflow.found && overflow.spawned == 130 - (TP_LIVE_ROWS_NAMED - 1) &&
 			  overflow.done == overflow.spawned,
-		  "%s", run.out);
-	cr_expect(strstr(run.out, "tasks 133 spawned, 0 alive, 133 done") != NULL, "%s", run.out);
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "tasks 133 spawned, 0 alive, 133 done") != NULL, "%s", run.err);
 	tp_run_free(&run);
 }
 
@@ -552,18 +553,18 @@ Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_sa
 		char place[64], want[128];
 		snprintf(place, sizeof place, "(omp_shapes.c:%d)",
 			 tp_source_line("omp_shapes.c", "i < n; i++", "#pragma omp task"));
-		struct site_row gate = site_row(run.out, place);
+		struct site_row gate = site_row(run.err, place);
 		cr_expect(gate.found && gate.spawned == counted - others &&
 				  gate.done == gate.spawned && gate.alive == 0,
-			  "%s", run.out);
+			  "%s", run.err);
 		snprintf(want, sizeof want, "tasks %lu spawned, 0 alive, %lu done", counted,
 			 counted);
-		cr_expect(strstr(run.out, want) != NULL, "%s", run.out);
+		cr_expect(strstr(run.err, want) != NULL, "%s", run.err);
 		snprintf(want, sizeof want, "%lu tasks (too many alive at once) left out",
 			 all - counted);
-		cr_expect(all > table ? strstr(run.out, want) != NULL
-				      : strstr(run.out, "left out") == NULL,
-			  "%s: %s", want, run.out);
+		cr_expect(all > table ? strstr(run.err, want) != NULL
+				      : strstr(run.err, "left out") == NULL,
+			  "%s: %s", want, run.err);
 		tp_run_free(&run);
 	}
 }
@@ -614,7 +615,7 @@ static void small_file_system(unsigned slots, char *dir, char *tmpdir, size_t tm
 }
 
 /* `taskprobe top --once -- argv...` with `env`, and the program run plainly: same output and
- * status. */
+ * status (the figures on stderr). */
 static void once_as_plain(const char *const argv[], const char *const env[], struct tp_run *run)
 {
 	struct tp_run plain;
@@ -624,8 +625,7 @@ static void once_as_plain(const char *const argv[], const char *const env[], str
 		args[3 + i] = argv[i];
 	tp_launch(args, env, run);
 	cr_expect_eq(run->status, plain.status, "%s", run->err);
-	cr_expect(strncmp(run->out, plain.out, strlen(plain.out)) == 0, "%s\nvs\n%s", run->out,
-		  plain.out);
+	cr_expect_str_eq(run->out, plain.out, "the figures go to stderr");
 	tp_run_free(&plain);
 }
 
@@ -645,12 +645,12 @@ Test(top, threads_that_find_no_space_for_their_figures_are_said_as_such)
 	struct tp_run run;
 	once_as_plain((const char *[]){tp_target("omp_fib"), NULL},
 		      (const char *[]){tmpdir, omp_threads, NULL}, &run);
-	unsigned long counted = thread_rows(run.out);
+	unsigned long counted = thread_rows(run.err);
 	unsigned long without_space = count_before(
-		run.out, " threads not counted (no space left for the statistics' file)");
+		run.err, " threads not counted (no space left for the statistics' file)");
 	cr_expect(without_space >= 1 && counted + without_space == threads, "%lu + %lu: %s",
-		  counted, without_space, run.out);
-	cr_expect(strstr(run.out, "threads beyond") == NULL, "%s", run.out);
+		  counted, without_space, run.err);
+	cr_expect(strstr(run.err, "threads beyond") == NULL, "%s", run.err);
 	tp_run_free(&run);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
@@ -808,10 +808,10 @@ Test(top, a_thread_that_finds_no_space_takes_an_ended_threads_slot)
 	struct tp_run run;
 	once_as_plain((const char *[]){tp_target("thread_waves"), arg, NULL},
 		      (const char *[]){tmpdir, "TASKPROBE_WORKERS=wave-*", NULL}, &run);
-	cr_expect(strstr(run.out, "not counted") == NULL, "%s", run.out);
+	cr_expect(strstr(run.err, "not counted") == NULL, "%s", run.err);
 	char last[32];
 	snprintf(last, sizeof last, " wave-%u-", waves);
-	cr_expect(strstr(run.out, last) != NULL, "%s: %s", last, run.out);
+	cr_expect(strstr(run.err, last) != NULL, "%s: %s", last, run.err);
 	tp_run_free(&run);
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
@@ -882,13 +882,13 @@ Test(top, a_program_that_a_script_starts_as_a_child_is_shown)
 		(const char *[]){"top", "--once", "--", "/bin/sh", "-c", script, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect(strstr(run.out, "script done\n") != NULL, "%s", run.out);
-	cr_expect(strstr(run.out, "taskprobe top: omp_top_shapes (pid ") != NULL &&
-			  strstr(run.out, "'s run) exited after") != NULL,
-		  "%s", run.out);
-	struct site_row sleepy = site_row(run.out, SLEEPY_SITE);
+	cr_expect(strstr(run.err, "taskprobe top: omp_top_shapes (pid ") != NULL &&
+			  strstr(run.err, "'s run) exited after") != NULL,
+		  "%s", run.err);
+	struct site_row sleepy = site_row(run.err, SLEEPY_SITE);
 	cr_expect(sleepy.found && sleepy.spawned == 2 * SLEEPY_TASKS &&
 			  sleepy.done == sleepy.spawned,
-		  "%s", run.out);
+		  "%s", run.err);
 	free(script);
 	tp_run_free(&run);
 }
@@ -917,7 +917,7 @@ Test(top, a_script_that_runs_programs_one_after_another_shows_each_to_its_end)
 	unsigned long finals[2] = {0, 0};
 	int pids[2] = {0, 0};
 	unsigned n_finals = 0;
-	for (const char *at = run.out; (at = strstr(at, title)) != NULL; at++) {
+	for (const char *at = run.err; (at = strstr(at, title)) != NULL; at++) {
 		const char *line_end = strchr(at, '\n');
 		const char *exited = strstr(at, "'s run) exited after");
 		if (exited == NULL || line_end == NULL || exited > line_end)
@@ -933,11 +933,11 @@ Test(top, a_script_that_runs_programs_one_after_another_shows_each_to_its_end)
 		n_finals++;
 		free(snapshot);
 	}
-	cr_expect_eq(n_finals, 2, "%s", run.out);
-	cr_expect(pids[0] != pids[1], "%s", run.out);
+	cr_expect_eq(n_finals, 2, "%s", run.err);
+	cr_expect(pids[0] != pids[1], "%s", run.err);
 	/* in the order they ran */
 	cr_expect(finals[0] == rounds[0] * SLEEPY_TASKS && finals[1] == rounds[1] * SLEEPY_TASKS,
-		  "%lu, %lu: %s", finals[0], finals[1], run.out);
+		  "%lu, %lu: %s", finals[0], finals[1], run.err);
 	free(script);
 	tp_run_free(&run);
 }
