@@ -1,9 +1,432 @@
 // SPDX-License-Identifier: MIT
 /*
- * Do no harm (launcher): see test_harm.c.
+ * Do no harm (launcher): see test_harm.c. Nothing of taskprobe's goes to the program's standard
+ * output (top's figures and trace's output go to stderr, or to a file given with -o, checked
+ * before the program starts); a program named as a shell builtin is run as the program it is; a
+ * program killed by a signal is said by the signal's name, with its status; no path from the
+ * environment is ever evaluated as shell words; a GCC OpenMP program moved onto libomp is told.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
+
+/* How many times `what` occurs in `text`. */
+static unsigned occurrences(const char *text, const char *what)
+{
+	unsigned n = 0;
+	for (const char *at = text; (at = strstr(at, what)) != NULL; at += strlen(what))
+		n++;
+	return n;
+}
+
+/* A small input (about 40 KiB of unsorted, compressible lines) in a temporary file. */
+static char *make_input(void)
+{
+	char *path = tp_make_temp("harm-input");
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	unsigned long x = 12345;
+	for (int i = 0; i < 2000; i++) {
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+		fprintf(f, "line %05lu of the input, %s\n", (x >> 33) % 100000,
+			(x >> 20) % 3 ? "compressible" : "a little less so");
+	}
+	fclose(f);
+	return path;
+}
+
+/* The programs of the byte-for-byte checks, each on `input`: xz, zstd and sort. */
+struct program {
+	const char *path, *package, *args[4];
+};
+#define ALL 3
+static const struct program programs[ALL] = {
+	{"/usr/bin/xz", "xz-utils", {"-T2", "-c", "-k"}},
+	{"/usr/bin/zstd", "zstd", {"-q", "-c"}},
+	{"/usr/bin/sort", "coreutils", {NULL}},
+};
+
+/*
+ * The first `n_programs` on `input` plainly, then under the launcher with `launcher_args` before `--`:
+ * the same standard output, byte for byte, and the same exit status. Returns the launched runs'
+ * stderr, concatenated (the caller frees).
+ */
+static char *same_output_as_plain(const char *const launcher_args[], size_t n_programs)
+{
+	char *input = make_input();
+	char *errors = strdup("");
+	for (size_t p = 0; p < n_programs && p < sizeof programs / sizeof programs[0]; p++) {
+		const char *argv[8] = {tp_require_program(programs[p].path, programs[p].package)};
+		size_t n = 1;
+		for (size_t i = 0; programs[p].args[i] != NULL; i++)
+			argv[n++] = programs[p].args[i];
+		argv[n++] = input;
+		argv[n] = NULL;
+		struct tp_run plain, launched;
+		tp_run(TP_PLAIN, argv, NULL, &plain);
+		cr_assert_eq(plain.status, 0, "%s", plain.err);
+		const char *args[24];
+		size_t k = 0;
+		for (size_t i = 0; launcher_args[i] != NULL; i++)
+			args[k++] = launcher_args[i];
+		args[k++] = "--";
+		for (size_t i = 0; argv[i] != NULL; i++)
+			args[k++] = argv[i];
+		args[k] = NULL;
+		tp_launch(args, NULL, &launched);
+		cr_expect_eq(launched.status, plain.status, "%s %s: %s", launcher_args[0],
+			     programs[p].path, launched.err);
+		cr_expect(launched.out_len == plain.out_len &&
+				  memcmp(launched.out, plain.out, plain.out_len) == 0,
+			  "%s %s: stdout of %zu bytes, a plain run's %zu: %.300s", launcher_args[0],
+			  programs[p].path, launched.out_len, plain.out_len, launched.err);
+		char *joined;
+		cr_assert(asprintf(&joined, "%s%s", errors, launched.err) >= 0);
+		free(errors);
+		errors = joined;
+		tp_run_free(&plain);
+		tp_run_free(&launched);
+	}
+	unlink(input);
+	free(input);
+	return errors;
+}
+
+Test(harm, run_keeps_stdout_byte_for_byte)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	free(same_output_as_plain((const char *const[]){"run", NULL}, ALL));
+}
+
+Test(harm, top_once_figures_go_to_stderr_never_to_the_programs_stdout)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *errors = same_output_as_plain((const char *const[]){"top", "--once", NULL}, ALL);
+	/* each program's figures, on stderr */
+	cr_expect_eq(occurrences(errors, "taskprobe top: "), 3, "%s", errors);
+	cr_expect(strstr(errors, "\nSITE ") != NULL, "%s", errors);
+	free(errors);
+}
+
+Test(harm, top_batch_snapshots_go_to_stderr_never_to_the_programs_stdout)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *errors = same_output_as_plain(
+		(const char *const[]){"top", "--batch", "--interval", "0.05", NULL}, ALL);
+	cr_expect_geq(occurrences(errors, "taskprobe top: "), 3, "%s", errors);
+	free(errors);
+}
+
+Test(harm, record_keeps_stdout_byte_for_byte)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *json = tp_make_temp("harm-json");
+	char *errors = same_output_as_plain((const char *const[]){"record", "-o", json, NULL}, ALL);
+	cr_expect_eq(occurrences(errors, "timeline written to"), 3, "%s", errors);
+	unlink(json);
+	free(json);
+	free(errors);
+}
+
+/* A directory of the test's own (removed with everything in it by remove_tree). */
+static char *make_dir(void)
+{
+	char *dir = strdup("/tmp/taskprobe-test-harm-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+static void remove_tree(const char *dir)
+{
+	char *command;
+	cr_assert(asprintf(&command, "rm -rf -- '%s'", dir) > 0);
+	cr_expect_eq(system(command), 0);
+	free(command);
+}
+
+Test(harm, top_o_writes_the_figures_to_a_new_file_or_the_users_own_and_refuses_any_other)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = make_dir();
+	char figures[256], marker[256], link[256], script[600];
+	snprintf(figures, sizeof figures, "%s/figures.txt", dir);
+	snprintf(marker, sizeof marker, "%s/ran", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(script, sizeof script, "echo out; touch '%s'", marker);
+	struct tp_run run;
+
+	/* a new file: the figures there, the program's output alone on stdout */
+	for (int again = 0; again < 2; again++) { /* then the same file, the user's own */
+		tp_launch((const char *[]){"top", "--once", "-o", figures, "--", "/bin/sh", "-c",
+					   script, NULL},
+			  NULL, &run);
+		cr_expect_eq(run.status, 0, "%s", run.err);
+		cr_expect_str_eq(run.out, "out\n");
+		cr_expect_eq(strstr(run.err, "taskprobe top: "), NULL, "%s", run.err);
+		char *text = tp_read_file(figures, NULL);
+		cr_expect(strncmp(text, "taskprobe top: sh (pid ", 23) == 0, "%s", text);
+		cr_expect_eq(occurrences(text, "taskprobe top: "), 1, "%s", text);
+		free(text);
+		tp_run_free(&run);
+	}
+	/* a symbolic link (to a file of the user's too), a directory, no directory: refused before
+	 * the program runs */
+	cr_assert_eq(symlink(figures, link), 0);
+	char missing[300];
+	snprintf(missing, sizeof missing, "%s/no/figures.txt", dir);
+	const char *refused[] = {link, dir, missing};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		unlink(marker);
+		tp_launch((const char *[]){"top", "--once", "-o", refused[i], "--", "/bin/sh", "-c",
+					   script, NULL},
+			  NULL, &run);
+		cr_expect_eq(run.status, 2, "%s: %s", refused[i], run.err);
+		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
+		cr_expect(strstr(run.err, refused[i]) != NULL, "%s", run.err);
+		cr_expect_neq(access(marker, F_OK), 0, "%s: the program ran", refused[i]);
+		cr_expect_str_eq(run.out, "");
+		tp_run_free(&run);
+	}
+	/* another user's file (with root: nobody's) */
+	if (geteuid() == 0) {
+		char theirs[300];
+		snprintf(theirs, sizeof theirs, "%s/theirs", dir);
+		FILE *f = fopen(theirs, "w");
+		cr_assert_not_null(f);
+		fputs("their text\n", f);
+		fclose(f);
+		cr_assert_eq(chown(theirs, 65534, 65534), 0);
+		tp_launch((const char *[]){"top", "--once", "-o", theirs, "--", "/bin/sh", "-c",
+					   script, NULL},
+			  NULL, &run);
+		cr_expect_eq(run.status, 2, "%s", run.err);
+		cr_expect(strstr(run.err, "another user's") != NULL, "%s", run.err);
+		char *text = tp_read_file(theirs, NULL);
+		cr_expect_str_eq(text, "their text\n");
+		free(text);
+		tp_run_free(&run);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+Test(harm, programs_named_as_shell_builtins_run_as_programs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	static const struct {
+		const char *argv[5];
+		int status;
+		const char *out;
+	} runs[] = {
+		{{"true"}, 0, ""},
+		{{"false"}, 1, ""},
+		{{"echo", "hi"}, 0, "hi\n"},
+		{{"printf", "%s-%s\\n", "a", "b"}, 0, "a-b\n"},
+		{{"test", "1", "=", "2"}, 1, ""},
+		{{"[", "1", "=", "1", "]"}, 0, ""},
+		{{"kill", "-l", "11"}, 0, "SEGV\n"},
+		{{"pwd"}, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		const char *args[10] = {"run", "--"};
+		size_t n = 2;
+		for (size_t k = 0; k < 5 && runs[i].argv[k] != NULL; k++)
+			args[n++] = runs[i].argv[k];
+		args[n] = NULL;
+		struct tp_run run;
+		tp_launch(args, NULL, &run);
+		cr_expect_eq(run.status, runs[i].status, "%s: %s", runs[i].argv[0], run.err);
+		cr_expect_eq(strstr(run.err, "taskprobe: "), NULL, "%s: %s", runs[i].argv[0],
+			     run.err);
+		if (runs[i].out != NULL)
+			cr_expect_str_eq(run.out, runs[i].out, "%s", runs[i].argv[0]);
+		else
+			cr_expect(run.out[0] == '/', "%s: %s", runs[i].argv[0], run.out);
+		tp_run_free(&run);
+	}
+}
+
+/* `args`, then `/bin/sh -c command`: its status and stderr (the caller frees). */
+static int launch_sh(const char *const args[], const char *command, char **err)
+{
+	const char *all[16];
+	size_t n = 0;
+	while (args[n] != NULL)
+		all[n] = args[n], n++;
+	all[n++] = "--";
+	all[n++] = "/bin/sh";
+	all[n++] = "-c";
+	all[n++] = command;
+	all[n] = NULL;
+	struct tp_run run;
+	tp_launch(all, NULL, &run);
+	int status = run.status;
+	*err = strdup(run.err);
+	tp_run_free(&run);
+	return status;
+}
+
+/*
+ * `args -- /bin/sh -c 'kill -SEGV $$'`: status 139, said as "killed by SIGSEGV", never by bash's
+ * job message; `exit 139` is the same status, not said as a signal.
+ */
+static void expect_killed_said(const char *const args[])
+{
+	char *err;
+	int status = launch_sh(args, "kill -SEGV $$", &err);
+	cr_expect_eq(status, 128 + 11, "%s: %s", args[0], err);
+	cr_expect(strstr(err, "taskprobe: /bin/sh was killed by SIGSEGV\n") != NULL, "%s: %s",
+		  args[0], err);
+	cr_expect_eq(strstr(err, "Segmentation fault"), NULL, "%s: %s", args[0], err);
+	free(err);
+	status = launch_sh(args, "exit 139", &err);
+	cr_expect_eq(status, 139, "%s: %s", args[0], err);
+	cr_expect_eq(strstr(err, "was killed by"), NULL, "%s: %s", args[0], err);
+	free(err);
+}
+
+Test(harm, a_program_killed_by_a_signal_is_said_by_name_with_its_status, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *json = tp_make_temp("harm-signal-json");
+	const char *const top_once[] = {"top", "--once", NULL};
+	const char *const top_batch[] = {"top", "--batch", "--interval", "0.05", NULL};
+	const char *const record[] = {"record", "-o", json, NULL};
+	const char *const *ways[] = {top_once, top_batch, record};
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++)
+		expect_killed_said(ways[i]);
+	unlink(json);
+	free(json);
+}
+
+Test(harm, a_tmpdir_with_quotes_is_a_name_never_shell_words)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/*
+	 * TMPDIR=DIR/t' 'DIR/victim' ' (a directory, made): a trap "rm -rf '$dir'" would remove
+	 * DIR/t, DIR/victim and /tmp.XXXXXXXXXX.
+	 */
+	char *dir = make_dir();
+	char victim[300], keep[320], tmpdir[700], setting[720];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	snprintf(keep, sizeof keep, "%s/keep", victim);
+	snprintf(tmpdir, sizeof tmpdir, "%s/t' '%s' '", dir, victim);
+	char *command;
+	cr_assert(asprintf(&command, "mkdir -p -- \"%s\" '%s' && touch -- '%s'", tmpdir, victim,
+			   keep) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(command);
+	snprintf(setting, sizeof setting, "TMPDIR=%s", tmpdir);
+	char json[320];
+	snprintf(json, sizeof json, "%s/out.json", dir);
+	const char *const runs[][8] = {
+		{"record", "-o", json, "--", "/bin/true", NULL},
+		{"top", "--once", "--", "/bin/true", NULL},
+		{"top", "--batch", "--", "/bin/true", NULL},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		struct tp_run run;
+		tp_launch(runs[i], (const char *[]){setting, NULL}, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", runs[i][0], run.err);
+		cr_expect_eq(access(keep, F_OK), 0, "%s removed %s", runs[i][0], victim);
+		tp_run_free(&run);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+Test(harm, record_checks_its_output_before_the_program_runs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = make_dir();
+	char marker[300], script[400], missing[300], link[300], target[300];
+	snprintf(marker, sizeof marker, "%s/ran", dir);
+	snprintf(script, sizeof script, "touch '%s'", marker);
+	snprintf(missing, sizeof missing, "%s/no/such/dir/x.json", dir);
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	snprintf(target, sizeof target, "%s/target.json", dir);
+	cr_assert_eq(symlink(target, link), 0);
+	const char *refused[] = {missing, dir, link};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		char *err;
+		int status = launch_sh((const char *[]){"record", "-o", refused[i], NULL}, script,
+				       &err);
+		cr_expect_eq(status, 2, "%s: %s", refused[i], err);
+		cr_expect_eq(occurrences(err, "taskprobe: "), 1, "one message: %s", err);
+		cr_expect(strstr(err, refused[i]) != NULL, "%s", err);
+		cr_expect_neq(access(marker, F_OK), 0, "%s: the program ran", refused[i]);
+		cr_expect_neq(access(target, F_OK), 0, "%s: written through the link", link);
+		free(err);
+	}
+	/* a directory the user cannot write (as nobody, with root) */
+	if (geteuid() == 0) {
+		char json[400];
+		snprintf(json, sizeof json, "%s/x.json", dir); /* dir is root's, mode 0700 */
+		cr_assert_eq(chmod(dir, 0755), 0);
+		struct tp_run run;
+		tp_launch_unprivileged(
+			(const char *[]){"record", "-o", json, "--", "/bin/sh", "-c",
+					 "touch /tmp/taskprobe-test-harm-unwritable-ran", NULL},
+			NULL, &run);
+		cr_expect_eq(run.status, 2, "%s", run.err);
+		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "one message: %s", run.err);
+		cr_expect_neq(access("/tmp/taskprobe-test-harm-unwritable-ran", F_OK), 0,
+			      "the program ran");
+		unlink("/tmp/taskprobe-test-harm-unwritable-ran");
+		tp_run_free(&run);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+Test(harm, a_gcc_openmp_program_moved_onto_libomp_is_told_once)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){fib, NULL}, (const char *[]){"OMP_NUM_THREADS=2", NULL},
+	       &plain);
+	tp_launch((const char *[]){"run", "--", fib, NULL},
+		  (const char *[]){"OMP_NUM_THREADS=2", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "is built for GCC's libgomp: running it on LLVM's "
+					  "libomp ("),
+		     1, "%s", run.err);
+	cr_expect(strstr(run.err, "libomp.so.5), whose tool interface shows its tasks\n") != NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+Test(harm, trace_output_goes_to_stderr_or_to_its_file_never_to_the_programs_stdout, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	tp_require_tracer();
+	char *errors = same_output_as_plain((const char *const[]){"trace", "waits", NULL}, ALL);
+	cr_expect_eq(occurrences(errors, "Tracing waits of PID "), 3, "%s", errors);
+	free(errors);
+
+	/* -o FILE: the script's output there, nothing of it on stdout or stderr */
+	char *file = tp_make_temp("harm-trace");
+	unlink(file); /* a new file */
+	errors = same_output_as_plain((const char *const[]){"trace", "-o", file, "waits", NULL}, 1);
+	cr_expect_eq(occurrences(errors, "Tracing waits of PID "), 0, "%s", errors);
+	char *text = tp_read_file(file, NULL);
+	cr_expect(strncmp(text, "Tracing waits of PID ", 21) == 0, "%s", text);
+	free(text);
+	unlink(file);
+	free(file);
+	free(errors);
+
+	/* a program killed by a signal */
+	expect_killed_said((const char *const[]){"trace", "waits", NULL});
+}
