@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,11 +402,17 @@ Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_
 	cr_expect(sleepy.spawned > 0 && strstr(top.out, "running") != NULL, "%s%s", top.out,
 		  top.err);
 	tp_run_free(&top);
+	/* the statistics, in the user's own directory while the program runs, go with it */
+	char path[PATH_MAX];
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	if (runtime != NULL && runtime[0] == '/')
+		snprintf(path, sizeof path, "%s/taskprobe/taskprobe-live.%s", runtime, pid);
+	else
+		snprintf(path, sizeof path, "/dev/shm/taskprobe-%u/taskprobe-live.%s",
+			 (unsigned)geteuid(), pid);
+	cr_expect_eq(access(path, F_OK), 0, "%s is not there", path);
 	tp_finish(&program);
 	cr_expect_eq(program.status, 0, "%s", program.err);
-	/* the statistics are gone with the program */
-	char path[64];
-	snprintf(path, sizeof path, "/dev/shm/taskprobe-live.%s", pid);
 	cr_expect_neq(access(path, F_OK), 0, "%s is left", path);
 	tp_run_free(&program);
 
