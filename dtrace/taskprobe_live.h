@@ -46,7 +46,14 @@ enum tp_live_clock {
 enum tp_live_state {
 	TP_LIVE_RUNNING = 0, /* not in a task, not parked: a worker between tasks spins or looks */
 	TP_LIVE_POLLING = 1, /* polls a task (its site: `site`) */
-	TP_LIVE_PARKED = 2,  /* a worker blocked waiting for work */
+	TP_LIVE_PARKED = 2,  /* blocked in the kernel: in an interposed wait, polling no task */
+};
+
+/* A slot's `worker`. */
+enum tp_live_worker {
+	TP_LIVE_NOT_A_WORKER = 0,
+	TP_LIVE_WORKER = 1,       /* a worker now */
+	TP_LIVE_WORKER_ENDED = 2, /* a worker until its worker-thread-stop */
 };
 
 /* A slot's `in_use`. */
@@ -123,7 +130,8 @@ struct tp_live_thread {
 	uint32_t in_use;     /* enum tp_live_slot_use */
 	uint32_t generation; /* raised each time a thread takes the slot */
 	uint32_t tid;
-	uint32_t worker; /* 1 while an executor (or TASKPROBE_WORKERS) says it is a worker */
+	uint32_t worker; /* enum tp_live_worker: whether an executor (or TASKPROBE_WORKERS) says it
+			    is a worker */
 	char name[16];
 	uint32_t rows_ready; /* its rows have space: the sites' figures may be read */
 	uint32_t state;      /* enum tp_live_state */
@@ -133,7 +141,7 @@ struct tp_live_thread {
 	uint64_t wait_since;
 	uint64_t wait_task; /* the task polled while it waits: a task blocking its worker */
 	uint64_t busy_ns;   /* time polling tasks, the current poll excluded */
-	uint64_t parked_ns; /* time parked, the current park excluded */
+	uint64_t parked_ns; /* time parked (state PARKED), the current park excluded */
 	uint64_t polls;
 	uint64_t taken_ns; /* when the thread took the slot (its figures count from then) */
 	char reserved[16];

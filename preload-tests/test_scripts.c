@@ -494,3 +494,37 @@ Test(scripts, events_bt_prints_every_event_with_its_arguments, .timeout = 120)
 	cr_expect(strstr(run.trace, " worker-thread-start\n") != NULL, "%s", run.trace);
 	tp_run_free(&run);
 }
+
+/* The most PARKED_MS and SPIN_MS of a worker in workers.bt's report on omp_idle_worker. */
+static void idle_worker_report(const char *blocktime, long long *parked_max, long long *spin_max)
+{
+	char setting[64];
+	snprintf(setting, sizeof setting, "KMP_BLOCKTIME=%s", blocktime);
+	const char *argv[] = {omp_target("omp_idle_worker"), NULL};
+	const char *env[] = {setting, NULL};
+	const char *every_minute[] = {"60", NULL};
+	struct tp_run run;
+	tp_run_script("workers.bt", every_minute, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	*parked_max = *spin_max = -1;
+	for (const char *l = strstr(run.trace, "BUSY_MS"); l != NULL; l = strchr(l + 1, '\n')) {
+		long long busy, spin, parked;
+		if (sscanf(l + 1, "%*d:%*d:%*d %*s %*d %lld %lld %lld", &busy, &spin, &parked) != 3)
+			continue;
+		*parked_max = parked > *parked_max ? parked : *parked_max;
+		*spin_max = spin > *spin_max ? spin : *spin_max;
+	}
+	tp_run_free(&run);
+}
+
+Test(scripts, workers_bt_counts_a_worker_parked_only_while_it_is_blocked_in_a_wait, .timeout = 120)
+{
+	long long parked, spin;
+	/* the idle worker's 200 ms in the barrier: asleep at once ... */
+	idle_worker_report("0", &parked, &spin);
+	cr_expect_geq(parked, 180, "parked %lld ms", parked);
+	/* ... or spinning throughout */
+	idle_worker_report("infinite", &parked, &spin);
+	cr_expect_eq(parked, 0);
+	cr_expect_geq(spin, 180, "spin %lld ms", spin);
+}

@@ -948,3 +948,56 @@ Test(top, a_script_that_runs_programs_one_after_another_shows_each_to_its_end)
 	free(script);
 	tp_run_free(&run);
 }
+
+/*
+ * The second worker's BUSY, SPIN and PARKED (percent) in `taskprobe-top --once` of
+ * omp_idle_worker run with KMP_BLOCKTIME=`blocktime`: it waits 200 ms in a barrier.
+ */
+static void idle_worker_shares(const char *blocktime, int shares[3])
+{
+	char *dir = strdup("/tmp/taskprobe-test-idle-XXXXXX");
+	cr_assert(mkdtemp(dir) != NULL);
+	char live_dir[128], blocktime_setting[64];
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
+	snprintf(blocktime_setting, sizeof blocktime_setting, "KMP_BLOCKTIME=%s", blocktime);
+	const char *env[] = {"TASKPROBE_LIVE=keep", live_dir, blocktime_setting, NULL};
+	struct tp_run program, top;
+	tp_run(TP_PRELOADED,
+	       (const char *[]){tp_require_program(tp_target("omp_idle_worker"), "clang"), NULL},
+	       env, &program);
+	cr_assert_eq(program.status, 0, "%s", program.err);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)program.pid);
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_CONTRIB_DIR "/taskprobe-top", "--once", "--dir", dir, pid, NULL},
+	       NULL, &top);
+	cr_assert_eq(top.status, 0, "%s", top.err);
+	/* the threads in the order they took their slots: the initial thread, then the worker */
+	const char *row = strstr(top.out, "\nTID ");
+	cr_assert(row != NULL, "%s", top.out);
+	row = strchr(row + 1, '\n');
+	row = row != NULL ? strchr(row + 1, '\n') : NULL;
+	cr_assert(row != NULL, "%s", top.out);
+	cr_assert_eq(sscanf(row, " %*d %*s %d%% %d%% %d%%", &shares[0], &shares[1], &shares[2]), 3,
+		     "%s", top.out);
+	tp_run_free(&program);
+	tp_run_free(&top);
+	char command[128];
+	snprintf(command, sizeof command, "rm -rf '%s'", dir);
+	cr_expect_eq(system(command), 0);
+	free(dir);
+}
+
+Test(top, a_workers_time_in_the_runtime_is_spin_and_only_its_sleep_is_parked)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	int asleep[3], spinning[3];
+	/* libomp puts a waiting worker to sleep at once: 200 ms blocked in a wait, parked */
+	idle_worker_shares("0", asleep);
+	cr_expect(asleep[0] <= 5 && asleep[2] >= 90, "busy %d%%, spin %d%%, parked %d%%", asleep[0],
+		  asleep[1], asleep[2]);
+	/* ... or never: 200 ms spinning in the barrier, not parked */
+	idle_worker_shares("infinite", spinning);
+	cr_expect(spinning[1] >= 90 && spinning[2] == 0, "busy %d%%, spin %d%%, parked %d%%",
+		  spinning[0], spinning[1], spinning[2]);
+}

@@ -101,6 +101,7 @@ struct live_local {
 	bool sample_stack;  /* its spawn's stack is one the live statistics sample */
 	bool ended;         /* its thread-stop fired: it counts no more */
 	bool no_slot;       /* it found no slot (all taken, or no space): not counted */
+	uint32_t waits;     /* interposed waits it is in (a signal handler's nests), polling none */
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
@@ -555,36 +556,41 @@ void tp_live_worker(int started)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	set32(&s->worker, started != 0);
+	set32(&s->worker, started != 0 ? TP_LIVE_WORKER : TP_LIVE_WORKER_ENDED);
 	leave();
 }
 
+/*
+ * A worker's park (an executor's barrier, taskwait or taskgroup; a named worker's wait) takes
+ * the thread a slot; its time is not counted as parked: an executor spins and runs other tasks
+ * in its waits (libomp does, for its block time). Parked is what the waits below count.
+ */
 void tp_live_park(int parked)
 {
-	struct tp_live_thread *s = enter(TAKES_SLOT);
-	if (s == NULL)
-		return;
-	uint64_t now = now_ns();
-	/* an unpark of a thread not parked (the exit ending others' parks) changes nothing */
-	if (parked || s->state == TP_LIVE_PARKED) {
-		if (!parked)
-			add(&s->parked_ns, now - s->state_since);
-		set64(&s->state_since, now);
-		set32(&s->state, parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
-	}
-	leave();
+	(void)parked;
+	if (enter(TAKES_SLOT) != NULL)
+		leave();
 }
 
+/*
+ * A worker's time parked is its time blocked in the kernel: inside an interposed wait while it
+ * polls no task (a wait inside a poll is the task's, and blocks the worker: busy).
+ */
 void tp_live_wait_start(uint32_t kind, uint64_t task)
 {
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
-	set64(&s->wait_since, now_ns());
+	uint64_t now = now_ns();
+	set64(&s->wait_since, now);
 	set64(&s->wait_task, task);
 	set32(&s->wait_kind, kind);
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_waits, 1);
+	if (local.polled_task == 0 && local.waits++ == 0) {
+		set64(&s->state_since, now);
+		set32(&s->state, TP_LIVE_PARKED);
+	}
 	leave();
 }
 
@@ -593,10 +599,16 @@ void tp_live_wait_end(uint64_t task)
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
+	uint64_t now = now_ns();
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
-		add(&local.rows[local.poll_row].blocking_ns, now_ns() - s->wait_since);
+		add(&local.rows[local.poll_row].blocking_ns, now - s->wait_since);
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
+	if (local.waits > 0 && --local.waits == 0 && s->state == TP_LIVE_PARKED) {
+		add(&s->parked_ns, now - s->state_since);
+		set64(&s->state_since, now);
+		set32(&s->state, TP_LIVE_RUNNING);
+	}
 	leave();
 }
 

@@ -870,7 +870,9 @@ static void read_snapshot(void *arg)
 		w->ended = use == TP_LIVE_SLOT_ENDED;
 		w->generation = load32(&t->generation);
 		w->tid = load32(&t->tid);
-		w->worker = load32(&t->worker);
+		uint32_t worker = load32(&t->worker);
+		w->worker = worker == TP_LIVE_WORKER;
+		w->was_worker = worker == TP_LIVE_WORKER || worker == TP_LIVE_WORKER_ENDED;
 		copy_text(w->name, sizeof w->name, t->name, sizeof t->name, false);
 		w->state = load32(&t->state);
 		uint32_t site = load32(&t->site);
@@ -905,7 +907,8 @@ static void read_snapshot(void *arg)
 					  : 0;
 		w->busy_share = share(busy, interval);
 		w->parked_share = share(parked, interval);
-		w->spinning_share = w->worker ? 1 - w->busy_share - w->parked_share : 0;
+		/* what is neither busy nor blocked: spinning, looking for work, the runtime's */
+		w->spinning_share = w->was_worker ? 1 - w->busy_share - w->parked_share : 0;
 		if (w->spinning_share < 0)
 			w->spinning_share = 0;
 		struct site_view *v = r->by_row[w->site];

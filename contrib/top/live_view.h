@@ -128,7 +128,9 @@ struct site_view {
 };
 
 struct worker_view {
-	uint32_t slot, generation, tid, worker, state, site, wait_kind;
+	uint32_t slot, generation, tid, state, site, wait_kind;
+	bool worker;     /* a worker now */
+	bool was_worker; /* a worker now, or one until it stopped (its shares still tell) */
 	char name[LIVE_SHOWN(16)]; /* escaped */
 	bool ended;                /* shown once the process exited */
 	uint64_t state_for_ns, wait_for_ns, wait_task;

@@ -449,8 +449,8 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 	char tid[16], busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
 	snprintf(tid, sizeof tid, "%u", w->tid);
 	percent(busy, sizeof busy, w->busy_share, true);
-	percent(spin, sizeof spin, w->spinning_share, w->worker);
-	percent(parked, sizeof parked, w->parked_share, w->worker || w->parked_ns > 0);
+	percent(spin, sizeof spin, w->spinning_share, w->was_worker);
+	percent(parked, sizeof parked, w->parked_share, w->was_worker || w->parked_ns > 0);
 	count_text(polls, sizeof polls, w->polls);
 	worker_now(now, sizeof now, s, w, l->now_width);
 	worker_columns_line(out, size, l, tid, w->name, busy, spin, parked, polls, now);
