@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The probes of ../shared/PROBES.md, as the tests expect them in libtaskprobe.so's notes. */
+/* The probes of dtrace/PROBES.md, as the tests expect them in libtaskprobe.so's notes. */
 #pragma once
 
 struct tp_contract_probe {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The event layer: every event of the probe contract (../shared/PROBES.md, dtrace/taskprobe.d)
+ * The event layer: every event of the probe contract (dtrace/PROBES.md, dtrace/taskprobe.d)
  * goes through here, and nothing else in the shim names a TASKPROBE_* macro. For each event:
  *
  *   tp_listeners_EVENT()   nonzero when anybody listens: its USDT semaphore, which a tracer
