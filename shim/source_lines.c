@@ -29,8 +29,18 @@ static struct {
 	Dwarf_Line *(*getsrc_die)(Dwarf_Die *, Dwarf_Addr);
 	int (*lineno)(Dwarf_Line *, int *);
 	const char *(*linesrc)(Dwarf_Line *, Dwarf_Word *, Dwarf_Word *);
-	int (*getscopes)(Dwarf_Die *, Dwarf_Addr, Dwarf_Die **);
+	int (*child)(Dwarf_Die *, Dwarf_Die *);
+	int (*siblingof)(Dwarf_Die *, Dwarf_Die *);
 	int (*tag)(Dwarf_Die *);
+	int (*hasattr)(Dwarf_Die *, unsigned int);
+	int (*formflag)(Dwarf_Attribute *, bool *);
+	const char *(*decl_file)(Dwarf_Die *);
+	int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
+	int (*decl_line)(Dwarf_Die *, int *);
+	int (*getsrclines)(Dwarf_Die *, Dwarf_Lines **, size_t *);
+	Dwarf_Line *(*onesrcline)(Dwarf_Lines *, size_t);
+	int (*lineaddr)(Dwarf_Line *, Dwarf_Addr *);
+	int (*lineendsequence)(Dwarf_Line *, bool *);
 	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
 	const char *(*formstring)(Dwarf_Attribute *);
 	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
@@ -58,8 +68,18 @@ static const struct {
 	DW_SYMBOL(getsrc_die, dwarf_getsrc_die),
 	DW_SYMBOL(lineno, dwarf_lineno),
 	DW_SYMBOL(linesrc, dwarf_linesrc),
-	DW_SYMBOL(getscopes, dwarf_getscopes),
+	DW_SYMBOL(child, dwarf_child),
+	DW_SYMBOL(siblingof, dwarf_siblingof),
 	DW_SYMBOL(tag, dwarf_tag),
+	DW_SYMBOL(hasattr, dwarf_hasattr),
+	DW_SYMBOL(formflag, dwarf_formflag),
+	DW_SYMBOL(decl_file, dwarf_decl_file),
+	DW_SYMBOL(formudata, dwarf_formudata),
+	DW_SYMBOL(decl_line, dwarf_decl_line),
+	DW_SYMBOL(getsrclines, dwarf_getsrclines),
+	DW_SYMBOL(onesrcline, dwarf_onesrcline),
+	DW_SYMBOL(lineaddr, dwarf_lineaddr),
+	DW_SYMBOL(lineendsequence, dwarf_lineendsequence),
 	DW_SYMBOL(attr_integrate, dwarf_attr_integrate),
 	DW_SYMBOL(formstring, dwarf_formstring),
 	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
@@ -196,22 +216,181 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias,
 	return NULL;
 }
 
-/* The name of the innermost function, inlined or not, whose code holds `pc` in `unit`, or NULL. */
-static const char *function_at(Dwarf_Die *unit, Dwarf_Addr pc)
+/*
+ * Whether a function is one the compiler made, whose name means nothing to the person who wrote
+ * the construct: marked artificial (GCC's "main._omp_fn.0", clang's ".omp_task_entry."), or named
+ * so (clang's ".omp_outlined._debug__.N", which it does not mark, and any name starting with a
+ * dot, which no C or C++ function has).
+ */
+static bool compiler_made(Dwarf_Die *die, const char *name)
 {
-	Dwarf_Die *scopes = NULL;
-	const char *name = NULL;
-	int n = dw.getscopes(unit, pc, &scopes);
-	for (int i = 0; i < n && name == NULL; i++) {
-		int tag = dw.tag(&scopes[i]);
-		Dwarf_Attribute attr;
-		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
-		    dw.attr_integrate(&scopes[i], DW_AT_name, &attr) != NULL)
-			name = dw.formstring(
-				&attr); /* in the module's string table: outlives scopes */
+	Dwarf_Attribute attr;
+	bool artificial = false;
+	if (dw.attr_integrate(die, DW_AT_artificial, &attr) != NULL)
+		(void)dw.formflag(&attr, &artificial);
+	return artificial || name[0] == '.' || strstr(name, "._omp_fn.") != NULL ||
+	       strstr(name, "._omp_cpyfn.") != NULL;
+}
+
+static const char *name_of(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	return dw.attr_integrate(die, DW_AT_name, &attr) != NULL ? dw.formstring(&attr) : NULL;
+}
+
+/* Whether code can lie under a DIE of this tag: functions, blocks, and what holds functions. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return true;
+	default:
+		return false;
 	}
-	free(scopes);
-	return name;
+}
+
+/*
+ * The function at a code address, found by walking the unit's DIEs. libdw's dwarf_getscopes
+ * descends only into DIEs whose ranges hold the address, and GCC nests an outlined OpenMP region
+ * ("main._omp_fn.0") inside its function's DIE but outside its ranges: every DIE that may hold
+ * code is visited, and the deepest function holding the address wins.
+ */
+struct function_search {
+	Dwarf_Addr pc;
+	int depth;               /* of the innermost function found; -1: none yet */
+	Dwarf_Die innermost;     /* the innermost function holding pc, inlined or not */
+	const char *name;        /* its name */
+	bool made;               /* whether the compiler made it */
+	const char *around;      /* the nearest function around it that the compiler did not make */
+	const char *user_around; /* while walking: the same for the DIE being visited */
+};
+
+#define WALK_DEPTH_MAX 64
+
+static void find_function(Dwarf_Die *parent, int depth, struct function_search *s)
+{
+	Dwarf_Die child;
+	if (depth > WALK_DEPTH_MAX || dw.child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dw.tag(&child);
+		if (!may_hold_code(tag))
+			continue;
+		const char *around = s->user_around;
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			const char *name = name_of(&child);
+			bool made = name == NULL || compiler_made(&child, name);
+			if (name != NULL && depth > s->depth && dw.haspc(&child, s->pc) > 0) {
+				s->depth = depth;
+				s->innermost = child;
+				s->name = name;
+				s->made = made;
+				s->around = around;
+			}
+			if (!made)
+				s->user_around = name;
+		}
+		find_function(&child, depth + 1, s);
+		s->user_around = around;
+	} while (dw.siblingof(&child, &child) == 0);
+}
+
+/*
+ * The file a function is declared in. DWARF 5 numbers the unit's primary file 0, which libdw
+ * 0.188's dwarf_decl_file takes for no file: that one is the unit's own name.
+ */
+static const char *declared_in(Dwarf_Die *unit, Dwarf_Die *die)
+{
+	const char *file = dw.decl_file(die);
+	Dwarf_Attribute attr;
+	Dwarf_Word index;
+	if (file == NULL && dw.attr_integrate(die, DW_AT_decl_file, &attr) != NULL &&
+	    dw.formudata(&attr, &index) == 0 && index == 0)
+		file = name_of(unit);
+	return file;
+}
+
+/* Whether two file names from one unit's tables name the same file (else: the same base name). */
+static bool same_file(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	const char *base_a = strrchr(a, '/'), *base_b = strrchr(b, '/');
+	return strcmp(base_a != NULL ? base_a + 1 : a, base_b != NULL ? base_b + 1 : b) == 0;
+}
+
+/*
+ * The function a construct at `file`:`line` is written in, when the code there is a function the
+ * compiler made with no function of the program's around it in DWARF: clang's outlined regions
+ * (".omp_outlined..N") are top-level DIEs, artificial, with no link to the function they came
+ * from. The rule: of the unit's functions the compiler did not make, declared (defined or
+ * inlined) in the same file, the one whose declaration line is the greatest at or before `line`
+ * (C has no nested functions: the construct lies in the last function that starts before it).
+ */
+static void function_before(Dwarf_Die *unit, Dwarf_Die *parent, int depth, const char *file,
+			    int line, const char **best, int *best_line)
+{
+	Dwarf_Die child;
+	if (depth > WALK_DEPTH_MAX || dw.child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dw.tag(&child);
+		if (tag == DW_TAG_subprogram && !dw.hasattr(&child, DW_AT_declaration)) {
+			const char *name = name_of(&child);
+			int decl = 0;
+			if (name != NULL && !compiler_made(&child, name) &&
+			    dw.decl_line(&child, &decl) == 0 && decl <= line && decl > *best_line &&
+			    same_file(declared_in(unit, &child), file)) {
+				*best = name;
+				*best_line = decl;
+			}
+		}
+		/* functions live at the top, or in namespaces and classes (C++) */
+		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_structure_type || tag == DW_TAG_module)
+			function_before(unit, &child, depth + 1, file, line, best, best_line);
+	} while (dw.siblingof(&child, &child) == 0);
+}
+
+/*
+ * The line of `line` (at `pc`) when the compiler gave the code there none (line 0: code merged
+ * from several lines, such as one call for two branches' task constructs): the closest preceding
+ * row with a line within `function`'s ranges, else the closest following one; NULL if none.
+ */
+static Dwarf_Line *nearest_line(Dwarf_Die *unit, Dwarf_Die *function, Dwarf_Line *line)
+{
+	Dwarf_Lines *lines;
+	size_t n, at = 0;
+	if (dw.getsrclines(unit, &lines, &n) != 0)
+		return NULL;
+	while (at < n && dw.onesrcline(lines, at) != line)
+		at++;
+	if (at == n)
+		return NULL;
+	for (int step = -1; step <= 1; step += 2)
+		for (size_t i = at + (size_t)step; i < n; i += (size_t)step) {
+			Dwarf_Line *row = dw.onesrcline(lines, i);
+			Dwarf_Addr address;
+			bool end = false;
+			int number = 0;
+			if (row == NULL || dw.lineaddr(row, &address) != 0 ||
+			    dw.haspc(function, address) <= 0)
+				break;
+			if (dw.lineendsequence(row, &end) == 0 && end)
+				break;
+			if (dw.lineno(row, &number) == 0 && number > 0)
+				return row;
+		}
+	return NULL;
 }
 
 bool tp_source_line(uintptr_t address, char *out, size_t size)
@@ -221,23 +400,42 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	Dwarf_Addr bias = 0;
 	Dwarf_Die storage, *unit = mod != NULL ? unit_of(mod, address, &bias, &storage) : NULL;
 	Dwarf_Line *line = unit != NULL ? dw.getsrc_die(unit, address - bias) : NULL;
+	if (line == NULL)
+		return false;
+	struct function_search s = {.pc = address - bias, .depth = -1};
+	find_function(unit, 0, &s);
+	if (s.depth < 0)
+		return false;
 	int lineno = 0;
-	const char *file = line != NULL && dw.lineno(line, &lineno) == 0
-				   ? dw.linesrc(line, NULL, NULL)
-				   : NULL;
-	const char *function = file != NULL ? function_at(unit, address - bias) : NULL;
-	if (file == NULL || function == NULL || lineno <= 0)
+	bool guessed = false;
+	if (dw.lineno(line, &lineno) == 0 && lineno == 0) {
+		line = nearest_line(unit, &s.innermost, line);
+		guessed = true;
+		if (line == NULL || dw.lineno(line, &lineno) != 0)
+			return false;
+	}
+	const char *file = dw.linesrc(line, NULL, NULL);
+	if (file == NULL || lineno <= 0)
 		return false;
 	/*
-	 * clang names the debug copy of an outlined OpenMP region ".omp_outlined._debug__.N"; the
-	 * name the ELF symbols, perf and gdb show is ".omp_outlined..N".
+	 * The function the person wrote, never one the compiler made: GCC nests its outlined
+	 * regions in their function's DIE; clang's stand alone (function_before).
 	 */
-	static const char debug_infix[] = "_debug__";
-	const char *infix = strstr(function, debug_infix);
-	int before = infix != NULL ? (int)(infix - function) : (int)strlen(function);
-	const char *after = infix != NULL ? infix + sizeof debug_infix - 1 : "";
+	const char *function = s.made ? s.around : s.name;
+	if (function == NULL) {
+		int before = 0;
+		function_before(unit, unit, 0, file, lineno, &function, &before);
+	}
+	const char *gcc_suffix = s.made ? strstr(s.name, "._omp_fn.") : NULL;
+	int length = function != NULL ? (int)strlen(function) : 0;
+	if (function == NULL && gcc_suffix != NULL) {
+		function = s.name;
+		length = (int)(gcc_suffix - s.name);
+	}
+	if (function == NULL) /* no function of the program's found: the compiler's name it is */
+		function = s.name, length = (int)strlen(s.name);
 	const char *base = strrchr(file, '/');
-	snprintf(out, size, "%.*s%s (%s:%d)", before, function, after,
-		 base != NULL ? base + 1 : file, lineno);
+	snprintf(out, size, "%.*s (%s:%s%d)", length, function, base != NULL ? base + 1 : file,
+		 guessed ? "~" : "", lineno);
 	return true;
 }
