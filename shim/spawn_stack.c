@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #define UNW_LOCAL_ONLY /* this process only: libunwind's faster local unwinder */
@@ -181,4 +183,114 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 		return NULL;
 	*id = tp_stack_table_intern(buffer + first, *depth);
 	return buffer + first;
+}
+
+/* libunwind's cursor API, for tp_spawn_stack_executor_entry: loaded once, like unw_backtrace. */
+static struct {
+	int (*getcontext)(unw_context_t *);
+	int (*init_local)(unw_cursor_t *, unw_context_t *);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+} cursor_api;
+static pthread_once_t cursor_once = PTHREAD_ONCE_INIT;
+static bool cursor_ready;
+
+static void load_cursor_api(void)
+{
+	if (load_libunwind() == NULL)
+		return;
+	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	if (lib == NULL)
+		return;
+	void *getcontext = dlsym(lib, NAME_OF(unw_tdep_getcontext));
+	void *init_local = dlsym(lib, NAME_OF(unw_init_local));
+	void *step = dlsym(lib, NAME_OF(unw_step));
+	void *get_reg = dlsym(lib, NAME_OF(unw_get_reg));
+	if (getcontext == NULL || init_local == NULL || step == NULL || get_reg == NULL)
+		return;
+	memcpy(&cursor_api.getcontext, &getcontext, sizeof getcontext);
+	memcpy(&cursor_api.init_local, &init_local, sizeof init_local);
+	memcpy(&cursor_api.step, &step, sizeof step);
+	memcpy(&cursor_api.get_reg, &get_reg, sizeof get_reg);
+	cursor_ready = true;
+}
+
+/* libc's code: a thread's first frames, never the program's call. */
+static struct range libc_range(void)
+{
+	static struct range libc;
+	struct module_search search = {.address = (uintptr_t)&abort};
+	if (__atomic_load_n(&libc.end, __ATOMIC_ACQUIRE) == 0 &&
+	    dl_iterate_phdr(find_module, &search) == 1) {
+		libc.start = search.found.start;
+		__atomic_store_n(&libc.end, search.found.end, __ATOMIC_RELEASE);
+	}
+	return libc;
+}
+
+#if defined(__x86_64__)
+/*
+ * The register through which the instruction before `return_address` called, when it is an
+ * indirect call through a register that the callee must keep (rbx, rbp, r12 to r15: the
+ * unwinder knows its value in the caller's frame); -1 otherwise.
+ */
+static int called_through(uintptr_t return_address)
+{
+	const unsigned char *c = (const unsigned char *)return_address;
+	/* call *%reg: ff /2 with mod 11 (ff d0+r), and a REX.B prefix (41) for r8 to r15 */
+	bool high = c[-3] == 0x41 && c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0;
+	if (!high && !(c[-2] == 0xff && (c[-1] & 0xf8) == 0xd0))
+		return -1;
+	static const int low_registers[8] = {-1, -1, -1, UNW_X86_64_RBX, -1, UNW_X86_64_RBP,
+					     -1, -1};
+	static const int high_registers[8] = {
+		-1, -1, -1, -1, UNW_X86_64_R12, UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15};
+	return high ? high_registers[c[-1] & 7] : low_registers[c[-1] & 7];
+}
+#else
+static int called_through(uintptr_t return_address)
+{
+	(void)return_address;
+	return -1;
+}
+#endif
+
+void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry)
+{
+	*entry = (struct tp_executor_entry){0, 0};
+	pthread_once(&cursor_once, load_cursor_api);
+	if (!cursor_ready)
+		return;
+	unw_context_t context;
+	unw_cursor_t cursor;
+	if (cursor_api.getcontext(&context) != 0 || cursor_api.init_local(&cursor, &context) != 0)
+		return;
+	struct range libc = libc_range();
+	for (int frame = 0; frame < TP_SPAWN_STACK_BUFFER; frame++) {
+		unw_word_t ip = 0;
+		if (frame > 0 && cursor_api.step(&cursor) <= 0)
+			return;
+		if (cursor_api.get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+			return;
+		if (frame > 0 && ip == executor_return) {
+			int reg = called_through(ip);
+			unw_word_t callee = 0;
+			if (reg >= 0 &&
+			    cursor_api.get_reg(&cursor, (unw_regnum_t)reg, &callee) == 0 &&
+			    callee != 0 && !is_skipped(callee)) {
+				entry->callee = callee;
+				return;
+			}
+		}
+		if (frame > 0 && !is_skipped(ip)) {
+			if (ip < libc.start || ip >= libc.end)
+				entry->program_return = ip;
+			return;
+		}
+	}
+}
+
+bool tp_spawn_stack_in_executor(uintptr_t address)
+{
+	return is_skipped(address);
 }

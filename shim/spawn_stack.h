@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The most frames a spawn stack keeps (TASKPROBE_STACK_DEPTH's upper bound). */
@@ -28,3 +29,22 @@ void tp_spawn_stack_skip_module(const void *address_in_module);
  */
 const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
 					uint32_t *id);
+
+/*
+ * For an executor that reports a construct's call address inside its own code: where the
+ * executor's frames on top of the calling thread's stack were entered from the program.
+ * `program_return` is the first frame outside the shim and the executors (and libc): the
+ * program's call into the executor (0: none, as on a worker thread). `callee` is set instead when
+ * the frame returning to `executor_return` called, through a register its callee keeps, code
+ * outside them: the executor ran the program's outlined code, which tail-called back into the
+ * executor (so no frame of it is left; the callee is its address). x86-64 only; 0 elsewhere.
+ * Unwinds the stack: for call addresses that are not the program's only.
+ */
+struct tp_executor_entry {
+	uintptr_t program_return;
+	uintptr_t callee;
+};
+void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry);
+
+/* Whether `address` lies in the shim or an executor's module (tp_spawn_stack_skip_module). */
+bool tp_spawn_stack_in_executor(uintptr_t address);

@@ -60,7 +60,8 @@ static bool within(size_t offset, size_t length, size_t size)
 }
 
 /* The function symbol of section type `type` (SHT_SYMTAB or SHT_DYNSYM) covering `addr`. */
-static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t addr, uintptr_t *start)
+static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t addr, uintptr_t *start,
+			  size_t *length)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->image;
 	if (eh->e_shoff == 0 ||
@@ -88,10 +89,25 @@ static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t add
 				    NULL)
 				continue;
 			*start = sym->st_value;
+			*length = sym->st_size;
 			return names + sym->st_name;
 		}
 	}
 	return NULL;
+}
+
+/* The function symbol covering `address` in the module of `info`, .symtab first; its range. */
+static const char *symbol_at(const struct elf_file *f, const Dl_info *info, uintptr_t address,
+			     uintptr_t *start, size_t *length)
+{
+	bool relative = ((const ElfW(Ehdr) *)f->image)->e_type == ET_DYN;
+	uintptr_t addr = address - (relative ? (uintptr_t)info->dli_fbase : 0);
+	const char *name = lookup(f, SHT_SYMTAB, addr, start, length);
+	if (name == NULL)
+		name = lookup(f, SHT_DYNSYM, addr, start, length);
+	if (name != NULL && relative)
+		*start += (uintptr_t)info->dli_fbase;
+	return name;
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */
@@ -138,17 +154,9 @@ static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 		path = n > 0 ? exe : "/proc/self/exe";
 	}
 	const struct elf_file *f = open_elf(main_program ? "/proc/self/exe" : path);
-	const char *name = NULL;
 	uintptr_t start = 0;
-	if (f != NULL) {
-		bool relative = ((const ElfW(Ehdr) *)f->image)->e_type == ET_DYN;
-		uintptr_t addr = pc - 1 - (relative ? (uintptr_t)info.dli_fbase : 0);
-		name = lookup(f, SHT_SYMTAB, addr, &start);
-		if (name == NULL)
-			name = lookup(f, SHT_DYNSYM, addr, &start);
-		if (name != NULL && relative)
-			start += (uintptr_t)info.dli_fbase;
-	}
+	size_t length = 0;
+	const char *name = f != NULL ? symbol_at(f, &info, pc - 1, &start, &length) : NULL;
 	if (basename_only && strrchr(path, '/') != NULL)
 		path = strrchr(path, '/') + 1;
 	if (name != NULL)
@@ -169,6 +177,26 @@ void tp_symbolize_prepare_fork(void)
 void tp_symbolize_after_fork(void)
 {
 	pthread_mutex_unlock(&files_lock);
+}
+
+/* The file of the module holding `address` (the executable's is /proc/self/exe), or NULL. */
+static const struct elf_file *module_file(uintptr_t address, Dl_info *info)
+{
+	if (dladdr((const void *)address, info) == 0 || info->dli_fname == NULL)
+		return NULL;
+	return open_elf(is_main_program(info) ? "/proc/self/exe" : info->dli_fname);
+}
+
+bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end)
+{
+	Dl_info info;
+	size_t length = 0;
+	pthread_mutex_lock(&files_lock);
+	const struct elf_file *f = module_file(address, &info);
+	bool found = f != NULL && symbol_at(f, &info, address, start, &length) != NULL;
+	pthread_mutex_unlock(&files_lock);
+	*end = *start + length;
+	return found && length > 0;
 }
 
 void tp_symbolize(uintptr_t pc, char *out, size_t size)

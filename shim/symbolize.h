@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,3 +22,9 @@ void tp_symbolize(uintptr_t pc, char *out, size_t size);
  * module named by its file name alone.
  */
 void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);
+
+/*
+ * The function symbol's range [*start, *end) around the code at `address`, from its module's
+ * .symtab (local functions included), else .dynsym; false when no sized symbol covers it.
+ */
+bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end);

@@ -27,7 +27,9 @@
 #include <stdio.h>
 
 #include "executor.h"
+#include "ompt_sites.h"
 #include "probes.h"
+#include "spin_lock.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
 #include "warn.h"
@@ -118,6 +120,71 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 	return task;
 }
 
+/*
+ * Taskloops being run, by encountering task: the taskloop construct's call in the program, found
+ * when its work begins. libomp reports a taskloop's tasks (and the work) at a call address inside
+ * itself, and makes the tasks of a large taskloop from tasks of its own (splitting the range) on
+ * any thread, but always with the construct's encountering task as their parent: its data names
+ * the construct. An entry stays until that task runs another taskloop or the slot is reused (a
+ * nogroup taskloop's tasks may be made after its work ended).
+ */
+#define TASKLOOPS_MAX 64
+static struct {
+	const ompt_data_t *encountering;
+	const void *codeptr, *site;
+} taskloops[TASKLOOPS_MAX];
+static int taskloops_lock;
+
+static unsigned taskloop_slot(const ompt_data_t *encountering)
+{
+	return (unsigned)(((uintptr_t)encountering * 0x9E3779B97F4A7C15ull) >> 58) % TASKLOOPS_MAX;
+}
+
+/* A taskloop construct begins: its site is found now, once for all its tasks. */
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+		    ompt_data_t *task, uint64_t count, const void *codeptr)
+{
+	(void)parallel;
+	(void)count;
+	if (kind != ompt_work_taskloop || endpoint != ompt_scope_begin ||
+	    !tp_listeners_task_spawn() || task == NULL || codeptr == NULL)
+		return;
+	const void *site = codeptr;
+	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
+		site = tp_ompt_program_site(codeptr, TP_OMPT_TASKLOOP);
+	unsigned slot = taskloop_slot(task);
+	tp_spin_lock(&taskloops_lock);
+	taskloops[slot].encountering = task;
+	taskloops[slot].codeptr = codeptr;
+	taskloops[slot].site = site;
+	tp_spin_unlock(&taskloops_lock);
+}
+
+/*
+ * The site of a construct whose call address `codeptr` is the program's, else (libomp reports one
+ * of its own) the program's call found for it: a taskloop's, or by tp_ompt_program_site. Only
+ * when task-spawn (which names sites) is listened to.
+ */
+static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
+				enum tp_ompt_construct construct)
+{
+	if (codeptr == NULL || !tp_listeners_task_spawn() ||
+	    !tp_spawn_stack_in_executor((uintptr_t)codeptr))
+		return codeptr;
+	if (construct == TP_OMPT_TASK && encountering != NULL) {
+		const void *site = NULL;
+		unsigned slot = taskloop_slot(encountering);
+		tp_spin_lock(&taskloops_lock);
+		if (taskloops[slot].encountering == encountering &&
+		    taskloops[slot].codeptr == codeptr)
+			site = taskloops[slot].site;
+		tp_spin_unlock(&taskloops_lock);
+		if (site != NULL)
+			return site;
+	}
+	return tp_ompt_program_site(codeptr, construct);
+}
+
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 {
 	(void)type;
@@ -158,16 +225,19 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	}
 }
 
-/* A parallel region keeps its construct's call address: its implicit tasks' spawn site. */
+/*
+ * A parallel region keeps its construct's call address: its implicit tasks' spawn site. A region
+ * begun by a tail call from an outlined region is reported at libomp's call of that region's code
+ * (program_site).
+ */
 static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
 			      ompt_data_t *parallel, unsigned int requested, int flags,
 			      const void *codeptr)
 {
-	(void)encountering;
 	(void)frame;
 	(void)requested;
 	(void)flags;
-	parallel->ptr = (void *)codeptr;
+	parallel->ptr = (void *)program_site(encountering, codeptr, TP_OMPT_PARALLEL);
 }
 
 /* The encountering task resumes on the primary thread once the region's implicit task ended. */
@@ -184,12 +254,12 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
 			   int flags, int has_dependences, const void *codeptr)
 {
-	(void)encountering;
 	(void)frame;
 	(void)flags;
 	/* untraced, the word stays 0 (no id yet): libomp zeroes a new task's data (__ompt_task_init) */
 	if (tp_task_probes_enabled())
-		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences, codeptr);
+		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
+		      program_site(encountering, codeptr, TP_OMPT_TASK));
 }
 
 __attribute__((noinline)) static void
@@ -286,6 +356,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+	set(ompt_callback_work, (ompt_callback_t)on_work);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
 	return 1; /* keep the tool */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* The program's construct for a call address libomp reports inside itself (ompt_sites.h). */
+#define _GNU_SOURCE
+#include "ompt_sites.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "spawn_stack.h"
+#include "symbolize.h"
+
+/* The loaded segments of one module, to read its code and data only where they are mapped. */
+#define SEGMENTS_MAX 16
+struct segments {
+	uintptr_t address;
+	unsigned n;
+	struct {
+		uintptr_t start, end;
+		bool code;
+	} at[SEGMENTS_MAX];
+};
+
+static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct segments *s = arg;
+	s->n = 0;
+	bool holds = false;
+	for (int i = 0; i < info->dlpi_phnum && s->n < SEGMENTS_MAX; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+		s->at[s->n].start = start;
+		s->at[s->n].end = end;
+		s->at[s->n].code = (ph->p_flags & PF_X) != 0;
+		s->n++;
+		holds = holds || (s->address >= start && s->address < end);
+	}
+	return holds;
+}
+
+/* Whether [address, address + length) lies in one segment (a code segment if `code`). */
+static bool mapped(const struct segments *s, uintptr_t address, size_t length, bool code)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (address >= s->at[i].start && address <= s->at[i].end - length &&
+		    (s->at[i].code || !code))
+			return true;
+	return false;
+}
+
+static int32_t rel32(const unsigned char *at)
+{
+	int32_t value;
+	memcpy(&value, at, sizeof value);
+	return value;
+}
+
+/* Whether `entry` is the start of one of libomp's entry points that `construct` calls. */
+static bool entry_of(uintptr_t entry, enum tp_ompt_construct construct)
+{
+	static const char *const prefixes[][3] = {
+		[TP_OMPT_TASK] = {"__kmpc_omp_task", "GOMP_task", NULL},
+		[TP_OMPT_PARALLEL] = {"__kmpc_fork_call", "__kmpc_fork_teams", "GOMP_parallel"},
+		[TP_OMPT_TASKLOOP] = {"__kmpc_taskloop", "GOMP_taskloop", NULL},
+	};
+	Dl_info info;
+	if (!tp_spawn_stack_in_executor(entry) || dladdr((const void *)entry, &info) == 0 ||
+	    info.dli_sname == NULL || (uintptr_t)info.dli_saddr != entry)
+		return false;
+	for (unsigned i = 0; i < 3; i++)
+		if (prefixes[construct][i] != NULL &&
+		    strncmp(info.dli_sname, prefixes[construct][i],
+			    strlen(prefixes[construct][i])) == 0 &&
+		    strcmp(info.dli_sname, "__kmpc_omp_task_alloc") != 0)
+			return true;
+	return false;
+}
+
+/* The GOT slot a PLT stub at `stub` jumps through ([endbr64] [bnd] jmp *slot(%rip)), or 0. */
+static uintptr_t plt_slot(const struct segments *s, uintptr_t stub)
+{
+	if (!mapped(s, stub, 11, true))
+		return 0;
+	const unsigned char *c = (const unsigned char *)stub;
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		c += 4;
+	if (c[0] == 0xf2)
+		c++;
+	return c[0] == 0xff && c[1] == 0x25 ? (uintptr_t)(c + 6) + (uintptr_t)(intptr_t)rel32(c + 2)
+					    : 0;
+}
+
+/*
+ * The address just past the tail call into libomp's `construct` entry in the function
+ * [start, end): a jmp to a PLT stub (jmp rel32), or through the GOT (jmp *slot(%rip), -fno-plt),
+ * whose slot holds the entry. x86-64 code; 0 when none is found.
+ */
+static uintptr_t tail_call(uintptr_t start, uintptr_t end, enum tp_ompt_construct construct)
+{
+#if defined(__x86_64__)
+	struct segments s = {.address = start};
+	if (dl_iterate_phdr(find_segments, &s) != 1 || !mapped(&s, start, end - start, true))
+		return 0;
+	for (uintptr_t at = start; at + 5 <= end; at++) {
+		const unsigned char *c = (const unsigned char *)at;
+		uintptr_t slot = 0, past = 0;
+		if (c[0] == 0xe9) {
+			past = at + 5;
+			slot = plt_slot(&s, past + (uintptr_t)(intptr_t)rel32(c + 1));
+		} else if (c[0] == 0xff && c[1] == 0x25 && at + 6 <= end) {
+			past = at + 6;
+			slot = past + (uintptr_t)(intptr_t)rel32(c + 2);
+		}
+		uintptr_t entry;
+		if (slot == 0 || !mapped(&s, slot, sizeof entry, false))
+			continue;
+		memcpy(&entry, (const void *)slot, sizeof entry);
+		if (entry_of(entry, construct))
+			return past;
+	}
+#else
+	(void)start, (void)end, (void)construct;
+#endif
+	return 0;
+}
+
+/* Outlined functions already read: their tail call per construct (0: none). */
+#define OUTLINED_MAX 64
+static struct {
+	uintptr_t function;
+	enum tp_ompt_construct construct;
+	uintptr_t site;
+} outlined[OUTLINED_MAX];
+static unsigned n_outlined;
+static pthread_mutex_t outlined_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The site for a construct tail-called from the function libomp called at `callee`. */
+static uintptr_t tail_call_site(uintptr_t callee, enum tp_ompt_construct construct)
+{
+	uintptr_t site = 0;
+	pthread_mutex_lock(&outlined_lock);
+	for (unsigned i = 0; i < n_outlined; i++)
+		if (outlined[i].function == callee && outlined[i].construct == construct) {
+			site = outlined[i].site;
+			goto done;
+		}
+	uintptr_t start, end;
+	if (tp_function_range(callee, &start, &end))
+		site = tail_call(start, end, construct);
+	if (site == 0)
+		site = callee + 1; /* named by its first instruction: the outlined region's line */
+	outlined[n_outlined % OUTLINED_MAX].function = callee;
+	outlined[n_outlined % OUTLINED_MAX].construct = construct;
+	outlined[n_outlined % OUTLINED_MAX].site = site;
+	n_outlined++;
+done:
+	pthread_mutex_unlock(&outlined_lock);
+	return site;
+}
+
+const void *tp_ompt_program_site(const void *codeptr, enum tp_ompt_construct construct)
+{
+	struct tp_executor_entry entry;
+	tp_spawn_stack_executor_entry((uintptr_t)codeptr, &entry);
+	if (entry.callee != 0)
+		return (const void *)tail_call_site(entry.callee, construct);
+	if (entry.program_return != 0)
+		return (const void *)entry.program_return;
+	return codeptr;
+}
