@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Spawn sites named as the person who wrote the constructs reads them, whichever compiler built
+ * the program: "function (file:line)" with the function they wrote the construct in (never one the
+ * compiler made: ".omp_outlined..N", "main._omp_fn.N") and the construct's line; one site per
+ * construct, even where libomp reports a call address inside itself (a taskloop's tasks; a
+ * construct an outlined region tail-calls, as a nested region's); and a line the compiler left
+ * out (line 0) guessed from the nearest one, marked "~".
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define NAMES_MAX 16
+
+struct named_sites {
+	size_t n;
+	char text[NAMES_MAX][TP_SITE_READ];
+	size_t tasks[NAMES_MAX];
+};
+
+/* The traced run's spawns by site text (site 0, the initial task's, left out). */
+static void named_sites_of(const struct tp_run *run, struct named_sites *sites)
+{
+	memset(sites, 0, sizeof *sites);
+	for (size_t i = 0; i < tp_count(run, "task__spawn", 0); i++) {
+		const struct tp_event *e = tp_nth(run, "task__spawn", 0, i);
+		if (e->arg[2] == 0)
+			continue;
+		size_t k = 0;
+		while (k < sites->n && strcmp(sites->text[k], e->site) != 0)
+			k++;
+		if (k == sites->n) {
+			cr_assert_lt(sites->n, NAMES_MAX, "too many sites");
+			snprintf(sites->text[sites->n++], TP_SITE_READ, "%s", e->site);
+		}
+		sites->tasks[k]++;
+	}
+}
+
+/* All sites, one a line, for messages. */
+static const char *listed(const struct named_sites *sites)
+{
+	static char list[NAMES_MAX * (TP_SITE_READ + 16)];
+	size_t used = 0;
+	list[0] = '\0';
+	for (size_t k = 0; k < sites->n; k++)
+		used += (size_t)snprintf(list + used, sizeof list - used, "\n  %zu at %s",
+					 sites->tasks[k], sites->text[k]);
+	return list;
+}
+
+struct expected_site {
+	char text[TP_SITE_READ];
+	size_t tasks;
+};
+
+/* Asserts that the sites are exactly `expected` (in any order), each with its tasks. */
+static void expect_sites(const struct named_sites *sites, const struct expected_site *expected,
+			 size_t n)
+{
+	for (size_t x = 0; x < n; x++) {
+		size_t k = 0;
+		while (k < sites->n && strcmp(sites->text[k], expected[x].text) != 0)
+			k++;
+		cr_expect(k < sites->n && sites->tasks[k] == expected[x].tasks,
+			  "expected %zu tasks at %s; sites:%s", expected[x].tasks, expected[x].text,
+			  listed(sites));
+	}
+	cr_expect_eq(sites->n, n, "%zu sites, expected %zu:%s", sites->n, n, listed(sites));
+	/* a name the compiler made, or the runtime's, never opens a site */
+	for (size_t k = 0; k < sites->n; k++)
+		cr_expect(sites->text[k][0] != '.' && strstr(sites->text[k], "_omp_fn") == NULL &&
+				  strstr(sites->text[k], "omp_outlined") == NULL &&
+				  strstr(sites->text[k], "libomp") == NULL &&
+				  strstr(sites->text[k], "+0x") == NULL,
+			  "%s", sites->text[k]);
+}
+
+#define CONSTRUCTS "omp_construct_sites.c"
+
+/* The line of the first `pragma` after `after` in omp_construct_sites.c. */
+static int line_of(const char *after, const char *pragma)
+{
+	int line = tp_source_line(CONSTRUCTS, after, pragma);
+	cr_assert_gt(line, 0, "%s after %s", pragma, after);
+	return line;
+}
+
+/*
+ * omp_construct_sites, built by `compiler`, traced: one site per construct. `loop_line` is where
+ * that compiler's line table puts a taskloop's call (0: the pragma's line, 1: the loop's, the
+ * line after; -1: neither, see the unoptimized GCC test), `loop_tasks` how many tasks a taskloop of 1000 iterations with grainsize(10) makes
+ * on libomp: clang's calls split the range into 100 tasks of 10 iterations and, as libomp splits
+ * a range of more than 20 tasks (10 per thread) in halves by tasks of its own, 7 splitting tasks
+ * (100 -> 50 + 50 -> 4 x 25 -> 8 x 12 or 13); GCC's GOMP_taskloop asks libomp for 100 tasks and
+ * gets 100.
+ */
+static void expect_construct_sites(const char *target, bool gcc, int loop_line, size_t loop_tasks)
+{
+	char preload[4200];
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
+	const char *argv[] = {
+		tp_require_program(tp_target(target),
+				   gcc ? "gcc (libgomp) and libomp-dev" : "clang and libomp-dev"),
+		NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", gcc ? preload : NULL, NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "task 42, taskloops 332833500 249500250000, outer team 2, inner "
+				  "teams 4, nested tasks 4\n");
+	struct named_sites sites;
+	named_sites_of(&run, &sites);
+	struct {
+		const char *function, *after, *pragma;
+		int offset;
+		size_t tasks;
+	} constructs[] = {
+		/* the first parallel region's implicit tasks, and its single's task */
+		{"main", "int main(", "#pragma omp parallel", 0, 2},
+		{"main", "int main(", "#pragma omp task", 0, 1},
+		/* the two taskloops, in loops() */
+		{"loops", "static void loops(", "#pragma omp taskloop", loop_line, loop_tasks},
+		{"loops", "squares[i] =", "#pragma omp taskloop", loop_line, loop_tasks},
+		/* the outer region, the region nested in it (on each of its 2 threads), its tasks */
+		{"main", "loops();", "#pragma omp parallel", 0, 2},
+		{"main", "outer_team = omp", "#pragma omp parallel", 0, 4},
+		{"main", "inner_teams, omp", "#pragma omp task", 0, 4},
+	};
+	struct expected_site expected[sizeof constructs / sizeof constructs[0]];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof constructs / sizeof constructs[0]; i++) {
+		int line = line_of(constructs[i].after, constructs[i].pragma) +
+			   constructs[i].offset;
+		if (loop_line < 0 && strcmp(constructs[i].function, "loops") == 0) {
+			/* both taskloops at loops' opening line, the only one its calls have */
+			if (strcmp(constructs[i].after, "static void loops(") != 0)
+				continue;
+			line = tp_source_line(CONSTRUCTS, "static void loops(", "{");
+			constructs[i].tasks = 2 * loop_tasks;
+		}
+		snprintf(expected[n].text, TP_SITE_READ, "%s (" CONSTRUCTS ":%d)",
+			 constructs[i].function, line);
+		expected[n++].tasks = constructs[i].tasks;
+	}
+	expect_sites(&sites, expected, n);
+	tp_run_free(&run);
+}
+
+/* OpenMP programs stay out of the TSan pass: the suite says so (test_sites.c). */
+
+Test(sites, gcc_constructs_are_named_by_their_function_and_line, .timeout = 180)
+{
+	tp_require_tracer();
+	/* GCC's line table puts a taskloop's call into libomp on its loop's line */
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100);
+}
+
+Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .timeout = 180)
+{
+	tp_require_tracer();
+	/*
+	 * Unoptimized, GCC 12 gives every instruction of loops() its opening line: the taskloops'
+	 * calls into libomp have no line of their own, and share one site (a known limit: the
+	 * constructs' lines are only in the outlined functions the calls pass to libomp).
+	 */
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100);
+}
+
+Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 180)
+{
+	tp_require_tracer();
+	/* the nested region and its task are tail calls from their outlined regions (-O2) */
+	expect_construct_sites("omp_construct_sites", false, 0, 107);
+}
+
+Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,
+     .timeout = 180)
+{
+	tp_require_tracer();
+	const char *argv[] = {
+		tp_require_program(tp_target("omp_line_zero"), "clang and libomp-dev"), NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "even 20, odd 25, spawned 10\n");
+	struct named_sites sites;
+	named_sites_of(&run, &sites);
+	/*
+	 * clang merges the two branches' calls into one, at line 0: the nearest line before it in
+	 * spawn() is one of the two constructs', whichever block clang laid out last.
+	 */
+	int first = tp_source_line("omp_line_zero.c", "static void spawn(", "#pragma omp task"),
+	    second = tp_source_line("omp_line_zero.c", "} else {", "#pragma omp task");
+	cr_assert(first > 0 && second > first);
+	char guess[2][TP_SITE_READ];
+	snprintf(guess[0], TP_SITE_READ, "spawn (omp_line_zero.c:~%d)", first);
+	snprintf(guess[1], TP_SITE_READ, "spawn (omp_line_zero.c:~%d)", second);
+	size_t k = 0;
+	while (k < sites.n && strcmp(sites.text[k], guess[0]) != 0 &&
+	       strcmp(sites.text[k], guess[1]) != 0)
+		k++;
+	cr_expect(k < sites.n && sites.tasks[k] == 10, "expected 10 tasks at %s or %s; sites:%s",
+		  guess[0], guess[1], listed(&sites));
+	/* the parallel construct, and the one call for both task constructs */
+	cr_expect_eq(sites.n, 2, "%zu sites:%s", sites.n, listed(&sites));
+	tp_run_free(&run);
+}
