@@ -2,10 +2,20 @@
 /*
  * The perf-script-to-Trace-Event-Format converter: see timeline.h. Slices are "B"/"E" pairs on
  * the thread's track, kept properly nested by a small per-thread stack of open slices; task
- * tracks are async "b"/"e" events keyed by task id; flows are "s"/"f" pairs keyed by task id.
+ * tracks are async "b"/"e" events and flows "s"/"f" pairs, both with the id "PID:TASK" (task ids
+ * are per process). Tasks and threads are keyed by their process and id, never by id alone.
  * A task's poll slices and its track are named by its spawn site's text (task-spawn's arg4 read
  * as a string, `arg4="spawn_quick (app.c:23)"`), kept once per (process, site id) in an
  * append-only pool of names: a site's later spawns and its polls allocate nothing.
+ *
+ * A slice's name is its site's text (or "site S", or the initial tasks' "(no site: initial
+ * tasks)"), or its wait's kind, and nothing else: speedscope names a frame by its begin event's
+ * name and arguments together (JSON.stringify(args) appended), so a "B" carries no arguments and
+ * its "E" carries them (Perfetto adds an end's arguments to its slice). speedscope orders a begin
+ * and an end of equal time by comparing those names, begin first only when they are equal: so a
+ * slice of no length (perf's microseconds) is written as an instant "i" with its arguments
+ * instead, which speedscope leaves out (it would weigh nothing) and Perfetto shows as a slice of
+ * no length. A begin is therefore written once its thread has an event of a later time.
  */
 #define _GNU_SOURCE
 #include "timeline.h"
@@ -30,23 +40,25 @@
 /*
  * A slice open on a thread: a poll of task `id` (spawned at `site`, whose text, JSON-escaped,
  * is at `name` in the names pool; 0: none), a park, or a wait of `wait_kind` on object `id` by
- * `task`. Its end repeats its name and arguments: speedscope matches an end to its begin by both.
+ * `task`; begun at `ns`, its "B" written (`written`) once the thread has a later event.
  */
 struct open_slice {
 	char kind; /* 'P'oll, 'K' park, 'W'ait */
 	uint8_t wait_kind;
+	bool written;
 	uint32_t name;
-	uint64_t id, site, task;
+	uint64_t id, site, task, ns;
 };
 
 /* A task alive in the trace, or a thread seen in it (one map type serves both). */
 struct entry {
-	uint64_t key;  /* task id or tid; 0: free slot */
-	uint64_t site; /* task: its spawn site id */
-	uint32_t name; /* task: its site's text in the names pool; 0: none */
-	uint32_t pid;  /* thread: its process */
-	bool polled;   /* task: its first poll was seen (the spawn flow ended) */
-	uint8_t depth; /* thread: open slices, innermost last */
+	uint64_t key;     /* task id or tid; 0: free slot */
+	uint64_t process; /* its process (timeline_event's process, else its pid) */
+	uint64_t site;    /* task: its spawn site id */
+	uint32_t name;    /* task: its site's text in the names pool; 0: none */
+	uint32_t pid;     /* its process's pid in the timeline */
+	bool polled;      /* task: its first poll was seen (the spawn flow ended) */
+	uint8_t depth;    /* thread: open slices, innermost last */
 	struct open_slice open[MAX_OPEN];
 };
 
@@ -84,6 +96,9 @@ struct timeline {
 	struct map tasks, threads;
 	struct sites sites;
 	uint64_t last_ns, malformed;
+	struct timeline_counts counts;
+	uint32_t first_named_pid; /* the first process named (timeline_process_name) */
+	uint64_t slices;          /* opened */
 	bool first_event;
 	char lines[2][MAX_LINE];
 	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
@@ -129,9 +144,15 @@ static bool entry_in_use(const void *slot)
 	return ((const struct entry *)slot)->key != 0;
 }
 
+static uint64_t entry_key_hash(uint64_t process, uint64_t key)
+{
+	return hash(key ^ process * 0x9e3779b97f4a7c15ULL);
+}
+
 static uint64_t entry_hash(const void *slot)
 {
-	return hash(((const struct entry *)slot)->key);
+	const struct entry *e = slot;
+	return entry_key_hash(e->process, e->key);
 }
 
 static bool map_grow(struct map *m)
@@ -142,32 +163,34 @@ static bool map_grow(struct map *m)
 	return grown;
 }
 
-static struct entry *map_find(const struct map *m, uint64_t key)
+static struct entry *map_find(const struct map *m, uint64_t process, uint64_t key)
 {
 	if (m->size == 0 || key == 0)
 		return NULL;
-	for (size_t i = hash(key) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
-		if (m->slots[i].key == key)
+	for (size_t i = entry_key_hash(process, key) & (m->size - 1);;
+	     i = (i + 1) & (m->size - 1)) {
+		if (m->slots[i].key == key && m->slots[i].process == process)
 			return &m->slots[i];
 		if (m->slots[i].key == 0)
 			return NULL;
 	}
 }
 
-/* The entry of `key`, added zeroed if new; NULL when out of memory (or key 0). */
-static struct entry *map_get(struct map *m, uint64_t key, bool *added)
+/* The entry of `key` of `process`, added zeroed if new; NULL when out of memory (or key 0). */
+static struct entry *map_get(struct map *m, uint64_t process, uint64_t key, bool *added)
 {
-	struct entry *e = map_find(m, key);
+	struct entry *e = map_find(m, process, key);
 	*added = false;
 	if (e != NULL || key == 0)
 		return e;
 	if ((m->used + 1) * 2 > m->size && !map_grow(m))
 		return NULL;
-	size_t i = hash(key) & (m->size - 1);
+	size_t i = entry_key_hash(process, key) & (m->size - 1);
 	while (m->slots[i].key != 0)
 		i = (i + 1) & (m->size - 1);
 	memset(&m->slots[i], 0, sizeof m->slots[i]);
 	m->slots[i].key = key;
+	m->slots[i].process = process;
 	m->used++;
 	*added = true;
 	return &m->slots[i];
@@ -180,7 +203,7 @@ static void map_remove(struct map *m, struct entry *e)
 	m->slots[hole].key = 0;
 	m->used--;
 	for (size_t i = (hole + 1) & mask; m->slots[i].key != 0; i = (i + 1) & mask) {
-		size_t home = hash(m->slots[i].key) & mask;
+		size_t home = entry_hash(&m->slots[i]) & mask;
 		/* the entry may fill the hole if its home is not within (hole, i] */
 		bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
 		if (!stays) {
@@ -530,44 +553,74 @@ static const char *wait_kind(unsigned kind)
 	return kind <= TP_WAIT_KINDS ? names[kind] : "?";
 }
 
-/* A task's name: its site's text (`name` in the pool), else its id and its site's id. */
-static void task_name(const struct timeline *t, uint64_t task, uint64_t site, uint32_t name)
+/* The name of the initial tasks (site 0), as the console (taskprobe top) names their row. */
+#define NO_SITE_NAME "(no site: initial tasks)"
+/* What a timeline of no event at all holds. */
+#define NOTHING_SEEN  "nothing recorded: no task, worker, thread or wait was seen"
+#define NO_SLICE_SEEN "no task poll, park or wait was seen: thread starts and stops only"
+
+/* A task's name: its site's text (`name` in the pool), else its site's id, else no site's. */
+static void task_name(const struct timeline *t, uint64_t site, uint32_t name)
 {
 	if (site != 0 && name != 0) {
-		fputs("\"name\":\"", t->out);
-		fputs(t->sites.pool + name, t->out);
-		fputc('"', t->out);
+		put(t->out, "\"name\":\"");
+		put(t->out, t->sites.pool + name);
+		put(t->out, "\"");
 	} else if (site != 0) {
-		put_number(t->out, "\"name\":\"task ", task, " (site ");
-		put_number(t->out, "", site, ")\"");
+		put_number(t->out, "\"name\":\"site ", site, "\"");
 	} else {
-		put_number(t->out, "\"name\":\"task ", task, "\"");
+		put(t->out, "\"name\":\"" NO_SITE_NAME "\"");
 	}
 }
 
-/* The rest of a slice's begin or end event: its name and arguments, and the closing brace. */
-static void slice_label(const struct timeline *t, const struct open_slice *slice)
+/* A task's id in the timeline: tasks of different processes may have the same id. */
+static void put_task_id(FILE *out, uint32_t pid, uint64_t task)
+{
+	put_number(out, ",\"id\":\"", pid, ":");
+	put_number(out, "", task, "\"");
+}
+
+/* The rest of a slice's event: its name, its arguments when `args`, and the closing brace. */
+static void slice_label(const struct timeline *t, const struct open_slice *slice, bool args)
 {
 	FILE *out = t->out;
 	switch (slice->kind) {
 	case 'P':
 		fputc(',', out);
-		task_name(t, slice->id, slice->site, slice->name);
-		if (slice->site != 0) {
-			put_number(out, ",\"args\":{\"task\":", slice->id, ",\"site\":");
-			put_number(out, "", slice->site, "}}");
-		} else {
-			put_number(out, ",\"args\":{\"task\":", slice->id, "}}");
+		task_name(t, slice->site, slice->name);
+		if (args) {
+			put_number(out, ",\"args\":{\"task\":", slice->id, "");
+			if (slice->site != 0)
+				put_number(out, ",\"site\":", slice->site, "");
+			put(out, "}");
 		}
+		put(out, "}");
 		break;
 	case 'W':
-		fprintf(out,
-			",\"name\":\"wait %s\",\"args\":{\"object\":\"0x%" PRIx64
-			"\",\"task\":%" PRIu64 "}}",
-			wait_kind(slice->wait_kind), slice->id, slice->task);
+		fprintf(out, ",\"name\":\"wait %s\"", wait_kind(slice->wait_kind));
+		if (args)
+			fprintf(out,
+				",\"args\":{\"object\":\"0x%" PRIx64 "\",\"task\":%" PRIu64 "}",
+				slice->id, slice->task);
+		fputc('}', out);
 		break;
 	default:
 		fputs(",\"name\":\"parked\"}", out);
+	}
+}
+
+/* The begin events not written yet of `thread`'s open slices (the outermost first). */
+static void write_begins(struct timeline *t, struct entry *thread)
+{
+	for (unsigned i = 0; i < thread->depth; i++) {
+		struct open_slice *slice = &thread->open[i];
+		if (slice->written)
+			continue;
+		struct sample at = {
+			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = slice->ns};
+		slice->written = true;
+		begin_event(t, 'B', &at);
+		slice_label(t, slice, false);
 	}
 }
 
@@ -577,21 +630,34 @@ static bool open_slice(struct timeline *t, struct entry *thread, const struct op
 {
 	if (thread->depth == MAX_OPEN)
 		return false;
-	thread->open[thread->depth++] = *slice;
-	begin_event(t, 'B', s);
-	slice_label(t, slice);
+	struct open_slice *open = &thread->open[thread->depth++];
+	*open = *slice;
+	open->ns = s->ns;
+	open->written = false;
+	t->slices++;
+	if (slice->kind == 'W')
+		t->counts.waits++;
 	return true;
 }
 
 /* Closes the innermost slice if it is of `kind` (an end whose start came before the
- * recording has nothing to close). */
+ * recording has nothing to close): its end with its arguments, or an instant if it has no
+ * length (its begin not written yet). */
 static void close_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
 {
 	if (thread->depth == 0 || thread->open[thread->depth - 1].kind != kind)
 		return;
-	thread->depth--;
-	begin_event(t, 'E', s);
-	slice_label(t, &thread->open[thread->depth]);
+	if (s->ns > thread->open[thread->depth - 1].ns)
+		write_begins(t, thread);
+	struct open_slice *slice = &thread->open[--thread->depth];
+	if (slice->written) {
+		begin_event(t, 'E', s);
+		slice_label(t, slice, true);
+		return;
+	}
+	begin_event(t, 'i', s);
+	put(t->out, ",\"s\":\"t\"");
+	slice_label(t, slice, true);
 }
 
 static void instant(struct timeline *t, const struct sample *s, const char *what, uint64_t value)
@@ -605,6 +671,7 @@ static void instant(struct timeline *t, const struct sample *s, const char *what
 static void convert(struct timeline *t, const struct sample *s, struct entry *thread)
 {
 	uint64_t task = (uint64_t)s->arg[0];
+	uint64_t process = thread->process;
 	bool added;
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		uint64_t site = (uint64_t)s->arg[2];
@@ -615,23 +682,30 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 			name = s->text_arg == 4
 				       ? site_name(&t->sites, scope, site, s->text, s->text_len)
 				       : site_name(&t->sites, scope, site, NULL, 0);
-		struct entry *e = map_get(&t->tasks, task, &added);
+		struct entry *e = map_get(&t->tasks, process, task, &added);
 		if (e != NULL) {
 			e->site = site;
 			e->name = name;
+			e->polled = false;
 		}
+		t->counts.tasks++;
 		begin_event(t, 'b', s);
-		put_number(t->out, ",\"cat\":\"task\",\"id\":\"", task, "\",");
-		task_name(t, task, site, name);
-		put_number(t->out, ",\"args\":{\"parent\":", (uint64_t)s->arg[1], ",\"site\":");
+		put(t->out, ",\"cat\":\"task\"");
+		put_task_id(t->out, s->pid, task);
+		fputc(',', t->out);
+		task_name(t, site, name);
+		put_number(t->out, ",\"args\":{\"task\":", task, ",\"parent\":");
+		put_number(t->out, "", (uint64_t)s->arg[1], ",\"site\":");
 		put_number(t->out, "", (uint64_t)s->arg[2], ",\"stack\":");
 		put_number(t->out, "", (uint64_t)s->arg[4], "}}");
 		begin_event(t, 's', s);
-		put_number(t->out, ",\"cat\":\"spawn\",\"id\":\"", task, "\",\"name\":\"spawn\"}");
+		put(t->out, ",\"cat\":\"spawn\"");
+		put_task_id(t->out, s->pid, task);
+		put(t->out, ",\"name\":\"spawn\"}");
 	} else if (s->type == TP_RECORD_TASK_WAKE) {
 		instant(t, s, "wake task", task);
 	} else if (s->type == TP_RECORD_TASK_POLL_START) {
-		struct entry *e = map_find(&t->tasks, task);
+		struct entry *e = map_find(&t->tasks, process, task);
 		struct open_slice poll = {.kind = 'P',
 					  .id = task,
 					  .site = e != NULL ? e->site : 0,
@@ -639,16 +713,19 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
 			e->polled = true;
 			begin_event(t, 'f', s);
-			put_number(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\",\"id\":\"", task,
-				   "\",\"name\":\"spawn\"}");
+			put(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\"");
+			put_task_id(t->out, s->pid, task);
+			put(t->out, ",\"name\":\"spawn\"}");
 		}
 	} else if (s->type == TP_RECORD_TASK_POLL_END) {
 		close_slice(t, thread, 'P', s);
-		struct entry *e = map_find(&t->tasks, task);
+		struct entry *e = map_find(&t->tasks, process, task);
 		if (s->arg[1] != 0 && e != NULL) {
 			begin_event(t, 'e', s);
-			put_number(t->out, ",\"cat\":\"task\",\"id\":\"", task, "\",");
-			task_name(t, task, e->site, e->name);
+			put(t->out, ",\"cat\":\"task\"");
+			put_task_id(t->out, s->pid, task);
+			fputc(',', t->out);
+			task_name(t, e->site, e->name);
 			fputc('}', t->out);
 			map_remove(&t->tasks, e);
 		}
@@ -673,12 +750,12 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 	} else if (s->type == TP_RECORD_THREAD_STOP) {
 		instant(t, s, "thread stop", task);
 	} else if (s->type == TP_RECORD_WORKER_START) {
+		t->counts.workers++;
 		instant(t, s, "worker start", s->tid);
 	} else if (s->type == TP_RECORD_WORKER_STOP) {
 		instant(t, s, "worker stop", s->tid);
 	}
 }
-
 struct timeline *timeline_new(FILE *out)
 {
 	struct timeline *t = calloc(1, sizeof *t);
@@ -728,21 +805,45 @@ int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t num
 	return 0;
 }
 
-/* The thread of `e`, named in the timeline when first seen; NULL: out of memory or tid 0. */
+/*
+ * The thread of `e` (of its process), named in the timeline when first seen, its slices' begins
+ * written if `e` is later than they are; NULL: out of memory or tid 0.
+ */
 static struct entry *thread_of(struct timeline *t, const struct timeline_event *e)
 {
 	bool added;
-	struct entry *thread = map_get(&t->threads, e->tid, &added);
+	uint64_t process = e->process != 0 ? e->process : e->pid;
+	struct entry *thread = map_get(&t->threads, process, e->tid, &added);
 	if (thread != NULL && added) {
 		thread->pid = e->pid;
+		t->counts.threads++;
 		begin_event(t, 'M', e);
 		fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
 		put_escaped(t->out, e->comm);
 		fprintf(t->out, " %" PRIu32 "\"}}", e->tid);
 	}
+	if (thread != NULL && thread->depth > 0 && e->ns > thread->open[thread->depth - 1].ns)
+		write_begins(t, thread);
 	if (e->ns > t->last_ns)
 		t->last_ns = e->ns;
+	t->counts.events++;
 	return thread;
+}
+
+void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
+{
+	struct sample at = {.pid = pid};
+	if (t->first_named_pid == 0)
+		t->first_named_pid = pid;
+	begin_event(t, 'M', &at);
+	fputs(",\"name\":\"process_name\",\"args\":{\"name\":\"", t->out);
+	put_escaped(t->out, name);
+	fputs("\"}}", t->out);
+}
+
+void timeline_counts(const struct timeline *t, struct timeline_counts *counts)
+{
+	*counts = t->counts;
 }
 
 void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *text, uint32_t len)
@@ -773,6 +874,15 @@ uint64_t timeline_finish(struct timeline *t)
 			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
 		while (thread->key != 0 && thread->depth > 0)
 			close_slice(t, thread, thread->open[thread->depth - 1].kind, &s);
+	}
+	/* a timeline without any slice: a slice of no length says what it holds (speedscope
+	 * refuses a timeline without any slice) */
+	if (t->slices == 0) {
+		struct sample at = {.pid = t->first_named_pid, .tid = t->first_named_pid};
+		begin_event(t, 'X', &at);
+		put(t->out, ",\"dur\":0,\"name\":\"");
+		put(t->out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+		put(t->out, "\"}");
 	}
 	fputs("\n]}\n", t->out);
 	uint64_t malformed = t->malformed;

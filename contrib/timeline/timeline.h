@@ -3,13 +3,17 @@
  * perf script output of the taskprobe events, turned into Trace Event Format JSON (what
  * chrome://tracing, Perfetto and speedscope load): one track per thread with poll, park and wait
  * slices; a track per task from spawn to its end; a flow arrow from each spawn to the task's
- * first poll. It streams: memory grows with the tasks and threads alive at a moment, not with
- * the length of the trace.
+ * first poll. Tasks and threads are told apart by their process and id (perf's text: its pid).
+ * It streams: memory grows with the tasks and threads alive at a moment, not with the length
+ * of the trace.
  *
  * Input: lines of `perf script -F comm,pid,tid,time,event,trace`, such as
  *	omp_latency 10060/10062 11927.194745: sdt_taskprobe:task__spawn: (7f76..) arg1=1025 arg2=0 ...
  * Arguments are numbers, or strings ("TEXT"; (fault) when unread): task__spawn's arg4, its site's
- * text, names the task's slices and track (else "task N (site S)", or "task N" with no site).
+ * text, names the task's slices and track (else "site S", or "(no site: initial tasks)" with no
+ * site, as the console names them): a slice's name is its site, or its wait's kind, alone; its
+ * task, site or object are its end event's arguments, never its begin's (speedscope would make
+ * a frame of each task).
  * Lines of other events are skipped; a line that is not a perf script sample is reported with
  * its number and skipped; a sample line repeating the one just before it is dropped.
  */
@@ -37,6 +41,18 @@ struct timeline_event {
 	/* whose site ids these are, when not the pid's (a recording: its segment, an exec keeping
 	 * the pid but starting its ids again), as given to timeline_site; 0: the pid's */
 	uint64_t site_scope;
+	/* which process (a recording's pid, start and pid namespace, numbered); 0: the pid is.
+	 * `pid` is what the timeline shows, unique per process */
+	uint64_t process;
+};
+
+/* What a timeline holds so far. */
+struct timeline_counts {
+	uint64_t events;  /* converted */
+	uint64_t tasks;   /* spawned */
+	uint64_t workers; /* started */
+	uint64_t threads; /* tracks */
+	uint64_t waits;   /* slices */
 };
 
 /* A converter writing to `out`; NULL when out of memory. */
@@ -52,6 +68,11 @@ void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *
 
 /* One event of a recording (not perf's text), in time order with the others. */
 void timeline_add(struct timeline *t, const struct timeline_event *e);
+
+/* Names process `pid` in the timeline (a "process_name" metadata event). */
+void timeline_process_name(struct timeline *t, uint32_t pid, const char *name);
+
+void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 
 /* `count` events of e's thread were not recorded before e->ns: said on its track. */
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
