@@ -4,21 +4,36 @@
  * record (so that the second trusts them), keeps the site texts and each segment's clock pairs;
  * the second merges the threads' records by time with a heap of per-thread cursors, so memory
  * grows with the threads and chunks, not with the events.
+ *
+ * A process is its pid, start and pid namespace (a header's, since version 3): two processes of
+ * one pid (a pid reused, or pid namespaces) are two processes of the timeline, whose tasks and
+ * threads are kept apart. The first of them (in the order of the inputs) keeps its pid in the
+ * timeline; each other gets a pid of its own from SYNTHETIC_PID up (Trace Event Format's pids
+ * are numbers), and every process of a repeated pid is named "COMM (pid PID...)" in the
+ * timeline's process names, the repeats saying so.
  */
 #define _GNU_SOURCE
 #include "recording.h"
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "taskprobe_recording.h"
 
+/* Pids given to the second and later processes of a pid: above any Linux pid (2^22 at most). */
+#define SYNTHETIC_PID 0x40000000u
+
 /* A segment: one process image's header, and the fit of its clock to nanoseconds. */
 struct segment {
 	uint32_t pid;
-	uint64_t scope; /* its site ids' scope in the timeline: 1 + its index */
+	uint64_t start_ticks, pid_namespace; /* with pid, its process (0: unknown, version 2) */
+	char comm[16];
+	uint64_t process; /* its process in the timeline: 1 + its number */
+	uint32_t out_pid; /* its process's pid in the timeline */
+	uint64_t scope;   /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
 	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;   /* ... and with the largest */
@@ -191,12 +206,16 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 				}
 				current = &(*segments)[(*n_segments)++];
 				*current = (struct segment){.pid = h.pid,
+							    .start_ticks = h.start_ticks,
+							    .pid_namespace = h.pid_namespace,
 							    .scope = *n_segments,
 							    .clock = h.clock,
 							    .first_time = h.clock_time,
 							    .first_ns = h.ns,
 							    .last_time = h.clock_time,
 							    .last_ns = h.ns};
+				memcpy(current->comm, h.comm, sizeof current->comm);
+				current->comm[sizeof current->comm - 1] = '\0';
 				at += header_size;
 				continue;
 			}
@@ -246,11 +265,111 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 static int by_thread_then_order(const void *a, const void *b)
 {
 	const struct chunk_ref *x = a, *y = b;
-	if (x->segment->pid != y->segment->pid)
-		return x->segment->pid < y->segment->pid ? -1 : 1;
+	if (x->segment->process != y->segment->process)
+		return x->segment->process < y->segment->process ? -1 : 1;
 	if (x->header->tid != y->header->tid)
 		return x->header->tid < y->header->tid ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Segments in order of their process (pid, start, pid namespace), then of the input. */
+static int by_process(const void *a, const void *b)
+{
+	const struct segment *x = *(const struct segment *const *)a,
+			     *y = *(const struct segment *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ticks != y->start_ticks)
+		return x->start_ticks < y->start_ticks ? -1 : 1;
+	if (x->pid_namespace != y->pid_namespace)
+		return x->pid_namespace < y->pid_namespace ? -1 : 1;
+	return x->scope < y->scope ? -1 : x->scope > y->scope;
+}
+
+static bool same_process(const struct segment *x, const struct segment *y)
+{
+	return x->pid == y->pid && x->start_ticks == y->start_ticks &&
+	       x->pid_namespace == y->pid_namespace;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sets each segment's process and its pid in the timeline (see the top of this file), and names
+ * the processes of a repeated pid. False when out of memory.
+ */
+static bool number_processes(struct timeline *t, struct segment *segments, size_t n)
+{
+	struct segment **order = calloc(n + 1, sizeof *order);
+	uint32_t *pids = calloc(n + 1, sizeof *pids);
+	if (order == NULL || pids == NULL) {
+		free(order);
+		free(pids);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		order[i] = &segments[i];
+		pids[i] = segments[i].pid;
+	}
+	qsort(order, n, sizeof *order, by_process);
+	qsort(pids, n, sizeof *pids, by_u32);
+	uint64_t processes = 0;
+	uint32_t synthetic = SYNTHETIC_PID;
+	for (size_t i = 0; i < n;) {
+		/* the processes of one pid: order[i, end) */
+		size_t end = i;
+		while (end < n && order[end]->pid == order[i]->pid)
+			end++;
+		/* the first of them in the input keeps the pid */
+		const struct segment *first = order[i];
+		for (size_t j = i + 1; j < end; j++)
+			if (order[j]->scope < first->scope)
+				first = order[j];
+		bool repeated = !same_process(order[i], order[end - 1]);
+		for (size_t j = i; j < end;) {
+			size_t k = j;
+			uint32_t out_pid = order[j]->pid;
+			/* the first in the input of this process's segments */
+			const struct segment *earliest = order[j];
+			for (; k < end && same_process(order[k], order[j]); k++)
+				if (order[k]->scope < earliest->scope)
+					earliest = order[k];
+			bool keeps = same_process(order[j], first);
+			if (!keeps) {
+				while (bsearch(&synthetic, pids, n, sizeof *pids, by_u32) != NULL)
+					synthetic++;
+				out_pid = synthetic++;
+			}
+			processes++;
+			for (size_t m = j; m < k; m++) {
+				order[m]->process = processes;
+				order[m]->out_pid = out_pid;
+			}
+			if (repeated) {
+				char name[160];
+				if (keeps)
+					snprintf(name, sizeof name, "%s (pid %" PRIu32 ")",
+						 earliest->comm, earliest->pid);
+				else
+					snprintf(name, sizeof name,
+						 "%s (pid %" PRIu32 " again: another process than "
+						 "the first of that pid, started at tick %" PRIu64
+						 ", pid namespace %" PRIu64 ")",
+						 earliest->comm, earliest->pid,
+						 earliest->start_ticks, earliest->pid_namespace);
+				timeline_process_name(t, out_pid, name);
+			}
+			j = k;
+		}
+		i = end;
+	}
+	free(order);
+	free(pids);
+	return true;
 }
 
 /* The cursor's current record, or NULL at its end (moving past empty chunks). */
@@ -304,7 +423,8 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 	memset(e, 0, sizeof *e);
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
-	e->pid = ref->segment->pid;
+	e->pid = ref->segment->out_pid;
+	e->process = ref->segment->process;
 	e->site_scope = ref->segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
@@ -354,6 +474,8 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		if (!scan(t, &inputs[i], &segments, &n_segments, &refs, &n_refs, &cap, errors,
 			  totals))
 			goto out;
+	if (!number_processes(t, segments, n_segments))
+		goto out;
 	for (size_t i = 0; i < n_refs; i++)
 		refs[i].segment = &segments[(uintptr_t)refs[i].segment];
 	if (n_refs > 0)
@@ -364,7 +486,7 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		goto out;
 	for (size_t i = 0; i < n_refs;) {
 		size_t j = i;
-		while (j < n_refs && refs[j].segment->pid == refs[i].segment->pid &&
+		while (j < n_refs && refs[j].segment->process == refs[i].segment->process &&
 		       refs[j].header->tid == refs[i].header->tid)
 			j++;
 		struct cursor *c = &cursors[n_cursors++];
@@ -395,6 +517,15 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		if (!cursor_settle(c))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
+	}
+	/* no event: the timeline names the processes that were recorded (speedscope refuses
+	 * a timeline of no event at all) */
+	for (size_t i = 0; totals->events == 0 && i < n_segments; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s (pid %" PRIu32 ")", segments[i].comm,
+			 segments[i].pid);
+		if (i == 0 || segments[i].process != segments[i - 1].process)
+			timeline_process_name(t, segments[i].out_pid, name);
 	}
 	ok = true;
 out:
