@@ -12,6 +12,11 @@
  * or output could not be used. A sample line that repeats the one before it byte for byte is
  * dropped, and the count of those said on stderr, without changing the status; so are the
  * events a recording says it could not record.
+ *
+ * Every input is read (a regular file mapped, anything else, a pipe, read whole) and checked
+ * before the output is opened: an output that is one of the inputs (the same file, by a link
+ * too) is refused, and nothing is written. A timeline without any task or worker says so, and
+ * what it holds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +43,20 @@ static int usage(FILE *to, int status)
 	return status;
 }
 
+/* Says what a timeline without any task or worker holds. */
+static void say_empty(const struct timeline *t)
+{
+	struct timeline_counts c;
+	timeline_counts(t, &c);
+	if (c.tasks == 0 && c.workers == 0)
+		fprintf(stderr,
+			"taskprobe-timeline: no task or worker was seen; %llu thread%s, %llu "
+			"wait%s%s\n",
+			(unsigned long long)c.threads, c.threads == 1 ? "" : "s",
+			(unsigned long long)c.waits, c.waits == 1 ? "" : "s",
+			c.events == 0 ? " (nothing else was recorded: the timeline says so)" : "");
+}
+
 /* Converts perf's text from `in`, streaming; `line` may hold its first line, read already.
  * Returns the exit status. */
 static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ssize_t len)
@@ -51,6 +70,7 @@ static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ss
 	}
 	free(line);
 	bool read_failed = ferror(in);
+	say_empty(t);
 	uint64_t malformed = timeline_finish(t);
 	if (malformed > 10)
 		fprintf(stderr,
@@ -65,17 +85,87 @@ static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ss
 	return read_failed ? 2 : malformed > 0 ? 1 : 0;
 }
 
-/* A whole file, mapped; NULL with errno on failure. */
-static unsigned char *map_whole(const char *path, size_t *size)
+/* All of `fd` from where it is, after `first` (`len` bytes, read already), in memory (8-byte
+ * aligned, as recordings are read); NULL with errno on failure. */
+static unsigned char *read_all(int fd, const char *first, size_t len, size_t *size)
+{
+	size_t cap = len + (1 << 20), n = len;
+	unsigned char *data = malloc(cap);
+	if (data == NULL)
+		return NULL;
+	memcpy(data, first, len);
+	for (;;) {
+		if (n == cap) {
+			unsigned char *grown = realloc(data, cap *= 2);
+			if (grown == NULL) {
+				free(data);
+				errno = ENOMEM;
+				return NULL;
+			}
+			data = grown;
+		}
+		ssize_t got = read(fd, data + n, cap - n);
+		if (got == 0)
+			break;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int error = errno;
+			free(data);
+			errno = error;
+			return NULL;
+		}
+		n += (size_t)got;
+	}
+	*size = n;
+	return data;
+}
+
+/* A whole file: a regular file mapped, anything else (a pipe) read; NULL with errno on failure.
+ * Its device and inode in *st. */
+static unsigned char *read_whole(const char *path, size_t *size, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
+	if (fd < 0 || fstat(fd, st) != 0)
 		return NULL;
-	*size = (size_t)st.st_size;
-	void *m = *size > 0 ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(1);
+	void *m;
+	if (S_ISDIR(st->st_mode)) {
+		errno = EISDIR;
+		m = NULL;
+	} else if (S_ISREG(st->st_mode)) {
+		*size = (size_t)st->st_size;
+		m = *size > 0 ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(1);
+		m = m == MAP_FAILED ? NULL : m;
+	} else {
+		m = read_all(fd, "", 0, size);
+	}
+	int error = errno;
 	close(fd);
-	return m == MAP_FAILED ? NULL : m;
+	errno = error;
+	return m;
+}
+
+/* Converts recordings. Returns the exit status. */
+static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
+			      bool say_counts)
+{
+	struct recording_totals totals;
+	bool ok = recording_convert(t, inputs, n, stderr, &totals);
+	say_empty(t);
+	timeline_finish(t);
+	if (say_counts)
+		fprintf(stderr, "taskprobe-timeline: %llu events\n",
+			(unsigned long long)totals.events);
+	if (!ok) {
+		fputs("taskprobe-timeline: out of memory\n", stderr);
+		return 2;
+	}
+	if (totals.dropped > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: %llu events were not recorded (the recorder said so; "
+			"marked on their threads' tracks)\n",
+			(unsigned long long)totals.dropped);
+	return totals.cut_files > 0 ? 1 : 0;
 }
 
 /* `first` (`len` bytes, read already) and the rest of standard input; NULL on failure. */
@@ -98,48 +188,37 @@ static unsigned char *read_stdin_after(const char *first, size_t len, size_t *si
 		}
 	}
 	*size = n;
-	return ferror(stdin) ? NULL : data;
+	if (ferror(stdin)) {
+		free(data);
+		return NULL;
+	}
+	return data;
 }
 
-/* Converts recordings. Returns the exit status. */
-static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
-			      bool say_counts)
+/*
+ * Whether `output` is one of the inputs (`ids`, `n` of them), the same file by any name or link:
+ * writing it would cut the input short. A terminal or /dev/null may be both.
+ */
+static const char *output_is_input(const char *output, const struct stat *ids,
+				   const struct recording_input *inputs, size_t n)
 {
+	struct stat st;
+	if (stat(output, &st) != 0 || S_ISCHR(st.st_mode))
+		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!recording_detect(inputs[i].data, inputs[i].size)) {
-			fprintf(stderr,
-				"taskprobe-timeline: %s is not a recording, and the first input "
-				"is: "
-				"give recordings together, or perf's text alone\n",
-				inputs[i].name);
-			timeline_finish(t);
-			return 2;
-		}
-	struct recording_totals totals;
-	bool ok = recording_convert(t, inputs, n, stderr, &totals);
-	timeline_finish(t);
-	if (say_counts)
-		fprintf(stderr, "taskprobe-timeline: %llu events\n",
-			(unsigned long long)totals.events);
-	if (!ok) {
-		fputs("taskprobe-timeline: out of memory\n", stderr);
-		return 2;
-	}
-	if (totals.dropped > 0)
-		fprintf(stderr,
-			"taskprobe-timeline: %llu events were not recorded (the recorder said so; "
-			"marked on their threads' tracks)\n",
-			(unsigned long long)totals.dropped);
-	return totals.cut_files > 0 ? 1 : 0;
+		if (ids[i].st_dev == st.st_dev && ids[i].st_ino == st.st_ino)
+			return inputs[i].name;
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	const char *output = NULL;
 	bool say_counts = false;
-	struct recording_input *inputs = calloc((size_t)argc, sizeof *inputs);
+	struct recording_input *inputs = calloc((size_t)argc + 1, sizeof *inputs);
+	struct stat *ids = calloc((size_t)argc + 1, sizeof *ids);
 	size_t n = 0;
-	if (inputs == NULL)
+	if (inputs == NULL || ids == NULL)
 		return 2;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
@@ -155,18 +234,27 @@ int main(int argc, char **argv)
 	}
 	if (n == 0)
 		inputs[n++].name = "-";
-	/* standard input: perf's text is streamed; a recording is read whole */
+	/* every input read (standard input's perf text is streamed: its first line is read) and
+	 * checked before the output is opened */
 	char *first = NULL;
 	size_t first_cap = 0;
 	ssize_t first_len = -1;
+	bool stream = false;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(inputs[i].name, "-") != 0) {
-			inputs[i].data = map_whole(inputs[i].name, &inputs[i].size);
+			inputs[i].data = read_whole(inputs[i].name, &inputs[i].size, &ids[i]);
 		} else {
+			if (fstat(STDIN_FILENO, &ids[i]) != 0) {
+				fprintf(stderr, "taskprobe-timeline: standard input: %s\n",
+					strerror(errno));
+				return 2;
+			}
 			first_len = getline(&first, &first_cap, stdin);
 			size_t len = first_len > 0 ? (size_t)first_len : 0;
-			if (n == 1 && !recording_detect((const unsigned char *)first, len))
-				break; /* perf's text, converted line by line below */
+			if (n == 1 && !recording_detect((const unsigned char *)first, len)) {
+				stream = true; /* perf's text, converted line by line below */
+				break;
+			}
 			inputs[i].data = read_stdin_after(first, len, &inputs[i].size);
 		}
 		if (inputs[i].data == NULL) {
@@ -174,6 +262,27 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 2;
 		}
+	}
+	const char *same = output != NULL ? output_is_input(output, ids, inputs, n) : NULL;
+	if (same != NULL) {
+		fprintf(stderr,
+			"taskprobe-timeline: the output %s is the input %s: refused (writing it "
+			"would destroy the input); nothing written\n",
+			output, same);
+		return 2;
+	}
+	bool recordings = !stream && recording_detect(inputs[0].data, inputs[0].size);
+	for (size_t i = 1; recordings && i < n; i++)
+		if (!recording_detect(inputs[i].data, inputs[i].size)) {
+			fprintf(stderr,
+				"taskprobe-timeline: %s is not a recording, and the first input "
+				"is: give recordings together, or perf's text alone\n",
+				inputs[i].name);
+			return 2;
+		}
+	if (!stream && !recordings && n > 1) {
+		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
+		return 2;
 	}
 	FILE *out = output != NULL ? fopen(output, "w") : stdout;
 	if (out == NULL) {
@@ -186,14 +295,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int status;
-	if (inputs[0].data == NULL) {
+	if (stream) {
 		status = convert_text(stdin, t, first, first_cap, first_len);
-	} else if (recording_detect(inputs[0].data, inputs[0].size)) {
+	} else if (recordings) {
 		status = convert_recordings(inputs, n, t, say_counts);
-	} else if (n > 1) {
-		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
-		timeline_finish(t);
-		return 2;
 	} else {
 		FILE *in = fmemopen((void *)inputs[0].data, inputs[0].size, "r");
 		if (in == NULL) {
