@@ -1,0 +1,72 @@
+// Loads a Trace Event Format file in speedscope (npm) in headless Chromium, as a person would
+// open it, and prints, for each profile (thread track) speedscope made of it, the rows of its
+// Sandwich view (one per frame name: what the per-site aggregate views list), a line
+// "profile NAME" then "row\tNAME" per row. Usage: node sandwich_rows.mjs SPEEDSCOPE_RELEASE_DIR
+// TIMELINE.json
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const [releaseDir, timeline] = process.argv.slice(2);
+const require = createRequire(join(process.env.NODE_GLOBAL_ROOT ?? '/usr/lib/node_modules', 'x'));
+const { chromium } = require('playwright-core');
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png' };
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const file = path === '/timeline.json' ? timeline : join(releaseDir, path);
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const port = server.address().port;
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu'] });
+try {
+  // tall enough for every row of the Sandwich table (it draws only the rows in view)
+  const page = await browser.newPage({ viewport: { width: 1600, height: 4000 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('dialog', (d) => { problems.push(d.message()); d.dismiss(); });
+  await page.goto(`http://127.0.0.1:${port}/index.html#profileURL=/timeline.json`);
+  await page.waitForFunction(() => document.body.innerText.includes('Sandwich') ||
+    document.body.innerText.includes('format'), null, { timeout: 20000 });
+  const text = await page.locator('body').innerText();
+  if (!text.includes('Sandwich')) {
+    console.log(`refused\t${text.replace(/\s+/g, ' ')}`);
+  } else {
+    // "(1/N)" in the toolbar when there are several profiles; "n" shows the next one
+    const count = Number((text.match(/\(1\/(\d+)\)/) ?? [0, 1])[1]);
+    await page.keyboard.press('3'); // the Sandwich view
+    await page.waitForTimeout(300);
+    for (let i = 0; i < count; i++) {
+      const rows = await page.evaluate(() => {
+        // the table's rows: total, self, then the frame's name
+        const out = [];
+        for (const row of document.querySelectorAll('tr')) {
+          const cells = [...row.querySelectorAll('td')].map((c) => c.innerText.trim());
+          if (cells.length === 3 && /%\)$/.test(cells[0])) out.push(cells[2]);
+        }
+        return out;
+      });
+      const toolbar = await page.evaluate(() => document.body.innerText.split('\n')
+        .find((l) => /\(\d+\/\d+\)|pid/.test(l)) ?? '');
+      console.log(`profile\t${toolbar}`);
+      for (const r of rows) console.log(`row\t${r}`);
+      await page.keyboard.press('n');
+      await page.waitForTimeout(200);
+    }
+  }
+  for (const p of problems) console.log(`error\t${p}`);
+} finally {
+  await browser.close();
+  server.close();
+}
