@@ -13,8 +13,10 @@
 
 /*
  * Writes "function (file:line)" for the code at `address` (the call itself: a return address
- * minus one), the function being the innermost one there, inlined or not, and the file its base
- * name. false, with nothing written, when the address has no line information (no -g, or libdw
- * is missing). Callers serialize: libdwfl's session is not thread-safe.
+ * minus one), the function being the innermost one there, inlined or not, unless the compiler
+ * made it (an outlined OpenMP region): then the function it was made from, the one the person
+ * wrote. The file is its base name; a line the compiler left out (0) is the nearest one in the
+ * function, written "~N". false, with nothing written, when the address has no line information
+ * (no -g, or libdw is missing). Callers serialize: libdwfl's session is not thread-safe.
  */
 bool tp_source_line(uintptr_t address, char *out, size_t size);
