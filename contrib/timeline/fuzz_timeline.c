@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (sink == NULL)
 		sink = fopen("/dev/null", "w");
-	struct timeline *t = timeline_new(sink);
+	struct timeline *t = timeline_new(sink, NULL);
 	if (t == NULL)
 		return 0;
 	if (recording_detect(data, size)) {
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			recording_convert(t, &in, 1, NULL, &totals);
 			free(aligned);
 		}
-		timeline_finish(t);
+		timeline_finish(t, NULL, NULL);
 		return 0;
 	}
 	uint64_t number = 0;
@@ -41,6 +41,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		timeline_feed(t, (const char *)data + start, len, ++number, NULL);
 		start += len + 1;
 	}
-	timeline_finish(t);
+	timeline_finish(t, NULL, NULL);
 	return 0;
 }

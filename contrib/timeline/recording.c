@@ -20,8 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "taskprobe_recording.h"
+
+/* A mapped recording's pages are given back to the kernel (MADV_DONTNEED: the page cache keeps
+ * them, a later read maps them again) after pass one, and after each this many bytes of records
+ * converted: the converter's resident memory does not grow with the recording. */
+#define DROP_PAGES_EVERY (32u << 20)
 
 /* Pids given to the second and later processes of a pid: above any Linux pid (2^22 at most). */
 #define SYNTHETIC_PID 0x40000000u
@@ -252,7 +258,7 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 			return false;
 		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
 			const struct tp_record *r = (const struct tp_record *)(p + r_at);
-			if (tp_record_type(r->word) == TP_RECORD_SITE)
+			if (t != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
 				timeline_site(t, current->scope, r->arg[0],
 					      (const char *)&r->arg[1], tp_record_small(r->word));
 			r_at += tp_record_bytes(r->word);
@@ -461,29 +467,149 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 	}
 }
 
+/* Gives the mapped inputs' pages back to the kernel (see DROP_PAGES_EVERY). */
+static void drop_pages(const struct recording_input *inputs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (inputs[i].mapped && inputs[i].size > 0)
+			madvise((void *)inputs[i].data, inputs[i].size, MADV_DONTNEED);
+}
+
+/* Pass one over every input, the timeline told the sites unless NULL; false when out of
+ * memory. */
+static bool scan_all(struct timeline *t, const struct recording_input *inputs, size_t n,
+		     FILE *errors, struct recording_totals *totals, struct segment **segments,
+		     size_t *n_segments, struct chunk_ref **refs, size_t *n_refs)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!scan(t, &inputs[i], segments, n_segments, refs, n_refs, &cap, errors, totals))
+			return false;
+	for (size_t i = 0; i < *n_refs; i++)
+		(*refs)[i].segment = &(*segments)[(uintptr_t)(*refs)[i].segment];
+	return true;
+}
+
+/* A site (scope, id) whose text the site filter keeps. */
+struct kept_site {
+	uint64_t scope, id;
+};
+
+bool recording_count(const struct recording_input *inputs, size_t n,
+		     const struct timeline_options *options, struct recording_census *census)
+{
+	struct segment *segments = NULL;
+	struct chunk_ref *refs = NULL;
+	struct kept_site *kept = NULL;
+	size_t n_segments = 0, n_refs = 0, n_kept = 0, cap_kept = 0;
+	struct recording_totals totals = {0};
+	bool ok = false;
+	memset(census, 0, sizeof *census);
+	census->site_share = 1;
+	if (!scan_all(NULL, inputs, n, NULL, &totals, &segments, &n_segments, &refs, &n_refs))
+		goto out;
+	/* the origin: the earliest first record of a chunk (a chunk's records are in order) */
+	uint64_t origin = UINT64_MAX;
+	for (size_t i = 0; i < n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		const unsigned char *base = (const unsigned char *)h;
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r = (const struct tp_record *)(base + at);
+			if (tp_record_type(r->word) != TP_RECORD_SITE) {
+				uint64_t ns = to_ns(refs[i].segment,
+						    h->base_time + tp_record_delta(r->word));
+				origin = ns < origin ? ns : origin;
+				break;
+			}
+			at += tp_record_bytes(r->word);
+		}
+	}
+	uint64_t from = origin + options->from_ns < origin ? UINT64_MAX : origin + options->from_ns;
+	uint64_t to = origin + options->to_ns < origin ? UINT64_MAX : origin + options->to_ns;
+	uint64_t spawns = 0, spawns_kept = 0;
+	for (size_t i = 0; i < n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		const unsigned char *base = (const unsigned char *)h;
+		bool thread = options->n_tids == 0;
+		for (size_t j = 0; j < options->n_tids; j++)
+			thread |= options->tids[j] == h->tid;
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r = (const struct tp_record *)(base + at);
+			unsigned type = tp_record_type(r->word);
+			at += tp_record_bytes(r->word);
+			if (type == TP_RECORD_SITE) {
+				unsigned len = tp_record_small(r->word);
+				const char *text = (const char *)&r->arg[1];
+				bool match = false;
+				for (size_t j = 0; j < options->n_sites; j++)
+					match |= memmem(text, len, options->sites[j],
+							strlen(options->sites[j])) != NULL;
+				if (match && n_kept == cap_kept) {
+					cap_kept = cap_kept ? 2 * cap_kept : 64;
+					struct kept_site *grown = realloc(kept,
+									  cap_kept * sizeof *kept);
+					if (grown == NULL)
+						goto out;
+					kept = grown;
+				}
+				if (match)
+					kept[n_kept++] = (struct kept_site){refs[i].segment->scope,
+									    r->arg[0]};
+				continue;
+			}
+			uint64_t ns = to_ns(refs[i].segment,
+					    h->base_time + tp_record_delta(r->word));
+			if (!thread || ns < from || ns > to)
+				continue;
+			census->by_type[type]++;
+			census->events++;
+			if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
+				spawns++;
+				for (size_t j = 0; j < n_kept; j++)
+					if (kept[j].id == r->arg[2] &&
+					    kept[j].scope == refs[i].segment->scope) {
+						spawns_kept++;
+						break;
+					}
+			}
+		}
+	}
+	if (options->n_sites > 0)
+		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;
+	drop_pages(inputs, n);
+	ok = true;
+out:
+	free(segments);
+	free(refs);
+	free(kept);
+	return ok;
+}
+
 bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
 		       FILE *errors, struct recording_totals *totals)
 {
 	struct segment *segments = NULL;
 	struct chunk_ref *refs = NULL;
 	struct cursor *cursors = NULL, **heap = NULL;
-	size_t n_segments = 0, n_refs = 0, cap = 0, n_cursors = 0;
+	size_t n_segments = 0, n_refs = 0, n_cursors = 0;
 	bool ok = false;
 	memset(totals, 0, sizeof *totals);
-	for (size_t i = 0; i < n; i++)
-		if (!scan(t, &inputs[i], &segments, &n_segments, &refs, &n_refs, &cap, errors,
-			  totals))
-			goto out;
+	if (!scan_all(t, inputs, n, errors, totals, &segments, &n_segments, &refs, &n_refs))
+		goto out;
 	if (!number_processes(t, segments, n_segments))
 		goto out;
-	for (size_t i = 0; i < n_refs; i++)
-		refs[i].segment = &segments[(uintptr_t)refs[i].segment];
 	if (n_refs > 0)
 		qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
-	cursors = calloc(n_refs + 1, sizeof *cursors);
-	heap = calloc(n_refs + 1, sizeof *heap);
+	size_t n_threads = 0;
+	for (size_t i = 0; i < n_refs; i++)
+		n_threads += i == 0 || refs[i].segment->process != refs[i - 1].segment->process ||
+			     refs[i].header->tid != refs[i - 1].header->tid;
+	cursors = calloc(n_threads + 1, sizeof *cursors);
+	heap = calloc(n_threads + 1, sizeof *heap);
 	if (cursors == NULL || heap == NULL)
 		goto out;
+	drop_pages(inputs, n);
+	uint64_t read_since_drop = 0;
 	for (size_t i = 0; i < n_refs;) {
 		size_t j = i;
 		while (j < n_refs && refs[j].segment->process == refs[i].segment->process &&
@@ -501,7 +627,7 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
-	while (n_heap > 0) {
+	while (n_heap > 0 && !timeline_done(t)) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &c->chunks[c->chunk];
 		const struct tp_record *r = cursor_record(c);
@@ -514,9 +640,14 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 		timeline_add(t, &e);
 		totals->events++;
 		c->offset += tp_record_bytes(r->word);
+		read_since_drop += tp_record_bytes(r->word);
 		if (!cursor_settle(c))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
+		if (read_since_drop >= DROP_PAGES_EVERY) {
+			drop_pages(inputs, n);
+			read_since_drop = 0;
+		}
 	}
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */

@@ -18,6 +18,7 @@ struct recording_input {
 	const char *name; /* for messages */
 	const unsigned char *data;
 	size_t size;
+	bool mapped; /* a file mapped (its pages are dropped once read: see recording.c) */
 };
 
 struct recording_totals {
@@ -25,6 +26,17 @@ struct recording_totals {
 	uint64_t dropped;   /* the recorder could not record (its chunks say how many) */
 	uint64_t cut_files; /* stretches of files that are not whole, skipped (said on `errors`) */
 };
+
+/* The events of the recordings the options keep, by record type (what the output's size is
+ * estimated from): the window and the threads counted exactly, the sites by the share of the
+ * spawns of the sites kept (`site_share`, 1 with no site filter). False when out of memory. */
+struct recording_census {
+	uint64_t by_type[TP_RECORD_TYPES_END];
+	uint64_t events;
+	double site_share;
+};
+bool recording_count(const struct recording_input *inputs, size_t n,
+		     const struct timeline_options *options, struct recording_census *census);
 
 /* Whether `data` starts as a recording does (else: perf's text). */
 bool recording_detect(const unsigned char *data, size_t size);

@@ -17,10 +17,18 @@
  * before the output is opened: an output that is one of the inputs (the same file, by a link
  * too) is refused, and nothing is written. A timeline without any task or worker says so, and
  * what it holds.
+ *
+ * The output's size is estimated from the events counted before anything is written, and said
+ * on stderr; over --max-size (default 1 GiB; 0: no limit) nothing is written, the size it would
+ * have is said with the options that cut it down, and the exit status is 3. perf's text on
+ * standard input is converted as it comes: there the limit stops the output when reached (a file
+ * given with -o is then removed).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +39,154 @@
 #include "recording.h"
 #include "timeline.h"
 
+/* The limit of the output's size unless --max-size says otherwise. */
+#define DEFAULT_MAX_SIZE (UINT64_C(1) << 30)
+/* The estimated size is said from this size on. */
+#define SAY_SIZE_FROM 1000000
+/* The exit status when the output would be larger than --max-size. */
+#define STATUS_TOO_LARGE 3
+
 static int usage(FILE *to, int status)
 {
-	fputs("usage: taskprobe-timeline [-o OUTPUT.json] [--count] [RECORDING... | "
-	      "PERF-SCRIPT-TEXT]\n"
+	fputs("usage: taskprobe-timeline [-o OUTPUT] [--format json|speedscope] [--max-size SIZE]\n"
+	      "         [--from TIME] [--to TIME] [--site TEXT]... [--thread TID]... [--count]\n"
+	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
 	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
-	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope).\n"
+	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope), or with\n"
+	      "--format speedscope (or an OUTPUT named *.speedscope.json) to speedscope's own\n"
+	      "format: a profile of slices per thread, a tenth the size, no task tracks or "
+	      "counters.\n"
+	      "--max-size SIZE (bytes, or with k, M, G: 1024s; default 1G; 0: no limit): a larger\n"
+	      "  output is not written (exit status 3); its estimated size is said on stderr.\n"
+	      "--from TIME, --to TIME: the window written, from the first event (1.5s, 200ms,\n"
+	      "  300us, 5000ns; a plain number is seconds); slices cut by it are clipped.\n"
+	      "--site TEXT: only the tasks whose site's text holds TEXT (and the waits in their\n"
+	      "  polls); --thread TID: only that thread's track. Both may be repeated.\n"
 	      "--count says on stderr how many events a recording held.\n",
 	      to);
 	return status;
+}
+
+/* SIZE: bytes, or a number with k, M, G or T (powers of 1024; "KiB", "MB" alike). */
+static bool parse_size(const char *text, uint64_t *size)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno != 0 || !(v >= 0))
+		return false;
+	static const char units[] = "kmgt";
+	const char *unit = *end != '\0' ? strchr(units, tolower((unsigned char)*end)) : NULL;
+	if (unit != NULL) {
+		for (const char *u = units; u <= unit; u++)
+			v *= 1024;
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end != '\0' || v >= 18446744073709551615.0)
+		return false;
+	*size = (uint64_t)v;
+	return true;
+}
+
+/* TIME: seconds, or a number with ns, us, ms, s or m. */
+static bool parse_time(const char *text, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno != 0 || !(v >= 0))
+		return false;
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"m", 60e9}};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			v *= units[i].ns;
+			if (v >= 18446744073709551615.0)
+				return false;
+			*ns = (uint64_t)v;
+			return true;
+		}
+	return false;
+}
+
+/* A size said to people: "12.3 MB" (powers of 1000: what ls -lh --si says). */
+static const char *human(uint64_t bytes, char buf[32])
+{
+	static const char *const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+	double v = (double)bytes;
+	unsigned u = 0;
+	while (v >= 1000 && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, 32, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/*
+ * The output's estimated bytes per recorded event of each type, in each format, measured on
+ * recordings of OpenMP programs (the figures of contrib/bench/timeline): what the converter
+ * writes for it, its share of a spawn's track and flow, of a slice's begin and end.
+ */
+static const double json_bytes[TP_RECORD_TYPES_END] = {
+	[TP_RECORD_TASK_SPAWN] = 330,    [TP_RECORD_TASK_STACK] = 0,
+	[TP_RECORD_TASK_WAKE] = 80,      [TP_RECORD_TASK_POLL_START] = 115,
+	[TP_RECORD_TASK_POLL_END] = 170, [TP_RECORD_TASK_TERMINATE] = 85,
+	[TP_RECORD_WORKER_START] = 80,   [TP_RECORD_WORKER_STOP] = 80,
+	[TP_RECORD_WORKER_PARK] = 80,    [TP_RECORD_WORKER_UNPARK] = 80,
+	[TP_RECORD_THREAD_START] = 80,   [TP_RECORD_THREAD_STOP] = 80,
+	[TP_RECORD_WAIT_START] = 90,     [TP_RECORD_WAIT_END] = 150,
+};
+static const double speedscope_bytes[TP_RECORD_TYPES_END] = {
+	[TP_RECORD_TASK_POLL_START] = 10, [TP_RECORD_TASK_POLL_END] = 10,
+	[TP_RECORD_WORKER_PARK] = 10,     [TP_RECORD_WORKER_UNPARK] = 10,
+	[TP_RECORD_WAIT_START] = 10,      [TP_RECORD_WAIT_END] = 10,
+};
+
+/* The record types whose output the site filter keeps by its share of the spawns. */
+static bool task_type(unsigned type)
+{
+	return type != TP_RECORD_WORKER_START && type != TP_RECORD_WORKER_STOP &&
+	       type != TP_RECORD_THREAD_START && type != TP_RECORD_THREAD_STOP;
+}
+
+static uint64_t estimate(const struct recording_census *c, enum timeline_format format)
+{
+	const double *bytes = format == TIMELINE_SPEEDSCOPE ? speedscope_bytes : json_bytes;
+	double total = 4096;
+	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
+		total += (double)c->by_type[type] * bytes[type] *
+			 (task_type(type) ? c->site_share : 1);
+	return (uint64_t)total;
+}
+
+/* Bytes per line of perf's text, each line an event, in each format. */
+#define JSON_BYTES_PER_LINE       130
+#define SPEEDSCOPE_BYTES_PER_LINE 8
+
+/* The output, counted (fopencookie): at most `limit` bytes reach `out`, later ones are counted. */
+struct counted {
+	FILE *out;
+	uint64_t written, limit;
+};
+
+static ssize_t counted_write(void *cookie, const char *buf, size_t size)
+{
+	struct counted *c = cookie;
+	uint64_t room = c->limit == 0 || c->written >= c->limit ? (c->limit == 0 ? size : 0)
+								: c->limit - c->written;
+	size_t n = size < room ? size : (size_t)room;
+	if (n > 0 && fwrite_unlocked(buf, 1, n, c->out) != n)
+		return -1;
+	c->written += size;
+	return (ssize_t)size;
 }
 
 /* Says what a timeline without any task or worker holds. */
@@ -71,7 +217,10 @@ static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ss
 	free(line);
 	bool read_failed = ferror(in);
 	say_empty(t);
-	uint64_t malformed = timeline_finish(t);
+	bool ok;
+	uint64_t malformed = timeline_finish(t, NULL, &ok);
+	if (!ok)
+		fputs("taskprobe-timeline: out of memory, or the temporary file failed\n", stderr);
 	if (malformed > 10)
 		fprintf(stderr,
 			"taskprobe-timeline: %llu malformed lines in all (the first 10 said)\n",
@@ -82,7 +231,7 @@ static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ss
 			"taskprobe-timeline: dropped %llu duplicated perf samples (identical to "
 			"the sample before them)\n",
 			(unsigned long long)duplicates);
-	return read_failed ? 2 : malformed > 0 ? 1 : 0;
+	return read_failed || !ok ? 2 : malformed > 0 ? 1 : 0;
 }
 
 /* All of `fd` from where it is, after `first` (`len` bytes, read already), in memory (8-byte
@@ -134,7 +283,7 @@ static unsigned char *read_whole(const char *path, size_t *size, struct stat *st
 		m = NULL;
 	} else if (S_ISREG(st->st_mode)) {
 		*size = (size_t)st->st_size;
-		m = *size > 0 ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(1);
+		m = *size > 0 ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(8);
 		m = m == MAP_FAILED ? NULL : m;
 	} else {
 		m = read_all(fd, "", 0, size);
@@ -150,14 +299,32 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			      bool say_counts)
 {
 	struct recording_totals totals;
-	bool ok = recording_convert(t, inputs, n, stderr, &totals);
+	struct timeline_counts counts;
+	bool ok = recording_convert(t, inputs, n, stderr, &totals), finished;
 	say_empty(t);
-	timeline_finish(t);
+	timeline_finish(t, &counts, &finished);
+	ok = ok && finished;
+	if (counts.tasks_forgotten > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: more than %u tasks alive at once: the %" PRIu64
+			" oldest were forgotten (their tracks left open, later polls unnamed, not "
+			"counted alive)\n",
+			TIMELINE_MAX_TASKS, counts.tasks_forgotten);
+	if (counts.threads_forgotten > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: more than %u threads: %" PRIu64
+			" were forgotten for a while (named again when seen again)\n",
+			TIMELINE_MAX_THREADS, counts.threads_forgotten);
+	if (counts.threads_unprofiled > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: speedscope profiles for the first %u threads only: "
+			"%" PRIu64 " threads left out (--thread picks them)\n",
+			TIMELINE_MAX_PROFILES, counts.threads_unprofiled);
 	if (say_counts)
 		fprintf(stderr, "taskprobe-timeline: %llu events\n",
 			(unsigned long long)totals.events);
 	if (!ok) {
-		fputs("taskprobe-timeline: out of memory\n", stderr);
+		fputs("taskprobe-timeline: out of memory, or the temporary file failed\n", stderr);
 		return 2;
 	}
 	if (totals.dropped > 0)
@@ -211,27 +378,116 @@ static const char *output_is_input(const char *output, const struct stat *ids,
 	return NULL;
 }
 
+/* Whether `name` ends with `suffix`. */
+static bool ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+	return n >= m && strcmp(name + n - m, suffix) == 0;
+}
+
+/* The size check before anything is written: says the estimate; false (said) when over. */
+static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint64_t limit,
+		      enum timeline_format format)
+{
+	char a[32], b[32], c[32];
+	const char *name = format == TIMELINE_SPEEDSCOPE ? "speedscope" : "JSON";
+	/* said when it matters: a megabyte or more */
+	if (estimated >= SAY_SIZE_FROM || (limit != 0 && estimated > limit))
+		fprintf(stderr, "taskprobe-timeline: %" PRIu64 " events: about %s of %s\n", events,
+			human(estimated, a), name);
+	if (limit == 0 || estimated <= limit)
+		return true;
+	fprintf(stderr,
+		"taskprobe-timeline: that is over --max-size %s: nothing written. Cut it down with "
+		"--from TIME and --to TIME (a window), --site TEXT or --thread TID; or "
+		"--max-size 0 to write it whatever its size\n",
+		human(limit, b));
+	if (format == TIMELINE_TRACE_EVENTS)
+		fprintf(stderr,
+			"taskprobe-timeline: --format speedscope would write about %s (a profile "
+			"of slices per thread: no task tracks, flows or counters)\n",
+			human(other, c));
+	return false;
+}
+
 int main(int argc, char **argv)
 {
-	const char *output = NULL;
+	const char *output = NULL, *format_name = NULL;
 	bool say_counts = false;
+	uint64_t limit = DEFAULT_MAX_SIZE;
+	struct timeline_options options = {.to_ns = UINT64_MAX};
+	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
+	uint64_t *tids = calloc((size_t)argc + 1, sizeof *tids);
 	struct recording_input *inputs = calloc((size_t)argc + 1, sizeof *inputs);
 	struct stat *ids = calloc((size_t)argc + 1, sizeof *ids);
 	size_t n = 0;
-	if (inputs == NULL || ids == NULL)
+	if (inputs == NULL || ids == NULL || sites == NULL || tids == NULL)
 		return 2;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t number;
+		char *end;
+		if (strcmp(argv[i], "-o") == 0 && value != NULL) {
 			output = argv[++i];
-		else if (strcmp(argv[i], "--count") == 0)
+		} else if (strcmp(argv[i], "--count") == 0) {
 			say_counts = true;
-		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+		} else if (strcmp(argv[i], "--format") == 0 && value != NULL) {
+			format_name = argv[++i];
+			if (strcmp(format_name, "json") != 0 &&
+			    strcmp(format_name, "speedscope") != 0) {
+				fprintf(stderr,
+					"taskprobe-timeline: --format %s: json or speedscope\n",
+					format_name);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--max-size") == 0 && value != NULL) {
+			if (!parse_size(argv[++i], &limit)) {
+				fprintf(stderr,
+					"taskprobe-timeline: --max-size %s: a size is bytes, or "
+					"a number with k, M or G (0: no limit)\n",
+					value);
+				return 2;
+			}
+		} else if ((strcmp(argv[i], "--from") == 0 || strcmp(argv[i], "--to") == 0) &&
+			   value != NULL) {
+			bool from = argv[i][2] == 'f';
+			if (!parse_time(argv[++i], from ? &options.from_ns : &options.to_ns)) {
+				fprintf(stderr,
+					"taskprobe-timeline: %s %s: a time is seconds from the "
+					"first event, or a number with ns, us, ms, s or m\n",
+					argv[i - 1], value);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--site") == 0 && value != NULL) {
+			sites[options.n_sites++] = argv[++i];
+		} else if (strcmp(argv[i], "--thread") == 0 && value != NULL) {
+			errno = 0;
+			number = strtoull(value, &end, 10);
+			if (*value < '0' || *value > '9' || *end != '\0' || errno != 0 ||
+			    number == 0) {
+				fprintf(stderr, "taskprobe-timeline: --thread %s: a thread id\n",
+					value);
+				return 2;
+			}
+			tids[options.n_tids++] = number;
+			i++;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			return usage(stdout, 0);
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			return usage(stderr, 2);
-		else
+		} else {
 			inputs[n++].name = argv[i];
+		}
 	}
+	if (options.from_ns > options.to_ns) {
+		fputs("taskprobe-timeline: --from is after --to: an empty window\n", stderr);
+		return 2;
+	}
+	options.sites = sites;
+	options.tids = tids;
+	if (format_name != NULL ? strcmp(format_name, "speedscope") == 0
+				: output != NULL && ends_with(output, ".speedscope.json"))
+		options.format = TIMELINE_SPEEDSCOPE;
 	if (n == 0)
 		inputs[n++].name = "-";
 	/* every input read (standard input's perf text is streamed: its first line is read) and
@@ -243,6 +499,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(inputs[i].name, "-") != 0) {
 			inputs[i].data = read_whole(inputs[i].name, &inputs[i].size, &ids[i]);
+			inputs[i].mapped = S_ISREG(ids[i].st_mode) && inputs[i].size > 0;
 		} else {
 			if (fstat(STDIN_FILENO, &ids[i]) != 0) {
 				fprintf(stderr, "taskprobe-timeline: standard input: %s\n",
@@ -284,12 +541,44 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
 		return 2;
 	}
-	FILE *out = output != NULL ? fopen(output, "w") : stdout;
-	if (out == NULL) {
+	/* the size, before anything is written */
+	enum timeline_format other_format = options.format == TIMELINE_SPEEDSCOPE
+						    ? TIMELINE_TRACE_EVENTS
+						    : TIMELINE_SPEEDSCOPE;
+	if (recordings) {
+		struct recording_census census;
+		if (!recording_count(inputs, n, &options, &census)) {
+			fputs("taskprobe-timeline: out of memory\n", stderr);
+			return 2;
+		}
+		if (!size_fits(estimate(&census, options.format), estimate(&census, other_format),
+			       census.events, limit, options.format))
+			return STATUS_TOO_LARGE;
+	} else if (!stream) {
+		uint64_t lines = 0;
+		for (const unsigned char *p = inputs[0].data, *end = p + inputs[0].size;
+		     (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+			lines++;
+		uint64_t json = 4096 + lines * JSON_BYTES_PER_LINE,
+			 speedscope = 4096 + lines * SPEEDSCOPE_BYTES_PER_LINE;
+		bool is_json = options.format == TIMELINE_TRACE_EVENTS;
+		if (!size_fits(is_json ? json : speedscope, is_json ? speedscope : json, lines,
+			       limit, options.format))
+			return STATUS_TOO_LARGE;
+	}
+	FILE *file = output != NULL ? fopen(output, "w") : stdout;
+	if (file == NULL) {
 		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output, strerror(errno));
 		return 2;
 	}
-	struct timeline *t = timeline_new(out);
+	/* perf's text as it comes: the limit stops the output when reached */
+	struct counted counted = {file, 0, stream ? limit : 0};
+	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
+	if (out == NULL || setvbuf(out, NULL, _IOFBF, 1 << 20) != 0) {
+		fputs("taskprobe-timeline: out of memory\n", stderr);
+		return 2;
+	}
+	struct timeline *t = timeline_new(out, &options);
 	if (t == NULL) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
@@ -302,16 +591,29 @@ int main(int argc, char **argv)
 	} else {
 		FILE *in = fmemopen((void *)inputs[0].data, inputs[0].size, "r");
 		if (in == NULL) {
-			timeline_finish(t);
+			timeline_finish(t, NULL, NULL);
 			return 2;
 		}
 		first_len = getline(&first, &first_cap, in);
 		status = convert_text(in, t, first, first_cap, first_len);
 		fclose(in);
 	}
-	if (fflush(out) != 0 || ferror(out)) {
+	if (fclose(out) != 0 || fflush(file) != 0 || ferror(file)) {
 		fputs("taskprobe-timeline: writing failed\n", stderr);
 		return 2;
+	}
+	if (counted.limit != 0 && counted.written > counted.limit) {
+		char a[32], b[32];
+		fprintf(stderr,
+			"taskprobe-timeline: the timeline is %s, over --max-size %s: %s. Cut it "
+			"down with --format speedscope, --from TIME and --to TIME, --site TEXT or "
+			"--thread TID; or --max-size 0 to write it whatever its size\n",
+			human(counted.written, a), human(limit, b),
+			output != NULL ? "nothing written (the output removed)"
+				       : "the output stops there");
+		if (output != NULL)
+			unlink(output);
+		return STATUS_TOO_LARGE;
 	}
 	return status;
 }

@@ -16,6 +16,26 @@
  * slice of no length (perf's microseconds) is written as an instant "i" with its arguments
  * instead, which speedscope leaves out (it would weigh nothing) and Perfetto shows as a slice of
  * no length. A begin is therefore written once its thread has an event of a later time.
+ *
+ * Counters ("C" events, per process): tasks alive (spawned, not ended), tasks ready (spawned or
+ * woken, not polled since), workers busy (threads in a poll). A counter's sample is written at
+ * a change that comes TIMELINE_COUNTER_NS or more after its last sample; a change sooner than
+ * that is written TIMELINE_COUNTER_NS after the last sample, with the value then (so a burst of
+ * changes gives one sample each 100 us, and the value after the burst is never lost), and the
+ * last value at the end.
+ *
+ * speedscope's format (TIMELINE_SPEEDSCOPE): a shared table of frames (site texts, "parked",
+ * wait kinds) and a "sampled" profile per thread, whose samples are the thread's stacks of open
+ * slices in time order, each weighing the nanoseconds until the next change: "[3,1]," and
+ * "1200," (a few bytes where a slice's "B" and "E" take two hundred). A profile's samples and
+ * weights are two arrays, written after each other, while threads interleave: each thread's
+ * text is kept in small buffers, spilled in blocks to an unlinked temporary file when they hold
+ * more than SPILL_BUFFERED bytes in all, and copied out in order at the end.
+ *
+ * The window (from, to) and the filters (sites, threads) decide what is written; what is kept
+ * in memory (tasks, stacks, counters) follows every event. A slice open at the window's start
+ * begins there, one open at its end ends there; a task's track likewise; a flow is written with
+ * the task's first poll, its start and end both or neither.
  */
 #define _GNU_SOURCE
 #include "timeline.h"
@@ -28,6 +48,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_LINE     4096
 #define MAX_OPEN     8 /* nested slices per thread: poll > wait, park > wait, ... */
@@ -36,35 +57,66 @@
 /* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input). */
 #define MAX_SITES       (1u << 20)
 #define MAX_NAMES_BYTES (64u << 20)
+/* speedscope's frames (distinct names), and the processes whose counters are kept */
+#define MAX_FRAMES    (MAX_SITES + 64)
+#define MAX_PROCESSES 4096u
+/* speedscope's samples held in memory before they are spilled to the temporary file */
+#define SPILL_BUFFERED (16u << 20)
+#define BLOCK_BYTES    4096u
 
 /*
  * A slice open on a thread: a poll of task `id` (spawned at `site`, whose text, JSON-escaped,
  * is at `name` in the names pool; 0: none), a park, or a wait of `wait_kind` on object `id` by
- * `task`; begun at `ns`, its "B" written (`written`) once the thread has a later event.
+ * `task`; begun at `ns`, its "B" written (`written`) once the thread has a later event; `kept`
+ * when the filters keep it (else nothing of it is written); `frame`: its speedscope frame.
  */
 struct open_slice {
 	char kind; /* 'P'oll, 'K' park, 'W'ait */
 	uint8_t wait_kind;
-	bool written;
-	uint32_t name;
+	bool written, kept;
+	uint32_t name, frame;
 	uint64_t id, site, task, ns;
 };
 
-/* A task alive in the trace, or a thread seen in it (one map type serves both). */
-struct entry {
+/* Both map entries start with their key and process (the maps below read them there). */
+struct key_head {
 	uint64_t key;     /* task id or tid; 0: free slot */
-	uint64_t process; /* its process (timeline_event's process, else its pid) */
-	uint64_t site;    /* task: its spawn site id */
-	uint32_t name;    /* task: its site's text in the names pool; 0: none */
+	uint32_t process; /* its process (timeline_event's process, else its pid) */
+};
+
+enum task_flags {
+	TASK_POLLED = 1, /* its first poll was seen (the spawn flow ended) */
+	TASK_READY = 2,  /* spawned or woken, not polled since */
+	TASK_KEPT = 4,   /* the filters keep it: its site, and the thread that spawned it */
+	TASK_SHOWN = 8,  /* its track's begin was written */
+};
+
+/* A task alive in the trace: 40 bytes. */
+struct task {
+	uint64_t key;
+	uint32_t process;
+	uint32_t name; /* its site's text in the names pool; 0: none */
+	uint64_t site; /* its spawn site id */
+	uint64_t spawn_ns;
+	uint32_t spawn_tid;
+	uint8_t flags;
+};
+
+/* A thread seen in the trace: its slices' stack is stacks[stack]. */
+struct thread {
+	uint64_t key;
+	uint32_t process;
 	uint32_t pid;     /* its process's pid in the timeline */
-	bool polled;      /* task: its first poll was seen (the spawn flow ended) */
-	uint8_t depth;    /* thread: open slices, innermost last */
-	struct open_slice open[MAX_OPEN];
+	uint32_t stack;   /* its open slices, innermost last */
+	uint32_t profile; /* speedscope: 1 + its profile; 0: none */
+	uint8_t depth;    /* open slices */
+	uint8_t polls;    /* of them polls (the thread is a busy worker) */
+	bool kept;        /* the thread filter keeps it */
 };
 
 struct map {
-	struct entry *slots;
-	size_t size, used; /* size: a power of two */
+	char *slots;
+	size_t size, used, slot_size; /* size: a power of two */
 };
 
 /*
@@ -86,6 +138,54 @@ struct sites {
 	size_t pool_len, pool_cap;
 };
 
+/* A counter track's state (see the top of this file). */
+struct counter {
+	int64_t value;
+	uint64_t last_ns; /* of its last sample */
+	bool ever, pending;
+};
+
+enum { ALIVE, READY, BUSY, COUNTERS };
+static const char *const counter_names[COUNTERS] = {"tasks alive", "tasks ready", "workers busy"};
+
+struct process {
+	uint64_t key; /* 1 + process; 0: free slot */
+	uint32_t pid;
+	struct counter c[COUNTERS];
+};
+
+/* speedscope: a growing text, spilled in blocks. */
+struct buffer {
+	char *data;
+	uint32_t len, cap;
+};
+
+struct profile {
+	uint32_t tid;
+	char name[96];
+	uint64_t last_ns; /* its samples so far reach this time */
+	uint64_t samples;
+	struct buffer text[2]; /* samples, weights */
+};
+
+struct block {
+	uint32_t profile;
+	uint8_t kind; /* 0: samples, 1: weights */
+	uint32_t len;
+	uint64_t offset, order;
+};
+
+/* speedscope's frames: distinct names (JSON-escaped), by their text. */
+struct frames {
+	uint32_t *slots; /* 1 + frame; 0: free */
+	size_t size;
+	uint32_t *names; /* offsets in pool */
+	uint32_t n, cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	uint32_t cache_name[4096], cache_frame[4096]; /* a site's name (pool offset) to its frame */
+};
+
 /*
  * The line being parsed and the sample line before it take turns in `lines`: perf sometimes
  * writes a sample twice, and a line is compared with the one before it without a copy more than
@@ -93,13 +193,30 @@ struct sites {
  */
 struct timeline {
 	FILE *out;
+	struct timeline_options options;
+	char **sites_wanted; /* options.sites, JSON-escaped as names are */
 	struct map tasks, threads;
+	struct open_slice (*stacks)[MAX_OPEN];
+	uint32_t n_stacks, cap_stacks, *free_stacks, n_free_stacks;
 	struct sites sites;
+	struct process *processes; /* MAX_PROCESSES * 2 slots */
 	uint64_t last_ns, malformed;
 	struct timeline_counts counts;
 	uint32_t first_named_pid; /* the first process named (timeline_process_name) */
-	uint64_t slices;          /* opened */
+	uint64_t slices;          /* slices written (B, or an instant of no length) */
 	bool first_event;
+	/* the window: absolute once the first event is seen */
+	bool started, in_window, done;
+	uint64_t origin, from, to;
+	/* speedscope */
+	struct profile *profiles;
+	uint32_t n_profiles;
+	struct frames frames;
+	int spill_fd;
+	uint64_t spill_size, buffered;
+	struct block *blocks;
+	size_t n_blocks, cap_blocks;
+	bool failed; /* out of memory, or the spill file failed */
 	char lines[2][MAX_LINE];
 	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
 	unsigned previous;
@@ -115,7 +232,7 @@ static uint64_t hash(uint64_t k)
 
 /*
  * Doubles an open-addressed table of `size` slots of `slot_size` bytes (64 slots at first),
- * placing each slot in use at its hash: both tables here grow this way.
+ * placing each slot in use at its hash: the sites' table grows this way.
  */
 static bool table_grow(void **slots, size_t *size, size_t slot_size, bool (*in_use)(const void *),
 		       uint64_t (*hash_of)(const void *))
@@ -139,76 +256,97 @@ static bool table_grow(void **slots, size_t *size, size_t slot_size, bool (*in_u
 	return true;
 }
 
-static bool entry_in_use(const void *slot)
-{
-	return ((const struct entry *)slot)->key != 0;
-}
-
-static uint64_t entry_key_hash(uint64_t process, uint64_t key)
+static uint64_t entry_key_hash(uint32_t process, uint64_t key)
 {
 	return hash(key ^ process * 0x9e3779b97f4a7c15ULL);
 }
 
-static uint64_t entry_hash(const void *slot)
+static struct key_head *slot_at(const struct map *m, size_t i)
 {
-	const struct entry *e = slot;
-	return entry_key_hash(e->process, e->key);
+	return (struct key_head *)(m->slots + i * m->slot_size);
 }
 
-static bool map_grow(struct map *m)
+static uint64_t slot_hash(const struct map *m, size_t i)
 {
-	void *slots = m->slots;
-	bool grown = table_grow(&slots, &m->size, sizeof *m->slots, entry_in_use, entry_hash);
-	m->slots = slots;
-	return grown;
+	return entry_key_hash(slot_at(m, i)->process, slot_at(m, i)->key);
 }
 
-static struct entry *map_find(const struct map *m, uint64_t process, uint64_t key)
+/*
+ * The table again at `size` slots with the entries `keep` keeps (all when NULL); false when out
+ * of memory (the table unchanged).
+ */
+static bool map_rebuild(struct map *m, size_t size, bool (*keep)(struct timeline *, void *),
+			struct timeline *t)
+{
+	char *fresh = calloc(size, m->slot_size);
+	if (fresh == NULL)
+		return false;
+	size_t used = 0;
+	for (size_t i = 0; i < m->size; i++) {
+		struct key_head *e = slot_at(m, i);
+		if (e->key == 0 || (keep != NULL && !keep(t, e)))
+			continue;
+		size_t j = entry_key_hash(e->process, e->key) & (size - 1);
+		while (((struct key_head *)(fresh + j * m->slot_size))->key != 0)
+			j = (j + 1) & (size - 1);
+		memcpy(fresh + j * m->slot_size, e, m->slot_size);
+		used++;
+	}
+	free(m->slots);
+	m->slots = fresh;
+	m->size = size;
+	m->used = used;
+	return true;
+}
+
+static void *map_find(const struct map *m, uint32_t process, uint64_t key)
 {
 	if (m->size == 0 || key == 0)
 		return NULL;
 	for (size_t i = entry_key_hash(process, key) & (m->size - 1);;
 	     i = (i + 1) & (m->size - 1)) {
-		if (m->slots[i].key == key && m->slots[i].process == process)
-			return &m->slots[i];
-		if (m->slots[i].key == 0)
+		struct key_head *e = slot_at(m, i);
+		if (e->key == key && e->process == process)
+			return e;
+		if (e->key == 0)
 			return NULL;
 	}
 }
 
 /* The entry of `key` of `process`, added zeroed if new; NULL when out of memory (or key 0). */
-static struct entry *map_get(struct map *m, uint64_t process, uint64_t key, bool *added)
+static void *map_get(struct map *m, uint32_t process, uint64_t key, bool *added)
 {
-	struct entry *e = map_find(m, process, key);
+	struct key_head *e = map_find(m, process, key);
 	*added = false;
 	if (e != NULL || key == 0)
 		return e;
-	if ((m->used + 1) * 2 > m->size && !map_grow(m))
+	if ((m->used + 1) * 2 > m->size && !map_rebuild(m, m->size ? m->size * 2 : 64, NULL, NULL))
 		return NULL;
 	size_t i = entry_key_hash(process, key) & (m->size - 1);
-	while (m->slots[i].key != 0)
+	while (slot_at(m, i)->key != 0)
 		i = (i + 1) & (m->size - 1);
-	memset(&m->slots[i], 0, sizeof m->slots[i]);
-	m->slots[i].key = key;
-	m->slots[i].process = process;
+	e = slot_at(m, i);
+	memset(e, 0, m->slot_size);
+	e->key = key;
+	e->process = process;
 	m->used++;
 	*added = true;
-	return &m->slots[i];
+	return e;
 }
 
 /* Linear probing's deletion: later entries of the same run move back into the hole. */
-static void map_remove(struct map *m, struct entry *e)
+static void map_remove(struct map *m, void *entry)
 {
-	size_t hole = (size_t)(e - m->slots), mask = m->size - 1;
-	m->slots[hole].key = 0;
+	size_t hole = (size_t)((char *)entry - m->slots) / m->slot_size, mask = m->size - 1;
+	slot_at(m, hole)->key = 0;
 	m->used--;
-	for (size_t i = (hole + 1) & mask; m->slots[i].key != 0; i = (i + 1) & mask) {
-		size_t home = entry_hash(&m->slots[i]) & mask;
+	for (size_t i = (hole + 1) & mask; slot_at(m, i)->key != 0; i = (i + 1) & mask) {
+		size_t home = slot_hash(m, i) & mask;
 		/* the entry may fill the hole if its home is not within (hole, i] */
 		bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
 		if (!stays) {
-			m->slots[hole] = m->slots[i];
-			m->slots[i].key = 0;
+			memcpy(slot_at(m, hole), slot_at(m, i), m->slot_size);
+			slot_at(m, i)->key = 0;
 			hole = i;
 		}
 	}
@@ -537,6 +675,7 @@ static void begin_event(struct timeline *t, char phase, const struct sample *s)
 	FILE *out = t->out;
 	put(out, t->first_event ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	t->first_event = false;
+	t->counts.written++;
 	fputc_unlocked(phase, out);
 	put_number(out, "\",\"pid\":", s->pid, ",\"tid\":");
 	put_number(out, "", s->tid, ",\"ts\":");
@@ -559,18 +698,54 @@ static const char *wait_kind(unsigned kind)
 #define NOTHING_SEEN  "nothing recorded: no task, worker, thread or wait was seen"
 #define NO_SLICE_SEEN "no task poll, park or wait was seen: thread starts and stops only"
 
-/* A task's name: its site's text (`name` in the pool), else its site's id, else no site's. */
+/* Whether Trace Event Format events are written now (the format, and within the window). */
+static bool json(const struct timeline *t)
+{
+	return t->options.format == TIMELINE_TRACE_EVENTS && t->in_window;
+}
+
+/* A task's name (JSON-escaped) into `buf`: its site's text, else its site's id, else none's. */
+static const char *task_name_text(const struct timeline *t, uint64_t site, uint32_t name,
+				  char buf[32])
+{
+	if (site != 0 && name != 0)
+		return t->sites.pool + name;
+	if (site != 0) {
+		snprintf(buf, 32, "site %" PRIu64, site);
+		return buf;
+	}
+	return NO_SITE_NAME;
+}
+
 static void task_name(const struct timeline *t, uint64_t site, uint32_t name)
 {
-	if (site != 0 && name != 0) {
-		put(t->out, "\"name\":\"");
-		put(t->out, t->sites.pool + name);
-		put(t->out, "\"");
-	} else if (site != 0) {
-		put_number(t->out, "\"name\":\"site ", site, "\"");
-	} else {
-		put(t->out, "\"name\":\"" NO_SITE_NAME "\"");
-	}
+	char buf[32];
+	put(t->out, "\"name\":\"");
+	put(t->out, task_name_text(t, site, name, buf));
+	put(t->out, "\"");
+}
+
+/* Whether the site filter keeps a task of this site (its name holds one of the texts). */
+static bool site_kept(const struct timeline *t, uint64_t site, uint32_t name)
+{
+	if (t->options.n_sites == 0)
+		return true;
+	char buf[32];
+	const char *text = task_name_text(t, site, name, buf);
+	for (size_t i = 0; i < t->options.n_sites; i++)
+		if (strstr(text, t->sites_wanted[i]) != NULL)
+			return true;
+	return false;
+}
+
+static bool thread_kept(const struct timeline *t, uint64_t tid)
+{
+	if (t->options.n_tids == 0)
+		return true;
+	for (size_t i = 0; i < t->options.n_tids; i++)
+		if (t->options.tids[i] == tid)
+			return true;
+	return false;
 }
 
 /* A task's id in the timeline: tasks of different processes may have the same id. */
@@ -579,6 +754,382 @@ static void put_task_id(FILE *out, uint32_t pid, uint64_t task)
 	put_number(out, ",\"id\":\"", pid, ":");
 	put_number(out, "", task, "\"");
 }
+
+/* ---- counters ---- */
+
+static struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
+{
+	if (t->processes == NULL)
+		return NULL;
+	size_t mask = 2 * MAX_PROCESSES - 1, used = 0;
+	for (size_t i = hash(process + 1ULL) & mask;; i = (i + 1) & mask, used++) {
+		struct process *p = &t->processes[i];
+		if (p->key == process + 1ULL)
+			return p;
+		if (p->key == 0) {
+			if (used >= MAX_PROCESSES) /* half full: no more processes' counters */
+				return NULL;
+			p->key = process + 1ULL;
+			p->pid = pid;
+			return p;
+		}
+	}
+}
+
+static void counter_write(struct timeline *t, const struct process *p, int which, uint64_t ns)
+{
+	if (!json(t))
+		return;
+	struct sample at = {.pid = p->pid, .tid = p->pid, .ns = ns};
+	begin_event(t, 'C', &at);
+	put(t->out, ",\"name\":\"");
+	put(t->out, counter_names[which]);
+	put_number(t->out, "\",\"args\":{\"value\":", (uint64_t)p->c[which].value, "}}");
+}
+
+/* The sample a change less than TIMELINE_COUNTER_NS after the last one left pending, once
+ * `ns` is past its time. */
+static void counter_catch_up(struct timeline *t, struct process *p, int which, uint64_t ns)
+{
+	struct counter *c = &p->c[which];
+	if (c->pending && ns >= c->last_ns + TIMELINE_COUNTER_NS) {
+		c->last_ns += TIMELINE_COUNTER_NS;
+		c->pending = false;
+		counter_write(t, p, which, c->last_ns);
+	}
+}
+
+static void counter_change(struct timeline *t, struct process *p, int which, int delta, uint64_t ns)
+{
+	if (p == NULL)
+		return;
+	struct counter *c = &p->c[which];
+	counter_catch_up(t, p, which, ns);
+	c->value += delta;
+	if (c->value < 0)
+		c->value = 0;
+	if (!c->ever || ns >= c->last_ns + TIMELINE_COUNTER_NS) {
+		c->ever = true;
+		c->pending = false;
+		c->last_ns = ns;
+		counter_write(t, p, which, ns);
+	} else {
+		c->pending = true;
+	}
+}
+
+/* Every counter's value at `ns`: the window's start (all) or end (the pending ones). */
+static void counters_at(struct timeline *t, uint64_t ns, bool all)
+{
+	for (size_t i = 0; t->processes != NULL && i < 2 * MAX_PROCESSES; i++) {
+		struct process *p = &t->processes[i];
+		for (int which = 0; p->key != 0 && which < COUNTERS; which++) {
+			struct counter *c = &p->c[which];
+			if (!c->ever || (!all && !c->pending))
+				continue;
+			c->pending = false;
+			c->last_ns = ns;
+			counter_write(t, p, which, ns);
+		}
+	}
+}
+
+/* ---- speedscope ---- */
+
+static bool buffer_reserve(struct timeline *t, struct buffer *b, uint32_t need)
+{
+	if (b->len + need <= b->cap)
+		return true;
+	uint32_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + need)
+		cap *= 2;
+	char *data = realloc(b->data, cap);
+	if (data == NULL) {
+		t->failed = true;
+		return false;
+	}
+	t->buffered += cap - b->cap;
+	b->data = data;
+	b->cap = cap;
+	return true;
+}
+
+/* Appends a profile's buffer to the spill file as a block, and empties it (freed if `release`). */
+static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
+{
+	struct buffer *b = &t->profiles[profile].text[kind];
+	if (b->len > 0 && !t->failed) {
+		if (t->spill_fd < 0) {
+			const char *dir = getenv("TMPDIR");
+			char path[4096];
+			snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
+				 dir != NULL && *dir != '\0' ? dir : "/tmp");
+			t->spill_fd = mkstemp(path);
+			if (t->spill_fd >= 0)
+				unlink(path);
+		}
+		if (t->n_blocks == t->cap_blocks) {
+			size_t cap = t->cap_blocks ? 2 * t->cap_blocks : 1024;
+			struct block *blocks = realloc(t->blocks, cap * sizeof *blocks);
+			if (blocks == NULL) {
+				t->failed = true;
+				return;
+			}
+			t->blocks = blocks;
+			t->cap_blocks = cap;
+		}
+		for (uint32_t done = 0; t->spill_fd >= 0 && done < b->len;) {
+			ssize_t n = pwrite(t->spill_fd, b->data + done, b->len - done,
+					   (off_t)(t->spill_size + done));
+			if (n <= 0 && errno != EINTR)
+				break;
+			done += n > 0 ? (uint32_t)n : 0;
+			if (done == b->len) {
+				t->blocks[t->n_blocks] = (struct block){.profile = profile,
+									.kind = (uint8_t)kind,
+									.len = b->len,
+									.offset = t->spill_size,
+									.order = t->n_blocks};
+				t->n_blocks++;
+				t->spill_size += b->len;
+				b->len = 0;
+			}
+		}
+		if (b->len > 0)
+			t->failed = true;
+	}
+	b->len = 0;
+	if (release) {
+		t->buffered -= b->cap;
+		free(b->data);
+		b->data = NULL;
+		b->cap = 0;
+	}
+}
+
+static void spill_all(struct timeline *t)
+{
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		for (int kind = 0; kind < 2; kind++)
+			spill(t, i, kind, true);
+	t->buffered = 0;
+}
+
+/* Appends `len` bytes to a profile's text of `kind`. */
+static void profile_put(struct timeline *t, uint32_t profile, int kind, const char *s, uint32_t len)
+{
+	struct buffer *b = &t->profiles[profile].text[kind];
+	if (b->len + len > BLOCK_BYTES)
+		spill(t, profile, kind, false);
+	if (!buffer_reserve(t, b, len))
+		return;
+	memcpy(b->data + b->len, s, len);
+	b->len += len;
+	if (t->buffered > SPILL_BUFFERED)
+		spill_all(t);
+}
+
+/* The frame of a name (JSON-escaped, NUL-terminated); 0 when there is no room (frame 0 is then
+ * shared: the first name seen). */
+static uint32_t frame_of(struct timeline *t, const char *name)
+{
+	struct frames *f = &t->frames;
+	size_t len = strlen(name);
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	if ((f->n + 1) * 2 > f->size) {
+		if (f->n >= MAX_FRAMES)
+			return 0;
+		size_t size = f->size ? 2 * f->size : 1024;
+		uint32_t *slots = calloc(size, sizeof *slots);
+		if (slots == NULL)
+			return 0;
+		for (size_t i = 0; i < f->size; i++) {
+			if (f->slots[i] == 0)
+				continue;
+			const char *s = f->pool + f->names[f->slots[i] - 1];
+			uint64_t g = 1469598103934665603ULL;
+			for (; *s; s++)
+				g = (g ^ (unsigned char)*s) * 1099511628211ULL;
+			size_t j = hash(g) & (size - 1);
+			while (slots[j] != 0)
+				j = (j + 1) & (size - 1);
+			slots[j] = f->slots[i];
+		}
+		free(f->slots);
+		f->slots = slots;
+		f->size = size;
+	}
+	size_t i = hash(h) & (f->size - 1);
+	for (; f->slots[i] != 0; i = (i + 1) & (f->size - 1))
+		if (strcmp(f->pool + f->names[f->slots[i] - 1], name) == 0)
+			return f->slots[i] - 1;
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 256;
+		uint32_t *names = realloc(f->names, cap * sizeof *names);
+		if (names == NULL)
+			return 0;
+		f->names = names;
+		f->cap = cap;
+	}
+	if (f->pool_len + len + 1 > f->pool_cap) {
+		size_t cap = f->pool_cap ? f->pool_cap : 4096;
+		while (cap < f->pool_len + len + 1)
+			cap *= 2;
+		char *pool = realloc(f->pool, cap);
+		if (pool == NULL)
+			return 0;
+		f->pool = pool;
+		f->pool_cap = cap;
+	}
+	memcpy(f->pool + f->pool_len, name, len + 1);
+	f->names[f->n] = (uint32_t)f->pool_len;
+	f->pool_len += len + 1;
+	f->slots[i] = ++f->n;
+	return f->n - 1;
+}
+
+/* A slice's frame (speedscope only). */
+static uint32_t slice_frame(struct timeline *t, const struct open_slice *slice)
+{
+	char buf[40];
+	if (slice->kind == 'K')
+		return frame_of(t, "parked");
+	if (slice->kind == 'W') {
+		snprintf(buf, sizeof buf, "wait %s", wait_kind(slice->wait_kind));
+		return frame_of(t, buf);
+	}
+	if (slice->site != 0 && slice->name != 0) {
+		size_t i = slice->name & 4095;
+		if (t->frames.cache_name[i] != slice->name) {
+			t->frames.cache_name[i] = slice->name;
+			t->frames.cache_frame[i] = frame_of(t, t->sites.pool + slice->name);
+		}
+		return t->frames.cache_frame[i];
+	}
+	return frame_of(t, task_name_text(t, slice->site, slice->name, buf));
+}
+
+/*
+ * The samples of `thread` up to `ns`: its stack of kept slices, from its profile's last change
+ * until `ns` (within the window). Called before its stack changes.
+ */
+static void profile_advance(struct timeline *t, const struct thread *thread, uint64_t ns)
+{
+	if (thread->profile == 0 || !t->in_window)
+		return;
+	struct profile *p = &t->profiles[thread->profile - 1];
+	if (ns > t->to)
+		ns = t->to;
+	if (ns <= p->last_ns)
+		return;
+	char text[MAX_OPEN * 12 + 4], *q = text;
+	if (p->samples > 0)
+		*q++ = ',';
+	*q++ = '[';
+	const struct open_slice *open = t->stacks[thread->stack];
+	bool first = true;
+	for (unsigned i = 0; i < thread->depth; i++) {
+		if (!open[i].kept)
+			continue;
+		if (!first)
+			*q++ = ',';
+		first = false;
+		q += sprintf(q, "%" PRIu32, open[i].frame);
+	}
+	*q++ = ']';
+	uint32_t profile = thread->profile - 1;
+	profile_put(t, profile, 0, text, (uint32_t)(q - text));
+	q = text;
+	if (p->samples > 0)
+		*q++ = ',';
+	q += sprintf(q, "%" PRIu64, ns - p->last_ns);
+	profile_put(t, profile, 1, text, (uint32_t)(q - text));
+	p->samples++;
+	p->last_ns = ns;
+	t->counts.written++;
+}
+
+static int block_order(const void *a, const void *b)
+{
+	const struct block *x = a, *y = b;
+	if (x->profile != y->profile)
+		return x->profile < y->profile ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Copies a block of the spill file to the output. */
+static void copy_block(struct timeline *t, const struct block *b, char *buf)
+{
+	if (pread(t->spill_fd, buf, b->len, (off_t)b->offset) != (ssize_t)b->len) {
+		t->failed = true;
+		return;
+	}
+	fwrite_unlocked(buf, 1, b->len, t->out);
+}
+
+/* Writes the speedscope file: every profile's samples, then the frames. */
+static void speedscope_finish(struct timeline *t)
+{
+	FILE *out = t->out;
+	uint64_t end = t->last_ns < t->to ? t->last_ns : t->to;
+	if (t->from > end)
+		end = t->from;
+	if (t->n_profiles == 0 || t->counts.written == 0) {
+		/* speedscope refuses a file without a profile: one that says what was seen */
+		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		      "\"exporter\":\"taskprobe-timeline\",\"profiles\":[{\"type\":\"sampled\","
+		      "\"name\":\"",
+		      out);
+		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+		fputs("\",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]"
+		      "],"
+		      "\"weights\":[1]}],\"shared\":{\"frames\":[{\"name\":\"",
+		      out);
+		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+		fputs("\"}]}}\n", out);
+		return;
+	}
+	spill_all(t);
+	char *buf = malloc(BLOCK_BYTES);
+	if (buf == NULL) {
+		t->failed = true;
+		return;
+	}
+	qsort(t->blocks, t->n_blocks, sizeof *t->blocks, block_order);
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	      "\"exporter\":\"taskprobe-timeline\",\"activeProfileIndex\":0,\"profiles\":[",
+	      out);
+	size_t b = 0;
+	for (uint32_t i = 0; i < t->n_profiles; i++) {
+		struct profile *p = &t->profiles[i];
+		fputs(i == 0 ? "\n{\"type\":\"sampled\",\"name\":\""
+			     : ",\n{\"type\":\"sampled\",\"name\":\"",
+		      out);
+		put_escaped(out, p->name);
+		put_number(out, "\",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":",
+			   end - t->from, ",\"samples\":[");
+		for (; b < t->n_blocks && t->blocks[b].profile == i && t->blocks[b].kind == 0; b++)
+			copy_block(t, &t->blocks[b], buf);
+		fputs("],\"weights\":[", out);
+		for (; b < t->n_blocks && t->blocks[b].profile == i && t->blocks[b].kind == 1; b++)
+			copy_block(t, &t->blocks[b], buf);
+		fputs("]}", out);
+	}
+	free(buf);
+	fputs("],\n\"shared\":{\"frames\":[", out);
+	for (uint32_t i = 0; i < t->frames.n; i++) {
+		put(out, i == 0 ? "{\"name\":\"" : ",{\"name\":\"");
+		put(out, t->frames.pool + t->frames.names[i]);
+		put(out, "\"}");
+	}
+	fputs("]}}\n", out);
+}
+
+/* ---- slices ---- */
 
 /* The rest of a slice's event: its name, its arguments when `args`, and the closing brace. */
 static void slice_label(const struct timeline *t, const struct open_slice *slice, bool args)
@@ -610,51 +1161,79 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 }
 
 /* The begin events not written yet of `thread`'s open slices (the outermost first). */
-static void write_begins(struct timeline *t, struct entry *thread)
+static void write_begins(struct timeline *t, struct thread *thread)
 {
+	if (!json(t))
+		return;
 	for (unsigned i = 0; i < thread->depth; i++) {
-		struct open_slice *slice = &thread->open[i];
-		if (slice->written)
+		struct open_slice *slice = &t->stacks[thread->stack][i];
+		if (slice->written || !slice->kept)
 			continue;
 		struct sample at = {
 			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = slice->ns};
 		slice->written = true;
+		t->slices++;
 		begin_event(t, 'B', &at);
 		slice_label(t, slice, false);
 	}
 }
 
+/* Whether the thread has a kept poll open (the site filter keeps its waits). */
+static bool in_kept_poll(const struct timeline *t, const struct thread *thread)
+{
+	for (unsigned i = 0; i < thread->depth; i++)
+		if (t->stacks[thread->stack][i].kind == 'P' && t->stacks[thread->stack][i].kept)
+			return true;
+	return false;
+}
+
 /* Opens `slice` on the sample's thread (unless its stack of slices is full). */
-static bool open_slice(struct timeline *t, struct entry *thread, const struct open_slice *slice,
+static bool open_slice(struct timeline *t, struct thread *thread, const struct open_slice *slice,
 		       const struct sample *s)
 {
 	if (thread->depth == MAX_OPEN)
 		return false;
-	struct open_slice *open = &thread->open[thread->depth++];
+	bool kept = thread->kept &&
+		    (slice->kind == 'P' ? slice->kept
+					: t->options.n_sites == 0 || in_kept_poll(t, thread));
+	profile_advance(t, thread, s->ns);
+	struct open_slice *open = &t->stacks[thread->stack][thread->depth++];
 	*open = *slice;
 	open->ns = s->ns;
 	open->written = false;
-	t->slices++;
+	open->kept = kept;
+	if (kept && thread->profile != 0)
+		open->frame = slice_frame(t, open);
 	if (slice->kind == 'W')
 		t->counts.waits++;
+	if (slice->kind == 'P' && thread->polls++ == 0)
+		counter_change(t, process_of(t, thread->process, thread->pid), BUSY, 1, s->ns);
 	return true;
 }
 
 /* Closes the innermost slice if it is of `kind` (an end whose start came before the
  * recording has nothing to close): its end with its arguments, or an instant if it has no
  * length (its begin not written yet). */
-static void close_slice(struct timeline *t, struct entry *thread, char kind, const struct sample *s)
+static void close_slice(struct timeline *t, struct thread *thread, char kind,
+			const struct sample *s)
 {
-	if (thread->depth == 0 || thread->open[thread->depth - 1].kind != kind)
+	struct open_slice *open = t->stacks[thread->stack];
+	if (thread->depth == 0 || open[thread->depth - 1].kind != kind)
 		return;
-	if (s->ns > thread->open[thread->depth - 1].ns)
+	if (s->ns > open[thread->depth - 1].ns)
 		write_begins(t, thread);
-	struct open_slice *slice = &thread->open[--thread->depth];
+	profile_advance(t, thread, s->ns);
+	struct open_slice *slice = &open[--thread->depth];
+	if (slice->kind == 'P' && --thread->polls == 0)
+		counter_change(t, process_of(t, thread->process, thread->pid), BUSY, -1, s->ns);
+	if (!slice->kept || !json(t))
+		return;
 	if (slice->written) {
 		begin_event(t, 'E', s);
 		slice_label(t, slice, true);
 		return;
 	}
+	t->slices++;
 	begin_event(t, 'i', s);
 	put(t->out, ",\"s\":\"t\"");
 	slice_label(t, slice, true);
@@ -662,17 +1241,134 @@ static void close_slice(struct timeline *t, struct entry *thread, char kind, con
 
 static void instant(struct timeline *t, const struct sample *s, const char *what, uint64_t value)
 {
+	if (!json(t))
+		return;
 	begin_event(t, 'i', s);
 	put(t->out, ",\"s\":\"t\",\"name\":\"");
 	put(t->out, what);
 	put_number(t->out, " ", value, "\"}");
 }
 
-static void convert(struct timeline *t, const struct sample *s, struct entry *thread)
+/* ---- tasks ---- */
+
+/* A task's track begins: at its spawn `s` (with the spawn's arguments), or at the window's
+ * start `ns` when `s` is NULL. */
+static void task_begin(struct timeline *t, struct task *e, uint32_t pid, uint64_t ns,
+		       const struct sample *s)
+{
+	struct sample at = {.pid = pid, .tid = e->spawn_tid, .ns = ns};
+	e->flags |= TASK_SHOWN;
+	begin_event(t, 'b', &at);
+	put(t->out, ",\"cat\":\"task\"");
+	put_task_id(t->out, pid, e->key);
+	fputc(',', t->out);
+	task_name(t, e->site, e->name);
+	put_number(t->out, ",\"args\":{\"task\":", e->key, "");
+	if (s != NULL)
+		put_number(t->out, ",\"parent\":", (uint64_t)s->arg[1], "");
+	put_number(t->out, ",\"site\":", e->site, "");
+	if (s != NULL)
+		put_number(t->out, ",\"stack\":", (uint64_t)s->arg[4], "");
+	put(t->out, "}}");
+}
+
+static void task_end(struct timeline *t, struct task *e, const struct sample *at)
+{
+	e->flags &= (uint8_t)~TASK_SHOWN;
+	begin_event(t, 'e', at);
+	put(t->out, ",\"cat\":\"task\"");
+	put_task_id(t->out, at->pid, e->key);
+	fputc(',', t->out);
+	task_name(t, e->site, e->name);
+	fputc('}', t->out);
+}
+
+static uint64_t evict_before;
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Keeps a task spawned at or after evict_before; else counts it out of its process's counters. */
+static bool task_stays(struct timeline *t, void *entry)
+{
+	struct task *e = entry;
+	if (e->spawn_ns >= evict_before)
+		return true;
+	struct process *p = process_of(t, e->process, 0);
+	counter_change(t, p, ALIVE, -1, t->last_ns);
+	if (e->flags & TASK_READY)
+		counter_change(t, p, READY, -1, t->last_ns);
+	t->counts.tasks_forgotten++;
+	return false;
+}
+
+/* At TIMELINE_MAX_TASKS tasks alive, the older half (by spawn time) is forgotten. */
+static void tasks_evict(struct timeline *t)
+{
+	uint64_t *times = malloc(t->tasks.used * sizeof *times);
+	if (times == NULL)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < t->tasks.size; i++) {
+		const struct task *e = (const struct task *)slot_at(&t->tasks, i);
+		if (e->key != 0)
+			times[n++] = e->spawn_ns;
+	}
+	qsort(times, n, sizeof *times, by_u64);
+	evict_before = times[n / 2] > times[0] ? times[n / 2] : times[0] + 1;
+	free(times);
+	map_rebuild(&t->tasks, t->tasks.size, task_stays, t);
+}
+
+static struct task *task_get(struct timeline *t, uint32_t process, uint64_t key, bool *added)
+{
+	if (t->tasks.used >= TIMELINE_MAX_TASKS && map_find(&t->tasks, process, key) == NULL)
+		tasks_evict(t);
+	return map_get(&t->tasks, process, key, added);
+}
+
+/* ---- threads ---- */
+
+static bool thread_stays_idle(struct timeline *t, void *entry)
+{
+	struct thread *e = entry;
+	if (e->depth > 0)
+		return true;
+	t->free_stacks[t->n_free_stacks++] = e->stack;
+	t->counts.threads_forgotten++;
+	return false;
+}
+
+/* Closes a thread's slices at the last time (it is forgotten). */
+static bool thread_stays_none(struct timeline *t, void *entry)
+{
+	struct thread *e = entry;
+	struct sample at = {.pid = e->pid, .tid = (uint32_t)e->key, .ns = t->last_ns};
+	while (e->depth > 0)
+		close_slice(t, e, t->stacks[e->stack][e->depth - 1].kind, &at);
+	return thread_stays_idle(t, entry);
+}
+
+/* At TIMELINE_MAX_THREADS threads, those with no slice open are forgotten (all of them when
+ * that is not a quarter: their slices closed). A thread seen again is named again. */
+static void threads_evict(struct timeline *t)
+{
+	size_t before = t->threads.used;
+	map_rebuild(&t->threads, t->threads.size, thread_stays_idle, t);
+	if (t->threads.used > before - before / 4)
+		map_rebuild(&t->threads, t->threads.size, thread_stays_none, t);
+}
+
+/* ---- events ---- */
+
+static void convert(struct timeline *t, const struct sample *s, struct thread *thread)
 {
 	uint64_t task = (uint64_t)s->arg[0];
-	uint64_t process = thread->process;
-	bool added;
+	uint32_t process = thread->process;
+	struct process *counters = process_of(t, process, thread->pid);
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		uint64_t site = (uint64_t)s->arg[2];
 		/* perf's sites are per pid; a recording's per segment (scope 1 + its index) */
@@ -682,55 +1378,77 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 			name = s->text_arg == 4
 				       ? site_name(&t->sites, scope, site, s->text, s->text_len)
 				       : site_name(&t->sites, scope, site, NULL, 0);
-		struct entry *e = map_get(&t->tasks, process, task, &added);
-		if (e != NULL) {
-			e->site = site;
-			e->name = name;
-			e->polled = false;
-		}
+		bool added;
+		struct task *e = task_get(t, process, task, &added);
 		t->counts.tasks++;
-		begin_event(t, 'b', s);
-		put(t->out, ",\"cat\":\"task\"");
-		put_task_id(t->out, s->pid, task);
-		fputc(',', t->out);
-		task_name(t, site, name);
-		put_number(t->out, ",\"args\":{\"task\":", task, ",\"parent\":");
-		put_number(t->out, "", (uint64_t)s->arg[1], ",\"site\":");
-		put_number(t->out, "", (uint64_t)s->arg[2], ",\"stack\":");
-		put_number(t->out, "", (uint64_t)s->arg[4], "}}");
-		begin_event(t, 's', s);
-		put(t->out, ",\"cat\":\"spawn\"");
-		put_task_id(t->out, s->pid, task);
-		put(t->out, ",\"name\":\"spawn\"}");
+		if (e == NULL)
+			return;
+		if (added)
+			counter_change(t, counters, ALIVE, 1, s->ns);
+		else if (e->flags & TASK_READY) /* a task id spawned again */
+			counter_change(t, counters, READY, -1, s->ns);
+		e->site = site;
+		e->name = name;
+		e->spawn_ns = s->ns;
+		e->spawn_tid = s->tid;
+		e->flags = TASK_READY;
+		if (thread->kept && site_kept(t, site, name))
+			e->flags |= TASK_KEPT;
+		counter_change(t, counters, READY, 1, s->ns);
+		if (json(t) && (e->flags & TASK_KEPT))
+			task_begin(t, e, s->pid, s->ns, s);
 	} else if (s->type == TP_RECORD_TASK_WAKE) {
-		instant(t, s, "wake task", task);
+		struct task *e = map_find(&t->tasks, process, task);
+		if (e != NULL && !(e->flags & TASK_READY)) {
+			e->flags |= TASK_READY;
+			counter_change(t, counters, READY, 1, s->ns);
+		}
+		if (thread->kept &&
+		    (t->options.n_sites == 0 || (e != NULL && e->flags & TASK_KEPT)))
+			instant(t, s, "wake task", task);
 	} else if (s->type == TP_RECORD_TASK_POLL_START) {
-		struct entry *e = map_find(&t->tasks, process, task);
+		struct task *e = map_find(&t->tasks, process, task);
 		struct open_slice poll = {.kind = 'P',
 					  .id = task,
 					  .site = e != NULL ? e->site : 0,
 					  .name = e != NULL ? e->name : 0};
-		if (open_slice(t, thread, &poll, s) && e != NULL && !e->polled) {
-			e->polled = true;
-			begin_event(t, 'f', s);
-			put(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\"");
-			put_task_id(t->out, s->pid, task);
-			put(t->out, ",\"name\":\"spawn\"}");
+		poll.kept = e != NULL ? (e->flags & TASK_KEPT) != 0 : site_kept(t, 0, 0);
+		if (e != NULL && (e->flags & TASK_READY)) {
+			e->flags &= (uint8_t)~TASK_READY;
+			counter_change(t, counters, READY, -1, s->ns);
+		}
+		if (open_slice(t, thread, &poll, s) && e != NULL && !(e->flags & TASK_POLLED)) {
+			e->flags |= TASK_POLLED;
+			/* the flow: its start and end both, or neither */
+			if (json(t) && poll.kept && thread->kept && e->spawn_ns >= t->from) {
+				struct sample from = {
+					.pid = s->pid, .tid = e->spawn_tid, .ns = e->spawn_ns};
+				begin_event(t, 's', &from);
+				put(t->out, ",\"cat\":\"spawn\"");
+				put_task_id(t->out, s->pid, task);
+				put(t->out, ",\"name\":\"spawn\"}");
+				begin_event(t, 'f', s);
+				put(t->out, ",\"bp\":\"e\",\"cat\":\"spawn\"");
+				put_task_id(t->out, s->pid, task);
+				put(t->out, ",\"name\":\"spawn\"}");
+			}
 		}
 	} else if (s->type == TP_RECORD_TASK_POLL_END) {
 		close_slice(t, thread, 'P', s);
-		struct entry *e = map_find(&t->tasks, process, task);
+		struct task *e = map_find(&t->tasks, process, task);
 		if (s->arg[1] != 0 && e != NULL) {
-			begin_event(t, 'e', s);
-			put(t->out, ",\"cat\":\"task\"");
-			put_task_id(t->out, s->pid, task);
-			fputc(',', t->out);
-			task_name(t, e->site, e->name);
-			fputc('}', t->out);
+			if (json(t) && (e->flags & TASK_SHOWN))
+				task_end(t, e, s);
+			counter_change(t, counters, ALIVE, -1, s->ns);
+			if (e->flags & TASK_READY)
+				counter_change(t, counters, READY, -1, s->ns);
 			map_remove(&t->tasks, e);
 		}
 	} else if (s->type == TP_RECORD_TASK_TERMINATE) {
-		instant(t, s, "terminate task", task);
+		struct task *e = map_find(&t->tasks, process, task);
+		if (thread->kept &&
+		    (t->options.n_sites == 0 || (e != NULL && e->flags & TASK_KEPT)))
+			instant(t, s, "terminate task", task);
 	} else if (s->type == TP_RECORD_WORKER_PARK) {
 		struct open_slice park = {.kind = 'K'};
 		open_slice(t, thread, &park, s);
@@ -745,6 +1463,9 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		open_slice(t, thread, &wait, s);
 	} else if (s->type == TP_RECORD_WAIT_END) {
 		close_slice(t, thread, 'W', s);
+	} else if (!thread->kept || t->options.n_sites > 0) {
+		if (s->type == TP_RECORD_WORKER_START)
+			t->counts.workers++;
 	} else if (s->type == TP_RECORD_THREAD_START) {
 		instant(t, s, "thread start", task);
 	} else if (s->type == TP_RECORD_THREAD_STOP) {
@@ -756,14 +1477,39 @@ static void convert(struct timeline *t, const struct sample *s, struct entry *th
 		instant(t, s, "worker stop", s->tid);
 	}
 }
-struct timeline *timeline_new(FILE *out)
+
+struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 {
 	struct timeline *t = calloc(1, sizeof *t);
 	if (t == NULL)
 		return NULL;
 	t->out = out;
 	t->first_event = true;
-	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
+	t->spill_fd = -1;
+	t->tasks.slot_size = sizeof(struct task);
+	t->threads.slot_size = sizeof(struct thread);
+	t->options.to_ns = UINT64_MAX;
+	if (options != NULL)
+		t->options = *options;
+	t->processes = calloc(2 * MAX_PROCESSES, sizeof *t->processes);
+	t->sites_wanted = calloc(t->options.n_sites + 1, sizeof *t->sites_wanted);
+	if (t->processes == NULL || t->sites_wanted == NULL) {
+		free(t->processes);
+		free(t->sites_wanted);
+		free(t);
+		return NULL;
+	}
+	for (size_t i = 0; i < t->options.n_sites; i++) {
+		size_t len = strlen(t->options.sites[i]);
+		t->sites_wanted[i] = malloc(len * 6 + 1);
+		if (t->sites_wanted[i] != NULL)
+			t->sites_wanted[i][escape(t->sites_wanted[i], t->options.sites[i], len)] =
+				'\0';
+		else
+			t->sites_wanted[i] = strdup("");
+	}
+	if (t->options.format == TIMELINE_TRACE_EVENTS)
+		fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
 	return t;
 }
 
@@ -805,27 +1551,158 @@ int timeline_feed(struct timeline *t, const char *line, size_t len, uint64_t num
 	return 0;
 }
 
+/* Every open slice of every thread, and every task alive, at the window's start `ns`. */
+static void window_start(struct timeline *t, uint64_t ns)
+{
+	t->in_window = true;
+	for (size_t i = 0; i < t->threads.size; i++) {
+		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		for (unsigned j = 0; thread->key != 0 && j < thread->depth; j++)
+			if (t->stacks[thread->stack][j].ns < ns)
+				t->stacks[thread->stack][j].ns = ns;
+	}
+	for (size_t i = 0; json(t) && i < t->tasks.size; i++) {
+		struct task *e = (struct task *)slot_at(&t->tasks, i);
+		const struct process *p = e->key != 0 ? process_of(t, e->process, 0) : NULL;
+		if (p != NULL && (e->flags & TASK_KEPT))
+			task_begin(t, e, p->pid, ns, NULL);
+	}
+	counters_at(t, ns, true);
+}
+
+/* Every slice and task track open at the window's end `ns` ends there. */
+static void window_end(struct timeline *t, uint64_t ns)
+{
+	for (size_t i = 0; i < t->threads.size; i++) {
+		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		if (thread->key == 0)
+			continue;
+		struct sample at = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = ns};
+		profile_advance(t, thread, ns);
+		if (json(t)) {
+			write_begins(t, thread);
+			for (unsigned j = thread->depth; j-- > 0;) {
+				struct open_slice *slice = &t->stacks[thread->stack][j];
+				if (slice->kept && slice->written) {
+					begin_event(t, 'E', &at);
+					slice_label(t, slice, true);
+				}
+			}
+		}
+	}
+	for (size_t i = 0; json(t) && i < t->tasks.size; i++) {
+		struct task *e = (struct task *)slot_at(&t->tasks, i);
+		const struct process *p = e->key != 0 ? process_of(t, e->process, 0) : NULL;
+		if (p != NULL && (e->flags & TASK_SHOWN)) {
+			struct sample at = {.pid = p->pid, .tid = e->spawn_tid, .ns = ns};
+			task_end(t, e, &at);
+		}
+	}
+	counters_at(t, ns, false);
+	t->in_window = false;
+	t->done = true;
+}
+
+/* Moves the window to `ns` (an event's time). */
+static void window_at(struct timeline *t, uint64_t ns)
+{
+	if (!t->started) {
+		t->started = true;
+		t->origin = ns;
+		t->from = ns + t->options.from_ns < ns ? UINT64_MAX : ns + t->options.from_ns;
+		t->to = ns + t->options.to_ns < ns ? UINT64_MAX : ns + t->options.to_ns;
+	}
+	if (!t->in_window && !t->done && ns >= t->from)
+		window_start(t, t->from);
+	if (t->in_window && ns > t->to)
+		window_end(t, t->to);
+}
+
+bool timeline_done(const struct timeline *t)
+{
+	return t->done;
+}
+
+/* A speedscope profile for a new thread (up to TIMELINE_MAX_PROFILES of them). */
+static void add_profile(struct timeline *t, struct thread *thread, const struct timeline_event *e)
+{
+	if (t->n_profiles == TIMELINE_MAX_PROFILES) {
+		t->counts.threads_unprofiled++;
+		return;
+	}
+	if (t->profiles == NULL) {
+		t->profiles = calloc(TIMELINE_MAX_PROFILES, sizeof *t->profiles);
+		if (t->profiles == NULL) {
+			t->failed = true;
+			return;
+		}
+	}
+	struct profile *p = &t->profiles[t->n_profiles++];
+	p->tid = e->tid;
+	p->last_ns = t->from;
+	snprintf(p->name, sizeof p->name, "%s %" PRIu32 " (pid %" PRIu32 ")", e->comm, e->tid,
+		 e->pid);
+	thread->profile = t->n_profiles;
+}
+
 /*
  * The thread of `e` (of its process), named in the timeline when first seen, its slices' begins
  * written if `e` is later than they are; NULL: out of memory or tid 0.
  */
-static struct entry *thread_of(struct timeline *t, const struct timeline_event *e)
+static struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 {
 	bool added;
-	uint64_t process = e->process != 0 ? e->process : e->pid;
-	struct entry *thread = map_get(&t->threads, process, e->tid, &added);
-	if (thread != NULL && added) {
-		thread->pid = e->pid;
-		t->counts.threads++;
-		begin_event(t, 'M', e);
-		fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
-		put_escaped(t->out, e->comm);
-		fprintf(t->out, " %" PRIu32 "\"}}", e->tid);
-	}
-	if (thread != NULL && thread->depth > 0 && e->ns > thread->open[thread->depth - 1].ns)
-		write_begins(t, thread);
+	uint32_t process = (uint32_t)(e->process != 0 ? e->process : e->pid);
 	if (e->ns > t->last_ns)
 		t->last_ns = e->ns;
+	window_at(t, e->ns);
+	struct thread *thread = map_find(&t->threads, process, e->tid);
+	if (thread == NULL && e->tid != 0) {
+		if (t->threads.used >= TIMELINE_MAX_THREADS)
+			threads_evict(t);
+		uint32_t stack;
+		if (t->n_free_stacks > 0) {
+			stack = t->free_stacks[--t->n_free_stacks];
+		} else {
+			if (t->n_stacks == t->cap_stacks) {
+				uint32_t cap = t->cap_stacks ? 2 * t->cap_stacks : 64;
+				void *stacks = realloc(t->stacks, cap * sizeof *t->stacks);
+				uint32_t *free_stacks = realloc(t->free_stacks,
+								cap * sizeof *free_stacks);
+				if (stacks != NULL)
+					t->stacks = stacks;
+				if (free_stacks != NULL)
+					t->free_stacks = free_stacks;
+				if (stacks == NULL || free_stacks == NULL) {
+					t->failed = true;
+					return NULL;
+				}
+				t->cap_stacks = cap;
+			}
+			stack = t->n_stacks++;
+		}
+		thread = map_get(&t->threads, process, e->tid, &added);
+		if (thread == NULL) {
+			t->free_stacks[t->n_free_stacks++] = stack;
+			t->failed = true;
+			return NULL;
+		}
+		thread->stack = stack;
+		thread->pid = e->pid;
+		thread->kept = thread_kept(t, e->tid);
+		t->counts.threads++;
+		if (thread->kept && t->options.format == TIMELINE_SPEEDSCOPE)
+			add_profile(t, thread, e);
+		if (thread->kept && t->options.format == TIMELINE_TRACE_EVENTS) {
+			begin_event(t, 'M', e);
+			fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
+			put_escaped(t->out, e->comm);
+			fprintf(t->out, " %" PRIu32 "\"}}", e->tid);
+		}
+	}
+	if (thread != NULL && thread->depth > 0 &&
+	    e->ns > t->stacks[thread->stack][thread->depth - 1].ns)
+		write_begins(t, thread);
 	t->counts.events++;
 	return thread;
 }
@@ -835,6 +1712,8 @@ void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
 	struct sample at = {.pid = pid};
 	if (t->first_named_pid == 0)
 		t->first_named_pid = pid;
+	if (t->options.format != TIMELINE_TRACE_EVENTS)
+		return;
 	begin_event(t, 'M', &at);
 	fputs(",\"name\":\"process_name\",\"args\":{\"name\":\"", t->out);
 	put_escaped(t->out, name);
@@ -854,38 +1733,84 @@ void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *
 
 void timeline_add(struct timeline *t, const struct timeline_event *e)
 {
-	struct entry *thread = thread_of(t, e);
+	if (t->done)
+		return;
+	struct thread *thread = thread_of(t, e);
 	if (thread != NULL)
 		convert(t, e, thread);
 }
 
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count)
 {
-	if (thread_of(t, at) != NULL)
+	if (t->done)
+		return;
+	struct thread *thread = thread_of(t, at);
+	if (thread != NULL && thread->kept)
 		instant(t, at, "events not recorded:", count);
 }
 
-uint64_t timeline_finish(struct timeline *t)
+uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, bool *ok)
 {
+	if (!t->started) {
+		t->started = t->in_window = true;
+		t->to = UINT64_MAX;
+	}
 	/* slices still open (the recording ended first) end at the last timestamp */
-	for (size_t i = 0; i < t->threads.size; i++) {
-		struct entry *thread = &t->threads.slots[i];
+	for (size_t i = 0; !t->done && i < t->threads.size; i++) {
+		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
 		struct sample s = {
 			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
 		while (thread->key != 0 && thread->depth > 0)
-			close_slice(t, thread, thread->open[thread->depth - 1].kind, &s);
+			close_slice(t, thread, t->stacks[thread->stack][thread->depth - 1].kind,
+				    &s);
 	}
-	/* a timeline without any slice: a slice of no length says what it holds (speedscope
-	 * refuses a timeline without any slice) */
-	if (t->slices == 0) {
-		struct sample at = {.pid = t->first_named_pid, .tid = t->first_named_pid};
-		begin_event(t, 'X', &at);
-		put(t->out, ",\"dur\":0,\"name\":\"");
-		put(t->out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
-		put(t->out, "\"}");
+	if (!t->done)
+		counters_at(t, t->last_ns, false);
+	/* every profile reaches the end (threads that ended first: idle) */
+	uint64_t end = t->last_ns < t->to ? t->last_ns : t->to;
+	bool in_window = t->in_window;
+	t->in_window = true;
+	for (size_t i = 0; i < t->threads.size; i++) {
+		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		if (thread->key != 0)
+			profile_advance(t, thread, end);
 	}
-	fputs("\n]}\n", t->out);
+	t->in_window = in_window;
+	if (t->options.format == TIMELINE_SPEEDSCOPE) {
+		speedscope_finish(t);
+	} else {
+		/* a timeline without any slice: a slice of no length says what it holds
+		 * (speedscope refuses a timeline without any slice) */
+		if (t->slices == 0) {
+			struct sample at = {.pid = t->first_named_pid, .tid = t->first_named_pid};
+			begin_event(t, 'X', &at);
+			put(t->out, ",\"dur\":0,\"name\":\"");
+			put(t->out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+			put(t->out, "\"}");
+		}
+		fputs("\n]}\n", t->out);
+	}
 	uint64_t malformed = t->malformed;
+	if (counts != NULL)
+		*counts = t->counts;
+	if (ok != NULL)
+		*ok = !t->failed;
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		for (int kind = 0; kind < 2; kind++)
+			free(t->profiles[i].text[kind].data);
+	for (size_t i = 0; i < t->options.n_sites; i++)
+		free(t->sites_wanted[i]);
+	if (t->spill_fd >= 0)
+		close(t->spill_fd);
+	free(t->sites_wanted);
+	free(t->profiles);
+	free(t->blocks);
+	free(t->frames.slots);
+	free(t->frames.names);
+	free(t->frames.pool);
+	free(t->processes);
+	free(t->stacks);
+	free(t->free_stacks);
 	free(t->tasks.slots);
 	free(t->threads.slots);
 	free(t->sites.slots);

@@ -3,9 +3,11 @@
  * perf script output of the taskprobe events, turned into Trace Event Format JSON (what
  * chrome://tracing, Perfetto and speedscope load): one track per thread with poll, park and wait
  * slices; a track per task from spawn to its end; a flow arrow from each spawn to the task's
- * first poll. Tasks and threads are told apart by their process and id (perf's text: its pid).
- * It streams: memory grows with the tasks and threads alive at a moment, not with the length
- * of the trace.
+ * first poll; per process three counter tracks (tasks alive, tasks ready, workers busy). Or, in
+ * speedscope's own file format (TIMELINE_SPEEDSCOPE), a profile per thread of its slices only,
+ * a tenth the size. Tasks and threads are told apart by their process and id (perf's text: its
+ * pid). It streams, in bounded memory: at most TIMELINE_MAX_TASKS tasks alive and
+ * TIMELINE_MAX_THREADS threads are kept (beyond them the oldest are forgotten, and counted).
  *
  * Input: lines of `perf script -F comm,pid,tid,time,event,trace`, such as
  *	omp_latency 10060/10062 11927.194745: sdt_taskprobe:task__spawn: (7f76..) arg1=1025 arg2=0 ...
@@ -19,6 +21,8 @@
  */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -53,10 +57,40 @@ struct timeline_counts {
 	uint64_t workers; /* started */
 	uint64_t threads; /* tracks */
 	uint64_t waits;   /* slices */
+	/* bounded memory: tasks alive beyond TIMELINE_MAX_TASKS, threads beyond
+	 * TIMELINE_MAX_THREADS, forgotten (the oldest tasks; threads with no slice open first);
+	 * speedscope profiles beyond TIMELINE_MAX_PROFILES threads not written */
+	uint64_t tasks_forgotten, threads_forgotten, threads_unprofiled;
+	uint64_t written; /* events (JSON) or samples (speedscope) written */
 };
 
-/* A converter writing to `out`; NULL when out of memory. */
-struct timeline *timeline_new(FILE *out);
+#define TIMELINE_MAX_TASKS    (1u << 19)
+#define TIMELINE_MAX_THREADS  (1u << 16)
+#define TIMELINE_MAX_PROFILES 4096u
+/* A counter track's samples: at most one per this many nanoseconds (see timeline.c) */
+#define TIMELINE_COUNTER_NS 100000u
+
+enum timeline_format {
+	TIMELINE_TRACE_EVENTS, /* Trace Event Format JSON */
+	TIMELINE_SPEEDSCOPE,   /* speedscope's file format: sampled profiles, one per thread */
+};
+
+/* What to write: all of it by default (zeroed, to_ns UINT64_MAX). */
+struct timeline_options {
+	enum timeline_format format;
+	/* the window, in nanoseconds from the first event: slices cut by it are clipped to it */
+	uint64_t from_ns, to_ns;
+	const char *const *sites; /* substrings of site texts: their tasks' polls and tracks */
+	size_t n_sites;
+	const uint64_t *tids; /* threads: their tracks */
+	size_t n_tids;
+};
+
+/* A converter writing to `out` (options: NULL for all of it, as JSON); NULL when out of memory. */
+struct timeline *timeline_new(FILE *out, const struct timeline_options *options);
+
+/* Whether the window has ended: later events change nothing written. */
+bool timeline_done(const struct timeline *t);
 
 /* One line of input (without its newline); `number` counts from 1. Returns 0; 1 when the line
  * is byte for byte the sample line just before it (perf sometimes writes a sample twice), which
@@ -78,5 +112,6 @@ void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
 
 /* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
- * number of malformed lines in all. */
-uint64_t timeline_finish(struct timeline *t);
+ * number of malformed lines in all; *counts (unless NULL) what the timeline held. False in
+ * *ok when out of memory or the speedscope format's spill file failed. */
+uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, bool *ok);
