@@ -176,8 +176,14 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 		 FILE *errors, struct recording_totals *totals)
 {
 	struct segment *current = NULL;
-	size_t at = 0;
+	size_t at = 0, dropped_to = 0;
 	while (at < in->size) {
+		/* the pages read so far given back (see DROP_PAGES_EVERY) */
+		if (in->mapped && at - dropped_to >= DROP_PAGES_EVERY) {
+			size_t to = at & ~(size_t)4095;
+			madvise((void *)in->data, to, MADV_DONTNEED);
+			dropped_to = to;
+		}
 		size_t left = in->size - at;
 		const unsigned char *p = in->data + at;
 		const char *why = NULL;

@@ -423,8 +423,13 @@ int main(int argc, char **argv)
 	size_t n = 0;
 	if (inputs == NULL || ids == NULL || sites == NULL || tids == NULL)
 		return 2;
+	bool options_end = false;
 	for (int i = 1; i < argc; i++) {
 		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		if (options_end) {
+			inputs[n++].name = argv[i];
+			continue;
+		}
 		uint64_t number;
 		char *end;
 		if (strcmp(argv[i], "-o") == 0 && value != NULL) {
@@ -471,6 +476,8 @@ int main(int argc, char **argv)
 			}
 			tids[options.n_tids++] = number;
 			i++;
+		} else if (strcmp(argv[i], "--") == 0) {
+			options_end = true;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			return usage(stdout, 0);
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {

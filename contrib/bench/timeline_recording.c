@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes a synthetic recording (dtrace/taskprobe_recording.h) to stdout, for the timeline
+ * converter's memory and speed on inputs larger than a test program records:
+ *   timeline_recording spawns N    N tasks spawned by one thread that never end (N spawn
+ *                                  records of 40 bytes, in chunks of 256 KiB as the shim writes)
+ *   timeline_recording threads N   N chunks of one poll-start record, each of another thread
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskprobe_recording.h"
+
+#define CHUNK_BYTES (256u << 10)
+
+static unsigned char chunk[CHUNK_BYTES];
+static uint32_t used, records, tid;
+static uint64_t now = 1000000; /* ns, CLOCK_MONOTONIC */
+
+static void flush(void)
+{
+	if (records == 0)
+		return;
+	struct tp_recording_chunk h = {.magic = TP_CHUNK_MAGIC,
+				       .size = used,
+				       .tid = tid,
+				       .records = records,
+				       .base_time = 0,
+				       .clock_time = now,
+				       .ns = now};
+	strcpy(h.comm, "synthetic");
+	memcpy(chunk, &h, sizeof h);
+	fwrite(chunk, 1, used, stdout);
+	used = records = 0;
+}
+
+/* A record of `type` with `n` arguments on thread `thread`, at the next nanosecond. */
+static void record(uint32_t thread, unsigned type, unsigned small, unsigned n, const uint64_t *arg)
+{
+	if (thread != tid || used + 8 * (1 + n) > CHUNK_BYTES)
+		flush();
+	tid = thread;
+	if (used == 0)
+		used = sizeof(struct tp_recording_chunk);
+	uint64_t word = tp_record_word(type, 1 + n, small, now++);
+	memcpy(chunk + used, &word, 8);
+	memcpy(chunk + used + 8, arg, 8 * n);
+	used += 8 * (1 + n);
+	records++;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fputs("usage: timeline_recording spawns|threads N > recording\n", stderr);
+		return 2;
+	}
+	unsigned long long count = strtoull(argv[2], NULL, 10);
+	struct tp_recording_header h = {.version = TP_RECORDING_VERSION,
+					.header_size = sizeof h,
+					.pid = 4242,
+					.clock = TP_CLOCK_MONOTONIC,
+					.clock_time = now,
+					.ns = now,
+					.start_ticks = 1,
+					.pid_namespace = 1};
+	memcpy(h.magic, TP_RECORDING_MAGIC, 8);
+	strcpy(h.comm, "synthetic");
+	fwrite(&h, 1, sizeof h, stdout);
+	/* one site, its text */
+	uint64_t site[3] = {7};
+	memcpy(&site[1], "spawn (s.c:1)", 13);
+	record(4242, TP_RECORD_SITE, 13, 3, site);
+	for (unsigned long long i = 1; i <= count; i++) {
+		if (strcmp(argv[1], "spawns") == 0) {
+			uint64_t a[4] = {i, 0, 7, 0};
+			record(4242, TP_RECORD_TASK_SPAWN, 1, 4, a);
+		} else if (strcmp(argv[1], "threads") == 0) {
+			uint64_t a[1] = {i};
+			record((uint32_t)(100000 + i), TP_RECORD_TASK_POLL_START, 0, 1, a);
+			flush();
+		}
+	}
+	flush();
+	return ferror(stdout) ? 1 : 0;
+}
