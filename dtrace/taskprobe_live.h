@@ -17,7 +17,7 @@
  * counter (its first milliseconds), when its times are CLOCK_MONOTONIC's.
  *
  * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_STACKS stacks, then
- * TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,
+ * TP_LIVE_MODULES modules, then TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,
  * `rows_stride` bytes apart per slot), present once the slot's `rows_ready` is set: the file
  * is sparse and a slot's rows are given space only when a thread first takes it.
  */
@@ -26,16 +26,20 @@
 #include <stdint.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 1
+#define TP_LIVE_VERSION 2
 
-#define TP_LIVE_SITES      128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
-#define TP_LIVE_NO_SITE    0
-#define TP_LIVE_OVERFLOW   (TP_LIVE_SITES - 1) /* every site id from here on */
-#define TP_LIVE_THREADS    256 /* threads alive at once with figures; later ones are counted */
-#define TP_LIVE_STACKS     128 /* distinct spawn stacks kept (sampled), over all sites */
-#define TP_LIVE_SITE_TEXT  256
-#define TP_LIVE_STACK_TEXT 3072 /* a stack's frames, one "function (file:line)" a line */
-#define TP_LIVE_BUCKETS    40   /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+#define TP_LIVE_SITES        128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
+#define TP_LIVE_NO_SITE      0
+#define TP_LIVE_OVERFLOW     (TP_LIVE_SITES - 1) /* every site id from here on */
+#define TP_LIVE_THREADS      256 /* threads alive at once with figures; later ones are counted */
+#define TP_LIVE_STACKS       128 /* distinct spawn stacks kept (sampled), over all sites */
+#define TP_LIVE_SITE_TEXT    256
+#define TP_LIVE_STACK_FRAMES 128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
+#define TP_LIVE_MODULES      128 /* the modules sites and stacks lie in (program, libraries) */
+#define TP_LIVE_MODULE_PATH  1024
+#define TP_LIVE_BUILD_ID     32
+#define TP_LIVE_NO_MODULE    UINT32_MAX /* an address in no module known (JIT code) */
+#define TP_LIVE_BUCKETS      40         /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
 
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,
@@ -108,22 +112,47 @@ enum tp_live_note {
 	TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP = 1,
 };
 
-/* A spawn site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). */
+/*
+ * A site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). A site of the
+ * program's is kept as its call's address (a return address) in a module, named by the reader
+ * (the shim reads no debug information for it); the rows of no site and of the overflow have
+ * their words in `text`.
+ */
 struct tp_live_site {
 	uint32_t state;       /* enum tp_live_entry_state */
-	uint32_t site_id;     /* the contract's site id */
+	uint32_t site_id;     /* the site's key: one per call address (the shim's spawn_site.h) */
 	uint32_t by_executor; /* 1: its tasks are the executor's own (OpenMP's implicit tasks) */
-	uint32_t reserved;
+	uint32_t module;      /* the module of `address`, or TP_LIVE_NO_MODULE */
+	uint64_t address;     /* the spawn call's return address; 0 for a row of words */
 	char text[TP_LIVE_SITE_TEXT];
 };
 
-/* A spawn stack seen under a site (sampled: each thread's first spawns of a site, then 1 in N). */
+/*
+ * A spawn stack seen under a site (sampled: each thread's first spawns of a site, then 1 in N):
+ * return addresses, innermost first, named by the reader with the modules' table.
+ */
 struct tp_live_stack {
 	uint32_t state;    /* enum tp_live_entry_state */
 	uint32_t site;     /* its site's row */
 	uint32_t stack_id; /* the contract's stack id */
 	uint32_t samples;  /* spawns sampled with this stack */
-	char text[TP_LIVE_STACK_TEXT];
+	uint32_t depth;    /* frames in pcs */
+	uint32_t reserved;
+	uint64_t pcs[TP_LIVE_STACK_FRAMES];
+};
+
+/*
+ * A module the sites' and stacks' addresses lie in, as the dynamic loader loaded it: the reader
+ * opens `path` (and its debug information), and names addresses in it. Entry `i` is module `i`,
+ * published once whole (state READY), never changed after.
+ */
+struct tp_live_module {
+	uint32_t state;         /* enum tp_live_entry_state */
+	uint32_t build_id_size; /* bytes of build_id; 0 when it has none */
+	uint64_t bias;          /* its dlpi_addr: addresses in its file + bias = addresses here */
+	uint64_t start, end;    /* its loaded segments span [start, end) */
+	uint8_t build_id[TP_LIVE_BUILD_ID];
+	char path[TP_LIVE_MODULE_PATH]; /* NUL-terminated */
 };
 
 struct tp_live_thread {
@@ -170,20 +199,22 @@ struct tp_live_site_stats {
 #define TP_LIVE_ROUND_UP(n)   (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
 #define TP_LIVE_SITES_OFFSET  ((uint64_t)sizeof(struct tp_live_header))
 #define TP_LIVE_STACKS_OFFSET (TP_LIVE_SITES_OFFSET + TP_LIVE_SITES * sizeof(struct tp_live_site))
-#define TP_LIVE_THREADS_OFFSET                                                                     \
+#define TP_LIVE_MODULES_OFFSET                                                                     \
 	(TP_LIVE_STACKS_OFFSET + TP_LIVE_STACKS * sizeof(struct tp_live_stack))
+#define TP_LIVE_THREADS_OFFSET                                                                     \
+	(TP_LIVE_MODULES_OFFSET + TP_LIVE_MODULES * sizeof(struct tp_live_module))
 #define TP_LIVE_ROWS_OFFSET                                                                        \
 	TP_LIVE_ROUND_UP(TP_LIVE_THREADS_OFFSET + TP_LIVE_THREADS * sizeof(struct tp_live_thread))
 #define TP_LIVE_ROWS_STRIDE TP_LIVE_ROUND_UP(TP_LIVE_SITES * sizeof(struct tp_live_site_stats))
 #define TP_LIVE_FILE_SIZE   (TP_LIVE_ROWS_OFFSET + TP_LIVE_THREADS * (uint64_t)TP_LIVE_ROWS_STRIDE)
 
 /*
- * The file's space: the stacks' whole pages (most of the part before the rows, 380 KiB) get it
- * only when a first stack is sampled, and a slot's rows when a thread first takes the slot; the
- * rest (the header, the sites, the slots, and the pages the stacks share with them) at start.
+ * The file's space: the stacks' whole pages (130 KiB) get it only when a first stack is sampled,
+ * and a slot's rows when a thread first takes the slot; the rest (the header, the sites, the
+ * modules, the slots, and the pages the stacks share with them) at start.
  */
 #define TP_LIVE_STACKS_SPACE_OFFSET TP_LIVE_ROUND_UP(TP_LIVE_STACKS_OFFSET)
-#define TP_LIVE_STACKS_SPACE_END    (TP_LIVE_THREADS_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
+#define TP_LIVE_STACKS_SPACE_END    (TP_LIVE_MODULES_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)
 #define TP_LIVE_STACKS_SPACE        (TP_LIVE_STACKS_SPACE_END - TP_LIVE_STACKS_SPACE_OFFSET)
 #define TP_LIVE_SPACE_AT_START      (TP_LIVE_ROWS_OFFSET - TP_LIVE_STACKS_SPACE)
 

@@ -88,9 +88,10 @@ static long recorded_events(const char *recording, int *status)
 	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--count", "-o", "/dev/null", recording, NULL},
 	       NULL, &run);
 	long n = -1;
-	const char *line = strstr(run.err, "taskprobe-timeline: ");
-	if (line != NULL)
-		sscanf(line, "taskprobe-timeline: %ld events", &n);
+	for (const char *line = run.err; n < 0 && (line = strstr(line, "taskprobe-timeline: "));
+	     line++)
+		if (sscanf(line, "taskprobe-timeline: %ld event", &n) != 1)
+			n = -1;
 	*status = run.status;
 	tp_run_free(&run);
 	return n;

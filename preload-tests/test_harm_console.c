@@ -83,12 +83,14 @@ struct forged {
 	const char *site_text;
 	const char *thread_name; /* up to 16 bytes, NUL or not */
 	size_t thread_name_len;
-	const char *stack_text;
+	const char *stack_module; /* a file name in the file's directory */
 };
 
 #define FORGED_SPAWNED 5
 #define FORGED_DONE    3
 #define FORGED_TID     424242
+/* where the forged stack's module lies in the forged process */
+#define FORGED_MODULE_START 0x400000u
 
 /* A header naming `pid` as the shim writes it (a file of the layout, not ended). */
 static struct forged forged_for(pid_t pid)
@@ -134,10 +136,26 @@ static char *write_forged(const char *dir, pid_t pid, const struct forged *f)
 	struct tp_live_site site = {.state = TP_LIVE_ENTRY_READY, .site_id = 1};
 	memcpy(site.text, f->site_text, strnlen(f->site_text, sizeof site.text));
 	put(fd, &site, sizeof site, TP_LIVE_SITES_OFFSET + 1 * sizeof site);
-	if (f->stack_text != NULL) {
+	if (f->stack_module != NULL) {
+		/* a stack of two frames in a module whose file (no ELF: named by address and file
+		 * name) is named `stack_module` in `dir` */
+		struct tp_live_module module = {.state = TP_LIVE_ENTRY_READY,
+						.bias = FORGED_MODULE_START,
+						.start = FORGED_MODULE_START,
+						.end = FORGED_MODULE_START + 0x1000};
+		snprintf(module.path, sizeof module.path, "%s/%s", dir, f->stack_module);
+		int file = open(module.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		cr_assert(file >= 0, "%s", strerror(errno));
+		cr_assert_eq(write(file, "not an ELF file\n", 16), 16);
+		close(file);
+		put(fd, &module, sizeof module, TP_LIVE_MODULES_OFFSET);
 		struct tp_live_stack stack = {
-			.state = TP_LIVE_ENTRY_READY, .site = 1, .stack_id = 1, .samples = 1};
-		memcpy(stack.text, f->stack_text, strnlen(f->stack_text, sizeof stack.text));
+			.state = TP_LIVE_ENTRY_READY,
+			.site = 1,
+			.stack_id = 1,
+			.samples = 1,
+			.depth = 2,
+			.pcs = {FORGED_MODULE_START + 0x10, FORGED_MODULE_START + 0x20}};
 		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
 	}
 	struct tp_live_thread slot = {
@@ -290,7 +308,7 @@ Test(harm, console_prints_no_escape_sequence_of_the_file_in_any_mode)
 		      "1m\r\b\x7f (forged.c:7)";
 	f.thread_name = "\033]0;pwned\007\033[2Jxx";
 	f.thread_name_len = 16;
-	f.stack_text = "frame " OSC52 " (forged.c:1)\nframe2\033[2J (forged.c:2)";
+	f.stack_module = "lib" OSC52 ".so";
 	memcpy(f.header.comm, "\033]0;title\007\033[2J", sizeof "\033]0;title\007\033[2J");
 	f.header.exited = 1; /* --batch: its last figures, then the end */
 	f.header.exited_ns = f.header.ns_at_start + 1000000;

@@ -1002,3 +1002,54 @@ Test(top, a_workers_time_in_the_runtime_is_spin_and_only_its_sleep_is_parked)
 	cr_expect(spinning[1] >= 90 && spinning[2] == 0, "busy %d%%, spin %d%%, parked %d%%",
 		  spinning[0], spinning[1], spinning[2]);
 }
+
+/* Whether the running process `pid` has `library` mapped. */
+static bool maps_library(pid_t pid, const char *library)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	char *maps = tp_read_file(path, NULL);
+	bool found = strstr(maps, library) != NULL;
+	free(maps);
+	return found;
+}
+
+Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	/* a copy of the shim: no tracer another test attaches to the built one reads its sites */
+	tp_use_shim(tp_shim_copy());
+	char *dir = strdup("/tmp/taskprobe-test-names-XXXXXX");
+	cr_assert(mkdtemp(dir) != NULL);
+	char live_dir[128];
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
+	const char *env[] = {"TASKPROBE_LIVE=keep", live_dir, NULL};
+	struct tp_run program, top;
+	tp_start(TP_PRELOADED, (const char *[]){tp_target("omp_top_shapes"), "20", NULL}, env,
+		 &program);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)program.pid);
+	/* the console names the sites while the program runs ... */
+	struct site_row sleepy = {0};
+	for (int tries = 0; tries < 100 && !sleepy.found; tries++) {
+		tp_sleep_ms(100);
+		tp_run(TP_PLAIN,
+		       (const char *[]){TP_CONTRIB_DIR "/taskprobe-top", "--once", "--dir", dir,
+					pid, NULL},
+		       NULL, &top);
+		sleepy = site_row(top.out, SLEEPY_SITE);
+		if (!sleepy.found)
+			tp_run_free(&top);
+	}
+	cr_expect(sleepy.found, "no %s", SLEEPY_SITE);
+	tp_run_free(&top);
+	/* ... which by then has spawned and sampled stacks without reading any debug information */
+	cr_expect(!maps_library(program.pid, "libdw"), "libdw is loaded in the program");
+	tp_finish(&program);
+	cr_expect_eq(program.status, 0, "%s", program.err);
+	tp_run_free(&program);
+	char command[128];
+	snprintf(command, sizeof command, "rm -rf '%s'", dir);
+	cr_expect_eq(system(command), 0);
+	free(dir);
+}

@@ -180,16 +180,20 @@ static inline unsigned tp_listeners_park(void)
 /* The record of an event with up to four 64-bit arguments. */
 #define TP_RECORD(type, small, nargs, a0, a1, a2, a3) tp_record(type, small, nargs, a0, a1, a2, a3)
 
-/* by_program: the program spawned the task, else its executor started it (for the live view) */
+/*
+ * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
+ * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
+ * executor started it (for the live view).
+ */
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
-				      const char *site, uint64_t stack_id, uint32_t executor,
-				      bool by_program)
+				      const char *site, uint32_t site_key, uint64_t stack_id,
+				      uint32_t executor, bool by_program)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	TP_IN_PROCESS(tp_record_task_spawn(task, parent, (uint32_t)site_id, stack_id, executor),
-		      tp_live_task_spawn(task, (uint32_t)site_id, by_program));
+	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id, executor),
+		      tp_live_task_spawn(task, site_key, by_program));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,

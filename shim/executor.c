@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "events.h"
+#include "lifecycle.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -31,6 +32,11 @@ bool tp_task_probes_confirmed(void)
 	return true;
 }
 
+void tp_executor_started(void)
+{
+	tp_lifecycle_executor_started();
+}
+
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
 			      const void *site_address)
 {
@@ -38,14 +44,16 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
-	uint32_t site = tp_listeners_task_spawn() ? tp_spawn_site(site_address) : 0;
+	/* the consumers in the process keep a key; a tracer reads the site's id and text */
+	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
+	uint32_t site = tp_tracers_task_spawn() ? tp_spawn_site_of_key(key) : 0;
 	/*
 	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
 	 * statistics a sample (live.h)
 	 */
 	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_report_on ||
 			    (tp_recording() && tp_settings()->record_stacks) ||
-			    (tp_live() && tp_live_wants_stack(site));
+			    (tp_live() && tp_live_wants_stack(key));
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	uint32_t report_key = kind == TP_SPAWNED_BY_PROGRAM ? id : TP_REPORT_STARTED_BY_EXECUTOR;
@@ -54,10 +62,9 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	if (!tp_thread_live(self))
 		return report_key;
 	if (tp_listeners_task_spawn()) {
-		/* the text is the probe's to read: the in-process consumers keep it once per site */
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
-		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, (uint64_t)id,
-				   (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM);
+		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, key,
+				   (uint64_t)id, (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM);
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);

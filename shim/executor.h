@@ -120,6 +120,9 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 }
 
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */
+/* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
+void tp_executor_started(void);
+
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();

@@ -61,6 +61,19 @@ static void at_exit(void *unused)
 	tp_live_at_exit();
 }
 
+/*
+ * An executor starts (its runtime initializes, before its first task): what the consumers that
+ * take spawn stacks need is set up now, not inside the first task that spawns (libunwind's
+ * loading and first unwind take most of a millisecond). A program with no executor never loads
+ * it.
+ */
+void tp_lifecycle_executor_started(void)
+{
+	const struct tp_settings *s = tp_settings();
+	if (s->live != TP_LIVE_OFF || s->record_stacks || s->report != NULL)
+		tp_spawn_stack_prepare();
+}
+
 void tp_lifecycle_before_exec(void)
 {
 	tp_recorder_before_exec();

@@ -58,6 +58,9 @@ void tp_live_before_quick_exit(void); /* live.c: as at exit, for the process get
  * (exit_hook.h). Called by the modules that see it; cheap after the first call.
  */
 void tp_lifecycle_program_running(void);
+/* An executor's runtime starts (executor.h): consumers' one-time set-up (spawn stacks). */
+void tp_lifecycle_executor_started(void);
+
 /* At the start of exit, before the destructors, in this order. */
 void tp_recorder_before_destructors(void); /* recorder.c: every thread's records written */
 void tp_report_before_destructors(void);   /* report.c: written, or made ready for after them */

@@ -29,13 +29,13 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "code_map.h"
 #include "events.h"
 #include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "process.h"
 #include "settings.h"
 #include "spawn_site.h"
-#include "symbolize.h"
 #include "thread_state.h"
 #include "warn.h"
 
@@ -76,6 +76,7 @@ static char *map;
 static struct tp_live_header *header;
 static struct tp_live_site *sites;
 static struct tp_live_stack *stacks;
+static struct tp_live_module *modules;
 static struct tp_live_thread *slots;
 static struct task_entry *tasks;
 static char live_path[PATH_MAX];
@@ -336,6 +337,33 @@ static bool task_insert(uint64_t task, uint32_t row)
 	return false;
 }
 
+/*
+ * The file's entry of the module holding `address` (the code map's index), published if it is
+ * not yet; TP_LIVE_NO_MODULE when none holds it. Entries are made whole once, by whichever thread
+ * first needs one, and never change: a reader names addresses with them.
+ */
+static uint32_t module_entry(uintptr_t address)
+{
+	uint32_t found = tp_code_module_of(address);
+	if (found == 0 || found > TP_LIVE_MODULES)
+		return TP_LIVE_NO_MODULE;
+	struct tp_live_module *entry = &modules[found - 1];
+	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
+	if (__atomic_load_n(&entry->state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_EMPTY &&
+	    __atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		const struct tp_code_module *m = tp_code_module(found - 1);
+		entry->bias = m->bias;
+		entry->start = m->start;
+		entry->end = m->end;
+		entry->build_id_size = m->build_id_size;
+		memcpy(entry->build_id, m->build_id, sizeof entry->build_id);
+		snprintf(entry->path, sizeof entry->path, "%s", m->path);
+		__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+	}
+	return found - 1;
+}
+
 /* A site's text, copied into the file at its first spawn. */
 static void publish_site(uint32_t row, uint32_t site, bool by_program)
 {
@@ -345,10 +373,16 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 	    !__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
+	/* the program's sites by address, named where they are read; the other rows in words */
+	uintptr_t address = row == TP_LIVE_OVERFLOW || row == TP_LIVE_NO_SITE
+				    ? 0
+				    : tp_spawn_site_key_address(site);
+	entry->address = address;
+	entry->module = address != 0 ? module_entry(address) : TP_LIVE_NO_MODULE;
 	const char *text = row == TP_LIVE_OVERFLOW  ? "(sites beyond the first 126)"
 			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
-						    : tp_spawn_site_text(site);
-	snprintf(entry->text, sizeof entry->text, "%s", text != NULL ? text : "?");
+						    : "";
+	snprintf(entry->text, sizeof entry->text, "%s", text);
 	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
 	entry->by_executor = !by_program;
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
@@ -379,23 +413,6 @@ int tp_live_wants_stack(uint32_t site)
 	uint64_t spawned = local.rows[row_of(site)].spawned;
 	local.sample_stack = spawned < STACK_SAMPLE_FIRST || spawned % STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
-}
-
-/* A stack's frames, one "function (file:line)" a line, as much as fits. */
-static void stack_text(char *out, size_t size, const uintptr_t *pcs, uint32_t depth)
-{
-	size_t used = 0;
-	out[0] = '\0';
-	for (uint32_t i = 0; i < depth && used + 2 < size; i++) {
-		char frame[TP_SITE_TEXT_MAX];
-		tp_symbolize(pcs[i], frame, sizeof frame);
-		int n = snprintf(out + used, size - used, "%s%s", i > 0 ? "\n" : "", frame);
-		if (n < 0 || (size_t)n >= size - used) {
-			out[used] = '\0';
-			break;
-		}
-		used += (size_t)n;
-	}
 }
 
 /*
@@ -431,11 +448,11 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 		__atomic_fetch_add(&stacks[i].samples, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	/* a new stack: named once, by one thread at a time (another that finds it busy skips) */
+	/* a new stack: kept once, by one thread at a time (another that finds it busy skips) */
 	if (pthread_mutex_trylock(&stacks_lock) != 0)
 		return;
 	int saved_errno = errno, cancel_state;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* naming opens files */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* space may be given */
 	local.busy = true;
 	i = stack_entry(row, stack_id); /* again: another thread may have named it meanwhile */
 	if (!stacks_ready)
@@ -449,7 +466,11 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 		s->site = row;
 		s->stack_id = (uint32_t)stack_id;
 		s->samples = 1;
-		stack_text(s->text, sizeof s->text, pcs, depth);
+		s->depth = depth < TP_LIVE_STACK_FRAMES ? depth : TP_LIVE_STACK_FRAMES;
+		for (uint32_t f = 0; f < s->depth; f++) {
+			s->pcs[f] = pcs[f];
+			(void)module_entry(pcs[f]); /* the reader names the frame with it */
+		}
 		__atomic_store_n(&s->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 	}
 	local.busy = false;
@@ -893,6 +914,7 @@ static bool open_live(void)
 	header = (struct tp_live_header *)map;
 	sites = (struct tp_live_site *)(map + TP_LIVE_SITES_OFFSET);
 	stacks = (struct tp_live_stack *)(map + TP_LIVE_STACKS_OFFSET);
+	modules = (struct tp_live_module *)(map + TP_LIVE_MODULES_OFFSET);
 	slots = (struct tp_live_thread *)(map + TP_LIVE_THREADS_OFFSET);
 	header->version = TP_LIVE_VERSION;
 	header->header_size = sizeof *header;

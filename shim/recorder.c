@@ -76,7 +76,7 @@ static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer 
 static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 static bool write_failed;
-static uint8_t site_recorded[TP_SITES_MAX + 1];
+static uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
 
 /* Stops recording (the reason said once, with errno's); nothing more is written. */
 static void recording_failed(void)
@@ -507,11 +507,16 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 }
 
 /* A site's text, recorded once per process, before the first spawn that names it. */
+/*
+ * The text of site key `site`, once: the recording's site ids are keys, one per call address
+ * (the converter shows keys of one text as one name). Named here, in the program's thread, the
+ * first time a key is recorded.
+ */
 static void record_site(struct tp_thread *self, uint32_t site)
 {
 	if (__builtin_expect(__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 1))
 		return;
-	const char *text = tp_spawn_site_text(site);
+	const char *text = tp_spawn_site_text(tp_spawn_site_of_key(site));
 	if (text == NULL || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
 		return;
 	size_t len = strnlen(text, TP_SITE_TEXT_MAX - 1);
@@ -531,7 +536,7 @@ static void record_site(struct tp_thread *self, uint32_t site)
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t executor)
 {
-	if (site != 0 && site <= TP_SITES_MAX)
+	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX)
 		record_site(tp_thread_self(), site);
 	tp_record(TP_RECORD_TASK_SPAWN, executor, 4, task, parent, site, stack_id);
 }

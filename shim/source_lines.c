@@ -17,6 +17,8 @@ static struct {
 	Dwfl *(*begin)(const Dwfl_Callbacks *);
 	void (*report_begin)(Dwfl *);
 	int (*linux_proc_report)(Dwfl *, pid_t);
+	Dwfl_Module *(*report_elf)(Dwfl *, const char *, const char *, int, GElf_Addr, bool);
+	void (*end)(Dwfl *);
 	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
 			  void *);
 	Dwfl_Module *(*addrmodule)(Dwfl *, Dwarf_Addr);
@@ -58,6 +60,8 @@ static const struct {
 	DW_SYMBOL(begin, dwfl_begin),
 	DW_SYMBOL(report_begin, dwfl_report_begin),
 	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
+	DW_SYMBOL(report_elf, dwfl_report_elf),
+	DW_SYMBOL(end, dwfl_end),
 	DW_SYMBOL(report_end, dwfl_report_end),
 	DW_SYMBOL(addrmodule, dwfl_addrmodule),
 	DW_SYMBOL(module_addrdie, dwfl_module_addrdie),
@@ -153,24 +157,44 @@ static int find_elf_closed_on_exec(Dwfl_Module *mod, void **userdata, const char
 
 static Dwfl_Callbacks callbacks = {.find_elf = find_elf_closed_on_exec,
 				   .find_debuginfo = find_local_debuginfo};
+/* For modules libdwfl opens from their paths (another process's): its standard finder. */
+static Dwfl_Callbacks offline_callbacks = {.find_elf = NULL, /* set with the library */
+					   .find_debuginfo = find_local_debuginfo};
 static Dwfl *session;
 static bool unavailable;
+/* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
+static bool offline;
+
+/* libdw, loaded privately once; false if it cannot be. */
+static bool load_libdw(void)
+{
+	static int loaded; /* 1 loaded, -1 cannot be */
+	if (loaded != 0)
+		return loaded > 0;
+	loaded = -1;
+	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
+		void *f = dlsym(lib, dw_symbols[i].name);
+		if (f == NULL)
+			return false;
+		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
+	}
+	offline_callbacks.find_elf = (__typeof__(offline_callbacks.find_elf))dlsym(
+		lib, "dwfl_build_id_find_elf");
+	loaded = offline_callbacks.find_elf != NULL ? 1 : -1;
+	return loaded > 0;
+}
 
 /* The session over this process's modules, started now if it is not yet; NULL if it cannot be. */
 static Dwfl *get_session(void)
 {
-	if (session != NULL || unavailable)
+	if (session != NULL || unavailable || offline)
 		return session;
 	unavailable = true;
-	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (lib == NULL)
+	if (!load_libdw())
 		return NULL;
-	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
-		void *f = dlsym(lib, dw_symbols[i].name);
-		if (f == NULL)
-			return NULL;
-		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
-	}
 	Dwfl *fresh = dw.begin(&callbacks);
 	if (fresh == NULL)
 		return NULL;
@@ -181,11 +205,34 @@ static Dwfl *get_session(void)
 	return session;
 }
 
-/* The module of `address`; the process's modules are read again once if none has it (dlopen). */
+bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n)
+{
+	if (session != NULL)
+		dw.end(session);
+	session = NULL;
+	offline = true;
+	if (n == 0 || !load_libdw())
+		return false;
+	Dwfl *fresh = dw.begin(&offline_callbacks);
+	if (fresh == NULL)
+		return false;
+	dw.report_begin(fresh);
+	for (size_t i = 0; i < n; i++)
+		(void)dw.report_elf(fresh, modules[i].path, modules[i].path, -1, modules[i].bias,
+				    true);
+	if (dw.report_end(fresh, NULL, NULL) != 0) {
+		dw.end(fresh);
+		return false;
+	}
+	session = fresh;
+	return true;
+}
+
+/* The module of `address`; this process's modules are read again once if none has it (dlopen). */
 static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
 {
 	Dwfl_Module *mod = dw.addrmodule(dwfl, address);
-	if (mod == NULL) {
+	if (mod == NULL && !offline) {
 		dw.report_begin(dwfl);
 		dw.linux_proc_report(dwfl, getpid());
 		dw.report_end(dwfl, NULL, NULL);

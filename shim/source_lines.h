@@ -20,3 +20,16 @@
  * (no -g, or libdw is missing). Callers serialize: libdwfl's session is not thread-safe.
  */
 bool tp_source_line(uintptr_t address, char *out, size_t size);
+
+/* A module of another process: its file, and where it was loaded (its dlpi_addr). */
+struct tp_source_module {
+	const char *path;
+	uintptr_t bias;
+};
+
+/*
+ * From now on tp_source_line names addresses of `modules` (another process's, as its live
+ * statistics or its recording keep them: the console, the converter), not of this process; a
+ * session over them replaces the one before. false when none can be made (no libdw, no module).
+ */
+bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Spawn sites. Two tables: call addresses to site ids (open addressing; an entry is written whole
- * before its address is published with a release store, so readers take no lock), and site texts
- * to ids (touched only while naming, under the naming lock). Several call addresses can share a
- * text: a compiler that unrolls a loop copies its one task construct.
+ * Spawn sites. Three tables: call addresses to keys (open addressing; an entry is written whole
+ * before its address is published with a release store, so readers take no lock), keys to their
+ * addresses and, once named, their site ids, and site texts to ids (touched only while naming,
+ * under the naming lock). Several call addresses can share a text: a compiler that unrolls a
+ * loop copies its one task construct. A key costs no naming: the in-process consumers keep keys
+ * and addresses, and are named where they are read.
  */
 #define _GNU_SOURCE
 #include "spawn_site.h"
@@ -23,11 +25,19 @@ _Static_assert(ADDRESS_SLOTS >= 2 * TP_SITE_ADDRESSES_MAX, "address table too sm
 
 struct address_slot {
 	uintptr_t address; /* 0: free; published last */
-	uint32_t site;     /* 0: the site table was full when it was named */
+	uint32_t key;
 };
 
 static struct address_slot addresses[ADDRESS_SLOTS];
-static uint32_t n_addresses;
+static uint32_t n_addresses; /* keys given: 1 to n_addresses */
+static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
+
+/* By key: its address, and its site id once named (0 before, or when the site table was full). */
+static struct {
+	uintptr_t address;
+	uint32_t site;
+	bool named;
+} keys[TP_SITE_ADDRESSES_MAX + 1];
 static char texts[TP_SITES_MAX + 1][TP_SITE_TEXT_MAX]; /* by id; [0] unused */
 static uint32_t n_sites;
 static uint16_t text_slots[TEXT_SLOTS]; /* site ids by text hash; 0 free */
@@ -39,20 +49,17 @@ static uint32_t address_slot_of(uintptr_t address)
 	return (uint32_t)((address * 0x9E3779B97F4A7C15ull) >> (64 - ADDRESS_SLOT_BITS));
 }
 
-/* The site id published for `address`; *known false when the address has no entry yet. */
-static uint32_t lookup(uintptr_t address, bool *known)
+/* The key published for `address`, 0 when the address has no entry yet. */
+static uint32_t lookup(uintptr_t address)
 {
 	for (uint32_t i = address_slot_of(address), n = 0; n < ADDRESS_SLOTS;
 	     i = (i + 1) % ADDRESS_SLOTS, n++) {
 		uintptr_t here = __atomic_load_n(&addresses[i].address, __ATOMIC_ACQUIRE);
-		if (here == address) {
-			*known = true;
-			return addresses[i].site;
-		}
+		if (here == address)
+			return addresses[i].key;
 		if (here == 0)
 			break;
 	}
-	*known = false;
 	return 0;
 }
 
@@ -80,38 +87,61 @@ static uint32_t site_of_text(const char *text)
 	return id;
 }
 
-/* Names `address` and publishes its entry. Under `naming`. */
-static uint32_t name_address(uintptr_t address)
+uint32_t tp_spawn_site_key(const void *return_address)
 {
-	if (n_addresses == TP_SITE_ADDRESSES_MAX)
+	uintptr_t address = (uintptr_t)return_address;
+	if (address == 0)
 		return 0;
-	char text[TP_SITE_TEXT_MAX];
-	tp_symbolize_call(address, text, sizeof text);
-	uint32_t site = site_of_text(text);
-	uint32_t i = address_slot_of(address);
-	while (addresses[i].address != 0)
-		i = (i + 1) % ADDRESS_SLOTS;
-	addresses[i].site = site;
-	__atomic_store_n(&addresses[i].address, address, __ATOMIC_RELEASE);
-	n_addresses++;
-	return site;
+	uint32_t key = lookup(address);
+	if (__builtin_expect(key != 0, 1))
+		return key;
+	pthread_mutex_lock(&adding);
+	key = lookup(address); /* another thread may have added it meanwhile */
+	if (key == 0 && n_addresses < TP_SITE_ADDRESSES_MAX) {
+		key = n_addresses + 1;
+		keys[key].address = address;
+		uint32_t i = address_slot_of(address);
+		while (addresses[i].address != 0)
+			i = (i + 1) % ADDRESS_SLOTS;
+		addresses[i].key = key;
+		__atomic_store_n(&addresses[i].address, address, __ATOMIC_RELEASE);
+		__atomic_store_n(&n_addresses, key, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&adding);
+	if (key == 0)
+		__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+	return key;
+}
+
+uintptr_t tp_spawn_site_key_address(uint32_t key)
+{
+	return key != 0 && key <= __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE)
+		       ? keys[key].address
+		       : 0;
+}
+
+uint32_t tp_spawn_site_of_key(uint32_t key)
+{
+	if (key == 0 || key > __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE))
+		return 0;
+	if (__builtin_expect(__atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE), 1))
+		return keys[key].site;
+	pthread_mutex_lock(&naming);
+	if (!keys[key].named) {
+		char text[TP_SITE_TEXT_MAX];
+		tp_symbolize_call(keys[key].address, text, sizeof text);
+		keys[key].site = site_of_text(text);
+		__atomic_store_n(&keys[key].named, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&naming);
+	return keys[key].site;
 }
 
 uint32_t tp_spawn_site(const void *return_address)
 {
-	uintptr_t address = (uintptr_t)return_address;
-	bool known;
-	if (address == 0)
-		return 0;
-	uint32_t site = lookup(address, &known);
-	if (__builtin_expect(!known, 0)) {
-		pthread_mutex_lock(&naming);
-		site = lookup(address, &known); /* another thread may have named it meanwhile */
-		if (!known)
-			site = name_address(address);
-		pthread_mutex_unlock(&naming);
-	}
-	if (site == 0)
+	uint32_t key = tp_spawn_site_key(return_address);
+	uint32_t site = tp_spawn_site_of_key(key);
+	if (site == 0 && key != 0) /* the site table full (a full key table is counted there) */
 		__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
 	return site;
 }
@@ -126,13 +156,16 @@ uint64_t tp_spawn_sites_dropped(void)
 	return __atomic_load_n(&dropped, __ATOMIC_RELAXED);
 }
 
-/* A fork while another thread names a site: the child gets the lock free, and a whole table. */
+/* A fork while another thread names or adds a site: the child gets the locks free, and whole
+ * tables. */
 void tp_spawn_sites_prepare_fork(void)
 {
 	pthread_mutex_lock(&naming);
+	pthread_mutex_lock(&adding);
 }
 
 void tp_spawn_sites_after_fork(void)
 {
+	pthread_mutex_unlock(&adding);
 	pthread_mutex_unlock(&naming);
 }

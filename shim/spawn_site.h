@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Spawn sites: the places in the program that spawn tasks (for OpenMP, a task construct's call
- * into libomp), each named once, in words a person reads, and given a small id. Lookups of a
- * known call address take no lock and allocate nothing; naming a new one happens once per address,
- * serialized, and may read debug information (slow, so never again for that address).
+ * into libomp), each kept by its call address under a small key, and named, in words a person
+ * reads, only when a tracer reads the text (or at exit, for the report). Lookups of a known call
+ * address take no lock and allocate nothing; naming one happens once per address, serialized,
+ * and may read debug information (slow, so never again for that address).
  */
 #pragma once
 
@@ -17,10 +18,25 @@
 #define TP_SITE_TEXT_MAX 256
 
 /*
- * The site of the call whose return address is `return_address` (as OMPT's codeptr_ra): its id,
- * 1 to TP_SITES_MAX in order of first sight, equal for equal texts; 0 for a NULL address, or when
- * the tables are full (counted in tp_spawn_sites_dropped).
+ * The key of the call whose return address is `return_address` (as OMPT's codeptr_ra): 1 to
+ * TP_SITE_ADDRESSES_MAX, one per call address, in order of first sight; 0 for a NULL address or
+ * when the table is full (counted in tp_spawn_sites_dropped). Costs no naming: what the
+ * in-process consumers keep, to be named where they are read.
  */
+uint32_t tp_spawn_site_key(const void *return_address);
+
+/* The call address of key `key` (its return address), 0 for an unknown key. */
+uintptr_t tp_spawn_site_key_address(uint32_t key);
+
+/*
+ * The contract's site id of key `key`: 1 to TP_SITES_MAX in order of first naming, equal for
+ * equal texts; 0 for key 0 or when the site table is full. Names the key's address the first
+ * time (slow: debug information is read), so only for a tracer that reads the text, and the exit
+ * report.
+ */
+uint32_t tp_spawn_site_of_key(uint32_t key);
+
+/* tp_spawn_site_of_key of the key of `return_address`. */
 uint32_t tp_spawn_site(const void *return_address);
 
 /* The text of site `id` (kept for the life of the process), or NULL for 0 or an unknown id. */

@@ -116,6 +116,16 @@ static unwind_fn load_libunwind(void)
 	return loaded;
 }
 
+void tp_spawn_stack_prepare(void)
+{
+	if (!tp_settings()->stacks)
+		return;
+	unwind_fn backtrace = load_libunwind();
+	void *frames[TP_SPAWN_STACK_BUFFER];
+	if (backtrace != NULL)
+		(void)backtrace(frames, TP_SPAWN_STACK_BUFFER); /* its first unwind sets it up */
+}
+
 /*
  * How many frames the last capture on this thread left out: the next one asks libunwind for that
  * many more than it keeps (and one to spare), rather than unwinding frames it would not keep.

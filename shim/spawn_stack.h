@@ -48,3 +48,10 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 
 /* Whether `address` lies in the shim or an executor's module (tp_spawn_stack_skip_module). */
 bool tp_spawn_stack_in_executor(uintptr_t address);
+
+/*
+ * Loads libunwind and unwinds once, so that the first spawn a consumer samples does not pay for
+ * setting it up inside the spawning task (lifecycle.c: at start, when a consumer in the process
+ * takes stacks). Nothing when TASKPROBE_STACKS is 0.
+ */
+void tp_spawn_stack_prepare(void);

@@ -97,17 +97,36 @@ static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t add
 }
 
 /* The function symbol covering `address` in the module of `info`, .symtab first; its range. */
-static const char *symbol_at(const struct elf_file *f, const Dl_info *info, uintptr_t address,
+static const char *symbol_at(const struct elf_file *f, uintptr_t base, uintptr_t address,
 			     uintptr_t *start, size_t *length)
 {
 	bool relative = ((const ElfW(Ehdr) *)f->image)->e_type == ET_DYN;
-	uintptr_t addr = address - (relative ? (uintptr_t)info->dli_fbase : 0);
+	uintptr_t addr = address - (relative ? base : 0);
 	const char *name = lookup(f, SHT_SYMTAB, addr, start, length);
 	if (name == NULL)
 		name = lookup(f, SHT_DYNSYM, addr, start, length);
 	if (name != NULL && relative)
-		*start += (uintptr_t)info->dli_fbase;
+		*start += base;
 	return name;
+}
+
+/*
+ * "function+0xoff (module)" for the return address `pc` in the module of file `file` (read as
+ * `path`) loaded at `base`, or "0xpc (module)" when no symbol covers it.
+ */
+static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
+			   bool basename_only, char *out, size_t size)
+{
+	const struct elf_file *f = open_elf(file);
+	uintptr_t start = 0;
+	size_t length = 0;
+	const char *name = f != NULL ? symbol_at(f, base, pc - 1, &start, &length) : NULL;
+	if (basename_only && strrchr(path, '/') != NULL)
+		path = strrchr(path, '/') + 1;
+	if (name != NULL)
+		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
+	else
+		snprintf(out, size, "%#lx (%s)", (unsigned long)pc, path);
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */
@@ -153,16 +172,8 @@ static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 		exe[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? exe : "/proc/self/exe";
 	}
-	const struct elf_file *f = open_elf(main_program ? "/proc/self/exe" : path);
-	uintptr_t start = 0;
-	size_t length = 0;
-	const char *name = f != NULL ? symbol_at(f, &info, pc - 1, &start, &length) : NULL;
-	if (basename_only && strrchr(path, '/') != NULL)
-		path = strrchr(path, '/') + 1;
-	if (name != NULL)
-		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
-	else
-		snprintf(out, size, "%#lx (%s)", (unsigned long)pc, path);
+	name_by_symbol(path, main_program ? "/proc/self/exe" : path, (uintptr_t)info.dli_fbase, pc,
+		       basename_only, out, size);
 }
 
 /* The mapped files are shared: the exit report and spawn-site naming may run at once. */
@@ -193,7 +204,8 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end)
 	size_t length = 0;
 	pthread_mutex_lock(&files_lock);
 	const struct elf_file *f = module_file(address, &info);
-	bool found = f != NULL && symbol_at(f, &info, address, start, &length) != NULL;
+	bool found = f != NULL &&
+		     symbol_at(f, (uintptr_t)info.dli_fbase, address, start, &length) != NULL;
 	pthread_mutex_unlock(&files_lock);
 	*end = *start + length;
 	return found && length > 0;
@@ -210,5 +222,14 @@ void tp_symbolize_call(uintptr_t return_address, char *out, size_t size)
 {
 	pthread_mutex_lock(&files_lock);
 	symbolize(return_address, true, out, size);
+	pthread_mutex_unlock(&files_lock);
+}
+
+void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool basename_only,
+			    char *out, size_t size)
+{
+	pthread_mutex_lock(&files_lock);
+	if (!tp_source_line(pc - 1, out, size))
+		name_by_symbol(path, path, bias, pc, basename_only, out, size);
 	pthread_mutex_unlock(&files_lock);
 }

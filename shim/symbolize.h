@@ -28,3 +28,12 @@ void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);
  * .symtab (local functions included), else .dynsym; false when no sized symbol covers it.
  */
 bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end);
+
+/*
+ * As tp_symbolize (tp_symbolize_call with `basename_only`), for the return address `pc` in the
+ * module whose file is `path`, loaded at `bias` (its dlpi_addr): a module of another process,
+ * whose DWARF tp_source_lines_use_modules has given the session. For the console and the
+ * converter, which name what a process keeps as addresses.
+ */
+void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool basename_only,
+			    char *out, size_t size);

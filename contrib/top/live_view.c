@@ -2,6 +2,7 @@
 /* Reading live statistics into snapshots (live_view.h). */
 #define _GNU_SOURCE
 #include "live_view.h"
+#include "live_names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -785,7 +786,7 @@ struct snapshot_read {
 static void copy_text(char *out, size_t out_size, const char *field, size_t size,
 		      bool keep_newlines)
 {
-	char raw[TP_LIVE_STACK_TEXT];
+	char raw[TP_LIVE_SITE_TEXT];
 	if (size > sizeof raw)
 		size = sizeof raw;
 	memcpy(raw, field, size);
@@ -828,6 +829,8 @@ static void read_snapshot(void *arg)
 		v->row = row;
 		v->site_id = load32(&sites[row].site_id);
 		v->by_executor = load32(&sites[row].by_executor) != 0;
+		v->address = load64(&sites[row].address);
+		v->module = load32(&sites[row].module);
 		copy_text(v->text, sizeof v->text, sites[row].text, sizeof sites[row].text, false);
 		r->by_row[row] = v;
 	}
@@ -852,7 +855,9 @@ static void read_snapshot(void *arg)
 		struct stack_view *k = &out->stacks[out->n_stacks++];
 		k->row = stacks[i].site;
 		k->samples = stacks[i].samples;
-		live_escape(k->text, sizeof k->text, stacks[i].text, sizeof stacks[i].text, true);
+		k->depth = stacks[i].depth < TP_LIVE_STACK_FRAMES ? stacks[i].depth
+								  : TP_LIVE_STACK_FRAMES;
+		memcpy(k->pcs, stacks[i].pcs, k->depth * sizeof k->pcs[0]);
 	}
 
 	/* threads: every slot in use; after the exit, the ended ones too */
@@ -920,6 +925,100 @@ static void read_snapshot(void *arg)
 	}
 }
 
+/*
+ * The snapshot's sites and stacks named (the shim keeps them as addresses: live_names.h), out of
+ * the guarded read: naming reads the modules' files, never the map.
+ */
+static void name_addresses(const struct live_file *f, struct live_snapshot *out)
+{
+	live_names_modules(f);
+	char name[TP_LIVE_SITE_TEXT];
+	for (unsigned i = 0; i < out->n_sites; i++) {
+		struct site_view *v = &out->sites[i];
+		if (v->address == 0 || v->text[0] != '\0')
+			continue;
+		live_name(v->address, v->module, true, name, sizeof name);
+		live_escape(v->text, sizeof v->text, name, strlen(name), false);
+	}
+	for (unsigned i = 0; i < out->n_stacks; i++) {
+		struct stack_view *k = &out->stacks[i];
+		char frames[LIVE_STACK_TEXT_SHOWN];
+		size_t used = 0;
+		frames[0] = '\0';
+		for (uint32_t d = 0; d < k->depth && used + 1 < sizeof frames; d++) {
+			live_name(k->pcs[d], TP_LIVE_NO_MODULE, false, name, sizeof name);
+			int n = snprintf(frames + used, sizeof frames - used, "%s%s",
+					 d > 0 ? "\n" : "", name);
+			if (n < 0 || (size_t)n >= sizeof frames - used)
+				break;
+			used += (size_t)n;
+		}
+		live_escape(k->text, sizeof k->text, frames, used, true);
+	}
+}
+
+/* Adds the figures of site `from` to site `to`'s (two call addresses of one construct). */
+static void merge_site(struct site_view *to, const struct site_view *from)
+{
+	to->spawned += from->spawned;
+	to->done += from->done;
+	to->polls += from->polls;
+	to->busy_ns += from->busy_ns;
+	to->idle_ns += from->idle_ns;
+	to->delay_ns += from->delay_ns;
+	to->delays += from->delays;
+	to->long_polls += from->long_polls;
+	to->blocking_waits += from->blocking_waits;
+	to->blocking_ns += from->blocking_ns;
+	to->polling_now += from->polling_now;
+	if (from->longest_poll_ns > to->longest_poll_ns)
+		to->longest_poll_ns = from->longest_poll_ns;
+	if (from->longest_now_ns > to->longest_now_ns)
+		to->longest_now_ns = from->longest_now_ns;
+	if (from->first_spawn_ns != 0 &&
+	    (to->first_spawn_ns == 0 || from->first_spawn_ns < to->first_spawn_ns))
+		to->first_spawn_ns = from->first_spawn_ns;
+	if (from->last_done_ns > to->last_done_ns)
+		to->last_done_ns = from->last_done_ns;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
+		to->poll_histogram[b] += from->poll_histogram[b];
+		to->delay_histogram[b] += from->delay_histogram[b];
+	}
+}
+
+/*
+ * Sites of one name made one: the shim keeps a site per call address, and a compiler that
+ * unrolls a loop copies its one construct's call. The rows merged away point to the one kept
+ * (the threads' and stacks' rows too).
+ */
+static void merge_sites_of_one_name(struct live_snapshot *out)
+{
+	uint32_t kept_row[TP_LIVE_SITES];
+	for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+		kept_row[row] = row;
+	unsigned n = 0;
+	for (unsigned i = 0; i < out->n_sites; i++) {
+		struct site_view *v = &out->sites[i];
+		unsigned k = 0;
+		while (k < n && !(v->address != 0 && out->sites[k].address != 0 &&
+				  strcmp(out->sites[k].text, v->text) == 0))
+			k++;
+		if (k < n) {
+			merge_site(&out->sites[k], v);
+			kept_row[v->row] = out->sites[k].row;
+		} else if (k != i) {
+			out->sites[n++] = *v;
+		} else {
+			n++;
+		}
+	}
+	out->n_sites = n;
+	for (unsigned i = 0; i < out->n_workers; i++)
+		out->workers[i].site = kept_row[out->workers[i].site % TP_LIVE_SITES];
+	for (unsigned i = 0; i < out->n_stacks; i++)
+		out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
+}
+
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
 		   struct live_snapshot *out, char *why, size_t why_size)
 {
@@ -928,6 +1027,8 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	if (!guarded_read(f, read_snapshot, &r, why, why_size))
 		return false;
 	const struct tp_live_header *h = &out->header;
+	name_addresses(f, out);
+	merge_sites_of_one_name(out);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
 		struct site_view *v = &out->sites[i];

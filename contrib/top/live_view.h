@@ -70,7 +70,7 @@ void live_text_utf8(bool utf8);
 
 /* Escaped text of a live file's fields: at most four characters a byte (\xNN). */
 #define LIVE_SHOWN(bytes)     (4 * (bytes) + 1)
-#define LIVE_STACK_TEXT_SHOWN (2 * TP_LIVE_STACK_TEXT) /* longer ones are cut */
+#define LIVE_STACK_TEXT_SHOWN 8192 /* a stack's named frames; longer ones are cut */
 
 /* The tasks the process has spawned so far (summed over its threads' rows); 0 if unreadable. */
 uint64_t live_spawned(const struct live_file *f);
@@ -116,6 +116,8 @@ struct site_view {
 	uint32_t row;
 	uint32_t site_id;
 	bool by_executor; /* the executor's own tasks (they live as long as their region) */
+	uint64_t address; /* the spawn call's return address, named into text; 0: text as read */
+	uint32_t module;
 	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t spawned, done, alive, polls, busy_ns, idle_ns, delay_ns, delays;
 	uint64_t longest_poll_ns, long_polls, blocking_waits, blocking_ns;
@@ -143,7 +145,9 @@ struct worker_view {
 struct stack_view {
 	uint32_t row; /* its site's */
 	uint32_t samples;
-	char text[LIVE_STACK_TEXT_SHOWN]; /* escaped, its frames a line each */
+	uint32_t depth;
+	uint64_t pcs[TP_LIVE_STACK_FRAMES]; /* named into text */
+	char text[LIVE_STACK_TEXT_SHOWN];   /* escaped, its frames a line each */
 };
 
 struct live_snapshot {

@@ -359,6 +359,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	set(ompt_callback_work, (ompt_callback_t)on_work);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+	tp_executor_started();
 	return 1; /* keep the tool */
 }
 

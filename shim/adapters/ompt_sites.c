@@ -5,12 +5,12 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "spawn_stack.h"
+#include "spin_lock.h"
 #include "symbolize.h"
 
 /* The loaded segments of one module, to read its code and data only where they are mapped. */
@@ -138,29 +138,35 @@ static struct {
 	uintptr_t site;
 } outlined[OUTLINED_MAX];
 static unsigned n_outlined;
-static pthread_mutex_t outlined_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Taken only if free: a thread that finds it taken (another thread in it, or one a fork left
+ * holding it in this child) finds its site without the cache, never waits.
+ */
+static int outlined_lock;
 
 /* The site for a construct tail-called from the function libomp called at `callee`. */
 static uintptr_t tail_call_site(uintptr_t callee, enum tp_ompt_construct construct)
 {
 	uintptr_t site = 0;
-	pthread_mutex_lock(&outlined_lock);
-	for (unsigned i = 0; i < n_outlined; i++)
+	bool cached = tp_spin_try_lock(&outlined_lock);
+	for (unsigned i = 0; cached && i < n_outlined && i < OUTLINED_MAX; i++)
 		if (outlined[i].function == callee && outlined[i].construct == construct) {
 			site = outlined[i].site;
-			goto done;
+			tp_spin_unlock(&outlined_lock);
+			return site;
 		}
 	uintptr_t start, end;
 	if (tp_function_range(callee, &start, &end))
 		site = tail_call(start, end, construct);
 	if (site == 0)
 		site = callee + 1; /* named by its first instruction: the outlined region's line */
-	outlined[n_outlined % OUTLINED_MAX].function = callee;
-	outlined[n_outlined % OUTLINED_MAX].construct = construct;
-	outlined[n_outlined % OUTLINED_MAX].site = site;
-	n_outlined++;
-done:
-	pthread_mutex_unlock(&outlined_lock);
+	if (cached) {
+		outlined[n_outlined % OUTLINED_MAX].function = callee;
+		outlined[n_outlined % OUTLINED_MAX].construct = construct;
+		outlined[n_outlined % OUTLINED_MAX].site = site;
+		n_outlined++;
+		tp_spin_unlock(&outlined_lock);
+	}
 	return site;
 }
 

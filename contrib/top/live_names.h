@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Names for the code addresses a process's live statistics keep (its spawn sites, its sampled
+ * spawn stacks): the shim keeps addresses and the modules they lie in, and the console names
+ * them here, in its own process, with the shim's own naming code (shim/source_lines.c and
+ * shim/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no debug
+ * information is ever read in the program's threads.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "live_view.h"
+
+/*
+ * Reads the module table of `f` (again: the process loads libraries as it runs) and makes the
+ * naming session over its modules; a file of another process than the last one starts afresh.
+ */
+void live_names_modules(const struct live_file *f);
+
+/*
+ * The name of return address `pc` in module `module` (TP_LIVE_NO_MODULE: whichever module of the
+ * table holds it): a spawn site's (`site`: its module by file name alone) or a stack frame's.
+ * Not escaped. Cached.
+ */
+void live_name(uint64_t pc, uint32_t module, bool site, char *out, size_t size);

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* Where code lies (code_map.h). */
+#define _GNU_SOURCE
+#include "code_map.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct tp_code_module modules[TP_CODE_MODULES_MAX];
+static uint32_t n_modules; /* published with release: entries below it are whole */
+static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
+
+/* Notes are 4-byte aligned on every ABI the shim runs on. */
+#define NOTE_ALIGN(n) (((n) + 3u) & ~3u)
+
+/* The build id in `info`'s loaded PT_NOTE segments, into `m`. */
+static void read_build_id(const struct dl_phdr_info *info, struct tp_code_module *m)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *note;
+			const char *desc = name + NOTE_ALIGN(note->n_namesz);
+			if (desc + note->n_descsz > end)
+				break;
+			if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && note->n_descsz <= TP_CODE_BUILD_ID_MAX) {
+				memcpy(m->build_id, desc, note->n_descsz);
+				m->build_id_size = note->n_descsz;
+				return;
+			}
+			p = desc + NOTE_ALIGN(note->n_descsz);
+		}
+	}
+}
+
+static bool known(uintptr_t bias, uintptr_t start)
+{
+	for (uint32_t i = 0; i < n_modules; i++)
+		if (modules[i].bias == bias && modules[i].start == start)
+			return true;
+	return false;
+}
+
+/* Adds each loaded module not known yet (under `adding`). */
+static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size, (void)unused;
+	uintptr_t start = UINTPTR_MAX, end = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t from = info->dlpi_addr + ph->p_vaddr;
+		if (from < start)
+			start = from;
+		if (from + ph->p_memsz > end)
+			end = from + ph->p_memsz;
+	}
+	if (end == 0 || known(info->dlpi_addr, start) || n_modules == TP_CODE_MODULES_MAX)
+		return 0;
+	struct tp_code_module *m = &modules[n_modules];
+	memset(m, 0, sizeof *m);
+	m->bias = info->dlpi_addr;
+	m->start = start;
+	m->end = end;
+	read_build_id(info, m);
+	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
+	if (name[0] == '\0') { /* the main program (or the vDSO, which has a name) */
+		int saved_errno = errno;
+		ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+		m->path[n > 0 ? n : 0] = '\0';
+		errno = saved_errno;
+	} else {
+		size_t n = strnlen(name, sizeof m->path - 1);
+		memcpy(m->path, name, n);
+		m->path[n] = '\0';
+	}
+	__atomic_store_n(&n_modules, n_modules + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint32_t lookup(uintptr_t address)
+{
+	uint32_t n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (address >= modules[i].start && address < modules[i].end)
+			return i + 1;
+	return 0;
+}
+
+uint32_t tp_code_module_of(uintptr_t address)
+{
+	uint32_t found = lookup(address);
+	if (__builtin_expect(found != 0, 1) || address == 0)
+		return found;
+	pthread_mutex_lock(&adding);
+	found = lookup(address);
+	if (found == 0) {
+		dl_iterate_phdr(add_module, NULL);
+		found = lookup(address);
+	}
+	pthread_mutex_unlock(&adding);
+	return found;
+}
+
+const struct tp_code_module *tp_code_module(uint32_t index)
+{
+	return index < __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE) ? &modules[index] : NULL;
+}
+
+uint32_t tp_code_modules(void)
+{
+	return __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where code lies: the process's modules (the program, its libraries) as the dynamic loader
+ * reports them, so that a code address can be kept as (module, address) and named later, by a
+ * process of its own that reads the module's file and debug information (the console, the
+ * converter): naming never runs in the program's threads. Nothing here reads a file or DWARF;
+ * a new module is looked for (dl_iterate_phdr) only when an address falls in none known.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TP_CODE_MODULES_MAX  256
+#define TP_CODE_PATH_MAX     1024
+#define TP_CODE_BUILD_ID_MAX 32
+
+struct tp_code_module {
+	uintptr_t bias;       /* the loader's dlpi_addr: file addresses + bias = addresses here */
+	uintptr_t start, end; /* its loaded segments span [start, end) */
+	uint32_t build_id_size;
+	uint8_t build_id[TP_CODE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID, as loaded */
+	char path[TP_CODE_PATH_MAX]; /* the file, the main program's from /proc/self/exe */
+};
+
+/*
+ * The module holding code address `address`: its index + 1 (tp_code_module(index)), or 0 when
+ * none does (JIT code, the vDSO without a file) or the table is full. Lock-free for a known
+ * module.
+ */
+uint32_t tp_code_module_of(uintptr_t address);
+
+/* Module `index` (0-based, below tp_code_modules()), which stays as it is once published. */
+const struct tp_code_module *tp_code_module(uint32_t index);
+uint32_t tp_code_modules(void);
