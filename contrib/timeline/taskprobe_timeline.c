@@ -144,10 +144,11 @@ static const double json_bytes[TP_RECORD_TYPES_END] = {
 	[TP_RECORD_THREAD_START] = 80,   [TP_RECORD_THREAD_STOP] = 80,
 	[TP_RECORD_WAIT_START] = 90,     [TP_RECORD_WAIT_END] = 150,
 };
+/* speedscope's: an event per slice end, at most (slices within a microsecond are left out) */
 static const double speedscope_bytes[TP_RECORD_TYPES_END] = {
-	[TP_RECORD_TASK_POLL_START] = 10, [TP_RECORD_TASK_POLL_END] = 10,
-	[TP_RECORD_WORKER_PARK] = 10,     [TP_RECORD_WORKER_UNPARK] = 10,
-	[TP_RECORD_WAIT_START] = 10,      [TP_RECORD_WAIT_END] = 10,
+	[TP_RECORD_TASK_POLL_START] = 34, [TP_RECORD_TASK_POLL_END] = 34,
+	[TP_RECORD_WORKER_PARK] = 34,     [TP_RECORD_WORKER_UNPARK] = 34,
+	[TP_RECORD_WAIT_START] = 34,      [TP_RECORD_WAIT_END] = 34,
 };
 
 /* The record types whose output the site filter keeps by its share of the spawns. */
@@ -169,7 +170,7 @@ static uint64_t estimate(const struct recording_census *c, enum timeline_format 
 
 /* Bytes per line of perf's text, each line an event, in each format. */
 #define JSON_BYTES_PER_LINE       130
-#define SPEEDSCOPE_BYTES_PER_LINE 8
+#define SPEEDSCOPE_BYTES_PER_LINE 34
 
 /* The output, counted (fopencookie): at most `limit` bytes reach `out`, later ones are counted. */
 struct counted {
@@ -404,7 +405,7 @@ static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint6
 		human(limit, b));
 	if (format == TIMELINE_TRACE_EVENTS)
 		fprintf(stderr,
-			"taskprobe-timeline: --format speedscope would write about %s (a profile "
+			"taskprobe-timeline: --format speedscope would write at most %s (a profile "
 			"of slices per thread: no task tracks, flows or counters)\n",
 			human(other, c));
 	return false;

@@ -25,12 +25,15 @@
  * last value at the end.
  *
  * speedscope's format (TIMELINE_SPEEDSCOPE): a shared table of frames (site texts, "parked",
- * wait kinds) and a "sampled" profile per thread, whose samples are the thread's stacks of open
- * slices in time order, each weighing the nanoseconds until the next change: "[3,1]," and
- * "1200," (a few bytes where a slice's "B" and "E" take two hundred). A profile's samples and
- * weights are two arrays, written after each other, while threads interleave: each thread's
- * text is kept in small buffers, spilled in blocks to an unlinked temporary file when they hold
- * more than SPILL_BUFFERED bytes in all, and copied out in order at the end.
+ * wait kinds) and an "evented" profile per thread, its slices opened and closed ("O", "C") at
+ * whole microseconds from the window's start: {"type":"O","frame":3,"at":1200}. A slice whose
+ * ends round to one microsecond is left out (speedscope would give it no width), and a slice
+ * closed and the same frame opened again in the same microsecond are one slice; each end rounded
+ * to the nearest microsecond, the sums per frame stay fair. (speedscope's "sampled" profiles
+ * would be smaller, but speedscope takes time quadratic in a thread's alternations to build
+ * them.) Threads interleave, and a profile's events must follow each other: each thread's text
+ * is kept in small buffers, spilled in blocks to an unlinked temporary file when they hold more
+ * than SPILL_BUFFERED bytes in all, and copied out in order at the end.
  *
  * The window (from, to) and the filters (sites, threads) decide what is written; what is kept
  * in memory (tasks, stacks, counters) follows every event. A slice open at the window's start
@@ -163,14 +166,17 @@ struct buffer {
 struct profile {
 	uint32_t tid;
 	char name[96];
-	uint64_t last_ns; /* its samples so far reach this time */
-	uint64_t samples;
-	struct buffer text[2]; /* samples, weights */
+	uint64_t events, last_at;
+	bool pending;      /* an event not written yet: it may cancel with the next */
+	char pending_type; /* 'O' or 'C' */
+	uint32_t pending_frame;
+	uint64_t pending_at;
+	struct buffer text[1]; /* its events */
 };
 
 struct block {
 	uint32_t profile;
-	uint8_t kind; /* 0: samples, 1: weights */
+	uint8_t kind; /* 0: events */
 	uint32_t len;
 	uint64_t offset, order;
 };
@@ -910,7 +916,7 @@ static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
 static void spill_all(struct timeline *t)
 {
 	for (uint32_t i = 0; i < t->n_profiles; i++)
-		for (int kind = 0; kind < 2; kind++)
+		for (int kind = 0; kind < 1; kind++)
 			spill(t, i, kind, true);
 	t->buffered = 0;
 }
@@ -1011,44 +1017,49 @@ static uint32_t slice_frame(struct timeline *t, const struct open_slice *slice)
 	return frame_of(t, task_name_text(t, slice->site, slice->name, buf));
 }
 
-/*
- * The samples of `thread` up to `ns`: its stack of kept slices, from its profile's last change
- * until `ns` (within the window). Called before its stack changes.
- */
-static void profile_advance(struct timeline *t, const struct thread *thread, uint64_t ns)
+/* Writes a profile's pending event. */
+static void profile_flush(struct timeline *t, uint32_t profile)
 {
-	if (thread->profile == 0 || !t->in_window)
+	struct profile *p = &t->profiles[profile];
+	if (!p->pending)
 		return;
-	struct profile *p = &t->profiles[thread->profile - 1];
-	if (ns > t->to)
-		ns = t->to;
-	if (ns <= p->last_ns)
-		return;
-	char text[MAX_OPEN * 12 + 4], *q = text;
-	if (p->samples > 0)
-		*q++ = ',';
-	*q++ = '[';
-	const struct open_slice *open = t->stacks[thread->stack];
-	bool first = true;
-	for (unsigned i = 0; i < thread->depth; i++) {
-		if (!open[i].kept)
-			continue;
-		if (!first)
-			*q++ = ',';
-		first = false;
-		q += sprintf(q, "%" PRIu32, open[i].frame);
-	}
-	*q++ = ']';
-	uint32_t profile = thread->profile - 1;
-	profile_put(t, profile, 0, text, (uint32_t)(q - text));
-	q = text;
-	if (p->samples > 0)
-		*q++ = ',';
-	q += sprintf(q, "%" PRIu64, ns - p->last_ns);
-	profile_put(t, profile, 1, text, (uint32_t)(q - text));
-	p->samples++;
-	p->last_ns = ns;
+	char text[64];
+	int len = snprintf(
+		text, sizeof text, "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+		p->events > 0 ? "," : "", p->pending_type, p->pending_frame, p->pending_at);
+	profile_put(t, profile, 0, text, (uint32_t)len);
+	p->events++;
+	p->pending = false;
 	t->counts.written++;
+}
+
+/*
+ * A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile (see the top of this
+ * file): a close right after the open of its frame in the same microsecond cancels it, and so
+ * does an open right after a close of its frame.
+ */
+static void profile_event(struct timeline *t, const struct thread *thread, char type,
+			  uint32_t frame, uint64_t ns)
+{
+	if (thread->profile == 0)
+		return;
+	uint32_t profile = thread->profile - 1;
+	struct profile *p = &t->profiles[profile];
+	ns = ns < t->from ? t->from : ns > t->to ? t->to : ns;
+	uint64_t at = (ns - t->from + 500) / 1000;
+	if (at < p->last_at)
+		at = p->last_at;
+	p->last_at = at;
+	if (p->pending && p->pending_frame == frame && p->pending_at == at &&
+	    p->pending_type != type) {
+		p->pending = false;
+		return;
+	}
+	profile_flush(t, profile);
+	p->pending = true;
+	p->pending_type = type;
+	p->pending_frame = frame;
+	p->pending_at = at;
 }
 
 static int block_order(const void *a, const void *b)
@@ -1081,18 +1092,21 @@ static void speedscope_finish(struct timeline *t)
 	if (t->n_profiles == 0 || t->counts.written == 0) {
 		/* speedscope refuses a file without a profile: one that says what was seen */
 		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-		      "\"exporter\":\"taskprobe-timeline\",\"profiles\":[{\"type\":\"sampled\","
+		      "\"exporter\":\"taskprobe-timeline\",\"profiles\":[{\"type\":\"evented\","
 		      "\"name\":\"",
 		      out);
 		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
-		fputs("\",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":1,\"samples\":[[0]"
-		      "],"
-		      "\"weights\":[1]}],\"shared\":{\"frames\":[{\"name\":\"",
+		fputs("\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":1,\"events\":["
+		      "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":0,\"at\":1}]"
+		      "}],"
+		      "\"shared\":{\"frames\":[{\"name\":\"",
 		      out);
 		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
 		fputs("\"}]}}\n", out);
 		return;
 	}
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		profile_flush(t, i);
 	spill_all(t);
 	char *buf = malloc(BLOCK_BYTES);
 	if (buf == NULL) {
@@ -1106,16 +1120,13 @@ static void speedscope_finish(struct timeline *t)
 	size_t b = 0;
 	for (uint32_t i = 0; i < t->n_profiles; i++) {
 		struct profile *p = &t->profiles[i];
-		fputs(i == 0 ? "\n{\"type\":\"sampled\",\"name\":\""
-			     : ",\n{\"type\":\"sampled\",\"name\":\"",
+		fputs(i == 0 ? "\n{\"type\":\"evented\",\"name\":\""
+			     : ",\n{\"type\":\"evented\",\"name\":\"",
 		      out);
 		put_escaped(out, p->name);
-		put_number(out, "\",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":",
-			   end - t->from, ",\"samples\":[");
-		for (; b < t->n_blocks && t->blocks[b].profile == i && t->blocks[b].kind == 0; b++)
-			copy_block(t, &t->blocks[b], buf);
-		fputs("],\"weights\":[", out);
-		for (; b < t->n_blocks && t->blocks[b].profile == i && t->blocks[b].kind == 1; b++)
+		put_number(out, "\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":",
+			   (end - t->from + 500) / 1000, ",\"events\":[");
+		for (; b < t->n_blocks && t->blocks[b].profile == i; b++)
 			copy_block(t, &t->blocks[b], buf);
 		fputs("]}", out);
 	}
@@ -1196,14 +1207,19 @@ static bool open_slice(struct timeline *t, struct thread *thread, const struct o
 	bool kept = thread->kept &&
 		    (slice->kind == 'P' ? slice->kept
 					: t->options.n_sites == 0 || in_kept_poll(t, thread));
-	profile_advance(t, thread, s->ns);
 	struct open_slice *open = &t->stacks[thread->stack][thread->depth++];
 	*open = *slice;
 	open->ns = s->ns;
 	open->written = false;
 	open->kept = kept;
-	if (kept && thread->profile != 0)
+	if (kept && thread->profile != 0) {
 		open->frame = slice_frame(t, open);
+		/* speedscope: its open written now (`written`), in the window */
+		if (t->in_window) {
+			profile_event(t, thread, 'O', open->frame, s->ns);
+			open->written = true;
+		}
+	}
 	if (slice->kind == 'W')
 		t->counts.waits++;
 	if (slice->kind == 'P' && thread->polls++ == 0)
@@ -1222,10 +1238,11 @@ static void close_slice(struct timeline *t, struct thread *thread, char kind,
 		return;
 	if (s->ns > open[thread->depth - 1].ns)
 		write_begins(t, thread);
-	profile_advance(t, thread, s->ns);
 	struct open_slice *slice = &open[--thread->depth];
 	if (slice->kind == 'P' && --thread->polls == 0)
 		counter_change(t, process_of(t, thread->process, thread->pid), BUSY, -1, s->ns);
+	if (thread->profile != 0 && slice->kept && slice->written)
+		profile_event(t, thread, 'C', slice->frame, s->ns);
 	if (!slice->kept || !json(t))
 		return;
 	if (slice->written) {
@@ -1557,9 +1574,15 @@ static void window_start(struct timeline *t, uint64_t ns)
 	t->in_window = true;
 	for (size_t i = 0; i < t->threads.size; i++) {
 		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
-		for (unsigned j = 0; thread->key != 0 && j < thread->depth; j++)
-			if (t->stacks[thread->stack][j].ns < ns)
-				t->stacks[thread->stack][j].ns = ns;
+		for (unsigned j = 0; thread->key != 0 && j < thread->depth; j++) {
+			struct open_slice *slice = &t->stacks[thread->stack][j];
+			if (slice->ns < ns)
+				slice->ns = ns;
+			if (thread->profile != 0 && slice->kept) {
+				profile_event(t, thread, 'O', slice->frame, ns);
+				slice->written = true;
+			}
+		}
 	}
 	for (size_t i = 0; json(t) && i < t->tasks.size; i++) {
 		struct task *e = (struct task *)slot_at(&t->tasks, i);
@@ -1578,7 +1601,11 @@ static void window_end(struct timeline *t, uint64_t ns)
 		if (thread->key == 0)
 			continue;
 		struct sample at = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = ns};
-		profile_advance(t, thread, ns);
+		for (unsigned j = thread->depth; thread->profile != 0 && j-- > 0;) {
+			struct open_slice *slice = &t->stacks[thread->stack][j];
+			if (slice->kept && slice->written)
+				profile_event(t, thread, 'C', slice->frame, ns);
+		}
 		if (json(t)) {
 			write_begins(t, thread);
 			for (unsigned j = thread->depth; j-- > 0;) {
@@ -1639,7 +1666,6 @@ static void add_profile(struct timeline *t, struct thread *thread, const struct 
 	}
 	struct profile *p = &t->profiles[t->n_profiles++];
 	p->tid = e->tid;
-	p->last_ns = t->from;
 	snprintf(p->name, sizeof p->name, "%s %" PRIu32 " (pid %" PRIu32 ")", e->comm, e->tid,
 		 e->pid);
 	thread->profile = t->n_profiles;
@@ -1766,16 +1792,6 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	}
 	if (!t->done)
 		counters_at(t, t->last_ns, false);
-	/* every profile reaches the end (threads that ended first: idle) */
-	uint64_t end = t->last_ns < t->to ? t->last_ns : t->to;
-	bool in_window = t->in_window;
-	t->in_window = true;
-	for (size_t i = 0; i < t->threads.size; i++) {
-		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
-		if (thread->key != 0)
-			profile_advance(t, thread, end);
-	}
-	t->in_window = in_window;
 	if (t->options.format == TIMELINE_SPEEDSCOPE) {
 		speedscope_finish(t);
 	} else {
@@ -1796,7 +1812,7 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	if (ok != NULL)
 		*ok = !t->failed;
 	for (uint32_t i = 0; i < t->n_profiles; i++)
-		for (int kind = 0; kind < 2; kind++)
+		for (int kind = 0; kind < 1; kind++)
 			free(t->profiles[i].text[kind].data);
 	for (size_t i = 0; i < t->options.n_sites; i++)
 		free(t->sites_wanted[i]);
