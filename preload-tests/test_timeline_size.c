@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskprobe-timeline's size and memory (issue 27 items 2, 3, 4, 6): speedscope's compact format
+ * at most 16 bytes an event on a real recording, opened by speedscope in Chromium with a profile
+ * per thread and frames named by site; the size said before writing and a limit that writes
+ * nothing; a window, sites and threads cut exactly, slices balanced; counter tracks of tasks
+ * alive, ready and workers busy; the converter's peak memory under its bound on large inputs.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define TIMELINE       TP_CONTRIB_DIR "/taskprobe-timeline"
+#define GENERATOR      TP_CONTRIB_DIR "/timeline_recording"
+#define OPEN_FILE      TP_SCRIPTS_DIR "/../preload-tests/speedscope/open_file.mjs"
+#define SPEEDSCOPE_DIR "/usr/lib/node_modules/speedscope/dist/release"
+/* The converter's stated bound on its memory (taskprobe-timeline(1)). */
+#define MEMORY_BOUND_KIB (256 * 1024)
+
+extern char **environ;
+
+static char *new_dir(void)
+{
+	char *dir = strdup("/tmp/taskprobe-timeline-size-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+
+static void remove_dir(char *dir)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
+
+/* Runs `program` (python3, reading the file at sys.argv[1]) and returns what it printed. */
+static char *python_on(const char *program, const char *file)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "python3 -c '%s' '%s'", program, file) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	char chunk[4096];
+	for (size_t n; (n = fread(chunk, 1, sizeof chunk, p)) > 0;)
+		fwrite(chunk, 1, n, out);
+	fclose(out);
+	cr_expect_eq(pclose(p), 0, "python failed on %s", file);
+	return text;
+}
+
+/* Runs the converter with `args` (NULL-terminated, after the program's name). */
+static void convert(const char *const args[], struct tp_run *run)
+{
+	const char *argv[24] = {TIMELINE};
+	size_t n = 1;
+	for (; args[n - 1] != NULL; n++)
+		argv[n] = args[n - 1];
+	argv[n] = NULL;
+	tp_run(TP_PLAIN, argv, NULL, run);
+}
+
+/* Records omp_fib N with two threads into DIR/rec.PID; returns the recording's path. */
+static char *record_fib(const char *dir, const char *n)
+{
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char setting[4200];
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){fib, n, NULL},
+	       (const char *[]){setting, "OMP_NUM_THREADS=2", NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/rec.%d", dir, (int)run.pid);
+	tp_run_free(&run);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "no recording %s", path);
+	return strdup(path);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The events the converter said it converted (--count: "taskprobe-timeline: N events"). */
+static unsigned long long events_said(const char *err)
+{
+	unsigned long long n = 0;
+	for (const char *line = err; line != NULL && *line != '\0';) {
+		unsigned long long v;
+		int end = 0;
+		if (sscanf(line, "taskprobe-timeline: %llu events%n", &v, &end) == 1 && end > 0 &&
+		    line[end] == '\n')
+			n = v;
+		line = strchr(line, '\n');
+		line = line != NULL ? line + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * The compact format (speedscope's own, evented profiles) takes at most 16 bytes an event of a
+ * real recording, where the JSON takes over a hundred; speedscope in Chromium opens it with one
+ * profile per thread of the timeline, its rows the file's frames, named by the site texts the
+ * JSON's slices have.
+ */
+Test(timeline, compact_format_is_small_and_speedscope_opens_it, .timeout = 180)
+{
+	tp_require_program("/usr/bin/chromium", "chromium");
+	const char *node = tp_require_program("/usr/bin/node", "nodejs");
+	tp_require_file(SPEEDSCOPE_DIR "/index.html",
+			"speedscope (npm install -g speedscope playwright-core)");
+	char *dir = new_dir(), *recording = record_fib(dir, "20");
+	char *compact = path_in(dir, "fib.speedscope.json"), *json = path_in(dir, "fib.json");
+	struct tp_run run;
+	convert((const char *[]){"--count", "-o", compact, recording, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	unsigned long long events = events_said(run.err);
+	tp_run_free(&run);
+	convert((const char *[]){"-o", json, recording, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	cr_assert_gt(events, 100000, "omp_fib 20 records over 100k events: %llu", events);
+	double compact_per_event = (double)size_of(compact) / (double)events;
+	double json_per_event = (double)size_of(json) / (double)events;
+	cr_expect_leq(compact_per_event, 16, "%.1f bytes an event (JSON: %.1f)", compact_per_event,
+		      json_per_event);
+	cr_expect_gt(json_per_event, 5 * compact_per_event, "%.1f against %.1f", json_per_event,
+		     compact_per_event);
+
+	/* the JSON's threads and slice names; the compact file's profiles and frames */
+	char *threads = python_on("import json,sys\n"
+				  "d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+				  "print(len([e for e in d if e[\"name\"]==\"thread_name\"]))\n"
+				  "print(\"\\n\".join(sorted({e[\"name\"] for e in d "
+				  "if e[\"ph\"]==\"B\"})))",
+				  json);
+	char *frames = python_on("import json,sys\n"
+				 "d=json.load(open(sys.argv[1]))\n"
+				 "print(len(d[\"profiles\"]))\n"
+				 "print(\"\\n\".join(sorted(f[\"name\"] for f in "
+				 "d[\"shared\"][\"frames\"])))",
+				 compact);
+	cr_expect_str_eq(frames, threads,
+			 "frames and profiles of the compact file:\n%s\nthe "
+			 "JSON's threads and slice names:\n%s",
+			 frames, threads);
+	cr_expect(strstr(frames, "fib (omp_fib.c:") != NULL, "%s", frames);
+
+	tp_run(TP_PLAIN, (const char *[]){node, OPEN_FILE, SPEEDSCOPE_DIR, compact, NULL}, NULL,
+	       &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	unsigned ms = 0, profiles = 0;
+	const char *at = strstr(run.out, "ms\t"), *p = strstr(run.out, "profiles\t");
+	cr_assert(at != NULL && p != NULL, "speedscope did not open it: %s", run.out);
+	sscanf(at, "ms\t%u", &ms);
+	sscanf(p, "profiles\t%u", &profiles);
+	cr_expect_eq(profiles, (unsigned)atoi(threads), "%s", run.out);
+	cr_expect_lt(ms, 20000, "speedscope took %u ms", ms);
+	cr_expect(strstr(run.out, "error\t") == NULL, "%s", run.out);
+	/* every row speedscope shows is a frame of the file, and the sites are among them */
+	char *save = NULL, *copy = strdup(run.out);
+	unsigned rows = 0;
+	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "row\t", 4) == 0) {
+			char *needle;
+			cr_assert(asprintf(&needle, "\n%s\n", line + 4) > 0);
+			cr_expect(strstr(frames, needle) != NULL, "row %s is no frame: %s",
+				  line + 4, frames);
+			free(needle);
+			rows++;
+		}
+	cr_expect(strstr(run.out, "row\tfib (omp_fib.c:") != NULL, "%s", run.out);
+	cr_expect_geq(rows, profiles, "%s", run.out);
+	printf("compact format: %.1f bytes an event (JSON %.1f), %llu events; speedscope opened "
+	       "it in %u ms\n",
+	       compact_per_event, json_per_event, events, ms);
+	free(copy);
+	tp_run_free(&run);
+	free(threads);
+	free(frames);
+	free(compact);
+	free(json);
+	free(recording);
+	remove_dir(dir);
+}
+
+/* Writes the generator's recording of `mode` `count` to `path`. */
+static void generate(const char *mode, const char *count, const char *path)
+{
+	tp_require_program(GENERATOR, "the build's contrib/timeline_recording");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "'%s' %s %s > '%s'", GENERATOR, mode, count, path) > 0);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+}
+
+/*
+ * The size is said before anything is written; over --max-size nothing is written (status 3),
+ * and the message says how big it would be and which options cut it down; --max-size 0 writes
+ * it. perf's text streamed on standard input stops at the limit, its output removed.
+ */
+Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
+{
+	char *dir = new_dir(), *recording = path_in(dir, "spawns.rec");
+	char *out = path_in(dir, "out.json");
+	generate("spawns", "20000", recording);
+	struct tp_run run;
+	convert((const char *[]){"-o", out, recording, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.err, "taskprobe-timeline: 20000 events: about ") != NULL &&
+			  strstr(run.err, " MB of JSON\n") != NULL,
+		  "%s", run.err);
+	off_t written = size_of(out);
+	cr_expect_gt(written, 1000000);
+	tp_run_free(&run);
+	unlink(out);
+
+	convert((const char *[]){"--max-size", "100k", "-o", out, recording, NULL}, &run);
+	cr_expect_eq(run.status, 3, "%s", run.err);
+	cr_expect(strstr(run.err, "that is over --max-size 102.4 kB: nothing written") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "--from TIME and --to TIME") != NULL &&
+			  strstr(run.err, "--site TEXT or --thread TID") != NULL &&
+			  strstr(run.err, "--max-size 0") != NULL &&
+			  strstr(run.err, "--format speedscope would write") != NULL,
+		  "%s", run.err);
+	cr_expect_eq(size_of(out), -1, "%s was made", out);
+	cr_expect_eq(run.out_len, 0);
+	tp_run_free(&run);
+
+	convert((const char *[]){"--max-size", "0", "-o", out, recording, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_eq(size_of(out), written);
+	tp_run_free(&run);
+	unlink(out);
+
+	/* perf's text on standard input: stopped at the limit, the file removed */
+	char *text = path_in(dir, "perf.txt"), *cmd;
+	FILE *f = fopen(text, "w");
+	cr_assert_not_null(f);
+	for (int i = 1; i <= 2000; i++)
+		fprintf(f,
+			"     app 10/11 1.%06d: sdt_taskprobe:task__poll__start: (7f00) arg1=%d\n"
+			"     app 10/11 1.%06d: sdt_taskprobe:task__poll__end: (7f00) arg1=%d "
+			"arg2=1\n",
+			2 * i, i, 2 * i + 1, i);
+	fclose(f);
+	cr_assert(asprintf(&cmd, "'%s' --max-size 10k -o '%s' < '%s' 2> '%s/err'", TIMELINE, out,
+			   text, dir) > 0);
+	int status = system(cmd);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %d", status);
+	char *err_path = path_in(dir, "err");
+	char *err = tp_read_file(err_path, NULL);
+	cr_expect(strstr(err, "over --max-size 10.2 kB: nothing written (the output removed)") !=
+			  NULL,
+		  "%s", err);
+	cr_expect_eq(size_of(out), -1, "%s was left", out);
+	free(err);
+	free(err_path);
+	free(cmd);
+	free(text);
+	free(out);
+	free(recording);
+	remove_dir(dir);
+}
+
+/*
+ * perf's text of two threads: "alpha" tasks on thread 11, polled from 100 to 600 us of each
+ * millisecond i (0 to 9), "beta" tasks on thread 12, polled from 300 to 800 us.
+ */
+static char *two_sites(const char *dir)
+{
+	char *path = path_in(dir, "two_sites.txt");
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+#define LINE(tid, us, what, args)                                                                  \
+	fprintf(f, "     app 10/%d 1.%06d: sdt_taskprobe:%s: (7f00) %s\n", tid, 1000 * i + (us),   \
+		what, args)
+	for (int i = 0; i < 10; i++) {
+		char a[160], b[160], pa[32], pb[32], ea[32], eb[32];
+		snprintf(a, sizeof a, "arg1=%d arg2=0 arg3=5 arg4=\"alpha (a.c:1)\" arg5=0 arg6=1",
+			 100 + i);
+		snprintf(b, sizeof b, "arg1=%d arg2=0 arg3=6 arg4=\"beta (b.c:2)\" arg5=0 arg6=1",
+			 200 + i);
+		snprintf(pa, sizeof pa, "arg1=%d", 100 + i);
+		snprintf(pb, sizeof pb, "arg1=%d", 200 + i);
+		snprintf(ea, sizeof ea, "arg1=%d arg2=1", 100 + i);
+		snprintf(eb, sizeof eb, "arg1=%d arg2=1", 200 + i);
+		LINE(11, 0, "task__spawn", a);
+		LINE(12, 50, "task__spawn", b);
+		LINE(11, 100, "task__poll__start", pa);
+		LINE(12, 300, "task__poll__start", pb);
+		LINE(11, 600, "task__poll__end", ea);
+		LINE(12, 800, "task__poll__end", eb);
+	}
+#undef LINE
+	fclose(f);
+	return path;
+}
+
+/* Per slice name its begins and ends, first begin and last end (us from the first event), the
+ * counts of task tracks and flows, and whether every thread's slices nest and balance. */
+static const char *const SLICES =
+	"import json,sys,collections\n"
+	"d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+	"c=collections.Counter((e[\"ph\"],e.get(\"name\")) for e in d if e[\"ph\"] in \"BE\")\n"
+	"for n in sorted({k[1] for k in c}):\n"
+	"  b=[e[\"ts\"] for e in d if e[\"ph\"]==\"B\" and e[\"name\"]==n]\n"
+	"  x=[e[\"ts\"] for e in d if e[\"ph\"]==\"E\" and e[\"name\"]==n]\n"
+	"  print(n, c[(\"B\",n)], c[(\"E\",n)], round(min(b)-1e6), round(max(x)-1e6))\n"
+	"p=collections.Counter(e[\"ph\"] for e in d)\n"
+	"print(\"tracks\", p[\"b\"], p[\"e\"], \"flows\", p[\"s\"], p[\"f\"])\n"
+	"ok=True\n"
+	"for t in {e[\"tid\"] for e in d}:\n"
+	"  s=[]\n"
+	"  for e in sorted([e for e in d if e[\"tid\"]==t and e[\"ph\"] in \"BE\"],"
+	" key=lambda e:(e[\"ts\"],e[\"ph\"]==\"B\")):\n"
+	"    if e[\"ph\"]==\"B\": s.append(e[\"name\"])\n"
+	"    elif not s or s.pop()!=e[\"name\"]: ok=False\n"
+	"  ok=ok and not s\n"
+	"print(\"balanced\" if ok else \"unbalanced\")\n"
+	"print(\"threads\", sorted(e[\"args\"][\"name\"] for e in d "
+	"if e.get(\"name\")==\"thread_name\"))\n";
+
+/* Converts `text` with `options` (NULL-terminated) to JSON and summarizes it (SLICES). */
+static char *cut(const char *dir, const char *text, const char *const options[])
+{
+	const char *args[16];
+	size_t n = 0;
+	char *out = path_in(dir, "cut.json");
+	for (; options[n] != NULL; n++)
+		args[n] = options[n];
+	args[n++] = "-o";
+	args[n++] = out;
+	args[n++] = text;
+	args[n] = NULL;
+	struct tp_run run;
+	convert(args, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *summary = python_on(SLICES, out);
+	unlink(out);
+	free(out);
+	return summary;
+}
+
+/*
+ * --from/--to cut the slices and task tracks to the window (slices cut by it clipped to it,
+ * flows whole or left out), --site keeps its tasks, --thread its thread: counted exactly, and
+ * every thread's slices balanced. In the compact format the window's slices weigh what they
+ * were cut to.
+ */
+Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
+{
+	char *dir = new_dir(), *text = two_sites(dir);
+	char *all = cut(dir, text, (const char *[]){NULL});
+	cr_expect_str_eq(all, "alpha (a.c:1) 10 10 100 9600\n"
+			      "beta (b.c:2) 10 10 300 9800\n"
+			      "tracks 20 20 flows 20 20\n"
+			      "balanced\n"
+			      "threads ['app 11', 'app 12']\n");
+	/* 2.2 ms to 5.7 ms: alpha 2 clipped at its start, beta 5 at its end; the tasks alive at
+	 * 2.2 ms get tracks from there, flows only of tasks spawned in the window */
+	char *window = cut(dir, text, (const char *[]){"--from", "2.2ms", "--to", "5700us", NULL});
+	cr_expect_str_eq(window, "alpha (a.c:1) 4 4 2200 5600\n"
+				 "beta (b.c:2) 4 4 2300 5700\n"
+				 "tracks 8 8 flows 6 6\n"
+				 "balanced\n"
+				 "threads ['app 11', 'app 12']\n");
+	char *site = cut(dir, text, (const char *[]){"--site", "alpha", NULL});
+	cr_expect_str_eq(site, "alpha (a.c:1) 10 10 100 9600\n"
+			       "tracks 10 10 flows 10 10\n"
+			       "balanced\n"
+			       "threads ['app 11', 'app 12']\n");
+	char *thread = cut(dir, text, (const char *[]){"--thread", "12", NULL});
+	cr_expect_str_eq(thread, "beta (b.c:2) 10 10 300 9800\n"
+				 "tracks 10 10 flows 10 10\n"
+				 "balanced\n"
+				 "threads ['app 12']\n");
+	char *both = cut(dir, text,
+			 (const char *[]){"--site", "beta", "--site", "alpha", "--thread", "11",
+					  "--from", "0.0042", "--to", "6ms", NULL});
+	/* (the window ends at 6 ms inclusive: a task spawned then has a track of no length) */
+	cr_expect_str_eq(both, "alpha (a.c:1) 2 2 4200 5600\n"
+			       "tracks 3 3 flows 1 1\n"
+			       "balanced\n"
+			       "threads ['app 11']\n");
+
+	/* the compact format: each frame's slices weigh 1.9 ms of the 3.5 ms window */
+	char *compact = path_in(dir, "cut.speedscope.json");
+	struct tp_run run;
+	convert((const char *[]){"--from", "2.2ms", "--to", "5.7ms", "-o", compact, text, NULL},
+		&run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *weights = python_on(
+		"import json,sys\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"f=[x[\"name\"] for x in d[\"shared\"][\"frames\"]]\n"
+		"for p in d[\"profiles\"]:\n"
+		"  w={}; o={}\n"
+		"  for e in p[\"events\"]:\n"
+		"    if e[\"type\"]==\"O\": o[e[\"frame\"]]=e[\"at\"]\n"
+		"    else: "
+		"w[f[e[\"frame\"]]]=w.get(f[e[\"frame\"]],0)+e[\"at\"]-o.pop(e[\"frame\"])\n"
+		"  print(p[\"name\"], p[\"endValue\"], w, len(o))\n",
+		compact);
+	cr_expect_str_eq(weights, "app 11 (pid 10) 3500 {'alpha (a.c:1)': 1900} 0\n"
+				  "app 12 (pid 10) 3500 {'beta (b.c:2)': 1900} 0\n");
+	free(weights);
+	free(compact);
+	free(all);
+	free(window);
+	free(site);
+	free(thread);
+	free(both);
+	free(text);
+	remove_dir(dir);
+}
+
+/*
+ * Counter tracks, per process: tasks alive never negative and at least two at a time in a
+ * recursive program, tasks ready seen, workers busy at most the threads the program ran; a
+ * counter's samples at least 100 us apart (the last one, at the end, aside).
+ */
+Test(timeline, counter_tracks_show_tasks_alive_ready_and_workers_busy, .timeout = 60)
+{
+	char *dir = new_dir(), *recording = record_fib(dir, "16");
+	char *json = path_in(dir, "fib.json");
+	struct tp_run run;
+	convert((const char *[]){"-o", json, recording, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *counters = python_on(
+		"import json,sys\n"
+		"d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+		"for n in [\"tasks alive\",\"tasks ready\",\"workers busy\"]:\n"
+		"  c=[e for e in d if e[\"ph\"]==\"C\" and e[\"name\"]==n]\n"
+		"  v=[e[\"args\"][\"value\"] for e in c]\n"
+		"  t=[e[\"ts\"] for e in c]\n"
+		"  gap=min([b-a for a,b in zip(t,t[1:-1])] or [100])\n"
+		"  print(n, len(c)>0, min(v), max(v), len({e[\"pid\"] for e in c}), gap>=99.999)\n",
+		json);
+	char alive[8], ready[8], busy[8];
+	long min_alive, max_alive, min_ready, max_ready, min_busy, max_busy;
+	int pa, pr, pb;
+	int got = sscanf(counters,
+			 "tasks alive %7s %ld %ld %d %*s\ntasks ready %7s %ld %ld %d %*s\nworkers "
+			 "busy %7s %ld %ld %d",
+			 alive, &min_alive, &max_alive, &pa, ready, &min_ready, &max_ready, &pr,
+			 busy, &min_busy, &max_busy, &pb);
+	cr_assert_eq(got, 12, "%s", counters);
+	cr_expect(strcmp(alive, "True") == 0 && strcmp(ready, "True") == 0 &&
+			  strcmp(busy, "True") == 0,
+		  "%s", counters);
+	cr_expect(min_alive >= 0 && max_alive >= 2, "%s", counters);
+	cr_expect(min_ready >= 0 && max_ready >= 1, "%s", counters);
+	cr_expect(min_busy >= 0 && max_busy >= 1 && max_busy <= 2, "OMP_NUM_THREADS=2: %s",
+		  counters);
+	cr_expect(pa == 1 && pr == 1 && pb == 1, "one track each, in the one process: %s",
+		  counters);
+	cr_expect(strstr(counters, "False") == NULL, "samples 100 us apart: %s", counters);
+	free(counters);
+	free(json);
+	free(recording);
+	remove_dir(dir);
+}
+
+/* Runs the converter on `input` into /dev/null; its peak RSS (KiB) and what it said. */
+static long converter_peak_kib(const char *input, const char *format, char **said)
+{
+	char err[] = "/tmp/taskprobe-timeline-size-err-XXXXXX";
+	int fd = mkstemp(err);
+	cr_assert_geq(fd, 0);
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, fd, 2);
+	posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+	char *argv[] = {TIMELINE, "--max-size", "0",  "--format",    (char *)format,
+			"-o",     "/dev/null",  "--", (char *)input, NULL};
+	pid_t pid;
+	cr_assert_eq(posix_spawn(&pid, TIMELINE, &actions, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&actions);
+	int status;
+	struct rusage usage;
+	cr_assert_eq(wait4(pid, &status, 0, &usage), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	close(fd);
+	*said = tp_read_file(err, NULL);
+	unlink(err);
+	return usage.ru_maxrss;
+}
+
+/*
+ * The converter's memory stays under its stated bound (256 MiB) on inputs that used to take
+ * gigabytes: 1.5 million spawns that never end (60 MB), and 300 thousand one-record chunks of
+ * as many threads; what was forgotten to stay within it is said.
+ */
+Test(timeline, memory_stays_under_its_bound_on_large_recordings, .timeout = 120)
+{
+	char *dir = new_dir(), *spawns = path_in(dir, "spawns.rec"),
+	     *threads = path_in(dir, "threads.rec");
+	generate("spawns", "1500000", spawns);
+	generate("threads", "300000", threads);
+	const char *formats[] = {"json", "speedscope"};
+	for (int i = 0; i < 2; i++) {
+		char *said;
+		long kib = converter_peak_kib(spawns, formats[i], &said);
+		cr_expect_lt(kib, MEMORY_BOUND_KIB, "%s, spawns: %ld KiB", formats[i], kib);
+		cr_expect(strstr(said, "tasks alive at once: the ") != NULL &&
+				  strstr(said, " oldest were forgotten") != NULL,
+			  "%s", said);
+		printf("converter peak RSS, %s, 1.5 M spawns that never end: %ld KiB\n", formats[i],
+		       kib);
+		free(said);
+		kib = converter_peak_kib(threads, formats[i], &said);
+		cr_expect_lt(kib, MEMORY_BOUND_KIB, "%s, threads: %ld KiB", formats[i], kib);
+		cr_expect(strstr(said, "300000 threads") != NULL, "%s", said);
+		printf("converter peak RSS, %s, 300 k one-record chunks of as many threads: %ld "
+		       "KiB\n",
+		       formats[i], kib);
+		free(said);
+	}
+	free(spawns);
+	free(threads);
+	remove_dir(dir);
+}
