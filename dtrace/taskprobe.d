@@ -29,6 +29,7 @@ provider taskprobe {
 	probe thread__stop(uint64_t tid);
 
 	/* Waits: futex via syscall(), condition variables, semaphores, epoll, poll. */
-	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task);
+	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			  uint64_t site_id, const char *site);
 	probe wait__end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
 };

@@ -16,7 +16,8 @@
  * for its own "now" from its own rdtsc. ns_per_tsc_2_32 is 0 until the process has timed the
  * counter (its first milliseconds), when its times are CLOCK_MONOTONIC's.
  *
- * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_STACKS stacks, then
+ * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_WAIT_SITES wait sites, then
+ * TP_LIVE_STACKS stacks, then
  * TP_LIVE_MODULES modules, then TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,
  * `rows_stride` bytes apart per slot), present once the slot's `rows_ready` is set: the file
  * is sparse and a slot's rows are given space only when a thread first takes it.
@@ -39,7 +40,8 @@
 #define TP_LIVE_MODULE_PATH  1024
 #define TP_LIVE_BUILD_ID     32
 #define TP_LIVE_NO_MODULE    UINT32_MAX /* an address in no module known (JIT code) */
-#define TP_LIVE_BUCKETS      40         /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+#define TP_LIVE_WAIT_SITES   128 /* call sites of waits: the last one counts every later one */
+#define TP_LIVE_BUCKETS      40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
 
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,
@@ -128,6 +130,25 @@ struct tp_live_site {
 };
 
 /*
+ * A call site of waits (interposed waits of every thread, a worker's or not): its figures are
+ * shared (atomic adds: a wait is a system call, so one more atomic add is noise). The entry for
+ * a site is found by its key from a hash of it; the last entry (TP_LIVE_WAIT_SITES - 1) counts
+ * the waits of sites that found no room.
+ */
+struct tp_live_wait_site {
+	uint32_t state;    /* enum tp_live_entry_state: READY once kind, module, address are set */
+	uint32_t site_key; /* the shim's key of the call site (0: free; set first) */
+	uint32_t kind;     /* the contract's wait kind of its first wait */
+	uint32_t module;   /* of `address`, or TP_LIVE_NO_MODULE */
+	uint64_t address;  /* the wait's call site (a return address); 0 for the overflow entry */
+	uint64_t waits;    /* ended */
+	uint64_t total_ns; /* their time */
+	uint64_t longest_ns;
+	uint64_t threads; /* bit tid % 64 set for every thread that waited here */
+	uint64_t waiting; /* started and not ended now */
+};
+
+/*
  * A spawn stack seen under a site (sampled: each thread's first spawns of a site, then 1 in N):
  * return addresses, innermost first, named by the reader with the modules' table.
  */
@@ -195,10 +216,12 @@ struct tp_live_site_stats {
 	uint64_t delay_histogram[TP_LIVE_BUCKETS];
 };
 
-#define TP_LIVE_PAGE          4096u
-#define TP_LIVE_ROUND_UP(n)   (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
-#define TP_LIVE_SITES_OFFSET  ((uint64_t)sizeof(struct tp_live_header))
-#define TP_LIVE_STACKS_OFFSET (TP_LIVE_SITES_OFFSET + TP_LIVE_SITES * sizeof(struct tp_live_site))
+#define TP_LIVE_PAGE         4096u
+#define TP_LIVE_ROUND_UP(n)  (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)
+#define TP_LIVE_SITES_OFFSET ((uint64_t)sizeof(struct tp_live_header))
+#define TP_LIVE_WAITS_OFFSET (TP_LIVE_SITES_OFFSET + TP_LIVE_SITES * sizeof(struct tp_live_site))
+#define TP_LIVE_STACKS_OFFSET                                                                      \
+	(TP_LIVE_WAITS_OFFSET + TP_LIVE_WAIT_SITES * sizeof(struct tp_live_wait_site))
 #define TP_LIVE_MODULES_OFFSET                                                                     \
 	(TP_LIVE_STACKS_OFFSET + TP_LIVE_STACKS * sizeof(struct tp_live_stack))
 #define TP_LIVE_THREADS_OFFSET                                                                     \
@@ -211,7 +234,7 @@ struct tp_live_site_stats {
 /*
  * The file's space: the stacks' whole pages (130 KiB) get it only when a first stack is sampled,
  * and a slot's rows when a thread first takes the slot; the rest (the header, the sites, the
- * modules, the slots, and the pages the stacks share with them) at start.
+ * wait sites, the modules, the slots, and the pages the stacks share with them) at start.
  */
 #define TP_LIVE_STACKS_SPACE_OFFSET TP_LIVE_ROUND_UP(TP_LIVE_STACKS_OFFSET)
 #define TP_LIVE_STACKS_SPACE_END    (TP_LIVE_MODULES_OFFSET / TP_LIVE_PAGE * TP_LIVE_PAGE)

@@ -65,7 +65,8 @@ void tp_events_parse(const char *text, struct tp_run *run)
 		unsigned long long fr[TP_FRAMES_READ];
 		sscanf(line, "E %*s %*u %*u %*d %*d %*d %*d %*d %*d%n", &rest);
 		const char *after = line + rest, *end = strchrnul(after, '\n');
-		if (strcmp(e.probe, "task__spawn") == 0 && *after == ' ')
+		if ((strcmp(e.probe, "task__spawn") == 0 || strcmp(e.probe, "wait__start") == 0) &&
+		    *after == ' ')
 			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1),
 				 after + 1);
 		if (strcmp(e.probe, "task__stack") == 0 &&

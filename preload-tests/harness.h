@@ -23,7 +23,7 @@ struct tp_event {
 	uint64_t nsecs;                  /* when (bpftrace's nsecs); events are sorted by it */
 	int64_t arg[6];                  /* the probe's arguments, 0 past its count */
 	uint64_t frames[TP_FRAMES_READ]; /* task-stack: the first frames of arg2 (up to arg3) */
-	char site[TP_SITE_READ];         /* task-spawn: the text of arg3 ("" when NULL) */
+	char site[TP_SITE_READ]; /* task-spawn's arg3, wait-start's arg5: the site ("" when NULL) */
 };
 
 struct tp_run {

@@ -161,7 +161,8 @@ static bool waited_in(const char *timeline, const char *pid)
 	snprintf(begin, sizeof begin, "{\"ph\":\"B\",\"pid\":%s,", pid);
 	for (const char *line = timeline; (line = strstr(line, begin)) != NULL; line++) {
 		const char *end = strchr(line, '\n');
-		const char *wait = strstr(line, "\"name\":\"wait semaphore\"");
+		/* a wait slice is named by its kind and call site */
+		const char *wait = strstr(line, "\"name\":\"semaphore at ");
 		if (wait != NULL && (end == NULL || wait < end))
 			return true;
 	}

@@ -53,25 +53,27 @@ static char *tracer_program(void)
 	}
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
 		/*
-		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's site
-		 * text and a task-stack's first frames end the same line: a second printf could be
-		 * separated from the first by another thread's event on the same CPU.
+		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's or
+		 * wait-start's site text and a task-stack's first frames end the same line: a second
+		 * printf could be separated from the first by another thread's event on the same CPU.
 		 */
-		bool spawn = strcmp(p->name, "task__spawn") == 0,
-		     stack = strcmp(p->name, "task__stack") == 0;
+		bool stack = strcmp(p->name, "task__stack") == 0;
+		int text_arg = strcmp(p->name, "task__spawn") == 0   ? 3
+			       : strcmp(p->name, "wait__start") == 0 ? 5
+								     : -1;
 		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu",
 			tp_shim(), p->name, p->name);
 		for (int i = 0; i < 6; i++)
 			fprintf(f, " %%lld");
 		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
 			fprintf(f, " %%llu");
-		fprintf(f, spawn ? " %%s\\n\", tid, nsecs" : "\\n\", tid, nsecs");
+		fprintf(f, text_arg >= 0 ? " %%s\\n\", tid, nsecs" : "\\n\", tid, nsecs");
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
 		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
 			fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
-		if (spawn)
-			fprintf(f, ", str(arg3)"); /* the site's text, as the process resolved it */
+		if (text_arg >= 0) /* the site's text, as the process resolved it */
+			fprintf(f, ", str(arg%d)", text_arg);
 		fprintf(f, ");\n}\n");
 	}
 	fclose(f);

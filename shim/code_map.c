@@ -122,3 +122,30 @@ uint32_t tp_code_modules(void)
 {
 	return __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
 }
+
+/* The file names (up to their first '.', or a prefix) of the libraries tp_code_in_system_library
+ * means. */
+static const char *const system_libraries[] = {
+	"libc.so",   "libpthread.so", "libstdc++.so", "libgcc_s.so", "ld-linux",
+	"libomp.so", "libiomp5.so",   "libgomp.so",   "libm.so",
+};
+
+/* By module index: 1 a system library, 2 not, 0 not looked at yet. */
+static uint8_t system_module[TP_CODE_MODULES_MAX];
+
+bool tp_code_in_system_library(uintptr_t address)
+{
+	uint32_t module = tp_code_module_of(address);
+	if (module == 0)
+		return false;
+	uint8_t known = __atomic_load_n(&system_module[module - 1], __ATOMIC_RELAXED);
+	if (known != 0)
+		return known == 1;
+	const char *path = modules[module - 1].path;
+	const char *name = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	bool system = false;
+	for (size_t i = 0; i < sizeof system_libraries / sizeof system_libraries[0] && !system; i++)
+		system = strncmp(name, system_libraries[i], strlen(system_libraries[i])) == 0;
+	__atomic_store_n(&system_module[module - 1], system ? 1 : 2, __ATOMIC_RELAXED);
+	return system;
+}

@@ -33,3 +33,10 @@ uint32_t tp_code_module_of(uintptr_t address);
 /* Module `index` (0-based, below tp_code_modules()), which stays as it is once published. */
 const struct tp_code_module *tp_code_module(uint32_t index);
 uint32_t tp_code_modules(void);
+
+/*
+ * Whether `address` lies in a library programs call through rather than write: the C and C++
+ * standard libraries, the dynamic loader, libgcc, OpenMP's runtimes. A wait such a library makes
+ * (pthread_join, std::condition_variable::wait) is named by the program's call into it.
+ */
+bool tp_code_in_system_library(uintptr_t address);

@@ -272,14 +272,19 @@ static inline void tp_fire_thread_stop(uint64_t tid)
 		      tp_live_thread_stop(tid));
 }
 
+/*
+ * site_id and site are the probe's (a tracer's: named, as a task's site); site_key the in-process
+ * consumers' (spawn_site.h: one per call address, named where it is read).
+ */
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
-				      uint64_t task)
+				      uint64_t task, uint64_t site_id, const char *site,
+				      uint32_t site_key)
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
-			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task));
-	TP_IN_PROCESS(
-		TP_RECORD(TP_RECORD_WAIT_START, kind, 3, object, (uint64_t)timeout_ns, task, 0),
-		tp_live_wait_start(kind, task));
+			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
+			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
+	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
+		      tp_live_wait_start(kind, task, site_key));
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)

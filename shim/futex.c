@@ -54,8 +54,8 @@ static bool futex_wait_of(long number, const long a[6], const void **object, int
 }
 
 /* Resolving on first use, and the futex waits while a wait probe is on. */
-__attribute__((noinline)) static long slow_syscall(long number, long a0, long a1, long a2, long a3,
-						   long a4, long a5)
+__attribute__((noinline)) static long slow_syscall(const void *caller, long number, long a0,
+						   long a1, long a2, long a3, long a4, long a5)
 {
 	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
 	if (fn == NULL) {
@@ -72,7 +72,7 @@ __attribute__((noinline)) static long slow_syscall(long number, long a0, long a1
 
 	struct tp_wait w;
 	long ret;
-	tp_wait_enter(&w, TP_WAIT_FUTEX, object, timeout);
+	tp_wait_enter(&w, TP_WAIT_FUTEX, object, timeout, caller);
 	TP_WAIT_CANCELLABLE(&w, ret = fn(number, a0, a1, a2, a3, a4, a5));
 	tp_wait_leave(&w, tp_wait_result_errno(ret));
 	return ret;
@@ -91,5 +91,5 @@ TP_EXPORT long syscall(long number, long a0, long a1, long a2, long a3, long a4,
 	__typeof__(real_syscall) fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1) && number != SYS_seccomp)
 		return fn(number, a0, a1, a2, a3, a4, a5);
-	return slow_syscall(number, a0, a1, a2, a3, a4, a5);
+	return slow_syscall(__builtin_return_address(0), number, a0, a1, a2, a3, a4, a5);
 }

@@ -77,6 +77,7 @@ static struct tp_live_header *header;
 static struct tp_live_site *sites;
 static struct tp_live_stack *stacks;
 static struct tp_live_module *modules;
+static struct tp_live_wait_site *wait_sites;
 static struct tp_live_thread *slots;
 static struct task_entry *tasks;
 static char live_path[PATH_MAX];
@@ -96,13 +97,16 @@ struct live_local {
 	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
 	uint64_t polled_task;
 	uint64_t poll_start;
-	uint32_t poll_row;  /* the polled task's row, NO_ROW if untracked */
-	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
-	bool busy;          /* inside an update: a signal handler's event is dropped */
-	bool sample_stack;  /* its spawn's stack is one the live statistics sample */
-	bool ended;         /* its thread-stop fired: it counts no more */
-	bool no_slot;       /* it found no slot (all taken, or no space): not counted */
-	uint32_t waits;     /* interposed waits it is in (a signal handler's nests), polling none */
+	uint32_t poll_row;   /* the polled task's row, NO_ROW if untracked */
+	uint32_t spawn_row;  /* the row of the task it spawned last (for its stack) */
+	bool busy;           /* inside an update: a signal handler's event is dropped */
+	bool sample_stack;   /* its spawn's stack is one the live statistics sample */
+	bool ended;          /* its thread-stop fired: it counts no more */
+	bool no_slot;        /* it found no slot (all taken, or no space): not counted */
+	uint32_t waits;      /* interposed waits it is in (a signal handler's nests inside) */
+	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
+	uint64_t wait_since; /* its outermost wait's start */
+	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
@@ -594,38 +598,107 @@ void tp_live_park(int parked)
 }
 
 /*
- * A worker's time parked is its time blocked in the kernel: inside an interposed wait while it
- * polls no task (a wait inside a poll is the task's, and blocks the worker: busy).
+ * The entry of wait call site `key` (kind `kind` if it is new): found from a hash of the key,
+ * claimed by setting its key; the last entry when the table has no room (its figures count every
+ * site without one). NULL for key 0.
  */
-void tp_live_wait_start(uint32_t kind, uint64_t task)
+static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
 {
+	if (key == 0)
+		return NULL;
+	const uint32_t slots = TP_LIVE_WAIT_SITES - 1; /* the last is the overflow's */
+	for (uint32_t n = 0, i = (key * 0x9E3779B9u) % slots; n < slots; n++, i = (i + 1) % slots) {
+		struct tp_live_wait_site *e = &wait_sites[i];
+		uint32_t seen = __atomic_load_n(&e->site_key, __ATOMIC_ACQUIRE);
+		if (seen == key)
+			return e;
+		if (seen != 0 || !__atomic_compare_exchange_n(&e->site_key, &seen, key, false,
+							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			if (seen == key) /* another thread claimed it for this key meanwhile */
+				return e;
+			continue;
+		}
+		uintptr_t address = tp_spawn_site_key_address(key);
+		e->kind = kind;
+		e->address = address;
+		e->module = module_entry(address);
+		__atomic_store_n(&e->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+		return e;
+	}
+	struct tp_live_wait_site *overflow = &wait_sites[slots];
+	if (__atomic_load_n(&overflow->state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY) {
+		overflow->module = TP_LIVE_NO_MODULE;
+		__atomic_store_n(&overflow->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+	}
+	return overflow;
+}
+
+/*
+ * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
+ * not (a program without tasks: its threads only wait). For a thread with a slot, its time
+ * parked is its time blocked in the kernel: inside an interposed wait while it polls no task (a
+ * wait inside a poll is the task's, and blocks the worker: busy).
+ */
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
+{
+	if (local.busy)
+		return; /* a signal handler's wait inside an update: not counted */
+	uint64_t now = now_ns();
+	bool outermost = local.waits++ == 0;
+	if (outermost) {
+		local.wait_since = now;
+		local.wait_site = wait_site(site, kind);
+		if (local.wait_site != NULL)
+			__atomic_add_fetch(&local.wait_site->waiting, 1, __ATOMIC_RELAXED);
+	}
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
-	uint64_t now = now_ns();
 	set64(&s->wait_since, now);
 	set64(&s->wait_task, task);
 	set32(&s->wait_kind, kind);
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_waits, 1);
-	if (local.polled_task == 0 && local.waits++ == 0) {
+	local.parked = outermost ? local.polled_task == 0 : local.parked;
+	if (outermost && local.parked) {
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_PARKED);
 	}
 	leave();
 }
 
+/* Adds a wait of `ns` nanoseconds, by thread `tid`, to `e`'s figures. */
+static void wait_site_add(struct tp_live_wait_site *e, uint64_t ns, uint32_t tid)
+{
+	__atomic_add_fetch(&e->waits, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&e->total_ns, ns, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&e->waiting, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&e->threads, 1ull << (tid % 64), __ATOMIC_RELAXED);
+	uint64_t longest = __atomic_load_n(&e->longest_ns, __ATOMIC_RELAXED);
+	while (ns > longest && !__atomic_compare_exchange_n(&e->longest_ns, &longest, ns, true,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void tp_live_wait_end(uint64_t task)
 {
+	if (local.busy || local.waits == 0)
+		return;
+	uint64_t now = now_ns();
+	bool outermost = --local.waits == 0;
+	if (outermost && local.wait_site != NULL) {
+		wait_site_add(local.wait_site, now - local.wait_since,
+			      (uint32_t)tp_thread_tid(tp_thread_self()));
+		local.wait_site = NULL;
+	}
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
-	uint64_t now = now_ns();
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_ns, now - s->wait_since);
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
-	if (local.waits > 0 && --local.waits == 0 && s->state == TP_LIVE_PARKED) {
+	if (outermost && local.parked && s->state == TP_LIVE_PARKED) {
 		add(&s->parked_ns, now - s->state_since);
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
@@ -915,6 +988,7 @@ static bool open_live(void)
 	sites = (struct tp_live_site *)(map + TP_LIVE_SITES_OFFSET);
 	stacks = (struct tp_live_stack *)(map + TP_LIVE_STACKS_OFFSET);
 	modules = (struct tp_live_module *)(map + TP_LIVE_MODULES_OFFSET);
+	wait_sites = (struct tp_live_wait_site *)(map + TP_LIVE_WAITS_OFFSET);
 	slots = (struct tp_live_thread *)(map + TP_LIVE_THREADS_OFFSET);
 	header->version = TP_LIVE_VERSION;
 	header->header_size = sizeof *header;

@@ -28,5 +28,5 @@ void tp_live_task_terminate(uint64_t task);
 void tp_live_worker(int started);
 void tp_live_park(int parked);
 void tp_live_thread_stop(uint64_t tid);
-void tp_live_wait_start(uint32_t kind, uint64_t task);
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
 void tp_live_wait_end(uint64_t task);

@@ -541,6 +541,14 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 	tp_record(TP_RECORD_TASK_SPAWN, executor, 4, task, parent, site, stack_id);
 }
 
+void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			  uint32_t site)
+{
+	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX)
+		record_site(tp_thread_self(), site);
+	tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
+}
+
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	struct tp_thread *self = tp_thread_self();

@@ -29,6 +29,9 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 	       uint64_t a2, uint64_t a3);
 
 /* task-spawn, preceded by its site's text the first time the site is recorded. */
+/* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
+void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			  uint32_t site);
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t executor);
 

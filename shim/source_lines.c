@@ -303,6 +303,8 @@ static bool may_hold_code(int tag)
 	}
 }
 
+#define WALK_DEPTH_MAX 64
+
 /*
  * The function at a code address, found by walking the unit's DIEs. libdw's dwarf_getscopes
  * descends only into DIEs whose ranges hold the address, and GCC nests an outlined OpenMP region
@@ -317,9 +319,10 @@ struct function_search {
 	bool made;               /* whether the compiler made it */
 	const char *around;      /* the nearest function around it that the compiler did not make */
 	const char *user_around; /* while walking: the same for the DIE being visited */
+	/* the functions holding pc, outermost first: a function and what is inlined in it */
+	Dwarf_Die holding[WALK_DEPTH_MAX + 2];
+	int n_holding;
 };
-
-#define WALK_DEPTH_MAX 64
 
 static void find_function(Dwarf_Die *parent, int depth, struct function_search *s)
 {
@@ -340,6 +343,8 @@ static void find_function(Dwarf_Die *parent, int depth, struct function_search *
 				s->name = name;
 				s->made = made;
 				s->around = around;
+				if (s->n_holding < WALK_DEPTH_MAX + 2)
+					s->holding[s->n_holding++] = child;
 			}
 			if (!made)
 				s->user_around = name;
@@ -440,6 +445,41 @@ static Dwarf_Line *nearest_line(Dwarf_Die *unit, Dwarf_Die *function, Dwarf_Line
 	return NULL;
 }
 
+/* Whether `file` is a header of the system's or the compiler's (the C++ library's templates). */
+static bool system_header(const char *file)
+{
+	return file != NULL &&
+	       (strncmp(file, "/usr/include/", 13) == 0 ||
+		strncmp(file, "/usr/lib/gcc/", 13) == 0 ||
+		strncmp(file, "/usr/lib/llvm", 13) == 0 || strstr(file, "/include/c++/") != NULL);
+}
+
+/*
+ * Code a system header inlined into the program (std::condition_variable::wait's template): the
+ * program's function it was inlined into, and the line of that function's call, in *function
+ * and *line; false when the innermost function is not such code.
+ */
+static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *s,
+				       const char **function, int *line)
+{
+	int i = s->n_holding - 1;
+	while (i > 0 && dw.tag(&s->holding[i]) == DW_TAG_inlined_subroutine &&
+	       system_header(declared_in(unit, &s->holding[i])))
+		i--;
+	if (i == s->n_holding - 1)
+		return false;
+	Dwarf_Attribute attr;
+	Dwarf_Word call_line = 0;
+	const char *name = name_of(&s->holding[i]);
+	if (name == NULL || compiler_made(&s->holding[i], name) ||
+	    dw.attr_integrate(&s->holding[i + 1], DW_AT_call_line, &attr) == NULL ||
+	    dw.formudata(&attr, &call_line) != 0 || call_line == 0)
+		return false;
+	*function = name;
+	*line = (int)call_line;
+	return true;
+}
+
 bool tp_source_line(uintptr_t address, char *out, size_t size)
 {
 	Dwfl *dwfl = get_session();
@@ -464,6 +504,16 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	const char *file = dw.linesrc(line, NULL, NULL);
 	if (file == NULL || lineno <= 0)
 		return false;
+	const char *caller = NULL;
+	if (system_header(file) && inlined_from_system_header(unit, &s, &caller, &lineno)) {
+		/* the program's line that called into the header, in its function's file */
+		const char *declared = declared_in(unit, &s.holding[0]);
+		file = declared != NULL ? declared : file;
+		const char *caller_file = strrchr(file, '/');
+		snprintf(out, size, "%s (%s:%s%d)", caller,
+			 caller_file != NULL ? caller_file + 1 : file, guessed ? "~" : "", lineno);
+		return true;
+	}
 	/*
 	 * The function the person wrote, never one the compiler made: GCC nests its outlined
 	 * regions in their function's DIE; clang's stand alone (function_before).

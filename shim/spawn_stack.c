@@ -195,6 +195,19 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	return buffer + first;
 }
 
+uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc))
+{
+	unwind_fn backtrace = tp_settings()->stacks ? load_libunwind() : NULL;
+	void *frames[TP_CALLER_FRAMES_MAX];
+	int n = backtrace != NULL ? backtrace(frames, TP_CALLER_FRAMES_MAX) : 0;
+	for (int i = 0; i < n; i++) {
+		uintptr_t pc = (uintptr_t)frames[i];
+		if (!is_skipped(pc) && !inside(pc))
+			return pc;
+	}
+	return 0;
+}
+
 /* libunwind's cursor API, for tp_spawn_stack_executor_entry: loaded once, like unw_backtrace. */
 static struct {
 	int (*getcontext)(unw_context_t *);

@@ -55,3 +55,14 @@ bool tp_spawn_stack_in_executor(uintptr_t address);
  * takes stacks). Nothing when TASKPROBE_STACKS is 0.
  */
 void tp_spawn_stack_prepare(void);
+
+/* The most frames tp_spawn_stack_first_outside looks through. */
+#define TP_CALLER_FRAMES_MAX 24
+
+/*
+ * The return address of the first frame of the calling thread's stack, outside the shim, for
+ * which `inside` is false (the first frame of the program's, above the libraries a call went
+ * through); 0 when none of the first TP_CALLER_FRAMES_MAX is, or stacks are off. Unwinds: for
+ * traced paths only.
+ */
+uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc));

@@ -7,10 +7,30 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "code_map.h"
+#include "spawn_site.h"
+#include "spawn_stack.h"
 #include "thread_state.h"
 
+/*
+ * A wait's call site: the interposed call's return address, or, when that lies in a system
+ * library (the wait is pthread_join's, std::condition_variable's, OpenMP's own), the first frame
+ * of the program's above it, found by unwinding (only while someone listens to waits); the
+ * library's call when the program has no frame there (a runtime's own thread).
+ */
+static uint32_t call_site_key(const void *caller)
+{
+	uintptr_t site = (uintptr_t)caller;
+	if (tp_code_in_system_library(site)) {
+		uintptr_t program = tp_spawn_stack_first_outside(tp_code_in_system_library);
+		if (program != 0)
+			site = program;
+	}
+	return tp_spawn_site_key((const void *)site);
+}
+
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
-		   int64_t timeout_ns)
+		   int64_t timeout_ns, const void *caller)
 {
 	struct tp_thread *self = tp_thread_self();
 	w->silent = !tp_thread_live(self);
@@ -29,7 +49,12 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
 	    tp_thread_recognize_worker(self) && park_probes)
 		tp_thread_park(self, w);
-	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task);
+	int saved_errno = errno; /* unwinding and naming may set it */
+	w->site_key = tp_listeners_wait_start() ? call_site_key(caller) : 0;
+	uint32_t site = tp_tracers_wait_start() ? tp_spawn_site_of_key(w->site_key) : 0;
+	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
+			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
+	errno = saved_errno;
 }
 
 void tp_wait_leave(struct tp_wait *w, int64_t result)

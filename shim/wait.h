@@ -18,7 +18,8 @@ struct tp_wait {
 	uint64_t task;
 	uintptr_t object;
 	uint32_t kind;
-	bool silent; /* the thread was stopped by the process's exit: nothing fires */
+	uint32_t site_key; /* its call site's key (spawn_site.h), 0 when nobody asked */
+	bool silent;       /* the thread was stopped by the process's exit: nothing fires */
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
@@ -27,9 +28,13 @@ static inline bool tp_wait_probes_enabled(void)
 	return tp_listeners_parks_and_waits() != 0;
 }
 
-/* Fires park (for an idle worker) and wait-start. Keeps errno. */
+/*
+ * Fires park (for an idle worker) and wait-start, the wait's call site being the interposed
+ * call's return address `caller` (or, for a wait a system library makes, the program's call into
+ * that library). Keeps errno.
+ */
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
-		   int64_t timeout_ns);
+		   int64_t timeout_ns, const void *caller);
 
 /* Fires wait-end with `result` (the return value, or -errno) and the matching unpark. */
 void tp_wait_leave(struct tp_wait *w, int64_t result);
@@ -64,10 +69,12 @@ void tp_wait_escaping(const void *frame);
  *   kind, object, timeout     the wait-start arguments; timeout is evaluated only when traced
  *   result                    turns the return value into the contract's result
  */
+#define TP_UNPARENTHESIZED(...) __VA_ARGS__
 #define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,       \
 			  result)                                                                  \
 	static type(*real_##name) params;                                                          \
-	__attribute__((noinline)) static type slow_##name params                                   \
+	__attribute__((noinline)) static type slow_##name(const void *caller_,                     \
+							  TP_UNPARENTHESIZED params)               \
 	{                                                                                          \
 		type(*fn) params = TP_REAL(real_##name, #name, version);                           \
 		if (fn == NULL)                                                                    \
@@ -76,7 +83,7 @@ void tp_wait_escaping(const void *frame);
 			return fn args;                                                            \
 		struct tp_wait wait_;                                                              \
 		type ret_;                                                                         \
-		tp_wait_enter(&wait_, kind, object, timeout);                                      \
+		tp_wait_enter(&wait_, kind, object, timeout, caller_);                             \
 		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                       \
 		tp_wait_leave(&wait_, result(ret_));                                               \
 		return ret_;                                                                       \
@@ -87,7 +94,7 @@ void tp_wait_escaping(const void *frame);
 		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                \
 		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))                  \
 			return fn args;                                                            \
-		return slow_##name args;                                                           \
+		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
 	}
 
 /* `missing` statements of TP_WAIT_BODY: a call that sets errno, one that returns it. */

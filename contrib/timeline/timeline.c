@@ -996,14 +996,25 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 	return f->n - 1;
 }
 
+/* A wait slice's name: "KIND at SITE" (the site's escaped text), or "wait KIND" with no site. */
+static void wait_name(const struct timeline *t, const struct open_slice *slice, char *out,
+		      size_t size)
+{
+	if (slice->name != 0)
+		snprintf(out, size, "%s at %s", wait_kind(slice->wait_kind),
+			 t->sites.pool + slice->name);
+	else
+		snprintf(out, size, "wait %s", wait_kind(slice->wait_kind));
+}
+
 /* A slice's frame (speedscope only). */
 static uint32_t slice_frame(struct timeline *t, const struct open_slice *slice)
 {
-	char buf[40];
+	char buf[2048];
 	if (slice->kind == 'K')
 		return frame_of(t, "parked");
 	if (slice->kind == 'W') {
-		snprintf(buf, sizeof buf, "wait %s", wait_kind(slice->wait_kind));
+		wait_name(t, slice, buf, sizeof buf);
 		return frame_of(t, buf);
 	}
 	if (slice->site != 0 && slice->name != 0) {
@@ -1158,14 +1169,17 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 		}
 		put(out, "}");
 		break;
-	case 'W':
-		fprintf(out, ",\"name\":\"wait %s\"", wait_kind(slice->wait_kind));
+	case 'W': {
+		char name[2048];
+		wait_name(t, slice, name, sizeof name);
+		fprintf(out, ",\"name\":\"%s\"", name);
 		if (args)
 			fprintf(out,
 				",\"args\":{\"object\":\"0x%" PRIx64 "\",\"task\":%" PRIu64 "}",
 				slice->id, slice->task);
 		fputc('}', out);
 		break;
+	}
 	default:
 		fputs(",\"name\":\"parked\"}", out);
 	}
@@ -1472,10 +1486,15 @@ static void convert(struct timeline *t, const struct sample *s, struct thread *t
 	} else if (s->type == TP_RECORD_WORKER_UNPARK) {
 		close_slice(t, thread, 'K', s);
 	} else if (s->type == TP_RECORD_WAIT_START) {
+		/* its call site (a recording's, where its record has one): named as a task's site is */
+		uint64_t site = (uint64_t)s->arg[4];
+		uint64_t scope = s->site_scope != 0 ? s->site_scope : s->pid;
 		struct open_slice wait = {
 			.kind = 'W',
 			.wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
 			.id = (uint64_t)s->arg[1],
+			.site = site,
+			.name = site != 0 ? site_name(&t->sites, scope, site, NULL, 0) : 0,
 			.task = (uint64_t)s->arg[3]};
 		open_slice(t, thread, &wait, s);
 	} else if (s->type == TP_RECORD_WAIT_END) {

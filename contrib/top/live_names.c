@@ -49,26 +49,31 @@ void live_names_modules(const struct live_file *f)
 	if (another) {
 		process = id;
 		n_modules = 0;
+		memset(modules, 0, sizeof modules);
+		memset(usable, 0, sizeof usable);
 		forget_names();
 	}
 	static struct tp_live_module read_now[TP_LIVE_MODULES];
 	ssize_t got = pread(f->fd, read_now, sizeof read_now, (off_t)TP_LIVE_MODULES_OFFSET);
 	unsigned whole = got > 0 ? (unsigned)((size_t)got / sizeof read_now[0]) : 0;
-	unsigned n = 0;
-	while (n < whole && read_now[n].state == TP_LIVE_ENTRY_READY)
-		n++;
-	if (!another && n <= n_modules)
-		return;
-	for (unsigned i = n_modules; i < n; i++) {
+	/* entries are published as sites and frames need them: some may be empty between */
+	bool changed = another;
+	for (unsigned i = 0; i < whole; i++) {
+		if (read_now[i].state != TP_LIVE_ENTRY_READY ||
+		    modules[i].state == TP_LIVE_ENTRY_READY)
+			continue;
 		modules[i] = read_now[i];
 		modules[i].path[sizeof modules[i].path - 1] = '\0';
 		usable[i] = readable_module(&modules[i]);
+		changed = true;
 	}
-	n_modules = n;
+	if (!changed)
+		return;
+	n_modules = whole;
 	struct tp_source_module session[TP_LIVE_MODULES];
 	size_t k = 0;
 	for (unsigned i = 0; i < n_modules; i++)
-		if (usable[i])
+		if (usable[i] && modules[i].state == TP_LIVE_ENTRY_READY)
 			session[k++] = (struct tp_source_module){modules[i].path, modules[i].bias};
 	tp_source_lines_use_modules(session, k);
 	forget_names(); /* an address named before may lie in a module known now */
@@ -78,7 +83,8 @@ void live_names_modules(const struct live_file *f)
 static const struct tp_live_module *module_holding(uint64_t pc)
 {
 	for (unsigned i = 0; i < n_modules; i++)
-		if (pc >= modules[i].start && pc < modules[i].end)
+		if (modules[i].state == TP_LIVE_ENTRY_READY && pc >= modules[i].start &&
+		    pc < modules[i].end)
 			return usable[i] ? &modules[i] : NULL;
 	return NULL;
 }

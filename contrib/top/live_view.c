@@ -860,6 +860,24 @@ static void read_snapshot(void *arg)
 		memcpy(k->pcs, stacks[i].pcs, k->depth * sizeof k->pcs[0]);
 	}
 
+	/* the waits' call sites: read, not through the map (their figures are atomics anyway) */
+	static struct tp_live_wait_site wait_sites[TP_LIVE_WAIT_SITES];
+	got = pread(f->fd, wait_sites, sizeof wait_sites, (off_t)TP_LIVE_WAITS_OFFSET);
+	whole = got > 0 ? (size_t)got / sizeof wait_sites[0] : 0;
+	for (unsigned i = 0; i < whole; i++) {
+		if (wait_sites[i].state != TP_LIVE_ENTRY_READY || wait_sites[i].waits == 0)
+			continue;
+		struct wait_view *w = &out->waits[out->n_waits++];
+		w->address = wait_sites[i].address;
+		w->module = wait_sites[i].module;
+		w->kind = wait_sites[i].kind;
+		w->waits = wait_sites[i].waits;
+		w->total_ns = wait_sites[i].total_ns;
+		w->longest_ns = wait_sites[i].longest_ns;
+		w->waiting = wait_sites[i].waiting;
+		w->threads = (unsigned)__builtin_popcountll(wait_sites[i].threads);
+	}
+
 	/* threads: every slot in use; after the exit, the ended ones too */
 	const struct live_snapshot *previous = r->previous;
 	uint64_t since_previous = previous != NULL && out->now_ns > previous->now_ns
@@ -940,6 +958,16 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		live_name(v->address, v->module, true, name, sizeof name);
 		live_escape(v->text, sizeof v->text, name, strlen(name), false);
 	}
+	for (unsigned i = 0; i < out->n_waits; i++) {
+		struct wait_view *w = &out->waits[i];
+		if (w->address == 0) {
+			snprintf(w->text, sizeof w->text, "(sites beyond the first %d)",
+				 TP_LIVE_WAIT_SITES - 1);
+			continue;
+		}
+		live_name(w->address, w->module, true, name, sizeof name);
+		live_escape(w->text, sizeof w->text, name, strlen(name), false);
+	}
 	for (unsigned i = 0; i < out->n_stacks; i++) {
 		struct stack_view *k = &out->stacks[i];
 		char frames[LIVE_STACK_TEXT_SHOWN];
@@ -955,6 +983,13 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		}
 		live_escape(k->text, sizeof k->text, frames, used, true);
 	}
+}
+
+/* The wait sites by total time waited, most first. */
+static int by_time_waited(const void *a, const void *b)
+{
+	const struct wait_view *x = a, *y = b;
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
 }
 
 /* Adds the figures of site `from` to site `to`'s (two call addresses of one construct). */
@@ -1029,6 +1064,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	const struct tp_live_header *h = &out->header;
 	name_addresses(f, out);
 	merge_sites_of_one_name(out);
+	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
 		struct site_view *v = &out->sites[i];

@@ -150,6 +150,15 @@ struct stack_view {
 	char text[LIVE_STACK_TEXT_SHOWN];   /* escaped, its frames a line each */
 };
 
+/* A call site of waits (any thread's), its figures so far. */
+struct wait_view {
+	uint64_t address; /* the call site, named into text; 0: the sites beyond the table */
+	uint32_t module, kind;
+	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
+	uint64_t waits, total_ns, longest_ns, waiting;
+	unsigned threads; /* threads that waited there (a bit per tid % 64: a lower bound) */
+};
+
 struct live_snapshot {
 	/* the header checked at open; its counts, `exited`, `exited_ns` and `notes` as now */
 	struct tp_live_header header;
@@ -163,6 +172,8 @@ struct live_snapshot {
 	uint64_t alive, spawned, done;
 	struct stack_view stacks[TP_LIVE_STACKS]; /* the ready ones, in the file's order */
 	unsigned n_stacks;
+	struct wait_view waits[TP_LIVE_WAIT_SITES]; /* by total time waited, most first */
+	unsigned n_waits;
 };
 
 /*

@@ -518,6 +518,55 @@ static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 				(unsigned long long)losses[i].count, losses[i].what);
 }
 
+/* The waits table: per call site of the program's waits (any thread's), most time first. */
+static const char WAITS_TITLE[] = "WAITS BY CALL SITE (every thread's; most time waited first)";
+
+static void wait_columns_line(char *out, size_t size, const char *site, int site_width,
+			      const char *kind, const char *waits, const char *total,
+			      const char *longest, const char *threads, const char *now)
+{
+	int n = snprintf(out, size, "%-*s", site_width, site);
+	if (n >= 0 && (size_t)n < size)
+		snprintf(out + n, size - (size_t)n, "  %-9s %8s %8s %8s %7s %5s", kind, waits, total,
+			 longest, threads, now);
+}
+
+static void wait_header(char *out, size_t size, int site_width)
+{
+	wait_columns_line(out, size, "SITE", site_width, "KIND", "WAITS", "TOTAL", "LONGEST",
+			  "THREADS", "NOW");
+}
+
+static void wait_line(char *out, size_t size, const struct wait_view *w, int site_width)
+{
+	char text[sizeof w->text], waits[16], total[16], longest[16], threads[16], now[16];
+	site_text(text, sizeof text, w->text, site_width);
+	count_text(waits, sizeof waits, w->waits);
+	live_format_ns(total, sizeof total, w->total_ns);
+	live_format_ns(longest, sizeof longest, w->longest_ns);
+	snprintf(threads, sizeof threads, "%u", w->threads);
+	count_text(now, sizeof now, w->waiting);
+	wait_columns_line(out, size, text, site_width, live_wait_kind_name(w->kind), waits, total,
+			  longest, threads, now);
+}
+
+/* The widest wait site's text, at least the header's. */
+static int widest_wait_site(const struct live_snapshot *s)
+{
+	int w = (int)strlen("SITE");
+	for (unsigned i = 0; i < s->n_waits; i++)
+		if ((int)strlen(s->waits[i].text) > w)
+			w = (int)strlen(s->waits[i].text);
+	return w;
+}
+
+/* What the console says when it has nothing to show: why, and what to set. */
+static const char NOTHING_YET[] =
+	"(no task spawned, and no thread waited in an interposed wait yet: tasks come from an "
+	"executor taskprobe adapts (OpenMP); TASKPROBE_WORKERS=GLOB makes named threads workers; "
+	"mutexes, joins and sleeps are not waits here)";
+static const char NO_TASK[] = "(no task spawned: the program's waits follow, by call site)";
+
 static int widest_site(const struct live_snapshot *s)
 {
 	int w = (int)strlen("SITE");
@@ -540,7 +589,20 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		site_line(line, sizeof line, &s->sites[i], width, ALL_COLUMNS);
 		printf("%s\n", line);
 	}
+	if (s->n_sites == 0)
+		printf("%s\n", s->n_waits == 0 ? NOTHING_YET : NO_TASK);
 	printf("\n");
+	if (s->n_waits > 0) {
+		int wait_width = widest_wait_site(s);
+		printf("%s\n", WAITS_TITLE);
+		wait_header(line, sizeof line, wait_width);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_waits; i++) {
+			wait_line(line, sizeof line, &s->waits[i], wait_width);
+			printf("%s\n", line);
+		}
+		printf("\n");
+	}
 	worker_header(line, sizeof line, &every_worker_column);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_workers; i++) {
@@ -744,8 +806,11 @@ static void draw_tables(struct screen *sc)
 	for (int i = 0; i < site_rows; i++) {
 		int k = sc->first_site + i;
 		if (k >= (int)s->n_sites) {
-			put_line(y++, s->n_sites == 0 && i == 0 ? "(no task spawned yet)" : "", 0,
-				 false);
+			put_line(y++,
+				 s->n_sites == 0 && i == 0
+					 ? (s->n_waits == 0 ? NOTHING_YET : NO_TASK)
+					 : "",
+				 0, false);
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
@@ -763,6 +828,22 @@ static void draw_tables(struct screen *sc)
 		worker_line(line, sizeof line, s, &s->workers[i], &workers);
 		put_line(y++, line, s->workers[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
 			 false);
+	}
+	/* the waits by call site, in the rows left */
+	if (s->n_waits > 0 && y + 3 < bottom) {
+		int wait_width = widest_wait_site(s);
+		int room = COLS - (int)strlen("  KIND      WAITS    TOTAL  LONGEST THREADS   NOW") -
+			   12;
+		if (wait_width > room)
+			wait_width = room > SITE_WIDTH_MIN ? room : SITE_WIDTH_MIN;
+		put_line(y++, "", 0, false);
+		put_line(y++, WAITS_TITLE, style(sc, PAIR_HEADER), true);
+		wait_header(line, sizeof line, wait_width);
+		put_line(y++, line, style(sc, PAIR_HEADER), true);
+		for (unsigned i = 0; i < s->n_waits && y < bottom; i++) {
+			wait_line(line, sizeof line, &s->waits[i], wait_width);
+			put_line(y++, line, 0, false);
+		}
 	}
 	while (y < bottom)
 		put_line(y++, "", 0, false);
