@@ -527,8 +527,8 @@ static void wait_columns_line(char *out, size_t size, const char *site, int site
 {
 	int n = snprintf(out, size, "%-*s", site_width, site);
 	if (n >= 0 && (size_t)n < size)
-		snprintf(out + n, size - (size_t)n, "  %-9s %8s %8s %8s %7s %5s", kind, waits, total,
-			 longest, threads, now);
+		snprintf(out + n, size - (size_t)n, "  %-9s %8s %8s %8s %7s %5s", kind, waits,
+			 total, longest, threads, now);
 }
 
 static void wait_header(char *out, size_t size, int site_width)
