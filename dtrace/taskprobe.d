@@ -15,8 +15,9 @@ provider taskprobe {
 	probe task__stack(uint64_t task, uint64_t stack_id, uintptr_t *pcs, uint32_t depth);
 	probe task__wake(uint64_t task, uint64_t waker);
 	probe task__poll__start(uint64_t task);
-	probe task__poll__end(uint64_t task, uint32_t done);
+	probe task__poll__end(uint64_t task, uint32_t done, uint32_t sync);
 	probe task__terminate(uint64_t task, uint32_t reason);
+	probe task__dependence(uint64_t predecessor, uint64_t successor);
 
 	/* Workers: threads an adapter reports, or named as TASKPROBE_WORKERS says. */
 	probe worker__thread__start();

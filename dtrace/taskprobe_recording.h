@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define TP_RECORDING_MAGIC   "TPRECORD" /* the segment header's first 8 bytes */
-#define TP_RECORDING_VERSION 3
+#define TP_RECORDING_VERSION 4 /* 4: task-dependence, poll-end's sync (2 and 3 read as without) */
 #define TP_CHUNK_MAGIC       0x4b435054u /* "TPCK" */
 
 /* How record times are read (a header's `clock`). */
@@ -56,14 +56,15 @@ struct tp_recording_chunk {
 	char comm[16];       /* the thread's name then, NUL-terminated */
 };
 
-/* One per probe of the contract, in dtrace/taskprobe.d's order, and the site texts. */
+/* One per probe of the contract, in dtrace/taskprobe.d's order, and the site texts; probes
+ * added since, after them. */
 enum tp_record_type { /* below 1 << TP_RECORD_TYPE_BITS */
 		      TP_RECORD_TASK_SPAWN =
 			      1, /* arg: task, parent, site id, stack id; small: executor */
 		      TP_RECORD_TASK_STACK, /* arg: task, stack id, then `small` return addresses */
 		      TP_RECORD_TASK_WAKE,  /* arg: task, waker */
 		      TP_RECORD_TASK_POLL_START, /* arg: task */
-		      TP_RECORD_TASK_POLL_END,   /* arg: task; small: done */
+		      TP_RECORD_TASK_POLL_END,   /* arg: task; small: done, sync (below) */
 		      TP_RECORD_TASK_TERMINATE,  /* arg: task; small: reason */
 		      TP_RECORD_WORKER_START,    /* no arguments */
 		      TP_RECORD_WORKER_STOP,     /* no arguments */
@@ -74,6 +75,7 @@ enum tp_record_type { /* below 1 << TP_RECORD_TYPE_BITS */
 		      TP_RECORD_WAIT_START,      /* arg: object, timeout ns, task; small: kind */
 		      TP_RECORD_WAIT_END,        /* arg: object, result, task; small: kind */
 		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL) */
+		      TP_RECORD_TASK_DEPENDENCE, /* arg: predecessor, successor (version 4) */
 		      TP_RECORD_TYPES_END,
 };
 
@@ -83,7 +85,8 @@ enum tp_record_type { /* below 1 << TP_RECORD_TYPE_BITS */
 		"", "task__spawn", "task__stack", "task__wake", "task__poll__start",               \
 			"task__poll__end", "task__terminate", "worker__thread__start",             \
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
-			"thread__start", "thread__stop", "wait__start", "wait__end", ""            \
+			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
+			"task__dependence"                                                         \
 	}
 
 /*
@@ -131,6 +134,22 @@ static inline unsigned tp_record_small(uint64_t word)
 {
 	return (unsigned)(word >> (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS) &
 			  TP_RECORD_SMALL_MAX);
+}
+
+/* task-poll-end's `small`: done in bit 0, the sync region's kind above (version 4; 0 before) */
+static inline unsigned tp_record_poll_end_small(uint32_t done, uint32_t sync)
+{
+	return (done != 0) | (sync & 0x7f) << 1;
+}
+
+static inline unsigned tp_record_poll_end_done(unsigned small)
+{
+	return small & 1;
+}
+
+static inline unsigned tp_record_poll_end_sync(unsigned small)
+{
+	return small >> 1;
 }
 
 static inline uint64_t tp_record_delta(uint64_t word)

@@ -13,8 +13,9 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"task__stack", 4, "8 8 8 4"},
 	{"task__wake", 2, "8 8"},
 	{"task__poll__start", 1, "8"},
-	{"task__poll__end", 2, "8 4"},
+	{"task__poll__end", 3, "8 4 4"},
 	{"task__terminate", 2, "8 4"},
+	{"task__dependence", 2, "8 8"}, /* since recording version 4, as poll-end's sync */
 	{"worker__thread__start", 0, ""},
 	{"worker__thread__stop", 0, ""},
 	{"worker__thread__park", 0, ""},

@@ -353,7 +353,7 @@ static void copy_with_start(const char *from, const char *to, uint64_t start_tic
 	struct tp_recording_header h;
 	memcpy(&h, data, sizeof h);
 	cr_assert_eq(memcmp(h.magic, TP_RECORDING_MAGIC, 8), 0);
-	cr_assert_eq(h.version, 3);
+	cr_assert_eq(h.version, TP_RECORDING_VERSION);
 	h.start_ticks = start_ticks;
 	memcpy(data, &h, sizeof h);
 	FILE *f = fopen(to, "w");

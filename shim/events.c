@@ -29,6 +29,8 @@ SEMAPHORE_AT(worker__thread__park, 12)
 SEMAPHORE_AT(worker__thread__unpark, 14)
 SEMAPHORE_AT(wait__start, 16)
 SEMAPHORE_AT(wait__end, 18)
+/* after the in-process word: read with the task-state semaphores (tp_listeners_task_state) */
+SEMAPHORE_AT(task__dependence, 22)
 /* other[] */
 SEMAPHORE_AT(worker__thread__start, 24)
 SEMAPHORE_AT(worker__thread__stop, 26)
@@ -37,6 +39,7 @@ SEMAPHORE_AT(thread__stop, 30)
 
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
+		       __builtin_offsetof(struct tp_listener_block, task_dependence) == 22 &&
 		       __builtin_offsetof(struct tp_listener_block, other) == 24 &&
 		       sizeof(struct tp_listener_block) == 32 &&
 		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),

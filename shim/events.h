@@ -34,7 +34,8 @@
 /*
  * The provider's semaphores, which a tracer raises when it attaches, are defined here (events.c),
  * not by `dtrace -G`, so that their layout is the shim's: first the ten whose events the
- * executors' task state feeds, then the in-process listeners' word, then the rest. An adapter
+ * executors' task state feeds, then the in-process listeners' word, then task-dependence's
+ * (whose task ids the task state gives too), then the rest. An adapter
  * checks all that its task callbacks feed with three 64-bit loads (tp_listeners_task_state), on
  * every task callback of an executor. Each semaphore keeps its contract name (an alias into the
  * block, events.c): the notes, and so the tracers, find it as before.
@@ -50,7 +51,7 @@ struct tp_listener_block {
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
 	unsigned short in_process;
-	unsigned short zero; /* read with the rest: always 0 */
+	unsigned short task_dependence; /* read with the task-state semaphores */
 	unsigned short other[TP_OTHER_SEMAPHORES];
 };
 extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
@@ -82,11 +83,12 @@ static inline unsigned tp_live(void)
 	return tp_in_process_events() & TP_IN_PROCESS_LIVE;
 }
 
-/* The block's first 24 bytes: the task-state semaphores, the in-process word and the zero. */
+/* The block's first 24 bytes: the task-state semaphores, the in-process word, task-dependence's. */
 #define TP_TASK_STATE_BYTES 24
-_Static_assert(__builtin_offsetof(struct tp_listener_block, zero) + sizeof(unsigned short) ==
-		       TP_TASK_STATE_BYTES,
-	       "the task-state check reads the semaphores, the in-process word and the zero");
+_Static_assert(
+	__builtin_offsetof(struct tp_listener_block, task_dependence) + sizeof(unsigned short) ==
+		TP_TASK_STATE_BYTES,
+	"the task-state check reads the semaphores, the in-process word and task-dependence's");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the in-process word's place below");
 
 /* Where the in-process word's bits land in tp_listeners_task_state's value. */
@@ -130,6 +132,7 @@ TP_EVENT_LISTENERS(task_wake, TASK_WAKE)
 TP_EVENT_LISTENERS(task_poll_start, TASK_POLL_START)
 TP_EVENT_LISTENERS(task_poll_end, TASK_POLL_END)
 TP_EVENT_LISTENERS(task_terminate, TASK_TERMINATE)
+TP_EVENT_LISTENERS(task_dependence, TASK_DEPENDENCE)
 TP_EVENT_LISTENERS(worker_start, WORKER_THREAD_START)
 TP_EVENT_LISTENERS(worker_stop, WORKER_THREAD_STOP)
 TP_EVENT_LISTENERS(worker_park, WORKER_THREAD_PARK)
@@ -219,10 +222,12 @@ static inline void tp_fire_task_poll_start(uint64_t task)
 		      tp_live_task_poll_start(task));
 }
 
-static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done)
+/* sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0 */
+static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_END, done, 1, task, 0, 0, 0),
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync));
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
+				task, 0, 0, 0),
 		      tp_live_task_poll_end(task, done));
 }
 
@@ -231,6 +236,14 @@ static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
 		      tp_live_task_terminate(task));
+}
+
+/* No live statistics: the recorder and tracers only (the converter's task graph). */
+static inline void tp_fire_task_dependence(uint64_t predecessor, uint64_t successor)
+{
+	TASKPROBE_TASK_DEPENDENCE(TP_IN_REGISTER(predecessor), TP_IN_REGISTER(successor));
+	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
+		      (void)0);
 }
 
 static inline void tp_fire_worker_start(void)

@@ -97,13 +97,23 @@ static inline void tp_task_poll_start(uint64_t task)
 		tp_fire_task_poll_start(task);
 }
 
-/* task-poll-end; the thread polls no task afterwards. */
-static inline void tp_task_poll_end(uint64_t task, bool done)
+/*
+ * task-poll-end; the thread polls no task afterwards. `sync`: the sync region the task waits in
+ * (a poll that does not finish it), else TP_SYNC_NONE.
+ */
+static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind sync)
 {
 	struct tp_thread *self = tp_thread_self();
 	tp_thread_set_task(self, 0);
 	if (tp_listeners_task_poll_end() && tp_thread_live(self))
-		tp_fire_task_poll_end(task, (uint32_t)done);
+		tp_fire_task_poll_end(task, (uint32_t)done, (uint32_t)sync);
+}
+
+/* task-dependence: `successor` may start only once `predecessor` has ended. */
+static inline void tp_task_dependence(uint64_t predecessor, uint64_t successor)
+{
+	if (tp_listeners_task_dependence() && tp_thread_live(tp_thread_self()))
+		tp_fire_task_dependence(predecessor, successor);
 }
 
 /*

@@ -19,7 +19,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 		ompt_callback_thread_begin,     ompt_callback_thread_end,
 		ompt_callback_implicit_task,    ompt_callback_parallel_end,
 		ompt_callback_task_create,      ompt_callback_task_schedule,
-		ompt_callback_sync_region_wait,
+		ompt_callback_sync_region_wait, ompt_callback_task_dependence,
 	};
 	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
 		set(used[i], (ompt_callback_t)nothing);

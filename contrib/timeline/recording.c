@@ -69,6 +69,7 @@ static unsigned args_needed(unsigned type)
 		return 4;
 	case TP_RECORD_TASK_STACK:
 	case TP_RECORD_TASK_WAKE:
+	case TP_RECORD_TASK_DEPENDENCE:
 		return 2;
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
@@ -171,9 +172,10 @@ static size_t next_header(const struct recording_input *in, size_t at)
 	return in->size;
 }
 
-static bool scan(struct timeline *t, const struct recording_input *in, struct segment **segments,
-		 size_t *n_segments, struct chunk_ref **refs, size_t *n_refs, size_t *cap,
-		 FILE *errors, struct recording_totals *totals)
+static bool scan(struct timeline *t, const struct recording_sink *sink,
+		 const struct recording_input *in, struct segment **segments, size_t *n_segments,
+		 struct chunk_ref **refs, size_t *n_refs, size_t *cap, FILE *errors,
+		 struct recording_totals *totals)
 {
 	struct segment *current = NULL;
 	size_t at = 0, dropped_to = 0;
@@ -190,7 +192,8 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
 		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
 			struct tp_recording_header h = {0};
-			/* version 2's header is version 3's without the process's start and namespace */
+			/* version 2's header is version 3's without the process's start and namespace;
+			 * version 4's is version 3's (it adds records) */
 			uint32_t version = 0, header_size = sizeof h;
 			const size_t version_end = offsetof(struct tp_recording_header,
 							    header_size);
@@ -202,7 +205,8 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 				why = "a header not whole";
 			} else {
 				memcpy(&h, p, header_size);
-				if ((h.version != TP_RECORDING_VERSION && h.version != 2) ||
+				if ((h.version != TP_RECORDING_VERSION && h.version != 3 &&
+				     h.version != 2) ||
 				    h.header_size != header_size ||
 				    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC))
 					why = "a header of another version of the format";
@@ -267,6 +271,9 @@ static bool scan(struct timeline *t, const struct recording_input *in, struct se
 			if (t != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
 				timeline_site(t, current->scope, r->arg[0],
 					      (const char *)&r->arg[1], tp_record_small(r->word));
+			else if (sink != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
+				sink->site(sink->context, current->scope, r->arg[0],
+					   (const char *)&r->arg[1], tp_record_small(r->word));
 			r_at += tp_record_bytes(r->word);
 		}
 		at += c->size;
@@ -361,7 +368,7 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 				order[m]->process = processes;
 				order[m]->out_pid = out_pid;
 			}
-			if (repeated) {
+			if (repeated && t != NULL) {
 				char name[160];
 				if (keeps)
 					snprintf(name, sizeof name, "%s (pid %" PRIu32 ")",
@@ -456,7 +463,11 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 		e->arg[1] = (int64_t)a[1];
 		e->arg[3] = small;
 		break;
-	case TP_RECORD_TASK_POLL_END:
+	case TP_RECORD_TASK_POLL_END: /* task, done, sync */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = tp_record_poll_end_done(small);
+		e->arg[2] = tp_record_poll_end_sync(small);
+		break;
 	case TP_RECORD_TASK_TERMINATE:
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = small;
@@ -487,13 +498,15 @@ static void drop_pages(const struct recording_input *inputs, size_t n)
 
 /* Pass one over every input, the timeline told the sites unless NULL; false when out of
  * memory. */
-static bool scan_all(struct timeline *t, const struct recording_input *inputs, size_t n,
-		     FILE *errors, struct recording_totals *totals, struct segment **segments,
-		     size_t *n_segments, struct chunk_ref **refs, size_t *n_refs)
+static bool scan_all(struct timeline *t, const struct recording_sink *sink,
+		     const struct recording_input *inputs, size_t n, FILE *errors,
+		     struct recording_totals *totals, struct segment **segments, size_t *n_segments,
+		     struct chunk_ref **refs, size_t *n_refs)
 {
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!scan(t, &inputs[i], segments, n_segments, refs, n_refs, &cap, errors, totals))
+		if (!scan(t, sink, &inputs[i], segments, n_segments, refs, n_refs, &cap, errors,
+			  totals))
 			return false;
 	for (size_t i = 0; i < *n_refs; i++)
 		(*refs)[i].segment = &(*segments)[(uintptr_t)(*refs)[i].segment];
@@ -516,7 +529,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	bool ok = false;
 	memset(census, 0, sizeof *census);
 	census->site_share = 1;
-	if (!scan_all(NULL, inputs, n, NULL, &totals, &segments, &n_segments, &refs, &n_refs))
+	if (!scan_all(NULL, NULL, inputs, n, NULL, &totals, &segments, &n_segments, &refs, &n_refs))
 		goto out;
 	/* the origin: the earliest first record of a chunk (a chunk's records are in order) */
 	uint64_t origin = UINT64_MAX;
@@ -595,8 +608,10 @@ out:
 	return ok;
 }
 
-bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
-		       FILE *errors, struct recording_totals *totals)
+/* recording_convert into `t`, or recording_read into `sink` (t NULL). */
+static bool merge(struct timeline *t, const struct recording_sink *sink,
+		  const struct recording_input *inputs, size_t n, FILE *errors,
+		  struct recording_totals *totals)
 {
 	struct segment *segments = NULL;
 	struct chunk_ref *refs = NULL;
@@ -604,7 +619,7 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 	size_t n_segments = 0, n_refs = 0, n_cursors = 0;
 	bool ok = false;
 	memset(totals, 0, sizeof *totals);
-	if (!scan_all(t, inputs, n, errors, totals, &segments, &n_segments, &refs, &n_refs))
+	if (!scan_all(t, sink, inputs, n, errors, totals, &segments, &n_segments, &refs, &n_refs))
 		goto out;
 	if (!number_processes(t, segments, n_segments))
 		goto out;
@@ -637,17 +652,20 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
-	while (n_heap > 0 && !timeline_done(t)) {
+	while (n_heap > 0 && (t == NULL || !timeline_done(t))) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &c->chunks[c->chunk];
 		const struct tp_record *r = cursor_record(c);
 		struct timeline_event e;
 		event_of(ref, r, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
-		if (!c->dropped_said && ref->header->dropped > 0)
+		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
 		c->dropped_said = true;
-		timeline_add(t, &e);
+		if (t != NULL)
+			timeline_add(t, &e);
+		else
+			sink->event(sink->context, &e);
 		totals->events++;
 		c->offset += tp_record_bytes(r->word);
 		read_since_drop += tp_record_bytes(r->word);
@@ -661,7 +679,7 @@ bool recording_convert(struct timeline *t, const struct recording_input *inputs,
 	}
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
-	for (size_t i = 0; totals->events == 0 && i < n_segments; i++) {
+	for (size_t i = 0; t != NULL && totals->events == 0 && i < n_segments; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "%s (pid %" PRIu32 ")", segments[i].comm,
 			 segments[i].pid);
@@ -675,4 +693,17 @@ out:
 	free(cursors);
 	free(heap);
 	return ok;
+}
+
+bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
+		       FILE *errors, struct recording_totals *totals)
+{
+	return merge(t, NULL, inputs, n, errors, totals);
+}
+
+bool recording_read(const struct recording_input *inputs, size_t n,
+		    const struct recording_sink *sink, FILE *errors,
+		    struct recording_totals *totals)
+{
+	return merge(NULL, sink, inputs, n, errors, totals);
 }

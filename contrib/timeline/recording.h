@@ -48,3 +48,17 @@ bool recording_detect(const unsigned char *data, size_t size);
  */
 bool recording_convert(struct timeline *t, const struct recording_input *inputs, size_t n,
 		       FILE *errors, struct recording_totals *totals);
+
+/* What recording_read hands the events to, instead of a timeline. */
+struct recording_sink {
+	void *context;
+	/* a site's text (as timeline_site), before the events that name it */
+	void (*site)(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len);
+	/* each event, in time order (as timeline_add) */
+	void (*event)(void *context, const struct timeline_event *e);
+};
+
+/* recording_convert's merge of the recordings, handed to `sink` (the analysis: analysis.h). */
+bool recording_read(const struct recording_input *inputs, size_t n,
+		    const struct recording_sink *sink, FILE *errors,
+		    struct recording_totals *totals);

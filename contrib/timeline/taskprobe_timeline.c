@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "recording.h"
 #include "timeline.h"
 
@@ -51,6 +52,7 @@ static int usage(FILE *to, int status)
 	fputs("usage: taskprobe-timeline [-o OUTPUT] [--format json|speedscope] [--max-size SIZE]\n"
 	      "         [--from TIME] [--to TIME] [--site TEXT]... [--thread TID]... [--count]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
+	      "       taskprobe-timeline --analyze RECORDING...\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
 	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
 	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope), or with\n"
@@ -63,7 +65,9 @@ static int usage(FILE *to, int status)
 	      "  300us, 5000ns; a plain number is seconds); slices cut by it are clipped.\n"
 	      "--site TEXT: only the tasks whose site's text holds TEXT (and the waits in their\n"
 	      "  polls); --thread TID: only that thread's track. Both may be repeated.\n"
-	      "--count says on stderr how many events a recording held.\n",
+	      "--count says on stderr how many events a recording held.\n"
+	      "--analyze prints, rather than a timeline, why the program does or does not scale:\n"
+	      "  its task graph's work, span, parallelism and critical path, by site.\n",
 	      to);
 	return status;
 }
@@ -414,7 +418,7 @@ static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint6
 int main(int argc, char **argv)
 {
 	const char *output = NULL, *format_name = NULL;
-	bool say_counts = false;
+	bool say_counts = false, analyze = false;
 	uint64_t limit = DEFAULT_MAX_SIZE;
 	struct timeline_options options = {.to_ns = UINT64_MAX};
 	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
@@ -437,6 +441,8 @@ int main(int argc, char **argv)
 			output = argv[++i];
 		} else if (strcmp(argv[i], "--count") == 0) {
 			say_counts = true;
+		} else if (strcmp(argv[i], "--analyze") == 0) {
+			analyze = true;
 		} else if (strcmp(argv[i], "--format") == 0 && value != NULL) {
 			format_name = argv[++i];
 			if (strcmp(format_name, "json") != 0 &&
@@ -549,6 +555,14 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
 		return 2;
 	}
+	if (analyze && !recordings) {
+		fputs("taskprobe-timeline: --analyze reads recordings (TASKPROBE_RECORD), not "
+		      "perf's text\n",
+		      stderr);
+		return 2;
+	}
+	if (analyze)
+		return analysis_run(inputs, n, stdout, stderr);
 	/* the size, before anything is written */
 	enum timeline_format other_format = options.format == TIMELINE_SPEEDSCOPE
 						    ? TIMELINE_TRACE_EVENTS

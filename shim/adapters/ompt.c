@@ -17,7 +17,8 @@
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
  *                 runs other tasks inside that wait, switching back to it means parking again.
- * A task waiting in a sync region ends its poll (done 0) and its thread parks until the wait ends.
+ * A task waiting in a sync region ends its poll (done 0, with the region's kind) and its thread parks
+ * until the wait ends. A dependence on a task not yet ended is task-dependence.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -84,15 +85,21 @@ static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 	if (current == task)
 		return;
 	if (current != 0)
-		tp_task_poll_end(current, false);
+		tp_task_poll_end(current, false, TP_SYNC_NONE);
 	tp_task_poll_start(task);
 }
 
-/* The calling thread stops polling `task` for now, if it polls it. */
-static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
+/* The calling thread stops polling `task` for now (waiting in `sync`, if any), if it polls it. */
+static inline __attribute__((always_inline)) void poll_suspend_in(uint64_t task,
+								  enum tp_sync_kind sync)
 {
 	if (task != 0 && tp_thread_task(tp_thread_self()) == task)
-		tp_task_poll_end(task, false);
+		tp_task_poll_end(task, false, sync);
+}
+
+static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
+{
+	poll_suspend_in(task, TP_SYNC_NONE);
 }
 
 /* The task of `data` finished: terminate before its last poll ends. */
@@ -102,7 +109,7 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
 	uint64_t task = id_of(data);
 	tp_task_terminated(task, reason, stack_of(data));
 	if (tp_thread_task(tp_thread_self()) == task)
-		tp_task_poll_end(task, true);
+		tp_task_poll_end(task, true, TP_SYNC_NONE);
 }
 
 /*
@@ -296,6 +303,24 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	poll_begin(id_of(next));
 }
 
+/*
+ * A dependence of a task being created on one not yet ended (libomp reports none on a task that
+ * has ended): task-dependence, both tasks given ids if they have none.
+ */
+__attribute__((noinline)) static void dependence_listened(ompt_data_t *predecessor,
+							  ompt_data_t *successor)
+{
+	if (tp_task_probes_confirmed() && tp_listeners_task_dependence())
+		tp_task_dependence(id_given(predecessor), id_given(successor));
+}
+
+/* Kept apart from the traced path, so that the untraced one saves no registers. */
+static void on_task_dependence(ompt_data_t *predecessor, ompt_data_t *successor)
+{
+	if (tp_task_probes_maybe_enabled())
+		dependence_listened(predecessor, successor);
+}
+
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
@@ -310,7 +335,23 @@ static void sync_region_wait_untraced(ompt_data_t *task)
 		set_word(task, word(task) & ~SYNC_WAITING);
 }
 
-__attribute__((noinline)) static void sync_region_wait_listened(ompt_scope_endpoint_t endpoint,
+/* The contract's name of an OMPT sync region (a reduction's: none). */
+static enum tp_sync_kind sync_kind(ompt_sync_region_t kind)
+{
+	switch (kind) {
+	case ompt_sync_region_taskwait:
+		return TP_SYNC_TASKWAIT;
+	case ompt_sync_region_taskgroup:
+		return TP_SYNC_TASKGROUP;
+	case ompt_sync_region_reduction:
+		return TP_SYNC_NONE;
+	default: /* the barriers */
+		return TP_SYNC_BARRIER;
+	}
+}
+
+__attribute__((noinline)) static void sync_region_wait_listened(ompt_sync_region_t kind,
+								ompt_scope_endpoint_t endpoint,
 								ompt_data_t *task)
 {
 	if (!tp_task_probes_confirmed())
@@ -318,7 +359,7 @@ __attribute__((noinline)) static void sync_region_wait_listened(ompt_scope_endpo
 	else if (endpoint == ompt_scope_begin) {
 		id_given(task);
 		set_word(task, word(task) | SYNC_WAITING);
-		poll_suspend(id_of(task));
+		poll_suspend_in(id_of(task), sync_kind(kind));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		set_word(task, word(task) & ~SYNC_WAITING);
@@ -330,13 +371,12 @@ __attribute__((noinline)) static void sync_region_wait_listened(ompt_scope_endpo
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
-	(void)kind;
 	(void)parallel;
 	(void)codeptr;
 	if (task == NULL)
 		return;
 	if (tp_task_probes_maybe_enabled())
-		sync_region_wait_listened(endpoint, task);
+		sync_region_wait_listened(kind, endpoint, task);
 	else
 		sync_region_wait_untraced(task);
 }
@@ -359,6 +399,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	set(ompt_callback_work, (ompt_callback_t)on_work);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
+	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
 	tp_executor_started();
 	return 1; /* keep the tool */
 }

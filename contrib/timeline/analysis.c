@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The task graph's work, span and critical path, computed as the events come (analysis.h).
+ *
+ * Every fragment's longest path to its end is known when it ends: the longest path to its start
+ * (the largest of its predecessors' ends, see analysis.h) plus its own time. Each fragment that
+ * ends becomes a node that points back at the node of its longest predecessor; nodes are counted
+ * references, held by the tasks, threads and accumulators that may still extend them, and freed
+ * when nothing can: what is held is the longest paths to the ends of what has not ended, sharing
+ * their prefixes, never the graph. The process's longest path so far is the span; walking its
+ * nodes back gives the critical path's sites.
+ *
+ * The program outside parallel regions (OpenMP's initial task, the one task with neither parent
+ * nor site) is left out of the graph and its time said apart: the figures are the parallel part's.
+ */
+#define _GNU_SOURCE
+#include "analysis.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskprobe_contract.h"
+
+/* A duration histogram: 8 buckets per power of two (a median within 6%). */
+#define HIST_SUB     8
+#define HIST_BUCKETS (64 * HIST_SUB)
+
+struct hist {
+	uint64_t count;
+	uint32_t *bucket; /* HIST_BUCKETS, made at the first value */
+};
+
+struct node {
+	struct node *prev; /* the longest path's fragment before this one */
+	uint64_t path;     /* ns: the longest path to this fragment's end */
+	uint64_t burdened; /* ns: that path with the delays measured before its fragments started */
+	uint64_t start, end, task;
+	uint32_t refs, site, tid, pid;
+	uint64_t process;
+};
+
+/* The longest of some paths, and when the last of them ended. */
+struct acc {
+	struct node *n;
+	uint64_t ns;
+};
+
+struct key {
+	uint64_t process, id;
+	struct key *next; /* in its hash bucket */
+};
+
+struct map {
+	struct key **bucket;
+	size_t size, count;
+};
+
+struct edge {
+	uint64_t successor;
+	struct edge *next;
+};
+
+enum task_state { NEW, RUNNING, SUSPENDED, ENDED };
+
+struct task {
+	struct key k;
+	struct task *parent; /* kept while this task is */
+	struct proc *proc;
+	uint32_t site, live_children;
+	uint8_t state, sync;
+	bool initial;
+	uint64_t ready_ns, suspend_ns, poll_ns, last_spawn_ns;
+	struct node *in;       /* not yet polled: the longest path to its start */
+	struct node *last;     /* its last fragment */
+	struct acc kids, desc; /* ended since its last join: children, descendants */
+	struct edge *successors;
+};
+
+struct thread {
+	struct key k;
+	struct task *task; /* polled now, or NULL */
+	uint64_t start, latency;
+	struct node *in;
+	struct node *last; /* the last fragment it polled */
+	uint64_t free_ns;  /* when that ended */
+	bool parallel;     /* it polled a task of a parallel region */
+};
+
+struct site {
+	uint64_t scope, id;
+	uint64_t process; /* whose tasks it spawned (0: none yet) */
+	uint32_t same;    /* an earlier site of the same text and scope (one row), else 0 */
+	char *text;
+	uint64_t work, tasks, path_ns, path_fragments;
+	struct hist task_time, spawn_gap, start_delay;
+};
+
+struct proc {
+	uint64_t process;
+	uint32_t pid;
+	char comm[64];
+	uint64_t work, serial, tasks;
+	uint64_t first_ns, last_ns; /* the parallel part: its first poll's start, last poll's end */
+	struct node *span;
+	struct node *frozen; /* what the last barrier to complete joined */
+	uint64_t frozen_ns, freeze_ns;
+	uint64_t last_end_ns;
+};
+
+struct analysis {
+	struct map tasks, threads;
+	struct site *sites;
+	size_t n_sites, cap_sites;
+	struct proc *procs;
+	size_t n_procs;
+	size_t bytes, peak_bytes, peak_tasks, peak_nodes, tasks_open, nodes;
+	bool stopped; /* over ANALYSIS_MAX_BYTES */
+	uint64_t stopped_ns;
+	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
+};
+
+void analysis_memory(size_t *task, size_t *node, size_t *edge)
+{
+	*task = sizeof(struct task) + sizeof(struct key *); /* and its hash bucket */
+	*node = sizeof(struct node);
+	*edge = sizeof(struct edge);
+}
+
+static void *take(struct analysis *a, size_t size)
+{
+	if (a->bytes + size > ANALYSIS_MAX_BYTES)
+		return NULL;
+	void *p = calloc(1, size);
+	if (p != NULL) {
+		a->bytes += size;
+		a->peak_bytes = a->bytes > a->peak_bytes ? a->bytes : a->peak_bytes;
+	}
+	return p;
+}
+
+static void give(struct analysis *a, void *p, size_t size)
+{
+	if (p == NULL)
+		return;
+	a->bytes -= size;
+	free(p);
+}
+
+/* ---- durations ---- */
+
+static unsigned hist_index(uint64_t v)
+{
+	if (v < HIST_SUB)
+		return (unsigned)v;
+	unsigned e = 63 - (unsigned)__builtin_clzll(v);
+	return e * HIST_SUB + (unsigned)((v >> (e - 3)) & (HIST_SUB - 1));
+}
+
+static uint64_t hist_value(unsigned i)
+{
+	if (i < HIST_SUB)
+		return i;
+	unsigned e = i / HIST_SUB, sub = i % HIST_SUB;
+	uint64_t low = (uint64_t)(HIST_SUB + sub) << (e - 3);
+	return low + ((uint64_t)1 << (e - 3)) / 2;
+}
+
+static void hist_add(struct analysis *a, struct hist *h, uint64_t v)
+{
+	if (h->bucket == NULL) {
+		h->bucket = take(a, HIST_BUCKETS * sizeof *h->bucket);
+		if (h->bucket == NULL)
+			return;
+	}
+	h->bucket[hist_index(v)]++;
+	h->count++;
+}
+
+/* The median, or UINT64_MAX when empty. */
+static uint64_t hist_median(const struct hist *h)
+{
+	if (h->count == 0)
+		return UINT64_MAX;
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (2 * seen >= h->count)
+			return hist_value(i);
+	}
+	return UINT64_MAX;
+}
+
+/* ---- maps of tasks and threads, by process and id ---- */
+
+static size_t key_hash(uint64_t process, uint64_t id)
+{
+	uint64_t h = (id ^ process * 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ h >> 29);
+}
+
+static struct key *map_find(const struct map *m, uint64_t process, uint64_t id)
+{
+	if (m->size == 0)
+		return NULL;
+	for (struct key *k = m->bucket[key_hash(process, id) & (m->size - 1)]; k != NULL;
+	     k = k->next)
+		if (k->id == id && k->process == process)
+			return k;
+	return NULL;
+}
+
+static bool map_add(struct analysis *a, struct map *m, struct key *k)
+{
+	if (m->count >= m->size) {
+		size_t size = m->size ? 2 * m->size : 1024;
+		struct key **b = take(a, size * sizeof *b);
+		if (b == NULL)
+			return false;
+		for (size_t i = 0; i < m->size; i++)
+			for (struct key *e = m->bucket[i], *next; e != NULL; e = next) {
+				next = e->next;
+				size_t j = key_hash(e->process, e->id) & (size - 1);
+				e->next = b[j];
+				b[j] = e;
+			}
+		give(a, m->bucket, m->size * sizeof *b);
+		m->bucket = b;
+		m->size = size;
+	}
+	size_t j = key_hash(k->process, k->id) & (m->size - 1);
+	k->next = m->bucket[j];
+	m->bucket[j] = k;
+	m->count++;
+	return true;
+}
+
+static void map_remove(struct map *m, struct key *k)
+{
+	struct key **at = &m->bucket[key_hash(k->process, k->id) & (m->size - 1)];
+	while (*at != k)
+		at = &(*at)->next;
+	*at = k->next;
+	m->count--;
+}
+
+/* ---- path nodes ---- */
+
+static struct node *ref(struct node *n)
+{
+	if (n != NULL)
+		n->refs++;
+	return n;
+}
+
+static void unref(struct analysis *a, struct node *n)
+{
+	while (n != NULL && --n->refs == 0) {
+		struct node *prev = n->prev;
+		give(a, n, sizeof *n);
+		a->nodes--;
+		n = prev;
+	}
+}
+
+/* *slot = n, counted. */
+static void hold(struct analysis *a, struct node **slot, struct node *n)
+{
+	ref(n);
+	unref(a, *slot);
+	*slot = n;
+}
+
+static uint64_t path_of(const struct node *n)
+{
+	return n != NULL ? n->path : 0;
+}
+
+static void acc_fold(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns)
+{
+	if (n != NULL && (acc->n == NULL || n->path > acc->n->path))
+		hold(a, &acc->n, n);
+	acc->ns = ns > acc->ns ? ns : acc->ns;
+}
+
+static void acc_clear(struct analysis *a, struct acc *acc)
+{
+	unref(a, acc->n);
+	*acc = (struct acc){0};
+}
+
+/* A fragment [start, end] after `prev`, of `task` (NULL: none) on `tid`. */
+static struct node *node_new(struct analysis *a, struct node *prev, const struct task *task,
+			     const struct thread *th, uint32_t pid, uint64_t start, uint64_t end,
+			     uint64_t latency)
+{
+	struct node *n = take(a, sizeof *n);
+	if (n == NULL)
+		return NULL;
+	a->nodes++;
+	a->peak_nodes = a->nodes > a->peak_nodes ? a->nodes : a->peak_nodes;
+	n->prev = ref(prev);
+	n->path = path_of(prev) + (end - start);
+	n->burdened = (prev != NULL ? prev->burdened : 0) + latency + (end - start);
+	n->start = start;
+	n->end = end;
+	n->task = task != NULL ? task->k.id : 0;
+	n->site = task != NULL ? task->site : 0;
+	n->tid = (uint32_t)th->k.id;
+	n->pid = pid;
+	n->process = th->k.process;
+	return n;
+}
+
+/* ---- sites and processes ---- */
+
+static uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id)
+{
+	if (id == 0)
+		return 0;
+	for (size_t i = a->n_sites; i-- > 1;)
+		if (a->sites[i].id == id && a->sites[i].scope == scope)
+			return a->sites[i].same != 0 ? a->sites[i].same : (uint32_t)i;
+	if (a->n_sites == a->cap_sites) {
+		size_t cap = a->cap_sites ? 2 * a->cap_sites : 64;
+		struct site *s = realloc(a->sites, cap * sizeof *s);
+		if (s == NULL)
+			return 0;
+		a->sites = s;
+		a->cap_sites = cap;
+	}
+	a->sites[a->n_sites] = (struct site){.scope = scope, .id = id};
+	return (uint32_t)a->n_sites++;
+}
+
+static struct proc *proc_of(struct analysis *a, const struct timeline_event *e)
+{
+	uint64_t key = e->process != 0 ? e->process : e->pid;
+	for (size_t i = 0; i < a->n_procs; i++)
+		if (a->procs[i].process == key)
+			return &a->procs[i];
+	struct proc *p = realloc(a->procs, (a->n_procs + 1) * sizeof *p);
+	if (p == NULL)
+		return NULL;
+	a->procs = p;
+	p = &a->procs[a->n_procs++];
+	*p = (struct proc){.process = key, .pid = e->pid, .first_ns = UINT64_MAX};
+	snprintf(p->comm, sizeof p->comm, "%s", e->comm);
+	return p;
+}
+
+/* ---- tasks and threads ---- */
+
+static struct task *task_find(struct analysis *a, const struct proc *p, uint64_t id)
+{
+	return (struct task *)map_find(&a->tasks, p->process, id);
+}
+
+static struct task *task_new(struct analysis *a, struct proc *p, uint64_t id)
+{
+	struct task *t = take(a, sizeof *t);
+	if (t == NULL)
+		return NULL;
+	t->k.process = p->process;
+	t->k.id = id;
+	t->proc = p;
+	if (!map_add(a, &a->tasks, &t->k)) {
+		give(a, t, sizeof *t);
+		return NULL;
+	}
+	a->tasks_open++;
+	a->peak_tasks = a->tasks_open > a->peak_tasks ? a->tasks_open : a->peak_tasks;
+	return t;
+}
+
+/* Forgets an ended task once no child of it is left, and so on up. */
+static void task_release(struct analysis *a, struct task *t)
+{
+	while (t != NULL && t->state == ENDED && t->live_children == 0) {
+		struct task *parent = t->parent;
+		unref(a, t->in);
+		unref(a, t->last);
+		acc_clear(a, &t->kids);
+		acc_clear(a, &t->desc);
+		for (struct edge *e = t->successors, *next; e != NULL; e = next) {
+			next = e->next;
+			give(a, e, sizeof *e);
+		}
+		map_remove(&a->tasks, &t->k);
+		give(a, t, sizeof *t);
+		a->tasks_open--;
+		if (parent != NULL)
+			parent->live_children--;
+		t = parent;
+	}
+}
+
+static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32_t tid)
+{
+	struct thread *th = (struct thread *)map_find(&a->threads, p->process, tid);
+	if (th != NULL)
+		return th;
+	th = take(a, sizeof *th);
+	if (th == NULL)
+		return NULL;
+	th->k.process = p->process;
+	th->k.id = tid;
+	if (!map_add(a, &a->threads, &th->k)) {
+		give(a, th, sizeof *th);
+		return NULL;
+	}
+	return th;
+}
+
+/* ---- events ---- */
+
+static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
+		     const struct timeline_event *e)
+{
+	uint64_t id = (uint64_t)e->arg[0], parent_id = (uint64_t)e->arg[1];
+	if (task_find(a, p, id) != NULL)
+		return;
+	struct task *t = task_new(a, p, id), *parent = task_find(a, p, parent_id);
+	if (t == NULL)
+		return;
+	uint64_t scope = e->site_scope != 0 ? e->site_scope : e->pid;
+	t->site = site_of(a, scope, (uint64_t)e->arg[2]);
+	if (t->site != 0)
+		a->sites[t->site].process = p->process;
+	t->initial = parent_id == 0 && e->arg[2] == 0;
+	t->ready_ns = e->ns;
+	t->state = NEW;
+	if (parent != NULL && parent->state != ENDED) {
+		t->parent = parent;
+		parent->live_children++;
+	}
+	if (t->initial)
+		return;
+	if (parent != NULL && !parent->initial && th->task == parent) {
+		/* the parent's fragment up to the spawn */
+		struct node *part = node_new(a, th->in, parent, th, p->pid, th->start, e->ns,
+					     th->latency);
+		hold(a, &t->in, part);
+		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
+			hist_add(a, &a->sites[t->site].spawn_gap, e->ns - parent->last_spawn_ns);
+		parent->last_spawn_ns = e->ns;
+	} else if (parent != NULL && !parent->initial) {
+		hold(a, &t->in, parent->last);
+	}
+}
+
+static void on_dependence(struct analysis *a, struct proc *p, const struct timeline_event *e)
+{
+	struct task *pred = task_find(a, p, (uint64_t)e->arg[0]),
+		    *succ = task_find(a, p, (uint64_t)e->arg[1]);
+	if (pred == NULL || succ == NULL || succ->state != NEW || pred == succ)
+		return;
+	if (pred->state == ENDED) {
+		struct acc in = {succ->in, succ->ready_ns};
+		succ->in = NULL;
+		acc_fold(a, &in, pred->last, pred->suspend_ns);
+		succ->in = in.n;
+		succ->ready_ns = in.ns;
+		return;
+	}
+	struct edge *edge = take(a, sizeof *edge);
+	if (edge == NULL)
+		return;
+	edge->successor = succ->k.id;
+	edge->next = pred->successors;
+	pred->successors = edge;
+}
+
+static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
+			  const struct timeline_event *e)
+{
+	uint64_t id = (uint64_t)e->arg[0];
+	struct task *t = task_find(a, p, id);
+	if (t == NULL) {
+		a->unknown_polls++;
+		t = task_new(a, p, id);
+		if (t == NULL)
+			return;
+		t->state = NEW;
+		t->ready_ns = e->ns;
+	}
+	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
+		return; /* not as the contract orders: left out */
+	th->task = t;
+	th->start = e->ns;
+	th->latency = 0;
+	if (t->initial) {
+		t->state = RUNNING;
+		return;
+	}
+	struct acc in = {0};
+	if (t->state == NEW) {
+		in = (struct acc){t->in, t->ready_ns};
+		t->in = NULL;
+	} else {
+		in = (struct acc){t->last, t->suspend_ns};
+		ref(t->last);
+		switch (t->sync) {
+		case TP_SYNC_TASKWAIT:
+			acc_fold(a, &in, t->kids.n, t->kids.ns);
+			acc_clear(a, &t->kids);
+			break;
+		case TP_SYNC_TASKGROUP:
+			acc_fold(a, &in, t->kids.n, t->kids.ns);
+			acc_fold(a, &in, t->desc.n, t->desc.ns);
+			acc_clear(a, &t->kids);
+			acc_clear(a, &t->desc);
+			break;
+		case TP_SYNC_BARRIER:
+			/* the first to leave a barrier joins everything ended so far; the others
+			 * (which waited in it before that) the same */
+			if (p->freeze_ns <= t->suspend_ns) {
+				hold(a, &p->frozen, p->span);
+				p->frozen_ns = p->last_end_ns;
+				p->freeze_ns = e->ns;
+			}
+			acc_fold(a, &in, p->frozen, p->frozen_ns);
+			acc_clear(a, &t->kids);
+			acc_clear(a, &t->desc);
+			break;
+		default:
+			/* switched out: what its thread ran meanwhile came before it resumed */
+			if (th->last != NULL && th->last->task != t->k.id &&
+			    th->free_ns >= t->suspend_ns)
+				acc_fold(a, &in, th->last, th->free_ns);
+		}
+	}
+	uint64_t ready = in.ns > th->free_ns ? in.ns : th->free_ns;
+	th->latency = e->ns > ready ? e->ns - ready : 0;
+	if (t->state == NEW && t->site < a->n_sites)
+		hist_add(a, &a->sites[t->site].start_delay, th->latency);
+	th->in = in.n; /* the reference in `in` moves to the thread */
+	t->state = RUNNING;
+	th->parallel = true;
+	p->first_ns = e->ns < p->first_ns ? e->ns : p->first_ns;
+}
+
+/* `t` ended with fragment `n` at `ns`: its parent, ancestors and successors told. */
+static void task_ended(struct analysis *a, struct proc *p, struct task *t, struct node *n,
+		       uint64_t ns)
+{
+	t->state = ENDED;
+	p->tasks++;
+	struct site *s = &a->sites[t->site];
+	s->tasks++;
+	hist_add(a, &s->task_time, t->poll_ns);
+	if (t->parent != NULL)
+		acc_fold(a, &t->parent->kids, n, ns);
+	struct task *up = t->parent;
+	while (up != NULL && up->state == ENDED)
+		up = up->parent;
+	if (up != NULL) {
+		acc_fold(a, &up->desc, n, ns);
+		acc_fold(a, &up->desc, t->desc.n, t->desc.ns);
+	}
+	for (struct edge *e = t->successors, *next; e != NULL; e = next) {
+		next = e->next;
+		struct task *succ = task_find(a, p, e->successor);
+		if (succ != NULL && succ->state == NEW) {
+			struct acc in = {succ->in, succ->ready_ns};
+			acc_fold(a, &in, n, ns);
+			succ->in = in.n;
+			succ->ready_ns = in.ns;
+		}
+		give(a, e, sizeof *e);
+	}
+	t->successors = NULL;
+}
+
+static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
+			const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	th->task = NULL;
+	bool done = e->arg[1] != 0;
+	uint64_t w = e->ns - th->start;
+	t->suspend_ns = e->ns;
+	t->sync = (uint8_t)e->arg[2];
+	t->state = done ? ENDED : SUSPENDED;
+	if (t->initial) {
+		p->serial += w;
+		if (done)
+			task_release(a, t);
+		return;
+	}
+	t->poll_ns += w;
+	p->work += w;
+	a->sites[t->site].work += w;
+	struct node *n = node_new(a, th->in, t, th, p->pid, th->start, e->ns, th->latency);
+	unref(a, th->in);
+	th->in = NULL;
+	if (n == NULL)
+		return;
+	hold(a, &t->last, n);
+	hold(a, &th->last, n);
+	th->free_ns = e->ns;
+	if (p->span == NULL || n->path > p->span->path)
+		hold(a, &p->span, n);
+	p->last_end_ns = e->ns;
+	p->last_ns = e->ns > p->last_ns ? e->ns : p->last_ns;
+	if (done) {
+		t->state = RUNNING; /* task_ended sets ENDED */
+		task_ended(a, p, t, n, e->ns);
+		task_release(a, t);
+	}
+}
+
+struct analysis *analysis_new(void)
+{
+	struct analysis *a = calloc(1, sizeof *a);
+	if (a == NULL)
+		return NULL;
+	a->sites = calloc(64, sizeof *a->sites);
+	if (a->sites == NULL) {
+		free(a);
+		return NULL;
+	}
+	a->cap_sites = 64;
+	a->n_sites = 1; /* [0]: no site */
+	return a;
+}
+
+void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	uint32_t i = site_of(a, scope, id);
+	if (i == 0 || a->sites[i].text != NULL)
+		return;
+	/* the call addresses of one construct (an unrolled loop's) are one site */
+	for (uint32_t j = 1; j < i; j++)
+		if (a->sites[j].scope == scope && a->sites[j].text != NULL &&
+		    strlen(a->sites[j].text) == len && memcmp(a->sites[j].text, text, len) == 0) {
+			a->sites[i].same = j;
+			return;
+		}
+	a->sites[i].text = strndup(text, len);
+}
+
+void analysis_add(struct analysis *a, const struct timeline_event *e)
+{
+	if (a->stopped)
+		return;
+	struct proc *p = proc_of(a, e);
+	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
+	if (th != NULL) {
+		switch (e->type) {
+		case TP_RECORD_TASK_SPAWN:
+			on_spawn(a, p, th, e);
+			break;
+		case TP_RECORD_TASK_DEPENDENCE:
+			on_dependence(a, p, e);
+			break;
+		case TP_RECORD_TASK_POLL_START:
+			on_poll_start(a, p, th, e);
+			break;
+		case TP_RECORD_TASK_POLL_END:
+			on_poll_end(a, p, th, e);
+			break;
+		default:
+			break;
+		}
+	}
+	if (a->bytes + 4096 > ANALYSIS_MAX_BYTES || p == NULL || th == NULL) {
+		a->stopped = true;
+		a->stopped_ns = e->ns;
+	}
+}
+
+/* A duration for people: "5.00 ms", "90 ns", "1.2 us". */
+static const char *duration(uint64_t ns, char *buf, size_t size)
+{
+	if (ns == UINT64_MAX)
+		snprintf(buf, size, "-");
+	else if (ns < 1000)
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+static const char *site_text(const struct analysis *a, uint32_t site, char *buf, size_t size)
+{
+	if (site == 0)
+		return "(no site)";
+	if (a->sites[site].text != NULL)
+		return a->sites[site].text;
+	snprintf(buf, size, "site %" PRIu64, a->sites[site].id);
+	return buf;
+}
+
+static int by_work(const void *x, const void *y, void *context)
+{
+	const struct site *sites = context;
+	uint64_t a = sites[*(const uint32_t *)x].work, b = sites[*(const uint32_t *)y].work;
+	return a > b ? -1 : a < b;
+}
+
+static void report_process(struct analysis *a, struct proc *p, FILE *out)
+{
+	char b1[32], b2[32], b3[32], name[64];
+	/* the critical path's sites (only this process's sites have path time) */
+	for (size_t i = 0; i < a->n_sites; i++)
+		a->sites[i].path_ns = a->sites[i].path_fragments = 0;
+	uint64_t fragments = 0;
+	for (const struct node *n = p->span; n != NULL; n = n->prev) {
+		a->sites[n->site].path_ns += n->end - n->start;
+		a->sites[n->site].path_fragments++;
+		fragments++;
+	}
+	uint64_t threads = 0;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next)
+			threads += k->process == p->process && ((const struct thread *)k)->parallel;
+	uint64_t span = path_of(p->span),
+		 elapsed = p->last_ns > p->first_ns ? p->last_ns - p->first_ns : 0;
+	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
+	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
+	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu64 " threads\n",
+		p->comm, p->pid, p->tasks, threads);
+	fprintf(out,
+		"  work T1         %12.3f ms  the polls of the parallel part's tasks, added up\n",
+		(double)p->work / 1e6);
+	fprintf(out,
+		"  span Tinf       %12.3f ms  the longest path through the task graph (%" PRIu64
+		" fragments)\n",
+		(double)span / 1e6, fragments);
+	fprintf(out,
+		"  parallelism     %12.2f     T1/Tinf: no number of workers runs this faster than "
+		"%.2fx\n",
+		parallelism, parallelism);
+	fprintf(out,
+		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu64
+		" threads (elapsed %s: the parallel part's wall time, from its first task's poll "
+		"to its last)\n",
+		speedup, speedup, threads, duration(elapsed, b1, sizeof b1));
+	fprintf(out,
+		"  burdened span   %12.3f ms  the critical path with the delay measured before "
+		"each "
+		"of its fragments started (ready to polled)\n",
+		(double)(p->span != NULL ? p->span->burdened : 0) / 1e6);
+	fprintf(out,
+		"  outside         %12.3f ms  the program outside parallel regions (the initial "
+		"task), not counted above\n",
+		(double)p->serial / 1e6);
+	if (p->work == 0)
+		return;
+	/* the sites with work or on the path, by work */
+	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
+	size_t n = 0;
+	for (size_t i = 0; order != NULL && i < a->n_sites; i++)
+		if (a->sites[i].path_fragments > 0 ||
+		    (a->sites[i].work > 0 && a->sites[i].process == p->process))
+			order[n++] = (uint32_t)i;
+	if (order == NULL)
+		return;
+	qsort_r(order, n, sizeof *order, by_work, a->sites);
+	fprintf(out, "  %10s %8s %11s %11s %11s %8s %9s  %s\n", "work ms", "tasks", "median task",
+		"spawn cost", "start delay", "on path", "fragments", "site");
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %7.1f%% %9" PRIu64 "  %s\n",
+			(double)s->work / 1e6, s->tasks,
+			duration(hist_median(&s->task_time), b1, sizeof b1),
+			duration(hist_median(&s->spawn_gap), b2, sizeof b2),
+			duration(hist_median(&s->start_delay), b3, sizeof b3),
+			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
+			s->path_fragments, site_text(a, order[i], name, sizeof name));
+	}
+	/* tasks too small for what they cost */
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),
+			 start = hist_median(&s->start_delay);
+		if (task == UINT64_MAX || s->tasks < 2)
+			continue;
+		uint64_t cost = (spawn != UINT64_MAX ? spawn : 0) +
+				(start != UINT64_MAX ? start : 0);
+		if (cost == 0 || task >= 2 * cost)
+			continue;
+		fprintf(out,
+			"  tasks of %s take %s (median); spawning one costs ~%s and starting one "
+			"~%s: too small\n",
+			site_text(a, order[i], name, sizeof name), duration(task, b1, sizeof b1),
+			duration(spawn, b2, sizeof b2), duration(start, b3, sizeof b3));
+	}
+	free(order);
+}
+
+void analysis_report(struct analysis *a, FILE *out)
+{
+	size_t task, node, edge;
+	analysis_memory(&task, &node, &edge);
+	if (a->n_procs == 0)
+		fputs("no task was recorded: nothing to analyze\n", out);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		if (i > 0)
+			fputc('\n', out);
+		report_process(a, &a->procs[i], out);
+	}
+	if (a->stopped)
+		fprintf(out,
+			"the analysis stopped at %.3f s of the recording: over its memory bound "
+			"(%u MiB); the figures are up to there\n",
+			(double)a->stopped_ns / 1e9, ANALYSIS_MAX_BYTES >> 20);
+	if (a->unknown_polls > 0)
+		fprintf(out,
+			"%" PRIu64 " tasks were polled but not spawned in the recording (begun "
+			"before it): their spawn edges are missing\n",
+			a->unknown_polls);
+	fprintf(out,
+		"memory: at most %zu tasks open (%zu bytes each), %zu path nodes (%zu bytes "
+		"each); %.1f MiB at most\n",
+		a->peak_tasks, task, a->peak_nodes, node, (double)a->peak_bytes / (1 << 20));
+}
+
+void analysis_critical_path(struct analysis *a,
+			    void (*each)(void *context, uint64_t process, uint32_t pid,
+					 uint32_t tid, uint64_t task, uint64_t start_ns,
+					 uint64_t end_ns),
+			    void *context)
+{
+	for (size_t i = 0; i < a->n_procs; i++)
+		for (const struct node *n = a->procs[i].span; n != NULL; n = n->prev)
+			each(context, n->process, n->pid, n->tid, n->task, n->start, n->end);
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (a == NULL)
+		return;
+	for (size_t i = 0; i < a->tasks.size; i++)
+		for (struct key *k = a->tasks.bucket[i], *next; k != NULL; k = next) {
+			next = k->next;
+			struct task *t = (struct task *)k;
+			unref(a, t->in);
+			unref(a, t->last);
+			acc_clear(a, &t->kids);
+			acc_clear(a, &t->desc);
+			for (struct edge *e = t->successors, *n; e != NULL; e = n) {
+				n = e->next;
+				free(e);
+			}
+			free(t);
+		}
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (struct key *k = a->threads.bucket[i], *next; k != NULL; k = next) {
+			next = k->next;
+			struct thread *th = (struct thread *)k;
+			unref(a, th->in);
+			unref(a, th->last);
+			free(th);
+		}
+	for (size_t i = 0; i < a->n_procs; i++) {
+		unref(a, a->procs[i].span);
+		unref(a, a->procs[i].frozen);
+	}
+	for (size_t i = 0; i < a->n_sites; i++) {
+		free(a->sites[i].text);
+		free(a->sites[i].task_time.bucket);
+		free(a->sites[i].spawn_gap.bucket);
+		free(a->sites[i].start_delay.bucket);
+	}
+	free(a->tasks.bucket);
+	free(a->threads.bucket);
+	free(a->sites);
+	free(a->procs);
+	free(a);
+}
+
+static void sink_site(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	analysis_site(context, scope, id, text, len);
+}
+
+static void sink_event(void *context, const struct timeline_event *e)
+{
+	analysis_add(context, e);
+}
+
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors)
+{
+	struct analysis *a = analysis_new();
+	if (a == NULL) {
+		fputs("taskprobe-timeline: out of memory\n", errors);
+		return 2;
+	}
+	struct recording_sink sink = {a, sink_site, sink_event};
+	struct recording_totals totals;
+	if (!recording_read(inputs, n, &sink, errors, &totals)) {
+		analysis_free(a);
+		fputs("taskprobe-timeline: out of memory\n", errors);
+		return 2;
+	}
+	analysis_report(a, out);
+	if (totals.dropped > 0)
+		fprintf(out,
+			"%" PRIu64 " events were not recorded (the recording says so): the graph "
+			"misses them\n",
+			totals.dropped);
+	analysis_free(a);
+	return totals.cut_files > 0;
+}

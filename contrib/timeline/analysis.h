@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Why a program does not scale (taskprobe-timeline --analyze, issue 29): its task graph's work,
+ * span, parallelism and critical path, computed from a recording's events as they come, in time
+ * order (recording_read), never on the program's hot path.
+ *
+ * The graph: a node is a task fragment, one poll (a task's polls are split where it waits in a
+ * taskwait, a taskgroup's end or a barrier, and where its thread runs another task); its weight
+ * is the poll's time. Edges: spawn (the parent's fragment up to the spawn -> the child's first
+ * fragment), continuation (a task's fragment -> its next), join (a child's end -> its parent's
+ * fragment after the taskwait; every descendant's end -> the fragment after a taskgroup's end;
+ * everything that ended before a barrier completed -> the fragments after it; the task its
+ * thread ran while a task was switched out -> that task's next fragment), and dependence
+ * (task-dependence: the predecessor's end -> the successor's first fragment).
+ *
+ * Memory: per task not ended (or ended with children not ended) one record; per fragment still on
+ * a longest path to something not ended (the critical path so far among them) one node; per
+ * dependence on a task not ended one edge (sizes: analysis_memory). Nothing grows with the tasks
+ * that ended: the graph is never held. Beyond ANALYSIS_MAX_BYTES the analysis stops and says at
+ * what time.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "recording.h"
+#include "timeline.h"
+
+/* The analysis's memory at most (the converter's bound is larger). */
+#define ANALYSIS_MAX_BYTES (192u << 20)
+
+struct analysis;
+
+struct analysis *analysis_new(void);
+
+/* The text of site `id` of `scope` (a timeline_event's site_scope, or its pid when 0). */
+void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *text, uint32_t len);
+
+/* One event, in time order with the others. */
+void analysis_add(struct analysis *a, const struct timeline_event *e);
+
+/* The figures and the per-site table, in words, for each process. */
+void analysis_report(struct analysis *a, FILE *out);
+
+/* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
+void analysis_memory(size_t *task, size_t *node, size_t *edge);
+
+/* The critical path of each process, fragment by fragment from its end (for the timeline):
+ * calls `each` with the fragment's process, thread, task, start and end (ns). */
+void analysis_critical_path(struct analysis *a,
+			    void (*each)(void *context, uint64_t process, uint32_t pid,
+					 uint32_t tid, uint64_t task, uint64_t start_ns,
+					 uint64_t end_ns),
+			    void *context);
+
+void analysis_free(struct analysis *a);
+
+/* Reads the recordings into an analysis and reports it on `out`. Returns the exit status: 0; 1
+ * when a recording was not whole (said on `errors`, read up to there); 2 out of memory. */
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors);

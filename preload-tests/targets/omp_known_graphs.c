@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * OpenMP task graphs whose work and span are known exactly, for the converter's analysis
+ * (taskprobe-timeline --analyze): each task spins (busy-waits on CLOCK_MONOTONIC, never sleeps)
+ * a given time. argv[1] picks the graph; all run in one parallel region, spawned by one thread:
+ *
+ *   chain      20 tasks of 5 ms, each depend(inout) on the one before: work 100 ms, span 100 ms
+ *   flat       40 independent tasks of 5 ms: work 200 ms, span 5 ms
+ *   tree       a binary tree of depth 4 (31 tasks): a node spins 2 ms, spawns its two children,
+ *              waits for them (taskwait) and spins 1 ms; a leaf (16) spins 5 ms:
+ *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
+ *   wavefront  a 6x6 grid of 2 ms cells, each depending on the cell above and the cell to its
+ *              left: work 72 ms, span (2 * 6 - 1) * 2 = 22 ms
+ *
+ * Each graph's tasks come from one task construct of its own (one site). A spin lasts at least
+ * its time, more when the thread is preempted: each task measures how long its spins took, and
+ * the program prints the graph's work and span with those times ("truth work W ms span S ms"),
+ * what the analysis must find.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double work_ms, span_ms;
+
+#define CHAIN_TASKS 20
+#define FLAT_TASKS  40
+#define TREE_DEPTH  4
+#define GRID        6
+
+/* Spins `ms` milliseconds; returns how long it took (added to the work). */
+static double spin_ms(double ms)
+{
+	struct timespec start, now;
+	double took;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		took = (double)(now.tv_sec - start.tv_sec) * 1e3 +
+		       (double)(now.tv_nsec - start.tv_nsec) / 1e6;
+	} while (took < ms);
+#pragma omp atomic
+	work_ms += took;
+	return took;
+}
+
+static void chain(void)
+{
+	int x = 0;
+	for (int i = 0; i < CHAIN_TASKS; i++) {
+#pragma omp task depend(inout : x) shared(x)
+		{
+			span_ms += spin_ms(5); /* the tasks run one after the other */
+			x++;
+		}
+	}
+}
+
+static void flat(void)
+{
+	for (int i = 0; i < FLAT_TASKS; i++) {
+#pragma omp task
+		{
+			double took = spin_ms(5);
+#pragma omp critical
+			span_ms = took > span_ms ? took : span_ms;
+		}
+	}
+}
+
+/* A node's span: its spins and its longer child's span */
+static double node(int depth)
+{
+	if (depth == TREE_DEPTH)
+		return spin_ms(5);
+	double span[2], before = spin_ms(2);
+	for (int i = 0; i < 2; i++) {
+#pragma omp task shared(span)
+		span[i] = node(depth + 1);
+	}
+#pragma omp taskwait
+	return before + (span[0] > span[1] ? span[0] : span[1]) + spin_ms(1);
+}
+
+static void tree(void)
+{
+#pragma omp task
+	span_ms = node(0);
+}
+
+static void wavefront(void)
+{
+	static char cell[GRID][GRID], none; /* nobody writes `none`: no dependence */
+	static double took[GRID][GRID];
+	for (int i = 0; i < GRID; i++)
+		for (int j = 0; j < GRID; j++) {
+			char *up = i > 0 ? &cell[i - 1][j] : &none,
+			     *left = j > 0 ? &cell[i][j - 1] : &none;
+#pragma omp task depend(in : *up, *left) depend(out : cell[i][j])
+			took[i][j] = spin_ms(2);
+		}
+#pragma omp taskwait
+	/* the longest path to each cell's end */
+	for (int i = 0; i < GRID; i++)
+		for (int j = 0; j < GRID; j++) {
+			double up = i > 0 ? took[i - 1][j] : 0, left = j > 0 ? took[i][j - 1] : 0;
+			took[i][j] += up > left ? up : left;
+		}
+	span_ms = took[GRID - 1][GRID - 1];
+}
+
+int main(int argc, char **argv)
+{
+	const char *graph = argc > 1 ? argv[1] : "chain";
+	void (*run)(void) = strcmp(graph, "flat") == 0        ? flat
+			    : strcmp(graph, "wavefront") == 0 ? wavefront
+			    : strcmp(graph, "tree") == 0      ? tree
+							      : chain;
+#pragma omp parallel
+#pragma omp single
+	run();
+	printf("%s: truth work %.3f ms span %.3f ms\n", graph, work_ms, span_ms);
+	return 0;
+}

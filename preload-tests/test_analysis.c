@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * taskprobe-timeline --analyze (issue 29): task graphs whose work and span are known, recorded
+ * with the built shim on two threads and analyzed. Each task of omp_known_graphs spins a measured
+ * time, and the program prints the graph's work and span with the times its spins took: the
+ * analysis must find both within 5%, and the critical path through the graph's site exactly as
+ * often as the graph says. fib(n): every task, counted by its site.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+
+/* What --analyze said of one recorded run, and what the program said its graph was. */
+struct analyzed {
+	double truth_work, truth_span; /* ms, from the program */
+	double work, span, parallelism;
+	char *text; /* the analysis */
+};
+
+/* Runs the target recorded into a new directory on two threads, and analyzes the recording. */
+static void analyze(const char *const argv[], struct analyzed *a)
+{
+	char dir[] = "/tmp/taskprobe-analysis-XXXXXX", setting[160];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, "OMP_NUM_THREADS=2", NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	memset(a, 0, sizeof *a);
+	const char *truth = strstr(run.out, "truth work");
+	if (truth != NULL)
+		cr_assert_eq(sscanf(truth, "truth work %lf ms span %lf ms", &a->truth_work,
+				    &a->truth_span),
+			     2);
+	tp_run_free(&run);
+
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	char path[300] = "";
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strncmp(e->d_name, "rec.", 4) == 0)
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+	closedir(d);
+	cr_assert_neq(path[0], '\0', "nothing recorded in %s", dir);
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	a->text = strdup(run.out);
+	tp_run_free(&run);
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+
+	const char *work = strstr(a->text, "work T1"), *span = strstr(a->text, "span Tinf"),
+		   *parallelism = strstr(a->text, "parallelism");
+	cr_assert(work != NULL && span != NULL && parallelism != NULL, "%s", a->text);
+	cr_assert_eq(sscanf(work, "work T1 %lf ms", &a->work), 1, "%s", a->text);
+	cr_assert_eq(sscanf(span, "span Tinf %lf ms", &a->span), 1, "%s", a->text);
+	cr_assert_eq(sscanf(parallelism, "parallelism %lf", &a->parallelism), 1, "%s", a->text);
+}
+
+/* The per-site rows of the sites whose text holds `site`: their tasks and critical-path
+ * fragments, added up. */
+static void site_rows(const struct analyzed *a, const char *site, unsigned long *tasks,
+		      unsigned long *fragments)
+{
+	unsigned rows = 0;
+	*tasks = *fragments = 0;
+	for (const char *line = a->text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		char row[512];
+		snprintf(row, sizeof row, "%.*s", (int)len, line);
+		double work;
+		unsigned long row_tasks, row_fragments;
+		const char *site_at = strstr(row, site);
+		/* work, tasks, ..., fragments, site */
+		if (site_at != NULL && sscanf(row, " %lf %lu", &work, &row_tasks) == 2) {
+			const char *p = site_at;
+			while (p > row && p[-1] == ' ')
+				p--;
+			while (p > row && p[-1] != ' ')
+				p--;
+			cr_assert_eq(sscanf(p, "%lu", &row_fragments), 1, "%s", row);
+			*tasks += row_tasks;
+			*fragments += row_fragments;
+			rows++;
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+	cr_assert_gt(rows, 0, "no row for %s in:\n%s", site, a->text);
+}
+
+static void expect_near(double got, double truth, const char *what, const char *text)
+{
+	cr_expect(got >= truth * 0.95 && got <= truth * 1.05, "%s: %.3f ms, the truth %.3f ms:\n%s",
+		  what, got, truth, text);
+}
+
+/* The graph `graph` of omp_known_graphs: work and span within 5% of the truth, and the number of
+ * its site's fragments on the critical path. */
+static void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
+			unsigned long tasks)
+{
+	struct analyzed a;
+	analyze((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, &a);
+	cr_assert_gt(a.truth_work, 0, "the program said no truth");
+	expect_near(a.work, a.truth_work, "work", a.text);
+	expect_near(a.span, a.truth_span, "span", a.text);
+	/* the span is the graph's: its spins' own lengths would say so, far from a wrong path's */
+	cr_expect_geq(a.truth_span, nominal_span);
+	unsigned long got_tasks = 0, got_fragments = 0;
+	char site[64];
+	/* the graph's construct is in the function of its name (the tree's: node) */
+	snprintf(site, sizeof site,
+		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+	site_rows(&a, site, &got_tasks, &got_fragments);
+	cr_expect_eq(got_tasks, tasks, "%s: %lu tasks:\n%s", site, got_tasks, a.text);
+	cr_expect_eq(got_fragments, path_fragments, "%s: %lu fragments on the critical path:\n%s",
+		     site, got_fragments, a.text);
+	free(a.text);
+}
+
+Test(analysis, a_chain_of_dependent_tasks_is_its_own_span, .timeout = 60)
+{
+	/* 20 x 5 ms, depend(inout): span = work = 100 ms, every task on the path */
+	known_graph("chain", 100, 20, 20);
+}
+
+Test(analysis, independent_tasks_have_the_span_of_one, .timeout = 60)
+{
+	/* 40 x 5 ms: work 200 ms, span 5 ms, one task on the path */
+	known_graph("flat", 5, 1, 40);
+}
+
+Test(analysis, a_fork_join_tree_is_one_root_to_leaf_path, .timeout = 60)
+{
+	/* depth 4: 15 nodes of 2 + 1 ms around a taskwait, 16 leaves of 5 ms: span 4 x 3 + 5 =
+	 * 17 ms through 4 nodes (each twice: before and after its taskwait) and a leaf. The root
+	 * is spawned elsewhere (in tree): node's construct makes the 30 others, and is on the
+	 * path at 3 nodes (twice each) and the leaf */
+	known_graph("tree", 17, 3 * 2 + 1, 30);
+}
+
+Test(analysis, a_wavefront_is_its_diagonal, .timeout = 60)
+{
+	/* 6 x 6 cells of 2 ms, each after the cells above and to its left: span 11 cells, 22 ms */
+	known_graph("wavefront", 22, 11, 36);
+}
+
+Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
+{
+	/* fib(15) spawns 2 tasks per call from n >= 2, from its two task constructs: 1972 tasks,
+	 * far too small for what spawning costs */
+	struct analyzed a;
+	analyze((const char *[]){tp_target("omp_fib"), "15", NULL}, &a);
+	unsigned long tasks = 0, fragments = 0;
+	site_rows(&a, "fib (omp_fib.c:", &tasks, &fragments);
+	cr_expect_eq(tasks, 1972, "%s", a.text);
+	/* the path runs down the recursion: at least one fragment per level below the top */
+	cr_expect_geq(fragments, 13, "%s", a.text);
+	cr_expect_gt(a.span, 0);
+	cr_expect_leq(a.span, a.work, "%s", a.text);
+	cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
+	free(a.text);
+}
