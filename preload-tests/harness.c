@@ -189,3 +189,8 @@ void tp_launch(const char *const args[], const char *const env[], struct tp_run 
 	argv[n] = NULL;
 	tp_run(TP_PLAIN, argv, env, run);
 }
+
+unsigned tp_fib_tasks(int n)
+{
+	return n < 2 ? 0 : 2 + tp_fib_tasks(n - 1) + tp_fib_tasks(n - 2);
+}

@@ -147,6 +147,14 @@ void tp_not_under(unsigned passes, const char *reason);
  * test if it cannot be read. */
 char *tp_read_file(const char *path, size_t *len);
 
+/* A new empty directory /tmp/taskprobe-test-WHAT-XXXXXX, mode 0700; its path (to free). */
+char *tp_make_temp_dir(const char *what);
+/* Removes the directory `path` and all in it, and frees `path`. */
+void tp_remove_temp_dir(char *path);
+
+/* The explicit tasks omp_fib N spawns: one per recursive call. */
+unsigned tp_fib_tasks(int n);
+
 /* The path of a target program built in preload-tests/targets. */
 const char *tp_target(const char *name);
 

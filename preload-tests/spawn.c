@@ -78,6 +78,23 @@ char *tp_make_temp(const char *what)
 	return path;
 }
 
+char *tp_make_temp_dir(const char *what)
+{
+	char *path;
+	cr_assert(asprintf(&path, "/tmp/taskprobe-test-%s-XXXXXX", what) > 0);
+	cr_assert(mkdtemp(path) != NULL, "mkdtemp: %s", strerror(errno));
+	return path;
+}
+
+void tp_remove_temp_dir(char *path)
+{
+	char *command;
+	cr_assert(asprintf(&command, "rm -rf -- '%s'", path) > 0);
+	cr_expect_eq(system(command), 0, "%s", command);
+	free(command);
+	free(path);
+}
+
 char *tp_read_stream(FILE *f, size_t *len)
 {
 	char *buf = NULL;

@@ -34,12 +34,6 @@ static long long value_of(const char *out, const char *key_start)
 	return colon != NULL ? strtoll(colon + 3, NULL, 10) : -1;
 }
 
-/* Spawns of a recursive fib(n) with two task constructs a call: 2 + T(n-1) + T(n-2). */
-static long long fib_tasks(int n)
-{
-	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
-}
-
 TP_SUITE_NOT_UNDER(answers, TP_ASAN | TP_TSAN,
 		   "the answers come through the launcher, which preloads the shim by itself, not "
 		   "the sanitizer's runtime");
@@ -54,7 +48,7 @@ Test(answers, trace_events_relays_every_event_of_a_busy_program, .timeout = 300)
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect(strstr(run.out, "fib(20) = 6765\n") != NULL);
 	/* the explicit tasks, the initial task and two implicit ones: each spawned and ended once */
-	long long tasks = fib_tasks(20) + 3;
+	long long tasks = tp_fib_tasks(20) + 3;
 	/* the script's output is on stderr */
 	cr_expect_eq((long long)occurrences(run.err, " task-spawn task="), tasks);
 	cr_expect_eq((long long)occurrences(run.err, " task-terminate task="), tasks);
@@ -77,7 +71,7 @@ Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
 	sscanf(notice, "taskprobe: bpftrace lost %lld events", &said);
 	cr_expect_gt(said, 0, "%s", run.err);
 	/* what is missing from the output is what was said */
-	long long tasks = fib_tasks(20) + 3;
+	long long tasks = tp_fib_tasks(20) + 3;
 	cr_expect_lt((long long)occurrences(run.err, " task-spawn task="), tasks);
 	tp_run_free(&run);
 }

@@ -30,20 +30,12 @@
 	"its scripts preload the shim by themselves (through namespaces, setuid programs and "     \
 	"shells), not the sanitizer's runtime"
 
-/* A new directory for the test, mode 0755 (nobody may read it), removed at the test's end. */
+/* A new directory for the test, mode 0755 (nobody may read it); tp_remove_temp_dir removes it. */
 static char *scratch_dir(void)
 {
-	char *path = strdup("/tmp/taskprobe-harm-XXXXXX");
-	cr_assert(mkdtemp(path) != NULL);
+	char *path = tp_make_temp_dir("harm");
 	chmod(path, 0755);
 	return path;
-}
-
-static void remove_dir(const char *path)
-{
-	char command[512];
-	snprintf(command, sizeof command, "rm -rf '%s'", path);
-	cr_expect_eq(system(command), 0);
 }
 
 /*
@@ -113,8 +105,7 @@ Test(harm, a_file_size_limit_below_the_live_statistics_file_is_said_and_the_prog
 		  run.err);
 	cr_expect_eq(entries(dir, TP_LIVE_FILE_PREFIX), 0);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_the_shim)
@@ -149,8 +140,7 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 	cr_expect_eq(next.status, 0);
 	cr_expect_eq(entries(dir, TP_LIVE_FILE_PREFIX), 0);
 	tp_run_free(&next);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_the_recording,
@@ -183,8 +173,7 @@ Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_
 	cr_expect_eq(status, 0, "the recording is not whole");
 	tp_run_free(&plain);
 	tp_run_free(&traced);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, a_setuid_program_that_the_preload_list_names_reads_no_setting_and_says_nothing,
@@ -225,8 +214,7 @@ Test(harm, a_setuid_program_that_the_preload_list_names_reads_no_setting_and_say
 	snprintf(path, sizeof path, "%s/open/recording", dir);
 	cr_expect_eq(access(path, F_OK), 0, "the preload list did not load the shim: %s", run.err);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, output_files_are_never_followed_through_links_never_truncated_and_made_0600)
@@ -268,8 +256,7 @@ Test(harm, output_files_are_never_followed_through_links_never_truncated_and_mad
 		  report);
 	free(report);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, each_process_appends_its_whole_report_to_one_file)
@@ -293,8 +280,7 @@ Test(harm, each_process_appends_its_whole_report_to_one_file)
 	cr_expect(strstr(report, "no task executor was seen") != NULL, "%s", report);
 	tp_run_free(&run);
 	free(report);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, live_statistics_live_in_a_directory_of_the_users_own_even_when_its_name_is_taken,
@@ -373,8 +359,7 @@ Test(harm, live_files_are_removed_after_an_exec_a_privilege_drop_and_a_chdir, .t
 	 */
 	cr_expect_str_eq(run.out, "1\n0\n0\n1\n0\n", "%s", run.err);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, a_recording_is_one_process_s_and_a_child_never_overwrites_its_parents, .timeout = 60)
@@ -414,8 +399,7 @@ Test(harm, a_recording_is_one_process_s_and_a_child_never_overwrites_its_parents
 			  NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, a_full_disk_stops_the_recording_between_chunks, .timeout = 60)
@@ -438,8 +422,7 @@ Test(harm, a_full_disk_stops_the_recording_between_chunks, .timeout = 60)
 		  "%s", run.err);
 	cr_expect(strstr(run.err, "not whole") == NULL, "%s", run.err);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(harm, a_libgomp_program_on_libomp_is_marked_in_its_live_statistics)
@@ -467,6 +450,5 @@ Test(harm, a_libgomp_program_on_libomp_is_marked_in_its_live_statistics)
 	cr_expect_neq(header.start_ticks, 0);
 	free(file);
 	tp_run_free(&run);
-	remove_dir(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }

@@ -15,12 +15,6 @@ static const char *openmp_target(const char *name)
 	return tp_require_program(tp_target(name), "clang and libomp-dev");
 }
 
-/* Explicit tasks of fib(n) with a task per recursive call. */
-static size_t fib_tasks(int n)
-{
-	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
-}
-
 /* Runs `target` with two threads and checks every invariant; returns the run. */
 static void run_openmp(const char *target, const char *arg, const char *preload, struct tp_run *run)
 {
@@ -41,8 +35,8 @@ Test(openmp, recursive_tasks_with_taskwait_are_exactly_the_programs_tasks, .time
 	cr_expect_str_eq(run.out, "fib(12) = 144\n");
 	/* explicit tasks, 2 implicit tasks (one per thread), the initial task */
 	size_t spawned = tp_assert_tasks_consistent(&run, 2);
-	cr_expect_eq(spawned, fib_tasks(12) + 2 + 1, "%zu tasks, expected %zu", spawned,
-		     fib_tasks(12) + 3);
+	cr_expect_eq(spawned, tp_fib_tasks(12) + 2 + 1, "%zu tasks, expected %zu", spawned,
+		     tp_fib_tasks(12) + 3);
 	cr_expect_gt(tp_count(&run, "worker__thread__park", 0), 0, "idle workers park");
 	tp_run_free(&run);
 }
@@ -79,7 +73,7 @@ Test(openmp, gcc_built_program_on_preloaded_libomp, .timeout = 180)
 	run_openmp(openmp_target("omp_fib_gcc"), "10", preload, &run);
 	cr_expect_str_eq(run.out, "fib(10) = 55\n");
 	size_t spawned = tp_assert_tasks_consistent(&run, 2);
-	cr_expect_eq(spawned, fib_tasks(10) + 2 + 1, "%zu tasks", spawned);
+	cr_expect_eq(spawned, tp_fib_tasks(10) + 2 + 1, "%zu tasks", spawned);
 	tp_run_free(&run);
 }
 
@@ -231,14 +225,15 @@ Test(openmp, a_tracer_attached_after_another_detached_sees_no_task_of_before, .t
 	phase_file_create(dir, "go", 1); /* traced until the tasks are done */
 	phase_file_await(dir, "fibbed", 1);
 	tp_detach(&tracer, &run);
-	cr_expect_eq(expect_no_task_from_before(&run), fib_tasks(N), "the first tracer's tasks");
+	cr_expect_eq(expect_no_task_from_before(&run), tp_fib_tasks(N), "the first tracer's tasks");
 	phase_file_create(dir, "resume", 1);
 	phase_file_await(dir, "done", 1);
 	run_phase(dir, 2); /* untraced again: what the first period held is dropped */
 	tp_attach(run.pid, &tracer);
 	run_phase(dir, 3); /* traced by the second */
 	tp_detach(&tracer, &run);
-	cr_expect_eq(expect_no_task_from_before(&run), fib_tasks(N), "the second tracer's tasks");
+	cr_expect_eq(expect_no_task_from_before(&run), tp_fib_tasks(N),
+		     "the second tracer's tasks");
 	tp_finish(&run);
 	cr_expect_eq(run.status, 0);
 	char expected[256] = "";

@@ -18,27 +18,10 @@
 
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
 
-/* Explicit tasks of fib(n) with a task per recursive call. */
-static unsigned fib_tasks(int n)
-{
-	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
-}
-
 /* A new empty directory for recordings. */
 static char *recording_dir(void)
 {
-	char *dir = strdup("/tmp/taskprobe-recordings-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_dir(char *dir)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-	cr_expect_eq(system(cmd), 0);
-	free(cmd);
-	free(dir);
+	return tp_make_temp_dir("recordings");
 }
 
 /*
@@ -107,7 +90,7 @@ static void recorded_free(struct recorded *r)
 {
 	free(r->convert_err);
 	tp_run_free(&r->run);
-	remove_dir(r->dir);
+	tp_remove_temp_dir(r->dir);
 }
 
 Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_root, .timeout = 180)
@@ -126,7 +109,7 @@ Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_roo
 	cr_expect_str_eq(recorded.out, plain.out);
 	const char *summary = tp_timeline_summary(json);
 	/* the explicit tasks, one implicit task per thread, the initial task */
-	unsigned tasks = fib_tasks(12) + 2 + 1;
+	unsigned tasks = tp_fib_tasks(12) + 2 + 1;
 	cr_expect_eq(tp_timeline_count(summary, "M="), 2, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "b="), tasks, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "e="), tasks, "%s", summary);
@@ -143,8 +126,8 @@ Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_roo
 	for (size_t k = 0; k < 2; k++) {
 		snprintf(name, sizeof name, "fib (omp_fib.c:%d)",
 			 tp_source_line("omp_fib.c", before_construct[k], "#pragma omp task"));
-		cr_expect(tp_timeline_named_tasks(summary, name, fib_tasks(12) / 2), "%s: %s", name,
-			  summary);
+		cr_expect(tp_timeline_named_tasks(summary, name, tp_fib_tasks(12) / 2), "%s: %s",
+			  name, summary);
 	}
 	snprintf(name, sizeof name, "main (omp_fib.c:%d)",
 		 tp_source_line("omp_fib.c", "int main(", "#pragma omp parallel"));
@@ -253,13 +236,13 @@ Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout
 	const char *summary = tp_timeline_summary(json);
 	/* what stayed in the two threads' buffers (at most 2 x 256 KiB) is lost; the rest is there */
 	unsigned tracks = tp_timeline_count(summary, "b=");
-	cr_expect_gt(tracks, fib_tasks(N) / 2, "%u task tracks of %u: %s", tracks, fib_tasks(N),
-		     summary);
-	cr_expect_leq(tracks, fib_tasks(N) + 3, "%s", summary);
+	cr_expect_gt(tracks, tp_fib_tasks(N) / 2, "%u task tracks of %u: %s", tracks,
+		     tp_fib_tasks(N), summary);
+	cr_expect_leq(tracks, tp_fib_tasks(N) + 3, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
 	free(err);
 	tp_run_free(&run);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(recorder, a_path_that_cannot_be_written_is_said_once_and_the_program_runs_as_without_it)

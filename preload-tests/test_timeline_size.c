@@ -31,18 +31,7 @@ extern char **environ;
 
 static char *new_dir(void)
 {
-	char *dir = strdup("/tmp/taskprobe-timeline-size-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_dir(char *dir)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-	cr_expect_eq(system(cmd), 0);
-	free(cmd);
-	free(dir);
+	return tp_make_temp_dir("timeline-size");
 }
 
 static char *path_in(const char *dir, const char *name)
@@ -207,7 +196,7 @@ Test(timeline, compact_format_is_small_and_speedscope_opens_it, .timeout = 180)
 	free(compact);
 	free(json);
 	free(recording);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /* Writes the generator's recording of `mode` `count` to `path`. */
@@ -287,7 +276,7 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 	free(text);
 	free(out);
 	free(recording);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /*
@@ -441,7 +430,7 @@ Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
 	free(thread);
 	free(both);
 	free(text);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /*
@@ -489,7 +478,7 @@ Test(timeline, counter_tracks_show_tasks_alive_ready_and_workers_busy, .timeout 
 	free(counters);
 	free(json);
 	free(recording);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /* Runs the converter on `input` into /dev/null; its peak RSS (KiB) and what it said. */
@@ -549,5 +538,5 @@ Test(timeline, memory_stays_under_its_bound_on_large_recordings, .timeout = 120)
 	}
 	free(spawns);
 	free(threads);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }

@@ -956,8 +956,7 @@ Test(top, a_script_that_runs_programs_one_after_another_shows_each_to_its_end)
  */
 static void idle_worker_shares(const char *blocktime, int shares[3])
 {
-	char *dir = strdup("/tmp/taskprobe-test-idle-XXXXXX");
-	cr_assert(mkdtemp(dir) != NULL);
+	char *dir = tp_make_temp_dir("idle");
 	char live_dir[128], blocktime_setting[64];
 	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
 	snprintf(blocktime_setting, sizeof blocktime_setting, "KMP_BLOCKTIME=%s", blocktime);
@@ -983,10 +982,7 @@ static void idle_worker_shares(const char *blocktime, int shares[3])
 		     "%s", top.out);
 	tp_run_free(&program);
 	tp_run_free(&top);
-	char command[128];
-	snprintf(command, sizeof command, "rm -rf '%s'", dir);
-	cr_expect_eq(system(command), 0);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }
 
 Test(top, a_workers_time_in_the_runtime_is_spin_and_only_its_sleep_is_parked)
@@ -1019,8 +1015,7 @@ Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeo
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	/* a copy of the shim: no tracer another test attaches to the built one reads its sites */
 	tp_use_shim(tp_shim_copy());
-	char *dir = strdup("/tmp/taskprobe-test-names-XXXXXX");
-	cr_assert(mkdtemp(dir) != NULL);
+	char *dir = tp_make_temp_dir("names");
 	char live_dir[128];
 	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
 	const char *env[] = {"TASKPROBE_LIVE=keep", live_dir, NULL};
@@ -1048,8 +1043,5 @@ Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeo
 	tp_finish(&program);
 	cr_expect_eq(program.status, 0, "%s", program.err);
 	tp_run_free(&program);
-	char command[128];
-	snprintf(command, sizeof command, "rm -rf '%s'", dir);
-	cr_expect_eq(system(command), 0);
-	free(dir);
+	tp_remove_temp_dir(dir);
 }

@@ -77,6 +77,8 @@ static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer writt
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 static bool write_failed;
 static uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
+/* Wait sites recorded by key, named at exit (name_wait_sites): never in the program's waits. */
+static uint8_t wait_site_seen[TP_SITE_ADDRESSES_MAX + 1];
 
 /* Stops recording (the reason said once, with errno's); nothing more is written. */
 static void recording_failed(void)
@@ -230,6 +232,7 @@ static bool open_recording(const char *pattern)
 	prctl(PR_GET_NAME, header.comm);
 	header.comm[sizeof header.comm - 1] = '\0';
 	memset(site_recorded, 0, sizeof site_recorded);
+	memset(wait_site_seen, 0, sizeof wait_site_seen);
 	return write_all(&(struct iovec){&header, sizeof header}, 1);
 }
 
@@ -544,9 +547,27 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site)
 {
-	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX)
-		record_site(tp_thread_self(), site);
+	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
+	    !__atomic_load_n(&wait_site_seen[site], __ATOMIC_RELAXED))
+		__atomic_store_n(&wait_site_seen[site], 1, __ATOMIC_RELAXED);
 	tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
+}
+
+/*
+ * The texts of the wait sites recorded, named now, at exit, after the program's work (naming
+ * reads debug information and keeps files open: never inside a wait of the program's). The
+ * converter takes a site's text from anywhere in its segment. A program killed by a signal, or
+ * one that ends after its last thread (main called pthread_exit), has its waits without names
+ * (their kinds alone).
+ */
+static void name_wait_sites(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (self->record_stopped || self->record_busy)
+		return; /* the process ends after its last thread (main called pthread_exit) */
+	for (uint32_t site = 1; site <= TP_SITE_ADDRESSES_MAX; site++)
+		if (__atomic_load_n(&wait_site_seen[site], __ATOMIC_RELAXED))
+			record_site(self, site);
 }
 
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
@@ -703,6 +724,7 @@ void tp_recorder_before_destructors(void)
 {
 	if (!recording_here())
 		return;
+	name_wait_sites();
 	write_all_buffers(false);
 	written_before_destructors = true;
 }
@@ -712,10 +734,12 @@ void tp_recorder_at_exit(void)
 	if (!recording_here())
 		return;
 	int saved_errno = errno;
-	if (written_before_destructors)
+	if (written_before_destructors) {
 		write_own_close_others();
-	else
+	} else {
+		name_wait_sites();
 		write_all_buffers(true);
+	}
 	errno = saved_errno;
 	uint64_t dropped = __atomic_load_n(&dropped_unrecorded, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&dropped_at_exit, __ATOMIC_RELAXED) +
@@ -734,6 +758,7 @@ void tp_recorder_before_exec(void)
 	if (!recording_here())
 		return;
 	int saved_errno = errno;
+	name_wait_sites();
 	write_all_buffers(false);
 	errno = saved_errno;
 }
@@ -747,6 +772,7 @@ void tp_recorder_before_seccomp(void)
 	if (!recording_here() || __atomic_load_n(&write_failed, __ATOMIC_RELAXED))
 		return;
 	int saved_errno = errno;
+	name_wait_sites();
 	write_all_buffers(true);
 	tp_warn("TASKPROBE_RECORD: the program installs a system call filter (seccomp): recording "
 		"stops here, so that no call of taskprobe's can be refused; %.300s holds what came "

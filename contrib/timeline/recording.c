@@ -477,7 +477,7 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 		e->arg[0] = small;
 		for (int i = 0; i < 3; i++)
 			e->arg[1 + i] = (int64_t)a[i];
-		/* a start's record may have its call site's key (a site id of the segment) */
+		/* since version 4 a start has its call site's key (a site id of the segment) */
 		if (e->type == TP_RECORD_WAIT_START &&
 		    tp_record_bytes(r->word) >= sizeof *r + 4 * sizeof a[0])
 			e->arg[4] = (int64_t)a[3];
