@@ -194,7 +194,10 @@ struct tp_live_thread {
 	uint64_t parked_ns; /* time parked (state PARKED), the current park excluded */
 	uint64_t polls;
 	uint64_t taken_ns; /* when the thread took the slot (its figures count from then) */
-	char reserved[16];
+	/* the call site of the wait it is in now (wait_kind not 0), and its module */
+	uint64_t wait_address;
+	uint32_t wait_module;
+	char reserved[4];
 };
 
 /* One thread's figures for one site. */

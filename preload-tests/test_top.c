@@ -87,9 +87,21 @@ static const char *place_of(const char *before)
 	return p;
 }
 
+/* "(omp_top_shapes.c:L)" for the line of the blocker's sem_wait. */
+static const char *wait_place(void)
+{
+	static char place[64];
+	int line = tp_source_line("omp_top_shapes.c", "static void blocker(", "sem_wait(gate)");
+	cr_assert_gt(line, 0);
+	snprintf(place, sizeof place, "(omp_top_shapes.c:%d)", line);
+	return place;
+}
+
 #define SLEEPY_SITE  place_of("i < SLEEPY_TASKS; i++")
 #define BLOCKER_SITE place_of("r < rounds; r++")
-#define QUICK_SITE   place_of("i < QUICK_TASKS; i++")
+/* where the blocker's task waits: "(omp_top_shapes.c:L)" of its sem_wait */
+#define WAIT_PLACE wait_place()
+#define QUICK_SITE place_of("i < QUICK_TASKS; i++")
 
 static const char *target(void)
 {
@@ -155,10 +167,13 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 		free(screen);
 		tp_sleep_ms(100);
 		screen = tp_terminal_screen(&t, false);
-		blocked_seen = strstr(screen, "in a semaphore wait for") != NULL &&
+		/* the wait at its call site, the program's line */
+		blocked_seen = strstr(screen, "in a semaphore wait at ") != NULL &&
+			       strstr(screen, WAIT_PLACE) != NULL &&
 			       strstr(screen, "(blocking its worker)") != NULL;
 	}
-	cr_expect(blocked_seen, "no worker shown in its semaphore wait:\n%s", screen);
+	cr_expect(blocked_seen, "no worker shown in its semaphore wait at %s:\n%s", WAIT_PLACE,
+		  screen);
 	/* the figures move on, refresh after refresh */
 	struct site_row later = site_row(screen, SLEEPY_SITE);
 	for (int look = 0; look < 50 && later.spawned <= sleepy.spawned; look++) {

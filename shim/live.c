@@ -656,6 +656,12 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
 		return;
 	set64(&s->wait_since, now);
 	set64(&s->wait_task, task);
+	if (local.wait_site != NULL) {
+		set64(&s->wait_address, local.wait_site->address);
+		set32(&s->wait_module, local.wait_site->module);
+	} else {
+		set64(&s->wait_address, 0);
+	}
 	set32(&s->wait_kind, kind);
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_waits, 1);

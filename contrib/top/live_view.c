@@ -909,6 +909,8 @@ static void read_snapshot(void *arg)
 					 ? out->now_ns - wait_since
 					 : 0;
 		w->wait_task = load64(&t->wait_task);
+		w->wait_address = w->wait_kind != 0 ? load64(&t->wait_address) : 0;
+		w->wait_module = load32(&t->wait_module);
 		w->polls = load64(&t->polls);
 		w->busy_ns = load64(&t->busy_ns) +
 			     (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
@@ -967,6 +969,13 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		}
 		live_name(w->address, w->module, true, name, sizeof name);
 		live_escape(w->text, sizeof w->text, name, strlen(name), false);
+	}
+	for (unsigned i = 0; i < out->n_workers; i++) {
+		struct worker_view *w = &out->workers[i];
+		if (w->wait_address == 0)
+			continue;
+		live_name(w->wait_address, w->wait_module, true, name, sizeof name);
+		live_escape(w->wait_site, sizeof w->wait_site, name, strlen(name), false);
 	}
 	for (unsigned i = 0; i < out->n_stacks; i++) {
 		struct stack_view *k = &out->stacks[i];

@@ -136,6 +136,9 @@ struct worker_view {
 	char name[LIVE_SHOWN(16)]; /* escaped */
 	bool ended;                /* shown once the process exited */
 	uint64_t state_for_ns, wait_for_ns, wait_task;
+	uint64_t wait_address; /* the wait's call site, named into wait_site ("" when none) */
+	uint32_t wait_module;
+	char wait_site[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t busy_ns, parked_ns; /* cumulative, the current state's time included */
 	uint64_t polls;
 	double busy_share, parked_share, spinning_share; /* of the last interval */

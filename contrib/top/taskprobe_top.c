@@ -406,14 +406,15 @@ static struct worker_layout worker_layout(int width)
 static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 		       const struct worker_view *w, int width)
 {
-	char how_long[16], wait[128] = "";
+	char how_long[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
 	if (w->wait_kind != 0) {
 		char wait_for[16];
 		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
-		snprintf(wait, sizeof wait, "%s in a %s wait for %s%s",
+		snprintf(wait, sizeof wait, "%s in a %s wait%s%.*s for %s%s",
 			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
-			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+			 w->wait_site[0] != '\0' ? " at " : "", (int)sizeof w->wait_site - 1,
+			 w->wait_site, wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
 	}
 	const struct site_view *site = live_site(s, w->site);
 	if (w->ended) {
