@@ -16,6 +16,8 @@
 #include "harness.h"
 
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+/* timeline.h's TIMELINE_PATH_TID: the critical path track's thread */
+#define TIMELINE_PATH_TID_TEST 4194304u
 
 /* What --analyze said of one recorded run, and what the program said its graph was. */
 struct analyzed {
@@ -24,14 +26,18 @@ struct analyzed {
 	char *text; /* the analysis */
 };
 
-/* Runs the target recorded into a new directory on two threads, and analyzes the recording. */
-static void analyze(const char *const argv[], struct analyzed *a)
+/* Runs the target recorded into a new directory on `threads` threads: the recording's path in
+ * `path`, the directory in `dir` (for rm_dir); the program's truth (if it says one) in `a`. */
+static void record(const char *const argv[], const char *threads, char dir[32], char path[300],
+		   struct analyzed *a)
 {
-	char dir[] = "/tmp/taskprobe-analysis-XXXXXX", setting[160];
+	char setting[160], omp[40];
+	strcpy(dir, "/tmp/taskprobe-analysis-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%s", threads);
 	struct tp_run run;
-	tp_run(TP_PRELOADED, argv, (const char *[]){setting, "OMP_NUM_THREADS=2", NULL}, &run);
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, omp, NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	memset(a, 0, sizeof *a);
 	const char *truth = strstr(run.out, "truth work");
@@ -43,20 +49,33 @@ static void analyze(const char *const argv[], struct analyzed *a)
 
 	DIR *d = opendir(dir);
 	cr_assert_not_null(d);
-	char path[300] = "";
+	path[0] = '\0';
 	for (struct dirent *e; (e = readdir(d)) != NULL;)
 		if (strncmp(e->d_name, "rec.", 4) == 0)
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			snprintf(path, 300, "%s/%s", dir, e->d_name);
 	closedir(d);
 	cr_assert_neq(path[0], '\0', "nothing recorded in %s", dir);
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	a->text = strdup(run.out);
-	tp_run_free(&run);
+}
+
+static void rm_dir(const char *dir)
+{
 	char *cmd;
 	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
 	cr_expect_eq(system(cmd), 0);
 	free(cmd);
+}
+
+/* Runs the target recorded on `threads` threads, and analyzes the recording. */
+static void analyze_on(const char *const argv[], const char *threads, struct analyzed *a)
+{
+	char dir[32], path[300];
+	record(argv, threads, dir, path, a);
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	a->text = strdup(run.out);
+	tp_run_free(&run);
+	rm_dir(dir);
 
 	const char *work = strstr(a->text, "work T1"), *span = strstr(a->text, "span Tinf"),
 		   *parallelism = strstr(a->text, "parallelism");
@@ -64,6 +83,12 @@ static void analyze(const char *const argv[], struct analyzed *a)
 	cr_assert_eq(sscanf(work, "work T1 %lf ms", &a->work), 1, "%s", a->text);
 	cr_assert_eq(sscanf(span, "span Tinf %lf ms", &a->span), 1, "%s", a->text);
 	cr_assert_eq(sscanf(parallelism, "parallelism %lf", &a->parallelism), 1, "%s", a->text);
+}
+
+/* On two threads. */
+static void analyze(const char *const argv[], struct analyzed *a)
+{
+	analyze_on(argv, "2", a);
 }
 
 /* The per-site rows of the sites whose text holds `site`: their tasks and critical-path
@@ -170,4 +195,60 @@ Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
 	cr_expect_leq(a.span, a.work, "%s", a.text);
 	cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
 	free(a.text);
+}
+
+/* The slices of the "critical path" track in the JSON timeline (--critical-path) of graph
+ * `graph` recorded on two threads: they are in time order and do not overlap, and the number of
+ * them named by the graph's site is `expected`. */
+static void path_track(const char *graph, unsigned expected)
+{
+	struct analyzed a;
+	char dir[32], path[300];
+	record((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "2", dir, path, &a);
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--critical-path", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	rm_dir(dir);
+	char track[64], site[64];
+	snprintf(track, sizeof track, "\"tid\":%u,", TIMELINE_PATH_TID_TEST);
+	snprintf(site, sizeof site, "\"name\":\"%s (omp_known_graphs.c:", graph);
+	unsigned named = 0, slices = 0, titled = 0;
+	double last_end = 0;
+	for (const char *line = run.out; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		char row[1024];
+		snprintf(row, sizeof row, "%.*s", (int)len, line);
+		line = end != NULL ? end + 1 : NULL;
+		if (strstr(row, track) == NULL)
+			continue;
+		if (strstr(row, "\"ph\":\"M\"") != NULL) { /* the track's name and order */
+			titled += strstr(row, "\"name\":\"critical path\"") != NULL;
+			continue;
+		}
+		const char *ts = strstr(row, "\"ts\":"), *dur = strstr(row, "\"dur\":");
+		cr_assert(strstr(row, "\"ph\":\"X\"") != NULL && ts != NULL && dur != NULL, "%s",
+			  row);
+		double start = strtod(ts + 5, NULL), length = strtod(dur + 6, NULL);
+		cr_expect_geq(start, last_end, "overlapping or out of order: %s", row);
+		last_end = start + length;
+		slices++;
+		named += strstr(row, site) != NULL;
+	}
+	cr_expect_eq(titled, 1, "no track named critical path:\n%s", run.out);
+	cr_expect_gt(slices, 0);
+	cr_expect_eq(named, expected, "%u slices of %s on the path (%u in all):\n%s", named, graph,
+		     slices, run.out);
+	tp_run_free(&run);
+}
+
+Test(analysis, the_timeline_shows_a_chain_as_its_critical_path, .timeout = 60)
+{
+	/* every one of the 20 tasks, in their order */
+	path_track("chain", 20);
+}
+
+Test(analysis, the_timeline_shows_one_of_independent_tasks_as_its_critical_path, .timeout = 60)
+{
+	path_track("flat", 1);
 }

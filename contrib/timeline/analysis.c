@@ -825,14 +825,38 @@ void analysis_report(struct analysis *a, FILE *out)
 }
 
 void analysis_critical_path(struct analysis *a,
-			    void (*each)(void *context, uint64_t process, uint32_t pid,
-					 uint32_t tid, uint64_t task, uint64_t start_ns,
-					 uint64_t end_ns),
+			    void (*each)(void *context, const struct analysis_fragment *f,
+					 bool first),
 			    void *context)
 {
-	for (size_t i = 0; i < a->n_procs; i++)
-		for (const struct node *n = a->procs[i].span; n != NULL; n = n->prev)
-			each(context, n->process, n->pid, n->tid, n->task, n->start, n->end);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		/* the nodes point back: the path's length first, then its nodes from the end */
+		size_t n = 0;
+		for (const struct node *at = a->procs[i].span; at != NULL; at = at->prev)
+			n++;
+		const struct node **path = malloc(n * sizeof *path + 1);
+		if (path == NULL)
+			continue;
+		size_t k = n;
+		for (const struct node *at = a->procs[i].span; at != NULL; at = at->prev)
+			path[--k] = at;
+		for (k = 0; k < n; k++) {
+			const struct node *at = path[k];
+			const struct site *s = &a->sites[at->site];
+			struct analysis_fragment f = {
+				.process = at->process,
+				.pid = at->pid,
+				.tid = at->tid,
+				.task = at->task,
+				.site_scope = at->site != 0 ? s->scope : 0,
+				.site_id = at->site != 0 ? s->id : 0,
+				.start_ns = at->start,
+				.end_ns = at->end,
+			};
+			each(context, &f, k == 0);
+		}
+		free(path);
+	}
 }
 
 void analysis_free(struct analysis *a)

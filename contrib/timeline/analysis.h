@@ -21,6 +21,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,12 +47,20 @@ void analysis_report(struct analysis *a, FILE *out);
 /* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
 void analysis_memory(size_t *task, size_t *node, size_t *edge);
 
-/* The critical path of each process, fragment by fragment from its end (for the timeline):
- * calls `each` with the fragment's process, thread, task, start and end (ns). */
+/* A fragment of a critical path: where and when it ran, and the site that spawned its task
+ * (scope and id as given to analysis_site; id 0: none). */
+struct analysis_fragment {
+	uint64_t process; /* a timeline_event's process, or its pid when 0 */
+	uint32_t pid, tid;
+	uint64_t task, site_scope, site_id;
+	uint64_t start_ns, end_ns;
+};
+
+/* The critical path of each process, fragment by fragment in time order (for the timeline):
+ * calls `each` with each fragment; `first` on the first of its process's path. */
 void analysis_critical_path(struct analysis *a,
-			    void (*each)(void *context, uint64_t process, uint32_t pid,
-					 uint32_t tid, uint64_t task, uint64_t start_ns,
-					 uint64_t end_ns),
+			    void (*each)(void *context, const struct analysis_fragment *f,
+					 bool first),
 			    void *context);
 
 void analysis_free(struct analysis *a);

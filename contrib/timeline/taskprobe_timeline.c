@@ -51,6 +51,7 @@ static int usage(FILE *to, int status)
 {
 	fputs("usage: taskprobe-timeline [-o OUTPUT] [--format json|speedscope] [--max-size SIZE]\n"
 	      "         [--from TIME] [--to TIME] [--site TEXT]... [--thread TID]... [--count]\n"
+	      "         [--critical-path]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "       taskprobe-timeline --analyze RECORDING...\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
@@ -67,7 +68,10 @@ static int usage(FILE *to, int status)
 	      "  polls); --thread TID: only that thread's track. Both may be repeated.\n"
 	      "--count says on stderr how many events a recording held.\n"
 	      "--analyze prints, rather than a timeline, why the program does or does not scale:\n"
-	      "  its task graph's work, span, parallelism and critical path, by site.\n",
+	      "  its task graph's work, span, parallelism and critical path, by site.\n"
+	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
+	      "  the fragments of its task graph's critical path, named by their sites\n"
+	      "  (recordings only; the conversion takes up to twice as long).\n",
 	      to);
 	return status;
 }
@@ -443,6 +447,8 @@ int main(int argc, char **argv)
 			say_counts = true;
 		} else if (strcmp(argv[i], "--analyze") == 0) {
 			analyze = true;
+		} else if (strcmp(argv[i], "--critical-path") == 0) {
+			options.critical_path = true;
 		} else if (strcmp(argv[i], "--format") == 0 && value != NULL) {
 			format_name = argv[++i];
 			if (strcmp(format_name, "json") != 0 &&

@@ -43,6 +43,8 @@
 #define _GNU_SOURCE
 #include "timeline.h"
 
+#include "analysis.h"
+
 #include "taskprobe_contract.h"
 
 #include <ctype.h>
@@ -222,7 +224,9 @@ struct timeline {
 	uint64_t spill_size, buffered;
 	struct block *blocks;
 	size_t n_blocks, cap_blocks;
-	bool failed; /* out of memory, or the spill file failed */
+	bool failed;               /* out of memory, or the spill file failed */
+	struct analysis *analysis; /* options.critical_path: the events go to it too */
+	uint32_t path_profile;     /* speedscope: 1 + the critical path's profile being written */
 	char lines[2][MAX_LINE];
 	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
 	unsigned previous;
@@ -1544,6 +1548,14 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		else
 			t->sites_wanted[i] = strdup("");
 	}
+	if (t->options.critical_path && (t->analysis = analysis_new()) == NULL) {
+		free(t->processes);
+		for (size_t i = 0; i < t->options.n_sites; i++)
+			free(t->sites_wanted[i]);
+		free(t->sites_wanted);
+		free(t);
+		return NULL;
+	}
 	if (t->options.format == TIMELINE_TRACE_EVENTS)
 		fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
 	return t;
@@ -1774,12 +1786,16 @@ void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *
 {
 	if (id != 0 && len > 0)
 		(void)site_name(&t->sites, scope, id, text, len);
+	if (t->analysis != NULL)
+		analysis_site(t->analysis, scope, id, text, len);
 }
 
 void timeline_add(struct timeline *t, const struct timeline_event *e)
 {
 	if (t->done)
 		return;
+	if (t->analysis != NULL)
+		analysis_add(t->analysis, e);
 	struct thread *thread = thread_of(t, e);
 	if (thread != NULL && !t->done) /* the event after the window's end changes nothing */
 		convert(t, e, thread);
@@ -1792,6 +1808,70 @@ void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint6
 	struct thread *thread = thread_of(t, at);
 	if (thread != NULL && thread->kept && !t->done)
 		instant(t, at, "events not recorded:", count);
+}
+
+/* ---- the critical path ---- */
+
+/* `ns` in microseconds with three decimals, as begin_event writes a timestamp. */
+static void put_us(FILE *out, uint64_t ns)
+{
+	put_u64(out, ns / 1000);
+	unsigned fraction = (unsigned)(ns % 1000);
+	char tail[5] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
+			(char)('0' + fraction % 10), '\0'};
+	put(out, tail);
+}
+
+/* A fragment of a process's critical path (analysis_critical_path, in time order): a slice on
+ * the process's "critical path" track (its first: the track named), clipped to the window. */
+static void path_fragment(void *context, const struct analysis_fragment *f, bool first)
+{
+	struct timeline *t = context;
+	FILE *out = t->out;
+	/* the track: a JSON thread, or a speedscope profile (t->path_profile: 1 + its index) */
+	if (first && t->options.format == TIMELINE_TRACE_EVENTS) {
+		struct sample at = {.pid = f->pid, .tid = TIMELINE_PATH_TID};
+		begin_event(t, 'M', &at);
+		put(out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"critical path\"}}");
+		begin_event(t, 'M', &at);
+		put(out, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":-1}}");
+	} else if (first) {
+		t->path_profile = 0;
+		struct timeline_event e = {.pid = f->pid, .tid = TIMELINE_PATH_TID};
+		struct thread track = {0};
+		add_profile(t, &track, &e);
+		if (track.profile != 0)
+			snprintf(t->profiles[track.profile - 1].name,
+				 sizeof t->profiles[track.profile - 1].name,
+				 "critical path (pid %" PRIu32 ")", f->pid);
+		t->path_profile = track.profile;
+	}
+	uint64_t start = f->start_ns > t->from ? f->start_ns : t->from,
+		 end = f->end_ns < t->to ? f->end_ns : t->to;
+	if (start > end || f->end_ns < t->from || f->start_ns > t->to)
+		return;
+	char buf[32];
+	uint32_t name = f->site_id != 0 ? site_name(&t->sites, f->site_scope, f->site_id, NULL, 0)
+					: 0;
+	if (t->options.format == TIMELINE_SPEEDSCOPE) {
+		struct thread track = {.profile = t->path_profile};
+		uint32_t frame = frame_of(t, task_name_text(t, f->site_id, name, buf));
+		profile_event(t, &track, 'O', frame, start);
+		profile_event(t, &track, 'C', frame, end);
+		return;
+	}
+	struct sample at = {.pid = f->pid, .tid = TIMELINE_PATH_TID, .ns = start};
+	t->slices++;
+	begin_event(t, 'X', &at);
+	put(out, ",\"dur\":");
+	put_us(out, end - start);
+	fputc(',', out);
+	task_name(t, f->site_id, name);
+	put_number(out, ",\"args\":{\"task\":", f->task, "");
+	put_number(out, ",\"thread\":", f->tid, "");
+	if (f->site_id != 0)
+		put_number(out, ",\"site\":", f->site_id, "");
+	put(out, "}}");
 }
 
 uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, bool *ok)
@@ -1811,6 +1891,11 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	}
 	if (!t->done)
 		counters_at(t, t->last_ns, false);
+	if (t->analysis != NULL) {
+		analysis_critical_path(t->analysis, path_fragment, t);
+		analysis_free(t->analysis);
+		t->analysis = NULL;
+	}
 	if (t->options.format == TIMELINE_SPEEDSCOPE) {
 		speedscope_finish(t);
 	} else {

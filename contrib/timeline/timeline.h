@@ -84,7 +84,16 @@ struct timeline_options {
 	size_t n_sites;
 	const uint64_t *tids; /* threads: their tracks */
 	size_t n_tids;
+	/* a track per process named "critical path" (TIMELINE_PATH_TID; speedscope: a profile):
+	 * the fragments of its task graph's critical path (analysis.h), each named by its site,
+	 * whatever the site and thread filters keep, clipped to the window. Computed from the
+	 * events timeline_add is given (recordings), not perf's text; written at the end. */
+	bool critical_path;
 };
+
+/* The critical path track's thread id in the Trace Event Format: above any Linux tid
+ * (PID_MAX_LIMIT is 2^22). */
+#define TIMELINE_PATH_TID 4194304u
 
 /* A converter writing to `out` (options: NULL for all of it, as JSON); NULL when out of memory. */
 struct timeline *timeline_new(FILE *out, const struct timeline_options *options);
