@@ -5,6 +5,7 @@
 #include "wait.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "code_map.h"
@@ -49,9 +50,18 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
 	    tp_thread_recognize_worker(self) && park_probes)
 		tp_thread_park(self, w);
-	int saved_errno = errno; /* unwinding and naming may set it */
+	/*
+	 * Unwinding and naming may set errno, and naming opens files: cancellation points, where a
+	 * thread cancelled on its way into the wait would leave the naming lock held.
+	 */
+	int saved_errno = errno, cancel_state = 0;
+	bool named = tp_tracers_wait_start() != 0;
+	if (named)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	w->site_key = tp_listeners_wait_start() ? call_site_key(caller) : 0;
-	uint32_t site = tp_tracers_wait_start() ? tp_spawn_site_of_key(w->site_key) : 0;
+	uint32_t site = named ? tp_spawn_site_of_key(w->site_key) : 0;
+	if (named)
+		pthread_setcancelstate(cancel_state, NULL);
 	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
 			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
 	errno = saved_errno;
