@@ -853,7 +853,7 @@ Test(top, the_console_follows_the_program_through_an_exec)
 	struct tp_terminal t;
 	tp_terminal_start(&t, command, 200, 40, true);
 	free(command);
-	free(tp_terminal_wait_for(&t, "(no task spawned yet)", SCREEN_WAIT));
+	free(tp_terminal_wait_for(&t, "(no task spawned, and no thread waited", SCREEN_WAIT));
 	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
 	cr_expect(strstr(screen, "omp_top_shapes (pid") != NULL &&
 			  strstr(screen, "running") != NULL,
