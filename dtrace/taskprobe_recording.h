@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TP_RECORDING_MAGIC   "TPRECORD" /* the segment header's first 8 bytes */
@@ -58,9 +59,9 @@ struct tp_recording_chunk {
 
 /* One per probe of the contract, in dtrace/taskprobe.d's order, and the site texts; probes
  * added since, after them. */
-enum tp_record_type { /* below 1 << TP_RECORD_TYPE_BITS */
-		      TP_RECORD_TASK_SPAWN =
-			      1, /* arg: task, parent, site id, stack id; small: executor */
+enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BITS */
+		      TP_RECORD_TASK_SPAWN = 1, /* arg: task, parent, site id, stack id; small:
+						   executor, and undeferred (below) */
 		      TP_RECORD_TASK_STACK, /* arg: task, stack id, then `small` return addresses */
 		      TP_RECORD_TASK_WAKE,  /* arg: task, waker */
 		      TP_RECORD_TASK_POLL_START, /* arg: task */
@@ -150,6 +151,27 @@ static inline unsigned tp_record_poll_end_done(unsigned small)
 static inline unsigned tp_record_poll_end_sync(unsigned small)
 {
 	return small >> 1;
+}
+
+/*
+ * task-spawn's `small`: the executor in bits 0 to 6, and in bit 7 whether the task was created
+ * undeferred (OpenMP: an if(0) clause, a final task's descendant, or any task of a team of one
+ * thread; libomp runs it at once, its parent switched out until it ends) and without
+ * dependences (with them, the analysis keeps it after what ran before it: libomp reports no
+ * dependence on a task already ended, which an undeferred task's are). Not a probe argument:
+ * the recording's alone, for the analysis (a child run undeferred is nested work of its parent,
+ * not a predecessor of its parent's next fragment). 0 in recordings made before.
+ */
+#define TP_RECORD_SPAWN_UNDEFERRED 0x80u
+
+static inline unsigned tp_record_spawn_small(uint32_t executor, bool undeferred)
+{
+	return (executor & 0x7f) | (undeferred ? TP_RECORD_SPAWN_UNDEFERRED : 0);
+}
+
+static inline unsigned tp_record_spawn_executor(unsigned small)
+{
+	return small & 0x7f;
 }
 
 static inline uint64_t tp_record_delta(uint64_t word)

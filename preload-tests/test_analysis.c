@@ -252,3 +252,42 @@ Test(analysis, the_timeline_shows_one_of_independent_tasks_as_its_critical_path,
 {
 	path_track("flat", 1);
 }
+
+/*
+ * On one thread libomp runs every task undeferred, at its spawn, its parent switched out: such a
+ * child is nested work of its parent (joined at the parent's taskwait, as on two threads), not a
+ * predecessor of its parent's next fragment, which made the whole run one chain (parallelism
+ * 1.0). The span on one thread and on two: each within 5% of its run's truth (the spins' own
+ * times, which preemption stretches), so the same within 5% of the graph's.
+ */
+static void same_span_on_one_thread(const char *graph)
+{
+	struct analyzed one, two;
+	analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "1", &one);
+	analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "2", &two);
+	expect_near(one.span, one.truth_span, "span on one thread", one.text);
+	expect_near(two.span, two.truth_span, "span on two threads", two.text);
+	double a = one.span / one.truth_span, b = two.span / two.truth_span;
+	cr_expect(a <= b * 1.05 && b <= a * 1.05,
+		  "span / truth: %.3f on one thread, %.3f on two:\n%s\n%s", a, b, one.text,
+		  two.text);
+	free(one.text);
+	free(two.text);
+}
+
+Test(analysis, a_tree_on_one_thread_has_the_span_it_has_on_two, .timeout = 60)
+{
+	same_span_on_one_thread("tree");
+}
+
+Test(analysis, independent_tasks_on_one_thread_have_the_span_of_one, .timeout = 60)
+{
+	same_span_on_one_thread("flat");
+}
+
+Test(analysis, a_chain_on_one_thread_is_still_its_own_span, .timeout = 60)
+{
+	/* undeferred with dependences: kept after what ran before it (libomp reports no dependence
+	 * on a task already ended) */
+	same_span_on_one_thread("chain");
+}

@@ -186,16 +186,18 @@ static inline unsigned tp_listeners_park(void)
 /*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
  * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
- * executor started it (for the live view).
+ * executor started it (for the live view). undeferred: run at once, its parent switched out
+ * until it ends (no probe argument: the recording's spawn record alone keeps it).
  */
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
 				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program)
+				      uint32_t executor, bool by_program, bool undeferred)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id, executor),
+	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
+					   tp_record_spawn_small(executor, undeferred)),
 		      tp_live_task_spawn(task, site_key, by_program));
 }
 

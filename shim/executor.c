@@ -38,7 +38,7 @@ void tp_executor_started(void)
 }
 
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address)
+			      const void *site_address, bool undeferred)
 {
 	struct tp_thread *self = tp_thread_self();
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
@@ -64,7 +64,8 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	if (tp_listeners_task_spawn()) {
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, key,
-				   (uint64_t)id, (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM);
+				   (uint64_t)id, (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM,
+				   undeferred);
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);

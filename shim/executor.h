@@ -63,21 +63,23 @@ enum tp_spawn_kind {
 };
 
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address);
+			      const void *site_address, bool undeferred);
 
 /*
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
  * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
  * counts tasks, the spawn stack is captured. Returns the task's key for the exit report (its
- * spawn stack's id, report.h), to hand to tp_task_terminated.
+ * spawn stack's id, report.h), to hand to tp_task_terminated. `undeferred`: the executor runs the
+ * task at once, its parent switched out until it ends (the recording keeps it: no probe argument).
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
-				       enum tp_spawn_kind kind, const void *site_address)
+				       enum tp_spawn_kind kind, const void *site_address,
+				       bool undeferred)
 {
 	if ((tp_listeners_task_spawn() | tp_listeners_task_stack() | tp_report_on) == 0)
 		return 0;
-	return tp_task_spawn_traced(task, executor, kind, site_address);
+	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred);
 }
 
 /* task-wake, with the calling thread's current task as waker. */

@@ -537,11 +537,11 @@ static void record_site(struct tp_thread *self, uint32_t site)
 }
 
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t executor)
+			  uint32_t small)
 {
 	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX)
 		record_site(tp_thread_self(), site);
-	tp_record(TP_RECORD_TASK_SPAWN, executor, 4, task, parent, site, stack_id);
+	tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
 }
 
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,

@@ -32,8 +32,9 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 /* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site);
+/* `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred) */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t executor);
+			  uint32_t small);
 
 /* task-stack with its return addresses. */
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);

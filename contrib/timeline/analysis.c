@@ -71,6 +71,10 @@ struct task {
 	uint32_t site, live_children;
 	uint8_t state, sync;
 	bool initial;
+	/* its thread switched it out to run a child created undeferred (nested work): its next
+	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
+	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */
+	bool ran_undeferred;
 	uint64_t ready_ns, suspend_ns, poll_ns, last_spawn_ns;
 	struct node *in;       /* not yet polled: the longest path to its start */
 	struct node *last;     /* its last fragment */
@@ -445,6 +449,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
 			hist_add(a, &a->sites[t->site].spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
+		parent->ran_undeferred |= e->undeferred;
 	} else if (parent != NULL && !parent->initial) {
 		hold(a, &t->in, parent->last);
 	}
@@ -525,11 +530,13 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			acc_clear(a, &t->desc);
 			break;
 		default:
-			/* switched out: what its thread ran meanwhile came before it resumed */
-			if (th->last != NULL && th->last->task != t->k.id &&
+			/* switched out: what its thread ran meanwhile came before it resumed,
+			 * unless that was a child run undeferred (nested in this task) */
+			if (!t->ran_undeferred && th->last != NULL && th->last->task != t->k.id &&
 			    th->free_ns >= t->suspend_ns)
 				acc_fold(a, &in, th->last, th->free_ns);
 		}
+		t->ran_undeferred = false;
 	}
 	uint64_t ready = in.ns > th->free_ns ? in.ns : th->free_ns;
 	th->latency = e->ns > ready ? e->ns - ready : 0;

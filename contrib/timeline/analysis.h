@@ -10,8 +10,11 @@
  * fragment), continuation (a task's fragment -> its next), join (a child's end -> its parent's
  * fragment after the taskwait; every descendant's end -> the fragment after a taskgroup's end;
  * everything that ended before a barrier completed -> the fragments after it; the task its
- * thread ran while a task was switched out -> that task's next fragment), and dependence
- * (task-dependence: the predecessor's end -> the successor's first fragment).
+ * thread ran while a task was switched out -> that task's next fragment, unless the task was
+ * switched out to run a child created undeferred without dependences: OpenMP's if(0), a final
+ * task's descendants, every task of a team of one thread, nested work joined as a child run
+ * elsewhere would be), and
+ * dependence (task-dependence: the predecessor's end -> the successor's first fragment).
  *
  * Memory: per task not ended (or ended with children not ended) one record; per fragment still on
  * a longest path to something not ended (the critical path so far among them) one node; per

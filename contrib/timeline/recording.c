@@ -456,7 +456,8 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 		e->arg[1] = (int64_t)a[1];
 		e->arg[2] = (int64_t)a[2];
 		e->arg[4] = (int64_t)a[3];
-		e->arg[5] = small;
+		e->arg[5] = tp_record_spawn_executor(small);
+		e->undeferred = (small & TP_RECORD_SPAWN_UNDEFERRED) != 0;
 		break;
 	case TP_RECORD_TASK_STACK: /* task, stack id, pcs (an address), depth */
 		e->arg[0] = (int64_t)a[0];

@@ -48,6 +48,8 @@ struct timeline_event {
 	/* which process (a recording's pid, start and pid namespace, numbered); 0: the pid is.
 	 * `pid` is what the timeline shows, unique per process */
 	uint64_t process;
+	/* task-spawn of a recording: the task was created undeferred (taskprobe_recording.h) */
+	bool undeferred;
 };
 
 /* What a timeline holds so far. */

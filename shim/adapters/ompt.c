@@ -117,10 +117,10 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
  * construct whose call returns to `codeptr`.
  */
 static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
-		      const void *codeptr)
+		      const void *codeptr, bool undeferred)
 {
 	uint64_t task = tp_task_new_id();
-	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr);
+	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred);
 	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
 	if (wake_now)
 		tp_task_woken(task);
@@ -225,7 +225,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		 */
 		const void *site = parallel != NULL && !(flags & ompt_task_initial) ? parallel->ptr
 										    : NULL;
-		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site));
+		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site, false));
 	} else if (endpoint == ompt_scope_end) {
 		id_given(task);
 		poll_finish(task, TP_TASK_COMPLETED);
@@ -262,11 +262,16 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 			   int flags, int has_dependences, const void *codeptr)
 {
 	(void)frame;
-	(void)flags;
-	/* untraced, the word stays 0 (no id yet): libomp zeroes a new task's data (__ompt_task_init) */
+	/* untraced, the word stays 0 (no id yet): libomp zeroes a new task's data (__ompt_task_init).
+	 * Undeferred (if(0), a final task's descendant, a team of one thread: libomp runs it now,
+	 * its parent switched out) and without dependences: said in the recording, for the analysis
+	 * to nest it in its parent rather than put it before its parent's next fragment. With
+	 * dependences it stays after what its thread ran before it: libomp reports no dependence
+	 * on a task already ended, which on one thread is every one. */
 	if (tp_task_probes_enabled())
 		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
-		      program_site(encountering, codeptr, TP_OMPT_TASK));
+		      program_site(encountering, codeptr, TP_OMPT_TASK),
+		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
 }
 
 __attribute__((noinline)) static void
