@@ -123,11 +123,22 @@ uint32_t tp_code_modules(void)
 	return __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
 }
 
-/* The file names (up to their first '.', or a prefix) of the libraries tp_code_in_system_library
- * means. */
+/* The file name prefixes of the libraries tp_code_in_system_library means. */
 static const char *const system_libraries[] = {
-	"libc.so",   "libpthread.so", "libstdc++.so", "libgcc_s.so", "ld-linux",
-	"libomp.so", "libiomp5.so",   "libgomp.so",   "libm.so",
+	"libc.so",
+	"libpthread.so",
+	"libstdc++.so",
+	"libgcc_s.so",
+	"ld-linux",
+	"libomp.so",
+	"libiomp5.so",
+	"libgomp.so",
+	"libm.so",
+	/* sanitizers' runtimes, whose interceptors a program's calls go through */
+	"libasan.so",
+	"libtsan.so",
+	"libubsan.so",
+	"liblsan.so",
 };
 
 /* By module index: 1 a system library, 2 not, 0 not looked at yet. */
