@@ -206,6 +206,13 @@ static void path_track(const char *graph, unsigned expected)
 	char dir[32], path[300];
 	record((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "2", dir, path, &a);
 	struct tp_run run;
+	/* speedscope's format: a profile of its own */
+	tp_run(TP_PLAIN,
+	       (const char *[]){TIMELINE, "--critical-path", "--format", "speedscope", path, NULL},
+	       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_not_null(strstr(run.out, "\"name\":\"critical path (pid "), "%s", run.out);
+	tp_run_free(&run);
 	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--critical-path", path, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	rm_dir(dir);
@@ -258,16 +265,32 @@ Test(analysis, the_timeline_shows_one_of_independent_tasks_as_its_critical_path,
  * child is nested work of its parent (joined at the parent's taskwait, as on two threads), not a
  * predecessor of its parent's next fragment, which made the whole run one chain (parallelism
  * 1.0). The span on one thread and on two: each within 5% of its run's truth (the spins' own
- * times, which preemption stretches), so the same within 5% of the graph's.
+ * times, which preemption stretches), so the same within 5% of the graph's. A thread preempted
+ * outside its spins (a loaded machine: the suites run side by side) stretches a fragment the
+ * truth does not see: up to three tries, where a wrong graph fails every one.
  */
+static bool near(double got, double truth)
+{
+	return got >= truth * 0.95 && got <= truth * 1.05;
+}
+
 static void same_span_on_one_thread(const char *graph)
 {
-	struct analyzed one, two;
-	analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "1", &one);
-	analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "2", &two);
+	struct analyzed one = {0}, two = {0};
+	double a = 0, b = 0;
+	for (int try = 0; try < 3; try++) {
+		free(one.text);
+		free(two.text);
+		analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "1", &one);
+		analyze_on((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, "2", &two);
+		a = one.span / one.truth_span;
+		b = two.span / two.truth_span;
+		if (near(one.span, one.truth_span) && near(two.span, two.truth_span) &&
+		    a <= b * 1.05 && b <= a * 1.05)
+			break;
+	}
 	expect_near(one.span, one.truth_span, "span on one thread", one.text);
 	expect_near(two.span, two.truth_span, "span on two threads", two.text);
-	double a = one.span / one.truth_span, b = two.span / two.truth_span;
 	cr_expect(a <= b * 1.05 && b <= a * 1.05,
 		  "span / truth: %.3f on one thread, %.3f on two:\n%s\n%s", a, b, one.text,
 		  two.text);

@@ -561,10 +561,11 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
 		return 2;
 	}
-	if (analyze && !recordings) {
-		fputs("taskprobe-timeline: --analyze reads recordings (TASKPROBE_RECORD), not "
-		      "perf's text\n",
-		      stderr);
+	if ((analyze || options.critical_path) && !recordings) {
+		fprintf(stderr,
+			"taskprobe-timeline: %s reads recordings (TASKPROBE_RECORD), not perf's "
+			"text\n",
+			analyze ? "--analyze" : "--critical-path");
 		return 2;
 	}
 	if (analyze)
