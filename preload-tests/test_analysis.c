@@ -15,6 +15,8 @@
 
 #include "harness.h"
 
+TP_SUITE_NOT_UNDER(analysis, TP_TSAN, TP_OPENMP_UNDER_TSAN);
+
 #define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
 /* timeline.h's TIMELINE_PATH_TID: the critical path track's thread */
 #define TIMELINE_PATH_TID_TEST 4194304u
