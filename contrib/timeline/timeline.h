@@ -88,8 +88,9 @@ struct timeline_options {
 	size_t n_tids;
 	/* a track per process named "critical path" (TIMELINE_PATH_TID; speedscope: a profile):
 	 * the fragments of its task graph's critical path (analysis.h), each named by its site,
-	 * whatever the site and thread filters keep, clipped to the window. Computed from the
-	 * events timeline_add is given (recordings), not perf's text; written at the end. */
+	 * whatever the site and thread filters keep, clipped to the window (the path through what
+	 * ended by its end: later events are not read). Computed from the events timeline_add is
+	 * given (recordings), not perf's text; written at the end. */
 	bool critical_path;
 };
 
