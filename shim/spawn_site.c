@@ -137,6 +137,14 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 	return keys[key].site;
 }
 
+uint32_t tp_spawn_site_if_named(uint32_t key)
+{
+	if (key == 0 || key > __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE))
+		return 0;
+	return keys[key].site;
+}
+
 uint32_t tp_spawn_site(const void *return_address)
 {
 	uint32_t key = tp_spawn_site_key(return_address);

@@ -36,6 +36,9 @@ uintptr_t tp_spawn_site_key_address(uint32_t key);
  */
 uint32_t tp_spawn_site_of_key(uint32_t key);
 
+/* The site id of key `key` if it was named already, else 0: never names. */
+uint32_t tp_spawn_site_if_named(uint32_t key);
+
 /* tp_spawn_site_of_key of the key of `return_address`. */
 uint32_t tp_spawn_site(const void *return_address);
 

@@ -19,6 +19,38 @@
  * of the program's above it, found by unwinding (only while someone listens to waits); the
  * library's call when the program has no frame there (a runtime's own thread).
  */
+/*
+ * Set while this thread finds or names a wait's site: a signal handler's wait that interrupts it
+ * gets no site (the lookups' locks are this thread's, held, and unwinding is not reentrant).
+ */
+static __thread bool finding_site __attribute__((tls_model("initial-exec")));
+
+/* Stack a naming needs (libdw walks DIEs recursively; more under a sanitizer), with room. */
+#define NAMING_STACK_BYTES (512 * 1024)
+
+/*
+ * Whether the calling thread's stack has room for naming: a program's threads may have small
+ * stacks (64 KiB), where the first wait at a site names it for a tracer. Its bounds are read
+ * once per thread.
+ */
+static bool stack_room_for_naming(void)
+{
+	static __thread uintptr_t stack_low __attribute__((tls_model("initial-exec")));
+	if (stack_low == 0) {
+		pthread_attr_t attr;
+		void *base;
+		size_t size;
+		stack_low = 1; /* unknown, once tried: no room */
+		if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+			if (pthread_attr_getstack(&attr, &base, &size) == 0)
+				stack_low = (uintptr_t)base;
+			pthread_attr_destroy(&attr);
+		}
+	}
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	return stack_low > 1 && here > stack_low && here - stack_low > NAMING_STACK_BYTES;
+}
+
 static uint32_t call_site_key(const void *caller)
 {
 	uintptr_t site = (uintptr_t)caller;
@@ -55,11 +87,17 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	 * thread cancelled on its way into the wait would leave the naming lock held.
 	 */
 	int saved_errno = errno, cancel_state = 0;
-	bool named = tp_tracers_wait_start() != 0;
+	bool named = tp_tracers_wait_start() != 0, nested = finding_site;
 	if (named)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	w->site_key = tp_listeners_wait_start() ? call_site_key(caller) : 0;
-	uint32_t site = named ? tp_spawn_site_of_key(w->site_key) : 0;
+	finding_site = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
+	uint32_t site = !named                               ? 0
+			: nested || !stack_room_for_naming() ? tp_spawn_site_if_named(w->site_key)
+							     : tp_spawn_site_of_key(w->site_key);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	finding_site = nested;
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
 	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
