@@ -13,6 +13,13 @@
 static struct tp_code_module modules[TP_CODE_MODULES_MAX];
 static uint32_t n_modules; /* published with release: entries below it are whole */
 static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
+/* The modules' spans apart from the rest of their entries: a look-up reads only these. */
+static struct {
+	uintptr_t start, end;
+} spans[TP_CODE_MODULES_MAX];
+/* The module this thread found last (index + 1): a thread's waits come from few places. */
+static __thread uint32_t last_found __attribute__((tls_model("initial-exec")));
+
 
 /* Notes are 4-byte aligned on every ABI the shim runs on. */
 #define NOTE_ALIGN(n) (((n) + 3u) & ~3u)
@@ -71,8 +78,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 	struct tp_code_module *m = &modules[n_modules];
 	memset(m, 0, sizeof *m);
 	m->bias = info->dlpi_addr;
-	m->start = start;
-	m->end = end;
+	m->start = spans[n_modules].start = start;
+	m->end = spans[n_modules].end = end;
 	read_build_id(info, m);
 	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
 	if (name[0] == '\0') { /* the main program (or the vDSO, which has a name) */
@@ -91,10 +98,13 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 
 static uint32_t lookup(uintptr_t address)
 {
-	uint32_t n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE), last = last_found;
+	if (last != 0 && last <= n && address >= spans[last - 1].start &&
+	    address < spans[last - 1].end)
+		return last;
 	for (uint32_t i = 0; i < n; i++)
-		if (address >= modules[i].start && address < modules[i].end)
-			return i + 1;
+		if (address >= spans[i].start && address < spans[i].end)
+			return last_found = i + 1;
 	return 0;
 }
 

@@ -51,15 +51,31 @@ static bool stack_room_for_naming(void)
 	return stack_low > 1 && here > stack_low && here - stack_low > NAMING_STACK_BYTES;
 }
 
+/*
+ * The keys of the program's own call sites this thread waited at last, by call address: a wait's
+ * site is then one load and a compare (a thread waits at few places). A call from a system
+ * library is found anew each time: its program frame depends on the path.
+ */
+#define SITES_CACHED 16
+static __thread struct {
+	uintptr_t caller;
+	uint32_t key;
+} sites_known[SITES_CACHED] __attribute__((tls_model("initial-exec")));
+
 static uint32_t call_site_key(const void *caller)
 {
 	uintptr_t site = (uintptr_t)caller;
+	unsigned slot = (unsigned)(site >> 4) % SITES_CACHED;
+	if (__builtin_expect(sites_known[slot].caller == site && site != 0, 1))
+		return sites_known[slot].key;
 	if (tp_code_in_system_library(site)) {
 		uintptr_t program = tp_spawn_stack_first_outside(tp_code_in_system_library);
-		if (program != 0)
-			site = program;
+		return tp_spawn_site_key((const void *)(program != 0 ? program : site));
 	}
-	return tp_spawn_site_key((const void *)site);
+	uint32_t key = tp_spawn_site_key(caller);
+	sites_known[slot].key = key;
+	sites_known[slot].caller = site;
+	return key;
 }
 
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
