@@ -20,7 +20,6 @@ static struct {
 /* The module this thread found last (index + 1): a thread's waits come from few places. */
 static __thread uint32_t last_found __attribute__((tls_model("initial-exec")));
 
-
 /* Notes are 4-byte aligned on every ABI the shim runs on. */
 #define NOTE_ALIGN(n) (((n) + 3u) & ~3u)
 
