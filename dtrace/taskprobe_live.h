@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 2
+#define TP_LIVE_VERSION 3
 
 #define TP_LIVE_SITES        128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
 #define TP_LIVE_NO_SITE      0
@@ -105,7 +105,9 @@ struct tp_live_header {
 	/* when the process started: /proc/PID/stat's starttime (clock ticks since boot), 0 unknown */
 	uint64_t start_ticks;
 	uint32_t notes; /* enum tp_live_note, OR'ed */
-	char reserved[28];
+	/* task dependences the work and span left out (their table full): the span may be short */
+	uint64_t dependences_dropped;
+	char reserved[20];
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -176,6 +178,19 @@ struct tp_live_module {
 	char path[TP_LIVE_MODULE_PATH]; /* NUL-terminated */
 };
 
+/*
+ * A longest path through the task graph (work and span: README.md, "Why it does not scale"): its
+ * length, and the sites it ran in, the TP_LIVE_PATH_SITES with the most time on it: each is
+ * row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0: unused); the rest of its length ran in others.
+ */
+#define TP_LIVE_PATH_SITES     4
+#define TP_LIVE_PATH_ROW_SHIFT 57 /* rows are below 128; 2^57 ns is 4.5 years */
+#define TP_LIVE_PATH_NS_MASK   ((1ull << TP_LIVE_PATH_ROW_SHIFT) - 1)
+struct tp_live_path {
+	uint64_t ns;
+	uint64_t sites[TP_LIVE_PATH_SITES];
+};
+
 struct tp_live_thread {
 	uint32_t in_use;     /* enum tp_live_slot_use */
 	uint32_t generation; /* raised each time a thread takes the slot */
@@ -197,7 +212,17 @@ struct tp_live_thread {
 	/* the call site of the wait it is in now (wait_kind not 0), and its module */
 	uint64_t wait_address;
 	uint32_t wait_module;
-	char reserved[4];
+	/*
+	 * The task graph's figures of the threads that had this slot (kept when another takes it):
+	 * work, the span's longest path, the parallel part's time. `path_seq` is odd while
+	 * `longest` changes: a reader reads it, then `longest`, then it again, and retries when it
+	 * was odd or moved.
+	 */
+	uint32_t path_seq;
+	uint64_t work_ns;        /* the polls of the graph's tasks (not OpenMP's initial task) */
+	uint64_t graph_first_ns; /* the first such poll's start, 0 before */
+	uint64_t graph_last_ns;  /* the last such poll's end */
+	struct tp_live_path longest; /* the longest path through the graph ended on the slot */
 };
 
 /* One thread's figures for one site. */

@@ -198,7 +198,7 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 			     TP_IN_REGISTER(executor));
 	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
 					   tp_record_spawn_small(executor, undeferred)),
-		      tp_live_task_spawn(task, site_key, by_program));
+		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -230,7 +230,7 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync));
 	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
 				task, 0, 0, 0),
-		      tp_live_task_poll_end(task, done));
+		      tp_live_task_poll_end(task, done, sync));
 }
 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
@@ -240,12 +240,12 @@ static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 		      tp_live_task_terminate(task));
 }
 
-/* No live statistics: the recorder and tracers only (the converter's task graph). */
+/* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
 static inline void tp_fire_task_dependence(uint64_t predecessor, uint64_t successor)
 {
 	TASKPROBE_TASK_DEPENDENCE(TP_IN_REGISTER(predecessor), TP_IN_REGISTER(successor));
 	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
-		      (void)0);
+		      tp_live_task_dependence(predecessor, successor));
 }
 
 static inline void tp_fire_worker_start(void)

@@ -36,8 +36,10 @@
 #include "process.h"
 #include "settings.h"
 #include "spawn_site.h"
+#include "spin_lock.h"
 #include "thread_state.h"
 #include "warn.h"
+#include "work_span.h"
 
 /*
  * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its home, so a look-up reads
@@ -62,6 +64,34 @@ struct task_entry {
 	uint64_t suspended_ns;
 };
 
+/*
+ * Dependences between tasks alive, for the span: an edge is kept by its predecessor's id, in one
+ * of DEPENDENCE_WINDOW entries from its home, until the predecessor ends and folds its path into
+ * its successor. A dependence that finds its window full is counted and left out (the span may
+ * then be short). 2^16 entries of 16 bytes: 1 MiB reserved, touched as dependences arrive.
+ */
+#define DEPENDENCE_SLOTS_LOG2 16
+#define DEPENDENCE_SLOTS      (1u << DEPENDENCE_SLOTS_LOG2)
+#define DEPENDENCE_WINDOW     32
+
+struct dependence {
+	uint64_t predecessor; /* 0: free */
+	uint64_t successor;
+};
+
+/* `bytes` of private memory, reserved, given pages as they are touched; or at `at`, over it. */
+static void *reserve(void *at, size_t bytes)
+{
+	void *m = mmap(at, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at != NULL ? MAP_FIXED : 0),
+		       -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+#define TASKS_BYTES       (TASK_SLOTS * sizeof(struct task_entry))
+#define SPANS_BYTES       (TASK_SLOTS * sizeof(struct tp_span_task))
+#define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
+
 /* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
 #define STACK_SAMPLE_FIRST 4
 #define STACK_SAMPLE_EVERY 4096
@@ -80,6 +110,15 @@ static struct tp_live_module *modules;
 static struct tp_live_wait_site *wait_sites;
 static struct tp_live_thread *slots;
 static struct task_entry *tasks;
+static struct tp_span_task *spans; /* spans[i]: the work and span state of tasks[i]'s task */
+static struct dependence *dependences;
+/*
+ * The longest path ended before the last barrier completed, taken by the first thread to leave
+ * it (the others join the same): barriers are per parallel region, not per task.
+ */
+static int barrier_lock;
+static uint64_t barrier_frozen_ns;
+static struct tp_live_path barrier_frozen;
 static char live_path[PATH_MAX];
 static dev_t live_dev;
 static ino_t live_ino;
@@ -87,6 +126,8 @@ static uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 static uint64_t long_poll_ns;
 static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
+/* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
+static bool in_memory;
 /* A system call filter was installed: no more system calls of the statistics' own. */
 static bool no_more_calls;
 
@@ -107,6 +148,7 @@ struct live_local {
 	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
 	uint64_t wait_since; /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
+	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
@@ -185,6 +227,8 @@ static uint32_t row_of(uint32_t site)
  */
 static bool give_space(uint64_t offset, uint64_t length)
 {
+	if (in_memory)
+		return true; /* private memory: its pages come as they are touched */
 	if (__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
 		return false; /* the filter may not allow it: counted as without space */
 	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
@@ -320,8 +364,11 @@ static struct task_entry *task_find(uint64_t task)
 /* An entry being filled: taken, but no task's yet (task ids are never this). */
 #define ENTRY_FILLING UINT64_MAX
 
-/* Claims an entry for `task` and fills it; its id is published last, with the entry whole. */
-static bool task_insert(uint64_t task, uint32_t row)
+/*
+ * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
+ * when its window is full (counted).
+ */
+static struct task_entry *task_insert(uint64_t task, uint32_t row)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -335,10 +382,67 @@ static bool task_insert(uint64_t task, uint32_t row)
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
 		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
-		return true;
+		return e;
 	}
 	count(&header->tasks_untracked);
-	return false;
+	return NULL;
+}
+
+/* The work and span state of the task of entry `e`. */
+static inline struct tp_span_task *span_of(const struct task_entry *e)
+{
+	return &spans[e - tasks];
+}
+
+/* The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq). */
+static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *end)
+{
+	if (end->ns <= s->longest.ns)
+		return;
+	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	set64(&s->longest.ns, end->ns);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		set64(&s->longest.sites[k], end->sites[k]);
+	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Slot `s`'s longest path, read whole (see slot_longest). */
+static void read_longest(const struct tp_live_thread *s, struct tp_live_path *out)
+{
+	for (;;) {
+		uint32_t before = __atomic_load_n(&s->path_seq, __ATOMIC_ACQUIRE);
+		out->ns = __atomic_load_n(&s->longest.ns, __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			out->sites[k] = __atomic_load_n(&s->longest.sites[k], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (before % 2 == 0 && __atomic_load_n(&s->path_seq, __ATOMIC_RELAXED) == before)
+			return;
+	}
+}
+
+/*
+ * For a task that leaves a barrier: the longest path ended before the barrier completed (every
+ * slot's longest), taken by the first to leave it, which entered it after the last one was
+ * taken (`suspended_ns`).
+ */
+static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
+{
+	tp_spin_lock(&barrier_lock);
+	if (barrier_frozen_ns <= suspended_ns) {
+		memset(&barrier_frozen, 0, sizeof barrier_frozen);
+		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+			struct tp_live_path p;
+			if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) ==
+			    TP_LIVE_SLOT_FREE)
+				continue;
+			read_longest(&slots[i], &p);
+			tp_span_path_max(&barrier_frozen, &p);
+		}
+		barrier_frozen_ns = now;
+	}
+	*out = barrier_frozen;
+	tp_spin_unlock(&barrier_lock);
 }
 
 /*
@@ -392,7 +496,31 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 }
 
-void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
+/*
+ * A new task's start in the task graph: its parent's fragment up to now when this thread polls
+ * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
+ * no site), which is outside the graph, and its children.
+ */
+static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool undeferred,
+			 uint64_t now)
+{
+	struct tp_live_path in = {0};
+	bool outside = parent == 0 && site == 0;
+	if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
+		tp_span_so_far(&local.span, local.poll_row, now - local.poll_start, &in);
+		if (undeferred && local.polled != NULL)
+			span_of(local.polled)->ran_undeferred = true;
+	} else if (parent != 0 && parent != local.polled_task) {
+		struct task_entry *p = task_find(parent);
+		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
+		if (ps != NULL && ps->started && !ps->outside)
+			in = ps->in;
+	}
+	tp_span_spawned(span_of(e), parent, outside, &in);
+}
+
+void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
+			bool undeferred)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
@@ -401,13 +529,77 @@ void tp_live_task_spawn(uint64_t task, uint32_t site, bool by_program)
 	publish_site(row, site, by_program);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
-	if (task_insert(task, row)) {
+	struct task_entry *e = task_insert(task, row);
+	if (e != NULL) {
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
+		span_spawned(e, parent, site, undeferred, now);
 	}
 	leave();
+}
+
+/*
+ * `successor` starts only after `predecessor` ends: an edge kept until then, by the
+ * predecessor's id (DEPENDENCE_WINDOW). A predecessor that ended meanwhile (its end came before
+ * the executor let go of it) gives the path to its last suspension, all that is left of it.
+ */
+void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
+{
+	if (enter(TAKES_SLOT) == NULL)
+		return;
+	struct task_entry *p = task_find(predecessor), *s = task_find(successor);
+	if (p != NULL && s != NULL && p != s) {
+		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
+		struct tp_live_path known = pred->in;
+		uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+		struct dependence *d = NULL;
+		for (unsigned k = 0; k < DEPENDENCE_WINDOW && d == NULL; k++) {
+			struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+			uint64_t empty = 0;
+			if (__atomic_load_n(&at->predecessor, __ATOMIC_RELAXED) == 0 &&
+			    __atomic_compare_exchange_n(&at->predecessor, &empty, ENTRY_FILLING,
+							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				d = at;
+		}
+		if (d == NULL) {
+			count(&header->dependences_dropped);
+			tp_span_predecessor_ended(succ, &known);
+		} else {
+			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);
+			__atomic_store_n(&d->predecessor, predecessor, __ATOMIC_RELEASE);
+			/* the predecessor's end frees its entry, then looks at the mark: one of
+			 * the two sees the other (task_terminate) */
+			__atomic_store_n(&pred->predecessor, true, __ATOMIC_SEQ_CST);
+			/* ended meanwhile, before it saw the edge: taken back if still there */
+			uint64_t mine = predecessor;
+			if (__atomic_load_n(&p->task, __ATOMIC_ACQUIRE) != predecessor &&
+			    __atomic_compare_exchange_n(&d->predecessor, &mine, 0, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				tp_span_predecessor_ended(succ, &known);
+		}
+	}
+	leave();
+}
+
+/* A predecessor ended with `end`: its successors start after it, and their edges go. */
+static void successors_follow(uint64_t predecessor, const struct tp_live_path *end)
+{
+	uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+	for (unsigned k = 0; k < DEPENDENCE_WINDOW; k++) {
+		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+		if (__atomic_load_n(&at->predecessor, __ATOMIC_ACQUIRE) != predecessor)
+			continue;
+		uint64_t successor = __atomic_load_n(&at->successor, __ATOMIC_RELAXED);
+		uint64_t mine = predecessor;
+		if (!__atomic_compare_exchange_n(&at->predecessor, &mine, 0, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		struct task_entry *s = task_find(successor);
+		if (s != NULL)
+			tp_span_predecessor_ended(span_of(s), end);
+	}
 }
 
 int tp_live_wants_stack(uint32_t site)
@@ -517,6 +709,14 @@ void tp_live_task_poll_start(uint64_t task)
 			set64(&e->ready_ns, 0);
 		}
 		set64(&e->suspended_ns, 0);
+		struct tp_span_task *t = span_of(e);
+		struct tp_live_path frozen;
+		bool barrier = tp_span_barrier_needs(t);
+		if (barrier)
+			barrier_join(suspended, now, &frozen);
+		tp_span_poll_start(t, &local.span, task, suspended, barrier ? &frozen : NULL);
+	} else {
+		local.span.in_graph = false; /* untracked: left out of the figures */
 	}
 	local.polled = e;
 	local.polled_task = task;
@@ -528,7 +728,7 @@ void tp_live_task_poll_start(uint64_t task)
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done)
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
@@ -549,16 +749,53 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done)
 		add(&s->busy_ns, d);
 		add(&s->polls, 1);
 		/* an unfinished task's entry is still its own; a finished one's may be another's */
-		if (!done && local.polled != NULL &&
-		    __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task)
+		bool suspended = !done && local.polled != NULL &&
+				 __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task;
+		if (suspended)
 			set64(&local.polled->suspended_ns, now);
+		if (local.span.in_graph) {
+			add(&s->work_ns, d);
+			if (s->graph_first_ns == 0)
+				set64(&s->graph_first_ns, local.poll_start);
+			set64(&s->graph_last_ns, now);
+			/* a finished task's end was its terminate's (span_ended) */
+			if (suspended) {
+				struct tp_live_path end;
+				tp_span_poll_end(span_of(local.polled), &local.span, task,
+						 local.poll_row, d, now, sync, &end);
+				slot_longest(s, &end);
+			}
+		}
 	}
+	local.span.in_graph = false;
 	local.polled = NULL;
 	local.polled_task = 0;
 	local.poll_row = NO_ROW;
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_RUNNING);
 	leave();
+}
+
+/*
+ * Task `task` of entry `e` ends at `now`, in the graph: `end` gets the path to its end (its last
+ * fragment, polled by this thread now or ended before), the thread's slot and its parent are
+ * told. False for a task outside the graph.
+ */
+static bool span_ended(struct task_entry *e, uint64_t task, uint64_t now, struct tp_live_path *end)
+{
+	struct tp_span_task *t = span_of(e);
+	if (t->outside)
+		return false;
+	if (task == local.polled_task && local.span.in_graph)
+		tp_span_poll_end(NULL, &local.span, task, local.poll_row, now - local.poll_start,
+				 now, TP_SYNC_NONE, end);
+	else /* ended unpolled (a detached task's event fulfilled later) */
+		*end = t->in;
+	slot_longest(local.slot, end);
+	struct task_entry *p = t->parent != 0 ? task_find(t->parent) : NULL;
+	if (p != NULL)
+		tp_span_child_ended(span_of(p), t, end);
+	return true;
 }
 
 void tp_live_task_terminate(uint64_t task)
@@ -568,12 +805,22 @@ void tp_live_task_terminate(uint64_t task)
 		return;
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	/* the entry is freed even when the end cannot be counted, so that it is not left taken */
-	if (enter(TAKES_SLOT) != NULL) {
-		add(&local.rows[row].done, 1);
-		set64(&local.rows[row].last_done_ns, now_ns());
-		leave();
+	if (enter(TAKES_SLOT) == NULL) {
+		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+		return;
 	}
-	__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+	uint64_t now = now_ns();
+	add(&local.rows[row].done, 1);
+	set64(&local.rows[row].last_done_ns, now);
+	struct tp_live_path end;
+	bool in_graph = span_ended(e, task, now, &end);
+	bool predecessor = __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
+	/* a successor being made now marks it after this free, or sees it (task_dependence) */
+	if (in_graph &&
+	    (predecessor || __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_SEQ_CST)))
+		successors_follow(task, &end);
+	leave();
 }
 
 void tp_live_worker(int started)
@@ -950,6 +1197,8 @@ static int make_file(char *unfinished, size_t size)
 	return -1;
 }
 
+static void fill_header(void *m);
+
 /* Makes the file and maps it; false (said) when it cannot. */
 static bool open_live(void)
 {
@@ -989,6 +1238,35 @@ static bool open_live(void)
 	}
 	live_dev = st.st_dev;
 	live_ino = st.st_ino;
+	fill_header(m);
+	/* whole: under its name (one an earlier process with this pid left is replaced) */
+	if (rename(unfinished, live_path) != 0) {
+		tp_warn("live statistics off: cannot name %.300s (%s)", live_path, strerror(errno));
+		munmap(m, TP_LIVE_FILE_SIZE);
+		unlink(unfinished);
+		map = NULL;
+		header = NULL;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The statistics in the process's memory alone, for the exit report's work and span
+ * (TASKPROBE_REPORT without TASKPROBE_LIVE): no file, no reader.
+ */
+static bool open_in_memory(void)
+{
+	void *m = reserve(NULL, TP_LIVE_FILE_SIZE);
+	if (m == NULL)
+		return false;
+	fill_header(m);
+	return true;
+}
+
+/* The statistics' layout in `m`, the file's or memory's, TP_LIVE_FILE_SIZE bytes. */
+static void fill_header(void *m)
+{
 	map = m;
 	header = (struct tp_live_header *)map;
 	sites = (struct tp_live_site *)(map + TP_LIVE_SITES_OFFSET);
@@ -1014,35 +1292,37 @@ static bool open_live(void)
 	header->pid_namespace = tp_process()->pid_namespace;
 	tp_thread_read_name(header->comm);
 	memcpy(header->magic, TP_LIVE_MAGIC, sizeof header->magic);
-	/* whole: under its name (one an earlier process with this pid left is replaced) */
-	if (rename(unfinished, live_path) != 0) {
-		tp_warn("live statistics off: cannot name %.300s (%s)", live_path, strerror(errno));
-		munmap(m, TP_LIVE_FILE_SIZE);
-		unlink(unfinished);
-		map = NULL;
-		header = NULL;
-		return false;
-	}
-	return true;
 }
 
-/* A fresh table of tasks alive (reserved, touched as tasks arrive). */
+/* Fresh tables of tasks alive, their work and span, and dependences. */
 static bool map_tasks(void)
 {
-	void *m = mmap(NULL, TASK_SLOTS * sizeof(struct task_entry), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	tasks = m == MAP_FAILED ? NULL : m;
-	return tasks != NULL;
+	tasks = reserve(NULL, TASKS_BYTES);
+	spans = reserve(NULL, SPANS_BYTES);
+	dependences = reserve(NULL, DEPENDENCES_BYTES);
+	return tasks != NULL && spans != NULL && dependences != NULL;
+}
+
+const struct tp_live_header *tp_live_header(void)
+{
+	return header;
 }
 
 void tp_live_start(void)
 {
 	const struct tp_settings *s = tp_settings();
-	if (s->live == TP_LIVE_OFF)
+	if (s->live == TP_LIVE_OFF && s->report == NULL)
 		return;
 	int saved_errno = errno;
 	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	in_memory = s->live == TP_LIVE_OFF; /* the exit report's work and span only */
+	if (in_memory) {
+		if (map_tasks() && open_in_memory())
+			tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
+		errno = saved_errno;
+		return;
+	}
 	if (!choose_live_directory()) {
 		errno = saved_errno;
 		return;
@@ -1064,7 +1344,7 @@ static void ended(pid_t pid)
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	if (tp_settings()->live != TP_LIVE_KEEP &&
+	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory &&
 	    !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
 		unlink(live_path);
 }
@@ -1114,14 +1394,18 @@ void tp_live_child_after_fork(void)
 	 */
 	mmap(map, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	mmap(tasks, TASK_SLOTS * sizeof(struct task_entry), PROT_READ | PROT_WRITE,
-	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	reserve(tasks, TASKS_BYTES);
+	reserve(spans, SPANS_BYTES);
+	reserve(dependences, DEPENDENCES_BYTES);
+	barrier_lock = 0;
+	barrier_frozen_ns = 0;
+	memset(&barrier_frozen, 0, sizeof barrier_frozen);
 	header = NULL;
 	memset(&local, 0, sizeof local);
 	pthread_mutex_init(&stacks_lock, NULL);
 	stacks_ready = false;
 	/* the child's statistics begin now, at the rate timed at start */
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
-	if (!open_live())
+	if (!(in_memory ? open_in_memory() : open_live()))
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }

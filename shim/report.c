@@ -33,6 +33,7 @@
 #include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
+#include "report_work_span.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "stack_table.h"
@@ -181,6 +182,7 @@ static void write_report(FILE *out)
 	/* the report may be written twice (prepared, then final): each counts afresh */
 	for (size_t g = 0; g < n; g++)
 		alive_by_site[groups[g].site] = 0;
+	tp_report_work_span(out);
 }
 
 /*

@@ -793,6 +793,61 @@ static void copy_text(char *out, size_t out_size, const char *field, size_t size
 	live_escape(out, out_size, raw, size, keep_newlines);
 }
 
+/*
+ * Slot `t`'s longest path, read whole: `path_seq` before and after it equal and even (the shim
+ * writes it so, taskprobe_live.h); after a few tries a torn one is taken as read (a reader never
+ * waits on the program).
+ */
+#define PATH_READ_TRIES 64
+static void read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
+{
+	for (unsigned tries = 0; tries < PATH_READ_TRIES; tries++) {
+		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
+		out->ns = load64(&t->longest.ns);
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			out->sites[k] = load64(&t->longest.sites[k]);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (before % 2 == 0 && load32(&t->path_seq) == before)
+			return;
+	}
+}
+
+/* The task graph's figures, over every slot ever taken (a slot's outlive its threads). */
+static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slots)
+{
+	struct live_snapshot *out = r->out;
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+			continue;
+		uint64_t work = load64(&t->work_ns), first = load64(&t->graph_first_ns),
+			 last = load64(&t->graph_last_ns);
+		if (work == 0)
+			continue;
+		out->work_ns += work;
+		out->graph_threads++;
+		if (first != 0 && (out->graph_first_ns == 0 || first < out->graph_first_ns))
+			out->graph_first_ns = first;
+		if (last > out->graph_last_ns)
+			out->graph_last_ns = last;
+		struct tp_live_path p;
+		read_longest(t, &p);
+		if (p.ns > out->longest.ns)
+			out->longest = p;
+	}
+	/* the path's time by site: never more than the path, whatever a torn read gave */
+	uint64_t kept = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		uint64_t v = out->longest.sites[k], ns = v & TP_LIVE_PATH_NS_MASK;
+		struct site_view *site = r->by_row[(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES];
+		if (v == 0 || site == NULL || kept + ns > out->longest.ns)
+			continue;
+		site->path_ns += ns;
+		kept += ns;
+	}
+	out->path_other_ns = out->longest.ns - kept;
+}
+
 /* The snapshot's reading of the map (guarded_read): every value copied once, then used. */
 static void read_snapshot(void *arg)
 {
@@ -877,6 +932,8 @@ static void read_snapshot(void *arg)
 		w->waiting = wait_sites[i].waiting;
 		w->threads = (unsigned)__builtin_popcountll(wait_sites[i].threads);
 	}
+
+	read_graph(r, slots);
 
 	/* threads: every slot in use; after the exit, the ended ones too */
 	const struct live_snapshot *previous = r->previous;
@@ -1015,6 +1072,7 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->blocking_waits += from->blocking_waits;
 	to->blocking_ns += from->blocking_ns;
 	to->polling_now += from->polling_now;
+	to->path_ns += from->path_ns;
 	if (from->longest_poll_ns > to->longest_poll_ns)
 		to->longest_poll_ns = from->longest_poll_ns;
 	if (from->longest_now_ns > to->longest_now_ns)
@@ -1112,8 +1170,8 @@ const struct site_view *live_site(const struct live_snapshot *s, uint32_t row)
 }
 
 static const char *const column_names[COLUMNS] = {
-	"site",    "spawned", "alive", "done",    "polls",    "busy",
-	"delay50", "delay99", "idle",  "longest", "warnings",
+	"site",    "spawned", "alive", "done",    "polls", "busy",
+	"delay50", "delay99", "idle",  "longest", "span%", "warnings",
 };
 
 const char *live_column_name(enum site_column column)
@@ -1162,6 +1220,8 @@ static uint64_t sort_value(const struct site_view *v, enum site_column c)
 		return v->idle_ns;
 	case COLUMN_LONGEST:
 		return longest(v);
+	case COLUMN_SPAN:
+		return v->path_ns;
 	case COLUMN_WARNINGS:
 		return warning_weight(v);
 	default:
@@ -1233,6 +1293,42 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v)
 	if (v->warnings & WARN_NEVER_ENDS)
 		WARN_APPEND("never ends");
 #undef WARN_APPEND
+}
+
+void live_format_figures(char *out, size_t size, const struct live_snapshot *s)
+{
+	if (s->work_ns == 0 || s->longest.ns == 0) {
+		snprintf(out, size, "task graph: no task of a parallel region polled yet");
+		return;
+	}
+	char work[16], span[16], elapsed[16];
+	uint64_t wall = s->graph_last_ns > s->graph_first_ns ? s->graph_last_ns - s->graph_first_ns
+							     : 0;
+	live_format_ns(work, sizeof work, s->work_ns);
+	live_format_ns(span, sizeof span, s->longest.ns);
+	live_format_ns(elapsed, sizeof elapsed, wall);
+	double parallelism = (double)s->work_ns / (double)s->longest.ns,
+	       speedup = wall > 0 ? (double)s->work_ns / (double)wall : 0;
+	snprintf(out, size,
+		 "work %s, span %s: parallelism %.2f (no number of workers runs this faster than "
+		 "%.2fx); measured %.2fx on %u worker%s (%s from the first task's poll to the "
+		 "last's)",
+		 work, span, parallelism, parallelism, speedup, s->graph_threads,
+		 s->graph_threads == 1 ? "" : "s", elapsed);
+}
+
+/* A share below this many per cent is "<1%". */
+#define SHARE_SHOWN_MIN 1.0
+void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
+			    const struct site_view *v)
+{
+	double share = s->longest.ns > 0 ? 100.0 * (double)v->path_ns / (double)s->longest.ns : 0;
+	if (v->path_ns == 0)
+		snprintf(out, size, "-");
+	else if (share < SHARE_SHOWN_MIN)
+		snprintf(out, size, "<1%%");
+	else
+		snprintf(out, size, "%.0f%%", share);
 }
 
 const char *live_wait_kind_name(uint32_t kind)

@@ -127,6 +127,8 @@ struct site_view {
 	uint32_t polling_now;    /* threads polling its tasks now */
 	uint64_t longest_now_ns; /* the longest of those polls so far */
 	unsigned warnings;
+	/* its tasks' time on the span's path (struct live_snapshot's `longest`) */
+	uint64_t path_ns;
 };
 
 struct worker_view {
@@ -177,6 +179,16 @@ struct live_snapshot {
 	unsigned n_stacks;
 	struct wait_view waits[TP_LIVE_WAIT_SITES]; /* by total time waited, most first */
 	unsigned n_waits;
+	/*
+	 * The task graph so far (README.md, "Why it does not scale"): its tasks' polls added up
+	 * (work), the longest path through it (the span, with the time of the sites it kept),
+	 * the parallel part's time from its first poll's start to its last poll's end, and the
+	 * threads that polled its tasks.
+	 */
+	uint64_t work_ns, graph_first_ns, graph_last_ns;
+	unsigned graph_threads;
+	struct tp_live_path longest;
+	uint64_t path_other_ns; /* the span's time in sites it did not keep */
 };
 
 /*
@@ -202,6 +214,7 @@ enum site_column {
 	COLUMN_DELAY_P99,
 	COLUMN_IDLE,
 	COLUMN_LONGEST,
+	COLUMN_SPAN, /* the site's share of the span */
 	COLUMN_WARNINGS,
 	COLUMNS,
 };
@@ -212,6 +225,14 @@ enum site_column live_column_by_name(const char *name);
 
 /* "12.3ms", "1.20s", "850ns": at most 7 characters. */
 void live_format_ns(char *out, size_t size, uint64_t ns);
+/*
+ * The task graph's figures in words: "work 125ms, span 17.0ms: parallelism 7.35 (no number of
+ * workers runs this faster than 7.35x); measured 1.90x on 2 workers", or why there are none.
+ */
+void live_format_figures(char *out, size_t size, const struct live_snapshot *s);
+/* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
+void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
+			    const struct site_view *v);
 /* "long 3, blocks 2, never ends", or "" */
 void live_format_warnings(char *out, size_t size, const struct site_view *site);
 /* The contract's name of a wait kind ("futex", "condvar", ...), "" for 0. */

@@ -227,12 +227,12 @@ static bool run_over(const struct live_file *f, const struct options *o, bool en
  * warnings.
  */
 static const int column_widths[COLUMNS] = {
-	[COLUMN_SPAWNED] = 8,   [COLUMN_ALIVE] = 6, [COLUMN_DONE] = 8,
-	[COLUMN_POLLS] = 8,     [COLUMN_BUSY] = 8,  [COLUMN_DELAY_P50] = 8,
-	[COLUMN_DELAY_P99] = 8, [COLUMN_IDLE] = 8,  [COLUMN_LONGEST] = 8,
+	[COLUMN_SPAWNED] = 8, [COLUMN_ALIVE] = 6,     [COLUMN_DONE] = 8,      [COLUMN_POLLS] = 8,
+	[COLUMN_BUSY] = 8,    [COLUMN_DELAY_P50] = 8, [COLUMN_DELAY_P99] = 8, [COLUMN_IDLE] = 8,
+	[COLUMN_LONGEST] = 8, [COLUMN_SPAN] = 5,
 };
 #define FIRST_NUMBER_COLUMN COLUMN_SPAWNED
-#define LAST_NUMBER_COLUMN  COLUMN_LONGEST
+#define LAST_NUMBER_COLUMN  COLUMN_SPAN
 typedef unsigned column_set; /* bit c: number column c shown */
 #define ALL_COLUMNS ((1u << (LAST_NUMBER_COLUMN + 1)) - (1u << FIRST_NUMBER_COLUMN))
 
@@ -241,7 +241,8 @@ typedef unsigned column_set; /* bit c: number column c shown */
  * or that matter least for finding a slow site. SPAWNED, DELAY99, LONGEST and the warnings stay.
  */
 static const enum site_column narrow_terminal_drops[] = {
-	COLUMN_IDLE, COLUMN_DELAY_P50, COLUMN_DONE, COLUMN_POLLS, COLUMN_ALIVE, COLUMN_BUSY,
+	COLUMN_IDLE,  COLUMN_DELAY_P50, COLUMN_DONE, COLUMN_POLLS,
+	COLUMN_ALIVE, COLUMN_BUSY,      COLUMN_SPAN,
 };
 #define WARNINGS_ROOM 18 /* columns the screen leaves the warnings ("polling 16.2ms now") */
 
@@ -321,8 +322,8 @@ static void site_text(char *out, size_t size, const char *text, int width)
 	memcpy(out + head + 2, place, (size_t)place_len + 1);
 }
 
-static void site_line(char *out, size_t size, const struct site_view *v, int site_width,
-		      column_set shown)
+static void site_line(char *out, size_t size, const struct live_snapshot *s,
+		      const struct site_view *v, int site_width, column_set shown)
 {
 	char text[sizeof v->text];
 	site_text(text, sizeof text, v->text, site_width);
@@ -338,6 +339,7 @@ static void site_line(char *out, size_t size, const struct site_view *v, int sit
 	live_format_ns(cells[COLUMN_LONGEST], sizeof cells[0],
 		       v->longest_now_ns > v->longest_poll_ns ? v->longest_now_ns
 							      : v->longest_poll_ns);
+	live_format_span_share(cells[COLUMN_SPAN], sizeof cells[0], s, v);
 	live_format_warnings(warnings, sizeof warnings, v);
 	if (v->delays == 0)
 		strcpy(cells[COLUMN_DELAY_P50], "-"), strcpy(cells[COLUMN_DELAY_P99], "-");
@@ -583,11 +585,13 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	char line[LINE_MAX_CHARS];
 	int width = widest_site(s);
 	title_line(line, sizeof line, s, gone, program, 0);
+	printf("%s\n", line);
+	live_format_figures(line, sizeof line, s);
 	printf("%s\n\n", line);
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
-		site_line(line, sizeof line, &s->sites[i], width, ALL_COLUMNS);
+		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS);
 		printf("%s\n", line);
 	}
 	if (s->n_sites == 0)
@@ -731,6 +735,9 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 	attroff(attributes);
 }
 
+/* The screen's first row below the title, the figures and the sort order (or what is lost). */
+#define TABLES_TOP 3
+
 static const char *FOOTER_TABLES =
 	"q quit  Up/Down select  Enter detail  < > sort column  r reverse  space refresh";
 static const char *FOOTER_DETAIL = "q quit  Esc/Left back  Up/Down scroll  space refresh";
@@ -776,7 +783,7 @@ static void draw_tables(struct screen *sc)
 {
 	const struct live_snapshot *s = shown(sc);
 	char line[LINE_MAX_CHARS];
-	int y = 2;
+	int y = TABLES_TOP;
 	/* the columns that fit beside a readable site and the warnings; the site takes the rest */
 	int site_wanted = widest_site(s) < SITE_WIDTH_WANTED ? widest_site(s) : SITE_WIDTH_WANTED;
 	column_set shown = ALL_COLUMNS;
@@ -815,7 +822,7 @@ static void draw_tables(struct screen *sc)
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
-		site_line(line, sizeof line, v, site_width, shown);
+		site_line(line, sizeof line, s, v, site_width, shown);
 		attr_t a = k == sc->selected_index ? style(sc, PAIR_SELECTED)
 			   : v->warnings != 0      ? style(sc, PAIR_WARNING)
 						   : A_NORMAL;
@@ -922,7 +929,7 @@ static void draw_detail(struct screen *sc)
 {
 	const struct live_snapshot *s = shown(sc);
 	const struct site_view *v = live_site(s, sc->selected_row);
-	int y = 2, bottom = LINES - 1;
+	int y = TABLES_TOP, bottom = LINES - 1;
 	char line[LINE_MAX_CHARS];
 	for (int k = y; k < bottom; k++)
 		put_line(k, "", 0, false);
@@ -1013,14 +1020,16 @@ static void draw(struct screen *sc)
 	const struct live_snapshot *s = shown(sc);
 	title_line(line, sizeof line, s, sc->gone, sc->options->pid, COLS);
 	put_line(0, line, style(sc, PAIR_TITLE), true);
+	live_format_figures(line, sizeof line, s);
+	put_line(1, line, 0, false);
 	losses_line(line, sizeof line, s);
 	char sort[96];
 	snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
 		 sc->ascending ? "ascending" : "descending");
 	if (line[0] != '\0') {
-		put_line(1, line, style(sc, PAIR_WARNING), false);
+		put_line(2, line, style(sc, PAIR_WARNING), false);
 	} else {
-		put_line(1, sc->detail ? "" : sort, 0, false);
+		put_line(2, sc->detail ? "" : sort, 0, false);
 	}
 	if (sc->detail)
 		draw_detail(sc);

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exit report's work and span (report_work_span.h): the task graph's figures the live
+ * statistics kept as the program ran (work_span.h), in words, and per site its work, tasks,
+ * median poll and share of the span. Read at exit, when the report is written (report.c says
+ * when): nothing here runs while the program does.
+ */
+#include "report_work_span.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "spawn_site.h"
+
+/* One line of the per-site table: a site's rows (one per call address of its text) added up. */
+struct site_figures {
+	uint32_t id; /* the site's id (equal for equal texts), 0 for the rows of words */
+	uint32_t row;
+	uint64_t work_ns, tasks, path_ns;
+	uint64_t poll_histogram[TP_LIVE_BUCKETS];
+};
+
+static struct site_figures figures[TP_LIVE_SITES];
+
+/* The slot's longest path, read whole (taskprobe_live.h: path_seq); a torn one after a few tries. */
+#define PATH_READ_TRIES 64
+static void read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
+{
+	for (unsigned tries = 0; tries < PATH_READ_TRIES; tries++) {
+		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
+		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (before % 2 == 0 && __atomic_load_n(&t->path_seq, __ATOMIC_RELAXED) == before)
+			return;
+	}
+}
+
+/* The median of a log2 histogram: the middle of the bucket that holds it; 0 when empty. */
+static uint64_t median_ns(const uint64_t *histogram)
+{
+	uint64_t total = 0, seen = 0;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		total += histogram[b];
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS && total > 0; b++) {
+		seen += histogram[b];
+		if (2 * seen >= total)
+			return (3ull << b) / 2;
+	}
+	return 0;
+}
+
+static const char *site_text(const struct site_figures *f, char *buf, size_t size)
+{
+	const char *text = f->id != 0 ? tp_spawn_site_text(f->id) : NULL;
+	if (text != NULL)
+		return text;
+	if (f->row == TP_LIVE_NO_SITE)
+		return "(no site: OpenMP's initial task)";
+	if (f->row == TP_LIVE_OVERFLOW)
+		return "(sites beyond the first 126)";
+	snprintf(buf, size, "(site key %" PRIu32 ")", f->row);
+	return buf;
+}
+
+/* The table's line of `row`: the one of its site's text (named now), or a new one. */
+static struct site_figures *line_of(uint32_t row, size_t *lines)
+{
+	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(row)
+									: 0;
+	for (size_t i = 0; i < *lines; i++)
+		if ((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row))
+			return &figures[i];
+	struct site_figures *f = &figures[(*lines)++];
+	memset(f, 0, sizeof *f);
+	f->id = id;
+	f->row = row;
+	return f;
+}
+
+/* By share of the span, then by work. */
+static int by_path_then_work(const void *a, const void *b)
+{
+	const struct site_figures *x = a, *y = b;
+	if (x->path_ns != y->path_ns)
+		return x->path_ns > y->path_ns ? -1 : 1;
+	return x->work_ns > y->work_ns ? -1 : x->work_ns < y->work_ns;
+}
+
+void tp_report_work_span(FILE *out)
+{
+	const struct tp_live_header *h = tp_live_header();
+	if (h == NULL)
+		return;
+	const char *map = (const char *)h;
+	const struct tp_live_site *sites = (const void *)(map + TP_LIVE_SITES_OFFSET);
+	const struct tp_live_thread *slots = (const void *)(map + TP_LIVE_THREADS_OFFSET);
+	uint64_t work = 0, first = 0, last = 0;
+	unsigned threads = 0;
+	struct tp_live_path longest = {0};
+	size_t lines = 0;
+	uint32_t line_at[TP_LIVE_SITES];
+	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
+		bool ready = __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) ==
+			     TP_LIVE_ENTRY_READY;
+		line_at[row] = ready ? (uint32_t)(line_of(row, &lines) - figures) : UINT32_MAX;
+	}
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *rows =
+			(const void *)(map + h->rows_offset + (uint64_t)i * h->rows_stride);
+		for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
+			if (line_at[row] == UINT32_MAX)
+				continue;
+			struct site_figures *f = &figures[line_at[row]];
+			f->work_ns += __atomic_load_n(&rows[row].busy_ns, __ATOMIC_RELAXED);
+			f->tasks += __atomic_load_n(&rows[row].done, __ATOMIC_RELAXED);
+			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+				f->poll_histogram[b] += __atomic_load_n(
+					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
+		}
+		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);
+		if (slot_work == 0)
+			continue;
+		work += slot_work;
+		threads++;
+		uint64_t f = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
+			 l = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
+		first = f != 0 && (first == 0 || f < first) ? f : first;
+		last = l > last ? l : last;
+		struct tp_live_path p;
+		read_longest(t, &p);
+		if (p.ns > longest.ns)
+			longest = p;
+	}
+	if (work == 0 || longest.ns == 0) {
+		fprintf(out,
+			"taskprobe: no task of a parallel region was polled (pid %d): no work "
+			"or span to report\n",
+			(int)getpid());
+		return;
+	}
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		uint64_t v = longest.sites[k];
+		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
+		if (v != 0 && line_at[row] != UINT32_MAX)
+			figures[line_at[row]].path_ns += v & TP_LIVE_PATH_NS_MASK;
+	}
+	uint64_t wall = last > first ? last - first : 0;
+	double parallelism = (double)work / (double)longest.ns,
+	       speedup = wall > 0 ? (double)work / (double)wall : 0;
+	fprintf(out,
+		"taskprobe: the task graph (pid %d): work %.3f ms, span %.3f ms: parallelism "
+		"%.2f, no number of workers runs it faster than %.2fx; measured %.2fx on %u "
+		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
+		(int)getpid(), (double)work / 1e6, (double)longest.ns / 1e6, parallelism,
+		parallelism, speedup, threads, threads == 1 ? "" : "s", (double)wall / 1e6);
+	qsort(figures, lines, sizeof figures[0], by_path_then_work);
+	fprintf(out, "  %8s %12s %8s %14s  %s\n", "span", "work ms", "tasks", "median poll us",
+		"site");
+	for (size_t i = 0; i < lines; i++) {
+		const struct site_figures *f = &figures[i];
+		char share[16], name[64];
+		/* OpenMP's initial task is outside the graph */
+		if ((f->work_ns == 0 && f->path_ns == 0) ||
+		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
+			continue;
+		if (f->path_ns == 0)
+			snprintf(share, sizeof share, "-");
+		else
+			snprintf(share, sizeof share, "%.1f%%",
+				 100.0 * (double)f->path_ns / (double)longest.ns);
+		fprintf(out, "  %8s %12.3f %8" PRIu64 " %14.3f  %s\n", share,
+			(double)f->work_ns / 1e6, f->tasks,
+			(double)median_ns(f->poll_histogram) / 1e3,
+			site_text(f, name, sizeof name));
+	}
+	if (h->dependences_dropped > 0)
+		fprintf(out,
+			"  (%" PRIu64
+			" dependences found their table full: the span may be short)\n",
+			h->dependences_dropped);
+}

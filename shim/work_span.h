@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Work and span as the program runs (issue 29, README.md "Why it does not scale"): the task
+ * graph's figures kept online, Cilkscale's way, in constant state per open task and per thread,
+ * never the graph. The live statistics (live.c) keep a struct tp_span_task beside each task
+ * alive and a struct tp_span_thread per thread, and call these at the task events; taskprobe top
+ * and the exit report read the figures from the threads' slots. Knows no interposer and no
+ * executor: only the contract's events and sync kinds.
+ *
+ * The graph is the one `taskprobe-timeline --analyze` builds from a recording
+ * (contrib/timeline/analysis.h): a node is a fragment, one poll of a task, weighted by its time;
+ * the edges are spawn (the parent's fragment up to the spawn -> the child's start), a task's
+ * fragments in order, joins (at a taskwait's end its children's ends; at a taskgroup's end its
+ * descendants'; at a barrier's end everything that ended before; a task switched out follows
+ * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work) and
+ * dependences (the predecessor's end -> the successor's start). OpenMP's initial task (no parent,
+ * no site) is outside the graph. A path is its length and the sites it ran in
+ * (struct tp_live_path); what a task keeps is three of them:
+ *
+ *   in     the longest path to its start (spawned, not polled yet) or to its last fragment's end;
+ *   kids   the longest path to the end of a child ended since its last join;
+ *   desc   the same of every descendant (its taskgroup's end joins them).
+ *
+ * A child's end folds into its parent's kids and desc (under the parent's lock: children end on
+ * any thread); a poll's start takes the largest of what its sync joins; a poll's end extends it
+ * by the poll's time. What it cannot see that the recording's analysis can: a descendant that
+ * ends after its parent ended does not reach the grandparent's taskgroup (the parent's state is
+ * gone); a dependence whose predecessor ends while its successor is being made counts the
+ * predecessor's path to its last suspension only.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "taskprobe_contract.h" /* enum tp_sync_kind */
+#include "taskprobe_live.h"
+
+/*
+ * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
+ * by one thread at a time: the task's poller (started, ran_undeferred, sync), its spawner
+ * (outside), or any thread that makes a successor of it (predecessor: only ever set).
+ */
+struct tp_span_task {
+	struct tp_live_path in, kids, desc;
+	uint64_t parent; /* its parent task's id, 0 none */
+	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
+	bool started;        /* polled once: `in` is its last fragment's end */
+	bool outside;        /* OpenMP's initial task: not in the graph */
+	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
+	bool predecessor;    /* has successors waiting on its end (in the dependences' table) */
+	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
+};
+
+/* A thread's: its fragment now, and the last one it ran. */
+struct tp_span_thread {
+	struct tp_live_path in;   /* the longest path to the start of the fragment it polls now */
+	struct tp_live_path last; /* to the end of the last fragment of the graph it ran */
+	uint64_t last_task;       /* that fragment's task */
+	uint64_t free_ns;         /* when that fragment ended */
+	bool in_graph;            /* the fragment it polls now is in the graph */
+};
+
+/* `p` extended by `ns` in the tasks of site row `row`. */
+void tp_span_path_extend(struct tp_live_path *p, uint32_t row, uint64_t ns);
+
+/* `into` becomes `p` when `p` is longer. */
+static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
+{
+	if (p->ns > into->ns)
+		*into = *p;
+}
+
+/*
+ * A task spawned: `in` is the path to its spawn (the parent's fragment so far, from
+ * tp_span_so_far), or its parent's last fragment's end when another thread spawns it.
+ */
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, bool outside,
+		     const struct tp_live_path *in);
+
+/* The path to `ns` into the thread's fragment now, polling a task of site row `row`. */
+void tp_span_so_far(const struct tp_span_thread *th, uint32_t row, uint64_t ns,
+		    struct tp_live_path *out);
+
+/*
+ * Task `task` (state `t`) polled by `th`: the fragment's start is the largest of what joins it
+ * (its sync's). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
+ * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
+ * needed; NULL otherwise).
+ */
+void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+			uint64_t suspended_ns, const struct tp_live_path *frozen);
+
+/* Whether the poll of `t` that starts needs the barrier's frozen path. */
+static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
+{
+	return t->started && !t->outside && t->sync == TP_SYNC_BARRIER;
+}
+
+/*
+ * The thread's fragment of task `task` (site row `row`), `ns` long, ended at `now`: `t`'s poll
+ * ended unfinished waiting in `sync` (t not NULL), or the task ended (t NULL). `end` gets the path
+ * to the fragment's end.
+ */
+void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync,
+		      struct tp_live_path *end);
+
+/* Task `t`, ended with the path `end`, folded into its parent (NULL: none alive). */
+void tp_span_child_ended(struct tp_span_task *parent, struct tp_span_task *t,
+			 const struct tp_live_path *end);
+
+/* A predecessor ended with `end`: its successor `succ` (not started) starts after it. */
+void tp_span_predecessor_ended(struct tp_span_task *succ, const struct tp_live_path *end);
