@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,4 +322,209 @@ Test(analysis, a_chain_on_one_thread_is_still_its_own_span, .timeout = 60)
 	/* undeferred with dependences: kept after what ran before it (libomp reports no dependence
 	 * on a task already ended) */
 	same_span_on_one_thread("chain");
+}
+
+/*
+ * Work and span online (issue 29 item 4): one run of a graph on two threads under `taskprobe top
+ * --once`, recorded and with the exit report, gives the figures three ways: the console's line,
+ * the report's, and --analyze's of the recording. Each within 5% of the program's truth and of
+ * the analysis of the same run, and the graph's site's share of the span within 5 points of the
+ * analysis's. Up to three tries, as above: a thread preempted outside its spins stretches a
+ * fragment the truth does not see.
+ */
+struct three_ways {
+	struct analyzed analysis;
+	double top_work, top_span, top_share; /* ms, ms, % */
+	double report_work, report_span, report_share;
+	char *top, *report; /* what each said */
+};
+
+/* Milliseconds of a duration as the console prints it ("24.0ms", "850ns", "1.20s", "3.1us"). */
+static double console_ms(const char *text)
+{
+	char *unit;
+	double v = strtod(text, &unit);
+	return strncmp(unit, "ns", 2) == 0   ? v / 1e6
+	       : strncmp(unit, "us", 2) == 0 ? v / 1e3
+	       : strncmp(unit, "ms", 2) == 0 ? v
+					     : v * 1e3;
+}
+
+/* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
+ * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
+static double share_of(const char *text, const char *site)
+{
+	double sum = -1;
+	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
+		const char *line = at;
+		while (line > text && line[-1] != '\n')
+			line--;
+		const char *end = strchr(at, '\n');
+		char row[512];
+		snprintf(row, sizeof row, "%.*s",
+			 (int)(end != NULL ? end - line : (long)strlen(line)), line);
+		sum = sum < 0 ? 0 : sum;
+		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
+			if (word[strlen(word) - 1] == '%') {
+				sum += strtod(word, NULL);
+				break;
+			}
+		if (end == NULL)
+			break;
+		at = end;
+	}
+	return sum;
+}
+
+static void three_ways_free(struct three_ways *w)
+{
+	free(w->analysis.text);
+	free(w->top);
+	free(w->report);
+	memset(w, 0, sizeof *w);
+}
+
+/* One run of `argv` on two threads, its figures the three ways; `site` the graph's site text. */
+static void run_three_ways(const char *const argv[], const char *site, struct three_ways *w)
+{
+	char dir[32] = "/tmp/taskprobe-online-XXXXXX", record[160], report[160], path[300];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(record, sizeof record, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	snprintf(report, sizeof report, "TASKPROBE_REPORT=%s/report", dir);
+	const char *args[8] = {"top", "--once", "--"};
+	size_t n = 3;
+	for (size_t i = 0; argv[i] != NULL && n < 7; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	struct tp_run run;
+	tp_launch(args, (const char *[]){record, report, "OMP_NUM_THREADS=2", NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	memset(w, 0, sizeof *w);
+	const char *truth = strstr(run.out, "truth work");
+	if (truth != NULL)
+		cr_assert_eq(sscanf(truth, "truth work %lf ms span %lf ms", &w->analysis.truth_work,
+				    &w->analysis.truth_span),
+			     2);
+	w->top = strdup(run.err);
+	tp_run_free(&run);
+
+	/* the console: "work 127.4ms, span 127.9ms: parallelism ..." */
+	char work[32], span[32];
+	const char *figures = strstr(w->top, "\nwork ");
+	cr_assert(figures != NULL &&
+			  sscanf(figures, "\nwork %31[^,], span %31[^:]", work, span) == 2,
+		  "%s", w->top);
+	w->top_work = console_ms(work);
+	w->top_span = console_ms(span);
+	w->top_share = share_of(w->top, site);
+
+	/* the report: "taskprobe: the task graph (pid N): work W ms, span S ms: ..." */
+	snprintf(path, sizeof path, "%s/report", dir);
+	w->report = tp_read_file(path, NULL);
+	const char *graph = strstr(w->report, "the task graph (pid ");
+	cr_assert(graph != NULL, "%s", w->report);
+	graph = strstr(graph, "): work ");
+	cr_assert(graph != NULL && sscanf(graph, "): work %lf ms, span %lf ms", &w->report_work,
+					  &w->report_span) == 2,
+		  "%s", w->report);
+	w->report_share = share_of(w->report, site);
+
+	/* the recording's analysis */
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	path[0] = '\0';
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strncmp(e->d_name, "rec.", 4) == 0)
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+	closedir(d);
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	w->analysis.text = strdup(run.out);
+	tp_run_free(&run);
+	rm_dir(dir);
+	const char *a = w->analysis.text;
+	cr_assert(sscanf(strstr(a, "work T1"), "work T1 %lf ms", &w->analysis.work) == 1 &&
+			  sscanf(strstr(a, "span Tinf"), "span Tinf %lf ms", &w->analysis.span) ==
+				  1,
+		  "%s", a);
+}
+
+/* Within 5% of the truth (when the program says one) and of the analysis of the same run. */
+static bool three_ways_agree(const struct three_ways *w, const char *site)
+{
+	const struct analyzed *a = &w->analysis;
+	bool truth = a->truth_work == 0 ||
+		     (near(w->top_work, a->truth_work) && near(w->top_span, a->truth_span) &&
+		      near(w->report_work, a->truth_work) && near(w->report_span, a->truth_span));
+	double path = share_of(a->text, site);
+	return truth && near(w->top_work, a->work) && near(w->top_span, a->span) &&
+	       near(w->report_work, a->work) && near(w->report_span, a->span) &&
+	       fabs(w->top_share - path) <= 5 && fabs(w->report_share - path) <= 5;
+}
+
+static void online_figures(const char *const argv[], const char *site)
+{
+	struct three_ways w = {0};
+	for (int try = 0; try < 3; try++) {
+		three_ways_free(&w);
+		run_three_ways(argv, site, &w);
+		if (three_ways_agree(&w, site))
+			break;
+	}
+	const struct analyzed *a = &w.analysis;
+	if (a->truth_work > 0) {
+		expect_near(w.top_work, a->truth_work, "top's work", w.top);
+		expect_near(w.top_span, a->truth_span, "top's span", w.top);
+		expect_near(w.report_work, a->truth_work, "the report's work", w.report);
+		expect_near(w.report_span, a->truth_span, "the report's span", w.report);
+	}
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	double path = share_of(a->text, site);
+	cr_expect_gt(path, 0, "%s off the critical path:\n%s", site, a->text);
+	cr_expect(fabs(w.top_share - path) <= 5,
+		  "top: %s %.1f%% of the span, --analyze %.1f%%:\n%s\n%s", site, w.top_share, path,
+		  w.top, a->text);
+	cr_expect(fabs(w.report_share - path) <= 5,
+		  "the report: %s %.1f%% of the span, --analyze %.1f%%:\n%s\n%s", site,
+		  w.report_share, path, w.report, a->text);
+	three_ways_free(&w);
+}
+
+static void online_known_graph(const char *graph)
+{
+	char site[64];
+	snprintf(site, sizeof site,
+		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+	online_figures((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, site);
+}
+
+Test(analysis, top_and_the_report_give_a_chains_work_and_span_as_it_runs, .timeout = 120)
+{
+	online_known_graph("chain");
+}
+
+Test(analysis, top_and_the_report_give_independent_tasks_the_span_of_one, .timeout = 120)
+{
+	online_known_graph("flat");
+}
+
+Test(analysis, top_and_the_report_give_a_trees_span_through_its_taskwaits, .timeout = 120)
+{
+	online_known_graph("tree");
+}
+
+Test(analysis, top_and_the_report_give_a_wavefront_its_diagonal, .timeout = 120)
+{
+	online_known_graph("wavefront");
+}
+
+Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout = 120)
+{
+	/* tasks of a few hundred ns: no truth but the analysis of the same run; the path's share
+	 * of fib's two constructs together (which of them a preempted fragment puts on the path
+	 * is the machine's doing) */
+	online_figures((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:");
 }
