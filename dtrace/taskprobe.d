@@ -26,10 +26,14 @@ provider taskprobe {
 	probe worker__thread__unpark();
 
 	/* Threads, from the pthread_create interposition. */
-	probe thread__start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid);
+	probe thread__start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
+			    const char *start_routine_name);
 	probe thread__stop(uint64_t tid);
 
-	/* Waits: futex via syscall(), condition variables, semaphores, epoll, poll. */
+	/*
+	 * Waits: futex via syscall(), condition variables, semaphores, epoll, poll, mutex
+	 * contention.
+	 */
 	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint64_t site_id, const char *site);
 	probe wait__end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);

@@ -3,10 +3,12 @@
  * Where threads block, by call site: wait_sites (a producer blocked on a full queue, a consumer
  * waiting for items, 100 each, and 5 polls of the main thread) and wait_sites_cxx (a wait inside
  * the C++ standard library) seen by the console without root, by a tracer, by waits.bt and in a
- * recording's timeline: the sites are the program's own lines.
+ * recording's timeline: the sites are the program's own lines. And mutex_waits: contention, and
+ * only contention, is a wait, with the real functions' results.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_contract.h"
 
 #define ROUNDS "100"
 #define POLLS  5
@@ -169,4 +172,109 @@ Test(waits, a_recordings_wait_slices_are_named_by_their_call_site)
 	free(text);
 	unlink(json);
 	free(json);
+}
+
+/*
+ * Mutex contention (mutex_waits): a thread blocked on a mutex the main thread holds, MUTEX_ROUNDS
+ * times at one line; a robust mutex whose owner dies while the main thread waits; a timed lock
+ * that times out on a held mutex. Nothing else fires: UNCONTENDED free locks, an error-checking
+ * mutex locked twice, a recursive one, clock locks, a robust mutex whose owner died before.
+ */
+#define MUTEX_ROUNDS "3"
+#define CONTENDER_SITE                                                                             \
+	site_of("mutex_waits.c", "void contender_locks(", "pthread_mutex_lock(&held)")
+#define OWNER_DIES_SITE                                                                            \
+	site_of("mutex_waits.c", "void results(", "int died = pthread_mutex_lock(&robust)")
+#define TIMED_SITE site_of("mutex_waits.c", "lock_timed(void", "pthread_mutex_timedlock(")
+
+/* Each result is the real function's, and errno is kept, with and without the shim. */
+static const char mutex_results[] = "contended 3\n"
+				    "uncontended locks failed: 0\n"
+				    "errorcheck lock: 0\n"
+				    "errorcheck lock again: EDEADLK\n"
+				    "errorcheck unlock: 0\n"
+				    "errorcheck unlock again: EPERM\n"
+				    "recursive lock: 0\n"
+				    "recursive lock again: 0\n"
+				    "recursive unlock: 0\n"
+				    "recursive unlock again: 0\n"
+				    "robust lock, its owner dead: EOWNERDEAD\n"
+				    "robust unlock, not made consistent: 0\n"
+				    "robust lock, not recoverable: ENOTRECOVERABLE\n"
+				    "robust lock, its owner dying meanwhile: EOWNERDEAD\n"
+				    "robust consistent: 0\n"
+				    "robust unlock: 0\n"
+				    "timed lock of a mutex another thread holds: ETIMEDOUT\n"
+				    "clock lock with a process clock: EINVAL\n"
+				    "clock lock, monotonic, free: 0\n"
+				    "unlock: 0\n";
+
+Test(waits, mutex_contention_is_a_wait_at_its_line_and_results_are_the_real_functions)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run plain;
+	tp_run(TP_PLAIN, (const char *[]){tp_target("mutex_waits"), MUTEX_ROUNDS, NULL}, NULL,
+	       &plain);
+	cr_expect_eq(plain.status, 0);
+	cr_expect_str_eq(plain.out, mutex_results);
+	tp_run_free(&plain);
+	/* listened to (the live statistics): every lock takes the interposer's slow path */
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
+						tp_unprivileged_copy(tp_target("mutex_waits")),
+						MUTEX_ROUNDS, NULL},
+			       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, mutex_results);
+	cr_expect_eq(waits_row(run.err, CONTENDER_SITE, "mutex"), atol(MUTEX_ROUNDS), "%s",
+		     run.err);
+	cr_expect_eq(waits_row(run.err, OWNER_DIES_SITE, "mutex"), 1, "%s", run.err);
+	cr_expect_eq(waits_row(run.err, TIMED_SITE, "mutex"), 1, "%s", run.err);
+	/* no other row: the free locks, the second locks of an owned mutex, fired nothing */
+	size_t rows = 0;
+	for (const char *at = run.err; (at = strstr(at, " mutex ")) != NULL; at++)
+		rows++;
+	cr_expect_eq(rows, 3, "%s", run.err);
+	tp_run_free(&run);
+}
+
+Test(waits, a_tracer_sees_each_contended_lock_with_its_result, .timeout = 120)
+{
+	tp_require_tracer();
+	struct tp_run run;
+	tp_run_both((const char *[]){tp_target("mutex_waits"), MUTEX_ROUNDS, NULL}, NULL, &run);
+	cr_expect_str_eq(run.out, mutex_results);
+	tp_assert_waits_paired(&run);
+	cr_expect_eq(tp_count_waits(&run, TP_WAIT_MUTEX), atol(MUTEX_ROUNDS) + 2);
+	size_t contender = 0, owner_dies = 0, timed = 0;
+	for (size_t i = 0; i < run.n_events; i++) {
+		const struct tp_event *e = &run.events[i];
+		if (strcmp(e->probe, "wait__start") != 0 || e->arg[0] != TP_WAIT_MUTEX)
+			continue;
+		/* its wait-end: the next wait-end of the thread (no nesting here) */
+		const struct tp_event *end = NULL;
+		for (size_t j = i + 1; j < run.n_events && end == NULL; j++)
+			if (run.events[j].tid == e->tid &&
+			    strcmp(run.events[j].probe, "wait__end") == 0)
+				end = &run.events[j];
+		cr_assert(end != NULL);
+		if (strcmp(e->site, CONTENDER_SITE) == 0) {
+			contender++;
+			cr_expect_eq(end->arg[2], 0);
+			cr_expect_eq(e->arg[2], -1, "no timeout");
+		} else if (strcmp(e->site, OWNER_DIES_SITE) == 0) {
+			owner_dies++;
+			cr_expect_eq(end->arg[2], -EOWNERDEAD);
+		} else if (strcmp(e->site, TIMED_SITE) == 0) {
+			timed++;
+			cr_expect_eq(end->arg[2], -ETIMEDOUT);
+			cr_expect_eq(e->arg[2], 0, "a deadline past reads 0");
+		} else {
+			cr_expect(false, "a mutex wait at %s", e->site);
+		}
+	}
+	cr_expect_eq(contender, (size_t)atol(MUTEX_ROUNDS));
+	cr_expect_eq(owner_dies, 1);
+	cr_expect_eq(timed, 1);
+	tp_run_free(&run);
 }

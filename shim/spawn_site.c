@@ -16,6 +16,7 @@
 
 #include "lifecycle.h"
 #include "symbolize.h"
+#include "wait.h"
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
 #define ADDRESS_SLOT_BITS 15
@@ -95,7 +96,7 @@ uint32_t tp_spawn_site_key(const void *return_address)
 	uint32_t key = lookup(address);
 	if (__builtin_expect(key != 0, 1))
 		return key;
-	pthread_mutex_lock(&adding);
+	tp_wait_own_lock(&adding);
 	key = lookup(address); /* another thread may have added it meanwhile */
 	if (key == 0 && n_addresses < TP_SITE_ADDRESSES_MAX) {
 		key = n_addresses + 1;
@@ -126,7 +127,7 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 		return 0;
 	if (__builtin_expect(__atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE), 1))
 		return keys[key].site;
-	pthread_mutex_lock(&naming);
+	tp_wait_own_lock(&naming);
 	if (!keys[key].named) {
 		char text[TP_SITE_TEXT_MAX];
 		tp_symbolize_call(keys[key].address, text, sizeof text);
@@ -168,8 +169,8 @@ uint64_t tp_spawn_sites_dropped(void)
  * tables. */
 void tp_spawn_sites_prepare_fork(void)
 {
-	pthread_mutex_lock(&naming);
-	pthread_mutex_lock(&adding);
+	tp_wait_own_lock(&naming);
+	tp_wait_own_lock(&adding);
 }
 
 void tp_spawn_sites_after_fork(void)

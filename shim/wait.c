@@ -25,6 +25,21 @@
  */
 static __thread bool finding_site __attribute__((tls_model("initial-exec")));
 
+bool tp_wait_in_shim(void)
+{
+	return finding_site;
+}
+
+void tp_wait_own_lock(pthread_mutex_t *lock)
+{
+	bool nested = finding_site;
+	finding_site = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	finding_site = nested;
+}
+
 /* Stack a naming needs (libdw walks DIEs recursively; more under a sanitizer), with room. */
 #define NAMING_STACK_BYTES (512 * 1024)
 

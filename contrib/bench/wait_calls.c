@@ -22,8 +22,8 @@ int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr,
-			"usage: %s sem_wait|futex_wait|futex_wake|cond_timedwait|poll|epoll_wait "
-			"COUNT\n",
+			"usage: %s sem_wait|futex_wait|futex_wake|cond_timedwait|poll|epoll_wait|"
+			"mutex_lock COUNT\n",
 			argv[0]);
 		return 2;
 	}
@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 	sem_init(&sem, 0, 0);
 	unsigned word = 0;
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 	struct timespec past = {0, 0};
 	int ep = epoll_create1(0);
@@ -54,6 +55,9 @@ int main(int argc, char **argv)
 			poll(NULL, 0, 0);
 		} else if (strcmp(op, "epoll_wait") == 0) {
 			epoll_wait(ep, &ev, 1, 0);
+		} else if (strcmp(op, "mutex_lock") == 0) {
+			pthread_mutex_lock(&free_lock); /* free: taken at once */
+			pthread_mutex_unlock(&free_lock);
 		} else {
 			fprintf(stderr, "unknown call %s\n", op);
 			return 2;

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Mutex contention, kind 6, object the pthread_mutex_t: what users ask about first ("which lock
+ * do my threads queue on?"). Only contention is a wait: while someone listens, the lock is tried
+ * first (pthread_mutex_trylock), and only when it is busy does wait-start fire, the real lock
+ * follow and wait-end fire with its result. A lock taken at once fires nothing. With nobody
+ * listening, the call is one check and a tail call to the real function, as every wait's.
+ *
+ * The result is always the real functions': trylock returns what lock would for a mutex it can
+ * take at once (0; EOWNERDEAD for a robust mutex whose owner died, which it takes; EAGAIN for a
+ * recursive one at its count's limit; ENOTRECOVERABLE; EINVAL), and only its EBUSY is passed on
+ * to the real lock. A mutex this thread owns already (an error-checking or a normal mutex
+ * locked twice) is no contention: the real lock is called with no event, and answers EDEADLK or
+ * deadlocks as it would. The shim's own locks (spawn_site.c), and a library the shim calls while
+ * it finds a wait's site, are the shim's: no event (tp_wait_in_shim).
+ *
+ * pthread_mutex_clocklock checks its clock before anything else: it is tried first only with a
+ * clock it accepts, so that an invalid one fails with EINVAL as it would, lock free or not.
+ * glibc has one version of each (2.34 moved them into libc, keeping their old versions as
+ * aliases of the same functions), so the default definition is the real one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "probes.h"
+#include "real_symbol.h"
+#include "thread_state.h"
+#include "wait.h"
+
+static int (*real_pthread_mutex_trylock)(pthread_mutex_t *mutex);
+TP_RESOLVED_AT_LOAD(real_pthread_mutex_trylock, "pthread_mutex_trylock", NULL);
+
+/*
+ * Whether a lock of `mutex` by this thread is contention, to be seen as a wait: it is busy
+ * (tried first), this thread does not own it, and the thread is not inside the shim. Sets
+ * `*result` to the tried lock's result when it is not busy: the call is then done.
+ */
+static bool contended(pthread_mutex_t *mutex, int *result)
+{
+	int (*trylock)(pthread_mutex_t *) = TP_REAL(real_pthread_mutex_trylock,
+						    "pthread_mutex_trylock", NULL);
+	if (trylock == NULL || tp_wait_in_shim())
+		return false; /* the real lock alone */
+	int tried = trylock(mutex);
+	if (tried != EBUSY) {
+		*result = tried;
+		return false;
+	}
+	/* glibc keeps the owner's thread id in every kind of mutex (PI and robust ones too) */
+	return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) !=
+	       tp_thread_tid(tp_thread_self());
+}
+
+/*
+ * Defines the interposed lock function `name` (TP_INTERPOSE_WAIT's arguments; `try_first`: an
+ * expression saying whether the lock may be tried first, its arguments being valid).
+ */
+#define TP_INTERPOSE_LOCK(name, params, args, try_first, timeout)                                  \
+	static int(*real_##name) params;                                                           \
+	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
+							 TP_UNPARENTHESIZED params)                \
+	{                                                                                          \
+		int(*fn) params = TP_REAL(real_##name, #name, NULL);                               \
+		if (fn == NULL)                                                                    \
+			return ENOSYS;                                                             \
+		int ret_ = EBUSY;                                                                  \
+		if (!tp_wait_probes_enabled() || !(try_first))                                     \
+			return fn args;                                                            \
+		if (!contended(mutex, &ret_))                                                      \
+			return ret_ != EBUSY ? ret_ : fn args;                                     \
+		struct tp_wait wait_;                                                              \
+		tp_wait_enter(&wait_, TP_WAIT_MUTEX, mutex, timeout, caller_);                     \
+		ret_ = fn args;                                                                    \
+		tp_wait_leave(&wait_, tp_wait_result_error_number(ret_));                          \
+		return ret_;                                                                       \
+	}                                                                                          \
+	TP_RESOLVED_AT_LOAD(real_##name, #name, NULL);                                             \
+	TP_EXPORT int name params                                                                  \
+	{                                                                                          \
+		int(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                 \
+		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))                  \
+			return fn args;                                                            \
+		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
+	}
+
+/* The clocks pthread_mutex_clocklock accepts (any other: EINVAL before it tries the lock). */
+static bool lock_clock_valid(clockid_t clock)
+{
+	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
+}
+
+TP_INTERPOSE_LOCK(pthread_mutex_lock, (pthread_mutex_t * mutex), (mutex), true, -1)
+
+TP_INTERPOSE_LOCK(pthread_mutex_timedlock,
+		  (pthread_mutex_t * mutex, const struct timespec *deadline), (mutex, deadline),
+		  true, tp_timeout_from_deadline(CLOCK_REALTIME, deadline))
+
+TP_INTERPOSE_LOCK(pthread_mutex_clocklock,
+		  (pthread_mutex_t * mutex, clockid_t clock, const struct timespec *deadline),
+		  (mutex, clock, deadline), lock_clock_valid(clock),
+		  tp_timeout_from_deadline(clock, deadline))
