@@ -278,3 +278,123 @@ Test(waits, a_tracer_sees_each_contended_lock_with_its_result, .timeout = 120)
 	cr_expect_eq(timed, 1);
 	tp_run_free(&run);
 }
+
+/*
+ * The exit report's waits (TASKPROBE_REPORT) as lines without the times and thread ids, each
+ * thread's block on one line: '"NAME": 3 waits | 3 mutex waits at SITE | ...', the blocks in
+ * the report's order, one a line.
+ */
+static char *report_wait_blocks(const char *err)
+{
+	char *blocks = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&blocks, &size);
+	const char *at = strstr(err, "taskprobe: where threads waited");
+	cr_assert(at != NULL, "%s", err);
+	for (at = strchr(at, '\n'); at != NULL && at[1] == ' '; at = strchr(at + 1, '\n')) {
+		const char *line = at + 1, *end = strchrnul(line, '\n');
+		/* the time: after the line's last ", " (a thread's) or ": " (a site's) */
+		const char *cut = end;
+		for (const char *c = line; c + 1 < end; c++)
+			if ((c[0] == ',' || c[0] == ':') && c[1] == ' ')
+				cut = c;
+		if (strncmp(line, "  thread ", 9) == 0) {
+			const char *name = strchr(line, '"');
+			fprintf(out, "%s%.*s", ftell(out) > 0 ? "\n" : "", (int)(cut - name), name);
+		} else if (strncmp(line, "    ", 4) == 0) {
+			fprintf(out, " | %.*s", (int)(cut - line - 4), line + 4);
+		} else {
+			fprintf(out, "%s%.*s", ftell(out) > 0 ? "\n" : "", (int)(cut - line - 2),
+				line + 2);
+		}
+	}
+	fputc('\n', out);
+	fclose(out);
+	return blocks;
+}
+
+/* Whether `blocks` (report_wait_blocks) has the line `block`. */
+static bool has_block(const char *blocks, const char *block)
+{
+	size_t n = strlen(block);
+	for (const char *at = blocks; (at = strstr(at, block)) != NULL; at++)
+		if ((at == blocks || at[-1] == '\n') && at[n] == '\n')
+			return true;
+	return false;
+}
+
+Test(waits, the_exit_report_gives_each_threads_wait_sites_by_time)
+{
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("mutex_waits"), MUTEX_ROUNDS, NULL}, env,
+	       &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, mutex_results);
+	char *blocks = report_wait_blocks(run.err), expect[512];
+	snprintf(expect, sizeof expect, "\"mutex_waits\": 3 waits | 3 mutex waits at %s",
+		 CONTENDER_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	snprintf(expect, sizeof expect, "\"mutex_waits\": 1 wait | 1 mutex wait at %s",
+		 OWNER_DIES_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	snprintf(expect, sizeof expect, "\"mutex_waits\": 1 wait | 1 mutex wait at %s", TIMED_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	size_t lines = 0;
+	for (const char *c = blocks; *c; c++)
+		lines += *c == '\n';
+	cr_expect_eq(lines, 3, "three threads waited:\n%s", blocks);
+	/* the holder held the mutex HOLD_MS (20) after its contender blocked, each round */
+	const char *contender = strstr(run.err, "3 mutex waits at ");
+	const char *ms = contender != NULL ? strstr(contender, "): ") : NULL;
+	cr_expect(ms != NULL && strstr(ms, " ms\n") != NULL && atof(ms + 3) >= 3 * 20, "%s",
+		  run.err);
+	free(blocks);
+	tp_run_free(&run);
+
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("wait_sites"), ROUNDS, NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	blocks = report_wait_blocks(run.err);
+	snprintf(expect, sizeof expect, "\"wait_sites\": 100 waits | 100 semaphore waits at %s",
+		 CONSUMER_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	snprintf(expect, sizeof expect, "\"wait_sites\": 100 waits | 100 semaphore waits at %s",
+		 PRODUCER_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	snprintf(expect, sizeof expect, "\"wait_sites\": %d waits | %d poll waits at %s", POLLS,
+		 POLLS, POLL_SITE);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	free(blocks);
+	tp_run_free(&run);
+}
+
+/*
+ * Past its bounds: 1000 threads (thousand_threads: one semaphore wait each) have 256 tables;
+ * the others share one, said as one line, and the threads past the first 32 shown are added up.
+ */
+Test(waits, the_exit_report_says_the_threads_past_its_tables)
+{
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("thousand_threads"), "1000", NULL}, env,
+	       &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char *blocks = report_wait_blocks(run.err);
+	const char *site = site_of("thousand_threads.c", "thread_main(void", "sem_wait(&sem)");
+	char expect[512];
+	snprintf(expect, sizeof expect,
+		 "744 threads past the first 256, together: 744 waits | 744 semaphore waits at %s",
+		 site);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	/* the thread's name: the program's, cut to 15 characters */
+	snprintf(expect, sizeof expect, "\"thousand_thread\": 1 wait | 1 semaphore wait at %s",
+		 site);
+	unsigned shown = 0;
+	for (const char *at = blocks; (at = strstr(at, expect)) != NULL; at++)
+		shown++;
+	cr_expect_eq(shown, 31, "32 lines of threads, the shared table's one of them:\n%s", blocks);
+	snprintf(expect, sizeof expect, "%u more threads: %u waits", 256 - shown, 256 - shown);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	free(blocks);
+	tp_run_free(&run);
+}

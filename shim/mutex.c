@@ -11,8 +11,8 @@
  * recursive one at its count's limit; ENOTRECOVERABLE; EINVAL), and only its EBUSY is passed on
  * to the real lock. A mutex this thread owns already (an error-checking or a normal mutex
  * locked twice) is no contention: the real lock is called with no event, and answers EDEADLK or
- * deadlocks as it would. The shim's own locks (spawn_site.c), and a library the shim calls while
- * it finds a wait's site, are the shim's: no event (tp_wait_in_shim).
+ * deadlocks as it would. The shim's own locks (a call from the shim's code), and a library the
+ * shim calls while it finds a wait's site (tp_wait_in_shim), are the shim's: no event.
  *
  * pthread_mutex_clocklock checks its clock before anything else: it is tried first only with a
  * clock it accepts, so that an invalid one fails with EINVAL as it would, lock free or not.
@@ -29,19 +29,28 @@
 #include "thread_state.h"
 #include "wait.h"
 
+/* The shim's own code, between its ELF header and the end of its text (the linker's symbols). */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+static bool called_by_the_shim(const void *caller)
+{
+	return (const char *)caller >= __ehdr_start && (const char *)caller < __etext;
+}
+
 static int (*real_pthread_mutex_trylock)(pthread_mutex_t *mutex);
 TP_RESOLVED_AT_LOAD(real_pthread_mutex_trylock, "pthread_mutex_trylock", NULL);
 
 /*
- * Whether a lock of `mutex` by this thread is contention, to be seen as a wait: it is busy
- * (tried first), this thread does not own it, and the thread is not inside the shim. Sets
- * `*result` to the tried lock's result when it is not busy: the call is then done.
+ * Whether a lock of `mutex` by this thread, called from `caller`, is contention, to be seen as a
+ * wait: it is busy (tried first), this thread does not own it, and the shim did not take it.
+ * Sets `*result` to the tried lock's result when it is not busy: the call is then done.
  */
-static bool contended(pthread_mutex_t *mutex, int *result)
+static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 {
 	int (*trylock)(pthread_mutex_t *) = TP_REAL(real_pthread_mutex_trylock,
 						    "pthread_mutex_trylock", NULL);
-	if (trylock == NULL || tp_wait_in_shim())
+	if (trylock == NULL || called_by_the_shim(caller) || tp_wait_in_shim())
 		return false; /* the real lock alone */
 	int tried = trylock(mutex);
 	if (tried != EBUSY) {
@@ -68,7 +77,7 @@ static bool contended(pthread_mutex_t *mutex, int *result)
 		int ret_ = EBUSY;                                                                  \
 		if (!tp_wait_probes_enabled() || !(try_first))                                     \
 			return fn args;                                                            \
-		if (!contended(mutex, &ret_))                                                      \
+		if (!contended(mutex, caller_, &ret_))                                             \
 			return ret_ != EBUSY ? ret_ : fn args;                                     \
 		struct tp_wait wait_;                                                              \
 		tp_wait_enter(&wait_, TP_WAIT_MUTEX, mutex, timeout, caller_);                     \

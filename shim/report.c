@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exit report of tasks never terminated (README.md, "Spawn sites and stacks").
+ * The exit report of tasks never terminated (README.md, "Spawn sites and stacks"), then the
+ * task graph's figures (report_work_span.c) and where threads waited (report_waits.c).
  *
  * When it is written. A library's destructor may tear its runtime down while other threads still
  * run in it: libomp does, when exit() comes from a thread it does not know during a parallel
@@ -33,6 +34,7 @@
 #include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
+#include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
 #include "spawn_site.h"
@@ -183,6 +185,7 @@ static void write_report(FILE *out)
 	for (size_t g = 0; g < n; g++)
 		alive_by_site[groups[g].site] = 0;
 	tp_report_work_span(out);
+	tp_report_waits(out);
 }
 
 /*
@@ -197,6 +200,7 @@ static void report_no_executor(FILE *out)
 			? ". An OpenMP program on GCC's libgomp has no tool interface: run "
 			  "it with LLVM's libomp preloaded (taskprobe run does this)"
 			: "");
+	tp_report_waits(out);
 }
 
 /* The report, formatted in memory (NULL if that failed). */
@@ -259,6 +263,7 @@ void tp_report_before_destructors(void)
 	if (!__atomic_load_n(&tp_report_on, __ATOMIC_ACQUIRE))
 		return;
 	int saved_errno = errno;
+	tp_report_waits_name_sites(); /* while every library is in place */
 	bool program_tasks_alive = false;
 	for (uint32_t id = 0; id < TP_REPORT_STARTED_BY_EXECUTOR && !program_tasks_alive; id++)
 		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
@@ -313,6 +318,7 @@ void tp_report_start(void)
 	if (strcmp(setting, "stderr") != 0)
 		open_report(setting);
 	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
+	tp_report_waits_start();
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
 }
 
@@ -320,6 +326,7 @@ void tp_report_start(void)
 void tp_report_child_after_fork(void)
 {
 	const char *setting = tp_settings()->report;
+	tp_report_waits_child_after_fork();
 	if (setting == NULL || strstr(setting, "%p") == NULL || report_fd.fd < 0)
 		return;
 	int saved_errno = errno;

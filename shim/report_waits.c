@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exit report's waits (report_waits.h): where each thread waited, by call site.
+ *
+ * Kept per thread, in fixed tables in the shim's memory (untouched pages cost nothing): a thread
+ * takes the next free table at its first wait (one atomic add, its name read once) and counts
+ * each wait that ends in a row of its call site's key (found by a scan of at most
+ * SITES_PER_THREAD keys), with the time waited, in the clock's units: no lock, no allocation, no
+ * naming while the program runs. A table outlives its thread, so that threads that ended before
+ * exit are reported too. Bounds, and what happens past them:
+ *   - THREAD_TABLES threads have a table of their own; the threads after them share one more,
+ *     counted with atomic adds and reported as one line ("threads past the table");
+ *   - a thread's first SITES_PER_THREAD sites have a row each; its waits at later sites are
+ *     counted in its "other sites" figures;
+ *   - a wait with no site key (the key table full, or a wait inside the shim's own finding of a
+ *     site) is counted under key 0, said as such.
+ * At exit (report.c says when) the keys are named and the threads listed, most time waited first
+ * (the first THREADS_SHOWN, the rest added up), each with its TOP_SITES sites of most time.
+ */
+#define _GNU_SOURCE
+#include "report_waits.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "spawn_site.h"
+#include "taskprobe_contract.h"
+#include "thread_state.h"
+#include "wait.h"
+
+#define THREAD_TABLES    256 /* threads with a table of their own */
+#define SITES_PER_THREAD 16  /* call sites a table has rows for */
+#define TOP_SITES        5   /* sites reported per thread */
+#define THREADS_SHOWN    32  /* threads reported one by one, most time waited first */
+
+struct site_row {
+	uint32_t key;  /* the call site's key (spawn_site.h); claimed with a compare-and-swap */
+	uint32_t kind; /* the contract's wait kind of its first wait */
+	uint64_t waits, time; /* waits ended, and their time in tp_clock_now's units */
+};
+
+struct thread_table {
+	pid_t tid; /* 0 for the shared table */
+	char name[16];
+	struct site_row rows[SITES_PER_THREAD];
+	uint64_t other_waits, other_time; /* at sites past the rows */
+};
+
+/* [THREAD_TABLES]: shared by the threads that found none free. */
+static struct thread_table tables[THREAD_TABLES + 1];
+static uint32_t tables_taken;
+/* Threads that counted into the shared table. */
+static uint32_t threads_sharing;
+static __thread struct thread_table *own __attribute__((tls_model("initial-exec")));
+
+uint8_t tp_report_waits_on;
+
+/* The clock at the start, to turn its units into nanoseconds at exit. */
+static uint64_t clock_at_start, ns_at_start;
+
+void tp_report_waits_start(void)
+{
+	tp_clock_pair(&clock_at_start, &ns_at_start);
+	__atomic_store_n(&tp_report_waits_on, 1, __ATOMIC_RELEASE);
+}
+
+/* The calling thread's table, taken at its first wait. */
+static struct thread_table *own_table(void)
+{
+	if (__builtin_expect(own != NULL, 1))
+		return own;
+	uint32_t i = __atomic_fetch_add(&tables_taken, 1, __ATOMIC_RELAXED);
+	struct thread_table *t = &tables[THREAD_TABLES];
+	if (i < THREAD_TABLES) {
+		t = &tables[i];
+		tp_thread_read_name(t->name);
+		__atomic_store_n(&t->tid, tp_thread_tid(tp_thread_self()), __ATOMIC_RELEASE);
+	} else {
+		__atomic_add_fetch(&threads_sharing, 1, __ATOMIC_RELAXED);
+	}
+	own = t;
+	return t;
+}
+
+void tp_report_waits_enter(struct tp_wait *w)
+{
+	w->report_since = tp_clock_now();
+}
+
+void tp_report_waits_leave(const struct tp_wait *w)
+{
+	uint64_t time = tp_clock_now() - w->report_since;
+	struct thread_table *t = own_table();
+	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
+		struct site_row *row = &t->rows[i];
+		uint32_t key = __atomic_load_n(&row->key, __ATOMIC_ACQUIRE);
+		if (key == 0) {
+			/* key 0 marks a free row: a wait with no key is kept as UINT32_MAX */
+			uint32_t free_row = 0, wanted = w->site_key != 0 ? w->site_key : UINT32_MAX;
+			if (__atomic_compare_exchange_n(&row->key, &free_row, wanted, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				__atomic_store_n(&row->kind, w->kind, __ATOMIC_RELAXED);
+				key = wanted;
+			} else {
+				key = free_row; /* another thread of the shared table took it */
+			}
+		}
+		if (key == (w->site_key != 0 ? w->site_key : UINT32_MAX)) {
+			__atomic_add_fetch(&row->waits, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&row->time, time, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	__atomic_add_fetch(&t->other_waits, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->other_time, time, __ATOMIC_RELAXED);
+}
+
+void tp_report_waits_child_after_fork(void)
+{
+	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
+	memset(tables, 0, (taken < THREAD_TABLES ? taken : THREAD_TABLES) * sizeof tables[0]);
+	memset(&tables[THREAD_TABLES], 0, sizeof tables[0]);
+	tables_taken = threads_sharing = 0;
+	own = NULL;
+	tp_clock_pair(&clock_at_start, &ns_at_start);
+}
+
+void tp_report_waits_name_sites(void)
+{
+	if (!__atomic_load_n(&tp_report_waits_on, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned i = 0; i < THREAD_TABLES + 1; i++)
+		for (unsigned r = 0; r < SITES_PER_THREAD; r++) {
+			uint32_t key = __atomic_load_n(&tables[i].rows[r].key, __ATOMIC_ACQUIRE);
+			if (key != 0 && key != UINT32_MAX)
+				tp_spawn_site_of_key(key);
+		}
+}
+
+/* What the report reads of one table, at exit: each figure read once. */
+struct thread_figures {
+	const struct thread_table *table;
+	struct site_row rows[SITES_PER_THREAD];
+	unsigned n_rows;
+	uint64_t waits, time;
+	uint64_t other_waits, other_time; /* at sites past TOP_SITES, or past the rows */
+};
+static struct thread_figures figures[THREAD_TABLES + 1];
+
+static int by_time(const void *a, const void *b)
+{
+	const struct site_row *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int threads_by_time(const void *a, const void *b)
+{
+	const struct thread_figures *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
+	return x->table < y->table ? -1 : 1;
+}
+
+/* Reads `t` into `f`: its rows by time waited, the ones past TOP_SITES added to "other". */
+static void read_table(const struct thread_table *t, struct thread_figures *f)
+{
+	*f = (struct thread_figures){.table = t};
+	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
+		struct site_row row = {
+			.key = __atomic_load_n(&t->rows[i].key, __ATOMIC_ACQUIRE),
+			.kind = __atomic_load_n(&t->rows[i].kind, __ATOMIC_RELAXED),
+			.waits = __atomic_load_n(&t->rows[i].waits, __ATOMIC_RELAXED),
+			.time = __atomic_load_n(&t->rows[i].time, __ATOMIC_RELAXED),
+		};
+		if (row.key == 0 || row.waits == 0)
+			continue;
+		f->rows[f->n_rows++] = row;
+		f->waits += row.waits;
+		f->time += row.time;
+	}
+	qsort(f->rows, f->n_rows, sizeof f->rows[0], by_time);
+	f->other_waits = __atomic_load_n(&t->other_waits, __ATOMIC_RELAXED);
+	f->other_time = __atomic_load_n(&t->other_time, __ATOMIC_RELAXED);
+	f->waits += f->other_waits;
+	f->time += f->other_time;
+	for (unsigned i = TOP_SITES; i < f->n_rows; i++) {
+		f->other_waits += f->rows[i].waits;
+		f->other_time += f->rows[i].time;
+	}
+	if (f->n_rows > TOP_SITES)
+		f->n_rows = TOP_SITES;
+}
+
+/* Nanoseconds per unit of the clock, from the start to now. */
+static double ns_per_unit(void)
+{
+	uint64_t clock_now, ns_now;
+	tp_clock_pair(&clock_now, &ns_now);
+	return clock_now > clock_at_start
+		       ? (double)(ns_now - ns_at_start) / (double)(clock_now - clock_at_start)
+		       : 1.0;
+}
+
+/* "12.3 us", "12.3 ms", "12.3 s" */
+static void put_time(FILE *out, uint64_t time, double ns_per)
+{
+	double ns = (double)time * ns_per;
+	if (ns < 1e6)
+		fprintf(out, "%.1f us", ns / 1e3);
+	else if (ns < 1e10)
+		fprintf(out, "%.1f ms", ns / 1e6);
+	else
+		fprintf(out, "%.1f s", ns / 1e9);
+}
+
+static void put_waits(FILE *out, uint64_t waits, const char *kind)
+{
+	fprintf(out, "%llu %s%swait%s", (unsigned long long)waits, kind, kind[0] ? " " : "",
+		waits == 1 ? "" : "s");
+}
+
+/* The name of a live thread now (it may have been renamed since its first wait). */
+static void name_now(pid_t tid, char name[16])
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* ended: the name of its first wait */
+	ssize_t n = read(fd, name, 15);
+	close(fd);
+	if (n > 0) {
+		name[n] = '\0';
+		name[strcspn(name, "\n")] = '\0';
+	}
+}
+
+static void write_thread(FILE *out, const struct thread_figures *f, double ns_per)
+{
+	static const char *const kinds[] = TP_WAIT_KIND_NAMES;
+	const struct thread_table *t = f->table;
+	if (t->tid != 0) {
+		char name[16];
+		memcpy(name, t->name, sizeof name);
+		name_now(t->tid, name);
+		fprintf(out, "  thread %d \"%s\": ", (int)t->tid, name);
+	} else {
+		uint32_t sharing = __atomic_load_n(&threads_sharing, __ATOMIC_RELAXED);
+		fprintf(out, "  %u thread%s past the first %d, together: ", sharing,
+			sharing == 1 ? "" : "s", THREAD_TABLES);
+	}
+	put_waits(out, f->waits, "");
+	fputs(", ", out);
+	put_time(out, f->time, ns_per);
+	fputc('\n', out);
+	for (unsigned i = 0; i < f->n_rows; i++) {
+		const struct site_row *row = &f->rows[i];
+		const char *text = NULL;
+		if (row->key != UINT32_MAX)
+			text = tp_spawn_site_text(tp_spawn_site_of_key(row->key));
+		fputs("    ", out);
+		put_waits(out, row->waits, row->kind <= TP_WAIT_KINDS ? kinds[row->kind] : "?");
+		fprintf(out, " at %s: ",
+			text != NULL ? text : "(no call site: the site tables were full)");
+		put_time(out, row->time, ns_per);
+		fputc('\n', out);
+	}
+	if (f->other_waits > 0) {
+		fputs("    ", out);
+		put_waits(out, f->other_waits, "");
+		fputs(" at other sites: ", out);
+		put_time(out, f->other_time, ns_per);
+		fputc('\n', out);
+	}
+}
+
+void tp_report_waits(FILE *out)
+{
+	if (!__atomic_load_n(&tp_report_waits_on, __ATOMIC_ACQUIRE))
+		return;
+	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
+	unsigned n = 0;
+	for (unsigned i = 0; i < THREAD_TABLES + 1; i++) {
+		/* a table being taken now has no tid yet: left out */
+		if (i < THREAD_TABLES &&
+		    (i >= taken || __atomic_load_n(&tables[i].tid, __ATOMIC_ACQUIRE) == 0))
+			continue;
+		read_table(&tables[i], &figures[n]);
+		if (figures[n].waits > 0)
+			n++;
+	}
+	double ns_per = ns_per_unit();
+	if (n == 0) {
+		fprintf(out, "taskprobe: no thread waited in an interposed wait (pid %d)\n",
+			(int)getpid());
+		return;
+	}
+	qsort(figures, n, sizeof figures[0], threads_by_time);
+	fprintf(out,
+		"taskprobe: where threads waited (pid %d): each thread's top %d call sites by "
+		"time waited\n",
+		(int)getpid(), TOP_SITES);
+	for (unsigned i = 0; i < n && i < THREADS_SHOWN; i++)
+		write_thread(out, &figures[i], ns_per);
+	if (n > THREADS_SHOWN) {
+		uint64_t waits = 0, time = 0;
+		for (unsigned i = THREADS_SHOWN; i < n; i++) {
+			waits += figures[i].waits;
+			time += figures[i].time;
+		}
+		fprintf(out, "  %u more threads: ", n - THREADS_SHOWN);
+		put_waits(out, waits, "");
+		fputs(", ", out);
+		put_time(out, time, ns_per);
+		fputc('\n', out);
+	}
+}

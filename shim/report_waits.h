@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exit report's waits (TASKPROBE_REPORT): for each thread, the call sites it waited at most,
+ * by total time waited, with their kind and count. Kept as the program runs in a fixed table per
+ * thread (report_waits.c: no lock, no allocation, a bounded number of threads and sites), fed by
+ * every interposed wait while the report is on; named and written at exit, with the report.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct tp_wait;
+
+/* Nonzero once the report is on: every wait that ends is counted (wait.c asks). */
+extern uint8_t tp_report_waits_on __attribute__((visibility("hidden")));
+
+/* The report is on: waits are counted from now (from report.c's start). */
+void tp_report_waits_start(void);
+
+/*
+ * A wait begins and ends on the calling thread (wait.c): w's kind and site key are set; `leave`
+ * only for a wait `enter` saw (w->report_counted).
+ */
+void tp_report_waits_enter(struct tp_wait *w);
+void tp_report_waits_leave(const struct tp_wait *w);
+
+/* Names the sites waited at so far (slow: debug information), at exit, before the destructors. */
+void tp_report_waits_name_sites(void);
+
+/* Writes each thread's top wait sites to `out` (names them: at exit only); nothing if none. */
+void tp_report_waits(FILE *out);
+
+/* A forked child counts its own waits, from zero. */
+void tp_report_waits_child_after_fork(void);
