@@ -56,9 +56,9 @@
 #define TASK_STRIDE     17 /* odd: every slot is some id's home */
 
 struct task_entry {
-	uint64_t task; /* 0: free */
-	uint32_t row;  /* its site's row */
-	uint32_t unused;
+	uint64_t task;     /* 0: free */
+	uint32_t row;      /* its site's row */
+	uint32_t span;     /* its work and span state's id (work_span.h) */
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
 	uint64_t suspended_ns;
@@ -110,13 +110,15 @@ static struct tp_live_module *modules;
 static struct tp_live_wait_site *wait_sites;
 static struct tp_live_thread *slots;
 static struct task_entry *tasks;
-static struct tp_span_task *spans; /* spans[i]: the work and span state of tasks[i]'s task */
+static struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 static struct dependence *dependences;
 /*
  * The longest path ended before the last barrier completed, taken by the first thread to leave
  * it (the others join the same): barriers are per parallel region, not per task.
  */
 static int barrier_lock;
+/* A dependence was made: task ends order their entry's free against the edges' (task_terminate) */
+static bool dependences_seen;
 static uint64_t barrier_frozen_ns;
 static struct tp_live_path barrier_frozen;
 static char live_path[PATH_MAX];
@@ -149,6 +151,7 @@ struct live_local {
 	uint64_t wait_since; /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
 	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
+	struct tp_span_cache span_cache;     /* the tasks' states it hands out and takes back */
 };
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
@@ -368,7 +371,7 @@ static struct task_entry *task_find(uint64_t task)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -379,6 +382,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row)
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
 		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
 		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
@@ -391,7 +395,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row)
 /* The work and span state of the task of entry `e`. */
 static inline struct tp_span_task *span_of(const struct task_entry *e)
 {
-	return &spans[e - tasks];
+	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
 }
 
 /* The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq). */
@@ -508,13 +512,18 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	bool outside = parent == 0 && site == 0;
 	if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
 		tp_span_so_far(&local.span, local.poll_row, now - local.poll_start, &in);
-		if (undeferred && local.polled != NULL)
-			span_of(local.polled)->ran_undeferred = true;
+		if (local.polled != NULL) {
+			struct tp_span_task *ps = span_of(local.polled);
+			ps->spawner = true;
+			ps->ran_undeferred |= undeferred;
+		}
 	} else if (parent != 0 && parent != local.polled_task) {
 		struct task_entry *p = task_find(parent);
-		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
+		struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
 		if (ps != NULL && ps->started && !ps->outside)
 			in = ps->in;
+		if (ps != NULL)
+			ps->spawner = true;
 	}
 	tp_span_spawned(span_of(e), parent, outside, &in);
 }
@@ -529,7 +538,12 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	publish_site(row, site, by_program);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
-	struct task_entry *e = task_insert(task, row);
+	uint32_t span = tp_span_alloc(&local.span_cache);
+	struct task_entry *e = span != 0 ? task_insert(task, row, span) : NULL;
+	if (e == NULL && span != 0)
+		tp_span_free(&local.span_cache, span);
+	else if (span == 0)
+		count(&header->tasks_untracked);
 	if (e != NULL) {
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
@@ -549,6 +563,8 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
+	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
+		__atomic_store_n(&dependences_seen, true, __ATOMIC_SEQ_CST);
 	struct task_entry *p = task_find(predecessor), *s = task_find(successor);
 	if (p != NULL && s != NULL && p != s) {
 		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
@@ -565,7 +581,7 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 		}
 		if (d == NULL) {
 			count(&header->dependences_dropped);
-			tp_span_predecessor_ended(succ, &known);
+			tp_span_predecessor_ended(succ, &s->task, successor, &known);
 		} else {
 			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);
 			__atomic_store_n(&d->predecessor, predecessor, __ATOMIC_RELEASE);
@@ -577,7 +593,7 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 			if (__atomic_load_n(&p->task, __ATOMIC_ACQUIRE) != predecessor &&
 			    __atomic_compare_exchange_n(&d->predecessor, &mine, 0, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				tp_span_predecessor_ended(succ, &known);
+				tp_span_predecessor_ended(succ, &s->task, successor, &known);
 		}
 	}
 	leave();
@@ -598,7 +614,7 @@ static void successors_follow(uint64_t predecessor, const struct tp_live_path *e
 			continue;
 		struct task_entry *s = task_find(successor);
 		if (s != NULL)
-			tp_span_predecessor_ended(span_of(s), end);
+			tp_span_predecessor_ended(span_of(s), &s->task, successor, end);
 	}
 }
 
@@ -760,10 +776,9 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
-				struct tp_live_path end;
 				tp_span_poll_end(span_of(local.polled), &local.span, task,
-						 local.poll_row, d, now, sync, &end);
-				slot_longest(s, &end);
+						 local.poll_row, d, now, sync);
+				slot_longest(s, &local.span.in);
 			}
 		}
 	}
@@ -781,21 +796,22 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
  * fragment, polled by this thread now or ended before), the thread's slot and its parent are
  * told. False for a task outside the graph.
  */
-static bool span_ended(struct task_entry *e, uint64_t task, uint64_t now, struct tp_live_path *end)
+static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 {
 	struct tp_span_task *t = span_of(e);
 	if (t->outside)
-		return false;
-	if (task == local.polled_task && local.span.in_graph)
+		return NULL;
+	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
+	if (task == local.polled_task && local.span.in_graph) {
 		tp_span_poll_end(NULL, &local.span, task, local.poll_row, now - local.poll_start,
-				 now, TP_SYNC_NONE, end);
-	else /* ended unpolled (a detached task's event fulfilled later) */
-		*end = t->in;
+				 now, TP_SYNC_NONE);
+		end = &local.span.in;
+	}
 	slot_longest(local.slot, end);
 	struct task_entry *p = t->parent != 0 ? task_find(t->parent) : NULL;
 	if (p != NULL)
-		tp_span_child_ended(span_of(p), t, end);
-	return true;
+		tp_span_child_ended(span_of(p), &p->task, t->parent, t, end);
+	return end;
 }
 
 void tp_live_task_terminate(uint64_t task)
@@ -805,21 +821,32 @@ void tp_live_task_terminate(uint64_t task)
 		return;
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	/* the entry is freed even when the end cannot be counted, so that it is not left taken */
+	uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
 	if (enter(TAKES_SLOT) == NULL) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+		if (!local.busy) /* else a signal handler's: its state is left (counted) */
+			tp_span_free(&local.span_cache, span);
 		return;
 	}
 	uint64_t now = now_ns();
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
-	struct tp_live_path end;
-	bool in_graph = span_ended(e, task, now, &end);
+	const struct tp_live_path *ended = span_ended(e, task, now);
+	struct tp_live_path end = {0};
+	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
+		end = *ended; /* the entry's may be another task's once freed */
 	bool predecessor = __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
-	/* a successor being made now marks it after this free, or sees it (task_dependence) */
-	if (in_graph &&
-	    (predecessor || __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_SEQ_CST)))
-		successors_follow(task, &end);
+	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
+		/* a successor being made now marks it after this free, or sees it
+		 * (task_dependence) */
+		if (ended != NULL &&
+		    (predecessor || __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_SEQ_CST)))
+			successors_follow(task, &end);
+	}
+	tp_span_free(&local.span_cache, span);
 	leave();
 }
 
@@ -961,6 +988,9 @@ void tp_live_wait_end(uint64_t task)
 
 void tp_live_thread_stop(uint64_t tid)
 {
+	/* its tasks' states go back to the pool, for the threads that go on */
+	if (!local.busy && tid == (uint64_t)tp_thread_tid(tp_thread_self()))
+		tp_span_cache_flush(&local.span_cache);
 	struct tp_live_thread *s = local.slot;
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
@@ -1299,6 +1329,8 @@ static bool map_tasks(void)
 {
 	tasks = reserve(NULL, TASKS_BYTES);
 	spans = reserve(NULL, SPANS_BYTES);
+	if (spans != NULL)
+		tp_span_pool_start(spans, TASK_SLOTS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	return tasks != NULL && spans != NULL && dependences != NULL;
 }
@@ -1396,8 +1428,10 @@ void tp_live_child_after_fork(void)
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	reserve(tasks, TASKS_BYTES);
 	reserve(spans, SPANS_BYTES);
+	tp_span_pool_start(spans, TASK_SLOTS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	barrier_lock = 0;
+	dependences_seen = false;
 	barrier_frozen_ns = 0;
 	memset(&barrier_frozen, 0, sizeof barrier_frozen);
 	header = NULL;

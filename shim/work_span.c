@@ -10,25 +10,115 @@
 
 #include "spin_lock.h"
 
+/* Entries a cache takes from the pool at a time, and gives back at a time. */
+#define SPAN_CHUNK 64
+#define SPAN_BATCH 64
+
+struct tp_span_task *tp_span_pool;
+static uint32_t capacity;
+static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
+/*
+ * Batches given back: a stack of lists of free entries, each linked through `parent`, the next
+ * batch's first id in its first entry's `kids.ns`. The head is the first batch's id in its low
+ * 32 bits and a count of pops in its high ones, so that a pop never takes a batch that was
+ * popped and pushed back meanwhile (ABA).
+ */
+static uint64_t batches;
+
+void tp_span_pool_start(struct tp_span_task *entries, uint32_t n)
+{
+	tp_span_pool = entries;
+	capacity = n;
+	__atomic_store_n(&pool_used, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&batches, 0, __ATOMIC_RELAXED);
+}
+
+/* Pushes the list of `first` (linked through `parent`, ended by 0) as one batch. */
+static void push_batch(uint32_t first)
+{
+	uint64_t head = __atomic_load_n(&batches, __ATOMIC_RELAXED);
+	do
+		tp_span_at(first)->kids.ns = (uint32_t)head;
+	while (!__atomic_compare_exchange_n(&batches, &head, (head & ~0xffffffffull) | first, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* Pops a batch into the cache's free list; false when there is none. */
+static bool pop_batch(struct tp_span_cache *c)
+{
+	uint64_t head = __atomic_load_n(&batches, __ATOMIC_ACQUIRE), next;
+	do {
+		if ((uint32_t)head == 0)
+			return false;
+		next = ((head >> 32) + 1) << 32 |
+		       (uint32_t)__atomic_load_n(&tp_span_at((uint32_t)head)->kids.ns,
+						 __ATOMIC_RELAXED);
+	} while (!__atomic_compare_exchange_n(&batches, &head, next, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_ACQUIRE));
+	c->free = (uint32_t)head;
+	c->count = SPAN_BATCH; /* about: a thread's last batch may be shorter */
+	return true;
+}
+
+uint32_t tp_span_alloc(struct tp_span_cache *c)
+{
+	if (c->free == 0 && !pop_batch(c) && c->bump == c->bump_end) {
+		uint32_t at = __atomic_fetch_add(&pool_used, SPAN_CHUNK, __ATOMIC_RELAXED);
+		if (at >= capacity)
+			return 0;
+		c->bump = at + 1;
+		c->bump_end = (at + SPAN_CHUNK < capacity ? at + SPAN_CHUNK : capacity) + 1;
+	}
+	if (c->free == 0)
+		return c->bump++;
+	uint32_t id = c->free;
+	c->free = (uint32_t)tp_span_at(id)->parent;
+	c->count = c->count > 0 ? c->count - 1 : 0;
+	return id;
+}
+
+void tp_span_free(struct tp_span_cache *c, uint32_t id)
+{
+	tp_span_at(id)->parent = c->free;
+	c->free = id;
+	if (++c->count < 2 * SPAN_BATCH)
+		return;
+	/* more than it needs: the older half goes back */
+	uint32_t last = c->free;
+	for (unsigned k = 1; k < SPAN_BATCH; k++)
+		last = (uint32_t)tp_span_at(last)->parent;
+	uint32_t batch = (uint32_t)tp_span_at(last)->parent;
+	tp_span_at(last)->parent = 0;
+	c->count = SPAN_BATCH;
+	push_batch(batch);
+}
+
+void tp_span_cache_flush(struct tp_span_cache *c)
+{
+	if (c->free != 0)
+		push_batch(c->free);
+	*c = (struct tp_span_cache){0};
+}
+
 void tp_span_path_extend(struct tp_live_path *p, uint32_t row, uint64_t ns)
 {
 	p->ns += ns;
 	if (ns == 0)
 		return;
 	const uint64_t key = (uint64_t)row << TP_LIVE_PATH_ROW_SHIFT;
-	unsigned free_at = TP_LIVE_PATH_SITES, smallest = TP_LIVE_PATH_SITES;
+	/* the site is most often one of the path's already: a compare of each */
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		if (p->sites[k] != 0 && (p->sites[k] & ~TP_LIVE_PATH_NS_MASK) == key) {
+			p->sites[k] = key | ((p->sites[k] + ns) & TP_LIVE_PATH_NS_MASK);
+			return;
+		}
+	unsigned free_at = TP_LIVE_PATH_SITES, smallest = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t v = p->sites[k];
-		if (v == 0) {
-			free_at = free_at < k ? free_at : k;
-		} else if ((v & ~TP_LIVE_PATH_NS_MASK) == key) {
-			p->sites[k] = key | ((v + ns) & TP_LIVE_PATH_NS_MASK);
-			return;
-		} else if (smallest == TP_LIVE_PATH_SITES ||
-			   (v & TP_LIVE_PATH_NS_MASK) <
-				   (p->sites[smallest] & TP_LIVE_PATH_NS_MASK)) {
+		if (v == 0 && free_at == TP_LIVE_PATH_SITES)
+			free_at = k;
+		else if ((v & TP_LIVE_PATH_NS_MASK) < (p->sites[smallest] & TP_LIVE_PATH_NS_MASK))
 			smallest = k;
-		}
 	}
 	/* a site beyond the kept ones takes the place of the one with the least time, if it has
 	 * more: what either had becomes the path's time in other sites */
@@ -41,10 +131,21 @@ void tp_span_path_extend(struct tp_live_path *p, uint32_t row, uint64_t ns)
 void tp_span_spawned(struct tp_span_task *t, uint64_t parent, bool outside,
 		     const struct tp_live_path *in)
 {
-	memset(t, 0, sizeof *t);
+	/* under its lock: a late fold into the task that had the entry before waits, and then
+	 * finds that task gone */
+	tp_spin_lock(&t->lock);
 	t->in = *in;
+	/* a path of length 0 is never taken over another: its sites are never read */
+	t->kids.ns = 0;
+	t->desc.ns = 0;
 	t->parent = parent;
+	t->started = false;
 	t->outside = outside;
+	t->ran_undeferred = false;
+	t->predecessor = false;
+	t->spawner = false;
+	t->sync = TP_SYNC_NONE;
+	tp_spin_unlock(&t->lock);
 }
 
 void tp_span_so_far(const struct tp_span_thread *th, uint32_t row, uint64_t ns,
@@ -68,6 +169,8 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	}
 	tp_spin_lock(&t->lock);
 	struct tp_live_path in = t->in;
+	/* between polls, the thread's `in` is its last fragment's end */
+	const struct tp_live_path *last = &th->in;
 	switch (t->sync) {
 	case TP_SYNC_TASKWAIT:
 		tp_span_path_max(&in, &t->kids);
@@ -90,7 +193,7 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 		 * once it ended), unless that was a child run undeferred, nested in this task */
 		if (!t->ran_undeferred && th->last_task != 0 && th->last_task != task &&
 		    th->free_ns >= suspended_ns)
-			tp_span_path_max(&in, &th->last);
+			tp_span_path_max(&in, last);
 		break;
 	}
 	tp_spin_unlock(&t->lock);
@@ -99,36 +202,43 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 }
 
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync,
-		      struct tp_live_path *end)
+		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync)
 {
-	tp_span_so_far(th, row, ns, end);
+	tp_span_path_extend(&th->in, row, ns);
 	if (t != NULL) {
-		t->in = *end;
+		t->in = th->in;
 		t->sync = (uint8_t)sync;
 	}
-	th->last = *end;
 	th->last_task = task;
 	th->free_ns = now;
 }
 
-void tp_span_child_ended(struct tp_span_task *parent, struct tp_span_task *t,
-			 const struct tp_live_path *end)
+void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
+			 struct tp_span_task *t, const struct tp_live_path *end)
 {
-	tp_spin_lock(&t->lock);
-	struct tp_live_path desc = t->desc;
-	tp_spin_unlock(&t->lock);
-	tp_span_path_max(&desc, end);
+	/* a task that spawned nothing has no descendants' ends: no lock, no copy */
+	struct tp_live_path desc;
+	const struct tp_live_path *longest = end;
+	if (t->spawner) {
+		tp_spin_lock(&t->lock);
+		desc = t->desc;
+		tp_spin_unlock(&t->lock);
+		tp_span_path_max(&desc, end);
+		longest = &desc;
+	}
 	tp_spin_lock(&parent->lock);
-	tp_span_path_max(&parent->kids, end);
-	tp_span_path_max(&parent->desc, &desc);
+	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
+		tp_span_path_max(&parent->kids, end);
+		tp_span_path_max(&parent->desc, longest);
+	}
 	tp_spin_unlock(&parent->lock);
 }
 
-void tp_span_predecessor_ended(struct tp_span_task *succ, const struct tp_live_path *end)
+void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_id, uint64_t id,
+			       const struct tp_live_path *end)
 {
 	tp_spin_lock(&succ->lock);
-	if (!succ->started)
+	if (!succ->started && __atomic_load_n(succ_id, __ATOMIC_ACQUIRE) == id)
 		tp_span_path_max(&succ->in, end);
 	tp_spin_unlock(&succ->lock);
 }

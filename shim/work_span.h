@@ -43,22 +43,52 @@
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
-	uint64_t parent; /* its parent task's id, 0 none */
+	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's id) */
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	bool started;        /* polled once: `in` is its last fragment's end */
 	bool outside;        /* OpenMP's initial task: not in the graph */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
 	bool predecessor;    /* has successors waiting on its end (in the dependences' table) */
+	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
 };
 
+/*
+ * The tasks' states: a pool of entries handed out by a thread's own cache, most recently freed
+ * first, so that a thread that spawns and ends tasks reuses the same few (in its caches): an
+ * entry is found from its task's entry in the table of tasks alive, by its id. A cache gives
+ * entries back to the pool in batches once it holds more than it needs, and all of them when its
+ * thread ends. Ids are 1 to the pool's capacity; 0 is none.
+ */
+struct tp_span_cache {
+	uint32_t free;  /* the first entry of its free list (0: none), linked through `parent` */
+	uint32_t count; /* entries on that list */
+	uint32_t bump, bump_end; /* a chunk of the pool never used yet */
+};
+
+/* The pool's memory: `capacity` entries, reserved (pages given as they are touched). */
+void tp_span_pool_start(struct tp_span_task *entries, uint32_t capacity);
+/* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
+uint32_t tp_span_alloc(struct tp_span_cache *c);
+/* Entry `id` is free again (its task ended), into the calling thread's cache. */
+void tp_span_free(struct tp_span_cache *c, uint32_t id);
+/* The calling thread ends: its cache's entries go back to the pool. */
+void tp_span_cache_flush(struct tp_span_cache *c);
+/* Entry `id` (not 0). */
+extern struct tp_span_task *tp_span_pool __attribute__((visibility("hidden")));
+static inline struct tp_span_task *tp_span_at(uint32_t id)
+{
+	return &tp_span_pool[id - 1];
+}
+
 /* A thread's: its fragment now, and the last one it ran. */
 struct tp_span_thread {
-	struct tp_live_path in;   /* the longest path to the start of the fragment it polls now */
-	struct tp_live_path last; /* to the end of the last fragment of the graph it ran */
-	uint64_t last_task;       /* that fragment's task */
-	uint64_t free_ns;         /* when that fragment ended */
-	bool in_graph;            /* the fragment it polls now is in the graph */
+	/* the longest path to the start of the fragment it polls now; between polls, to the end of
+	 * the last fragment of the graph it ran */
+	struct tp_live_path in;
+	uint64_t last_task; /* that last fragment's task */
+	uint64_t free_ns;   /* when it ended */
+	bool in_graph;      /* the fragment it polls now is in the graph */
 };
 
 /* `p` extended by `ns` in the tasks of site row `row`. */
@@ -99,16 +129,21 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 
 /*
  * The thread's fragment of task `task` (site row `row`), `ns` long, ended at `now`: `t`'s poll
- * ended unfinished waiting in `sync` (t not NULL), or the task ended (t NULL). `end` gets the path
- * to the fragment's end.
+ * ended unfinished waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in`
+ * becomes the path to the fragment's end.
  */
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync,
-		      struct tp_live_path *end);
+		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync);
 
-/* Task `t`, ended with the path `end`, folded into its parent (NULL: none alive). */
-void tp_span_child_ended(struct tp_span_task *parent, struct tp_span_task *t,
-			 const struct tp_live_path *end);
+/*
+ * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
+ * `*parent_id` (its entry's task id) is still `id`: a parent that ended meanwhile gave its state
+ * to another task.
+ */
+void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
+			 struct tp_span_task *t, const struct tp_live_path *end);
 
-/* A predecessor ended with `end`: its successor `succ` (not started) starts after it. */
-void tp_span_predecessor_ended(struct tp_span_task *succ, const struct tp_live_path *end);
+/* A predecessor ended with `end`: its successor `succ` (not started; while `*succ_id` is `id`)
+ * starts after it. */
+void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_id, uint64_t id,
+			       const struct tp_live_path *end);
