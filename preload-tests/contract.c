@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness_internal.h"
+#include "taskprobe_contract.h"
 
 size_t tp_assert_threads_paired(const struct tp_run *run, long n)
 {
@@ -56,6 +57,9 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 		if (!tp_event_is(s, "wait__start"))
 			continue;
 		waits++;
+		cr_expect(s->arg[0] >= 1 && s->arg[0] <= TP_WAIT_KINDS,
+			  "wait-start of kind %lld: not one of the contract's",
+			  (long long)s->arg[0]);
 		/* its end: the wait-end on its thread that closes it, waits of signal handlers
 		 * nesting in between */
 		const struct tp_event *end = NULL;

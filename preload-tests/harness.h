@@ -202,8 +202,9 @@ size_t tp_assert_threads_paired(const struct tp_run *run, long n);
 
 /*
  * Asserts that wait-start and wait-end pair on each thread, properly nested (a signal handler
- * may wait inside the wait it interrupted), with equal kind, object and task (a thread that the process's exit ended may leave its last wait open), and that
- * park/unpark alternate per thread and end unparked. Returns the number of waits.
+ * may wait inside the wait it interrupted), with equal kind (one of the contract's), object and
+ * task (a thread that the process's exit ended may leave its last wait open), and that park/unpark
+ * alternate per thread and end unparked. Returns the number of waits.
  */
 size_t tp_assert_waits_paired(const struct tp_run *run);
 

@@ -139,39 +139,46 @@ Test(waits, waits_bt_sums_the_time_waited_at_each_call_site, .timeout = 120)
 	tp_run_free(&run);
 }
 
-Test(waits, a_recordings_wait_slices_are_named_by_their_call_site)
+/* The timeline `record` makes of `target` run with `arg`, as nobody. */
+static char *recorded_timeline(const char *target, const char *arg)
 {
-	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *json;
 	cr_assert_geq(asprintf(&json, "%s/waits.json", tp_unprivileged_out()), 0);
 	struct tp_run run;
 	tp_launch_unprivileged((const char *[]){"record", "-o", json, "--",
-						tp_unprivileged_copy(tp_target("wait_sites")),
-						ROUNDS, NULL},
+						tp_unprivileged_copy(tp_target(target)), arg, NULL},
 			       NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *text = tp_read_file(json, NULL);
-	const char *const sites[] = {CONSUMER_SITE, PRODUCER_SITE, POLL_SITE};
-	const char *const kinds[] = {"semaphore", "semaphore", "poll"};
-	const unsigned waits[] = {100, 100, POLLS};
-	for (int k = 0; k < 3; k++) {
-		/* each wait a slice, its begin named "KIND at SITE" */
-		char name[256];
-		snprintf(name, sizeof name, "\"name\":\"%s at %s\"}", kinds[k], sites[k]);
-		unsigned begins = 0;
-		for (const char *at = text; (at = strstr(at, "{\"ph\":\"B\"")) != NULL; at++) {
-			const char *end = strchrnul(at, '}');
-			const char *named = strstr(at, "\"name\":\"");
-			begins += named != NULL && named < end &&
-				  strncmp(named, name, strlen(name)) == 0 &&
-				  named + strlen(name) == end + 1;
-		}
-		cr_expect_eq(begins, waits[k], "%s at %s", kinds[k], sites[k]);
-	}
-	free(text);
 	unlink(json);
 	free(json);
+	return text;
+}
+
+/* The wait slices in timeline `text` whose begin is named "KIND at SITE". */
+static unsigned slices_named(const char *text, const char *kind, const char *site)
+{
+	char name[256];
+	snprintf(name, sizeof name, "\"name\":\"%s at %s\"}", kind, site);
+	unsigned begins = 0;
+	for (const char *at = text; (at = strstr(at, "{\"ph\":\"B\"")) != NULL; at++) {
+		const char *end = strchrnul(at, '}');
+		const char *named = strstr(at, "\"name\":\"");
+		begins += named != NULL && named < end && strncmp(named, name, strlen(name)) == 0 &&
+			  named + strlen(name) == end + 1;
+	}
+	return begins;
+}
+
+Test(waits, a_recordings_wait_slices_are_named_by_their_call_site)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *text = recorded_timeline("wait_sites", ROUNDS);
+	cr_expect_eq(slices_named(text, "semaphore", CONSUMER_SITE), 100);
+	cr_expect_eq(slices_named(text, "semaphore", PRODUCER_SITE), 100);
+	cr_expect_eq(slices_named(text, "poll", POLL_SITE), POLLS);
+	free(text);
 }
 
 /*
@@ -236,6 +243,16 @@ Test(waits, mutex_contention_is_a_wait_at_its_line_and_results_are_the_real_func
 		rows++;
 	cr_expect_eq(rows, 3, "%s", run.err);
 	tp_run_free(&run);
+}
+
+Test(waits, a_recordings_mutex_waits_are_slices_named_by_their_call_site)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *text = recorded_timeline("mutex_waits", MUTEX_ROUNDS);
+	cr_expect_eq(slices_named(text, "mutex", CONTENDER_SITE), atol(MUTEX_ROUNDS));
+	cr_expect_eq(slices_named(text, "mutex", OWNER_DIES_SITE), 1);
+	cr_expect_eq(slices_named(text, "mutex", TIMED_SITE), 1);
+	free(text);
 }
 
 Test(waits, a_tracer_sees_each_contended_lock_with_its_result, .timeout = 120)

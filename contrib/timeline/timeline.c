@@ -1495,7 +1495,9 @@ static void convert(struct timeline *t, const struct sample *s, struct thread *t
 		uint64_t scope = s->site_scope != 0 ? s->site_scope : s->pid;
 		struct open_slice wait = {
 			.kind = 'W',
-			.wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= 5 ? s->arg[0] : 0),
+			.wait_kind = (uint8_t)(s->arg[0] >= 1 && s->arg[0] <= TP_WAIT_KINDS
+						       ? s->arg[0]
+						       : 0),
 			.id = (uint64_t)s->arg[1],
 			.site = site,
 			.name = site != 0 ? site_name(&t->sites, scope, site, NULL, 0) : 0,
