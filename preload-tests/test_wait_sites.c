@@ -63,14 +63,19 @@ static long waits_row(const char *screen, const char *site, const char *kind)
 	return -1;
 }
 
+/* `taskprobe top --once` of `target` run with `arg`, as nobody. */
+static void top_once_as_nobody(const char *target, const char *arg, struct tp_run *run)
+{
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
+						tp_unprivileged_copy(tp_target(target)), arg, NULL},
+			       NULL, run);
+}
+
 Test(waits, the_console_shows_a_program_without_tasks_its_waits_by_call_site_without_root)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	struct tp_run run;
-	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
-						tp_unprivileged_copy(tp_target("wait_sites")),
-						ROUNDS, NULL},
-			       NULL, &run);
+	top_once_as_nobody("wait_sites", ROUNDS, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "consumed 100\n");
 	cr_expect(strstr(run.err, "(no task spawned: the program's waits follow, by call site)") !=
@@ -227,10 +232,7 @@ Test(waits, mutex_contention_is_a_wait_at_its_line_and_results_are_the_real_func
 	tp_run_free(&plain);
 	/* listened to (the live statistics): every lock takes the interposer's slow path */
 	struct tp_run run;
-	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
-						tp_unprivileged_copy(tp_target("mutex_waits")),
-						MUTEX_ROUNDS, NULL},
-			       NULL, &run);
+	top_once_as_nobody("mutex_waits", MUTEX_ROUNDS, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, mutex_results);
 	cr_expect_eq(waits_row(run.err, CONTENDER_SITE, "mutex"), atol(MUTEX_ROUNDS), "%s",
@@ -340,6 +342,17 @@ static bool has_block(const char *blocks, const char *block)
 	return false;
 }
 
+/* Expects the block of a thread named `name` with `waits` waits, all of `kind` at `site`. */
+static void expect_one_site_thread(const char *blocks, const char *name, unsigned waits,
+				   const char *kind, const char *site)
+{
+	char expect[512];
+	const char *s = waits == 1 ? "" : "s";
+	snprintf(expect, sizeof expect, "\"%s\": %u wait%s | %u %s wait%s at %s", name, waits, s,
+		 waits, kind, s, site);
+	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+}
+
 Test(waits, the_exit_report_gives_each_threads_wait_sites_by_time)
 {
 	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
@@ -348,15 +361,10 @@ Test(waits, the_exit_report_gives_each_threads_wait_sites_by_time)
 	       &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, mutex_results);
-	char *blocks = report_wait_blocks(run.err), expect[512];
-	snprintf(expect, sizeof expect, "\"mutex_waits\": 3 waits | 3 mutex waits at %s",
-		 CONTENDER_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
-	snprintf(expect, sizeof expect, "\"mutex_waits\": 1 wait | 1 mutex wait at %s",
-		 OWNER_DIES_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
-	snprintf(expect, sizeof expect, "\"mutex_waits\": 1 wait | 1 mutex wait at %s", TIMED_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	char *blocks = report_wait_blocks(run.err);
+	expect_one_site_thread(blocks, "mutex_waits", 3, "mutex", CONTENDER_SITE);
+	expect_one_site_thread(blocks, "mutex_waits", 1, "mutex", OWNER_DIES_SITE);
+	expect_one_site_thread(blocks, "mutex_waits", 1, "mutex", TIMED_SITE);
 	size_t lines = 0;
 	for (const char *c = blocks; *c; c++)
 		lines += *c == '\n';
@@ -372,15 +380,9 @@ Test(waits, the_exit_report_gives_each_threads_wait_sites_by_time)
 	tp_run(TP_PRELOADED, (const char *[]){tp_target("wait_sites"), ROUNDS, NULL}, env, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	blocks = report_wait_blocks(run.err);
-	snprintf(expect, sizeof expect, "\"wait_sites\": 100 waits | 100 semaphore waits at %s",
-		 CONSUMER_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
-	snprintf(expect, sizeof expect, "\"wait_sites\": 100 waits | 100 semaphore waits at %s",
-		 PRODUCER_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
-	snprintf(expect, sizeof expect, "\"wait_sites\": %d waits | %d poll waits at %s", POLLS,
-		 POLLS, POLL_SITE);
-	cr_expect(has_block(blocks, expect), "%s\nin\n%s", expect, blocks);
+	expect_one_site_thread(blocks, "wait_sites", 100, "semaphore", CONSUMER_SITE);
+	expect_one_site_thread(blocks, "wait_sites", 100, "semaphore", PRODUCER_SITE);
+	expect_one_site_thread(blocks, "wait_sites", POLLS, "poll", POLL_SITE);
 	free(blocks);
 	tp_run_free(&run);
 }

@@ -86,13 +86,7 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 		return ret_;                                                                       \
 	}                                                                                          \
 	TP_RESOLVED_AT_LOAD(real_##name, #name, NULL);                                             \
-	TP_EXPORT int name params                                                                  \
-	{                                                                                          \
-		int(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                 \
-		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))                  \
-			return fn args;                                                            \
-		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
-	}
+	TP_INTERPOSED_ENTRY(int, name, params, args)
 
 /* The clocks pthread_mutex_clocklock accepts (any other: EINVAL before it tries the lock). */
 static bool lock_clock_valid(clockid_t clock)

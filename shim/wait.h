@@ -100,6 +100,13 @@ void tp_wait_escaping(const void *frame);
 		return ret_;                                                                       \
 	}                                                                                          \
 	TP_RESOLVED_AT_LOAD(real_##name, #name, version);                                          \
+	TP_INTERPOSED_ENTRY(type, name, params, args)
+
+/*
+ * The exported function `name` of an interposed wait: while its real function is resolved and
+ * no wait probe is on, a tail call to it; else slow_##name(caller's return address, args).
+ */
+#define TP_INTERPOSED_ENTRY(type, name, params, args)                                              \
 	TP_EXPORT type name params                                                                 \
 	{                                                                                          \
 		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                \

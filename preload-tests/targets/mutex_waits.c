@@ -139,6 +139,22 @@ static void say(const char *what, int result)
 	errno = ERRNO_MARK;
 }
 
+/* A mutex of `type` locked twice by its owner, then unlocked twice. */
+static void locked_twice(const char *type_name, int type)
+{
+	pthread_mutex_t m;
+	make(&m, type, PTHREAD_MUTEX_STALLED);
+	char what[64];
+	for (int i = 0; i < 2; i++) {
+		snprintf(what, sizeof what, "%s lock%s", type_name, i ? " again" : "");
+		say(what, pthread_mutex_lock(&m));
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(what, sizeof what, "%s unlock%s", type_name, i ? " again" : "");
+		say(what, pthread_mutex_unlock(&m));
+	}
+}
+
 /* The cases whose results are the real functions' own. */
 static void results(void)
 {
@@ -151,19 +167,8 @@ static void results(void)
 	}
 	say("uncontended locks failed", fails);
 
-	pthread_mutex_t check;
-	make(&check, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_STALLED);
-	say("errorcheck lock", pthread_mutex_lock(&check));
-	say("errorcheck lock again", pthread_mutex_lock(&check));
-	say("errorcheck unlock", pthread_mutex_unlock(&check));
-	say("errorcheck unlock again", pthread_mutex_unlock(&check));
-
-	pthread_mutex_t recursive;
-	make(&recursive, PTHREAD_MUTEX_RECURSIVE, PTHREAD_MUTEX_STALLED);
-	say("recursive lock", pthread_mutex_lock(&recursive));
-	say("recursive lock again", pthread_mutex_lock(&recursive));
-	say("recursive unlock", pthread_mutex_unlock(&recursive));
-	say("recursive unlock again", pthread_mutex_unlock(&recursive));
+	locked_twice("errorcheck", PTHREAD_MUTEX_ERRORCHECK);
+	locked_twice("recursive", PTHREAD_MUTEX_RECURSIVE);
 
 	pthread_t t;
 	make(&robust, PTHREAD_MUTEX_NORMAL, PTHREAD_MUTEX_ROBUST);
