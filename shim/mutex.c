@@ -50,13 +50,16 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 {
 	int (*trylock)(pthread_mutex_t *) = TP_REAL(real_pthread_mutex_trylock,
 						    "pthread_mutex_trylock", NULL);
-	if (trylock == NULL || called_by_the_shim(caller) || tp_wait_in_shim())
+	if (trylock == NULL)
 		return false; /* the real lock alone */
 	int tried = trylock(mutex);
 	if (tried != EBUSY) {
 		*result = tried;
 		return false;
 	}
+	/* busy: the rest is asked only now, a lock taken at once costing the trylock alone */
+	if (called_by_the_shim(caller) || tp_wait_in_shim())
+		return false;
 	/* glibc keeps the owner's thread id in every kind of mutex (PI and robust ones too) */
 	return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) !=
 	       tp_thread_tid(tp_thread_self());
