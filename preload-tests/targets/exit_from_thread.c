@@ -17,10 +17,14 @@
 
 static long milliseconds = 100, work = 200000;
 static volatile long sink;
+static int first_task_ran;
 
 static void *exit_soon(void *unused)
 {
 	(void)unused;
+	const struct timespec poll_interval = {0, 1000000};
+	while (!__atomic_load_n(&first_task_ran, __ATOMIC_ACQUIRE))
+		nanosleep(&poll_interval, NULL);
 	struct timespec pause = {milliseconds / 1000, (milliseconds % 1000) * 1000000};
 	nanosleep(&pause, NULL);
 	printf("exiting from a plain thread\n");
@@ -34,6 +38,7 @@ static void short_work(long i)
 	for (long k = 0; k < work; k++)
 		s += (i ^ k) % 7;
 	__atomic_add_fetch(&sink, s, __ATOMIC_RELAXED);
+	__atomic_store_n(&first_task_ran, 1, __ATOMIC_RELEASE);
 }
 
 __attribute__((noinline)) static void spawn_work(long i)
