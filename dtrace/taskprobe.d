@@ -26,7 +26,8 @@ provider taskprobe {
 	probe worker__thread__unpark();
 
 	/* Threads, from the pthread_create interposition. */
-	probe thread__start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid);
+	probe thread__start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
+	    const char *start_routine_name);
 	probe thread__stop(uint64_t tid);
 
 	/*

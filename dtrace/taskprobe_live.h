@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 3
+#define TP_LIVE_VERSION 4
 
 #define TP_LIVE_SITES        128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
 #define TP_LIVE_NO_SITE      0
@@ -223,6 +223,14 @@ struct tp_live_thread {
 	uint64_t graph_first_ns; /* the first such poll's start, 0 before */
 	uint64_t graph_last_ns;  /* the last such poll's end */
 	struct tp_live_path longest; /* the longest path through the graph ended on the slot */
+	/*
+	 * The routine the thread was started with (pthread_create's, seen while the statistics
+	 * are on), and its module: a reader names a thread that set no name of its own by it; 0
+	 * for the main thread and threads started before.
+	 */
+	uint64_t start_routine;
+	uint32_t start_module;
+	char reserved[4];
 };
 
 /* One thread's figures for one site. */

@@ -20,7 +20,7 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"worker__thread__stop", 0, ""},
 	{"worker__thread__park", 0, ""},
 	{"worker__thread__unpark", 0, ""},
-	{"thread__start", 3, "8 8 8"},
+	{"thread__start", 4, "8 8 8 8"},
 	{"thread__stop", 1, "8"},
 	{"wait__start", 6, "4 8 -8 8 8 8"},
 	{"wait__end", 4, "4 8 -8 8"},

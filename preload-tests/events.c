@@ -59,13 +59,15 @@ void tp_events_parse(const char *text, struct tp_run *run)
 		if (run->n_events == cap)
 			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
 		run->events[run->n_events++] = e;
-		/* a task-spawn's site text and a task-stack's frames follow its arguments */
+		/* a task-spawn's or wait-start's site text, a thread-start's start routine's name and
+		 * a task-stack's frames follow its arguments */
 		struct tp_event *last = &run->events[run->n_events - 1];
 		int rest = 0;
 		unsigned long long fr[TP_FRAMES_READ];
 		sscanf(line, "E %*s %*u %*u %*d %*d %*d %*d %*d %*d%n", &rest);
 		const char *after = line + rest, *end = strchrnul(after, '\n');
-		if ((strcmp(e.probe, "task__spawn") == 0 || strcmp(e.probe, "wait__start") == 0) &&
+		if ((strcmp(e.probe, "task__spawn") == 0 || strcmp(e.probe, "wait__start") == 0 ||
+		     strcmp(e.probe, "thread__start") == 0) &&
 		    *after == ' ')
 			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1),
 				 after + 1);

@@ -23,7 +23,9 @@ struct tp_event {
 	uint64_t nsecs;                  /* when (bpftrace's nsecs); events are sorted by it */
 	int64_t arg[6];                  /* the probe's arguments, 0 past its count */
 	uint64_t frames[TP_FRAMES_READ]; /* task-stack: the first frames of arg2 (up to arg3) */
-	char site[TP_SITE_READ]; /* task-spawn's arg3, wait-start's arg5: the site ("" when NULL) */
+	/* task-spawn's arg3, wait-start's arg5: the site; thread-start's arg3: its start routine's
+	 * name ("" when NULL) */
+	char site[TP_SITE_READ];
 };
 
 struct tp_run {
@@ -223,7 +225,8 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers);
  * "M=.. B=.. E=.. b=.. e=.. s=.. f=.. i=.."; "sited tasks=N" (tasks named by a site id);
  * "unbalanced slices=N" (an end not closing the thread's innermost slice, or a slice never
  * closed); then, sorted, "poll\tNAME\tTASKS" per name of poll slices, "track\tNAME\tTASKS" per
- * name of task tracks and "instant\tNAME\tCOUNT" per instant name (its trailing number cut).
+ * name of task tracks, "instant\tNAME\tCOUNT" per instant name (its trailing number cut) and
+ * "thread\tNAME\tCOUNT" per name of thread tracks (their tids cut).
  */
 char *tp_timeline_summary(const char *path);
 

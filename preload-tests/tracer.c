@@ -54,13 +54,15 @@ static char *tracer_program(void)
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
 		/*
 		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's or
-		 * wait-start's site text and a task-stack's first frames end the same line: a second
+		 * wait-start's site text, a thread-start's start routine's name and a task-stack's
+		 * first frames end the same line: a second
 		 * printf could be separated from the first by another thread's event on the same CPU.
 		 */
 		bool stack = strcmp(p->name, "task__stack") == 0;
-		int text_arg = strcmp(p->name, "task__spawn") == 0   ? 3
-			       : strcmp(p->name, "wait__start") == 0 ? 5
-								     : -1;
+		int text_arg = strcmp(p->name, "task__spawn") == 0     ? 3
+			       : strcmp(p->name, "thread__start") == 0 ? 3
+			       : strcmp(p->name, "wait__start") == 0   ? 5
+								       : -1;
 		fprintf(f, "usdt:%s:taskprobe:%s /pid == $1/ {\n printf(\"E %s %%llu %%llu",
 			tp_shim(), p->name, p->name);
 		for (int i = 0; i < 6; i++)

@@ -272,12 +272,14 @@ static inline void tp_fire_worker_unpark(void)
 	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0));
 }
 
-static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid)
+/* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
+static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
+					const char *start_routine_name)
 {
 	TASKPROBE_THREAD_START(TP_IN_REGISTER(tid), TP_IN_REGISTER(start_routine),
-			       TP_IN_REGISTER(creator_tid));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_START, 0, 3, tid, start_routine, creator_tid, 0),
-		      (void)0);
+			       TP_IN_REGISTER(creator_tid), TP_IN_REGISTER(start_routine_name));
+	TP_IN_PROCESS(tp_record_thread_start(tid, start_routine, creator_tid),
+		      tp_live_thread_start(start_routine));
 }
 
 static inline void tp_fire_thread_stop(uint64_t tid)

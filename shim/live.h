@@ -33,6 +33,8 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task);
 void tp_live_worker(int started);
 void tp_live_park(int parked);
+void tp_live_thread_start(uintptr_t start_routine);
+void tp_live_thread_renamed(void);
 void tp_live_thread_stop(uint64_t tid);
 void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
 void tp_live_wait_end(uint64_t task);

@@ -34,6 +34,6 @@ TP_EXPORT int prctl(int option, ...)
 		tp_lifecycle_before_seccomp();
 	int ret = fn(option, a2, a3, a4, a5);
 	if (option == PR_SET_NAME && ret == 0)
-		tp_thread_names_changed();
+		tp_thread_names_changed(true);
 	return ret;
 }

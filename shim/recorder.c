@@ -77,8 +77,11 @@ static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer writt
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 static bool write_failed;
 static uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
-/* Wait sites recorded by key, named at exit (name_wait_sites): never in the program's waits. */
-static uint8_t wait_site_seen[TP_SITE_ADDRESSES_MAX + 1];
+/*
+ * Wait sites and threads' start routines recorded, by key, named at exit (name_sites_at_exit):
+ * never in the program's waits, nor as its threads start.
+ */
+static uint8_t named_at_exit[TP_SITE_ADDRESSES_MAX + 1];
 
 /* Stops recording (the reason said once, with errno's); nothing more is written. */
 static void recording_failed(void)
@@ -232,7 +235,7 @@ static bool open_recording(const char *pattern)
 	prctl(PR_GET_NAME, header.comm);
 	header.comm[sizeof header.comm - 1] = '\0';
 	memset(site_recorded, 0, sizeof site_recorded);
-	memset(wait_site_seen, 0, sizeof wait_site_seen);
+	memset(named_at_exit, 0, sizeof named_at_exit);
 	return write_all(&(struct iovec){&header, sizeof header}, 1);
 }
 
@@ -341,6 +344,8 @@ static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording
 		.base_time = b->base,
 	};
 	tp_clock_pair(&chunk->clock_time, &chunk->ns);
+	if (owner) /* its name now: another thread may have renamed it */
+		tp_thread_read_name(b->comm);
 	memcpy(chunk->comm, b->comm, sizeof chunk->comm);
 	return true;
 }
@@ -544,29 +549,42 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 	tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
 }
 
+/* Site key `site` is to be named at exit. */
+static void name_at_exit(uint32_t site)
+{
+	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
+	    !__atomic_load_n(&named_at_exit[site], __ATOMIC_RELAXED))
+		__atomic_store_n(&named_at_exit[site], 1, __ATOMIC_RELAXED);
+}
+
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site)
 {
-	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
-	    !__atomic_load_n(&wait_site_seen[site], __ATOMIC_RELAXED))
-		__atomic_store_n(&wait_site_seen[site], 1, __ATOMIC_RELAXED);
+	name_at_exit(site);
 	tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
 }
 
+void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid)
+{
+	uint32_t site = tp_spawn_site_key_of_function((const void *)routine);
+	name_at_exit(site);
+	tp_record(TP_RECORD_THREAD_START, 0, 4, tid, routine, creator_tid, site);
+}
+
 /*
- * The texts of the wait sites recorded, named now, at exit, after the program's work (naming
- * reads debug information and keeps files open: never inside a wait of the program's). The
- * converter takes a site's text from anywhere in its segment. A program killed by a signal, or
- * one that ends after its last thread (main called pthread_exit), has its waits without names
- * (their kinds alone).
+ * The texts of the wait sites and start routines recorded, named now, at exit, after the
+ * program's work (naming reads debug information and keeps files open: never inside a wait of
+ * the program's). The converter takes a site's text from anywhere in its segment. A program
+ * killed by a signal, or one that ends after its last thread (main called pthread_exit), has its
+ * waits without names (their kinds alone), and its threads by their names alone.
  */
-static void name_wait_sites(void)
+static void name_sites_at_exit(void)
 {
 	struct tp_thread *self = tp_thread_self();
 	if (self->record_stopped || self->record_busy)
 		return; /* the process ends after its last thread (main called pthread_exit) */
 	for (uint32_t site = 1; site <= TP_SITE_ADDRESSES_MAX; site++)
-		if (__atomic_load_n(&wait_site_seen[site], __ATOMIC_RELAXED))
+		if (__atomic_load_n(&named_at_exit[site], __ATOMIC_RELAXED))
 			record_site(self, site);
 }
 
@@ -583,6 +601,21 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 	for (uint32_t i = 0; i < depth; i++)
 		r->arg[2 + i] = pcs[i];
 	record_done(self, r);
+}
+
+void tp_recorder_thread_renamed(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	struct tp_record_buffer *b = self->record_buffer;
+	if (b == NULL || self->record_busy)
+		return; /* a buffer taken later reads the name then */
+	self->record_busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_spin_lock(&b->writing); /* the exit may be writing it out */
+	tp_thread_read_name(b->comm);
+	tp_spin_unlock(&b->writing);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	self->record_busy = false;
 }
 
 void tp_recorder_thread_stopped(struct tp_thread *self)
@@ -724,7 +757,7 @@ void tp_recorder_before_destructors(void)
 {
 	if (!recording_here())
 		return;
-	name_wait_sites();
+	name_sites_at_exit();
 	write_all_buffers(false);
 	written_before_destructors = true;
 }
@@ -737,7 +770,7 @@ void tp_recorder_at_exit(void)
 	if (written_before_destructors) {
 		write_own_close_others();
 	} else {
-		name_wait_sites();
+		name_sites_at_exit();
 		write_all_buffers(true);
 	}
 	errno = saved_errno;
@@ -758,7 +791,7 @@ void tp_recorder_before_exec(void)
 	if (!recording_here())
 		return;
 	int saved_errno = errno;
-	name_wait_sites();
+	name_sites_at_exit();
 	write_all_buffers(false);
 	errno = saved_errno;
 }
@@ -772,7 +805,7 @@ void tp_recorder_before_seccomp(void)
 	if (!recording_here() || __atomic_load_n(&write_failed, __ATOMIC_RELAXED))
 		return;
 	int saved_errno = errno;
-	name_wait_sites();
+	name_sites_at_exit();
 	write_all_buffers(true);
 	tp_warn("TASKPROBE_RECORD: the program installs a system call filter (seccomp): recording "
 		"stops here, so that no call of taskprobe's can be refused; %.300s holds what came "

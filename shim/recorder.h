@@ -36,8 +36,17 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t small);
 
+/*
+ * A thread's start, with its start routine's key (a site of the recording: the routine named at
+ * exit, as wait sites are, "function (file:line)" at its entry).
+ */
+void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid);
+
 /* task-stack with its return addresses. */
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
+
+/* The calling thread renamed itself: its chunks from now on carry the new name. */
+void tp_recorder_thread_renamed(void);
 
 /* The calling thread ends: its buffer is written out and given back. */
 void tp_recorder_thread_stopped(struct tp_thread *self);

@@ -5,7 +5,8 @@
  * addresses and, once named, their site ids, and site texts to ids (touched only while naming,
  * under the naming lock). Several call addresses can share a text: a compiler that unrolls a
  * loop copies its one task construct. A key costs no naming: the in-process consumers keep keys
- * and addresses, and are named where they are read.
+ * and addresses, and are named where they are read. Threads' start routines are kept here too,
+ * as keys of function entries.
  */
 #define _GNU_SOURCE
 #include "spawn_site.h"
@@ -33,11 +34,15 @@ static struct address_slot addresses[ADDRESS_SLOTS];
 static uint32_t n_addresses; /* keys given: 1 to n_addresses */
 static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
 
-/* By key: its address, and its site id once named (0 before, or when the site table was full). */
+/*
+ * By key: its address, and its site id once named (0 before, or when the site table was full);
+ * whether the address is a function's entry (a thread's start routine), not a return address.
+ */
 static struct {
 	uintptr_t address;
 	uint32_t site;
 	bool named;
+	bool function;
 } keys[TP_SITE_ADDRESSES_MAX + 1];
 static char texts[TP_SITES_MAX + 1][TP_SITE_TEXT_MAX]; /* by id; [0] unused */
 static uint32_t n_sites;
@@ -114,6 +119,15 @@ uint32_t tp_spawn_site_key(const void *return_address)
 	return key;
 }
 
+uint32_t tp_spawn_site_key_of_function(const void *entry)
+{
+	uint32_t key = tp_spawn_site_key(entry);
+	/* before it is named: every caller with the key sets it first */
+	if (key != 0 && !__atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&keys[key].function, true, __ATOMIC_RELEASE);
+	return key;
+}
+
 uintptr_t tp_spawn_site_key_address(uint32_t key)
 {
 	return key != 0 && key <= __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE)
@@ -130,12 +144,44 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 	tp_wait_own_lock(&naming);
 	if (!keys[key].named) {
 		char text[TP_SITE_TEXT_MAX];
-		tp_symbolize_call(keys[key].address, text, sizeof text);
+		if (__atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE))
+			tp_symbolize_function(keys[key].address, true, text, sizeof text);
+		else
+			tp_symbolize_call(keys[key].address, text, sizeof text);
 		keys[key].site = site_of_text(text);
 		__atomic_store_n(&keys[key].named, true, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&naming);
 	return keys[key].site;
+}
+
+/*
+ * Functions named from their symbols alone, for the thread-start probe: at most
+ * FUNCTION_SYMBOLS_MAX texts, by key (an index into function_symbols, 0 before it is named).
+ */
+#define FUNCTION_SYMBOLS_MAX 256
+static uint16_t function_symbol_of_key[TP_SITE_ADDRESSES_MAX + 1];
+static char function_symbols[FUNCTION_SYMBOLS_MAX + 1][TP_SITE_TEXT_MAX]; /* [0] unused */
+static uint32_t n_function_symbols;
+
+const char *tp_spawn_site_function_symbol(uint32_t key)
+{
+	if (key == 0 || key > __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE))
+		return NULL;
+	uint16_t i = __atomic_load_n(&function_symbol_of_key[key], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(i != 0, 1))
+		return function_symbols[i];
+	tp_wait_own_lock(&naming);
+	i = function_symbol_of_key[key];
+	if (i == 0 && n_function_symbols < FUNCTION_SYMBOLS_MAX) {
+		i = (uint16_t)++n_function_symbols;
+		tp_symbolize_function(keys[key].address, false, function_symbols[i],
+				      sizeof function_symbols[i]);
+		__atomic_store_n(&function_symbol_of_key[key], i, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&naming);
+	return i != 0 ? function_symbols[i] : NULL;
 }
 
 uint32_t tp_spawn_site_if_named(uint32_t key)

@@ -25,6 +25,20 @@
  */
 uint32_t tp_spawn_site_key(const void *return_address);
 
+/*
+ * The key of the function whose first instruction is `entry` (a thread's start routine), as
+ * tp_spawn_site_key: its site (tp_spawn_site_of_key) is named as the function, at its entry.
+ */
+uint32_t tp_spawn_site_key_of_function(const void *entry);
+
+/*
+ * The name of the function of key `key` (of tp_spawn_site_key_of_function) from its module's
+ * symbols alone, "function (module file name)", kept for the life of the process; NULL for
+ * another key or when FUNCTION_SYMBOLS_MAX are named. Named the first time (no debug
+ * information read: a thread's start, for a tracer's thread-start), under the naming lock.
+ */
+const char *tp_spawn_site_function_symbol(uint32_t key);
+
 /* The call address of key `key` (its return address), 0 for an unknown key. */
 uintptr_t tp_spawn_site_key_address(uint32_t key);
 

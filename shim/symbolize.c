@@ -111,22 +111,46 @@ static const char *symbol_at(const struct elf_file *f, uintptr_t base, uintptr_t
 }
 
 /*
- * "function+0xoff (module)" for the return address `pc` in the module of file `file` (read as
- * `path`) loaded at `base`, or "0xpc (module)" when no symbol covers it.
+ * What an address to name is: the return address of a call (named by the call, at pc - 1: the
+ * return address may be the next function's first byte), or a function's first instruction (a
+ * thread's start routine).
+ */
+enum code_kind { RETURN_ADDRESS, FUNCTION_ENTRY };
+
+/* The address whose code is named: a call's, or the entry itself. */
+static uintptr_t named_code(uintptr_t pc, enum code_kind kind)
+{
+	return kind == RETURN_ADDRESS ? pc - 1 : pc;
+}
+
+/* `path` by its file name alone when `basename_only`. */
+static const char *module_shown(const char *path, bool basename_only)
+{
+	return basename_only && strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+}
+
+/*
+ * "function+0xoff (module)" for the address `pc` in the module of file `file` (read as `path`)
+ * loaded at `base` ("function (module)" for a function's entry), or "0xpc (module)" when no
+ * symbol covers it (a function's entry: "0xoff (module)", its offset from `base`, the same in
+ * every run).
  */
 static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
-			   bool basename_only, char *out, size_t size)
+			   enum code_kind kind, bool basename_only, char *out, size_t size)
 {
 	const struct elf_file *f = open_elf(file);
 	uintptr_t start = 0;
 	size_t length = 0;
-	const char *name = f != NULL ? symbol_at(f, base, pc - 1, &start, &length) : NULL;
-	if (basename_only && strrchr(path, '/') != NULL)
-		path = strrchr(path, '/') + 1;
-	if (name != NULL)
+	const char *name = f != NULL ? symbol_at(f, base, named_code(pc, kind), &start, &length)
+				     : NULL;
+	path = module_shown(path, basename_only);
+	if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
+		snprintf(out, size, "%s (%s)", name, path);
+	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
 	else
-		snprintf(out, size, "%#lx (%s)", (unsigned long)pc, path);
+		snprintf(out, size, "%#lx (%s)",
+			 (unsigned long)(kind == FUNCTION_ENTRY ? pc - base : pc), path);
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */
@@ -151,16 +175,25 @@ static bool is_main_program(const Dl_info *info)
 }
 
 /*
- * Writes the name of the call returning to `pc`: from DWARF when the module has line tables,
- * else from its symbols, with the module named by file name alone if `basename_only`.
+ * Writes the name of the code at `pc` (of `kind`): from DWARF when `lines` and the module has
+ * line tables, else from its symbols (dladdr's, for a function it exports; else the file's
+ * .symtab), with the module named by file name alone if `basename_only`.
  */
-static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
+static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basename_only, char *out,
+		      size_t size)
 {
-	if (tp_source_line(pc - 1, out, size))
+	if (lines && tp_source_line(named_code(pc, kind), out, size))
 		return;
 	Dl_info info;
-	if (dladdr((const void *)(pc - 1), &info) == 0 || info.dli_fname == NULL) {
+	if (dladdr((const void *)named_code(pc, kind), &info) == 0 || info.dli_fname == NULL) {
 		snprintf(out, size, "%#lx", (unsigned long)pc);
+		return;
+	}
+	/* an exported function's entry: named from the loaded module, no file read */
+	if (kind == FUNCTION_ENTRY && info.dli_sname != NULL && (uintptr_t)info.dli_saddr == pc &&
+	    !is_main_program(&info)) {
+		snprintf(out, size, "%s (%s)", info.dli_sname,
+			 module_shown(info.dli_fname, basename_only));
 		return;
 	}
 	/* The executable's own file is /proc/self/exe, whatever argv[0] says. */
@@ -173,7 +206,7 @@ static void symbolize(uintptr_t pc, bool basename_only, char *out, size_t size)
 		path = n > 0 ? exe : "/proc/self/exe";
 	}
 	name_by_symbol(path, main_program ? "/proc/self/exe" : path, (uintptr_t)info.dli_fbase, pc,
-		       basename_only, out, size);
+		       kind, basename_only, out, size);
 }
 
 /* The mapped files are shared: the exit report and spawn-site naming may run at once. */
@@ -214,22 +247,41 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end)
 void tp_symbolize(uintptr_t pc, char *out, size_t size)
 {
 	pthread_mutex_lock(&files_lock);
-	symbolize(pc, false, out, size);
+	symbolize(pc, RETURN_ADDRESS, true, false, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
 void tp_symbolize_call(uintptr_t return_address, char *out, size_t size)
 {
 	pthread_mutex_lock(&files_lock);
-	symbolize(return_address, true, out, size);
+	symbolize(return_address, RETURN_ADDRESS, true, true, out, size);
+	pthread_mutex_unlock(&files_lock);
+}
+
+void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size)
+{
+	pthread_mutex_lock(&files_lock);
+	symbolize(entry, FUNCTION_ENTRY, lines, true, out, size);
+	pthread_mutex_unlock(&files_lock);
+}
+
+static void symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, enum code_kind kind,
+				bool basename_only, char *out, size_t size)
+{
+	pthread_mutex_lock(&files_lock);
+	if (!tp_source_line(named_code(pc, kind), out, size))
+		name_by_symbol(path, path, bias, pc, kind, basename_only, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
 void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool basename_only,
 			    char *out, size_t size)
 {
-	pthread_mutex_lock(&files_lock);
-	if (!tp_source_line(pc - 1, out, size))
-		name_by_symbol(path, path, bias, pc, basename_only, out, size);
-	pthread_mutex_unlock(&files_lock);
+	symbolize_in_module(path, bias, pc, RETURN_ADDRESS, basename_only, out, size);
+}
+
+void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t entry, char *out,
+				     size_t size)
+{
+	symbolize_in_module(path, bias, entry, FUNCTION_ENTRY, true, out, size);
 }

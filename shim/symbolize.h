@@ -24,6 +24,16 @@ void tp_symbolize(uintptr_t pc, char *out, size_t size);
 void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);
 
 /*
+ * Names the function whose first instruction is at `entry` (a thread's start routine):
+ * "function (file:line)" from DWARF line tables when `lines` and its module has them, the line
+ * of its entry; else "function (module file name)" from the module's symbols (dladdr's for an
+ * exported function, no file read; else its file's .symtab), "function+0xoff (module file
+ * name)" when `entry` lies inside a function, "0xoffset (module file name)" (its offset in
+ * the loaded module) when no symbol covers it, or "0xentry".
+ */
+void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size);
+
+/*
  * The function symbol's range [*start, *end) around the code at `address`, from its module's
  * .symtab (local functions included), else .dynsym; false when no sized symbol covers it.
  */
@@ -37,3 +47,7 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end);
  */
 void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool basename_only,
 			    char *out, size_t size);
+
+/* As tp_symbolize_function with lines, for a function of a module of another process. */
+void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t entry, char *out,
+				     size_t size);

@@ -34,9 +34,11 @@ pid_t tp_thread_tid(struct tp_thread *self)
 	return self->tid;
 }
 
-void tp_thread_names_changed(void)
+void tp_thread_names_changed(bool itself)
 {
 	__atomic_add_fetch(&names_generation, 1, __ATOMIC_RELEASE);
+	if (itself)
+		TP_IN_PROCESS(tp_recorder_thread_renamed(), tp_live_thread_renamed());
 }
 
 /* Ends the named workers of threads that end without the shim's trampoline around them. */

@@ -92,8 +92,11 @@ void tp_thread_unpark_stopped(struct tp_thread *other);
  */
 void tp_thread_named_worker_end(struct tp_thread *self);
 
-/* Called after any thread was renamed: names are read again at the next worker check. */
-void tp_thread_names_changed(void);
+/*
+ * Called after any thread was renamed (`itself`: the calling thread): names are read again at
+ * the next worker check, and the in-process consumers read the caller's new name at once.
+ */
+void tp_thread_names_changed(bool itself);
 
 /* Reads the calling thread's name (at most 15 characters and a NUL) without the shim. */
 void tp_thread_read_name(char name[16]);

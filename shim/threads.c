@@ -3,10 +3,12 @@
 #define _GNU_SOURCE
 #include "threads.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 #include "events.h"
 #include "lifecycle.h"
+#include "spawn_site.h"
 
 /* The running traced threads; the lock is taken only when a traced thread starts or stops. */
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -17,6 +19,25 @@ static void stop_locked(struct tp_running_thread *t)
 	t->prev->next = t->next;
 	t->next->prev = t->prev;
 	t->stopped = true;
+}
+
+/*
+ * The name of start routine `routine` for a tracer of thread-start (NULL when none listens):
+ * from the symbols alone, named once per routine by the first thread that runs it, before the
+ * routine (never inside a task's poll), with cancellation held off (naming opens files,
+ * cancellation points: a cancelled thread would leave the naming lock held).
+ */
+static const char *start_routine_name(uintptr_t routine)
+{
+	if (__builtin_expect(!tp_tracers_thread_start(), 1))
+		return NULL;
+	int saved_errno = errno, cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	const char *name = tp_spawn_site_function_symbol(
+		tp_spawn_site_key_of_function((const void *)routine));
+	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
+	return name;
 }
 
 void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t creator_tid)
@@ -30,7 +51,7 @@ void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t
 	running.next = t;
 	pthread_mutex_unlock(&running_lock);
 	tp_lifecycle_program_running();
-	tp_fire_thread_start((uint64_t)tid, routine, creator_tid);
+	tp_fire_thread_start((uint64_t)tid, routine, creator_tid, start_routine_name(routine));
 }
 
 void tp_threads_stopped(struct tp_running_thread *t)

@@ -483,6 +483,14 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 		    tp_record_bytes(r->word) >= sizeof *r + 4 * sizeof a[0])
 			e->arg[4] = (int64_t)a[3];
 		break;
+	case TP_RECORD_THREAD_START: /* tid, start routine, creator; the routine's site key */
+		for (int i = 0; i < 3; i++)
+			e->arg[i] = (int64_t)a[i];
+		if (tp_record_bytes(r->word) >= sizeof *r + 4 * sizeof a[0])
+			e->start_routine_site = a[3];
+		e->named_as_process = strncmp(e->comm, ref->segment->comm,
+					      sizeof ref->segment->comm) == 0;
+		break;
 	default:
 		for (unsigned i = 0; i < args_needed(e->type); i++)
 			e->arg[i] = (int64_t)a[i];

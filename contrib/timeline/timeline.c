@@ -589,6 +589,25 @@ static bool pool_reserve(struct sites *m, size_t need)
 	return true;
 }
 
+/* The slot of site `id` of `scope`, or the free one where it would go; NULL: no table yet. */
+static struct site *site_slot(const struct sites *m, uint64_t scope, uint64_t id)
+{
+	if (m->size == 0)
+		return NULL;
+	for (size_t i = site_hash(scope, id) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
+		struct site *e = &m->slots[i];
+		if (e->text == 0 || (e->scope == scope && e->id == id))
+			return e;
+	}
+}
+
+/* The text of site `id` of `scope` as the input said it (NUL-terminated), or NULL. */
+static const char *site_text(const struct sites *m, uint64_t scope, uint64_t id)
+{
+	const struct site *e = site_slot(m, scope, id);
+	return e != NULL && e->text != 0 ? m->pool + e->text : NULL;
+}
+
 /*
  * The name (offset of the escaped text in the pool) of site `id` of `scope`: `text` (of `len`
  * bytes; NULL when the sample has none) kept on first sight, the text kept before when the
@@ -597,18 +616,10 @@ static bool pool_reserve(struct sites *m, size_t need)
 static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const char *text,
 			  uint32_t len)
 {
-	struct site *e = NULL;
-	if (m->size > 0) {
-		for (size_t i = site_hash(scope, id) & (m->size - 1);;
-		     i = (i + 1) & (m->size - 1)) {
-			e = &m->slots[i];
-			if (e->text == 0 || (e->scope == scope && e->id == id))
-				break;
-		}
-		if (e->text != 0 && (text == NULL || (e->text_len == len &&
-						      memcmp(m->pool + e->text, text, len) == 0)))
-			return e->name;
-	}
+	struct site *e = site_slot(m, scope, id);
+	if (e != NULL && e->text != 0 &&
+	    (text == NULL || (e->text_len == len && memcmp(m->pool + e->text, text, len) == 0)))
+		return e->name;
 	if (text == NULL)
 		return 0;
 	/* a new site, or a new text for it: both forms appended to the pool */
@@ -1683,6 +1694,18 @@ bool timeline_done(const struct timeline *t)
 	return t->done;
 }
 
+/*
+ * The name of the thread whose first event is `e`: its own, else, for a recording's thread that
+ * set none (its name its process's), its start routine's ("worker (pool.c:58)").
+ */
+static const char *thread_name(const struct timeline *t, const struct timeline_event *e)
+{
+	const char *routine = NULL;
+	if (e->type == TP_RECORD_THREAD_START && e->named_as_process && e->start_routine_site != 0)
+		routine = site_text(&t->sites, e->site_scope, e->start_routine_site);
+	return routine != NULL ? routine : e->comm;
+}
+
 /* A speedscope profile for a new thread (up to TIMELINE_MAX_PROFILES of them). */
 static void add_profile(struct timeline *t, struct thread *thread, const struct timeline_event *e)
 {
@@ -1699,8 +1722,8 @@ static void add_profile(struct timeline *t, struct thread *thread, const struct 
 	}
 	struct profile *p = &t->profiles[t->n_profiles++];
 	p->tid = e->tid;
-	snprintf(p->name, sizeof p->name, "%s %" PRIu32 " (pid %" PRIu32 ")", e->comm, e->tid,
-		 e->pid);
+	snprintf(p->name, sizeof p->name, "%s %" PRIu32 " (pid %" PRIu32 ")", thread_name(t, e),
+		 e->tid, e->pid);
 	thread->profile = t->n_profiles;
 }
 
@@ -1755,7 +1778,7 @@ static struct thread *thread_of(struct timeline *t, const struct timeline_event 
 		if (thread->kept && t->options.format == TIMELINE_TRACE_EVENTS) {
 			begin_event(t, 'M', e);
 			fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"", t->out);
-			put_escaped(t->out, e->comm);
+			put_escaped(t->out, thread_name(t, e));
 			fprintf(t->out, " %" PRIu32 "\"}}", e->tid);
 		}
 	}

@@ -50,6 +50,12 @@ struct timeline_event {
 	uint64_t process;
 	/* task-spawn of a recording: the task was created undeferred (taskprobe_recording.h) */
 	bool undeferred;
+	/*
+	 * thread-start of a recording: its start routine's site id (of site_scope; 0: none), and
+	 * whether the thread's name is its process's (it set none: named by its start routine)
+	 */
+	uint64_t start_routine_site;
+	bool named_as_process;
 };
 
 /* What a timeline holds so far. */

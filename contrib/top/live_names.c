@@ -18,11 +18,14 @@ static bool usable[TP_LIVE_MODULES]; /* a regular file that can be read: named f
 static unsigned n_modules;
 static struct live_id process;
 
+/* What an address named is: a stack frame's or a site's return address, or a function's entry. */
+enum name_kind { FRAME, SITE, FUNCTION };
+
 /* Names given, by address: a bounded cache (a name not cached is made again). */
 #define NAMES_CACHED 8192
 static struct {
 	uint64_t pc;
-	bool site;
+	enum name_kind kind;
 	char text[TP_LIVE_SITE_TEXT];
 } names[NAMES_CACHED];
 
@@ -89,22 +92,34 @@ static const struct tp_live_module *module_holding(uint64_t pc)
 	return NULL;
 }
 
-void live_name(uint64_t pc, uint32_t module, bool site, char *out, size_t size)
+static void name_code(uint64_t pc, uint32_t module, enum name_kind kind, char *out, size_t size)
 {
 	unsigned slot = (unsigned)((pc * 0x9E3779B97F4A7C15ull) >> 51) % NAMES_CACHED;
-	if (names[slot].pc == pc && names[slot].site == site) {
+	if (names[slot].pc == pc && names[slot].kind == kind) {
 		snprintf(out, size, "%s", names[slot].text);
 		return;
 	}
 	const struct tp_live_module *m = module < n_modules && usable[module] ? &modules[module]
 									      : module_holding(pc);
 	char text[TP_LIVE_SITE_TEXT];
-	if (m != NULL)
-		tp_symbolize_in_module(m->path, m->bias, pc, site, text, sizeof text);
+	if (m != NULL && kind == FUNCTION)
+		tp_symbolize_function_in_module(m->path, m->bias, pc, text, sizeof text);
+	else if (m != NULL)
+		tp_symbolize_in_module(m->path, m->bias, pc, kind == SITE, text, sizeof text);
 	else
 		snprintf(text, sizeof text, "%#llx", (unsigned long long)pc);
 	names[slot].pc = pc;
-	names[slot].site = site;
+	names[slot].kind = kind;
 	snprintf(names[slot].text, sizeof names[slot].text, "%s", text);
 	snprintf(out, size, "%s", text);
+}
+
+void live_name(uint64_t pc, uint32_t module, bool site, char *out, size_t size)
+{
+	name_code(pc, module, site ? SITE : FRAME, out, size);
+}
+
+void live_name_function(uint64_t entry, uint32_t module, char *out, size_t size)
+{
+	name_code(entry, module, FUNCTION, out, size);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Names for the code addresses a process's live statistics keep (its spawn sites, its sampled
- * spawn stacks): the shim keeps addresses and the modules they lie in, and the console names
+ * spawn stacks, its threads' start routines): the shim keeps addresses and the modules they lie in, and the console names
  * them here, in its own process, with the shim's own naming code (shim/source_lines.c and
  * shim/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no debug
  * information is ever read in the program's threads.
@@ -26,3 +26,9 @@ void live_names_modules(const struct live_file *f);
  * Not escaped. Cached.
  */
 void live_name(uint64_t pc, uint32_t module, bool site, char *out, size_t size);
+
+/*
+ * The name of the function entered at `entry` in module `module` (a thread's start routine):
+ * "function (file:line)", else "function (module file name)". Not escaped. Cached.
+ */
+void live_name_function(uint64_t entry, uint32_t module, char *out, size_t size);

@@ -953,7 +953,13 @@ static void read_snapshot(void *arg)
 		uint32_t worker = load32(&t->worker);
 		w->worker = worker == TP_LIVE_WORKER;
 		w->was_worker = worker == TP_LIVE_WORKER || worker == TP_LIVE_WORKER_ENDED;
-		copy_text(w->name, sizeof w->name, t->name, sizeof t->name, false);
+		char raw_name[sizeof t->name];
+		memcpy(raw_name, t->name, sizeof raw_name);
+		copy_text(w->name, sizeof w->name, raw_name, sizeof raw_name, false);
+		/* the process's own name: a thread that set none (named by its start routine) */
+		w->unnamed = strncmp(raw_name, f->header.comm, sizeof raw_name) == 0;
+		w->start_routine = load64(&t->start_routine);
+		w->start_module = load32(&t->start_module);
 		w->state = load32(&t->state);
 		uint32_t site = load32(&t->site);
 		/* never beyond the table from the shim: a damaged file */
@@ -1026,6 +1032,13 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		}
 		live_name(w->address, w->module, true, name, sizeof name);
 		live_escape(w->text, sizeof w->text, name, strlen(name), false);
+	}
+	for (unsigned i = 0; i < out->n_workers; i++) {
+		struct worker_view *w = &out->workers[i];
+		if (!w->unnamed || w->start_routine == 0)
+			continue;
+		live_name_function(w->start_routine, w->start_module, name, sizeof name);
+		live_escape(w->name, sizeof w->name, name, strlen(name), false);
 	}
 	for (unsigned i = 0; i < out->n_workers; i++) {
 		struct worker_view *w = &out->workers[i];

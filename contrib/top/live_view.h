@@ -135,8 +135,15 @@ struct worker_view {
 	uint32_t slot, generation, tid, state, site, wait_kind;
 	bool worker;     /* a worker now */
 	bool was_worker; /* a worker now, or one until it stopped (its shares still tell) */
-	char name[LIVE_SHOWN(16)]; /* escaped */
-	bool ended;                /* shown once the process exited */
+	/*
+	 * escaped: the name it set itself, else (its name the process's) its start routine's
+	 * ("worker (pool.c:58)") when it was seen starting
+	 */
+	char name[LIVE_SHOWN(TP_LIVE_SITE_TEXT)];
+	bool unnamed;           /* its name is the process's (named by its start routine) */
+	uint64_t start_routine; /* 0: not seen starting (the main thread, or started before) */
+	uint32_t start_module;
+	bool ended; /* shown once the process exited */
 	uint64_t state_for_ns, wait_for_ns, wait_task;
 	uint64_t wait_address; /* the wait's call site, named into wait_site ("" when none) */
 	uint32_t wait_module;

@@ -352,16 +352,29 @@ static void site_line(char *out, size_t size, const struct live_snapshot *s,
 /*
  * The threads table's layout: every column (plain snapshots: now_width 0), or on a narrow
  * terminal without POLLS, then THREAD, so that what a thread does now has NOW_WIDTH_WANTED.
+ * THREAD is as wide as its longest name (a start routine's "worker (threadpool.c:58)"), at most
+ * THREAD_WIDTH_MAX on a terminal.
  */
 struct worker_layout {
 	bool thread, polls;
+	int thread_width;
 	int now_width; /* 0: unlimited */
 };
-static const struct worker_layout every_worker_column = {true, true, 0};
 #define NOW_WIDTH_WANTED 50 /* "polling function (file:line) for 16.0ms" */
 #define TID_WIDTH        8
-#define THREAD_WIDTH     15
+#define THREAD_WIDTH     15 /* a name threads set themselves: 15 characters at most */
+#define THREAD_WIDTH_MAX 36
 #define POLLS_WIDTH      8
+
+/* Every column, THREAD as wide as the longest name shown (plain snapshots). */
+static struct worker_layout every_worker_column(const struct live_snapshot *s)
+{
+	struct worker_layout l = {true, true, THREAD_WIDTH, 0};
+	for (unsigned i = 0; i < s->n_workers; i++)
+		if ((int)strlen(s->workers[i].name) > l.thread_width)
+			l.thread_width = (int)strlen(s->workers[i].name);
+	return l;
+}
 
 static void worker_columns_line(char *out, size_t size, const struct worker_layout *l,
 				const char *tid, const char *thread, const char *busy,
@@ -369,8 +382,10 @@ static void worker_columns_line(char *out, size_t size, const struct worker_layo
 				const char *now)
 {
 	int used = snprintf(out, size, "%-*s", TID_WIDTH, tid);
+	char name[LINE_MAX_CHARS];
+	site_text(name, sizeof name, thread, l->thread_width); /* its place kept, if cut */
 	if (l->thread && used >= 0 && (size_t)used < size)
-		used += snprintf(out + used, size - (size_t)used, " %-*s", THREAD_WIDTH, thread);
+		used += snprintf(out + used, size - (size_t)used, " %-*s", l->thread_width, name);
 	if (used >= 0 && (size_t)used < size)
 		used += snprintf(out + used, size - (size_t)used, " %5s %5s %6s", busy, spin,
 				 parked);
@@ -387,9 +402,11 @@ static void worker_header(char *out, size_t size, const struct worker_layout *l)
 }
 
 /* The layout for a terminal `width` columns wide. */
-static struct worker_layout worker_layout(int width)
+static struct worker_layout worker_layout(const struct live_snapshot *s, int width)
 {
-	struct worker_layout l = every_worker_column;
+	struct worker_layout l = every_worker_column(s);
+	if (l.thread_width > THREAD_WIDTH_MAX)
+		l.thread_width = THREAD_WIDTH_MAX;
 	bool *const drops[] = {&l.polls, &l.thread}; /* first to last */
 	char header[LINE_MAX_CHARS];
 	for (size_t i = 0;; i++) {
@@ -608,10 +625,11 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		}
 		printf("\n");
 	}
-	worker_header(line, sizeof line, &every_worker_column);
+	struct worker_layout all = every_worker_column(s);
+	worker_header(line, sizeof line, &all);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_workers; i++) {
-		worker_line(line, sizeof line, s, &s->workers[i], &every_worker_column);
+		worker_line(line, sizeof line, s, &s->workers[i], &all);
 		printf("%s\n", line);
 	}
 	losses_line(line, sizeof line, s);
@@ -829,7 +847,7 @@ static void draw_tables(struct screen *sc)
 		put_line(y++, line, a, k == sc->selected_index);
 	}
 	put_line(y++, "", 0, false);
-	struct worker_layout workers = worker_layout(COLS);
+	struct worker_layout workers = worker_layout(s, COLS);
 	worker_header(line, sizeof line, &workers);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
 	for (unsigned i = 0; i < s->n_workers && y < bottom; i++) {
