@@ -150,8 +150,6 @@ struct live_local {
 	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
 	uint64_t wait_since; /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
-	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
-	uint32_t start_module;               /* the module entry of start_routine */
 	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
 	struct tp_span_cache span_cache;     /* the tasks' states it hands out and takes back */
 };
@@ -280,8 +278,6 @@ static enum take_result take(unsigned i, uint32_t from)
 	set32(&s->generation, s->generation + 1);
 	set32(&s->tid, (uint32_t)tp_thread_tid(self));
 	tp_thread_read_name(s->name);
-	set64(&s->start_routine, local.start_routine);
-	set32(&s->start_module, local.start_routine != 0 ? local.start_module : TP_LIVE_NO_MODULE);
 	set32(&s->worker, self->adapter_worker || self->named_worker);
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
@@ -512,24 +508,24 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool undeferred,
 			 uint64_t now)
 {
-	struct tp_live_path in = {0};
 	bool outside = parent == 0 && site == 0;
-	if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
-		tp_span_so_far(&local.span, local.poll_row, now - local.poll_start, &in);
-		if (local.polled != NULL) {
-			struct tp_span_task *ps = span_of(local.polled);
-			ps->spawner = true;
-			ps->ran_undeferred |= undeferred;
-		}
-	} else if (parent != 0 && parent != local.polled_task) {
-		struct task_entry *p = task_find(parent);
-		struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
-		if (ps != NULL && ps->started && !ps->outside)
-			in = ps->in;
-		if (ps != NULL)
-			ps->spawner = true;
+	struct task_entry *p = NULL;
+	const struct tp_span_thread *th = NULL;
+	const struct tp_live_path *in = NULL;
+	if (parent != 0 && parent == local.polled_task) {
+		p = local.polled;
+		th = local.span.in_graph ? &local.span : NULL;
+		if (p != NULL)
+			span_of(p)->ran_undeferred |= undeferred && th != NULL;
+	} else if (parent != 0) {
+		p = task_find(parent);
+		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
+		in = ps != NULL && ps->started && !ps->outside ? &ps->in : NULL;
 	}
-	tp_span_spawned(span_of(e), parent, outside, &in);
+	if (p != NULL)
+		span_of(p)->spawner = true;
+	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, outside, th,
+			now - local.poll_start, in);
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
@@ -734,7 +730,7 @@ void tp_live_task_poll_start(uint64_t task)
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
-		tp_span_poll_start(t, &local.span, task, suspended, barrier ? &frozen : NULL);
+		tp_span_poll_start(t, &local.span, task, row, suspended, barrier ? &frozen : NULL);
 	} else {
 		local.span.in_graph = false; /* untracked: left out of the figures */
 	}
@@ -780,8 +776,8 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
-				tp_span_poll_end(span_of(local.polled), &local.span, task,
-						 local.poll_row, d, now, sync);
+				tp_span_poll_end(span_of(local.polled), &local.span, task, d, now,
+						 sync);
 				slot_longest(s, &local.span.in);
 			}
 		}
@@ -807,13 +803,14 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 		return NULL;
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
-		tp_span_poll_end(NULL, &local.span, task, local.poll_row, now - local.poll_start,
-				 now, TP_SYNC_NONE);
+		tp_span_poll_end(NULL, &local.span, task, now - local.poll_start, now,
+				 TP_SYNC_NONE);
 		end = &local.span.in;
 	}
 	slot_longest(local.slot, end);
-	struct task_entry *p = t->parent != 0 ? task_find(t->parent) : NULL;
-	if (p != NULL)
+	/* the parent's entry, if it is still the parent's (its end frees it) */
+	struct task_entry *p = t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL;
+	if (p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent)
 		tp_span_child_ended(span_of(p), &p->task, t->parent, t, end);
 	return end;
 }
@@ -987,31 +984,6 @@ void tp_live_wait_end(uint64_t task)
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
 	}
-	leave();
-}
-
-/* Kept until the thread takes a slot, with the module the console names it in. */
-void tp_live_thread_start(uintptr_t start_routine)
-{
-	if (local.busy)
-		return;
-	local.busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	local.start_module = module_entry(start_routine);
-	local.start_routine = start_routine;
-	leave();
-}
-
-/* Its slot, if it has one, shows the name it gave itself (read when it took the slot). */
-void tp_live_thread_renamed(void)
-{
-	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
-	if (s == NULL)
-		return;
-	char name[sizeof s->name];
-	tp_thread_read_name(name);
-	for (size_t i = 0; i < sizeof name; i++)
-		__atomic_store_n(&s->name[i], name[i], __ATOMIC_RELAXED);
 	leave();
 }
 

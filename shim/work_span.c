@@ -100,45 +100,43 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 	*c = (struct tp_span_cache){0};
 }
 
-void tp_span_path_extend(struct tp_live_path *p, uint32_t row, uint64_t ns)
+unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 {
-	p->ns += ns;
-	if (ns == 0)
-		return;
 	const uint64_t key = (uint64_t)row << TP_LIVE_PATH_ROW_SHIFT;
-	/* the site is most often one of the path's already: a compare of each */
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		if (p->sites[k] != 0 && (p->sites[k] & ~TP_LIVE_PATH_NS_MASK) == key) {
-			p->sites[k] = key | ((p->sites[k] + ns) & TP_LIVE_PATH_NS_MASK);
-			return;
-		}
 	unsigned free_at = TP_LIVE_PATH_SITES, smallest = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t v = p->sites[k];
+		if (v != 0 && (v & ~TP_LIVE_PATH_NS_MASK) == key)
+			return k;
 		if (v == 0 && free_at == TP_LIVE_PATH_SITES)
 			free_at = k;
 		else if ((v & TP_LIVE_PATH_NS_MASK) < (p->sites[smallest] & TP_LIVE_PATH_NS_MASK))
 			smallest = k;
 	}
-	/* a site beyond the kept ones takes the place of the one with the least time, if it has
-	 * more: what either had becomes the path's time in other sites */
-	if (free_at < TP_LIVE_PATH_SITES)
-		p->sites[free_at] = key | (ns & TP_LIVE_PATH_NS_MASK);
-	else if (ns > (p->sites[smallest] & TP_LIVE_PATH_NS_MASK))
-		p->sites[smallest] = key | (ns & TP_LIVE_PATH_NS_MASK);
+	unsigned at = free_at < TP_LIVE_PATH_SITES ? free_at : smallest;
+	p->sites[at] = key;
+	return at;
 }
 
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, bool outside,
-		     const struct tp_live_path *in)
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
+		     const struct tp_span_thread *th, uint64_t ns, const struct tp_live_path *in)
 {
 	/* under its lock: a late fold into the task that had the entry before waits, and then
 	 * finds that task gone */
 	tp_spin_lock(&t->lock);
-	t->in = *in;
+	if (th != NULL) {
+		t->in = th->in;
+		tp_span_path_add(&t->in, th->site_at, ns);
+	} else if (in != NULL) {
+		t->in = *in;
+	} else {
+		memset(&t->in, 0, sizeof t->in);
+	}
 	/* a path of length 0 is never taken over another: its sites are never read */
 	t->kids.ns = 0;
 	t->desc.ns = 0;
 	t->parent = parent;
+	t->parent_at = parent_at;
 	t->started = false;
 	t->outside = outside;
 	t->ran_undeferred = false;
@@ -148,15 +146,8 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, bool outside,
 	tp_spin_unlock(&t->lock);
 }
 
-void tp_span_so_far(const struct tp_span_thread *th, uint32_t row, uint64_t ns,
-		    struct tp_live_path *out)
-{
-	*out = th->in;
-	tp_span_path_extend(out, row, ns);
-}
-
 void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint64_t suspended_ns, const struct tp_live_path *frozen)
+			uint32_t row, uint64_t suspended_ns, const struct tp_live_path *frozen)
 {
 	th->in_graph = !t->outside;
 	if (t->outside)
@@ -164,6 +155,7 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	if (!t->started) {
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
+		th->site_at = tp_span_path_site(&th->in, row);
 		t->started = true;
 		return;
 	}
@@ -199,12 +191,13 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
 	th->in = in;
+	th->site_at = tp_span_path_site(&th->in, row);
 }
 
-void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync)
+void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
+		      uint64_t now, uint32_t sync)
 {
-	tp_span_path_extend(&th->in, row, ns);
+	tp_span_path_add(&th->in, th->site_at, ns);
 	if (t != NULL) {
 		t->in = th->in;
 		t->sync = (uint8_t)sync;

@@ -45,6 +45,7 @@ struct tp_span_task {
 	struct tp_live_path in, kids, desc;
 	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's id) */
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
+	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
 	bool outside;        /* OpenMP's initial task: not in the graph */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
@@ -86,13 +87,25 @@ struct tp_span_thread {
 	/* the longest path to the start of the fragment it polls now; between polls, to the end of
 	 * the last fragment of the graph it ran */
 	struct tp_live_path in;
+	unsigned site_at;   /* the place of the polled task's site among `in`'s sites */
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
 	bool in_graph;      /* the fragment it polls now is in the graph */
 };
 
 /* `p` extended by `ns` in the tasks of site row `row`. */
-void tp_span_path_extend(struct tp_live_path *p, uint32_t row, uint64_t ns);
+/*
+ * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
+ * time on the path gives up its place: its time becomes the path's in other sites).
+ */
+unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row);
+
+/* `p` extended by `ns` in the site at place `at` (tp_span_path_site's). */
+static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
+{
+	p->ns += ns;
+	p->sites[at] += ns; /* the site's time, below its row */
+}
 
 /* `into` becomes `p` when `p` is longer. */
 static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
@@ -102,15 +115,13 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
 }
 
 /*
- * A task spawned: `in` is the path to its spawn (the parent's fragment so far, from
- * tp_span_so_far), or its parent's last fragment's end when another thread spawns it.
+ * A task spawned, by task `parent` whose entry in the table of tasks alive is `parent_at` (plus
+ * 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the thread polls the
+ * parent), else `in` (the parent's last fragment's end, when another thread spawns it; NULL:
+ * none).
  */
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, bool outside,
-		     const struct tp_live_path *in);
-
-/* The path to `ns` into the thread's fragment now, polling a task of site row `row`. */
-void tp_span_so_far(const struct tp_span_thread *th, uint32_t row, uint64_t ns,
-		    struct tp_live_path *out);
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
+		     const struct tp_span_thread *th, uint64_t ns, const struct tp_live_path *in);
 
 /*
  * Task `task` (state `t`) polled by `th`: the fragment's start is the largest of what joins it
@@ -119,7 +130,7 @@ void tp_span_so_far(const struct tp_span_thread *th, uint32_t row, uint64_t ns,
  * needed; NULL otherwise).
  */
 void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint64_t suspended_ns, const struct tp_live_path *frozen);
+			uint32_t row, uint64_t suspended_ns, const struct tp_live_path *frozen);
 
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
@@ -128,12 +139,12 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 }
 
 /*
- * The thread's fragment of task `task` (site row `row`), `ns` long, ended at `now`: `t`'s poll
- * ended unfinished waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in`
- * becomes the path to the fragment's end.
+ * The thread's fragment of task `task`, `ns` long, ended at `now`: `t`'s poll ended unfinished
+ * waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in` becomes the path
+ * to the fragment's end.
  */
-void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-		      uint32_t row, uint64_t ns, uint64_t now, uint32_t sync);
+void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
+		      uint64_t now, uint32_t sync);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
