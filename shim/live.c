@@ -150,6 +150,8 @@ struct live_local {
 	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
 	uint64_t wait_since; /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
+	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
+	uint32_t start_module;               /* the module entry of start_routine */
 	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
 	struct tp_span_cache span_cache;     /* the tasks' states it hands out and takes back */
 };
@@ -278,6 +280,8 @@ static enum take_result take(unsigned i, uint32_t from)
 	set32(&s->generation, s->generation + 1);
 	set32(&s->tid, (uint32_t)tp_thread_tid(self));
 	tp_thread_read_name(s->name);
+	set64(&s->start_routine, local.start_routine);
+	set32(&s->start_module, local.start_routine != 0 ? local.start_module : TP_LIVE_NO_MODULE);
 	set32(&s->worker, self->adapter_worker || self->named_worker);
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
@@ -984,6 +988,31 @@ void tp_live_wait_end(uint64_t task)
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
 	}
+	leave();
+}
+
+/* Kept until the thread takes a slot, with the module the console names it in. */
+void tp_live_thread_start(uintptr_t start_routine)
+{
+	if (local.busy)
+		return;
+	local.busy = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	local.start_module = module_entry(start_routine);
+	local.start_routine = start_routine;
+	leave();
+}
+
+/* Its slot, if it has one, shows the name it gave itself (read when it took the slot). */
+void tp_live_thread_renamed(void)
+{
+	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
+	if (s == NULL)
+		return;
+	char name[sizeof s->name];
+	tp_thread_read_name(name);
+	for (size_t i = 0; i < sizeof name; i++)
+		__atomic_store_n(&s->name[i], name[i], __ATOMIC_RELAXED);
 	leave();
 }
 
