@@ -416,3 +416,19 @@ Test(waits, the_exit_report_says_the_threads_past_its_tables)
 	free(blocks);
 	tp_run_free(&run);
 }
+
+/* A program whose threads only join (threads: 3 threads joined) is told what is not a wait. */
+Test(waits, the_exit_report_says_what_is_not_a_wait_when_no_thread_waited)
+{
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("threads"), "3", NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char said[256];
+	snprintf(said, sizeof said,
+		 "taskprobe: no thread waited in an interposed wait (pid %d): joins, sleeps, "
+		 "select and read are not waits here\n",
+		 (int)run.pid);
+	cr_expect(strstr(run.err, said) != NULL, "%s", run.err);
+	tp_run_free(&run);
+}

@@ -298,7 +298,10 @@ void tp_report_waits(FILE *out)
 	}
 	double ns_per = ns_per_unit();
 	if (n == 0) {
-		fprintf(out, "taskprobe: no thread waited in an interposed wait (pid %d)\n",
+		fprintf(out,
+			"taskprobe: no thread waited in an interposed wait (pid %d): joins, "
+			"sleeps, "
+			"select and read are not waits here\n",
 			(int)getpid());
 		return;
 	}

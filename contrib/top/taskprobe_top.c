@@ -584,7 +584,7 @@ static int widest_wait_site(const struct live_snapshot *s)
 static const char NOTHING_YET[] =
 	"(no task spawned, and no thread waited in an interposed wait yet: tasks come from an "
 	"executor taskprobe adapts (OpenMP); TASKPROBE_WORKERS=GLOB makes named threads workers; "
-	"mutexes, joins and sleeps are not waits here)";
+	"joins, sleeps, select and read are not waits here)";
 static const char NO_TASK[] = "(no task spawned: the program's waits follow, by call site)";
 
 static int widest_site(const struct live_snapshot *s)
