@@ -15,9 +15,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TP_RECORDING_MAGIC   "TPRECORD" /* the segment header's first 8 bytes */
-#define TP_RECORDING_VERSION 4 /* 4: task-dependence, poll-end's sync (2 and 3 read as without) */
-#define TP_CHUNK_MAGIC       0x4b435054u /* "TPCK" */
+#define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
+/*
+ * 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
+ * by the converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by
+ * text (TP_RECORD_SITE). The converter reads 2 to 5.
+ */
+#define TP_RECORDING_VERSION        5
+#define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
+#define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
 /* How record times are read (a header's `clock`). */
 enum tp_recording_clock {
@@ -77,17 +83,20 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_WAIT_END,        /* arg: object, result, task; small: kind */
 		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL) */
 		      TP_RECORD_TASK_DEPENDENCE, /* arg: predecessor, successor (version 4) */
+		      TP_RECORD_MODULE,    /* a module of the process (version 5): see below */
+		      TP_RECORD_SITE_CODE, /* arg: site id, address, module number; small: kind
+					      (enum tp_site_code_kind) (version 5) */
 		      TP_RECORD_TYPES_END,
 };
 
-/* The probe of each record type as the ELF notes name it ([0] and TP_RECORD_SITE: none). */
+/* The probe of each record type as the ELF notes name it ([0], sites and modules: none). */
 #define TP_RECORD_PROBE_NAMES                                                                      \
 	{                                                                                          \
 		"", "task__spawn", "task__stack", "task__wake", "task__poll__start",               \
 			"task__poll__end", "task__terminate", "worker__thread__start",             \
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
-			"task__dependence"                                                         \
+			"task__dependence", "", ""                                                 \
 	}
 
 /*
@@ -178,3 +187,33 @@ static inline uint64_t tp_record_delta(uint64_t word)
 {
 	return word >> (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS + TP_RECORD_SMALL_BITS);
 }
+
+/*
+ * Version 5 keeps code as the program had it, for the converter to name (it reads the modules'
+ * files and debug information; the program never does): each site id the events use (a spawn's,
+ * a wait's, a thread's start routine's) has a TP_RECORD_SITE_CODE record, and the module of its
+ * address a TP_RECORD_MODULE record, both once per process image, anywhere in its segment.
+ * A module is named by its number, 1 up, in its segment; 0 is none (code in no file: a JIT's).
+ */
+enum tp_site_code_kind {
+	TP_SITE_CODE_CALL = 0, /* the return address of the call (a task construct's, a wait's) */
+	TP_SITE_CODE_FUNCTION = 1, /* a function's first instruction (a thread's start routine) */
+};
+
+/*
+ * TP_RECORD_MODULE's arguments: where the module lay in the process and which file it was. The
+ * path follows, `path_bytes` bytes (no NUL), padded to whole words.
+ */
+#define TP_RECORD_MODULE_BUILD_ID_MAX 32
+#define TP_RECORD_MODULE_PATH_MAX     1023  /* the longest path kept: longer ones are cut */
+#define TP_RECORD_MODULES_MAX         65535 /* a segment's module numbers are at most this */
+struct tp_record_module {
+	uint64_t number; /* its number in the segment, 1 up */
+	uint64_t bias;   /* the loader's dlpi_addr: the file's addresses + bias = the process's */
+	uint64_t start, end;     /* its loaded segments' span [start, end) in the process */
+	uint32_t build_id_bytes; /* of build_id (NT_GNU_BUILD_ID), 0 when it had none */
+	uint32_t path_bytes;
+	uint8_t build_id[TP_RECORD_MODULE_BUILD_ID_MAX];
+	/* char path[path_bytes], then padding */
+};
+_Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed part is 9 words");

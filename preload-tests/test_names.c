@@ -5,10 +5,12 @@
  * compiler made: ".omp_outlined..N", "main._omp_fn.N") and the construct's line; one site per
  * construct, even where libomp reports a call address inside itself (a taskloop's tasks; a
  * construct an outlined region tail-calls, as a nested region's); and a line the compiler left
- * out (line 0) guessed from the nearest one, marked "~".
+ * out (line 0) guessed from the nearest one, marked "~". A recording's sites are the same names,
+ * made by the converter: the recording itself holds none.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "harness.h"
 
 #define NAMES_MAX 16
+#define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
 
 struct named_sites {
 	size_t n;
@@ -23,23 +26,73 @@ struct named_sites {
 	size_t tasks[NAMES_MAX];
 };
 
+/* Adds `tasks` tasks at site `text`. */
+static void add_site(struct named_sites *sites, const char *text, size_t tasks)
+{
+	size_t k = 0;
+	while (k < sites->n && strcmp(sites->text[k], text) != 0)
+		k++;
+	if (k == sites->n) {
+		cr_assert_lt(sites->n, NAMES_MAX, "too many sites");
+		snprintf(sites->text[sites->n++], TP_SITE_READ, "%s", text);
+	}
+	sites->tasks[k] += tasks;
+}
+
 /* The traced run's spawns by site text (site 0, the initial task's, left out). */
 static void named_sites_of(const struct tp_run *run, struct named_sites *sites)
 {
 	memset(sites, 0, sizeof *sites);
 	for (size_t i = 0; i < tp_count(run, "task__spawn", 0); i++) {
 		const struct tp_event *e = tp_nth(run, "task__spawn", 0, i);
-		if (e->arg[2] == 0)
-			continue;
-		size_t k = 0;
-		while (k < sites->n && strcmp(sites->text[k], e->site) != 0)
-			k++;
-		if (k == sites->n) {
-			cr_assert_lt(sites->n, NAMES_MAX, "too many sites");
-			snprintf(sites->text[sites->n++], TP_SITE_READ, "%s", e->site);
-		}
-		sites->tasks[k]++;
+		if (e->arg[2] != 0)
+			add_site(sites, e->site, 1);
 	}
+}
+
+/*
+ * `argv` run recorded (TASKPROBE_RECORD), and its recording converted: its sites by the names
+ * of the timeline's task tracks (the initial tasks left out). The recording itself holds none
+ * of the texts `absent` (up to a NULL): names are made by the converter, never in the program.
+ */
+static void recorded_sites_of(const char *const argv[], const char *const env[],
+			      const char *const absent[], struct named_sites *sites)
+{
+	char *dir = tp_make_temp_dir("names");
+	char setting[4300], rec[4200], json[4200];
+	snprintf(rec, sizeof rec, "%s/recording", dir);
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s", rec);
+	const char *with_record[8] = {setting};
+	for (size_t i = 0; env[i] != NULL && i + 2 < 8; i++)
+		with_record[i + 1] = env[i];
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, with_record, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	size_t len;
+	char *raw = tp_read_file(rec, &len);
+	cr_assert_not_null(raw);
+	for (size_t i = 0; absent[i] != NULL; i++)
+		cr_expect_null(memmem(raw, len, absent[i], strlen(absent[i])),
+			       "the recording holds \"%s\"", absent[i]);
+	free(raw);
+	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "-o", json, rec, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	memset(sites, 0, sizeof *sites);
+	char *summary = strdup(tp_timeline_summary(json)), *save = NULL;
+	for (char *line = strtok_r(summary, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *name = line + 6, *tab = strrchr(line, '\t');
+		if (strncmp(line, "track\t", 6) != 0 || tab == NULL || tab < name)
+			continue;
+		*tab = '\0';
+		if (strcmp(name, "(no site: initial tasks)") != 0)
+			add_site(sites, name, strtoul(tab + 1, NULL, 10));
+	}
+	free(summary);
+	tp_remove_temp_dir(dir);
 }
 
 /* All sites, one a line, for messages. */
@@ -92,7 +145,8 @@ static int line_of(const char *after, const char *pragma)
 }
 
 /*
- * omp_construct_sites, built by `compiler`, traced: one site per construct. `loop_line` is where
+ * omp_construct_sites, built by `compiler`, traced (or, `recorded`, recorded and converted): one
+ * site per construct. `loop_line` is where
  * that compiler's line table puts a taskloop's call (0: the pragma's line, 1: the loop's, the
  * line after; -1: neither, see the unoptimized GCC test), `loop_tasks` how many tasks a taskloop of 1000 iterations with grainsize(10) makes
  * on libomp: clang's calls split the range into 100 tasks of 10 iterations and, as libomp splits
@@ -100,7 +154,8 @@ static int line_of(const char *after, const char *pragma)
  * (100 -> 50 + 50 -> 4 x 25 -> 8 x 12 or 13); GCC's GOMP_taskloop asks libomp for 100 tasks and
  * gets 100.
  */
-static void expect_construct_sites(const char *target, bool gcc, int loop_line, size_t loop_tasks)
+static void expect_construct_sites(const char *target, bool gcc, int loop_line, size_t loop_tasks,
+				   bool recorded)
 {
 	char preload[4200];
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
@@ -109,13 +164,21 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 				   gcc ? "gcc (libgomp) and libomp-dev" : "clang and libomp-dev"),
 		NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", gcc ? preload : NULL, NULL};
-	struct tp_run run;
-	tp_run(TP_TRACED, argv, env, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	cr_expect_str_eq(run.out, "task 42, taskloops 332833500 249500250000, outer team 2, inner "
-				  "teams 4, nested tasks 4\n");
+	struct tp_run run = {0};
 	struct named_sites sites;
-	named_sites_of(&run, &sites);
+	if (recorded) {
+		/* the functions, the source file and the compiler's names: none in the recording */
+		const char *const absent[] = {"main (",  "loops",        CONSTRUCTS,
+					      "_omp_fn", "omp_outlined", NULL};
+		recorded_sites_of(argv, env, absent, &sites);
+	} else {
+		tp_run(TP_TRACED, argv, env, &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		cr_expect_str_eq(run.out,
+				 "task 42, taskloops 332833500 249500250000, outer team 2, "
+				 "inner teams 4, nested tasks 4\n");
+		named_sites_of(&run, &sites);
+	}
 	struct {
 		const char *function, *after, *pragma;
 		int offset;
@@ -158,7 +221,7 @@ Test(sites, gcc_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
 	/* GCC's line table puts a taskloop's call into libomp on its loop's line */
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, false);
 }
 
 Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .timeout = 180)
@@ -169,14 +232,24 @@ Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .ti
 	 * calls into libomp have no line of their own, and share one site (a known limit: the
 	 * constructs' lines are only in the outlined functions the calls pass to libomp).
 	 */
-	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100);
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, false);
 }
 
 Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
 	/* the nested region and its task are tail calls from their outlined regions (-O2) */
-	expect_construct_sites("omp_construct_sites", false, 0, 107);
+	expect_construct_sites("omp_construct_sites", false, 0, 107, false);
+}
+
+/*
+ * A recording keeps its sites as addresses and modules; the converter names them as a tracer's
+ * sites are named, the compilers' outlined regions replaced by the function the person wrote.
+ */
+Test(sites, a_recordings_sites_are_named_by_the_converter_as_a_tracers_are, .timeout = 180)
+{
+	expect_construct_sites("omp_construct_sites", false, 0, 107, true);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, true);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

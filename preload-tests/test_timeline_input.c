@@ -115,6 +115,22 @@ static void record_into(const char *dir, const char *prefix, const char *target,
 		tp_run(TP_PRELOADED, argv, env, run);
 }
 
+/* `target` (with `arg` or none) recorded into DIR/rec.PID and converted into `json`: the
+ * recording's path. */
+static char *record_and_convert(const char *dir, const char *target, const char *arg,
+				const char *json)
+{
+	struct tp_run run;
+	record_into(dir, "rec", target, arg, &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *rec = only_file(dir, "rec.");
+	convert((const char *[]){"-o", json, rec, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	return rec;
+}
+
 /* The rows of speedscope's Sandwich view, profile by profile (sandwich_rows.mjs). */
 static char *speedscope_rows(const char *json)
 {
@@ -171,14 +187,7 @@ Test(timeline, speedscope_lists_one_row_per_site, .timeout = 180)
 	const char *target = tp_require_program(tp_target("omp_constructs"),
 						"clang and libomp-dev");
 	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
-	struct tp_run run;
-	record_into(dir, "rec", target, NULL, &run, false);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	char *rec = only_file(dir, "rec.");
-	convert((const char *[]){"-o", json, rec, NULL}, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
+	char *rec = record_and_convert(dir, target, NULL, json);
 
 	/* per thread, the distinct names of its slices (speedscope leaves instants out) */
 	char *expected = python_on("import json,sys,collections\n"
@@ -605,6 +614,209 @@ Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 	free(empty);
 	free(waits);
 	free(rec);
+	free(json);
+	remove_dir(dir);
+}
+
+/* The names of the timeline's task tracks but the initial tasks', one a line ("NAME\tTASKS"). */
+static char *track_names(const char *json)
+{
+	char *summary = strdup(tp_timeline_summary(json)), *save = NULL, *names = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&names, &size);
+	for (char *line = strtok_r(summary, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "track\t", 6) == 0 &&
+		    strncmp(line + 6, "(no site: initial tasks)\t", 25) != 0)
+			fprintf(out, "%s\n", line + 6);
+	fclose(out);
+	free(summary);
+	return names;
+}
+
+/*
+ * A recording keeps its sites as addresses in modules with their build ids: the converter names
+ * them from the program's file only while that file is the one that ran. Replaced by another
+ * program (a rebuild: here another OpenMP program, whose debug information would give real
+ * names of the wrong code) or deleted, the sites are named by their address in the module,
+ * never by what another file says.
+ */
+Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 120)
+{
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = new_dir(), *copy = path_in(dir, "omp_fib"),
+	     *json = path_in(dir, "timeline.json");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "cp '%s' '%s'", fib, copy) > 0);
+	cr_assert_eq(system(cmd), 0);
+	free(cmd);
+	char *rec = record_and_convert(dir, copy, "6", json);
+	/* the file that ran: each construct by its function and line (fib 6: 12 tasks a construct) */
+	char *names = track_names(json), want[128];
+	snprintf(want, sizeof want, "fib (omp_fib.c:%d)\t%u\n",
+		 tp_source_line("omp_fib.c", "long fib(", "#pragma omp task"), fib_tasks(6) / 2);
+	cr_expect_not_null(strstr(names, want), "%s in:\n%s", want, names);
+	free(names);
+	const char *const replaced_by[] = {tp_target("omp_constructs"), NULL};
+	for (size_t i = 0; i < 2; i++) {
+		if (replaced_by[i] != NULL)
+			cr_assert(asprintf(&cmd, "cp '%s' '%s'", replaced_by[i], copy) > 0);
+		else
+			cr_assert(asprintf(&cmd, "rm '%s'", copy) > 0);
+		cr_assert_eq(system(cmd), 0);
+		free(cmd);
+		struct tp_run run;
+		convert((const char *[]){"-o", json, rec, NULL}, &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		tp_run_free(&run);
+		/* main's parallel construct and fib's two task constructs, each by its address */
+		names = track_names(json);
+		unsigned sites = 0, tasks = 0, n;
+		unsigned long long address;
+		char module[64];
+		for (const char *line = names; *line != '\0'; line = strchr(line, '\n') + 1) {
+			cr_expect_eq(sscanf(line, "%llx (%63[^)])\t%u", &address, module, &n), 3,
+				     "%s", line);
+			cr_expect_str_eq(module, "omp_fib");
+			cr_expect(strncmp(line, "0x", 2) == 0, "%s", line);
+			sites++;
+			tasks += n;
+		}
+		cr_expect_eq(sites, 3, "%s", names);
+		cr_expect_eq(tasks, fib_tasks(6) + 2, "%s", names);
+		free(names);
+	}
+	free(rec);
+	free(copy);
+	free(json);
+	remove_dir(dir);
+}
+
+/* The first record of `type` in the recording `data` of `len` bytes (its first segment), or NULL. */
+static struct tp_record *first_record(char *data, size_t len, unsigned type)
+{
+	for (size_t at = sizeof(struct tp_recording_header);
+	     at + sizeof(struct tp_recording_chunk) <= len;) {
+		struct tp_recording_chunk c;
+		memcpy(&c, data + at, sizeof c);
+		if (c.magic != TP_CHUNK_MAGIC || c.size < sizeof c || c.size > len - at)
+			return NULL;
+		for (size_t r_at = at + sizeof c; r_at < at + c.size;) {
+			struct tp_record *r = (struct tp_record *)(data + r_at);
+			if (tp_record_type(r->word) == type)
+				return r;
+			r_at += tp_record_bytes(r->word);
+		}
+		at += c.size;
+	}
+	return NULL;
+}
+
+/*
+ * A recording's module and site records are checked against their record and the file: one
+ * that does not hold together (a path or build id longer than its record or its limit, no
+ * module number, a span that ends before it starts, a site of no id or an unknown kind) is said,
+ * with where, and the rest read on (status 1); a recording of a format version this converter
+ * does not read says which it is and which it reads; one of an older version it reads (sites as
+ * texts) is named by its texts.
+ */
+Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .timeout = 60)
+{
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = new_dir(), *json = path_in(dir, "timeline.json"), *bad = path_in(dir, "bad");
+	struct tp_run run;
+	record_into(dir, "rec", fib, "4", &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *rec = only_file(dir, "rec.");
+	size_t len;
+	char *data = tp_read_file(rec, &len);
+	struct tp_record *module = first_record(data, len, TP_RECORD_MODULE),
+			 *site = first_record(data, len, TP_RECORD_SITE_CODE);
+	cr_assert(module != NULL && site != NULL);
+	struct tp_record_module m;
+	memcpy(&m, module->arg, sizeof m);
+	const uint32_t record_path_room = tp_record_bytes(module->word) -
+					  (uint32_t)(sizeof *module + sizeof m);
+	/* each change: the field's offset in the record's arguments, its size, its value */
+	struct {
+		struct tp_record *record;
+		size_t offset, size;
+		uint64_t value;
+		const char *said;
+	} changes[] = {
+		{module, offsetof(struct tp_record_module, number), 8, 0, "module record"},
+		{module, offsetof(struct tp_record_module, number), 8, TP_RECORD_MODULES_MAX + 1,
+		 "module record"},
+		{module, offsetof(struct tp_record_module, end), 8, m.start - 1, "module record"},
+		{module, offsetof(struct tp_record_module, build_id_bytes), 4,
+		 TP_RECORD_MODULE_BUILD_ID_MAX + 1, "module record"},
+		{module, offsetof(struct tp_record_module, path_bytes), 4, record_path_room + 1,
+		 "module record"},
+		{module, offsetof(struct tp_record_module, path_bytes), 4, 0xffffffffu,
+		 "module record"},
+		{site, 0, 8, 0, "site record"},
+		{site, 2 * 8, 8, TP_RECORD_MODULES_MAX + 1, "site record"},
+	};
+	for (size_t i = 0; i < sizeof changes / sizeof changes[0] + 1; i++) {
+		char *copy = malloc(len);
+		memcpy(copy, data, len);
+		if (i < sizeof changes / sizeof changes[0]) {
+			char *field = copy + ((char *)changes[i].record - data) + 8 +
+				      changes[i].offset;
+			memcpy(field, &changes[i].value, changes[i].size);
+		} else { /* a site of an unknown kind: the small argument */
+			struct tp_record *r = (struct tp_record *)(copy + ((char *)site - data));
+			r->word = tp_record_word(TP_RECORD_SITE_CODE, tp_record_bytes(r->word) / 8,
+						 7, tp_record_delta(r->word));
+		}
+		FILE *f = fopen(bad, "w");
+		fwrite(copy, 1, len, f);
+		fclose(f);
+		free(copy);
+		convert((const char *[]){"-o", json, bad, NULL}, &run);
+		const char *said = i < sizeof changes / sizeof changes[0] ? changes[i].said
+									  : "site record";
+		cr_expect_eq(run.status, 1, "change %zu: %s", i, run.err);
+		cr_expect_not_null(strstr(run.err, "skipped: a "), "change %zu: %s", i, run.err);
+		cr_expect_not_null(strstr(run.err, said), "change %zu: %s", i, run.err);
+		cr_expect_not_null(strstr(run.err, "does not hold together"), "change %zu: %s", i,
+				   run.err);
+		tp_run_free(&run);
+	}
+	/* versions before and after those this converter reads */
+	const uint32_t versions[] = {1, TP_RECORDING_VERSION + 1};
+	for (size_t i = 0; i < 2; i++) {
+		char *copy = malloc(len);
+		memcpy(copy, data, len);
+		memcpy(copy + offsetof(struct tp_recording_header, version), &versions[i],
+		       sizeof versions[i]);
+		FILE *f = fopen(bad, "w");
+		fwrite(copy, 1, len, f);
+		fclose(f);
+		free(copy);
+		convert((const char *[]){"-o", json, bad, NULL}, &run);
+		char want[128];
+		snprintf(want, sizeof want, "a recording of format version %u, which", versions[i]);
+		cr_expect_eq(run.status, 1, "%s", run.err);
+		cr_expect_not_null(strstr(run.err, want), "%s", run.err);
+		snprintf(want, sizeof want, "reads versions %d to %d", TP_RECORDING_VERSION_OLDEST,
+			 TP_RECORDING_VERSION);
+		cr_expect_not_null(strstr(run.err, want), "%s", run.err);
+		cr_expect_null(strstr(run.err, "killed"), "%s", run.err);
+		tp_run_free(&run);
+	}
+	/* a recording of version 2, whose sites are texts, is read as ever */
+	convert((const char *[]){"-o", json, TP_CORPUS_DIR "/omp_fib_4.rec", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *names = track_names(json);
+	cr_expect_str_eq(names,
+			 "fib (omp_fib.c:15)\t4\nfib (omp_fib.c:17)\t4\nmain (omp_fib.c:27)\t2\n");
+	free(names);
+	free(data);
+	free(rec);
+	free(bad);
 	free(json);
 	remove_dir(dir);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "code_map.h"
 #include "lifecycle.h"
 #include "own_files.h"
 #include "process.h"
@@ -39,10 +40,18 @@
 #include "spin_lock.h"
 #include "warn.h"
 
-/* The largest record: a stack of the deepest capture, or a site's longest text. */
-#define RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + 128 + TP_SITE_TEXT_MAX / 8))
+/* The largest records: a stack of the deepest capture, a module of the longest path. */
+#define STACK_DEPTH_MAX        128
+#define STACK_RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + STACK_DEPTH_MAX))
+#define MODULE_RECORD_MAX_BYTES                                                                    \
+	(sizeof(struct tp_record) + sizeof(struct tp_record_module) + TP_CODE_PATH_MAX)
+#define RECORD_MAX_BYTES                                                                           \
+	(STACK_RECORD_MAX_BYTES > MODULE_RECORD_MAX_BYTES ? STACK_RECORD_MAX_BYTES                 \
+							  : MODULE_RECORD_MAX_BYTES)
 _Static_assert(RECORD_MAX_BYTES / 8 <= TP_RECORD_WORDS_MAX, "every record's length fits its word");
-_Static_assert(TP_SITE_TEXT_MAX - 1 <= TP_RECORD_SMALL_MAX, "a site text's length fits");
+_Static_assert(TP_CODE_PATH_MAX - 1 <= TP_RECORD_MODULE_PATH_MAX, "a module's path fits");
+_Static_assert(TP_CODE_BUILD_ID_MAX <= TP_RECORD_MODULE_BUILD_ID_MAX, "a build id fits");
+_Static_assert(TP_CODE_MODULES_MAX <= TP_RECORD_MODULES_MAX, "a module's number fits");
 _Static_assert(TP_RECORD_BUFFER_BYTES >= 8 * RECORD_MAX_BYTES, "a buffer holds many records");
 _Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its header");
 
@@ -76,12 +85,9 @@ static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer 
 static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
 static uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 static bool write_failed;
+/* Whether a site key's code, and a module, are in the file (the process image's, once each). */
 static uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
-/*
- * Wait sites and threads' start routines recorded, by key, named at exit (name_sites_at_exit):
- * never in the program's waits, nor as its threads start.
- */
-static uint8_t named_at_exit[TP_SITE_ADDRESSES_MAX + 1];
+static uint8_t module_recorded[TP_CODE_MODULES_MAX];     /* by module index */
 
 /* Stops recording (the reason said once, with errno's); nothing more is written. */
 static void recording_failed(void)
@@ -235,7 +241,7 @@ static bool open_recording(const char *pattern)
 	prctl(PR_GET_NAME, header.comm);
 	header.comm[sizeof header.comm - 1] = '\0';
 	memset(site_recorded, 0, sizeof site_recorded);
-	memset(named_at_exit, 0, sizeof named_at_exit);
+	memset(module_recorded, 0, sizeof module_recorded);
 	return write_all(&(struct iovec){&header, sizeof header}, 1);
 }
 
@@ -514,85 +520,102 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 		record_fast(type, small, nargs, a0, a1, a2, a3, true);
 }
 
-/* A site's text, recorded once per process, before the first spawn that names it. */
 /*
- * The text of site key `site`, once: the recording's site ids are keys, one per call address
- * (the converter shows keys of one text as one name). Named here, in the program's thread, the
- * first time a key is recorded.
+ * Module `index` (code_map.h) into the file, once per process image: where it lay and which file
+ * it was (its path and build id), for the converter to read. False when it could not be.
  */
-static void record_site(struct tp_thread *self, uint32_t site)
+static bool record_module(struct tp_thread *self, uint32_t index)
 {
-	if (__builtin_expect(__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 1))
+	if (__builtin_expect(__atomic_load_n(&module_recorded[index], __ATOMIC_RELAXED), 1) ||
+	    __atomic_exchange_n(&module_recorded[index], 1, __ATOMIC_RELAXED))
+		return true;
+	const struct tp_code_module *m = tp_code_module(index);
+	size_t path_bytes = strnlen(m->path, sizeof m->path - 1), path_words = (path_bytes + 7) / 8;
+	struct tp_record_module fixed = {.number = index + 1,
+					 .bias = m->bias,
+					 .start = m->start,
+					 .end = m->end,
+					 .build_id_bytes = m->build_id_size,
+					 .path_bytes = (uint32_t)path_bytes};
+	memcpy(fixed.build_id, m->build_id, m->build_id_size);
+	const unsigned fixed_words = sizeof fixed / 8;
+	struct tp_record *r = record_begin(self, TP_RECORD_MODULE, 0,
+					   1 + fixed_words + (unsigned)path_words);
+	if (r == NULL) { /* not recorded: the next site in it tries again */
+		__atomic_store_n(&module_recorded[index], 0, __ATOMIC_RELAXED);
+		return false;
+	}
+	memcpy(r->arg, &fixed, sizeof fixed);
+	if (path_words > 0)
+		r->arg[fixed_words + path_words - 1] = 0; /* the path's last word, padded */
+	memcpy(&r->arg[fixed_words], m->path, path_bytes);
+	record_done(self, r);
+	return true;
+}
+
+/*
+ * The code of site key `site` into the file, once per process image, the first time an event
+ * has it: its address and kind, after its module's record. Nothing is named here (no file or
+ * debug information is read in the program's threads): the converter names the address from
+ * the module's file. The recording's site ids are keys, one per address (the converter shows
+ * keys of one name as one site).
+ */
+__attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
+								 enum tp_site_code_kind kind)
+{
+	struct tp_thread *self = tp_thread_self();
+	uintptr_t address = tp_spawn_site_key_address(site);
+	if (address == 0 || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
 		return;
-	const char *text = tp_spawn_site_text(tp_spawn_site_of_key(site));
-	if (text == NULL || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
-		return;
-	size_t len = strnlen(text, TP_SITE_TEXT_MAX - 1);
-	size_t words = (len + 7) / 8;
-	struct tp_record *r = record_begin(self, TP_RECORD_SITE, (uint32_t)len, 2 + words);
-	if (r == NULL) { /* not recorded: the next spawn of the site tries again */
+	/* a call's module: its return address may be the first byte past the module's code */
+	uint32_t module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
+	struct tp_record *r = module == 0 || record_module(self, module - 1)
+				      ? record_begin(self, TP_RECORD_SITE_CODE, kind, 4)
+				      : NULL;
+	if (r == NULL) { /* not recorded: the site's next event tries again */
 		__atomic_store_n(&site_recorded[site], 0, __ATOMIC_RELAXED);
 		return;
 	}
 	r->arg[0] = site;
-	if (words > 0)
-		r->arg[words] = 0; /* the text's last word, padded */
-	memcpy(&r->arg[1], text, len);
+	r->arg[1] = address;
+	r->arg[2] = module;
 	record_done(self, r);
+}
+
+/* record_new_site_code the first time: after it, a load and a branch an event. */
+static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
+{
+	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
+	    __builtin_expect(!__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 0))
+		record_new_site_code(site, kind);
 }
 
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t small)
 {
-	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX)
-		record_site(tp_thread_self(), site);
+	record_site_code(site, TP_SITE_CODE_CALL);
 	tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
-}
-
-/* Site key `site` is to be named at exit. */
-static void name_at_exit(uint32_t site)
-{
-	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
-	    !__atomic_load_n(&named_at_exit[site], __ATOMIC_RELAXED))
-		__atomic_store_n(&named_at_exit[site], 1, __ATOMIC_RELAXED);
 }
 
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site)
 {
-	name_at_exit(site);
+	record_site_code(site, TP_SITE_CODE_CALL);
 	tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
 }
 
 void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid)
 {
 	uint32_t site = tp_spawn_site_key_of_function((const void *)routine);
-	name_at_exit(site);
+	record_site_code(site, TP_SITE_CODE_FUNCTION);
 	tp_record(TP_RECORD_THREAD_START, 0, 4, tid, routine, creator_tid, site);
-}
-
-/*
- * The texts of the wait sites and start routines recorded, named now, at exit, after the
- * program's work (naming reads debug information and keeps files open: never inside a wait of
- * the program's). The converter takes a site's text from anywhere in its segment. A program
- * killed by a signal, or one that ends after its last thread (main called pthread_exit), has its
- * waits without names (their kinds alone), and its threads by their names alone.
- */
-static void name_sites_at_exit(void)
-{
-	struct tp_thread *self = tp_thread_self();
-	if (self->record_stopped || self->record_busy)
-		return; /* the process ends after its last thread (main called pthread_exit) */
-	for (uint32_t site = 1; site <= TP_SITE_ADDRESSES_MAX; site++)
-		if (__atomic_load_n(&named_at_exit[site], __ATOMIC_RELAXED))
-			record_site(self, site);
 }
 
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	struct tp_thread *self = tp_thread_self();
-	if (depth > 128)
-		depth = 128;
+	if (depth > STACK_DEPTH_MAX)
+		depth = STACK_DEPTH_MAX;
 	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth, 3 + depth);
 	if (r == NULL)
 		return;
@@ -757,7 +780,6 @@ void tp_recorder_before_destructors(void)
 {
 	if (!recording_here())
 		return;
-	name_sites_at_exit();
 	write_all_buffers(false);
 	written_before_destructors = true;
 }
@@ -770,7 +792,6 @@ void tp_recorder_at_exit(void)
 	if (written_before_destructors) {
 		write_own_close_others();
 	} else {
-		name_sites_at_exit();
 		write_all_buffers(true);
 	}
 	errno = saved_errno;
@@ -791,7 +812,6 @@ void tp_recorder_before_exec(void)
 	if (!recording_here())
 		return;
 	int saved_errno = errno;
-	name_sites_at_exit();
 	write_all_buffers(false);
 	errno = saved_errno;
 }
@@ -805,7 +825,6 @@ void tp_recorder_before_seccomp(void)
 	if (!recording_here() || __atomic_load_n(&write_failed, __ATOMIC_RELAXED))
 		return;
 	int saved_errno = errno;
-	name_sites_at_exit();
 	write_all_buffers(true);
 	tp_warn("TASKPROBE_RECORD: the program installs a system call filter (seccomp): recording "
 		"stops here, so that no call of taskprobe's can be refused; %.300s holds what came "

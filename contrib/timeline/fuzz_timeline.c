@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for the timeline converter: an input that starts as a recording does is
  * converted as one (copied to 8-byte aligned memory, as a file read or mapped is); any other,
- * split into lines, is fed as perf script output. The output goes to /dev/null. Built with ASan
+ * split into lines, is fed as perf script output. The output goes to /dev/null. A recording's
+ * code is named by its modules alone: the paths an input holds are never opened. Built with ASan
  * and UBSan by meson when clang has libFuzzer; preload-tests runs it for a bounded time.
  */
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_names.h"
 #include "recording.h"
 #include "timeline.h"
 
@@ -28,7 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(aligned, data, size);
 			struct recording_input in = {"fuzz", (const unsigned char *)aligned, size};
 			struct recording_totals totals;
+			code_names_read_files(false);
 			recording_convert(t, &in, 1, NULL, &totals);
+			code_names_free();
 			free(aligned);
 		}
 		timeline_finish(t, NULL, NULL);

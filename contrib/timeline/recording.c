@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "code_names.h"
 #include "taskprobe_recording.h"
 
 /* A mapped recording's pages are given back to the kernel (MADV_DONTNEED: the page cache keeps
@@ -32,7 +33,13 @@
 /* Pids given to the second and later processes of a pid: above any Linux pid (2^22 at most). */
 #define SYNTHETIC_PID 0x40000000u
 
-/* A segment: one process image's header, and the fit of its clock to nanoseconds. */
+/* A site of a segment kept as code (version 5): named once the segment is read whole. */
+struct code_site {
+	uint64_t id, address, module;
+	unsigned kind;
+};
+
+/* A segment: one process image's header, the fit of its clock to nanoseconds, and its code. */
 struct segment {
 	uint32_t pid;
 	uint64_t start_ticks, pid_namespace; /* with pid, its process (0: unknown, version 2) */
@@ -41,8 +48,12 @@ struct segment {
 	uint32_t out_pid; /* its process's pid in the timeline */
 	uint64_t scope;   /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
-	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */
-	uint64_t last_time, last_ns;   /* ... and with the largest */
+	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
+	uint64_t last_time, last_ns;     /* ... and with the largest */
+	struct recorded_module *modules; /* its modules, each number once */
+	size_t n_modules;
+	struct code_site *sites;
+	size_t n_sites;
 };
 
 /* A whole chunk, checked. */
@@ -74,7 +85,10 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END:
+	case TP_RECORD_SITE_CODE:
 		return 3;
+	case TP_RECORD_MODULE:
+		return sizeof(struct tp_record_module) / 8;
 	case TP_RECORD_WORKER_START:
 	case TP_RECORD_WORKER_STOP:
 	case TP_RECORD_WORKER_PARK:
@@ -83,6 +97,12 @@ static unsigned args_needed(unsigned type)
 	default:
 		return 1;
 	}
+}
+
+/* Whether records of `type` are events (else what names them: sites, modules). */
+static bool is_event(unsigned type)
+{
+	return type != TP_RECORD_SITE && type != TP_RECORD_MODULE && type != TP_RECORD_SITE_CODE;
 }
 
 bool recording_detect(const unsigned char *data, size_t size)
@@ -108,6 +128,19 @@ static const char *check_records(const struct tp_recording_chunk *c, uint32_t si
 			return "a record too short for its event";
 		if (type == TP_RECORD_SITE && tp_record_small(r->word) > 8 * (words - 1))
 			return "a site's text longer than its record";
+		if (type == TP_RECORD_MODULE) {
+			struct tp_record_module m;
+			memcpy(&m, r->arg, sizeof m);
+			if (m.number == 0 || m.number > TP_RECORD_MODULES_MAX || m.start > m.end ||
+			    m.build_id_bytes > TP_RECORD_MODULE_BUILD_ID_MAX ||
+			    m.path_bytes > TP_RECORD_MODULE_PATH_MAX ||
+			    m.path_bytes > 8 * (words - sizeof m / 8))
+				return "a module record that does not hold together";
+		}
+		if (type == TP_RECORD_SITE_CODE &&
+		    (r->arg[0] == 0 || r->arg[2] > TP_RECORD_MODULES_MAX ||
+		     tp_record_small(r->word) > TP_SITE_CODE_FUNCTION))
+			return "a site record that does not hold together";
 		at += bytes;
 	}
 	return records == c->records ? NULL : "a chunk whose record count is wrong";
@@ -160,8 +193,52 @@ static uint64_t to_ns(const struct segment *s, uint64_t time)
 }
 
 /*
- * Pass one over a file: its segments and whole chunks, the sites said to the timeline. Stops at
- * the first thing that is not whole, saying so.
+ * Appends `size`-byte `item` to *array of *n, grown at powers of two; false when out of memory.
+ */
+static bool append(void *array, size_t *n, const void *item, size_t size)
+{
+	void **items = array;
+	if ((*n & (*n - 1)) == 0) { /* grown when n is 0 or a power of two */
+		void *grown = realloc(*items, (*n ? 2 * *n : 1) * size);
+		if (grown == NULL)
+			return false;
+		*items = grown;
+	}
+	memcpy((char *)*items + *n * size, item, size);
+	(*n)++;
+	return true;
+}
+
+/* Keeps the module of record `r` (checked) in `s`, unless one of its number is there already. */
+static bool keep_module(struct segment *s, const struct tp_record *r)
+{
+	struct tp_record_module m;
+	memcpy(&m, r->arg, sizeof m);
+	for (size_t i = 0; i < s->n_modules; i++)
+		if (s->modules[i].number == m.number)
+			return true;
+	struct recorded_module kept = {.number = (uint32_t)m.number,
+				       .bias = m.bias,
+				       .start = m.start,
+				       .end = m.end,
+				       .build_id_bytes = m.build_id_bytes};
+	memcpy(kept.build_id, m.build_id, m.build_id_bytes);
+	memcpy(kept.path, (const char *)r->arg + sizeof m, m.path_bytes);
+	kept.path[m.path_bytes] = '\0';
+	return append(&s->modules, &s->n_modules, &kept, sizeof kept);
+}
+
+/* Keeps the site of record `r` (checked) in `s`. */
+static bool keep_code_site(struct segment *s, const struct tp_record *r)
+{
+	struct code_site site = {r->arg[0], r->arg[1], r->arg[2], tp_record_small(r->word)};
+	return append(&s->sites, &s->n_sites, &site, sizeof site);
+}
+
+/*
+ * Pass one over a file: its segments and whole chunks, the sites said to the timeline (a
+ * version 5 segment's kept, to be named once read whole). Stops at the first thing that is not
+ * whole, saying so.
  */
 /* The next segment header at or after `at` (8-byte aligned, as the recorder writes), or `size`. */
 static size_t next_header(const struct recording_input *in, size_t at)
@@ -179,6 +256,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 {
 	struct segment *current = NULL;
 	size_t at = 0, dropped_to = 0;
+	char other_version[256];
 	while (at < in->size) {
 		/* the pages read so far given back (see DROP_PAGES_EVERY) */
 		if (in->mapped && at - dropped_to >= DROP_PAGES_EVERY) {
@@ -193,7 +271,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
 			struct tp_recording_header h = {0};
 			/* version 2's header is version 3's without the process's start and namespace;
-			 * version 4's is version 3's (it adds records) */
+			 * versions 4 and 5 have version 3's (they add records) */
 			uint32_t version = 0, header_size = sizeof h;
 			const size_t version_end = offsetof(struct tp_recording_header,
 							    header_size);
@@ -205,11 +283,23 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 				why = "a header not whole";
 			} else {
 				memcpy(&h, p, header_size);
-				if ((h.version != TP_RECORDING_VERSION && h.version != 3 &&
-				     h.version != 2) ||
-				    h.header_size != header_size ||
-				    (h.clock != TP_CLOCK_MONOTONIC && h.clock != TP_CLOCK_TSC))
-					why = "a header of another version of the format";
+				if (h.version < TP_RECORDING_VERSION_OLDEST ||
+				    h.version > TP_RECORDING_VERSION) {
+					snprintf(
+						other_version, sizeof other_version,
+						"a recording of format version %" PRIu32
+						", which this taskprobe-timeline does not read (it "
+						"reads versions %d to %d): convert it with the "
+						"taskprobe-timeline of the taskprobe that recorded "
+						"it",
+						h.version, TP_RECORDING_VERSION_OLDEST,
+						TP_RECORDING_VERSION);
+					why = other_version;
+				} else if (h.header_size != header_size ||
+					   (h.clock != TP_CLOCK_MONOTONIC &&
+					    h.clock != TP_CLOCK_TSC)) {
+					why = "a header that does not hold together";
+				}
 			}
 			if (why == NULL) {
 				size_t n = *n_segments;
@@ -247,11 +337,14 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			/* what follows may be whole again: an image that exec'ed after a torn write */
 			size_t resume = next_header(in, at);
 			totals->cut_files++;
-			if (errors != NULL)
+			if (errors != NULL && why == other_version)
+				fprintf(errors,
+					"taskprobe-timeline: %s: bytes %zu to %zu skipped: %s\n",
+					in->name, at, resume, why);
+			else if (errors != NULL)
 				fprintf(errors,
 					"taskprobe-timeline: %s: bytes %zu to %zu skipped: %s "
-					"there (a "
-					"process killed while writing leaves this)\n",
+					"there (a process killed while writing leaves this)\n",
 					in->name, at, resume, why);
 			at = resume;
 			current = NULL;
@@ -268,12 +361,16 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			return false;
 		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
 			const struct tp_record *r = (const struct tp_record *)(p + r_at);
-			if (t != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
+			unsigned type = tp_record_type(r->word);
+			if (t != NULL && type == TP_RECORD_SITE)
 				timeline_site(t, current->scope, r->arg[0],
 					      (const char *)&r->arg[1], tp_record_small(r->word));
-			else if (sink != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
+			else if (sink != NULL && type == TP_RECORD_SITE)
 				sink->site(sink->context, current->scope, r->arg[0],
 					   (const char *)&r->arg[1], tp_record_small(r->word));
+			else if ((type == TP_RECORD_MODULE && !keep_module(current, r)) ||
+				 (type == TP_RECORD_SITE_CODE && !keep_code_site(current, r)))
+				return false;
 			r_at += tp_record_bytes(r->word);
 		}
 		at += c->size;
@@ -405,11 +502,12 @@ static const struct tp_record *cursor_record(struct cursor *c)
 	return NULL;
 }
 
-/* Moves to the next event (site records are not events), setting next_ns; false at the end. */
+/* Moves to the next event (site and module records are not events), setting next_ns; false at
+ * the end. */
 static bool cursor_settle(struct cursor *c)
 {
 	const struct tp_record *r;
-	while ((r = cursor_record(c)) != NULL && tp_record_type(r->word) == TP_RECORD_SITE)
+	while ((r = cursor_record(c)) != NULL && !is_event(tp_record_type(r->word)))
 		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
@@ -527,18 +625,95 @@ struct kept_site {
 	uint64_t scope, id;
 };
 
+/* The sites the census's site filter keeps. */
+struct site_filter {
+	const struct timeline_options *options;
+	struct kept_site *kept;
+	size_t n_kept;
+	bool failed; /* out of memory */
+};
+
+/* Keeps site (scope, id) in the filter when its text holds one of the options' sites. */
+static void filter_site(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	struct site_filter *f = context;
+	bool match = false;
+	for (size_t j = 0; j < f->options->n_sites; j++)
+		match |= memmem(text, len, f->options->sites[j], strlen(f->options->sites[j])) !=
+			 NULL;
+	struct kept_site site = {scope, id};
+	if (match && !append(&f->kept, &f->n_kept, &site, sizeof site))
+		f->failed = true;
+}
+
+/* The longest site text made here (as the shim's). */
+#define SITE_TEXT_MAX 256
+
+/* Names every segment's code sites (code_names.h), each handed to `site` with its scope. */
+static void name_code_sites(const struct segment *segments, size_t n,
+			    void (*site)(void *context, uint64_t scope, uint64_t id,
+					 const char *text, uint32_t len),
+			    void *context)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct segment *s = &segments[i];
+		for (size_t j = 0; j < s->n_sites; j++) {
+			const struct code_site *c = &s->sites[j];
+			const struct recorded_module *m = NULL;
+			for (size_t k = 0; k < s->n_modules && m == NULL; k++)
+				if (s->modules[k].number == c->module)
+					m = &s->modules[k];
+			char text[SITE_TEXT_MAX];
+			code_name(s->modules, s->n_modules, m, c->address, c->kind, text,
+				  sizeof text);
+			site(context, s->scope, c->id, text, (uint32_t)strlen(text));
+		}
+	}
+}
+
+/* A named code site to the timeline. */
+static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	timeline_site(t, scope, id, text, len);
+}
+
+static void segments_free(struct segment *segments, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(segments[i].modules);
+		free(segments[i].sites);
+	}
+	free(segments);
+}
+
 bool recording_count(const struct recording_input *inputs, size_t n,
 		     const struct timeline_options *options, struct recording_census *census)
 {
 	struct segment *segments = NULL;
 	struct chunk_ref *refs = NULL;
-	struct kept_site *kept = NULL;
-	size_t n_segments = 0, n_refs = 0, n_kept = 0, cap_kept = 0;
+	struct site_filter filter = {.options = options};
+	size_t n_segments = 0, n_refs = 0;
 	struct recording_totals totals = {0};
 	bool ok = false;
 	memset(census, 0, sizeof *census);
 	census->site_share = 1;
 	if (!scan_all(NULL, NULL, inputs, n, NULL, &totals, &segments, &n_segments, &refs, &n_refs))
+		goto out;
+	/* the sites the filter keeps, before the spawns are counted (texts come anywhere) */
+	for (size_t i = 0; options->n_sites > 0 && i < n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r =
+				(const struct tp_record *)((const unsigned char *)h + at);
+			if (tp_record_type(r->word) == TP_RECORD_SITE)
+				filter_site(&filter, refs[i].segment->scope, r->arg[0],
+					    (const char *)&r->arg[1], tp_record_small(r->word));
+			at += tp_record_bytes(r->word);
+		}
+	}
+	if (options->n_sites > 0)
+		name_code_sites(segments, n_segments, filter_site, &filter);
+	if (filter.failed)
 		goto out;
 	/* the origin: the earliest first record of a chunk (a chunk's records are in order) */
 	uint64_t origin = UINT64_MAX;
@@ -547,7 +722,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 		const unsigned char *base = (const unsigned char *)h;
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
-			if (tp_record_type(r->word) != TP_RECORD_SITE) {
+			if (is_event(tp_record_type(r->word))) {
 				uint64_t ns = to_ns(refs[i].segment,
 						    h->base_time + tp_record_delta(r->word));
 				origin = ns < origin ? ns : origin;
@@ -569,26 +744,8 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			unsigned type = tp_record_type(r->word);
 			at += tp_record_bytes(r->word);
-			if (type == TP_RECORD_SITE) {
-				unsigned len = tp_record_small(r->word);
-				const char *text = (const char *)&r->arg[1];
-				bool match = false;
-				for (size_t j = 0; j < options->n_sites; j++)
-					match |= memmem(text, len, options->sites[j],
-							strlen(options->sites[j])) != NULL;
-				if (match && n_kept == cap_kept) {
-					cap_kept = cap_kept ? 2 * cap_kept : 64;
-					struct kept_site *grown = realloc(kept,
-									  cap_kept * sizeof *kept);
-					if (grown == NULL)
-						goto out;
-					kept = grown;
-				}
-				if (match)
-					kept[n_kept++] = (struct kept_site){refs[i].segment->scope,
-									    r->arg[0]};
+			if (!is_event(type))
 				continue;
-			}
 			uint64_t ns = to_ns(refs[i].segment,
 					    h->base_time + tp_record_delta(r->word));
 			if (!thread || ns < from || ns > to)
@@ -597,9 +754,9 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 			census->events++;
 			if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
 				spawns++;
-				for (size_t j = 0; j < n_kept; j++)
-					if (kept[j].id == r->arg[2] &&
-					    kept[j].scope == refs[i].segment->scope) {
+				for (size_t j = 0; j < filter.n_kept; j++)
+					if (filter.kept[j].id == r->arg[2] &&
+					    filter.kept[j].scope == refs[i].segment->scope) {
 						spawns_kept++;
 						break;
 					}
@@ -611,9 +768,9 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	drop_pages(inputs, n);
 	ok = true;
 out:
-	free(segments);
+	segments_free(segments, n_segments);
 	free(refs);
-	free(kept);
+	free(filter.kept);
 	return ok;
 }
 
@@ -630,6 +787,10 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	memset(totals, 0, sizeof *totals);
 	if (!scan_all(t, sink, inputs, n, errors, totals, &segments, &n_segments, &refs, &n_refs))
 		goto out;
+	if (t != NULL)
+		name_code_sites(segments, n_segments, timeline_code_site, t);
+	else
+		name_code_sites(segments, n_segments, sink->site, sink->context);
 	if (!number_processes(t, segments, n_segments))
 		goto out;
 	if (n_refs > 0)
@@ -697,7 +858,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	}
 	ok = true;
 out:
-	free(segments);
+	segments_free(segments, n_segments);
 	free(refs);
 	free(cursors);
 	free(heap);

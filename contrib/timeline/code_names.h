@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Names for the code a recording keeps as addresses (taskprobe_recording.h, version 5): its
+ * sites, named here, by the converter, with the shim's own naming code (the console's), from
+ * the modules' files and debug information; the recorded program never named them. A module's
+ * file is used only when it is the file the program ran (its build id matches the recorded
+ * one); else its separate debug file of that build id (/usr/lib/debug/.build-id); else the
+ * address is named by its module alone, never by what another file says.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taskprobe_recording.h"
+
+/* A module of a recorded process image, as its TP_RECORD_MODULE record says. */
+struct recorded_module {
+	uint32_t number; /* in its segment, 1 up */
+	uint64_t bias, start, end;
+	uint32_t build_id_bytes;
+	uint8_t build_id[TP_RECORD_MODULE_BUILD_ID_MAX];
+	char path[TP_RECORD_MODULE_PATH_MAX + 1];
+};
+
+/*
+ * Writes the name of `address`, code of module `m` (NULL: none known), a `kind` site (a call's
+ * return address, or a function's first instruction), into `out`: as the console names code,
+ * "function (file:line)" (the function the person wrote, "~" before a guessed line); without
+ * line information "function+0xoff (module)"; "0xOFF (module)", OFF the address in the module's
+ * file, when no file of the module's build id is at hand; "0xADDRESS" without a module.
+ * `modules` are all of the image's (the DWARF session spans them). Names are kept by file,
+ * address in it and kind: an image's or another's same site is named once.
+ */
+void code_name(const struct recorded_module *modules, size_t n_modules,
+	       const struct recorded_module *m, uint64_t address, enum tp_site_code_kind kind,
+	       char *out, size_t size);
+
+/*
+ * Whether code_name reads the modules' files (by default): without, every address is named by
+ * its module alone (the fuzz target: an input's paths are never opened).
+ */
+void code_names_read_files(bool read);
+
+/* Forgets every name and file (the memory given back). */
+void code_names_free(void);
