@@ -274,6 +274,26 @@ static const char *last_line(const char *trace, const char *prefix)
 	return last;
 }
 
+/*
+ * The TID, BUSY_MS, SPIN_MS and PARKED_MS of a row of workers.bt's report ("10:21:07 WORKER TID
+ * BUSY SPIN PARKED": its last four numbers, after a name that may hold spaces, as a start
+ * routine's "0x1e6e0 (libomp.so.5)"); false for another line.
+ */
+static bool worker_row(const char *line, long long figures[4])
+{
+	const char *end = strchrnul(line, '\n'), *at = end;
+	for (int i = 0; i < 4; i++) {
+		while (at > line && at[-1] == ' ')
+			at--;
+		while (at > line && at[-1] != ' ')
+			at--;
+	}
+	int used = 0;
+	return sscanf(line, "%*d:%*d:%*d %n", &used) == 0 && used > 0 && at > line + used &&
+	       sscanf(at, "%lld %lld %lld %lld", &figures[0], &figures[1], &figures[2],
+		      &figures[3]) == 4;
+}
+
 /* omp_latency: 20 quick tasks, one computing 60 ms, one blocked in poll() for 40 ms. */
 static void run_on_omp_latency(const char *script, const char *const script_args[],
 			       struct tp_run *run)
@@ -375,11 +395,11 @@ Test(scripts, workers_bt_reports_each_worker_with_the_busy_time_of_its_tasks, .t
 	size_t workers = 0;
 	long long busy_sum = 0, busy_max = 0;
 	for (const char *l = strstr(run.trace, "BUSY_MS"); l != NULL; l = strchr(l + 1, '\n')) {
-		char name[32];
-		long long tid, busy, spin, parked;
-		if (sscanf(l + 1, "%*d:%*d:%*d %31s %lld %lld %lld %lld", name, &tid, &busy, &spin,
-			   &parked) != 5)
+		long long figures[4];
+		if (!worker_row(l + 1, figures))
 			continue;
+		long long tid = figures[0], busy = figures[1], spin = figures[2],
+			  parked = figures[3];
 		workers++;
 		busy_sum += busy;
 		busy_max = busy > busy_max ? busy : busy_max;
@@ -508,9 +528,10 @@ static void idle_worker_report(const char *blocktime, long long *parked_max, lon
 	cr_expect_eq(run.status, 0);
 	*parked_max = *spin_max = -1;
 	for (const char *l = strstr(run.trace, "BUSY_MS"); l != NULL; l = strchr(l + 1, '\n')) {
-		long long busy, spin, parked;
-		if (sscanf(l + 1, "%*d:%*d:%*d %*s %*d %lld %lld %lld", &busy, &spin, &parked) != 3)
+		long long figures[4];
+		if (!worker_row(l + 1, figures))
 			continue;
+		long long spin = figures[2], parked = figures[3];
 		*parked_max = parked > *parked_max ? parked : *parked_max;
 		*spin_max = spin > *spin_max ? spin : *spin_max;
 	}

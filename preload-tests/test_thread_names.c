@@ -127,3 +127,31 @@ Test(thread_names, waits_bt_sums_parked_time_by_thread_name_or_start_routine, .t
 	cr_expect_eq(all, POOL_THREADS + 1, "%s\nbpftrace said: %s", run.trace, run.trace_errors);
 	tp_run_free(&run);
 }
+
+/* How many rows of workers.bt's report name a worker `name` ("10:21:07 NAME  TID ..."). */
+static size_t workers_named(const char *trace, const char *name)
+{
+	size_t n = 0, len = strlen(name);
+	for (const char *l = trace; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int used = 0;
+		if (sscanf(l, "%*d:%*d:%*d %n", &used) == 0 && used > 0 &&
+		    strncmp(l + used, name, len) == 0 && strncmp(l + used + len, "  ", 2) == 0)
+			n++;
+	}
+	return n;
+}
+
+Test(thread_names, workers_bt_reports_workers_by_name_or_start_routine, .timeout = 120)
+{
+	const char *argv[] = {tp_target("thread_names"), NULL};
+	const char *env[] = {"TASKPROBE_WORKERS=*", NULL};
+	/* an interval far longer than the run: the one report is the one made at its end */
+	const char *every_minute[] = {"60", NULL};
+	struct tp_run run;
+	tp_run_script("workers.bt", every_minute, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_eq(workers_named(run.trace, "pool_worker (thread_names)"), POOL_THREADS, "%s",
+		     run.trace);
+	cr_expect_eq(workers_named(run.trace, "io-loop"), 1, "%s", run.trace);
+	tp_run_free(&run);
+}
