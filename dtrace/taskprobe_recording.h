@@ -81,7 +81,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_THREAD_STOP,     /* arg: tid */
 		      TP_RECORD_WAIT_START,      /* arg: object, timeout ns, task; small: kind */
 		      TP_RECORD_WAIT_END,        /* arg: object, result, task; small: kind */
-		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL) */
+		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL);
+					 versions 2 to 4, read in any */
 		      TP_RECORD_TASK_DEPENDENCE, /* arg: predecessor, successor (version 4) */
 		      TP_RECORD_MODULE,    /* a module of the process (version 5): see below */
 		      TP_RECORD_SITE_CODE, /* arg: site id, address, module number; small: kind
