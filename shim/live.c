@@ -589,9 +589,12 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 		} else {
 			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);
 			__atomic_store_n(&d->predecessor, predecessor, __ATOMIC_RELEASE);
-			/* the predecessor's end frees its entry, then looks at the mark: one of
+			/* the predecessor's end frees its entry, then counts its edges: one of
 			 * the two sees the other (task_terminate) */
-			__atomic_store_n(&pred->predecessor, true, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&pred->successors, __ATOMIC_RELAXED) < UINT8_MAX)
+				__atomic_add_fetch(&pred->successors, 1, __ATOMIC_SEQ_CST);
+			else
+				__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			/* ended meanwhile, before it saw the edge: taken back if still there */
 			uint64_t mine = predecessor;
 			if (__atomic_load_n(&p->task, __ATOMIC_ACQUIRE) != predecessor &&
@@ -603,16 +606,21 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 	leave();
 }
 
-/* A predecessor ended with `end`: its successors start after it, and their edges go. */
-static void successors_follow(uint64_t predecessor, const struct tp_live_path *end)
+/*
+ * A predecessor with `edges` successors ended with `end` (UINT8_MAX: that many or more): they
+ * start after it, and their edges go.
+ */
+static void successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end)
 {
 	uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
-	for (unsigned k = 0; k < DEPENDENCE_WINDOW; k++) {
+	for (unsigned k = 0, found = 0;
+	     k < DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX); k++) {
 		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
 		if (__atomic_load_n(&at->predecessor, __ATOMIC_ACQUIRE) != predecessor)
 			continue;
 		uint64_t successor = __atomic_load_n(&at->successor, __ATOMIC_RELAXED);
 		uint64_t mine = predecessor;
+		found++;
 		if (!__atomic_compare_exchange_n(&at->predecessor, &mine, 0, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
@@ -840,16 +848,17 @@ void tp_live_task_terminate(uint64_t task)
 	struct tp_live_path end = {0};
 	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
 		end = *ended; /* the entry's may be another task's once freed */
-	bool predecessor = __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_RELAXED);
+	unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
-		/* a successor being made now marks it after this free, or sees it
-		 * (task_dependence) */
-		if (ended != NULL &&
-		    (predecessor || __atomic_load_n(&span_of(e)->predecessor, __ATOMIC_SEQ_CST)))
-			successors_follow(task, &end);
+		/* a successor being made now counts its edge after this free, or sees it
+		 * (task_dependence); the state is this task's until freed below */
+		unsigned now_edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_SEQ_CST);
+		edges = now_edges > edges ? now_edges : edges;
+		if (ended != NULL && edges > 0)
+			successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
 	leave();

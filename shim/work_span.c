@@ -140,7 +140,7 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	t->started = false;
 	t->outside = outside;
 	t->ran_undeferred = false;
-	t->predecessor = false;
+	t->successors = 0;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
 	tp_spin_unlock(&t->lock);

@@ -39,7 +39,7 @@
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the task's poller (started, ran_undeferred, sync), its spawner
- * (outside), or any thread that makes a successor of it (predecessor: only ever set).
+ * (outside), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
@@ -49,7 +49,7 @@ struct tp_span_task {
 	bool started;        /* polled once: `in` is its last fragment's end */
 	bool outside;        /* OpenMP's initial task: not in the graph */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
-	bool predecessor;    /* has successors waiting on its end (in the dependences' table) */
+	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
 };
