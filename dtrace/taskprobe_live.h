@@ -180,8 +180,9 @@ struct tp_live_module {
 
 /*
  * A longest path through the task graph (work and span: README.md, "Why it does not scale"): its
- * length, and the sites it ran in, the TP_LIVE_PATH_SITES with the most time on it: each is
- * row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0: unused); the rest of its length ran in others.
+ * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
+ * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0:
+ * unused); the rest of its length ran in others.
  */
 #define TP_LIVE_PATH_SITES     4
 #define TP_LIVE_PATH_ROW_SHIFT 57 /* rows are below 128; 2^57 ns is 4.5 years */
@@ -232,6 +233,24 @@ struct tp_live_thread {
 	uint32_t start_module;
 	char reserved[4];
 };
+
+/*
+ * Slot `t`'s longest path, read whole: `path_seq` equal and even before and after it; after
+ * TP_LIVE_PATH_READ_TRIES a torn one is taken as read (a reader never waits on the program).
+ */
+#define TP_LIVE_PATH_READ_TRIES 64
+static inline void tp_live_read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
+{
+	for (unsigned tries = 0; tries < TP_LIVE_PATH_READ_TRIES; tries++) {
+		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
+		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (before % 2 == 0 && __atomic_load_n(&t->path_seq, __ATOMIC_RELAXED) == before)
+			return;
+	}
+}
 
 /* One thread's figures for one site. */
 struct tp_live_site_stats {

@@ -138,6 +138,14 @@ static void expect_near(double got, double truth, const char *what, const char *
 		  what, got, truth, text);
 }
 
+/* The text of graph `graph`'s site: its construct is in the function of its name (the tree's:
+ * node). */
+static void graph_site(const char *graph, char *site, size_t size)
+{
+	snprintf(site, size,
+		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+}
+
 /* The graph `graph` of omp_known_graphs: work and span within 5% of the truth, and the number of
  * its site's fragments on the critical path. */
 static void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
@@ -152,9 +160,7 @@ static void known_graph(const char *graph, double nominal_span, unsigned long pa
 	cr_expect_geq(a.truth_span, nominal_span);
 	unsigned long got_tasks = 0, got_fragments = 0;
 	char site[64];
-	/* the graph's construct is in the function of its name (the tree's: node) */
-	snprintf(site, sizeof site,
-		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+	graph_site(graph, site, sizeof site);
 	site_rows(&a, site, &got_tasks, &got_fragments);
 	cr_expect_eq(got_tasks, tasks, "%s: %lu tasks:\n%s", site, got_tasks, a.text);
 	cr_expect_eq(got_fragments, path_fragments, "%s: %lu fragments on the critical path:\n%s",
@@ -496,8 +502,7 @@ static void online_figures(const char *const argv[], const char *site)
 static void online_known_graph(const char *graph)
 {
 	char site[64];
-	snprintf(site, sizeof site,
-		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+	graph_site(graph, site, sizeof site);
 	online_figures((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, site);
 }
 

@@ -415,20 +415,6 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Slot `s`'s longest path, read whole (see slot_longest). */
-static void read_longest(const struct tp_live_thread *s, struct tp_live_path *out)
-{
-	for (;;) {
-		uint32_t before = __atomic_load_n(&s->path_seq, __ATOMIC_ACQUIRE);
-		out->ns = __atomic_load_n(&s->longest.ns, __ATOMIC_RELAXED);
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			out->sites[k] = __atomic_load_n(&s->longest.sites[k], __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (before % 2 == 0 && __atomic_load_n(&s->path_seq, __ATOMIC_RELAXED) == before)
-			return;
-	}
-}
-
 /*
  * For a task that leaves a barrier: the longest path ended before the barrier completed (every
  * slot's longest), taken by the first to leave it, which entered it after the last one was
@@ -444,7 +430,7 @@ static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_pat
 			if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) ==
 			    TP_LIVE_SLOT_FREE)
 				continue;
-			read_longest(&slots[i], &p);
+			tp_live_read_longest(&slots[i], &p);
 			tp_span_path_max(&barrier_frozen, &p);
 		}
 		barrier_frozen_ns = now;

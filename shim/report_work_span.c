@@ -26,21 +26,6 @@ struct site_figures {
 
 static struct site_figures figures[TP_LIVE_SITES];
 
-/* The slot's longest path, read whole (taskprobe_live.h: path_seq); a torn one after a few tries. */
-#define PATH_READ_TRIES 64
-static void read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
-{
-	for (unsigned tries = 0; tries < PATH_READ_TRIES; tries++) {
-		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
-		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (before % 2 == 0 && __atomic_load_n(&t->path_seq, __ATOMIC_RELAXED) == before)
-			return;
-	}
-}
-
 /* The median of a log2 histogram: the middle of the bucket that holds it; 0 when empty. */
 static uint64_t median_ns(const uint64_t *histogram)
 {
@@ -137,7 +122,7 @@ void tp_report_work_span(FILE *out)
 		first = f != 0 && (first == 0 || f < first) ? f : first;
 		last = l > last ? l : last;
 		struct tp_live_path p;
-		read_longest(t, &p);
+		tp_live_read_longest(t, &p);
 		if (p.ns > longest.ns)
 			longest = p;
 	}

@@ -793,25 +793,6 @@ static void copy_text(char *out, size_t out_size, const char *field, size_t size
 	live_escape(out, out_size, raw, size, keep_newlines);
 }
 
-/*
- * Slot `t`'s longest path, read whole: `path_seq` before and after it equal and even (the shim
- * writes it so, taskprobe_live.h); after a few tries a torn one is taken as read (a reader never
- * waits on the program).
- */
-#define PATH_READ_TRIES 64
-static void read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
-{
-	for (unsigned tries = 0; tries < PATH_READ_TRIES; tries++) {
-		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
-		out->ns = load64(&t->longest.ns);
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			out->sites[k] = load64(&t->longest.sites[k]);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (before % 2 == 0 && load32(&t->path_seq) == before)
-			return;
-	}
-}
-
 /* The task graph's figures, over every slot ever taken (a slot's outlive its threads). */
 static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slots)
 {
@@ -831,7 +812,7 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		if (last > out->graph_last_ns)
 			out->graph_last_ns = last;
 		struct tp_live_path p;
-		read_longest(t, &p);
+		tp_live_read_longest(t, &p);
 		if (p.ns > out->longest.ns)
 			out->longest = p;
 	}
