@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,6 +18,9 @@
 
 #include "lifecycle.h"
 #include "source_lines.h"
+
+/* The longest name of a function kept (a C++ one demangled can be long). */
+#define TP_NAME_MAX 512
 
 /* A module's file, mapped once. */
 struct elf_file {
@@ -123,6 +127,59 @@ static uintptr_t named_code(uintptr_t pc, enum code_kind kind)
 	return kind == RETURN_ADDRESS ? pc - 1 : pc;
 }
 
+/*
+ * C++ names as people write them: "node::(anonymous namespace)::PlatformWorkerThread", not
+ * "_ZN4node12_GLOBAL__N_1L20PlatformWorkerThreadEPv" (its parameters left out, as a C function
+ * has none in its name), with libstdc++'s demangler: the process's own when it has one (nothing
+ * is loaded into a program), else, for the console and the converter (`may_load`), loaded
+ * privately once.
+ */
+typedef char *(*demangler_fn)(const char *mangled, char *out, size_t *length, int *status);
+
+static demangler_fn demangler(bool may_load)
+{
+	static demangler_fn loaded;
+	static bool tried;
+	void *own = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (own != NULL)
+		return (demangler_fn)own;
+	if (may_load && !tried) {
+		tried = true;
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (lib != NULL)
+			loaded = (demangler_fn)dlsym(lib, "__cxa_demangle");
+	}
+	return loaded;
+}
+
+/* `name` demangled into `buf` without its parameter list, if it is a C++ name; else `name`. */
+static const char *readable_name(const char *name, bool may_load, char *buf, size_t size)
+{
+	demangler_fn demangle = strncmp(name, "_Z", 2) == 0 ? demangler(may_load) : NULL;
+	int status = -1;
+	char *plain = demangle != NULL ? demangle(name, NULL, NULL, &status) : NULL;
+	if (plain == NULL || status != 0) {
+		free(plain);
+		return name;
+	}
+	/* the parameters: the balanced parentheses that end it ("f(int)", not "(anonymous ...)") */
+	size_t len = strlen(plain);
+	if (len > 0 && plain[len - 1] == ')') {
+		int depth = 0;
+		for (size_t i = len; i-- > 0;) {
+			depth += plain[i] == ')' ? 1 : plain[i] == '(' ? -1 : 0;
+			if (depth == 0) {
+				if (i > 0)
+					plain[i] = '\0';
+				break;
+			}
+		}
+	}
+	snprintf(buf, size, "%s", plain);
+	free(plain);
+	return buf;
+}
+
 /* `path` by its file name alone when `basename_only`. */
 static const char *module_shown(const char *path, bool basename_only)
 {
@@ -136,13 +193,17 @@ static const char *module_shown(const char *path, bool basename_only)
  * every run).
  */
 static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
-			   enum code_kind kind, bool basename_only, char *out, size_t size)
+			   enum code_kind kind, bool basename_only, bool may_load, char *out,
+			   size_t size)
 {
 	const struct elf_file *f = open_elf(file);
 	uintptr_t start = 0;
 	size_t length = 0;
 	const char *name = f != NULL ? symbol_at(f, base, named_code(pc, kind), &start, &length)
 				     : NULL;
+	char plain[TP_NAME_MAX];
+	if (name != NULL)
+		name = readable_name(name, may_load, plain, sizeof plain);
 	path = module_shown(path, basename_only);
 	if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
 		snprintf(out, size, "%s (%s)", name, path);
@@ -192,7 +253,9 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 	/* an exported function's entry: named from the loaded module, no file read */
 	if (kind == FUNCTION_ENTRY && info.dli_sname != NULL && (uintptr_t)info.dli_saddr == pc &&
 	    !is_main_program(&info)) {
-		snprintf(out, size, "%s (%s)", info.dli_sname,
+		char plain[TP_NAME_MAX];
+		snprintf(out, size, "%s (%s)",
+			 readable_name(info.dli_sname, false, plain, sizeof plain),
 			 module_shown(info.dli_fname, basename_only));
 		return;
 	}
@@ -206,7 +269,7 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 		path = n > 0 ? exe : "/proc/self/exe";
 	}
 	name_by_symbol(path, main_program ? "/proc/self/exe" : path, (uintptr_t)info.dli_fbase, pc,
-		       kind, basename_only, out, size);
+		       kind, basename_only, false, out, size);
 }
 
 /* The mapped files are shared: the exit report and spawn-site naming may run at once. */
@@ -270,7 +333,7 @@ static void symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, 
 {
 	pthread_mutex_lock(&files_lock);
 	if (!tp_source_line(named_code(pc, kind), out, size))
-		name_by_symbol(path, path, bias, pc, kind, basename_only, out, size);
+		name_by_symbol(path, path, bias, pc, kind, basename_only, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
