@@ -18,6 +18,7 @@
 #include "settings.h"
 #include "stack_table.h"
 #include "warn.h"
+#include "wait.h"
 
 /* Address ranges whose frames on top of a stack are left out: the shim, then executors. */
 #define SKIPPED_MODULES_MAX 8
@@ -116,6 +117,18 @@ static unwind_fn load_libunwind(void)
 	return loaded;
 }
 
+/*
+ * unw_backtrace as the shim's own work: a lock libunwind waits for is no wait of the program's
+ * (wait.h), nor its time the program's.
+ */
+static int unwind_frames(unwind_fn backtrace, void **frames, int n)
+{
+	bool nested = tp_wait_shim_work_begin();
+	int got = backtrace(frames, n);
+	tp_wait_shim_work_end(nested);
+	return got;
+}
+
 void tp_spawn_stack_prepare(void)
 {
 	if (!tp_settings()->stacks)
@@ -123,7 +136,8 @@ void tp_spawn_stack_prepare(void)
 	unwind_fn backtrace = load_libunwind();
 	void *frames[TP_SPAWN_STACK_BUFFER];
 	if (backtrace != NULL)
-		(void)backtrace(frames, TP_SPAWN_STACK_BUFFER); /* its first unwind sets it up */
+		(void)unwind_frames(backtrace, frames,
+				    TP_SPAWN_STACK_BUFFER); /* its first sets it up */
 }
 
 /*
@@ -177,7 +191,7 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	if (want > TP_SPAWN_STACK_BUFFER)
 		want = TP_SPAWN_STACK_BUFFER;
 	for (;;) {
-		n = backtrace(frames, want);
+		n = unwind_frames(backtrace, frames, want);
 		first = 0;
 		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
 			first++;
@@ -199,7 +213,7 @@ uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc))
 {
 	unwind_fn backtrace = tp_settings()->stacks ? load_libunwind() : NULL;
 	void *frames[TP_CALLER_FRAMES_MAX];
-	int n = backtrace != NULL ? backtrace(frames, TP_CALLER_FRAMES_MAX) : 0;
+	int n = backtrace != NULL ? unwind_frames(backtrace, frames, TP_CALLER_FRAMES_MAX) : 0;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
 		if (!is_skipped(pc) && !inside(pc))
@@ -291,7 +305,10 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 	struct range libc = libc_range();
 	for (int frame = 0; frame < TP_SPAWN_STACK_BUFFER; frame++) {
 		unw_word_t ip = 0;
-		if (frame > 0 && cursor_api.step(&cursor) <= 0)
+		bool nested = tp_wait_shim_work_begin();
+		int stepped = frame > 0 ? cursor_api.step(&cursor) : 1;
+		tp_wait_shim_work_end(nested);
+		if (stepped <= 0)
 			return;
 		if (cursor_api.get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
 			return;

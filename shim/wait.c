@@ -31,14 +31,25 @@ bool tp_wait_in_shim(void)
 	return finding_site;
 }
 
-void tp_wait_own_lock(pthread_mutex_t *lock)
+bool tp_wait_shim_work_begin(void)
 {
 	bool nested = finding_site;
 	finding_site = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	pthread_mutex_lock(lock);
+	return nested;
+}
+
+void tp_wait_shim_work_end(bool nested)
+{
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	finding_site = nested;
+}
+
+void tp_wait_own_lock(pthread_mutex_t *lock)
+{
+	bool nested = tp_wait_shim_work_begin();
+	pthread_mutex_lock(lock);
+	tp_wait_shim_work_end(nested);
 }
 
 /* Stack a naming needs (libdw walks DIEs recursively; more under a sanitizer), with room. */

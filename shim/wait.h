@@ -46,6 +46,12 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 bool tp_wait_in_shim(void);
 /* Takes one of the shim's own locks, as the shim's (see tp_wait_in_shim). */
 void tp_wait_own_lock(pthread_mutex_t *lock);
+/*
+ * Brackets the shim's own work in a library that may lock (libunwind's caches): begin returns
+ * what end is given, so that they nest.
+ */
+bool tp_wait_shim_work_begin(void);
+void tp_wait_shim_work_end(bool nested);
 
 /* Fires wait-end with `result` (the return value, or -errno) and the matching unpark. */
 void tp_wait_leave(struct tp_wait *w, int64_t result);
