@@ -88,8 +88,10 @@ static void *reserve(void *at, size_t bytes)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-#define TASKS_BYTES       (TASK_SLOTS * sizeof(struct task_entry))
-#define SPANS_BYTES       (TASK_SLOTS * sizeof(struct tp_span_task))
+#define TASKS_BYTES (TASK_SLOTS * sizeof(struct task_entry))
+/* the tasks' states: one per task the table keeps, and what the threads' caches may hold */
+#define SPANS             (TASK_SLOTS + TP_LIVE_THREADS * TP_SPAN_CACHE_MOST)
+#define SPANS_BYTES       (SPANS * sizeof(struct tp_span_task))
 #define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
 
 /* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
@@ -1355,7 +1357,7 @@ static bool map_tasks(void)
 	tasks = reserve(NULL, TASKS_BYTES);
 	spans = reserve(NULL, SPANS_BYTES);
 	if (spans != NULL)
-		tp_span_pool_start(spans, TASK_SLOTS);
+		tp_span_pool_start(spans, SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	return tasks != NULL && spans != NULL && dependences != NULL;
 }
@@ -1453,7 +1455,7 @@ void tp_live_child_after_fork(void)
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	reserve(tasks, TASKS_BYTES);
 	reserve(spans, SPANS_BYTES);
-	tp_span_pool_start(spans, TASK_SLOTS);
+	tp_span_pool_start(spans, SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	barrier_lock = 0;
 	dependences_seen = false;

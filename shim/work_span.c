@@ -10,10 +10,6 @@
 
 #include "spin_lock.h"
 
-/* Entries a cache takes from the pool at a time, and gives back at a time. */
-#define SPAN_CHUNK 64
-#define SPAN_BATCH 64
-
 struct tp_span_task *tp_span_pool;
 static uint32_t capacity;
 static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
@@ -56,18 +52,18 @@ static bool pop_batch(struct tp_span_cache *c)
 	} while (!__atomic_compare_exchange_n(&batches, &head, next, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_ACQUIRE));
 	c->free = (uint32_t)head;
-	c->count = SPAN_BATCH; /* about: a thread's last batch may be shorter */
+	c->count = TP_SPAN_BATCH; /* about: a thread's last batch may be shorter */
 	return true;
 }
 
 uint32_t tp_span_alloc(struct tp_span_cache *c)
 {
 	if (c->free == 0 && !pop_batch(c) && c->bump == c->bump_end) {
-		uint32_t at = __atomic_fetch_add(&pool_used, SPAN_CHUNK, __ATOMIC_RELAXED);
+		uint32_t at = __atomic_fetch_add(&pool_used, TP_SPAN_CHUNK, __ATOMIC_RELAXED);
 		if (at >= capacity)
 			return 0;
 		c->bump = at + 1;
-		c->bump_end = (at + SPAN_CHUNK < capacity ? at + SPAN_CHUNK : capacity) + 1;
+		c->bump_end = (at + TP_SPAN_CHUNK < capacity ? at + TP_SPAN_CHUNK : capacity) + 1;
 	}
 	if (c->free == 0)
 		return c->bump++;
@@ -81,15 +77,15 @@ void tp_span_free(struct tp_span_cache *c, uint32_t id)
 {
 	tp_span_at(id)->parent = c->free;
 	c->free = id;
-	if (++c->count < 2 * SPAN_BATCH)
+	if (++c->count < 2 * TP_SPAN_BATCH)
 		return;
 	/* more than it needs: the older half goes back */
 	uint32_t last = c->free;
-	for (unsigned k = 1; k < SPAN_BATCH; k++)
+	for (unsigned k = 1; k < TP_SPAN_BATCH; k++)
 		last = (uint32_t)tp_span_at(last)->parent;
 	uint32_t batch = (uint32_t)tp_span_at(last)->parent;
 	tp_span_at(last)->parent = 0;
-	c->count = SPAN_BATCH;
+	c->count = TP_SPAN_BATCH;
 	push_batch(batch);
 }
 

@@ -61,6 +61,11 @@ struct tp_span_task {
  * entries back to the pool in batches once it holds more than it needs, and all of them when its
  * thread ends. Ids are 1 to the pool's capacity; 0 is none.
  */
+#define TP_SPAN_CHUNK 64 /* entries a cache takes from the pool at a time */
+#define TP_SPAN_BATCH 64 /* and gives back at a time, once it holds twice as many */
+/* The most entries a cache holds unused: a pool this much larger per thread never runs out
+ * before the table of tasks alive fills. */
+#define TP_SPAN_CACHE_MOST (2 * TP_SPAN_BATCH + TP_SPAN_CHUNK)
 struct tp_span_cache {
 	uint32_t free;  /* the first entry of its free list (0: none), linked through `parent` */
 	uint32_t count; /* entries on that list */
