@@ -14,6 +14,7 @@
  *     counted in its "other sites" figures;
  *   - a wait with no site key (the key table full, or a wait inside the shim's own finding of a
  *     site) is counted under key 0, said as such.
+ * Every wait that ends is counted, a signal handler's inside another too (its time then in both).
  * At exit (report.c says when) the keys are named and the threads listed, most time waited first
  * (the first THREADS_SHOWN, the rest added up), each with its TOP_SITES sites of most time.
  */
