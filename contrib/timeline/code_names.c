@@ -134,13 +134,15 @@ static bool has_build_id(const unsigned char *image, size_t length, const uint8_
 }
 
 /*
- * Whether `path` is a regular file that can be read (never a fifo or a device: the path comes
- * from the recording) and, when `want_bytes`, is the build id `want`'s.
+ * Whether `path` is a regular file that can be read (never a fifo, a device, or the kernel's
+ * files that say they are regular, /proc's and /sys's: the path comes from the recording) and,
+ * when `want_bytes`, is the build id `want`'s.
  */
 static bool is_the_file(const char *path, const uint8_t *want, uint32_t want_bytes)
 {
 	struct stat st;
-	if (path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	if (path[0] != '/' || strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0 ||
+	    stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
 	    access(path, R_OK) != 0)
 		return false;
 	if (want_bytes == 0)
