@@ -38,6 +38,7 @@
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
+#include "wait.h"
 #include "warn.h"
 
 /* The largest records: a stack of the deepest capture, a module of the longest path. */
@@ -567,8 +568,14 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	uintptr_t address = tp_spawn_site_key_address(site);
 	if (address == 0 || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
 		return;
-	/* a call's module: its return address may be the first byte past the module's code */
+	/*
+	 * a call's module: its return address may be the first byte past the module's code. As
+	 * the shim's work: a signal handler's wait meanwhile looks up no module (this thread may
+	 * hold the modules' lock).
+	 */
+	bool nested = tp_wait_shim_work_begin();
 	uint32_t module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
+	tp_wait_shim_work_end(nested);
 	struct tp_record *r = module == 0 || record_module(self, module - 1)
 				      ? record_begin(self, TP_RECORD_SITE_CODE, kind, 4)
 				      : NULL;
