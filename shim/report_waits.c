@@ -169,10 +169,15 @@ static int threads_by_time(const void *a, const void *b)
 	return x->table < y->table ? -1 : 1;
 }
 
-/* Reads `t` into `f`: its rows by time waited, the ones past TOP_SITES added to "other". */
+/*
+ * Reads `t` into `f`: its rows by time waited, the ones past TOP_SITES added to "other". Rows of
+ * one kind whose call addresses name one site (a loop the compiler unrolled, a line's inlined
+ * copies) are one line. Names the keys: at exit only.
+ */
 static void read_table(const struct thread_table *t, struct thread_figures *f)
 {
 	*f = (struct thread_figures){.table = t};
+	uint32_t sites[SITES_PER_THREAD];
 	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
 		struct site_row row = {
 			.key = __atomic_load_n(&t->rows[i].key, __ATOMIC_ACQUIRE),
@@ -182,9 +187,20 @@ static void read_table(const struct thread_table *t, struct thread_figures *f)
 		};
 		if (row.key == 0 || row.waits == 0)
 			continue;
-		f->rows[f->n_rows++] = row;
 		f->waits += row.waits;
 		f->time += row.time;
+		uint32_t site = row.key != UINT32_MAX ? tp_spawn_site_of_key(row.key) : 0;
+		unsigned same = 0;
+		while (same < f->n_rows &&
+		       (site == 0 || sites[same] != site || f->rows[same].kind != row.kind))
+			same++;
+		if (same < f->n_rows) {
+			f->rows[same].waits += row.waits;
+			f->rows[same].time += row.time;
+			continue;
+		}
+		sites[f->n_rows] = site;
+		f->rows[f->n_rows++] = row;
 	}
 	qsort(f->rows, f->n_rows, sizeof f->rows[0], by_time);
 	f->other_waits = __atomic_load_n(&t->other_waits, __ATOMIC_RELAXED);
