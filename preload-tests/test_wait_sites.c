@@ -432,3 +432,42 @@ Test(waits, the_exit_report_says_what_is_not_a_wait_when_no_thread_waited)
 	cr_expect(strstr(run.err, said) != NULL, "%s", run.err);
 	tp_run_free(&run);
 }
+
+/*
+ * A thread's sites past its table's 16 rows, and past the 5 shown, are its "other sites"
+ * (many_wait_sites: 20 polls, each at a line of its own; the last four, the longest, past the
+ * table: never shown, their time among the other sites').
+ */
+Test(waits, the_exit_report_adds_up_a_threads_sites_past_its_top_five)
+{
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("many_wait_sites"), NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "20 waits\n");
+	char *blocks = report_wait_blocks(run.err);
+	const char *block = strstr(blocks, "\"many_wait_sites\": 20 waits | ");
+	cr_assert(block != NULL, "%s", blocks);
+	const char *end = strchr(block, '\n');
+	unsigned shown = 0;
+	for (const char *at = block;
+	     (at = strstr(at, " | 1 poll wait at main (many_wait_sites.c:")) != NULL && at < end;
+	     at++)
+		shown++;
+	cr_expect_eq(shown, 5, "%s", blocks);
+	const char *other = " | 15 waits at other sites\n";
+	cr_expect(strncmp(end - strlen(other) + 1, other, strlen(other)) == 0, "%s", blocks);
+	for (int site = 17; site <= 20; site++) {
+		char line[64];
+		snprintf(line, sizeof line, "/* site %d */", site);
+		snprintf(line, sizeof line, "(many_wait_sites.c:%d)",
+			 tp_source_line("many_wait_sites.c", "int main(", line));
+		cr_expect(strstr(blocks, line) == NULL, "site %d shown: %s", site, blocks);
+	}
+	/* their 4 x 5 ms at least, in the report's "other sites: T ms" */
+	const char *time = strstr(run.err, "15 waits at other sites: ");
+	cr_expect(time != NULL && atof(time + 25) >= 4 * 5 && strstr(time, " ms\n") != NULL, "%s",
+		  run.err);
+	free(blocks);
+	tp_run_free(&run);
+}
