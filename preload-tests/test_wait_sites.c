@@ -8,7 +8,9 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,4 +472,46 @@ Test(waits, the_exit_report_adds_up_a_threads_sites_past_its_top_five)
 		  run.err);
 	free(blocks);
 	tp_run_free(&run);
+}
+
+/*
+ * A forked child counts its own waits from zero (fork_waits: 3 polls of the parent's before the
+ * fork, 1 of the child's after it; each process reports into a file of its own, %p).
+ */
+Test(waits, the_exit_report_of_a_forked_child_counts_its_own_waits)
+{
+	char *dir = tp_make_temp_dir("fork-reports"), setting[PATH_MAX + 32];
+	snprintf(setting, sizeof setting, "TASKPROBE_REPORT=%s/report-%%p", dir);
+	const char *env[] = {setting, NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("fork_waits"), NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "child\nparent\n");
+	const char *parent = site_of("fork_waits.c", "int main(", "the parent's, before the fork");
+	const char *child = site_of("fork_waits.c", "int main(", "the child's own");
+	unsigned parents = 0, children = 0;
+	DIR *d = opendir(dir);
+	cr_assert(d != NULL);
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (strncmp(e->d_name, "report-", 7) != 0)
+			continue;
+		char path[PATH_MAX + 300], expect[256];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		char *report = tp_read_file(path, NULL), *blocks = report_wait_blocks(report);
+		bool is_parent = atoi(e->d_name + 7) == run.pid;
+		snprintf(expect, sizeof expect,
+			 "\"fork_waits\": %d wait%s | %d poll wait%s at %s\n", is_parent ? 3 : 1,
+			 is_parent ? "s" : "", is_parent ? 3 : 1, is_parent ? "s" : "",
+			 is_parent ? parent : child);
+		cr_expect_str_eq(blocks, expect, "%s", report);
+		parents += is_parent;
+		children += !is_parent;
+		free(blocks);
+		free(report);
+	}
+	closedir(d);
+	cr_expect_eq(parents, 1);
+	cr_expect_eq(children, 1);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }
