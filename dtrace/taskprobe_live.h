@@ -117,7 +117,8 @@ enum tp_live_note {
 };
 
 /*
- * A site: row `i` of every slot is site `i`'s (TP_LIVE_OVERFLOW: all later ones). A site of the
+ * A site: row `i` of every slot is the i-th task site spawned at (TP_LIVE_OVERFLOW: all later
+ * ones; its key, which wait sites share, in `site_id`). A site of the
  * program's is kept as its call's address (a return address) in a module, named by the reader
  * (the shim reads no debug information for it); the rows of no site and of the overflow have
  * their words in `text`.

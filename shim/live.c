@@ -220,9 +220,39 @@ static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 	add(&histogram[b], 1);
 }
 
+/*
+ * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
+ * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet.
+ */
+#define ROW_BEING_GIVEN UINT16_MAX
+static uint16_t rows_by_site[TP_SITES_MAX + 1];
+static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
+_Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
+
+__attribute__((noinline)) static uint32_t new_row(uint32_t site)
+{
+	uint16_t none = 0, row;
+	if (__atomic_compare_exchange_n(&rows_by_site[site], &none, ROW_BEING_GIVEN, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		uint32_t given = __atomic_add_fetch(&rows_given, 1, __ATOMIC_RELAXED);
+		row = given < TP_LIVE_OVERFLOW ? (uint16_t)given : TP_LIVE_OVERFLOW;
+		__atomic_store_n(&rows_by_site[site], row, __ATOMIC_RELEASE);
+		return row;
+	}
+	/* another thread gives this site its row: a few instructions away */
+	while ((row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
+		__builtin_ia32_pause();
+	return row;
+}
+
 static uint32_t row_of(uint32_t site)
 {
-	return site < TP_LIVE_OVERFLOW ? site : TP_LIVE_OVERFLOW;
+	if (site == TP_LIVE_NO_SITE)
+		return TP_LIVE_NO_SITE;
+	if (site > TP_SITES_MAX)
+		return TP_LIVE_OVERFLOW;
+	uint16_t row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE);
+	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(site);
 }
 
 /*
