@@ -162,7 +162,7 @@ static bool is_the_file(const char *path, const uint8_t *want, uint32_t want_byt
 	return same;
 }
 
-/* The file to read for module `m`: its own when it is the one recorded, else its debug file. */
+/* The file to read for module `m`: its own when it is the one recorded, else one of its build id. */
 static char *file_of(const struct recorded_module *m)
 {
 	if (!read_files)
@@ -171,12 +171,15 @@ static char *file_of(const struct recorded_module *m)
 		return strdup(m->path);
 	if (m->build_id_bytes < 2)
 		return NULL;
-	char debug[sizeof BUILD_ID_DIR + 2 * TP_RECORD_MODULE_BUILD_ID_MAX + 16];
-	int n = snprintf(debug, sizeof debug, BUILD_ID_DIR "/%02x/", m->build_id[0]);
+	/* the module's own file linked by its build id (Fedora's), else its debug file (Debian's) */
+	char by_id[sizeof BUILD_ID_DIR + 2 * TP_RECORD_MODULE_BUILD_ID_MAX + 16];
+	int n = snprintf(by_id, sizeof by_id, BUILD_ID_DIR "/%02x/", m->build_id[0]);
 	for (uint32_t i = 1; i < m->build_id_bytes; i++)
-		n += snprintf(debug + n, sizeof debug - (size_t)n, "%02x", m->build_id[i]);
-	snprintf(debug + n, sizeof debug - (size_t)n, ".debug");
-	return is_the_file(debug, m->build_id, m->build_id_bytes) ? strdup(debug) : NULL;
+		n += snprintf(by_id + n, sizeof by_id - (size_t)n, "%02x", m->build_id[i]);
+	if (is_the_file(by_id, m->build_id, m->build_id_bytes))
+		return strdup(by_id);
+	snprintf(by_id + n, sizeof by_id - (size_t)n, ".debug");
+	return is_the_file(by_id, m->build_id, m->build_id_bytes) ? strdup(by_id) : NULL;
 }
 
 /* The index of m's module_file in `files`, found now if new; SIZE_MAX when out of memory. */

@@ -4,8 +4,9 @@
  * sites, named here, by the converter, with the shim's own naming code (the console's), from
  * the modules' files and debug information; the recorded program never named them. A module's
  * file is used only when it is the file the program ran (its build id matches the recorded
- * one); else its separate debug file of that build id (/usr/lib/debug/.build-id); else the
- * address is named by its module alone, never by what another file says.
+ * one); else the file of that build id under /usr/lib/debug/.build-id (the module itself, as
+ * Fedora links it, or its debug file); else the address is named by its module alone, never by
+ * what another file says.
  */
 #pragma once
 
