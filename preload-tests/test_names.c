@@ -235,6 +235,42 @@ Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .ti
 	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, false);
 }
 
+/*
+ * Without debug information a site is named by its symbol, and a symbol GCC made for an outlined
+ * region ("main._omp_fn.0") by the function it was outlined from first, the symbol after it:
+ * "main [main._omp_fn.0+0x81] (module)". At -O2 loops() is inlined into main's region.
+ */
+Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function_first,
+     .timeout = 180)
+{
+	tp_require_tracer();
+	char preload[4200];
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
+	const char *argv[] = {tp_require_program(tp_target("omp_construct_sites_gcc_nodebug"),
+						 "gcc (libgomp) and libomp-dev"),
+			      NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", preload, NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	struct named_sites sites;
+	named_sites_of(&run, &sites);
+	/* the seven constructs: two called from main itself, five from its outlined regions */
+	cr_assert_eq(sites.n, 7);
+	size_t in_main = 0, outlined = 0, tasks = 0;
+	for (size_t i = 0; i < sites.n; i++) {
+		const char *t = sites.text[i];
+		in_main += strncmp(t, "main+0x", 7) == 0;
+		outlined += strncmp(t, "main [main._omp_fn.", 19) == 0;
+		cr_expect(strstr(t, " (omp_construct_sites_gcc_nodebug)") != NULL, "%s", t);
+		tasks += sites.tasks[i];
+	}
+	cr_expect_eq(in_main, 2);
+	cr_expect_eq(outlined, 5);
+	cr_expect_eq(tasks, 2 + 1 + 100 + 100 + 2 + 4 + 4);
+	tp_run_free(&run);
+}
+
 Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();

@@ -187,8 +187,25 @@ static const char *module_shown(const char *path, bool basename_only)
 }
 
 /*
+ * The function a person wrote that the compiler-made symbol `symbol` stands for, which a site
+ * shows first ("main" for GCC's outlined "main._omp_fn.0" or "main._omp_cpyfn.1"); "outlined
+ * code" for clang's ".omp_outlined..5" and its kin, whose names say none. NULL for a symbol the
+ * compiler did not make.
+ */
+static const char *written_function(const char *symbol, char *buf, size_t size)
+{
+	const char *outlined = strstr(symbol, "._omp_");
+	if (outlined != NULL && outlined > symbol) {
+		snprintf(buf, size, "%.*s", (int)(outlined - symbol), symbol);
+		return buf;
+	}
+	return symbol[0] == '.' ? "outlined code" : NULL;
+}
+
+/*
  * "function+0xoff (module)" for the address `pc` in the module of file `file` (read as `path`)
- * loaded at `base` ("function (module)" for a function's entry), or "0xpc (module)" when no
+ * loaded at `base` ("function (module)" for a function's entry; "main [main._omp_fn.0+0xoff]
+ * (module)" for a symbol the compiler made), or "0xpc (module)" when no
  * symbol covers it (a function's entry: "0xoff (module)", its offset from `base`, the same in
  * every run).
  */
@@ -205,7 +222,15 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	if (name != NULL)
 		name = readable_name(name, may_load, plain, sizeof plain);
 	path = module_shown(path, basename_only);
-	if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
+	char function[TP_NAME_MAX];
+	const char *written = name != NULL ? written_function(name, function, sizeof function)
+					   : NULL;
+	if (written != NULL && kind == FUNCTION_ENTRY && pc == start)
+		snprintf(out, size, "%s [%s] (%s)", written, name, path);
+	else if (written != NULL)
+		snprintf(out, size, "%s [%s+%#lx] (%s)", written, name, (unsigned long)(pc - start),
+			 path);
+	else if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
 		snprintf(out, size, "%s (%s)", name, path);
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
