@@ -29,19 +29,29 @@
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
 #define TP_LIVE_VERSION 4
 
-#define TP_LIVE_SITES        128 /* rows per slot: 0 no site, 1..126 site ids, 127 overflow */
-#define TP_LIVE_NO_SITE      0
-#define TP_LIVE_OVERFLOW     (TP_LIVE_SITES - 1) /* every site id from here on */
-#define TP_LIVE_THREADS      256 /* threads alive at once with figures; later ones are counted */
-#define TP_LIVE_STACKS       128 /* distinct spawn stacks kept (sampled), over all sites */
-#define TP_LIVE_SITE_TEXT    256
-#define TP_LIVE_STACK_FRAMES 128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
-#define TP_LIVE_MODULES      128 /* the modules sites and stacks lie in (program, libraries) */
-#define TP_LIVE_MODULE_PATH  1024
-#define TP_LIVE_BUILD_ID     32
-#define TP_LIVE_NO_MODULE    UINT32_MAX /* an address in no module known (JIT code) */
-#define TP_LIVE_WAIT_SITES   128 /* call sites of waits: the last one counts every later one */
-#define TP_LIVE_BUCKETS      40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+#define TP_LIVE_STRING_OF(literal) #literal
+#define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
+
+/* Rows per slot: 0 no site, 1 to TP_LIVE_SITE_ROWS task sites in order of first spawn, then the
+ * overflow's, which every later site shares. */
+#define TP_LIVE_SITE_ROWS     126
+#define TP_LIVE_SITES         (TP_LIVE_SITE_ROWS + 2)
+#define TP_LIVE_NO_SITE       0
+#define TP_LIVE_OVERFLOW      (TP_LIVE_SITE_ROWS + 1)
+#define TP_LIVE_OVERFLOW_TEXT "(sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) ")"
+/* Spawn stacks sampled: each thread's first spawns at a site, then one in ..._EVERY. */
+#define TP_LIVE_STACK_SAMPLE_FIRST 4
+#define TP_LIVE_STACK_SAMPLE_EVERY 4096
+#define TP_LIVE_THREADS            256 /* threads alive at once with figures; later ones are counted */
+#define TP_LIVE_STACKS             128 /* distinct spawn stacks kept (sampled), over all sites */
+#define TP_LIVE_SITE_TEXT          256
+#define TP_LIVE_STACK_FRAMES       128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
+#define TP_LIVE_MODULES            128 /* the modules sites and stacks lie in (program, libraries) */
+#define TP_LIVE_MODULE_PATH        1024
+#define TP_LIVE_BUILD_ID           32
+#define TP_LIVE_NO_MODULE          UINT32_MAX /* an address in no module known (JIT code) */
+#define TP_LIVE_WAIT_SITES         128 /* call sites of waits: the last one counts every later one */
+#define TP_LIVE_BUCKETS            40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
 
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,

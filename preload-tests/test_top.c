@@ -543,7 +543,7 @@ Test(top, sites_beyond_the_table_share_one_row_and_every_task_is_counted)
 		named++;
 	cr_expect_eq(named, TP_LIVE_ROWS_NAMED, "%s", run.err);
 	/* the other 5 constructs' tasks, one each, in the overflow row */
-	struct site_row overflow = site_row(run.err, "(sites beyond the first 126)");
+	struct site_row overflow = site_row(run.err, TP_LIVE_OVERFLOW_TEXT);
 	cr_expect(overflow.found && overflow.spawned == 130 - (TP_LIVE_ROWS_NAMED - 1) &&
 			  overflow.done == overflow.spawned,
 		  "%s", run.err);

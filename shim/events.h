@@ -25,7 +25,10 @@
 	static inline unsigned tp_listeners_##event(void)                                          \
 	{                                                                                          \
 		return TASKPROBE_##PROBE##_ENABLED() | tp_in_process_events();                     \
-	}                                                                                          \
+	}
+
+/* Whether a tracer listens to an event whose probe carries a name (made only for a tracer). */
+#define TP_EVENT_TRACERS(event, PROBE)                                                             \
 	static inline unsigned tp_tracers_##event(void)                                            \
 	{                                                                                          \
 		return TASKPROBE_##PROBE##_ENABLED();                                              \
@@ -142,7 +145,13 @@ TP_EVENT_LISTENERS(thread_stop, THREAD_STOP)
 TP_EVENT_LISTENERS(wait_start, WAIT_START)
 TP_EVENT_LISTENERS(wait_end, WAIT_END)
 
+TP_EVENT_TRACERS(task_spawn, TASK_SPAWN)
+TP_EVENT_TRACERS(task_stack, TASK_STACK)
+TP_EVENT_TRACERS(thread_start, THREAD_START)
+TP_EVENT_TRACERS(wait_start, WAIT_START)
+
 #undef TP_EVENT_LISTENERS
+#undef TP_EVENT_TRACERS
 
 /*
  * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
@@ -180,9 +189,6 @@ static inline unsigned tp_listeners_park(void)
 		}                                                                                  \
 	} while (0)
 
-/* The record of an event with up to four 64-bit arguments. */
-#define TP_RECORD(type, small, nargs, a0, a1, a2, a3) tp_record(type, small, nargs, a0, a1, a2, a3)
-
 /*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
  * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
@@ -213,14 +219,14 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
 		      tp_live_task_wake(task));
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
 		      tp_live_task_poll_start(task));
 }
 
@@ -228,7 +234,7 @@ static inline void tp_fire_task_poll_start(uint64_t task)
 static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 {
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
 				task, 0, 0, 0),
 		      tp_live_task_poll_end(task, done, sync));
 }
@@ -236,7 +242,7 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
 		      tp_live_task_terminate(task));
 }
 
@@ -244,32 +250,32 @@ static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
 static inline void tp_fire_task_dependence(uint64_t predecessor, uint64_t successor)
 {
 	TASKPROBE_TASK_DEPENDENCE(TP_IN_REGISTER(predecessor), TP_IN_REGISTER(successor));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
 		      tp_live_task_dependence(predecessor, successor));
 }
 
 static inline void tp_fire_worker_start(void)
 {
 	TASKPROBE_WORKER_THREAD_START();
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1));
 }
 
 static inline void tp_fire_worker_stop(void)
 {
 	TASKPROBE_WORKER_THREAD_STOP();
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0));
 }
 
 static inline void tp_fire_worker_park(void)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1));
 }
 
 static inline void tp_fire_worker_unpark(void)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0));
 }
 
 /* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
@@ -285,7 +291,7 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 static inline void tp_fire_thread_stop(uint64_t tid)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0),
 		      tp_live_thread_stop(tid));
 }
 
@@ -308,6 +314,6 @@ static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t res
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_IN_PROCESS(TP_RECORD(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
+	TP_IN_PROCESS(tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
 		      tp_live_wait_end(task));
 }

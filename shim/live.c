@@ -94,10 +94,6 @@ static void *reserve(void *at, size_t bytes)
 #define SPANS_BYTES       (SPANS * sizeof(struct tp_span_task))
 #define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
 
-/* Spawn stacks sampled: each thread's first spawns at a site, then one in STACK_SAMPLE_EVERY. */
-#define STACK_SAMPLE_FIRST 4
-#define STACK_SAMPLE_EVERY 4096
-
 /* How long the time-stamp counter is timed against CLOCK_MONOTONIC (now_ns). */
 #define CALIBRATION_NS 2000000
 
@@ -513,7 +509,7 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 				    : tp_spawn_site_key_address(site);
 	entry->address = address;
 	entry->module = address != 0 ? module_entry(address) : TP_LIVE_NO_MODULE;
-	const char *text = row == TP_LIVE_OVERFLOW  ? "(sites beyond the first 126)"
+	const char *text = row == TP_LIVE_OVERFLOW  ? TP_LIVE_OVERFLOW_TEXT
 			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
 						    : "";
 	snprintf(entry->text, sizeof entry->text, "%s", text);
@@ -653,7 +649,8 @@ int tp_live_wants_stack(uint32_t site)
 	if (local.slot == NULL)
 		return 0;
 	uint64_t spawned = local.rows[row_of(site)].spawned;
-	local.sample_stack = spawned < STACK_SAMPLE_FIRST || spawned % STACK_SAMPLE_EVERY == 0;
+	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
+			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
 }
 

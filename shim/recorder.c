@@ -42,8 +42,7 @@
 #include "warn.h"
 
 /* The largest records: a stack of the deepest capture, a module of the longest path. */
-#define STACK_DEPTH_MAX        128
-#define STACK_RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + STACK_DEPTH_MAX))
+#define STACK_RECORD_MAX_BYTES (sizeof(struct tp_record) + 8 * (2 + TP_STACK_DEPTH_MAX))
 #define MODULE_RECORD_MAX_BYTES                                                                    \
 	(sizeof(struct tp_record) + sizeof(struct tp_record_module) + TP_CODE_PATH_MAX)
 #define RECORD_MAX_BYTES                                                                           \
@@ -621,8 +620,8 @@ void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_ti
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	struct tp_thread *self = tp_thread_self();
-	if (depth > STACK_DEPTH_MAX)
-		depth = STACK_DEPTH_MAX;
+	if (depth > TP_STACK_DEPTH_MAX)
+		depth = TP_STACK_DEPTH_MAX;
 	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth, 3 + depth);
 	if (r == NULL)
 		return;

@@ -48,7 +48,7 @@ static const char *site_text(const struct site_figures *f, char *buf, size_t siz
 	if (f->row == TP_LIVE_NO_SITE)
 		return "(no site: OpenMP's initial task)";
 	if (f->row == TP_LIVE_OVERFLOW)
-		return "(sites beyond the first 126)";
+		return TP_LIVE_OVERFLOW_TEXT;
 	snprintf(buf, size, "(site key %" PRIu32 ")", f->row);
 	return buf;
 }

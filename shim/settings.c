@@ -14,7 +14,7 @@ enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
 
 static const struct tp_settings defaults = {
 	.stacks = true,
-	.stack_depth = 32,
+	.stack_depth = TP_STACK_DEPTH_DEFAULT,
 	.workers = NULL,
 	.report = NULL,
 	.record = NULL,
@@ -77,10 +77,12 @@ static void parse_environment(struct tp_settings *s)
 			warn_bad("TASKPROBE_STACKS", v, "0 or 1", "1");
 	}
 	if ((v = secure_getenv("TASKPROBE_STACK_DEPTH")) != NULL) {
-		if (parse_bounded(v, 1, 128, &n))
+		if (parse_bounded(v, 1, TP_STACK_DEPTH_MAX, &n))
 			s->stack_depth = (unsigned)n;
 		else
-			warn_bad("TASKPROBE_STACK_DEPTH", v, "a number from 1 to 128", "32");
+			warn_bad("TASKPROBE_STACK_DEPTH", v,
+				 "a number from 1 to " TP_STRING(TP_STACK_DEPTH_MAX),
+				 TP_STRING(TP_STACK_DEPTH_DEFAULT));
 	}
 	if ((v = secure_getenv("TASKPROBE_WORKERS")) != NULL)
 		s->workers = copy_string("TASKPROBE_WORKERS", v, workers_glob, sizeof workers_glob,

@@ -11,9 +11,15 @@ enum tp_live_setting {
 	TP_LIVE_KEEP, /* keep: the file stays for a reader that comes later (taskprobe top --) */
 };
 
+/* TASKPROBE_STACK_DEPTH: the most frames a spawn stack keeps, and how many unless set. */
+#define TP_STACK_DEPTH_MAX     128
+#define TP_STACK_DEPTH_DEFAULT 32
+#define TP_STRING_OF(literal)  #literal
+#define TP_STRING(macro)       TP_STRING_OF(macro)
+
 struct tp_settings {
 	bool stacks;               /* TASKPROBE_STACKS: capture spawn stacks */
-	unsigned stack_depth;      /* TASKPROBE_STACK_DEPTH: frames kept, 1 to 128 */
+	unsigned stack_depth;      /* TASKPROBE_STACK_DEPTH: frames kept */
 	const char *workers;       /* TASKPROBE_WORKERS: glob of worker thread names, or NULL */
 	const char *report;        /* TASKPROBE_REPORT: "stderr", a path, or NULL */
 	const char *record;        /* TASKPROBE_RECORD: a path (%p: the pid), or NULL */

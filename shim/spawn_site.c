@@ -18,6 +18,7 @@
 #include "lifecycle.h"
 #include "symbolize.h"
 #include "wait.h"
+#include "warn.h"
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
 #define ADDRESS_SLOT_BITS 15
@@ -47,8 +48,18 @@ static struct {
 static char texts[TP_SITES_MAX + 1][TP_SITE_TEXT_MAX]; /* by id; [0] unused */
 static uint32_t n_sites;
 static uint16_t text_slots[TEXT_SLOTS]; /* site ids by text hash; 0 free */
-static uint64_t dropped;
 static pthread_mutex_t naming = PTHREAD_MUTEX_INITIALIZER;
+
+/* A full table is said once: the calls past it have no site (their tasks and waits count under
+ * none), which must not pass for a complete answer. */
+__attribute__((cold, noinline)) static void say_full(const char *what, unsigned most)
+{
+	static int said;
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) == 0)
+		tp_warn("more than %u %s: the calls past them have no site (their tasks and waits "
+			"count under no site)",
+			most, what);
+}
 
 static uint32_t address_slot_of(uintptr_t address)
 {
@@ -115,7 +126,7 @@ uint32_t tp_spawn_site_key(const void *return_address)
 	}
 	pthread_mutex_unlock(&adding);
 	if (key == 0)
-		__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+		say_full("call addresses", TP_SITE_ADDRESSES_MAX);
 	return key;
 }
 
@@ -196,19 +207,14 @@ uint32_t tp_spawn_site(const void *return_address)
 {
 	uint32_t key = tp_spawn_site_key(return_address);
 	uint32_t site = tp_spawn_site_of_key(key);
-	if (site == 0 && key != 0) /* the site table full (a full key table is counted there) */
-		__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+	if (site == 0 && key != 0) /* the site table full (a full key table is said there) */
+		say_full("sites", TP_SITES_MAX);
 	return site;
 }
 
 const char *tp_spawn_site_text(uint32_t id)
 {
 	return id != 0 && id <= __atomic_load_n(&n_sites, __ATOMIC_ACQUIRE) ? texts[id] : NULL;
-}
-
-uint64_t tp_spawn_sites_dropped(void)
-{
-	return __atomic_load_n(&dropped, __ATOMIC_RELAXED);
 }
 
 /* A fork while another thread names or adds a site: the child gets the locks free, and whole

@@ -20,7 +20,7 @@
 /*
  * The key of the call whose return address is `return_address` (as OMPT's codeptr_ra): 1 to
  * TP_SITE_ADDRESSES_MAX, one per call address, in order of first sight; 0 for a NULL address or
- * when the table is full (counted in tp_spawn_sites_dropped). Costs no naming: what the
+ * when the table is full (said once). Costs no naming: what the
  * in-process consumers keep, to be named where they are read.
  */
 uint32_t tp_spawn_site_key(const void *return_address);
@@ -58,6 +58,3 @@ uint32_t tp_spawn_site(const void *return_address);
 
 /* The text of site `id` (kept for the life of the process), or NULL for 0 or an unknown id. */
 const char *tp_spawn_site_text(uint32_t id);
-
-/* How many lookups found the tables full. */
-uint64_t tp_spawn_sites_dropped(void);

@@ -9,8 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The most frames a spawn stack keeps (TASKPROBE_STACK_DEPTH's upper bound). */
-#define TP_STACK_DEPTH_MAX 128
+#include "settings.h" /* TP_STACK_DEPTH_MAX */
 
 /*
  * Leaves out of spawn stacks the frames on top of the stack that lie in the module (executable

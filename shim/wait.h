@@ -121,7 +121,7 @@ void tp_wait_escaping(const void *frame);
 		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
 	}
 
-/* `missing` statements of TP_WAIT_BODY: a call that sets errno, one that returns it. */
+/* `missing` statements of TP_INTERPOSE_WAIT: a call that sets errno, one that returns it. */
 #define TP_FAIL_ERRNO                                                                              \
 	do {                                                                                       \
 		errno = ENOSYS;                                                                    \

@@ -1006,8 +1006,10 @@ static void draw_detail(struct screen *sc)
 		if (shown_lines++ >= skip && y < bottom)                                           \
 			put_line(y++, text, attributes, false);                                    \
 	} while (0)
-	STACK_LINE("SPAWN STACKS (sampled: each thread's first spawns here, then 1 in 4096)",
-		   style(sc, PAIR_HEADER));
+	STACK_LINE(
+		"SPAWN STACKS (sampled: each thread's first spawns here, then 1 in " TP_LIVE_STRING(
+			TP_LIVE_STACK_SAMPLE_EVERY) ")",
+		style(sc, PAIR_HEADER));
 	bool any = false;
 	for (unsigned i = 0; i < s->n_stacks; i++) {
 		if (!stack_shown_first(s, i, v->row))
