@@ -1289,7 +1289,7 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v)
 #undef WARN_APPEND
 }
 
-void live_format_figures(char *out, size_t size, const struct live_snapshot *s)
+void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width)
 {
 	if (s->work_ns == 0 || s->longest.ns == 0) {
 		snprintf(out, size, "task graph: no task of a parallel region polled yet");
@@ -1303,12 +1303,16 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s)
 	live_format_ns(elapsed, sizeof elapsed, wall);
 	double parallelism = (double)s->work_ns / (double)s->longest.ns,
 	       speedup = wall > 0 ? (double)s->work_ns / (double)wall : 0;
-	snprintf(out, size,
-		 "work %s, span %s: parallelism %.2f (no number of workers runs this faster than "
-		 "%.2fx); measured %.2fx on %u worker%s (%s from the first task's poll to the "
-		 "last's)",
-		 work, span, parallelism, parallelism, speedup, s->graph_threads,
-		 s->graph_threads == 1 ? "" : "s", elapsed);
+	int n = snprintf(
+		out, size,
+		"work %s, span %s: parallelism %.2f (no number of workers runs this faster "
+		"than %.2fx); measured %.2fx on %u worker%s (%s from the first task's poll "
+		"to the last's)",
+		work, span, parallelism, parallelism, speedup, s->graph_threads,
+		s->graph_threads == 1 ? "" : "s", elapsed);
+	if (width > 0 && n > width) /* the figures alone, on a narrow terminal */
+		snprintf(out, size, "work %s, span %s: parallelism %.2f; measured %.2fx on %u",
+			 work, span, parallelism, speedup, s->graph_threads);
 }
 
 /* A share below this many per cent is "<1%". */

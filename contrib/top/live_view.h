@@ -234,9 +234,11 @@ enum site_column live_column_by_name(const char *name);
 void live_format_ns(char *out, size_t size, uint64_t ns);
 /*
  * The task graph's figures in words: "work 125ms, span 17.0ms: parallelism 7.35 (no number of
- * workers runs this faster than 7.35x); measured 1.90x on 2 workers", or why there are none.
+ * workers runs this faster than 7.35x); measured 1.90x on 2 workers", or why there are none;
+ * wider than `width` columns (0: any width), the figures alone ("work 125ms, span 17.0ms:
+ * parallelism 7.35; measured 1.90x on 2").
  */
-void live_format_figures(char *out, size_t size, const struct live_snapshot *s);
+void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);

@@ -603,7 +603,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	int width = widest_site(s);
 	title_line(line, sizeof line, s, gone, program, 0);
 	printf("%s\n", line);
-	live_format_figures(line, sizeof line, s);
+	live_format_figures(line, sizeof line, s, 0);
 	printf("%s\n\n", line);
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
@@ -1040,7 +1040,7 @@ static void draw(struct screen *sc)
 	const struct live_snapshot *s = shown(sc);
 	title_line(line, sizeof line, s, sc->gone, sc->options->pid, COLS);
 	put_line(0, line, style(sc, PAIR_TITLE), true);
-	live_format_figures(line, sizeof line, s);
+	live_format_figures(line, sizeof line, s, COLS);
 	put_line(1, line, 0, false);
 	losses_line(line, sizeof line, s);
 	char sort[96];
