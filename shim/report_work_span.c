@@ -49,14 +49,17 @@ static const char *site_text(const struct site_figures *f, char *buf, size_t siz
 		return "(no site: OpenMP's initial task)";
 	if (f->row == TP_LIVE_OVERFLOW)
 		return TP_LIVE_OVERFLOW_TEXT;
-	snprintf(buf, size, "(site key %" PRIu32 ")", f->row);
+	snprintf(buf, size, "(site row %" PRIu32 ")", f->row);
 	return buf;
 }
 
-/* The table's line of `row`: the one of its site's text (named now), or a new one. */
-static struct site_figures *line_of(uint32_t row, size_t *lines)
+/*
+ * The table's line of `row`, whose site has key `key` (rows are given in order of first spawn):
+ * the one of its site's text (named now), or a new one.
+ */
+static struct site_figures *line_of(uint32_t row, uint32_t key, size_t *lines)
 {
-	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(row)
+	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(key)
 									: 0;
 	for (size_t i = 0; i < *lines; i++)
 		if ((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row))
@@ -93,7 +96,8 @@ void tp_report_work_span(FILE *out)
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		bool ready = __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) ==
 			     TP_LIVE_ENTRY_READY;
-		line_at[row] = ready ? (uint32_t)(line_of(row, &lines) - figures) : UINT32_MAX;
+		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0;
+		line_at[row] = ready ? (uint32_t)(line_of(row, key, &lines) - figures) : UINT32_MAX;
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
