@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "code_map.h"
 #include "events.h"
+#include "hash.h"
 #include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "process.h"
@@ -910,7 +911,8 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
 	if (key == 0)
 		return NULL;
 	const uint32_t slots = TP_LIVE_WAIT_SITES - 1; /* the last is the overflow's */
-	for (uint32_t n = 0, i = (key * 0x9E3779B9u) % slots; n < slots; n++, i = (i + 1) % slots) {
+	for (uint32_t n = 0, i = tp_hash_slot(key, 32) % slots; n < slots;
+	     n++, i = (i + 1) % slots) {
 		struct tp_live_wait_site *e = &wait_sites[i];
 		uint32_t seen = __atomic_load_n(&e->site_key, __ATOMIC_ACQUIRE);
 		if (seen == key)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "hash.h"
 #include "lifecycle.h"
 #include "symbolize.h"
 #include "wait.h"
@@ -63,7 +64,7 @@ __attribute__((cold, noinline)) static void say_full(const char *what, unsigned 
 
 static uint32_t address_slot_of(uintptr_t address)
 {
-	return (uint32_t)((address * 0x9E3779B97F4A7C15ull) >> (64 - ADDRESS_SLOT_BITS));
+	return tp_hash_slot(address, ADDRESS_SLOT_BITS);
 }
 
 /* The key published for `address`, 0 when the address has no entry yet. */

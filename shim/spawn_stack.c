@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "settings.h"
 #include "stack_table.h"
 #include "warn.h"
@@ -165,7 +166,7 @@ static int fold_recursion(uintptr_t *pcs, int n, int keep)
 	int kept = 0;
 	for (int i = 0; i < n && kept < keep; i++) {
 		uintptr_t pc = pcs[i];
-		size_t slot = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+		size_t slot = tp_hash_slot(pc, bits);
 		while (seen[slot] != 0 && seen[slot] != pc)
 			slot = (slot + 1) & mask;
 		if (seen[slot] == pc)

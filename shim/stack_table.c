@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "stack_table.h"
 
+#include "hash.h"
+
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,7 +67,7 @@ static uint64_t hash_frames(const uintptr_t *pcs, uint32_t depth)
 {
 	uint64_t h = depth;
 	for (uint32_t i = 0; i < depth; i++)
-		h = (h ^ pcs[i]) * 0x9e3779b97f4a7c15ull;
+		h = tp_hash_mix(h, pcs[i]);
 	h ^= h >> 31;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 32;

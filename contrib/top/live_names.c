@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "source_lines.h"
 #include "symbolize.h"
 
@@ -94,7 +95,7 @@ static const struct tp_live_module *module_holding(uint64_t pc)
 
 static void name_code(uint64_t pc, uint32_t module, enum name_kind kind, char *out, size_t size)
 {
-	unsigned slot = (unsigned)((pc * 0x9E3779B97F4A7C15ull) >> 51) % NAMES_CACHED;
+	unsigned slot = tp_hash_slot(pc, 32) % NAMES_CACHED;
 	if (names[slot].pc == pc && names[slot].kind == kind) {
 		snprintf(out, size, "%s", names[slot].text);
 		return;

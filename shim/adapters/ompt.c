@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "executor.h"
+#include "hash.h"
 #include "ompt_sites.h"
 #include "probes.h"
 #include "spin_lock.h"
@@ -135,7 +136,8 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
  * the construct. An entry stays until that task runs another taskloop or the slot is reused (a
  * nogroup taskloop's tasks may be made after its work ended).
  */
-#define TASKLOOPS_MAX 64
+#define TASKLOOPS_SLOT_BITS 6
+#define TASKLOOPS_MAX       (1 << TASKLOOPS_SLOT_BITS)
 static struct {
 	const ompt_data_t *encountering;
 	const void *codeptr, *site;
@@ -144,7 +146,7 @@ static int taskloops_lock;
 
 static unsigned taskloop_slot(const ompt_data_t *encountering)
 {
-	return (unsigned)(((uintptr_t)encountering * 0x9E3779B97F4A7C15ull) >> 58) % TASKLOOPS_MAX;
+	return tp_hash_slot((uintptr_t)encountering, TASKLOOPS_SLOT_BITS);
 }
 
 /* A taskloop construct begins: its site is found now, once for all its tasks. */
