@@ -123,10 +123,17 @@ static inline void tp_listeners_in_process_add(unsigned short bits)
 	__atomic_fetch_or(&tp_listener_block.in_process, bits, __ATOMIC_RELEASE);
 }
 
-/* Lowers bits of the in-process word. */
-static inline void tp_listeners_in_process_remove(unsigned short bits)
+/* Lowers bits of the in-process word; returns the word as it was. */
+static inline unsigned short tp_listeners_in_process_remove(unsigned short bits)
 {
-	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~bits, __ATOMIC_RELEASE);
+	return __atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~bits,
+				  __ATOMIC_RELEASE);
+}
+
+/* The in-process word: every bit (TP_IN_PROCESS_*, TP_TASK_STATE_HELD). */
+static inline unsigned short tp_listeners_in_process(void)
+{
+	return __atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED);
 }
 
 TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
@@ -288,11 +295,14 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 		      tp_live_thread_start(start_routine));
 }
 
-static inline void tp_fire_thread_stop(uint64_t tid)
+/*
+ * `stopping`: the calling thread, when it is the one that ends (its last event: the recorder
+ * writes its buffer out); NULL when the exiting thread ends the others at exit.
+ */
+static inline void tp_fire_thread_stop(uint64_t tid, struct tp_thread *stopping)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_IN_PROCESS(tp_record(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0),
-		      tp_live_thread_stop(tid));
+	TP_IN_PROCESS(tp_record_thread_stop(tid, stopping), tp_live_thread_stop(tid));
 }
 
 /*

@@ -95,8 +95,7 @@ static void recording_failed(void)
 	if (!__atomic_exchange_n(&write_failed, true, __ATOMIC_RELAXED))
 		tp_warn("TASKPROBE_RECORD: writing %.300s failed (%s); recording stopped",
 			record_path, strerror(errno));
-	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
-			   __ATOMIC_RELAXED);
+	tp_listeners_in_process_remove(TP_IN_PROCESS_RECORD);
 }
 
 /*
@@ -647,7 +646,7 @@ void tp_recorder_thread_renamed(void)
 	self->record_busy = false;
 }
 
-void tp_recorder_thread_stopped(struct tp_thread *self)
+static void thread_stopped(struct tp_thread *self)
 {
 	struct tp_record_buffer *b = self->record_buffer;
 	if (self->record_busy)
@@ -668,6 +667,13 @@ void tp_recorder_thread_stopped(struct tp_thread *self)
 	errno = saved_errno;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	self->record_busy = false;
+}
+
+void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping)
+{
+	tp_record(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0);
+	if (stopping != NULL)
+		thread_stopped(stopping);
 }
 
 /*
@@ -837,8 +843,7 @@ void tp_recorder_before_seccomp(void)
 		"before",
 		record_path);
 	__atomic_store_n(&write_failed, true, __ATOMIC_RELAXED);
-	__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_IN_PROCESS_RECORD,
-			   __ATOMIC_RELAXED);
+	tp_listeners_in_process_remove(TP_IN_PROCESS_RECORD);
 	tp_own_fd_close(&record_fd);
 	errno = saved_errno;
 }
@@ -896,7 +901,6 @@ void tp_recorder_child_after_fork(void)
 	__atomic_store_n(&dropped_in_chunks, 0, __ATOMIC_RELAXED);
 	const char *pattern = tp_settings()->record;
 	if (strstr(pattern, "%p") == NULL || !open_recording(pattern))
-		__atomic_fetch_and(&tp_listener_block.in_process,
-				   (unsigned short)~TP_IN_PROCESS_RECORD, __ATOMIC_RELAXED);
+		tp_listeners_in_process_remove(TP_IN_PROCESS_RECORD);
 	errno = saved_errno;
 }

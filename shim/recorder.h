@@ -48,5 +48,8 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 /* The calling thread renamed itself: its chunks from now on carry the new name. */
 void tp_recorder_thread_renamed(void);
 
-/* The calling thread ends: its buffer is written out and given back. */
-void tp_recorder_thread_stopped(struct tp_thread *self);
+/*
+ * Thread `tid` ends (thread-stop); `stopping`, when it is the calling thread: its buffer is
+ * written out and given back.
+ */
+void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping);

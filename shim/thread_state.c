@@ -90,19 +90,15 @@ void tp_thread_set_task(struct tp_thread *self, uint64_t task)
 	self->task = task;
 	/* acquire: with the epoch a drop made, its clearing of the held mark is seen too */
 	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
-	if (task != 0 && !(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
-			   TP_TASK_STATE_HELD))
+	if (task != 0 && !(tp_listeners_in_process() & TP_TASK_STATE_HELD))
 		tp_listeners_in_process_add(TP_TASK_STATE_HELD);
 }
 
 bool tp_task_state_drop(void)
 {
-	if (tp_semaphores_task_state() != 0 ||
-	    __atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) != TP_TASK_STATE_HELD)
+	if (tp_semaphores_task_state() != 0 || tp_listeners_in_process() != TP_TASK_STATE_HELD)
 		return false;
-	if (__atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~TP_TASK_STATE_HELD,
-			       __ATOMIC_RELAXED) &
-	    TP_TASK_STATE_HELD)
+	if (tp_listeners_in_process_remove(TP_TASK_STATE_HELD) & TP_TASK_STATE_HELD)
 		__atomic_add_fetch(&tp_task_epoch, 1, __ATOMIC_RELEASE);
 	return true;
 }
