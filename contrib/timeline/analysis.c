@@ -795,11 +795,21 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 				(start != UINT64_MAX ? start : 0);
 		if (cost == 0 || task >= 2 * cost)
 			continue;
-		fprintf(out,
-			"  tasks of %s take %s (median); spawning one costs ~%s and starting one "
-			"~%s: too small\n",
+		/* each cost said where it was measured (a site whose tasks are all spawned first
+		 * has no gap between spawns to measure) */
+		char costs[96];
+		if (spawn != UINT64_MAX && start != UINT64_MAX)
+			snprintf(costs, sizeof costs, "spawning one costs ~%s and starting one ~%s",
+				 duration(spawn, b2, sizeof b2), duration(start, b3, sizeof b3));
+		else if (spawn != UINT64_MAX)
+			snprintf(costs, sizeof costs, "spawning one costs ~%s",
+				 duration(spawn, b2, sizeof b2));
+		else
+			snprintf(costs, sizeof costs, "starting one costs ~%s",
+				 duration(start, b3, sizeof b3));
+		fprintf(out, "  tasks of %s take %s (median); %s: too small\n",
 			site_text(a, order[i], name, sizeof name), duration(task, b1, sizeof b1),
-			duration(spawn, b2, sizeof b2), duration(start, b3, sizeof b3));
+			costs);
 	}
 	free(order);
 }
