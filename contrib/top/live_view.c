@@ -754,15 +754,15 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	}
 }
 
-static const struct worker_view *previous_worker(const struct live_snapshot *previous,
+static const struct thread_view *previous_thread(const struct live_snapshot *previous,
 						 uint32_t slot, uint32_t generation)
 {
 	if (previous == NULL)
 		return NULL;
-	for (unsigned i = 0; i < previous->n_workers; i++)
-		if (previous->workers[i].slot == slot &&
-		    previous->workers[i].generation == generation)
-			return &previous->workers[i];
+	for (unsigned i = 0; i < previous->n_threads; i++)
+		if (previous->threads[i].slot == slot &&
+		    previous->threads[i].generation == generation)
+			return &previous->threads[i];
 	return NULL;
 }
 
@@ -926,7 +926,7 @@ static void read_snapshot(void *arg)
 		uint32_t use = __atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE);
 		if (use != TP_LIVE_SLOT_LIVE && !(use == TP_LIVE_SLOT_ENDED && exited))
 			continue;
-		struct worker_view *w = &out->workers[out->n_workers++];
+		struct thread_view *w = &out->threads[out->n_threads++];
 		w->slot = i;
 		w->ended = use == TP_LIVE_SLOT_ENDED;
 		w->generation = load32(&t->generation);
@@ -961,7 +961,7 @@ static void read_snapshot(void *arg)
 		w->parked_ns = load64(&t->parked_ns) +
 			       (w->state == TP_LIVE_PARKED ? w->state_for_ns : 0);
 		/* over the last interval, or since the thread took its slot */
-		const struct worker_view *before = previous_worker(previous, i, w->generation);
+		const struct thread_view *before = previous_thread(previous, i, w->generation);
 		uint64_t taken = load64(&t->taken_ns);
 		uint64_t interval = before != NULL        ? since_previous
 				    : out->now_ns > taken ? out->now_ns - taken
@@ -1014,15 +1014,15 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		live_name(w->address, w->module, true, name, sizeof name);
 		live_escape(w->text, sizeof w->text, name, strlen(name), false);
 	}
-	for (unsigned i = 0; i < out->n_workers; i++) {
-		struct worker_view *w = &out->workers[i];
+	for (unsigned i = 0; i < out->n_threads; i++) {
+		struct thread_view *w = &out->threads[i];
 		if (!w->unnamed || w->start_routine == 0)
 			continue;
 		live_name_function(w->start_routine, w->start_module, name, sizeof name);
 		live_escape(w->name, sizeof w->name, name, strlen(name), false);
 	}
-	for (unsigned i = 0; i < out->n_workers; i++) {
-		struct worker_view *w = &out->workers[i];
+	for (unsigned i = 0; i < out->n_threads; i++) {
+		struct thread_view *w = &out->threads[i];
 		if (w->wait_address == 0)
 			continue;
 		live_name(w->wait_address, w->wait_module, true, name, sizeof name);
@@ -1109,8 +1109,8 @@ static void merge_sites_of_one_name(struct live_snapshot *out)
 		}
 	}
 	out->n_sites = n;
-	for (unsigned i = 0; i < out->n_workers; i++)
-		out->workers[i].site = kept_row[out->workers[i].site % TP_LIVE_SITES];
+	for (unsigned i = 0; i < out->n_threads; i++)
+		out->threads[i].site = kept_row[out->threads[i].site % TP_LIVE_SITES];
 	for (unsigned i = 0; i < out->n_stacks; i++)
 		out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
 }

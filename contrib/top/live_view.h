@@ -131,7 +131,8 @@ struct site_view {
 	uint64_t path_ns;
 };
 
-struct worker_view {
+/* A thread with figures (a slot of the file): a worker, or any thread that waited. */
+struct thread_view {
 	uint32_t slot, generation, tid, state, site, wait_kind;
 	bool worker;     /* a worker now */
 	bool was_worker; /* a worker now, or one until it stopped (its shares still tell) */
@@ -179,8 +180,8 @@ struct live_snapshot {
 	uint64_t elapsed_ns; /* since the statistics began */
 	struct site_view sites[TP_LIVE_SITES];
 	unsigned n_sites;
-	struct worker_view workers[TP_LIVE_THREADS];
-	unsigned n_workers;
+	struct thread_view threads[TP_LIVE_THREADS];
+	unsigned n_threads;
 	uint64_t alive, spawned, done;
 	struct stack_view stacks[TP_LIVE_STACKS]; /* the ready ones, in the file's order */
 	unsigned n_stacks;

@@ -370,9 +370,9 @@ struct worker_layout {
 static struct worker_layout every_worker_column(const struct live_snapshot *s)
 {
 	struct worker_layout l = {true, true, THREAD_WIDTH, 0};
-	for (unsigned i = 0; i < s->n_workers; i++)
-		if ((int)strlen(s->workers[i].name) > l.thread_width)
-			l.thread_width = (int)strlen(s->workers[i].name);
+	for (unsigned i = 0; i < s->n_threads; i++)
+		if ((int)strlen(s->threads[i].name) > l.thread_width)
+			l.thread_width = (int)strlen(s->threads[i].name);
 	return l;
 }
 
@@ -423,7 +423,7 @@ static struct worker_layout worker_layout(const struct live_snapshot *s, int wid
  * first, site_text) so that it and how long fit in `width` characters, if not 0.
  */
 static void worker_now(char *out, size_t size, const struct live_snapshot *s,
-		       const struct worker_view *w, int width)
+		       const struct thread_view *w, int width)
 {
 	char how_long[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
@@ -464,7 +464,7 @@ static void percent(char *out, size_t size, double share, bool shown)
 }
 
 static void worker_line(char *out, size_t size, const struct live_snapshot *s,
-			const struct worker_view *w, const struct worker_layout *l)
+			const struct thread_view *w, const struct worker_layout *l)
 {
 	char tid[16], busy[8], spin[8], parked[8], polls[16], now[LINE_MAX_CHARS / 2];
 	snprintf(tid, sizeof tid, "%u", w->tid);
@@ -628,8 +628,8 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	struct worker_layout all = every_worker_column(s);
 	worker_header(line, sizeof line, &all);
 	printf("%s\n", line);
-	for (unsigned i = 0; i < s->n_workers; i++) {
-		worker_line(line, sizeof line, s, &s->workers[i], &all);
+	for (unsigned i = 0; i < s->n_threads; i++) {
+		worker_line(line, sizeof line, s, &s->threads[i], &all);
 		printf("%s\n", line);
 	}
 	losses_line(line, sizeof line, s);
@@ -819,7 +819,7 @@ static void draw_tables(struct screen *sc)
 
 	/* sites get the rows the workers leave, at least a third */
 	int bottom = LINES - 1; /* the footer's row */
-	int worker_rows = (int)s->n_workers + 2;
+	int worker_rows = (int)s->n_threads + 2;
 	int site_rows = bottom - y - worker_rows;
 	if (site_rows < (bottom - y) / 3)
 		site_rows = (bottom - y) / 3;
@@ -850,9 +850,9 @@ static void draw_tables(struct screen *sc)
 	struct worker_layout workers = worker_layout(s, COLS);
 	worker_header(line, sizeof line, &workers);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
-	for (unsigned i = 0; i < s->n_workers && y < bottom; i++) {
-		worker_line(line, sizeof line, s, &s->workers[i], &workers);
-		put_line(y++, line, s->workers[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
+	for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
+		worker_line(line, sizeof line, s, &s->threads[i], &workers);
+		put_line(y++, line, s->threads[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
 			 false);
 	}
 	/* the waits by call site, in the rows left */
