@@ -95,6 +95,67 @@ static void recorded_sites_of(const char *const argv[], const char *const env[],
 	tp_remove_temp_dir(dir);
 }
 
+/* The sites of `argv` as taskprobe top --once prints them: each row's text and tasks spawned. */
+static void console_sites_of(const char *const argv[], const char *const env[],
+			     struct named_sites *sites)
+{
+	struct tp_run run;
+	tp_launch((const char *[]){"top", "--once", "--", argv[0], NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	memset(sites, 0, sizeof *sites);
+	const char *table = strstr(run.err, "\nSITE ");
+	cr_assert_not_null(table, "%s", run.err);
+	for (const char *line = strchr(table + 1, '\n'); line != NULL && line[1] != '\n';
+	     line = strchr(line + 1, '\n')) {
+		/* "text (file:line)   SPAWNED ...": the text ends at its last ')' before the figures */
+		const char *end = strstr(line + 1, ")  ");
+		const char *eol = strchr(line + 1, '\n');
+		if (end == NULL || (eol != NULL && end > eol))
+			break;
+		char text[TP_SITE_READ];
+		snprintf(text, sizeof text, "%.*s", (int)(end + 1 - (line + 1)), line + 1);
+		if (strcmp(text, "(no site: initial tasks)") != 0)
+			add_site(sites, text, strtoul(end + 1, NULL, 10));
+	}
+	tp_run_free(&run);
+}
+
+/* The sites of `argv` as the exit report's task graph table lists them, with their tasks. */
+static void report_sites_of(const char *const argv[], const char *const env[],
+			    struct named_sites *sites)
+{
+	const char *with_report[8] = {"TASKPROBE_REPORT=stderr"};
+	for (size_t i = 0; env[i] != NULL && i + 2 < 8; i++)
+		with_report[i + 1] = env[i];
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, with_report, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	memset(sites, 0, sizeof *sites);
+	const char *graph = strstr(run.err, "taskprobe: the task graph");
+	cr_assert_not_null(graph, "%s", run.err);
+	const char *header = strchr(graph, '\n');
+	cr_assert_not_null(header, "%s", run.err);
+	/* "      span      work ms    tasks median poll us  site", then a row a site */
+	for (const char *line = strchr(header + 1, '\n'); line != NULL && line[1] == ' ';
+	     line = strchr(line + 1, '\n')) {
+		char span[16];
+		double work, median;
+		size_t tasks;
+		int text_at = 0;
+		if (sscanf(line + 1, "%15s %lf %zu %lf %n", span, &work, &tasks, &median,
+			   &text_at) != 4 ||
+		    text_at == 0)
+			break;
+		const char *text = line + 1 + text_at, *eol = strchr(text, '\n');
+		char name[TP_SITE_READ];
+		snprintf(name, sizeof name, "%.*s",
+			 (int)(eol != NULL ? (size_t)(eol - text) : strlen(text)), text);
+		if (strncmp(name, "(no site", 8) != 0)
+			add_site(sites, name, tasks);
+	}
+	tp_run_free(&run);
+}
+
 /* All sites, one a line, for messages. */
 static const char *listed(const struct named_sites *sites)
 {
@@ -144,9 +205,13 @@ static int line_of(const char *after, const char *pragma)
 	return line;
 }
 
+/* Where a run's sites are read: a tracer, a recording's timeline, top --once, the exit report. */
+enum sites_read_by { BY_TRACER, BY_RECORDING, BY_CONSOLE, BY_REPORT };
+
 /*
- * omp_construct_sites, built by `compiler`, traced (or, `recorded`, recorded and converted): one
- * site per construct. `loop_line` is where
+ * omp_construct_sites, built by `compiler`, read `by` each way: one site per construct (GCC -O2
+ * puts its untied task's call on the next construct's line: the two share a site, a known limit
+ * of its line table). `loop_line` is where
  * that compiler's line table puts a taskloop's call (0: the pragma's line, 1: the loop's, the
  * line after; -1: neither, see the unoptimized GCC test), `loop_tasks` how many tasks a taskloop of 1000 iterations with grainsize(10) makes
  * on libomp: clang's calls split the range into 100 tasks of 10 iterations and, as libomp splits
@@ -155,7 +220,7 @@ static int line_of(const char *after, const char *pragma)
  * gets 100.
  */
 static void expect_construct_sites(const char *target, bool gcc, int loop_line, size_t loop_tasks,
-				   bool recorded)
+				   enum sites_read_by by)
 {
 	char preload[4200];
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
@@ -166,17 +231,21 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 	const char *env[] = {"OMP_NUM_THREADS=2", gcc ? preload : NULL, NULL};
 	struct tp_run run = {0};
 	struct named_sites sites;
-	if (recorded) {
+	if (by == BY_RECORDING) {
 		/* the functions, the source file and the compiler's names: none in the recording */
 		const char *const absent[] = {"main (",  "loops",        CONSTRUCTS,
 					      "_omp_fn", "omp_outlined", NULL};
 		recorded_sites_of(argv, env, absent, &sites);
+	} else if (by == BY_CONSOLE) {
+		console_sites_of(argv, env, &sites);
+	} else if (by == BY_REPORT) {
+		report_sites_of(argv, env, &sites);
 	} else {
 		tp_run(TP_TRACED, argv, env, &run);
 		cr_assert_eq(run.status, 0, "%s", run.err);
 		cr_expect_str_eq(run.out,
-				 "task 42, taskloops 332833500 249500250000, outer team 2, "
-				 "inner teams 4, nested tasks 4\n");
+				 "task 42, taskloops 332833500 249500250000, others 1 2 3 4, outer "
+				 "team 2, inner teams 4, nested tasks 4\n");
 		named_sites_of(&run, &sites);
 	}
 	struct {
@@ -190,6 +259,11 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 		/* the two taskloops, in loops() */
 		{"loops", "static void loops(", "#pragma omp taskloop", loop_line, loop_tasks},
 		{"loops", "squares[i] =", "#pragma omp taskloop", loop_line, loop_tasks},
+		/* an untied task, two ordered by a dependence, a task in a taskgroup, in others() */
+		{"others", "static void others(", "#pragma omp task untied", 0, 1},
+		{"others", "static void others(", "#pragma omp task depend(out", 0, 1},
+		{"others", "static void others(", "#pragma omp task depend(in", 0, 1},
+		{"others", "#pragma omp taskgroup", "#pragma omp task shared(values)", 0, 1},
 		/* the outer region, the region nested in it (on each of its 2 threads), its tasks */
 		{"main", "loops();", "#pragma omp parallel", 0, 2},
 		{"main", "outer_team = omp", "#pragma omp parallel", 0, 4},
@@ -207,6 +281,10 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 			line = tp_source_line(CONSTRUCTS, "static void loops(", "{");
 			constructs[i].tasks = 2 * loop_tasks;
 		}
+		if (gcc && loop_line == 1 && strstr(constructs[i].pragma, "untied") != NULL) {
+			constructs[i + 1].tasks++; /* GCC -O2: on the depend(out) task's line */
+			continue;
+		}
 		snprintf(expected[n].text, TP_SITE_READ, "%s (" CONSTRUCTS ":%d)",
 			 constructs[i].function, line);
 		expected[n++].tasks = constructs[i].tasks;
@@ -221,7 +299,7 @@ Test(sites, gcc_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
 	/* GCC's line table puts a taskloop's call into libomp on its loop's line */
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, false);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_TRACER);
 }
 
 Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .timeout = 180)
@@ -232,7 +310,7 @@ Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .ti
 	 * calls into libomp have no line of their own, and share one site (a known limit: the
 	 * constructs' lines are only in the outlined functions the calls pass to libomp).
 	 */
-	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, false);
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, BY_TRACER);
 }
 
 /*
@@ -255,8 +333,8 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	struct named_sites sites;
 	named_sites_of(&run, &sites);
-	/* the seven constructs: two called from main itself, five from its outlined regions */
-	cr_assert_eq(sites.n, 7);
+	/* the eleven constructs: two called from main itself, nine from its outlined regions */
+	cr_assert_eq(sites.n, 11);
 	size_t in_main = 0, outlined = 0, tasks = 0;
 	for (size_t i = 0; i < sites.n; i++) {
 		const char *t = sites.text[i];
@@ -266,8 +344,8 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 		tasks += sites.tasks[i];
 	}
 	cr_expect_eq(in_main, 2);
-	cr_expect_eq(outlined, 5);
-	cr_expect_eq(tasks, 2 + 1 + 100 + 100 + 2 + 4 + 4);
+	cr_expect_eq(outlined, 9);
+	cr_expect_eq(tasks, 2 + 1 + 100 + 100 + 4 + 2 + 4 + 4);
 	tp_run_free(&run);
 }
 
@@ -275,7 +353,7 @@ Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 18
 {
 	tp_require_tracer();
 	/* the nested region and its task are tail calls from their outlined regions (-O2) */
-	expect_construct_sites("omp_construct_sites", false, 0, 107, false);
+	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_TRACER);
 }
 
 /*
@@ -284,8 +362,24 @@ Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 18
  */
 Test(sites, a_recordings_sites_are_named_by_the_converter_as_a_tracers_are, .timeout = 180)
 {
-	expect_construct_sites("omp_construct_sites", false, 0, 107, true);
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, true);
+	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_RECORDING);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_RECORDING);
+}
+
+/* The console names them too, offline, from the addresses the program keeps. */
+Test(sites, the_console_names_every_construct_as_a_tracer_does, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_CONSOLE);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_CONSOLE);
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, BY_CONSOLE);
+}
+
+/* And the exit report's table of the task graph, named at exit. */
+Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 180)
+{
+	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_REPORT);
+	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_REPORT);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * One of each OpenMP construct that spawns tasks, built by GCC and by clang: a task in a
- * parallel region's single, two taskloops in a row (1000 iterations, grainsize 10), and a task
- * in a parallel region nested in another. Prints what each computed and the teams' sizes; the
- * output does not depend on scheduling.
+ * parallel region's single, two taskloops in a row (1000 iterations, grainsize 10), an untied
+ * task, two tasks ordered by a dependence, a task in a taskgroup, and a task in a parallel
+ * region nested in another. Prints what each computed and the teams' sizes; the output does not
+ * depend on scheduling.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -22,9 +23,26 @@ static void loops(void)
 		cubes[i] = (long)i * i * i;
 }
 
+/* An untied task, two tasks ordered by a dependence, a task in a taskgroup. */
+static void others(int *values)
+{
+#pragma omp task untied shared(values)
+	values[0] = 1;
+#pragma omp task depend(out : values[1]) shared(values)
+	values[1] = 2;
+#pragma omp task depend(in : values[1]) shared(values)
+	values[2] = values[1] + 1;
+#pragma omp taskgroup
+	{
+#pragma omp task shared(values)
+		values[3] = 4;
+	}
+#pragma omp taskwait
+}
+
 int main(void)
 {
-	int single_task = 0, nested_tasks = 0, outer_team = 0, inner_teams = 0;
+	int single_task = 0, nested_tasks = 0, outer_team = 0, inner_teams = 0, values[4] = {0};
 	omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(TEAM)
 #pragma omp single
@@ -32,6 +50,7 @@ int main(void)
 #pragma omp task shared(single_task)
 		single_task = 42;
 		loops();
+		others(values);
 	}
 #pragma omp parallel num_threads(TEAM)
 	{
@@ -50,7 +69,9 @@ int main(void)
 		square_sum += squares[i];
 		cube_sum += cubes[i];
 	}
-	printf("task %d, taskloops %ld %ld, outer team %d, inner teams %d, nested tasks %d\n",
-	       single_task, square_sum, cube_sum, outer_team, inner_teams, nested_tasks);
+	printf("task %d, taskloops %ld %ld, others %d %d %d %d, outer team %d, inner teams %d, "
+	       "nested tasks %d\n",
+	       single_task, square_sum, cube_sum, values[0], values[1], values[2], values[3],
+	       outer_team, inner_teams, nested_tasks);
 	return 0;
 }
