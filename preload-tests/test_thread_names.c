@@ -91,6 +91,7 @@ Test(thread_names, the_recorded_timeline_names_thread_tracks_so, .timeout = 60)
 
 Test(thread_names, a_tracers_thread_start_names_the_start_routine_from_its_symbol)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	struct tp_run run;
 	tp_run(TP_TRACED, (const char *[]){tp_target("thread_names"), NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0);
@@ -109,6 +110,7 @@ Test(thread_names, a_tracers_thread_start_names_the_start_routine_from_its_symbo
 
 Test(thread_names, waits_bt_sums_parked_time_by_thread_name_or_start_routine, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	const char *argv[] = {tp_target("thread_names"), NULL};
 	const char *env[] = {"TASKPROBE_WORKERS=*", NULL};
 	struct tp_run run;
@@ -143,6 +145,7 @@ static size_t workers_named(const char *trace, const char *name)
 
 Test(thread_names, workers_bt_reports_workers_by_name_or_start_routine, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
 	const char *argv[] = {tp_target("thread_names"), NULL};
 	const char *env[] = {"TASKPROBE_WORKERS=*", NULL};
 	/* an interval far longer than the run: the one report is the one made at its end */
