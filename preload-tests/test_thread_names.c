@@ -49,7 +49,7 @@ static unsigned threads_named(const char *text, const char *name, unsigned *rows
 
 Test(thread_names, top_shows_an_unnamed_thread_by_its_start_routine_and_a_named_one_by_name)
 {
-	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *env[] = {"TASKPROBE_WORKERS=*", NULL};
 	struct tp_run run;
 	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
@@ -69,7 +69,7 @@ Test(thread_names, top_shows_an_unnamed_thread_by_its_start_routine_and_a_named_
 
 Test(thread_names, the_recorded_timeline_names_thread_tracks_so, .timeout = 60)
 {
-	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char json[512], thread[128];
 	snprintf(json, sizeof json, "%s/thread_names.json", tp_unprivileged_out());
 	struct tp_run run;
