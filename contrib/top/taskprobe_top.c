@@ -25,7 +25,7 @@
 #include "live_view.h"
 
 #define DEFAULT_INTERVAL_MS 1000
-#define KEY_POLL_MS         100 /* how often keys and the program's end are looked at */
+#define KEY_CHECK_MS        100 /* how often keys and the program's end are looked at */
 #define LINE_MAX_CHARS      1024
 #define SITE_WIDTH_MIN      20
 #define SITE_WIDTH_WANTED   40 /* "function (file:line)" whole, columns left out for it */
@@ -138,14 +138,14 @@ static void sleep_ms(unsigned ms)
 static bool open_statistics(struct live_file *f, pid_t pid, const struct options *o,
 			    unsigned wait_ms, char *why, size_t why_size)
 {
-	for (unsigned waited = 0;; waited += KEY_POLL_MS) {
+	for (unsigned waited = 0;; waited += KEY_CHECK_MS) {
 		enum live_open_result r = live_open(f, pid, o->dir, why, why_size);
 		if (r == LIVE_OPENED)
 			return true;
 		/* a file not there yet, or an earlier process's its next one replaces */
 		if ((r != LIVE_MISSING && r != LIVE_STALE) || waited >= wait_ms)
 			return false;
-		sleep_ms(KEY_POLL_MS);
+		sleep_ms(KEY_CHECK_MS);
 	}
 }
 
@@ -664,8 +664,8 @@ static int run_plain(struct live_file *f, const struct options *o)
 			bool followed = false;
 			for (unsigned waited = 0;
 			     !followed && !live_process_gone(f->pid) && waited < EXEC_FOLLOW_MS;
-			     waited += KEY_POLL_MS) {
-				sleep_ms(KEY_POLL_MS);
+			     waited += KEY_CHECK_MS) {
+				sleep_ms(KEY_CHECK_MS);
 				followed = follow_exec(f, o);
 			}
 			if (followed) {
@@ -682,7 +682,7 @@ static int run_plain(struct live_file *f, const struct options *o)
 				over = run_over(f, o, true);
 				followed = follow_child(f, o, s, true);
 				if (!followed && !over)
-					sleep_ms(KEY_POLL_MS);
+					sleep_ms(KEY_CHECK_MS);
 			} while (!followed && !over);
 			if (!followed)
 				return 0;
@@ -1158,7 +1158,7 @@ static int run_screen(struct live_file *f, const struct options *o)
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	timeout(KEY_POLL_MS);
+	timeout(KEY_CHECK_MS);
 	sc.colours = has_colors() && getenv("NO_COLOR") == NULL;
 	if (sc.colours) {
 		start_color();
