@@ -10,13 +10,13 @@
 # The shipped scripts print "Tracing ...", the harness's and the benchmarks' programs "READY".
 #
 # The waiting side: the tracer is ready at the first whole line of its standard output that does
-# not start with TRACER_NOT_READY_PREFIX. It looks every TRACER_READY_POLL_MS, and gives up (and
+# not start with TRACER_NOT_READY_PREFIX. It looks every TRACER_READY_CHECK_MS, and gives up (and
 # stops the tracer, and the program held for it) when the tracer has ended first or
 # TRACER_READY_TIMEOUT_S have passed.
 
 # >>> tracer-ready protocol
 TRACER_READY_TIMEOUT_S=60
-TRACER_READY_POLL_MS=20
+TRACER_READY_CHECK_MS=20
 TRACER_NOT_READY_PREFIX='Attaching '
 
 # tracer_ready_line LINE: whether LINE, a line of the tracer's output, says it is ready.
@@ -35,12 +35,12 @@ tracer_ready_file() {
 }
 
 # tracer_await_ready PID CHECK...: runs CHECK... (tracer_ready_file FILE, or the caller's own
-# test) every TRACER_READY_POLL_MS until it succeeds; returns 1 if the tracer PID ends first or
+# test) every TRACER_READY_CHECK_MS until it succeeds; returns 1 if the tracer PID ends first or
 # TRACER_READY_TIMEOUT_S pass.
 tracer_await_ready() {
-	local pid=$1 polls=$((TRACER_READY_TIMEOUT_S * 1000 / TRACER_READY_POLL_MS)) interval
+	local pid=$1 polls=$((TRACER_READY_TIMEOUT_S * 1000 / TRACER_READY_CHECK_MS)) interval
 	shift
-	interval=$(printf '%d.%03d' $((TRACER_READY_POLL_MS / 1000)) $((TRACER_READY_POLL_MS % 1000)))
+	interval=$(printf '%d.%03d' $((TRACER_READY_CHECK_MS / 1000)) $((TRACER_READY_CHECK_MS % 1000)))
 	until "$@"; do
 		if ! kill -0 "$pid" 2>/dev/null || [ "$polls" -le 0 ]; then
 			return 1

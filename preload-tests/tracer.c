@@ -110,12 +110,12 @@ static bool ready_line_printed(const char *out)
 
 /*
  * Waits as the protocol says for the tracer `pid`, writing to `out` and `err`: every
- * TP_TRACER_READY_POLL_MS, up to TP_TRACER_READY_TIMEOUT_S. Fails the test, saying `what` and the
+ * TP_TRACER_READY_CHECK_MS, up to TP_TRACER_READY_TIMEOUT_S. Fails the test, saying `what` and the
  * tracer's stderr, when the tracer ends first or the time is up.
  */
 static void await_ready(pid_t pid, const char *out, const char *err, const char *what)
 {
-	for (long waited = 0; !ready_line_printed(out); waited += TP_TRACER_READY_POLL_MS) {
+	for (long waited = 0; !ready_line_printed(out); waited += TP_TRACER_READY_CHECK_MS) {
 		int status;
 		bool ended = waitpid(pid, &status, WNOHANG) == pid;
 		if (ended || waited >= TP_TRACER_READY_TIMEOUT_S * 1000L) {
@@ -125,7 +125,7 @@ static void await_ready(pid_t pid, const char *out, const char *err, const char 
 			}
 			cr_assert_fail("%s: %s", what, tp_read_file(err, NULL));
 		}
-		tp_sleep_ms(TP_TRACER_READY_POLL_MS);
+		tp_sleep_ms(TP_TRACER_READY_CHECK_MS);
 	}
 }
 
