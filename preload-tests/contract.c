@@ -138,6 +138,15 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 			continue;
 		uint64_t id = (uint64_t)e->arg[0];
 		cr_assert_neq(id, 0, "%s of task 0", e->probe);
+		if (tp_event_is(e, "task__dependence")) {
+			/* an event of its successor (arg1), right after its spawn; the predecessor
+			 * was spawned, and may be ending at this moment on another thread */
+			cr_expect(id <= max_id && t[id].spawned, "dependence on unknown task %llu",
+				  (unsigned long long)id);
+			id = (uint64_t)e->arg[1];
+			cr_assert(id != 0 && id <= max_id, "dependence of task %llu",
+				  (unsigned long long)id);
+		}
 		struct task_seen *s = &t[id];
 		if (tp_event_is(e, "task__spawn")) {
 			cr_expect(!s->spawned, "task %llu spawned twice", (unsigned long long)id);
