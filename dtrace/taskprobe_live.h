@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The live statistics (TASKPROBE_LIVE=1, shim/live.c) that `taskprobe top` (contrib/top) reads:
+ * The live statistics (TASKPROBE_LIVE=1, shim/consumers/live.c) that `taskprobe top` (contrib/top) reads:
  * a file in shared memory, `taskprobe-live.PID` in a directory of the user's own (see below), mode
  * 0600, that the process writes with plain stores and the console maps read-only, so that the
  * console starting, stopping or dying never touches the program.

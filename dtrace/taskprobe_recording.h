@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The file the in-process recorder writes (TASKPROBE_RECORD, shim/recorder.c) and the timeline
+ * The file the in-process recorder writes (TASKPROBE_RECORD, shim/consumers/recorder.c) and the timeline
  * converter reads (contrib/timeline): the same events as the probes, with the same arguments.
  *
  * A file is one or more segments (a process that execs itself continues its file in a new

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../shim/stack_table.h"
+#include "../shim/symbols/stack_table.h"
 
 #define THREADS       4
 #define SHARED_STACKS 2000

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <sys/resource.h>
 
-#include "../shim/stack_table.h"
+#include "../shim/symbols/stack_table.h"
 #include "harness.h"
 
 /* A stack of `depth` frames that differs for every `seed`. */

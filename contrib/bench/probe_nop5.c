@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* A bare USDT probe on a 5-byte nop, as the shim's probe sites are (see shim/probes.h). */
+/* A bare USDT probe on a 5-byte nop, as the shim's probe sites are (see shim/events/probes.h). */
 #include <sys/sdt.h>
 #if defined(__x86_64__)
 #undef _SDT_NOP

@@ -2,8 +2,8 @@
 /*
  * Names for the code addresses a process's live statistics keep (its spawn sites, its sampled
  * spawn stacks, its threads' start routines): the shim keeps addresses and the modules they lie in, and the console names
- * them here, in its own process, with the shim's own naming code (shim/source_lines.c and
- * shim/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no debug
+ * them here, in its own process, with the shim's own naming code (shim/symbols/source_lines.c and
+ * shim/symbols/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no debug
  * information is ever read in the program's threads.
  */
 #pragma once
