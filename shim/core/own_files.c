@@ -13,7 +13,6 @@
 
 #include "process.h"
 #include "spin_lock.h"
-#include "lifecycle.h"
 
 static struct tp_own_fd *kept[TP_OWN_FDS_MAX];
 static unsigned kept_count; /* the close family's one check while the shim keeps none */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "lifecycle.h"
+#include "probe_sites.h"
 
 #if defined(__x86_64__)
 extern const uintptr_t __start_tp_probe_sites[] __attribute__((visibility("hidden")));

@@ -3,8 +3,6 @@
 #define _GNU_SOURCE
 #include "process.h"
 
-#include "lifecycle.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -29,3 +29,7 @@ int tp_process_is_current(void);
  * parentheses). 0 when the text has none.
  */
 uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
+
+/* From the lifecycle (lifecycle/lifecycle.c): */
+void tp_process_start(void);            /* this process's identity, read once */
+void tp_process_child_after_fork(void); /* the child's identity */

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "real_symbol.h"
 
-#include "lifecycle.h"
 #include "warn.h"
 
 #include <dlfcn.h>

@@ -43,3 +43,6 @@ struct tp_real_function {
 		}                                                                                  \
 		fn_;                                                                               \
 	})
+
+/* From the lifecycle's constructor (lifecycle/lifecycle.c): every interposed function's real one. */
+void tp_real_functions_resolve(void);

@@ -5,15 +5,19 @@
  */
 #pragma once
 
-/* Start-up, in this order, from the constructor. */
-void tp_process_start(void);          /* process.c: this process's identity, read once */
-void tp_real_functions_resolve(void); /* real_symbol.c: every interposed function's real one */
-void tp_thread_state_start(void);     /* thread_state.c: the named-worker end key */
-void tp_report_start(void);           /* report.c: TASKPROBE_REPORT's file checked, counting on */
-void tp_recorder_start(void);         /* recorder.c: TASKPROBE_RECORD's file opened, recording */
-void tp_live_start(void);             /* live.c: TASKPROBE_LIVE's file made, counting */
+/*
+ * Start-up, in this order, from the constructor: first the core's (process.h, real_symbol.h),
+ * then these.
+ */
+void tp_thread_state_start(void); /* thread_state.c: the named-worker end key */
+void tp_report_start(void);       /* report.c: TASKPROBE_REPORT's file checked, counting on */
+void tp_recorder_start(void);     /* recorder.c: TASKPROBE_RECORD's file opened, recording */
+void tp_live_start(void);         /* live.c: TASKPROBE_LIVE's file made, counting */
 
-/* Fork: prepare in this order, then parent or child in the reverse order. */
+/*
+ * Fork: prepare in this order, then parent or child in the reverse order (the core's child steps,
+ * probe_sites.h, process.h and own_files.h, among them as lifecycle.c says).
+ */
 void tp_threads_prepare_fork(void); /* threads.c: the running-thread list locked */
 void tp_threads_parent_after_fork(void);
 void tp_threads_child_after_fork(void); /* the child's one thread was started in the parent */
@@ -22,9 +26,6 @@ void tp_spawn_sites_after_fork(void);
 void tp_symbolize_prepare_fork(void); /* symbolize.c: no module half read (after the sites' lock) */
 void tp_symbolize_after_fork(void);
 void tp_thread_state_child_after_fork(void); /* thread_state.c: a new tid, no wait in progress */
-void tp_probe_sites_child_after_fork(void);  /* probe_sites.c: the child's sites made safe */
-void tp_process_child_after_fork(void);      /* process.c: the child's identity */
-void tp_own_fds_child_after_fork(void);      /* own_files.c: the kept descriptors' locks free */
 void tp_recorder_prepare_fork(void);         /* recorder.c: the buffers' lists locked */
 void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */

@@ -12,7 +12,9 @@
 #include "events.h"
 #include "exit_hook.h"
 #include "own_files.h"
+#include "probe_sites.h"
 #include "process.h"
+#include "real_symbol.h"
 #include "settings.h"
 #include "spawn_stack.h"
 
