@@ -82,8 +82,7 @@ static bool is_skipped(uintptr_t pc)
  * are never captured: it opens a pipe (two close-on-exec descriptors) when it first unwinds.
  * Racing first captures both load it; dlopen returns the same handle.
  */
-#define NAME_OF(symbol)   STRING_OF(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
-#define STRING_OF(symbol) #symbol
+#define NAME_OF(symbol) TP_STRING(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
 
 typedef int (*unwind_fn)(void **frames, int size);
 static unwind_fn unwind;
