@@ -162,3 +162,62 @@ Test(sites, without_debug_information_sites_fall_back_to_symbols_then_addresses,
 	cr_expect_eq(sites.tasks[1], 8);
 	tp_run_free(&run);
 }
+
+/* Lines of `trace` that are `line` (its newline included). */
+static size_t lines_equal(const char *trace, const char *line)
+{
+	size_t n = 0, length = strlen(line);
+	for (const char *l = trace; (l = strstr(l, line)) != NULL; l += length)
+		if (l == trace || l[-1] == '\n')
+			n++;
+	return n;
+}
+
+/*
+ * Naming a site reads debug information (milliseconds): for a tracer that reads site texts it is
+ * done in the process, but the spawning or waiting task's poll is ended around it, so that no
+ * poll a tracer measures holds taskprobe's time. The tracer follows each thread's open poll and
+ * sees every call of the shim's two naming functions.
+ */
+Test(sites, a_site_is_named_for_a_tracer_outside_every_poll, .timeout = 120)
+{
+	const char *shim = tp_shim_copy();
+	char *program;
+	cr_assert(
+		asprintf(&program,
+			 "usdt:%1$s:taskprobe:task__poll__start /pid == $1/ { @open[tid] = 1; }\n"
+			 "usdt:%1$s:taskprobe:task__poll__end /pid == $1/ { delete(@open[tid]); }\n"
+			 "usdt:%1$s:taskprobe:task__spawn /pid == $1/ "
+			 "{ printf(\"SPAWN %%s\\n\", str(arg3)); }\n"
+			 "usdt:%1$s:taskprobe:wait__start /pid == $1/ "
+			 "{ printf(\"WAIT %%s\\n\", str(arg5)); }\n"
+			 "uprobe:%1$s:tp_symbolize_call, uprobe:%1$s:tp_symbolize_function "
+			 "/pid == $1/ { printf(\"NAMING %%s\\n\", @open[tid] ? \"in a poll\" : "
+			 "\"outside\"); }\n",
+			 shim) > 0);
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	const char *argv[] = {tp_require_program(tp_target("omp_blocking"), "clang and libomp-dev"),
+			      NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
+	cr_expect_str_eq(run.out, "posted\n");
+	int task_line, wait_line;
+	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_blocking.c", "#pragma omp task ",
+				   &task_line, 1),
+		     1);
+	wait_line = task_line + 1; /* the task's one statement: sem_wait */
+	char spawn[TP_SITE_READ], wait[TP_SITE_READ];
+	snprintf(spawn, sizeof spawn, "SPAWN main (omp_blocking.c:%d)\n", task_line);
+	snprintf(wait, sizeof wait, "WAIT main (omp_blocking.c:%d)\n", wait_line);
+	/* the task's site and its wait's, named while a task was polled (the single's, the task) */
+	cr_expect_eq(lines_equal(run.trace, spawn), 1, "%s", run.trace);
+	cr_expect_eq(lines_equal(run.trace, wait), 1, "%s", run.trace);
+	cr_expect_gt(lines_equal(run.trace, "NAMING outside\n"), 2, "%s", run.trace);
+	cr_expect_eq(lines_equal(run.trace, "NAMING in a poll\n"), 0, "%s", run.trace);
+	tp_run_free(&run);
+}

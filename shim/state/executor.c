@@ -37,6 +37,19 @@ void tp_executor_started(void)
 	tp_lifecycle_executor_started();
 }
 
+uint32_t tp_site_named_outside_poll(uint32_t key)
+{
+	if (key == 0 || tp_spawn_site_is_named(key))
+		return tp_spawn_site_if_named(key);
+	uint64_t task = tp_thread_task(tp_thread_self());
+	if (task != 0)
+		tp_task_poll_end(task, false, TP_SYNC_NONE);
+	uint32_t site = tp_spawn_site_of_key(key);
+	if (task != 0)
+		tp_task_poll_start(task);
+	return site;
+}
+
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
 			      const void *site_address, bool undeferred)
 {
@@ -46,7 +59,7 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uint32_t id = 0, depth = 0;
 	/* the consumers in the process keep a key; a tracer reads the site's id and text */
 	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
-	uint32_t site = tp_tracers_task_spawn() ? tp_spawn_site_of_key(key) : 0;
+	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
 	/*
 	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
 	 * statistics a sample (live.h)

@@ -82,6 +82,15 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred);
 }
 
+/*
+ * The contract's site id of key `key` (spawn_site.h), named now if it is new, for a tracer that
+ * reads the site's text. Naming reads debug information (milliseconds), and that is taskprobe's
+ * time, not the program's: when the calling thread polls a task, that poll ends before the
+ * naming (task-poll-end, done 0, sync none) and starts again after it (PROBES.md), so no
+ * task's poll, wait or delay counts it.
+ */
+uint32_t tp_site_named_outside_poll(uint32_t key);
+
 /* task-wake, with the calling thread's current task as waker. */
 static inline void tp_task_woken(uint64_t task)
 {

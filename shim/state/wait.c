@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "code_map.h"
+#include "executor.h"
 #include "report_waits.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -136,9 +137,10 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	finding_site = true;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
-	uint32_t site = !named                               ? 0
-			: nested || !stack_room_for_naming() ? tp_spawn_site_if_named(w->site_key)
-							     : tp_spawn_site_of_key(w->site_key);
+	uint32_t site = !named ? 0
+			: nested || !stack_room_for_naming()
+				? tp_spawn_site_if_named(w->site_key)
+				: tp_site_named_outside_poll(w->site_key);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	finding_site = nested;
 	if (named)

@@ -196,12 +196,15 @@ const char *tp_spawn_site_function_symbol(uint32_t key)
 	return i != 0 ? function_symbols[i] : NULL;
 }
 
+bool tp_spawn_site_is_named(uint32_t key)
+{
+	return key != 0 && key <= __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE);
+}
+
 uint32_t tp_spawn_site_if_named(uint32_t key)
 {
-	if (key == 0 || key > __atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE) ||
-	    !__atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE))
-		return 0;
-	return keys[key].site;
+	return tp_spawn_site_is_named(key) ? keys[key].site : 0;
 }
 
 uint32_t tp_spawn_site(const void *return_address)

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The most distinct site texts, and call addresses leading to them (several may share a text). */
@@ -52,6 +53,9 @@ uint32_t tp_spawn_site_of_key(uint32_t key);
 
 /* The site id of key `key` if it was named already, else 0: never names. */
 uint32_t tp_spawn_site_if_named(uint32_t key);
+
+/* Whether key `key` was named already (its site may be 0: the site table was full). */
+bool tp_spawn_site_is_named(uint32_t key);
 
 /* tp_spawn_site_of_key of the key of `return_address`. */
 uint32_t tp_spawn_site(const void *return_address);
