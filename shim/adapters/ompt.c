@@ -198,8 +198,6 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 {
 	(void)type;
 	(void)thread;
-	if (tp_report_on)
-		tp_report_executor_thread_started();
 	tp_worker_started();
 }
 
@@ -208,8 +206,6 @@ static void on_thread_end(ompt_data_t *thread)
 	(void)thread;
 	tp_worker_unpark();
 	tp_worker_stopped();
-	if (tp_report_on)
-		tp_report_executor_thread_stopped();
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,

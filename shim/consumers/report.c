@@ -42,8 +42,6 @@
 #include "symbolize.h"
 #include "warn.h"
 
-uint16_t tp_report_on;
-
 /* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
 #define IDS (TP_REPORT_STARTED_BY_EXECUTOR + 1)
 
@@ -260,7 +258,7 @@ static void write_out(void (*report)(FILE *))
 /* At the start of exit, before the libraries' destructors (see the top of this file). */
 void tp_report_before_destructors(void)
 {
-	if (!__atomic_load_n(&tp_report_on, __ATOMIC_ACQUIRE))
+	if (!tp_reporting())
 		return;
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
@@ -279,8 +277,7 @@ void tp_report_before_destructors(void)
 /* At exit after every destructor (see the top of this file). */
 void tp_report_at_exit(void)
 {
-	if (!__atomic_load_n(&tp_report_on, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&written, __ATOMIC_ACQUIRE))
+	if (!tp_reporting() || __atomic_load_n(&written, __ATOMIC_ACQUIRE))
 		return;
 	int saved_errno = errno;
 	if (!__atomic_load_n(&executor_seen, __ATOMIC_ACQUIRE)) {
@@ -317,7 +314,6 @@ void tp_report_start(void)
 		return;
 	if (strcmp(setting, "stderr") != 0)
 		open_report(setting);
-	__atomic_store_n(&tp_report_on, 1, __ATOMIC_RELEASE);
 	tp_report_waits_start();
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
 }

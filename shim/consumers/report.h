@@ -8,12 +8,10 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "stack_table.h"
-
-/* Nonzero when TASKPROBE_REPORT is set: adapters then keep task state with no tracer. */
-extern uint16_t tp_report_on __attribute__((visibility("hidden")));
 
 /*
  * A task spawned and terminated, by its report key: its spawn stack id (0 for a task the program
@@ -21,6 +19,12 @@ extern uint16_t tp_report_on __attribute__((visibility("hidden")));
  * started itself. The report groups stacks under their sites.
  */
 #define TP_REPORT_STARTED_BY_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
+
+/* The report key of a task the program spawned (`by_program`) with spawn stack `stack_id`. */
+static inline uint32_t tp_report_key(bool by_program, uint64_t stack_id)
+{
+	return by_program ? (uint32_t)stack_id : TP_REPORT_STARTED_BY_EXECUTOR;
+}
 void tp_report_task_spawned(uint32_t key);
 void tp_report_task_terminated(uint32_t key);
 

@@ -59,15 +59,12 @@ static uint32_t tables_taken;
 static uint32_t threads_sharing;
 static __thread struct thread_table *own __attribute__((tls_model("initial-exec")));
 
-uint8_t tp_report_waits_on;
-
 /* The clock at the start, to turn its units into nanoseconds at exit. */
 static uint64_t clock_at_start, ns_at_start;
 
 void tp_report_waits_start(void)
 {
 	tp_clock_pair(&clock_at_start, &ns_at_start);
-	__atomic_store_n(&tp_report_waits_on, 1, __ATOMIC_RELEASE);
 }
 
 /* The calling thread's table, taken at its first wait. */
@@ -91,10 +88,13 @@ static struct thread_table *own_table(void)
 void tp_report_waits_enter(struct tp_wait *w)
 {
 	w->report_since = tp_clock_now();
+	w->report_counted = true;
 }
 
 void tp_report_waits_leave(const struct tp_wait *w)
 {
+	if (!w->report_counted)
+		return;
 	uint64_t time = tp_clock_now() - w->report_since;
 	struct thread_table *t = own_table();
 	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
@@ -133,7 +133,7 @@ void tp_report_waits_child_after_fork(void)
 
 void tp_report_waits_name_sites(void)
 {
-	if (!__atomic_load_n(&tp_report_waits_on, __ATOMIC_ACQUIRE))
+	if (!tp_reporting())
 		return;
 	for (unsigned i = 0; i < THREAD_TABLES + 1; i++)
 		for (unsigned r = 0; r < SITES_PER_THREAD; r++) {
@@ -300,7 +300,7 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 
 void tp_report_waits(FILE *out)
 {
-	if (!__atomic_load_n(&tp_report_waits_on, __ATOMIC_ACQUIRE))
+	if (!tp_reporting())
 		return;
 	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
 	unsigned n = 0;

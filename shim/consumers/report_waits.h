@@ -12,15 +12,12 @@
 
 struct tp_wait;
 
-/* Nonzero once the report is on: every wait that ends is counted (wait.c asks). */
-extern uint8_t tp_report_waits_on __attribute__((visibility("hidden")));
-
 /* The report is on: waits are counted from now (from report.c's start). */
 void tp_report_waits_start(void);
 
 /*
- * A wait begins and ends on the calling thread (wait.c): w's kind and site key are set; `leave`
- * only for a wait `enter` saw (w->report_counted).
+ * A wait begins and ends on the calling thread (wait-start's and wait-end's events): w's kind and
+ * site key are set; `enter` marks w counted (w->report_counted), and `leave` counts only such.
  */
 void tp_report_waits_enter(struct tp_wait *w);
 void tp_report_waits_leave(const struct tp_wait *w);

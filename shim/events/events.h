@@ -20,6 +20,8 @@
 #include "probes.h"
 #include "live.h"
 #include "recorder.h"
+#include "report.h"
+#include "report_waits.h"
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \
@@ -48,8 +50,7 @@
 struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	/*
-	 * TP_IN_PROCESS_REPORT while a consumer inside the process needs every event (the exit
-	 * report's counts), and TP_TASK_STATE_HELD while threads may hold a current task set while
+	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD while threads may hold a current task set while
 	 * traced (see tp_task_probes_enabled: it is dropped by the first callback that finds nobody
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
@@ -59,11 +60,11 @@ struct tp_listener_block {
 };
 extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
 
-#define TP_IN_PROCESS_REPORT 1u
+#define TP_IN_PROCESS_REPORT 1u /* the exit report counts tasks and executor threads (report.h) */
 #define TP_TASK_STATE_HELD   2u
 #define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
 #define TP_IN_PROCESS_LIVE   8u /* the live statistics count every event (live.h) */
-#define TP_IN_PROCESS_EVENTS (TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)
+#define TP_IN_PROCESS_EVENTS (TP_IN_PROCESS_REPORT | TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)
 
 /* The in-process consumers of every event that are on (TP_IN_PROCESS_EVENTS bits). */
 static inline unsigned tp_in_process_events(void)
@@ -84,6 +85,12 @@ static inline unsigned tp_recording(void)
 static inline unsigned tp_live(void)
 {
 	return tp_in_process_events() & TP_IN_PROCESS_LIVE;
+}
+
+/* Whether the exit report counts (report.h). */
+static inline unsigned tp_reporting(void)
+{
+	return tp_in_process_events() & TP_IN_PROCESS_REPORT;
 }
 
 /* The block's first 24 bytes: the task-state semaphores, the in-process word, task-dependence's. */
@@ -183,9 +190,10 @@ static inline unsigned tp_listeners_park(void)
 
 /*
  * The in-process consumers' share of an event: the record while recording, the live statistics'
- * update while they are on. One load and one branch when neither is.
+ * update while they are on, the exit report's count while it counts (the events it counts; for
+ * the others TP_NOT_REPORTED). One load and one branch when none is on.
  */
-#define TP_IN_PROCESS(record, live)                                                                \
+#define TP_IN_PROCESS(record, live, report)                                                        \
 	do {                                                                                       \
 		unsigned on_ = tp_in_process_events();                                             \
 		if (on_) {                                                                         \
@@ -193,8 +201,11 @@ static inline unsigned tp_listeners_park(void)
 				record;                                                            \
 			if (on_ & TP_IN_PROCESS_LIVE)                                              \
 				live;                                                              \
+			if (on_ & TP_IN_PROCESS_REPORT)                                            \
+				report;                                                            \
 		}                                                                                  \
 	} while (0)
+#define TP_NOT_REPORTED ((void)0)
 
 /*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
@@ -211,7 +222,8 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 			     TP_IN_REGISTER(executor));
 	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
 					   tp_record_spawn_small(executor, undeferred)),
-		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred));
+		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred),
+		      tp_report_task_spawned(tp_report_key(by_program, stack_id)));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -220,21 +232,21 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 	TASKPROBE_TASK_STACK(TP_IN_REGISTER(task), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
 	TP_IN_PROCESS(tp_record_task_stack(task, stack_id, pcs, depth),
-		      tp_live_task_stack(stack_id, pcs, depth));
+		      tp_live_task_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
-		      tp_live_task_wake(task));
+		      tp_live_task_wake(task), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
-		      tp_live_task_poll_start(task));
+		      tp_live_task_poll_start(task), TP_NOT_REPORTED);
 }
 
 /* sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0 */
@@ -243,14 +255,15 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync));
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
 				task, 0, 0, 0),
-		      tp_live_task_poll_end(task, done, sync));
+		      tp_live_task_poll_end(task, done, sync), TP_NOT_REPORTED);
 }
 
-static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason)
+/* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */
+static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
-		      tp_live_task_terminate(task));
+		      tp_live_task_terminate(task), tp_report_task_terminated(report_key));
 }
 
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
@@ -258,31 +271,35 @@ static inline void tp_fire_task_dependence(uint64_t predecessor, uint64_t succes
 {
 	TASKPROBE_TASK_DEPENDENCE(TP_IN_REGISTER(predecessor), TP_IN_REGISTER(successor));
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
-		      tp_live_task_dependence(predecessor, successor));
+		      tp_live_task_dependence(predecessor, successor), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_worker_start(void)
 {
 	TASKPROBE_WORKER_THREAD_START();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1),
+		      tp_report_executor_thread_started());
 }
 
 static inline void tp_fire_worker_stop(void)
 {
 	TASKPROBE_WORKER_THREAD_STOP();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0),
+		      tp_report_executor_thread_stopped());
 }
 
 static inline void tp_fire_worker_park(void)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1),
+		      TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_worker_unpark(void)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0));
+	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0),
+		      TP_NOT_REPORTED);
 }
 
 /* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
@@ -292,7 +309,7 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 	TASKPROBE_THREAD_START(TP_IN_REGISTER(tid), TP_IN_REGISTER(start_routine),
 			       TP_IN_REGISTER(creator_tid), TP_IN_REGISTER(start_routine_name));
 	TP_IN_PROCESS(tp_record_thread_start(tid, start_routine, creator_tid),
-		      tp_live_thread_start(start_routine));
+		      tp_live_thread_start(start_routine), TP_NOT_REPORTED);
 }
 
 /*
@@ -302,7 +319,8 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 static inline void tp_fire_thread_stop(uint64_t tid, struct tp_thread *stopping)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_IN_PROCESS(tp_record_thread_stop(tid, stopping), tp_live_thread_stop(tid));
+	TP_IN_PROCESS(tp_record_thread_stop(tid, stopping), tp_live_thread_stop(tid),
+		      TP_NOT_REPORTED);
 }
 
 /*
@@ -311,19 +329,20 @@ static inline void tp_fire_thread_stop(uint64_t tid, struct tp_thread *stopping)
  */
 static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
 				      uint64_t task, uint64_t site_id, const char *site,
-				      uint32_t site_key)
+				      uint32_t site_key, struct tp_wait *wait)
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
 	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
-		      tp_live_wait_start(kind, task, site_key));
+		      tp_live_wait_start(kind, task, site_key), tp_report_waits_enter(wait));
 }
 
-static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
+static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
+				    const struct tp_wait *wait)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
 	TP_IN_PROCESS(tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
-		      tp_live_wait_end(task));
+		      tp_live_wait_end(task), tp_report_waits_leave(wait));
 }

@@ -64,14 +64,12 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
 	 * statistics a sample (live.h)
 	 */
-	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_report_on ||
+	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_reporting() ||
 			    (tp_recording() && tp_settings()->record_stacks) ||
 			    (tp_live() && tp_live_wants_stack(key));
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
-	uint32_t report_key = kind == TP_SPAWNED_BY_PROGRAM ? id : TP_REPORT_STARTED_BY_EXECUTOR;
-	if (tp_report_on)
-		tp_report_task_spawned(report_key);
+	uint32_t report_key = tp_report_key(kind == TP_SPAWNED_BY_PROGRAM, id);
 	if (!tp_thread_live(self))
 		return report_key;
 	if (tp_listeners_task_spawn()) {

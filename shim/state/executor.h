@@ -14,7 +14,6 @@
 #include <stdint.h>
 
 #include "events.h"
-#include "report.h"
 #include "thread_state.h"
 
 /* enum tp_executor (task-spawn's) and tp_terminate_reason (task-terminate's) are the contract's:
@@ -77,7 +76,7 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
 				       bool undeferred)
 {
-	if ((tp_listeners_task_spawn() | tp_listeners_task_stack() | tp_report_on) == 0)
+	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0)
 		return 0;
 	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred);
 }
@@ -134,10 +133,8 @@ static inline void tp_task_dependence(uint64_t predecessor, uint64_t successor)
 static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason,
 				      uint32_t report_key)
 {
-	if (tp_report_on)
-		tp_report_task_terminated(report_key);
 	if (tp_listeners_task_terminate() && tp_thread_live(tp_thread_self()))
-		tp_fire_task_terminate(task, (uint32_t)reason);
+		tp_fire_task_terminate(task, (uint32_t)reason, report_key);
 }
 
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */

@@ -38,7 +38,8 @@ void tp_thread_names_changed(bool itself)
 {
 	__atomic_add_fetch(&names_generation, 1, __ATOMIC_RELEASE);
 	if (itself)
-		TP_IN_PROCESS(tp_recorder_thread_renamed(), tp_live_thread_renamed());
+		TP_IN_PROCESS(tp_recorder_thread_renamed(), tp_live_thread_renamed(),
+			      TP_NOT_REPORTED);
 }
 
 /* Ends the named workers of threads that end without the shim's trampoline around them. */

@@ -10,7 +10,6 @@
 
 #include "code_map.h"
 #include "executor.h"
-#include "report_waits.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
@@ -145,11 +144,9 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	finding_site = nested;
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
-	w->report_counted = __atomic_load_n(&tp_report_waits_on, __ATOMIC_RELAXED);
-	if (w->report_counted)
-		tp_report_waits_enter(w);
+	w->report_counted = false;
 	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
+			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
 	errno = saved_errno;
 }
 
@@ -157,9 +154,7 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
-	tp_fire_wait_end(w->kind, w->object, result, w->task);
-	if (w->report_counted)
-		tp_report_waits_leave(w);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w);
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
 	if (self->parked && self->parked_by == w)

@@ -20,7 +20,7 @@ struct tp_wait {
 	uint32_t kind;
 	uint32_t site_key;     /* its call site's key (spawn_site.h), 0 when nobody asked */
 	bool silent;           /* the thread was stopped by the process's exit: nothing fires */
-	bool report_counted;   /* the exit report counts it (report_waits.h) ... */
+	bool report_counted;   /* the exit report counts it: saw its start (report_waits.h) ... */
 	uint64_t report_since; /* ... from then, in tp_clock_now's units */
 };
 
