@@ -266,8 +266,7 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias,
 /*
  * Whether a function is one the compiler made, whose name means nothing to the person who wrote
  * the construct: marked artificial (GCC's "main._omp_fn.0", clang's ".omp_task_entry."), or named
- * so (clang's ".omp_outlined._debug__.N", which it does not mark, and any name starting with a
- * dot, which no C or C++ function has).
+ * so (tp_compiler_made_name: clang's ".omp_outlined._debug__.N", which it does not mark).
  */
 static bool compiler_made(Dwarf_Die *die, const char *name)
 {
@@ -275,8 +274,23 @@ static bool compiler_made(Dwarf_Die *die, const char *name)
 	bool artificial = false;
 	if (dw.attr_integrate(die, DW_AT_artificial, &attr) != NULL)
 		(void)dw.formflag(&attr, &artificial);
-	return artificial || name[0] == '.' || strstr(name, "._omp_fn.") != NULL ||
-	       strstr(name, "._omp_cpyfn.") != NULL;
+	return artificial || tp_compiler_made_name(name);
+}
+
+size_t tp_gcc_outlined_from(const char *name)
+{
+	static const char *const suffixes[] = {"._omp_fn.", "._omp_cpyfn."};
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		const char *suffix = strstr(name, suffixes[i]);
+		if (suffix != NULL && suffix > name)
+			return (size_t)(suffix - name);
+	}
+	return 0;
+}
+
+bool tp_compiler_made_name(const char *name)
+{
+	return name[0] == '.' || tp_gcc_outlined_from(name) != 0;
 }
 
 static const char *name_of(Dwarf_Die *die)
@@ -523,11 +537,11 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 		int before = 0;
 		function_before(unit, unit, 0, file, lineno, &function, &before);
 	}
-	const char *gcc_suffix = s.made ? strstr(s.name, "._omp_fn.") : NULL;
+	size_t outlined_from = s.made ? tp_gcc_outlined_from(s.name) : 0;
 	int length = function != NULL ? (int)strlen(function) : 0;
-	if (function == NULL && gcc_suffix != NULL) {
+	if (function == NULL && outlined_from != 0) {
 		function = s.name;
-		length = (int)(gcc_suffix - s.name);
+		length = (int)outlined_from;
 	}
 	if (function == NULL) /* no function of the program's found: the compiler's name it is */
 		function = s.name, length = (int)strlen(s.name);

@@ -21,6 +21,19 @@
  */
 bool tp_source_line(uintptr_t address, char *out, size_t size);
 
+/*
+ * The length of the name of the function a person wrote that GCC's OpenMP outlining made the
+ * symbol `name` from: 4 for "main._omp_fn.0" or "main._omp_cpyfn.1"; 0 for any other name.
+ */
+size_t tp_gcc_outlined_from(const char *name);
+
+/*
+ * Whether the symbol `name` is one a compiler made, which means nothing to the person who wrote
+ * the construct: GCC's outlined regions (tp_gcc_outlined_from), and any name starting with a dot
+ * (clang's ".omp_outlined..5", ".omp_task_entry."), which no C or C++ function has.
+ */
+bool tp_compiler_made_name(const char *name);
+
 /* A module of another process: its file, and where it was loaded (its dlpi_addr). */
 struct tp_source_module {
 	const char *path;

@@ -194,12 +194,12 @@ static const char *module_shown(const char *path, bool basename_only)
  */
 static const char *written_function(const char *symbol, char *buf, size_t size)
 {
-	const char *outlined = strstr(symbol, "._omp_");
-	if (outlined != NULL && outlined > symbol) {
-		snprintf(buf, size, "%.*s", (int)(outlined - symbol), symbol);
+	size_t outlined_from = tp_gcc_outlined_from(symbol);
+	if (outlined_from != 0) {
+		snprintf(buf, size, "%.*s", (int)outlined_from, symbol);
 		return buf;
 	}
-	return symbol[0] == '.' ? "outlined code" : NULL;
+	return tp_compiler_made_name(symbol) ? "outlined code" : NULL;
 }
 
 /*
