@@ -393,6 +393,8 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 		return 0;
 	/* libomp's frames between a spawn call and the task_create callback are not the program's. */
 	tp_spawn_stack_skip_module((const void *)lookup);
+	/* a fork while another thread registers or reads a taskloop: the child gets it free */
+	tp_executor_lock_across_fork(&taskloops_lock);
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);

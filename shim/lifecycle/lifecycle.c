@@ -24,10 +24,12 @@ static void prepare_fork(void)
 	tp_spawn_sites_prepare_fork();
 	tp_symbolize_prepare_fork();
 	tp_recorder_prepare_fork();
+	tp_executor_prepare_fork();
 }
 
 static void parent_after_fork(void)
 {
+	tp_executor_after_fork();
 	tp_recorder_parent_after_fork();
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
@@ -38,6 +40,7 @@ static void parent_after_fork(void)
 static void child_after_fork(void)
 {
 	tp_probe_sites_child_after_fork();
+	tp_executor_after_fork();
 	tp_process_child_after_fork(); /* first: the child's pid names its files */
 	tp_own_fds_child_after_fork();
 	tp_thread_state_child_after_fork();

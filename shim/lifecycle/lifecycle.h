@@ -31,6 +31,8 @@ void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
 void tp_report_child_after_fork(void);   /* report.c: its own file (%p), or its parent's */
 void tp_live_child_after_fork(void);     /* live.c: a file of its own, figures from zero */
+void tp_executor_prepare_fork(void);     /* executor.c: the adapters' leaf locks held */
+void tp_executor_after_fork(void);
 
 /* Exec (exec.c): before it (if it fails, the process goes on as it was). */
 void tp_lifecycle_before_exec(void);

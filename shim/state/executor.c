@@ -12,6 +12,7 @@
 #include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
+#include "spin_lock.h"
 
 #define TASK_IDS_PER_BLOCK 1024
 
@@ -30,6 +31,35 @@ bool tp_task_probes_confirmed(void)
 	if (tp_listeners_task_state() == TP_IN_PROCESS_AS_LISTENERS(TP_TASK_STATE_HELD))
 		return !tp_task_state_drop();
 	return true;
+}
+
+static int *fork_locks[TP_EXECUTOR_FORK_LOCKS_MAX];
+static unsigned n_fork_locks;
+
+void tp_executor_lock_across_fork(int *lock)
+{
+	unsigned n = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (fork_locks[i] == lock)
+			return;
+	if (n == TP_EXECUTOR_FORK_LOCKS_MAX)
+		return;
+	fork_locks[n] = lock;
+	__atomic_store_n(&n_fork_locks, n + 1, __ATOMIC_RELEASE);
+}
+
+void tp_executor_prepare_fork(void)
+{
+	unsigned n = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		tp_spin_lock(fork_locks[i]);
+}
+
+void tp_executor_after_fork(void)
+{
+	unsigned n = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
+	for (unsigned i = n; i-- > 0;)
+		tp_spin_unlock(fork_locks[i]);
 }
 
 void tp_executor_started(void)

@@ -141,6 +141,14 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
+/*
+ * An adapter's leaf spin lock (spin_lock.h; no other lock is taken while it is held), held by the
+ * lifecycle's fork steps across every fork: the child gets it free and what it guards whole.
+ * Once per lock, before the executor's first task; at most TP_EXECUTOR_FORK_LOCKS_MAX.
+ */
+#define TP_EXECUTOR_FORK_LOCKS_MAX 4
+void tp_executor_lock_across_fork(int *lock);
+
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();
