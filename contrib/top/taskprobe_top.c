@@ -22,17 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "follow.h"
 #include "live_view.h"
 
 #define DEFAULT_INTERVAL_MS 1000
-#define KEY_CHECK_MS        100 /* how often keys and the program's end are looked at */
+#define KEY_CHECK_MS        FOLLOW_CHECK_MS /* keys are looked at as often as the program's end */
 #define LINE_MAX_CHARS      1024
 #define SITE_WIDTH_MIN      20
 #define SITE_WIDTH_WANTED   40 /* "function (file:line)" whole, columns left out for it */
 #define HISTOGRAM_BAR       30 /* characters of the longest bar */
 #define KEY_ESCAPE          27
 #define KEY_CONTROL_C       3
-#define EXEC_FOLLOW_MS      1000 /* how long an exec's next image may take to make its file */
 
 struct options {
 	bool once;
@@ -128,96 +128,11 @@ static bool parse_options(int argc, char **argv, struct options *o)
 	return true;
 }
 
-static void sleep_ms(unsigned ms)
+/* What the console follows, from its options. */
+static struct follow following(const struct options *o)
 {
-	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000};
-	nanosleep(&t, NULL);
-}
-
-/* Opens the statistics, waiting up to `wait_ms` for them to appear; else `why`. */
-static bool open_statistics(struct live_file *f, pid_t pid, const struct options *o,
-			    unsigned wait_ms, char *why, size_t why_size)
-{
-	for (unsigned waited = 0;; waited += KEY_CHECK_MS) {
-		enum live_open_result r = live_open(f, pid, o->dir, why, why_size);
-		if (r == LIVE_OPENED)
-			return true;
-		/* a file not there yet, or an earlier process's its next one replaces */
-		if ((r != LIVE_MISSING && r != LIVE_STALE) || waited >= wait_ms)
-			return false;
-		sleep_ms(KEY_CHECK_MS);
-	}
-}
-
-/*
- * The file says its process ended, but the process is there: an exec, whose next image makes a
- * file of its own (the old one marked ended first), or the last moments of its exit. Opens the
- * next image's file once it is there and whole; false when there is none (yet).
- */
-static bool follow_exec(struct live_file *f, const struct options *o)
-{
-	char why[1024];
-	struct live_file next;
-	if (live_process_gone(f->pid) || !live_replaced(f) ||
-	    !open_statistics(&next, f->pid, o, 0, why, sizeof why))
-		return false;
-	live_close(f);
-	*f = next;
-	return true;
-}
-
-/* The run's processes shown so far (--children), whose last figures are not shown again. */
-static struct live_id *shown_ids;
-static size_t n_shown, shown_capacity;
-
-/* Lists `f` as shown, once; false when the list cannot grow (then nothing is followed). */
-static bool mark_shown(const struct live_file *f)
-{
-	struct live_id id = live_id(f);
-	if (live_id_listed(id, shown_ids, n_shown))
-		return true;
-	if (n_shown == shown_capacity) {
-		size_t capacity = shown_capacity > 0 ? 2 * shown_capacity : 16;
-		struct live_id *grown = realloc(shown_ids, capacity * sizeof *grown);
-		if (grown == NULL)
-			return false;
-		shown_ids = grown;
-		shown_capacity = capacity;
-	}
-	shown_ids[n_shown++] = id;
-	return true;
-}
-
-/*
- * With --children (a script that starts the program as a child; o->pid is the run's own
- * process): while the run's process has spawned no task, another of the run's processes is shown
- * instead, and once the one shown has ended (`ended`), the next: in the order they started (a
- * script that runs programs one after another, one shorter than an interval included), each
- * once; with --once, the one that spawned the most. True when it switched.
- */
-static bool follow_child(struct live_file *f, const struct options *o,
-			 const struct live_snapshot *s, bool ended)
-{
-	if (!o->children || o->dir == NULL)
-		return false;
-	bool showing_run = f->pid == o->pid;
-	if (showing_run ? s->spawned > 0 : !ended)
-		return false;
-	if (!mark_shown(f))
-		return false;
-	struct live_file child;
-	if (!live_open_child(&child, o->dir, shown_ids, n_shown,
-			     o->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
-		return false;
-	live_close(f);
-	*f = child;
-	return true;
-}
-
-/* Whether the run is over: the process shown has ended, and it is the run's or that has too. */
-static bool run_over(const struct live_file *f, const struct options *o, bool ended)
-{
-	return ended && (!o->children || f->pid == o->pid || live_process_gone(o->pid));
+	return (struct follow){
+		.run = o->pid, .dir = o->dir, .children = o->children, .once = o->once};
 }
 
 /* --- lines, for the screen and for plain text alike --- */
@@ -645,6 +560,7 @@ static int run_plain(struct live_file *f, const struct options *o)
 	int current = 0;
 	struct live_snapshot *previous = NULL;
 	char why[1024];
+	const struct follow w = following(o);
 	for (;;) {
 		bool gone = live_process_gone(f->pid);
 		struct live_snapshot *s = &snapshots[current];
@@ -655,36 +571,21 @@ static int run_plain(struct live_file *f, const struct options *o)
 		}
 		bool ended = s->header.exited || gone;
 		/* the run's process has no task: another of the run's (follow_child) */
-		if (follow_child(f, o, s, false)) {
+		if (follow_child(f, &w, s, false)) {
 			previous = NULL;
 			continue;
 		}
 		live_sort_sites(s, o->sort, o->ascending);
-		if (ended && !o->once) { /* an exec's next image: followed, within a moment */
-			bool followed = false;
-			for (unsigned waited = 0;
-			     !followed && !live_process_gone(f->pid) && waited < EXEC_FOLLOW_MS;
-			     waited += KEY_CHECK_MS) {
-				sleep_ms(KEY_CHECK_MS);
-				followed = follow_exec(f, o);
-			}
-			if (followed) {
-				previous = NULL;
-				continue;
-			}
+		/* an exec's next image: followed, within a moment */
+		if (ended && !o->once && follow_exec(f, &w, FOLLOW_EXEC_MS)) {
+			previous = NULL;
+			continue;
 		}
 		print_snapshot(s, gone, o->pid);
 		if (o->once)
 			return 0;
 		if (ended) { /* its last figures are out: the run's next program, or the run's end */
-			bool followed, over;
-			do {
-				over = run_over(f, o, true);
-				followed = follow_child(f, o, s, true);
-				if (!followed && !over)
-					sleep_ms(KEY_CHECK_MS);
-			} while (!followed && !over);
-			if (!followed)
+			if (!follow_next_process(f, &w, s))
 				return 0;
 			printf("\n");
 			previous = NULL;
@@ -703,6 +604,7 @@ enum colour_pair { PAIR_TITLE = 1, PAIR_HEADER, PAIR_SELECTED, PAIR_WARNING, PAI
 
 struct screen {
 	const struct options *options;
+	struct follow follow;
 	struct live_file *file;
 	struct live_snapshot snapshots[2];
 	int current;
@@ -773,7 +675,7 @@ static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 	sc->gone = live_process_gone(sc->file->pid);
 	if (!live_snapshot(sc->file, previous, &sc->snapshots[next], why, why_size))
 		return false;
-	if (follow_child(sc->file, sc->options, &sc->snapshots[next], false)) {
+	if (follow_child(sc->file, &sc->follow, &sc->snapshots[next], false)) {
 		sc->gone = live_process_gone(sc->file->pid);
 		previous = NULL;
 		if (!live_snapshot(sc->file, NULL, &sc->snapshots[next], why, why_size))
@@ -1149,7 +1051,11 @@ static bool terminal_usable(void)
 static int run_screen(struct live_file *f, const struct options *o)
 {
 	static struct screen sc;
-	sc = (struct screen){.options = o, .file = f, .sort = o->sort, .ascending = o->ascending};
+	sc = (struct screen){.options = o,
+			     .follow = following(o),
+			     .file = f,
+			     .sort = o->sort,
+			     .ascending = o->ascending};
 	SCREEN *screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL)
 		return run_plain(f, o);
@@ -1180,14 +1086,15 @@ static int run_screen(struct live_file *f, const struct options *o)
 		if (key != ERR && !on_key(&sc, key, &refresh_now))
 			break;
 		bool ended = shown(&sc)->header.exited || sc.gone;
-		if (ended && follow_exec(f, o)) { /* an exec made the program a new file */
+		if (ended &&
+		    follow_exec(f, &sc.follow, 0)) { /* an exec made the program a new file */
 			sc.have_previous = false;
 			ended = false;
 			refresh_now = true;
 		}
 		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
 			/* an ended program's last figures stay an interval: then the run's next */
-			if (ended && follow_child(f, o, shown(&sc), true)) {
+			if (ended && follow_child(f, &sc.follow, shown(&sc), true)) {
 				sc.have_previous = false;
 				ended = false;
 			}
@@ -1222,7 +1129,8 @@ int main(int argc, char **argv)
 	}
 	struct live_file f;
 	char why[1024];
-	if (!open_statistics(&f, o.pid, &o, o.wait_ms, why, sizeof why)) {
+	const struct follow w = following(&o);
+	if (!follow_open(&f, o.pid, &w, o.wait_ms, why, sizeof why)) {
 		fprintf(stderr, "taskprobe-top: %s\n", why);
 		return 1;
 	}

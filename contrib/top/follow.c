@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/* Following the program the console shows (follow.h). */
+#define _GNU_SOURCE
+#include "follow.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+void sleep_ms(unsigned ms)
+{
+	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&t, NULL);
+}
+
+bool follow_open(struct live_file *f, pid_t pid, const struct follow *w, unsigned wait_ms,
+		 char *why, size_t why_size)
+{
+	for (unsigned waited = 0;; waited += FOLLOW_CHECK_MS) {
+		enum live_open_result r = live_open(f, pid, w->dir, why, why_size);
+		if (r == LIVE_OPENED)
+			return true;
+		/* a file not there yet, or an earlier process's its next one replaces */
+		if ((r != LIVE_MISSING && r != LIVE_STALE) || waited >= wait_ms)
+			return false;
+		sleep_ms(FOLLOW_CHECK_MS);
+	}
+}
+
+/* The next image's file, if it is there now. */
+static bool exec_followed(struct live_file *f, const struct follow *w)
+{
+	char why[1024];
+	struct live_file next;
+	if (live_process_gone(f->pid) || !live_replaced(f) ||
+	    !follow_open(&next, f->pid, w, 0, why, sizeof why))
+		return false;
+	live_close(f);
+	*f = next;
+	return true;
+}
+
+bool follow_exec(struct live_file *f, const struct follow *w, unsigned within_ms)
+{
+	if (within_ms == 0)
+		return exec_followed(f, w);
+	for (unsigned waited = 0; !live_process_gone(f->pid) && waited < within_ms;
+	     waited += FOLLOW_CHECK_MS) {
+		sleep_ms(FOLLOW_CHECK_MS);
+		if (exec_followed(f, w))
+			return true;
+	}
+	return false;
+}
+
+/* The run's processes shown so far (--children), whose last figures are not shown again. */
+static struct live_id *shown_ids;
+static size_t n_shown, shown_capacity;
+
+/* Lists `f` as shown, once; false when the list cannot grow (then nothing is followed). */
+static bool mark_shown(const struct live_file *f)
+{
+	struct live_id id = live_id(f);
+	if (live_id_listed(id, shown_ids, n_shown))
+		return true;
+	if (n_shown == shown_capacity) {
+		size_t capacity = shown_capacity > 0 ? 2 * shown_capacity : 16;
+		struct live_id *grown = realloc(shown_ids, capacity * sizeof *grown);
+		if (grown == NULL)
+			return false;
+		shown_ids = grown;
+		shown_capacity = capacity;
+	}
+	shown_ids[n_shown++] = id;
+	return true;
+}
+
+bool follow_child(struct live_file *f, const struct follow *w, const struct live_snapshot *s,
+		  bool ended)
+{
+	if (!w->children || w->dir == NULL)
+		return false;
+	bool showing_run = f->pid == w->run;
+	if (showing_run ? s->spawned > 0 : !ended)
+		return false;
+	if (!mark_shown(f))
+		return false;
+	struct live_file child;
+	if (!live_open_child(&child, w->dir, shown_ids, n_shown,
+			     w->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
+		return false;
+	live_close(f);
+	*f = child;
+	return true;
+}
+
+/* Whether the run is over: the process shown has ended, and it is the run's or that has too. */
+static bool run_over(const struct live_file *f, const struct follow *w, bool ended)
+{
+	return ended && (!w->children || f->pid == w->run || live_process_gone(w->run));
+}
+
+bool follow_next_process(struct live_file *f, const struct follow *w, const struct live_snapshot *s)
+{
+	for (;;) {
+		bool over = run_over(f, w, true);
+		if (follow_child(f, w, s, true))
+			return true;
+		if (over)
+			return false;
+		sleep_ms(FOLLOW_CHECK_MS);
+	}
+}
