@@ -24,6 +24,7 @@
 #include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "process.h"
+#include "reentry.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
@@ -110,7 +111,7 @@ static uint64_t barrier_frozen_ns;
 static struct tp_live_path barrier_frozen;
 static uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 static uint64_t long_poll_ns;
-static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static int stacks_lock;
 static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
 /* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
 static bool in_memory;
@@ -348,15 +349,13 @@ static inline struct tp_live_thread *enter(enum slot_need need)
 	if (__builtin_expect(local.slot == NULL, 0) &&
 	    (need == HAS_SLOT_ONLY || local.ended || local.no_slot || !take_slot()))
 		return NULL;
-	local.busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&local.busy);
 	return local.slot;
 }
 
 static inline void leave(void)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	local.busy = false;
+	tp_guard_leave(&local.busy, false);
 }
 
 static inline uint32_t task_hash(uint64_t task)
@@ -667,11 +666,11 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 		return;
 	}
 	/* a new stack: kept once, by one thread at a time (another that finds it busy skips) */
-	if (pthread_mutex_trylock(&stacks_lock) != 0)
+	if (!tp_spin_try_lock(&stacks_lock))
 		return;
 	int saved_errno = errno, cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* space may be given */
-	local.busy = true;
+	tp_guard_enter(&local.busy);
 	i = stack_entry(row, stack_id); /* again: another thread may have named it meanwhile */
 	if (!stacks_ready)
 		stacks_ready = give_space(TP_LIVE_STACKS_SPACE_OFFSET, TP_LIVE_STACKS_SPACE);
@@ -691,8 +690,8 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 		}
 		__atomic_store_n(&s->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 	}
-	local.busy = false;
-	pthread_mutex_unlock(&stacks_lock);
+	tp_guard_leave(&local.busy, false);
+	tp_spin_unlock(&stacks_lock);
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 }
@@ -1000,8 +999,7 @@ void tp_live_thread_start(uintptr_t start_routine)
 {
 	if (local.busy)
 		return;
-	local.busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&local.busy);
 	local.start_module = module_entry(start_routine);
 	local.start_routine = start_routine;
 	leave();
@@ -1198,7 +1196,7 @@ void tp_live_child_after_fork(void)
 	memset(&barrier_frozen, 0, sizeof barrier_frozen);
 	header = NULL;
 	memset(&local, 0, sizeof local);
-	pthread_mutex_init(&stacks_lock, NULL);
+	stacks_lock = 0;
 	stacks_ready = false;
 	/* the child's statistics begin now, at the rate timed at start */
 	tp_clock_pair(&tsc_at_start, &ns_at_start);

@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "code_map.h"
 #include "recorder_file.h"
+#include "reentry.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
@@ -239,8 +240,7 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	self->record_busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&self->record_busy);
 	int saved_errno = errno; /* the event follows a call whose errno the program reads */
 	struct tp_record_buffer *b = self->record_buffer;
 	if (__builtin_expect(b == NULL, 0)) {
@@ -248,7 +248,7 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 		if (b == NULL) {
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
 			errno = saved_errno;
-			self->record_busy = false;
+			tp_guard_leave(&self->record_busy, false);
 			return NULL;
 		}
 	}
@@ -271,8 +271,7 @@ static void record_done(struct tp_thread *self, const struct tp_record *r)
 {
 	struct tp_record_buffer *b = self->record_buffer;
 	__atomic_store_n(&b->used, b->used + tp_record_bytes(r->word), __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = false;
+	tp_guard_leave(&self->record_busy, false);
 }
 
 /* tp_record's path when the fast one cannot be taken: a first event, a full buffer, a signal. */
@@ -308,8 +307,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 		return;
 	}
 	/* busy before anything is read: a signal handler's event in between cannot move it */
-	self->record_busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&self->record_busy);
 	struct tp_record_buffer *b = self->record_buffer;
 #if defined(__x86_64__)
 	uint64_t now = tsc ? __rdtsc() : tp_clock_now();
@@ -320,8 +318,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
 				     now - b->base > TP_RECORD_DELTA_MAX,
 			     0)) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		self->record_busy = false;
+		tp_guard_leave(&self->record_busy, false);
 		record_slow(type, small, nargs, a0, a1, a2, a3);
 		return;
 	}
@@ -334,8 +331,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	r->arg[2] = a2;
 	r->arg[3] = a3;
 	__atomic_store_n(&b->used, used + 8 * (1 + nargs), __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = false;
+	tp_guard_leave(&self->record_busy, false);
 }
 
 __attribute__((noinline)) static void record_monotonic(enum tp_record_type type, uint32_t small,
@@ -472,13 +468,11 @@ void tp_recorder_thread_renamed(void)
 	struct tp_record_buffer *b = self->record_buffer;
 	if (b == NULL || self->record_busy)
 		return; /* a buffer taken later reads the name then */
-	self->record_busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&self->record_busy);
 	tp_spin_lock(&b->writing); /* the exit may be writing it out */
 	tp_thread_read_name(b->comm);
 	tp_spin_unlock(&b->writing);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = false;
+	tp_guard_leave(&self->record_busy, false);
 }
 
 static void thread_stopped(struct tp_thread *self)
@@ -490,8 +484,7 @@ static void thread_stopped(struct tp_thread *self)
 		true; /* a later event (a TLS destructor's wait) is counted, not kept */
 	if (b == NULL)
 		return;
-	self->record_busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_guard_enter(&self->record_busy);
 	int saved_errno = errno;
 	buffer_write(b);
 	self->record_buffer = NULL;
@@ -500,8 +493,7 @@ static void thread_stopped(struct tp_thread *self)
 	list_add(&spare, b);
 	tp_spin_unlock(&buffers_lock);
 	errno = saved_errno;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = false;
+	tp_guard_leave(&self->record_busy, false);
 }
 
 void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping)
@@ -522,13 +514,12 @@ static void write_all_buffers(bool close)
 	/*
 	 * Nested: called from a signal handler (exit, exec) that interrupted the recorder on this
 	 * thread, which may hold a lock: none is waited for, and the thread's own buffer, maybe half
-	 * way through a record, is written up to its last whole one but not emptied.
+	 * way through a record, is written up to its last whole one but not emptied. Guarded: a
+	 * signal handler's event now would wait on these locks.
 	 */
-	bool nested = self->record_busy;
-	self->record_busy = true; /* a signal handler's event now would wait on these locks */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	bool nested = tp_guard_enter(&self->record_busy);
 	if (nested ? !tp_spin_try_lock(&buffers_lock) : (tp_spin_lock(&buffers_lock), false)) {
-		self->record_busy = nested;
+		tp_guard_leave(&self->record_busy, nested);
 		return;
 	}
 	/* in batches, each one writev: at exit, the time after the destructors is kept short */
@@ -563,8 +554,7 @@ static void write_all_buffers(bool close)
 		}
 	}
 	tp_spin_unlock(&buffers_lock);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = nested;
+	tp_guard_leave(&self->record_busy, nested);
 }
 
 static bool written_before_destructors;
@@ -580,10 +570,8 @@ static bool written_before_destructors;
 static void write_own_close_others(void)
 {
 	struct tp_thread *self = tp_thread_self();
-	bool nested =
-		self->record_busy; /* exit from a signal handler that interrupted the recorder */
-	self->record_busy = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* nested: exit from a signal handler that interrupted the recorder */
+	bool nested = tp_guard_enter(&self->record_busy);
 	struct tp_record_buffer *own = nested ? NULL : self->record_buffer;
 	if (own != NULL) {
 		tp_spin_lock(&own->writing);
@@ -608,8 +596,7 @@ static void write_own_close_others(void)
 		}
 		tp_spin_unlock(&buffers_lock);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	self->record_busy = nested;
+	tp_guard_leave(&self->record_busy, nested);
 }
 
 /*

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "real_symbol.h"
 
+#include "reentry.h"
 #include "warn.h"
 
 #include <dlfcn.h>
@@ -44,12 +45,12 @@ void *tp_real_symbol(const char *name, const char *version)
 {
 	if (resolving)
 		return NULL;
-	resolving = true;
+	tp_guard_enter(&resolving);
 	void *fn = dlsym(RTLD_NEXT, name);
 	void *versioned = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
 	if (versioned != NULL && (fn == NULL || same_object(fn, versioned)))
 		fn = versioned;
-	resolving = false;
+	tp_guard_leave(&resolving, false);
 
 	if (fn == NULL)
 		tp_warn("cannot find the real %s; the call fails with ENOSYS", name);

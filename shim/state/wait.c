@@ -10,6 +10,7 @@
 
 #include "code_map.h"
 #include "executor.h"
+#include "reentry.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
@@ -33,16 +34,12 @@ bool tp_wait_in_shim(void)
 
 bool tp_wait_shim_work_begin(void)
 {
-	bool nested = finding_site;
-	finding_site = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return nested;
+	return tp_guard_enter(&finding_site);
 }
 
 void tp_wait_shim_work_end(bool nested)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	finding_site = nested;
+	tp_guard_leave(&finding_site, nested);
 }
 
 void tp_wait_own_lock(pthread_mutex_t *lock)
@@ -130,18 +127,16 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	 * thread cancelled on its way into the wait would leave the naming lock held.
 	 */
 	int saved_errno = errno, cancel_state = 0;
-	bool named = tp_tracers_wait_start() != 0, nested = finding_site;
+	bool named = tp_tracers_wait_start() != 0;
 	if (named)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	finding_site = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	bool nested = tp_wait_shim_work_begin();
 	w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
 	uint32_t site = !named ? 0
 			: nested || !stack_room_for_naming()
 				? tp_spawn_site_if_named(w->site_key)
 				: tp_site_named_outside_poll(w->site_key);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	finding_site = nested;
+	tp_wait_shim_work_end(nested);
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
 	w->report_counted = false;
