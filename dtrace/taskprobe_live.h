@@ -58,6 +58,30 @@ enum tp_live_clock {
 	TP_LIVE_CLOCK_TSC = 2,
 };
 
+/*
+ * With TP_LIVE_CLOCK_TSC, a time is the time-stamp counter converted to CLOCK_MONOTONIC
+ * nanoseconds from the header's tsc_at_start, ns_at_start and ns_per_tsc_2_32 (nanoseconds a
+ * tick, times 2^TP_LIVE_TSC_RATE_SHIFT), which the process times over its statistics' first
+ * moments: until then the rate is 0 and its times are CLOCK_MONOTONIC's.
+ */
+#define TP_LIVE_TSC_RATE_SHIFT 32
+
+/* The rate of a counter read `tsc` at CLOCK_MONOTONIC `ns`, after the pair at start. */
+static inline uint64_t tp_live_tsc_rate(uint64_t tsc_at_start, uint64_t ns_at_start, uint64_t tsc,
+					uint64_t ns)
+{
+	return (uint64_t)(((unsigned __int128)(ns - ns_at_start) << TP_LIVE_TSC_RATE_SHIFT) /
+			  (tsc - tsc_at_start));
+}
+
+/* The counter's reading `tsc` in CLOCK_MONOTONIC nanoseconds, at `rate`. */
+static inline uint64_t tp_live_tsc_ns(uint64_t tsc, uint64_t tsc_at_start, uint64_t ns_at_start,
+				      uint64_t rate)
+{
+	return ns_at_start + (uint64_t)(((unsigned __int128)(tsc - tsc_at_start) * rate) >>
+					TP_LIVE_TSC_RATE_SHIFT);
+}
+
 /* What a thread does now (struct tp_live_thread's state). */
 enum tp_live_state {
 	TP_LIVE_RUNNING = 0, /* not in a task, not parked: a worker between tasks spins or looks */
@@ -95,7 +119,7 @@ struct tp_live_header {
 	uint32_t clock; /* enum tp_live_clock */
 	uint64_t tsc_at_start;
 	uint64_t ns_at_start;       /* CLOCK_MONOTONIC, when the statistics began */
-	uint64_t ns_per_tsc_2_32;   /* nanoseconds a tick, times 2^32 (TSC clock) */
+	uint64_t ns_per_tsc_2_32;   /* nanoseconds a tick, times 2^32 (tp_live_tsc_ns), or 0 */
 	uint64_t long_poll_ns;      /* polls at least this long are counted as long */
 	uint64_t rows_offset;       /* where slot 0's rows begin */
 	uint64_t rows_stride;       /* bytes between two slots' rows */
@@ -310,19 +334,24 @@ struct tp_live_site_stats {
 /*
  * The file's directory is one only its user can write, so that no other user can make, squat or
  * replace a name in it: TASKPROBE_LIVE_DIR when set (as given); else
- * $XDG_RUNTIME_DIR/TP_LIVE_XDG_SUBDIR; else /dev/shm/TP_LIVE_USER_DIR_PREFIX UID (where /dev/shm
- * cannot be written: $TMPDIR, else /tmp, in its place). The shim makes it (mode 0700) and uses it
- * only when it is a directory, not a link, owned by the user and writable by no other; when
- * another user made that name first, the shim says so and makes its own beside it, named
- * TP_LIVE_USER_DIR_PREFIX UID "." and six random characters, which readers look in too.
+ * $XDG_RUNTIME_DIR/TP_LIVE_XDG_SUBDIR; else TP_LIVE_SHM_DIR/TP_LIVE_USER_DIR_PREFIX UID (where
+ * TP_LIVE_SHM_DIR cannot be written: $TMPDIR, else TP_LIVE_TMP_DIR, in its place). The shim
+ * makes it (mode 0700) and uses it only when it is a directory, not a link, owned by the user and
+ * writable by no other; when another user made that name first, the shim says so and makes its
+ * own beside it, named TP_LIVE_USER_DIR_PREFIX UID "." and TP_LIVE_BESIDE_RANDOM random
+ * characters (mkdtemp's), which readers look in too.
  */
 #define TP_LIVE_XDG_SUBDIR      "taskprobe"
 #define TP_LIVE_USER_DIR_PREFIX "taskprobe-"
+#define TP_LIVE_SHM_DIR         "/dev/shm"
+#define TP_LIVE_TMP_DIR         "/tmp"
+#define TP_LIVE_BESIDE_RANDOM   6
 
 /*
- * The file's name in its directory: "taskprobe-live." and the pid. It is made under the name
- * with TP_LIVE_UNFINISHED_SUFFIX after it and renamed once whole: a reader never finds one half
- * made.
+ * The file's name in its directory: "taskprobe-live." and the pid (at most TP_LIVE_PID_DIGITS
+ * digits). It is made under the name with TP_LIVE_UNFINISHED_SUFFIX after it and renamed once
+ * whole: a reader never finds one half made.
  */
 #define TP_LIVE_FILE_PREFIX       "taskprobe-live."
 #define TP_LIVE_UNFINISHED_SUFFIX ".new"
+#define TP_LIVE_PID_DIGITS        10

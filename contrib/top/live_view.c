@@ -312,7 +312,7 @@ static enum live_open_result check_header(const struct tp_live_header *h, uint64
 static enum live_open_result open_at(struct live_file *f, pid_t pid, const struct process *p,
 				     int dirfd, const char *dir, char *why, size_t why_size)
 {
-	char name[64], shown[SHOWN_PATH_SIZE];
+	char name[sizeof TP_LIVE_FILE_PREFIX + TP_LIVE_PID_DIGITS], shown[SHOWN_PATH_SIZE];
 	snprintf(name, sizeof name, TP_LIVE_FILE_PREFIX "%d", (int)pid);
 	snprintf(f->path, sizeof f->path, "%s/%s", dir, name);
 	shown_path(shown, f->path);
@@ -464,9 +464,11 @@ static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid
 		TRY(dir, true, false);
 	}
 	const char *tmp = process_getenv(p, "TMPDIR");
-	const char *bases[] = {"/dev/shm", tmp != NULL && tmp[0] == '/' ? tmp : NULL, "/tmp"};
+	const char *bases[] = {TP_LIVE_SHM_DIR, tmp != NULL && tmp[0] == '/' ? tmp : NULL,
+			       TP_LIVE_TMP_DIR};
 	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
-		if (bases[b] == NULL || (b == 2 && tmp != NULL && strcmp(tmp, "/tmp") == 0))
+		if (bases[b] == NULL ||
+		    (b == 2 && tmp != NULL && strcmp(tmp, TP_LIVE_TMP_DIR) == 0))
 			continue;
 		char own[64];
 		snprintf(own, sizeof own, TP_LIVE_USER_DIR_PREFIX "%u", (unsigned)p->uid);
@@ -478,7 +480,7 @@ static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid
 		size_t own_len = strlen(own);
 		while (d != NULL && (e = readdir(d)) != NULL) {
 			if (strncmp(e->d_name, own, own_len) != 0 || e->d_name[own_len] != '.' ||
-			    strlen(e->d_name + own_len + 1) != 6)
+			    strlen(e->d_name + own_len + 1) != TP_LIVE_BESIDE_RANDOM)
 				continue;
 			snprintf(dir, sizeof dir, "%s/%s", bases[b], e->d_name);
 			TRY(dir, true, false);
@@ -695,8 +697,7 @@ static uint64_t process_now(const struct tp_live_header *h, uint64_t rate)
 #if defined(__x86_64__)
 	/* the counter's rate, once the process has timed it (until then its times are CLOCK_MONOTONIC) */
 	if (h->clock == TP_LIVE_CLOCK_TSC && rate != 0)
-		return h->ns_at_start +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - h->tsc_at_start) * rate) >> 32);
+		return tp_live_tsc_ns(__rdtsc(), h->tsc_at_start, h->ns_at_start, rate);
 #else
 	(void)h;
 	(void)rate;

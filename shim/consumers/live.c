@@ -152,8 +152,7 @@ __attribute__((noinline)) static uint64_t now_while_timing_the_counter(void)
 	uint64_t tsc, ns;
 	tp_clock_pair(&tsc, &ns);
 	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
-		uint64_t rate = (uint64_t)(((unsigned __int128)(ns - ns_at_start) << 32) /
-					   (tsc - tsc_at_start));
+		uint64_t rate = tp_live_tsc_rate(tsc_at_start, ns_at_start, tsc, ns);
 		__atomic_store_n(&header->ns_per_tsc_2_32, rate, __ATOMIC_RELAXED);
 		__atomic_store_n(&ns_per_tsc_2_32, rate, __ATOMIC_RELEASE);
 	}
@@ -167,8 +166,7 @@ static uint64_t now_ns(void)
 		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
 		if (__builtin_expect(rate == 0, 0))
 			return now_while_timing_the_counter();
-		return ns_at_start +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - tsc_at_start) * rate) >> 32);
+		return tp_live_tsc_ns(__rdtsc(), tsc_at_start, ns_at_start, rate);
 	}
 #endif
 	return tp_clock_monotonic_ns();

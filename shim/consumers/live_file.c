@@ -26,10 +26,8 @@
 #include "taskprobe_live.h"
 #include "warn.h"
 
-/* The most digits of a pid in the file's name. */
-#define PID_DIGITS_MAX 10
 /* The directory of this process's file (taskprobe_live.h), absolute, chosen at start. */
-static char live_dir[PATH_MAX - sizeof TP_LIVE_FILE_PREFIX - PID_DIGITS_MAX];
+static char live_dir[PATH_MAX - sizeof TP_LIVE_FILE_PREFIX - TP_LIVE_PID_DIGITS];
 /* The file's path, and the file made there (give_space checks it is still the one). */
 static char live_path[PATH_MAX];
 static dev_t live_dev;
@@ -57,8 +55,9 @@ static bool made_users_own(const char *path)
 	return false;
 }
 
-/* The length of the random part of a directory made beside a taken name (mkdtemp's). */
+/* The random part of a directory made beside a taken name (mkdtemp's). */
 #define RANDOM_SUFFIX ".XXXXXX"
+_Static_assert(sizeof RANDOM_SUFFIX - 2 == TP_LIVE_BESIDE_RANDOM, "the readers' length");
 
 /*
  * When another user made the per-user directory's name first: one of this user's own beside it,
@@ -81,7 +80,7 @@ static bool beside_taken_name(char *path, size_t size)
 		char candidate[PATH_MAX];
 		struct stat st;
 		found = strncmp(e->d_name, name, name_length) == 0 &&
-			strlen(e->d_name) == name_length + sizeof RANDOM_SUFFIX - 2 &&
+			strlen(e->d_name) == name_length + TP_LIVE_BESIDE_RANDOM &&
 			snprintf(candidate, sizeof candidate, "%s/%s", path, e->d_name) <
 				(int)sizeof candidate &&
 			users_own_directory(candidate, &st);
@@ -132,10 +131,10 @@ static bool choose_live_directory(void)
 		    (int)sizeof live_dir &&
 	    made_users_own(live_dir))
 		return true;
-	const char *base = "/dev/shm";
+	const char *base = TP_LIVE_SHM_DIR;
 	if (access(base, W_OK | X_OK) != 0) {
 		const char *tmp = secure_getenv("TMPDIR");
-		base = tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+		base = tmp != NULL && tmp[0] == '/' ? tmp : TP_LIVE_TMP_DIR;
 	}
 	if (snprintf(live_dir, sizeof live_dir, "%s/" TP_LIVE_USER_DIR_PREFIX "%u", base,
 		     (unsigned)geteuid()) < (int)sizeof live_dir &&
