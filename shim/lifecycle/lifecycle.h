@@ -51,7 +51,7 @@ void tp_lifecycle_before_seccomp(void);
 void tp_recorder_before_seccomp(void); /* recorder.c: every buffer written, recording stopped */
 void tp_live_before_seccomp(void);     /* live.c: no more space asked for, no removal at exit */
 
-/* _exit and _Exit (quick_exit.c): the process ends with no exit handler. */
+/* _exit and _Exit (process_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);
 void tp_live_before_quick_exit(void); /* live.c: as at exit, for the process getpid() names */
 
