@@ -21,7 +21,6 @@
 #include "events.h"
 #include "own_files.h"
 #include "process.h"
-#include "settings.h"
 #include "spin_lock.h"
 #include "taskprobe_recording.h"
 #include "thread_state.h"
