@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "taskprobe_contract.h"
 
 /* A duration histogram: 8 buckets per power of two (a median within 6%). */
@@ -200,8 +201,7 @@ static uint64_t hist_median(const struct hist *h)
 
 static size_t key_hash(uint64_t process, uint64_t id)
 {
-	uint64_t h = (id ^ process * 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ h >> 29);
+	return (size_t)tp_hash_pair(id, process);
 }
 
 static struct key *map_find(const struct map *m, uint64_t process, uint64_t id)

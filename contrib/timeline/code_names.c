@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "source_lines.h"
 #include "symbolize.h"
 
@@ -220,8 +221,8 @@ static size_t names_size, names_used;
 
 static size_t name_slot(size_t file, uint64_t offset, unsigned kind)
 {
-	uint64_t h = (offset ^ (uint64_t)file << 48 ^ (uint64_t)kind << 62) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 20) & (names_size - 1);
+	return (size_t)tp_hash_finish(offset ^ (uint64_t)file << 48 ^ (uint64_t)kind << 62) &
+	       (names_size - 1);
 }
 
 static struct name *name_find(size_t file, uint64_t offset, unsigned kind)

@@ -45,6 +45,7 @@
 
 #include "analysis.h"
 
+#include "hash.h"
 #include "taskprobe_contract.h"
 
 #include <ctype.h>
@@ -232,14 +233,6 @@ struct timeline {
 	unsigned previous;
 };
 
-static uint64_t hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
 /*
  * Doubles an open-addressed table of `size` slots of `slot_size` bytes (64 slots at first),
  * placing each slot in use at its hash: the sites' table grows this way.
@@ -268,7 +261,7 @@ static bool table_grow(void **slots, size_t *size, size_t slot_size, bool (*in_u
 
 static uint64_t entry_key_hash(uint32_t process, uint64_t key)
 {
-	return hash(key ^ process * 0x9e3779b97f4a7c15ULL);
+	return tp_hash_pair(key, process);
 }
 
 static struct key_head *slot_at(const struct map *m, size_t i)
@@ -547,7 +540,7 @@ static size_t escape(char *to, const char *s, size_t len)
 
 static uint64_t site_hash(uint64_t scope, uint64_t id)
 {
-	return hash(id * 0x9e3779b97f4a7c15ULL ^ scope ^ (scope << 40));
+	return tp_hash_pair(scope ^ scope << 40, id);
 }
 
 static bool site_in_use(const void *slot)
@@ -783,7 +776,7 @@ static struct process *process_of(struct timeline *t, uint32_t process, uint32_t
 	if (t->processes == NULL)
 		return NULL;
 	size_t mask = 2 * MAX_PROCESSES - 1, used = 0;
-	for (size_t i = hash(process + 1ULL) & mask;; i = (i + 1) & mask, used++) {
+	for (size_t i = tp_hash_finish(process + 1ULL) & mask;; i = (i + 1) & mask, used++) {
 		struct process *p = &t->processes[i];
 		if (p->key == process + 1ULL)
 			return p;
@@ -956,9 +949,7 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 {
 	struct frames *f = &t->frames;
 	size_t len = strlen(name);
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	uint64_t h = tp_hash_text(name);
 	if ((f->n + 1) * 2 > f->size) {
 		if (f->n >= MAX_FRAMES)
 			return 0;
@@ -969,11 +960,9 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 		for (size_t i = 0; i < f->size; i++) {
 			if (f->slots[i] == 0)
 				continue;
-			const char *s = f->pool + f->names[f->slots[i] - 1];
-			uint64_t g = 1469598103934665603ULL;
-			for (; *s; s++)
-				g = (g ^ (unsigned char)*s) * 1099511628211ULL;
-			size_t j = hash(g) & (size - 1);
+			size_t j = tp_hash_finish(
+					   tp_hash_text(f->pool + f->names[f->slots[i] - 1])) &
+				   (size - 1);
 			while (slots[j] != 0)
 				j = (j + 1) & (size - 1);
 			slots[j] = f->slots[i];
@@ -982,7 +971,7 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 		f->slots = slots;
 		f->size = size;
 	}
-	size_t i = hash(h) & (f->size - 1);
+	size_t i = tp_hash_finish(h) & (f->size - 1);
 	for (; f->slots[i] != 0; i = (i + 1) & (f->size - 1))
 		if (strcmp(f->pool + f->names[f->slots[i] - 1], name) == 0)
 			return f->slots[i] - 1;

@@ -21,3 +21,32 @@ static inline uint64_t tp_hash_mix(uint64_t h, uint64_t key)
 {
 	return (h ^ key) * TP_HASH_MULTIPLIER;
 }
+
+/*
+ * For tables indexed by a hash's low bits (a mask): MurmurHash3's 64-bit finalizer, after which
+ * every bit of `h` moves every bit of the result, low ones included.
+ */
+#define TP_HASH_FINISH_MULTIPLIER 0xff51afd7ed558ccdull
+static inline uint64_t tp_hash_finish(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= TP_HASH_FINISH_MULTIPLIER;
+	return h ^ h >> 33;
+}
+
+/* Two keys (a process and an id, a scope and an id) as one hash, for a mask. */
+static inline uint64_t tp_hash_pair(uint64_t a, uint64_t b)
+{
+	return tp_hash_finish(a ^ b * TP_HASH_MULTIPLIER);
+}
+
+/* A NUL-terminated text's hash: 64-bit FNV-1a over its bytes. */
+#define TP_HASH_TEXT_BASIS 1469598103934665603ull
+#define TP_HASH_TEXT_PRIME 1099511628211ull
+static inline uint64_t tp_hash_text(const char *text)
+{
+	uint64_t h = TP_HASH_TEXT_BASIS;
+	for (; *text != '\0'; text++)
+		h = (h ^ (unsigned char)*text) * TP_HASH_TEXT_PRIME;
+	return h;
+}

@@ -81,18 +81,10 @@ static uint32_t lookup(uintptr_t address)
 	return 0;
 }
 
-static uint32_t text_hash(const char *text)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (; *text; text++)
-		h = (h ^ (unsigned char)*text) * 16777619u;
-	return h;
-}
-
 /* The id of `text`, given now if it is new; 0 when the site table is full. Under `naming`. */
 static uint32_t site_of_text(const char *text)
 {
-	uint32_t i = text_hash(text) % TEXT_SLOTS;
+	uint32_t i = (uint32_t)(tp_hash_text(text) % TEXT_SLOTS);
 	for (; text_slots[i] != 0; i = (i + 1) % TEXT_SLOTS)
 		if (strcmp(texts[text_slots[i]], text) == 0)
 			return text_slots[i];

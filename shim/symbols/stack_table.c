@@ -68,10 +68,7 @@ static uint64_t hash_frames(const uintptr_t *pcs, uint32_t depth)
 	uint64_t h = depth;
 	for (uint32_t i = 0; i < depth; i++)
 		h = tp_hash_mix(h, pcs[i]);
-	h ^= h >> 31;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 32;
-	return h | 1;
+	return tp_hash_finish(h) | 1;
 }
 
 static uint32_t drop(void)
