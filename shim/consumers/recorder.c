@@ -7,7 +7,7 @@
  * Locks: `buffers_lock` (a spin lock) guards the lists of buffers; it is taken when a thread
  * gets or gives back a buffer and at fork and exit, never per event. Each buffer's `writing`
  * lock is taken by whoever writes it out (its thread, or the exit for all), so that no chunk is
- * written twice or half. A thread's `record_busy` mark makes an event that a signal handler
+ * written twice or half. A thread's busy mark (`mine.busy`) makes an event that a signal handler
  * fires while its thread is inside the recorder a counted drop, not a torn record.
  */
 #define _GNU_SOURCE
@@ -28,6 +28,7 @@
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
+#include "thread_state.h"
 #include "wait.h"
 #include "warn.h"
 
@@ -64,6 +65,13 @@ struct tp_record_buffer {
 static int buffers_lock;
 static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
 static struct tp_record_buffer spare = {.prev = &spare, .next = &spare};
+
+/* The calling thread's share of the recorder, in initial-exec TLS: no allocation, no lock. */
+static __thread struct {
+	struct tp_record_buffer *buffer; /* its buffer, from its first event */
+	bool busy;    /* inside the recorder: a signal handler's event is dropped */
+	bool stopped; /* the buffer was given back at the thread's end */
+} mine __attribute__((tls_model("initial-exec")));
 
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
 static uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
@@ -111,7 +119,7 @@ static void buffer_reset(struct tp_record_buffer *b)
 }
 
 /* A buffer for the calling thread (a spare one, or new), or NULL when none can be mapped. */
-static struct tp_record_buffer *buffer_get(struct tp_thread *self)
+static struct tp_record_buffer *buffer_get(void)
 {
 	tp_spin_lock(&buffers_lock);
 	struct tp_record_buffer *b = spare.next != &spare ? spare.next : NULL;
@@ -128,7 +136,7 @@ static struct tp_record_buffer *buffer_get(struct tp_thread *self)
 		b->data = m;
 	}
 	buffer_reset(b);
-	b->tid = tp_thread_tid(self);
+	b->tid = tp_thread_tid(tp_thread_self());
 	tp_thread_read_name(b->comm);
 	b->writing = 0;
 	b->closed = false;
@@ -229,26 +237,25 @@ static void buffer_write(struct tp_record_buffer *b)
  * written; NULL (the event counted as dropped) when the thread is already inside the recorder
  * (a signal handler's event) or has no buffer and cannot get one. record_done ends it.
  */
-static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_type type,
-				      unsigned small, unsigned words)
+static struct tp_record *record_begin(enum tp_record_type type, unsigned small, unsigned words)
 {
-	if (__builtin_expect(self->record_busy || self->record_stopped, 0)) {
+	if (__builtin_expect(mine.busy || mine.stopped, 0)) {
 		/* a signal handler's event inside the recorder; an event after the thread's end */
-		if (self->record_buffer != NULL)
-			__atomic_fetch_add(&self->record_buffer->dropped, 1, __ATOMIC_RELAXED);
+		if (mine.buffer != NULL)
+			__atomic_fetch_add(&mine.buffer->dropped, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	tp_guard_enter(&self->record_busy);
+	tp_guard_enter(&mine.busy);
 	int saved_errno = errno; /* the event follows a call whose errno the program reads */
-	struct tp_record_buffer *b = self->record_buffer;
+	struct tp_record_buffer *b = mine.buffer;
 	if (__builtin_expect(b == NULL, 0)) {
-		b = self->record_buffer = buffer_get(self);
+		b = mine.buffer = buffer_get();
 		if (b == NULL) {
 			__atomic_fetch_add(&dropped_unrecorded, 1, __ATOMIC_RELAXED);
 			errno = saved_errno;
-			tp_guard_leave(&self->record_busy, false);
+			tp_guard_leave(&mine.busy, false);
 			return NULL;
 		}
 	}
@@ -267,11 +274,11 @@ static struct tp_record *record_begin(struct tp_thread *self, enum tp_record_typ
 	return r;
 }
 
-static void record_done(struct tp_thread *self, const struct tp_record *r)
+static void record_done(const struct tp_record *r)
 {
-	struct tp_record_buffer *b = self->record_buffer;
+	struct tp_record_buffer *b = mine.buffer;
 	__atomic_store_n(&b->used, b->used + tp_record_bytes(r->word), __ATOMIC_RELEASE);
-	tp_guard_leave(&self->record_busy, false);
+	tp_guard_leave(&mine.busy, false);
 }
 
 /* tp_record's path when the fast one cannot be taken: a first event, a full buffer, a signal. */
@@ -279,14 +286,13 @@ __attribute__((noinline, cold)) static void record_slow(enum tp_record_type type
 							unsigned nargs, uint64_t a0, uint64_t a1,
 							uint64_t a2, uint64_t a3)
 {
-	struct tp_thread *self = tp_thread_self();
-	struct tp_record *r = record_begin(self, type, small, 1 + nargs);
+	struct tp_record *r = record_begin(type, small, 1 + nargs);
 	if (r == NULL)
 		return;
 	const uint64_t args[4] = {a0, a1, a2, a3};
 	for (unsigned i = 0; i < nargs; i++)
 		r->arg[i] = args[i];
-	record_done(self, r);
+	record_done(r);
 }
 
 /*
@@ -301,14 +307,13 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 							      uint64_t a0, uint64_t a1, uint64_t a2,
 							      uint64_t a3, bool tsc)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (__builtin_expect(self->record_busy, 0)) {
+	if (__builtin_expect(mine.busy, 0)) {
 		record_slow(type, small, nargs, a0, a1, a2, a3); /* a signal handler's: dropped */
 		return;
 	}
 	/* busy before anything is read: a signal handler's event in between cannot move it */
-	tp_guard_enter(&self->record_busy);
-	struct tp_record_buffer *b = self->record_buffer;
+	tp_guard_enter(&mine.busy);
+	struct tp_record_buffer *b = mine.buffer;
 #if defined(__x86_64__)
 	uint64_t now = tsc ? __rdtsc() : tp_clock_now();
 #else
@@ -318,7 +323,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
 				     now - b->base > TP_RECORD_DELTA_MAX,
 			     0)) {
-		tp_guard_leave(&self->record_busy, false);
+		tp_guard_leave(&mine.busy, false);
 		record_slow(type, small, nargs, a0, a1, a2, a3);
 		return;
 	}
@@ -331,7 +336,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	r->arg[2] = a2;
 	r->arg[3] = a3;
 	__atomic_store_n(&b->used, used + 8 * (1 + nargs), __ATOMIC_RELEASE);
-	tp_guard_leave(&self->record_busy, false);
+	tp_guard_leave(&mine.busy, false);
 }
 
 __attribute__((noinline)) static void record_monotonic(enum tp_record_type type, uint32_t small,
@@ -354,7 +359,7 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
  * Module `index` (code_map.h) into the file, once per process image: where it lay and which file
  * it was (its path and build id), for the converter to read. False when it could not be.
  */
-static bool record_module(struct tp_thread *self, uint32_t index)
+static bool record_module(uint32_t index)
 {
 	if (__builtin_expect(__atomic_load_n(&module_recorded[index], __ATOMIC_RELAXED), 1) ||
 	    __atomic_exchange_n(&module_recorded[index], 1, __ATOMIC_RELAXED))
@@ -369,7 +374,7 @@ static bool record_module(struct tp_thread *self, uint32_t index)
 					 .path_bytes = (uint32_t)path_bytes};
 	memcpy(fixed.build_id, m->build_id, m->build_id_size);
 	const unsigned fixed_words = sizeof fixed / 8;
-	struct tp_record *r = record_begin(self, TP_RECORD_MODULE, 0,
+	struct tp_record *r = record_begin(TP_RECORD_MODULE, 0,
 					   1 + fixed_words + (unsigned)path_words);
 	if (r == NULL) { /* not recorded: the next site in it tries again */
 		__atomic_store_n(&module_recorded[index], 0, __ATOMIC_RELAXED);
@@ -379,7 +384,7 @@ static bool record_module(struct tp_thread *self, uint32_t index)
 	if (path_words > 0)
 		r->arg[fixed_words + path_words - 1] = 0; /* the path's last word, padded */
 	memcpy(&r->arg[fixed_words], m->path, path_bytes);
-	record_done(self, r);
+	record_done(r);
 	return true;
 }
 
@@ -393,7 +398,6 @@ static bool record_module(struct tp_thread *self, uint32_t index)
 __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 								 enum tp_site_code_kind kind)
 {
-	struct tp_thread *self = tp_thread_self();
 	uintptr_t address = tp_spawn_site_key_address(site);
 	if (address == 0 || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
 		return;
@@ -405,8 +409,8 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	bool nested = tp_wait_shim_work_begin();
 	uint32_t module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
 	tp_wait_shim_work_end(nested);
-	struct tp_record *r = module == 0 || record_module(self, module - 1)
-				      ? record_begin(self, TP_RECORD_SITE_CODE, kind, 4)
+	struct tp_record *r = module == 0 || record_module(module - 1)
+				      ? record_begin(TP_RECORD_SITE_CODE, kind, 4)
 				      : NULL;
 	if (r == NULL) { /* not recorded: the site's next event tries again */
 		__atomic_store_n(&site_recorded[site], 0, __ATOMIC_RELAXED);
@@ -415,7 +419,7 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	r->arg[0] = site;
 	r->arg[1] = address;
 	r->arg[2] = module;
-	record_done(self, r);
+	record_done(r);
 }
 
 /* record_new_site_code the first time: after it, a load and a branch an event. */
@@ -449,58 +453,55 @@ void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_ti
 
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
-	struct tp_thread *self = tp_thread_self();
 	if (depth > TP_STACK_DEPTH_MAX)
 		depth = TP_STACK_DEPTH_MAX;
-	struct tp_record *r = record_begin(self, TP_RECORD_TASK_STACK, depth, 3 + depth);
+	struct tp_record *r = record_begin(TP_RECORD_TASK_STACK, depth, 3 + depth);
 	if (r == NULL)
 		return;
 	r->arg[0] = task;
 	r->arg[1] = stack_id;
 	for (uint32_t i = 0; i < depth; i++)
 		r->arg[2 + i] = pcs[i];
-	record_done(self, r);
+	record_done(r);
 }
 
 void tp_recorder_thread_renamed(void)
 {
-	struct tp_thread *self = tp_thread_self();
-	struct tp_record_buffer *b = self->record_buffer;
-	if (b == NULL || self->record_busy)
+	struct tp_record_buffer *b = mine.buffer;
+	if (b == NULL || mine.busy)
 		return; /* a buffer taken later reads the name then */
-	tp_guard_enter(&self->record_busy);
+	tp_guard_enter(&mine.busy);
 	tp_spin_lock(&b->writing); /* the exit may be writing it out */
 	tp_thread_read_name(b->comm);
 	tp_spin_unlock(&b->writing);
-	tp_guard_leave(&self->record_busy, false);
+	tp_guard_leave(&mine.busy, false);
 }
 
-static void thread_stopped(struct tp_thread *self)
+static void thread_stopped(void)
 {
-	struct tp_record_buffer *b = self->record_buffer;
-	if (self->record_busy)
+	struct tp_record_buffer *b = mine.buffer;
+	if (mine.busy)
 		return;
-	self->record_stopped =
-		true; /* a later event (a TLS destructor's wait) is counted, not kept */
+	mine.stopped = true; /* a later event (a TLS destructor's wait) is counted, not kept */
 	if (b == NULL)
 		return;
-	tp_guard_enter(&self->record_busy);
+	tp_guard_enter(&mine.busy);
 	int saved_errno = errno;
 	buffer_write(b);
-	self->record_buffer = NULL;
+	mine.buffer = NULL;
 	tp_spin_lock(&buffers_lock);
 	list_remove(b);
 	list_add(&spare, b);
 	tp_spin_unlock(&buffers_lock);
 	errno = saved_errno;
-	tp_guard_leave(&self->record_busy, false);
+	tp_guard_leave(&mine.busy, false);
 }
 
-void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping)
+void tp_record_thread_stop(uint64_t tid, bool by_itself)
 {
 	tp_record(TP_RECORD_THREAD_STOP, 0, 1, tid, 0, 0, 0);
-	if (stopping != NULL)
-		thread_stopped(stopping);
+	if (by_itself)
+		thread_stopped();
 }
 
 /*
@@ -510,16 +511,15 @@ void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping)
  */
 static void write_all_buffers(bool close)
 {
-	struct tp_thread *self = tp_thread_self();
 	/*
 	 * Nested: called from a signal handler (exit, exec) that interrupted the recorder on this
 	 * thread, which may hold a lock: none is waited for, and the thread's own buffer, maybe half
 	 * way through a record, is written up to its last whole one but not emptied. Guarded: a
 	 * signal handler's event now would wait on these locks.
 	 */
-	bool nested = tp_guard_enter(&self->record_busy);
+	bool nested = tp_guard_enter(&mine.busy);
 	if (nested ? !tp_spin_try_lock(&buffers_lock) : (tp_spin_lock(&buffers_lock), false)) {
-		tp_guard_leave(&self->record_busy, nested);
+		tp_guard_leave(&mine.busy, nested);
 		return;
 	}
 	/* in batches, each one writev: at exit, the time after the destructors is kept short */
@@ -533,7 +533,7 @@ static void write_all_buffers(bool close)
 				   : (tp_spin_lock(&b->writing), false))
 				continue;
 			batch[n] = b;
-			bool own = !nested && b == self->record_buffer;
+			bool own = !nested && b == mine.buffer;
 			if (chunk_of(b, own, &chunks[n], &parts[n_parts + 1])) {
 				parts[n_parts] = (struct iovec){&chunks[n], sizeof chunks[n]};
 			} else {
@@ -546,7 +546,7 @@ static void write_all_buffers(bool close)
 		}
 		bool ok = tp_record_file_write(parts, n_parts);
 		for (int i = 0; i < n; i++) {
-			chunk_written(batch[i], !nested && batch[i] == self->record_buffer,
+			chunk_written(batch[i], !nested && batch[i] == mine.buffer,
 				      chunks[i].magic != 0 ? &chunks[i] : NULL, &parts[2 * i + 1],
 				      ok);
 			batch[i]->closed = batch[i]->closed || close;
@@ -554,7 +554,7 @@ static void write_all_buffers(bool close)
 		}
 	}
 	tp_spin_unlock(&buffers_lock);
-	tp_guard_leave(&self->record_busy, nested);
+	tp_guard_leave(&mine.busy, nested);
 }
 
 static bool written_before_destructors;
@@ -569,10 +569,9 @@ static bool written_before_destructors;
  */
 static void write_own_close_others(void)
 {
-	struct tp_thread *self = tp_thread_self();
 	/* nested: exit from a signal handler that interrupted the recorder */
-	bool nested = tp_guard_enter(&self->record_busy);
-	struct tp_record_buffer *own = nested ? NULL : self->record_buffer;
+	bool nested = tp_guard_enter(&mine.busy);
+	struct tp_record_buffer *own = nested ? NULL : mine.buffer;
 	if (own != NULL) {
 		tp_spin_lock(&own->writing);
 		buffer_write_locked(own, true);
@@ -596,7 +595,7 @@ static void write_own_close_others(void)
 		}
 		tp_spin_unlock(&buffers_lock);
 	}
-	tp_guard_leave(&self->record_busy, nested);
+	tp_guard_leave(&mine.busy, nested);
 }
 
 /*
@@ -670,7 +669,7 @@ static __thread bool fork_took_lock;
 
 void tp_recorder_prepare_fork(void)
 {
-	fork_took_lock = !tp_thread_self()->record_busy;
+	fork_took_lock = !mine.busy;
 	if (fork_took_lock)
 		tp_spin_lock(&buffers_lock);
 }
@@ -693,14 +692,14 @@ void tp_recorder_child_after_fork(void)
 		list_remove(b);
 		list_add(&spare, b);
 	}
-	if (self->record_buffer != NULL) {
-		list_remove(self->record_buffer);
-		list_add(&in_use, self->record_buffer);
-		buffer_reset(self->record_buffer);
-		self->record_buffer->tid = tp_thread_tid(self);
-		tp_thread_read_name(self->record_buffer->comm);
-		self->record_buffer->writing = 0;
-		self->record_buffer->closed = false;
+	if (mine.buffer != NULL) {
+		list_remove(mine.buffer);
+		list_add(&in_use, mine.buffer);
+		buffer_reset(mine.buffer);
+		mine.buffer->tid = tp_thread_tid(self);
+		tp_thread_read_name(mine.buffer->comm);
+		mine.buffer->writing = 0;
+		mine.buffer->closed = false;
 	}
 	buffers_lock = 0;
 	int saved_errno = errno;

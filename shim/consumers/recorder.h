@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include "taskprobe_recording.h"
-#include "thread_state.h"
 
 /* A recording thread's buffer: one chunk, its header included. Stated in the README. */
 #define TP_RECORD_BUFFER_BYTES (256u * 1024u)
@@ -49,7 +48,7 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 void tp_recorder_thread_renamed(void);
 
 /*
- * Thread `tid` ends (thread-stop); `stopping`, when it is the calling thread: its buffer is
+ * Thread `tid` ends (thread-stop); `by_itself`: it is the calling thread, whose buffer is
  * written out and given back.
  */
-void tp_record_thread_stop(uint64_t tid, struct tp_thread *stopping);
+void tp_record_thread_stop(uint64_t tid, bool by_itself);

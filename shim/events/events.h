@@ -313,13 +313,13 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
 }
 
 /*
- * `stopping`: the calling thread, when it is the one that ends (its last event: the recorder
- * writes its buffer out); NULL when the exiting thread ends the others at exit.
+ * `by_itself`: the calling thread is the one that ends (its last event: the recorder writes its
+ * buffer out); false when the exiting thread ends the others at exit.
  */
-static inline void tp_fire_thread_stop(uint64_t tid, struct tp_thread *stopping)
+static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
 {
 	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
-	TP_IN_PROCESS(tp_record_thread_stop(tid, stopping), tp_live_thread_stop(tid),
+	TP_IN_PROCESS(tp_record_thread_stop(tid, by_itself), tp_live_thread_stop(tid),
 		      TP_NOT_REPORTED);
 }
 

@@ -18,11 +18,6 @@ struct tp_thread {
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
 	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
-	struct tp_record_buffer *record_buffer; /* the recorder's buffer, from the first event */
-	/* the thread's own, after the pointer: apart from the exiting thread's stopped_by_exit,
-	 * so that reading both together never reads that one too */
-	bool record_busy;    /* inside the recorder: a signal handler's event is dropped */
-	bool record_stopped; /* the recorder gave its buffer back at the thread's end */
 };
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));

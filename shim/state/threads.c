@@ -63,7 +63,7 @@ void tp_threads_stopped(struct tp_running_thread *t)
 	pthread_mutex_unlock(&running_lock);
 	if (!already) {
 		tp_thread_named_worker_end(t->self);
-		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self), t->self);
+		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self), true);
 	}
 }
 
@@ -81,7 +81,7 @@ void tp_threads_stop_at_exit(void)
 		stop_locked(t);
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
 		tp_thread_unpark_stopped(t->self);
-		tp_fire_thread_stop((uint64_t)t->self->tid, NULL);
+		tp_fire_thread_stop((uint64_t)t->self->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);
 }
