@@ -29,7 +29,7 @@
 #include "spawn_site.h"
 #include "spin_lock.h"
 #include "thread_state.h"
-#include "wait.h"
+#include "shim_work.h"
 #include "warn.h"
 
 /* The largest records: a stack of the deepest capture, a module of the longest path. */
@@ -406,9 +406,9 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	 * the shim's work: a signal handler's wait meanwhile looks up no module (this thread may
 	 * hold the modules' lock).
 	 */
-	bool nested = tp_wait_shim_work_begin();
+	bool nested = tp_shim_work_begin();
 	uint32_t module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
-	tp_wait_shim_work_end(nested);
+	tp_shim_work_end(nested);
 	struct tp_record *r = module == 0 || record_module(module - 1)
 				      ? record_begin(TP_RECORD_SITE_CODE, kind, 4)
 				      : NULL;

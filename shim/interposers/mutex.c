@@ -12,7 +12,7 @@
  * to the real lock. A mutex this thread owns already (an error-checking or a normal mutex
  * locked twice) is no contention: the real lock is called with no event, and answers EDEADLK or
  * deadlocks as it would. The shim's own locks (a call from the shim's code), and a library the
- * shim calls while it finds a wait's site (tp_wait_in_shim), are the shim's: no event.
+ * shim calls while it finds a wait's site (tp_in_shim_work), are the shim's: no event.
  *
  * pthread_mutex_clocklock checks its clock before anything else: it is tried first only with a
  * clock it accepts, so that an invalid one fails with EINVAL as it would, lock free or not.
@@ -27,6 +27,7 @@
 #include "probes.h"
 #include "real_symbol.h"
 #include "thread_state.h"
+#include "shim_work.h"
 #include "wait.h"
 
 /* The shim's own code, between its ELF header and the end of its text (the linker's symbols). */
@@ -58,7 +59,7 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 		return false;
 	}
 	/* busy: the rest is asked only now, a lock taken at once costing the trylock alone */
-	if (called_by_the_shim(caller) || tp_wait_in_shim())
+	if (called_by_the_shim(caller) || tp_in_shim_work())
 		return false;
 	/* glibc keeps the owner's thread id in every kind of mutex (PI and robust ones too) */
 	return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) !=

@@ -10,7 +10,7 @@
 
 #include "code_map.h"
 #include "executor.h"
-#include "reentry.h"
+#include "shim_work.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
@@ -21,34 +21,6 @@
  * of the program's above it, found by unwinding (only while someone listens to waits); the
  * library's call when the program has no frame there (a runtime's own thread).
  */
-/*
- * Set while this thread finds or names a wait's site: a signal handler's wait that interrupts it
- * gets no site (the lookups' locks are this thread's, held, and unwinding is not reentrant).
- */
-static __thread bool finding_site __attribute__((tls_model("initial-exec")));
-
-bool tp_wait_in_shim(void)
-{
-	return finding_site;
-}
-
-bool tp_wait_shim_work_begin(void)
-{
-	return tp_guard_enter(&finding_site);
-}
-
-void tp_wait_shim_work_end(bool nested)
-{
-	tp_guard_leave(&finding_site, nested);
-}
-
-void tp_wait_own_lock(pthread_mutex_t *lock)
-{
-	bool nested = tp_wait_shim_work_begin();
-	pthread_mutex_lock(lock);
-	tp_wait_shim_work_end(nested);
-}
-
 /* Stack a naming needs (libdw walks DIEs recursively; more under a sanitizer), with room. */
 #define NAMING_STACK_BYTES (512 * 1024)
 
@@ -130,13 +102,13 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	bool named = tp_tracers_wait_start() != 0;
 	if (named)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	bool nested = tp_wait_shim_work_begin();
+	bool nested = tp_shim_work_begin();
 	w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
 	uint32_t site = !named ? 0
 			: nested || !stack_room_for_naming()
 				? tp_spawn_site_if_named(w->site_key)
 				: tp_site_named_outside_poll(w->site_key);
-	tp_wait_shim_work_end(nested);
+	tp_shim_work_end(nested);
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
 	w->report_counted = false;

@@ -38,21 +38,6 @@ static inline bool tp_wait_probes_enabled(void)
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
 		   int64_t timeout_ns, const void *caller);
 
-/*
- * Whether this thread runs the shim's own code that may block (finding or naming a wait's site,
- * taking one of the shim's locks): a wait there is the shim's, not the program's, and fires
- * nothing (the interposed pthread_mutex_lock asks, as its contention is the shim's own then).
- */
-bool tp_wait_in_shim(void);
-/* Takes one of the shim's own locks, as the shim's (see tp_wait_in_shim). */
-void tp_wait_own_lock(pthread_mutex_t *lock);
-/*
- * Brackets the shim's own work in a library that may lock (libunwind's caches): begin returns
- * what end is given, so that they nest.
- */
-bool tp_wait_shim_work_begin(void);
-void tp_wait_shim_work_end(bool nested);
-
 /* Fires wait-end with `result` (the return value, or -errno) and the matching unpark. */
 void tp_wait_leave(struct tp_wait *w, int64_t result);
 

@@ -18,7 +18,7 @@
 #include "hash.h"
 #include "lifecycle.h"
 #include "symbolize.h"
-#include "wait.h"
+#include "shim_work.h"
 #include "warn.h"
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
@@ -105,7 +105,7 @@ uint32_t tp_spawn_site_key(const void *return_address)
 	uint32_t key = lookup(address);
 	if (__builtin_expect(key != 0, 1))
 		return key;
-	tp_wait_own_lock(&adding);
+	tp_shim_own_lock(&adding);
 	key = lookup(address); /* another thread may have added it meanwhile */
 	if (key == 0 && n_addresses < TP_SITE_ADDRESSES_MAX) {
 		key = n_addresses + 1;
@@ -145,7 +145,7 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 		return 0;
 	if (__builtin_expect(__atomic_load_n(&keys[key].named, __ATOMIC_ACQUIRE), 1))
 		return keys[key].site;
-	tp_wait_own_lock(&naming);
+	tp_shim_own_lock(&naming);
 	if (!keys[key].named) {
 		char text[TP_SITE_TEXT_MAX];
 		if (__atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE))
@@ -176,7 +176,7 @@ const char *tp_spawn_site_function_symbol(uint32_t key)
 	uint16_t i = __atomic_load_n(&function_symbol_of_key[key], __ATOMIC_ACQUIRE);
 	if (__builtin_expect(i != 0, 1))
 		return function_symbols[i];
-	tp_wait_own_lock(&naming);
+	tp_shim_own_lock(&naming);
 	i = function_symbol_of_key[key];
 	if (i == 0 && n_function_symbols < FUNCTION_SYMBOLS_MAX) {
 		i = (uint16_t)++n_function_symbols;
@@ -217,8 +217,8 @@ const char *tp_spawn_site_text(uint32_t id)
  * tables. */
 void tp_spawn_sites_prepare_fork(void)
 {
-	tp_wait_own_lock(&naming);
-	tp_wait_own_lock(&adding);
+	tp_shim_own_lock(&naming);
+	tp_shim_own_lock(&adding);
 }
 
 void tp_spawn_sites_after_fork(void)

@@ -19,7 +19,7 @@
 #include "settings.h"
 #include "stack_table.h"
 #include "warn.h"
-#include "wait.h"
+#include "shim_work.h"
 
 /* Address ranges whose frames on top of a stack are left out: the shim, then executors. */
 #define SKIPPED_MODULES_MAX 8
@@ -119,13 +119,13 @@ static unwind_fn load_libunwind(void)
 
 /*
  * unw_backtrace as the shim's own work: a lock libunwind waits for is no wait of the program's
- * (wait.h), nor its time the program's.
+ * (shim_work.h), nor its time the program's.
  */
 static int unwind_frames(unwind_fn backtrace, void **frames, int n)
 {
-	bool nested = tp_wait_shim_work_begin();
+	bool nested = tp_shim_work_begin();
 	int got = backtrace(frames, n);
-	tp_wait_shim_work_end(nested);
+	tp_shim_work_end(nested);
 	return got;
 }
 
@@ -305,9 +305,9 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 	struct range libc = libc_range();
 	for (int frame = 0; frame < TP_SPAWN_STACK_BUFFER; frame++) {
 		unw_word_t ip = 0;
-		bool nested = tp_wait_shim_work_begin();
+		bool nested = tp_shim_work_begin();
 		int stepped = frame > 0 ? cursor_api.step(&cursor) : 1;
-		tp_wait_shim_work_end(nested);
+		tp_shim_work_end(nested);
 		if (stepped <= 0)
 			return;
 		if (cursor_api.get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
