@@ -21,7 +21,6 @@
 #include "events.h"
 #include "hash.h"
 #include "live_file.h"
-#include "lifecycle.h"
 #include "openmp_runtimes.h"
 #include "process.h"
 #include "reentry.h"

@@ -52,3 +52,13 @@ void tp_recorder_thread_renamed(void);
  * written out and given back.
  */
 void tp_record_thread_stop(uint64_t tid, bool by_itself);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_recorder_start(void);        /* TASKPROBE_RECORD's file opened, recording */
+void tp_recorder_prepare_fork(void); /* the buffers' lists locked */
+void tp_recorder_parent_after_fork(void);
+void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
+void tp_recorder_before_exec(void);      /* every buffer written, the file marked */
+void tp_recorder_before_seccomp(void);   /* every buffer written, recording stopped */
+void tp_recorder_before_destructors(void); /* every thread's records written */
+void tp_recorder_at_exit(void);            /* every thread's buffer written out */

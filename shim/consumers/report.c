@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "lifecycle.h"
+#include "lifecycle_moments.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
 #include "report_waits.h"

@@ -35,3 +35,9 @@ void tp_report_task_terminated(uint32_t key);
  */
 void tp_report_executor_thread_started(void);
 void tp_report_executor_thread_stopped(void);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_report_start(void);              /* TASKPROBE_REPORT's file checked, counting on */
+void tp_report_child_after_fork(void);   /* its own file (%p), or its parent's */
+void tp_report_before_destructors(void); /* written, or made ready for after them */
+void tp_report_at_exit(void);

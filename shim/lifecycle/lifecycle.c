@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The shim's lifecycle: its one constructor, its fork handlers and its exit path. Each module
- * offers hooks (lifecycle.h); the order they run in is stated here and only here.
+ * offers steps (in its own header); the order they run in is stated here and only here: start-up
+ * the core's first; fork's prepare steps in order and the parent's or child's after-fork steps in
+ * the reverse order; exit's before the libraries' destructors, then after them.
  */
 #include "lifecycle.h"
 
@@ -10,13 +12,21 @@
 
 #include "clock.h"
 #include "events.h"
+#include "executor.h"
 #include "exit_hook.h"
+#include "live.h"
 #include "own_files.h"
 #include "probe_sites.h"
 #include "process.h"
 #include "real_symbol.h"
+#include "recorder.h"
+#include "report.h"
 #include "settings.h"
+#include "spawn_site.h"
 #include "spawn_stack.h"
+#include "symbolize.h"
+#include "thread_state.h"
+#include "threads.h"
 
 static void prepare_fork(void)
 {

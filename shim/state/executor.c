@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "events.h"
-#include "lifecycle.h"
+#include "lifecycle_moments.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"

@@ -175,3 +175,7 @@ static inline void tp_worker_unpark(void)
 {
 	tp_thread_unpark(tp_thread_self());
 }
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_executor_prepare_fork(void); /* the adapters' leaf locks held */
+void tp_executor_after_fork(void);

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "lifecycle.h"
 #include "real_symbol.h"
 #include "settings.h"
 

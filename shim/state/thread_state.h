@@ -95,3 +95,7 @@ void tp_thread_names_changed(bool itself);
 
 /* Reads the calling thread's name (at most 15 characters and a NUL) without the shim. */
 void tp_thread_read_name(char name[16]);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_thread_state_start(void);            /* the named-worker end key */
+void tp_thread_state_child_after_fork(void); /* a new tid, no wait in progress */

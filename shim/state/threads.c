@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "events.h"
-#include "lifecycle.h"
+#include "lifecycle_moments.h"
 #include "spawn_site.h"
 
 /* The running traced threads; the lock is taken only when a traced thread starts or stops. */

@@ -27,3 +27,9 @@ void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t
 
 /* The thread of `t` ends (on itself): thread-stop fires unless the process's exit fired it. */
 void tp_threads_stopped(struct tp_running_thread *t);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_threads_prepare_fork(void); /* the running-thread list locked */
+void tp_threads_parent_after_fork(void);
+void tp_threads_child_after_fork(void); /* the child's one thread was started in the parent */
+void tp_threads_stop_at_exit(void);     /* threads still running end in the trace */

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "hash.h"
-#include "lifecycle.h"
 #include "symbolize.h"
 #include "shim_work.h"
 #include "warn.h"

@@ -62,3 +62,7 @@ uint32_t tp_spawn_site(const void *return_address);
 
 /* The text of site `id` (kept for the life of the process), or NULL for 0 or an unknown id. */
 const char *tp_spawn_site_text(uint32_t id);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_spawn_sites_prepare_fork(void); /* no site half named */
+void tp_spawn_sites_after_fork(void);

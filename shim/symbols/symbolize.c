@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lifecycle.h"
 #include "source_lines.h"
 
 /* The longest name of a function kept (a C++ one demangled can be long). */

@@ -51,3 +51,7 @@ void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool
 /* As tp_symbolize_function with lines, for a function of a module of another process. */
 void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t entry, char *out,
 				     size_t size);
+
+/* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
+void tp_symbolize_prepare_fork(void); /* no module half read (after the sites' lock) */
+void tp_symbolize_after_fork(void);
