@@ -8,7 +8,7 @@
  * task has a parent, and a task that blocks inside a parallel region's body shows up.
  * Each OMPT thread (initial or worker) is a worker: worker-thread-start/stop at thread begin/end.
  *
- * With nobody listening (tp_task_probes_enabled), the task callbacks do next to nothing: a task
+ * With nobody listening (tp_listeners_task_state_checked), the task callbacks do next to nothing: a task
  * is given its id when a tracer first sees it, and the threads' current tasks of a traced period
  * are dropped all at once when it ends (thread_state.h, tp_task_epoch).
  *
@@ -214,7 +214,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 {
 	(void)team_size;
 	(void)index;
-	if (!tp_task_probes_enabled()) {
+	if (!tp_listeners_task_state_checked()) {
 		set_word(task, 0);
 	} else if (endpoint == ompt_scope_begin) {
 		/*
@@ -252,7 +252,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)parallel;
 	(void)flags;
 	(void)codeptr;
-	if (tp_task_probes_enabled() && encountering != NULL && word(encountering) != 0)
+	if (tp_listeners_task_state_checked() && encountering != NULL && word(encountering) != 0)
 		poll_begin(id_of(encountering));
 }
 
@@ -266,7 +266,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	 * to nest it in its parent rather than put it before its parent's next fragment. With
 	 * dependences it stays after what its thread ran before it: libomp reports no dependence
 	 * on a task already ended, which on one thread is every one. */
-	if (tp_task_probes_enabled())
+	if (tp_listeners_task_state_checked())
 		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
 		      program_site(encountering, codeptr, TP_OMPT_TASK),
 		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
@@ -275,7 +275,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 __attribute__((noinline)) static void
 schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
-	if (!tp_task_probes_confirmed())
+	if (!tp_listeners_task_state_confirmed())
 		return;
 	uint64_t done = id_given(prior);
 	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
@@ -313,21 +313,21 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 __attribute__((noinline)) static void dependence_listened(ompt_data_t *predecessor,
 							  ompt_data_t *successor)
 {
-	if (tp_task_probes_confirmed() && tp_listeners_task_dependence())
+	if (tp_listeners_task_state_confirmed() && tp_listeners_task_dependence())
 		tp_task_dependence(id_given(predecessor), id_given(successor));
 }
 
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_task_dependence(ompt_data_t *predecessor, ompt_data_t *successor)
 {
-	if (tp_task_probes_maybe_enabled())
+	if (tp_listeners_task_state_maybe())
 		dependence_listened(predecessor, successor);
 }
 
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
-	if (tp_task_probes_maybe_enabled())
+	if (tp_listeners_task_state_maybe())
 		schedule_listened(prior, status, next);
 }
 
@@ -357,7 +357,7 @@ __attribute__((noinline)) static void sync_region_wait_listened(ompt_sync_region
 								ompt_scope_endpoint_t endpoint,
 								ompt_data_t *task)
 {
-	if (!tp_task_probes_confirmed())
+	if (!tp_listeners_task_state_confirmed())
 		sync_region_wait_untraced(task);
 	else if (endpoint == ompt_scope_begin) {
 		id_given(task);
@@ -378,7 +378,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	(void)codeptr;
 	if (task == NULL)
 		return;
-	if (tp_task_probes_maybe_enabled())
+	if (tp_listeners_task_state_maybe())
 		sync_region_wait_listened(kind, endpoint, task);
 	else
 		sync_region_wait_untraced(task);

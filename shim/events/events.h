@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event layer: every event of the probe contract (dtrace/PROBES.md, dtrace/taskprobe.d)
- * goes through here, and nothing else in the shim names a TASKPROBE_* macro. For each event:
+ * goes through here, and nothing else in the shim names a TASKPROBE_* macro. Whoever takes an
+ * event is a listener: a tracer (it raised the probe's USDT semaphore when it attached) or an
+ * in-process consumer (the recorder, the live statistics, the exit report). One word each:
  *
- *   tp_listeners_EVENT()   nonzero when anybody listens: its USDT semaphore, which a tracer
- *                          raises when it attaches, or the in-process recorder (recorder.h);
- *   tp_fire_EVENT(...)     the event itself: the probe, and the record while recording.
+ *   tp_listeners_EVENT()   nonzero when anybody listens (tp_listeners_*: any listener);
+ *   tp_tracers_EVENT()     nonzero when a tracer listens (tp_tracers_*: tracers only);
+ *   tp_fire_EVENT(...)     the event itself: the probe, and each in-process consumer's share.
  *
  * Both are inline, so that an event nobody listens to costs one load and one branch where it
  * happens, and callers compute arguments only after the check. Callers that guard several events
@@ -26,7 +28,7 @@
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \
 	{                                                                                          \
-		return TASKPROBE_##PROBE##_ENABLED() | tp_in_process_events();                     \
+		return TASKPROBE_##PROBE##_ENABLED() | tp_listeners_consumers();                   \
 	}
 
 /* Whether a tracer listens to an event whose probe carries a name (made only for a tracer). */
@@ -51,7 +53,7 @@ struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	/*
 	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD while threads may hold a current task set while
-	 * traced (see tp_task_probes_enabled: it is dropped by the first callback that finds nobody
+	 * traced (see tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
 	unsigned short in_process;
@@ -67,7 +69,7 @@ extern struct tp_listener_block tp_listener_block __attribute__((visibility("hid
 #define TP_IN_PROCESS_EVENTS (TP_IN_PROCESS_REPORT | TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)
 
 /* The in-process consumers of every event that are on (TP_IN_PROCESS_EVENTS bits). */
-static inline unsigned tp_in_process_events(void)
+static inline unsigned tp_listeners_consumers(void)
 {
 	/* atomic: a failed write turns recording off while other threads record */
 	return __builtin_expect(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
@@ -78,19 +80,19 @@ static inline unsigned tp_in_process_events(void)
 /* Whether the in-process recorder records (recorder.h). */
 static inline unsigned tp_recording(void)
 {
-	return tp_in_process_events() & TP_IN_PROCESS_RECORD;
+	return tp_listeners_consumers() & TP_IN_PROCESS_RECORD;
 }
 
 /* Whether the live statistics are kept (live.h). */
 static inline unsigned tp_live(void)
 {
-	return tp_in_process_events() & TP_IN_PROCESS_LIVE;
+	return tp_listeners_consumers() & TP_IN_PROCESS_LIVE;
 }
 
 /* Whether the exit report counts (report.h). */
 static inline unsigned tp_reporting(void)
 {
-	return tp_in_process_events() & TP_IN_PROCESS_REPORT;
+	return tp_listeners_consumers() & TP_IN_PROCESS_REPORT;
 }
 
 /* The block's first 24 bytes: the task-state semaphores, the in-process word, task-dependence's. */
@@ -119,7 +121,7 @@ static inline uint64_t tp_listeners_task_state(void)
 }
 
 /* The same, tracers only: whether a task-state semaphore is raised. */
-static inline uint64_t tp_semaphores_task_state(void)
+static inline uint64_t tp_tracers_task_state(void)
 {
 	return tp_listeners_task_state() & ~TP_IN_PROCESS_AS_LISTENERS(0xffff);
 }
@@ -179,7 +181,7 @@ static inline uint64_t tp_listeners_parks_and_waits(void)
 	__builtin_memcpy(&semaphores,
 			 (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
 			 sizeof semaphores);
-	return semaphores | tp_in_process_events();
+	return semaphores | tp_listeners_consumers();
 }
 
 /* Anybody listening to a worker's parks and unparks. */
@@ -195,7 +197,7 @@ static inline unsigned tp_listeners_park(void)
  */
 #define TP_IN_PROCESS(record, live, report)                                                        \
 	do {                                                                                       \
-		unsigned on_ = tp_in_process_events();                                             \
+		unsigned on_ = tp_listeners_consumers();                                           \
 		if (on_) {                                                                         \
 			if (on_ & TP_IN_PROCESS_RECORD)                                            \
 				record;                                                            \

@@ -67,7 +67,7 @@ __attribute__((noinline)) static long slow_syscall(const void *caller, long numb
 	const long a[6] = {a0, a1, a2, a3, a4, a5};
 	const void *object;
 	int64_t timeout;
-	if (!tp_wait_probes_enabled() || !futex_wait_of(number, a, &object, &timeout))
+	if (!tp_listeners_waits() || !futex_wait_of(number, a, &object, &timeout))
 		return fn(number, a0, a1, a2, a3, a4, a5);
 
 	struct tp_wait w;
@@ -89,7 +89,7 @@ TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 TP_EXPORT long syscall(long number, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	__typeof__(real_syscall) fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-	if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1) && number != SYS_seccomp)
+	if (__builtin_expect(fn != NULL && !tp_listeners_waits(), 1) && number != SYS_seccomp)
 		return fn(number, a0, a1, a2, a3, a4, a5);
 	return slow_syscall(__builtin_return_address(0), number, a0, a1, a2, a3, a4, a5);
 }

@@ -79,7 +79,7 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 		if (fn == NULL)                                                                    \
 			return ENOSYS;                                                             \
 		int ret_ = EBUSY;                                                                  \
-		if (!tp_wait_probes_enabled() || !(try_first))                                     \
+		if (!tp_listeners_waits() || !(try_first))                                         \
 			return fn args;                                                            \
 		if (!contended(mutex, caller_, &ret_))                                             \
 			return ret_ != EBUSY ? ret_ : fn args;                                     \

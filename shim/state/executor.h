@@ -25,22 +25,22 @@
  * state, so an adapter keeps none: a tracer that attaches later sees each task from its next
  * event on, under an id given then.
  *
- * In two steps, for the callbacks an executor makes for every task: tp_task_probes_maybe_enabled
- * (three loads and a branch, inline) and, only when it says yes, tp_task_probes_confirmed (out of
+ * In two steps, for the callbacks an executor makes for every task: tp_listeners_task_state_maybe
+ * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed (out of
  * line: what is left may be only the held mark of a traced period that ended, which it drops).
  * A callback that calls the second from a function of its own (tail-called) saves no registers
- * on its untraced path. tp_task_probes_enabled is both at once.
+ * on its untraced path. tp_listeners_task_state_checked is both at once.
  */
-static inline bool tp_task_probes_maybe_enabled(void)
+static inline bool tp_listeners_task_state_maybe(void)
 {
 	return __builtin_expect(tp_listeners_task_state() != 0, 0);
 }
 
-bool tp_task_probes_confirmed(void);
+bool tp_listeners_task_state_confirmed(void);
 
-static inline bool tp_task_probes_enabled(void)
+static inline bool tp_listeners_task_state_checked(void)
 {
-	return tp_task_probes_maybe_enabled() && tp_task_probes_confirmed();
+	return tp_listeners_task_state_maybe() && tp_listeners_task_state_confirmed();
 }
 
 /* Gives the calling thread a new block of task ids. */

@@ -96,7 +96,7 @@ void tp_thread_set_task(struct tp_thread *self, uint64_t task)
 
 bool tp_task_state_drop(void)
 {
-	if (tp_semaphores_task_state() != 0 || tp_listeners_in_process() != TP_TASK_STATE_HELD)
+	if (tp_tracers_task_state() != 0 || tp_listeners_in_process() != TP_TASK_STATE_HELD)
 		return false;
 	if (tp_listeners_in_process_remove(TP_TASK_STATE_HELD) & TP_TASK_STATE_HELD)
 		__atomic_add_fetch(&tp_task_epoch, 1, __ATOMIC_RELEASE);

@@ -35,7 +35,7 @@ static inline bool tp_thread_live(const struct tp_thread *self)
 
 /*
  * Task state is dropped for all threads at once, by a new epoch, when tracing stops (executor.h,
- * tp_task_probes_enabled), rather than by every untraced callback clearing its thread's task: a
+ * tp_listeners_task_state_checked), rather than by every untraced callback clearing its thread's task: a
  * thread's task is its current one only if it was set in the current epoch.
  */
 extern uint64_t tp_task_epoch __attribute__((visibility("hidden")));

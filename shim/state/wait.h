@@ -25,7 +25,7 @@ struct tp_wait {
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
-static inline bool tp_wait_probes_enabled(void)
+static inline bool tp_listeners_waits(void)
 {
 	return tp_listeners_parks_and_waits() != 0;
 }
@@ -81,7 +81,7 @@ void tp_wait_escaping(const void *frame);
 		type(*fn) params = TP_REAL(real_##name, #name, version);                           \
 		if (fn == NULL)                                                                    \
 			missing;                                                                   \
-		if (!tp_wait_probes_enabled())                                                     \
+		if (!tp_listeners_waits())                                                         \
 			return fn args;                                                            \
 		struct tp_wait wait_;                                                              \
 		type ret_;                                                                         \
@@ -101,7 +101,7 @@ void tp_wait_escaping(const void *frame);
 	TP_EXPORT type name params                                                                 \
 	{                                                                                          \
 		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                \
-		if (__builtin_expect(fn != NULL && !tp_wait_probes_enabled(), 1))                  \
+		if (__builtin_expect(fn != NULL && !tp_listeners_waits(), 1))                      \
 			return fn args;                                                            \
 		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
 	}
