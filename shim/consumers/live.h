@@ -19,26 +19,6 @@
 
 #include "taskprobe_live.h"
 
-/* Whether the live statistics are on: tp_live(), in events.h. */
-
-void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred);
-/* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
-int tp_live_wants_stack(uint32_t site);
-void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
-void tp_live_task_wake(uint64_t task);
-void tp_live_task_poll_start(uint64_t task);
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync);
-void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
-void tp_live_task_terminate(uint64_t task);
-void tp_live_worker(int started);
-void tp_live_park(int parked);
-void tp_live_thread_start(uintptr_t start_routine);
-void tp_live_thread_renamed(void);
-void tp_live_thread_stop(uint64_t tid);
-void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
-void tp_live_wait_end(uint64_t task);
-
 /*
  * The statistics (taskprobe_live.h's layout from here on), or NULL when they are not kept: the
  * exit report reads the work and span in them.

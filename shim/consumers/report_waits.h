@@ -10,17 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct tp_wait;
-
 /* The report is on: waits are counted from now (from report.c's start). */
 void tp_report_waits_start(void);
-
-/*
- * A wait begins and ends on the calling thread (wait-start's and wait-end's events): w's kind and
- * site key are set; `enter` marks w counted (w->report_counted), and `leave` counts only such.
- */
-void tp_report_waits_enter(struct tp_wait *w);
-void tp_report_waits_leave(const struct tp_wait *w);
 
 /* Names the sites waited at so far (slow: debug information), at exit, before the destructors. */
 void tp_report_waits_name_sites(void);

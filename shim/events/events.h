@@ -19,11 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "in_process_consumers.h"
 #include "probes.h"
-#include "live.h"
-#include "recorder.h"
-#include "report.h"
-#include "report_waits.h"
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \

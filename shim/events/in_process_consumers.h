@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the event layer hands the in-process consumers (shim/consumers/): each one's entry
+ * points for the events it takes, declared here, by the layer that calls them, and defined by the
+ * consumers (recorder.c, live.c, report.c, report_waits.c), so that no layer includes one above
+ * it. Whether each consumer is on: tp_recording(), tp_live(), tp_reporting() in events.h.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stack_table.h"
+#include "taskprobe_recording.h"
+
+/* ---- the recorder (recorder.h): every event, into TASKPROBE_RECORD's file ---- */
+
+/* Records an event of the calling thread: `nargs` (0 to 4) of a0..a3, and `small`. */
+void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
+	       uint64_t a2, uint64_t a3);
+
+/* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
+void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			  uint32_t site);
+/*
+ * task-spawn, with its site's key (the site's address recorded the first time it is seen);
+ * `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred)
+ */
+void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
+			  uint32_t small);
+
+/*
+ * A thread's start, with its start routine's key (a site of the recording: the routine named at
+ * exit, as wait sites are, "function (file:line)" at its entry).
+ */
+void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid);
+
+/* task-stack with its return addresses. */
+void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
+
+/* The calling thread renamed itself: its chunks from now on carry the new name. */
+void tp_recorder_thread_renamed(void);
+
+/*
+ * Thread `tid` ends (thread-stop); `by_itself`: it is the calling thread, whose buffer is
+ * written out and given back.
+ */
+void tp_record_thread_stop(uint64_t tid, bool by_itself);
+
+/* ---- the live statistics (live.h): every event, for taskprobe top and the report's figures ---- */
+
+void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
+			bool undeferred);
+/* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
+int tp_live_wants_stack(uint32_t site);
+void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
+void tp_live_task_wake(uint64_t task);
+void tp_live_task_poll_start(uint64_t task);
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync);
+void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
+void tp_live_task_terminate(uint64_t task);
+void tp_live_worker(int started);
+void tp_live_park(int parked);
+void tp_live_thread_start(uintptr_t start_routine);
+void tp_live_thread_renamed(void);
+void tp_live_thread_stop(uint64_t tid);
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
+void tp_live_wait_end(uint64_t task);
+
+/* ---- the exit report (report.h): tasks alive by spawn stack, executor threads, waits ---- */
+
+/*
+ * A task spawned and terminated, by its report key: its spawn stack id (0 for a task the program
+ * spawned with no stack captured), or TP_REPORT_STARTED_BY_EXECUTOR for a task the executor
+ * started itself. The report groups stacks under their sites.
+ */
+#define TP_REPORT_STARTED_BY_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
+
+/* The report key of a task the program spawned (`by_program`) with spawn stack `stack_id`. */
+static inline uint32_t tp_report_key(bool by_program, uint64_t stack_id)
+{
+	return by_program ? (uint32_t)stack_id : TP_REPORT_STARTED_BY_EXECUTOR;
+}
+void tp_report_task_spawned(uint32_t key);
+void tp_report_task_terminated(uint32_t key);
+
+/*
+ * An executor adapter's thread (a worker, or a thread running the executor's initial task)
+ * starts and ends: at exit, executor threads still there mean that the executor did not shut
+ * down in order, and may still be running.
+ */
+void tp_report_executor_thread_started(void);
+void tp_report_executor_thread_stopped(void);
+
+struct tp_wait;
+/*
+ * A wait begins and ends on the calling thread (wait-start's and wait-end's events): w's kind and
+ * site key are set; `enter` marks w counted (w->report_counted), and `leave` counts only such.
+ */
+void tp_report_waits_enter(struct tp_wait *w);
+void tp_report_waits_leave(const struct tp_wait *w);
