@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* wait-start/wait-end from the futex, condition variable, semaphore and poller interpositions. */
+/* wait-start/wait-end from the futex, condition variable, semaphore and epoll/poll interpositions. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

@@ -208,6 +208,8 @@ static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 static uint16_t rows_by_site[TP_SITES_MAX + 1];
 static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
+_Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
+	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
 __attribute__((noinline)) static uint32_t new_row(uint32_t site)
 {

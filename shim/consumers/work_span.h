@@ -38,7 +38,7 @@
 
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
- * by one thread at a time: the task's poller (started, ran_undeferred, sync), its spawner
+ * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
  * (outside), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {

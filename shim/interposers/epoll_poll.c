@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pollers: epoll waits (kind 4, object the epoll fd) and poll/ppoll (kind 5, object the pollfd
+ * Waits on descriptors: epoll waits (kind 4, object the epoll fd) and poll/ppoll (kind 5, object the pollfd
  * array). The _FORTIFY_SOURCE entry points that most distribution binaries call instead of
  * poll/ppoll are interposed as well.
  */
