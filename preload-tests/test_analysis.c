@@ -537,3 +537,65 @@ Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout
 	 * is the machine's doing) */
 	online_figures((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:");
 }
+
+/*
+ * A program that exits inside its parallel region (omp_detach: 2 tasks end, 3 detached ones run
+ * but are never fulfilled, the implicit tasks never end): its open fragments put their time up to
+ * their last spawn on the spawned tasks' paths, which the work must count too. The span read
+ * over the work (parallelism 0.92) online and offline alike when the work counted only the polls
+ * that ended. Same run three ways: span <= work in each, the three within 5% of each other, the
+ * tasks each site ended exactly, and the implicit tasks' site on the path through its fragments
+ * before the barrier, up to the taskwait and after it.
+ */
+Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work, .timeout = 120)
+{
+	const char *main_site = "main (omp_detach.c:";
+	struct three_ways w = {0};
+	for (int try = 0; try < 3; try++) {
+		three_ways_free(&w);
+		run_three_ways((const char *[]){tp_target("omp_detach"), NULL}, main_site, &w);
+		if (three_ways_agree(&w, main_site))
+			break;
+	}
+	struct analyzed *a = &w.analysis;
+	cr_assert_eq(sscanf(strstr(a->text, "parallelism"), "parallelism %lf", &a->parallelism), 1,
+		     "%s", a->text);
+	cr_expect_leq(a->span, a->work, "--analyze:\n%s", a->text);
+	cr_expect_geq(a->parallelism, 1.0, "%s", a->text);
+	cr_expect_leq(w.top_span, w.top_work, "top:\n%s", w.top);
+	cr_expect_leq(w.report_span, w.report_work, "the report:\n%s", w.report);
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	cr_expect_not_null(strstr(a->text, ": 2 tasks ended, on 2 threads"), "%s", a->text);
+	unsigned long tasks, fragments;
+	site_rows(a, "spawn_finished (omp_detach.c:", &tasks, &fragments);
+	cr_expect_eq(tasks, 2, "%s", a->text);
+	site_rows(a, "spawn_detached (omp_detach.c:", &tasks, &fragments);
+	cr_expect_eq(tasks, 0, "%s", a->text);
+	site_rows(a, main_site, &tasks, &fragments);
+	cr_expect_eq(tasks, 0, "%s", a->text);
+	cr_expect_geq(fragments, 3, "%s", a->text);
+	cr_expect(fabs(w.report_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.report,
+		  a->text);
+	cr_expect(fabs(w.top_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.top, a->text);
+	three_ways_free(&w);
+}
+
+/*
+ * The same with a known graph: the spawning thread's 10 ms before its spawn are on the task's
+ * path though its fragment never ends (the program exits inside the region), so the work counts
+ * them: work 15 ms and span 15 ms, parallelism 1.0 (without them 5 ms of work against a span of
+ * 15: parallelism 0.33), offline and online.
+ */
+Test(analysis, a_graph_left_open_at_exit_counts_its_open_fragments_work, .timeout = 60)
+{
+	/* the task, once, on the path */
+	known_graph("exits", 15, 1, 1);
+}
+
+Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeout = 120)
+{
+	online_known_graph("exits");
+}

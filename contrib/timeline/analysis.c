@@ -87,6 +87,7 @@ struct thread {
 	struct key k;
 	struct task *task; /* polled now, or NULL */
 	uint64_t start, latency;
+	uint64_t counted; /* the polled fragment's time up to here is in the work (count_work) */
 	struct node *in;
 	struct node *last; /* the last fragment it polled */
 	uint64_t free_ns;  /* when that ended */
@@ -419,6 +420,22 @@ static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32
 
 /* ---- events ---- */
 
+/*
+ * The polled fragment's time up to `ns` into the work. Called before a path takes that time (a
+ * spawn's edge from the fragment up to the spawn) as well as at the poll's end: a fragment still
+ * open when the recording ends (the program exits inside a parallel region) has put its time up
+ * to its last spawn on its children's paths, and the work counts it too, so that no path is ever
+ * longer than the work (span <= work). The live statistics count the same (live.c's count_work).
+ */
+static void count_work(struct analysis *a, struct proc *p, struct thread *th, const struct task *t,
+		       uint64_t ns)
+{
+	uint64_t w = ns - th->counted;
+	p->work += w;
+	a->sites[t->site].work += w;
+	th->counted = ns;
+}
+
 static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		     const struct timeline_event *e)
 {
@@ -443,6 +460,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		return;
 	if (parent != NULL && !parent->initial && th->task == parent) {
 		/* the parent's fragment up to the spawn */
+		count_work(a, p, th, parent, e->ns);
 		struct node *part = node_new(a, th->in, parent, th, p->pid, th->start, e->ns,
 					     th->latency);
 		hold(a, &t->in, part);
@@ -494,6 +512,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		return; /* not as the contract orders: left out */
 	th->task = t;
 	th->start = e->ns;
+	th->counted = e->ns;
 	th->latency = 0;
 	if (t->initial) {
 		t->state = RUNNING;
@@ -599,8 +618,7 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		return;
 	}
 	t->poll_ns += w;
-	p->work += w;
-	a->sites[t->site].work += w;
+	count_work(a, p, th, t, e->ns);
 	struct node *n = node_new(a, th->in, t, th, p->pid, th->start, e->ns, th->latency);
 	unref(a, th->in);
 	th->in = NULL;
@@ -736,7 +754,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu64 " threads\n",
 		p->comm, p->pid, p->tasks, threads);
 	fprintf(out,
-		"  work T1         %12.3f ms  the polls of the parallel part's tasks, added up\n",
+		"  work T1         %12.3f ms  the polls of the parallel part's tasks, added up (an "
+		"open one to its last spawn)\n",
 		(double)p->work / 1e6);
 	fprintf(out,
 		"  span Tinf       %12.3f ms  the longest path through the task graph (%" PRIu64

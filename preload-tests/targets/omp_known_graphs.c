@@ -11,6 +11,10 @@
  *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
  *   wavefront  a 6x6 grid of 2 ms cells, each depending on the cell above and the cell to its
  *              left: work 72 ms, span (2 * 6 - 1) * 2 = 22 ms
+ *   exits      the spawning thread spins 10 ms, spawns one task of 5 ms, spins until another
+ *              thread ran it and exits inside the parallel region: its fragment never ends,
+ *              but its 10 ms before the spawn are on the task's path: work 15 ms, span 15 ms
+ *              (the spin after the spawn is on no path: the graph does not count it)
  *
  * Each graph's tasks come from one task construct of its own (one site). A spin lasts at least
  * its time, more when the thread is preempted: each task measures how long its spins took, and
@@ -18,6 +22,7 @@
  * what the analysis must find.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -109,10 +114,28 @@ static void wavefront(void)
 	span_ms = took[GRID - 1][GRID - 1];
 }
 
+/* Run on two threads or more: the other one runs the task while this one spins. */
+static void exits(void)
+{
+	static int ran;
+	double before = spin_ms(10);
+#pragma omp task
+	{
+		span_ms = before + spin_ms(5);
+		__atomic_store_n(&ran, 1, __ATOMIC_RELEASE);
+	}
+	while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
+		;
+	printf("exits: truth work %.3f ms span %.3f ms\n", work_ms, span_ms);
+	fflush(stdout);
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *graph = argc > 1 ? argv[1] : "chain";
 	void (*run)(void) = strcmp(graph, "flat") == 0        ? flat
+			    : strcmp(graph, "exits") == 0     ? exits
 			    : strcmp(graph, "wavefront") == 0 ? wavefront
 			    : strcmp(graph, "tree") == 0      ? tree
 							      : chain;

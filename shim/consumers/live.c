@@ -124,6 +124,8 @@ struct live_local {
 	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
 	uint64_t polled_task;
 	uint64_t poll_start;
+	/* the polled fragment's time up to here is in the slot's work (count_work) */
+	uint64_t work_counted_to;
 	uint32_t poll_row;   /* the polled task's row, NO_ROW if untracked */
 	uint32_t spawn_row;  /* the row of the task it spawned last (for its stack) */
 	bool busy;           /* inside an update: a signal handler's event is dropped */
@@ -496,6 +498,19 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 }
 
 /*
+ * The polled fragment's time up to `now` into the slot's work. Called before a path is extended
+ * by that time (a spawn, the task's end) as well as at the poll's end: a fragment still open
+ * when the program exits (exit inside a parallel region) has put its time up to its last spawn
+ * on the paths of the tasks it spawned, and the work counts it too, so that no path is ever
+ * longer than the work (span <= work).
+ */
+static void count_work(uint64_t now)
+{
+	add(&local.slot->work_ns, now - local.work_counted_to);
+	local.work_counted_to = now;
+}
+
+/*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
  * no site), which is outside the graph, and its children.
@@ -510,6 +525,8 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	if (parent != 0 && parent == local.polled_task) {
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
+		if (th != NULL)
+			count_work(now);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
 	} else if (parent != 0) {
@@ -741,6 +758,7 @@ void tp_live_task_poll_start(uint64_t task)
 	local.polled = e;
 	local.polled_task = task;
 	local.poll_start = now;
+	local.work_counted_to = now;
 	local.poll_row = row;
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
@@ -774,7 +792,7 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 		if (suspended)
 			set64(&local.polled->suspended_ns, now);
 		if (local.span.in_graph) {
-			add(&s->work_ns, d);
+			count_work(now);
 			if (s->graph_first_ns == 0)
 				set64(&s->graph_first_ns, local.poll_start);
 			set64(&s->graph_last_ns, now);
@@ -807,6 +825,7 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 		return NULL;
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
+		count_work(now);
 		tp_span_poll_end(NULL, &local.span, task, now - local.poll_start, now,
 				 TP_SYNC_NONE);
 		end = &local.span.in;
