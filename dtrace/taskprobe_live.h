@@ -24,10 +24,12 @@
  */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 4
+#define TP_LIVE_VERSION 5
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -224,8 +226,56 @@ struct tp_live_module {
 #define TP_LIVE_PATH_NS_MASK   ((1ull << TP_LIVE_PATH_ROW_SHIFT) - 1)
 struct tp_live_path {
 	uint64_t ns;
+	/* the same path burdened: with the delay before each of its fragments started
+	 * (tp_live_start_delay) */
+	uint64_t burdened_ns;
 	uint64_t sites[TP_LIVE_PATH_SITES];
+	uint32_t fragments[TP_LIVE_PATH_SITES]; /* each kept site's fragments on the path */
 };
+
+/*
+ * The burdened span's one definition (here, for the live statistics and the recording's analysis
+ * alike): a fragment's delay, from the later of when it could start (its spawn, its wake or its
+ * last predecessor's end, as the events tell) and when its thread was last free (the end of the
+ * last fragment it ran), to its poll's start; 0 when it started no later. A burdened path adds
+ * its fragments' delays to their time: what spawning and scheduling cost the path.
+ */
+static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_start_ns,
+					   uint64_t thread_free_ns)
+{
+	uint64_t from = could_start_ns > thread_free_ns ? could_start_ns : thread_free_ns;
+	return start_ns > from ? start_ns - from : 0;
+}
+
+/*
+ * A site's spawn cost, one definition: the median gap between two spawns of its tasks in one poll
+ * of their parent (the spawning task's time per child). The granularity's verdict: its tasks are
+ * too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what spawning and
+ * starting one costs (the spawn cost and the median start delay; 0 where not measured): more of
+ * the run goes to making and scheduling them than to their work.
+ */
+#define TP_LIVE_TOO_SMALL_RATIO 2
+static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_t start_ns)
+{
+	uint64_t cost = spawn_ns + start_ns;
+	return task_ns > 0 && cost > 0 && task_ns < TP_LIVE_TOO_SMALL_RATIO * cost;
+}
+
+/*
+ * The verdict in words, each reader's durations given as it writes them ("90 ns"; spawn or start
+ * NULL where not measured): "tasks of fib (fib.c:12) take 90 ns (median); spawning one costs
+ * ~200 ns and starting one ~1.2 us: too small".
+ */
+static inline void tp_live_too_small_words(char *out, size_t size, const char *site,
+					   const char *task, const char *spawn, const char *start)
+{
+	snprintf(out, size, "tasks of %s take %s (median); %s%s%s%s: too small", site, task,
+		 spawn != NULL ? "spawning one costs ~" : "", spawn != NULL ? spawn : "",
+		 spawn != NULL && start != NULL ? " and starting one ~"
+		 : start != NULL                ? "starting one costs ~"
+						: "",
+		 start != NULL ? start : "");
+}
 
 struct tp_live_thread {
 	uint32_t in_use;     /* enum tp_live_slot_use */
@@ -279,8 +329,12 @@ static inline void tp_live_read_longest(const struct tp_live_thread *t, struct t
 	for (unsigned tries = 0; tries < TP_LIVE_PATH_READ_TRIES; tries++) {
 		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
 		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		out->burdened_ns = __atomic_load_n(&t->longest.burdened_ns, __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
+			out->fragments[k] = __atomic_load_n(&t->longest.fragments[k],
+							    __ATOMIC_RELAXED);
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (before % 2 == 0 && __atomic_load_n(&t->path_seq, __ATOMIC_RELAXED) == before)
 			return;
@@ -304,6 +358,8 @@ struct tp_live_site_stats {
 	uint64_t last_done_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	uint64_t delay_histogram[TP_LIVE_BUCKETS];
+	/* the gaps between two spawns of the site's tasks in one poll (tp_live_too_small) */
+	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS];
 };
 
 #define TP_LIVE_PAGE         4096u

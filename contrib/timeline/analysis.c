@@ -23,6 +23,7 @@
 
 #include "hash.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
 
 /* A duration histogram: 8 buckets per power of two (a median within 6%). */
 #define HIST_SUB     8
@@ -557,8 +558,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		}
 		t->ran_undeferred = false;
 	}
-	uint64_t ready = in.ns > th->free_ns ? in.ns : th->free_ns;
-	th->latency = e->ns > ready ? e->ns - ready : 0;
+	th->latency = tp_live_start_delay(e->ns, in.ns, th->free_ns);
 	if (t->state == NEW && t->site < a->n_sites)
 		hist_add(a, &a->sites[t->site].start_delay, th->latency);
 	th->in = in.n; /* the reference in `in` moves to the thread */
@@ -810,25 +810,18 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 			 start = hist_median(&s->start_delay);
 		if (task == UINT64_MAX || s->tasks < 2)
 			continue;
-		uint64_t cost = (spawn != UINT64_MAX ? spawn : 0) +
-				(start != UINT64_MAX ? start : 0);
-		if (cost == 0 || task >= 2 * cost)
+		if (!tp_live_too_small(task, spawn != UINT64_MAX ? spawn : 0,
+				       start != UINT64_MAX ? start : 0))
 			continue;
 		/* each cost said where it was measured (a site whose tasks are all spawned first
 		 * has no gap between spawns to measure) */
-		char costs[96];
-		if (spawn != UINT64_MAX && start != UINT64_MAX)
-			snprintf(costs, sizeof costs, "spawning one costs ~%s and starting one ~%s",
-				 duration(spawn, b2, sizeof b2), duration(start, b3, sizeof b3));
-		else if (spawn != UINT64_MAX)
-			snprintf(costs, sizeof costs, "spawning one costs ~%s",
-				 duration(spawn, b2, sizeof b2));
-		else
-			snprintf(costs, sizeof costs, "starting one costs ~%s",
-				 duration(start, b3, sizeof b3));
-		fprintf(out, "  tasks of %s take %s (median); %s: too small\n",
-			site_text(a, order[i], name, sizeof name), duration(task, b1, sizeof b1),
-			costs);
+		char words[512];
+		tp_live_too_small_words(
+			words, sizeof words, site_text(a, order[i], name, sizeof name),
+			duration(task, b1, sizeof b1),
+			spawn != UINT64_MAX ? duration(spawn, b2, sizeof b2) : NULL,
+			start != UINT64_MAX ? duration(start, b3, sizeof b3) : NULL);
+		fprintf(out, "  %s\n", words);
 	}
 	free(order);
 }

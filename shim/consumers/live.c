@@ -126,15 +126,16 @@ struct live_local {
 	uint64_t poll_start;
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
-	uint32_t poll_row;   /* the polled task's row, NO_ROW if untracked */
-	uint32_t spawn_row;  /* the row of the task it spawned last (for its stack) */
-	bool busy;           /* inside an update: a signal handler's event is dropped */
-	bool sample_stack;   /* its spawn's stack is one the live statistics sample */
-	bool ended;          /* its thread-stop fired: it counts no more */
-	bool no_slot;        /* it found no slot (all taken, or no space): not counted */
-	uint32_t waits;      /* interposed waits it is in (a signal handler's nests inside) */
-	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
-	uint64_t wait_since; /* its outermost wait's start */
+	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
+	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
+	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
+	bool busy;              /* inside an update: a signal handler's event is dropped */
+	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
+	bool ended;             /* its thread-stop fired: it counts no more */
+	bool no_slot;           /* it found no slot (all taken, or no space): not counted */
+	uint32_t waits;         /* interposed waits it is in (a signal handler's nests inside) */
+	bool parked;            /* its outermost wait began polling no task: parked (with a slot) */
+	uint64_t wait_since;    /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
 	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
 	uint32_t start_module;               /* the module entry of start_routine */
@@ -559,6 +560,12 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	if (e != NULL) {
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
+		/* the spawn cost (taskprobe_live.h): the gap since the poll's last spawn */
+		if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
+			if (local.last_spawn_ns >= local.poll_start && local.last_spawn_ns != 0)
+				histogram_add(r->spawn_gap_histogram, now - local.last_spawn_ns);
+			local.last_spawn_ns = now;
+		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
 		span_spawned(e, parent, site, undeferred, now);
@@ -752,6 +759,10 @@ void tp_live_task_poll_start(uint64_t task)
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
 		tp_span_poll_start(t, &local.span, task, row, suspended, barrier ? &frozen : NULL);
+		/* it could start when woken (or spawned ready), else when its last poll ended */
+		uint64_t could_start = ready != 0 ? ready : suspended != 0 ? suspended : now;
+		tp_span_burden(&local.span,
+			       tp_live_start_delay(now, could_start, local.span.free_ns));
 	} else {
 		local.span.in_graph = false; /* untracked: left out of the figures */
 	}

@@ -111,6 +111,7 @@ unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 	}
 	unsigned at = free_at < TP_LIVE_PATH_SITES ? free_at : smallest;
 	p->sites[at] = key;
+	p->fragments[at] = 0;
 	return at;
 }
 

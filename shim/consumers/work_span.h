@@ -98,18 +98,19 @@ struct tp_span_thread {
 	bool in_graph;      /* the fragment it polls now is in the graph */
 };
 
-/* `p` extended by `ns` in the tasks of site row `row`. */
 /*
  * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
  * time on the path gives up its place: its time becomes the path's in other sites).
  */
 unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row);
 
-/* `p` extended by `ns` in the site at place `at` (tp_span_path_site's). */
+/* `p` extended by a fragment `ns` long in the site at place `at` (tp_span_path_site's). */
 static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
 {
 	p->ns += ns;
+	p->burdened_ns += ns;
 	p->sites[at] += ns; /* the site's time, below its row */
+	p->fragments[at]++;
 }
 
 /* `into` becomes `p` when `p` is longer. */
@@ -136,6 +137,14 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
  */
 void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			uint32_t row, uint64_t suspended_ns, const struct tp_live_path *frozen);
+
+/* The fragment `th` polls now started `delay` after it could (tp_live_start_delay): the burdened
+ * path to its start includes it. */
+static inline void tp_span_burden(struct tp_span_thread *th, uint64_t delay)
+{
+	if (th->in_graph)
+		th->in.burdened_ns += delay;
+}
 
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
