@@ -229,15 +229,20 @@ struct tp_live_path {
 	/* the same path burdened: with the delay before each of its fragments started
 	 * (tp_live_start_delay) */
 	uint64_t burdened_ns;
+	/* when the last of what the path joins ended (its own end, or a shorter path's joined with
+	 * it): when the fragment after it could start */
+	uint64_t ended_ns;
 	uint64_t sites[TP_LIVE_PATH_SITES];
 	uint32_t fragments[TP_LIVE_PATH_SITES]; /* each kept site's fragments on the path */
 };
 
 /*
  * The burdened span's one definition (here, for the live statistics and the recording's analysis
- * alike): a fragment's delay, from the later of when it could start (its spawn, its wake or its
- * last predecessor's end, as the events tell) and when its thread was last free (the end of the
- * last fragment it ran), to its poll's start; 0 when it started no later. A burdened path adds
+ * alike): a fragment's delay, from the later of when it could start (the last end of what joins
+ * it: its spawn or its predecessors' ends for a task's first fragment; its last poll's end, or the
+ * ends of the children a taskwait, of the descendants a taskgroup, of all a barrier joins, for a
+ * later one) and when its thread was last free (the end of the last fragment it ran), to its
+ * poll's start; 0 when it started no later. A burdened path adds
  * its fragments' delays to their time: what spawning and scheduling cost the path.
  */
 static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_start_ns,
@@ -259,6 +264,21 @@ static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_
 {
 	uint64_t cost = spawn_ns + start_ns;
 	return task_ns > 0 && cost > 0 && task_ns < TP_LIVE_TOO_SMALL_RATIO * cost;
+}
+
+/* A duration in words, as the exit report and --analyze say them: "90 ns", "1.2 us", "5.00 ms",
+ * "1.250 s". Returns `buf`. */
+static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
+{
+	if (ns < 1000)
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
+	return buf;
 }
 
 /*
@@ -330,6 +350,7 @@ static inline void tp_live_read_longest(const struct tp_live_thread *t, struct t
 		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
 		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
 		out->burdened_ns = __atomic_load_n(&t->longest.burdened_ns, __ATOMIC_RELAXED);
+		out->ended_ns = __atomic_load_n(&t->longest.ended_ns, __ATOMIC_RELAXED);
 		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
 			out->fragments[k] = __atomic_load_n(&t->longest.fragments[k],

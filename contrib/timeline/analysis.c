@@ -698,20 +698,10 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 	}
 }
 
-/* A duration for people: "5.00 ms", "90 ns", "1.2 us". */
+/* A duration for people (taskprobe_live.h's, as the exit report says them). */
 static const char *duration(uint64_t ns, char *buf, size_t size)
 {
-	if (ns == UINT64_MAX)
-		snprintf(buf, size, "-");
-	else if (ns < 1000)
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
-	return buf;
+	return ns == UINT64_MAX ? "-" : tp_live_duration_words(ns, buf, size);
 }
 
 static const char *site_text(const struct analysis *a, uint32_t site, char *buf, size_t size)
@@ -747,6 +737,7 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 	for (size_t i = 0; i < a->threads.size; i++)
 		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next)
 			threads += k->process == p->process && ((const struct thread *)k)->parallel;
+	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;
 	uint64_t span = path_of(p->span),
 		 elapsed = p->last_ns > p->first_ns ? p->last_ns - p->first_ns : 0;
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
@@ -771,10 +762,11 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 		"to its last)\n",
 		speedup, speedup, threads, duration(elapsed, b1, sizeof b1));
 	fprintf(out,
-		"  burdened span   %12.3f ms  the critical path with the delay measured before "
-		"each "
-		"of its fragments started (ready to polled)\n",
-		(double)(p->span != NULL ? p->span->burdened : 0) / 1e6);
+		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
+		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"
+		"  burdened par.   %12.2f     T1/burdened span: what spawning and scheduling leave "
+		"of the parallelism\n",
+		(double)burdened / 1e6, burdened > 0 ? (double)p->work / (double)burdened : 0);
 	fprintf(out,
 		"  outside         %12.3f ms  the program outside parallel regions (the initial "
 		"task), not counted above\n",

@@ -418,8 +418,11 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	set64(&s->longest.ns, end->ns);
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+	set64(&s->longest.burdened_ns, end->burdened_ns);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		set64(&s->longest.sites[k], end->sites[k]);
+		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -439,6 +442,10 @@ static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_pat
 			    TP_LIVE_SLOT_FREE)
 				continue;
 			tp_live_read_longest(&slots[i], &p);
+			/* everything ended before the barrier completed joins it: the last of
+			 * them is the last poll any slot ended (--analyze's, the same) */
+			uint64_t last = __atomic_load_n(&slots[i].graph_last_ns, __ATOMIC_RELAXED);
+			p.ended_ns = last > p.ended_ns ? last : p.ended_ns;
 			tp_span_path_max(&barrier_frozen, &p);
 		}
 		barrier_frozen_ns = now;
@@ -538,7 +545,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	if (p != NULL)
 		span_of(p)->spawner = true;
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, outside, th,
-			now - local.poll_start, in);
+			now - local.poll_start, now, in);
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
@@ -758,11 +765,8 @@ void tp_live_task_poll_start(uint64_t task)
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
-		tp_span_poll_start(t, &local.span, task, row, suspended, barrier ? &frozen : NULL);
-		/* it could start when woken (or spawned ready), else when its last poll ended */
-		uint64_t could_start = ready != 0 ? ready : suspended != 0 ? suspended : now;
-		tp_span_burden(&local.span,
-			       tp_live_start_delay(now, could_start, local.span.free_ns));
+		tp_span_poll_start(t, &local.span, task, row, now, suspended,
+				   barrier ? &frozen : NULL);
 	} else {
 		local.span.in_graph = false; /* untracked: left out of the figures */
 	}

@@ -20,8 +20,9 @@
 struct site_figures {
 	uint32_t id; /* the site's id (equal for equal texts), 0 for the rows of words */
 	uint32_t row;
-	uint64_t work_ns, tasks, path_ns;
-	uint64_t poll_histogram[TP_LIVE_BUCKETS];
+	uint64_t work_ns, tasks, path_ns, path_fragments;
+	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS],
+		spawn_gap_histogram[TP_LIVE_BUCKETS];
 };
 
 static struct site_figures figures[TP_LIVE_SITES];
@@ -38,6 +39,15 @@ static uint64_t median_ns(const uint64_t *histogram)
 			return (3ull << b) / 2;
 	}
 	return 0;
+}
+
+/* The median of a histogram in words, "-" when empty. */
+static const char *median_words(const uint64_t *histogram, char *buf, size_t size)
+{
+	uint64_t ns = median_ns(histogram);
+	if (ns == 0)
+		return "-";
+	return tp_live_duration_words(ns, buf, size);
 }
 
 static const char *site_text(const struct site_figures *f, char *buf, size_t size)
@@ -112,9 +122,14 @@ void tp_report_work_span(FILE *out)
 			struct site_figures *f = &figures[line_at[row]];
 			f->work_ns += __atomic_load_n(&rows[row].busy_ns, __ATOMIC_RELAXED);
 			f->tasks += __atomic_load_n(&rows[row].done, __ATOMIC_RELAXED);
-			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 				f->poll_histogram[b] += __atomic_load_n(
 					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
+				f->delay_histogram[b] += __atomic_load_n(
+					&rows[row].delay_histogram[b], __ATOMIC_RELAXED);
+				f->spawn_gap_histogram[b] += __atomic_load_n(
+					&rows[row].spawn_gap_histogram[b], __ATOMIC_RELAXED);
+			}
 		}
 		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);
 		if (slot_work == 0)
@@ -140,8 +155,10 @@ void tp_report_work_span(FILE *out)
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t v = longest.sites[k];
 		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
-		if (v != 0 && line_at[row] != UINT32_MAX)
+		if (v != 0 && line_at[row] != UINT32_MAX) {
 			figures[line_at[row]].path_ns += v & TP_LIVE_PATH_NS_MASK;
+			figures[line_at[row]].path_fragments += longest.fragments[k];
+		}
 	}
 	uint64_t wall = last > first ? last - first : 0;
 	double parallelism = (double)work / (double)longest.ns,
@@ -152,12 +169,18 @@ void tp_report_work_span(FILE *out)
 		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
 		(int)getpid(), (double)work / 1e6, (double)longest.ns / 1e6, parallelism,
 		parallelism, speedup, threads, threads == 1 ? "" : "s", (double)wall / 1e6);
+	fprintf(out,
+		"  burdened span %.3f ms: burdened parallelism %.2f (the critical path with the "
+		"delay "
+		"before each of its fragments started: what spawning and scheduling cost it)\n",
+		(double)longest.burdened_ns / 1e6,
+		longest.burdened_ns > 0 ? (double)work / (double)longest.burdened_ns : 0);
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
-	fprintf(out, "  %8s %12s %8s %14s  %s\n", "span", "work ms", "tasks", "median poll us",
-		"site");
+	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
+		"tasks", "median poll", "spawn cost", "start delay", "site");
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
-		char share[16], name[64];
+		char share[16], name[64], poll[24], spawn[24], start[24];
 		/* OpenMP's initial task is outside the graph */
 		if ((f->work_ns == 0 && f->path_ns == 0) ||
 		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
@@ -167,10 +190,30 @@ void tp_report_work_span(FILE *out)
 		else
 			snprintf(share, sizeof share, "%.1f%%",
 				 100.0 * (double)f->path_ns / (double)longest.ns);
-		fprintf(out, "  %8s %12.3f %8" PRIu64 " %14.3f  %s\n", share,
-			(double)f->work_ns / 1e6, f->tasks,
-			(double)median_ns(f->poll_histogram) / 1e3,
+		fprintf(out, "  %8s %8" PRIu64 " %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share,
+			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
+			median_words(f->poll_histogram, poll, sizeof poll),
+			median_words(f->spawn_gap_histogram, spawn, sizeof spawn),
+			median_words(f->delay_histogram, start, sizeof start),
 			site_text(f, name, sizeof name));
+	}
+	/* tasks too small for what they cost (taskprobe_live.h: the same verdict as --analyze's) */
+	for (size_t i = 0; i < lines; i++) {
+		const struct site_figures *f = &figures[i];
+		uint64_t task = median_ns(f->poll_histogram),
+			 spawn = median_ns(f->spawn_gap_histogram),
+			 start = median_ns(f->delay_histogram);
+		char name[64], poll[24], spawn_words[24], start_words[24], words[512];
+		if (f->id == 0 || f->tasks < 2 || !tp_live_too_small(task, spawn, start))
+			continue;
+		tp_live_too_small_words(
+			words, sizeof words, site_text(f, name, sizeof name),
+			tp_live_duration_words(task, poll, sizeof poll),
+			spawn != 0 ? tp_live_duration_words(spawn, spawn_words, sizeof spawn_words)
+				   : NULL,
+			start != 0 ? tp_live_duration_words(start, start_words, sizeof start_words)
+				   : NULL);
+		fprintf(out, "  %s\n", words);
 	}
 	if (h->dependences_dropped > 0)
 		fprintf(out,

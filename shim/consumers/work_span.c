@@ -116,7 +116,8 @@ unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 }
 
 void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
-		     const struct tp_span_thread *th, uint64_t ns, const struct tp_live_path *in)
+		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
+		     const struct tp_live_path *in)
 {
 	/* under its lock: a late fold into the task that had the entry before waits, and then
 	 * finds that task gone */
@@ -129,9 +130,10 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	} else {
 		memset(&t->in, 0, sizeof t->in);
 	}
+	t->in.ended_ns = ns_now;
 	/* a path of length 0 is never taken over another: its sites are never read */
-	t->kids.ns = 0;
-	t->desc.ns = 0;
+	t->kids.ns = t->kids.ended_ns = 0;
+	t->desc.ns = t->desc.ended_ns = 0;
 	t->parent = parent;
 	t->parent_at = parent_at;
 	t->started = false;
@@ -144,7 +146,8 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 }
 
 void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint32_t row, uint64_t suspended_ns, const struct tp_live_path *frozen)
+			uint32_t row, uint64_t now, uint64_t suspended_ns,
+			const struct tp_live_path *frozen)
 {
 	th->in_graph = !t->outside;
 	if (t->outside)
@@ -152,6 +155,7 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	if (!t->started) {
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
+		th->in.burdened_ns += tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
 		th->site_at = tp_span_path_site(&th->in, row);
 		t->started = true;
 		return;
@@ -187,6 +191,7 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
+	in.burdened_ns += tp_live_start_delay(now, in.ended_ns, th->free_ns);
 	th->in = in;
 	th->site_at = tp_span_path_site(&th->in, row);
 }
@@ -195,6 +200,7 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 		      uint64_t now, uint32_t sync)
 {
 	tp_span_path_add(&th->in, th->site_at, ns);
+	th->in.ended_ns = now;
 	if (t != NULL) {
 		t->in = th->in;
 		t->sync = (uint8_t)sync;

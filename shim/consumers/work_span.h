@@ -113,38 +113,34 @@ static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_
 	p->fragments[at]++;
 }
 
-/* `into` becomes `p` when `p` is longer. */
+/* `into` becomes `p` when `p` is longer; it ended when the later of them did. */
 static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
 {
+	uint64_t ended = p->ended_ns > into->ended_ns ? p->ended_ns : into->ended_ns;
 	if (p->ns > into->ns)
 		*into = *p;
+	into->ended_ns = ended;
 }
 
 /*
- * A task spawned, by task `parent` whose entry in the table of tasks alive is `parent_at` (plus
- * 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the thread polls the
- * parent), else `in` (the parent's last fragment's end, when another thread spawns it; NULL:
- * none).
+ * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
+ * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
+ * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
+ * spawns it; NULL: none).
  */
 void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
-		     const struct tp_span_thread *th, uint64_t ns, const struct tp_live_path *in);
+		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
+		     const struct tp_live_path *in);
 
 /*
- * Task `task` (state `t`) polled by `th`: the fragment's start is the largest of what joins it
- * (its sync's). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
+ * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
+ * joins it (its sync's), burdened by its delay (tp_live_start_delay). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
  * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
  * needed; NULL otherwise).
  */
 void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint32_t row, uint64_t suspended_ns, const struct tp_live_path *frozen);
-
-/* The fragment `th` polls now started `delay` after it could (tp_live_start_delay): the burdened
- * path to its start includes it. */
-static inline void tp_span_burden(struct tp_span_thread *th, uint64_t delay)
-{
-	if (th->in_graph)
-		th->in.burdened_ns += delay;
-}
+			uint32_t row, uint64_t now, uint64_t suspended_ns,
+			const struct tp_live_path *frozen);
 
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
