@@ -752,6 +752,7 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		v->poll_histogram[b] += load64(&r->poll_histogram[b]);
 		v->delay_histogram[b] += load64(&r->delay_histogram[b]);
+		v->spawn_gap_histogram[b] += load64(&r->spawn_gap_histogram[b]);
 	}
 }
 
@@ -825,6 +826,7 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		if (v == 0 || site == NULL || kept + ns > out->longest.ns)
 			continue;
 		site->path_ns += ns;
+		site->path_fragments += out->longest.fragments[k];
 		kept += ns;
 	}
 	out->path_other_ns = out->longest.ns - kept;
@@ -1080,6 +1082,7 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		to->poll_histogram[b] += from->poll_histogram[b];
 		to->delay_histogram[b] += from->delay_histogram[b];
+		to->spawn_gap_histogram[b] += from->spawn_gap_histogram[b];
 	}
 }
 
@@ -1139,6 +1142,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		/* interpolated in a log2 bucket: never beyond the longest poll seen */
 		v->poll_p50_ns = histogram_quantile(v->poll_histogram, 0.50);
 		v->poll_p99_ns = histogram_quantile(v->poll_histogram, 0.99);
+		v->spawn_p50_ns = histogram_quantile(v->spawn_gap_histogram, 0.50);
 		if (v->poll_p50_ns > v->longest_poll_ns)
 			v->poll_p50_ns = v->longest_poll_ns;
 		if (v->poll_p99_ns > v->longest_poll_ns)
@@ -1152,6 +1156,12 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 			v->warnings |= WARN_NEVER_ENDS;
 		if (v->longest_now_ns >= h->long_poll_ns)
 			v->warnings |= WARN_LONG_POLL_NOW;
+		/* the verdict --analyze and the exit report give: the median poll for the task's
+		 * time, DELAY50 for what starting one costs */
+		if (!v->by_executor && v->done >= 2 &&
+		    tp_live_too_small(v->poll_p50_ns, v->spawn_p50_ns,
+				      v->delays > 0 ? v->delay_p50_ns : 0))
+			v->warnings |= WARN_TOO_SMALL;
 	}
 	return true;
 }
@@ -1165,8 +1175,8 @@ const struct site_view *live_site(const struct live_snapshot *s, uint32_t row)
 }
 
 static const char *const column_names[COLUMNS] = {
-	"site",    "spawned", "alive", "done",    "polls", "busy",
-	"delay50", "delay99", "idle",  "longest", "span%", "warnings",
+	"site",    "spawned", "alive",   "done",  "polls",  "busy",  "delay50",
+	"delay99", "idle",    "longest", "span%", "onpath", "spawn", "warnings",
 };
 
 const char *live_column_name(enum site_column column)
@@ -1217,6 +1227,10 @@ static uint64_t sort_value(const struct site_view *v, enum site_column c)
 		return longest(v);
 	case COLUMN_SPAN:
 		return v->path_ns;
+	case COLUMN_ON_PATH:
+		return v->path_fragments;
+	case COLUMN_SPAWN:
+		return v->spawn_p50_ns;
 	case COLUMN_WARNINGS:
 		return warning_weight(v);
 	default:
@@ -1287,7 +1301,22 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v)
 		WARN_APPEND("blocks %llu", (unsigned long long)v->blocking_waits);
 	if (v->warnings & WARN_NEVER_ENDS)
 		WARN_APPEND("never ends");
+	if (v->warnings & WARN_TOO_SMALL)
+		WARN_APPEND("too small");
 #undef WARN_APPEND
+}
+
+void live_format_too_small(char *out, size_t size, const struct site_view *v)
+{
+	char task[16], spawn[16], start[16];
+	out[0] = '\0';
+	if (!(v->warnings & WARN_TOO_SMALL))
+		return;
+	live_format_ns(task, sizeof task, v->poll_p50_ns);
+	live_format_ns(spawn, sizeof spawn, v->spawn_p50_ns);
+	live_format_ns(start, sizeof start, v->delay_p50_ns);
+	tp_live_too_small_words(out, size, v->text, task, v->spawn_p50_ns > 0 ? spawn : NULL,
+				v->delays > 0 && v->delay_p50_ns > 0 ? start : NULL);
 }
 
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width)
@@ -1304,16 +1333,22 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 	live_format_ns(elapsed, sizeof elapsed, wall);
 	double parallelism = (double)s->work_ns / (double)s->longest.ns,
 	       speedup = wall > 0 ? (double)s->work_ns / (double)wall : 0;
+	char burdened[16];
+	live_format_ns(burdened, sizeof burdened, s->longest.burdened_ns);
+	double burdened_parallelism = s->longest.burdened_ns > 0
+					      ? (double)s->work_ns / (double)s->longest.burdened_ns
+					      : 0;
 	int n = snprintf(
 		out, size,
 		"work %s, span %s: parallelism %.2f (no number of workers runs this faster "
-		"than %.2fx); measured %.2fx on %u worker%s (%s from the first task's poll "
-		"to the last's)",
-		work, span, parallelism, parallelism, speedup, s->graph_threads,
-		s->graph_threads == 1 ? "" : "s", elapsed);
+		"than %.2fx); burdened span %s: parallelism %.2f; measured %.2fx on %u "
+		"worker%s (%s from the first task's poll to the last's)",
+		work, span, parallelism, parallelism, burdened, burdened_parallelism, speedup,
+		s->graph_threads, s->graph_threads == 1 ? "" : "s", elapsed);
 	if (width > 0 && n > width) /* the figures alone, on a narrow terminal */
-		snprintf(out, size, "work %s, span %s: parallelism %.2f; measured %.2fx on %u",
-			 work, span, parallelism, speedup, s->graph_threads);
+		snprintf(out, size,
+			 "work %s, span %s: parallelism %.2f, burdened %.2f; measured %.2fx on %u",
+			 work, span, parallelism, burdened_parallelism, speedup, s->graph_threads);
 }
 
 /* A share below this many per cent is "<1%". */

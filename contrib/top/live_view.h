@@ -110,6 +110,7 @@ enum {
 	WARN_BLOCKS = 2,        /* tasks waited (blocking their worker) inside a poll */
 	WARN_NEVER_ENDS = 4,    /* the program's tasks alive, none ended, for LIVE_NEVER_ENDS_NS */
 	WARN_LONG_POLL_NOW = 8, /* a poll going on now is already long */
+	WARN_TOO_SMALL = 16,    /* its tasks are too small for their cost (tp_live_too_small) */
 };
 
 struct site_view {
@@ -124,11 +125,13 @@ struct site_view {
 	uint64_t first_spawn_ns, last_done_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
+	/* the gaps between spawns of its tasks in one poll, and their median: the spawn cost */
+	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], spawn_p50_ns;
 	uint32_t polling_now;    /* threads polling its tasks now */
 	uint64_t longest_now_ns; /* the longest of those polls so far */
 	unsigned warnings;
-	/* its tasks' time on the span's path (struct live_snapshot's `longest`) */
-	uint64_t path_ns;
+	/* its tasks' time and fragments on the span's path (struct live_snapshot's `longest`) */
+	uint64_t path_ns, path_fragments;
 };
 
 /* A thread with figures (a slot of the file): a worker, or any thread that waited. */
@@ -222,7 +225,9 @@ enum site_column {
 	COLUMN_DELAY_P99,
 	COLUMN_IDLE,
 	COLUMN_LONGEST,
-	COLUMN_SPAN, /* the site's share of the span */
+	COLUMN_SPAN,    /* the site's share of the span */
+	COLUMN_ON_PATH, /* its fragments on the critical path */
+	COLUMN_SPAWN,   /* its spawn cost */
 	COLUMN_WARNINGS,
 	COLUMNS,
 };
@@ -235,15 +240,17 @@ enum site_column live_column_by_name(const char *name);
 void live_format_ns(char *out, size_t size, uint64_t ns);
 /*
  * The task graph's figures in words: "work 125ms, span 17.0ms: parallelism 7.35 (no number of
- * workers runs this faster than 7.35x); measured 1.90x on 2 workers", or why there are none;
- * wider than `width` columns (0: any width), the figures alone ("work 125ms, span 17.0ms:
- * parallelism 7.35; measured 1.90x on 2").
+ * workers runs this faster than 7.35x); burdened span 18.1ms: parallelism 6.91; measured 1.90x
+ * on 2 workers", or why there are none; wider than `width` columns (0: any width), the figures
+ * alone ("work 125ms, span 17.0ms: parallelism 7.35, burdened 6.91; measured 1.90x on 2").
  */
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);
-/* "long 3, blocks 2, never ends", or "" */
+/* "long 3, blocks 2, never ends, too small", or "" */
 void live_format_warnings(char *out, size_t size, const struct site_view *site);
+/* The site's granularity verdict in words (tp_live_too_small_words), "" when not too small. */
+void live_format_too_small(char *out, size_t size, const struct site_view *v);
 /* The contract's name of a wait kind ("futex", "condvar", ...), "" for 0. */
 const char *live_wait_kind_name(uint32_t kind);

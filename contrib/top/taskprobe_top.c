@@ -144,10 +144,10 @@ static struct follow following(const struct options *o)
 static const int column_widths[COLUMNS] = {
 	[COLUMN_SPAWNED] = 8, [COLUMN_ALIVE] = 6,     [COLUMN_DONE] = 8,      [COLUMN_POLLS] = 8,
 	[COLUMN_BUSY] = 8,    [COLUMN_DELAY_P50] = 8, [COLUMN_DELAY_P99] = 8, [COLUMN_IDLE] = 8,
-	[COLUMN_LONGEST] = 8, [COLUMN_SPAN] = 5,
+	[COLUMN_LONGEST] = 8, [COLUMN_SPAN] = 5,      [COLUMN_ON_PATH] = 6,   [COLUMN_SPAWN] = 7,
 };
 #define FIRST_NUMBER_COLUMN COLUMN_SPAWNED
-#define LAST_NUMBER_COLUMN  COLUMN_SPAN
+#define LAST_NUMBER_COLUMN  COLUMN_SPAWN
 typedef unsigned column_set; /* bit c: number column c shown */
 #define ALL_COLUMNS ((1u << (LAST_NUMBER_COLUMN + 1)) - (1u << FIRST_NUMBER_COLUMN))
 
@@ -156,8 +156,8 @@ typedef unsigned column_set; /* bit c: number column c shown */
  * or that matter least for finding a slow site. SPAWNED, DELAY99, LONGEST and the warnings stay.
  */
 static const enum site_column narrow_terminal_drops[] = {
-	COLUMN_IDLE,  COLUMN_DELAY_P50, COLUMN_DONE, COLUMN_POLLS,
-	COLUMN_ALIVE, COLUMN_BUSY,      COLUMN_SPAN,
+	COLUMN_SPAWN, COLUMN_ON_PATH, COLUMN_IDLE, COLUMN_DELAY_P50, COLUMN_DONE,
+	COLUMN_POLLS, COLUMN_ALIVE,   COLUMN_BUSY, COLUMN_SPAN,
 };
 #define WARNINGS_ROOM 18 /* columns the screen leaves the warnings ("polling 16.2ms now") */
 
@@ -255,6 +255,12 @@ static void site_line(char *out, size_t size, const struct live_snapshot *s,
 		       v->longest_now_ns > v->longest_poll_ns ? v->longest_now_ns
 							      : v->longest_poll_ns);
 	live_format_span_share(cells[COLUMN_SPAN], sizeof cells[0], s, v);
+	count_text(cells[COLUMN_ON_PATH], sizeof cells[0], v->path_fragments);
+	live_format_ns(cells[COLUMN_SPAWN], sizeof cells[0], v->spawn_p50_ns);
+	if (v->spawn_p50_ns == 0)
+		strcpy(cells[COLUMN_SPAWN], "-");
+	if (v->path_ns == 0)
+		strcpy(cells[COLUMN_ON_PATH], "-");
 	live_format_warnings(warnings, sizeof warnings, v);
 	if (v->delays == 0)
 		strcpy(cells[COLUMN_DELAY_P50], "-"), strcpy(cells[COLUMN_DELAY_P99], "-");
@@ -528,6 +534,11 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	}
 	if (s->n_sites == 0)
 		printf("%s\n", s->n_waits == 0 ? NOTHING_YET : NO_TASK);
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		live_format_too_small(line, sizeof line, &s->sites[i]);
+		if (line[0] != '\0')
+			printf("%s\n", line);
+	}
 	printf("\n");
 	if (s->n_waits > 0) {
 		int wait_width = widest_wait_site(s);
@@ -887,10 +898,20 @@ static void draw_detail(struct screen *sc)
 	snprintf(line, sizeof line, "waits blocking their worker: %llu, %s",
 		 (unsigned long long)v->blocking_waits, blocking);
 	put_line(y++, line, 0, false);
+	char spawn[16], share[16];
+	live_format_ns(spawn, sizeof spawn, v->spawn_p50_ns);
+	live_format_span_share(share, sizeof share, s, v);
+	snprintf(line, sizeof line,
+		 "critical path: %s of the span, %llu fragments; spawning one costs %s (p50)",
+		 share, (unsigned long long)v->path_fragments, v->spawn_p50_ns > 0 ? spawn : "-");
+	put_line(y++, line, 0, false);
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
 		put_line(y++, line, style(sc, PAIR_WARNING), false);
 	}
+	live_format_too_small(w, sizeof w, v);
+	if (w[0] != '\0')
+		put_line(y++, w, style(sc, PAIR_WARNING), false);
 	put_line(y++, "", 0, false);
 
 	/* scrolled part: histograms, then the stacks */
