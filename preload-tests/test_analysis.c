@@ -342,6 +342,9 @@ struct three_ways {
 	struct analyzed analysis;
 	double top_work, top_span, top_share; /* ms, ms, % */
 	double report_work, report_span, report_share;
+	double analysis_burdened, top_burdened, report_burdened; /* ms */
+	/* the graph's site's fragments on the critical path */
+	long analysis_on_path, top_on_path, report_on_path;
 	char *top, *report; /* what each said */
 };
 
@@ -373,6 +376,34 @@ static double share_of(const char *text, const char *site)
 		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
 			if (word[strlen(word) - 1] == '%') {
 				sum += strtod(word, NULL);
+				break;
+			}
+		if (end == NULL)
+			break;
+		at = end;
+	}
+	return sum;
+}
+
+/* The fragments on the critical path of the sites whose text holds `site`: on each line of
+ * `text` that holds it, the word after its share of the span (top's ONPATH, the report's "on
+ * path"), added up; -1 when no line holds one. */
+static long on_path_of(const char *text, const char *site)
+{
+	long sum = -1;
+	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
+		const char *line = at;
+		while (line > text && line[-1] != '\n')
+			line--;
+		const char *end = strchr(at, '\n');
+		char row[512];
+		snprintf(row, sizeof row, "%.*s",
+			 (int)(end != NULL ? end - line : (long)strlen(line)), line);
+		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
+			if (word[strlen(word) - 1] == '%' || strcmp(word, "-") == 0) {
+				char *count = strtok(NULL, " ");
+				if (count != NULL && strcmp(count, "-") != 0)
+					sum = (sum < 0 ? 0 : sum) + strtol(count, NULL, 10);
 				break;
 			}
 		if (end == NULL)
@@ -427,6 +458,11 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 	w->top_work = console_ms(work);
 	w->top_span = console_ms(span);
 	w->top_share = share_of(w->top, site);
+	w->top_on_path = on_path_of(w->top, site);
+	const char *burdened = strstr(figures, "burdened span ");
+	cr_assert(burdened != NULL && sscanf(burdened, "burdened span %31[^:]", span) == 1, "%s",
+		  w->top);
+	w->top_burdened = console_ms(span);
 
 	/* the report: "taskprobe: the task graph (pid N): work W ms, span S ms: ..." */
 	snprintf(path, sizeof path, "%s/report", dir);
@@ -438,6 +474,11 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 					  &w->report_span) == 2,
 		  "%s", w->report);
 	w->report_share = share_of(w->report, site);
+	w->report_on_path = on_path_of(w->report, site);
+	const char *report_burdened = strstr(graph, "burdened span ");
+	cr_assert(report_burdened != NULL &&
+			  sscanf(report_burdened, "burdened span %lf ms", &w->report_burdened) == 1,
+		  "%s", w->report);
 
 	/* the recording's analysis */
 	DIR *d = opendir(dir);
@@ -455,8 +496,13 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 	const char *a = w->analysis.text;
 	cr_assert(sscanf(strstr(a, "work T1"), "work T1 %lf ms", &w->analysis.work) == 1 &&
 			  sscanf(strstr(a, "span Tinf"), "span Tinf %lf ms", &w->analysis.span) ==
-				  1,
+				  1 &&
+			  sscanf(strstr(a, "burdened span"), "burdened span %lf ms",
+				 &w->analysis_burdened) == 1,
 		  "%s", a);
+	unsigned long tasks = 0, fragments = 0;
+	site_rows(&w->analysis, site, &tasks, &fragments);
+	w->analysis_on_path = (long)fragments;
 }
 
 /* Within 5% of the truth (when the program says one) and of the analysis of the same run. */
@@ -469,10 +515,38 @@ static bool three_ways_agree(const struct three_ways *w, const char *site)
 	double path = share_of(a->text, site);
 	return truth && near(w->top_work, a->work) && near(w->top_span, a->span) &&
 	       near(w->report_work, a->work) && near(w->report_span, a->span) &&
-	       fabs(w->top_share - path) <= 5 && fabs(w->report_share - path) <= 5;
+	       fabs(w->top_share - path) <= 5 && fabs(w->report_share - path) <= 5 &&
+	       near(w->top_burdened, w->analysis_burdened) &&
+	       near(w->report_burdened, w->analysis_burdened) &&
+	       w->top_on_path == w->analysis_on_path && w->report_on_path == w->analysis_on_path;
 }
 
-static void online_figures(const char *const argv[], const char *site)
+/*
+ * The burdened span (the same path with the delays before its fragments: never shorter than the
+ * span) within 5% of --analyze's of the same run, and the graph's site's fragments on the
+ * critical path the same three ways: `on_path` exactly when not -1.
+ */
+static void expect_burdened_and_on_path(const struct three_ways *w, long on_path)
+{
+	const struct analyzed *a = &w->analysis;
+	cr_expect_geq(w->analysis_burdened, a->span, "%s", a->text);
+	cr_expect_geq(w->report_burdened, w->report_span, "%s", w->report);
+	cr_expect_geq(w->top_burdened, w->top_span * 0.99, "%s", w->top); /* 3 digits shown */
+	expect_near(w->top_burdened, w->analysis_burdened, "top's burdened span", w->top);
+	expect_near(w->report_burdened, w->analysis_burdened, "the report's burdened span",
+		    w->report);
+	cr_expect_eq(w->top_on_path, w->analysis_on_path, "top's fragments on the path:\n%s\n%s",
+		     w->top, a->text);
+	cr_expect_eq(w->report_on_path, w->analysis_on_path,
+		     "the report's fragments on the path:\n%s\n%s", w->report, a->text);
+	if (on_path >= 0) {
+		cr_expect_eq(w->analysis_on_path, on_path, "%s", a->text);
+		cr_expect_eq(w->report_on_path, on_path, "%s", w->report);
+		cr_expect_eq(w->top_on_path, on_path, "%s", w->top);
+	}
+}
+
+static void online_figures(const char *const argv[], const char *site, long on_path)
 {
 	struct three_ways w = {0};
 	for (int try = 0; try < 3; try++) {
@@ -500,34 +574,36 @@ static void online_figures(const char *const argv[], const char *site)
 	cr_expect(fabs(w.report_share - path) <= 5,
 		  "the report: %s %.1f%% of the span, --analyze %.1f%%:\n%s\n%s", site,
 		  w.report_share, path, w.report, a->text);
+	expect_burdened_and_on_path(&w, on_path);
 	three_ways_free(&w);
 }
 
-static void online_known_graph(const char *graph)
+/* `on_path`: the graph's site's fragments on the critical path (known_graph's). */
+static void online_known_graph(const char *graph, long on_path)
 {
 	char site[64];
 	graph_site(graph, site, sizeof site);
-	online_figures((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, site);
+	online_figures((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, site, on_path);
 }
 
 Test(analysis, top_and_the_report_give_a_chains_work_and_span_as_it_runs, .timeout = 120)
 {
-	online_known_graph("chain");
+	online_known_graph("chain", 20);
 }
 
 Test(analysis, top_and_the_report_give_independent_tasks_the_span_of_one, .timeout = 120)
 {
-	online_known_graph("flat");
+	online_known_graph("flat", 1);
 }
 
 Test(analysis, top_and_the_report_give_a_trees_span_through_its_taskwaits, .timeout = 120)
 {
-	online_known_graph("tree");
+	online_known_graph("tree", 3 * 2 + 1);
 }
 
 Test(analysis, top_and_the_report_give_a_wavefront_its_diagonal, .timeout = 120)
 {
-	online_known_graph("wavefront");
+	online_known_graph("wavefront", 11);
 }
 
 Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout = 120)
@@ -535,7 +611,7 @@ Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout
 	/* tasks of a few hundred ns: no truth but the analysis of the same run; the path's share
 	 * of fib's two constructs together (which of them a preempted fragment puts on the path
 	 * is the machine's doing) */
-	online_figures((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:");
+	online_figures((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", -1);
 }
 
 /*
@@ -580,6 +656,7 @@ Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work,
 	cr_expect(fabs(w.report_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.report,
 		  a->text);
 	cr_expect(fabs(w.top_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.top, a->text);
+	expect_burdened_and_on_path(&w, -1);
 	three_ways_free(&w);
 }
 
@@ -597,5 +674,39 @@ Test(analysis, a_graph_left_open_at_exit_counts_its_open_fragments_work, .timeou
 
 Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeout = 120)
 {
-	online_known_graph("exits");
+	online_known_graph("exits", 1);
+}
+
+/*
+ * The granularity's verdict (issue 29 item 2), the same three ways: fib's tasks of a few hundred
+ * ns, each spawned in about as long and started in more, are too small; a chain's tasks of 5 ms
+ * are not, whatever spawning and starting one costs (microseconds).
+ */
+static void verdict(const char *const argv[], const char *site, bool too_small)
+{
+	struct three_ways w;
+	run_three_ways(argv, site, &w);
+	char words[128];
+	snprintf(words, sizeof words, "tasks of %s", site);
+	const char *said[] = {w.analysis.text, w.report, w.top};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		const char *at = strstr(said[i], words),
+			   *end = at != NULL ? strchr(at, '\n') : NULL;
+		bool verdict = at != NULL && end != NULL && strstr(at, ": too small") != NULL &&
+			       strstr(at, ": too small") < end;
+		cr_expect_eq(verdict, too_small, "%s %s too small:\n%s", site,
+			     too_small ? "not said" : "said", said[i]);
+	}
+	three_ways_free(&w);
+}
+
+Test(analysis, fibs_tasks_are_too_small_for_their_cost, .timeout = 120)
+{
+	verdict((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", true);
+}
+
+Test(analysis, a_chains_tasks_of_5_ms_are_not_too_small, .timeout = 120)
+{
+	verdict((const char *[]){tp_target("omp_known_graphs"), "chain", NULL},
+		"chain (omp_known_graphs.c:", false);
 }

@@ -1070,6 +1070,7 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->blocking_ns += from->blocking_ns;
 	to->polling_now += from->polling_now;
 	to->path_ns += from->path_ns;
+	to->path_fragments += from->path_fragments;
 	if (from->longest_poll_ns > to->longest_poll_ns)
 		to->longest_poll_ns = from->longest_poll_ns;
 	if (from->longest_now_ns > to->longest_now_ns)

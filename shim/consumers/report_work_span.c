@@ -20,6 +20,7 @@
 struct site_figures {
 	uint32_t id; /* the site's id (equal for equal texts), 0 for the rows of words */
 	uint32_t row;
+	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS],
 		spawn_gap_histogram[TP_LIVE_BUCKETS];
@@ -108,6 +109,9 @@ void tp_report_work_span(FILE *out)
 			     TP_LIVE_ENTRY_READY;
 		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0;
 		line_at[row] = ready ? (uint32_t)(line_of(row, key, &lines) - figures) : UINT32_MAX;
+		if (ready)
+			figures[line_at[row]].by_executor = __atomic_load_n(&sites[row].by_executor,
+									    __ATOMIC_RELAXED) != 0;
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
@@ -204,7 +208,8 @@ void tp_report_work_span(FILE *out)
 			 spawn = median_ns(f->spawn_gap_histogram),
 			 start = median_ns(f->delay_histogram);
 		char name[64], poll[24], spawn_words[24], start_words[24], words[512];
-		if (f->id == 0 || f->tasks < 2 || !tp_live_too_small(task, spawn, start))
+		if (f->id == 0 || f->by_executor || f->tasks < 2 ||
+		    !tp_live_too_small(task, spawn, start))
 			continue;
 		tp_live_too_small_words(
 			words, sizeof words, site_text(f, name, sizeof name),
