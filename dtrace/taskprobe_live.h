@@ -54,6 +54,13 @@
 #define TP_LIVE_NO_MODULE          UINT32_MAX /* an address in no module known (JIT code) */
 #define TP_LIVE_WAIT_SITES         128 /* call sites of waits: the last one counts every later one */
 #define TP_LIVE_BUCKETS            40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+/*
+ * The costs' histograms (struct tp_live_site_stats), compact: 32-bit counts in log2 buckets from
+ * 2^TP_LIVE_COST_SHIFT ns, cost bucket b being log2 bucket b + TP_LIVE_COST_SHIFT (the first also
+ * counts shorter costs, the last longer ones): 64 ns to 4 ms.
+ */
+#define TP_LIVE_COST_BUCKETS 16
+#define TP_LIVE_COST_SHIFT   6
 
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,
@@ -256,7 +263,8 @@ static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_sta
  * A site's spawn cost, one definition: the median gap between two spawns of its tasks in one poll
  * of their parent (the spawning task's time per child). The granularity's verdict: its tasks are
  * too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what spawning and
- * starting one costs (the spawn cost and the median start delay; 0 where not measured): more of
+ * starting one costs (the spawn cost and the median delay before a task's first poll,
+ * tp_live_start_delay; 0 where not measured): more of
  * the run goes to making and scheduling them than to their work.
  */
 #define TP_LIVE_TOO_SMALL_RATIO 2
@@ -379,8 +387,13 @@ struct tp_live_site_stats {
 	uint64_t last_done_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	uint64_t delay_histogram[TP_LIVE_BUCKETS];
-	/* the gaps between two spawns of the site's tasks in one poll (tp_live_too_small) */
-	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS];
+	/*
+	 * What a task of the site costs (tp_live_too_small): the gaps between two spawns of its
+	 * tasks in one poll, and its tasks' delays before their first poll (tp_live_start_delay).
+	 * Compact (TP_LIVE_COST_BUCKETS), so that a slot's rows stay well below the stacks' space.
+	 */
+	uint32_t spawn_gap_histogram[TP_LIVE_COST_BUCKETS];
+	uint32_t start_delay_histogram[TP_LIVE_COST_BUCKETS];
 };
 
 #define TP_LIVE_PAGE         4096u

@@ -63,10 +63,11 @@ static struct site_row site_row(const char *screen, const char *place)
 	const char *line_end = strchr(at, '\n');
 	size_t len = line_end != NULL ? (size_t)(line_end - at) : strlen(at);
 	char *line = strndup(at + strlen(place), len - strlen(place));
-	char busy[16], d50[16], d99[16], idle[16], longest[16], span[16];
+	char busy[16], d50[16], d99[16], idle[16], longest[16], span[16], on_path[16], spawn[16];
 	int used = 0;
-	if (sscanf(line, "%lu %lu %lu %lu %15s %15s %15s %15s %15s %15s %n", &r.spawned, &r.alive,
-		   &r.done, &r.polls, busy, d50, d99, idle, longest, span, &used) >= 10) {
+	if (sscanf(line, "%lu %lu %lu %lu %15s %15s %15s %15s %15s %15s %15s %15s %n", &r.spawned,
+		   &r.alive, &r.done, &r.polls, busy, d50, d99, idle, longest, span, on_path, spawn,
+		   &used) >= 12) {
 		r.found = true;
 		r.busy_ms = ms_of(busy);
 		r.longest_ms = ms_of(longest);

@@ -203,6 +203,15 @@ static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 	add(&histogram[b], 1);
 }
 
+static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
+{
+	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns | 1);
+	unsigned b = log2 > TP_LIVE_COST_SHIFT ? log2 - TP_LIVE_COST_SHIFT : 0;
+	if (b >= TP_LIVE_COST_BUCKETS)
+		b = TP_LIVE_COST_BUCKETS - 1;
+	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+}
+
 /*
  * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
  * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet.
@@ -570,7 +579,8 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		/* the spawn cost (taskprobe_live.h): the gap since the poll's last spawn */
 		if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
 			if (local.last_spawn_ns >= local.poll_start && local.last_spawn_ns != 0)
-				histogram_add(r->spawn_gap_histogram, now - local.last_spawn_ns);
+				cost_histogram_add(r->spawn_gap_histogram,
+						   now - local.last_spawn_ns);
 			local.last_spawn_ns = now;
 		}
 		if (r->first_spawn_ns == 0)
@@ -765,8 +775,11 @@ void tp_live_task_poll_start(uint64_t task)
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
-		tp_span_poll_start(t, &local.span, task, row, now, suspended,
-				   barrier ? &frozen : NULL);
+		bool first = !t->started && !t->outside;
+		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
+						    barrier ? &frozen : NULL);
+		if (first)
+			cost_histogram_add(r->start_delay_histogram, delay);
 	} else {
 		local.span.in_graph = false; /* untracked: left out of the figures */
 	}

@@ -22,8 +22,9 @@ struct site_figures {
 	uint32_t row;
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments;
-	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS],
-		spawn_gap_histogram[TP_LIVE_BUCKETS];
+	uint64_t poll_histogram[TP_LIVE_BUCKETS];
+	/* the costs', in log2 buckets (TP_LIVE_COST_SHIFT) */
+	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
 };
 
 static struct site_figures figures[TP_LIVE_SITES];
@@ -129,10 +130,12 @@ void tp_report_work_span(FILE *out)
 			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 				f->poll_histogram[b] += __atomic_load_n(
 					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
-				f->delay_histogram[b] += __atomic_load_n(
-					&rows[row].delay_histogram[b], __ATOMIC_RELAXED);
-				f->spawn_gap_histogram[b] += __atomic_load_n(
+			}
+			for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
+				f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
 					&rows[row].spawn_gap_histogram[b], __ATOMIC_RELAXED);
+				f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+					&rows[row].start_delay_histogram[b], __ATOMIC_RELAXED);
 			}
 		}
 		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);
@@ -198,7 +201,7 @@ void tp_report_work_span(FILE *out)
 			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
 			median_words(f->poll_histogram, poll, sizeof poll),
 			median_words(f->spawn_gap_histogram, spawn, sizeof spawn),
-			median_words(f->delay_histogram, start, sizeof start),
+			median_words(f->start_delay_histogram, start, sizeof start),
 			site_text(f, name, sizeof name));
 	}
 	/* tasks too small for what they cost (taskprobe_live.h: the same verdict as --analyze's) */
@@ -206,7 +209,7 @@ void tp_report_work_span(FILE *out)
 		const struct site_figures *f = &figures[i];
 		uint64_t task = median_ns(f->poll_histogram),
 			 spawn = median_ns(f->spawn_gap_histogram),
-			 start = median_ns(f->delay_histogram);
+			 start = median_ns(f->start_delay_histogram);
 		char name[64], poll[24], spawn_words[24], start_words[24], words[512];
 		if (f->id == 0 || f->by_executor || f->tasks < 2 ||
 		    !tp_live_too_small(task, spawn, start))

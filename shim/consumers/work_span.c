@@ -145,20 +145,21 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	tp_spin_unlock(&t->lock);
 }
 
-void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint32_t row, uint64_t now, uint64_t suspended_ns,
-			const struct tp_live_path *frozen)
+uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+			    uint32_t row, uint64_t now, uint64_t suspended_ns,
+			    const struct tp_live_path *frozen)
 {
 	th->in_graph = !t->outside;
 	if (t->outside)
-		return;
+		return 0;
 	if (!t->started) {
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
-		th->in.burdened_ns += tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+		uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+		th->in.burdened_ns += delay;
 		th->site_at = tp_span_path_site(&th->in, row);
 		t->started = true;
-		return;
+		return delay;
 	}
 	tp_spin_lock(&t->lock);
 	struct tp_live_path in = t->in;
@@ -191,9 +192,11 @@ void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint6
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
-	in.burdened_ns += tp_live_start_delay(now, in.ended_ns, th->free_ns);
+	uint64_t delay = tp_live_start_delay(now, in.ended_ns, th->free_ns);
+	in.burdened_ns += delay;
 	th->in = in;
 	th->site_at = tp_span_path_site(&th->in, row);
+	return delay;
 }
 
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,

@@ -134,13 +134,14 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 
 /*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
- * joins it (its sync's), burdened by its delay (tp_live_start_delay). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
+ * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns (0
+ * outside the graph). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
  * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
  * needed; NULL otherwise).
  */
-void tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			uint32_t row, uint64_t now, uint64_t suspended_ns,
-			const struct tp_live_path *frozen);
+uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+			    uint32_t row, uint64_t now, uint64_t suspended_ns,
+			    const struct tp_live_path *frozen);
 
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
