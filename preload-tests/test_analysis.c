@@ -359,12 +359,23 @@ static double console_ms(const char *text)
 					     : v * 1e3;
 }
 
+/* Whether the site at `at` in `text` is a thread's task now in top's threads table ("polling
+ * fib (fib.c:12) for 2.0ms"), not a site's line. */
+static bool polled_now(const char *text, const char *at)
+{
+	static const char polling[] = "polling ";
+	return at - text >= (long)strlen(polling) &&
+	       strncmp(at - strlen(polling), polling, strlen(polling)) == 0;
+}
+
 /* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
  * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
 static double share_of(const char *text, const char *site)
 {
 	double sum = -1;
 	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
+		if (polled_now(text, at))
+			continue;
 		const char *line = at;
 		while (line > text && line[-1] != '\n')
 			line--;
@@ -392,6 +403,8 @@ static long on_path_of(const char *text, const char *site)
 {
 	long sum = -1;
 	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
+		if (polled_now(text, at))
+			continue;
 		const char *line = at;
 		while (line > text && line[-1] != '\n')
 			line--;
