@@ -368,30 +368,41 @@ static bool polled_now(const char *text, const char *at)
 	       strncmp(at - strlen(polling), polling, strlen(polling)) == 0;
 }
 
-/* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
- * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
-static double share_of(const char *text, const char *site)
+/*
+ * The next line of `text` from `*from` (NULL: the first) that holds `site` as a site's line, in
+ * `row`; `*from` moves past it. False when there is none.
+ */
+static bool site_line(const char *text, const char *site, const char **from, char *row, size_t size)
 {
-	double sum = -1;
-	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
+	for (const char *at = strstr(*from != NULL ? *from : text, site); at != NULL;
+	     at = strstr(at + 1, site)) {
 		if (polled_now(text, at))
 			continue;
 		const char *line = at;
 		while (line > text && line[-1] != '\n')
 			line--;
 		const char *end = strchr(at, '\n');
-		char row[512];
-		snprintf(row, sizeof row, "%.*s",
-			 (int)(end != NULL ? end - line : (long)strlen(line)), line);
+		snprintf(row, size, "%.*s", (int)(end != NULL ? end - line : (long)strlen(line)),
+			 line);
+		*from = end != NULL ? end : at + strlen(at);
+		return true;
+	}
+	return false;
+}
+
+/* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
+ * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
+static double share_of(const char *text, const char *site)
+{
+	double sum = -1;
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
 		sum = sum < 0 ? 0 : sum;
 		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
 			if (word[strlen(word) - 1] == '%') {
 				sum += strtod(word, NULL);
 				break;
 			}
-		if (end == NULL)
-			break;
-		at = end;
 	}
 	return sum;
 }
@@ -402,16 +413,8 @@ static double share_of(const char *text, const char *site)
 static long on_path_of(const char *text, const char *site)
 {
 	long sum = -1;
-	for (const char *at = strstr(text, site); at != NULL; at = strstr(at + 1, site)) {
-		if (polled_now(text, at))
-			continue;
-		const char *line = at;
-		while (line > text && line[-1] != '\n')
-			line--;
-		const char *end = strchr(at, '\n');
-		char row[512];
-		snprintf(row, sizeof row, "%.*s",
-			 (int)(end != NULL ? end - line : (long)strlen(line)), line);
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);)
 		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
 			if (word[strlen(word) - 1] == '%' || strcmp(word, "-") == 0) {
 				char *count = strtok(NULL, " ");
@@ -419,10 +422,6 @@ static long on_path_of(const char *text, const char *site)
 					sum = (sum < 0 ? 0 : sum) + strtol(count, NULL, 10);
 				break;
 			}
-		if (end == NULL)
-			break;
-		at = end;
-	}
 	return sum;
 }
 
