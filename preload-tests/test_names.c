@@ -133,20 +133,30 @@ static void report_sites_of(const char *const argv[], const char *const env[],
 	memset(sites, 0, sizeof *sites);
 	const char *graph = strstr(run.err, "taskprobe: the task graph");
 	cr_assert_not_null(graph, "%s", run.err);
-	const char *header = strchr(graph, '\n');
+	/* the figures' lines, then "      span  on path      work ms    tasks median poll  spawn
+	 * cost start delay  site", then a row a site */
+	const char *header = strstr(graph, "\n      span ");
 	cr_assert_not_null(header, "%s", run.err);
-	/* "      span      work ms    tasks median poll us  site", then a row a site */
 	for (const char *line = strchr(header + 1, '\n'); line != NULL && line[1] == ' ';
 	     line = strchr(line + 1, '\n')) {
-		char span[16];
-		double work, median;
-		size_t tasks;
-		int text_at = 0;
-		if (sscanf(line + 1, "%15s %lf %zu %lf %n", span, &work, &tasks, &median,
-			   &text_at) != 4 ||
-		    text_at == 0)
+		char span[16], word[16];
+		double work;
+		size_t on_path, tasks;
+		int at = 0, used = 0;
+		if (sscanf(line + 1, "%15s %zu %lf %zu %n", span, &on_path, &work, &tasks, &at) !=
+			    4 ||
+		    at == 0)
 			break;
-		const char *text = line + 1 + text_at, *eol = strchr(text, '\n');
+		/* the median poll, spawn cost and start delay: "-", or a number and its unit */
+		for (int duration = 0; duration < 3; duration++) {
+			if (sscanf(line + 1 + at, "%15s %n", word, &used) != 1)
+				break;
+			at += used;
+			if (strcmp(word, "-") != 0 &&
+			    sscanf(line + 1 + at, "%15s %n", word, &used) == 1)
+				at += used;
+		}
+		const char *text = line + 1 + at, *eol = strchr(text, '\n');
 		char name[TP_SITE_READ];
 		snprintf(name, sizeof name, "%.*s",
 			 (int)(eol != NULL ? (size_t)(eol - text) : strlen(text)), text);
