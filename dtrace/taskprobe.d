@@ -37,4 +37,7 @@ provider taskprobe {
 	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint64_t site_id, const char *site);
 	probe wait__end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
+	/* The program's stack at a wait: right after its wait-start, only while enabled. */
+	probe wait__stack(uint32_t kind, uintptr_t object, uint64_t stack_id, uintptr_t *pcs,
+			  uint32_t depth);
 };

@@ -41,11 +41,14 @@
 #define TP_LIVE_NO_SITE       0
 #define TP_LIVE_OVERFLOW      (TP_LIVE_SITE_ROWS + 1)
 #define TP_LIVE_OVERFLOW_TEXT "(sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) ")"
-/* Spawn stacks sampled: each thread's first spawns at a site, then one in ..._EVERY. */
+/*
+ * Spawn stacks sampled: each thread's first spawns at a site, then one in ..._EVERY; wait
+ * stacks: each thread's first waits at a wait site, then one in ..._EVERY of the site's waits.
+ */
 #define TP_LIVE_STACK_SAMPLE_FIRST 4
 #define TP_LIVE_STACK_SAMPLE_EVERY 4096
 #define TP_LIVE_THREADS            256 /* threads alive at once with figures; later ones are counted */
-#define TP_LIVE_STACKS             128 /* distinct spawn stacks kept (sampled), over all sites */
+#define TP_LIVE_STACKS             128 /* distinct stacks kept (sampled), over all sites */
 #define TP_LIVE_SITE_TEXT          256
 #define TP_LIVE_STACK_FRAMES       128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
 #define TP_LIVE_MODULES            128 /* the modules sites and stacks lie in (program, libraries) */
@@ -195,14 +198,16 @@ struct tp_live_wait_site {
 };
 
 /*
- * A spawn stack seen under a site (sampled: each thread's first spawns of a site, then 1 in N):
- * return addresses, innermost first, named by the reader with the modules' table.
+ * A spawn stack seen under a site, or a wait stack under a wait site (sampled, as
+ * TP_LIVE_STACK_SAMPLE_* say): return addresses, innermost first, named by the reader with the
+ * modules' table.
  */
+#define TP_LIVE_STACK_OF_WAIT_SITE 0x80000000u /* `site` of a wait stack: this | its entry */
 struct tp_live_stack {
-	uint32_t state;    /* enum tp_live_entry_state */
-	uint32_t site;     /* its site's row */
+	uint32_t state; /* enum tp_live_entry_state */
+	uint32_t site;  /* its site's row, or TP_LIVE_STACK_OF_WAIT_SITE | its wait site's entry */
 	uint32_t stack_id; /* the contract's stack id */
-	uint32_t samples;  /* spawns sampled with this stack */
+	uint32_t samples;  /* spawns or waits sampled with this stack */
 	uint32_t depth;    /* frames in pcs */
 	uint32_t reserved;
 	uint64_t pcs[TP_LIVE_STACK_FRAMES];

@@ -17,11 +17,11 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
+ * 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
  * by the converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by
- * text (TP_RECORD_SITE). The converter reads 2 to 5.
+ * text (TP_RECORD_SITE). The converter reads 2 to 6.
  */
-#define TP_RECORDING_VERSION        5
+#define TP_RECORDING_VERSION        6
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -84,9 +84,11 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL);
 					 versions 2 to 4, read in any */
 		      TP_RECORD_TASK_DEPENDENCE, /* arg: predecessor, successor (version 4) */
-		      TP_RECORD_MODULE,    /* a module of the process (version 5): see below */
-		      TP_RECORD_SITE_CODE, /* arg: site id, address, module number; small: kind
+		      TP_RECORD_MODULE,     /* a module of the process (version 5): see below */
+		      TP_RECORD_SITE_CODE,  /* arg: site id, address, module number; small: kind
 					      (enum tp_site_code_kind) (version 5) */
+		      TP_RECORD_WAIT_STACK, /* arg: kind, object, stack id, then `small` return
+					       addresses (version 6) */
 		      TP_RECORD_TYPES_END,
 };
 
@@ -97,7 +99,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"task__poll__end", "task__terminate", "worker__thread__start",             \
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
-			"task__dependence", "", ""                                                 \
+			"task__dependence", "", "", "wait__stack"                                  \
 	}
 
 /*

@@ -93,6 +93,22 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 			  (long long)end->arg[3], (long long)s->arg[0],
 			  (unsigned long long)s->arg[1], (long long)s->arg[3]);
 	}
+	/* a wait-stack follows its wait's start on its thread, with the start's kind and object */
+	for (size_t i = 0; i < run->n_events; i++) {
+		const struct tp_event *e = &run->events[i];
+		if (!tp_event_is(e, "wait__stack"))
+			continue;
+		const struct tp_event *start = NULL;
+		for (size_t j = i; start == NULL && j-- > 0;)
+			if (run->events[j].tid == e->tid)
+				start = &run->events[j];
+		cr_expect(start != NULL && tp_event_is(start, "wait__start") &&
+				  start->arg[0] == e->arg[0] && start->arg[1] == e->arg[1],
+			  "wait-stack (kind %lld, object %#llx) on thread %llu not right after its "
+			  "wait-start (%s)",
+			  (long long)e->arg[0], (unsigned long long)e->arg[1],
+			  (unsigned long long)e->tid, start != NULL ? start->probe : "none");
+	}
 	/* park and unpark alternate per thread, starting with park, and end unparked. */
 	for (size_t i = 0; i < run->n_events; i++) {
 		uint64_t tid = run->events[i].tid;

@@ -24,5 +24,6 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"thread__stop", 1, "8"},
 	{"wait__start", 6, "4 8 -8 8 8 8"},
 	{"wait__end", 4, "4 8 -8 8"},
+	{"wait__stack", 5, "4 8 8 8 4"}, /* since recording version 6 */
 	{NULL, 0, NULL},
 };

@@ -60,7 +60,7 @@ void tp_events_parse(const char *text, struct tp_run *run)
 			run->events = realloc(run->events, (cap *= 2) * sizeof *run->events);
 		run->events[run->n_events++] = e;
 		/* a task-spawn's or wait-start's site text, a thread-start's start routine's name and
-		 * a task-stack's frames follow its arguments */
+		 * a task-stack's or wait-stack's frames follow its arguments */
 		struct tp_event *last = &run->events[run->n_events - 1];
 		int rest = 0;
 		unsigned long long fr[TP_FRAMES_READ];
@@ -71,7 +71,7 @@ void tp_events_parse(const char *text, struct tp_run *run)
 		    *after == ' ')
 			snprintf(last->site, sizeof last->site, "%.*s", (int)(end - after - 1),
 				 after + 1);
-		if (strcmp(e.probe, "task__stack") == 0 &&
+		if ((strcmp(e.probe, "task__stack") == 0 || strcmp(e.probe, "wait__stack") == 0) &&
 		    sscanf(after, "%llu %llu %llu %llu %llu %llu %llu %llu", &fr[0], &fr[1], &fr[2],
 			   &fr[3], &fr[4], &fr[5], &fr[6], &fr[7]) == TP_FRAMES_READ)
 			for (int i = 0; i < TP_FRAMES_READ; i++)

@@ -22,7 +22,7 @@ struct tp_event {
 	uint64_t tid;                    /* the firing thread */
 	uint64_t nsecs;                  /* when (bpftrace's nsecs); events are sorted by it */
 	int64_t arg[6];                  /* the probe's arguments, 0 past its count */
-	uint64_t frames[TP_FRAMES_READ]; /* task-stack: the first frames of arg2 (up to arg3) */
+	uint64_t frames[TP_FRAMES_READ]; /* task-stack, wait-stack: the first frames of its pcs */
 	/* task-spawn's arg3, wait-start's arg5: the site; thread-start's arg3: its start routine's
 	 * name ("" when NULL) */
 	char site[TP_SITE_READ];
@@ -97,6 +97,13 @@ void tp_launch(const char *const args[], const char *const env[], struct tp_run 
 
 /* A copy of the shim in a new temporary file, removed at the test's exit. */
 const char *tp_shim_copy(void);
+
+/*
+ * How many times libunwind's unw_backtrace ran in `argv` traced, with the shim `shim` (a copy:
+ * tp_shim_copy) and the bpftrace probes `also` attached too; asserts its stdout is `out`.
+ */
+size_t tp_count_unwinds(const char *shim, const char *also, const char *const argv[],
+			const char *const env[], const char *out);
 
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
 void tp_require_tracer(void);

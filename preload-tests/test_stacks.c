@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,32 +154,12 @@ Test(stacks, depth_setting_limits_frames_and_zero_turns_capture_off, .timeout = 
 	tp_run_free(&run);
 }
 
-/* How many times libunwind's unw_backtrace ran in the target, with `also` attached too. */
+/* How many times libunwind ran in omp_spawn_sites, with `also` attached too. */
 static size_t unwinds(const char *target, const char *shim, const char *also)
 {
-	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
-	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
-	Dl_info info;
-	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
-	char *program;
-	cr_assert(asprintf(&program,
-			   "uprobe:%s:unw_backtrace /pid == $1/ { printf(\"UNWIND\\n\"); }\n%s",
-			   info.dli_fname, also) > 0);
-	tp_use_shim(shim);
-	tp_use_tracer_program(program);
 	const char *argv[] = {target, NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
-	struct tp_run run;
-	tp_run(TP_TRACED, argv, env, &run);
-	cr_expect_str_eq(run.out, "counter 35\n");
-	size_t n = 0;
-	for (const char *l = run.trace; (l = strstr(l, "UNWIND\n")) != NULL; l++)
-		n++;
-	tp_run_free(&run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
-	free(program);
-	return n;
+	return tp_count_unwinds(shim, also, argv, env, "counter 35\n");
 }
 
 Test(stacks, nothing_is_unwound_while_no_tracer_attaches_task_spawn, .timeout = 180)

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,11 +55,14 @@ static char *tracer_program(void)
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
 		/*
 		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's or
-		 * wait-start's site text, a thread-start's start routine's name and a task-stack's
-		 * first frames end the same line: a second
+		 * wait-start's site text, a thread-start's start routine's name and a task-stack's or
+		 * wait-stack's first frames end the same line: a second
 		 * printf could be separated from the first by another thread's event on the same CPU.
 		 */
-		bool stack = strcmp(p->name, "task__stack") == 0;
+		int pcs_arg = strcmp(p->name, "task__stack") == 0   ? 2
+			      : strcmp(p->name, "wait__stack") == 0 ? 3
+								    : -1;
+		bool stack = pcs_arg >= 0; /* its depth is the argument after its pcs */
 		int text_arg = strcmp(p->name, "task__spawn") == 0     ? 3
 			       : strcmp(p->name, "thread__start") == 0 ? 3
 			       : strcmp(p->name, "wait__start") == 0   ? 5
@@ -73,7 +77,8 @@ static char *tracer_program(void)
 		for (int i = 0; i < 6; i++)
 			fprintf(f, i < p->nargs ? ", arg%d" : ", 0", i);
 		for (int i = 0; stack && i < TP_FRAMES_READ; i++)
-			fprintf(f, ", arg3 > %d ? *(uint64 *)(arg2 + %d) : 0", i, 8 * i);
+			fprintf(f, ", arg%d > %d ? *(uint64 *)(arg%d + %d) : 0", pcs_arg + 1, i,
+				pcs_arg, 8 * i);
 		if (text_arg >= 0) /* the site's text, as the process resolved it */
 			fprintf(f, ", str(arg%d)", text_arg);
 		fprintf(f, ");\n}\n");
@@ -232,4 +237,30 @@ int tp_tracer_stop(pid_t tracer)
 {
 	kill(tracer, SIGINT);
 	return tp_reap(tracer, 30000);
+}
+
+size_t tp_count_unwinds(const char *shim, const char *also, const char *const argv[],
+			const char *const env[], const char *out)
+{
+	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
+	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
+	Dl_info info;
+	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
+	char *program;
+	cr_assert(asprintf(&program,
+			   "uprobe:%s:unw_backtrace /pid == $1/ { printf(\"UNWIND\\n\"); }\n%s",
+			   info.dli_fname, also) > 0);
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	struct tp_run run;
+	tp_run(TP_TRACED, argv, env, &run);
+	cr_expect_str_eq(run.out, out);
+	size_t n = 0;
+	for (const char *l = run.trace; (l = strstr(l, "UNWIND\n")) != NULL; l++)
+		n++;
+	tp_run_free(&run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
+	return n;
 }

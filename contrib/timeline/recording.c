@@ -86,6 +86,7 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END:
 	case TP_RECORD_SITE_CODE:
+	case TP_RECORD_WAIT_STACK: /* kind, object, stack id (then its return addresses) */
 		return 3;
 	case TP_RECORD_MODULE:
 		return sizeof(struct tp_record_module) / 8;

@@ -82,6 +82,7 @@ struct open_slice {
 	bool written, kept;
 	uint32_t name, frame;
 	uint64_t id, site, task, ns;
+	uint64_t stack; /* a wait's: its stack's id (wait-stack), 0 when none was taken */
 };
 
 /* Both map entries start with their key and process (the maps below read them there). */
@@ -1177,10 +1178,13 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 		char name[2048];
 		wait_name(t, slice, name, sizeof name);
 		fprintf(out, ",\"name\":\"%s\"", name);
-		if (args)
-			fprintf(out,
-				",\"args\":{\"object\":\"0x%" PRIx64 "\",\"task\":%" PRIu64 "}",
+		if (args) {
+			fprintf(out, ",\"args\":{\"object\":\"0x%" PRIx64 "\",\"task\":%" PRIu64,
 				slice->id, slice->task);
+			if (slice->stack != 0)
+				put_number(out, ",\"stack\":", slice->stack, "");
+			fputc('}', out);
+		}
 		fputc('}', out);
 		break;
 	}
@@ -1503,6 +1507,13 @@ static void convert(struct timeline *t, const struct sample *s, struct thread *t
 			.name = site != 0 ? site_name(&t->sites, scope, site, NULL, 0) : 0,
 			.task = (uint64_t)s->arg[3]};
 		open_slice(t, thread, &wait, s);
+	} else if (s->type == TP_RECORD_WAIT_STACK) {
+		/* right after its wait's start: the innermost slice, when it is that wait */
+		struct open_slice *wait = thread->depth > 0
+						  ? &t->stacks[thread->stack][thread->depth - 1]
+						  : NULL;
+		if (wait != NULL && wait->kind == 'W' && wait->id == (uint64_t)s->arg[1])
+			wait->stack = (uint64_t)s->arg[2];
 	} else if (s->type == TP_RECORD_WAIT_END) {
 		close_slice(t, thread, 'W', s);
 	} else if (!thread->kept || t->options.n_sites > 0) {

@@ -894,7 +894,10 @@ static void read_snapshot(void *arg)
 	ssize_t got = pread(f->fd, stacks, sizeof stacks, (off_t)TP_LIVE_STACKS_OFFSET);
 	size_t whole = got > 0 ? (size_t)got / sizeof stacks[0] : 0;
 	for (unsigned i = 0; i < whole; i++) {
-		if (stacks[i].state != TP_LIVE_ENTRY_READY || stacks[i].site >= TP_LIVE_SITES)
+		uint32_t site = stacks[i].site, wait_entry = site & ~TP_LIVE_STACK_OF_WAIT_SITE;
+		bool of_wait = (site & TP_LIVE_STACK_OF_WAIT_SITE) != 0;
+		if (stacks[i].state != TP_LIVE_ENTRY_READY ||
+		    (of_wait ? wait_entry >= TP_LIVE_WAIT_SITES : site >= TP_LIVE_SITES))
 			continue; /* beyond the sites: never from the shim, a damaged file */
 		struct stack_view *k = &out->stacks[out->n_stacks++];
 		k->row = stacks[i].site;
@@ -912,6 +915,7 @@ static void read_snapshot(void *arg)
 		if (wait_sites[i].state != TP_LIVE_ENTRY_READY || wait_sites[i].waits == 0)
 			continue;
 		struct wait_view *w = &out->waits[out->n_waits++];
+		w->entry = TP_LIVE_STACK_OF_WAIT_SITE | i;
 		w->address = wait_sites[i].address;
 		w->module = wait_sites[i].module;
 		w->kind = wait_sites[i].kind;
@@ -1123,7 +1127,8 @@ static void merge_sites_of_one_name(struct live_snapshot *out)
 	for (unsigned i = 0; i < out->n_threads; i++)
 		out->threads[i].site = kept_row[out->threads[i].site % TP_LIVE_SITES];
 	for (unsigned i = 0; i < out->n_stacks; i++)
-		out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
+		if (!(out->stacks[i].row & TP_LIVE_STACK_OF_WAIT_SITE))
+			out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
 }
 
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,

@@ -161,7 +161,7 @@ struct thread_view {
 
 /* A spawn stack (sampled) of a site. */
 struct stack_view {
-	uint32_t row; /* its site's */
+	uint32_t row; /* its site's, or its wait site's entry (wait_view) */
 	uint32_t samples;
 	uint32_t depth;
 	uint64_t pcs[TP_LIVE_STACK_FRAMES]; /* named into text */
@@ -172,6 +172,7 @@ struct stack_view {
 struct wait_view {
 	uint64_t address; /* the call site, named into text; 0: the sites beyond the table */
 	uint32_t module, kind;
+	uint32_t entry; /* TP_LIVE_STACK_OF_WAIT_SITE | its entry: its stacks' row */
 	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t waits, total_ns, longest_ns, waiting;
 	unsigned threads; /* threads that waited there (a bit per tid % 64: a lower bound) */

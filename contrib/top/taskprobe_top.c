@@ -623,9 +623,11 @@ struct screen {
 	bool selected; /* a site was selected (else the first is, once there is one) */
 	enum site_column sort;
 	bool ascending;
-	uint32_t selected_row; /* the selected site's row: kept as the order changes */
-	int selected_index;
-	int first_site; /* the first site row shown */
+	/* the selected site's row, or wait site's entry: kept as the order changes */
+	uint32_t selected_row, selected_wait;
+	bool wait_selected; /* a wait site is, below the task sites */
+	int selected_index; /* the task sites', then the wait sites' (n_sites + i) */
+	int first_site;     /* the first site row shown */
 	bool detail;
 	int detail_scroll;
 	bool colours;
@@ -679,6 +681,21 @@ static const struct live_snapshot *shown(const struct screen *sc)
 }
 
 /* A new snapshot shown; false (with `why`) when the file can no longer be read. */
+
+/* The selected site's identity from selected_index: a task site's row, or a wait site's entry. */
+static void select_index(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	unsigned i = (unsigned)sc->selected_index;
+	if (i < s->n_sites) {
+		sc->wait_selected = false;
+		sc->selected_row = s->sites[i].row;
+	} else if (i - s->n_sites < s->n_waits) {
+		sc->wait_selected = true;
+		sc->selected_wait = s->waits[i - s->n_sites].entry;
+	}
+}
+
 static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;
@@ -697,16 +714,19 @@ static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 	sc->have_previous = true;
 	/* the selection follows its site */
 	const struct live_snapshot *s = shown(sc);
-	if (!sc->selected && s->n_sites > 0) {
-		sc->selected_row = s->sites[0].row;
+	if (!sc->selected && s->n_sites + s->n_waits > 0) {
+		sc->selected_index = 0;
+		select_index(sc);
 		sc->selected = true;
 	}
 	sc->selected_index = 0;
 	for (unsigned i = 0; i < s->n_sites; i++)
-		if (s->sites[i].row == sc->selected_row)
+		if (!sc->wait_selected && s->sites[i].row == sc->selected_row)
 			sc->selected_index = (int)i;
-	if (s->n_sites > 0)
-		sc->selected_row = s->sites[sc->selected_index].row;
+	for (unsigned i = 0; i < s->n_waits; i++)
+		if (sc->wait_selected && s->waits[i].entry == sc->selected_wait)
+			sc->selected_index = (int)(s->n_sites + i);
+	select_index(sc);
 	return true;
 }
 
@@ -730,10 +750,11 @@ static void draw_tables(struct screen *sc)
 	site_header(line, sizeof line, site_width, shown);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
 
-	/* sites get the rows the workers leave, at least a third */
+	/* sites get the rows the workers and the waits leave, at least a third */
 	int bottom = LINES - 1; /* the footer's row */
 	int worker_rows = (int)s->n_threads + 2;
-	int site_rows = bottom - y - worker_rows;
+	int wait_rows = s->n_waits > 0 ? (int)s->n_waits + 3 : 0; /* a blank, a title, a header */
+	int site_rows = bottom - y - worker_rows - wait_rows;
 	if (site_rows < (bottom - y) / 3)
 		site_rows = (bottom - y) / 3;
 	if (site_rows < 1)
@@ -780,8 +801,9 @@ static void draw_tables(struct screen *sc)
 		wait_header(line, sizeof line, wait_width);
 		put_line(y++, line, style(sc, PAIR_HEADER), true);
 		for (unsigned i = 0; i < s->n_waits && y < bottom; i++) {
+			bool selected = (int)(s->n_sites + i) == sc->selected_index;
 			wait_line(line, sizeof line, &s->waits[i], wait_width);
-			put_line(y++, line, 0, false);
+			put_line(y++, line, selected ? style(sc, PAIR_SELECTED) : 0, selected);
 		}
 	}
 	while (y < bottom)
@@ -856,6 +878,79 @@ static unsigned stack_samples(const struct live_snapshot *s, unsigned i)
 	return n;
 }
 
+/*
+ * The stacks of `row` (a site's row, or a wait site's entry) from line `y`, the first `skip`
+ * lines scrolled away, under `title` (`none` when it has none); returns the line below them.
+ */
+static int draw_stacks(struct screen *sc, int y, int skip, uint32_t row, const char *title,
+		       const char *none)
+{
+	const struct live_snapshot *s = shown(sc);
+	int bottom = LINES - 1, shown_lines = 0;
+	char line[LINE_MAX_CHARS];
+#define STACK_LINE(text, attributes)                                                               \
+	do {                                                                                       \
+		if (shown_lines++ >= skip && y < bottom)                                           \
+			put_line(y++, text, attributes, false);                                    \
+	} while (0)
+	STACK_LINE(title, style(sc, PAIR_HEADER));
+	bool any = false;
+	for (unsigned i = 0; i < s->n_stacks; i++) {
+		if (!stack_shown_first(s, i, row))
+			continue;
+		any = true;
+		snprintf(line, sizeof line, "  %u samples:", stack_samples(s, i));
+		STACK_LINE(line, A_BOLD);
+		const char *frame = s->stacks[i].text;
+		while (*frame != '\0') {
+			const char *end = strchr(frame, '\n');
+			int len = end != NULL ? (int)(end - frame) : (int)strlen(frame);
+			snprintf(line, sizeof line, "    %.*s", len, frame);
+			STACK_LINE(line, 0);
+			frame += len + (end != NULL);
+		}
+	}
+	if (!any)
+		STACK_LINE(none, 0);
+#undef STACK_LINE
+	return y;
+}
+
+/* The detail of the selected wait site: its figures, then its sampled stacks. */
+static void draw_wait_detail(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	const struct wait_view *w = NULL;
+	for (unsigned i = 0; i < s->n_waits; i++)
+		if (s->waits[i].entry == sc->selected_wait)
+			w = &s->waits[i];
+	int y = TABLES_TOP;
+	if (w == NULL) {
+		put_line(y, "(no site selected)", 0, false);
+		return;
+	}
+	char line[LINE_MAX_CHARS], total[16], longest[16];
+	live_format_ns(total, sizeof total, w->total_ns);
+	live_format_ns(longest, sizeof longest, w->longest_ns);
+	snprintf(line, sizeof line, "%.*s  (%s waits)", (int)sizeof line - 32, w->text,
+		 live_wait_kind_name(w->kind));
+	put_line(y++, line, A_BOLD, false);
+	snprintf(line, sizeof line,
+		 "waits %llu, %s in all, longest %s; %u threads, %llu waiting now",
+		 (unsigned long long)w->waits, total, longest, w->threads,
+		 (unsigned long long)w->waiting);
+	put_line(y++, line, 0, false);
+	put_line(y++, "", 0, false);
+	y = draw_stacks(sc, y, sc->detail_scroll, w->entry,
+			"WAIT STACKS (sampled: each thread's first " TP_LIVE_STRING(
+				TP_LIVE_STACK_SAMPLE_FIRST) " waits here, then 1 "
+							    "in " TP_LIVE_STRING(
+								    TP_LIVE_STACK_SAMPLE_EVERY) ")",
+			"  (none: stacks are off (TASKPROBE_STACKS=0), or none sampled yet)");
+	if (sc->detail_scroll > 0 && y < LINES - 2)
+		sc->detail_scroll--; /* scrolled past the end: come back */
+}
+
 static void draw_detail(struct screen *sc)
 {
 	const struct live_snapshot *s = shown(sc);
@@ -864,6 +959,10 @@ static void draw_detail(struct screen *sc)
 	char line[LINE_MAX_CHARS];
 	for (int k = y; k < bottom; k++)
 		put_line(k, "", 0, false);
+	if (sc->wait_selected) {
+		draw_wait_detail(sc);
+		return;
+	}
 	if (v == NULL) {
 		put_line(y, "(no site selected)", 0, false);
 		return;
@@ -923,36 +1022,11 @@ static void draw_detail(struct screen *sc)
 	y += used > skip ? used - skip : 0;
 	skip = skip > used ? skip - used : 0;
 
-	int shown_lines = 0;
-#define STACK_LINE(text, attributes)                                                               \
-	do {                                                                                       \
-		if (shown_lines++ >= skip && y < bottom)                                           \
-			put_line(y++, text, attributes, false);                                    \
-	} while (0)
-	STACK_LINE(
+	y = draw_stacks(
+		sc, y, skip, v->row,
 		"SPAWN STACKS (sampled: each thread's first spawns here, then 1 in " TP_LIVE_STRING(
 			TP_LIVE_STACK_SAMPLE_EVERY) ")",
-		style(sc, PAIR_HEADER));
-	bool any = false;
-	for (unsigned i = 0; i < s->n_stacks; i++) {
-		if (!stack_shown_first(s, i, v->row))
-			continue;
-		any = true;
-		snprintf(line, sizeof line, "  %u samples:", stack_samples(s, i));
-		STACK_LINE(line, A_BOLD);
-		const char *frame = s->stacks[i].text;
-		while (*frame != '\0') {
-			const char *end = strchr(frame, '\n');
-			int len = end != NULL ? (int)(end - frame) : (int)strlen(frame);
-			snprintf(line, sizeof line, "    %.*s", len, frame);
-			STACK_LINE(line, 0);
-			frame += len + (end != NULL);
-		}
-	}
-	if (!any)
-		STACK_LINE("  (none: spawn stacks are off, or the executor started these tasks)",
-			   0);
-#undef STACK_LINE
+		"  (none: spawn stacks are off, or the executor started these tasks)");
 	if (sc->detail_scroll > 0 && y < bottom - 1)
 		sc->detail_scroll--; /* scrolled past the end: come back */
 }
@@ -1005,13 +1079,13 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case 'j':
 		if (sc->detail)
 			sc->detail_scroll++;
-		else if (sc->selected_index + 1 < (int)s->n_sites)
+		else if (sc->selected_index + 1 < (int)(s->n_sites + s->n_waits))
 			sc->selected_index++;
 		break;
 	case KEY_ENTER:
 	case '\n':
 	case '\r':
-		if (s->n_sites > 0) {
+		if (s->n_sites + s->n_waits > 0) {
 			sc->detail = !sc->detail;
 			sc->detail_scroll = 0;
 		}
@@ -1043,8 +1117,7 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	default:
 		return true;
 	}
-	if (s->n_sites > 0 && sc->selected_index < (int)s->n_sites)
-		sc->selected_row = s->sites[sc->selected_index].row;
+	select_index(sc);
 	return true;
 }
 

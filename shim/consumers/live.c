@@ -131,11 +131,14 @@ struct live_local {
 	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
-	bool ended;             /* its thread-stop fired: it counts no more */
-	bool no_slot;           /* it found no slot (all taken, or no space): not counted */
-	uint32_t waits;         /* interposed waits it is in (a signal handler's nests inside) */
-	bool parked;            /* its outermost wait began polling no task: parked (with a slot) */
-	uint64_t wait_since;    /* its outermost wait's start */
+	bool sample_wait_stack; /* and its wait's (under wait_site) */
+	/* its waits at each wait site (by entry), counted up to TP_LIVE_STACK_SAMPLE_FIRST */
+	uint8_t waits_at[TP_LIVE_WAIT_SITES];
+	bool ended;          /* its thread-stop fired: it counts no more */
+	bool no_slot;        /* it found no slot (all taken, or no space): not counted */
+	uint32_t waits;      /* interposed waits it is in (a signal handler's nests inside) */
+	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
+	uint64_t wait_since; /* its outermost wait's start */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
 	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
 	uint32_t start_module;               /* the module entry of start_routine */
@@ -693,20 +696,23 @@ static bool stack_entry_is(unsigned i, uint32_t row, uint64_t stack_id)
 	       stacks[i].site == row && stacks[i].stack_id == stack_id;
 }
 
-void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+/*
+ * Stack `stack_id` sampled under `row` (a site's row, or a wait site's: tp_live_stack). A new
+ * stack is kept once, by one thread at a time: a spawning thread that finds another keeping one
+ * skips its sample (a task's spawn never waits for the shim); a thread about to wait (`may_wait`)
+ * waits for it, a new stack being rare and the thread about to block anyway.
+ */
+static void keep_stack(uint32_t row, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth,
+		       bool may_wait)
 {
-	/* only the spawns it sampled: others' stacks (a tracer's, the recorder's) are not */
-	if (local.slot == NULL || stack_id == 0 || local.busy || !local.sample_stack)
-		return;
-	local.sample_stack = false;
-	uint32_t row = local.spawn_row;
 	unsigned i = stack_entry(row, stack_id);
 	if (stack_entry_is(i, row, stack_id)) {
 		__atomic_fetch_add(&stacks[i].samples, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	/* a new stack: kept once, by one thread at a time (another that finds it busy skips) */
-	if (!tp_spin_try_lock(&stacks_lock))
+	if (may_wait)
+		tp_spin_lock(&stacks_lock);
+	else if (!tp_spin_try_lock(&stacks_lock))
 		return;
 	int saved_errno = errno, cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* space may be given */
@@ -734,6 +740,41 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	tp_spin_unlock(&stacks_lock);
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
+}
+
+void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	/* only the spawns it sampled: others' stacks (a tracer's, the recorder's) are not */
+	if (local.slot == NULL || stack_id == 0 || local.busy || !local.sample_stack)
+		return;
+	local.sample_stack = false;
+	keep_stack(local.spawn_row, stack_id, pcs, depth, false);
+}
+
+int tp_live_wants_wait_stack(void)
+{
+	/* the outermost wait's site, set by its wait-start; none for the overflow's */
+	/* kept for the exit report alone (in_memory), nobody reads stacks */
+	const struct tp_live_wait_site *e = local.wait_site;
+	if (in_memory || e == NULL || e->address == 0 || local.busy || local.waits != 1)
+		return 0;
+	uint8_t *mine = &local.waits_at[e - wait_sites];
+	bool first = *mine < TP_LIVE_STACK_SAMPLE_FIRST;
+	*mine += first;
+	local.sample_wait_stack = first || __atomic_load_n(&e->waits, __ATOMIC_RELAXED) %
+							   TP_LIVE_STACK_SAMPLE_EVERY ==
+						   0;
+	return local.sample_wait_stack;
+}
+
+void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	/* only the waits it sampled, as for spawns */
+	if (stack_id == 0 || local.busy || !local.sample_wait_stack || local.wait_site == NULL)
+		return;
+	local.sample_wait_stack = false;
+	uint32_t entry = (uint32_t)(local.wait_site - wait_sites);
+	keep_stack(TP_LIVE_STACK_OF_WAIT_SITE | entry, stack_id, pcs, depth, true);
 }
 
 void tp_live_task_wake(uint64_t task)

@@ -451,18 +451,33 @@ void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_ti
 	tp_record(TP_RECORD_THREAD_START, 0, 4, tid, routine, creator_tid, site);
 }
 
-void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+/* A stack's record: `n_fixed` arguments, then its return addresses (their number in `small`). */
+static void record_stack(enum tp_record_type type, const uint64_t *fixed, unsigned n_fixed,
+			 const uintptr_t *pcs, uint32_t depth)
 {
 	if (depth > TP_STACK_DEPTH_MAX)
 		depth = TP_STACK_DEPTH_MAX;
-	struct tp_record *r = record_begin(TP_RECORD_TASK_STACK, depth, 3 + depth);
+	struct tp_record *r = record_begin(type, depth, 1 + n_fixed + depth);
 	if (r == NULL)
 		return;
-	r->arg[0] = task;
-	r->arg[1] = stack_id;
+	for (unsigned i = 0; i < n_fixed; i++)
+		r->arg[i] = fixed[i];
 	for (uint32_t i = 0; i < depth; i++)
-		r->arg[2 + i] = pcs[i];
+		r->arg[n_fixed + i] = pcs[i];
 	record_done(r);
+}
+
+void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	const uint64_t fixed[] = {task, stack_id};
+	record_stack(TP_RECORD_TASK_STACK, fixed, 2, pcs, depth);
+}
+
+void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,
+			  uint32_t depth)
+{
+	const uint64_t fixed[] = {kind, object, stack_id};
+	record_stack(TP_RECORD_WAIT_STACK, fixed, 3, pcs, depth);
 }
 
 void tp_recorder_thread_renamed(void)

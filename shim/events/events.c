@@ -7,8 +7,8 @@
  */
 #include "events.h"
 
-/* aligned to its size: the words events.h reads never cross a cache line */
-struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(32)));
+/* in one cache line: the words events.h reads never cross one */
+struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(64)));
 
 #define SEMAPHORE_AT(name, offset)                                                                 \
 	__asm__(".globl taskprobe_" #name "_semaphore\n"                                           \
@@ -29,18 +29,22 @@ SEMAPHORE_AT(worker__thread__park, 12)
 SEMAPHORE_AT(worker__thread__unpark, 14)
 SEMAPHORE_AT(wait__start, 16)
 SEMAPHORE_AT(wait__end, 18)
-/* after the in-process word: read with the task-state semaphores (tp_listeners_task_state) */
-SEMAPHORE_AT(task__dependence, 22)
+/* read with the task-state semaphores (tp_listeners_task_state) */
+SEMAPHORE_AT(task__dependence, 20)
+/* after the in-process word: read with it by the waits' check (tp_listeners_parks_and_waits) */
+SEMAPHORE_AT(wait__stack, 24)
 /* other[] */
-SEMAPHORE_AT(worker__thread__start, 24)
-SEMAPHORE_AT(worker__thread__stop, 26)
-SEMAPHORE_AT(thread__start, 28)
-SEMAPHORE_AT(thread__stop, 30)
+SEMAPHORE_AT(worker__thread__start, 26)
+SEMAPHORE_AT(worker__thread__stop, 28)
+SEMAPHORE_AT(thread__start, 30)
+SEMAPHORE_AT(thread__stop, 32)
 
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
-		       __builtin_offsetof(struct tp_listener_block, task_dependence) == 22 &&
-		       __builtin_offsetof(struct tp_listener_block, other) == 24 &&
-		       sizeof(struct tp_listener_block) == 32 &&
+		       __builtin_offsetof(struct tp_listener_block, task_dependence) == 20 &&
+		       __builtin_offsetof(struct tp_listener_block, in_process) == 22 &&
+		       __builtin_offsetof(struct tp_listener_block, wait_stack) == 24 &&
+		       __builtin_offsetof(struct tp_listener_block, other) == 26 &&
+		       sizeof(struct tp_listener_block) == 34 &&
 		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),
 	       "the aliases' offsets above");

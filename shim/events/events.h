@@ -38,23 +38,25 @@
 /*
  * The provider's semaphores, which a tracer raises when it attaches, are defined here (events.c),
  * not by `dtrace -G`, so that their layout is the shim's: first the ten whose events the
- * executors' task state feeds, then the in-process listeners' word, then task-dependence's
- * (whose task ids the task state gives too), then the rest. An adapter
- * checks all that its task callbacks feed with three 64-bit loads (tp_listeners_task_state), on
- * every task callback of an executor. Each semaphore keeps its contract name (an alias into the
- * block, events.c): the notes, and so the tracers, find it as before.
+ * executors' task state feeds, then task-dependence's (whose task ids the task state gives too),
+ * then the in-process listeners' word, then wait-stack's, then the rest. An adapter checks all
+ * that its task callbacks feed with three 64-bit loads (tp_listeners_task_state), on every task
+ * callback of an executor; an interposed wait reads the in-process word and wait-stack's
+ * together (tp_listeners_parks_and_waits). Each semaphore keeps its contract name (an alias into
+ * the block, events.c): the notes, and so the tracers, find it as before.
  */
 #define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
 #define TP_OTHER_SEMAPHORES      4  /* worker-thread-start/stop, thread-start/stop */
 struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
+	unsigned short task_dependence; /* read with the task-state semaphores */
 	/*
 	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD while threads may hold a current task set while
 	 * traced (see tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
 	unsigned short in_process;
-	unsigned short task_dependence; /* read with the task-state semaphores */
+	unsigned short wait_stack; /* read with the in-process word by the waits' one check */
 	unsigned short other[TP_OTHER_SEMAPHORES];
 };
 extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
@@ -92,12 +94,12 @@ static inline unsigned tp_reporting(void)
 	return tp_listeners_consumers() & TP_IN_PROCESS_REPORT;
 }
 
-/* The block's first 24 bytes: the task-state semaphores, the in-process word, task-dependence's. */
+/* The block's first 24 bytes: the task-state semaphores, task-dependence's, the in-process word. */
 #define TP_TASK_STATE_BYTES 24
 _Static_assert(
-	__builtin_offsetof(struct tp_listener_block, task_dependence) + sizeof(unsigned short) ==
+	__builtin_offsetof(struct tp_listener_block, in_process) + sizeof(unsigned short) ==
 		TP_TASK_STATE_BYTES,
-	"the task-state check reads the semaphores, the in-process word and task-dependence's");
+	"the task-state check reads the semaphores, task-dependence's and the in-process word");
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the in-process word's place below");
 
 /* Where the in-process word's bits land in tp_listeners_task_state's value. */
@@ -157,28 +159,38 @@ TP_EVENT_LISTENERS(thread_start, THREAD_START)
 TP_EVENT_LISTENERS(thread_stop, THREAD_STOP)
 TP_EVENT_LISTENERS(wait_start, WAIT_START)
 TP_EVENT_LISTENERS(wait_end, WAIT_END)
+TP_EVENT_LISTENERS(wait_stack, WAIT_STACK)
 
 TP_EVENT_TRACERS(task_spawn, TASK_SPAWN)
 TP_EVENT_TRACERS(task_stack, TASK_STACK)
 TP_EVENT_TRACERS(thread_start, THREAD_START)
 TP_EVENT_TRACERS(wait_start, WAIT_START)
+TP_EVENT_TRACERS(wait_stack, WAIT_STACK)
 
 #undef TP_EVENT_LISTENERS
 #undef TP_EVENT_TRACERS
 
 /*
  * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
- * row in the block (events.c), read as one word, and the in-process word once. The only check
- * an interposed wait makes when nobody listens.
+ * row in the block (events.c), read as one word, and the in-process word with wait-stack's
+ * semaphore after it as another. The only check an interposed wait makes when nobody listens.
  */
 #define TP_PARK_AND_WAIT_SEMAPHORES_AT 12 /* worker-thread-park, -unpark, wait-start, wait-end */
+/* The in-process word's events and wait-stack's semaphore, in the two read as one. */
+#define TP_IN_PROCESS_EVENTS_AND_WAIT_STACK (TP_IN_PROCESS_EVENTS | 0xffff0000u)
+_Static_assert(__builtin_offsetof(struct tp_listener_block, wait_stack) ==
+		       __builtin_offsetof(struct tp_listener_block, in_process) + 2,
+	       "wait-stack's semaphore is the high half of the word the waits' check reads");
 static inline uint64_t tp_listeners_parks_and_waits(void)
 {
 	uint64_t semaphores;
+	uint32_t in_process_and_wait_stack;
 	__builtin_memcpy(&semaphores,
 			 (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
 			 sizeof semaphores);
-	return semaphores | tp_listeners_consumers();
+	__builtin_memcpy(&in_process_and_wait_stack, &tp_listener_block.in_process,
+			 sizeof in_process_and_wait_stack);
+	return semaphores | (in_process_and_wait_stack & TP_IN_PROCESS_EVENTS_AND_WAIT_STACK);
 }
 
 /* Anybody listening to a worker's parks and unparks. */
@@ -335,6 +347,16 @@ static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t t
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
 	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
 		      tp_live_wait_start(kind, task, site_key), tp_report_waits_enter(wait));
+}
+
+/* Right after wait-start, on the same thread: the program's stack at the wait. */
+static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id,
+				      const uintptr_t *pcs, uint32_t depth)
+{
+	TASKPROBE_WAIT_STACK(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(stack_id),
+			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
+	TP_IN_PROCESS(tp_record_wait_stack(kind, object, stack_id, pcs, depth),
+		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,

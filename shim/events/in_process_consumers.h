@@ -37,6 +37,9 @@ void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_ti
 
 /* task-stack with its return addresses. */
 void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
+/* wait-stack with its return addresses. */
+void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,
+			  uint32_t depth);
 
 /* The calling thread renamed itself: its chunks from now on carry the new name. */
 void tp_recorder_thread_renamed(void);
@@ -66,6 +69,9 @@ void tp_live_thread_renamed(void);
 void tp_live_thread_stop(uint64_t tid);
 void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
 void tp_live_wait_end(uint64_t task);
+/* Whether the calling thread's wait, just started, should capture its stack (sampled). */
+int tp_live_wants_wait_stack(void);
+void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
 
 /* ---- the exit report (report.h): tasks alive by spawn stack, executor threads, waits ---- */
 

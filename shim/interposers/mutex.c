@@ -26,17 +26,22 @@
 
 #include "probes.h"
 #include "real_symbol.h"
+#include "spawn_stack.h"
 #include "thread_state.h"
 #include "shim_work.h"
 #include "wait.h"
 
-/* The shim's own code, between its ELF header and the end of its text (the linker's symbols). */
+/*
+ * The shim's own code, between its ELF header and the end of its text (the linker's symbols), and
+ * the libunwind it loaded.
+ */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char __etext[] __attribute__((visibility("hidden")));
 
 static bool called_by_the_shim(const void *caller)
 {
-	return (const char *)caller >= __ehdr_start && (const char *)caller < __etext;
+	return ((const char *)caller >= __ehdr_start && (const char *)caller < __etext) ||
+	       tp_spawn_stack_in_unwinder((uintptr_t)caller);
 }
 
 static int (*real_pthread_mutex_trylock)(pthread_mutex_t *mutex);

@@ -10,6 +10,7 @@
 
 #include "code_map.h"
 #include "executor.h"
+#include "settings.h"
 #include "shim_work.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -74,6 +75,31 @@ static uint32_t call_site_key(const void *caller)
 	return key;
 }
 
+/*
+ * Whether anybody wants this wait's stack, once its wait-start fired: a tracer of wait-stack,
+ * the recorder asked for stacks, or the live statistics sample it (live.h). A stack costs
+ * hundreds of ns, so waits nobody wants it of take none.
+ */
+static bool stack_wanted(void)
+{
+	return tp_tracers_wait_stack() != 0 || (tp_recording() && tp_settings()->record_stacks) ||
+	       (tp_live() && tp_live_wants_wait_stack());
+}
+
+/*
+ * Fires wait-stack with the program's stack at the wait `w`: unwound as a spawn's, its first
+ * frame the site's (the shim's and the system libraries' frames on top left out).
+ */
+__attribute__((noinline)) static void fire_wait_stack(const struct tp_wait *w)
+{
+	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
+	uint32_t depth, id;
+	const uintptr_t *pcs = tp_spawn_stack_capture_outside(buffer, &depth, &id,
+							      tp_code_in_system_library);
+	if (pcs != NULL)
+		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+}
+
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
 		   int64_t timeout_ns, const void *caller)
 {
@@ -114,6 +140,9 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	w->report_counted = false;
 	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
 			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
+	/* not in a wait inside the shim's own work: unwinding is not reentrant */
+	if (!nested && stack_wanted())
+		fire_wait_stack(w);
 	errno = saved_errno;
 }
 

@@ -87,6 +87,7 @@ static bool is_skipped(uintptr_t pc)
 typedef int (*unwind_fn)(void **frames, int size);
 static unwind_fn unwind;
 static bool unavailable;
+static struct range unwinder; /* libunwind's code, once loaded (its end published last) */
 
 /* unw_backtrace, loaded now if it is not yet; NULL if it cannot be. */
 static unwind_fn load_libunwind(void)
@@ -96,6 +97,11 @@ static unwind_fn load_libunwind(void)
 		return loaded;
 	if (__atomic_load_n(&unavailable, __ATOMIC_RELAXED))
 		return NULL;
+	/*
+	 * The shim's own work: setting the caching policy initializes libunwind under its lock,
+	 * which racing first captures contend for (no wait of the program's, shim_work.h).
+	 */
+	bool nested = tp_shim_work_begin();
 	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
 	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
@@ -107,11 +113,18 @@ static unwind_fn load_libunwind(void)
 		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))
 			tp_warn("libunwind.so.8 cannot be loaded (%s); spawn stacks are off",
 				lib == NULL ? dlerror() : "no unw_backtrace");
+		tp_shim_work_end(nested);
 		return NULL;
 	}
 	/* unwinding caches per thread, with no lock */
 	if (set_caching != NULL && local != NULL)
 		set_caching(*local, UNW_CACHE_PER_THREAD);
+	struct module_search search = {.address = (uintptr_t)backtrace};
+	if (dl_iterate_phdr(find_module, &search) == 1) {
+		unwinder.start = search.found.start;
+		__atomic_store_n(&unwinder.end, search.found.end, __ATOMIC_RELEASE);
+	}
+	tp_shim_work_end(nested);
 	loaded = (unwind_fn)backtrace;
 	__atomic_store_n(&unwind, loaded, __ATOMIC_RELEASE);
 	return loaded;
@@ -179,6 +192,19 @@ static int fold_recursion(uintptr_t *pcs, int n, int keep)
 const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
 					uint32_t *id)
 {
+	return tp_spawn_stack_capture_outside(buffer, depth, id, NULL);
+}
+
+/* Whether the frame `pc` on top of a stack is left out: the shim's, an executor's, `inside`'s. */
+static bool is_left_out(uintptr_t pc, bool (*inside)(uintptr_t pc))
+{
+	return is_skipped(pc) || (inside != NULL && inside(pc));
+}
+
+const uintptr_t *tp_spawn_stack_capture_outside(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
+						uint32_t *depth, uint32_t *id,
+						bool (*inside)(uintptr_t pc))
+{
 	const struct tp_settings *settings = tp_settings();
 	int keep = (int)settings->stack_depth, n, first, kept;
 	*depth = 0;
@@ -193,7 +219,8 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	for (;;) {
 		n = unwind_frames(backtrace, frames, want);
 		first = 0;
-		while (first < n && first < SKIPPED_FRAMES_MAX && is_skipped(buffer[first]))
+		while (first < n && first < SKIPPED_FRAMES_MAX &&
+		       is_left_out(buffer[first], inside))
 			first++;
 		kept = fold_recursion(buffer + first, n - first, keep);
 		/* all frames asked for were taken and too few kept: ask for more */
@@ -328,6 +355,12 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 			return;
 		}
 	}
+}
+
+bool tp_spawn_stack_in_unwinder(uintptr_t address)
+{
+	uintptr_t end = __atomic_load_n(&unwinder.end, __ATOMIC_ACQUIRE);
+	return address >= unwinder.start && address < end;
 }
 
 bool tp_spawn_stack_in_executor(uintptr_t address)

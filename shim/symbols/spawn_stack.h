@@ -30,6 +30,14 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 					uint32_t *id);
 
 /*
+ * The same, leaving out too the frames on top for which `inside` is true (a wait's: the system
+ * libraries the program's call went through, as for its site).
+ */
+const uintptr_t *tp_spawn_stack_capture_outside(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
+						uint32_t *depth, uint32_t *id,
+						bool (*inside)(uintptr_t pc));
+
+/*
  * For an executor that reports a construct's call address inside its own code: where the
  * executor's frames on top of the calling thread's stack were entered from the program.
  * `program_return` is the first frame outside the shim and the executors (and libc): the
@@ -44,6 +52,12 @@ struct tp_executor_entry {
 	uintptr_t callee;
 };
 void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry);
+
+/*
+ * Whether `address` lies in libunwind, which the shim loaded for itself: its locks (taken as a
+ * thread ends, freeing its unwinding cache) are the shim's, no wait of the program's.
+ */
+bool tp_spawn_stack_in_unwinder(uintptr_t address);
 
 /* Whether `address` lies in the shim or an executor's module (tp_spawn_stack_skip_module). */
 bool tp_spawn_stack_in_executor(uintptr_t address);
