@@ -80,7 +80,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 {
 	struct provider_probe probes[32];
 	size_t n_probes = read_provider(probes, 32);
-	cr_assert_eq(n_probes, 15, "the provider has %zu probes", n_probes);
+	cr_assert_eq(n_probes, 16, "the provider has %zu probes", n_probes);
 
 	DIR *dir = opendir(TP_BUILT_SCRIPTS_DIR);
 	cr_assert_not_null(dir);
@@ -143,7 +143,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 		free(text);
 	}
 	closedir(dir);
-	cr_expect_eq(scripts, 8, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
+	cr_expect_eq(scripts, 9, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
 }
 
 /* The wait kinds' names come from the contract's one list (dtrace/meson.build), in D too. */
