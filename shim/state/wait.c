@@ -94,10 +94,18 @@ __attribute__((noinline)) static void fire_wait_stack(const struct tp_wait *w)
 {
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	uint32_t depth, id;
+	/*
+	 * Not cancellable: libunwind's first load opens files (cancellation points), and a thread
+	 * cancelled here, after its wait-start and before the wait's cleanup handler, would never
+	 * end its wait.
+	 */
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	const uintptr_t *pcs = tp_spawn_stack_capture_outside(buffer, &depth, &id,
 							      tp_code_in_system_library);
 	if (pcs != NULL)
 		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
