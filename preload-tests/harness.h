@@ -105,6 +105,9 @@ const char *tp_shim_copy(void);
 size_t tp_count_unwinds(const char *shim, const char *also, const char *const argv[],
 			const char *const env[], const char *out);
 
+/* The value bpftrace printed for the map entry `key` ("@tasks[123]"), or -1 when it printed none. */
+long long tp_map_value(const char *trace, const char *key);
+
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
 void tp_require_tracer(void);
 

@@ -226,16 +226,6 @@ static const char *site_text(const char *trace, const char *function)
 	return NULL;
 }
 
-/* The value bpftrace printed for `key` ("@tasks[123]"), or -1 when it printed none. */
-static long long map_value(const char *trace, const char *key)
-{
-	size_t len = strlen(key);
-	for (const char *l = trace; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (strncmp(l, key, len) == 0 && strncmp(l + len, ": ", 2) == 0)
-			return strtoll(l + len + 2, NULL, 10);
-	return -1;
-}
-
 /* The sum of the counts of the histogram bpftrace printed for `key`, or -1 when none. */
 static long long hist_total(const char *trace, const char *key)
 {
@@ -337,13 +327,13 @@ Test(scripts, lifetimes_bt_counts_tasks_and_active_time_per_site, .timeout = 120
 		const char *site = site_text(run.trace, sites[i]);
 		char key[320];
 		snprintf(key, sizeof key, "@tasks[%s]", site);
-		cr_expect_eq(map_value(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
+		cr_expect_eq(tp_map_value(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
 		snprintf(key, sizeof key, "@lifetime_us[%s]", site);
 		cr_expect_eq(hist_total(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
 		snprintf(key, sizeof key, "@active_us[%s]", site);
 		cr_expect_eq(hist_total(run.trace, key), tasks[i], "%s: %s", sites[i], run.trace);
 		snprintf(key, sizeof key, "@active_total_ms[%s]", site);
-		cr_expect_geq(map_value(run.trace, key), least_active_ms[i], "%s: %s", sites[i],
+		cr_expect_geq(tp_map_value(run.trace, key), least_active_ms[i], "%s: %s", sites[i],
 			      run.trace);
 	}
 	tp_run_free(&run);
@@ -357,7 +347,7 @@ Test(scripts, wake_delay_bt_times_every_task_from_wake_to_first_poll, .timeout =
 	cr_expect_eq(hist_total(run.trace, "@wake_to_poll_us"), 25, "%s", run.trace);
 	char key[320];
 	snprintf(key, sizeof key, "@longest_wait_us[%s]", site_text(run.trace, "spawn_quick"));
-	cr_expect_geq(map_value(run.trace, key), 0, "%s", run.trace);
+	cr_expect_geq(tp_map_value(run.trace, key), 0, "%s", run.trace);
 	tp_run_free(&run);
 }
 
@@ -380,7 +370,7 @@ Test(scripts, blocking_bt_names_the_task_that_blocks_its_worker, .timeout = 120)
 	cr_expect_eq(hist_total(run.trace, "@blocked_us[poll]"), 1, "%s", run.trace);
 	char key[320];
 	snprintf(key, sizeof key, "@blocked_us_by_site[%s, poll]", blocking);
-	cr_expect_eq(map_value(run.trace, key), (long long)us, "%s", run.trace);
+	cr_expect_eq(tp_map_value(run.trace, key), (long long)us, "%s", run.trace);
 	tp_run_free(&run);
 }
 
@@ -457,7 +447,7 @@ Test(scripts, spawn_stacks_bt_prints_each_stack_under_its_site_and_counts_tasks,
 	cr_expect(has_stack_through(run.trace, argv[0], "spawn_leaf", "via_beta"), "%s", run.trace);
 	char key[320];
 	snprintf(key, sizeof key, "@tasks_by_site[%s]", site);
-	cr_expect_eq(map_value(run.trace, key), 8, "%s", run.trace);
+	cr_expect_eq(tp_map_value(run.trace, key), 8, "%s", run.trace);
 	/* 5 tasks from one stack, 3 from the other */
 	cr_expect_eq(lines_starting(run.trace, "@tasks_by_stack["), 2, "%s", run.trace);
 	snprintf(key, sizeof key, "@tasks_by_stack[%s, ", site);

@@ -87,16 +87,6 @@ Test(wait_stacks, a_tracer_gets_the_programs_stack_at_each_wait_one_id_per_path,
 	tp_run_free(&run);
 }
 
-/* The value bpftrace printed for `key`, or -1 when it printed none. */
-static long long map_value(const char *trace, const char *key)
-{
-	size_t len = strlen(key);
-	for (const char *l = trace; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (strncmp(l, key, len) == 0 && strncmp(l + len, ": ", 2) == 0)
-			return strtoll(l + len + 2, NULL, 10);
-	return -1;
-}
-
 Test(wait_stacks, wait_stacks_bt_prints_each_stack_under_its_site_and_counts_waits, .timeout = 120)
 {
 	const char *argv[] = {tp_target("wait_stacks"), NULL};
@@ -105,7 +95,7 @@ Test(wait_stacks, wait_stacks_bt_prints_each_stack_under_its_site_and_counts_wai
 	cr_expect_str_eq(run.out, TAKEN);
 	char key[320];
 	snprintf(key, sizeof key, "@waits_by_site[%s, semaphore]", pool_site());
-	cr_expect_eq(map_value(run.trace, key), ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
+	cr_expect_eq(tp_map_value(run.trace, key), ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
 	/* the pool's two stacks, each printed once with its frames, counted by path */
 	size_t printed[2] = {0, 0};
 	long long counts[2] = {-1, -1};
@@ -128,7 +118,7 @@ Test(wait_stacks, wait_stacks_bt_prints_each_stack_under_its_site_and_counts_wai
 		int k = path == 'a' ? 0 : 1;
 		printed[k]++;
 		snprintf(key, sizeof key, "@waits_by_stack[%s, semaphore, %llu]", pool_site(), id);
-		counts[k] = map_value(run.trace, key);
+		counts[k] = tp_map_value(run.trace, key);
 	}
 	cr_expect_eq(printed[0], 1, "%s", run.trace);
 	cr_expect_eq(printed[1], 1, "%s", run.trace);

@@ -264,3 +264,12 @@ size_t tp_count_unwinds(const char *shim, const char *also, const char *const ar
 	free(program);
 	return n;
 }
+
+long long tp_map_value(const char *trace, const char *key)
+{
+	size_t len = strlen(key);
+	for (const char *l = trace; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, len) == 0 && strncmp(l + len, ": ", 2) == 0)
+			return strtoll(l + len + 2, NULL, 10);
+	return -1;
+}

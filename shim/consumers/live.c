@@ -1229,6 +1229,12 @@ static void ended(pid_t pid)
 }
 
 /* exit(): the pid known since start, asked of no one (the program may be under a filter). */
+void tp_live_after_report(void)
+{
+	if (in_memory)
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}
+
 void tp_live_at_exit(void)
 {
 	ended(tp_process()->pid);
