@@ -93,15 +93,27 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 			  (long long)end->arg[3], (long long)s->arg[0],
 			  (unsigned long long)s->arg[1], (long long)s->arg[3]);
 	}
-	/* a wait-stack follows its wait's start on its thread, with the start's kind and object */
+	/*
+	 * A wait-stack follows its wait's start on its thread, with the start's kind and object:
+	 * only a signal handler's whole waits (each start to its end) may come between them.
+	 */
 	for (size_t i = 0; i < run->n_events; i++) {
 		const struct tp_event *e = &run->events[i];
 		if (!tp_event_is(e, "wait__stack"))
 			continue;
 		const struct tp_event *start = NULL;
-		for (size_t j = i; start == NULL && j-- > 0;)
-			if (run->events[j].tid == e->tid)
-				start = &run->events[j];
+		int handler_waits = 0; /* ends seen going back, less their starts */
+		for (size_t j = i; start == NULL && j-- > 0;) {
+			const struct tp_event *before = &run->events[j];
+			if (before->tid != e->tid)
+				continue;
+			if (tp_event_is(before, "wait__end"))
+				handler_waits++;
+			else if (handler_waits > 0)
+				handler_waits -= tp_event_is(before, "wait__start");
+			else
+				start = before;
+		}
 		cr_expect(start != NULL && tp_event_is(start, "wait__start") &&
 				  start->arg[0] == e->arg[0] && start->arg[1] == e->arg[1],
 			  "wait-stack (kind %lld, object %#llx) on thread %llu not right after its "

@@ -32,5 +32,7 @@ void tp_live_before_exec(void);       /* the file marked ended */
 void tp_live_exec_failed(void);       /* the file marked running again */
 void tp_live_before_seccomp(void);    /* no more space asked for, no removal at exit */
 void tp_live_before_quick_exit(void); /* as at exit, for the process getpid() names */
-void tp_live_after_report(void);      /* kept for the report alone: counting stops */
 void tp_live_at_exit(void);           /* the file marked, and removed unless kept */
+
+/* The exit report was written, before the destructors: statistics kept for it alone stop. */
+void tp_live_after_report(void);

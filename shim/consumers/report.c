@@ -32,6 +32,7 @@
 
 #include "events.h"
 #include "lifecycle_moments.h"
+#include "live.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
 #include "report_waits.h"
@@ -268,6 +269,13 @@ void tp_report_before_destructors(void)
 	if (program_tasks_alive) {
 		write_out(write_report);
 		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+		/*
+		 * Statistics kept for the report alone are read for good: exit's events after the
+		 * destructors (other threads' thread-stops) then cost an exiting program nothing
+		 * there, where runtimes torn down under running threads make every microsecond count
+		 * (exit_hook.h). A report written at exit reads what the destructors end too.
+		 */
+		tp_live_after_report();
 	} else {
 		prepared = format_report(&prepared_length);
 	}

@@ -111,12 +111,6 @@ static void before_destructors(void *unused)
 	(void)unused;
 	tp_recorder_before_destructors();
 	tp_report_before_destructors();
-	/*
-	 * Statistics kept for the report alone are read by now: exit's events after the destructors
-	 * (other threads' thread-stops) cost an exiting program nothing more there, where the
-	 * runtimes torn down under running threads make every microsecond count (exit_hook.h).
-	 */
-	tp_live_after_report();
 }
 
 void tp_lifecycle_program_running(void)
