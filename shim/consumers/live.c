@@ -1228,13 +1228,13 @@ static void ended(pid_t pid)
 		tp_live_file_remove();
 }
 
-/* exit(): the pid known since start, asked of no one (the program may be under a filter). */
 void tp_live_after_report(void)
 {
 	if (in_memory)
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }
 
+/* exit(): the pid known since start, asked of no one (the program may be under a filter). */
 void tp_live_at_exit(void)
 {
 	ended(tp_process()->pid);
