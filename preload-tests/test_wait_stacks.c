@@ -48,6 +48,8 @@ static char path_of(const char *program, const uint64_t *frames)
 	return path;
 }
 
+TP_SUITE_NOT_UNDER(wait_stacks, TP_TSAN, TP_WAIT_STACKS_UNDER_TSAN);
+
 Test(wait_stacks, a_tracer_gets_the_programs_stack_at_each_wait_one_id_per_path, .timeout = 120)
 {
 	tp_require_tracer();

@@ -52,7 +52,12 @@ static char *tracer_program(void)
 		fclose(f);
 		return text;
 	}
+	/* wait-stack unwinds at every wait: not under TSan (TP_WAIT_STACKS_UNDER_TSAN) */
+	const char *pass = getenv("TP_SANITIZER");
+	bool tsan = pass != NULL && strcmp(pass, "tsan") == 0;
 	for (const struct tp_contract_probe *p = tp_contract_probes; p->name != NULL; p++) {
+		if (tsan && strcmp(p->name, "wait__stack") == 0)
+			continue;
 		/*
 		 * %d would print 64-bit values truncated to int: ask for long long. A task-spawn's or
 		 * wait-start's site text, a thread-start's start routine's name and a task-stack's or

@@ -184,12 +184,12 @@ _Static_assert(__builtin_offsetof(struct tp_listener_block, wait_stack) ==
 static inline uint64_t tp_listeners_parks_and_waits(void)
 {
 	uint64_t semaphores;
-	uint32_t in_process_and_wait_stack;
 	__builtin_memcpy(&semaphores,
 			 (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
 			 sizeof semaphores);
-	__builtin_memcpy(&in_process_and_wait_stack, &tp_listener_block.in_process,
-			 sizeof in_process_and_wait_stack);
+	/* atomic, as the in-process word changes with atomics (a failed write stops recording) */
+	uint32_t in_process_and_wait_stack = __atomic_load_n(
+		(const uint32_t *)(const void *)&tp_listener_block.in_process, __ATOMIC_RELAXED);
 	return semaphores | (in_process_and_wait_stack & TP_IN_PROCESS_EVENTS_AND_WAIT_STACK);
 }
 
