@@ -48,17 +48,19 @@ void tp_executor_lock_across_fork(int *lock)
 	__atomic_store_n(&n_fork_locks, n + 1, __ATOMIC_RELEASE);
 }
 
+/* The locks prepare took: a lock handed over during the fork was not, and is not released. */
+static unsigned n_held_across_fork;
+
 void tp_executor_prepare_fork(void)
 {
-	unsigned n = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
-	for (unsigned i = 0; i < n; i++)
+	n_held_across_fork = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n_held_across_fork; i++)
 		tp_spin_lock(fork_locks[i]);
 }
 
 void tp_executor_after_fork(void)
 {
-	unsigned n = __atomic_load_n(&n_fork_locks, __ATOMIC_ACQUIRE);
-	for (unsigned i = n; i-- > 0;)
+	for (unsigned i = n_held_across_fork; i-- > 0;)
 		tp_spin_unlock(fork_locks[i]);
 }
 
