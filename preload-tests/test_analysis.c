@@ -673,15 +673,15 @@ Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work,
 }
 
 /*
- * The same with a known graph: the spawning thread's 10 ms before its spawn are on the task's
+ * The same with a known graph: the spawning thread's 40 ms before its spawn are on the task's
  * path though its fragment never ends (the program exits inside the region), so the work counts
- * them: work 15 ms and span 15 ms, parallelism 1.0 (without them 5 ms of work against a span of
- * 15: parallelism 0.33), offline and online.
+ * them: work 60 ms and span 60 ms, parallelism 1.0 (without them 20 ms of work against a span of
+ * 60: parallelism 0.33), offline and online.
  */
 Test(analysis, a_graph_left_open_at_exit_counts_its_open_fragments_work, .timeout = 60)
 {
 	/* the task, once, on the path */
-	known_graph("exits", 15, 1, 1);
+	known_graph("exits", 60, 1, 1);
 }
 
 Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeout = 120)

@@ -11,10 +11,12 @@
  *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
  *   wavefront  a 6x6 grid of 2 ms cells, each depending on the cell above and the cell to its
  *              left: work 72 ms, span (2 * 6 - 1) * 2 = 22 ms
- *   exits      the spawning thread spins 10 ms, spawns one task of 5 ms, spins until another
+ *   exits      the spawning thread spins 40 ms, spawns one task of 20 ms, spins until another
  *              thread ran it and exits inside the parallel region: its fragment never ends,
- *              but its 10 ms before the spawn are on the task's path: work 15 ms, span 15 ms
- *              (the spin after the spawn is on no path: the graph does not count it)
+ *              but its 40 ms before the spawn are on the task's path: work 60 ms, span 60 ms
+ *              (the spin after the spawn is on no path: the graph does not count it). Long
+ *              enough that the region's start before the spin (a millisecond on a loaded
+ *              machine) stays within the analysis tests' 5%
  *
  * Each graph's tasks come from one task construct of its own (one site). A spin lasts at least
  * its time, more when the thread is preempted: each task measures how long its spins took, and
@@ -118,10 +120,10 @@ static void wavefront(void)
 static void exits(void)
 {
 	static int ran;
-	double before = spin_ms(10);
+	double before = spin_ms(40);
 #pragma omp task
 	{
-		span_ms = before + spin_ms(5);
+		span_ms = before + spin_ms(20);
 		__atomic_store_n(&ran, 1, __ATOMIC_RELEASE);
 	}
 	while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE))
