@@ -266,3 +266,57 @@ Test(wait_stacks, a_recordings_wait_slices_carry_their_stacks_id_one_per_path)
 		  "%u and %u waits by stack", n[0], n[1]);
 	free(text);
 }
+
+/*
+ * The depths of the pool's wait stacks, each wait's, with wait-stack attached to `shim` and the
+ * probes `also` (bpftrace text) beside it.
+ */
+static void pool_stack_depths(const char *shim, const char *also,
+			      unsigned depths[ALPHA_WAITS + BETA_WAITS])
+{
+	char *program;
+	cr_assert(asprintf(&program,
+			   "usdt:%s:taskprobe:wait__stack /pid == $1 && arg0 == %d/ "
+			   "{ printf(\"DEPTH %%d\\n\", arg4); }\n%s",
+			   shim, TP_WAIT_SEMAPHORE, also) > 0);
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	struct tp_run run;
+	tp_run(TP_TRACED, (const char *[]){tp_target("wait_stacks"), NULL}, NULL, &run);
+	cr_expect_str_eq(run.out, TAKEN);
+	unsigned n = 0;
+	for (const char *l = run.trace; (l = strstr(l, "DEPTH ")) != NULL; l++)
+		if (n < ALPHA_WAITS + BETA_WAITS)
+			cr_assert_eq(sscanf(l, "DEPTH %u", &depths[n++]), 1);
+		else
+			cr_assert_fail("more wait stacks than waits:\n%s", run.trace);
+	cr_assert_eq(n, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
+	tp_run_free(&run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
+}
+
+/*
+ * A stack is the program's whichever probes are on: with thread-start attached, the shim's thread
+ * trampoline runs under each worker's routine, and its frame is left out as the shim's frames on
+ * top are. Both of the pool's paths are as deep (queue_take, drain_*, *_worker, then libc's).
+ */
+Test(wait_stacks, a_wait_stack_is_the_same_with_thread_probes_on, .timeout = 180)
+{
+	tp_require_tracer();
+	/* a copy of the shim: the tracers of other tests do not turn its thread probes on */
+	const char *shim = tp_shim_copy();
+	char *threads;
+	cr_assert(asprintf(&threads, "usdt:%s:taskprobe:thread__start /pid == $1/ { }\n", shim) >
+		  0);
+	unsigned alone[ALPHA_WAITS + BETA_WAITS], beside[ALPHA_WAITS + BETA_WAITS];
+	pool_stack_depths(shim, "", alone);
+	pool_stack_depths(shim, threads, beside);
+	free(threads);
+	for (int i = 0; i < ALPHA_WAITS + BETA_WAITS; i++) {
+		cr_expect_eq(alone[i], alone[0], "the pool's two paths are as deep");
+		cr_expect_eq(beside[i], alone[0], "a stack %u deep with thread-start, %u without",
+			     beside[i], alone[0]);
+	}
+}

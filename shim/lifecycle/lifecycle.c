@@ -135,8 +135,7 @@ __attribute__((constructor)) static void start(void)
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();
 	tp_thread_state_start();
-	tp_spawn_stack_skip_module(
-		(const void *)start); /* the shim's frames are never the program's */
+	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
 	tp_clock_start();
 	tp_report_start();
 	tp_recorder_start();

@@ -31,6 +31,7 @@ struct range {
 
 static struct range skipped[SKIPPED_MODULES_MAX];
 static unsigned n_skipped; /* published after its range is written */
+static struct range shim;  /* the shim's own code (its end published last) */
 
 struct module_search {
 	uintptr_t address;
@@ -64,6 +65,21 @@ void tp_spawn_stack_skip_module(const void *address_in_module)
 		skipped[n] = search.found;
 		__atomic_store_n(&n_skipped, n + 1, __ATOMIC_RELEASE);
 	}
+}
+
+void tp_spawn_stack_own_module(const void *address_in_shim)
+{
+	struct module_search search = {.address = (uintptr_t)address_in_shim};
+	if (dl_iterate_phdr(find_module, &search) != 1)
+		return;
+	shim.start = search.found.start;
+	__atomic_store_n(&shim.end, search.found.end, __ATOMIC_RELEASE);
+	tp_spawn_stack_skip_module(address_in_shim);
+}
+
+static bool in_shim(uintptr_t pc)
+{
+	return pc >= shim.start && pc < __atomic_load_n(&shim.end, __ATOMIC_ACQUIRE);
 }
 
 static bool is_skipped(uintptr_t pc)
@@ -160,8 +176,10 @@ void tp_spawn_stack_prepare(void)
 static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) = 4;
 
 /*
- * Folds recursion out of `pcs[0..n)` in place, as flame graphs fold it, and returns the frames
- * left, at most `keep`: a frame whose return address is already among the frames kept above it
+ * Leaves the shim's frames out of `pcs[0..n)` in place, wherever they are (its thread trampoline
+ * lies under the program's thread routine while thread-start is traced: a stack must not change
+ * with the tracers attached), and folds recursion out, as flame graphs fold it; returns the
+ * frames left, at most `keep`. A frame whose return address is already among the frames kept above it
  * is the same call again, one more turn of a recursion (a recursive task body resumed inside a
  * taskwait shows the same runtime and taskwait frames at every level), so it is left out.
  * Stacks of one call path then fold to one stack whatever the recursion depth, which keeps the
@@ -169,7 +187,7 @@ static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) 
  * found in a small open-addressed set, at most half full, so a capture stays linear in its
  * frames.
  */
-static int fold_recursion(uintptr_t *pcs, int n, int keep)
+static int keep_programs_frames(uintptr_t *pcs, int n, int keep)
 {
 	uintptr_t seen[2 * TP_STACK_DEPTH_MAX];
 	unsigned bits = 32 - (unsigned)__builtin_clz(2 * (unsigned)keep - 1);
@@ -178,6 +196,8 @@ static int fold_recursion(uintptr_t *pcs, int n, int keep)
 	int kept = 0;
 	for (int i = 0; i < n && kept < keep; i++) {
 		uintptr_t pc = pcs[i];
+		if (in_shim(pc))
+			continue;
 		size_t slot = tp_hash_slot(pc, bits);
 		while (seen[slot] != 0 && seen[slot] != pc)
 			slot = (slot + 1) & mask;
@@ -222,7 +242,7 @@ const uintptr_t *tp_spawn_stack_capture_outside(uintptr_t buffer[TP_SPAWN_STACK_
 		while (first < n && first < SKIPPED_FRAMES_MAX &&
 		       is_left_out(buffer[first], inside))
 			first++;
-		kept = fold_recursion(buffer + first, n - first, keep);
+		kept = keep_programs_frames(buffer + first, n - first, keep);
 		/* all frames asked for were taken and too few kept: ask for more */
 		if (n < want || n - first >= keep || want == TP_SPAWN_STACK_BUFFER)
 			break;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Spawn stacks: the calling thread's stack unwound with libunwind (DWARF unwind tables, so right
- * without frame pointers), without the shim's own frames and without the executor's frames on
- * top (its callback trampolines), so that the first frame is the spawn call in the program.
+ * without frame pointers), without the shim's own frames (anywhere) and without the executor's
+ * frames on top (its callback trampolines), so that the first frame is the spawn call in the
+ * program.
  */
 #pragma once
 
@@ -16,6 +17,13 @@
  * or shared object) containing `address_in_module`: an adapter names its executor's library.
  */
 void tp_spawn_stack_skip_module(const void *address_in_module);
+
+/*
+ * The shim's own module, the one containing `address_in_shim`: its frames are left out of every
+ * stack wherever they are, on top or below the program's (the thread trampoline of
+ * thread_create.c), and on top as tp_spawn_stack_skip_module's.
+ */
+void tp_spawn_stack_own_module(const void *address_in_shim);
 
 /* Room for a capture: the frames kept and the frames left out above them. */
 #define TP_SPAWN_STACK_BUFFER (TP_STACK_DEPTH_MAX + 32)
