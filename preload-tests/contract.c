@@ -121,7 +121,11 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 			  (long long)e->arg[0], (unsigned long long)e->arg[1],
 			  (unsigned long long)e->tid, start != NULL ? start->probe : "none");
 	}
-	/* park and unpark alternate per thread, starting with park, and end unparked. */
+	/*
+	 * park and unpark alternate per thread, starting with park, and end unparked, or with the
+	 * thread-stop of the thread, from any thread, after its last park (the process exited
+	 * under it: no unpark fires for it).
+	 */
 	for (size_t i = 0; i < run->n_events; i++) {
 		uint64_t tid = run->events[i].tid;
 		bool seen_before = false;
@@ -134,6 +138,11 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 			const struct tp_event *e = &run->events[j];
 			bool park = tp_event_is(e, "worker__thread__park"),
 			     unpark = tp_event_is(e, "worker__thread__unpark");
+			if (parked && tp_event_is(e, "thread__stop") &&
+			    (uint64_t)e->arg[0] == tid && e->tid != tid) {
+				parked = false;
+				continue;
+			}
 			if (e->tid != tid || !(park || unpark))
 				continue;
 			cr_expect_neq(park, parked, "worker-thread-%s on thread %llu while %s",

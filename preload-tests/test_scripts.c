@@ -417,6 +417,25 @@ Test(scripts, waits_bt_times_waits_by_kind_and_parked_workers, .timeout = 120)
 	tp_run_free(&run);
 }
 
+/*
+ * A worker parked when the process exits (parked_at_exit: at least 100 ms) never unparks: its
+ * park ends with the thread-stop the exiting thread fires for it, and waits.bt counts it there.
+ */
+Test(scripts, waits_bt_counts_a_park_the_exit_ended, .timeout = 120)
+{
+	const char *argv[] = {tp_target("parked_at_exit"), NULL};
+	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
+	struct tp_run run;
+	tp_run_script("waits.bt", NULL, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "exiting\n");
+	cr_expect_eq(lines_starting(run.trace, "@parked_ms[pool-1, "), 1, "%s", run.trace);
+	const char *parked = strstr(run.trace, "@parked_ms[pool-1, ");
+	long long ms = parked != NULL ? strtoll(strstr(parked, "]: ") + 3, NULL, 10) : -1;
+	cr_expect(ms >= 100 && ms < 10000, "parked %lld ms:\n%s", ms, run.trace);
+	tp_run_free(&run);
+}
+
 /* Whether `trace` has a stack whose first two frames (printed as addresses) are in `f0` and `f1`. */
 static bool has_stack_through(const char *trace, const char *path, const char *f0, const char *f1)
 {

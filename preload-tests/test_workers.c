@@ -89,3 +89,33 @@ Test(workers, no_thread_parks_without_the_setting, .timeout = 180)
 	cr_expect_eq(tp_count(&run, "worker__thread__park", 0), 0);
 	tp_run_free(&run);
 }
+
+/*
+ * A worker parked when the process exits never returns to unpark: its park ends with the
+ * thread-stop the exiting thread fires with its tid, and no unpark fires on any thread (the
+ * exiting thread's would be its own). The contract's check (tp_run_both) holds to that.
+ */
+Test(workers, a_worker_parked_at_exit_ends_its_park_with_its_thread_stop, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
+	const char *argv[] = {tp_target("parked_at_exit"), NULL};
+	const char *env[] = {"TASKPROBE_WORKERS=pool-*", NULL};
+	struct tp_run run;
+	tp_run_both(argv, env, &run);
+	cr_expect_str_eq(run.out, "exiting\n");
+	uint64_t worker = thread_of(&run, argv[0], "idle_worker");
+	char life[64];
+	worker_life(&run, worker, life, sizeof life);
+	cr_expect_str_eq(life, "SPW", "its own events: a worker, parked in its wait");
+	cr_expect_eq(tp_count(&run, "worker__thread__unpark", 0), 0, "an unpark fired");
+	size_t stops = 0;
+	for (size_t i = 0; i < tp_count(&run, "thread__stop", 0); i++) {
+		const struct tp_event *e = tp_nth(&run, "thread__stop", 0, i);
+		if ((uint64_t)e->arg[0] == worker) {
+			stops++;
+			cr_expect_eq(e->tid, (uint64_t)run.pid, "fired by the exiting thread");
+		}
+	}
+	cr_expect_eq(stops, 1, "the worker's thread-stop");
+	tp_run_free(&run);
+}

@@ -123,13 +123,10 @@ void tp_thread_unpark(struct tp_thread *self)
 		tp_fire_worker_unpark();
 }
 
-void tp_thread_unpark_stopped(struct tp_thread *other)
+void tp_thread_park_ends_with_thread(struct tp_thread *other)
 {
-	if (!other->parked)
-		return;
 	other->parked = false;
 	other->parked_by = NULL;
-	tp_fire_worker_unpark();
 }
 
 bool tp_thread_recognize_worker(struct tp_thread *self)

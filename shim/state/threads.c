@@ -80,7 +80,7 @@ void tp_threads_stop_at_exit(void)
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
-		tp_thread_unpark_stopped(t->self);
+		tp_thread_park_ends_with_thread(t->self);
 		tp_fire_thread_stop((uint64_t)t->self->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);
