@@ -32,7 +32,7 @@
 #include "spawn_site.h"
 #include "taskprobe_contract.h"
 #include "thread_state.h"
-#include "wait.h"
+#include "waits.h"
 
 #define THREAD_TABLES    256 /* threads with a table of their own */
 #define SITES_PER_THREAD 16  /* call sites a table has rows for */

@@ -9,7 +9,7 @@
 
 #include "probes.h"
 #include "real_symbol.h"
-#include "wait.h"
+#include "waits.h"
 
 #if defined(__x86_64__)
 #define COND_VERSION "GLIBC_2.3.2"

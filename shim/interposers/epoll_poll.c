@@ -12,7 +12,7 @@
 
 #include "probes.h"
 #include "real_symbol.h"
-#include "wait.h"
+#include "waits.h"
 
 /* An epoll fd as the wait's object. */
 static const void *fd_object(int fd)

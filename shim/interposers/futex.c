@@ -14,7 +14,7 @@
 #include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
-#include "wait.h"
+#include "waits.h"
 
 #ifndef FUTEX_CMD_MASK
 #define FUTEX_CMD_MASK ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)

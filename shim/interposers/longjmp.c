@@ -11,7 +11,7 @@
 
 #include "events.h"
 #include "real_symbol.h"
-#include "wait.h"
+#include "waits.h"
 
 static void (*real_longjmp)(struct __jmp_buf_tag *, int);
 static void (*real__longjmp)(struct __jmp_buf_tag *, int);

@@ -29,7 +29,7 @@
 #include "spawn_stack.h"
 #include "thread_state.h"
 #include "shim_work.h"
-#include "wait.h"
+#include "waits.h"
 
 /*
  * The shim's own code, between its ELF header and the end of its text (the linker's symbols), and

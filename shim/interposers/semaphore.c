@@ -6,7 +6,7 @@
 
 #include "probes.h"
 #include "real_symbol.h"
-#include "wait.h"
+#include "waits.h"
 
 TP_INTERPOSE_WAIT(int, sem_wait, (sem_t * sem), (sem), NULL, TP_FAIL_ERRNO, TP_WAIT_SEMAPHORE, sem,
 		  -1, tp_wait_result_errno)

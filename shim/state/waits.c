@@ -2,7 +2,7 @@
 /* The wait and park events shared by all the interposed waits. */
 #define _GNU_SOURCE
 #include "events.h"
-#include "wait.h"
+#include "waits.h"
 
 #include <errno.h>
 #include <pthread.h>
