@@ -524,6 +524,68 @@ Test(scripts, events_bt_prints_every_event_with_its_arguments, .timeout = 120)
 	tp_run_free(&run);
 }
 
+/*
+ * A chain of 20 tasks, each depend(inout) on the one before (omp_known_graphs chain): every
+ * task-dependence events.bt prints joins a task to the one spawned just before it, and poll-ends
+ * carry their sync (the implicit tasks' at the region's barrier: 1).
+ */
+Test(scripts, events_bt_prints_dependences_and_each_poll_ends_sync, .timeout = 120)
+{
+	const char *argv[] = {omp_target("omp_known_graphs"), "chain", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run_script("events.bt", NULL, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	/* the chain's tasks in spawn order: those its one construct made (site nonzero) */
+	unsigned long long chain[32];
+	size_t tasks = 0;
+	const char *site = NULL;
+	for (const char *l = run.trace; (l = strstr(l, " task-spawn task=")) != NULL; l++) {
+		unsigned long long task, parent, site_id;
+		cr_assert_eq(sscanf(l, " task-spawn task=%llu parent=%llu site=%llu", &task,
+				    &parent, &site_id),
+			     3, "%.80s", l);
+		const char *at = strstr(l, " at chain (omp_known_graphs.c:");
+		if (at == NULL || at > strchr(l, '\n'))
+			continue;
+		cr_assert_lt(tasks, 32, "%s", run.trace);
+		chain[tasks++] = task;
+		site = at;
+	}
+	cr_expect_eq(tasks, 20, "%s", run.trace);
+	cr_expect_not_null(site);
+	size_t dependences = 0;
+	for (const char *l = run.trace; (l = strstr(l, " task-dependence ")) != NULL; l++) {
+		unsigned long long predecessor, successor;
+		cr_assert_eq(sscanf(l, " task-dependence predecessor=%llu successor=%llu",
+				    &predecessor, &successor),
+			     2, "%.80s", l);
+		size_t k = 1;
+		while (k < tasks && chain[k] != successor)
+			k++;
+		cr_expect(k < tasks && chain[k - 1] == predecessor,
+			  "task %llu after task %llu: not the chain's order", successor,
+			  predecessor);
+		dependences++;
+	}
+	/* one per task whose predecessor had not ended at its spawn: all but the first, less any
+	 * whose 5 ms predecessor ended while the spawning thread was kept off the CPU */
+	cr_expect(dependences >= 1 && dependences <= 19, "%zu dependences:\n%s", dependences,
+		  run.trace);
+	size_t syncs[4] = {0, 0, 0, 0};
+	for (const char *l = run.trace; (l = strstr(l, " task-poll-end task=")) != NULL; l++) {
+		unsigned long long task;
+		unsigned done, sync;
+		cr_assert_eq(
+			sscanf(l, " task-poll-end task=%llu done=%u sync=%u", &task, &done, &sync),
+			3, "%.80s", l);
+		cr_assert_lt(sync, 4, "%.80s", l);
+		syncs[sync]++;
+	}
+	cr_expect_gt(syncs[1], 0, "no barrier's poll-end:\n%s", run.trace);
+	tp_run_free(&run);
+}
+
 /* The most PARKED_MS and SPIN_MS of a worker in workers.bt's report on omp_idle_worker. */
 static void idle_worker_report(const char *blocktime, long long *parked_max, long long *spin_max)
 {

@@ -129,6 +129,57 @@ Test(wait_stacks, wait_stacks_bt_prints_each_stack_under_its_site_and_counts_wai
 	tp_run_free(&run);
 }
 
+/*
+ * events.bt prints each wait's site after its wait-start and its stack's id and depth in the
+ * wait-stack right after it on the same thread: the pool's 8 waits, 2 stacks.
+ */
+Test(wait_stacks, events_bt_prints_each_waits_site_and_stack, .timeout = 120)
+{
+	const char *argv[] = {tp_target("wait_stacks"), NULL};
+	struct tp_run run;
+	tp_run_script("events.bt", NULL, argv, NULL, &run);
+	cr_expect_str_eq(run.out, TAKEN);
+	char start[64], at[160];
+	snprintf(start, sizeof start, " wait-start kind=%d ", TP_WAIT_SEMAPHORE);
+	snprintf(at, sizeof at, " at %s\n", pool_site());
+	unsigned long long ids[2] = {0, 0};
+	size_t waits = 0, stacks = 0;
+	for (const char *l = run.trace; (l = strstr(l, start)) != NULL; l++) {
+		const char *end = strchr(l, '\n');
+		cr_assert_not_null(end);
+		cr_expect(strncmp(end - strlen(at) + 1, at, strlen(at)) == 0, "%.*s",
+			  (int)(end - l), l);
+		waits++;
+		/* the wait-stack on its thread: the next line of this thread's id */
+		unsigned long long tid;
+		const char *line = l;
+		while (line > run.trace && line[-1] != '\n')
+			line--;
+		cr_assert_eq(sscanf(line, "%*u %llu", &tid), 1);
+		char stack_line[64];
+		snprintf(stack_line, sizeof stack_line, " %llu wait-stack kind=%d ", tid,
+			 TP_WAIT_SEMAPHORE);
+		const char *stack = strstr(end, stack_line);
+		unsigned long long id;
+		unsigned depth;
+		if (stack == NULL ||
+		    sscanf(strstr(stack, " stack="), " stack=%llu depth=%u", &id, &depth) != 2) {
+			cr_expect_fail("no wait-stack after %.*s", (int)(end - l), l);
+			continue;
+		}
+		cr_expect_geq(depth, 3);
+		cr_expect_neq(id, 0);
+		int k = ids[0] == 0 || ids[0] == id ? 0 : 1;
+		cr_expect(k == 0 || ids[1] == 0 || ids[1] == id, "a third stack %llu", id);
+		ids[k] = id;
+		stacks++;
+	}
+	cr_expect_eq(waits, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
+	cr_expect_eq(stacks, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
+	cr_expect(ids[0] != 0 && ids[1] != 0, "two paths, two stacks:\n%s", run.trace);
+	tp_run_free(&run);
+}
+
 Test(wait_stacks, nothing_is_unwound_while_nobody_wants_a_wait_stack, .timeout = 180)
 {
 	const char *argv[] = {tp_target("wait_stacks"), NULL};
