@@ -258,6 +258,13 @@ unsigned tp_timeline_count(const char *summary, const char *key);
 int tp_source_line(const char *target_source, const char *function, const char *pragma);
 
 /*
+ * "name (SOURCE:L)", a site's text as the shim names it, for the line holding `marker` after
+ * `function` ("static void *queue_pop(": its name is queue_pop) in a target's source; asserts
+ * the line is there. The text lasts for the next 7 calls.
+ */
+const char *tp_source_site(const char *target_source, const char *function, const char *marker);
+
+/*
  * As an unprivileged user: with root, the launcher (and the shim and converter it uses) and the
  * `programs` are copied into a directory every user can read, and run as nobody (runuser);
  * without root, as the user. tp_unprivileged_copy returns a program's copy; tp_unprivileged_out

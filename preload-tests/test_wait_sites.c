@@ -23,30 +23,9 @@
 #define ROUNDS "100"
 #define POLLS  5
 
-/*
- * "function (SOURCE:L)" for the line holding `marker` after `function` ("int main(") in the
- * target's source.
- */
-static const char *site_of(const char *source, const char *function, const char *marker)
-{
-	static char sites[8][128];
-	static unsigned next;
-	char *site = sites[next++ % 8];
-	int line = tp_source_line(source, function, marker);
-	cr_assert_gt(line, 0, "no %s after %s in %s", marker, function, source);
-	/* the name in "static void queue_pop(": between the last space and the parenthesis */
-	const char *paren = strchr(function, '(');
-	const char *name = function;
-	for (const char *c = function; c < paren; c++)
-		if (*c == ' ')
-			name = c + 1;
-	snprintf(site, sizeof sites[0], "%.*s (%s:%d)", (int)(paren - name), name, source, line);
-	return site;
-}
-
-#define CONSUMER_SITE site_of("wait_sites.c", "queue_pop(", "sem_wait(&items)")
-#define PRODUCER_SITE site_of("wait_sites.c", "queue_push(", "sem_wait(&free_slots)")
-#define POLL_SITE     site_of("wait_sites.c", "int main(", "poll(&fd, 1, 1)")
+#define CONSUMER_SITE tp_source_site("wait_sites.c", "queue_pop(", "sem_wait(&items)")
+#define PRODUCER_SITE tp_source_site("wait_sites.c", "queue_push(", "sem_wait(&free_slots)")
+#define POLL_SITE     tp_source_site("wait_sites.c", "int main(", "poll(&fd, 1, 1)")
 
 /* The WAITS column of the console's row of `site` with `kind`, or -1 when there is none. */
 static long waits_row(const char *screen, const char *site, const char *kind)
@@ -99,8 +78,8 @@ Test(waits, a_wait_inside_the_cxx_library_is_named_by_the_programs_call)
 	cr_expect_str_eq(run.out, "rounds 20\n");
 	/* the worker's waits at its line in await_go, the main thread's at its own: never a
 	 * template of the library's (condition_variable:102) */
-	const char *worker = site_of("wait_sites_cxx.cc", "void await_go(", "said.wait(");
-	const char *main_thread = site_of("wait_sites_cxx.cc", "int main(", "said.wait(");
+	const char *worker = tp_source_site("wait_sites_cxx.cc", "void await_go(", "said.wait(");
+	const char *main_thread = tp_source_site("wait_sites_cxx.cc", "int main(", "said.wait(");
 	cr_expect_gt(waits_row(run.err, worker, "condvar"), 0, "%s", run.err);
 	cr_expect_gt(waits_row(run.err, main_thread, "condvar"), 0, "%s", run.err);
 	cr_expect(strstr(run.err, "condition_variable:") == NULL, "%s", run.err);
@@ -196,10 +175,10 @@ Test(waits, a_recordings_wait_slices_are_named_by_their_call_site)
  */
 #define MUTEX_ROUNDS "3"
 #define CONTENDER_SITE                                                                             \
-	site_of("mutex_waits.c", "void contender_locks(", "pthread_mutex_lock(&held)")
+	tp_source_site("mutex_waits.c", "void contender_locks(", "pthread_mutex_lock(&held)")
 #define OWNER_DIES_SITE                                                                            \
-	site_of("mutex_waits.c", "void results(", "int died = pthread_mutex_lock(&robust)")
-#define TIMED_SITE site_of("mutex_waits.c", "lock_timed(void", "pthread_mutex_timedlock(")
+	tp_source_site("mutex_waits.c", "void results(", "int died = pthread_mutex_lock(&robust)")
+#define TIMED_SITE tp_source_site("mutex_waits.c", "lock_timed(void", "pthread_mutex_timedlock(")
 
 /* Each result is the real function's, and errno is kept, with and without the shim. */
 static const char mutex_results[] = "contended 3\n"
@@ -400,7 +379,8 @@ Test(waits, the_exit_report_says_the_threads_past_its_tables)
 	       &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char *blocks = report_wait_blocks(run.err);
-	const char *site = site_of("thousand_threads.c", "thread_main(void", "sem_wait(&sem)");
+	const char *site = tp_source_site("thousand_threads.c", "thread_main(void",
+					  "sem_wait(&sem)");
 	char expect[512];
 	snprintf(expect, sizeof expect,
 		 "744 threads past the first 256, together: 744 waits | 744 semaphore waits at %s",
@@ -487,8 +467,9 @@ Test(waits, the_exit_report_of_a_forked_child_counts_its_own_waits)
 	tp_run(TP_PRELOADED, (const char *[]){tp_target("fork_waits"), NULL}, env, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "child\nparent\n");
-	const char *parent = site_of("fork_waits.c", "int main(", "the parent's, before the fork");
-	const char *child = site_of("fork_waits.c", "int main(", "the child's own");
+	const char *parent = tp_source_site("fork_waits.c", "int main(",
+					    "the parent's, before the fork");
+	const char *child = tp_source_site("fork_waits.c", "int main(", "the child's own");
 	unsigned parents = 0, children = 0;
 	DIR *d = opendir(dir);
 	cr_assert(d != NULL);

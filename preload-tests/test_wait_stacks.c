@@ -23,11 +23,7 @@
 /* The pool's wait: "queue_take (wait_stacks.c:L)". */
 static const char *pool_site(void)
 {
-	static char site[128];
-	int line = tp_source_line("wait_stacks.c", "void queue_take(", "sem_wait(queue)");
-	cr_assert_gt(line, 0);
-	snprintf(site, sizeof site, "queue_take (wait_stacks.c:%d)", line);
-	return site;
+	return tp_source_site("wait_stacks.c", "void queue_take(", "sem_wait(queue)");
 }
 
 /* The path of a stack whose first three frames are queue_take, its caller, the worker: 'a', 'b'. */
@@ -200,16 +196,7 @@ Test(wait_stacks, nothing_is_unwound_while_nobody_wants_a_wait_stack, .timeout =
 /* "function (wait_stacks.c:L)" for the line holding `marker` after `function` in the target. */
 static const char *frame_of(const char *function, const char *marker)
 {
-	static char frames[8][128];
-	static unsigned next;
-	char *frame = frames[next++ % 8];
-	int line = tp_source_line("wait_stacks.c", function, marker);
-	cr_assert_gt(line, 0, "no %s after %s", marker, function);
-	const char *paren = strchr(function, '('), *name = strrchr(function, ' ');
-	name = name != NULL && name < paren ? name + 1 + strspn(name + 1, "*") : function;
-	snprintf(frame, sizeof frames[0], "%.*s (wait_stacks.c:%d)", (int)(paren - name), name,
-		 line);
-	return frame;
+	return tp_source_site("wait_stacks.c", function, marker);
 }
 
 /*

@@ -102,3 +102,22 @@ int tp_source_line(const char *target_source, const char *function, const char *
 	free(file);
 	return line;
 }
+
+const char *tp_source_site(const char *target_source, const char *function, const char *marker)
+{
+	static char sites[8][160];
+	static unsigned next;
+	char *site = sites[next++ % 8];
+	int line = tp_source_line(target_source, function, marker);
+	cr_assert_gt(line, 0, "no %s after %s in %s", marker, function, target_source);
+	/* the name in "static void *queue_pop(": between the last space (and pointer stars) and
+	 * the parenthesis */
+	const char *paren = strchr(function, '('), *name = function;
+	cr_assert_not_null(paren, "%s: no parenthesis", function);
+	for (const char *c = function; c < paren; c++)
+		if (*c == ' ' || *c == '*')
+			name = c + 1;
+	snprintf(site, sizeof sites[0], "%.*s (%s:%d)", (int)(paren - name), name, target_source,
+		 line);
+	return site;
+}
