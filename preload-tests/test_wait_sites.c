@@ -106,6 +106,35 @@ Test(waits, wait_start_names_its_call_site_for_a_tracer, .timeout = 120)
 	tp_run_free(&run);
 }
 
+/*
+ * main tail-calls a contended pthread_mutex_lock (main_tail_waits): main's frame is gone, and the
+ * wait's only frame outside the system libraries is the program's entry code, _start, which is
+ * no call of the program's: the site is the library's own call (libc's call of main), never
+ * "_start+0x21 (main_tail_waits)".
+ */
+Test(waits, a_wait_with_no_frame_of_the_programs_is_not_named_by_its_entry_code, .timeout = 120)
+{
+	tp_require_tracer();
+	struct tp_run run;
+	tp_run_both((const char *[]){tp_target("main_tail_waits"), NULL}, NULL, &run);
+	cr_expect_str_eq(run.out, "locked\n");
+	cr_expect_eq(run.status, 0);
+	size_t mutex_waits = 0;
+	for (size_t i = 0; i < tp_count(&run, "wait__start", (uint64_t)run.pid); i++) {
+		const struct tp_event *e = tp_nth(&run, "wait__start", (uint64_t)run.pid, i);
+		if (e->arg[0] != TP_WAIT_MUTEX)
+			continue;
+		mutex_waits++;
+		cr_expect(strncmp(e->site, "_start", strlen("_start")) != 0 &&
+				  strstr(e->site, "(main_tail_waits") == NULL,
+			  "the wait named by the program's entry code: %s", e->site);
+		cr_expect_gt(e->arg[4], 0, "a wait without a site id: %s", e->site);
+	}
+	cr_expect_eq(mutex_waits, 1, "main's one contended lock");
+	tp_assert_waits_paired(&run);
+	tp_run_free(&run);
+}
+
 Test(waits, waits_bt_sums_the_time_waited_at_each_call_site, .timeout = 120)
 {
 	struct tp_run run;

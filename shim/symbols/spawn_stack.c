@@ -261,7 +261,14 @@ uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc))
 	unwind_fn backtrace = tp_settings()->stacks ? load_libunwind() : NULL;
 	void *frames[TP_CALLER_FRAMES_MAX];
 	int n = backtrace != NULL ? unwind_frames(backtrace, frames, TP_CALLER_FRAMES_MAX) : 0;
-	for (int i = 0; i < n; i++) {
+	/*
+	 * The outermost frame of a stack unwound to its end is its entry code's (the program's
+	 * _start, which called libc's start of main: a wait libc's exit makes in a library's
+	 * destructor has it as its only frame outside the libraries), never a call of the
+	 * program's own.
+	 */
+	int program_frames = n < TP_CALLER_FRAMES_MAX ? n - 1 : n;
+	for (int i = 0; i < program_frames; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
 		if (!is_skipped(pc) && !inside(pc))
 			return pc;

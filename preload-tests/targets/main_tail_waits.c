@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main's last call a tail call into a wait: main returns what pthread_mutex_lock returns, so the
+ * compiler jumps to it and main's frame is gone while it waits; the mutex is held by another
+ * thread, which lets it go HELD_MS later. The wait's only frame outside the system libraries is
+ * the program's entry code (_start). Prints "locked" first; exits 0.
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <time.h>
+
+#define HELD_MS 50
+
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static sem_t locked;
+static pthread_t holding; /* not main's: a local whose address escaped would keep its frame */
+
+static void *holder(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&held);
+	sem_post(&locked);
+	const struct timespec hold = {0, HELD_MS * 1000000L};
+	nanosleep(&hold, NULL);
+	pthread_mutex_unlock(&held);
+	return NULL;
+}
+
+int main(void)
+{
+	sem_init(&locked, 0, 0);
+	if (pthread_create(&holding, NULL, holder, NULL) != 0)
+		return 1;
+	while (sem_wait(&locked) != 0)
+		;
+	puts("locked");
+	fflush(stdout);
+	return pthread_mutex_lock(&held); /* a tail call: 0 once the holder lets go */
+}
