@@ -204,9 +204,8 @@ static const char *written_function(const char *symbol, char *buf, size_t size)
 /*
  * "function+0xoff (module)" for the address `pc` in the module of file `file` (read as `path`)
  * loaded at `base` ("function (module)" for a function's entry; "main [main._omp_fn.0+0xoff]
- * (module)" for a symbol the compiler made), or "0xpc (module)" when no
- * symbol covers it (a function's entry: "0xoff (module)", its offset from `base`, the same in
- * every run).
+ * (module)" for a symbol the compiler made), or "0xoff (module)" when no symbol covers it: its
+ * offset from `base`, the same in every run, and what `addr2line -e module` reads.
  */
 static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
 			   enum code_kind kind, bool basename_only, bool may_load, char *out,
@@ -234,8 +233,7 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
 	else
-		snprintf(out, size, "%#lx (%s)",
-			 (unsigned long)(kind == FUNCTION_ENTRY ? pc - base : pc), path);
+		snprintf(out, size, "%#lx (%s)", (unsigned long)(pc - base), path);
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */
