@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,92 @@ Test(wait_stacks, a_recordings_wait_slices_carry_their_stacks_id_one_per_path)
 			   (n[0] == BETA_WAITS && n[1] == ALPHA_WAITS)),
 		  "%u and %u waits by stack", n[0], n[1]);
 	free(text);
+}
+
+/* One line of wait_order's trace: what, on which thread, when. */
+struct traced_moment {
+	char what; /* 'U' an unwinding began, 'S' wait-start, 'K' wait-stack */
+	unsigned long long tid, ns;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct traced_moment *x = a, *y = b;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/*
+ * A wait's stack is unwound before its wait-start, so that the time between its wait-start and
+ * wait-end holds no unwinding: on each thread, libunwind's unw_backtrace is entered after the
+ * last wait's wait-stack and before the next wait-start, whose wait-stack follows it.
+ */
+Test(wait_stacks, a_wait_stack_is_unwound_before_its_wait_starts, .timeout = 180)
+{
+	tp_require_tracer();
+	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
+	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
+	Dl_info info;
+	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
+	const char *shim = tp_shim_copy();
+	char *program;
+	cr_assert(asprintf(&program,
+			   "uprobe:%s:unw_backtrace /pid == $1/ { printf(\"U %%d %%llu\\n\", tid, "
+			   "nsecs); }\n"
+			   "usdt:%s:taskprobe:wait__start /pid == $1/ "
+			   "{ printf(\"S %%d %%llu\\n\", tid, nsecs); }\n"
+			   "usdt:%s:taskprobe:wait__stack /pid == $1/ "
+			   "{ printf(\"K %%d %%llu\\n\", tid, nsecs); }\n",
+			   info.dli_fname, shim, shim) > 0);
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	struct tp_run run;
+	tp_run(TP_TRACED, (const char *[]){tp_target("wait_stacks"), NULL}, NULL, &run);
+	cr_expect_str_eq(run.out, TAKEN);
+	enum { MOMENTS_MAX = 256 };
+	struct traced_moment moments[MOMENTS_MAX];
+	size_t n = 0;
+	for (const char *l = run.trace; l != NULL && *l != '\0';) {
+		struct traced_moment m;
+		if (sscanf(l, "%c %llu %llu", &m.what, &m.tid, &m.ns) == 3 &&
+		    strchr("USK", m.what) != NULL) {
+			cr_assert_lt(n, MOMENTS_MAX, "%s", run.trace);
+			moments[n++] = m;
+		}
+		l = strchr(l, '\n');
+		l = l != NULL ? l + 1 : NULL;
+	}
+	qsort(moments, n, sizeof moments[0], by_time);
+	size_t stacks = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (moments[i].what != 'K')
+			continue;
+		stacks++;
+		/* this thread's moments before it: its wait-start, and an unwinding before that */
+		const struct traced_moment *start = NULL, *unwound = NULL;
+		for (size_t j = i; j-- > 0 && unwound == NULL;) {
+			if (moments[j].tid != moments[i].tid)
+				continue;
+			if (start == NULL) {
+				cr_expect_eq(
+					moments[j].what, 'S',
+					"thread %llu: %c between a wait-start and its wait-stack",
+					moments[i].tid, moments[j].what);
+				start = &moments[j];
+			} else if (moments[j].what == 'U') {
+				unwound = &moments[j];
+			} else {
+				break;
+			}
+		}
+		cr_expect_not_null(unwound,
+				   "thread %llu: no unwinding before the wait-start at %llu",
+				   moments[i].tid, start != NULL ? start->ns : 0);
+	}
+	cr_expect_geq(stacks, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
+	tp_run_free(&run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+	free(program);
 }
 
 /*

@@ -76,36 +76,64 @@ static uint32_t call_site_key(const void *caller)
 }
 
 /*
- * Whether anybody wants this wait's stack, once its wait-start fired: a tracer of wait-stack,
- * the recorder asked for stacks, or the live statistics sample it (live.h). A stack costs
- * hundreds of ns, so waits nobody wants it of take none.
+ * Whether a tracer of wait-stack or the recorder (asked for stacks) wants every wait's stack.
+ * The live statistics sample some (live.h), decided by their wait-start.
  */
-static bool stack_wanted(void)
+static bool every_stack_wanted(void)
 {
-	return tp_tracers_wait_stack() != 0 || (tp_recording() && tp_settings()->record_stacks) ||
-	       (tp_live() && tp_live_wants_wait_stack());
+	return tp_tracers_wait_stack() != 0 || (tp_recording() && tp_settings()->record_stacks);
 }
 
 /*
- * Fires wait-stack with the program's stack at the wait `w`: unwound as a spawn's, its first
- * frame the site's (the shim's and the system libraries' frames on top left out).
+ * The program's stack at the wait, unwound as a spawn's, its first frame the site's (the shim's
+ * and the system libraries' frames on top left out), into `buffer`. Not cancellable: libunwind's
+ * first load opens files (cancellation points), and a thread cancelled here, around its
+ * wait-start and before the wait's cleanup handler, would never end its wait.
  */
-__attribute__((noinline)) static void fire_wait_stack(const struct tp_wait *w)
+static const uintptr_t *wait_stack(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint32_t *depth,
+				   uint32_t *id)
+{
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	const uintptr_t *pcs = tp_spawn_stack_capture_outside(buffer, depth, id,
+							      tp_code_in_system_library);
+	pthread_setcancelstate(cancel_state, NULL);
+	return pcs;
+}
+
+static void fire_wait_start(struct tp_wait *w, int64_t timeout_ns, uint32_t site)
+{
+	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
+			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
+}
+
+/*
+ * For a stack wanted of every wait (every_stack_wanted): it is unwound before wait-start, so that
+ * its unwinding (hundreds of ns) is no part of the wait's time, and wait-stack fires right after
+ * wait-start; the live statistics take it if their wait-start sampled the wait. Out of line, as
+ * fire_sampled_wait_stack: the stack's buffer is no part of the waits' path.
+ */
+__attribute__((noinline)) static void fire_wait_start_after_stack(struct tp_wait *w,
+								  int64_t timeout_ns, uint32_t site)
 {
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	uint32_t depth, id;
-	/*
-	 * Not cancellable: libunwind's first load opens files (cancellation points), and a thread
-	 * cancelled here, after its wait-start and before the wait's cleanup handler, would never
-	 * end its wait.
-	 */
-	int cancel_state;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	const uintptr_t *pcs = tp_spawn_stack_capture_outside(buffer, &depth, &id,
-							      tp_code_in_system_library);
+	const uintptr_t *pcs = wait_stack(buffer, &depth, &id);
+	fire_wait_start(w, timeout_ns, site);
+	if (tp_live())
+		(void)tp_live_wants_wait_stack();
 	if (pcs != NULL)
 		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
-	pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* A stack the live statistics sampled at the wait's wait-start: unwound now, then fired. */
+__attribute__((noinline)) static void fire_sampled_wait_stack(const struct tp_wait *w)
+{
+	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
+	uint32_t depth, id;
+	const uintptr_t *pcs = wait_stack(buffer, &depth, &id);
+	if (pcs != NULL)
+		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
 }
 
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
@@ -146,11 +174,14 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
 	w->report_counted = false;
-	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
-	/* not in a wait inside the shim's own work: unwinding is not reentrant */
-	if (!nested && stack_wanted())
-		fire_wait_stack(w);
+	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
+	if (!nested && every_stack_wanted()) {
+		fire_wait_start_after_stack(w, timeout_ns, site);
+	} else {
+		fire_wait_start(w, timeout_ns, site);
+		if (!nested && tp_live() && tp_live_wants_wait_stack())
+			fire_sampled_wait_stack(w);
+	}
 	errno = saved_errno;
 }
 
