@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 6
+#define TP_LIVE_VERSION 7
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -399,6 +399,12 @@ struct tp_live_site_stats {
 	 */
 	uint32_t spawn_gap_histogram[TP_LIVE_COST_BUCKETS];
 	uint32_t start_delay_histogram[TP_LIVE_COST_BUCKETS];
+	/*
+	 * Each ended task's time, its polls added up (log2 buckets, as poll_histogram's): a task
+	 * that spawns and waits for its children runs in several polls, and the granularity's
+	 * verdict judges the task, not its polls.
+	 */
+	uint32_t task_time_histogram[TP_LIVE_BUCKETS];
 };
 
 #define TP_LIVE_PAGE         4096u

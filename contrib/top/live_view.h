@@ -125,6 +125,8 @@ struct site_view {
 	uint64_t first_spawn_ns, last_done_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
+	/* its ended tasks' times (their polls added up) and their median: the verdict's */
+	uint64_t task_time_histogram[TP_LIVE_BUCKETS], task_p50_ns;
 	/* the gaps between spawns of its tasks in one poll and their median (the spawn cost), and
 	 * the delays before its tasks' first polls (tp_live_start_delay) and theirs */
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], spawn_p50_ns;

@@ -51,6 +51,7 @@ struct task_entry {
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
 	uint64_t suspended_ns;
+	uint64_t polled_ns; /* its polls' time so far, but the one going on */
 };
 
 /*
@@ -204,6 +205,14 @@ static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 	if (b >= TP_LIVE_BUCKETS)
 		b = TP_LIVE_BUCKETS - 1;
 	add(&histogram[b], 1);
+}
+
+static inline void histogram32_add(uint32_t *histogram, uint64_t ns)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
+	if (b >= TP_LIVE_BUCKETS)
+		b = TP_LIVE_BUCKETS - 1;
+	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
 }
 
 static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
@@ -409,6 +418,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span
 		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
+		set64(&e->polled_ns, 0);
 		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
 		return e;
 	}
@@ -858,8 +868,10 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 		/* an unfinished task's entry is still its own; a finished one's may be another's */
 		bool suspended = !done && local.polled != NULL &&
 				 __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task;
-		if (suspended)
+		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
+			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
+		}
 		if (local.span.in_graph) {
 			count_work(now);
 			if (s->graph_first_ns == 0)
@@ -924,6 +936,11 @@ void tp_live_task_terminate(uint64_t task)
 	uint64_t now = now_ns();
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
+	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
+	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
+	if (task == local.polled_task)
+		polled += now - local.poll_start;
+	histogram32_add(local.rows[row].task_time_histogram, polled);
 	const struct tp_live_path *ended = span_ended(e, task, now);
 	struct tp_live_path end = {0};
 	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))

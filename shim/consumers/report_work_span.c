@@ -23,6 +23,7 @@ struct site_figures {
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
+	uint64_t task_time_histogram[TP_LIVE_BUCKETS]; /* ended tasks' polls added up */
 	/* the costs', in log2 buckets (TP_LIVE_COST_SHIFT) */
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
 };
@@ -130,6 +131,8 @@ void tp_report_work_span(FILE *out)
 			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 				f->poll_histogram[b] += __atomic_load_n(
 					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
+				f->task_time_histogram[b] += __atomic_load_n(
+					&rows[row].task_time_histogram[b], __ATOMIC_RELAXED);
 			}
 			for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
 				f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
@@ -207,16 +210,16 @@ void tp_report_work_span(FILE *out)
 	/* tasks too small for what they cost (taskprobe_live.h: the same verdict as --analyze's) */
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
-		uint64_t task = median_ns(f->poll_histogram),
+		uint64_t task = median_ns(f->task_time_histogram),
 			 spawn = median_ns(f->spawn_gap_histogram),
 			 start = median_ns(f->start_delay_histogram);
-		char name[64], poll[24], spawn_words[24], start_words[24], words[512];
+		char name[64], task_words[24], spawn_words[24], start_words[24], words[512];
 		if (f->id == 0 || f->by_executor || f->tasks < 2 ||
 		    !tp_live_too_small(task, spawn, start))
 			continue;
 		tp_live_too_small_words(
 			words, sizeof words, site_text(f, name, sizeof name),
-			tp_live_duration_words(task, poll, sizeof poll),
+			tp_live_duration_words(task, task_words, sizeof task_words),
 			spawn != 0 ? tp_live_duration_words(spawn, spawn_words, sizeof spawn_words)
 				   : NULL,
 			start != 0 ? tp_live_duration_words(start, start_words, sizeof start_words)

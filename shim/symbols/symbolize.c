@@ -114,6 +114,17 @@ static const char *symbol_at(const struct elf_file *f, uintptr_t base, uintptr_t
 }
 
 /*
+ * `address` as module file `f` (loaded at `base`) numbers it: less `base` in a shared object or a
+ * position-independent executable, itself in an executable linked at fixed addresses (or when the
+ * file cannot be read). What `addr2line -e module` reads, the same in every run.
+ */
+static uintptr_t file_address(const struct elf_file *f, uintptr_t base, uintptr_t address)
+{
+	bool fixed = f != NULL && ((const ElfW(Ehdr) *)f->image)->e_type == ET_EXEC;
+	return fixed ? address : address - base;
+}
+
+/*
  * What an address to name is: the return address of a call (named by the call, at pc - 1: the
  * return address may be the next function's first byte), or a function's first instruction (a
  * thread's start routine).
@@ -204,8 +215,8 @@ static const char *written_function(const char *symbol, char *buf, size_t size)
 /*
  * "function+0xoff (module)" for the address `pc` in the module of file `file` (read as `path`)
  * loaded at `base` ("function (module)" for a function's entry; "main [main._omp_fn.0+0xoff]
- * (module)" for a symbol the compiler made), or "0xoff (module)" when no symbol covers it: its
- * offset from `base`, the same in every run, and what `addr2line -e module` reads.
+ * (module)" for a symbol the compiler made), or "0xaddress (module)" when no symbol covers it,
+ * as the module's file numbers it (file_address).
  */
 static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
 			   enum code_kind kind, bool basename_only, bool may_load, char *out,
@@ -233,7 +244,7 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
 	else
-		snprintf(out, size, "%#lx (%s)", (unsigned long)(pc - base), path);
+		snprintf(out, size, "%#lx (%s)", (unsigned long)file_address(f, base, pc), path);
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */

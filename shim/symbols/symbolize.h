@@ -11,10 +11,10 @@
 
 /*
  * Writes "function (file:line)" for the return address `pc` (looked up at pc - 1, the call)
- * when its module has line tables; else "function+0xoffset (module)", or "0xoffset (module)" (its
- * offset in the module) when no symbol covers it, or "0xpc" outside every module. Symbols come
- * from the module's .symtab (so static functions of executables are named too), else its
- * .dynsym. Not for hot paths.
+ * when its module has line tables; else "function+0xoffset (module)", or "0xaddress (module)"
+ * (as the module's file numbers it: what addr2line reads) when no symbol covers it, or "0xpc"
+ * outside every module. Symbols come from the module's .symtab (so static functions of
+ * executables are named too), else its .dynsym. Not for hot paths.
  */
 void tp_symbolize(uintptr_t pc, char *out, size_t size);
 
