@@ -191,8 +191,8 @@ Test(analysis, a_fork_join_tree_is_one_root_to_leaf_path, .timeout = 60)
 
 Test(analysis, a_wavefront_is_its_diagonal, .timeout = 60)
 {
-	/* 6 x 6 cells of 2 ms, each after the cells above and to its left: span 11 cells, 22 ms */
-	known_graph("wavefront", 22, 11, 36);
+	/* 6 x 6 cells of 4 ms, each after the cells above and to its left: span 11 cells, 44 ms */
+	known_graph("wavefront", 44, 11, 36);
 }
 
 Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)

@@ -4,12 +4,12 @@
  * tasks from one construct (in `stepped`), each of which takes STEPS steps, a step spawning one
  * tiny child (from the construct in `step_child`) and waiting for it (taskwait). Each task's polls
  * are the moments between its taskwaits (about a spawn's time), while the task itself lasts all
- * its steps: hundreds of microseconds. Prints the children's count.
+ * its steps: milliseconds. Prints the children's count.
  */
 #include <stdio.h>
 
 #define STEPPED_TASKS 20
-#define STEPS         200
+#define STEPS         5000
 
 static long children;
 
