@@ -125,6 +125,9 @@ void tp_thread_unpark(struct tp_thread *self)
 
 void tp_thread_park_ends_with_thread(struct tp_thread *other)
 {
+	/* a thread that is not parked may be running: its state is its own */
+	if (!other->parked)
+		return;
 	other->parked = false;
 	other->parked_by = NULL;
 }
