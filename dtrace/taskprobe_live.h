@@ -400,11 +400,11 @@ struct tp_live_site_stats {
 	uint32_t spawn_gap_histogram[TP_LIVE_COST_BUCKETS];
 	uint32_t start_delay_histogram[TP_LIVE_COST_BUCKETS];
 	/*
-	 * Each ended task's time, its polls added up (log2 buckets, as poll_histogram's): a task
-	 * that spawns and waits for its children runs in several polls, and the granularity's
-	 * verdict judges the task, not its polls.
+	 * Each ended task's time, its polls added up (compact, as the costs'; the last bucket
+	 * counts every task of 4 ms or more): a task that spawns and waits for its children runs
+	 * in several polls, and the granularity's verdict judges the task, not its polls.
 	 */
-	uint32_t task_time_histogram[TP_LIVE_BUCKETS];
+	uint32_t task_time_histogram[TP_LIVE_COST_BUCKETS];
 };
 
 #define TP_LIVE_PAGE         4096u

@@ -694,13 +694,12 @@ Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeou
  * ns, each spawned in about as long and started in more, are too small; a chain's tasks of 5 ms
  * are not, whatever spawning and starting one costs (microseconds).
  */
-static void verdict(const char *const argv[], const char *site, bool too_small)
+/* Whether each of the three ways said (or did not say) the tasks of `site` too small. */
+static void expect_verdict(const struct three_ways *w, const char *site, bool too_small)
 {
-	struct three_ways w;
-	run_three_ways(argv, site, &w);
 	char words[128];
 	snprintf(words, sizeof words, "tasks of %s", site);
-	const char *said[] = {w.analysis.text, w.report, w.top};
+	const char *said[] = {w->analysis.text, w->report, w->top};
 	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
 		const char *at = strstr(said[i], words),
 			   *end = at != NULL ? strchr(at, '\n') : NULL;
@@ -709,6 +708,13 @@ static void verdict(const char *const argv[], const char *site, bool too_small)
 		cr_expect_eq(verdict, too_small, "%s %s too small:\n%s", site,
 			     too_small ? "not said" : "said", said[i]);
 	}
+}
+
+static void verdict(const char *const argv[], const char *site, bool too_small)
+{
+	struct three_ways w;
+	run_three_ways(argv, site, &w);
+	expect_verdict(&w, site, too_small);
 	three_ways_free(&w);
 }
 
@@ -719,13 +725,18 @@ Test(analysis, fibs_tasks_are_too_small_for_their_cost, .timeout = 120)
 
 /*
  * The verdict judges a task's time, its polls added up, not a poll: omp_stepped_tasks's tasks run
- * in 200 polls of about a spawn's time each (between their taskwaits) and last hundreds of
- * microseconds. Judged by the median poll, the exit report and top called them too small.
+ * in 5000 polls of about a spawn's time each (between their taskwaits) and last milliseconds.
+ * Judged by the median poll, the exit report and top called them too small. Their tiny children,
+ * one poll each, are too small, in the same run (so the task times are there).
  */
 Test(analysis, tasks_made_of_many_short_polls_are_judged_by_their_whole_time, .timeout = 120)
 {
-	verdict((const char *[]){tp_target("omp_stepped_tasks"), NULL},
-		"stepped (omp_stepped_tasks.c:", false);
+	const char *stepped = "stepped (omp_stepped_tasks.c:";
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_stepped_tasks"), NULL}, stepped, &w);
+	expect_verdict(&w, stepped, false);
+	expect_verdict(&w, "step_child (omp_stepped_tasks.c:", true);
+	three_ways_free(&w);
 }
 
 Test(analysis, a_chains_tasks_of_5_ms_are_not_too_small, .timeout = 120)

@@ -823,9 +823,9 @@ Test(top, a_thread_that_finds_no_space_takes_an_ended_threads_slot)
 	/*
 	 * Room for two threads' rows, and waves of two worker threads one after another: each
 	 * later thread finds no space for a free slot's rows and takes an ended thread's slot,
-	 * whose rows have theirs. Every thread is counted. No stacks: a sampled wait stack would
-	 * ask for the stacks' space, which fits beside one slot's rows (they are 132 KiB), and
-	 * leave no room for the second.
+	 * whose rows have theirs. Every thread is counted. No stacks: a sampled wait stack asks for
+	 * the stacks' space, which may fit beside one slot's rows in this room and leave none for
+	 * a second.
 	 */
 	const unsigned waves = 5;
 	char dir[] = "/tmp/taskprobe-small-XXXXXX", tmpdir[64], arg[16];

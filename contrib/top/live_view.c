@@ -752,14 +752,14 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		v->poll_histogram[b] += load64(&r->poll_histogram[b]);
 		v->delay_histogram[b] += load64(&r->delay_histogram[b]);
-		v->task_time_histogram[b] += __atomic_load_n(&r->task_time_histogram[b],
-							     __ATOMIC_RELAXED);
 	}
 	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
 		v->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
 			&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
 		v->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
 			&r->start_delay_histogram[b], __ATOMIC_RELAXED);
+		v->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->task_time_histogram[b], __ATOMIC_RELAXED);
 	}
 }
 

@@ -2,8 +2,11 @@
 /*
  * A wait made through the C++ standard library: a worker waits on a std::condition_variable
  * (inside libstdc++, which calls pthread_cond_wait) until the main thread says it may go, ROUNDS
- * times (argv[1], default 20). Prints "rounds N".
+ * times (argv[1], default 20). The main thread lets the worker reach its wait first (a
+ * millisecond each round): told before it got there, the worker would not wait at all. Prints
+ * "rounds N".
  */
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,7 @@ int main(int argc, char **argv)
 			await_go(i);
 	});
 	for (long i = 0; i < rounds; i++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
 		std::unique_lock<std::mutex> held(lock);
 		go = i + 1;
 		said.notify_all();

@@ -37,7 +37,7 @@
  * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
  * fall among them, while the tasks of a block still share pages. A task that finds its window
  * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
- * entries of 32 bytes: 8 MiB reserved, touched as tasks arrive.
+ * entries of 40 bytes: 10 MiB reserved, touched as tasks arrive.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
@@ -205,14 +205,6 @@ static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 	if (b >= TP_LIVE_BUCKETS)
 		b = TP_LIVE_BUCKETS - 1;
 	add(&histogram[b], 1);
-}
-
-static inline void histogram32_add(uint32_t *histogram, uint64_t ns)
-{
-	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
-	if (b >= TP_LIVE_BUCKETS)
-		b = TP_LIVE_BUCKETS - 1;
-	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
 }
 
 static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
@@ -940,7 +932,8 @@ void tp_live_task_terminate(uint64_t task)
 	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
 	if (task == local.polled_task)
 		polled += now - local.poll_start;
-	histogram32_add(local.rows[row].task_time_histogram, polled);
+	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
+		cost_histogram_add(local.rows[row].task_time_histogram, polled);
 	const struct tp_live_path *ended = span_ended(e, task, now);
 	struct tp_live_path end = {0};
 	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))

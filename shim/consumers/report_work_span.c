@@ -23,8 +23,9 @@ struct site_figures {
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
-	uint64_t task_time_histogram[TP_LIVE_BUCKETS]; /* ended tasks' polls added up */
-	/* the costs', in log2 buckets (TP_LIVE_COST_SHIFT) */
+	/* the costs' and ended tasks' times (their polls added up), in log2 buckets
+	 * (TP_LIVE_COST_SHIFT) */
+	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
 };
 
@@ -131,14 +132,14 @@ void tp_report_work_span(FILE *out)
 			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 				f->poll_histogram[b] += __atomic_load_n(
 					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
-				f->task_time_histogram[b] += __atomic_load_n(
-					&rows[row].task_time_histogram[b], __ATOMIC_RELAXED);
 			}
 			for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
 				f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
 					&rows[row].spawn_gap_histogram[b], __ATOMIC_RELAXED);
 				f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
 					&rows[row].start_delay_histogram[b], __ATOMIC_RELAXED);
+				f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+					&rows[row].task_time_histogram[b], __ATOMIC_RELAXED);
 			}
 		}
 		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);

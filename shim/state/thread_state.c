@@ -123,15 +123,6 @@ void tp_thread_unpark(struct tp_thread *self)
 		tp_fire_worker_unpark();
 }
 
-void tp_thread_park_ends_with_thread(struct tp_thread *other)
-{
-	/* a thread that is not parked may be running: its state is its own */
-	if (!other->parked)
-		return;
-	other->parked = false;
-	other->parked_by = NULL;
-}
-
 bool tp_thread_recognize_worker(struct tp_thread *self)
 {
 	if (self->adapter_worker)

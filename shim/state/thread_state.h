@@ -79,13 +79,6 @@ bool tp_thread_park(struct tp_thread *self, const void *by);
 void tp_thread_unpark(struct tp_thread *self);
 
 /*
- * The process's exit stopped `other`, a thread other than the caller: its park ends with the
- * thread-stop the caller fires for it. No unpark fires: the probe is the firing thread's, and
- * `other` never returns to fire its own.
- */
-void tp_thread_park_ends_with_thread(struct tp_thread *other);
-
-/*
  * A thread that is a worker by its name stops being one (worker-thread-stop) as it ends: called
  * on the thread, before its thread-stop.
  */

@@ -79,8 +79,12 @@ void tp_threads_stop_at_exit(void)
 	while (running.next != &running) {
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
+		/*
+		 * A worker parked now ends its park with this thread-stop (PROBES.md): nothing
+		 * fires for it on its own thread from now on, an unpark no more than a wait-end, and
+		 * its park state stays its own (it may be running still).
+		 */
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
-		tp_thread_park_ends_with_thread(t->self);
 		tp_fire_thread_stop((uint64_t)t->self->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdbool.h>
@@ -215,10 +216,37 @@ const uintptr_t *tp_spawn_stack_capture(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
 	return tp_spawn_stack_capture_outside(buffer, depth, id, NULL);
 }
 
-/* Whether the frame `pc` on top of a stack is left out: the shim's, an executor's, `inside`'s. */
+/*
+ * The bytes of the program's entry code (_start) within which its one call returns: the call of
+ * libc's start of main, at _start+0x21 on x86-64 glibc; a function of the program's own is never
+ * that close after the entry point.
+ */
+#define ENTRY_CODE_BYTES 64
+
+/*
+ * Whether `pc` returns into the program's entry code, which called libc's start of main: the
+ * outermost frame of the main thread, no call of the program's own (a wait a library's
+ * destructor makes in exit after main returned, or one main tail-called, has no other frame
+ * outside the libraries).
+ */
+static bool is_entry_code(uintptr_t pc)
+{
+	static uintptr_t entry;
+	uintptr_t e = __atomic_load_n(&entry, __ATOMIC_RELAXED);
+	if (e == 0) {
+		e = (uintptr_t)getauxval(AT_ENTRY);
+		__atomic_store_n(&entry, e, __ATOMIC_RELAXED);
+	}
+	return e != 0 && pc > e && pc - e < ENTRY_CODE_BYTES;
+}
+
+/*
+ * Whether the frame `pc` on top of a stack is left out: the shim's, an executor's, `inside`'s,
+ * or the entry code's (a stack with nothing above it has no frame of the program's).
+ */
 static bool is_left_out(uintptr_t pc, bool (*inside)(uintptr_t pc))
 {
-	return is_skipped(pc) || (inside != NULL && inside(pc));
+	return is_skipped(pc) || (inside != NULL && inside(pc)) || is_entry_code(pc);
 }
 
 const uintptr_t *tp_spawn_stack_capture_outside(uintptr_t buffer[TP_SPAWN_STACK_BUFFER],
@@ -261,16 +289,9 @@ uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc))
 	unwind_fn backtrace = tp_settings()->stacks ? load_libunwind() : NULL;
 	void *frames[TP_CALLER_FRAMES_MAX];
 	int n = backtrace != NULL ? unwind_frames(backtrace, frames, TP_CALLER_FRAMES_MAX) : 0;
-	/*
-	 * The outermost frame of a stack unwound to its end is its entry code's (the program's
-	 * _start, which called libc's start of main: a wait libc's exit makes in a library's
-	 * destructor has it as its only frame outside the libraries), never a call of the
-	 * program's own.
-	 */
-	int program_frames = n < TP_CALLER_FRAMES_MAX ? n - 1 : n;
-	for (int i = 0; i < program_frames; i++) {
+	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
-		if (!is_skipped(pc) && !inside(pc))
+		if (!is_left_out(pc, inside))
 			return pc;
 	}
 	return 0;

@@ -83,7 +83,7 @@ void tp_spawn_stack_prepare(void);
 /*
  * The return address of the first frame of the calling thread's stack, outside the shim, for
  * which `inside` is false (the first frame of the program's, above the libraries a call went
- * through); 0 when none of the first TP_CALLER_FRAMES_MAX is, or stacks are off. The outermost
- * frame of a whole stack (its entry code's: _start) is none. Unwinds: for traced paths only.
+ * through); 0 when none of the first TP_CALLER_FRAMES_MAX is, or stacks are off. The program's
+ * entry code (_start) is none. Unwinds: for traced paths only.
  */
 uintptr_t tp_spawn_stack_first_outside(bool (*inside)(uintptr_t pc));

@@ -115,8 +115,10 @@ static const char *symbol_at(const struct elf_file *f, uintptr_t base, uintptr_t
 
 /*
  * `address` as module file `f` (loaded at `base`) numbers it: less `base` in a shared object or a
- * position-independent executable, itself in an executable linked at fixed addresses (or when the
- * file cannot be read). What `addr2line -e module` reads, the same in every run.
+ * position-independent executable, itself in an executable linked at fixed addresses. What
+ * `addr2line -e module` reads, the same in every run. A file that cannot be read (NULL) is taken
+ * for a shared object, as most modules are: `base` may be another process's (the console names
+ * a program's addresses), so its header is not read through it.
  */
 static uintptr_t file_address(const struct elf_file *f, uintptr_t base, uintptr_t address)
 {
