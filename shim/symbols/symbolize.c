@@ -99,31 +99,29 @@ static const char *lookup(const struct elf_file *f, unsigned type, uintptr_t add
 	return NULL;
 }
 
+/*
+ * What module file `f`, loaded at `base`, adds to the addresses it numbers once loaded: `base` for
+ * a shared object or a position-independent executable, 0 for an executable linked at fixed
+ * addresses. A file that cannot be read (NULL) is taken for a shared object, as most modules are:
+ * `base` may be another process's (the console names a program's addresses), so its header is not
+ * read through it.
+ */
+static uintptr_t load_bias(const struct elf_file *f, uintptr_t base)
+{
+	return f != NULL && ((const ElfW(Ehdr) *)f->image)->e_type == ET_EXEC ? 0 : base;
+}
+
 /* The function symbol covering `address` in the module of `info`, .symtab first; its range. */
 static const char *symbol_at(const struct elf_file *f, uintptr_t base, uintptr_t address,
 			     uintptr_t *start, size_t *length)
 {
-	bool relative = ((const ElfW(Ehdr) *)f->image)->e_type == ET_DYN;
-	uintptr_t addr = address - (relative ? base : 0);
-	const char *name = lookup(f, SHT_SYMTAB, addr, start, length);
+	uintptr_t bias = load_bias(f, base);
+	const char *name = lookup(f, SHT_SYMTAB, address - bias, start, length);
 	if (name == NULL)
-		name = lookup(f, SHT_DYNSYM, addr, start, length);
-	if (name != NULL && relative)
-		*start += base;
+		name = lookup(f, SHT_DYNSYM, address - bias, start, length);
+	if (name != NULL)
+		*start += bias;
 	return name;
-}
-
-/*
- * `address` as module file `f` (loaded at `base`) numbers it: less `base` in a shared object or a
- * position-independent executable, itself in an executable linked at fixed addresses. What
- * `addr2line -e module` reads, the same in every run. A file that cannot be read (NULL) is taken
- * for a shared object, as most modules are: `base` may be another process's (the console names
- * a program's addresses), so its header is not read through it.
- */
-static uintptr_t file_address(const struct elf_file *f, uintptr_t base, uintptr_t address)
-{
-	bool fixed = f != NULL && ((const ElfW(Ehdr) *)f->image)->e_type == ET_EXEC;
-	return fixed ? address : address - base;
 }
 
 /*
@@ -218,7 +216,8 @@ static const char *written_function(const char *symbol, char *buf, size_t size)
  * "function+0xoff (module)" for the address `pc` in the module of file `file` (read as `path`)
  * loaded at `base` ("function (module)" for a function's entry; "main [main._omp_fn.0+0xoff]
  * (module)" for a symbol the compiler made), or "0xaddress (module)" when no symbol covers it,
- * as the module's file numbers it (file_address).
+ * as the module's file numbers it (less its load_bias): what `addr2line -e module` reads, the
+ * same in every run.
  */
 static void name_by_symbol(const char *path, const char *file, uintptr_t base, uintptr_t pc,
 			   enum code_kind kind, bool basename_only, bool may_load, char *out,
@@ -246,7 +245,7 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
 	else
-		snprintf(out, size, "%#lx (%s)", (unsigned long)file_address(f, base, pc), path);
+		snprintf(out, size, "%#lx (%s)", (unsigned long)(pc - load_bias(f, base)), path);
 }
 
 /* dl_iterate_phdr reports the main program first: the address it is mapped at. */
