@@ -58,36 +58,53 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-void tp_spawn_stack_skip_module(const void *address_in_module)
+/*
+ * Sets `*r` to the range of the loaded module holding `address`, its end published last (for
+ * in_range on other threads); false, `*r` untouched, when no module holds it.
+ */
+static bool find_module_range(const void *address, struct range *r)
 {
-	struct module_search search = {.address = (uintptr_t)address_in_module};
+	struct module_search search = {.address = (uintptr_t)address};
+	if (dl_iterate_phdr(find_module, &search) != 1)
+		return false;
+	r->start = search.found.start;
+	__atomic_store_n(&r->end, search.found.end, __ATOMIC_RELEASE);
+	return true;
+}
+
+static bool in_range(const struct range *r, uintptr_t pc)
+{
+	return pc >= r->start && pc < __atomic_load_n(&r->end, __ATOMIC_ACQUIRE);
+}
+
+/* Appends `r` to the ranges skipped on top of a stack, if there is room. */
+static void skip_range(const struct range *r)
+{
 	unsigned n = __atomic_load_n(&n_skipped, __ATOMIC_ACQUIRE);
-	if (n < SKIPPED_MODULES_MAX && dl_iterate_phdr(find_module, &search) == 1) {
-		skipped[n] = search.found;
+	if (n < SKIPPED_MODULES_MAX) {
+		skipped[n] = *r;
 		__atomic_store_n(&n_skipped, n + 1, __ATOMIC_RELEASE);
 	}
 }
 
-void tp_spawn_stack_own_module(const void *address_in_shim)
+void tp_spawn_stack_skip_module(const void *address_in_module)
 {
-	struct module_search search = {.address = (uintptr_t)address_in_shim};
-	if (dl_iterate_phdr(find_module, &search) != 1)
-		return;
-	shim.start = search.found.start;
-	__atomic_store_n(&shim.end, search.found.end, __ATOMIC_RELEASE);
-	tp_spawn_stack_skip_module(address_in_shim);
+	struct range found;
+	if (find_module_range(address_in_module, &found))
+		skip_range(&found);
 }
 
-static bool in_shim(uintptr_t pc)
+void tp_spawn_stack_own_module(const void *address_in_shim)
 {
-	return pc >= shim.start && pc < __atomic_load_n(&shim.end, __ATOMIC_ACQUIRE);
+	if (find_module_range(address_in_shim, &shim))
+		skip_range(&shim);
 }
 
 static bool is_skipped(uintptr_t pc)
 {
 	unsigned n = __atomic_load_n(&n_skipped, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n; i++)
-		if (pc >= skipped[i].start && pc < skipped[i].end)
+		if (in_range(&skipped[i], pc))
 			return true;
 	return false;
 }
@@ -136,11 +153,7 @@ static unwind_fn load_libunwind(void)
 	/* unwinding caches per thread, with no lock */
 	if (set_caching != NULL && local != NULL)
 		set_caching(*local, UNW_CACHE_PER_THREAD);
-	struct module_search search = {.address = (uintptr_t)backtrace};
-	if (dl_iterate_phdr(find_module, &search) == 1) {
-		unwinder.start = search.found.start;
-		__atomic_store_n(&unwinder.end, search.found.end, __ATOMIC_RELEASE);
-	}
+	(void)find_module_range(backtrace, &unwinder);
 	tp_shim_work_end(nested);
 	loaded = (unwind_fn)backtrace;
 	__atomic_store_n(&unwind, loaded, __ATOMIC_RELEASE);
@@ -197,7 +210,7 @@ static int keep_programs_frames(uintptr_t *pcs, int n, int keep)
 	int kept = 0;
 	for (int i = 0; i < n && kept < keep; i++) {
 		uintptr_t pc = pcs[i];
-		if (in_shim(pc))
+		if (in_range(&shim, pc))
 			continue;
 		size_t slot = tp_hash_slot(pc, bits);
 		while (seen[slot] != 0 && seen[slot] != pc)
@@ -407,8 +420,7 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 
 bool tp_spawn_stack_in_unwinder(uintptr_t address)
 {
-	uintptr_t end = __atomic_load_n(&unwinder.end, __ATOMIC_ACQUIRE);
-	return address >= unwinder.start && address < end;
+	return in_range(&unwinder, address);
 }
 
 bool tp_spawn_stack_in_executor(uintptr_t address)
