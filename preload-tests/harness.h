@@ -99,6 +99,16 @@ void tp_launch(const char *const args[], const char *const env[], struct tp_run 
 const char *tp_shim_copy(void);
 
 /*
+ * Runs `argv` traced by the bpftrace `program` (`$1` the target's pid), with the shim `shim` (a
+ * copy: tp_shim_copy) preloaded: tp_use_shim and tp_use_tracer_program for this run only.
+ */
+void tp_run_traced_by(const char *shim, const char *program, const char *const argv[],
+		      const char *const env[], struct tp_run *run);
+
+/* The path of the libunwind the shim loads (libunwind.so.8), for uprobes on its functions. */
+const char *tp_libunwind_path(void);
+
+/*
  * How many times libunwind's unw_backtrace ran in `argv` traced, with the shim `shim` (a copy:
  * tp_shim_copy) and the bpftrace probes `also` attached too; asserts its stdout is `out`.
  */

@@ -195,15 +195,11 @@ Test(sites, a_site_is_named_for_a_tracer_outside_every_poll, .timeout = 120)
 			 "/pid == $1/ { printf(\"NAMING %%s\\n\", @open[tid] ? \"in a poll\" : "
 			 "\"outside\"); }\n",
 			 shim) > 0);
-	tp_use_shim(shim);
-	tp_use_tracer_program(program);
 	const char *argv[] = {tp_require_program(tp_target("omp_blocking"), "clang and libomp-dev"),
 			      NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run run;
-	tp_run(TP_TRACED, argv, env, &run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
+	tp_run_traced_by(shim, program, argv, env, &run);
 	free(program);
 	cr_expect_str_eq(run.out, "posted\n");
 	int task_line, wait_line;

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,10 +325,6 @@ static int by_time(const void *a, const void *b)
 Test(wait_stacks, a_wait_stack_is_unwound_before_its_wait_starts, .timeout = 180)
 {
 	tp_require_tracer();
-	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
-	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
-	Dl_info info;
-	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
 	const char *shim = tp_shim_copy();
 	char *program;
 	cr_assert(asprintf(&program,
@@ -339,11 +334,10 @@ Test(wait_stacks, a_wait_stack_is_unwound_before_its_wait_starts, .timeout = 180
 			   "{ printf(\"S %%d %%llu\\n\", tid, nsecs); }\n"
 			   "usdt:%s:taskprobe:wait__stack /pid == $1/ "
 			   "{ printf(\"K %%d %%llu\\n\", tid, nsecs); }\n",
-			   info.dli_fname, shim, shim) > 0);
-	tp_use_shim(shim);
-	tp_use_tracer_program(program);
+			   tp_libunwind_path(), shim, shim) > 0);
 	struct tp_run run;
-	tp_run(TP_TRACED, (const char *[]){tp_target("wait_stacks"), NULL}, NULL, &run);
+	tp_run_traced_by(shim, program, (const char *[]){tp_target("wait_stacks"), NULL}, NULL,
+			 &run);
 	cr_expect_str_eq(run.out, TAKEN);
 	enum { MOMENTS_MAX = 256 };
 	struct traced_moment moments[MOMENTS_MAX];
@@ -387,8 +381,6 @@ Test(wait_stacks, a_wait_stack_is_unwound_before_its_wait_starts, .timeout = 180
 	}
 	cr_expect_geq(stacks, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
 	tp_run_free(&run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
 	free(program);
 }
 
@@ -404,10 +396,9 @@ static void pool_stack_depths(const char *shim, const char *also,
 			   "usdt:%s:taskprobe:wait__stack /pid == $1 && arg0 == %d/ "
 			   "{ printf(\"DEPTH %%d\\n\", arg4); }\n%s",
 			   shim, TP_WAIT_SEMAPHORE, also) > 0);
-	tp_use_shim(shim);
-	tp_use_tracer_program(program);
 	struct tp_run run;
-	tp_run(TP_TRACED, (const char *[]){tp_target("wait_stacks"), NULL}, NULL, &run);
+	tp_run_traced_by(shim, program, (const char *[]){tp_target("wait_stacks"), NULL}, NULL,
+			 &run);
 	cr_expect_str_eq(run.out, TAKEN);
 	unsigned n = 0;
 	for (const char *l = run.trace; (l = strstr(l, "DEPTH ")) != NULL; l++)
@@ -417,8 +408,6 @@ static void pool_stack_depths(const char *shim, const char *also,
 			cr_assert_fail("more wait stacks than waits:\n%s", run.trace);
 	cr_assert_eq(n, ALPHA_WAITS + BETA_WAITS, "%s", run.trace);
 	tp_run_free(&run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
 	free(program);
 }
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -244,28 +245,43 @@ int tp_tracer_stop(pid_t tracer)
 	return tp_reap(tracer, 30000);
 }
 
+void tp_run_traced_by(const char *shim, const char *program, const char *const argv[],
+		      const char *const env[], struct tp_run *run)
+{
+	tp_use_shim(shim);
+	tp_use_tracer_program(program);
+	tp_run(TP_TRACED, argv, env, run);
+	tp_use_tracer_program(NULL);
+	tp_use_shim(NULL);
+}
+
+const char *tp_libunwind_path(void)
+{
+	static char path[PATH_MAX];
+	if (path[0] == '\0') {
+		void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
+		cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
+		Dl_info info;
+		cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
+		snprintf(path, sizeof path, "%s", info.dli_fname);
+	}
+	return path;
+}
+
 size_t tp_count_unwinds(const char *shim, const char *also, const char *const argv[],
 			const char *const env[], const char *out)
 {
-	void *libunwind = dlopen("libunwind.so.8", RTLD_LAZY);
-	cr_assert_not_null(libunwind, "libunwind.so.8: %s", dlerror());
-	Dl_info info;
-	cr_assert(dladdr(dlsym(libunwind, "unw_backtrace"), &info) != 0);
 	char *program;
 	cr_assert(asprintf(&program,
 			   "uprobe:%s:unw_backtrace /pid == $1/ { printf(\"UNWIND\\n\"); }\n%s",
-			   info.dli_fname, also) > 0);
-	tp_use_shim(shim);
-	tp_use_tracer_program(program);
+			   tp_libunwind_path(), also) > 0);
 	struct tp_run run;
-	tp_run(TP_TRACED, argv, env, &run);
+	tp_run_traced_by(shim, program, argv, env, &run);
 	cr_expect_str_eq(run.out, out);
 	size_t n = 0;
 	for (const char *l = run.trace; (l = strstr(l, "UNWIND\n")) != NULL; l++)
 		n++;
 	tp_run_free(&run);
-	tp_use_tracer_program(NULL);
-	tp_use_shim(NULL);
 	free(program);
 	return n;
 }
