@@ -680,8 +680,6 @@ static const struct live_snapshot *shown(const struct screen *sc)
 	return &sc->snapshots[sc->current];
 }
 
-/* A new snapshot shown; false (with `why`) when the file can no longer be read. */
-
 /* The selected site's identity from selected_index: a task site's row, or a wait site's entry. */
 static void select_index(struct screen *sc)
 {
@@ -696,6 +694,7 @@ static void select_index(struct screen *sc)
 	}
 }
 
+/* A new snapshot shown; false (with `why`) when the file can no longer be read. */
 static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;

@@ -755,8 +755,10 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 
 int tp_live_wants_wait_stack(void)
 {
-	/* the outermost wait's site, set by its wait-start; none for the overflow's */
-	/* kept for the exit report alone (in_memory), nobody reads stacks */
+	/*
+	 * The outermost wait's site, set by its wait-start (none for the overflow's); none when
+	 * kept for the exit report alone (in_memory): nobody reads stacks then.
+	 */
 	const struct tp_live_wait_site *e = local.wait_site;
 	if (in_memory || e == NULL || e->address == 0 || local.busy || local.waits != 1)
 		return 0;

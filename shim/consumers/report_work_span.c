@@ -23,8 +23,8 @@ struct site_figures {
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
-	/* the costs' and ended tasks' times (their polls added up), in log2 buckets
-	 * (TP_LIVE_COST_SHIFT) */
+	/* ended tasks' times (their polls added up) and the costs, from the rows' compact
+	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
 	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
 };
