@@ -3,13 +3,32 @@
 #define _GNU_SOURCE
 #include "follow.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 void sleep_ms(unsigned ms)
 {
 	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000};
 	nanosleep(&t, NULL);
+}
+
+void follow_until_ended(pid_t pid, uint64_t start_ticks)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd >= 0) {
+		/* readable once the process ended (a pidfd of a later process with the pid: ended) */
+		struct pollfd ended = {.fd = pidfd, .events = POLLIN};
+		while (!live_process_ended(pid, start_ticks) && poll(&ended, 1, -1) < 0 &&
+		       errno == EINTR)
+			;
+		close(pidfd);
+	}
+	while (!live_process_ended(pid, start_ticks))
+		sleep_ms(FOLLOW_GONE_CHECK_MS);
 }
 
 bool follow_open(struct live_file *f, pid_t pid, const struct follow *w, unsigned wait_ms,

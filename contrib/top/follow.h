@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "live_view.h"
@@ -27,6 +28,14 @@ struct follow {
 };
 
 void sleep_ms(unsigned ms);
+
+/*
+ * Waits until process `pid`, which started at `start_ticks`, has ended (live_process_ended): told
+ * by the kernel (a pidfd, of any process, not only a child), else looked at every
+ * FOLLOW_GONE_CHECK_MS.
+ */
+void follow_until_ended(pid_t pid, uint64_t start_ticks);
+#define FOLLOW_GONE_CHECK_MS 1000
 
 /* Opens the statistics of `pid`, waiting up to `wait_ms` for them to appear; else `why`. */
 bool follow_open(struct live_file *f, pid_t pid, const struct follow *w, unsigned wait_ms,

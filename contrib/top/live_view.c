@@ -167,6 +167,27 @@ struct process {
 	size_t environ_len;
 };
 
+/*
+ * The state and the start time (starttime, 0 unknown) of process `pid`, from /proc/PID/stat;
+ * false when it cannot be read (the process is gone, or hidden).
+ */
+static bool read_stat(pid_t pid, char *state, uint64_t *start_ticks)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	/* "pid (comm) state ppid ...": starttime is field 22, the 20th after the comm */
+	const char *after_comm;
+	if (!read_proc(path, buf, sizeof buf, NULL) || (after_comm = strrchr(buf, ')')) == NULL ||
+	    sscanf(after_comm + 1, " %c", state) != 1)
+		return false;
+	const char *field = after_comm + 1;
+	for (int i = 0; i < 19 && field != NULL; i++)
+		field = strchr(field + 1, ' ');
+	unsigned long long ticks;
+	*start_ticks = field != NULL && sscanf(field, " %llu", &ticks) == 1 ? ticks : 0;
+	return true;
+}
+
 static void process_read(struct process *p, pid_t pid)
 {
 	*p = (struct process){.uid = geteuid()};
@@ -182,17 +203,8 @@ static void process_read(struct process *p, pid_t pid)
 	}
 	if (!p->known)
 		return;
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	/* "pid (comm) state ppid ...": starttime is field 22, the 20th after the comm */
-	const char *after_comm;
-	if (read_proc(path, buf, sizeof buf, NULL) && (after_comm = strrchr(buf, ')')) != NULL) {
-		const char *field = after_comm + 1;
-		for (int i = 0; i < 19 && field != NULL; i++)
-			field = strchr(field + 1, ' ');
-		unsigned long long ticks;
-		if (field != NULL && sscanf(field, " %llu", &ticks) == 1)
-			p->start_ticks = ticks;
-	}
+	char state;
+	read_stat(pid, &state, &p->start_ticks);
 	struct stat st;
 	snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
 	if (stat(path, &st) == 0)
@@ -609,6 +621,40 @@ uint64_t live_spawned(const struct live_file *f)
 bool live_process_gone(pid_t pid)
 {
 	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+bool live_process_ended(pid_t pid, uint64_t start_ticks)
+{
+	char state;
+	uint64_t ticks;
+	if (!read_stat(pid, &state, &ticks))
+		return live_process_gone(pid);
+	/* a zombie (its parent has not waited for it yet), or the pid another process's now */
+	return state == 'Z' || state == 'X' || ticks != start_ticks;
+}
+
+bool live_remove_ended(pid_t pid, uint64_t start_ticks)
+{
+	/* the process is gone: its owner was the caller, its directories the caller's (the
+	 * environment it started with, in the working directory it started in) */
+	struct process p = {.uid = geteuid(), .start_ticks = start_ticks};
+	struct stat st;
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		p.pid_namespace = (uint64_t)st.st_ino;
+	struct live_file f;
+	memset(&f, 0, sizeof f);
+	f.fd = -1;
+	char why[1024];
+	if (start_ticks == 0 || open_in_default_dirs(&f, pid, &p, why, sizeof why) != LIVE_OPENED)
+		return false;
+	/* check_header lets an unknown start time or namespace pass: here they must be the same */
+	bool removed = false;
+	if (f.header.start_ticks == start_ticks && f.header.pid_namespace == p.pid_namespace &&
+	    f.header.kept == 0 && lstat(f.path, &st) == 0 && st.st_dev == f.dev &&
+	    st.st_ino == f.ino)
+		removed = unlink(f.path) == 0;
+	live_close(&f);
+	return removed;
 }
 
 struct live_id live_id(const struct live_file *f)

@@ -77,6 +77,21 @@ uint64_t live_spawned(const struct live_file *f);
 
 /* Whether process `pid` is gone (killed, or ended and reaped). */
 bool live_process_gone(pid_t pid);
+/*
+ * Whether process `pid`, which started at `start_ticks` (/proc/PID/stat's starttime), has ended:
+ * gone, a zombie, or the pid another process's now.
+ */
+bool live_process_ended(pid_t pid, uint64_t start_ticks);
+
+/*
+ * Removes the statistics of `pid`, a process of the caller's that started at `start_ticks` and
+ * has ended, from where its shim put them (live_open's places, by the caller's environment and
+ * working directory: the process's at start), where its shim could not remove them (killed by a
+ * signal, exec'ed into a program without the shim, its privileges dropped). Only a file of the
+ * caller's whose header names that very process (pid, pid namespace, start time), not one kept
+ * on purpose (TASKPROBE_LIVE=keep). Whether it removed one.
+ */
+bool live_remove_ended(pid_t pid, uint64_t start_ticks);
 
 /* Which of a run's processes live_open_child opens (only ones that spawned a task). */
 enum live_choice {

@@ -44,6 +44,7 @@ struct options {
 	bool ascending;
 	const char *dir;
 	pid_t pid;
+	uint64_t remove_at_end; /* the start time of PID, whose statistics to remove when it ends */
 };
 
 static void usage(FILE *to)
@@ -52,19 +53,28 @@ static void usage(FILE *to)
 		"usage: taskprobe-top [--once | --batch] [--interval SECONDS] [--sort COLUMN] "
 		"[--reverse]\n"
 		"                     [--dir DIR] [--wait SECONDS] PID\n"
+		"       taskprobe-top --remove-at-end STARTTIME PID\n"
 		"Shows the tasks of process PID, started with live statistics (taskprobe run, or\n"
 		"TASKPROBE_LIVE=1), as the same user. Columns: site spawned alive done polls busy\n"
-		"delay50 delay99 idle longest warnings. Usually started by `taskprobe top`.\n");
+		"delay50 delay99 idle longest warnings. Usually started by `taskprobe top`.\n"
+		"--remove-at-end: waits for PID (which started at STARTTIME, /proc/PID/stat's)\n"
+		"to end, then removes the statistics it left (`taskprobe run` starts it so).\n");
 }
 
 static bool parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option long_options[] = {
-		{"once", no_argument, NULL, 'o'},           {"batch", no_argument, NULL, 'b'},
-		{"interval", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},        {"dir", required_argument, NULL, 'd'},
-		{"wait", required_argument, NULL, 'w'},     {"help", no_argument, NULL, 'h'},
-		{"children", no_argument, NULL, 'c'},       {NULL, 0, NULL, 0},
+		{"once", no_argument, NULL, 'o'},
+		{"batch", no_argument, NULL, 'b'},
+		{"interval", required_argument, NULL, 'i'},
+		{"sort", required_argument, NULL, 's'},
+		{"reverse", no_argument, NULL, 'r'},
+		{"dir", required_argument, NULL, 'd'},
+		{"wait", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
+		{"children", no_argument, NULL, 'c'},
+		{"remove-at-end", required_argument, NULL, 'e'},
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct options){.interval_ms = DEFAULT_INTERVAL_MS, .sort = COLUMN_BUSY};
 	int c;
@@ -86,6 +96,15 @@ static bool parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'd':
 			o->dir = optarg;
+			break;
+		case 'e':
+			o->remove_at_end = strtoull(optarg, &end, 10);
+			if (end == optarg || *end != '\0' || !isdigit((unsigned char)optarg[0]) ||
+			    o->remove_at_end == 0) {
+				fprintf(stderr, "taskprobe-top: --remove-at-end needs a start time "
+						"(clock ticks)\n");
+				return false;
+			}
 			break;
 		case 'i':
 		case 'w':
@@ -1219,6 +1238,18 @@ int main(int argc, char **argv)
 	if (!parse_options(argc, argv, &o)) {
 		usage(stderr);
 		return 2;
+	}
+	if (o.remove_at_end != 0) {
+		/*
+		 * `taskprobe run`'s, started beside the program it became: out of the program's
+		 * session (no signal of its terminal or process group ends this), holding none of
+		 * its descriptors (its pipes' readers see their end when the program ends).
+		 */
+		setsid();
+		closefrom(STDERR_FILENO + 1);
+		follow_until_ended(o.pid, o.remove_at_end);
+		live_remove_ended(o.pid, o.remove_at_end);
+		return 0;
 	}
 	struct live_file f;
 	char why[1024];
