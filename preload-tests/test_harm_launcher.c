@@ -546,3 +546,71 @@ Test(harm, run_removes_the_live_file_its_program_leaves_and_no_other, .timeout =
 	remove_tree(dir);
 	free(dir);
 }
+
+Test(harm, an_output_the_run_reads_is_refused_before_the_program_runs, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = make_dir();
+	char program[300], data[300], alias[300], script[300], marker[300], path[4200];
+	snprintf(program, sizeof program, "%s/prog", dir);
+	snprintf(data, sizeof data, "%s/data.txt", dir);
+	snprintf(alias, sizeof alias, "%s/alias.txt", dir); /* data.txt by another name */
+	snprintf(script, sizeof script, "%s/my.bt", dir);
+	snprintf(marker, sizeof marker, "%s/ran", dir);
+	snprintf(path, sizeof path, "PATH=%s:%s", dir, getenv("PATH"));
+	const char *const files[][2] = {
+		{program, NULL},
+		{data, "the data\n"},
+		{script, "BEGIN { printf(\"Tracing\\n\"); }\n"},
+	};
+	char program_text[400];
+	snprintf(program_text, sizeof program_text, "#!/bin/sh\ntouch '%s'\ncat \"$@\"\n", marker);
+	const struct {
+		const char *args[12];
+		const char *file, *text; /* the file that must stay as it is */
+	} runs[] = {
+		/* the program, by its path, and found through PATH */
+		{{"record", "-o", program, "--", program}, program, program_text},
+		{{"record", "-o", program, "--", "prog"}, program, program_text},
+		{{"record", "--perf", "-o", program, "--", "prog"}, program, program_text},
+		/* an argument of the program that names a file, by its name and by another */
+		{{"top", "--once", "-o", data, "--", "/bin/cat", data}, data, "the data\n"},
+		{{"top", "--batch", "-o", alias, "--", "prog", data}, data, "the data\n"},
+		{{"record", "-o", data, "--", "prog", data}, data, "the data\n"},
+		/* the script, and a file the script is given */
+		{{"trace", "-o", script, script, "--", "prog"}, script, files[2][1]},
+		{{"trace", "-o", alias, script, data, "--", "prog"}, data, "the data\n"},
+	};
+	/* data.txt by another name (made once: the files are written in place) */
+	FILE *made = fopen(data, "w");
+	cr_assert_not_null(made);
+	fclose(made);
+	cr_assert_eq(link(data, alias), 0);
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		unlink(marker);
+		for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+			FILE *f = fopen(files[k][0], "w");
+			cr_assert_not_null(f);
+			fputs(files[k][1] != NULL ? files[k][1] : program_text, f);
+			fclose(f);
+		}
+		cr_assert_eq(chmod(program, 0755), 0);
+		struct tp_run run;
+		tp_launch(runs[i].args, (const char *[]){path, NULL}, &run);
+		const char *shown = runs[i].args[0];
+		cr_expect_eq(run.status, 2, "%zu %s: %s", i, shown, run.err);
+		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%zu %s: one message: %s", i,
+			     shown, run.err);
+		cr_expect(strstr(run.err, "give -o another file") != NULL, "%zu %s: %s", i, shown,
+			  run.err);
+		cr_expect_str_eq(run.out, "", "%zu %s", i, shown);
+		cr_expect_neq(access(marker, F_OK), 0, "%zu %s: the program ran", i, shown);
+		char *text = tp_read_file(runs[i].file, NULL);
+		cr_expect_str_eq(text, runs[i].text, "%zu %s: %s was written", i, shown,
+				 runs[i].file);
+		free(text);
+		tp_run_free(&run);
+	}
+	remove_tree(dir);
+	free(dir);
+}
