@@ -176,6 +176,9 @@ Test(harm, top_o_writes_the_figures_to_a_new_file_or_the_users_own_and_refuses_a
 		cr_expect(strncmp(text, "taskprobe top: sh (pid ", 23) == 0, "%s", text);
 		cr_expect_eq(occurrences(text, "taskprobe top: "), 1, "%s", text);
 		free(text);
+		struct stat st;
+		cr_assert_eq(stat(figures, &st), 0);
+		cr_expect_eq(st.st_mode & 0777, 0600, "made mode %o", st.st_mode & 0777);
 		tp_run_free(&run);
 	}
 	/* a symbolic link (to a file of the user's too), a directory, no directory: refused before
@@ -611,6 +614,93 @@ Test(harm, an_output_the_run_reads_is_refused_before_the_program_runs, .timeout 
 		free(text);
 		tp_run_free(&run);
 	}
+	remove_tree(dir);
+	free(dir);
+}
+
+/*
+ * The converter on its own: `-o FILE` as the launcher checks it. A new file is made mode 0600; a
+ * regular file of the user's own is written over; a symbolic link (to a file of the user's or
+ * to none) and another user's file are refused, status 2, nothing written.
+ */
+Test(harm, the_converter_never_writes_its_output_through_a_link_nor_over_another_users_file)
+{
+	char *dir = make_dir();
+	char input[300], out[300], victim[300], link[300], dangling[300], missing[300], theirs[300];
+	snprintf(input, sizeof input, "%s/perf.txt", dir); /* perf's text: no line, no event */
+	snprintf(out, sizeof out, "%s/out.json", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	snprintf(dangling, sizeof dangling, "%s/dangling.json", dir);
+	snprintf(missing, sizeof missing, "%s/missing", dir);
+	snprintf(theirs, sizeof theirs, "%s/theirs.json", dir);
+	const char *const texts[][2] = {{input, ""}, {victim, "victim\n"}, {theirs, "theirs\n"}};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		FILE *f = fopen(texts[i][0], "w");
+		cr_assert_not_null(f);
+		fputs(texts[i][1], f);
+		fclose(f);
+	}
+	cr_assert_eq(symlink(victim, link), 0);
+	cr_assert_eq(symlink(missing, dangling), 0);
+	struct tp_run run;
+	const char *refused[] = {link, dangling, geteuid() == 0 ? theirs : NULL};
+	if (geteuid() == 0)
+		cr_assert_eq(chown(theirs, 65534, 65534), 0);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0] && refused[i] != NULL; i++) {
+		tp_run(TP_PLAIN,
+		       (const char *[]){TP_CONTRIB_DIR "/taskprobe-timeline", "-o", refused[i],
+					input, NULL},
+		       NULL, &run);
+		cr_expect_eq(run.status, 2, "%s: %s", refused[i], run.err);
+		cr_expect_eq(occurrences(run.err, "taskprobe-timeline: "), 1, "%s: %s", refused[i],
+			     run.err);
+		cr_expect(strstr(run.err, refused[i]) != NULL, "%s", run.err);
+		tp_run_free(&run);
+	}
+	char *text = tp_read_file(victim, NULL);
+	cr_expect_str_eq(text, "victim\n", "written through %s", link);
+	free(text);
+	cr_expect_neq(access(missing, F_OK), 0, "made through %s", dangling);
+	text = tp_read_file(theirs, NULL);
+	cr_expect_str_eq(text, "theirs\n", "another user's file written over");
+	free(text);
+
+	/* a new file, mode 0600 whatever the umask; then the same, the user's own, written over */
+	mode_t mask = umask(022);
+	for (int again = 0; again < 2; again++) {
+		if (again == 1) {
+			FILE *f = fopen(out, "w");
+			cr_assert_not_null(f);
+			fputs("earlier text, longer than the timeline of nothing: ", f);
+			for (int i = 0; i < 100; i++)
+				fputs("earlier text ", f);
+			fclose(f);
+			cr_assert_eq(chmod(out, 0640), 0);
+		}
+		tp_run(TP_PLAIN,
+		       (const char *[]){TP_CONTRIB_DIR "/taskprobe-timeline", "-o", out, input,
+					NULL},
+		       NULL, &run);
+		cr_expect_eq(run.status, 0, "%s", run.err);
+		text = tp_read_file(out, NULL);
+		cr_expect(strncmp(text, "{\"displayTimeUnit\"", 18) == 0, "%s", text);
+		cr_expect_eq(strstr(text, "earlier text"), NULL, "%s", text);
+		free(text);
+		struct stat st;
+		cr_assert_eq(stat(out, &st), 0);
+		cr_expect_eq(st.st_mode & 0777, again == 0 ? 0600 : 0640, "mode %o",
+			     st.st_mode & 0777);
+		tp_run_free(&run);
+	}
+	umask(mask);
+	/* a character device, as before */
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_CONTRIB_DIR "/taskprobe-timeline", "-o", "/dev/null", input,
+				NULL},
+	       NULL, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
 	remove_tree(dir);
 	free(dir);
 }

@@ -387,6 +387,40 @@ static const char *output_is_input(const char *output, const struct stat *ids,
 	return NULL;
 }
 
+/*
+ * Opens the output as the launcher checks its -o: never through a symbolic link (a link planted
+ * at the name would have the timeline written wherever it points); a new file made mode 0600; a
+ * regular file written over only when it is the user's own (never another user's, left where
+ * this user writes); anything else (a terminal, /dev/null, a pipe) written as it is. NULL, said,
+ * when refused or it cannot be opened.
+ */
+static FILE *open_output(const char *output)
+{
+	int fd = open(output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output,
+			errno == ELOOP ? "a symbolic link: refused (give -o a new file, or a "
+					 "regular file of your own)"
+				       : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
+		fprintf(stderr, "taskprobe-timeline: %s is another user's file: not written over\n",
+			output);
+		close(fd);
+		return NULL;
+	}
+	FILE *file = NULL;
+	if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) || (file = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output, strerror(errno));
+		close(fd);
+	}
+	return file;
+}
+
 /* Whether `name` ends with `suffix`. */
 static bool ends_with(const char *name, const char *suffix)
 {
@@ -595,11 +629,9 @@ int main(int argc, char **argv)
 			       limit, options.format))
 			return STATUS_TOO_LARGE;
 	}
-	FILE *file = output != NULL ? fopen(output, "w") : stdout;
-	if (file == NULL) {
-		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output, strerror(errno));
+	FILE *file = output != NULL ? open_output(output) : stdout;
+	if (file == NULL)
 		return 2;
-	}
 	/* perf's text as it comes: the limit stops the output when reached */
 	struct counted counted = {file, 0, stream ? limit : 0};
 	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
