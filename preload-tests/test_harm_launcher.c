@@ -5,6 +5,9 @@
  * before the program starts); a program named as a shell builtin is run as the program it is; a
  * program killed by a signal is said by the signal's name, with its status; no path from the
  * environment is ever evaluated as shell words; a GCC OpenMP program moved onto libomp is told.
+ * An output is never a file the run reads (the program, its arguments, the script), and the
+ * converter's never goes through a link or over another user's file; the live statistics file
+ * `taskprobe run`'s program leaves (killed, exec'ed, its privileges dropped) goes at its end.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -494,7 +497,11 @@ Test(harm, run_removes_the_live_file_its_program_leaves_and_no_other, .timeout =
 		bool as_root; /* dropping privileges */
 	} endings[] = {
 		{"killed by SIGTERM", {"/bin/sh", "-c", "kill -TERM $$"}, 128 + 15, "", false},
-		{"abort()", {"/bin/sh", "-c", "ulimit -c 0; kill -ABRT $$"}, 128 + 6, "", false},
+		{"SIGABRT (abort())",
+		 {"/bin/sh", "-c", "ulimit -c 0; kill -ABRT $$"},
+		 128 + 6,
+		 "",
+		 false},
 		{"exec'ed a static program",
 		 {"/bin/sh", "-c", "exec \"$0\"", static_hello},
 		 0,
