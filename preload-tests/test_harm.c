@@ -143,6 +143,41 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * A program that confines itself with a filter that allows only what it uses, then starts a
+ * thread: under `taskprobe run`, `taskprobe top --once` and with the exit report on, it ends as it
+ * does alone (the new thread's id is not asked of the kernel, the report names nothing at exit).
+ */
+Test(harm, a_program_that_confines_itself_then_starts_a_thread_ends_as_without_the_shim,
+     .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	const char *program = tp_target("seccomp_thread");
+	struct tp_run plain;
+	tp_run(TP_PLAIN, (const char *[]){program, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "the filter refuses what the program needs: %s", plain.err);
+	cr_assert_str_eq(plain.out, "thread joined\n");
+	struct tp_run run;
+	tp_launch((const char *[]){"run", "--", program, NULL}, NULL, &run);
+	cr_expect_eq(run.status, plain.status, "taskprobe run: status %d: %s", run.status, run.err);
+	cr_expect_str_eq(run.out, plain.out, "taskprobe run");
+	tp_run_free(&run);
+	tp_launch((const char *[]){"top", "--once", "--", program, NULL}, NULL, &run);
+	cr_expect_eq(run.status, plain.status, "taskprobe top: status %d: %s", run.status, run.err);
+	cr_expect_str_eq(run.out, plain.out, "taskprobe top");
+	tp_run_free(&run);
+	script(&run, "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report $TARGETS/seccomp_thread", dir);
+	cr_expect_eq(run.status, plain.status, "the report: status %d: %s", run.status, run.err);
+	cr_expect_str_eq(run.out, plain.out, "the report");
+	cr_expect(strstr(run.err, "TASKPROBE_REPORT: the program installs a system call filter "
+				  "(seccomp): no report at exit") != NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	tp_remove_temp_dir(dir);
+}
+
 Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_the_recording,
      .timeout = 120)
 {

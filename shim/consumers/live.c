@@ -115,8 +115,6 @@ static int stacks_lock;
 static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
 /* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
 static bool in_memory;
-/* A system call filter was installed: no more system calls of the statistics' own. */
-static bool no_more_calls;
 
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
@@ -264,7 +262,7 @@ static bool give_space(uint64_t offset, uint64_t length)
 {
 	if (in_memory)
 		return true; /* private memory: its pages come as they are touched */
-	if (__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+	if (tp_process_filtered())
 		return false; /* the filter may not allow it: counted as without space */
 	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
 		return true;
@@ -1235,8 +1233,7 @@ static void ended(pid_t pid)
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory &&
-	    !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory && !tp_process_filtered())
 		tp_live_file_remove();
 }
 
@@ -1257,11 +1254,6 @@ void tp_live_before_quick_exit(void)
 {
 	if (header != NULL)
 		ended(getpid());
-}
-
-void tp_live_before_seccomp(void)
-{
-	__atomic_store_n(&no_more_calls, true, __ATOMIC_RELAXED);
 }
 
 /* Before an exec: the file is marked ended, for a console that follows the pid's next one. */

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,19 @@ const struct tp_process *tp_process(void);
 int tp_process_is_current(void);
 
 /*
+ * Whether a system call filter (seccomp) was installed by this process (tp_process_filtered):
+ * from then on the shim asks the kernel nothing on its own account, not even getpid or gettid,
+ * for the filter may kill the process for a call the program itself does not make.
+ */
+bool tp_process_filtered(void);
+
+/*
+ * The calling thread's id as the C library keeps it, asked of no one (for a process under a
+ * filter); 0 if unknown. In a child made without fork handlers it may still be the parent's.
+ */
+pid_t tp_process_libc_tid(void);
+
+/*
  * The start time of process `pid` from the text of its /proc/PID/stat (`stat`, `length` bytes):
  * field 22, counted after the command's closing parenthesis (the command may hold spaces and
  * parentheses). 0 when the text has none.
@@ -33,3 +47,4 @@ uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
 /* From the lifecycle (lifecycle/lifecycle.c): */
 void tp_process_start(void);            /* this process's identity, read once */
 void tp_process_child_after_fork(void); /* the child's identity */
+void tp_process_before_seccomp(void);   /* a filter comes: tp_process_filtered from now on */
