@@ -1223,13 +1223,24 @@ void tp_live_start(void)
 }
 
 /*
- * The process ends (`pid`: its pid, as this thread knows it): its file is marked, and removed
- * unless it is to be kept for a reader, or a system call filter may refuse the removal (the next
- * program's sweep removes it).
+ * Whether the calling process is the file's, as the kernel knows it: a child made without fork
+ * handlers (vfork, _Fork, a raw clone) has its parent's memory, the pid read at start and the
+ * file's mapping with it. Under a system call filter, which may refuse even getpid, the pid read
+ * at start is taken.
  */
-static void ended(pid_t pid)
+static bool in_files_process(void)
 {
-	if (header == NULL || header->pid != (uint32_t)pid)
+	return header != NULL &&
+	       header->pid == (uint32_t)(tp_process_filtered() ? tp_process()->pid : getpid());
+}
+
+/*
+ * The process ends: its file is marked, and removed unless it is to be kept for a reader, or a
+ * system call filter may refuse the removal (the next program's sweep removes it).
+ */
+static void ended(void)
+{
+	if (!in_files_process())
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
@@ -1243,23 +1254,20 @@ void tp_live_after_report(void)
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }
 
-/* exit(): the pid known since start, asked of no one (the program may be under a filter). */
 void tp_live_at_exit(void)
 {
-	ended(tp_process()->pid);
+	ended();
 }
 
-/* _exit, _Exit: as the process is, not as memory says (a vfork child shares its parent's). */
 void tp_live_before_quick_exit(void)
 {
-	if (header != NULL)
-		ended(getpid());
+	ended();
 }
 
 /* Before an exec: the file is marked ended, for a console that follows the pid's next one. */
 void tp_live_before_exec(void)
 {
-	if (header != NULL && header->pid == (uint32_t)getpid()) {
+	if (in_files_process()) {
 		__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
 	}
@@ -1268,7 +1276,7 @@ void tp_live_before_exec(void)
 /* The exec failed: the process goes on. */
 void tp_live_exec_failed(void)
 {
-	if (header != NULL && header->pid == (uint32_t)getpid())
+	if (in_files_process())
 		__atomic_store_n(&header->exited, 0, __ATOMIC_RELEASE);
 }
 

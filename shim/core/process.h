@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * This process's identity, read once at start and again in a forked child, so that nothing on
- * the way out (exit, exec) asks the kernel: a program under a seccomp filter that allows only
- * what it uses must not die of a call of the shim's.
+ * This process's identity, read once at start and again in a forked child, and whether it
+ * installed a system call filter: a program under a seccomp filter that allows only what it uses
+ * must not die of a call of the shim's, so that nothing then asks the kernel (not even getpid,
+ * which tells a child made without fork handlers from its parent otherwise).
  */
 #pragma once
 
