@@ -1223,15 +1223,12 @@ void tp_live_start(void)
 }
 
 /*
- * Whether the calling process is the file's, as the kernel knows it: a child made without fork
- * handlers (vfork, _Fork, a raw clone) has its parent's memory, the pid read at start and the
- * file's mapping with it. Under a system call filter, which may refuse even getpid, the pid read
- * at start is taken.
+ * Whether the calling process is the file's: not a child made without fork handlers (vfork,
+ * _Fork, a raw clone), which has its parent's memory and the file's mapping with it.
  */
 static bool in_files_process(void)
 {
-	return header != NULL &&
-	       header->pid == (uint32_t)(tp_process_filtered() ? tp_process()->pid : getpid());
+	return header != NULL && tp_process_is_current();
 }
 
 /*

@@ -76,7 +76,7 @@ const struct tp_process *tp_process(void)
 
 int tp_process_is_current(void)
 {
-	return self.pid == getpid();
+	return tp_process_filtered() || self.pid == getpid();
 }
 
 bool tp_process_filtered(void)

@@ -22,7 +22,11 @@ struct tp_process {
 /* The calling process's identity (valid after tp_process_start). */
 const struct tp_process *tp_process(void);
 
-/* Whether the identity is still this process's: false in a child made without fork handlers. */
+/*
+ * Whether the identity is still this process's: false in a child made without fork handlers
+ * (vfork, _Fork, a raw clone), which has its parent's memory. One getpid; none under a system
+ * call filter, where it is taken to be.
+ */
 int tp_process_is_current(void);
 
 /*
