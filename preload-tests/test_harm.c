@@ -145,8 +145,9 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 
 /*
  * A program that confines itself with a filter that allows only what it uses, then starts a
- * thread: under `taskprobe run`, `taskprobe top --once` and with the exit report on, it ends as it
- * does alone (the new thread's id is not asked of the kernel, the report names nothing at exit).
+ * thread (and forks): under `taskprobe run`, `taskprobe top --once` and with the exit report on,
+ * it ends as it does alone (the new thread's id is not asked of the kernel, the fork's child asks
+ * nothing, the report names nothing at exit).
  */
 Test(harm, a_program_that_confines_itself_then_starts_a_thread_ends_as_without_the_shim,
      .timeout = 60)
@@ -154,27 +155,36 @@ Test(harm, a_program_that_confines_itself_then_starts_a_thread_ends_as_without_t
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
 	char *dir = scratch_dir();
 	const char *program = tp_target("seccomp_thread");
-	struct tp_run plain;
-	tp_run(TP_PLAIN, (const char *[]){program, NULL}, NULL, &plain);
-	cr_assert_eq(plain.status, 0, "the filter refuses what the program needs: %s", plain.err);
-	cr_assert_str_eq(plain.out, "thread joined\n");
-	struct tp_run run;
-	tp_launch((const char *[]){"run", "--", program, NULL}, NULL, &run);
-	cr_expect_eq(run.status, plain.status, "taskprobe run: status %d: %s", run.status, run.err);
-	cr_expect_str_eq(run.out, plain.out, "taskprobe run");
-	tp_run_free(&run);
-	tp_launch((const char *[]){"top", "--once", "--", program, NULL}, NULL, &run);
-	cr_expect_eq(run.status, plain.status, "taskprobe top: status %d: %s", run.status, run.err);
-	cr_expect_str_eq(run.out, plain.out, "taskprobe top");
-	tp_run_free(&run);
-	script(&run, "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report $TARGETS/seccomp_thread", dir);
-	cr_expect_eq(run.status, plain.status, "the report: status %d: %s", run.status, run.err);
-	cr_expect_str_eq(run.out, plain.out, "the report");
-	cr_expect(strstr(run.err, "TASKPROBE_REPORT: the program installs a system call filter "
-				  "(seccomp): no report at exit") != NULL,
-		  "%s", run.err);
-	tp_run_free(&run);
-	tp_run_free(&plain);
+	for (int way = 0; way < 2; way++) {
+		const char *then = way == 0 ? "thread" : "fork";
+		struct tp_run plain;
+		tp_run(TP_PLAIN, (const char *[]){program, then, NULL}, NULL, &plain);
+		cr_assert_eq(plain.status, 0, "%s: the filter refuses what the program needs: %s",
+			     then, plain.err);
+		cr_assert_str_eq(plain.out, "thread joined\n");
+		struct tp_run run;
+		tp_launch((const char *[]){"run", "--", program, then, NULL}, NULL, &run);
+		cr_expect_eq(run.status, plain.status, "%s, taskprobe run: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe run", then);
+		tp_run_free(&run);
+		tp_launch((const char *[]){"top", "--once", "--", program, then, NULL}, NULL, &run);
+		cr_expect_eq(run.status, plain.status, "%s, taskprobe top: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe top", then);
+		tp_run_free(&run);
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p $TARGETS/seccomp_thread %s",
+		       dir, then);
+		cr_expect_eq(run.status, plain.status, "%s, the report: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, the report", then);
+		cr_expect(strstr(run.err, "TASKPROBE_REPORT: the program installs a system call "
+					  "filter (seccomp): no report at exit") != NULL,
+			  "%s", run.err);
+		tp_run_free(&run);
+		tp_run_free(&plain);
+	}
 	tp_remove_temp_dir(dir);
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A program that confines itself and then starts a thread: it installs a system call filter
- * (seccomp) that allows only what creating, running and joining a thread and writing take with
- * glibc, and kills the process on anything else; then it starts a thread that waits on a
- * semaphore the main thread posts, joins it, writes "thread joined" and returns from main. Exit
- * status 0.
+ * (seccomp) that allows only what creating, running and joining a thread, forking and writing
+ * take with glibc, and kills the process on anything else; then it starts a thread that waits on
+ * a semaphore the main thread posts, and joins it. With "fork" as argv[1] it then forks a child
+ * that waits on the semaphore and ends with _exit(3), and reaps it. Then it writes "thread
+ * joined" and returns from main. Exit status 0.
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -14,7 +15,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ALLOW(name)                                                                                \
@@ -31,7 +34,7 @@ static void *waiter(void *unused)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	sem_init(&go, 0, 0);
 	struct sock_filter filter[] = {
@@ -54,6 +57,8 @@ int main(void)
 		ALLOW(madvise),
 		ALLOW(munmap),
 		ALLOW(exit),
+		/* the fork's child reaped */
+		ALLOW(wait4),
 		/* the output and the process's end */
 		ALLOW(write),
 		ALLOW(exit_group),
@@ -75,6 +80,18 @@ int main(void)
 	sem_post(&go);
 	if (pthread_join(thread, NULL) != 0)
 		return 1;
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t child = fork(); /* clone, as the thread's */
+		if (child == 0) {
+			sem_post(&go);
+			sem_wait(&go);
+			_exit(3);
+		}
+		int status;
+		if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 3)
+			return 1;
+	}
 	static const char said[] = "thread joined\n";
 	if (write(STDOUT_FILENO, said, sizeof said - 1) != sizeof said - 1)
 		return 1;

@@ -1277,11 +1277,20 @@ void tp_live_exec_failed(void)
 		__atomic_store_n(&header->exited, 0, __ATOMIC_RELEASE);
 }
 
-/* The child of fork: a file of its own, as a new process; the parent's is left alone. */
+/*
+ * The child of fork: a file of its own, as a new process; the parent's is left alone. Under a
+ * system call filter, which may refuse making one, the child keeps no statistics (it stops
+ * counting into the parent's mapping, which stays mapped: unmapping is a call too).
+ */
 void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
+	if (tp_process_filtered()) {
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+		header = NULL;
+		return;
+	}
 	/*
 	 * The parent's mappings are covered, not unmapped: a fork from a signal handler that
 	 * interrupted an update returns to code that still writes through them.

@@ -111,7 +111,16 @@ void tp_process_start(void)
 	read_identity();
 }
 
+/*
+ * Under a system call filter the child asks nothing: its one thread's id, which the C library
+ * set at the fork, is its pid; its start time is unknown; its pid namespace is its parent's.
+ */
 void tp_process_child_after_fork(void)
 {
-	read_identity();
+	if (!tp_process_filtered()) {
+		read_identity();
+		return;
+	}
+	self.pid = tp_process_libc_tid();
+	self.start_ticks = 0;
 }
