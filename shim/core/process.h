@@ -30,8 +30,8 @@ const struct tp_process *tp_process(void);
 int tp_process_is_current(void);
 
 /*
- * Whether a system call filter (seccomp) was installed by this process (tp_process_filtered):
- * from then on the shim asks the kernel nothing on its own account, not even getpid or gettid,
+ * Whether this process installs a system call filter (seccomp; told before the call, which may
+ * yet fail): from then on the shim asks the kernel nothing on its own account, not even getpid or gettid,
  * for the filter may kill the process for a call the program itself does not make.
  */
 bool tp_process_filtered(void);

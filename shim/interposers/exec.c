@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exec family (execveat and fexecve too): an exec ends the process image without exit handlers, so the lifecycle's
- * before-exec hooks run first (the recorder writes out every thread's records and marks its
- * file for the image that follows); they leave the process as it was, should the exec fail.
+ * The exec family, execveat and fexecve too: an exec ends the process image without exit
+ * handlers, so the lifecycle's before-exec hooks run first (the recorder writes out every
+ * thread's records and marks its file for the image that follows); they leave the process as it
+ * was, should the exec fail.
  * The list forms are turned into vectors here:
  * glibc's own execl* call its internal execve, which no interposer sees.
  */
