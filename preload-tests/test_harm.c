@@ -143,6 +143,51 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * A program that confines itself with a filter that allows only what it uses, then starts a
+ * thread (and forks): under `taskprobe run`, `taskprobe top --once` and with the exit report on,
+ * it ends as it does alone (the new thread's id is not asked of the kernel, the fork's child asks
+ * nothing, the report names nothing at exit).
+ */
+Test(harm, a_program_that_confines_itself_then_starts_a_thread_ends_as_without_the_shim,
+     .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	const char *program = tp_target("seccomp_thread");
+	for (int way = 0; way < 2; way++) {
+		const char *then = way == 0 ? "thread" : "fork";
+		struct tp_run plain;
+		tp_run(TP_PLAIN, (const char *[]){program, then, NULL}, NULL, &plain);
+		cr_assert_eq(plain.status, 0, "%s: the filter refuses what the program needs: %s",
+			     then, plain.err);
+		cr_assert_str_eq(plain.out, "thread joined\n");
+		struct tp_run run;
+		tp_launch((const char *[]){"run", "--", program, then, NULL}, NULL, &run);
+		cr_expect_eq(run.status, plain.status, "%s, taskprobe run: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe run", then);
+		tp_run_free(&run);
+		tp_launch((const char *[]){"top", "--once", "--", program, then, NULL}, NULL, &run);
+		cr_expect_eq(run.status, plain.status, "%s, taskprobe top: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe top", then);
+		tp_run_free(&run);
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p $TARGETS/seccomp_thread %s",
+		       dir, then);
+		cr_expect_eq(run.status, plain.status, "%s, the report: status %d: %s", then,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s, the report", then);
+		cr_expect(strstr(run.err, "TASKPROBE_REPORT: the program installs a system call "
+					  "filter (seccomp): no report at exit") != NULL,
+			  "%s", run.err);
+		tp_run_free(&run);
+		tp_run_free(&plain);
+	}
+	tp_remove_temp_dir(dir);
+}
+
 Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_the_recording,
      .timeout = 120)
 {
@@ -173,6 +218,84 @@ Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_
 	cr_expect_eq(status, 0, "the recording is not whole");
 	tp_run_free(&plain);
 	tp_run_free(&traced);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * A child made without fork handlers (_Fork, a raw clone) has its parent's memory, the pid cached
+ * at start with it: its exit() leaves its parent's live statistics' file alone.
+ */
+Test(harm, a_child_made_without_fork_handlers_leaves_its_parents_live_file_alone)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	for (int way = 0; way < 2; way++) {
+		const char *how = way == 0 ? "_Fork" : "clone";
+		struct tp_run run;
+		/* the parent's file, looked for once the child has exited (the shell's parent) */
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s "
+		       "$TARGETS/children_without_handlers %s 'test -e %s/%s$PPID && echo present "
+		       "|| "
+		       "echo missing'",
+		       dir, how, dir, TP_LIVE_FILE_PREFIX);
+		cr_expect_eq(run.status, 0, "%s: %s", how, run.err);
+		cr_expect_str_eq(run.out, "present\ndone\n", "%s: %s", how, run.out);
+		tp_run_free(&run);
+		cr_expect_eq(entries(dir, TP_LIVE_FILE_PREFIX), 0, "%s: not removed at exit", how);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/* The records of the image that execs by a descriptor (execveat, fexecve) are written first. */
+Test(harm, an_exec_by_a_descriptor_loses_no_recorded_event)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	for (int way = 0; way < 2; way++) {
+		const char *how = way == 0 ? "execveat" : "fexecve";
+		struct tp_run run;
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording.%s "
+		       "$TARGETS/exec_by_descriptor "
+		       "%s",
+		       dir, how, how);
+		cr_expect_eq(run.status, 0, "%s: %s", how, run.err);
+		cr_expect_str_eq(run.out, "done\n", "%s: %s", how, run.err);
+		tp_run_free(&run);
+		/* 1000 waits before the exec and 1000 after: a wait-start and a wait-end each */
+		char recording[256];
+		snprintf(recording, sizeof recording, "%s/recording.%s", dir, how);
+		int status;
+		cr_expect_eq(recorded_events(recording, &status), 4000, "%s", how);
+		cr_expect_eq(status, 0, "%s", how);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * A vfork child shares its parent's memory but has descriptors of its own: its dup2() onto the
+ * recording's number leaves the parent's recording as it was.
+ */
+Test(harm, a_vfork_childs_dup2_onto_the_recordings_number_leaves_the_recording_whole)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording $TARGETS/children_without_handlers "
+	       "vfork",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "done\n", "%s", run.err);
+	cr_expect(strstr(run.err, "recording stopped") == NULL, "%s", run.err);
+	tp_run_free(&run);
+	/* 1000 waits before the child and 1000 after */
+	char recording[256];
+	snprintf(recording, sizeof recording, "%s/recording", dir);
+	int status;
+	cr_expect_eq(recorded_events(recording, &status), 4000);
+	cr_expect_eq(status, 0);
 	tp_remove_temp_dir(dir);
 }
 

@@ -115,8 +115,6 @@ static int stacks_lock;
 static bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
 /* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
 static bool in_memory;
-/* A system call filter was installed: no more system calls of the statistics' own. */
-static bool no_more_calls;
 
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
@@ -264,7 +262,7 @@ static bool give_space(uint64_t offset, uint64_t length)
 {
 	if (in_memory)
 		return true; /* private memory: its pages come as they are touched */
-	if (__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+	if (tp_process_filtered())
 		return false; /* the filter may not allow it: counted as without space */
 	if (madvise(map + offset, length, MADV_POPULATE_WRITE) == 0)
 		return true;
@@ -1225,18 +1223,25 @@ void tp_live_start(void)
 }
 
 /*
- * The process ends (`pid`: its pid, as this thread knows it): its file is marked, and removed
- * unless it is to be kept for a reader, or a system call filter may refuse the removal (the next
- * program's sweep removes it).
+ * Whether the calling process is the file's: not a child made without fork handlers (vfork,
+ * _Fork, a raw clone), which has its parent's memory and the file's mapping with it.
  */
-static void ended(pid_t pid)
+static bool in_files_process(void)
 {
-	if (header == NULL || header->pid != (uint32_t)pid)
+	return header != NULL && tp_process_is_current();
+}
+
+/*
+ * The process ends: its file is marked, and removed unless it is to be kept for a reader, or a
+ * system call filter may refuse the removal (the next program's sweep removes it).
+ */
+static void ended(void)
+{
+	if (!in_files_process())
 		return;
 	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory &&
-	    !__atomic_load_n(&no_more_calls, __ATOMIC_RELAXED))
+	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory && !tp_process_filtered())
 		tp_live_file_remove();
 }
 
@@ -1246,28 +1251,20 @@ void tp_live_after_report(void)
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }
 
-/* exit(): the pid known since start, asked of no one (the program may be under a filter). */
 void tp_live_at_exit(void)
 {
-	ended(tp_process()->pid);
+	ended();
 }
 
-/* _exit, _Exit: as the process is, not as memory says (a vfork child shares its parent's). */
 void tp_live_before_quick_exit(void)
 {
-	if (header != NULL)
-		ended(getpid());
-}
-
-void tp_live_before_seccomp(void)
-{
-	__atomic_store_n(&no_more_calls, true, __ATOMIC_RELAXED);
+	ended();
 }
 
 /* Before an exec: the file is marked ended, for a console that follows the pid's next one. */
 void tp_live_before_exec(void)
 {
-	if (header != NULL && header->pid == (uint32_t)getpid()) {
+	if (in_files_process()) {
 		__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
 	}
@@ -1276,15 +1273,24 @@ void tp_live_before_exec(void)
 /* The exec failed: the process goes on. */
 void tp_live_exec_failed(void)
 {
-	if (header != NULL && header->pid == (uint32_t)getpid())
+	if (in_files_process())
 		__atomic_store_n(&header->exited, 0, __ATOMIC_RELEASE);
 }
 
-/* The child of fork: a file of its own, as a new process; the parent's is left alone. */
+/*
+ * The child of fork: a file of its own, as a new process; the parent's is left alone. Under a
+ * system call filter, which may refuse making one, the child keeps no statistics (it stops
+ * counting into the parent's mapping, which stays mapped: unmapping is a call too).
+ */
 void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
+	if (tp_process_filtered()) {
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+		header = NULL;
+		return;
+	}
 	/*
 	 * The parent's mappings are covered, not unmapped: a fork from a signal handler that
 	 * interrupted an update returns to code that still writes through them.

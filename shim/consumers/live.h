@@ -30,9 +30,8 @@ void tp_live_start(void);             /* TASKPROBE_LIVE's file made, counting */
 void tp_live_child_after_fork(void);  /* a file of its own, figures from zero */
 void tp_live_before_exec(void);       /* the file marked ended */
 void tp_live_exec_failed(void);       /* the file marked running again */
-void tp_live_before_seccomp(void);    /* no more space asked for, no removal at exit */
-void tp_live_before_quick_exit(void); /* as at exit, for the process getpid() names */
-void tp_live_at_exit(void);           /* the file marked, and removed unless kept */
+void tp_live_before_quick_exit(void); /* as at exit */
+void tp_live_at_exit(void); /* the file marked, and removed unless kept (never by a child's exit) */
 
 /* The exit report was written, before the destructors: statistics kept for it alone stop. */
 void tp_live_after_report(void);

@@ -300,6 +300,24 @@ void tp_report_at_exit(void)
 }
 
 /*
+ * A system call filter comes, which may kill the process for the report's calls at exit (naming
+ * sites and stacks opens the program's files, formatting allocates): no report is written, said
+ * now while nothing refuses the line, and its file is closed (a forked child opens none).
+ */
+void tp_report_before_seccomp(void)
+{
+	if (!tp_reporting())
+		return;
+	int saved_errno = errno;
+	tp_warn("TASKPROBE_REPORT: the program installs a system call filter (seccomp): no report "
+		"at exit, so that no call of taskprobe's can be refused");
+	tp_listeners_in_process_remove(TP_IN_PROCESS_REPORT);
+	tp_live_after_report();
+	tp_own_fd_close(&report_fd);
+	errno = saved_errno;
+}
+
+/*
  * Opens the report's file for this process (appended to, never truncated: own_files.h); one that
  * cannot be written is said, and the report goes to stderr.
  */

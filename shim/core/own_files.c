@@ -152,6 +152,17 @@ void tp_own_fd_done(struct tp_own_fd *owned)
 	tp_spin_unlock(&owned->lock);
 }
 
+/*
+ * A child made without fork handlers (vfork, _Fork, a raw clone) has its own copies of the
+ * descriptors but its parent's memory (a vfork child shares it): the registry is the parent's,
+ * and the child's copies are the program's, to close or replace as it would without the shim.
+ * Asked only when a call names a kept number.
+ */
+static bool kept_by_this_process(void)
+{
+	return tp_process_is_current();
+}
+
 bool tp_own_fd_is(int fd)
 {
 	if (__atomic_load_n(&kept_count, __ATOMIC_ACQUIRE) == 0 || fd < 0)
@@ -159,7 +170,7 @@ bool tp_own_fd_is(int fd)
 	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++) {
 		struct tp_own_fd *owned = __atomic_load_n(&kept[i], __ATOMIC_ACQUIRE);
 		if (owned != NULL && __atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd)
-			return true;
+			return kept_by_this_process();
 	}
 	return false;
 }
@@ -202,7 +213,7 @@ unsigned tp_own_fds_within(unsigned first, unsigned last, int fds[TP_OWN_FDS_MAX
 			fds[at] = fds[at - 1];
 		fds[at] = fd;
 	}
-	return n;
+	return n > 0 && kept_by_this_process() ? n : 0;
 }
 
 void tp_own_fds_child_after_fork(void)

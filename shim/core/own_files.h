@@ -14,7 +14,10 @@
  * close() of its number fails with EBADF, as it would without the shim, where that number is
  * not open; a dup2() onto its number first moves the shim's descriptor to another, then does
  * what the program asked. The owner uses the descriptor only between tp_own_fd_use and
- * tp_own_fd_done, so that it is never moved under a write.
+ * tp_own_fd_done, so that it is never moved under a write. In a child made without fork
+ * handlers (vfork, _Fork, a raw clone), whose memory is its parent's (a vfork child shares it),
+ * the copies of the kept descriptors are the child's to close or replace: its calls leave the
+ * parent's registry alone.
  */
 #pragma once
 

@@ -5,12 +5,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct tp_process self;
+static bool filtered; /* a system call filter was installed (tp_process_filtered) */
 
 /* /proc/PID/stat's fields after the command: state is field 3, starttime field 22. */
 #define STAT_FIELD_AFTER_COMMAND 3
@@ -73,7 +76,34 @@ const struct tp_process *tp_process(void)
 
 int tp_process_is_current(void)
 {
-	return self.pid == getpid();
+	return tp_process_filtered() || self.pid == getpid();
+}
+
+bool tp_process_filtered(void)
+{
+	return __atomic_load_n(&filtered, __ATOMIC_RELAXED);
+}
+
+void tp_process_before_seccomp(void)
+{
+	__atomic_store_n(&filtered, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * A thread's CPU-time clock id is made of its id (the kernel's encoding: ~tid << 3, then
+ * CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED in the low bits), and pthread_getcpuclockid computes it
+ * from the id the C library keeps for the thread, with no system call (glibc and musl alike).
+ */
+#define THREAD_SCHED_CLOCK_BITS 6
+
+pid_t tp_process_libc_tid(void)
+{
+	clockid_t clock;
+	if (pthread_getcpuclockid(pthread_self(), &clock) != 0 ||
+	    (clock & 7) != THREAD_SCHED_CLOCK_BITS)
+		return 0;
+	pid_t tid = (pid_t) ~(clock >> 3);
+	return tid > 0 ? tid : 0;
 }
 
 void tp_process_start(void)
@@ -81,7 +111,16 @@ void tp_process_start(void)
 	read_identity();
 }
 
+/*
+ * Under a system call filter the child asks nothing: its one thread's id, which the C library
+ * set at the fork, is its pid; its start time is unknown; its pid namespace is its parent's.
+ */
 void tp_process_child_after_fork(void)
 {
-	read_identity();
+	if (!tp_process_filtered()) {
+		read_identity();
+		return;
+	}
+	self.pid = tp_process_libc_tid();
+	self.start_ticks = 0;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * This process's identity, read once at start and again in a forked child, so that nothing on
- * the way out (exit, exec) asks the kernel: a program under a seccomp filter that allows only
- * what it uses must not die of a call of the shim's.
+ * This process's identity, read once at start and again in a forked child, and whether it
+ * installed a system call filter: a program under a seccomp filter that allows only what it uses
+ * must not die of a call of the shim's, so that nothing then asks the kernel (not even getpid,
+ * which tells a child made without fork handlers from its parent otherwise).
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,8 +22,25 @@ struct tp_process {
 /* The calling process's identity (valid after tp_process_start). */
 const struct tp_process *tp_process(void);
 
-/* Whether the identity is still this process's: false in a child made without fork handlers. */
+/*
+ * Whether the identity is still this process's: false in a child made without fork handlers
+ * (vfork, _Fork, a raw clone), which has its parent's memory. One getpid; none under a system
+ * call filter, where it is taken to be.
+ */
 int tp_process_is_current(void);
+
+/*
+ * Whether this process installs a system call filter (seccomp; told before the call, which may
+ * yet fail): from then on the shim asks the kernel nothing on its own account, not even getpid or gettid,
+ * for the filter may kill the process for a call the program itself does not make.
+ */
+bool tp_process_filtered(void);
+
+/*
+ * The calling thread's id as the C library keeps it, asked of no one (for a process under a
+ * filter); 0 if unknown. In a child made without fork handlers it may still be the parent's.
+ */
+pid_t tp_process_libc_tid(void);
 
 /*
  * The start time of process `pid` from the text of its /proc/PID/stat (`stat`, `length` bytes):
@@ -33,3 +52,4 @@ uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
 /* From the lifecycle (lifecycle/lifecycle.c): */
 void tp_process_start(void);            /* this process's identity, read once */
 void tp_process_child_after_fork(void); /* the child's identity */
+void tp_process_before_seccomp(void);   /* a filter comes: tp_process_filtered from now on */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exec family: an exec ends the process image without exit handlers, so the lifecycle's
- * before-exec hooks run first (the recorder writes out every thread's records and marks its
- * file for the image that follows); they leave the process as it was, should the exec fail.
+ * The exec family, execveat and fexecve too: an exec ends the process image without exit
+ * handlers, so the lifecycle's before-exec hooks run first (the recorder writes out every
+ * thread's records and marks its file for the image that follows); they leave the process as it
+ * was, should the exec fail.
  * The list forms are turned into vectors here:
  * glibc's own execl* call its internal execve, which no interposer sees.
  */
@@ -23,11 +24,13 @@ typedef int exec_vector_env_fn(const char *, char *const[], char *const[]);
 static exec_vector_env_fn *real_execve, *real_execvpe;
 static exec_vector_fn *real_execv, *real_execvp;
 static int (*real_fexecve)(int, char *const[], char *const[]);
+static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
 TP_RESOLVED_AT_LOAD(real_execve, "execve", NULL);
 TP_RESOLVED_AT_LOAD(real_execvpe, "execvpe", NULL);
 TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
 TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
+TP_RESOLVED_AT_LOAD(real_execveat, "execveat", NULL);
 
 /* Runs `call` after the lifecycle's before-exec hooks, and its after-failure ones if it returns. */
 #define EXEC_AFTER_HOOKS(fn, call)                                                                 \
@@ -72,6 +75,13 @@ TP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	__typeof__(real_fexecve) fn = TP_REAL(real_fexecve, "fexecve", NULL);
 	EXEC_AFTER_HOOKS(fn, fn(fd, argv, envp));
+}
+
+TP_EXPORT int execveat(int dir_fd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	__typeof__(real_execveat) fn = TP_REAL(real_execveat, "execveat", NULL);
+	EXEC_AFTER_HOOKS(fn, fn(dir_fd, path, argv, envp, flags));
 }
 
 /* The number of arguments of a list form, its terminating NULL included. */

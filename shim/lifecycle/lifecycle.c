@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "clock.h"
+#include "code_map.h"
 #include "events.h"
 #include "executor.h"
 #include "exit_hook.h"
@@ -100,10 +101,13 @@ void tp_lifecycle_exec_failed(void)
 	tp_live_exec_failed();
 }
 
+/* What is written is written first; then no call of the shim's own (process.h). */
 void tp_lifecycle_before_seccomp(void)
 {
 	tp_recorder_before_seccomp();
-	tp_live_before_seccomp();
+	tp_report_before_seccomp();
+	tp_code_map_before_seccomp();
+	tp_process_before_seccomp();
 }
 
 static void before_destructors(void *unused)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "process.h"
 #include "real_symbol.h"
 #include "settings.h"
 
@@ -26,10 +27,11 @@ __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
 /* Bumped by every rename; starts above the records' zero so the first check reads the name. */
 static uint32_t names_generation = 1;
 
+/* Under a system call filter, the id the C library keeps: gettid may be refused. */
 pid_t tp_thread_tid(struct tp_thread *self)
 {
 	if (__builtin_expect(self->tid == 0, 0))
-		self->tid = gettid();
+		self->tid = tp_process_filtered() ? tp_process_libc_tid() : gettid();
 	return self->tid;
 }
 
@@ -74,11 +76,13 @@ static void named_worker_thread_ended(void *self)
 static int (*libc_prctl)(int, ...);
 TP_RESOLVED_AT_LOAD(libc_prctl, "prctl", NULL);
 
+/* Under a system call filter, none: the filter may refuse prctl. */
 void tp_thread_read_name(char name[16])
 {
 	__typeof__(libc_prctl) fn = TP_REAL(libc_prctl, "prctl", NULL);
 	name[0] = '\0';
-	if (fn == NULL || fn(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
+	if (fn == NULL || tp_process_filtered() ||
+	    fn(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
 		name[0] = '\0';
 	name[15] = '\0';
 }

@@ -57,7 +57,7 @@ void tp_thread_set_task(struct tp_thread *self, uint64_t task);
  */
 bool tp_task_state_drop(void);
 
-/* The kernel id of the calling thread, cached. */
+/* The kernel id of the calling thread, cached (under a system call filter, the C library's). */
 pid_t tp_thread_tid(struct tp_thread *self);
 
 /*
@@ -90,7 +90,10 @@ void tp_thread_named_worker_end(struct tp_thread *self);
  */
 void tp_thread_names_changed(bool itself);
 
-/* Reads the calling thread's name (at most 15 characters and a NUL) without the shim. */
+/*
+ * Reads the calling thread's name (at most 15 characters and a NUL) without the shim; empty once
+ * a system call filter was installed (process.h).
+ */
 void tp_thread_read_name(char name[16]);
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */

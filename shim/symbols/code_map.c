@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "process.h"
+
 static struct tp_code_module modules[TP_CODE_MODULES_MAX];
 static uint32_t n_modules; /* published with release: entries below it are whole */
 static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
@@ -81,7 +83,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 	m->end = spans[n_modules].end = end;
 	read_build_id(info, m);
 	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
-	if (name[0] == '\0') { /* the main program (or the vDSO, which has a name) */
+	/* the main program (the vDSO has a name); none read under a filter (code_map.h) */
+	if (name[0] == '\0' && !tp_process_filtered()) {
 		int saved_errno = errno;
 		ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
 		m->path[n > 0 ? n : 0] = '\0';
@@ -120,6 +123,13 @@ uint32_t tp_code_module_of(uintptr_t address)
 	}
 	pthread_mutex_unlock(&adding);
 	return found;
+}
+
+void tp_code_map_before_seccomp(void)
+{
+	pthread_mutex_lock(&adding);
+	dl_iterate_phdr(add_module, NULL);
+	pthread_mutex_unlock(&adding);
 }
 
 const struct tp_code_module *tp_code_module(uint32_t index)

@@ -20,7 +20,8 @@ struct tp_code_module {
 	uintptr_t start, end; /* its loaded segments span [start, end) */
 	uint32_t build_id_size;
 	uint8_t build_id[TP_CODE_BUILD_ID_MAX]; /* NT_GNU_BUILD_ID, as loaded */
-	char path[TP_CODE_PATH_MAX]; /* the file, the main program's from /proc/self/exe */
+	/* the file, the main program's from /proc/self/exe (empty if first seen under a filter) */
+	char path[TP_CODE_PATH_MAX];
 };
 
 /*
@@ -29,6 +30,12 @@ struct tp_code_module {
  * module.
  */
 uint32_t tp_code_module_of(uintptr_t address);
+
+/*
+ * A system call filter comes (the lifecycle says so): the modules loaded so far are added now,
+ * the main program's path read while nothing refuses it (process.h: no call after the filter).
+ */
+void tp_code_map_before_seccomp(void);
 
 /* Module `index` (0-based, below tp_code_modules()), which stays as it is once published. */
 const struct tp_code_module *tp_code_module(uint32_t index);

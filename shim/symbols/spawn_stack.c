@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "process.h"
 #include "settings.h"
 #include "stack_table.h"
 #include "warn.h"
@@ -123,9 +124,15 @@ static unwind_fn unwind;
 static bool unavailable;
 static struct range unwinder; /* libunwind's code, once loaded (its end published last) */
 
-/* unw_backtrace, loaded now if it is not yet; NULL if it cannot be. */
+/*
+ * unw_backtrace, loaded now if it is not yet; NULL if it cannot be, or under a system call
+ * filter (process.h): loading and unwinding make calls of libunwind's own (the file, a pipe,
+ * mappings) that the filter may refuse.
+ */
 static unwind_fn load_libunwind(void)
 {
+	if (__builtin_expect(tp_process_filtered(), 0))
+		return NULL;
 	unwind_fn loaded = __atomic_load_n(&unwind, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(loaded != NULL, 1))
 		return loaded;
