@@ -34,15 +34,24 @@ size_t tp_gcc_outlined_from(const char *name);
  */
 bool tp_compiler_made_name(const char *name);
 
-/* A module of another process: its file, and where it was loaded (its dlpi_addr). */
+/*
+ * A module of another process: its file, and where it was loaded (its dlpi_addr); its build id
+ * when known (build_id_size 0: not), which its file must have to be read.
+ */
 struct tp_source_module {
 	const char *path;
 	uintptr_t bias;
+	const uint8_t *build_id;
+	size_t build_id_size;
 };
 
 /*
  * From now on tp_source_line names addresses of `modules` (another process's, as its live
  * statistics or its recording keep them: the console, the converter), not of this process; a
  * session over them replaces the one before. false when none can be made (no libdw, no module).
+ * A module's file is read only if it is a regular file (not under /proc or /sys) of its build id,
+ * with pread (never mapped: a file cut short meanwhile is not a SIGBUS); its debug file, found by
+ * build id or .gnu_debuglink, only if it is a regular file (opened without waiting: a fifo's
+ * open waits for a writer).
  */
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n);
