@@ -896,3 +896,88 @@ Test(harm, console_names_from_a_module_file_only_of_its_build_id)
 	free(dir);
 	stop_sleeper(&sleeper);
 }
+
+/* The first child of process `pid`, or 0. */
+static pid_t child_of(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	char *children = tp_read_file(path, NULL);
+	pid_t child = (pid_t)atoi(children);
+	free(children);
+	return child;
+}
+
+/* Waits (up to 60 s) for a console started with tp_start to print `text`. */
+static void wait_for_output(const struct tp_run *console, const char *text)
+{
+	for (int waited = 0; waited < 60000; waited += 50) {
+		char *out = tp_read_file(console->out_file, NULL);
+		bool printed = strstr(out, text) != NULL;
+		free(out);
+		if (printed)
+			return;
+		tp_sleep_ms(50);
+	}
+	cr_assert_fail("no %s: %s", text, tp_read_file(console->out_file, NULL));
+}
+
+/*
+ * Another user's process named by a child that became that user: one that hangs (stopped here:
+ * a file that never answers) costs the console a bounded wait, then its names are addresses.
+ */
+Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
+{
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a program of another user's needs root");
+	struct tp_run sleeper, console;
+	start_nobodys_sleeper(&sleeper);
+	char *dir = new_dir(), *module;
+	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert(asprintf(&module, "%s/public.so", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0644, 0x7f0000000000u,
+				   "early_lib_waits");
+	char *path = write_forged(dir, sleeper.pid, &f);
+	cr_assert_eq(chown(path, NOBODY, NOBODY), 0, "%s", strerror(errno));
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_start(TP_PLAIN,
+		 (const char *[]){TOP, "--batch", "--interval", "0.05", "--dir", dir, pid, NULL},
+		 NULL, &console);
+	wait_for_output(&console, "early_lib_waits (early_lib.c:");
+	pid_t namer = child_of(console.pid);
+	cr_assert_gt(namer, 0, "no namer");
+	char status_path[64];
+	snprintf(status_path, sizeof status_path, "/proc/%d/status", (int)namer);
+	char *status = tp_read_file(status_path, NULL);
+	cr_expect(strstr(status, "\nUid:\t65534\t65534\t65534\t65534\n") != NULL &&
+			  strstr(status, "\nGid:\t65534\t65534\t65534\t65534\n") != NULL,
+		  "%s", status);
+	free(status);
+	cr_assert_eq(kill(namer, SIGSTOP), 0);
+	/* a new site: its name is asked of the stopped namer */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	uint64_t pc = f.modules[0].pc + 4;
+	struct tp_live_site site = {
+		.state = TP_LIVE_ENTRY_READY, .site_id = 9, .module = 0, .address = pc};
+	put(fd, &site, sizeof site, TP_LIVE_SITES_OFFSET + 9 * sizeof site);
+	struct tp_live_site_stats figures = {.spawned = 1};
+	put(fd, &figures, sizeof figures, TP_LIVE_ROWS_OFFSET + 9 * sizeof figures);
+	char by_address[64];
+	snprintf(by_address, sizeof by_address, "%#llx (public.so)",
+		 (unsigned long long)(pc - f.modules[0].bias));
+	wait_for_output(&console, by_address);
+	const uint32_t exited = 1;
+	put(fd, &exited, sizeof exited, offsetof(struct tp_live_header, exited));
+	cr_assert_eq(close(fd), 0);
+	tp_finish(&console);
+	cr_expect_eq(console.status, 0, "%s", console.err);
+	tp_run_free(&console);
+	remove_tree(dir);
+	free(path);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
