@@ -279,15 +279,19 @@ static void start_namer(const struct live_file *f, uid_t owner)
 		/* what the console read as itself is not read again as the user */
 		tp_source_lines_use_modules(NULL, 0);
 		tp_symbolize_forget_files();
-		if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		/* above the standard descriptors, which become /dev/null (a console started
+		 * without them has its own there) */
+		int socket = fcntl(pair[1], F_DUPFD_CLOEXEC, 3);
+		if (socket < 0 || f->fd <= 2 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+		    dup2(null, 2) < 0)
 			_exit(1);
-		close_all_but(pair[1], f->fd);
+		close_all_but(socket, f->fd);
 		if (!become(owner, gid, groups, n_groups))
 			_exit(1);
 		(void)prctl(PR_SET_DUMPABLE, 0);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != console)
 			_exit(1);
-		namer_main(f, pair[1]);
+		namer_main(f, socket);
 	}
 	close(pair[1]);
 	if (null >= 0)
@@ -346,6 +350,7 @@ void live_names_modules(const struct live_file *f)
 		memset(modules, 0, sizeof modules);
 		memset(usable, 0, sizeof usable);
 		forget_names();
+		tp_symbolize_forget_files(); /* a path may be another build's now */
 		stop_namer();
 		namer.lost = false;
 		struct stat st;

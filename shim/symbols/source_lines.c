@@ -329,8 +329,7 @@ bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t 
 		dw.end(session);
 	session = NULL;
 	offline = true;
-	if (n_offline_modules > 0)
-		close_offline_modules();
+	close_offline_modules();
 	if (n == 0 || !load_libdw())
 		return false;
 	offline_modules = calloc(n, sizeof *offline_modules);

@@ -31,7 +31,7 @@ struct elf_file {
 	char path[512];
 	const unsigned char *image;
 	size_t size;
-	uint8_t build_id[64]; /* from its NT_GNU_BUILD_ID note */
+	uint8_t build_id[32]; /* from its NT_GNU_BUILD_ID note (a longer one is not kept) */
 	size_t build_id_size;
 };
 
