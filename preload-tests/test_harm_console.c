@@ -955,6 +955,7 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 			  strstr(status, "\nGid:\t65534\t65534\t65534\t65534\n") != NULL,
 		  "%s", status);
 	free(status);
+	cr_expect_not(maps_file(namer, module), "%s is mapped by the namer", module);
 	cr_assert_eq(kill(namer, SIGSTOP), 0);
 	/* a new site: its name is asked of the stopped namer */
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
