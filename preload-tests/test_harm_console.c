@@ -786,6 +786,7 @@ Test(harm, console_reads_another_users_modules_as_that_user)
  */
 Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 {
+	tp_require_program("/usr/bin/objcopy", "binutils");
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
 	char *dir = new_dir(), *module, *debug, *command;
@@ -812,6 +813,45 @@ Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 	/* named from its symbols, the debug file refused */
 	cr_expect(strstr(run.out, "main+0") != NULL || strstr(run.out, "main (") != NULL, "%s",
 		  run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(command);
+	free(debug);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/*
+ * A module's debug file, beside it by its .gnu_debuglink, that another user owns: libdw maps it,
+ * and that user could cut it short under root's console (SIGBUS). Read when root's, not when
+ * nobody's: the module is named from its symbols then.
+ */
+Test(harm, console_reads_no_debug_file_another_user_can_change)
+{
+	tp_require_program("/usr/bin/objcopy", "binutils");
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir(), *module, *debug, *command;
+	cr_assert(asprintf(&module, "%s/split", dir) > 0);
+	cr_assert(asprintf(&debug, "%s/split.debug", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("mutex_waits"), module, 0700, 0, "main");
+	cr_assert(asprintf(&command,
+			   "cd %s && objcopy --only-keep-debug split split.debug && objcopy "
+			   "--strip-debug --add-gnu-debuglink=split.debug split",
+			   dir) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "main (mutex_waits.c:") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	cr_assert_eq(chown(debug, NOBODY, NOBODY), 0);
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "mutex_waits.c") == NULL && strstr(run.out, "main+0") != NULL,
+		  "%s", run.out);
 	tp_run_free(&run);
 	remove_tree(dir);
 	free(command);

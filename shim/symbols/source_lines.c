@@ -129,10 +129,26 @@ static int open_elf_file(const char *path)
 	return fd;
 }
 
+/*
+ * Whether the file open at `fd` is one no other user can change: this process's user's or root's,
+ * that neither its group nor others can write. libdwfl maps a debug file: one another user cut
+ * short under it would kill this process (SIGBUS).
+ */
+static bool no_other_user_writes(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && (st.st_uid == geteuid() || st.st_uid == 0) &&
+	       (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
 /* Opens `path` for libdwfl, which takes the descriptor and the name (malloc'ed). */
 static int open_debug_file(const char *path, char **debuginfo_file_name)
 {
 	int fd = open_elf_file(path);
+	if (fd >= 0 && !no_other_user_writes(fd)) {
+		close(fd);
+		return -1;
+	}
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(path);
 	return fd;
