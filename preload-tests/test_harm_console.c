@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,10 +29,11 @@
 #define TOP    TP_CONTRIB_DIR "/taskprobe-top"
 #define NOBODY 65534
 
-/* A process to attach to: `sleep 60`, with `env` (NULL-terminated, or NULL). */
-static void start_sleeper(struct tp_run *sleeper, const char *const env[])
+/* A process to attach to: `argv` (which becomes `sleep 60`), with `env` (or NULL). */
+static void start_sleeping(const char *const argv[], const char *const env[],
+			   struct tp_run *sleeper)
 {
-	tp_start(TP_PLAIN, (const char *[]){"/bin/sleep", "60", NULL}, env, sleeper);
+	tp_start(TP_PLAIN, argv, env, sleeper);
 	/* its /proc entry is the sleep's once it has executed */
 	char path[64], exe[256];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)sleeper->pid);
@@ -42,6 +44,20 @@ static void start_sleeper(struct tp_run *sleeper, const char *const env[])
 		tp_sleep_ms(10);
 	}
 	cr_assert_fail("%d did not become sleep", (int)sleeper->pid);
+}
+
+/* A process to attach to: `sleep 60`, with `env` (NULL-terminated, or NULL). */
+static void start_sleeper(struct tp_run *sleeper, const char *const env[])
+{
+	start_sleeping((const char *[]){"/bin/sleep", "60", NULL}, env, sleeper);
+}
+
+/* `sleep 60` as nobody (root only). */
+static void start_nobodys_sleeper(struct tp_run *sleeper)
+{
+	start_sleeping((const char *[]){"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+					"--clear-groups", "/bin/sleep", "60", NULL},
+		       NULL, sleeper);
 }
 
 static void stop_sleeper(struct tp_run *sleeper)
@@ -77,6 +93,19 @@ static uint64_t pid_namespace_of(pid_t pid)
 	return (uint64_t)st.st_ino;
 }
 
+/*
+ * A module of the forged stack, a file the test made (module_copy), and its frame's address,
+ * also a site's (shown named in every mode).
+ */
+struct forged_module {
+	const char *path;
+	uint64_t bias, start, end, pc;
+	uint32_t build_id_size; /* of build_id, given as the file's */
+	uint8_t build_id[TP_LIVE_BUILD_ID];
+};
+
+#define FORGED_MODULES 2
+
 /* What a forged file holds: one site with figures, one thread; texts as given. */
 struct forged {
 	struct tp_live_header header;
@@ -84,6 +113,8 @@ struct forged {
 	const char *thread_name; /* up to 16 bytes, NUL or not */
 	size_t thread_name_len;
 	const char *stack_module; /* a file name in the file's directory */
+	/* else a stack of a frame in each of these (a path, or NULL) */
+	struct forged_module modules[FORGED_MODULES];
 };
 
 #define FORGED_SPAWNED 5
@@ -157,6 +188,32 @@ static char *write_forged(const char *dir, pid_t pid, const struct forged *f)
 			.depth = 2,
 			.pcs = {FORGED_MODULE_START + 0x10, FORGED_MODULE_START + 0x20}};
 		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
+	} else if (f->modules[0].path != NULL) {
+		struct tp_live_stack stack = {
+			.state = TP_LIVE_ENTRY_READY, .site = 1, .stack_id = 1, .samples = 1};
+		for (size_t i = 0; i < FORGED_MODULES && f->modules[i].path != NULL; i++) {
+			const struct forged_module *m = &f->modules[i];
+			struct tp_live_module module = {.state = TP_LIVE_ENTRY_READY,
+							.build_id_size = m->build_id_size,
+							.bias = m->bias,
+							.start = m->start,
+							.end = m->end};
+			memcpy(module.build_id, m->build_id, sizeof module.build_id);
+			snprintf(module.path, sizeof module.path, "%s", m->path);
+			put(fd, &module, sizeof module, TP_LIVE_MODULES_OFFSET + i * sizeof module);
+			stack.pcs[stack.depth++] = m->pc;
+			/* and a site at that address (rows 2, 3...), which the console names */
+			uint32_t row = 2 + (uint32_t)i;
+			struct tp_live_site at = {.state = TP_LIVE_ENTRY_READY,
+						  .site_id = row,
+						  .module = (uint32_t)i,
+						  .address = m->pc};
+			put(fd, &at, sizeof at, TP_LIVE_SITES_OFFSET + row * sizeof at);
+			struct tp_live_site_stats figures = {.spawned = 1};
+			put(fd, &figures, sizeof figures,
+			    TP_LIVE_ROWS_OFFSET + row * sizeof figures);
+		}
+		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
 	}
 	struct tp_live_thread slot = {
 		.in_use = TP_LIVE_SLOT_LIVE,
@@ -178,6 +235,29 @@ static char *write_forged(const char *dir, pid_t pid, const struct forged *f)
 	put(fd, &row, sizeof row, TP_LIVE_ROWS_OFFSET + 1 * sizeof row);
 	cr_assert_eq(close(fd), 0);
 	return path;
+}
+
+/*
+ * A copy of the ELF file `from` at `to` (mode `mode`), as a module loaded at `bias` (0: an
+ * executable at its own addresses), its frame returning into `symbol`.
+ */
+static struct forged_module module_copy(const char *from, const char *to, mode_t mode,
+					uint64_t bias, const char *symbol)
+{
+	size_t len;
+	char *image = tp_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	cr_assert(fd >= 0, "%s: %s", to, strerror(errno));
+	cr_assert_eq(write(fd, image, len), (ssize_t)len);
+	cr_assert_eq(fchmod(fd, mode), 0);
+	cr_assert_eq(close(fd), 0);
+	free(image);
+	uint64_t start = bias != 0 ? bias : 0x400000u;
+	return (struct forged_module){.path = to,
+				      .bias = bias,
+				      .start = start,
+				      .end = start + 0x1000000u,
+				      .pc = bias + tp_symbol_address(from, symbol) + 1};
 }
 
 /* A new directory of the test's (mode 0700). */
@@ -651,4 +731,294 @@ Test(harm, console_finds_a_programs_statistics_where_its_shim_put_them)
 	remove_tree(runtime);
 	free(setting);
 	free(runtime);
+}
+
+/*
+ * Root's console, for a program of another user: the modules the user's file names are read
+ * as that user, and a file only root may read is never opened (once named "function (file:line)"
+ * from anything the user pointed at, /etc/shadow included).
+ */
+Test(harm, console_reads_another_users_modules_as_that_user)
+{
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a program of another user's needs root");
+	struct tp_run sleeper, run;
+	start_nobodys_sleeper(&sleeper);
+	char *dir = new_dir(), *public, *root_only, *secret;
+	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert(asprintf(&public, "%s/public.so", dir) > 0);
+	cr_assert(asprintf(&root_only, "%s/root-only", dir) > 0);
+	cr_assert(asprintf(&secret, "%s/secret", root_only) > 0);
+	cr_assert_eq(mkdir(root_only, 0700), 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("libearly_lib.so"), public, 0644, 0x7f0000000000u,
+				   "early_lib_waits");
+	f.modules[1] = module_copy(tp_target("mutex_waits"), secret, 0600, 0, "main");
+	char *path = write_forged(dir, sleeper.pid, &f);
+	cr_assert_eq(chown(path, NOBODY, NOBODY), 0, "%s", strerror(errno));
+	int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(watch >= 0 && inotify_add_watch(watch, secret, IN_OPEN | IN_ACCESS) >= 0);
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* the user's module named as the user reads it; root's shown by address */
+	cr_expect(strstr(run.out, "early_lib_waits (early_lib.c:") != NULL, "%s", run.out);
+	char by_address[512];
+	snprintf(by_address, sizeof by_address, "%#llx (secret)",
+		 (unsigned long long)(f.modules[1].pc - f.modules[1].bias));
+	cr_expect(strstr(run.out, by_address) != NULL, "no %s in:\n%s", by_address, run.out);
+	cr_expect(strstr(run.out, "mutex_waits.c") == NULL, "%s", run.out);
+	struct inotify_event event;
+	cr_expect_eq(read(watch, &event, sizeof event), -1, "%s was opened", secret);
+	close(watch);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(path);
+	free(secret);
+	free(root_only);
+	free(public);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/*
+ * A module without DWARF whose .gnu_debuglink names a fifo beside it: opening the fifo to read
+ * it waited for a writer for ever. The console finishes (killed after 60 s: the failure).
+ */
+Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
+{
+	tp_require_program("/usr/bin/objcopy", "binutils");
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir(), *module, *debug, *command;
+	cr_assert(asprintf(&module, "%s/stripped", dir) > 0);
+	cr_assert(asprintf(&debug, "%s/stripped.debug", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("mutex_waits"), module, 0700, 0, "main");
+	/* the link's file must exist for objcopy (its CRC): made, linked, replaced by a fifo */
+	cr_assert(asprintf(&command,
+			   "cd %s && cp stripped stripped.debug && objcopy --strip-debug "
+			   "--add-gnu-debuglink=stripped.debug stripped && rm stripped.debug",
+			   dir) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	cr_assert_eq(mkfifo(debug, 0600), 0);
+	free(write_forged(dir, sleeper.pid, &f));
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_run(TP_PLAIN,
+	       (const char *[]){"/usr/bin/timeout", "-s", "KILL", "60", TOP, "--once", "--dir", dir,
+				pid, NULL},
+	       NULL, &run);
+	cr_expect_neq(run.status, 128 + SIGKILL, "hung, killed after 60 s: %s", run.out);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* named from its symbols, the debug file refused */
+	cr_expect(strstr(run.out, "main+0") != NULL || strstr(run.out, "main (") != NULL, "%s",
+		  run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(command);
+	free(debug);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/*
+ * A module's debug file, beside it by its .gnu_debuglink, that another user owns: libdw maps it,
+ * and that user could cut it short under root's console (SIGBUS). Read when root's, not when
+ * nobody's: the module is named from its symbols then.
+ */
+Test(harm, console_reads_no_debug_file_another_user_can_change)
+{
+	tp_require_program("/usr/bin/objcopy", "binutils");
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir(), *module, *debug, *command;
+	cr_assert(asprintf(&module, "%s/split", dir) > 0);
+	cr_assert(asprintf(&debug, "%s/split.debug", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("mutex_waits"), module, 0700, 0, "main");
+	cr_assert(asprintf(&command,
+			   "cd %s && objcopy --only-keep-debug split split.debug && objcopy "
+			   "--strip-debug --add-gnu-debuglink=split.debug split",
+			   dir) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "main (mutex_waits.c:") != NULL, "%s", run.out);
+	tp_run_free(&run);
+	cr_assert_eq(chown(debug, NOBODY, NOBODY), 0);
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "mutex_waits.c") == NULL && strstr(run.out, "main+0") != NULL,
+		  "%s", run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(command);
+	free(debug);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/* Whether `path` is mapped into process `pid`. */
+static bool maps_file(pid_t pid, const char *path)
+{
+	char maps_path[64];
+	snprintf(maps_path, sizeof maps_path, "/proc/%d/maps", (int)pid);
+	char *maps = tp_read_file(maps_path, NULL);
+	bool mapped = strstr(maps, path) != NULL;
+	free(maps);
+	return mapped;
+}
+
+/*
+ * A module's file truncated while the console reads it mapped would kill it with SIGBUS: the
+ * console reads modules' files (their symbols and DWARF) and never maps them.
+ */
+Test(harm, console_reads_module_files_without_mapping_them)
+{
+	struct tp_run sleeper, console;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir(), *module;
+	cr_assert(asprintf(&module, "%s/module.so", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0600, 0x7f0000000000u,
+				   "early_lib_waits");
+	char *path = write_forged(dir, sleeper.pid, &f);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_start(TP_PLAIN,
+		 (const char *[]){TOP, "--batch", "--interval", "0.05", "--dir", dir, pid, NULL},
+		 NULL, &console);
+	wait_for_snapshot(&console);
+	/* named by now (the snapshot's stack), the files still open */
+	cr_expect_not(maps_file(console.pid, module), "%s is mapped", module);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	const uint32_t exited = 1;
+	put(fd, &exited, sizeof exited, offsetof(struct tp_live_header, exited));
+	cr_assert_eq(close(fd), 0);
+	tp_finish(&console);
+	cr_expect_eq(console.status, 0, "%s", console.err);
+	cr_expect(strstr(console.out, "early_lib_waits (early_lib.c:") != NULL, "%s", console.out);
+	tp_run_free(&console);
+	remove_tree(dir);
+	free(path);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/* A module's file whose build id is not the one the program loaded: not named from it. */
+Test(harm, console_names_from_a_module_file_only_of_its_build_id)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir(), *module;
+	cr_assert(asprintf(&module, "%s/module.so", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0600, 0x7f0000000000u,
+				   "early_lib_waits");
+	f.modules[0].build_id_size = 20;
+	memset(f.modules[0].build_id, 0xab, 20);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	char by_address[512];
+	snprintf(by_address, sizeof by_address, "%#llx (module.so)",
+		 (unsigned long long)(f.modules[0].pc - f.modules[0].bias));
+	cr_expect(strstr(run.out, by_address) != NULL, "no %s in:\n%s", by_address, run.out);
+	cr_expect(strstr(run.out, "early_lib_waits") == NULL, "%s", run.out);
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
+}
+
+/* The first child of process `pid`, or 0. */
+static pid_t child_of(pid_t pid)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	char *children = tp_read_file(path, NULL);
+	pid_t child = (pid_t)atoi(children);
+	free(children);
+	return child;
+}
+
+/* Waits (up to 60 s) for a console started with tp_start to print `text`. */
+static void wait_for_output(const struct tp_run *console, const char *text)
+{
+	for (int waited = 0; waited < 60000; waited += 50) {
+		char *out = tp_read_file(console->out_file, NULL);
+		bool printed = strstr(out, text) != NULL;
+		free(out);
+		if (printed)
+			return;
+		tp_sleep_ms(50);
+	}
+	cr_assert_fail("no %s: %s", text, tp_read_file(console->out_file, NULL));
+}
+
+/*
+ * Another user's process named by a child that became that user: one that hangs (stopped here:
+ * a file that never answers) costs the console a bounded wait, then its names are addresses.
+ */
+Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
+{
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a program of another user's needs root");
+	struct tp_run sleeper, console;
+	start_nobodys_sleeper(&sleeper);
+	char *dir = new_dir(), *module;
+	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert(asprintf(&module, "%s/public.so", dir) > 0);
+	struct forged f = forged_for(sleeper.pid);
+	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0644, 0x7f0000000000u,
+				   "early_lib_waits");
+	char *path = write_forged(dir, sleeper.pid, &f);
+	cr_assert_eq(chown(path, NOBODY, NOBODY), 0, "%s", strerror(errno));
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sleeper.pid);
+	tp_start(TP_PLAIN,
+		 (const char *[]){TOP, "--batch", "--interval", "0.05", "--dir", dir, pid, NULL},
+		 NULL, &console);
+	wait_for_output(&console, "early_lib_waits (early_lib.c:");
+	pid_t namer = child_of(console.pid);
+	cr_assert_gt(namer, 0, "no namer");
+	char status_path[64];
+	snprintf(status_path, sizeof status_path, "/proc/%d/status", (int)namer);
+	char *status = tp_read_file(status_path, NULL);
+	cr_expect(strstr(status, "\nUid:\t65534\t65534\t65534\t65534\n") != NULL &&
+			  strstr(status, "\nGid:\t65534\t65534\t65534\t65534\n") != NULL,
+		  "%s", status);
+	free(status);
+	cr_expect_not(maps_file(namer, module), "%s is mapped by the namer", module);
+	cr_assert_eq(kill(namer, SIGSTOP), 0);
+	/* a new site: its name is asked of the stopped namer */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	uint64_t pc = f.modules[0].pc + 4;
+	struct tp_live_site site = {
+		.state = TP_LIVE_ENTRY_READY, .site_id = 9, .module = 0, .address = pc};
+	put(fd, &site, sizeof site, TP_LIVE_SITES_OFFSET + 9 * sizeof site);
+	struct tp_live_site_stats figures = {.spawned = 1};
+	put(fd, &figures, sizeof figures, TP_LIVE_ROWS_OFFSET + 9 * sizeof figures);
+	char by_address[64];
+	snprintf(by_address, sizeof by_address, "%#llx (public.so)",
+		 (unsigned long long)(pc - f.modules[0].bias));
+	wait_for_output(&console, by_address);
+	const uint32_t exited = 1;
+	put(fd, &exited, sizeof exited, offsetof(struct tp_live_header, exited));
+	cr_assert_eq(close(fd), 0);
+	tp_finish(&console);
+	cr_expect_eq(console.status, 0, "%s", console.err);
+	tp_run_free(&console);
+	remove_tree(dir);
+	free(path);
+	free(module);
+	free(dir);
+	stop_sleeper(&sleeper);
 }

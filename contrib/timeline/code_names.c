@@ -287,7 +287,8 @@ static void use_modules(const struct recorded_module *modules, size_t n)
 		if (f == SIZE_MAX || files[f].file == NULL)
 			continue;
 		wanted[k] = (struct session_module){f, modules[i].bias};
-		given[k++] = (struct tp_source_module){files[f].file, (uintptr_t)modules[i].bias};
+		given[k++] = (struct tp_source_module){.path = files[f].file,
+						       .bias = (uintptr_t)modules[i].bias};
 	}
 	if (wanted != NULL && given != NULL &&
 	    (k != n_session || memcmp(wanted, session, k * sizeof *wanted) != 0)) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The libdw functions used, resolved from one table at load. */
@@ -17,7 +18,6 @@ static struct {
 	Dwfl *(*begin)(const Dwfl_Callbacks *);
 	void (*report_begin)(Dwfl *);
 	int (*linux_proc_report)(Dwfl *, pid_t);
-	Dwfl_Module *(*report_elf)(Dwfl *, const char *, const char *, int, GElf_Addr, bool);
 	void (*end)(Dwfl *);
 	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
 			  void *);
@@ -47,6 +47,15 @@ static struct {
 	const char *(*formstring)(Dwarf_Attribute *);
 	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
 	int (*module_build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
+	Dwfl_Module *(*report_module)(Dwfl *, const char *, Dwarf_Addr, Dwarf_Addr);
+	const char *(*module_info)(Dwfl_Module *, void ***, Dwarf_Addr *, Dwarf_Addr *,
+				   Dwarf_Addr *, Dwarf_Addr *, const char **, const char **);
+	/* libelf's, which libdw loads */
+	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
+	int (*elf_end)(Elf *);
+	int (*getphdrnum)(Elf *, size_t *);
+	GElf_Phdr *(*getphdr)(Elf *, int, GElf_Phdr *);
+	ssize_t (*elf_build_id)(Elf *, const void **);
 } dw;
 
 static const struct {
@@ -60,7 +69,6 @@ static const struct {
 	DW_SYMBOL(begin, dwfl_begin),
 	DW_SYMBOL(report_begin, dwfl_report_begin),
 	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
-	DW_SYMBOL(report_elf, dwfl_report_elf),
 	DW_SYMBOL(end, dwfl_end),
 	DW_SYMBOL(report_end, dwfl_report_end),
 	DW_SYMBOL(addrmodule, dwfl_addrmodule),
@@ -88,6 +96,13 @@ static const struct {
 	DW_SYMBOL(formstring, dwarf_formstring),
 	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
 	DW_SYMBOL(module_build_id, dwfl_module_build_id),
+	DW_SYMBOL(report_module, dwfl_report_module),
+	DW_SYMBOL(module_info, dwfl_module_info),
+	DW_SYMBOL(elf_begin, elf_begin),
+	DW_SYMBOL(elf_end, elf_end),
+	DW_SYMBOL(getphdrnum, elf_getphdrnum),
+	DW_SYMBOL(getphdr, gelf_getphdr),
+	DW_SYMBOL(elf_build_id, dwelf_elf_gnu_build_id),
 #undef DW_SYMBOL
 };
 
@@ -95,10 +110,45 @@ static const struct {
 #define DEBUG_DIR      "/usr/lib/debug"
 #define DEBUG_PATH_MAX 4096
 
+/*
+ * Opens `path`, a file to read ELF from: never a path under /proc or /sys (the kernel's files say
+ * they are regular), opened without waiting (a fifo's open waits for a writer for ever), and
+ * only if it is a regular file. The paths come from files (a module's .gnu_debuglink, another
+ * process's table of modules). -1 if it is not one to read.
+ */
+static int open_elf_file(const char *path)
+{
+	if (path[0] != '/' || strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Whether the file open at `fd` is one no other user can change: this process's user's or root's,
+ * that neither its group nor others can write. libdwfl maps a debug file: one another user cut
+ * short under it would kill this process (SIGBUS).
+ */
+static bool no_other_user_writes(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && (st.st_uid == geteuid() || st.st_uid == 0) &&
+	       (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
 /* Opens `path` for libdwfl, which takes the descriptor and the name (malloc'ed). */
 static int open_debug_file(const char *path, char **debuginfo_file_name)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_elf_file(path);
+	if (fd >= 0 && !no_other_user_writes(fd)) {
+		close(fd);
+		return -1;
+	}
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(path);
 	return fd;
@@ -155,11 +205,39 @@ static int find_elf_closed_on_exec(Dwfl_Module *mod, void **userdata, const char
 	return fd;
 }
 
+/*
+ * A module of another process, opened and read by tp_source_lines_use_modules: libdwfl takes the
+ * file and its ELF (read with pread, never mapped: a file cut short meanwhile is not a SIGBUS)
+ * when it first reads the module.
+ */
+struct offline_module {
+	int fd;
+	Elf *elf;
+	char *path;
+};
+static struct offline_module *offline_modules;
+static size_t n_offline_modules;
+
+/* Gives libdwfl a module's file as tp_source_lines_use_modules opened it. */
+static int find_offline_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			    char **file_name, Elf **elfp)
+{
+	(void)mod, (void)modname, (void)base;
+	struct offline_module *m = *userdata;
+	if (m == NULL || m->elf == NULL)
+		return -1;
+	*file_name = m->path;
+	*elfp = m->elf;
+	int fd = m->fd;
+	m->path = NULL, m->elf = NULL, m->fd = -1; /* libdwfl's now */
+	return fd;
+}
+
 static Dwfl_Callbacks callbacks = {.find_elf = find_elf_closed_on_exec,
 				   .find_debuginfo = find_local_debuginfo};
-/* For modules libdwfl opens from their paths (another process's): its standard finder. */
-static Dwfl_Callbacks offline_callbacks = {.find_elf = NULL, /* set with the library */
-					   .find_debuginfo = find_local_debuginfo};
+/* For modules of another process: their files as tp_source_lines_use_modules opened them. */
+static const Dwfl_Callbacks offline_callbacks = {.find_elf = find_offline_elf,
+						 .find_debuginfo = find_local_debuginfo};
 static Dwfl *session;
 static bool unavailable;
 /* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
@@ -181,10 +259,8 @@ static bool load_libdw(void)
 			return false;
 		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
 	}
-	offline_callbacks.find_elf = (__typeof__(offline_callbacks.find_elf))dlsym(
-		lib, "dwfl_build_id_find_elf");
-	loaded = offline_callbacks.find_elf != NULL ? 1 : -1;
-	return loaded > 0;
+	loaded = 1;
+	return true;
 }
 
 /* The session over this process's modules, started now if it is not yet; NULL if it cannot be. */
@@ -205,23 +281,94 @@ static Dwfl *get_session(void)
 	return session;
 }
 
+/* The files of the modules libdwfl did not take (never read), closed. */
+static void close_offline_modules(void)
+{
+	for (size_t i = 0; i < n_offline_modules; i++) {
+		struct offline_module *m = &offline_modules[i];
+		if (m->elf != NULL)
+			dw.elf_end(m->elf);
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m->path);
+	}
+	free(offline_modules);
+	offline_modules = NULL;
+	n_offline_modules = 0;
+}
+
+/*
+ * Opens module `given`'s file and reads its ELF into `m`: false when it is not a file to read
+ * (open_elf_file), not ELF, or not of the build id given.
+ */
+static bool open_offline_module(const struct tp_source_module *given, struct offline_module *m)
+{
+	*m = (struct offline_module){.fd = open_elf_file(given->path)};
+	if (m->fd < 0)
+		return false;
+	m->elf = dw.elf_begin(m->fd, ELF_C_READ, NULL);
+	const void *id = NULL;
+	ssize_t id_size = m->elf != NULL ? dw.elf_build_id(m->elf, &id) : -1;
+	bool same = given->build_id_size == 0 ||
+		    (id_size == (ssize_t)given->build_id_size &&
+		     memcmp(id, given->build_id, given->build_id_size) == 0);
+	m->path = same && m->elf != NULL ? strdup(given->path) : NULL;
+	return m->path != NULL;
+}
+
+/*
+ * Where module `m`, loaded at `bias`, lies: from its first loadable segment's page (which libdwfl
+ * takes for the bias's origin) to its last segment's end; false when it has none.
+ */
+static bool loaded_range(Elf *elf, uintptr_t bias, Dwarf_Addr *low, Dwarf_Addr *high)
+{
+	size_t n;
+	bool first = true;
+	if (dw.getphdrnum(elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (dw.getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+			continue;
+		if (first)
+			*low = bias + (ph.p_vaddr & -(ph.p_align != 0 ? ph.p_align : 1));
+		if (first || bias + ph.p_vaddr + ph.p_memsz > *high)
+			*high = bias + ph.p_vaddr + ph.p_memsz;
+		first = false;
+	}
+	return !first && *high > *low;
+}
+
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n)
 {
 	if (session != NULL)
 		dw.end(session);
 	session = NULL;
 	offline = true;
+	close_offline_modules();
 	if (n == 0 || !load_libdw())
 		return false;
-	Dwfl *fresh = dw.begin(&offline_callbacks);
+	offline_modules = calloc(n, sizeof *offline_modules);
+	Dwfl *fresh = offline_modules != NULL ? dw.begin(&offline_callbacks) : NULL;
 	if (fresh == NULL)
 		return false;
 	dw.report_begin(fresh);
-	for (size_t i = 0; i < n; i++)
-		(void)dw.report_elf(fresh, modules[i].path, modules[i].path, -1, modules[i].bias,
-				    true);
+	for (size_t i = 0; i < n; i++) {
+		struct offline_module *m = &offline_modules[n_offline_modules++];
+		Dwarf_Addr low = 0, high = 0;
+		if (!open_offline_module(&modules[i], m))
+			continue; /* its file, if open, closed with the others' */
+		Dwfl_Module *mod = loaded_range(m->elf, modules[i].bias, &low, &high)
+					   ? dw.report_module(fresh, modules[i].path, low, high)
+					   : NULL;
+		void **userdata;
+		if (mod != NULL &&
+		    dw.module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) != NULL)
+			*userdata = m;
+	}
 	if (dw.report_end(fresh, NULL, NULL) != 0) {
 		dw.end(fresh);
+		close_offline_modules();
 		return false;
 	}
 	session = fresh;

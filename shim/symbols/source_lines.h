@@ -3,7 +3,11 @@
  * Code addresses named from DWARF: "function (file:line)", with elfutils' libdwfl. libdw is
  * loaded privately (dlopen, RTLD_LOCAL) at the first name asked for, never linked: a program
  * with its own copy of elfutils keeps it, and a program whose sites are never named never loads
- * it. Not for hot paths: the first name in a module reads that module's line tables.
+ * it. Not for hot paths: the first name in a module reads that module's line tables. A module
+ * without DWARF is named from its debug file, by build id under /usr/lib/debug, else by its
+ * .gnu_debuglink beside it or there: only a regular file (opened without waiting: a fifo's open
+ * waits for a writer) that no other user than this process's and root can write (libdw maps it:
+ * one cut short under it would be a SIGBUS).
  */
 #pragma once
 
@@ -34,15 +38,23 @@ size_t tp_gcc_outlined_from(const char *name);
  */
 bool tp_compiler_made_name(const char *name);
 
-/* A module of another process: its file, and where it was loaded (its dlpi_addr). */
+/*
+ * A module of another process: its file, and where it was loaded (its dlpi_addr); its build id
+ * when known (build_id_size 0: not), which its file must have to be read.
+ */
 struct tp_source_module {
 	const char *path;
 	uintptr_t bias;
+	const uint8_t *build_id;
+	size_t build_id_size;
 };
 
 /*
  * From now on tp_source_line names addresses of `modules` (another process's, as its live
  * statistics or its recording keep them: the console, the converter), not of this process; a
  * session over them replaces the one before. false when none can be made (no libdw, no module).
+ * A module's file is read only if it is a regular file (not under /proc or /sys) of its build id,
+ * with pread (never mapped: a file cut short meanwhile is not a SIGBUS). Its debug file is as
+ * this process's own modules' (tp_source_line): found by build id or .gnu_debuglink.
  */
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n);

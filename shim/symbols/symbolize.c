@@ -21,17 +21,118 @@
 /* The longest name of a function kept (a C++ one demangled can be long). */
 #define TP_NAME_MAX 512
 
-/* A module's file, mapped once. */
+/*
+ * A module's file, read once: an image of its size in which only what naming reads was read (its
+ * ELF header, its section headers, its symbol and string tables, its notes), the rest zeros.
+ * Read with pread into anonymous memory, never mapped from the file: a file cut short while it
+ * is read (another user's module, for the console) gives a short read, never a SIGBUS.
+ */
 struct elf_file {
 	char path[512];
 	const unsigned char *image;
 	size_t size;
+	uint8_t build_id[32]; /* from its NT_GNU_BUILD_ID note (a longer one is not kept) */
+	size_t build_id_size;
 };
 
-#define FILES_MAX 32
+/* as many as a live statistics file lists (TP_LIVE_MODULES) */
+#define FILES_MAX 128
 static struct elf_file files[FILES_MAX];
 static unsigned n_files;
+/* The files read are shared: the exit report and spawn-site naming may run at once. */
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void tp_symbolize_forget_files(void)
+{
+	pthread_mutex_lock(&files_lock);
+	for (unsigned i = 0; i < n_files; i++)
+		if (files[i].image != NULL)
+			munmap((void *)files[i].image, files[i].size);
+	memset(files, 0, sizeof files);
+	n_files = 0;
+	pthread_mutex_unlock(&files_lock);
+}
+
+/* Whether [offset, offset + length) lies in a file of `size` bytes, without overflow. */
+static bool within(size_t offset, size_t length, size_t size)
+{
+	return offset <= size && length <= size - offset;
+}
+
+/* Reads [offset, offset + length) of `fd` into the same place of `image` (`size` bytes). */
+static bool read_part(int fd, unsigned char *image, size_t size, size_t offset, size_t length)
+{
+	if (!within(offset, length, size))
+		return false;
+	while (length > 0) {
+		ssize_t n = pread(fd, image + offset, length, (off_t)offset);
+		if (n <= 0)
+			return false; /* cut short: what was not read stays zeros */
+		offset += (size_t)n;
+		length -= (size_t)n;
+	}
+	return true;
+}
+
+/* Notes are 4-byte aligned in the files read here. */
+#define NOTE_ALIGN(n) (((size_t)(n) + 3u) & ~(size_t)3u)
+
+/* Keeps in `f` the build id of the notes at [offset, offset + length) of `image`, if any. */
+static void find_build_id(struct elf_file *f, const unsigned char *image, size_t offset,
+			  size_t length)
+{
+	const unsigned char *p = image + offset, *end = p + length;
+	while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+		ElfW(Nhdr) note;
+		memcpy(&note, p, sizeof note);
+		size_t left = (size_t)(end - p) - sizeof note;
+		if (note.n_namesz > left || NOTE_ALIGN(note.n_namesz) > left ||
+		    note.n_descsz > left - NOTE_ALIGN(note.n_namesz))
+			return;
+		const unsigned char *desc = p + sizeof note + NOTE_ALIGN(note.n_namesz);
+		if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+		    memcmp(p + sizeof note, "GNU", 4) == 0 && note.n_descsz <= sizeof f->build_id) {
+			memcpy(f->build_id, desc, note.n_descsz);
+			f->build_id_size = note.n_descsz;
+			return;
+		}
+		size_t next = sizeof note + NOTE_ALIGN(note.n_namesz) + NOTE_ALIGN(note.n_descsz);
+		if (next > (size_t)(end - p))
+			return;
+		p += next;
+	}
+}
+
+/* Reads what naming needs of the ELF file `fd` (`size` bytes) into f's image. */
+static bool read_elf(int fd, struct elf_file *f, unsigned char *image, size_t size)
+{
+	if (!read_part(fd, image, size, 0, sizeof(ElfW(Ehdr))) ||
+	    memcmp(image, ELFMAG, SELFMAG) != 0)
+		return false;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
+	if (eh->e_shoff == 0 ||
+	    !read_part(fd, image, size, eh->e_shoff, (size_t)eh->e_shnum * sizeof(ElfW(Shdr))))
+		return true; /* no sections: no symbols */
+	const ElfW(Shdr) *sections = (const ElfW(Shdr) *)(image + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Shdr) *sh = &sections[i];
+		if (sh->sh_type == SHT_NOTE && f->build_id_size == 0 &&
+		    read_part(fd, image, size, sh->sh_offset, sh->sh_size))
+			find_build_id(f, image, sh->sh_offset, sh->sh_size);
+		if ((sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
+		    sh->sh_link >= eh->e_shnum)
+			continue;
+		const ElfW(Shdr) *strings = &sections[sh->sh_link];
+		(void)read_part(fd, image, size, sh->sh_offset, sh->sh_size);
+		(void)read_part(fd, image, size, strings->sh_offset, strings->sh_size);
+	}
+	return true;
+}
+
+/*
+ * The file at `path`, read once (NULL if it is not an ELF file that can be read). Opened without
+ * waiting (a fifo's open waits for a writer), and read only if it is a regular file.
+ */
 static const struct elf_file *open_elf(const char *path)
 {
 	for (unsigned i = 0; i < n_files; i++)
@@ -41,25 +142,26 @@ static const struct elf_file *open_elf(const char *path)
 		return NULL;
 	struct elf_file *f = &files[n_files++];
 	snprintf(f->path, sizeof f->path, "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(ElfW(Ehdr))) {
-		void *image = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (image != MAP_FAILED && memcmp(image, ELFMAG, SELFMAG) == 0) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (size_t)st.st_size >= sizeof(ElfW(Ehdr))) {
+		size_t size = (size_t)st.st_size;
+		void *image = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (image != MAP_FAILED && read_elf(fd, f, image, size) &&
+		    mprotect(image, size, PROT_READ) == 0) {
 			f->image = image;
-			f->size = (size_t)st.st_size;
+			f->size = size;
+		} else if (image != MAP_FAILED) {
+			munmap(image, size);
+			f->build_id_size = 0;
 		}
 	}
 	close(fd);
 	return f->image != NULL ? f : NULL;
-}
-
-/* Whether [offset, offset + length) lies in a file of `size` bytes, without overflow. */
-static bool within(size_t offset, size_t length, size_t size)
-{
-	return offset <= size && length <= size - offset;
 }
 
 /* The function symbol of section type `type` (SHT_SYMTAB or SHT_DYNSYM) covering `addr`. */
@@ -306,9 +408,6 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 		       kind, basename_only, false, out, size);
 }
 
-/* The mapped files are shared: the exit report and spawn-site naming may run at once. */
-static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* A fork while another thread names code: the child gets the lock free (lifecycle.c). */
 void tp_symbolize_prepare_fork(void)
 {
@@ -362,12 +461,35 @@ void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size)
 	pthread_mutex_unlock(&files_lock);
 }
 
+/*
+ * Whether a path another process gave may be read: never the kernel's files under /proc and /sys,
+ * which say they are regular files (/proc/PID/mem of a process of the reader's).
+ */
+static bool foreign_path_allowed(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/sys/", 5) != 0;
+}
+
+bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_id_size)
+{
+	if (!foreign_path_allowed(path))
+		return false;
+	pthread_mutex_lock(&files_lock);
+	const struct elf_file *f = open_elf(path);
+	bool same = f != NULL &&
+		    (build_id_size == 0 || (f->build_id_size == build_id_size &&
+					    memcmp(f->build_id, build_id, build_id_size) == 0));
+	pthread_mutex_unlock(&files_lock);
+	return same;
+}
+
 static void symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, enum code_kind kind,
 				bool basename_only, char *out, size_t size)
 {
 	pthread_mutex_lock(&files_lock);
 	if (!tp_source_line(named_code(pc, kind), out, size))
-		name_by_symbol(path, path, bias, pc, kind, basename_only, true, out, size);
+		name_by_symbol(path, foreign_path_allowed(path) ? path : "", bias, pc, kind,
+			       basename_only, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 

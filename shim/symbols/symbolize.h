@@ -49,6 +49,17 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end);
 void tp_symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, bool basename_only,
 			    char *out, size_t size);
 
+/*
+ * Whether `path`, a module's file as another process names it, is one naming may read: a regular
+ * ELF file, not under /proc or /sys, whose build id is `build_id` when `build_id_size` (a file of
+ * another build would give wrong names). Its symbols are read once, never mapped (a file cut short
+ * meanwhile is not a SIGBUS).
+ */
+bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_id_size);
+
+/* Forgets the files read (a process that reads them as another user from now on). */
+void tp_symbolize_forget_files(void);
+
 /* As tp_symbolize_function with lines, for a function of a module of another process. */
 void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t entry, char *out,
 				     size_t size);
