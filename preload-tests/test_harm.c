@@ -452,3 +452,93 @@ Test(harm, a_libgomp_program_on_libomp_is_marked_in_its_live_statistics)
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+Test(harm, the_report_and_warnings_never_reach_a_file_the_program_opened_on_descriptor_2)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * The shell closes its standard descriptors and opens its own files on them: the report at
+	 * exit, and the warning of a forked child that cannot make its recording, were stderr's.
+	 */
+	script(&run,
+	       "cd %s; mkdir sub\nLD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr "
+	       "TASKPROBE_RECORD=$PWD/sub/recording.%%p bash -c 'exec 0<&- 1>&- 2>&-\n"
+	       "exec 0>a 1>b 2>c; echo out; echo err >&2; rm -r sub; (exit 0)'\n"
+	       "cat a b c",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "out\nerr\n", "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_file_size_limit_keeps_the_report_from_its_file_and_never_ends_the_program)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * ulimit -f 0: a byte written to a regular file raises SIGXFSZ, which kills (status 153).
+	 * The limit is the program's alone (a subshell's), and what it says goes through a pipe.
+	 */
+	script(&run,
+	       "cd %s\n(ulimit -f 0; LD_PRELOAD=$SHIM TASKPROBE_REPORT=$PWD/report exec /bin/true) "
+	       "2>&1 | cat\necho \"file ${PIPESTATUS[0]}\"\n"
+	       "(ulimit -f 0; LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr exec /bin/true 2> err)\n"
+	       "echo \"stderr $?\"\nwc -c < report; wc -c < err",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	const char *said = "taskprobe: no report written to ";
+	cr_expect(strncmp(run.out, said, strlen(said)) == 0 &&
+			  strstr(run.out,
+				 ": the file size limit (ulimit -f) leaves no room for it\n"
+				 "file 0\nstderr 0\n0\n0\n") != NULL,
+		  "%s", run.out);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_report_into_a_pipe_whose_reader_has_gone_leaves_the_exit_status_alone)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * The reader takes one byte and goes, then lets the program end: the report is written
+	 * into a pipe nobody reads (EPIPE, and SIGPIPE, which kills: status 141).
+	 */
+	script(&run,
+	       "cd %s; mkfifo done\n"
+	       "{ LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr bash -c 'echo hi; read -r _ < done' "
+	       "2>&1; } | { head -c 1; exec 0<&-; echo > done; }\n"
+	       "echo \" ${PIPESTATUS[0]}\"\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "h 0\n", "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_report_to_a_file_costs_the_program_no_descriptor_while_it_runs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* under a limit of 64 descriptors, the shell opens as many as it can, with and without */
+	script(&run,
+	       "cd %s\nulimit -n 64\ncount='n=0; while { exec {fd}< /dev/null; } 2> /dev/null; "
+	       "do n=$((n + 1)); done; echo $n'\n"
+	       "bash -c \"$count\"\nLD_PRELOAD=$SHIM TASKPROBE_REPORT=$PWD/report bash -c "
+	       "\"$count\"\ngrep -c 'no task executor was seen' report",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	unsigned plain = 0, reported = 0, reports = 0;
+	cr_expect_eq(sscanf(run.out, "%u %u %u", &plain, &reported, &reports), 3, "%s", run.out);
+	cr_expect_gt(plain, 50, "%s", run.out);
+	cr_expect_eq(reported, plain, "%s", run.out);
+	cr_expect_eq(reports, 1, "%s", run.out);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

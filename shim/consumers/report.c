@@ -41,6 +41,7 @@
 #include "spawn_site.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "text_out.h"
 #include "warn.h"
 
 /* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
@@ -48,8 +49,11 @@
 
 /* Tasks alive per report key. */
 static int64_t alive[IDS];
-/* The report's file (TASKPROBE_REPORT, %p the pid), appended to; none: stderr. */
-static struct tp_own_fd report_fd = TP_OWN_FD_NONE;
+/*
+ * The report's file (TASKPROBE_REPORT, %p the pid, a relative path the start's working
+ * directory's), appended to; "": stderr. Opened at exit only, so that it takes none of the
+ * program's descriptors while it runs.
+ */
 static char report_path[PATH_MAX];
 
 /*
@@ -217,29 +221,33 @@ static char *format_report(size_t *length)
 	return text;
 }
 
-/* Writes all of `text` to `fd`. */
-static void write_all(int fd, const char *text, size_t length)
-{
-	while (length > 0) {
-		ssize_t n = write(fd, text, length);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		text += n;
-		length -= (size_t)n;
-	}
-}
-
 /*
  * Appends `text` to the report's file with one write(2), so that the reports of several
- * processes given one file (a script's, a forked child's) each stay whole; or to stderr.
+ * processes given one file (a script's, a forked child's) each stay whole; or to stderr while it
+ * is the program's stderr of the start. Opening the file at exit allocates nothing (open, fstat).
  */
 static void write_text(const char *text, size_t length)
 {
-	int fd = tp_own_fd_use(&report_fd);
-	write_all(fd >= 0 ? fd : STDERR_FILENO, text, length);
-	tp_own_fd_done(&report_fd);
+	const char *to = "stderr";
+	int fd = -1;
+	if (report_path[0] != '\0') {
+		bool made;
+		const char *why = NULL;
+		fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+		if (fd >= 0)
+			to = report_path;
+		else
+			tp_warn("TASKPROBE_REPORT: %.300s cannot be written at exit: %s; "
+				"using stderr",
+				report_path, why);
+	}
+	int out = fd >= 0 ? fd : tp_stderr_fd();
+	if (out >= 0 && tp_text_write(out, text, length) == TP_TEXT_NO_ROOM)
+		tp_warn("no report written to %.300s: the file size limit (ulimit -f) "
+			"leaves no room for it",
+			to);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
@@ -300,19 +308,35 @@ void tp_report_at_exit(void)
 }
 
 /*
- * Opens the report's file for this process (appended to, never truncated: own_files.h); one that
- * cannot be written is said, and the report goes to stderr.
+ * Makes or checks the report's file for this process (appended to, never truncated:
+ * own_files.h), then closes it: it is opened again at exit. One that cannot be written is said,
+ * and the report goes to stderr.
  */
-static void open_report(const char *setting)
+static void check_report_file(const char *setting)
 {
 	const char *why = "the path is too long";
-	bool made;
-	int fd = tp_output_path(setting, report_path, sizeof report_path)
-			 ? tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why)
-			 : -1;
-	if (fd < 0 || !tp_own_fd_keep(&report_fd, fd))
-		tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting,
-			fd < 0 ? why : "no room for its descriptor");
+	char expanded[PATH_MAX];
+	int fd = -1;
+	report_path[0] = '\0';
+	if (tp_output_path(setting, expanded, sizeof expanded)) {
+		/* absolute: the program may change its working directory before it exits */
+		size_t at = 0;
+		if (expanded[0] != '/' && getcwd(report_path, sizeof report_path) != NULL) {
+			at = strlen(report_path);
+			report_path[at++] = '/';
+		}
+		bool made;
+		if (at + strlen(expanded) < sizeof report_path) {
+			memcpy(report_path + at, expanded, strlen(expanded) + 1);
+			fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	report_path[0] = '\0';
+	tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting, why);
 }
 
 void tp_report_start(void)
@@ -321,7 +345,7 @@ void tp_report_start(void)
 	if (setting == NULL)
 		return;
 	if (strcmp(setting, "stderr") != 0)
-		open_report(setting);
+		check_report_file(setting);
 	tp_report_waits_start();
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
 }
@@ -331,10 +355,9 @@ void tp_report_child_after_fork(void)
 {
 	const char *setting = tp_settings()->report;
 	tp_report_waits_child_after_fork();
-	if (setting == NULL || strstr(setting, "%p") == NULL || report_fd.fd < 0)
+	if (setting == NULL || strstr(setting, "%p") == NULL || report_path[0] == '\0')
 		return;
 	int saved_errno = errno;
-	tp_own_fd_close(&report_fd);
-	open_report(setting);
+	check_report_file(setting);
 	errno = saved_errno;
 }
