@@ -38,6 +38,7 @@
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
+#include "signal_context.h"
 #include "spawn_site.h"
 #include "stack_table.h"
 #include "symbolize.h"
@@ -250,6 +251,27 @@ static void write_text(const char *text, size_t length)
 		close(fd);
 }
 
+/*
+ * Whether this exit skips the report: exit() from a signal handler may have interrupted the
+ * program inside malloc, holding its lock, and the report allocates (open_memstream, qsort) and
+ * names sites and stacks (libdw, loaded with dlopen, which allocates): it would wait on that
+ * lock for good. The shim cannot know what a handler interrupted, so any exit from one skips it,
+ * said in one line (tp_warn allocates nothing). Decided once, at exit's first step here.
+ */
+static bool skipped_in_signal_handler(void)
+{
+	static int in_handler = -1;
+	if (in_handler < 0) {
+		in_handler = tp_in_signal_handler();
+		if (in_handler)
+			tp_warn("no report (pid %d): exit() was called in a signal handler, "
+				"where the program may have been inside malloc and making the "
+				"report could hang it",
+				(int)getpid());
+	}
+	return in_handler;
+}
+
 /* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
 static void write_out(void (*report)(FILE *))
 {
@@ -267,7 +289,7 @@ static void write_out(void (*report)(FILE *))
 /* At the start of exit, before the libraries' destructors (see the top of this file). */
 void tp_report_before_destructors(void)
 {
-	if (!tp_reporting())
+	if (!tp_reporting() || skipped_in_signal_handler())
 		return;
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
@@ -293,7 +315,8 @@ void tp_report_before_destructors(void)
 /* At exit after every destructor (see the top of this file). */
 void tp_report_at_exit(void)
 {
-	if (!tp_reporting() || __atomic_load_n(&written, __ATOMIC_ACQUIRE))
+	if (!tp_reporting() || __atomic_load_n(&written, __ATOMIC_ACQUIRE) ||
+	    skipped_in_signal_handler())
 		return;
 	int saved_errno = errno;
 	if (!__atomic_load_n(&executor_seen, __ATOMIC_ACQUIRE)) {
