@@ -569,3 +569,34 @@ Test(harm, exit_from_a_signal_handler_that_interrupted_malloc_ends_the_program, 
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+Test(harm, names_reach_the_report_and_the_analysis_escaped)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * A program whose name (its main thread's) sets the terminal's title and clears it: as it
+	 * waits, in the report's waits; as a recorded process, in the converter's analysis.
+	 */
+	script(&run,
+	       "cd %s\nname=$(printf '\\033]0;OWN\\a\\033[2J')\nln -s $TARGETS/pollers \"$name\"\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr ./\"$name\" > /dev/null\n"
+	       "ln -sf %s \"$name\"\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording ./\"$name\" > /dev/null\n"
+	       "$TIMELINE --analyze recording",
+	       dir, fib);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* not printed when they fail: the terminal would run what they hold */
+	cr_expect(strchr(run.out, '\033') == NULL && strchr(run.out, '\a') == NULL,
+		  "the analysis holds the name's ESC or BEL unescaped");
+	cr_expect(strchr(run.err, '\033') == NULL && strchr(run.err, '\a') == NULL,
+		  "the report holds the name's ESC or BEL unescaped");
+	cr_expect(strstr(run.err, " \"\\x1b]0;OWN\\x07\\x1b[2J\": ") != NULL,
+		  "the report has no thread of the name escaped");
+	cr_expect(strstr(run.out, "\\x1b]0;OWN\\x07\\x1b[2J (pid ") != NULL,
+		  "the analysis has no process of the name escaped");
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

@@ -38,6 +38,7 @@
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
+#include "shown_text.h"
 #include "signal_context.h"
 #include "spawn_site.h"
 #include "stack_table.h"
@@ -133,6 +134,9 @@ static int by_count(const void *a, const void *b)
 
 static void write_report(FILE *out)
 {
+	/* names from the program's files, escaped for the terminal the report may reach */
+	unsigned shown = tp_settings()->text_utf8 ? TP_SHOWN_UTF8 : 0;
+	char text_shown[1024];
 	size_t n = 0;
 	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
 	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR],
@@ -160,7 +164,8 @@ static void write_report(FILE *out)
 		if (g == 0 || group->site != groups[g - 1].site) {
 			const char *text = tp_spawn_site_text(group->site);
 			fprintf(out, "  %lld spawned at %s\n", (long long)group->site_alive,
-				text != NULL ? text : "(a site past the site table's end)");
+				text != NULL ? tp_shown(text_shown, sizeof text_shown, text, shown)
+					     : "(a site past the site table's end)");
 		}
 		uint32_t depth;
 		const uintptr_t *pcs = tp_stack_table_frames(group->stack, &depth);
@@ -168,7 +173,8 @@ static void write_report(FILE *out)
 		for (uint32_t i = 0; i < depth; i++) {
 			char frame[1024];
 			tp_symbolize(pcs[i], frame, sizeof frame);
-			fprintf(out, "      #%-2u %s\n", i, frame);
+			fprintf(out, "      #%-2u %s\n", i,
+				tp_shown(text_shown, sizeof text_shown, frame, shown));
 		}
 	}
 	if (without_stack > 0)
