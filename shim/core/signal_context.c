@@ -65,6 +65,7 @@ static bool maybe_in_any_handler(const sigset_t *blocked)
 #if defined(__x86_64__)
 
 #define MAX_CODE_RANGES 1024
+#define SCAN_MAX        (1u << 20) /* bytes of the stack looked at, from the caller's frame up */
 struct range {
 	uintptr_t start, end;
 };
@@ -130,9 +131,18 @@ static bool is_sigreturn(uintptr_t pc)
 {
 	static const unsigned char sigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
 						  0x00, 0x00, 0x0f, 0x05};
-	for (unsigned i = 0; i < n_code; i++)
-		if (pc >= code[i].start && pc + sizeof sigreturn <= code[i].end)
-			return memcmp((const void *)pc, sigreturn, sizeof sigreturn) == 0;
+	/* the code ranges, in the order /proc/self/maps lists them: ascending */
+	unsigned low = 0, high = n_code;
+	while (low < high) {
+		unsigned middle = low + (high - low) / 2;
+		if (pc < code[middle].start)
+			high = middle;
+		else if (pc >= code[middle].end)
+			low = middle + 1;
+		else
+			return pc + sizeof sigreturn <= code[middle].end &&
+			       memcmp((const void *)pc, sigreturn, sizeof sigreturn) == 0;
+	}
 	return false;
 }
 
@@ -189,7 +199,12 @@ static bool frame_on_stack(const sigset_t *blocked, bool *known)
 	*known = read_maps(sp, &stack);
 	if (!*known)
 		return false;
-	for (uintptr_t at = sp & ~(uintptr_t)7; at + FRAME_SIZE <= stack.end; at += 8) {
+	/*
+	 * A handler's frame lies a few frames above (the handler's, exit's, the exit handlers'):
+	 * the scan stops at SCAN_MAX, for a stack inside a large mapping (one the program made).
+	 */
+	uintptr_t end = stack.end - sp > SCAN_MAX ? sp + SCAN_MAX : stack.end;
+	for (uintptr_t at = sp & ~(uintptr_t)7; at + FRAME_SIZE <= end; at += 8) {
 		uintptr_t word = *(const uintptr_t *)at;
 		/* most words are small numbers or addresses on the stack: not code */
 		if (word >= 4096 && (word < stack.start || word >= stack.end) &&
