@@ -506,17 +506,20 @@ Test(harm, a_report_into_a_pipe_whose_reader_has_gone_leaves_the_exit_status_alo
 	char *dir = scratch_dir();
 	struct tp_run run;
 	/*
-	 * The reader takes one byte and goes, then lets the program end: the report is written
-	 * into a pipe nobody reads (EPIPE, and SIGPIPE, which kills: status 141).
+	 * The reader takes one byte and goes, then lets the program go on: a forked child's
+	 * warning (it cannot make its recording) and the report at exit are written into a pipe
+	 * nobody reads (EPIPE, and SIGPIPE, which kills: status 141).
 	 */
 	script(&run,
-	       "cd %s; mkfifo done\n"
-	       "{ LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr bash -c 'echo hi; read -r _ < done' "
+	       "cd %s; mkfifo done; mkdir sub\n"
+	       "{ LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr TASKPROBE_RECORD=$PWD/sub/recording.%%p "
+	       "bash -c 'echo hi; read -r _ < done; rm -r sub; (exit 0); echo \"child $?\" > "
+	       "child' "
 	       "2>&1; } | { head -c 1; exec 0<&-; echo > done; }\n"
-	       "echo \" ${PIPESTATUS[0]}\"\n",
+	       "echo \" ${PIPESTATUS[0]}\"; cat child\n",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s", run.err);
-	cr_expect_str_eq(run.out, "h 0\n", "%s", run.err);
+	cr_expect_str_eq(run.out, "h 0\nchild 0\n", "%s", run.err);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
