@@ -15,10 +15,11 @@
  *     thread blocks more (the signal itself, unless SA_NODEFER, and the handler's sa_mask).
  *     A stale frame under a mask the program widened since can still pass: the report is then
  *     skipped, which is the safe way to be wrong.
- * The stack's extent and the executable mappings come from /proc/self/maps, read into fixed
- * buffers. Where that cannot be read, or on another architecture, the answer is the cautious
- * one: a signal the program handles is blocked in this thread (or handled with SA_NODEFER), as
- * while its handler runs.
+ * The stack's extent and the executable mappings come from /proc/self/maps, and the stack's
+ * words and the code they point at from /proc/self/mem, read into fixed buffers. Where those
+ * cannot be read, or on another architecture, the answer is the cautious one: a signal the
+ * program handles is blocked in this thread (or handled with SA_NODEFER), as while its handler
+ * runs.
  */
 #define _GNU_SOURCE
 #include "signal_context.h"
@@ -126,6 +127,22 @@ static bool read_maps(uintptr_t sp, struct range *stack)
 	return stack->end > stack->start;
 }
 
+/*
+ * The thread's stack and the code it points at are read through /proc/self/mem: what the
+ * kernel copies out is never a fault (a code mapping past its file's end would raise SIGBUS),
+ * and to memcheck it is written memory, where the stack's padding it scans is not.
+ */
+static int memory = -1;
+
+static bool read_memory(void *to, uintptr_t from, size_t size)
+{
+	ssize_t n;
+	do
+		n = pread(memory, to, size, (off_t)from);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)size;
+}
+
 /* Whether `pc` is the start of x86-64 Linux's sigreturn: mov $15, %rax; syscall. */
 static bool is_sigreturn(uintptr_t pc)
 {
@@ -135,13 +152,16 @@ static bool is_sigreturn(uintptr_t pc)
 	unsigned low = 0, high = n_code;
 	while (low < high) {
 		unsigned middle = low + (high - low) / 2;
-		if (pc < code[middle].start)
+		if (pc < code[middle].start) {
 			high = middle;
-		else if (pc >= code[middle].end)
+		} else if (pc >= code[middle].end) {
 			low = middle + 1;
-		else
+		} else {
+			unsigned char at_pc[sizeof sigreturn];
 			return pc + sizeof sigreturn <= code[middle].end &&
-			       memcmp((const void *)pc, sigreturn, sizeof sigreturn) == 0;
+			       read_memory(at_pc, pc, sizeof at_pc) &&
+			       memcmp(at_pc, sigreturn, sizeof sigreturn) == 0;
+		}
 	}
 	return false;
 }
@@ -177,18 +197,40 @@ static bool a_handler_defers_nothing(void)
  */
 static bool live_frame(uintptr_t at, const struct range *stack, const sigset_t *blocked)
 {
-	const ucontext_t *context = (const ucontext_t *)(at + 8);
-	uintptr_t interrupted_sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
-	uintptr_t fpregs = (uintptr_t)context->uc_mcontext.fpregs;
+	unsigned char frame[FRAME_SIZE];
+	if (!read_memory(frame, at, sizeof frame))
+		return false;
+	uint64_t interrupted_sp, fpregs, saved, now;
+	memcpy(&interrupted_sp, frame + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP]), 8);
+	memcpy(&fpregs, frame + 8 + offsetof(ucontext_t, uc_mcontext.fpregs), 8);
+	memcpy(&saved, frame + SAVED_MASK_OFFSET, 8);
+	memcpy(&now, blocked, 8); /* glibc's sigset_t begins with the kernel's */
 	if (interrupted_sp < at + FRAME_SIZE || interrupted_sp > stack->end ||
 	    (fpregs != 0 && (fpregs < at + FRAME_SIZE || fpregs >= interrupted_sp)))
 		return false;
-	uint64_t saved, now;
-	memcpy(&saved, (const void *)(at + SAVED_MASK_OFFSET), sizeof saved);
-	memcpy(&now, blocked, sizeof now); /* glibc's sigset_t begins with the kernel's */
 	if ((saved & ~now) != 0)
 		return false;
 	return saved != now || a_handler_defers_nothing();
+}
+
+/* Whether a handler's frame lies in [from, end) of the thread's stack `stack`. */
+static bool frame_within(uintptr_t from, uintptr_t end, const struct range *stack,
+			 const sigset_t *blocked)
+{
+	uint64_t words[512];
+	for (uintptr_t chunk = from; chunk + FRAME_SIZE <= end; chunk += sizeof words) {
+		size_t size = end - chunk < sizeof words ? end - chunk : sizeof words;
+		if (!read_memory(words, chunk, size))
+			return false;
+		for (size_t i = 0; i < size / 8 && chunk + 8 * i + FRAME_SIZE <= end; i++) {
+			uintptr_t word = (uintptr_t)words[i];
+			/* most words are small numbers or addresses on the stack: not code */
+			if (word >= 4096 && (word < stack->start || word >= stack->end) &&
+			    is_sigreturn(word) && live_frame(chunk + 8 * i, stack, blocked))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Whether a handler's frame lies on this thread's stack above the caller's. */
@@ -196,7 +238,8 @@ static bool frame_on_stack(const sigset_t *blocked, bool *known)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	struct range stack;
-	*known = read_maps(sp, &stack);
+	*known = read_maps(sp, &stack) &&
+		 (memory = open("/proc/self/mem", O_RDONLY | O_CLOEXEC)) >= 0;
 	if (!*known)
 		return false;
 	/*
@@ -204,14 +247,10 @@ static bool frame_on_stack(const sigset_t *blocked, bool *known)
 	 * the scan stops at SCAN_MAX, for a stack inside a large mapping (one the program made).
 	 */
 	uintptr_t end = stack.end - sp > SCAN_MAX ? sp + SCAN_MAX : stack.end;
-	for (uintptr_t at = sp & ~(uintptr_t)7; at + FRAME_SIZE <= end; at += 8) {
-		uintptr_t word = *(const uintptr_t *)at;
-		/* most words are small numbers or addresses on the stack: not code */
-		if (word >= 4096 && (word < stack.start || word >= stack.end) &&
-		    is_sigreturn(word) && live_frame(at, &stack, blocked))
-			return true;
-	}
-	return false;
+	bool found = frame_within(sp & ~(uintptr_t)7, end, &stack, blocked);
+	close(memory);
+	memory = -1;
+	return found;
 }
 
 #else
