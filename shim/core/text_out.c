@@ -86,8 +86,12 @@ enum tp_text_written tp_text_write(int fd, const char *text, size_t length)
 	sigemptyset(&guarded);
 	for (size_t i = 0; i < sizeof guarded_signals / sizeof guarded_signals[0]; i++)
 		sigaddset(&guarded, guarded_signals[i]);
-	if (pthread_sigmask(SIG_BLOCK, &guarded, &before) != 0 || sigpending(&pending_before) != 0)
+	if (pthread_sigmask(SIG_BLOCK, &guarded, &before) != 0)
 		return TP_TEXT_FAILED;
+	if (sigpending(&pending_before) != 0) {
+		pthread_sigmask(SIG_SETMASK, &before, NULL);
+		return TP_TEXT_FAILED;
+	}
 	while (length > 0) {
 		ssize_t n = write(fd, text, length);
 		if (n < 0 && errno == EINTR)
