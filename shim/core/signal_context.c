@@ -65,7 +65,7 @@ static bool maybe_in_any_handler(const sigset_t *blocked)
 
 #if defined(__x86_64__)
 
-#define MAX_CODE_RANGES 1024
+#define MAX_CODE_RANGES 2048
 #define SCAN_MAX        (1u << 20) /* bytes of the stack looked at, from the caller's frame up */
 struct range {
 	uintptr_t start, end;
@@ -87,9 +87,19 @@ static void map_line(const char *line, uintptr_t sp, struct range *stack)
 		end = end << 4 | (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
 	if (*p++ != ' ' || strlen(p) < 4)
 		return;
-	if (sp >= start && sp < end && p[0] == 'r' && p[1] == 'w')
+	const char *perms = p;
+	if (sp >= start && sp < end && perms[0] == 'r' && perms[1] == 'w')
 		*stack = (struct range){start, end};
-	if (p[0] == 'r' && p[2] == 'x' && n_code < MAX_CODE_RANGES)
+	/* the path, after perms, offset, device and inode: none for anonymous memory */
+	for (int field = 0; field < 4 && *p != '\0'; field++) {
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	/*
+	 * Code of a file or the vDSO: a restorer is libc's (or another library's); anonymous
+	 * code (a JIT's, thousands of mappings) would only fill the table.
+	 */
+	if (perms[0] == 'r' && perms[2] == 'x' && *p != '\0' && n_code < MAX_CODE_RANGES)
 		code[n_code++] = (struct range){start, end};
 }
 
@@ -101,6 +111,7 @@ static bool read_maps(uintptr_t sp, struct range *stack)
 		return false;
 	char buffer[4096];
 	size_t held = 0;
+	bool in_long_line = false; /* past the start of a line longer than the buffer */
 	*stack = (struct range){0, 0};
 	n_code = 0;
 	for (;;) {
@@ -114,14 +125,19 @@ static bool read_maps(uintptr_t sp, struct range *stack)
 		char *line = buffer, *newline;
 		while ((newline = strchr(line, '\n')) != NULL) {
 			*newline = '\0';
-			map_line(line, sp, stack);
+			if (!in_long_line)
+				map_line(line, sp, stack);
+			in_long_line = false;
 			line = newline + 1;
 		}
 		held = (size_t)(buffer + held - line);
 		memmove(buffer, line, held);
-		if (held ==
-		    sizeof buffer - 1) /* a line longer than the buffer: its start is enough */
+		if (held == sizeof buffer - 1) { /* its start is enough: the rest is its path */
+			if (!in_long_line)
+				map_line(buffer, sp, stack);
+			in_long_line = true;
 			held = 0;
+		}
 	}
 	close(fd);
 	return stack->end > stack->start;
