@@ -575,3 +575,154 @@ Test(harm, a_libgomp_program_on_libomp_is_marked_in_its_live_statistics)
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+Test(harm, the_report_and_warnings_never_reach_a_file_the_program_opened_on_descriptor_2)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * The shell closes its standard descriptors and opens its own files on them: the report at
+	 * exit, and the warning of a forked child that cannot make its recording, were stderr's.
+	 */
+	script(&run,
+	       "cd %s; mkdir sub\nLD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr "
+	       "TASKPROBE_RECORD=$PWD/sub/recording.%%p bash -c 'exec 0<&- 1>&- 2>&-\n"
+	       "exec 0>a 1>b 2>c; echo out; echo err >&2; rm -r sub; (exit 0)'\n"
+	       "cat a b c",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "out\nerr\n", "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_file_size_limit_keeps_the_report_from_its_file_and_never_ends_the_program)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * ulimit -f 0: a byte written to a regular file raises SIGXFSZ, which kills (status 153).
+	 * The limit is the program's alone (a subshell's), and what it says goes through a pipe.
+	 */
+	script(&run,
+	       "cd %s\n(ulimit -f 0; LD_PRELOAD=$SHIM TASKPROBE_REPORT=$PWD/report exec /bin/true) "
+	       "2>&1 | cat\necho \"file ${PIPESTATUS[0]}\"\n"
+	       "(ulimit -f 0; LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr exec /bin/true 2> err)\n"
+	       "echo \"stderr $?\"\nwc -c < report; wc -c < err",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	const char *said = "taskprobe: no report written to ";
+	cr_expect(strncmp(run.out, said, strlen(said)) == 0 &&
+			  strstr(run.out,
+				 ": the file size limit (ulimit -f) leaves no room for it\n"
+				 "file 0\nstderr 0\n0\n0\n") != NULL,
+		  "%s", run.out);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_report_into_a_pipe_whose_reader_has_gone_leaves_the_exit_status_alone)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * The reader takes one byte and goes, then lets the program go on: a forked child's
+	 * warning (it cannot make its recording) and the report at exit are written into a pipe
+	 * nobody reads (EPIPE, and SIGPIPE, which kills: status 141).
+	 */
+	script(&run,
+	       "cd %s; mkfifo done; mkdir sub\n"
+	       "{ LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr TASKPROBE_RECORD=$PWD/sub/recording.%%p "
+	       "bash -c 'echo hi; read -r _ < done; rm -r sub; (exit 0); echo \"child $?\" > "
+	       "child' "
+	       "2>&1; } | { head -c 1; exec 0<&-; echo > done; }\n"
+	       "echo \" ${PIPESTATUS[0]}\"; cat child\n",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "h 0\nchild 0\n", "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_report_to_a_file_costs_the_program_no_descriptor_while_it_runs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* under a limit of 64 descriptors, the shell opens as many as it can, with and without */
+	script(&run,
+	       "cd %s\nulimit -n 64\ncount='n=0; while { exec {fd}< /dev/null; } 2> /dev/null; "
+	       "do n=$((n + 1)); done; echo $n'\n"
+	       "bash -c \"$count\"\nLD_PRELOAD=$SHIM TASKPROBE_REPORT=$PWD/report bash -c "
+	       "\"$count\"\ngrep -c 'no task executor was seen' report",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	unsigned plain = 0, reported = 0, reports = 0;
+	cr_expect_eq(sscanf(run.out, "%u %u %u", &plain, &reported, &reports), 3, "%s", run.out);
+	cr_expect_gt(plain, 50, "%s", run.out);
+	cr_expect_eq(reported, plain, "%s", run.out);
+	cr_expect_eq(reports, 1, "%s", run.out);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, exit_from_a_signal_handler_that_interrupted_malloc_ends_the_program, .timeout = 400)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * Each run's handler calls exit() while the main thread is most likely inside malloc: a
+	 * report that allocates or loads a library there waits for good on the lock that malloc
+	 * holds (timeout ends the run: status 124). Ten runs, as one may find malloc between calls.
+	 * The report is skipped, said in one line.
+	 */
+	script(&run,
+	       "cd %s\nfor i in $(seq 10); do timeout 30 env LD_PRELOAD=$SHIM "
+	       "TASKPROBE_REPORT=stderr $TARGETS/exit_in_handler 2> err; echo \"status $? $(grep "
+	       "-c "
+	       "'no report (pid [0-9]*): exit() was called in a signal handler' err)\"\n"
+	       "cat err >&2; done",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out,
+			 "status 3 1\nstatus 3 1\nstatus 3 1\nstatus 3 1\nstatus 3 1\nstatus 3 1\n"
+			 "status 3 1\nstatus 3 1\nstatus 3 1\nstatus 3 1\n",
+			 "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, names_reach_the_report_and_the_analysis_escaped)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/*
+	 * A program whose name (its main thread's) sets the terminal's title and clears it: as it
+	 * waits, in the report's waits; as a recorded process, in the converter's analysis.
+	 */
+	script(&run,
+	       "cd %s\nname=$(printf '\\033]0;OWN\\a\\033[2J')\nln -s $TARGETS/pollers \"$name\"\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr ./\"$name\" > /dev/null\n"
+	       "ln -sf %s \"$name\"\n"
+	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording ./\"$name\" > /dev/null\n"
+	       "$TIMELINE --analyze recording",
+	       dir, fib);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* not printed when they fail: the terminal would run what they hold */
+	cr_expect(strchr(run.out, '\033') == NULL && strchr(run.out, '\a') == NULL,
+		  "the analysis holds the name's ESC or BEL unescaped");
+	cr_expect(strchr(run.err, '\033') == NULL && strchr(run.err, '\a') == NULL,
+		  "the report holds the name's ESC or BEL unescaped");
+	cr_expect(strstr(run.err, " \"\\x1b]0;OWN\\x07\\x1b[2J\": ") != NULL,
+		  "the report has no thread of the name escaped");
+	cr_expect(strstr(run.out, "\\x1b]0;OWN\\x07\\x1b[2J (pid ") != NULL,
+		  "the analysis has no process of the name escaped");
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "shown_text.h"
 #include "taskprobe_contract.h"
 #include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
 
@@ -704,12 +705,14 @@ static const char *duration(uint64_t ns, char *buf, size_t size)
 	return ns == UINT64_MAX ? "-" : tp_live_duration_words(ns, buf, size);
 }
 
-static const char *site_text(const struct analysis *a, uint32_t site, char *buf, size_t size)
+/* A site's text as printed: escaped (shown_text.h: it comes from the program's files). */
+static const char *site_text(const struct analysis *a, uint32_t site, char *buf, size_t size,
+			     unsigned shown)
 {
 	if (site == 0)
 		return "(no site)";
 	if (a->sites[site].text != NULL)
-		return a->sites[site].text;
+		return tp_shown(buf, size, a->sites[site].text, shown);
 	snprintf(buf, size, "site %" PRIu64, a->sites[site].id);
 	return buf;
 }
@@ -721,9 +724,9 @@ static int by_work(const void *x, const void *y, void *context)
 	return a > b ? -1 : a < b;
 }
 
-static void report_process(struct analysis *a, struct proc *p, FILE *out)
+static void report_process(struct analysis *a, struct proc *p, FILE *out, unsigned shown)
 {
-	char b1[32], b2[32], b3[32], name[64];
+	char b1[32], b2[32], b3[32], name[512], comm[4 * sizeof p->comm + 1];
 	/* the critical path's sites (only this process's sites have path time) */
 	for (size_t i = 0; i < a->n_sites; i++)
 		a->sites[i].path_ns = a->sites[i].path_fragments = 0;
@@ -743,7 +746,7 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
 	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
 	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu64 " threads\n",
-		p->comm, p->pid, p->tasks, threads);
+		tp_shown(comm, sizeof comm, p->comm, shown), p->pid, p->tasks, threads);
 	fprintf(out,
 		"  work T1         %12.3f ms  the polls of the parallel part's tasks, added up (an "
 		"open one to its last spawn)\n",
@@ -793,7 +796,7 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 			duration(hist_median(&s->spawn_gap), b2, sizeof b2),
 			duration(hist_median(&s->start_delay), b3, sizeof b3),
 			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
-			s->path_fragments, site_text(a, order[i], name, sizeof name));
+			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
 	/* tasks too small for what they cost */
 	for (size_t i = 0; i < n; i++) {
@@ -807,9 +810,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 			continue;
 		/* each cost said where it was measured (a site whose tasks are all spawned first
 		 * has no gap between spawns to measure) */
-		char words[512];
+		char words[1024];
 		tp_live_too_small_words(
-			words, sizeof words, site_text(a, order[i], name, sizeof name),
+			words, sizeof words, site_text(a, order[i], name, sizeof name, shown),
 			duration(task, b1, sizeof b1),
 			spawn != UINT64_MAX ? duration(spawn, b2, sizeof b2) : NULL,
 			start != UINT64_MAX ? duration(start, b3, sizeof b3) : NULL);
@@ -818,8 +821,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out)
 	free(order);
 }
 
-void analysis_report(struct analysis *a, FILE *out)
+void analysis_report(struct analysis *a, FILE *out, bool utf8)
 {
+	unsigned shown = utf8 ? TP_SHOWN_UTF8 : 0;
 	size_t task, node, edge;
 	analysis_memory(&task, &node, &edge);
 	if (a->n_procs == 0)
@@ -827,7 +831,7 @@ void analysis_report(struct analysis *a, FILE *out)
 	for (size_t i = 0; i < a->n_procs; i++) {
 		if (i > 0)
 			fputc('\n', out);
-		report_process(a, &a->procs[i], out);
+		report_process(a, &a->procs[i], out, shown);
 	}
 	if (a->stopped)
 		fprintf(out,
@@ -933,7 +937,7 @@ static void sink_event(void *context, const struct timeline_event *e)
 	analysis_add(context, e);
 }
 
-int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors)
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors, bool utf8)
 {
 	struct analysis *a = analysis_new();
 	if (a == NULL) {
@@ -947,7 +951,7 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}
-	analysis_report(a, out);
+	analysis_report(a, out, utf8);
 	if (totals.dropped > 0)
 		fprintf(out,
 			"%" PRIu64 " events were not recorded (the recording says so): the graph "

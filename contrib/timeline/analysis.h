@@ -44,8 +44,11 @@ void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *
 /* One event, in time order with the others. */
 void analysis_add(struct analysis *a, const struct timeline_event *e);
 
-/* The figures and the per-site table, in words, for each process. */
-void analysis_report(struct analysis *a, FILE *out);
+/*
+ * The figures and the per-site table, in words, for each process; names (a process's, a site's)
+ * escaped for a terminal (shown_text.h), valid UTF-8 kept when `utf8` (the terminal's codeset).
+ */
+void analysis_report(struct analysis *a, FILE *out, bool utf8);
 
 /* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
 void analysis_memory(size_t *task, size_t *node, size_t *edge);
@@ -68,6 +71,8 @@ void analysis_critical_path(struct analysis *a,
 
 void analysis_free(struct analysis *a);
 
-/* Reads the recordings into an analysis and reports it on `out`. Returns the exit status: 0; 1
- * when a recording was not whole (said on `errors`, read up to there); 2 out of memory. */
-int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors);
+/* Reads the recordings into an analysis and reports it on `out` (`utf8`: analysis_report's).
+ * Returns the exit status: 0; 1 when a recording was not whole (said on `errors`, read up to
+ * there); 2 out of memory. */
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors,
+		 bool utf8);

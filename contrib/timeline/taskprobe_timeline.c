@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +455,17 @@ static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint6
 	return false;
 }
 
+/*
+ * Whether the user's locale has UTF-8 for its codeset, as a terminal's would (the console asks
+ * the same): --analyze then keeps names' valid UTF-8. The converter itself runs in the C locale.
+ */
+static bool terminal_utf8(void)
+{
+	bool utf8 = setlocale(LC_CTYPE, "") != NULL && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	setlocale(LC_CTYPE, "C");
+	return utf8;
+}
+
 int main(int argc, char **argv)
 {
 	const char *output = NULL, *format_name = NULL;
@@ -603,7 +616,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (analyze)
-		return analysis_run(inputs, n, stdout, stderr);
+		return analysis_run(inputs, n, stdout, stderr, terminal_utf8());
 	/* the size, before anything is written */
 	enum timeline_format other_format = options.format == TIMELINE_SPEEDSCOPE
 						    ? TIMELINE_TRACE_EVENTS

@@ -60,9 +60,9 @@ bool live_parse_pid(const char *text, pid_t *pid);
 
 /*
  * `len` bytes of `in` (up to a NUL) as text safe for a terminal, into `out` (NUL-terminated, cut
- * between characters when `size` is short): printable ASCII as is, valid UTF-8 as is when
- * live_text_utf8 said the terminal takes it (not the C1 controls, line separators and bidi
- * controls), every other byte as \xNN; a newline kept when `keep_newlines`. Returns the length.
+ * between characters when `size` is short): shown_text.h's escaping, valid UTF-8 kept when
+ * live_text_utf8 said the terminal takes it, a newline kept when `keep_newlines`. Returns the
+ * length.
  */
 size_t live_escape(char *out, size_t size, const char *in, size_t len, bool keep_newlines);
 /* Whether live_escape keeps valid UTF-8 (the locale's codeset is UTF-8); false at first. */

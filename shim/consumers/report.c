@@ -38,9 +38,12 @@
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
+#include "shown_text.h"
+#include "signal_context.h"
 #include "spawn_site.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "text_out.h"
 #include "warn.h"
 
 /* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
@@ -48,8 +51,11 @@
 
 /* Tasks alive per report key. */
 static int64_t alive[IDS];
-/* The report's file (TASKPROBE_REPORT, %p the pid), appended to; none: stderr. */
-static struct tp_own_fd report_fd = TP_OWN_FD_NONE;
+/*
+ * The report's file (TASKPROBE_REPORT, %p the pid, a relative path the start's working
+ * directory's), appended to; "": stderr. Opened at exit only, so that it takes none of the
+ * program's descriptors while it runs.
+ */
 static char report_path[PATH_MAX];
 
 /*
@@ -128,6 +134,9 @@ static int by_count(const void *a, const void *b)
 
 static void write_report(FILE *out)
 {
+	/* names from the program's files, escaped for the terminal the report may reach */
+	unsigned shown = tp_settings()->text_utf8 ? TP_SHOWN_UTF8 : 0;
+	char text_shown[1024];
 	size_t n = 0;
 	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
 	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR],
@@ -155,7 +164,8 @@ static void write_report(FILE *out)
 		if (g == 0 || group->site != groups[g - 1].site) {
 			const char *text = tp_spawn_site_text(group->site);
 			fprintf(out, "  %lld spawned at %s\n", (long long)group->site_alive,
-				text != NULL ? text : "(a site past the site table's end)");
+				text != NULL ? tp_shown(text_shown, sizeof text_shown, text, shown)
+					     : "(a site past the site table's end)");
 		}
 		uint32_t depth;
 		const uintptr_t *pcs = tp_stack_table_frames(group->stack, &depth);
@@ -163,7 +173,8 @@ static void write_report(FILE *out)
 		for (uint32_t i = 0; i < depth; i++) {
 			char frame[1024];
 			tp_symbolize(pcs[i], frame, sizeof frame);
-			fprintf(out, "      #%-2u %s\n", i, frame);
+			fprintf(out, "      #%-2u %s\n", i,
+				tp_shown(text_shown, sizeof text_shown, frame, shown));
 		}
 	}
 	if (without_stack > 0)
@@ -217,29 +228,54 @@ static char *format_report(size_t *length)
 	return text;
 }
 
-/* Writes all of `text` to `fd`. */
-static void write_all(int fd, const char *text, size_t length)
-{
-	while (length > 0) {
-		ssize_t n = write(fd, text, length);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		text += n;
-		length -= (size_t)n;
-	}
-}
-
 /*
  * Appends `text` to the report's file with one write(2), so that the reports of several
- * processes given one file (a script's, a forked child's) each stay whole; or to stderr.
+ * processes given one file (a script's, a forked child's) each stay whole; or to stderr while it
+ * is the program's stderr of the start. Opening the file at exit allocates nothing (open, fstat).
  */
 static void write_text(const char *text, size_t length)
 {
-	int fd = tp_own_fd_use(&report_fd);
-	write_all(fd >= 0 ? fd : STDERR_FILENO, text, length);
-	tp_own_fd_done(&report_fd);
+	const char *to = "stderr";
+	int fd = -1;
+	if (report_path[0] != '\0') {
+		bool made;
+		const char *why = NULL;
+		fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+		if (fd >= 0)
+			to = report_path;
+		else
+			tp_warn("TASKPROBE_REPORT: %.300s cannot be written at exit: %s; "
+				"using stderr",
+				report_path, why);
+	}
+	int out = fd >= 0 ? fd : tp_stderr_fd();
+	if (out >= 0 && tp_text_write(out, text, length) == TP_TEXT_NO_ROOM)
+		tp_warn("no report written to %.300s: the file size limit (ulimit -f) "
+			"leaves no room for it",
+			to);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Whether this exit skips the report: exit() from a signal handler may have interrupted the
+ * program inside malloc, holding its lock, and the report allocates (open_memstream, qsort) and
+ * names sites and stacks (libdw, loaded with dlopen, which allocates): it would wait on that
+ * lock for good. The shim cannot know what a handler interrupted, so any exit from one skips it,
+ * said in one line (tp_warn allocates nothing). Decided once, at exit's first step here.
+ */
+static bool skipped_in_signal_handler(void)
+{
+	static int in_handler = -1;
+	if (in_handler < 0) {
+		in_handler = tp_in_signal_handler();
+		if (in_handler)
+			tp_warn("no report (pid %d): exit() was called in a signal handler, "
+				"where the program may have been inside malloc and making the "
+				"report could hang it",
+				(int)getpid());
+	}
+	return in_handler;
 }
 
 /* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
@@ -259,7 +295,7 @@ static void write_out(void (*report)(FILE *))
 /* At the start of exit, before the libraries' destructors (see the top of this file). */
 void tp_report_before_destructors(void)
 {
-	if (!tp_reporting())
+	if (!tp_reporting() || skipped_in_signal_handler())
 		return;
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
@@ -285,7 +321,8 @@ void tp_report_before_destructors(void)
 /* At exit after every destructor (see the top of this file). */
 void tp_report_at_exit(void)
 {
-	if (!tp_reporting() || __atomic_load_n(&written, __ATOMIC_ACQUIRE))
+	if (!tp_reporting() || __atomic_load_n(&written, __ATOMIC_ACQUIRE) ||
+	    skipped_in_signal_handler())
 		return;
 	int saved_errno = errno;
 	if (!__atomic_load_n(&executor_seen, __ATOMIC_ACQUIRE)) {
@@ -302,7 +339,7 @@ void tp_report_at_exit(void)
 /*
  * A system call filter comes, which may kill the process for the report's calls at exit (naming
  * sites and stacks opens the program's files, formatting allocates): no report is written, said
- * now while nothing refuses the line, and its file is closed (a forked child opens none).
+ * now while nothing refuses the line (its file is opened at exit only: none is left open).
  */
 void tp_report_before_seccomp(void)
 {
@@ -313,24 +350,39 @@ void tp_report_before_seccomp(void)
 		"at exit, so that no call of taskprobe's can be refused");
 	tp_listeners_in_process_remove(TP_IN_PROCESS_REPORT);
 	tp_live_after_report();
-	tp_own_fd_close(&report_fd);
 	errno = saved_errno;
 }
 
 /*
- * Opens the report's file for this process (appended to, never truncated: own_files.h); one that
- * cannot be written is said, and the report goes to stderr.
+ * Makes or checks the report's file for this process (appended to, never truncated:
+ * own_files.h), then closes it: it is opened again at exit. One that cannot be written is said,
+ * and the report goes to stderr.
  */
-static void open_report(const char *setting)
+static void check_report_file(const char *setting)
 {
 	const char *why = "the path is too long";
-	bool made;
-	int fd = tp_output_path(setting, report_path, sizeof report_path)
-			 ? tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why)
-			 : -1;
-	if (fd < 0 || !tp_own_fd_keep(&report_fd, fd))
-		tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting,
-			fd < 0 ? why : "no room for its descriptor");
+	char expanded[PATH_MAX];
+	int fd = -1;
+	report_path[0] = '\0';
+	if (tp_output_path(setting, expanded, sizeof expanded)) {
+		/* absolute: the program may change its working directory before it exits */
+		size_t at = 0;
+		if (expanded[0] != '/' && getcwd(report_path, sizeof report_path) != NULL) {
+			at = strlen(report_path);
+			report_path[at++] = '/';
+		}
+		bool made;
+		if (at + strlen(expanded) < sizeof report_path) {
+			memcpy(report_path + at, expanded, strlen(expanded) + 1);
+			fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	report_path[0] = '\0';
+	tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting, why);
 }
 
 void tp_report_start(void)
@@ -339,7 +391,7 @@ void tp_report_start(void)
 	if (setting == NULL)
 		return;
 	if (strcmp(setting, "stderr") != 0)
-		open_report(setting);
+		check_report_file(setting);
 	tp_report_waits_start();
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
 }
@@ -349,10 +401,9 @@ void tp_report_child_after_fork(void)
 {
 	const char *setting = tp_settings()->report;
 	tp_report_waits_child_after_fork();
-	if (setting == NULL || strstr(setting, "%p") == NULL || report_fd.fd < 0)
+	if (setting == NULL || strstr(setting, "%p") == NULL || report_path[0] == '\0')
 		return;
 	int saved_errno = errno;
-	tp_own_fd_close(&report_fd);
-	open_report(setting);
+	check_report_file(setting);
 	errno = saved_errno;
 }

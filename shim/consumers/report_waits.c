@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "settings.h"
+#include "shown_text.h"
 #include "spawn_site.h"
 #include "taskprobe_contract.h"
 #include "thread_state.h"
@@ -263,11 +265,15 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 {
 	static const char *const kinds[] = TP_WAIT_KIND_NAMES;
 	const struct thread_table *t = f->table;
+	/* names from the program and its files, escaped for the terminal the report may reach */
+	unsigned shown = tp_settings()->text_utf8 ? TP_SHOWN_UTF8 : 0;
+	char text_shown[1024];
 	if (t->tid != 0) {
 		char name[16];
 		memcpy(name, t->name, sizeof name);
 		name_now(t->tid, name);
-		fprintf(out, "  thread %d \"%s\": ", (int)t->tid, name);
+		fprintf(out, "  thread %d \"%s\": ", (int)t->tid,
+			tp_shown(text_shown, sizeof text_shown, name, shown));
 	} else {
 		uint32_t sharing = __atomic_load_n(&threads_sharing, __ATOMIC_RELAXED);
 		fprintf(out, "  %u thread%s past the first %d, together: ", sharing,
@@ -285,7 +291,8 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 		fputs("    ", out);
 		put_waits(out, row->waits, row->kind <= TP_WAIT_KINDS ? kinds[row->kind] : "?");
 		fprintf(out, " at %s: ",
-			text != NULL ? text : "(no call site: the site tables were full)");
+			text != NULL ? tp_shown(text_shown, sizeof text_shown, text, shown)
+				     : "(no call site: the site tables were full)");
 		put_time(out, row->time, ns_per);
 		fputc('\n', out);
 	}

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "settings.h"
+#include "shown_text.h"
 #include "spawn_site.h"
 
 /* One line of the per-site table: a site's rows (one per call address of its text) added up. */
@@ -54,11 +56,12 @@ static const char *median_words(const uint64_t *histogram, char *buf, size_t siz
 	return tp_live_duration_words(ns, buf, size);
 }
 
+/* A site's text as written: escaped (shown_text.h: it comes from the program's files). */
 static const char *site_text(const struct site_figures *f, char *buf, size_t size)
 {
 	const char *text = f->id != 0 ? tp_spawn_site_text(f->id) : NULL;
 	if (text != NULL)
-		return text;
+		return tp_shown(buf, size, text, tp_settings()->text_utf8 ? TP_SHOWN_UTF8 : 0);
 	if (f->row == TP_LIVE_NO_SITE)
 		return "(no site: OpenMP's initial task)";
 	if (f->row == TP_LIVE_OVERFLOW)
@@ -191,7 +194,7 @@ void tp_report_work_span(FILE *out)
 		"tasks", "median poll", "spawn cost", "start delay", "site");
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
-		char share[16], name[64], poll[24], spawn[24], start[24];
+		char share[16], name[512], poll[24], spawn[24], start[24];
 		/* OpenMP's initial task is outside the graph */
 		if ((f->work_ns == 0 && f->path_ns == 0) ||
 		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
@@ -214,7 +217,7 @@ void tp_report_work_span(FILE *out)
 		uint64_t task = median_ns(f->task_time_histogram),
 			 spawn = median_ns(f->spawn_gap_histogram),
 			 start = median_ns(f->start_delay_histogram);
-		char name[64], task_words[24], spawn_words[24], start_words[24], words[512];
+		char name[512], task_words[24], spawn_words[24], start_words[24], words[1024];
 		if (f->id == 0 || f->by_executor || f->tasks < 2 ||
 		    !tp_live_too_small(task, spawn, start))
 			continue;

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
 
@@ -61,6 +62,25 @@ static const char *copy_string(const char *variable, const char *value, char *bu
 	}
 	memcpy(buf, value, strlen(value) + 1);
 	return buf;
+}
+
+/*
+ * Whether the locale the environment names (LC_ALL, else LC_CTYPE, else LANG: the order
+ * setlocale reads them in) has UTF-8 for its codeset, as the terminal the report may reach then
+ * has: "en_US.UTF-8", "C.utf8".
+ */
+static bool locale_utf8(void)
+{
+	static const char *const variables[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
+		const char *v = secure_getenv(variables[i]);
+		if (v != NULL && v[0] != '\0') {
+			const char *codeset = strchr(v, '.');
+			return codeset != NULL && (strncasecmp(codeset + 1, "UTF-8", 5) == 0 ||
+						   strncasecmp(codeset + 1, "utf8", 4) == 0);
+		}
+	}
+	return false;
 }
 
 static void parse_environment(struct tp_settings *s)
@@ -117,6 +137,7 @@ static void parse_environment(struct tp_settings *s)
 			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v,
 				 "a number of microseconds from 1 to 3600000000", "10000");
 	}
+	s->text_utf8 = locale_utf8();
 	errno = saved_errno;
 }
 

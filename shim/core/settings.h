@@ -27,6 +27,7 @@ struct tp_settings {
 	enum tp_live_setting live; /* TASKPROBE_LIVE */
 	const char *live_dir;      /* TASKPROBE_LIVE_DIR: where the file is, or NULL (default) */
 	unsigned live_long_poll_us; /* TASKPROBE_LIVE_LONG_POLL_US: a long poll, 1 us to 1 h */
+	bool text_utf8; /* the locale (LC_ALL, LC_CTYPE, LANG) is UTF-8: names keep theirs */
 };
 
 /*

@@ -9,6 +9,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "text_out.h"
+
 void tp_warn(const char *format, ...)
 {
 	/*
@@ -29,7 +31,9 @@ void tp_warn(const char *format, ...)
 						  ? (size_t)n
 						  : sizeof line - prefix - 2);
 		line[length] = '\n';
-		(void)!write(STDERR_FILENO, line, length + 1);
+		int fd = tp_stderr_fd(); /* none once the program put a file of its own at 2 */
+		if (fd >= 0)
+			(void)tp_text_write(fd, line, length + 1);
 	}
 	errno = saved_errno;
 }

@@ -26,6 +26,7 @@
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "symbolize.h"
+#include "text_out.h"
 #include "thread_state.h"
 #include "threads.h"
 
@@ -135,6 +136,7 @@ void tp_lifecycle_before_quick_exit(void)
 __attribute__((constructor)) static void start(void)
 {
 	tp_process_start();  /* first: nothing later asks the kernel who this process is */
+	tp_stderr_start();   /* before any warning: what the program's stderr is */
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();
