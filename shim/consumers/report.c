@@ -35,6 +35,7 @@
 #include "live.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
+#include "process.h"
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
@@ -401,7 +402,10 @@ void tp_report_child_after_fork(void)
 {
 	const char *setting = tp_settings()->report;
 	tp_report_waits_child_after_fork();
-	if (setting == NULL || strstr(setting, "%p") == NULL || report_path[0] == '\0')
+	/* none after a filter: the report is off (tp_report_before_seccomp), and a file made
+	 * now is a call the filter may refuse */
+	if (setting == NULL || strstr(setting, "%p") == NULL || report_path[0] == '\0' ||
+	    !tp_reporting() || tp_process_filtered())
 		return;
 	int saved_errno = errno;
 	check_report_file(setting);
