@@ -1158,3 +1158,63 @@ Test(top, a_program_without_tasks_has_each_thread_listed_with_its_waits)
 	}
 	tp_run_free(&run);
 }
+
+/*
+ * The same in the full-screen view, at 120 and 80 columns, once the program ended (the view
+ * stays until q): each thread's row with its longest wait's place (on 80 columns a thread started at a routine is named by the
+ * routine alone, and the site's function may be cut, its place kept).
+ */
+Test(top, a_program_without_tasks_has_its_threads_on_the_screen_at_120_and_80_columns)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(asprintf(&command, "cd /tmp && TERM=screen %s top --interval 0.5 -- %s 20000",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("wait_sites"))) > 0);
+	const struct {
+		const char *thread, *site;
+	} threads[] = {
+		{"consumer", tp_source_site("wait_sites.c", "queue_pop(", "sem_wait(&items)")},
+		{"producer",
+		 tp_source_site("wait_sites.c", "queue_push(", "sem_wait(&free_slots)")},
+		{"wait_sites", tp_source_site("wait_sites.c", "int main(", "poll(&fd, 1, 1)")},
+	};
+	static const unsigned widths[] = {120, 80};
+	for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+		struct tp_terminal t;
+		tp_terminal_start(&t, command, widths[w], 30, true);
+		char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+		cr_expect(strstr(screen, "\nno task or worker was seen; 3 threads, 40005 waits") !=
+				  NULL,
+			  "%u columns:\n%s", widths[w], screen);
+		const char *table = strstr(screen, "\nTID ");
+		cr_assert_not_null(table, "%u columns:\n%s", widths[w], screen);
+		for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+			/* the thread's row: "TID" in 8, a space, its name */
+			const char *row = table;
+			while ((row = strchr(row + 1, '\n')) != NULL &&
+			       strncmp(row + 10, threads[i].thread, strlen(threads[i].thread)) != 0)
+				;
+			cr_assert_not_null(row, "%u columns: no %s:\n%s", widths[w],
+					   threads[i].thread, screen);
+			char *line = strndup(row + 1, strcspn(row + 1, "\n"));
+			/* "... DURATION at SITE": whole on 120 columns; on 80 its function may be
+			 * cut ("queue_pu~ (wait_sites.c:29)"), its place whole */
+			const char *at = strstr(line, " at "),
+				   *place = strchr(threads[i].site, '(');
+			bool whole = at != NULL && strcmp(at + 4, threads[i].site) == 0;
+			bool cut = at != NULL && at[4] == threads[i].site[0] &&
+				   strlen(at) > strlen(place) &&
+				   strcmp(at + strlen(at) - strlen(place), place) == 0;
+			cr_expect(widths[w] == 120 ? whole : whole || cut,
+				  "%u columns: %s's longest wait not at %s: %s", widths[w],
+				  threads[i].thread, threads[i].site, line);
+			free(line);
+		}
+		free(screen);
+		tp_terminal_keys(&t, "q");
+		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+		tp_terminal_stop(&t);
+	}
+	free(command);
+}

@@ -419,15 +419,15 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 /*
  * The threads table of a program without tasks (live_without_tasks): each thread by what it did,
  * its running time, its waits' time, count and kinds, its longest wait. On a narrow terminal
- * WAITS goes, then NOW, then KINDS, then THREAD is cut to THREAD_WIDTH, so that the longest
- * wait has LONGEST_WIDTH_WANTED.
+ * WAITS goes, then NOW, then THREAD is cut to THREAD_WIDTH (a start routine's name without its
+ * place), then KINDS goes, so that the longest wait has LONGEST_WIDTH_WANTED.
  */
 struct waiter_layout {
 	bool waits, now, kinds;
 	int thread_width, kinds_width;
 	int longest_width; /* 0: unlimited */
 };
-#define LONGEST_WIDTH_WANTED 40 /* "21.2ms at function (file.c:63)" */
+#define LONGEST_WIDTH_WANTED 36 /* "21.2ms at function (file.c:63)" */
 #define STATE_WIDTH          7  /* "running", "waiting", "ended" */
 #define WAITS_WIDTH          6
 #define KINDS_WIDTH_MAX      40
@@ -488,13 +488,26 @@ static void waiter_longest(char *out, size_t size, const struct thread_view *w, 
 	snprintf(out, size, "%s%.*s", head, (int)(size / 2), site);
 }
 
+/*
+ * A thread's name in `width` characters: one named by its start routine ("consumer (file.c:36)")
+ * by the routine alone where the whole does not fit, else cut as a site's text.
+ */
+static void thread_text(char *out, size_t size, const char *name, int width)
+{
+	const char *place = strstr(name, " (");
+	if ((int)strlen(name) > width && place != NULL && place - name <= width)
+		snprintf(out, size, "%.*s", (int)(place - name), name);
+	else
+		site_text(out, size, name, width);
+}
+
 static void waiter_columns_line(char *out, size_t size, const struct waiter_layout *l,
 				const char *tid, const char *thread, const char *now,
 				const char *running, const char *waited, const char *waits,
 				const char *kinds, const char *longest)
 {
 	char name[LINE_MAX_CHARS];
-	site_text(name, sizeof name, thread, l->thread_width); /* its place kept, if cut */
+	thread_text(name, sizeof name, thread, l->thread_width);
 	int used = snprintf(out, size, "%-*s %-*s", TID_WIDTH, tid, l->thread_width, name);
 	if (l->now && used >= 0 && (size_t)used < size)
 		used += snprintf(out + used, size - (size_t)used, " %-*s", STATE_WIDTH, now);
@@ -547,10 +560,10 @@ static struct waiter_layout waiter_layout(const struct live_snapshot *s, int wid
 			l.waits = false;
 		else if (step == 1)
 			l.now = false;
-		else if (step == 2)
-			l.kinds = false;
-		else if (l.thread_width > THREAD_WIDTH)
+		else if (step == 2 && l.thread_width > THREAD_WIDTH)
 			l.thread_width = THREAD_WIDTH;
+		else if (step == 3)
+			l.kinds = false;
 	}
 }
 
