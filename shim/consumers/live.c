@@ -396,7 +396,8 @@ static bool take_slot(enum slot_need need)
 
 /*
  * Gives the calling thread what `need` wants: a slot, and for TAKES_SLOT its rows' space (a
- * thread whose slot a wait took has none yet). False when it cannot.
+ * thread whose slot a wait took has none yet). False when it cannot. Guarded: a signal handler's
+ * event meanwhile (a wait in it) would take the thread a second slot.
  */
 __attribute__((noinline)) static bool slot_for(enum slot_need need)
 {
@@ -404,6 +405,7 @@ __attribute__((noinline)) static bool slot_for(enum slot_need need)
 	    (need == TAKES_SLOT && local.no_rows) ||
 	    (need == WAITING_SLOT && local.waited_unlisted))
 		return false;
+	tp_guard_enter(&local.busy);
 	int saved_errno = errno, cancel_state;
 	/* a cancellation inside (the fallback's open) would leave the slot taken */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -420,6 +422,7 @@ __attribute__((noinline)) static bool slot_for(enum slot_need need)
 	}
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
+	tp_guard_leave(&local.busy, false);
 	return ready;
 }
 
