@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 7
+#define TP_LIVE_VERSION 8
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -48,15 +48,21 @@
 #define TP_LIVE_STACK_SAMPLE_FIRST 4
 #define TP_LIVE_STACK_SAMPLE_EVERY 4096
 #define TP_LIVE_THREADS            256 /* threads alive at once with figures; later ones are counted */
-#define TP_LIVE_STACKS             128 /* distinct stacks kept (sampled), over all sites */
-#define TP_LIVE_SITE_TEXT          256
-#define TP_LIVE_STACK_FRAMES       128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
-#define TP_LIVE_MODULES            128 /* the modules sites and stacks lie in (program, libraries) */
-#define TP_LIVE_MODULE_PATH        1024
-#define TP_LIVE_BUILD_ID           32
-#define TP_LIVE_NO_MODULE          UINT32_MAX /* an address in no module known (JIT code) */
-#define TP_LIVE_WAIT_SITES         128 /* call sites of waits: the last one counts every later one */
-#define TP_LIVE_BUCKETS            40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
+/*
+ * Of those, the slots a thread that has only waited may take (at its first wait): the others
+ * stay for threads that run tasks, whose sites' figures live in their slots' rows.
+ */
+#define TP_LIVE_WAITING_THREADS (TP_LIVE_THREADS * 3 / 4)
+#define TP_LIVE_WAIT_KINDS      8   /* a thread's time waited by the contract's kind (below 8) */
+#define TP_LIVE_STACKS          128 /* distinct stacks kept (sampled), over all sites */
+#define TP_LIVE_SITE_TEXT       256
+#define TP_LIVE_STACK_FRAMES    128 /* a stack's frames kept (TASKPROBE_STACK_DEPTH's most) */
+#define TP_LIVE_MODULES         128 /* the modules sites and stacks lie in (program, libraries) */
+#define TP_LIVE_MODULE_PATH     1024
+#define TP_LIVE_BUILD_ID        32
+#define TP_LIVE_NO_MODULE       UINT32_MAX /* an address in no module known (JIT code) */
+#define TP_LIVE_WAIT_SITES      128 /* call sites of waits: the last one counts every later one */
+#define TP_LIVE_BUCKETS         40  /* log2 histograms: bucket b counts [2^b, 2^(b+1)) ns */
 /*
  * The costs' histograms (struct tp_live_site_stats), compact: 32-bit counts in log2 buckets from
  * 2^TP_LIVE_COST_SHIFT ns, cost bucket b being log2 bucket b + TP_LIVE_COST_SHIFT (the first also
@@ -153,7 +159,10 @@ struct tp_live_header {
 	uint32_t notes; /* enum tp_live_note, OR'ed */
 	/* task dependences the work and span left out (their table full): the span may be short */
 	uint64_t dependences_dropped;
-	char reserved[20];
+	/* threads that only waited and found the slots they may take (TP_LIVE_WAITING_THREADS)
+	 * taken: their waits count at their sites, the threads are not listed */
+	uint64_t waiting_threads_unlisted;
+	char reserved[12];
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -349,7 +358,25 @@ struct tp_live_thread {
 	 */
 	uint64_t start_routine;
 	uint32_t start_module;
-	char reserved[4];
+	/*
+	 * Its waits (interposed, outermost: a signal handler's inside one is the same wait) since
+	 * it took the slot: how many, their time by the contract's kind, and the longest one's
+	 * kind, time and call site (its module); the wait going on now excluded.
+	 */
+	uint32_t longest_wait_kind;
+	uint64_t waits;
+	uint64_t waited_ns[TP_LIVE_WAIT_KINDS];
+	uint64_t longest_wait_ns;
+	uint64_t longest_wait_address;
+	uint32_t longest_wait_module;
+	uint32_t reserved;
+	/*
+	 * When the thread started (its start seen; the statistics' start for the main thread;
+	 * else when it took the slot), and when it ended (0 while it runs): its running time is
+	 * the time between, its waits' time taken out.
+	 */
+	uint64_t started_ns;
+	uint64_t ended_ns;
 };
 
 /*

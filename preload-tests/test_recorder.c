@@ -359,3 +359,56 @@ Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
 	cr_expect_eq(tp_timeline_count(r.summary, "unbalanced slices="), 0, "%s", r.summary);
 	recorded_free(&r);
 }
+
+/* How many times `needle` is in `text`. */
+static unsigned occurrences(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *at = text; (at = strstr(at, needle)) != NULL; at += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * `taskprobe record` of a script that runs two programs one after the other: each process's track
+ * is named by the program it ran, not by the shell it was forked from, with its pid; the shell,
+ * which recorded nothing, gets no track.
+ */
+Test(recorder, each_process_of_a_recording_of_several_is_named_by_its_program_and_pid,
+     .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = recording_dir(), json[4300], script[8400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	/* each child's pid on stdout, in order */
+	char *threads = strdup(tp_target("threads")); /* tp_target's text is static */
+	snprintf(script, sizeof script,
+		 "'%s' 2 >/dev/null & echo $!; wait; '%s' >/dev/null & echo $!; wait", threads,
+		 tp_target("mutex_waits"));
+	free(threads);
+	struct tp_run run;
+	tp_launch((const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", script, NULL}, NULL,
+		  &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	int threads_pid, mutex_waits_pid;
+	cr_assert_eq(sscanf(run.out, "%d\n%d\n", &threads_pid, &mutex_waits_pid), 2, "%s", run.out);
+	char *timeline = tp_read_file(json, NULL);
+	cr_assert_not_null(timeline, "no %s: %s", json, run.err);
+	const struct {
+		const char *program;
+		int pid;
+	} processes[] = {{"threads", threads_pid}, {"mutex_waits", mutex_waits_pid}};
+	for (size_t i = 0; i < sizeof processes / sizeof processes[0]; i++) {
+		char name[256];
+		snprintf(
+			name, sizeof name,
+			"{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"ts\":0.000,\"name\":\"process_name\","
+			"\"args\":{\"name\":\"%s (pid %d)\"}}",
+			processes[i].pid, processes[i].program, processes[i].pid);
+		cr_expect(strstr(timeline, name) != NULL, "no %s in: %s", name, timeline);
+	}
+	cr_expect_eq(occurrences(timeline, "\"process_name\""), 2, "%s", timeline);
+	free(timeline);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

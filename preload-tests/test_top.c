@@ -1067,3 +1067,154 @@ Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeo
 	tp_run_free(&program);
 	tp_remove_temp_dir(dir);
 }
+
+/* A thread's row of the threads table of a program without tasks. */
+struct waiter_row {
+	bool found;
+	char now[16], running[16], waited[16], kinds[64], longest[256];
+	unsigned long waits;
+};
+
+/*
+ * The row of the thread whose name begins with `name` ("consumer (wait_sites.c:": the line its
+ * start routine's entry has is the compiler's) in the threads table of `text` (a snapshot, or a
+ * screen whose table has every column).
+ */
+static struct waiter_row waiter_row(const char *text, const char *name)
+{
+	struct waiter_row r = {0};
+	const char *header = strstr(text, "\nTID ");
+	if (header == NULL || strstr(header, "LONGEST WAIT") == NULL)
+		return r;
+	for (const char *row = strchr(header + 1, '\n'); row != NULL && row[1] != '\n';
+	     row = strchr(row + 1, '\n')) {
+		/* "TID" in 8, a space, the name */
+		const char *at = row + 1 + 9;
+		size_t end = strcspn(row + 1, "\n");
+		size_t name_len = strcspn(at, " ") + 1;
+		if (name[strlen(name) - 1] == ':') /* FUNCTION (FILE:LINE) */
+			name_len = strcspn(at, ")") + 1;
+		if (end < 9 + name_len || strncmp(at, name, strlen(name)) != 0)
+			continue;
+		char *line = strndup(at + name_len, end - 9 - name_len);
+		int used = 0;
+		if (sscanf(line, " %15s %15s %15s %lu %63s %n", r.now, r.running, r.waited,
+			   &r.waits, r.kinds, &used) >= 5) {
+			r.found = true;
+			snprintf(r.longest, sizeof r.longest, "%s", line + used);
+		}
+		free(line);
+		break;
+	}
+	return r;
+}
+
+/* Whether `longest` is "DURATION at SITE", exactly that site. */
+static bool longest_at(const char *longest, const char *site)
+{
+	const char *at = strstr(longest, " at ");
+	return at != NULL && ms_of(longest) > 0 && strcmp(at + 4, site) == 0;
+}
+
+/*
+ * A program without tasks (wait_sites: a consumer and a producer, 100 semaphore waits each at
+ * their own lines, and the main thread's 5 polls): its threads table lists each thread by what
+ * it did, its waits' count, kind and longest site exact; the figures' line says what was seen,
+ * not that no task was polled "yet" after the end.
+ */
+Test(top, a_program_without_tasks_has_each_thread_listed_with_its_waits)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
+						tp_unprivileged_copy(tp_target("wait_sites")),
+						"100", NULL},
+			       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "consumed 100\n");
+	cr_expect(strstr(run.err, "\nno task or worker was seen; 3 threads, 205 waits\n") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "polled yet") == NULL, "%s", run.err);
+	const struct {
+		const char *thread, *kind, *site;
+		unsigned long waits;
+	} threads[] = {
+		{"consumer (wait_sites.c:", "semaphore",
+		 tp_source_site("wait_sites.c", "queue_pop(", "sem_wait(&items)"), 100},
+		{"producer (wait_sites.c:", "semaphore",
+		 tp_source_site("wait_sites.c", "queue_push(", "sem_wait(&free_slots)"), 100},
+		{"wait_sites ", "poll",
+		 tp_source_site("wait_sites.c", "int main(", "poll(&fd, 1, 1)"), 5},
+	};
+	for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+		struct waiter_row r = waiter_row(run.err, threads[i].thread);
+		cr_expect(r.found, "no row of %s: %s", threads[i].thread, run.err);
+		cr_expect_str_eq(r.now, "ended", "%s", run.err);
+		cr_expect(ms_of(r.running) > 0 && ms_of(r.waited) > 0, "%s", run.err);
+		cr_expect_eq(r.waits, threads[i].waits, "%s: %s", threads[i].thread, run.err);
+		cr_expect_str_eq(r.kinds, threads[i].kind, "%s", run.err);
+		cr_expect(longest_at(r.longest, threads[i].site), "%s: \"%s\", not at %s: %s",
+			  threads[i].thread, r.longest, threads[i].site, run.err);
+	}
+	tp_run_free(&run);
+}
+
+/*
+ * The same in the full-screen view, at 120 and 80 columns, once the program ended (the view
+ * stays until q): each thread's row with its longest wait's place (on 80 columns a thread started at a routine is named by the
+ * routine alone, and the site's function may be cut, its place kept).
+ */
+Test(top, a_program_without_tasks_has_its_threads_on_the_screen_at_120_and_80_columns)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(asprintf(&command, "cd /tmp && TERM=screen %s top --interval 0.5 -- %s 20000",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("wait_sites"))) > 0);
+	const struct {
+		const char *thread, *site;
+	} threads[] = {
+		{"consumer", tp_source_site("wait_sites.c", "queue_pop(", "sem_wait(&items)")},
+		{"producer",
+		 tp_source_site("wait_sites.c", "queue_push(", "sem_wait(&free_slots)")},
+		{"wait_sites", tp_source_site("wait_sites.c", "int main(", "poll(&fd, 1, 1)")},
+	};
+	static const unsigned widths[] = {120, 80};
+	for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+		struct tp_terminal t;
+		tp_terminal_start(&t, command, widths[w], 30, true);
+		char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+		cr_expect(strstr(screen, "\nno task or worker was seen; 3 threads, 40005 waits") !=
+				  NULL,
+			  "%u columns:\n%s", widths[w], screen);
+		const char *table = strstr(screen, "\nTID ");
+		cr_assert_not_null(table, "%u columns:\n%s", widths[w], screen);
+		for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+			/* the thread's row: "TID" in 8, a space, its name */
+			const char *row = table;
+			while ((row = strchr(row + 1, '\n')) != NULL &&
+			       strncmp(row + 10, threads[i].thread, strlen(threads[i].thread)) != 0)
+				;
+			cr_assert_not_null(row, "%u columns: no %s:\n%s", widths[w],
+					   threads[i].thread, screen);
+			char *line = strndup(row + 1, strcspn(row + 1, "\n"));
+			/* "... DURATION at SITE": whole on 120 columns; on 80 its function may be
+			 * cut ("queue_pu~ (wait_sites.c:29)"), its place whole */
+			const char *at = strstr(line, " at "),
+				   *place = strchr(threads[i].site, '(');
+			bool whole = at != NULL && strcmp(at + 4, threads[i].site) == 0;
+			bool cut = at != NULL && at[4] == threads[i].site[0] &&
+				   strlen(at) > strlen(place) &&
+				   strcmp(at + strlen(at) - strlen(place), place) == 0;
+			cr_expect(widths[w] == 120 ? whole : whole || cut,
+				  "%u columns: %s's longest wait not at %s: %s", widths[w],
+				  threads[i].thread, threads[i].site, line);
+			free(line);
+		}
+		free(screen);
+		tp_terminal_keys(&t, "q");
+		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+		tp_terminal_stop(&t);
+	}
+	free(command);
+}

@@ -10,7 +10,9 @@
  * threads are kept apart. The first of them (in the order of the inputs) keeps its pid in the
  * timeline; each other gets a pid of its own from SYNTHETIC_PID up (Trace Event Format's pids
  * are numbers), and every process of a repeated pid is named "COMM (pid PID...)" in the
- * timeline's process names, the repeats saying so.
+ * timeline's process names, the repeats saying so. A recording of several processes (a script's,
+ * mpirun's) names each process that recorded events "COMM (pid PID)" too: COMM is its last
+ * image's that recorded (a shell's forked child that exec'ed the program is the program).
  */
 #define _GNU_SOURCE
 #include "recording.h"
@@ -50,6 +52,7 @@ struct segment {
 	uint32_t clock;
 	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;     /* ... and with the largest */
+	size_t chunks;                   /* its whole chunks */
 	struct recorded_module *modules; /* its modules, each number once */
 	size_t n_modules;
 	struct code_site *sites;
@@ -352,6 +355,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			continue;
 		}
 		segment_pair(current, c->clock_time, c->ns);
+		current->chunks++;
 		totals->dropped += c->dropped;
 		/* chunk pointers are kept as offsets until every segment is in place */
 		struct chunk_ref ref = {
@@ -415,9 +419,23 @@ static int by_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether the `n` segments of `order` (by_process's order) hold several processes with chunks. */
+static bool several_recorded(struct segment *const *order, size_t n)
+{
+	const struct segment *recorded = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (order[i]->chunks > 0) {
+			if (recorded != NULL && !same_process(recorded, order[i]))
+				return true;
+			recorded = order[i];
+		}
+	return false;
+}
+
 /*
  * Sets each segment's process and its pid in the timeline (see the top of this file), and names
- * the processes of a repeated pid. False when out of memory.
+ * the processes of a repeated pid, or every process that recorded when several did. False when
+ * out of memory.
  */
 static bool number_processes(struct timeline *t, struct segment *segments, size_t n)
 {
@@ -436,6 +454,7 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 	qsort(pids, n, sizeof *pids, by_u32);
 	uint64_t processes = 0;
 	uint32_t synthetic = SYNTHETIC_PID;
+	bool several = several_recorded(order, n);
 	for (size_t i = 0; i < n;) {
 		/* the processes of one pid: order[i, end) */
 		size_t end = i;
@@ -450,11 +469,13 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 		for (size_t j = i; j < end;) {
 			size_t k = j;
 			uint32_t out_pid = order[j]->pid;
-			/* the first in the input of this process's segments */
-			const struct segment *earliest = order[j];
+			/* its name's image: the last in the input that recorded (else the last) */
+			const struct segment *named = order[j];
 			for (; k < end && same_process(order[k], order[j]); k++)
-				if (order[k]->scope < earliest->scope)
-					earliest = order[k];
+				if ((order[k]->chunks > 0) > (named->chunks > 0) ||
+				    ((order[k]->chunks > 0) == (named->chunks > 0) &&
+				     order[k]->scope > named->scope))
+					named = order[k];
 			bool keeps = same_process(order[j], first);
 			if (!keeps) {
 				while (bsearch(&synthetic, pids, n, sizeof *pids, by_u32) != NULL)
@@ -466,18 +487,18 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 				order[m]->process = processes;
 				order[m]->out_pid = out_pid;
 			}
-			if (repeated && t != NULL) {
+			if ((repeated || (several && named->chunks > 0)) && t != NULL) {
 				char name[160];
 				if (keeps)
 					snprintf(name, sizeof name, "%s (pid %" PRIu32 ")",
-						 earliest->comm, earliest->pid);
+						 named->comm, named->pid);
 				else
 					snprintf(name, sizeof name,
 						 "%s (pid %" PRIu32 " again: another process than "
 						 "the first of that pid, started at tick %" PRIu64
 						 ", pid namespace %" PRIu64 ")",
-						 earliest->comm, earliest->pid,
-						 earliest->start_ticks, earliest->pid_namespace);
+						 named->comm, named->pid, named->start_ticks,
+						 named->pid_namespace);
 				timeline_process_name(t, out_pid, name);
 			}
 			j = k;

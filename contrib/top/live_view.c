@@ -827,6 +827,37 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 	out->path_other_ns = out->longest.ns - kept;
 }
 
+/*
+ * A thread's waits (thread_view's), its wait going on now (wait_kind, wait_for_ns: read
+ * already) added, and its running time to `now_ns` or its end.
+ */
+static void read_thread_waits(struct thread_view *w, const struct tp_live_thread *t,
+			      uint64_t now_ns)
+{
+	w->waits = load64(&t->waits);
+	w->waited_total_ns = 0;
+	for (unsigned k = 0; k < TP_LIVE_WAIT_KINDS; k++) {
+		w->waited_ns[k] = load64(&t->waited_ns[k]);
+		if (k == w->wait_kind)
+			w->waited_ns[k] += w->wait_for_ns;
+		w->waited_total_ns += w->waited_ns[k];
+	}
+	w->longest_wait_ns = load64(&t->longest_wait_ns);
+	w->longest_wait_kind = load32(&t->longest_wait_kind);
+	w->longest_wait_address = load64(&t->longest_wait_address);
+	w->longest_wait_module = load32(&t->longest_wait_module);
+	if (w->wait_kind != 0 && w->wait_for_ns > w->longest_wait_ns) {
+		w->longest_wait_ns = w->wait_for_ns;
+		w->longest_wait_kind = w->wait_kind;
+		w->longest_wait_address = w->wait_address;
+		w->longest_wait_module = w->wait_module;
+	}
+	uint64_t started = load64(&t->started_ns), ended = load64(&t->ended_ns);
+	uint64_t end = w->ended && ended != 0 ? ended : now_ns;
+	uint64_t alive = end > started ? end - started : 0;
+	w->running_ns = alive > w->waited_total_ns ? alive - w->waited_total_ns : 0;
+}
+
 /* The snapshot's reading of the map (guarded_read): every value copied once, then used. */
 static void read_snapshot(void *arg)
 {
@@ -847,6 +878,7 @@ static void read_snapshot(void *arg)
 	out->header.events_dropped = load64(&h->events_dropped);
 	out->header.stacks_dropped = load64(&h->stacks_dropped);
 	out->header.threads_without_space = load64(&h->threads_without_space);
+	out->header.waiting_threads_unlisted = load64(&h->waiting_threads_unlisted);
 	out->header.notes = load32(&h->notes);
 	live_escape(out->comm, sizeof out->comm, f->header.comm, sizeof f->header.comm, false);
 	out->now_ns = exited ? out->header.exited_ns
@@ -958,6 +990,7 @@ static void read_snapshot(void *arg)
 		w->wait_address = w->wait_kind != 0 ? load64(&t->wait_address) : 0;
 		w->wait_module = load32(&t->wait_module);
 		w->polls = load64(&t->polls);
+		read_thread_waits(w, t, out->now_ns);
 		w->busy_ns = load64(&t->busy_ns) +
 			     (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
 		w->parked_ns = load64(&t->parked_ns) +
@@ -1025,10 +1058,16 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 	}
 	for (unsigned i = 0; i < out->n_threads; i++) {
 		struct thread_view *w = &out->threads[i];
-		if (w->wait_address == 0)
-			continue;
-		live_name(w->wait_address, w->wait_module, true, name, sizeof name);
-		live_escape(w->wait_site, sizeof w->wait_site, name, strlen(name), false);
+		if (w->wait_address != 0) {
+			live_name(w->wait_address, w->wait_module, true, name, sizeof name);
+			live_escape(w->wait_site, sizeof w->wait_site, name, strlen(name), false);
+		}
+		if (w->longest_wait_address != 0) {
+			live_name(w->longest_wait_address, w->longest_wait_module, true, name,
+				  sizeof name);
+			live_escape(w->longest_wait_site, sizeof w->longest_wait_site, name,
+				    strlen(name), false);
+		}
 	}
 	for (unsigned i = 0; i < out->n_stacks; i++) {
 		struct stack_view *k = &out->stacks[i];
@@ -1323,10 +1362,31 @@ void live_format_too_small(char *out, size_t size, const struct site_view *v)
 				v->start_p50_ns > 0 ? start : NULL);
 }
 
+bool live_without_tasks(const struct live_snapshot *s)
+{
+	for (unsigned i = 0; i < s->n_threads; i++)
+		if (s->threads[i].was_worker)
+			return false;
+	return s->n_sites == 0;
+}
+
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width)
 {
+	bool ended = s->header.exited;
+	if (live_without_tasks(s)) {
+		uint64_t waits = 0;
+		for (unsigned i = 0; i < s->n_waits; i++)
+			waits += s->waits[i].waits;
+		uint64_t threads = s->n_threads + s->header.waiting_threads_unlisted;
+		snprintf(out, size, "no task or worker %s; %llu thread%s, %llu wait%s%s",
+			 ended ? "was seen" : "seen yet", (unsigned long long)threads,
+			 threads == 1 ? "" : "s", (unsigned long long)waits, waits == 1 ? "" : "s",
+			 ended ? "" : " so far");
+		return;
+	}
 	if (s->work_ns == 0 || s->longest.ns == 0) {
-		snprintf(out, size, "task graph: no task of a parallel region polled yet");
+		snprintf(out, size, "task graph: no task of a parallel region %s",
+			 ended ? "was polled" : "polled yet");
 		return;
 	}
 	char work[16], span[16], elapsed[16];

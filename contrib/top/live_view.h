@@ -174,6 +174,17 @@ struct thread_view {
 	uint64_t busy_ns, parked_ns; /* cumulative, the current state's time included */
 	uint64_t polls;
 	double busy_share, parked_share, spinning_share; /* of the last interval */
+	/*
+	 * Its waits since it took its slot (at its first task event or wait): how many (ended),
+	 * their time by the contract's kind and in all (the wait going on now included), and the
+	 * longest one (the one going on now, if longer); its running time: alive and in no
+	 * interposed wait (a join, a sleep or a read counts as running).
+	 */
+	uint64_t waits, waited_ns[TP_LIVE_WAIT_KINDS], waited_total_ns, running_ns;
+	uint64_t longest_wait_ns;
+	uint32_t longest_wait_kind, longest_wait_module;
+	uint64_t longest_wait_address;                         /* named into longest_wait_site */
+	char longest_wait_site[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped, "" when none */
 };
 
 /* A spawn stack (sampled) of a site. */
@@ -230,6 +241,12 @@ struct live_snapshot {
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
 		   struct live_snapshot *out, char *why, size_t why_size);
 
+/*
+ * Whether the program has shown no task and no worker (yet): its threads only wait, and are
+ * listed by what they waited for rather than by tasks.
+ */
+bool live_without_tasks(const struct live_snapshot *s);
+
 /* The site of row `row` in `s`, or NULL. */
 const struct site_view *live_site(const struct live_snapshot *s, uint32_t row);
 
@@ -263,6 +280,8 @@ void live_format_ns(char *out, size_t size, uint64_t ns);
  * workers runs this faster than 7.35x); burdened span 18.1ms: parallelism 6.91; measured 1.90x
  * on 2 workers", or why there are none; wider than `width` columns (0: any width), the figures
  * alone ("work 125ms, span 17.0ms: parallelism 7.35, burdened 6.91; measured 1.90x on 2").
+ * A program without tasks (live_without_tasks): what was seen instead, as taskprobe-timeline
+ * says it ("no task or worker was seen; 3 threads, 12 waits").
  */
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */

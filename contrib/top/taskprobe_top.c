@@ -416,6 +416,175 @@ static void worker_line(char *out, size_t size, const struct live_snapshot *s,
 	worker_columns_line(out, size, l, tid, w->name, busy, spin, parked, polls, now);
 }
 
+/*
+ * The threads table of a program without tasks (live_without_tasks): each thread by what it did,
+ * its running time, its waits' time, count and kinds, its longest wait. On a narrow terminal
+ * WAITS goes, then NOW, then THREAD is cut to THREAD_WIDTH (a start routine's name without its
+ * place), then KINDS goes, so that the longest wait has LONGEST_WIDTH_WANTED.
+ */
+struct waiter_layout {
+	bool waits, now, kinds;
+	int thread_width, kinds_width;
+	int longest_width; /* 0: unlimited */
+};
+#define LONGEST_WIDTH_WANTED 36 /* "21.2ms at function (file.c:63)" */
+#define STATE_WIDTH          7  /* "running", "waiting", "ended" */
+#define WAITS_WIDTH          6
+#define KINDS_WIDTH_MAX      40
+
+/*
+ * The kinds a thread waited in, most time first: "mutex", or with their shares of its time
+ * waited when several ("mutex 90%, futex 10%"); "-" when it has not waited.
+ */
+static void waiter_kinds(char *out, size_t size, const struct thread_view *w)
+{
+	unsigned kinds[TP_LIVE_WAIT_KINDS], n = 0;
+	for (unsigned k = 1; k < TP_LIVE_WAIT_KINDS; k++)
+		if (w->waited_ns[k] > 0)
+			kinds[n++] = k;
+	for (unsigned i = 1; i < n; i++) /* by time, most first: a handful */
+		for (unsigned j = i; j > 0 && w->waited_ns[kinds[j]] > w->waited_ns[kinds[j - 1]];
+		     j--) {
+			unsigned k = kinds[j];
+			kinds[j] = kinds[j - 1];
+			kinds[j - 1] = k;
+		}
+	size_t used = 0;
+	snprintf(out, size, "%s", n == 0 ? "-" : "");
+	for (unsigned i = 0; i < n && used < size; i++) {
+		if (n == 1) {
+			snprintf(out, size, "%s", live_wait_kind_name(kinds[i]));
+			break;
+		}
+		used += (size_t)snprintf(out + used, size - used, "%s%s %.0f%%", i > 0 ? ", " : "",
+					 live_wait_kind_name(kinds[i]),
+					 100.0 * (double)w->waited_ns[kinds[i]] /
+						 (double)w->waited_total_ns);
+	}
+}
+
+/* Its longest wait in words, "21.2ms at function (file:line)" (the kind too when it waited in
+ * several), the site cut to `width` characters if not 0; "-" when it has not waited. */
+static void waiter_longest(char *out, size_t size, const struct thread_view *w, int width)
+{
+	if (w->longest_wait_ns == 0 && w->waits == 0 && w->wait_kind == 0) {
+		snprintf(out, size, "-");
+		return;
+	}
+	unsigned kinds = 0;
+	for (unsigned k = 1; k < TP_LIVE_WAIT_KINDS; k++)
+		kinds += w->waited_ns[k] > 0;
+	char how_long[16], kind[24] = "", head[48], site[sizeof w->longest_wait_site];
+	live_format_ns(how_long, sizeof how_long, w->longest_wait_ns);
+	if (kinds > 1)
+		snprintf(kind, sizeof kind, " %s", live_wait_kind_name(w->longest_wait_kind));
+	snprintf(head, sizeof head, "%s%s%s", how_long, kind,
+		 w->longest_wait_site[0] != '\0' ? " at " : "");
+	int room = width - (int)strlen(head);
+	site_text(site, sizeof site, w->longest_wait_site,
+		  width <= 0              ? (int)sizeof site
+		  : room > SITE_WIDTH_MIN ? room
+					  : SITE_WIDTH_MIN);
+	snprintf(out, size, "%s%.*s", head, (int)(size / 2), site);
+}
+
+/*
+ * A thread's name in `width` characters: one named by its start routine ("consumer (file.c:36)")
+ * by the routine alone where the whole does not fit, else cut as a site's text.
+ */
+static void thread_text(char *out, size_t size, const char *name, int width)
+{
+	const char *place = strstr(name, " (");
+	if ((int)strlen(name) > width && place != NULL && place - name <= width)
+		snprintf(out, size, "%.*s", (int)(place - name), name);
+	else
+		site_text(out, size, name, width);
+}
+
+static void waiter_columns_line(char *out, size_t size, const struct waiter_layout *l,
+				const char *tid, const char *thread, const char *now,
+				const char *running, const char *waited, const char *waits,
+				const char *kinds, const char *longest)
+{
+	char name[LINE_MAX_CHARS];
+	thread_text(name, sizeof name, thread, l->thread_width);
+	int used = snprintf(out, size, "%-*s %-*s", TID_WIDTH, tid, l->thread_width, name);
+	if (l->now && used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %-*s", STATE_WIDTH, now);
+	if (used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %8s %8s", running, waited);
+	if (l->waits && used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, " %*s", WAITS_WIDTH, waits);
+	if (l->kinds && used >= 0 && (size_t)used < size)
+		used += snprintf(out + used, size - (size_t)used, "  %-*s", l->kinds_width, kinds);
+	if (used >= 0 && (size_t)used < size)
+		snprintf(out + used, size - (size_t)used, "  %s", longest);
+}
+
+static void waiter_header(char *out, size_t size, const struct waiter_layout *l)
+{
+	waiter_columns_line(out, size, l, "TID", "THREAD", "NOW", "RUNNING", "WAITED", "WAITS",
+			    "KINDS", "LONGEST WAIT");
+}
+
+/* Every column, THREAD and KINDS as wide as their longest text (plain snapshots). */
+static struct waiter_layout every_waiter_column(const struct live_snapshot *s)
+{
+	struct waiter_layout l = {true, true, true, THREAD_WIDTH, (int)strlen("KINDS"), 0};
+	for (unsigned i = 0; i < s->n_threads; i++) {
+		char kinds[128];
+		waiter_kinds(kinds, sizeof kinds, &s->threads[i]);
+		if ((int)strlen(kinds) > l.kinds_width)
+			l.kinds_width = (int)strlen(kinds);
+		if ((int)strlen(s->threads[i].name) > l.thread_width)
+			l.thread_width = (int)strlen(s->threads[i].name);
+	}
+	return l;
+}
+
+/* The layout for a terminal `width` columns wide. */
+static struct waiter_layout waiter_layout(const struct live_snapshot *s, int width)
+{
+	struct waiter_layout l = every_waiter_column(s);
+	if (l.thread_width > THREAD_WIDTH_MAX)
+		l.thread_width = THREAD_WIDTH_MAX;
+	if (l.kinds_width > KINDS_WIDTH_MAX)
+		l.kinds_width = KINDS_WIDTH_MAX;
+	char header[LINE_MAX_CHARS];
+	for (int step = 0;; step++) {
+		waiter_header(header, sizeof header, &l);
+		l.longest_width = width - ((int)strlen(header) - (int)strlen("LONGEST WAIT"));
+		if (l.longest_width >= LONGEST_WIDTH_WANTED || step == 4)
+			return l;
+		if (step == 0)
+			l.waits = false;
+		else if (step == 1)
+			l.now = false;
+		else if (step == 2 && l.thread_width > THREAD_WIDTH)
+			l.thread_width = THREAD_WIDTH;
+		else if (step == 3)
+			l.kinds = false;
+	}
+}
+
+/* A thread's row; `exited`: the process has (its threads ended with it). */
+static void waiter_line(char *out, size_t size, const struct thread_view *w,
+			const struct waiter_layout *l, bool exited)
+{
+	char tid[16], running[16], waited[16], waits[16], kinds[128], longest[LINE_MAX_CHARS / 2];
+	snprintf(tid, sizeof tid, "%u", w->tid);
+	live_format_ns(running, sizeof running, w->running_ns);
+	live_format_ns(waited, sizeof waited, w->waited_total_ns);
+	count_text(waits, sizeof waits, w->waits + (w->wait_kind != 0));
+	waiter_kinds(kinds, sizeof kinds, w);
+	if ((int)strlen(kinds) > l->kinds_width)
+		kinds[l->kinds_width] = '\0';
+	waiter_longest(longest, sizeof longest, w, l->longest_width);
+	const char *now = w->ended || exited ? "ended" : w->wait_kind != 0 ? "waiting" : "running";
+	waiter_columns_line(out, size, l, tid, w->name, now, running, waited, waits, kinds,
+			    longest);
+}
+
 /* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
 /*
  * The title: whose figures, what the program is (the header's notes), how long, the task counts
@@ -459,6 +628,10 @@ static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 	char threads_beyond[64];
 	snprintf(threads_beyond, sizeof threads_beyond, "threads beyond %d at once not counted",
 		 TP_LIVE_THREADS);
+	char waiting_beyond[96];
+	snprintf(waiting_beyond, sizeof waiting_beyond,
+		 "threads that only waited not listed (beyond %d at once)",
+		 TP_LIVE_WAITING_THREADS);
 	const struct {
 		uint64_t count;
 		const char *what;
@@ -466,6 +639,7 @@ static void losses_line(char *out, size_t size, const struct live_snapshot *s)
 		{h->threads_uncounted, threads_beyond},
 		{h->threads_without_space, "threads not counted (no space left for the "
 					   "statistics' file)"},
+		{h->waiting_threads_unlisted, waiting_beyond},
 		{h->tasks_untracked, "tasks (too many alive at once) left out"},
 		{h->events_dropped, "signal handlers' events not counted"},
 	};
@@ -570,12 +744,22 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		}
 		printf("\n");
 	}
-	struct worker_layout all = every_worker_column(s);
-	worker_header(line, sizeof line, &all);
-	printf("%s\n", line);
-	for (unsigned i = 0; i < s->n_threads; i++) {
-		worker_line(line, sizeof line, s, &s->threads[i], &all);
+	if (live_without_tasks(s)) {
+		struct waiter_layout all = every_waiter_column(s);
+		waiter_header(line, sizeof line, &all);
 		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_threads; i++) {
+			waiter_line(line, sizeof line, &s->threads[i], &all, s->header.exited);
+			printf("%s\n", line);
+		}
+	} else {
+		struct worker_layout all = every_worker_column(s);
+		worker_header(line, sizeof line, &all);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_threads; i++) {
+			worker_line(line, sizeof line, s, &s->threads[i], &all);
+			printf("%s\n", line);
+		}
 	}
 	losses_line(line, sizeof line, s);
 	if (line[0] != '\0')
@@ -799,13 +983,23 @@ static void draw_tables(struct screen *sc)
 		put_line(y++, line, a, k == sc->selected_index);
 	}
 	put_line(y++, "", 0, false);
-	struct worker_layout workers = worker_layout(s, COLS);
-	worker_header(line, sizeof line, &workers);
-	put_line(y++, line, style(sc, PAIR_HEADER), true);
-	for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
-		worker_line(line, sizeof line, s, &s->threads[i], &workers);
-		put_line(y++, line, s->threads[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0,
-			 false);
+	if (live_without_tasks(s)) {
+		struct waiter_layout waiters = waiter_layout(s, COLS);
+		waiter_header(line, sizeof line, &waiters);
+		put_line(y++, line, style(sc, PAIR_HEADER), true);
+		for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
+			waiter_line(line, sizeof line, &s->threads[i], &waiters, s->header.exited);
+			put_line(y++, line, 0, false);
+		}
+	} else {
+		struct worker_layout workers = worker_layout(s, COLS);
+		worker_header(line, sizeof line, &workers);
+		put_line(y++, line, style(sc, PAIR_HEADER), true);
+		for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
+			worker_line(line, sizeof line, s, &s->threads[i], &workers);
+			put_line(y++, line,
+				 s->threads[i].wait_task != 0 ? style(sc, PAIR_WARNING) : 0, false);
+		}
 	}
 	/* the waits by call site, in the rows left */
 	if (s->n_waits > 0 && y + 3 < bottom) {

@@ -133,11 +133,15 @@ struct live_local {
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
 	/* its waits at each wait site (by entry), counted up to TP_LIVE_STACK_SAMPLE_FIRST */
 	uint8_t waits_at[TP_LIVE_WAIT_SITES];
-	bool ended;          /* its thread-stop fired: it counts no more */
-	bool no_slot;        /* it found no slot (all taken, or no space): not counted */
-	uint32_t waits;      /* interposed waits it is in (a signal handler's nests inside) */
-	bool parked;         /* its outermost wait began polling no task: parked (with a slot) */
-	uint64_t wait_since; /* its outermost wait's start */
+	bool ended;           /* its thread-stop fired: it counts no more */
+	bool no_slot;         /* it found no slot (all taken, or no space): not counted */
+	bool no_rows;         /* its slot's rows found no space: its tasks are not counted */
+	bool waited_unlisted; /* a wait found no slot it may take (counted once) */
+	uint32_t waits;       /* interposed waits it is in (a signal handler's nests inside) */
+	bool parked;          /* its outermost wait began polling no task: parked (with a slot) */
+	uint64_t wait_since;  /* its outermost wait's start */
+	uint32_t wait_kind;   /* and its kind */
+	uint64_t started_ns;  /* when its start was seen (tp_live_thread_start), 0 if not */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
 	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
 	uint32_t start_module;               /* the module entry of start_routine */
@@ -222,6 +226,7 @@ static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 static uint16_t rows_by_site[TP_SITES_MAX + 1];
 static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
+_Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
@@ -279,8 +284,34 @@ enum take_result {
 	NO_SPACE, /* the file could not get space for the slot's rows */
 };
 
-/* Whether the calling thread took slot `i` (in state `from`). */
-static enum take_result take(unsigned i, uint32_t from)
+/* Slot `s`'s rows, given space if they have none; NULL when the file has no space for them. */
+static struct tp_live_site_stats *slot_rows(struct tp_live_thread *s)
+{
+	uint64_t rows = header->rows_offset + (uint64_t)(s - slots) * header->rows_stride;
+	if (!s->rows_ready) {
+		if (!give_space(rows, header->rows_stride))
+			return NULL;
+		__atomic_store_n(&s->rows_ready, 1, __ATOMIC_RELEASE);
+	}
+	return (struct tp_live_site_stats *)(map + rows);
+}
+
+/*
+ * When the calling thread started: its start seen, else the statistics' start for the main
+ * thread (it began before them), else now.
+ */
+static uint64_t thread_started_ns(struct tp_thread *self, uint64_t now)
+{
+	if (local.started_ns != 0)
+		return local.started_ns;
+	return tp_thread_tid(self) == tp_process()->pid ? ns_at_start : now;
+}
+
+/*
+ * Whether the calling thread took slot `i` (in state `from`); with `rows`, its rows have space
+ * (a thread that only waits needs none: they are given when it first runs a task).
+ */
+static enum take_result take(unsigned i, uint32_t from, bool rows)
 {
 	struct tp_live_thread *s = &slots[i];
 	struct tp_thread *self = tp_thread_self();
@@ -288,13 +319,10 @@ static enum take_result take(unsigned i, uint32_t from)
 	    !__atomic_compare_exchange_n(&s->in_use, &from, TP_LIVE_SLOT_LIVE, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NOT_FREE;
-	uint64_t rows = header->rows_offset + (uint64_t)i * header->rows_stride;
-	if (!s->rows_ready) {
-		if (!give_space(rows, header->rows_stride)) {
-			__atomic_store_n(&s->in_use, from, __ATOMIC_RELEASE);
-			return NO_SPACE;
-		}
-		__atomic_store_n(&s->rows_ready, 1, __ATOMIC_RELEASE);
+	struct tp_live_site_stats *r = rows || s->rows_ready ? slot_rows(s) : NULL;
+	if (rows && r == NULL) {
+		__atomic_store_n(&s->in_use, from, __ATOMIC_RELEASE);
+		return NO_SPACE;
 	}
 	/* the thread's own figures start from zero; its rows' stay, summed into the sites' */
 	uint64_t now = now_ns();
@@ -313,23 +341,42 @@ static enum take_result take(unsigned i, uint32_t from)
 	set64(&s->taken_ns, now);
 	set64(&s->state_since, now);
 	set32(&s->state, self->parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	set32(&s->longest_wait_kind, 0);
+	set64(&s->waits, 0);
+	for (unsigned k = 0; k < TP_LIVE_WAIT_KINDS; k++)
+		set64(&s->waited_ns[k], 0);
+	set64(&s->longest_wait_ns, 0);
+	set64(&s->longest_wait_address, 0);
+	set32(&s->longest_wait_module, TP_LIVE_NO_MODULE);
+	set64(&s->started_ns, thread_started_ns(self, now));
+	set64(&s->ended_ns, 0);
 	local.slot = s;
-	local.rows = (struct tp_live_site_stats *)(map + rows);
+	local.rows = r;
 	local.poll_row = NO_ROW;
 	return TAKEN;
 }
 
-/* The calling thread takes a free slot, else an ended thread's (whose figures stay summed). */
-static bool take_slot(void)
+/* What an event needs of the calling thread's slot, and takes if the thread has none. */
+enum slot_need {
+	TAKES_SLOT, /* task, worker and park events: a slot and its rows (the sites' figures) */
+	/* waits: a slot without rows, among the TP_LIVE_WAITING_THREADS a thread that only waits
+	 * may take; a rename: only a slot the thread has */
+	WAITING_SLOT,
+	HAS_SLOT_ONLY,
+};
+
+/*
+ * The calling thread takes a free slot, else an ended thread's (whose figures stay summed): for
+ * a wait, one of the first TP_LIVE_WAITING_THREADS.
+ */
+static bool take_slot(enum slot_need need)
 {
 	static const uint32_t preferred[] = {TP_LIVE_SLOT_FREE, TP_LIVE_SLOT_ENDED};
-	int saved_errno = errno, cancel_state;
-	/* a cancellation inside (the fallback's open) would leave the slot taken */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	unsigned most = need == WAITING_SLOT ? TP_LIVE_WAITING_THREADS : TP_LIVE_THREADS;
 	bool taken = false, no_space = false;
 	for (unsigned k = 0; k < sizeof preferred / sizeof preferred[0] && !taken; k++)
-		for (unsigned i = 0; i < TP_LIVE_THREADS && !taken; i++) {
-			enum take_result r = take(i, preferred[k]);
+		for (unsigned i = 0; i < most && !taken; i++) {
+			enum take_result r = take(i, preferred[k], need == TAKES_SLOT);
 			taken = r == TAKEN;
 			/* no other free slot would get space either; an ended one has its own */
 			if (r == NO_SPACE) {
@@ -337,30 +384,60 @@ static bool take_slot(void)
 				break;
 			}
 		}
-	if (!taken) {
+	if (!taken && need == WAITING_SLOT) {
+		/* a later task event may still find a slot among the others */
+		count(&header->waiting_threads_unlisted);
+	} else if (!taken) {
 		local.no_slot = true;
 		count(no_space ? &header->threads_without_space : &header->threads_uncounted);
 	}
-	pthread_setcancelstate(cancel_state, NULL);
-	errno = saved_errno;
 	return taken;
 }
 
-/* Whether an event takes the calling thread a slot, if it has none. */
-enum slot_need {
-	TAKES_SLOT,    /* task, worker and park events: the thread runs tasks or is a worker */
-	HAS_SLOT_ONLY, /* waits: a thread that only waits (a server's) does not use a slot up */
-};
+/*
+ * Gives the calling thread what `need` wants: a slot, and for TAKES_SLOT its rows' space (a
+ * thread whose slot a wait took has none yet). False when it cannot. Guarded: a signal handler's
+ * event meanwhile (a wait in it) would take the thread a second slot.
+ */
+__attribute__((noinline)) static bool slot_for(enum slot_need need)
+{
+	if (need == HAS_SLOT_ONLY || local.ended || local.no_slot ||
+	    (need == TAKES_SLOT && local.no_rows) ||
+	    (need == WAITING_SLOT && local.waited_unlisted))
+		return false;
+	tp_guard_enter(&local.busy);
+	int saved_errno = errno, cancel_state;
+	/* a cancellation inside (the fallback's open) would leave the slot taken */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	bool ready = local.slot != NULL || take_slot(need);
+	if (!ready && need == WAITING_SLOT)
+		local.waited_unlisted = true;
+	if (ready && need == TAKES_SLOT && local.rows == NULL) {
+		local.rows = slot_rows(local.slot);
+		if (local.rows == NULL) {
+			local.no_rows = true;
+			count(&header->threads_without_space);
+			ready = false;
+		}
+	}
+	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
+	tp_guard_leave(&local.busy, false);
+	return ready;
+}
 
-/* The calling thread's slot, marked busy, or NULL when it has none or is busy already. */
+/*
+ * The calling thread's slot, marked busy, or NULL when it has none (or not what `need` wants) or
+ * is busy already.
+ */
 static inline struct tp_live_thread *enter(enum slot_need need)
 {
 	if (__builtin_expect(local.busy, 0)) {
 		count(&header->events_dropped);
 		return NULL;
 	}
-	if (__builtin_expect(local.slot == NULL, 0) &&
-	    (need == HAS_SLOT_ONLY || local.ended || local.no_slot || !take_slot()))
+	if (__builtin_expect(need == TAKES_SLOT ? local.rows == NULL : local.slot == NULL, 0) &&
+	    !slot_for(need))
 		return NULL;
 	tp_guard_enter(&local.busy);
 	return local.slot;
@@ -667,7 +744,7 @@ static void successors_follow(uint64_t predecessor, unsigned edges, const struct
 
 int tp_live_wants_stack(uint32_t site)
 {
-	if (local.slot == NULL)
+	if (local.rows == NULL)
 		return 0;
 	uint64_t spawned = local.rows[row_of(site)].spawned;
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
@@ -745,7 +822,7 @@ static void keep_stack(uint32_t row, uint64_t stack_id, const uintptr_t *pcs, ui
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	/* only the spawns it sampled: others' stacks (a tracer's, the recorder's) are not */
-	if (local.slot == NULL || stack_id == 0 || local.busy || !local.sample_stack)
+	if (local.rows == NULL || stack_id == 0 || local.busy || !local.sample_stack)
 		return;
 	local.sample_stack = false;
 	keep_stack(local.spawn_row, stack_id, pcs, depth, false);
@@ -1014,9 +1091,11 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
 
 /*
  * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
- * not (a program without tasks: its threads only wait). For a thread with a slot, its time
- * parked is its time blocked in the kernel: inside an interposed wait while it polls no task (a
- * wait inside a poll is the task's, and blocks the worker: busy).
+ * not. A thread takes a slot (without rows) at its first wait, among the
+ * TP_LIVE_WAITING_THREADS a thread that only waits may take, so that a program without tasks
+ * has its threads listed with their waits. For a thread with a slot, its time parked is its
+ * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
+ * poll is the task's, and blocks the worker: busy).
  */
 void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
 {
@@ -1026,11 +1105,12 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
 	bool outermost = local.waits++ == 0;
 	if (outermost) {
 		local.wait_since = now;
+		local.wait_kind = kind;
 		local.wait_site = wait_site(site, kind);
 		if (local.wait_site != NULL)
 			__atomic_add_fetch(&local.wait_site->waiting, 1, __ATOMIC_RELAXED);
 	}
-	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
+	struct tp_live_thread *s = enter(WAITING_SLOT);
 	if (s == NULL)
 		return;
 	set64(&s->wait_since, now);
@@ -1065,13 +1145,31 @@ static void wait_site_add(struct tp_live_wait_site *e, uint64_t ns, uint32_t tid
 		;
 }
 
+/*
+ * An ended outermost wait of `ns` at `site` (NULL: none) in the thread's slot `s`. A reader may
+ * see the longest wait's time and its site a wait apart.
+ */
+static void thread_waited(struct tp_live_thread *s, uint64_t ns,
+			  const struct tp_live_wait_site *site)
+{
+	add(&s->waits, 1);
+	add(&s->waited_ns[local.wait_kind % TP_LIVE_WAIT_KINDS], ns);
+	if (ns <= s->longest_wait_ns)
+		return;
+	set64(&s->longest_wait_ns, ns);
+	set32(&s->longest_wait_kind, local.wait_kind);
+	set64(&s->longest_wait_address, site != NULL ? site->address : 0);
+	set32(&s->longest_wait_module, site != NULL ? site->module : TP_LIVE_NO_MODULE);
+}
+
 void tp_live_wait_end(uint64_t task)
 {
 	if (local.busy || local.waits == 0)
 		return;
 	uint64_t now = now_ns();
 	bool outermost = --local.waits == 0;
-	if (outermost && local.wait_site != NULL) {
+	const struct tp_live_wait_site *site = local.wait_site;
+	if (outermost && site != NULL) {
 		wait_site_add(local.wait_site, now - local.wait_since,
 			      (uint32_t)tp_thread_tid(tp_thread_self()));
 		local.wait_site = NULL;
@@ -1079,6 +1177,8 @@ void tp_live_wait_end(uint64_t task)
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;
+	if (outermost)
+		thread_waited(s, now - local.wait_since, site);
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_ns, now - s->wait_since);
 	set32(&s->wait_kind, 0);
@@ -1099,6 +1199,7 @@ void tp_live_thread_start(uintptr_t start_routine)
 	tp_guard_enter(&local.busy);
 	local.start_module = module_entry(start_routine);
 	local.start_routine = start_routine;
+	local.started_ns = now_ns();
 	leave();
 }
 
@@ -1124,6 +1225,7 @@ void tp_live_thread_stop(uint64_t tid)
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
 	set32(&s->wait_kind, 0);
+	set64(&s->ended_ns, now_ns());
 	local.slot = NULL;
 	local.ended = true;
 	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);

@@ -158,8 +158,10 @@ static void write_report(FILE *out)
 	for (size_t g = 0; g < n; g++)
 		groups[g].site_alive = alive_by_site[groups[g].site];
 	qsort(groups, n, sizeof *groups, by_count);
-	fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
-		(long long)total, total == 1 ? "" : "s", (int)getpid());
+	/* every task terminated: nothing to say of them (the task graph follows) */
+	if (total > 0)
+		fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
+			(long long)total, total == 1 ? "" : "s", (int)getpid());
 	for (size_t g = 0; g < n; g++) {
 		const struct group *group = &groups[g];
 		if (g == 0 || group->site != groups[g - 1].site) {
@@ -188,7 +190,7 @@ static void write_report(FILE *out)
 			"  %lld started by the executor itself (OpenMP's initial and implicit "
 			"tasks)\n",
 			(long long)executors_own);
-	if (tp_stack_table_dropped() > 0)
+	if (total > 0 && tp_stack_table_dropped() > 0)
 		fprintf(out,
 			"  (%llu spawns found the stack table full: their stacks have no id)\n",
 			(unsigned long long)tp_stack_table_dropped());
