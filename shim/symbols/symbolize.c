@@ -235,12 +235,15 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	char function[TP_NAME_MAX];
 	const char *written = name != NULL ? written_function(name, function, sizeof function)
 					   : NULL;
-	if (written != NULL && kind == FUNCTION_ENTRY && pc == start)
+	/* a return address one past an entry (no call is one byte long): the function itself, as
+	 * a GCC construct's site is its outlined function (ompt.c) */
+	bool whole = name != NULL && pc == start + (kind == RETURN_ADDRESS);
+	if (written != NULL && whole)
 		snprintf(out, size, "%s [%s] (%s)", written, name, path);
 	else if (written != NULL)
 		snprintf(out, size, "%s [%s+%#lx] (%s)", written, name, (unsigned long)(pc - start),
 			 path);
-	else if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
+	else if (whole)
 		snprintf(out, size, "%s (%s)", name, path);
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
