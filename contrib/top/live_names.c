@@ -107,6 +107,8 @@ static void name_code(uint64_t pc, uint32_t module, enum name_kind kind, char *o
 		tp_symbolize_function_in_module(m->path, m->bias, pc, text, sizeof text);
 	else if (m != NULL)
 		tp_symbolize_in_module(m->path, m->bias, pc, kind == SITE, text, sizeof text);
+	else if (kind == FUNCTION) /* outside every module: no name (symbolize.h) */
+		text[0] = '\0';
 	else
 		snprintf(text, sizeof text, "%#llx", (unsigned long long)pc);
 	names[slot].pc = pc;
