@@ -312,8 +312,8 @@ Test(sites, gcc_constructs_are_named_by_their_function_and_line, .timeout = 180)
 Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
-	/* unoptimized, GCC 12 gives every instruction of loops() its opening line: but for the
-	 * functions its constructs were outlined into */
+	/* unoptimized, GCC 12 gives every instruction of loops() its opening line, the taskloops'
+	 * calls included: the functions they were outlined into tell them apart */
 	expect_construct_sites("omp_construct_sites_gcc_O0", true, 100, BY_TRACER);
 }
 
@@ -342,7 +342,7 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 	size_t in_main = 0, in_loops = 0, in_others = 0, tasks = 0;
 	for (size_t i = 0; i < sites.n; i++) {
 		const char *t = sites.text[i];
-		char function[16];
+		char function[16] = "";
 		int number = -1, end = 0;
 		cr_expect(sscanf(t, "%15s [%*[^.]._omp_fn.%d] (omp_construct_sites_gcc_nodebug)%n",
 				 function, &number, &end) == 2 &&
