@@ -219,21 +219,41 @@ static int line_of(const char *after, const char *pragma)
 enum sites_read_by { BY_TRACER, BY_RECORDING, BY_CONSOLE, BY_REPORT };
 
 /*
- * omp_construct_sites, built by `compiler`, read `by` each way: one site per construct (GCC -O2
- * puts its untied task's call on the next construct's line: the two share a site, a known limit
- * of its line table). `loop_line` is where
- * that compiler's line table puts a taskloop's call (0: the pragma's line, 1: the loop's, the
- * line after; -1: neither, see the unoptimized GCC test), `loop_tasks` how many tasks a taskloop of 1000 iterations with grainsize(10) makes
- * on libomp: clang's calls split the range into 100 tasks of 10 iterations and, as libomp splits
- * a range of more than 20 tasks (10 per thread) in halves by tasks of its own, 7 splitting tasks
- * (100 -> 50 + 50 -> 4 x 25 -> 8 x 12 or 13); GCC's GOMP_taskloop asks libomp for 100 tasks and
- * gets 100.
+ * The sites of `argv` read `by` one of the ways (a tracer's run is left in `run`, its output to
+ * check; `absent`: texts a recording must not hold).
  */
-static void expect_construct_sites(const char *target, bool gcc, int loop_line, size_t loop_tasks,
+static void sites_read(const char *const argv[], const char *const env[], enum sites_read_by by,
+		       const char *const absent[], struct tp_run *run, struct named_sites *sites)
+{
+	if (by == BY_RECORDING) {
+		recorded_sites_of(argv, env, absent, sites);
+	} else if (by == BY_CONSOLE) {
+		console_sites_of(argv, env, sites);
+	} else if (by == BY_REPORT) {
+		report_sites_of(argv, env, sites);
+	} else {
+		tp_run(TP_TRACED, argv, env, run);
+		cr_assert_eq(run->status, 0, "%s", run->err);
+		named_sites_of(run, sites);
+	}
+}
+
+/*
+ * omp_construct_sites, built by clang or GCC (`gcc`), read `by` each way: one site per construct,
+ * at its pragma's line (GCC's calls into libomp often lie on other lines, the loop's or the next
+ * construct's: its constructs are named by the functions it outlines them into, which begin at
+ * the pragma's). `loop_tasks` is how many tasks a taskloop of 1000 iterations with grainsize(10)
+ * makes on libomp: clang's calls split the range into 100 tasks of 10 iterations and, as libomp
+ * splits a range of more than 20 tasks (10 per thread) in halves by tasks of its own, 7 splitting
+ * tasks (100 -> 50 + 50 -> 4 x 25 -> 8 x 12 or 13); GCC's GOMP_taskloop asks libomp for 100
+ * tasks and gets 100. GCC's programs run on libomp preloaded after the shim, as the launcher
+ * preloads it.
+ */
+static void expect_construct_sites(const char *target, bool gcc, size_t loop_tasks,
 				   enum sites_read_by by)
 {
 	char preload[4200];
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
+	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
 	const char *argv[] = {
 		tp_require_program(tp_target(target),
 				   gcc ? "gcc (libgomp) and libomp-dev" : "clang and libomp-dev"),
@@ -241,63 +261,41 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 	const char *env[] = {"OMP_NUM_THREADS=2", gcc ? preload : NULL, NULL};
 	struct tp_run run = {0};
 	struct named_sites sites;
-	if (by == BY_RECORDING) {
-		/* the functions, the source file and the compiler's names: none in the recording */
-		const char *const absent[] = {"main (",  "loops",        CONSTRUCTS,
-					      "_omp_fn", "omp_outlined", NULL};
-		recorded_sites_of(argv, env, absent, &sites);
-	} else if (by == BY_CONSOLE) {
-		console_sites_of(argv, env, &sites);
-	} else if (by == BY_REPORT) {
-		report_sites_of(argv, env, &sites);
-	} else {
-		tp_run(TP_TRACED, argv, env, &run);
-		cr_assert_eq(run.status, 0, "%s", run.err);
+	/* the functions, the source file and the compiler's names: none in a recording */
+	const char *const absent[] = {"main (",  "loops",        CONSTRUCTS,
+				      "_omp_fn", "omp_outlined", NULL};
+	sites_read(argv, env, by, absent, &run, &sites);
+	if (by == BY_TRACER)
 		cr_expect_str_eq(run.out,
 				 "task 42, taskloops 332833500 249500250000, others 1 2 3 4, outer "
 				 "team 2, inner teams 4, nested tasks 4\n");
-		named_sites_of(&run, &sites);
-	}
 	struct {
 		const char *function, *after, *pragma;
-		int offset;
 		size_t tasks;
 	} constructs[] = {
 		/* the first parallel region's implicit tasks, and its single's task */
-		{"main", "int main(", "#pragma omp parallel", 0, 2},
-		{"main", "int main(", "#pragma omp task", 0, 1},
+		{"main", "int main(", "#pragma omp parallel", 2},
+		{"main", "int main(", "#pragma omp task", 1},
 		/* the two taskloops, in loops() */
-		{"loops", "static void loops(", "#pragma omp taskloop", loop_line, loop_tasks},
-		{"loops", "squares[i] =", "#pragma omp taskloop", loop_line, loop_tasks},
+		{"loops", "static void loops(", "#pragma omp taskloop", loop_tasks},
+		{"loops", "squares[i] =", "#pragma omp taskloop", loop_tasks},
 		/* an untied task, two ordered by a dependence, a task in a taskgroup, in others() */
-		{"others", "static void others(", "#pragma omp task untied", 0, 1},
-		{"others", "static void others(", "#pragma omp task depend(out", 0, 1},
-		{"others", "static void others(", "#pragma omp task depend(in", 0, 1},
-		{"others", "#pragma omp taskgroup", "#pragma omp task shared(values)", 0, 1},
+		{"others", "static void others(", "#pragma omp task untied", 1},
+		{"others", "static void others(", "#pragma omp task depend(out", 1},
+		{"others", "static void others(", "#pragma omp task depend(in", 1},
+		{"others", "#pragma omp taskgroup", "#pragma omp task shared(values)", 1},
 		/* the outer region, the region nested in it (on each of its 2 threads), its tasks */
-		{"main", "loops();", "#pragma omp parallel", 0, 2},
-		{"main", "outer_team = omp", "#pragma omp parallel", 0, 4},
-		{"main", "inner_teams, omp", "#pragma omp task", 0, 4},
+		{"main", "loops();", "#pragma omp parallel", 2},
+		{"main", "outer_team = omp", "#pragma omp parallel", 4},
+		{"main", "inner_teams, omp", "#pragma omp task", 4},
 	};
+	size_t n = sizeof constructs / sizeof constructs[0];
 	struct expected_site expected[sizeof constructs / sizeof constructs[0]];
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof constructs / sizeof constructs[0]; i++) {
-		int line = line_of(constructs[i].after, constructs[i].pragma) +
-			   constructs[i].offset;
-		if (loop_line < 0 && strcmp(constructs[i].function, "loops") == 0) {
-			/* both taskloops at loops' opening line, the only one its calls have */
-			if (strcmp(constructs[i].after, "static void loops(") != 0)
-				continue;
-			line = tp_source_line(CONSTRUCTS, "static void loops(", "{");
-			constructs[i].tasks = 2 * loop_tasks;
-		}
-		if (gcc && loop_line == 1 && strstr(constructs[i].pragma, "untied") != NULL) {
-			constructs[i + 1].tasks++; /* GCC -O2: on the depend(out) task's line */
-			continue;
-		}
-		snprintf(expected[n].text, TP_SITE_READ, "%s (" CONSTRUCTS ":%d)",
-			 constructs[i].function, line);
-		expected[n++].tasks = constructs[i].tasks;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(expected[i].text, TP_SITE_READ, "%s (" CONSTRUCTS ":%d)",
+			 constructs[i].function,
+			 line_of(constructs[i].after, constructs[i].pragma));
+		expected[i].tasks = constructs[i].tasks;
 	}
 	expect_sites(&sites, expected, n);
 	tp_run_free(&run);
@@ -308,32 +306,28 @@ static void expect_construct_sites(const char *target, bool gcc, int loop_line, 
 Test(sites, gcc_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
-	/* GCC's line table puts a taskloop's call into libomp on its loop's line */
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_TRACER);
+	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_TRACER);
 }
 
 Test(sites, gcc_constructs_unoptimized_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
-	/*
-	 * Unoptimized, GCC 12 gives every instruction of loops() its opening line: the taskloops'
-	 * calls into libomp have no line of their own, and share one site (a known limit: the
-	 * constructs' lines are only in the outlined functions the calls pass to libomp).
-	 */
-	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, BY_TRACER);
+	/* unoptimized, GCC 12 gives every instruction of loops() its opening line, the taskloops'
+	 * calls included: the functions they were outlined into tell them apart */
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, 100, BY_TRACER);
 }
 
 /*
- * Without debug information a site is named by its symbol, and a symbol GCC made for an outlined
- * region ("main._omp_fn.0") by the function it was outlined from first, the symbol after it:
- * "main [main._omp_fn.0+0x81] (module)". At -O2 loops() is inlined into main's region.
+ * Without debug information a site is named by its symbol, and a GCC construct's site is the
+ * function GCC outlined it into: named by the function it was outlined from first, then its
+ * symbol, "main [main._omp_fn.0] (module)".
  */
 Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function_first,
      .timeout = 180)
 {
 	tp_require_tracer();
 	char preload[4200];
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s", TP_LIBOMP_PATH);
+	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
 	const char *argv[] = {tp_require_program(tp_target("omp_construct_sites_gcc_nodebug"),
 						 "gcc (libgomp) and libomp-dev"),
 			      NULL};
@@ -343,27 +337,104 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	struct named_sites sites;
 	named_sites_of(&run, &sites);
-	/* the eleven constructs: two called from main itself, nine from its outlined regions */
-	cr_assert_eq(sites.n, 11);
-	size_t in_main = 0, outlined = 0, tasks = 0;
+	/* the eleven constructs: five in main, two in loops(), four in others() */
+	cr_assert_eq(sites.n, 11, "%s", listed(&sites));
+	size_t in_main = 0, in_loops = 0, in_others = 0, tasks = 0;
 	for (size_t i = 0; i < sites.n; i++) {
 		const char *t = sites.text[i];
-		in_main += strncmp(t, "main+0x", 7) == 0;
-		outlined += strncmp(t, "main [main._omp_fn.", 19) == 0;
-		cr_expect(strstr(t, " (omp_construct_sites_gcc_nodebug)") != NULL, "%s", t);
+		char function[16] = "";
+		int number = -1, end = 0;
+		cr_expect(sscanf(t, "%15s [%*[^.]._omp_fn.%d] (omp_construct_sites_gcc_nodebug)%n",
+				 function, &number, &end) == 2 &&
+				  number >= 0 && end == (int)strlen(t),
+			  "%s", t);
+		in_main += strcmp(function, "main") == 0;
+		in_loops += strcmp(function, "loops") == 0;
+		in_others += strcmp(function, "others") == 0;
 		tasks += sites.tasks[i];
 	}
-	cr_expect_eq(in_main, 2);
-	cr_expect_eq(outlined, 9);
+	cr_expect_eq(in_main, 5, "%s", listed(&sites));
+	cr_expect_eq(in_loops, 2, "%s", listed(&sites));
+	cr_expect_eq(in_others, 4, "%s", listed(&sites));
 	cr_expect_eq(tasks, 2 + 1 + 100 + 100 + 4 + 2 + 4 + 4);
 	tp_run_free(&run);
+}
+
+#define LOOP_CONSTRUCTS "omp_loop_constructs.c"
+
+/*
+ * omp_loop_constructs, built by GCC -O2 -g, read `by` one way: each construct its own site, at
+ * its pragma's line. GCC's line table puts the call of the loop's last task on the loop's line,
+ * a region's call before its pragma and a taskloop's after: a construct is named by the function
+ * GCC outlines it into, which begins at its pragma's line.
+ */
+static void expect_loop_construct_sites(enum sites_read_by by)
+{
+	char preload[4200];
+	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
+	const char *argv[] = {tp_require_program(tp_target("omp_loop_constructs_gcc"),
+						 "gcc (libgomp) and libomp-dev"),
+			      NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", preload, NULL};
+	const char *const absent[] = {"main (", LOOP_CONSTRUCTS, "_omp_fn", NULL};
+	struct tp_run run = {0};
+	struct named_sites sites;
+	sites_read(argv, env, by, absent, &run, &sites);
+	if (by == BY_TRACER)
+		cr_expect_str_eq(run.out,
+				 "sums 15 6 15, squares 2646700, inner teams 4, nested tasks 4\n");
+	tp_run_free(&run);
+	struct {
+		const char *after, *pragma;
+		size_t tasks;
+	} constructs[] = {
+		/* the first region's implicit tasks; its loop's three tasks (one on even rounds) */
+		{"int main(", "#pragma omp parallel", 2},
+		{"int main(", "#pragma omp task", 5},
+		{"if (round % 2", "#pragma omp task", 2},
+		{"&sums[1]", "#pragma omp task", 5},
+		/* 200 iterations by grainsize 20: GOMP_taskloop asks libomp for 10 tasks */
+		{"int main(", "#pragma omp taskloop", 10},
+		/* the outer region, the one nested in it (on each of its 2 threads), its tasks */
+		{"squares[i] = (long)", "#pragma omp parallel", 2},
+		{"squares[i] = (long)", "#pragma omp parallel num_threads(TEAM)\n\t\t{", 4},
+		{"squares[i] = (long)", "#pragma omp task", 4},
+	};
+	size_t n = sizeof constructs / sizeof constructs[0];
+	struct expected_site expected[sizeof constructs / sizeof constructs[0]];
+	for (size_t i = 0; i < n; i++) {
+		int line = tp_source_line(LOOP_CONSTRUCTS, constructs[i].after,
+					  constructs[i].pragma);
+		cr_assert_gt(line, 0, "%s after %s", constructs[i].pragma, constructs[i].after);
+		snprintf(expected[i].text, TP_SITE_READ, "main (" LOOP_CONSTRUCTS ":%d)", line);
+		expected[i].tasks = constructs[i].tasks;
+	}
+	expect_sites(&sites, expected, n);
+}
+
+Test(sites, gcc_tasks_in_one_loop_are_named_by_their_own_constructs, .timeout = 180)
+{
+	tp_require_tracer();
+	expect_loop_construct_sites(BY_TRACER);
+}
+
+Test(sites, gcc_tasks_in_one_loop_are_named_so_in_a_recording_and_the_exit_report, .timeout = 180)
+{
+	expect_loop_construct_sites(BY_RECORDING);
+	expect_loop_construct_sites(BY_REPORT);
+}
+
+Test(sites, gcc_tasks_in_one_loop_are_named_so_by_the_console, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	expect_loop_construct_sites(BY_CONSOLE);
 }
 
 Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 180)
 {
 	tp_require_tracer();
 	/* the nested region and its task are tail calls from their outlined regions (-O2) */
-	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_TRACER);
+	expect_construct_sites("omp_construct_sites", false, 107, BY_TRACER);
 }
 
 /*
@@ -372,24 +443,24 @@ Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 18
  */
 Test(sites, a_recordings_sites_are_named_by_the_converter_as_a_tracers_are, .timeout = 180)
 {
-	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_RECORDING);
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_RECORDING);
+	expect_construct_sites("omp_construct_sites", false, 107, BY_RECORDING);
+	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_RECORDING);
 }
 
 /* The console names them too, offline, from the addresses the program keeps. */
 Test(sites, the_console_names_every_construct_as_a_tracer_does, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_CONSOLE);
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_CONSOLE);
-	expect_construct_sites("omp_construct_sites_gcc_O0", true, -1, 100, BY_CONSOLE);
+	expect_construct_sites("omp_construct_sites", false, 107, BY_CONSOLE);
+	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_CONSOLE);
+	expect_construct_sites("omp_construct_sites_gcc_O0", true, 100, BY_CONSOLE);
 }
 
 /* And the exit report's table of the task graph, named at exit. */
 Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 180)
 {
-	expect_construct_sites("omp_construct_sites", false, 0, 107, BY_REPORT);
-	expect_construct_sites("omp_construct_sites_gcc", true, 1, 100, BY_REPORT);
+	expect_construct_sites("omp_construct_sites", false, 107, BY_REPORT);
+	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_REPORT);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

@@ -158,3 +158,74 @@ Test(thread_names, workers_bt_reports_workers_by_name_or_start_routine, .timeout
 	cr_expect_eq(workers_named(run.trace, "io-loop"), 1, "%s", run.trace);
 	tp_run_free(&run);
 }
+
+/*
+ * A thread no symbol names, that set no name of its own: by its library and "thread" (the tid
+ * beside it) when its start routine lies in a stripped library, else by its process's name. On
+ * bare_pool_user: two threads of the stripped library libbare_pool.so, and on x86-64 one started
+ * at code outside every module.
+ */
+#define BARE_POOL_THREADS 2 /* bare_pool.h's */
+#define BARE_POOL_NAME    "libbare_pool.so thread"
+#if defined(__x86_64__)
+#define OUTSIDE_MODULES 1
+#else
+#define OUTSIDE_MODULES 0 /* bare_pool_user starts its third thread at jit_thread itself */
+#endif
+
+Test(thread_names, top_shows_a_thread_no_symbol_names_by_its_library_or_its_process)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *env[] = {"TASKPROBE_WORKERS=*", NULL};
+	struct tp_run run;
+	tp_launch((const char *[]){"top", "--once", "--", tp_target("bare_pool_user"), NULL}, env,
+		  &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "2 pool threads, 1 other, 3 rounds\n");
+	unsigned rows;
+	cr_expect_eq(threads_named(run.err, BARE_POOL_NAME, &rows), BARE_POOL_THREADS, "%s",
+		     run.err);
+	if (OUTSIDE_MODULES)
+		cr_expect_eq(threads_named(run.err, "bare_pool_user", &rows), 1, "%s", run.err);
+	cr_expect_eq(rows, BARE_POOL_THREADS + 1, "%s", run.err);
+	tp_run_free(&run);
+}
+
+Test(thread_names, the_recorded_timeline_names_a_thread_no_symbol_names_so, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = tp_make_temp_dir("bare_pool"), json[512], thread[128];
+	snprintf(json, sizeof json, "%s/bare_pool.json", dir);
+	struct tp_run run;
+	tp_launch((const char *[]){"record", "-o", json, "--", tp_target("bare_pool_user"), NULL},
+		  NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	const char *summary = tp_timeline_summary(json);
+	snprintf(thread, sizeof thread, "\nthread\t%s\t%d\n", BARE_POOL_NAME, BARE_POOL_THREADS);
+	cr_expect(strstr(summary, thread) != NULL, "%s", summary);
+	if (OUTSIDE_MODULES)
+		cr_expect(strstr(summary, "\nthread\tbare_pool_user\t1\n") != NULL, "%s", summary);
+	cr_expect(strstr(summary, "\nthread\t0x") == NULL, "%s", summary);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+Test(thread_names, a_tracers_thread_start_names_a_stripped_librarys_routine_by_the_library)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_START_ROUTINES_UNDER_ASAN);
+	struct tp_run run;
+	tp_run(TP_TRACED, (const char *[]){tp_target("bare_pool_user"), NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0);
+	cr_assert_eq(tp_assert_threads_paired(&run, BARE_POOL_THREADS + 1), BARE_POOL_THREADS + 1);
+	/* the routine outside every module has no name: NULL, its thread shown by its own */
+	unsigned pool = 0, none = 0;
+	for (size_t i = 0; i < tp_count(&run, "thread__start", 0); i++) {
+		const char *name = tp_nth(&run, "thread__start", 0, i)->site;
+		pool += strcmp(name, BARE_POOL_NAME) == 0;
+		none += name[0] == '\0';
+	}
+	cr_expect_eq(pool, BARE_POOL_THREADS);
+	if (OUTSIDE_MODULES)
+		cr_expect_eq(none, 1);
+	tp_run_free(&run);
+}

@@ -337,7 +337,11 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
 {
 	size_t f = m != NULL ? module_file_of(m) : SIZE_MAX;
 	if (f == SIZE_MAX || address < m->bias) {
-		snprintf(out, size, "%#llx", (unsigned long long)address);
+		/* a function outside every module has no name (symbolize.h) */
+		if (kind == TP_SITE_CODE_FUNCTION && m == NULL)
+			out[0] = '\0';
+		else
+			snprintf(out, size, "%#llx", (unsigned long long)address);
 		return;
 	}
 	uint64_t offset = address - m->bias;
@@ -349,6 +353,9 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
 	if (files[f].file != NULL) {
 		use_modules(modules, n_modules);
 		name_from_file(&files[f], m->bias, address, kind, out, size);
+	} else if (kind == TP_SITE_CODE_FUNCTION) {
+		/* no file of that build id here: a thread's routine by its module alone */
+		snprintf(out, size, TP_THREAD_OF_MODULE, base_name(m->path));
 	} else {
 		/* no file of that build id here: the address in the module's file, and its name */
 		snprintf(out, size, "%#llx (%s)", (unsigned long long)offset, base_name(m->path));

@@ -1696,14 +1696,15 @@ bool timeline_done(const struct timeline *t)
 
 /*
  * The name of the thread whose first event is `e`: its own, else, for a recording's thread that
- * set none (its name its process's), its start routine's ("worker (pool.c:58)").
+ * set none (its name its process's), its start routine's ("worker (pool.c:58)", "libomp.so.5
+ * thread" for a stripped library's), unless the routine has none (outside every module).
  */
 static const char *thread_name(const struct timeline *t, const struct timeline_event *e)
 {
 	const char *routine = NULL;
 	if (e->type == TP_RECORD_THREAD_START && e->named_as_process && e->start_routine_site != 0)
 		routine = site_text(&t->sites, e->site_scope, e->start_routine_site);
-	return routine != NULL ? routine : e->comm;
+	return routine != NULL && routine[0] != '\0' ? routine : e->comm;
 }
 
 /* A speedscope profile for a new thread (up to TIMELINE_MAX_PROFILES of them). */

@@ -134,12 +134,19 @@ static unsigned module_holding(uint64_t pc)
 static void name_by_address(uint64_t pc, unsigned i, enum name_kind kind, char *out, size_t size)
 {
 	if (i >= n_modules || modules[i].state != TP_LIVE_ENTRY_READY || pc < modules[i].bias) {
-		snprintf(out, size, "%#llx", (unsigned long long)pc);
+		/* a thread's routine outside every module has no name (symbolize.h) */
+		if (kind == FUNCTION)
+			out[0] = '\0';
+		else
+			snprintf(out, size, "%#llx", (unsigned long long)pc);
 		return;
 	}
 	const char *path = modules[i].path, *slash = strrchr(path, '/');
-	snprintf(out, size, "%#llx (%s)", (unsigned long long)(pc - modules[i].bias),
-		 kind != FRAME && slash != NULL ? slash + 1 : path);
+	const char *file = kind != FRAME && slash != NULL ? slash + 1 : path;
+	if (kind == FUNCTION) /* as a routine no symbol covers is named (symbolize.h) */
+		snprintf(out, size, TP_THREAD_OF_MODULE, file);
+	else
+		snprintf(out, size, "%#llx (%s)", (unsigned long long)(pc - modules[i].bias), file);
 }
 
 /* Names `pc` in this process, from the module's file. */

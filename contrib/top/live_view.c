@@ -1054,7 +1054,8 @@ static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 		if (!w->unnamed || w->start_routine == 0)
 			continue;
 		live_name_function(w->start_routine, w->start_module, name, sizeof name);
-		live_escape(w->name, sizeof w->name, name, strlen(name), false);
+		if (name[0] != '\0') /* else the routine has no name: the process's stays */
+			live_escape(w->name, sizeof w->name, name, strlen(name), false);
 	}
 	for (unsigned i = 0; i < out->n_threads; i++) {
 		struct thread_view *w = &out->threads[i];

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "executor.h"
+#include "gomp.h"
 #include "hash.h"
 #include "ompt_sites.h"
 #include "probes.h"
@@ -149,6 +150,16 @@ static unsigned taskloop_slot(const ompt_data_t *encountering)
 	return tp_hash_slot((uintptr_t)encountering, TASKLOOPS_SLOT_BITS);
 }
 
+/*
+ * The site of a GCC construct whose body GCC outlined into `outlined`: named by that function's
+ * first instruction, where GCC's line table has the construct's line (a return address just past
+ * it, as the sites' naming reads the call before a return address).
+ */
+static const void *outlined_site(const void *outlined)
+{
+	return (const char *)outlined + 1;
+}
+
 /* A taskloop construct begins: its site is found now, once for all its tasks. */
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 		    ompt_data_t *task, uint64_t count, const void *codeptr)
@@ -158,8 +169,10 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 	if (kind != ompt_work_taskloop || endpoint != ompt_scope_begin ||
 	    !tp_listeners_task_spawn() || task == NULL || codeptr == NULL)
 		return;
-	const void *site = codeptr;
-	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	const void *site = codeptr, *outlined = tp_gomp_taskloop_begins(task);
+	if (outlined != NULL)
+		site = outlined_site(outlined);
+	else if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
 		site = tp_ompt_program_site(codeptr, TP_OMPT_TASKLOOP);
 	unsigned slot = taskloop_slot(task);
 	tp_spin_lock(&taskloops_lock);
@@ -170,15 +183,20 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 }
 
 /*
- * The site of a construct whose call address `codeptr` is the program's, else (libomp reports one
- * of its own) the program's call found for it: a taskloop's, or by tp_ompt_program_site. Only
- * when task-spawn (which names sites) is listened to.
+ * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
+ * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
+ * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
+ * listened to.
  */
 static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
 				enum tp_ompt_construct construct)
 {
-	if (codeptr == NULL || !tp_listeners_task_spawn() ||
-	    !tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	if (codeptr == NULL || !tp_listeners_task_spawn())
+		return codeptr;
+	const void *outlined = tp_gomp_outlined_take(construct, encountering);
+	if (outlined != NULL)
+		return outlined_site(outlined);
+	if (!tp_spawn_stack_in_executor((uintptr_t)codeptr))
 		return codeptr;
 	if (construct == TP_OMPT_TASK && encountering != NULL) {
 		const void *site = NULL;

@@ -41,7 +41,7 @@ void tp_real_functions_resolve(void)
 	}
 }
 
-void *tp_real_symbol(const char *name, const char *version)
+void *tp_next_symbol(const char *name, const char *version)
 {
 	if (resolving)
 		return NULL;
@@ -51,7 +51,12 @@ void *tp_real_symbol(const char *name, const char *version)
 	if (versioned != NULL && (fn == NULL || same_object(fn, versioned)))
 		fn = versioned;
 	tp_guard_leave(&resolving, false);
+	return fn;
+}
 
+void *tp_real_symbol(const char *name, const char *version)
+{
+	void *fn = tp_next_symbol(name, version);
 	if (fn == NULL)
 		tp_warn("cannot find the real %s; the call fails with ENOSYS", name);
 	return fn;

@@ -12,6 +12,9 @@
  */
 void *tp_real_symbol(const char *name, const char *version);
 
+/* As tp_real_symbol, silent when there is none (the caller has another place to look). */
+void *tp_next_symbol(const char *name, const char *version);
+
 /* An interposed function's real definition, in the table resolved at load (lifecycle.c). */
 struct tp_real_function {
 	void *cache; /* the function pointer to fill */

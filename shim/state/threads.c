@@ -22,7 +22,8 @@ static void stop_locked(struct tp_running_thread *t)
 }
 
 /*
- * The name of start routine `routine` for a tracer of thread-start (NULL when none listens):
+ * The name of start routine `routine` for a tracer of thread-start (NULL when none listens, or
+ * when the routine lies outside every module and has none):
  * from the symbols alone, named once per routine by the first thread that runs it, before the
  * routine (never inside a task's poll), with cancellation held off (naming opens files,
  * cancellation points: a cancelled thread would leave the naming lock held).
@@ -37,7 +38,7 @@ static const char *start_routine_name(uintptr_t routine)
 		tp_spawn_site_key_of_function((const void *)routine));
 	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
-	return name;
+	return name != NULL && name[0] != '\0' ? name : NULL;
 }
 
 void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t creator_tid)

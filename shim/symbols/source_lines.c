@@ -28,6 +28,7 @@ static struct {
 			 uint8_t *, uint8_t *, uint64_t *, Dwarf_Off *);
 	Dwarf_Die *(*offdie)(Dwarf *, Dwarf_Off, Dwarf_Die *);
 	int (*haspc)(Dwarf_Die *, Dwarf_Addr);
+	int (*entrypc)(Dwarf_Die *, Dwarf_Addr *);
 	Dwarf_Line *(*getsrc_die)(Dwarf_Die *, Dwarf_Addr);
 	int (*lineno)(Dwarf_Line *, int *);
 	const char *(*linesrc)(Dwarf_Line *, Dwarf_Word *, Dwarf_Word *);
@@ -77,6 +78,7 @@ static const struct {
 	DW_SYMBOL(next_unit, dwarf_next_unit),
 	DW_SYMBOL(offdie, dwarf_offdie),
 	DW_SYMBOL(haspc, dwarf_haspc),
+	DW_SYMBOL(entrypc, dwarf_entrypc),
 	DW_SYMBOL(getsrc_die, dwarf_getsrc_die),
 	DW_SYMBOL(lineno, dwarf_lineno),
 	DW_SYMBOL(linesrc, dwarf_linesrc),
@@ -606,6 +608,31 @@ static Dwarf_Line *nearest_line(Dwarf_Die *unit, Dwarf_Die *function, Dwarf_Line
 	return NULL;
 }
 
+/*
+ * The first row at `line`'s address. GCC gives the first instruction of a construct's outlined
+ * function two rows: the construct's line, then its body's first statement's (a task's); libdw
+ * finds the last.
+ */
+static Dwarf_Line *first_row_at(Dwarf_Die *unit, Dwarf_Line *line)
+{
+	Dwarf_Lines *lines;
+	size_t n, at = 0;
+	Dwarf_Addr address, before;
+	if (dw.getsrclines(unit, &lines, &n) != 0 || dw.lineaddr(line, &address) != 0)
+		return line;
+	while (at < n && dw.onesrcline(lines, at) != line)
+		at++;
+	for (; at > 0 && at < n; at--) {
+		Dwarf_Line *row = dw.onesrcline(lines, at - 1);
+		bool end = false;
+		if (row == NULL || dw.lineaddr(row, &before) != 0 || before != address ||
+		    (dw.lineendsequence(row, &end) == 0 && end))
+			break;
+		line = row;
+	}
+	return line;
+}
+
 /* Whether `file` is a header of the system's or the compiler's (the C++ library's templates). */
 static bool system_header(const char *file)
 {
@@ -654,6 +681,10 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	find_function(unit, 0, &s);
 	if (s.depth < 0)
 		return false;
+	/* a compiler-made function named at its entry: the construct it was made for (GCC's) */
+	Dwarf_Addr entry;
+	if (s.made && dw.entrypc(&s.innermost, &entry) == 0 && entry == address - bias)
+		line = first_row_at(unit, line);
 	int lineno = 0;
 	bool guessed = false;
 	if (dw.lineno(line, &lineno) == 0 && lineno == 0) {

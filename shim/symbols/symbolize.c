@@ -337,15 +337,20 @@ static void name_by_symbol(const char *path, const char *file, uintptr_t base, u
 	char function[TP_NAME_MAX];
 	const char *written = name != NULL ? written_function(name, function, sizeof function)
 					   : NULL;
-	if (written != NULL && kind == FUNCTION_ENTRY && pc == start)
+	/* a return address one past an entry (no call is one byte long): the function itself, as
+	 * a GCC construct's site is its outlined function (ompt.c) */
+	bool whole = name != NULL && pc == start + (kind == RETURN_ADDRESS);
+	if (written != NULL && whole)
 		snprintf(out, size, "%s [%s] (%s)", written, name, path);
 	else if (written != NULL)
 		snprintf(out, size, "%s [%s+%#lx] (%s)", written, name, (unsigned long)(pc - start),
 			 path);
-	else if (name != NULL && kind == FUNCTION_ENTRY && pc == start)
+	else if (whole)
 		snprintf(out, size, "%s (%s)", name, path);
 	else if (name != NULL)
 		snprintf(out, size, "%s+%#lx (%s)", name, (unsigned long)(pc - start), path);
+	else if (kind == FUNCTION_ENTRY) /* a thread's routine in a stripped module: no address */
+		snprintf(out, size, TP_THREAD_OF_MODULE, path);
 	else
 		snprintf(out, size, "%#lx (%s)", (unsigned long)(pc - load_bias(f, base)), path);
 }
@@ -383,7 +388,11 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 		return;
 	Dl_info info;
 	if (dladdr((const void *)named_code(pc, kind), &info) == 0 || info.dli_fname == NULL) {
-		snprintf(out, size, "%#lx", (unsigned long)pc);
+		/* a function outside every module (a JIT's) has no name */
+		if (kind == FUNCTION_ENTRY)
+			out[0] = '\0';
+		else
+			snprintf(out, size, "%#lx", (unsigned long)pc);
 		return;
 	}
 	/* an exported function's entry: named from the loaded module, no file read */

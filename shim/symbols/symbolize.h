@@ -29,9 +29,11 @@ void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);
  * "function (file:line)" from DWARF line tables when `lines` and its module has them, the line
  * of its entry; else "function (module file name)" from the module's symbols (dladdr's for an
  * exported function, no file read; else its file's .symtab), "function+0xoff (module file
- * name)" when `entry` lies inside a function, "0xoffset (module file name)" (its offset in
- * the loaded module) when no symbol covers it, or "0xentry".
+ * name)" when `entry` lies inside a function, "module file name thread" (TP_THREAD_OF_MODULE)
+ * when no symbol covers it: an address in a stripped library names nothing a person knows.
+ * Outside every module (a JIT's code), "": no name, its thread is shown by its own.
  */
+#define TP_THREAD_OF_MODULE "%s thread"
 void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size);
 
 /*
@@ -60,7 +62,10 @@ bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_i
 /* Forgets the files read (a process that reads them as another user from now on). */
 void tp_symbolize_forget_files(void);
 
-/* As tp_symbolize_function with lines, for a function of a module of another process. */
+/*
+ * As tp_symbolize_function with lines, for a function of a module of another process (its
+ * callers name one outside every module "", as tp_symbolize_function does).
+ */
 void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t entry, char *out,
 				     size_t size);
 
