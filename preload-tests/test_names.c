@@ -363,17 +363,16 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 #define LOOP_CONSTRUCTS "omp_loop_constructs.c"
 
 /*
- * omp_loop_constructs, built by GCC -O2 -g, read `by` one way: each construct its own site, at
+ * omp_loop_constructs, built by GCC -O2 -g or -Os -g (`target`), read `by` one way: each construct its own site, at
  * its pragma's line. GCC's line table puts the call of the loop's last task on the loop's line,
  * a region's call before its pragma and a taskloop's after: a construct is named by the function
  * GCC outlines it into, which begins at its pragma's line.
  */
-static void expect_loop_construct_sites(enum sites_read_by by)
+static void expect_loop_construct_sites(const char *target, enum sites_read_by by)
 {
 	char preload[4200];
 	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
-	const char *argv[] = {tp_require_program(tp_target("omp_loop_constructs_gcc"),
-						 "gcc (libgomp) and libomp-dev"),
+	const char *argv[] = {tp_require_program(tp_target(target), "gcc (libgomp) and libomp-dev"),
 			      NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", preload, NULL};
 	const char *const absent[] = {"main (", LOOP_CONSTRUCTS, "_omp_fn", NULL};
@@ -381,24 +380,32 @@ static void expect_loop_construct_sites(enum sites_read_by by)
 	struct named_sites sites;
 	sites_read(argv, env, by, absent, &run, &sites);
 	if (by == BY_TRACER)
-		cr_expect_str_eq(run.out,
-				 "sums 15 6 15, squares 2646700, inner teams 4, nested tasks 4\n");
+		cr_expect_str_eq(
+			run.out,
+			"sums 15 6 15, quarters 5 10 15 20, squares 2646700, inner teams 4, "
+			"nested tasks 4\n");
 	tp_run_free(&run);
 	struct {
 		const char *after, *pragma;
 		size_t tasks;
+		const char *function;
 	} constructs[] = {
+		/* four tasks in a row, each a call (the one before each ends at its address) */
+		{"void add_quarters(", "#pragma omp task", 1, "add_quarters"},
+		{"&quarters[0]", "#pragma omp task", 1, "add_quarters"},
+		{"&quarters[1]", "#pragma omp task", 1, "add_quarters"},
+		{"&quarters[2]", "#pragma omp task", 1, "add_quarters"},
 		/* the first region's implicit tasks; its loop's three tasks (one on even rounds) */
-		{"int main(", "#pragma omp parallel", 2},
-		{"int main(", "#pragma omp task", 5},
-		{"if (round % 2", "#pragma omp task", 2},
-		{"&sums[1]", "#pragma omp task", 5},
+		{"int main(", "#pragma omp parallel", 2, "main"},
+		{"int main(", "#pragma omp task", 5, "main"},
+		{"if (round % 2", "#pragma omp task", 2, "main"},
+		{"&sums[1]", "#pragma omp task", 5, "main"},
 		/* 200 iterations by grainsize 20: GOMP_taskloop asks libomp for 10 tasks */
-		{"int main(", "#pragma omp taskloop", 10},
+		{"int main(", "#pragma omp taskloop", 10, "main"},
 		/* the outer region, the one nested in it (on each of its 2 threads), its tasks */
-		{"squares[i] = (long)", "#pragma omp parallel", 2},
-		{"squares[i] = (long)", "#pragma omp parallel num_threads(TEAM)\n\t\t{", 4},
-		{"squares[i] = (long)", "#pragma omp task", 4},
+		{"squares[i] = (long)", "#pragma omp parallel", 2, "main"},
+		{"squares[i] = (long)", "#pragma omp parallel num_threads(TEAM)\n\t\t{", 4, "main"},
+		{"squares[i] = (long)", "#pragma omp task", 4, "main"},
 	};
 	size_t n = sizeof constructs / sizeof constructs[0];
 	struct expected_site expected[sizeof constructs / sizeof constructs[0]];
@@ -406,7 +413,8 @@ static void expect_loop_construct_sites(enum sites_read_by by)
 		int line = tp_source_line(LOOP_CONSTRUCTS, constructs[i].after,
 					  constructs[i].pragma);
 		cr_assert_gt(line, 0, "%s after %s", constructs[i].pragma, constructs[i].after);
-		snprintf(expected[i].text, TP_SITE_READ, "main (" LOOP_CONSTRUCTS ":%d)", line);
+		snprintf(expected[i].text, TP_SITE_READ, "%s (" LOOP_CONSTRUCTS ":%d)",
+			 constructs[i].function, line);
 		expected[i].tasks = constructs[i].tasks;
 	}
 	expect_sites(&sites, expected, n);
@@ -415,19 +423,23 @@ static void expect_loop_construct_sites(enum sites_read_by by)
 Test(sites, gcc_tasks_in_one_loop_are_named_by_their_own_constructs, .timeout = 180)
 {
 	tp_require_tracer();
-	expect_loop_construct_sites(BY_TRACER);
+	expect_loop_construct_sites("omp_loop_constructs_gcc", BY_TRACER);
+	expect_loop_construct_sites("omp_loop_constructs_gcc_Os", BY_TRACER);
 }
 
 Test(sites, gcc_tasks_in_one_loop_are_named_so_in_a_recording_and_the_exit_report, .timeout = 180)
 {
-	expect_loop_construct_sites(BY_RECORDING);
-	expect_loop_construct_sites(BY_REPORT);
+	expect_loop_construct_sites("omp_loop_constructs_gcc", BY_RECORDING);
+	expect_loop_construct_sites("omp_loop_constructs_gcc_Os", BY_RECORDING);
+	expect_loop_construct_sites("omp_loop_constructs_gcc", BY_REPORT);
+	expect_loop_construct_sites("omp_loop_constructs_gcc_Os", BY_REPORT);
 }
 
 Test(sites, gcc_tasks_in_one_loop_are_named_so_by_the_console, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	expect_loop_construct_sites(BY_CONSOLE);
+	expect_loop_construct_sites("omp_loop_constructs_gcc", BY_CONSOLE);
+	expect_loop_construct_sites("omp_loop_constructs_gcc_Os", BY_CONSOLE);
 }
 
 Test(sites, clang_constructs_are_named_by_their_function_and_line, .timeout = 180)

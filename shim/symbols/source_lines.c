@@ -44,6 +44,7 @@ static struct {
 	Dwarf_Line *(*onesrcline)(Dwarf_Lines *, size_t);
 	int (*lineaddr)(Dwarf_Line *, Dwarf_Addr *);
 	int (*lineendsequence)(Dwarf_Line *, bool *);
+	int (*linebeginstatement)(Dwarf_Line *, bool *);
 	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
 	const char *(*formstring)(Dwarf_Attribute *);
 	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
@@ -94,6 +95,7 @@ static const struct {
 	DW_SYMBOL(onesrcline, dwarf_onesrcline),
 	DW_SYMBOL(lineaddr, dwarf_lineaddr),
 	DW_SYMBOL(lineendsequence, dwarf_lineendsequence),
+	DW_SYMBOL(linebeginstatement, dwarf_linebeginstatement),
 	DW_SYMBOL(attr_integrate, dwarf_attr_integrate),
 	DW_SYMBOL(formstring, dwarf_formstring),
 	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
@@ -611,7 +613,9 @@ static Dwarf_Line *nearest_line(Dwarf_Die *unit, Dwarf_Die *function, Dwarf_Line
 /*
  * The first row at `line`'s address. GCC gives the first instruction of a construct's outlined
  * function two rows: the construct's line, then its body's first statement's (a task's); libdw
- * finds the last.
+ * finds the last. Only statement rows count: the function before may end with a row at the same
+ * address that is not one (BOTS sort's outlined tasks, one after another: the first task's
+ * construct read as the line of the one before).
  */
 static Dwarf_Line *first_row_at(Dwarf_Die *unit, Dwarf_Line *line)
 {
@@ -624,9 +628,10 @@ static Dwarf_Line *first_row_at(Dwarf_Die *unit, Dwarf_Line *line)
 		at++;
 	for (; at > 0 && at < n; at--) {
 		Dwarf_Line *row = dw.onesrcline(lines, at - 1);
-		bool end = false;
+		bool end = false, statement = false;
 		if (row == NULL || dw.lineaddr(row, &before) != 0 || before != address ||
-		    (dw.lineendsequence(row, &end) == 0 && end))
+		    (dw.lineendsequence(row, &end) == 0 && end) ||
+		    dw.linebeginstatement(row, &statement) != 0 || !statement)
 			break;
 		line = row;
 	}
