@@ -953,6 +953,12 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 			"%" PRIu64 " events were not recorded (the recording says so): the graph "
 			"misses them\n",
 			totals.dropped);
+	if (totals.left_out > 0)
+		fprintf(out,
+			"%" PRIu64
+			" events were left out to keep the converter's memory bounded (said "
+			"on standard error): the graph misses them\n",
+			totals.left_out);
 	analysis_free(a);
-	return totals.cut_files > 0;
+	return totals.cut_files > 0 || totals.left_out > 0;
 }

@@ -22,7 +22,7 @@ struct recorded_module {
 	uint64_t bias, start, end;
 	uint32_t build_id_bytes;
 	uint8_t build_id[TP_RECORD_MODULE_BUILD_ID_MAX];
-	char path[TP_RECORD_MODULE_PATH_MAX + 1];
+	const char *path; /* at most TP_RECORD_MODULE_PATH_MAX bytes, NUL-terminated */
 };
 
 /*

@@ -341,7 +341,12 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			"taskprobe-timeline: %llu events were not recorded (the recorder said so; "
 			"marked on their threads' tracks)\n",
 			(unsigned long long)totals.dropped);
-	return totals.cut_files > 0 ? 1 : 0;
+	if (totals.left_out > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: %" PRIu64
+			" events left out to keep the converter's memory bounded (said above)\n",
+			totals.left_out);
+	return totals.cut_files > 0 || totals.left_out > 0 ? 1 : 0;
 }
 
 /* `first` (`len` bytes, read already) and the rest of standard input; NULL on failure. */
