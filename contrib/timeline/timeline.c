@@ -50,6 +50,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -869,20 +870,25 @@ static bool buffer_reserve(struct timeline *t, struct buffer *b, uint32_t need)
 	return true;
 }
 
+int timeline_temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
+		 dir != NULL && *dir != '\0' ? dir : "/tmp");
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
 /* Appends a profile's buffer to the spill file as a block, and empties it (freed if `release`). */
 static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
 {
 	struct buffer *b = &t->profiles[profile].text[kind];
 	if (b->len > 0 && !t->failed) {
-		if (t->spill_fd < 0) {
-			const char *dir = getenv("TMPDIR");
-			char path[4096];
-			snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
-				 dir != NULL && *dir != '\0' ? dir : "/tmp");
-			t->spill_fd = mkstemp(path);
-			if (t->spill_fd >= 0)
-				unlink(path);
-		}
+		if (t->spill_fd < 0)
+			t->spill_fd = timeline_temp_file();
 		if (t->n_blocks == t->cap_blocks) {
 			size_t cap = t->cap_blocks ? 2 * t->cap_blocks : 1024;
 			struct block *blocks = realloc(t->blocks, cap * sizeof *blocks);

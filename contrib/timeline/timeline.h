@@ -129,6 +129,9 @@ void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 /* `count` events of e's thread were not recorded before e->ns: said on its track. */
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
 
+/* A new temporary file (mode 0600, in $TMPDIR or /tmp), unlinked already; -1 with errno. */
+int timeline_temp_file(void);
+
 /* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
  * number of malformed lines in all; *counts (unless NULL) what the timeline held. False in
  * *ok when out of memory or the speedscope format's spill file failed. */
