@@ -7,8 +7,9 @@
  *	taskprobe-timeline -o trace.json recording.1234 recording.1240
  *	perf script -F comm,pid,tid,time,event,trace -i perf.data | taskprobe-timeline > trace.json
  *
- * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped) or
- * a recording ends in a chunk that is not whole (read up to there, and said); 2 when the input
+ * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped), a
+ * recording ends in a chunk that is not whole (read up to there, and said), or events were left
+ * out to keep the converter's memory under its bound (256 MiB: recording.c; said); 2 when the input
  * or output could not be used. A sample line that repeats the one before it byte for byte is
  * dropped, and the count of those said on stderr, without changing the status; so are the
  * events a recording says it could not record.
