@@ -44,5 +44,9 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
  */
 void code_names_read_files(bool read);
 
+/* The modules arrays given to code_name so far are freed: the next one given is taken anew
+ * (code_name takes an image's modules, by their address, as those it named last). */
+void code_names_images_freed(void);
+
 /* Forgets every name and file (the memory given back). */
 void code_names_free(void);

@@ -863,6 +863,7 @@ static struct book *book_new(const struct recording_input *inputs, size_t n)
 
 static void book_free(struct book *b)
 {
+	code_names_images_freed();
 	for (size_t i = 0; b != NULL && i < b->n_segments; i++) {
 		free(b->segments[i].modules);
 		free(b->segments[i].sites);
