@@ -7,6 +7,8 @@
  *   timeline_recording threads N   N chunks of one poll-start record, each of another thread
  *   timeline_recording segments N  N segment headers and nothing else (a process that exec'ed
  *                                  itself N times, or a hostile file)
+ *   timeline_recording sites N     N sites' texts of 255 bytes each, all different, then a spawn
+ *                                  of each site (a recording of version 4's kind)
  *   timeline_recording modules S N [PATH_BYTES]
  *                                  S segments of N module records each (numbers 1 to N), their
  *                                  paths PATH_BYTES long (default 0), each segment's different
@@ -97,7 +99,7 @@ int main(int argc, char **argv)
 {
 	bool modules = argc >= 4 && argc <= 5 && strcmp(argv[1], "modules") == 0;
 	if (argc != 3 && !modules) {
-		fputs("usage: timeline_recording spawns|threads|segments N > recording\n"
+		fputs("usage: timeline_recording spawns|threads|segments|sites N > recording\n"
 		      "       timeline_recording modules SEGMENTS N [PATH_BYTES] > recording\n",
 		      stderr);
 		return 2;
@@ -133,11 +135,19 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], "spawns") == 0) {
 			uint64_t a[4] = {i, 0, 7, 0};
 			record(4242, TP_RECORD_TASK_SPAWN, 1, 4, a);
+		} else if (strcmp(argv[1], "sites") == 0) {
+			uint64_t text[1 + 32] = {i};
+			int n = snprintf((char *)&text[1], 256, "%0255llu", i);
+			record(4242, TP_RECORD_SITE, (unsigned)n, 1 + 32, text);
 		} else if (strcmp(argv[1], "threads") == 0) {
 			uint64_t a[1] = {i};
 			record((uint32_t)(100000 + i), TP_RECORD_TASK_POLL_START, 0, 1, a);
 			flush();
 		}
+	}
+	for (unsigned long long i = 1; strcmp(argv[1], "sites") == 0 && i <= count; i++) {
+		uint64_t a[4] = {i, 0, i, 0};
+		record(4242, TP_RECORD_TASK_SPAWN, 1, 4, a);
 	}
 	flush();
 	return ferror(stdout) ? 1 : 0;

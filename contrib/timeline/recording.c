@@ -36,18 +36,19 @@
  * them, a later read maps them again) after pass one, and whenever the pages read since reach
  * this many bytes (struct pages): the converter's resident memory does not grow with the
  * recording, whatever order its chunks are read in. */
-#define DROP_PAGES_EVERY (32u << 20)
+#define DROP_PAGES_EVERY (16u << 20)
 
 /*
- * What is kept of the recordings, at most (about 70 MiB in all). The recorder writes chunks of
- * up to 256 KiB, a process image's modules and sites once: a gigabyte of its recordings is a few
- * thousand chunks, and a program has thousands of sites, not hundreds of thousands.
+ * What is kept of the recordings, at most (about 100 MiB in all, with the names code_names.c
+ * keeps of the code sites). The recorder writes chunks of up to 256 KiB, a process image's
+ * modules and sites once: a gigabyte of its recordings is a few thousand chunks, and a program
+ * has thousands of sites, not hundreds of thousands.
  */
 #define MAX_CHUNKS      (1u << 20) /* 16 bytes each, and a thread's cursor: 32 more */
 #define MAX_SEGMENTS    (1u << 16) /* process images with records kept: 136 bytes each */
 #define MAX_MODULES     (1u << 17) /* in all the segments: 72 bytes each */
 #define MAX_PATHS_BYTES (8u << 20) /* the modules' paths, each text once */
-#define MAX_CODE_SITES  (1u << 18) /* in all the segments: 32 bytes each */
+#define MAX_CODE_SITES  (1u << 16) /* in all the segments: 32 bytes each, and a name */
 
 /* Pids given to the second and later processes of a pid: above any Linux pid (2^22 at most). */
 #define SYNTHETIC_PID 0x40000000u
@@ -76,11 +77,12 @@ struct segment {
 	size_t n_sites;
 };
 
-/* A whole chunk, checked. Chunks are in the input's order by their segments (numbered in that
- * order), then by their addresses (a segment is in one input). */
+/* A whole chunk, checked: its segment (an index) and thread, kept here so that ordering the
+ * chunks reads nothing of the input. Chunks are in the input's order by their segments
+ * (numbered in that order), then by their addresses (a segment is in one input). */
 struct chunk_ref {
-	const struct segment *segment;
 	const struct tp_recording_chunk *header;
+	uint32_t segment, tid;
 };
 
 /* A thread's records, in its chunks' order: chunk refs [chunk, end). */
@@ -91,13 +93,21 @@ struct cursor {
 	bool dropped_said; /* the current chunk's drops were said */
 };
 
-/* The mapped inputs' pages read since they were last given back (see DROP_PAGES_EVERY). */
+/*
+ * The mapped inputs' pages read since they were last given back (see DROP_PAGES_EVERY), counted
+ * in blocks of MAP_BLOCK bytes: a fault maps the pages around it too (the kernel's fault-around,
+ * 64 KiB), so a read anywhere in a block may map all of it. Blocks read lately are remembered
+ * (`seen`, by their number's low bits), not counted again until the pages are given back.
+ */
+#define MAP_BLOCK (64u << 10)
+#define MAP_SEEN  64
 struct pages {
 	const struct recording_input *inputs;
 	size_t n;
-	uintptr_t size;  /* of a page */
-	uintptr_t last;  /* the page read last: reading it again maps nothing */
-	uint64_t mapped; /* bytes of the pages read since */
+	unsigned shift;           /* a block is 1 << shift bytes: MAP_BLOCK, or a larger page */
+	uintptr_t last;           /* the block read last */
+	uint64_t mapped;          /* bytes of the blocks read since */
+	uintptr_t seen[MAP_SEEN]; /* 1 + the blocks counted since */
 };
 
 /* The modules' paths, each text once (every image loads the same libraries): NUL-terminated in
@@ -175,22 +185,38 @@ static void drop_pages(const struct recording_input *inputs, size_t n)
 			madvise((void *)inputs[i].data, inputs[i].size, MADV_DONTNEED);
 }
 
-/* Before `bytes` at `at` of the inputs are read: counted, and the pages read so far given back
- * first when they reach DROP_PAGES_EVERY. */
-static void pages_read(struct pages *p, const void *at, size_t bytes)
+/* The pages were given back: what is read next is counted anew. */
+static void pages_dropped(struct pages *p)
 {
-	uintptr_t first = (uintptr_t)at / p->size,
-		  last = ((uintptr_t)at + (bytes > 0 ? bytes - 1 : 0)) / p->size;
-	first += first == p->last;
-	if (last < first)
-		return;
-	if (p->mapped >= DROP_PAGES_EVERY) {
-		drop_pages(p->inputs, p->n);
-		p->mapped = 0;
-		first = (uintptr_t)at / p->size;
+	p->mapped = 0;
+	p->last = 0;
+	memset(p->seen, 0, sizeof p->seen);
+}
+
+/* Counts blocks [first, last] of the inputs (pages_read). */
+static void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last)
+{
+	for (uintptr_t block = first; block <= last; block++) {
+		uintptr_t *seen = &p->seen[block % MAP_SEEN];
+		if (*seen == block + 1)
+			continue;
+		if (p->mapped >= DROP_PAGES_EVERY) {
+			drop_pages(p->inputs, p->n);
+			pages_dropped(p);
+		}
+		p->mapped += (uint64_t)1 << p->shift;
+		*seen = block + 1;
 	}
-	p->mapped += (uint64_t)(last - first + 1) * p->size;
 	p->last = last;
+}
+
+/* Before `bytes` (1 or more) at `at` of the inputs are read: counted, and the pages read so far
+ * given back first when they reach DROP_PAGES_EVERY. */
+static inline void pages_read(struct pages *p, const void *at, size_t bytes)
+{
+	uintptr_t first = (uintptr_t)at >> p->shift, last = ((uintptr_t)at + bytes - 1) >> p->shift;
+	if (first != p->last || last != first)
+		pages_read_blocks(p, first, last);
 }
 
 /* Why the records of `c` (of `size` bytes) are not whole, or NULL. */
@@ -255,12 +281,16 @@ __attribute__((format(printf, 4, 5))) static void bound_met(struct book *b, enum
 	b->full[which] = true;
 	if (errors == NULL)
 		return;
+	char what[256];
 	va_list ap;
 	va_start(ap, format);
-	fprintf(errors, "taskprobe-timeline: %s: from byte %zu on, ", b->input, b->at);
-	vfprintf(errors, format, ap);
-	fputs(", to keep the converter's memory under its bound (256 MiB)\n", errors);
+	vsnprintf(what, sizeof what, format, ap);
 	va_end(ap);
+	fprintf(errors,
+		"taskprobe-timeline: %s: from byte %zu on, %s, to keep the converter's memory "
+		"under "
+		"its bound (256 MiB)\n",
+		b->input, b->at, what);
 }
 
 /* Keeps chunk `c` of the current segment `s`; false when out of memory. */
@@ -274,9 +304,8 @@ static bool keep_chunk(struct book *b, struct segment *s, const struct tp_record
 		b->refs = r;
 		b->cap_refs = grown;
 	}
-	/* segment pointers are kept as indexes until every segment is in place */
 	b->refs[b->n_refs++] = (struct chunk_ref){
-		.segment = (const struct segment *)(uintptr_t)(s - b->segments), .header = c};
+		.header = c, .segment = (uint32_t)(s - b->segments), .tid = c->tid};
 	s->has_chunks = true;
 	return true;
 }
@@ -626,17 +655,26 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 	return true;
 }
 
-/* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref). */
-static int by_thread_then_order(const void *a, const void *b)
+/* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref);
+ * `segments` the book's. */
+static int by_thread_then_order(const void *a, const void *b, void *segments)
 {
 	const struct chunk_ref *x = a, *y = b;
-	if (x->segment->process != y->segment->process)
-		return x->segment->process < y->segment->process ? -1 : 1;
-	if (x->header->tid != y->header->tid)
-		return x->header->tid < y->header->tid ? -1 : 1;
+	const struct segment *s = segments;
+	if (s[x->segment].process != s[y->segment].process)
+		return s[x->segment].process < s[y->segment].process ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
 	if (x->segment != y->segment)
 		return x->segment < y->segment ? -1 : 1;
 	return x->header < y->header ? -1 : x->header > y->header;
+}
+
+/* Whether chunks `x` and `y` are of one thread (of one process). */
+static bool same_thread(const struct segment *segments, const struct chunk_ref *x,
+			const struct chunk_ref *y)
+{
+	return segments[x->segment].process == segments[y->segment].process && x->tid == y->tid;
 }
 
 /* Segments in order of their process (pid, start, pid namespace), then of the input. */
@@ -740,16 +778,15 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 }
 
 /* The cursor's current record, or NULL at its end (moving past empty chunks). */
-static const struct tp_record *cursor_record(struct cursor *c, const struct chunk_ref *refs,
-					     struct pages *pages)
+static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
 {
 	while (c->chunk < c->end) {
-		const struct tp_recording_chunk *h = refs[c->chunk].header;
-		pages_read(pages, h, sizeof *h);
+		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
+		pages_read(&b->pages, h, sizeof *h);
 		if (c->offset < h->size) {
 			const struct tp_record *r =
 				(const struct tp_record *)((const unsigned char *)h + c->offset);
-			pages_read(pages, r, sizeof *r);
+			pages_read(&b->pages, r, sizeof *r);
 			return r;
 		}
 		c->chunk++;
@@ -761,15 +798,16 @@ static const struct tp_record *cursor_record(struct cursor *c, const struct chun
 
 /* Moves to the next event (site and module records are not events), setting next_ns; false at
  * the end. */
-static bool cursor_settle(struct cursor *c, const struct chunk_ref *refs, struct pages *pages)
+static bool cursor_settle(struct cursor *c, struct book *b)
 {
 	const struct tp_record *r;
-	while ((r = cursor_record(c, refs, pages)) != NULL && !is_event(tp_record_type(r->word)))
+	while ((r = cursor_record(c, b)) != NULL && !is_event(tp_record_type(r->word)))
 		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
-	const struct chunk_ref *ref = &refs[c->chunk];
-	c->next_ns = to_ns(ref->segment, ref->header->base_time + tp_record_delta(r->word));
+	const struct chunk_ref *ref = &b->refs[c->chunk];
+	c->next_ns = to_ns(&b->segments[ref->segment],
+			   ref->header->base_time + tp_record_delta(r->word));
 	return true;
 }
 
@@ -790,16 +828,17 @@ static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 	}
 }
 
-/* The event of record `r` of chunk `ref`, as a perf sample of its probe would give it. */
-static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uint64_t ns,
-		     struct timeline_event *e)
+/* The event of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
+ * it. */
+static void event_of(const struct chunk_ref *ref, const struct segment *segment,
+		     const struct tp_record *r, uint64_t ns, struct timeline_event *e)
 {
 	memset(e, 0, sizeof *e);
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
-	e->pid = ref->segment->out_pid;
-	e->process = ref->segment->process;
-	e->site_scope = ref->segment->scope;
+	e->pid = segment->out_pid;
+	e->process = segment->process;
+	e->site_scope = segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
 	e->type = tp_record_type(r->word);
@@ -843,8 +882,7 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 			e->arg[i] = (int64_t)a[i];
 		if (tp_record_bytes(r->word) >= sizeof *r + 4 * sizeof a[0])
 			e->start_routine_site = a[3];
-		e->named_as_process = strncmp(e->comm, ref->segment->comm,
-					      sizeof ref->segment->comm) == 0;
+		e->named_as_process = strncmp(e->comm, segment->comm, sizeof segment->comm) == 0;
 		break;
 	default:
 		for (unsigned i = 0; i < args_needed(e->type); i++)
@@ -856,8 +894,11 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 static struct book *book_new(const struct recording_input *inputs, size_t n)
 {
 	struct book *b = calloc(1, sizeof *b);
+	unsigned shift = 0;
+	while ((1l << shift) < sysconf(_SC_PAGESIZE) || (1u << shift) < MAP_BLOCK)
+		shift++;
 	if (b != NULL)
-		b->pages = (struct pages){inputs, n, (uintptr_t)sysconf(_SC_PAGESIZE), 0, 0};
+		b->pages = (struct pages){.inputs = inputs, .n = n, .shift = shift};
 	return b;
 }
 
@@ -886,8 +927,6 @@ static bool scan_all(struct timeline *t, const struct recording_sink *sink,
 	for (size_t i = 0; i < n; i++)
 		if (!scan(t, sink, &inputs[i], b, errors, totals))
 			return false;
-	for (size_t i = 0; i < b->n_refs; i++)
-		b->refs[i].segment = &b->segments[(uintptr_t)b->refs[i].segment];
 	for (size_t i = 0; i < b->n_segments; i++)
 		for (size_t j = 0; j < b->segments[i].n_modules; j++) {
 			struct recorded_module *m = &b->segments[i].modules[j];
@@ -977,6 +1016,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	if (b == NULL || !scan_all(NULL, NULL, inputs, n, NULL, &totals, b))
 		goto out;
 	const struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
 	struct pages *pages = &b->pages;
 	/* the sites the filter keeps, before the spawns are counted (texts come anywhere) */
 	for (size_t i = 0; options->n_sites > 0 && i < b->n_refs; i++) {
@@ -987,7 +1027,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 				(const struct tp_record *)((const unsigned char *)h + at);
 			pages_read(pages, r, tp_record_bytes(r->word));
 			if (tp_record_type(r->word) == TP_RECORD_SITE)
-				filter_site(&filter, refs[i].segment->scope, r->arg[0],
+				filter_site(&filter, segments[refs[i].segment].scope, r->arg[0],
 					    (const char *)&r->arg[1], tp_record_small(r->word));
 			at += tp_record_bytes(r->word);
 		}
@@ -1007,7 +1047,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, sizeof *r);
 			if (is_event(tp_record_type(r->word))) {
-				uint64_t ns = to_ns(refs[i].segment,
+				uint64_t ns = to_ns(&segments[refs[i].segment],
 						    h->base_time + tp_record_delta(r->word));
 				origin = ns < origin ? ns : origin;
 				break;
@@ -1032,7 +1072,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 			at += tp_record_bytes(r->word);
 			if (!is_event(type))
 				continue;
-			uint64_t ns = to_ns(refs[i].segment,
+			uint64_t ns = to_ns(&segments[refs[i].segment],
 					    h->base_time + tp_record_delta(r->word));
 			if (!thread || ns < from || ns > to)
 				continue;
@@ -1043,7 +1083,8 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 				spawns++;
 				for (size_t j = 0; j < filter.n_kept; j++)
 					if (filter.kept[j].id == r->arg[2] &&
-					    filter.kept[j].scope == refs[i].segment->scope) {
+					    filter.kept[j].scope ==
+						    segments[refs[i].segment].scope) {
 						spawns_kept++;
 						break;
 					}
@@ -1078,24 +1119,22 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	if (!number_processes(t, b->segments, b->n_segments))
 		goto out;
 	struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
 	size_t n_refs = b->n_refs;
-	struct pages *pages = &b->pages;
 	if (n_refs > 0)
-		qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
+		qsort_r(refs, n_refs, sizeof *refs, by_thread_then_order, b->segments);
 	size_t n_threads = 0;
 	for (size_t i = 0; i < n_refs; i++)
-		n_threads += i == 0 || refs[i].segment->process != refs[i - 1].segment->process ||
-			     refs[i].header->tid != refs[i - 1].header->tid;
+		n_threads += i == 0 || !same_thread(segments, &refs[i], &refs[i - 1]);
 	cursors = calloc(n_threads + 1, sizeof *cursors);
 	heap = calloc(n_threads + 1, sizeof *heap);
 	if (cursors == NULL || heap == NULL)
 		goto out;
 	drop_pages(inputs, n);
-	pages->mapped = 0;
+	pages_dropped(&b->pages);
 	for (size_t i = 0; i < n_refs;) {
 		size_t j = i;
-		while (j < n_refs && refs[j].segment->process == refs[i].segment->process &&
-		       refs[j].header->tid == refs[i].header->tid)
+		while (j < n_refs && same_thread(segments, &refs[j], &refs[i]))
 			j++;
 		cursors[n_cursors++] = (struct cursor){.chunk = (uint32_t)i,
 						       .end = (uint32_t)j,
@@ -1104,17 +1143,17 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	}
 	size_t n_heap = 0;
 	for (size_t i = 0; i < n_cursors; i++)
-		if (cursor_settle(&cursors[i], refs, pages))
+		if (cursor_settle(&cursors[i], b))
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
 	while (n_heap > 0 && (t == NULL || !timeline_done(t))) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &refs[c->chunk];
-		const struct tp_record *r = cursor_record(c, refs, pages);
-		pages_read(pages, r, tp_record_bytes(r->word));
+		const struct tp_record *r = cursor_record(c, b);
+		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
-		event_of(ref, r, c->next_ns, &e);
+		event_of(ref, &segments[ref->segment], r, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
@@ -1125,13 +1164,12 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 			sink->event(sink->context, &e);
 		totals->events++;
 		c->offset += tp_record_bytes(r->word);
-		if (!cursor_settle(c, refs, pages))
+		if (!cursor_settle(c, b))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
 	}
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
-	const struct segment *segments = b->segments;
 	for (size_t i = 0; t != NULL && totals->events == 0 && i < b->n_segments; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "%s (pid %" PRIu32 ")", segments[i].comm,

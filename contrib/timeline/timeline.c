@@ -61,10 +61,12 @@
 #define MAX_OPEN     8 /* nested slices per thread: poll > wait, park > wait, ... */
 #define MAX_ARGS     6
 #define ERRORS_SHOWN 10
-/* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input). */
-#define MAX_SITES       (1u << 20)
-#define MAX_NAMES_BYTES (64u << 20)
-/* speedscope's frames (distinct names), and the processes whose counters are kept */
+/* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input,
+ * with the recordings' bookkeeping under the converter's 256 MiB; a program has thousands). */
+#define MAX_SITES       (1u << 18)
+#define MAX_NAMES_BYTES (32u << 20)
+/* speedscope's frames (distinct names, at most MAX_NAMES_BYTES of them), and the processes
+ * whose counters are kept */
 #define MAX_FRAMES    (MAX_SITES + 64)
 #define MAX_PROCESSES 4096u
 /* speedscope's samples held in memory before they are spilled to the temporary file */
@@ -990,6 +992,8 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 		f->names = names;
 		f->cap = cap;
 	}
+	if (f->pool_len + len + 1 > MAX_NAMES_BYTES)
+		return 0;
 	if (f->pool_len + len + 1 > f->pool_cap) {
 		size_t cap = f->pool_cap ? f->pool_cap : 4096;
 		while (cap < f->pool_len + len + 1)
