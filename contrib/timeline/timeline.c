@@ -1571,7 +1571,8 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		else
 			t->sites_wanted[i] = strdup("");
 	}
-	if (t->options.critical_path && (t->analysis = analysis_new()) == NULL) {
+	if (t->options.critical_path &&
+	    (t->analysis = analysis_new(ANALYSIS_RESIDENT_MAX_BESIDE_TIMELINE)) == NULL) {
 		free(t->processes);
 		for (size_t i = 0; i < t->options.n_sites; i++)
 			free(t->sites_wanted[i]);
