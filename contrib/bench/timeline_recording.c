@@ -7,6 +7,8 @@
  *   timeline_recording threads N   N chunks of one poll-start record, each of another thread
  *   timeline_recording segments N  N segment headers and nothing else (a process that exec'ed
  *                                  itself N times, or a hostile file)
+ *   timeline_recording stacks N    N task stacks of 255 return addresses (2 KiB a record: bytes,
+ *                                  few events)
  *   timeline_recording sites N     N sites' texts of 255 bytes each, all different, then a spawn
  *                                  of each site (a recording of version 4's kind)
  *   timeline_recording modules S N [PATH_BYTES]
@@ -99,7 +101,8 @@ int main(int argc, char **argv)
 {
 	bool modules = argc >= 4 && argc <= 5 && strcmp(argv[1], "modules") == 0;
 	if (argc != 3 && !modules) {
-		fputs("usage: timeline_recording spawns|threads|segments|sites N > recording\n"
+		fputs("usage: timeline_recording spawns|threads|segments|stacks|sites N > "
+		      "recording\n"
 		      "       timeline_recording modules SEGMENTS N [PATH_BYTES] > recording\n",
 		      stderr);
 		return 2;
@@ -135,6 +138,11 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], "spawns") == 0) {
 			uint64_t a[4] = {i, 0, 7, 0};
 			record(4242, TP_RECORD_TASK_SPAWN, 1, 4, a);
+		} else if (strcmp(argv[1], "stacks") == 0) {
+			uint64_t stack[2 + 255] = {i, i};
+			for (unsigned k = 2; k < 2 + 255; k++)
+				stack[k] = 0x400000 + k;
+			record(4242, TP_RECORD_TASK_STACK, 255, 2 + 255, stack);
 		} else if (strcmp(argv[1], "sites") == 0) {
 			uint64_t text[1 + 32] = {i};
 			int n = snprintf((char *)&text[1], 256, "%0255llu", i);

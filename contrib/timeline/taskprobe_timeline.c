@@ -228,6 +228,18 @@ static ssize_t mapped_text_read(void *cookie, char *buf, size_t size)
 	return (ssize_t)n;
 }
 
+/* Says that site texts were not kept (the timeline's memory bound), if so. */
+static void say_site_texts(const struct timeline_counts *c)
+{
+	if (c->site_texts_refused > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: more than %u sites, or %u MiB of their texts: %" PRIu64
+			" texts not kept, to keep the converter's memory under its bound (256 "
+			"MiB); "
+			"their sites are named by their ids\n",
+			TIMELINE_MAX_SITES, TIMELINE_MAX_NAMES_BYTES >> 20, c->site_texts_refused);
+}
+
 /* Says what a timeline without any task or worker holds. */
 static void say_empty(const struct timeline *t)
 {
@@ -306,7 +318,9 @@ static int convert_text(FILE *in, struct timeline *t, const char *start, size_t 
 	free(source);
 	say_empty(t);
 	bool ok;
-	uint64_t malformed = timeline_finish(t, NULL, &ok);
+	struct timeline_counts counts;
+	uint64_t malformed = timeline_finish(t, &counts, &ok);
+	say_site_texts(&counts);
 	if (!ok)
 		fputs("taskprobe-timeline: out of memory, or the temporary file failed\n", stderr);
 	if (malformed > 10)
@@ -419,6 +433,7 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			"taskprobe-timeline: more than %u threads: %" PRIu64
 			" were forgotten for a while (named again when seen again)\n",
 			TIMELINE_MAX_THREADS, counts.threads_forgotten);
+	say_site_texts(&counts);
 	if (counts.threads_unprofiled > 0)
 		fprintf(stderr,
 			"taskprobe-timeline: speedscope profiles for the first %u threads only: "

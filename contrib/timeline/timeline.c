@@ -63,8 +63,8 @@
 #define ERRORS_SHOWN 10
 /* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input,
  * with the recordings' bookkeeping under the converter's 256 MiB; a program has thousands). */
-#define MAX_SITES       (1u << 18)
-#define MAX_NAMES_BYTES (32u << 20)
+#define MAX_SITES       TIMELINE_MAX_SITES
+#define MAX_NAMES_BYTES TIMELINE_MAX_NAMES_BYTES
 /* speedscope's frames (distinct names, at most MAX_NAMES_BYTES of them), and the processes
  * whose counters are kept */
 #define MAX_FRAMES    (MAX_SITES + 64)
@@ -146,6 +146,7 @@ struct sites {
 	size_t size, used; /* size: a power of two */
 	char *pool;        /* NUL-terminated texts and names; offset 0 is none */
 	size_t pool_len, pool_cap;
+	uint64_t refused; /* texts not kept: past MAX_SITES or MAX_NAMES_BYTES */
 };
 
 /* A counter track's state (see the top of this file). */
@@ -621,10 +622,14 @@ static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const ch
 		return 0;
 	/* a new site, or a new text for it: both forms appended to the pool */
 	bool added = e == NULL || e->text == 0;
-	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m))))
+	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m)))) {
+		m->refused++;
 		return 0;
-	if (!pool_reserve(m, (size_t)len * 7 + 2))
+	}
+	if (!pool_reserve(m, (size_t)len * 7 + 2)) {
+		m->refused++;
 		return 0;
+	}
 	if (added) {
 		size_t i = site_hash(scope, id) & (m->size - 1);
 		while (m->slots[i].text != 0)
@@ -1816,6 +1821,7 @@ void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts)
 {
 	*counts = t->counts;
+	counts->site_texts_refused = t->sites.refused;
 }
 
 void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *text, uint32_t len)
@@ -1948,7 +1954,7 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	}
 	uint64_t malformed = t->malformed;
 	if (counts != NULL)
-		*counts = t->counts;
+		timeline_counts(t, counts);
 	if (ok != NULL)
 		*ok = !t->failed;
 	for (uint32_t i = 0; i < t->n_profiles; i++)

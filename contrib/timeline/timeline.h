@@ -69,12 +69,17 @@ struct timeline_counts {
 	 * TIMELINE_MAX_THREADS, forgotten (the oldest tasks; threads with no slice open first);
 	 * speedscope profiles beyond TIMELINE_MAX_PROFILES threads not written */
 	uint64_t tasks_forgotten, threads_forgotten, threads_unprofiled;
+	/* site texts not kept (their sites named by their ids): past TIMELINE_MAX_SITES sites, or
+	 * TIMELINE_MAX_NAMES_BYTES of texts */
+	uint64_t site_texts_refused;
 	uint64_t written; /* events (JSON) or samples (speedscope) written */
 };
 
-#define TIMELINE_MAX_TASKS    (1u << 19)
-#define TIMELINE_MAX_THREADS  (1u << 16)
-#define TIMELINE_MAX_PROFILES 4096u
+#define TIMELINE_MAX_TASKS       (1u << 19)
+#define TIMELINE_MAX_THREADS     (1u << 16)
+#define TIMELINE_MAX_PROFILES    4096u
+#define TIMELINE_MAX_SITES       (1u << 18)
+#define TIMELINE_MAX_NAMES_BYTES (32u << 20)
 /* A counter track's samples: at most one per this many nanoseconds (see timeline.c) */
 #define TIMELINE_COUNTER_NS 100000u
 
