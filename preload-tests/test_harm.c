@@ -12,18 +12,25 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
 #include "taskprobe_live.h"
 
-#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+#define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
+#define GENERATOR TP_CONTRIB_DIR "/timeline_recording"
+/* The converter's stated bound on its memory (README, taskprobe-timeline(1)), in KiB. */
+#define CONVERTER_BOUND_KIB (256 * 1024)
 
 /* The reason the tests that preload the shim by themselves are left out of sanitizer passes. */
 #define PRELOADS_ITSELF                                                                            \
@@ -725,5 +732,175 @@ Test(harm, names_reach_the_report_and_the_analysis_escaped)
 	cr_expect(strstr(run.out, "\\x1b]0;OWN\\x07\\x1b[2J (pid ") != NULL,
 		  "the analysis has no process of the name escaped");
 	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+/* A converter's run on a hostile recording: its peak RSS (KiB), status and standard error. */
+struct converted {
+	long peak_kib;
+	int status; /* the exit status, or -1 when it did not exit */
+	char *err;
+};
+
+/*
+ * Writes the generator's recording (contrib/bench/timeline_recording: `shape`, NULL-terminated)
+ * to DIR/hostile.rec and converts it into /dev/null, from the file or, when `through_pipe`, on
+ * standard input from the generator through a pipe. The converter's environment is its own (no
+ * sanitizer runtime preloaded: the figure is the converter's), its temporary files in `dir`.
+ */
+static void convert_hostile(const char *dir, const char *const shape[], bool through_pipe,
+			    struct converted *c)
+{
+	tp_require_program(GENERATOR, "the build's contrib/timeline_recording");
+	char rec[4200], err[4200], tmpdir[4200];
+	snprintf(rec, sizeof rec, "%s/hostile.rec", dir);
+	snprintf(err, sizeof err, "%s/converter.err", dir);
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+	char *env[] = {tmpdir, "PATH=/usr/bin:/bin", NULL};
+	char *generator[8] = {GENERATOR};
+	for (size_t i = 0; shape[i] != NULL && i + 2 < 8; i++)
+		generator[i + 1] = (char *)shape[i];
+	int link[2] = {-1, -1};
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	if (through_pipe) {
+		cr_assert_eq(pipe2(link, O_CLOEXEC), 0);
+		posix_spawn_file_actions_adddup2(&actions, link[1], 1);
+	} else {
+		posix_spawn_file_actions_addopen(&actions, 1, rec, O_WRONLY | O_CREAT | O_TRUNC,
+						 0600);
+	}
+	pid_t writer;
+	cr_assert_eq(posix_spawn(&writer, GENERATOR, &actions, NULL, generator, env), 0);
+	posix_spawn_file_actions_destroy(&actions);
+	int status;
+	if (!through_pipe) {
+		cr_assert_eq(waitpid(writer, &status, 0), writer);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the generator failed");
+	}
+	char *converter[] = {
+		TIMELINE, "--count", "--max-size", "0", "-o", "/dev/null", through_pipe ? "-" : rec,
+		NULL};
+	posix_spawn_file_actions_init(&actions);
+	if (through_pipe)
+		posix_spawn_file_actions_adddup2(&actions, link[0], 0);
+	posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	cr_assert_eq(posix_spawn(&pid, TIMELINE, &actions, NULL, converter, env), 0);
+	posix_spawn_file_actions_destroy(&actions);
+	if (through_pipe) {
+		close(link[0]);
+		close(link[1]);
+		cr_assert_eq(waitpid(writer, &status, 0), writer);
+	}
+	struct rusage usage;
+	cr_assert_eq(wait4(pid, &status, 0, &usage), pid);
+	c->peak_kib = usage.ru_maxrss;
+	c->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	c->err = tp_read_file(err, NULL);
+	unlink(err);
+	unlink(rec);
+}
+
+/* The converter stayed under its bound and said `said` (NULL: anything); its exit status. */
+static void expect_bounded(const struct converted *c, const char *what, int status,
+			   const char *said)
+{
+	cr_expect_lt(c->peak_kib, CONVERTER_BOUND_KIB, "%s: the converter's peak RSS %ld KiB: %s",
+		     what, c->peak_kib, c->err);
+	cr_expect_eq(c->status, status, "%s: status %d: %s", what, c->status, c->err);
+	cr_expect(said == NULL || strstr(c->err, said) != NULL, "%s: no \"%s\" in: %s", what, said,
+		  c->err);
+	printf("converter's peak RSS, %s: %ld KiB\n", what, c->peak_kib);
+}
+
+/*
+ * Two million threads of one record each (160 MB): the converter keeps 2^20 chunks (its bound
+ * for them: the first holds the site's text, each other a thread's event), says from where the
+ * rest are left out and how many events that was, exit status 1. It held the whole recording's pages and every thread's bookkeeping: 350 MB.
+ */
+Test(harm, a_recording_of_two_million_one_record_threads_stays_under_the_converters_bound,
+     .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"threads", "2000000", NULL}, false, &c);
+	expect_bounded(&c, "2 M one-record threads", 1,
+		       "chunks (a thread's blocks of records) are left out: more than 1048576 in "
+		       "all, to keep the converter's memory under its bound (256 MiB)\n");
+	cr_expect(strstr(c.err, "taskprobe-timeline: 951425 events left out to keep the "
+				"converter's memory bounded") != NULL,
+		  "%s", c.err);
+	cr_expect(strstr(c.err, "taskprobe-timeline: 1048575 events\n") != NULL, "%s", c.err);
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * Two million segment headers and nothing else (144 MB): the images with nothing recorded past
+ * the bound are forgotten (nothing is lost: status 0), said once. It took 136 bytes a header,
+ * and the file's pages: 300 MB.
+ */
+Test(harm, a_recording_of_two_million_bare_segment_headers_stays_under_the_converters_bound,
+     .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"segments", "2000000", NULL}, false, &c);
+	expect_bounded(&c, "2 M bare segment headers", 0,
+		       "process images (segments) with nothing recorded are forgotten, the "
+		       "others' records left out: more than 65536 in all");
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * 300 segments of 1000 module records each (26 MB): the modules past the bound are not kept
+ * (their code named by its address), said once. A module took 1.1 KiB (its path's room, 1 KiB,
+ * whatever its path), checked against every module of its image before it: 340 MB.
+ */
+Test(harm, a_recording_of_300000_modules_stays_under_the_converters_bound, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"modules", "300", "1000", NULL}, false, &c);
+	expect_bounded(&c, "300 x 1000 modules", 0,
+		       "modules are not kept (their code is named by its address): more than "
+		       "131072 in all");
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * 600 000 sites of 255-byte texts, each spawned once (187 MB, a recording of version 4's kind):
+ * the texts past the timeline's bound are not kept (their sites named by their ids), said with
+ * how many. The timeline kept a million texts in 64 MiB, with the recording's pages: 346 MB.
+ */
+Test(harm, a_recording_of_600000_site_texts_stays_under_the_converters_bound, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"sites", "600000", NULL}, false, &c);
+	expect_bounded(&c, "600 000 site texts", 0,
+		       "texts not kept, to keep the converter's memory under its bound (256 MiB); "
+		       "their sites are named by their ids\n");
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * 150 000 task stacks of 255 return addresses (310 MB, few events) on standard input through a
+ * pipe: converted whole, in the memory a file's conversion takes; the copy the pipe is read
+ * into is an unlinked file, gone at the end. The pipe was read whole into memory: 304 MB.
+ */
+Test(harm, a_recording_through_a_pipe_stays_under_the_converters_bound, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"stacks", "150000", NULL}, true, &c);
+	expect_bounded(&c, "310 MB of stacks through a pipe", 0,
+		       "taskprobe-timeline: 150000 events\n");
+	cr_expect_eq(entries(dir, ""), 2, "the pipe's copy was left in %s", dir); /* . .. */
+	free(c.err);
 	tp_remove_temp_dir(dir);
 }

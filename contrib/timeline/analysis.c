@@ -18,8 +18,10 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hash.h"
 #include "shown_text.h"
@@ -117,14 +119,31 @@ struct proc {
 	uint64_t last_end_ns;
 };
 
+/* Sites found by (scope, id) and by (scope, text): open-addressed tables of site indexes (0:
+ * free), grown at half. By text, the lowest index of a site of that text. */
+struct site_index {
+	uint32_t *by_id, *by_text;
+	size_t size, used_ids, used_texts; /* size: a power of two, of each */
+};
+
+/* The sites kept at most (beyond them a spawn's site is none): a program has thousands. A site
+ * is counted in the analysis's memory with SITE_TEXT_BYTES for its text (the converter's texts
+ * are at most 256 bytes). */
+#define ANALYSIS_MAX_SITES (1u << 14)
+#define SITE_TEXT_BYTES    256
+
 struct analysis {
 	struct map tasks, threads;
 	struct site *sites;
 	size_t n_sites, cap_sites;
+	struct site_index index;
 	struct proc *procs;
 	size_t n_procs;
 	size_t bytes, peak_bytes, peak_tasks, peak_nodes, tasks_open, nodes;
-	bool stopped; /* over ANALYSIS_MAX_BYTES */
+	size_t resident_max;     /* the converter's resident memory at most */
+	size_t resident_checked; /* `bytes` when the converter's resident memory was read last */
+	bool over_resident;
+	bool stopped; /* over ANALYSIS_MAX_BYTES, or the converter over ANALYSIS_RESIDENT_MAX */
 	uint64_t stopped_ns;
 	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
 };
@@ -136,9 +155,35 @@ void analysis_memory(size_t *task, size_t *node, size_t *edge)
 	*edge = sizeof(struct edge);
 }
 
+/* The converter's resident memory in bytes (0 when unknown). */
+static size_t resident(void)
+{
+	FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long pages = 0;
+	if (f != NULL) {
+		if (fscanf(f, "%*u %lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Whether the analysis may take `size` bytes more: its own bound, and the converter's resident
+ * memory in all, read every MiB the analysis takes. */
+static bool room(struct analysis *a, size_t size)
+{
+	if (a->bytes + size > ANALYSIS_MAX_BYTES || a->over_resident)
+		return false;
+	if (a->bytes > a->resident_checked + (1u << 20) || a->bytes < a->resident_checked) {
+		a->resident_checked = a->bytes;
+		a->over_resident = resident() > a->resident_max;
+	}
+	return !a->over_resident;
+}
+
 static void *take(struct analysis *a, size_t size)
 {
-	if (a->bytes + size > ANALYSIS_MAX_BYTES)
+	if (!room(a, size))
 		return NULL;
 	void *p = calloc(1, size);
 	if (p != NULL) {
@@ -322,13 +367,80 @@ static struct node *node_new(struct analysis *a, struct node *prev, const struct
 
 /* ---- sites and processes ---- */
 
+static size_t site_id_slot(const struct analysis *a, uint64_t scope, uint64_t id)
+{
+	size_t mask = a->index.size - 1, i = tp_hash_pair(id, scope) & mask;
+	for (uint32_t k; (k = a->index.by_id[i]) != 0; i = (i + 1) & mask)
+		if (a->sites[k].id == id && a->sites[k].scope == scope)
+			break;
+	return i;
+}
+
+static uint64_t site_text_hash(uint64_t scope, const char *text, size_t len)
+{
+	uint64_t h = tp_hash_mix(TP_HASH_TEXT_BASIS, scope);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * TP_HASH_TEXT_PRIME;
+	return tp_hash_finish(h);
+}
+
+/* The slot of the lowest site of `scope` whose text is `text` (`len` bytes), or the free slot
+ * where it would go. */
+static size_t site_text_slot(const struct analysis *a, uint64_t scope, const char *text, size_t len)
+{
+	size_t mask = a->index.size - 1, i = site_text_hash(scope, text, len) & mask;
+	for (uint32_t k; (k = a->index.by_text[i]) != 0; i = (i + 1) & mask)
+		if (a->sites[k].scope == scope && strlen(a->sites[k].text) == len &&
+		    memcmp(a->sites[k].text, text, len) == 0)
+			break;
+	return i;
+}
+
+/* Room in the index for one more site; false when out of memory. */
+static bool site_index_room(struct analysis *a)
+{
+	struct site_index *x = &a->index;
+	if ((x->used_ids + 1) * 2 <= x->size)
+		return true;
+	size_t size = x->size ? 2 * x->size : 256;
+	uint32_t *by_id = calloc(size, sizeof *by_id), *by_text = calloc(size, sizeof *by_text);
+	if (by_id == NULL || by_text == NULL) {
+		free(by_id);
+		free(by_text);
+		return false;
+	}
+	struct site_index old = *x;
+	x->by_id = by_id;
+	x->by_text = by_text;
+	x->size = size;
+	for (size_t i = 0; i < old.size; i++) {
+		uint32_t k = old.by_id[i];
+		if (k != 0)
+			x->by_id[site_id_slot(a, a->sites[k].scope, a->sites[k].id)] = k;
+		k = old.by_text[i];
+		if (k != 0)
+			x->by_text[site_text_slot(a, a->sites[k].scope, a->sites[k].text,
+						  strlen(a->sites[k].text))] = k;
+	}
+	free(old.by_id);
+	free(old.by_text);
+	return true;
+}
+
 static uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id)
 {
 	if (id == 0)
 		return 0;
-	for (size_t i = a->n_sites; i-- > 1;)
-		if (a->sites[i].id == id && a->sites[i].scope == scope)
-			return a->sites[i].same != 0 ? a->sites[i].same : (uint32_t)i;
+	if (a->index.size > 0) {
+		uint32_t k = a->index.by_id[site_id_slot(a, scope, id)];
+		if (k != 0)
+			return a->sites[k].same != 0 ? a->sites[k].same : k;
+	}
+	/* a site's bytes with its text's, counted as the analysis's (and never given back) */
+	size_t bytes = sizeof(struct site) + 2 * sizeof(uint32_t) + SITE_TEXT_BYTES;
+	if (a->n_sites > ANALYSIS_MAX_SITES || !room(a, bytes) || !site_index_room(a))
+		return 0;
+	a->bytes += bytes;
 	if (a->n_sites == a->cap_sites) {
 		size_t cap = a->cap_sites ? 2 * a->cap_sites : 64;
 		struct site *s = realloc(a->sites, cap * sizeof *s);
@@ -337,8 +449,11 @@ static uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id)
 		a->sites = s;
 		a->cap_sites = cap;
 	}
-	a->sites[a->n_sites] = (struct site){.scope = scope, .id = id};
-	return (uint32_t)a->n_sites++;
+	uint32_t k = (uint32_t)a->n_sites++;
+	a->sites[k] = (struct site){.scope = scope, .id = id};
+	a->index.by_id[site_id_slot(a, scope, id)] = k;
+	a->index.used_ids++;
+	return k;
 }
 
 static struct proc *proc_of(struct analysis *a, const struct timeline_event *e)
@@ -639,11 +754,12 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 	}
 }
 
-struct analysis *analysis_new(void)
+struct analysis *analysis_new(size_t resident_max)
 {
 	struct analysis *a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return NULL;
+	a->resident_max = resident_max;
 	a->sites = calloc(64, sizeof *a->sites);
 	if (a->sites == NULL) {
 		free(a);
@@ -657,16 +773,19 @@ struct analysis *analysis_new(void)
 void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *text, uint32_t len)
 {
 	uint32_t i = site_of(a, scope, id);
-	if (i == 0 || a->sites[i].text != NULL)
+	if (i == 0 || a->sites[i].text != NULL || a->sites[i].same != 0)
 		return;
-	/* the call addresses of one construct (an unrolled loop's) are one site */
-	for (uint32_t j = 1; j < i; j++)
-		if (a->sites[j].scope == scope && a->sites[j].text != NULL &&
-		    strlen(a->sites[j].text) == len && memcmp(a->sites[j].text, text, len) == 0) {
-			a->sites[i].same = j;
-			return;
-		}
+	/* the call addresses of one construct (an unrolled loop's) are one site: the first */
+	uint32_t *first = &a->index.by_text[site_text_slot(a, scope, text, len)];
+	if (*first != 0 && *first < i) {
+		a->sites[i].same = *first;
+		return;
+	}
 	a->sites[i].text = strndup(text, len);
+	if (a->sites[i].text != NULL && *first == 0)
+		a->index.used_texts++;
+	if (a->sites[i].text != NULL)
+		*first = i;
 }
 
 void analysis_add(struct analysis *a, const struct timeline_event *e)
@@ -693,7 +812,7 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			break;
 		}
 	}
-	if (a->bytes + 4096 > ANALYSIS_MAX_BYTES || p == NULL || th == NULL) {
+	if (a->bytes + 4096 > ANALYSIS_MAX_BYTES || a->over_resident || p == NULL || th == NULL) {
 		a->stopped = true;
 		a->stopped_ns = e->ns;
 	}
@@ -836,8 +955,11 @@ void analysis_report(struct analysis *a, FILE *out, bool utf8)
 	if (a->stopped)
 		fprintf(out,
 			"the analysis stopped at %.3f s of the recording: over its memory bound "
-			"(%u MiB); the figures are up to there\n",
-			(double)a->stopped_ns / 1e9, ANALYSIS_MAX_BYTES >> 20);
+			"(%u MiB of its own, %u MiB for the converter in all); the figures are up "
+			"to "
+			"there\n",
+			(double)a->stopped_ns / 1e9, ANALYSIS_MAX_BYTES >> 20,
+			(unsigned)(a->resident_max >> 20));
 	if (a->unknown_polls > 0)
 		fprintf(out,
 			"%" PRIu64 " tasks were polled but not spawned in the recording (begun "
@@ -922,6 +1044,8 @@ void analysis_free(struct analysis *a)
 	}
 	free(a->tasks.bucket);
 	free(a->threads.bucket);
+	free(a->index.by_id);
+	free(a->index.by_text);
 	free(a->sites);
 	free(a->procs);
 	free(a);
@@ -939,7 +1063,7 @@ static void sink_event(void *context, const struct timeline_event *e)
 
 int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors, bool utf8)
 {
-	struct analysis *a = analysis_new();
+	struct analysis *a = analysis_new(ANALYSIS_RESIDENT_MAX);
 	if (a == NULL) {
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
@@ -957,6 +1081,12 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 			"%" PRIu64 " events were not recorded (the recording says so): the graph "
 			"misses them\n",
 			totals.dropped);
+	if (totals.left_out > 0)
+		fprintf(out,
+			"%" PRIu64
+			" events were left out to keep the converter's memory bounded (said "
+			"on standard error): the graph misses them\n",
+			totals.left_out);
 	analysis_free(a);
-	return totals.cut_files > 0;
+	return totals.cut_files > 0 || totals.left_out > 0;
 }

@@ -19,8 +19,8 @@
  * Memory: per task not ended (or ended with children not ended) one record; per fragment still on
  * a longest path to something not ended (the critical path so far among them) one node; per
  * dependence on a task not ended one edge (sizes: analysis_memory). Nothing grows with the tasks
- * that ended: the graph is never held. Beyond ANALYSIS_MAX_BYTES the analysis stops and says at
- * what time.
+ * that ended: the graph is never held. Beyond ANALYSIS_MAX_BYTES (or ANALYSIS_RESIDENT_MAX for
+ * the converter in all) the analysis stops and says at what time.
  */
 #pragma once
 
@@ -31,12 +31,18 @@
 #include "recording.h"
 #include "timeline.h"
 
-/* The analysis's memory at most (the converter's bound is larger). */
-#define ANALYSIS_MAX_BYTES (192u << 20)
+/* The analysis's memory at most; and it stops too when the converter's resident memory in all
+ * reaches the bound analysis_new is given, so that the converter stays under its own (256 MiB)
+ * whatever else the recordings make it keep: ANALYSIS_RESIDENT_MAX alone, less beside a
+ * timeline, whose memory may still grow after (ANALYSIS_RESIDENT_MAX_BESIDE_TIMELINE). */
+#define ANALYSIS_MAX_BYTES                    (192u << 20)
+#define ANALYSIS_RESIDENT_MAX                 (192u << 20)
+#define ANALYSIS_RESIDENT_MAX_BESIDE_TIMELINE (112u << 20)
 
 struct analysis;
 
-struct analysis *analysis_new(void);
+/* An analysis that stops when the converter's resident memory reaches `resident_max` bytes. */
+struct analysis *analysis_new(size_t resident_max);
 
 /* The text of site `id` of `scope` (a timeline_event's site_scope, or its pid when 0). */
 void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *text, uint32_t len);

@@ -39,6 +39,9 @@ struct module_file {
 
 static struct module_file *files;
 static size_t n_files, cap_files;
+/* files by (path, build id): open addressing, 1 + the index (0: free), grown at half */
+static size_t *file_slots;
+static size_t file_slots_size;
 
 /* Notes are 4-byte aligned on every ABI recorded. */
 #define NOTE_ALIGN(n) (((size_t)(n) + 3u) & ~(size_t)3u)
@@ -183,14 +186,51 @@ static char *file_of(const struct recorded_module *m)
 	return is_the_file(by_id, m->build_id, m->build_id_bytes) ? strdup(by_id) : NULL;
 }
 
+static uint64_t file_hash(const char *path, const uint8_t *build_id, uint32_t build_id_bytes)
+{
+	uint64_t h = tp_hash_text(path);
+	for (uint32_t i = 0; i < build_id_bytes; i++)
+		h = tp_hash_mix(h, build_id[i]);
+	return tp_hash_finish(h);
+}
+
+/* Where m's module file is in file_slots, or the free slot it would take. */
+static size_t file_slot(const struct recorded_module *m)
+{
+	size_t mask = file_slots_size - 1;
+	size_t i = file_hash(m->path, m->build_id, m->build_id_bytes) & mask;
+	for (; file_slots[i] != 0; i = (i + 1) & mask) {
+		const struct module_file *f = &files[file_slots[i] - 1];
+		if (f->build_id_bytes == m->build_id_bytes &&
+		    memcmp(f->build_id, m->build_id, m->build_id_bytes) == 0 &&
+		    strcmp(f->path, m->path) == 0)
+			break;
+	}
+	return i;
+}
+
 /* The index of m's module_file in `files`, found now if new; SIZE_MAX when out of memory. */
 static size_t module_file_of(const struct recorded_module *m)
 {
-	for (size_t i = 0; i < n_files; i++)
-		if (files[i].build_id_bytes == m->build_id_bytes &&
-		    memcmp(files[i].build_id, m->build_id, m->build_id_bytes) == 0 &&
-		    strcmp(files[i].path, m->path) == 0)
-			return i;
+	if (file_slots_size > 0 && file_slots[file_slot(m)] != 0)
+		return file_slots[file_slot(m)] - 1;
+	if ((n_files + 1) * 2 > file_slots_size) {
+		size_t size = file_slots_size ? 2 * file_slots_size : 64;
+		size_t *slots = calloc(size, sizeof *slots);
+		if (slots == NULL)
+			return SIZE_MAX;
+		for (size_t i = 0; i < n_files; i++) {
+			size_t j = file_hash(files[i].path, files[i].build_id,
+					     files[i].build_id_bytes) &
+				   (size - 1);
+			while (slots[j] != 0)
+				j = (j + 1) & (size - 1);
+			slots[j] = i + 1;
+		}
+		free(file_slots);
+		file_slots = slots;
+		file_slots_size = size;
+	}
 	if (n_files == cap_files) {
 		size_t cap = cap_files ? 2 * cap_files : 16;
 		struct module_file *grown = realloc(files, cap * sizeof *files);
@@ -205,6 +245,7 @@ static size_t module_file_of(const struct recorded_module *m)
 		return SIZE_MAX;
 	memcpy(f->build_id, m->build_id, m->build_id_bytes);
 	f->file = file_of(m);
+	file_slots[file_slot(m)] = n_files + 1;
 	return n_files++;
 }
 
@@ -275,10 +316,18 @@ struct session_module {
 };
 static struct session_module *session;
 static size_t n_session;
+/* the image whose modules the session was made of last */
+static const struct recorded_module *session_image;
+static size_t n_session_image;
 
 /* Makes the session span the image's modules that have a file, unless it does already. */
 static void use_modules(const struct recorded_module *modules, size_t n)
 {
+	/* the image named last: its sites come together (recording.c), each naming it again */
+	if (modules == session_image && n == n_session_image && session != NULL)
+		return;
+	session_image = modules;
+	n_session_image = n;
 	struct session_module *wanted = calloc(n + 1, sizeof *wanted);
 	struct tp_source_module *given = calloc(n + 1, sizeof *given);
 	size_t k = 0;
@@ -363,6 +412,12 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
 	name_keep(f + 1, offset, kind, out);
 }
 
+void code_names_images_freed(void)
+{
+	session_image = NULL;
+	n_session_image = 0;
+}
+
 void code_names_free(void)
 {
 	for (size_t i = 0; i < names_size; i++)
@@ -377,8 +432,12 @@ void code_names_free(void)
 	free(files);
 	files = NULL;
 	n_files = cap_files = 0;
+	free(file_slots);
+	file_slots = NULL;
+	file_slots_size = 0;
 	free(session);
 	session = NULL;
 	n_session = 0;
+	code_names_images_freed();
 	tp_source_lines_use_modules(NULL, 0);
 }

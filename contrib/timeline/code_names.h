@@ -22,7 +22,7 @@ struct recorded_module {
 	uint64_t bias, start, end;
 	uint32_t build_id_bytes;
 	uint8_t build_id[TP_RECORD_MODULE_BUILD_ID_MAX];
-	char path[TP_RECORD_MODULE_PATH_MAX + 1];
+	const char *path; /* at most TP_RECORD_MODULE_PATH_MAX bytes, NUL-terminated */
 };
 
 /*
@@ -43,6 +43,10 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
  * its module alone (the fuzz target: an input's paths are never opened).
  */
 void code_names_read_files(bool read);
+
+/* The modules arrays given to code_name so far are freed: the next one given is taken anew
+ * (code_name takes an image's modules, by their address, as those it named last). */
+void code_names_images_freed(void);
 
 /* Forgets every name and file (the memory given back). */
 void code_names_free(void);

@@ -5,6 +5,10 @@
  * the second merges the threads' records by time with a heap of per-thread cursors, so memory
  * grows with the threads and chunks, not with the events.
  *
+ * What is kept of the recordings is bounded (MAX_CHUNKS and the others below), so that with the
+ * timeline's own bounds the converter stays under 256 MiB on any input, a hostile one too: beyond
+ * a bound, what comes later is left out, said once on `errors` and counted (recording_totals).
+ *
  * A process is its pid, start and pid namespace (a header's, since version 3): two processes of
  * one pid (a pid reused, or pid namespaces) are two processes of the timeline, whose tasks and
  * threads are kept apart. The first of them (in the order of the inputs) keeps its pid in the
@@ -18,19 +22,35 @@
 #include "recording.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "code_names.h"
+#include "hash.h"
 #include "taskprobe_recording.h"
 
 /* A mapped recording's pages are given back to the kernel (MADV_DONTNEED: the page cache keeps
- * them, a later read maps them again) after pass one, and after each this many bytes of records
- * converted: the converter's resident memory does not grow with the recording. */
-#define DROP_PAGES_EVERY (32u << 20)
+ * them, a later read maps them again) after pass one, and whenever the pages read since reach
+ * this many bytes (struct pages): the converter's resident memory does not grow with the
+ * recording, whatever order its chunks are read in. */
+#define DROP_PAGES_EVERY (16u << 20)
+
+/*
+ * What is kept of the recordings, at most (about 100 MiB in all, with the names code_names.c
+ * keeps of the code sites). The recorder writes chunks of up to 256 KiB, a process image's
+ * modules and sites once: a gigabyte of its recordings is a few thousand chunks, and a program
+ * has thousands of sites, not hundreds of thousands.
+ */
+#define MAX_CHUNKS      (1u << 20) /* 16 bytes each, and a thread's cursor: 32 more */
+#define MAX_SEGMENTS    (1u << 16) /* process images with records kept: 136 bytes each */
+#define MAX_MODULES     (1u << 17) /* in all the segments: 72 bytes each */
+#define MAX_PATHS_BYTES (8u << 20) /* the modules' paths, each text once */
+#define MAX_CODE_SITES  (1u << 16) /* in all the segments: 32 bytes each, and a name */
 
 /* Pids given to the second and later processes of a pid: above any Linux pid (2^22 at most). */
 #define SYNTHETIC_PID 0x40000000u
@@ -50,6 +70,7 @@ struct segment {
 	uint32_t out_pid; /* its process's pid in the timeline */
 	uint64_t scope;   /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
+	bool has_chunks;                 /* a chunk of it is kept */
 	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;     /* ... and with the largest */
 	size_t chunks;                   /* its whole chunks */
@@ -59,20 +80,65 @@ struct segment {
 	size_t n_sites;
 };
 
-/* A whole chunk, checked. */
+/* A whole chunk, checked: its segment (an index) and thread, kept here so that ordering the
+ * chunks reads nothing of the input. Chunks are in the input's order by their segments
+ * (numbered in that order), then by their addresses (a segment is in one input). */
 struct chunk_ref {
-	const struct segment *segment;
 	const struct tp_recording_chunk *header;
-	size_t order; /* in the input, across files */
+	uint32_t segment, tid;
 };
 
-/* A thread's records, in its chunks' order. */
+/* A thread's records, in its chunks' order: chunk refs [chunk, end). */
 struct cursor {
-	struct chunk_ref *chunks;
-	size_t n_chunks, chunk;
-	uint32_t offset; /* of the next record in the chunk */
 	uint64_t next_ns;
+	uint32_t chunk, end;
+	uint32_t offset;   /* of the next record in the chunk */
 	bool dropped_said; /* the current chunk's drops were said */
+};
+
+/*
+ * The mapped inputs' pages read since they were last given back (see DROP_PAGES_EVERY), counted
+ * in blocks of MAP_BLOCK bytes: a fault maps the pages around it too (the kernel's fault-around,
+ * 64 KiB), so a read anywhere in a block may map all of it. Blocks read lately are remembered
+ * (`seen`, by their number's low bits), not counted again until the pages are given back.
+ */
+#define MAP_BLOCK (64u << 10)
+#define MAP_SEEN  64
+struct pages {
+	const struct recording_input *inputs;
+	size_t n;
+	unsigned shift;           /* a block is 1 << shift bytes: MAP_BLOCK, or a larger page */
+	uintptr_t last;           /* the block read last */
+	uint64_t mapped;          /* bytes of the blocks read since */
+	uintptr_t seen[MAP_SEEN]; /* 1 + the blocks counted since */
+};
+
+/* The modules' paths, each text once (every image loads the same libraries): NUL-terminated in
+ * `pool` (offset 0: the empty path), found by an open-addressed table of offsets (0: free). */
+struct paths {
+	char *pool;
+	size_t len, cap;
+	uint32_t *slots;
+	size_t size, used; /* size: a power of two */
+};
+
+/* The bounds, each said once when met. */
+enum bound { FULL_CHUNKS, FULL_SEGMENTS, FULL_MODULES, FULL_PATHS, FULL_SITES, BOUNDS };
+
+/* What pass one keeps of the inputs. */
+struct book {
+	struct segment *segments;
+	size_t n_segments;
+	struct chunk_ref *refs;
+	size_t n_refs, cap_refs;
+	size_t n_modules, n_sites; /* kept in all the segments */
+	struct paths paths;
+	struct pages pages;
+	const char *input; /* the input being read, and where: for messages */
+	size_t at;
+	bool full[BOUNDS];
+	/* the module numbers kept of the segment being read */
+	uint8_t numbers[TP_RECORD_MODULES_MAX / 8 + 1];
 };
 
 /* The arguments a record type needs, in 64-bit words (the site: its id). */
@@ -114,16 +180,61 @@ bool recording_detect(const unsigned char *data, size_t size)
 	return size >= 8 && memcmp(data, TP_RECORDING_MAGIC, 8) == 0;
 }
 
+/* Gives the mapped inputs' pages back to the kernel (see DROP_PAGES_EVERY). */
+static void drop_pages(const struct recording_input *inputs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (inputs[i].mapped && inputs[i].size > 0)
+			madvise((void *)inputs[i].data, inputs[i].size, MADV_DONTNEED);
+}
+
+/* The pages were given back: what is read next is counted anew. */
+static void pages_dropped(struct pages *p)
+{
+	p->mapped = 0;
+	p->last = 0;
+	memset(p->seen, 0, sizeof p->seen);
+}
+
+/* Counts blocks [first, last] of the inputs (pages_read). */
+static void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last)
+{
+	for (uintptr_t block = first; block <= last; block++) {
+		uintptr_t *seen = &p->seen[block % MAP_SEEN];
+		if (*seen == block + 1)
+			continue;
+		if (p->mapped >= DROP_PAGES_EVERY) {
+			drop_pages(p->inputs, p->n);
+			pages_dropped(p);
+		}
+		p->mapped += (uint64_t)1 << p->shift;
+		*seen = block + 1;
+	}
+	p->last = last;
+}
+
+/* Before `bytes` (1 or more) at `at` of the inputs are read: counted, and the pages read so far
+ * given back first when they reach DROP_PAGES_EVERY. */
+static inline void pages_read(struct pages *p, const void *at, size_t bytes)
+{
+	uintptr_t first = (uintptr_t)at >> p->shift, last = ((uintptr_t)at + bytes - 1) >> p->shift;
+	if (first != p->last || last != first)
+		pages_read_blocks(p, first, last);
+}
+
 /* Why the records of `c` (of `size` bytes) are not whole, or NULL. */
-static const char *check_records(const struct tp_recording_chunk *c, uint32_t size)
+static const char *check_records(struct pages *pages, const struct tp_recording_chunk *c,
+				 uint32_t size)
 {
 	const unsigned char *base = (const unsigned char *)c;
 	uint32_t records = 0;
 	for (uint32_t at = sizeof *c; at < size; records++) {
 		const struct tp_record *r = (const struct tp_record *)(base + at);
+		pages_read(pages, r, sizeof *r);
 		uint32_t bytes = size - at >= sizeof *r ? tp_record_bytes(r->word) : 0;
 		if (bytes < sizeof *r || bytes > size - at)
 			return "a record's size is wrong";
+		pages_read(pages, r, bytes);
 		unsigned type = tp_record_type(r->word);
 		if (type == 0 || type >= TP_RECORD_TYPES_END)
 			return "a record of an unknown type";
@@ -150,18 +261,55 @@ static const char *check_records(const struct tp_recording_chunk *c, uint32_t si
 	return records == c->records ? NULL : "a chunk whose record count is wrong";
 }
 
-/* Appends to *refs, growing it; false when out of memory. */
-static bool refs_push(struct chunk_ref **refs, size_t *n, size_t *cap, struct chunk_ref ref)
+/* The events of chunk `c` (checked). */
+static uint64_t chunk_events(struct pages *pages, const struct tp_recording_chunk *c)
 {
-	if (*n == *cap) {
-		size_t grown = *cap ? *cap * 2 : 256;
-		struct chunk_ref *r = realloc(*refs, grown * sizeof *r);
+	uint64_t events = 0;
+	for (uint32_t at = sizeof *c; at < c->size;) {
+		const struct tp_record *r = (const struct tp_record *)((const char *)c + at);
+		pages_read(pages, r, sizeof *r);
+		events += is_event(tp_record_type(r->word));
+		at += tp_record_bytes(r->word);
+	}
+	return events;
+}
+
+/* Says on `errors` (unless NULL), the first time bound `which` is met, what is left out from
+ * where the book is reading on. */
+__attribute__((format(printf, 4, 5))) static void bound_met(struct book *b, enum bound which,
+							    FILE *errors, const char *format, ...)
+{
+	if (b->full[which])
+		return;
+	b->full[which] = true;
+	if (errors == NULL)
+		return;
+	char what[256];
+	va_list ap;
+	va_start(ap, format);
+	vsnprintf(what, sizeof what, format, ap);
+	va_end(ap);
+	fprintf(errors,
+		"taskprobe-timeline: %s: from byte %zu on, %s, to keep the converter's memory "
+		"under "
+		"its bound (256 MiB)\n",
+		b->input, b->at, what);
+}
+
+/* Keeps chunk `c` of the current segment `s`; false when out of memory. */
+static bool keep_chunk(struct book *b, struct segment *s, const struct tp_recording_chunk *c)
+{
+	if (b->n_refs == b->cap_refs) {
+		size_t grown = b->cap_refs ? b->cap_refs * 2 : 256;
+		struct chunk_ref *r = realloc(b->refs, grown * sizeof *r);
 		if (r == NULL)
 			return false;
-		*refs = r;
-		*cap = grown;
+		b->refs = r;
+		b->cap_refs = grown;
 	}
-	(*refs)[(*n)++] = ref;
+	b->refs[b->n_refs++] = (struct chunk_ref){
+		.header = c, .segment = (uint32_t)(s - b->segments), .tid = c->tid};
+	s->has_chunks = true;
 	return true;
 }
 
@@ -213,65 +361,195 @@ static bool append(void *array, size_t *n, const void *item, size_t size)
 	return true;
 }
 
-/* Keeps the module of record `r` (checked) in `s`, unless one of its number is there already. */
-static bool keep_module(struct segment *s, const struct tp_record *r)
+/*
+ * The offset in the pool of `path` (NUL-terminated), kept there if new; 0 (the empty path) once
+ * the pool holds MAX_PATHS_BYTES; false when out of memory.
+ */
+static bool path_keep(struct paths *p, const char *path, uint32_t *offset)
+{
+	size_t len = strlen(path);
+	*offset = 0;
+	if (len == 0)
+		return true;
+	if (p->size == 0 || (p->used + 1) * 2 > p->size) {
+		size_t size = p->size ? 2 * p->size : 256;
+		uint32_t *slots = calloc(size, sizeof *slots);
+		if (slots == NULL)
+			return false;
+		for (size_t i = 0; i < p->size; i++)
+			if (p->slots[i] != 0) {
+				size_t j = tp_hash_text(p->pool + p->slots[i]) & (size - 1);
+				while (slots[j] != 0)
+					j = (j + 1) & (size - 1);
+				slots[j] = p->slots[i];
+			}
+		free(p->slots);
+		p->slots = slots;
+		p->size = size;
+	}
+	size_t i = tp_hash_text(path) & (p->size - 1);
+	for (; p->slots[i] != 0; i = (i + 1) & (p->size - 1))
+		if (strcmp(p->pool + p->slots[i], path) == 0) {
+			*offset = p->slots[i];
+			return true;
+		}
+	if (p->len + len + 1 > MAX_PATHS_BYTES)
+		return true;
+	if (p->len + len + 1 > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 4096;
+		while (cap < p->len + len + 1)
+			cap *= 2;
+		char *pool = realloc(p->pool, cap);
+		if (pool == NULL)
+			return false;
+		if (p->len == 0)
+			pool[p->len++] = '\0'; /* offset 0: the empty path */
+		p->pool = pool;
+		p->cap = cap;
+	}
+	memcpy(p->pool + p->len, path, len + 1);
+	p->slots[i] = (uint32_t)p->len;
+	p->used++;
+	*offset = (uint32_t)p->len;
+	p->len += len + 1;
+	return true;
+}
+
+/* Keeps the module of record `r` (checked) in the current segment `s`, unless one of its number
+ * is there already (or the bound is met: said); false when out of memory. */
+static bool keep_module(struct book *b, struct segment *s, const struct tp_record *r, FILE *errors)
 {
 	struct tp_record_module m;
 	memcpy(&m, r->arg, sizeof m);
-	for (size_t i = 0; i < s->n_modules; i++)
-		if (s->modules[i].number == m.number)
-			return true;
+	uint8_t *seen = &b->numbers[m.number / 8], bit = (uint8_t)(1u << m.number % 8);
+	if (*seen & bit)
+		return true;
+	if (b->n_modules == MAX_MODULES) {
+		bound_met(b, FULL_MODULES, errors,
+			  "modules are not kept (their code is named by its address): more than %u "
+			  "in all",
+			  MAX_MODULES);
+		return true;
+	}
+	char path[TP_RECORD_MODULE_PATH_MAX + 1];
+	memcpy(path, (const char *)r->arg + sizeof m, m.path_bytes);
+	path[m.path_bytes] = '\0';
+	uint32_t offset;
+	if (!path_keep(&b->paths, path, &offset))
+		return false;
+	if (offset == 0 && path[0] != '\0')
+		bound_met(b, FULL_PATHS, errors,
+			  "modules' paths are not kept (their code is named by its address): the "
+			  "paths take more than %u MiB",
+			  MAX_PATHS_BYTES >> 20);
+	/* paths are kept as offsets until the pool is whole */
 	struct recorded_module kept = {.number = (uint32_t)m.number,
 				       .bias = m.bias,
 				       .start = m.start,
 				       .end = m.end,
-				       .build_id_bytes = m.build_id_bytes};
+				       .build_id_bytes = m.build_id_bytes,
+				       .path = (const char *)(uintptr_t)offset};
 	memcpy(kept.build_id, m.build_id, m.build_id_bytes);
-	memcpy(kept.path, (const char *)r->arg + sizeof m, m.path_bytes);
-	kept.path[m.path_bytes] = '\0';
+	*seen |= bit;
+	b->n_modules++;
 	return append(&s->modules, &s->n_modules, &kept, sizeof kept);
 }
 
-/* Keeps the site of record `r` (checked) in `s`. */
-static bool keep_code_site(struct segment *s, const struct tp_record *r)
+/* The module numbers of segment `s` (NULL: none) forgotten: another is read next. */
+static void forget_numbers(struct book *b, const struct segment *s)
 {
+	for (size_t i = 0; s != NULL && i < s->n_modules; i++)
+		b->numbers[s->modules[i].number / 8] = 0;
+}
+
+/* Keeps the site of record `r` (checked) in `s` (unless the bound is met: said); false when out
+ * of memory. */
+static bool keep_code_site(struct book *b, struct segment *s, const struct tp_record *r,
+			   FILE *errors)
+{
+	if (b->n_sites == MAX_CODE_SITES) {
+		bound_met(b, FULL_SITES, errors,
+			  "code sites are not named (shown by their ids): more than %u in all",
+			  MAX_CODE_SITES);
+		return true;
+	}
 	struct code_site site = {r->arg[0], r->arg[1], r->arg[2], tp_record_small(r->word)};
+	b->n_sites++;
 	return append(&s->sites, &s->n_sites, &site, sizeof site);
+}
+
+/*
+ * A segment for header `h`: a new one; past MAX_SEGMENTS the last one again when nothing of it
+ * is kept, else `skipped` (its records left out, said). NULL when out of memory.
+ */
+static struct segment *segment_start(struct book *b, const struct tp_recording_header *h,
+				     struct segment *skipped, FILE *errors)
+{
+	struct segment *s;
+	size_t n = b->n_segments;
+	if (n == MAX_SEGMENTS) {
+		s = &b->segments[n - 1];
+		bound_met(b, FULL_SEGMENTS, errors,
+			  "process images (segments) with nothing recorded are forgotten, the "
+			  "others' records left out: more than %u in all",
+			  MAX_SEGMENTS);
+		if (s->has_chunks || s->n_modules > 0 || s->n_sites > 0)
+			s = skipped;
+	} else {
+		if ((n & (n - 1)) == 0) { /* grown when n is 0 or a power of two */
+			struct segment *grown = realloc(b->segments,
+							(n ? 2 * n : 1) * sizeof *grown);
+			if (grown == NULL)
+				return NULL;
+			b->segments = grown;
+		}
+		s = &b->segments[b->n_segments++];
+	}
+	*s = (struct segment){.pid = h->pid,
+			      .start_ticks = h->start_ticks,
+			      .pid_namespace = h->pid_namespace,
+			      .scope = s == skipped ? 0 : (uint64_t)(s - b->segments) + 1,
+			      .clock = h->clock,
+			      .first_time = h->clock_time,
+			      .first_ns = h->ns,
+			      .last_time = h->clock_time,
+			      .last_ns = h->ns};
+	memcpy(s->comm, h->comm, sizeof s->comm);
+	s->comm[sizeof s->comm - 1] = '\0';
+	return s;
+}
+
+/* The next segment header at or after `at` (8-byte aligned, as the recorder writes), or `size`. */
+static size_t next_header(struct book *b, const struct recording_input *in, size_t at)
+{
+	for (at = (at + 8) & ~(size_t)7; at + 8 <= in->size; at += 8) {
+		pages_read(&b->pages, in->data + at, 8);
+		if (memcmp(in->data + at, TP_RECORDING_MAGIC, 8) == 0)
+			return at;
+	}
+	return in->size;
 }
 
 /*
  * Pass one over a file: its segments and whole chunks, the sites said to the timeline (a
  * version 5 segment's kept, to be named once read whole). Stops at the first thing that is not
- * whole, saying so.
+ * whole, saying so. False when out of memory.
  */
-/* The next segment header at or after `at` (8-byte aligned, as the recorder writes), or `size`. */
-static size_t next_header(const struct recording_input *in, size_t at)
-{
-	for (at = (at + 8) & ~(size_t)7; at + 8 <= in->size; at += 8)
-		if (memcmp(in->data + at, TP_RECORDING_MAGIC, 8) == 0)
-			return at;
-	return in->size;
-}
-
 static bool scan(struct timeline *t, const struct recording_sink *sink,
-		 const struct recording_input *in, struct segment **segments, size_t *n_segments,
-		 struct chunk_ref **refs, size_t *n_refs, size_t *cap, FILE *errors,
+		 const struct recording_input *in, struct book *b, FILE *errors,
 		 struct recording_totals *totals)
 {
-	struct segment *current = NULL;
-	size_t at = 0, dropped_to = 0;
+	struct segment *current = NULL, skipped = {0};
+	size_t at = 0;
 	char other_version[256];
+	b->input = in->name;
 	while (at < in->size) {
-		/* the pages read so far given back (see DROP_PAGES_EVERY) */
-		if (in->mapped && at - dropped_to >= DROP_PAGES_EVERY) {
-			size_t to = at & ~(size_t)4095;
-			madvise((void *)in->data, to, MADV_DONTNEED);
-			dropped_to = to;
-		}
 		size_t left = in->size - at;
 		const unsigned char *p = in->data + at;
 		const char *why = NULL;
 		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
+		b->at = at;
+		pages_read(&b->pages, p, left < sizeof *c ? left : sizeof *c);
 		if (left >= 8 && memcmp(p, TP_RECORDING_MAGIC, 8) == 0) {
 			struct tp_recording_header h = {0};
 			/* version 2's header is version 3's without the process's start and namespace;
@@ -286,6 +564,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			if (left < header_size) {
 				why = "a header not whole";
 			} else {
+				pages_read(&b->pages, p, header_size);
 				memcpy(&h, p, header_size);
 				if (h.version < TP_RECORDING_VERSION_OLDEST ||
 				    h.version > TP_RECORDING_VERSION) {
@@ -306,26 +585,10 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 				}
 			}
 			if (why == NULL) {
-				size_t n = *n_segments;
-				if ((n & (n - 1)) == 0) { /* grown when n is 0 or a power of two */
-					struct segment *grown = realloc(
-						*segments, (n ? 2 * n : 1) * sizeof **segments);
-					if (grown == NULL)
-						return false;
-					*segments = grown;
-				}
-				current = &(*segments)[(*n_segments)++];
-				*current = (struct segment){.pid = h.pid,
-							    .start_ticks = h.start_ticks,
-							    .pid_namespace = h.pid_namespace,
-							    .scope = *n_segments,
-							    .clock = h.clock,
-							    .first_time = h.clock_time,
-							    .first_ns = h.ns,
-							    .last_time = h.clock_time,
-							    .last_ns = h.ns};
-				memcpy(current->comm, h.comm, sizeof current->comm);
-				current->comm[sizeof current->comm - 1] = '\0';
+				forget_numbers(b, current);
+				current = segment_start(b, &h, &skipped, errors);
+				if (current == NULL)
+					return false;
 				at += header_size;
 				continue;
 			}
@@ -335,11 +598,11 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			   c->size % 8 != 0 || c->size > left) {
 			why = "a chunk not whole";
 		} else {
-			why = check_records(c, c->size);
+			why = check_records(&b->pages, c, c->size);
 		}
 		if (why != NULL) {
 			/* what follows may be whole again: an image that exec'ed after a torn write */
-			size_t resume = next_header(in, at);
+			size_t resume = next_header(b, in, at);
 			totals->cut_files++;
 			if (errors != NULL && why == other_version)
 				fprintf(errors,
@@ -351,46 +614,71 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 					"there (a process killed while writing leaves this)\n",
 					in->name, at, resume, why);
 			at = resume;
+			forget_numbers(b, current);
 			current = NULL;
 			continue;
 		}
 		segment_pair(current, c->clock_time, c->ns);
 		current->chunks++;
 		totals->dropped += c->dropped;
-		/* chunk pointers are kept as offsets until every segment is in place */
-		struct chunk_ref ref = {
-			.segment = (const struct segment *)(uintptr_t)(*n_segments - 1),
-			.header = c,
-			.order = *n_refs};
-		if (!refs_push(refs, n_refs, cap, ref))
+		if (current != &skipped && b->n_refs == MAX_CHUNKS)
+			bound_met(b, FULL_CHUNKS, errors,
+				  "chunks (a thread's blocks of records) are left out: more than "
+				  "%u in all",
+				  MAX_CHUNKS);
+		if (current == &skipped || b->n_refs == MAX_CHUNKS) {
+			totals->left_out += chunk_events(&b->pages, c);
+			at += c->size;
+			continue;
+		}
+		if (!keep_chunk(b, current, c))
 			return false;
 		for (uint32_t r_at = sizeof *c; r_at < c->size;) {
 			const struct tp_record *r = (const struct tp_record *)(p + r_at);
+			pages_read(&b->pages, r, sizeof *r);
 			unsigned type = tp_record_type(r->word);
+			if (type == TP_RECORD_SITE || type == TP_RECORD_MODULE ||
+			    type == TP_RECORD_SITE_CODE)
+				pages_read(&b->pages, r, tp_record_bytes(r->word));
 			if (t != NULL && type == TP_RECORD_SITE)
 				timeline_site(t, current->scope, r->arg[0],
 					      (const char *)&r->arg[1], tp_record_small(r->word));
 			else if (sink != NULL && type == TP_RECORD_SITE)
 				sink->site(sink->context, current->scope, r->arg[0],
 					   (const char *)&r->arg[1], tp_record_small(r->word));
-			else if ((type == TP_RECORD_MODULE && !keep_module(current, r)) ||
-				 (type == TP_RECORD_SITE_CODE && !keep_code_site(current, r)))
+			else if ((type == TP_RECORD_MODULE &&
+				  !keep_module(b, current, r, errors)) ||
+				 (type == TP_RECORD_SITE_CODE &&
+				  !keep_code_site(b, current, r, errors)))
 				return false;
 			r_at += tp_record_bytes(r->word);
 		}
 		at += c->size;
 	}
+	forget_numbers(b, current);
 	return true;
 }
 
-static int by_thread_then_order(const void *a, const void *b)
+/* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref);
+ * `segments` the book's. */
+static int by_thread_then_order(const void *a, const void *b, void *segments)
 {
 	const struct chunk_ref *x = a, *y = b;
-	if (x->segment->process != y->segment->process)
-		return x->segment->process < y->segment->process ? -1 : 1;
-	if (x->header->tid != y->header->tid)
-		return x->header->tid < y->header->tid ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	const struct segment *s = segments;
+	if (s[x->segment].process != s[y->segment].process)
+		return s[x->segment].process < s[y->segment].process ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->segment != y->segment)
+		return x->segment < y->segment ? -1 : 1;
+	return x->header < y->header ? -1 : x->header > y->header;
+}
+
+/* Whether chunks `x` and `y` are of one thread (of one process). */
+static bool same_thread(const struct segment *segments, const struct chunk_ref *x,
+			const struct chunk_ref *y)
+{
+	return segments[x->segment].process == segments[y->segment].process && x->tid == y->tid;
 }
 
 /* Segments in order of their process (pid, start, pid namespace), then of the input. */
@@ -511,12 +799,17 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 }
 
 /* The cursor's current record, or NULL at its end (moving past empty chunks). */
-static const struct tp_record *cursor_record(struct cursor *c)
+static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
 {
-	while (c->chunk < c->n_chunks) {
-		const struct tp_recording_chunk *h = c->chunks[c->chunk].header;
-		if (c->offset < h->size)
-			return (const struct tp_record *)((const unsigned char *)h + c->offset);
+	while (c->chunk < c->end) {
+		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
+		pages_read(&b->pages, h, sizeof *h);
+		if (c->offset < h->size) {
+			const struct tp_record *r =
+				(const struct tp_record *)((const unsigned char *)h + c->offset);
+			pages_read(&b->pages, r, sizeof *r);
+			return r;
+		}
 		c->chunk++;
 		c->offset = sizeof *h;
 		c->dropped_said = false;
@@ -526,15 +819,16 @@ static const struct tp_record *cursor_record(struct cursor *c)
 
 /* Moves to the next event (site and module records are not events), setting next_ns; false at
  * the end. */
-static bool cursor_settle(struct cursor *c)
+static bool cursor_settle(struct cursor *c, struct book *b)
 {
 	const struct tp_record *r;
-	while ((r = cursor_record(c)) != NULL && !is_event(tp_record_type(r->word)))
+	while ((r = cursor_record(c, b)) != NULL && !is_event(tp_record_type(r->word)))
 		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
-	const struct chunk_ref *ref = &c->chunks[c->chunk];
-	c->next_ns = to_ns(ref->segment, ref->header->base_time + tp_record_delta(r->word));
+	const struct chunk_ref *ref = &b->refs[c->chunk];
+	c->next_ns = to_ns(&b->segments[ref->segment],
+			   ref->header->base_time + tp_record_delta(r->word));
 	return true;
 }
 
@@ -555,16 +849,17 @@ static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 	}
 }
 
-/* The event of record `r` of chunk `ref`, as a perf sample of its probe would give it. */
-static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uint64_t ns,
-		     struct timeline_event *e)
+/* The event of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
+ * it. */
+static void event_of(const struct chunk_ref *ref, const struct segment *segment,
+		     const struct tp_record *r, uint64_t ns, struct timeline_event *e)
 {
 	memset(e, 0, sizeof *e);
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
-	e->pid = ref->segment->out_pid;
-	e->process = ref->segment->process;
-	e->site_scope = ref->segment->scope;
+	e->pid = segment->out_pid;
+	e->process = segment->process;
+	e->site_scope = segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
 	e->type = tp_record_type(r->word);
@@ -608,8 +903,7 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 			e->arg[i] = (int64_t)a[i];
 		if (tp_record_bytes(r->word) >= sizeof *r + 4 * sizeof a[0])
 			e->start_routine_site = a[3];
-		e->named_as_process = strncmp(e->comm, ref->segment->comm,
-					      sizeof ref->segment->comm) == 0;
+		e->named_as_process = strncmp(e->comm, segment->comm, sizeof segment->comm) == 0;
 		break;
 	default:
 		for (unsigned i = 0; i < args_needed(e->type); i++)
@@ -617,28 +911,48 @@ static void event_of(const struct chunk_ref *ref, const struct tp_record *r, uin
 	}
 }
 
-/* Gives the mapped inputs' pages back to the kernel (see DROP_PAGES_EVERY). */
-static void drop_pages(const struct recording_input *inputs, size_t n)
+/* A book for reading `inputs`; NULL when out of memory. */
+static struct book *book_new(const struct recording_input *inputs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (inputs[i].mapped && inputs[i].size > 0)
-			madvise((void *)inputs[i].data, inputs[i].size, MADV_DONTNEED);
+	struct book *b = calloc(1, sizeof *b);
+	unsigned shift = 0;
+	while ((1l << shift) < sysconf(_SC_PAGESIZE) || (1u << shift) < MAP_BLOCK)
+		shift++;
+	if (b != NULL)
+		b->pages = (struct pages){.inputs = inputs, .n = n, .shift = shift};
+	return b;
+}
+
+static void book_free(struct book *b)
+{
+	code_names_images_freed();
+	for (size_t i = 0; b != NULL && i < b->n_segments; i++) {
+		free(b->segments[i].modules);
+		free(b->segments[i].sites);
+	}
+	if (b != NULL) {
+		free(b->segments);
+		free(b->refs);
+		free(b->paths.pool);
+		free(b->paths.slots);
+	}
+	free(b);
 }
 
 /* Pass one over every input, the timeline told the sites unless NULL; false when out of
  * memory. */
 static bool scan_all(struct timeline *t, const struct recording_sink *sink,
 		     const struct recording_input *inputs, size_t n, FILE *errors,
-		     struct recording_totals *totals, struct segment **segments, size_t *n_segments,
-		     struct chunk_ref **refs, size_t *n_refs)
+		     struct recording_totals *totals, struct book *b)
 {
-	size_t cap = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!scan(t, sink, &inputs[i], segments, n_segments, refs, n_refs, &cap, errors,
-			  totals))
+		if (!scan(t, sink, &inputs[i], b, errors, totals))
 			return false;
-	for (size_t i = 0; i < *n_refs; i++)
-		(*refs)[i].segment = &(*segments)[(uintptr_t)(*refs)[i].segment];
+	for (size_t i = 0; i < b->n_segments; i++)
+		for (size_t j = 0; j < b->segments[i].n_modules; j++) {
+			struct recorded_module *m = &b->segments[i].modules[j];
+			m->path = b->paths.pool != NULL ? b->paths.pool + (uintptr_t)m->path : "";
+		}
 	return true;
 }
 
@@ -647,7 +961,9 @@ struct kept_site {
 	uint64_t scope, id;
 };
 
-/* The sites the census's site filter keeps. */
+/* The sites the census's site filter keeps: at most this many (the estimate's share of the
+ * spawns counts the spawns of the first ones). */
+#define MAX_KEPT_SITES (1u << 20)
 struct site_filter {
 	const struct timeline_options *options;
 	struct kept_site *kept;
@@ -664,33 +980,43 @@ static void filter_site(void *context, uint64_t scope, uint64_t id, const char *
 		match |= memmem(text, len, f->options->sites[j], strlen(f->options->sites[j])) !=
 			 NULL;
 	struct kept_site site = {scope, id};
-	if (match && !append(&f->kept, &f->n_kept, &site, sizeof site))
+	if (match && f->n_kept < MAX_KEPT_SITES &&
+	    !append(&f->kept, &f->n_kept, &site, sizeof site))
 		f->failed = true;
 }
 
 /* The longest site text made here (as the shim's). */
 #define SITE_TEXT_MAX 256
 
-/* Names every segment's code sites (code_names.h), each handed to `site` with its scope. */
-static void name_code_sites(const struct segment *segments, size_t n,
+/* Names every segment's code sites (code_names.h), each handed to `site` with its scope; false
+ * when out of memory. */
+static bool name_code_sites(const struct segment *segments, size_t n,
 			    void (*site)(void *context, uint64_t scope, uint64_t id,
 					 const char *text, uint32_t len),
 			    void *context)
 {
+	/* a segment's modules by number: 1 + their index (numbers are at most 65535, checked) */
+	uint32_t *by_number = calloc(TP_RECORD_MODULES_MAX + 1, sizeof *by_number);
+	if (by_number == NULL)
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct segment *s = &segments[i];
+		for (size_t k = 0; k < s->n_modules; k++)
+			by_number[s->modules[k].number] = (uint32_t)k + 1;
 		for (size_t j = 0; j < s->n_sites; j++) {
 			const struct code_site *c = &s->sites[j];
-			const struct recorded_module *m = NULL;
-			for (size_t k = 0; k < s->n_modules && m == NULL; k++)
-				if (s->modules[k].number == c->module)
-					m = &s->modules[k];
+			uint32_t k = by_number[c->module];
+			const struct recorded_module *m = k != 0 ? &s->modules[k - 1] : NULL;
 			char text[SITE_TEXT_MAX];
 			code_name(s->modules, s->n_modules, m, c->address, c->kind, text,
 				  sizeof text);
 			site(context, s->scope, c->id, text, (uint32_t)strlen(text));
 		}
+		for (size_t k = 0; k < s->n_modules; k++)
+			by_number[s->modules[k].number] = 0;
 	}
+	free(by_number);
+	return true;
 }
 
 /* A named code site to the timeline. */
@@ -699,53 +1025,50 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 	timeline_site(t, scope, id, text, len);
 }
 
-static void segments_free(struct segment *segments, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(segments[i].modules);
-		free(segments[i].sites);
-	}
-	free(segments);
-}
-
 bool recording_count(const struct recording_input *inputs, size_t n,
 		     const struct timeline_options *options, struct recording_census *census)
 {
-	struct segment *segments = NULL;
-	struct chunk_ref *refs = NULL;
+	struct book *b = book_new(inputs, n);
 	struct site_filter filter = {.options = options};
-	size_t n_segments = 0, n_refs = 0;
 	struct recording_totals totals = {0};
 	bool ok = false;
 	memset(census, 0, sizeof *census);
 	census->site_share = 1;
-	if (!scan_all(NULL, NULL, inputs, n, NULL, &totals, &segments, &n_segments, &refs, &n_refs))
+	if (b == NULL || !scan_all(NULL, NULL, inputs, n, NULL, &totals, b))
 		goto out;
+	const struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
+	struct pages *pages = &b->pages;
 	/* the sites the filter keeps, before the spawns are counted (texts come anywhere) */
-	for (size_t i = 0; options->n_sites > 0 && i < n_refs; i++) {
+	for (size_t i = 0; options->n_sites > 0 && i < b->n_refs; i++) {
 		const struct tp_recording_chunk *h = refs[i].header;
+		pages_read(pages, h, sizeof *h);
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r =
 				(const struct tp_record *)((const unsigned char *)h + at);
+			pages_read(pages, r, tp_record_bytes(r->word));
 			if (tp_record_type(r->word) == TP_RECORD_SITE)
-				filter_site(&filter, refs[i].segment->scope, r->arg[0],
+				filter_site(&filter, segments[refs[i].segment].scope, r->arg[0],
 					    (const char *)&r->arg[1], tp_record_small(r->word));
 			at += tp_record_bytes(r->word);
 		}
 	}
-	if (options->n_sites > 0)
-		name_code_sites(segments, n_segments, filter_site, &filter);
+	if (options->n_sites > 0 &&
+	    !name_code_sites(b->segments, b->n_segments, filter_site, &filter))
+		goto out;
 	if (filter.failed)
 		goto out;
 	/* the origin: the earliest first record of a chunk (a chunk's records are in order) */
 	uint64_t origin = UINT64_MAX;
-	for (size_t i = 0; i < n_refs; i++) {
+	for (size_t i = 0; i < b->n_refs; i++) {
 		const struct tp_recording_chunk *h = refs[i].header;
 		const unsigned char *base = (const unsigned char *)h;
+		pages_read(pages, h, sizeof *h);
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
+			pages_read(pages, r, sizeof *r);
 			if (is_event(tp_record_type(r->word))) {
-				uint64_t ns = to_ns(refs[i].segment,
+				uint64_t ns = to_ns(&segments[refs[i].segment],
 						    h->base_time + tp_record_delta(r->word));
 				origin = ns < origin ? ns : origin;
 				break;
@@ -756,29 +1079,33 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	uint64_t from = origin + options->from_ns < origin ? UINT64_MAX : origin + options->from_ns;
 	uint64_t to = origin + options->to_ns < origin ? UINT64_MAX : origin + options->to_ns;
 	uint64_t spawns = 0, spawns_kept = 0;
-	for (size_t i = 0; i < n_refs; i++) {
+	for (size_t i = 0; i < b->n_refs; i++) {
 		const struct tp_recording_chunk *h = refs[i].header;
 		const unsigned char *base = (const unsigned char *)h;
+		pages_read(pages, h, sizeof *h);
 		bool thread = options->n_tids == 0;
 		for (size_t j = 0; j < options->n_tids; j++)
 			thread |= options->tids[j] == h->tid;
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
+			pages_read(pages, r, sizeof *r);
 			unsigned type = tp_record_type(r->word);
 			at += tp_record_bytes(r->word);
 			if (!is_event(type))
 				continue;
-			uint64_t ns = to_ns(refs[i].segment,
+			uint64_t ns = to_ns(&segments[refs[i].segment],
 					    h->base_time + tp_record_delta(r->word));
 			if (!thread || ns < from || ns > to)
 				continue;
 			census->by_type[type]++;
 			census->events++;
 			if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
+				pages_read(pages, r, tp_record_bytes(r->word));
 				spawns++;
 				for (size_t j = 0; j < filter.n_kept; j++)
 					if (filter.kept[j].id == r->arg[2] &&
-					    filter.kept[j].scope == refs[i].segment->scope) {
+					    filter.kept[j].scope ==
+						    segments[refs[i].segment].scope) {
 						spawns_kept++;
 						break;
 					}
@@ -790,8 +1117,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	drop_pages(inputs, n);
 	ok = true;
 out:
-	segments_free(segments, n_segments);
-	free(refs);
+	book_free(b);
 	free(filter.kept);
 	return ok;
 }
@@ -801,55 +1127,54 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		  const struct recording_input *inputs, size_t n, FILE *errors,
 		  struct recording_totals *totals)
 {
-	struct segment *segments = NULL;
-	struct chunk_ref *refs = NULL;
+	struct book *b = book_new(inputs, n);
 	struct cursor *cursors = NULL, **heap = NULL;
-	size_t n_segments = 0, n_refs = 0, n_cursors = 0;
+	size_t n_cursors = 0;
 	bool ok = false;
 	memset(totals, 0, sizeof *totals);
-	if (!scan_all(t, sink, inputs, n, errors, totals, &segments, &n_segments, &refs, &n_refs))
+	if (b == NULL || !scan_all(t, sink, inputs, n, errors, totals, b))
 		goto out;
-	if (t != NULL)
-		name_code_sites(segments, n_segments, timeline_code_site, t);
-	else
-		name_code_sites(segments, n_segments, sink->site, sink->context);
-	if (!number_processes(t, segments, n_segments))
+	if (!(t != NULL ? name_code_sites(b->segments, b->n_segments, timeline_code_site, t)
+			: name_code_sites(b->segments, b->n_segments, sink->site, sink->context)))
 		goto out;
+	if (!number_processes(t, b->segments, b->n_segments))
+		goto out;
+	struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
+	size_t n_refs = b->n_refs;
 	if (n_refs > 0)
-		qsort(refs, n_refs, sizeof *refs, by_thread_then_order);
+		qsort_r(refs, n_refs, sizeof *refs, by_thread_then_order, b->segments);
 	size_t n_threads = 0;
 	for (size_t i = 0; i < n_refs; i++)
-		n_threads += i == 0 || refs[i].segment->process != refs[i - 1].segment->process ||
-			     refs[i].header->tid != refs[i - 1].header->tid;
+		n_threads += i == 0 || !same_thread(segments, &refs[i], &refs[i - 1]);
 	cursors = calloc(n_threads + 1, sizeof *cursors);
 	heap = calloc(n_threads + 1, sizeof *heap);
 	if (cursors == NULL || heap == NULL)
 		goto out;
 	drop_pages(inputs, n);
-	uint64_t read_since_drop = 0;
+	pages_dropped(&b->pages);
 	for (size_t i = 0; i < n_refs;) {
 		size_t j = i;
-		while (j < n_refs && refs[j].segment->process == refs[i].segment->process &&
-		       refs[j].header->tid == refs[i].header->tid)
+		while (j < n_refs && same_thread(segments, &refs[j], &refs[i]))
 			j++;
-		struct cursor *c = &cursors[n_cursors++];
-		*c = (struct cursor){.chunks = &refs[i],
-				     .n_chunks = j - i,
-				     .offset = sizeof(struct tp_recording_chunk)};
+		cursors[n_cursors++] = (struct cursor){.chunk = (uint32_t)i,
+						       .end = (uint32_t)j,
+						       .offset = sizeof(struct tp_recording_chunk)};
 		i = j;
 	}
 	size_t n_heap = 0;
 	for (size_t i = 0; i < n_cursors; i++)
-		if (cursor_settle(&cursors[i]))
+		if (cursor_settle(&cursors[i], b))
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
 	while (n_heap > 0 && (t == NULL || !timeline_done(t))) {
 		struct cursor *c = heap[0];
-		const struct chunk_ref *ref = &c->chunks[c->chunk];
-		const struct tp_record *r = cursor_record(c);
+		const struct chunk_ref *ref = &refs[c->chunk];
+		const struct tp_record *r = cursor_record(c, b);
+		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
-		event_of(ref, r, c->next_ns, &e);
+		event_of(ref, &segments[ref->segment], r, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
@@ -860,18 +1185,13 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 			sink->event(sink->context, &e);
 		totals->events++;
 		c->offset += tp_record_bytes(r->word);
-		read_since_drop += tp_record_bytes(r->word);
-		if (!cursor_settle(c))
+		if (!cursor_settle(c, b))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
-		if (read_since_drop >= DROP_PAGES_EVERY) {
-			drop_pages(inputs, n);
-			read_since_drop = 0;
-		}
 	}
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
-	for (size_t i = 0; t != NULL && totals->events == 0 && i < n_segments; i++) {
+	for (size_t i = 0; t != NULL && totals->events == 0 && i < b->n_segments; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "%s (pid %" PRIu32 ")", segments[i].comm,
 			 segments[i].pid);
@@ -880,8 +1200,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	}
 	ok = true;
 out:
-	segments_free(segments, n_segments);
-	free(refs);
+	book_free(b);
 	free(cursors);
 	free(heap);
 	return ok;

@@ -25,6 +25,8 @@ struct recording_totals {
 	uint64_t events;    /* converted */
 	uint64_t dropped;   /* the recorder could not record (its chunks say how many) */
 	uint64_t cut_files; /* stretches of files that are not whole, skipped (said on `errors`) */
+	/* events of chunks left out to keep the converter's memory bounded (said on `errors`) */
+	uint64_t left_out;
 };
 
 /* The events of the recordings the options keep, by record type (what the output's size is

@@ -7,14 +7,15 @@
  *	taskprobe-timeline -o trace.json recording.1234 recording.1240
  *	perf script -F comm,pid,tid,time,event,trace -i perf.data | taskprobe-timeline > trace.json
  *
- * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped) or
- * a recording ends in a chunk that is not whole (read up to there, and said); 2 when the input
+ * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped), a
+ * recording ends in a chunk that is not whole (read up to there, and said), or events were left
+ * out to keep the converter's memory under its bound (256 MiB: recording.c; said); 2 when the input
  * or output could not be used. A sample line that repeats the one before it byte for byte is
  * dropped, and the count of those said on stderr, without changing the status; so are the
  * events a recording says it could not record.
  *
- * Every input is read (a regular file mapped, anything else, a pipe, read whole) and checked
- * before the output is opened: an output that is one of the inputs (the same file, by a link
+ * Every input is read (a regular file mapped, anything else, a pipe, copied into an unlinked
+ * temporary file and mapped) and checked before the output is opened: an output that is one of the inputs (the same file, by a link
  * too) is refused, and nothing is written. A timeline without any task or worker says so, and
  * what it holds.
  *
@@ -200,6 +201,47 @@ static ssize_t counted_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
+/* A mapped input read as text, its pages given back to the kernel behind the reader every
+ * GIVE_BACK_EVERY bytes (MADV_DONTNEED, as recording.c does): perf's text in a file takes no
+ * memory that grows with it. */
+#define GIVE_BACK_EVERY (32u << 20)
+struct mapped_text {
+	const struct recording_input *in;
+	size_t at, given_back; /* read up to `at`, given back up to `given_back` */
+};
+
+/* The reader is at `at`: the pages before it given back every GIVE_BACK_EVERY bytes. */
+static void mapped_text_at(struct mapped_text *m, size_t at)
+{
+	m->at = at;
+	if (!m->in->mapped || at - m->given_back < GIVE_BACK_EVERY)
+		return;
+	size_t to = at & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
+	madvise((void *)(m->in->data + m->given_back), to - m->given_back, MADV_DONTNEED);
+	m->given_back = to;
+}
+
+static ssize_t mapped_text_read(void *cookie, char *buf, size_t size)
+{
+	struct mapped_text *m = cookie;
+	size_t n = size < m->in->size - m->at ? size : m->in->size - m->at;
+	memcpy(buf, m->in->data + m->at, n);
+	mapped_text_at(m, m->at + n);
+	return (ssize_t)n;
+}
+
+/* Says that site texts were not kept (the timeline's memory bound), if so. */
+static void say_site_texts(const struct timeline_counts *c)
+{
+	if (c->site_texts_refused > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: more than %u sites, or %u MiB of their texts: %" PRIu64
+			" texts not kept, to keep the converter's memory under its bound (256 "
+			"MiB); "
+			"their sites are named by their ids\n",
+			TIMELINE_MAX_SITES, TIMELINE_MAX_NAMES_BYTES >> 20, c->site_texts_refused);
+}
+
 /* Says what a timeline without any task or worker holds. */
 static void say_empty(const struct timeline *t)
 {
@@ -214,22 +256,73 @@ static void say_empty(const struct timeline *t)
 			c.events == 0 ? " (nothing else was recorded: the timeline says so)" : "");
 }
 
-/* Converts perf's text from `in`, streaming; `line` may hold its first line, read already.
+/* The longest line read: a longer one is cut to this (timeline.c finds it malformed: it takes
+ * lines of up to 4095 bytes), never held whole. */
+#define LINE_CAP 8192
+
+/* perf's text, read line by line through a buffer of its own (a line is cut, never held whole):
+ * `pending` bytes read already come first. */
+struct text_source {
+	FILE *in;
+	const char *pending;
+	size_t n_pending;
+	char buf[1 << 16];
+	size_t at, len; /* buf[at, len) not read yet */
+};
+
+/* The next line, without its newline, in `line`, cut to LINE_CAP - 1 bytes; its length so cut,
+ * or -1 at the end. */
+static ssize_t next_line(struct text_source *s, char *line)
+{
+	size_t n = 0;
+	bool any = false;
+	for (;;) {
+		if (s->at == s->len && s->n_pending > 0) {
+			s->len = s->n_pending < sizeof s->buf ? s->n_pending : sizeof s->buf;
+			memcpy(s->buf, s->pending, s->len);
+			s->pending += s->len;
+			s->n_pending -= s->len;
+			s->at = 0;
+		} else if (s->at == s->len) {
+			s->len = fread_unlocked(s->buf, 1, sizeof s->buf, s->in);
+			s->at = 0;
+			if (s->len == 0)
+				return any ? (ssize_t)n : -1;
+		}
+		const char *from = s->buf + s->at, *nl = memchr(from, '\n', s->len - s->at);
+		size_t take = nl != NULL ? (size_t)(nl - from) : s->len - s->at;
+		size_t room = LINE_CAP - 1 - n, copy = take < room ? take : room;
+		memcpy(line + n, from, copy);
+		n += copy;
+		any = true;
+		s->at += take + (nl != NULL);
+		if (nl != NULL)
+			return (ssize_t)n;
+	}
+}
+
+/* Converts perf's text from `in`, streaming, after `start` (`len` bytes of it read already).
  * Returns the exit status. */
-static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ssize_t len)
+static int convert_text(FILE *in, struct timeline *t, const char *start, size_t len)
 {
 	uint64_t number = 0, duplicates = 0;
-	for (; len >= 0; len = getline(&line, &cap, in)) {
+	struct text_source *source = malloc(sizeof *source);
+	char *line = malloc(LINE_CAP);
+	if (source != NULL)
+		*source = (struct text_source){.in = in, .pending = start, .n_pending = len};
+	ssize_t got;
+	while (line != NULL && source != NULL && (got = next_line(source, line)) >= 0) {
 		number++;
-		if (len > 0 && line[len - 1] == '\n')
-			len--;
-		duplicates += timeline_feed(t, line, (size_t)len, number, stderr) == 1;
+		duplicates += timeline_feed(t, line, (size_t)got, number, stderr) == 1;
 	}
+	bool read_failed = line == NULL || source == NULL || ferror(in);
 	free(line);
-	bool read_failed = ferror(in);
+	free(source);
 	say_empty(t);
 	bool ok;
-	uint64_t malformed = timeline_finish(t, NULL, &ok);
+	struct timeline_counts counts;
+	uint64_t malformed = timeline_finish(t, &counts, &ok);
+	say_site_texts(&counts);
 	if (!ok)
 		fputs("taskprobe-timeline: out of memory, or the temporary file failed\n", stderr);
 	if (malformed > 10)
@@ -245,43 +338,52 @@ static int convert_text(FILE *in, struct timeline *t, char *line, size_t cap, ss
 	return read_failed || !ok ? 2 : malformed > 0 ? 1 : 0;
 }
 
-/* All of `fd` from where it is, after `first` (`len` bytes, read already), in memory (8-byte
- * aligned, as recordings are read); NULL with errno on failure. */
-static unsigned char *read_all(int fd, const char *first, size_t len, size_t *size)
+/*
+ * `first` (`len` bytes, read already) and the rest of `in`, copied into an unlinked temporary
+ * file (timeline_temp_file: mode 0600) and mapped (8-byte aligned, as recordings are read): a
+ * pipe is read as a regular file is, its pages given back as they are read, never held whole in
+ * memory. NULL with errno on failure.
+ */
+static unsigned char *spill(FILE *in, const char *first, size_t len, size_t *size)
 {
-	size_t cap = len + (1 << 20), n = len;
-	unsigned char *data = malloc(cap);
-	if (data == NULL)
+	int fd = timeline_temp_file();
+	if (fd < 0)
 		return NULL;
-	memcpy(data, first, len);
+	static char buf[1 << 16];
+	const char *from = first;
+	size_t n = len, total = 0;
+	bool ok = true;
 	for (;;) {
-		if (n == cap) {
-			unsigned char *grown = realloc(data, cap *= 2);
-			if (grown == NULL) {
-				free(data);
-				errno = ENOMEM;
-				return NULL;
-			}
-			data = grown;
+		for (size_t done = 0; ok && done < n;) {
+			ssize_t wrote = write(fd, from + done, n - done);
+			if (wrote < 0 && errno == EINTR)
+				continue;
+			ok = wrote > 0;
+			done += ok ? (size_t)wrote : 0;
 		}
-		ssize_t got = read(fd, data + n, cap - n);
-		if (got == 0)
+		total += n;
+		if (!ok || (n = fread(buf, 1, sizeof buf, in)) == 0)
 			break;
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int error = errno;
-			free(data);
-			errno = error;
-			return NULL;
-		}
-		n += (size_t)got;
+		from = buf;
 	}
-	*size = n;
-	return data;
+	if (ok && ferror(in)) {
+		ok = false;
+		errno = EIO;
+	}
+	void *m = NULL;
+	if (ok) {
+		m = total > 0 ? mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(8);
+		m = m == MAP_FAILED ? NULL : m;
+	}
+	int error = errno;
+	close(fd);
+	errno = error;
+	*size = total;
+	return m;
 }
 
-/* A whole file: a regular file mapped, anything else (a pipe) read; NULL with errno on failure.
+/* A whole file: a regular file mapped, anything else (a pipe) spilled and mapped; NULL with errno
+ * on failure.
  * Its device and inode in *st. */
 static unsigned char *read_whole(const char *path, size_t *size, struct stat *st)
 {
@@ -297,7 +399,14 @@ static unsigned char *read_whole(const char *path, size_t *size, struct stat *st
 		m = *size > 0 ? mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0) : malloc(8);
 		m = m == MAP_FAILED ? NULL : m;
 	} else {
-		m = read_all(fd, "", 0, size);
+		FILE *in = fdopen(fd, "r");
+		m = in != NULL ? spill(in, "", 0, size) : NULL;
+		if (in != NULL) {
+			int error = errno;
+			fclose(in);
+			errno = error;
+			return m;
+		}
 	}
 	int error = errno;
 	close(fd);
@@ -326,6 +435,7 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			"taskprobe-timeline: more than %u threads: %" PRIu64
 			" were forgotten for a while (named again when seen again)\n",
 			TIMELINE_MAX_THREADS, counts.threads_forgotten);
+	say_site_texts(&counts);
 	if (counts.threads_unprofiled > 0)
 		fprintf(stderr,
 			"taskprobe-timeline: speedscope profiles for the first %u threads only: "
@@ -343,34 +453,12 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			"taskprobe-timeline: %llu events were not recorded (the recorder said so; "
 			"marked on their threads' tracks)\n",
 			(unsigned long long)totals.dropped);
-	return totals.cut_files > 0 ? 1 : 0;
-}
-
-/* `first` (`len` bytes, read already) and the rest of standard input; NULL on failure. */
-static unsigned char *read_stdin_after(const char *first, size_t len, size_t *size)
-{
-	size_t cap = len + (1 << 20), n = len;
-	unsigned char *data = malloc(cap);
-	if (data == NULL)
-		return NULL;
-	memcpy(data, first, len);
-	for (size_t got; (got = fread(data + n, 1, cap - n, stdin)) > 0;) {
-		n += got;
-		if (n == cap) {
-			unsigned char *grown = realloc(data, cap *= 2);
-			if (grown == NULL) {
-				free(data);
-				return NULL;
-			}
-			data = grown;
-		}
-	}
-	*size = n;
-	if (ferror(stdin)) {
-		free(data);
-		return NULL;
-	}
-	return data;
+	if (totals.left_out > 0)
+		fprintf(stderr,
+			"taskprobe-timeline: %" PRIu64
+			" events left out to keep the converter's memory bounded (said above)\n",
+			totals.left_out);
+	return totals.cut_files > 0 || totals.left_out > 0 ? 1 : 0;
 }
 
 /*
@@ -557,29 +645,28 @@ int main(int argc, char **argv)
 		options.format = TIMELINE_SPEEDSCOPE;
 	if (n == 0)
 		inputs[n++].name = "-";
-	/* every input read (standard input's perf text is streamed: its first line is read) and
+	/* every input read (standard input's perf text is streamed: its first bytes are read) and
 	 * checked before the output is opened */
-	char *first = NULL;
-	size_t first_cap = 0;
-	ssize_t first_len = -1;
+	char magic[8];
+	size_t magic_len = 0;
 	bool stream = false;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(inputs[i].name, "-") != 0) {
 			inputs[i].data = read_whole(inputs[i].name, &inputs[i].size, &ids[i]);
-			inputs[i].mapped = S_ISREG(ids[i].st_mode) && inputs[i].size > 0;
+			inputs[i].mapped = inputs[i].size > 0;
 		} else {
 			if (fstat(STDIN_FILENO, &ids[i]) != 0) {
 				fprintf(stderr, "taskprobe-timeline: standard input: %s\n",
 					strerror(errno));
 				return 2;
 			}
-			first_len = getline(&first, &first_cap, stdin);
-			size_t len = first_len > 0 ? (size_t)first_len : 0;
-			if (n == 1 && !recording_detect((const unsigned char *)first, len)) {
+			magic_len = fread(magic, 1, sizeof magic, stdin);
+			if (n == 1 && !recording_detect((const unsigned char *)magic, magic_len)) {
 				stream = true; /* perf's text, converted line by line below */
 				break;
 			}
-			inputs[i].data = read_stdin_after(first, len, &inputs[i].size);
+			inputs[i].data = spill(stdin, magic, magic_len, &inputs[i].size);
+			inputs[i].mapped = inputs[i].size > 0;
 		}
 		if (inputs[i].data == NULL) {
 			fprintf(stderr, "taskprobe-timeline: %s: %s\n", inputs[i].name,
@@ -632,9 +719,13 @@ int main(int argc, char **argv)
 			return STATUS_TOO_LARGE;
 	} else if (!stream) {
 		uint64_t lines = 0;
+		struct mapped_text text = {&inputs[0], 0, 0};
 		for (const unsigned char *p = inputs[0].data, *end = p + inputs[0].size;
-		     (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+		     (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) {
 			lines++;
+			mapped_text_at(&text, (size_t)(p - inputs[0].data));
+		}
+		mapped_text_at(&text, inputs[0].size);
 		uint64_t json = 4096 + lines * JSON_BYTES_PER_LINE,
 			 speedscope = 4096 + lines * SPEEDSCOPE_BYTES_PER_LINE;
 		bool is_json = options.format == TIMELINE_TRACE_EVENTS;
@@ -659,17 +750,18 @@ int main(int argc, char **argv)
 	}
 	int status;
 	if (stream) {
-		status = convert_text(stdin, t, first, first_cap, first_len);
+		status = convert_text(stdin, t, magic, magic_len);
 	} else if (recordings) {
 		status = convert_recordings(inputs, n, t, say_counts);
 	} else {
-		FILE *in = fmemopen((void *)inputs[0].data, inputs[0].size, "r");
+		struct mapped_text text = {&inputs[0], 0, 0};
+		FILE *in = fopencookie(&text, "r",
+				       (cookie_io_functions_t){.read = mapped_text_read});
 		if (in == NULL) {
 			timeline_finish(t, NULL, NULL);
 			return 2;
 		}
-		first_len = getline(&first, &first_cap, in);
-		status = convert_text(in, t, first, first_cap, first_len);
+		status = convert_text(in, t, NULL, 0);
 		fclose(in);
 	}
 	if (fclose(out) != 0 || fflush(file) != 0 || ferror(file)) {

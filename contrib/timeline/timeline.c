@@ -50,6 +50,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -60,10 +61,12 @@
 #define MAX_OPEN     8 /* nested slices per thread: poll > wait, park > wait, ... */
 #define MAX_ARGS     6
 #define ERRORS_SHOWN 10
-/* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input). */
-#define MAX_SITES       (1u << 20)
-#define MAX_NAMES_BYTES (64u << 20)
-/* speedscope's frames (distinct names), and the processes whose counters are kept */
+/* Site texts kept: beyond these, a site is named by its id (memory stays bounded on any input,
+ * with the recordings' bookkeeping under the converter's 256 MiB; a program has thousands). */
+#define MAX_SITES       TIMELINE_MAX_SITES
+#define MAX_NAMES_BYTES TIMELINE_MAX_NAMES_BYTES
+/* speedscope's frames (distinct names, at most MAX_NAMES_BYTES of them), and the processes
+ * whose counters are kept */
 #define MAX_FRAMES    (MAX_SITES + 64)
 #define MAX_PROCESSES 4096u
 /* speedscope's samples held in memory before they are spilled to the temporary file */
@@ -143,6 +146,7 @@ struct sites {
 	size_t size, used; /* size: a power of two */
 	char *pool;        /* NUL-terminated texts and names; offset 0 is none */
 	size_t pool_len, pool_cap;
+	uint64_t refused; /* texts not kept: past MAX_SITES or MAX_NAMES_BYTES */
 };
 
 /* A counter track's state (see the top of this file). */
@@ -618,10 +622,14 @@ static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const ch
 		return 0;
 	/* a new site, or a new text for it: both forms appended to the pool */
 	bool added = e == NULL || e->text == 0;
-	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m))))
+	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m)))) {
+		m->refused++;
 		return 0;
-	if (!pool_reserve(m, (size_t)len * 7 + 2))
+	}
+	if (!pool_reserve(m, (size_t)len * 7 + 2)) {
+		m->refused++;
 		return 0;
+	}
 	if (added) {
 		size_t i = site_hash(scope, id) & (m->size - 1);
 		while (m->slots[i].text != 0)
@@ -869,20 +877,25 @@ static bool buffer_reserve(struct timeline *t, struct buffer *b, uint32_t need)
 	return true;
 }
 
+int timeline_temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
+		 dir != NULL && *dir != '\0' ? dir : "/tmp");
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
 /* Appends a profile's buffer to the spill file as a block, and empties it (freed if `release`). */
 static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
 {
 	struct buffer *b = &t->profiles[profile].text[kind];
 	if (b->len > 0 && !t->failed) {
-		if (t->spill_fd < 0) {
-			const char *dir = getenv("TMPDIR");
-			char path[4096];
-			snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
-				 dir != NULL && *dir != '\0' ? dir : "/tmp");
-			t->spill_fd = mkstemp(path);
-			if (t->spill_fd >= 0)
-				unlink(path);
-		}
+		if (t->spill_fd < 0)
+			t->spill_fd = timeline_temp_file();
 		if (t->n_blocks == t->cap_blocks) {
 			size_t cap = t->cap_blocks ? 2 * t->cap_blocks : 1024;
 			struct block *blocks = realloc(t->blocks, cap * sizeof *blocks);
@@ -984,6 +997,8 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 		f->names = names;
 		f->cap = cap;
 	}
+	if (f->pool_len + len + 1 > MAX_NAMES_BYTES)
+		return 0;
 	if (f->pool_len + len + 1 > f->pool_cap) {
 		size_t cap = f->pool_cap ? f->pool_cap : 4096;
 		while (cap < f->pool_len + len + 1)
@@ -1561,7 +1576,8 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		else
 			t->sites_wanted[i] = strdup("");
 	}
-	if (t->options.critical_path && (t->analysis = analysis_new()) == NULL) {
+	if (t->options.critical_path &&
+	    (t->analysis = analysis_new(ANALYSIS_RESIDENT_MAX_BESIDE_TIMELINE)) == NULL) {
 		free(t->processes);
 		for (size_t i = 0; i < t->options.n_sites; i++)
 			free(t->sites_wanted[i]);
@@ -1806,6 +1822,7 @@ void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts)
 {
 	*counts = t->counts;
+	counts->site_texts_refused = t->sites.refused;
 }
 
 void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *text, uint32_t len)
@@ -1938,7 +1955,7 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	}
 	uint64_t malformed = t->malformed;
 	if (counts != NULL)
-		*counts = t->counts;
+		timeline_counts(t, counts);
 	if (ok != NULL)
 		*ok = !t->failed;
 	for (uint32_t i = 0; i < t->n_profiles; i++)

@@ -69,12 +69,17 @@ struct timeline_counts {
 	 * TIMELINE_MAX_THREADS, forgotten (the oldest tasks; threads with no slice open first);
 	 * speedscope profiles beyond TIMELINE_MAX_PROFILES threads not written */
 	uint64_t tasks_forgotten, threads_forgotten, threads_unprofiled;
+	/* site texts not kept (their sites named by their ids): past TIMELINE_MAX_SITES sites, or
+	 * TIMELINE_MAX_NAMES_BYTES of texts */
+	uint64_t site_texts_refused;
 	uint64_t written; /* events (JSON) or samples (speedscope) written */
 };
 
-#define TIMELINE_MAX_TASKS    (1u << 19)
-#define TIMELINE_MAX_THREADS  (1u << 16)
-#define TIMELINE_MAX_PROFILES 4096u
+#define TIMELINE_MAX_TASKS       (1u << 19)
+#define TIMELINE_MAX_THREADS     (1u << 16)
+#define TIMELINE_MAX_PROFILES    4096u
+#define TIMELINE_MAX_SITES       (1u << 18)
+#define TIMELINE_MAX_NAMES_BYTES (32u << 20)
 /* A counter track's samples: at most one per this many nanoseconds (see timeline.c) */
 #define TIMELINE_COUNTER_NS 100000u
 
@@ -128,6 +133,9 @@ void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 
 /* `count` events of e's thread were not recorded before e->ns: said on its track. */
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
+
+/* A new temporary file (mode 0600, in $TMPDIR or /tmp), unlinked already; -1 with errno. */
+int timeline_temp_file(void);
 
 /* Closes the slices still open at the last timestamp, ends the JSON, frees `t`. Returns the
  * number of malformed lines in all; *counts (unless NULL) what the timeline held. False in
