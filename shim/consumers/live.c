@@ -828,6 +828,15 @@ void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	keep_stack(local.spawn_row, stack_id, pcs, depth, false);
 }
 
+/*
+ * Whether `e` is filled in: a site another thread claimed gets its address and module just
+ * after its key, and is read only once it says it is ready.
+ */
+static bool site_ready(const struct tp_live_wait_site *e)
+{
+	return e != NULL && __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY;
+}
+
 int tp_live_wants_wait_stack(void)
 {
 	/*
@@ -835,7 +844,7 @@ int tp_live_wants_wait_stack(void)
 	 * kept for the exit report alone (in_memory): nobody reads stacks then.
 	 */
 	const struct tp_live_wait_site *e = local.wait_site;
-	if (in_memory || e == NULL || e->address == 0 || local.busy || local.waits != 1)
+	if (in_memory || !site_ready(e) || e->address == 0 || local.busy || local.waits != 1)
 		return 0;
 	uint8_t *mine = &local.waits_at[e - wait_sites];
 	bool first = *mine < TP_LIVE_STACK_SAMPLE_FIRST;
@@ -1115,7 +1124,7 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
 		return;
 	set64(&s->wait_since, now);
 	set64(&s->wait_task, task);
-	if (local.wait_site != NULL) {
+	if (site_ready(local.wait_site)) {
 		set64(&s->wait_address, local.wait_site->address);
 		set32(&s->wait_module, local.wait_site->module);
 	} else {
@@ -1158,8 +1167,9 @@ static void thread_waited(struct tp_live_thread *s, uint64_t ns,
 		return;
 	set64(&s->longest_wait_ns, ns);
 	set32(&s->longest_wait_kind, local.wait_kind);
-	set64(&s->longest_wait_address, site != NULL ? site->address : 0);
-	set32(&s->longest_wait_module, site != NULL ? site->module : TP_LIVE_NO_MODULE);
+	bool ready = site_ready(site);
+	set64(&s->longest_wait_address, ready ? site->address : 0);
+	set32(&s->longest_wait_module, ready ? site->module : TP_LIVE_NO_MODULE);
 }
 
 void tp_live_wait_end(uint64_t task)
