@@ -56,6 +56,8 @@ static int usage(FILE *to, int status)
 	      "         [--critical-path]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "       taskprobe-timeline --analyze RECORDING...\n"
+	      "       taskprobe-timeline --check-options [OPTIONS]\n"
+	      "       taskprobe-timeline --version\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
 	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
 	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope), or with\n"
@@ -73,7 +75,9 @@ static int usage(FILE *to, int status)
 	      "  its task graph's work, span, parallelism and critical path, by site.\n"
 	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
 	      "  the fragments of its task graph's critical path, named by their sites\n"
-	      "  (recordings only; the conversion takes up to twice as long).\n",
+	      "  (recordings only; the conversion takes up to twice as long).\n"
+	      "--check-options checks the options and does nothing else (exit status 0, or 2\n"
+	      "  with the error said): `taskprobe record` asks before the program runs.\n",
 	      to);
 	return status;
 }
@@ -469,7 +473,7 @@ static bool terminal_utf8(void)
 int main(int argc, char **argv)
 {
 	const char *output = NULL, *format_name = NULL;
-	bool say_counts = false, analyze = false;
+	bool say_counts = false, analyze = false, check_options = false;
 	uint64_t limit = DEFAULT_MAX_SIZE;
 	struct timeline_options options = {.to_ns = UINT64_MAX};
 	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
@@ -492,6 +496,11 @@ int main(int argc, char **argv)
 			output = argv[++i];
 		} else if (strcmp(argv[i], "--count") == 0) {
 			say_counts = true;
+		} else if (strcmp(argv[i], "--check-options") == 0) {
+			check_options = true;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			puts("taskprobe-timeline " TASKPROBE_VERSION);
+			return 0;
 		} else if (strcmp(argv[i], "--analyze") == 0) {
 			analyze = true;
 		} else if (strcmp(argv[i], "--critical-path") == 0) {
@@ -541,7 +550,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			return usage(stdout, 0);
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return usage(stderr, 2);
+			/* what was wrong, then where the usage is: not all of it */
+			fprintf(stderr,
+				"taskprobe-timeline: %s: no such option, or no value after it\n"
+				"taskprobe-timeline: see taskprobe-timeline --help\n",
+				argv[i]);
+			return 2;
 		} else {
 			inputs[n++].name = argv[i];
 		}
@@ -550,6 +564,8 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: --from is after --to: an empty window\n", stderr);
 		return 2;
 	}
+	if (check_options)
+		return 0;
 	options.sites = sites;
 	options.tids = tids;
 	if (format_name != NULL ? strcmp(format_name, "speedscope") == 0
