@@ -643,3 +643,80 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	unlink(json);
 	tp_run_free(&run);
 }
+
+/* The converter's estimate for `recording` in `format` ("json", "speedscope"): what it says over
+ * --max-size 1 ("N events: about 1.2 MB of JSON"), in bytes. */
+static double estimated_size(const char *recording, const char *format)
+{
+	struct tp_run run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){TIMELINE, "--max-size", "1", "--format", format, recording, NULL},
+	       NULL, &run);
+	cr_expect_eq(run.status, 3, "%s", run.err);
+	const char *about = strstr(run.err, ": about ");
+	cr_assert_not_null(about, "%s", run.err);
+	double size;
+	char unit[8];
+	cr_assert_eq(sscanf(about, ": about %lf %7s", &size, unit), 2, "%s", run.err);
+	static const struct {
+		const char *unit;
+		double bytes;
+	} units[] = {{"bytes", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+	double bytes = -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(unit, units[i].unit) == 0)
+			bytes = size * units[i].bytes;
+	cr_assert_geq(bytes, 0, "%s", run.err);
+	tp_run_free(&run);
+	return bytes;
+}
+
+/*
+ * The size said before a timeline is written (which --max-size compares) is within a quarter of
+ * the size written, in both formats, on programs of different shapes: OpenMP tasks nested in
+ * taskwaits (omp_fib, most of its polls shorter than the microsecond speedscope keeps) and two
+ * threads waiting on each other (ping_pong, on a condition variable and on a futex: a wait
+ * begun in the microsecond the last one ended, which speedscope's format joins to it).
+ */
+Test(timeline, the_size_said_is_within_a_quarter_of_the_size_written, .timeout = 120)
+{
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = tp_make_temp_dir("estimate");
+	static const struct {
+		const char *args[4];
+	} programs[] = {{{NULL, "18"}},
+			{{TP_CONTRIB_DIR "/ping_pong", "cond", "10000"}},
+			{{TP_CONTRIB_DIR "/ping_pong", "futex", "10000"}}};
+	for (size_t p = 0; p < sizeof programs / sizeof programs[0]; p++) {
+		char setting[4200], recording[4200], output[4200];
+		snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+		const char *argv[4] = {p == 0 ? fib : programs[p].args[0], programs[p].args[1],
+				       programs[p].args[2], NULL};
+		struct tp_run run;
+		tp_run(TP_PRELOADED, argv, (const char *[]){setting, "OMP_NUM_THREADS=2", NULL},
+		       &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		snprintf(recording, sizeof recording, "%s/rec.%d", dir, (int)run.pid);
+		tp_run_free(&run);
+		for (size_t f = 0; f < 2; f++) {
+			const char *format = f == 0 ? "json" : "speedscope";
+			double said = estimated_size(recording, format);
+			snprintf(output, sizeof output, "%s/out.json", dir);
+			tp_run(TP_PLAIN,
+			       (const char *[]){TIMELINE, "--max-size", "0", "--format", format,
+						"-o", output, recording, NULL},
+			       NULL, &run);
+			cr_expect_eq(run.status, 0, "%s", run.err);
+			tp_run_free(&run);
+			struct stat st;
+			cr_assert_eq(stat(output, &st), 0);
+			double written = (double)st.st_size;
+			cr_expect(said >= 0.75 * written && said <= 1.25 * written,
+				  "%s of %s: %.0f bytes said, %.0f written", format, argv[0], said,
+				  written);
+			unlink(output);
+		}
+		unlink(recording);
+	}
+	tp_remove_temp_dir(dir);
+}

@@ -145,9 +145,10 @@ static const char *human(uint64_t bytes, char buf[32])
 }
 
 /*
- * The output's estimated bytes per recorded event of each type, in each format, measured on
- * recordings of OpenMP programs (the figures of contrib/bench/timeline): what the converter
- * writes for it, its share of a spawn's track and flow, of a slice's begin and end.
+ * The JSON's estimated bytes per recorded event of each type, measured on recordings of OpenMP
+ * programs (the figures of contrib/bench/timeline; within 4% of the size written for omp_fib's
+ * and ping_pong's): what the converter writes for it, its share of a spawn's track and flow, of
+ * a slice's begin and end.
  */
 static const double json_bytes[TP_RECORD_TYPES_END] = {
 	[TP_RECORD_TASK_SPAWN] = 330,    [TP_RECORD_TASK_STACK] = 0,
@@ -158,12 +159,12 @@ static const double json_bytes[TP_RECORD_TYPES_END] = {
 	[TP_RECORD_THREAD_START] = 80,   [TP_RECORD_THREAD_STOP] = 80,
 	[TP_RECORD_WAIT_START] = 90,     [TP_RECORD_WAIT_END] = 150,
 };
-/* speedscope's: an event per slice end, at most (slices within a microsecond are left out) */
-static const double speedscope_bytes[TP_RECORD_TYPES_END] = {
-	[TP_RECORD_TASK_POLL_START] = 34, [TP_RECORD_TASK_POLL_END] = 34,
-	[TP_RECORD_WORKER_PARK] = 34,     [TP_RECORD_WORKER_UNPARK] = 34,
-	[TP_RECORD_WAIT_START] = 34,      [TP_RECORD_WAIT_END] = 34,
-};
+/*
+ * speedscope's: the opens and closes of the slices it keeps, which the census counts (most of a
+ * program's polls or waits may be shorter than the microsecond it keeps), each
+ * {"type":"O","frame":F,"at":T}, of these bytes besides the digits of T, and of F (a few).
+ */
+#define SPEEDSCOPE_EVENT_BYTES 29.5
 
 /* The record types whose output the site filter keeps by its share of the spawns. */
 static bool task_type(unsigned type)
@@ -174,10 +175,19 @@ static bool task_type(unsigned type)
 
 static uint64_t estimate(const struct recording_census *c, enum timeline_format format)
 {
-	const double *bytes = format == TIMELINE_SPEEDSCOPE ? speedscope_bytes : json_bytes;
 	double total = 4096;
+	if (format == TIMELINE_SPEEDSCOPE) {
+		/* T's digits: those of the last microsecond, most of the times have as many */
+		double event = SPEEDSCOPE_EVENT_BYTES;
+		for (uint64_t us = c->last_us; us >= 10; us /= 10)
+			event++;
+		for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
+			total += (double)c->speedscope_events[type] * event *
+				 (task_type(type) ? c->site_share : 1);
+		return (uint64_t)total;
+	}
 	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
-		total += (double)c->by_type[type] * bytes[type] *
+		total += (double)c->by_type[type] * json_bytes[type] *
 			 (task_type(type) ? c->site_share : 1);
 	return (uint64_t)total;
 }
@@ -453,7 +463,7 @@ static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint6
 		human(limit, b));
 	if (format == TIMELINE_TRACE_EVENTS)
 		fprintf(stderr,
-			"taskprobe-timeline: --format speedscope would write at most %s (a profile "
+			"taskprobe-timeline: --format speedscope would write about %s (a profile "
 			"of slices per thread: no task tracks, flows or counters)\n",
 			human(other, c));
 	return false;
