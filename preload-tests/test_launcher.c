@@ -90,6 +90,162 @@ Test(launcher, unknown_scripts_and_missing_programs_are_said)
 	tp_run_free(&run);
 }
 
+/*
+ * A use of the launcher it refuses, with a program that would make the file `marker` had it run:
+ * exit status 2, stderr's first line `first`, the program never started, nothing on stdout.
+ * Returns stderr (the caller frees `run`).
+ */
+static const char *refused_before_the_program(const char *const args[], const char *marker,
+					      const char *first, struct tp_run *run)
+{
+	tp_launch(args, NULL, run);
+	cr_expect_eq(run->status, 2, "%s", run->err);
+	size_t len = strcspn(run->err, "\n");
+	cr_expect(strlen(first) == len && strncmp(run->err, first, len) == 0,
+		  "first line: %.*s, not: %s", (int)len, run->err, first);
+	cr_expect_neq(access(marker, F_OK), 0, "the program ran: %s", run->err);
+	cr_expect_str_eq(run->out, "");
+	return run->err;
+}
+
+/* Every option of top and record (their tools' too) is checked before the program starts. */
+Test(launcher, bad_options_are_refused_before_the_program_starts, .timeout = 60)
+{
+	char *dir = tp_make_temp_dir("option-errors");
+	char marker[4200], touch[4300], json[4200];
+	snprintf(marker, sizeof marker, "%s/the program ran", dir);
+	snprintf(touch, sizeof touch, "touch '%s'", marker);
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	static const struct {
+		const char *options[5], *first;
+	} cases[] = {
+		{{"top", "--once", "--sort", "bogus"},
+		 "taskprobe-top: --sort bogus: no such column"},
+		{{"top", "--interval", "0"},
+		 "taskprobe-top: --interval 0: give seconds from 0.05 to 3600"},
+		{{"record", "--format", "bogus"},
+		 "taskprobe-timeline: --format bogus: json or speedscope"},
+		{{"record", "--max-size", "abc"},
+		 "taskprobe-timeline: --max-size abc: a size is bytes, or a number with k, M or G "
+		 "(0: no limit)"},
+		{{"record", "--from", "xyz"},
+		 "taskprobe-timeline: --from xyz: a time is seconds from the first event, or a "
+		 "number with ns, us, ms, s or m"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[16];
+		size_t n = 0;
+		for (size_t k = 0; cases[i].options[k] != NULL; k++)
+			args[n++] = cases[i].options[k];
+		if (strcmp(args[0], "record") == 0) {
+			args[n++] = "-o";
+			args[n++] = json;
+		}
+		const char *program[] = {"--", "sh", "-c", touch, NULL};
+		for (size_t k = 0; k < sizeof program / sizeof program[0]; k++)
+			args[n++] = program[k];
+		struct tp_run run;
+		refused_before_the_program(args, marker, cases[i].first, &run);
+		cr_expect_neq(access(json, F_OK), 0, "-o's file made: %s", run.err);
+		tp_run_free(&run);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/* A wrong use says what was wrong, then where the usage is: not the whole usage. */
+Test(launcher, usage_errors_say_what_was_wrong, .timeout = 60)
+{
+	char *dir = tp_make_temp_dir("usage-errors");
+	char marker[4200], touch[4300];
+	snprintf(marker, sizeof marker, "%s/the program ran", dir);
+	snprintf(touch, sizeof touch, "touch '%s'", marker);
+	static const struct {
+		const char *words[4], *first;
+	} cases[] = {
+		{{"rnu", "--"}, "taskprobe: rnu: no such command (run, trace, record or top)"},
+		{{"record", "--"}, "taskprobe: record needs -o FILE, the timeline to write"},
+		{{"top", "--onc", "--"}, "taskprobe: top: --onc: no such option"},
+		{{"trace", "waits"}, "taskprobe: trace needs -- before the program"},
+		{{"run", "--foo", "--"}, "taskprobe: run: --foo: no such option"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[16];
+		size_t n = 0;
+		for (size_t k = 0; cases[i].words[k] != NULL; k++)
+			args[n++] = cases[i].words[k];
+		const char *program[] = {"sh", "-c", touch, NULL};
+		for (size_t k = 0; k < sizeof program / sizeof program[0]; k++)
+			args[n++] = program[k];
+		struct tp_run run;
+		const char *err = refused_before_the_program(args, marker, cases[i].first, &run);
+		const char *second = strchr(err, '\n');
+		cr_expect(second != NULL &&
+				  strcmp(second + 1, "taskprobe: see taskprobe --help\n") == 0,
+			  "%s", err);
+		tp_run_free(&run);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/* taskprobe, taskprobe-top and taskprobe-timeline say the project's version, on stdout. */
+Test(launcher, every_command_says_its_version)
+{
+	struct tp_run run;
+	tp_launch((const char *[]){"--version", NULL}, NULL, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "taskprobe " TP_VERSION "\n");
+	tp_run_free(&run);
+	static const char *const tools[] = {"taskprobe-top", "taskprobe-timeline"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[4200], want[128];
+		snprintf(path, sizeof path, "%s/%s", TP_CONTRIB_DIR, tools[i]);
+		snprintf(want, sizeof want, "%s %s\n", tools[i], TP_VERSION);
+		tp_run(TP_PLAIN, (const char *[]){path, "--version", NULL}, NULL, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", tools[i], run.err);
+		cr_expect_str_eq(run.out, want);
+		tp_run_free(&run);
+	}
+}
+
+/*
+ * A timeline refused (over --max-size) keeps the recording, says where it is and the command
+ * that converts it: the program need not run again.
+ */
+Test(launcher, a_refused_timeline_keeps_the_recording, .timeout = 60)
+{
+	char *dir = tp_make_temp_dir("refused-timeline");
+	char json[4200];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	struct tp_run run;
+	tp_launch((const char *[]){"record", "--max-size", "1k", "-o", json, "--",
+				   tp_target("threads"), NULL},
+		  NULL, &run);
+	cr_expect_eq(run.status, 2, "%s", run.err);
+	cr_expect_neq(access(json, F_OK), 0, "%s", run.err);
+	const char *kept = strstr(run.err, "taskprobe: the recording is kept in ");
+	cr_assert_not_null(kept, "%s", run.err);
+	/* "...: convert it with: COMMAND" on the next line */
+	const char *command = strstr(kept, "\ntaskprobe:   ");
+	cr_assert_not_null(command, "%s", run.err);
+	command += strlen("\ntaskprobe:   ");
+	char *line = strndup(command, strcspn(command, "\n"));
+	cr_expect(strstr(line, " -o ") != NULL && strstr(line, "recording.") != NULL, "%s", line);
+	/* the command as said, with no limit, writes the timeline */
+	char *cmd;
+	cr_assert(asprintf(&cmd, "PATH=%s:$PATH; %s --max-size 0 >/dev/null 2>&1", TP_CONTRIB_DIR,
+			   line) > 0);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	cr_expect_eq(access(json, F_OK), 0, "%s wrote no timeline", cmd);
+	free(cmd);
+	free(line);
+	char *kept_dir = strndup(
+		kept + strlen("taskprobe: the recording is kept in "),
+		strcspn(kept + strlen("taskprobe: the recording is kept in "), ":\n"));
+	tp_remove_temp_dir(kept_dir);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
 Test(launcher, trace_runs_a_script_from_the_first_instruction_and_keeps_the_status, .timeout = 120)
 {
 	tp_require_tracer();
@@ -486,4 +642,81 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	cr_expect(strstr(run.out, "omp_fib 21305 (pid 21304, tid 21305)") != NULL, "%s", run.out);
 	unlink(json);
 	tp_run_free(&run);
+}
+
+/* The converter's estimate for `recording` in `format` ("json", "speedscope"): what it says over
+ * --max-size 1 ("N events: about 1.2 MB of JSON"), in bytes. */
+static double estimated_size(const char *recording, const char *format)
+{
+	struct tp_run run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){TIMELINE, "--max-size", "1", "--format", format, recording, NULL},
+	       NULL, &run);
+	cr_expect_eq(run.status, 3, "%s", run.err);
+	const char *about = strstr(run.err, ": about ");
+	cr_assert_not_null(about, "%s", run.err);
+	double size;
+	char unit[8];
+	cr_assert_eq(sscanf(about, ": about %lf %7s", &size, unit), 2, "%s", run.err);
+	static const struct {
+		const char *unit;
+		double bytes;
+	} units[] = {{"bytes", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+	double bytes = -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(unit, units[i].unit) == 0)
+			bytes = size * units[i].bytes;
+	cr_assert_geq(bytes, 0, "%s", run.err);
+	tp_run_free(&run);
+	return bytes;
+}
+
+/*
+ * The size said before a timeline is written (which --max-size compares) is within a quarter of
+ * the size written, in both formats, on programs of different shapes: OpenMP tasks nested in
+ * taskwaits (omp_fib, most of its polls shorter than the microsecond speedscope keeps) and two
+ * threads waiting on each other (ping_pong, on a condition variable and on a futex: a wait
+ * begun in the microsecond the last one ended, which speedscope's format joins to it).
+ */
+Test(timeline, the_size_said_is_within_a_quarter_of_the_size_written, .timeout = 120)
+{
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = tp_make_temp_dir("estimate");
+	static const struct {
+		const char *args[4];
+	} programs[] = {{{NULL, "18"}},
+			{{TP_CONTRIB_DIR "/ping_pong", "cond", "10000"}},
+			{{TP_CONTRIB_DIR "/ping_pong", "futex", "10000"}}};
+	for (size_t p = 0; p < sizeof programs / sizeof programs[0]; p++) {
+		char setting[4200], recording[4200], output[4200];
+		snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+		const char *argv[4] = {p == 0 ? fib : programs[p].args[0], programs[p].args[1],
+				       programs[p].args[2], NULL};
+		struct tp_run run;
+		tp_run(TP_PRELOADED, argv, (const char *[]){setting, "OMP_NUM_THREADS=2", NULL},
+		       &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		snprintf(recording, sizeof recording, "%s/rec.%d", dir, (int)run.pid);
+		tp_run_free(&run);
+		for (size_t f = 0; f < 2; f++) {
+			const char *format = f == 0 ? "json" : "speedscope";
+			double said = estimated_size(recording, format);
+			snprintf(output, sizeof output, "%s/out.json", dir);
+			tp_run(TP_PLAIN,
+			       (const char *[]){TIMELINE, "--max-size", "0", "--format", format,
+						"-o", output, recording, NULL},
+			       NULL, &run);
+			cr_expect_eq(run.status, 0, "%s", run.err);
+			tp_run_free(&run);
+			struct stat st;
+			cr_assert_eq(stat(output, &st), 0);
+			double written = (double)st.st_size;
+			cr_expect(said >= 0.75 * written && said <= 1.25 * written,
+				  "%s of %s: %.0f bytes said, %.0f written", format, argv[0], said,
+				  written);
+			unlink(output);
+		}
+		unlink(recording);
+	}
+	tp_remove_temp_dir(dir);
 }

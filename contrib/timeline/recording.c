@@ -985,6 +985,66 @@ static void filter_site(void *context, uint64_t scope, uint64_t id, const char *
 		f->failed = true;
 }
 
+/*
+ * speedscope's profile of a thread, as the converter writes it (timeline.c's profile_event): an
+ * event pending, written unless the next one is of the same frame, in the same microsecond,
+ * opening what it closed or closing what it opened (then neither is written). Here a frame is
+ * the kind of slice (polls, waits, parks): a site's polls, or a kind's waits, one after another
+ * are the same frame. A thread's chunk is counted alone.
+ */
+struct profile_count {
+	bool pending, opens;
+	int frame;
+	unsigned type;
+	uint64_t at, last_at;
+};
+
+/* The frame (0 polls, 1 waits, 2 parks) a record type opens or closes; -1: none. */
+static int slice_frame(unsigned type, bool *opens)
+{
+	*opens = type == TP_RECORD_TASK_POLL_START || type == TP_RECORD_WAIT_START ||
+		 type == TP_RECORD_WORKER_PARK;
+	switch (type) {
+	case TP_RECORD_TASK_POLL_START:
+	case TP_RECORD_TASK_POLL_END:
+		return 0;
+	case TP_RECORD_WAIT_START:
+	case TP_RECORD_WAIT_END:
+		return 1;
+	case TP_RECORD_WORKER_PARK:
+	case TP_RECORD_WORKER_UNPARK:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+/* The profile's pending event counted as written (census->speedscope_events). */
+static void profile_count_flush(struct recording_census *census, struct profile_count *p)
+{
+	if (p->pending)
+		census->speedscope_events[p->type]++;
+	p->pending = false;
+}
+
+/* A record of `type` at microsecond `at` of the window, on the thread's profile. */
+static void profile_count_event(struct recording_census *census, struct profile_count *p,
+				unsigned type, uint64_t at)
+{
+	bool opens;
+	int frame = slice_frame(type, &opens);
+	if (frame < 0)
+		return;
+	at = at < p->last_at ? p->last_at : at;
+	p->last_at = at;
+	if (p->pending && p->frame == frame && p->at == at && p->opens != opens) {
+		p->pending = false;
+		return;
+	}
+	profile_count_flush(census, p);
+	*p = (struct profile_count){true, opens, frame, type, at, at};
+}
+
 /* The longest site text made here (as the shim's). */
 #define SITE_TEXT_MAX 256
 
@@ -1086,6 +1146,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 		bool thread = options->n_tids == 0;
 		for (size_t j = 0; j < options->n_tids; j++)
 			thread |= options->tids[j] == h->tid;
+		struct profile_count profile = {0};
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, sizeof *r);
@@ -1099,6 +1160,10 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 				continue;
 			census->by_type[type]++;
 			census->events++;
+			/* speedscope's ends: whole microseconds from the window's start, rounded */
+			uint64_t us = (ns - from + 500) / 1000;
+			profile_count_event(census, &profile, type, us);
+			census->last_us = us > census->last_us ? us : census->last_us;
 			if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
 				pages_read(pages, r, tp_record_bytes(r->word));
 				spawns++;
@@ -1111,6 +1176,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 					}
 			}
 		}
+		profile_count_flush(census, &profile);
 	}
 	if (options->n_sites > 0)
 		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;

@@ -36,6 +36,11 @@ struct recording_census {
 	uint64_t by_type[TP_RECORD_TYPES_END];
 	uint64_t events;
 	double site_share;
+	/* The events speedscope's format writes (its slices' opens and closes: it leaves out a
+	 * slice within a microsecond, and joins two of a frame that meet in one), by the type of
+	 * the record that makes them; the microsecond of the window's last event. */
+	uint64_t speedscope_events[TP_RECORD_TYPES_END];
+	uint64_t last_us;
 };
 bool recording_count(const struct recording_input *inputs, size_t n,
 		     const struct timeline_options *options, struct recording_census *census);

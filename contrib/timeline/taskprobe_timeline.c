@@ -57,6 +57,8 @@ static int usage(FILE *to, int status)
 	      "         [--critical-path]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "       taskprobe-timeline --analyze RECORDING...\n"
+	      "       taskprobe-timeline --check-options [OPTIONS]\n"
+	      "       taskprobe-timeline --version\n"
 	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
 	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
 	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope), or with\n"
@@ -74,7 +76,9 @@ static int usage(FILE *to, int status)
 	      "  its task graph's work, span, parallelism and critical path, by site.\n"
 	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
 	      "  the fragments of its task graph's critical path, named by their sites\n"
-	      "  (recordings only; the conversion takes up to twice as long).\n",
+	      "  (recordings only; the conversion takes up to twice as long).\n"
+	      "--check-options checks the options and does nothing else (exit status 0, or 2\n"
+	      "  with the error said): `taskprobe record` asks before the program runs.\n",
 	      to);
 	return status;
 }
@@ -142,9 +146,10 @@ static const char *human(uint64_t bytes, char buf[32])
 }
 
 /*
- * The output's estimated bytes per recorded event of each type, in each format, measured on
- * recordings of OpenMP programs (the figures of contrib/bench/timeline): what the converter
- * writes for it, its share of a spawn's track and flow, of a slice's begin and end.
+ * The JSON's estimated bytes per recorded event of each type, measured on recordings of OpenMP
+ * programs (the figures of contrib/bench/timeline; within 4% of the size written for omp_fib's
+ * and ping_pong's): what the converter writes for it, its share of a spawn's track and flow, of
+ * a slice's begin and end.
  */
 static const double json_bytes[TP_RECORD_TYPES_END] = {
 	[TP_RECORD_TASK_SPAWN] = 330,    [TP_RECORD_TASK_STACK] = 0,
@@ -155,12 +160,12 @@ static const double json_bytes[TP_RECORD_TYPES_END] = {
 	[TP_RECORD_THREAD_START] = 80,   [TP_RECORD_THREAD_STOP] = 80,
 	[TP_RECORD_WAIT_START] = 90,     [TP_RECORD_WAIT_END] = 150,
 };
-/* speedscope's: an event per slice end, at most (slices within a microsecond are left out) */
-static const double speedscope_bytes[TP_RECORD_TYPES_END] = {
-	[TP_RECORD_TASK_POLL_START] = 34, [TP_RECORD_TASK_POLL_END] = 34,
-	[TP_RECORD_WORKER_PARK] = 34,     [TP_RECORD_WORKER_UNPARK] = 34,
-	[TP_RECORD_WAIT_START] = 34,      [TP_RECORD_WAIT_END] = 34,
-};
+/*
+ * speedscope's: the opens and closes of the slices it keeps, which the census counts (most of a
+ * program's polls or waits may be shorter than the microsecond it keeps), each
+ * {"type":"O","frame":F,"at":T}, of these bytes besides the digits of T, and of F (a few).
+ */
+#define SPEEDSCOPE_EVENT_BYTES 29.5
 
 /* The record types whose output the site filter keeps by its share of the spawns. */
 static bool task_type(unsigned type)
@@ -171,10 +176,19 @@ static bool task_type(unsigned type)
 
 static uint64_t estimate(const struct recording_census *c, enum timeline_format format)
 {
-	const double *bytes = format == TIMELINE_SPEEDSCOPE ? speedscope_bytes : json_bytes;
 	double total = 4096;
+	if (format == TIMELINE_SPEEDSCOPE) {
+		/* T's digits: those of the last microsecond, most of the times have as many */
+		double event = SPEEDSCOPE_EVENT_BYTES;
+		for (uint64_t us = c->last_us; us >= 10; us /= 10)
+			event++;
+		for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
+			total += (double)c->speedscope_events[type] * event *
+				 (task_type(type) ? c->site_share : 1);
+		return (uint64_t)total;
+	}
 	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
-		total += (double)c->by_type[type] * bytes[type] *
+		total += (double)c->by_type[type] * json_bytes[type] *
 			 (task_type(type) ? c->site_share : 1);
 	return (uint64_t)total;
 }
@@ -537,7 +551,7 @@ static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint6
 		human(limit, b));
 	if (format == TIMELINE_TRACE_EVENTS)
 		fprintf(stderr,
-			"taskprobe-timeline: --format speedscope would write at most %s (a profile "
+			"taskprobe-timeline: --format speedscope would write about %s (a profile "
 			"of slices per thread: no task tracks, flows or counters)\n",
 			human(other, c));
 	return false;
@@ -557,7 +571,7 @@ static bool terminal_utf8(void)
 int main(int argc, char **argv)
 {
 	const char *output = NULL, *format_name = NULL;
-	bool say_counts = false, analyze = false;
+	bool say_counts = false, analyze = false, check_options = false;
 	uint64_t limit = DEFAULT_MAX_SIZE;
 	struct timeline_options options = {.to_ns = UINT64_MAX};
 	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
@@ -580,6 +594,11 @@ int main(int argc, char **argv)
 			output = argv[++i];
 		} else if (strcmp(argv[i], "--count") == 0) {
 			say_counts = true;
+		} else if (strcmp(argv[i], "--check-options") == 0) {
+			check_options = true;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			puts("taskprobe-timeline " TASKPROBE_VERSION);
+			return 0;
 		} else if (strcmp(argv[i], "--analyze") == 0) {
 			analyze = true;
 		} else if (strcmp(argv[i], "--critical-path") == 0) {
@@ -629,7 +648,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			return usage(stdout, 0);
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return usage(stderr, 2);
+			/* what was wrong, then where the usage is: not all of it */
+			fprintf(stderr,
+				"taskprobe-timeline: %s: no such option, or no value after it\n"
+				"taskprobe-timeline: see taskprobe-timeline --help\n",
+				argv[i]);
+			return 2;
 		} else {
 			inputs[n++].name = argv[i];
 		}
@@ -638,6 +662,8 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: --from is after --to: an empty window\n", stderr);
 		return 2;
 	}
+	if (check_options)
+		return 0;
 	options.sites = sites;
 	options.tids = tids;
 	if (format_name != NULL ? strcmp(format_name, "speedscope") == 0

@@ -45,6 +45,7 @@ struct options {
 	const char *dir;
 	pid_t pid;
 	uint64_t remove_at_end; /* the start time of PID, whose statistics to remove when it ends */
+	bool check_options;     /* the options checked, nothing done (--check-options) */
 };
 
 static void usage(FILE *to)
@@ -54,11 +55,15 @@ static void usage(FILE *to)
 		"[--reverse]\n"
 		"                     [--dir DIR] [--wait SECONDS] PID\n"
 		"       taskprobe-top --remove-at-end STARTTIME PID\n"
+		"       taskprobe-top --check-options [OPTIONS] [PID]\n"
+		"       taskprobe-top --version\n"
 		"Shows the tasks of process PID, started with live statistics (taskprobe run, or\n"
 		"TASKPROBE_LIVE=1), as the same user. Columns: site spawned alive done polls busy\n"
 		"delay50 delay99 idle longest warnings. Usually started by `taskprobe top`.\n"
 		"--remove-at-end: waits for PID (which started at STARTTIME, /proc/PID/stat's)\n"
-		"to end, then removes the statistics it left (`taskprobe run` starts it so).\n");
+		"to end, then removes the statistics it left (`taskprobe run` starts it so).\n"
+		"--check-options: checks the options and does nothing else (exit status 0, or 2\n"
+		"with the error said): `taskprobe top` asks before the program runs.\n");
 }
 
 static bool parse_options(int argc, char **argv, struct options *o)
@@ -74,6 +79,8 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		{"help", no_argument, NULL, 'h'},
 		{"children", no_argument, NULL, 'c'},
 		{"remove-at-end", required_argument, NULL, 'e'},
+		{"check-options", no_argument, NULL, 'k'},
+		{"version", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct options){.interval_ms = DEFAULT_INTERVAL_MS, .sort = COLUMN_BUSY};
@@ -129,12 +136,25 @@ static bool parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'v':
+			puts("taskprobe-top " TASKPROBE_VERSION);
+			exit(0);
+		case 'k':
+			o->check_options = true;
+			break;
 		default:
 			return false;
 		}
 	}
-	if (optind != argc - 1)
+	/* the launcher's check has no process yet */
+	if (o->check_options && optind == argc)
+		return true;
+	if (optind != argc - 1) {
+		fputs(optind == argc ? "taskprobe-top: which process? Give its PID\n"
+				     : "taskprobe-top: one PID, and nothing after it\n",
+		      stderr);
 		return false;
+	}
 	if (!live_parse_pid(argv[optind], &o->pid)) {
 		char shown[64];
 		live_escape(shown, sizeof shown, argv[optind], strlen(argv[optind]), false);
@@ -1429,10 +1449,13 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	/* the program's texts keep their UTF-8 only where the terminal takes it */
 	live_text_utf8(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
+	/* the error said (by getopt too), then where the usage is: not all of it */
 	if (!parse_options(argc, argv, &o)) {
-		usage(stderr);
+		fputs("taskprobe-top: see taskprobe-top --help\n", stderr);
 		return 2;
 	}
+	if (o.check_options)
+		return 0;
 	if (o.remove_at_end != 0) {
 		/*
 		 * `taskprobe run`'s, started beside the program it became: out of the program's
