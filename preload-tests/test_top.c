@@ -1218,3 +1218,62 @@ Test(top, a_program_without_tasks_has_its_threads_on_the_screen_at_120_and_80_co
 	}
 	free(command);
 }
+
+/* A pid that no process has now: the highest free one below pid_max. */
+static pid_t free_pid(void)
+{
+	long pid_max = 32768;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &pid_max) != 1)
+			pid_max = 32768;
+		fclose(f);
+	}
+	for (pid_t pid = (pid_t)pid_max - 1; pid > 300; pid--)
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return pid;
+	cr_assert_fail("no free pid");
+	return 0;
+}
+
+/* A pid that nothing runs with is said as such, not only that it has no statistics. */
+Test(top, a_pid_that_no_process_has_is_said_to_be_no_process)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char pid[16], said[64];
+	snprintf(pid, sizeof pid, "%d", (int)free_pid());
+	struct tp_run top;
+	tp_launch((const char *[]){"top", pid, NULL}, NULL, &top);
+	cr_expect_eq(top.status, 1, "%s", top.err);
+	snprintf(said, sizeof said, "no process %s: nothing runs with that pid", pid);
+	cr_expect(strstr(top.err, said) != NULL, "%s", top.err);
+	tp_run_free(&top);
+}
+
+/*
+ * Two calls of a wait on one line are one row of the waits table (and its detail has the
+ * stacks of both).
+ */
+Test(top, two_calls_of_a_wait_on_one_line_are_one_row)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run run;
+	tp_launch_unprivileged(
+		(const char *[]){"top", "--once", "--",
+				 tp_unprivileged_copy(tp_target("one_line_two_waits")), "40", NULL},
+		NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "taken 40\n");
+	const char *site = tp_source_site("one_line_two_waits.c", "static void *consumer(",
+					  "sem_wait(&items); else");
+	const char *table = strstr(run.err, "WAITS BY CALL SITE");
+	cr_assert_not_null(table, "%s", run.err);
+	/* the table's rows: to the blank line after it */
+	const char *end = strstr(table, "\n\n");
+	unsigned rows = 0;
+	for (const char *at = table; (at = strstr(at, site)) != NULL && (end == NULL || at < end);
+	     at++)
+		rows++;
+	cr_expect_eq(rows, 1, "%u rows of %s:\n%s", rows, site, run.err);
+	tp_run_free(&run);
+}

@@ -459,6 +459,13 @@ enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir,
 	process_read(&p, pid);
 	enum live_open_result r = dir != NULL ? open_in(f, pid, &p, dir, false, true, why, why_size)
 					      : open_in_default_dirs(f, pid, &p, why, why_size);
+	/* nothing found for a pid that nothing has: that is what to say first */
+	if (r == LIVE_MISSING && !p.known && kill(pid, 0) != 0 && errno == ESRCH)
+		snprintf(why, why_size,
+			 "no process %d: nothing runs with that pid, and it left no live "
+			 "statistics (start a program with `taskprobe top -- PROGRAM` or "
+			 "`taskprobe run`)",
+			 (int)pid);
 	process_free(&p);
 	return r;
 }
