@@ -952,7 +952,8 @@ static void read_snapshot(void *arg)
 		w->total_ns = wait_sites[i].total_ns;
 		w->longest_ns = wait_sites[i].longest_ns;
 		w->waiting = wait_sites[i].waiting;
-		w->threads = (unsigned)__builtin_popcountll(wait_sites[i].threads);
+		w->thread_bits = wait_sites[i].threads;
+		w->threads = (unsigned)__builtin_popcountll(w->thread_bits);
 	}
 
 	read_graph(r, slots);
@@ -1169,6 +1170,40 @@ static void merge_sites_of_one_name(struct live_snapshot *out)
 			out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
 }
 
+/*
+ * Wait sites of one text (one kind) made one: the shim keeps a site per call address, and one
+ * source line may hold two calls of a wait (both branches of a condition, an unrolled loop). The
+ * stacks of those merged away are the kept one's.
+ */
+static void merge_wait_sites_of_one_name(struct live_snapshot *out)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < out->n_waits; i++) {
+		const struct wait_view *w = &out->waits[i];
+		unsigned k = 0;
+		while (k < n &&
+		       !(w->address != 0 && out->waits[k].address != 0 &&
+			 w->kind == out->waits[k].kind && strcmp(out->waits[k].text, w->text) == 0))
+			k++;
+		if (k == n) {
+			out->waits[n++] = *w;
+			continue;
+		}
+		struct wait_view *to = &out->waits[k];
+		to->waits += w->waits;
+		to->total_ns += w->total_ns;
+		to->waiting += w->waiting;
+		if (w->longest_ns > to->longest_ns)
+			to->longest_ns = w->longest_ns;
+		to->thread_bits |= w->thread_bits;
+		to->threads = (unsigned)__builtin_popcountll(to->thread_bits);
+		for (unsigned s = 0; s < out->n_stacks; s++)
+			if (out->stacks[s].row == w->entry)
+				out->stacks[s].row = to->entry;
+	}
+	out->n_waits = n;
+}
+
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
 		   struct live_snapshot *out, char *why, size_t why_size)
 {
@@ -1179,6 +1214,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	const struct tp_live_header *h = &out->header;
 	name_addresses(f, out);
 	merge_sites_of_one_name(out);
+	merge_wait_sites_of_one_name(out);
 	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {

@@ -203,7 +203,8 @@ struct wait_view {
 	uint32_t entry; /* TP_LIVE_STACK_OF_WAIT_SITE | its entry: its stacks' row */
 	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t waits, total_ns, longest_ns, waiting;
-	unsigned threads; /* threads that waited there (a bit per tid % 64: a lower bound) */
+	unsigned threads;     /* threads that waited there (a bit per tid % 64: a lower bound) */
+	uint64_t thread_bits; /* those bits */
 };
 
 struct live_snapshot {
