@@ -1275,5 +1275,40 @@ Test(top, two_calls_of_a_wait_on_one_line_are_one_row)
 	     at++)
 		rows++;
 	cr_expect_eq(rows, 1, "%u rows of %s:\n%s", rows, site, run.err);
+	/* in the screen's order: the threads, then the waits */
+	const char *threads = strstr(run.err, "\nTID ");
+	cr_expect(threads != NULL && threads < table, "%s", run.err);
 	tp_run_free(&run);
+}
+
+/* ? and h show the keys' help; Esc, Left or Backspace go back, from it or from a detail. */
+Test(top, question_mark_and_h_show_the_keys_help)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(asprintf(&command, "cd /tmp && TERM=screen %s top --interval 0.5 -- %s 20000",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("wait_sites"))) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 120, 30, true);
+	free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", SCREEN_WAIT));
+	static const char *const keys[] = {"?", "h"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		tp_terminal_keys(&t, keys[i]);
+		char *screen = tp_terminal_wait_for(&t, "\nKEYS", 5000);
+		cr_expect(strstr(screen, "Backspace") != NULL && strstr(screen, "WAITS BY") == NULL,
+			  "%s", screen);
+		free(screen);
+		tp_terminal_keys(&t, "Escape");
+		free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 5000));
+	}
+	/* a wait site's detail, and back by Left */
+	tp_terminal_keys(&t, "Enter");
+	free(tp_terminal_wait_for(&t, "WAIT STACKS", 5000));
+	tp_terminal_keys(&t, "Left");
+	free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 5000));
+	tp_terminal_keys(&t, "q");
+	free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+	tp_terminal_stop(&t);
+	free(command);
 }

@@ -733,17 +733,6 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 			printf("%s\n", line);
 	}
 	printf("\n");
-	if (s->n_waits > 0) {
-		int wait_width = widest_wait_site(s);
-		printf("%s\n", WAITS_TITLE);
-		wait_header(line, sizeof line, wait_width);
-		printf("%s\n", line);
-		for (unsigned i = 0; i < s->n_waits; i++) {
-			wait_line(line, sizeof line, &s->waits[i], wait_width);
-			printf("%s\n", line);
-		}
-		printf("\n");
-	}
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);
 		waiter_header(line, sizeof line, &all);
@@ -758,6 +747,16 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		printf("%s\n", line);
 		for (unsigned i = 0; i < s->n_threads; i++) {
 			worker_line(line, sizeof line, s, &s->threads[i], &all);
+			printf("%s\n", line);
+		}
+	}
+	if (s->n_waits > 0) { /* below the threads, as on the screen */
+		int wait_width = widest_wait_site(s);
+		printf("\n%s\n", WAITS_TITLE);
+		wait_header(line, sizeof line, wait_width);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_waits; i++) {
+			wait_line(line, sizeof line, &s->waits[i], wait_width);
 			printf("%s\n", line);
 		}
 	}
@@ -832,6 +831,7 @@ struct screen {
 	int selected_index; /* the task sites', then the wait sites' (n_sites + i) */
 	int first_site;     /* the first site row shown */
 	bool detail;
+	bool help; /* the keys' help shown, over the tables or the detail */
 	int detail_scroll;
 	bool colours;
 	bool gone;
@@ -875,8 +875,23 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 #define TABLES_TOP 3
 
 static const char *FOOTER_TABLES =
-	"q quit  Up/Down select  Enter detail  < > sort column  r reverse  space refresh";
-static const char *FOOTER_DETAIL = "q quit  Esc/Left back  Up/Down scroll  space refresh";
+	"q quit  ? help  Up/Down select  Enter detail  < > sort  r reverse  space refresh";
+static const char *FOOTER_DETAIL =
+	"q quit  ? help  Esc/Left/Backspace back  Up/Down scroll  space refresh";
+static const char *FOOTER_HELP = "q quit  Esc/Left/Backspace/? back";
+
+/* The help's lines (? or h): every key, as taskprobe-top(1) says them. */
+static const char *const HELP[] = {
+	"KEYS",
+	"  q, Ctrl-C              quit the console (the program runs on)",
+	"  ?, h                   this help; again (or Esc) to leave it",
+	"  Up/Down, k/j           select a site; in its detail, scroll",
+	"  Enter                  a site's detail: its figures, histograms and stacks",
+	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
+	"  < >                    sort by the column before, after",
+	"  r                      reverse the order",
+	"  space, R               refresh now",
+};
 
 static const struct live_snapshot *shown(const struct screen *sc)
 {
@@ -1148,9 +1163,9 @@ static void draw_wait_detail(struct screen *sc)
 		 live_wait_kind_name(w->kind));
 	put_line(y++, line, A_BOLD, false);
 	snprintf(line, sizeof line,
-		 "waits %llu, %s in all, longest %s; %u threads, %llu waiting now",
+		 "waits %llu, %s in all, longest %s; %u thread%s, %llu waiting now",
 		 (unsigned long long)w->waits, total, longest, w->threads,
-		 (unsigned long long)w->waiting);
+		 w->threads == 1 ? "" : "s", (unsigned long long)w->waiting);
 	put_line(y++, line, 0, false);
 	put_line(y++, "", 0, false);
 	y = draw_stacks(sc, y, sc->detail_scroll, w->entry,
@@ -1212,9 +1227,12 @@ static void draw_detail(struct screen *sc)
 	char spawn[16], share[16];
 	live_format_ns(spawn, sizeof spawn, v->spawn_p50_ns);
 	live_format_span_share(share, sizeof share, s, v);
-	snprintf(line, sizeof line,
-		 "critical path: %s of the span, %llu fragments; spawning one costs %s (p50)",
-		 share, (unsigned long long)v->path_fragments, v->spawn_p50_ns > 0 ? spawn : "-");
+	char spawn_cost[48] = "spawning one: not measured yet";
+	if (v->spawn_p50_ns > 0)
+		snprintf(spawn_cost, sizeof spawn_cost, "spawning one costs %s (p50)", spawn);
+	snprintf(line, sizeof line, "critical path: %s of the span, %llu fragment%s; %s", share,
+		 (unsigned long long)v->path_fragments, v->path_fragments == 1 ? "" : "s",
+		 spawn_cost);
 	put_line(y++, line, 0, false);
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
@@ -1243,6 +1261,15 @@ static void draw_detail(struct screen *sc)
 		sc->detail_scroll--; /* scrolled past the end: come back */
 }
 
+static void draw_help(struct screen *sc)
+{
+	int y = TABLES_TOP;
+	for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++)
+		put_line(y++, HELP[i], i == 0 ? style(sc, PAIR_HEADER) : 0, false);
+	while (y < LINES - 1)
+		put_line(y++, "", 0, false);
+}
+
 static void draw(struct screen *sc)
 {
 	char line[LINE_MAX_CHARS];
@@ -1260,12 +1287,17 @@ static void draw(struct screen *sc)
 	} else {
 		put_line(2, sc->detail ? "" : sort, 0, false);
 	}
-	if (sc->detail)
+	if (sc->help)
+		draw_help(sc);
+	else if (sc->detail)
 		draw_detail(sc);
 	else
 		draw_tables(sc);
-	put_line(LINES - 1, sc->detail ? FOOTER_DETAIL : FOOTER_TABLES, style(sc, PAIR_FOOTER),
-		 true);
+	put_line(LINES - 1,
+		 sc->help     ? FOOTER_HELP
+		 : sc->detail ? FOOTER_DETAIL
+			      : FOOTER_TABLES,
+		 style(sc, PAIR_FOOTER), true);
 	refresh();
 }
 
@@ -1273,7 +1305,31 @@ static void draw(struct screen *sc)
 static bool on_key(struct screen *sc, int key, bool *refresh_now)
 {
 	const struct live_snapshot *s = shown(sc);
+	if (sc->help) { /* the help is left by its keys or a way back; q still quits */
+		switch (key) {
+		case '?':
+		case 'h':
+		case KEY_ESCAPE:
+		case KEY_LEFT:
+		case KEY_BACKSPACE:
+		case '\n':
+		case '\r':
+		case KEY_ENTER:
+			sc->help = false;
+			return true;
+		case 'q':
+		case 'Q':
+		case KEY_CONTROL_C:
+			return false;
+		default:
+			return true;
+		}
+	}
 	switch (key) {
+	case '?':
+	case 'h':
+		sc->help = true;
+		break;
 	case 'q':
 	case 'Q':
 	case KEY_CONTROL_C:
@@ -1305,7 +1361,7 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case KEY_ESCAPE:
 	case KEY_LEFT:
 	case KEY_BACKSPACE:
-	case 'h':
+	case 127: /* Backspace on terminals whose kbs is ^H, sending DEL */
 		sc->detail = false;
 		break;
 	case '<':
