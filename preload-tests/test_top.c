@@ -1312,3 +1312,49 @@ Test(top, question_mark_and_h_show_the_keys_help)
 	tp_terminal_stop(&t);
 	free(command);
 }
+
+/*
+ * Input that is not a terminal is the program's: `printf 'b\na\n' | taskprobe top -- sort`
+ * sorts it, the console on the full screen with its keys from the terminal; with no terminal
+ * at all (setsid), it prints snapshots and says why; with --once, as a plain run.
+ */
+Test(top, a_pipe_on_standard_input_reaches_the_program)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(
+		asprintf(&command,
+			 "cd /tmp && printf 'b\\na\\n' | TERM=screen %s top --interval 0.2 -- sort",
+			 tp_unprivileged_launcher()) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 120, 30, true);
+	char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+	cr_expect(strstr(screen, "taskprobe top: sort") != NULL, "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	screen = tp_terminal_wait_for(&t, "[exit 0]", 60000);
+	cr_expect(strstr(screen, "a\nb\n[exit 0]") != NULL, "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+	free(command);
+
+	static const char *const ways[] = {
+		"printf 'b\\na\\n' | setsid -w \"$0\" top -- sort",
+		"printf 'b\\na\\n' | \"$0\" top --once -- sort",
+	};
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+		struct tp_run run;
+		tp_run(TP_PLAIN,
+		       (const char *[]){"/bin/sh", "-c", ways[i], TP_CONTRIB_DIR "/taskprobe",
+					NULL},
+		       NULL, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", ways[i], run.err);
+		cr_expect_str_eq(run.out, "a\nb\n", "%s: %s", ways[i], run.err);
+		if (i == 0)
+			cr_expect(strstr(run.err, "standard input is not a terminal") != NULL ||
+					  strstr(run.err, "standard output is not a terminal") !=
+						  NULL,
+				  "%s", run.err);
+		tp_run_free(&run);
+	}
+}

@@ -1396,13 +1396,26 @@ static uint64_t monotonic_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Whether the terminal can be drawn on: cursor addressing at least. */
-static bool terminal_usable(void)
+/*
+ * Whether the full-screen view can be: keys to read (standard input a terminal), a terminal to
+ * draw on with cursor addressing at least; else why not, in `why`.
+ */
+static bool terminal_usable(char *why, size_t size)
 {
-	const char *term = getenv("TERM");
+	const char *term = getenv("TERM") != NULL ? getenv("TERM") : "";
+	char shown[128];
+	live_escape(shown, sizeof shown, term, strlen(term), false);
+	snprintf(why, size, "the terminal cannot draw a full-screen view (TERM=%s)", shown);
+	if (!isatty(STDIN_FILENO)) {
+		snprintf(why, size, "no keys to read: standard input is not a terminal");
+		return false;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		snprintf(why, size, "standard output is not a terminal");
+		return false;
+	}
 	int err = 0;
-	if (term == NULL || term[0] == '\0' || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
-	    setupterm(NULL, STDOUT_FILENO, &err) != OK)
+	if (term[0] == '\0' || setupterm(NULL, STDOUT_FILENO, &err) != OK)
 		return false;
 	const char *cup = tigetstr("cup");
 	bool usable = cup != NULL && cup != (char *)-1 && tigetnum("lines") != 0;
@@ -1510,14 +1523,8 @@ int main(int argc, char **argv)
 	}
 	if (o.once || o.batch)
 		return run_plain(&f, &o);
-	if (!terminal_usable()) {
-		const char *term = getenv("TERM") != NULL ? getenv("TERM") : "";
-		char shown[128];
-		live_escape(shown, sizeof shown, term, strlen(term), false);
-		fprintf(stderr,
-			"taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
-			"printing snapshots instead\n",
-			shown);
+	if (!terminal_usable(why, sizeof why)) {
+		fprintf(stderr, "taskprobe-top: %s: printing snapshots instead\n", why);
 		return run_plain(&f, &o);
 	}
 	return run_screen(&f, &o);
