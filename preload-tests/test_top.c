@@ -1358,3 +1358,107 @@ Test(top, a_pipe_on_standard_input_reaches_the_program)
 		tp_run_free(&run);
 	}
 }
+
+/* The figure after `word` ("long ", "blocks ") in `text` up to `end`, -1 when not there. */
+static long figure_after(const char *text, const char *end, const char *word)
+{
+	const char *at = memmem(text, (size_t)(end - text), word, strlen(word));
+	return at != NULL ? strtol(at + strlen(word), NULL, 10) : -1;
+}
+
+/* Whether `row` holds `site` readably: whole, or its function's start (6 at least) then "~ "
+ * and its whole "(file:line)". */
+static bool site_readable(const char *row, const char *site)
+{
+	if (strstr(row, site) != NULL)
+		return true;
+	const char *place = strchr(site, '(');
+	char cut[128];
+	snprintf(cut, sizeof cut, "%.6s", site);
+	const char *at = strstr(row, cut), *tilde = at != NULL ? strstr(at, "~ ") : NULL;
+	return tilde != NULL && strncmp(tilde + 2, place, strlen(place)) == 0 &&
+	       (size_t)(tilde - at) < (size_t)(place - site);
+}
+
+/*
+ * No figure is cut at the terminal's edge, at 120 and 80 columns, once omp_top_shapes ended (its
+ * figures then stay): each site row's warnings say the figures its detail view says, whole
+ * ("long 132, blocks 1" of a row cut in "blocks 132" is a lie), or say how many were left out;
+ * the wait site keeps its function's start and its whole file:line; no line is wider than the
+ * terminal.
+ */
+Test(top, no_figure_is_cut_and_names_keep_their_place_at_120_and_80_columns)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *sites[] = {SLEEPY_SITE, BLOCKER_SITE};
+	char wait_site[128];
+	snprintf(wait_site, sizeof wait_site, "%s",
+		 tp_source_site("omp_top_shapes.c", "static void blocker(", "sem_wait(gate)"));
+	static const unsigned widths[] = {120, 80};
+	for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+		struct tp_terminal t;
+		start_console(&t, "--sort site", 120, "screen", widths[w], 40);
+		char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+		for (const char *line = screen; *line != '\0';) {
+			size_t len = strcspn(line, "\n");
+			cr_expect(len <= widths[w], "%u columns: a line of %zu:\n%s", widths[w],
+				  len, screen);
+			line += len + (line[len] == '\n');
+		}
+		const char *waits = strstr(screen, "WAITS BY CALL SITE");
+		cr_expect(waits != NULL && site_readable(waits, wait_site), "%u columns: %s:\n%s",
+			  widths[w], wait_site, screen);
+		/* sorted by site, descending: the sites in line order from the last */
+		const char *header = strstr(screen, "SITE ");
+		cr_assert_not_null(header, "%s", screen);
+		for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+			const char *row = strstr(screen, sites[i]);
+			cr_assert_not_null(row, "%u columns: no %s:\n%s", widths[w], sites[i],
+					   screen);
+			const char *row_end = row + strcspn(row, "\n");
+			long row_long = figure_after(row, row_end, "long "),
+			     row_blocks = figure_after(row, row_end, "blocks ");
+			/* its detail: to the first row (the selection follows the site first shown),
+			 * Down to it, Enter */
+			unsigned downs = 0;
+			for (const char *r = strchr(header, '\n') + 1; strchr(r, '\n') < row;
+			     r = strchr(r, '\n') + 1)
+				downs++;
+			char keys[256] = "Up Up Up Up Up Up Up Up ";
+			for (unsigned k = 0; k < downs; k++)
+				strcat(keys, "Down ");
+			strcat(keys, "Enter");
+			tp_terminal_keys(&t, keys);
+			char *detail = tp_terminal_wait_for(&t, "POLL TIME", 5000);
+			cr_expect(strstr(detail, sites[i]) != NULL, "%s", detail);
+			const char *polls = strstr(detail, "\npolls "),
+				   *blocking = strstr(detail, "waits blocking their worker: ");
+			cr_assert(polls != NULL && blocking != NULL, "%s", detail);
+			const char *long_at = strstr(polls, " long\n");
+			cr_assert_not_null(long_at, "%s", detail);
+			while (long_at > polls && long_at[-1] != ' ')
+				long_at--;
+			long detail_long = strtol(long_at, NULL, 10),
+			     detail_blocks = strtol(
+				     blocking + strlen("waits blocking their worker: "), NULL, 10);
+			bool some_left_out = memmem(row, (size_t)(row_end - row), " +", 2) != NULL;
+			cr_expect(row_long == detail_long || (row_long < 0 && some_left_out),
+				  "%u columns: %s: long %ld in its row, %ld in its detail:\n%.*s",
+				  widths[w], sites[i], row_long, detail_long, (int)(row_end - row),
+				  row);
+			cr_expect(row_blocks == (detail_blocks > 0 ? detail_blocks : -1) ||
+					  (row_blocks < 0 && some_left_out),
+				  "%u columns: %s: blocks %ld in its row, %ld in its detail:\n%.*s",
+				  widths[w], sites[i], row_blocks, detail_blocks,
+				  (int)(row_end - row), row);
+			free(detail);
+			tp_terminal_keys(&t, "Escape");
+			free(tp_terminal_wait_for(&t, "sorted by site", 5000));
+		}
+		free(screen);
+		tp_terminal_keys(&t, "q");
+		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+		tp_terminal_stop(&t);
+	}
+}

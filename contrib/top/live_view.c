@@ -1364,33 +1364,46 @@ void live_format_ns(char *out, size_t size, uint64_t ns)
 		snprintf(out, size, "%.0fs", (double)ns / 1e9);
 }
 
-void live_format_warnings(char *out, size_t size, const struct site_view *v)
+void live_format_warnings(char *out, size_t size, const struct site_view *v, int width)
 {
-	size_t used = 0;
-	out[0] = '\0';
-#define WARN_APPEND(...)                                                                           \
-	do {                                                                                       \
-		if (used < size) {                                                                 \
-			if (used > 0)                                                              \
-				used += (size_t)snprintf(out + used, size - used, ", ");           \
-			if (used < size)                                                           \
-				used += (size_t)snprintf(out + used, size - used, __VA_ARGS__);    \
-		}                                                                                  \
-	} while (0)
+	char items[5][32];
+	unsigned n = 0;
 	if (v->warnings & WARN_LONG_POLL_NOW) {
 		char t[16];
 		live_format_ns(t, sizeof t, v->longest_now_ns);
-		WARN_APPEND("polling %s now", t);
+		snprintf(items[n++], sizeof items[0], "polling %s now", t);
 	}
 	if (v->warnings & WARN_LONG_POLLS)
-		WARN_APPEND("long %llu", (unsigned long long)v->long_polls);
+		snprintf(items[n++], sizeof items[0], "long %llu",
+			 (unsigned long long)v->long_polls);
 	if (v->warnings & WARN_BLOCKS)
-		WARN_APPEND("blocks %llu", (unsigned long long)v->blocking_waits);
+		snprintf(items[n++], sizeof items[0], "blocks %llu",
+			 (unsigned long long)v->blocking_waits);
 	if (v->warnings & WARN_NEVER_ENDS)
-		WARN_APPEND("never ends");
+		snprintf(items[n++], sizeof items[0], "never ends");
 	if (v->warnings & WARN_TOO_SMALL)
-		WARN_APPEND("too small");
-#undef WARN_APPEND
+		snprintf(items[n++], sizeof items[0], "too small");
+	/* the most that fit whole, with room for " +N" when some do not */
+	size_t used = 0, all = 0;
+	for (unsigned i = 0; i < n; i++)
+		all += (i > 0 ? 2 : 0) + strlen(items[i]);
+	unsigned shown = n;
+	if (width > 0 && all > (size_t)width) {
+		size_t room = (size_t)width > 3 ? (size_t)width - 3 : 0; /* " +N" */
+		size_t len = 0;
+		for (shown = 0; shown < n; shown++) {
+			size_t next = len + (shown > 0 ? 2 : 0) + strlen(items[shown]);
+			if (next > room)
+				break;
+			len = next;
+		}
+	}
+	out[0] = '\0';
+	for (unsigned i = 0; i < shown && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i > 0 ? ", " : "",
+					 items[i]);
+	if (shown < n && used < size)
+		snprintf(out + used, size - used, "%s+%u", used > 0 ? " " : "", n - shown);
 }
 
 void live_format_too_small(char *out, size_t size, const struct site_view *v)

@@ -178,7 +178,7 @@ static const enum site_column narrow_terminal_drops[] = {
 	COLUMN_SPAWN, COLUMN_ON_PATH, COLUMN_IDLE, COLUMN_DELAY_P50, COLUMN_DONE,
 	COLUMN_POLLS, COLUMN_ALIVE,   COLUMN_BUSY, COLUMN_SPAN,
 };
-#define WARNINGS_ROOM 18 /* columns the screen leaves the warnings ("polling 16.2ms now") */
+#define WARNINGS_ROOM 21 /* columns the screen leaves the warnings ("polling 16.2ms now +1") */
 
 /* The width the number columns of `shown` take, a space before each. */
 static int columns_width(column_set shown)
@@ -256,8 +256,22 @@ static void site_text(char *out, size_t size, const char *text, int width)
 	memcpy(out + head + 2, place, (size_t)place_len + 1);
 }
 
+/* A site's row; `width`, if not 0, the terminal's: the warnings that fit it whole. */
+/*
+ * The fewest characters a site's text is cut to: whole when short, else its function's first
+ * SITE_HEAD_MIN characters and its whole "(file:line)" ("blocking_~ (omp_slow.c:17)").
+ */
+#define SITE_HEAD_MIN 10
+static int readable_width(const char *text)
+{
+	int len = (int)strlen(text);
+	const char *place = strrchr(text, '(');
+	int least = place != NULL ? SITE_HEAD_MIN + 2 + (int)strlen(place) : SITE_WIDTH_MIN;
+	return len < least ? len : least;
+}
+
 static void site_line(char *out, size_t size, const struct live_snapshot *s,
-		      const struct site_view *v, int site_width, column_set shown)
+		      const struct site_view *v, int site_width, column_set shown, int width)
 {
 	char text[sizeof v->text];
 	site_text(text, sizeof text, v->text, site_width);
@@ -280,7 +294,11 @@ static void site_line(char *out, size_t size, const struct live_snapshot *s,
 		strcpy(cells[COLUMN_SPAWN], "-");
 	if (v->path_ns == 0)
 		strcpy(cells[COLUMN_ON_PATH], "-");
-	live_format_warnings(warnings, sizeof warnings, v);
+	int warnings_width = width - site_width - columns_width(shown) - 2;
+	live_format_warnings(warnings, sizeof warnings, v,
+			     width <= 0           ? 0
+			     : warnings_width > 0 ? warnings_width
+						  : 1);
 	if (v->delays == 0)
 		strcpy(cells[COLUMN_DELAY_P50], "-"), strcpy(cells[COLUMN_DELAY_P99], "-");
 	const char *texts[COLUMNS];
@@ -367,13 +385,25 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 {
 	char how_long[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
-	if (w->wait_kind != 0) {
+	/* the wait it is in; where the line is too narrow, without its site, then left out (the
+	 * row's colour tells a wait blocks its worker) */
+	for (int words = w->wait_kind != 0 ? 2 : 0; words > 0; words--) {
 		char wait_for[16];
 		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
+		bool at = words == 2 && w->wait_site[0] != '\0';
 		snprintf(wait, sizeof wait, "%s in a %s wait%s%.*s for %s%s",
 			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
-			 w->wait_site[0] != '\0' ? " at " : "", (int)sizeof w->wait_site - 1,
-			 w->wait_site, wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+			 at ? " at " : "", at ? (int)sizeof w->wait_site - 1 : 0, w->wait_site,
+			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+		int others = w->state == TP_LIVE_POLLING
+				     ? (int)strlen("polling  for ") + (int)strlen(how_long) +
+					       readable_width(live_site(s, w->site) != NULL
+								      ? live_site(s, w->site)->text
+								      : "a task")
+				     : (int)strlen("between tasks for ") + (int)strlen(how_long);
+		if (width <= 0 || others + (int)strlen(wait) <= width)
+			break;
+		wait[0] = '\0';
 	}
 	const struct site_view *site = live_site(s, w->site);
 	if (w->ended) {
@@ -381,11 +411,11 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 	} else if (w->state == TP_LIVE_POLLING) {
 		char text[sizeof site->text];
 		snprintf(text, sizeof text, "%s", site != NULL ? site->text : "a task");
-		/* the wait after it may be cut at the edge: the row's colour tells it blocks */
-		int rest = (int)(strlen("polling  for ") + strlen(how_long));
+		int rest = (int)(strlen("polling  for ") + strlen(how_long) + strlen(wait));
+		int least = readable_width(text);
 		if (width > 0)
 			site_text(text, sizeof text, site != NULL ? site->text : "a task",
-				  width - rest > SITE_WIDTH_MIN ? width - rest : SITE_WIDTH_MIN);
+				  width - rest > least ? width - rest : least);
 		/* cut where it is long (escaped bytes), as the line that holds it is */
 		snprintf(out, size, "polling %.*s for %s%s", (int)(size / 2), text, how_long, wait);
 	} else if (w->state == TP_LIVE_PARKED) {
@@ -480,11 +510,11 @@ static void waiter_longest(char *out, size_t size, const struct thread_view *w, 
 		snprintf(kind, sizeof kind, " %s", live_wait_kind_name(w->longest_wait_kind));
 	snprintf(head, sizeof head, "%s%s%s", how_long, kind,
 		 w->longest_wait_site[0] != '\0' ? " at " : "");
-	int room = width - (int)strlen(head);
+	int room = width - (int)strlen(head), least = readable_width(w->longest_wait_site);
 	site_text(site, sizeof site, w->longest_wait_site,
-		  width <= 0              ? (int)sizeof site
-		  : room > SITE_WIDTH_MIN ? room
-					  : SITE_WIDTH_MIN);
+		  width <= 0     ? (int)sizeof site
+		  : room > least ? room
+				 : least);
 	snprintf(out, size, "%s%.*s", head, (int)(size / 2), site);
 }
 
@@ -722,7 +752,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
-		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS);
+		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS, 0);
 		printf("%s\n", line);
 	}
 	if (s->n_sites == 0)
@@ -855,6 +885,24 @@ static attr_t style(const struct screen *sc, enum colour_pair pair)
 	return A_NORMAL;
 }
 
+/*
+ * How much of `text` a line of `width` columns shows: all that fits, or where wider, up to the
+ * last space before the edge, so that no figure or word is cut (the layouts leave out whole
+ * columns first; this is for what they could not).
+ */
+static int shown_length(const char *text, int width)
+{
+	int len = (int)strlen(text);
+	if (len <= width || text[width] == ' ')
+		return len <= width ? len : width;
+	int cut = width;
+	while (cut > 0 && text[cut - 1] != ' ')
+		cut--;
+	while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ','))
+		cut--;
+	return cut > 0 ? cut : width; /* one word wider than the line: its start */
+}
+
 static void put_line(int y, const char *text, attr_t attributes, bool fill)
 {
 	if (y < 0 || y >= LINES)
@@ -862,12 +910,11 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 	move(y, 0);
 	clrtoeol();
 	attron(attributes);
-	addnstr(text, COLS);
-	if (fill) {
-		int len = (int)strlen(text);
+	int len = shown_length(text, COLS);
+	addnstr(text, len);
+	if (fill)
 		for (int x = len; x < COLS; x++)
 			addch(' ');
-	}
 	attroff(attributes);
 }
 
@@ -991,7 +1038,7 @@ static void draw_tables(struct screen *sc)
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
-		site_line(line, sizeof line, s, v, site_width, shown);
+		site_line(line, sizeof line, s, v, site_width, shown, COLS);
 		attr_t a = k == sc->selected_index ? style(sc, PAIR_SELECTED)
 			   : v->warnings != 0      ? style(sc, PAIR_WARNING)
 						   : A_NORMAL;
@@ -1018,11 +1065,18 @@ static void draw_tables(struct screen *sc)
 	}
 	/* the waits by call site, in the rows left */
 	if (s->n_waits > 0 && y + 3 < bottom) {
-		int wait_width = widest_wait_site(s);
-		int room = COLS - (int)strlen("  KIND      WAITS    TOTAL  LONGEST THREADS   NOW") -
-			   12;
+		/* the site in the room the figures leave, never less than readable_width's (the
+		 * figures at the edge then left out whole, put_line) */
+		char header[LINE_MAX_CHARS];
+		wait_header(header, sizeof header, 0);
+		int wait_width = widest_wait_site(s),
+		    room = COLS - ((int)strlen(header) - (int)strlen("SITE"));
+		int readable = 0;
+		for (unsigned i = 0; i < s->n_waits; i++)
+			if (readable_width(s->waits[i].text) > readable)
+				readable = readable_width(s->waits[i].text);
 		if (wait_width > room)
-			wait_width = room > SITE_WIDTH_MIN ? room : SITE_WIDTH_MIN;
+			wait_width = room > readable ? room : readable;
 		put_line(y++, "", 0, false);
 		put_line(y++, WAITS_TITLE, style(sc, PAIR_HEADER), true);
 		wait_header(line, sizeof line, wait_width);
@@ -1205,7 +1259,7 @@ static void draw_detail(struct screen *sc)
 	live_format_ns(poll99, sizeof poll99, v->poll_p99_ns);
 	live_format_ns(longest, sizeof longest, v->longest_poll_ns);
 	live_format_ns(blocking, sizeof blocking, v->blocking_ns);
-	live_format_warnings(w, sizeof w, v);
+	live_format_warnings(w, sizeof w, v, 0);
 	snprintf(line, sizeof line, "%.*s  (site %u)", (int)sizeof line - 32, v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
 	/* lines that fit 80 columns */
