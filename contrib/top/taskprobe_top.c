@@ -259,9 +259,9 @@ static void site_text(char *out, size_t size, const char *text, int width)
 /* A site's row; `width`, if not 0, the terminal's: the warnings that fit it whole. */
 /*
  * The fewest characters a site's text is cut to: whole when short, else its function's first
- * SITE_HEAD_MIN characters and its whole "(file:line)" ("blocking_~ (omp_slow.c:17)").
+ * SITE_HEAD_MIN characters and its whole "(file:line)" ("blocki~ (omp_slow.c:17)").
  */
-#define SITE_HEAD_MIN 10
+#define SITE_HEAD_MIN 6
 static int readable_width(const char *text)
 {
 	int len = (int)strlen(text);
