@@ -1218,3 +1218,247 @@ Test(top, a_program_without_tasks_has_its_threads_on_the_screen_at_120_and_80_co
 	}
 	free(command);
 }
+
+/* A pid that no process has now: the highest free one below pid_max. */
+static pid_t free_pid(void)
+{
+	long pid_max = 32768;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &pid_max) != 1)
+			pid_max = 32768;
+		fclose(f);
+	}
+	for (pid_t pid = (pid_t)pid_max - 1; pid > 300; pid--)
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return pid;
+	cr_assert_fail("no free pid");
+	return 0;
+}
+
+/* A pid that nothing runs with is said as such, not only that it has no statistics. */
+Test(top, a_pid_that_no_process_has_is_said_to_be_no_process)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char pid[16], said[64];
+	snprintf(pid, sizeof pid, "%d", (int)free_pid());
+	struct tp_run top;
+	tp_launch((const char *[]){"top", pid, NULL}, NULL, &top);
+	cr_expect_eq(top.status, 1, "%s", top.err);
+	snprintf(said, sizeof said, "no process %s: nothing runs with that pid", pid);
+	cr_expect(strstr(top.err, said) != NULL, "%s", top.err);
+	tp_run_free(&top);
+}
+
+/*
+ * Two calls of a wait on one line are one row of the waits table (and its detail has the
+ * stacks of both).
+ */
+Test(top, two_calls_of_a_wait_on_one_line_are_one_row)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run run;
+	tp_launch_unprivileged(
+		(const char *[]){"top", "--once", "--",
+				 tp_unprivileged_copy(tp_target("one_line_two_waits")), "40", NULL},
+		NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "taken 40\n");
+	const char *site = tp_source_site("one_line_two_waits.c", "static void *consumer(",
+					  "sem_wait(&items); else");
+	const char *table = strstr(run.err, "WAITS BY CALL SITE");
+	cr_assert_not_null(table, "%s", run.err);
+	/* the table's rows: to the blank line after it */
+	const char *end = strstr(table, "\n\n");
+	unsigned rows = 0;
+	for (const char *at = table; (at = strstr(at, site)) != NULL && (end == NULL || at < end);
+	     at++)
+		rows++;
+	cr_expect_eq(rows, 1, "%u rows of %s:\n%s", rows, site, run.err);
+	/* in the screen's order: the threads, then the waits */
+	const char *threads = strstr(run.err, "\nTID ");
+	cr_expect(threads != NULL && threads < table, "%s", run.err);
+	tp_run_free(&run);
+}
+
+/* ? and h show the keys' help; Esc, Left or Backspace go back, from it or from a detail. */
+Test(top, question_mark_and_h_show_the_keys_help)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(asprintf(&command, "cd /tmp && TERM=screen %s top --interval 0.5 -- %s 20000",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("wait_sites"))) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 120, 30, true);
+	free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", SCREEN_WAIT));
+	static const char *const keys[] = {"?", "h"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		tp_terminal_keys(&t, keys[i]);
+		char *screen = tp_terminal_wait_for(&t, "\nKEYS", 5000);
+		cr_expect(strstr(screen, "Backspace") != NULL && strstr(screen, "WAITS BY") == NULL,
+			  "%s", screen);
+		free(screen);
+		tp_terminal_keys(&t, "Escape");
+		free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 5000));
+	}
+	/* a wait site's detail, and back by Left */
+	tp_terminal_keys(&t, "Enter");
+	free(tp_terminal_wait_for(&t, "WAIT STACKS", 5000));
+	tp_terminal_keys(&t, "Left");
+	free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 5000));
+	tp_terminal_keys(&t, "q");
+	free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+	tp_terminal_stop(&t);
+	free(command);
+}
+
+/*
+ * Input that is not a terminal is the program's: `printf 'b\na\n' | taskprobe top -- sort`
+ * sorts it, the console on the full screen with its keys from the terminal; with no terminal
+ * at all (setsid), it prints snapshots and says why; with --once, as a plain run.
+ */
+Test(top, a_pipe_on_standard_input_reaches_the_program)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(
+		asprintf(&command,
+			 "cd /tmp && printf 'b\\na\\n' | TERM=screen %s top --interval 0.2 -- sort",
+			 tp_unprivileged_launcher()) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 120, 30, true);
+	char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+	cr_expect(strstr(screen, "taskprobe top: sort") != NULL, "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	screen = tp_terminal_wait_for(&t, "[exit 0]", 60000);
+	cr_expect(strstr(screen, "a\nb\n[exit 0]") != NULL, "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+	free(command);
+
+	static const char *const ways[] = {
+		"printf 'b\\na\\n' | setsid -w \"$0\" top -- sort",
+		"printf 'b\\na\\n' | \"$0\" top --once -- sort",
+	};
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+		struct tp_run run;
+		tp_run(TP_PLAIN,
+		       (const char *[]){"/bin/sh", "-c", ways[i], TP_CONTRIB_DIR "/taskprobe",
+					NULL},
+		       NULL, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", ways[i], run.err);
+		cr_expect_str_eq(run.out, "a\nb\n", "%s: %s", ways[i], run.err);
+		if (i == 0)
+			cr_expect(strstr(run.err, "standard input is not a terminal") != NULL ||
+					  strstr(run.err, "standard output is not a terminal") !=
+						  NULL,
+				  "%s", run.err);
+		tp_run_free(&run);
+	}
+}
+
+/* The figure after `word` ("long ", "blocks ") in `text` up to `end`, -1 when not there. */
+static long figure_after(const char *text, const char *end, const char *word)
+{
+	const char *at = memmem(text, (size_t)(end - text), word, strlen(word));
+	return at != NULL ? strtol(at + strlen(word), NULL, 10) : -1;
+}
+
+/* Whether `row` holds `site` readably: whole, or its function's start (6 at least) then "~ "
+ * and its whole "(file:line)". */
+static bool site_readable(const char *row, const char *site)
+{
+	if (strstr(row, site) != NULL)
+		return true;
+	const char *place = strchr(site, '(');
+	char cut[128];
+	snprintf(cut, sizeof cut, "%.6s", site);
+	const char *at = strstr(row, cut), *tilde = at != NULL ? strstr(at, "~ ") : NULL;
+	return tilde != NULL && strncmp(tilde + 2, place, strlen(place)) == 0 &&
+	       (size_t)(tilde - at) < (size_t)(place - site);
+}
+
+/*
+ * No figure is cut at the terminal's edge, at 120 and 80 columns, once omp_top_shapes ended (its
+ * figures then stay): each site row's warnings say the figures its detail view says, whole
+ * ("long 132, blocks 1" of a row cut in "blocks 132" is a lie), or say how many were left out;
+ * the wait site keeps its function's start and its whole file:line; no line is wider than the
+ * terminal.
+ */
+Test(top, no_figure_is_cut_and_names_keep_their_place_at_120_and_80_columns)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *sites[] = {SLEEPY_SITE, BLOCKER_SITE};
+	char wait_site[128];
+	snprintf(wait_site, sizeof wait_site, "%s",
+		 tp_source_site("omp_top_shapes.c", "static void blocker(", "sem_wait(gate)"));
+	static const unsigned widths[] = {120, 80};
+	for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+		struct tp_terminal t;
+		start_console(&t, "--sort site", 120, "screen", widths[w], 40);
+		char *screen = tp_terminal_wait_for(&t, "exited after", SCREEN_WAIT);
+		for (const char *line = screen; *line != '\0';) {
+			size_t len = strcspn(line, "\n");
+			cr_expect(len <= widths[w], "%u columns: a line of %zu:\n%s", widths[w],
+				  len, screen);
+			line += len + (line[len] == '\n');
+		}
+		const char *waits = strstr(screen, "WAITS BY CALL SITE");
+		cr_expect(waits != NULL && site_readable(waits, wait_site), "%u columns: %s:\n%s",
+			  widths[w], wait_site, screen);
+		/* sorted by site, descending: the sites in line order from the last */
+		const char *header = strstr(screen, "SITE ");
+		cr_assert_not_null(header, "%s", screen);
+		for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
+			const char *row = strstr(screen, sites[i]);
+			cr_assert_not_null(row, "%u columns: no %s:\n%s", widths[w], sites[i],
+					   screen);
+			const char *row_end = row + strcspn(row, "\n");
+			long row_long = figure_after(row, row_end, "long "),
+			     row_blocks = figure_after(row, row_end, "blocks ");
+			/* its detail: to the first row (the selection follows the site first shown),
+			 * Down to it, Enter */
+			unsigned downs = 0;
+			for (const char *r = strchr(header, '\n') + 1; strchr(r, '\n') < row;
+			     r = strchr(r, '\n') + 1)
+				downs++;
+			char keys[256] = "Up Up Up Up Up Up Up Up ";
+			for (unsigned k = 0; k < downs; k++)
+				strcat(keys, "Down ");
+			strcat(keys, "Enter");
+			tp_terminal_keys(&t, keys);
+			char *detail = tp_terminal_wait_for(&t, "POLL TIME", 5000);
+			cr_expect(strstr(detail, sites[i]) != NULL, "%s", detail);
+			const char *polls = strstr(detail, "\npolls "),
+				   *blocking = strstr(detail, "waits blocking their worker: ");
+			cr_assert(polls != NULL && blocking != NULL, "%s", detail);
+			const char *long_at = strstr(polls, " long\n");
+			cr_assert_not_null(long_at, "%s", detail);
+			while (long_at > polls && long_at[-1] != ' ')
+				long_at--;
+			long detail_long = strtol(long_at, NULL, 10),
+			     detail_blocks = strtol(
+				     blocking + strlen("waits blocking their worker: "), NULL, 10);
+			bool some_left_out = memmem(row, (size_t)(row_end - row), " +", 2) != NULL;
+			cr_expect(row_long == detail_long || (row_long < 0 && some_left_out),
+				  "%u columns: %s: long %ld in its row, %ld in its detail:\n%.*s",
+				  widths[w], sites[i], row_long, detail_long, (int)(row_end - row),
+				  row);
+			cr_expect(row_blocks == (detail_blocks > 0 ? detail_blocks : -1) ||
+					  (row_blocks < 0 && some_left_out),
+				  "%u columns: %s: blocks %ld in its row, %ld in its detail:\n%.*s",
+				  widths[w], sites[i], row_blocks, detail_blocks,
+				  (int)(row_end - row), row);
+			free(detail);
+			tp_terminal_keys(&t, "Escape");
+			free(tp_terminal_wait_for(&t, "sorted by site", 5000));
+		}
+		free(screen);
+		tp_terminal_keys(&t, "q");
+		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+		tp_terminal_stop(&t);
+	}
+}

@@ -459,6 +459,13 @@ enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir,
 	process_read(&p, pid);
 	enum live_open_result r = dir != NULL ? open_in(f, pid, &p, dir, false, true, why, why_size)
 					      : open_in_default_dirs(f, pid, &p, why, why_size);
+	/* nothing found for a pid that nothing has: that is what to say first */
+	if (r == LIVE_MISSING && !p.known && kill(pid, 0) != 0 && errno == ESRCH)
+		snprintf(why, why_size,
+			 "no process %d: nothing runs with that pid, and it left no live "
+			 "statistics (start a program with `taskprobe top -- PROGRAM` or "
+			 "`taskprobe run`)",
+			 (int)pid);
 	process_free(&p);
 	return r;
 }
@@ -945,7 +952,8 @@ static void read_snapshot(void *arg)
 		w->total_ns = wait_sites[i].total_ns;
 		w->longest_ns = wait_sites[i].longest_ns;
 		w->waiting = wait_sites[i].waiting;
-		w->threads = (unsigned)__builtin_popcountll(wait_sites[i].threads);
+		w->thread_bits = wait_sites[i].threads;
+		w->threads = (unsigned)__builtin_popcountll(w->thread_bits);
 	}
 
 	read_graph(r, slots);
@@ -1162,6 +1170,40 @@ static void merge_sites_of_one_name(struct live_snapshot *out)
 			out->stacks[i].row = kept_row[out->stacks[i].row % TP_LIVE_SITES];
 }
 
+/*
+ * Wait sites of one text (one kind) made one: the shim keeps a site per call address, and one
+ * source line may hold two calls of a wait (both branches of a condition, an unrolled loop). The
+ * stacks of those merged away are the kept one's.
+ */
+static void merge_wait_sites_of_one_name(struct live_snapshot *out)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < out->n_waits; i++) {
+		const struct wait_view *w = &out->waits[i];
+		unsigned k = 0;
+		while (k < n &&
+		       !(w->address != 0 && out->waits[k].address != 0 &&
+			 w->kind == out->waits[k].kind && strcmp(out->waits[k].text, w->text) == 0))
+			k++;
+		if (k == n) {
+			out->waits[n++] = *w;
+			continue;
+		}
+		struct wait_view *to = &out->waits[k];
+		to->waits += w->waits;
+		to->total_ns += w->total_ns;
+		to->waiting += w->waiting;
+		if (w->longest_ns > to->longest_ns)
+			to->longest_ns = w->longest_ns;
+		to->thread_bits |= w->thread_bits;
+		to->threads = (unsigned)__builtin_popcountll(to->thread_bits);
+		for (unsigned s = 0; s < out->n_stacks; s++)
+			if (out->stacks[s].row == w->entry)
+				out->stacks[s].row = to->entry;
+	}
+	out->n_waits = n;
+}
+
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
 		   struct live_snapshot *out, char *why, size_t why_size)
 {
@@ -1172,6 +1214,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	const struct tp_live_header *h = &out->header;
 	name_addresses(f, out);
 	merge_sites_of_one_name(out);
+	merge_wait_sites_of_one_name(out);
 	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
@@ -1321,33 +1364,46 @@ void live_format_ns(char *out, size_t size, uint64_t ns)
 		snprintf(out, size, "%.0fs", (double)ns / 1e9);
 }
 
-void live_format_warnings(char *out, size_t size, const struct site_view *v)
+void live_format_warnings(char *out, size_t size, const struct site_view *v, int width)
 {
-	size_t used = 0;
-	out[0] = '\0';
-#define WARN_APPEND(...)                                                                           \
-	do {                                                                                       \
-		if (used < size) {                                                                 \
-			if (used > 0)                                                              \
-				used += (size_t)snprintf(out + used, size - used, ", ");           \
-			if (used < size)                                                           \
-				used += (size_t)snprintf(out + used, size - used, __VA_ARGS__);    \
-		}                                                                                  \
-	} while (0)
+	char items[5][32];
+	unsigned n = 0;
 	if (v->warnings & WARN_LONG_POLL_NOW) {
 		char t[16];
 		live_format_ns(t, sizeof t, v->longest_now_ns);
-		WARN_APPEND("polling %s now", t);
+		snprintf(items[n++], sizeof items[0], "polling %s now", t);
 	}
 	if (v->warnings & WARN_LONG_POLLS)
-		WARN_APPEND("long %llu", (unsigned long long)v->long_polls);
+		snprintf(items[n++], sizeof items[0], "long %llu",
+			 (unsigned long long)v->long_polls);
 	if (v->warnings & WARN_BLOCKS)
-		WARN_APPEND("blocks %llu", (unsigned long long)v->blocking_waits);
+		snprintf(items[n++], sizeof items[0], "blocks %llu",
+			 (unsigned long long)v->blocking_waits);
 	if (v->warnings & WARN_NEVER_ENDS)
-		WARN_APPEND("never ends");
+		snprintf(items[n++], sizeof items[0], "never ends");
 	if (v->warnings & WARN_TOO_SMALL)
-		WARN_APPEND("too small");
-#undef WARN_APPEND
+		snprintf(items[n++], sizeof items[0], "too small");
+	/* the most that fit whole, with room for " +N" when some do not */
+	size_t used = 0, all = 0;
+	for (unsigned i = 0; i < n; i++)
+		all += (i > 0 ? 2 : 0) + strlen(items[i]);
+	unsigned shown = n;
+	if (width > 0 && all > (size_t)width) {
+		size_t room = (size_t)width > 3 ? (size_t)width - 3 : 0; /* " +N" */
+		size_t len = 0;
+		for (shown = 0; shown < n; shown++) {
+			size_t next = len + (shown > 0 ? 2 : 0) + strlen(items[shown]);
+			if (next > room)
+				break;
+			len = next;
+		}
+	}
+	out[0] = '\0';
+	for (unsigned i = 0; i < shown && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i > 0 ? ", " : "",
+					 items[i]);
+	if (shown < n && used < size)
+		snprintf(out + used, size - used, "%s+%u", used > 0 ? " " : "", n - shown);
 }
 
 void live_format_too_small(char *out, size_t size, const struct site_view *v)

@@ -203,7 +203,8 @@ struct wait_view {
 	uint32_t entry; /* TP_LIVE_STACK_OF_WAIT_SITE | its entry: its stacks' row */
 	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t waits, total_ns, longest_ns, waiting;
-	unsigned threads; /* threads that waited there (a bit per tid % 64: a lower bound) */
+	unsigned threads;     /* threads that waited there (a bit per tid % 64: a lower bound) */
+	uint64_t thread_bits; /* those bits */
 };
 
 struct live_snapshot {
@@ -287,8 +288,11 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);
-/* "long 3, blocks 2, never ends, too small", or "" */
-void live_format_warnings(char *out, size_t size, const struct site_view *site);
+/*
+ * "long 3, blocks 2, never ends, too small", or ""; in `width` characters, if not 0: the
+ * warnings that fit whole, then how many were left out ("long 132 +1"), never a cut figure.
+ */
+void live_format_warnings(char *out, size_t size, const struct site_view *site, int width);
 /* The site's granularity verdict in words (tp_live_too_small_words), "" when not too small. */
 void live_format_too_small(char *out, size_t size, const struct site_view *v);
 /* The contract's name of a wait kind ("futex", "condvar", ...), "" for 0. */

@@ -198,7 +198,7 @@ static const enum site_column narrow_terminal_drops[] = {
 	COLUMN_SPAWN, COLUMN_ON_PATH, COLUMN_IDLE, COLUMN_DELAY_P50, COLUMN_DONE,
 	COLUMN_POLLS, COLUMN_ALIVE,   COLUMN_BUSY, COLUMN_SPAN,
 };
-#define WARNINGS_ROOM 18 /* columns the screen leaves the warnings ("polling 16.2ms now") */
+#define WARNINGS_ROOM 21 /* columns the screen leaves the warnings ("polling 16.2ms now +1") */
 
 /* The width the number columns of `shown` take, a space before each. */
 static int columns_width(column_set shown)
@@ -276,8 +276,22 @@ static void site_text(char *out, size_t size, const char *text, int width)
 	memcpy(out + head + 2, place, (size_t)place_len + 1);
 }
 
+/* A site's row; `width`, if not 0, the terminal's: the warnings that fit it whole. */
+/*
+ * The fewest characters a site's text is cut to: whole when short, else its function's first
+ * SITE_HEAD_MIN characters and its whole "(file:line)" ("blocki~ (omp_slow.c:17)").
+ */
+#define SITE_HEAD_MIN 6
+static int readable_width(const char *text)
+{
+	int len = (int)strlen(text);
+	const char *place = strrchr(text, '(');
+	int least = place != NULL ? SITE_HEAD_MIN + 2 + (int)strlen(place) : SITE_WIDTH_MIN;
+	return len < least ? len : least;
+}
+
 static void site_line(char *out, size_t size, const struct live_snapshot *s,
-		      const struct site_view *v, int site_width, column_set shown)
+		      const struct site_view *v, int site_width, column_set shown, int width)
 {
 	char text[sizeof v->text];
 	site_text(text, sizeof text, v->text, site_width);
@@ -300,7 +314,11 @@ static void site_line(char *out, size_t size, const struct live_snapshot *s,
 		strcpy(cells[COLUMN_SPAWN], "-");
 	if (v->path_ns == 0)
 		strcpy(cells[COLUMN_ON_PATH], "-");
-	live_format_warnings(warnings, sizeof warnings, v);
+	int warnings_width = width - site_width - columns_width(shown) - 2;
+	live_format_warnings(warnings, sizeof warnings, v,
+			     width <= 0           ? 0
+			     : warnings_width > 0 ? warnings_width
+						  : 1);
 	if (v->delays == 0)
 		strcpy(cells[COLUMN_DELAY_P50], "-"), strcpy(cells[COLUMN_DELAY_P99], "-");
 	const char *texts[COLUMNS];
@@ -387,13 +405,25 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 {
 	char how_long[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
-	if (w->wait_kind != 0) {
+	/* the wait it is in; where the line is too narrow, without its site, then left out (the
+	 * row's colour tells a wait blocks its worker) */
+	for (int words = w->wait_kind != 0 ? 2 : 0; words > 0; words--) {
 		char wait_for[16];
 		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
+		bool at = words == 2 && w->wait_site[0] != '\0';
 		snprintf(wait, sizeof wait, "%s in a %s wait%s%.*s for %s%s",
 			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
-			 w->wait_site[0] != '\0' ? " at " : "", (int)sizeof w->wait_site - 1,
-			 w->wait_site, wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+			 at ? " at " : "", at ? (int)sizeof w->wait_site - 1 : 0, w->wait_site,
+			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
+		int others = w->state == TP_LIVE_POLLING
+				     ? (int)strlen("polling  for ") + (int)strlen(how_long) +
+					       readable_width(live_site(s, w->site) != NULL
+								      ? live_site(s, w->site)->text
+								      : "a task")
+				     : (int)strlen("between tasks for ") + (int)strlen(how_long);
+		if (width <= 0 || others + (int)strlen(wait) <= width)
+			break;
+		wait[0] = '\0';
 	}
 	const struct site_view *site = live_site(s, w->site);
 	if (w->ended) {
@@ -401,11 +431,11 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 	} else if (w->state == TP_LIVE_POLLING) {
 		char text[sizeof site->text];
 		snprintf(text, sizeof text, "%s", site != NULL ? site->text : "a task");
-		/* the wait after it may be cut at the edge: the row's colour tells it blocks */
-		int rest = (int)(strlen("polling  for ") + strlen(how_long));
+		int rest = (int)(strlen("polling  for ") + strlen(how_long) + strlen(wait));
+		int least = readable_width(text);
 		if (width > 0)
 			site_text(text, sizeof text, site != NULL ? site->text : "a task",
-				  width - rest > SITE_WIDTH_MIN ? width - rest : SITE_WIDTH_MIN);
+				  width - rest > least ? width - rest : least);
 		/* cut where it is long (escaped bytes), as the line that holds it is */
 		snprintf(out, size, "polling %.*s for %s%s", (int)(size / 2), text, how_long, wait);
 	} else if (w->state == TP_LIVE_PARKED) {
@@ -500,11 +530,11 @@ static void waiter_longest(char *out, size_t size, const struct thread_view *w, 
 		snprintf(kind, sizeof kind, " %s", live_wait_kind_name(w->longest_wait_kind));
 	snprintf(head, sizeof head, "%s%s%s", how_long, kind,
 		 w->longest_wait_site[0] != '\0' ? " at " : "");
-	int room = width - (int)strlen(head);
+	int room = width - (int)strlen(head), least = readable_width(w->longest_wait_site);
 	site_text(site, sizeof site, w->longest_wait_site,
-		  width <= 0              ? (int)sizeof site
-		  : room > SITE_WIDTH_MIN ? room
-					  : SITE_WIDTH_MIN);
+		  width <= 0     ? (int)sizeof site
+		  : room > least ? room
+				 : least);
 	snprintf(out, size, "%s%.*s", head, (int)(size / 2), site);
 }
 
@@ -742,7 +772,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
-		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS);
+		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS, 0);
 		printf("%s\n", line);
 	}
 	if (s->n_sites == 0)
@@ -753,17 +783,6 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 			printf("%s\n", line);
 	}
 	printf("\n");
-	if (s->n_waits > 0) {
-		int wait_width = widest_wait_site(s);
-		printf("%s\n", WAITS_TITLE);
-		wait_header(line, sizeof line, wait_width);
-		printf("%s\n", line);
-		for (unsigned i = 0; i < s->n_waits; i++) {
-			wait_line(line, sizeof line, &s->waits[i], wait_width);
-			printf("%s\n", line);
-		}
-		printf("\n");
-	}
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);
 		waiter_header(line, sizeof line, &all);
@@ -778,6 +797,16 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		printf("%s\n", line);
 		for (unsigned i = 0; i < s->n_threads; i++) {
 			worker_line(line, sizeof line, s, &s->threads[i], &all);
+			printf("%s\n", line);
+		}
+	}
+	if (s->n_waits > 0) { /* below the threads, as on the screen */
+		int wait_width = widest_wait_site(s);
+		printf("\n%s\n", WAITS_TITLE);
+		wait_header(line, sizeof line, wait_width);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_waits; i++) {
+			wait_line(line, sizeof line, &s->waits[i], wait_width);
 			printf("%s\n", line);
 		}
 	}
@@ -852,6 +881,7 @@ struct screen {
 	int selected_index; /* the task sites', then the wait sites' (n_sites + i) */
 	int first_site;     /* the first site row shown */
 	bool detail;
+	bool help; /* the keys' help shown, over the tables or the detail */
 	int detail_scroll;
 	bool colours;
 	bool gone;
@@ -875,6 +905,24 @@ static attr_t style(const struct screen *sc, enum colour_pair pair)
 	return A_NORMAL;
 }
 
+/*
+ * How much of `text` a line of `width` columns shows: all that fits, or where wider, up to the
+ * last space before the edge, so that no figure or word is cut (the layouts leave out whole
+ * columns first; this is for what they could not).
+ */
+static int shown_length(const char *text, int width)
+{
+	int len = (int)strlen(text);
+	if (len <= width || text[width] == ' ')
+		return len <= width ? len : width;
+	int cut = width;
+	while (cut > 0 && text[cut - 1] != ' ')
+		cut--;
+	while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ','))
+		cut--;
+	return cut > 0 ? cut : width; /* one word wider than the line: its start */
+}
+
 static void put_line(int y, const char *text, attr_t attributes, bool fill)
 {
 	if (y < 0 || y >= LINES)
@@ -882,12 +930,11 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 	move(y, 0);
 	clrtoeol();
 	attron(attributes);
-	addnstr(text, COLS);
-	if (fill) {
-		int len = (int)strlen(text);
+	int len = shown_length(text, COLS);
+	addnstr(text, len);
+	if (fill)
 		for (int x = len; x < COLS; x++)
 			addch(' ');
-	}
 	attroff(attributes);
 }
 
@@ -895,8 +942,23 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 #define TABLES_TOP 3
 
 static const char *FOOTER_TABLES =
-	"q quit  Up/Down select  Enter detail  < > sort column  r reverse  space refresh";
-static const char *FOOTER_DETAIL = "q quit  Esc/Left back  Up/Down scroll  space refresh";
+	"q quit  ? help  Up/Down select  Enter detail  < > sort  r reverse  space refresh";
+static const char *FOOTER_DETAIL =
+	"q quit  ? help  Esc/Left/Backspace back  Up/Down scroll  space refresh";
+static const char *FOOTER_HELP = "q quit  Esc/Left/Backspace/? back";
+
+/* The help's lines (? or h): every key, as taskprobe-top(1) says them. */
+static const char *const HELP[] = {
+	"KEYS",
+	"  q, Ctrl-C              quit the console (the program runs on)",
+	"  ?, h                   this help; again (or Esc) to leave it",
+	"  Up/Down, k/j           select a site; in its detail, scroll",
+	"  Enter                  a site's detail: its figures, histograms and stacks",
+	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
+	"  < >                    sort by the column before, after",
+	"  r                      reverse the order",
+	"  space, R               refresh now",
+};
 
 static const struct live_snapshot *shown(const struct screen *sc)
 {
@@ -996,7 +1058,7 @@ static void draw_tables(struct screen *sc)
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
-		site_line(line, sizeof line, s, v, site_width, shown);
+		site_line(line, sizeof line, s, v, site_width, shown, COLS);
 		attr_t a = k == sc->selected_index ? style(sc, PAIR_SELECTED)
 			   : v->warnings != 0      ? style(sc, PAIR_WARNING)
 						   : A_NORMAL;
@@ -1023,11 +1085,18 @@ static void draw_tables(struct screen *sc)
 	}
 	/* the waits by call site, in the rows left */
 	if (s->n_waits > 0 && y + 3 < bottom) {
-		int wait_width = widest_wait_site(s);
-		int room = COLS - (int)strlen("  KIND      WAITS    TOTAL  LONGEST THREADS   NOW") -
-			   12;
+		/* the site in the room the figures leave, never less than readable_width's (the
+		 * figures at the edge then left out whole, put_line) */
+		char header[LINE_MAX_CHARS];
+		wait_header(header, sizeof header, 0);
+		int wait_width = widest_wait_site(s),
+		    room = COLS - ((int)strlen(header) - (int)strlen("SITE"));
+		int readable = 0;
+		for (unsigned i = 0; i < s->n_waits; i++)
+			if (readable_width(s->waits[i].text) > readable)
+				readable = readable_width(s->waits[i].text);
 		if (wait_width > room)
-			wait_width = room > SITE_WIDTH_MIN ? room : SITE_WIDTH_MIN;
+			wait_width = room > readable ? room : readable;
 		put_line(y++, "", 0, false);
 		put_line(y++, WAITS_TITLE, style(sc, PAIR_HEADER), true);
 		wait_header(line, sizeof line, wait_width);
@@ -1168,9 +1237,9 @@ static void draw_wait_detail(struct screen *sc)
 		 live_wait_kind_name(w->kind));
 	put_line(y++, line, A_BOLD, false);
 	snprintf(line, sizeof line,
-		 "waits %llu, %s in all, longest %s; %u threads, %llu waiting now",
+		 "waits %llu, %s in all, longest %s; %u thread%s, %llu waiting now",
 		 (unsigned long long)w->waits, total, longest, w->threads,
-		 (unsigned long long)w->waiting);
+		 w->threads == 1 ? "" : "s", (unsigned long long)w->waiting);
 	put_line(y++, line, 0, false);
 	put_line(y++, "", 0, false);
 	y = draw_stacks(sc, y, sc->detail_scroll, w->entry,
@@ -1210,7 +1279,7 @@ static void draw_detail(struct screen *sc)
 	live_format_ns(poll99, sizeof poll99, v->poll_p99_ns);
 	live_format_ns(longest, sizeof longest, v->longest_poll_ns);
 	live_format_ns(blocking, sizeof blocking, v->blocking_ns);
-	live_format_warnings(w, sizeof w, v);
+	live_format_warnings(w, sizeof w, v, 0);
 	snprintf(line, sizeof line, "%.*s  (site %u)", (int)sizeof line - 32, v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
 	/* lines that fit 80 columns */
@@ -1232,9 +1301,12 @@ static void draw_detail(struct screen *sc)
 	char spawn[16], share[16];
 	live_format_ns(spawn, sizeof spawn, v->spawn_p50_ns);
 	live_format_span_share(share, sizeof share, s, v);
-	snprintf(line, sizeof line,
-		 "critical path: %s of the span, %llu fragments; spawning one costs %s (p50)",
-		 share, (unsigned long long)v->path_fragments, v->spawn_p50_ns > 0 ? spawn : "-");
+	char spawn_cost[48] = "spawning one: not measured yet";
+	if (v->spawn_p50_ns > 0)
+		snprintf(spawn_cost, sizeof spawn_cost, "spawning one costs %s (p50)", spawn);
+	snprintf(line, sizeof line, "critical path: %s of the span, %llu fragment%s; %s", share,
+		 (unsigned long long)v->path_fragments, v->path_fragments == 1 ? "" : "s",
+		 spawn_cost);
 	put_line(y++, line, 0, false);
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
@@ -1263,6 +1335,15 @@ static void draw_detail(struct screen *sc)
 		sc->detail_scroll--; /* scrolled past the end: come back */
 }
 
+static void draw_help(struct screen *sc)
+{
+	int y = TABLES_TOP;
+	for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++)
+		put_line(y++, HELP[i], i == 0 ? style(sc, PAIR_HEADER) : 0, false);
+	while (y < LINES - 1)
+		put_line(y++, "", 0, false);
+}
+
 static void draw(struct screen *sc)
 {
 	char line[LINE_MAX_CHARS];
@@ -1280,12 +1361,17 @@ static void draw(struct screen *sc)
 	} else {
 		put_line(2, sc->detail ? "" : sort, 0, false);
 	}
-	if (sc->detail)
+	if (sc->help)
+		draw_help(sc);
+	else if (sc->detail)
 		draw_detail(sc);
 	else
 		draw_tables(sc);
-	put_line(LINES - 1, sc->detail ? FOOTER_DETAIL : FOOTER_TABLES, style(sc, PAIR_FOOTER),
-		 true);
+	put_line(LINES - 1,
+		 sc->help     ? FOOTER_HELP
+		 : sc->detail ? FOOTER_DETAIL
+			      : FOOTER_TABLES,
+		 style(sc, PAIR_FOOTER), true);
 	refresh();
 }
 
@@ -1293,7 +1379,31 @@ static void draw(struct screen *sc)
 static bool on_key(struct screen *sc, int key, bool *refresh_now)
 {
 	const struct live_snapshot *s = shown(sc);
+	if (sc->help) { /* the help is left by its keys or a way back; q still quits */
+		switch (key) {
+		case '?':
+		case 'h':
+		case KEY_ESCAPE:
+		case KEY_LEFT:
+		case KEY_BACKSPACE:
+		case '\n':
+		case '\r':
+		case KEY_ENTER:
+			sc->help = false;
+			return true;
+		case 'q':
+		case 'Q':
+		case KEY_CONTROL_C:
+			return false;
+		default:
+			return true;
+		}
+	}
 	switch (key) {
+	case '?':
+	case 'h':
+		sc->help = true;
+		break;
 	case 'q':
 	case 'Q':
 	case KEY_CONTROL_C:
@@ -1325,7 +1435,7 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case KEY_ESCAPE:
 	case KEY_LEFT:
 	case KEY_BACKSPACE:
-	case 'h':
+	case 127: /* Backspace on terminals whose kbs is ^H, sending DEL */
 		sc->detail = false;
 		break;
 	case '<':
@@ -1360,13 +1470,26 @@ static uint64_t monotonic_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Whether the terminal can be drawn on: cursor addressing at least. */
-static bool terminal_usable(void)
+/*
+ * Whether the full-screen view can be: keys to read (standard input a terminal), a terminal to
+ * draw on with cursor addressing at least; else why not, in `why`.
+ */
+static bool terminal_usable(char *why, size_t size)
 {
-	const char *term = getenv("TERM");
+	const char *term = getenv("TERM") != NULL ? getenv("TERM") : "";
+	char shown[128];
+	live_escape(shown, sizeof shown, term, strlen(term), false);
+	snprintf(why, size, "the terminal cannot draw a full-screen view (TERM=%s)", shown);
+	if (!isatty(STDIN_FILENO)) {
+		snprintf(why, size, "no keys to read: standard input is not a terminal");
+		return false;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		snprintf(why, size, "standard output is not a terminal");
+		return false;
+	}
 	int err = 0;
-	if (term == NULL || term[0] == '\0' || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
-	    setupterm(NULL, STDOUT_FILENO, &err) != OK)
+	if (term[0] == '\0' || setupterm(NULL, STDOUT_FILENO, &err) != OK)
 		return false;
 	const char *cup = tigetstr("cup");
 	bool usable = cup != NULL && cup != (char *)-1 && tigetnum("lines") != 0;
@@ -1477,14 +1600,8 @@ int main(int argc, char **argv)
 	}
 	if (o.once || o.batch)
 		return run_plain(&f, &o);
-	if (!terminal_usable()) {
-		const char *term = getenv("TERM") != NULL ? getenv("TERM") : "";
-		char shown[128];
-		live_escape(shown, sizeof shown, term, strlen(term), false);
-		fprintf(stderr,
-			"taskprobe-top: the terminal cannot draw a full-screen view (TERM=%s): "
-			"printing snapshots instead\n",
-			shown);
+	if (!terminal_usable(why, sizeof why)) {
+		fprintf(stderr, "taskprobe-top: %s: printing snapshots instead\n", why);
 		return run_plain(&f, &o);
 	}
 	return run_screen(&f, &o);
