@@ -91,3 +91,43 @@ Test(hygiene, every_shell_script_is_clean_under_shellcheck, .timeout = 120)
 	cr_expect_eq(status, 0, "shellcheck:\n%.4000s", out);
 	free(out);
 }
+
+/*
+ * The quick start and a user without root build only what a user runs, with the packages of
+ * contrib/install-deps's build profile: every file that build takes from the system (headers,
+ * libraries, programs) must be in a package the profile brings (preload-tests/user-build-packages
+ * asks dpkg and apt-cache, on this build's dependency log), and the README must name the same
+ * packages.
+ */
+Test(hygiene, the_build_profile_brings_every_package_the_user_build_uses, .timeout = 120)
+{
+	tp_require_program("/usr/bin/apt-cache", "apt (Debian)");
+	tp_require_program("/usr/bin/dpkg-query", "dpkg (Debian)");
+	int status;
+	char *out = run_in_tree("bash preload-tests/user-build-packages '" TP_CONTRIB_DIR "/..'",
+				&status);
+	cr_expect_eq(status, 0,
+		     "files the user's build uses whose packages contrib/install-deps build does "
+		     "not install:\n%.4000s",
+		     out);
+	free(out);
+}
+
+Test(hygiene, the_readme_names_the_packages_of_the_build_profile)
+{
+	int status;
+	char *list = run_in_tree("bash contrib/install-deps --list build | paste -s -d ' '",
+				 &status);
+	cr_assert_eq(status, 0, "contrib/install-deps --list build: %s", list);
+	list[strcspn(list, "\n")] = '\0';
+	char *readme = tp_read_file(SOURCE_ROOT "/README.md", NULL);
+	char *line;
+	cr_assert(asprintf(&line, "apt-get install %s\n", list) > 0);
+	cr_expect(strstr(readme, line) != NULL,
+		  "README.md's plain build does not say \"%s\" (contrib/install-deps build's "
+		  "packages)",
+		  line);
+	free(line);
+	free(readme);
+	free(list);
+}
