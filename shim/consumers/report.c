@@ -202,48 +202,18 @@ static void write_report(FILE *out)
 }
 
 /*
- * Whether this process's parent was started with the report on too (TASKPROBE_REPORT in the
- * environment it was started with: /proc's copy of it, which the parent's later changes leave
- * alone): then this process is one of a run's many (a script's command, a build's compiler)
- * rather than the one the user started. Read at exit, and only by a process with nothing to
- * report; false when it cannot be read (the parent ended, or is another user's).
- */
-static bool parent_reports(void)
-{
-	static const char wanted[] = "TASKPROBE_REPORT=";
-	char path[64], chunk[4096];
-	snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	/* `matched` characters of `wanted` seen from the start of an entry; -1: not at one */
-	ssize_t n, matched = 0;
-	bool found = false;
-	while (!found && (n = read(fd, chunk, sizeof chunk)) > 0)
-		for (ssize_t i = 0; i < n && !found; i++) {
-			if (chunk[i] == '\0')
-				matched = 0;
-			else if (matched >= 0 && chunk[i] == wanted[matched])
-				found = ++matched == (ssize_t)sizeof wanted - 1;
-			else
-				matched = -1;
-		}
-	close(fd);
-	return found;
-}
-
-/*
  * No executor ever reported a task: say so rather than "0 tasks", and why when the program's
  * OpenMP runtime is libgomp, which has no tool interface. A process with nothing at all to
- * report (no executor, no wait) says nothing when its parent reports too, so that a build's or a
- * script's many commands add nothing: the run's first process says for all, in one line.
+ * report (no executor, no wait) says nothing when its parent reports too (started with the
+ * setting), so that a build's or a script's many commands add nothing: the run's first process
+ * says for all, in one line.
  */
 static void report_no_executor(FILE *out)
 {
 	bool libgomp = tp_openmp_runtime_first() == TP_OPENMP_LIBGOMP;
 	bool waits = tp_report_waits_any();
 	if (!libgomp && !waits) {
-		if (!parent_reports())
+		if (!tp_process_parent_started_with("TASKPROBE_REPORT"))
 			fprintf(out,
 				"taskprobe: no task executor was seen (pid %d): no tasks to "
 				"report, "
