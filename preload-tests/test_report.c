@@ -263,3 +263,33 @@ Test(report, a_report_to_dev_null_is_written_there_and_a_fifo_refused, .timeout 
 	tp_run_free(&plain);
 	tp_remove_temp_dir(dir);
 }
+
+/*
+ * A program on GCC's libgomp that a script starts is not moved onto LLVM's libomp (the launcher
+ * moves the program it starts: the shim cannot swap a loaded runtime), so its tasks are not
+ * seen: it says so once, at its start, rather than showing nothing.
+ */
+Test(report, a_libgomp_program_a_script_starts_says_its_tasks_are_not_seen, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc");
+	char script[1024];
+	snprintf(script, sizeof script, "%s; true", fib);
+	struct tp_run run, plain;
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	tp_run(TP_PLAIN, (const char *[]){fib, NULL}, env, &plain);
+	tp_launch((const char *[]){"run", "--", "/bin/bash", "-c", script, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	static const char told[] = "(omp_fib_gcc) runs on GCC's libgomp, which has no tool "
+				   "interface: its tasks are not seen (its threads and waits are). "
+				   "taskprobe moves the program it starts onto LLVM's libomp, not "
+				   "the programs that one starts: run this one under taskprobe "
+				   "itself\n";
+	const char *said = strstr(run.err, told);
+	cr_expect(said != NULL, "%s", run.err);
+	cr_expect(said == NULL || strstr(said + strlen(told), "libgomp") == NULL, "once: %s",
+		  run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
