@@ -227,7 +227,8 @@ static void report_no_executor(FILE *out)
 		libgomp ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
 			  "it with LLVM's libomp preloaded (taskprobe run does this)"
 			: "");
-	tp_report_waits(out);
+	if (waits)
+		tp_report_waits(out);
 }
 
 /* The report, formatted in memory (NULL if that failed). */
