@@ -215,10 +215,9 @@ static void report_no_executor(FILE *out)
 	if (!libgomp && !waits) {
 		if (!tp_process_parent_started_with("TASKPROBE_REPORT"))
 			fprintf(out,
-				"taskprobe: no task executor was seen (pid %d): no tasks to "
-				"report, "
-				"and no thread waited in an interposed wait (joins, sleeps, select "
-				"and read are not waits here)\n",
+				"taskprobe: no task executor was seen (pid %d): no tasks "
+				"to report, and no thread waited in an interposed wait "
+				"(joins, sleeps, select and read are not waits here)\n",
 				(int)getpid());
 		return;
 	}
