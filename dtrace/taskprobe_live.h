@@ -288,8 +288,71 @@ static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_
 	return task_ns > 0 && cost > 0 && task_ns < TP_LIVE_TOO_SMALL_RATIO * cost;
 }
 
-/* A duration in words, as the exit report and --analyze say them: "90 ns", "1.2 us", "5.00 ms",
- * "1.250 s". Returns `buf`. */
+/*
+ * The figures' one reading of a log2 histogram (TP_LIVE_BUCKETS: bucket b counts [2^b, 2^(b+1))
+ * ns), for the exit report and the console alike: the value at `fraction` of its counts (0.5: the
+ * median), interpolated inside its bucket, never beyond `longest` (the longest value seen, where
+ * kept; 0: not kept); 0 when it is empty. A bucket's bounds or middle would be off by up to half
+ * the value (192 ns, 768 ns: the middles of buckets), and two readers' figures would differ.
+ */
+static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fraction,
+					uint64_t longest)
+{
+	uint64_t total = 0;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		total += histogram[b];
+	if (total == 0)
+		return 0;
+	double wanted = fraction * (double)total, seen = 0;
+	uint64_t value = 1ull << (TP_LIVE_BUCKETS - 1);
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
+		if (histogram[b] == 0)
+			continue;
+		if (seen + (double)histogram[b] >= wanted) {
+			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
+			value = (uint64_t)(low +
+					   (high - low) * (wanted - seen) / (double)histogram[b]);
+			break;
+		}
+		seen += (double)histogram[b];
+	}
+	return longest != 0 && value > longest ? longest : value;
+}
+
+/*
+ * A site's granularity, one computation for every reader: its tasks' median time, its spawn cost
+ * and its median start delay (0 where not measured), and the verdict on them (tp_live_too_small),
+ * given for a site of the program's (not the executor's own tasks) with two ended tasks or more.
+ */
+struct tp_live_granularity {
+	uint64_t task_ns, spawn_ns, start_ns;
+	int too_small;
+};
+
+/* The verdict on medians a reader has (--analyze's, from a recording's finer histograms). */
+static inline void tp_live_granularity_judge(struct tp_live_granularity *g, uint64_t tasks_done,
+					     int by_executor)
+{
+	g->too_small = !by_executor && tasks_done >= 2 &&
+		       tp_live_too_small(g->task_ns, g->spawn_ns, g->start_ns);
+}
+
+/* The figures and verdict from the live statistics' histograms (expanded to TP_LIVE_BUCKETS). */
+static inline struct tp_live_granularity
+tp_live_granularity_of(const uint64_t *task_time_histogram, const uint64_t *spawn_gap_histogram,
+		       const uint64_t *start_delay_histogram, uint64_t tasks_done, int by_executor)
+{
+	struct tp_live_granularity g = {
+		.task_ns = tp_live_quantile(task_time_histogram, 0.5, 0),
+		.spawn_ns = tp_live_quantile(spawn_gap_histogram, 0.5, 0),
+		.start_ns = tp_live_quantile(start_delay_histogram, 0.5, 0),
+	};
+	tp_live_granularity_judge(&g, tasks_done, by_executor);
+	return g;
+}
+
+/* A duration in words, as the exit report, the console's verdicts and --analyze say them: "90 ns",
+ * "1.2 us", "5.00 ms", "1.250 s". Returns `buf`. */
 static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
 {
 	if (ns < 1000)
@@ -317,6 +380,17 @@ static inline void tp_live_too_small_words(char *out, size_t size, const char *s
 		 : start != NULL                ? "starting one costs ~"
 						: "",
 		 start != NULL ? start : "");
+}
+
+/* The verdict on `g` in words (tp_live_too_small_words), durations said alike by every reader. */
+static inline void tp_live_granularity_words(char *out, size_t size, const char *site,
+					     const struct tp_live_granularity *g)
+{
+	char task[24], spawn[24], start[24];
+	tp_live_too_small_words(
+		out, size, site, tp_live_duration_words(g->task_ns, task, sizeof task),
+		g->spawn_ns != 0 ? tp_live_duration_words(g->spawn_ns, spawn, sizeof spawn) : NULL,
+		g->start_ns != 0 ? tp_live_duration_words(g->start_ns, start, sizeof start) : NULL);
 }
 
 struct tp_live_thread {

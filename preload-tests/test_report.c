@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 
@@ -55,10 +56,10 @@ Test(report, a_program_with_no_executor_says_so_and_names_no_runtime, .timeout =
 	cr_expect_str_eq(run.out, plain.out);
 	char said[512];
 	snprintf(said, sizeof said, no_executor, (int)run.pid);
-	strcat(said, "\n");
-	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
-		  run.err);
-	cr_expect(strstr(run.err, "libgomp") == NULL, "%s", run.err);
+	/* nothing else to report: one line (it waited nowhere) */
+	strcat(said, ", and no thread waited in an interposed wait (joins, sleeps, select and read "
+		     "are not waits here)\n");
+	cr_expect_str_eq(run.err, said);
 	tp_run_free(&run);
 	tp_run_free(&plain);
 }
@@ -194,4 +195,101 @@ Test(report, exit_from_a_plain_thread_ends_as_without_the_report_with_no_spawn_s
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	expect_endings_as_without_the_report("TASKPROBE_STACKS=0", " with no spawn stack ");
+}
+
+/* The lines of `text` that hold "(pid " (each process's report names its pid). */
+static unsigned report_lines(const char *text)
+{
+	unsigned n = 0;
+	for (const char *at = text; (at = strstr(at, "(pid ")) != NULL; at++)
+		n++;
+	return n;
+}
+
+/*
+ * A script's processes with nothing to report (no executor, no wait) say nothing: of a shell and
+ * its children (threads: threads joined, none waits), the one the run started says one line that
+ * nothing was seen, and its children, whose parent reports too, nothing.
+ */
+Test(report, a_scripts_processes_with_nothing_to_report_say_one_line, .timeout = 120)
+{
+	char script[1024];
+	const char *threads = tp_target("threads");
+	snprintf(script, sizeof script, "%s 1; %s 1; %s 1", threads, threads, threads);
+	const char *argv[] = {"/bin/bash", "-c", script, NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(report_lines(run.err), 1, "one line in all: %s", run.err);
+	char said[512];
+	snprintf(said, sizeof said, no_executor, (int)run.pid);
+	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
+		  run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
+ * A report to a character device (/dev/null: the user wants none) is written there; a fifo is
+ * still refused, at once (its open would wait for a reader), and the report goes to stderr.
+ */
+Test(report, a_report_to_dev_null_is_written_there_and_a_fifo_refused, .timeout = 120)
+{
+	const char *argv[] = {tp_target("threads"), "3", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, argv, (const char *[]){NULL}, &plain);
+	tp_run(TP_PRELOADED, argv, (const char *[]){"TASKPROBE_REPORT=/dev/null", NULL}, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_str_eq(run.err, plain.err);
+	tp_run_free(&run);
+
+	char *dir = tp_make_temp_dir("report-fifo");
+	char fifo[512], setting[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(setting, sizeof setting, "TASKPROBE_REPORT=%s", fifo);
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, NULL}, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	/* with no reader, the open fails (ENXIO); with one, the file's type is refused */
+	cr_expect(strstr(run.err, "cannot be written: ") != NULL &&
+			  strstr(run.err, "; using stderr") != NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * A program on GCC's libgomp that a script starts is not moved onto LLVM's libomp (the launcher
+ * moves the program it starts: the shim cannot swap a loaded runtime), so its tasks are not
+ * seen: it says so once, at its start, rather than showing nothing.
+ */
+Test(report, a_libgomp_program_a_script_starts_says_its_tasks_are_not_seen, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc");
+	char script[1024];
+	snprintf(script, sizeof script, "%s; true", fib);
+	struct tp_run run, plain;
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	tp_run(TP_PLAIN, (const char *[]){fib, NULL}, env, &plain);
+	tp_launch((const char *[]){"run", "--", "/bin/bash", "-c", script, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	static const char told[] = "(omp_fib_gcc) runs on GCC's libgomp, which has no tool "
+				   "interface: its tasks are not seen (its threads and waits are). "
+				   "taskprobe moves the program it starts onto LLVM's libomp, not "
+				   "the programs that one starts: run this one under taskprobe "
+				   "itself\n";
+	const char *said = strstr(run.err, told);
+	cr_expect(said != NULL, "%s", run.err);
+	cr_expect(said == NULL || strstr(said + strlen(told), "libgomp") == NULL, "once: %s",
+		  run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
 }

@@ -44,6 +44,9 @@ ParameterizedTestParameters(settings, each_value)
 		{"TASKPROBE_WORKERS=", true},
 		{"TASKPROBE_REPORT=stderr", false},
 		{"TASKPROBE_REPORT=", true},
+		/* a variable that is no setting, misspelled or not */
+		{"TASKPROBE_REPROT=stderr", true},
+		{"TASKPROBE_NO_SUCH_SETTING=1", true},
 	};
 	return cr_make_param_array(struct setting_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -66,7 +69,8 @@ ParameterizedTest(struct setting_case *c, settings, each_value)
 			 c->assignment);
 		cr_expect(strstr(preloaded.err, name) != NULL, "the warning names %s: %s", name,
 			  preloaded.err);
-		cr_expect(strstr(preloaded.err, "using") != NULL,
+		cr_expect(strstr(preloaded.err, "using") != NULL ||
+				  strstr(preloaded.err, "ignored") != NULL,
 			  "the warning names the default: %s", preloaded.err);
 	}
 	tp_run_free(&plain);
@@ -84,4 +88,28 @@ Test(settings, an_overlong_worker_glob_is_refused_once)
 	cr_expect_eq(run.status, 0);
 	cr_expect_eq(shim_lines(run.err), 1, "%s", run.err);
 	tp_run_free(&run);
+}
+
+/*
+ * A misspelled setting is said once, with the setting it is nearest to: by the process started
+ * with it, not again by its children (whose parent was started with it too: it said it). The
+ * script ends with a builtin: a command bash execs in its own place has bash's parent, and says
+ * it again (README).
+ */
+Test(settings, a_misspelled_setting_is_said_once_with_the_one_meant)
+{
+	char script[1024];
+	const char *threads = tp_target("threads");
+	snprintf(script, sizeof script, "%s 1; %s 1; %s 1; true", threads, threads, threads);
+	const char *argv[] = {"/bin/bash", "-c", script, NULL};
+	const char *env[] = {"TASKPROBE_REPROT=stderr", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, &run);
+	cr_expect_eq(run.status, plain.status);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_str_eq(run.err, "taskprobe: TASKPROBE_REPROT is not a setting of taskprobe (did "
+				  "you mean TASKPROBE_REPORT?): ignored\n");
+	tp_run_free(&run);
+	tp_run_free(&plain);
 }

@@ -820,3 +820,43 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 	free(json);
 	remove_dir(dir);
 }
+
+/*
+ * A --thread or --site that matches nothing is said, each value that did, and the exit status is
+ * 4 (the timeline is written, as it would be: its counters only); a filter that matches keeps
+ * the status 0.
+ */
+Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	struct tp_run run;
+	record_into(dir, "fib", tp_require_program(tp_target("omp_fib"), "clang and libomp-dev"),
+		    NULL, &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char tid[32];
+	snprintf(tid, sizeof tid, "%d", (int)run.pid); /* the main thread's */
+	tp_run_free(&run);
+	char *rec = only_file(dir, "fib.");
+	convert((const char *[]){"-o", json, "--thread", "99999999", rec, NULL}, &run);
+	cr_expect_eq(run.status, 4, "%s", run.err);
+	cr_expect_not_null(strstr(run.err, "taskprobe-timeline: --thread 99999999 matched no "
+					   "thread of the input\n"),
+			   "%s", run.err);
+	tp_run_free(&run);
+	convert((const char *[]){"-o", json, "--site", "nosuchsite", "--site", "fib", rec, NULL},
+		&run);
+	cr_expect_eq(run.status, 4, "%s", run.err);
+	cr_expect_not_null(strstr(run.err, "taskprobe-timeline: --site nosuchsite matched no task "
+					   "of the input\n"),
+			   "%s", run.err);
+	cr_expect_null(strstr(run.err, "--site fib "), "%s", run.err);
+	tp_run_free(&run);
+	convert((const char *[]){"-o", json, "--site", "fib", "--thread", tid, rec, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_null(strstr(run.err, "matched no"), "%s", run.err);
+	tp_run_free(&run);
+	free(rec);
+	free(json);
+	remove_dir(dir);
+}

@@ -442,8 +442,9 @@ Test(waits, the_exit_report_says_what_is_not_a_wait_when_no_thread_waited)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char said[256];
 	snprintf(said, sizeof said,
-		 "taskprobe: no thread waited in an interposed wait (pid %d): joins, sleeps, "
-		 "select and read are not waits here\n",
+		 "taskprobe: no task executor was seen (pid %d): no tasks to report, and no "
+		 "thread waited in an interposed wait (joins, sleeps, select and read are not "
+		 "waits here)\n",
 		 (int)run.pid);
 	cr_expect(strstr(run.err, said) != NULL, "%s", run.err);
 	tp_run_free(&run);

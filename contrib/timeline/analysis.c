@@ -917,24 +917,25 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
 			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
-	/* tasks too small for what they cost */
+	/* tasks too small for what they cost: the verdict and its words are the exit report's and
+	 * the console's (taskprobe_live.h), on the medians of the recording's finer histograms */
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = &a->sites[order[i]];
 		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),
 			 start = hist_median(&s->start_delay);
-		if (task == UINT64_MAX || s->tasks < 2)
-			continue;
-		if (!tp_live_too_small(task, spawn != UINT64_MAX ? spawn : 0,
-				       start != UINT64_MAX ? start : 0))
-			continue;
 		/* each cost said where it was measured (a site whose tasks are all spawned first
 		 * has no gap between spawns to measure) */
+		struct tp_live_granularity g = {
+			.task_ns = task != UINT64_MAX ? task : 0,
+			.spawn_ns = spawn != UINT64_MAX ? spawn : 0,
+			.start_ns = start != UINT64_MAX ? start : 0,
+		};
+		tp_live_granularity_judge(&g, s->tasks, 0);
+		if (!g.too_small)
+			continue;
 		char words[1024];
-		tp_live_too_small_words(
-			words, sizeof words, site_text(a, order[i], name, sizeof name, shown),
-			duration(task, b1, sizeof b1),
-			spawn != UINT64_MAX ? duration(spawn, b2, sizeof b2) : NULL,
-			start != UINT64_MAX ? duration(start, b3, sizeof b3) : NULL);
+		tp_live_granularity_words(words, sizeof words,
+					  site_text(a, order[i], name, sizeof name, shown), &g);
 		fprintf(out, "  %s\n", words);
 	}
 	free(order);

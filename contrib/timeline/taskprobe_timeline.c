@@ -10,7 +10,9 @@
  * Exit status: 0; 1 when lines were malformed (each reported with its number, then skipped), a
  * recording ends in a chunk that is not whole (read up to there, and said), or events were left
  * out to keep the converter's memory under its bound (256 MiB: recording.c; said); 2 when the input
- * or output could not be used. A sample line that repeats the one before it byte for byte is
+ * or output could not be used; 4 when a --thread or --site value matched nothing in the input
+ * (each said; the timeline, written all the same, holds none of theirs: a typo, or the wrong
+ * recording, should not pass for an empty timeline). A sample line that repeats the one before it byte for byte is
  * dropped, and the count of those said on stderr, without changing the status; so are the
  * events a recording says it could not record.
  *
@@ -49,6 +51,8 @@
 #define SAY_SIZE_FROM 1000000
 /* The exit status when the output would be larger than --max-size. */
 #define STATUS_TOO_LARGE 3
+/* The exit status when a --thread or --site value matched nothing (and nothing worse happened). */
+#define STATUS_UNMATCHED 4
 
 static int usage(FILE *to, int status)
 {
@@ -333,6 +337,7 @@ static int convert_text(FILE *in, struct timeline *t, const char *start, size_t 
 	free(line);
 	free(source);
 	say_empty(t);
+	size_t unmatched = timeline_unmatched(t, stderr);
 	bool ok;
 	struct timeline_counts counts;
 	uint64_t malformed = timeline_finish(t, &counts, &ok);
@@ -349,7 +354,7 @@ static int convert_text(FILE *in, struct timeline *t, const char *start, size_t 
 			"taskprobe-timeline: dropped %llu duplicated perf samples (identical to "
 			"the sample before them)\n",
 			(unsigned long long)duplicates);
-	return read_failed || !ok ? 2 : malformed > 0 ? 1 : 0;
+	return read_failed || !ok ? 2 : malformed > 0 ? 1 : unmatched > 0 ? STATUS_UNMATCHED : 0;
 }
 
 /*
@@ -436,6 +441,7 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 	struct timeline_counts counts;
 	bool ok = recording_convert(t, inputs, n, stderr, &totals), finished;
 	say_empty(t);
+	size_t unmatched = timeline_unmatched(t, stderr);
 	timeline_finish(t, &counts, &finished);
 	ok = ok && finished;
 	if (counts.tasks_forgotten > 0)
@@ -472,7 +478,9 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 			"taskprobe-timeline: %" PRIu64
 			" events left out to keep the converter's memory bounded (said above)\n",
 			totals.left_out);
-	return totals.cut_files > 0 || totals.left_out > 0 ? 1 : 0;
+	return totals.cut_files > 0 || totals.left_out > 0 ? 1
+	       : unmatched > 0                             ? STATUS_UNMATCHED
+							   : 0;
 }
 
 /*

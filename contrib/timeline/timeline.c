@@ -209,6 +209,8 @@ struct timeline {
 	FILE *out;
 	struct timeline_options options;
 	char **sites_wanted; /* options.sites, JSON-escaped as names are */
+	/* which of options.sites kept a task, and of options.tids a thread (timeline_unmatched) */
+	bool *site_matched, *tid_matched;
 	struct map tasks, threads;
 	struct open_slice (*stacks)[MAX_OPEN];
 	uint32_t n_stacks, cap_stacks, *free_stacks, n_free_stacks;
@@ -755,20 +757,38 @@ static bool site_kept(const struct timeline *t, uint64_t site, uint32_t name)
 		return true;
 	char buf[32];
 	const char *text = task_name_text(t, site, name, buf);
+	bool kept = false;
 	for (size_t i = 0; i < t->options.n_sites; i++)
 		if (strstr(text, t->sites_wanted[i]) != NULL)
-			return true;
-	return false;
+			kept = t->site_matched[i] = true;
+	return kept;
 }
 
 static bool thread_kept(const struct timeline *t, uint64_t tid)
 {
 	if (t->options.n_tids == 0)
 		return true;
+	bool kept = false;
 	for (size_t i = 0; i < t->options.n_tids; i++)
 		if (t->options.tids[i] == tid)
-			return true;
-	return false;
+			kept = t->tid_matched[i] = true;
+	return kept;
+}
+
+size_t timeline_unmatched(const struct timeline *t, FILE *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->options.n_tids; i++)
+		if (!t->tid_matched[i] && ++n)
+			fprintf(out,
+				"taskprobe-timeline: --thread %" PRIu64
+				" matched no thread of the input\n",
+				t->options.tids[i]);
+	for (size_t i = 0; i < t->options.n_sites; i++)
+		if (!t->site_matched[i] && ++n)
+			fprintf(out, "taskprobe-timeline: --site %s matched no task of the input\n",
+				t->options.sites[i]);
+	return n;
 }
 
 /* A task's id in the timeline: tasks of different processes may have the same id. */
@@ -1446,7 +1466,8 @@ static void convert(struct timeline *t, const struct sample *s, struct thread *t
 		e->spawn_ns = s->ns;
 		e->spawn_tid = s->tid;
 		e->flags = TASK_READY;
-		if (thread->kept && site_kept(t, site, name))
+		/* the site asked first: a --site is matched by its tasks on any thread */
+		if (site_kept(t, site, name) && thread->kept)
 			e->flags |= TASK_KEPT;
 		counter_change(t, counters, READY, 1, s->ns);
 		if (json(t) && (e->flags & TASK_KEPT))
@@ -1561,9 +1582,12 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		t->options = *options;
 	t->processes = calloc(2 * MAX_PROCESSES, sizeof *t->processes);
 	t->sites_wanted = calloc(t->options.n_sites + 1, sizeof *t->sites_wanted);
-	if (t->processes == NULL || t->sites_wanted == NULL) {
+	t->site_matched = calloc(t->options.n_sites + t->options.n_tids + 1, sizeof(bool));
+	t->tid_matched = t->site_matched != NULL ? t->site_matched + t->options.n_sites : NULL;
+	if (t->processes == NULL || t->sites_wanted == NULL || t->site_matched == NULL) {
 		free(t->processes);
 		free(t->sites_wanted);
+		free(t->site_matched);
 		free(t);
 		return NULL;
 	}
@@ -1582,6 +1606,7 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		for (size_t i = 0; i < t->options.n_sites; i++)
 			free(t->sites_wanted[i]);
 		free(t->sites_wanted);
+		free(t->site_matched);
 		free(t);
 		return NULL;
 	}
@@ -1966,6 +1991,7 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	if (t->spill_fd >= 0)
 		close(t->spill_fd);
 	free(t->sites_wanted);
+	free(t->site_matched);
 	free(t->profiles);
 	free(t->blocks);
 	free(t->frames.slots);

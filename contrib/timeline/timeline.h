@@ -131,6 +131,10 @@ void timeline_process_name(struct timeline *t, uint32_t pid, const char *name);
 
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 
+/* Says on `out` each --thread value that matched no thread of the input so far, and each --site
+ * value no task's site; returns how many. */
+size_t timeline_unmatched(const struct timeline *t, FILE *out);
+
 /* `count` events of e's thread were not recorded before e->ns: said on its track. */
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count);
 

@@ -702,28 +702,6 @@ static uint64_t process_now(const struct tp_live_header *h, uint64_t rate)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The value at `fraction` of a log2 histogram, interpolated inside its bucket; 0 if empty. */
-static uint64_t histogram_quantile(const uint64_t *histogram, double fraction)
-{
-	uint64_t total = 0;
-	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
-		total += histogram[b];
-	if (total == 0)
-		return 0;
-	double wanted = fraction * (double)total, seen = 0;
-	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
-		if (histogram[b] == 0)
-			continue;
-		if (seen + (double)histogram[b] >= wanted) {
-			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
-			return (uint64_t)(low +
-					  (high - low) * (wanted - seen) / (double)histogram[b]);
-		}
-		seen += (double)histogram[b];
-	}
-	return 1ull << (TP_LIVE_BUCKETS - 1);
-}
-
 static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 {
 	v->spawned += load64(&r->spawned);
@@ -1223,18 +1201,17 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		out->alive += v->alive;
 		out->spawned += v->spawned;
 		out->done += v->done;
-		v->delay_p50_ns = histogram_quantile(v->delay_histogram, 0.50);
-		v->delay_p99_ns = histogram_quantile(v->delay_histogram, 0.99);
-		/* interpolated in a log2 bucket: never beyond the longest poll seen */
-		v->poll_p50_ns = histogram_quantile(v->poll_histogram, 0.50);
-		v->poll_p99_ns = histogram_quantile(v->poll_histogram, 0.99);
-		v->spawn_p50_ns = histogram_quantile(v->spawn_gap_histogram, 0.50);
-		v->start_p50_ns = histogram_quantile(v->start_delay_histogram, 0.50);
-		v->task_p50_ns = histogram_quantile(v->task_time_histogram, 0.50);
-		if (v->poll_p50_ns > v->longest_poll_ns)
-			v->poll_p50_ns = v->longest_poll_ns;
-		if (v->poll_p99_ns > v->longest_poll_ns)
-			v->poll_p99_ns = v->longest_poll_ns;
+		/* read as the exit report reads them (tp_live_quantile) */
+		v->delay_p50_ns = tp_live_quantile(v->delay_histogram, 0.50, 0);
+		v->delay_p99_ns = tp_live_quantile(v->delay_histogram, 0.99, 0);
+		v->poll_p50_ns = tp_live_quantile(v->poll_histogram, 0.50, v->longest_poll_ns);
+		v->poll_p99_ns = tp_live_quantile(v->poll_histogram, 0.99, v->longest_poll_ns);
+		struct tp_live_granularity g = tp_live_granularity_of(
+			v->task_time_histogram, v->spawn_gap_histogram, v->start_delay_histogram,
+			v->done, v->by_executor);
+		v->spawn_p50_ns = g.spawn_ns;
+		v->start_p50_ns = g.start_ns;
+		v->task_p50_ns = g.task_ns;
 		if (v->long_polls > 0)
 			v->warnings |= WARN_LONG_POLLS;
 		if (v->blocking_waits > 0)
@@ -1246,8 +1223,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 			v->warnings |= WARN_LONG_POLL_NOW;
 		/* the verdict --analyze and the exit report give, on the median task's time (its
 		 * polls added up: a task that waits for its children runs in several) */
-		if (!v->by_executor && v->done >= 2 &&
-		    tp_live_too_small(v->task_p50_ns, v->spawn_p50_ns, v->start_p50_ns))
+		if (g.too_small)
 			v->warnings |= WARN_TOO_SMALL;
 	}
 	return true;
@@ -1408,15 +1384,12 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v, int
 
 void live_format_too_small(char *out, size_t size, const struct site_view *v)
 {
-	char task[16], spawn[16], start[16];
 	out[0] = '\0';
 	if (!(v->warnings & WARN_TOO_SMALL))
 		return;
-	live_format_ns(task, sizeof task, v->task_p50_ns);
-	live_format_ns(spawn, sizeof spawn, v->spawn_p50_ns);
-	live_format_ns(start, sizeof start, v->start_p50_ns);
-	tp_live_too_small_words(out, size, v->text, task, v->spawn_p50_ns > 0 ? spawn : NULL,
-				v->start_p50_ns > 0 ? start : NULL);
+	/* in the exit report's words, figure for figure */
+	struct tp_live_granularity g = {v->task_p50_ns, v->spawn_p50_ns, v->start_p50_ns, 1};
+	tp_live_granularity_words(out, size, v->text, &g);
 }
 
 bool live_without_tasks(const struct live_snapshot *s)

@@ -128,7 +128,7 @@ bool tp_record_file_open(const char *pattern)
 	}
 	bool made;
 	const char *why = NULL;
-	int fd = tp_output_open(record_path, O_RDWR | O_APPEND, &made, &why);
+	int fd = tp_output_open(record_path, O_RDWR | O_APPEND, false, &made, &why);
 	if (fd < 0) {
 		tp_warn("TASKPROBE_RECORD=\"%.300s\" cannot be written: %s; not recording",
 			record_path, why);

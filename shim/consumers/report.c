@@ -203,17 +203,31 @@ static void write_report(FILE *out)
 
 /*
  * No executor ever reported a task: say so rather than "0 tasks", and why when the program's
- * OpenMP runtime is libgomp, which has no tool interface.
+ * OpenMP runtime is libgomp, which has no tool interface. A process with nothing at all to
+ * report (no executor, no wait) says nothing when its parent reports too (started with the
+ * setting), so that a build's or a script's many commands add nothing: the run's first process
+ * says for all, in one line.
  */
 static void report_no_executor(FILE *out)
 {
+	bool libgomp = tp_openmp_runtime_first() == TP_OPENMP_LIBGOMP;
+	bool waits = tp_report_waits_any();
+	if (!libgomp && !waits) {
+		if (!tp_process_parent_started_with("TASKPROBE_REPORT"))
+			fprintf(out,
+				"taskprobe: no task executor was seen (pid %d): no tasks "
+				"to report, and no thread waited in an interposed wait "
+				"(joins, sleeps, select and read are not waits here)\n",
+				(int)getpid());
+		return;
+	}
 	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
 		(int)getpid(),
-		tp_openmp_runtime_first() == TP_OPENMP_LIBGOMP
-			? ". An OpenMP program on GCC's libgomp has no tool interface: run "
+		libgomp ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
 			  "it with LLVM's libomp preloaded (taskprobe run does this)"
 			: "");
-	tp_report_waits(out);
+	if (waits)
+		tp_report_waits(out);
 }
 
 /* The report, formatted in memory (NULL if that failed). */
@@ -243,7 +257,7 @@ static void write_text(const char *text, size_t length)
 	if (report_path[0] != '\0') {
 		bool made;
 		const char *why = NULL;
-		fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+		fd = tp_output_open(report_path, O_WRONLY | O_APPEND, true, &made, &why);
 		if (fd >= 0)
 			to = report_path;
 		else
@@ -290,7 +304,7 @@ static void write_out(void (*report)(FILE *))
 	if (memory == NULL)
 		return;
 	report(memory);
-	if (fclose(memory) == 0)
+	if (fclose(memory) == 0 && length > 0) /* nothing to say: no file touched */
 		write_text(text, length);
 	free(text);
 }
@@ -377,7 +391,7 @@ static void check_report_file(const char *setting)
 		bool made;
 		if (at + strlen(expanded) < sizeof report_path) {
 			memcpy(report_path + at, expanded, strlen(expanded) + 1);
-			fd = tp_output_open(report_path, O_WRONLY | O_APPEND, &made, &why);
+			fd = tp_output_open(report_path, O_WRONLY | O_APPEND, true, &made, &why);
 		}
 	}
 	if (fd >= 0) {

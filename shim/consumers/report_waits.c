@@ -305,6 +305,22 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 	}
 }
 
+bool tp_report_waits_any(void)
+{
+	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < THREAD_TABLES + 1; i++) {
+		if (i < THREAD_TABLES && i >= taken)
+			continue;
+		const struct thread_table *t = &tables[i];
+		if (__atomic_load_n(&t->other_waits, __ATOMIC_RELAXED) > 0)
+			return true;
+		for (unsigned r = 0; r < SITES_PER_THREAD; r++)
+			if (__atomic_load_n(&t->rows[r].waits, __ATOMIC_RELAXED) > 0)
+				return true;
+	}
+	return false;
+}
+
 void tp_report_waits(FILE *out)
 {
 	if (!tp_reporting())

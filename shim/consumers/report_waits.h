@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,6 +19,9 @@ void tp_report_waits_name_sites(void);
 
 /* Writes each thread's top wait sites to `out` (names them: at exit only); nothing if none. */
 void tp_report_waits(FILE *out);
+
+/* Whether any thread ended an interposed wait (a report of waits has something to say). */
+bool tp_report_waits_any(void);
 
 /* A forked child counts its own waits, from zero. */
 void tp_report_waits_child_after_fork(void);

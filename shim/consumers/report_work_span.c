@@ -23,7 +23,7 @@ struct site_figures {
 	uint32_t id; /* the site's id (equal for equal texts), 0 for the rows of words */
 	uint32_t row;
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
-	uint64_t work_ns, tasks, path_ns, path_fragments;
+	uint64_t work_ns, tasks, path_ns, path_fragments, longest_poll_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	/* ended tasks' times (their polls added up) and the costs, from the rows' compact
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
@@ -33,27 +33,19 @@ struct site_figures {
 
 static struct site_figures figures[TP_LIVE_SITES];
 
-/* The median of a log2 histogram: the middle of the bucket that holds it; 0 when empty. */
-static uint64_t median_ns(const uint64_t *histogram)
+/* A median (tp_live_quantile, as the console reads it) in words, "-" when none was measured. */
+static const char *median_words(uint64_t ns, char *buf, size_t size)
 {
-	uint64_t total = 0, seen = 0;
-	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
-		total += histogram[b];
-	for (unsigned b = 0; b < TP_LIVE_BUCKETS && total > 0; b++) {
-		seen += histogram[b];
-		if (2 * seen >= total)
-			return (3ull << b) / 2;
-	}
-	return 0;
-}
-
-/* The median of a histogram in words, "-" when empty. */
-static const char *median_words(const uint64_t *histogram, char *buf, size_t size)
-{
-	uint64_t ns = median_ns(histogram);
 	if (ns == 0)
 		return "-";
 	return tp_live_duration_words(ns, buf, size);
+}
+
+/* The site's granularity figures and verdict, computed as the console computes them. */
+static struct tp_live_granularity granularity(const struct site_figures *f)
+{
+	return tp_live_granularity_of(f->task_time_histogram, f->spawn_gap_histogram,
+				      f->start_delay_histogram, f->tasks, f->by_executor);
 }
 
 /* A site's text as written: escaped (shown_text.h: it comes from the program's files). */
@@ -132,6 +124,10 @@ void tp_report_work_span(FILE *out)
 			struct site_figures *f = &figures[line_at[row]];
 			f->work_ns += __atomic_load_n(&rows[row].busy_ns, __ATOMIC_RELAXED);
 			f->tasks += __atomic_load_n(&rows[row].done, __ATOMIC_RELAXED);
+			uint64_t longest_poll = __atomic_load_n(&rows[row].longest_poll_ns,
+								__ATOMIC_RELAXED);
+			if (longest_poll > f->longest_poll_ns)
+				f->longest_poll_ns = longest_poll;
 			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 				f->poll_histogram[b] += __atomic_load_n(
 					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
@@ -195,6 +191,7 @@ void tp_report_work_span(FILE *out)
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
 		char share[16], name[512], poll[24], spawn[24], start[24];
+		struct tp_live_granularity g = granularity(f);
 		/* OpenMP's initial task is outside the graph */
 		if ((f->work_ns == 0 && f->path_ns == 0) ||
 		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
@@ -206,28 +203,21 @@ void tp_report_work_span(FILE *out)
 				 100.0 * (double)f->path_ns / (double)longest.ns);
 		fprintf(out, "  %8s %8" PRIu64 " %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share,
 			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
-			median_words(f->poll_histogram, poll, sizeof poll),
-			median_words(f->spawn_gap_histogram, spawn, sizeof spawn),
-			median_words(f->start_delay_histogram, start, sizeof start),
+			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),
+				     poll, sizeof poll),
+			median_words(g.spawn_ns, spawn, sizeof spawn),
+			median_words(g.start_ns, start, sizeof start),
 			site_text(f, name, sizeof name));
 	}
-	/* tasks too small for what they cost (taskprobe_live.h: the same verdict as --analyze's) */
+	/* tasks too small for what they cost (taskprobe_live.h: the console's and --analyze's
+	 * verdict, on the same figures as the console's) */
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
-		uint64_t task = median_ns(f->task_time_histogram),
-			 spawn = median_ns(f->spawn_gap_histogram),
-			 start = median_ns(f->start_delay_histogram);
-		char name[512], task_words[24], spawn_words[24], start_words[24], words[1024];
-		if (f->id == 0 || f->by_executor || f->tasks < 2 ||
-		    !tp_live_too_small(task, spawn, start))
+		struct tp_live_granularity g = granularity(f);
+		char name[512], words[1024];
+		if (f->id == 0 || !g.too_small)
 			continue;
-		tp_live_too_small_words(
-			words, sizeof words, site_text(f, name, sizeof name),
-			tp_live_duration_words(task, task_words, sizeof task_words),
-			spawn != 0 ? tp_live_duration_words(spawn, spawn_words, sizeof spawn_words)
-				   : NULL,
-			start != 0 ? tp_live_duration_words(start, start_words, sizeof start_words)
-				   : NULL);
+		tp_live_granularity_words(words, sizeof words, site_text(f, name, sizeof name), &g);
 		fprintf(out, "  %s\n", words);
 	}
 	if (h->dependences_dropped > 0)

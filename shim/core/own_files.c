@@ -41,12 +41,17 @@ bool tp_output_path(const char *pattern, char *path, size_t size)
 
 static const char *open_failure(int err)
 {
-	return err == ELOOP ? "it is a symbolic link, which taskprobe does not follow"
-			    : strerror(err);
+	if (err == ELOOP)
+		return "it is a symbolic link, which taskprobe does not follow";
+	if (err == ENXIO) /* opened without blocking (below) */
+		return "it is a fifo no process reads, or a device that is not there";
+	return strerror(err);
 }
 
-int tp_output_open(const char *path, int flags, bool *made, const char **why)
+int tp_output_open(const char *path, int flags, bool devices, bool *made, const char **why)
 {
+	/* O_NOCTTY: a terminal named by the setting never becomes the program's controlling one */
+	flags |= O_NOCTTY;
 	int fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		*made = true;
@@ -62,13 +67,23 @@ int tp_output_open(const char *path, int flags, bool *made, const char **why)
 		*why = open_failure(errno);
 		return -1;
 	}
-	struct stat st;
+	struct stat st = {0};
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		*why = S_ISREG(st.st_mode) ? "it is another user's file"
-					   : "it is not a regular file";
-		close(fd);
-		errno = EPERM;
-		return -1;
+		/*
+		 * A character device (/dev/null, a terminal) is written as the shell's `2>` would:
+		 * only root makes one, and the open just passed the kernel's check of the user's
+		 * right to write it, whoever owns it. A fifo's (or socket's) other end may be
+		 * anyone's and a write to it may wait for good: refused, as are directories.
+		 */
+		if (!(devices && S_ISCHR(st.st_mode))) {
+			*why = S_ISREG(st.st_mode) ? "it is another user's file"
+			       : devices           ? "it is neither a regular file nor a character "
+						     "device"
+						   : "it is not a regular file";
+			close(fd);
+			errno = EPERM;
+			return -1;
+		}
 	}
 	(void)fcntl(fd, F_SETFL, flags & O_APPEND);
 	*made = false;

@@ -48,9 +48,10 @@ bool tp_output_path(const char *pattern, char *path, size_t size);
 /*
  * Opens `path` for writing (`flags`: O_WRONLY or O_RDWR, O_APPEND if wanted), as said above:
  * made (O_EXCL, 0600; *made true) or, when it exists, opened only if it is a regular file owned
- * by the calling user (*made false). -1 with errno, and a reason in `why`, when refused.
+ * by the calling user, or with `devices` a character device the user may write, such as
+ * /dev/null (*made false). -1 with errno, and a reason in `why`, when refused.
  */
-int tp_output_open(const char *path, int flags, bool *made, const char **why);
+int tp_output_open(const char *path, int flags, bool devices, bool *made, const char **why);
 
 /* Keeps `fd` in `owned` (moved high, close-on-exec, guarded); false, fd closed, if it cannot. */
 bool tp_own_fd_keep(struct tp_own_fd *owned, int fd);

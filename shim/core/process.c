@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,4 +124,31 @@ void tp_process_child_after_fork(void)
 	}
 	self.pid = tp_process_libc_tid();
 	self.start_ticks = 0;
+}
+
+bool tp_process_parent_started_with(const char *variable)
+{
+	if (tp_process_filtered())
+		return false;
+	char path[64], chunk[4096];
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	/* the characters of "variable=" matched from the start of an entry; -1: none here */
+	size_t length = strlen(variable);
+	ssize_t n, matched = 0;
+	bool found = false;
+	while (!found && (n = read(fd, chunk, sizeof chunk)) > 0)
+		for (ssize_t i = 0; i < n && !found; i++) {
+			char wanted = (size_t)matched < length ? variable[matched] : '=';
+			if (chunk[i] == '\0')
+				matched = 0;
+			else if (matched >= 0 && chunk[i] == wanted)
+				found = (size_t)++matched == length + 1;
+			else
+				matched = -1;
+		}
+	close(fd);
+	return found;
 }

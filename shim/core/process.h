@@ -49,6 +49,15 @@ pid_t tp_process_libc_tid(void);
  */
 uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
 
+/*
+ * Whether this process's parent was started with `variable` in its environment (/proc's copy of
+ * the environment it was started with, which its later changes leave alone): then this process
+ * is one of a run's many (a script's command, a build's compiler), which the parent's own lines
+ * already speak for. False when it cannot be read (the parent ended, or is another user's), and
+ * under a system call filter. Opens a file: at start or exit, not on a program's thread's path.
+ */
+bool tp_process_parent_started_with(const char *variable);
+
 /* From the lifecycle (lifecycle/lifecycle.c): */
 void tp_process_start(void);            /* this process's identity, read once */
 void tp_process_child_after_fork(void); /* the child's identity */

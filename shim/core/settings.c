@@ -3,13 +3,25 @@
 #define _GNU_SOURCE
 #include "settings.h"
 
+#include "process.h"
 #include "warn.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
+
+extern char **environ;
+
+/* Every variable parse_environment reads: any other TASKPROBE_ one is a misspelling, said. */
+static const char *const known[] = {
+	"TASKPROBE_STACKS", "TASKPROBE_STACK_DEPTH", "TASKPROBE_WORKERS",
+	"TASKPROBE_REPORT", "TASKPROBE_RECORD",      "TASKPROBE_RECORD_STACKS",
+	"TASKPROBE_LIVE",   "TASKPROBE_LIVE_DIR",    "TASKPROBE_LIVE_LONG_POLL_US",
+};
 
 enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
 
@@ -83,6 +95,75 @@ static bool locale_utf8(void)
 	return false;
 }
 
+/*
+ * The edit distance of `a` (`a_length` characters) and `b`, a swap of two neighbours counting
+ * one (REPROT is REPORT with a swap); names longer than the table are as far as can be.
+ */
+static size_t distance(const char *a, size_t a_length, const char *b)
+{
+	enum { LONGEST = 40 };
+	size_t b_length = strlen(b), d[LONGEST + 1][LONGEST + 1];
+	if (a_length > LONGEST || b_length > LONGEST)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= a_length; i++)
+		for (size_t j = 0; j <= b_length; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = i + j;
+				continue;
+			}
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = d[i - 1][j - 1] + cost;
+			best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+			best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[a_length][b_length];
+}
+
+/*
+ * Says each TASKPROBE_ variable of the environment that is no setting (TASKPROBE_REPROT), with
+ * the setting it is nearest to when one is within two edits: a misspelled setting otherwise does
+ * nothing, unsaid. The environment is only read (as secure_getenv would: nothing in a
+ * secure-execution process, which says nothing). A process whose parent was started with the
+ * same variable says nothing: its parent said it (a build's commands each would, else).
+ */
+static void warn_unknown_variables(void)
+{
+	if (getauxval(AT_SECURE))
+		return;
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		if (strncmp(*e, "TASKPROBE_", 10) != 0)
+			continue;
+		size_t length = strcspn(*e, "="), k = 0, nearest = SIZE_MAX, best = 3;
+		while (k < sizeof known / sizeof known[0] &&
+		       !(strlen(known[k]) == length && strncmp(*e, known[k], length) == 0))
+			k++;
+		if (k < sizeof known / sizeof known[0])
+			continue;
+		char name[128];
+		snprintf(name, sizeof name, "%.*s", (int)length, *e);
+		if (tp_process_parent_started_with(name))
+			continue;
+		for (k = 0; k < sizeof known / sizeof known[0]; k++) {
+			size_t d = distance(*e, length, known[k]);
+			if (d < best) {
+				best = d;
+				nearest = k;
+			}
+		}
+		if (nearest != SIZE_MAX)
+			tp_warn("%.100s is not a setting of taskprobe (did you mean %s?): ignored",
+				name, known[nearest]);
+		else
+			tp_warn("%.100s is not a setting of taskprobe (README.md, \"Settings\"): "
+				"ignored",
+				name);
+	}
+}
+
 static void parse_environment(struct tp_settings *s)
 {
 	int saved_errno = errno;
@@ -138,6 +219,7 @@ static void parse_environment(struct tp_settings *s)
 				 "a number of microseconds from 1 to 3600000000", "10000");
 	}
 	s->text_utf8 = locale_utf8();
+	warn_unknown_variables();
 	errno = saved_errno;
 }
 

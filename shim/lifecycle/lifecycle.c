@@ -16,6 +16,7 @@
 #include "executor.h"
 #include "exit_hook.h"
 #include "live.h"
+#include "openmp_runtimes.h"
 #include "own_files.h"
 #include "probe_sites.h"
 #include "process.h"
@@ -143,6 +144,7 @@ __attribute__((constructor)) static void start(void)
 	tp_thread_state_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
 	tp_clock_start();
+	tp_openmp_runtimes_start(); /* a program whose tasks cannot be seen says so */
 	tp_report_start();
 	tp_recorder_start();
 	tp_live_start();

@@ -3,8 +3,12 @@
 #define _GNU_SOURCE
 #include "openmp_runtimes.h"
 
+#include <errno.h>
 #include <link.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "warn.h"
 
 struct runtimes_seen {
 	enum tp_openmp_runtime first;
@@ -53,4 +57,15 @@ enum tp_openmp_runtime tp_openmp_runtime_first(void)
 bool tp_openmp_libgomp_on_libomp(void)
 {
 	return runtimes().libgomp_after_libomp;
+}
+
+void tp_openmp_runtimes_start(void)
+{
+	if (tp_openmp_runtime_first() != TP_OPENMP_LIBGOMP)
+		return;
+	tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its tasks are "
+		"not seen (its threads and waits are). taskprobe moves the program it starts onto "
+		"LLVM's libomp, not the programs that one starts: run this one under taskprobe "
+		"itself",
+		(int)getpid(), program_invocation_short_name);
 }

@@ -19,3 +19,12 @@ enum tp_openmp_runtime tp_openmp_runtime_first(void);
 
 /* Whether libgomp is loaded behind libomp: a program built for libgomp that runs on libomp. */
 bool tp_openmp_libgomp_on_libomp(void);
+
+/*
+ * At start: a process whose OpenMP runtime is libgomp (libomp not loaded before it) says, once,
+ * that its tasks are not seen. The launcher moves the program it starts onto libomp
+ * (LD_PRELOAD); a program that one starts (a script's) inherits only the LD_PRELOAD of a program
+ * that needed none, and its loaded runtime cannot be swapped: it is told to run under taskprobe
+ * itself (README, "OpenMP programs built with GCC").
+ */
+void tp_openmp_runtimes_start(void);
