@@ -121,6 +121,16 @@ void tp_run_both(const char *const argv[], const char *const env[], struct tp_ru
 	tp_run_free(&plain);
 }
 
+void tp_run_preloaded_as_plain(const char *const argv[], const char *const env[],
+			       struct tp_run *preloaded)
+{
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	tp_run(TP_PRELOADED, argv, env, preloaded);
+	expect_same_result(argv[0], &plain, "without the shim", preloaded, "preloaded");
+	tp_run_free(&plain);
+}
+
 void tp_run_all_ways_saying(const char *const argv[], const char *const env[], const char *said,
 			    struct tp_run *traced)
 {

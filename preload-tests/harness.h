@@ -215,6 +215,11 @@ const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint6
 /* Runs `argv` plainly and traced and asserts equal stdout and exit status; returns the traced run. */
 void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced);
 
+/* Runs `argv` plainly and preloaded (no tracer), asserting equal stdout and exit status; returns
+ * the preloaded run. */
+void tp_run_preloaded_as_plain(const char *const argv[], const char *const env[],
+			       struct tp_run *preloaded);
+
 /* The same, and preloaded with no tracer too: the three give equal stdout and exit status. */
 void tp_run_all_ways(const char *const argv[], const char *const env[], struct tp_run *traced);
 

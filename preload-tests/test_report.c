@@ -49,11 +49,8 @@ Test(report, a_program_with_no_executor_says_so_and_names_no_runtime, .timeout =
 {
 	const char *argv[] = {tp_target("threads"), "3", NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
-	struct tp_run run, plain;
-	tp_run(TP_PLAIN, argv, env, &plain);
-	tp_run(TP_PRELOADED, argv, env, &run);
-	cr_expect_eq(run.status, plain.status);
-	cr_expect_str_eq(run.out, plain.out);
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
 	char said[512];
 	snprintf(said, sizeof said, no_executor, (int)run.pid);
 	/* nothing else to report: one line (it waited nowhere) */
@@ -61,7 +58,6 @@ Test(report, a_program_with_no_executor_says_so_and_names_no_runtime, .timeout =
 		     "are not waits here)\n");
 	cr_expect_str_eq(run.err, said);
 	tp_run_free(&run);
-	tp_run_free(&plain);
 }
 
 /*
@@ -218,18 +214,14 @@ Test(report, a_scripts_processes_with_nothing_to_report_say_one_line, .timeout =
 	snprintf(script, sizeof script, "%s 1; %s 1; %s 1", threads, threads, threads);
 	const char *argv[] = {"/bin/bash", "-c", script, NULL};
 	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
-	struct tp_run run, plain;
-	tp_run(TP_PLAIN, argv, env, &plain);
-	tp_run(TP_PRELOADED, argv, env, &run);
-	cr_expect_eq(run.status, plain.status);
-	cr_expect_str_eq(run.out, plain.out);
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
 	cr_expect_eq(report_lines(run.err), 1, "one line in all: %s", run.err);
 	char said[512];
 	snprintf(said, sizeof said, no_executor, (int)run.pid);
 	cr_expect(strstr(run.err, said) != NULL, "expected on stderr: %s\nit has: %s", said,
 		  run.err);
 	tp_run_free(&run);
-	tp_run_free(&plain);
 }
 
 /*
