@@ -781,6 +781,22 @@ Test(harm, console_reads_another_users_modules_as_that_user)
 }
 
 /*
+ * A copy of mutex_waits at `dir`/`name` as f's module, its symbols at main, given a
+ * .gnu_debuglink to `name`.debug beside it by `link_command` (a shell command run in `dir`).
+ */
+static void debug_linked_module(const char *dir, const char *name, const char *link_command,
+				struct forged *f, char **module, char **debug)
+{
+	cr_assert(asprintf(module, "%s/%s", dir, name) > 0);
+	cr_assert(asprintf(debug, "%s/%s.debug", dir, name) > 0);
+	f->modules[0] = module_copy(tp_target("mutex_waits"), *module, 0700, 0, "main");
+	char *command;
+	cr_assert(asprintf(&command, "cd %s && %s", dir, link_command) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(command);
+}
+
+/*
  * A module without DWARF whose .gnu_debuglink names a fifo beside it: opening the fifo to read
  * it waited for a writer for ever. The console finishes (killed after 60 s: the failure).
  */
@@ -789,17 +805,13 @@ Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 	tp_require_program("/usr/bin/objcopy", "binutils");
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module, *debug, *command;
-	cr_assert(asprintf(&module, "%s/stripped", dir) > 0);
-	cr_assert(asprintf(&debug, "%s/stripped.debug", dir) > 0);
+	char *dir = new_dir(), *module, *debug;
 	struct forged f = forged_for(sleeper.pid);
-	f.modules[0] = module_copy(tp_target("mutex_waits"), module, 0700, 0, "main");
 	/* the link's file must exist for objcopy (its CRC): made, linked, replaced by a fifo */
-	cr_assert(asprintf(&command,
-			   "cd %s && cp stripped stripped.debug && objcopy --strip-debug "
-			   "--add-gnu-debuglink=stripped.debug stripped && rm stripped.debug",
-			   dir) > 0);
-	cr_assert_eq(system(command), 0, "%s", command);
+	debug_linked_module(dir, "stripped",
+			    "cp stripped stripped.debug && objcopy --strip-debug "
+			    "--add-gnu-debuglink=stripped.debug stripped && rm stripped.debug",
+			    &f, &module, &debug);
 	cr_assert_eq(mkfifo(debug, 0600), 0);
 	free(write_forged(dir, sleeper.pid, &f));
 	char pid[16];
@@ -815,7 +827,6 @@ Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 		  run.out);
 	tp_run_free(&run);
 	remove_tree(dir);
-	free(command);
 	free(debug);
 	free(module);
 	free(dir);
@@ -832,16 +843,12 @@ Test(harm, console_reads_no_debug_file_another_user_can_change)
 	tp_require_program("/usr/bin/objcopy", "binutils");
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module, *debug, *command;
-	cr_assert(asprintf(&module, "%s/split", dir) > 0);
-	cr_assert(asprintf(&debug, "%s/split.debug", dir) > 0);
+	char *dir = new_dir(), *module, *debug;
 	struct forged f = forged_for(sleeper.pid);
-	f.modules[0] = module_copy(tp_target("mutex_waits"), module, 0700, 0, "main");
-	cr_assert(asprintf(&command,
-			   "cd %s && objcopy --only-keep-debug split split.debug && objcopy "
-			   "--strip-debug --add-gnu-debuglink=split.debug split",
-			   dir) > 0);
-	cr_assert_eq(system(command), 0, "%s", command);
+	debug_linked_module(dir, "split",
+			    "objcopy --only-keep-debug split split.debug && objcopy "
+			    "--strip-debug --add-gnu-debuglink=split.debug split",
+			    &f, &module, &debug);
 	free(write_forged(dir, sleeper.pid, &f));
 	top_in("--once", dir, sleeper.pid, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
@@ -856,7 +863,6 @@ Test(harm, console_reads_no_debug_file_another_user_can_change)
 		  "%s", run.out);
 	tp_run_free(&run);
 	remove_tree(dir);
-	free(command);
 	free(debug);
 	free(module);
 	free(dir);
