@@ -393,6 +393,87 @@ static inline void tp_live_granularity_words(char *out, size_t size, const char 
 		g->start_ns != 0 ? tp_live_duration_words(g->start_ns, start, sizeof start) : NULL);
 }
 
+/*
+ * The POP model's factors (the POP Centre of Excellence's; Scalasca's, OTF-CPT's), one
+ * computation for every reader (the exit report, the console, --analyze), from each thread's
+ * useful computation (its time polling tasks: the runtime's waits in barriers, taskwaits,
+ * taskgroups, critical, ordered and locks end a poll, so they are not in it), the critical path's
+ * computation with waits at zero cost and every thread running its fragments in the order it
+ * ran them (placed: at least each thread's computation, at most the run time), and the run time:
+ *
+ *   parallel efficiency      = load balance x communication efficiency = average / run time
+ *   load balance             = average computation / maximum computation
+ *   communication efficiency = serialisation efficiency x transfer efficiency
+ *   serialisation efficiency = maximum computation / the critical path's computation
+ *   transfer efficiency      = the critical path's computation / the run time
+ *
+ * Each factor is at most 1 (a clock read late may make a ratio pass it by a hair). `valid` is
+ * 0 when there is nothing to divide by (no thread computed, no run time).
+ */
+struct tp_live_factors {
+	double parallel, load_balance, communication, serialisation, transfer;
+	uint64_t average_ns, maximum_ns, placed_ns, run_ns;
+	unsigned threads;
+	int valid;
+};
+
+static inline double tp_live_ratio_at_most_1(uint64_t part, uint64_t whole)
+{
+	if (whole == 0 || part >= whole)
+		return 1.0;
+	return (double)part / (double)whole;
+}
+
+/* The factors of `threads` threads' computations (`computation_ns[t]`), `placed_ns` and `run_ns`. */
+static inline struct tp_live_factors tp_live_factors_of(const uint64_t *computation_ns,
+							unsigned threads, uint64_t placed_ns,
+							uint64_t run_ns)
+{
+	struct tp_live_factors f = {.threads = threads, .placed_ns = placed_ns, .run_ns = run_ns};
+	uint64_t total = 0;
+	for (unsigned t = 0; t < threads; t++) {
+		total += computation_ns[t];
+		if (computation_ns[t] > f.maximum_ns)
+			f.maximum_ns = computation_ns[t];
+	}
+	if (threads == 0 || f.maximum_ns == 0 || run_ns == 0)
+		return f;
+	f.average_ns = total / threads;
+	/* the critical path holds each thread's computation in order: never shorter than the most */
+	if (f.placed_ns < f.maximum_ns)
+		f.placed_ns = f.maximum_ns;
+	f.load_balance = (double)total / threads / (double)f.maximum_ns;
+	f.serialisation = tp_live_ratio_at_most_1(f.maximum_ns, f.placed_ns);
+	f.transfer = tp_live_ratio_at_most_1(f.placed_ns, run_ns);
+	f.communication = f.serialisation * f.transfer;
+	f.parallel = f.load_balance * f.communication;
+	f.valid = 1;
+	return f;
+}
+
+/*
+ * The factors in words, the same in every reader, on two lines:
+ *   "parallel efficiency 0.498 = load balance 0.996 x communication efficiency 0.500"
+ *   "communication efficiency 0.500 = serialisation efficiency 0.500 x transfer efficiency 1.000"
+ * `line` 0 or 1; an empty string when not valid.
+ */
+static inline void tp_live_factors_words(char *out, size_t size, const struct tp_live_factors *f,
+					 int line)
+{
+	if (!f->valid)
+		snprintf(out, size, "%s", "");
+	else if (line == 0)
+		snprintf(out, size,
+			 "parallel efficiency %.3f = load balance %.3f x communication efficiency "
+			 "%.3f",
+			 f->parallel, f->load_balance, f->communication);
+	else
+		snprintf(out, size,
+			 "communication efficiency %.3f = serialisation efficiency %.3f x transfer "
+			 "efficiency %.3f",
+			 f->communication, f->serialisation, f->transfer);
+}
+
 struct tp_live_thread {
 	uint32_t in_use;     /* enum tp_live_slot_use */
 	uint32_t generation; /* raised each time a thread takes the slot */
