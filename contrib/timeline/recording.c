@@ -152,7 +152,11 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_TASK_DEPENDENCE:
 	case TP_RECORD_TASK_ACQUIRE:
 	case TP_RECORD_TASK_RELEASE:
+	case TP_RECORD_MPI_INIT:
 		return 2;
+	case TP_RECORD_MPI_SEND:
+	case TP_RECORD_MPI_RECV:
+		return 4;
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END:
@@ -246,6 +250,8 @@ static const char *check_records(struct pages *pages, const struct tp_recording_
 			return "a record too short for its event";
 		if (type == TP_RECORD_SITE && tp_record_small(r->word) > 8 * (words - 1))
 			return "a site's text longer than its record";
+		if (type == TP_RECORD_MPI_INIT && tp_record_small(r->word) > 8 * (words - 2))
+			return "an MPI rank's text longer than its record";
 		if (type == TP_RECORD_MODULE) {
 			struct tp_record_module m;
 			memcpy(&m, r->arg, sizeof m);
@@ -897,6 +903,13 @@ static void event_of(const struct chunk_ref *ref, const struct segment *segment,
 		break;
 	case TP_RECORD_REGION_OF_INTEREST: /* on */
 		e->arg[0] = small;
+		break;
+	case TP_RECORD_MPI_INIT: /* rank, size, host (text), job (text): the text is host's */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = (int64_t)a[1];
+		e->text = (const char *)&a[2];
+		e->text_len = (uint32_t)strnlen(e->text, small);
+		e->text_arg = 3;
 		break;
 	case TP_RECORD_TASK_TERMINATE:
 		e->arg[0] = (int64_t)a[0];

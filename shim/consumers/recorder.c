@@ -430,6 +430,25 @@ static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
 		record_new_site_code(site, kind);
 }
 
+void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
+{
+	char text[TP_RECORD_SMALL_MAX];
+	size_t host_bytes = strnlen(host, 64), job_bytes = strnlen(job, 128);
+	memcpy(text, host, host_bytes);
+	text[host_bytes] = '\0';
+	memcpy(text + host_bytes + 1, job, job_bytes);
+	text[host_bytes + 1 + job_bytes] = '\0';
+	unsigned bytes = (unsigned)(host_bytes + job_bytes + 2), words = (bytes + 7) / 8;
+	struct tp_record *r = record_begin(TP_RECORD_MPI_INIT, bytes, 3 + words);
+	if (r == NULL)
+		return;
+	r->arg[0] = rank;
+	r->arg[1] = size;
+	r->arg[2 + words - 1] = 0; /* the text's last word, padded */
+	memcpy(&r->arg[2], text, bytes);
+	record_done(r);
+}
+
 void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
 {
 	if (site == 0) {
