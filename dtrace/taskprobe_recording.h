@@ -95,8 +95,10 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
-		      TP_RECORD_MPI_INIT, /* arg: rank, size, then `small` bytes of text: the
-					     host, NUL, the job, NUL (version 8) */
+		      TP_RECORD_MPI_INIT, /* arg: rank, size, CLOCK_REALTIME's and
+					     CLOCK_MONOTONIC's nanoseconds read together, then
+					     `small` bytes of text: the host, NUL, the job, NUL
+					     (version 8) */
 		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8) */
 		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8) */
 		      TP_RECORD_TYPES_END,

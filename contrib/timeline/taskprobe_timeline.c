@@ -464,6 +464,8 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 	if (say_counts)
 		fprintf(stderr, "taskprobe-timeline: %llu events\n",
 			(unsigned long long)totals.events);
+	if (!ok && totals.refused)
+		return 1; /* said on stderr */
 	if (!ok) {
 		fputs("taskprobe-timeline: out of memory, or the temporary file failed\n", stderr);
 		return 2;

@@ -77,8 +77,8 @@ static bool abi_known(void)
 	int kind = __atomic_load_n(&abi.kind, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(kind != 0, 1))
 		return kind != ABI_UNKNOWN;
-	int (*version)(char *text, int *len) = (int (*)(char *, int *))pmpi(
-		"PMPI_Get_library_version");
+	int (*version)(char *text,
+		       int *len) = (int (*)(char *, int *))pmpi("PMPI_Get_library_version");
 	char text[8192] = ""; /* MPI_MAX_LIBRARY_VERSION_STRING: 256 in Open MPI, 8192 in MPICH */
 	int len = 0;
 	kind = ABI_UNKNOWN;
@@ -215,7 +215,7 @@ static bool pending_take(handle request, handle *comm)
 /* The requests of `n` (at most PENDING_MAX) to be completed: copied before the call ends them. */
 struct completing {
 	handle requests[PENDING_MAX];
-	int n;                                  /* 0: none of them is a pending receive */
+	int n; /* 0: none of them is a pending receive */
 	unsigned char own[PENDING_MAX * STATUS_BYTES_MAX]; /* statuses, for the ignored */
 };
 
@@ -254,12 +254,12 @@ static const void *status_of(const void *statuses, int i)
  *   call           its number (enum tp_mpi_call) as a wait, or 0: not a wait
  *   before, after  statements run around the call while traced (after: with ret_ set)
  */
-#define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                 \
-	static int (*pmpi_##name) params;                                                          \
-	__attribute__((noinline)) static int slow_##name(const void *caller_,                     \
+#define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                  \
+	static int(*pmpi_##name) params;                                                           \
+	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
 							 TP_UNPARENTHESIZED params)                \
 	{                                                                                          \
-		int (*fn) params = TP_REAL(pmpi_##name, "PMPI_" #name, NULL);                      \
+		int(*fn) params = TP_REAL(pmpi_##name, "PMPI_" #name, NULL);                       \
 		if (fn == NULL)                                                                    \
 			return -1;                                                                 \
 		if (!tp_listeners_mpi())                                                           \
@@ -281,12 +281,12 @@ static const void *status_of(const void *statuses, int i)
 	}                                                                                          \
 	static int wrap_##name params                                                              \
 	{                                                                                          \
-		int (*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                \
+		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
 		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
 			return fn args;                                                            \
 		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
 	}                                                                                          \
-	static int (*resolve_##name(void)) params                                                  \
+	static int(*resolve_##name(void)) params                                                   \
 	{                                                                                          \
 		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
 					      (void *)wrap_##name);                                \
@@ -354,11 +354,11 @@ TP_MPI_INTERPOSE(Finalize, TP_MPI_CALL_FINALIZE, (void *unused), (unused), NOTHI
 
 /* The sends: their mpi-send at their start. */
 #define TP_MPI_SEND(name, call)                                                                    \
-	TP_MPI_INTERPOSE(name, call,                                                               \
-			 (const void *buf, int count, handle type, int dest, int tag,              \
-			  handle comm),                                                            \
-			 (buf, count, type, dest, tag, comm),                                      \
-			 send_event(dest, tag, comm, count, type), NOTHING)
+	TP_MPI_INTERPOSE(                                                                          \
+		name, call,                                                                        \
+		(const void *buf, int count, handle type, int dest, int tag, handle comm),         \
+		(buf, count, type, dest, tag, comm), send_event(dest, tag, comm, count, type),     \
+		NOTHING)
 TP_MPI_SEND(Send, TP_MPI_CALL_SEND);
 TP_MPI_SEND(Ssend, TP_MPI_CALL_SSEND);
 TP_MPI_SEND(Bsend, TP_MPI_CALL_BSEND);
@@ -379,13 +379,13 @@ TP_MPI_INTERPOSE(Sendrecv, TP_MPI_CALL_SENDRECV,
 		 (const void *sendbuf, int sendcount, handle sendtype, int dest, int sendtag,
 		  void *recvbuf, int recvcount, handle recvtype, int source, int recvtag,
 		  handle comm, void *status),
-		 (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-		  source, recvtag, comm, status),
+		 (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+		  recvtag, comm, status),
 		 send_event(dest, sendtag, comm, sendcount, sendtype);
 		 OWN_STATUS_IF_IGNORED(status), if (ret_ == 0) recv_event(comm, status));
 TP_MPI_INTERPOSE(Sendrecv_replace, TP_MPI_CALL_SENDRECV_REPLACE,
-		 (void *buf, int count, handle type, int dest, int sendtag, int source,
-		  int recvtag, handle comm, void *status),
+		 (void *buf, int count, handle type, int dest, int sendtag, int source, int recvtag,
+		  handle comm, void *status),
 		 (buf, count, type, dest, sendtag, source, recvtag, comm, status),
 		 send_event(dest, sendtag, comm, count, type);
 		 OWN_STATUS_IF_IGNORED(status), if (ret_ == 0) recv_event(comm, status));

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "clock.h"
 #include "code_map.h"
@@ -439,13 +440,21 @@ void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const ch
 	memcpy(text + host_bytes + 1, job, job_bytes);
 	text[host_bytes + 1 + job_bytes] = '\0';
 	unsigned bytes = (unsigned)(host_bytes + job_bytes + 2), words = (bytes + 7) / 8;
-	struct tp_record *r = record_begin(TP_RECORD_MPI_INIT, bytes, 3 + words);
+	/* the system clock with the monotonic one, read together: ranks of one host agree on it */
+	struct timespec real, monotonic;
+	int saved_errno = errno;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &monotonic);
+	errno = saved_errno;
+	struct tp_record *r = record_begin(TP_RECORD_MPI_INIT, bytes, 5 + words);
 	if (r == NULL)
 		return;
 	r->arg[0] = rank;
 	r->arg[1] = size;
-	r->arg[2 + words - 1] = 0; /* the text's last word, padded */
-	memcpy(&r->arg[2], text, bytes);
+	r->arg[2] = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+	r->arg[3] = (uint64_t)monotonic.tv_sec * 1000000000u + (uint64_t)monotonic.tv_nsec;
+	r->arg[4 + words - 1] = 0; /* the text's last word, padded */
+	memcpy(&r->arg[4], text, bytes);
 	record_done(r);
 }
 

@@ -322,8 +322,9 @@ static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uintptr_t comm, 
 {
 	TASKPROBE_MPI_SEND(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
 			   TP_IN_REGISTER(bytes));
-	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_SEND, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
-		      (void)0, TP_NOT_REPORTED);
+	TP_IN_PROCESS(
+		tp_record(TP_RECORD_MPI_SEND, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
+		(void)0, TP_NOT_REPORTED);
 }
 
 /* A message's receive (at its completion) from world rank `peer`. */
@@ -331,8 +332,9 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 {
 	TASKPROBE_MPI_RECV(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
 			   TP_IN_REGISTER(bytes));
-	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_RECV, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
-		      (void)0, TP_NOT_REPORTED);
+	TP_IN_PROCESS(
+		tp_record(TP_RECORD_MPI_RECV, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
+		(void)0, TP_NOT_REPORTED);
 }
 
 /* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */
