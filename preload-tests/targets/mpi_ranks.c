@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An MPI program of known shapes, chosen by its argument; only rank 0 prints (a result every
+ * rank contributed to), so its output is the same on every run:
+ *   imbalance  rank r works 1 + 2r units, then all reduce their results
+ *   pipeline   rounds of a token passed from rank 0 through each rank to the last
+ *   bcast      rank 0 works, then broadcasts its result to every rank
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROUNDS 5
+
+/* One unit of work: a few milliseconds of arithmetic whose result depends on every step. */
+static double work(int units)
+{
+	volatile double x = 1.0;
+	for (long i = 0; i < units * 2000000L; i++)
+		x = x * 1.0000001 + 1e-9;
+	return x > 0 ? units : -1;
+}
+
+static int imbalance(int rank)
+{
+	double mine = work(1 + 2 * rank), sum = 0;
+	MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return (int)sum;
+}
+
+static int pipeline(int rank, int size)
+{
+	int token = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		if (rank > 0)
+			MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		token += rank;
+		if (rank < size - 1)
+			MPI_Send(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD);
+	}
+	/* the last rank's token, to rank 0 */
+	if (size > 1 && rank == size - 1)
+		MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+	if (size > 1 && rank == 0)
+		MPI_Recv(&token, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return token;
+}
+
+static int bcast(int rank)
+{
+	int value = rank == 0 ? (int)work(4) * 10 : 0;
+	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	int sum = 0;
+	MPI_Reduce(&value, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size, result = -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *shape = argc > 1 ? argv[1] : "pipeline";
+	if (strcmp(shape, "imbalance") == 0)
+		result = imbalance(rank);
+	else if (strcmp(shape, "pipeline") == 0)
+		result = pipeline(rank, size);
+	else if (strcmp(shape, "bcast") == 0)
+		result = bcast(rank);
+	if (rank == 0)
+		printf("%s over %d ranks: %d\n", shape, size, result);
+	MPI_Finalize();
+	return 0;
+}
