@@ -61,8 +61,10 @@ static char *ranks_summary(const char *json)
 		"for e in ev:\n"
 		"  if e.get(\"cat\")==\"message\": fl[e[\"id\"]][e[\"ph\"]]=e\n"
 		"for i,f in sorted(fl.items()):\n"
-		"  if \"s\" in f and \"f\" in f: print(\"flow\\t%s\\t%s\\t%s\"%(names.get(f[\"s\"][\"pid\"]),"
-		"names.get(f[\"f\"][\"pid\"]),\"forward\" if f[\"s\"][\"ts\"]<=f[\"f\"][\"ts\"] else "
+		"  if \"s\" in f and \"f\" in f: "
+		"print(\"flow\\t%s\\t%s\\t%s\"%(names.get(f[\"s\"][\"pid\"]),"
+		"names.get(f[\"f\"][\"pid\"]),\"forward\" if f[\"s\"][\"ts\"]<=f[\"f\"][\"ts\"] "
+		"else "
 		"\"backward\"))\n"
 		"  else: print(\"flow\\thalf\\t%s\"%i)\n"
 		"st=collections.defaultdict(list);waits=collections.defaultdict(list)\n"
@@ -72,9 +74,11 @@ static char *ranks_summary(const char *json)
 		"  elif e.get(\"ph\")==\"E\" and st[k]:\n"
 		"    b=st[k].pop()\n"
 		"    if b[\"name\"].startswith(\"MPI_\"): "
-		"waits[(names.get(e[\"pid\"]),b[\"name\"].split(\" at \")[0])].append((b[\"ts\"],e[\"ts\"]))\n"
+		"waits[(names.get(e[\"pid\"]),b[\"name\"].split(\" at "
+		"\")[0])].append((b[\"ts\"],e[\"ts\"]))\n"
 		"for (p,n),l in sorted(waits.items()): "
-		"print(\"wait\\t%s\\t%s\\t%d\\t%.0f\\t%.0f\\t%.0f\"%(p,n,len(l),sum(x[1]-x[0] for x in l),"
+		"print(\"wait\\t%s\\t%s\\t%d\\t%.0f\\t%.0f\\t%.0f\"%(p,n,len(l),sum(x[1]-x[0] for "
+		"x in l),"
 		"min(x[0] for x in l),max(x[1] for x in l)))\n"
 		"ts=[e[\"ts\"] for e in ev if e.get(\"ph\")!=\"M\" and \"ts\" in e and "
 		"names.get(e.get(\"pid\"),\"\").startswith(\"rank \")]\n"
@@ -121,8 +125,8 @@ static bool wait_line(const char *summary, const char *process, const char *call
 	char prefix[160];
 	snprintf(prefix, sizeof prefix, "wait\t%s\t%s\t", process, call);
 	const char *at = strstr(summary, prefix);
-	return at != NULL && sscanf(at + strlen(prefix), "%lf\t%lf\t%lf\t%lf", &v[0], &v[1],
-				    &v[2], &v[3]) == 4;
+	return at != NULL &&
+	       sscanf(at + strlen(prefix), "%lf\t%lf\t%lf\t%lf", &v[0], &v[1], &v[2], &v[3]) == 4;
 }
 
 static const char *host(void)
@@ -163,7 +167,8 @@ static void expect_ranks(const char *summary, int n)
 		}
 		double v[4], w[4];
 		cr_expect((wait_line(summary, rank_name(r), "MPI_Init", v) && v[0] == 1) ^
-				  (wait_line(summary, rank_name(r), "MPI_Init_thread", w) && w[0] == 1),
+				  (wait_line(summary, rank_name(r), "MPI_Init_thread", w) &&
+				   w[0] == 1),
 			  "%s", summary);
 		cr_expect(wait_line(summary, rank_name(r), "MPI_Finalize", v) && v[0] == 1, "%s",
 			  summary);
@@ -237,7 +242,8 @@ Test(harm, mpi_ranks_are_processes_named_and_ordered_by_rank_with_a_flow_per_mes
 		expect_ranks(summary, n);
 		/* five rounds down the pipeline, the last rank's token back to rank 0 */
 		for (int r = 0; r + 1 < n; r++)
-			cr_expect_eq(flows(summary, r, r + 1), 5, "%d to %d: %s", r, r + 1, summary);
+			cr_expect_eq(flows(summary, r, r + 1), 5, "%d to %d: %s", r, r + 1,
+				     summary);
 		cr_expect_eq(flows(summary, n - 1, 0), 1, "%s", summary);
 		cr_expect_eq(lines_starting(summary, "flow\t"), 5u * (unsigned)(n - 1) + 1, "%s",
 			     summary);
@@ -353,8 +359,8 @@ Test(harm, a_rank_whose_clock_is_far_off_is_aligned_in_the_merge, .timeout = 240
 		char *said;
 		char *summary = record_job(jobs[j], NULL, false, &said);
 		cr_expect_eq(lines_starting(summary, "process\t"), 2, "%s", summary);
-		cr_expect(strstr(summary, j == 0 ? "process\t1\trank 1 (" : "process\t1\trank 1 (far)") !=
-				  NULL,
+		cr_expect(strstr(summary, j == 0 ? "process\t1\trank 1 ("
+						 : "process\t1\trank 1 (far)") != NULL,
 			  "%s", summary);
 		cr_expect_eq(lines_starting(summary, "flow\t"), 6, "%s", summary);
 		cr_expect_eq(strstr(summary, "\tbackward\n"), NULL, "%s", summary);
@@ -375,7 +381,8 @@ static void record_ranks_into(const char *dir, const char *np)
 	struct tp_run run;
 	tp_run(TP_PLAIN,
 	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", np, TP_CONTRIB_DIR "/taskprobe",
-				"record", "--dir", dir, "--", target("mpi_ranks"), "pipeline", NULL},
+				"record", "--dir", dir, "--", target("mpi_ranks"), "pipeline",
+				NULL},
 	       NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char expected[64];
@@ -398,8 +405,7 @@ static int merge_dir(const char *dir, const char *json, char **err)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-Test(harm, ranks_recorded_into_one_directory_merge_and_two_jobs_there_are_refused,
-     .timeout = 240)
+Test(harm, ranks_recorded_into_one_directory_merge_and_two_jobs_there_are_refused, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *dir = tp_make_temp_dir("harm-mpi-dir"), json[400];

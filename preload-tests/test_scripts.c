@@ -148,7 +148,7 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 		free(text);
 	}
 	closedir(dir);
-	cr_expect_eq(scripts, 9, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
+	cr_expect_eq(scripts, 10, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
 }
 
 /* The wait kinds' names come from the contract's one list (dtrace/meson.build), in D too. */

@@ -33,7 +33,8 @@ static int pipeline(int rank, int size)
 	int token = 0;
 	for (int round = 0; round < ROUNDS; round++) {
 		if (rank > 0)
-			MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 		token += rank;
 		if (rank < size - 1)
 			MPI_Send(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD);
