@@ -95,7 +95,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
-		      TP_RECORD_MPI_INIT, /* arg: rank, size, CLOCK_REALTIME's and
+		      TP_RECORD_MPI_INIT,           /* arg: rank, size, CLOCK_REALTIME's and
 					     CLOCK_MONOTONIC's nanoseconds read together, then
 					     `small` bytes of text: the host, NUL, the job, NUL
 					     (version 8) */
@@ -112,7 +112,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
-			"task__release", "region__of__interest", "mpi__init", "mpi__send",          \
+			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
 			"mpi__recv"                                                                \
 	}
 
