@@ -249,6 +249,12 @@ static const void *status_of(const void *statuses, int i)
 }
 
 /*
+ * A resolver runs while the dynamic linker relocates, before any constructor: before a
+ * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
+ */
+#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
+
+/*
  * The interposed MPI_##name: its PMPI_ entry point, the wrapper, the resolver, the symbol.
  *   params, args   the call's (parameters), (arguments)
  *   call           its number (enum tp_mpi_call) as a wait, or 0: not a wait
@@ -286,7 +292,7 @@ static const void *status_of(const void *statuses, int i)
 			return fn args;                                                            \
 		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
 	}                                                                                          \
-	static int(*resolve_##name(void)) params                                                   \
+	TP_RESOLVER static int(*resolve_##name(void)) params                                       \
 	{                                                                                          \
 		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
 					      (void *)wrap_##name);                                \
@@ -300,7 +306,7 @@ static void *const volatile relocated = (void *)&relocated;
  * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
  * NULL; the wrapper alone before the shim is relocated (no call out of it can be made then).
  */
-static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper)
+TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper)
 {
 	if (relocated != (void *)&relocated)
 		return wrapper;
