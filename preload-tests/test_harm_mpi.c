@@ -285,6 +285,42 @@ Test(harm, an_mpi_imbalance_shows_as_the_lighter_ranks_waiting_in_the_reduction,
 	free(summary);
 }
 
+/* The load balance of "MPI efficiency ... load balance N% ..." in `said`, and the
+ * serialisation's (-1 when not said). */
+static void mpi_efficiency(const char *said, double *balance, double *serialisation)
+{
+	const char *at = strstr(said, "taskprobe-timeline: MPI efficiency of ranks ");
+	const char *lb = at != NULL ? strstr(at, "load balance ") : NULL;
+	const char *ser = at != NULL ? strstr(at, "(serialisation ") : NULL;
+	*balance = *serialisation = -1;
+	cr_assert(lb != NULL && sscanf(lb, "load balance %lf%%", balance) == 1, "%s", said);
+	if (ser != NULL)
+		cr_assert_eq(sscanf(ser, "(serialisation %lf%%", serialisation), 1, "%s", said);
+}
+
+Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	double balance, serialisation;
+	/* rank r works 1 + 2r units: far from balanced */
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"),
+					 "imbalance", NULL},
+			NULL, false, &said));
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 0 && balance < 90, "%s", said);
+	free(said);
+	/* only the root works, the others wait for its broadcast: a quarter, and no
+	 * serialisation beyond the root's own work */
+	free(record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "bcast", NULL},
+		NULL, false, &said));
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 25 && balance < 30, "%s", said);
+	cr_expect_geq(serialisation, 99, "%s", said);
+	free(said);
+}
+
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

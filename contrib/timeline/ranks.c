@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks_pop.h"
 #include "taskprobe_contract.h"
 
 /* What is kept, at most: the notes are 32 bytes each, the flow keys 16. */
@@ -39,7 +40,7 @@ struct note {
 
 /* A rank: its MPI_Init's record, and what the alignment finds. */
 struct rank {
-	uint32_t segment, size;
+	uint32_t segment, tid, size;
 	int32_t number;
 	uint64_t time;                  /* its mpi-init's, in its segment's clock */
 	int64_t system_minus_monotonic; /* CLOCK_REALTIME - CLOCK_MONOTONIC then: its host's */
@@ -74,11 +75,17 @@ struct ranks {
 	struct flow_key *keys;
 	size_t n_keys, cap_keys; /* cap_keys: a power of two */
 	bool notes_full, keys_full;
+	struct ranks_pop *pop; /* the efficiencies across ranks */
 };
 
 struct ranks *ranks_new(void)
 {
-	return calloc(1, sizeof(struct ranks));
+	struct ranks *r = calloc(1, sizeof(struct ranks));
+	if (r != NULL && (r->pop = ranks_pop_new()) == NULL) {
+		free(r);
+		return NULL;
+	}
+	return r;
 }
 
 void ranks_free(struct ranks *r)
@@ -92,6 +99,7 @@ void ranks_free(struct ranks *r)
 	free(r->segment_offset);
 	free(r->process_rank);
 	free(r->keys);
+	ranks_pop_free(r->pop);
 	free(r);
 }
 
@@ -112,16 +120,19 @@ static bool room(void *array, size_t *cap, size_t n, size_t size)
 	return true;
 }
 
-bool ranks_note(struct ranks *r, uint32_t segment, uint64_t time, const struct tp_record *rec,
-		const char *input)
+bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
+		const struct tp_record *rec, const char *input)
 {
 	unsigned type = tp_record_type(rec->word), small = tp_record_small(rec->word);
+	if (!ranks_pop_note(r->pop, segment, tid, time, rec))
+		return false;
 	if (type == TP_RECORD_MPI_INIT) {
 		if (r->n_ranks == MAX_RANKS ||
 		    !room(&r->ranks, &r->cap_ranks, r->n_ranks, sizeof *r->ranks))
 			return r->n_ranks == MAX_RANKS;
 		struct rank *k = &r->ranks[r->n_ranks++];
 		*k = (struct rank){.segment = segment,
+				   .tid = tid,
 				   .number = (int32_t)rec->arg[0],
 				   .size = (uint32_t)rec->arg[1],
 				   .time = time,
@@ -535,6 +546,16 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 		timeline_process_sort(t, r->ranks[i].pid, r->ranks[i].number);
 	}
 	say_alignment(r, moved, uncertainty, errors);
+	struct ranks_pop_rank *pop = calloc(r->n_ranks, sizeof *pop);
+	if (pop == NULL)
+		return false;
+	for (size_t i = 0; i < r->n_ranks; i++)
+		pop[i] = (struct ranks_pop_rank){.number = r->ranks[i].number,
+						 .segment = r->ranks[i].segment,
+						 .tid = r->ranks[i].tid,
+						 .offset = r->ranks[i].offset};
+	ranks_pop_say(r->pop, pop, r->n_ranks, to_ns, context, errors);
+	free(pop);
 	say_gaps(r, errors);
 	if (r->notes_full && errors != NULL)
 		fprintf(errors,

@@ -8,7 +8,7 @@
  *
  * recording.c hands every MPI record to ranks_note in its first pass, then each segment's
  * process (ranks_segment), then asks ranks_align for each segment's offset, and hands the merged
- * events to ranks_event.
+ * events to ranks_event. ranks_align also says the efficiencies across the ranks (ranks_pop.h).
  */
 #pragma once
 
@@ -25,10 +25,10 @@ struct ranks;
 struct ranks *ranks_new(void);
 void ranks_free(struct ranks *r);
 
-/* Record `rec` (checked) of segment `segment`, at `time` in that segment's clock, from file
- * `input`. False when out of memory. */
-bool ranks_note(struct ranks *r, uint32_t segment, uint64_t time, const struct tp_record *rec,
-		const char *input);
+/* Record `rec` (checked) of thread `tid` of segment `segment`, at `time` in that segment's
+ * clock, from file `input`, in the file's order. False when out of memory. */
+bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
+		const struct tp_record *rec, const char *input);
 
 /* Segment `segment` is of process `process` (recording.c's numbering), shown as `pid`. */
 bool ranks_segment(struct ranks *r, uint32_t segment, uint64_t process, uint32_t pid);

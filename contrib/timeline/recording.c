@@ -667,13 +667,14 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			unsigned type = tp_record_type(r->word);
 			if (type == TP_RECORD_SITE || type == TP_RECORD_MODULE ||
 			    type == TP_RECORD_SITE_CODE || type == TP_RECORD_MPI_INIT ||
-			    type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV)
+			    type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV ||
+			    type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END)
 				pages_read(&b->pages, r, tp_record_bytes(r->word));
 			if ((type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
 			     type == TP_RECORD_MPI_RECV ||
-			     (type == TP_RECORD_WAIT_END &&
+			     ((type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
 			      tp_record_small(r->word) == TP_WAIT_MPI)) &&
-			    !ranks_note(b->ranks, (uint32_t)(current - b->segments),
+			    !ranks_note(b->ranks, (uint32_t)(current - b->segments), c->tid,
 					c->base_time + tp_record_delta(r->word), r, in->name))
 				return false;
 			if (t != NULL && type == TP_RECORD_SITE)
