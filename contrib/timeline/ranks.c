@@ -21,12 +21,15 @@
 #include "ranks_pop.h"
 #include "taskprobe_contract.h"
 
-/* What is kept, at most: the notes are 32 bytes each, the flow keys 16. */
-#define MAX_NOTES     (1u << 22)
-#define MAX_FLOW_KEYS (1u << 20)
-#define MAX_RANKS     (1u << 20)
-#define HOST_MAX      64
-#define JOB_MAX       128
+/* What is kept, at most (with the converter's other bounds, under its 256 MiB on any input;
+ * every pass over them is n log n): notes 32 bytes each, flow keys 20, ranks 288. */
+#define MAX_NOTES     (1u << 19)
+#define MAX_FLOW_KEYS (1u << 18)
+#define MAX_RANKS     (1u << 16)
+/* Passes of the messages over the offsets: each moves ranks later; real clocks settle in few. */
+#define MAX_PASSES 64
+#define HOST_MAX   64
+#define JOB_MAX    128
 
 enum note_type { NOTE_SEND, NOTE_RECV, NOTE_FINALIZE };
 
@@ -72,6 +75,9 @@ struct ranks {
 	size_t n_segments;
 	uint32_t *process_rank;
 	size_t n_processes;
+	unsigned char *has_init; /* by segment: it holds an mpi-init */
+	size_t cap_has_init;
+	size_t n_hosts;
 	struct flow_key *keys;
 	size_t n_keys, cap_keys; /* cap_keys: a power of two */
 	bool notes_full, keys_full;
@@ -98,6 +104,7 @@ void ranks_free(struct ranks *r)
 	free(r->segment_pid);
 	free(r->segment_offset);
 	free(r->process_rank);
+	free(r->has_init);
 	free(r->keys);
 	ranks_pop_free(r->pop);
 	free(r);
@@ -130,6 +137,9 @@ bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
 		if (r->n_ranks == MAX_RANKS ||
 		    !room(&r->ranks, &r->cap_ranks, r->n_ranks, sizeof *r->ranks))
 			return r->n_ranks == MAX_RANKS;
+		if (!room(&r->has_init, &r->cap_has_init, segment, 1))
+			return false;
+		r->has_init[segment] = 1;
 		struct rank *k = &r->ranks[r->n_ranks++];
 		*k = (struct rank){.segment = segment,
 				   .tid = tid,
@@ -206,15 +216,22 @@ static struct rank *rank_of_process(const struct ranks *r, uint64_t process)
 
 bool ranks_names(const struct ranks *r, uint32_t segment)
 {
-	for (size_t i = 0; i < r->n_ranks; i++)
-		if (r->ranks[i].segment == segment)
-			return true;
-	return false;
+	return segment < r->cap_has_init && r->has_init[segment];
 }
 
 int64_t ranks_offset(const struct ranks *r, uint32_t segment)
 {
 	return segment < r->n_segments ? r->segment_offset[segment] : 0;
+}
+
+static int by_process_then_order(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	if (x->segment != y->segment)
+		return x->segment < y->segment ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
 }
 
 static int by_number(const void *a, const void *b)
@@ -313,7 +330,7 @@ static size_t align_by_messages(struct ranks *r,
 		qsort(receives, n_receives, sizeof *receives, by_pair_then_time);
 	}
 	/* pair them: the n-th of a key with the n-th; then relax the offsets */
-	for (size_t pass = 0; *ok && pass <= r->n_ranks; pass++) {
+	for (size_t pass = 0; *ok && pass <= r->n_ranks && pass < MAX_PASSES; pass++) {
 		bool changed = false;
 		for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
 			int c = compare_key(&sends[i], &receives[j]);
@@ -355,51 +372,64 @@ static size_t align_by_messages(struct ranks *r,
  * ends of MPI_Init and MPI_Finalize of its ranks and the first host's (the mean of the
  * estimates). Returns the uncertainty: half the widest disagreement of a host's estimates.
  */
-static int64_t align_by_hosts(struct ranks *r)
+static int by_host_then_number(const void *a, const void *b, void *ranks)
 {
-	const struct rank *first = &r->ranks[0];
+	const struct rank *x = &((const struct rank *)ranks)[*(const size_t *)a],
+			  *y = &((const struct rank *)ranks)[*(const size_t *)b];
+	int c = strcmp(x->host, y->host);
+	return c != 0 ? c : (x->number > y->number) - (x->number < y->number);
+}
+
+static int64_t align_by_hosts(struct ranks *r, bool *ok)
+{
+	size_t n = r->n_ranks, *order = calloc(n, sizeof *order);
 	int64_t uncertainty = 0;
-	for (size_t i = 0; i < r->n_ranks; i++) {
-		struct rank *k = &r->ranks[i];
-		/* the host's first rank (in rank order) is its reference */
-		const struct rank *base = k;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(r->ranks[j].host, k->host) == 0) {
-				base = &r->ranks[j];
-				break;
+	*ok = order != NULL;
+	if (order == NULL)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, by_host_then_number, r->ranks);
+	const struct rank *first = &r->ranks[0];
+	r->n_hosts = 0;
+	for (size_t i = 0, end; i < n; i = end) {
+		/* a host's ranks: order[i, end); its first rank (in rank order) its reference */
+		const struct rank *base = &r->ranks[order[i]];
+		for (end = i; end < n && strcmp(r->ranks[order[end]].host, base->host) == 0; end++)
+			;
+		r->n_hosts++;
+		int64_t offset = 0; /* the first rank's host: its clock is the timeline's */
+		if (strcmp(base->host, first->host) != 0) {
+			/* the estimates of its reference's offset, one per rank and sync */
+			int64_t lo = INT64_MAX, hi = INT64_MIN, count = 0;
+			__int128 sum = 0;
+			for (size_t j = i; j < end; j++) {
+				const struct rank *m = &r->ranks[order[j]];
+				int64_t own = m->system_minus_monotonic -
+					      base->system_minus_monotonic;
+				int64_t estimates[2] = {(int64_t)first->init_ns -
+								(int64_t)m->init_ns - own,
+							(int64_t)first->finalize_ns -
+								(int64_t)m->finalize_ns - own};
+				for (int e = 0; e < (m->finalized && first->finalized ? 2 : 1);
+				     e++) {
+					sum += estimates[e];
+					count++;
+					lo = estimates[e] < lo ? estimates[e] : lo;
+					hi = estimates[e] > hi ? estimates[e] : hi;
+				}
 			}
-		int64_t within = k->system_minus_monotonic - base->system_minus_monotonic;
-		if (base != k) {
-			k->offset = base->offset + within;
-			continue;
+			offset = (int64_t)(sum / count);
+			if ((hi - lo) / 2 > uncertainty)
+				uncertainty = (hi - lo) / 2;
 		}
-		if (strcmp(k->host, first->host) == 0) { /* the first rank itself */
-			k->offset = 0;
-			continue;
+		for (size_t j = i; j < end; j++) {
+			struct rank *k = &r->ranks[order[j]];
+			k->offset = offset +
+				    (k->system_minus_monotonic - base->system_minus_monotonic);
 		}
-		/* a new host: the estimates of its reference's offset, one per rank and sync */
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		__int128 sum = 0;
-		int64_t count = 0;
-		for (size_t j = i; j < r->n_ranks; j++) {
-			const struct rank *m = &r->ranks[j];
-			if (strcmp(m->host, k->host) != 0)
-				continue;
-			int64_t own = m->system_minus_monotonic - k->system_minus_monotonic;
-			int64_t estimates[2] = {(int64_t)first->init_ns - (int64_t)m->init_ns - own,
-						(int64_t)first->finalize_ns -
-							(int64_t)m->finalize_ns - own};
-			for (int e = 0; e < (m->finalized && first->finalized ? 2 : 1); e++) {
-				sum += estimates[e];
-				count++;
-				lo = estimates[e] < lo ? estimates[e] : lo;
-				hi = estimates[e] > hi ? estimates[e] : hi;
-			}
-		}
-		k->offset = (int64_t)(sum / count);
-		if ((hi - lo) / 2 > uncertainty)
-			uncertainty = (hi - lo) / 2;
 	}
+	free(order);
 	return uncertainty;
 }
 
@@ -410,7 +440,7 @@ static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64
 	if (errors == NULL || r->n_ranks < 2)
 		return;
 	int64_t widest = 0, moved = 0;
-	size_t hosts = 0;
+	size_t hosts = r->n_hosts;
 	bool all_finalized = true;
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		const struct rank *k = &r->ranks[i];
@@ -418,10 +448,6 @@ static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64
 		widest = llabs(off) > widest ? llabs(off) : widest;
 		moved = k->moved > moved ? k->moved : moved;
 		all_finalized &= k->finalized;
-		bool new_host = true;
-		for (size_t j = 0; j < i; j++)
-			new_host &= strcmp(r->ranks[j].host, k->host) != 0;
-		hosts += new_host;
 	}
 	fprintf(errors,
 		"taskprobe-timeline: MPI ranks %" PRId32 " to %" PRId32 " (%zu of %" PRIu32
@@ -479,20 +505,18 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 	*refused = false;
 	if (r->n_ranks == 0)
 		return true;
-	/* one rank per process: its first MPI_Init */
-	size_t kept = 0;
+	/* one rank per process: its first MPI_Init (in the files' order: segment, then time) */
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		struct rank *k = &r->ranks[i];
-		if (k->segment >= r->n_segments)
-			continue;
-		k->process = r->segment_process[k->segment];
-		k->pid = r->segment_pid[k->segment];
-		bool again = false;
-		for (size_t j = 0; j < kept; j++)
-			again |= r->ranks[j].process == k->process;
-		if (!again)
-			r->ranks[kept++] = *k;
+		k->process = k->segment < r->n_segments ? r->segment_process[k->segment] : 0;
+		k->pid = k->segment < r->n_segments ? r->segment_pid[k->segment] : 0;
 	}
+	qsort(r->ranks, r->n_ranks, sizeof *r->ranks, by_process_then_order);
+	size_t kept = 0;
+	for (size_t i = 0; i < r->n_ranks; i++)
+		if (r->ranks[i].segment < r->n_segments &&
+		    (kept == 0 || r->ranks[kept - 1].process != r->ranks[i].process))
+			r->ranks[kept++] = r->ranks[i];
 	r->n_ranks = kept;
 	if (kept == 0)
 		return true;
@@ -529,8 +553,10 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 			k->finalized = true;
 		}
 	}
-	int64_t uncertainty = align_by_hosts(r);
 	bool ok;
+	int64_t uncertainty = align_by_hosts(r, &ok);
+	if (!ok)
+		return false;
 	size_t moved = align_by_messages(r, to_ns, context, &ok);
 	if (!ok)
 		return false;

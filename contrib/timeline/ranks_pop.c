@@ -19,7 +19,10 @@
 
 #include "taskprobe_contract.h"
 
-#define MAX_OPS (1u << 22) /* 40 bytes each */
+/* What is kept, at most (under the converter's bound, with its others): operations 40 bytes
+ * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
+#define MAX_OPS     (1u << 19)
+#define MAX_THREADS (1u << 16)
 
 enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
 
@@ -44,6 +47,8 @@ struct ranks_pop {
 	size_t n_ops, cap_ops;
 	struct thread *threads;
 	size_t n_threads;
+	uint32_t *slots; /* the threads by (segment, tid): 1 + an index, 0 free */
+	size_t n_slots;  /* a power of two, twice MAX_THREADS */
 	bool full;
 };
 
@@ -58,6 +63,7 @@ void ranks_pop_free(struct ranks_pop *p)
 		return;
 	free(p->ops);
 	free(p->threads);
+	free(p->slots);
 	free(p);
 }
 
@@ -89,18 +95,29 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		    const struct tp_record *rec)
 {
 	unsigned type = tp_record_type(rec->word);
-	size_t t = 0;
-	while (t < p->n_threads && (p->threads[t].segment != segment || p->threads[t].tid != tid))
-		t++;
-	if (type == TP_RECORD_MPI_INIT) {
-		if (t < p->n_threads)
-			return true;
-		struct thread *grown = realloc(p->threads, (p->n_threads + 1) * sizeof *grown);
-		if (grown == NULL)
+	if (p->slots == NULL) {
+		p->n_slots = 2 * MAX_THREADS;
+		if ((p->slots = calloc(p->n_slots, sizeof *p->slots)) == NULL)
 			return false;
-		p->threads = grown;
+	}
+	size_t h = ((size_t)segment * 2654435761u ^ tid * 40503u) & (p->n_slots - 1);
+	while (p->slots[h] != 0 && (p->threads[p->slots[h] - 1].segment != segment ||
+				    p->threads[p->slots[h] - 1].tid != tid))
+		h = (h + 1) & (p->n_slots - 1);
+	size_t t = p->slots[h] != 0 ? p->slots[h] - 1 : p->n_threads;
+	if (type == TP_RECORD_MPI_INIT) {
+		if (t < p->n_threads || p->n_threads == MAX_THREADS)
+			return true;
+		if ((p->n_threads & (p->n_threads - 1)) == 0) { /* grown at 0 and powers of two */
+			struct thread *grown = realloc(
+				p->threads, (p->n_threads ? 2 * p->n_threads : 1) * sizeof *grown);
+			if (grown == NULL)
+				return false;
+			p->threads = grown;
+		}
 		p->threads[p->n_threads++] = (struct thread){
 			.segment = segment, .tid = tid, .last_end = time};
+		p->slots[h] = (uint32_t)p->n_threads;
 		return true;
 	}
 	if (t == p->n_threads || p->threads[t].ended)
@@ -171,78 +188,107 @@ static bool same_key(const struct end *x, const struct end *y)
 	return x->from == y->from && x->to == y->to && x->tag == y->tag;
 }
 
-/* The ideal network's run time (ns), or -1 when the replay cannot finish. */
+/* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
+struct runner {
+	size_t at, end;
+	double clock;
+	bool waiting; /* in the current collective */
+	bool queued;
+};
+
+/*
+ * The ideal network's run time (ns), or -1 when the replay cannot finish (a receive whose send
+ * never comes, collectives that do not pair up). A worklist of the ranks that can go on: a rank
+ * blocked on a receive goes on when its send is replayed, every rank in a collective when the
+ * last reaches it. Each operation is replayed once, each collective releases every rank once.
+ */
 static double ideal_run(const struct ranks_pop *p, size_t n, const size_t *first, const size_t *end,
 			const double *burst, const size_t *sender)
 {
-	double *clock = calloc(n, sizeof *clock), *sent = calloc(p->n_ops + 1, sizeof *sent),
-	       *arrival = calloc(n, sizeof *arrival);
-	size_t *at = calloc(n, sizeof *at), *passed = calloc(n, sizeof *passed);
-	bool *simulated = calloc(p->n_ops + 1, sizeof *simulated),
-	     *waiting = calloc(n, sizeof *waiting);
-	double result = -1;
-	if (clock == NULL || sent == NULL || arrival == NULL || at == NULL || passed == NULL ||
-	    simulated == NULL || waiting == NULL)
+	struct runner *run = calloc(n, sizeof *run);
+	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1, latest = 0;
+	bool *replayed = calloc(p->n_ops + 1, sizeof *replayed);
+	size_t *blocked_by = calloc(p->n_ops + 1, sizeof *blocked_by); /* send -> 1 + its rank */
+	size_t *work = calloc(n + 1, sizeof *work), n_work = 0, arrived = 0;
+	if (run == NULL || sent == NULL || replayed == NULL || blocked_by == NULL || work == NULL)
 		goto out;
-	for (size_t r = 0; r < n; r++)
-		at[r] = first[r];
-	for (bool progress = true; progress;) {
-		progress = false;
-		for (size_t r = 0; r < n; r++) {
-			for (; at[r] < end[r]; at[r]++, progress = true) {
-				const struct op *op = &p->ops[at[r]];
-				if (op->type == OP_BURST) {
-					clock[r] += burst[at[r]];
-				} else if (op->type == OP_SEND) {
-					sent[at[r]] = clock[r];
-					simulated[at[r]] = true;
-				} else if (op->type == OP_RECV && sender[at[r]] != SIZE_MAX) {
-					if (!simulated[sender[at[r]]])
-						break;
-					if (sent[sender[at[r]]] > clock[r])
-						clock[r] = sent[sender[at[r]]];
-				} else if (op->type == OP_COLLECTIVE) {
-					/* its k-th collective: released once every rank waits in it */
-					if (!waiting[r]) {
-						waiting[r] = true;
-						arrival[r] = clock[r];
-					}
-					bool all = true;
-					double latest = 0;
-					for (size_t q = 0; q < n; q++) {
-						all &= waiting[q] && passed[q] == passed[r];
-						latest = arrival[q] > latest ? arrival[q] : latest;
-					}
-					if (!all)
-						break;
-					for (size_t q = 0; q < n; q++) {
-						clock[q] = latest;
-						waiting[q] = false;
-						passed[q]++;
-						if (q != r)
-							at[q]++; /* past it: the loop moves r on */
+	for (size_t r = 0; r < n; r++) {
+		run[r] = (struct runner){.at = first[r], .end = end[r], .queued = true};
+		work[n_work++] = r;
+	}
+	while (n_work > 0) {
+		size_t r = work[--n_work];
+		struct runner *me = &run[r];
+		me->queued = false;
+		for (; me->at < me->end; me->at++) {
+			const struct op *op = &p->ops[me->at];
+			if (op->type == OP_BURST) {
+				me->clock += burst[me->at];
+			} else if (op->type == OP_SEND) {
+				sent[me->at] = me->clock;
+				replayed[me->at] = true;
+				size_t waiter = blocked_by[me->at];
+				if (waiter != 0 && !run[waiter - 1].queued) {
+					run[waiter - 1].queued = true;
+					work[n_work++] = waiter - 1;
+				}
+			} else if (op->type == OP_RECV && sender[me->at] != SIZE_MAX) {
+				size_t s = sender[me->at];
+				if (!replayed[s]) {
+					blocked_by[s] = r + 1;
+					break;
+				}
+				me->clock = sent[s] > me->clock ? sent[s] : me->clock;
+			} else if (op->type == OP_COLLECTIVE) {
+				/* ranks pass collectives in step: this is every rank's current one */
+				if (!me->waiting) {
+					me->waiting = true;
+					latest = me->clock > latest ? me->clock : latest;
+					arrived++;
+				}
+				if (arrived < n)
+					break;
+				for (size_t q = 0; q < n;
+				     q++) { /* the last to come releases them */
+					run[q].clock = latest;
+					run[q].waiting = false;
+					if (q != r) {
+						run[q].at++;
+						if (!run[q].queued) {
+							run[q].queued = true;
+							work[n_work++] = q;
+						}
 					}
 				}
+				arrived = 0;
+				latest = 0;
 			}
 		}
 	}
 	result = 0;
 	for (size_t r = 0; r < n; r++) {
-		if (at[r] < end[r]) { /* blocked for good: the pairing failed */
+		if (run[r].at < run[r].end) { /* blocked for good: the pairing failed */
 			result = -1;
 			break;
 		}
-		result = clock[r] > result ? clock[r] : result;
+		result = run[r].clock > result ? run[r].clock : result;
 	}
 out:
-	free(clock);
+	free(run);
 	free(sent);
-	free(arrival);
-	free(at);
-	free(passed);
-	free(simulated);
-	free(waiting);
+	free(replayed);
+	free(blocked_by);
+	free(work);
 	return result;
+}
+
+/* Ranks by their thread (segment, tid), for finding a thread's rank. */
+static int by_thread(const void *a, const void *b)
+{
+	const struct ranks_pop_rank *x = a, *y = b;
+	if (x->segment != y->segment)
+		return x->segment < y->segment ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
@@ -251,55 +297,67 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 {
 	if (errors == NULL || n < 2 || p->full)
 		return;
-	/* each rank's thread, its ops [first, end) (a thread's ops are in its file's order) */
-	size_t *first = calloc(n, sizeof *first), *end = calloc(n, sizeof *end);
+	size_t *first = calloc(n + 1, sizeof *first), *end = calloc(n + 1, sizeof *end);
 	size_t *sender = calloc(p->n_ops + 1, sizeof *sender);
 	double *burst = calloc(p->n_ops + 1, sizeof *burst), *useful = calloc(n, sizeof *useful);
 	struct end *sends = calloc(p->n_ops + 1, sizeof *sends),
 		   *receives = calloc(p->n_ops + 1, sizeof *receives);
 	uint32_t *rank_of_thread = calloc(p->n_threads + 1, sizeof *rank_of_thread);
-	if (first == NULL || end == NULL || sender == NULL || burst == NULL || useful == NULL ||
-	    sends == NULL || receives == NULL || rank_of_thread == NULL)
-		goto out;
-	for (size_t t = 0; t < p->n_threads; t++) {
-		rank_of_thread[t] = UINT32_MAX;
-		for (size_t r = 0; r < n; r++)
-			if (ranks[r].segment == p->threads[t].segment &&
-			    ranks[r].tid == p->threads[t].tid)
-				rank_of_thread[t] = (uint32_t)r;
-	}
-	/* the ops of one thread are not contiguous (chunks of threads interleave): reorder them by
-	 * rank, keeping each thread's order */
+	struct ranks_pop_rank *by_threads = calloc(n, sizeof *by_threads);
 	struct op *sorted = calloc(p->n_ops + 1, sizeof *sorted);
-	if (sorted == NULL)
+	bool *ended = calloc(n, sizeof *ended);
+	if (first == NULL || end == NULL || sender == NULL || burst == NULL || useful == NULL ||
+	    sends == NULL || receives == NULL || rank_of_thread == NULL || by_threads == NULL ||
+	    sorted == NULL || ended == NULL)
 		goto out;
-	size_t k = 0;
+	/* each thread's rank (its index in `ranks`), or none */
+	for (size_t r = 0; r < n; r++) {
+		by_threads[r] = ranks[r];
+		by_threads[r].number = (int32_t)r; /* the index, kept through the sort */
+	}
+	qsort(by_threads, n, sizeof *by_threads, by_thread);
+	for (size_t t = 0; t < p->n_threads; t++) {
+		struct ranks_pop_rank key = {.segment = p->threads[t].segment,
+					     .tid = p->threads[t].tid};
+		const struct ranks_pop_rank *found = bsearch(&key, by_threads, n,
+							     sizeof *by_threads, by_thread);
+		rank_of_thread[t] = found != NULL ? (uint32_t)found->number : UINT32_MAX;
+	}
+	/* the ops by rank, each thread's in its order (chunks of threads interleave): counted,
+	 * then placed */
+	for (size_t i = 0; i < p->n_ops; i++) {
+		uint32_t r = rank_of_thread[p->ops[i].thread];
+		if (r != UINT32_MAX)
+			end[r]++;
+	}
+	for (size_t r = 0, k = 0; r < n; r++) {
+		first[r] = k;
+		k += end[r];
+		end[r] = first[r];
+	}
+	for (size_t i = 0; i < p->n_ops; i++) {
+		uint32_t r = rank_of_thread[p->ops[i].thread];
+		if (r != UINT32_MAX) {
+			ended[r] |= p->ops[i].type == OP_END;
+			sorted[end[r]++] = p->ops[i];
+		}
+	}
 	double start = 1e300, finish = 0;
 	for (size_t r = 0; r < n; r++) {
-		first[r] = k;
-		bool ended = false;
-		for (size_t i = 0; i < p->n_ops; i++)
-			if (rank_of_thread[p->ops[i].thread] == r) {
-				sorted[k++] = p->ops[i];
-				ended |= p->ops[i].type == OP_END;
-			}
-		end[r] = k;
-		if (!ended || end[r] == first[r]) { /* a rank that never reached MPI_Finalize */
-			free(sorted);
+		if (!ended[r] || end[r] == first[r]) /* a rank that never reached MPI_Finalize */
 			goto out;
-		}
 		/* its run: from its first burst's start to MPI_Finalize's, aligned */
-		const struct op *a = &sorted[first[r]], *z = &sorted[end[r] - 1];
-		double from = (double)to_ns(context, ranks[r].segment, a->start) +
+		double from = (double)to_ns(context, ranks[r].segment, sorted[first[r]].start) +
 			      (double)ranks[r].offset,
-		       to = (double)to_ns(context, ranks[r].segment, z->start) +
+		       to = (double)to_ns(context, ranks[r].segment, sorted[end[r] - 1].start) +
 			    (double)ranks[r].offset;
 		start = from < start ? from : start;
 		finish = to > finish ? to : finish;
 	}
-	memcpy(p->ops, sorted, k * sizeof *sorted);
-	free(sorted);
-	p->n_ops = k;
+	free(p->ops);
+	p->ops = sorted;
+	sorted = NULL;
+	p->n_ops = end[n - 1];
 	size_t n_sends = 0, n_receives = 0;
 	for (size_t r = 0; r < n; r++)
 		for (size_t i = first[r]; i < end[r]; i++) {
@@ -322,12 +380,13 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	qsort(sends, n_sends, sizeof *sends, by_key_then_op);
 	qsort(receives, n_receives, sizeof *receives, by_key_then_op);
 	for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
-		int c = by_key_then_op(
-			&(struct end){sends[i].from, sends[i].to, sends[i].tag, 0},
-			&(struct end){receives[j].from, receives[j].to, receives[j].tag, 0});
-		if (c == 0 && same_key(&sends[i], &receives[j]))
+		if (same_key(&sends[i], &receives[j])) {
 			sender[receives[j++].op] = sends[i++].op;
-		else if (c < 0)
+			continue;
+		}
+		struct end x = sends[i], y = receives[j];
+		x.op = y.op = 0;
+		if (by_key_then_op(&x, &y) < 0)
 			i++;
 		else
 			j++;
@@ -366,4 +425,7 @@ out:
 	free(sends);
 	free(receives);
 	free(rank_of_thread);
+	free(by_threads);
+	free(sorted);
+	free(ended);
 }
