@@ -319,6 +319,15 @@ Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, 
 	cr_expect(balance >= 25 && balance < 30, "%s", said);
 	cr_expect_geq(serialisation, 99, "%s", said);
 	free(said);
+	/* MPI_Pcontrol(1) and (0) mark a region where every rank works alike, between
+	 * imbalanced stretches: the region alone is measured */
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"),
+					 "pcontrol", NULL},
+			NULL, false, &said));
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ") != NULL, "%s", said);
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect_geq(balance, 70, "%s", said);
+	free(said);
 }
 
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)

@@ -39,6 +39,8 @@ struct op {
 struct thread {
 	uint32_t segment, tid;
 	uint64_t last_end; /* the end of its last MPI call (its clock) */
+	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
+	uint64_t region_on, region_off;
 	bool in_call, ended;
 };
 
@@ -124,6 +126,13 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		return true;
 	struct thread *th = &p->threads[t];
 	struct op op = {.start = time, .end = time, .thread = (uint32_t)t};
+	if (type == TP_RECORD_REGION_OF_INTEREST) {
+		if (tp_record_small(rec->word) != 0 && th->region_on == 0)
+			th->region_on = time;
+		else if (tp_record_small(rec->word) == 0 && th->region_on != 0)
+			th->region_off = time;
+		return true;
+	}
 	if (type == TP_RECORD_WAIT_START && tp_record_small(rec->word) == TP_WAIT_MPI) {
 		/* the burst before the call; MPI_Finalize's start ends the thread's operations */
 		if (!push(p, (struct op){.type = OP_BURST,
@@ -282,6 +291,18 @@ out:
 	return result;
 }
 
+/* The index of `rank`'s thread (its mpi-init made it), or SIZE_MAX past MAX_THREADS. */
+static size_t thread_of_rank(const struct ranks_pop *p, const struct ranks_pop_rank *rank)
+{
+	if (p->slots == NULL)
+		return SIZE_MAX;
+	size_t h = ((size_t)rank->segment * 2654435761u ^ rank->tid * 40503u) & (p->n_slots - 1);
+	while (p->slots[h] != 0 && (p->threads[p->slots[h] - 1].segment != rank->segment ||
+				    p->threads[p->slots[h] - 1].tid != rank->tid))
+		h = (h + 1) & (p->n_slots - 1);
+	return p->slots[h] != 0 ? p->slots[h] - 1 : SIZE_MAX;
+}
+
 /* Ranks by their thread (segment, tid), for finding a thread's rank. */
 static int by_thread(const void *a, const void *b)
 {
@@ -306,9 +327,11 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	struct ranks_pop_rank *by_threads = calloc(n, sizeof *by_threads);
 	struct op *sorted = calloc(p->n_ops + 1, sizeof *sorted);
 	bool *ended = calloc(n, sizeof *ended);
+	uint64_t *window_on = calloc(n, sizeof *window_on),
+		 *window_off = calloc(n, sizeof *window_off);
 	if (first == NULL || end == NULL || sender == NULL || burst == NULL || useful == NULL ||
 	    sends == NULL || receives == NULL || rank_of_thread == NULL || by_threads == NULL ||
-	    sorted == NULL || ended == NULL)
+	    sorted == NULL || ended == NULL || window_on == NULL || window_off == NULL)
 		goto out;
 	/* each thread's rank (its index in `ranks`), or none */
 	for (size_t r = 0; r < n; r++) {
@@ -342,14 +365,25 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 			sorted[end[r]++] = p->ops[i];
 		}
 	}
+	/* each rank's window: its region of interest when every rank marked one, else from
+	 * MPI_Init's end to MPI_Finalize's start */
+	bool regions = true;
+	for (size_t r = 0; r < n; r++) {
+		if (thread_of_rank(p, &ranks[r]) == SIZE_MAX)
+			goto out;
+		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
+		regions &= th->region_on != 0 && th->region_off > th->region_on;
+	}
 	double start = 1e300, finish = 0;
 	for (size_t r = 0; r < n; r++) {
 		if (!ended[r] || end[r] == first[r]) /* a rank that never reached MPI_Finalize */
 			goto out;
-		/* its run: from its first burst's start to MPI_Finalize's, aligned */
-		double from = (double)to_ns(context, ranks[r].segment, sorted[first[r]].start) +
+		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
+		window_on[r] = regions ? th->region_on : sorted[first[r]].start;
+		window_off[r] = regions ? th->region_off : sorted[end[r] - 1].start;
+		double from = (double)to_ns(context, ranks[r].segment, window_on[r]) +
 			      (double)ranks[r].offset,
-		       to = (double)to_ns(context, ranks[r].segment, sorted[end[r] - 1].start) +
+		       to = (double)to_ns(context, ranks[r].segment, window_off[r]) +
 			    (double)ranks[r].offset;
 		start = from < start ? from : start;
 		finish = to > finish ? to : finish;
@@ -364,8 +398,14 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 			const struct op *op = &p->ops[i];
 			sender[i] = SIZE_MAX;
 			if (op->type == OP_BURST) {
-				burst[i] = (double)to_ns(context, ranks[r].segment, op->end) -
-					   (double)to_ns(context, ranks[r].segment, op->start);
+				/* within the rank's window only */
+				uint64_t from = op->start > window_on[r] ? op->start : window_on[r],
+					 to = op->end < window_off[r] ? op->end : window_off[r];
+				burst[i] = to <= from
+						   ? 0
+						   : (double)to_ns(context, ranks[r].segment, to) -
+							     (double)to_ns(context,
+									   ranks[r].segment, from);
 				if (burst[i] < 0)
 					burst[i] = 0;
 				useful[r] += burst[i];
@@ -402,10 +442,11 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	double balance = sum / (double)n / most, communication = most / runtime;
 	fprintf(errors,
 		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
-		" from MPI_Init to MPI_Finalize (their MPI threads): parallel %.0f%% = load "
-		"balance %.0f%% x communication %.0f%%",
-		ranks[0].number, ranks[n - 1].number, 100 * balance * communication, 100 * balance,
-		100 * communication);
+		" from %s (their MPI threads): parallel %.0f%% = load balance %.0f%% x "
+		"communication %.0f%%",
+		ranks[0].number, ranks[n - 1].number,
+		regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		100 * balance * communication, 100 * balance, 100 * communication);
 	double ideal = ideal_run(p, n, first, end, burst, sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
 		fprintf(errors, " (serialisation %.0f%% x transfer %.0f%%)",
@@ -428,4 +469,6 @@ out:
 	free(by_threads);
 	free(sorted);
 	free(ended);
+	free(window_on);
+	free(window_off);
 }

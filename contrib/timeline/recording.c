@@ -671,7 +671,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			    type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END)
 				pages_read(&b->pages, r, tp_record_bytes(r->word));
 			if ((type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
-			     type == TP_RECORD_MPI_RECV ||
+			     type == TP_RECORD_MPI_RECV || type == TP_RECORD_REGION_OF_INTEREST ||
 			     ((type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
 			      tp_record_small(r->word) == TP_WAIT_MPI)) &&
 			    !ranks_note(b->ranks, (uint32_t)(current - b->segments), c->tid,

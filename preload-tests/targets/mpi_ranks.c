@@ -5,6 +5,8 @@
  *   imbalance  rank r works 1 + 2r units, then all reduce their results
  *   pipeline   rounds of a token passed from rank 0 through each rank to the last
  *   bcast      rank 0 works, then broadcasts its result to every rank
+ *   pcontrol   imbalance before and after a region of interest (MPI_Pcontrol(1) to (0))
+ *              where every rank works 2 units, then all reduce
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -56,6 +58,20 @@ static int bcast(int rank)
 	return sum;
 }
 
+static int pcontrol(int rank)
+{
+	double before = work(1 + 2 * rank), sum = 0;
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(1);
+	double mine = work(2);
+	MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Pcontrol(0);
+	double after = work(1 + 2 * rank), all = 0;
+	mine = before + after;
+	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return (int)(sum + all);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -69,6 +85,8 @@ int main(int argc, char **argv)
 		result = pipeline(rank, size);
 	else if (strcmp(shape, "bcast") == 0)
 		result = bcast(rank);
+	else if (strcmp(shape, "pcontrol") == 0)
+		result = pcontrol(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();
