@@ -419,7 +419,8 @@ Test(harm, a_gcc_openmp_program_moved_onto_libomp_is_told_once)
 /*
  * A script's GCC-built OpenMP programs run on libomp too, their tasks seen, and the launcher says
  * so once, at the end, for both; one that calls what libomp lacks (omp_target_alloc) stays on
- * libgomp and runs as it does plainly. The script's output and status are the plain run's.
+ * libgomp and runs as it does plainly; ldd lists what it does plainly. The script's output and
+ * status are the plain run's.
  */
 Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180)
 {
@@ -430,7 +431,9 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 						 "gcc and libomp-dev");
 	if (TP_LIBOMP_PATH[0] == '\0')
 		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
-	const char *script = "\"$0\" 10 && \"$0\" 9 && \"$1\"; exit 3";
+	const char *script =
+		"\"$0\" 10 && \"$0\" 9 && \"$1\"; ldd \"$0\" | grep -o 'lib[g]*omp[^ ]*'; "
+		"exit 3";
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	struct tp_run plain, run;
 	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", script, fib, lacking, NULL}, env,

@@ -10,9 +10,11 @@
  *
  * TASKPROBE_LIBOMP names libomp's file (the launcher finds it); TASKPROBE_LIBOMP_NOTES, if set,
  * a directory of the launcher's run where each process moved adds its name to the file
- * libomp.PID, so that the launcher says once, at the end, which programs ran on libomp. Both are
- * read from /proc/self/environ: the module is linked to no library (raw_syscalls.h), and the
- * variables are the run's, set before the process started.
+ * libomp.PID, so that the launcher says once, at the end, which programs ran on libomp. ldd's
+ * listing (LD_TRACE_LOADED_OBJECTS) is left as it is, but for the launcher's own
+ * (TASKPROBE_LIBOMP_LISTED), which asks what its program gets. All are read from
+ * /proc/self/environ: the module is linked to no library (raw_syscalls.h), and the variables are
+ * the run's, set before the process started.
  *
  * It runs inside the dynamic linker's search for libgomp.so.1, under the loader's lock: it reads
  * the loaded objects' dynamic symbols from memory (the loader checked them) and libomp's from its
@@ -121,6 +123,9 @@ static size_t read_some(int fd, char *buffer, size_t size)
 struct settings {
 	char libomp[4096]; /* TASKPROBE_LIBOMP, "" if unset or too long */
 	char notes[4096];  /* TASKPROBE_LIBOMP_NOTES, likewise */
+	/* LD_TRACE_LOADED_OBJECTS (ldd's listing: the module answers only the launcher's own,
+	 * TASKPROBE_LIBOMP_LISTED, so that a program's ldd lists what it always did) */
+	char listing[8], listed[8];
 };
 
 /*
@@ -129,15 +134,21 @@ struct settings {
  */
 static void read_settings(struct settings *s)
 {
-	static const char *const names[] = {"TASKPROBE_LIBOMP=", "TASKPROBE_LIBOMP_NOTES="};
-	char *values[] = {s->libomp, s->notes};
-	s->libomp[0] = s->notes[0] = '\0';
+	enum { N = 4 };
+	static const char *const names[N] = {
+		"TASKPROBE_LIBOMP=", "TASKPROBE_LIBOMP_NOTES=", "LD_TRACE_LOADED_OBJECTS=",
+		"TASKPROBE_LIBOMP_LISTED="};
+	char *values[N] = {s->libomp, s->notes, s->listing, s->listed};
+	const size_t sizes[N] = {sizeof s->libomp, sizeof s->notes, sizeof s->listing,
+				 sizeof s->listed};
+	for (int k = 0; k < N; k++)
+		values[k][0] = '\0';
 	int fd = open_read("/proc/self/environ");
 	if (fd < 0)
 		return;
 	/* in the entry: how far each name still matches (SIZE_MAX: no longer), and which value
-	 * is being copied, and how much of it */
-	size_t matched[2] = {0, 0}, copied = 0;
+	 * is being copied, and how much of it (past its size: too long) */
+	size_t matched[N] = {0}, copied = 0;
 	int copying = -1;
 	char block[1024];
 	size_t n;
@@ -145,35 +156,35 @@ static void read_settings(struct settings *s)
 		for (size_t i = 0; i < n; i++) {
 			char c = block[i];
 			if (copying >= 0) {
-				if (copied < sizeof s->libomp)
-					values[copying][copied++] = c;
-				if (c == '\0') {
-					if (copied > sizeof s->libomp)
-						values[copying][0] = '\0';
-					copying = -1;
-					matched[0] = matched[1] = 0;
-				} else if (copied == sizeof s->libomp) {
+				size_t size = sizes[copying];
+				if (copied < size)
+					values[copying][copied] = c;
+				copied++;
+				if (c != '\0' && copied < size)
+					continue;
+				if (c != '\0' || copied > size)
 					values[copying][0] = '\0'; /* too long: unset */
-					copied++;
-				}
-				continue;
-			}
-			if (c == '\0') {
-				matched[0] = matched[1] = 0;
-				continue;
-			}
-			for (int k = 0; k < 2; k++) {
-				if (matched[k] == SIZE_MAX)
+				if (c != '\0')
 					continue;
-				if (names[k][matched[k]] != c) {
+				copying = -1;
+				for (int k = 0; k < N; k++)
+					matched[k] = 0;
+				continue;
+			}
+			for (int k = 0; k < N; k++) {
+				if (c == '\0') {
+					matched[k] = 0;
+				} else if (matched[k] != SIZE_MAX && names[k][matched[k]] == c) {
+					if (names[k][++matched[k]] == '\0')
+						copying = k;
+				} else {
 					matched[k] = SIZE_MAX;
-					continue;
 				}
-				if (names[k][++matched[k]] == '\0') {
-					copying = k;
-					copied = 0;
-					matched[0] = matched[1] = SIZE_MAX;
-				}
+			}
+			if (copying >= 0) {
+				copied = 0;
+				for (int k = 0; k < N; k++)
+					matched[k] = SIZE_MAX;
 			}
 		}
 	}
@@ -544,8 +555,11 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 	    cookie == NULL || *cookie == 0)
 		return (char *)name;
 	read_settings(&settings);
+	if (settings.libomp[0] == '\0' ||
+	    (settings.listing[0] != '\0' && settings.listed[0] == '\0'))
+		return (char *)name;
 	struct definitions omp;
-	if (settings.libomp[0] == '\0' || !read_definitions(&omp, settings.libomp))
+	if (!read_definitions(&omp, settings.libomp))
 		return (char *)name;
 	/* the object that needs libgomp, and every one loaded so far: libomp must answer all */
 	const struct link_map *map = (const struct link_map *)*cookie;
