@@ -417,6 +417,32 @@ Test(harm, a_gcc_openmp_program_moved_onto_libomp_is_told_once)
 }
 
 /*
+ * A GCC-built program that calls what libomp lacks (omp_target_alloc) is not moved onto libomp,
+ * where it would end in a symbol lookup error: it runs as it does plainly, on libgomp, and says
+ * its tasks are not seen and why (the shim's line), not that it runs on libomp.
+ */
+Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *lacking = tp_require_program(tp_target("omp_host_device_memory_gcc"),
+						 "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){lacking, NULL}, env, &plain);
+	tp_launch((const char *[]){"run", "--", lacking, NULL}, env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
+	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
+			  NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
  * A script's GCC-built OpenMP programs run on libomp too, their tasks seen, and the launcher says
  * so once, at the end, for both; one that calls what libomp lacks (omp_target_alloc) stays on
  * libgomp and runs as it does plainly; ldd lists what it does plainly. The script's output and
