@@ -3,10 +3,11 @@
  * The launcher's LD_AUDIT module: a process of the run that needs GCC's libgomp (a GCC-built
  * OpenMP program, whoever starts it) gets LLVM's libomp in its place, whose tool interface shows
  * its tasks (libomp implements libgomp's entry points). Only when libomp defines every OpenMP
- * name (and version) the objects loaded so far import: libomp 14 lacks some 50 of libgomp's
- * (GOMP_teams4, GOMP_scope_start, the offloading and Fortran entry points), and without libgomp
- * loaded such a call would end the program in a symbol lookup error. Else the process keeps
- * libgomp (its tasks unseen, as the shim says). Processes that need no libgomp are untouched.
+ * name (and version) the objects loaded so far import: libomp 14 lacks 51 of libgomp's GOMP_ and
+ * omp_ names (GOMP_teams4, GOMP_scope_start, omp_target_alloc, the offloading and Fortran entry
+ * points) and its OpenACC ones, and without libgomp loaded such a call would end the program in
+ * a symbol lookup error. Else the process keeps libgomp (its tasks unseen, as the shim says).
+ * Processes that need no libgomp are untouched.
  *
  * TASKPROBE_LIBOMP names libomp's file (the launcher finds it); TASKPROBE_LIBOMP_NOTES, if set,
  * a directory of the launcher's run where each process moved adds its name to the file
@@ -17,9 +18,11 @@
  * the run's, set before the process started.
  *
  * It runs inside the dynamic linker's search for libgomp.so.1, under the loader's lock: it reads
- * the loaded objects' dynamic symbols from memory (the loader checked them) and libomp's from its
- * file, every offset and size checked against it; anything unexpected keeps libgomp. The dynamic
- * linker ignores LD_AUDIT in secure-execution (setuid) processes.
+ * the loaded objects' dynamic symbols from memory (as mapped by the loader, which reads the same
+ * tables to bind them) and libomp's from its file, every offset and size checked against it;
+ * anything unexpected keeps libgomp. Objects loaded after the answer that need libgomp too get
+ * libomp under its name without the module being asked (README, "OpenMP"). The dynamic linker
+ * ignores LD_AUDIT in secure-execution (setuid) processes.
  */
 #define _GNU_SOURCE
 #include <elf.h>
