@@ -443,6 +443,33 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 }
 
 /*
+ * libomp preloaded by hand (as README says to, without the launcher), then under the launcher: a
+ * GCC-built program a script starts runs as it does plainly so (libomp answers it, libgomp
+ * behind), not ended by the dynamic linker (libomp loaded twice, the second time unknown as
+ * libgomp, fails ld.so's version check).
+ */
+Test(harm, a_gcc_openmp_program_with_libomp_preloaded_by_hand_runs_as_plainly)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char preload[4200];
+	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
+	const char *env[] = {"OMP_NUM_THREADS=2", preload, NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", "\"$0\" 10", fib, NULL}, env, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_launch((const char *[]){"run", "--", "/bin/sh", "-c", "\"$0\" 10", fib, NULL}, env,
+		  &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 0, "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
  * A script's GCC-built OpenMP programs run on libomp too, their tasks seen, and the launcher says
  * so once, at the end, for both; one that calls what libomp lacks (omp_target_alloc) stays on
  * libgomp and runs as it does plainly; ldd lists what it does plainly. The script's output and

@@ -210,6 +210,7 @@ struct definitions {
 	size_t strings_size;
 	const ElfW(Half) * versions; /* per symbol; NULL: unversioned */
 	const char *version_names[MAX_VERSIONS];
+	const char *soname; /* DT_SONAME, or NULL */
 };
 
 /* The section header `index` of a checked ELF file, or NULL. */
@@ -279,11 +280,13 @@ static bool read_definitions(struct definitions *d, const char *path)
 #elif defined(__aarch64__)
 	ours = ours && elf->e_machine == EM_AARCH64;
 #endif
-	const ElfW(Shdr) *dynsym = NULL, *versym = NULL, *verdef = NULL;
+	const ElfW(Shdr) *dynsym = NULL, *versym = NULL, *verdef = NULL, *dynamic = NULL;
 	for (size_t i = 0; ours && i < elf->e_shnum; i++) {
 		const ElfW(Shdr) *s = section(d, i);
 		if (s->sh_type == SHT_DYNSYM)
 			dynsym = s;
+		else if (s->sh_type == SHT_DYNAMIC)
+			dynamic = s;
 		else if (s->sh_type == SHT_GNU_versym)
 			versym = s;
 		else if (s->sh_type == SHT_GNU_verdef)
@@ -306,6 +309,18 @@ static bool read_definitions(struct definitions *d, const char *path)
 		d->versions = (const ElfW(Half) *)(d->file + versym->sh_offset);
 		if (verdef != NULL && inside(d, verdef))
 			read_version_names(d, verdef);
+	}
+	if (dynamic != NULL && inside(d, dynamic) && dynamic->sh_link == dynsym->sh_link &&
+	    dynamic->sh_entsize == sizeof(ElfW(Dyn)) &&
+	    dynamic->sh_offset % sizeof(ElfW(Addr)) == 0) {
+		const ElfW(Dyn) *entry = (const ElfW(Dyn) *)(d->file + dynamic->sh_offset);
+		for (size_t i = 0; i < dynamic->sh_size / sizeof(ElfW(Dyn)); i++) {
+			if (entry[i].d_tag == DT_NULL)
+				break;
+			if (entry[i].d_tag == DT_SONAME)
+				d->soname = string_at(d->strings, d->strings_size,
+						      entry[i].d_un.d_val);
+		}
 	}
 	return true;
 }
@@ -356,6 +371,7 @@ static bool has_version(const struct definitions *d, const char *version)
 /* ---- a loaded object's imports, from memory ---- */
 
 struct imports {
+	const char *soname; /* DT_SONAME, or NULL */
 	const ElfW(Sym) * symbols;
 	size_t symbol_count;
 	const char *strings;
@@ -392,6 +408,7 @@ static void read_imports(const struct link_map *map, struct imports *o)
 {
 	*o = (struct imports){0};
 	const uint32_t *hash = NULL, *gnu_hash = NULL;
+	size_t soname = SIZE_MAX;
 	for (const ElfW(Dyn) *d = map->l_ld; d != NULL && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
 		case DT_SYMTAB:
@@ -402,6 +419,9 @@ static void read_imports(const struct link_map *map, struct imports *o)
 			break;
 		case DT_STRSZ:
 			o->strings_size = d->d_un.d_val;
+			break;
+		case DT_SONAME:
+			soname = d->d_un.d_val;
 			break;
 		case DT_VERSYM:
 			o->versions = (const ElfW(Half) *)dynamic_address(map, d->d_un.d_ptr);
@@ -428,6 +448,8 @@ static void read_imports(const struct link_map *map, struct imports *o)
 		o->symbol_count = gnu_hash_symbol_count(gnu_hash);
 	if (o->needs == NULL)
 		o->need_count = 0;
+	if (soname != SIZE_MAX)
+		o->soname = string_at(o->strings, o->strings_size, soname);
 }
 
 /* The OpenMP runtime's names (GCC's OpenACC ones too): an unversioned import of one is libgomp's. */
@@ -445,11 +467,10 @@ enum { MAX_NEEDED_VERSIONS = 64 };
  * needs of `file` (libgomp's name), each symbol of such a version, and each unversioned OpenMP
  * name.
  */
-static bool libomp_answers(const struct link_map *map, const char *file,
+static bool libomp_answers(const struct imports *imports, const char *file,
 			   const struct definitions *omp)
 {
-	struct imports o;
-	read_imports(map, &o);
+	const struct imports o = *imports;
 	struct {
 		unsigned index;
 		const char *name;
@@ -564,13 +585,23 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 	struct definitions omp;
 	if (!read_definitions(&omp, settings.libomp))
 		return (char *)name;
-	/* the object that needs libgomp, and every one loaded so far: libomp must answer all */
+	/*
+	 * The object that needs libgomp, and every one loaded so far: libomp must answer all. And
+	 * libomp must not be loaded already (preloaded, or a clang-built library's): loaded again
+	 * under another name, it would not be known as libgomp, and the linker's version check of
+	 * the object would fail (an assertion in ld.so). With libgomp behind it, the program's calls
+	 * reach libomp all the same.
+	 */
 	const struct link_map *map = (const struct link_map *)*cookie;
 	while (map->l_prev != NULL)
 		map = map->l_prev;
-	bool answered = true;
-	for (; map != NULL && answered; map = map->l_next)
-		answered = libomp_answers(map, name, &omp);
+	bool answered = omp.soname != NULL;
+	for (; map != NULL && answered; map = map->l_next) {
+		struct imports o;
+		read_imports(map, &o);
+		answered = !(o.soname != NULL && same_text(o.soname, omp.soname)) &&
+			   libomp_answers(&o, name, &omp);
+	}
 	drop_definitions(&omp);
 	if (!answered)
 		return (char *)name;
