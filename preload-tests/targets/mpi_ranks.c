@@ -5,6 +5,8 @@
  *   imbalance  rank r works 1 + 2r units, then all reduce their results
  *   pipeline   rounds of a token passed from rank 0 through each rank to the last
  *   bcast      rank 0 works, then broadcasts its result to every rank
+ *   halo       rounds of nonblocking exchanges with both neighbours on a ring, completed by
+ *              MPI_Waitall
  *   pcontrol   imbalance before and after a region of interest (MPI_Pcontrol(1) to (0))
  *              where every rank works 2 units, then all reduce
  */
@@ -58,6 +60,24 @@ static int bcast(int rank)
 	return sum;
 }
 
+static int halo(int rank, int size)
+{
+	int left = (rank + size - 1) % size, right = (rank + 1) % size, sum = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		int from_left = 0, from_right = 0, mine = rank + round;
+		MPI_Request requests[4];
+		MPI_Irecv(&from_left, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &requests[0]);
+		MPI_Irecv(&from_right, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &requests[1]);
+		MPI_Isend(&mine, 1, MPI_INT, right, 7, MPI_COMM_WORLD, &requests[2]);
+		MPI_Isend(&mine, 1, MPI_INT, left, 8, MPI_COMM_WORLD, &requests[3]);
+		MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+		sum += from_left + from_right;
+	}
+	int total = 0;
+	MPI_Reduce(&sum, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return total;
+}
+
 static int pcontrol(int rank)
 {
 	double before = work(1 + 2 * rank), sum = 0;
@@ -85,6 +105,8 @@ int main(int argc, char **argv)
 		result = pipeline(rank, size);
 	else if (strcmp(shape, "bcast") == 0)
 		result = bcast(rank);
+	else if (strcmp(shape, "halo") == 0)
+		result = halo(rank, size);
 	else if (strcmp(shape, "pcontrol") == 0)
 		result = pcontrol(rank);
 	if (rank == 0)

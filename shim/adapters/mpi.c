@@ -178,15 +178,25 @@ static void recv_event(handle comm, const void *status)
 }
 
 /*
- * The receives this thread started (MPI_Irecv) while traced, by request, until a wait or test
- * completes them: then their mpi-recv fires. A request completed on another thread, or beyond
- * these, is told as a wait only.
+ * The receives started (MPI_Irecv) while traced, by request, until a wait or test completes
+ * them (on any thread): then their mpi-recv fires. One table for the process, not per thread:
+ * the shim's thread-local storage stays small (a library loaded after start-up gets little
+ * static TLS). Slots are taken and given back with atomics, no lock; a request is looked for in
+ * PENDING_PROBES slots from its hash, and one that finds none free is told as a wait only. A
+ * handle 0 is no request of either interface (their MPI_REQUEST_NULL is not 0): a free slot.
  */
-#define PENDING_MAX 64
-static __thread struct {
+#define PENDING_SLOTS  1024 /* a power of two */
+#define PENDING_PROBES 16
+#define PENDING_MAX    64 /* the requests of one wait or test looked at */
+static struct {
 	handle request, comm;
-} pending[PENDING_MAX] __attribute__((tls_model("initial-exec")));
-static __thread unsigned n_pending __attribute__((tls_model("initial-exec")));
+} pending[PENDING_SLOTS];
+static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
+
+static size_t pending_slot(handle request, unsigned probe)
+{
+	return (((request * UINT64_C(0x9e3779b97f4a7c15)) >> 40) + probe) & (PENDING_SLOTS - 1);
+}
 
 static handle request_at(const void *requests, int i)
 {
@@ -203,13 +213,43 @@ static handle request_at(const void *requests, int i)
 /* Takes `request` off the pending receives: its communicator, or false when not one. */
 static bool pending_take(handle request, handle *comm)
 {
-	for (unsigned i = 0; i < n_pending; i++)
-		if (pending[i].request == request) {
-			*comm = pending[i].comm;
-			pending[i] = pending[--n_pending];
+	if (request == 0 || __atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0)
+		return false;
+	for (unsigned i = 0; i < PENDING_PROBES; i++) {
+		size_t slot = pending_slot(request, i);
+		if (__atomic_load_n(&pending[slot].request, __ATOMIC_ACQUIRE) != request)
+			continue;
+		handle expected = request;
+		*comm = __atomic_load_n(&pending[slot].comm, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, 0, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_fetch_sub(&pending_count, 1, __ATOMIC_RELAXED);
 			return true;
 		}
+	}
 	return false;
+}
+
+/* Remembers receive `request` on `comm` (over a stale entry of the same handle). */
+static void pending_put(handle request, handle comm)
+{
+	handle stale;
+	if (request == 0)
+		return;
+	(void)pending_take(request, &stale);
+	for (unsigned i = 0; i < PENDING_PROBES; i++) {
+		size_t slot = pending_slot(request, i);
+		handle expected = 0;
+		if (__atomic_load_n(&pending[slot].request, __ATOMIC_RELAXED) != 0)
+			continue;
+		/* the communicator first: a taker that finds the request finds it */
+		__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, request, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
 }
 
 /* The requests of `n` (at most PENDING_MAX) to be completed: copied before the call ends them. */
@@ -223,7 +263,8 @@ struct completing {
 static void completing_start(struct completing *c, const void *requests, int n, void **statuses)
 {
 	c->n = 0;
-	if (n_pending == 0 || n <= 0 || n > PENDING_MAX || !abi_known())
+	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || n > PENDING_MAX ||
+	    !abi_known())
 		return;
 	for (int i = 0; i < n; i++)
 		c->requests[i] = request_at(requests, i);
@@ -398,13 +439,24 @@ TP_MPI_INTERPOSE(Sendrecv_replace, TP_MPI_CALL_SENDRECV_REPLACE,
 TP_MPI_INTERPOSE(Probe, TP_MPI_CALL_PROBE, (int source, int tag, handle comm, void *status),
 		 (source, tag, comm, status), NOTHING, NOTHING);
 
+/*
+ * A send's new request: a receive of the same handle still remembered is stale (completed by a
+ * call not interposed, MPI_Testall, or freed) and forgotten, so its completion is no receive.
+ */
+static void send_started(int ret, const void *request)
+{
+	handle stale;
+	if (ret == 0 && abi_known())
+		(void)pending_take(request_at(request, 0), &stale);
+}
+
 /* Nonblocking: a send's event at its start; a receive's when a wait or test completes it. */
 #define TP_MPI_ISEND(name)                                                                         \
 	TP_MPI_INTERPOSE(name, 0,                                                                  \
 			 (const void *buf, int count, handle type, int dest, int tag, handle comm, \
 			  void *request),                                                          \
 			 (buf, count, type, dest, tag, comm, request),                             \
-			 send_event(dest, tag, comm, count, type), NOTHING)
+			 send_event(dest, tag, comm, count, type), send_started(ret_, request))
 TP_MPI_ISEND(Isend);
 TP_MPI_ISEND(Issend);
 TP_MPI_ISEND(Ibsend);
@@ -413,10 +465,9 @@ TP_MPI_ISEND(Irsend);
 /* A receive started while mpi-recv is listened to, remembered until it completes. */
 static void irecv_started(int ret, handle comm, const void *request)
 {
-	if (ret != 0 || !tp_listeners_mpi_recv() || !abi_known() || n_pending == PENDING_MAX)
+	if (ret != 0 || !tp_listeners_mpi_recv() || !abi_known())
 		return;
-	pending[n_pending].request = request_at(request, 0);
-	pending[n_pending++].comm = comm;
+	pending_put(request_at(request, 0), comm);
 }
 TP_MPI_INTERPOSE(Irecv, 0,
 		 (void *buf, int count, handle type, int source, int tag, handle comm,
