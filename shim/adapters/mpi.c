@@ -499,6 +499,21 @@ TP_MPI_INTERPOSE(Test, 0, (void *request, int *flag, void *status), (request, fl
 		 struct completing c_;
 		 completing_start(&c_, request, 1, &status),
 		 if (ret_ == 0 && *flag) completing_done(&c_, 0, status));
+TP_MPI_INTERPOSE(Testall, 0, (int count, void *requests, int *flag, void *statuses),
+		 (count, requests, flag, statuses), struct completing c_;
+		 completing_start(&c_, requests, count, &statuses),
+		 for (int i_ = 0; ret_ == 0 && *flag && i_ < c_.n; i_++)
+			 completing_done(&c_, i_, status_of(statuses, i_)));
+TP_MPI_INTERPOSE(Testany, 0, (int count, void *requests, int *index, int *flag, void *status),
+		 (count, requests, index, flag, status), struct completing c_;
+		 completing_start(&c_, requests, count, &status),
+		 if (ret_ == 0 && *flag) completing_done(&c_, *index, status));
+TP_MPI_INTERPOSE(Testsome, 0,
+		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
+		 (incount, requests, outcount, indices, statuses), struct completing c_;
+		 completing_start(&c_, requests, incount, &statuses),
+		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
+			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
 
 /* The collectives: waits, on every rank of the communicator. */
 TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm), NOTHING, NOTHING);
