@@ -28,12 +28,15 @@
 #define MAX_RANKS     (1u << 16)
 /* Passes of the messages over the offsets: each moves ranks later; real clocks settle in few. */
 #define MAX_PASSES 64
-#define HOST_MAX   64
-#define JOB_MAX    128
+/* The ranks missing, or ending early, named one by one: beyond, counted. */
+#define GAPS_SAID 16
+#define HOST_MAX  64
+#define JOB_MAX   128
 
-enum note_type { NOTE_SEND, NOTE_RECV, NOTE_FINALIZE };
+enum note_type { NOTE_SEND, NOTE_RECV };
+enum { HAS_INIT = 1, HAS_FINALIZE = 2 };
 
-/* A message's end or an MPI_Finalize's end, of a segment, at a time of its clock. */
+/* A message's end, of a segment, at a time of its clock. */
 struct note {
 	uint64_t time, ns;
 	uint32_t segment;
@@ -75,8 +78,12 @@ struct ranks {
 	size_t n_segments;
 	uint32_t *process_rank;
 	size_t n_processes;
-	unsigned char *has_init; /* by segment: it holds an mpi-init */
+	/* by segment: whether it holds an mpi-init (HAS_INIT) and an MPI_Finalize's end
+	 * (HAS_FINALIZE, at finalize_time: its last) */
+	unsigned char *has_init;
 	size_t cap_has_init;
+	uint64_t *finalize_time;
+	size_t cap_finalize_time;
 	size_t n_hosts;
 	struct flow_key *keys;
 	size_t n_keys, cap_keys; /* cap_keys: a power of two */
@@ -105,6 +112,7 @@ void ranks_free(struct ranks *r)
 	free(r->segment_offset);
 	free(r->process_rank);
 	free(r->has_init);
+	free(r->finalize_time);
 	free(r->keys);
 	ranks_pop_free(r->pop);
 	free(r);
@@ -139,7 +147,7 @@ bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
 			return r->n_ranks == MAX_RANKS;
 		if (!room(&r->has_init, &r->cap_has_init, segment, 1))
 			return false;
-		r->has_init[segment] = 1;
+		r->has_init[segment] |= HAS_INIT;
 		struct rank *k = &r->ranks[r->n_ranks++];
 		*k = (struct rank){.segment = segment,
 				   .tid = tid,
@@ -164,7 +172,12 @@ bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
 		n.tag = (int32_t)rec->arg[1];
 	} else if (type == TP_RECORD_WAIT_END && small == TP_WAIT_MPI &&
 		   rec->arg[0] == TP_MPI_CALL_FINALIZE) {
-		n.type = NOTE_FINALIZE;
+		if (!room(&r->has_init, &r->cap_has_init, segment, 1) ||
+		    !room(&r->finalize_time, &r->cap_finalize_time, segment, sizeof(uint64_t)))
+			return false;
+		r->has_init[segment] |= HAS_FINALIZE;
+		r->finalize_time[segment] = time;
+		return true;
 	} else {
 		return true;
 	}
@@ -216,7 +229,7 @@ static struct rank *rank_of_process(const struct ranks *r, uint64_t process)
 
 bool ranks_names(const struct ranks *r, uint32_t segment)
 {
-	return segment < r->cap_has_init && r->has_init[segment];
+	return segment < r->cap_has_init && (r->has_init[segment] & HAS_INIT);
 }
 
 int64_t ranks_offset(const struct ranks *r, uint32_t segment)
@@ -314,7 +327,7 @@ static size_t align_by_messages(struct ranks *r,
 	*ok = sends != NULL && receives != NULL;
 	for (size_t i = 0; *ok && i < r->n_notes; i++) {
 		const struct note *n = &r->notes[i];
-		if (n->type == NOTE_FINALIZE || n->segment >= r->n_segments)
+		if (n->segment >= r->n_segments)
 			continue;
 		const struct rank *k = rank_of_process(r, r->segment_process[n->segment]);
 		if (k == NULL)
@@ -476,8 +489,10 @@ static void say_gaps(const struct ranks *r, FILE *errors)
 	if (errors == NULL)
 		return;
 	uint32_t size = r->ranks[0].size;
-	size_t missing = 0;
-	for (uint32_t number = 0, i = 0; number < size && missing < 16; number++) {
+	/* each of the first GAPS_SAID named, the rest counted */
+	uint64_t missing = size > r->n_ranks ? size - r->n_ranks : 0, said = 0;
+	for (uint32_t number = 0, i = 0; number < size && said < GAPS_SAID && said < missing;
+	     number++) {
 		while (i < r->n_ranks && r->ranks[i].number < (int32_t)number)
 			i++;
 		if (i == r->n_ranks || r->ranks[i].number != (int32_t)number) {
@@ -485,17 +500,28 @@ static void say_gaps(const struct ranks *r, FILE *errors)
 				"taskprobe-timeline: rank %" PRIu32 " of the MPI job's %" PRIu32
 				" has no recording among these: it is not in the timeline\n",
 				number, size);
-			missing++;
+			said++;
 		}
 	}
-	for (size_t i = 0; i < r->n_ranks; i++)
-		if (!r->ranks[i].finalized && r->n_ranks > 1)
+	if (missing > said)
+		fprintf(errors, "taskprobe-timeline: %" PRIu64 " more ranks have no recording\n",
+			missing - said);
+	size_t unfinished = 0;
+	for (size_t i = 0; i < r->n_ranks && r->n_ranks > 1; i++) {
+		if (r->ranks[i].finalized)
+			continue;
+		if (unfinished++ < GAPS_SAID)
 			fprintf(errors,
 				"taskprobe-timeline: rank %" PRId32 " (%s): its recording stops "
 				"before MPI_Finalize (killed, or its file torn): the timeline has "
 				"nothing of it after its last event; its clock is aligned by "
 				"MPI_Init alone\n",
 				r->ranks[i].number, r->ranks[i].input);
+	}
+	if (unfinished > GAPS_SAID)
+		fprintf(errors,
+			"taskprobe-timeline: %zu more ranks' recordings stop before MPI_Finalize\n",
+			unfinished - GAPS_SAID);
 }
 
 bool ranks_align(struct ranks *r, struct timeline *t,
@@ -543,15 +569,12 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 	/* the ends of MPI_Init and MPI_Finalize in each rank's clock */
 	for (size_t i = 0; i < r->n_ranks; i++)
 		r->ranks[i].init_ns = to_ns(context, r->ranks[i].segment, r->ranks[i].time);
-	for (size_t i = 0; i < r->n_notes; i++) {
-		const struct note *n = &r->notes[i];
-		struct rank *k = n->type == NOTE_FINALIZE && n->segment < r->n_segments
-					 ? rank_of_process(r, r->segment_process[n->segment])
-					 : NULL;
-		if (k != NULL) {
-			k->finalize_ns = to_ns(context, n->segment, n->time);
-			k->finalized = true;
-		}
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		struct rank *k = &r->ranks[i];
+		k->finalized = k->segment < r->cap_has_init &&
+			       (r->has_init[k->segment] & HAS_FINALIZE);
+		if (k->finalized)
+			k->finalize_ns = to_ns(context, k->segment, r->finalize_time[k->segment]);
 	}
 	bool ok;
 	int64_t uncertainty = align_by_hosts(r, &ok);

@@ -316,8 +316,15 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
 		   const void *context, FILE *errors)
 {
-	if (errors == NULL || n < 2 || p->full)
+	if (errors == NULL || n < 2)
 		return;
+	if (p->full) {
+		fprintf(errors,
+			"taskprobe-timeline: more than %u MPI calls and messages: the ranks' "
+			"efficiencies are not told\n",
+			MAX_OPS);
+		return;
+	}
 	size_t *first = calloc(n + 1, sizeof *first), *end = calloc(n + 1, sizeof *end);
 	size_t *sender = calloc(p->n_ops + 1, sizeof *sender);
 	double *burst = calloc(p->n_ops + 1, sizeof *burst), *useful = calloc(n, sizeof *useful);
