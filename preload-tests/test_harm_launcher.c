@@ -443,6 +443,54 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 }
 
 /*
+ * A GCC-built program the audit module moves onto libomp (all it calls, libomp has) that loads,
+ * after its tasks, a GCC-built library calling what libomp lacks (omp_target_alloc): under the
+ * launcher its output and status are the plain run's (the call finds libgomp's, loaded behind
+ * libomp), not a symbol lookup error, and its tasks are seen.
+ */
+Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/* tp_target's text is static */
+	char *program = strdup(
+		tp_require_program(tp_target("omp_late_library_gcc"), "gcc and libomp-dev"));
+	const char *library = tp_require_file(tp_target("libomp_host_copy_gcc.so"),
+					      "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	const char *script = "\"$0\" \"$1\"; echo \"exit $?\"";
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", script, program, library, NULL}, env,
+	       &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	cr_assert(strstr(plain.out, "exit 0\n") != NULL, "%s%s", plain.out, plain.err);
+	char *json = tp_make_temp("harm-late-library");
+	tp_launch((const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", script, program,
+				   library, NULL},
+		  env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+	cr_expect(strstr(run.err, "symbol lookup error") == NULL, "%s", run.err);
+	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
+				  "LLVM's libomp (") != NULL,
+		  "%s", run.err);
+	/* its 8 tasks, seen */
+	char *summary = tp_timeline_summary(json);
+	char track[96];
+	snprintf(track, sizeof track, "\ntrack\tsum_in_tasks (omp_late_library.c:%d)\t",
+		 tp_source_line("omp_late_library.c", "static long sum_in_tasks(",
+				"#pragma omp task shared(sum)"));
+	cr_expect_eq(tp_timeline_count(summary, track), 8, "%s: %s", track + 1, summary);
+	free(summary);
+	unlink(json);
+	free(json);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	free(program);
+}
+
+/*
  * libomp preloaded by hand (as README says to, without the launcher), then under the launcher: a
  * GCC-built program a script starts runs as it does plainly so (libomp answers it, libgomp
  * behind), not ended by the dynamic linker (libomp loaded twice, the second time unknown as
