@@ -472,6 +472,8 @@ Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
 	cr_expect(strstr(run.err, "symbol lookup error") == NULL, "%s", run.err);
+	/* the moved program's line and the timeline's, nothing else */
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 2, "%s", run.err);
 	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
 				  "LLVM's libomp (") != NULL,
 		  "%s", run.err);

@@ -398,8 +398,10 @@ struct imports {
 	const ElfW(Half) * versions;
 	const ElfW(Verneed) * needs;
 	size_t need_count;
-	/* where the loader searches for its dependencies: its own DT_RUNPATH, and DF_1_NODEFLIB */
-	bool runpath, no_default_paths;
+	/* where the loader searches for its dependencies: its DT_RUNPATH (or NULL), whether it
+	 * has a DT_RPATH, and DF_1_NODEFLIB */
+	const char *runpath;
+	bool rpath, no_default_paths;
 };
 
 /* An address of the dynamic section: relocated by the loader, or not (a read-only one). */
@@ -429,7 +431,7 @@ static void read_imports(const struct link_map *map, struct imports *o)
 {
 	*o = (struct imports){0};
 	const uint32_t *hash = NULL, *gnu_hash = NULL;
-	size_t soname = SIZE_MAX;
+	size_t soname = SIZE_MAX, runpath = SIZE_MAX;
 	for (const ElfW(Dyn) *d = map->l_ld; d != NULL && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
 		case DT_SYMTAB:
@@ -460,7 +462,10 @@ static void read_imports(const struct link_map *map, struct imports *o)
 			gnu_hash = (const uint32_t *)dynamic_address(map, d->d_un.d_ptr);
 			break;
 		case DT_RUNPATH:
-			o->runpath = true;
+			runpath = d->d_un.d_val;
+			break;
+		case DT_RPATH:
+			o->rpath = true;
 			break;
 		case DT_FLAGS_1:
 			o->no_default_paths = (d->d_un.d_val & DF_1_NODEFLIB) != 0;
@@ -477,6 +482,11 @@ static void read_imports(const struct link_map *map, struct imports *o)
 		o->need_count = 0;
 	if (soname != SIZE_MAX)
 		o->soname = string_at(o->strings, o->strings_size, soname);
+	if (runpath != SIZE_MAX) {
+		o->runpath = string_at(o->strings, o->strings_size, runpath);
+		if (o->runpath == NULL)
+			o->no_default_paths = true; /* unreadable: taken as a search unlike any */
+	}
 }
 
 /* The OpenMP runtime's names (GCC's OpenACC ones too): an unversioned import of one is libgomp's. */
@@ -605,15 +615,134 @@ static struct settings settings;
 /* Whether the bridge was answered: its needs are answered only then. */
 static bool bridge_answered;
 
-/*
- * Whether the bridge's search for libgomp finds what the object `o`'s search finds: both walk
- * the DT_RPATHs of the object and of those that loaded it (the bridge's loader is the object),
- * LD_LIBRARY_PATH, the cache and the default directories; but an object's DT_RUNPATH, which
- * disables those RPATHs, and its DF_1_NODEFLIB are its own.
- */
-static bool bridge_searches_alike(const struct imports *o)
+/* ---- where libgomp is found ---- */
+
+/* Whether the directory `dir` (`length` bytes) holds a file libgomp.so.1 (or cannot be told). */
+static bool holds_libgomp(const char *dir, size_t length)
 {
-	return !o->runpath && !o->no_default_paths;
+	char path[4096];
+	if (length + 1 + sizeof libgomp_soname > sizeof path)
+		return true;
+	for (size_t i = 0; i < length; i++)
+		path[i] = dir[i];
+	path[length] = '/';
+	for (size_t i = 0; i < sizeof libgomp_soname; i++)
+		path[length + 1 + i] = libgomp_soname[i];
+	long found = raw_syscall(SYS_faccessat, AT_FDCWD, (long)path, F_OK, 0, 0, 0);
+	return found != -2 /* ENOENT */ && found != -20 /* ENOTDIR */;
+}
+
+/*
+ * Whether the kernel started the dynamic linker as the program (`ld.so PROGRAM`, as ldd does):
+ * /proc/self/exe is then ld.so, not the program. The kernel gives the dynamic linker's address
+ * (AT_BASE) only to a program that names it as its interpreter. Unreadable: taken as so.
+ */
+static bool loader_run_as_program(void)
+{
+	int fd = open_read("/proc/self/auxv");
+	if (fd < 0)
+		return true;
+	ElfW(auxv_t) entry;
+	bool base = false;
+	while (read_some(fd, (char *)&entry, sizeof entry) == sizeof entry &&
+	       entry.a_type != AT_NULL)
+		if (entry.a_type == AT_BASE)
+			base = entry.a_un.a_val != 0;
+	close_file(fd);
+	return !base;
+}
+
+/*
+ * The directory of the object `map` ($ORIGIN, as the loader expands it: the program's from
+ * /proc/self/exe) into `dir`; its length, or 0 when there is none to tell (a relative name; the
+ * program when ld.so was run as a command, whose name the loader keeps to itself).
+ */
+static size_t origin_of(const struct link_map *map, char *dir, size_t size)
+{
+	size_t length = 0;
+	if (map->l_name != NULL && map->l_name[0] == '/') {
+		length = text_length(map->l_name);
+		if (length >= size)
+			return 0;
+		for (size_t i = 0; i < length; i++)
+			dir[i] = map->l_name[i];
+	} else if (map->l_name != NULL && map->l_name[0] == '\0' && map->l_prev == NULL &&
+		   !loader_run_as_program()) {
+		long n = raw_syscall(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)dir,
+				     (long)size, 0, 0);
+		if (raw_failed(n) || (size_t)n >= size || n == 0 || dir[0] != '/')
+			return 0;
+		length = (size_t)n;
+	}
+	while (length > 0 && dir[length - 1] != '/')
+		length--;
+	return length > 1 ? length - 1 : length; /* "/" stays */
+}
+
+/*
+ * Whether no directory of the DT_RUNPATH `runpath` of the object `map` holds a libgomp.so.1:
+ * each an absolute path, or one below $ORIGIN ("${ORIGIN}"); any other ($LIB, $PLATFORM, a
+ * relative one) is taken as one that does.
+ */
+static bool runpath_lacks_libgomp(const struct link_map *map, const char *runpath)
+{
+	char dir[4096];
+	for (const char *at = runpath;; at++) {
+		const char *end = at;
+		while (*end != '\0' && *end != ':')
+			end++;
+		size_t length = 0, rest = 0;
+		const char *tail = at;
+		if (starts_with(at, "$ORIGIN") || starts_with(at, "${ORIGIN}")) {
+			tail = at + (at[1] == '{' ? 9 : 7);
+			length = origin_of(map, dir, sizeof dir);
+			if (length == 0 || (tail != end && *tail != '/'))
+				return false;
+		} else if (*at != '/') {
+			return false;
+		}
+		rest = (size_t)(end - tail);
+		if (length + rest >= sizeof dir)
+			return false;
+		for (size_t i = 0; i < rest; i++) {
+			if (tail[i] == '$')
+				return false;
+			dir[length + i] = tail[i];
+		}
+		if (holds_libgomp(dir, length + rest))
+			return false;
+		if (*end == '\0')
+			return true;
+		at = end;
+	}
+}
+
+/*
+ * Whether the bridge's search for libgomp (it needs libgomp.so.1, the bridge's loader being the
+ * object `map` that needed libgomp, `o` its dynamic section) finds what the object's own search
+ * would. Both walk the DT_RPATHs of the object and of those that loaded it, LD_LIBRARY_PATH, the
+ * cache and the default directories; but the object's DT_RUNPATH is its own, and disables those
+ * RPATHs for its search, and so is its DF_1_NODEFLIB. So, with a RUNPATH: none of its
+ * directories holds a libgomp, and no object loaded has an RPATH.
+ */
+static bool bridge_searches_alike(const struct link_map *map, const struct imports *o)
+{
+	if (o->no_default_paths)
+		return false;
+	if (o->runpath == NULL)
+		return true;
+	if (!runpath_lacks_libgomp(map, o->runpath))
+		return false;
+	const struct link_map *each = map;
+	while (each->l_prev != NULL)
+		each = each->l_prev;
+	for (; each != NULL; each = each->l_next) {
+		struct imports other;
+		read_imports(each, &other);
+		if (other.rpath)
+			return false;
+	}
+	return true;
 }
 
 EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
@@ -634,7 +763,7 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 	const struct link_map *map = (const struct link_map *)*cookie;
 	struct imports needing;
 	read_imports(map, &needing);
-	if (!bridge_searches_alike(&needing))
+	if (!bridge_searches_alike(map, &needing))
 		return (char *)name;
 	struct definitions omp, bridge;
 	if (!read_definitions(&omp, settings.libomp))
