@@ -435,8 +435,8 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
 	cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
-	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
-			  NULL,
+	cr_expect(strstr(run.err, "lacks some of what this one calls, or this one brings a "
+				  "libgomp of its own: it stays on libgomp\n") != NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
 	tp_run_free(&plain);
@@ -489,6 +489,55 @@ Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
 	free(json);
 	tp_run_free(&run);
 	tp_run_free(&plain);
+	free(program);
+}
+
+/*
+ * A GCC-built program that finds its own libgomp.so.1 beside itself (RUNPATH $ORIGIN, as in a
+ * conda or spack tree) keeps it under the launcher: its output is the plain run's (its libgomp's
+ * answer), not libomp's, and it says it stays on libgomp.
+ */
+Test(harm, a_gcc_openmp_program_with_a_libgomp_of_its_own_keeps_it)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/* tp_target's text is static */
+	char *program = strdup(
+		tp_require_program(tp_target("omp_own_runtime_gcc"), "gcc and libomp-dev"));
+	const char *own_gomp = tp_require_file(tp_target("libown_gomp.so"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char *dir = tp_make_temp_dir("harm-own-gomp");
+	char copy[4200], libgomp[4200];
+	snprintf(copy, sizeof copy, "%s/omp_own_runtime_gcc", dir);
+	snprintf(libgomp, sizeof libgomp, "%s/libgomp.so.1", dir);
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/cp", program, copy, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_run_free(&plain);
+	tp_run(TP_PLAIN, (const char *[]){"/bin/cp", own_gomp, libgomp, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_run_free(&plain);
+
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", "\"$0\"", copy, NULL}, env, &plain);
+	cr_assert_str_eq(plain.out, "max threads: 42\n", "%s", plain.err);
+	char *json = tp_make_temp("harm-own-gomp-json");
+	tp_launch(
+		(const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", "\"$0\"", copy, NULL},
+		env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 0, "%s", run.err);
+	cr_expect(strstr(run.err, "(omp_own_runtime_gcc) runs on GCC's libgomp") != NULL, "%s",
+		  run.err);
+	cr_expect(strstr(run.err,
+			 "or this one brings a libgomp of its own: it stays on libgomp\n") != NULL,
+		  "%s", run.err);
+	unlink(json);
+	free(json);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	tp_remove_temp_dir(dir);
 	free(program);
 }
 
@@ -577,8 +626,8 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 			 "tool interface: its tasks are not seen (its threads and waits "
 			 "are). LLVM's libomp (") != NULL,
 		  "%s", run.err);
-	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
-			  NULL,
+	cr_expect(strstr(run.err, "lacks some of what this one calls, or this one brings a "
+				  "libgomp of its own: it stays on libgomp\n") != NULL,
 		  "%s", run.err);
 	free(summary);
 	unlink(json);

@@ -107,8 +107,8 @@ void tp_openmp_runtimes_start(void)
 		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
 			"tasks are not seen (its threads and waits are). LLVM's libomp (%.200s), "
 			"which taskprobe gives the programs of its run built for libgomp, lacks "
-			"some "
-			"of what this one calls: it stays on libgomp",
+			"some of what this one calls, or this one brings a libgomp of its own: it "
+			"stays on libgomp",
 			(int)getpid(), program_invocation_short_name, libomp);
 	else
 		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
