@@ -93,7 +93,8 @@ enum tp_openmp_runtime tp_openmp_runtime_first(void)
 bool tp_openmp_libgomp_on_libomp(void)
 {
 	struct runtimes_seen seen = runtimes();
-	/* libomp preloaded before libgomp, or loaded in its place (the launcher's audit module) */
+	/* libomp preloaded before libgomp or loaded ahead of it (the launcher's audit module's
+	 * bridge), or loaded in its place */
 	return seen.libgomp_after_libomp ||
 	       (seen.first == TP_OPENMP_LIBOMP && seen.libgomp_needed && !seen.libgomp_loaded);
 }
