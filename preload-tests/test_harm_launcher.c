@@ -444,9 +444,10 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 
 /*
  * A GCC-built program the audit module moves onto libomp (all it calls, libomp has) that loads,
- * after its tasks, a GCC-built library calling what libomp lacks (omp_target_alloc): under the
- * launcher its output and status are the plain run's (the call finds libgomp's, loaded behind
- * libomp), not a symbol lookup error, and its tasks are seen.
+ * after its tasks, a GCC-built library calling what libomp lacks (omp_target_alloc), then looks
+ * that name up in dlopen("libgomp.so.1"): under the launcher its output and status are the plain
+ * run's (the call and the lookup find libgomp's, loaded behind libomp), not a symbol lookup error,
+ * and its tasks are seen.
  */
 Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
 {

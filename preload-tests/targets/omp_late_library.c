@@ -3,7 +3,9 @@
  * A GCC-built OpenMP program whose own OpenMP calls are common ones (a parallel region, single,
  * tasks), that loads, after its tasks, a library built with GCC (argv[1], lazily bound as
  * dlopen's callers usually do) and calls its routine, which uses OpenMP routines of its own
- * (omp_host_copy.c). Prints the tasks' sum, then the library's answer. Exits 0.
+ * (omp_host_copy.c); then looks omp_target_alloc up in libgomp.so.1 itself, opened by its name,
+ * as a program that loads its OpenMP runtime by hand does. Prints the tasks' sum, the library's
+ * answer, and whether the name was found. Exits 0.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -43,5 +45,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("the library copied \"%s\"\n", host_copy("through the host device's memory"));
+	void *runtime = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
+	printf("libgomp.so.1 %s omp_target_alloc\n",
+	       runtime != NULL && dlsym(runtime, "omp_target_alloc") != NULL ? "has" : "lacks");
 	return 0;
 }
