@@ -15,6 +15,17 @@
  * task's descendants, every task of a team of one thread, nested work joined as a child run
  * elsewhere would be), and
  * dependence (task-dependence: the predecessor's end -> the successor's first fragment).
+ * OpenMP's initial task is in the graph (its serial code is work and on the span); a worker's
+ * implicit task starts after its region's fork.
+ *
+ * The POP factors (issue 35; taskprobe_live.h's tp_live_factors_of): each thread's computation
+ * (its polls' time, the polls open at the end counted up to the process's last event), the run
+ * time (from the first poll's start to the last event), and the placed path: the longest path
+ * with waits at zero cost and every thread running its fragments in the order it ran them (a
+ * second length on every path, max'ed at every join like the span's, and at each poll's start
+ * also joined with its thread's previous fragment's end). Where the loss is: per parallel region
+ * (the site of its implicit tasks; a fragment's region is its task's innermost implicit
+ * ancestor's) its threads' load balance, per sync site the time waited in it.
  *
  * Memory: per task not ended (or ended with children not ended) one record; per fragment still on
  * a longest path to something not ended (the critical path so far among them) one node; per
