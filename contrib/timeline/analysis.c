@@ -1095,19 +1095,13 @@ static int site_width(const struct analysis *a, const uint32_t *order, size_t n,
 	return width < 60 ? width : 60;
 }
 
-/* The POP factors of process `p` (taskprobe_live.h), and the two tables of where the loss is:
- * the parallel regions' load balance, the sync sites' waits. */
-static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
-			   uint64_t span)
+/* The POP factors of process `p`: its threads' computations, its placed path and run time (in
+ * the region of interest, if any). */
+static struct tp_live_factors factors_of(const struct analysis *a, const struct proc *p)
 {
-	char b1[32], b2[32], b3[32], b4[32], name[512], words[256];
 	uint64_t *computation = calloc(p->threads + 1, sizeof *computation);
-	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
-	if (computation == NULL || order == NULL) {
-		free(computation);
-		free(order);
-		return;
-	}
+	if (computation == NULL)
+		return (struct tp_live_factors){0};
 	for (size_t i = 0; i < a->threads.size; i++)
 		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
 			const struct thread *th = (const struct thread *)k;
@@ -1118,6 +1112,32 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		 placed = p->roi_seen ? p->roi_placed : p->placed;
 	struct tp_live_factors f = tp_live_factors_of(computation, p->threads, placed, run);
 	free(computation);
+	return f;
+}
+
+bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
+{
+	analysis_finish(a);
+	if (i >= a->n_procs)
+		return false;
+	const struct proc *p = &a->procs[i];
+	*f = (struct analysis_figures){.work = p->work,
+				       .span = path_of(p->span),
+				       .burdened = p->span != NULL ? p->span->burdened : 0,
+				       .factors = factors_of(a, p)};
+	return true;
+}
+
+/* The POP factors of process `p` (taskprobe_live.h), and the two tables of where the loss is:
+ * the parallel regions' load balance, the sync sites' waits. */
+static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
+			   uint64_t span)
+{
+	char b1[32], b2[32], b3[32], b4[32], name[512], words[256];
+	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
+	if (order == NULL)
+		return;
+	struct tp_live_factors f = factors_of(a, p);
 	for (int line = 0; line < 2 && f.valid; line++) {
 		tp_live_factors_words(words, sizeof words, &f, line);
 		fprintf(out, "  %s\n", words);

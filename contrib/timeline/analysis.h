@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "recording.h"
+#include "taskprobe_live.h" /* struct tp_live_factors */
 #include "timeline.h"
 
 /* The analysis's memory at most; and it stops too when the converter's resident memory in all
@@ -66,6 +67,17 @@ void analysis_add(struct analysis *a, const struct timeline_event *e);
  * escaped for a terminal (shown_text.h), valid UTF-8 kept when `utf8` (the terminal's codeset).
  */
 void analysis_report(struct analysis *a, FILE *out, bool utf8);
+
+/* A process's figures, as analysis_report says them: its work, span, burdened span, and the POP
+ * factors (with the computations, placed path and run time they come from). */
+struct analysis_figures {
+	uint64_t work, span, burdened;
+	struct tp_live_factors factors;
+};
+
+/* The figures of the `i`th process (in the order of their first events), the polls still open
+ * ended at its last event; false past the last process. */
+bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f);
 
 /* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
 void analysis_memory(size_t *task, size_t *node, size_t *edge);
