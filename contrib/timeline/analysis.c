@@ -35,8 +35,6 @@
 #include "taskprobe_contract.h"
 #include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
 
-#define TP_SYNC_MUTEX 4 /* TEMPORARY: the contract's, until it lands */
-
 /* A duration histogram: 8 buckets per power of two (a median within 6%). */
 #define HIST_SUB     8
 #define HIST_BUCKETS (64 * HIST_SUB)
@@ -109,6 +107,7 @@ struct thread {
 	struct task *task; /* polled now, or NULL */
 	uint64_t start, latency;
 	uint64_t poll_start; /* the poll's (start: its fragment's, split at a release) */
+	uint64_t could_ns;   /* when its fragment could start (what joins it ended) */
 	uint64_t counted;    /* the polled fragment's time up to here is in the work (count_work) */
 	struct node *in;     /* the longest path to its fragment's start */
 	uint64_t in_placed;  /* the placed path to it */
@@ -132,6 +131,11 @@ struct region_thread {
 struct mutex {
 	struct key k;
 	struct acc released;
+	struct thread *holder; /* holds it, as far as the events seen say */
+	/* a thread whose acquire came before the holder's release (by their clocks), its task and
+	 * its fragment's start then (the release's path joins that fragment if it still runs) */
+	struct thread *waiting;
+	uint64_t waiting_task, waiting_from;
 };
 
 struct site {
@@ -696,6 +700,19 @@ static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, u
 		unref(a, ref(part));
 }
 
+/* The longest placed path at `ns`: of the fragments ended, and of those polled now up to `ns`. */
+static uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns)
+{
+	uint64_t placed = p->placed;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
+			const struct thread *th = (const struct thread *)k;
+			if (k->process == p->process && th->task != NULL && ns >= th->start)
+				placed = max_u64(placed, th->in_placed + (ns - th->start));
+		}
+	return placed;
+}
+
 static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		     const struct timeline_event *e)
 {
@@ -841,6 +858,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		t->ran_undeferred = false;
 	}
 	th->latency = tp_live_start_delay(e->ns, in.ns, th->free_ns);
+	th->could_ns = in.ns;
 	if (t->state == NEW && t->site < a->n_sites)
 		hist_add(a, &a->sites[t->site].start_delay, th->latency);
 	th->in = in.n; /* the reference in `in` moves to the thread */
@@ -923,6 +941,134 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 	}
 }
 
+/*
+ * A region of interest starts (on) or stops: the factors count only what lies inside (the polls
+ * open now are counted up to here as they were); the first start drops what was counted before.
+ */
+static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t ns, bool on)
+{
+	if (on == p->roi_on)
+		return;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
+			struct thread *th = (struct thread *)k;
+			if (k->process != p->process)
+				continue;
+			if (th->task != NULL)
+				count_work(a, p, th, th->task, ns);
+			if (on && !p->roi_seen)
+				th->computation = 0;
+		}
+	if (on && !p->roi_seen)
+		for (size_t i = 0; i < a->n_sites; i++)
+			if (a->sites[i].process == p->process && a->sites[i].by_thread != NULL)
+				for (uint32_t j = 0; j < a->sites[i].n_by_thread; j++)
+					a->sites[i].by_thread[j].ns = 0;
+	uint64_t placed = placed_at(a, p, ns);
+	if (on) {
+		p->roi_seen = p->roi_on = true;
+		p->roi_since = ns;
+		p->roi_placed_since = placed;
+	} else {
+		p->roi_on = false;
+		p->roi_pairs++;
+		p->roi_run += ns - p->roi_since;
+		p->roi_placed += placed > p->roi_placed_since ? placed - p->roi_placed_since : 0;
+	}
+}
+
+/* Mutual exclusion `object` of `p`, made if new (NULL: out of memory). */
+static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t object)
+{
+	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, object);
+	if (m != NULL)
+		return m;
+	m = take(a, sizeof *m);
+	if (m == NULL)
+		return NULL;
+	m->k.process = p->process;
+	m->k.id = object;
+	if (!map_add(a, &a->mutexes, &m->k)) {
+		give(a, m, sizeof *m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The fragment `th` polls now starts after `m`'s last release. */
+static void mutex_join(struct analysis *a, const struct mutex *m, struct thread *th)
+{
+	if (m->released.n != NULL && m->released.n->path > path_of(th->in))
+		hold(a, &th->in, m->released.n);
+	th->in_placed = max_u64(th->in_placed, m->released.placed);
+	/* it could start once released: its wait is no delay of the burdened span's */
+	th->could_ns = max_u64(th->could_ns, m->released.ns);
+	th->latency = tp_live_start_delay(th->start, th->could_ns, th->free_ns);
+}
+
+/*
+ * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
+ * starts after the object's last release. The release may come later in the recording than the
+ * acquire it let in (its thread's clock was read after libomp let the lock go): then the
+ * acquiring fragment takes the release's path when it comes, if it has not ended meanwhile.
+ */
+static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
+		       const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	t->section_site = t->sync == TP_SYNC_MUTEX ? t->sync_site : 0;
+	if (t->section_site != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
+		a->sites[t->section_site].mutex_kind = (uint8_t)e->arg[1];
+	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
+	if (m == NULL)
+		return;
+	if (m->holder != NULL && m->holder != th) {
+		m->waiting = th;
+		m->waiting_task = t->k.id;
+		m->waiting_from = th->start;
+		return;
+	}
+	mutex_join(a, m, th);
+	m->holder = th;
+}
+
+/* A task releases mutual exclusion `object`: its fragment is split there (the section's part in
+ * its sync site's row), and the object remembers the path to the release. */
+static void on_release(struct analysis *a, struct proc *p, struct thread *th,
+		       const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
+	if (m == NULL)
+		return;
+	count_work(a, p, th, t, e->ns);
+	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
+				  th->latency);
+	t->section_site = 0;
+	if (n == NULL)
+		return;
+	hold(a, &th->in, n);
+	th->in_placed = n->placed;
+	th->start = e->ns;
+	th->latency = 0;
+	acc_clear(a, &m->released);
+	acc_fold_node(a, &m->released, n, e->ns);
+	m->holder = NULL;
+	struct thread *w = m->waiting;
+	if (w != NULL) {
+		/* the acquire seen before this release */
+		if (w->task != NULL && w->task->k.id == m->waiting_task &&
+		    w->start == m->waiting_from)
+			mutex_join(a, m, w);
+		m->holder = w;
+		m->waiting = NULL;
+	}
+}
+
 struct analysis *analysis_new(size_t resident_max)
 {
 	struct analysis *a = calloc(1, sizeof *a);
@@ -978,6 +1124,15 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		case TP_RECORD_TASK_POLL_END:
 			on_poll_end(a, p, th, e);
 			break;
+		case TP_RECORD_TASK_ACQUIRE:
+			on_acquire(a, p, th, e);
+			break;
+		case TP_RECORD_TASK_RELEASE:
+			on_release(a, p, th, e);
+			break;
+		case TP_RECORD_REGION_OF_INTEREST:
+			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
+			break;
 		default:
 			break;
 		}
@@ -1016,6 +1171,9 @@ static void analysis_finish(struct analysis *a)
 			e.arg[0] = (int64_t)th->task->k.id;
 			on_poll_end(a, p, th, &e);
 		}
+	/* a region of interest never stopped stops there too */
+	for (size_t i = 0; i < a->n_procs; i++)
+		on_region_of_interest(a, &a->procs[i], a->procs[i].end_ns, false);
 }
 
 /* A duration for people (taskprobe_live.h's, as the exit report says them). */
@@ -1071,15 +1229,14 @@ static int by_computation(const void *x, const void *y, void *context)
 	return a > b ? -1 : a < b;
 }
 
-/* The sync kinds' names: a mutual exclusion's by its kind (task-acquire's). */
+/* The sync kinds' names: a mutual exclusion's by its kind (task-acquire's: the contract's). */
 static const char *sync_name(unsigned sync, unsigned mutex_kind)
 {
 	static const char *const syncs[SYNC_KINDS] = {"", "barrier", "taskwait", "taskgroup",
 						      "mutual exclusion"};
-	static const char *const mutexes[] = {"mutual exclusion", "critical", "ordered", "lock",
-					      "nested lock"};
-	if (sync == TP_SYNC_MUTEX && mutex_kind < sizeof mutexes / sizeof *mutexes)
-		return mutexes[mutex_kind];
+	static const char *const exclusions[] = TP_EXCLUSION_KIND_NAMES;
+	if (sync == TP_SYNC_MUTEX && mutex_kind > 0 && mutex_kind <= TP_EXCLUSION_KINDS)
+		return exclusions[mutex_kind];
 	return sync < SYNC_KINDS ? syncs[sync] : "?";
 }
 

@@ -19,9 +19,11 @@
 #define MS       1000000ull /* a unit of the streams: 1 ms */
 #define PRIMARY  1u         /* the threads' ids */
 #define WORKER   2u
-#define INITIAL  1u /* the initial task's id */
-#define REGION   1u /* the parallel construct's site id */
-#define TASKS    2u /* the task construct's */
+#define INITIAL  1u     /* the initial task's id */
+#define REGION   1u     /* the parallel construct's site id */
+#define TASKS    2u     /* the task construct's */
+#define CRITICAL 3u     /* a critical construct's */
+#define LOCK     0x5000 /* its object */
 #define START_NS (1000 * MS)
 
 static struct analysis *a;
@@ -56,6 +58,27 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, 0);
 }
 
+/* The poll of `task` ends waiting to enter the critical construct. */
+static void wait_critical(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, 0, TP_SYNC_MUTEX, CRITICAL);
+}
+
+static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+}
+
+static void release(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+}
+
+static void region_of_interest(uint64_t ms, bool on)
+{
+	event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, 0, 0, 0);
+}
+
 static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
 {
 	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
@@ -67,6 +90,7 @@ static void setup(void)
 	cr_assert_not_null(a);
 	analysis_site(a, 4242, REGION, "main (synthetic.c:10)", 21);
 	analysis_site(a, 4242, TASKS, "main (synthetic.c:20)", 21);
+	analysis_site(a, 4242, CRITICAL, "main (synthetic.c:30)", 21);
 	/* the initial task, polled from the start */
 	spawn(PRIMARY, 0, INITIAL, 0, 0);
 	start(PRIMARY, 0, INITIAL);
@@ -209,11 +233,13 @@ Test(pop_conv_analysis, a_chain_on_alternating_threads_and_an_open_last_poll)
  * implicit task reported before the fork), and so does the task. Everything is in series:
  * parallelism 1 and parallel efficiency 0.5.
  */
-Test(pop_conv_analysis, regions_in_a_row_compose_in_series)
+static void regions_in_a_row(bool roi)
 {
 	for (uint64_t step = 0; step < 3; step++) {
 		uint64_t at = 25 * step + 5, primary = 10 + step, worker = 100 + step,
 			 task = 20 + step;
+		if (roi && step > 0)
+			region_of_interest(at, step == 1);
 		if (step > 0) {
 			/* the worker's last implicit task ends at the next fork */
 			start(WORKER, at, worker - 1);
@@ -234,6 +260,11 @@ Test(pop_conv_analysis, regions_in_a_row_compose_in_series)
 		join_region(at + 20, primary);
 	}
 	end(PRIMARY, 80, INITIAL, true, TP_SYNC_NONE);
+}
+
+Test(pop_conv_analysis, regions_in_a_row_compose_in_series)
+{
+	regions_in_a_row(false);
 
 	struct analysis_figures f = figures();
 	cr_expect_eq(f.work, 80 * MS, "work %lu", f.work);
@@ -268,6 +299,75 @@ Test(pop_conv_analysis, an_imbalanced_loop_has_its_regions_load_balance)
 		  "%s", text);
 	cr_expect(strstr(text, "parallel efficiency 0.656 = load balance 0.700 x communication "
 			       "efficiency 0.938") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * The same program with a region of interest around the second region (from its fork, 30 ms, to
+ * the third's, 55 ms): the worker runs its task (20 ms), the primary its serial code after (5):
+ * run time and placed path 25 ms.
+ */
+Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
+{
+	regions_in_a_row(true);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 80 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 80 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 25 * MS, "run %lu", f.factors.run_ns);
+	cr_expect_eq(f.factors.placed_ns, 25 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.maximum_ns, 20 * MS, "maximum %lu", f.factors.maximum_ns);
+	expect_factor(f.factors.load_balance, 12.5 / 20, "load balance");
+	expect_factor(f.factors.serialisation, 20.0 / 25, "serialisation efficiency");
+	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
+	char *text = report();
+	cr_expect(strstr(text, "region of interest: omp_control_tool\n") != NULL, "%s", text);
+	free(text);
+}
+
+/*
+ * Two threads take turns in one critical section, 10 ms each, twice: all their time is inside
+ * it, so the sections are a chain (40 ms) though each thread computes 20: serialisation 0.5.
+ * The second thread's first acquire comes before the release that let it in (its clock was read
+ * first), as recordings have it.
+ */
+Test(pop_conv_analysis, a_critical_section_serialises_two_threads)
+{
+	fork_region(0, 2, 100);
+	wait_critical(PRIMARY, 0, 2);
+	wait_critical(WORKER, 0, 100);
+	start(PRIMARY, 0, 2);
+	acquire(PRIMARY, 0, 2);
+	start(WORKER, 10, 100);
+	acquire(WORKER, 10, 100);
+	release(PRIMARY, 10, 2);
+	wait_critical(PRIMARY, 10, 2);
+	release(WORKER, 20, 100);
+	start(PRIMARY, 20, 2);
+	acquire(PRIMARY, 20, 2);
+	wait_critical(WORKER, 20, 100);
+	release(PRIMARY, 30, 2);
+	end(PRIMARY, 30, 2, false, TP_SYNC_BARRIER);
+	start(WORKER, 30, 100);
+	acquire(WORKER, 30, 100);
+	release(WORKER, 40, 100);
+	end(WORKER, 40, 100, false, TP_SYNC_BARRIER);
+	join_region(40, 2);
+	end(PRIMARY, 40, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 40 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 40 * MS, "span %lu", f.span);
+	cr_expect_eq(f.burdened, 40 * MS, "burdened span %lu", f.burdened);
+	cr_expect_eq(f.factors.placed_ns, 40 * MS, "placed %lu", f.factors.placed_ns);
+	expect_factor(f.factors.load_balance, 1, "load balance");
+	expect_factor(f.factors.serialisation, 0.5, "serialisation efficiency");
+	expect_factor(f.factors.transfer, 1, "transfer efficiency");
+	/* its waits: the worker 10 and 10, the primary 0 and 10; its sections are the whole path */
+	char *text = report();
+	cr_expect(strstr(text, "main (synthetic.c:30) critical           30.00 ms        4"
+			       "                100.0%") != NULL,
 		  "%s", text);
 	free(text);
 }
