@@ -74,7 +74,33 @@ static void rm_dir(const char *dir)
 	free(cmd);
 }
 
-/* Runs the target recorded on `threads` threads, and analyzes the recording. */
+static double share_of(const char *text, const char *site);
+
+/*
+ * The figures of the graph the program times, its truth's: OpenMP's initial task's serial code
+ * (its row, "(no site)": its work and its share of the span) left out, which the analysis counts
+ * (issue 35: the initial task is in the graph) and the program cannot time (before main, its
+ * region's fork, its exit).
+ */
+static void without_the_initial_task(struct analyzed *a)
+{
+	double serial = 0, share = share_of(a->text, "(no site)");
+	for (const char *line = a->text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		double work;
+		unsigned long tasks;
+		if (len > 9 && memcmp(line + len - 9, "(no site)", 9) == 0 &&
+		    sscanf(line, " %lf %lu", &work, &tasks) == 2)
+			serial += work;
+		line = end != NULL ? end + 1 : NULL;
+	}
+	a->work -= serial;
+	a->span -= share > 0 ? a->span * share / 100 : 0;
+}
+
+/* Runs the target recorded on `threads` threads, and analyzes the recording: the figures of the
+ * program's graph (without_the_initial_task). */
 static void analyze_on(const char *const argv[], const char *threads, struct analyzed *a)
 {
 	char dir[32], path[300];
@@ -92,6 +118,7 @@ static void analyze_on(const char *const argv[], const char *threads, struct ana
 	cr_assert_eq(sscanf(work, "work T1 %lf ms", &a->work), 1, "%s", a->text);
 	cr_assert_eq(sscanf(span, "span Tinf %lf ms", &a->span), 1, "%s", a->text);
 	cr_assert_eq(sscanf(parallelism, "parallelism %lf", &a->parallelism), 1, "%s", a->text);
+	without_the_initial_task(a);
 }
 
 /* On two threads. */
@@ -674,15 +701,14 @@ Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work,
 }
 
 /*
- * The same with a known graph: the spawning thread's 40 ms before its spawn are on the task's
- * path though its fragment never ends (the program exits inside the region), so the work counts
- * them: work 60 ms and span 60 ms, parallelism 1.0 (without them 20 ms of work against a span of
- * 60: parallelism 0.33), offline and online.
+ * The same with a known graph: the spawning thread's fragment never ends (the program exits
+ * inside the region): its poll is counted up to the end (issue 35), its spin before the spawn
+ * (40 ms) and after it, until the task (20 ms) ran on the other thread: work 80 ms and more, the
+ * span the spawning thread's spins, never the task.
  */
 Test(analysis, a_graph_left_open_at_exit_counts_its_open_fragments_work, .timeout = 60)
 {
-	/* the task, once, on the path */
-	known_graph("exits", 60, 1, 1);
+	known_graph("exits", 60, 0, 1);
 }
 
 Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeout = 120)
