@@ -89,6 +89,7 @@ struct task {
 	uint8_t state, sync;
 	bool initial;
 	bool undeferred;       /* created undeferred (the recording says so) */
+	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
 	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
 	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
 	/* its thread switched it out to run a child created undeferred (nested work): its next
@@ -628,15 +629,16 @@ static bool implicit(const struct analysis *a, const struct task *t)
 	return t->site != 0 && a->sites[t->site].parallel;
 }
 
-/* The parallel region a fragment of `t` belongs to: the site of the innermost implicit task
+/*
+ * The parallel region a fragment of `t` belongs to: the site of the innermost implicit task
  * above it, itself included (an explicit task's region is its parent's); 0 outside every region
- * (the initial task's serial code). */
+ * (the initial task's serial code). Kept from its spawn: its parent's, or its parent's site if
+ * that is a parallel construct's (a nested region's, known once its workers' implicit tasks came
+ * after the primary's spawn).
+ */
 static uint32_t region_of(const struct analysis *a, const struct task *t)
 {
-	for (; t != NULL; t = t->parent)
-		if (implicit(a, t))
-			return t->site;
-	return 0;
+	return implicit(a, t) ? t->site : t->region;
 }
 
 /* Region `region`'s entry of thread `th` (NULL when out of memory). */
@@ -733,6 +735,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (parent != NULL && parent->state != ENDED) {
 		t->parent = parent;
 		parent->live_children++;
+		t->region = region_of(a, parent);
 	}
 	struct site *s = &a->sites[t->site];
 	if (t->initial && p->initial == NULL)
