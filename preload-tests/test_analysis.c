@@ -868,6 +868,12 @@ Test(analysis, a_loop_where_thread_t_works_1_plus_2t_units_has_their_load_balanc
 	known_factor("imbalanced", "load balance", 20.0 / 30, 0.03);
 }
 
+/* Tasks of 1 to 8 units shared as the runtime hands them out: the threads' computations. */
+Test(analysis, a_taskgroups_tasks_have_their_threads_load_balance, .timeout = 60)
+{
+	known_factor("taskgroup", "load balance", 0.857, 0.03);
+}
+
 /* All the time in the sections, which are a chain through the mutual exclusion's edges. */
 Test(analysis, critical_sections_in_a_row_serialise_two_threads, .timeout = 60)
 {
