@@ -1414,11 +1414,12 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	if (p->work == 0)
 		return;
 	report_factors(a, p, out, shown, span);
-	/* the sites with work or on the path, by work */
+	/* the sites with work or on the path, by work; a mutual exclusion's sections on the path
+	 * are its sync site's, in the table of sync sites */
 	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
 	size_t n = 0;
 	for (size_t i = 0; order != NULL && i < a->n_sites; i++)
-		if (a->sites[i].path_fragments > 0 ||
+		if ((a->sites[i].path_fragments > 0 && a->sites[i].mutex_kind == 0) ||
 		    (a->sites[i].work > 0 && a->sites[i].process == p->process))
 			order[n++] = (uint32_t)i;
 	if (order == NULL)
@@ -1521,6 +1522,7 @@ void analysis_critical_path(struct analysis *a,
 				.site_id = at->site != 0 ? s->id : 0,
 				.start_ns = at->start,
 				.end_ns = at->end,
+				.exclusion = s->mutex_kind,
 			};
 			each(context, &f, k == 0);
 		}

@@ -82,13 +82,17 @@ bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f);
 /* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
 void analysis_memory(size_t *task, size_t *node, size_t *edge);
 
-/* A fragment of a critical path: where and when it ran, and the site that spawned its task
- * (scope and id as given to analysis_site; id 0: none). */
+/* A fragment of a critical path: where and when it ran, and the site that spawned its task, or
+ * for a mutual exclusion's section its construct's (scope and id as given to analysis_site; id
+ * 0: none). */
 struct analysis_fragment {
 	uint64_t process; /* a timeline_event's process, or its pid when 0 */
 	uint32_t pid, tid;
 	uint64_t task, site_scope, site_id;
 	uint64_t start_ns, end_ns;
+	/* a section of a mutual exclusion (its site: the construct's): its kind (task-acquire's),
+	 * else 0 */
+	unsigned exclusion;
 };
 
 /* The critical path of each process, fragment by fragment in time order (for the timeline):
