@@ -88,7 +88,6 @@ struct task {
 	uint32_t site, live_children;
 	uint8_t state, sync;
 	bool initial;
-	bool undeferred;       /* created undeferred (the recording says so) */
 	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
 	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
 	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
@@ -163,8 +162,8 @@ struct proc {
 	uint32_t pid;
 	char comm[64];
 	uint64_t work, tasks;
-	uint64_t first_ns, last_ns; /* its first poll's start, last poll's end */
-	uint64_t end_ns;            /* its last event */
+	uint64_t first_ns; /* its first poll's start */
+	uint64_t end_ns;   /* its last event */
 	struct node *span;
 	uint64_t placed;     /* the longest placed path to the end of a fragment */
 	struct node *frozen; /* what the last barrier to complete joined */
@@ -695,11 +694,11 @@ static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, u
 		return;
 	}
 	count_work(a, p, th, initial, ns);
-	struct node *part = node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start, ns,
-				     th->latency);
+	/* held while folded: freed here if `t` does not keep it */
+	struct node *part = ref(node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start,
+					 ns, th->latency));
 	acc_fold_node(a, &t->in, part, ns);
-	if (part != NULL && part->refs == 0)
-		unref(a, ref(part));
+	unref(a, part);
 }
 
 /* The longest placed path at `ns`: of the fragments ended, and of those polled now up to `ns`. */
@@ -729,7 +728,6 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->site != 0)
 		a->sites[t->site].process = p->process;
 	t->initial = parent_id == 0 && e->arg[2] == 0;
-	t->undeferred = e->undeferred;
 	t->in.ns = e->ns;
 	t->state = NEW;
 	if (parent != NULL && parent->state != ENDED) {
@@ -936,7 +934,6 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		hold(a, &p->span, n);
 	p->placed = max_u64(p->placed, n->placed);
 	p->last_end_ns = e->ns;
-	p->last_ns = e->ns > p->last_ns ? e->ns : p->last_ns;
 	if (done) {
 		t->state = RUNNING; /* task_ended sets ENDED */
 		task_ended(a, p, t, n, e->ns);
@@ -1060,15 +1057,16 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	th->latency = 0;
 	acc_clear(a, &m->released);
 	acc_fold_node(a, &m->released, n, e->ns);
-	m->holder = NULL;
+	/* the acquire seen before this release holds it now (unless it was this thread's own:
+	 * a holder whose release the recording lacks) */
 	struct thread *w = m->waiting;
-	if (w != NULL) {
-		/* the acquire seen before this release */
+	m->holder = NULL;
+	m->waiting = NULL;
+	if (w != NULL && w != th) {
 		if (w->task != NULL && w->task->k.id == m->waiting_task &&
 		    w->start == m->waiting_from)
 			mutex_join(a, m, w);
 		m->holder = w;
-		m->waiting = NULL;
 	}
 }
 

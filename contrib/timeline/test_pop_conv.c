@@ -371,3 +371,34 @@ Test(pop_conv_analysis, a_critical_section_serialises_two_threads)
 		  "%s", text);
 	free(text);
 }
+
+/*
+ * A section whose release the recording lacks (its events were dropped): the next acquire waits
+ * for it in vain, and the one after still follows the release it did see. The primary enters at
+ * 0 and never says it left; the worker (5 ms of its own first) is in from 10 to 20; the primary
+ * again from 20 to 30, after the worker's release: 5 + 10 + 10.
+ */
+Test(pop_conv_analysis, a_release_the_recording_lacks_keeps_no_later_edge_from_its_object)
+{
+	fork_region(0, 2, 100);
+	wait_critical(PRIMARY, 0, 2);
+	start(PRIMARY, 0, 2);
+	acquire(PRIMARY, 0, 2);
+	wait_critical(WORKER, 5, 100);
+	wait_critical(PRIMARY, 10, 2);
+	start(WORKER, 10, 100);
+	acquire(WORKER, 10, 100);
+	release(WORKER, 20, 100);
+	end(WORKER, 20, 100, false, TP_SYNC_BARRIER);
+	start(PRIMARY, 20, 2);
+	acquire(PRIMARY, 20, 2);
+	release(PRIMARY, 30, 2);
+	end(PRIMARY, 30, 2, false, TP_SYNC_BARRIER);
+	join_region(30, 2);
+	end(PRIMARY, 30, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 35 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 25 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 25 * MS, "placed %lu", f.factors.placed_ns);
+}
