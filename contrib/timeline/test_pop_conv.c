@@ -186,6 +186,14 @@ Test(pop_conv_analysis, two_independent_tasks_between_serial_code)
 	/* in the region: the primary 22 (its implicit task 2, a task 20), the worker 21 */
 	char *text = report();
 	cr_expect(strstr(text, "main (synthetic.c:10)        0.977") != NULL, "%s", text);
+	/* the waits (of no site here): the worker's in the barrier from 11 to 33, the primary's
+	 * none long; the taskwait from 11 to 31; never on the path */
+	cr_expect(strstr(text, "(no site) barrier            22.00 ms        2"
+			       "                     -\n") != NULL,
+		  "%s", text);
+	cr_expect(strstr(text, "(no site) taskwait           20.00 ms        1"
+			       "                     -\n") != NULL,
+		  "%s", text);
 	free(text);
 }
 
