@@ -826,9 +826,10 @@ Test(analysis, top_and_the_report_give_one_verdict_in_the_same_words, .timeout =
 /*
  * The POP factors (issue 35) of programs whose factors are known (pop_conv_shapes), recorded on
  * two threads: the factor within `within` of the program's truth (what its threads' spins make:
- * preemption stretches them), else of `value`. Up to three tries: a thread preempted outside its
- * spins (the suites run side by side) computes what the program does not time, where a wrong
- * graph or a wrong factor fails every one.
+ * preemption stretches them), else of `value`. Up to three tries: a thread preempted inside a
+ * poll but outside its spins (the suites run side by side: a load of 10 on two cores moves a
+ * factor by 0.04) computes what the program does not time, where a wrong graph or a wrong factor
+ * fails every one (a mutual exclusion without its edges: serialisation 1.0, not 0.5).
  */
 static double factor_of(const char *text, const char *name)
 {
@@ -880,39 +881,39 @@ static void known_factor(const char *shape, const char *name, double value, doub
 }
 
 /* Each thread computes until the loop ends (dynamic schedule): no loss but the fork's and the
- * join's (the spec's 0.93 at least). */
+ * join's (the spec's 0.93 at least, on a machine that does not preempt the threads). */
 Test(analysis, a_balanced_loop_is_efficient, .timeout = 60)
 {
-	known_factor("balanced", "parallel efficiency", 1, 0.07);
+	known_factor("balanced", "parallel efficiency", 1, 0.05);
 }
 
 Test(analysis, a_loop_where_thread_t_works_1_plus_2t_units_has_their_load_balance, .timeout = 60)
 {
 	/* the region's: the threads' serial code (the fork's, on a loaded machine, up to
 	 * milliseconds) is no iteration's */
-	known_factor("imbalanced", "region load balance", 20.0 / 30, 0.03);
+	known_factor("imbalanced", "region load balance", 20.0 / 30, 0.05);
 }
 
 /* Tasks of 1 to 8 units shared as the runtime hands them out: the threads' computations. */
 Test(analysis, a_taskgroups_tasks_have_their_threads_load_balance, .timeout = 60)
 {
-	known_factor("taskgroup", "load balance", 0.857, 0.03);
+	known_factor("taskgroup", "load balance", 0.857, 0.05);
 }
 
 /* All the time in the sections, which are a chain through the mutual exclusion's edges. */
 Test(analysis, critical_sections_in_a_row_serialise_two_threads, .timeout = 60)
 {
-	known_factor("critical", "serialisation efficiency", 0.5, 0.03);
+	known_factor("critical", "serialisation efficiency", 0.5, 0.05);
 }
 
 Test(analysis, ordered_sections_serialise_two_threads, .timeout = 60)
 {
-	known_factor("ordered", "serialisation efficiency", 0.5, 0.03);
+	known_factor("ordered", "serialisation efficiency", 0.5, 0.05);
 }
 
 Test(analysis, lock_holds_in_a_row_serialise_two_threads, .timeout = 60)
 {
-	known_factor("lock", "serialisation efficiency", 0.5, 0.03);
+	known_factor("lock", "serialisation efficiency", 0.5, 0.05);
 }
 
 /* Parallel regions in a row, with serial code between: the initial task's code and the regions
@@ -921,5 +922,5 @@ Test(analysis, lock_holds_in_a_row_serialise_two_threads, .timeout = 60)
 Test(analysis, regions_in_a_row_with_serial_code_between_run_in_series, .timeout = 60)
 {
 	known_factor("rows", "parallelism", 1, 0.02);
-	known_factor("rows", "parallel efficiency", 0.5, 0.03);
+	known_factor("rows", "parallel efficiency", 0.5, 0.05);
 }

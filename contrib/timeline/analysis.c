@@ -131,11 +131,9 @@ struct region_thread {
 struct mutex {
 	struct key k;
 	struct acc released;
-	struct thread *holder; /* holds it, as far as the events seen say */
-	/* a thread whose acquire came before the holder's release (by their clocks), its task and
-	 * its fragment's start then (the release's path joins that fragment if it still runs) */
-	struct thread *waiting;
-	uint64_t waiting_task, waiting_from;
+	/* holds it, as far as the events seen say: its thread and task (NULL: none) */
+	struct thread *holder;
+	uint64_t holder_task;
 };
 
 struct site {
@@ -995,22 +993,25 @@ static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t
 	return m;
 }
 
-/* The fragment `th` polls now starts after `m`'s last release. */
-static void mutex_join(struct analysis *a, const struct mutex *m, struct thread *th)
+/* The fragment `th` polls now starts after `released` (a release's path). */
+static void mutex_join(struct analysis *a, const struct acc *released, struct thread *th)
 {
-	if (m->released.n != NULL && m->released.n->path > path_of(th->in))
-		hold(a, &th->in, m->released.n);
-	th->in_placed = max_u64(th->in_placed, m->released.placed);
+	if (released->n != NULL && released->n->path > path_of(th->in))
+		hold(a, &th->in, released->n);
+	th->in_placed = max_u64(th->in_placed, released->placed);
 	/* it could start once released: its wait is no delay of the burdened span's */
-	th->could_ns = max_u64(th->could_ns, m->released.ns);
+	th->could_ns = max_u64(th->could_ns, released->ns);
 	th->latency = tp_live_start_delay(th->start, th->could_ns, th->free_ns);
 }
 
 /*
  * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
- * starts after the object's last release. The release may come later in the recording than the
- * acquire it let in (its thread's clock was read after libomp let the lock go): then the
- * acquiring fragment takes the release's path when it comes, if it has not ended meanwhile.
+ * starts after the object's last release. Acquires come in the order the runtime granted them
+ * (each is said while its task holds the object), releases not always: a holder's thread may
+ * read its clock for its release after the next holder's acquire (preempted between the two, on
+ * a loaded machine: for as long as the next holder's section lasts). A holder whose release has
+ * not come let the object go before this acquire all the same: the path to its release is the
+ * holder's up to now.
  */
 static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		       const struct timeline_event *e)
@@ -1024,18 +1025,30 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
-	if (m->holder != NULL && m->holder != th) {
-		m->waiting = th;
-		m->waiting_task = t->k.id;
-		m->waiting_from = th->start;
-		return;
+	struct thread *h = m->holder;
+	struct task *held = h != NULL && h != th ? task_find(a, p, m->holder_task) : NULL;
+	if (held != NULL && h->task == held) {
+		/* the holder still polls: its fragment up to now (in the work up to here too) */
+		count_work(a, p, h, held, e->ns);
+		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
+						 e->ns, h->latency));
+		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
+		mutex_join(a, &released, th);
+		unref(a, part);
+	} else if (held != NULL) {
+		struct acc released = {held->last, held->suspend_ns,
+				       held->last != NULL ? held->last->placed : 0};
+		mutex_join(a, &released, th);
+	} else {
+		mutex_join(a, &m->released, th);
 	}
-	mutex_join(a, m, th);
 	m->holder = th;
+	m->holder_task = t->k.id;
 }
 
 /* A task releases mutual exclusion `object`: its fragment is split there (the section's part in
- * its sync site's row), and the object remembers the path to the release. */
+ * its sync site's row), and the object remembers the path to the release, unless another task
+ * acquired it since (this release came late: that acquire took the path up to it). */
 static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 		       const struct timeline_event *e)
 {
@@ -1055,19 +1068,11 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	th->in_placed = n->placed;
 	th->start = e->ns;
 	th->latency = 0;
+	if (m->holder != th || m->holder_task != t->k.id)
+		return;
 	acc_clear(a, &m->released);
 	acc_fold_node(a, &m->released, n, e->ns);
-	/* the acquire seen before this release holds it now (unless it was this thread's own:
-	 * a holder whose release the recording lacks) */
-	struct thread *w = m->waiting;
 	m->holder = NULL;
-	m->waiting = NULL;
-	if (w != NULL && w != th) {
-		if (w->task != NULL && w->task->k.id == m->waiting_task &&
-		    w->start == m->waiting_from)
-			mutex_join(a, m, w);
-		m->holder = w;
-	}
 }
 
 struct analysis *analysis_new(size_t resident_max)

@@ -4,7 +4,8 @@
  * spins (busy-waits on CLOCK_MONOTONIC, never sleeps) units of 1 ms. argv[1] picks:
  *
  *   balanced    a loop of 200 units over the threads, dynamically scheduled: each thread
- *               computes until the loop ends, parallel efficiency near 1
+ *               computes until the loop ends, parallel efficiency near 1 (the threads' spins
+ *               over the threads' time from main's start)
  *   imbalanced  a loop of 40 iterations (schedule(static, 1)) where thread t spins 1 + 2t units
  *               an iteration: on two threads load balance 20 / 30 = 0.667
  *   critical    a loop of 20 iterations whose 2 units are all inside a critical section: the
@@ -133,10 +134,17 @@ int main(int argc, char **argv)
 		double total = spun_total(&most);
 		printf("%s: truth serialisation efficiency %.3f\n", shape, most / total);
 	} else {
-#pragma omp parallel for schedule(dynamic, 1)
-		for (int i = 0; i < 200; i++)
-			spin(1);
-		printf("balanced: done\n");
+#pragma omp parallel
+		{
+#pragma omp for schedule(dynamic, 1)
+			for (int i = 0; i < 200; i++)
+				spin(1);
+#pragma omp master
+			threads = omp_get_num_threads();
+		}
+		double total = spun_total(&most);
+		printf("balanced: truth parallel efficiency %.3f\n",
+		       total / threads / (now_ms() - start));
 	}
 	omp_destroy_lock(&lock);
 	return 0;
