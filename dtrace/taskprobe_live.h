@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 8
+#define TP_LIVE_VERSION 9
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -253,6 +253,13 @@ struct tp_live_path {
 	/* when the last of what the path joins ended (its own end, or a shorter path's joined with
 	 * it): when the fragment after it could start */
 	uint64_t ended_ns;
+	/*
+	 * The placed length (issue 35, the POP factors' critical path's computation): the longest
+	 * path with waits at no cost and each thread also running its fragments in the order it
+	 * ran them. Taken as the larger of the two at every join (never what picks the longer
+	 * path: `ns` does), and at each poll's start also after the thread's previous fragment.
+	 */
+	uint64_t placed_ns;
 	uint64_t sites[TP_LIVE_PATH_SITES];
 	uint32_t fragments[TP_LIVE_PATH_SITES]; /* each kept site's fragments on the path */
 };
@@ -546,6 +553,7 @@ static inline void tp_live_read_longest(const struct tp_live_thread *t, struct t
 		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
 		out->burdened_ns = __atomic_load_n(&t->longest.burdened_ns, __ATOMIC_RELAXED);
 		out->ended_ns = __atomic_load_n(&t->longest.ended_ns, __ATOMIC_RELAXED);
+		out->placed_ns = __atomic_load_n(&t->longest.placed_ns, __ATOMIC_RELAXED);
 		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
 			out->fragments[k] = __atomic_load_n(&t->longest.fragments[k],

@@ -100,6 +100,8 @@ static struct tp_live_thread *slots;
 static struct task_entry *tasks;
 static struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 static struct dependence *dependences;
+/* Each parallel region's site's last fork (work_span.h), by site row. */
+static struct tp_span_fork forks[TP_LIVE_SITES];
 /*
  * The longest path ended before the last barrier completed, taken by the first thread to leave
  * it (the others join the same): barriers are per parallel region, not per task.
@@ -499,9 +501,14 @@ static inline struct tp_span_task *span_of(const struct task_entry *e)
 	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
 }
 
-/* The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq). */
+/*
+ * The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq); its placed
+ * length is the longest placed one ended on the slot, whichever path had it.
+ */
 static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *end)
 {
+	if (end->placed_ns > s->longest.placed_ns)
+		set64(&s->longest.placed_ns, end->placed_ns);
 	if (end->ns <= s->longest.ns)
 		return;
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
@@ -610,31 +617,37 @@ static void count_work(uint64_t now)
 /*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
- * no site), which is outside the graph, and its children.
+ * no site). An implicit task of a parallel region (the executor's, with a site) on the region's
+ * primary publishes its start as the region's fork; on another thread it has no parent, and
+ * joins that fork (tp_span_fork).
  */
-static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool undeferred,
-			 uint64_t now)
+static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool by_program,
+			 bool undeferred, uint64_t now)
 {
-	bool outside = parent == 0 && site == 0;
+	bool implicit = !by_program && site != 0;
 	struct task_entry *p = NULL;
-	const struct tp_span_thread *th = NULL;
+	struct tp_span_thread *th = NULL;
 	const struct tp_live_path *in = NULL;
 	if (parent != 0 && parent == local.polled_task) {
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
+		if (th != NULL && th->awaits_fork)
+			tp_span_fork_join(th, false);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
 	} else if (parent != 0) {
 		p = task_find(parent);
 		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
-		in = ps != NULL && ps->started && !ps->outside ? &ps->in : NULL;
+		in = ps != NULL && ps->started ? &ps->in : NULL;
 	}
 	if (p != NULL)
 		span_of(p)->spawner = true;
-	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, outside, th,
-			now - local.poll_start, now, in);
+	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
+			implicit && parent == 0, th, now - local.poll_start, now, in);
+	if (implicit && parent != 0)
+		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
@@ -665,7 +678,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
-		span_spawned(e, parent, site, undeferred, now);
+		span_spawned(e, parent, site, by_program, undeferred, now);
 	}
 	leave();
 }
@@ -904,7 +917,7 @@ void tp_live_task_poll_start(uint64_t task)
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
-		bool first = !t->started && !t->outside;
+		bool first = !t->started;
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
 		if (first)
@@ -973,15 +986,12 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 }
 
 /*
- * Task `task` of entry `e` ends at `now`, in the graph: `end` gets the path to its end (its last
- * fragment, polled by this thread now or ended before), the thread's slot and its parent are
- * told. False for a task outside the graph.
+ * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
+ * by this thread now or ended before); the thread's slot and its parent are told.
  */
 static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 {
 	struct tp_span_task *t = span_of(e);
-	if (t->outside)
-		return NULL;
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
 		count_work(now);
@@ -1302,6 +1312,7 @@ static bool map_tasks(void)
 	if (spans != NULL)
 		tp_span_pool_start(spans, SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
+	tp_span_forks_start(forks, TP_LIVE_SITES);
 	return tasks != NULL && spans != NULL && dependences != NULL;
 }
 
@@ -1413,6 +1424,7 @@ void tp_live_child_after_fork(void)
 	reserve(spans, SPANS_BYTES);
 	tp_span_pool_start(spans, SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
+	tp_span_forks_start(forks, TP_LIVE_SITES);
 	barrier_lock = 0;
 	dependences_seen = false;
 	barrier_frozen_ns = 0;

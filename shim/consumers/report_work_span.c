@@ -192,9 +192,7 @@ void tp_report_work_span(FILE *out)
 		const struct site_figures *f = &figures[i];
 		char share[16], name[512], poll[24], spawn[24], start[24];
 		struct tp_live_granularity g = granularity(f);
-		/* OpenMP's initial task is outside the graph */
-		if ((f->work_ns == 0 && f->path_ns == 0) ||
-		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
+		if (f->work_ns == 0 && f->path_ns == 0)
 			continue;
 		if (f->path_ns == 0)
 			snprintf(share, sizeof share, "-");

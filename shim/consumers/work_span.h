@@ -12,9 +12,13 @@
  * the edges are spawn (the parent's fragment up to the spawn -> the child's start), a task's
  * fragments in order, joins (at a taskwait's end its children's ends; at a taskgroup's end its
  * descendants'; at a barrier's end everything that ended before; a task switched out follows
- * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work) and
- * dependences (the predecessor's end -> the successor's start). OpenMP's initial task (no parent,
- * no site) is outside the graph. A path is its length and the sites it ran in
+ * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work),
+ * dependences (the predecessor's end -> the successor's start) and forks (a parallel region's
+ * implicit tasks start after its encountering task's fragment up to the region's start: on
+ * another thread they have no parent, and join the fork the region's primary published,
+ * tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like any other: its
+ * serial code is work and lies on the span, so that regions in a row compose in series (issue
+ * 35). A path is its length, its placed length (taskprobe_live.h) and the sites it ran in
  * (struct tp_live_path); what a task keeps is three of them:
  *
  *   in     the longest path to its start (spawned, not polled yet) or to its last fragment's end;
@@ -39,7 +43,7 @@
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
- * (outside), or any thread that makes a successor of it (successors: atomic adds).
+ * (forked), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
@@ -47,7 +51,7 @@ struct tp_span_task {
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
-	bool outside;        /* OpenMP's initial task: not in the graph */
+	bool forked;         /* an implicit task without a parent: its start joins its fork */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
@@ -96,6 +100,10 @@ struct tp_span_thread {
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
 	bool in_graph;      /* the fragment it polls now is in the graph */
+	/* the fragment it polls now is a forked task's first (site row fork_row): its start joins
+	 * the region's fork once the region's primary published it (tp_span_fork_join) */
+	bool awaits_fork;
+	uint32_t fork_row;
 };
 
 /*
@@ -109,33 +117,63 @@ static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_
 {
 	p->ns += ns;
 	p->burdened_ns += ns;
+	p->placed_ns += ns;
 	p->sites[at] += ns; /* the site's time, below its row */
 	p->fragments[at]++;
 }
 
-/* `into` becomes `p` when `p` is longer; it ended when the later of them did. */
+/*
+ * `into` becomes `p` when `p` is longer; it ended when the later of them did, and its placed
+ * length is the larger of the two (each joins the fragment after).
+ */
 static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
 {
 	uint64_t ended = p->ended_ns > into->ended_ns ? p->ended_ns : into->ended_ns;
+	uint64_t placed = p->placed_ns > into->placed_ns ? p->placed_ns : into->placed_ns;
 	if (p->ns > into->ns)
 		*into = *p;
 	into->ended_ns = ended;
+	into->placed_ns = placed;
 }
 
 /*
  * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
  * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
- * spawns it; NULL: none).
+ * spawns it; NULL: none). `forked`: an implicit task without a parent (a worker's in a parallel
+ * region), whose start joins its region's fork (tp_span_fork_join).
  */
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool forked,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
 		     const struct tp_live_path *in);
 
 /*
+ * Forks: per site row of parallel regions, the path to the last start of such a region (its
+ * encountering task's fragment up to the start of the region's implicit task on the primary),
+ * published by the primary at its implicit task's spawn, read by the region's other threads,
+ * whose implicit tasks have no parent. A region's other implicit tasks may begin before its
+ * primary's (the executor releases them first): they join the fork when their first fragment
+ * ends or spawns (tp_span_fork_join), by then published. An earlier region's fork of the same
+ * row is never longer than the one of the region they are in: joining it is harmless.
+ */
+struct tp_span_fork {
+	int lock;
+	struct tp_live_path path;
+};
+/* `forks` has a fork per site row, `rows` of them: zeroed, for fresh statistics. */
+void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
+/* A region of site row `row` starts with the path `p`. */
+void tp_span_fork(uint32_t row, const struct tp_live_path *p);
+/*
+ * The thread's fragment (a forked task's first: th->awaits_fork) starts after its region's
+ * fork: its start path joins it. Wanted no more once it found one (`done`).
+ */
+void tp_span_fork_join(struct tp_span_thread *th, bool done);
+
+/*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
- * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns (0
- * outside the graph). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
+ * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
+ * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
  * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
  * needed; NULL otherwise).
  */
@@ -146,7 +184,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return t->started && !t->outside && t->sync == TP_SYNC_BARRIER;
+	return t->started && t->sync == TP_SYNC_BARRIER;
 }
 
 /*
