@@ -509,10 +509,21 @@ struct tp_live_thread {
 	 * was odd or moved.
 	 */
 	uint32_t path_seq;
-	uint64_t work_ns;        /* the polls of the graph's tasks (not OpenMP's initial task) */
+	uint64_t work_ns;        /* the polls of the graph's tasks: its computation (issue 35) */
 	uint64_t graph_first_ns; /* the first such poll's start, 0 before */
 	uint64_t graph_last_ns;  /* the last such poll's end */
 	struct tp_live_path longest; /* the longest path through the graph ended on the slot */
+	/*
+	 * The fragment it polls now, which a reader counts up to its own now (tp_live_graph_read):
+	 * when its time was last counted into work_ns (0: it polls no task of the graph now), when
+	 * it started, the longest path's and the placed length's at its start, and the row of
+	 * its parallel region (0: none).
+	 */
+	uint64_t open_counted_ns;
+	uint64_t open_start_ns;
+	uint64_t open_path_ns, open_placed_ns;
+	uint32_t open_region;
+	uint32_t reserved_open;
 	/*
 	 * The routine the thread was started with (pthread_create's, seen while the statistics
 	 * are on), and its module: a reader names a thread that set no name of its own by it; 0
@@ -595,7 +606,140 @@ struct tp_live_site_stats {
 	 * in several polls, and the granularity's verdict judges the task, not its polls.
 	 */
 	uint32_t task_time_histogram[TP_LIVE_COST_BUCKETS];
+	/*
+	 * For the row of a parallel region (its implicit tasks' site): the thread's computation
+	 * inside the region (its fragments of the tasks of the region, an explicit task's being
+	 * its parent's), the fragment going on now excluded: the region's load balance.
+	 */
+	uint64_t region_ns;
 };
+
+/* `now` - `then`, 0 when `then` is later (a value read a moment apart). */
+static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * The task graph's figures at `now` (the process's clock), as every reader of the live
+ * statistics reads them from the slots (a slot's outlive its threads): the work (each thread's
+ * computation, the fragment it polls now counted up to `now`), the run's start (the first poll's
+ * start: OpenMP's initial task's, at the executor's start), the last poll's end, the longest
+ * path ended (its sites), and the span and placed length with the fragments going on now.
+ */
+struct tp_live_graph {
+	uint64_t work_ns, first_ns, last_ns;
+	struct tp_live_path longest;
+	uint64_t span_ns, placed_ns;
+	unsigned threads; /* slots whose threads polled a task of the graph */
+	uint64_t computation_ns[TP_LIVE_THREADS]; /* theirs, the first `threads` */
+};
+
+/* Slot `t`'s fragment going on now, if any: its time since last counted and its paths' to now. */
+static inline void tp_live_open_fragment(const struct tp_live_thread *t, uint64_t now,
+					 uint64_t *uncounted_ns, uint64_t *path_ns,
+					 uint64_t *placed_ns)
+{
+	*uncounted_ns = *path_ns = *placed_ns = 0;
+	uint64_t counted = __atomic_load_n(&t->open_counted_ns, __ATOMIC_ACQUIRE);
+	if (counted == 0)
+		return;
+	uint64_t ran = tp_live_since(now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+	*uncounted_ns = tp_live_since(now, counted);
+	*path_ns = __atomic_load_n(&t->open_path_ns, __ATOMIC_RELAXED) + ran;
+	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + ran;
+}
+
+static inline void tp_live_graph_read(const struct tp_live_thread *slots, uint64_t now,
+				      struct tp_live_graph *g)
+{
+	*g = (struct tp_live_graph){0};
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+			continue;
+		uint64_t uncounted, open_path, open_placed;
+		tp_live_open_fragment(t, now, &uncounted, &open_path, &open_placed);
+		uint64_t work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+		if (work == 0)
+			continue;
+		uint64_t first = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
+			 last = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
+		g->computation_ns[g->threads++] = work;
+		g->work_ns += work;
+		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
+			g->first_ns = first;
+		if (last > g->last_ns)
+			g->last_ns = last;
+		struct tp_live_path p;
+		tp_live_read_longest(t, &p);
+		if (p.ns > g->longest.ns)
+			g->longest = p;
+		uint64_t span = p.ns > open_path ? p.ns : open_path,
+			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
+		g->span_ns = span > g->span_ns ? span : g->span_ns;
+		g->placed_ns = placed > g->placed_ns ? placed : g->placed_ns;
+	}
+	/* a torn read never makes the span shorter than the path whose sites are read */
+	if (g->span_ns < g->longest.ns)
+		g->span_ns = g->longest.ns;
+}
+
+/* The factors of the graph read at `now`: the run from its first poll to `now`. */
+static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_graph *g,
+							   uint64_t now)
+{
+	return tp_live_factors_of(g->computation_ns, g->threads, g->placed_ns,
+				  g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0);
+}
+
+/*
+ * A parallel region's figures (the row of its implicit tasks' site): the computation of the
+ * threads that ran its tasks, how many, and their load balance (tp_live_factors_of's: average
+ * over maximum).
+ */
+struct tp_live_region {
+	uint64_t computation_ns;
+	unsigned threads;
+	double load_balance;
+};
+
+/*
+ * Region `row` read from the slots and their rows (`rows` of slot i at `map` + `rows_offset` +
+ * i * `rows_stride`, when the slot's rows_ready), the fragments going on now counted to `now`.
+ */
+static inline struct tp_live_region tp_live_region_read(const struct tp_live_thread *slots,
+							const char *map, uint64_t rows_offset,
+							uint64_t rows_stride, uint32_t row,
+							uint64_t now)
+{
+	uint64_t computation[TP_LIVE_THREADS];
+	struct tp_live_region r = {0};
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *rows = (const void *)(map + rows_offset +
+								       (uint64_t)i * rows_stride);
+		uint64_t ns = __atomic_load_n(&rows[row].region_ns, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&t->open_region, __ATOMIC_RELAXED) == row) {
+			uint64_t uncounted, path, placed;
+			tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+			/* its whole poll so far: region_ns counts polls once ended */
+			if (uncounted > 0)
+				ns += tp_live_since(
+					now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+		}
+		if (ns == 0)
+			continue;
+		computation[r.threads++] = ns;
+		r.computation_ns += ns;
+	}
+	struct tp_live_factors f = tp_live_factors_of(computation, r.threads, 0, 1);
+	r.load_balance = f.valid ? f.load_balance : 0;
+	return r;
+}
 
 #define TP_LIVE_PAGE         4096u
 #define TP_LIVE_ROUND_UP(n)  (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)

@@ -775,29 +775,27 @@ static void copy_text(char *out, size_t out_size, const char *field, size_t size
 	live_escape(out, out_size, raw, size, keep_newlines);
 }
 
-/* The task graph's figures, over every slot ever taken (a slot's outlive its threads). */
+/*
+ * The task graph's figures, over every slot ever taken (a slot's outlive its threads), read as
+ * the exit report reads them (tp_live_graph_read), and each parallel region's.
+ */
 static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slots)
 {
 	struct live_snapshot *out = r->out;
-	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		const struct tp_live_thread *t = &slots[i];
-		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
-			continue;
-		uint64_t work = load64(&t->work_ns), first = load64(&t->graph_first_ns),
-			 last = load64(&t->graph_last_ns);
-		if (work == 0)
-			continue;
-		out->work_ns += work;
-		out->graph_threads++;
-		if (first != 0 && (out->graph_first_ns == 0 || first < out->graph_first_ns))
-			out->graph_first_ns = first;
-		if (last > out->graph_last_ns)
-			out->graph_last_ns = last;
-		struct tp_live_path p;
-		tp_live_read_longest(t, &p);
-		if (p.ns > out->longest.ns)
-			out->longest = p;
-	}
+	static struct tp_live_graph g; /* a thread's computation each: too large a local */
+	tp_live_graph_read(slots, out->now_ns, &g);
+	out->work_ns = g.work_ns;
+	out->graph_threads = g.threads;
+	out->graph_first_ns = g.first_ns;
+	out->graph_last_ns = g.last_ns;
+	out->longest = g.longest;
+	out->span_ns = g.span_ns;
+	out->factors = tp_live_graph_factors(&g, out->now_ns);
+	for (uint32_t row = 1; row < TP_LIVE_SITES; row++)
+		if (r->by_row[row] != NULL && r->by_row[row]->by_executor)
+			r->by_row[row]->region = tp_live_region_read(
+				slots, r->f->map, r->f->header.rows_offset,
+				r->f->header.rows_stride, row, out->now_ns);
 	/* the path's time by site: never more than the path, whatever a torn read gave */
 	uint64_t kept = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
@@ -1096,6 +1094,12 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->polling_now += from->polling_now;
 	to->path_ns += from->path_ns;
 	to->path_fragments += from->path_fragments;
+	/* a region of two call addresses (an unrolled loop's): the busier one's balance */
+	if (from->region.computation_ns > to->region.computation_ns) {
+		to->region.load_balance = from->region.load_balance;
+		to->region.threads = from->region.threads;
+	}
+	to->region.computation_ns += from->region.computation_ns;
 	if (from->longest_poll_ns > to->longest_poll_ns)
 		to->longest_poll_ns = from->longest_poll_ns;
 	if (from->longest_now_ns > to->longest_now_ns)
@@ -1414,7 +1418,7 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 			 ended ? "" : " so far");
 		return;
 	}
-	if (s->work_ns == 0 || s->longest.ns == 0) {
+	if (s->work_ns == 0 || s->span_ns == 0) {
 		snprintf(out, size, "task graph: no task of a parallel region %s",
 			 ended ? "was polled" : "polled yet");
 		return;
@@ -1423,15 +1427,16 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 	uint64_t wall = s->graph_last_ns > s->graph_first_ns ? s->graph_last_ns - s->graph_first_ns
 							     : 0;
 	live_format_ns(work, sizeof work, s->work_ns);
-	live_format_ns(span, sizeof span, s->longest.ns);
+	live_format_ns(span, sizeof span, s->span_ns);
 	live_format_ns(elapsed, sizeof elapsed, wall);
-	double parallelism = (double)s->work_ns / (double)s->longest.ns,
+	double parallelism = (double)s->work_ns / (double)s->span_ns,
 	       speedup = wall > 0 ? (double)s->work_ns / (double)wall : 0;
+	/* the fragments going on now lengthen the path unburdened (as the exit report says) */
+	uint64_t burdened_ns = s->longest.burdened_ns + (s->span_ns - s->longest.ns);
 	char burdened[16];
-	live_format_ns(burdened, sizeof burdened, s->longest.burdened_ns);
-	double burdened_parallelism = s->longest.burdened_ns > 0
-					      ? (double)s->work_ns / (double)s->longest.burdened_ns
-					      : 0;
+	live_format_ns(burdened, sizeof burdened, burdened_ns);
+	double burdened_parallelism = burdened_ns > 0 ? (double)s->work_ns / (double)burdened_ns
+						      : 0;
 	int n = snprintf(
 		out, size,
 		"work %s, span %s: parallelism %.2f (no number of workers runs this faster "
@@ -1443,6 +1448,30 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 		snprintf(out, size,
 			 "work %s, span %s: parallelism %.2f, burdened %.2f; measured %.2fx on %u",
 			 work, span, parallelism, burdened_parallelism, speedup, s->graph_threads);
+}
+
+void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line)
+{
+	tp_live_factors_words(out, size, &s->factors, line);
+}
+
+void live_format_region_header(char *out, size_t size, int width)
+{
+	snprintf(out, size, "%-*s  %12s  %12s  %7s", width, "PARALLEL REGION", "LOAD BALANCE",
+		 "COMPUTATION", "THREADS");
+}
+
+bool live_format_region(char *out, size_t size, const struct site_view *v, int width)
+{
+	if (!v->by_executor || v->region.threads == 0) {
+		snprintf(out, size, "%s", "");
+		return false;
+	}
+	char computation[24];
+	snprintf(out, size, "%-*s  %12.3f  %12s  %7u", width, v->text, v->region.load_balance,
+		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
+		 v->region.threads);
+	return true;
 }
 
 /* A share below this many per cent is "<1%". */

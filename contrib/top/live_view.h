@@ -151,6 +151,9 @@ struct site_view {
 	unsigned warnings;
 	/* its tasks' time and fragments on the span's path (struct live_snapshot's `longest`) */
 	uint64_t path_ns, path_fragments;
+	/* a parallel region's (the executor's tasks, by_executor): the load balance of the
+	 * threads that ran it, its computation, its threads (0: none ran it) */
+	struct tp_live_region region;
 };
 
 /* A thread with figures (a slot of the file): a worker, or any thread that waited. */
@@ -232,6 +235,10 @@ struct live_snapshot {
 	unsigned graph_threads;
 	struct tp_live_path longest;
 	uint64_t path_other_ns; /* the span's time in sites it did not keep */
+	/* the span with the fragments going on now (longest: the path ended), and the POP
+	 * factors (issue 35) of the run so far */
+	uint64_t span_ns;
+	struct tp_live_factors factors;
 };
 
 /*
@@ -285,6 +292,15 @@ void live_format_ns(char *out, size_t size, uint64_t ns);
  * says it ("no task or worker was seen; 3 threads, 12 waits").
  */
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width);
+/* The POP factors' line `line` (0 or 1) in their words (tp_live_factors_words), "" if none. */
+void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line);
+/*
+ * The table of parallel regions: its heading, and the line of site `v` (a parallel region a
+ * thread ran), the region's text `width` wide: "SITE  LOAD BALANCE  COMPUTATION  THREADS".
+ * Whether `v` is one.
+ */
+void live_format_region_header(char *out, size_t size, int width);
+bool live_format_region(char *out, size_t size, const struct site_view *v, int width);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);

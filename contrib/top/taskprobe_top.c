@@ -760,6 +760,24 @@ static int widest_site(const struct live_snapshot *s)
 	return w;
 }
 
+/* The table of parallel regions (their load balance), after a blank line; none without one. */
+static void print_regions(const struct live_snapshot *s, int width)
+{
+	char line[LINE_MAX_CHARS];
+	bool heading = false;
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		if (!live_format_region(line, sizeof line, &s->sites[i], width))
+			continue;
+		if (!heading) {
+			char header[LINE_MAX_CHARS];
+			live_format_region_header(header, sizeof header, width);
+			printf("\n%s\n", header);
+			heading = true;
+		}
+		printf("%s\n", line);
+	}
+}
+
 /* One snapshot as plain text. */
 static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
 {
@@ -768,7 +786,13 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	title_line(line, sizeof line, s, gone, program, 0);
 	printf("%s\n", line);
 	live_format_figures(line, sizeof line, s, 0);
-	printf("%s\n\n", line);
+	printf("%s\n", line);
+	for (int l = 0; l < 2; l++) {
+		live_format_factors(line, sizeof line, s, l);
+		if (line[0] != '\0')
+			printf("%s\n", line);
+	}
+	printf("\n");
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
@@ -782,6 +806,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		if (line[0] != '\0')
 			printf("%s\n", line);
 	}
+	print_regions(s, width);
 	printf("\n");
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);
@@ -938,8 +963,11 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 	attroff(attributes);
 }
 
-/* The screen's first row below the title, the figures and the sort order (or what is lost). */
-#define TABLES_TOP 3
+/*
+ * The screen's first row below the title, the figures, the two lines of the POP factors and the
+ * sort order (or what is lost).
+ */
+#define TABLES_TOP 5
 
 static const char *FOOTER_TABLES =
 	"q quit  ? help  Up/Down select  Enter detail  < > sort  r reverse  space refresh";
@@ -1308,6 +1336,16 @@ static void draw_detail(struct screen *sc)
 		 (unsigned long long)v->path_fragments, v->path_fragments == 1 ? "" : "s",
 		 spawn_cost);
 	put_line(y++, line, 0, false);
+	if (v->by_executor && v->region.threads > 0) {
+		char computation[24];
+		snprintf(line, sizeof line,
+			 "parallel region: load balance %.3f over %u thread%s, computation %s",
+			 v->region.load_balance, v->region.threads,
+			 v->region.threads == 1 ? "" : "s",
+			 tp_live_duration_words(v->region.computation_ns, computation,
+						sizeof computation));
+		put_line(y++, line, 0, false);
+	}
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
 		put_line(y++, line, style(sc, PAIR_WARNING), false);
@@ -1352,14 +1390,21 @@ static void draw(struct screen *sc)
 	put_line(0, line, style(sc, PAIR_TITLE), true);
 	live_format_figures(line, sizeof line, s, COLS);
 	put_line(1, line, 0, false);
+	for (int l = 0; l < 2; l++) {
+		live_format_factors(line, sizeof line, s, l);
+		/* narrow: the second line without the communication efficiency the first says */
+		const char *is = strstr(line, " = ");
+		put_line(2 + l, l == 1 && (int)strlen(line) > COLS && is != NULL ? is + 3 : line, 0,
+			 false);
+	}
 	losses_line(line, sizeof line, s);
 	char sort[96];
 	snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
 		 sc->ascending ? "ascending" : "descending");
 	if (line[0] != '\0') {
-		put_line(2, line, style(sc, PAIR_WARNING), false);
+		put_line(TABLES_TOP - 1, line, style(sc, PAIR_WARNING), false);
 	} else {
-		put_line(2, sc->detail ? "" : sort, 0, false);
+		put_line(TABLES_TOP - 1, sc->detail ? "" : sort, 0, false);
 	}
 	if (sc->help)
 		draw_help(sc);

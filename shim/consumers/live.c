@@ -46,7 +46,8 @@
 
 struct task_entry {
 	uint64_t task;     /* 0: free */
-	uint32_t row;      /* its site's row */
+	uint16_t row;      /* its site's row */
+	uint16_t region;   /* its parallel region's row (its implicit task's site's), 0 none */
 	uint32_t span;     /* its work and span state's id (work_span.h) */
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
@@ -129,6 +130,7 @@ struct live_local {
 	uint64_t work_counted_to;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
 	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
+	uint32_t poll_region;   /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
@@ -473,7 +475,7 @@ static struct task_entry *task_find(uint64_t task)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -483,7 +485,8 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span
 		    !__atomic_compare_exchange_n(&e->task, &empty, ENTRY_FILLING, false,
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
@@ -612,6 +615,7 @@ static void count_work(uint64_t now)
 {
 	add(&local.slot->work_ns, now - local.work_counted_to);
 	local.work_counted_to = now;
+	__atomic_store_n(&local.slot->open_counted_ns, now, __ATOMIC_RELEASE);
 }
 
 /*
@@ -650,6 +654,22 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
 }
 
+/*
+ * A new task's parallel region: its own site's row for an implicit task (the executor's, with a
+ * site), else its parent's region.
+ */
+static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint32_t row)
+{
+	if (!by_program && site != 0)
+		return row;
+	if (parent == 0)
+		return 0;
+	if (parent == local.polled_task)
+		return local.poll_region;
+	const struct task_entry *p = task_find(parent);
+	return p != NULL ? __atomic_load_n(&p->region, __ATOMIC_RELAXED) : 0;
+}
+
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
 			bool undeferred)
 {
@@ -661,7 +681,10 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != 0 ? task_insert(task, row, span) : NULL;
+	struct task_entry *e = span != 0
+				       ? task_insert(task, row,
+						     region_of(parent, site, by_program, row), span)
+				       : NULL;
 	if (e == NULL && span != 0)
 		tp_span_free(&local.span_cache, span);
 	else if (span == 0)
@@ -930,6 +953,17 @@ void tp_live_task_poll_start(uint64_t task)
 	local.poll_start = now;
 	local.work_counted_to = now;
 	local.poll_row = row;
+	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;
+	if (local.span.in_graph) {
+		/* the fragment going on now, for readers (tp_live_graph_read): published last */
+		if (s->graph_first_ns == 0)
+			set64(&s->graph_first_ns, now);
+		set64(&s->open_start_ns, now);
+		set64(&s->open_path_ns, local.span.in.ns);
+		set64(&s->open_placed_ns, local.span.in.placed_ns);
+		set32(&s->open_region, local.poll_region);
+		__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
+	}
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_POLLING);
@@ -965,8 +999,9 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 		}
 		if (local.span.in_graph) {
 			count_work(now);
-			if (s->graph_first_ns == 0)
-				set64(&s->graph_first_ns, local.poll_start);
+			set64(&s->open_counted_ns, 0);
+			if (local.poll_region != 0)
+				add(&local.rows[local.poll_region].region_ns, d);
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
@@ -1245,7 +1280,13 @@ void tp_live_thread_stop(uint64_t tid)
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
 	set32(&s->wait_kind, 0);
-	set64(&s->ended_ns, now_ns());
+	uint64_t now = now_ns();
+	/* a fragment its thread never ended (stopped inside a poll) ends with it */
+	if (s->open_counted_ns != 0 && local.rows != NULL) {
+		count_work(now);
+		set64(&s->open_counted_ns, 0);
+	}
+	set64(&s->ended_ns, now);
 	local.slot = NULL;
 	local.ended = true;
 	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);
@@ -1319,6 +1360,11 @@ static bool map_tasks(void)
 const struct tp_live_header *tp_live_header(void)
 {
 	return header;
+}
+
+uint64_t tp_live_now(void)
+{
+	return now_ns();
 }
 
 void tp_live_start(void)

@@ -24,6 +24,8 @@
  * exit report reads the work and span in them.
  */
 const struct tp_live_header *tp_live_header(void);
+/* Now in the statistics' clock (taskprobe_live.h): a reader's "now" for the figures. */
+uint64_t tp_live_now(void);
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_live_start(void);             /* TASKPROBE_LIVE's file made, counting */

@@ -89,6 +89,79 @@ static int by_path_then_work(const void *a, const void *b)
 	return x->work_ns > y->work_ns ? -1 : x->work_ns < y->work_ns;
 }
 
+/* A thread's row of a site added to the site's line. */
+static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
+{
+	f->work_ns += __atomic_load_n(&r->busy_ns, __ATOMIC_RELAXED);
+	f->tasks += __atomic_load_n(&r->done, __ATOMIC_RELAXED);
+	uint64_t longest_poll = __atomic_load_n(&r->longest_poll_ns, __ATOMIC_RELAXED);
+	if (longest_poll > f->longest_poll_ns)
+		f->longest_poll_ns = longest_poll;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		f->poll_histogram[b] += __atomic_load_n(&r->poll_histogram[b], __ATOMIC_RELAXED);
+	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
+		f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
+		f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->start_delay_histogram[b], __ATOMIC_RELAXED);
+		f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->task_time_histogram[b], __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The POP factors (issue 35) in their words (taskprobe_live.h), and what they were computed
+ * from: the threads' computation, the critical path's (placed) and the run's time.
+ */
+static void factors(FILE *out, const struct tp_live_graph *g, uint64_t now)
+{
+	struct tp_live_factors f = tp_live_graph_factors(g, now);
+	if (!f.valid)
+		return;
+	char line[256], average[24], maximum[24], placed[24], run[24];
+	for (int l = 0; l < 2; l++) {
+		tp_live_factors_words(line, sizeof line, &f, l);
+		fprintf(out, "  %s\n", line);
+	}
+	fprintf(out,
+		"  (the POP factors: computation %s on average, %s at most, on %u thread%s; the "
+		"critical path's %s; the run %s)\n",
+		tp_live_duration_words(f.average_ns, average, sizeof average),
+		tp_live_duration_words(f.maximum_ns, maximum, sizeof maximum), f.threads,
+		f.threads == 1 ? "" : "s",
+		tp_live_duration_words(f.placed_ns, placed, sizeof placed),
+		tp_live_duration_words(f.run_ns, run, sizeof run));
+}
+
+/*
+ * Where the load is unbalanced: per parallel region (the row of its implicit tasks' site), the
+ * load balance of the threads that ran it, its computation and its threads.
+ */
+static void regions(FILE *out, const struct tp_live_thread *slots, const struct tp_live_header *h,
+		    const uint32_t *line_at, uint64_t now)
+{
+	const struct tp_live_site *sites = (const void *)((const char *)h + TP_LIVE_SITES_OFFSET);
+	bool heading = false;
+	for (uint32_t row = 1; row < TP_LIVE_SITES; row++) {
+		if (line_at[row] == UINT32_MAX ||
+		    !__atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED))
+			continue;
+		struct tp_live_region r = tp_live_region_read(
+			slots, (const char *)h, h->rows_offset, h->rows_stride, row, now);
+		if (r.threads == 0)
+			continue;
+		if (!heading)
+			fprintf(out, "  %-40s %12s %12s %8s\n", "parallel region", "load balance",
+				"computation", "threads");
+		heading = true;
+		char name[512], computation[24];
+		fprintf(out, "  %-40s %12.3f %12s %8u\n",
+			site_text(&figures[line_at[row]], name, sizeof name), r.load_balance,
+			tp_live_duration_words(r.computation_ns, computation, sizeof computation),
+			r.threads);
+	}
+}
+
 void tp_report_work_span(FILE *out)
 {
 	const struct tp_live_header *h = tp_live_header();
@@ -97,9 +170,9 @@ void tp_report_work_span(FILE *out)
 	const char *map = (const char *)h;
 	const struct tp_live_site *sites = (const void *)(map + TP_LIVE_SITES_OFFSET);
 	const struct tp_live_thread *slots = (const void *)(map + TP_LIVE_THREADS_OFFSET);
-	uint64_t work = 0, first = 0, last = 0;
-	unsigned threads = 0;
-	struct tp_live_path longest = {0};
+	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
+	uint64_t now = tp_live_now();
+	tp_live_graph_read(slots, now, &graph);
 	size_t lines = 0;
 	uint32_t line_at[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
@@ -118,44 +191,12 @@ void tp_report_work_span(FILE *out)
 			continue;
 		const struct tp_live_site_stats *rows =
 			(const void *)(map + h->rows_offset + (uint64_t)i * h->rows_stride);
-		for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
-			if (line_at[row] == UINT32_MAX)
-				continue;
-			struct site_figures *f = &figures[line_at[row]];
-			f->work_ns += __atomic_load_n(&rows[row].busy_ns, __ATOMIC_RELAXED);
-			f->tasks += __atomic_load_n(&rows[row].done, __ATOMIC_RELAXED);
-			uint64_t longest_poll = __atomic_load_n(&rows[row].longest_poll_ns,
-								__ATOMIC_RELAXED);
-			if (longest_poll > f->longest_poll_ns)
-				f->longest_poll_ns = longest_poll;
-			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
-				f->poll_histogram[b] += __atomic_load_n(
-					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
-			}
-			for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
-				f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].spawn_gap_histogram[b], __ATOMIC_RELAXED);
-				f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].start_delay_histogram[b], __ATOMIC_RELAXED);
-				f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].task_time_histogram[b], __ATOMIC_RELAXED);
-			}
-		}
-		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);
-		if (slot_work == 0)
-			continue;
-		work += slot_work;
-		threads++;
-		uint64_t f = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
-			 l = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
-		first = f != 0 && (first == 0 || f < first) ? f : first;
-		last = l > last ? l : last;
-		struct tp_live_path p;
-		tp_live_read_longest(t, &p);
-		if (p.ns > longest.ns)
-			longest = p;
+		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+			if (line_at[row] != UINT32_MAX)
+				add_row(&figures[line_at[row]], &rows[row]);
 	}
-	if (work == 0 || longest.ns == 0) {
+	const struct tp_live_path *longest = &graph.longest;
+	if (graph.work_ns == 0 || graph.span_ns == 0) {
 		fprintf(out,
 			"taskprobe: no task of a parallel region was polled (pid %d): no work "
 			"or span to report\n",
@@ -163,28 +204,32 @@ void tp_report_work_span(FILE *out)
 		return;
 	}
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = longest.sites[k];
+		uint64_t v = longest->sites[k];
 		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
 		if (v != 0 && line_at[row] != UINT32_MAX) {
 			figures[line_at[row]].path_ns += v & TP_LIVE_PATH_NS_MASK;
-			figures[line_at[row]].path_fragments += longest.fragments[k];
+			figures[line_at[row]].path_fragments += longest->fragments[k];
 		}
 	}
-	uint64_t wall = last > first ? last - first : 0;
-	double parallelism = (double)work / (double)longest.ns,
+	uint64_t work = graph.work_ns, span = graph.span_ns;
+	/* the fragments going on now lengthen the path unburdened */
+	uint64_t burdened = longest->burdened_ns + (span - longest->ns);
+	uint64_t wall = graph.last_ns > graph.first_ns ? graph.last_ns - graph.first_ns : 0;
+	double parallelism = (double)work / (double)span,
 	       speedup = wall > 0 ? (double)work / (double)wall : 0;
 	fprintf(out,
 		"taskprobe: the task graph (pid %d): work %.3f ms, span %.3f ms: parallelism "
 		"%.2f, no number of workers runs it faster than %.2fx; measured %.2fx on %u "
 		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
-		(int)getpid(), (double)work / 1e6, (double)longest.ns / 1e6, parallelism,
-		parallelism, speedup, threads, threads == 1 ? "" : "s", (double)wall / 1e6);
+		(int)getpid(), (double)work / 1e6, (double)span / 1e6, parallelism, parallelism,
+		speedup, graph.threads, graph.threads == 1 ? "" : "s", (double)wall / 1e6);
 	fprintf(out,
 		"  burdened span %.3f ms: burdened parallelism %.2f (the critical path with the "
 		"delay "
 		"before each of its fragments started: what spawning and scheduling cost it)\n",
-		(double)longest.burdened_ns / 1e6,
-		longest.burdened_ns > 0 ? (double)work / (double)longest.burdened_ns : 0);
+		(double)burdened / 1e6, burdened > 0 ? (double)work / (double)burdened : 0);
+	factors(out, &graph, now);
+	regions(out, slots, h, line_at, now);
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
 	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
 		"tasks", "median poll", "spawn cost", "start delay", "site");
@@ -198,7 +243,7 @@ void tp_report_work_span(FILE *out)
 			snprintf(share, sizeof share, "-");
 		else
 			snprintf(share, sizeof share, "%.1f%%",
-				 100.0 * (double)f->path_ns / (double)longest.ns);
+				 100.0 * (double)f->path_ns / (double)longest->ns);
 		fprintf(out, "  %8s %8" PRIu64 " %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share,
 			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
 			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),
