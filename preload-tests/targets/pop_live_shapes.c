@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * OpenMP programs whose POP factors are known (issue 35), for the exit report's and the
- * console's: each spins (busy-waits on CLOCK_MONOTONIC, never sleeps) a unit of UNIT_MS at a
- * time. argv[1] picks the shape; run on two threads:
+ * console's: each spins (busy-waits, never sleeps) a unit of UNIT_MS of its thread's CPU time at
+ * a time, so that on a loaded machine, which preempts both threads alike, their computations keep
+ * their ratio (a spin to a wall-clock time would end late by whatever preemption crossed its end,
+ * as much for a short spin as for a long one). argv[1] picks the shape; run on two threads:
  *
- *   balanced   a worksharing loop of 100 iterations of a unit, schedule(static): every thread
- *              computes alike: parallel efficiency near 1
+ *   balanced   a worksharing loop of 100 iterations of a unit, schedule(dynamic): every thread
+ *              computes until the loop's end (one that a loaded machine preempts takes fewer
+ *              iterations): parallel efficiency near 1
  *   imbalance  a loop, schedule(static,1), where thread t works 1 + 2t units an iteration
  *              (20 iterations a thread): load balance 2/3 on two threads
  *   regions    10 regions in a row, each a single thread's task of 4 units, then 1 unit of
@@ -26,16 +29,16 @@
 #include <string.h>
 #include <time.h>
 
-#define UNIT_MS 2.0
+#define UNIT_MS 5.0
 
-/* Spins `units` units. */
+/* Spins `units` units of the thread's CPU time. */
 static void spin(double units)
 {
 	struct timespec start, now;
 	double took;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
 	do {
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
 		took = (double)(now.tv_sec - start.tv_sec) * 1e3 +
 		       (double)(now.tv_nsec - start.tv_nsec) / 1e6;
 	} while (took < units * UNIT_MS);
@@ -43,7 +46,7 @@ static void spin(double units)
 
 static void balanced(void)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
 	for (int i = 0; i < 100; i++)
 		spin(1);
 }

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The POP factors online (issue 35): the exit report (suite report) and `taskprobe top --once`
+ * (suite top) on programs whose factors are known (targets/pop_live_shapes.c), on two threads.
+ * Each shape spins measured times; a loaded machine stretches a spin when it preempts it, so a
+ * run whose figures miss is run again, up to RUNS times, before the last one is judged.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define RUNS      5
+#define TOLERANCE 0.05
+/*
+ * A load balance compares the threads' wall times, which a machine loaded by other work
+ * stretches unevenly when it gives the two threads unequal shares of its cores: more room.
+ */
+#define BALANCE_TOLERANCE 0.08
+
+/* What a report or a snapshot says of the factors (0 where it says nothing). */
+struct pop_figures {
+	double parallelism, parallel, load_balance, communication, serialisation, transfer;
+	double region_balance; /* the shape's parallel region's, in the table of regions */
+	unsigned region_threads;
+};
+
+static const char *shapes_target(void)
+{
+	return tp_require_program(tp_target("pop_live_shapes"), "clang and libomp-dev");
+}
+
+/* "pop_live_shapes.c:L)", L the line of the parallel construct in `function`. */
+static const char *region_place(const char *function)
+{
+	static char place[128];
+	char opening[96];
+	snprintf(opening, sizeof opening, "static void %s(", function);
+	int line = tp_source_line("pop_live_shapes.c", opening, "#pragma omp parallel");
+	cr_assert_gt(line, 0, "no parallel construct in %s", function);
+	snprintf(place, sizeof place, "pop_live_shapes.c:%d)", line);
+	return place;
+}
+
+/* The figures in `text` (the report's, or top's), the region's at `place` (NULL: none). */
+static struct pop_figures figures_of(const char *text, const char *place)
+{
+	struct pop_figures f = {0};
+	const char *at = strstr(text, "span ");
+	if (at != NULL && (at = strstr(at, ": parallelism ")) != NULL)
+		sscanf(at, ": parallelism %lf", &f.parallelism);
+	if ((at = strstr(text, "parallel efficiency ")) != NULL)
+		sscanf(at,
+		       "parallel efficiency %lf = load balance %lf x communication efficiency %lf",
+		       &f.parallel, &f.load_balance, &f.communication);
+	if ((at = strstr(text, "\ncommunication efficiency ")) != NULL ||
+	    (at = strstr(text, "  communication efficiency ")) != NULL)
+		sscanf(at + strspn(at, "\n "),
+		       "communication efficiency %*f = serialisation efficiency %lf x transfer "
+		       "efficiency %lf",
+		       &f.serialisation, &f.transfer);
+	const char *table = strcasestr(text, "parallel region ");
+	if (place != NULL && table != NULL && (at = strstr(table, place)) != NULL)
+		sscanf(at + strlen(place), "%lf %*f %*s %u", &f.region_balance, &f.region_threads);
+	return f;
+}
+
+static bool near(double value, double expected)
+{
+	return fabs(value - expected) <= TOLERANCE;
+}
+
+/* The exit report of `shape` (its stderr: the report), its output as without the shim. */
+static char *report_of(const char *shape)
+{
+	const char *argv[] = {shapes_target(), shape, NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "TASKPROBE_STACKS=0", "OMP_NUM_THREADS=2",
+			     NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	char done[64];
+	snprintf(done, sizeof done, "%s: done\n", shape);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, done);
+	char *err = strdup(run.err);
+	tp_run_free(&run);
+	return err;
+}
+
+/* `taskprobe top --once -- pop_live_shapes SHAPE`: its figures (stderr). */
+static char *top_of(const char *shape)
+{
+	const char *args[] = {"top", "--once", "--", shapes_target(), shape, NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_launch(args, env, &run);
+	char done[64];
+	snprintf(done, sizeof done, "%s: done\n", shape);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, done, "the figures go to stderr");
+	char *err = strdup(run.err);
+	tp_run_free(&run);
+	return err;
+}
+
+typedef char *(*reader)(const char *shape);
+typedef bool (*judge)(const struct pop_figures *f);
+
+/* `shape` read by `read` until `holds` (at most RUNS times); the last text, and its figures. */
+static char *until(reader read, const char *shape, const char *place, judge holds,
+		   struct pop_figures *f)
+{
+	char *text = NULL;
+	for (int run = 0; run < RUNS; run++) {
+		free(text);
+		text = read(shape);
+		*f = figures_of(text, place);
+		if (holds(f))
+			break;
+	}
+	return text;
+}
+
+/* Regions in a row with serial code between: nothing runs beside anything. */
+static bool regions_hold(const struct pop_figures *f)
+{
+	return near(f->parallelism, 1.0) && near(f->parallel, 0.5);
+}
+
+static void regions_in_a_row(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "regions", NULL, regions_hold, &f);
+	cr_expect(near(f.parallelism, 1.0), "parallelism %.3f, not 1:\n%s", f.parallelism, text);
+	cr_expect(near(f.parallel, 0.5), "parallel efficiency %.3f, not 0.5:\n%s", f.parallel,
+		  text);
+	/* the factors multiply out as they say */
+	cr_expect(fabs(f.parallel - f.load_balance * f.communication) < 0.002, "%s", text);
+	cr_expect(fabs(f.communication - f.serialisation * f.transfer) < 0.002, "%s", text);
+	free(text);
+}
+
+/* Thread t works 1 + 2t units an iteration: its region's load balance is 2/3. */
+static bool imbalance_holds(const struct pop_figures *f)
+{
+	return fabs(f->region_balance - 2.0 / 3) <= BALANCE_TOLERANCE && f->region_threads == 2;
+}
+
+static void thread_t_works_1_plus_2t(reader read)
+{
+	struct pop_figures f;
+	const char *place = region_place("imbalance");
+	char *text = until(read, "imbalance", place, imbalance_holds, &f);
+	cr_expect(imbalance_holds(&f),
+		  "region at %s: load balance %.3f on %u threads, not 0.667 on 2:\n%s", place,
+		  f.region_balance, f.region_threads, text);
+	free(text);
+}
+
+/* A balanced loop: near 1 (the threads' start and the serial code at its ends aside). */
+static bool balanced_holds(const struct pop_figures *f)
+{
+	return f->parallel >= 0.93;
+}
+
+static void a_balanced_loop(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "balanced", NULL, balanced_holds, &f);
+	cr_expect_geq(f.parallel, 0.93, "parallel efficiency %.3f:\n%s", f.parallel, text);
+	free(text);
+}
+
+Test(report, regions_in_a_row_have_parallelism_1_and_half_the_efficiency, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	regions_in_a_row(report_of);
+}
+
+Test(report, a_region_where_thread_t_works_1_plus_2t_units_has_load_balance_2_3, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	thread_t_works_1_plus_2t(report_of);
+}
+
+Test(report, a_balanced_loop_has_a_parallel_efficiency_near_1, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_balanced_loop(report_of);
+}
+
+Test(top, once_gives_regions_in_a_row_parallelism_1_and_half_the_efficiency, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	regions_in_a_row(top_of);
+}
+
+Test(top, once_gives_a_region_where_thread_t_works_1_plus_2t_units_load_balance_2_3, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	thread_t_works_1_plus_2t(top_of);
+}
+
+Test(top, once_gives_a_balanced_loop_a_parallel_efficiency_near_1, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_balanced_loop(top_of);
+}
