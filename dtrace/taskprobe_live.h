@@ -163,6 +163,19 @@ struct tp_live_header {
 	 * taken: their waits count at their sites, the threads are not listed */
 	uint64_t waiting_threads_unlisted;
 	char reserved[12];
+	/*
+	 * The region of interest (issue 35: omp_control_tool's start and stop, or pause): start
+	 * and stop pairs ended, whether one is going on now (roi_on) and since when, and the
+	 * ended pairs' run time and placed length added up, and the placed length at the start
+	 * of the one going on (each slot keeps its computation alike: roi_*_ns). Without a pair,
+	 * the factors are the whole run's.
+	 */
+	uint32_t roi_pairs;
+	uint32_t roi_on;
+	uint64_t roi_start_ns;
+	uint64_t roi_run_ns;
+	uint64_t roi_placed_ns;
+	uint64_t roi_placed_at_start_ns;
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -185,6 +198,14 @@ struct tp_live_site {
 	uint32_t module;      /* the module of `address`, or TP_LIVE_NO_MODULE */
 	uint64_t address;     /* the spawn call's return address; 0 for a row of words */
 	char text[TP_LIVE_SITE_TEXT];
+	/*
+	 * A sync construct's site (a barrier's, taskwait's, taskgroup's or mutual exclusion's
+	 * call, where a task's poll ended waiting: issue 35), not a task site: the contract's
+	 * sync kind (0: a task site), and for a mutual exclusion the kind of its acquires (the
+	 * contract's: 1 critical, 2 ordered, 3 lock, 4 nested lock; 0 none seen yet).
+	 */
+	uint32_t sync_kind;
+	uint32_t mutex_kind;
 };
 
 /*
@@ -524,6 +545,10 @@ struct tp_live_thread {
 	uint64_t open_path_ns, open_placed_ns;
 	uint32_t open_region;
 	uint32_t reserved_open;
+	/* its computation (work_ns, the open fragment's time counted) inside the region of
+	 * interest's ended pairs, and at the start of the one going on (the header's roi_*) */
+	uint64_t roi_counted_ns;
+	uint64_t roi_at_start_ns;
 	/*
 	 * The routine the thread was started with (pthread_create's, seen while the statistics
 	 * are on), and its module: a reader names a thread that set no name of its own by it; 0
@@ -612,6 +637,13 @@ struct tp_live_site_stats {
 	 * its parent's), the fragment going on now excluded: the region's load balance.
 	 */
 	uint64_t region_ns;
+	/*
+	 * For the row of a sync construct's site (the site's sync_kind): the time this thread's
+	 * tasks waited there (from their poll's end at the site to their next poll's start) and
+	 * how many waits.
+	 */
+	uint64_t sync_waited_ns;
+	uint64_t sync_waits;
 };
 
 /* `now` - `then`, 0 when `then` is later (a value read a moment apart). */
@@ -622,17 +654,23 @@ static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
 
 /*
  * The task graph's figures at `now` (the process's clock), as every reader of the live
- * statistics reads them from the slots (a slot's outlive its threads): the work (each thread's
- * computation, the fragment it polls now counted up to `now`), the run's start (the first poll's
- * start: OpenMP's initial task's, at the executor's start), the last poll's end, the longest
- * path ended (its sites), and the span and placed length with the fragments going on now.
+ * statistics reads them from the header and the slots (a slot's outlive its threads): the work
+ * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
+ * (the first poll's start: OpenMP's initial task's, at the executor's start), the last poll's
+ * end, the longest path ended (its sites), and the span and placed length with the fragments
+ * going on now. The factors' figures (computation, placed length, run) are the region of
+ * interest's when the program marked one (roi_pairs or roi_on), else the whole run's.
  */
 struct tp_live_graph {
 	uint64_t work_ns, first_ns, last_ns;
 	struct tp_live_path longest;
 	uint64_t span_ns, placed_ns;
 	unsigned threads; /* slots whose threads polled a task of the graph */
-	uint64_t computation_ns[TP_LIVE_THREADS]; /* theirs, the first `threads` */
+	/* the factors': each of those threads' computation (the first `threads`), the placed
+	 * length and the run, inside the region of interest if there is one */
+	uint64_t computation_ns[TP_LIVE_THREADS];
+	uint64_t factors_placed_ns, run_ns;
+	unsigned roi_pairs; /* start and stop pairs, one going on counted: 0 none */
 };
 
 /* Slot `t`'s fragment going on now, if any: its time since last counted and its paths' to now. */
@@ -650,10 +688,22 @@ static inline void tp_live_open_fragment(const struct tp_live_thread *t, uint64_
 	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + ran;
 }
 
-static inline void tp_live_graph_read(const struct tp_live_thread *slots, uint64_t now,
+/* Slot `t`'s computation at `now`: its polls of the graph's tasks, the one going on counted. */
+static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint64_t now)
+{
+	uint64_t uncounted, path, placed;
+	tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+	return __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+}
+
+static inline void tp_live_graph_read(const struct tp_live_header *h,
+				      const struct tp_live_thread *slots, uint64_t now,
 				      struct tp_live_graph *g)
 {
 	*g = (struct tp_live_graph){0};
+	uint32_t pairs = __atomic_load_n(&h->roi_pairs, __ATOMIC_ACQUIRE),
+		 on = __atomic_load_n(&h->roi_on, __ATOMIC_ACQUIRE);
+	g->roi_pairs = pairs + (on != 0);
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
@@ -665,7 +715,13 @@ static inline void tp_live_graph_read(const struct tp_live_thread *slots, uint64
 			continue;
 		uint64_t first = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
 			 last = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
-		g->computation_ns[g->threads++] = work;
+		uint64_t computation = work;
+		if (g->roi_pairs > 0)
+			computation = __atomic_load_n(&t->roi_counted_ns, __ATOMIC_RELAXED) +
+				      (on ? tp_live_since(work, __atomic_load_n(&t->roi_at_start_ns,
+										__ATOMIC_RELAXED))
+					  : 0);
+		g->computation_ns[g->threads++] = computation;
 		g->work_ns += work;
 		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
 			g->first_ns = first;
@@ -683,14 +739,26 @@ static inline void tp_live_graph_read(const struct tp_live_thread *slots, uint64
 	/* a torn read never makes the span shorter than the path whose sites are read */
 	if (g->span_ns < g->longest.ns)
 		g->span_ns = g->longest.ns;
+	if (g->roi_pairs == 0) {
+		g->factors_placed_ns = g->placed_ns;
+		g->run_ns = g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0;
+		return;
+	}
+	g->factors_placed_ns = __atomic_load_n(&h->roi_placed_ns, __ATOMIC_RELAXED);
+	g->run_ns = __atomic_load_n(&h->roi_run_ns, __ATOMIC_RELAXED);
+	if (on) {
+		g->factors_placed_ns += tp_live_since(
+			g->placed_ns,
+			__atomic_load_n(&h->roi_placed_at_start_ns, __ATOMIC_RELAXED));
+		g->run_ns += tp_live_since(now,
+					   __atomic_load_n(&h->roi_start_ns, __ATOMIC_RELAXED));
+	}
 }
 
-/* The factors of the graph read at `now`: the run from its first poll to `now`. */
-static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_graph *g,
-							   uint64_t now)
+/* The factors of the graph read (tp_live_graph_read). */
+static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_graph *g)
 {
-	return tp_live_factors_of(g->computation_ns, g->threads, g->placed_ns,
-				  g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0);
+	return tp_live_factors_of(g->computation_ns, g->threads, g->factors_placed_ns, g->run_ns);
 }
 
 /*

@@ -783,14 +783,15 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 {
 	struct live_snapshot *out = r->out;
 	static struct tp_live_graph g; /* a thread's computation each: too large a local */
-	tp_live_graph_read(slots, out->now_ns, &g);
+	tp_live_graph_read((const struct tp_live_header *)r->f->map, slots, out->now_ns, &g);
 	out->work_ns = g.work_ns;
 	out->graph_threads = g.threads;
 	out->graph_first_ns = g.first_ns;
 	out->graph_last_ns = g.last_ns;
 	out->longest = g.longest;
 	out->span_ns = g.span_ns;
-	out->factors = tp_live_graph_factors(&g, out->now_ns);
+	out->factors = tp_live_graph_factors(&g);
+	out->roi_pairs = g.roi_pairs;
 	for (uint32_t row = 1; row < TP_LIVE_SITES; row++)
 		if (r->by_row[row] != NULL && r->by_row[row]->by_executor)
 			r->by_row[row]->region = tp_live_region_read(

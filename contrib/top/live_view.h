@@ -239,6 +239,7 @@ struct live_snapshot {
 	 * factors (issue 35) of the run so far */
 	uint64_t span_ns;
 	struct tp_live_factors factors;
+	unsigned roi_pairs; /* the factors' region of interest: its pairs (0: the whole run) */
 };
 
 /*

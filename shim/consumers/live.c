@@ -103,6 +103,9 @@ static struct tp_span_task *spans; /* the tasks' work and span states' pool (wor
 static struct dependence *dependences;
 /* Each parallel region's site's last fork (work_span.h), by site row. */
 static struct tp_span_fork forks[TP_LIVE_SITES];
+/* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
+static struct tp_span_mutex *mutexes;
+#define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
 /*
  * The longest path ended before the last barrier completed, taken by the first thread to leave
  * it (the others join the same): barriers are per parallel region, not per task.
@@ -126,6 +129,13 @@ struct live_local {
 	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
 	uint64_t polled_task;
 	uint64_t poll_start;
+	/* where the polled fragment's part on the path began (its start, or a split of it at a
+	 * mutual exclusion's acquire or release: tp_span_split) */
+	uint64_t span_from;
+	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
+	 * none), and of the one whose section it is in now (0: none) */
+	uint32_t mutex_row;
+	uint32_t section_row;
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
@@ -580,8 +590,11 @@ static uint32_t module_entry(uintptr_t address)
 	return found - 1;
 }
 
-/* A site's text, copied into the file at its first spawn. */
-static void publish_site(uint32_t row, uint32_t site, bool by_program)
+/*
+ * A site's text, copied into the file at its first spawn, or for a sync construct's site (`sync`
+ * its kind, else 0) at the first poll that ends waiting there.
+ */
+static void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
 {
 	struct tp_live_site *entry = &sites[row];
 	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
@@ -601,6 +614,7 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 	snprintf(entry->text, sizeof entry->text, "%s", text);
 	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
 	entry->by_executor = !by_program;
+	entry->sync_kind = sync;
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 }
 
@@ -649,7 +663,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	if (p != NULL)
 		span_of(p)->spawner = true;
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
-			implicit && parent == 0, th, now - local.poll_start, now, in);
+			implicit && parent == 0, th, now - local.span_from, now, in);
 	if (implicit && parent != 0)
 		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
 }
@@ -677,7 +691,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		return;
 	uint32_t row = row_of(site);
 	uint64_t now = now_ns();
-	publish_site(row, site, by_program);
+	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
@@ -911,6 +925,141 @@ void tp_live_task_wake(uint64_t task)
 	leave();
 }
 
+/*
+ * A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
+ * timed until its next poll (sync_wait_ends), in the site's row.
+ */
+static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t site)
+{
+	t->sync_row = 0;
+	if (sync == TP_SYNC_NONE || site == 0)
+		return;
+	uint32_t row = row_of(site);
+	publish_site(row, site, false, sync);
+	t->sync_row = (uint16_t)row;
+}
+
+/*
+ * Task `t`, suspended since `suspended_ns`, is polled again at `now`: a wait at a sync
+ * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
+ * whose section the poll's acquire begins (tp_live_task_acquire).
+ */
+static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
+{
+	uint32_t row = t->sync_row;
+	local.mutex_row = 0;
+	if (row == 0)
+		return;
+	t->sync_row = 0;
+	struct tp_live_site_stats *r = &local.rows[row];
+	add(&r->sync_waits, 1);
+	add(&r->sync_waited_ns, now >= suspended_ns ? now - suspended_ns : 0);
+	if (t->sync == 4 /* TP_SYNC_MUTEX: the contract's, to come */)
+		local.mutex_row = row;
+}
+
+/*
+ * The polled fragment's part on the path ends at `now` and the rest goes on in site row `row`
+ * (tp_span_split); readers see the part going on from now.
+ */
+static void span_split(struct tp_live_thread *s, uint64_t now, uint32_t row, bool fragment)
+{
+	tp_span_split(&local.span, now - local.span_from, row, fragment);
+	local.span_from = now;
+	set64(&s->open_start_ns, now);
+	set64(&s->open_path_ns, local.span.in.ns);
+	set64(&s->open_placed_ns, local.span.in.placed_ns);
+}
+
+/*
+ * The polled task `task` acquires mutual exclusion `object` (of the contract's `kind`), at the
+ * start of the poll its wait ended: the poll starts after the object's last release, and its
+ * time on the path is the sync site's until the release.
+ */
+static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	if (task == local.polled_task && local.span.in_graph) {
+		uint64_t now = now_ns();
+		tp_span_acquired(&local.span, object);
+		uint32_t row = local.mutex_row;
+		if (row != 0) {
+			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
+				__atomic_store_n(&sites[row].mutex_kind, kind, __ATOMIC_RELAXED);
+			local.section_row = row;
+		}
+		span_split(s, now, row != 0 ? row : local.poll_row, false);
+	}
+	leave();
+}
+
+/* The polled task `task` releases `object`: the path to now is the object's next acquirer's. */
+static void mutex_released(uint64_t task, uint64_t object)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	if (task == local.polled_task && local.span.in_graph) {
+		uint64_t now = now_ns();
+		/* the section's part: one fragment of the sync site's on the path */
+		if (local.section_row != 0)
+			span_split(s, now, local.poll_row, true);
+		local.section_row = 0;
+		tp_span_released(&local.span, now - local.span_from, object);
+	}
+	leave();
+}
+
+/*
+ * The region of interest starts (`on`) or stops: each slot's computation, the placed length and
+ * the time at its start are kept, and at its stop what the pair added (taskprobe_live.h). By
+ * the program's thread that marks it, seldom: one at a time.
+ */
+static void region_of_interest(int on)
+{
+	static int lock;
+	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
+	if (header == NULL || local.busy)
+		return;
+	tp_spin_lock(&lock);
+	tp_guard_enter(&local.busy);
+	uint64_t now = now_ns();
+	bool going = __atomic_load_n(&header->roi_on, __ATOMIC_RELAXED) != 0;
+	if (on != going) {
+		tp_live_graph_read(header, slots, now, &graph);
+		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+			struct tp_live_thread *t = &slots[i];
+			if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+				continue;
+			uint64_t computation = tp_live_computation(t, now);
+			if (on)
+				set64(&t->roi_at_start_ns, computation);
+			else
+				set64(&t->roi_counted_ns,
+				      t->roi_counted_ns +
+					      tp_live_since(computation, t->roi_at_start_ns));
+		}
+		if (on) {
+			set64(&header->roi_placed_at_start_ns, graph.placed_ns);
+			set64(&header->roi_start_ns, now);
+		} else {
+			set64(&header->roi_placed_ns,
+			      header->roi_placed_ns +
+				      tp_live_since(graph.placed_ns,
+						    header->roi_placed_at_start_ns));
+			set64(&header->roi_run_ns,
+			      header->roi_run_ns + tp_live_since(now, header->roi_start_ns));
+			__atomic_store_n(&header->roi_pairs, header->roi_pairs + 1,
+					 __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&header->roi_on, on ? 1u : 0u, __ATOMIC_RELEASE);
+	}
+	tp_guard_leave(&local.busy, false);
+	tp_spin_unlock(&lock);
+}
+
 void tp_live_task_poll_start(uint64_t task)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
@@ -936,6 +1085,7 @@ void tp_live_task_poll_start(uint64_t task)
 		}
 		set64(&e->suspended_ns, 0);
 		struct tp_span_task *t = span_of(e);
+		sync_wait_ends(t, now, suspended);
 		struct tp_live_path frozen;
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
@@ -951,6 +1101,8 @@ void tp_live_task_poll_start(uint64_t task)
 	local.polled = e;
 	local.polled_task = task;
 	local.poll_start = now;
+	local.span_from = now;
+	local.section_row = 0;
 	local.work_counted_to = now;
 	local.poll_row = row;
 	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;
@@ -970,7 +1122,11 @@ void tp_live_task_poll_start(uint64_t task)
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
+/*
+ * Task `task`'s poll ends (`done`: it finished), waiting in `sync` at the sync construct's site
+ * `site` (0: none) when it did not.
+ */
+static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
@@ -996,6 +1152,7 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
 			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
+			sync_wait_begins(span_of(local.polled), sync, site);
 		}
 		if (local.span.in_graph) {
 			count_work(now);
@@ -1005,8 +1162,8 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
-				tp_span_poll_end(span_of(local.polled), &local.span, task, d, now,
-						 sync);
+				tp_span_poll_end(span_of(local.polled), &local.span, task,
+						 now - local.span_from, now, sync);
 				slot_longest(s, &local.span.in);
 			}
 		}
@@ -1020,6 +1177,11 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
 	leave();
 }
 
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
+{
+	poll_ended(task, done, sync, 0);
+}
+
 /*
  * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
  * by this thread now or ended before); the thread's slot and its parent are told.
@@ -1030,8 +1192,7 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
 		count_work(now);
-		tp_span_poll_end(NULL, &local.span, task, now - local.poll_start, now,
-				 TP_SYNC_NONE);
+		tp_span_poll_end(NULL, &local.span, task, now - local.span_from, now, TP_SYNC_NONE);
 		end = &local.span.in;
 	}
 	slot_longest(local.slot, end);
@@ -1354,7 +1515,10 @@ static bool map_tasks(void)
 		tp_span_pool_start(spans, SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
-	return tasks != NULL && spans != NULL && dependences != NULL;
+	mutexes = reserve(NULL, MUTEXES_BYTES);
+	if (mutexes != NULL)
+		tp_span_mutexes_start(mutexes);
+	return tasks != NULL && spans != NULL && dependences != NULL && mutexes != NULL;
 }
 
 const struct tp_live_header *tp_live_header(void)
@@ -1471,6 +1635,8 @@ void tp_live_child_after_fork(void)
 	tp_span_pool_start(spans, SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
+	reserve(mutexes, MUTEXES_BYTES);
+	tp_span_mutexes_start(mutexes);
 	barrier_lock = 0;
 	dependences_seen = false;
 	barrier_frozen_ns = 0;

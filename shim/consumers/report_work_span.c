@@ -113,9 +113,9 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
  * The POP factors (issue 35) in their words (taskprobe_live.h), and what they were computed
  * from: the threads' computation, the critical path's (placed) and the run's time.
  */
-static void factors(FILE *out, const struct tp_live_graph *g, uint64_t now)
+static void factors(FILE *out, const struct tp_live_graph *g)
 {
-	struct tp_live_factors f = tp_live_graph_factors(g, now);
+	struct tp_live_factors f = tp_live_graph_factors(g);
 	if (!f.valid)
 		return;
 	char line[256], average[24], maximum[24], placed[24], run[24];
@@ -172,7 +172,7 @@ void tp_report_work_span(FILE *out)
 	const struct tp_live_thread *slots = (const void *)(map + TP_LIVE_THREADS_OFFSET);
 	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
 	uint64_t now = tp_live_now();
-	tp_live_graph_read(slots, now, &graph);
+	tp_live_graph_read(h, slots, now, &graph);
 	size_t lines = 0;
 	uint32_t line_at[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
@@ -228,7 +228,7 @@ void tp_report_work_span(FILE *out)
 		"delay "
 		"before each of its fragments started: what spawning and scheduling cost it)\n",
 		(double)burdened / 1e6, burdened > 0 ? (double)work / (double)burdened : 0);
-	factors(out, &graph, now);
+	factors(out, &graph);
 	regions(out, slots, h, line_at, now);
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
 	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",

@@ -264,6 +264,58 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 	th->free_ns = now;
 }
 
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment)
+{
+	tp_span_path_extend(&th->in, th->site_at, ns, fragment);
+	th->site_at = tp_span_path_site(&th->in, row);
+}
+
+static struct tp_span_mutex *mutexes;
+
+void tp_span_mutexes_start(struct tp_span_mutex *m)
+{
+	mutexes = m;
+}
+
+static struct tp_span_mutex *mutex_of(uint64_t object)
+{
+	return &mutexes[(object * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits: TP_SPAN_MUTEXES */
+}
+_Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
+
+void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object)
+{
+	if (mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	tp_spin_lock(&m->lock);
+	m->object = object;
+	m->released = th->in;
+	tp_span_path_extend(&m->released, th->site_at, ns, false);
+	tp_spin_unlock(&m->lock);
+}
+
+void tp_span_acquired(struct tp_span_thread *th, uint64_t object)
+{
+	if (mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	struct tp_live_path released;
+	tp_spin_lock(&m->lock);
+	bool found = m->object == object;
+	if (found)
+		released = m->released;
+	tp_spin_unlock(&m->lock);
+	if (!found)
+		return;
+	uint32_t row = (uint32_t)(th->in.sites[th->site_at] >> TP_LIVE_PATH_ROW_SHIFT);
+	uint64_t ns = th->in.ns;
+	tp_span_path_max(&th->in, &released);
+	/* the released path took the place of `in`: the fragment's site a place in it again */
+	if (th->in.ns != ns)
+		th->site_at = tp_span_path_site(&th->in, row);
+}
+
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
 			 struct tp_span_task *t, const struct tp_live_path *end)
 {

@@ -56,6 +56,7 @@ struct tp_span_task {
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
+	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
 };
 
 /*
@@ -112,14 +113,24 @@ struct tp_span_thread {
  */
 unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row);
 
-/* `p` extended by a fragment `ns` long in the site at place `at` (tp_span_path_site's). */
-static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
+/*
+ * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's), counted as
+ * one of its fragments on the path when `fragment` (a fragment split in parts counts once).
+ */
+static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint64_t ns,
+				       bool fragment)
 {
 	p->ns += ns;
 	p->burdened_ns += ns;
 	p->placed_ns += ns;
 	p->sites[at] += ns; /* the site's time, below its row */
-	p->fragments[at]++;
+	p->fragments[at] += fragment;
+}
+
+/* `p` extended by a fragment `ns` long in the site at place `at` (tp_span_path_site's). */
+static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
+{
+	tp_span_path_extend(p, at, ns, true);
 }
 
 /*
@@ -194,6 +205,34 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
  */
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync);
+
+/*
+ * The thread's fragment polled now goes on in site row `row` after its first `ns`: those are
+ * added to its start path in the site they ran in (a part of the fragment on the path: one of
+ * its fragments there when `fragment`), the rest will be in `row`'s. The critical path's time
+ * inside a mutual exclusion's sections is its sync site's, not its task's (issue 35).
+ */
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment);
+
+/*
+ * Mutual exclusion (issue 35): the path to a release of an object (a lock, a critical or ordered
+ * construct) is remembered for it; an acquire of it joins that path. In a fixed table by the
+ * object's hash, each entry under its own lock: an object whose entry another took meanwhile
+ * (TP_SPAN_MUTEXES objects in use at once, or a collision) finds the other's path, or none
+ * when the other overwrote it: an edge is lost or a spurious one made, never a wait.
+ */
+#define TP_SPAN_MUTEXES 1024
+struct tp_span_mutex {
+	int lock;
+	uint64_t object;
+	struct tp_live_path released;
+};
+/* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
+void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
+/* `object` is released by the thread `th`, `ns` into its fragment: its path to now kept. */
+void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object);
+/* `object` is acquired by `th` at its fragment's start: the fragment's start joins its release. */
+void tp_span_acquired(struct tp_span_thread *th, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
