@@ -646,6 +646,21 @@ struct tp_live_site_stats {
 	uint64_t sync_waits;
 };
 
+/*
+ * A sync construct's site's kind in words, as every reader says it (its site's sync_kind, and a
+ * mutual exclusion's mutex_kind): "barrier", "taskwait", "taskgroup", or the mutual exclusion's
+ * "critical", "ordered", "lock", "nested lock" ("mutex" before its first acquire).
+ */
+static inline const char *tp_live_sync_kind_words(uint32_t sync, uint32_t mutex)
+{
+	static const char *const syncs[] = {"", "barrier", "taskwait", "taskgroup", "mutex"};
+	static const char *const mutexes[] = {"mutex", "critical", "ordered", "lock",
+					      "nested lock"};
+	if (sync == 4)
+		return mutex < sizeof mutexes / sizeof mutexes[0] ? mutexes[mutex] : "mutex";
+	return sync < sizeof syncs / sizeof syncs[0] ? syncs[sync] : "?";
+}
+
 /* `now` - `then`, 0 when `then` is later (a value read a moment apart). */
 static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
 {

@@ -717,6 +717,8 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	v->long_polls += load64(&r->long_polls);
 	v->blocking_waits += load64(&r->blocking_waits);
 	v->blocking_ns += load64(&r->blocking_ns);
+	v->sync_waited_ns += load64(&r->sync_waited_ns);
+	v->sync_waits += load64(&r->sync_waits);
 	uint64_t first = load64(&r->first_spawn_ns), last = load64(&r->last_done_ns);
 	if (first != 0 && (v->first_spawn_ns == 0 || first < v->first_spawn_ns))
 		v->first_spawn_ns = first;
@@ -875,7 +877,12 @@ static void read_snapshot(void *arg)
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		if (__atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY)
 			continue;
-		struct site_view *v = &out->sites[out->n_sites++];
+		/* a sync construct's site is no task site: a table of its own */
+		uint32_t sync_kind = load32(&sites[row].sync_kind);
+		struct site_view *v = sync_kind != 0 ? &out->syncs[out->n_syncs++]
+						     : &out->sites[out->n_sites++];
+		v->sync_kind = sync_kind;
+		v->mutex_kind = load32(&sites[row].mutex_kind);
 		v->row = row;
 		v->site_id = load32(&sites[row].site_id);
 		v->by_executor = load32(&sites[row].by_executor) != 0;
@@ -1013,12 +1020,20 @@ static void read_snapshot(void *arg)
  * The snapshot's sites and stacks named (the shim keeps them as addresses: live_names.h), out of
  * the guarded read: naming reads the modules' files, never the map.
  */
+/* Sync sites by the time tasks waited there, most first. */
+static int by_time_synced(const void *a, const void *b)
+{
+	const struct site_view *x = a, *y = b;
+	return x->sync_waited_ns > y->sync_waited_ns ? -1 : x->sync_waited_ns < y->sync_waited_ns;
+}
+
 static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 {
 	live_names_modules(f);
 	char name[TP_LIVE_SITE_TEXT];
-	for (unsigned i = 0; i < out->n_sites; i++) {
-		struct site_view *v = &out->sites[i];
+	for (unsigned i = 0; i < out->n_sites + out->n_syncs; i++) {
+		struct site_view *v = i < out->n_sites ? &out->sites[i]
+						       : &out->syncs[i - out->n_sites];
 		if (v->address == 0 || v->text[0] != '\0')
 			continue;
 		live_name(v->address, v->module, true, name, sizeof name);
@@ -1199,6 +1214,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	merge_sites_of_one_name(out);
 	merge_wait_sites_of_one_name(out);
 	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
+	qsort(out->syncs, out->n_syncs, sizeof out->syncs[0], by_time_synced);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
 		struct site_view *v = &out->sites[i];
@@ -1454,6 +1470,36 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line)
 {
 	tp_live_factors_words(out, size, &s->factors, line);
+}
+
+void live_format_sync_header(char *out, size_t size, int width)
+{
+	snprintf(out, size, "%-*s  %-11s  %12s  %8s  %s", width, "SYNC SITE", "KIND", "WAITED",
+		 "WAITS", "OF THE CRITICAL PATH");
+}
+
+void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
+		      const struct site_view *v, int width)
+{
+	char waited[24], share[16] = "-";
+	if (v->sync_kind == 4 && s->span_ns > 0)
+		snprintf(share, sizeof share, "%.1f%%",
+			 100.0 * (double)v->path_ns / (double)s->span_ns);
+	snprintf(out, size, "%-*s  %-11s  %12s  %8llu  %s", width, v->text,
+		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
+		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
+		 (unsigned long long)v->sync_waits, share);
+}
+
+void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
+{
+	if (s->roi_pairs == 0)
+		snprintf(out, size, "%s", "");
+	else if (s->roi_pairs == 1)
+		snprintf(out, size, "%s", "region of interest: omp_control_tool");
+	else
+		snprintf(out, size, "region of interest: omp_control_tool, %u start/stop pairs",
+			 s->roi_pairs);
 }
 
 void live_format_region_header(char *out, size_t size, int width)

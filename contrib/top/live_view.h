@@ -154,6 +154,11 @@ struct site_view {
 	/* a parallel region's (the executor's tasks, by_executor): the load balance of the
 	 * threads that ran it, its computation, its threads (0: none ran it) */
 	struct tp_live_region region;
+	/* a sync construct's site (struct live_snapshot's syncs, never its sites): its kind
+	 * (the contract's sync kind, and a mutual exclusion's acquires' kind), the time tasks
+	 * waited there and how many waits */
+	uint32_t sync_kind, mutex_kind;
+	uint64_t sync_waited_ns, sync_waits;
 };
 
 /* A thread with figures (a slot of the file): a worker, or any thread that waited. */
@@ -240,6 +245,9 @@ struct live_snapshot {
 	uint64_t span_ns;
 	struct tp_live_factors factors;
 	unsigned roi_pairs; /* the factors' region of interest: its pairs (0: the whole run) */
+	/* the sync constructs' sites where tasks waited (issue 35), most time waited first */
+	struct site_view syncs[TP_LIVE_SITES];
+	unsigned n_syncs;
 };
 
 /*
@@ -302,6 +310,16 @@ void live_format_factors(char *out, size_t size, const struct live_snapshot *s, 
  */
 void live_format_region_header(char *out, size_t size, int width);
 bool live_format_region(char *out, size_t size, const struct site_view *v, int width);
+/*
+ * The table of sync sites: its heading, and the line of `v` (one of the snapshot's syncs), its
+ * text `width` wide: "SITE  KIND  WAITED  WAITS  OF THE CRITICAL PATH" (a mutual exclusion's
+ * share of the span; "-" for a barrier's, taskwait's or taskgroup's: a wait is on no path).
+ */
+void live_format_sync_header(char *out, size_t size, int width);
+void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
+		      const struct site_view *v, int width);
+/* "region of interest: omp_control_tool" (", 3 start/stop pairs"), "" without one. */
+void live_format_roi(char *out, size_t size, const struct live_snapshot *s);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);

@@ -778,6 +778,24 @@ static void print_regions(const struct live_snapshot *s, int width)
 	}
 }
 
+/* The table of sync sites (where tasks waited), after a blank line; none without one. */
+static void print_syncs(const struct live_snapshot *s)
+{
+	char line[LINE_MAX_CHARS];
+	int width = (int)strlen("SYNC SITE");
+	for (unsigned i = 0; i < s->n_syncs; i++)
+		if ((int)strlen(s->syncs[i].text) > width)
+			width = (int)strlen(s->syncs[i].text);
+	for (unsigned i = 0; i < s->n_syncs; i++) {
+		if (i == 0) {
+			live_format_sync_header(line, sizeof line, width);
+			printf("\n%s\n", line);
+		}
+		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
+		printf("%s\n", line);
+	}
+}
+
 /* One snapshot as plain text. */
 static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
 {
@@ -792,6 +810,9 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		if (line[0] != '\0')
 			printf("%s\n", line);
 	}
+	live_format_roi(line, sizeof line, s);
+	if (line[0] != '\0')
+		printf("%s\n", line);
 	printf("\n");
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
@@ -807,6 +828,7 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 			printf("%s\n", line);
 	}
 	print_regions(s, width);
+	print_syncs(s);
 	printf("\n");
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);

@@ -29,6 +29,10 @@ struct site_figures {
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
 	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
+	/* a sync construct's site (no task site): its kinds, the time tasks waited there and
+	 * how many waits (taskprobe_live.h) */
+	uint32_t sync_kind, mutex_kind;
+	uint64_t sync_waited_ns, sync_waits;
 };
 
 static struct site_figures figures[TP_LIVE_SITES];
@@ -94,6 +98,8 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
 {
 	f->work_ns += __atomic_load_n(&r->busy_ns, __ATOMIC_RELAXED);
 	f->tasks += __atomic_load_n(&r->done, __ATOMIC_RELAXED);
+	f->sync_waited_ns += __atomic_load_n(&r->sync_waited_ns, __ATOMIC_RELAXED);
+	f->sync_waits += __atomic_load_n(&r->sync_waits, __ATOMIC_RELAXED);
 	uint64_t longest_poll = __atomic_load_n(&r->longest_poll_ns, __ATOMIC_RELAXED);
 	if (longest_poll > f->longest_poll_ns)
 		f->longest_poll_ns = longest_poll;
@@ -131,6 +137,11 @@ static void factors(FILE *out, const struct tp_live_graph *g)
 		f.threads == 1 ? "" : "s",
 		tp_live_duration_words(f.placed_ns, placed, sizeof placed),
 		tp_live_duration_words(f.run_ns, run, sizeof run));
+	if (g->roi_pairs == 1)
+		fprintf(out, "  region of interest: omp_control_tool\n");
+	else if (g->roi_pairs > 1)
+		fprintf(out, "  region of interest: omp_control_tool, %u start/stop pairs\n",
+			g->roi_pairs);
 }
 
 /*
@@ -162,6 +173,42 @@ static void regions(FILE *out, const struct tp_live_thread *slots, const struct 
 	}
 }
 
+/*
+ * Where tasks waited: per sync construct's site, the time they waited there, how many waits, and
+ * for a mutual exclusion the share of the span inside its sections (a barrier's, taskwait's or
+ * taskgroup's "-": a wait is on no path, its cost is the time waited). Most time waited first.
+ */
+static void syncs(FILE *out, size_t lines, uint64_t span)
+{
+	size_t order[TP_LIVE_SITES], n = 0;
+	for (size_t i = 0; i < lines; i++)
+		if (figures[i].sync_kind != 0 && figures[i].sync_waits > 0)
+			order[n++] = i;
+	for (size_t i = 1; i < n; i++) /* a few sites: by insertion */
+		for (size_t k = i; k > 0 && figures[order[k]].sync_waited_ns >
+						    figures[order[k - 1]].sync_waited_ns;
+		     k--) {
+			size_t swap = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = swap;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct site_figures *f = &figures[order[i]];
+		char name[512], waited[24], share[16] = "-";
+		if (i == 0)
+			fprintf(out, "  %-40s %-11s %12s %8s  %s\n", "sync site", "kind", "waited",
+				"waits", "of the critical path");
+		if (f->sync_kind == 4 && span > 0)
+			snprintf(share, sizeof share, "%.1f%%",
+				 100.0 * (double)f->path_ns / (double)span);
+		fprintf(out, "  %-40s %-11s %12s %8" PRIu64 "  %s\n",
+			site_text(f, name, sizeof name),
+			tp_live_sync_kind_words(f->sync_kind, f->mutex_kind),
+			tp_live_duration_words(f->sync_waited_ns, waited, sizeof waited),
+			f->sync_waits, share);
+	}
+}
+
 void tp_report_work_span(FILE *out)
 {
 	const struct tp_live_header *h = tp_live_header();
@@ -180,9 +227,12 @@ void tp_report_work_span(FILE *out)
 			     TP_LIVE_ENTRY_READY;
 		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0;
 		line_at[row] = ready ? (uint32_t)(line_of(row, key, &lines) - figures) : UINT32_MAX;
-		if (ready)
-			figures[line_at[row]].by_executor = __atomic_load_n(&sites[row].by_executor,
-									    __ATOMIC_RELAXED) != 0;
+		if (!ready)
+			continue;
+		struct site_figures *f = &figures[line_at[row]];
+		f->by_executor = __atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED) != 0;
+		f->sync_kind = __atomic_load_n(&sites[row].sync_kind, __ATOMIC_RELAXED);
+		f->mutex_kind = __atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED);
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
@@ -230,6 +280,7 @@ void tp_report_work_span(FILE *out)
 		(double)burdened / 1e6, burdened > 0 ? (double)work / (double)burdened : 0);
 	factors(out, &graph);
 	regions(out, slots, h, line_at, now);
+	syncs(out, lines, span);
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
 	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
 		"tasks", "median poll", "spawn cost", "start delay", "site");
@@ -237,7 +288,7 @@ void tp_report_work_span(FILE *out)
 		const struct site_figures *f = &figures[i];
 		char share[16], name[512], poll[24], spawn[24], start[24];
 		struct tp_live_granularity g = granularity(f);
-		if (f->work_ns == 0 && f->path_ns == 0)
+		if ((f->work_ns == 0 && f->path_ns == 0) || f->sync_kind != 0)
 			continue;
 		if (f->path_ns == 0)
 			snprintf(share, sizeof share, "-");
