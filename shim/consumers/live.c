@@ -954,7 +954,7 @@ static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspen
 	struct tp_live_site_stats *r = &local.rows[row];
 	add(&r->sync_waits, 1);
 	add(&r->sync_waited_ns, now >= suspended_ns ? now - suspended_ns : 0);
-	if (t->sync == 4 /* TP_SYNC_MUTEX: the contract's, to come */)
+	if (t->sync == TP_SYNC_MUTEX)
 		local.mutex_row = row;
 }
 
@@ -1177,9 +1177,9 @@ static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t sit
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
 {
-	poll_ended(task, done, sync, 0);
+	poll_ended(task, done, sync, site);
 }
 
 /*
@@ -1649,4 +1649,21 @@ void tp_live_child_after_fork(void)
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
 	if (!(in_memory ? open_in_memory() : open_live()))
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}
+
+/* Mutual exclusion and the region of interest (issue 35): the engine's, above. */
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	mutex_acquired(task, kind, object);
+}
+
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	(void)kind;
+	mutex_released(task, object);
+}
+
+void tp_live_region_of_interest(uint32_t on)
+{
+	region_of_interest(on != 0);
 }
