@@ -27,6 +27,12 @@ struct pop_figures {
 	double parallelism, parallel, load_balance, communication, serialisation, transfer;
 	double region_balance; /* the shape's parallel region's, in the table of regions */
 	unsigned region_threads;
+	/* the shape's sync site's, in the table of sync sites: its kind, waits and share of
+	 * the critical path (-1: "-") */
+	char sync_kind[32];
+	unsigned long sync_waits;
+	double sync_share;
+	bool roi; /* says its factors are a region of interest's */
 };
 
 static const char *shapes_target(void)
@@ -34,20 +40,27 @@ static const char *shapes_target(void)
 	return tp_require_program(tp_target("pop_live_shapes"), "clang and libomp-dev");
 }
 
-/* "pop_live_shapes.c:L)", L the line of the parallel construct in `function`. */
-static const char *region_place(const char *function)
+/* "pop_live_shapes.c:L)", L the line of the first `marker` in `function`. */
+static const char *place_in(const char *function, const char *marker)
 {
 	static char place[128];
 	char opening[96];
 	snprintf(opening, sizeof opening, "static void %s(", function);
-	int line = tp_source_line("pop_live_shapes.c", opening, "#pragma omp parallel");
-	cr_assert_gt(line, 0, "no parallel construct in %s", function);
+	int line = tp_source_line("pop_live_shapes.c", opening, marker);
+	cr_assert_gt(line, 0, "no %s in %s", marker, function);
 	snprintf(place, sizeof place, "pop_live_shapes.c:%d)", line);
 	return place;
 }
 
-/* The figures in `text` (the report's, or top's), the region's at `place` (NULL: none). */
-static struct pop_figures figures_of(const char *text, const char *place)
+/* "pop_live_shapes.c:L)", L the line of the parallel construct in `function`. */
+static const char *region_place(const char *function)
+{
+	return place_in(function, "#pragma omp parallel");
+}
+
+/* The figures in `text` (the report's, or top's): the region's at `place` and the sync site's
+ * at `sync_place` (NULL: none). */
+static struct pop_figures figures_at(const char *text, const char *place, const char *sync_place)
 {
 	struct pop_figures f = {0};
 	const char *at = strstr(text, "span ");
@@ -66,6 +79,12 @@ static struct pop_figures figures_of(const char *text, const char *place)
 	const char *table = strcasestr(text, "parallel region ");
 	if (place != NULL && table != NULL && (at = strstr(table, place)) != NULL)
 		sscanf(at + strlen(place), "%lf %*f %*s %u", &f.region_balance, &f.region_threads);
+	const char *syncs = strcasestr(text, "sync site ");
+	f.sync_share = -1;
+	if (sync_place != NULL && syncs != NULL && (at = strstr(syncs, sync_place)) != NULL)
+		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %lf", f.sync_kind, &f.sync_waits,
+		       &f.sync_share);
+	f.roi = strstr(text, "region of interest: omp_control_tool") != NULL;
 	return f;
 }
 
@@ -110,19 +129,28 @@ static char *top_of(const char *shape)
 typedef char *(*reader)(const char *shape);
 typedef bool (*judge)(const struct pop_figures *f);
 
-/* `shape` read by `read` until `holds` (at most RUNS times); the last text, and its figures. */
-static char *until(reader read, const char *shape, const char *place, judge holds,
-		   struct pop_figures *f)
+/*
+ * `shape` read by `read` until `holds` (at most RUNS times); the last text, and its figures (the
+ * region's at `place`, the sync site's at `sync_place`).
+ */
+static char *until_at(reader read, const char *shape, const char *place, const char *sync_place,
+		      judge holds, struct pop_figures *f)
 {
 	char *text = NULL;
 	for (int run = 0; run < RUNS; run++) {
 		free(text);
 		text = read(shape);
-		*f = figures_of(text, place);
+		*f = figures_at(text, place, sync_place);
 		if (holds(f))
 			break;
 	}
 	return text;
+}
+
+static char *until(reader read, const char *shape, const char *place, judge holds,
+		   struct pop_figures *f)
+{
+	return until_at(read, shape, place, NULL, holds, f);
 }
 
 /* Regions in a row with serial code between: nothing runs beside anything. */
@@ -175,6 +203,62 @@ static void a_balanced_loop(reader read)
 	free(text);
 }
 
+/*
+ * A loop whose time is all inside a mutual exclusion's sections: one section after the other,
+ * serialisation efficiency 1/2 on two threads; its sync site is on the critical path.
+ */
+static bool serialised_holds(const struct pop_figures *f)
+{
+	return fabs(f->serialisation - 0.5) <= BALANCE_TOLERANCE && f->sync_share >= 90;
+}
+
+static void serialised(reader read, const char *shape, const char *marker, const char *kind)
+{
+	struct pop_figures f;
+	const char *place = place_in(shape, marker);
+	char sync_place[128];
+	snprintf(sync_place, sizeof sync_place, "%s", place);
+	char *text = until_at(read, shape, NULL, sync_place, serialised_holds, &f);
+	cr_expect(fabs(f.serialisation - 0.5) <= BALANCE_TOLERANCE,
+		  "%s: serialisation efficiency %.3f, not 0.5:\n%s", shape, f.serialisation, text);
+	cr_expect_str_eq(f.sync_kind, kind, "%s: its sync site at %s:\n%s", shape, sync_place,
+			 text);
+	cr_expect_eq(f.sync_waits, 40, "%s: a wait each section:\n%s", shape, text);
+	cr_expect_geq(f.sync_share, 90, "%s: its sections on the critical path:\n%s", shape, text);
+	free(text);
+}
+
+/* Tasks of 1 to 8 units in a taskgroup on two threads: 21 units and 15, load balance 6/7. */
+static bool taskgroup_holds(const struct pop_figures *f)
+{
+	return fabs(f->region_balance - 6.0 / 7) <= BALANCE_TOLERANCE;
+}
+
+static void a_taskgroup_of_1_to_8_units(reader read)
+{
+	struct pop_figures f;
+	const char *place = region_place("taskgroup");
+	char *text = until(read, "taskgroup", place, taskgroup_holds, &f);
+	cr_expect(taskgroup_holds(&f), "region at %s: load balance %.3f, not 0.857:\n%s", place,
+		  f.region_balance, text);
+	free(text);
+}
+
+/* A balanced loop between omp_control_tool's start and pause, serial code around it. */
+static bool interest_holds(const struct pop_figures *f)
+{
+	return f->roi && f->parallel >= 0.9;
+}
+
+static void a_region_of_interest(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "interest", NULL, interest_holds, &f);
+	cr_expect(f.roi, "no region of interest said:\n%s", text);
+	cr_expect_geq(f.parallel, 0.9, "the region of interest's parallel efficiency:\n%s", text);
+	free(text);
+}
+
 Test(report, regions_in_a_row_have_parallelism_1_and_half_the_efficiency, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
@@ -212,4 +296,69 @@ Test(top, once_gives_a_balanced_loop_a_parallel_efficiency_near_1, .timeout = 12
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	a_balanced_loop(top_of);
+}
+
+Test(report, a_critical_loop_has_serialisation_1_2_on_its_critical_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "critical", "#pragma omp critical", "critical");
+}
+
+Test(report, an_ordered_loop_has_serialisation_1_2_on_its_ordered_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "ordered", "#pragma omp ordered", "ordered");
+}
+
+Test(report, a_lock_loop_has_serialisation_1_2_on_its_lock_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "lock", "omp_set_lock(", "lock");
+}
+
+Test(report, a_taskgroup_of_tasks_of_1_to_8_units_has_load_balance_6_7, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_taskgroup_of_1_to_8_units(report_of);
+}
+
+Test(report, a_region_of_interest_has_the_factors_of_its_own_time, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_region_of_interest(report_of);
+}
+
+Test(top, once_gives_a_critical_loop_serialisation_1_2_on_its_critical_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "critical", "#pragma omp critical", "critical");
+}
+
+Test(top, once_gives_an_ordered_loop_serialisation_1_2_on_its_ordered_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "ordered", "#pragma omp ordered", "ordered");
+}
+
+Test(top, once_gives_a_lock_loop_serialisation_1_2_on_its_lock_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "lock", "omp_set_lock(", "lock");
+}
+
+Test(top, once_gives_a_taskgroup_of_tasks_of_1_to_8_units_load_balance_6_7, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_taskgroup_of_1_to_8_units(top_of);
+}
+
+Test(top, once_gives_a_region_of_interest_the_factors_of_its_own_time, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_region_of_interest(top_of);
 }

@@ -20,6 +20,10 @@
  *   lock       the same under an OpenMP lock
  *   taskgroup  one thread spawns tasks of 1 to 8 units in a taskgroup: on two threads the one
  *              that runs 8, 7 and 6 computes 21 units, the other 15: load balance 6/7
+ *   interest   an empty region (libomp takes omp_control_tool only once it started one), 20
+ *              units of serial code, a balanced loop of 40 units between omp_control_tool's
+ *              start and pause, 20 more serial units: the region of interest's parallel
+ *              efficiency near 1, the whole run's 2/3
  *
  * Prints the shape's name and "done" at the end: the output is the same with and without the
  * shim.
@@ -30,6 +34,12 @@
 #include <time.h>
 
 #define UNIT_MS 5.0
+
+/*
+ * After a region that ends its function: the function's call of the region is no tail call, so
+ * that the region's site is named by its own line, not by its caller's.
+ */
+#define NOT_A_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
 /* Spins `units` units of the thread's CPU time. */
 static void spin(double units)
@@ -49,6 +59,7 @@ static void balanced(void)
 #pragma omp parallel for schedule(dynamic)
 	for (int i = 0; i < 100; i++)
 		spin(1);
+	NOT_A_TAIL_CALL();
 }
 
 static void imbalance(void)
@@ -57,6 +68,7 @@ static void imbalance(void)
 #pragma omp parallel for schedule(static, 1)
 	for (int i = 0; i < 20 * threads; i++)
 		spin(1 + 2 * omp_get_thread_num());
+	NOT_A_TAIL_CALL();
 }
 
 static void regions(void)
@@ -77,6 +89,7 @@ static void critical(void)
 #pragma omp critical
 		spin(1);
 	}
+	NOT_A_TAIL_CALL();
 }
 
 static void ordered(void)
@@ -86,6 +99,7 @@ static void ordered(void)
 #pragma omp ordered
 		spin(1);
 	}
+	NOT_A_TAIL_CALL();
 }
 
 static void lock(void)
@@ -110,6 +124,21 @@ static void taskgroup(void)
 #pragma omp task firstprivate(units)
 		spin(units);
 	}
+	NOT_A_TAIL_CALL();
+}
+
+static void interest(void)
+{
+	static volatile int started; /* a region with an effect: LLVM deletes an empty one */
+#pragma omp parallel
+	started = 1;
+	spin(20);
+	omp_control_tool(omp_control_tool_start, 0, NULL);
+#pragma omp parallel for schedule(dynamic)
+	for (int i = 0; i < 40; i++)
+		spin(1);
+	omp_control_tool(omp_control_tool_pause, 0, NULL);
+	spin(20);
 }
 
 int main(int argc, char **argv)
@@ -120,7 +149,7 @@ int main(int argc, char **argv)
 	} shapes[] = {
 		{"balanced", balanced},   {"imbalance", imbalance}, {"regions", regions},
 		{"critical", critical},   {"ordered", ordered},     {"lock", lock},
-		{"taskgroup", taskgroup},
+		{"taskgroup", taskgroup}, {"interest", interest},
 	};
 	const char *shape = argc > 1 ? argv[1] : "balanced";
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
