@@ -1485,7 +1485,7 @@ void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 	if (v->sync_kind == 4 && s->span_ns > 0)
 		snprintf(share, sizeof share, "%.1f%%",
 			 100.0 * (double)v->path_ns / (double)s->span_ns);
-	snprintf(out, size, "%-*s  %-11s  %12s  %8llu  %s", width, v->text,
+	snprintf(out, size, "%-*.*s  %-11s  %12s  %8llu  %s", width, width, v->text,
 		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
 		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
 		 (unsigned long long)v->sync_waits, share);
@@ -1515,7 +1515,8 @@ bool live_format_region(char *out, size_t size, const struct site_view *v, int w
 		return false;
 	}
 	char computation[24];
-	snprintf(out, size, "%-*s  %12.3f  %12s  %7u", width, v->text, v->region.load_balance,
+	snprintf(out, size, "%-*.*s  %12.3f  %12s  %7u", width, width, v->text,
+		 v->region.load_balance,
 		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
 		 v->region.threads);
 	return true;

@@ -928,7 +928,8 @@ struct screen {
 	int selected_index; /* the task sites', then the wait sites' (n_sites + i) */
 	int first_site;     /* the first site row shown */
 	bool detail;
-	bool help; /* the keys' help shown, over the tables or the detail */
+	bool help;   /* the keys' help shown, over the tables or the detail */
+	bool losses; /* the view of where the loss is: regions' balance, sync sites (p) */
 	int detail_scroll;
 	bool colours;
 	bool gone;
@@ -996,6 +997,7 @@ static const char *FOOTER_TABLES =
 static const char *FOOTER_DETAIL =
 	"q quit  ? help  Esc/Left/Backspace back  Up/Down scroll  space refresh";
 static const char *FOOTER_HELP = "q quit  Esc/Left/Backspace/? back";
+static const char *FOOTER_LOSSES = "q quit  ? help  p/Esc/Left/Backspace back  space refresh";
 
 /* The help's lines (? or h): every key, as taskprobe-top(1) says them. */
 static const char *const HELP[] = {
@@ -1004,6 +1006,7 @@ static const char *const HELP[] = {
 	"  ?, h                   this help; again (or Esc) to leave it",
 	"  Up/Down, k/j           select a site; in its detail, scroll",
 	"  Enter                  a site's detail: its figures, histograms and stacks",
+	"  p                      where the loss is: parallel regions' load balance, sync sites",
 	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
 	"  < >                    sort by the column before, after",
 	"  r                      reverse the order",
@@ -1395,6 +1398,59 @@ static void draw_detail(struct screen *sc)
 		sc->detail_scroll--; /* scrolled past the end: come back */
 }
 
+/*
+ * Where the loss is (p), under the factors' lines: each parallel region's load balance, then the
+ * sync sites where tasks waited, as --once prints them.
+ */
+static void draw_losses(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	char line[LINE_MAX_CHARS];
+	int y = TABLES_TOP, bottom = LINES - 1;
+	int width = (int)strlen("PARALLEL REGION");
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if (s->sites[i].by_executor && (int)strlen(s->sites[i].text) > width)
+			width = (int)strlen(s->sites[i].text);
+	/* the figures keep their room: a long region's text is cut */
+	int room = COLS - (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS") - 1;
+	if (width > room)
+		width = room > 16 ? room : 16;
+	live_format_region_header(line, sizeof line, width);
+	put_line(y++, line, style(sc, PAIR_HEADER), true);
+	for (unsigned i = 0; i < s->n_sites && y < bottom; i++)
+		if (live_format_region(line, sizeof line, &s->sites[i], width))
+			put_line(y++, line, 0, false);
+	if (y + 2 < bottom)
+		put_line(y++, "", 0, false);
+	width = (int)strlen("SYNC SITE");
+	for (unsigned i = 0; i < s->n_syncs; i++)
+		if ((int)strlen(s->syncs[i].text) > width)
+			width = (int)strlen(s->syncs[i].text);
+	room = COLS - (int)strlen("  KIND               WAITED     WAITS  OF THE CRITICAL PATH") -
+	       1;
+	if (width > room)
+		width = room > 16 ? room : 16;
+	if (y < bottom) {
+		live_format_sync_header(line, sizeof line, width);
+		put_line(y++, line, style(sc, PAIR_HEADER), true);
+	}
+	for (unsigned i = 0; i < s->n_syncs && y < bottom; i++) {
+		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
+		put_line(y++, line, 0, false);
+	}
+	if (s->n_syncs == 0 && y < bottom)
+		put_line(y++,
+			 "(no task waited at a barrier, taskwait, taskgroup or mutual exclusion)",
+			 0, false);
+	live_format_roi(line, sizeof line, s);
+	if (line[0] != '\0' && y + 1 < bottom) {
+		put_line(y++, "", 0, false);
+		put_line(y++, line, 0, false);
+	}
+	while (y < bottom)
+		put_line(y++, "", 0, false);
+}
+
 static void draw_help(struct screen *sc)
 {
 	int y = TABLES_TOP;
@@ -1426,16 +1482,19 @@ static void draw(struct screen *sc)
 	if (line[0] != '\0') {
 		put_line(TABLES_TOP - 1, line, style(sc, PAIR_WARNING), false);
 	} else {
-		put_line(TABLES_TOP - 1, sc->detail ? "" : sort, 0, false);
+		put_line(TABLES_TOP - 1, sc->detail || sc->losses ? "" : sort, 0, false);
 	}
 	if (sc->help)
 		draw_help(sc);
+	else if (sc->losses)
+		draw_losses(sc);
 	else if (sc->detail)
 		draw_detail(sc);
 	else
 		draw_tables(sc);
 	put_line(LINES - 1,
 		 sc->help     ? FOOTER_HELP
+		 : sc->losses ? FOOTER_LOSSES
 		 : sc->detail ? FOOTER_DETAIL
 			      : FOOTER_TABLES,
 		 style(sc, PAIR_FOOTER), true);
@@ -1504,6 +1563,10 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case KEY_BACKSPACE:
 	case 127: /* Backspace on terminals whose kbs is ^H, sending DEL */
 		sc->detail = false;
+		sc->losses = false;
+		break;
+	case 'p':
+		sc->losses = !sc->losses;
 		break;
 	case '<':
 		sc->sort = sc->sort == 0 ? COLUMNS - 1 : sc->sort - 1;
