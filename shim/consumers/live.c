@@ -935,6 +935,9 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 	if (sync == TP_SYNC_NONE || site == 0)
 		return;
 	uint32_t row = row_of(site);
+	/* the rows beyond the table are the task sites' overflow: no sync site's */
+	if (row == TP_LIVE_OVERFLOW)
+		return;
 	publish_site(row, site, false, sync);
 	t->sync_row = (uint16_t)row;
 }
