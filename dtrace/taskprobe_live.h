@@ -672,8 +672,8 @@ static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
  * statistics reads them from the header and the slots (a slot's outlive its threads): the work
  * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
  * (the first poll's start: OpenMP's initial task's, at the executor's start), the last poll's
- * end, the longest path ended (its sites), and the span and placed length with the fragments
- * going on now. The factors' figures (computation, placed length, run) are the region of
+ * end (now while one goes on), the longest path ended (its sites), and the span and placed
+ * length with the fragments going on now. The factors' figures (computation, placed length, run) are the region of
  * interest's when the program marked one (roi_pairs or roi_on), else the whole run's.
  */
 struct tp_live_graph {
@@ -740,6 +740,9 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		g->work_ns += work;
 		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
 			g->first_ns = first;
+		/* a poll going on ends now, as far as it is counted */
+		if (uncounted > 0 || open_path > 0)
+			last = now;
 		if (last > g->last_ns)
 			g->last_ns = last;
 		struct tp_live_path p;
