@@ -130,11 +130,10 @@ static void factors(FILE *out, const struct tp_live_graph *g)
 		fprintf(out, "  %s\n", line);
 	}
 	fprintf(out,
-		"  (the POP factors: computation %s on average, %s at most, on %u thread%s; the "
-		"critical path's %s; the run %s)\n",
+		"  (computation: %s a thread on average, %s at most; the critical path's "
+		"computation %s; run time %s)\n",
 		tp_live_duration_words(f.average_ns, average, sizeof average),
-		tp_live_duration_words(f.maximum_ns, maximum, sizeof maximum), f.threads,
-		f.threads == 1 ? "" : "s",
+		tp_live_duration_words(f.maximum_ns, maximum, sizeof maximum),
 		tp_live_duration_words(f.placed_ns, placed, sizeof placed),
 		tp_live_duration_words(f.run_ns, run, sizeof run));
 	if (g->roi_pairs == 1)
