@@ -362,3 +362,49 @@ Test(top, once_gives_a_region_of_interest_the_factors_of_its_own_time, .timeout 
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	a_region_of_interest(top_of);
 }
+
+/*
+ * The full screen: the factors' two lines under the figures, and `p` shows where the loss is:
+ * the parallel region's load balance and the critical construct's site, as --once prints them;
+ * `p` again goes back to the tables. At 80 columns no line is wider than the terminal.
+ */
+Test(top, p_shows_the_regions_balance_and_the_sync_sites_under_the_factors, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && OMP_NUM_THREADS=2 TERM=screen %s top -- %s critical",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("pop_live_shapes"))) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 80, 30, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(&t, "exited after", 60000);
+	/* the second line without the communication efficiency the first says, at 80 columns */
+	cr_expect(strstr(screen, "\nparallel efficiency ") != NULL &&
+			  strstr(screen, "serialisation efficiency ") != NULL,
+		  "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "p");
+	screen = tp_terminal_wait_for(&t, "SYNC SITE", 5000);
+	const char *regions = strstr(screen, "PARALLEL REGION"),
+		   *syncs = strstr(screen, "SYNC SITE");
+	cr_expect(regions != NULL && strstr(regions, region_place("critical")) != NULL, "%s",
+		  screen);
+	const char *critical = syncs != NULL
+				       ? strstr(syncs, place_in("critical", "#pragma omp critical"))
+				       : NULL;
+	cr_expect(critical != NULL && strstr(critical, " critical ") != NULL, "%s", screen);
+	for (const char *line = screen; *line != '\0';) {
+		size_t len = strcspn(line, "\n");
+		cr_expect(len <= 80, "a line of %zu:\n%s", len, screen);
+		line += len + (line[len] == '\n');
+	}
+	free(screen);
+	tp_terminal_keys(&t, "p");
+	screen = tp_terminal_wait_for(&t, "SPAWNED", 5000);
+	cr_expect(strstr(screen, "SYNC SITE") == NULL, "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+}

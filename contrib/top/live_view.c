@@ -1474,7 +1474,7 @@ void live_format_factors(char *out, size_t size, const struct live_snapshot *s, 
 
 void live_format_sync_header(char *out, size_t size, int width)
 {
-	snprintf(out, size, "%-*s  %-11s  %12s  %8s  %s", width, "SYNC SITE", "KIND", "WAITED",
+	snprintf(out, size, "%-*s  %-11s  %10s  %6s  %s", width, "SYNC SITE", "KIND", "WAITED",
 		 "WAITS", "OF THE CRITICAL PATH");
 }
 
@@ -1485,7 +1485,7 @@ void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 	if (v->sync_kind == 4 && s->span_ns > 0)
 		snprintf(share, sizeof share, "%.1f%%",
 			 100.0 * (double)v->path_ns / (double)s->span_ns);
-	snprintf(out, size, "%-*.*s  %-11s  %12s  %8llu  %s", width, width, v->text,
+	snprintf(out, size, "%-*.*s  %-11s  %10s  %6llu  %s", width, width, v->text,
 		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
 		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
 		 (unsigned long long)v->sync_waits, share);

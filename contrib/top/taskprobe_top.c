@@ -1407,35 +1407,46 @@ static void draw_losses(struct screen *sc)
 	const struct live_snapshot *s = shown(sc);
 	char line[LINE_MAX_CHARS];
 	int y = TABLES_TOP, bottom = LINES - 1;
-	int width = (int)strlen("PARALLEL REGION");
+	/* a site's text in the room the figures leave (at least readable_width's), cut as the
+	 * sites table cuts it: its function's start and its whole (file:line) */
+	static struct site_view cut;
+	int width = (int)strlen("PARALLEL REGION"),
+	    room = COLS - (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS") - 1;
 	for (unsigned i = 0; i < s->n_sites; i++)
 		if (s->sites[i].by_executor && (int)strlen(s->sites[i].text) > width)
 			width = (int)strlen(s->sites[i].text);
-	/* the figures keep their room: a long region's text is cut */
-	int room = COLS - (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS") - 1;
-	if (width > room)
-		width = room > 16 ? room : 16;
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if (s->sites[i].by_executor && width > room &&
+		    readable_width(s->sites[i].text) > room)
+			room = readable_width(s->sites[i].text);
+	width = width < room ? width : room;
 	live_format_region_header(line, sizeof line, width);
 	put_line(y++, line, style(sc, PAIR_HEADER), true);
-	for (unsigned i = 0; i < s->n_sites && y < bottom; i++)
-		if (live_format_region(line, sizeof line, &s->sites[i], width))
+	for (unsigned i = 0; i < s->n_sites && y < bottom; i++) {
+		cut = s->sites[i];
+		site_text(cut.text, sizeof cut.text, s->sites[i].text, width);
+		if (live_format_region(line, sizeof line, &cut, width))
 			put_line(y++, line, 0, false);
+	}
 	if (y + 2 < bottom)
 		put_line(y++, "", 0, false);
 	width = (int)strlen("SYNC SITE");
-	for (unsigned i = 0; i < s->n_syncs; i++)
+	room = COLS - (int)strlen("  KIND             WAITED   WAITS  99.9%") - 1;
+	for (unsigned i = 0; i < s->n_syncs; i++) {
 		if ((int)strlen(s->syncs[i].text) > width)
 			width = (int)strlen(s->syncs[i].text);
-	room = COLS - (int)strlen("  KIND               WAITED     WAITS  OF THE CRITICAL PATH") -
-	       1;
-	if (width > room)
-		width = room > 16 ? room : 16;
-	if (y < bottom) {
+		if (readable_width(s->syncs[i].text) > room)
+			room = readable_width(s->syncs[i].text);
+	}
+	width = width < room ? width : room;
+	if (y < bottom) { /* the last heading cut at the edge on a narrow terminal, not a figure */
 		live_format_sync_header(line, sizeof line, width);
 		put_line(y++, line, style(sc, PAIR_HEADER), true);
 	}
 	for (unsigned i = 0; i < s->n_syncs && y < bottom; i++) {
-		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
+		cut = s->syncs[i];
+		site_text(cut.text, sizeof cut.text, s->syncs[i].text, width);
+		live_format_sync(line, sizeof line, s, &cut, width);
 		put_line(y++, line, 0, false);
 	}
 	if (s->n_syncs == 0 && y < bottom)
