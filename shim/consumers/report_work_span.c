@@ -70,17 +70,21 @@ static const char *site_text(const struct site_figures *f, char *buf, size_t siz
  * The table's line of `row`, whose site has key `key` (rows are given in order of first spawn):
  * the one of its site's text (named now), or a new one.
  */
-static struct site_figures *line_of(uint32_t row, uint32_t key, size_t *lines)
+static struct site_figures *line_of(uint32_t row, uint32_t key, uint32_t sync, size_t *lines)
 {
 	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(key)
 									: 0;
+	/* a sync construct's site is no task site, even of the same text (a GCC region's
+	 * barrier is named by the region's line) */
 	for (size_t i = 0; i < *lines; i++)
-		if ((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row))
+		if (((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row)) &&
+		    (figures[i].sync_kind != 0) == (sync != 0))
 			return &figures[i];
 	struct site_figures *f = &figures[(*lines)++];
 	memset(f, 0, sizeof *f);
 	f->id = id;
 	f->row = row;
+	f->sync_kind = sync;
 	return f;
 }
 
@@ -224,13 +228,15 @@ void tp_report_work_span(FILE *out)
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		bool ready = __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) ==
 			     TP_LIVE_ENTRY_READY;
-		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0;
-		line_at[row] = ready ? (uint32_t)(line_of(row, key, &lines) - figures) : UINT32_MAX;
+		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0,
+			 sync = ready ? __atomic_load_n(&sites[row].sync_kind, __ATOMIC_RELAXED)
+				      : 0;
+		line_at[row] = ready ? (uint32_t)(line_of(row, key, sync, &lines) - figures)
+				     : UINT32_MAX;
 		if (!ready)
 			continue;
 		struct site_figures *f = &figures[line_at[row]];
 		f->by_executor = __atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED) != 0;
-		f->sync_kind = __atomic_load_n(&sites[row].sync_kind, __ATOMIC_RELAXED);
 		f->mutex_kind = __atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED);
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
