@@ -103,6 +103,11 @@ static struct tp_span_task *spans; /* the tasks' work and span states' pool (wor
 static struct dependence *dependences;
 /* Each parallel region's site's last fork (work_span.h), by site row. */
 static struct tp_span_fork forks[TP_LIVE_SITES];
+/*
+ * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
+ * worker's implicit task whose region its primary has not published yet (initial_so_far).
+ */
+static struct tp_live_thread *initial_slot;
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 static struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
@@ -633,6 +638,26 @@ static void count_work(uint64_t now)
 }
 
 /*
+ * The initial task's path up to `now` when a thread polls it now (its open fragment, published
+ * in its slot: lengths, no sites): where an outermost region's worker's implicit task starts
+ * when the executor released the worker before its primary published the region's fork
+ * (tp_span_fork, joined later too). False when no thread polls it.
+ */
+static bool initial_so_far(uint64_t now, struct tp_live_path *p)
+{
+	const struct tp_live_thread *t = __atomic_load_n(&initial_slot, __ATOMIC_ACQUIRE);
+	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
+	    __atomic_load_n(&t->site, __ATOMIC_RELAXED) != TP_LIVE_NO_SITE)
+		return false;
+	uint64_t uncounted;
+	memset(p, 0, sizeof *p);
+	tp_live_open_fragment(t, now, &uncounted, &p->ns, &p->placed_ns);
+	p->burdened_ns = p->ns;
+	p->ended_ns = now;
+	return p->ns > 0;
+}
+
+/*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
  * no site). An implicit task of a parallel region (the executor's, with a site) on the region's
@@ -662,6 +687,9 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	}
 	if (p != NULL)
 		span_of(p)->spawner = true;
+	struct tp_live_path so_far;
+	if (implicit && parent == 0 && initial_so_far(now, &so_far))
+		in = &so_far;
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
 			implicit && parent == 0, th, now - local.span_from, now, in);
 	if (implicit && parent != 0)
@@ -1113,6 +1141,8 @@ void tp_live_task_poll_start(uint64_t task)
 		/* the fragment going on now, for readers (tp_live_graph_read): published last */
 		if (s->graph_first_ns == 0)
 			set64(&s->graph_first_ns, now);
+		if (row == TP_LIVE_NO_SITE && initial_slot != s)
+			__atomic_store_n(&initial_slot, s, __ATOMIC_RELEASE);
 		set64(&s->open_start_ns, now);
 		set64(&s->open_path_ns, local.span.in.ns);
 		set64(&s->open_placed_ns, local.span.in.placed_ns);
@@ -1638,6 +1668,7 @@ void tp_live_child_after_fork(void)
 	tp_span_pool_start(spans, SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
+	initial_slot = NULL;
 	reserve(mutexes, MUTEXES_BYTES);
 	tp_span_mutexes_start(mutexes);
 	barrier_lock = 0;
