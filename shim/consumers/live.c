@@ -1564,6 +1564,17 @@ uint64_t tp_live_now(void)
 	return now_ns();
 }
 
+bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
+{
+	if (header == NULL || local.polled_task == 0 || !local.span.in_graph || local.busy ||
+	    now < local.span_from)
+		return false;
+	*out = local.span.in;
+	tp_span_path_extend(out, local.span.site_at, now - local.span_from, true);
+	out->ended_ns = now;
+	return true;
+}
+
 void tp_live_start(void)
 {
 	const struct tp_settings *s = tp_settings();
@@ -1605,7 +1616,16 @@ static void ended(void)
 {
 	if (!in_files_process())
 		return;
-	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
+	uint64_t now = now_ns();
+	/* an exit inside a poll: the path through the exiting thread's fragment, its sites whole,
+	 * is its slot's for the console (which reads an open fragment's lengths only) */
+	struct tp_live_path mine;
+	if (local.slot != NULL && tp_live_current_path(now, &mine)) {
+		tp_guard_enter(&local.busy);
+		slot_longest(local.slot, &mine);
+		tp_guard_leave(&local.busy, false);
+	}
+	__atomic_store_n(&header->exited_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
 	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory && !tp_process_filtered())
 		tp_live_file_remove();

@@ -223,6 +223,14 @@ void tp_report_work_span(FILE *out)
 	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
 	uint64_t now = tp_live_now();
 	tp_live_graph_read(h, slots, now, &graph);
+	/* the report's own thread's fragment going on (an exit inside a poll) with its sites: the
+	 * path through it, when the longest, is the one whose sites are said */
+	struct tp_live_path mine;
+	if (tp_live_current_path(now, &mine) && mine.ns >= graph.longest.ns) {
+		graph.longest = mine;
+		if (mine.ns > graph.span_ns)
+			graph.span_ns = mine.ns;
+	}
 	size_t lines = 0;
 	uint32_t line_at[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
