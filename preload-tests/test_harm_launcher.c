@@ -953,3 +953,53 @@ Test(harm, the_converter_never_writes_its_output_through_a_link_nor_over_another
 	remove_tree(dir);
 	free(dir);
 }
+
+/*
+ * The audit module moves a process onto libomp only when its bridge (answering for libgomp) has
+ * every version the libgomp to be loaded defines: a libgomp updated since the bridge was built,
+ * with a version node of its own that a library loaded later could need, keeps its processes on
+ * it (said by the shim), where the installed one moves them.
+ */
+Test(harm, a_libgomp_newer_than_the_bridge_keeps_its_processes_on_it, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *program = strdup(tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"));
+	const char *newer = tp_require_file(tp_target("libnewer_gomp.so"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char dir[4096], audit[4200], bridge[4200], setting[3][4300];
+	snprintf(dir, sizeof dir, "%s", TP_SHIM_PATH);
+	*strrchr(dir, '/') = '\0';
+	snprintf(audit, sizeof audit, "LD_AUDIT=%s/libtaskprobe-audit.so", dir);
+	snprintf(bridge, sizeof bridge, "TASKPROBE_LIBOMP_BRIDGE=%s/libtaskprobe-gomp-bridge.so",
+		 dir);
+	snprintf(setting[0], sizeof setting[0], "TASKPROBE_LIBOMP=%s", TP_LIBOMP_PATH);
+	struct tp_run cache, plain, run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){"/bin/sh", "-c",
+				"ldconfig -p | awk '/libgomp\\.so\\.1 /{printf \"%s\", $NF; exit}'",
+				NULL},
+	       NULL, &cache);
+	cr_assert_neq(cache.out[0], '\0', "no libgomp.so.1 in the loader's cache");
+	const char *argv[] = {program, "10", NULL};
+	tp_run(TP_PLAIN, argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &plain);
+	const char *stays = "it stays on libgomp";
+	for (int newer_one = 0; newer_one <= 1; newer_one++) {
+		snprintf(setting[1], sizeof setting[1], "TASKPROBE_LIBGOMP=%s",
+			 newer_one ? newer : cache.out);
+		const char *env[] = {"OMP_NUM_THREADS=2", audit,      bridge,
+				     setting[0],          setting[1], NULL};
+		tp_run(TP_PRELOADED, argv, env, &run);
+		cr_expect_eq(run.status, plain.status, "%s", run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+		if (newer_one)
+			cr_expect(strstr(run.err, stays) != NULL, "a newer libgomp: %s", run.err);
+		else
+			cr_expect(strstr(run.err, stays) == NULL, "the cache's libgomp: %s",
+				  run.err);
+		tp_run_free(&run);
+	}
+	tp_run_free(&plain);
+	tp_run_free(&cache);
+	free(program);
+}

@@ -141,9 +141,11 @@ static size_t read_some(int fd, char *buffer, size_t size)
 /* ---- the run's settings, from the environment the process started with ---- */
 
 struct settings {
-	char libomp[4096]; /* TASKPROBE_LIBOMP, "" if unset or too long */
-	char bridge[4096]; /* TASKPROBE_LIBOMP_BRIDGE, likewise */
-	char notes[4096];  /* TASKPROBE_LIBOMP_NOTES, likewise */
+	char libomp[4096];       /* TASKPROBE_LIBOMP, "" if unset or too long */
+	char bridge[4096];       /* TASKPROBE_LIBOMP_BRIDGE, likewise */
+	char notes[4096];        /* TASKPROBE_LIBOMP_NOTES, likewise */
+	char libgomp[4096];      /* TASKPROBE_LIBGOMP: the libgomp the loader's cache names */
+	char library_path[4096]; /* LD_LIBRARY_PATH ("" also when too long: see below) */
 	/* LD_TRACE_LOADED_OBJECTS (ldd's listing: the module answers only the launcher's own,
 	 * TASKPROBE_LIBOMP_LISTED, so that a program's ldd lists what it always did) */
 	char listing[8], listed[8];
@@ -155,13 +157,16 @@ struct settings {
  */
 static void read_settings(struct settings *s)
 {
-	enum { N = 5 };
+	enum { N = 7 };
 	static const char *const names[N] = {
-		"TASKPROBE_LIBOMP=", "TASKPROBE_LIBOMP_BRIDGE=", "TASKPROBE_LIBOMP_NOTES=",
-		"LD_TRACE_LOADED_OBJECTS=", "TASKPROBE_LIBOMP_LISTED="};
-	char *values[N] = {s->libomp, s->bridge, s->notes, s->listing, s->listed};
-	const size_t sizes[N] = {sizeof s->libomp, sizeof s->bridge, sizeof s->notes,
-				 sizeof s->listing, sizeof s->listed};
+		"TASKPROBE_LIBOMP=",        "TASKPROBE_LIBOMP_BRIDGE=", "TASKPROBE_LIBOMP_NOTES=",
+		"LD_TRACE_LOADED_OBJECTS=", "TASKPROBE_LIBOMP_LISTED=", "TASKPROBE_LIBGOMP=",
+		"LD_LIBRARY_PATH="};
+	char *values[N] = {s->libomp, s->bridge,  s->notes,       s->listing,
+			   s->listed, s->libgomp, s->library_path};
+	const size_t sizes[N] = {sizeof s->libomp,      sizeof s->bridge, sizeof s->notes,
+				 sizeof s->listing,     sizeof s->listed, sizeof s->libgomp,
+				 sizeof s->library_path};
 	for (int k = 0; k < N; k++)
 		values[k][0] = '\0';
 	int fd = open_read("/proc/self/environ");
@@ -745,6 +750,44 @@ static bool bridge_searches_alike(const struct link_map *map, const struct impor
 	return true;
 }
 
+/*
+ * Whether the bridge, answering for libgomp, has every version the libgomp its search loads
+ * defines: an object loaded later (dlopen) is checked against the bridge's versions, so a libgomp
+ * newer than the one the bridge was built beside (a version node added by an upgrade) must keep
+ * libgomp, or such an object would fail to load. The libgomp is the one the loader's cache names
+ * (TASKPROBE_LIBGOMP, the launcher's); one that LD_LIBRARY_PATH may name instead (a directory of
+ * it holding a libgomp.so.1, or a path too long to read) keeps libgomp too.
+ */
+static bool bridge_has_libgomps_versions(const struct definitions *bridge)
+{
+	if (settings.libgomp[0] == '\0')
+		return false;
+	const char *path = settings.library_path;
+	if (*path != '\0') {
+		for (const char *at = path;; at++) {
+			const char *end = at;
+			while (*end != '\0' && *end != ':')
+				end++;
+			if (end > at && holds_libgomp(at, (size_t)(end - at)))
+				return false;
+			if (*end == '\0')
+				break;
+			at = end;
+		}
+	}
+	struct definitions gomp;
+	if (!read_definitions(&gomp, settings.libgomp))
+		return false;
+	bool all = true;
+	/* (the file's own base definition, its soname, is no version an object needs) */
+	for (size_t i = 0; i < MAX_VERSIONS && all; i++)
+		all = gomp.version_names[i] == NULL ||
+		      same_text(gomp.version_names[i], libgomp_soname) ||
+		      has_version(bridge, gomp.version_names[i]);
+	drop_definitions(&gomp);
+	return all;
+}
+
 EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
 	if (flag != LA_SER_ORIG || name == NULL)
@@ -769,6 +812,11 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 	if (!read_definitions(&omp, settings.libomp))
 		return (char *)name;
 	if (!read_definitions(&bridge, settings.bridge)) {
+		drop_definitions(&omp);
+		return (char *)name;
+	}
+	if (!bridge_has_libgomps_versions(&bridge)) {
+		drop_definitions(&bridge);
 		drop_definitions(&omp);
 		return (char *)name;
 	}
