@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -860,4 +861,90 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 	free(module);
 	free(dir);
 	stop_sleeper(&sleeper);
+}
+
+#define TOP_MAN_PAGE TP_SCRIPTS_DIR "/../contrib/man/taskprobe-top.1"
+#define COLUMNS_MAX  32
+
+/*
+ * The words of `text` (`len` bytes) as a list ("a b c"): lower case, "or" and commas left out,
+ * one space between two.
+ */
+static void column_words(char *out, size_t size, const char *text, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < len;) {
+		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == ','))
+			i++;
+		size_t start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\n' && text[i] != ',')
+			i++;
+		if (i == start || (i - start == 2 && strncmp(text + start, "or", 2) == 0))
+			continue;
+		for (size_t k = start; k < i && used + 2 < size; k++)
+			out[used++] = (char)tolower((unsigned char)text[k]);
+		if (used + 1 < size)
+			out[used++] = ' ';
+		out[used] = '\0';
+	}
+	if (used > 0)
+		out[used - 1] = '\0';
+}
+
+/* The text of `text` from after `start` (and the next `after`) up to `end`, as column_words. */
+static void words_between(char *out, size_t size, const char *text, const char *start,
+			  const char *after, const char *end, const char *whose)
+{
+	const char *from = strstr(text, start);
+	cr_assert_not_null(from, "%s: no \"%s\" in:\n%s", whose, start, text);
+	from = strstr(from, after);
+	cr_assert_not_null(from, "%s: no \"%s\" after \"%s\"", whose, after, start);
+	from += strlen(after);
+	const char *to = strstr(from, end);
+	cr_assert_not_null(to, "%s: no \"%s\" after \"%s\"", whose, end, start);
+	column_words(out, size, from, (size_t)(to - from));
+}
+
+/*
+ * The columns --sort takes are the sites table's (the one table of live_format.c): --help and
+ * taskprobe-top(1) list every one of them, in the table's order, and no other.
+ */
+Test(harm, console_help_and_man_page_list_every_sort_column)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	const struct forged f = forged_for(sleeper.pid);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_assert_eq(run.status, 0, "%s%s", run.out, run.err);
+	char table[512], help[512], man[512];
+	words_between(table, sizeof table, run.out, "\nSITE ", "SITE", "\n", "the sites table");
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+
+	top((const char *[]){"--help", NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	words_between(help, sizeof help, run.out, "Columns", ":", ".", "--help");
+	tp_run_free(&run);
+	char *page = tp_read_file(TOP_MAN_PAGE, NULL);
+	words_between(man, sizeof man, page, ".BI \\-\\-sort \" column\"\n", "\n", "(default",
+		      "taskprobe-top(1)");
+	free(page);
+	char columns[sizeof table + 8];
+	snprintf(columns, sizeof columns, "site %s", table);
+	cr_expect_str_eq(help, columns, "--help's columns: %s\nthe table's: %s", help, columns);
+	cr_expect_str_eq(man, columns, "taskprobe-top(1)'s columns: %s\nthe table's: %s", man,
+			 columns);
+	/* and --sort takes each */
+	char *saveptr = NULL;
+	for (char *c = strtok_r(columns, " ", &saveptr); c != NULL;
+	     c = strtok_r(NULL, " ", &saveptr)) {
+		top((const char *[]){"--check-options", "--sort", c, NULL}, NULL, &run);
+		cr_expect_eq(run.status, 0, "--sort %s: %s", c, run.err);
+		tp_run_free(&run);
+	}
 }

@@ -10,6 +10,27 @@
 #include <string.h>
 
 #define DEFAULT_INTERVAL_MS 1000
+#define USAGE_WIDTH         80 /* columns of the usage's lines */
+
+/*
+ * The sites table's columns, which --sort takes: from the table itself (live_column_name), so
+ * that the usage cannot leave one out; taskprobe-top(1) lists the same (a test checks it).
+ */
+static void columns_usage(FILE *to)
+{
+	const char *prefix = "Columns (--sort COLUMN):";
+	int line = fprintf(to, "%s", prefix);
+	for (int c = 0; c < COLUMNS; c++) {
+		const char *name = live_column_name((enum site_column)c);
+		int len = (int)strlen(name) + 1 +
+			  (c == COLUMNS - 1);   /* a space before it, a "." after the last */
+		if (line + len > USAGE_WIDTH) { /* the next line, its columns under the first's */
+			fputs("\n ", to);
+			line = 1;
+		}
+		line += fprintf(to, " %s%s", name, c == COLUMNS - 1 ? ".\n" : "");
+	}
+}
 
 static void usage(FILE *to)
 {
@@ -21,8 +42,9 @@ static void usage(FILE *to)
 		"       taskprobe-top --check-options [OPTIONS] [PID]\n"
 		"       taskprobe-top --version\n"
 		"Shows the tasks of process PID, started with live statistics (taskprobe run, or\n"
-		"TASKPROBE_LIVE=1), as the same user. Columns: site spawned alive done polls busy\n"
-		"delay50 delay99 idle longest warnings. Usually started by `taskprobe top`.\n"
+		"TASKPROBE_LIVE=1), as the same user. Usually started by `taskprobe top`.\n");
+	columns_usage(to);
+	fprintf(to,
 		"--remove-at-end: waits for PID (which started at STARTTIME, /proc/PID/stat's)\n"
 		"to end, then removes the statistics it left (`taskprobe run` starts it so).\n"
 		"--check-options: checks the options and does nothing else (exit status 0, or 2\n"
