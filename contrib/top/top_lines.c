@@ -36,6 +36,16 @@ int columns_width(column_set shown)
 	return width;
 }
 
+column_set site_columns_fitting(int site_wanted, int width)
+{
+	column_set shown = ALL_COLUMNS;
+	for (size_t i = 0; i < sizeof narrow_terminal_drops / sizeof narrow_terminal_drops[0] &&
+			   site_wanted + columns_width(shown) + 2 + WARNINGS_ROOM > width;
+	     i++)
+		shown &= ~(1u << narrow_terminal_drops[i]);
+	return shown;
+}
+
 /* A line of the sites table: the site in `site_width`, then `cells` of the `shown` columns. */
 static void site_columns_line(char *out, size_t size, const char *site, int site_width,
 			      column_set shown, const char *const cells[COLUMNS],
@@ -562,14 +572,4 @@ int widest_site(const struct live_snapshot *s)
 		if ((int)strlen(s->sites[i].text) > w)
 			w = (int)strlen(s->sites[i].text);
 	return w;
-}
-
-column_set site_columns_fitting(int site_wanted, int width)
-{
-	column_set shown = ALL_COLUMNS;
-	for (size_t i = 0; i < sizeof narrow_terminal_drops / sizeof narrow_terminal_drops[0] &&
-			   site_wanted + columns_width(shown) + 2 + WARNINGS_ROOM > width;
-	     i++)
-		shown &= ~(1u << narrow_terminal_drops[i]);
-	return shown;
 }
