@@ -269,6 +269,33 @@ bool tp_timeline_named_tasks(const char *summary, const char *name, unsigned tas
 /* The number after `key` in `summary` ("b=", "unbalanced slices=", "instant\tthread start \t"). */
 unsigned tp_timeline_count(const char *summary, const char *key);
 
+/*
+ * The POP factors one output says, in tp_live_factors_words' words (dtrace/taskprobe_live.h):
+ * "parallel efficiency P = load balance L x communication efficiency C" and "communication
+ * efficiency C = serialisation efficiency S x transfer efficiency T".
+ */
+struct tp_pop_factors {
+	bool said; /* both lines are there */
+	double parallel, load_balance, communication, serialisation, transfer;
+	double parallelism; /* "work X, span Y: parallelism Z" (--analyze's row): Z; -1 if none */
+	bool region_of_interest; /* it says "region of interest" */
+};
+
+/*
+ * `argv` run plainly, then three times through the launcher, each giving one of the outputs
+ * that say the factors: `taskprobe run` with the exit report (TASKPROBE_REPORT, the statistics in
+ * the process's memory: TASKPROBE_LIVE=0), `taskprobe top --once`, and `taskprobe run` recorded
+ * (TASKPROBE_RECORD) with the recording analyzed (taskprobe-timeline --analyze). Asserts the
+ * program's stdout and exit status are the plain run's each time. `env` is added to each run's
+ * environment (OMP_NUM_THREADS=2, say).
+ */
+struct tp_pop_run {
+	struct tp_pop_factors report, top, analysis;
+	char *report_text, *top_text, *analysis_text; /* what each said */
+};
+void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
+void tp_pop_run_free(struct tp_pop_run *pop);
+
 /* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
 int tp_source_line(const char *target_source, const char *function, const char *pragma);
 
