@@ -281,17 +281,29 @@ struct tp_pop_factors {
 	bool region_of_interest; /* it says "region of interest" */
 };
 
+/* The three outputs that say the factors. */
+enum tp_pop_way {
+	TP_POP_REPORT,   /* the exit report (TASKPROBE_REPORT) */
+	TP_POP_TOP,      /* taskprobe top --once */
+	TP_POP_ANALYSIS, /* taskprobe-timeline --analyze of a recording (TASKPROBE_RECORD) */
+	TP_POP_WAYS
+};
+struct tp_pop_output {
+	const char *way; /* "the exit report", "top --once", "--analyze" */
+	struct tp_pop_factors factors;
+	char *text; /* what it said */
+	char *err; /* what its run wrote on stderr: the program's, the launcher's (and top's text) */
+};
+
 /*
- * `argv` run plainly, then three times through the launcher, each giving one of the outputs
- * that say the factors: `taskprobe run` with the exit report (TASKPROBE_REPORT, the statistics in
- * the process's memory: TASKPROBE_LIVE=0), `taskprobe top --once`, and `taskprobe run` recorded
- * (TASKPROBE_RECORD) with the recording analyzed (taskprobe-timeline --analyze). Asserts the
+ * `argv` run plainly, then once each way through the launcher (which runs a GCC build on libomp):
+ * `taskprobe run` with the exit report (the statistics in the process's memory: TASKPROBE_LIVE=0),
+ * `taskprobe top --once`, and `taskprobe run` recorded, the recording analyzed. Asserts that the
  * program's stdout and exit status are the plain run's each time. `env` is added to each run's
  * environment (OMP_NUM_THREADS=2, say).
  */
 struct tp_pop_run {
-	struct tp_pop_factors report, top, analysis;
-	char *report_text, *top_text, *analysis_text; /* what each said */
+	struct tp_pop_output output[TP_POP_WAYS];
 };
 void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
 void tp_pop_run_free(struct tp_pop_run *pop);

@@ -81,6 +81,14 @@ static void launch_as_plain(const char *const command[], const char *const argv[
 	tp_expect_same_result(argv[0], plain, "without the shim", run, name);
 }
 
+/* The output `way` of `pop`: `text` said the factors, `err` the run's stderr (both taken). */
+static void keep(struct tp_pop_run *pop, enum tp_pop_way way, const char *name, char *text,
+		 char *err)
+{
+	pop->output[way] = (struct tp_pop_output){
+		.way = name, .factors = factors_in(text), .text = text, .err = err};
+}
+
 void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop)
 {
 	const char *const run[] = {"run", NULL}, *const top[] = {"top", "--once", NULL};
@@ -91,23 +99,20 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	cr_assert(asprintf(&report, "TASKPROBE_REPORT=%s/report", dir) > 0);
 	cr_assert(asprintf(&record, "TASKPROBE_RECORD=%s/recording.%%p", dir) > 0);
 
-	/* the exit report, with the statistics in the process's memory (no live file) */
 	launch_as_plain(run, argv, env, (const char *[]){report, "TASKPROBE_LIVE=0", NULL}, &plain,
 			"with the exit report", &launched);
+	keep(pop, TP_POP_REPORT, "the exit report", tp_read_file(strchr(report, '=') + 1, NULL),
+	     strdup(launched.err));
 	tp_run_free(&launched);
-	pop->report_text = tp_read_file(strchr(report, '=') + 1, NULL);
-	pop->report = factors_in(pop->report_text);
 
-	/* the console */
 	launch_as_plain(top, argv, env, (const char *[]){NULL}, &plain, "under top --once",
 			&launched);
-	pop->top_text = strdup(launched.err);
+	keep(pop, TP_POP_TOP, "top --once", strdup(launched.err), strdup(launched.err));
 	tp_run_free(&launched);
-	pop->top = factors_in(pop->top_text);
 
-	/* the recording, analyzed */
 	launch_as_plain(run, argv, env, (const char *[]){record, "TASKPROBE_LIVE=0", NULL}, &plain,
 			"recorded", &launched);
+	char *recorded_err = strdup(launched.err);
 	tp_run_free(&launched);
 	char *pattern;
 	cr_assert(asprintf(&pattern, "%s/recording.*", dir) > 0);
@@ -117,9 +122,8 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", recordings.gl_pathv[0], NULL},
 	       NULL, &launched);
 	cr_expect_eq(launched.status, 0, "%s", launched.err);
-	pop->analysis_text = strdup(launched.out);
+	keep(pop, TP_POP_ANALYSIS, "--analyze", strdup(launched.out), recorded_err);
 	tp_run_free(&launched);
-	pop->analysis = factors_in(pop->analysis_text);
 
 	globfree(&recordings);
 	free(pattern);
@@ -131,8 +135,9 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 
 void tp_pop_run_free(struct tp_pop_run *pop)
 {
-	free(pop->report_text);
-	free(pop->top_text);
-	free(pop->analysis_text);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		free(pop->output[i].text);
+		free(pop->output[i].err);
+	}
 	memset(pop, 0, sizeof *pop);
 }

@@ -56,7 +56,7 @@ int main(void)
 	}
 #ifdef POP_REGION_OF_INTEREST
 	control_tool(TOOL_PAUSE);
-	pop_say_times("pop_roi inside the region of interest", busy_at_start, start_ms);
+	pop_say_times("pop_roi from start to pause", busy_at_start, start_ms);
 	pop_work(SERIAL_UNITS);
 #endif
 	for (int i = 0; i < ITERATIONS; i++)

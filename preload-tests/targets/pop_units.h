@@ -7,7 +7,8 @@
  * regions). Each program prints a checksum of what it computed, the same whichever thread ran
  * what. With POP_TIMES in the environment it also says on stderr each thread's busy time and
  * the run's wall time, and the load balance and parallel efficiency they give: the answer
- * measured by the program itself, to check the known answers by.
+ * measured by the program itself, which a loaded machine moves from the known one (a thread
+ * preempted across a unit's end stretches the unit).
  */
 #pragma once
 
@@ -49,29 +50,33 @@ static void pop_work(int units)
 		pop_busy_ms[thread] += now - start; /* only the thread itself writes its slot */
 }
 
-/* What was measured from `since_ms`, when each thread had been busy `busy_since[t]`: each thread's
- * busy time and the wall time since, on stderr under POP_TIMES. */
+/*
+ * What was measured from `since_ms`, when each thread had been busy `busy_since[t]`, on stderr
+ * under POP_TIMES: each thread's busy time, then "WHAT: N threads busy T ms in all, M ms at most,
+ * wall W ms (balance B, efficiency E)" (in words of its own: the console's figures are on the
+ * same stderr).
+ */
 static void pop_say_times(const char *what, const double *busy_since, double since_ms)
 {
 	double wall = pop_now_ms() - since_ms, total = 0, max = 0;
-	int threads = 0;
+	/* each of the team's threads, busy or not (a worker that ran no task but its implicit
+	 * ones is one of the run's threads all the same) */
+	int threads = omp_get_max_threads() < POP_THREADS_MAX ? omp_get_max_threads()
+							      : POP_THREADS_MAX;
 	if (getenv("POP_TIMES") == NULL)
 		return;
-	for (int t = 0; t < POP_THREADS_MAX; t++) {
+	for (int t = 0; t < threads; t++) {
 		double busy = pop_busy_ms[t] - busy_since[t];
-		if (busy > 0) {
-			fprintf(stderr, "%s: thread %d busy %.1f ms\n", what, t, busy);
-			threads = t + 1;
-			total += busy;
-			max = busy > max ? busy : max;
-		}
+		fprintf(stderr, "%s: thread %d busy %.1f ms\n", what, t, busy);
+		total += busy;
+		max = busy > max ? busy : max;
 	}
-	if (threads > 0)
+	if (max > 0)
 		fprintf(stderr,
-			"%s: busy %.1f ms in all, %.1f ms at most, wall %.1f ms: load balance "
-			"%.3f, "
-			"parallel efficiency %.3f\n",
-			what, total, max, wall, total / threads / max, total / threads / wall);
+			"%s: %d threads busy %.1f ms in all, %.1f ms at most, wall %.1f ms "
+			"(balance %.3f, efficiency %.3f)\n",
+			what, threads, total, max, wall, total / threads / max,
+			total / threads / wall);
 }
 
 /* Prints the checksum, and with POP_TIMES the times measured over the whole run. */
