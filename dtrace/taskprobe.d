@@ -15,9 +15,16 @@ provider taskprobe {
 	probe task__stack(uint64_t task, uint64_t stack_id, uintptr_t *pcs, uint32_t depth);
 	probe task__wake(uint64_t task, uint64_t waker);
 	probe task__poll__start(uint64_t task);
-	probe task__poll__end(uint64_t task, uint32_t done, uint32_t sync);
+	probe task__poll__end(uint64_t task, uint32_t done, uint32_t sync, uint64_t site_id,
+	    const char *site);
 	probe task__terminate(uint64_t task, uint32_t reason);
 	probe task__dependence(uint64_t predecessor, uint64_t successor);
+	/* Mutual exclusion (OpenMP critical, ordered, locks): held from acquire to release. */
+	probe task__acquire(uint64_t task, uint32_t kind, uintptr_t object);
+	probe task__release(uint64_t task, uint32_t kind, uintptr_t object);
+
+	/* The program marks the part of its run to analyse (omp_control_tool). */
+	probe region__of__interest(uint32_t on);
 
 	/* Workers: threads an adapter reports, or named as TASKPROBE_WORKERS says. */
 	probe worker__thread__start();

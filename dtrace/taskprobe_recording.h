@@ -17,11 +17,12 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
+ * 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's
+ * site (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
  * by the converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by
- * text (TP_RECORD_SITE). The converter reads 2 to 6.
+ * text (TP_RECORD_SITE). The converter reads 2 to 7.
  */
-#define TP_RECORDING_VERSION        6
+#define TP_RECORDING_VERSION        7
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -71,7 +72,9 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_STACK, /* arg: task, stack id, then `small` return addresses */
 		      TP_RECORD_TASK_WAKE,  /* arg: task, waker */
 		      TP_RECORD_TASK_POLL_START, /* arg: task */
-		      TP_RECORD_TASK_POLL_END,   /* arg: task; small: done, sync (below) */
+		      TP_RECORD_TASK_POLL_END,   /* arg: task (and since version 7, when sync
+						    is not 0, the sync construct's site id);
+						    small: done, sync (below) */
 		      TP_RECORD_TASK_TERMINATE,  /* arg: task; small: reason */
 		      TP_RECORD_WORKER_START,    /* no arguments */
 		      TP_RECORD_WORKER_STOP,     /* no arguments */
@@ -84,11 +87,14 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_SITE, /* arg: site id, then `small` bytes of its text (no NUL);
 					 versions 2 to 4, read in any */
 		      TP_RECORD_TASK_DEPENDENCE, /* arg: predecessor, successor (version 4) */
-		      TP_RECORD_MODULE,     /* a module of the process (version 5): see below */
-		      TP_RECORD_SITE_CODE,  /* arg: site id, address, module number; small: kind
+		      TP_RECORD_MODULE,       /* a module of the process (version 5): see below */
+		      TP_RECORD_SITE_CODE,    /* arg: site id, address, module number; small: kind
 					      (enum tp_site_code_kind) (version 5) */
-		      TP_RECORD_WAIT_STACK, /* arg: kind, object, stack id, then `small` return
+		      TP_RECORD_WAIT_STACK,   /* arg: kind, object, stack id, then `small` return
 					       addresses (version 6) */
+		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
+		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
+		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
 		      TP_RECORD_TYPES_END,
 };
 
@@ -99,7 +105,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"task__poll__end", "task__terminate", "worker__thread__start",             \
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
-			"task__dependence", "", "", "wait__stack"                                  \
+			"task__dependence", "", "", "wait__stack", "task__acquire",                \
+			"task__release", "region__of__interest"                                    \
 	}
 
 /*

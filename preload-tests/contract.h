@@ -13,7 +13,7 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"task__stack", 4, "8 8 8 4"},
 	{"task__wake", 2, "8 8"},
 	{"task__poll__start", 1, "8"},
-	{"task__poll__end", 3, "8 4 4"},
+	{"task__poll__end", 5, "8 4 4 8 8"}, /* the sync's site since recording version 7 */
 	{"task__terminate", 2, "8 4"},
 	{"task__dependence", 2, "8 8"}, /* since recording version 4, as poll-end's sync */
 	{"worker__thread__start", 0, ""},
@@ -25,5 +25,8 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"wait__start", 6, "4 8 -8 8 8 8"},
 	{"wait__end", 4, "4 8 -8 8"},
 	{"wait__stack", 5, "4 8 8 8 4"}, /* since recording version 6 */
+	{"task__acquire", 3, "8 4 8"},   /* since recording version 7 */
+	{"task__release", 3, "8 4 8"},
+	{"region__of__interest", 1, "4"},
 	{NULL, 0, NULL},
 };

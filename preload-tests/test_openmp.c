@@ -257,3 +257,60 @@ Test(openmp, a_tracer_attached_after_another_detached_sees_no_task_of_before, .t
 	tp_run_free(&run);
 	tp_use_shim(NULL);
 }
+
+/*
+ * Mutual exclusion: each critical, ordered and lock section its task waits for (a poll ended in
+ * sync 4, mutex, at the construct's site), holds (task-acquire) and lets go (task-release), in
+ * that order on its thread; a nested lock's inner set ends no hold; a test that succeeds holds
+ * without waiting. omp_control_tool marks the region of interest, and the program gets what it
+ * gets without taskprobe.
+ */
+Test(openmp, mutual_exclusion_waits_holds_and_releases_and_the_region_of_interest, .timeout = 180)
+{
+	struct tp_run run;
+	run_openmp(openmp_target("omp_exclusion"), NULL, NULL, &run);
+	cr_expect_str_eq(run.out, "threads 2 sum 190 ordered 14757 locked 12 control -2 -2\n");
+	size_t by_kind[5] = {0}, released[5] = {0}, waits = 0, sited = 0;
+	for (size_t i = 0; i < run.n_events; i++) {
+		const struct tp_event *e = &run.events[i];
+		if (strcmp(e->probe, "task__poll__end") == 0 && e->arg[2] == 4) {
+			waits++;
+			sited += e->arg[3] != 0;
+			/* the next event of its thread: the poll of the same task, then its hold */
+			const struct tp_event *next = NULL, *hold = NULL;
+			for (size_t j = i + 1; j < run.n_events && hold == NULL; j++)
+				if (run.events[j].tid == e->tid) {
+					if (next == NULL)
+						next = &run.events[j];
+					else
+						hold = &run.events[j];
+				}
+			cr_assert(next != NULL && hold != NULL);
+			cr_expect_str_eq(next->probe, "task__poll__start");
+			cr_expect_eq(next->arg[0], e->arg[0]);
+			if (strcmp(hold->probe, "task__acquire") == 0)
+				cr_expect_eq(hold->arg[0], e->arg[0]);
+		} else if (strcmp(e->probe, "task__acquire") == 0 && e->arg[1] >= 1 &&
+			   e->arg[1] <= 4) {
+			by_kind[e->arg[1]]++;
+		} else if (strcmp(e->probe, "task__release") == 0 && e->arg[1] >= 1 &&
+			   e->arg[1] <= 4) {
+			released[e->arg[1]]++;
+		}
+	}
+	cr_expect_eq(by_kind[1], 20, "critical: %zu", by_kind[1]);
+	cr_expect_eq(by_kind[2], 10, "ordered: %zu", by_kind[2]);
+	cr_expect_eq(by_kind[3], 11, "locks (a test that succeeded too): %zu", by_kind[3]);
+	cr_expect_eq(by_kind[4], 1, "the nested lock's outermost hold: %zu", by_kind[4]);
+	for (int k = 1; k <= 4; k++)
+		cr_expect_eq(released[k], by_kind[k], "kind %d: %zu released", k, released[k]);
+	/* every set waits: 20 + 10 + 10 + the nested lock's two sets, and the test (libomp
+	 * reports it as an acquire) */
+	cr_expect_eq(waits, 43, "%zu mutex waits", waits);
+	cr_expect_eq(sited, waits, "%zu of %zu waits with their construct's site", sited, waits);
+	cr_expect_eq(tp_count(&run, "region__of__interest", 0), 2);
+	const struct tp_event *start = tp_nth(&run, "region__of__interest", 0, 0);
+	const struct tp_event *stop = tp_nth(&run, "region__of__interest", 0, 1);
+	cr_expect(start != NULL && start->arg[0] == 1 && stop != NULL && stop->arg[0] == 0);
+	tp_run_free(&run);
+}

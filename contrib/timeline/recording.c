@@ -150,6 +150,8 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_TASK_STACK:
 	case TP_RECORD_TASK_WAKE:
 	case TP_RECORD_TASK_DEPENDENCE:
+	case TP_RECORD_TASK_ACQUIRE:
+	case TP_RECORD_TASK_RELEASE:
 		return 2;
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
@@ -163,6 +165,7 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_WORKER_STOP:
 	case TP_RECORD_WORKER_PARK:
 	case TP_RECORD_WORKER_UNPARK:
+	case TP_RECORD_REGION_OF_INTEREST:
 		return 0;
 	default:
 		return 1;
@@ -879,10 +882,21 @@ static void event_of(const struct chunk_ref *ref, const struct segment *segment,
 		e->arg[1] = (int64_t)a[1];
 		e->arg[3] = small;
 		break;
-	case TP_RECORD_TASK_POLL_END: /* task, done, sync */
+	case TP_RECORD_TASK_POLL_END: /* task, done, sync; since version 7 the sync's site key */
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = tp_record_poll_end_done(small);
 		e->arg[2] = tp_record_poll_end_sync(small);
+		if (tp_record_bytes(r->word) >= sizeof *r + 2 * sizeof a[0])
+			e->arg[3] = (int64_t)a[1];
+		break;
+	case TP_RECORD_TASK_ACQUIRE:
+	case TP_RECORD_TASK_RELEASE: /* task, kind, object */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = small;
+		e->arg[2] = (int64_t)a[1];
+		break;
+	case TP_RECORD_REGION_OF_INTEREST: /* on */
+		e->arg[0] = small;
 		break;
 	case TP_RECORD_TASK_TERMINATE:
 		e->arg[0] = (int64_t)a[0];

@@ -91,17 +91,18 @@ static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 	tp_task_poll_start(task);
 }
 
-/* The calling thread stops polling `task` for now (waiting in `sync`, if any), if it polls it. */
-static inline __attribute__((always_inline)) void poll_suspend_in(uint64_t task,
-								  enum tp_sync_kind sync)
-{
-	if (task != 0 && tp_thread_task(tp_thread_self()) == task)
-		tp_task_poll_end(task, false, sync);
-}
-
+/* The calling thread stops polling `task` for now, if it polls it. */
 static inline __attribute__((always_inline)) void poll_suspend(uint64_t task)
 {
-	poll_suspend_in(task, TP_SYNC_NONE);
+	if (task != 0 && tp_thread_task(tp_thread_self()) == task)
+		tp_task_poll_end(task, false, TP_SYNC_NONE);
+}
+
+/* The same, the task waiting in `sync` at the construct whose call returns to `site`. */
+static void poll_suspend_in(uint64_t task, enum tp_sync_kind sync, const void *site)
+{
+	if (task != 0 && tp_thread_task(tp_thread_self()) == task)
+		tp_task_poll_end_in_sync(task, sync, site);
 }
 
 /* The task of `data` finished: terminate before its last poll ends. */
@@ -112,6 +113,22 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
 	tp_task_terminated(task, reason, stack_of(data));
 	if (tp_thread_task(tp_thread_self()) == task)
 		tp_task_poll_end(task, true, TP_SYNC_NONE);
+}
+
+/*
+ * The task that waited to acquire (if any) is polled again, on the same thread. libomp reports an
+ * omp_test_lock as an acquire, and says nothing when the test fails: the thread's next OpenMP
+ * event ends that wait (a new acquire, a release, a sync region, a task switch).
+ */
+static uint64_t acquiring_ends(void)
+{
+	struct tp_thread *self = tp_thread_self();
+	uint64_t task = self->acquiring_task;
+	if (task != 0) {
+		self->acquiring_task = 0;
+		poll_begin(task);
+	}
+	return tp_thread_task(self);
 }
 
 /*
@@ -295,6 +312,7 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 {
 	if (!tp_listeners_task_state_confirmed())
 		return;
+	(void)acquiring_ends();
 	uint64_t done = id_given(prior);
 	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
 	    status == ompt_taskwait_complete)
@@ -371,16 +389,34 @@ static enum tp_sync_kind sync_kind(ompt_sync_region_t kind)
 	}
 }
 
-__attribute__((noinline)) static void sync_region_wait_listened(ompt_sync_region_t kind,
-								ompt_scope_endpoint_t endpoint,
-								ompt_data_t *task)
+/*
+ * The site of a sync region: the construct's call in the program; for a barrier that ends a
+ * region or worksharing construct (implicit), or one libomp reports at a call of its own (a GCC
+ * build's, through its GOMP_ entry points), the parallel region's.
+ */
+static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
+			     const void *codeptr)
+{
+	bool implicit = kind == ompt_sync_region_barrier_implicit ||
+			kind == ompt_sync_region_barrier_implicit_workshare ||
+			kind == ompt_sync_region_barrier_implicit_parallel ||
+			kind == ompt_sync_region_barrier_teams;
+	if (implicit || codeptr == NULL || tp_spawn_stack_in_executor((uintptr_t)codeptr))
+		return parallel != NULL ? parallel->ptr : NULL;
+	return codeptr;
+}
+
+__attribute__((noinline)) static void
+sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			  const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
 	if (!tp_listeners_task_state_confirmed())
 		sync_region_wait_untraced(task);
 	else if (endpoint == ompt_scope_begin) {
+		(void)acquiring_ends();
 		id_given(task);
 		set_word(task, word(task) | SYNC_WAITING);
-		poll_suspend_in(id_of(task), sync_kind(kind));
+		poll_suspend_in(id_of(task), sync_kind(kind), sync_site(kind, parallel, codeptr));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		set_word(task, word(task) & ~SYNC_WAITING);
@@ -392,14 +428,131 @@ __attribute__((noinline)) static void sync_region_wait_listened(ompt_sync_region
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
-	(void)parallel;
-	(void)codeptr;
 	if (task == NULL)
 		return;
 	if (tp_listeners_task_state_maybe())
-		sync_region_wait_listened(kind, endpoint, task);
+		sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
 	else
 		sync_region_wait_untraced(task);
+}
+
+/* The contract's kind of an OMPT mutual exclusion; 0 for one it does not name (atomic). */
+static enum tp_exclusion_kind exclusion_kind(ompt_mutex_t kind)
+{
+	switch (kind) {
+	case ompt_mutex_critical:
+		return TP_EXCLUSION_CRITICAL;
+	case ompt_mutex_ordered:
+		return TP_EXCLUSION_ORDERED;
+	case ompt_mutex_lock:
+	case ompt_mutex_test_lock:
+		return TP_EXCLUSION_LOCK;
+	case ompt_mutex_nest_lock:
+	case ompt_mutex_test_nest_lock:
+		return TP_EXCLUSION_NEST_LOCK;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A task is about to acquire a mutual exclusion: its poll ends (sync mutex) until it holds it,
+ * for the wait is the runtime's, not the program's work. A test (omp_test_lock) does not wait,
+ * and may not acquire at all: its poll goes on.
+ */
+__attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, const void *codeptr)
+{
+	if (!tp_listeners_task_state_confirmed() || exclusion_kind(kind) == 0 ||
+	    kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock)
+		return;
+	struct tp_thread *self = tp_thread_self();
+	uint64_t task = acquiring_ends();
+	if (task == 0)
+		return;
+	self->acquiring_task = task;
+	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX,
+				 tp_spawn_stack_in_executor((uintptr_t)codeptr) ? NULL : codeptr);
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+			     ompt_wait_id_t wait_id, const void *codeptr)
+{
+	(void)hint;
+	(void)impl;
+	(void)wait_id;
+	if (tp_listeners_task_state_maybe())
+		mutex_acquire_listened(kind, codeptr);
+}
+
+__attribute__((noinline)) static void mutex_acquired_listened(ompt_mutex_t kind,
+							      ompt_wait_id_t wait_id)
+{
+	if (!tp_listeners_task_state_confirmed()) {
+		tp_thread_self()->acquiring_task = 0;
+		return;
+	}
+	uint64_t task = acquiring_ends();
+	if (task != 0 && exclusion_kind(kind) != 0)
+		tp_task_acquired(task, exclusion_kind(kind), (uintptr_t)wait_id);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+	(void)codeptr;
+	if (tp_listeners_task_state_maybe() || tp_thread_self()->acquiring_task != 0)
+		mutex_acquired_listened(kind, wait_id);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+	(void)codeptr;
+	if (!tp_listeners_task_state_maybe() || !tp_listeners_task_state_confirmed() ||
+	    exclusion_kind(kind) == 0)
+		return;
+	uint64_t task = acquiring_ends();
+	if (task != 0)
+		tp_task_released(task, exclusion_kind(kind), (uintptr_t)wait_id);
+}
+
+/* A nested lock its task holds already, set again (or unset, not for the last time): the
+ * acquire's wait ends at once; the lock stays held. */
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+			 const void *codeptr)
+{
+	(void)wait_id;
+	(void)codeptr;
+	if (endpoint == ompt_scope_begin && tp_thread_self()->acquiring_task != 0) {
+		if (tp_listeners_task_state_checked())
+			(void)acquiring_ends();
+		else
+			tp_thread_self()->acquiring_task = 0;
+	}
+}
+
+/* omp_control_tool's commands and its no-tool result (the OpenMP standard's omp.h numbers: the
+ * shim includes only omp-tools.h) */
+enum {
+	CONTROL_TOOL_START = 1,
+	CONTROL_TOOL_PAUSE = 2,
+	CONTROL_TOOL_END = 4,
+	CONTROL_TOOL_NOTOOL = -2
+};
+
+/*
+ * omp_control_tool: start marks where the region of interest starts, pause and end where it
+ * stops. The program gets what it would get with no tool at all (notool), as
+ * without taskprobe.
+ */
+static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
+{
+	(void)modifier;
+	(void)arg;
+	(void)codeptr;
+	if (command == CONTROL_TOOL_START)
+		tp_region_of_interest(true);
+	else if (command == CONTROL_TOOL_PAUSE || command == CONTROL_TOOL_END)
+		tp_region_of_interest(false);
+	return CONTROL_TOOL_NOTOOL;
 }
 
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
@@ -423,6 +576,11 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
 	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
+	set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+	set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+	set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+	set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
+	set(ompt_callback_control_tool, (ompt_callback_t)on_control_tool);
 	tp_executor_started();
 	return 1; /* keep the tool */
 }

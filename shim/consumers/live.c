@@ -923,8 +923,9 @@ void tp_live_task_poll_start(uint64_t task)
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
 {
+	(void)site; /* the sync sites' table: issue 35, to come */
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
@@ -1425,4 +1426,24 @@ void tp_live_child_after_fork(void)
 	tp_clock_pair(&tsc_at_start, &ns_at_start);
 	if (!(in_memory ? open_in_memory() : open_live()))
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}
+
+/* Mutual exclusion and the region of interest: issue 35's engine takes them (to come). */
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	(void)task;
+	(void)kind;
+	(void)object;
+}
+
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	(void)task;
+	(void)kind;
+	(void)object;
+}
+
+void tp_live_region_of_interest(uint32_t on)
+{
+	(void)on;
 }

@@ -430,6 +430,18 @@ static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
 		record_new_site_code(site, kind);
 }
 
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+{
+	if (site == 0) {
+		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task, 0,
+			  0, 0);
+		return;
+	}
+	record_site_code(site, TP_SITE_CODE_CALL);
+	tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task, site, 0,
+		  0);
+}
+
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t small)
 {

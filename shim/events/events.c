@@ -38,6 +38,9 @@ SEMAPHORE_AT(worker__thread__start, 26)
 SEMAPHORE_AT(worker__thread__stop, 28)
 SEMAPHORE_AT(thread__start, 30)
 SEMAPHORE_AT(thread__stop, 32)
+SEMAPHORE_AT(task__acquire, 34)
+SEMAPHORE_AT(task__release, 36)
+SEMAPHORE_AT(region__of__interest, 38)
 
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
@@ -45,6 +48,6 @@ _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       __builtin_offsetof(struct tp_listener_block, in_process) == 22 &&
 		       __builtin_offsetof(struct tp_listener_block, wait_stack) == 24 &&
 		       __builtin_offsetof(struct tp_listener_block, other) == 26 &&
-		       sizeof(struct tp_listener_block) == 34 &&
+		       sizeof(struct tp_listener_block) == 40 &&
 		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),
 	       "the aliases' offsets above");

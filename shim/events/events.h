@@ -46,7 +46,8 @@
  * the block, events.c): the notes, and so the tracers, find it as before.
  */
 #define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
-#define TP_OTHER_SEMAPHORES      4  /* worker-thread-start/stop, thread-start/stop */
+/* worker-thread-start/stop, thread-start/stop, task-acquire/release, region-of-interest */
+#define TP_OTHER_SEMAPHORES 7
 struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	unsigned short task_dependence; /* read with the task-state semaphores */
@@ -160,9 +161,13 @@ TP_EVENT_LISTENERS(thread_stop, THREAD_STOP)
 TP_EVENT_LISTENERS(wait_start, WAIT_START)
 TP_EVENT_LISTENERS(wait_end, WAIT_END)
 TP_EVENT_LISTENERS(wait_stack, WAIT_STACK)
+TP_EVENT_LISTENERS(task_acquire, TASK_ACQUIRE)
+TP_EVENT_LISTENERS(task_release, TASK_RELEASE)
+TP_EVENT_LISTENERS(region_of_interest, REGION_OF_INTEREST)
 
 TP_EVENT_TRACERS(task_spawn, TASK_SPAWN)
 TP_EVENT_TRACERS(task_stack, TASK_STACK)
+TP_EVENT_TRACERS(task_poll_end, TASK_POLL_END)
 TP_EVENT_TRACERS(thread_start, THREAD_START)
 TP_EVENT_TRACERS(wait_start, WAIT_START)
 TP_EVENT_TRACERS(wait_stack, WAIT_STACK)
@@ -260,13 +265,42 @@ static inline void tp_fire_task_poll_start(uint64_t task)
 		      tp_live_task_poll_start(task), TP_NOT_REPORTED);
 }
 
-/* sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0 */
-static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t sync)
+/*
+ * sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0; site_id and
+ * site are the probe's (a tracer's: the sync construct's, named), site_key the in-process
+ * consumers' (0: none, and always when sync is 0).
+ */
+static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t sync,
+					 uint64_t site_id, const char *site, uint32_t site_key)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1,
-				task, 0, 0, 0),
-		      tp_live_task_poll_end(task, done, sync), TP_NOT_REPORTED);
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync),
+				TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
+	TP_IN_PROCESS(tp_record_task_poll_end(task, done, sync, site_key),
+		      tp_live_task_poll_end(task, done, sync, site_key), TP_NOT_REPORTED);
+}
+
+/* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
+static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	TASKPROBE_TASK_ACQUIRE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_ACQUIRE, kind, 2, task, object, 0, 0),
+		      tp_live_task_acquire(task, kind, object), TP_NOT_REPORTED);
+}
+
+/* The task lets `object` go: its next acquire, by any task, comes after. */
+static inline void tp_fire_task_release(uint64_t task, uint32_t kind, uintptr_t object)
+{
+	TASKPROBE_TASK_RELEASE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
+	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_RELEASE, kind, 2, task, object, 0, 0),
+		      tp_live_task_release(task, kind, object), TP_NOT_REPORTED);
+}
+
+/* The program's region of interest starts (on 1) or stops (0). */
+static inline void tp_fire_region_of_interest(uint32_t on)
+{
+	TASKPROBE_REGION_OF_INTEREST(TP_IN_REGISTER(on));
+	TP_IN_PROCESS(tp_record(TP_RECORD_REGION_OF_INTEREST, on, 0, 0, 0, 0, 0),
+		      tp_live_region_of_interest(on), TP_NOT_REPORTED);
 }
 
 /* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */

@@ -19,6 +19,9 @@
 void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3);
 
+/* task-poll-end, with the sync construct's site key (0: none; its code recorded once). */
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site);
+
 /* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site);
@@ -59,7 +62,11 @@ int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
 void tp_live_task_wake(uint64_t task);
 void tp_live_task_poll_start(uint64_t task);
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync);
+/* site: the sync construct's key when sync is not 0 (a site row, as a task's), else 0 */
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site);
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object);
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object);
+void tp_live_region_of_interest(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task);
 void tp_live_worker(int started);

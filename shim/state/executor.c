@@ -82,6 +82,17 @@ uint32_t tp_site_named_outside_poll(uint32_t key)
 	return site;
 }
 
+void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
+				     const void *site_address)
+{
+	uint32_t key = tp_spawn_site_key(site_address);
+	/* a new site is named with the task still polled: the naming ends and restarts its poll */
+	uint32_t site = tp_tracers_task_poll_end() ? tp_site_named_outside_poll(key) : 0;
+	tp_thread_set_task(tp_thread_self(), 0);
+	tp_fire_task_poll_end(task, 0, (uint32_t)sync, (uint64_t)site,
+			      tp_tracers_task_poll_end() ? tp_spawn_site_text(site) : NULL, key);
+}
+
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
 			      const void *site_address, bool undeferred)
 {

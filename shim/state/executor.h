@@ -116,7 +116,47 @@ static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind 
 	struct tp_thread *self = tp_thread_self();
 	tp_thread_set_task(self, 0);
 	if (tp_listeners_task_poll_end() && tp_thread_live(self))
-		tp_fire_task_poll_end(task, (uint32_t)done, (uint32_t)sync);
+		tp_fire_task_poll_end(task, (uint32_t)done, (uint32_t)sync, 0, NULL, 0);
+}
+
+void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
+				     const void *site_address);
+
+/*
+ * task-poll-end of a task that waits in sync region `sync` (not TP_SYNC_NONE) of the construct
+ * whose call in the program returns to `site_address` (NULL: none), named as a task's site (for
+ * a tracer, outside the poll: tp_site_named_outside_poll). The thread polls no task afterwards.
+ */
+static inline void tp_task_poll_end_in_sync(uint64_t task, enum tp_sync_kind sync,
+					    const void *site_address)
+{
+	if (tp_listeners_task_poll_end() && tp_thread_live(tp_thread_self()))
+		tp_task_poll_end_in_sync_traced(task, sync, site_address);
+	else
+		tp_thread_set_task(tp_thread_self(), 0);
+}
+
+/*
+ * task-acquire: the calling thread's task `task` holds mutual exclusion `object` (of `kind`)
+ * from now; task-release: it lets it go.
+ */
+static inline void tp_task_acquired(uint64_t task, enum tp_exclusion_kind kind, uintptr_t object)
+{
+	if (tp_listeners_task_acquire() && tp_thread_live(tp_thread_self()))
+		tp_fire_task_acquire(task, (uint32_t)kind, object);
+}
+
+static inline void tp_task_released(uint64_t task, enum tp_exclusion_kind kind, uintptr_t object)
+{
+	if (tp_listeners_task_release() && tp_thread_live(tp_thread_self()))
+		tp_fire_task_release(task, (uint32_t)kind, object);
+}
+
+/* region-of-interest: the program marks where the part of its run to analyse starts or stops. */
+static inline void tp_region_of_interest(bool on)
+{
+	if (tp_listeners_region_of_interest() && tp_thread_live(tp_thread_self()))
+		tp_fire_region_of_interest(on);
 }
 
 /* task-dependence: `successor` may start only once `predecessor` has ended. */

@@ -18,6 +18,9 @@ struct tp_thread {
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
 	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
+	/* the task whose poll ended waiting to acquire a mutual exclusion (sync mutex), polled
+	 * again once it holds it; 0 none (an adapter's) */
+	uint64_t acquiring_task;
 };
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
