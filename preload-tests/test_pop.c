@@ -37,10 +37,9 @@ struct known {
 	size_t at;
 	double value, within;
 };
-#define NEAR(figure, value, within)                                                                \
-	{                                                                                          \
-#figure, offsetof(struct tp_pop_factors, figure), value, within                    \
-	}
+// clang-format off
+#define NEAR(figure, value, within) {#figure, offsetof(struct tp_pop_factors, figure), value, within}
+// clang-format on
 
 static double figure_of(const struct tp_pop_factors *f, const struct known *k)
 {
