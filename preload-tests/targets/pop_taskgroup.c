@@ -5,7 +5,8 @@
  * end of `single`, takes the oldest task each time (1, 2, 3, 4, 5: done at unit 15), the making
  * thread, at the taskgroup's end, the newest (8, 7: done at unit 15), and whichever is first
  * takes the 6 left: one thread computes 21 units, the other 15, whatever the order of the tie
- * and however late the other thread starts (up to 8 units late it still takes 1 to 5):
+ * and whenever the other thread starts its first task up to 10 units late (it takes 5 at
+ * unit 10 + its delay, before the making thread is through 8, 7 and 6 at unit 21):
  * load balance 18 / 21 = 0.857.
  */
 #include "pop_units.h"
