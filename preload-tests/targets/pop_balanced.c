@@ -11,11 +11,13 @@ int main(void)
 {
 	static unsigned long done[ITERATIONS];
 	pop_start();
+	pop_fork();
 #pragma omp parallel for schedule(static)
 	for (int i = 0; i < ITERATIONS; i++) {
 		pop_work(1);
 		done[i] = (unsigned long)i + 1;
 	}
+	pop_join();
 	for (int i = 0; i < ITERATIONS; i++)
 		pop_checksum += done[i];
 	pop_end("pop_balanced");

@@ -12,6 +12,7 @@
 int main(void)
 {
 	pop_start();
+	pop_fork();
 #pragma omp parallel for schedule(static)
 	for (int i = 0; i < ITERATIONS; i++) {
 #pragma omp critical
@@ -20,6 +21,7 @@ int main(void)
 			pop_checksum += (unsigned long)i + 1;
 		}
 	}
+	pop_join();
 	pop_end("pop_critical");
 	return 0;
 }

@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
-#include <string.h>
 
 #include "pop_units.h"
 
@@ -46,14 +45,16 @@ int main(void)
 	pop_work(SERIAL_UNITS);
 	control_tool(TOOL_START);
 	double busy_at_start[POP_THREADS_MAX], start_ms = pop_now_ms();
-	memcpy(busy_at_start, pop_busy_ms, sizeof busy_at_start);
+	pop_busy_now(busy_at_start);
 #endif
+	pop_fork();
 #pragma omp parallel for schedule(static, 1)
 	for (int i = 0; i < ITERATIONS; i++) {
 		int units = 1 + 2 * omp_get_thread_num();
 		pop_work(units);
 		units_of[i] = (unsigned long)units;
 	}
+	pop_join();
 #ifdef POP_REGION_OF_INTEREST
 	control_tool(TOOL_PAUSE);
 	pop_say_times("pop_roi from start to pause", busy_at_start, start_ms);

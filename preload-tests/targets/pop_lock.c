@@ -12,6 +12,7 @@ int main(void)
 	omp_lock_t lock;
 	pop_start();
 	omp_init_lock(&lock);
+	pop_fork();
 #pragma omp parallel for schedule(static)
 	for (int i = 0; i < ITERATIONS; i++) {
 		omp_set_lock(&lock);
@@ -19,6 +20,7 @@ int main(void)
 		pop_checksum += (unsigned long)i + 1;
 		omp_unset_lock(&lock);
 	}
+	pop_join();
 	omp_destroy_lock(&lock);
 	pop_end("pop_lock");
 	return 0;

@@ -13,6 +13,7 @@
 int main(void)
 {
 	pop_start();
+	pop_fork();
 #pragma omp parallel for ordered schedule(static, 1)
 	for (int i = 0; i < ITERATIONS; i++) {
 #pragma omp ordered
@@ -21,6 +22,7 @@ int main(void)
 			pop_checksum = pop_checksum * 31 + (unsigned long)i;
 		}
 	}
+	pop_join();
 	pop_end("pop_ordered");
 	return 0;
 }

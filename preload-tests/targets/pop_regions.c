@@ -15,6 +15,7 @@ int main(void)
 	static unsigned long done[STEPS];
 	pop_start();
 	for (int step = 0; step < STEPS; step++) {
+		pop_fork();
 #pragma omp parallel
 #pragma omp single
 #pragma omp task firstprivate(step)
@@ -22,6 +23,7 @@ int main(void)
 			pop_work(4);
 			done[step] = (unsigned long)step + 1;
 		}
+		pop_join();
 		pop_work(1);
 		pop_checksum = pop_checksum * 7 + done[step];
 	}

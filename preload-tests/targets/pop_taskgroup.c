@@ -17,6 +17,7 @@ int main(void)
 {
 	static unsigned long done[TASKS + 1];
 	pop_start();
+	pop_fork();
 #pragma omp parallel
 #pragma omp single
 #pragma omp taskgroup
@@ -27,6 +28,7 @@ int main(void)
 			done[units] = (unsigned long)units * (unsigned long)units;
 		}
 	}
+	pop_join();
 	for (int units = 1; units <= TASKS; units++)
 		pop_checksum += done[units];
 	pop_end("pop_taskgroup");
