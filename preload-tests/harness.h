@@ -296,11 +296,11 @@ struct tp_pop_output {
 };
 
 /*
- * `argv` run plainly, then once each way through the launcher (which runs a GCC build on libomp):
- * `taskprobe run` with the exit report (the statistics in the process's memory: TASKPROBE_LIVE=0),
- * `taskprobe top --once`, and `taskprobe run` recorded, the recording analyzed. Asserts that the
- * program's stdout and exit status are the plain run's each time. `env` is added to each run's
- * environment (OMP_NUM_THREADS=2, say).
+ * `argv` run plainly, then once through the launcher (which runs a GCC build on libomp) under
+ * `taskprobe top --once` with the exit report (TASKPROBE_REPORT) and a recording
+ * (TASKPROBE_RECORD), analyzed: the three outputs of one run, each made by its own engine, so
+ * that they are of the same times. Asserts that the program's stdout and exit status are the
+ * plain run's. `env` is added to both runs' environment (OMP_NUM_THREADS=2, say).
  */
 struct tp_pop_run {
 	struct tp_pop_output output[TP_POP_WAYS];

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The POP factors of a program, as each of taskprobe's three outputs says them (harness.h): the
- * exit report, the console and the analysis of a recording, each from a run of its own, in the
- * words of tp_live_factors_words (dtrace/taskprobe_live.h), the one place they are made.
+ * exit report, the console and the analysis of a recording, of one run, in the words of
+ * tp_live_factors_words (dtrace/taskprobe_live.h), the one place they are made.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -91,7 +91,7 @@ static void keep(struct tp_pop_run *pop, enum tp_pop_way way, const char *name, 
 
 void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop)
 {
-	const char *const run[] = {"run", NULL}, *const top[] = {"top", "--once", NULL};
+	const char *const top[] = {"top", "--once", NULL};
 	memset(pop, 0, sizeof *pop);
 	struct tp_run plain, launched;
 	tp_run(TP_PLAIN, argv, env, &plain);
@@ -99,30 +99,23 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	cr_assert(asprintf(&report, "TASKPROBE_REPORT=%s/report", dir) > 0);
 	cr_assert(asprintf(&record, "TASKPROBE_RECORD=%s/recording.%%p", dir) > 0);
 
-	launch_as_plain(run, argv, env, (const char *[]){report, "TASKPROBE_LIVE=0", NULL}, &plain,
-			"with the exit report", &launched);
+	launch_as_plain(top, argv, env, (const char *[]){report, record, NULL}, &plain,
+			"under top --once, reported and recorded", &launched);
 	keep(pop, TP_POP_REPORT, "the exit report", tp_read_file(strchr(report, '=') + 1, NULL),
 	     strdup(launched.err));
-	tp_run_free(&launched);
-
-	launch_as_plain(top, argv, env, (const char *[]){NULL}, &plain, "under top --once",
-			&launched);
 	keep(pop, TP_POP_TOP, "top --once", strdup(launched.err), strdup(launched.err));
-	tp_run_free(&launched);
 
-	launch_as_plain(run, argv, env, (const char *[]){record, "TASKPROBE_LIVE=0", NULL}, &plain,
-			"recorded", &launched);
-	char *recorded_err = strdup(launched.err);
-	tp_run_free(&launched);
 	char *pattern;
 	cr_assert(asprintf(&pattern, "%s/recording.*", dir) > 0);
 	glob_t recordings;
 	cr_assert_eq(glob(pattern, 0, NULL, &recordings), 0, "nothing recorded in %s", dir);
 	cr_assert_eq(recordings.gl_pathc, 1, "recordings of %zu processes", recordings.gl_pathc);
+	struct tp_run analysis;
 	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", recordings.gl_pathv[0], NULL},
-	       NULL, &launched);
-	cr_expect_eq(launched.status, 0, "%s", launched.err);
-	keep(pop, TP_POP_ANALYSIS, "--analyze", strdup(launched.out), recorded_err);
+	       NULL, &analysis);
+	cr_expect_eq(analysis.status, 0, "%s", analysis.err);
+	keep(pop, TP_POP_ANALYSIS, "--analyze", strdup(analysis.out), strdup(launched.err));
+	tp_run_free(&analysis);
 	tp_run_free(&launched);
 
 	globfree(&recordings);

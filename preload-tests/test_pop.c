@@ -3,15 +3,15 @@
  * The POP factors (issue 35) of programs whose factors are known by construction
  * (targets/pop_*.c, each built by clang on libomp and by GCC, run on libomp), on two threads,
  * the same in each of the three outputs that say them: the exit report, `taskprobe top --once`
- * and --analyze of a recording (tp_pop_run), the program's output unchanged in each.
+ * and --analyze of the recording of one run (tp_pop_run), the program's output unchanged.
  *
- * The programs work in units of 5 ms of busy spinning on CLOCK_MONOTONIC (pop_units.h), and say
- * (POP_TIMES) what they measured: each thread's busy time and the wall time. On an idle machine
- * that gives the known answer within a few thousandths; on a loaded one a thread preempted
- * across a unit's end stretches the unit, and the measured load balance of a balanced loop was
- * seen at 0.84. So each answer is asserted within 0.05 of the known one plus however far the
- * program's own measurement of that run was from it (its "drift"); and up to three runs are
- * tried, the first that gives every answer in every output kept.
+ * The programs work in units of 5 ms of CPU time (pop_units.h), and say (POP_TIMES) what they
+ * measured: each thread's busy time and the wall time. On an idle machine that gives the known
+ * answer within a few thousandths; a loaded one moves it (an imbalanced loop's load balance was
+ * measured from 0.68 to 0.78 at a load of 6 on two cores). So each output must give what the
+ * program measured in that run within 0.05, and the known answer within 0.05 plus however far
+ * the program's measurement was from it, at most 0.05 more (0.10 off at worst). Up to five runs
+ * are tried, the first that gives every answer in every output kept.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -29,9 +29,9 @@ TP_SUITE_NOT_UNDER(pop, TP_ASAN | TP_TSAN,
 		   "(ASan), and TSan's pass leaves OpenMP programs out");
 
 #define WITHIN 0.05
-#define TRIES  3
+#define TRIES  5
 
-/* A known answer: a figure of tp_pop_factors (at `at`), `value` within `within` (plus drift). */
+/* A known answer: a figure of tp_pop_factors (at `at`), `value` within `within` (allowed()). */
 struct known {
 	const char *figure;
 	size_t at;
@@ -72,17 +72,27 @@ static struct tp_pop_factors measured(const char *err)
 	return m;
 }
 
-/* How far the program's measurement of figure `k` is from the known answer (0 if none). */
-static double drift(const struct tp_pop_output *o, const struct known *k)
+/* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
+static double own(const struct tp_pop_output *o, const struct known *k)
 {
-	struct tp_pop_factors own = measured(o->err);
-	double m = figure_of(&own, k);
-	return isnan(m) ? 0 : fabs(m - k->value);
+	struct tp_pop_factors m = measured(o->err);
+	return figure_of(&m, k);
 }
 
+/* How far from the known answer `o` may say figure `k`: `within`, and as far again at most
+ * as the program's own measurement was from it. */
+static double allowed(const struct tp_pop_output *o, const struct known *k)
+{
+	double m = own(o, k), moved = isnan(m) ? 0 : fabs(m - k->value);
+	return k->within + (moved < k->within ? moved : k->within);
+}
+
+/* Whether `o` says figure `k` within `within` of the program's measurement and within
+ * allowed() of the known answer. */
 static bool known_said(const struct tp_pop_output *o, const struct known *k)
 {
-	return fabs(figure_of(&o->factors, k) - k->value) <= k->within + drift(o, k);
+	double said = figure_of(&o->factors, k), m = own(o, k);
+	return (isnan(m) || fabs(said - m) <= k->within) && fabs(said - k->value) <= allowed(o, k);
 }
 
 static bool all_known(const struct tp_pop_run *pop, const struct known *known,
@@ -125,22 +135,23 @@ static void expect_answers(const char *name, bool region_of_interest, const stru
 			     "%s: %s %s a region of interest:\n%s", name, o->way,
 			     region_of_interest ? "does not say" : "says", o->text);
 		for (const struct known *k = known; o->factors.said && k->figure != NULL; k++)
-			cr_expect(known_said(o, k),
-				  "%s: %s says %s %.3f, not %.3f within %.3f (%.3f, and the "
-				  "program's own measurement was %.3f off):\n%s\nthe program "
-				  "said:\n%s",
-				  name, o->way, k->figure, figure_of(&o->factors, k), k->value,
-				  k->within + drift(o, k), k->within, drift(o, k), o->text, o->err);
+			cr_expect(
+				known_said(o, k),
+				"%s: %s says %s %.3f: the program measured %.3f itself (within "
+				"%.3f of it?), the known answer is %.3f (within %.3f of it?):\n%s\n"
+				"the program said:\n%s",
+				name, o->way, k->figure, figure_of(&o->factors, k), own(o, k),
+				k->within, k->value, allowed(o, k), o->text, o->err);
 	}
 	tp_pop_run_free(&pop);
 }
 
 /*
  * A balanced worksharing loop (80 units on two threads): parallel efficiency 0.99 as the program
- * measures itself on an idle machine, at least 0.93 said by the spec; at least 0.90 asserted
- * (1 within 0.10), for a second thread that starts late on a loaded machine.
+ * measures itself on an idle machine, at least 0.93 said by the spec; 1 within 0.05 asserted:
+ * at least 0.95, or 0.90 as the load moves it.
  */
-static const struct known balanced[] = {NEAR(parallel, 1.0, 0.10), {0}};
+static const struct known balanced[] = {NEAR(parallel, 1.0, WITHIN), {0}};
 
 Test(pop, a_balanced_loop_is_efficient, .timeout = 120)
 {
