@@ -99,11 +99,15 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 {
 	const uint64_t key = (uint64_t)row << TP_LIVE_PATH_ROW_SHIFT;
-	unsigned free_at = TP_LIVE_PATH_SITES, smallest = 0;
+	/* the site is almost always on the path already (every poll asks): found first, alone */
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t v = p->sites[k];
 		if (v != 0 && (v & ~TP_LIVE_PATH_NS_MASK) == key)
 			return k;
+	}
+	unsigned free_at = TP_LIVE_PATH_SITES, smallest = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		uint64_t v = p->sites[k];
 		if (v == 0 && free_at == TP_LIVE_PATH_SITES)
 			free_at = k;
 		else if ((v & TP_LIVE_PATH_NS_MASK) < (p->sites[smallest] & TP_LIVE_PATH_NS_MASK))
@@ -187,6 +191,26 @@ void tp_span_fork_join(struct tp_span_thread *th, bool done)
 	th->awaits_fork = !done;
 }
 
+/*
+ * `last` becomes tp_span_path_max(`in`, `last`) as a copy of `in` would: `in`'s sites unless
+ * `last` is longer (a tie keeps `in`'s), the later end and the larger placed length.
+ */
+static void path_after(struct tp_live_path *last, const struct tp_live_path *in)
+{
+	if (last->ns > in->ns) {
+		if (in->ended_ns > last->ended_ns)
+			last->ended_ns = in->ended_ns;
+		if (in->placed_ns > last->placed_ns)
+			last->placed_ns = in->placed_ns;
+		return;
+	}
+	uint64_t ended = last->ended_ns > in->ended_ns ? last->ended_ns : in->ended_ns;
+	uint64_t placed = last->placed_ns > in->placed_ns ? last->placed_ns : in->placed_ns;
+	*last = *in;
+	last->ended_ns = ended;
+	last->placed_ns = placed;
+}
+
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			    uint32_t row, uint64_t now, uint64_t suspended_ns,
 			    const struct tp_live_path *frozen)
@@ -210,23 +234,26 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 		return delay;
 	}
 	th->awaits_fork = false;
+	/* the start path is built in th->in itself (one copy per poll: a path is large); the
+	 * thread's previous fragment's end is kept aside only when it joins */
 	tp_spin_lock(&t->lock);
-	struct tp_live_path in = t->in;
-	const struct tp_live_path *last = &th->in;
 	switch (t->sync) {
 	case TP_SYNC_TASKWAIT:
-		tp_span_path_max(&in, &t->kids);
+		th->in = t->in;
+		tp_span_path_max(&th->in, &t->kids);
 		memset(&t->kids, 0, sizeof t->kids);
 		break;
 	case TP_SYNC_TASKGROUP:
-		tp_span_path_max(&in, &t->kids);
-		tp_span_path_max(&in, &t->desc);
+		th->in = t->in;
+		tp_span_path_max(&th->in, &t->kids);
+		tp_span_path_max(&th->in, &t->desc);
 		memset(&t->kids, 0, sizeof t->kids);
 		memset(&t->desc, 0, sizeof t->desc);
 		break;
 	case TP_SYNC_BARRIER:
+		th->in = t->in;
 		if (frozen != NULL)
-			tp_span_path_max(&in, frozen);
+			tp_span_path_max(&th->in, frozen);
 		memset(&t->kids, 0, sizeof t->kids);
 		memset(&t->desc, 0, sizeof t->desc);
 		break;
@@ -235,16 +262,17 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 		 * once it ended), unless that was a child run undeferred, nested in this task */
 		if (!t->ran_undeferred && th->last_task != 0 && th->last_task != task &&
 		    th->free_ns >= suspended_ns)
-			tp_span_path_max(&in, last);
+			path_after(&th->in, &t->in);
+		else
+			th->in = t->in;
 		break;
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
-	uint64_t delay = tp_live_start_delay(now, in.ended_ns, th->free_ns);
-	in.burdened_ns += delay;
-	if (in.placed_ns < placed_before)
-		in.placed_ns = placed_before;
-	th->in = in;
+	uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+	th->in.burdened_ns += delay;
+	if (th->in.placed_ns < placed_before)
+		th->in.placed_ns = placed_before;
 	th->site_at = tp_span_path_site(&th->in, row);
 	return delay;
 }
