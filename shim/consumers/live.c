@@ -533,6 +533,7 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	set64(&s->longest.ns, end->ns);
 	set64(&s->longest.burdened_ns, end->burdened_ns);
+#pragma GCC unroll 4 /* at every poll end that lengthens the path: its steps cost as much */
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		set64(&s->longest.sites[k], end->sites[k]);
 		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
