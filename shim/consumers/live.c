@@ -144,6 +144,10 @@ struct live_local {
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
+	/* the polled task that ended (its terminate, 0 none) and when: its poll's end comes right
+	 * after, and is timed then too (one clock read for the two) */
+	uint64_t terminated_task;
+	uint64_t terminated_ns;
 	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
 	uint32_t poll_region;   /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
@@ -1165,7 +1169,8 @@ static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t sit
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = done && local.terminated_task == task ? local.terminated_ns : now_ns();
+	local.terminated_task = 0;
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
 		if (local.poll_row != NO_ROW) {
@@ -1256,8 +1261,11 @@ void tp_live_task_terminate(uint64_t task)
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
 	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
-	if (task == local.polled_task)
+	if (task == local.polled_task) {
 		polled += now - local.poll_start;
+		local.terminated_task = task;
+		local.terminated_ns = now;
+	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
 	const struct tp_live_path *ended = span_ended(e, task, now);
