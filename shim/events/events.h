@@ -254,14 +254,14 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
+	TP_IN_PROCESS(tp_record_task_wake(task, waker),
 		      tp_live_task_wake(task), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
+	TP_IN_PROCESS(tp_record_task_poll_start(task),
 		      tp_live_task_poll_start(task), TP_NOT_REPORTED);
 }
 
@@ -307,7 +307,7 @@ static inline void tp_fire_region_of_interest(uint32_t on)
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
+	TP_IN_PROCESS(tp_record_task_terminate(task, reason),
 		      tp_live_task_terminate(task), tp_report_task_terminated(report_key));
 }
 
@@ -336,14 +336,14 @@ static inline void tp_fire_worker_stop(void)
 static inline void tp_fire_worker_park(void)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1),
+	TP_IN_PROCESS(tp_record_worker_park(), tp_live_park(1),
 		      TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_worker_unpark(void)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0),
+	TP_IN_PROCESS(tp_record_worker_unpark(), tp_live_park(0),
 		      TP_NOT_REPORTED);
 }
 
@@ -398,6 +398,6 @@ static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t res
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
+	TP_IN_PROCESS(tp_record_wait_end(kind, object, result, task),
 		      tp_live_wait_end(task), tp_report_waits_leave(wait));
 }
