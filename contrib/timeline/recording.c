@@ -148,8 +148,9 @@ static unsigned args_needed(unsigned type)
 {
 	switch (type) {
 	case TP_RECORD_TASK_SPAWN:
-	case TP_RECORD_WAITED:
 		return 4;
+	case TP_RECORD_WAITED: /* object, task and site, result and duration (then a timeout) */
+		return 3;
 	case TP_RECORD_TASK_SPAWNED:
 	case TP_RECORD_TASK_STACK:
 	case TP_RECORD_TASK_WAKE:
@@ -245,7 +246,7 @@ static uint64_t record_duration(const struct tp_record *r)
 	case TP_RECORD_TASK_POLLED:
 		return tp_compact_high(r->arg[0]);
 	case TP_RECORD_WAITED:
-		return tp_compact_high(r->arg[3]);
+		return tp_compact_high(r->arg[2]);
 	default:
 		return 0;
 	}
@@ -989,11 +990,15 @@ static void compact_event_of(const struct tp_record *r, struct timeline_event *e
 			break;
 		e->arg[0] = small & TP_COMPACT_WAIT_KIND;
 		e->arg[1] = (int64_t)a[0];
-		e->arg[2] = e->type == TP_RECORD_WAIT_START ? (int64_t)a[1]
-							    : (int32_t)tp_compact_low(a[3]);
-		e->arg[3] = tp_compact_low(a[2]);
+		if (e->type == TP_RECORD_WAIT_END)
+			e->arg[2] = (int32_t)tp_compact_low(a[2]);
+		else /* no timeout: -1 */
+			e->arg[2] = tp_record_bytes(r->word) > sizeof *r + 3 * sizeof a[0]
+					    ? (int64_t)a[3]
+					    : -1;
+		e->arg[3] = tp_compact_low(a[1]);
 		if (e->type == TP_RECORD_WAIT_START)
-			e->arg[4] = tp_compact_high(a[2]);
+			e->arg[4] = tp_compact_high(a[1]);
 		break;
 	default:
 		break;

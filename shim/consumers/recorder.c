@@ -531,9 +531,11 @@ static inline bool since_record(const struct tp_record *r, uint64_t *duration)
 	return *duration <= UINT32_MAX;
 }
 
+/* Sets argument `i` of the record (one of its words: never past it, at the buffer's end). */
 static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
 {
-	__atomic_store_n(&r->arg[i], value, __ATOMIC_RELAXED);
+	if (__builtin_expect(8 * (i + 2) <= tp_record_bytes(r->word), 1))
+		__atomic_store_n(&r->arg[i], value, __ATOMIC_RELAXED);
 }
 
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
@@ -576,7 +578,7 @@ void tp_record_worker_unpark(void)
 		     (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED | TP_COMPACT_WAIT_ENDED)) ==
 			    TP_COMPACT_WAIT_PARKED &&
 		    since_record(r, &duration)) {
-			fold_arg(r, 3, tp_compact_pair(0, (uint32_t)duration));
+			fold_arg(r, 2, tp_compact_pair(0, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_UNPARKED));
 			return;
 		}
@@ -715,8 +717,8 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND)
-		tp_record(TP_RECORD_WAITED, kind, 4, object, (uint64_t)timeout_ns,
-			  tp_compact_pair((uint32_t)task, site), 0);
+		tp_record(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
+			  tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
 	else
 		tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
 }
@@ -729,13 +731,13 @@ void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_
 	if (r != NULL) {
 		/* the end of the wait that started last, unparked or with nothing in between */
 		unsigned small = tp_record_small(r->word);
-		uint64_t duration = tp_compact_high(r->arg[3]);
+		uint64_t duration = tp_compact_high(r->arg[2]);
 		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
 		    (small & TP_COMPACT_WAIT_KIND) == kind && !(small & TP_COMPACT_WAIT_ENDED) &&
-		    r->arg[0] == object && tp_compact_low(r->arg[2]) == task &&
+		    r->arg[0] == object && tp_compact_low(r->arg[1]) == task &&
 		    ((small & TP_COMPACT_WAIT_UNPARKED) ||
 		     (!(small & TP_COMPACT_WAIT_PARKED) && since_record(r, &duration)))) {
-			fold_arg(r, 3,
+			fold_arg(r, 2,
 				 tp_compact_pair((uint32_t)(int32_t)result, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_ENDED));
 			return;
