@@ -266,8 +266,8 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  *   signed 32-bit number), then the timeout in ns unless it is -1 (none: the record is a word
  *   shorter); small: the kind (TP_COMPACT_WAIT_KIND), then
  *   TP_COMPACT_WAIT_PARKED  worker-thread-park at the record's time, after wait-start
- *   TP_COMPACT_WAIT_UNPARKED  worker-thread-unpark at the end
  *   TP_COMPACT_WAIT_ENDED   wait-end (the object, the result, the task) at the end
+ *   TP_COMPACT_WAIT_UNPARKED  worker-thread-unpark at the end, after wait-end if any
  */
 #define TP_COMPACT_SPAWN_EXECUTOR 0x3fu
 #define TP_COMPACT_WOKEN          0x40u

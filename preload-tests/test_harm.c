@@ -1085,15 +1085,15 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, 800, 1, 3);
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 800, 1, 3);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 800, 0);
-	/* a wait without a timeout that parks, is unparked 100 ns later and ends (-4: EINTR) */
+	/* a wait without a timeout that parks, ends 100 ns later (-4: EINTR), unparked */
 	made_record(&v8, TP_RECORD_WAITED,
 		    TP_WAIT_CONDVAR | TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED |
 			    TP_COMPACT_WAIT_ENDED,
 		    900, 3, 0x1000, tp_compact_pair(0, 0), tp_compact_pair((uint32_t)-4, 100));
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_CONDVAR, 900, 4, 0x1000, none, 0, 0);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 900, 0);
-	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 1000, 0);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_CONDVAR, 1000, 3, 0x1000, (uint64_t)-4, 0);
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 1000, 0);
 	/* one with a timeout that ends 20 ns in; one left open */
 	made_record(&v8, TP_RECORD_WAITED, TP_WAIT_SEMAPHORE | TP_COMPACT_WAIT_ENDED, 1100, 4,
 		    0x2000, tp_compact_pair(0, 0), tp_compact_pair(0, 20), 5000);

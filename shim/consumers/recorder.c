@@ -567,25 +567,30 @@ void tp_record_task_wake(uint64_t task, uint64_t waker)
 	tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0);
 }
 
-void tp_record_worker_unpark(void)
+void tp_record_worker_unpark(bool by_wait)
 {
+	if (!by_wait) {
+		/* an executor's: a record the poll it starts next folds into */
+		tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0);
+		return;
+	}
 	struct tp_record *r = fold_begin();
 	if (r != NULL) {
-		/* a wait that parked its thread, which wakes up: its end comes next */
+		/* the wait that parked the thread: right after its end, or (a jump out of it) before */
+		unsigned small = tp_record_small(r->word);
 		uint64_t duration;
 		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
-		    (tp_record_small(r->word) &
-		     (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED | TP_COMPACT_WAIT_ENDED)) ==
+		    (small & (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED)) ==
 			    TP_COMPACT_WAIT_PARKED &&
-		    since_record(r, &duration)) {
-			fold_arg(r, 2, tp_compact_pair(0, (uint32_t)duration));
+		    ((small & TP_COMPACT_WAIT_ENDED) || since_record(r, &duration))) {
+			if (!(small & TP_COMPACT_WAIT_ENDED))
+				fold_arg(r, 2, tp_compact_pair(0, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_UNPARKED));
 			return;
 		}
 		fold_cancel();
 	}
-	/* a record the poll that comes next folds into */
-	tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0);
+	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
 void tp_record_task_poll_start(uint64_t task)
@@ -679,12 +684,12 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 			  site, 0, 0);
 }
 
-void tp_record_worker_park(void)
+void tp_record_worker_park(bool by_wait)
 {
 	struct tp_record *r = fold_begin();
 	if (r != NULL) {
 		unsigned small = tp_record_small(r->word), bit = 0;
-		switch (tp_record_type(r->word)) {
+		switch (by_wait ? TP_RECORD_WAITED : tp_record_type(r->word)) {
 		case TP_RECORD_TASK_POLLED: /* after its poll's end */
 			bit = (small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED)) == TP_COMPACT_ENDED
 				      ? TP_COMPACT_PARKED
@@ -694,11 +699,13 @@ void tp_record_worker_park(void)
 		case TP_RECORD_TASK_ENDED:
 			bit = small & TP_COMPACT_PARKED ? 0 : TP_COMPACT_PARKED;
 			break;
-		case TP_RECORD_WAITED: /* the wait parks its thread */
-			bit = small & (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED |
-				       TP_COMPACT_WAIT_ENDED)
-				      ? 0
-				      : TP_COMPACT_WAIT_PARKED;
+		case TP_RECORD_WAITED: /* the wait that started last parks its thread */
+			bit = tp_record_type(r->word) == TP_RECORD_WAITED &&
+					      !(small &
+						(TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_ENDED |
+						 TP_COMPACT_WAIT_UNPARKED))
+				      ? TP_COMPACT_WAIT_PARKED
+				      : 0;
 			break;
 		default:
 			break;
@@ -729,14 +736,14 @@ void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_
 				      ? fold_begin()
 				      : NULL;
 	if (r != NULL) {
-		/* the end of the wait that started last, unparked or with nothing in between */
+		/* the end of the wait that started last (parked, maybe) */
 		unsigned small = tp_record_small(r->word);
-		uint64_t duration = tp_compact_high(r->arg[2]);
+		uint64_t duration;
 		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
-		    (small & TP_COMPACT_WAIT_KIND) == kind && !(small & TP_COMPACT_WAIT_ENDED) &&
+		    (small & TP_COMPACT_WAIT_KIND) == kind &&
+		    !(small & (TP_COMPACT_WAIT_ENDED | TP_COMPACT_WAIT_UNPARKED)) &&
 		    r->arg[0] == object && tp_compact_low(r->arg[1]) == task &&
-		    ((small & TP_COMPACT_WAIT_UNPARKED) ||
-		     (!(small & TP_COMPACT_WAIT_PARKED) && since_record(r, &duration)))) {
+		    since_record(r, &duration)) {
 			fold_arg(r, 2,
 				 tp_compact_pair((uint32_t)(int32_t)result, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_ENDED));

@@ -26,8 +26,8 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 void tp_record_task_wake(uint64_t task, uint64_t waker);
 void tp_record_task_poll_start(uint64_t task);
 void tp_record_task_terminate(uint64_t task, uint32_t reason);
-void tp_record_worker_park(void);
-void tp_record_worker_unpark(void);
+void tp_record_worker_park(bool by_wait);
+void tp_record_worker_unpark(bool by_wait);
 void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
 
 /* task-poll-end, with the sync construct's site key (0: none; its code recorded once). */
