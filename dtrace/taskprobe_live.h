@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 8
+#define TP_LIVE_VERSION 9
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -163,6 +163,19 @@ struct tp_live_header {
 	 * taken: their waits count at their sites, the threads are not listed */
 	uint64_t waiting_threads_unlisted;
 	char reserved[12];
+	/*
+	 * The region of interest (issue 35: omp_control_tool's start and stop, or pause): start
+	 * and stop pairs ended, whether one is going on now (roi_on) and since when, and the
+	 * ended pairs' run time and placed length added up, and the placed length at the start
+	 * of the one going on (each slot keeps its computation alike: roi_*_ns). Without a pair,
+	 * the factors are the whole run's.
+	 */
+	uint32_t roi_pairs;
+	uint32_t roi_on;
+	uint64_t roi_start_ns;
+	uint64_t roi_run_ns;
+	uint64_t roi_placed_ns;
+	uint64_t roi_placed_at_start_ns;
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -185,6 +198,14 @@ struct tp_live_site {
 	uint32_t module;      /* the module of `address`, or TP_LIVE_NO_MODULE */
 	uint64_t address;     /* the spawn call's return address; 0 for a row of words */
 	char text[TP_LIVE_SITE_TEXT];
+	/*
+	 * A sync construct's site (a barrier's, taskwait's, taskgroup's or mutual exclusion's
+	 * call, where a task's poll ended waiting: issue 35), not a task site: the contract's
+	 * sync kind (0: a task site), and for a mutual exclusion the kind of its acquires (the
+	 * contract's: 1 critical, 2 ordered, 3 lock, 4 nested lock; 0 none seen yet).
+	 */
+	uint32_t sync_kind;
+	uint32_t mutex_kind;
 };
 
 /*
@@ -253,6 +274,13 @@ struct tp_live_path {
 	/* when the last of what the path joins ended (its own end, or a shorter path's joined with
 	 * it): when the fragment after it could start */
 	uint64_t ended_ns;
+	/*
+	 * The placed length (issue 35, the POP factors' critical path's computation): the longest
+	 * path with waits at no cost and each thread also running its fragments in the order it
+	 * ran them. Taken as the larger of the two at every join (never what picks the longer
+	 * path: `ns` does), and at each poll's start also after the thread's previous fragment.
+	 */
+	uint64_t placed_ns;
 	uint64_t sites[TP_LIVE_PATH_SITES];
 	uint32_t fragments[TP_LIVE_PATH_SITES]; /* each kept site's fragments on the path */
 };
@@ -502,10 +530,25 @@ struct tp_live_thread {
 	 * was odd or moved.
 	 */
 	uint32_t path_seq;
-	uint64_t work_ns;        /* the polls of the graph's tasks (not OpenMP's initial task) */
+	uint64_t work_ns;        /* the polls of the graph's tasks: its computation (issue 35) */
 	uint64_t graph_first_ns; /* the first such poll's start, 0 before */
 	uint64_t graph_last_ns;  /* the last such poll's end */
 	struct tp_live_path longest; /* the longest path through the graph ended on the slot */
+	/*
+	 * The fragment it polls now, which a reader counts up to its own now (tp_live_graph_read):
+	 * when its time was last counted into work_ns (0: it polls no task of the graph now), when
+	 * it started, the longest path's and the placed length's at its start, and the row of
+	 * its parallel region (0: none).
+	 */
+	uint64_t open_counted_ns;
+	uint64_t open_start_ns;
+	uint64_t open_path_ns, open_placed_ns;
+	uint32_t open_region;
+	uint32_t reserved_open;
+	/* its computation (work_ns, the open fragment's time counted) inside the region of
+	 * interest's ended pairs, and at the start of the one going on (the header's roi_*) */
+	uint64_t roi_counted_ns;
+	uint64_t roi_at_start_ns;
 	/*
 	 * The routine the thread was started with (pthread_create's, seen while the statistics
 	 * are on), and its module: a reader names a thread that set no name of its own by it; 0
@@ -546,6 +589,7 @@ static inline void tp_live_read_longest(const struct tp_live_thread *t, struct t
 		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
 		out->burdened_ns = __atomic_load_n(&t->longest.burdened_ns, __ATOMIC_RELAXED);
 		out->ended_ns = __atomic_load_n(&t->longest.ended_ns, __ATOMIC_RELAXED);
+		out->placed_ns = __atomic_load_n(&t->longest.placed_ns, __ATOMIC_RELAXED);
 		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
 			out->fragments[k] = __atomic_load_n(&t->longest.fragments[k],
@@ -587,7 +631,201 @@ struct tp_live_site_stats {
 	 * in several polls, and the granularity's verdict judges the task, not its polls.
 	 */
 	uint32_t task_time_histogram[TP_LIVE_COST_BUCKETS];
+	/*
+	 * For the row of a parallel region (its implicit tasks' site): the thread's computation
+	 * inside the region (its fragments of the tasks of the region, an explicit task's being
+	 * its parent's), the fragment going on now excluded: the region's load balance.
+	 */
+	uint64_t region_ns;
+	/*
+	 * For the row of a sync construct's site (the site's sync_kind): the time this thread's
+	 * tasks waited there (from their poll's end at the site to their next poll's start) and
+	 * how many waits.
+	 */
+	uint64_t sync_waited_ns;
+	uint64_t sync_waits;
 };
+
+/*
+ * A sync construct's site's kind in words, as every reader says it (its site's sync_kind, and a
+ * mutual exclusion's mutex_kind): "barrier", "taskwait", "taskgroup", or the mutual exclusion's
+ * "critical", "ordered", "lock", "nested lock" ("mutex" before its first acquire).
+ */
+static inline const char *tp_live_sync_kind_words(uint32_t sync, uint32_t mutex)
+{
+	static const char *const syncs[] = {"", "barrier", "taskwait", "taskgroup", "mutex"};
+	static const char *const mutexes[] = {"mutex", "critical", "ordered", "lock",
+					      "nested lock"};
+	if (sync == 4)
+		return mutex < sizeof mutexes / sizeof mutexes[0] ? mutexes[mutex] : "mutex";
+	return sync < sizeof syncs / sizeof syncs[0] ? syncs[sync] : "?";
+}
+
+/* `now` - `then`, 0 when `then` is later (a value read a moment apart). */
+static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * The task graph's figures at `now` (the process's clock), as every reader of the live
+ * statistics reads them from the header and the slots (a slot's outlive its threads): the work
+ * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
+ * (the first poll's start: OpenMP's initial task's, at the executor's start), the last poll's
+ * end (now while one goes on), the longest path ended (its sites), and the span and placed
+ * length with the fragments going on now. The factors' figures (computation, placed length, run) are the region of
+ * interest's when the program marked one (roi_pairs or roi_on), else the whole run's.
+ */
+struct tp_live_graph {
+	uint64_t work_ns, first_ns, last_ns;
+	struct tp_live_path longest;
+	uint64_t span_ns, placed_ns;
+	unsigned threads; /* slots whose threads polled a task of the graph */
+	/* the factors': each of those threads' computation (the first `threads`), the placed
+	 * length and the run, inside the region of interest if there is one */
+	uint64_t computation_ns[TP_LIVE_THREADS];
+	uint64_t factors_placed_ns, run_ns;
+	unsigned roi_pairs; /* start and stop pairs, one going on counted: 0 none */
+};
+
+/* Slot `t`'s fragment going on now, if any: its time since last counted and its paths' to now. */
+static inline void tp_live_open_fragment(const struct tp_live_thread *t, uint64_t now,
+					 uint64_t *uncounted_ns, uint64_t *path_ns,
+					 uint64_t *placed_ns)
+{
+	*uncounted_ns = *path_ns = *placed_ns = 0;
+	uint64_t counted = __atomic_load_n(&t->open_counted_ns, __ATOMIC_ACQUIRE);
+	if (counted == 0)
+		return;
+	uint64_t ran = tp_live_since(now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+	*uncounted_ns = tp_live_since(now, counted);
+	*path_ns = __atomic_load_n(&t->open_path_ns, __ATOMIC_RELAXED) + ran;
+	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + ran;
+}
+
+/* Slot `t`'s computation at `now`: its polls of the graph's tasks, the one going on counted. */
+static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint64_t now)
+{
+	uint64_t uncounted, path, placed;
+	tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+	return __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+}
+
+static inline void tp_live_graph_read(const struct tp_live_header *h,
+				      const struct tp_live_thread *slots, uint64_t now,
+				      struct tp_live_graph *g)
+{
+	*g = (struct tp_live_graph){0};
+	uint32_t pairs = __atomic_load_n(&h->roi_pairs, __ATOMIC_ACQUIRE),
+		 on = __atomic_load_n(&h->roi_on, __ATOMIC_ACQUIRE);
+	g->roi_pairs = pairs + (on != 0);
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+			continue;
+		uint64_t uncounted, open_path, open_placed;
+		tp_live_open_fragment(t, now, &uncounted, &open_path, &open_placed);
+		uint64_t work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+		if (work == 0)
+			continue;
+		uint64_t first = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
+			 last = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
+		uint64_t computation = work;
+		if (g->roi_pairs > 0)
+			computation = __atomic_load_n(&t->roi_counted_ns, __ATOMIC_RELAXED) +
+				      (on ? tp_live_since(work, __atomic_load_n(&t->roi_at_start_ns,
+										__ATOMIC_RELAXED))
+					  : 0);
+		g->computation_ns[g->threads++] = computation;
+		g->work_ns += work;
+		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
+			g->first_ns = first;
+		/* a poll going on ends now, as far as it is counted */
+		if (uncounted > 0 || open_path > 0)
+			last = now;
+		if (last > g->last_ns)
+			g->last_ns = last;
+		struct tp_live_path p;
+		tp_live_read_longest(t, &p);
+		if (p.ns > g->longest.ns)
+			g->longest = p;
+		uint64_t span = p.ns > open_path ? p.ns : open_path,
+			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
+		g->span_ns = span > g->span_ns ? span : g->span_ns;
+		g->placed_ns = placed > g->placed_ns ? placed : g->placed_ns;
+	}
+	/* a torn read never makes the span shorter than the path whose sites are read */
+	if (g->span_ns < g->longest.ns)
+		g->span_ns = g->longest.ns;
+	if (g->roi_pairs == 0) {
+		g->factors_placed_ns = g->placed_ns;
+		g->run_ns = g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0;
+		return;
+	}
+	g->factors_placed_ns = __atomic_load_n(&h->roi_placed_ns, __ATOMIC_RELAXED);
+	g->run_ns = __atomic_load_n(&h->roi_run_ns, __ATOMIC_RELAXED);
+	if (on) {
+		g->factors_placed_ns += tp_live_since(
+			g->placed_ns,
+			__atomic_load_n(&h->roi_placed_at_start_ns, __ATOMIC_RELAXED));
+		g->run_ns += tp_live_since(now,
+					   __atomic_load_n(&h->roi_start_ns, __ATOMIC_RELAXED));
+	}
+}
+
+/* The factors of the graph read (tp_live_graph_read). */
+static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_graph *g)
+{
+	return tp_live_factors_of(g->computation_ns, g->threads, g->factors_placed_ns, g->run_ns);
+}
+
+/*
+ * A parallel region's figures (the row of its implicit tasks' site): the computation of the
+ * threads that ran its tasks, how many, and their load balance (tp_live_factors_of's: average
+ * over maximum).
+ */
+struct tp_live_region {
+	uint64_t computation_ns;
+	unsigned threads;
+	double load_balance;
+};
+
+/*
+ * Region `row` read from the slots and their rows (`rows` of slot i at `map` + `rows_offset` +
+ * i * `rows_stride`, when the slot's rows_ready), the fragments going on now counted to `now`.
+ */
+static inline struct tp_live_region tp_live_region_read(const struct tp_live_thread *slots,
+							const char *map, uint64_t rows_offset,
+							uint64_t rows_stride, uint32_t row,
+							uint64_t now)
+{
+	uint64_t computation[TP_LIVE_THREADS];
+	struct tp_live_region r = {0};
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *rows = (const void *)(map + rows_offset +
+								       (uint64_t)i * rows_stride);
+		uint64_t ns = __atomic_load_n(&rows[row].region_ns, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&t->open_region, __ATOMIC_RELAXED) == row) {
+			uint64_t uncounted, path, placed;
+			tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+			/* its whole poll so far: region_ns counts polls once ended */
+			if (uncounted > 0)
+				ns += tp_live_since(
+					now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+		}
+		if (ns == 0)
+			continue;
+		computation[r.threads++] = ns;
+		r.computation_ns += ns;
+	}
+	struct tp_live_factors f = tp_live_factors_of(computation, r.threads, 0, 1);
+	r.load_balance = f.valid ? f.load_balance : 0;
+	return r;
+}
 
 #define TP_LIVE_PAGE         4096u
 #define TP_LIVE_ROUND_UP(n)  (((n) + TP_LIVE_PAGE - 1) / TP_LIVE_PAGE * TP_LIVE_PAGE)

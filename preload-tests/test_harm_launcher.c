@@ -416,6 +416,148 @@ Test(harm, a_gcc_openmp_program_moved_onto_libomp_is_told_once)
 	tp_run_free(&plain);
 }
 
+/*
+ * A GCC-built program that calls what libomp lacks (omp_target_alloc) is not moved onto libomp,
+ * where it would end in a symbol lookup error: it runs as it does plainly, on libgomp, and says
+ * its tasks are not seen and why (the shim's line), not that it runs on libomp.
+ */
+Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *lacking = tp_require_program(tp_target("omp_host_device_memory_gcc"),
+						 "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){lacking, NULL}, env, &plain);
+	tp_launch((const char *[]){"run", "--", lacking, NULL}, env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
+	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
+			  NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
+ * libomp preloaded by hand (as README says to, without the launcher), then under the launcher: a
+ * GCC-built program a script starts runs as it does plainly so (libomp answers it, libgomp
+ * behind), not ended by the dynamic linker (libomp loaded twice, the second time unknown as
+ * libgomp, fails ld.so's version check).
+ */
+Test(harm, a_gcc_openmp_program_with_libomp_preloaded_by_hand_runs_as_plainly)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *fib = tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char preload[4200];
+	snprintf(preload, sizeof preload, "TP_PRELOAD_AFTER_SHIM=%s", TP_LIBOMP_PATH);
+	const char *env[] = {"OMP_NUM_THREADS=2", preload, NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", "\"$0\" 10", fib, NULL}, env, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_launch((const char *[]){"run", "--", "/bin/sh", "-c", "\"$0\" 10", fib, NULL}, env,
+		  &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 0, "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
+ * A script's GCC-built OpenMP programs run on libomp too, their tasks seen, and the launcher says
+ * so once, at the end, for both; one that calls what libomp lacks (omp_target_alloc) stays on
+ * libgomp and runs as it does plainly; ldd lists what it does plainly. The script's output and
+ * status are the plain run's.
+ */
+Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/* tp_target's text is static */
+	char *fib = strdup(tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"));
+	const char *lacking = tp_require_program(tp_target("omp_host_device_memory_gcc"),
+						 "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	const char *script =
+		"\"$0\" 10 && \"$0\" 9 && \"$1\"; ldd \"$0\" | grep -o 'lib[g]*omp[^ ]*'; "
+		"exit 3";
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", script, fib, lacking, NULL}, env,
+	       &plain);
+	cr_assert_eq(plain.status, 3, "%s", plain.err);
+	char json[128];
+	snprintf(json, sizeof json, "/tmp/harm-gcc-script-%d.json", (int)getpid());
+	tp_launch((const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", script, fib,
+				   lacking, NULL},
+		  env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	/* the moved programs' line, the one left on libgomp's (the shim's), the timeline's */
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 3, "%s", run.err);
+	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
+	cr_expect(strstr(run.err,
+			 "taskprobe: 2 processes of the run built for GCC's libgomp ran on "
+			 "LLVM's libomp (") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "whose tool interface shows their tasks: omp_fib_gcc\n") != NULL,
+		  "%s", run.err);
+	/* fib(10)'s tasks and fib(9)'s, half at each of its two task constructs (task tracks: the
+	 * two processes' task ids are alike, so their polls are not told apart by id) */
+	char *summary = tp_timeline_summary(json);
+	const char *pragmas[] = {"#pragma omp task shared(a)", "#pragma omp task shared(b)"};
+	for (size_t k = 0; k < 2; k++) {
+		char track[64];
+		snprintf(track, sizeof track, "\ntrack\tfib (omp_fib.c:%d)\t",
+			 tp_source_line("omp_fib.c", "static long fib(", pragmas[k]));
+		unsigned tasks = (tp_fib_tasks(10) + tp_fib_tasks(9)) / 2;
+		cr_expect_eq(tp_timeline_count(summary, track), tasks, "%s%u: %s", track + 1, tasks,
+			     summary);
+	}
+	/* the program libomp cannot run stays on libgomp, and says its tasks are not seen */
+	cr_expect_eq(occurrences(run.err, "runs on GCC's libgomp"), 1, "%s", run.err);
+	cr_expect(strstr(run.err,
+			 "(omp_host_device_memory_gcc) runs on GCC's libgomp, which has no "
+			 "tool interface: its tasks are not seen (its threads and waits "
+			 "are). LLVM's libomp (") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
+			  NULL,
+		  "%s", run.err);
+	free(summary);
+	unlink(json);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+
+	/* the console on such a script: the program's tasks (fib(10)'s, the initial one and the
+	 * two implicit ones of its team), it marked as on libomp, said once */
+	const char *once = "\"$0\" 10";
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", once, fib, NULL}, env, &plain);
+	tp_launch((const char *[]){"top", "--once", "--", "/bin/sh", "-c", once, fib, NULL}, env,
+		  &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
+	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
+				  "LLVM's libomp (") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "(libgomp program on libomp) exited after ") != NULL, "%s",
+		  run.err);
+	char title[128];
+	snprintf(title, sizeof title, "| tasks %u spawned, 0 alive, %u done |",
+		 tp_fib_tasks(10) + 3, tp_fib_tasks(10) + 3);
+	cr_expect(strstr(run.err, title) != NULL, "%s: %s", title, run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	free(fib);
+}
+
 Test(harm, trace_output_goes_to_stderr_or_to_its_file_never_to_the_programs_stdout, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

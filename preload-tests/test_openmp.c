@@ -314,3 +314,38 @@ Test(openmp, mutual_exclusion_waits_holds_and_releases_and_the_region_of_interes
 	cr_expect(start != NULL && start->arg[0] == 1 && stop != NULL && stop->arg[0] == 0);
 	tp_run_free(&run);
 }
+
+/*
+ * A task waiting at its taskgroup's end while its thread runs the group's tasks is not polled
+ * between them: its poll ends once (sync taskgroup) and starts once, when the wait ends. libomp
+ * gives the wait a copy of the task's data, which the adapter must not take for the task's.
+ */
+Test(openmp, a_taskgroup_wait_that_runs_its_tasks_is_one_wait, .timeout = 180)
+{
+	const char *argv[] = {openmp_target("omp_taskgroup_wait"), NULL};
+	struct tp_run run;
+	tp_run_both(argv, NULL, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "sum 21\n");
+	uint64_t waiting = 0;
+	size_t waits = 0, switched = 0, tasks_run = 0;
+	for (size_t i = 0; i < run.n_events; i++) {
+		const struct tp_event *e = &run.events[i];
+		if (strcmp(e->probe, "task__poll__end") != 0)
+			continue;
+		if (e->arg[2] == 3) {
+			waiting = (uint64_t)e->arg[0];
+			waits++;
+		} else if (waiting != 0 && (uint64_t)e->arg[0] == waiting && e->arg[1] == 0 &&
+			   e->arg[2] == 0) {
+			switched++; /* polled again between the group's tasks */
+		} else if (waiting != 0 && e->arg[1] == 1) {
+			tasks_run++;
+		}
+	}
+	cr_expect_eq(waits, 1, "%zu taskgroup waits", waits);
+	cr_expect_geq(tasks_run, 6, "%zu tasks ended after the wait began", tasks_run);
+	cr_expect_eq(switched, 0, "the waiting task polled and switched out %zu times in its wait",
+		     switched);
+	tp_run_free(&run);
+}

@@ -89,10 +89,11 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 
 	DIR *dir = opendir(TP_BUILT_SCRIPTS_DIR);
 	cr_assert_not_null(dir);
-	size_t scripts = 0;
+	size_t scripts = 0, bpftrace_scripts = 0;
 	struct dirent *entry;
 	while ((entry = readdir(dir)) != NULL) {
 		size_t len = strlen(entry->d_name);
+		bpftrace_scripts += len > 3 && strcmp(entry->d_name + len - 3, ".bt") == 0;
 		if (len < 3 || strcmp(entry->d_name + len - 2, ".d") != 0 ||
 		    strcmp(entry->d_name, "taskprobe.d") == 0)
 			continue;
@@ -148,7 +149,9 @@ Test(scripts, every_d_script_names_provider_probes_and_their_arguments_only)
 		free(text);
 	}
 	closedir(dir);
-	cr_expect_eq(scripts, 9, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
+	/* one D script for each bpftrace one (their twins are checked by name below) */
+	cr_expect_eq(scripts, bpftrace_scripts, "D scripts in %s", TP_BUILT_SCRIPTS_DIR);
+	cr_expect_gt(scripts, 0);
 }
 
 /* The wait kinds' names come from the contract's one list (dtrace/meson.build), in D too. */
@@ -624,4 +627,45 @@ Test(scripts, workers_bt_counts_a_worker_parked_only_while_it_is_blocked_in_a_wa
 	idle_worker_report("infinite", &parked, &spin);
 	cr_expect_eq(parked, 0);
 	cr_expect_geq(spin, 180, "spin %lld ms", spin);
+}
+
+/* sync.bt: each construct's waits by site and kind, and each exclusion's holds, exactly. */
+Test(scripts, sync_bt_counts_waits_and_holds_by_construct_site, .timeout = 120)
+{
+	const char *argv[] = {
+		tp_require_program(tp_target("omp_exclusion"), "clang and libomp-dev"), NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_run_script("sync.bt", NULL, argv, env, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_str_eq(run.out, "threads 2 sum 190 ordered 14757 locked 12 control -2 -2\n");
+	/* 20 critical sections, 10 ordered ones, 10 lock holds, one nested lock, one test */
+	static const struct {
+		const char *marker, *kind;
+		long long holds;
+	} sections[] = {
+		{"#pragma omp critical", "critical", 20},
+		{"#pragma omp ordered", "ordered", 10},
+		{"omp_set_lock(&lock)", "lock", 10},
+		{"omp_set_nest_lock", "nest lock", 1},
+		{"omp_test_lock", "lock", 1},
+	};
+	char key[160];
+	for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+		const char *site = tp_source_site("omp_exclusion.c", "int main(",
+						  sections[i].marker);
+		snprintf(key, sizeof key, "@holds[%s, %s]", site, sections[i].kind);
+		cr_expect_eq(tp_map_value(run.trace, key), sections[i].holds, "%s:\n%s", key,
+			     run.trace);
+		/* every acquire waits to enter (a nested lock set twice: twice at its first line) */
+		snprintf(key, sizeof key, "@waits[%s, mutex]", site);
+		cr_expect_eq(tp_map_value(run.trace, key), sections[i].holds, "%s:\n%s", key,
+			     run.trace);
+	}
+	/* three worksharing loops: each thread waits once at each one's implicit barrier */
+	const char *loop = tp_source_site("omp_exclusion.c", "int main(",
+					  "#pragma omp parallel for");
+	snprintf(key, sizeof key, "@waits[%s, barrier]", loop);
+	cr_expect_eq(tp_map_value(run.trace, key), 2, "%s:\n%s", key, run.trace);
+	tp_run_free(&run);
 }

@@ -10,8 +10,15 @@
  * their prefixes, never the graph. The process's longest path so far is the span; walking its
  * nodes back gives the critical path's sites.
  *
- * The program outside parallel regions (OpenMP's initial task, the one task with neither parent
- * nor site) is left out of the graph and its time said apart: the figures are the parallel part's.
+ * OpenMP's initial task (the one task with neither parent nor site) is in the graph: its serial
+ * code is work and lies on the span, and regions in a row compose in series (its fragment after a
+ * region follows the region's implicit task, which joined everything at the region's barrier). A
+ * worker's implicit task (OpenMP names no parent for it) starts after the fork: the initial task's
+ * code up to it, and its region's last fork seen.
+ *
+ * Beside the span, every path has a placed length (POP's critical path's computation: see
+ * analysis.h), and each thread its computation (its polls' time): the POP factors
+ * (taskprobe_live.h), per parallel region the load balance, per sync site the waits.
  */
 #define _GNU_SOURCE
 #include "analysis.h"
@@ -41,15 +48,20 @@ struct node {
 	struct node *prev; /* the longest path's fragment before this one */
 	uint64_t path;     /* ns: the longest path to this fragment's end */
 	uint64_t burdened; /* ns: that path with the delays measured before its fragments started */
+	/* ns: the placed path to its end (analysis.h): what every join brought, the longest path
+	 * or not, and its thread's fragments before it */
+	uint64_t placed;
 	uint64_t start, end, task;
 	uint32_t refs, site, tid, pid;
 	uint64_t process;
 };
 
-/* The longest of some paths, and when the last of them ended. */
+/* The longest of some paths, when the last of them ended, and the longest of their placed
+ * lengths (of any of them, the longest or not). */
 struct acc {
 	struct node *n;
 	uint64_t ns;
+	uint64_t placed;
 };
 
 struct key {
@@ -76,12 +88,15 @@ struct task {
 	uint32_t site, live_children;
 	uint8_t state, sync;
 	bool initial;
+	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
+	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
+	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
 	/* its thread switched it out to run a child created undeferred (nested work): its next
 	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
 	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */
 	bool ran_undeferred;
-	uint64_t ready_ns, suspend_ns, poll_ns, last_spawn_ns;
-	struct node *in;       /* not yet polled: the longest path to its start */
+	uint64_t suspend_ns, poll_ns, last_spawn_ns;
+	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
 	struct node *last;     /* its last fragment */
 	struct acc kids, desc; /* ended since its last join: children, descendants */
 	struct edge *successors;
@@ -91,11 +106,34 @@ struct thread {
 	struct key k;
 	struct task *task; /* polled now, or NULL */
 	uint64_t start, latency;
-	uint64_t counted; /* the polled fragment's time up to here is in the work (count_work) */
-	struct node *in;
-	struct node *last; /* the last fragment it polled */
-	uint64_t free_ns;  /* when that ended */
-	bool parallel;     /* it polled a task of a parallel region */
+	uint64_t poll_start; /* the poll's (start: its fragment's, split at a release) */
+	uint64_t could_ns;   /* when its fragment could start (what joins it ended) */
+	uint64_t counted;    /* the polled fragment's time up to here is in the work (count_work) */
+	struct node *in;     /* the longest path to its fragment's start */
+	uint64_t in_placed;  /* the placed path to it */
+	struct node *last;   /* the last fragment it polled */
+	uint64_t free_ns;    /* when that ended */
+	uint64_t computation; /* its polls' time (in the region of interest, if any) */
+	uint32_t index;       /* among its process's threads that polled (polled: 1 and more) */
+	bool polled;          /* it polled a task */
+};
+
+/* A thread's computation in a parallel region (struct site's by_thread). */
+struct region_thread {
+	uint64_t ns;
+	bool implicit; /* it ran one of the region's implicit tasks */
+};
+
+/* The sync kinds (enum tp_sync_kind): barrier, taskwait, taskgroup, mutual exclusion. */
+#define SYNC_KINDS 5
+
+/* A mutual exclusion (an OMPT wait id) and the path to its last release (analysis.h). */
+struct mutex {
+	struct key k;
+	struct acc released;
+	/* holds it, as far as the events seen say: its thread and task (NULL: none) */
+	struct thread *holder;
+	uint64_t holder_task;
 };
 
 struct site {
@@ -105,18 +143,38 @@ struct site {
 	char *text;
 	uint64_t work, tasks, path_ns, path_fragments;
 	struct hist task_time, spawn_gap, start_delay;
+	/* a parallel construct's: its implicit tasks' threads' computation, by thread index, and
+	 * the path to its last fork (a worker's implicit task starts after it) */
+	bool parallel;
+	uint32_t n_by_thread;
+	struct region_thread *by_thread;
+	struct acc fork;
+	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
+	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
+	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];
+	uint8_t mutex_kind;
 };
 
 struct proc {
 	uint64_t process;
 	uint32_t pid;
 	char comm[64];
-	uint64_t work, serial, tasks;
-	uint64_t first_ns, last_ns; /* the parallel part: its first poll's start, last poll's end */
+	uint64_t work, tasks;
+	uint64_t first_ns; /* its first poll's start */
+	uint64_t end_ns;   /* its last event */
 	struct node *span;
+	uint64_t placed;     /* the longest placed path to the end of a fragment */
 	struct node *frozen; /* what the last barrier to complete joined */
-	uint64_t frozen_ns, freeze_ns;
+	uint64_t frozen_ns, freeze_ns, frozen_placed;
 	uint64_t last_end_ns;
+	uint32_t threads;          /* that polled a task */
+	struct task *initial;      /* OpenMP's initial task, while it is kept */
+	struct thread *initial_on; /* the thread polling it now, or NULL */
+	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS]; /* in syncs of no site */
+	/* region-of-interest: seen, on now (since `roi_since`, when the placed path was
+	 * `roi_placed_since`), the start/stop pairs so far, their run time and placed path */
+	bool roi_seen, roi_on;
+	uint64_t roi_since, roi_placed_since, roi_pairs, roi_run, roi_placed;
 };
 
 /* Sites found by (scope, id) and by (scope, text): open-addressed tables of site indexes (0:
@@ -133,7 +191,7 @@ struct site_index {
 #define SITE_TEXT_BYTES    256
 
 struct analysis {
-	struct map tasks, threads;
+	struct map tasks, threads, mutexes;
 	struct site *sites;
 	size_t n_sites, cap_sites;
 	struct site_index index;
@@ -146,6 +204,7 @@ struct analysis {
 	bool stopped; /* over ANALYSIS_MAX_BYTES, or the converter over ANALYSIS_RESIDENT_MAX */
 	uint64_t stopped_ns;
 	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
+	bool finished;          /* the polls open at the end were ended there (analysis_finish) */
 };
 
 void analysis_memory(size_t *task, size_t *node, size_t *edge)
@@ -329,11 +388,30 @@ static uint64_t path_of(const struct node *n)
 	return n != NULL ? n->path : 0;
 }
 
-static void acc_fold(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns)
+static uint64_t max_u64(uint64_t x, uint64_t y)
+{
+	return x > y ? x : y;
+}
+
+/* `acc` joins a path ending with `n` at `ns`, whose placed length is `placed`: the longest path
+ * picks its node, the placed length is the larger whichever path is longer. */
+static void acc_fold(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns,
+		     uint64_t placed)
 {
 	if (n != NULL && (acc->n == NULL || n->path > acc->n->path))
 		hold(a, &acc->n, n);
-	acc->ns = ns > acc->ns ? ns : acc->ns;
+	acc->ns = max_u64(acc->ns, ns);
+	acc->placed = max_u64(acc->placed, placed);
+}
+
+static void acc_fold_node(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns)
+{
+	acc_fold(a, acc, n, ns, n != NULL ? n->placed : 0);
+}
+
+static void acc_join(struct analysis *a, struct acc *acc, const struct acc *other)
+{
+	acc_fold(a, acc, other->n, other->ns, other->placed);
 }
 
 static void acc_clear(struct analysis *a, struct acc *acc)
@@ -342,10 +420,12 @@ static void acc_clear(struct analysis *a, struct acc *acc)
 	*acc = (struct acc){0};
 }
 
-/* A fragment [start, end] after `prev`, of `task` (NULL: none) on `tid`. */
-static struct node *node_new(struct analysis *a, struct node *prev, const struct task *task,
-			     const struct thread *th, uint32_t pid, uint64_t start, uint64_t end,
-			     uint64_t latency)
+/* A fragment [start, end] after `prev` (and a placed path `placed` long), of `task` on `th`:
+ * in its site's row, or in a mutual exclusion's its sync site's (its section's time on the path
+ * is the section's). */
+static struct node *node_new(struct analysis *a, struct node *prev, uint64_t placed,
+			     const struct task *task, const struct thread *th, uint32_t pid,
+			     uint64_t start, uint64_t end, uint64_t latency)
 {
 	struct node *n = take(a, sizeof *n);
 	if (n == NULL)
@@ -355,10 +435,11 @@ static struct node *node_new(struct analysis *a, struct node *prev, const struct
 	n->prev = ref(prev);
 	n->path = path_of(prev) + (end - start);
 	n->burdened = (prev != NULL ? prev->burdened : 0) + latency + (end - start);
+	n->placed = placed + (end - start);
 	n->start = start;
 	n->end = end;
-	n->task = task != NULL ? task->k.id : 0;
-	n->site = task != NULL ? task->site : 0;
+	n->task = task->k.id;
+	n->site = task->section_site != 0 ? task->section_site : task->site;
 	n->tid = (uint32_t)th->k.id;
 	n->pid = pid;
 	n->process = th->k.process;
@@ -501,7 +582,7 @@ static void task_release(struct analysis *a, struct task *t)
 {
 	while (t != NULL && t->state == ENDED && t->live_children == 0) {
 		struct task *parent = t->parent;
-		unref(a, t->in);
+		acc_clear(a, &t->in);
 		unref(a, t->last);
 		acc_clear(a, &t->kids);
 		acc_clear(a, &t->desc);
@@ -510,6 +591,8 @@ static void task_release(struct analysis *a, struct task *t)
 			give(a, e, sizeof *e);
 		}
 		map_remove(&a->tasks, &t->k);
+		if (t->proc->initial == t)
+			t->proc->initial = NULL;
 		give(a, t, sizeof *t);
 		a->tasks_open--;
 		if (parent != NULL)
@@ -537,12 +620,48 @@ static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32
 
 /* ---- events ---- */
 
+/* Whether `t` is an implicit task: its site is a parallel construct's. */
+static bool implicit(const struct analysis *a, const struct task *t)
+{
+	return t->site != 0 && a->sites[t->site].parallel;
+}
+
 /*
- * The polled fragment's time up to `ns` into the work. Called before a path takes that time (a
- * spawn's edge from the fragment up to the spawn) as well as at the poll's end: a fragment still
- * open when the recording ends (the program exits inside a parallel region) has put its time up
- * to its last spawn on its children's paths, and the work counts it too, so that no path is ever
- * longer than the work (span <= work). The live statistics count the same (live.c's count_work).
+ * The parallel region a fragment of `t` belongs to: the site of the innermost implicit task
+ * above it, itself included (an explicit task's region is its parent's); 0 outside every region
+ * (the initial task's serial code). Kept from its spawn: its parent's, or its parent's site if
+ * that is a parallel construct's (a nested region's, known once its workers' implicit tasks came
+ * after the primary's spawn).
+ */
+static uint32_t region_of(const struct analysis *a, const struct task *t)
+{
+	return implicit(a, t) ? t->site : t->region;
+}
+
+/* Region `region`'s entry of thread `th` (NULL when out of memory). */
+static struct region_thread *region_thread(struct analysis *a, uint32_t region,
+					   const struct thread *th)
+{
+	struct site *s = &a->sites[region];
+	if (th->index >= s->n_by_thread) {
+		uint32_t n = 2 * th->index + 2;
+		struct region_thread *r = take(a, n * sizeof *r);
+		if (r == NULL)
+			return NULL;
+		if (s->n_by_thread > 0)
+			memcpy(r, s->by_thread, s->n_by_thread * sizeof *r);
+		give(a, s->by_thread, s->n_by_thread * sizeof *r);
+		s->by_thread = r;
+		s->n_by_thread = n;
+	}
+	return &s->by_thread[th->index];
+}
+
+/*
+ * The polled fragment's time up to `ns` into the work, and into its thread's computation and its
+ * region's (the POP factors': only inside the region of interest, when there is one). Called
+ * before a path takes that time (a spawn's edge from the fragment up to the spawn, a release) as
+ * well as at the poll's end. The live statistics count the same (live.c's count_work).
  */
 static void count_work(struct analysis *a, struct proc *p, struct thread *th, const struct task *t,
 		       uint64_t ns)
@@ -551,6 +670,46 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 	p->work += w;
 	a->sites[t->site].work += w;
 	th->counted = ns;
+	if (p->roi_seen && !p->roi_on)
+		return;
+	th->computation += w;
+	uint32_t region = region_of(a, t);
+	struct region_thread *r = region != 0 ? region_thread(a, region, th) : NULL;
+	if (r != NULL)
+		r->ns += w;
+}
+
+/* `t` starts after the initial task's code up to `ns`: its fragment polled now up to there (in
+ * the work there too), or its last one. */
+static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, uint64_t ns)
+{
+	struct task *initial = p->initial;
+	struct thread *th = p->initial_on;
+	if (initial == NULL)
+		return;
+	if (th == NULL || th->task != initial) {
+		acc_fold_node(a, &t->in, initial->last, initial->suspend_ns);
+		return;
+	}
+	count_work(a, p, th, initial, ns);
+	/* held while folded: freed here if `t` does not keep it */
+	struct node *part = ref(node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start,
+					 ns, th->latency));
+	acc_fold_node(a, &t->in, part, ns);
+	unref(a, part);
+}
+
+/* The longest placed path at `ns`: of the fragments ended, and of those polled now up to `ns`. */
+static uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns)
+{
+	uint64_t placed = p->placed;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
+			const struct thread *th = (const struct thread *)k;
+			if (k->process == p->process && th->task != NULL && ns >= th->start)
+				placed = max_u64(placed, th->in_placed + (ns - th->start));
+		}
+	return placed;
 }
 
 static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
@@ -567,26 +726,47 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->site != 0)
 		a->sites[t->site].process = p->process;
 	t->initial = parent_id == 0 && e->arg[2] == 0;
-	t->ready_ns = e->ns;
+	t->in.ns = e->ns;
 	t->state = NEW;
 	if (parent != NULL && parent->state != ENDED) {
 		t->parent = parent;
 		parent->live_children++;
+		t->region = region_of(a, parent);
 	}
-	if (t->initial)
+	struct site *s = &a->sites[t->site];
+	if (t->initial && p->initial == NULL)
+		p->initial = t;
+	if (parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP) {
+		/* a worker's implicit task (OpenMP names no parent for it): its region's
+		 * construct's site; it starts after the fork, which its thread may report before
+		 * the primary thread reports it: after the initial task's code so far (an
+		 * outermost region's encountering task), and the region's last fork seen */
+		s->parallel = true;
+		acc_join(a, &t->in, &s->fork);
+		initial_so_far(a, p, t, e->ns);
 		return;
-	if (parent != NULL && !parent->initial && th->task == parent) {
+	}
+	if (parent != NULL && th->task == parent) {
 		/* the parent's fragment up to the spawn */
 		count_work(a, p, th, parent, e->ns);
-		struct node *part = node_new(a, th->in, parent, th, p->pid, th->start, e->ns,
-					     th->latency);
-		hold(a, &t->in, part);
+		struct node *part = node_new(a, th->in, th->in_placed, parent, th, p->pid,
+					     th->start, e->ns, th->latency);
+		hold(a, &t->in.n, part);
+		t->in.placed = th->in_placed + (e->ns - th->start);
 		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
-			hist_add(a, &a->sites[t->site].spawn_gap, e->ns - parent->last_spawn_ns);
+			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
 		parent->ran_undeferred |= e->undeferred;
-	} else if (parent != NULL && !parent->initial) {
-		hold(a, &t->in, parent->last);
+		/* the initial task's child for a region (its tasks of a team of one are
+		 * undeferred); a nested region's site is known by its workers' */
+		if (t->site != 0 && parent->initial && !e->undeferred)
+			s->parallel = true;
+		if (t->site != 0 && !e->undeferred && (parent->initial || implicit(a, parent))) {
+			acc_clear(a, &s->fork);
+			acc_join(a, &s->fork, &t->in);
+		}
+	} else if (parent != NULL) {
+		acc_fold_node(a, &t->in, parent->last, e->ns);
 	}
 }
 
@@ -597,11 +777,7 @@ static void on_dependence(struct analysis *a, struct proc *p, const struct timel
 	if (pred == NULL || succ == NULL || succ->state != NEW || pred == succ)
 		return;
 	if (pred->state == ENDED) {
-		struct acc in = {succ->in, succ->ready_ns};
-		succ->in = NULL;
-		acc_fold(a, &in, pred->last, pred->suspend_ns);
-		succ->in = in.n;
-		succ->ready_ns = in.ns;
+		acc_fold_node(a, &succ->in, pred->last, pred->suspend_ns);
 		return;
 	}
 	struct edge *edge = take(a, sizeof *edge);
@@ -623,33 +799,38 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		if (t == NULL)
 			return;
 		t->state = NEW;
-		t->ready_ns = e->ns;
+		t->in.ns = e->ns;
 	}
 	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
 		return; /* not as the contract orders: left out */
 	th->task = t;
-	th->start = e->ns;
-	th->counted = e->ns;
+	th->start = th->poll_start = th->counted = e->ns;
+	if (t == p->initial)
+		p->initial_on = th;
 	th->latency = 0;
-	if (t->initial) {
-		t->state = RUNNING;
-		return;
-	}
 	struct acc in = {0};
 	if (t->state == NEW) {
-		in = (struct acc){t->in, t->ready_ns};
-		t->in = NULL;
+		in = t->in;
+		t->in = (struct acc){0};
 	} else {
-		in = (struct acc){t->last, t->suspend_ns};
-		ref(t->last);
+		in = (struct acc){ref(t->last), t->suspend_ns,
+				  t->last != NULL ? t->last->placed : 0};
+		if (t->sync != TP_SYNC_NONE && t->sync < SYNC_KINDS) {
+			uint64_t *waited = t->sync_site != 0 ? a->sites[t->sync_site].waited
+							     : p->waited,
+				 *waits = t->sync_site != 0 ? a->sites[t->sync_site].waits
+							    : p->waits;
+			waited[t->sync] += e->ns - t->suspend_ns;
+			waits[t->sync]++;
+		}
 		switch (t->sync) {
 		case TP_SYNC_TASKWAIT:
-			acc_fold(a, &in, t->kids.n, t->kids.ns);
+			acc_join(a, &in, &t->kids);
 			acc_clear(a, &t->kids);
 			break;
 		case TP_SYNC_TASKGROUP:
-			acc_fold(a, &in, t->kids.n, t->kids.ns);
-			acc_fold(a, &in, t->desc.n, t->desc.ns);
+			acc_join(a, &in, &t->kids);
+			acc_join(a, &in, &t->desc);
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
@@ -659,9 +840,10 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			if (p->freeze_ns <= t->suspend_ns) {
 				hold(a, &p->frozen, p->span);
 				p->frozen_ns = p->last_end_ns;
+				p->frozen_placed = p->placed;
 				p->freeze_ns = e->ns;
 			}
-			acc_fold(a, &in, p->frozen, p->frozen_ns);
+			acc_fold(a, &in, p->frozen, p->frozen_ns, p->frozen_placed);
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
@@ -670,16 +852,25 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			 * unless that was a child run undeferred (nested in this task) */
 			if (!t->ran_undeferred && th->last != NULL && th->last->task != t->k.id &&
 			    th->free_ns >= t->suspend_ns)
-				acc_fold(a, &in, th->last, th->free_ns);
+				acc_fold_node(a, &in, th->last, th->free_ns);
 		}
 		t->ran_undeferred = false;
 	}
 	th->latency = tp_live_start_delay(e->ns, in.ns, th->free_ns);
+	th->could_ns = in.ns;
 	if (t->state == NEW && t->site < a->n_sites)
 		hist_add(a, &a->sites[t->site].start_delay, th->latency);
 	th->in = in.n; /* the reference in `in` moves to the thread */
+	/* placed: the thread runs its fragments in the order it ran them */
+	th->in_placed = max_u64(in.placed, th->last != NULL ? th->last->placed : 0);
 	t->state = RUNNING;
-	th->parallel = true;
+	if (!th->polled) {
+		th->polled = true;
+		th->index = p->threads++;
+	}
+	struct region_thread *r = implicit(a, t) ? region_thread(a, t->site, th) : NULL;
+	if (r != NULL)
+		r->implicit = true;
 	p->first_ns = e->ns < p->first_ns ? e->ns : p->first_ns;
 }
 
@@ -693,23 +884,19 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
 	if (t->parent != NULL)
-		acc_fold(a, &t->parent->kids, n, ns);
+		acc_fold_node(a, &t->parent->kids, n, ns);
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)
 		up = up->parent;
 	if (up != NULL) {
-		acc_fold(a, &up->desc, n, ns);
-		acc_fold(a, &up->desc, t->desc.n, t->desc.ns);
+		acc_fold_node(a, &up->desc, n, ns);
+		acc_join(a, &up->desc, &t->desc);
 	}
 	for (struct edge *e = t->successors, *next; e != NULL; e = next) {
 		next = e->next;
 		struct task *succ = task_find(a, p, e->successor);
-		if (succ != NULL && succ->state == NEW) {
-			struct acc in = {succ->in, succ->ready_ns};
-			acc_fold(a, &in, n, ns);
-			succ->in = in.n;
-			succ->ready_ns = in.ns;
-		}
+		if (succ != NULL && succ->state == NEW)
+			acc_fold_node(a, &succ->in, n, ns);
 		give(a, e, sizeof *e);
 	}
 	t->successors = NULL;
@@ -723,19 +910,17 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		return;
 	th->task = NULL;
 	bool done = e->arg[1] != 0;
-	uint64_t w = e->ns - th->start;
 	t->suspend_ns = e->ns;
 	t->sync = (uint8_t)e->arg[2];
+	uint64_t scope = e->site_scope != 0 ? e->site_scope : e->pid;
+	t->sync_site = t->sync != TP_SYNC_NONE ? site_of(a, scope, (uint64_t)e->arg[3]) : 0;
+	if (t->sync_site != 0)
+		a->sites[t->sync_site].process = p->process;
 	t->state = done ? ENDED : SUSPENDED;
-	if (t->initial) {
-		p->serial += w;
-		if (done)
-			task_release(a, t);
-		return;
-	}
-	t->poll_ns += w;
+	t->poll_ns += e->ns - th->poll_start;
 	count_work(a, p, th, t, e->ns);
-	struct node *n = node_new(a, th->in, t, th, p->pid, th->start, e->ns, th->latency);
+	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
+				  th->latency);
 	unref(a, th->in);
 	th->in = NULL;
 	if (n == NULL)
@@ -745,13 +930,149 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 	th->free_ns = e->ns;
 	if (p->span == NULL || n->path > p->span->path)
 		hold(a, &p->span, n);
+	p->placed = max_u64(p->placed, n->placed);
 	p->last_end_ns = e->ns;
-	p->last_ns = e->ns > p->last_ns ? e->ns : p->last_ns;
 	if (done) {
 		t->state = RUNNING; /* task_ended sets ENDED */
 		task_ended(a, p, t, n, e->ns);
 		task_release(a, t);
 	}
+}
+
+/*
+ * A region of interest starts (on) or stops: the factors count only what lies inside (the polls
+ * open now are counted up to here as they were); the first start drops what was counted before.
+ */
+static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t ns, bool on)
+{
+	if (on == p->roi_on)
+		return;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
+			struct thread *th = (struct thread *)k;
+			if (k->process != p->process)
+				continue;
+			if (th->task != NULL)
+				count_work(a, p, th, th->task, ns);
+			if (on && !p->roi_seen)
+				th->computation = 0;
+		}
+	if (on && !p->roi_seen)
+		for (size_t i = 0; i < a->n_sites; i++)
+			if (a->sites[i].process == p->process && a->sites[i].by_thread != NULL)
+				for (uint32_t j = 0; j < a->sites[i].n_by_thread; j++)
+					a->sites[i].by_thread[j].ns = 0;
+	uint64_t placed = placed_at(a, p, ns);
+	if (on) {
+		p->roi_seen = p->roi_on = true;
+		p->roi_since = ns;
+		p->roi_placed_since = placed;
+	} else {
+		p->roi_on = false;
+		p->roi_pairs++;
+		p->roi_run += ns - p->roi_since;
+		p->roi_placed += placed > p->roi_placed_since ? placed - p->roi_placed_since : 0;
+	}
+}
+
+/* Mutual exclusion `object` of `p`, made if new (NULL: out of memory). */
+static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t object)
+{
+	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, object);
+	if (m != NULL)
+		return m;
+	m = take(a, sizeof *m);
+	if (m == NULL)
+		return NULL;
+	m->k.process = p->process;
+	m->k.id = object;
+	if (!map_add(a, &a->mutexes, &m->k)) {
+		give(a, m, sizeof *m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The fragment `th` polls now starts after `released` (a release's path). */
+static void mutex_join(struct analysis *a, const struct acc *released, struct thread *th)
+{
+	if (released->n != NULL && released->n->path > path_of(th->in))
+		hold(a, &th->in, released->n);
+	th->in_placed = max_u64(th->in_placed, released->placed);
+	/* it could start once released: its wait is no delay of the burdened span's */
+	th->could_ns = max_u64(th->could_ns, released->ns);
+	th->latency = tp_live_start_delay(th->start, th->could_ns, th->free_ns);
+}
+
+/*
+ * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
+ * starts after the object's last release. Acquires come in the order the runtime granted them
+ * (each is said while its task holds the object), releases not always: a holder's thread may
+ * read its clock for its release after the next holder's acquire (preempted between the two, on
+ * a loaded machine: for as long as the next holder's section lasts). A holder whose release has
+ * not come let the object go before this acquire all the same: the path to its release is the
+ * holder's up to now.
+ */
+static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
+		       const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	t->section_site = t->sync == TP_SYNC_MUTEX ? t->sync_site : 0;
+	if (t->section_site != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
+		a->sites[t->section_site].mutex_kind = (uint8_t)e->arg[1];
+	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
+	if (m == NULL)
+		return;
+	struct thread *h = m->holder;
+	struct task *held = h != NULL && h != th ? task_find(a, p, m->holder_task) : NULL;
+	if (held != NULL && h->task == held) {
+		/* the holder still polls: its fragment up to now (in the work up to here too) */
+		count_work(a, p, h, held, e->ns);
+		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
+						 e->ns, h->latency));
+		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
+		mutex_join(a, &released, th);
+		unref(a, part);
+	} else if (held != NULL) {
+		struct acc released = {held->last, held->suspend_ns,
+				       held->last != NULL ? held->last->placed : 0};
+		mutex_join(a, &released, th);
+	} else {
+		mutex_join(a, &m->released, th);
+	}
+	m->holder = th;
+	m->holder_task = t->k.id;
+}
+
+/* A task releases mutual exclusion `object`: its fragment is split there (the section's part in
+ * its sync site's row), and the object remembers the path to the release, unless another task
+ * acquired it since (this release came late: that acquire took the path up to it). */
+static void on_release(struct analysis *a, struct proc *p, struct thread *th,
+		       const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
+	if (m == NULL)
+		return;
+	count_work(a, p, th, t, e->ns);
+	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
+				  th->latency);
+	t->section_site = 0;
+	if (n == NULL)
+		return;
+	hold(a, &th->in, n);
+	th->in_placed = n->placed;
+	th->start = e->ns;
+	th->latency = 0;
+	if (m->holder != th || m->holder_task != t->k.id)
+		return;
+	acc_clear(a, &m->released);
+	acc_fold_node(a, &m->released, n, e->ns);
+	m->holder = NULL;
 }
 
 struct analysis *analysis_new(size_t resident_max)
@@ -790,11 +1111,12 @@ void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *
 
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {
-	if (a->stopped)
+	if (a->stopped || a->finished)
 		return;
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
 	if (th != NULL) {
+		p->end_ns = max_u64(p->end_ns, e->ns);
 		switch (e->type) {
 		case TP_RECORD_TASK_SPAWN:
 			on_spawn(a, p, th, e);
@@ -808,6 +1130,15 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		case TP_RECORD_TASK_POLL_END:
 			on_poll_end(a, p, th, e);
 			break;
+		case TP_RECORD_TASK_ACQUIRE:
+			on_acquire(a, p, th, e);
+			break;
+		case TP_RECORD_TASK_RELEASE:
+			on_release(a, p, th, e);
+			break;
+		case TP_RECORD_REGION_OF_INTEREST:
+			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
+			break;
 		default:
 			break;
 		}
@@ -816,6 +1147,39 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		a->stopped = true;
 		a->stopped_ns = e->ns;
 	}
+}
+
+/*
+ * The polls still open at the end of the recording (the initial task's last, when the program
+ * exits in it; a region's, when it exits inside one) end at their process's last event: their
+ * time is work and on the paths. Once, before the figures are read.
+ */
+static void analysis_finish(struct analysis *a)
+{
+	if (a->finished)
+		return;
+	a->finished = true;
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (struct key *k = a->threads.bucket[i], *next; k != NULL; k = next) {
+			next = k->next; /* an ended task may be released, never a thread */
+			struct thread *th = (struct thread *)k;
+			struct proc *p = NULL;
+			for (size_t j = 0; j < a->n_procs && p == NULL; j++)
+				if (a->procs[j].process == k->process)
+					p = &a->procs[j];
+			if (th->task == NULL || p == NULL)
+				continue;
+			struct timeline_event e = {.pid = p->pid,
+						   .tid = (uint32_t)k->id,
+						   .ns = p->end_ns,
+						   .type = TP_RECORD_TASK_POLL_END,
+						   .process = p->process};
+			e.arg[0] = (int64_t)th->task->k.id;
+			on_poll_end(a, p, th, &e);
+		}
+	/* a region of interest never stopped stops there too */
+	for (size_t i = 0; i < a->n_procs; i++)
+		on_region_of_interest(a, &a->procs[i], a->procs[i].end_ns, false);
 }
 
 /* A duration for people (taskprobe_live.h's, as the exit report says them). */
@@ -843,6 +1207,171 @@ static int by_work(const void *x, const void *y, void *context)
 	return a > b ? -1 : a < b;
 }
 
+/* A parallel region's figures: its computation, threads and load balance. */
+struct region_figures {
+	uint64_t computation, maximum;
+	unsigned threads;
+};
+
+static struct region_figures region_figures(const struct site *s)
+{
+	struct region_figures f = {0};
+	for (uint32_t j = 0; j < s->n_by_thread; j++) {
+		const struct region_thread *r = &s->by_thread[j];
+		if (!r->implicit && r->ns == 0)
+			continue;
+		f.computation += r->ns;
+		f.maximum = max_u64(f.maximum, r->ns);
+		f.threads++;
+	}
+	return f;
+}
+
+static int by_computation(const void *x, const void *y, void *context)
+{
+	const struct site *sites = context;
+	uint64_t a = region_figures(&sites[*(const uint32_t *)x]).computation,
+		 b = region_figures(&sites[*(const uint32_t *)y]).computation;
+	return a > b ? -1 : a < b;
+}
+
+/* The sync kinds' names: a mutual exclusion's by its kind (task-acquire's: the contract's). */
+static const char *sync_name(unsigned sync, unsigned mutex_kind)
+{
+	static const char *const syncs[SYNC_KINDS] = {"", "barrier", "taskwait", "taskgroup",
+						      "mutual exclusion"};
+	static const char *const exclusions[] = TP_EXCLUSION_KIND_NAMES;
+	if (sync == TP_SYNC_MUTEX && mutex_kind > 0 && mutex_kind <= TP_EXCLUSION_KINDS)
+		return exclusions[mutex_kind];
+	return sync < SYNC_KINDS ? syncs[sync] : "?";
+}
+
+/* The widest of the sites' texts in `order` (for a column), at most 60. */
+static int site_width(const struct analysis *a, const uint32_t *order, size_t n, unsigned shown)
+{
+	char name[512];
+	int width = 4;
+	for (size_t i = 0; i < n; i++) {
+		int w = (int)strlen(site_text(a, order[i], name, sizeof name, shown));
+		width = w > width ? w : width;
+	}
+	return width < 60 ? width : 60;
+}
+
+/* The POP factors of process `p`: its threads' computations, its placed path and run time (in
+ * the region of interest, if any). */
+static struct tp_live_factors factors_of(const struct analysis *a, const struct proc *p)
+{
+	uint64_t *computation = calloc(p->threads + 1, sizeof *computation);
+	if (computation == NULL)
+		return (struct tp_live_factors){0};
+	for (size_t i = 0; i < a->threads.size; i++)
+		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
+			const struct thread *th = (const struct thread *)k;
+			if (k->process == p->process && th->polled && th->index < p->threads)
+				computation[th->index] = th->computation;
+		}
+	uint64_t run = p->roi_seen ? p->roi_run : p->end_ns - p->first_ns,
+		 placed = p->roi_seen ? p->roi_placed : p->placed;
+	struct tp_live_factors f = tp_live_factors_of(computation, p->threads, placed, run);
+	free(computation);
+	return f;
+}
+
+bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
+{
+	analysis_finish(a);
+	if (i >= a->n_procs)
+		return false;
+	const struct proc *p = &a->procs[i];
+	*f = (struct analysis_figures){.work = p->work,
+				       .span = path_of(p->span),
+				       .burdened = p->span != NULL ? p->span->burdened : 0,
+				       .factors = factors_of(a, p)};
+	return true;
+}
+
+/* The POP factors of process `p` (taskprobe_live.h), and the two tables of where the loss is:
+ * the parallel regions' load balance, the sync sites' waits. */
+static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
+			   uint64_t span)
+{
+	char b1[32], b2[32], b3[32], b4[32], name[512], words[256];
+	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
+	if (order == NULL)
+		return;
+	struct tp_live_factors f = factors_of(a, p);
+	for (int line = 0; line < 2 && f.valid; line++) {
+		tp_live_factors_words(words, sizeof words, &f, line);
+		fprintf(out, "  %s\n", words);
+	}
+	if (f.valid)
+		fprintf(out,
+			"  (computation: %s a thread on average, %s at most; the critical path's "
+			"computation %s; run time %s)\n",
+			duration(f.average_ns, b1, sizeof b1),
+			duration(f.maximum_ns, b2, sizeof b2), duration(f.placed_ns, b3, sizeof b3),
+			duration(f.run_ns, b4, sizeof b4));
+	if (p->roi_pairs == 1)
+		fputs("  region of interest: omp_control_tool\n", out);
+	else if (p->roi_pairs > 1)
+		fprintf(out,
+			"  region of interest: omp_control_tool, %" PRIu64 " start/stop pairs\n",
+			p->roi_pairs);
+
+	size_t n = 0;
+	for (size_t i = 1; i < a->n_sites; i++)
+		if (a->sites[i].parallel && a->sites[i].process == p->process &&
+		    region_figures(&a->sites[i]).threads > 0)
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof *order, by_computation, a->sites);
+	int width = site_width(a, order, n, shown);
+	if (n > 0)
+		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
+			"computation", "threads");
+	for (size_t i = 0; i < n; i++) {
+		struct region_figures r = region_figures(&a->sites[order[i]]);
+		fprintf(out, "  %-*s %12.3f %12s %8u\n", width,
+			site_text(a, order[i], name, sizeof name, shown),
+			r.maximum > 0 ? (double)r.computation / r.threads / (double)r.maximum : 1.0,
+			duration(r.computation, b1, sizeof b1), r.threads);
+	}
+
+	/* the sync sites: each with waits, by sync kind; the process's waits of no site first */
+	n = 0;
+	for (size_t i = 0; i < a->n_sites; i++) {
+		bool waits = false;
+		for (unsigned k = 1; k < SYNC_KINDS; k++)
+			waits |= (i == 0 ? p->waits[k] : a->sites[i].waits[k]) > 0;
+		if (waits && (i == 0 || a->sites[i].process == p->process))
+			order[n++] = (uint32_t)i;
+	}
+	width = site_width(a, order, n, shown);
+	if (n > 0)
+		fprintf(out, "  %-*s %-16s %10s %8s %21s\n", width, "sync site", "kind", "waited",
+			"waits", "of the critical path");
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		for (unsigned k = 1; k < SYNC_KINDS; k++) {
+			uint64_t waits = order[i] == 0 ? p->waits[k] : s->waits[k],
+				 waited = order[i] == 0 ? p->waited[k] : s->waited[k];
+			if (waits == 0)
+				continue;
+			/* a wait is never on the path: a mutual exclusion's sections are */
+			if (k == TP_SYNC_MUTEX && order[i] != 0 && span > 0)
+				snprintf(b2, sizeof b2, "%.1f%%",
+					 100.0 * (double)s->path_ns / (double)span);
+			else
+				snprintf(b2, sizeof b2, "-");
+			fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %21s\n", width,
+				site_text(a, order[i], name, sizeof name, shown),
+				sync_name(k, s->mutex_kind), duration(waited, b1, sizeof b1), waits,
+				b2);
+		}
+	}
+	free(order);
+}
+
 static void report_process(struct analysis *a, struct proc *p, FILE *out, unsigned shown)
 {
 	char b1[32], b2[32], b3[32], name[512], comm[4 * sizeof p->comm + 1];
@@ -855,20 +1384,17 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		a->sites[n->site].path_fragments++;
 		fragments++;
 	}
-	uint64_t threads = 0;
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next)
-			threads += k->process == p->process && ((const struct thread *)k)->parallel;
 	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;
 	uint64_t span = path_of(p->span),
-		 elapsed = p->last_ns > p->first_ns ? p->last_ns - p->first_ns : 0;
+		 elapsed = p->end_ns > p->first_ns ? p->end_ns - p->first_ns : 0;
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
 	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
-	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu64 " threads\n",
-		tp_shown(comm, sizeof comm, p->comm, shown), p->pid, p->tasks, threads);
+	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " threads\n",
+		tp_shown(comm, sizeof comm, p->comm, shown), p->pid, p->tasks, p->threads);
 	fprintf(out,
-		"  work T1         %12.3f ms  the polls of the parallel part's tasks, added up (an "
-		"open one to its last spawn)\n",
+		"  work T1         %12.3f ms  the polls of the tasks, OpenMP's initial task's "
+		"serial "
+		"code too, added up (an open one to the end)\n",
 		(double)p->work / 1e6);
 	fprintf(out,
 		"  span Tinf       %12.3f ms  the longest path through the task graph (%" PRIu64
@@ -879,27 +1405,24 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		"%.2fx\n",
 		parallelism, parallelism);
 	fprintf(out,
-		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu64
-		" threads (elapsed %s: the parallel part's wall time, from its first task's poll "
-		"to its last)\n",
-		speedup, speedup, threads, duration(elapsed, b1, sizeof b1));
+		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu32
+		" threads (elapsed %s: from its first task's poll to its last event)\n",
+		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1));
 	fprintf(out,
 		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
 		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"
 		"  burdened par.   %12.2f     T1/burdened span: what spawning and scheduling leave "
 		"of the parallelism\n",
 		(double)burdened / 1e6, burdened > 0 ? (double)p->work / (double)burdened : 0);
-	fprintf(out,
-		"  outside         %12.3f ms  the program outside parallel regions (the initial "
-		"task), not counted above\n",
-		(double)p->serial / 1e6);
 	if (p->work == 0)
 		return;
-	/* the sites with work or on the path, by work */
+	report_factors(a, p, out, shown, span);
+	/* the sites with work or on the path, by work; a mutual exclusion's sections on the path
+	 * are its sync site's, in the table of sync sites */
 	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
 	size_t n = 0;
 	for (size_t i = 0; order != NULL && i < a->n_sites; i++)
-		if (a->sites[i].path_fragments > 0 ||
+		if ((a->sites[i].path_fragments > 0 && a->sites[i].mutex_kind == 0) ||
 		    (a->sites[i].work > 0 && a->sites[i].process == p->process))
 			order[n++] = (uint32_t)i;
 	if (order == NULL)
@@ -945,6 +1468,7 @@ void analysis_report(struct analysis *a, FILE *out, bool utf8)
 {
 	unsigned shown = utf8 ? TP_SHOWN_UTF8 : 0;
 	size_t task, node, edge;
+	analysis_finish(a);
 	analysis_memory(&task, &node, &edge);
 	if (a->n_procs == 0)
 		fputs("no task was recorded: nothing to analyze\n", out);
@@ -977,6 +1501,7 @@ void analysis_critical_path(struct analysis *a,
 					 bool first),
 			    void *context)
 {
+	analysis_finish(a);
 	for (size_t i = 0; i < a->n_procs; i++) {
 		/* the nodes point back: the path's length first, then its nodes from the end */
 		size_t n = 0;
@@ -1000,6 +1525,7 @@ void analysis_critical_path(struct analysis *a,
 				.site_id = at->site != 0 ? s->id : 0,
 				.start_ns = at->start,
 				.end_ns = at->end,
+				.exclusion = s->mutex_kind,
 			};
 			each(context, &f, k == 0);
 		}
@@ -1015,7 +1541,7 @@ void analysis_free(struct analysis *a)
 		for (struct key *k = a->tasks.bucket[i], *next; k != NULL; k = next) {
 			next = k->next;
 			struct task *t = (struct task *)k;
-			unref(a, t->in);
+			acc_clear(a, &t->in);
 			unref(a, t->last);
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
@@ -1033,11 +1559,19 @@ void analysis_free(struct analysis *a)
 			unref(a, th->last);
 			free(th);
 		}
+	for (size_t i = 0; i < a->mutexes.size; i++)
+		for (struct key *k = a->mutexes.bucket[i], *next; k != NULL; k = next) {
+			next = k->next;
+			acc_clear(a, &((struct mutex *)k)->released);
+			free(k);
+		}
 	for (size_t i = 0; i < a->n_procs; i++) {
 		unref(a, a->procs[i].span);
 		unref(a, a->procs[i].frozen);
 	}
 	for (size_t i = 0; i < a->n_sites; i++) {
+		acc_clear(a, &a->sites[i].fork);
+		free(a->sites[i].by_thread);
 		free(a->sites[i].text);
 		free(a->sites[i].task_time.bucket);
 		free(a->sites[i].spawn_gap.bucket);
@@ -1045,6 +1579,7 @@ void analysis_free(struct analysis *a)
 	}
 	free(a->tasks.bucket);
 	free(a->threads.bucket);
+	free(a->mutexes.bucket);
 	free(a->index.by_id);
 	free(a->index.by_text);
 	free(a->sites);

@@ -15,6 +15,17 @@
  * task's descendants, every task of a team of one thread, nested work joined as a child run
  * elsewhere would be), and
  * dependence (task-dependence: the predecessor's end -> the successor's first fragment).
+ * OpenMP's initial task is in the graph (its serial code is work and on the span); a worker's
+ * implicit task starts after its region's fork.
+ *
+ * The POP factors (issue 35; taskprobe_live.h's tp_live_factors_of): each thread's computation
+ * (its polls' time, the polls open at the end counted up to the process's last event), the run
+ * time (from the first poll's start to the last event), and the placed path: the longest path
+ * with waits at zero cost and every thread running its fragments in the order it ran them (a
+ * second length on every path, max'ed at every join like the span's, and at each poll's start
+ * also joined with its thread's previous fragment's end). Where the loss is: per parallel region
+ * (the site of its implicit tasks; a fragment's region is its task's innermost implicit
+ * ancestor's) its threads' load balance, per sync site the time waited in it.
  *
  * Memory: per task not ended (or ended with children not ended) one record; per fragment still on
  * a longest path to something not ended (the critical path so far among them) one node; per
@@ -29,6 +40,7 @@
 #include <stdio.h>
 
 #include "recording.h"
+#include "taskprobe_live.h" /* struct tp_live_factors */
 #include "timeline.h"
 
 /* The analysis's memory at most; and it stops too when the converter's resident memory in all
@@ -56,16 +68,31 @@ void analysis_add(struct analysis *a, const struct timeline_event *e);
  */
 void analysis_report(struct analysis *a, FILE *out, bool utf8);
 
+/* A process's figures, as analysis_report says them: its work, span, burdened span, and the POP
+ * factors (with the computations, placed path and run time they come from). */
+struct analysis_figures {
+	uint64_t work, span, burdened;
+	struct tp_live_factors factors;
+};
+
+/* The figures of the `i`th process (in the order of their first events), the polls still open
+ * ended at its last event; false past the last process. */
+bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f);
+
 /* Bytes each kind of record the analysis holds takes: per open task, per path node, per edge. */
 void analysis_memory(size_t *task, size_t *node, size_t *edge);
 
-/* A fragment of a critical path: where and when it ran, and the site that spawned its task
- * (scope and id as given to analysis_site; id 0: none). */
+/* A fragment of a critical path: where and when it ran, and the site that spawned its task, or
+ * for a mutual exclusion's section its construct's (scope and id as given to analysis_site; id
+ * 0: none). */
 struct analysis_fragment {
 	uint64_t process; /* a timeline_event's process, or its pid when 0 */
 	uint32_t pid, tid;
 	uint64_t task, site_scope, site_id;
 	uint64_t start_ns, end_ns;
+	/* a section of a mutual exclusion (its site: the construct's): its kind (task-acquire's),
+	 * else 0 */
+	unsigned exclusion;
 };
 
 /* The critical path of each process, fragment by fragment in time order (for the timeline):

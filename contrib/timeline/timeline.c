@@ -1918,12 +1918,20 @@ static void path_fragment(void *context, const struct analysis_fragment *f, bool
 		 end = f->end_ns < t->to ? f->end_ns : t->to;
 	if (start > end || f->end_ns < t->from || f->start_ns > t->to)
 		return;
-	char buf[32];
+	char buf[32], section[600];
 	uint32_t name = f->site_id != 0 ? site_name(&t->sites, f->site_scope, f->site_id, NULL, 0)
 					: 0;
+	const char *text = task_name_text(t, f->site_id, name, buf);
+	if (f->exclusion != 0) {
+		/* a section of a mutual exclusion, named by its construct and its kind */
+		static const char *const kinds[] = TP_EXCLUSION_KIND_NAMES;
+		snprintf(section, sizeof section, "%s: %s",
+			 kinds[f->exclusion <= TP_EXCLUSION_KINDS ? f->exclusion : 0], text);
+		text = section;
+	}
 	if (t->options.format == TIMELINE_SPEEDSCOPE) {
 		struct thread track = {.profile = t->path_profile};
-		uint32_t frame = frame_of(t, task_name_text(t, f->site_id, name, buf));
+		uint32_t frame = frame_of(t, text);
 		profile_event(t, &track, 'O', frame, start);
 		profile_event(t, &track, 'C', frame, end);
 		return;
@@ -1933,8 +1941,9 @@ static void path_fragment(void *context, const struct analysis_fragment *f, bool
 	begin_event(t, 'X', &at);
 	put(out, ",\"dur\":");
 	put_us(out, end - start);
-	fputc(',', out);
-	task_name(t, f->site_id, name);
+	put(out, ",\"name\":\"");
+	put(out, text);
+	put(out, "\"");
 	put_number(out, ",\"args\":{\"task\":", f->task, "");
 	put_number(out, ",\"thread\":", f->tid, "");
 	if (f->site_id != 0)

@@ -717,6 +717,8 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	v->long_polls += load64(&r->long_polls);
 	v->blocking_waits += load64(&r->blocking_waits);
 	v->blocking_ns += load64(&r->blocking_ns);
+	v->sync_waited_ns += load64(&r->sync_waited_ns);
+	v->sync_waits += load64(&r->sync_waits);
 	uint64_t first = load64(&r->first_spawn_ns), last = load64(&r->last_done_ns);
 	if (first != 0 && (v->first_spawn_ns == 0 || first < v->first_spawn_ns))
 		v->first_spawn_ns = first;
@@ -775,29 +777,28 @@ static void copy_text(char *out, size_t out_size, const char *field, size_t size
 	live_escape(out, out_size, raw, size, keep_newlines);
 }
 
-/* The task graph's figures, over every slot ever taken (a slot's outlive its threads). */
+/*
+ * The task graph's figures, over every slot ever taken (a slot's outlive its threads), read as
+ * the exit report reads them (tp_live_graph_read), and each parallel region's.
+ */
 static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slots)
 {
 	struct live_snapshot *out = r->out;
-	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		const struct tp_live_thread *t = &slots[i];
-		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
-			continue;
-		uint64_t work = load64(&t->work_ns), first = load64(&t->graph_first_ns),
-			 last = load64(&t->graph_last_ns);
-		if (work == 0)
-			continue;
-		out->work_ns += work;
-		out->graph_threads++;
-		if (first != 0 && (out->graph_first_ns == 0 || first < out->graph_first_ns))
-			out->graph_first_ns = first;
-		if (last > out->graph_last_ns)
-			out->graph_last_ns = last;
-		struct tp_live_path p;
-		tp_live_read_longest(t, &p);
-		if (p.ns > out->longest.ns)
-			out->longest = p;
-	}
+	static struct tp_live_graph g; /* a thread's computation each: too large a local */
+	tp_live_graph_read((const struct tp_live_header *)r->f->map, slots, out->now_ns, &g);
+	out->work_ns = g.work_ns;
+	out->graph_threads = g.threads;
+	out->graph_first_ns = g.first_ns;
+	out->graph_last_ns = g.last_ns;
+	out->longest = g.longest;
+	out->span_ns = g.span_ns;
+	out->factors = tp_live_graph_factors(&g);
+	out->roi_pairs = g.roi_pairs;
+	for (uint32_t row = 1; row < TP_LIVE_SITES; row++)
+		if (r->by_row[row] != NULL && r->by_row[row]->by_executor)
+			r->by_row[row]->region = tp_live_region_read(
+				slots, r->f->map, r->f->header.rows_offset,
+				r->f->header.rows_stride, row, out->now_ns);
 	/* the path's time by site: never more than the path, whatever a torn read gave */
 	uint64_t kept = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
@@ -876,7 +877,12 @@ static void read_snapshot(void *arg)
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		if (__atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY)
 			continue;
-		struct site_view *v = &out->sites[out->n_sites++];
+		/* a sync construct's site is no task site: a table of its own */
+		uint32_t sync_kind = load32(&sites[row].sync_kind);
+		struct site_view *v = sync_kind != 0 ? &out->syncs[out->n_syncs++]
+						     : &out->sites[out->n_sites++];
+		v->sync_kind = sync_kind;
+		v->mutex_kind = load32(&sites[row].mutex_kind);
 		v->row = row;
 		v->site_id = load32(&sites[row].site_id);
 		v->by_executor = load32(&sites[row].by_executor) != 0;
@@ -1014,12 +1020,20 @@ static void read_snapshot(void *arg)
  * The snapshot's sites and stacks named (the shim keeps them as addresses: live_names.h), out of
  * the guarded read: naming reads the modules' files, never the map.
  */
+/* Sync sites by the time tasks waited there, most first. */
+static int by_time_synced(const void *a, const void *b)
+{
+	const struct site_view *x = a, *y = b;
+	return x->sync_waited_ns > y->sync_waited_ns ? -1 : x->sync_waited_ns < y->sync_waited_ns;
+}
+
 static void name_addresses(const struct live_file *f, struct live_snapshot *out)
 {
 	live_names_modules(f);
 	char name[TP_LIVE_SITE_TEXT];
-	for (unsigned i = 0; i < out->n_sites; i++) {
-		struct site_view *v = &out->sites[i];
+	for (unsigned i = 0; i < out->n_sites + out->n_syncs; i++) {
+		struct site_view *v = i < out->n_sites ? &out->sites[i]
+						       : &out->syncs[i - out->n_sites];
 		if (v->address == 0 || v->text[0] != '\0')
 			continue;
 		live_name(v->address, v->module, true, name, sizeof name);
@@ -1096,6 +1110,12 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->polling_now += from->polling_now;
 	to->path_ns += from->path_ns;
 	to->path_fragments += from->path_fragments;
+	/* a region of two call addresses (an unrolled loop's): the busier one's balance */
+	if (from->region.computation_ns > to->region.computation_ns) {
+		to->region.load_balance = from->region.load_balance;
+		to->region.threads = from->region.threads;
+	}
+	to->region.computation_ns += from->region.computation_ns;
 	if (from->longest_poll_ns > to->longest_poll_ns)
 		to->longest_poll_ns = from->longest_poll_ns;
 	if (from->longest_now_ns > to->longest_now_ns)
@@ -1194,6 +1214,7 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	merge_sites_of_one_name(out);
 	merge_wait_sites_of_one_name(out);
 	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
+	qsort(out->syncs, out->n_syncs, sizeof out->syncs[0], by_time_synced);
 
 	for (unsigned i = 0; i < out->n_sites; i++) {
 		struct site_view *v = &out->sites[i];
@@ -1414,7 +1435,7 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 			 ended ? "" : " so far");
 		return;
 	}
-	if (s->work_ns == 0 || s->longest.ns == 0) {
+	if (s->work_ns == 0 || s->span_ns == 0) {
 		snprintf(out, size, "task graph: no task of a parallel region %s",
 			 ended ? "was polled" : "polled yet");
 		return;
@@ -1423,15 +1444,16 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 	uint64_t wall = s->graph_last_ns > s->graph_first_ns ? s->graph_last_ns - s->graph_first_ns
 							     : 0;
 	live_format_ns(work, sizeof work, s->work_ns);
-	live_format_ns(span, sizeof span, s->longest.ns);
+	live_format_ns(span, sizeof span, s->span_ns);
 	live_format_ns(elapsed, sizeof elapsed, wall);
-	double parallelism = (double)s->work_ns / (double)s->longest.ns,
+	double parallelism = (double)s->work_ns / (double)s->span_ns,
 	       speedup = wall > 0 ? (double)s->work_ns / (double)wall : 0;
+	/* the fragments going on now lengthen the path unburdened (as the exit report says) */
+	uint64_t burdened_ns = s->longest.burdened_ns + (s->span_ns - s->longest.ns);
 	char burdened[16];
-	live_format_ns(burdened, sizeof burdened, s->longest.burdened_ns);
-	double burdened_parallelism = s->longest.burdened_ns > 0
-					      ? (double)s->work_ns / (double)s->longest.burdened_ns
-					      : 0;
+	live_format_ns(burdened, sizeof burdened, burdened_ns);
+	double burdened_parallelism = burdened_ns > 0 ? (double)s->work_ns / (double)burdened_ns
+						      : 0;
 	int n = snprintf(
 		out, size,
 		"work %s, span %s: parallelism %.2f (no number of workers runs this faster "
@@ -1443,6 +1465,61 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 		snprintf(out, size,
 			 "work %s, span %s: parallelism %.2f, burdened %.2f; measured %.2fx on %u",
 			 work, span, parallelism, burdened_parallelism, speedup, s->graph_threads);
+}
+
+void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line)
+{
+	tp_live_factors_words(out, size, &s->factors, line);
+}
+
+void live_format_sync_header(char *out, size_t size, int width)
+{
+	snprintf(out, size, "%-*s  %-11s  %10s  %6s  %s", width, "SYNC SITE", "KIND", "WAITED",
+		 "WAITS", "OF THE CRITICAL PATH");
+}
+
+void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
+		      const struct site_view *v, int width)
+{
+	char waited[24], share[16] = "-";
+	if (v->sync_kind == 4 && s->span_ns > 0)
+		snprintf(share, sizeof share, "%.1f%%",
+			 100.0 * (double)v->path_ns / (double)s->span_ns);
+	snprintf(out, size, "%-*.*s  %-11s  %10s  %6llu  %s", width, width, v->text,
+		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
+		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
+		 (unsigned long long)v->sync_waits, share);
+}
+
+void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
+{
+	if (s->roi_pairs == 0)
+		snprintf(out, size, "%s", "");
+	else if (s->roi_pairs == 1)
+		snprintf(out, size, "%s", "region of interest: omp_control_tool");
+	else
+		snprintf(out, size, "region of interest: omp_control_tool, %u start/stop pairs",
+			 s->roi_pairs);
+}
+
+void live_format_region_header(char *out, size_t size, int width)
+{
+	snprintf(out, size, "%-*s  %12s  %12s  %7s", width, "PARALLEL REGION", "LOAD BALANCE",
+		 "COMPUTATION", "THREADS");
+}
+
+bool live_format_region(char *out, size_t size, const struct site_view *v, int width)
+{
+	if (!v->by_executor || v->region.threads == 0) {
+		snprintf(out, size, "%s", "");
+		return false;
+	}
+	char computation[24];
+	snprintf(out, size, "%-*.*s  %12.3f  %12s  %7u", width, width, v->text,
+		 v->region.load_balance,
+		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
+		 v->region.threads);
+	return true;
 }
 
 /* A share below this many per cent is "<1%". */

@@ -151,6 +151,14 @@ struct site_view {
 	unsigned warnings;
 	/* its tasks' time and fragments on the span's path (struct live_snapshot's `longest`) */
 	uint64_t path_ns, path_fragments;
+	/* a parallel region's (the executor's tasks, by_executor): the load balance of the
+	 * threads that ran it, its computation, its threads (0: none ran it) */
+	struct tp_live_region region;
+	/* a sync construct's site (struct live_snapshot's syncs, never its sites): its kind
+	 * (the contract's sync kind, and a mutual exclusion's acquires' kind), the time tasks
+	 * waited there and how many waits */
+	uint32_t sync_kind, mutex_kind;
+	uint64_t sync_waited_ns, sync_waits;
 };
 
 /* A thread with figures (a slot of the file): a worker, or any thread that waited. */
@@ -232,6 +240,14 @@ struct live_snapshot {
 	unsigned graph_threads;
 	struct tp_live_path longest;
 	uint64_t path_other_ns; /* the span's time in sites it did not keep */
+	/* the span with the fragments going on now (longest: the path ended), and the POP
+	 * factors (issue 35) of the run so far */
+	uint64_t span_ns;
+	struct tp_live_factors factors;
+	unsigned roi_pairs; /* the factors' region of interest: its pairs (0: the whole run) */
+	/* the sync constructs' sites where tasks waited (issue 35), most time waited first */
+	struct site_view syncs[TP_LIVE_SITES];
+	unsigned n_syncs;
 };
 
 /*
@@ -285,6 +301,25 @@ void live_format_ns(char *out, size_t size, uint64_t ns);
  * says it ("no task or worker was seen; 3 threads, 12 waits").
  */
 void live_format_figures(char *out, size_t size, const struct live_snapshot *s, int width);
+/* The POP factors' line `line` (0 or 1) in their words (tp_live_factors_words), "" if none. */
+void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line);
+/*
+ * The table of parallel regions: its heading, and the line of site `v` (a parallel region a
+ * thread ran), the region's text `width` wide: "SITE  LOAD BALANCE  COMPUTATION  THREADS".
+ * Whether `v` is one.
+ */
+void live_format_region_header(char *out, size_t size, int width);
+bool live_format_region(char *out, size_t size, const struct site_view *v, int width);
+/*
+ * The table of sync sites: its heading, and the line of `v` (one of the snapshot's syncs), its
+ * text `width` wide: "SITE  KIND  WAITED  WAITS  OF THE CRITICAL PATH" (a mutual exclusion's
+ * share of the span; "-" for a barrier's, taskwait's or taskgroup's: a wait is on no path).
+ */
+void live_format_sync_header(char *out, size_t size, int width);
+void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
+		      const struct site_view *v, int width);
+/* "region of interest: omp_control_tool" (", 3 start/stop pairs"), "" without one. */
+void live_format_roi(char *out, size_t size, const struct live_snapshot *s);
 /* A site's share of the span: "42%", "<1%", or "-" off the path (or in a site it did not keep) */
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);

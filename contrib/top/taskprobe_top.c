@@ -760,6 +760,42 @@ static int widest_site(const struct live_snapshot *s)
 	return w;
 }
 
+/* The table of parallel regions (their load balance), after a blank line; none without one. */
+static void print_regions(const struct live_snapshot *s, int width)
+{
+	char line[LINE_MAX_CHARS];
+	bool heading = false;
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		if (!live_format_region(line, sizeof line, &s->sites[i], width))
+			continue;
+		if (!heading) {
+			char header[LINE_MAX_CHARS];
+			live_format_region_header(header, sizeof header, width);
+			printf("\n%s\n", header);
+			heading = true;
+		}
+		printf("%s\n", line);
+	}
+}
+
+/* The table of sync sites (where tasks waited), after a blank line; none without one. */
+static void print_syncs(const struct live_snapshot *s)
+{
+	char line[LINE_MAX_CHARS];
+	int width = (int)strlen("SYNC SITE");
+	for (unsigned i = 0; i < s->n_syncs; i++)
+		if ((int)strlen(s->syncs[i].text) > width)
+			width = (int)strlen(s->syncs[i].text);
+	for (unsigned i = 0; i < s->n_syncs; i++) {
+		if (i == 0) {
+			live_format_sync_header(line, sizeof line, width);
+			printf("\n%s\n", line);
+		}
+		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
+		printf("%s\n", line);
+	}
+}
+
 /* One snapshot as plain text. */
 static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
 {
@@ -768,7 +804,16 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	title_line(line, sizeof line, s, gone, program, 0);
 	printf("%s\n", line);
 	live_format_figures(line, sizeof line, s, 0);
-	printf("%s\n\n", line);
+	printf("%s\n", line);
+	for (int l = 0; l < 2; l++) {
+		live_format_factors(line, sizeof line, s, l);
+		if (line[0] != '\0')
+			printf("%s\n", line);
+	}
+	live_format_roi(line, sizeof line, s);
+	if (line[0] != '\0')
+		printf("%s\n", line);
+	printf("\n");
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_sites; i++) {
@@ -782,6 +827,8 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 		if (line[0] != '\0')
 			printf("%s\n", line);
 	}
+	print_regions(s, width);
+	print_syncs(s);
 	printf("\n");
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);
@@ -881,7 +928,8 @@ struct screen {
 	int selected_index; /* the task sites', then the wait sites' (n_sites + i) */
 	int first_site;     /* the first site row shown */
 	bool detail;
-	bool help; /* the keys' help shown, over the tables or the detail */
+	bool help;   /* the keys' help shown, over the tables or the detail */
+	bool losses; /* the view of where the loss is: regions' balance, sync sites (p) */
 	int detail_scroll;
 	bool colours;
 	bool gone;
@@ -938,14 +986,18 @@ static void put_line(int y, const char *text, attr_t attributes, bool fill)
 	attroff(attributes);
 }
 
-/* The screen's first row below the title, the figures and the sort order (or what is lost). */
-#define TABLES_TOP 3
+/*
+ * The screen's first row below the title, the figures, the two lines of the POP factors and the
+ * sort order (or what is lost).
+ */
+#define TABLES_TOP 5
 
 static const char *FOOTER_TABLES =
 	"q quit  ? help  Up/Down select  Enter detail  < > sort  r reverse  space refresh";
 static const char *FOOTER_DETAIL =
 	"q quit  ? help  Esc/Left/Backspace back  Up/Down scroll  space refresh";
 static const char *FOOTER_HELP = "q quit  Esc/Left/Backspace/? back";
+static const char *FOOTER_LOSSES = "q quit  ? help  p/Esc/Left/Backspace back  space refresh";
 
 /* The help's lines (? or h): every key, as taskprobe-top(1) says them. */
 static const char *const HELP[] = {
@@ -954,6 +1006,7 @@ static const char *const HELP[] = {
 	"  ?, h                   this help; again (or Esc) to leave it",
 	"  Up/Down, k/j           select a site; in its detail, scroll",
 	"  Enter                  a site's detail: its figures, histograms and stacks",
+	"  p                      where the loss is: parallel regions' load balance, sync sites",
 	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
 	"  < >                    sort by the column before, after",
 	"  r                      reverse the order",
@@ -1308,6 +1361,16 @@ static void draw_detail(struct screen *sc)
 		 (unsigned long long)v->path_fragments, v->path_fragments == 1 ? "" : "s",
 		 spawn_cost);
 	put_line(y++, line, 0, false);
+	if (v->by_executor && v->region.threads > 0) {
+		char computation[24];
+		snprintf(line, sizeof line,
+			 "parallel region: load balance %.3f over %u thread%s, computation %s",
+			 v->region.load_balance, v->region.threads,
+			 v->region.threads == 1 ? "" : "s",
+			 tp_live_duration_words(v->region.computation_ns, computation,
+						sizeof computation));
+		put_line(y++, line, 0, false);
+	}
 	if (w[0] != '\0') {
 		snprintf(line, sizeof line, "warnings: %s", w);
 		put_line(y++, line, style(sc, PAIR_WARNING), false);
@@ -1335,6 +1398,70 @@ static void draw_detail(struct screen *sc)
 		sc->detail_scroll--; /* scrolled past the end: come back */
 }
 
+/*
+ * Where the loss is (p), under the factors' lines: each parallel region's load balance, then the
+ * sync sites where tasks waited, as --once prints them.
+ */
+static void draw_losses(struct screen *sc)
+{
+	const struct live_snapshot *s = shown(sc);
+	char line[LINE_MAX_CHARS];
+	int y = TABLES_TOP, bottom = LINES - 1;
+	/* a site's text in the room the figures leave (at least readable_width's), cut as the
+	 * sites table cuts it: its function's start and its whole (file:line) */
+	static struct site_view cut;
+	int width = (int)strlen("PARALLEL REGION"),
+	    room = COLS - (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS") - 1;
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if (s->sites[i].by_executor && (int)strlen(s->sites[i].text) > width)
+			width = (int)strlen(s->sites[i].text);
+	for (unsigned i = 0; i < s->n_sites; i++)
+		if (s->sites[i].by_executor && width > room &&
+		    readable_width(s->sites[i].text) > room)
+			room = readable_width(s->sites[i].text);
+	width = width < room ? width : room;
+	live_format_region_header(line, sizeof line, width);
+	put_line(y++, line, style(sc, PAIR_HEADER), true);
+	for (unsigned i = 0; i < s->n_sites && y < bottom; i++) {
+		cut = s->sites[i];
+		site_text(cut.text, sizeof cut.text, s->sites[i].text, width);
+		if (live_format_region(line, sizeof line, &cut, width))
+			put_line(y++, line, 0, false);
+	}
+	if (y + 2 < bottom)
+		put_line(y++, "", 0, false);
+	width = (int)strlen("SYNC SITE");
+	room = COLS - (int)strlen("  KIND             WAITED   WAITS  99.9%") - 1;
+	for (unsigned i = 0; i < s->n_syncs; i++) {
+		if ((int)strlen(s->syncs[i].text) > width)
+			width = (int)strlen(s->syncs[i].text);
+		if (readable_width(s->syncs[i].text) > room)
+			room = readable_width(s->syncs[i].text);
+	}
+	width = width < room ? width : room;
+	if (y < bottom) { /* the last heading cut at the edge on a narrow terminal, not a figure */
+		live_format_sync_header(line, sizeof line, width);
+		put_line(y++, line, style(sc, PAIR_HEADER), true);
+	}
+	for (unsigned i = 0; i < s->n_syncs && y < bottom; i++) {
+		cut = s->syncs[i];
+		site_text(cut.text, sizeof cut.text, s->syncs[i].text, width);
+		live_format_sync(line, sizeof line, s, &cut, width);
+		put_line(y++, line, 0, false);
+	}
+	if (s->n_syncs == 0 && y < bottom)
+		put_line(y++,
+			 "(no task waited at a barrier, taskwait, taskgroup or mutual exclusion)",
+			 0, false);
+	live_format_roi(line, sizeof line, s);
+	if (line[0] != '\0' && y + 1 < bottom) {
+		put_line(y++, "", 0, false);
+		put_line(y++, line, 0, false);
+	}
+	while (y < bottom)
+		put_line(y++, "", 0, false);
+}
+
 static void draw_help(struct screen *sc)
 {
 	int y = TABLES_TOP;
@@ -1352,23 +1479,33 @@ static void draw(struct screen *sc)
 	put_line(0, line, style(sc, PAIR_TITLE), true);
 	live_format_figures(line, sizeof line, s, COLS);
 	put_line(1, line, 0, false);
+	for (int l = 0; l < 2; l++) {
+		live_format_factors(line, sizeof line, s, l);
+		/* narrow: the second line without the communication efficiency the first says */
+		const char *is = strstr(line, " = ");
+		put_line(2 + l, l == 1 && (int)strlen(line) > COLS && is != NULL ? is + 3 : line, 0,
+			 false);
+	}
 	losses_line(line, sizeof line, s);
 	char sort[96];
 	snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
 		 sc->ascending ? "ascending" : "descending");
 	if (line[0] != '\0') {
-		put_line(2, line, style(sc, PAIR_WARNING), false);
+		put_line(TABLES_TOP - 1, line, style(sc, PAIR_WARNING), false);
 	} else {
-		put_line(2, sc->detail ? "" : sort, 0, false);
+		put_line(TABLES_TOP - 1, sc->detail || sc->losses ? "" : sort, 0, false);
 	}
 	if (sc->help)
 		draw_help(sc);
+	else if (sc->losses)
+		draw_losses(sc);
 	else if (sc->detail)
 		draw_detail(sc);
 	else
 		draw_tables(sc);
 	put_line(LINES - 1,
 		 sc->help     ? FOOTER_HELP
+		 : sc->losses ? FOOTER_LOSSES
 		 : sc->detail ? FOOTER_DETAIL
 			      : FOOTER_TABLES,
 		 style(sc, PAIR_FOOTER), true);
@@ -1437,6 +1574,10 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case KEY_BACKSPACE:
 	case 127: /* Backspace on terminals whose kbs is ^H, sending DEL */
 		sc->detail = false;
+		sc->losses = false;
+		break;
+	case 'p':
+		sc->losses = !sc->losses;
 		break;
 	case '<':
 		sc->sort = sc->sort == 0 ? COLUMNS - 1 : sc->sort - 1;

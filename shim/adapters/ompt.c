@@ -406,13 +406,42 @@ static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *paralle
 	return codeptr;
 }
 
+/* A taskgroup's wait was marked while traced: its end, untraced, must find the task's own data
+ * to clear the mark (the copy it is given never had it). */
+static bool taskgroup_marked;
+
+/* libomp's ompt_get_task_info, from the tool's lookup at initialize (NULL: not found). */
+static ompt_get_task_info_t get_task_info;
+
+/*
+ * The data of the task that waits in a sync region: `given`, unless it is a copy. libomp hands
+ * a taskgroup's wait a copy of its task's data (kmp_tasking.cpp keeps it on its stack), so a mark
+ * made there would never reach the task when it is scheduled again: the calling thread's current
+ * task's data, when it is the same task (its id, or neither has one yet).
+ */
+static ompt_data_t *waiting_task_data(ompt_data_t *given)
+{
+	ompt_data_t *current = NULL, *parallel = NULL;
+	ompt_frame_t *frame = NULL;
+	int flags = 0, thread_num = 0;
+	if (get_task_info == NULL ||
+	    get_task_info(0, &flags, &current, &frame, &parallel, &thread_num) == 0 ||
+	    current == NULL || id_of(current) != id_of(given))
+		return given;
+	return current;
+}
+
 __attribute__((noinline)) static void
 sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 			  const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
+	if (kind == ompt_sync_region_taskgroup)
+		task = waiting_task_data(task);
 	if (!tp_listeners_task_state_confirmed())
 		sync_region_wait_untraced(task);
 	else if (endpoint == ompt_scope_begin) {
+		if (kind == ompt_sync_region_taskgroup)
+			__atomic_store_n(&taskgroup_marked, true, __ATOMIC_RELAXED);
 		(void)acquiring_ends();
 		id_given(task);
 		set_word(task, word(task) | SYNC_WAITING);
@@ -432,6 +461,10 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 		return;
 	if (tp_listeners_task_state_maybe())
 		sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+	else if (__builtin_expect(kind == ompt_sync_region_taskgroup &&
+					  __atomic_load_n(&taskgroup_marked, __ATOMIC_RELAXED),
+				  0))
+		sync_region_wait_untraced(waiting_task_data(task));
 	else
 		sync_region_wait_untraced(task);
 }
@@ -562,6 +595,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (set == NULL)
 		return 0;
+	get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
 	/* libomp's frames between a spawn call and the task_create callback are not the program's. */
 	tp_spawn_stack_skip_module((const void *)lookup);
 	/* a fork while another thread registers or reads a taskloop: the child gets it free */

@@ -46,7 +46,8 @@
 
 struct task_entry {
 	uint64_t task;     /* 0: free */
-	uint32_t row;      /* its site's row */
+	uint16_t row;      /* its site's row */
+	uint16_t region;   /* its parallel region's row (its implicit task's site's), 0 none */
 	uint32_t span;     /* its work and span state's id (work_span.h) */
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
@@ -100,6 +101,16 @@ static struct tp_live_thread *slots;
 static struct task_entry *tasks;
 static struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 static struct dependence *dependences;
+/* Each parallel region's site's last fork (work_span.h), by site row. */
+static struct tp_span_fork forks[TP_LIVE_SITES];
+/*
+ * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
+ * worker's implicit task whose region its primary has not published yet (initial_so_far).
+ */
+static struct tp_live_thread *initial_slot;
+/* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
+static struct tp_span_mutex *mutexes;
+#define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
 /*
  * The longest path ended before the last barrier completed, taken by the first thread to leave
  * it (the others join the same): barriers are per parallel region, not per task.
@@ -123,10 +134,18 @@ struct live_local {
 	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
 	uint64_t polled_task;
 	uint64_t poll_start;
+	/* where the polled fragment's part on the path began (its start, or a split of it at a
+	 * mutual exclusion's acquire or release: tp_span_split) */
+	uint64_t span_from;
+	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
+	 * none), and of the one whose section it is in now (0: none) */
+	uint32_t mutex_row;
+	uint32_t section_row;
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
 	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
+	uint32_t poll_region;   /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
@@ -471,7 +490,7 @@ static struct task_entry *task_find(uint64_t task)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -481,7 +500,8 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t span
 		    !__atomic_compare_exchange_n(&e->task, &empty, ENTRY_FILLING, false,
 						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		__atomic_store_n(&e->row, row, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, 0);
 		set64(&e->suspended_ns, 0);
@@ -499,9 +519,14 @@ static inline struct tp_span_task *span_of(const struct task_entry *e)
 	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
 }
 
-/* The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq). */
+/*
+ * The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq); its placed
+ * length is the longest placed one ended on the slot, whichever path had it.
+ */
 static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *end)
 {
+	if (end->placed_ns > s->longest.placed_ns)
+		set64(&s->longest.placed_ns, end->placed_ns);
 	if (end->ns <= s->longest.ns)
 		return;
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
@@ -570,8 +595,11 @@ static uint32_t module_entry(uintptr_t address)
 	return found - 1;
 }
 
-/* A site's text, copied into the file at its first spawn. */
-static void publish_site(uint32_t row, uint32_t site, bool by_program)
+/*
+ * A site's text, copied into the file at its first spawn, or for a sync construct's site (`sync`
+ * its kind, else 0) at the first poll that ends waiting there.
+ */
+static void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
 {
 	struct tp_live_site *entry = &sites[row];
 	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
@@ -591,6 +619,7 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program)
 	snprintf(entry->text, sizeof entry->text, "%s", text);
 	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
 	entry->by_executor = !by_program;
+	entry->sync_kind = sync;
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
 }
 
@@ -605,36 +634,82 @@ static void count_work(uint64_t now)
 {
 	add(&local.slot->work_ns, now - local.work_counted_to);
 	local.work_counted_to = now;
+	__atomic_store_n(&local.slot->open_counted_ns, now, __ATOMIC_RELEASE);
+}
+
+/*
+ * The initial task's path up to `now` when a thread polls it now (its open fragment, published
+ * in its slot: lengths, no sites): where an outermost region's worker's implicit task starts
+ * when the executor released the worker before its primary published the region's fork
+ * (tp_span_fork, joined later too). False when no thread polls it.
+ */
+static bool initial_so_far(uint64_t now, struct tp_live_path *p)
+{
+	const struct tp_live_thread *t = __atomic_load_n(&initial_slot, __ATOMIC_ACQUIRE);
+	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
+	    __atomic_load_n(&t->site, __ATOMIC_RELAXED) != TP_LIVE_NO_SITE)
+		return false;
+	uint64_t uncounted;
+	memset(p, 0, sizeof *p);
+	tp_live_open_fragment(t, now, &uncounted, &p->ns, &p->placed_ns);
+	p->burdened_ns = p->ns;
+	p->ended_ns = now;
+	return p->ns > 0;
 }
 
 /*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
- * no site), which is outside the graph, and its children.
+ * no site). An implicit task of a parallel region (the executor's, with a site) on the region's
+ * primary publishes its start as the region's fork; on another thread it has no parent, and
+ * joins that fork (tp_span_fork).
  */
-static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool undeferred,
-			 uint64_t now)
+static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool by_program,
+			 bool undeferred, uint64_t now)
 {
-	bool outside = parent == 0 && site == 0;
+	bool implicit = !by_program && site != 0;
 	struct task_entry *p = NULL;
-	const struct tp_span_thread *th = NULL;
+	struct tp_span_thread *th = NULL;
 	const struct tp_live_path *in = NULL;
 	if (parent != 0 && parent == local.polled_task) {
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
+		if (th != NULL && th->awaits_fork)
+			tp_span_fork_join(th, false);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
 	} else if (parent != 0) {
 		p = task_find(parent);
 		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
-		in = ps != NULL && ps->started && !ps->outside ? &ps->in : NULL;
+		in = ps != NULL && ps->started ? &ps->in : NULL;
 	}
 	if (p != NULL)
 		span_of(p)->spawner = true;
-	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, outside, th,
-			now - local.poll_start, now, in);
+	struct tp_live_path so_far;
+	if (implicit && parent == 0 && initial_so_far(now, &so_far))
+		in = &so_far;
+	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
+			implicit && parent == 0, th, now - local.span_from, now, in);
+	if (implicit && parent != 0)
+		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
+}
+
+/*
+ * A new task's parallel region: its own site's row for an implicit task (the executor's, with a
+ * site), else its parent's region.
+ */
+static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint32_t row)
+{
+	if (!by_program && site != 0)
+		return row;
+	if (parent == 0)
+		return 0;
+	if (parent == local.polled_task)
+		return local.poll_region;
+	const struct task_entry *p = task_find(parent);
+	return p != NULL ? __atomic_load_n(&p->region, __ATOMIC_RELAXED) : 0;
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
@@ -644,11 +719,14 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		return;
 	uint32_t row = row_of(site);
 	uint64_t now = now_ns();
-	publish_site(row, site, by_program);
+	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != 0 ? task_insert(task, row, span) : NULL;
+	struct task_entry *e = span != 0
+				       ? task_insert(task, row,
+						     region_of(parent, site, by_program, row), span)
+				       : NULL;
 	if (e == NULL && span != 0)
 		tp_span_free(&local.span_cache, span);
 	else if (span == 0)
@@ -665,7 +743,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
-		span_spawned(e, parent, site, undeferred, now);
+		span_spawned(e, parent, site, by_program, undeferred, now);
 	}
 	leave();
 }
@@ -875,6 +953,144 @@ void tp_live_task_wake(uint64_t task)
 	leave();
 }
 
+/*
+ * A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
+ * timed until its next poll (sync_wait_ends), in the site's row.
+ */
+static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t site)
+{
+	t->sync_row = 0;
+	if (sync == TP_SYNC_NONE || site == 0)
+		return;
+	uint32_t row = row_of(site);
+	/* the rows beyond the table are the task sites' overflow: no sync site's */
+	if (row == TP_LIVE_OVERFLOW)
+		return;
+	publish_site(row, site, false, sync);
+	t->sync_row = (uint16_t)row;
+}
+
+/*
+ * Task `t`, suspended since `suspended_ns`, is polled again at `now`: a wait at a sync
+ * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
+ * whose section the poll's acquire begins (tp_live_task_acquire).
+ */
+static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
+{
+	uint32_t row = t->sync_row;
+	local.mutex_row = 0;
+	if (row == 0)
+		return;
+	t->sync_row = 0;
+	struct tp_live_site_stats *r = &local.rows[row];
+	add(&r->sync_waits, 1);
+	add(&r->sync_waited_ns, now >= suspended_ns ? now - suspended_ns : 0);
+	if (t->sync == TP_SYNC_MUTEX)
+		local.mutex_row = row;
+}
+
+/*
+ * The polled fragment's part on the path ends at `now` and the rest goes on in site row `row`
+ * (tp_span_split); readers see the part going on from now.
+ */
+static void span_split(struct tp_live_thread *s, uint64_t now, uint32_t row, bool fragment)
+{
+	tp_span_split(&local.span, now - local.span_from, row, fragment);
+	local.span_from = now;
+	set64(&s->open_start_ns, now);
+	set64(&s->open_path_ns, local.span.in.ns);
+	set64(&s->open_placed_ns, local.span.in.placed_ns);
+}
+
+/*
+ * The polled task `task` acquires mutual exclusion `object` (of the contract's `kind`), at the
+ * start of the poll its wait ended: the poll starts after the object's last release, and its
+ * time on the path is the sync site's until the release.
+ */
+static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	if (task == local.polled_task && local.span.in_graph) {
+		uint64_t now = now_ns();
+		tp_span_acquired(&local.span, object);
+		uint32_t row = local.mutex_row;
+		if (row != 0) {
+			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
+				__atomic_store_n(&sites[row].mutex_kind, kind, __ATOMIC_RELAXED);
+			local.section_row = row;
+		}
+		span_split(s, now, row != 0 ? row : local.poll_row, false);
+	}
+	leave();
+}
+
+/* The polled task `task` releases `object`: the path to now is the object's next acquirer's. */
+static void mutex_released(uint64_t task, uint64_t object)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	if (task == local.polled_task && local.span.in_graph) {
+		uint64_t now = now_ns();
+		/* the section's part: one fragment of the sync site's on the path */
+		if (local.section_row != 0)
+			span_split(s, now, local.poll_row, true);
+		local.section_row = 0;
+		tp_span_released(&local.span, now - local.span_from, object);
+	}
+	leave();
+}
+
+/*
+ * The region of interest starts (`on`) or stops: each slot's computation, the placed length and
+ * the time at its start are kept, and at its stop what the pair added (taskprobe_live.h). By
+ * the program's thread that marks it, seldom: one at a time.
+ */
+static void region_of_interest(int on)
+{
+	static int lock;
+	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
+	if (header == NULL || local.busy)
+		return;
+	tp_spin_lock(&lock);
+	tp_guard_enter(&local.busy);
+	uint64_t now = now_ns();
+	bool going = __atomic_load_n(&header->roi_on, __ATOMIC_RELAXED) != 0;
+	if (on != going) {
+		tp_live_graph_read(header, slots, now, &graph);
+		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+			struct tp_live_thread *t = &slots[i];
+			if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+				continue;
+			uint64_t computation = tp_live_computation(t, now);
+			if (on)
+				set64(&t->roi_at_start_ns, computation);
+			else
+				set64(&t->roi_counted_ns,
+				      t->roi_counted_ns +
+					      tp_live_since(computation, t->roi_at_start_ns));
+		}
+		if (on) {
+			set64(&header->roi_placed_at_start_ns, graph.placed_ns);
+			set64(&header->roi_start_ns, now);
+		} else {
+			set64(&header->roi_placed_ns,
+			      header->roi_placed_ns +
+				      tp_live_since(graph.placed_ns,
+						    header->roi_placed_at_start_ns));
+			set64(&header->roi_run_ns,
+			      header->roi_run_ns + tp_live_since(now, header->roi_start_ns));
+			__atomic_store_n(&header->roi_pairs, header->roi_pairs + 1,
+					 __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&header->roi_on, on ? 1u : 0u, __ATOMIC_RELEASE);
+	}
+	tp_guard_leave(&local.busy, false);
+	tp_spin_unlock(&lock);
+}
+
 void tp_live_task_poll_start(uint64_t task)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
@@ -900,11 +1116,12 @@ void tp_live_task_poll_start(uint64_t task)
 		}
 		set64(&e->suspended_ns, 0);
 		struct tp_span_task *t = span_of(e);
+		sync_wait_ends(t, now, suspended);
 		struct tp_live_path frozen;
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
-		bool first = !t->started && !t->outside;
+		bool first = !t->started;
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
 		if (first)
@@ -915,17 +1132,35 @@ void tp_live_task_poll_start(uint64_t task)
 	local.polled = e;
 	local.polled_task = task;
 	local.poll_start = now;
+	local.span_from = now;
+	local.section_row = 0;
 	local.work_counted_to = now;
 	local.poll_row = row;
+	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;
+	if (local.span.in_graph) {
+		/* the fragment going on now, for readers (tp_live_graph_read): published last */
+		if (s->graph_first_ns == 0)
+			set64(&s->graph_first_ns, now);
+		if (row == TP_LIVE_NO_SITE && initial_slot != s)
+			__atomic_store_n(&initial_slot, s, __ATOMIC_RELEASE);
+		set64(&s->open_start_ns, now);
+		set64(&s->open_path_ns, local.span.in.ns);
+		set64(&s->open_placed_ns, local.span.in.placed_ns);
+		set32(&s->open_region, local.poll_region);
+		__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
+	}
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_POLLING);
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+/*
+ * Task `task`'s poll ends (`done`: it finished), waiting in `sync` at the sync construct's site
+ * `site` (0: none) when it did not.
+ */
+static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
 {
-	(void)site; /* the sync sites' table: issue 35, to come */
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
@@ -950,16 +1185,18 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
 			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
+			sync_wait_begins(span_of(local.polled), sync, site);
 		}
 		if (local.span.in_graph) {
 			count_work(now);
-			if (s->graph_first_ns == 0)
-				set64(&s->graph_first_ns, local.poll_start);
+			set64(&s->open_counted_ns, 0);
+			if (local.poll_region != 0)
+				add(&local.rows[local.poll_region].region_ns, d);
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
-				tp_span_poll_end(span_of(local.polled), &local.span, task, d, now,
-						 sync);
+				tp_span_poll_end(span_of(local.polled), &local.span, task,
+						 now - local.span_from, now, sync);
 				slot_longest(s, &local.span.in);
 			}
 		}
@@ -973,21 +1210,22 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 	leave();
 }
 
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+{
+	poll_ended(task, done, sync, site);
+}
+
 /*
- * Task `task` of entry `e` ends at `now`, in the graph: `end` gets the path to its end (its last
- * fragment, polled by this thread now or ended before), the thread's slot and its parent are
- * told. False for a task outside the graph.
+ * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
+ * by this thread now or ended before); the thread's slot and its parent are told.
  */
 static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 {
 	struct tp_span_task *t = span_of(e);
-	if (t->outside)
-		return NULL;
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
 		count_work(now);
-		tp_span_poll_end(NULL, &local.span, task, now - local.poll_start, now,
-				 TP_SYNC_NONE);
+		tp_span_poll_end(NULL, &local.span, task, now - local.span_from, now, TP_SYNC_NONE);
 		end = &local.span.in;
 	}
 	slot_longest(local.slot, end);
@@ -1236,7 +1474,13 @@ void tp_live_thread_stop(uint64_t tid)
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
 	set32(&s->wait_kind, 0);
-	set64(&s->ended_ns, now_ns());
+	uint64_t now = now_ns();
+	/* a fragment its thread never ended (stopped inside a poll) ends with it */
+	if (s->open_counted_ns != 0 && local.rows != NULL) {
+		count_work(now);
+		set64(&s->open_counted_ns, 0);
+	}
+	set64(&s->ended_ns, now);
 	local.slot = NULL;
 	local.ended = true;
 	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);
@@ -1303,12 +1547,32 @@ static bool map_tasks(void)
 	if (spans != NULL)
 		tp_span_pool_start(spans, SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
-	return tasks != NULL && spans != NULL && dependences != NULL;
+	tp_span_forks_start(forks, TP_LIVE_SITES);
+	mutexes = reserve(NULL, MUTEXES_BYTES);
+	if (mutexes != NULL)
+		tp_span_mutexes_start(mutexes);
+	return tasks != NULL && spans != NULL && dependences != NULL && mutexes != NULL;
 }
 
 const struct tp_live_header *tp_live_header(void)
 {
 	return header;
+}
+
+uint64_t tp_live_now(void)
+{
+	return now_ns();
+}
+
+bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
+{
+	if (header == NULL || local.polled_task == 0 || !local.span.in_graph || local.busy ||
+	    now < local.span_from)
+		return false;
+	*out = local.span.in;
+	tp_span_path_extend(out, local.span.site_at, now - local.span_from, true);
+	out->ended_ns = now;
+	return true;
 }
 
 void tp_live_start(void)
@@ -1352,7 +1616,16 @@ static void ended(void)
 {
 	if (!in_files_process())
 		return;
-	__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
+	uint64_t now = now_ns();
+	/* an exit inside a poll: the path through the exiting thread's fragment, its sites whole,
+	 * is its slot's for the console (which reads an open fragment's lengths only) */
+	struct tp_live_path mine;
+	if (local.slot != NULL && tp_live_current_path(now, &mine)) {
+		tp_guard_enter(&local.busy);
+		slot_longest(local.slot, &mine);
+		tp_guard_leave(&local.busy, false);
+	}
+	__atomic_store_n(&header->exited_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
 	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory && !tp_process_filtered())
 		tp_live_file_remove();
@@ -1414,6 +1687,10 @@ void tp_live_child_after_fork(void)
 	reserve(spans, SPANS_BYTES);
 	tp_span_pool_start(spans, SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
+	tp_span_forks_start(forks, TP_LIVE_SITES);
+	initial_slot = NULL;
+	reserve(mutexes, MUTEXES_BYTES);
+	tp_span_mutexes_start(mutexes);
 	barrier_lock = 0;
 	dependences_seen = false;
 	barrier_frozen_ns = 0;
@@ -1428,22 +1705,19 @@ void tp_live_child_after_fork(void)
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 }
 
-/* Mutual exclusion and the region of interest: issue 35's engine takes them (to come). */
+/* Mutual exclusion and the region of interest (issue 35): the engine's, above. */
 void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {
-	(void)task;
-	(void)kind;
-	(void)object;
+	mutex_acquired(task, kind, object);
 }
 
 void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object)
 {
-	(void)task;
 	(void)kind;
-	(void)object;
+	mutex_released(task, object);
 }
 
 void tp_live_region_of_interest(uint32_t on)
 {
-	(void)on;
+	region_of_interest(on != 0);
 }

@@ -24,6 +24,14 @@
  * exit report reads the work and span in them.
  */
 const struct tp_live_header *tp_live_header(void);
+/* Now in the statistics' clock (taskprobe_live.h): a reader's "now" for the figures. */
+uint64_t tp_live_now(void);
+/*
+ * The calling thread's longest path to `now` through the fragment it polls now, its sites
+ * whole (a reader of other threads' slots gets an open fragment's lengths only): the exit
+ * report's, whose thread may exit inside a poll. False when it polls no task of the graph.
+ */
+bool tp_live_current_path(uint64_t now, struct tp_live_path *out);
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_live_start(void);             /* TASKPROBE_LIVE's file made, counting */

@@ -224,7 +224,7 @@ static void report_no_executor(FILE *out)
 	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
 		(int)getpid(),
 		libgomp ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
-			  "it with LLVM's libomp preloaded (taskprobe run does this)"
+			  "it on LLVM's libomp (taskprobe does, when libomp has all it calls)"
 			: "");
 	if (waits)
 		tp_report_waits(out);

@@ -29,6 +29,10 @@ struct site_figures {
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
 	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
 	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
+	/* a sync construct's site (no task site): its kinds, the time tasks waited there and
+	 * how many waits (taskprobe_live.h) */
+	uint32_t sync_kind, mutex_kind;
+	uint64_t sync_waited_ns, sync_waits;
 };
 
 static struct site_figures figures[TP_LIVE_SITES];
@@ -66,17 +70,21 @@ static const char *site_text(const struct site_figures *f, char *buf, size_t siz
  * The table's line of `row`, whose site has key `key` (rows are given in order of first spawn):
  * the one of its site's text (named now), or a new one.
  */
-static struct site_figures *line_of(uint32_t row, uint32_t key, size_t *lines)
+static struct site_figures *line_of(uint32_t row, uint32_t key, uint32_t sync, size_t *lines)
 {
 	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(key)
 									: 0;
+	/* a sync construct's site is no task site, even of the same text (a GCC region's
+	 * barrier is named by the region's line) */
 	for (size_t i = 0; i < *lines; i++)
-		if ((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row))
+		if (((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row)) &&
+		    (figures[i].sync_kind != 0) == (sync != 0))
 			return &figures[i];
 	struct site_figures *f = &figures[(*lines)++];
 	memset(f, 0, sizeof *f);
 	f->id = id;
 	f->row = row;
+	f->sync_kind = sync;
 	return f;
 }
 
@@ -89,6 +97,121 @@ static int by_path_then_work(const void *a, const void *b)
 	return x->work_ns > y->work_ns ? -1 : x->work_ns < y->work_ns;
 }
 
+/* A thread's row of a site added to the site's line. */
+static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
+{
+	f->work_ns += __atomic_load_n(&r->busy_ns, __ATOMIC_RELAXED);
+	f->tasks += __atomic_load_n(&r->done, __ATOMIC_RELAXED);
+	f->sync_waited_ns += __atomic_load_n(&r->sync_waited_ns, __ATOMIC_RELAXED);
+	f->sync_waits += __atomic_load_n(&r->sync_waits, __ATOMIC_RELAXED);
+	uint64_t longest_poll = __atomic_load_n(&r->longest_poll_ns, __ATOMIC_RELAXED);
+	if (longest_poll > f->longest_poll_ns)
+		f->longest_poll_ns = longest_poll;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		f->poll_histogram[b] += __atomic_load_n(&r->poll_histogram[b], __ATOMIC_RELAXED);
+	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
+		f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
+		f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->start_delay_histogram[b], __ATOMIC_RELAXED);
+		f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
+			&r->task_time_histogram[b], __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The POP factors (issue 35) in their words (taskprobe_live.h), and what they were computed
+ * from: the threads' computation, the critical path's (placed) and the run's time.
+ */
+static void factors(FILE *out, const struct tp_live_graph *g)
+{
+	struct tp_live_factors f = tp_live_graph_factors(g);
+	if (!f.valid)
+		return;
+	char line[256], average[24], maximum[24], placed[24], run[24];
+	for (int l = 0; l < 2; l++) {
+		tp_live_factors_words(line, sizeof line, &f, l);
+		fprintf(out, "  %s\n", line);
+	}
+	fprintf(out,
+		"  (computation: %s a thread on average, %s at most; the critical path's "
+		"computation %s; run time %s)\n",
+		tp_live_duration_words(f.average_ns, average, sizeof average),
+		tp_live_duration_words(f.maximum_ns, maximum, sizeof maximum),
+		tp_live_duration_words(f.placed_ns, placed, sizeof placed),
+		tp_live_duration_words(f.run_ns, run, sizeof run));
+	if (g->roi_pairs == 1)
+		fprintf(out, "  region of interest: omp_control_tool\n");
+	else if (g->roi_pairs > 1)
+		fprintf(out, "  region of interest: omp_control_tool, %u start/stop pairs\n",
+			g->roi_pairs);
+}
+
+/*
+ * Where the load is unbalanced: per parallel region (the row of its implicit tasks' site), the
+ * load balance of the threads that ran it, its computation and its threads.
+ */
+static void regions(FILE *out, const struct tp_live_thread *slots, const struct tp_live_header *h,
+		    const uint32_t *line_at, uint64_t now)
+{
+	const struct tp_live_site *sites = (const void *)((const char *)h + TP_LIVE_SITES_OFFSET);
+	bool heading = false;
+	for (uint32_t row = 1; row < TP_LIVE_SITES; row++) {
+		if (line_at[row] == UINT32_MAX ||
+		    !__atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED))
+			continue;
+		struct tp_live_region r = tp_live_region_read(
+			slots, (const char *)h, h->rows_offset, h->rows_stride, row, now);
+		if (r.threads == 0)
+			continue;
+		if (!heading)
+			fprintf(out, "  %-40s %12s %12s %8s\n", "parallel region", "load balance",
+				"computation", "threads");
+		heading = true;
+		char name[512], computation[24];
+		fprintf(out, "  %-40s %12.3f %12s %8u\n",
+			site_text(&figures[line_at[row]], name, sizeof name), r.load_balance,
+			tp_live_duration_words(r.computation_ns, computation, sizeof computation),
+			r.threads);
+	}
+}
+
+/*
+ * Where tasks waited: per sync construct's site, the time they waited there, how many waits, and
+ * for a mutual exclusion the share of the span inside its sections (a barrier's, taskwait's or
+ * taskgroup's "-": a wait is on no path, its cost is the time waited). Most time waited first.
+ */
+static void syncs(FILE *out, size_t lines, uint64_t span)
+{
+	size_t order[TP_LIVE_SITES], n = 0;
+	for (size_t i = 0; i < lines; i++)
+		if (figures[i].sync_kind != 0 && figures[i].sync_waits > 0)
+			order[n++] = i;
+	for (size_t i = 1; i < n; i++) /* a few sites: by insertion */
+		for (size_t k = i; k > 0 && figures[order[k]].sync_waited_ns >
+						    figures[order[k - 1]].sync_waited_ns;
+		     k--) {
+			size_t swap = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = swap;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct site_figures *f = &figures[order[i]];
+		char name[512], waited[24], share[16] = "-";
+		if (i == 0)
+			fprintf(out, "  %-40s %-11s %12s %8s  %s\n", "sync site", "kind", "waited",
+				"waits", "of the critical path");
+		if (f->sync_kind == 4 && span > 0)
+			snprintf(share, sizeof share, "%.1f%%",
+				 100.0 * (double)f->path_ns / (double)span);
+		fprintf(out, "  %-40s %-11s %12s %8" PRIu64 "  %s\n",
+			site_text(f, name, sizeof name),
+			tp_live_sync_kind_words(f->sync_kind, f->mutex_kind),
+			tp_live_duration_words(f->sync_waited_ns, waited, sizeof waited),
+			f->sync_waits, share);
+	}
+}
+
 void tp_report_work_span(FILE *out)
 {
 	const struct tp_live_header *h = tp_live_header();
@@ -97,19 +220,32 @@ void tp_report_work_span(FILE *out)
 	const char *map = (const char *)h;
 	const struct tp_live_site *sites = (const void *)(map + TP_LIVE_SITES_OFFSET);
 	const struct tp_live_thread *slots = (const void *)(map + TP_LIVE_THREADS_OFFSET);
-	uint64_t work = 0, first = 0, last = 0;
-	unsigned threads = 0;
-	struct tp_live_path longest = {0};
+	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
+	uint64_t now = tp_live_now();
+	tp_live_graph_read(h, slots, now, &graph);
+	/* the report's own thread's fragment going on (an exit inside a poll) with its sites: the
+	 * path through it, when the longest, is the one whose sites are said */
+	struct tp_live_path mine;
+	if (tp_live_current_path(now, &mine) && mine.ns >= graph.longest.ns) {
+		graph.longest = mine;
+		if (mine.ns > graph.span_ns)
+			graph.span_ns = mine.ns;
+	}
 	size_t lines = 0;
 	uint32_t line_at[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
 		bool ready = __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) ==
 			     TP_LIVE_ENTRY_READY;
-		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0;
-		line_at[row] = ready ? (uint32_t)(line_of(row, key, &lines) - figures) : UINT32_MAX;
-		if (ready)
-			figures[line_at[row]].by_executor = __atomic_load_n(&sites[row].by_executor,
-									    __ATOMIC_RELAXED) != 0;
+		uint32_t key = ready ? __atomic_load_n(&sites[row].site_id, __ATOMIC_RELAXED) : 0,
+			 sync = ready ? __atomic_load_n(&sites[row].sync_kind, __ATOMIC_RELAXED)
+				      : 0;
+		line_at[row] = ready ? (uint32_t)(line_of(row, key, sync, &lines) - figures)
+				     : UINT32_MAX;
+		if (!ready)
+			continue;
+		struct site_figures *f = &figures[line_at[row]];
+		f->by_executor = __atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED) != 0;
+		f->mutex_kind = __atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED);
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
@@ -118,44 +254,12 @@ void tp_report_work_span(FILE *out)
 			continue;
 		const struct tp_live_site_stats *rows =
 			(const void *)(map + h->rows_offset + (uint64_t)i * h->rows_stride);
-		for (uint32_t row = 0; row < TP_LIVE_SITES; row++) {
-			if (line_at[row] == UINT32_MAX)
-				continue;
-			struct site_figures *f = &figures[line_at[row]];
-			f->work_ns += __atomic_load_n(&rows[row].busy_ns, __ATOMIC_RELAXED);
-			f->tasks += __atomic_load_n(&rows[row].done, __ATOMIC_RELAXED);
-			uint64_t longest_poll = __atomic_load_n(&rows[row].longest_poll_ns,
-								__ATOMIC_RELAXED);
-			if (longest_poll > f->longest_poll_ns)
-				f->longest_poll_ns = longest_poll;
-			for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
-				f->poll_histogram[b] += __atomic_load_n(
-					&rows[row].poll_histogram[b], __ATOMIC_RELAXED);
-			}
-			for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
-				f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].spawn_gap_histogram[b], __ATOMIC_RELAXED);
-				f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].start_delay_histogram[b], __ATOMIC_RELAXED);
-				f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-					&rows[row].task_time_histogram[b], __ATOMIC_RELAXED);
-			}
-		}
-		uint64_t slot_work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED);
-		if (slot_work == 0)
-			continue;
-		work += slot_work;
-		threads++;
-		uint64_t f = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
-			 l = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
-		first = f != 0 && (first == 0 || f < first) ? f : first;
-		last = l > last ? l : last;
-		struct tp_live_path p;
-		tp_live_read_longest(t, &p);
-		if (p.ns > longest.ns)
-			longest = p;
+		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
+			if (line_at[row] != UINT32_MAX)
+				add_row(&figures[line_at[row]], &rows[row]);
 	}
-	if (work == 0 || longest.ns == 0) {
+	const struct tp_live_path *longest = &graph.longest;
+	if (graph.work_ns == 0 || graph.span_ns == 0) {
 		fprintf(out,
 			"taskprobe: no task of a parallel region was polled (pid %d): no work "
 			"or span to report\n",
@@ -163,28 +267,33 @@ void tp_report_work_span(FILE *out)
 		return;
 	}
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = longest.sites[k];
+		uint64_t v = longest->sites[k];
 		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
 		if (v != 0 && line_at[row] != UINT32_MAX) {
 			figures[line_at[row]].path_ns += v & TP_LIVE_PATH_NS_MASK;
-			figures[line_at[row]].path_fragments += longest.fragments[k];
+			figures[line_at[row]].path_fragments += longest->fragments[k];
 		}
 	}
-	uint64_t wall = last > first ? last - first : 0;
-	double parallelism = (double)work / (double)longest.ns,
+	uint64_t work = graph.work_ns, span = graph.span_ns;
+	/* the fragments going on now lengthen the path unburdened */
+	uint64_t burdened = longest->burdened_ns + (span - longest->ns);
+	uint64_t wall = graph.last_ns > graph.first_ns ? graph.last_ns - graph.first_ns : 0;
+	double parallelism = (double)work / (double)span,
 	       speedup = wall > 0 ? (double)work / (double)wall : 0;
 	fprintf(out,
 		"taskprobe: the task graph (pid %d): work %.3f ms, span %.3f ms: parallelism "
 		"%.2f, no number of workers runs it faster than %.2fx; measured %.2fx on %u "
 		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
-		(int)getpid(), (double)work / 1e6, (double)longest.ns / 1e6, parallelism,
-		parallelism, speedup, threads, threads == 1 ? "" : "s", (double)wall / 1e6);
+		(int)getpid(), (double)work / 1e6, (double)span / 1e6, parallelism, parallelism,
+		speedup, graph.threads, graph.threads == 1 ? "" : "s", (double)wall / 1e6);
 	fprintf(out,
 		"  burdened span %.3f ms: burdened parallelism %.2f (the critical path with the "
 		"delay "
 		"before each of its fragments started: what spawning and scheduling cost it)\n",
-		(double)longest.burdened_ns / 1e6,
-		longest.burdened_ns > 0 ? (double)work / (double)longest.burdened_ns : 0);
+		(double)burdened / 1e6, burdened > 0 ? (double)work / (double)burdened : 0);
+	factors(out, &graph);
+	regions(out, slots, h, line_at, now);
+	syncs(out, lines, span);
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
 	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
 		"tasks", "median poll", "spawn cost", "start delay", "site");
@@ -192,15 +301,13 @@ void tp_report_work_span(FILE *out)
 		const struct site_figures *f = &figures[i];
 		char share[16], name[512], poll[24], spawn[24], start[24];
 		struct tp_live_granularity g = granularity(f);
-		/* OpenMP's initial task is outside the graph */
-		if ((f->work_ns == 0 && f->path_ns == 0) ||
-		    (f->id == 0 && f->row == TP_LIVE_NO_SITE))
+		if ((f->work_ns == 0 && f->path_ns == 0) || f->sync_kind != 0)
 			continue;
 		if (f->path_ns == 0)
 			snprintf(share, sizeof share, "-");
 		else
 			snprintf(share, sizeof share, "%.1f%%",
-				 100.0 * (double)f->path_ns / (double)longest.ns);
+				 100.0 * (double)f->path_ns / (double)longest->ns);
 		fprintf(out, "  %8s %8" PRIu64 " %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share,
 			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
 			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),

@@ -115,7 +115,7 @@ unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 	return at;
 }
 
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool forked,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
 		     const struct tp_live_path *in)
 {
@@ -137,7 +137,7 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	t->parent = parent;
 	t->parent_at = parent_at;
 	t->started = false;
-	t->outside = outside;
+	t->forked = forked;
 	t->ran_undeferred = false;
 	t->successors = 0;
 	t->spawner = false;
@@ -145,25 +145,73 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	tp_spin_unlock(&t->lock);
 }
 
+static struct tp_span_fork *forks;
+static uint32_t fork_rows;
+
+void tp_span_forks_start(struct tp_span_fork *f, uint32_t rows)
+{
+	forks = f;
+	fork_rows = rows;
+	memset(f, 0, rows * sizeof *f);
+}
+
+void tp_span_fork(uint32_t row, const struct tp_live_path *p)
+{
+	if (row >= fork_rows)
+		return;
+	struct tp_span_fork *f = &forks[row];
+	tp_spin_lock(&f->lock);
+	f->path = *p;
+	tp_spin_unlock(&f->lock);
+}
+
+/* `in` joins the last fork of site row `row`. */
+static void fork_joined(struct tp_live_path *in, uint32_t row)
+{
+	if (row >= fork_rows)
+		return;
+	struct tp_span_fork *f = &forks[row];
+	tp_spin_lock(&f->lock);
+	struct tp_live_path fork = f->path;
+	tp_spin_unlock(&f->lock);
+	tp_span_path_max(in, &fork);
+}
+
+void tp_span_fork_join(struct tp_span_thread *th, bool done)
+{
+	uint64_t ns = th->in.ns;
+	fork_joined(&th->in, th->fork_row);
+	/* the fork's path took the place of `in`: the fragment's site a place in it again */
+	if (th->in.ns != ns)
+		th->site_at = tp_span_path_site(&th->in, th->fork_row);
+	th->awaits_fork = !done;
+}
+
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			    uint32_t row, uint64_t now, uint64_t suspended_ns,
 			    const struct tp_live_path *frozen)
 {
-	th->in_graph = !t->outside;
-	if (t->outside)
-		return 0;
+	th->in_graph = true;
+	/* between polls, the thread's `in` is its last fragment's end */
+	uint64_t placed_before = th->in.placed_ns;
 	if (!t->started) {
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
 		uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
 		th->in.burdened_ns += delay;
+		if (th->in.placed_ns < placed_before)
+			th->in.placed_ns = placed_before;
+		th->awaits_fork = t->forked;
+		th->fork_row = row;
+		if (t->forked)
+			fork_joined(&th->in, row);
 		th->site_at = tp_span_path_site(&th->in, row);
 		t->started = true;
 		return delay;
 	}
+	th->awaits_fork = false;
 	tp_spin_lock(&t->lock);
 	struct tp_live_path in = t->in;
-	/* between polls, the thread's `in` is its last fragment's end */
 	const struct tp_live_path *last = &th->in;
 	switch (t->sync) {
 	case TP_SYNC_TASKWAIT:
@@ -194,6 +242,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	t->ran_undeferred = false;
 	uint64_t delay = tp_live_start_delay(now, in.ended_ns, th->free_ns);
 	in.burdened_ns += delay;
+	if (in.placed_ns < placed_before)
+		in.placed_ns = placed_before;
 	th->in = in;
 	th->site_at = tp_span_path_site(&th->in, row);
 	return delay;
@@ -202,6 +252,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync)
 {
+	if (__builtin_expect(th->awaits_fork, 0))
+		tp_span_fork_join(th, true);
 	tp_span_path_add(&th->in, th->site_at, ns);
 	th->in.ended_ns = now;
 	if (t != NULL) {
@@ -210,6 +262,58 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 	}
 	th->last_task = task;
 	th->free_ns = now;
+}
+
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment)
+{
+	tp_span_path_extend(&th->in, th->site_at, ns, fragment);
+	th->site_at = tp_span_path_site(&th->in, row);
+}
+
+static struct tp_span_mutex *mutexes;
+
+void tp_span_mutexes_start(struct tp_span_mutex *m)
+{
+	mutexes = m;
+}
+
+static struct tp_span_mutex *mutex_of(uint64_t object)
+{
+	return &mutexes[(object * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits: TP_SPAN_MUTEXES */
+}
+_Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
+
+void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object)
+{
+	if (mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	tp_spin_lock(&m->lock);
+	m->object = object;
+	m->released = th->in;
+	tp_span_path_extend(&m->released, th->site_at, ns, false);
+	tp_spin_unlock(&m->lock);
+}
+
+void tp_span_acquired(struct tp_span_thread *th, uint64_t object)
+{
+	if (mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	struct tp_live_path released;
+	tp_spin_lock(&m->lock);
+	bool found = m->object == object;
+	if (found)
+		released = m->released;
+	tp_spin_unlock(&m->lock);
+	if (!found)
+		return;
+	uint32_t row = (uint32_t)(th->in.sites[th->site_at] >> TP_LIVE_PATH_ROW_SHIFT);
+	uint64_t ns = th->in.ns;
+	tp_span_path_max(&th->in, &released);
+	/* the released path took the place of `in`: the fragment's site a place in it again */
+	if (th->in.ns != ns)
+		th->site_at = tp_span_path_site(&th->in, row);
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

@@ -12,9 +12,13 @@
  * the edges are spawn (the parent's fragment up to the spawn -> the child's start), a task's
  * fragments in order, joins (at a taskwait's end its children's ends; at a taskgroup's end its
  * descendants'; at a barrier's end everything that ended before; a task switched out follows
- * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work) and
- * dependences (the predecessor's end -> the successor's start). OpenMP's initial task (no parent,
- * no site) is outside the graph. A path is its length and the sites it ran in
+ * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work),
+ * dependences (the predecessor's end -> the successor's start) and forks (a parallel region's
+ * implicit tasks start after its encountering task's fragment up to the region's start: on
+ * another thread they have no parent, and join the fork the region's primary published,
+ * tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like any other: its
+ * serial code is work and lies on the span, so that regions in a row compose in series (issue
+ * 35). A path is its length, its placed length (taskprobe_live.h) and the sites it ran in
  * (struct tp_live_path); what a task keeps is three of them:
  *
  *   in     the longest path to its start (spawned, not polled yet) or to its last fragment's end;
@@ -39,7 +43,7 @@
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
- * (outside), or any thread that makes a successor of it (successors: atomic adds).
+ * (forked), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
@@ -47,11 +51,12 @@ struct tp_span_task {
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
-	bool outside;        /* OpenMP's initial task: not in the graph */
+	bool forked;         /* an implicit task without a parent: its start joins its fork */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
+	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
 };
 
 /*
@@ -96,6 +101,10 @@ struct tp_span_thread {
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
 	bool in_graph;      /* the fragment it polls now is in the graph */
+	/* the fragment it polls now is a forked task's first (site row fork_row): its start joins
+	 * the region's fork once the region's primary published it (tp_span_fork_join) */
+	bool awaits_fork;
+	uint32_t fork_row;
 };
 
 /*
@@ -104,38 +113,78 @@ struct tp_span_thread {
  */
 unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row);
 
-/* `p` extended by a fragment `ns` long in the site at place `at` (tp_span_path_site's). */
-static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
+/*
+ * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's), counted as
+ * one of its fragments on the path when `fragment` (a fragment split in parts counts once).
+ */
+static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint64_t ns,
+				       bool fragment)
 {
 	p->ns += ns;
 	p->burdened_ns += ns;
+	p->placed_ns += ns;
 	p->sites[at] += ns; /* the site's time, below its row */
-	p->fragments[at]++;
+	p->fragments[at] += fragment;
 }
 
-/* `into` becomes `p` when `p` is longer; it ended when the later of them did. */
+/* `p` extended by a fragment `ns` long in the site at place `at` (tp_span_path_site's). */
+static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_t ns)
+{
+	tp_span_path_extend(p, at, ns, true);
+}
+
+/*
+ * `into` becomes `p` when `p` is longer; it ended when the later of them did, and its placed
+ * length is the larger of the two (each joins the fragment after).
+ */
 static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
 {
 	uint64_t ended = p->ended_ns > into->ended_ns ? p->ended_ns : into->ended_ns;
+	uint64_t placed = p->placed_ns > into->placed_ns ? p->placed_ns : into->placed_ns;
 	if (p->ns > into->ns)
 		*into = *p;
 	into->ended_ns = ended;
+	into->placed_ns = placed;
 }
 
 /*
  * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
  * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
- * spawns it; NULL: none).
+ * spawns it; NULL: none). `forked`: an implicit task without a parent (a worker's in a parallel
+ * region), whose start joins its region's fork (tp_span_fork_join).
  */
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool outside,
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool forked,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
 		     const struct tp_live_path *in);
 
 /*
+ * Forks: per site row of parallel regions, the path to the last start of such a region (its
+ * encountering task's fragment up to the start of the region's implicit task on the primary),
+ * published by the primary at its implicit task's spawn, read by the region's other threads,
+ * whose implicit tasks have no parent. A region's other implicit tasks may begin before its
+ * primary's (the executor releases them first): they join the fork when their first fragment
+ * ends or spawns (tp_span_fork_join), by then published. An earlier region's fork of the same
+ * row is never longer than the one of the region they are in: joining it is harmless.
+ */
+struct tp_span_fork {
+	int lock;
+	struct tp_live_path path;
+};
+/* `forks` has a fork per site row, `rows` of them: zeroed, for fresh statistics. */
+void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
+/* A region of site row `row` starts with the path `p`. */
+void tp_span_fork(uint32_t row, const struct tp_live_path *p);
+/*
+ * The thread's fragment (a forked task's first: th->awaits_fork) starts after its region's
+ * fork: its start path joins it. Wanted no more once it found one (`done`).
+ */
+void tp_span_fork_join(struct tp_span_thread *th, bool done);
+
+/*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
- * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns (0
- * outside the graph). `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
+ * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
+ * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
  * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
  * needed; NULL otherwise).
  */
@@ -146,7 +195,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return t->started && !t->outside && t->sync == TP_SYNC_BARRIER;
+	return t->started && t->sync == TP_SYNC_BARRIER;
 }
 
 /*
@@ -156,6 +205,34 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
  */
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync);
+
+/*
+ * The thread's fragment polled now goes on in site row `row` after its first `ns`: those are
+ * added to its start path in the site they ran in (a part of the fragment on the path: one of
+ * its fragments there when `fragment`), the rest will be in `row`'s. The critical path's time
+ * inside a mutual exclusion's sections is its sync site's, not its task's (issue 35).
+ */
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment);
+
+/*
+ * Mutual exclusion (issue 35): the path to a release of an object (a lock, a critical or ordered
+ * construct) is remembered for it; an acquire of it joins that path. In a fixed table by the
+ * object's hash, each entry under its own lock: an object whose entry another took meanwhile
+ * (TP_SPAN_MUTEXES objects in use at once, or a collision) finds the other's path, or none
+ * when the other overwrote it: an edge is lost or a spurious one made, never a wait.
+ */
+#define TP_SPAN_MUTEXES 1024
+struct tp_span_mutex {
+	int lock;
+	uint64_t object;
+	struct tp_live_path released;
+};
+/* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
+void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
+/* `object` is released by the thread `th`, `ns` into its fragment: its path to now kept. */
+void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object);
+/* `object` is acquired by `th` at its fragment's start: the fragment's start joins its release. */
+void tp_span_acquired(struct tp_span_thread *th, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while

@@ -16,11 +16,16 @@
 
 extern char **environ;
 
-/* Every variable parse_environment reads: any other TASKPROBE_ one is a misspelling, said. */
+/*
+ * Every variable parse_environment reads, and the launcher's audit module's
+ * (TASKPROBE_LIBOMP_NOTES: shim/audit/libomp_audit.c): any other TASKPROBE_ one is a
+ * misspelling, said.
+ */
 static const char *const known[] = {
-	"TASKPROBE_STACKS", "TASKPROBE_STACK_DEPTH", "TASKPROBE_WORKERS",
-	"TASKPROBE_REPORT", "TASKPROBE_RECORD",      "TASKPROBE_RECORD_STACKS",
-	"TASKPROBE_LIVE",   "TASKPROBE_LIVE_DIR",    "TASKPROBE_LIVE_LONG_POLL_US",
+	"TASKPROBE_STACKS", "TASKPROBE_STACK_DEPTH",  "TASKPROBE_WORKERS",
+	"TASKPROBE_REPORT", "TASKPROBE_RECORD",       "TASKPROBE_RECORD_STACKS",
+	"TASKPROBE_LIVE",   "TASKPROBE_LIVE_DIR",     "TASKPROBE_LIVE_LONG_POLL_US",
+	"TASKPROBE_LIBOMP", "TASKPROBE_LIBOMP_NOTES",
 };
 
 enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
@@ -45,6 +50,7 @@ static char workers_glob[256];
 static char report_path[PATH_MAX];
 static char record_path[PATH_MAX];
 static char live_dir[PATH_MAX];
+static char libomp_path[PATH_MAX];
 
 static void warn_bad(const char *variable, const char *value, const char *expected,
 		     const char *fallback)
@@ -218,6 +224,9 @@ static void parse_environment(struct tp_settings *s)
 			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v,
 				 "a number of microseconds from 1 to 3600000000", "10000");
 	}
+	if ((v = secure_getenv("TASKPROBE_LIBOMP")) != NULL)
+		s->libomp = copy_string("TASKPROBE_LIBOMP", v, libomp_path, sizeof libomp_path,
+					"the path of LLVM's libomp");
 	s->text_utf8 = locale_utf8();
 	warn_unknown_variables();
 	errno = saved_errno;

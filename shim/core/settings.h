@@ -27,6 +27,9 @@ struct tp_settings {
 	enum tp_live_setting live; /* TASKPROBE_LIVE */
 	const char *live_dir;      /* TASKPROBE_LIVE_DIR: where the file is, or NULL (default) */
 	unsigned live_long_poll_us; /* TASKPROBE_LIVE_LONG_POLL_US: a long poll, 1 us to 1 h */
+	/* TASKPROBE_LIBOMP: the LLVM libomp the launcher's audit module gives the run's programs
+	 * built for GCC's libgomp (its setting; the shim names it), or NULL */
+	const char *libomp;
 	bool text_utf8; /* the locale (LC_ALL, LC_CTYPE, LANG) is UTF-8: names keep theirs */
 };
 

@@ -8,11 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "settings.h"
 #include "warn.h"
 
 struct runtimes_seen {
 	enum tp_openmp_runtime first;
 	bool libgomp_after_libomp;
+	bool libgomp_loaded, libgomp_needed;
 };
 
 static enum tp_openmp_runtime runtime_of(const char *path)
@@ -28,13 +30,47 @@ static enum tp_openmp_runtime runtime_of(const char *path)
 	return TP_OPENMP_NONE;
 }
 
+/*
+ * Whether the object needs libgomp: a DT_NEEDED entry of its dynamic section names it. The
+ * loader leaves the string table's address relocated, or not where the section is read-only.
+ */
+static bool needs_libgomp(const struct dl_phdr_info *info)
+{
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *dynamic = (const ElfW(Dyn) *)(info->dlpi_addr +
+							       info->dlpi_phdr[i].p_vaddr);
+		uintptr_t strings = 0;
+		size_t strings_size = 0;
+		for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_STRTAB)
+				strings = d->d_un.d_ptr;
+			else if (d->d_tag == DT_STRSZ)
+				strings_size = d->d_un.d_val;
+		if (strings == 0)
+			return false;
+		if (strings < info->dlpi_addr)
+			strings += info->dlpi_addr;
+		for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_NEEDED && d->d_un.d_val < strings_size &&
+			    runtime_of((const char *)strings + d->d_un.d_val) == TP_OPENMP_LIBGOMP)
+				return true;
+	}
+	return false;
+}
+
 static int look(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	struct runtimes_seen *seen = data;
 	enum tp_openmp_runtime runtime = runtime_of(info->dlpi_name);
-	if (runtime == TP_OPENMP_NONE)
+	if (runtime == TP_OPENMP_NONE) {
+		seen->libgomp_needed = seen->libgomp_needed || needs_libgomp(info);
 		return 0;
+	}
+	if (runtime == TP_OPENMP_LIBGOMP)
+		seen->libgomp_loaded = true;
 	if (seen->first == TP_OPENMP_NONE)
 		seen->first = runtime;
 	else if (seen->first == TP_OPENMP_LIBOMP && runtime == TP_OPENMP_LIBGOMP)
@@ -44,7 +80,7 @@ static int look(struct dl_phdr_info *info, size_t size, void *data)
 
 static struct runtimes_seen runtimes(void)
 {
-	struct runtimes_seen seen = {TP_OPENMP_NONE, false};
+	struct runtimes_seen seen = {TP_OPENMP_NONE, false, false, false};
 	dl_iterate_phdr(look, &seen);
 	return seen;
 }
@@ -56,16 +92,29 @@ enum tp_openmp_runtime tp_openmp_runtime_first(void)
 
 bool tp_openmp_libgomp_on_libomp(void)
 {
-	return runtimes().libgomp_after_libomp;
+	struct runtimes_seen seen = runtimes();
+	/* libomp preloaded before libgomp, or loaded in its place (the launcher's audit module) */
+	return seen.libgomp_after_libomp ||
+	       (seen.first == TP_OPENMP_LIBOMP && seen.libgomp_needed && !seen.libgomp_loaded);
 }
 
 void tp_openmp_runtimes_start(void)
 {
 	if (tp_openmp_runtime_first() != TP_OPENMP_LIBGOMP)
 		return;
-	tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its tasks are "
-		"not seen (its threads and waits are). taskprobe moves the program it starts onto "
-		"LLVM's libomp, not the programs that one starts: run this one under taskprobe "
-		"itself",
-		(int)getpid(), program_invocation_short_name);
+	const char *libomp = tp_settings()->libomp;
+	if (libomp != NULL)
+		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
+			"tasks are not seen (its threads and waits are). LLVM's libomp (%.200s), "
+			"which taskprobe gives the programs of its run built for libgomp, lacks "
+			"some "
+			"of what this one calls: it stays on libgomp",
+			(int)getpid(), program_invocation_short_name, libomp);
+	else
+		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
+			"tasks are not seen (its threads and waits are). taskprobe runs the "
+			"programs "
+			"of its run built for libgomp on LLVM's libomp, when libomp is installed "
+			"(libomp-dev) and has all they call",
+			(int)getpid(), program_invocation_short_name);
 }

@@ -17,14 +17,18 @@ enum tp_openmp_runtime {
 /* The runtime the program's GOMP_* calls reach: the first of the two in load order. */
 enum tp_openmp_runtime tp_openmp_runtime_first(void);
 
-/* Whether libgomp is loaded behind libomp: a program built for libgomp that runs on libomp. */
+/*
+ * Whether a program built for libgomp runs on libomp: libgomp is loaded behind libomp (preloaded),
+ * or libomp in its place (the launcher's audit module: an object needs libgomp, which is not
+ * loaded).
+ */
 bool tp_openmp_libgomp_on_libomp(void);
 
 /*
  * At start: a process whose OpenMP runtime is libgomp (libomp not loaded before it) says, once,
- * that its tasks are not seen. The launcher moves the program it starts onto libomp
- * (LD_PRELOAD); a program that one starts (a script's) inherits only the LD_PRELOAD of a program
- * that needed none, and its loaded runtime cannot be swapped: it is told to run under taskprobe
- * itself (README, "OpenMP programs built with GCC").
+ * that its tasks are not seen, and why: under the launcher, whose audit module gives every
+ * process of the run that needs libgomp LLVM's libomp in its place (TASKPROBE_LIBOMP), libomp
+ * lacks some of what it calls; else libomp is not installed, or the launcher was not used
+ * (README, "OpenMP").
  */
 void tp_openmp_runtimes_start(void);

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recording's analysis (analysis.h) fed event streams made up here, as recording_read hands
+ * them over, for OpenMP graphs whose work, span, placed path and POP factors are known exactly:
+ * no program runs, no clock is read (meson test --suite unit: a fraction of a second).
+ *
+ * The streams are OpenMP's as the shim reports them: the initial task (parent 0, no site) polled
+ * from the start; at a fork the primary's implicit task is its child, a worker's has no parent
+ * and may be reported before the primary's; waits end a poll with their sync kind.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "taskprobe_contract.h"
+
+#define MS       1000000ull /* a unit of the streams: 1 ms */
+#define PRIMARY  1u         /* the threads' ids */
+#define WORKER   2u
+#define INITIAL  1u     /* the initial task's id */
+#define REGION   1u     /* the parallel construct's site id */
+#define TASKS    2u     /* the task construct's */
+#define CRITICAL 3u     /* a critical construct's */
+#define LOCK     0x5000 /* its object */
+#define START_NS (1000 * MS)
+
+static struct analysis *a;
+
+static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
+		  int64_t a3)
+{
+	struct timeline_event e = {.pid = 4242, .tid = tid, .ns = START_NS + ms * MS, .type = type};
+	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
+	e.arg[0] = a0;
+	e.arg[1] = a1;
+	e.arg[2] = a2;
+	e.arg[3] = a3;
+	if (type == TP_RECORD_TASK_SPAWN)
+		e.arg[5] = TP_EXECUTOR_OPENMP;
+	analysis_add(a, &e);
+}
+
+static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint64_t site)
+{
+	event(TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, (int64_t)site, 0);
+}
+
+static void start(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
+}
+
+/* The poll of `task` ends: done, or waiting in `sync` (0: switched out). */
+static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, 0);
+}
+
+/* The poll of `task` ends waiting to enter the critical construct. */
+static void wait_critical(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, 0, TP_SYNC_MUTEX, CRITICAL);
+}
+
+static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+}
+
+static void release(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+}
+
+static void region_of_interest(uint64_t ms, bool on)
+{
+	event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, 0, 0, 0);
+}
+
+static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
+{
+	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
+}
+
+static void setup(void)
+{
+	a = analysis_new(SIZE_MAX);
+	cr_assert_not_null(a);
+	analysis_site(a, 4242, REGION, "main (synthetic.c:10)", 21);
+	analysis_site(a, 4242, TASKS, "main (synthetic.c:20)", 21);
+	analysis_site(a, 4242, CRITICAL, "main (synthetic.c:30)", 21);
+	/* the initial task, polled from the start */
+	spawn(PRIMARY, 0, INITIAL, 0, 0);
+	start(PRIMARY, 0, INITIAL);
+}
+
+static void teardown(void)
+{
+	analysis_free(a);
+}
+
+TestSuite(pop_conv_analysis, .init = setup, .fini = teardown);
+
+/*
+ * A fork at `ms` by the initial task: the worker's implicit task `worker_task` reported first
+ * (as libomp's threads often do), then the primary's `primary_task`; both start polling.
+ */
+static void fork_region(uint64_t ms, uint64_t primary_task, uint64_t worker_task)
+{
+	spawn(WORKER, ms, worker_task, 0, REGION);
+	start(WORKER, ms, worker_task);
+	spawn(PRIMARY, ms, primary_task, INITIAL, REGION);
+	end(PRIMARY, ms, INITIAL, false, TP_SYNC_NONE);
+	start(PRIMARY, ms, primary_task);
+}
+
+/* The region's end at `ms`: the primary's implicit task (waiting in the barrier) ends and the
+ * initial task resumes. */
+static void join_region(uint64_t ms, uint64_t primary_task)
+{
+	start(PRIMARY, ms, primary_task);
+	end(PRIMARY, ms, primary_task, true, TP_SYNC_NONE);
+	start(PRIMARY, ms, INITIAL);
+}
+
+static struct analysis_figures figures(void)
+{
+	struct analysis_figures f;
+	cr_assert(analysis_figures(a, 0, &f));
+	cr_assert(f.factors.valid);
+	return f;
+}
+
+static void expect_factor(double got, double want, const char *what)
+{
+	cr_expect(got > want - 0.0005 && got < want + 0.0005, "%s %.4f, not %.4f", what, got, want);
+}
+
+/* analysis_report's text. */
+static char *report(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	analysis_report(a, out, false);
+	fclose(out);
+	return text;
+}
+
+/*
+ * Serial 10 ms; a region whose primary spawns two tasks of 20 ms and waits for them (taskwait),
+ * one run by each thread; serial 8 ms. The span goes through the serial code and one task: 40;
+ * the primary computes all along (40), the worker 21: load balance 30.5 / 40.
+ */
+Test(pop_conv_analysis, two_independent_tasks_between_serial_code)
+{
+	fork_region(10, 2, 100);
+	spawn(PRIMARY, 11, 3, 2, TASKS);
+	spawn(PRIMARY, 11, 4, 2, TASKS);
+	end(PRIMARY, 11, 2, false, TP_SYNC_TASKWAIT);
+	end(WORKER, 11, 100, false, TP_SYNC_BARRIER);
+	start(WORKER, 11, 4);
+	start(PRIMARY, 11, 3);
+	end(WORKER, 31, 4, true, TP_SYNC_NONE);
+	end(PRIMARY, 31, 3, true, TP_SYNC_NONE);
+	start(PRIMARY, 31, 2);
+	end(PRIMARY, 32, 2, false, TP_SYNC_BARRIER);
+	join_region(32, 2);
+	start(WORKER, 33, 100);
+	end(WORKER, 33, 100, true, TP_SYNC_NONE);
+	end(PRIMARY, 40, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 61 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 40 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 40 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.run_ns, 40 * MS, "run %lu", f.factors.run_ns);
+	cr_expect_eq(f.factors.maximum_ns, 40 * MS);
+	cr_expect_eq(f.factors.threads, 2);
+	expect_factor(f.factors.load_balance, 30.5 / 40, "load balance");
+	expect_factor(f.factors.serialisation, 1, "serialisation efficiency");
+	expect_factor(f.factors.transfer, 1, "transfer efficiency");
+	/* in the region: the primary 22 (its implicit task 2, a task 20), the worker 21 */
+	char *text = report();
+	cr_expect(strstr(text, "main (synthetic.c:10)        0.977") != NULL, "%s", text);
+	/* the waits (of no site here): the worker's in the barrier from 11 to 33, the primary's
+	 * none long; the taskwait from 11 to 31; never on the path */
+	cr_expect(strstr(text, "(no site) barrier            22.00 ms        2"
+			       "                     -\n") != NULL,
+		  "%s", text);
+	cr_expect(strstr(text, "(no site) taskwait           20.00 ms        1"
+			       "                     -\n") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * Three tasks of 10 ms in a chain of dependences, on alternating threads, then the serial code
+ * goes on to the end of the recording (its last poll never ends): the span is the whole program.
+ */
+Test(pop_conv_analysis, a_chain_on_alternating_threads_and_an_open_last_poll)
+{
+	fork_region(5, 2, 100);
+	spawn(PRIMARY, 5, 3, 2, TASKS);
+	spawn(PRIMARY, 5, 4, 2, TASKS);
+	dependence(PRIMARY, 5, 3, 4);
+	spawn(PRIMARY, 5, 5, 2, TASKS);
+	dependence(PRIMARY, 5, 4, 5);
+	end(PRIMARY, 5, 2, false, TP_SYNC_BARRIER);
+	end(WORKER, 5, 100, false, TP_SYNC_BARRIER);
+	start(PRIMARY, 5, 3);
+	end(PRIMARY, 15, 3, true, TP_SYNC_NONE);
+	start(WORKER, 16, 4); /* a millisecond's delay: never on a path */
+	end(WORKER, 26, 4, true, TP_SYNC_NONE);
+	start(PRIMARY, 26, 5);
+	end(PRIMARY, 36, 5, true, TP_SYNC_NONE);
+	join_region(36, 2);
+	start(WORKER, 36, 100);
+	end(WORKER, 36, 100, true, TP_SYNC_NONE);
+	/* the initial task is still polled at the last event */
+	event(TP_RECORD_THREAD_STOP, WORKER, 50, WORKER, 0, 0, 0);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 49 * MS, "work %lu", f.work); /* 5 + 30 + 14 */
+	cr_expect_eq(f.span, 49 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 50 * MS, "run %lu", f.factors.run_ns);
+	/* the placed path: the chain with its millisecond's gap at zero cost */
+	cr_expect_eq(f.factors.placed_ns, 49 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.maximum_ns, 39 * MS);
+	expect_factor(f.factors.load_balance, 24.5 / 39, "load balance");
+	expect_factor(f.factors.serialisation, 39.0 / 49, "serialisation efficiency");
+	expect_factor(f.factors.transfer, 49.0 / 50, "transfer efficiency");
+}
+
+/*
+ * Regions in a row: 5 ms serial, then a region whose single construct makes a task of 20 ms,
+ * three times, then 5 ms serial. The single runs on either thread (the worker's first: its
+ * implicit task reported before the fork), and so does the task. Everything is in series:
+ * parallelism 1 and parallel efficiency 0.5.
+ */
+static void regions_in_a_row(bool roi)
+{
+	for (uint64_t step = 0; step < 3; step++) {
+		uint64_t at = 25 * step + 5, primary = 10 + step, worker = 100 + step,
+			 task = 20 + step;
+		if (roi && step > 0)
+			region_of_interest(at, step == 1);
+		if (step > 0) {
+			/* the worker's last implicit task ends at the next fork */
+			start(WORKER, at, worker - 1);
+			end(WORKER, at, worker - 1, true, TP_SYNC_NONE);
+		}
+		fork_region(at, primary, worker);
+		bool on_worker = step % 2 == 1;
+		uint32_t single = on_worker ? WORKER : PRIMARY;
+		spawn(single, at, task, on_worker ? worker : primary, TASKS);
+		end(WORKER, at, worker, false, TP_SYNC_BARRIER);
+		end(PRIMARY, at, primary, false, TP_SYNC_BARRIER);
+		start(single, at, task);
+		end(single, at + 20, task, true, TP_SYNC_NONE);
+		if (on_worker) {
+			start(WORKER, at + 20, worker);
+			end(WORKER, at + 20, worker, false, TP_SYNC_BARRIER);
+		}
+		join_region(at + 20, primary);
+	}
+	end(PRIMARY, 80, INITIAL, true, TP_SYNC_NONE);
+}
+
+Test(pop_conv_analysis, regions_in_a_row_compose_in_series)
+{
+	regions_in_a_row(false);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 80 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 80 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 80 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.run_ns, 80 * MS);
+	/* the primary: the serial code (20) and two tasks (40); the worker one task */
+	cr_expect_eq(f.factors.maximum_ns, 60 * MS);
+	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
+	expect_factor(f.factors.load_balance, 40.0 / 60, "load balance");
+	expect_factor(f.factors.serialisation, 60.0 / 80, "serialisation efficiency");
+}
+
+/*
+ * A loop where the worker works 3 ms an iteration and the primary 1, ten iterations each, and a
+ * barrier: the region's load balance is 20 / 30, the factors' close to it (with the serial code).
+ */
+Test(pop_conv_analysis, an_imbalanced_loop_has_its_regions_load_balance)
+{
+	fork_region(1, 2, 100);
+	end(PRIMARY, 11, 2, false, TP_SYNC_BARRIER);
+	end(WORKER, 31, 100, false, TP_SYNC_BARRIER);
+	join_region(31, 2);
+	end(PRIMARY, 32, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 42 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 32 * MS, "span %lu", f.span);
+	expect_factor(f.factors.load_balance, 21.0 / 30, "load balance");
+	char *text = report();
+	cr_expect(strstr(text, "main (synthetic.c:10)        0.667     40.00 ms        2") != NULL,
+		  "%s", text);
+	cr_expect(strstr(text, "parallel efficiency 0.656 = load balance 0.700 x communication "
+			       "efficiency 0.938") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * The same program with a region of interest around the second region (from its fork, 30 ms, to
+ * the third's, 55 ms): the worker runs its task (20 ms), the primary its serial code after (5):
+ * run time and placed path 25 ms.
+ */
+Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
+{
+	regions_in_a_row(true);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 80 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 80 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 25 * MS, "run %lu", f.factors.run_ns);
+	cr_expect_eq(f.factors.placed_ns, 25 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.maximum_ns, 20 * MS, "maximum %lu", f.factors.maximum_ns);
+	expect_factor(f.factors.load_balance, 12.5 / 20, "load balance");
+	expect_factor(f.factors.serialisation, 20.0 / 25, "serialisation efficiency");
+	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
+	char *text = report();
+	cr_expect(strstr(text, "region of interest: omp_control_tool\n") != NULL, "%s", text);
+	free(text);
+}
+
+/*
+ * Two threads take turns in one critical section, 10 ms each, twice: all their time is inside
+ * it, so the sections are a chain (40 ms) though each thread computes 20: serialisation 0.5.
+ * The second thread's first acquire comes before the release that let it in (its clock was read
+ * first), as recordings have it.
+ */
+Test(pop_conv_analysis, a_critical_section_serialises_two_threads)
+{
+	fork_region(0, 2, 100);
+	wait_critical(PRIMARY, 0, 2);
+	wait_critical(WORKER, 0, 100);
+	start(PRIMARY, 0, 2);
+	acquire(PRIMARY, 0, 2);
+	start(WORKER, 10, 100);
+	acquire(WORKER, 10, 100);
+	release(PRIMARY, 10, 2);
+	wait_critical(PRIMARY, 10, 2);
+	release(WORKER, 20, 100);
+	start(PRIMARY, 20, 2);
+	acquire(PRIMARY, 20, 2);
+	wait_critical(WORKER, 20, 100);
+	release(PRIMARY, 30, 2);
+	end(PRIMARY, 30, 2, false, TP_SYNC_BARRIER);
+	start(WORKER, 30, 100);
+	acquire(WORKER, 30, 100);
+	release(WORKER, 40, 100);
+	end(WORKER, 40, 100, false, TP_SYNC_BARRIER);
+	join_region(40, 2);
+	end(PRIMARY, 40, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 40 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 40 * MS, "span %lu", f.span);
+	cr_expect_eq(f.burdened, 40 * MS, "burdened span %lu", f.burdened);
+	cr_expect_eq(f.factors.placed_ns, 40 * MS, "placed %lu", f.factors.placed_ns);
+	expect_factor(f.factors.load_balance, 1, "load balance");
+	expect_factor(f.factors.serialisation, 0.5, "serialisation efficiency");
+	expect_factor(f.factors.transfer, 1, "transfer efficiency");
+	/* its waits: the worker 10 and 10, the primary 0 and 10; its sections are the whole path */
+	char *text = report();
+	cr_expect(strstr(text, "main (synthetic.c:30) critical           30.00 ms        4"
+			       "                100.0%") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * A section whose release the recording lacks (its events were dropped): the holder let the
+ * object go before the next acquire all the same. The primary enters at 0 and leaves its poll at
+ * 10 without a release; the worker (5 ms of its own first) is in from 10 to 20; the primary again
+ * from 20 to 30: the three sections in a row.
+ */
+Test(pop_conv_analysis, a_release_the_recording_lacks_still_comes_before_the_next_acquire)
+{
+	fork_region(0, 2, 100);
+	wait_critical(PRIMARY, 0, 2);
+	start(PRIMARY, 0, 2);
+	acquire(PRIMARY, 0, 2);
+	wait_critical(WORKER, 5, 100);
+	wait_critical(PRIMARY, 10, 2);
+	start(WORKER, 10, 100);
+	acquire(WORKER, 10, 100);
+	release(WORKER, 20, 100);
+	end(WORKER, 20, 100, false, TP_SYNC_BARRIER);
+	start(PRIMARY, 20, 2);
+	acquire(PRIMARY, 20, 2);
+	release(PRIMARY, 30, 2);
+	end(PRIMARY, 30, 2, false, TP_SYNC_BARRIER);
+	join_region(30, 2);
+	end(PRIMARY, 30, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 35 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 30 * MS, "placed %lu", f.factors.placed_ns);
+}
+
+/*
+ * A release whose thread read its clock late (preempted after libomp let the object go): the
+ * primary holds it from 0; the worker gets it at 10 and leaves at 20; the primary's release says
+ * 25. The worker's second section (26 to 36) follows its own first, not that late release: the
+ * span is 30 (the primary's 25 of computation aside).
+ */
+Test(pop_conv_analysis, a_release_said_late_is_no_later_holders_predecessor)
+{
+	fork_region(0, 2, 100);
+	wait_critical(PRIMARY, 0, 2);
+	wait_critical(WORKER, 0, 100);
+	start(PRIMARY, 0, 2);
+	acquire(PRIMARY, 0, 2);
+	start(WORKER, 10, 100);
+	acquire(WORKER, 10, 100);
+	release(WORKER, 20, 100);
+	wait_critical(WORKER, 20, 100);
+	release(PRIMARY, 25, 2);
+	end(PRIMARY, 25, 2, false, TP_SYNC_BARRIER);
+	start(WORKER, 26, 100);
+	acquire(WORKER, 26, 100);
+	release(WORKER, 36, 100);
+	end(WORKER, 36, 100, false, TP_SYNC_BARRIER);
+	join_region(36, 2);
+	end(PRIMARY, 36, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 45 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 30 * MS, "placed %lu", f.factors.placed_ns);
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The POP factors online (issue 35): the exit report (suite report) and `taskprobe top --once`
+ * (suite top) on programs whose factors are known (targets/pop_live_shapes.c), on two threads.
+ * Each shape spins measured times; a loaded machine stretches a spin when it preempts it, so a
+ * run whose figures miss is run again, up to RUNS times, before the last one is judged.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define RUNS      5
+#define TOLERANCE 0.05
+/*
+ * A load balance compares the threads' wall times, which a machine loaded by other work
+ * stretches unevenly when it gives the two threads unequal shares of its cores: more room.
+ */
+#define BALANCE_TOLERANCE 0.08
+
+/* What a report or a snapshot says of the factors (0 where it says nothing). */
+struct pop_figures {
+	double parallelism, parallel, load_balance, communication, serialisation, transfer;
+	double region_balance; /* the shape's parallel region's, in the table of regions */
+	unsigned region_threads;
+	/* the shape's sync site's, in the table of sync sites: its kind, waits and share of
+	 * the critical path (-1: "-") */
+	char sync_kind[32];
+	unsigned long sync_waits;
+	double sync_share;
+	bool roi; /* says its factors are a region of interest's */
+};
+
+static const char *shapes_target(void)
+{
+	return tp_require_program(tp_target("pop_live_shapes"), "clang and libomp-dev");
+}
+
+/* "pop_live_shapes.c:L)", L the line of the first `marker` in `function`. */
+static const char *place_in(const char *function, const char *marker)
+{
+	static char place[128];
+	char opening[96];
+	snprintf(opening, sizeof opening, "static void %s(", function);
+	int line = tp_source_line("pop_live_shapes.c", opening, marker);
+	cr_assert_gt(line, 0, "no %s in %s", marker, function);
+	snprintf(place, sizeof place, "pop_live_shapes.c:%d)", line);
+	return place;
+}
+
+/* "pop_live_shapes.c:L)", L the line of the parallel construct in `function`. */
+static const char *region_place(const char *function)
+{
+	return place_in(function, "#pragma omp parallel");
+}
+
+/* The figures in `text` (the report's, or top's): the region's at `place` and the sync site's
+ * at `sync_place` (NULL: none). */
+static struct pop_figures figures_at(const char *text, const char *place, const char *sync_place)
+{
+	struct pop_figures f = {0};
+	const char *at = strstr(text, "span ");
+	if (at != NULL && (at = strstr(at, ": parallelism ")) != NULL)
+		sscanf(at, ": parallelism %lf", &f.parallelism);
+	if ((at = strstr(text, "parallel efficiency ")) != NULL)
+		sscanf(at,
+		       "parallel efficiency %lf = load balance %lf x communication efficiency %lf",
+		       &f.parallel, &f.load_balance, &f.communication);
+	if ((at = strstr(text, "\ncommunication efficiency ")) != NULL ||
+	    (at = strstr(text, "  communication efficiency ")) != NULL)
+		sscanf(at + strspn(at, "\n "),
+		       "communication efficiency %*f = serialisation efficiency %lf x transfer "
+		       "efficiency %lf",
+		       &f.serialisation, &f.transfer);
+	const char *table = strcasestr(text, "parallel region ");
+	if (place != NULL && table != NULL && (at = strstr(table, place)) != NULL)
+		sscanf(at + strlen(place), "%lf %*f %*s %u", &f.region_balance, &f.region_threads);
+	const char *syncs = strcasestr(text, "sync site ");
+	f.sync_share = -1;
+	if (sync_place != NULL && syncs != NULL && (at = strstr(syncs, sync_place)) != NULL)
+		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %lf", f.sync_kind, &f.sync_waits,
+		       &f.sync_share);
+	f.roi = strstr(text, "region of interest: omp_control_tool") != NULL;
+	return f;
+}
+
+static bool near(double value, double expected)
+{
+	return fabs(value - expected) <= TOLERANCE;
+}
+
+/* The exit report of `shape` (its stderr: the report), its output as without the shim. */
+static char *report_of(const char *shape)
+{
+	const char *argv[] = {shapes_target(), shape, NULL};
+	const char *env[] = {"TASKPROBE_REPORT=stderr", "TASKPROBE_STACKS=0", "OMP_NUM_THREADS=2",
+			     NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, env, &run);
+	char done[64];
+	snprintf(done, sizeof done, "%s: done\n", shape);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, done);
+	char *err = strdup(run.err);
+	tp_run_free(&run);
+	return err;
+}
+
+/* `taskprobe top --once -- pop_live_shapes SHAPE`: its figures (stderr). */
+static char *top_of(const char *shape)
+{
+	const char *args[] = {"top", "--once", "--", shapes_target(), shape, NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	tp_launch(args, env, &run);
+	char done[64];
+	snprintf(done, sizeof done, "%s: done\n", shape);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert_str_eq(run.out, done, "the figures go to stderr");
+	char *err = strdup(run.err);
+	tp_run_free(&run);
+	return err;
+}
+
+typedef char *(*reader)(const char *shape);
+typedef bool (*judge)(const struct pop_figures *f);
+
+/*
+ * `shape` read by `read` until `holds` (at most RUNS times); the last text, and its figures (the
+ * region's at `place`, the sync site's at `sync_place`).
+ */
+static char *until_at(reader read, const char *shape, const char *place, const char *sync_place,
+		      judge holds, struct pop_figures *f)
+{
+	char *text = NULL;
+	for (int run = 0; run < RUNS; run++) {
+		free(text);
+		text = read(shape);
+		*f = figures_at(text, place, sync_place);
+		if (holds(f))
+			break;
+	}
+	return text;
+}
+
+static char *until(reader read, const char *shape, const char *place, judge holds,
+		   struct pop_figures *f)
+{
+	return until_at(read, shape, place, NULL, holds, f);
+}
+
+/* Regions in a row with serial code between: nothing runs beside anything. */
+static bool regions_hold(const struct pop_figures *f)
+{
+	return near(f->parallelism, 1.0) && near(f->parallel, 0.5);
+}
+
+static void regions_in_a_row(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "regions", NULL, regions_hold, &f);
+	cr_expect(near(f.parallelism, 1.0), "parallelism %.3f, not 1:\n%s", f.parallelism, text);
+	cr_expect(near(f.parallel, 0.5), "parallel efficiency %.3f, not 0.5:\n%s", f.parallel,
+		  text);
+	/* the factors multiply out as they say */
+	cr_expect(fabs(f.parallel - f.load_balance * f.communication) < 0.002, "%s", text);
+	cr_expect(fabs(f.communication - f.serialisation * f.transfer) < 0.002, "%s", text);
+	free(text);
+}
+
+/* Thread t works 1 + 2t units an iteration: its region's load balance is 2/3. */
+static bool imbalance_holds(const struct pop_figures *f)
+{
+	return fabs(f->region_balance - 2.0 / 3) <= BALANCE_TOLERANCE && f->region_threads == 2;
+}
+
+static void thread_t_works_1_plus_2t(reader read)
+{
+	struct pop_figures f;
+	const char *place = region_place("imbalance");
+	char *text = until(read, "imbalance", place, imbalance_holds, &f);
+	cr_expect(imbalance_holds(&f),
+		  "region at %s: load balance %.3f on %u threads, not 0.667 on 2:\n%s", place,
+		  f.region_balance, f.region_threads, text);
+	free(text);
+}
+
+/* A balanced loop: near 1 (the threads' start and the serial code at its ends aside). */
+static bool balanced_holds(const struct pop_figures *f)
+{
+	return f->parallel >= 0.93;
+}
+
+static void a_balanced_loop(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "balanced", NULL, balanced_holds, &f);
+	cr_expect_geq(f.parallel, 0.93, "parallel efficiency %.3f:\n%s", f.parallel, text);
+	free(text);
+}
+
+/*
+ * A loop whose time is all inside a mutual exclusion's sections: one section after the other,
+ * serialisation efficiency 1/2 on two threads; its sync site is on the critical path.
+ */
+static bool serialised_holds(const struct pop_figures *f)
+{
+	return fabs(f->serialisation - 0.5) <= BALANCE_TOLERANCE && f->sync_share >= 90;
+}
+
+static void serialised(reader read, const char *shape, const char *marker, const char *kind)
+{
+	struct pop_figures f;
+	const char *place = place_in(shape, marker);
+	char sync_place[128];
+	snprintf(sync_place, sizeof sync_place, "%s", place);
+	char *text = until_at(read, shape, NULL, sync_place, serialised_holds, &f);
+	cr_expect(fabs(f.serialisation - 0.5) <= BALANCE_TOLERANCE,
+		  "%s: serialisation efficiency %.3f, not 0.5:\n%s", shape, f.serialisation, text);
+	cr_expect_str_eq(f.sync_kind, kind, "%s: its sync site at %s:\n%s", shape, sync_place,
+			 text);
+	cr_expect_eq(f.sync_waits, 40, "%s: a wait each section:\n%s", shape, text);
+	cr_expect_geq(f.sync_share, 90, "%s: its sections on the critical path:\n%s", shape, text);
+	free(text);
+}
+
+/* Tasks of 1 to 8 units in a taskgroup on two threads: 21 units and 15, load balance 6/7. */
+static bool taskgroup_holds(const struct pop_figures *f)
+{
+	return fabs(f->region_balance - 6.0 / 7) <= BALANCE_TOLERANCE;
+}
+
+static void a_taskgroup_of_1_to_8_units(reader read)
+{
+	struct pop_figures f;
+	const char *place = region_place("taskgroup");
+	char *text = until(read, "taskgroup", place, taskgroup_holds, &f);
+	cr_expect(taskgroup_holds(&f), "region at %s: load balance %.3f, not 0.857:\n%s", place,
+		  f.region_balance, text);
+	free(text);
+}
+
+/* A balanced loop between omp_control_tool's start and pause, serial code around it. */
+static bool interest_holds(const struct pop_figures *f)
+{
+	return f->roi && f->parallel >= 0.9;
+}
+
+static void a_region_of_interest(reader read)
+{
+	struct pop_figures f;
+	char *text = until(read, "interest", NULL, interest_holds, &f);
+	cr_expect(f.roi, "no region of interest said:\n%s", text);
+	cr_expect_geq(f.parallel, 0.9, "the region of interest's parallel efficiency:\n%s", text);
+	free(text);
+}
+
+Test(report, regions_in_a_row_have_parallelism_1_and_half_the_efficiency, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	regions_in_a_row(report_of);
+}
+
+Test(report, a_region_where_thread_t_works_1_plus_2t_units_has_load_balance_2_3, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	thread_t_works_1_plus_2t(report_of);
+}
+
+Test(report, a_balanced_loop_has_a_parallel_efficiency_near_1, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_balanced_loop(report_of);
+}
+
+Test(top, once_gives_regions_in_a_row_parallelism_1_and_half_the_efficiency, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	regions_in_a_row(top_of);
+}
+
+Test(top, once_gives_a_region_where_thread_t_works_1_plus_2t_units_load_balance_2_3, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	thread_t_works_1_plus_2t(top_of);
+}
+
+Test(top, once_gives_a_balanced_loop_a_parallel_efficiency_near_1, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_balanced_loop(top_of);
+}
+
+Test(report, a_critical_loop_has_serialisation_1_2_on_its_critical_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "critical", "#pragma omp critical", "critical");
+}
+
+Test(report, an_ordered_loop_has_serialisation_1_2_on_its_ordered_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "ordered", "#pragma omp ordered", "ordered");
+}
+
+Test(report, a_lock_loop_has_serialisation_1_2_on_its_lock_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(report_of, "lock", "omp_set_lock(", "lock");
+}
+
+Test(report, a_taskgroup_of_tasks_of_1_to_8_units_has_load_balance_6_7, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_taskgroup_of_1_to_8_units(report_of);
+}
+
+Test(report, a_region_of_interest_has_the_factors_of_its_own_time, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_region_of_interest(report_of);
+}
+
+Test(top, once_gives_a_critical_loop_serialisation_1_2_on_its_critical_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "critical", "#pragma omp critical", "critical");
+}
+
+Test(top, once_gives_an_ordered_loop_serialisation_1_2_on_its_ordered_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "ordered", "#pragma omp ordered", "ordered");
+}
+
+Test(top, once_gives_a_lock_loop_serialisation_1_2_on_its_lock_site, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	serialised(top_of, "lock", "omp_set_lock(", "lock");
+}
+
+Test(top, once_gives_a_taskgroup_of_tasks_of_1_to_8_units_load_balance_6_7, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_taskgroup_of_1_to_8_units(top_of);
+}
+
+Test(top, once_gives_a_region_of_interest_the_factors_of_its_own_time, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	a_region_of_interest(top_of);
+}
+
+/*
+ * The full screen: the factors' two lines under the figures, and `p` shows where the loss is:
+ * the parallel region's load balance and the critical construct's site, as --once prints them;
+ * `p` again goes back to the tables. At 80 columns no line is wider than the terminal.
+ */
+Test(top, p_shows_the_regions_balance_and_the_sync_sites_under_the_factors, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && OMP_NUM_THREADS=2 TERM=screen %s top -- %s critical",
+			   tp_unprivileged_launcher(),
+			   tp_unprivileged_copy(tp_target("pop_live_shapes"))) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 80, 30, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(&t, "exited after", 60000);
+	/* the second line without the communication efficiency the first says, at 80 columns */
+	cr_expect(strstr(screen, "\nparallel efficiency ") != NULL &&
+			  strstr(screen, "serialisation efficiency ") != NULL,
+		  "%s", screen);
+	free(screen);
+	tp_terminal_keys(&t, "p");
+	screen = tp_terminal_wait_for(&t, "SYNC SITE", 5000);
+	const char *regions = strstr(screen, "PARALLEL REGION"),
+		   *syncs = strstr(screen, "SYNC SITE");
+	cr_expect(regions != NULL && strstr(regions, region_place("critical")) != NULL, "%s",
+		  screen);
+	const char *critical = syncs != NULL
+				       ? strstr(syncs, place_in("critical", "#pragma omp critical"))
+				       : NULL;
+	cr_expect(critical != NULL && strstr(critical, " critical ") != NULL, "%s", screen);
+	for (const char *line = screen; *line != '\0';) {
+		size_t len = strcspn(line, "\n");
+		cr_expect(len <= 80, "a line of %zu:\n%s", len, screen);
+		line += len + (line[len] == '\n');
+	}
+	free(screen);
+	tp_terminal_keys(&t, "p");
+	screen = tp_terminal_wait_for(&t, "SPAWNED", 5000);
+	cr_expect(strstr(screen, "SYNC SITE") == NULL, "%s", screen);
+	free(screen);
+	tp_terminal_stop(&t);
+}
