@@ -233,7 +233,8 @@ static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c
 	parts[1] = (struct iovec){b->data + from, used - from};
 	const uint64_t *last_words = (const uint64_t *)(b->data + last);
 	uint32_t last_bytes = used - last;
-	if (records > 0 && is_compact(tp_record_type(last_words[0])) &&
+	if (records > 0 &&
+	    is_compact(tp_record_type(__atomic_load_n(&last_words[0], __ATOMIC_RELAXED))) &&
 	    last_bytes <= sizeof c->last_copy) {
 		for (uint32_t i = 0; i < last_bytes / 8; i++)
 			c->last_copy[i] = __atomic_load_n(&last_words[i], __ATOMIC_RELAXED);
