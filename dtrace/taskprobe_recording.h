@@ -265,7 +265,7 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  * TP_RECORD_WAITED: arg: object, task | site id << 32, result | duration << 32 (the result a
  *   signed 32-bit number), then the timeout in ns unless it is -1 (none: the record is a word
  *   shorter); small: the kind (TP_COMPACT_WAIT_KIND), then
- *   TP_COMPACT_WAIT_PARKED  worker-thread-park at the record's time, after wait-start
+ *   TP_COMPACT_WAIT_PARKED  worker-thread-park at the record's time, before wait-start
  *   TP_COMPACT_WAIT_ENDED   wait-end (the object, the result, the task) at the end
  *   TP_COMPACT_WAIT_UNPARKED  worker-thread-unpark at the end, after wait-end if any
  */

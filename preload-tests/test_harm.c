@@ -1096,13 +1096,13 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, 800, 1, 3);
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 800, 1, 3);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 800, 0);
-	/* a wait without a timeout that parks, ends 100 ns later (-4: EINTR), unparked */
+	/* a worker parked by a wait without a timeout, which ends 100 ns later (-4: EINTR) */
 	made_record(&v8, TP_RECORD_WAITED,
 		    TP_WAIT_CONDVAR | TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED |
 			    TP_COMPACT_WAIT_ENDED,
 		    900, 3, 0x1000, tp_compact_pair(0, 0), tp_compact_pair((uint32_t)-4, 100));
-	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_CONDVAR, 900, 4, 0x1000, none, 0, 0);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 900, 0);
+	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_CONDVAR, 900, 4, 0x1000, none, 0, 0);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_CONDVAR, 1000, 3, 0x1000, (uint64_t)-4, 0);
 	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 1000, 0);
 	/* one with a timeout that ends 20 ns in; one left open */
@@ -1156,4 +1156,53 @@ Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60
 			  events, run.err);
 		tp_run_free(&run);
 	}
+}
+
+/*
+ * A worker's blocking wait (a pool thread parks around each, TASKPROBE_WORKERS) is one record:
+ * its park, start, end and unpark, two clock reads. Version 7 wrote four records, one a probe.
+ */
+Test(harm, a_workers_wait_is_one_record, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "cd %s\nTASKPROBE_WORKERS='pool-*' LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording "
+	       "$TARGETS/named_workers && $TIMELINE -o /dev/null recording",
+	       dir);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/recording", dir);
+	size_t size;
+	char *data = tp_read_file(path, &size);
+	unsigned by_type[TP_RECORD_TYPES_END] = {0};
+	for (size_t at = 0; at < size;) {
+		if (memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			memcpy(&h, data + at, sizeof h);
+			at += h.header_size;
+			continue;
+		}
+		struct tp_recording_chunk c;
+		memcpy(&c, data + at, sizeof c);
+		for (size_t r = at + sizeof c; r < at + c.size;) {
+			uint64_t word;
+			memcpy(&word, data + r, sizeof word);
+			by_type[tp_record_type(word)]++;
+			r += tp_record_bytes(word);
+		}
+		at += c.size;
+	}
+	/* the pool threads' 10 parked waits, the other thread's 5 and the joins: whole records */
+	cr_expect_eq(by_type[TP_RECORD_WORKER_PARK] + by_type[TP_RECORD_WORKER_UNPARK] +
+			     by_type[TP_RECORD_WAIT_START] + by_type[TP_RECORD_WAIT_END],
+		     0,
+		     "%u parks, %u unparks, %u wait-starts, %u wait-ends in records of their own",
+		     by_type[TP_RECORD_WORKER_PARK], by_type[TP_RECORD_WORKER_UNPARK],
+		     by_type[TP_RECORD_WAIT_START], by_type[TP_RECORD_WAIT_END]);
+	cr_expect_geq(by_type[TP_RECORD_WAITED], 15);
+	free(data);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }

@@ -203,8 +203,8 @@ static unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
 	  spawned[] = {{ALWAYS, TP_RECORD_TASK_SPAWN, false},
 		       {TP_COMPACT_WOKEN, TP_RECORD_TASK_WAKE, false}},
-	  waited[] = {{ALWAYS, TP_RECORD_WAIT_START, false},
-		      {TP_COMPACT_WAIT_PARKED, TP_RECORD_WORKER_PARK, false},
+	  waited[] = {{TP_COMPACT_WAIT_PARKED, TP_RECORD_WORKER_PARK, false},
+		      {ALWAYS, TP_RECORD_WAIT_START, false},
 		      {TP_COMPACT_WAIT_ENDED, TP_RECORD_WAIT_END, true},
 		      {TP_COMPACT_WAIT_UNPARKED, TP_RECORD_WORKER_UNPARK, true}};
 	const void *events;

@@ -75,6 +75,9 @@ static __thread struct {
 	struct tp_record_buffer *buffer; /* its buffer, from its first event */
 	bool busy;    /* inside the recorder: a signal handler's event is dropped */
 	bool stopped; /* the buffer was given back at the thread's end */
+	/* an interposed wait parked the thread: kept back for the wait-start that follows at once
+	 * (its record holds it), written before any other event */
+	bool park_pending;
 } mine __attribute__((tls_model("initial-exec")));
 
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
@@ -280,8 +283,27 @@ static void buffer_write(struct tp_record_buffer *b)
  * written; NULL (the event counted as dropped) when the thread is already inside the recorder
  * (a signal handler's event) or has no buffer and cannot get one. record_done ends it.
  */
+static void park_written(void);
+
+/*
+ * Busy: a wait's record takes the park kept back for it (its flag), which no other event came
+ * between; other records take nothing (0).
+ */
+static inline unsigned takes_park(enum tp_record_type type)
+{
+	if (type != TP_RECORD_WAITED || !mine.park_pending)
+		return 0;
+	mine.park_pending = false;
+	return TP_COMPACT_WAIT_PARKED;
+}
+
 static struct tp_record *record_begin(enum tp_record_type type, unsigned small, unsigned words)
 {
+	/* a site's or a module's record is no event: the park stays kept back across it */
+	if (__builtin_expect(mine.park_pending && !mine.busy && type != TP_RECORD_WAITED &&
+				     type != TP_RECORD_SITE_CODE && type != TP_RECORD_MODULE,
+			     0))
+		park_written();
 	if (__builtin_expect(mine.busy || mine.stopped, 0)) {
 		/* a signal handler's event inside the recorder; an event after the thread's end */
 		if (mine.buffer != NULL)
@@ -291,6 +313,7 @@ static struct tp_record *record_begin(enum tp_record_type type, unsigned small, 
 		return NULL;
 	}
 	tp_guard_enter(&mine.busy);
+	small |= takes_park(type);
 	int saved_errno = errno; /* the event follows a call whose errno the program reads */
 	struct tp_record_buffer *b = mine.buffer;
 	if (__builtin_expect(b == NULL, 0)) {
@@ -353,8 +376,9 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 							      uint64_t a0, uint64_t a1, uint64_t a2,
 							      uint64_t a3, bool tsc)
 {
-	if (__builtin_expect(mine.busy, 0)) {
-		record_slow(type, small, nargs, a0, a1, a2, a3); /* a signal handler's: dropped */
+	if (__builtin_expect(mine.busy || (mine.park_pending && type != TP_RECORD_WAITED), 0)) {
+		/* a signal handler's: dropped; a kept-back park first */
+		record_slow(type, small, nargs, a0, a1, a2, a3);
 		return;
 	}
 	/* busy before anything is read: a signal handler's event in between cannot move it */
@@ -376,7 +400,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	uint64_t delta = now - b->base;
 	uint32_t used = b->used;
 	struct tp_record *r = (struct tp_record *)(b->data + used);
-	r->word = tp_record_word(type, 1 + nargs, small, delta);
+	r->word = tp_record_word(type, 1 + nargs, small | takes_park(type), delta);
 	r->arg[0] = a0;
 	r->arg[1] = a1;
 	r->arg[2] = a2;
@@ -486,8 +510,11 @@ static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
  */
 static inline struct tp_record *fold_begin(void)
 {
-	if (__builtin_expect(mine.busy, 0))
+	if (__builtin_expect(mine.busy || mine.park_pending, 0)) {
+		if (!mine.busy) /* a kept-back park first: then nothing folds */
+			park_written();
 		return NULL;
+	}
 	tp_guard_enter(&mine.busy);
 	struct tp_record_buffer *b = mine.buffer;
 	if (b != NULL && b->last != NO_LAST) {
@@ -685,13 +712,29 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 			  site, 0, 0);
 }
 
+/* The park kept back (mine.park_pending) written as it is, before another event. */
+static void park_written(void)
+{
+	mine.park_pending = false;
+	record_slow(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+}
+
 void tp_record_worker_park(bool by_wait)
 {
+	if (by_wait) {
+		/* kept back, no clock read: the wait-start that follows at once takes it */
+		if (__builtin_expect(mine.busy || mine.park_pending, 0))
+			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+		else
+			mine.park_pending = true;
+		return;
+	}
 	struct tp_record *r = fold_begin();
 	if (r != NULL) {
+		/* right after the poll's end its executor records */
 		unsigned small = tp_record_small(r->word), bit = 0;
-		switch (by_wait ? TP_RECORD_WAITED : tp_record_type(r->word)) {
-		case TP_RECORD_TASK_POLLED: /* after its poll's end */
+		switch (tp_record_type(r->word)) {
+		case TP_RECORD_TASK_POLLED:
 			bit = (small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED)) == TP_COMPACT_ENDED
 				      ? TP_COMPACT_PARKED
 				      : 0;
@@ -699,14 +742,6 @@ void tp_record_worker_park(bool by_wait)
 		case TP_RECORD_TASK_PAUSED:
 		case TP_RECORD_TASK_ENDED:
 			bit = small & TP_COMPACT_PARKED ? 0 : TP_COMPACT_PARKED;
-			break;
-		case TP_RECORD_WAITED: /* the wait that started last parks its thread */
-			bit = tp_record_type(r->word) == TP_RECORD_WAITED &&
-					      !(small &
-						(TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_ENDED |
-						 TP_COMPACT_WAIT_UNPARKED))
-				      ? TP_COMPACT_WAIT_PARKED
-				      : 0;
 			break;
 		default:
 			break;
