@@ -19,8 +19,9 @@
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
  * 8: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
- * events that follow each other on a thread share one record, and its ids a word; 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's
- * site (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as
+ * events that follow each other on a thread share one record, and its ids a word; 7: mutual
+ * exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's site
+ * (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as
  * code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named by the
  * converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by text
  * (TP_RECORD_SITE). The converter reads 2 to 8.
