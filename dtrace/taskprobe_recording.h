@@ -2,7 +2,7 @@
 /*
  * The file the in-process recorder writes (TASKPROBE_RECORD, shim/consumers/recorder.c) and the timeline
  * converter reads (contrib/timeline): the same events as the probes, with the same arguments
- * (since version 8 events that follow each other on a thread may share a compact record, below).
+ * (since version 9 events that follow each other on a thread may share a compact record, below).
  *
  * A file is one or more segments (a process that execs itself continues its file in a new
  * segment). A segment is a header, then chunks in the order they were written. A chunk holds the
@@ -18,15 +18,15 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 8: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
- * events that follow each other on a thread share one record, and its ids a word; 7: mutual
- * exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's site
- * (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as
- * code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named by the
- * converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by text
- * (TP_RECORD_SITE). The converter reads 2 to 8.
+ * 9: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
+ * events that follow each other on a thread share one record, and its ids a word; 8: MPI
+ * (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE),
+ * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
+ * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
+ * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 9.
  */
-#define TP_RECORDING_VERSION        8
+#define TP_RECORDING_VERSION        9
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -99,7 +99,13 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
-		      /* version 8's compact records, each one or more events (below) */
+		      TP_RECORD_MPI_INIT,           /* arg: rank, size, CLOCK_REALTIME's and
+					     CLOCK_MONOTONIC's nanoseconds read together, then
+					     `small` bytes of text: the host, NUL, the job, NUL
+					     (version 8) */
+		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8) */
+		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8) */
+		      /* version 9's compact records, each one or more events (below) */
 		      TP_RECORD_TASK_SPAWNED, /* task-spawn, maybe task-wake */
 		      TP_RECORD_TASK_POLLED,  /* worker-unpark, task-poll-start, -terminate,
 						 -poll-end, worker-park: some of them */
@@ -117,7 +123,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
-			"task__release", "region__of__interest", "", "", "", "", ""                \
+			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
+			"mpi__recv", "", "", "", "", ""                                            \
 	}
 
 /*
@@ -240,7 +247,7 @@ struct tp_record_module {
 _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed part is 9 words");
 
 /*
- * Version 8's compact records. A task's events come in runs on one thread (an OpenMP task:
+ * Version 9's compact records. A task's events come in runs on one thread (an OpenMP task:
  * spawn and wake; unpark and poll-start; poll-end and park; terminate, poll-end and park): the
  * recorder writes the first event of a run as a compact record and folds each next one into it
  * while it is the thread's last record, in the same words (a record never grows). A folded event

@@ -895,6 +895,24 @@ Test(harm, a_recording_of_600000_site_texts_stays_under_the_converters_bound, .t
  * pipe: converted whole, in the memory a file's conversion takes; the copy the pipe is read
  * into is an unlinked file, gone at the end. The pipe was read whole into memory: 304 MB.
  */
+/*
+ * 4000 MPI ranks of 80 messages each (2.6 million events, 96 MB): the ranks' notes and
+ * operations have bounds of their own (2^19 each), said; every pass over them is n log n.
+ */
+Test(harm, a_recording_of_4000_mpi_ranks_stays_under_the_converters_bound, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"ranks", "4000", "80", NULL}, false, &c);
+	expect_bounded(&c, "4000 MPI ranks", 0,
+		       "more than 524288 MPI messages: the later ones do not align the ranks' "
+		       "clocks\n");
+	cr_expect(strstr(c.err, "MPI ranks 0 to 3999 (4000 of 4000) on 16 hosts") != NULL, "%s",
+		  c.err);
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
 Test(harm, a_recording_through_a_pipe_stays_under_the_converters_bound, .timeout = 60)
 {
 	char *dir = scratch_dir();
@@ -947,7 +965,7 @@ static uint64_t records_of(const char *data, size_t size, uint64_t *spawns)
 
 /*
  * What a recorded task costs the recording: a recursive fib's (OpenMP, two threads) at most 6
- * records and 96 bytes (version 8's compact records: spawn and wake, each poll with its start,
+ * records and 96 bytes (version 9's compact records: spawn and wake, each poll with its start,
  * end, terminate and park, one record each), and every task is still in it. Version 7 wrote a
  * record per probe: 13 records and about 200 bytes a task.
  */
@@ -1031,21 +1049,21 @@ static void made_write(const struct made_recording *m, const char *dir, const ch
 }
 
 /*
- * The recording round trip: version 8's compact records, every event they may hold, give the
+ * The recording round trip: version 9's compact records, every event they may hold, give the
  * converter the timeline and the analysis of the records of the probes (version 7's) that hold
  * the same events, byte for byte.
  */
 Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 {
-	struct made_recording v7 = {0}, v8 = {0};
+	struct made_recording v7 = {0}, v9 = {0};
 	const uint64_t none = UINT64_MAX; /* a wait's timeout: none */
 	/* task 2 spawned by task 1 and woken by it at once */
-	made_record(&v8, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_COMPACT_WOKEN, 100, 2,
+	made_record(&v9, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_COMPACT_WOKEN, 100, 2,
 		    tp_compact_pair(2, 1), tp_compact_pair(0, 0));
 	made_record(&v7, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP, 100, 4, 2, 1, 0, 0);
 	made_record(&v7, TP_RECORD_TASK_WAKE, 0, 100, 2, 2, 1);
 	/* a poll of it unparked, ended 50 ns later, parked */
-	made_record(&v8, TP_RECORD_TASK_POLLED,
+	made_record(&v9, TP_RECORD_TASK_POLLED,
 		    TP_COMPACT_UNPARKED | TP_COMPACT_STARTED | TP_COMPACT_ENDED | TP_COMPACT_PARKED,
 		    200, 1, tp_compact_pair(2, 50));
 	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 200, 0);
@@ -1053,24 +1071,24 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, 0), 250, 1, 2);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 250, 0);
 	/* task 3, woken apart; polled until it waits in a taskwait, parked */
-	made_record(&v8, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_RECORD_SPAWN_UNDEFERRED,
+	made_record(&v9, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_RECORD_SPAWN_UNDEFERRED,
 		    300, 2, tp_compact_pair(3, 1), tp_compact_pair(0, 0));
 	made_record(&v7, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP | TP_RECORD_SPAWN_UNDEFERRED, 300,
 		    4, 3, 1, 0, 0);
-	made_record(&v8, TP_RECORD_TASK_WAKE, 0, 310, 2, 3, 1);
+	made_record(&v9, TP_RECORD_TASK_WAKE, 0, 310, 2, 3, 1);
 	made_record(&v7, TP_RECORD_TASK_WAKE, 0, 310, 2, 3, 1);
-	made_record(&v8, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 400, 1, 0);
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 400, 1, 0);
 	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 400, 0);
-	made_record(&v8, TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 410, 1, 3);
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 410, 1, 3);
 	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 410, 1, 3);
-	made_record(&v8, TP_RECORD_TASK_PAUSED,
+	made_record(&v9, TP_RECORD_TASK_PAUSED,
 		    tp_record_poll_end_small(0, TP_SYNC_TASKWAIT) | TP_COMPACT_PARKED, 500, 1,
 		    tp_compact_pair(3, 0));
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, TP_SYNC_TASKWAIT),
 		    500, 1, 3);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 500, 0);
 	/* task 2 polled again, cancelled 30 ns in: its poll ends done, parked */
-	made_record(&v8, TP_RECORD_TASK_POLLED,
+	made_record(&v9, TP_RECORD_TASK_POLLED,
 		    TP_COMPACT_UNPARKED | TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
 			    TP_TASK_CANCELLED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
 			    TP_COMPACT_PARKED,
@@ -1081,15 +1099,15 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 630, 1, 2);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 630, 0);
 	/* task 3 back after its taskwait, ends: terminate, its poll's end and a park at once */
-	made_record(&v8, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 700, 1,
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 700, 1,
 		    3);
 	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 700, 0);
 	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 700, 1, 3);
-	made_record(&v8, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
+	made_record(&v9, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
-	made_record(&v8, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
+	made_record(&v9, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
-	made_record(&v8, TP_RECORD_TASK_ENDED,
+	made_record(&v9, TP_RECORD_TASK_ENDED,
 		    TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
 			    TP_COMPACT_PARKED,
 		    800, 1, 3);
@@ -1097,7 +1115,7 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 800, 1, 3);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 800, 0);
 	/* a worker parked by a wait without a timeout, which ends 100 ns later (-4: EINTR) */
-	made_record(&v8, TP_RECORD_WAITED,
+	made_record(&v9, TP_RECORD_WAITED,
 		    TP_WAIT_CONDVAR | TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED |
 			    TP_COMPACT_WAIT_ENDED,
 		    900, 3, 0x1000, tp_compact_pair(0, 0), tp_compact_pair((uint32_t)-4, 100));
@@ -1106,22 +1124,22 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_CONDVAR, 1000, 3, 0x1000, (uint64_t)-4, 0);
 	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 1000, 0);
 	/* one with a timeout that ends 20 ns in; one left open */
-	made_record(&v8, TP_RECORD_WAITED, TP_WAIT_SEMAPHORE | TP_COMPACT_WAIT_ENDED, 1100, 4,
+	made_record(&v9, TP_RECORD_WAITED, TP_WAIT_SEMAPHORE | TP_COMPACT_WAIT_ENDED, 1100, 4,
 		    0x2000, tp_compact_pair(0, 0), tp_compact_pair(0, 20), 5000);
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_SEMAPHORE, 1100, 4, 0x2000, 5000, 0, 0);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_SEMAPHORE, 1120, 3, 0x2000, 0, 0);
-	made_record(&v8, TP_RECORD_WAITED, TP_WAIT_MUTEX, 1200, 3, 0x3000, tp_compact_pair(0, 0),
+	made_record(&v9, TP_RECORD_WAITED, TP_WAIT_MUTEX, 1200, 3, 0x3000, tp_compact_pair(0, 0),
 		    0);
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_MUTEX, 1200, 4, 0x3000, none, 0, 0);
 	char *dir = scratch_dir();
 	made_write(&v7, dir, "v7.rec", 7);
-	made_write(&v8, dir, "v8.rec", TP_RECORDING_VERSION);
+	made_write(&v9, dir, "v9.rec", TP_RECORDING_VERSION);
 	struct tp_run run;
 	script(&run,
-	       "cd %s\nfor v in v7 v8; do $TIMELINE -o $v.json $v.rec && $TIMELINE --critical-path "
+	       "cd %s\nfor v in v7 v9; do $TIMELINE -o $v.json $v.rec && $TIMELINE --critical-path "
 	       "-o $v.speedscope.json $v.rec && $TIMELINE --analyze $v.rec > $v.analysis || exit; "
-	       "done\ncmp v7.json v8.json && cmp v7.speedscope.json v8.speedscope.json && "
-	       "cmp v7.analysis v8.analysis && $TIMELINE --count -o /dev/null v8.rec",
+	       "done\ncmp v7.json v9.json && cmp v7.speedscope.json v9.speedscope.json && "
+	       "cmp v7.analysis v9.analysis && $TIMELINE --count -o /dev/null v9.rec",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
 	cr_expect(strstr(run.err, ": 31 events") != NULL, "%s", run.err);
