@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The file the in-process recorder writes (TASKPROBE_RECORD, shim/consumers/recorder.c) and the timeline
- * converter reads (contrib/timeline): the same events as the probes, with the same arguments.
+ * converter reads (contrib/timeline): the same events as the probes, with the same arguments
+ * (since version 9 events that follow each other on a thread may share a compact record, below).
  *
  * A file is one or more segments (a process that execs itself continues its file in a new
  * segment). A segment is a header, then chunks in the order they were written. A chunk holds the
@@ -17,12 +18,15 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 8: MPI (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's
- * site (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
- * by the converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by
- * text (TP_RECORD_SITE). The converter reads 2 to 8.
+ * 9: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
+ * events that follow each other on a thread share one record, and its ids a word; 8: MPI
+ * (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE),
+ * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
+ * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
+ * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 9.
  */
-#define TP_RECORDING_VERSION        8
+#define TP_RECORDING_VERSION        9
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -101,6 +105,13 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 					     (version 8) */
 		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8) */
 		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8) */
+		      /* version 9's compact records, each one or more events (below) */
+		      TP_RECORD_TASK_SPAWNED, /* task-spawn, maybe task-wake */
+		      TP_RECORD_TASK_POLLED,  /* worker-unpark, task-poll-start, -terminate,
+						 -poll-end, worker-park: some of them */
+		      TP_RECORD_TASK_PAUSED,  /* task-poll-end, maybe worker-park */
+		      TP_RECORD_TASK_ENDED,   /* task-terminate, maybe task-poll-end and park */
+		      TP_RECORD_WAITED,       /* wait-start, maybe park, unpark, wait-end */
 		      TP_RECORD_TYPES_END,
 };
 
@@ -113,7 +124,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
 			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
-			"mpi__recv"                                                                \
+			"mpi__recv", "", "", "", "", ""                                            \
 	}
 
 /*
@@ -234,3 +245,94 @@ struct tp_record_module {
 	/* char path[path_bytes], then padding */
 };
 _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed part is 9 words");
+
+/*
+ * Version 9's compact records. A task's events come in runs on one thread (an OpenMP task:
+ * spawn and wake; unpark and poll-start; poll-end and park; terminate, poll-end and park): the
+ * recorder writes the first event of a run as a compact record and folds each next one into it
+ * while it is the thread's last record, in the same words (a record never grows). A folded event
+ * has the time of the record (events that follow each other at once share its clock read) or
+ * its end (the record's time + the `duration` it holds). The converter gives every event back,
+ * with the arguments it had, in the order they happened. Ids fit 32 bits in these records (the
+ * recorder writes the records of the probes, above, for a task id or a result that does not);
+ * a task's parent and waker, a poll's task, are those of the record.
+ *
+ * TP_RECORD_TASK_SPAWNED: arg: task | parent << 32, site id | stack id << 32; small: the
+ *   executor (TP_COMPACT_SPAWN_EXECUTOR), undeferred (TP_RECORD_SPAWN_UNDEFERRED), and
+ *   TP_COMPACT_WOKEN: task-wake of the task by its parent, right after.
+ * TP_RECORD_TASK_POLLED: arg: task | duration << 32; small, in this order of the events:
+ *   TP_COMPACT_UNPARKED  worker-thread-unpark at the record's time (alone: the task is 0)
+ *   TP_COMPACT_STARTED   task-poll-start of the task at the record's time
+ *   TP_COMPACT_TERMINATED  task-terminate at the end, its reason in TP_COMPACT_REASON
+ *   TP_COMPACT_ENDED     task-poll-end at the end: done 1 after TERMINATED, else done 0, sync 0
+ *   TP_COMPACT_PARKED    worker-thread-park at the end
+ * TP_RECORD_TASK_PAUSED: arg: task | sync's site id << 32; small: tp_record_poll_end_small's
+ *   done and sync (sync below 64), TP_COMPACT_PARKED: worker-thread-park right after.
+ * TP_RECORD_TASK_ENDED: arg: task; small: the reason (TP_COMPACT_REASON), TP_COMPACT_ENDED:
+ *   task-poll-end (done 1) right after, TP_COMPACT_PARKED: worker-thread-park right after that.
+ * TP_RECORD_WAITED: arg: object, task | site id << 32, result | duration << 32 (the result a
+ *   signed 32-bit number), then the timeout in ns unless it is -1 (none: the record is a word
+ *   shorter); small: the kind (TP_COMPACT_WAIT_KIND), then
+ *   TP_COMPACT_WAIT_PARKED  worker-thread-park at the record's time, before wait-start
+ *   TP_COMPACT_WAIT_ENDED   wait-end (the object, the result, the task) at the end
+ *   TP_COMPACT_WAIT_UNPARKED  worker-thread-unpark at the end, after wait-end if any
+ */
+#define TP_COMPACT_SPAWN_EXECUTOR 0x3fu
+#define TP_COMPACT_WOKEN          0x40u
+#define TP_COMPACT_UNPARKED       0x01u
+#define TP_COMPACT_STARTED        0x02u
+#define TP_COMPACT_TERMINATED     0x04u
+#define TP_COMPACT_REASON_SHIFT   3
+#define TP_COMPACT_REASON         (0x7u << TP_COMPACT_REASON_SHIFT) /* TERMINATED's, ENDED's */
+#define TP_COMPACT_ENDED          0x40u
+#define TP_COMPACT_PARKED         0x80u
+#define TP_COMPACT_SYNC_MAX       63u
+#define TP_COMPACT_WAIT_KIND      0x1fu
+#define TP_COMPACT_WAIT_PARKED    0x20u
+#define TP_COMPACT_WAIT_UNPARKED  0x40u
+#define TP_COMPACT_WAIT_ENDED     0x80u
+_Static_assert(TP_RECORD_TYPES_END <= 1u << TP_RECORD_TYPE_BITS, "a record's type fits its word");
+
+/* The arguments of compact records: two 32-bit halves of a word. */
+static inline uint64_t tp_compact_pair(uint32_t low, uint32_t high)
+{
+	return (uint64_t)low | (uint64_t)high << 32;
+}
+
+static inline uint32_t tp_compact_low(uint64_t arg)
+{
+	return (uint32_t)arg;
+}
+
+static inline uint32_t tp_compact_high(uint64_t arg)
+{
+	return (uint32_t)(arg >> 32);
+}
+
+/* The number of events a record holds (a compact record's, by its flags; 0: not an event). */
+static inline unsigned tp_record_events(uint64_t word)
+{
+	unsigned small = tp_record_small(word);
+	switch (tp_record_type(word)) {
+	case TP_RECORD_SITE:
+	case TP_RECORD_MODULE:
+	case TP_RECORD_SITE_CODE:
+		return 0;
+	case TP_RECORD_TASK_SPAWNED:
+		return 1 + ((small & TP_COMPACT_WOKEN) != 0);
+	case TP_RECORD_TASK_POLLED:
+		return ((small & TP_COMPACT_UNPARKED) != 0) + ((small & TP_COMPACT_STARTED) != 0) +
+		       ((small & TP_COMPACT_TERMINATED) != 0) + ((small & TP_COMPACT_ENDED) != 0) +
+		       ((small & TP_COMPACT_PARKED) != 0);
+	case TP_RECORD_TASK_PAUSED:
+		return 1 + ((small & TP_COMPACT_PARKED) != 0);
+	case TP_RECORD_TASK_ENDED:
+		return 1 + ((small & TP_COMPACT_ENDED) != 0) + ((small & TP_COMPACT_PARKED) != 0);
+	case TP_RECORD_WAITED:
+		return 1 + ((small & TP_COMPACT_WAIT_PARKED) != 0) +
+		       ((small & TP_COMPACT_WAIT_UNPARKED) != 0) +
+		       ((small & TP_COMPACT_WAIT_ENDED) != 0);
+	default:
+		return 1;
+	}
+}

@@ -25,7 +25,9 @@
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_contract.h"
 #include "taskprobe_live.h"
+#include "taskprobe_recording.h"
 
 #define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
 #define GENERATOR TP_CONTRIB_DIR "/timeline_recording"
@@ -920,5 +922,305 @@ Test(harm, a_recording_through_a_pipe_stays_under_the_converters_bound, .timeout
 		       "taskprobe-timeline: 150000 events\n");
 	cr_expect_eq(entries(dir, ""), 2, "the pipe's copy was left in %s", dir); /* . .. */
 	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
+/* tasks(N) of omp_fib: its explicit tasks. */
+static unsigned fib_tasks(unsigned n)
+{
+	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
+}
+
+/*
+ * The records of the recording `data` (of `size` bytes: whole segments and chunks), and in
+ * *spawns its task-spawn events (each in a record of its own, compact or not).
+ */
+static uint64_t records_of(const char *data, size_t size, uint64_t *spawns)
+{
+	uint64_t records = 0;
+	*spawns = 0;
+	for (size_t at = 0; at < size;) {
+		if (size - at >= 8 && memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			memcpy(&h, data + at, sizeof h);
+			at += h.header_size;
+			continue;
+		}
+		struct tp_recording_chunk c;
+		cr_assert_geq(size - at, sizeof c);
+		memcpy(&c, data + at, sizeof c);
+		cr_assert_eq(c.magic, TP_CHUNK_MAGIC);
+		records += c.records;
+		for (size_t r = at + sizeof c; r < at + c.size;) {
+			uint64_t word;
+			memcpy(&word, data + r, sizeof word);
+			*spawns += tp_record_type(word) == TP_RECORD_TASK_SPAWN ||
+				   tp_record_type(word) == TP_RECORD_TASK_SPAWNED;
+			r += tp_record_bytes(word);
+		}
+		at += c.size;
+	}
+	return records;
+}
+
+/*
+ * What a recorded task costs the recording: a recursive fib's (OpenMP, two threads) at most 6
+ * records and 96 bytes (version 9's compact records: spawn and wake, each poll with its start,
+ * end, terminate and park, one record each), and every task is still in it. Version 7 wrote a
+ * record per probe: 13 records and about 200 bytes a task.
+ */
+Test(harm, a_recorded_recursive_task_costs_at_most_6_records_and_96_bytes, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = scratch_dir();
+	struct tp_run run;
+	const unsigned n = 18, tasks = fib_tasks(n);
+	script(&run,
+	       "cd %s\nOMP_NUM_THREADS=2 LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording %s %u\n"
+	       "$TIMELINE --count -o /dev/null recording",
+	       dir, fib, n);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/recording", dir);
+	size_t size;
+	char *data = tp_read_file(path, &size);
+	uint64_t spawns, records = records_of(data, size, &spawns);
+	/* the explicit tasks, the two threads' implicit ones and the initial task */
+	cr_expect_eq(spawns, tasks + 3);
+	cr_expect(strstr(run.err, " events\n") != NULL, "%s", run.err);
+	cr_expect_leq(records, 6 * (uint64_t)tasks, "%.1f records a task", (double)records / tasks);
+	cr_expect_leq(size, 96 * (uint64_t)tasks, "%.1f bytes a task", (double)size / tasks);
+	printf("a recursive fib's task: %.1f records, %.1f bytes\n", (double)records / tasks,
+	       (double)size / tasks);
+	free(data);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+/* A recording of one segment and one chunk being made: its words. */
+struct made_recording {
+	uint64_t words[128];
+	size_t n;
+	uint32_t records;
+};
+
+static void made_record(struct made_recording *m, unsigned type, unsigned small, uint64_t time,
+			unsigned nargs, ...)
+{
+	cr_assert_lt(m->n + 1 + nargs, sizeof m->words / sizeof m->words[0]);
+	m->words[m->n++] = tp_record_word(type, 1 + nargs, small, time);
+	va_list ap;
+	va_start(ap, nargs);
+	for (unsigned i = 0; i < nargs; i++)
+		m->words[m->n++] = va_arg(ap, uint64_t);
+	va_end(ap);
+	m->records++;
+}
+
+/* Writes `m` as DIR/`name`, a recording of `version` (CLOCK_MONOTONIC: times are ns). */
+static void made_write(const struct made_recording *m, const char *dir, const char *name,
+		       uint32_t version)
+{
+	struct tp_recording_header h = {.magic = TP_RECORDING_MAGIC,
+					.version = version,
+					.header_size = sizeof h,
+					.pid = 4242,
+					.clock = TP_CLOCK_MONOTONIC,
+					.clock_time = 1000,
+					.ns = 1000,
+					.comm = "made"};
+	struct tp_recording_chunk c = {.magic = TP_CHUNK_MAGIC,
+				       .size = (uint32_t)(sizeof c + 8 * m->n),
+				       .tid = 4242,
+				       .records = m->records,
+				       .base_time = 1000000,
+				       .clock_time = 2000000,
+				       .ns = 2000000,
+				       .comm = "made"};
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(&h, sizeof h, 1, f), 1);
+	cr_assert_eq(fwrite(&c, sizeof c, 1, f), 1);
+	cr_assert_eq(fwrite(m->words, 8, m->n, f), m->n);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * The recording round trip: version 9's compact records, every event they may hold, give the
+ * converter the timeline and the analysis of the records of the probes (version 7's) that hold
+ * the same events, byte for byte.
+ */
+Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
+{
+	struct made_recording v7 = {0}, v9 = {0};
+	const uint64_t none = UINT64_MAX; /* a wait's timeout: none */
+	/* task 2 spawned by task 1 and woken by it at once */
+	made_record(&v9, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_COMPACT_WOKEN, 100, 2,
+		    tp_compact_pair(2, 1), tp_compact_pair(0, 0));
+	made_record(&v7, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP, 100, 4, 2, 1, 0, 0);
+	made_record(&v7, TP_RECORD_TASK_WAKE, 0, 100, 2, 2, 1);
+	/* a poll of it unparked, ended 50 ns later, parked */
+	made_record(&v9, TP_RECORD_TASK_POLLED,
+		    TP_COMPACT_UNPARKED | TP_COMPACT_STARTED | TP_COMPACT_ENDED | TP_COMPACT_PARKED,
+		    200, 1, tp_compact_pair(2, 50));
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 200, 0);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 200, 1, 2);
+	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, 0), 250, 1, 2);
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 250, 0);
+	/* task 3, woken apart; polled until it waits in a taskwait, parked */
+	made_record(&v9, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_RECORD_SPAWN_UNDEFERRED,
+		    300, 2, tp_compact_pair(3, 1), tp_compact_pair(0, 0));
+	made_record(&v7, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP | TP_RECORD_SPAWN_UNDEFERRED, 300,
+		    4, 3, 1, 0, 0);
+	made_record(&v9, TP_RECORD_TASK_WAKE, 0, 310, 2, 3, 1);
+	made_record(&v7, TP_RECORD_TASK_WAKE, 0, 310, 2, 3, 1);
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 400, 1, 0);
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 400, 0);
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 410, 1, 3);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 410, 1, 3);
+	made_record(&v9, TP_RECORD_TASK_PAUSED,
+		    tp_record_poll_end_small(0, TP_SYNC_TASKWAIT) | TP_COMPACT_PARKED, 500, 1,
+		    tp_compact_pair(3, 0));
+	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, TP_SYNC_TASKWAIT),
+		    500, 1, 3);
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 500, 0);
+	/* task 2 polled again, cancelled 30 ns in: its poll ends done, parked */
+	made_record(&v9, TP_RECORD_TASK_POLLED,
+		    TP_COMPACT_UNPARKED | TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+			    TP_TASK_CANCELLED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
+			    TP_COMPACT_PARKED,
+		    600, 1, tp_compact_pair(2, 30));
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 600, 0);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 600, 1, 2);
+	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_CANCELLED, 630, 1, 2);
+	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 630, 1, 2);
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 630, 0);
+	/* task 3 back after its taskwait, ends: terminate, its poll's end and a park at once */
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 700, 1,
+		    3);
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 700, 0);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 700, 1, 3);
+	made_record(&v9, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
+	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
+	made_record(&v9, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
+	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
+	made_record(&v9, TP_RECORD_TASK_ENDED,
+		    TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
+			    TP_COMPACT_PARKED,
+		    800, 1, 3);
+	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, 800, 1, 3);
+	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 800, 1, 3);
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 800, 0);
+	/* a worker parked by a wait without a timeout, which ends 100 ns later (-4: EINTR) */
+	made_record(&v9, TP_RECORD_WAITED,
+		    TP_WAIT_CONDVAR | TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED |
+			    TP_COMPACT_WAIT_ENDED,
+		    900, 3, 0x1000, tp_compact_pair(0, 0), tp_compact_pair((uint32_t)-4, 100));
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 900, 0);
+	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_CONDVAR, 900, 4, 0x1000, none, 0, 0);
+	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_CONDVAR, 1000, 3, 0x1000, (uint64_t)-4, 0);
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 1000, 0);
+	/* one with a timeout that ends 20 ns in; one left open */
+	made_record(&v9, TP_RECORD_WAITED, TP_WAIT_SEMAPHORE | TP_COMPACT_WAIT_ENDED, 1100, 4,
+		    0x2000, tp_compact_pair(0, 0), tp_compact_pair(0, 20), 5000);
+	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_SEMAPHORE, 1100, 4, 0x2000, 5000, 0, 0);
+	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_SEMAPHORE, 1120, 3, 0x2000, 0, 0);
+	made_record(&v9, TP_RECORD_WAITED, TP_WAIT_MUTEX, 1200, 3, 0x3000, tp_compact_pair(0, 0),
+		    0);
+	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_MUTEX, 1200, 4, 0x3000, none, 0, 0);
+	char *dir = scratch_dir();
+	made_write(&v7, dir, "v7.rec", 7);
+	made_write(&v9, dir, "v9.rec", TP_RECORDING_VERSION);
+	struct tp_run run;
+	script(&run,
+	       "cd %s\nfor v in v7 v9; do $TIMELINE -o $v.json $v.rec && $TIMELINE --critical-path "
+	       "-o $v.speedscope.json $v.rec && $TIMELINE --analyze $v.rec > $v.analysis || exit; "
+	       "done\ncmp v7.json v9.json && cmp v7.speedscope.json v9.speedscope.json && "
+	       "cmp v7.analysis v9.analysis && $TIMELINE --count -o /dev/null v9.rec",
+	       dir);
+	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
+	cr_expect(strstr(run.err, ": 31 events") != NULL, "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * Recordings of the versions before (the corpus: version 2's site texts, 5's code sites, 7's
+ * sync sites and records of the probes) are converted as ever: each event, and analysed.
+ */
+Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60)
+{
+	static const struct {
+		const char *file;
+		unsigned events;
+	} corpus[] = {
+		{"omp_fib_4.rec", 111},
+		{"omp_fib_4_v5.rec", 111},
+		{"omp_fib_6_v7.rec", 259},
+	};
+	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
+		struct tp_run run;
+		script(&run,
+		       "f=%s/%s\n$TIMELINE --count -o /dev/null $f && $TIMELINE --analyze $f "
+		       ">/dev/null",
+		       TP_CORPUS_DIR, corpus[i].file);
+		char events[64];
+		snprintf(events, sizeof events, ": %u events\n", corpus[i].events);
+		cr_expect_eq(run.status, 0, "%s: %s", corpus[i].file, run.err);
+		cr_expect(strstr(run.err, events) != NULL, "%s: no \"%s\" in: %s", corpus[i].file,
+			  events, run.err);
+		tp_run_free(&run);
+	}
+}
+
+/*
+ * A worker's blocking wait (a pool thread parks around each, TASKPROBE_WORKERS) is one record:
+ * its park, start, end and unpark, two clock reads. Version 7 wrote four records, one a probe.
+ */
+Test(harm, a_workers_wait_is_one_record, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "cd %s\nTASKPROBE_WORKERS='pool-*' LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording "
+	       "$TARGETS/named_workers && $TIMELINE -o /dev/null recording",
+	       dir);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/recording", dir);
+	size_t size;
+	char *data = tp_read_file(path, &size);
+	unsigned by_type[TP_RECORD_TYPES_END] = {0};
+	for (size_t at = 0; at < size;) {
+		if (memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			memcpy(&h, data + at, sizeof h);
+			at += h.header_size;
+			continue;
+		}
+		struct tp_recording_chunk c;
+		memcpy(&c, data + at, sizeof c);
+		for (size_t r = at + sizeof c; r < at + c.size;) {
+			uint64_t word;
+			memcpy(&word, data + r, sizeof word);
+			by_type[tp_record_type(word)]++;
+			r += tp_record_bytes(word);
+		}
+		at += c.size;
+	}
+	/* the pool threads' 10 parked waits, the other thread's 5 and the joins: whole records */
+	cr_expect_eq(by_type[TP_RECORD_WORKER_PARK] + by_type[TP_RECORD_WORKER_UNPARK] +
+			     by_type[TP_RECORD_WAIT_START] + by_type[TP_RECORD_WAIT_END],
+		     0,
+		     "%u parks, %u unparks, %u wait-starts, %u wait-ends in records of their own",
+		     by_type[TP_RECORD_WORKER_PARK], by_type[TP_RECORD_WORKER_UNPARK],
+		     by_type[TP_RECORD_WAIT_START], by_type[TP_RECORD_WAIT_END]);
+	cr_expect_geq(by_type[TP_RECORD_WAITED], 15);
+	free(data);
+	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }

@@ -35,13 +35,14 @@
 #include "taskprobe_contract.h"
 #include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
 
-/* A duration histogram: 8 buckets per power of two (a median within 6%). */
-#define HIST_SUB     8
-#define HIST_BUCKETS (64 * HIST_SUB)
-
+/*
+ * A duration histogram in the live statistics' log2 buckets (taskprobe_live.h), read by their
+ * one reading, tp_live_quantile: --analyze, the exit report and the console say the same median
+ * of the same durations (the live ones keep fewer buckets: 64 ns to 4 ms).
+ */
 struct hist {
 	uint64_t count;
-	uint32_t *bucket; /* HIST_BUCKETS, made at the first value */
+	uint64_t *bucket; /* TP_LIVE_BUCKETS, made at the first value */
 };
 
 struct node {
@@ -264,25 +265,14 @@ static void give(struct analysis *a, void *p, size_t size)
 
 static unsigned hist_index(uint64_t v)
 {
-	if (v < HIST_SUB)
-		return (unsigned)v;
-	unsigned e = 63 - (unsigned)__builtin_clzll(v);
-	return e * HIST_SUB + (unsigned)((v >> (e - 3)) & (HIST_SUB - 1));
-}
-
-static uint64_t hist_value(unsigned i)
-{
-	if (i < HIST_SUB)
-		return i;
-	unsigned e = i / HIST_SUB, sub = i % HIST_SUB;
-	uint64_t low = (uint64_t)(HIST_SUB + sub) << (e - 3);
-	return low + ((uint64_t)1 << (e - 3)) / 2;
+	unsigned b = v == 0 ? 0 : 63 - (unsigned)__builtin_clzll(v);
+	return b < TP_LIVE_BUCKETS ? b : TP_LIVE_BUCKETS - 1;
 }
 
 static void hist_add(struct analysis *a, struct hist *h, uint64_t v)
 {
 	if (h->bucket == NULL) {
-		h->bucket = take(a, HIST_BUCKETS * sizeof *h->bucket);
+		h->bucket = take(a, TP_LIVE_BUCKETS * sizeof *h->bucket);
 		if (h->bucket == NULL)
 			return;
 	}
@@ -293,15 +283,9 @@ static void hist_add(struct analysis *a, struct hist *h, uint64_t v)
 /* The median, or UINT64_MAX when empty. */
 static uint64_t hist_median(const struct hist *h)
 {
-	if (h->count == 0)
+	if (h->count == 0 || h->bucket == NULL)
 		return UINT64_MAX;
-	uint64_t seen = 0;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (2 * seen >= h->count)
-			return hist_value(i);
-	}
-	return UINT64_MAX;
+	return tp_live_quantile(h->bucket, 0.5, 0);
 }
 
 /* ---- maps of tasks and threads, by process and id ---- */
@@ -1440,8 +1424,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
 			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
-	/* tasks too small for what they cost: the verdict and its words are the exit report's and
-	 * the console's (taskprobe_live.h), on the medians of the recording's finer histograms */
+	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
+	 * the exit report's and the console's (taskprobe_live.h) */
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = &a->sites[order[i]];
 		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),

@@ -76,6 +76,7 @@ struct segment {
 	bool has_chunks;   /* a chunk of it is kept */
 	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;     /* ... and with the largest */
+	long double slope;               /* ns per clock unit through them (set after pass one) */
 	size_t chunks;                   /* its whole chunks */
 	struct recorded_module *modules; /* its modules, each number once */
 	size_t n_modules;
@@ -96,6 +97,7 @@ struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
 	uint32_t offset;   /* of the next record in the chunk */
+	unsigned event;    /* the next of that record's events (tp_record_events) */
 	bool dropped_said; /* the current chunk's drops were said */
 };
 
@@ -151,6 +153,9 @@ static unsigned args_needed(unsigned type)
 	switch (type) {
 	case TP_RECORD_TASK_SPAWN:
 		return 4;
+	case TP_RECORD_WAITED: /* object, task and site, result and duration (then a timeout) */
+		return 3;
+	case TP_RECORD_TASK_SPAWNED:
 	case TP_RECORD_TASK_STACK:
 	case TP_RECORD_TASK_WAKE:
 	case TP_RECORD_TASK_DEPENDENCE:
@@ -180,10 +185,88 @@ static unsigned args_needed(unsigned type)
 	}
 }
 
-/* Whether records of `type` are events (else what names them: sites, modules). */
-static bool is_event(unsigned type)
+/*
+ * Event `i` of record `word` (one of tp_record_events): its type (the probe's, a compact
+ * record's given back, taskprobe_recording.h), and in *at_end whether it comes at the compact
+ * record's end (its time + its duration) rather than at its time.
+ */
+static unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 {
-	return type != TP_RECORD_SITE && type != TP_RECORD_MODULE && type != TP_RECORD_SITE_CODE;
+	unsigned small = tp_record_small(word), type = tp_record_type(word);
+	*at_end = false;
+	/* a compact record's events, in their order, each when its flag is set */
+	enum { ALWAYS = ~0u };
+	static const struct {
+		unsigned flag, type;
+		bool at_end;
+	} polled[] = {{TP_COMPACT_UNPARKED, TP_RECORD_WORKER_UNPARK, false},
+		      {TP_COMPACT_STARTED, TP_RECORD_TASK_POLL_START, false},
+		      {TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
+		      {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
+		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true}},
+	  ended[] = {{ALWAYS, TP_RECORD_TASK_TERMINATE, false},
+		     {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, false},
+		     {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
+	  paused[] = {{ALWAYS, TP_RECORD_TASK_POLL_END, false},
+		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
+	  spawned[] = {{ALWAYS, TP_RECORD_TASK_SPAWN, false},
+		       {TP_COMPACT_WOKEN, TP_RECORD_TASK_WAKE, false}},
+	  waited[] = {{TP_COMPACT_WAIT_PARKED, TP_RECORD_WORKER_PARK, false},
+		      {ALWAYS, TP_RECORD_WAIT_START, false},
+		      {TP_COMPACT_WAIT_ENDED, TP_RECORD_WAIT_END, true},
+		      {TP_COMPACT_WAIT_UNPARKED, TP_RECORD_WORKER_UNPARK, true}};
+	const void *events;
+	size_t n;
+	switch (type) {
+#define EVENTS(array) (events = (array), n = sizeof(array) / sizeof(array)[0])
+	case TP_RECORD_TASK_POLLED:
+		EVENTS(polled);
+		break;
+	case TP_RECORD_TASK_ENDED:
+		EVENTS(ended);
+		break;
+	case TP_RECORD_TASK_PAUSED:
+		EVENTS(paused);
+		break;
+	case TP_RECORD_TASK_SPAWNED:
+		EVENTS(spawned);
+		break;
+	case TP_RECORD_WAITED:
+		EVENTS(waited);
+		break;
+#undef EVENTS
+	default:
+		return type;
+	}
+	const __typeof__(polled[0]) *e = events;
+	for (size_t k = 0; k < n; k++)
+		if ((e[k].flag == ALWAYS || (e[k].flag & small) != 0) && i-- == 0) {
+			*at_end = e[k].at_end;
+			return e[k].type;
+		}
+	return type; /* not reached: i is below tp_record_events */
+}
+
+/* The duration a compact record holds (0: none). */
+static uint64_t record_duration(const struct tp_record *r)
+{
+	switch (tp_record_type(r->word)) {
+	case TP_RECORD_TASK_POLLED:
+		return tp_compact_high(r->arg[0]);
+	case TP_RECORD_WAITED:
+		return tp_compact_high(r->arg[2]);
+	default:
+		return 0;
+	}
+}
+
+/* The clock time of event `i` of record `r` of chunk `h`. */
+static uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *r,
+			   unsigned i)
+{
+	bool at_end;
+	(void)event_type(r->word, i, &at_end);
+	return h->base_time + tp_record_delta(r->word) + (at_end ? record_duration(r) : 0);
 }
 
 bool recording_detect(const unsigned char *data, size_t size)
@@ -281,7 +364,7 @@ static uint64_t chunk_events(struct pages *pages, const struct tp_recording_chun
 	for (uint32_t at = sizeof *c; at < c->size;) {
 		const struct tp_record *r = (const struct tp_record *)((const char *)c + at);
 		pages_read(pages, r, sizeof *r);
-		events += is_event(tp_record_type(r->word));
+		events += tp_record_events(r->word);
 		at += tp_record_bytes(r->word);
 	}
 	return events;
@@ -338,6 +421,14 @@ static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
 	}
 }
 
+/* Segment `s`'s slope, once its pairs are all read: a division once, not per event. */
+static void segment_slope(struct segment *s)
+{
+	if (s->last_time > s->first_time)
+		s->slope = ((long double)s->last_ns - (long double)s->first_ns) /
+			   ((long double)s->last_time - (long double)s->first_time);
+}
+
 /*
  * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
  * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
@@ -348,10 +439,8 @@ static uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
 		return time;
 	if (s->last_time <= s->first_time)
 		return s->first_ns;
-	long double slope = ((long double)s->last_ns - (long double)s->first_ns) /
-			    ((long double)s->last_time - (long double)s->first_time);
 	long double ns = (long double)s->first_ns +
-			 ((long double)time - (long double)s->first_time) * slope;
+			 ((long double)time - (long double)s->first_time) * s->slope;
 	if (!(ns > 0))
 		return 0;
 	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
@@ -852,6 +941,7 @@ static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
 		}
 		c->chunk++;
 		c->offset = sizeof *h;
+		c->event = 0;
 		c->dropped_said = false;
 	}
 	return NULL;
@@ -862,13 +952,15 @@ static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
 static bool cursor_settle(struct cursor *c, struct book *b)
 {
 	const struct tp_record *r;
-	while ((r = cursor_record(c, b)) != NULL && !is_event(tp_record_type(r->word)))
+	while ((r = cursor_record(c, b)) != NULL && c->event >= tp_record_events(r->word)) {
 		c->offset += tp_record_bytes(r->word);
+		c->event = 0;
+	}
 	if (r == NULL)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
-	c->next_ns = to_ns(&b->segments[ref->segment],
-			   ref->header->base_time + tp_record_delta(r->word));
+	pages_read(&b->pages, r, tp_record_bytes(r->word));
+	c->next_ns = to_ns(&b->segments[ref->segment], event_time(ref->header, r, c->event));
 	return true;
 }
 
@@ -889,10 +981,71 @@ static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 	}
 }
 
-/* The event of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
+/* The arguments of event `e` (its type set) of compact record `r`. */
+static void compact_event_of(const struct tp_record *r, struct timeline_event *e)
+{
+	unsigned small = tp_record_small(r->word);
+	const uint64_t *a = r->arg;
+	switch (tp_record_type(r->word)) {
+	case TP_RECORD_TASK_SPAWNED: /* spawn: task, parent, site id, site, stack id, executor */
+		e->arg[0] = tp_compact_low(a[0]);
+		e->arg[1] = tp_compact_high(a[0]);
+		if (e->type == TP_RECORD_TASK_WAKE)
+			break; /* task, waker: its parent */
+		e->arg[2] = tp_compact_low(a[1]);
+		e->arg[4] = tp_compact_high(a[1]);
+		e->arg[5] = small & TP_COMPACT_SPAWN_EXECUTOR;
+		e->undeferred = (small & TP_RECORD_SPAWN_UNDEFERRED) != 0;
+		break;
+	case TP_RECORD_TASK_POLLED: /* poll-start: task; terminate: task, reason; poll-end */
+		if (e->type == TP_RECORD_WORKER_UNPARK || e->type == TP_RECORD_WORKER_PARK)
+			break;
+		e->arg[0] = tp_compact_low(a[0]);
+		if (e->type == TP_RECORD_TASK_TERMINATE)
+			e->arg[1] = (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT;
+		else if (e->type == TP_RECORD_TASK_POLL_END) /* done after a terminate, sync none */
+			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
+		break;
+	case TP_RECORD_TASK_PAUSED: /* poll-end: task, done, sync, the sync's site key */
+		if (e->type != TP_RECORD_TASK_POLL_END)
+			break;
+		e->arg[0] = tp_compact_low(a[0]);
+		e->arg[1] = tp_record_poll_end_done(small);
+		e->arg[2] = tp_record_poll_end_sync(small & ~TP_COMPACT_PARKED);
+		e->arg[3] = tp_compact_high(a[0]);
+		break;
+	case TP_RECORD_TASK_ENDED: /* terminate: task, reason; poll-end: task, done */
+		if (e->type == TP_RECORD_WORKER_PARK)
+			break;
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = e->type == TP_RECORD_TASK_TERMINATE
+				    ? (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT
+				    : 1;
+		break;
+	case TP_RECORD_WAITED: /* kind, object, timeout or result, task; a start's site key */
+		if (e->type != TP_RECORD_WAIT_START && e->type != TP_RECORD_WAIT_END)
+			break;
+		e->arg[0] = small & TP_COMPACT_WAIT_KIND;
+		e->arg[1] = (int64_t)a[0];
+		if (e->type == TP_RECORD_WAIT_END)
+			e->arg[2] = (int32_t)tp_compact_low(a[2]);
+		else /* no timeout: -1 */
+			e->arg[2] = tp_record_bytes(r->word) > sizeof *r + 3 * sizeof a[0]
+					    ? (int64_t)a[3]
+					    : -1;
+		e->arg[3] = tp_compact_low(a[1]);
+		if (e->type == TP_RECORD_WAIT_START)
+			e->arg[4] = tp_compact_high(a[1]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Event `i` of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
  * it. */
 static void event_of(const struct chunk_ref *ref, const struct segment *segment,
-		     const struct tp_record *r, uint64_t ns, struct timeline_event *e)
+		     const struct tp_record *r, unsigned i, uint64_t ns, struct timeline_event *e)
 {
 	memset(e, 0, sizeof *e);
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
@@ -902,9 +1055,14 @@ static void event_of(const struct chunk_ref *ref, const struct segment *segment,
 	e->site_scope = segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
-	e->type = tp_record_type(r->word);
+	bool at_end;
+	e->type = event_type(r->word, i, &at_end);
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
+	if (tp_record_type(r->word) >= TP_RECORD_TASK_SPAWNED) {
+		compact_event_of(r, e);
+		return;
+	}
 	switch (e->type) {
 	case TP_RECORD_TASK_SPAWN: /* task, parent, site id, site (text), stack id, executor */
 		e->arg[0] = (int64_t)a[0];
@@ -1011,6 +1169,8 @@ static bool scan_all(struct timeline *t, const struct recording_sink *sink,
 	for (size_t i = 0; i < n; i++)
 		if (!scan(t, sink, &inputs[i], b, errors, totals))
 			return false;
+	for (size_t i = 0; i < b->n_segments; i++)
+		segment_slope(&b->segments[i]);
 	for (size_t i = 0; i < b->n_segments; i++)
 		for (size_t j = 0; j < b->segments[i].n_modules; j++) {
 			struct recorded_module *m = &b->segments[i].modules[j];
@@ -1148,6 +1308,22 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 	timeline_site(t, scope, id, text, len);
 }
 
+/* The site id of a spawn's record (a compact one's too). */
+static uint64_t spawn_site(const struct tp_record *r)
+{
+	return tp_record_type(r->word) == TP_RECORD_TASK_SPAWNED ? tp_compact_low(r->arg[1])
+								 : r->arg[2];
+}
+
+/* Whether the filter keeps site `id` of `scope`. */
+static bool site_kept(const struct site_filter *f, uint64_t scope, uint64_t id)
+{
+	for (size_t j = 0; j < f->n_kept; j++)
+		if (f->kept[j].id == id && f->kept[j].scope == scope)
+			return true;
+	return false;
+}
+
 bool recording_count(const struct recording_input *inputs, size_t n,
 		     const struct timeline_options *options, struct recording_census *census)
 {
@@ -1190,9 +1366,9 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, sizeof *r);
-			if (is_event(tp_record_type(r->word))) {
+			if (tp_record_events(r->word) > 0) {
 				uint64_t ns = to_ns(&segments[refs[i].segment],
-						    h->base_time + tp_record_delta(r->word));
+						    event_time(h, r, 0));
 				origin = ns < origin ? ns : origin;
 				break;
 			}
@@ -1212,31 +1388,29 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 		struct profile_count profile = {0};
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
-			pages_read(pages, r, sizeof *r);
-			unsigned type = tp_record_type(r->word);
+			pages_read(pages, r, tp_record_bytes(r->word));
 			at += tp_record_bytes(r->word);
-			if (!is_event(type))
-				continue;
-			uint64_t ns = to_ns(&segments[refs[i].segment],
-					    h->base_time + tp_record_delta(r->word));
-			if (!thread || ns < from || ns > to)
-				continue;
-			census->by_type[type]++;
-			census->events++;
-			/* speedscope's ends: whole microseconds from the window's start, rounded */
-			uint64_t us = (ns - from + 500) / 1000;
-			profile_count_event(census, &profile, type, us);
-			census->last_us = us > census->last_us ? us : census->last_us;
-			if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
-				pages_read(pages, r, tp_record_bytes(r->word));
-				spawns++;
-				for (size_t j = 0; j < filter.n_kept; j++)
-					if (filter.kept[j].id == r->arg[2] &&
-					    filter.kept[j].scope ==
-						    segments[refs[i].segment].scope) {
-						spawns_kept++;
-						break;
-					}
+			for (unsigned k = 0, n_events = tp_record_events(r->word); k < n_events;
+			     k++) {
+				bool at_end;
+				unsigned type = event_type(r->word, k, &at_end);
+				uint64_t ns = to_ns(&segments[refs[i].segment],
+						    event_time(h, r, k));
+				if (!thread || ns < from || ns > to)
+					continue;
+				census->by_type[type]++;
+				census->events++;
+				/* speedscope's ends: whole microseconds from the window's start,
+				 * rounded */
+				uint64_t us = (ns - from + 500) / 1000;
+				profile_count_event(census, &profile, type, us);
+				census->last_us = us > census->last_us ? us : census->last_us;
+				if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
+					spawns++;
+					spawns_kept += site_kept(&filter,
+								 segments[refs[i].segment].scope,
+								 spawn_site(r));
+				}
 			}
 		}
 		profile_count_flush(census, &profile);
@@ -1311,7 +1485,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		const struct tp_record *r = cursor_record(c, b);
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
-		event_of(ref, &segments[ref->segment], r, c->next_ns, &e);
+		event_of(ref, &segments[ref->segment], r, c->event, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
@@ -1322,7 +1496,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		} else
 			sink->event(sink->context, &e);
 		totals->events++;
-		c->offset += tp_record_bytes(r->word);
+		c->event++;
 		if (!cursor_settle(c, b))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);

@@ -47,7 +47,7 @@ _Static_assert(TP_CODE_MODULES_MAX <= TP_RECORD_MODULES_MAX, "a module's number 
 _Static_assert(TP_RECORD_BUFFER_BYTES >= 8 * RECORD_MAX_BYTES, "a buffer holds many records");
 _Static_assert(TP_RECORD_BUFFER_BYTES <= UINT32_MAX, "a chunk's size fits its header");
 
-/* Buffers written out with one writev at exit or an exec (two parts each: under IOV_MAX). */
+/* Buffers written out with one writev at exit or an exec (three parts each: under IOV_MAX). */
 #define WRITE_BATCH 128
 
 struct tp_record_buffer {
@@ -56,12 +56,16 @@ struct tp_record_buffer {
 	uint32_t written; /* records before it are in the file (or, closed, never will be) */
 	uint64_t base;    /* the time its records' times count from (their chunk's base_time) */
 	uint64_t dropped; /* events lost since the last chunk written */
+	uint32_t last;    /* its thread's last compact record, the next events may fold into it
+			     (NO_LAST: none); its thread's alone */
 	pid_t tid;
 	char comm[16]; /* the thread's name, read at its first event and after each chunk */
 	int writing;   /* the lock of whoever writes it out */
 	bool closed;   /* written out at exit: no more chunks */
 	struct tp_record_buffer *prev, *next; /* in `in_use` or `spare` */
 };
+
+#define NO_LAST UINT32_MAX
 
 static int buffers_lock;
 static struct tp_record_buffer in_use = {.prev = &in_use, .next = &in_use};
@@ -72,6 +76,9 @@ static __thread struct {
 	struct tp_record_buffer *buffer; /* its buffer, from its first event */
 	bool busy;    /* inside the recorder: a signal handler's event is dropped */
 	bool stopped; /* the buffer was given back at the thread's end */
+	/* an interposed wait parked the thread: kept back for the wait-start that follows at once
+	 * (its record holds it), written before any other event */
+	bool park_pending;
 } mine __attribute__((tls_model("initial-exec")));
 
 static uint64_t dropped_unrecorded; /* events lost before a thread had a buffer */
@@ -114,7 +121,9 @@ static void list_add(struct tp_record_buffer *list, struct tp_record_buffer *b)
 
 static void buffer_reset(struct tp_record_buffer *b)
 {
-	b->used = b->written = 0;
+	b->used = 0;
+	__atomic_store_n(&b->written, 0, __ATOMIC_RELAXED);
+	b->last = NO_LAST;
 	__atomic_store_n(&b->dropped, 0, __ATOMIC_RELAXED);
 	b->base = tp_clock_now();
 }
@@ -147,69 +156,106 @@ static struct tp_record_buffer *buffer_get(void)
 	return b;
 }
 
-/* Writes `b` out as a chunk (unless the exit did already) and empties it; `writing` held. */
-/* The records in data[from, to): whole ones, as their sizes say. */
-static uint32_t count_records(const char *data, uint32_t from, uint32_t to)
+/* The longest compact record (taskprobe_recording.h: a wait's), which events fold into. */
+#define COMPACT_RECORD_WORDS 5
+
+static bool is_compact(unsigned type)
+{
+	return type >= TP_RECORD_TASK_SPAWNED;
+}
+
+/*
+ * The records in data[from, to): whole ones, as their sizes say; the last one's offset in
+ * *last. Atomic loads: the thread may be folding an event into its last record meanwhile (it
+ * keeps its size).
+ */
+static uint32_t count_records(const char *data, uint32_t from, uint32_t to, uint32_t *last)
 {
 	uint32_t n = 0;
-	for (uint32_t at = from; at < to; n++)
-		at += tp_record_bytes(((const struct tp_record *)(data + at))->word);
+	*last = from;
+	for (uint32_t at = from; at < to; n++) {
+		*last = at;
+		at += tp_record_bytes(__atomic_load_n(
+			&((const struct tp_record *)(data + at))->word, __ATOMIC_RELAXED));
+	}
 	return n;
 }
 
 /*
- * Writes the records of `b` not yet in the file out as a chunk, up to what its thread has
- * finished recording; `writing` held. Only its own thread (`owner`) empties it: another one (at
- * exit, at an exec) leaves it to the thread, which records on after what was written. A closed
- * buffer is not written again: what its thread recorded after it was closed is counted as lost.
+ * A chunk to write out: its header, then its records in one or two parts: a compact last record
+ * is written from a copy read word by word (its thread may fold an event into it meanwhile, and
+ * then counts the event lost if it finds the record written: see fold_done).
  */
+struct chunk_out {
+	struct tp_recording_chunk header;
+	uint64_t last_copy[COMPACT_RECORD_WORDS];
+	uint32_t end; /* the buffer's bytes it holds end here */
+	bool has;     /* false: no chunk (nothing to write, or a closed buffer's) */
+};
+#define CHUNK_PARTS 3
+
 /*
- * The chunk of the records of `b` not yet written: its header in `chunk` and its records in
- * `records_part`; false when there is none (a closed buffer's records are counted as lost).
+ * The chunk of the records of `b` not yet written, in `parts` (CHUNK_PARTS, unused ones empty);
+ * none when there is nothing to write, or `b` is closed (what its thread recorded since is
+ * counted as lost).
  */
-static bool chunk_of(struct tp_record_buffer *b, bool owner, struct tp_recording_chunk *chunk,
-		     struct iovec *records_part)
+static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c,
+		     struct iovec *parts)
 {
-	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), from = b->written;
-	uint32_t records = count_records(b->data, from, used);
-	*records_part = (struct iovec){b->data + from, used - from};
+	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), from = b->written, last;
+	uint32_t records = count_records(b->data, from, used, &last);
+	c->end = used;
+	c->has = false;
+	for (int i = 0; i < CHUNK_PARTS; i++)
+		parts[i] = (struct iovec){NULL, 0};
 	if (b->closed) {
 		if (owner) /* its records since it was closed: taken, and counted */
 			__atomic_fetch_add(
 				&dropped_at_exit,
 				records + __atomic_exchange_n(&b->dropped, 0, __ATOMIC_RELAXED),
 				__ATOMIC_RELAXED);
-		return false;
+		return;
 	}
 	/* taken: a signal handler on the owner thread may count more drops meanwhile */
 	uint64_t dropped = __atomic_exchange_n(&b->dropped, 0, __ATOMIC_RELAXED);
 	if (records == 0 && dropped == 0)
-		return false;
-	*chunk = (struct tp_recording_chunk){
+		return;
+	c->has = true;
+	c->header = (struct tp_recording_chunk){
 		.magic = TP_CHUNK_MAGIC,
-		.size = (uint32_t)(sizeof *chunk + records_part->iov_len),
+		.size = (uint32_t)(sizeof c->header + (used - from)),
 		.tid = (uint32_t)b->tid,
 		.records = records,
 		.dropped = dropped,
 		.base_time = b->base,
 	};
-	tp_clock_pair(&chunk->clock_time, &chunk->ns);
+	tp_clock_pair(&c->header.clock_time, &c->header.ns);
 	if (owner) /* its name now: another thread may have renamed it */
 		tp_thread_read_name(b->comm);
-	memcpy(chunk->comm, b->comm, sizeof chunk->comm);
-	return true;
+	memcpy(c->header.comm, b->comm, sizeof c->header.comm);
+	parts[0] = (struct iovec){&c->header, sizeof c->header};
+	parts[1] = (struct iovec){b->data + from, used - from};
+	const uint64_t *last_words = (const uint64_t *)(b->data + last);
+	uint32_t last_bytes = used - last;
+	if (records > 0 &&
+	    is_compact(tp_record_type(__atomic_load_n(&last_words[0], __ATOMIC_RELAXED))) &&
+	    last_bytes <= sizeof c->last_copy) {
+		for (uint32_t i = 0; i < last_bytes / 8; i++)
+			c->last_copy[i] = __atomic_load_n(&last_words[i], __ATOMIC_RELAXED);
+		parts[1].iov_len -= last_bytes;
+		parts[2] = (struct iovec){c->last_copy, last_bytes};
+	}
 }
 
-/* After its chunk was written (`chunk` NULL: it had none): only its own thread empties it. */
-static void chunk_written(struct tp_record_buffer *b, bool owner,
-			  const struct tp_recording_chunk *chunk, const struct iovec *records_part,
+/* After its chunk was written (or none): only its own thread empties it. */
+static void chunk_written(struct tp_record_buffer *b, bool owner, const struct chunk_out *c,
 			  bool ok)
 {
-	if (chunk != NULL)
+	if (c->has)
 		__atomic_fetch_add(ok ? &dropped_in_chunks : &dropped_at_exit,
-				   ok ? chunk->dropped : chunk->records + chunk->dropped,
+				   ok ? c->header.dropped : c->header.records + c->header.dropped,
 				   __ATOMIC_RELAXED);
-	b->written = (uint32_t)((char *)records_part->iov_base - b->data + records_part->iov_len);
+	__atomic_store_n(&b->written, c->end, __ATOMIC_RELAXED);
 	if (owner) {
 		buffer_reset(b);
 		tp_thread_read_name(b->comm);
@@ -218,11 +264,11 @@ static void chunk_written(struct tp_record_buffer *b, bool owner,
 
 static void buffer_write_locked(struct tp_record_buffer *b, bool owner)
 {
-	struct tp_recording_chunk chunk;
-	struct iovec parts[2] = {{&chunk, sizeof chunk}};
-	bool has_chunk = chunk_of(b, owner, &chunk, &parts[1]);
-	bool ok = has_chunk && tp_record_file_write(parts, 2);
-	chunk_written(b, owner, has_chunk ? &chunk : NULL, &parts[1], ok);
+	struct chunk_out c;
+	struct iovec parts[CHUNK_PARTS];
+	chunk_of(b, owner, &c, parts);
+	bool ok = c.has && tp_record_file_write(parts, CHUNK_PARTS);
+	chunk_written(b, owner, &c, ok);
 }
 
 /* The calling thread writes its own buffer out. */
@@ -238,8 +284,27 @@ static void buffer_write(struct tp_record_buffer *b)
  * written; NULL (the event counted as dropped) when the thread is already inside the recorder
  * (a signal handler's event) or has no buffer and cannot get one. record_done ends it.
  */
+static void park_written(void);
+
+/*
+ * Busy: a wait's record takes the park kept back for it (its flag), which no other event came
+ * between; other records take nothing (0).
+ */
+static inline unsigned takes_park(enum tp_record_type type)
+{
+	if (type != TP_RECORD_WAITED || !mine.park_pending)
+		return 0;
+	mine.park_pending = false;
+	return TP_COMPACT_WAIT_PARKED;
+}
+
 static struct tp_record *record_begin(enum tp_record_type type, unsigned small, unsigned words)
 {
+	/* a site's or a module's record is no event: the park stays kept back across it */
+	if (__builtin_expect(mine.park_pending && !mine.busy && type != TP_RECORD_WAITED &&
+				     type != TP_RECORD_SITE_CODE && type != TP_RECORD_MODULE,
+			     0))
+		park_written();
 	if (__builtin_expect(mine.busy || mine.stopped, 0)) {
 		/* a signal handler's event inside the recorder; an event after the thread's end */
 		if (mine.buffer != NULL)
@@ -249,6 +314,7 @@ static struct tp_record *record_begin(enum tp_record_type type, unsigned small, 
 		return NULL;
 	}
 	tp_guard_enter(&mine.busy);
+	small |= takes_park(type);
 	int saved_errno = errno; /* the event follows a call whose errno the program reads */
 	struct tp_record_buffer *b = mine.buffer;
 	if (__builtin_expect(b == NULL, 0)) {
@@ -278,6 +344,8 @@ static struct tp_record *record_begin(enum tp_record_type type, unsigned small, 
 static void record_done(const struct tp_record *r)
 {
 	struct tp_record_buffer *b = mine.buffer;
+	if (is_compact(tp_record_type(r->word)))
+		b->last = b->used;
 	__atomic_store_n(&b->used, b->used + tp_record_bytes(r->word), __ATOMIC_RELEASE);
 	tp_guard_leave(&mine.busy, false);
 }
@@ -302,14 +370,16 @@ __attribute__((noinline, cold)) static void record_slow(enum tp_record_type type
  * past `nargs` is the next record's place, written over by it).
  */
 #define FAST_RECORD_BYTES (sizeof(struct tp_record) + 4 * sizeof(uint64_t))
+_Static_assert(FAST_RECORD_BYTES == 8 * COMPACT_RECORD_WORDS, "a compact record is a fast one");
 
 static inline __attribute__((always_inline)) void record_fast(enum tp_record_type type,
 							      uint32_t small, unsigned nargs,
 							      uint64_t a0, uint64_t a1, uint64_t a2,
 							      uint64_t a3, bool tsc)
 {
-	if (__builtin_expect(mine.busy, 0)) {
-		record_slow(type, small, nargs, a0, a1, a2, a3); /* a signal handler's: dropped */
+	if (__builtin_expect(mine.busy || (mine.park_pending && type != TP_RECORD_WAITED), 0)) {
+		/* a signal handler's: dropped; a kept-back park first */
+		record_slow(type, small, nargs, a0, a1, a2, a3);
 		return;
 	}
 	/* busy before anything is read: a signal handler's event in between cannot move it */
@@ -331,11 +401,13 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	uint64_t delta = now - b->base;
 	uint32_t used = b->used;
 	struct tp_record *r = (struct tp_record *)(b->data + used);
-	r->word = tp_record_word(type, 1 + nargs, small, delta);
+	r->word = tp_record_word(type, 1 + nargs, small | takes_park(type), delta);
 	r->arg[0] = a0;
 	r->arg[1] = a1;
 	r->arg[2] = a2;
 	r->arg[3] = a3;
+	if (is_compact(type))
+		b->last = used;
 	__atomic_store_n(&b->used, used + 8 * (1 + nargs), __ATOMIC_RELEASE);
 	tp_guard_leave(&mine.busy, false);
 }
@@ -458,30 +530,293 @@ void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const ch
 	record_done(r);
 }
 
-void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+/*
+ * Folding (taskprobe_recording.h, version 9): an event that follows another on its thread is
+ * written into that one's compact record, while it is the thread's last record, in its buffer
+ * and not yet written out. fold_begin gives that record, the recorder entered (busy), or NULL
+ * (nothing entered); fold_done or fold_cancel leaves.
+ */
+static inline struct tp_record *fold_begin(void)
 {
-	if (site == 0) {
-		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task, 0,
-			  0, 0);
-		return;
+	if (__builtin_expect(mine.busy || mine.park_pending, 0)) {
+		if (!mine.busy) /* a kept-back park first: then nothing folds */
+			park_written();
+		return NULL;
 	}
-	record_site_code(site, TP_SITE_CODE_CALL);
-	tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task, site, 0,
-		  0);
+	tp_guard_enter(&mine.busy);
+	struct tp_record_buffer *b = mine.buffer;
+	if (b != NULL && b->last != NO_LAST) {
+		struct tp_record *r = (struct tp_record *)(b->data + b->last);
+		if (b->last + tp_record_bytes(r->word) == b->used &&
+		    b->last >= __atomic_load_n(&b->written, __ATOMIC_RELAXED))
+			return r;
+	}
+	tp_guard_leave(&mine.busy, false);
+	return NULL;
+}
+
+static inline void fold_cancel(void)
+{
+	tp_guard_leave(&mine.busy, false);
+}
+
+/* `word` with `bits` set in its small argument. */
+static inline uint64_t with_small(uint64_t word, unsigned bits)
+{
+	return word | (uint64_t)bits << (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS);
+}
+
+/* Sets the folded record's word (its arguments stored before), and leaves. */
+static inline void fold_done(struct tp_record *r, uint64_t word)
+{
+	struct tp_record_buffer *b = mine.buffer;
+	__atomic_store_n(&r->word, word, __ATOMIC_RELAXED);
+	/*
+	 * another thread wrote the record out meanwhile (an exit's, an exec's write of every
+	 * buffer): its copy may be from before the fold, so the event is counted as lost
+	 */
+	if (__builtin_expect(b->last < __atomic_load_n(&b->written, __ATOMIC_RELAXED), 0))
+		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+	tp_guard_leave(&mine.busy, false);
+}
+
+/* The time from record `r` (of the thread's buffer) to now, if it fits a compact record. */
+static inline bool since_record(const struct tp_record *r, uint64_t *duration)
+{
+	*duration = tp_clock_now() - (mine.buffer->base + tp_record_delta(r->word));
+	return *duration <= UINT32_MAX;
+}
+
+/* Sets argument `i` of the record (one of its words: never past it, at the buffer's end). */
+static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
+{
+	if (__builtin_expect(8 * (i + 2) <= tp_record_bytes(r->word), 1))
+		__atomic_store_n(&r->arg[i], value, __ATOMIC_RELAXED);
 }
 
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
 			  uint32_t small)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
-	tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
+	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
+	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR)
+		tp_record(TP_RECORD_TASK_SPAWNED, small, 2,
+			  tp_compact_pair((uint32_t)task, (uint32_t)parent),
+			  tp_compact_pair(site, (uint32_t)stack_id), 0, 0);
+	else
+		tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
+}
+
+void tp_record_task_wake(uint64_t task, uint64_t waker)
+{
+	struct tp_record *r = task <= UINT32_MAX && waker <= UINT32_MAX ? fold_begin() : NULL;
+	if (r != NULL) {
+		/* woken by its parent right after its spawn */
+		if (tp_record_type(r->word) == TP_RECORD_TASK_SPAWNED &&
+		    r->arg[0] == tp_compact_pair((uint32_t)task, (uint32_t)waker) &&
+		    !(tp_record_small(r->word) & TP_COMPACT_WOKEN)) {
+			fold_done(r, with_small(r->word, TP_COMPACT_WOKEN));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0);
+}
+
+void tp_record_worker_unpark(bool by_wait)
+{
+	if (!by_wait) {
+		/* an executor's: a record the poll it starts next folds into */
+		tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0);
+		return;
+	}
+	struct tp_record *r = fold_begin();
+	if (r != NULL) {
+		/* the wait that parked the thread: right after its end, or (a jump out of it) before */
+		unsigned small = tp_record_small(r->word);
+		uint64_t duration;
+		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
+		    (small & (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED)) ==
+			    TP_COMPACT_WAIT_PARKED &&
+		    ((small & TP_COMPACT_WAIT_ENDED) || since_record(r, &duration))) {
+			if (!(small & TP_COMPACT_WAIT_ENDED))
+				fold_arg(r, 2, tp_compact_pair(0, (uint32_t)duration));
+			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_UNPARKED));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
+}
+
+void tp_record_task_poll_start(uint64_t task)
+{
+	if (task > UINT32_MAX) {
+		tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0);
+		return;
+	}
+	struct tp_record *r = fold_begin();
+	if (r != NULL) {
+		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
+		    tp_record_small(r->word) == TP_COMPACT_UNPARKED) {
+			fold_arg(r, 0, task);
+			fold_done(r, with_small(r->word, TP_COMPACT_STARTED));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0);
+}
+
+void tp_record_task_terminate(uint64_t task, uint32_t reason)
+{
+	if (task > UINT32_MAX || reason > TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT) {
+		tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0);
+		return;
+	}
+	struct tp_record *r = fold_begin();
+	if (r != NULL) {
+		/* the end of the poll it started, with nothing in between */
+		uint64_t duration;
+		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
+		    tp_compact_low(r->arg[0]) == task &&
+		    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+						 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
+		    since_record(r, &duration)) {
+			fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
+			fold_done(r,
+				  with_small(r->word, TP_COMPACT_TERMINATED |
+							      reason << TP_COMPACT_REASON_SHIFT));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0);
+}
+
+/* Folds task-poll-end (sync none) into the record of the task's poll or of its terminate. */
+static bool poll_end_folded(uint64_t task, uint32_t done)
+{
+	struct tp_record *r = fold_begin();
+	if (r == NULL)
+		return false;
+	unsigned small = tp_record_small(r->word);
+	uint64_t duration;
+	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task) {
+		/* a poll that ends with nothing in between; done, after its terminate */
+		unsigned want = done ? TP_COMPACT_STARTED | TP_COMPACT_TERMINATED
+				     : TP_COMPACT_STARTED;
+		if ((small & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED | TP_COMPACT_ENDED)) ==
+			    want &&
+		    (done || since_record(r, &duration))) {
+			if (!done)
+				fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
+			fold_done(r, with_small(r->word, TP_COMPACT_ENDED));
+			return true;
+		}
+	} else if (tp_record_type(r->word) == TP_RECORD_TASK_ENDED && done && r->arg[0] == task &&
+		   !(small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED))) {
+		fold_done(r, with_small(r->word, TP_COMPACT_ENDED));
+		return true;
+	}
+	fold_cancel();
+	return false;
+}
+
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+{
+	if (sync == 0 && task <= UINT32_MAX && poll_end_folded(task, done))
+		return;
+	if (site != 0)
+		record_site_code(site, TP_SITE_CODE_CALL);
+	if (task <= UINT32_MAX && sync <= TP_COMPACT_SYNC_MAX)
+		tp_record(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
+			  tp_compact_pair((uint32_t)task, site), 0, 0, 0);
+	else if (site == 0)
+		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task, 0,
+			  0, 0);
+	else
+		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task,
+			  site, 0, 0);
+}
+
+/* The park kept back (mine.park_pending) written as it is, before another event. */
+static void park_written(void)
+{
+	mine.park_pending = false;
+	record_slow(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+}
+
+void tp_record_worker_park(bool by_wait)
+{
+	if (by_wait) {
+		/* kept back, no clock read: the wait-start that follows at once takes it */
+		if (__builtin_expect(mine.busy || mine.park_pending, 0))
+			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+		else
+			mine.park_pending = true;
+		return;
+	}
+	struct tp_record *r = fold_begin();
+	if (r != NULL) {
+		/* right after the poll's end its executor records */
+		unsigned small = tp_record_small(r->word), bit = 0;
+		switch (tp_record_type(r->word)) {
+		case TP_RECORD_TASK_POLLED:
+			bit = (small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED)) == TP_COMPACT_ENDED
+				      ? TP_COMPACT_PARKED
+				      : 0;
+			break;
+		case TP_RECORD_TASK_PAUSED:
+		case TP_RECORD_TASK_ENDED:
+			bit = small & TP_COMPACT_PARKED ? 0 : TP_COMPACT_PARKED;
+			break;
+		default:
+			break;
+		}
+		if (bit != 0) {
+			fold_done(r, with_small(r->word, bit));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
 }
 
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
-	tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
+	/* an MPI call's wait keeps the records of its probes: the converter aligns ranks by them */
+	if (task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI)
+		tp_record(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
+			  tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
+	else
+		tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
+}
+
+void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
+{
+	struct tp_record *r = result >= INT32_MIN && result <= INT32_MAX && task <= UINT32_MAX
+				      ? fold_begin()
+				      : NULL;
+	if (r != NULL) {
+		/* the end of the wait that started last (parked, maybe) */
+		unsigned small = tp_record_small(r->word);
+		uint64_t duration;
+		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
+		    (small & TP_COMPACT_WAIT_KIND) == kind &&
+		    !(small & (TP_COMPACT_WAIT_ENDED | TP_COMPACT_WAIT_UNPARKED)) &&
+		    r->arg[0] == object && tp_compact_low(r->arg[1]) == task &&
+		    since_record(r, &duration)) {
+			fold_arg(r, 2,
+				 tp_compact_pair((uint32_t)(int32_t)result, (uint32_t)duration));
+			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_ENDED));
+			return;
+		}
+		fold_cancel();
+	}
+	tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
 }
 
 void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid)
@@ -582,31 +917,22 @@ static void write_all_buffers(bool close)
 	}
 	/* in batches, each one writev: at exit, the time after the destructors is kept short */
 	struct tp_record_buffer *batch[WRITE_BATCH];
-	struct tp_recording_chunk chunks[WRITE_BATCH];
-	struct iovec parts[2 * WRITE_BATCH];
+	struct chunk_out chunks[WRITE_BATCH];
+	struct iovec parts[CHUNK_PARTS * WRITE_BATCH];
 	for (struct tp_record_buffer *b = in_use.next; b != &in_use;) {
-		int n = 0, n_parts = 0;
+		int n = 0;
 		for (; b != &in_use && n < WRITE_BATCH; b = b->next) {
 			if (nested ? !tp_spin_try_lock(&b->writing)
 				   : (tp_spin_lock(&b->writing), false))
 				continue;
 			batch[n] = b;
-			bool own = !nested && b == mine.buffer;
-			if (chunk_of(b, own, &chunks[n], &parts[n_parts + 1])) {
-				parts[n_parts] = (struct iovec){&chunks[n], sizeof chunks[n]};
-			} else {
-				chunks[n].magic = 0; /* none: both parts empty */
-				parts[n_parts + 1].iov_len = 0;
-				parts[n_parts] = parts[n_parts + 1];
-			}
+			chunk_of(b, !nested && b == mine.buffer, &chunks[n],
+				 &parts[CHUNK_PARTS * n]);
 			n++;
-			n_parts += 2;
 		}
-		bool ok = tp_record_file_write(parts, n_parts);
+		bool ok = tp_record_file_write(parts, CHUNK_PARTS * n);
 		for (int i = 0; i < n; i++) {
-			chunk_written(batch[i], !nested && batch[i] == mine.buffer,
-				      chunks[i].magic != 0 ? &chunks[i] : NULL, &parts[2 * i + 1],
-				      ok);
+			chunk_written(batch[i], !nested && batch[i] == mine.buffer, &chunks[i], ok);
 			batch[i]->closed = batch[i]->closed || close;
 			tp_spin_unlock(&batch[i]->writing);
 		}
@@ -640,14 +966,14 @@ static void write_own_close_others(void)
 		for (struct tp_record_buffer *b = in_use.next; b != &in_use; b = b->next) {
 			if (b == own || !tp_spin_try_lock(&b->writing))
 				continue;
-			uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE);
+			uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), last;
 			if (!b->closed)
 				__atomic_fetch_add(&dropped_at_exit,
-						   count_records(b->data, b->written, used) +
+						   count_records(b->data, b->written, used, &last) +
 							   __atomic_exchange_n(&b->dropped, 0,
 									       __ATOMIC_RELAXED),
 						   __ATOMIC_RELAXED);
-			b->written = used;
+			__atomic_store_n(&b->written, used, __ATOMIC_RELAXED);
 			b->closed = true;
 			tp_spin_unlock(&b->writing);
 		}

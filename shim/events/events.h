@@ -260,15 +260,14 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0),
-		      tp_live_task_wake(task), TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record_task_wake(task, waker), tp_live_task_wake(task), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0),
-		      tp_live_task_poll_start(task), TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record_task_poll_start(task), tp_live_task_poll_start(task),
+		      TP_NOT_REPORTED);
 }
 
 /*
@@ -341,8 +340,8 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0),
-		      tp_live_task_terminate(task), tp_report_task_terminated(report_key));
+	TP_IN_PROCESS(tp_record_task_terminate(task, reason), tp_live_task_terminate(task),
+		      tp_report_task_terminated(report_key));
 }
 
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
@@ -367,18 +366,24 @@ static inline void tp_fire_worker_stop(void)
 		      tp_report_executor_thread_stopped());
 }
 
-static inline void tp_fire_worker_park(void)
+/*
+ * by_wait: an interposed wait parks the thread, right after its wait-start; else its executor,
+ * right after the poll it ends (the recorder keeps the park in that event's record).
+ */
+static inline void tp_fire_worker_park(bool by_wait)
 {
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0), tp_live_park(1),
-		      TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record_worker_park(by_wait), tp_live_park(1), TP_NOT_REPORTED);
 }
 
-static inline void tp_fire_worker_unpark(void)
+/*
+ * by_wait: the wait that parked the thread ends (right after its wait-end, or a jump out of it);
+ * else its executor unparks it, for the poll it starts right after.
+ */
+static inline void tp_fire_worker_unpark(bool by_wait)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
-	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0), tp_live_park(0),
-		      TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record_worker_unpark(by_wait), tp_live_park(0), TP_NOT_REPORTED);
 }
 
 /* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
@@ -432,8 +437,8 @@ static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t res
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
-		      tp_live_wait_end(task), tp_report_waits_leave(wait));
+	TP_IN_PROCESS(tp_record_wait_end(kind, object, result, task), tp_live_wait_end(task),
+		      tp_report_waits_leave(wait));
 }
 
 /*

@@ -19,6 +19,17 @@
 void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3);
 
+/*
+ * The events a compact record may hold (taskprobe_recording.h, version 9): each folds into the
+ * thread's last record when it continues it, else starts a record of its own.
+ */
+void tp_record_task_wake(uint64_t task, uint64_t waker);
+void tp_record_task_poll_start(uint64_t task);
+void tp_record_task_terminate(uint64_t task, uint32_t reason);
+void tp_record_worker_park(bool by_wait);
+void tp_record_worker_unpark(bool by_wait);
+void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
+
 /* mpi-init: rank and size, then host and job as text (one record). */
 void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job);
 

@@ -113,7 +113,7 @@ bool tp_thread_park(struct tp_thread *self, const void *by)
 		return false;
 	self->parked = true;
 	self->parked_by = by;
-	tp_fire_worker_park();
+	tp_fire_worker_park(by != NULL);
 	return true;
 }
 
@@ -121,10 +121,11 @@ void tp_thread_unpark(struct tp_thread *self)
 {
 	if (!self->parked)
 		return;
+	bool by_wait = self->parked_by != NULL;
 	self->parked = false;
 	self->parked_by = NULL;
 	if (tp_thread_live(self))
-		tp_fire_worker_unpark();
+		tp_fire_worker_unpark(by_wait);
 }
 
 bool tp_thread_recognize_worker(struct tp_thread *self)
