@@ -605,12 +605,12 @@ static uint32_t module_entry(uintptr_t address)
  * A site's text, copied into the file at its first spawn, or for a sync construct's site (`sync`
  * its kind, else 0) at the first poll that ends waiting there.
  */
-static void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
+__attribute__((noinline)) static void publish_site_first(uint32_t row, uint32_t site,
+							 bool by_program, uint32_t sync)
 {
 	struct tp_live_site *entry = &sites[row];
 	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
-	if (__builtin_expect(__atomic_load_n(&entry->state, __ATOMIC_RELAXED) != empty, 1) ||
-	    !__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
+	if (!__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
 	/* the program's sites by address, named where they are read; the other rows in words */
@@ -627,6 +627,15 @@ static void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t 
 	entry->by_executor = !by_program;
 	entry->sync_kind = sync;
 	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+}
+
+/* At every spawn: a site published already (all but its first) costs a load. */
+static inline void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
+{
+	if (__builtin_expect(
+		    __atomic_load_n(&sites[row].state, __ATOMIC_RELAXED) != TP_LIVE_ENTRY_EMPTY, 1))
+		return;
+	publish_site_first(row, site, by_program, sync);
 }
 
 /*
