@@ -676,8 +676,6 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
-		if (th != NULL && th->awaits_fork)
-			tp_span_fork_join(th, false);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
 	} else if (parent != 0) {
@@ -690,10 +688,11 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	struct tp_live_path so_far;
 	if (implicit && parent == 0 && initial_so_far(now, &so_far))
 		in = &so_far;
+	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
-			implicit && parent == 0, th, now - local.span_from, now, in);
+			implicit && parent == 0 ? row : 0, th, now - local.span_from, now, in);
 	if (implicit && parent != 0)
-		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
+		tp_span_fork(row, &span_of(e)->in);
 }
 
 /*
@@ -1014,7 +1013,7 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		tp_span_acquired(&local.span, object);
+		tp_span_acquired(&local.span, task, now, object);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
@@ -1022,6 +1021,7 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 			local.section_row = row;
 		}
 		span_split(s, now, row != 0 ? row : local.poll_row, false);
+		tp_span_holds(&local.span, task, now, object);
 	}
 	leave();
 }
@@ -1038,7 +1038,7 @@ static void mutex_released(uint64_t task, uint64_t object)
 		if (local.section_row != 0)
 			span_split(s, now, local.poll_row, true);
 		local.section_row = 0;
-		tp_span_released(&local.span, now - local.span_from, object);
+		tp_span_released(&local.span, task, now - local.span_from, now, object);
 	}
 	leave();
 }
