@@ -95,6 +95,9 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
+		      /* no arguments: the process's exit begins (exit, or main's return), before
+		         its destructors: where the figures' open polls end (version 7) */
+		      TP_RECORD_PROCESS_EXIT,
 		      TP_RECORD_TYPES_END,
 };
 
@@ -106,7 +109,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
-			"task__release", "region__of__interest"                                    \
+			"task__release", "region__of__interest", ""                                \
 	}
 
 /*

@@ -161,7 +161,10 @@ struct proc {
 	char comm[64];
 	uint64_t work, tasks;
 	uint64_t first_ns; /* its first poll's start */
-	uint64_t end_ns;   /* its last event */
+	/* its last event, or its exit's start once recorded (exited): the destructors after it
+	 * are not its tasks' time (the exit report ends there, the live statistics too) */
+	uint64_t end_ns;
+	bool exited;
 	struct node *span;
 	uint64_t placed;     /* the longest placed path to the end of a fragment */
 	struct node *frozen; /* what the last barrier to complete joined */
@@ -1108,7 +1111,8 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
 	if (th != NULL) {
-		p->end_ns = max_u64(p->end_ns, e->ns);
+		if (!p->exited)
+			p->end_ns = max_u64(p->end_ns, e->ns);
 		switch (e->type) {
 		case TP_RECORD_TASK_SPAWN:
 			on_spawn(a, p, th, e);
@@ -1131,6 +1135,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		case TP_RECORD_REGION_OF_INTEREST:
 			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
 			break;
+		case TP_RECORD_PROCESS_EXIT:
+			p->exited = true;
+			break;
 		default:
 			break;
 		}
@@ -1143,8 +1150,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 
 /*
  * The polls still open at the end of the recording (the initial task's last, when the program
- * exits in it; a region's, when it exits inside one) end at their process's last event: their
- * time is work and on the paths. Once, before the figures are read.
+ * exits in it; a region's, when it exits inside one) end at their process's exit's start (or its
+ * last event, when the recording has no exit): their time is work and on the paths. Once, before
+ * the figures are read.
  */
 static void analysis_finish(struct analysis *a)
 {
@@ -1161,9 +1169,10 @@ static void analysis_finish(struct analysis *a)
 					p = &a->procs[j];
 			if (th->task == NULL || p == NULL)
 				continue;
+			/* a poll begun in the destructors (after the exit's start) ends as it began */
 			struct timeline_event e = {.pid = p->pid,
 						   .tid = (uint32_t)k->id,
-						   .ns = p->end_ns,
+						   .ns = max_u64(p->end_ns, th->start),
 						   .type = TP_RECORD_TASK_POLL_END,
 						   .process = p->process};
 			e.arg[0] = (int64_t)th->task->k.id;
@@ -1397,8 +1406,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		parallelism, parallelism);
 	fprintf(out,
 		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu32
-		" threads (elapsed %s: from its first task's poll to its last event)\n",
-		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1));
+		" threads (elapsed %s: from its first task's poll to %s)\n",
+		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1),
+		p->exited ? "its exit's start" : "its last event");
 	fprintf(out,
 		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
 		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"

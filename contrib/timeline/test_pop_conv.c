@@ -248,6 +248,22 @@ Test(pop_conv_analysis, a_chain_on_alternating_threads_and_an_open_last_poll)
 }
 
 /*
+ * The program exits at 30 ms in its serial code (its last poll never ends), and its destructors
+ * run on to 50 (a worker's thread stop then): the open poll ends at the exit's start, where the
+ * exit report and the live statistics end it too. Work, span and run time 30.
+ */
+Test(pop_conv_analysis, an_open_poll_ends_where_the_exit_begins)
+{
+	event(TP_RECORD_PROCESS_EXIT, PRIMARY, 30, 0, 0, 0, 0);
+	event(TP_RECORD_THREAD_STOP, PRIMARY, 50, WORKER, 0, 0, 0);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 30 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 30 * MS, "run %lu", f.factors.run_ns);
+}
+
+/*
  * Regions in a row: 5 ms serial, then a region whose single construct makes a task of 20 ms,
  * three times, then 5 ms serial. The single runs on either thread (the worker's first: its
  * implicit task reported before the fork), and so does the task. Everything is in series:

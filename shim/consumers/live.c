@@ -1559,9 +1559,13 @@ const struct tp_live_header *tp_live_header(void)
 	return header;
 }
 
+/* When the process's exit began (0: not yet): the figures' end (tp_live_now). */
+static uint64_t exit_began_ns;
+
 uint64_t tp_live_now(void)
 {
-	return now_ns();
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
+	return exit_began != 0 ? exit_began : now_ns();
 }
 
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
@@ -1608,6 +1612,12 @@ static bool in_files_process(void)
 	return header != NULL && tp_process_is_current();
 }
 
+void tp_live_before_destructors(void)
+{
+	if (in_files_process())
+		__atomic_store_n(&exit_began_ns, now_ns(), __ATOMIC_RELAXED);
+}
+
 /*
  * The process ends: its file is marked, and removed unless it is to be kept for a reader, or a
  * system call filter may refuse the removal (the next program's sweep removes it).
@@ -1616,7 +1626,7 @@ static void ended(void)
 {
 	if (!in_files_process())
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = tp_live_now();
 	/* an exit inside a poll: the path through the exiting thread's fragment, its sites whole,
 	 * is its slot's for the console (which reads an open fragment's lengths only) */
 	struct tp_live_path mine;
@@ -1672,6 +1682,7 @@ void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
+	exit_began_ns = 0; /* a fork from a destructor: the child's exit is its own */
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 		header = NULL;
