@@ -861,6 +861,51 @@ Test(analysis, top_and_the_report_give_one_verdict_in_the_same_words, .timeout =
 }
 
 /*
+ * The waits at sync site `site` of kind `kind` in `text` (the sync sites' line holding both: "main
+ * (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns); -1 when no line has them.
+ */
+static long sync_waits_of(const char *text, const char *site, const char *kind)
+{
+	char row[512], word[40];
+	snprintf(word, sizeof word, " %s ", kind);
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *at = strstr(row, word);
+		double waited;
+		long waits;
+		if (at != NULL && sscanf(at + strlen(word), "%lf %*s %ld", &waited, &waits) == 2)
+			return waits;
+	}
+	return -1;
+}
+
+/*
+ * The sync sites' table the same three ways (issue 35): fib's taskwait, and its region's implicit
+ * barrier, which libomp reports at the parallel construct's call, a task site's too (the live
+ * statistics counted its waits in the implicit tasks' row, and listed none), each with as many
+ * waits as --analyze counts in the recording of the same run.
+ */
+Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 120)
+{
+	static const struct {
+		const char *site, *kind;
+	} syncs[] = {{"fib (omp_fib.c:19)", "taskwait"}, {"main (omp_fib.c:27)", "barrier"}};
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_fib"), "15", NULL}, "fib (omp_fib.c:", &w);
+	for (size_t i = 0; i < sizeof syncs / sizeof syncs[0]; i++) {
+		long analysis = sync_waits_of(w.analysis.text, syncs[i].site, syncs[i].kind);
+		cr_expect_gt(analysis, 0, "%s %s:\n%s", syncs[i].site, syncs[i].kind,
+			     w.analysis.text);
+		cr_expect_eq(sync_waits_of(w.top, syncs[i].site, syncs[i].kind), analysis,
+			     "top, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.top,
+			     w.analysis.text);
+		cr_expect_eq(sync_waits_of(w.report, syncs[i].site, syncs[i].kind), analysis,
+			     "the report, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.report,
+			     w.analysis.text);
+	}
+	three_ways_free(&w);
+}
+
+/*
  * The POP factors (issue 35) of programs whose factors are known (pop_conv_shapes), recorded on
  * two threads: the factor within `within` of the program's truth (what its threads' spins make:
  * preemption stretches them), else of `value`. Up to three tries: a thread preempted inside a

@@ -239,40 +239,50 @@ static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 
 /*
  * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
- * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet.
+ * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet. A sync
+ * construct's site has a row of its own (sync_rows_by_site), even where its call is a task
+ * site's too (a parallel construct's implicit barrier, reported at the construct's call): its
+ * waits are a line of the sync sites' table, as --analyze lists them, not lost in the task
+ * site's row.
  */
 #define ROW_BEING_GIVEN UINT16_MAX
-static uint16_t rows_by_site[TP_SITES_MAX + 1];
+static uint16_t rows_by_site[TP_SITES_MAX + 1], sync_rows_by_site[TP_SITES_MAX + 1];
 static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
 _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
-__attribute__((noinline)) static uint32_t new_row(uint32_t site)
+__attribute__((noinline)) static uint32_t new_row(uint16_t *by_site, uint32_t site)
 {
 	uint16_t none = 0, row;
-	if (__atomic_compare_exchange_n(&rows_by_site[site], &none, ROW_BEING_GIVEN, false,
+	if (__atomic_compare_exchange_n(&by_site[site], &none, ROW_BEING_GIVEN, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		uint32_t given = __atomic_add_fetch(&rows_given, 1, __ATOMIC_RELAXED);
 		row = given < TP_LIVE_OVERFLOW ? (uint16_t)given : TP_LIVE_OVERFLOW;
-		__atomic_store_n(&rows_by_site[site], row, __ATOMIC_RELEASE);
+		__atomic_store_n(&by_site[site], row, __ATOMIC_RELEASE);
 		return row;
 	}
 	/* another thread gives this site its row: a few instructions away */
-	while ((row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
+	while ((row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
 		__builtin_ia32_pause();
 	return row;
 }
 
-static uint32_t row_of(uint32_t site)
+/* The row of `site` in the map `by_site` (rows_by_site, sync_rows_by_site), given if new. */
+static uint32_t row_in(uint16_t *by_site, uint32_t site)
 {
 	if (site == TP_LIVE_NO_SITE)
 		return TP_LIVE_NO_SITE;
 	if (site > TP_SITES_MAX)
 		return TP_LIVE_OVERFLOW;
-	uint16_t row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE);
-	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(site);
+	uint16_t row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE);
+	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(by_site, site);
+}
+
+static uint32_t row_of(uint32_t site)
+{
+	return row_in(rows_by_site, site);
 }
 
 /*
@@ -961,7 +971,7 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 	t->sync_row = 0;
 	if (sync == TP_SYNC_NONE || site == 0)
 		return;
-	uint32_t row = row_of(site);
+	uint32_t row = row_in(sync_rows_by_site, site);
 	/* the rows beyond the table are the task sites' overflow: no sync site's */
 	if (row == TP_LIVE_OVERFLOW)
 		return;
