@@ -435,11 +435,111 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
 	cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
-	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
-			  NULL,
+	cr_expect(strstr(run.err, "lacks some of what this one calls, or this one brings a "
+				  "libgomp of its own: it stays on libgomp\n") != NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
 	tp_run_free(&plain);
+}
+
+/*
+ * A GCC-built program the audit module moves onto libomp (all it calls, libomp has) that loads,
+ * after its tasks, a GCC-built library calling what libomp lacks (omp_target_alloc), then looks
+ * that name up in dlopen("libgomp.so.1"): under the launcher its output and status are the plain
+ * run's (the call and the lookup find libgomp's, loaded behind libomp), not a symbol lookup error,
+ * and its tasks are seen.
+ */
+Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/* tp_target's text is static */
+	char *program = strdup(
+		tp_require_program(tp_target("omp_late_library_gcc"), "gcc and libomp-dev"));
+	const char *library = tp_require_file(tp_target("libomp_host_copy_gcc.so"),
+					      "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	const char *script = "\"$0\" \"$1\"; echo \"exit $?\"";
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", script, program, library, NULL}, env,
+	       &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	cr_assert(strstr(plain.out, "exit 0\n") != NULL, "%s%s", plain.out, plain.err);
+	char *json = tp_make_temp("harm-late-library");
+	tp_launch((const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", script, program,
+				   library, NULL},
+		  env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+	cr_expect(strstr(run.err, "symbol lookup error") == NULL, "%s", run.err);
+	/* the moved program's line and the timeline's, nothing else */
+	cr_expect_eq(occurrences(run.err, "taskprobe: "), 2, "%s", run.err);
+	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
+				  "LLVM's libomp (") != NULL,
+		  "%s", run.err);
+	/* its 8 tasks, seen */
+	char *summary = tp_timeline_summary(json);
+	char track[96];
+	snprintf(track, sizeof track, "\ntrack\tsum_in_tasks (omp_late_library.c:%d)\t",
+		 tp_source_line("omp_late_library.c", "static long sum_in_tasks(",
+				"#pragma omp task shared(sum)"));
+	cr_expect_eq(tp_timeline_count(summary, track), 8, "%s: %s", track + 1, summary);
+	free(summary);
+	unlink(json);
+	free(json);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	free(program);
+}
+
+/*
+ * A GCC-built program that finds its own libgomp.so.1 beside itself (RUNPATH $ORIGIN, as in a
+ * conda or spack tree) keeps it under the launcher: its output is the plain run's (its libgomp's
+ * answer), not libomp's, and it says it stays on libgomp.
+ */
+Test(harm, a_gcc_openmp_program_with_a_libgomp_of_its_own_keeps_it)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/* tp_target's text is static */
+	char *program = strdup(
+		tp_require_program(tp_target("omp_own_runtime_gcc"), "gcc and libomp-dev"));
+	const char *own_gomp = tp_require_file(tp_target("libown_gomp.so"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char *dir = tp_make_temp_dir("harm-own-gomp");
+	char copy[4200], libgomp[4200];
+	snprintf(copy, sizeof copy, "%s/omp_own_runtime_gcc", dir);
+	snprintf(libgomp, sizeof libgomp, "%s/libgomp.so.1", dir);
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/cp", program, copy, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_run_free(&plain);
+	tp_run(TP_PLAIN, (const char *[]){"/bin/cp", own_gomp, libgomp, NULL}, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_run_free(&plain);
+
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", "\"$0\"", copy, NULL}, env, &plain);
+	cr_assert_str_eq(plain.out, "max threads: 42\n", "%s", plain.err);
+	char *json = tp_make_temp("harm-own-gomp-json");
+	tp_launch(
+		(const char *[]){"record", "-o", json, "--", "/bin/sh", "-c", "\"$0\"", copy, NULL},
+		env, &run);
+	cr_expect_eq(run.status, plain.status, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 0, "%s", run.err);
+	cr_expect(strstr(run.err, "(omp_own_runtime_gcc) runs on GCC's libgomp") != NULL, "%s",
+		  run.err);
+	cr_expect(strstr(run.err,
+			 "or this one brings a libgomp of its own: it stays on libgomp\n") != NULL,
+		  "%s", run.err);
+	unlink(json);
+	free(json);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+	tp_remove_temp_dir(dir);
+	free(program);
 }
 
 /*
@@ -527,8 +627,8 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 			 "tool interface: its tasks are not seen (its threads and waits "
 			 "are). LLVM's libomp (") != NULL,
 		  "%s", run.err);
-	cr_expect(strstr(run.err, "lacks some of what this one calls: it stays on libgomp\n") !=
-			  NULL,
+	cr_expect(strstr(run.err, "lacks some of what this one calls, or this one brings a "
+				  "libgomp of its own: it stays on libgomp\n") != NULL,
 		  "%s", run.err);
 	free(summary);
 	unlink(json);
@@ -852,4 +952,54 @@ Test(harm, the_converter_never_writes_its_output_through_a_link_nor_over_another
 	tp_run_free(&run);
 	remove_tree(dir);
 	free(dir);
+}
+
+/*
+ * The audit module moves a process onto libomp only when its bridge (answering for libgomp) has
+ * every version the libgomp to be loaded defines: a libgomp updated since the bridge was built,
+ * with a version node of its own that a library loaded later could need, keeps its processes on
+ * it (said by the shim), where the installed one moves them.
+ */
+Test(harm, a_libgomp_newer_than_the_bridge_keeps_its_processes_on_it, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *program = strdup(tp_require_program(tp_target("omp_fib_gcc"), "gcc and libomp-dev"));
+	const char *newer = tp_require_file(tp_target("libnewer_gomp.so"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char dir[4096], audit[4200], bridge[4200], setting[3][4300];
+	snprintf(dir, sizeof dir, "%s", TP_SHIM_PATH);
+	*strrchr(dir, '/') = '\0';
+	snprintf(audit, sizeof audit, "LD_AUDIT=%s/libtaskprobe-audit.so", dir);
+	snprintf(bridge, sizeof bridge, "TASKPROBE_LIBOMP_BRIDGE=%s/libtaskprobe-gomp-bridge.so",
+		 dir);
+	snprintf(setting[0], sizeof setting[0], "TASKPROBE_LIBOMP=%s", TP_LIBOMP_PATH);
+	struct tp_run cache, plain, run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){"/bin/sh", "-c",
+				"ldconfig -p | awk '/libgomp\\.so\\.1 /{printf \"%s\", $NF; exit}'",
+				NULL},
+	       NULL, &cache);
+	cr_assert_neq(cache.out[0], '\0', "no libgomp.so.1 in the loader's cache");
+	const char *argv[] = {program, "10", NULL};
+	tp_run(TP_PLAIN, argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &plain);
+	const char *stays = "it stays on libgomp";
+	for (int newer_one = 0; newer_one <= 1; newer_one++) {
+		snprintf(setting[1], sizeof setting[1], "TASKPROBE_LIBGOMP=%s",
+			 newer_one ? newer : cache.out);
+		const char *env[] = {"OMP_NUM_THREADS=2", audit,      bridge,
+				     setting[0],          setting[1], NULL};
+		tp_run(TP_PRELOADED, argv, env, &run);
+		cr_expect_eq(run.status, plain.status, "%s", run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+		if (newer_one)
+			cr_expect(strstr(run.err, stays) != NULL, "a newer libgomp: %s", run.err);
+		else
+			cr_expect(strstr(run.err, stays) == NULL, "the cache's libgomp: %s",
+				  run.err);
+		tp_run_free(&run);
+	}
+	tp_run_free(&plain);
+	tp_run_free(&cache);
+	free(program);
 }

@@ -247,7 +247,7 @@ static void sites_read(const char *const argv[], const char *const env[], enum s
  * splits a range of more than 20 tasks (10 per thread) in halves by tasks of its own, 7 splitting
  * tasks (100 -> 50 + 50 -> 4 x 25 -> 8 x 12 or 13); GCC's GOMP_taskloop asks libomp for 100
  * tasks and gets 100. GCC's programs run on libomp preloaded after the shim (the launcher's
- * audit module loads it in libgomp's place, behind the shim too).
+ * audit module loads it ahead of libgomp, behind the shim too).
  */
 static void expect_construct_sites(const char *target, bool gcc, size_t loop_tasks,
 				   enum sites_read_by by)

@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
  * The launcher's LD_AUDIT module: a process of the run that needs GCC's libgomp (a GCC-built
- * OpenMP program, whoever starts it) gets LLVM's libomp in its place, whose tool interface shows
+ * OpenMP program, whoever starts it) gets LLVM's libomp ahead of it, whose tool interface shows
  * its tasks (libomp implements libgomp's entry points). Only when libomp defines every OpenMP
  * name (and version) the objects loaded so far import: libomp 14 lacks 51 of libgomp's GOMP_ and
  * omp_ names (GOMP_teams4, GOMP_scope_start, omp_target_alloc, the offloading and Fortran entry
- * points) and its OpenACC ones, and without libgomp loaded such a call would end the program in
- * a symbol lookup error. Else the process keeps libgomp (its tasks unseen, as the shim says).
- * Processes that need no libgomp are untouched.
+ * points) and its OpenACC ones. Else the process keeps libgomp alone (its tasks unseen, as the
+ * shim says). Processes that need no libgomp are untouched.
  *
- * TASKPROBE_LIBOMP names libomp's file (the launcher finds it); TASKPROBE_LIBOMP_NOTES, if set,
+ * The search for libgomp.so.1 is answered with the bridge (gomp-bridge.sh), which defines nothing
+ * and needs libomp, then libgomp, by names of its own that the module answers: libomp's file, and
+ * libgomp.so.1 searched for as the object that needed it would have. So libomp comes before
+ * libgomp in the lookup order, and a name libomp lacks that an object loaded later calls (a
+ * module dlopen'ed later, or dlsym on dlopen("libgomp.so.1"), which is the bridge) binds to
+ * libgomp's instead of failing. The bridge's own need cannot be libgomp.so.1: the loader knows
+ * the bridge by that name once it is the answer, and would take it for its own dependency. Known
+ * by that name, it is what the loader checks the versions of libgomp an object needs against: it
+ * defines those of the libgomp it was built with, and the objects checked must need no other.
+ *
+ * TASKPROBE_LIBOMP names libomp's file (the launcher finds it), TASKPROBE_LIBOMP_BRIDGE the
+ * bridge's (installed beside the module); TASKPROBE_LIBOMP_NOTES, if set,
  * a directory of the launcher's run where each process moved adds its name to the file
  * libomp.PID, so that the launcher says once, at the end, which programs ran on libomp. ldd's
  * listing (LD_TRACE_LOADED_OBJECTS) is left as it is, but for the launcher's own
@@ -19,10 +29,10 @@
  *
  * It runs inside the dynamic linker's search for libgomp.so.1, under the loader's lock: it reads
  * the loaded objects' dynamic symbols from memory (as mapped by the loader, which reads the same
- * tables to bind them) and libomp's from its file, every offset and size checked against it;
- * anything unexpected keeps libgomp. Objects loaded after the answer that need libgomp too get
- * libomp under its name without the module being asked (README, "OpenMP"). The dynamic linker
- * ignores LD_AUDIT in secure-execution (setuid) processes.
+ * tables to bind them) and libomp's and the bridge's from their files, every offset and size
+ * checked against them; anything unexpected keeps libgomp. Objects loaded after the answer that
+ * need libgomp too get the bridge under its name without the module being asked (README,
+ * "OpenMP"). The dynamic linker ignores LD_AUDIT in secure-execution (setuid) processes.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -39,6 +49,13 @@
 
 /* The name GCC-built programs need: libgomp's soname. */
 static const char libgomp_soname[] = "libgomp.so.1";
+
+/* The names the bridge needs libomp and libgomp by (meson gives them to gomp-bridge.sh too). */
+#ifndef TP_BRIDGE_LIBOMP
+#error "TP_BRIDGE_LIBOMP and TP_BRIDGE_LIBGOMP come from shim/meson.build"
+#endif
+static const char bridge_libomp[] = TP_BRIDGE_LIBOMP;
+static const char bridge_libgomp[] = TP_BRIDGE_LIBGOMP;
 
 /* ---- small string work (no C library) ---- */
 
@@ -121,11 +138,14 @@ static size_t read_some(int fd, char *buffer, size_t size)
 	}
 }
 
-/* ---- the run's two settings, from the environment the process started with ---- */
+/* ---- the run's settings, from the environment the process started with ---- */
 
 struct settings {
-	char libomp[4096]; /* TASKPROBE_LIBOMP, "" if unset or too long */
-	char notes[4096];  /* TASKPROBE_LIBOMP_NOTES, likewise */
+	char libomp[4096];       /* TASKPROBE_LIBOMP, "" if unset or too long */
+	char bridge[4096];       /* TASKPROBE_LIBOMP_BRIDGE, likewise */
+	char notes[4096];        /* TASKPROBE_LIBOMP_NOTES, likewise */
+	char libgomp[4096];      /* TASKPROBE_LIBGOMP: the libgomp the loader's cache names */
+	char library_path[4096]; /* LD_LIBRARY_PATH ("" also when too long: see below) */
 	/* LD_TRACE_LOADED_OBJECTS (ldd's listing: the module answers only the launcher's own,
 	 * TASKPROBE_LIBOMP_LISTED, so that a program's ldd lists what it always did) */
 	char listing[8], listed[8];
@@ -137,13 +157,16 @@ struct settings {
  */
 static void read_settings(struct settings *s)
 {
-	enum { N = 4 };
+	enum { N = 7 };
 	static const char *const names[N] = {
-		"TASKPROBE_LIBOMP=", "TASKPROBE_LIBOMP_NOTES=", "LD_TRACE_LOADED_OBJECTS=",
-		"TASKPROBE_LIBOMP_LISTED="};
-	char *values[N] = {s->libomp, s->notes, s->listing, s->listed};
-	const size_t sizes[N] = {sizeof s->libomp, sizeof s->notes, sizeof s->listing,
-				 sizeof s->listed};
+		"TASKPROBE_LIBOMP=",        "TASKPROBE_LIBOMP_BRIDGE=", "TASKPROBE_LIBOMP_NOTES=",
+		"LD_TRACE_LOADED_OBJECTS=", "TASKPROBE_LIBOMP_LISTED=", "TASKPROBE_LIBGOMP=",
+		"LD_LIBRARY_PATH="};
+	char *values[N] = {s->libomp, s->bridge,  s->notes,       s->listing,
+			   s->listed, s->libgomp, s->library_path};
+	const size_t sizes[N] = {sizeof s->libomp,      sizeof s->bridge, sizeof s->notes,
+				 sizeof s->listing,     sizeof s->listed, sizeof s->libgomp,
+				 sizeof s->library_path};
 	for (int k = 0; k < N; k++)
 		values[k][0] = '\0';
 	int fd = open_read("/proc/self/environ");
@@ -196,7 +219,7 @@ static void read_settings(struct settings *s)
 		values[copying][0] = '\0'; /* cut short */
 }
 
-/* ---- libomp's definitions, from its file ---- */
+/* ---- libomp's definitions and the bridge's, from their files ---- */
 
 /* Version indexes up to this are kept by name (libomp 14 has 16). */
 enum { MAX_VERSIONS = 64 };
@@ -250,7 +273,8 @@ static void read_version_names(struct definitions *d, const ElfW(Shdr) * verdef)
 	}
 }
 
-/* Maps libomp's file and finds its dynamic symbols; false if it is not one of ours to load. */
+/* Maps the file (libomp, the bridge) and finds its dynamic symbols and versions; false if it is
+ * not one of ours to load. */
 static bool read_definitions(struct definitions *d, const char *path)
 {
 	*d = (struct definitions){0};
@@ -359,7 +383,7 @@ static bool defines(const struct definitions *d, const char *name, const char *v
 	return false;
 }
 
-/* Whether libomp has the version definition `version`. */
+/* Whether the file has the version definition `version`. */
 static bool has_version(const struct definitions *d, const char *version)
 {
 	for (size_t i = 0; i < MAX_VERSIONS; i++)
@@ -379,6 +403,10 @@ struct imports {
 	const ElfW(Half) * versions;
 	const ElfW(Verneed) * needs;
 	size_t need_count;
+	/* where the loader searches for its dependencies: its DT_RUNPATH (or NULL), whether it
+	 * has a DT_RPATH, and DF_1_NODEFLIB */
+	const char *runpath;
+	bool rpath, no_default_paths;
 };
 
 /* An address of the dynamic section: relocated by the loader, or not (a read-only one). */
@@ -408,7 +436,7 @@ static void read_imports(const struct link_map *map, struct imports *o)
 {
 	*o = (struct imports){0};
 	const uint32_t *hash = NULL, *gnu_hash = NULL;
-	size_t soname = SIZE_MAX;
+	size_t soname = SIZE_MAX, runpath = SIZE_MAX;
 	for (const ElfW(Dyn) *d = map->l_ld; d != NULL && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
 		case DT_SYMTAB:
@@ -438,6 +466,15 @@ static void read_imports(const struct link_map *map, struct imports *o)
 		case DT_GNU_HASH:
 			gnu_hash = (const uint32_t *)dynamic_address(map, d->d_un.d_ptr);
 			break;
+		case DT_RUNPATH:
+			runpath = d->d_un.d_val;
+			break;
+		case DT_RPATH:
+			o->rpath = true;
+			break;
+		case DT_FLAGS_1:
+			o->no_default_paths = (d->d_un.d_val & DF_1_NODEFLIB) != 0;
+			break;
 		}
 	}
 	if (o->symbols == NULL || o->strings == NULL)
@@ -450,6 +487,11 @@ static void read_imports(const struct link_map *map, struct imports *o)
 		o->need_count = 0;
 	if (soname != SIZE_MAX)
 		o->soname = string_at(o->strings, o->strings_size, soname);
+	if (runpath != SIZE_MAX) {
+		o->runpath = string_at(o->strings, o->strings_size, runpath);
+		if (o->runpath == NULL)
+			o->no_default_paths = true; /* unreadable: taken as a search unlike any */
+	}
 }
 
 /* The OpenMP runtime's names (GCC's OpenACC ones too): an unversioned import of one is libgomp's. */
@@ -465,10 +507,10 @@ enum { MAX_NEEDED_VERSIONS = 64 };
 /*
  * Whether libomp answers every import of the object `map` that libgomp would: each version it
  * needs of `file` (libgomp's name), each symbol of such a version, and each unversioned OpenMP
- * name.
+ * name. And whether the bridge, under libgomp's name, has each such version.
  */
 static bool libomp_answers(const struct imports *imports, const char *file,
-			   const struct definitions *omp)
+			   const struct definitions *omp, const struct definitions *bridge)
 {
 	const struct imports o = *imports;
 	struct {
@@ -487,7 +529,8 @@ static bool libomp_answers(const struct imports *imports, const char *file,
 			const char *version = string_at(o.strings, o.strings_size, aux->vna_name);
 			if (version == NULL || n_needed == MAX_NEEDED_VERSIONS)
 				return false;
-			if (!(aux->vna_flags & VER_FLG_WEAK) && !has_version(omp, version))
+			if (!(aux->vna_flags & VER_FLG_WEAK) &&
+			    (!has_version(omp, version) || !has_version(bridge, version)))
 				return false;
 			needed[n_needed].index = aux->vna_other & 0x7fff;
 			needed[n_needed++].name = version;
@@ -570,29 +613,218 @@ EXPORTED unsigned int la_version(unsigned int version)
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-/* The path answered for libgomp.so.1 (the loader copies it). */
+/* The run's settings, read when the loader looks for libgomp.so.1 (the loader copies the paths
+ * answered). */
 static struct settings settings;
+
+/* Whether the bridge was answered: its needs are answered only then. */
+static bool bridge_answered;
+
+/* ---- where libgomp is found ---- */
+
+/* Whether the directory `dir` (`length` bytes) holds a file libgomp.so.1 (or cannot be told). */
+static bool holds_libgomp(const char *dir, size_t length)
+{
+	char path[4096];
+	if (length + 1 + sizeof libgomp_soname > sizeof path)
+		return true;
+	for (size_t i = 0; i < length; i++)
+		path[i] = dir[i];
+	path[length] = '/';
+	for (size_t i = 0; i < sizeof libgomp_soname; i++)
+		path[length + 1 + i] = libgomp_soname[i];
+	long found = raw_syscall(SYS_faccessat, AT_FDCWD, (long)path, F_OK, 0, 0, 0);
+	return found != -2 /* ENOENT */ && found != -20 /* ENOTDIR */;
+}
+
+/*
+ * Whether the kernel started the dynamic linker as the program (`ld.so PROGRAM`, as ldd does):
+ * /proc/self/exe is then ld.so, not the program. The kernel gives the dynamic linker's address
+ * (AT_BASE) only to a program that names it as its interpreter. Unreadable: taken as so.
+ */
+static bool loader_run_as_program(void)
+{
+	int fd = open_read("/proc/self/auxv");
+	if (fd < 0)
+		return true;
+	ElfW(auxv_t) entry;
+	bool base = false;
+	while (read_some(fd, (char *)&entry, sizeof entry) == sizeof entry &&
+	       entry.a_type != AT_NULL)
+		if (entry.a_type == AT_BASE)
+			base = entry.a_un.a_val != 0;
+	close_file(fd);
+	return !base;
+}
+
+/*
+ * The directory of the object `map` ($ORIGIN, as the loader expands it: the program's from
+ * /proc/self/exe) into `dir`; its length, or 0 when there is none to tell (a relative name; the
+ * program when ld.so was run as a command, whose name the loader keeps to itself).
+ */
+static size_t origin_of(const struct link_map *map, char *dir, size_t size)
+{
+	size_t length = 0;
+	if (map->l_name != NULL && map->l_name[0] == '/') {
+		length = text_length(map->l_name);
+		if (length >= size)
+			return 0;
+		for (size_t i = 0; i < length; i++)
+			dir[i] = map->l_name[i];
+	} else if (map->l_name != NULL && map->l_name[0] == '\0' && map->l_prev == NULL &&
+		   !loader_run_as_program()) {
+		long n = raw_syscall(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)dir,
+				     (long)size, 0, 0);
+		if (raw_failed(n) || (size_t)n >= size || n == 0 || dir[0] != '/')
+			return 0;
+		length = (size_t)n;
+	}
+	while (length > 0 && dir[length - 1] != '/')
+		length--;
+	return length > 1 ? length - 1 : length; /* "/" stays */
+}
+
+/*
+ * Whether no directory of the DT_RUNPATH `runpath` of the object `map` holds a libgomp.so.1:
+ * each an absolute path, or one below $ORIGIN ("${ORIGIN}"); any other ($LIB, $PLATFORM, a
+ * relative one) is taken as one that does.
+ */
+static bool runpath_lacks_libgomp(const struct link_map *map, const char *runpath)
+{
+	char dir[4096];
+	for (const char *at = runpath;; at++) {
+		const char *end = at;
+		while (*end != '\0' && *end != ':')
+			end++;
+		size_t length = 0, rest = 0;
+		const char *tail = at;
+		if (starts_with(at, "$ORIGIN") || starts_with(at, "${ORIGIN}")) {
+			tail = at + (at[1] == '{' ? 9 : 7);
+			length = origin_of(map, dir, sizeof dir);
+			if (length == 0 || (tail != end && *tail != '/'))
+				return false;
+		} else if (*at != '/') {
+			return false;
+		}
+		rest = (size_t)(end - tail);
+		if (length + rest >= sizeof dir)
+			return false;
+		for (size_t i = 0; i < rest; i++) {
+			if (tail[i] == '$')
+				return false;
+			dir[length + i] = tail[i];
+		}
+		if (holds_libgomp(dir, length + rest))
+			return false;
+		if (*end == '\0')
+			return true;
+		at = end;
+	}
+}
+
+/*
+ * Whether the bridge's search for libgomp (it needs libgomp.so.1, the bridge's loader being the
+ * object `map` that needed libgomp, `o` its dynamic section) finds what the object's own search
+ * would. Both walk the DT_RPATHs of the object and of those that loaded it, LD_LIBRARY_PATH, the
+ * cache and the default directories; but the object's DT_RUNPATH is its own, and disables those
+ * RPATHs for its search, and so is its DF_1_NODEFLIB. So, with a RUNPATH: none of its
+ * directories holds a libgomp, and no object loaded has an RPATH.
+ */
+static bool bridge_searches_alike(const struct link_map *map, const struct imports *o)
+{
+	if (o->no_default_paths)
+		return false;
+	if (o->runpath == NULL)
+		return true;
+	if (!runpath_lacks_libgomp(map, o->runpath))
+		return false;
+	const struct link_map *each = map;
+	while (each->l_prev != NULL)
+		each = each->l_prev;
+	for (; each != NULL; each = each->l_next) {
+		struct imports other;
+		read_imports(each, &other);
+		if (other.rpath)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the bridge, answering for libgomp, has every version the libgomp its search loads
+ * defines: an object loaded later (dlopen) is checked against the bridge's versions, so a libgomp
+ * newer than the one the bridge was built beside (a version node added by an upgrade) must keep
+ * libgomp, or such an object would fail to load. The libgomp is the one the loader's cache names
+ * (TASKPROBE_LIBGOMP, the launcher's); one that LD_LIBRARY_PATH may name instead (a directory of
+ * it holding a libgomp.so.1, or a path too long to read) keeps libgomp too.
+ */
+static bool bridge_has_libgomps_versions(const struct definitions *bridge)
+{
+	if (settings.libgomp[0] == '\0')
+		return false;
+	const char *path = settings.library_path;
+	if (*path != '\0') {
+		for (const char *at = path;; at++) {
+			const char *end = at;
+			while (*end != '\0' && *end != ':')
+				end++;
+			if (end > at && holds_libgomp(at, (size_t)(end - at)))
+				return false;
+			if (*end == '\0')
+				break;
+			at = end;
+		}
+	}
+	struct definitions gomp;
+	if (!read_definitions(&gomp, settings.libgomp))
+		return false;
+	bool all = true;
+	/* (the file's own base definition, its soname, is no version an object needs) */
+	for (size_t i = 0; i < MAX_VERSIONS && all; i++)
+		all = gomp.version_names[i] == NULL ||
+		      same_text(gomp.version_names[i], libgomp_soname) ||
+		      has_version(bridge, gomp.version_names[i]);
+	drop_definitions(&gomp);
+	return all;
+}
 
 EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
-	if (flag != LA_SER_ORIG || name == NULL || !same_text(name, libgomp_soname) ||
-	    cookie == NULL || *cookie == 0)
+	if (flag != LA_SER_ORIG || name == NULL)
+		return (char *)name;
+	/* the bridge's needs: the libomp checked, and libgomp searched for by its name */
+	if (bridge_answered && same_text(name, bridge_libomp))
+		return settings.libomp;
+	if (bridge_answered && same_text(name, bridge_libgomp))
+		return (char *)libgomp_soname;
+	if (!same_text(name, libgomp_soname) || cookie == NULL || *cookie == 0)
 		return (char *)name;
 	read_settings(&settings);
-	if (settings.libomp[0] == '\0' ||
+	if (settings.libomp[0] == '\0' || settings.bridge[0] == '\0' ||
 	    (settings.listing[0] != '\0' && settings.listed[0] == '\0'))
 		return (char *)name;
-	struct definitions omp;
+	const struct link_map *map = (const struct link_map *)*cookie;
+	struct imports needing;
+	read_imports(map, &needing);
+	if (!bridge_searches_alike(map, &needing))
+		return (char *)name;
+	struct definitions omp, bridge;
 	if (!read_definitions(&omp, settings.libomp))
 		return (char *)name;
+	if (!read_definitions(&bridge, settings.bridge)) {
+		drop_definitions(&omp);
+		return (char *)name;
+	}
+	if (!bridge_has_libgomps_versions(&bridge)) {
+		drop_definitions(&bridge);
+		drop_definitions(&omp);
+		return (char *)name;
+	}
 	/*
 	 * The object that needs libgomp, and every one loaded so far: libomp must answer all. And
-	 * libomp must not be loaded already (preloaded, or a clang-built library's): loaded again
-	 * under another name, it would not be known as libgomp, and the linker's version check of
-	 * the object would fail (an assertion in ld.so). With libgomp behind it, the program's calls
-	 * reach libomp all the same.
+	 * libomp must not be loaded already (preloaded, or a clang-built library's): libgomp then
+	 * loads behind it as it would plainly, and the program's calls reach libomp all the same.
 	 */
-	const struct link_map *map = (const struct link_map *)*cookie;
 	while (map->l_prev != NULL)
 		map = map->l_prev;
 	bool answered = omp.soname != NULL;
@@ -600,12 +832,14 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 		struct imports o;
 		read_imports(map, &o);
 		answered = !(o.soname != NULL && same_text(o.soname, omp.soname)) &&
-			   libomp_answers(&o, name, &omp);
+			   libomp_answers(&o, name, &omp, &bridge);
 	}
+	drop_definitions(&bridge);
 	drop_definitions(&omp);
 	if (!answered)
 		return (char *)name;
 	if (settings.notes[0] != '\0')
 		leave_note(settings.notes);
-	return settings.libomp;
+	bridge_answered = true;
+	return settings.bridge;
 }

@@ -93,7 +93,8 @@ enum tp_openmp_runtime tp_openmp_runtime_first(void)
 bool tp_openmp_libgomp_on_libomp(void)
 {
 	struct runtimes_seen seen = runtimes();
-	/* libomp preloaded before libgomp, or loaded in its place (the launcher's audit module) */
+	/* libomp preloaded before libgomp or loaded ahead of it (the launcher's audit module's
+	 * bridge), or loaded in its place */
 	return seen.libgomp_after_libomp ||
 	       (seen.first == TP_OPENMP_LIBOMP && seen.libgomp_needed && !seen.libgomp_loaded);
 }
@@ -107,8 +108,8 @@ void tp_openmp_runtimes_start(void)
 		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
 			"tasks are not seen (its threads and waits are). LLVM's libomp (%.200s), "
 			"which taskprobe gives the programs of its run built for libgomp, lacks "
-			"some "
-			"of what this one calls: it stays on libgomp",
+			"some of what this one calls, or this one brings a libgomp of its own: it "
+			"stays on libgomp",
 			(int)getpid(), program_invocation_short_name, libomp);
 	else
 		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "

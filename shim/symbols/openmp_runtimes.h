@@ -18,17 +18,17 @@ enum tp_openmp_runtime {
 enum tp_openmp_runtime tp_openmp_runtime_first(void);
 
 /*
- * Whether a program built for libgomp runs on libomp: libgomp is loaded behind libomp (preloaded),
- * or libomp in its place (the launcher's audit module: an object needs libgomp, which is not
- * loaded).
+ * Whether a program built for libgomp runs on libomp: libgomp is loaded behind libomp (preloaded,
+ * or by the launcher's audit module's bridge), or libomp in its place (an object needs libgomp,
+ * which is not loaded).
  */
 bool tp_openmp_libgomp_on_libomp(void);
 
 /*
  * At start: a process whose OpenMP runtime is libgomp (libomp not loaded before it) says, once,
  * that its tasks are not seen, and why: under the launcher, whose audit module gives every
- * process of the run that needs libgomp LLVM's libomp in its place (TASKPROBE_LIBOMP), libomp
- * lacks some of what it calls; else libomp is not installed, or the launcher was not used
+ * process of the run that needs libgomp LLVM's libomp ahead of it (TASKPROBE_LIBOMP), libomp
+ * lacks some of what it calls or it brings a libgomp of its own; else libomp is not installed, or the launcher was not used
  * (README, "OpenMP").
  */
 void tp_openmp_runtimes_start(void);
