@@ -26,6 +26,14 @@ provider taskprobe {
 	/* The program marks the part of its run to analyse (omp_control_tool). */
 	probe region__of__interest(uint32_t on);
 
+	/*
+	 * MPI, from the MPI adapter: a rank's identity at MPI_Init, and each message's send and
+	 * receive (peer: the other rank's in MPI_COMM_WORLD).
+	 */
+	probe mpi__init(uint32_t rank, uint32_t size, const char *host, const char *job);
+	probe mpi__send(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes);
+	probe mpi__recv(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes);
+
 	/* Workers: threads an adapter reports, or named as TASKPROBE_WORKERS says. */
 	probe worker__thread__start();
 	probe worker__thread__stop();
@@ -39,7 +47,7 @@ provider taskprobe {
 
 	/*
 	 * Waits: futex via syscall(), condition variables, semaphores, epoll, poll, mutex
-	 * contention.
+	 * contention, MPI's blocking calls.
 	 */
 	probe wait__start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint64_t site_id, const char *site);

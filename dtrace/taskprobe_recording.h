@@ -17,12 +17,12 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's
+ * 8: MPI (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE), regions of interest, a sync wait's
  * site (task-poll-end's second word); 6: wait stacks (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE, TP_RECORD_SITE_CODE), named
  * by the converter, never site texts; 4: task-dependence, poll-end's sync; 2 to 4 name sites by
- * text (TP_RECORD_SITE). The converter reads 2 to 7.
+ * text (TP_RECORD_SITE). The converter reads 2 to 8.
  */
-#define TP_RECORDING_VERSION        7
+#define TP_RECORDING_VERSION        8
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -95,8 +95,14 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
+		      TP_RECORD_MPI_INIT,           /* arg: rank, size, CLOCK_REALTIME's and
+					     CLOCK_MONOTONIC's nanoseconds read together, then
+					     `small` bytes of text: the host, NUL, the job, NUL
+					     (version 8) */
+		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8) */
+		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8) */
 		      /* no arguments: the process's exit begins (exit, or main's return), before
-		         its destructors: where the figures' open polls end (version 7) */
+		         its destructors: where the figures' open polls end (version 8) */
 		      TP_RECORD_PROCESS_EXIT,
 		      TP_RECORD_TYPES_END,
 };
@@ -109,7 +115,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"worker__thread__stop", "worker__thread__park", "worker__thread__unpark",  \
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
-			"task__release", "region__of__interest", ""                                \
+			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
+			"mpi__recv", ""                                                            \
 	}
 
 /*

@@ -28,5 +28,8 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"task__acquire", 3, "8 4 8"},   /* since recording version 7 */
 	{"task__release", 3, "8 4 8"},
 	{"region__of__interest", 1, "4"},
+	{"mpi__init", 4, "4 4 8 8"}, /* since recording version 8 */
+	{"mpi__send", 4, "4 -4 8 8"},
+	{"mpi__recv", 4, "4 -4 8 8"},
 	{NULL, 0, NULL},
 };

@@ -99,9 +99,8 @@ void tp_run_free(struct tp_run *run)
 	memset(run, 0, sizeof *run);
 }
 
-/* Asserts that run `b` gave the exit status and stdout of run `a`. */
-static void expect_same_result(const char *program, const struct tp_run *a, const char *a_name,
-			       const struct tp_run *b, const char *b_name)
+void tp_expect_same_result(const char *program, const struct tp_run *a, const char *a_name,
+			   const struct tp_run *b, const char *b_name)
 {
 	/* with what each wrote on stderr: a sanitizer's report, say */
 	cr_expect_eq(b->status, a->status,
@@ -117,7 +116,7 @@ void tp_run_both(const char *const argv[], const char *const env[], struct tp_ru
 	struct tp_run plain;
 	tp_run(TP_PLAIN, argv, env, &plain);
 	tp_run(TP_TRACED, argv, env, traced);
-	expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
+	tp_expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
 	tp_run_free(&plain);
 }
 
@@ -127,7 +126,7 @@ void tp_run_preloaded_as_plain(const char *const argv[], const char *const env[]
 	struct tp_run plain;
 	tp_run(TP_PLAIN, argv, env, &plain);
 	tp_run(TP_PRELOADED, argv, env, preloaded);
-	expect_same_result(argv[0], &plain, "without the shim", preloaded, "preloaded");
+	tp_expect_same_result(argv[0], &plain, "without the shim", preloaded, "preloaded");
 	tp_run_free(&plain);
 }
 
@@ -138,8 +137,8 @@ void tp_run_all_ways_saying(const char *const argv[], const char *const env[], c
 	tp_run(TP_PLAIN, argv, env, &plain);
 	tp_run(TP_PRELOADED, argv, env, &preloaded);
 	tp_run(TP_TRACED, argv, env, traced);
-	expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
-	expect_same_result(argv[0], &preloaded, "preloaded with no tracer", traced, "traced");
+	tp_expect_same_result(argv[0], &plain, "without the shim", traced, "traced");
+	tp_expect_same_result(argv[0], &preloaded, "preloaded with no tracer", traced, "traced");
 	const struct tp_run *runs[] = {&plain, &preloaded, traced};
 	const char *modes[] = {"plainly", "preloaded", "traced"};
 	for (size_t r = 0; said != NULL && r < 3; r++)

@@ -269,6 +269,45 @@ bool tp_timeline_named_tasks(const char *summary, const char *name, unsigned tas
 /* The number after `key` in `summary` ("b=", "unbalanced slices=", "instant\tthread start \t"). */
 unsigned tp_timeline_count(const char *summary, const char *key);
 
+/*
+ * The POP factors one output says, in tp_live_factors_words' words (dtrace/taskprobe_live.h):
+ * "parallel efficiency P = load balance L x communication efficiency C" and "communication
+ * efficiency C = serialisation efficiency S x transfer efficiency T".
+ */
+struct tp_pop_factors {
+	bool said; /* both lines are there */
+	double parallel, load_balance, communication, serialisation, transfer;
+	double parallelism; /* "work X, span Y: parallelism Z" (--analyze's row): Z; -1 if none */
+	bool region_of_interest; /* it says "region of interest" */
+};
+
+/* The three outputs that say the factors. */
+enum tp_pop_way {
+	TP_POP_REPORT,   /* the exit report (TASKPROBE_REPORT) */
+	TP_POP_TOP,      /* taskprobe top --once */
+	TP_POP_ANALYSIS, /* taskprobe-timeline --analyze of a recording (TASKPROBE_RECORD) */
+	TP_POP_WAYS
+};
+struct tp_pop_output {
+	const char *way; /* "the exit report", "top --once", "--analyze" */
+	struct tp_pop_factors factors;
+	char *text; /* what it said */
+	char *err; /* what its run wrote on stderr: the program's, the launcher's (and top's text) */
+};
+
+/*
+ * `argv` run plainly, then once through the launcher (which runs a GCC build on libomp) under
+ * `taskprobe top --once` with the exit report (TASKPROBE_REPORT) and a recording
+ * (TASKPROBE_RECORD), analyzed: the three outputs of one run, each made by its own engine, so
+ * that they are of the same times. Asserts that the program's stdout and exit status are the
+ * plain run's. `env` is added to both runs' environment (OMP_NUM_THREADS=2, say).
+ */
+struct tp_pop_run {
+	struct tp_pop_output output[TP_POP_WAYS];
+};
+void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
+void tp_pop_run_free(struct tp_pop_run *pop);
+
 /* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
 int tp_source_line(const char *target_source, const char *function, const char *pragma);
 

@@ -15,6 +15,7 @@
  *   terminal.c  a terminal (tmux) for full-screen programs: keys typed, the screen read
  *   skip.c      the skip policy: tools a test needs (tp_require_*), nothing skipped under
  *               CI=true, and tests left out of a sanitizer pass by design (TP_NOT_UNDER)
+ *   pop.c       the POP factors the exit report, the console and --analyze say (tp_pop_run)
  */
 #pragma once
 
@@ -23,6 +24,12 @@
 #include <sys/types.h>
 
 #include "harness.h"
+
+/* harness.c */
+
+/* Asserts that run `b` (named `b_name`) gave the exit status and stdout of run `a` (`a_name`). */
+void tp_expect_same_result(const char *program, const struct tp_run *a, const char *a_name,
+			   const struct tp_run *b, const char *b_name);
 
 /* spawn.c */
 

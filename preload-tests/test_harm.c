@@ -893,6 +893,24 @@ Test(harm, a_recording_of_600000_site_texts_stays_under_the_converters_bound, .t
  * pipe: converted whole, in the memory a file's conversion takes; the copy the pipe is read
  * into is an unlinked file, gone at the end. The pipe was read whole into memory: 304 MB.
  */
+/*
+ * 4000 MPI ranks of 80 messages each (2.6 million events, 96 MB): the ranks' notes and
+ * operations have bounds of their own (2^19 each), said; every pass over them is n log n.
+ */
+Test(harm, a_recording_of_4000_mpi_ranks_stays_under_the_converters_bound, .timeout = 60)
+{
+	char *dir = scratch_dir();
+	struct converted c;
+	convert_hostile(dir, (const char *[]){"ranks", "4000", "80", NULL}, false, &c);
+	expect_bounded(&c, "4000 MPI ranks", 0,
+		       "more than 524288 MPI messages: the later ones do not align the ranks' "
+		       "clocks\n");
+	cr_expect(strstr(c.err, "MPI ranks 0 to 3999 (4000 of 4000) on 16 hosts") != NULL, "%s",
+		  c.err);
+	free(c.err);
+	tp_remove_temp_dir(dir);
+}
+
 Test(harm, a_recording_through_a_pipe_stays_under_the_converters_bound, .timeout = 60)
 {
 	char *dir = scratch_dir();

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "forged_live.h"
 #include "harness_internal.h"
 #include "taskprobe_live.h"
 
@@ -65,176 +67,6 @@ static void stop_sleeper(struct tp_run *sleeper)
 	kill(sleeper->pid, SIGKILL);
 	tp_finish(sleeper);
 	tp_run_free(sleeper);
-}
-
-/* /proc/PID/stat's starttime (field 22). */
-static uint64_t start_ticks_of(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	char *stat = tp_read_file(path, NULL);
-	const char *field = strrchr(stat, ')');
-	cr_assert_not_null(field);
-	for (int i = 0; i < 19; i++) {
-		field = strchr(field + 1, ' ');
-		cr_assert_not_null(field, "%s", stat);
-	}
-	unsigned long long ticks = strtoull(field + 1, NULL, 10);
-	free(stat);
-	return ticks;
-}
-
-static uint64_t pid_namespace_of(pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
-	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
-	return (uint64_t)st.st_ino;
-}
-
-/*
- * A module of the forged stack, a file the test made (module_copy), and its frame's address,
- * also a site's (shown named in every mode).
- */
-struct forged_module {
-	const char *path;
-	uint64_t bias, start, end, pc;
-	uint32_t build_id_size; /* of build_id, given as the file's */
-	uint8_t build_id[TP_LIVE_BUILD_ID];
-};
-
-#define FORGED_MODULES 2
-
-/* What a forged file holds: one site with figures, one thread; texts as given. */
-struct forged {
-	struct tp_live_header header;
-	const char *site_text;
-	const char *thread_name; /* up to 16 bytes, NUL or not */
-	size_t thread_name_len;
-	const char *stack_module; /* a file name in the file's directory */
-	/* else a stack of a frame in each of these (a path, or NULL) */
-	struct forged_module modules[FORGED_MODULES];
-};
-
-#define FORGED_SPAWNED 5
-#define FORGED_DONE    3
-#define FORGED_TID     424242
-/* where the forged stack's module lies in the forged process */
-#define FORGED_MODULE_START 0x400000u
-
-/* A header naming `pid` as the shim writes it (a file of the layout, not ended). */
-static struct forged forged_for(pid_t pid)
-{
-	struct forged f = {
-		.site_text = "forged_site (forged.c:7)",
-		.thread_name = "forged-thread",
-		.thread_name_len = strlen("forged-thread"),
-	};
-	struct tp_live_header *h = &f.header;
-	memcpy(h->magic, TP_LIVE_MAGIC, sizeof h->magic);
-	h->version = TP_LIVE_VERSION;
-	h->header_size = sizeof *h;
-	h->file_size = TP_LIVE_FILE_SIZE;
-	h->pid = (uint32_t)pid;
-	h->clock = TP_LIVE_CLOCK_MONOTONIC;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	h->ns_at_start = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - 1000000000u;
-	h->long_poll_ns = 10000000;
-	h->rows_offset = TP_LIVE_ROWS_OFFSET;
-	h->rows_stride = TP_LIVE_ROWS_STRIDE;
-	memcpy(h->comm, "forgedcomm", sizeof "forgedcomm");
-	h->pid_namespace = pid_namespace_of(pid);
-	h->start_ticks = start_ticks_of(pid);
-	return f;
-}
-
-static void put(int fd, const void *data, size_t len, uint64_t offset)
-{
-	cr_assert_eq(pwrite(fd, data, len, (off_t)offset), (ssize_t)len, "%s", strerror(errno));
-}
-
-/* Writes `f` as the statistics of its header's pid... named for `pid`, in `dir`; its path. */
-static char *write_forged(const char *dir, pid_t pid, const struct forged *f)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, (int)pid) > 0);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
-	cr_assert_eq(ftruncate(fd, TP_LIVE_FILE_SIZE), 0);
-	put(fd, &f->header, sizeof f->header, 0);
-	struct tp_live_site site = {.state = TP_LIVE_ENTRY_READY, .site_id = 1};
-	memcpy(site.text, f->site_text, strnlen(f->site_text, sizeof site.text));
-	put(fd, &site, sizeof site, TP_LIVE_SITES_OFFSET + 1 * sizeof site);
-	if (f->stack_module != NULL) {
-		/* a stack of two frames in a module whose file (no ELF: named by address and file
-		 * name) is named `stack_module` in `dir` */
-		struct tp_live_module module = {.state = TP_LIVE_ENTRY_READY,
-						.bias = FORGED_MODULE_START,
-						.start = FORGED_MODULE_START,
-						.end = FORGED_MODULE_START + 0x1000};
-		snprintf(module.path, sizeof module.path, "%s/%s", dir, f->stack_module);
-		int file = open(module.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		cr_assert(file >= 0, "%s", strerror(errno));
-		cr_assert_eq(write(file, "not an ELF file\n", 16), 16);
-		close(file);
-		put(fd, &module, sizeof module, TP_LIVE_MODULES_OFFSET);
-		struct tp_live_stack stack = {
-			.state = TP_LIVE_ENTRY_READY,
-			.site = 1,
-			.stack_id = 1,
-			.samples = 1,
-			.depth = 2,
-			.pcs = {FORGED_MODULE_START + 0x10, FORGED_MODULE_START + 0x20}};
-		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
-	} else if (f->modules[0].path != NULL) {
-		struct tp_live_stack stack = {
-			.state = TP_LIVE_ENTRY_READY, .site = 1, .stack_id = 1, .samples = 1};
-		for (size_t i = 0; i < FORGED_MODULES && f->modules[i].path != NULL; i++) {
-			const struct forged_module *m = &f->modules[i];
-			struct tp_live_module module = {.state = TP_LIVE_ENTRY_READY,
-							.build_id_size = m->build_id_size,
-							.bias = m->bias,
-							.start = m->start,
-							.end = m->end};
-			memcpy(module.build_id, m->build_id, sizeof module.build_id);
-			snprintf(module.path, sizeof module.path, "%s", m->path);
-			put(fd, &module, sizeof module, TP_LIVE_MODULES_OFFSET + i * sizeof module);
-			stack.pcs[stack.depth++] = m->pc;
-			/* and a site at that address (rows 2, 3...), which the console names */
-			uint32_t row = 2 + (uint32_t)i;
-			struct tp_live_site at = {.state = TP_LIVE_ENTRY_READY,
-						  .site_id = row,
-						  .module = (uint32_t)i,
-						  .address = m->pc};
-			put(fd, &at, sizeof at, TP_LIVE_SITES_OFFSET + row * sizeof at);
-			struct tp_live_site_stats figures = {.spawned = 1};
-			put(fd, &figures, sizeof figures,
-			    TP_LIVE_ROWS_OFFSET + row * sizeof figures);
-		}
-		put(fd, &stack, sizeof stack, TP_LIVE_STACKS_OFFSET);
-	}
-	struct tp_live_thread slot = {
-		.in_use = TP_LIVE_SLOT_LIVE,
-		.generation = 1,
-		.tid = FORGED_TID,
-		.worker = 1,
-		.rows_ready = 1,
-		.state = TP_LIVE_POLLING,
-		.state_since = f->header.ns_at_start,
-		.site = 1,
-		.polls = 4,
-		.taken_ns = f->header.ns_at_start,
-	};
-	memcpy(slot.name, f->thread_name,
-	       f->thread_name_len < sizeof slot.name ? f->thread_name_len : sizeof slot.name);
-	put(fd, &slot, sizeof slot, TP_LIVE_THREADS_OFFSET);
-	struct tp_live_site_stats row = {
-		.spawned = FORGED_SPAWNED, .done = FORGED_DONE, .polls = 4, .busy_ns = 1000};
-	put(fd, &row, sizeof row, TP_LIVE_ROWS_OFFSET + 1 * sizeof row);
-	cr_assert_eq(close(fd), 0);
-	return path;
 }
 
 /*
@@ -1029,4 +861,90 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 	free(module);
 	free(dir);
 	stop_sleeper(&sleeper);
+}
+
+#define TOP_MAN_PAGE TP_SCRIPTS_DIR "/../contrib/man/taskprobe-top.1"
+#define COLUMNS_MAX  32
+
+/*
+ * The words of `text` (`len` bytes) as a list ("a b c"): lower case, "or" and commas left out,
+ * one space between two.
+ */
+static void column_words(char *out, size_t size, const char *text, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < len;) {
+		while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == ','))
+			i++;
+		size_t start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\n' && text[i] != ',')
+			i++;
+		if (i == start || (i - start == 2 && strncmp(text + start, "or", 2) == 0))
+			continue;
+		for (size_t k = start; k < i && used + 2 < size; k++)
+			out[used++] = (char)tolower((unsigned char)text[k]);
+		if (used + 1 < size)
+			out[used++] = ' ';
+		out[used] = '\0';
+	}
+	if (used > 0)
+		out[used - 1] = '\0';
+}
+
+/* The text of `text` from after `start` (and the next `after`) up to `end`, as column_words. */
+static void words_between(char *out, size_t size, const char *text, const char *start,
+			  const char *after, const char *end, const char *whose)
+{
+	const char *from = strstr(text, start);
+	cr_assert_not_null(from, "%s: no \"%s\" in:\n%s", whose, start, text);
+	from = strstr(from, after);
+	cr_assert_not_null(from, "%s: no \"%s\" after \"%s\"", whose, after, start);
+	from += strlen(after);
+	const char *to = strstr(from, end);
+	cr_assert_not_null(to, "%s: no \"%s\" after \"%s\"", whose, end, start);
+	column_words(out, size, from, (size_t)(to - from));
+}
+
+/*
+ * The columns --sort takes are the sites table's (the one table of live_format.c): --help and
+ * taskprobe-top(1) list every one of them, in the table's order, and no other.
+ */
+Test(harm, console_help_and_man_page_list_every_sort_column)
+{
+	struct tp_run sleeper, run;
+	start_sleeper(&sleeper, NULL);
+	char *dir = new_dir();
+	const struct forged f = forged_for(sleeper.pid);
+	free(write_forged(dir, sleeper.pid, &f));
+	top_in("--once", dir, sleeper.pid, &run);
+	cr_assert_eq(run.status, 0, "%s%s", run.out, run.err);
+	char table[512], help[512], man[512];
+	words_between(table, sizeof table, run.out, "\nSITE ", "SITE", "\n", "the sites table");
+	tp_run_free(&run);
+	remove_tree(dir);
+	free(dir);
+	stop_sleeper(&sleeper);
+
+	top((const char *[]){"--help", NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	words_between(help, sizeof help, run.out, "Columns", ":", ".", "--help");
+	tp_run_free(&run);
+	char *page = tp_read_file(TOP_MAN_PAGE, NULL);
+	words_between(man, sizeof man, page, ".BI \\-\\-sort \" column\"\n", "\n", "(default",
+		      "taskprobe-top(1)");
+	free(page);
+	char columns[sizeof table + 8];
+	snprintf(columns, sizeof columns, "site %s", table);
+	cr_expect_str_eq(help, columns, "--help's columns: %s\nthe table's: %s", help, columns);
+	cr_expect_str_eq(man, columns, "taskprobe-top(1)'s columns: %s\nthe table's: %s", man,
+			 columns);
+	/* and --sort takes each */
+	char *saveptr = NULL;
+	for (char *c = strtok_r(columns, " ", &saveptr); c != NULL;
+	     c = strtok_r(NULL, " ", &saveptr)) {
+		top((const char *[]){"--check-options", "--sort", c, NULL}, NULL, &run);
+		cr_expect_eq(run.status, 0, "--sort %s: %s", c, run.err);
+		tp_run_free(&run);
+	}
 }

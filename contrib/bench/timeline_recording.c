@@ -11,6 +11,10 @@
  *                                  few events)
  *   timeline_recording sites N     N sites' texts of 255 bytes each, all different, then a spawn
  *                                  of each site (a recording of version 4's kind)
+ *   timeline_recording ranks N [M] N processes, each an MPI rank of one job of N (its mpi-init,
+ *                                  MPI_Init's and MPI_Finalize's waits) that sends M messages
+ *                                  (default 8) to the next rank and receives M from the one
+ *                                  before, each round ending in an MPI_Allreduce
  *   timeline_recording modules S N [PATH_BYTES]
  *                                  S segments of N module records each (numbers 1 to N), their
  *                                  paths PATH_BYTES long (default 0), each segment's different
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "taskprobe_contract.h"
 #include "taskprobe_recording.h"
 
 #define CHUNK_BYTES (256u << 10)
@@ -45,13 +50,13 @@ static void flush(void)
 	used = records = 0;
 }
 
-/* A segment header: the records after it are its image's. */
-static void header(void)
+/* A segment header of process `pid`: the records after it are its image's. */
+static void header_of(uint32_t pid)
 {
 	flush();
 	struct tp_recording_header h = {.version = TP_RECORDING_VERSION,
 					.header_size = sizeof h,
-					.pid = 4242,
+					.pid = pid,
 					.clock = TP_CLOCK_MONOTONIC,
 					.clock_time = now,
 					.ns = now,
@@ -60,6 +65,12 @@ static void header(void)
 	memcpy(h.magic, TP_RECORDING_MAGIC, 8);
 	strcpy(h.comm, "synthetic");
 	fwrite(&h, 1, sizeof h, stdout);
+}
+
+/* A segment header of the one process. */
+static void header(void)
+{
+	header_of(4242);
 }
 
 /* A record of `type` with `n` arguments on thread `thread`, at the next nanosecond. */
@@ -97,17 +108,57 @@ static void module(unsigned segment, unsigned number, unsigned path_bytes)
 	record(4242, TP_RECORD_MODULE, 0, (unsigned)(sizeof m + path_bytes + 7) / 8, args);
 }
 
+/* An MPI wait (kind mpi) of call `call` on thread `thread`: its start and end. */
+static void mpi_wait(uint32_t thread, uint64_t call)
+{
+	uint64_t start[4] = {call, (uint64_t)-1, 0, 0}, end[3] = {call, 0, 0};
+	record(thread, TP_RECORD_WAIT_START, TP_WAIT_MPI, 4, start);
+	record(thread, TP_RECORD_WAIT_END, TP_WAIT_MPI, 3, end);
+}
+
+/* Rank `rank` of `size`: its own process (pid 1000 + rank) and thread. */
+static void rank(unsigned long long rank, unsigned long long size, unsigned long rounds)
+{
+	uint32_t pid = (uint32_t)(1000 + rank);
+	header_of(pid);
+	mpi_wait(pid, TP_MPI_CALL_INIT);
+	uint64_t init[4 + 3] = {rank, size, now, now};
+	char *text = (char *)&init[4];
+	int host = snprintf(text, 8, "h%llu", rank % 16);
+	memcpy(text + host + 1, "job", 4);
+	record(pid, TP_RECORD_MPI_INIT, (unsigned)host + 5, 4 + 3, init);
+	for (unsigned long i = 0; i < rounds; i++) {
+		uint64_t to[4] = {(rank + 1) % size, 5, 0x44000000, 4},
+			 from[4] = {(rank + size - 1) % size, 5, 0x44000000, 4};
+		record(pid, TP_RECORD_MPI_SEND, 0, 4, to);
+		mpi_wait(pid, TP_MPI_CALL_SEND);
+		record(pid, TP_RECORD_MPI_RECV, 0, 4, from);
+		mpi_wait(pid, TP_MPI_CALL_RECV);
+		mpi_wait(pid, TP_MPI_CALL_ALLREDUCE);
+	}
+	mpi_wait(pid, TP_MPI_CALL_FINALIZE);
+}
+
 int main(int argc, char **argv)
 {
 	bool modules = argc >= 4 && argc <= 5 && strcmp(argv[1], "modules") == 0;
-	if (argc != 3 && !modules) {
-		fputs("usage: timeline_recording spawns|threads|segments|stacks|sites N > "
+	bool ranks = argc == 4 && strcmp(argv[1], "ranks") == 0;
+	if (argc != 3 && !modules && !ranks) {
+		fputs("usage: timeline_recording spawns|threads|segments|stacks|sites|ranks N > "
 		      "recording\n"
-		      "       timeline_recording modules SEGMENTS N [PATH_BYTES] > recording\n",
+		      "       timeline_recording modules SEGMENTS N [PATH_BYTES] > recording\n"
+		      "       timeline_recording ranks N [MESSAGES] > recording\n",
 		      stderr);
 		return 2;
 	}
 	unsigned long long count = strtoull(argv[2], NULL, 10);
+	if (strcmp(argv[1], "ranks") == 0) {
+		unsigned long rounds = argc == 4 ? strtoul(argv[3], NULL, 10) : 8;
+		for (unsigned long long i = 0; i < count; i++)
+			rank(i, count, rounds);
+		flush();
+		return ferror(stdout) ? 1 : 0;
+	}
 	if (strcmp(argv[1], "segments") == 0) {
 		for (unsigned long long i = 0; i < count; i++)
 			header();

@@ -32,6 +32,8 @@
 
 #include "code_names.h"
 #include "hash.h"
+#include "ranks.h"
+#include "taskprobe_contract.h"
 #include "taskprobe_recording.h"
 
 /* A mapped recording's pages are given back to the kernel (MADV_DONTNEED: the page cache keeps
@@ -70,7 +72,8 @@ struct segment {
 	uint32_t out_pid; /* its process's pid in the timeline */
 	uint64_t scope;   /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
-	bool has_chunks;                 /* a chunk of it is kept */
+	int64_t offset_ns; /* added to its times: an MPI rank's clock aligned to the others' */
+	bool has_chunks;   /* a chunk of it is kept */
 	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
 	uint64_t last_time, last_ns;     /* ... and with the largest */
 	size_t chunks;                   /* its whole chunks */
@@ -137,6 +140,7 @@ struct book {
 	const char *input; /* the input being read, and where: for messages */
 	size_t at;
 	bool full[BOUNDS];
+	struct ranks *ranks; /* the MPI ranks' records */
 	/* the module numbers kept of the segment being read */
 	uint8_t numbers[TP_RECORD_MODULES_MAX / 8 + 1];
 };
@@ -153,6 +157,10 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_TASK_ACQUIRE:
 	case TP_RECORD_TASK_RELEASE:
 		return 2;
+	case TP_RECORD_MPI_INIT:
+	case TP_RECORD_MPI_SEND:
+	case TP_RECORD_MPI_RECV:
+		return 4;
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END:
@@ -247,6 +255,8 @@ static const char *check_records(struct pages *pages, const struct tp_recording_
 			return "a record too short for its event";
 		if (type == TP_RECORD_SITE && tp_record_small(r->word) > 8 * (words - 1))
 			return "a site's text longer than its record";
+		if (type == TP_RECORD_MPI_INIT && tp_record_small(r->word) > 8 * (words - 4))
+			return "an MPI rank's text longer than its record";
 		if (type == TP_RECORD_MODULE) {
 			struct tp_record_module m;
 			memcpy(&m, r->arg, sizeof m);
@@ -333,7 +343,7 @@ static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
  * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
  * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
  */
-static uint64_t to_ns(const struct segment *s, uint64_t time)
+static uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
 {
 	if (s->clock == TP_CLOCK_MONOTONIC)
 		return time;
@@ -346,6 +356,21 @@ static uint64_t to_ns(const struct segment *s, uint64_t time)
 	if (!(ns > 0))
 		return 0;
 	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+}
+
+/* As to_ns_unaligned, moved by the segment's offset (ranks.h), clamped. */
+static uint64_t to_ns(const struct segment *s, uint64_t time)
+{
+	uint64_t ns = to_ns_unaligned(s, time);
+	if (s->offset_ns < 0)
+		return ns > (uint64_t)-s->offset_ns ? ns - (uint64_t)-s->offset_ns : 0;
+	return UINT64_MAX - ns > (uint64_t)s->offset_ns ? ns + (uint64_t)s->offset_ns : UINT64_MAX;
+}
+
+/* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */
+static uint64_t segment_ns(const void *segments, uint32_t segment, uint64_t time)
+{
+	return to_ns_unaligned(&((const struct segment *)segments)[segment], time);
 }
 
 /*
@@ -642,8 +667,17 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			pages_read(&b->pages, r, sizeof *r);
 			unsigned type = tp_record_type(r->word);
 			if (type == TP_RECORD_SITE || type == TP_RECORD_MODULE ||
-			    type == TP_RECORD_SITE_CODE)
+			    type == TP_RECORD_SITE_CODE || type == TP_RECORD_MPI_INIT ||
+			    type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV ||
+			    type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END)
 				pages_read(&b->pages, r, tp_record_bytes(r->word));
+			if ((type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
+			     type == TP_RECORD_MPI_RECV || type == TP_RECORD_REGION_OF_INTEREST ||
+			     ((type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
+			      tp_record_small(r->word) == TP_WAIT_MPI)) &&
+			    !ranks_note(b->ranks, (uint32_t)(current - b->segments), c->tid,
+					c->base_time + tp_record_delta(r->word), r, in->name))
+				return false;
 			if (t != NULL && type == TP_RECORD_SITE)
 				timeline_site(t, current->scope, r->arg[0],
 					      (const char *)&r->arg[1], tp_record_small(r->word));
@@ -729,7 +763,8 @@ static bool several_recorded(struct segment *const *order, size_t n)
  * the processes of a repeated pid, or every process that recorded when several did. False when
  * out of memory.
  */
-static bool number_processes(struct timeline *t, struct segment *segments, size_t n)
+static bool number_processes(struct timeline *t, struct segment *segments, size_t n,
+			     const struct ranks *ranks)
 {
 	struct segment **order = calloc(n + 1, sizeof *order);
 	uint32_t *pids = calloc(n + 1, sizeof *pids);
@@ -775,11 +810,13 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 				out_pid = synthetic++;
 			}
 			processes++;
+			bool a_rank = false; /* named by ranks.c */
 			for (size_t m = j; m < k; m++) {
 				order[m]->process = processes;
 				order[m]->out_pid = out_pid;
+				a_rank |= ranks_names(ranks, (uint32_t)(order[m] - segments));
 			}
-			if ((repeated || (several && named->chunks > 0)) && t != NULL) {
+			if ((repeated || (several && named->chunks > 0)) && t != NULL && !a_rank) {
 				char name[160];
 				if (keeps)
 					snprintf(name, sizeof name, "%s (pid %" PRIu32 ")",
@@ -899,6 +936,13 @@ static void event_of(const struct chunk_ref *ref, const struct segment *segment,
 	case TP_RECORD_REGION_OF_INTEREST: /* on */
 		e->arg[0] = small;
 		break;
+	case TP_RECORD_MPI_INIT: /* rank, size, host (text), job (text): the text is host's */
+		e->arg[0] = (int64_t)a[0];
+		e->arg[1] = (int64_t)a[1];
+		e->text = (const char *)&a[4];
+		e->text_len = (uint32_t)strnlen(e->text, small);
+		e->text_arg = 3;
+		break;
 	case TP_RECORD_TASK_TERMINATE:
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = small;
@@ -935,6 +979,10 @@ static struct book *book_new(const struct recording_input *inputs, size_t n)
 		shift++;
 	if (b != NULL)
 		b->pages = (struct pages){.inputs = inputs, .n = n, .shift = shift};
+	if (b != NULL && (b->ranks = ranks_new()) == NULL) {
+		free(b);
+		return NULL;
+	}
 	return b;
 }
 
@@ -946,6 +994,7 @@ static void book_free(struct book *b)
 		free(b->segments[i].sites);
 	}
 	if (b != NULL) {
+		ranks_free(b->ranks);
 		free(b->segments);
 		free(b->refs);
 		free(b->paths.pool);
@@ -1218,8 +1267,16 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	if (!(t != NULL ? name_code_sites(b->segments, b->n_segments, timeline_code_site, t)
 			: name_code_sites(b->segments, b->n_segments, sink->site, sink->context)))
 		goto out;
-	if (!number_processes(t, b->segments, b->n_segments))
+	if (!number_processes(t, b->segments, b->n_segments, b->ranks))
 		goto out;
+	for (size_t i = 0; i < b->n_segments; i++)
+		if (!ranks_segment(b->ranks, (uint32_t)i, b->segments[i].process,
+				   b->segments[i].out_pid))
+			goto out;
+	if (!ranks_align(b->ranks, t, segment_ns, b->segments, errors, &totals->refused))
+		goto out;
+	for (size_t i = 0; i < b->n_segments; i++)
+		b->segments[i].offset_ns = ranks_offset(b->ranks, (uint32_t)i);
 	struct chunk_ref *refs = b->refs;
 	const struct segment *segments = b->segments;
 	size_t n_refs = b->n_refs;
@@ -1260,9 +1317,10 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
 		c->dropped_said = true;
-		if (t != NULL)
+		if (t != NULL) {
 			timeline_add(t, &e);
-		else
+			ranks_event(b->ranks, t, &e);
+		} else
 			sink->event(sink->context, &e);
 		totals->events++;
 		c->offset += tp_record_bytes(r->word);

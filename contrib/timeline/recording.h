@@ -27,6 +27,8 @@ struct recording_totals {
 	uint64_t cut_files; /* stretches of files that are not whole, skipped (said on `errors`) */
 	/* events of chunks left out to keep the converter's memory bounded (said on `errors`) */
 	uint64_t left_out;
+	/* the recordings were refused (two MPI jobs among them: said on `errors`), nothing converted */
+	bool refused;
 };
 
 /* The events of the recordings the options keep, by record type (what the output's size is

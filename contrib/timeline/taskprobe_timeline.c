@@ -53,6 +53,8 @@
 #define STATUS_TOO_LARGE 3
 /* The exit status when a --thread or --site value matched nothing (and nothing worse happened). */
 #define STATUS_UNMATCHED 4
+/* The exit status when the recordings are refused (two MPI jobs among them): no output. */
+#define STATUS_REFUSED 5
 
 static int usage(FILE *to, int status)
 {
@@ -442,6 +444,10 @@ static int convert_recordings(struct recording_input *inputs, size_t n, struct t
 	struct recording_totals totals;
 	struct timeline_counts counts;
 	bool ok = recording_convert(t, inputs, n, stderr, &totals), finished;
+	if (!ok && totals.refused) {
+		timeline_finish(t, NULL, NULL);
+		return STATUS_REFUSED; /* said on stderr; the output is removed */
+	}
 	say_empty(t);
 	size_t unmatched = timeline_unmatched(t, stderr);
 	timeline_finish(t, &counts, &finished);
@@ -804,6 +810,8 @@ int main(int argc, char **argv)
 		fputs("taskprobe-timeline: writing failed\n", stderr);
 		return 2;
 	}
+	if (status == STATUS_REFUSED && output != NULL)
+		unlink(output);
 	if (counted.limit != 0 && counted.written > counted.limit) {
 		char a[32], b[32];
 		fprintf(stderr,

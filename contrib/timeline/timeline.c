@@ -1036,13 +1036,24 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 	return f->n - 1;
 }
 
-/* A wait slice's name: "KIND at SITE" (the site's escaped text), or "wait KIND" with no site. */
+/* What waits: its kind, or for an MPI wait its call (`MPI_Allreduce`), whose number is its object. */
+static const char *wait_what(const struct open_slice *slice)
+{
+	static const char *const calls[] = TP_MPI_CALL_NAMES;
+	if (slice->wait_kind == TP_WAIT_MPI)
+		return slice->id >= 1 && slice->id <= TP_MPI_CALLS ? calls[slice->id] : "MPI call";
+	return wait_kind(slice->wait_kind);
+}
+
+/* A wait slice's name: "KIND at SITE" (the site's escaped text), or "wait KIND" with no site;
+ * an MPI wait's, "MPI_CALL at SITE" or "MPI_CALL". */
 static void wait_name(const struct timeline *t, const struct open_slice *slice, char *out,
 		      size_t size)
 {
 	if (slice->name != 0)
-		snprintf(out, size, "%s at %s", wait_kind(slice->wait_kind),
-			 t->sites.pool + slice->name);
+		snprintf(out, size, "%s at %s", wait_what(slice), t->sites.pool + slice->name);
+	else if (slice->wait_kind == TP_WAIT_MPI)
+		snprintf(out, size, "%s", wait_what(slice));
 	else
 		snprintf(out, size, "wait %s", wait_kind(slice->wait_kind));
 }
@@ -1842,6 +1853,29 @@ void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
 	fputs(",\"name\":\"process_name\",\"args\":{\"name\":\"", t->out);
 	put_escaped(t->out, name);
 	fputs("\"}}", t->out);
+}
+
+void timeline_process_sort(struct timeline *t, uint32_t pid, int64_t index)
+{
+	struct sample at = {.pid = pid};
+	if (t->options.format != TIMELINE_TRACE_EVENTS)
+		return;
+	begin_event(t, 'M', &at);
+	fprintf(t->out, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%" PRId64 "}}",
+		index);
+}
+
+void timeline_flow(struct timeline *t, const struct timeline_event *at, bool start, const char *cat,
+		   const char *id)
+{
+	if (t->done || !json(t))
+		return;
+	struct thread *thread = thread_of(t, at);
+	if (thread == NULL || !thread->kept || t->done)
+		return;
+	begin_event(t, start ? 's' : 'f', at);
+	fprintf(t->out, "%s,\"cat\":\"%s\",\"id\":\"%s\",\"name\":\"%s\"}",
+		start ? "" : ",\"bp\":\"e\"", cat, id, cat);
 }
 
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts)

@@ -129,6 +129,14 @@ void timeline_add(struct timeline *t, const struct timeline_event *e);
 /* Names process `pid` in the timeline (a "process_name" metadata event). */
 void timeline_process_name(struct timeline *t, uint32_t pid, const char *name);
 
+/* Orders process `pid` among the others (a "process_sort_index" metadata event: lower first). */
+void timeline_process_sort(struct timeline *t, uint32_t pid, int64_t index);
+
+/* A flow's start (`start`) or end at event `at`'s thread and time, of category `cat` (its name
+ * too) and id `id` (plain text: no quote or backslash): its slice there is its end. */
+void timeline_flow(struct timeline *t, const struct timeline_event *at, bool start, const char *cat,
+		   const char *id);
+
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts);
 
 /* Says on `out` each --thread value that matched no thread of the input so far, and each --site

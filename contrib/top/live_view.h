@@ -2,7 +2,10 @@
 /*
  * Reading a process's live statistics (dtrace/taskprobe_live.h) into snapshots: the sites'
  * figures summed over the threads' rows, the workers' shares of an interval, the warnings.
- * Knows nothing of the terminal: taskprobe_top.c draws what this computes.
+ * Knows nothing of the terminal: the console's top_*.c show what this computes. Its files, by
+ * job: live_process.c (whose a file is: the processes, from /proc), live_open.c (finding,
+ * checking and opening a file), live_snapshot.c (reading one into a snapshot), live_format.c (a
+ * snapshot's figures in words, its sites sorted), live_text.c (text made safe for a terminal).
  */
 #pragma once
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "clock.h"
 #include "code_map.h"
@@ -428,6 +429,33 @@ static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
 	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
 	    __builtin_expect(!__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 0))
 		record_new_site_code(site, kind);
+}
+
+void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
+{
+	char text[TP_RECORD_SMALL_MAX];
+	size_t host_bytes = strnlen(host, 64), job_bytes = strnlen(job, 128);
+	memcpy(text, host, host_bytes);
+	text[host_bytes] = '\0';
+	memcpy(text + host_bytes + 1, job, job_bytes);
+	text[host_bytes + 1 + job_bytes] = '\0';
+	unsigned bytes = (unsigned)(host_bytes + job_bytes + 2), words = (bytes + 7) / 8;
+	/* the system clock with the monotonic one, read together: ranks of one host agree on it */
+	struct timespec real, monotonic;
+	int saved_errno = errno;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &monotonic);
+	errno = saved_errno;
+	struct tp_record *r = record_begin(TP_RECORD_MPI_INIT, bytes, 5 + words);
+	if (r == NULL)
+		return;
+	r->arg[0] = rank;
+	r->arg[1] = size;
+	r->arg[2] = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+	r->arg[3] = (uint64_t)monotonic.tv_sec * 1000000000u + (uint64_t)monotonic.tv_nsec;
+	r->arg[4 + words - 1] = 0; /* the text's last word, padded */
+	memcpy(&r->arg[4], text, bytes);
+	record_done(r);
 }
 
 void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)

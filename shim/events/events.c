@@ -41,6 +41,9 @@ SEMAPHORE_AT(thread__stop, 32)
 SEMAPHORE_AT(task__acquire, 34)
 SEMAPHORE_AT(task__release, 36)
 SEMAPHORE_AT(region__of__interest, 38)
+SEMAPHORE_AT(mpi__init, 40)
+SEMAPHORE_AT(mpi__send, 42)
+SEMAPHORE_AT(mpi__recv, 44)
 
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
@@ -48,6 +51,6 @@ _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       __builtin_offsetof(struct tp_listener_block, in_process) == 22 &&
 		       __builtin_offsetof(struct tp_listener_block, wait_stack) == 24 &&
 		       __builtin_offsetof(struct tp_listener_block, other) == 26 &&
-		       sizeof(struct tp_listener_block) == 40 &&
+		       sizeof(struct tp_listener_block) == 46 &&
 		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),
 	       "the aliases' offsets above");

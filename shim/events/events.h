@@ -46,8 +46,11 @@
  * the block, events.c): the notes, and so the tracers, find it as before.
  */
 #define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
-/* worker-thread-start/stop, thread-start/stop, task-acquire/release, region-of-interest */
-#define TP_OTHER_SEMAPHORES 7
+/*
+ * worker-thread-start/stop, thread-start/stop, task-acquire/release, region-of-interest,
+ * mpi-init, mpi-send, mpi-recv
+ */
+#define TP_OTHER_SEMAPHORES 10
 struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	unsigned short task_dependence; /* read with the task-state semaphores */
@@ -164,6 +167,9 @@ TP_EVENT_LISTENERS(wait_stack, WAIT_STACK)
 TP_EVENT_LISTENERS(task_acquire, TASK_ACQUIRE)
 TP_EVENT_LISTENERS(task_release, TASK_RELEASE)
 TP_EVENT_LISTENERS(region_of_interest, REGION_OF_INTEREST)
+TP_EVENT_LISTENERS(mpi_init, MPI_INIT)
+TP_EVENT_LISTENERS(mpi_send, MPI_SEND)
+TP_EVENT_LISTENERS(mpi_recv, MPI_RECV)
 
 TP_EVENT_TRACERS(task_spawn, TASK_SPAWN)
 TP_EVENT_TRACERS(task_stack, TASK_STACK)
@@ -303,6 +309,34 @@ static inline void tp_fire_region_of_interest(uint32_t on)
 		      tp_live_region_of_interest(on), TP_NOT_REPORTED);
 }
 
+/* The rank's identity, at the end of its MPI_Init (host, job: NUL-terminated, job maybe empty). */
+static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
+{
+	TASKPROBE_MPI_INIT(TP_IN_REGISTER(rank), TP_IN_REGISTER(size), TP_IN_REGISTER(host),
+			   TP_IN_REGISTER(job));
+	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job), (void)0, TP_NOT_REPORTED);
+}
+
+/* A message's send (at its start) to world rank `peer`. */
+static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes)
+{
+	TASKPROBE_MPI_SEND(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
+			   TP_IN_REGISTER(bytes));
+	TP_IN_PROCESS(
+		tp_record(TP_RECORD_MPI_SEND, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
+		(void)0, TP_NOT_REPORTED);
+}
+
+/* A message's receive (at its completion) from world rank `peer`. */
+static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes)
+{
+	TASKPROBE_MPI_RECV(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
+			   TP_IN_REGISTER(bytes));
+	TP_IN_PROCESS(
+		tp_record(TP_RECORD_MPI_RECV, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
+		(void)0, TP_NOT_REPORTED);
+}
+
 /* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
 {
@@ -400,4 +434,18 @@ static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t res
 			   TP_IN_REGISTER(task));
 	TP_IN_PROCESS(tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0),
 		      tp_live_wait_end(task), tp_report_waits_leave(wait));
+}
+
+/*
+ * Nonzero when anybody listens to the waits or to the MPI messages (mpi-send, mpi-recv: two
+ * semaphores read as one word): the only check an MPI call makes when nobody listens.
+ */
+_Static_assert(__builtin_offsetof(struct tp_listener_block, other) + 9 * sizeof(unsigned short) ==
+		       44,
+	       "mpi-send's and mpi-recv's semaphores, the last two of the block");
+static inline uint64_t tp_listeners_mpi(void)
+{
+	uint32_t messages;
+	__builtin_memcpy(&messages, &tp_listener_block.other[8], sizeof messages);
+	return tp_listeners_parks_and_waits() | messages;
 }

@@ -19,6 +19,9 @@
 void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3);
 
+/* mpi-init: rank and size, then host and job as text (one record). */
+void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job);
+
 /* task-poll-end, with the sync construct's site key (0: none; its code recorded once). */
 void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site);
 

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The POP efficiencies across the ranks of an MPI job (ranks.h's), from MPI_Init's end to
+ * MPI_Finalize's start of each rank's thread that called MPI_Init: its useful time is the time
+ * outside MPI calls. Load balance: the mean useful time over the largest; communication
+ * efficiency: the largest over the run's time; their product the parallel efficiency. The
+ * communication efficiency splits into serialisation (the largest useful time over the run's
+ * time on an ideal network, where a message arrives when it is sent: the ranks' bursts replayed
+ * through their messages and collectives) and transfer (that ideal time over the real one).
+ * Only the ranks' MPI-calling threads count: what OpenMP does within a rank is the analysis's.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "taskprobe_recording.h"
+
+struct ranks_pop;
+
+struct ranks_pop *ranks_pop_new(void);
+void ranks_pop_free(struct ranks_pop *p);
+
+/* Record `rec` of thread `tid` of segment `segment` at `time` (its clock), in the file's order:
+ * kept only for a thread once its mpi-init is seen. False when out of memory. */
+bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_t time,
+		    const struct tp_record *rec);
+
+/* A rank: its number, its segment and the thread whose records count (the mpi-init's). */
+struct ranks_pop_rank {
+	int32_t number;
+	uint32_t segment, tid;
+	int64_t offset; /* its clock's, ns */
+};
+
+/* Says the efficiencies of the `n` ranks (sorted by number) on `errors`; nothing when fewer
+ * than two ranks ran from MPI_Init to MPI_Finalize. */
+void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
+		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
+		   const void *context, FILE *errors);

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The console's reader of live statistics (live_view.h) fed files forged here (forged_live.h),
+ * for this very process, and read in-process: no program runs under the shim, no console is
+ * started (meson test --suite unit: a fraction of a second). The figures read are the ones
+ * written; a header whose sizes or offsets do not fit the file, or that names another process,
+ * is refused before anything past it is read; a file that shrinks after its opening is said.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "forged_live.h"
+#include "live_view.h"
+
+static char dir[] = "/tmp/taskprobe-live-read-XXXXXX";
+static char *path;
+static struct live_file file;
+static struct live_snapshot snapshot; /* too large a local */
+static char why[1024];
+
+static void make_dir(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	live_close(&file);
+	if (path != NULL)
+		unlink(path);
+	free(path);
+	rmdir(dir);
+}
+
+TestSuite(live_read, .init = make_dir, .fini = remove_dir);
+
+/* Writes `f` for this process and opens it as the console does (--dir). */
+static enum live_open_result open_forged(const struct forged *f)
+{
+	free(path);
+	path = write_forged(dir, getpid(), f);
+	return live_open(&file, getpid(), dir, why, sizeof why);
+}
+
+Test(live_read, reads_the_figures_a_forged_file_holds)
+{
+	const struct forged f = forged_for(getpid());
+	cr_assert_eq(open_forged(&f), LIVE_OPENED, "%s", why);
+	cr_expect_eq(live_spawned(&file), FORGED_SPAWNED);
+	cr_assert(live_snapshot(&file, NULL, &snapshot, why, sizeof why), "%s", why);
+	const struct live_snapshot *s = &snapshot;
+	cr_expect_eq(s->header.pid, (uint32_t)getpid());
+	cr_expect_str_eq(s->comm, "forgedcomm");
+	cr_assert_eq(s->n_sites, 1);
+	const struct site_view *v = &s->sites[0];
+	cr_expect_eq(v->row, 1);
+	cr_expect_str_eq(v->text, "forged_site (forged.c:7)");
+	cr_expect_eq(v->spawned, FORGED_SPAWNED);
+	cr_expect_eq(v->done, FORGED_DONE);
+	cr_expect_eq(v->alive, FORGED_SPAWNED - FORGED_DONE);
+	cr_expect_eq(v->polls, 4);
+	cr_expect_eq(v->busy_ns, 1000);
+	cr_expect_eq(v->polling_now, 1, "its one thread polls it");
+	cr_expect_eq(s->spawned, FORGED_SPAWNED);
+	cr_expect_eq(s->done, FORGED_DONE);
+	cr_expect_eq(s->alive, FORGED_SPAWNED - FORGED_DONE);
+	cr_assert_eq(s->n_threads, 1);
+	cr_expect_eq(s->threads[0].tid, FORGED_TID);
+	cr_expect_str_eq(s->threads[0].name, "forged-thread");
+	cr_expect(s->threads[0].worker);
+	cr_expect_eq(s->threads[0].polls, 4);
+	cr_expect_eq(s->threads[0].site, 1);
+	cr_expect_eq(s->n_waits, 0);
+	cr_expect_eq(live_site(s, 1), v);
+}
+
+/* A header each case makes bad, the result and the words that say why. */
+struct bad_header {
+	const char *what;
+	enum live_open_result result;
+	const char *said;
+};
+
+static void expect_refused(const struct forged *f, const struct bad_header *c)
+{
+	enum live_open_result r = open_forged(f);
+	cr_expect_eq(r, c->result, "%s: %d, %s", c->what, (int)r, why);
+	cr_expect(strstr(why, c->said) != NULL, "%s: %s", c->what, why);
+	cr_expect_null(file.map, "%s: mapped", c->what);
+	live_close(&file);
+}
+
+Test(live_read, refuses_sizes_and_offsets_that_do_not_fit_the_file)
+{
+	static const struct bad_header cases[] = {
+		{"rows far past the end", LIVE_BAD, "its rows_offset is 1152921504606846976"},
+		{"a stride past the end", LIVE_BAD, "its rows_stride is 1152921504606846976"},
+		{"a size larger than the layout's", LIVE_BAD, "its file_size is 1099511627776"},
+		{"a header shorter than the layout's", LIVE_BAD, "its header_size is 8"},
+		{"a size smaller than the layout's", LIVE_BAD, "its file_size is 4096"},
+	};
+	const struct forged good = forged_for(getpid());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct forged f = good;
+		if (i == 0)
+			f.header.rows_offset = 1ull << 60;
+		else if (i == 1)
+			f.header.rows_stride = 1ull << 60;
+		else if (i == 2)
+			f.header.file_size = 1ull << 40;
+		else if (i == 3)
+			f.header.header_size = 8;
+		else
+			f.header.file_size = 4096;
+		expect_refused(&f, &cases[i]);
+	}
+}
+
+Test(live_read, refuses_a_file_shorter_than_its_header_says)
+{
+	const struct forged f = forged_for(getpid());
+	free(path);
+	path = write_forged(dir, getpid(), &f);
+	cr_assert_eq(truncate(path, 65536), 0);
+	cr_expect_eq(live_open(&file, getpid(), dir, why, sizeof why), LIVE_BAD, "%s", why);
+	cr_expect(strstr(why, "cut short") != NULL && strstr(why, "refused") != NULL, "%s", why);
+	cr_expect_null(file.map);
+}
+
+Test(live_read, refuses_another_layout_and_another_process)
+{
+	const struct forged good = forged_for(getpid());
+	static const struct bad_header cases[] = {
+		{"another version", LIVE_BAD, "has another layout (version "},
+		{"not a live statistics file", LIVE_MISSING, "not taskprobe's live statistics"},
+		{"another pid", LIVE_STALE, "names pid 1, not"},
+		{"an earlier process with the pid", LIVE_STALE, "of an earlier process with pid"},
+		{"another pid namespace", LIVE_STALE, "of another pid namespace"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct forged f = good;
+		if (i == 0)
+			f.header.version = TP_LIVE_VERSION + 1;
+		else if (i == 1)
+			f.header.magic[0] ^= 0x20;
+		else if (i == 2)
+			f.header.pid = 1;
+		else if (i == 3)
+			f.header.start_ticks += 1;
+		else
+			f.header.pid_namespace += 1;
+		expect_refused(&f, &cases[i]);
+	}
+}
+
+Test(live_read, says_a_file_that_shrinks_after_it_was_opened)
+{
+	const struct forged f = forged_for(getpid());
+	cr_assert_eq(open_forged(&f), LIVE_OPENED, "%s", why);
+	cr_assert_eq(truncate(path, 4096), 0);
+	cr_expect_not(live_snapshot(&file, NULL, &snapshot, why, sizeof why));
+	cr_expect(strstr(why, "shrank to 4096 bytes") != NULL, "%s", why);
+	cr_expect_eq(live_spawned(&file), 0, "nothing read past the end");
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/* Plain-text snapshots (--once, --batch, or no terminal to draw on): top_views.h. */
+#define _GNU_SOURCE
+#include "top_views.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "top_lines.h"
+
+/* The table of parallel regions (their load balance), after a blank line; none without one. */
+static void print_regions(const struct live_snapshot *s, int width)
+{
+	char line[LINE_MAX_CHARS];
+	bool heading = false;
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		if (!live_format_region(line, sizeof line, &s->sites[i], width))
+			continue;
+		if (!heading) {
+			char header[LINE_MAX_CHARS];
+			live_format_region_header(header, sizeof header, width);
+			printf("\n%s\n", header);
+			heading = true;
+		}
+		printf("%s\n", line);
+	}
+}
+
+/* The table of sync sites (where tasks waited), after a blank line; none without one. */
+static void print_syncs(const struct live_snapshot *s)
+{
+	char line[LINE_MAX_CHARS];
+	int width = (int)strlen("SYNC SITE");
+	for (unsigned i = 0; i < s->n_syncs; i++)
+		if ((int)strlen(s->syncs[i].text) > width)
+			width = (int)strlen(s->syncs[i].text);
+	for (unsigned i = 0; i < s->n_syncs; i++) {
+		if (i == 0) {
+			live_format_sync_header(line, sizeof line, width);
+			printf("\n%s\n", line);
+		}
+		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
+		printf("%s\n", line);
+	}
+}
+
+/* One snapshot as plain text. */
+static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
+{
+	char line[LINE_MAX_CHARS];
+	int width = widest_site(s);
+	title_line(line, sizeof line, s, gone, program, 0);
+	printf("%s\n", line);
+	live_format_figures(line, sizeof line, s, 0);
+	printf("%s\n", line);
+	for (int l = 0; l < 2; l++) {
+		live_format_factors(line, sizeof line, s, l);
+		if (line[0] != '\0')
+			printf("%s\n", line);
+	}
+	live_format_roi(line, sizeof line, s);
+	if (line[0] != '\0')
+		printf("%s\n", line);
+	printf("\n");
+	site_header(line, sizeof line, width, ALL_COLUMNS);
+	printf("%s\n", line);
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		site_line(line, sizeof line, s, &s->sites[i], width, ALL_COLUMNS, 0);
+		printf("%s\n", line);
+	}
+	if (s->n_sites == 0)
+		printf("%s\n", s->n_waits == 0 ? NOTHING_YET : NO_TASK);
+	for (unsigned i = 0; i < s->n_sites; i++) {
+		live_format_too_small(line, sizeof line, &s->sites[i]);
+		if (line[0] != '\0')
+			printf("%s\n", line);
+	}
+	print_regions(s, width);
+	print_syncs(s);
+	printf("\n");
+	if (live_without_tasks(s)) {
+		struct waiter_layout all = every_waiter_column(s);
+		waiter_header(line, sizeof line, &all);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_threads; i++) {
+			waiter_line(line, sizeof line, &s->threads[i], &all, s->header.exited);
+			printf("%s\n", line);
+		}
+	} else {
+		struct worker_layout all = every_worker_column(s);
+		worker_header(line, sizeof line, &all);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_threads; i++) {
+			worker_line(line, sizeof line, s, &s->threads[i], &all);
+			printf("%s\n", line);
+		}
+	}
+	if (s->n_waits > 0) { /* below the threads, as on the screen */
+		int wait_width = widest_wait_site(s);
+		printf("\n%s\n", WAITS_TITLE);
+		wait_header(line, sizeof line, wait_width);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_waits; i++) {
+			wait_line(line, sizeof line, &s->waits[i], wait_width);
+			printf("%s\n", line);
+		}
+	}
+	losses_line(line, sizeof line, s);
+	if (line[0] != '\0')
+		printf("\nnot counted: %s\n", line);
+	fflush(stdout);
+}
+
+/* Plain-text snapshots: one (--once), or one an interval until the program ends. */
+int run_plain(struct live_file *f, const struct options *o)
+{
+	static struct live_snapshot snapshots[2];
+	int current = 0;
+	struct live_snapshot *previous = NULL;
+	char why[1024];
+	const struct follow w = following(o);
+	for (;;) {
+		bool gone = live_process_gone(f->pid);
+		struct live_snapshot *s = &snapshots[current];
+		if (!live_snapshot(f, previous, s, why, sizeof why)) {
+			fflush(stdout);
+			fprintf(stderr, "taskprobe-top: %s\n", why);
+			return 1;
+		}
+		bool ended = s->header.exited || gone;
+		/* the run's process has no task: another of the run's (follow_child) */
+		if (follow_child(f, &w, s, false)) {
+			previous = NULL;
+			continue;
+		}
+		live_sort_sites(s, o->sort, o->ascending);
+		/* an exec's next image: followed, within a moment */
+		if (ended && !o->once && follow_exec(f, &w, FOLLOW_EXEC_MS)) {
+			previous = NULL;
+			continue;
+		}
+		print_snapshot(s, gone, o->pid);
+		if (o->once)
+			return 0;
+		if (ended) { /* its last figures are out: the run's next program, or the run's end */
+			if (!follow_next_process(f, &w, s))
+				return 0;
+			printf("\n");
+			previous = NULL;
+			continue;
+		}
+		printf("\n");
+		previous = s;
+		current = 1 - current;
+		sleep_ms(o->interval_ms);
+	}
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An MPI program of known shapes, chosen by its argument; only rank 0 prints (a result every
+ * rank contributed to), so its output is the same on every run:
+ *   imbalance  rank r works 1 + 2r units, then all reduce their results
+ *   pipeline   rounds of a token passed from rank 0 through each rank to the last
+ *   bcast      rank 0 works, then broadcasts its result to every rank
+ *   halo       rounds of nonblocking exchanges with both neighbours on a ring, completed by
+ *              MPI_Waitall
+ *   pcontrol   imbalance before and after a region of interest (MPI_Pcontrol(1) to (0))
+ *              where every rank works 2 units, then all reduce
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROUNDS 5
+
+/* One unit of work: a few milliseconds of arithmetic whose result depends on every step. */
+static double work(int units)
+{
+	volatile double x = 1.0;
+	for (long i = 0; i < units * 2000000L; i++)
+		x = x * 1.0000001 + 1e-9;
+	return x > 0 ? units : -1;
+}
+
+static int imbalance(int rank)
+{
+	double mine = work(1 + 2 * rank), sum = 0;
+	MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return (int)sum;
+}
+
+static int pipeline(int rank, int size)
+{
+	int token = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		if (rank > 0)
+			MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		token += rank;
+		if (rank < size - 1)
+			MPI_Send(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD);
+	}
+	/* the last rank's token, to rank 0 */
+	if (size > 1 && rank == size - 1)
+		MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+	if (size > 1 && rank == 0)
+		MPI_Recv(&token, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return token;
+}
+
+static int bcast(int rank)
+{
+	int value = rank == 0 ? (int)work(4) * 10 : 0;
+	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	int sum = 0;
+	MPI_Reduce(&value, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return sum;
+}
+
+static int halo(int rank, int size)
+{
+	int left = (rank + size - 1) % size, right = (rank + 1) % size, sum = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		int from_left = 0, from_right = 0, mine = rank + round;
+		MPI_Request requests[4];
+		MPI_Irecv(&from_left, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &requests[0]);
+		MPI_Irecv(&from_right, 1, MPI_INT, right, 8, MPI_COMM_WORLD, &requests[1]);
+		MPI_Isend(&mine, 1, MPI_INT, right, 7, MPI_COMM_WORLD, &requests[2]);
+		MPI_Isend(&mine, 1, MPI_INT, left, 8, MPI_COMM_WORLD, &requests[3]);
+		MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+		sum += from_left + from_right;
+	}
+	int total = 0;
+	MPI_Reduce(&sum, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return total;
+}
+
+static int pcontrol(int rank)
+{
+	double before = work(1 + 2 * rank), sum = 0;
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(1);
+	double mine = work(2);
+	MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Pcontrol(0);
+	double after = work(1 + 2 * rank), all = 0;
+	mine = before + after;
+	MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return (int)(sum + all);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size, result = -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *shape = argc > 1 ? argv[1] : "pipeline";
+	if (strcmp(shape, "imbalance") == 0)
+		result = imbalance(rank);
+	else if (strcmp(shape, "pipeline") == 0)
+		result = pipeline(rank, size);
+	else if (strcmp(shape, "bcast") == 0)
+		result = bcast(rank);
+	else if (strcmp(shape, "halo") == 0)
+		result = halo(rank, size);
+	else if (strcmp(shape, "pcontrol") == 0)
+		result = pcontrol(rank);
+	if (rank == 0)
+		printf("%s over %d ranks: %d\n", shape, size, result);
+	MPI_Finalize();
+	return 0;
+}

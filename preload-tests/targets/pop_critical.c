@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A loop with all its work inside `critical` (test_pop.c): two threads each run 20 iterations of
+ * one unit (pop_units.h), one thread at a time. Each computes 20 units, the critical path goes
+ * through all 40 sections (each one after the section before it, whichever thread ran it):
+ * serialisation efficiency 20 / 40 = 0.5.
+ */
+#include "pop_units.h"
+
+#define ITERATIONS 40
+
+int main(void)
+{
+	pop_start();
+	pop_fork();
+#pragma omp parallel for schedule(static)
+	for (int i = 0; i < ITERATIONS; i++) {
+#pragma omp critical
+		{
+			pop_work(1);
+			pop_checksum += (unsigned long)i + 1;
+		}
+	}
+	pop_join();
+	pop_end("pop_critical");
+	return 0;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the pop_* targets share (their known POP factors: test_pop.c). Work comes in units of
+ * POP_UNIT_MS of the thread's CPU time, each a busy spin, never a sleep: a unit is computation.
+ * A loaded machine stretches a unit by the time its thread waits for a CPU, so it stretches both
+ * threads' units alike, in proportion, which keeps the factors (ratios); a spin of 5 ms of wall
+ * time was stretched only when a preemption crossed its end, by as much for a short unit as for
+ * a long one: an imbalanced loop's load balance was measured from 0.63 to 1.0 on a loaded
+ * machine, 0.68 to 0.78 with CPU time. Each thread's units are added up by its OpenMP thread
+ * number (0 outside parallel regions), in wall time, as the engines count computation. Each
+ * program prints a checksum of what it computed, the same whichever thread ran what. With
+ * POP_TIMES in the environment it also says on stderr each thread's busy time and the run's
+ * wall time, and the load balance and parallel efficiency they give: the answer measured by the
+ * program itself, which the machine may still move from the known one.
+ */
+#pragma once
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define POP_UNIT_MS     5
+#define POP_THREADS_MAX 8
+
+static double pop_busy_ms[POP_THREADS_MAX], pop_start_ms;
+static unsigned long pop_checksum;
+
+static double pop_ms(clockid_t clock)
+{
+	struct timespec now;
+	clock_gettime(clock, &now);
+	return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+}
+
+static double pop_now_ms(void)
+{
+	return pop_ms(CLOCK_MONOTONIC);
+}
+
+/*
+ * The initial thread's serial code (outside parallel regions) is computation as a whole, as the
+ * initial task's polls are: from pop_start to the first pop_fork, from each pop_join to the next
+ * pop_fork, and from the last pop_join on; it is added to thread 0's busy time at each fork.
+ */
+static double pop_serial_since_ms;
+
+/* The run's start: the OpenMP runtime is started here (a tool sees the run start with it), not
+ * at the first parallel region, so that serial code before that region is in the run. */
+static void pop_start(void)
+{
+	pop_start_ms = pop_serial_since_ms = pop_now_ms();
+	(void)omp_get_max_threads();
+}
+
+/* Before a parallel region, and after it. */
+static void pop_fork(void)
+{
+	pop_busy_ms[0] += pop_now_ms() - pop_serial_since_ms;
+}
+
+static void pop_join(void)
+{
+	pop_serial_since_ms = pop_now_ms();
+}
+
+/* Each thread's busy time so far, the serial code's since the last join too, in `busy`. */
+static void pop_busy_now(double busy[POP_THREADS_MAX])
+{
+	for (int t = 0; t < POP_THREADS_MAX; t++)
+		busy[t] = pop_busy_ms[t];
+	busy[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
+}
+
+/* Spins `units` units on the calling thread, counted as its busy time inside parallel regions
+ * (outside, it is serial code, counted as such). */
+static void pop_work(int units)
+{
+	double start = pop_now_ms(), cpu = pop_ms(CLOCK_THREAD_CPUTIME_ID);
+	while (pop_ms(CLOCK_THREAD_CPUTIME_ID) - cpu < units * POP_UNIT_MS)
+		;
+	int thread = omp_get_thread_num();
+	if (omp_in_parallel() && thread < POP_THREADS_MAX)
+		pop_busy_ms[thread] += pop_now_ms() - start; /* only the thread itself writes it */
+}
+
+/*
+ * What was measured from `since_ms`, when each thread had been busy `busy_since[t]` (in serial
+ * code: pop_busy_now), on stderr under POP_TIMES: each thread's busy time, then "WHAT: N threads busy T ms in all, M ms at most,
+ * wall W ms (balance B, efficiency E)" (in words of its own: the console's figures are on the
+ * same stderr).
+ */
+static void pop_say_times(const char *what, const double *busy_since, double since_ms)
+{
+	double wall = pop_now_ms() - since_ms, total = 0, max = 0;
+	/* each of the team's threads, busy or not (a worker that ran no task but its implicit
+	 * ones is one of the run's threads all the same) */
+	int threads = omp_get_max_threads() < POP_THREADS_MAX ? omp_get_max_threads()
+							      : POP_THREADS_MAX;
+	double busy_now[POP_THREADS_MAX];
+	if (getenv("POP_TIMES") == NULL)
+		return;
+	pop_busy_now(busy_now);
+	for (int t = 0; t < threads; t++) {
+		double busy = busy_now[t] - busy_since[t];
+		fprintf(stderr, "%s: thread %d busy %.1f ms\n", what, t, busy);
+		total += busy;
+		max = busy > max ? busy : max;
+	}
+	if (max > 0)
+		fprintf(stderr,
+			"%s: %d threads busy %.1f ms in all, %.1f ms at most, wall %.1f ms "
+			"(balance %.3f, efficiency %.3f)\n",
+			what, threads, total, max, wall, total / threads / max,
+			total / threads / wall);
+}
+
+/* Prints the checksum, and with POP_TIMES the times measured over the whole run. */
+static void pop_end(const char *name)
+{
+	static const double none[POP_THREADS_MAX];
+	printf("%s: checksum %lu\n", name, pop_checksum);
+	pop_say_times(name, none, pop_start_ms);
+}

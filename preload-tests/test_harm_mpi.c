@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Do no harm (MPI): an MPI program recorded with `taskprobe record` (its launcher under the
+ * recording, or each rank under its own with --dir) prints what it prints without taskprobe,
+ * and its timeline has a process per rank, named "rank N (HOST)" and ordered by rank, its MPI
+ * calls as waits named by call and site, each message a flow from its send to its later
+ * receive, with clocks that disagree (a rank in a time namespace, one on "another host")
+ * aligned. Recordings of two jobs are refused, a rank missing or torn is said. A program
+ * without MPI finds no MPI in the shim.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "harness_internal.h"
+
+#define TIMELINE    TP_CONTRIB_DIR "/taskprobe-timeline"
+#define MPI_PACKAGE "openmpi-bin and libopenmpi-dev"
+
+/* mpirun's options for any machine: ranks beyond its cores, and as root too. */
+#define MPIRUN_ANYWHERE "--oversubscribe", "--allow-run-as-root"
+
+static const char *mpirun(void)
+{
+	return tp_require_program("/usr/bin/mpirun", MPI_PACKAGE);
+}
+
+static const char *target(const char *name)
+{
+	return tp_require_program(tp_target(name), MPI_PACKAGE);
+}
+
+/*
+ * What the timeline at `json` holds of the ranks (python3), a line each:
+ *   process SORT NAME          per process with a sort index, in its order
+ *   flow FROM TO forward|backward   per message (its send's process, its receive's)
+ *   flow half ID               a message whose send or receive is missing
+ *   wait PROCESS CALL N TOTAL_US FIRST_BEGIN_US LAST_END_US   per MPI call of each process
+ *   span S                     seconds from the first to the last event of the ranks
+ */
+static char *ranks_summary(const char *json)
+{
+	static const char program[] =
+		"import json,sys,collections\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"ev=d[\"traceEvents\"] if isinstance(d,dict) else d\n"
+		"names={};order={}\n"
+		"for e in ev:\n"
+		"  if e.get(\"ph\")==\"M\" and e.get(\"name\")==\"process_name\": "
+		"names[e[\"pid\"]]=e[\"args\"][\"name\"]\n"
+		"  if e.get(\"ph\")==\"M\" and e.get(\"name\")==\"process_sort_index\": "
+		"order[e[\"pid\"]]=e[\"args\"][\"sort_index\"]\n"
+		"for p in sorted(order,key=lambda p:order[p]): "
+		"print(\"process\\t%d\\t%s\"%(order[p],names.get(p,\"?\")))\n"
+		"fl=collections.defaultdict(dict)\n"
+		"for e in ev:\n"
+		"  if e.get(\"cat\")==\"message\": fl[e[\"id\"]][e[\"ph\"]]=e\n"
+		"for i,f in sorted(fl.items()):\n"
+		"  if \"s\" in f and \"f\" in f: "
+		"print(\"flow\\t%s\\t%s\\t%s\"%(names.get(f[\"s\"][\"pid\"]),"
+		"names.get(f[\"f\"][\"pid\"]),\"forward\" if f[\"s\"][\"ts\"]<=f[\"f\"][\"ts\"] "
+		"else "
+		"\"backward\"))\n"
+		"  else: print(\"flow\\thalf\\t%s\"%i)\n"
+		"st=collections.defaultdict(list);waits=collections.defaultdict(list)\n"
+		"for e in ev:\n"
+		"  k=(e.get(\"pid\"),e.get(\"tid\"))\n"
+		"  if e.get(\"ph\")==\"B\": st[k].append(e)\n"
+		"  elif e.get(\"ph\")==\"E\" and st[k]:\n"
+		"    b=st[k].pop()\n"
+		"    if b[\"name\"].startswith(\"MPI_\"): "
+		"waits[(names.get(e[\"pid\"]),b[\"name\"].split(\" at "
+		"\")[0])].append((b[\"ts\"],e[\"ts\"]))\n"
+		"for (p,n),l in sorted(waits.items()): "
+		"print(\"wait\\t%s\\t%s\\t%d\\t%.0f\\t%.0f\\t%.0f\"%(p,n,len(l),sum(x[1]-x[0] for "
+		"x in l),"
+		"min(x[0] for x in l),max(x[1] for x in l)))\n"
+		"ts=[e[\"ts\"] for e in ev if e.get(\"ph\")!=\"M\" and \"ts\" in e and "
+		"names.get(e.get(\"pid\"),\"\").startswith(\"rank \")]\n"
+		"print(\"span\\t%.0f\"%((max(ts)-min(ts))/1e6 if ts else -1))\n";
+	char *script = tp_make_temp("harm-mpi-summary");
+	FILE *f = fopen(script, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fputs(program, f) >= 0 && fclose(f) == 0, 1);
+	char *cmd;
+	cr_assert(asprintf(&cmd, "python3 '%s' '%s'", script, json) > 0);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	char buf[4096];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof buf, p)) > 0)
+		fwrite(buf, 1, got, out);
+	fclose(out);
+	cr_assert_eq(pclose(p), 0, "python3 could not read %s: %s", json, text);
+	unlink(script);
+	free(script);
+	free(cmd);
+	return text;
+}
+
+/* How many lines of `summary` start with `prefix`. */
+static unsigned lines_starting(const char *summary, const char *prefix)
+{
+	unsigned n = 0;
+	size_t len = strlen(prefix);
+	for (const char *at = summary; at != NULL && *at != '\0';) {
+		n += strncmp(at, prefix, len) == 0;
+		at = strchr(at, '\n');
+		at = at != NULL ? at + 1 : NULL;
+	}
+	return n;
+}
+
+/* The numbers of the "wait" line of `process`'s `call`: count, total, first begin, last end. */
+static bool wait_line(const char *summary, const char *process, const char *call, double v[4])
+{
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "wait\t%s\t%s\t", process, call);
+	const char *at = strstr(summary, prefix);
+	return at != NULL &&
+	       sscanf(at + strlen(prefix), "%lf\t%lf\t%lf\t%lf", &v[0], &v[1], &v[2], &v[3]) == 4;
+}
+
+static const char *host(void)
+{
+	static char name[128];
+	if (name[0] == '\0')
+		cr_assert_eq(gethostname(name, sizeof name - 1), 0);
+	return name;
+}
+
+/* "rank R (HOST)", this machine's; the text lasts for the next 7 calls. */
+static const char *rank_name(int rank)
+{
+	static char names[8][160];
+	static unsigned next;
+	char *name = names[next++ % 8];
+	snprintf(name, 160, "rank %d (%s)", rank, host());
+	return name;
+}
+
+/*
+ * Asserts the ranks of a timeline's summary: `n` of them, in order, each with one MPI_Init and
+ * one MPI_Finalize, every message a flow forward in time.
+ */
+static void expect_ranks(const char *summary, int n)
+{
+	cr_expect_eq(lines_starting(summary, "process\t"), (unsigned)n, "%s", summary);
+	for (int r = 0; r < n; r++) {
+		char line[200];
+		snprintf(line, sizeof line, "process\t%d\t%s\n", r, rank_name(r));
+		const char *at = strstr(summary, line);
+		cr_expect_not_null(at, "no %s in %s", line, summary);
+		if (r > 0) { /* after the one before */
+			char before[200];
+			snprintf(before, sizeof before, "process\t%d\t", r - 1);
+			const char *b = strstr(summary, before);
+			cr_expect(at == NULL || (b != NULL && b < at), "%s", summary);
+		}
+		double v[4], w[4];
+		cr_expect((wait_line(summary, rank_name(r), "MPI_Init", v) && v[0] == 1) ^
+				  (wait_line(summary, rank_name(r), "MPI_Init_thread", w) &&
+				   w[0] == 1),
+			  "%s", summary);
+		cr_expect(wait_line(summary, rank_name(r), "MPI_Finalize", v) && v[0] == 1, "%s",
+			  summary);
+	}
+	cr_expect_eq(lines_starting(summary, "flow\thalf"), 0, "%s", summary);
+	cr_expect_eq(strstr(summary, "\tbackward\n"), NULL, "%s", summary);
+}
+
+/* Messages from rank `from` to rank `to` in the summary, all forward. */
+static unsigned flows(const char *summary, int from, int to)
+{
+	char prefix[400];
+	snprintf(prefix, sizeof prefix, "flow\t%s\t%s\tforward", rank_name(from), rank_name(to));
+	return lines_starting(summary, prefix);
+}
+
+/*
+ * `mpirun [ranks...]` run plainly, then recorded with `taskprobe record -o JSON -- mpirun ...`
+ * (as nobody when `unprivileged`): equal stdout and status 0 both. Returns the timeline's
+ * summary; the launcher's stderr in *said (unless NULL).
+ */
+static char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
+			char **said)
+{
+	const char *argv[32], *args[40];
+	size_t n = 0, m = 0;
+	argv[n++] = mpirun();
+	for (size_t i = 0; mpirun_args[i] != NULL && n < 31; i++)
+		argv[n++] = mpirun_args[i];
+	argv[n] = NULL;
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, argv, env, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	char *json;
+	cr_assert(asprintf(&json, "%s/harm-mpi-%d.json",
+			   unprivileged ? tp_unprivileged_out() : "/tmp", (int)getpid()) > 0);
+	args[m++] = "record";
+	args[m++] = "-o";
+	args[m++] = json;
+	args[m++] = "--";
+	for (size_t i = 0; argv[i] != NULL && m < 39; i++)
+		args[m++] = argv[i];
+	args[m] = NULL;
+	if (unprivileged)
+		tp_launch_unprivileged(args, env, &run);
+	else
+		tp_launch(args, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	char *summary = ranks_summary(json);
+	if (said != NULL)
+		*said = strdup(run.err);
+	unlink(json);
+	free(json);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+	return summary;
+}
+
+Test(harm, mpi_ranks_are_processes_named_and_ordered_by_rank_with_a_flow_per_message,
+     .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = target("mpi_ranks");
+	for (int n = 2; n <= 4; n += 2) {
+		char np[8];
+		snprintf(np, sizeof np, "%d", n);
+		char *summary = record_job(
+			(const char *[]){MPIRUN_ANYWHERE, "-np", np, ranks, "pipeline", NULL}, NULL,
+			false, NULL);
+		expect_ranks(summary, n);
+		/* five rounds down the pipeline, the last rank's token back to rank 0 */
+		for (int r = 0; r + 1 < n; r++)
+			cr_expect_eq(flows(summary, r, r + 1), 5, "%d to %d: %s", r, r + 1,
+				     summary);
+		cr_expect_eq(flows(summary, n - 1, 0), 1, "%s", summary);
+		cr_expect_eq(lines_starting(summary, "flow\t"), 5u * (unsigned)(n - 1) + 1, "%s",
+			     summary);
+		double v[4];
+		cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 5, "%s",
+			  summary);
+		cr_expect(wait_line(summary, rank_name(0), "MPI_Send", v) && v[0] == 5, "%s",
+			  summary);
+		free(summary);
+	}
+}
+
+Test(harm, nonblocking_mpi_messages_completed_by_waitall_are_flows_too, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "halo", NULL},
+		NULL, false, NULL);
+	expect_ranks(summary, 4);
+	/* five rounds, each rank's two receives (statuses ignored) completed by one waitall */
+	for (int r = 0; r < 4; r++) {
+		cr_expect_eq(flows(summary, r, (r + 1) % 4), 5, "%d to its right: %s", r, summary);
+		cr_expect_eq(flows(summary, r, (r + 3) % 4), 5, "%d to its left: %s", r, summary);
+		double v[4];
+		cr_expect(wait_line(summary, rank_name(r), "MPI_Waitall", v) && v[0] == 5, "%s",
+			  summary);
+	}
+	cr_expect_eq(lines_starting(summary, "flow\t"), 40, "%s", summary);
+	free(summary);
+}
+
+Test(harm, mpi_ranks_recorded_as_nobody_are_named_with_their_messages, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = tp_unprivileged_copy(target("mpi_ranks"));
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "pipeline", NULL}, NULL, true,
+		NULL);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	free(summary);
+}
+
+Test(harm, an_mpi_imbalance_shows_as_the_lighter_ranks_waiting_in_the_reduction, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "4",
+						    target("mpi_ranks"), "imbalance", NULL},
+				   NULL, false, NULL);
+	expect_ranks(summary, 4);
+	/* rank r works 1 + 2r units: rank 0 (1 unit) waits for rank 3 (7 units) */
+	double first[4], last[4];
+	cr_assert(wait_line(summary, rank_name(0), "MPI_Allreduce", first), "%s", summary);
+	cr_assert(wait_line(summary, rank_name(3), "MPI_Allreduce", last), "%s", summary);
+	cr_expect(first[0] == 1 && last[0] == 1, "%s", summary);
+	cr_expect_gt(first[1], last[1], "rank 0 waits longer than rank 3: %s", summary);
+	free(summary);
+}
+
+/* The load balance of "MPI efficiency ... load balance N% ..." in `said`, and the
+ * serialisation's (-1 when not said). */
+static void mpi_efficiency(const char *said, double *balance, double *serialisation)
+{
+	const char *at = strstr(said, "taskprobe-timeline: MPI efficiency of ranks ");
+	const char *lb = at != NULL ? strstr(at, "load balance ") : NULL;
+	const char *ser = at != NULL ? strstr(at, "(serialisation ") : NULL;
+	*balance = *serialisation = -1;
+	cr_assert(lb != NULL && sscanf(lb, "load balance %lf%%", balance) == 1, "%s", said);
+	if (ser != NULL)
+		cr_assert_eq(sscanf(ser, "(serialisation %lf%%", serialisation), 1, "%s", said);
+}
+
+Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	double balance, serialisation;
+	/* rank r works 1 + 2r units: far from balanced */
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"),
+					 "imbalance", NULL},
+			NULL, false, &said));
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 0 && balance < 90, "%s", said);
+	free(said);
+	/* only the root works, the others wait for its broadcast: a quarter, and no
+	 * serialisation beyond the root's own work */
+	free(record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "bcast", NULL},
+		NULL, false, &said));
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 25 && balance < 30, "%s", said);
+	cr_expect_geq(serialisation, 99, "%s", said);
+	free(said);
+	/* MPI_Pcontrol(1) and (0) mark a region where every rank works alike, between
+	 * imbalanced stretches: the region alone is measured (how balanced the ranks' equal work
+	 * runs depends on the machine's load: only that it is the region's is asserted) */
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"),
+					 "pcontrol", NULL},
+			NULL, false, &said));
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ") != NULL, "%s", said);
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 0 && balance <= 100, "%s", said);
+	free(said);
+}
+
+Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "bcast", NULL},
+		NULL, false, NULL);
+	expect_ranks(summary, 4);
+	double root[4];
+	cr_assert(wait_line(summary, rank_name(0), "MPI_Bcast", root), "%s", summary);
+	for (int r = 1; r < 4; r++) {
+		double v[4];
+		cr_assert(wait_line(summary, rank_name(r), "MPI_Bcast", v), "%s", summary);
+		/* a rank's broadcast cannot end before the root's began (clocks aligned) */
+		cr_expect_geq(v[3], root[2], "rank %d: %s", r, summary);
+		cr_expect(wait_line(summary, rank_name(r), "MPI_Reduce", v), "%s", summary);
+	}
+	free(summary);
+}
+
+Test(harm, a_hybrid_mpi_and_openmp_program_shows_its_tasks_and_its_ranks, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
+	char *json;
+	cr_assert(asprintf(&json, "/tmp/harm-mpi-hybrid-%d.json", (int)getpid()) > 0);
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", hybrid, NULL}, env,
+	       &plain);
+	tp_launch((const char *[]){"record", "-o", json, "--", mpirun(), MPIRUN_ANYWHERE, "-np",
+				   "2", hybrid, NULL},
+		  env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	char *summary = ranks_summary(json), *slices = tp_timeline_summary(json);
+	expect_ranks(summary, 2);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(0), "MPI_Allreduce", v), "%s", summary);
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Allreduce", v), "%s", summary);
+	cr_expect(strstr(slices, "poll\tfib (mpi_hybrid.c:") != NULL, "no task polls: %s", slices);
+	free(summary);
+	free(slices);
+	unlink(json);
+	free(json);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+}
+
+/*
+ * A rank whose monotonic clock is 100000 s ahead (a time namespace), in an MPMD job: on this
+ * host (its system clock tells), and as if on another (its own host name: MPI_Init's and
+ * MPI_Finalize's ends tell, then the messages). Aligned: no message goes back in time, and the
+ * ranks' events lie within seconds of each other.
+ */
+Test(harm, a_rank_whose_clock_is_far_off_is_aligned_in_the_merge, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("a time namespace needs root");
+	const char *ranks = target("mpi_ranks");
+	char far_host[512];
+	snprintf(far_host, sizeof far_host, "hostname far && exec %s pipeline", ranks);
+	const char *const *jobs[] = {
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "1", ranks, "pipeline", ":", "-np", "1",
+				 "unshare", "-T", "--monotonic=100000", "--fork", ranks, "pipeline",
+				 NULL},
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "1", ranks, "pipeline", ":", "-np", "1",
+				 "unshare", "-T", "--monotonic=100000", "-u", "--fork", "/bin/sh",
+				 "-c", far_host, NULL},
+	};
+	for (size_t j = 0; j < 2; j++) {
+		char *said;
+		char *summary = record_job(jobs[j], NULL, false, &said);
+		cr_expect_eq(lines_starting(summary, "process\t"), 2, "%s", summary);
+		cr_expect(strstr(summary, j == 0 ? "process\t1\trank 1 ("
+						 : "process\t1\trank 1 (far)") != NULL,
+			  "%s", summary);
+		cr_expect_eq(lines_starting(summary, "flow\t"), 6, "%s", summary);
+		cr_expect_eq(strstr(summary, "\tbackward\n"), NULL, "%s", summary);
+		double span = -1;
+		const char *at = strstr(summary, "span\t");
+		cr_assert(at != NULL && sscanf(at + 5, "%lf", &span) == 1, "%s", summary);
+		cr_expect(span >= 0 && span < 1000, "the ranks %g s apart: %s", span, summary);
+		cr_expect(strstr(said, "in one timeline: clocks aligned") != NULL, "%s", said);
+		cr_expect(strstr(said, "residual uncertainty") != NULL, "%s", said);
+		free(said);
+		free(summary);
+	}
+}
+
+/* `mpirun -np N taskprobe record --dir DIR -- mpi_ranks pipeline`: status 0. */
+static void record_ranks_into(const char *dir, const char *np)
+{
+	struct tp_run run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", np, TP_CONTRIB_DIR "/taskprobe",
+				"record", "--dir", dir, "--", target("mpi_ranks"), "pipeline",
+				NULL},
+	       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	char expected[64];
+	snprintf(expected, sizeof expected, "pipeline over %s ranks: ", np);
+	cr_expect(strncmp(run.out, expected, strlen(expected)) == 0, "%s", run.out);
+	tp_run_free(&run);
+}
+
+/* taskprobe-timeline -o JSON DIR/recording.*: its status, stderr in *err. */
+static int merge_dir(const char *dir, const char *json, char **err)
+{
+	char *cmd, *err_file = tp_make_temp("harm-mpi-err");
+	cr_assert(asprintf(&cmd, "'%s' -o '%s' '%s'/recording.* 2>'%s'", TIMELINE, json, dir,
+			   err_file) > 0);
+	int status = system(cmd);
+	*err = tp_read_file(err_file, NULL);
+	unlink(err_file);
+	free(err_file);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(harm, ranks_recorded_into_one_directory_merge_and_two_jobs_there_are_refused, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = tp_make_temp_dir("harm-mpi-dir"), json[400];
+	snprintf(json, sizeof json, "%s.json", dir);
+	record_ranks_into(dir, "3");
+	char *err;
+	cr_expect_eq(merge_dir(dir, json, &err), 0, "%s", err);
+	char *summary = ranks_summary(json);
+	expect_ranks(summary, 3);
+	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
+	free(summary);
+	free(err);
+	unlink(json);
+	/* a second job into the same directory: never mixed with the first */
+	record_ranks_into(dir, "2");
+	cr_expect_eq(merge_dir(dir, json, &err), 5, "%s", err);
+	cr_expect(strstr(err, "are recordings of two MPI jobs") != NULL, "%s", err);
+	cr_expect_neq(access(json, F_OK), 0, "a timeline was written");
+	free(err);
+	unlink(json);
+	tp_remove_temp_dir(dir);
+}
+
+Test(harm, a_torn_rank_leaves_the_others_merged_and_its_gap_said, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = tp_make_temp_dir("harm-mpi-torn"), json[400];
+	snprintf(json, sizeof json, "%s.json", dir);
+	record_ranks_into(dir, "3");
+	/* the last file (by name) cut in the middle, as a rank killed while writing leaves it */
+	char *cmd, *last = tp_make_temp("harm-mpi-last");
+	cr_assert(asprintf(&cmd, "ls '%s'/recording.* | tail -n 1 > '%s'", dir, last) > 0);
+	cr_assert_eq(system(cmd), 0);
+	char *path = tp_read_file(last, NULL);
+	path[strcspn(path, "\n")] = '\0';
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	cr_assert_eq(truncate(path, st.st_size / 2 + 3), 0);
+	char *err;
+	cr_expect_eq(merge_dir(dir, json, &err), 1, "%s", err);
+	cr_expect(strstr(err, "skipped: ") != NULL, "the torn file is said: %s", err);
+	cr_expect(strstr(err, "has no recording among these") != NULL ||
+			  strstr(err, "its recording stops before MPI_Finalize") != NULL,
+		  "the gap is said: %s", err);
+	char *summary = ranks_summary(json);
+	cr_expect_geq(lines_starting(summary, "process\t"), 2, "%s", summary);
+	cr_expect_eq(strstr(summary, "\tbackward\n"), NULL, "%s", summary);
+	free(summary);
+	free(err);
+	free(path);
+	unlink(last);
+	free(last);
+	free(cmd);
+	unlink(json);
+	tp_remove_temp_dir(dir);
+}
+
+/* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */
+Test(harm, a_program_without_mpi_finds_no_mpi_in_the_shim)
+{
+	struct tp_run run;
+	tp_run_preloaded_as_plain((const char *[]){tp_target("weak_mpi"), NULL}, NULL, &run);
+	cr_expect_str_eq(run.out, "MPI_Init absent, MPI_Send absent\n");
+	tp_run_free(&run);
+}

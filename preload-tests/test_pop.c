@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The POP factors (issue 35) of programs whose factors are known by construction
+ * (targets/pop_*.c, each built by clang on libomp and by GCC, run on libomp), on two threads,
+ * the same in each of the three outputs that say them: the exit report, `taskprobe top --once`
+ * and --analyze of the recording of one run (tp_pop_run), the program's output unchanged.
+ *
+ * The programs work in units of 5 ms of CPU time (pop_units.h), and say (POP_TIMES) what they
+ * measured: each thread's busy time and the wall time. On an idle machine that gives the known
+ * answer within a few thousandths; a loaded one moves it (an imbalanced loop's load balance was
+ * measured from 0.68 to 0.78 at a load of 6 on two cores). So each output must give what the
+ * program measured in that run within 0.05, and the known answer within 0.05 plus however far
+ * the program's measurement was from it, at most 0.05 more (0.10 off at worst). Up to five runs
+ * are tried, the first that gives every answer in every output kept.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* The factors measure the programs' time, which a sanitized shim's callbacks stretch (ASan);
+ * TSan's pass leaves OpenMP programs out. */
+TP_SUITE_NOT_UNDER(pop, TP_ASAN | TP_TSAN,
+		   "it measures OpenMP programs' time, which a sanitized shim's callbacks stretch "
+		   "(ASan), and TSan's pass leaves OpenMP programs out");
+
+#define WITHIN 0.05
+#define TRIES  5
+
+/* A known answer: a figure of tp_pop_factors (at `at`), `value` within `within` (allowed()). */
+struct known {
+	const char *figure;
+	size_t at;
+	double value, within;
+};
+// clang-format off
+#define NEAR(figure, value, within) {#figure, offsetof(struct tp_pop_factors, figure), value, within}
+// clang-format on
+
+static double figure_of(const struct tp_pop_factors *f, const struct known *k)
+{
+	return *(const double *)((const char *)f + k->at);
+}
+
+/*
+ * The factors the program measured itself, from its POP_TIMES line on `err` ("WHAT: N threads
+ * busy T ms in all, M ms at most, wall W ms": the first, the region of interest's in pop_roi):
+ * load balance and parallel efficiency, and the serialisation efficiency its sections would
+ * have if all of them are serialised (ordered, critical, lock: the critical path goes through
+ * every one). NAN for each when it said none; the parallelism, which it cannot measure, NAN.
+ */
+static struct tp_pop_factors measured(const char *err)
+{
+	struct tp_pop_factors m = {
+		.parallel = NAN, .load_balance = NAN, .serialisation = NAN, .parallelism = NAN};
+	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
+		int threads;
+		double total, max, wall;
+		if (sscanf(at, ": %d threads busy %lf ms in all, %lf ms at most, wall %lf ms",
+			   &threads, &total, &max, &wall) == 4 &&
+		    threads > 0 && max > 0 && wall > 0) {
+			m.load_balance = total / threads / max;
+			m.parallel = total / threads / wall;
+			m.serialisation = max / total;
+			break;
+		}
+	}
+	return m;
+}
+
+/* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
+static double own(const struct tp_pop_output *o, const struct known *k)
+{
+	struct tp_pop_factors m = measured(o->err);
+	return figure_of(&m, k);
+}
+
+/* How far from the known answer `o` may say figure `k`: `within`, and as far again at most
+ * as the program's own measurement was from it. */
+static double allowed(const struct tp_pop_output *o, const struct known *k)
+{
+	double m = own(o, k), moved = isnan(m) ? 0 : fabs(m - k->value);
+	return k->within + (moved < k->within ? moved : k->within);
+}
+
+/* Whether `o` says figure `k` within `within` of the program's measurement and within
+ * allowed() of the known answer. */
+static bool known_said(const struct tp_pop_output *o, const struct known *k)
+{
+	double said = figure_of(&o->factors, k), m = own(o, k);
+	return (isnan(m) || fabs(said - m) <= k->within) && fabs(said - k->value) <= allowed(o, k);
+}
+
+static bool all_known(const struct tp_pop_run *pop, const struct known *known,
+		      bool region_of_interest)
+{
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop->output[i];
+		if (!o->factors.said || o->factors.region_of_interest != region_of_interest)
+			return false;
+		for (const struct known *k = known; k->figure != NULL; k++)
+			if (!known_said(o, k))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Runs the target `name` on two threads: each output says the factors, each `known` answer
+ * (ended by one with no figure), and that the factors are of a region of interest or not.
+ */
+static void expect_answers(const char *name, bool region_of_interest, const struct known *known)
+{
+	size_t len = strlen(name);
+	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
+	const char *argv[] = {tp_require_program(tp_target(name), gcc ? "gcc and libomp-dev"
+								      : "clang and libomp-dev"),
+			      NULL};
+	struct tp_pop_run pop = {0};
+	for (int try = 0; try < TRIES; try++) {
+		tp_pop_run_free(&pop);
+		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, &pop);
+		if (all_known(&pop, known, region_of_interest))
+			break;
+	}
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		cr_expect(o->factors.said, "%s: %s does not say the factors:\n%s", name, o->way,
+			  o->text);
+		cr_expect_eq(o->factors.region_of_interest, region_of_interest,
+			     "%s: %s %s a region of interest:\n%s", name, o->way,
+			     region_of_interest ? "does not say" : "says", o->text);
+		for (const struct known *k = known; o->factors.said && k->figure != NULL; k++)
+			cr_expect(
+				known_said(o, k),
+				"%s: %s says %s %.3f: the program measured %.3f itself (within "
+				"%.3f of it?), the known answer is %.3f (within %.3f of it?):\n%s\n"
+				"the program said:\n%s",
+				name, o->way, k->figure, figure_of(&o->factors, k), own(o, k),
+				k->within, k->value, allowed(o, k), o->text, o->err);
+	}
+	tp_pop_run_free(&pop);
+}
+
+/*
+ * A balanced worksharing loop (80 units on two threads): parallel efficiency 0.99 as the program
+ * measures itself on an idle machine, at least 0.93 said by the spec; 1 within 0.05 asserted:
+ * at least 0.95, or 0.90 as the load moves it.
+ */
+static const struct known balanced[] = {NEAR(parallel, 1.0, WITHIN), {0}};
+
+Test(pop, a_balanced_loop_is_efficient, .timeout = 120)
+{
+	expect_answers("pop_balanced", false, balanced);
+}
+
+Test(pop, a_balanced_loop_built_by_gcc_is_efficient, .timeout = 120)
+{
+	expect_answers("pop_balanced_gcc", false, balanced);
+}
+
+/*
+ * Thread t works 1 + 2t units an iteration: 12 and 36 units, load balance 24 / 36 = 0.667;
+ * nothing serialised, no time lost in transfer: parallel efficiency 0.667 too.
+ */
+static const struct known imbalanced[] = {
+	NEAR(load_balance, 0.667, WITHIN), NEAR(parallel, 0.667, WITHIN), {0}};
+
+Test(pop, an_imbalanced_loops_load_balance_is_two_thirds, .timeout = 120)
+{
+	expect_answers("pop_imbalanced", false, imbalanced);
+}
+
+Test(pop, an_imbalanced_loop_built_by_gcc_has_a_load_balance_of_two_thirds, .timeout = 120)
+{
+	expect_answers("pop_imbalanced_gcc", false, imbalanced);
+}
+
+/*
+ * All the work inside a mutual exclusion (ordered, critical, a lock): each thread computes 20
+ * units, the critical path goes through all 40 sections, one after the other: serialisation
+ * efficiency 0.5, load balance 1, parallel efficiency 0.5.
+ */
+static const struct known serialised[] = {NEAR(serialisation, 0.5, WITHIN),
+					  NEAR(load_balance, 1.0, WITHIN),
+					  NEAR(parallel, 0.5, WITHIN),
+					  {0}};
+
+Test(pop, an_ordered_loop_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_ordered", false, serialised);
+}
+
+Test(pop, an_ordered_loop_built_by_gcc_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_ordered_gcc", false, serialised);
+}
+
+Test(pop, a_loop_inside_critical_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_critical", false, serialised);
+}
+
+Test(pop, a_loop_inside_critical_built_by_gcc_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_critical_gcc", false, serialised);
+}
+
+Test(pop, a_loop_inside_a_lock_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_lock", false, serialised);
+}
+
+Test(pop, a_loop_inside_a_lock_built_by_gcc_is_serialised, .timeout = 120)
+{
+	expect_answers("pop_lock_gcc", false, serialised);
+}
+
+/*
+ * The mutual exclusion edges: each section of a serialised loop starts after the one before it
+ * (the release's path passed on to the next acquire of its object), so that the whole loop is
+ * one path: work = span, parallelism 1, whatever the load. A lost edge is a section off the path
+ * (40 / 39 = 1.03), so each of three runs is asserted, none retried: the online engine lost one
+ * now and then (1.03, 1.08) where --analyze of the same run said 1.00.
+ */
+#define RUNS 3
+static void expect_one_path(const char *name)
+{
+	const char *argv[] = {tp_require_program(tp_target(name), "clang, gcc and libomp-dev"),
+			      NULL};
+	const struct known one_path = NEAR(parallelism, 1.0, 0.015); /* 1.01 as printed */
+	for (int run = 0; run < RUNS; run++) {
+		struct tp_pop_run pop;
+		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+		for (size_t i = 0; i < TP_POP_WAYS; i++) {
+			const struct tp_pop_output *o = &pop.output[i];
+			cr_expect(known_said(o, &one_path),
+				  "%s, run %d: %s says parallelism %.2f:\n%s", name, run + 1,
+				  o->way, o->factors.parallelism, o->text);
+		}
+		tp_pop_run_free(&pop);
+	}
+}
+
+Test(pop, an_ordered_loop_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_ordered");
+}
+
+Test(pop, an_ordered_loop_built_by_gcc_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_ordered_gcc");
+}
+
+Test(pop, a_loop_inside_critical_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_critical");
+}
+
+Test(pop, a_loop_inside_critical_built_by_gcc_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_critical_gcc");
+}
+
+Test(pop, a_loop_inside_a_lock_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_lock");
+}
+
+Test(pop, a_loop_inside_a_lock_built_by_gcc_is_one_path, .timeout = 120)
+{
+	expect_one_path("pop_lock_gcc");
+}
+
+/*
+ * Tasks of 1 to 8 units in a taskgroup: libomp gives one thread 21 units and the other 15
+ * (targets/pop_taskgroup.c says how; measured so by the program): load balance 18 / 21 = 0.857.
+ */
+static const struct known taskgroup[] = {NEAR(load_balance, 0.857, WITHIN), {0}};
+
+Test(pop, a_taskgroups_tasks_are_balanced_as_libomp_places_them, .timeout = 120)
+{
+	expect_answers("pop_taskgroup", false, taskgroup);
+}
+
+Test(pop, a_taskgroups_tasks_built_by_gcc_are_balanced_as_libomp_places_them, .timeout = 120)
+{
+	expect_answers("pop_taskgroup_gcc", false, taskgroup);
+}
+
+/*
+ * Parallel regions in a row, each one task of 4 units, with 1 unit of serial code between them:
+ * the initial task's serial code is in the graph, and the regions compose in series: work 50
+ * units, span 50: parallelism 1; the two threads' average computation is half the run: parallel
+ * efficiency 0.5.
+ */
+static const struct known regions[] = {
+	NEAR(parallelism, 1.0, 0.1), NEAR(parallel, 0.5, WITHIN), {0}};
+
+Test(pop, regions_in_a_row_with_serial_code_between_have_no_parallelism, .timeout = 120)
+{
+	expect_answers("pop_regions", false, regions);
+}
+
+Test(pop, regions_in_a_row_built_by_gcc_have_no_parallelism, .timeout = 120)
+{
+	expect_answers("pop_regions_gcc", false, regions);
+}
+
+/*
+ * pop_imbalanced's loop as the region of interest (omp_control_tool start and pause), between
+ * 12 units of serial code before and 12 after: the factors are the loop's, and each output says
+ * they are of a region of interest. Counted whole they would be load balance 1 (each thread 36
+ * units) and parallel efficiency 0.6 (36 of 60 units).
+ */
+Test(pop, a_region_of_interest_has_the_factors_of_its_loop_alone, .timeout = 120)
+{
+	expect_answers("pop_roi", true, imbalanced);
+}
+
+Test(pop, a_region_of_interest_built_by_gcc_has_the_factors_of_its_loop_alone, .timeout = 120)
+{
+	expect_answers("pop_roi_gcc", true, imbalanced);
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The MPI adapter: the C MPI calls a program makes, each passed to the implementation's PMPI_
+ * entry point unchanged. A blocking call (point-to-point, waits, collectives, MPI_Init and
+ * MPI_Finalize) is a wait of kind mpi, its object the call's number (enum tp_mpi_call), its site
+ * the program's call; a message's send (at its start) and receive (at its completion) are
+ * mpi-send and mpi-recv, with the peer's rank in MPI_COMM_WORLD; MPI_Init's end says the rank,
+ * the world's size, the host and the job (mpi-init). MPI_Pcontrol(1) and (0) start and stop the
+ * region of interest.
+ *
+ * Nothing of this is called, looked up or loaded in a program without MPI: each MPI_ symbol is
+ * an indirect function (STT_GNU_IFUNC) whose resolver, run by the dynamic linker when an object
+ * refers to the symbol, answers the adapter's wrapper only when the process has the call's
+ * PMPI_ entry point, and else NULL: a program that tests `if (MPI_Init)` through a weak
+ * reference finds it absent, as without taskprobe. The resolver looks the PMPI_ entry point up
+ * then (a dlsym of the default scope, which the dynamic linker allows once the shim is
+ * relocated); a resolver run before that (an object relocated ahead of the shim, with
+ * LD_BIND_NOW) answers the wrapper, which looks its entry point up at its first call.
+ *
+ * The calls are passed through without being understood: handles (MPI_Comm, MPI_Datatype, ...)
+ * are a pointer in Open MPI and an int in MPICH, both one register or stack slot, carried as
+ * uintptr_t. What the events read (MPI_COMM_WORLD, MPI_BYTE, a status's source and tag) is read
+ * by the implementation's binary interface, told by MPI_Get_library_version at the first event.
+ * Untraced, a call costs one check (tp_listeners_mpi) and a tail call through a pointer.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "probes.h"
+#include "real_symbol.h"
+#include "waits.h"
+
+/* An MPI handle passed by value: a pointer (Open MPI) or an int (MPICH) in its register. */
+typedef uintptr_t handle;
+
+/*
+ * The implementation's binary interface, as far as the events read it; `kind` 0 until looked
+ * up (then written last), else ABI_OPEN_MPI, ABI_MPICH (MPICH and its derivatives: Intel MPI,
+ * MVAPICH) or ABI_UNKNOWN (the waits alone are told).
+ */
+enum { ABI_OPEN_MPI = 1, ABI_MPICH, ABI_UNKNOWN };
+static struct {
+	int kind;
+	handle comm_world, byte, mask; /* mask: a handle's bits (an int's in MPICH) */
+	handle world_group;
+	unsigned request_bytes, status_bytes, source_at, tag_at;
+	uintptr_t status_ignore; /* MPI_STATUS_IGNORE, and MPI_STATUSES_IGNORE */
+	int proc_null;
+	int (*type_size)(handle type, int *size);
+	int (*get_count)(const void *status, handle type, int *count);
+	int (*comm_rank)(handle comm, int *rank);
+	int (*comm_size)(handle comm, int *size);
+	int (*comm_group)(handle comm, handle *group);
+	int (*group_translate)(handle from, int n, const int *ranks, handle to, int *out);
+	int (*group_free)(handle *group);
+} abi;
+
+/* The largest MPI_Status of the interfaces read (Open MPI's 24 bytes), with room. */
+#define STATUS_BYTES_MAX 32
+
+static void *pmpi(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+/* Looks the interface up, once (racing first events find the same). Only from an MPI call. */
+static bool abi_known(void)
+{
+	int kind = __atomic_load_n(&abi.kind, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(kind != 0, 1))
+		return kind != ABI_UNKNOWN;
+	int (*version)(char *text,
+		       int *len) = (int (*)(char *, int *))pmpi("PMPI_Get_library_version");
+	char text[8192] = ""; /* MPI_MAX_LIBRARY_VERSION_STRING: 256 in Open MPI, 8192 in MPICH */
+	int len = 0;
+	kind = ABI_UNKNOWN;
+	if (version != NULL && version(text, &len) == 0) {
+		text[sizeof text - 1] = '\0';
+		if (strstr(text, "Open MPI") != NULL && pmpi("ompi_mpi_comm_world") != NULL) {
+			abi.comm_world = (handle)pmpi("ompi_mpi_comm_world");
+			abi.byte = (handle)pmpi("ompi_mpi_byte");
+			abi.mask = ~(handle)0;
+			abi.request_bytes = sizeof(void *);
+			abi.status_bytes = 24;
+			abi.source_at = 0;
+			abi.tag_at = 4;
+			abi.status_ignore = 0;
+			abi.proc_null = -2;
+			kind = abi.byte != 0 ? ABI_OPEN_MPI : ABI_UNKNOWN;
+		} else if (strstr(text, "MPICH") != NULL || strstr(text, "Intel(R) MPI") != NULL ||
+			   strstr(text, "MVAPICH") != NULL) {
+			abi.comm_world = 0x44000000;
+			abi.byte = 0x4c00010d;
+			abi.mask = 0xffffffffu;
+			abi.request_bytes = sizeof(int);
+			abi.status_bytes = 20;
+			abi.source_at = 8;
+			abi.tag_at = 12;
+			abi.status_ignore = 1;
+			abi.proc_null = -1;
+			kind = ABI_MPICH;
+		}
+	}
+	abi.type_size = (int (*)(handle, int *))pmpi("PMPI_Type_size");
+	abi.get_count = (int (*)(const void *, handle, int *))pmpi("PMPI_Get_count");
+	abi.comm_rank = (int (*)(handle, int *))pmpi("PMPI_Comm_rank");
+	abi.comm_size = (int (*)(handle, int *))pmpi("PMPI_Comm_size");
+	abi.comm_group = (int (*)(handle, handle *))pmpi("PMPI_Comm_group");
+	abi.group_translate = (int (*)(handle, int, const int *, handle, int *))pmpi(
+		"PMPI_Group_translate_ranks");
+	abi.group_free = (int (*)(handle *))pmpi("PMPI_Group_free");
+	if (abi.type_size == NULL || abi.get_count == NULL || abi.comm_rank == NULL ||
+	    abi.comm_size == NULL || abi.comm_group == NULL || abi.group_translate == NULL ||
+	    abi.group_free == NULL)
+		kind = ABI_UNKNOWN;
+	__atomic_store_n(&abi.kind, kind, __ATOMIC_RELEASE);
+	return kind != ABI_UNKNOWN;
+}
+
+/* Rank `rank` of communicator `comm` in MPI_COMM_WORLD (itself when it cannot be told). */
+static int world_rank(handle comm, int rank)
+{
+	if ((comm & abi.mask) == abi.comm_world || rank < 0)
+		return rank;
+	handle group = 0, world = __atomic_load_n(&abi.world_group, __ATOMIC_RELAXED);
+	if (world == 0 && abi.comm_group(abi.comm_world, &world) == 0)
+		__atomic_store_n(&abi.world_group, world, __ATOMIC_RELAXED);
+	int out = rank;
+	if (abi.comm_group(comm, &group) == 0) {
+		if (abi.group_translate(group, 1, &rank, world, &out) != 0 || out < 0)
+			out = rank; /* an intercommunicator's remote rank, or MPI_UNDEFINED */
+		abi.group_free(&group);
+	}
+	return out;
+}
+
+static int32_t status_int(const void *status, unsigned at)
+{
+	int32_t v;
+	memcpy(&v, (const char *)status + at, sizeof v);
+	return v;
+}
+
+/* mpi-send for `count` elements of `type` to rank `dest` of `comm`. Keeps errno. */
+static void send_event(int dest, int tag, handle comm, int count, handle type)
+{
+	if (!tp_listeners_mpi_send() || !abi_known() || dest == abi.proc_null || dest < 0)
+		return;
+	int saved_errno = errno, size = 0;
+	if (abi.type_size(type, &size) != 0 || size < 0 || count < 0)
+		size = 0;
+	tp_fire_mpi_send((uint32_t)world_rank(comm, dest), tag, comm,
+			 (uint64_t)count * (uint64_t)size);
+	errno = saved_errno;
+}
+
+/* mpi-recv for the message `status` (the call's, filled) says was received on `comm`. */
+static void recv_event(handle comm, const void *status)
+{
+	if (!tp_listeners_mpi_recv() || !abi_known())
+		return;
+	int source = status_int(status, abi.source_at), tag = status_int(status, abi.tag_at);
+	if (source < 0 || source == abi.proc_null)
+		return;
+	int saved_errno = errno, count = 0;
+	if (abi.get_count(status, abi.byte, &count) != 0 || count < 0) /* MPI_UNDEFINED */
+		count = 0;
+	tp_fire_mpi_recv((uint32_t)world_rank(comm, source), tag, comm, (uint64_t)count);
+	errno = saved_errno;
+}
+
+/*
+ * The receives started (MPI_Irecv) while traced, by request, until a wait or test completes
+ * them (on any thread): then their mpi-recv fires. One table for the process, not per thread:
+ * the shim's thread-local storage stays small (a library loaded after start-up gets little
+ * static TLS). Slots are taken and given back with atomics, no lock; a request is looked for in
+ * PENDING_PROBES slots from its hash, and one that finds none free is told as a wait only. A
+ * handle 0 is no request of either interface (their MPI_REQUEST_NULL is not 0): a free slot.
+ */
+#define PENDING_SLOTS  1024 /* a power of two */
+#define PENDING_PROBES 16
+#define PENDING_MAX    64 /* the requests of one wait or test looked at */
+static struct {
+	handle request, comm;
+} pending[PENDING_SLOTS];
+static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
+
+static size_t pending_slot(handle request, unsigned probe)
+{
+	return (((request * UINT64_C(0x9e3779b97f4a7c15)) >> 40) + probe) & (PENDING_SLOTS - 1);
+}
+
+static handle request_at(const void *requests, int i)
+{
+	if (abi.request_bytes == sizeof(int)) {
+		unsigned v;
+		memcpy(&v, (const char *)requests + (size_t)i * sizeof v, sizeof v);
+		return v;
+	}
+	handle v;
+	memcpy(&v, (const char *)requests + (size_t)i * sizeof v, sizeof v);
+	return v;
+}
+
+/* Takes `request` off the pending receives: its communicator, or false when not one. */
+static bool pending_take(handle request, handle *comm)
+{
+	if (request == 0 || __atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0)
+		return false;
+	for (unsigned i = 0; i < PENDING_PROBES; i++) {
+		size_t slot = pending_slot(request, i);
+		if (__atomic_load_n(&pending[slot].request, __ATOMIC_ACQUIRE) != request)
+			continue;
+		handle expected = request;
+		*comm = __atomic_load_n(&pending[slot].comm, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, 0, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_fetch_sub(&pending_count, 1, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remembers receive `request` on `comm` (over a stale entry of the same handle). */
+static void pending_put(handle request, handle comm)
+{
+	handle stale;
+	if (request == 0)
+		return;
+	(void)pending_take(request, &stale);
+	for (unsigned i = 0; i < PENDING_PROBES; i++) {
+		size_t slot = pending_slot(request, i);
+		handle expected = 0;
+		if (__atomic_load_n(&pending[slot].request, __ATOMIC_RELAXED) != 0)
+			continue;
+		/* the communicator first: a taker that finds the request finds it */
+		__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, request, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+/* The requests of `n` (at most PENDING_MAX) to be completed: copied before the call ends them. */
+struct completing {
+	handle requests[PENDING_MAX];
+	int n; /* 0: none of them is a pending receive */
+	unsigned char own[PENDING_MAX * STATUS_BYTES_MAX]; /* statuses, for the ignored */
+};
+
+/* Before a wait or test: its requests, and statuses (`*statuses` replaced when ignored). */
+static void completing_start(struct completing *c, const void *requests, int n, void **statuses)
+{
+	c->n = 0;
+	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || n > PENDING_MAX ||
+	    !abi_known())
+		return;
+	for (int i = 0; i < n; i++)
+		c->requests[i] = request_at(requests, i);
+	c->n = n;
+	if ((uintptr_t)*statuses == abi.status_ignore || *statuses == NULL) {
+		memset(c->own, 0, (size_t)n * abi.status_bytes);
+		*statuses = c->own;
+	}
+}
+
+/* After it: request `i` completed, with `status`. */
+static void completing_done(const struct completing *c, int i, const void *status)
+{
+	handle comm;
+	if (i >= 0 && i < c->n && pending_take(c->requests[i], &comm))
+		recv_event(comm, status);
+}
+
+/* Status `i` of an array of them. */
+static const void *status_of(const void *statuses, int i)
+{
+	return (const char *)statuses + (size_t)i * abi.status_bytes;
+}
+
+/*
+ * A resolver runs while the dynamic linker relocates, before any constructor: before a
+ * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
+ */
+#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
+
+/*
+ * The interposed MPI_##name: its PMPI_ entry point, the wrapper, the resolver, the symbol.
+ *   params, args   the call's (parameters), (arguments)
+ *   call           its number (enum tp_mpi_call) as a wait, or 0: not a wait
+ *   before, after  statements run around the call while traced (after: with ret_ set)
+ */
+#define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                  \
+	static int(*pmpi_##name) params;                                                           \
+	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
+							 TP_UNPARENTHESIZED params)                \
+	{                                                                                          \
+		int(*fn) params = TP_REAL(pmpi_##name, "PMPI_" #name, NULL);                       \
+		if (fn == NULL)                                                                    \
+			return -1;                                                                 \
+		if (!tp_listeners_mpi())                                                           \
+			return fn args;                                                            \
+		struct tp_wait wait_;                                                              \
+		int ret_;                                                                          \
+		if (call != 0)                                                                     \
+			tp_wait_enter(&wait_, TP_WAIT_MPI, (const void *)(uintptr_t)(call), -1,    \
+				      caller_);                                                    \
+		before;                                                                            \
+		if (call != 0)                                                                     \
+			TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                               \
+		else                                                                               \
+			ret_ = fn args;                                                            \
+		after;                                                                             \
+		if (call != 0)                                                                     \
+			tp_wait_leave(&wait_, -(int64_t)ret_);                                     \
+		return ret_;                                                                       \
+	}                                                                                          \
+	static int wrap_##name params                                                              \
+	{                                                                                          \
+		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
+		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
+			return fn args;                                                            \
+		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
+	}                                                                                          \
+	TP_RESOLVER static int(*resolve_##name(void)) params                                       \
+	{                                                                                          \
+		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
+					      (void *)wrap_##name);                                \
+	}                                                                                          \
+	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)))
+
+/* Holds its own address once the dynamic linker has relocated the shim (a relative relocation). */
+static void *const volatile relocated = (void *)&relocated;
+
+/*
+ * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
+ * NULL; the wrapper alone before the shim is relocated (no call out of it can be made then).
+ */
+TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper)
+{
+	if (relocated != (void *)&relocated)
+		return wrapper;
+	void *fn = dlsym(RTLD_DEFAULT, pmpi_name);
+	if (fn == NULL)
+		return NULL;
+	__atomic_store_n(pmpi_fn, fn, __ATOMIC_RELAXED);
+	return wrapper;
+}
+
+/* The job's identity, as the launchers hand it to every rank ("" when none is known). */
+static void job_of(char *out, size_t size)
+{
+	const char *v;
+	out[0] = '\0';
+	if ((v = secure_getenv("PMIX_NAMESPACE")) != NULL ||
+	    (v = secure_getenv("OMPI_MCA_ess_base_jobid")) != NULL ||
+	    (v = secure_getenv("PMI_KVSNAME")) != NULL) {
+		snprintf(out, size, "%s", v);
+	} else if ((v = secure_getenv("SLURM_JOB_ID")) != NULL) {
+		const char *step = secure_getenv("SLURM_STEP_ID");
+		snprintf(out, size, "slurm %s.%s", v, step != NULL ? step : "");
+	}
+}
+
+/* mpi-init, once MPI_Init or MPI_Init_thread succeeded. */
+static void init_event(int ret)
+{
+	if (ret != 0 || !tp_listeners_mpi_init() || !abi_known())
+		return;
+	int saved_errno = errno, rank = -1, size = 0;
+	char host[65] = "", job[129];
+	if (abi.comm_rank(abi.comm_world, &rank) != 0 || abi.comm_size(abi.comm_world, &size) != 0)
+		return;
+	if (gethostname(host, sizeof host - 1) != 0)
+		strcpy(host, "?");
+	job_of(job, sizeof job);
+	tp_fire_mpi_init((uint32_t)rank, (uint32_t)size, host, job);
+	errno = saved_errno;
+}
+
+#define NOTHING ((void)0)
+
+TP_MPI_INTERPOSE(Init, TP_MPI_CALL_INIT, (int *argc, char ***argv), (argc, argv), NOTHING,
+		 init_event(ret_));
+TP_MPI_INTERPOSE(Init_thread, TP_MPI_CALL_INIT_THREAD,
+		 (int *argc, char ***argv, int required, int *provided),
+		 (argc, argv, required, provided), NOTHING, init_event(ret_));
+/* MPI_Finalize takes no argument: an unused one makes it fit the macro's parameter lists. */
+TP_MPI_INTERPOSE(Finalize, TP_MPI_CALL_FINALIZE, (void *unused), (unused), NOTHING, NOTHING);
+
+/* The sends: their mpi-send at their start. */
+#define TP_MPI_SEND(name, call)                                                                    \
+	TP_MPI_INTERPOSE(                                                                          \
+		name, call,                                                                        \
+		(const void *buf, int count, handle type, int dest, int tag, handle comm),         \
+		(buf, count, type, dest, tag, comm), send_event(dest, tag, comm, count, type),     \
+		NOTHING)
+TP_MPI_SEND(Send, TP_MPI_CALL_SEND);
+TP_MPI_SEND(Ssend, TP_MPI_CALL_SSEND);
+TP_MPI_SEND(Bsend, TP_MPI_CALL_BSEND);
+TP_MPI_SEND(Rsend, TP_MPI_CALL_RSEND);
+
+/* An ignored status is replaced by the adapter's own, for the receive's source and tag. */
+#define OWN_STATUS_IF_IGNORED(status)                                                              \
+	unsigned char own_status_[STATUS_BYTES_MAX] = {0};                                         \
+	if (abi_known() && (uintptr_t)(status) == abi.status_ignore)                               \
+	status = own_status_
+
+TP_MPI_INTERPOSE(Recv, TP_MPI_CALL_RECV,
+		 (void *buf, int count, handle type, int source, int tag, handle comm,
+		  void *status),
+		 (buf, count, type, source, tag, comm, status), OWN_STATUS_IF_IGNORED(status),
+		 if (ret_ == 0) recv_event(comm, status));
+TP_MPI_INTERPOSE(Sendrecv, TP_MPI_CALL_SENDRECV,
+		 (const void *sendbuf, int sendcount, handle sendtype, int dest, int sendtag,
+		  void *recvbuf, int recvcount, handle recvtype, int source, int recvtag,
+		  handle comm, void *status),
+		 (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+		  recvtag, comm, status),
+		 send_event(dest, sendtag, comm, sendcount, sendtype);
+		 OWN_STATUS_IF_IGNORED(status), if (ret_ == 0) recv_event(comm, status));
+TP_MPI_INTERPOSE(Sendrecv_replace, TP_MPI_CALL_SENDRECV_REPLACE,
+		 (void *buf, int count, handle type, int dest, int sendtag, int source, int recvtag,
+		  handle comm, void *status),
+		 (buf, count, type, dest, sendtag, source, recvtag, comm, status),
+		 send_event(dest, sendtag, comm, count, type);
+		 OWN_STATUS_IF_IGNORED(status), if (ret_ == 0) recv_event(comm, status));
+TP_MPI_INTERPOSE(Probe, TP_MPI_CALL_PROBE, (int source, int tag, handle comm, void *status),
+		 (source, tag, comm, status), NOTHING, NOTHING);
+
+/*
+ * A send's new request: a receive of the same handle still remembered is stale (completed by a
+ * call not interposed, MPI_Testall, or freed) and forgotten, so its completion is no receive.
+ */
+static void send_started(int ret, const void *request)
+{
+	handle stale;
+	if (ret == 0 && abi_known())
+		(void)pending_take(request_at(request, 0), &stale);
+}
+
+/* Nonblocking: a send's event at its start; a receive's when a wait or test completes it. */
+#define TP_MPI_ISEND(name)                                                                         \
+	TP_MPI_INTERPOSE(name, 0,                                                                  \
+			 (const void *buf, int count, handle type, int dest, int tag, handle comm, \
+			  void *request),                                                          \
+			 (buf, count, type, dest, tag, comm, request),                             \
+			 send_event(dest, tag, comm, count, type), send_started(ret_, request))
+TP_MPI_ISEND(Isend);
+TP_MPI_ISEND(Issend);
+TP_MPI_ISEND(Ibsend);
+TP_MPI_ISEND(Irsend);
+
+/* A receive started while mpi-recv is listened to, remembered until it completes. */
+static void irecv_started(int ret, handle comm, const void *request)
+{
+	if (ret != 0 || !tp_listeners_mpi_recv() || !abi_known())
+		return;
+	pending_put(request_at(request, 0), comm);
+}
+TP_MPI_INTERPOSE(Irecv, 0,
+		 (void *buf, int count, handle type, int source, int tag, handle comm,
+		  void *request),
+		 (buf, count, type, source, tag, comm, request), NOTHING,
+		 irecv_started(ret_, comm, request));
+
+TP_MPI_INTERPOSE(Wait, TP_MPI_CALL_WAIT, (void *request, void *status), (request, status),
+		 struct completing c_;
+		 completing_start(&c_, request, 1, &status),
+		 if (ret_ == 0) completing_done(&c_, 0, status));
+TP_MPI_INTERPOSE(Waitall, TP_MPI_CALL_WAITALL, (int count, void *requests, void *statuses),
+		 (count, requests, statuses), struct completing c_;
+		 completing_start(&c_, requests, count, &statuses),
+		 for (int i_ = 0; ret_ == 0 && i_ < c_.n; i_++)
+			 completing_done(&c_, i_, status_of(statuses, i_)));
+TP_MPI_INTERPOSE(Waitany, TP_MPI_CALL_WAITANY,
+		 (int count, void *requests, int *index, void *status),
+		 (count, requests, index, status), struct completing c_;
+		 completing_start(&c_, requests, count, &status),
+		 if (ret_ == 0) completing_done(&c_, *index, status));
+TP_MPI_INTERPOSE(Waitsome, TP_MPI_CALL_WAITSOME,
+		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
+		 (incount, requests, outcount, indices, statuses), struct completing c_;
+		 completing_start(&c_, requests, incount, &statuses),
+		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
+			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
+TP_MPI_INTERPOSE(Test, 0, (void *request, int *flag, void *status), (request, flag, status),
+		 struct completing c_;
+		 completing_start(&c_, request, 1, &status),
+		 if (ret_ == 0 && *flag) completing_done(&c_, 0, status));
+TP_MPI_INTERPOSE(Testall, 0, (int count, void *requests, int *flag, void *statuses),
+		 (count, requests, flag, statuses), struct completing c_;
+		 completing_start(&c_, requests, count, &statuses),
+		 for (int i_ = 0; ret_ == 0 && *flag && i_ < c_.n; i_++)
+			 completing_done(&c_, i_, status_of(statuses, i_)));
+TP_MPI_INTERPOSE(Testany, 0, (int count, void *requests, int *index, int *flag, void *status),
+		 (count, requests, index, flag, status), struct completing c_;
+		 completing_start(&c_, requests, count, &status),
+		 if (ret_ == 0 && *flag) completing_done(&c_, *index, status));
+TP_MPI_INTERPOSE(Testsome, 0,
+		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
+		 (incount, requests, outcount, indices, statuses), struct completing c_;
+		 completing_start(&c_, requests, incount, &statuses),
+		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
+			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
+
+/* The collectives: waits, on every rank of the communicator. */
+TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Bcast, TP_MPI_CALL_BCAST,
+		 (void *buf, int count, handle type, int root, handle comm),
+		 (buf, count, type, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Reduce, TP_MPI_CALL_REDUCE,
+		 (const void *s, void *r, int count, handle type, handle op, int root, handle comm),
+		 (s, r, count, type, op, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Allreduce, TP_MPI_CALL_ALLREDUCE,
+		 (const void *s, void *r, int count, handle type, handle op, handle comm),
+		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Gather, TP_MPI_CALL_GATHER,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
+		  handle comm),
+		 (s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Gatherv, TP_MPI_CALL_GATHERV,
+		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
+		  handle rt, int root, handle comm),
+		 (s, sc, st, r, rcs, displs, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Scatter, TP_MPI_CALL_SCATTER,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
+		  handle comm),
+		 (s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Scatterv, TP_MPI_CALL_SCATTERV,
+		 (const void *s, const int *scs, const int *displs, handle st, void *r, int rc,
+		  handle rt, int root, handle comm),
+		 (s, scs, displs, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Allgather, TP_MPI_CALL_ALLGATHER,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
+		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Allgatherv, TP_MPI_CALL_ALLGATHERV,
+		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
+		  handle rt, handle comm),
+		 (s, sc, st, r, rcs, displs, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Alltoall, TP_MPI_CALL_ALLTOALL,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
+		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Alltoallv, TP_MPI_CALL_ALLTOALLV,
+		 (const void *s, const int *scs, const int *sdispls, handle st, void *r,
+		  const int *rcs, const int *rdispls, handle rt, handle comm),
+		 (s, scs, sdispls, st, r, rcs, rdispls, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Reduce_scatter, TP_MPI_CALL_REDUCE_SCATTER,
+		 (const void *s, void *r, const int *rcs, handle type, handle op, handle comm),
+		 (s, r, rcs, type, op, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Reduce_scatter_block, TP_MPI_CALL_REDUCE_SCATTER_BLOCK,
+		 (const void *s, void *r, int rc, handle type, handle op, handle comm),
+		 (s, r, rc, type, op, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Scan, TP_MPI_CALL_SCAN,
+		 (const void *s, void *r, int count, handle type, handle op, handle comm),
+		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Exscan, TP_MPI_CALL_EXSCAN,
+		 (const void *s, void *r, int count, handle type, handle op, handle comm),
+		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+
+/* MPI_Pcontrol(1) starts the region of interest, (0) stops it (its further arguments unread). */
+static void pcontrol_event(int level)
+{
+	if (tp_listeners_region_of_interest())
+		tp_fire_region_of_interest(level != 0);
+}
+TP_MPI_INTERPOSE(Pcontrol, 0, (int level), (level), pcontrol_event(level), NOTHING);
