@@ -19,7 +19,8 @@
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
  * 9: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
- * events that follow each other on a thread share one record, and its ids a word; 8: MPI
+ * events that follow each other on a thread share one record, and its ids a word; where the
+ * process's exit begins (TP_RECORD_PROCESS_EXIT); 8: MPI
  * (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE),
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
@@ -112,6 +113,9 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_PAUSED,  /* task-poll-end, maybe worker-park */
 		      TP_RECORD_TASK_ENDED,   /* task-terminate, maybe task-poll-end and park */
 		      TP_RECORD_WAITED,       /* wait-start, maybe park, unpark, wait-end */
+		      /* no arguments: the process's exit begins (exit, or main's return), before
+		         its destructors: where the figures' open polls end (version 9) */
+		      TP_RECORD_PROCESS_EXIT,
 		      TP_RECORD_TYPES_END,
 };
 
@@ -124,7 +128,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
 			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
-			"mpi__recv", "", "", "", "", ""                                            \
+			"mpi__recv", "", "", "", "", "", ""                                        \
 	}
 
 /*

@@ -162,7 +162,10 @@ struct proc {
 	char comm[64];
 	uint64_t work, tasks;
 	uint64_t first_ns; /* its first poll's start */
-	uint64_t end_ns;   /* its last event */
+	/* its last event, or its exit's start once recorded (exited): the destructors after it
+	 * are not its tasks' time (the exit report ends there, the live statistics too) */
+	uint64_t end_ns;
+	bool exited;
 	struct node *span;
 	uint64_t placed;     /* the longest placed path to the end of a fragment */
 	struct node *frozen; /* what the last barrier to complete joined */
@@ -171,7 +174,6 @@ struct proc {
 	uint32_t threads;          /* that polled a task */
 	struct task *initial;      /* OpenMP's initial task, while it is kept */
 	struct thread *initial_on; /* the thread polling it now, or NULL */
-	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS]; /* in syncs of no site */
 	/* region-of-interest: seen, on now (since `roi_since`, when the placed path was
 	 * `roi_placed_since`), the start/stop pairs so far, their run time and placed path */
 	bool roi_seen, roi_on;
@@ -642,8 +644,9 @@ static struct region_thread *region_thread(struct analysis *a, uint32_t region,
 }
 
 /*
- * The polled fragment's time up to `ns` into the work, and into its thread's computation and its
- * region's (the POP factors': only inside the region of interest, when there is one). Called
+ * The polled fragment's time up to `ns` into the work, its region's computation, and its
+ * thread's computation (the POP factors': only inside the region of interest, when there is
+ * one; the regions' table is the whole run's, as the live statistics' is: README.md). Called
  * before a path takes that time (a spawn's edge from the fragment up to the spawn, a release) as
  * well as at the poll's end. The live statistics count the same (live.c's count_work).
  */
@@ -654,13 +657,12 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 	p->work += w;
 	a->sites[t->site].work += w;
 	th->counted = ns;
-	if (p->roi_seen && !p->roi_on)
-		return;
-	th->computation += w;
 	uint32_t region = region_of(a, t);
 	struct region_thread *r = region != 0 ? region_thread(a, region, th) : NULL;
 	if (r != NULL)
 		r->ns += w;
+	if (!p->roi_seen || p->roi_on)
+		th->computation += w;
 }
 
 /* `t` starts after the initial task's code up to `ns`: its fragment polled now up to there (in
@@ -799,13 +801,11 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	} else {
 		in = (struct acc){ref(t->last), t->suspend_ns,
 				  t->last != NULL ? t->last->placed : 0};
-		if (t->sync != TP_SYNC_NONE && t->sync < SYNC_KINDS) {
-			uint64_t *waited = t->sync_site != 0 ? a->sites[t->sync_site].waited
-							     : p->waited,
-				 *waits = t->sync_site != 0 ? a->sites[t->sync_site].waits
-							    : p->waits;
-			waited[t->sync] += e->ns - t->suspend_ns;
-			waits[t->sync]++;
+		/* a wait at no site (none said, or the sites' table full) is in no row: the
+		 * live statistics have no row for it either (live.c: sync_wait_begins) */
+		if (t->sync != TP_SYNC_NONE && t->sync < SYNC_KINDS && t->sync_site != 0) {
+			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
+			a->sites[t->sync_site].waits[t->sync]++;
 		}
 		switch (t->sync) {
 		case TP_SYNC_TASKWAIT:
@@ -941,11 +941,6 @@ static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t n
 			if (on && !p->roi_seen)
 				th->computation = 0;
 		}
-	if (on && !p->roi_seen)
-		for (size_t i = 0; i < a->n_sites; i++)
-			if (a->sites[i].process == p->process && a->sites[i].by_thread != NULL)
-				for (uint32_t j = 0; j < a->sites[i].n_by_thread; j++)
-					a->sites[i].by_thread[j].ns = 0;
 	uint64_t placed = placed_at(a, p, ns);
 	if (on) {
 		p->roi_seen = p->roi_on = true;
@@ -1100,7 +1095,8 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
 	if (th != NULL) {
-		p->end_ns = max_u64(p->end_ns, e->ns);
+		if (!p->exited)
+			p->end_ns = max_u64(p->end_ns, e->ns);
 		switch (e->type) {
 		case TP_RECORD_TASK_SPAWN:
 			on_spawn(a, p, th, e);
@@ -1123,6 +1119,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		case TP_RECORD_REGION_OF_INTEREST:
 			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
 			break;
+		case TP_RECORD_PROCESS_EXIT:
+			p->exited = true;
+			break;
 		default:
 			break;
 		}
@@ -1135,8 +1134,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 
 /*
  * The polls still open at the end of the recording (the initial task's last, when the program
- * exits in it; a region's, when it exits inside one) end at their process's last event: their
- * time is work and on the paths. Once, before the figures are read.
+ * exits in it; a region's, when it exits inside one) end at their process's exit's start (or its
+ * last event, when the recording has no exit): their time is work and on the paths. Once, before
+ * the figures are read.
  */
 static void analysis_finish(struct analysis *a)
 {
@@ -1153,9 +1153,10 @@ static void analysis_finish(struct analysis *a)
 					p = &a->procs[j];
 			if (th->task == NULL || p == NULL)
 				continue;
+			/* a poll begun in the destructors (after the exit's start) ends as it began */
 			struct timeline_event e = {.pid = p->pid,
 						   .tid = (uint32_t)k->id,
-						   .ns = p->end_ns,
+						   .ns = max_u64(p->end_ns, th->start),
 						   .type = TP_RECORD_TASK_POLL_END,
 						   .process = p->process};
 			e.arg[0] = (int64_t)th->task->k.id;
@@ -1321,13 +1322,13 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 			duration(r.computation, b1, sizeof b1), r.threads);
 	}
 
-	/* the sync sites: each with waits, by sync kind; the process's waits of no site first */
+	/* the sync sites: each with waits, by sync kind */
 	n = 0;
-	for (size_t i = 0; i < a->n_sites; i++) {
+	for (size_t i = 1; i < a->n_sites; i++) {
 		bool waits = false;
 		for (unsigned k = 1; k < SYNC_KINDS; k++)
-			waits |= (i == 0 ? p->waits[k] : a->sites[i].waits[k]) > 0;
-		if (waits && (i == 0 || a->sites[i].process == p->process))
+			waits |= a->sites[i].waits[k] > 0;
+		if (waits && a->sites[i].process == p->process)
 			order[n++] = (uint32_t)i;
 	}
 	width = site_width(a, order, n, shown);
@@ -1337,12 +1338,11 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = &a->sites[order[i]];
 		for (unsigned k = 1; k < SYNC_KINDS; k++) {
-			uint64_t waits = order[i] == 0 ? p->waits[k] : s->waits[k],
-				 waited = order[i] == 0 ? p->waited[k] : s->waited[k];
+			uint64_t waits = s->waits[k], waited = s->waited[k];
 			if (waits == 0)
 				continue;
 			/* a wait is never on the path: a mutual exclusion's sections are */
-			if (k == TP_SYNC_MUTEX && order[i] != 0 && span > 0)
+			if (k == TP_SYNC_MUTEX && span > 0)
 				snprintf(b2, sizeof b2, "%.1f%%",
 					 100.0 * (double)s->path_ns / (double)span);
 			else
@@ -1390,8 +1390,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		parallelism, parallelism);
 	fprintf(out,
 		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu32
-		" threads (elapsed %s: from its first task's poll to its last event)\n",
-		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1));
+		" threads (elapsed %s: from its first task's poll to %s)\n",
+		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1),
+		p->exited ? "its exit's start" : "its last event");
 	fprintf(out,
 		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
 		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"

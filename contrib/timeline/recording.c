@@ -179,6 +179,7 @@ static unsigned args_needed(unsigned type)
 	case TP_RECORD_WORKER_PARK:
 	case TP_RECORD_WORKER_UNPARK:
 	case TP_RECORD_REGION_OF_INTEREST:
+	case TP_RECORD_PROCESS_EXIT:
 		return 0;
 	default:
 		return 1;

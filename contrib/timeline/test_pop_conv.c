@@ -23,6 +23,7 @@
 #define REGION   1u     /* the parallel construct's site id */
 #define TASKS    2u     /* the task construct's */
 #define CRITICAL 3u     /* a critical construct's */
+#define TASKWAIT 4u     /* a taskwait construct's */
 #define LOCK     0x5000 /* its object */
 #define START_NS (1000 * MS)
 
@@ -58,6 +59,12 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, 0);
 }
 
+/* The poll of `task` ends waiting in `sync` at the construct of site `site`. */
+static void wait_at(uint32_t tid, uint64_t ms, uint64_t task, unsigned sync, uint64_t site)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, 0, sync, (int64_t)site);
+}
+
 /* The poll of `task` ends waiting to enter the critical construct. */
 static void wait_critical(uint32_t tid, uint64_t ms, uint64_t task)
 {
@@ -91,6 +98,7 @@ static void setup(void)
 	analysis_site(a, 4242, REGION, "main (synthetic.c:10)", 21);
 	analysis_site(a, 4242, TASKS, "main (synthetic.c:20)", 21);
 	analysis_site(a, 4242, CRITICAL, "main (synthetic.c:30)", 21);
+	analysis_site(a, 4242, TASKWAIT, "main (synthetic.c:25)", 21);
 	/* the initial task, polled from the start */
 	spawn(PRIMARY, 0, INITIAL, 0, 0);
 	start(PRIMARY, 0, INITIAL);
@@ -160,8 +168,8 @@ Test(pop_conv_analysis, two_independent_tasks_between_serial_code)
 	fork_region(10, 2, 100);
 	spawn(PRIMARY, 11, 3, 2, TASKS);
 	spawn(PRIMARY, 11, 4, 2, TASKS);
-	end(PRIMARY, 11, 2, false, TP_SYNC_TASKWAIT);
-	end(WORKER, 11, 100, false, TP_SYNC_BARRIER);
+	wait_at(PRIMARY, 11, 2, TP_SYNC_TASKWAIT, TASKWAIT);
+	wait_at(WORKER, 11, 100, TP_SYNC_BARRIER, REGION);
 	start(WORKER, 11, 4);
 	start(PRIMARY, 11, 3);
 	end(WORKER, 31, 4, true, TP_SYNC_NONE);
@@ -186,14 +194,18 @@ Test(pop_conv_analysis, two_independent_tasks_between_serial_code)
 	/* in the region: the primary 22 (its implicit task 2, a task 20), the worker 21 */
 	char *text = report();
 	cr_expect(strstr(text, "main (synthetic.c:10)        0.977") != NULL, "%s", text);
-	/* the waits (of no site here): the worker's in the barrier from 11 to 33, the primary's
-	 * none long; the taskwait from 11 to 31; never on the path */
-	cr_expect(strstr(text, "(no site) barrier            22.00 ms        2"
+	/* the waits: the worker's in the barrier from 11 to 33, the taskwait from 11 to 31; never
+	 * on the path. The primary's in the barrier has no site: in no row, as the live
+	 * statistics have none for it */
+	cr_expect(strstr(text, "main (synthetic.c:10) barrier            22.00 ms        1"
 			       "                     -\n") != NULL,
 		  "%s", text);
-	cr_expect(strstr(text, "(no site) taskwait           20.00 ms        1"
+	cr_expect(strstr(text, "main (synthetic.c:25) taskwait           20.00 ms        1"
 			       "                     -\n") != NULL,
 		  "%s", text);
+	const char *barrier = strstr(text, " barrier ");
+	cr_expect(barrier != NULL && strstr(barrier + 1, " barrier ") == NULL,
+		  "a barrier's waits of no site in a row:\n%s", text);
 	free(text);
 }
 
@@ -233,6 +245,22 @@ Test(pop_conv_analysis, a_chain_on_alternating_threads_and_an_open_last_poll)
 	expect_factor(f.factors.load_balance, 24.5 / 39, "load balance");
 	expect_factor(f.factors.serialisation, 39.0 / 49, "serialisation efficiency");
 	expect_factor(f.factors.transfer, 49.0 / 50, "transfer efficiency");
+}
+
+/*
+ * The program exits at 30 ms in its serial code (its last poll never ends), and its destructors
+ * run on to 50 (a worker's thread stop then): the open poll ends at the exit's start, where the
+ * exit report and the live statistics end it too. Work, span and run time 30.
+ */
+Test(pop_conv_analysis, an_open_poll_ends_where_the_exit_begins)
+{
+	event(TP_RECORD_PROCESS_EXIT, PRIMARY, 30, 0, 0, 0, 0);
+	event(TP_RECORD_THREAD_STOP, PRIMARY, 50, WORKER, 0, 0, 0);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 30 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 30 * MS, "run %lu", f.factors.run_ns);
 }
 
 /*
@@ -331,6 +359,10 @@ Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
 	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
 	char *text = report();
 	cr_expect(strstr(text, "region of interest: omp_control_tool\n") != NULL, "%s", text);
+	/* the tables are the whole run's, as the live statistics' (README.md): the region's
+	 * three tasks, two of them the primary's */
+	cr_expect(strstr(text, "main (synthetic.c:10)        0.750     60.00 ms        2") != NULL,
+		  "%s", text);
 	free(text);
 }
 

@@ -482,6 +482,8 @@ static int parse(const char *line, struct sample *s, const char **why)
 		return -1;
 	}
 	static const char *const probes[] = TP_RECORD_PROBE_NAMES;
+	_Static_assert(sizeof probes / sizeof *probes == TP_RECORD_TYPES_END,
+		       "a probe name (or none) for each record type");
 	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
 		if (strlen(probes[type]) == n && memcmp(probes[type], rest, n) == 0)
 			s->type = type;

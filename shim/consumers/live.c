@@ -244,40 +244,50 @@ static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 
 /*
  * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
- * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet.
+ * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet. A sync
+ * construct's site has a row of its own (sync_rows_by_site), even where its call is a task
+ * site's too (a parallel construct's implicit barrier, reported at the construct's call): its
+ * waits are a line of the sync sites' table, as --analyze lists them, not lost in the task
+ * site's row.
  */
 #define ROW_BEING_GIVEN UINT16_MAX
-static uint16_t rows_by_site[TP_SITES_MAX + 1];
+static uint16_t rows_by_site[TP_SITES_MAX + 1], sync_rows_by_site[TP_SITES_MAX + 1];
 static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
 _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
-__attribute__((noinline)) static uint32_t new_row(uint32_t site)
+__attribute__((noinline)) static uint32_t new_row(uint16_t *by_site, uint32_t site)
 {
 	uint16_t none = 0, row;
-	if (__atomic_compare_exchange_n(&rows_by_site[site], &none, ROW_BEING_GIVEN, false,
+	if (__atomic_compare_exchange_n(&by_site[site], &none, ROW_BEING_GIVEN, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		uint32_t given = __atomic_add_fetch(&rows_given, 1, __ATOMIC_RELAXED);
 		row = given < TP_LIVE_OVERFLOW ? (uint16_t)given : TP_LIVE_OVERFLOW;
-		__atomic_store_n(&rows_by_site[site], row, __ATOMIC_RELEASE);
+		__atomic_store_n(&by_site[site], row, __ATOMIC_RELEASE);
 		return row;
 	}
 	/* another thread gives this site its row: a few instructions away */
-	while ((row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
+	while ((row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
 		__builtin_ia32_pause();
 	return row;
 }
 
-static uint32_t row_of(uint32_t site)
+/* The row of `site` in the map `by_site` (rows_by_site, sync_rows_by_site), given if new. */
+static uint32_t row_in(uint16_t *by_site, uint32_t site)
 {
 	if (site == TP_LIVE_NO_SITE)
 		return TP_LIVE_NO_SITE;
 	if (site > TP_SITES_MAX)
 		return TP_LIVE_OVERFLOW;
-	uint16_t row = __atomic_load_n(&rows_by_site[site], __ATOMIC_ACQUIRE);
-	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(site);
+	uint16_t row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE);
+	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(by_site, site);
+}
+
+static uint32_t row_of(uint32_t site)
+{
+	return row_in(rows_by_site, site);
 }
 
 /*
@@ -691,8 +701,6 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
-		if (th != NULL && th->awaits_fork)
-			tp_span_fork_join(th, false);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
 	} else if (parent != 0) {
@@ -705,10 +713,11 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	struct tp_live_path so_far;
 	if (implicit && parent == 0 && initial_so_far(now, &so_far))
 		in = &so_far;
+	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
-			implicit && parent == 0, th, now - local.span_from, now, in);
+			implicit && parent == 0 ? row : 0, th, now - local.span_from, now, in);
 	if (implicit && parent != 0)
-		tp_span_fork(__atomic_load_n(&e->row, __ATOMIC_RELAXED), &span_of(e)->in);
+		tp_span_fork(row, &span_of(e)->in);
 }
 
 /*
@@ -977,7 +986,7 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 	t->sync_row = 0;
 	if (sync == TP_SYNC_NONE || site == 0)
 		return;
-	uint32_t row = row_of(site);
+	uint32_t row = row_in(sync_rows_by_site, site);
 	/* the rows beyond the table are the task sites' overflow: no sync site's */
 	if (row == TP_LIVE_OVERFLOW)
 		return;
@@ -1029,7 +1038,7 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		tp_span_acquired(&local.span, object);
+		tp_span_acquired(&local.span, task, now, object);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
@@ -1037,6 +1046,7 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 			local.section_row = row;
 		}
 		span_split(s, now, row != 0 ? row : local.poll_row, false);
+		tp_span_holds(&local.span, task, now, object);
 	}
 	leave();
 }
@@ -1053,7 +1063,7 @@ static void mutex_released(uint64_t task, uint64_t object)
 		if (local.section_row != 0)
 			span_split(s, now, local.poll_row, true);
 		local.section_row = 0;
-		tp_span_released(&local.span, now - local.span_from, object);
+		tp_span_released(&local.span, task, now - local.span_from, now, object);
 	}
 	leave();
 }
@@ -1578,9 +1588,13 @@ const struct tp_live_header *tp_live_header(void)
 	return header;
 }
 
+/* When the process's exit began (0: not yet): the figures' end (tp_live_now). */
+static uint64_t exit_began_ns;
+
 uint64_t tp_live_now(void)
 {
-	return now_ns();
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
+	return exit_began != 0 ? exit_began : now_ns();
 }
 
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
@@ -1627,6 +1641,12 @@ static bool in_files_process(void)
 	return header != NULL && tp_process_is_current();
 }
 
+void tp_live_before_destructors(void)
+{
+	if (in_files_process())
+		__atomic_store_n(&exit_began_ns, now_ns(), __ATOMIC_RELAXED);
+}
+
 /*
  * The process ends: its file is marked, and removed unless it is to be kept for a reader, or a
  * system call filter may refuse the removal (the next program's sweep removes it).
@@ -1635,7 +1655,7 @@ static void ended(void)
 {
 	if (!in_files_process())
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = tp_live_now();
 	/* an exit inside a poll: the path through the exiting thread's fragment, its sites whole,
 	 * is its slot's for the console (which reads an open fragment's lengths only) */
 	struct tp_live_path mine;
@@ -1691,6 +1711,7 @@ void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
+	exit_began_ns = 0; /* a fork from a destructor: the child's exit is its own */
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 		header = NULL;

@@ -24,7 +24,11 @@
  * exit report reads the work and span in them.
  */
 const struct tp_live_header *tp_live_header(void);
-/* Now in the statistics' clock (taskprobe_live.h): a reader's "now" for the figures. */
+/*
+ * Now in the statistics' clock (taskprobe_live.h): a reader's "now" for the figures; once the
+ * process's exit began (tp_live_before_destructors), that moment: the polls still open end
+ * there, for the exit report, the console and the recording's analysis alike.
+ */
 uint64_t tp_live_now(void);
 /*
  * The calling thread's longest path to `now` through the fragment it polls now, its sites
@@ -34,11 +38,12 @@ uint64_t tp_live_now(void);
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out);
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
-void tp_live_start(void);             /* TASKPROBE_LIVE's file made, counting */
-void tp_live_child_after_fork(void);  /* a file of its own, figures from zero */
-void tp_live_before_exec(void);       /* the file marked ended */
-void tp_live_exec_failed(void);       /* the file marked running again */
-void tp_live_before_quick_exit(void); /* as at exit */
+void tp_live_start(void);              /* TASKPROBE_LIVE's file made, counting */
+void tp_live_child_after_fork(void);   /* a file of its own, figures from zero */
+void tp_live_before_exec(void);        /* the file marked ended */
+void tp_live_exec_failed(void);        /* the file marked running again */
+void tp_live_before_quick_exit(void);  /* as at exit */
+void tp_live_before_destructors(void); /* the exit begins: the figures' end */
 void tp_live_at_exit(void); /* the file marked, and removed unless kept (never by a child's exit) */
 
 /* The exit report was written, before the destructors: statistics kept for it alone stop. */

@@ -983,14 +983,21 @@ static void write_own_close_others(void)
 }
 
 /*
- * At the start of exit, while every library is in place: what is recorded so far is written
- * then, so that little is left for the process's last moment, after the destructors (see
- * exit_hook.h: libomp's may leave threads running on freed state until the process ends).
+ * At the start of exit, while every library is in place: its moment is recorded (where the
+ * analysis ends the polls still open, as the exit report, written now, and the live statistics
+ * do: the destructors after it are not the program's tasks' time), and what is recorded so far
+ * is written then, so that little is left for the process's last moment, after the destructors
+ * (see exit_hook.h: libomp's may leave threads running on freed state until the process ends).
  */
 void tp_recorder_before_destructors(void)
 {
 	if (!tp_record_file_here())
 		return;
+	/* not by a thread whose recording ended (the last thread, after main's pthread_exit) or
+	 * that recorded nothing (a track of its own for it alone): no mark then, nothing dropped
+	 * (the analysis ends at the last event) */
+	if (mine.buffer != NULL && !mine.stopped && !mine.busy)
+		record_slow(TP_RECORD_PROCESS_EXIT, 0, 0, 0, 0, 0, 0);
 	write_all_buffers(false);
 	written_before_destructors = true;
 }

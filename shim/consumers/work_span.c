@@ -124,7 +124,9 @@ unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 	return at;
 }
 
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool forked,
+static void fork_joined(struct tp_live_path *in, uint32_t row);
+
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
 		     const struct tp_live_path *in)
 {
@@ -140,13 +142,14 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 		memset(&t->in, 0, sizeof t->in);
 	}
 	t->in.ended_ns = ns_now;
+	if (fork_row != 0)
+		fork_joined(&t->in, fork_row);
 	/* a path of length 0 is never taken over another: its sites are never read */
 	t->kids.ns = t->kids.ended_ns = 0;
 	t->desc.ns = t->desc.ended_ns = 0;
 	t->parent = parent;
 	t->parent_at = parent_at;
 	t->started = false;
-	t->forked = forked;
 	t->ran_undeferred = false;
 	t->successors = 0;
 	t->spawner = false;
@@ -186,16 +189,6 @@ static void fork_joined(struct tp_live_path *in, uint32_t row)
 	tp_span_path_max(in, &fork);
 }
 
-void tp_span_fork_join(struct tp_span_thread *th, bool done)
-{
-	uint64_t ns = th->in.ns;
-	fork_joined(&th->in, th->fork_row);
-	/* the fork's path took the place of `in`: the fragment's site a place in it again */
-	if (th->in.ns != ns)
-		th->site_at = tp_span_path_site(&th->in, th->fork_row);
-	th->awaits_fork = !done;
-}
-
 /*
  * `last` becomes tp_span_path_max(`in`, `last`) as a copy of `in` would: `in`'s sites unless
  * `last` is longer (a tie keeps `in`'s), the later end and the larger placed length.
@@ -227,18 +220,16 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
 		uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+		th->start_ns = now;
+		th->could_ns = th->in.ended_ns;
+		th->delay_ns = delay;
 		th->in.burdened_ns += delay;
 		if (th->in.placed_ns < placed_before)
 			th->in.placed_ns = placed_before;
-		th->awaits_fork = t->forked;
-		th->fork_row = row;
-		if (t->forked)
-			fork_joined(&th->in, row);
 		th->site_at = tp_span_path_site(&th->in, row);
 		t->started = true;
 		return delay;
 	}
-	th->awaits_fork = false;
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
 	tp_spin_lock(&t->lock);
@@ -275,6 +266,9 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
 	uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+	th->start_ns = now;
+	th->could_ns = th->in.ended_ns;
+	th->delay_ns = delay;
 	th->in.burdened_ns += delay;
 	if (th->in.placed_ns < placed_before)
 		th->in.placed_ns = placed_before;
@@ -285,8 +279,6 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync)
 {
-	if (__builtin_expect(th->awaits_fork, 0))
-		tp_span_fork_join(th, true);
 	tp_span_path_add(&th->in, th->site_at, ns);
 	th->in.ended_ns = now;
 	if (t != NULL) {
@@ -316,37 +308,78 @@ static struct tp_span_mutex *mutex_of(uint64_t object)
 }
 _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
 
-void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object)
+void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
+		      uint64_t object)
 {
 	if (mutexes == NULL)
 		return;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
-	m->object = object;
-	m->released = th->in;
-	tp_span_path_extend(&m->released, th->site_at, ns, false);
+	/* a late release (another task acquired it since) or one of an object whose entry
+	 * another object's holder took: not the object's last */
+	if (m->object == object && m->holder == task) {
+		m->released = th->in;
+		tp_span_path_extend(&m->released, th->site_at, ns, false);
+		m->released.ended_ns = now;
+		m->holder = 0;
+	}
 	tp_spin_unlock(&m->lock);
 }
 
-void tp_span_acquired(struct tp_span_thread *th, uint64_t object)
+void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object)
 {
 	if (mutexes == NULL)
 		return;
 	struct tp_span_mutex *m = mutex_of(object);
 	struct tp_live_path released;
 	tp_spin_lock(&m->lock);
-	bool found = m->object == object;
-	if (found)
+	bool found = m->object == object && (m->holder != 0 ? m->holder != task : true);
+	if (found && m->holder != 0) {
+		/* held still: its release is late (or lost); the holder's path up to now */
+		released = m->held;
+		tp_span_path_extend(&released, m->held_at,
+				    now > m->held_from ? now - m->held_from : 0, false);
+		released.ended_ns = now;
+	} else if (found) {
 		released = m->released;
+	}
 	tp_spin_unlock(&m->lock);
-	if (!found)
+	if (!found || released.ns == 0)
 		return;
 	uint32_t row = (uint32_t)(th->in.sites[th->site_at] >> TP_LIVE_PATH_ROW_SHIFT);
 	uint64_t ns = th->in.ns;
+	/* it could start once released: its wait is no delay of the burdened span's */
+	uint64_t could = released.ended_ns > th->could_ns ? released.ended_ns : th->could_ns;
+	uint64_t delay = tp_live_start_delay(th->start_ns, could, th->free_ns);
+	th->in.burdened_ns -= th->delay_ns;
 	tp_span_path_max(&th->in, &released);
+	th->in.burdened_ns += delay;
+	th->could_ns = could;
+	th->delay_ns = delay;
 	/* the released path took the place of `in`: the fragment's site a place in it again */
 	if (th->in.ns != ns)
 		th->site_at = tp_span_path_site(&th->in, row);
+}
+
+void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object)
+{
+	if (mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	tp_spin_lock(&m->lock);
+	/* an entry another object's holder has stays its own (this object's edges lost) */
+	if (m->object != object && m->holder != 0) {
+		tp_spin_unlock(&m->lock);
+		return;
+	}
+	if (m->object != object)
+		memset(&m->released, 0, sizeof m->released);
+	m->object = object;
+	m->holder = task;
+	m->held = th->in;
+	m->held_at = th->site_at;
+	m->held_from = now;
+	tp_spin_unlock(&m->lock);
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

@@ -15,8 +15,8 @@
  * what its thread ran meanwhile, unless that was a child it ran undeferred: nested work),
  * dependences (the predecessor's end -> the successor's start) and forks (a parallel region's
  * implicit tasks start after its encountering task's fragment up to the region's start: on
- * another thread they have no parent, and join the fork the region's primary published,
- * tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like any other: its
+ * another thread they have no parent, and join, at their spawn, the fork the region's primary
+ * published by then, tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like any other: its
  * serial code is work and lies on the span, so that regions in a row compose in series (issue
  * 35). A path is its length, its placed length (taskprobe_live.h) and the sites it ran in
  * (struct tp_live_path); what a task keeps is three of them:
@@ -51,7 +51,6 @@ struct tp_span_task {
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
-	bool forked;         /* an implicit task without a parent: its start joins its fork */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
@@ -100,11 +99,11 @@ struct tp_span_thread {
 	unsigned site_at;   /* the place of the polled task's site among `in`'s sites */
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
-	bool in_graph;      /* the fragment it polls now is in the graph */
-	/* the fragment it polls now is a forked task's first (site row fork_row): its start joins
-	 * the region's fork once the region's primary published it (tp_span_fork_join) */
-	bool awaits_fork;
-	uint32_t fork_row;
+	/* the fragment it polls now: its poll's start, when it could start (the last end of what
+	 * joins it) and the delay its burdened start path has for that (tp_live_start_delay);
+	 * an acquire's join moves the last two (tp_span_acquired) */
+	uint64_t start_ns, could_ns, delay_ns;
+	bool in_graph; /* the fragment it polls now is in the graph */
 };
 
 /*
@@ -151,10 +150,10 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
  * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
  * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
- * spawns it; NULL: none). `forked`: an implicit task without a parent (a worker's in a parallel
- * region), whose start joins its region's fork (tp_span_fork_join).
+ * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
+ * parallel region of that site row; 0: none), whose start also joins its region's last fork.
  */
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, bool forked,
+void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
 		     const struct tp_live_path *in);
 
@@ -162,10 +161,14 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
  * encountering task's fragment up to the start of the region's implicit task on the primary),
  * published by the primary at its implicit task's spawn, read by the region's other threads,
- * whose implicit tasks have no parent. A region's other implicit tasks may begin before its
- * primary's (the executor releases them first): they join the fork when their first fragment
- * ends or spawns (tp_span_fork_join), by then published. An earlier region's fork of the same
- * row is never longer than the one of the region they are in: joining it is harmless.
+ * whose implicit tasks have no parent, at their spawn. A region's other implicit tasks may begin
+ * before its primary's (the executor releases them first): an outermost region's then start
+ * after the initial task's fragment so far (live.c: initial_so_far), --analyze's rule too. The
+ * fork published after such a spawn is NOT joined: it lies after the worker's real start (the
+ * primary's runtime time between the release and its report), and a path through it would be
+ * longer than any order the run had; a nested region's worker spawned first misses its
+ * encountering task's fragment (a path too short, never too long). An earlier region's fork of
+ * the same row is never longer than the one of the region they are in: joining it is harmless.
  */
 struct tp_span_fork {
 	int lock;
@@ -175,11 +178,6 @@ struct tp_span_fork {
 void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
 /* A region of site row `row` starts with the path `p`. */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
-/*
- * The thread's fragment (a forked task's first: th->awaits_fork) starts after its region's
- * fork: its start path joins it. Wanted no more once it found one (`done`).
- */
-void tp_span_fork_join(struct tp_span_thread *th, bool done);
 
 /*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
@@ -218,21 +216,45 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
  * Mutual exclusion (issue 35): the path to a release of an object (a lock, a critical or ordered
  * construct) is remembered for it; an acquire of it joins that path. In a fixed table by the
  * object's hash, each entry under its own lock: an object whose entry another took meanwhile
- * (TP_SPAN_MUTEXES objects in use at once, or a collision) finds the other's path, or none
- * when the other overwrote it: an edge is lost or a spurious one made, never a wait.
+ * (TP_SPAN_MUTEXES objects in use at once, or a collision) finds none (an edge lost, never a
+ * wait), and a release whose entry another object's holder has is dropped.
+ *
+ * Acquires come in the order the runtime granted them, releases not always: a holder's thread
+ * preempted between the runtime's unlock and its release event says its release after the next
+ * holder's acquire (on a loaded machine even after that holder's own release). So the entry
+ * also keeps its holder (the task, its path at its section's start and since when it ran on):
+ * an acquire that finds another task holding the object takes the holder's path up to now (it
+ * let the object go before), and a release is the object's last only while its task holds it:
+ * a late one is dropped. --analyze's rule, the same (analysis.c: on_acquire, on_release).
  */
 #define TP_SPAN_MUTEXES 1024
 struct tp_span_mutex {
 	int lock;
 	uint64_t object;
+	uint64_t holder; /* the task that holds it (0: none) */
 	struct tp_live_path released;
+	/* the holder's path where its section's part began (`held_at`: its site's place), at
+	 * `held_from` */
+	struct tp_live_path held;
+	uint64_t held_from;
+	unsigned held_at;
 };
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
 void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
-/* `object` is released by the thread `th`, `ns` into its fragment: its path to now kept. */
-void tp_span_released(const struct tp_span_thread *th, uint64_t ns, uint64_t object);
-/* `object` is acquired by `th` at its fragment's start: the fragment's start joins its release. */
-void tp_span_acquired(struct tp_span_thread *th, uint64_t object);
+/*
+ * `object` is released by task `task` on thread `th` at `now`, `ns` into its fragment: its path
+ * to now kept, if the task holds it.
+ */
+void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
+		      uint64_t object);
+/*
+ * `object` is acquired by task `task` on `th` at `now`, at its fragment's start: the fragment's
+ * start joins its last release, or its holder's path up to now. Its wait for it is no start
+ * delay: the burdened start path's delay is from the release (tp_live_start_delay).
+ */
+void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
+/* Task `task` on `th` holds `object` from `now`, its path at the fragment's part going on now. */
+void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while

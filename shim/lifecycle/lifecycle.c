@@ -115,6 +115,7 @@ void tp_lifecycle_before_seccomp(void)
 static void before_destructors(void *unused)
 {
 	(void)unused;
+	tp_live_before_destructors();
 	tp_recorder_before_destructors();
 	tp_report_before_destructors();
 }

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live statistics' work and span engine (work_span.h) fed made-up events, as live.c calls it,
+ * where --analyze's engine (contrib/timeline/test_pop_conv.c) has a rule both must follow: no
+ * program runs, no clock is read (meson test --suite unit). Times in milliseconds; each thread's
+ * fragment goes on from `from` (live.c's span_from).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "work_span.h"
+
+#define MS     1000000ull
+#define ROW    1u /* the tasks' site row */
+#define SYNC   2u /* the critical construct's */
+#define REGION 3u /* a parallel construct's */
+#define OBJECT 0x5000u
+
+static struct tp_span_task pool[16];
+static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
+static struct tp_span_fork forks[4];
+
+/* A thread of the stream: its fragment's state and where its part going on began. */
+struct thread {
+	struct tp_span_thread th;
+	uint64_t from;
+};
+
+static void setup(void)
+{
+	memset(pool, 0, sizeof pool);
+	memset(mutexes, 0, sizeof mutexes);
+	tp_span_pool_start(pool, 16);
+	tp_span_mutexes_start(mutexes);
+	tp_span_forks_start(forks, 4);
+}
+
+TestSuite(work_span, .init = setup);
+
+/* Task `task` (entry task - 1) spawned at `ms` with no parent, its start path `in` (NULL: none). */
+static struct tp_span_task *spawned(uint64_t task, uint64_t ms, uint32_t fork_row,
+				    const struct tp_live_path *in)
+{
+	struct tp_span_task *t = &pool[task - 1];
+	tp_span_spawned(t, 0, 0, fork_row, NULL, 0, ms * MS, in);
+	return t;
+}
+
+static void poll_start(struct thread *th, struct tp_span_task *t, uint64_t task, uint32_t row,
+		       uint64_t ms, uint64_t suspended_ms)
+{
+	tp_span_poll_start(t, &th->th, task, row, ms * MS, suspended_ms * MS, NULL);
+	th->from = ms * MS;
+}
+
+/* The poll ends at `ms`, waiting in `sync` (t NULL: the task ended). */
+static void poll_end(struct thread *th, struct tp_span_task *t, uint64_t task, uint64_t ms,
+		     uint32_t sync)
+{
+	tp_span_poll_end(t, &th->th, task, ms * MS - th->from, ms * MS, sync);
+}
+
+/* live.c's mutex_acquired: the join, the section's part in its sync site's row, the hold. */
+static void acquire(struct thread *th, uint64_t task, uint64_t ms)
+{
+	tp_span_acquired(&th->th, task, ms * MS, OBJECT);
+	tp_span_split(&th->th, ms * MS - th->from, SYNC, false);
+	th->from = ms * MS;
+	tp_span_holds(&th->th, task, ms * MS, OBJECT);
+}
+
+/* live.c's mutex_released. */
+static void release(struct thread *th, uint64_t task, uint64_t ms)
+{
+	tp_span_split(&th->th, ms * MS - th->from, ROW, true);
+	th->from = ms * MS;
+	tp_span_released(&th->th, task, 0, ms * MS, OBJECT);
+}
+
+/*
+ * Task 1 holds the object from 0 to 10, but its thread says its release at 20 only (preempted
+ * between the runtime's unlock and the event); task 2 acquires it at 10 (its own code 0..5, its
+ * wait from 5) and holds it to 20; task 3 (its own code 0..1) acquires it at 21. The sections are
+ * a chain: task 2 starts after task 1's path up to 10, and the late release is not the object's
+ * last: task 3 starts after task 2's release (path 20), not task 1's late one (20.5).
+ */
+Test(work_span, an_acquire_finding_the_object_held_takes_its_holders_path_so_far)
+{
+	struct thread a = {0}, b = {0}, c = {0};
+	struct tp_span_task *t1 = spawned(1, 0, 0, NULL), *t2 = spawned(2, 0, 0, NULL),
+			    *t3 = spawned(3, 0, 0, NULL);
+	poll_start(&a, t1, 1, ROW, 0, 0);
+	acquire(&a, 1, 0);
+	poll_start(&b, t2, 2, ROW, 0, 0);
+	poll_end(&b, t2, 2, 5, TP_SYNC_MUTEX);
+	poll_start(&b, t2, 2, ROW, 10, 5);
+	acquire(&b, 2, 10);
+	cr_expect_eq(b.th.in.ns, 10 * MS, "task 2's start path %lu: not after task 1's 10 ms",
+		     b.th.in.ns);
+	release(&b, 2, 20);
+	/* task 1's release, late: half a millisecond after its thread got back */
+	tp_span_released(&a.th, 1, 20 * MS + MS / 2 - a.from, 20 * MS + MS / 2, OBJECT);
+	poll_start(&c, t3, 3, ROW, 0, 0);
+	poll_end(&c, t3, 3, 1, TP_SYNC_MUTEX);
+	poll_start(&c, t3, 3, ROW, 21, 1);
+	acquire(&c, 3, 21);
+	cr_expect_eq(c.th.in.ns, 20 * MS, "task 3's start path %lu: not after task 2's release",
+		     c.th.in.ns);
+}
+
+/*
+ * Task 1 computes 0..15 and waits for the object from 15; task 2 holds it from 12 to 20; task 1
+ * gets it at 20 and ends at 25. Its own path is the longer (15 against task 2's 8): the span 20,
+ * and its wait is no start delay (it could not start before 20): burdened 20 as well.
+ */
+Test(work_span, a_mutex_wait_is_no_start_delay)
+{
+	struct thread a = {0}, b = {0};
+	struct tp_span_task *t1 = spawned(1, 0, 0, NULL), *t2 = spawned(2, 12, 0, NULL);
+	poll_start(&a, t1, 1, ROW, 0, 0);
+	poll_end(&a, t1, 1, 15, TP_SYNC_MUTEX);
+	poll_start(&b, t2, 2, ROW, 12, 0);
+	acquire(&b, 2, 12);
+	release(&b, 2, 20);
+	poll_start(&a, t1, 1, ROW, 20, 15);
+	acquire(&a, 1, 20);
+	poll_end(&a, NULL, 1, 25, TP_SYNC_NONE);
+	cr_expect_eq(a.th.in.ns, 20 * MS, "span %lu", a.th.in.ns);
+	cr_expect_eq(a.th.in.burdened_ns, 20 * MS, "burdened span %lu: the wait a delay",
+		     a.th.in.burdened_ns);
+}
+
+/*
+ * A worker's implicit task spawned at 5, after the initial task's code so far (5 ms), before its
+ * primary publishes the region's fork at 7 (the initial task's 7 ms): it starts after what stood
+ * at its spawn, as --analyze's (analysis.c: on_spawn), not after the later fork. It polls 5..15.
+ */
+Test(work_span, a_fork_published_after_a_workers_spawn_is_not_on_its_path)
+{
+	struct thread w = {0};
+	struct tp_live_path so_far = {.ns = 5 * MS, .burdened_ns = 5 * MS, .placed_ns = 5 * MS};
+	struct tp_span_task *t = spawned(1, 5, REGION, &so_far);
+	poll_start(&w, t, 1, REGION, 5, 0);
+	struct tp_live_path fork = {.ns = 7 * MS, .burdened_ns = 7 * MS, .placed_ns = 7 * MS};
+	fork.ended_ns = 7 * MS;
+	tp_span_fork(REGION, &fork);
+	poll_end(&w, NULL, 1, 15, TP_SYNC_NONE);
+	cr_expect_eq(w.th.in.ns, 15 * MS, "the worker's path %lu: after the later fork",
+		     w.th.in.ns);
+}
