@@ -242,16 +242,26 @@ Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
 	/* fib(15) spawns 2 tasks per call from n >= 2, from its two task constructs: 1972 tasks,
 	 * far too small for what spawning costs */
 	struct analyzed a;
-	analyze((const char *[]){tp_target("omp_fib"), "15", NULL}, &a);
-	unsigned long tasks = 0, fragments = 0;
-	site_rows(&a, "fib (omp_fib.c:", &tasks, &fragments);
-	cr_expect_eq(tasks, 1972, "%s", a.text);
-	/* the path runs down the recursion: at least one fragment per level below the top */
-	cr_expect_geq(fragments, 13, "%s", a.text);
-	cr_expect_gt(a.span, 0);
-	cr_expect_leq(a.span, a.work, "%s", a.text);
-	cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
-	free(a.text);
+	unsigned long fragments = 0;
+	/*
+	 * The path runs down the recursion: at least one fragment per level below the top. Its
+	 * fragments are a few hundred ns each, so a loaded machine that preempts a shallow one
+	 * for longer than the whole descent puts that one on the path instead: a run out of five
+	 * must show the descent.
+	 */
+	for (int run = 0; run < 5 && fragments < 13; run++) {
+		analyze((const char *[]){tp_target("omp_fib"), "15", NULL}, &a);
+		unsigned long tasks = 0;
+		fragments = 0;
+		site_rows(&a, "fib (omp_fib.c:", &tasks, &fragments);
+		cr_expect_eq(tasks, 1972, "%s", a.text);
+		cr_expect_gt(a.span, 0);
+		cr_expect_leq(a.span, a.work, "%s", a.text);
+		cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
+		if (fragments < 13 && run == 4)
+			cr_expect_geq(fragments, 13, "%s", a.text);
+		free(a.text);
+	}
 }
 
 /* The slices of the "critical path" track in the JSON timeline (--critical-path) of graph
