@@ -255,31 +255,6 @@ static int by_number(const void *a, const void *b)
 	return strcmp(x->job, y->job);
 }
 
-/* A message end, for matching: its sender, receiver and tag, its time (in its own clock). */
-struct end {
-	int32_t from, to, tag;
-	uint64_t ns;
-};
-
-static int by_pair_then_time(const void *a, const void *b)
-{
-	const struct end *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
-}
-
-static int compare_key(const struct end *x, const struct end *y)
-{
-	struct end a = *x, b = *y;
-	a.ns = b.ns = 0;
-	return by_pair_then_time(&a, &b);
-}
-
 /* The index in `ranks` (sorted by number) of rank `number`, or -1. */
 static long rank_index(const struct ranks *r, int32_t number)
 {
@@ -317,13 +292,38 @@ static void say_two_jobs(const struct rank *a, const struct rank *b, FILE *error
  * The messages' constraints on the offsets: each receive ends after its send started. Moves
  * receivers later until none is violated; returns how many messages moved a rank.
  */
+/* One pass of align_by_messages: each receive moved after its send where it is not. */
+struct relaxing {
+	struct ranks *r;
+	bool changed, first_pass;
+	size_t moved;
+};
+
+static void receive_after_send(void *context, const struct ranks_message_end *send,
+			       const struct ranks_message_end *receive)
+{
+	struct relaxing *x = context;
+	struct ranks *r = x->r;
+	long from = rank_index(r, send->from), to = rank_index(r, receive->to);
+	if (from < 0 || to < 0)
+		return;
+	/* receive end + its offset > send start + its offset (an end's order is its time) */
+	int64_t need = r->ranks[from].offset + (int64_t)send->order - (int64_t)receive->order + 1;
+	if (r->ranks[to].offset < need) {
+		r->ranks[to].moved += need - r->ranks[to].offset;
+		r->ranks[to].offset = need;
+		x->changed = true;
+		x->moved += x->first_pass;
+	}
+}
+
 static size_t align_by_messages(struct ranks *r,
 				uint64_t (*to_ns)(const void *, uint32_t, uint64_t),
 				const void *context, bool *ok)
 {
-	struct end *sends = calloc(r->n_notes + 1, sizeof *sends),
-		   *receives = calloc(r->n_notes + 1, sizeof *receives);
-	size_t n_sends = 0, n_receives = 0, moved = 0;
+	struct ranks_message_end *sends = calloc(r->n_notes + 1, sizeof *sends),
+				 *receives = calloc(r->n_notes + 1, sizeof *receives);
+	size_t n_sends = 0, n_receives = 0;
 	*ok = sends != NULL && receives != NULL;
 	for (size_t i = 0; *ok && i < r->n_notes; i++) {
 		const struct note *n = &r->notes[i];
@@ -334,49 +334,28 @@ static size_t align_by_messages(struct ranks *r,
 			continue;
 		uint64_t ns = to_ns(context, n->segment, n->time);
 		if (n->type == NOTE_SEND)
-			sends[n_sends++] = (struct end){k->number, n->peer, n->tag, ns};
+			sends[n_sends++] = (struct ranks_message_end){k->number, n->peer, n->tag,
+								      ns};
 		else
-			receives[n_receives++] = (struct end){n->peer, k->number, n->tag, ns};
+			receives[n_receives++] = (struct ranks_message_end){n->peer, k->number,
+									    n->tag, ns};
 	}
 	if (*ok) {
-		qsort(sends, n_sends, sizeof *sends, by_pair_then_time);
-		qsort(receives, n_receives, sizeof *receives, by_pair_then_time);
+		ranks_message_ends_sort(sends, n_sends);
+		ranks_message_ends_sort(receives, n_receives);
 	}
 	/* pair them: the n-th of a key with the n-th; then relax the offsets */
+	struct relaxing x = {.r = r, .first_pass = true};
 	for (size_t pass = 0; *ok && pass <= r->n_ranks && pass < MAX_PASSES; pass++) {
-		bool changed = false;
-		for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
-			int c = compare_key(&sends[i], &receives[j]);
-			if (c < 0) {
-				i++;
-				continue;
-			}
-			if (c > 0) {
-				j++;
-				continue;
-			}
-			long from = rank_index(r, sends[i].from),
-			     to = rank_index(r, receives[j].to);
-			if (from >= 0 && to >= 0) {
-				/* receive end + its offset > send start + its offset */
-				int64_t need = r->ranks[from].offset + (int64_t)sends[i].ns -
-					       (int64_t)receives[j].ns + 1;
-				if (r->ranks[to].offset < need) {
-					r->ranks[to].moved += need - r->ranks[to].offset;
-					r->ranks[to].offset = need;
-					changed = true;
-					moved += pass == 0;
-				}
-			}
-			i++;
-			j++;
-		}
-		if (!changed)
+		x.changed = false;
+		x.first_pass = pass == 0;
+		ranks_messages_pair(sends, n_sends, receives, n_receives, receive_after_send, &x);
+		if (!x.changed)
 			break;
 	}
 	free(sends);
 	free(receives);
-	return moved;
+	return x.moved;
 }
 
 /*

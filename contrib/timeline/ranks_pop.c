@@ -174,27 +174,50 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	return true;
 }
 
-/* A message end for matching: (from, to, tag) and its place among the ops. */
-struct end {
-	int32_t from, to, tag;
-	size_t op;
-};
-
-static int by_key_then_op(const void *a, const void *b)
+/* The order of two ends' keys (from, to, tag). */
+static int by_key(const struct ranks_message_end *x, const struct ranks_message_end *y)
 {
-	const struct end *x = a, *y = b;
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return x->op < y->op ? -1 : x->op > y->op;
+	return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
-static bool same_key(const struct end *x, const struct end *y)
+static int by_key_then_order(const void *a, const void *b)
 {
-	return x->from == y->from && x->to == y->to && x->tag == y->tag;
+	const struct ranks_message_end *x = a, *y = b;
+	int c = by_key(x, y);
+	return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+void ranks_message_ends_sort(struct ranks_message_end *ends, size_t n)
+{
+	qsort(ends, n, sizeof *ends, by_key_then_order);
+}
+
+void ranks_messages_pair(const struct ranks_message_end *sends, size_t n_sends,
+			 const struct ranks_message_end *receives, size_t n_receives,
+			 void (*pair)(void *context, const struct ranks_message_end *send,
+				      const struct ranks_message_end *receive),
+			 void *context)
+{
+	for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
+		int c = by_key(&sends[i], &receives[j]);
+		if (c == 0)
+			pair(context, &sends[i++], &receives[j++]);
+		else if (c < 0)
+			i++;
+		else
+			j++;
+	}
+}
+
+/* A receive's op gets its send's (as `order`, each end's place among the ops). */
+static void op_sent_by(void *sender, const struct ranks_message_end *send,
+		       const struct ranks_message_end *receive)
+{
+	((size_t *)sender)[receive->order] = send->order;
 }
 
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
@@ -328,8 +351,8 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	size_t *first = calloc(n + 1, sizeof *first), *end = calloc(n + 1, sizeof *end);
 	size_t *sender = calloc(p->n_ops + 1, sizeof *sender);
 	double *burst = calloc(p->n_ops + 1, sizeof *burst), *useful = calloc(n, sizeof *useful);
-	struct end *sends = calloc(p->n_ops + 1, sizeof *sends),
-		   *receives = calloc(p->n_ops + 1, sizeof *receives);
+	struct ranks_message_end *sends = calloc(p->n_ops + 1, sizeof *sends),
+				 *receives = calloc(p->n_ops + 1, sizeof *receives);
 	uint32_t *rank_of_thread = calloc(p->n_threads + 1, sizeof *rank_of_thread);
 	struct ranks_pop_rank *by_threads = calloc(n, sizeof *by_threads);
 	struct op *sorted = calloc(p->n_ops + 1, sizeof *sorted);
@@ -417,27 +440,16 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 					burst[i] = 0;
 				useful[r] += burst[i];
 			} else if (op->type == OP_SEND) {
-				sends[n_sends++] = (struct end){ranks[r].number, op->peer, op->tag,
-								i};
+				sends[n_sends++] = (struct ranks_message_end){ranks[r].number,
+									      op->peer, op->tag, i};
 			} else if (op->type == OP_RECV) {
-				receives[n_receives++] = (struct end){op->peer, ranks[r].number,
-								      op->tag, i};
+				receives[n_receives++] = (struct ranks_message_end){
+					op->peer, ranks[r].number, op->tag, i};
 			}
 		}
-	qsort(sends, n_sends, sizeof *sends, by_key_then_op);
-	qsort(receives, n_receives, sizeof *receives, by_key_then_op);
-	for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
-		if (same_key(&sends[i], &receives[j])) {
-			sender[receives[j++].op] = sends[i++].op;
-			continue;
-		}
-		struct end x = sends[i], y = receives[j];
-		x.op = y.op = 0;
-		if (by_key_then_op(&x, &y) < 0)
-			i++;
-		else
-			j++;
-	}
+	ranks_message_ends_sort(sends, n_sends);
+	ranks_message_ends_sort(receives, n_receives);
+	ranks_messages_pair(sends, n_sends, receives, n_receives, op_sent_by, sender);
 	double runtime = finish - start, most = 0, least = 1e300, sum = 0;
 	for (size_t r = 0; r < n; r++) {
 		most = useful[r] > most ? useful[r] : most;

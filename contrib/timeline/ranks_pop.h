@@ -27,6 +27,28 @@ void ranks_pop_free(struct ranks_pop *p);
 bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_t time,
 		    const struct tp_record *rec);
 
+/*
+ * A message's send or receive, for matching: its sender, receiver and tag, and `order`, its place
+ * among the ends of its key (its time, or its place in its rank's calls).
+ */
+struct ranks_message_end {
+	int32_t from, to, tag;
+	uint64_t order;
+};
+
+/* Sorts `n` ends by key, then order: what ranks_messages_pair reads. */
+void ranks_message_ends_sort(struct ranks_message_end *ends, size_t n);
+
+/*
+ * The n-th send of each key (from, to, tag) is received by the n-th receive of the same key:
+ * `pair(context, send, receive)` for each such pair, of the sorted `sends` and `receives`.
+ */
+void ranks_messages_pair(const struct ranks_message_end *sends, size_t n_sends,
+			 const struct ranks_message_end *receives, size_t n_receives,
+			 void (*pair)(void *context, const struct ranks_message_end *send,
+				      const struct ranks_message_end *receive),
+			 void *context);
+
 /* A rank: its number, its segment and the thread whose records count (the mpi-init's). */
 struct ranks_pop_rank {
 	int32_t number;
