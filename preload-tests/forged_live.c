@@ -155,3 +155,41 @@ char *write_forged(const char *dir, pid_t pid, const struct forged *f)
 	cr_assert_eq(close(fd), 0);
 	return path;
 }
+
+void forged_flaw(struct forged *f, enum forged_flaw flaw)
+{
+	switch (flaw) {
+	case FORGED_SOUND:
+		break;
+	case FORGED_ROWS_PAST_END:
+		f->header.rows_offset = 1ull << 60;
+		break;
+	case FORGED_STRIDE_PAST_END:
+		f->header.rows_stride = 1ull << 60;
+		break;
+	case FORGED_SIZE_PAST_LAYOUT:
+		f->header.file_size = 1ull << 40;
+		break;
+	case FORGED_HEADER_SHORT:
+		f->header.header_size = 8;
+		break;
+	case FORGED_SIZE_UNDER_LAYOUT:
+		f->header.file_size = 4096;
+		break;
+	case FORGED_OTHER_VERSION:
+		f->header.version = TP_LIVE_VERSION + 1;
+		break;
+	case FORGED_OTHER_MAGIC:
+		f->header.magic[0] ^= 0x20;
+		break;
+	case FORGED_PID_1:
+		f->header.pid = 1;
+		break;
+	case FORGED_EARLIER_PROCESS:
+		f->header.start_ticks += 1;
+		break;
+	case FORGED_OTHER_PID_NAMESPACE:
+		f->header.pid_namespace += 1;
+		break;
+	}
+}

@@ -47,6 +47,25 @@ struct forged {
 uint64_t start_ticks_of(pid_t pid);
 uint64_t pid_namespace_of(pid_t pid);
 
+/* The header's flaws a reader must refuse: sizes and offsets that do not fit the file, another
+ * layout, another process's. */
+enum forged_flaw {
+	FORGED_SOUND, /* none */
+	FORGED_ROWS_PAST_END,
+	FORGED_STRIDE_PAST_END,
+	FORGED_SIZE_PAST_LAYOUT,
+	FORGED_HEADER_SHORT,
+	FORGED_SIZE_UNDER_LAYOUT,
+	FORGED_OTHER_VERSION,
+	FORGED_OTHER_MAGIC,
+	FORGED_PID_1,           /* names pid 1 */
+	FORGED_EARLIER_PROCESS, /* the pid's, started at another time */
+	FORGED_OTHER_PID_NAMESPACE,
+};
+
+/* Puts `flaw` in f's header. */
+void forged_flaw(struct forged *f, enum forged_flaw flaw);
+
 /* A header naming `pid` as the shim writes it (a file of the layout, not ended). */
 struct forged forged_for(pid_t pid);
 

@@ -172,20 +172,17 @@ Test(harm, console_refuses_a_file_whose_header_names_another_process)
 	char *dir = new_dir();
 	const struct forged good = forged_for(sleeper.pid);
 	static const struct {
-		const char *what, *said;
+		const char *what;
+		enum forged_flaw flaw;
+		const char *said;
 	} cases[] = {
-		{"another pid", "names pid "},
-		{"an earlier process with the pid", "earlier process"},
-		{"another pid namespace", "another pid namespace"},
+		{"another pid", FORGED_PID_1, "names pid "},
+		{"an earlier process with the pid", FORGED_EARLIER_PROCESS, "earlier process"},
+		{"another pid namespace", FORGED_OTHER_PID_NAMESPACE, "another pid namespace"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct forged f = good;
-		if (i == 0)
-			f.header.pid = (uint32_t)getpid();
-		else if (i == 1)
-			f.header.start_ticks += 1;
-		else
-			f.header.pid_namespace += 1;
+		forged_flaw(&f, cases[i].flaw);
 		free(write_forged(dir, sleeper.pid, &f));
 		top_in("--once", dir, sleeper.pid, &run);
 		cr_expect_eq(run.status, 1, "%s: %s%s", cases[i].what, run.out, run.err);
@@ -354,26 +351,26 @@ Test(harm, console_refuses_sizes_and_offsets_past_the_file)
 	char *dir = new_dir();
 	const struct forged good = forged_for(sleeper.pid);
 	static const struct {
-		const char *what, *said;
+		const char *what;
+		enum forged_flaw flaw;
+		bool cut; /* the file cut short of its header's size */
+		const char *said;
 	} cases[] = {
-		{"rows far past the end", "its rows_offset is 1152921504606846976"},
-		{"a stride past the end", "its rows_stride is 1152921504606846976"},
-		{"a size larger than the layout's", "its file_size is "},
-		{"a file shorter than its header says", "cut short"},
-		{"a header shorter than the layout's", "its header_size is 8"},
+		{"rows far past the end", FORGED_ROWS_PAST_END, false,
+		 "its rows_offset is 1152921504606846976"},
+		{"a stride past the end", FORGED_STRIDE_PAST_END, false,
+		 "its rows_stride is 1152921504606846976"},
+		{"a size larger than the layout's", FORGED_SIZE_PAST_LAYOUT, false,
+		 "its file_size is "},
+		{"a file shorter than its header says", FORGED_SOUND, true, "cut short"},
+		{"a header shorter than the layout's", FORGED_HEADER_SHORT, false,
+		 "its header_size is 8"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct forged f = good;
-		if (i == 0)
-			f.header.rows_offset = 1ull << 60;
-		else if (i == 1)
-			f.header.rows_stride = 1ull << 60;
-		else if (i == 2)
-			f.header.file_size = 1ull << 40;
-		else if (i == 4)
-			f.header.header_size = 8;
+		forged_flaw(&f, cases[i].flaw);
 		char *path = write_forged(dir, sleeper.pid, &f);
-		if (i == 3)
+		if (cases[i].cut)
 			cr_assert_eq(truncate(path, 65536), 0);
 		top_in("--once", dir, sleeper.pid, &run);
 		cr_expect_eq(run.status, 1, "%s: %s%s", cases[i].what, run.out, run.err);

@@ -81,6 +81,7 @@ Test(live_read, reads_the_figures_a_forged_file_holds)
 /* A header each case makes bad, the result and the words that say why. */
 struct bad_header {
 	const char *what;
+	enum forged_flaw flaw;
 	enum live_open_result result;
 	const char *said;
 };
@@ -97,25 +98,21 @@ static void expect_refused(const struct forged *f, const struct bad_header *c)
 Test(live_read, refuses_sizes_and_offsets_that_do_not_fit_the_file)
 {
 	static const struct bad_header cases[] = {
-		{"rows far past the end", LIVE_BAD, "its rows_offset is 1152921504606846976"},
-		{"a stride past the end", LIVE_BAD, "its rows_stride is 1152921504606846976"},
-		{"a size larger than the layout's", LIVE_BAD, "its file_size is 1099511627776"},
-		{"a header shorter than the layout's", LIVE_BAD, "its header_size is 8"},
-		{"a size smaller than the layout's", LIVE_BAD, "its file_size is 4096"},
+		{"rows far past the end", FORGED_ROWS_PAST_END, LIVE_BAD,
+		 "its rows_offset is 1152921504606846976"},
+		{"a stride past the end", FORGED_STRIDE_PAST_END, LIVE_BAD,
+		 "its rows_stride is 1152921504606846976"},
+		{"a size larger than the layout's", FORGED_SIZE_PAST_LAYOUT, LIVE_BAD,
+		 "its file_size is 1099511627776"},
+		{"a header shorter than the layout's", FORGED_HEADER_SHORT, LIVE_BAD,
+		 "its header_size is 8"},
+		{"a size smaller than the layout's", FORGED_SIZE_UNDER_LAYOUT, LIVE_BAD,
+		 "its file_size is 4096"},
 	};
 	const struct forged good = forged_for(getpid());
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct forged f = good;
-		if (i == 0)
-			f.header.rows_offset = 1ull << 60;
-		else if (i == 1)
-			f.header.rows_stride = 1ull << 60;
-		else if (i == 2)
-			f.header.file_size = 1ull << 40;
-		else if (i == 3)
-			f.header.header_size = 8;
-		else
-			f.header.file_size = 4096;
+		forged_flaw(&f, cases[i].flaw);
 		expect_refused(&f, &cases[i]);
 	}
 }
@@ -135,24 +132,18 @@ Test(live_read, refuses_another_layout_and_another_process)
 {
 	const struct forged good = forged_for(getpid());
 	static const struct bad_header cases[] = {
-		{"another version", LIVE_BAD, "has another layout (version "},
-		{"not a live statistics file", LIVE_MISSING, "not taskprobe's live statistics"},
-		{"another pid", LIVE_STALE, "names pid 1, not"},
-		{"an earlier process with the pid", LIVE_STALE, "of an earlier process with pid"},
-		{"another pid namespace", LIVE_STALE, "of another pid namespace"},
+		{"another version", FORGED_OTHER_VERSION, LIVE_BAD, "has another layout (version "},
+		{"not a live statistics file", FORGED_OTHER_MAGIC, LIVE_MISSING,
+		 "not taskprobe's live statistics"},
+		{"another pid", FORGED_PID_1, LIVE_STALE, "names pid 1, not"},
+		{"an earlier process with the pid", FORGED_EARLIER_PROCESS, LIVE_STALE,
+		 "of an earlier process with pid"},
+		{"another pid namespace", FORGED_OTHER_PID_NAMESPACE, LIVE_STALE,
+		 "of another pid namespace"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct forged f = good;
-		if (i == 0)
-			f.header.version = TP_LIVE_VERSION + 1;
-		else if (i == 1)
-			f.header.magic[0] ^= 0x20;
-		else if (i == 2)
-			f.header.pid = 1;
-		else if (i == 3)
-			f.header.start_ticks += 1;
-		else
-			f.header.pid_namespace += 1;
+		forged_flaw(&f, cases[i].flaw);
 		expect_refused(&f, &cases[i]);
 	}
 }
