@@ -490,8 +490,9 @@ static enum tp_exclusion_kind exclusion_kind(ompt_mutex_t kind)
 
 /*
  * A task is about to acquire a mutual exclusion: its poll ends (sync mutex) until it holds it,
- * for the wait is the runtime's, not the program's work. A test (omp_test_lock) does not wait,
- * and may not acquire at all: its poll goes on.
+ * for the wait is the runtime's, not the program's work. A test reported as one (ompt_mutex_test_*)
+ * does not wait, and may not acquire at all: its poll goes on. libomp reports omp_test_lock as a
+ * plain lock's acquire, though: acquiring_ends says how that wait ends when the test fails.
  */
 __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, const void *codeptr)
 {
