@@ -182,6 +182,17 @@ char *tp_make_temp_dir(const char *what);
 /* Removes the directory `path` and all in it, and frees `path`. */
 void tp_remove_temp_dir(char *path);
 
+/* The converter, taskprobe-timeline, as built. */
+#define TP_TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
+/* Runs the converter with `args` (NULL-terminated, after the program's name). */
+void tp_convert(const char *const args[], struct tp_run *run);
+/* Runs `program` (python3, reading the file at sys.argv[1]) on `file`; what it printed. */
+char *tp_python_on(const char *program, const char *file);
+/* How many times `needle` occurs in `text`, not overlapping. */
+unsigned tp_occurrences(const char *text, const char *needle);
+/* DIR/NAME (the caller frees). */
+char *tp_path_in(const char *dir, const char *name);
+
 /* The explicit tasks omp_fib N spawns: one per recursive call. */
 unsigned tp_fib_tasks(int n);
 

@@ -16,6 +16,7 @@
  *   skip.c      the skip policy: tools a test needs (tp_require_*), nothing skipped under
  *               CI=true, and tests left out of a sanitizer pass by design (TP_NOT_UNDER)
  *   pop.c       the POP factors the exit report, the console and --analyze say (tp_pop_run)
+ *   converter.c the converter run (tp_convert), python on its output, text and path helpers
  */
 #pragma once
 

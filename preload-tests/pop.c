@@ -14,8 +14,6 @@
 
 #include "harness_internal.h"
 
-#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
-
 /*
  * Scans `format` (`conversions` of them) at the first place in `text` where `words` begin and
  * all of them are found: a phrase may also begin inside another line ("x communication
@@ -111,7 +109,7 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	cr_assert_eq(glob(pattern, 0, NULL, &recordings), 0, "nothing recorded in %s", dir);
 	cr_assert_eq(recordings.gl_pathc, 1, "recordings of %zu processes", recordings.gl_pathc);
 	struct tp_run analysis;
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", recordings.gl_pathv[0], NULL},
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", recordings.gl_pathv[0], NULL},
 	       NULL, &analysis);
 	cr_expect_eq(analysis.status, 0, "%s", analysis.err);
 	keep(pop, TP_POP_ANALYSIS, "--analyze", strdup(analysis.out), strdup(launched.err));

@@ -24,7 +24,6 @@ TP_SUITE_NOT_UNDER(analysis, TP_ASAN | TP_TSAN,
 		   "it measures the task graph's time, which a sanitized shim's callbacks stretch "
 		   "(ASan), or runs OpenMP programs, which TSan's pass leaves out");
 
-#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
 /* timeline.h's TIMELINE_PATH_TID: the critical path track's thread */
 #define TIMELINE_PATH_TID_TEST 4194304u
 
@@ -120,7 +119,7 @@ static void analyze_on(const char *const argv[], const char *threads, struct ana
 	char dir[32], path[300];
 	record(argv, threads, dir, path, a);
 	struct tp_run run;
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", path, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	a->text = strdup(run.out);
 	tp_run_free(&run);
@@ -275,12 +274,13 @@ static void path_track(const char *graph, unsigned expected)
 	struct tp_run run;
 	/* speedscope's format: a profile of its own */
 	tp_run(TP_PLAIN,
-	       (const char *[]){TIMELINE, "--critical-path", "--format", "speedscope", path, NULL},
+	       (const char *[]){TP_TIMELINE, "--critical-path", "--format", "speedscope", path,
+				NULL},
 	       NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.out, "\"name\":\"critical path (pid "), "%s", run.out);
 	tp_run_free(&run);
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--critical-path", path, NULL}, NULL, &run);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--critical-path", path, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	rm_dir(dir);
 	char track[64], site[64];
@@ -555,7 +555,7 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 		if (strncmp(e->d_name, "rec.", 4) == 0)
 			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 	closedir(d);
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", path, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	w->analysis.text = strdup(run.out);
 	tp_run_free(&run);

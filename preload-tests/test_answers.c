@@ -17,15 +17,6 @@ static const char *omp_target(const char *name)
 	return tp_require_program(tp_target(name), "clang and libomp-dev");
 }
 
-/* How many times `needle` occurs in `haystack`. */
-static size_t occurrences(const char *haystack, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p++)
-		n++;
-	return n;
-}
-
 /* The value printed for the first key starting with `key_start` ("@tasks[spawn_quick"), or -1. */
 static long long value_of(const char *out, const char *key_start)
 {
@@ -50,8 +41,8 @@ Test(answers, trace_events_relays_every_event_of_a_busy_program, .timeout = 300)
 	/* the explicit tasks, the initial task and two implicit ones: each spawned and ended once */
 	long long tasks = tp_fib_tasks(20) + 3;
 	/* the script's output is on stderr */
-	cr_expect_eq((long long)occurrences(run.err, " task-spawn task="), tasks);
-	cr_expect_eq((long long)occurrences(run.err, " task-terminate task="), tasks);
+	cr_expect_eq((long long)tp_occurrences(run.err, " task-spawn task="), tasks);
+	cr_expect_eq((long long)tp_occurrences(run.err, " task-terminate task="), tasks);
 	cr_expect_eq(strstr(run.err, "taskprobe: bpftrace lost"), NULL, "%s", run.err);
 	tp_run_free(&run);
 }
@@ -72,7 +63,7 @@ Test(answers, events_bpftrace_lost_are_said, .timeout = 300)
 	cr_expect_gt(said, 0, "%s", run.err);
 	/* what is missing from the output is what was said */
 	long long tasks = tp_fib_tasks(20) + 3;
-	cr_expect_lt((long long)occurrences(run.err, " task-spawn task="), tasks);
+	cr_expect_lt((long long)tp_occurrences(run.err, " task-spawn task="), tasks);
 	tp_run_free(&run);
 }
 

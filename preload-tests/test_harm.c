@@ -29,7 +29,6 @@
 #include "taskprobe_live.h"
 #include "taskprobe_recording.h"
 
-#define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
 #define GENERATOR TP_CONTRIB_DIR "/timeline_recording"
 /* The converter's stated bound on its memory (README, taskprobe-timeline(1)), in KiB. */
 #define CONVERTER_BOUND_KIB (256 * 1024)
@@ -49,7 +48,7 @@ static char *scratch_dir(void)
 
 /*
  * Runs the bash script made from `format` (printf-style) as a user types it, without the shim
- * (the script preloads it where it means to: $SHIM is the shim's path, $TIMELINE the converter's,
+ * (the script preloads it where it means to: $SHIM is the shim's path, $TP_TIMELINE the converter's,
  * $TARGETS the targets' directory), with no descriptor but the standard ones (tp_spawn).
  */
 __attribute__((format(printf, 2, 3))) static void script(struct tp_run *run, const char *format,
@@ -61,8 +60,8 @@ __attribute__((format(printf, 2, 3))) static void script(struct tp_run *run, con
 	cr_assert_geq(vasprintf(&body, format, ap), 0);
 	va_end(ap);
 	char *text;
-	cr_assert_geq(asprintf(&text, "export SHIM='%s' TIMELINE='%s' TARGETS='%s'\n%s", tp_shim(),
-			       TIMELINE, TP_TARGETS_DIR, body),
+	cr_assert_geq(asprintf(&text, "export SHIM='%s' TP_TIMELINE='%s' TARGETS='%s'\n%s",
+			       tp_shim(), TP_TIMELINE, TP_TARGETS_DIR, body),
 		      0);
 	tp_run(TP_PLAIN, (const char *[]){"/bin/bash", "-c", text, NULL}, NULL, run);
 	free(text);
@@ -86,8 +85,9 @@ static unsigned entries(const char *dir, const char *prefix)
 static long recorded_events(const char *recording, int *status)
 {
 	struct tp_run run;
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "--count", "-o", "/dev/null", recording, NULL},
-	       NULL, &run);
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_TIMELINE, "--count", "-o", "/dev/null", recording, NULL}, NULL,
+	       &run);
 	long n = -1;
 	for (const char *line = run.err; n < 0 && (line = strstr(line, "taskprobe-timeline: "));
 	     line++)
@@ -547,7 +547,7 @@ Test(harm, a_full_disk_stops_the_recording_between_chunks, .timeout = 60)
 	script(&run,
 	       "cd %s; mkdir small\nunshare -m bash -c 'mount -t tmpfs -o size=600k tmpfs small\n"
 	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/small/recording $TARGETS/descriptor_games "
-	       "$PWD/own 0\n$TIMELINE --count -o /dev/null small/recording; echo \"status $?\"'",
+	       "$PWD/own 0\n$TP_TIMELINE --count -o /dev/null small/recording; echo \"status $?\"'",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "ok\nstatus 0\n", "%s", run.err);
@@ -721,7 +721,7 @@ Test(harm, names_reach_the_report_and_the_analysis_escaped)
 	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=stderr ./\"$name\" > /dev/null\n"
 	       "ln -sf %s \"$name\"\n"
 	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording ./\"$name\" > /dev/null\n"
-	       "$TIMELINE --analyze recording",
+	       "$TP_TIMELINE --analyze recording",
 	       dir, fib);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	/* not printed when they fail: the terminal would run what they hold */
@@ -780,15 +780,20 @@ static void convert_hostile(const char *dir, const char *const shape[], bool thr
 		cr_assert_eq(waitpid(writer, &status, 0), writer);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the generator failed");
 	}
-	char *converter[] = {
-		TIMELINE, "--count", "--max-size", "0", "-o", "/dev/null", through_pipe ? "-" : rec,
-		NULL};
+	char *converter[] = {TP_TIMELINE,
+			     "--count",
+			     "--max-size",
+			     "0",
+			     "-o",
+			     "/dev/null",
+			     through_pipe ? "-" : rec,
+			     NULL};
 	posix_spawn_file_actions_init(&actions);
 	if (through_pipe)
 		posix_spawn_file_actions_adddup2(&actions, link[0], 0);
 	posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	pid_t pid;
-	cr_assert_eq(posix_spawn(&pid, TIMELINE, &actions, NULL, converter, env), 0);
+	cr_assert_eq(posix_spawn(&pid, TP_TIMELINE, &actions, NULL, converter, env), 0);
 	posix_spawn_file_actions_destroy(&actions);
 	if (through_pipe) {
 		close(link[0]);
@@ -978,7 +983,7 @@ Test(harm, a_recorded_recursive_task_costs_at_most_6_records_and_96_bytes, .time
 	const unsigned n = 18, tasks = fib_tasks(n);
 	script(&run,
 	       "cd %s\nOMP_NUM_THREADS=2 LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording %s %u\n"
-	       "$TIMELINE --count -o /dev/null recording",
+	       "$TP_TIMELINE --count -o /dev/null recording",
 	       dir, fib, n);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char path[4200];
@@ -1136,10 +1141,12 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_write(&v9, dir, "v9.rec", TP_RECORDING_VERSION);
 	struct tp_run run;
 	script(&run,
-	       "cd %s\nfor v in v7 v9; do $TIMELINE -o $v.json $v.rec && $TIMELINE --critical-path "
-	       "-o $v.speedscope.json $v.rec && $TIMELINE --analyze $v.rec > $v.analysis || exit; "
+	       "cd %s\nfor v in v7 v9; do $TP_TIMELINE -o $v.json $v.rec && $TP_TIMELINE "
+	       "--critical-path "
+	       "-o $v.speedscope.json $v.rec && $TP_TIMELINE --analyze $v.rec > $v.analysis || "
+	       "exit; "
 	       "done\ncmp v7.json v9.json && cmp v7.speedscope.json v9.speedscope.json && "
-	       "cmp v7.analysis v9.analysis && $TIMELINE --count -o /dev/null v9.rec",
+	       "cmp v7.analysis v9.analysis && $TP_TIMELINE --count -o /dev/null v9.rec",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
 	cr_expect(strstr(run.err, ": 31 events") != NULL, "%s", run.err);
@@ -1164,7 +1171,7 @@ Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60
 	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
 		struct tp_run run;
 		script(&run,
-		       "f=%s/%s\n$TIMELINE --count -o /dev/null $f && $TIMELINE --analyze $f "
+		       "f=%s/%s\n$TP_TIMELINE --count -o /dev/null $f && $TP_TIMELINE --analyze $f "
 		       ">/dev/null",
 		       TP_CORPUS_DIR, corpus[i].file);
 		char events[64];
@@ -1187,7 +1194,7 @@ Test(harm, a_workers_wait_is_one_record, .timeout = 60)
 	struct tp_run run;
 	script(&run,
 	       "cd %s\nTASKPROBE_WORKERS='pool-*' LD_PRELOAD=$SHIM TASKPROBE_RECORD=$PWD/recording "
-	       "$TARGETS/named_workers && $TIMELINE -o /dev/null recording",
+	       "$TARGETS/named_workers && $TP_TIMELINE -o /dev/null recording",
 	       dir);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	char path[4200];

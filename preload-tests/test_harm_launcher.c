@@ -23,15 +23,6 @@
 #include "harness_internal.h"
 #include "taskprobe_live.h"
 
-/* How many times `what` occurs in `text`. */
-static unsigned occurrences(const char *text, const char *what)
-{
-	unsigned n = 0;
-	for (const char *at = text; (at = strstr(at, what)) != NULL; at += strlen(what))
-		n++;
-	return n;
-}
-
 /* A small input (about 40 KiB of unsorted, compressible lines) in a temporary file. */
 static char *make_input(void)
 {
@@ -116,7 +107,7 @@ Test(harm, top_once_figures_go_to_stderr_never_to_the_programs_stdout)
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *errors = same_output_as_plain((const char *const[]){"top", "--once", NULL}, ALL);
 	/* each program's figures, on stderr */
-	cr_expect_eq(occurrences(errors, "taskprobe top: "), 3, "%s", errors);
+	cr_expect_eq(tp_occurrences(errors, "taskprobe top: "), 3, "%s", errors);
 	cr_expect(strstr(errors, "\nSITE ") != NULL, "%s", errors);
 	free(errors);
 }
@@ -126,7 +117,7 @@ Test(harm, top_batch_snapshots_go_to_stderr_never_to_the_programs_stdout)
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *errors = same_output_as_plain(
 		(const char *const[]){"top", "--batch", "--interval", "0.05", NULL}, ALL);
-	cr_expect_geq(occurrences(errors, "taskprobe top: "), 3, "%s", errors);
+	cr_expect_geq(tp_occurrences(errors, "taskprobe top: "), 3, "%s", errors);
 	free(errors);
 }
 
@@ -135,7 +126,7 @@ Test(harm, record_keeps_stdout_byte_for_byte)
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *json = tp_make_temp("harm-json");
 	char *errors = same_output_as_plain((const char *const[]){"record", "-o", json, NULL}, ALL);
-	cr_expect_eq(occurrences(errors, "timeline written to"), 3, "%s", errors);
+	cr_expect_eq(tp_occurrences(errors, "timeline written to"), 3, "%s", errors);
 	unlink(json);
 	free(json);
 	free(errors);
@@ -177,7 +168,7 @@ Test(harm, top_o_writes_the_figures_to_a_new_file_or_the_users_own_and_refuses_a
 		cr_expect_eq(strstr(run.err, "taskprobe top: "), NULL, "%s", run.err);
 		char *text = tp_read_file(figures, NULL);
 		cr_expect(strncmp(text, "taskprobe top: sh (pid ", 23) == 0, "%s", text);
-		cr_expect_eq(occurrences(text, "taskprobe top: "), 1, "%s", text);
+		cr_expect_eq(tp_occurrences(text, "taskprobe top: "), 1, "%s", text);
 		free(text);
 		struct stat st;
 		cr_assert_eq(stat(figures, &st), 0);
@@ -196,7 +187,7 @@ Test(harm, top_o_writes_the_figures_to_a_new_file_or_the_users_own_and_refuses_a
 					   script, NULL},
 			  NULL, &run);
 		cr_expect_eq(run.status, 2, "%s: %s", refused[i], run.err);
-		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
+		cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
 		cr_expect(strstr(run.err, refused[i]) != NULL, "%s", run.err);
 		cr_expect_neq(access(marker, F_OK), 0, "%s: the program ran", refused[i]);
 		cr_expect_str_eq(run.out, "");
@@ -367,7 +358,7 @@ Test(harm, record_checks_its_output_before_the_program_runs)
 		int status = launch_sh((const char *[]){"record", "-o", refused[i], NULL}, script,
 				       &err);
 		cr_expect_eq(status, 2, "%s: %s", refused[i], err);
-		cr_expect_eq(occurrences(err, "taskprobe: "), 1, "one message: %s", err);
+		cr_expect_eq(tp_occurrences(err, "taskprobe: "), 1, "one message: %s", err);
 		cr_expect(strstr(err, refused[i]) != NULL, "%s", err);
 		cr_expect_neq(access(marker, F_OK), 0, "%s: the program ran", refused[i]);
 		cr_expect_neq(access(target, F_OK), 0, "%s: written through the link", link);
@@ -384,7 +375,7 @@ Test(harm, record_checks_its_output_before_the_program_runs)
 					 "touch /tmp/taskprobe-test-harm-unwritable-ran", NULL},
 			NULL, &run);
 		cr_expect_eq(run.status, 2, "%s", run.err);
-		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "one message: %s", run.err);
+		cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 1, "one message: %s", run.err);
 		cr_expect_neq(access("/tmp/taskprobe-test-harm-unwritable-ran", F_OK), 0,
 			      "the program ran");
 		unlink("/tmp/taskprobe-test-harm-unwritable-ran");
@@ -407,8 +398,8 @@ Test(harm, a_gcc_openmp_program_moved_onto_libomp_is_told_once)
 		  (const char *[]){"OMP_NUM_THREADS=2", NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
-	cr_expect_eq(occurrences(run.err, "is built for GCC's libgomp: running it on LLVM's "
-					  "libomp ("),
+	cr_expect_eq(tp_occurrences(run.err, "is built for GCC's libgomp: running it on LLVM's "
+					     "libomp ("),
 		     1, "%s", run.err);
 	cr_expect(strstr(run.err, "libomp.so.5), whose tool interface shows its tasks\n") != NULL,
 		  "%s", run.err);
@@ -434,7 +425,7 @@ Test(harm, a_gcc_openmp_program_libomp_cannot_run_stays_on_libgomp)
 	tp_launch((const char *[]){"run", "--", lacking, NULL}, env, &run);
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
-	cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 1, "%s", run.err);
 	cr_expect(strstr(run.err, "lacks some of what this one calls, or this one brings a "
 				  "libgomp of its own: it stays on libgomp\n") != NULL,
 		  "%s", run.err);
@@ -474,7 +465,7 @@ Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
 	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
 	cr_expect(strstr(run.err, "symbol lookup error") == NULL, "%s", run.err);
 	/* the moved program's line and the timeline's, nothing else */
-	cr_expect_eq(occurrences(run.err, "taskprobe: "), 2, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 2, "%s", run.err);
 	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
 				  "LLVM's libomp (") != NULL,
 		  "%s", run.err);
@@ -528,7 +519,7 @@ Test(harm, a_gcc_openmp_program_with_a_libgomp_of_its_own_keeps_it)
 		env, &run);
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
-	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 0, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "ran on LLVM's libomp"), 0, "%s", run.err);
 	cr_expect(strstr(run.err, "(omp_own_runtime_gcc) runs on GCC's libgomp") != NULL, "%s",
 		  run.err);
 	cr_expect(strstr(run.err,
@@ -564,7 +555,7 @@ Test(harm, a_gcc_openmp_program_with_libomp_preloaded_by_hand_runs_as_plainly)
 		  &run);
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
-	cr_expect_eq(occurrences(run.err, "taskprobe: "), 0, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 0, "%s", run.err);
 	tp_run_free(&run);
 	tp_run_free(&plain);
 }
@@ -600,8 +591,8 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
 	/* the moved programs' line, the one left on libgomp's (the shim's), the timeline's */
-	cr_expect_eq(occurrences(run.err, "taskprobe: "), 3, "%s", run.err);
-	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 3, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
 	cr_expect(strstr(run.err,
 			 "taskprobe: 2 processes of the run built for GCC's libgomp ran on "
 			 "LLVM's libomp (") != NULL,
@@ -621,7 +612,7 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 			     summary);
 	}
 	/* the program libomp cannot run stays on libgomp, and says its tasks are not seen */
-	cr_expect_eq(occurrences(run.err, "runs on GCC's libgomp"), 1, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "runs on GCC's libgomp"), 1, "%s", run.err);
 	cr_expect(strstr(run.err,
 			 "(omp_host_device_memory_gcc) runs on GCC's libgomp, which has no "
 			 "tool interface: its tasks are not seen (its threads and waits "
@@ -643,7 +634,7 @@ Test(harm, a_scripts_gcc_openmp_programs_run_on_libomp_told_once, .timeout = 180
 		  &run);
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
-	cr_expect_eq(occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "ran on LLVM's libomp"), 1, "%s", run.err);
 	cr_expect(strstr(run.err, "taskprobe: 1 process of the run built for GCC's libgomp ran on "
 				  "LLVM's libomp (") != NULL,
 		  "%s", run.err);
@@ -663,14 +654,14 @@ Test(harm, trace_output_goes_to_stderr_or_to_its_file_never_to_the_programs_stdo
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	tp_require_tracer();
 	char *errors = same_output_as_plain((const char *const[]){"trace", "waits", NULL}, ALL);
-	cr_expect_eq(occurrences(errors, "Tracing waits of PID "), 3, "%s", errors);
+	cr_expect_eq(tp_occurrences(errors, "Tracing waits of PID "), 3, "%s", errors);
 	free(errors);
 
 	/* -o FILE: the script's output there, nothing of it on stdout or stderr */
 	char *file = tp_make_temp("harm-trace");
 	unlink(file); /* a new file */
 	errors = same_output_as_plain((const char *const[]){"trace", "-o", file, "waits", NULL}, 1);
-	cr_expect_eq(occurrences(errors, "Tracing waits of PID "), 0, "%s", errors);
+	cr_expect_eq(tp_occurrences(errors, "Tracing waits of PID "), 0, "%s", errors);
 	char *text = tp_read_file(file, NULL);
 	cr_expect(strncmp(text, "Tracing waits of PID ", 21) == 0, "%s", text);
 	free(text);
@@ -851,8 +842,8 @@ Test(harm, an_output_the_run_reads_is_refused_before_the_program_runs, .timeout 
 		tp_launch(runs[i].args, (const char *[]){path, NULL}, &run);
 		const char *shown = runs[i].args[0];
 		cr_expect_eq(run.status, 2, "%zu %s: %s", i, shown, run.err);
-		cr_expect_eq(occurrences(run.err, "taskprobe: "), 1, "%zu %s: one message: %s", i,
-			     shown, run.err);
+		cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 1, "%zu %s: one message: %s",
+			     i, shown, run.err);
 		cr_expect(strstr(run.err, "give -o another file") != NULL, "%zu %s: %s", i, shown,
 			  run.err);
 		cr_expect_str_eq(run.out, "", "%zu %s", i, shown);
@@ -902,8 +893,8 @@ Test(harm, the_converter_never_writes_its_output_through_a_link_nor_over_another
 					input, NULL},
 		       NULL, &run);
 		cr_expect_eq(run.status, 2, "%s: %s", refused[i], run.err);
-		cr_expect_eq(occurrences(run.err, "taskprobe-timeline: "), 1, "%s: %s", refused[i],
-			     run.err);
+		cr_expect_eq(tp_occurrences(run.err, "taskprobe-timeline: "), 1, "%s: %s",
+			     refused[i], run.err);
 		cr_expect(strstr(run.err, refused[i]) != NULL, "%s", run.err);
 		tp_run_free(&run);
 	}

@@ -19,7 +19,6 @@
 #include "harness.h"
 #include "harness_internal.h"
 
-#define TIMELINE    TP_CONTRIB_DIR "/taskprobe-timeline"
 #define MPI_PACKAGE "openmpi-bin and libopenmpi-dev"
 
 /* mpirun's options for any machine: ranks beyond its cores, and as root too. */
@@ -460,7 +459,7 @@ static void record_ranks_into(const char *dir, const char *np)
 static int merge_dir(const char *dir, const char *json, char **err)
 {
 	char *cmd, *err_file = tp_make_temp("harm-mpi-err");
-	cr_assert(asprintf(&cmd, "'%s' -o '%s' '%s'/recording.* 2>'%s'", TIMELINE, json, dir,
+	cr_assert(asprintf(&cmd, "'%s' -o '%s' '%s'/recording.* 2>'%s'", TP_TIMELINE, json, dir,
 			   err_file) > 0);
 	int status = system(cmd);
 	*err = tp_read_file(err_file, NULL);

@@ -17,8 +17,6 @@
 #include "harness.h"
 #include "harness_internal.h"
 
-#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
-
 TP_SUITE_NOT_UNDER(launcher, TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 
 Test(launcher, refuses_a_static_program_with_a_reason)
@@ -421,7 +419,7 @@ Test(timeline, malformed_lines_are_said_with_their_number_and_skipped)
 	      "arg2=1\n",
 	      f);
 	fclose(f);
-	const char *argv[] = {TIMELINE, "-o", output, input, NULL};
+	const char *argv[] = {TP_TIMELINE, "-o", output, input, NULL};
 	struct tp_run run;
 	tp_run(TP_PLAIN, argv, NULL, &run);
 	cr_expect_eq(run.status, 1);
@@ -447,17 +445,9 @@ static void convert_text(const char *text, struct tp_run *run)
 	FILE *f = fdopen(in, "w");
 	fputs(text, f);
 	fclose(f);
-	const char *argv[] = {TIMELINE, input, NULL};
+	const char *argv[] = {TP_TIMELINE, input, NULL};
 	tp_run(TP_PLAIN, argv, NULL, run);
 	unlink(input);
-}
-
-static size_t occurrences(const char *haystack, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
 }
 
 /*
@@ -513,14 +503,14 @@ Test(timeline, spawn_site_texts_name_poll_slices_and_task_tracks)
 	/* the poll's name alone on its begin (speedscope appends args to names), the task and its
 	 * site on its end */
 	cr_expect_eq(
-		occurrences(
+		tp_occurrences(
 			run.out,
 			"\"name\":\"spawn_quick (my app.c:23)\",\"args\":{\"task\":13,\"site\":2}"),
 		1, "%s", run.out);
-	cr_expect_eq(occurrences(run.out, "\"name\":\"say \\\"hi\\\" \\\\ arg1 (x y.c:5)\""), 4,
+	cr_expect_eq(tp_occurrences(run.out, "\"name\":\"say \\\"hi\\\" \\\\ arg1 (x y.c:5)\""), 4,
 		     "%s", run.out);
-	cr_expect_eq(occurrences(run.out,
-				 "\"name\":\"(no site: initial tasks)\",\"args\":{\"task\":11}"),
+	cr_expect_eq(tp_occurrences(run.out,
+				    "\"name\":\"(no site: initial tasks)\",\"args\":{\"task\":11}"),
 		     1, "%s", run.out);
 	tp_run_free(&run);
 
@@ -548,8 +538,8 @@ Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)
 	convert_text(SPAWN WAKE START WAKE END, &once);
 	cr_expect_eq(once.status, 0, "%s", once.err);
 	cr_expect_str_eq(once.err, "");
-	cr_expect_eq(occurrences(once.out, "\"ph\":\"i\""), 2, "%s", once.out);
-	cr_expect_eq(occurrences(once.out, "\"ph\":\"B\""), 1, "%s", once.out);
+	cr_expect_eq(tp_occurrences(once.out, "\"ph\":\"i\""), 2, "%s", once.out);
+	cr_expect_eq(tp_occurrences(once.out, "\"ph\":\"B\""), 1, "%s", once.out);
 	/* perf wrote the spawn twice, the poll start three times, the poll end twice */
 	convert_text(SPAWN SPAWN WAKE START START START WAKE END END, &twice);
 	cr_expect_eq(twice.status, 0, "%s", twice.err);
@@ -562,7 +552,7 @@ Test(timeline, adjacent_duplicated_samples_are_dropped_and_counted)
 	 * still says the malformed line */
 	convert_text(SPAWN "not perf output\n" SPAWN SPAWN, &twice);
 	cr_expect_eq(twice.status, 1, "%s", twice.err);
-	cr_expect_eq(occurrences(twice.out, "\"ph\":\"b\""), 2, "%s", twice.out);
+	cr_expect_eq(tp_occurrences(twice.out, "\"ph\":\"b\""), 2, "%s", twice.out);
 	cr_expect(strstr(twice.err, "line 2: not a perf script sample") != NULL, "%s", twice.err);
 	cr_expect(strstr(twice.err, "dropped 1 duplicated perf samples") != NULL, "%s", twice.err);
 	tp_run_free(&twice);
@@ -610,7 +600,7 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	cr_assert_geq(fd, 0);
 	close(fd);
 	/* the committed recording of omp_latency: two threads */
-	const char *convert[] = {TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_latency.txt", NULL};
+	const char *convert[] = {TP_TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_latency.txt", NULL};
 	struct tp_run run;
 	tp_run(TP_PLAIN, convert, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -630,7 +620,7 @@ Test(timeline, speedscope_in_chromium_shows_a_track_per_thread, .timeout = 120)
 	tp_run_free(&run);
 
 	/* and a timeline of the in-process recorder: the committed recording of omp_fib 4 */
-	const char *convert_recording[] = {TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_fib_4.rec",
+	const char *convert_recording[] = {TP_TIMELINE, "-o", json, TP_CORPUS_DIR "/omp_fib_4.rec",
 					   NULL};
 	tp_run(TP_PLAIN, convert_recording, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -650,7 +640,8 @@ static double estimated_size(const char *recording, const char *format)
 {
 	struct tp_run run;
 	tp_run(TP_PLAIN,
-	       (const char *[]){TIMELINE, "--max-size", "1", "--format", format, recording, NULL},
+	       (const char *[]){TP_TIMELINE, "--max-size", "1", "--format", format, recording,
+				NULL},
 	       NULL, &run);
 	cr_expect_eq(run.status, 3, "%s", run.err);
 	const char *about = strstr(run.err, ": about ");
@@ -703,7 +694,7 @@ Test(timeline, the_size_said_is_within_a_quarter_of_the_size_written, .timeout =
 			double said = estimated_size(recording, format);
 			snprintf(output, sizeof output, "%s/out.json", dir);
 			tp_run(TP_PLAIN,
-			       (const char *[]){TIMELINE, "--max-size", "0", "--format", format,
+			       (const char *[]){TP_TIMELINE, "--max-size", "0", "--format", format,
 						"-o", output, recording, NULL},
 			       NULL, &run);
 			cr_expect_eq(run.status, 0, "%s", run.err);

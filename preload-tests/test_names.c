@@ -18,7 +18,6 @@
 #include "harness.h"
 
 #define NAMES_MAX 16
-#define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
 
 struct named_sites {
 	size_t n;
@@ -77,7 +76,7 @@ static void recorded_sites_of(const char *const argv[], const char *const env[],
 		cr_expect_null(memmem(raw, len, absent[i], strlen(absent[i])),
 			       "the recording holds \"%s\"", absent[i]);
 	free(raw);
-	tp_run(TP_PLAIN, (const char *[]){TIMELINE, "-o", json, rec, NULL}, NULL, &run);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "-o", json, rec, NULL}, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	memset(sites, 0, sizeof *sites);

@@ -16,8 +16,6 @@
 
 #include "harness.h"
 
-#define TIMELINE TP_CONTRIB_DIR "/taskprobe-timeline"
-
 /* A new empty directory for recordings. */
 static char *recording_dir(void)
 {
@@ -30,7 +28,7 @@ static char *recording_dir(void)
  */
 static int convert_dir(const char *dir, const char *json, char **err)
 {
-	const char *argv[64] = {TIMELINE, "-o", json};
+	const char *argv[64] = {TP_TIMELINE, "-o", json};
 	size_t n = 3;
 	DIR *d = opendir(dir);
 	cr_assert_not_null(d);
@@ -360,15 +358,6 @@ Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
 	recorded_free(&r);
 }
 
-/* How many times `needle` is in `text`. */
-static unsigned occurrences(const char *text, const char *needle)
-{
-	unsigned n = 0;
-	for (const char *at = text; (at = strstr(at, needle)) != NULL; at += strlen(needle))
-		n++;
-	return n;
-}
-
 /*
  * `taskprobe record` of a script that runs two programs one after the other: each process's track
  * is named by the program it ran, not by the shell it was forked from, with its pid; the shell,
@@ -407,7 +396,7 @@ Test(recorder, each_process_of_a_recording_of_several_is_named_by_its_program_an
 			processes[i].pid, processes[i].program, processes[i].pid);
 		cr_expect(strstr(timeline, name) != NULL, "no %s in: %s", name, timeline);
 	}
-	cr_expect_eq(occurrences(timeline, "\"process_name\""), 2, "%s", timeline);
+	cr_expect_eq(tp_occurrences(timeline, "\"process_name\""), 2, "%s", timeline);
 	free(timeline);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);

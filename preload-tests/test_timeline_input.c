@@ -18,7 +18,6 @@
 #include "harness.h"
 #include "taskprobe_recording.h"
 
-#define TIMELINE       TP_CONTRIB_DIR "/taskprobe-timeline"
 #define SANDWICH_ROWS  TP_SCRIPTS_DIR "/../preload-tests/speedscope/sandwich_rows.mjs"
 #define SPEEDSCOPE_DIR "/usr/lib/node_modules/speedscope/dist/release"
 
@@ -45,13 +44,6 @@ static void remove_dir(char *dir)
 	free(dir);
 }
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	return path;
-}
-
 /* The one file of `dir` whose name starts with `prefix` (a recording, named by its pid). */
 static char *only_file(const char *dir, const char *prefix)
 {
@@ -64,41 +56,11 @@ static char *only_file(const char *dir, const char *prefix)
 	while (fgets(line, sizeof line, p) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
 		if (n++ == 0)
-			found = path_in(dir, line);
+			found = tp_path_in(dir, line);
 	}
 	pclose(p);
 	cr_assert_eq(n, 1, "%u files %s* in %s", n, prefix, dir);
 	return found;
-}
-
-/* Runs `program` (python3, reading the timeline at sys.argv[1]) and returns what it printed. */
-static char *python_on(const char *program, const char *json)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "python3 -c '%s' '%s'", program, json) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	cr_assert_not_null(p);
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	char chunk[4096];
-	for (size_t n; (n = fread(chunk, 1, sizeof chunk, p)) > 0;)
-		fwrite(chunk, 1, n, out);
-	fclose(out);
-	cr_expect_eq(pclose(p), 0, "python failed on %s", json);
-	return text;
-}
-
-/* Runs the converter with `args` (NULL-terminated, after the program's name). */
-static void convert(const char *const args[], struct tp_run *run)
-{
-	const char *argv[16] = {TIMELINE};
-	size_t n = 1;
-	for (; args[n - 1] != NULL; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	tp_run(TP_PLAIN, argv, NULL, run);
 }
 
 /* Runs `target` (with `arg` or none) preloaded, recording into DIR/`prefix`.%p. */
@@ -125,7 +87,7 @@ static char *record_and_convert(const char *dir, const char *target, const char 
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *rec = only_file(dir, "rec.");
-	convert((const char *[]){"-o", json, rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, rec, NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	return rec;
@@ -186,21 +148,21 @@ Test(timeline, speedscope_lists_one_row_per_site, .timeout = 180)
 {
 	const char *target = tp_require_program(tp_target("omp_constructs"),
 						"clang and libomp-dev");
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
 	char *rec = record_and_convert(dir, target, NULL, json);
 
 	/* per thread, the distinct names of its slices (speedscope leaves instants out) */
-	char *expected = python_on("import json,sys,collections\n"
-				   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-				   "names = collections.defaultdict(set)\n"
-				   "for e in d:\n"
-				   "    if e[\"ph\"] in \"BX\":\n"
-				   "        names[(e[\"pid\"], e[\"tid\"])].add(e[\"name\"])\n"
-				   "        assert \"args\" not in e, e\n"
-				   "for k in names:\n"
-				   "    for n in names[k]:\n"
-				   "        print(\"row\\t\" + n)\n",
-				   json);
+	char *expected = tp_python_on("import json,sys,collections\n"
+				      "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+				      "names = collections.defaultdict(set)\n"
+				      "for e in d:\n"
+				      "    if e[\"ph\"] in \"BX\":\n"
+				      "        names[(e[\"pid\"], e[\"tid\"])].add(e[\"name\"])\n"
+				      "        assert \"args\" not in e, e\n"
+				      "for k in names:\n"
+				      "    for n in names[k]:\n"
+				      "        print(\"row\\t\" + n)\n",
+				      json);
 	char *want = sorted_rows(expected);
 	char *shown = speedscope_rows(json);
 	char *got = sorted_rows(shown);
@@ -244,12 +206,12 @@ Test(timeline, slices_are_named_by_their_site_alone_with_arguments_on_their_end)
 		POLL(12, "2") SPAWN(13, 2, "(fault)") POLL(13, "1") SPAWN(14, 7, "7") POLL(14, "2");
 #undef SPAWN
 #undef POLL
-	char *dir = new_dir(), *input = path_in(dir, "perf.txt");
+	char *dir = new_dir(), *input = tp_path_in(dir, "perf.txt");
 	FILE *f = fopen(input, "w");
 	fputs(text, f);
 	fclose(f);
 	struct tp_run run;
-	convert((const char *[]){input, NULL}, &run);
+	tp_convert((const char *[]){input, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	const char *out = run.out;
 	cr_expect_not_null(strstr(out,
@@ -276,7 +238,7 @@ Test(timeline, slices_are_named_by_their_site_alone_with_arguments_on_their_end)
 	cr_expect_null(strstr(out, "\"name\":\"task "), "%s", out);
 	cr_expect_null(strstr(out, "(site "), "%s", out);
 	/* the summary the other tests read: tasks per name, from the ends and the instant */
-	char *json = path_in(dir, "timeline.json");
+	char *json = tp_path_in(dir, "timeline.json");
 	f = fopen(json, "w");
 	fputs(out, f);
 	fclose(f);
@@ -324,7 +286,7 @@ static long number_after(const char *text, const char *key)
 Test(timeline, processes_recorded_at_once_keep_their_tasks_apart, .timeout = 180)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run a, b;
 	record_into(dir, "rec", fib, "12", &a, true);
 	record_into(dir, "rec", fib, "11", &b, true);
@@ -333,10 +295,10 @@ Test(timeline, processes_recorded_at_once_keep_their_tasks_apart, .timeout = 180
 	cr_assert_eq(a.status, 0, "%s", a.err);
 	cr_assert_eq(b.status, 0, "%s", b.err);
 	char *cmd;
-	cr_assert(asprintf(&cmd, "cd '%s' && '%s' -o timeline.json rec.*", dir, TIMELINE) > 0);
+	cr_assert(asprintf(&cmd, "cd '%s' && '%s' -o timeline.json rec.*", dir, TP_TIMELINE) > 0);
 	cr_assert_eq(system(cmd), 0);
 	free(cmd);
-	char *said = python_on(tasks_by_process, json);
+	char *said = tp_python_on(tasks_by_process, json);
 	cr_expect_eq(number_after(said, "repeated "), 0, "%s", said);
 	cr_expect_eq(number_after(said, "unended "), 0, "%s", said);
 	cr_expect_eq(number_after(said, "unflowed "), 0, "%s", said);
@@ -380,11 +342,11 @@ static void copy_with_start(const char *from, const char *to, uint64_t start_tic
 Test(timeline, one_pid_of_two_processes_is_two_processes, .timeout = 120)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run run;
 	record_into(dir, "rec", fib, "10", &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
-	char *rec = only_file(dir, "rec."), *again = path_in(dir, "again");
+	char *rec = only_file(dir, "rec."), *again = tp_path_in(dir, "again");
 	size_t len;
 	char *data = tp_read_file(rec, &len);
 	struct tp_recording_header h;
@@ -393,9 +355,9 @@ Test(timeline, one_pid_of_two_processes_is_two_processes, .timeout = 120)
 	cr_expect_eq(h.pid, (uint32_t)run.pid);
 	copy_with_start(rec, again, h.start_ticks + 1000);
 	struct tp_run converted;
-	convert((const char *[]){"-o", json, rec, again, NULL}, &converted);
+	tp_convert((const char *[]){"-o", json, rec, again, NULL}, &converted);
 	cr_expect_eq(converted.status, 0, "%s", converted.err);
-	char *said = python_on(tasks_by_process, json);
+	char *said = tp_python_on(tasks_by_process, json);
 	cr_expect_eq(number_after(said, "repeated "), 0, "%s", said);
 	cr_expect_eq(number_after(said, "unended "), 0, "%s", said);
 	cr_expect_eq(number_after(said, "unflowed "), 0, "%s", said);
@@ -412,8 +374,8 @@ Test(timeline, one_pid_of_two_processes_is_two_processes, .timeout = 120)
 	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
 	/* the same file twice is one process, as before */
 	tp_run_free(&converted);
-	convert((const char *[]){"-o", json, rec, NULL}, &converted);
-	char *once = python_on(tasks_by_process, json);
+	tp_convert((const char *[]){"-o", json, rec, NULL}, &converted);
+	char *once = tp_python_on(tasks_by_process, json);
 	cr_expect_null(strstr(once, "process "), "%s", once);
 	free(once);
 	free(said);
@@ -443,9 +405,9 @@ static bool file_is(const char *path, const char *data, size_t len)
  */
 Test(timeline, an_output_that_is_an_input_is_refused)
 {
-	char *dir = new_dir(), *rec = path_in(dir, "r1.rec"), *hard = path_in(dir, "hard"),
-	     *soft = path_in(dir, "soft"), *txt = path_in(dir, "perf.txt"),
-	     *kept = path_in(dir, "kept.json");
+	char *dir = new_dir(), *rec = tp_path_in(dir, "r1.rec"), *hard = tp_path_in(dir, "hard"),
+	     *soft = tp_path_in(dir, "soft"), *txt = tp_path_in(dir, "perf.txt"),
+	     *kept = tp_path_in(dir, "kept.json");
 	size_t len;
 	char *data = tp_read_file(TP_CORPUS_DIR "/omp_fib_4.rec", &len);
 	FILE *f = fopen(rec, "w");
@@ -462,7 +424,8 @@ Test(timeline, an_output_that_is_an_input_is_refused)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tp_run run;
-		convert((const char *[]){"-o", cases[i][0], cases[i][1], cases[i][2], NULL}, &run);
+		tp_convert((const char *[]){"-o", cases[i][0], cases[i][1], cases[i][2], NULL},
+			   &run);
 		cr_expect_eq(run.status, 2, "-o %s %s: %s", cases[i][0], cases[i][1], run.err);
 		cr_expect_not_null(strstr(run.err, "is the input"), "%s", run.err);
 		cr_expect_not_null(strstr(run.err, "nothing written"), "%s", run.err);
@@ -473,7 +436,7 @@ Test(timeline, an_output_that_is_an_input_is_refused)
 	/* perf's text on standard input, the output the same file */
 	char *cmd;
 	cr_assert(asprintf(&cmd, "cp %s/omp_latency.txt '%s' && '%s' -o '%s' < '%s'", TP_CORPUS_DIR,
-			   txt, TIMELINE, txt, txt) > 0);
+			   txt, TP_TIMELINE, txt, txt) > 0);
 	int status = system(cmd);
 	free(cmd);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
@@ -487,13 +450,13 @@ Test(timeline, an_output_that_is_an_input_is_refused)
 	fputs("keep me\n", f);
 	fclose(f);
 	struct tp_run run;
-	convert((const char *[]){"-o", kept, rec, TP_CORPUS_DIR "/omp_latency.txt", NULL}, &run);
+	tp_convert((const char *[]){"-o", kept, rec, TP_CORPUS_DIR "/omp_latency.txt", NULL}, &run);
 	cr_expect_eq(run.status, 2, "%s", run.err);
 	cr_expect(file_is(kept, "keep me\n", 8), "the output was written before the inputs were "
 						 "checked");
 	tp_run_free(&run);
 	/* a terminal or /dev/null may be an output and an input */
-	convert((const char *[]){"-o", "/dev/null", rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", "/dev/null", rec, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	free(data);
@@ -509,7 +472,7 @@ Test(timeline, an_output_that_is_an_input_is_refused)
 static char *bash_out(const char *command, const char *one, const char *two)
 {
 	struct tp_run run;
-	tp_run(TP_PLAIN, (const char *[]){"/bin/bash", "-c", command, TIMELINE, one, two, NULL},
+	tp_run(TP_PLAIN, (const char *[]){"/bin/bash", "-c", command, TP_TIMELINE, one, two, NULL},
 	       NULL, &run);
 	cr_expect_eq(run.status, 0, "%s: %s", command, run.err);
 	char *out = strdup(run.out);
@@ -561,13 +524,13 @@ Test(timeline, a_pipe_gives_the_timeline_of_its_file)
  */
 Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 {
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run run;
 	record_into(dir, "true", "/bin/true", NULL, &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *rec = only_file(dir, "true.");
-	convert((const char *[]){"-o", json, rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, rec, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 0 threads, 0 waits"), "%s",
 			   run.err);
@@ -585,7 +548,7 @@ Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *waits = only_file(dir, "waits.");
-	convert((const char *[]){"-o", json, waits, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, waits, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 1 thread, 9 waits"), "%s",
 			   run.err);
@@ -600,10 +563,10 @@ Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 	free(shown);
 
 	/* perf's text of no taskprobe event: a timeline speedscope opens, and what was seen */
-	char *empty = path_in(dir, "empty.txt");
+	char *empty = tp_path_in(dir, "empty.txt");
 	FILE *f = fopen(empty, "w");
 	fclose(f);
-	convert((const char *[]){"-o", json, empty, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, empty, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 0 threads, 0 waits"), "%s",
 			   run.err);
@@ -644,8 +607,8 @@ static char *track_names(const char *json)
 Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 120)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *copy = path_in(dir, "omp_fib"),
-	     *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *copy = tp_path_in(dir, "omp_fib"),
+	     *json = tp_path_in(dir, "timeline.json");
 	char *cmd;
 	cr_assert(asprintf(&cmd, "cp '%s' '%s'", fib, copy) > 0);
 	cr_assert_eq(system(cmd), 0);
@@ -666,7 +629,7 @@ Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 12
 		cr_assert_eq(system(cmd), 0);
 		free(cmd);
 		struct tp_run run;
-		convert((const char *[]){"-o", json, rec, NULL}, &run);
+		tp_convert((const char *[]){"-o", json, rec, NULL}, &run);
 		cr_assert_eq(run.status, 0, "%s", run.err);
 		tp_run_free(&run);
 		/* main's parallel construct and fib's two task constructs, each by its address */
@@ -723,7 +686,8 @@ static struct tp_record *first_record(char *data, size_t len, unsigned type)
 Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .timeout = 60)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json"), *bad = path_in(dir, "bad");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json"),
+	     *bad = tp_path_in(dir, "bad");
 	struct tp_run run;
 	record_into(dir, "rec", fib, "4", &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -774,7 +738,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 		fwrite(copy, 1, len, f);
 		fclose(f);
 		free(copy);
-		convert((const char *[]){"-o", json, bad, NULL}, &run);
+		tp_convert((const char *[]){"-o", json, bad, NULL}, &run);
 		const char *said = i < sizeof changes / sizeof changes[0] ? changes[i].said
 									  : "site record";
 		cr_expect_eq(run.status, 1, "change %zu: %s", i, run.err);
@@ -795,7 +759,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 		fwrite(copy, 1, len, f);
 		fclose(f);
 		free(copy);
-		convert((const char *[]){"-o", json, bad, NULL}, &run);
+		tp_convert((const char *[]){"-o", json, bad, NULL}, &run);
 		char want[128];
 		snprintf(want, sizeof want, "a recording of format version %u, which", versions[i]);
 		cr_expect_eq(run.status, 1, "%s", run.err);
@@ -807,7 +771,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 		tp_run_free(&run);
 	}
 	/* a recording of version 2, whose sites are texts, is read as ever */
-	convert((const char *[]){"-o", json, TP_CORPUS_DIR "/omp_fib_4.rec", NULL}, &run);
+	tp_convert((const char *[]){"-o", json, TP_CORPUS_DIR "/omp_fib_4.rec", NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *names = track_names(json);
@@ -829,7 +793,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	char *dir = new_dir(), *json = path_in(dir, "timeline.json");
+	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run run;
 	record_into(dir, "fib", tp_require_program(tp_target("omp_fib"), "clang and libomp-dev"),
 		    NULL, &run, false);
@@ -838,21 +802,21 @@ Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 1
 	snprintf(tid, sizeof tid, "%d", (int)run.pid); /* the main thread's */
 	tp_run_free(&run);
 	char *rec = only_file(dir, "fib.");
-	convert((const char *[]){"-o", json, "--thread", "99999999", rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, "--thread", "99999999", rec, NULL}, &run);
 	cr_expect_eq(run.status, 4, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "taskprobe-timeline: --thread 99999999 matched no "
 					   "thread of the input\n"),
 			   "%s", run.err);
 	tp_run_free(&run);
-	convert((const char *[]){"-o", json, "--site", "nosuchsite", "--site", "fib", rec, NULL},
-		&run);
+	tp_convert((const char *[]){"-o", json, "--site", "nosuchsite", "--site", "fib", rec, NULL},
+		   &run);
 	cr_expect_eq(run.status, 4, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "taskprobe-timeline: --site nosuchsite matched no task "
 					   "of the input\n"),
 			   "%s", run.err);
 	cr_expect_null(strstr(run.err, "--site fib "), "%s", run.err);
 	tp_run_free(&run);
-	convert((const char *[]){"-o", json, "--site", "fib", "--thread", tid, rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, "--site", "fib", "--thread", tid, rec, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_null(strstr(run.err, "matched no"), "%s", run.err);
 	tp_run_free(&run);

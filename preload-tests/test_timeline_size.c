@@ -20,7 +20,6 @@
 
 #include "harness.h"
 
-#define TIMELINE       TP_CONTRIB_DIR "/taskprobe-timeline"
 #define GENERATOR      TP_CONTRIB_DIR "/timeline_recording"
 #define OPEN_FILE      TP_SCRIPTS_DIR "/../preload-tests/speedscope/open_file.mjs"
 #define SPEEDSCOPE_DIR "/usr/lib/node_modules/speedscope/dist/release"
@@ -32,43 +31,6 @@ extern char **environ;
 static char *new_dir(void)
 {
 	return tp_make_temp_dir("timeline-size");
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *path;
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	return path;
-}
-
-/* Runs `program` (python3, reading the file at sys.argv[1]) and returns what it printed. */
-static char *python_on(const char *program, const char *file)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "python3 -c '%s' '%s'", program, file) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	cr_assert_not_null(p);
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	char chunk[4096];
-	for (size_t n; (n = fread(chunk, 1, sizeof chunk, p)) > 0;)
-		fwrite(chunk, 1, n, out);
-	fclose(out);
-	cr_expect_eq(pclose(p), 0, "python failed on %s", file);
-	return text;
-}
-
-/* Runs the converter with `args` (NULL-terminated, after the program's name). */
-static void convert(const char *const args[], struct tp_run *run)
-{
-	const char *argv[24] = {TIMELINE};
-	size_t n = 1;
-	for (; args[n - 1] != NULL; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	tp_run(TP_PLAIN, argv, NULL, run);
 }
 
 /* Records omp_fib N with two threads into DIR/rec.PID; returns the recording's path. */
@@ -124,13 +86,13 @@ Test(timeline, compact_format_is_small_and_speedscope_opens_it, .timeout = 180)
 	tp_require_file(SPEEDSCOPE_DIR "/index.html",
 			"speedscope (npm install -g speedscope playwright-core)");
 	char *dir = new_dir(), *recording = record_fib(dir, "20");
-	char *compact = path_in(dir, "fib.speedscope.json"), *json = path_in(dir, "fib.json");
+	char *compact = tp_path_in(dir, "fib.speedscope.json"), *json = tp_path_in(dir, "fib.json");
 	struct tp_run run;
-	convert((const char *[]){"--count", "-o", compact, recording, NULL}, &run);
+	tp_convert((const char *[]){"--count", "-o", compact, recording, NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	unsigned long long events = events_said(run.err);
 	tp_run_free(&run);
-	convert((const char *[]){"-o", json, recording, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, recording, NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	cr_assert_gt(events, 100000, "omp_fib 20 records over 100k events: %llu", events);
@@ -142,18 +104,18 @@ Test(timeline, compact_format_is_small_and_speedscope_opens_it, .timeout = 180)
 		     compact_per_event);
 
 	/* the JSON's threads and slice names; the compact file's profiles and frames */
-	char *threads = python_on("import json,sys\n"
-				  "d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-				  "print(len([e for e in d if e[\"name\"]==\"thread_name\"]))\n"
-				  "print(\"\\n\".join(sorted({e[\"name\"] for e in d "
-				  "if e[\"ph\"]==\"B\"})))",
-				  json);
-	char *frames = python_on("import json,sys\n"
-				 "d=json.load(open(sys.argv[1]))\n"
-				 "print(len(d[\"profiles\"]))\n"
-				 "print(\"\\n\".join(sorted(f[\"name\"] for f in "
-				 "d[\"shared\"][\"frames\"])))",
-				 compact);
+	char *threads = tp_python_on("import json,sys\n"
+				     "d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+				     "print(len([e for e in d if e[\"name\"]==\"thread_name\"]))\n"
+				     "print(\"\\n\".join(sorted({e[\"name\"] for e in d "
+				     "if e[\"ph\"]==\"B\"})))",
+				     json);
+	char *frames = tp_python_on("import json,sys\n"
+				    "d=json.load(open(sys.argv[1]))\n"
+				    "print(len(d[\"profiles\"]))\n"
+				    "print(\"\\n\".join(sorted(f[\"name\"] for f in "
+				    "d[\"shared\"][\"frames\"])))",
+				    compact);
 	cr_expect_str_eq(frames, threads,
 			 "frames and profiles of the compact file:\n%s\nthe "
 			 "JSON's threads and slice names:\n%s",
@@ -216,11 +178,11 @@ static void generate(const char *mode, const char *count, const char *path)
  */
 Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 {
-	char *dir = new_dir(), *recording = path_in(dir, "spawns.rec");
-	char *out = path_in(dir, "out.json");
+	char *dir = new_dir(), *recording = tp_path_in(dir, "spawns.rec");
+	char *out = tp_path_in(dir, "out.json");
 	generate("spawns", "20000", recording);
 	struct tp_run run;
-	convert((const char *[]){"-o", out, recording, NULL}, &run);
+	tp_convert((const char *[]){"-o", out, recording, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect(strstr(run.err, "taskprobe-timeline: 20000 events: about ") != NULL &&
 			  strstr(run.err, " MB of JSON\n") != NULL,
@@ -230,7 +192,7 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 	tp_run_free(&run);
 	unlink(out);
 
-	convert((const char *[]){"--max-size", "100k", "-o", out, recording, NULL}, &run);
+	tp_convert((const char *[]){"--max-size", "100k", "-o", out, recording, NULL}, &run);
 	cr_expect_eq(run.status, 3, "%s", run.err);
 	cr_expect(strstr(run.err, "that is over --max-size 102.4 kB: nothing written") != NULL,
 		  "%s", run.err);
@@ -243,14 +205,14 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 	cr_expect_eq(run.out_len, 0);
 	tp_run_free(&run);
 
-	convert((const char *[]){"--max-size", "0", "-o", out, recording, NULL}, &run);
+	tp_convert((const char *[]){"--max-size", "0", "-o", out, recording, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_eq(size_of(out), written);
 	tp_run_free(&run);
 	unlink(out);
 
 	/* perf's text on standard input: stopped at the limit, the file removed */
-	char *text = path_in(dir, "perf.txt"), *cmd;
+	char *text = tp_path_in(dir, "perf.txt"), *cmd;
 	FILE *f = fopen(text, "w");
 	cr_assert_not_null(f);
 	for (int i = 1; i <= 2000; i++)
@@ -260,11 +222,11 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 			"arg2=1\n",
 			2 * i, i, 2 * i + 1, i);
 	fclose(f);
-	cr_assert(asprintf(&cmd, "'%s' --max-size 10k -o '%s' < '%s' 2> '%s/err'", TIMELINE, out,
+	cr_assert(asprintf(&cmd, "'%s' --max-size 10k -o '%s' < '%s' 2> '%s/err'", TP_TIMELINE, out,
 			   text, dir) > 0);
 	int status = system(cmd);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status %d", status);
-	char *err_path = path_in(dir, "err");
+	char *err_path = tp_path_in(dir, "err");
 	char *err = tp_read_file(err_path, NULL);
 	cr_expect(strstr(err, "over --max-size 10.2 kB: nothing written (the output removed)") !=
 			  NULL,
@@ -285,7 +247,7 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
  */
 static char *two_sites(const char *dir)
 {
-	char *path = path_in(dir, "two_sites.txt");
+	char *path = tp_path_in(dir, "two_sites.txt");
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
 #define LINE(tid, us, what, args)                                                                  \
@@ -342,7 +304,7 @@ static char *cut(const char *dir, const char *text, const char *const options[])
 {
 	const char *args[16];
 	size_t n = 0;
-	char *out = path_in(dir, "cut.json");
+	char *out = tp_path_in(dir, "cut.json");
 	for (; options[n] != NULL; n++)
 		args[n] = options[n];
 	args[n++] = "-o";
@@ -350,10 +312,10 @@ static char *cut(const char *dir, const char *text, const char *const options[])
 	args[n++] = text;
 	args[n] = NULL;
 	struct tp_run run;
-	convert(args, &run);
+	tp_convert(args, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
-	char *summary = python_on(SLICES, out);
+	char *summary = tp_python_on(SLICES, out);
 	unlink(out);
 	free(out);
 	return summary;
@@ -402,13 +364,13 @@ Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
 			       "threads ['app 11']\n");
 
 	/* the compact format: each frame's slices weigh 1.9 ms of the 3.5 ms window */
-	char *compact = path_in(dir, "cut.speedscope.json");
+	char *compact = tp_path_in(dir, "cut.speedscope.json");
 	struct tp_run run;
-	convert((const char *[]){"--from", "2.2ms", "--to", "5.7ms", "-o", compact, text, NULL},
-		&run);
+	tp_convert((const char *[]){"--from", "2.2ms", "--to", "5.7ms", "-o", compact, text, NULL},
+		   &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
-	char *weights = python_on(
+	char *weights = tp_python_on(
 		"import json,sys\n"
 		"d=json.load(open(sys.argv[1]))\n"
 		"f=[x[\"name\"] for x in d[\"shared\"][\"frames\"]]\n"
@@ -441,12 +403,12 @@ Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
 Test(timeline, counter_tracks_show_tasks_alive_ready_and_workers_busy, .timeout = 60)
 {
 	char *dir = new_dir(), *recording = record_fib(dir, "16");
-	char *json = path_in(dir, "fib.json");
+	char *json = tp_path_in(dir, "fib.json");
 	struct tp_run run;
-	convert((const char *[]){"-o", json, recording, NULL}, &run);
+	tp_convert((const char *[]){"-o", json, recording, NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
-	char *counters = python_on(
+	char *counters = tp_python_on(
 		"import json,sys\n"
 		"d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
 		"for n in [\"tasks alive\",\"tasks ready\",\"workers busy\"]:\n"
@@ -491,10 +453,10 @@ static long converter_peak_kib(const char *input, const char *format, char **sai
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_adddup2(&actions, fd, 2);
 	posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-	char *argv[] = {TIMELINE, "--max-size", "0",  "--format",    (char *)format,
-			"-o",     "/dev/null",  "--", (char *)input, NULL};
+	char *argv[] = {TP_TIMELINE, "--max-size", "0",  "--format",    (char *)format,
+			"-o",        "/dev/null",  "--", (char *)input, NULL};
 	pid_t pid;
-	cr_assert_eq(posix_spawn(&pid, TIMELINE, &actions, NULL, argv, environ), 0);
+	cr_assert_eq(posix_spawn(&pid, TP_TIMELINE, &actions, NULL, argv, environ), 0);
 	posix_spawn_file_actions_destroy(&actions);
 	int status;
 	struct rusage usage;
@@ -513,8 +475,8 @@ static long converter_peak_kib(const char *input, const char *format, char **sai
  */
 Test(timeline, memory_stays_under_its_bound_on_large_recordings, .timeout = 120)
 {
-	char *dir = new_dir(), *spawns = path_in(dir, "spawns.rec"),
-	     *threads = path_in(dir, "threads.rec");
+	char *dir = new_dir(), *spawns = tp_path_in(dir, "spawns.rec"),
+	     *threads = tp_path_in(dir, "threads.rec");
 	generate("spawns", "1500000", spawns);
 	generate("threads", "300000", threads);
 	const char *formats[] = {"json", "speedscope"};

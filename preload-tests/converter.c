@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The converter run by the tests (tp_convert), what python reads in its output (tp_python_on),
+ * and the small text and path helpers the tests of outputs share.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness_internal.h"
+
+void tp_convert(const char *const args[], struct tp_run *run)
+{
+	enum { MAX = 32 };
+	const char *argv[MAX] = {TP_TIMELINE};
+	size_t n = 1;
+	for (; args[n - 1] != NULL; n++) {
+		cr_assert_lt(n, MAX - 1, "too many arguments for the converter");
+		argv[n] = args[n - 1];
+	}
+	argv[n] = NULL;
+	tp_run(TP_PLAIN, argv, NULL, run);
+}
+
+char *tp_python_on(const char *program, const char *file)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "python3 -c '%s' '%s'", program, file) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert_not_null(p);
+	char *text = tp_read_stream(p, NULL);
+	cr_expect_eq(pclose(p), 0, "python failed on %s", file);
+	return text;
+}
+
+unsigned tp_occurrences(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *at = text; (at = strstr(at, needle)) != NULL; at += strlen(needle))
+		n++;
+	return n;
+}
+
+char *tp_path_in(const char *dir, const char *name)
+{
+	char *path;
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	return path;
+}
