@@ -315,8 +315,11 @@ struct tp_pop_output {
  */
 struct tp_pop_run {
 	struct tp_pop_output output[TP_POP_WAYS];
+	char *out; /* the program's stdout under the launcher */
 };
 void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
+/* The same for a program that prints its own times: its exit status must be 0. */
+void tp_pop_run_timed(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
 void tp_pop_run_free(struct tp_pop_run *pop);
 
 /* The line of the first `pragma` after `function` in a target's source; 0 when not there. */

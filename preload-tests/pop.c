@@ -55,7 +55,8 @@ static struct tp_pop_factors factors_in(const char *text)
 /*
  * Runs `argv` through the launcher: `taskprobe COMMAND... -- argv...` (`command` NULL-terminated)
  * with `env` and `more` (NULL-terminated each), asserting the program's stdout and exit status
- * are `plain`'s (a run without the shim); what was written on stderr is in run->err.
+ * are `plain`'s (a run without the shim; NULL: its status is 0); what was written on stderr is in
+ * run->err.
  */
 static void launch_as_plain(const char *const command[], const char *const argv[],
 			    const char *const env[], const char *const more[],
@@ -76,7 +77,10 @@ static void launch_as_plain(const char *const command[], const char *const argv[
 		settings[s++] = more[i];
 	settings[s] = NULL;
 	tp_launch(args, settings, run);
-	tp_expect_same_result(argv[0], plain, "without the shim", run, name);
+	if (plain != NULL)
+		tp_expect_same_result(argv[0], plain, "without the shim", run, name);
+	else
+		cr_assert_eq(run->status, 0, "%s %s: %s", argv[0], name, run->err);
 }
 
 /* The output `way` of `pop`: `text` said the factors, `err` the run's stderr (both taken). */
@@ -87,18 +91,23 @@ static void keep(struct tp_pop_run *pop, enum tp_pop_way way, const char *name, 
 		.way = name, .factors = factors_in(text), .text = text, .err = err};
 }
 
-void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop)
+/* tp_pop_run's; `plainly`: the program's stdout and status compared with a run without the shim,
+ * else its status must be 0 (its stdout says its own times). */
+static void pop_run(const char *const argv[], const char *const env[], bool plainly,
+		    struct tp_pop_run *pop)
 {
 	const char *const top[] = {"top", "--once", NULL};
 	memset(pop, 0, sizeof *pop);
-	struct tp_run plain, launched;
-	tp_run(TP_PLAIN, argv, env, &plain);
+	struct tp_run plain = {0}, launched;
+	if (plainly)
+		tp_run(TP_PLAIN, argv, env, &plain);
 	char *dir = tp_make_temp_dir("pop"), *report, *record;
 	cr_assert(asprintf(&report, "TASKPROBE_REPORT=%s/report", dir) > 0);
 	cr_assert(asprintf(&record, "TASKPROBE_RECORD=%s/recording.%%p", dir) > 0);
 
-	launch_as_plain(top, argv, env, (const char *[]){report, record, NULL}, &plain,
-			"under top --once, reported and recorded", &launched);
+	launch_as_plain(top, argv, env, (const char *[]){report, record, NULL},
+			plainly ? &plain : NULL, "under top --once, reported and recorded",
+			&launched);
 	keep(pop, TP_POP_REPORT, "the exit report", tp_read_file(strchr(report, '=') + 1, NULL),
 	     strdup(launched.err));
 	keep(pop, TP_POP_TOP, "top --once", strdup(launched.err), strdup(launched.err));
@@ -114,6 +123,7 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	cr_expect_eq(analysis.status, 0, "%s", analysis.err);
 	keep(pop, TP_POP_ANALYSIS, "--analyze", strdup(analysis.out), strdup(launched.err));
 	tp_run_free(&analysis);
+	pop->out = strdup(launched.out);
 	tp_run_free(&launched);
 
 	globfree(&recordings);
@@ -121,7 +131,18 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 	free(report);
 	free(record);
 	tp_remove_temp_dir(dir);
-	tp_run_free(&plain);
+	if (plainly)
+		tp_run_free(&plain);
+}
+
+void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop)
+{
+	pop_run(argv, env, true, pop);
+}
+
+void tp_pop_run_timed(const char *const argv[], const char *const env[], struct tp_pop_run *pop)
+{
+	pop_run(argv, env, false, pop);
 }
 
 void tp_pop_run_free(struct tp_pop_run *pop)
@@ -130,5 +151,6 @@ void tp_pop_run_free(struct tp_pop_run *pop)
 		free(pop->output[i].text);
 		free(pop->output[i].err);
 	}
+	free(pop->out);
 	memset(pop, 0, sizeof *pop);
 }

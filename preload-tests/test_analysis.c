@@ -491,30 +491,23 @@ static void three_ways_free(struct three_ways *w)
 /* One run of `argv` on two threads, its figures the three ways; `site` the graph's site text. */
 static void run_three_ways(const char *const argv[], const char *site, struct three_ways *w)
 {
-	char dir[32] = "/tmp/taskprobe-online-XXXXXX", record[160], report[160], path[300];
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(record, sizeof record, "TASKPROBE_RECORD=%s/rec.%%p", dir);
-	snprintf(report, sizeof report, "TASKPROBE_REPORT=%s/report", dir);
-	const char *args[8] = {"top", "--once", "--"};
-	size_t n = 3;
-	for (size_t i = 0; argv[i] != NULL && n < 7; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
-	struct tp_run run;
+	struct tp_pop_run pop;
 	/* no spawn stacks for the report: their capture would lengthen the spawning fragment that
 	 * every graph's path starts with, past what the program's truth counts */
-	tp_launch(args,
-		  (const char *[]){record, report, "TASKPROBE_STACKS=0", "OMP_NUM_THREADS=2", NULL},
-		  &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_pop_run_timed(argv, (const char *[]){"TASKPROBE_STACKS=0", "OMP_NUM_THREADS=2", NULL},
+			 &pop);
 	memset(w, 0, sizeof *w);
-	const char *truth = strstr(run.out, "truth work");
+	const char *truth = strstr(pop.out, "truth work");
 	if (truth != NULL)
 		cr_assert_eq(sscanf(truth, "truth work %lf ms span %lf ms", &w->analysis.truth_work,
 				    &w->analysis.truth_span),
 			     2);
-	w->top = strdup(run.err);
-	tp_run_free(&run);
+	w->top = pop.output[TP_POP_TOP].text;
+	w->report = pop.output[TP_POP_REPORT].text;
+	w->analysis.text = pop.output[TP_POP_ANALYSIS].text;
+	pop.output[TP_POP_TOP].text = pop.output[TP_POP_REPORT].text = NULL;
+	pop.output[TP_POP_ANALYSIS].text = NULL;
+	tp_pop_run_free(&pop);
 
 	/* the console: "work 127.4ms, span 127.9ms: parallelism ..." */
 	char work[32], span[32];
@@ -532,8 +525,6 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 	w->top_burdened = console_ms(span);
 
 	/* the report: "taskprobe: the task graph (pid N): work W ms, span S ms: ..." */
-	snprintf(path, sizeof path, "%s/report", dir);
-	w->report = tp_read_file(path, NULL);
 	const char *graph = strstr(w->report, "the task graph (pid ");
 	cr_assert(graph != NULL, "%s", w->report);
 	graph = strstr(graph, "): work ");
@@ -548,18 +539,6 @@ static void run_three_ways(const char *const argv[], const char *site, struct th
 		  "%s", w->report);
 
 	/* the recording's analysis */
-	DIR *d = opendir(dir);
-	cr_assert_not_null(d);
-	path[0] = '\0';
-	for (struct dirent *e; (e = readdir(d)) != NULL;)
-		if (strncmp(e->d_name, "rec.", 4) == 0)
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-	closedir(d);
-	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", path, NULL}, NULL, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	w->analysis.text = strdup(run.out);
-	tp_run_free(&run);
-	rm_dir(dir);
 	const char *a = w->analysis.text;
 	cr_assert(sscanf(strstr(a, "work T1"), "work T1 %lf ms", &w->analysis.work) == 1 &&
 			  sscanf(strstr(a, "span Tinf"), "span Tinf %lf ms", &w->analysis.span) ==
