@@ -7,6 +7,7 @@
 #include "warn.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +16,6 @@
 #include <sys/auxv.h>
 
 extern char **environ;
-
-/*
- * Every variable parse_environment reads, and the launcher's audit module's
- * (TASKPROBE_LIBOMP_BRIDGE, TASKPROBE_LIBOMP_NOTES, TASKPROBE_LIBGOMP:
- * shim/audit/libomp_audit.c): any other
- * TASKPROBE_ one is a misspelling, said.
- */
-static const char *const known[] = {
-	"TASKPROBE_STACKS",  "TASKPROBE_STACK_DEPTH",   "TASKPROBE_WORKERS",
-	"TASKPROBE_REPORT",  "TASKPROBE_RECORD",        "TASKPROBE_RECORD_STACKS",
-	"TASKPROBE_LIVE",    "TASKPROBE_LIVE_DIR",      "TASKPROBE_LIVE_LONG_POLL_US",
-	"TASKPROBE_LIBOMP",  "TASKPROBE_LIBOMP_BRIDGE", "TASKPROBE_LIBOMP_NOTES",
-	"TASKPROBE_LIBGOMP",
-};
 
 enum { SETTINGS_UNPARSED, SETTINGS_PARSING, SETTINGS_READY };
 
@@ -46,13 +33,6 @@ static const struct tp_settings defaults = {
 
 static struct tp_settings parsed;
 static int state = SETTINGS_UNPARSED;
-
-/* Copies of the strings: the program may change its environment later. */
-static char workers_glob[256];
-static char report_path[PATH_MAX];
-static char record_path[PATH_MAX];
-static char live_dir[PATH_MAX];
-static char libomp_path[PATH_MAX];
 
 static void warn_bad(const char *variable, const char *value, const char *expected,
 		     const char *fallback)
@@ -131,6 +111,90 @@ static size_t distance(const char *a, size_t a_length, const char *b)
 	return d[a_length][b_length];
 }
 
+/* How a setting's value is read, and where it goes in struct tp_settings. */
+enum setting_kind {
+	FLAG,     /* 0 or 1: a bool */
+	NUMBER,   /* an integer in [min, max]: an unsigned */
+	TEXT,     /* a non-empty string that fits its buffer: a const char * to the copy */
+	LIVE,     /* 0, 1 or keep: enum tp_live_setting */
+	ELSEWHERE /* read by the launcher's audit module (shim/audit/libomp_audit.c), not here */
+};
+
+/* Copies of the strings: the program may change its environment later. */
+static char workers_glob[256];
+static char report_path[PATH_MAX];
+static char record_path[PATH_MAX];
+static char live_dir[PATH_MAX];
+static char libomp_path[PATH_MAX];
+
+#define FIELD(name) offsetof(struct tp_settings, name)
+/*
+ * Every TASKPROBE_ variable there is (README.md, "Settings"): any other is a misspelling, said.
+ * `expected` is what a bad value is told it should be; the default then used is `defaults`'.
+ */
+static const struct setting {
+	const char *name;
+	enum setting_kind kind;
+	size_t field;
+	const char *expected;
+	long min, max; /* NUMBER's */
+	char *buffer;  /* TEXT's copy, */
+	size_t size;   /* this large */
+} settings[] = {
+	{.name = "TASKPROBE_STACKS", .kind = FLAG, .field = FIELD(stacks), .expected = "0 or 1"},
+	{.name = "TASKPROBE_STACK_DEPTH",
+	 .kind = NUMBER,
+	 .field = FIELD(stack_depth),
+	 .expected = "a number from 1 to " TP_STRING(TP_STACK_DEPTH_MAX),
+	 .min = 1,
+	 .max = TP_STACK_DEPTH_MAX},
+	{.name = "TASKPROBE_WORKERS",
+	 .kind = TEXT,
+	 .field = FIELD(workers),
+	 .expected = "a glob of thread names (1 to 255 characters)",
+	 .buffer = workers_glob,
+	 .size = sizeof workers_glob},
+	{.name = "TASKPROBE_REPORT",
+	 .kind = TEXT,
+	 .field = FIELD(report),
+	 .expected = "\"stderr\" or a file path",
+	 .buffer = report_path,
+	 .size = sizeof report_path},
+	{.name = "TASKPROBE_RECORD",
+	 .kind = TEXT,
+	 .field = FIELD(record),
+	 .expected = "a file path (%p: the process id)",
+	 .buffer = record_path,
+	 .size = sizeof record_path},
+	{.name = "TASKPROBE_RECORD_STACKS",
+	 .kind = FLAG,
+	 .field = FIELD(record_stacks),
+	 .expected = "0 or 1"},
+	{.name = "TASKPROBE_LIVE", .kind = LIVE, .field = FIELD(live), .expected = "0, 1 or keep"},
+	{.name = "TASKPROBE_LIVE_DIR",
+	 .kind = TEXT,
+	 .field = FIELD(live_dir),
+	 .expected = "a directory",
+	 .buffer = live_dir,
+	 .size = sizeof live_dir},
+	{.name = "TASKPROBE_LIVE_LONG_POLL_US",
+	 .kind = NUMBER,
+	 .field = FIELD(live_long_poll_us),
+	 .expected = "a number of microseconds from 1 to 3600000000",
+	 .min = 1,
+	 .max = 3600000000L},
+	{.name = "TASKPROBE_LIBOMP",
+	 .kind = TEXT,
+	 .field = FIELD(libomp),
+	 .expected = "the path of LLVM's libomp",
+	 .buffer = libomp_path,
+	 .size = sizeof libomp_path},
+	{.name = "TASKPROBE_LIBOMP_BRIDGE", .kind = ELSEWHERE},
+	{.name = "TASKPROBE_LIBOMP_NOTES", .kind = ELSEWHERE},
+	{.name = "TASKPROBE_LIBGOMP", .kind = ELSEWHERE},
+};
+#define SETTINGS (sizeof settings / sizeof settings[0])
+
 /*
  * Says each TASKPROBE_ variable of the environment that is no setting (TASKPROBE_REPROT), with
  * the setting it is nearest to when one is within two edits: a misspelled setting otherwise does
@@ -146,17 +210,17 @@ static void warn_unknown_variables(void)
 		if (strncmp(*e, "TASKPROBE_", 10) != 0)
 			continue;
 		size_t length = strcspn(*e, "="), k = 0, nearest = SIZE_MAX, best = 3;
-		while (k < sizeof known / sizeof known[0] &&
-		       !(strlen(known[k]) == length && strncmp(*e, known[k], length) == 0))
+		while (k < SETTINGS && !(strlen(settings[k].name) == length &&
+					 strncmp(*e, settings[k].name, length) == 0))
 			k++;
-		if (k < sizeof known / sizeof known[0])
+		if (k < SETTINGS)
 			continue;
 		char name[128];
 		snprintf(name, sizeof name, "%.*s", (int)length, *e);
 		if (tp_process_parent_started_with(name))
 			continue;
-		for (k = 0; k < sizeof known / sizeof known[0]; k++) {
-			size_t d = distance(*e, length, known[k]);
+		for (k = 0; k < SETTINGS; k++) {
+			size_t d = distance(*e, length, settings[k].name);
 			if (d < best) {
 				best = d;
 				nearest = k;
@@ -164,7 +228,7 @@ static void warn_unknown_variables(void)
 		}
 		if (nearest != SIZE_MAX)
 			tp_warn("%.100s is not a setting of taskprobe (did you mean %s?): ignored",
-				name, known[nearest]);
+				name, settings[nearest].name);
 		else
 			tp_warn("%.100s is not a setting of taskprobe (README.md, \"Settings\"): "
 				"ignored",
@@ -172,63 +236,52 @@ static void warn_unknown_variables(void)
 	}
 }
 
+/* Setting `t`'s value `v` into `s`, or its default kept with a warning. */
+static void parse_setting(const struct setting *t, const char *v, struct tp_settings *s)
+{
+	char *field = (char *)s + t->field, fallback[24];
+	long n;
+	switch (t->kind) {
+	case FLAG:
+		if (parse_bounded(v, 0, 1, &n)) {
+			*(bool *)field = n == 1;
+			return;
+		}
+		snprintf(fallback, sizeof fallback, "%d", *(const bool *)field);
+		break;
+	case NUMBER:
+		if (parse_bounded(v, t->min, t->max, &n)) {
+			*(unsigned *)field = (unsigned)n;
+			return;
+		}
+		snprintf(fallback, sizeof fallback, "%u", *(const unsigned *)field);
+		break;
+	case TEXT:
+		*(const char **)field = copy_string(t->name, v, t->buffer, t->size, t->expected);
+		return;
+	case LIVE:
+		if (strcmp(v, "keep") == 0)
+			*(enum tp_live_setting *)field = TP_LIVE_KEEP;
+		else if (parse_bounded(v, 0, 1, &n))
+			*(enum tp_live_setting *)field = n == 1 ? TP_LIVE_ON : TP_LIVE_OFF;
+		else
+			warn_bad(t->name, v, t->expected, "0");
+		return;
+	case ELSEWHERE:
+		return;
+	}
+	warn_bad(t->name, v, t->expected, fallback);
+}
+
 static void parse_environment(struct tp_settings *s)
 {
 	int saved_errno = errno;
-	const char *v;
-	long n;
-
 	*s = defaults;
-	if ((v = secure_getenv("TASKPROBE_STACKS")) != NULL) {
-		if (parse_bounded(v, 0, 1, &n))
-			s->stacks = n == 1;
-		else
-			warn_bad("TASKPROBE_STACKS", v, "0 or 1", "1");
+	for (size_t i = 0; i < SETTINGS; i++) {
+		const char *v = secure_getenv(settings[i].name);
+		if (v != NULL)
+			parse_setting(&settings[i], v, s);
 	}
-	if ((v = secure_getenv("TASKPROBE_STACK_DEPTH")) != NULL) {
-		if (parse_bounded(v, 1, TP_STACK_DEPTH_MAX, &n))
-			s->stack_depth = (unsigned)n;
-		else
-			warn_bad("TASKPROBE_STACK_DEPTH", v,
-				 "a number from 1 to " TP_STRING(TP_STACK_DEPTH_MAX),
-				 TP_STRING(TP_STACK_DEPTH_DEFAULT));
-	}
-	if ((v = secure_getenv("TASKPROBE_WORKERS")) != NULL)
-		s->workers = copy_string("TASKPROBE_WORKERS", v, workers_glob, sizeof workers_glob,
-					 "a glob of thread names (1 to 255 characters)");
-	if ((v = secure_getenv("TASKPROBE_REPORT")) != NULL)
-		s->report = copy_string("TASKPROBE_REPORT", v, report_path, sizeof report_path,
-					"\"stderr\" or a file path");
-	if ((v = secure_getenv("TASKPROBE_RECORD")) != NULL)
-		s->record = copy_string("TASKPROBE_RECORD", v, record_path, sizeof record_path,
-					"a file path (%p: the process id)");
-	if ((v = secure_getenv("TASKPROBE_RECORD_STACKS")) != NULL) {
-		if (parse_bounded(v, 0, 1, &n))
-			s->record_stacks = n == 1;
-		else
-			warn_bad("TASKPROBE_RECORD_STACKS", v, "0 or 1", "0");
-	}
-	if ((v = secure_getenv("TASKPROBE_LIVE")) != NULL) {
-		if (strcmp(v, "keep") == 0)
-			s->live = TP_LIVE_KEEP;
-		else if (parse_bounded(v, 0, 1, &n))
-			s->live = n == 1 ? TP_LIVE_ON : TP_LIVE_OFF;
-		else
-			warn_bad("TASKPROBE_LIVE", v, "0, 1 or keep", "0");
-	}
-	if ((v = secure_getenv("TASKPROBE_LIVE_DIR")) != NULL)
-		s->live_dir = copy_string("TASKPROBE_LIVE_DIR", v, live_dir, sizeof live_dir,
-					  "a directory");
-	if ((v = secure_getenv("TASKPROBE_LIVE_LONG_POLL_US")) != NULL) {
-		if (parse_bounded(v, 1, 3600000000L, &n))
-			s->live_long_poll_us = (unsigned)n;
-		else
-			warn_bad("TASKPROBE_LIVE_LONG_POLL_US", v,
-				 "a number of microseconds from 1 to 3600000000", "10000");
-	}
-	if ((v = secure_getenv("TASKPROBE_LIBOMP")) != NULL)
-		s->libomp = copy_string("TASKPROBE_LIBOMP", v, libomp_path, sizeof libomp_path,
-					"the path of LLVM's libomp");
 	s->text_utf8 = locale_utf8();
 	warn_unknown_variables();
 	errno = saved_errno;
