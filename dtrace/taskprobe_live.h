@@ -258,7 +258,7 @@ struct tp_live_module {
 };
 
 /*
- * A longest path through the task graph (work and span: README.md, "Why it does not scale"): its
+ * A longest path through the task graph (work and span: docs/analysis.md): its
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
  * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0:
  * unused); the rest of its length ran in others.

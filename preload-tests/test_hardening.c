@@ -14,7 +14,7 @@
 /*
  * tp_run_all_ways on a private copy of the shim, traced by `program_format` (bpftrace text in
  * which %1$s is that copy's path): other tests' tracers attaching and detaching its probes while
- * the target forks would race with the fork handler (see README, "What taskprobe cannot see").
+ * the target forks would race with the fork handler (see docs/limits.md).
  */
 static void run_all_ways_on_private_shim(const char *program_format, const char *const argv[],
 					 struct tp_run *traced)

@@ -31,7 +31,7 @@
 
 #define TIMELINE  TP_CONTRIB_DIR "/taskprobe-timeline"
 #define GENERATOR TP_CONTRIB_DIR "/timeline_recording"
-/* The converter's stated bound on its memory (README, taskprobe-timeline(1)), in KiB. */
+/* The converter's stated bound on its memory (docs/recording.md, taskprobe-timeline(1)), in KiB. */
 #define CONVERTER_BOUND_KIB (256 * 1024)
 
 /* The reason the tests that preload the shim by themselves are left out of sanitizer passes. */

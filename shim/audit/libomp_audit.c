@@ -31,8 +31,8 @@
  * the loaded objects' dynamic symbols from memory (as mapped by the loader, which reads the same
  * tables to bind them) and libomp's and the bridge's from their files, every offset and size
  * checked against them; anything unexpected keeps libgomp. Objects loaded after the answer that
- * need libgomp too get the bridge under its name without the module being asked (README,
- * "OpenMP"). The dynamic linker ignores LD_AUDIT in secure-execution (setuid) processes.
+ * need libgomp too get the bridge under its name without the module being asked
+ * (docs/openmp.md). The dynamic linker ignores LD_AUDIT in secure-execution (setuid) processes.
  */
 #define _GNU_SOURCE
 #include <elf.h>

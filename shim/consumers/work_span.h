@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Work and span as the program runs (issue 29, README.md "Why it does not scale"): the task
+ * Work and span as the program runs (issue 29, docs/analysis.md): the task
  * graph's figures kept online, Cilkscale's way, in constant state per open task and per thread,
  * never the graph. The live statistics (live.c) keep a struct tp_span_task beside each task
  * alive and a struct tp_span_thread per thread, and call these at the task events; taskprobe top

@@ -5,7 +5,7 @@
  * keeps the per-thread current task, which feeds the parent, waker and wait-task arguments.
  * They are inline because an executor calls them for every task: with no tracer attached each
  * is a few instructions. Nothing fires on a thread that the process's exit already reported
- * stopped. How to add an adapter: README.md, "Adding an executor".
+ * stopped. How to add an adapter: docs/contributing.md, "Adding an executor".
  */
 #pragma once
 
