@@ -65,7 +65,7 @@ struct tp_listener_block {
 };
 extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
 
-#define TP_IN_PROCESS_REPORT 1u /* the exit report counts tasks and executor threads (report.h) */
+#define TP_IN_PROCESS_REPORT 1u /* the exit report counts (in_process_consumers.h) */
 #define TP_TASK_STATE_HELD   2u
 #define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
 #define TP_IN_PROCESS_LIVE   8u /* the live statistics count every event (live.h) */
@@ -92,7 +92,7 @@ static inline unsigned tp_live(void)
 	return tp_listeners_consumers() & TP_IN_PROCESS_LIVE;
 }
 
-/* Whether the exit report counts (report.h). */
+/* Whether the exit report counts tasks and executor threads (in_process_consumers.h). */
 static inline unsigned tp_reporting(void)
 {
 	return tp_listeners_consumers() & TP_IN_PROCESS_REPORT;

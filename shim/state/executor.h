@@ -69,8 +69,9 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
  * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
  * counts tasks, the spawn stack is captured. Returns the task's key for the exit report (its
- * spawn stack's id, report.h), to hand to tp_task_terminated. `undeferred`: the executor runs the
- * task at once, its parent switched out until it ends (the recording keeps it: no probe argument).
+ * spawn stack's id: tp_report_key, in_process_consumers.h), to hand to tp_task_terminated.
+ * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
+ * recording keeps it: no probe argument).
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
@@ -177,7 +178,6 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 		tp_fire_task_terminate(task, (uint32_t)reason, report_key);
 }
 
-/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
@@ -189,6 +189,7 @@ void tp_executor_started(void);
 #define TP_EXECUTOR_FORK_LOCKS_MAX 4
 void tp_executor_lock_across_fork(int *lock);
 
+/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();
