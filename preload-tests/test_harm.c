@@ -819,7 +819,8 @@ static void expect_bounded(const struct converted *c, const char *what, int stat
 /*
  * Two million threads of one record each (160 MB): the converter keeps 2^20 chunks (its bound
  * for them: the first holds the site's text, each other a thread's event), says from where the
- * rest are left out and how many events that was, exit status 1. It held the whole recording's pages and every thread's bookkeeping: 350 MB.
+ * rest are left out and how many events that was, exit status 1. It held the whole recording's
+ * pages and every thread's bookkeeping: 350 MB.
  */
 Test(harm, a_recording_of_two_million_one_record_threads_stays_under_the_converters_bound,
      .timeout = 60)

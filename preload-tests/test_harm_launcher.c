@@ -60,9 +60,9 @@ static const struct program programs[ALL] = {
 };
 
 /*
- * The first `n_programs` on `input` plainly, then under the launcher with `launcher_args` before `--`:
- * the same standard output, byte for byte, and the same exit status. Returns the launched runs'
- * stderr, concatenated (the caller frees).
+ * The first `n_programs` on `input` plainly, then under the launcher with `launcher_args` before
+ * `--`: the same standard output, byte for byte, and the same exit status. Returns the launched
+ * runs' stderr, concatenated (the caller frees).
  */
 static char *same_output_as_plain(const char *const launcher_args[], size_t n_programs)
 {

@@ -494,7 +494,7 @@ static void read_imports(const struct link_map *map, struct imports *o)
 	}
 }
 
-/* The OpenMP runtime's names (GCC's OpenACC ones too): an unversioned import of one is libgomp's. */
+/* The OpenMP runtime's names (GCC's OpenACC too): an unversioned import of one is libgomp's. */
 static bool openmp_name(const char *name)
 {
 	return starts_with(name, "GOMP_") || starts_with(name, "GOACC_") ||

@@ -55,8 +55,9 @@ struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	unsigned short task_dependence; /* read with the task-state semaphores */
 	/*
-	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD while threads may hold a current task set while
-	 * traced (see tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
+	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD
+	 * while threads may hold a current task set while traced (see
+	 * tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
 	unsigned short in_process;
@@ -386,7 +387,7 @@ static inline void tp_fire_worker_unpark(bool by_wait)
 	TP_IN_PROCESS(tp_record_worker_unpark(by_wait), tp_live_park(0), TP_NOT_REPORTED);
 }
 
-/* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
+/* start_routine_name is the probe's (named for a tracer); in-process consumers name the address. */
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
 					const char *start_routine_name)
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The interface between executor adapters (one file each in shim/adapters/, such as OpenMP's
- * ompt.c) and the task and worker probes. An adapter translates its executor's callbacks into these calls; the shim
- * keeps the per-thread current task, which feeds the parent, waker and wait-task arguments.
- * They are inline because an executor calls them for every task: with no tracer attached each
- * is a few instructions. Nothing fires on a thread that the process's exit already reported
+ * ompt.c) and the task and worker probes. An adapter translates its executor's callbacks into these
+ * calls; the shim keeps the per-thread current task, which feeds the parent, waker and wait-task
+ * arguments. They are inline because an executor calls them for every task: with no tracer attached
+ * each is a few instructions. Nothing fires on a thread that the process's exit already reported
  * stopped. How to add an adapter: docs/contributing.md, "Adding an executor".
  */
 #pragma once
@@ -26,10 +26,10 @@
  * event on, under an id given then.
  *
  * In two steps, for the callbacks an executor makes for every task: tp_listeners_task_state_maybe
- * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed (out of
- * line: what is left may be only the held mark of a traced period that ended, which it drops).
- * A callback that calls the second from a function of its own (tail-called) saves no registers
- * on its untraced path. tp_listeners_task_state_checked is both at once.
+ * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed
+ * (out of line: what is left may be only the held mark of a traced period that ended, which it
+ * drops). A callback that calls the second from a function of its own (tail-called) saves no
+ * registers on its untraced path. tp_listeners_task_state_checked is both at once.
  */
 static inline bool tp_listeners_task_state_maybe(void)
 {
