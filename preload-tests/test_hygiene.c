@@ -2,13 +2,16 @@
 /*
  * What carries the project on, checked with the suite: a LICENSE, an SPDX line on every C and D
  * file, every C file as clang-format makes it (.clang-format), every shell script clean under
- * shellcheck.
+ * shellcheck, a README that stays a front door and documents whose links lead somewhere.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -130,4 +133,128 @@ Test(hygiene, the_readme_names_the_packages_of_the_build_profile)
 	free(line);
 	free(readme);
 	free(list);
+}
+
+/* The README is a front door: what taskprobe is, the quick start, what people do, links. */
+#define README_MAX_LINES 400
+
+Test(hygiene, the_readme_is_a_front_door_of_at_most_400_lines)
+{
+	char *readme = tp_read_file(SOURCE_ROOT "/README.md", NULL);
+	size_t lines = 0;
+	for (const char *c = readme; *c != '\0'; c++)
+		lines += *c == '\n';
+	cr_expect_leq(lines, README_MAX_LINES,
+		      "README.md has %zu lines: what is not the front door goes to docs/", lines);
+	free(readme);
+}
+
+/*
+ * GitHub's anchor of heading `text` (`len` bytes) into `out`: lower case, spaces as hyphens,
+ * every other character but letters, digits, '-' and '_' left out (bytes of UTF-8 kept).
+ */
+static void heading_anchor(char *out, size_t size, const char *text, size_t len)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < len && used + 1 < size; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == ' ')
+			out[used++] = '-';
+		else if (isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+			out[used++] = (char)tolower(c);
+	}
+	out[used] = '\0';
+}
+
+/* Whether the Markdown `text` has a heading whose anchor is `anchor`. */
+static bool has_heading_anchor(const char *text, const char *anchor)
+{
+	bool fenced = false;
+	for (const char *line = text; *line != '\0';) {
+		const char *end = strchrnul(line, '\n');
+		if (strncmp(line, "```", 3) == 0)
+			fenced = !fenced;
+		else if (!fenced && *line == '#') {
+			const char *h = line;
+			while (*h == '#')
+				h++;
+			while (*h == ' ')
+				h++;
+			char made[256];
+			heading_anchor(made, sizeof made, h, (size_t)(end - h));
+			if (strcmp(made, anchor) == 0)
+				return true;
+		}
+		line = *end == '\0' ? end : end + 1;
+	}
+	return false;
+}
+
+/*
+ * Each relative link of Markdown file `name` (its `text`) whose target is missing, or names a
+ * heading its file does not have, said on `out`; how many links were checked.
+ */
+static size_t check_links(const char *name, const char *text, FILE *out)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", SOURCE_ROOT, name);
+	*strrchr(dir, '/') = '\0';
+	size_t checked = 0;
+	bool fenced = false;
+	for (const char *line = text; *line != '\0';) {
+		const char *end = strchrnul(line, '\n');
+		if (strncmp(line, "```", 3) == 0)
+			fenced = !fenced;
+		for (const char *l = line; !fenced && (l = strstr(l, "](")) != NULL && l < end;) {
+			l += 2;
+			size_t len = strcspn(l, ")\n");
+			char target[1024];
+			snprintf(target, sizeof target, "%.*s", (int)len, l);
+			l += len;
+			if (strstr(target, "://") != NULL || strncmp(target, "mailto:", 7) == 0)
+				continue;
+			checked++;
+			char *hash = strchr(target, '#');
+			if (hash != NULL)
+				*hash++ = '\0';
+			char path[8192];
+			snprintf(path, sizeof path, "%s/%s", dir, target);
+			if (target[0] != '\0' && access(path, F_OK) != 0) {
+				fprintf(out, "%s: (%s): no such file\n", name, target);
+				continue;
+			}
+			if (hash == NULL || *hash == '\0')
+				continue;
+			char *linked = target[0] == '\0' ? strdup(text) : tp_read_file(path, NULL);
+			if (!has_heading_anchor(linked, hash))
+				fprintf(out, "%s: (%s#%s): no such heading\n", name, target, hash);
+			free(linked);
+		}
+		line = *end == '\0' ? end : end + 1;
+	}
+	return checked;
+}
+
+/* Every relative link of the README and the documents leads to a file, and to a heading of it. */
+Test(hygiene, every_relative_link_of_the_documents_leads_somewhere)
+{
+	char *files = tracked_files("'*.md'");
+	char *broken = NULL;
+	size_t size = 0, checked = 0;
+	FILE *out = open_memstream(&broken, &size);
+	char *saveptr = NULL;
+	for (char *f = strtok_r(files, "\n", &saveptr); f != NULL;
+	     f = strtok_r(NULL, "\n", &saveptr)) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", SOURCE_ROOT, f);
+		char *text = tp_read_file(path, NULL);
+		checked += check_links(f, text, out);
+		free(text);
+	}
+	fclose(out);
+	cr_expect_str_empty(broken, "links that lead nowhere:\n%s", broken);
+	cr_expect_gt(checked, 20, "%zu links checked: the documents' links were not found",
+		     checked);
+	free(broken);
+	free(files);
 }
