@@ -258,3 +258,88 @@ Test(hygiene, every_relative_link_of_the_documents_leads_somewhere)
 	free(broken);
 	free(files);
 }
+
+/*
+ * The options `text` names (`-o`, `--max-size`: a word of lower-case letters, digits and hyphens
+ * after one or two hyphens, at a word's start), once each, sorted, space-separated.
+ */
+static void option_words(char *out, size_t size, const char *text)
+{
+	char found[64][40];
+	size_t n = 0;
+	for (const char *c = text; *c != '\0'; c++) {
+		if (*c != '-' || (c > text && c[-1] != ' ' && c[-1] != '[' && c[-1] != '\n'))
+			continue;
+		const char *start = c;
+		c += c[1] == '-' ? 2 : 1;
+		if (!islower((unsigned char)*c))
+			continue;
+		while (islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '-')
+			c++;
+		char word[40];
+		snprintf(word, sizeof word, "%.*s", (int)(c - start), start);
+		size_t i = 0;
+		while (i < n && strcmp(found[i], word) != 0)
+			i++;
+		if (i == n && n < sizeof found / sizeof found[0])
+			strcpy(found[n++], word);
+		c--;
+	}
+	qsort(found, n, sizeof found[0], (int (*)(const void *, const void *))strcmp);
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? " " : "", found[i]);
+}
+
+/*
+ * The options of `tool`'s --help usage (its lines from "usage:" on, while they are indented)
+ * and those of its man page's SYNOPSIS (roff's \- read as -): the same, so that neither names
+ * an option the other leaves out.
+ */
+static void expect_usage_options_in_the_man_page(const char *tool)
+{
+	char *command, *path;
+	int status;
+	cr_assert(asprintf(&command, "'%s/%s' --help", TP_CONTRIB_DIR, tool) > 0);
+	char *help = run_in_tree(command, &status);
+	cr_assert_eq(status, 0, "%s: %s", command, help);
+	char *usage = strstr(help, "usage:");
+	cr_assert_not_null(usage, "%s: no usage: %s", command, help);
+	char *end = usage;
+	while ((end = strchr(end, '\n')) != NULL && end[1] == ' ')
+		end++;
+	if (end != NULL)
+		*end = '\0';
+
+	cr_assert(asprintf(&path, "%s/contrib/man/%s.1", SOURCE_ROOT, tool) > 0);
+	char *page = tp_read_file(path, NULL);
+	char *synopsis = strstr(page, ".SH SYNOPSIS\n");
+	cr_assert_not_null(synopsis, "%s: no SYNOPSIS", path);
+	char *next = strstr(synopsis + 1, "\n.SH ");
+	if (next != NULL)
+		*next = '\0';
+	size_t w = 0;
+	for (const char *r = synopsis; *r != '\0'; r++)
+		if (!(r[0] == '\\' && r[1] == '-'))
+			synopsis[w++] = *r;
+	synopsis[w] = '\0';
+
+	char in_usage[1024], in_page[1024];
+	option_words(in_usage, sizeof in_usage, usage);
+	option_words(in_page, sizeof in_page, synopsis);
+	cr_expect_str_eq(in_usage, in_page, "%s --help's usage: %s\n%s(1)'s SYNOPSIS: %s", tool,
+			 in_usage, tool, in_page);
+	cr_expect_gt(strlen(in_usage), 20, "%s: %s", tool, in_usage);
+	free(page);
+	free(path);
+	free(help);
+	free(command);
+}
+
+/* The man pages are the command-line reference: their SYNOPSIS has every option of the usage. */
+Test(hygiene, each_tools_usage_and_man_page_name_the_same_options)
+{
+	expect_usage_options_in_the_man_page("taskprobe-top");
+	expect_usage_options_in_the_man_page("taskprobe-timeline");
+}
