@@ -6,7 +6,7 @@
  * (TASKPROBE_TASK_SPAWN(...), TASKPROBE_TASK_SPAWN_ENABLED(), ...) and `dtrace -G` into the
  * semaphores the tracer increments when it attaches. A double underscore in a probe name reads as
  * a dash in D scripts (task-spawn) and stays as it is in bpftrace and perf (task__spawn).
- * Argument meanings, ordering rules and settings: README.md, "Probes".
+ * Argument meanings, ordering rules and settings: dtrace/PROBES.md.
  */
 provider taskprobe {
 	/* Tasks, fired by executor adapters. */

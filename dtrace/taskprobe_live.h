@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The live statistics (TASKPROBE_LIVE=1, shim/consumers/live.c) that `taskprobe top` (contrib/top) reads:
- * a file in shared memory, `taskprobe-live.PID` in a directory of the user's own (see below), mode
- * 0600, that the process writes with plain stores and the console maps read-only, so that the
- * console starting, stopping or dying never touches the program.
+ * The live statistics (TASKPROBE_LIVE=1, shim/consumers/live.c) that `taskprobe top` (contrib/top)
+ * reads: a file in shared memory, `taskprobe-live.PID` in a directory of the user's own (see
+ * below), mode 0600, that the process writes with plain stores and the console maps read-only, so
+ * that the console starting, stopping or dying never touches the program.
  *
  * Every thread writes only its own slot (struct tp_live_thread) and its own row per spawn site
  * (struct tp_live_site_stats): no lock and no shared cache line per event. A site's figures are
@@ -18,9 +18,9 @@
  *
  * Layout: the header, then TP_LIVE_SITES sites, then TP_LIVE_WAIT_SITES wait sites, then
  * TP_LIVE_STACKS stacks, then
- * TP_LIVE_MODULES modules, then TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows (TP_LIVE_SITES of them,
- * `rows_stride` bytes apart per slot), present once the slot's `rows_ready` is set: the file
- * is sparse and a slot's rows are given space only when a thread first takes it.
+ * TP_LIVE_MODULES modules, then TP_LIVE_THREADS slots, then from `rows_offset` each slot's rows
+ * (TP_LIVE_SITES of them, `rows_stride` bytes apart per slot), present once the slot's `rows_ready`
+ * is set: the file is sparse and a slot's rows are given space only when a thread first takes it.
  */
 #pragma once
 
@@ -47,7 +47,7 @@
  */
 #define TP_LIVE_STACK_SAMPLE_FIRST 4
 #define TP_LIVE_STACK_SAMPLE_EVERY 4096
-#define TP_LIVE_THREADS            256 /* threads alive at once with figures; later ones are counted */
+#define TP_LIVE_THREADS            256 /* threads alive at once with figures; later ones counted */
 /*
  * Of those, the slots a thread that has only waited may take (at its first wait): the others
  * stay for threads that run tasks, whose sites' figures live in their slots' rows.
@@ -258,7 +258,7 @@ struct tp_live_module {
 };
 
 /*
- * A longest path through the task graph (work and span: README.md, "Why it does not scale"): its
+ * A longest path through the task graph (work and span: docs/analysis.md): its
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
  * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0:
  * unused); the rest of its length ran in others.
@@ -452,7 +452,7 @@ static inline double tp_live_ratio_at_most_1(uint64_t part, uint64_t whole)
 	return (double)part / (double)whole;
 }
 
-/* The factors of `threads` threads' computations (`computation_ns[t]`), `placed_ns` and `run_ns`. */
+/* The factors of `threads` threads' computations (`computation_ns[t]`), `placed_ns`, `run_ns`. */
 static inline struct tp_live_factors tp_live_factors_of(const uint64_t *computation_ns,
 							unsigned threads, uint64_t placed_ns,
 							uint64_t run_ns)
@@ -673,8 +673,9 @@ static inline uint64_t tp_live_since(uint64_t now, uint64_t then)
  * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
  * (the first poll's start: OpenMP's initial task's, at the executor's start), the last poll's
  * end (now while one goes on), the longest path ended (its sites), and the span and placed
- * length with the fragments going on now. The factors' figures (computation, placed length, run) are the region of
- * interest's when the program marked one (roi_pairs or roi_on), else the whole run's.
+ * length with the fragments going on now. The factors' figures (computation, placed length, run)
+ * are the region of interest's when the program marked one (roi_pairs or roi_on), else the whole
+ * run's.
  */
 struct tp_live_graph {
 	uint64_t work_ns, first_ns, last_ns;

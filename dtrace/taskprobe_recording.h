@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The file the in-process recorder writes (TASKPROBE_RECORD, shim/consumers/recorder.c) and the timeline
- * converter reads (contrib/timeline): the same events as the probes, with the same arguments
- * (since version 9 events that follow each other on a thread may share a compact record, below).
+ * The file the in-process recorder writes (TASKPROBE_RECORD, shim/consumers/recorder.c) and the
+ * timeline converter reads (contrib/timeline): the same events as the probes, with the same
+ * arguments (since version 9 events that follow each other on a thread may share a compact record,
+ * below).
  *
  * A file is one or more segments (a process that execs itself continues its file in a new
  * segment). A segment is a header, then chunks in the order they were written. A chunk holds the

@@ -115,7 +115,7 @@ const char *tp_libunwind_path(void);
 size_t tp_count_unwinds(const char *shim, const char *also, const char *const argv[],
 			const char *const env[], const char *out);
 
-/* The value bpftrace printed for the map entry `key` ("@tasks[123]"), or -1 when it printed none. */
+/* The value bpftrace printed for map entry `key` ("@tasks[123]"), or -1 when it printed none. */
 long long tp_map_value(const char *trace, const char *key);
 
 /* Skips the test (or fails it under CI=true) unless bpftrace can be used here. */
@@ -223,7 +223,7 @@ size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid);
 size_t tp_count_waits(const struct tp_run *run, int64_t kind);
 const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint64_t tid, size_t n);
 
-/* Runs `argv` plainly and traced and asserts equal stdout and exit status; returns the traced run. */
+/* Runs `argv` plainly and traced, asserts equal stdout and exit status; returns the traced run. */
 void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced);
 
 /* Runs `argv` plainly and preloaded (no tracer), asserting equal stdout and exit status; returns

@@ -14,7 +14,7 @@
 /*
  * tp_run_all_ways on a private copy of the shim, traced by `program_format` (bpftrace text in
  * which %1$s is that copy's path): other tests' tracers attaching and detaching its probes while
- * the target forks would race with the fork handler (see README, "What taskprobe cannot see").
+ * the target forks would race with the fork handler (see docs/limits.md).
  */
 static void run_all_ways_on_private_shim(const char *program_format, const char *const argv[],
 					 struct tp_run *traced)
@@ -269,10 +269,11 @@ Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
 	/*
 	 * With no tracer, and on a private copy of the shim: valgrind runs code it translated, so
 	 * a breakpoint that another test's tracer put in the built library's pages would be a
-	 * SIGTRAP here, not a uprobe hit. TASKPROBE_REPORT makes the shim keep task state and capture spawn stacks all the same,
-	 * and a bad TASKPROBE_STACK_DEPTH shows that the shim is loaded (it is said by every
-	 * process: Debian's valgrind is a shell script running valgrind.bin, then the target).
-	 * preload-tests/valgrind.supp says why libunwind's address checks are suppressed.
+	 * SIGTRAP here, not a uprobe hit. TASKPROBE_REPORT makes the shim keep task state and
+	 * capture spawn stacks all the same, and a bad TASKPROBE_STACK_DEPTH shows that the shim is
+	 * loaded (it is said by every process: Debian's valgrind is a shell script running
+	 * valgrind.bin, then the target). preload-tests/valgrind.supp says why libunwind's address
+	 * checks are suppressed.
 	 */
 	const char *targets[] = {"threads", "timed_waits", "cancel_points", "omp_fib",
 				 "omp_detach"};

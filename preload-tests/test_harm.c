@@ -30,7 +30,7 @@
 #include "taskprobe_recording.h"
 
 #define GENERATOR TP_CONTRIB_DIR "/timeline_recording"
-/* The converter's stated bound on its memory (README, taskprobe-timeline(1)), in KiB. */
+/* The converter's stated bound on its memory (docs/recording.md, taskprobe-timeline(1)), in KiB. */
 #define CONVERTER_BOUND_KIB (256 * 1024)
 
 /* The reason the tests that preload the shim by themselves are left out of sanitizer passes. */
@@ -824,7 +824,8 @@ static void expect_bounded(const struct converted *c, const char *what, int stat
 /*
  * Two million threads of one record each (160 MB): the converter keeps 2^20 chunks (its bound
  * for them: the first holds the site's text, each other a thread's event), says from where the
- * rest are left out and how many events that was, exit status 1. It held the whole recording's pages and every thread's bookkeeping: 350 MB.
+ * rest are left out and how many events that was, exit status 1. It held the whole recording's
+ * pages and every thread's bookkeeping: 350 MB.
  */
 Test(harm, a_recording_of_two_million_one_record_threads_stays_under_the_converters_bound,
      .timeout = 60)

@@ -51,9 +51,9 @@ static const struct program programs[ALL] = {
 };
 
 /*
- * The first `n_programs` on `input` plainly, then under the launcher with `launcher_args` before `--`:
- * the same standard output, byte for byte, and the same exit status. Returns the launched runs'
- * stderr, concatenated (the caller frees).
+ * The first `n_programs` on `input` plainly, then under the launcher with `launcher_args` before
+ * `--`: the same standard output, byte for byte, and the same exit status. Returns the launched
+ * runs' stderr, concatenated (the caller frees).
  */
 static char *same_output_as_plain(const char *const launcher_args[], size_t n_programs)
 {
@@ -534,10 +534,10 @@ Test(harm, a_gcc_openmp_program_with_a_libgomp_of_its_own_keeps_it)
 }
 
 /*
- * libomp preloaded by hand (as README says to, without the launcher), then under the launcher: a
- * GCC-built program a script starts runs as it does plainly so (libomp answers it, libgomp
- * behind), not ended by the dynamic linker (libomp loaded twice, the second time unknown as
- * libgomp, fails ld.so's version check).
+ * libomp preloaded by hand (as docs/openmp.md says to, without the launcher), then under the
+ * launcher: a GCC-built program a script starts runs as it does plainly so (libomp answers it,
+ * libgomp behind), not ended by the dynamic linker (libomp loaded twice, the second time unknown
+ * as libgomp, fails ld.so's version check).
  */
 Test(harm, a_gcc_openmp_program_with_libomp_preloaded_by_hand_runs_as_plainly)
 {

@@ -2,13 +2,16 @@
 /*
  * What carries the project on, checked with the suite: a LICENSE, an SPDX line on every C and D
  * file, every C file as clang-format makes it (.clang-format), every shell script clean under
- * shellcheck.
+ * shellcheck, a README that stays a front door and documents whose links lead somewhere.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -130,4 +133,213 @@ Test(hygiene, the_readme_names_the_packages_of_the_build_profile)
 	free(line);
 	free(readme);
 	free(list);
+}
+
+/* The README is a front door: what taskprobe is, the quick start, what people do, links. */
+#define README_MAX_LINES 400
+
+Test(hygiene, the_readme_is_a_front_door_of_at_most_400_lines)
+{
+	char *readme = tp_read_file(SOURCE_ROOT "/README.md", NULL);
+	size_t lines = 0;
+	for (const char *c = readme; *c != '\0'; c++)
+		lines += *c == '\n';
+	cr_expect_leq(lines, README_MAX_LINES,
+		      "README.md has %zu lines: what is not the front door goes to docs/", lines);
+	free(readme);
+}
+
+/*
+ * GitHub's anchor of heading `text` (`len` bytes) into `out`: lower case, spaces as hyphens,
+ * every other character but letters, digits, '-' and '_' left out (bytes of UTF-8 kept).
+ */
+static void heading_anchor(char *out, size_t size, const char *text, size_t len)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < len && used + 1 < size; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == ' ')
+			out[used++] = '-';
+		else if (isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+			out[used++] = (char)tolower(c);
+	}
+	out[used] = '\0';
+}
+
+/* Whether the Markdown `text` has a heading whose anchor is `anchor`. */
+static bool has_heading_anchor(const char *text, const char *anchor)
+{
+	bool fenced = false;
+	for (const char *line = text; *line != '\0';) {
+		const char *end = strchrnul(line, '\n');
+		if (strncmp(line, "```", 3) == 0)
+			fenced = !fenced;
+		else if (!fenced && *line == '#') {
+			const char *h = line;
+			while (*h == '#')
+				h++;
+			while (*h == ' ')
+				h++;
+			char made[256];
+			heading_anchor(made, sizeof made, h, (size_t)(end - h));
+			if (strcmp(made, anchor) == 0)
+				return true;
+		}
+		line = *end == '\0' ? end : end + 1;
+	}
+	return false;
+}
+
+/*
+ * Each relative link of Markdown file `name` (its `text`) whose target is missing, or names a
+ * heading its file does not have, said on `out`; how many links were checked.
+ */
+static size_t check_links(const char *name, const char *text, FILE *out)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", SOURCE_ROOT, name);
+	*strrchr(dir, '/') = '\0';
+	size_t checked = 0;
+	bool fenced = false;
+	for (const char *line = text; *line != '\0';) {
+		const char *end = strchrnul(line, '\n');
+		if (strncmp(line, "```", 3) == 0)
+			fenced = !fenced;
+		for (const char *l = line; !fenced && (l = strstr(l, "](")) != NULL && l < end;) {
+			l += 2;
+			size_t len = strcspn(l, ")\n");
+			char target[1024];
+			snprintf(target, sizeof target, "%.*s", (int)len, l);
+			l += len;
+			if (strstr(target, "://") != NULL || strncmp(target, "mailto:", 7) == 0)
+				continue;
+			checked++;
+			char *hash = strchr(target, '#');
+			if (hash != NULL)
+				*hash++ = '\0';
+			char path[8192];
+			snprintf(path, sizeof path, "%s/%s", dir, target);
+			if (target[0] != '\0' && access(path, F_OK) != 0) {
+				fprintf(out, "%s: (%s): no such file\n", name, target);
+				continue;
+			}
+			if (hash == NULL || *hash == '\0')
+				continue;
+			char *linked = target[0] == '\0' ? strdup(text) : tp_read_file(path, NULL);
+			if (!has_heading_anchor(linked, hash))
+				fprintf(out, "%s: (%s#%s): no such heading\n", name, target, hash);
+			free(linked);
+		}
+		line = *end == '\0' ? end : end + 1;
+	}
+	return checked;
+}
+
+/* Every relative link of the README and the documents leads to a file, and to a heading of it. */
+Test(hygiene, every_relative_link_of_the_documents_leads_somewhere)
+{
+	char *files = tracked_files("'*.md'");
+	char *broken = NULL;
+	size_t size = 0, checked = 0;
+	FILE *out = open_memstream(&broken, &size);
+	char *saveptr = NULL;
+	for (char *f = strtok_r(files, "\n", &saveptr); f != NULL;
+	     f = strtok_r(NULL, "\n", &saveptr)) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", SOURCE_ROOT, f);
+		char *text = tp_read_file(path, NULL);
+		checked += check_links(f, text, out);
+		free(text);
+	}
+	fclose(out);
+	cr_expect_str_empty(broken, "links that lead nowhere:\n%s", broken);
+	cr_expect_gt(checked, 20, "%zu links checked: the documents' links were not found",
+		     checked);
+	free(broken);
+	free(files);
+}
+
+/*
+ * The options `text` names (`-o`, `--max-size`: a word of lower-case letters, digits and hyphens
+ * after one or two hyphens, at a word's start), once each, sorted, space-separated.
+ */
+static void option_words(char *out, size_t size, const char *text)
+{
+	char found[64][40];
+	size_t n = 0;
+	for (const char *c = text; *c != '\0'; c++) {
+		if (*c != '-' || (c > text && c[-1] != ' ' && c[-1] != '[' && c[-1] != '\n'))
+			continue;
+		const char *start = c;
+		c += c[1] == '-' ? 2 : 1;
+		if (!islower((unsigned char)*c))
+			continue;
+		while (islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '-')
+			c++;
+		char word[40];
+		snprintf(word, sizeof word, "%.*s", (int)(c - start), start);
+		size_t i = 0;
+		while (i < n && strcmp(found[i], word) != 0)
+			i++;
+		if (i == n && n < sizeof found / sizeof found[0])
+			strcpy(found[n++], word);
+		c--;
+	}
+	qsort(found, n, sizeof found[0], (int (*)(const void *, const void *))strcmp);
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? " " : "", found[i]);
+}
+
+/*
+ * The options of `tool`'s --help usage (its lines from "usage:" on, while they are indented)
+ * and those of its man page's SYNOPSIS (roff's \- read as -): the same, so that neither names
+ * an option the other leaves out.
+ */
+static void expect_usage_options_in_the_man_page(const char *tool)
+{
+	char *command, *path;
+	int status;
+	cr_assert(asprintf(&command, "'%s/%s' --help", TP_CONTRIB_DIR, tool) > 0);
+	char *help = run_in_tree(command, &status);
+	cr_assert_eq(status, 0, "%s: %s", command, help);
+	char *usage = strstr(help, "usage:");
+	cr_assert_not_null(usage, "%s: no usage: %s", command, help);
+	char *end = usage;
+	while ((end = strchr(end, '\n')) != NULL && end[1] == ' ')
+		end++;
+	if (end != NULL)
+		*end = '\0';
+
+	cr_assert(asprintf(&path, "%s/contrib/man/%s.1", SOURCE_ROOT, tool) > 0);
+	char *page = tp_read_file(path, NULL);
+	char *synopsis = strstr(page, ".SH SYNOPSIS\n");
+	cr_assert_not_null(synopsis, "%s: no SYNOPSIS", path);
+	char *next = strstr(synopsis + 1, "\n.SH ");
+	if (next != NULL)
+		*next = '\0';
+	size_t w = 0;
+	for (const char *r = synopsis; *r != '\0'; r++)
+		if (!(r[0] == '\\' && r[1] == '-'))
+			synopsis[w++] = *r;
+	synopsis[w] = '\0';
+
+	char in_usage[1024], in_page[1024];
+	option_words(in_usage, sizeof in_usage, usage);
+	option_words(in_page, sizeof in_page, synopsis);
+	cr_expect_str_eq(in_usage, in_page, "%s --help's usage: %s\n%s(1)'s SYNOPSIS: %s", tool,
+			 in_usage, tool, in_page);
+	cr_expect_gt(strlen(in_usage), 20, "%s: %s", tool, in_usage);
+	free(page);
+	free(path);
+	free(help);
+	free(command);
+}
+
+/* The man pages are the command-line reference: their SYNOPSIS has every option of the usage. */
+Test(hygiene, each_tools_usage_and_man_page_name_the_same_options)
+{
+	expect_usage_options_in_the_man_page("taskprobe-top");
+	expect_usage_options_in_the_man_page("taskprobe-timeline");
 }

@@ -362,10 +362,10 @@ Test(sites, gcc_constructs_without_debug_information_are_named_by_their_function
 #define LOOP_CONSTRUCTS "omp_loop_constructs.c"
 
 /*
- * omp_loop_constructs, built by GCC -O2 -g or -Os -g (`target`), read `by` one way: each construct its own site, at
- * its pragma's line. GCC's line table puts the call of the loop's last task on the loop's line,
- * a region's call before its pragma and a taskloop's after: a construct is named by the function
- * GCC outlines it into, which begins at its pragma's line.
+ * omp_loop_constructs, built by GCC -O2 -g or -Os -g (`target`), read `by` one way: each construct
+ * its own site, at its pragma's line. GCC's line table puts the call of the loop's last task on the
+ * loop's line, a region's call before its pragma and a taskloop's after: a construct is named by
+ * the function GCC outlines it into, which begins at its pragma's line.
  */
 static void expect_loop_construct_sites(const char *target, enum sites_read_by by)
 {

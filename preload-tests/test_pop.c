@@ -38,7 +38,8 @@ struct known {
 	double value, within;
 };
 // clang-format off
-#define NEAR(figure, value, within) {#figure, offsetof(struct tp_pop_factors, figure), value, within}
+#define NEAR(figure, value, within) \
+	{#figure, offsetof(struct tp_pop_factors, figure), value, within}
 // clang-format on
 
 static double figure_of(const struct tp_pop_factors *f, const struct known *k)

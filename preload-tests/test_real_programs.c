@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Programs nobody here wrote, unchanged under the shim: xz, zstd, pigz, Python threads, Rust std. */
+/* Programs nobody here wrote, the same under the shim: xz, zstd, pigz, Python threads, Rust std. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -444,7 +444,7 @@ Test(scripts, waits_bt_counts_a_park_the_exit_ended, .timeout = 120)
 	tp_run_free(&run);
 }
 
-/* Whether `trace` has a stack whose first two frames (printed as addresses) are in `f0` and `f1`. */
+/* Whether `trace` has a stack whose first two frames (printed as addresses) are `f0` and `f1`. */
 static bool has_stack_through(const char *trace, const char *path, const char *f0, const char *f1)
 {
 	for (const char *l = trace; (l = strstr(l, ", first spawned by task ")) != NULL; l++) {

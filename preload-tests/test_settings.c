@@ -94,7 +94,7 @@ Test(settings, an_overlong_worker_glob_is_refused_once)
  * A misspelled setting is said once, with the setting it is nearest to: by the process started
  * with it, not again by its children (whose parent was started with it too: it said it). The
  * script ends with a builtin: a command bash execs in its own place has bash's parent, and says
- * it again (README).
+ * it again (docs/settings.md).
  */
 Test(settings, a_misspelled_setting_is_said_once_with_the_one_meant)
 {
@@ -107,5 +107,20 @@ Test(settings, a_misspelled_setting_is_said_once_with_the_one_meant)
 	tp_run_preloaded_as_plain(argv, env, &run);
 	cr_expect_str_eq(run.err, "taskprobe: TASKPROBE_REPROT is not a setting of taskprobe (did "
 				  "you mean TASKPROBE_REPORT?): ignored\n");
+	tp_run_free(&run);
+}
+
+/*
+ * A setting near none of them is said with where the settings are listed: the man page, which
+ * is installed beside the library (the README's Settings section moved to docs/).
+ */
+Test(settings, a_setting_near_none_names_the_page_that_lists_them)
+{
+	const char *argv[] = {tp_target("threads"), "1", NULL};
+	const char *env[] = {"TASKPROBE_COLOURS=1", NULL};
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
+	cr_expect_str_eq(run.err, "taskprobe: TASKPROBE_COLOURS is not a setting of taskprobe "
+				  "(libtaskprobe(7), ENVIRONMENT): ignored\n");
 	tp_run_free(&run);
 }

@@ -655,7 +655,7 @@ Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 12
 	remove_dir(dir);
 }
 
-/* The first record of `type` in the recording `data` of `len` bytes (its first segment), or NULL. */
+/* The first record of `type` in recording `data` of `len` bytes (its first segment), or NULL. */
 static struct tp_record *first_record(char *data, size_t len, unsigned type)
 {
 	for (size_t at = sizeof(struct tp_recording_header);

@@ -1175,8 +1175,8 @@ Test(top, a_program_without_tasks_has_each_thread_listed_with_its_waits)
 
 /*
  * The same in the full-screen view, at 120 and 80 columns, once the program ended (the view
- * stays until q): each thread's row with its longest wait's place (on 80 columns a thread started at a routine is named by the
- * routine alone, and the site's function may be cut, its place kept).
+ * stays until q): each thread's row with its longest wait's place (on 80 columns a thread started
+ * at a routine is named by the routine alone, and the site's function may be cut, its place kept).
  */
 Test(top, a_program_without_tasks_has_its_threads_on_the_screen_at_120_and_80_columns)
 {

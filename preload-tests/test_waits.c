@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* wait-start/wait-end from the futex, condition variable, semaphore and epoll/poll interpositions. */
+/* wait-start/wait-end from the futex, condition variable, semaphore and epoll/poll interposers. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

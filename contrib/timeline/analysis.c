@@ -646,7 +646,7 @@ static struct region_thread *region_thread(struct analysis *a, uint32_t region,
 /*
  * The polled fragment's time up to `ns` into the work, its region's computation, and its
  * thread's computation (the POP factors': only inside the region of interest, when there is
- * one; the regions' table is the whole run's, as the live statistics' is: README.md). Called
+ * one; the regions' table is the whole run's, as the live statistics' is: docs/analysis.md). Called
  * before a path takes that time (a spawn's edge from the fragment up to the spawn, a release) as
  * well as at the poll's end. The live statistics count the same (live.c's count_work).
  */

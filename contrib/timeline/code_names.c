@@ -166,7 +166,7 @@ static bool is_the_file(const char *path, const uint8_t *want, uint32_t want_byt
 	return same;
 }
 
-/* The file to read for module `m`: its own when it is the one recorded, else one of its build id. */
+/* The file to read for module `m`: its own if it is the one recorded, else one of its build id. */
 static char *file_of(const struct recorded_module *m)
 {
 	if (!read_files)

@@ -12,14 +12,14 @@
  * out to keep the converter's memory under its bound (256 MiB: recording.c; said); 2 when the input
  * or output could not be used; 4 when a --thread or --site value matched nothing in the input
  * (each said; the timeline, written all the same, holds none of theirs: a typo, or the wrong
- * recording, should not pass for an empty timeline). A sample line that repeats the one before it byte for byte is
- * dropped, and the count of those said on stderr, without changing the status; so are the
- * events a recording says it could not record.
+ * recording, should not pass for an empty timeline). A sample line that repeats the one before it
+ * byte for byte is dropped, and the count of those said on stderr, without changing the status; so
+ * are the events a recording says it could not record.
  *
  * Every input is read (a regular file mapped, anything else, a pipe, copied into an unlinked
- * temporary file and mapped) and checked before the output is opened: an output that is one of the inputs (the same file, by a link
- * too) is refused, and nothing is written. A timeline without any task or worker says so, and
- * what it holds.
+ * temporary file and mapped) and checked before the output is opened: an output that is one of the
+ * inputs (the same file, by a link too) is refused, and nothing is written. A timeline without any
+ * task or worker says so, and what it holds.
  *
  * The output's size is estimated from the events counted before anything is written, and said
  * on stderr; over --max-size (default 1 GiB; 0: no limit) nothing is written, the size it would

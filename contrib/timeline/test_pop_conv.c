@@ -359,7 +359,7 @@ Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
 	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
 	char *text = report();
 	cr_expect(strstr(text, "region of interest: omp_control_tool\n") != NULL, "%s", text);
-	/* the tables are the whole run's, as the live statistics' (README.md): the region's
+	/* the tables are the whole run's, as the live statistics' (docs/analysis.md): the region's
 	 * three tasks, two of them the primary's */
 	cr_expect(strstr(text, "main (synthetic.c:10)        0.750     60.00 ms        2") != NULL,
 		  "%s", text);

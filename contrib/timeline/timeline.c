@@ -1038,7 +1038,7 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 	return f->n - 1;
 }
 
-/* What waits: its kind, or for an MPI wait its call (`MPI_Allreduce`), whose number is its object. */
+/* What waits: its kind, or for an MPI wait its call (`MPI_Allreduce`), its number its object. */
 static const char *wait_what(const struct open_slice *slice)
 {
 	static const char *const calls[] = TP_MPI_CALL_NAMES;

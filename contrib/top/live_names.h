@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Names for the code addresses a process's live statistics keep (its spawn sites, its sampled
- * spawn stacks, its threads' start routines): the shim keeps addresses and the modules they lie in, and the console names
- * them, with the shim's own naming code (shim/symbols/source_lines.c and
- * shim/symbols/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no debug
- * information is ever read in the program's threads. The modules' paths are the file owner's to
- * choose: their files are read as that user, in the console's process when it is the console's
+ * spawn stacks, its threads' start routines): the shim keeps addresses and the modules they lie in,
+ * and the console names them, with the shim's own naming code (shim/symbols/source_lines.c and
+ * shim/symbols/symbolize.c: "function (file:line)", else "function+0xoff (module)"), so that no
+ * debug information is ever read in the program's threads. The modules' paths are the file owner's
+ * to choose: their files are read as that user, in the console's process when it is the console's
  * user, else in a child that became the user; unnamed, an address is "0xOFF (module)".
  */
 #pragma once

@@ -234,7 +234,7 @@ struct live_snapshot {
 	struct wait_view waits[TP_LIVE_WAIT_SITES]; /* by total time waited, most first */
 	unsigned n_waits;
 	/*
-	 * The task graph so far (README.md, "Why it does not scale"): its tasks' polls added up
+	 * The task graph so far (docs/analysis.md): its tasks' polls added up
 	 * (work), the longest path through it (the span, with the time of the sites it kept),
 	 * the parallel part's time from its first poll's start to its last poll's end, and the
 	 * threads that polled its tasks.

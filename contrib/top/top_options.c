@@ -37,7 +37,7 @@ static void usage(FILE *to)
 	fprintf(to,
 		"usage: taskprobe-top [--once | --batch] [--interval SECONDS] [--sort COLUMN] "
 		"[--reverse]\n"
-		"                     [--dir DIR] [--wait SECONDS] PID\n"
+		"                     [--dir DIR] [--wait SECONDS] [--children] PID\n"
 		"       taskprobe-top --remove-at-end STARTTIME PID\n"
 		"       taskprobe-top --check-options [OPTIONS] [PID]\n"
 		"       taskprobe-top --version\n"

@@ -3,11 +3,11 @@
  * Mutex contention at known lines, made certain: a thread locks a mutex the main thread holds,
  * and the main thread lets go only once the kernel shows that thread blocked in a futex wait
  * on that mutex (/proc/self/task/TID/syscall), HOLD_MS later. ROUNDS rounds (argv[1], default
- * 3), each a lock at contender_locks' line. Then the cases whose results must be the real functions': uncontended
- * locks (UNCONTENDED of them, no wait), an error-checking mutex locked twice, a recursive one,
- * robust ones whose owner died (free, and while another thread waited), a timed lock that times
- * out on a held mutex, a clock lock with a clock it refuses; each result printed, and errno kept
- * across the calls. The same output with and without the shim.
+ * 3), each a lock at contender_locks' line. Then the cases whose results must be the real
+ * functions': uncontended locks (UNCONTENDED of them, no wait), an error-checking mutex locked
+ * twice, a recursive one, robust ones whose owner died (free, and while another thread waited), a
+ * timed lock that times out on a held mutex, a clock lock with a clock it refuses; each result
+ * printed, and errno kept across the calls. The same output with and without the shim.
  */
 #define _GNU_SOURCE
 #include <errno.h>

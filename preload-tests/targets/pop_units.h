@@ -86,9 +86,9 @@ static void pop_work(int units)
 
 /*
  * What was measured from `since_ms`, when each thread had been busy `busy_since[t]` (in serial
- * code: pop_busy_now), on stderr under POP_TIMES: each thread's busy time, then "WHAT: N threads busy T ms in all, M ms at most,
- * wall W ms (balance B, efficiency E)" (in words of its own: the console's figures are on the
- * same stderr).
+ * code: pop_busy_now), on stderr under POP_TIMES: each thread's busy time, then "WHAT: N threads
+ * busy T ms in all, M ms at most, wall W ms (balance B, efficiency E)" (in words of its own: the
+ * console's figures are on the same stderr).
  */
 static void pop_say_times(const char *what, const double *busy_since, double since_ms)
 {

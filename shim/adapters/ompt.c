@@ -8,17 +8,17 @@
  * task has a parent, and a task that blocks inside a parallel region's body shows up.
  * Each OMPT thread (initial or worker) is a worker: worker-thread-start/stop at thread begin/end.
  *
- * With nobody listening (tp_listeners_task_state_checked), the task callbacks do next to nothing: a task
- * is given its id when a tracer first sees it, and the threads' current tasks of a traced period
- * are dropped all at once when it ends (thread_state.h, tp_task_epoch).
+ * With nobody listening (tp_listeners_task_state_checked), the task callbacks do next to nothing: a
+ * task is given its id when a tracer first sees it, and the threads' current tasks of a traced
+ * period are dropped all at once when it ends (thread_state.h, tp_task_epoch).
  *
  * A task's id, its spawn stack's id and two flags live in its ompt_data_t (0: no id yet):
  *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
  *                 runs other tasks inside that wait, switching back to it means parking again.
- * A task waiting in a sync region ends its poll (done 0, with the region's kind) and its thread parks
- * until the wait ends. A dependence on a task not yet ended is task-dependence.
+ * A task waiting in a sync region ends its poll (done 0, with the region's kind) and its thread
+ * parks until the wait ends. A dependence on a task not yet ended is task-dependence.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,7 +39,7 @@
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
-#define STACK_SHIFT  40 /* bits 40 to 61: the task's report key (its spawn stack id, report.h) */
+#define STACK_SHIFT  40 /* bits 40 to 61: the task's report key (in_process_consumers.h) */
 _Static_assert(TP_REPORT_STARTED_BY_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a report key fits");
 #define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 

@@ -31,8 +31,8 @@
  * the loaded objects' dynamic symbols from memory (as mapped by the loader, which reads the same
  * tables to bind them) and libomp's and the bridge's from their files, every offset and size
  * checked against them; anything unexpected keeps libgomp. Objects loaded after the answer that
- * need libgomp too get the bridge under its name without the module being asked (README,
- * "OpenMP"). The dynamic linker ignores LD_AUDIT in secure-execution (setuid) processes.
+ * need libgomp too get the bridge under its name without the module being asked
+ * (docs/openmp.md). The dynamic linker ignores LD_AUDIT in secure-execution (setuid) processes.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -494,7 +494,7 @@ static void read_imports(const struct link_map *map, struct imports *o)
 	}
 }
 
-/* The OpenMP runtime's names (GCC's OpenACC ones too): an unversioned import of one is libgomp's. */
+/* The OpenMP runtime's names (GCC's OpenACC too): an unversioned import of one is libgomp's. */
 static bool openmp_name(const char *name)
 {
 	return starts_with(name, "GOMP_") || starts_with(name, "GOACC_") ||

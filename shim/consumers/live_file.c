@@ -233,9 +233,9 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 
 /*
  * Makes this process's file under its unfinished name (live_path with TP_LIVE_UNFINISHED_SUFFIX,
- * in `unfinished`): tp_live_file_make renames it to live_path once whole, so that a reader, or a sweep
- * of stale files, never finds a file half made (a program killed while making it leaves only an
- * unfinished one).
+ * in `unfinished`): tp_live_file_make renames it to live_path once whole, so that a reader, or a
+ * sweep of stale files, never finds a file half made (a program killed while making it leaves only
+ * an unfinished one).
  */
 static int make_file(char *unfinished, size_t size)
 {

@@ -18,7 +18,7 @@
 
 #include "taskprobe_recording.h"
 
-/* A recording thread's buffer: one chunk, its header included. Stated in the README. */
+/* A recording thread's buffer: one chunk, its header included. Stated in docs/recording.md. */
 #define TP_RECORD_BUFFER_BYTES (256u * 1024u)
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exit report of tasks never terminated (README.md, "Spawn sites and stacks"), then the
+ * The exit report of tasks never terminated (docs/sites-and-stacks.md), then the
  * task graph's figures (report_work_span.c) and where threads waited (report_waits.c).
  *
  * When it is written. A library's destructor may tear its runtime down while other threads still

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * TASKPROBE_REPORT: at exit, the tasks spawned but never terminated, grouped by spawn site and
- * stack, symbolized, on stderr or in a file; or, when no executor reported anything, that none was seen
- * (and why, for a program on GCC's libgomp). Counting is per stack, with atomic adds, and only
+ * stack, symbolized, on stderr or in a file; or, when no executor reported anything, that none was
+ * seen (and why, for a program on GCC's libgomp). Counting is per stack, with atomic adds, and only
  * while the report is on. When it is written at exit, so that it never changes how the program
  * ends: report.c.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Work and span as the program runs (issue 29, README.md "Why it does not scale"): the task
+ * Work and span as the program runs (issue 29, docs/analysis.md): the task
  * graph's figures kept online, Cilkscale's way, in constant state per open task and per thread,
  * never the graph. The live statistics (live.c) keep a struct tp_span_task beside each task
  * alive and a struct tp_span_thread per thread, and call these at the task events; taskprobe top
@@ -16,10 +16,10 @@
  * dependences (the predecessor's end -> the successor's start) and forks (a parallel region's
  * implicit tasks start after its encountering task's fragment up to the region's start: on
  * another thread they have no parent, and join, at their spawn, the fork the region's primary
- * published by then, tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like any other: its
- * serial code is work and lies on the span, so that regions in a row compose in series (issue
- * 35). A path is its length, its placed length (taskprobe_live.h) and the sites it ran in
- * (struct tp_live_path); what a task keeps is three of them:
+ * published by then, tp_span_fork). OpenMP's initial task (no parent, no site) is in the graph like
+ * any other: its serial code is work and lies on the span, so that regions in a row compose in
+ * series (issue 35). A path is its length, its placed length (taskprobe_live.h) and the sites it
+ * ran in (struct tp_live_path); what a task keeps is three of them:
  *
  *   in     the longest path to its start (spawned, not polled yet) or to its last fragment's end;
  *   kids   the longest path to the end of a child ended since its last join;
@@ -182,9 +182,9 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 /*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
  * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
- * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last poll ended. `frozen`: for a barrier's end, the
- * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
- * needed; NULL otherwise).
+ * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last poll
+ * ended. `frozen`: for a barrier's end, the longest path ended before the barrier completed
+ * (tp_span_barrier_needs says whether it is needed; NULL otherwise).
  */
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			    uint32_t row, uint64_t now, uint64_t suspended_ns,

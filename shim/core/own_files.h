@@ -77,5 +77,5 @@ void tp_own_fd_make_way(int fd);
  */
 unsigned tp_own_fds_within(unsigned first, unsigned last, int fds[TP_OWN_FDS_MAX]);
 
-/* In a forked child, from the lifecycle (lifecycle/lifecycle.c): the kept descriptors' locks free. */
+/* In a forked child, from the lifecycle (lifecycle.c): the kept descriptors' locks free. */
 void tp_own_fds_child_after_fork(void);

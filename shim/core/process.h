@@ -31,8 +31,8 @@ int tp_process_is_current(void);
 
 /*
  * Whether this process installs a system call filter (seccomp; told before the call, which may
- * yet fail): from then on the shim asks the kernel nothing on its own account, not even getpid or gettid,
- * for the filter may kill the process for a call the program itself does not make.
+ * yet fail): from then on the shim asks the kernel nothing on its own account, not even getpid or
+ * gettid, for the filter may kill the process for a call the program itself does not make.
  */
 bool tp_process_filtered(void);
 

@@ -6,9 +6,9 @@
 
 /*
  * Returns the next definition of `name` after the shim (of version `version` in the object that
- * versions it, or the default one when NULL), or NULL when there is none or when the lookup recursed into the shim on this
- * thread (dlsym can allocate, and an allocator may wait or start threads). Prints one
- * `taskprobe:` line the first time a symbol cannot be had.
+ * versions it, or the default one when NULL), or NULL when there is none or when the lookup
+ * recursed into the shim on this thread (dlsym can allocate, and an allocator may wait or start
+ * threads). Prints one `taskprobe:` line the first time a symbol cannot be had.
  */
 void *tp_real_symbol(const char *name, const char *version);
 
@@ -47,5 +47,5 @@ struct tp_real_function {
 		fn_;                                                                               \
 	})
 
-/* From the lifecycle's constructor (lifecycle/lifecycle.c): every interposed function's real one. */
+/* From the lifecycle's constructor (lifecycle.c): every interposed function's real one. */
 void tp_real_functions_resolve(void);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Parsing the TASKPROBE_* environment variables (README.md, "Settings"). */
+/* Parsing the TASKPROBE_* environment variables (docs/settings.md). */
 #define _GNU_SOURCE
 #include "settings.h"
 
@@ -230,8 +230,8 @@ static void warn_unknown_variables(void)
 			tp_warn("%.100s is not a setting of taskprobe (did you mean %s?): ignored",
 				name, settings[nearest].name);
 		else
-			tp_warn("%.100s is not a setting of taskprobe (README.md, \"Settings\"): "
-				"ignored",
+			tp_warn("%.100s is not a setting of taskprobe (libtaskprobe(7), "
+				"ENVIRONMENT): ignored",
 				name);
 	}
 }

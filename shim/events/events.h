@@ -55,8 +55,9 @@ struct tp_listener_block {
 	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
 	unsigned short task_dependence; /* read with the task-state semaphores */
 	/*
-	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD while threads may hold a current task set while
-	 * traced (see tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
+	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD
+	 * while threads may hold a current task set while traced (see
+	 * tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
 	 * listening). Changed with atomics; read with the semaphores.
 	 */
 	unsigned short in_process;
@@ -65,7 +66,7 @@ struct tp_listener_block {
 };
 extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
 
-#define TP_IN_PROCESS_REPORT 1u /* the exit report counts tasks and executor threads (report.h) */
+#define TP_IN_PROCESS_REPORT 1u /* the exit report counts (in_process_consumers.h) */
 #define TP_TASK_STATE_HELD   2u
 #define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
 #define TP_IN_PROCESS_LIVE   8u /* the live statistics count every event (live.h) */
@@ -92,7 +93,7 @@ static inline unsigned tp_live(void)
 	return tp_listeners_consumers() & TP_IN_PROCESS_LIVE;
 }
 
-/* Whether the exit report counts (report.h). */
+/* Whether the exit report counts tasks and executor threads (in_process_consumers.h). */
 static inline unsigned tp_reporting(void)
 {
 	return tp_listeners_consumers() & TP_IN_PROCESS_REPORT;
@@ -386,7 +387,7 @@ static inline void tp_fire_worker_unpark(bool by_wait)
 	TP_IN_PROCESS(tp_record_worker_unpark(by_wait), tp_live_park(0), TP_NOT_REPORTED);
 }
 
-/* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address. */
+/* start_routine_name is the probe's (named for a tracer); in-process consumers name the address. */
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
 					const char *start_routine_name)
 {

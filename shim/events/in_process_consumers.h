@@ -67,7 +67,7 @@ void tp_recorder_thread_renamed(void);
  */
 void tp_record_thread_stop(uint64_t tid, bool by_itself);
 
-/* ---- the live statistics (live.h): every event, for taskprobe top and the report's figures ---- */
+/* ---- the live statistics (live.h): every event, for taskprobe top and the report ---- */
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
 			bool undeferred);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Waits on descriptors: epoll waits (kind 4, object the epoll fd) and poll/ppoll (kind 5, object the pollfd
- * array). The _FORTIFY_SOURCE entry points that most distribution binaries call instead of
- * poll/ppoll are interposed as well.
+ * Waits on descriptors: epoll waits (kind 4, object the epoll fd) and poll/ppoll (kind 5, object
+ * the pollfd array). The _FORTIFY_SOURCE entry points that most distribution binaries call instead
+ * of poll/ppoll are interposed as well.
  */
 #define _GNU_SOURCE
 #include <poll.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Thread naming: pthread_setname_np (and prctl(PR_SET_NAME), in prctl.c) are interposed only to
- * notice that a name changed, so that TASKPROBE_WORKERS is matched against the current name. The names
- * themselves are read lazily, by the renamed thread, at its next wait while a park probe is on;
- * the recorder and the live statistics read a thread's own new name when it renames itself.
+ * notice that a name changed, so that TASKPROBE_WORKERS is matched against the current name. The
+ * names themselves are read lazily, by the renamed thread, at its next wait while a park probe is
+ * on; the recorder and the live statistics read a thread's own new name when it renames itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>

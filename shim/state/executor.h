@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The interface between executor adapters (one file each in shim/adapters/, such as OpenMP's
- * ompt.c) and the task and worker probes. An adapter translates its executor's callbacks into these calls; the shim
- * keeps the per-thread current task, which feeds the parent, waker and wait-task arguments.
- * They are inline because an executor calls them for every task: with no tracer attached each
- * is a few instructions. Nothing fires on a thread that the process's exit already reported
- * stopped. How to add an adapter: README.md, "Adding an executor".
+ * ompt.c) and the task and worker probes. An adapter translates its executor's callbacks into these
+ * calls; the shim keeps the per-thread current task, which feeds the parent, waker and wait-task
+ * arguments. They are inline because an executor calls them for every task: with no tracer attached
+ * each is a few instructions. Nothing fires on a thread that the process's exit already reported
+ * stopped. How to add an adapter: docs/contributing.md, "Adding an executor".
  */
 #pragma once
 
@@ -26,10 +26,10 @@
  * event on, under an id given then.
  *
  * In two steps, for the callbacks an executor makes for every task: tp_listeners_task_state_maybe
- * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed (out of
- * line: what is left may be only the held mark of a traced period that ended, which it drops).
- * A callback that calls the second from a function of its own (tail-called) saves no registers
- * on its untraced path. tp_listeners_task_state_checked is both at once.
+ * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed
+ * (out of line: what is left may be only the held mark of a traced period that ended, which it
+ * drops). A callback that calls the second from a function of its own (tail-called) saves no
+ * registers on its untraced path. tp_listeners_task_state_checked is both at once.
  */
 static inline bool tp_listeners_task_state_maybe(void)
 {
@@ -69,8 +69,9 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
  * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
  * counts tasks, the spawn stack is captured. Returns the task's key for the exit report (its
- * spawn stack's id, report.h), to hand to tp_task_terminated. `undeferred`: the executor runs the
- * task at once, its parent switched out until it ends (the recording keeps it: no probe argument).
+ * spawn stack's id: tp_report_key, in_process_consumers.h), to hand to tp_task_terminated.
+ * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
+ * recording keeps it: no probe argument).
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
@@ -177,7 +178,6 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 		tp_fire_task_terminate(task, (uint32_t)reason, report_key);
 }
 
-/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
@@ -189,6 +189,7 @@ void tp_executor_started(void);
 #define TP_EXECUTOR_FORK_LOCKS_MAX 4
 void tp_executor_lock_across_fork(int *lock);
 
+/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();

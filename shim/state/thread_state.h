@@ -38,8 +38,8 @@ static inline bool tp_thread_live(const struct tp_thread *self)
 
 /*
  * Task state is dropped for all threads at once, by a new epoch, when tracing stops (executor.h,
- * tp_listeners_task_state_checked), rather than by every untraced callback clearing its thread's task: a
- * thread's task is its current one only if it was set in the current epoch.
+ * tp_listeners_task_state_checked), rather than by every untraced callback clearing its thread's
+ * task: a thread's task is its current one only if it was set in the current epoch.
  */
 extern uint64_t tp_task_epoch __attribute__((visibility("hidden")));
 
@@ -54,9 +54,10 @@ static inline uint64_t tp_thread_task(const struct tp_thread *self)
 void tp_thread_set_task(struct tp_thread *self, uint64_t task);
 
 /*
- * If nothing listens but the held mark (tp_listeners_task_state() shows TP_TASK_STATE_HELD alone, which a
- * semaphore's count of 2 gives too: a probe with two sites, or two tracers), tracing stopped:
- * every thread's task is dropped (a new epoch), and true is returned. Else false: listening.
+ * If nothing listens but the held mark (tp_listeners_task_state() shows TP_TASK_STATE_HELD alone,
+ * which a semaphore's count of 2 gives too: a probe with two sites, or two tracers), tracing
+ * stopped: every thread's task is dropped (a new epoch), and true is returned. Else false:
+ * listening.
  */
 bool tp_task_state_drop(void);
 

@@ -43,7 +43,8 @@ uint32_t tp_code_modules(void);
 
 /*
  * Whether `address` lies in a library programs call through rather than write: the C and C++
- * standard libraries, the dynamic loader, libgcc, OpenMP's runtimes, the sanitizers'. A wait such a library makes
- * (pthread_join, std::condition_variable::wait) is named by the program's call into it.
+ * standard libraries, the dynamic loader, libgcc, OpenMP's runtimes, the sanitizers'. A wait such a
+ * library makes (pthread_join, std::condition_variable::wait) is named by the program's call into
+ * it.
  */
 bool tp_code_in_system_library(uintptr_t address);

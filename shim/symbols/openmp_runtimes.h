@@ -28,7 +28,7 @@ bool tp_openmp_libgomp_on_libomp(void);
  * At start: a process whose OpenMP runtime is libgomp (libomp not loaded before it) says, once,
  * that its tasks are not seen, and why: under the launcher, whose audit module gives every
  * process of the run that needs libgomp LLVM's libomp ahead of it (TASKPROBE_LIBOMP), libomp
- * lacks some of what it calls or it brings a libgomp of its own; else libomp is not installed, or the launcher was not used
- * (README, "OpenMP").
+ * lacks some of what it calls or it brings a libgomp of its own; else libomp is not installed, or
+ * the launcher was not used (docs/openmp.md).
  */
 void tp_openmp_runtimes_start(void);

@@ -200,13 +200,12 @@ static __thread uint8_t last_skipped __attribute__((tls_model("initial-exec"))) 
  * Leaves the shim's frames out of `pcs[0..n)` in place, wherever they are (its thread trampoline
  * lies under the program's thread routine while thread-start is traced: a stack must not change
  * with the tracers attached), and folds recursion out, as flame graphs fold it; returns the
- * frames left, at most `keep`. A frame whose return address is already among the frames kept above it
- * is the same call again, one more turn of a recursion (a recursive task body resumed inside a
- * taskwait shows the same runtime and taskwait frames at every level), so it is left out.
- * Stacks of one call path then fold to one stack whatever the recursion depth, which keeps the
- * stack table from filling with one stack per task in recursive programs. The frames kept are
- * found in a small open-addressed set, at most half full, so a capture stays linear in its
- * frames.
+ * frames left, at most `keep`. A frame whose return address is already among the frames kept above
+ * it is the same call again, one more turn of a recursion (a recursive task body resumed inside a
+ * taskwait shows the same runtime and taskwait frames at every level), so it is left out. Stacks of
+ * one call path then fold to one stack whatever the recursion depth, which keeps the stack table
+ * from filling with one stack per task in recursive programs. The frames kept are found in a small
+ * open-addressed set, at most half full, so a capture stays linear in its frames.
  */
 static int keep_programs_frames(uintptr_t *pcs, int n, int keep)
 {
