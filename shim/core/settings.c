@@ -129,7 +129,7 @@ static char libomp_path[PATH_MAX];
 
 #define FIELD(name) offsetof(struct tp_settings, name)
 /*
- * Every TASKPROBE_ variable there is (README.md, "Settings"): any other is a misspelling, said.
+ * Every TASKPROBE_ variable there is (docs/settings.md, libtaskprobe(7)): any other is a misspelling, said.
  * `expected` is what a bad value is told it should be; the default then used is `defaults`'.
  */
 static const struct setting {

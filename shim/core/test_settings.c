@@ -19,7 +19,7 @@ static void given(const char *name, const char *value)
 	cr_assert_eq(setenv(name, value, 1), 0);
 }
 
-Test(settings, defaults_when_nothing_is_set)
+Test(settings_parse, defaults_when_nothing_is_set)
 {
 	const struct tp_settings *s = tp_settings();
 	cr_expect(s->stacks);
@@ -34,7 +34,7 @@ Test(settings, defaults_when_nothing_is_set)
 	cr_expect_null(s->libomp);
 }
 
-Test(settings, every_setting_is_read, .init = cr_redirect_stderr)
+Test(settings_parse, every_setting_is_read, .init = cr_redirect_stderr)
 {
 	given("TASKPROBE_STACKS", "0");
 	given("TASKPROBE_STACK_DEPTH", "128");
@@ -65,13 +65,13 @@ Test(settings, every_setting_is_read, .init = cr_redirect_stderr)
 	cr_expect_stderr_eq_str("");
 }
 
-Test(settings, live_takes_0_1_or_keep)
+Test(settings_parse, live_takes_0_1_or_keep)
 {
 	given("TASKPROBE_LIVE", "1");
 	cr_expect_eq(tp_settings()->live, TP_LIVE_ON);
 }
 
-Test(settings, the_settings_are_copies_the_program_cannot_change)
+Test(settings_parse, the_settings_are_copies_the_program_cannot_change)
 {
 	given("TASKPROBE_RECORD", "/tmp/first");
 	const struct tp_settings *s = tp_settings();
@@ -102,7 +102,7 @@ static const struct {
 };
 #define BAD (sizeof bad / sizeof bad[0])
 
-ParameterizedTestParameters(settings, a_bad_value_is_told_once_and_the_default_kept)
+ParameterizedTestParameters(settings_parse, a_bad_value_is_told_once_and_the_default_kept)
 {
 	static size_t cases[BAD];
 	for (size_t i = 0; i < BAD; i++)
@@ -110,7 +110,7 @@ ParameterizedTestParameters(settings, a_bad_value_is_told_once_and_the_default_k
 	return cr_make_param_array(size_t, cases, BAD);
 }
 
-ParameterizedTest(size_t *i, settings, a_bad_value_is_told_once_and_the_default_kept,
+ParameterizedTest(size_t *i, settings_parse, a_bad_value_is_told_once_and_the_default_kept,
 		  .init = cr_redirect_stderr)
 {
 	given(bad[*i].name, bad[*i].value);
@@ -131,7 +131,7 @@ ParameterizedTest(size_t *i, settings, a_bad_value_is_told_once_and_the_default_
 	cr_expect_stderr_eq_str(said);
 }
 
-Test(settings, a_path_longer_than_its_buffer_is_refused, .init = cr_redirect_stderr)
+Test(settings_parse, a_path_longer_than_its_buffer_is_refused, .init = cr_redirect_stderr)
 {
 	char *path = malloc(5000);
 	memset(path, 'a', 4999);
@@ -142,7 +142,7 @@ Test(settings, a_path_longer_than_its_buffer_is_refused, .init = cr_redirect_std
 	free(path);
 }
 
-Test(settings, a_misspelt_setting_is_told_its_nearest, .init = cr_redirect_stderr)
+Test(settings_parse, a_misspelt_setting_is_told_its_nearest, .init = cr_redirect_stderr)
 {
 	given("TASKPROBE_REPROT", "stderr");
 	cr_expect_null(tp_settings()->report);
