@@ -399,6 +399,57 @@ Test(harm, a_hybrid_mpi_and_openmp_program_shows_its_tasks_and_its_ranks, .timeo
 }
 
 /*
+ * The hybrid efficiencies of the line "hybrid efficiency of ranks ...": parallel, load balance
+ * and communication, each as [hybrid, MPI, OpenMP].
+ */
+static void hybrid_efficiency(const char *said, double parallel[3], double balance[3],
+			      double communication[3])
+{
+	const char *at = strstr(said, "taskprobe-timeline: hybrid efficiency of ranks ");
+	cr_assert_not_null(at, "no hybrid efficiency said: %s", said);
+	const char *p = strstr(at, "): parallel "), *l = strstr(at, "; load balance "),
+		   *c = strstr(at, "; communication ");
+	cr_assert(p != NULL && sscanf(p, "): parallel %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &parallel[0], &parallel[1], &parallel[2]) == 3,
+		  "%s", said);
+	cr_assert(l != NULL && sscanf(l, "; load balance %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &balance[0], &balance[1], &balance[2]) == 3,
+		  "%s", said);
+	cr_assert(c != NULL && sscanf(c, "; communication %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &communication[0], &communication[1], &communication[2]) == 3,
+		  "%s", said);
+}
+
+/*
+ * Rank r's two OpenMP threads t sleep (1 + t)(1 + 2r) units between MPI_Pcontrol(1) and (0),
+ * then the ranks meet in MPI_Barrier: outside MPI the ranks spend 2 and 6 units (MPI load
+ * balance 4/6), the threads compute 1, 2, 3 and 6 (load balance 3/6 in all, so OpenMP's is
+ * 0.75); nothing is lost to communication. Ranges as OTF-CPT's tests give them (-5%, +1%).
+ */
+Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
+	char *said;
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
+			NULL, false, &said));
+	double parallel[3], balance[3], communication[3];
+	hybrid_efficiency(said, parallel, balance, communication);
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) (4 threads;") != NULL,
+		  "%s", said);
+	cr_expect(balance[0] >= 47 && balance[0] <= 51, "%s", said);
+	cr_expect(balance[1] >= 63 && balance[1] <= 68, "%s", said);
+	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
+	for (int i = 0; i < 3; i++)
+		cr_expect(communication[i] >= 95 && communication[i] <= 101, "%s", said);
+	cr_expect(parallel[0] >= 45 && parallel[0] <= 51, "%s", said);
+	/* each the product of the other two (to the rounding of whole percents) */
+	double product = parallel[1] * parallel[2] / 100;
+	cr_expect(parallel[0] >= product - 1.5 && parallel[0] <= product + 1.5, "%s", said);
+	free(said);
+}
+
+/*
  * A rank whose monotonic clock is 100000 s ahead (a time namespace), in an MPMD job: on this
  * host (its system clock tells), and as if on another (its own host name: MPI_Init's and
  * MPI_Finalize's ends tell, then the messages). Aligned: no message goes back in time, and the

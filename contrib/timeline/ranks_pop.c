@@ -44,6 +44,21 @@ struct thread {
 	bool in_call, ended;
 };
 
+/* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
+struct window {
+	double on, off, outside_mpi;
+};
+
+/* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
+ * MPI calls), counted up to `since` (the merged clock's). */
+struct busy {
+	uint32_t rank, tid;
+	uint32_t polls; /* open */
+	bool used, in_mpi, polled;
+	uint64_t since;
+	double useful;
+};
+
 struct ranks_pop {
 	struct op *ops;
 	size_t n_ops, cap_ops;
@@ -52,6 +67,16 @@ struct ranks_pop {
 	uint32_t *slots; /* the threads by (segment, tid): 1 + an index, 0 free */
 	size_t n_slots;  /* a power of two, twice MAX_THREADS */
 	bool full;
+	/* what ranks_pop_say found, for the hybrid efficiencies (windows NULL: nothing) */
+	struct window *windows;
+	size_t n_windows;
+	int32_t first_number, last_number;
+	bool regions;
+	double runtime, mpi_balance, mpi_communication;
+	/* the ranks' threads by (rank, tid): open-addressed, grown at half, a power of two */
+	struct busy *busy;
+	size_t n_busy, cap_busy;
+	bool busy_full;
 };
 
 struct ranks_pop *ranks_pop_new(void)
@@ -66,6 +91,8 @@ void ranks_pop_free(struct ranks_pop *p)
 	free(p->ops);
 	free(p->threads);
 	free(p->slots);
+	free(p->windows);
+	free(p->busy);
 	free(p);
 }
 
@@ -459,6 +486,23 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	if (runtime <= 0 || most <= 0)
 		goto out;
 	double balance = sum / (double)n / most, communication = most / runtime;
+	free(p->windows);
+	if ((p->windows = calloc(n, sizeof *p->windows)) != NULL) {
+		p->n_windows = n;
+		for (size_t r = 0; r < n; r++)
+			p->windows[r] = (struct window){
+				(double)to_ns(context, ranks[r].segment, window_on[r]) +
+					(double)ranks[r].offset,
+				(double)to_ns(context, ranks[r].segment, window_off[r]) +
+					(double)ranks[r].offset,
+				useful[r]};
+		p->first_number = ranks[0].number;
+		p->last_number = ranks[n - 1].number;
+		p->regions = regions;
+		p->runtime = runtime;
+		p->mpi_balance = balance;
+		p->mpi_communication = communication;
+	}
 	fprintf(errors,
 		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (their MPI threads): parallel %.0f%% = load balance %.0f%% x "
@@ -490,4 +534,132 @@ out:
 	free(ended);
 	free(window_on);
 	free(window_off);
+}
+
+/* How much of [from, to] lies in [on, off]. */
+static double overlap(double from, double to, double on, double off)
+{
+	from = from > on ? from : on;
+	to = to < off ? to : off;
+	return to > from ? to - from : 0;
+}
+
+/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
+static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
+{
+	*ok = true;
+	if (2 * (p->n_busy + 1) > p->cap_busy) {
+		if (p->n_busy == MAX_THREADS) {
+			p->busy_full = true;
+			return NULL;
+		}
+		size_t cap = p->cap_busy ? 2 * p->cap_busy : 64;
+		struct busy *grown = calloc(cap, sizeof *grown);
+		if (grown == NULL) {
+			*ok = false;
+			return NULL;
+		}
+		for (size_t i = 0; i < p->cap_busy; i++) {
+			if (!p->busy[i].used)
+				continue;
+			size_t h = (p->busy[i].rank * 2654435761u ^ p->busy[i].tid * 40503u) &
+				   (cap - 1);
+			while (grown[h].used)
+				h = (h + 1) & (cap - 1);
+			grown[h] = p->busy[i];
+		}
+		free(p->busy);
+		p->busy = grown;
+		p->cap_busy = cap;
+	}
+	size_t h = (rank * 2654435761u ^ tid * 40503u) & (p->cap_busy - 1);
+	while (p->busy[h].used && (p->busy[h].rank != rank || p->busy[h].tid != tid))
+		h = (h + 1) & (p->cap_busy - 1);
+	if (!p->busy[h].used) {
+		p->busy[h] = (struct busy){.rank = rank, .tid = tid, .used = true};
+		p->n_busy++;
+	}
+	return &p->busy[h];
+}
+
+/* `b`'s useful time up to `ns`: polling and outside MPI calls, in its rank's window. */
+static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
+{
+	const struct window *w = &p->windows[b->rank];
+	if (b->polls > 0 && !b->in_mpi)
+		b->useful += overlap((double)b->since, ns, w->on, w->off);
+	b->since = ns > 0 ? (uint64_t)ns : 0;
+}
+
+bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
+		     unsigned small)
+{
+	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
+		   small == TP_WAIT_MPI;
+	if (p->windows == NULL || rank >= p->n_windows ||
+	    (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi))
+		return true;
+	bool ok;
+	struct busy *b = busy_of(p, (uint32_t)rank, tid, &ok);
+	if (b == NULL)
+		return ok;
+	busy_count(p, b, (double)ns);
+	if (type == TP_RECORD_TASK_POLL_START) {
+		b->polls++;
+		b->polled = true;
+	} else if (type == TP_RECORD_TASK_POLL_END) {
+		b->polls -= b->polls > 0;
+	} else {
+		b->in_mpi = type == TP_RECORD_WAIT_START;
+	}
+	return true;
+}
+
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
+{
+	if (errors == NULL || p->windows == NULL || p->busy_full)
+		return;
+	double sum = 0, most = 0;
+	size_t threads = 0;
+	bool openmp = false;
+	for (size_t i = 0; i < p->cap_busy; i++) {
+		struct busy *b = &p->busy[i];
+		if (!b->used || !b->polled)
+			continue;
+		busy_count(p, b, p->windows[b->rank].off); /* a poll open at the end */
+		sum += b->useful;
+		most = b->useful > most ? b->useful : most;
+		threads++;
+		openmp = true;
+	}
+	/* a rank whose MPI thread never polled (no OpenMP there): its time outside MPI is its
+	 * computation, on one thread */
+	for (size_t r = 0; openmp && r < p->n_windows; r++) {
+		bool polled = false;
+		for (size_t i = 0; i < p->cap_busy && !polled; i++)
+			polled = p->busy[i].used && p->busy[i].polled && p->busy[i].rank == r;
+		if (!polled) {
+			sum += p->windows[r].outside_mpi;
+			most = p->windows[r].outside_mpi > most ? p->windows[r].outside_mpi : most;
+			threads++;
+		}
+	}
+	if (!openmp || most <= 0 || p->runtime <= 0 || p->mpi_balance <= 0 ||
+	    p->mpi_communication <= 0)
+		return;
+	double mean = sum / (double)threads, balance = mean / most,
+	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
+	fprintf(errors,
+		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
+		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel %.0f%% = MPI %.0f%% x "
+		"OpenMP %.0f%%; load balance %.0f%% = MPI %.0f%% x OpenMP %.0f%%; "
+		"communication %.0f%% = MPI %.0f%% x OpenMP %.0f%%; useful time per thread "
+		"%.3f s on average, %.3f s at most, of %.3f s\n",
+		p->first_number, p->last_number,
+		p->regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		threads, 100 * balance * communication, 100 * mpi,
+		100 * balance * communication / mpi, 100 * balance, 100 * p->mpi_balance,
+		100 * balance / p->mpi_balance, 100 * communication, 100 * p->mpi_communication,
+		100 * communication / p->mpi_communication, mean / 1e9, most / 1e9,
+		p->runtime / 1e9);
 }
