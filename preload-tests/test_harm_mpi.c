@@ -350,6 +350,32 @@ Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, 
 	free(said);
 }
 
+/*
+ * A token received by matched probes (MPI_Mprobe and MPI_Mrecv) down two ranks, each working 2
+ * units with it in turn, then back to rank 0 by MPI_Improbe and MPI_Imrecv: a flow each way,
+ * balanced ranks, serialisation 1/2 (the probe's wait is no useful time).
+ */
+Test(harm, messages_received_by_matched_probes_are_flows_and_waits, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "2", target("mpi_ranks"), "mprobe", NULL},
+		NULL, false, &said);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 1, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Mprobe", v) && v[0] == 1, "%s", summary);
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Mrecv", v) && v[0] == 1, "%s", summary);
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 90, "%s", said);
+	cr_expect(serialisation >= 45 && serialisation <= 55, "%s", said);
+	free(summary);
+	free(said);
+}
+
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

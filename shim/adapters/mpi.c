@@ -440,6 +440,23 @@ TP_MPI_INTERPOSE(Probe, TP_MPI_CALL_PROBE, (int source, int tag, handle comm, vo
 		 (source, tag, comm, status), NOTHING, NOTHING);
 
 /*
+ * Matched probes take the message out of the queue: MPI_Mprobe (blocking) and MPI_Improbe (when
+ * it finds one) receive it there, for the events (its source and tag are known then); the
+ * MPI_Mrecv or MPI_Imrecv that reads it later is no further receive.
+ */
+TP_MPI_INTERPOSE(Mprobe, TP_MPI_CALL_MPROBE,
+		 (int source, int tag, handle comm, void *message, void *status),
+		 (source, tag, comm, message, status), OWN_STATUS_IF_IGNORED(status),
+		 if (ret_ == 0) recv_event(comm, status));
+TP_MPI_INTERPOSE(Improbe, 0,
+		 (int source, int tag, handle comm, int *flag, void *message, void *status),
+		 (source, tag, comm, flag, message, status), OWN_STATUS_IF_IGNORED(status),
+		 if (ret_ == 0 && *flag) recv_event(comm, status));
+TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
+		 (void *buf, int count, handle type, void *message, void *status),
+		 (buf, count, type, message, status), NOTHING, NOTHING);
+
+/*
  * A send's new request: a receive of the same handle still remembered is stale (completed by a
  * call not interposed, MPI_Testall, or freed) and forgotten, so its completion is no receive.
  */
