@@ -376,6 +376,27 @@ Test(harm, messages_received_by_matched_probes_are_flows_and_waits, .timeout = 2
 	free(said);
 }
 
+/*
+ * Rooted collectives wait one way: a broadcast's ranks for its root, a reduction's root for its
+ * ranks. Four ranks each sleep 80 ms around a broadcast from rank 0 (the others before it, rank
+ * 0 after) and a reduction to it (rank 0 before, the others after): on an ideal network nobody
+ * waits, serialisation 1 (every collective taken as a barrier made it 2 units of 4: not told).
+ */
+Test(harm, rooted_collectives_make_only_their_ranks_wait_for_the_root_or_the_root_for_them,
+     .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	free(record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "rooted", NULL},
+		NULL, false, &said));
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 95, "%s", said);
+	cr_expect(serialisation >= 95, "%s", said);
+	free(said);
+}
+
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

@@ -6,9 +6,11 @@
  * bursts of computation (the time between MPI calls), sends, receives and collectives. The
  * ideal network's run replays them: a rank's clock advances by its bursts; a receive waits for
  * its send (the n-th send from a to b with a tag is the n-th such receive), a collective for
- * every rank to reach it (the k-th collective of each rank is one: a job whose ranks made
- * different numbers of collectives, on communicators of their own, gets no ideal run); messages
- * and collectives cost nothing.
+ * what it needs (the k-th collective of each rank is one: a job whose ranks made different
+ * numbers of collectives, on communicators of their own, gets no ideal run): every rank waits for
+ * every other, but in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's
+ * or scatter's ranks wait for the root alone, a reduction's or gather's root for the others and
+ * the others for nobody; messages and collectives cost nothing.
  */
 #define _GNU_SOURCE
 #include "ranks_pop.h"
@@ -27,7 +29,8 @@
 enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
 
 /* An operation of a thread: a burst from `start` to `end` (its clock's), or a message or a
- * collective at `start`. */
+ * collective at `start` (a collective's peer: its root, -1 when none is told; its tag: its
+ * call). */
 struct op {
 	uint64_t start, end;
 	uint32_t thread; /* its thread's index */
@@ -41,6 +44,7 @@ struct thread {
 	uint64_t last_end; /* the end of its last MPI call (its clock) */
 	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
 	uint64_t region_on, region_off;
+	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
 	bool in_call, ended;
 };
 
@@ -120,6 +124,26 @@ static bool collective(uint64_t call)
 	return call >= TP_MPI_CALL_BARRIER && call <= TP_MPI_CALL_EXSCAN;
 }
 
+/* What a collective waits for: every rank for every other, the others for its root (one to
+ * all), or its root for the others (all to one). */
+enum flow { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE };
+
+static enum flow flow_of(int32_t call)
+{
+	switch (call) {
+	case TP_MPI_CALL_BCAST:
+	case TP_MPI_CALL_SCATTER:
+	case TP_MPI_CALL_SCATTERV:
+		return ONE_TO_ALL;
+	case TP_MPI_CALL_REDUCE:
+	case TP_MPI_CALL_GATHER:
+	case TP_MPI_CALL_GATHERV:
+		return ALL_TO_ONE;
+	default:
+		return ALL_TO_ALL;
+	}
+}
+
 bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_t time,
 		    const struct tp_record *rec)
 {
@@ -168,6 +192,9 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 					 .thread = (uint32_t)t}))
 			return false;
 		th->in_call = true;
+		th->root = (int64_t)rec->arg[1] >= 0 && rec->arg[1] <= INT32_MAX
+				   ? (int32_t)rec->arg[1]
+				   : -1;
 		if (rec->arg[0] == TP_MPI_CALL_FINALIZE) {
 			th->ended = true;
 			op.type = OP_END;
@@ -181,6 +208,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		if (!collective(rec->arg[0]))
 			return true;
 		op.type = OP_COLLECTIVE;
+		op.peer = th->root;
+		op.tag = (int32_t)rec->arg[0];
 		return push(p, op);
 	}
 	if (type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV) {
@@ -247,6 +276,22 @@ static void op_sent_by(void *sender, const struct ranks_message_end *send,
 	((size_t *)sender)[receive->order] = send->order;
 }
 
+/* The index of rank `number` among the `n` ranks (sorted by number), or SIZE_MAX. */
+static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t number)
+{
+	size_t low = 0, high = n;
+	while (number >= 0 && low < high) {
+		size_t mid = low + (high - low) / 2;
+		if (ranks[mid].number == number)
+			return mid;
+		if (ranks[mid].number < number)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return SIZE_MAX;
+}
+
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
 struct runner {
 	size_t at, end;
@@ -261,8 +306,9 @@ struct runner {
  * blocked on a receive goes on when its send is replayed, every rank in a collective when the
  * last reaches it. Each operation is replayed once, each collective releases every rank once.
  */
-static double ideal_run(const struct ranks_pop *p, size_t n, const size_t *first, const size_t *end,
-			const double *burst, const size_t *sender)
+static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
+			const size_t *first, const size_t *end, const double *burst,
+			const size_t *sender)
 {
 	struct runner *run = calloc(n, sizeof *run);
 	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1, latest = 0;
@@ -307,9 +353,16 @@ static double ideal_run(const struct ranks_pop *p, size_t n, const size_t *first
 				}
 				if (arrived < n)
 					break;
-				for (size_t q = 0; q < n;
-				     q++) { /* the last to come releases them */
-					run[q].clock = latest;
+				/* the last to come releases them: a rooted one's ranks when what
+				 * they wait for came (each rank's clock is its arrival's now) */
+				size_t root = root_index(ranks, n, op->peer);
+				enum flow flow = root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
+				double from_root = root != SIZE_MAX ? run[root].clock : 0;
+				for (size_t q = 0; q < n; q++) {
+					if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
+						run[q].clock = latest;
+					else if (flow == ONE_TO_ALL && from_root > run[q].clock)
+						run[q].clock = from_root;
 					run[q].waiting = false;
 					if (q != r) {
 						run[q].at++;
@@ -510,7 +563,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		ranks[0].number, ranks[n - 1].number,
 		regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
 		100 * balance * communication, 100 * balance, 100 * communication);
-	double ideal = ideal_run(p, n, first, end, burst, sender);
+	double ideal = ideal_run(p, ranks, n, first, end, burst, sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
 		fprintf(errors, " (serialisation %.0f%% x transfer %.0f%%)",
 			100 * (most / ideal > 1 ? 1 : most / ideal), 100 * ideal / runtime);

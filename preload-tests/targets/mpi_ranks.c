@@ -13,6 +13,11 @@
  *              (MPI_Mprobe, then MPI_Mrecv), each rank sleeping 40 ms with it in turn (a
  *              sleep: the same on a loaded machine), then a barrier; after it, the last
  *              rank's token back to rank 0, found by MPI_Improbe and read by MPI_Imrecv
+ *   rooted     in a region of interest, rooted collectives whose waits go one way: the other
+ *              ranks sleep 40 ms and take rank 0's broadcast, which rank 0 made at once; rank
+ *              0 sleeps 80 ms and takes the reduction the others made at once, then they sleep
+ *              40 ms. Every rank sleeps 80 ms, nobody waits for a rank that waits for it:
+ *              balanced, serialisation 1
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -128,6 +133,22 @@ static int mprobe(int rank, int size)
 	return token;
 }
 
+static int rooted(int rank)
+{
+	int value = rank == 0 ? 7 : 0, sum = 0;
+	MPI_Pcontrol(1);
+	if (rank > 0)
+		usleep(40000);
+	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		usleep(80000);
+	MPI_Reduce(&value, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rank > 0)
+		usleep(40000);
+	MPI_Pcontrol(0);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -147,6 +168,8 @@ int main(int argc, char **argv)
 		result = pcontrol(rank);
 	else if (strcmp(shape, "mprobe") == 0)
 		result = mprobe(rank, size);
+	else if (strcmp(shape, "rooted") == 0)
+		result = rooted(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();
