@@ -190,12 +190,12 @@ static unsigned flows(const char *summary, int from, int to)
  * (as nobody when `unprivileged`): equal stdout and status 0 both. Returns the timeline's
  * summary; the launcher's stderr in *said (unless NULL).
  */
-static char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
-			char **said)
+static char *record_job_of(const char *launcher, const char *const mpirun_args[],
+			   const char *const env[], bool unprivileged, char **said)
 {
 	const char *argv[32], *args[40];
 	size_t n = 0, m = 0;
-	argv[n++] = mpirun();
+	argv[n++] = launcher;
 	for (size_t i = 0; mpirun_args[i] != NULL && n < 31; i++)
 		argv[n++] = mpirun_args[i];
 	argv[n] = NULL;
@@ -226,6 +226,13 @@ static char *record_job(const char *const mpirun_args[], const char *const env[]
 	tp_run_free(&plain);
 	tp_run_free(&run);
 	return summary;
+}
+
+/* record_job_of Open MPI's mpirun. */
+static char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
+			char **said)
+{
+	return record_job_of(mpirun(), mpirun_args, env, unprivileged, said);
 }
 
 Test(harm, mpi_ranks_are_processes_named_and_ordered_by_rank_with_a_flow_per_message,
@@ -624,6 +631,30 @@ Test(harm, a_torn_rank_leaves_the_others_merged_and_its_gap_said, .timeout = 240
 	free(cmd);
 	unlink(json);
 	tp_remove_temp_dir(dir);
+}
+
+/* The same shim with MPICH (its binary interface: handles are ints, statuses laid out
+ * otherwise), installed beside Open MPI: ranks, messages and calls alike. */
+Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	const char *ranks = tp_require_program(tp_target("mpi_ranks_mpich"),
+					       "mpich and libmpich-dev");
+	char *summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "pipeline", NULL},
+				      NULL, false, NULL);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 5, "%s", summary);
+	free(summary);
+	/* halo: nonblocking receives, their (int) requests completed by MPI_Waitall */
+	summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "halo", NULL}, NULL,
+				false, NULL);
+	expect_ranks(summary, 2);
+	cr_expect_eq(lines_starting(summary, "flow\t"), 20, "%s", summary);
+	free(summary);
 }
 
 /* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */
