@@ -501,6 +501,26 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	double product = parallel[1] * parallel[2] / 100;
 	cr_expect(parallel[0] >= product - 1.5 && parallel[0] <= product + 1.5, "%s", said);
 	free(said);
+	/* each rank recorded into a directory, read by --analyze: the same said there */
+	char *dir = tp_make_temp_dir("harm-mpi-hybrid"), *cmd, *err = tp_make_temp("harm-mpi-err");
+	struct tp_run run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", TP_CONTRIB_DIR "/taskprobe",
+				"record", "--dir", dir, "--", hybrid, "imbalance", NULL},
+	       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(asprintf(&cmd, "'%s' --analyze '%s'/recording.* >/dev/null 2>'%s'", TIMELINE, dir,
+			   err) > 0);
+	cr_expect_eq(system(cmd), 0);
+	said = tp_read_file(err, NULL);
+	hybrid_efficiency(said, parallel, balance, communication);
+	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
+	free(said);
+	free(cmd);
+	unlink(err);
+	free(err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }
 
 /*
