@@ -189,12 +189,12 @@ static unsigned flows(const char *summary, int from, int to)
  * (as nobody when `unprivileged`): equal stdout and status 0 both. Returns the timeline's
  * summary; the launcher's stderr in *said (unless NULL).
  */
-static char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
-			char **said)
+static char *record_job_of(const char *launcher, const char *const mpirun_args[],
+			   const char *const env[], bool unprivileged, char **said)
 {
 	const char *argv[32], *args[40];
 	size_t n = 0, m = 0;
-	argv[n++] = mpirun();
+	argv[n++] = launcher;
 	for (size_t i = 0; mpirun_args[i] != NULL && n < 31; i++)
 		argv[n++] = mpirun_args[i];
 	argv[n] = NULL;
@@ -225,6 +225,13 @@ static char *record_job(const char *const mpirun_args[], const char *const env[]
 	tp_run_free(&plain);
 	tp_run_free(&run);
 	return summary;
+}
+
+/* record_job_of Open MPI's mpirun. */
+static char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
+			char **said)
+{
+	return record_job_of(mpirun(), mpirun_args, env, unprivileged, said);
 }
 
 Test(harm, mpi_ranks_are_processes_named_and_ordered_by_rank_with_a_flow_per_message,
@@ -349,6 +356,53 @@ Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, 
 	free(said);
 }
 
+/*
+ * A token received by matched probes (MPI_Mprobe and MPI_Mrecv) down two ranks, each working 2
+ * units with it in turn, then back to rank 0 by MPI_Improbe and MPI_Imrecv: a flow each way,
+ * balanced ranks, serialisation 1/2 (the probe's wait is no useful time).
+ */
+Test(harm, messages_received_by_matched_probes_are_flows_and_waits, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "2", target("mpi_ranks"), "mprobe", NULL},
+		NULL, false, &said);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 1, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Mprobe", v) && v[0] == 1, "%s", summary);
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Mrecv", v) && v[0] == 1, "%s", summary);
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 90, "%s", said);
+	cr_expect(serialisation >= 45 && serialisation <= 55, "%s", said);
+	free(summary);
+	free(said);
+}
+
+/*
+ * Rooted collectives wait one way: a broadcast's ranks for its root, a reduction's root for its
+ * ranks. Four ranks each sleep 80 ms around a broadcast from rank 0 (the others before it, rank
+ * 0 after) and a reduction to it (rank 0 before, the others after): on an ideal network nobody
+ * waits, serialisation 1 (every collective taken as a barrier made it 2 units of 4: not told).
+ */
+Test(harm, rooted_collectives_make_only_their_ranks_wait_for_the_root_or_the_root_for_them,
+     .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	free(record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "rooted", NULL},
+		NULL, false, &said));
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 95, "%s", said);
+	cr_expect(serialisation >= 95, "%s", said);
+	free(said);
+}
+
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
@@ -395,6 +449,77 @@ Test(harm, a_hybrid_mpi_and_openmp_program_shows_its_tasks_and_its_ranks, .timeo
 	free(json);
 	tp_run_free(&plain);
 	tp_run_free(&run);
+}
+
+/*
+ * The hybrid efficiencies of the line "hybrid efficiency of ranks ...": parallel, load balance
+ * and communication, each as [hybrid, MPI, OpenMP].
+ */
+static void hybrid_efficiency(const char *said, double parallel[3], double balance[3],
+			      double communication[3])
+{
+	const char *at = strstr(said, "taskprobe-timeline: hybrid efficiency of ranks ");
+	cr_assert_not_null(at, "no hybrid efficiency said: %s", said);
+	const char *p = strstr(at, "): parallel "), *l = strstr(at, "; load balance "),
+		   *c = strstr(at, "; communication ");
+	cr_assert(p != NULL && sscanf(p, "): parallel %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &parallel[0], &parallel[1], &parallel[2]) == 3,
+		  "%s", said);
+	cr_assert(l != NULL && sscanf(l, "; load balance %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &balance[0], &balance[1], &balance[2]) == 3,
+		  "%s", said);
+	cr_assert(c != NULL && sscanf(c, "; communication %lf%% = MPI %lf%% x OpenMP %lf%%",
+				      &communication[0], &communication[1], &communication[2]) == 3,
+		  "%s", said);
+}
+
+/*
+ * Rank r's two OpenMP threads t sleep (1 + t)(1 + 2r) units between MPI_Pcontrol(1) and (0),
+ * then the ranks meet in MPI_Barrier: outside MPI the ranks spend 2 and 6 units (MPI load
+ * balance 4/6), the threads compute 1, 2, 3 and 6 (load balance 3/6 in all, so OpenMP's is
+ * 0.75); nothing is lost to communication. Ranges as OTF-CPT's tests give them (-5%, +1%).
+ */
+Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
+	char *said;
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
+			NULL, false, &said));
+	double parallel[3], balance[3], communication[3];
+	hybrid_efficiency(said, parallel, balance, communication);
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) (4 threads;") != NULL,
+		  "%s", said);
+	cr_expect(balance[0] >= 47 && balance[0] <= 51, "%s", said);
+	cr_expect(balance[1] >= 63 && balance[1] <= 68, "%s", said);
+	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
+	for (int i = 0; i < 3; i++)
+		cr_expect(communication[i] >= 95 && communication[i] <= 101, "%s", said);
+	cr_expect(parallel[0] >= 45 && parallel[0] <= 51, "%s", said);
+	/* each the product of the other two (to the rounding of whole percents) */
+	double product = parallel[1] * parallel[2] / 100;
+	cr_expect(parallel[0] >= product - 1.5 && parallel[0] <= product + 1.5, "%s", said);
+	free(said);
+	/* each rank recorded into a directory, read by --analyze: the same said there */
+	char *dir = tp_make_temp_dir("harm-mpi-hybrid"), *cmd, *err = tp_make_temp("harm-mpi-err");
+	struct tp_run run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", TP_CONTRIB_DIR "/taskprobe",
+				"record", "--dir", dir, "--", hybrid, "imbalance", NULL},
+	       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_assert(asprintf(&cmd, "'%s' --analyze '%s'/recording.* >/dev/null 2>'%s'", TP_TIMELINE,
+			   dir, err) > 0);
+	cr_expect_eq(system(cmd), 0);
+	said = tp_read_file(err, NULL);
+	hybrid_efficiency(said, parallel, balance, communication);
+	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
+	free(said);
+	free(cmd);
+	unlink(err);
+	free(err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }
 
 /*
@@ -525,6 +650,30 @@ Test(harm, a_torn_rank_leaves_the_others_merged_and_its_gap_said, .timeout = 240
 	free(cmd);
 	unlink(json);
 	tp_remove_temp_dir(dir);
+}
+
+/* The same shim with MPICH (its binary interface: handles are ints, statuses laid out
+ * otherwise), installed beside Open MPI: ranks, messages and calls alike. */
+Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	const char *ranks = tp_require_program(tp_target("mpi_ranks_mpich"),
+					       "mpich and libmpich-dev");
+	char *summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "pipeline", NULL},
+				      NULL, false, NULL);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 5, "%s", summary);
+	free(summary);
+	/* halo: nonblocking receives, their (int) requests completed by MPI_Waitall */
+	summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "halo", NULL}, NULL,
+				false, NULL);
+	expect_ranks(summary, 2);
+	cr_expect_eq(lines_starting(summary, "flow\t"), 20, "%s", summary);
+	free(summary);
 }
 
 /* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */

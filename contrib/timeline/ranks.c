@@ -630,22 +630,34 @@ static struct flow_key *flow_key(struct ranks *r, int32_t from, int32_t to, int3
 	return &r->keys[h];
 }
 
-void ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e)
+bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e)
 {
-	if (e->type != TP_RECORD_MPI_SEND && e->type != TP_RECORD_MPI_RECV)
-		return;
 	const struct rank *k = rank_of_process(r, e->process);
 	if (k == NULL)
-		return;
+		return true;
+	/* wait-start's and -end's kind is their first argument */
+	unsigned small = e->type == TP_RECORD_WAIT_START || e->type == TP_RECORD_WAIT_END
+				 ? (unsigned)e->arg[0]
+				 : 0;
+	if (!ranks_pop_event(r->pop, (size_t)(k - r->ranks), e->tid, e->ns, e->type, small))
+		return false;
+	if (t == NULL || (e->type != TP_RECORD_MPI_SEND && e->type != TP_RECORD_MPI_RECV))
+		return true;
 	bool send = e->type == TP_RECORD_MPI_SEND;
 	int32_t peer = (int32_t)e->arg[0], tag = (int32_t)e->arg[1];
 	struct flow_key *key = send ? flow_key(r, k->number, peer, tag)
 				    : flow_key(r, peer, k->number, tag);
 	if (key == NULL)
-		return;
+		return true;
 	uint32_t n = send ? key->sends++ : key->receives++;
 	char id[64];
 	snprintf(id, sizeof id, "%" PRId32 ">%" PRId32 ":%" PRId32 ":%" PRIu32, key->from, key->to,
 		 tag, n);
 	timeline_flow(t, e, send, "message", id);
+	return true;
+}
+
+void ranks_finish(struct ranks *r, FILE *errors)
+{
+	ranks_pop_say_hybrid(r->pop, errors);
 }

@@ -8,7 +8,8 @@
  *
  * recording.c hands every MPI record to ranks_note in its first pass, then each segment's
  * process (ranks_segment), then asks ranks_align for each segment's offset, and hands the merged
- * events to ranks_event. ranks_align also says the efficiencies across the ranks (ranks_pop.h).
+ * events to ranks_event, then calls ranks_finish. ranks_align says the efficiencies across the
+ * ranks (ranks_pop.h), ranks_finish the hybrid ones of MPI and OpenMP.
  */
 #pragma once
 
@@ -50,5 +51,11 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 /* The nanoseconds to add to segment `segment`'s times (0 when not a rank's). */
 int64_t ranks_offset(const struct ranks *r, uint32_t segment);
 
-/* Event `e` of the merge (after timeline_add): a message's flow end, in `t`. */
-void ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e);
+/* Event `e` of the merge (after timeline_add, or handed to the analysis: t NULL): a message's
+ * flow end, in `t`; a rank's polls and MPI waits, for the hybrid efficiencies. False when out
+ * of memory. */
+bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e);
+
+/* Every event of the merge was handed to ranks_event: says the hybrid efficiencies of MPI and
+ * OpenMP (ranks_pop.h) on `errors`. */
+void ranks_finish(struct ranks *r, FILE *errors);

@@ -6,9 +6,11 @@
  * bursts of computation (the time between MPI calls), sends, receives and collectives. The
  * ideal network's run replays them: a rank's clock advances by its bursts; a receive waits for
  * its send (the n-th send from a to b with a tag is the n-th such receive), a collective for
- * every rank to reach it (the k-th collective of each rank is one: a job whose ranks made
- * different numbers of collectives, on communicators of their own, gets no ideal run); messages
- * and collectives cost nothing.
+ * what it needs (the k-th collective of each rank is one: a job whose ranks made different
+ * numbers of collectives, on communicators of their own, gets no ideal run): every rank waits for
+ * every other, but in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's
+ * or scatter's ranks wait for the root alone, a reduction's or gather's root for the others and
+ * the others for nobody; messages and collectives cost nothing.
  */
 #define _GNU_SOURCE
 #include "ranks_pop.h"
@@ -27,7 +29,8 @@
 enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
 
 /* An operation of a thread: a burst from `start` to `end` (its clock's), or a message or a
- * collective at `start`. */
+ * collective at `start` (a collective's peer: its root, -1 when none is told; its tag: its
+ * call). */
 struct op {
 	uint64_t start, end;
 	uint32_t thread; /* its thread's index */
@@ -41,7 +44,23 @@ struct thread {
 	uint64_t last_end; /* the end of its last MPI call (its clock) */
 	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
 	uint64_t region_on, region_off;
+	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
 	bool in_call, ended;
+};
+
+/* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
+struct window {
+	double on, off, outside_mpi;
+};
+
+/* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
+ * MPI calls), counted up to `since` (the merged clock's). */
+struct busy {
+	uint32_t rank, tid;
+	uint32_t polls; /* open */
+	bool used, in_mpi, polled;
+	uint64_t since;
+	double useful;
 };
 
 struct ranks_pop {
@@ -52,6 +71,16 @@ struct ranks_pop {
 	uint32_t *slots; /* the threads by (segment, tid): 1 + an index, 0 free */
 	size_t n_slots;  /* a power of two, twice MAX_THREADS */
 	bool full;
+	/* what ranks_pop_say found, for the hybrid efficiencies (windows NULL: nothing) */
+	struct window *windows;
+	size_t n_windows;
+	int32_t first_number, last_number;
+	bool regions;
+	double runtime, mpi_balance, mpi_communication;
+	/* the ranks' threads by (rank, tid): open-addressed, grown at half, a power of two */
+	struct busy *busy;
+	size_t n_busy, cap_busy;
+	bool busy_full;
 };
 
 struct ranks_pop *ranks_pop_new(void)
@@ -66,6 +95,8 @@ void ranks_pop_free(struct ranks_pop *p)
 	free(p->ops);
 	free(p->threads);
 	free(p->slots);
+	free(p->windows);
+	free(p->busy);
 	free(p);
 }
 
@@ -91,6 +122,26 @@ static bool push(struct ranks_pop *p, struct op op)
 static bool collective(uint64_t call)
 {
 	return call >= TP_MPI_CALL_BARRIER && call <= TP_MPI_CALL_EXSCAN;
+}
+
+/* What a collective waits for: every rank for every other, the others for its root (one to
+ * all), or its root for the others (all to one). */
+enum flow { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE };
+
+static enum flow flow_of(int32_t call)
+{
+	switch (call) {
+	case TP_MPI_CALL_BCAST:
+	case TP_MPI_CALL_SCATTER:
+	case TP_MPI_CALL_SCATTERV:
+		return ONE_TO_ALL;
+	case TP_MPI_CALL_REDUCE:
+	case TP_MPI_CALL_GATHER:
+	case TP_MPI_CALL_GATHERV:
+		return ALL_TO_ONE;
+	default:
+		return ALL_TO_ALL;
+	}
 }
 
 bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_t time,
@@ -141,6 +192,9 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 					 .thread = (uint32_t)t}))
 			return false;
 		th->in_call = true;
+		th->root = (int64_t)rec->arg[1] >= 0 && rec->arg[1] <= INT32_MAX
+				   ? (int32_t)rec->arg[1]
+				   : -1;
 		if (rec->arg[0] == TP_MPI_CALL_FINALIZE) {
 			th->ended = true;
 			op.type = OP_END;
@@ -154,6 +208,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		if (!collective(rec->arg[0]))
 			return true;
 		op.type = OP_COLLECTIVE;
+		op.peer = th->root;
+		op.tag = (int32_t)rec->arg[0];
 		return push(p, op);
 	}
 	if (type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV) {
@@ -220,6 +276,22 @@ static void op_sent_by(void *sender, const struct ranks_message_end *send,
 	((size_t *)sender)[receive->order] = send->order;
 }
 
+/* The index of rank `number` among the `n` ranks (sorted by number), or SIZE_MAX. */
+static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t number)
+{
+	size_t low = 0, high = n;
+	while (number >= 0 && low < high) {
+		size_t mid = low + (high - low) / 2;
+		if (ranks[mid].number == number)
+			return mid;
+		if (ranks[mid].number < number)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return SIZE_MAX;
+}
+
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
 struct runner {
 	size_t at, end;
@@ -234,8 +306,9 @@ struct runner {
  * blocked on a receive goes on when its send is replayed, every rank in a collective when the
  * last reaches it. Each operation is replayed once, each collective releases every rank once.
  */
-static double ideal_run(const struct ranks_pop *p, size_t n, const size_t *first, const size_t *end,
-			const double *burst, const size_t *sender)
+static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
+			const size_t *first, const size_t *end, const double *burst,
+			const size_t *sender)
 {
 	struct runner *run = calloc(n, sizeof *run);
 	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1, latest = 0;
@@ -280,9 +353,16 @@ static double ideal_run(const struct ranks_pop *p, size_t n, const size_t *first
 				}
 				if (arrived < n)
 					break;
-				for (size_t q = 0; q < n;
-				     q++) { /* the last to come releases them */
-					run[q].clock = latest;
+				/* the last to come releases them: a rooted one's ranks when what
+				 * they wait for came (each rank's clock is its arrival's now) */
+				size_t root = root_index(ranks, n, op->peer);
+				enum flow flow = root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
+				double from_root = root != SIZE_MAX ? run[root].clock : 0;
+				for (size_t q = 0; q < n; q++) {
+					if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
+						run[q].clock = latest;
+					else if (flow == ONE_TO_ALL && from_root > run[q].clock)
+						run[q].clock = from_root;
 					run[q].waiting = false;
 					if (q != r) {
 						run[q].at++;
@@ -459,6 +539,23 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	if (runtime <= 0 || most <= 0)
 		goto out;
 	double balance = sum / (double)n / most, communication = most / runtime;
+	free(p->windows);
+	if ((p->windows = calloc(n, sizeof *p->windows)) != NULL) {
+		p->n_windows = n;
+		for (size_t r = 0; r < n; r++)
+			p->windows[r] = (struct window){
+				(double)to_ns(context, ranks[r].segment, window_on[r]) +
+					(double)ranks[r].offset,
+				(double)to_ns(context, ranks[r].segment, window_off[r]) +
+					(double)ranks[r].offset,
+				useful[r]};
+		p->first_number = ranks[0].number;
+		p->last_number = ranks[n - 1].number;
+		p->regions = regions;
+		p->runtime = runtime;
+		p->mpi_balance = balance;
+		p->mpi_communication = communication;
+	}
 	fprintf(errors,
 		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (their MPI threads): parallel %.0f%% = load balance %.0f%% x "
@@ -466,7 +563,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		ranks[0].number, ranks[n - 1].number,
 		regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
 		100 * balance * communication, 100 * balance, 100 * communication);
-	double ideal = ideal_run(p, n, first, end, burst, sender);
+	double ideal = ideal_run(p, ranks, n, first, end, burst, sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
 		fprintf(errors, " (serialisation %.0f%% x transfer %.0f%%)",
 			100 * (most / ideal > 1 ? 1 : most / ideal), 100 * ideal / runtime);
@@ -490,4 +587,132 @@ out:
 	free(ended);
 	free(window_on);
 	free(window_off);
+}
+
+/* How much of [from, to] lies in [on, off]. */
+static double overlap(double from, double to, double on, double off)
+{
+	from = from > on ? from : on;
+	to = to < off ? to : off;
+	return to > from ? to - from : 0;
+}
+
+/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
+static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
+{
+	*ok = true;
+	if (2 * (p->n_busy + 1) > p->cap_busy) {
+		if (p->n_busy == MAX_THREADS) {
+			p->busy_full = true;
+			return NULL;
+		}
+		size_t cap = p->cap_busy ? 2 * p->cap_busy : 64;
+		struct busy *grown = calloc(cap, sizeof *grown);
+		if (grown == NULL) {
+			*ok = false;
+			return NULL;
+		}
+		for (size_t i = 0; i < p->cap_busy; i++) {
+			if (!p->busy[i].used)
+				continue;
+			size_t h = (p->busy[i].rank * 2654435761u ^ p->busy[i].tid * 40503u) &
+				   (cap - 1);
+			while (grown[h].used)
+				h = (h + 1) & (cap - 1);
+			grown[h] = p->busy[i];
+		}
+		free(p->busy);
+		p->busy = grown;
+		p->cap_busy = cap;
+	}
+	size_t h = (rank * 2654435761u ^ tid * 40503u) & (p->cap_busy - 1);
+	while (p->busy[h].used && (p->busy[h].rank != rank || p->busy[h].tid != tid))
+		h = (h + 1) & (p->cap_busy - 1);
+	if (!p->busy[h].used) {
+		p->busy[h] = (struct busy){.rank = rank, .tid = tid, .used = true};
+		p->n_busy++;
+	}
+	return &p->busy[h];
+}
+
+/* `b`'s useful time up to `ns`: polling and outside MPI calls, in its rank's window. */
+static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
+{
+	const struct window *w = &p->windows[b->rank];
+	if (b->polls > 0 && !b->in_mpi)
+		b->useful += overlap((double)b->since, ns, w->on, w->off);
+	b->since = ns > 0 ? (uint64_t)ns : 0;
+}
+
+bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
+		     unsigned small)
+{
+	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
+		   small == TP_WAIT_MPI;
+	if (p->windows == NULL || rank >= p->n_windows ||
+	    (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi))
+		return true;
+	bool ok;
+	struct busy *b = busy_of(p, (uint32_t)rank, tid, &ok);
+	if (b == NULL)
+		return ok;
+	busy_count(p, b, (double)ns);
+	if (type == TP_RECORD_TASK_POLL_START) {
+		b->polls++;
+		b->polled = true;
+	} else if (type == TP_RECORD_TASK_POLL_END) {
+		b->polls -= b->polls > 0;
+	} else {
+		b->in_mpi = type == TP_RECORD_WAIT_START;
+	}
+	return true;
+}
+
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
+{
+	if (errors == NULL || p->windows == NULL || p->busy_full)
+		return;
+	double sum = 0, most = 0;
+	size_t threads = 0;
+	bool openmp = false;
+	for (size_t i = 0; i < p->cap_busy; i++) {
+		struct busy *b = &p->busy[i];
+		if (!b->used || !b->polled)
+			continue;
+		busy_count(p, b, p->windows[b->rank].off); /* a poll open at the end */
+		sum += b->useful;
+		most = b->useful > most ? b->useful : most;
+		threads++;
+		openmp = true;
+	}
+	/* a rank whose MPI thread never polled (no OpenMP there): its time outside MPI is its
+	 * computation, on one thread */
+	for (size_t r = 0; openmp && r < p->n_windows; r++) {
+		bool polled = false;
+		for (size_t i = 0; i < p->cap_busy && !polled; i++)
+			polled = p->busy[i].used && p->busy[i].polled && p->busy[i].rank == r;
+		if (!polled) {
+			sum += p->windows[r].outside_mpi;
+			most = p->windows[r].outside_mpi > most ? p->windows[r].outside_mpi : most;
+			threads++;
+		}
+	}
+	if (!openmp || most <= 0 || p->runtime <= 0 || p->mpi_balance <= 0 ||
+	    p->mpi_communication <= 0)
+		return;
+	double mean = sum / (double)threads, balance = mean / most,
+	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
+	fprintf(errors,
+		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
+		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel %.0f%% = MPI %.0f%% x "
+		"OpenMP %.0f%%; load balance %.0f%% = MPI %.0f%% x OpenMP %.0f%%; "
+		"communication %.0f%% = MPI %.0f%% x OpenMP %.0f%%; useful time per thread "
+		"%.3f s on average, %.3f s at most, of %.3f s\n",
+		p->first_number, p->last_number,
+		p->regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		threads, 100 * balance * communication, 100 * mpi,
+		100 * balance * communication / mpi, 100 * balance, 100 * p->mpi_balance,
+		100 * balance / p->mpi_balance, 100 * communication, 100 * p->mpi_communication,
+		100 * communication / p->mpi_communication, mean / 1e9, most / 1e9,
+		p->runtime / 1e9);
 }

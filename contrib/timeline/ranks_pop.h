@@ -7,7 +7,16 @@
  * communication efficiency splits into serialisation (the largest useful time over the run's
  * time on an ideal network, where a message arrives when it is sent: the ranks' bursts replayed
  * through their messages and collectives) and transfer (that ideal time over the real one).
- * Only the ranks' MPI-calling threads count: what OpenMP does within a rank is the analysis's.
+ * Only the ranks' MPI-calling threads count there.
+ *
+ * The hybrid efficiencies (MPI + OpenMP, POP's multiplicative model, as OTF-CPT prints them):
+ * every thread of every rank, its useful time its polls' (task fragments', OpenMP's initial
+ * task's serial code among them) outside MPI calls, in its rank's window:
+ *   parallel efficiency = load balance x communication efficiency = the mean over the run time
+ *   load balance        = the mean useful time of a thread over the largest
+ *   communication       = the largest over the run time
+ * each the product of its MPI factor (above: the MPI threads' time outside MPI calls, where
+ * OpenMP's runtime counts as useful) and its OpenMP factor, which is the quotient of the two.
  */
 #pragma once
 
@@ -57,7 +66,18 @@ struct ranks_pop_rank {
 };
 
 /* Says the efficiencies of the `n` ranks (sorted by number) on `errors`; nothing when fewer
- * than two ranks ran from MPI_Init to MPI_Finalize. */
+ * than two ranks ran from MPI_Init to MPI_Finalize. Keeps each rank's window (in the merged
+ * clock: its offset added) for the hybrid efficiencies. */
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
 		   const void *context, FILE *errors);
+
+/* An event of the merge (in the merged clock) on thread `tid` of the rank at `rank` in the
+ * ranks given to ranks_pop_say, for the hybrid efficiencies: polls and MPI waits count. False
+ * when out of memory. */
+bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
+		     unsigned small);
+
+/* Says the hybrid efficiencies on `errors`, once every event is in; nothing when no thread of
+ * a rank polled a task (no OpenMP), or ranks_pop_say said nothing. */
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors);

@@ -1491,17 +1491,20 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);
 		c->dropped_said = true;
-		if (t != NULL) {
+		if (t != NULL)
 			timeline_add(t, &e);
-			ranks_event(b->ranks, t, &e);
-		} else
+		else
 			sink->event(sink->context, &e);
+		if (!ranks_event(b->ranks, t, &e))
+			goto out;
 		totals->events++;
 		c->event++;
 		if (!cursor_settle(c, b))
 			heap[0] = heap[--n_heap];
 		heap_sift_down(heap, n_heap, 0);
 	}
+	if (n_heap == 0)
+		ranks_finish(b->ranks, errors);
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
 	for (size_t i = 0; t != NULL && totals->events == 0 && i < b->n_segments; i++) {

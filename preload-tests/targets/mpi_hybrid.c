@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * MPI and OpenMP together: each rank runs OpenMP tasks on its threads, then the ranks reduce
- * their results; only rank 0 prints.
+ * MPI and OpenMP together; only rank 0 prints. By its argument:
+ *   (none)     each rank runs OpenMP tasks on its threads, then the ranks reduce their results
+ *   imbalance  between MPI_Pcontrol(1) and (0), rank r's two OpenMP threads t sleep
+ *              (1 + t)(1 + 2r) units, then the ranks meet in MPI_Barrier: on 2 ranks the
+ *              ranks' time outside MPI is 2 and 6 units (MPI load balance 4/6), the threads'
+ *              1, 2, 3 and 6 (load balance 3/6, OpenMP's 0.75), communication lost nowhere
  */
 #include <mpi.h>
+#include <omp.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UNIT_US 50000
 
 static long fib(int n)
 {
@@ -26,6 +35,17 @@ int main(int argc, char **argv)
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc > 1 && strcmp(argv[1], "imbalance") == 0) {
+		MPI_Pcontrol(1);
+#pragma omp parallel num_threads(2)
+		usleep((useconds_t)(UNIT_US * (1 + omp_get_thread_num()) * (1 + 2 * rank)));
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Pcontrol(0);
+		if (rank == 0)
+			printf("imbalance over %d ranks\n", size);
+		MPI_Finalize();
+		return 0;
+	}
 	long mine = 0, sum = 0;
 #pragma omp parallel
 #pragma omp single

@@ -9,10 +9,20 @@
  *              MPI_Waitall
  *   pcontrol   imbalance before and after a region of interest (MPI_Pcontrol(1) to (0))
  *              where every rank works 2 units, then all reduce
+ *   mprobe     in a region of interest, a token down the ranks received by matched probes
+ *              (MPI_Mprobe, then MPI_Mrecv), each rank sleeping 40 ms with it in turn (a
+ *              sleep: the same on a loaded machine), then a barrier; after it, the last
+ *              rank's token back to rank 0, found by MPI_Improbe and read by MPI_Imrecv
+ *   rooted     in a region of interest, rooted collectives whose waits go one way: the other
+ *              ranks sleep 40 ms and take rank 0's broadcast, which rank 0 made at once; rank
+ *              0 sleeps 80 ms and takes the reduction the others made at once, then they sleep
+ *              40 ms. Every rank sleeps 80 ms, nobody waits for a rank that waits for it:
+ *              balanced, serialisation 1
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ROUNDS 5
 
@@ -92,6 +102,53 @@ static int pcontrol(int rank)
 	return (int)(sum + all);
 }
 
+static int mprobe(int rank, int size)
+{
+	int token = 0;
+	MPI_Pcontrol(1);
+	if (rank > 0) {
+		MPI_Message message;
+		MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &message,
+			   MPI_STATUS_IGNORE);
+		MPI_Mrecv(&token, 1, MPI_INT, &message, MPI_STATUS_IGNORE);
+	}
+	usleep(40000);
+	token += rank;
+	if (rank < size - 1)
+		MPI_Send(&token, 1, MPI_INT, rank + 1, 9, MPI_COMM_WORLD);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(0);
+	if (size > 1 && rank == size - 1)
+		MPI_Send(&token, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
+	if (size > 1 && rank == 0) {
+		MPI_Message message;
+		MPI_Request request;
+		int found = 0;
+		while (!found)
+			MPI_Improbe(size - 1, 10, MPI_COMM_WORLD, &found, &message,
+				    MPI_STATUS_IGNORE);
+		MPI_Imrecv(&token, 1, MPI_INT, &message, &request);
+		MPI_Wait(&request, MPI_STATUS_IGNORE);
+	}
+	return token;
+}
+
+static int rooted(int rank)
+{
+	int value = rank == 0 ? 7 : 0, sum = 0;
+	MPI_Pcontrol(1);
+	if (rank > 0)
+		usleep(40000);
+	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		usleep(80000);
+	MPI_Reduce(&value, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rank > 0)
+		usleep(40000);
+	MPI_Pcontrol(0);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -109,6 +166,10 @@ int main(int argc, char **argv)
 		result = halo(rank, size);
 	else if (strcmp(shape, "pcontrol") == 0)
 		result = pcontrol(rank);
+	else if (strcmp(shape, "mprobe") == 0)
+		result = mprobe(rank, size);
+	else if (strcmp(shape, "rooted") == 0)
+		result = rooted(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

@@ -302,6 +302,11 @@ static const void *status_of(const void *statuses, int i)
  *   before, after  statements run around the call while traced (after: with ret_ set)
  */
 #define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                  \
+	TP_MPI_INTERPOSE_ROOTED(name, call, -1, params, args, before, after)
+
+/* The same, for a rooted collective: `root`, the wait's timeout argument, is its root's rank in
+ * MPI_COMM_WORLD (PROBES.md), evaluated while traced. */
+#define TP_MPI_INTERPOSE_ROOTED(name, call, root, params, args, before, after)                     \
 	static int(*pmpi_##name) params;                                                           \
 	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
 							 TP_UNPARENTHESIZED params)                \
@@ -314,7 +319,7 @@ static const void *status_of(const void *statuses, int i)
 		struct tp_wait wait_;                                                              \
 		int ret_;                                                                          \
 		if (call != 0)                                                                     \
-			tp_wait_enter(&wait_, TP_WAIT_MPI, (const void *)(uintptr_t)(call), -1,    \
+			tp_wait_enter(&wait_, TP_WAIT_MPI, (const void *)(uintptr_t)(call), root,  \
 				      caller_);                                                    \
 		before;                                                                            \
 		if (call != 0)                                                                     \
@@ -440,6 +445,23 @@ TP_MPI_INTERPOSE(Probe, TP_MPI_CALL_PROBE, (int source, int tag, handle comm, vo
 		 (source, tag, comm, status), NOTHING, NOTHING);
 
 /*
+ * Matched probes take the message out of the queue: MPI_Mprobe (blocking) and MPI_Improbe (when
+ * it finds one) receive it there, for the events (its source and tag are known then); the
+ * MPI_Mrecv or MPI_Imrecv that reads it later is no further receive.
+ */
+TP_MPI_INTERPOSE(Mprobe, TP_MPI_CALL_MPROBE,
+		 (int source, int tag, handle comm, void *message, void *status),
+		 (source, tag, comm, message, status), OWN_STATUS_IF_IGNORED(status),
+		 if (ret_ == 0) recv_event(comm, status));
+TP_MPI_INTERPOSE(Improbe, 0,
+		 (int source, int tag, handle comm, int *flag, void *message, void *status),
+		 (source, tag, comm, flag, message, status), OWN_STATUS_IF_IGNORED(status),
+		 if (ret_ == 0 && *flag) recv_event(comm, status));
+TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
+		 (void *buf, int count, handle type, void *message, void *status),
+		 (buf, count, type, message, status), NOTHING, NOTHING);
+
+/*
  * A send's new request: a receive of the same handle still remembered is stale (completed by a
  * call not interposed, MPI_Testall, or freed) and forgotten, so its completion is no receive.
  */
@@ -515,33 +537,44 @@ TP_MPI_INTERPOSE(Testsome, 0,
 		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
 			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
 
+/* The root of a rooted collective on `comm`, in MPI_COMM_WORLD (-1: not told). */
+static int64_t collective_root(handle comm, int root)
+{
+	if (!abi_known() || root < 0)
+		return -1;
+	int saved_errno = errno, world = world_rank(comm, root);
+	errno = saved_errno;
+	return world >= 0 ? world : -1;
+}
+
 /* The collectives: waits, on every rank of the communicator. */
 TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Bcast, TP_MPI_CALL_BCAST,
-		 (void *buf, int count, handle type, int root, handle comm),
-		 (buf, count, type, root, comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Reduce, TP_MPI_CALL_REDUCE,
-		 (const void *s, void *r, int count, handle type, handle op, int root, handle comm),
-		 (s, r, count, type, op, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Bcast, TP_MPI_CALL_BCAST, collective_root(comm, root),
+			(void *buf, int count, handle type, int root, handle comm),
+			(buf, count, type, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Reduce, TP_MPI_CALL_REDUCE, collective_root(comm, root),
+			(const void *s, void *r, int count, handle type, handle op, int root,
+			 handle comm),
+			(s, r, count, type, op, root, comm), NOTHING, NOTHING);
 TP_MPI_INTERPOSE(Allreduce, TP_MPI_CALL_ALLREDUCE,
 		 (const void *s, void *r, int count, handle type, handle op, handle comm),
 		 (s, r, count, type, op, comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Gather, TP_MPI_CALL_GATHER,
-		 (const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
-		  handle comm),
-		 (s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Gatherv, TP_MPI_CALL_GATHERV,
-		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
-		  handle rt, int root, handle comm),
-		 (s, sc, st, r, rcs, displs, rt, root, comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Scatter, TP_MPI_CALL_SCATTER,
-		 (const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
-		  handle comm),
-		 (s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
-TP_MPI_INTERPOSE(Scatterv, TP_MPI_CALL_SCATTERV,
-		 (const void *s, const int *scs, const int *displs, handle st, void *r, int rc,
-		  handle rt, int root, handle comm),
-		 (s, scs, displs, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Gather, TP_MPI_CALL_GATHER, collective_root(comm, root),
+			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
+			 handle comm),
+			(s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Gatherv, TP_MPI_CALL_GATHERV, collective_root(comm, root),
+			(const void *s, int sc, handle st, void *r, const int *rcs,
+			 const int *displs, handle rt, int root, handle comm),
+			(s, sc, st, r, rcs, displs, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Scatter, TP_MPI_CALL_SCATTER, collective_root(comm, root),
+			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
+			 handle comm),
+			(s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE_ROOTED(Scatterv, TP_MPI_CALL_SCATTERV, collective_root(comm, root),
+			(const void *s, const int *scs, const int *displs, handle st, void *r,
+			 int rc, handle rt, int root, handle comm),
+			(s, scs, displs, st, r, rc, rt, root, comm), NOTHING, NOTHING);
 TP_MPI_INTERPOSE(Allgather, TP_MPI_CALL_ALLGATHER,
 		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
 		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
