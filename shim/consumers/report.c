@@ -30,12 +30,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "in_process_consumers.h"
+#include "listeners.h"
 #include "lifecycle_moments.h"
 #include "live.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
 #include "process.h"
+#include "real_symbol.h"
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
@@ -271,7 +273,7 @@ static void write_text(const char *text, size_t length)
 			"leaves no room for it",
 			to);
 	if (fd >= 0)
-		close(fd);
+		tp_real_close(fd);
 }
 
 /*
@@ -395,7 +397,7 @@ static void check_report_file(const char *setting)
 		}
 	}
 	if (fd >= 0) {
-		close(fd);
+		tp_real_close(fd);
 		return;
 	}
 	report_path[0] = '\0';

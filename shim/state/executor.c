@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "events.h"
-#include "lifecycle_moments.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -64,9 +63,16 @@ void tp_executor_after_fork(void)
 		tp_spin_unlock(fork_locks[i]);
 }
 
+/*
+ * What the consumers that take spawn stacks need is set up now, before the executor's first task,
+ * not inside the first task that spawns (libunwind's loading and first unwind take most of a
+ * millisecond). A program with no executor never loads it.
+ */
 void tp_executor_started(void)
 {
-	tp_lifecycle_executor_started();
+	const struct tp_settings *s = tp_settings();
+	if (s->live != TP_LIVE_OFF || s->record_stacks || s->report != NULL)
+		tp_spawn_stack_prepare();
 }
 
 uint32_t tp_site_named_outside_poll(uint32_t key)

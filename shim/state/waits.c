@@ -103,8 +103,8 @@ static const uintptr_t *wait_stack(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint
 
 static void fire_wait_start(struct tp_wait *w, int64_t timeout_ns, uint32_t site)
 {
-	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
+	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
+				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
 }
 
 /*
@@ -173,7 +173,6 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	tp_shim_work_end(nested);
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
-	w->report_counted = false;
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
 	if (!nested && every_stack_wanted()) {
 		fire_wait_start_after_stack(w, timeout_ns, site);
@@ -189,7 +188,7 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
 	if (self->parked && self->parked_by == w)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the event layer hands the in-process consumers (shim/consumers/): each one's entry
- * points for the events it takes, declared here, by the layer that calls them, and defined by the
- * consumers (recorder.c, live.c, report.c, report_waits.c), so that no layer includes one above
- * it. Whether each consumer is on: tp_recording(), tp_live(), tp_reporting() in events.h.
+ * The in-process consumers' entry points for the events they take, which the event layer above
+ * them calls (events.h): defined by the consumers (recorder.c, live.c, report.c,
+ * report_waits.c), which take every argument by value. Whether each consumer is on:
+ * tp_recording(), tp_live(), tp_reporting() in the core's listeners.h, whose bits each consumer
+ * raises and lowers itself.
  */
 #pragma once
 
@@ -119,10 +120,10 @@ void tp_report_task_terminated(uint32_t key);
 void tp_report_executor_thread_started(void);
 void tp_report_executor_thread_stopped(void);
 
-struct tp_wait;
 /*
- * A wait begins and ends on the calling thread (wait-start's and wait-end's events): w's kind and
- * site key are set; `enter` marks w counted (w->report_counted), and `leave` counts only such.
+ * A wait begins and ends on the calling thread (wait-start's and wait-end's events): `enter`
+ * returns its start (nonzero), which the wait's `leave` is handed back as `since` with the wait's
+ * kind and call site's key; `since` 0: the wait began before the report counted, and is not.
  */
-void tp_report_waits_enter(struct tp_wait *w);
-void tp_report_waits_leave(const struct tp_wait *w);
+uint64_t tp_report_waits_enter(void);
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since);
