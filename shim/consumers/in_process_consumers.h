@@ -98,19 +98,11 @@ void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 /* ---- the exit report (report.h): tasks alive by spawn stack, executor threads, waits ---- */
 
 /*
- * A task spawned and terminated, by its report key: its spawn stack id (0 for a task the program
- * spawned with no stack captured), or TP_REPORT_STARTED_BY_EXECUTOR for a task the executor
- * started itself. The report groups stacks under their sites.
+ * A task spawned and terminated, by its spawn stack (stack_table.h: its id, 0 when none was
+ * captured, or TP_SPAWN_STACK_OF_EXECUTOR). The report groups stacks under their sites.
  */
-#define TP_REPORT_STARTED_BY_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
-
-/* The report key of a task the program spawned (`by_program`) with spawn stack `stack_id`. */
-static inline uint32_t tp_report_key(bool by_program, uint64_t stack_id)
-{
-	return by_program ? (uint32_t)stack_id : TP_REPORT_STARTED_BY_EXECUTOR;
-}
-void tp_report_task_spawned(uint32_t key);
-void tp_report_task_terminated(uint32_t key);
+void tp_report_task_spawned(uint32_t spawn_stack);
+void tp_report_task_terminated(uint32_t spawn_stack);
 
 /*
  * An executor adapter's thread (a worker, or a thread running the executor's initial task)

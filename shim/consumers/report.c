@@ -49,10 +49,10 @@
 #include "text_out.h"
 #include "warn.h"
 
-/* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
-#define IDS (TP_REPORT_STARTED_BY_EXECUTOR + 1)
+/* Spawn stacks: stack ids (0: a program's task with no stack), then the executors' own. */
+#define IDS (TP_SPAWN_STACK_OF_EXECUTOR + 1)
 
-/* Tasks alive per report key. */
+/* Tasks alive per spawn stack. */
 static int64_t alive[IDS];
 /*
  * The report's file (TASKPROBE_REPORT, %p the pid, a relative path the start's working
@@ -142,7 +142,7 @@ static void write_report(FILE *out)
 	char text_shown[1024];
 	size_t n = 0;
 	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
-	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR],
+	int64_t executors_own = __atomic_load_n(&alive[TP_SPAWN_STACK_OF_EXECUTOR],
 						__ATOMIC_RELAXED);
 	int64_t total = (without_stack > 0 ? without_stack : 0) +
 			(executors_own > 0 ? executors_own : 0);
@@ -319,7 +319,7 @@ void tp_report_before_destructors(void)
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
 	bool program_tasks_alive = false;
-	for (uint32_t id = 0; id < TP_REPORT_STARTED_BY_EXECUTOR && !program_tasks_alive; id++)
+	for (uint32_t id = 0; id < TP_SPAWN_STACK_OF_EXECUTOR && !program_tasks_alive; id++)
 		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
 	if (program_tasks_alive) {
 		write_out(write_report);

@@ -163,7 +163,7 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
 					   tp_record_spawn_small(executor, undeferred)),
 		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred),
-		      tp_report_task_spawned(tp_report_key(by_program, stack_id)));
+		      tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -254,12 +254,12 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 		(void)0, TP_NOT_REPORTED);
 }
 
-/* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */
-static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
+/* spawn_stack: the task's, of tp_spawn_stack_of at its spawn (no probe argument: the report's) */
+static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TP_IN_PROCESS(tp_record_task_terminate(task, reason), tp_live_task_terminate(task),
-		      tp_report_task_terminated(report_key));
+		      tp_report_task_terminated(spawn_stack));
 }
 
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */

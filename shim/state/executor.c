@@ -118,9 +118,9 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 			    (tp_live() && tp_live_wants_stack(key));
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
-	uint32_t report_key = tp_report_key(kind == TP_SPAWNED_BY_PROGRAM, id);
+	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);
 	if (!tp_thread_live(self))
-		return report_key;
+		return spawn_stack;
 	if (tp_listeners_task_spawn()) {
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, key,
@@ -129,5 +129,5 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);
-	return report_key;
+	return spawn_stack;
 }
