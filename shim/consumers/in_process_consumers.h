@@ -62,6 +62,9 @@ void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, co
 /* The calling thread renamed itself: its chunks from now on carry the new name. */
 void tp_recorder_thread_renamed(void);
 
+/* Whether the recorder takes every spawn's and every wait's stack (asked to: TASKPROBE_RECORD_STACKS). */
+bool tp_record_wants_stacks(void);
+
 /*
  * Thread `tid` ends (thread-stop); `by_itself`: it is the calling thread, whose buffer is
  * written out and given back.

@@ -850,11 +850,16 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 	record_stack(TP_RECORD_TASK_STACK, fixed, 2, pcs, depth);
 }
 
+bool tp_record_wants_stacks(void)
+{
+	return tp_settings()->record_stacks;
+}
+
 void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,
 			  uint32_t depth)
 {
 	/* only when asked: not the stacks taken for another (the live statistics' samples) */
-	if (!tp_settings()->record_stacks)
+	if (!tp_record_wants_stacks())
 		return;
 	const uint64_t fixed[] = {kind, object, stack_id};
 	record_stack(TP_RECORD_WAIT_STACK, fixed, 3, pcs, depth);

@@ -129,6 +129,23 @@ static inline unsigned tp_listeners_park(void)
 }
 
 /*
+ * Whether an in-process consumer that is on wants the stack of the calling thread's spawn at site
+ * `key`, each by its own policy: the exit report every one (it counts tasks by spawn stack), the
+ * recorder every one when asked for stacks, the live statistics a sample (live.c).
+ */
+static inline bool tp_consumers_want_spawn_stack(uint32_t key)
+{
+	return tp_reporting() || (tp_recording() && tp_record_wants_stacks()) ||
+	       (tp_live() && tp_live_wants_stack(key));
+}
+
+/* Whether one wants every wait's stack: the recorder when asked (the live statistics sample). */
+static inline bool tp_consumers_want_every_wait_stack(void)
+{
+	return tp_recording() && tp_record_wants_stacks();
+}
+
+/*
  * The in-process consumers' share of an event: the record while recording, the live statistics'
  * update while they are on, the exit report's count while it counts (the events it counts; for
  * the others TP_NOT_REPORTED). One load and one branch when none is on.

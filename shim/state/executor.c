@@ -109,13 +109,9 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	/* the consumers in the process keep a key; a tracer reads the site's id and text */
 	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
 	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
-	/*
-	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
-	 * statistics a sample (live.h)
-	 */
-	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_reporting() ||
-			    (tp_recording() && tp_settings()->record_stacks) ||
-			    (tp_live() && tp_live_wants_stack(key));
+	/* a stack costs hundreds of ns: each consumer says whether it wants this one */
+	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() ||
+			    tp_consumers_want_spawn_stack(key);
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);

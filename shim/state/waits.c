@@ -10,7 +10,6 @@
 
 #include "code_map.h"
 #include "executor.h"
-#include "settings.h"
 #include "shim_work.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -81,7 +80,7 @@ static uint32_t call_site_key(const void *caller)
  */
 static bool every_stack_wanted(void)
 {
-	return tp_tracers_wait_stack() != 0 || (tp_recording() && tp_settings()->record_stacks);
+	return tp_tracers_wait_stack() != 0 || tp_consumers_want_every_wait_stack();
 }
 
 /*
