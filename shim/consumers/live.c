@@ -18,9 +18,9 @@
 
 #include "clock.h"
 #include "code_map.h"
+#include "hash.h"
 #include "in_process_consumers.h"
 #include "listeners.h"
-#include "hash.h"
 #include "live_file.h"
 #include "openmp_runtimes.h"
 #include "process.h"

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "in_process_consumers.h"
 #include "listeners.h"
 #include "own_files.h"
 #include "process.h"

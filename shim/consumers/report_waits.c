@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "in_process_consumers.h"
 #include "listeners.h"
 #include "real_symbol.h"
 #include "settings.h"
