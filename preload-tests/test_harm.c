@@ -48,8 +48,9 @@ static char *scratch_dir(void)
 
 /*
  * Runs the bash script made from `format` (printf-style) as a user types it, without the shim
- * (the script preloads it where it means to: $SHIM is the shim's path, $TP_TIMELINE the converter's,
- * $TARGETS the targets' directory), with no descriptor but the standard ones (tp_spawn).
+ * (the script preloads it where it means to: $SHIM is the shim's path, $TP_TIMELINE the
+ * converter's, $TARGETS the targets' directory), with no descriptor but the standard ones
+ * (tp_spawn).
  */
 __attribute__((format(printf, 2, 3))) static void script(struct tp_run *run, const char *format,
 							 ...)

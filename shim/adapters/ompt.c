@@ -39,8 +39,8 @@
 
 #define WAKE_PENDING (1ull << 63)
 #define SYNC_WAITING (1ull << 62)
-#define STACK_SHIFT  40 /* bits 40 to 61: the task's report key (in_process_consumers.h) */
-_Static_assert(TP_REPORT_STARTED_BY_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a report key fits");
+#define STACK_SHIFT  40 /* bits 40 to 61: the task's spawn stack (stack_table.h) */
+_Static_assert(TP_SPAWN_STACK_OF_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a spawn stack fits");
 #define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
 
 /*

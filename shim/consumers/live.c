@@ -18,8 +18,9 @@
 
 #include "clock.h"
 #include "code_map.h"
-#include "events.h"
 #include "hash.h"
+#include "in_process_consumers.h"
+#include "listeners.h"
 #include "live_file.h"
 #include "openmp_runtimes.h"
 #include "process.h"
@@ -27,7 +28,7 @@
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
-#include "thread_state.h"
+#include "thread_identity.h"
 #include "work_span.h"
 
 /*
@@ -162,6 +163,8 @@ struct live_local {
 	bool waited_unlisted; /* a wait found no slot it may take (counted once) */
 	uint32_t waits;       /* interposed waits it is in (a signal handler's nests inside) */
 	bool parked;          /* its outermost wait began polling no task: parked (with a slot) */
+	bool worker;          /* a worker: its worker-thread-start seen, and not its stop */
+	bool worker_parked;   /* its worker-thread-park seen, and not its unpark */
 	uint64_t wait_since;  /* its outermost wait's start */
 	uint32_t wait_kind;   /* and its kind */
 	uint64_t started_ns;  /* when its start was seen (tp_live_thread_start), 0 if not */
@@ -334,11 +337,11 @@ static struct tp_live_site_stats *slot_rows(struct tp_live_thread *s)
  * When the calling thread started: its start seen, else the statistics' start for the main
  * thread (it began before them), else now.
  */
-static uint64_t thread_started_ns(struct tp_thread *self, uint64_t now)
+static uint64_t thread_started_ns(uint64_t now)
 {
 	if (local.started_ns != 0)
 		return local.started_ns;
-	return tp_thread_tid(self) == tp_process()->pid ? ns_at_start : now;
+	return tp_thread_tid() == tp_process()->pid ? ns_at_start : now;
 }
 
 /*
@@ -348,7 +351,6 @@ static uint64_t thread_started_ns(struct tp_thread *self, uint64_t now)
 static enum take_result take(unsigned i, uint32_t from, bool rows)
 {
 	struct tp_live_thread *s = &slots[i];
-	struct tp_thread *self = tp_thread_self();
 	if (__atomic_load_n(&s->in_use, __ATOMIC_RELAXED) != from ||
 	    !__atomic_compare_exchange_n(&s->in_use, &from, TP_LIVE_SLOT_LIVE, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -361,11 +363,11 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	/* the thread's own figures start from zero; its rows' stay, summed into the sites' */
 	uint64_t now = now_ns();
 	set32(&s->generation, s->generation + 1);
-	set32(&s->tid, (uint32_t)tp_thread_tid(self));
+	set32(&s->tid, (uint32_t)tp_thread_tid());
 	tp_thread_read_name(s->name);
 	set64(&s->start_routine, local.start_routine);
 	set32(&s->start_module, local.start_routine != 0 ? local.start_module : TP_LIVE_NO_MODULE);
-	set32(&s->worker, self->adapter_worker || self->named_worker);
+	set32(&s->worker, local.worker);
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
 	set32(&s->site, 0);
@@ -374,7 +376,7 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	set64(&s->polls, 0);
 	set64(&s->taken_ns, now);
 	set64(&s->state_since, now);
-	set32(&s->state, self->parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
+	set32(&s->state, local.worker_parked ? TP_LIVE_PARKED : TP_LIVE_RUNNING);
 	set32(&s->longest_wait_kind, 0);
 	set64(&s->waits, 0);
 	for (unsigned k = 0; k < TP_LIVE_WAIT_KINDS; k++)
@@ -382,7 +384,7 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	set64(&s->longest_wait_ns, 0);
 	set64(&s->longest_wait_address, 0);
 	set32(&s->longest_wait_module, TP_LIVE_NO_MODULE);
-	set64(&s->started_ns, thread_started_ns(self, now));
+	set64(&s->started_ns, thread_started_ns(now));
 	set64(&s->ended_ns, 0);
 	local.slot = s;
 	local.rows = r;
@@ -1310,6 +1312,7 @@ void tp_live_task_terminate(uint64_t task)
 
 void tp_live_worker(int started)
 {
+	local.worker = started != 0;
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
@@ -1324,7 +1327,7 @@ void tp_live_worker(int started)
  */
 void tp_live_park(int parked)
 {
-	(void)parked;
+	local.worker_parked = parked != 0;
 	if (enter(TAKES_SLOT) != NULL)
 		leave();
 }
@@ -1448,8 +1451,7 @@ void tp_live_wait_end(uint64_t task)
 	bool outermost = --local.waits == 0;
 	const struct tp_live_wait_site *site = local.wait_site;
 	if (outermost && site != NULL) {
-		wait_site_add(local.wait_site, now - local.wait_since,
-			      (uint32_t)tp_thread_tid(tp_thread_self()));
+		wait_site_add(local.wait_site, now - local.wait_since, (uint32_t)tp_thread_tid());
 		local.wait_site = NULL;
 	}
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
@@ -1497,7 +1499,7 @@ void tp_live_thread_renamed(void)
 void tp_live_thread_stop(uint64_t tid)
 {
 	/* its tasks' states go back to the pool, for the threads that go on */
-	if (!local.busy && tid == (uint64_t)tp_thread_tid(tp_thread_self()))
+	if (!local.busy && tid == (uint64_t)tp_thread_tid())
 		tp_span_cache_flush(&local.span_cache);
 	struct tp_live_thread *s = local.slot;
 	if (s == NULL || local.busy || s->tid != tid)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "process.h"
+#include "real_symbol.h"
 #include "settings.h"
 #include "taskprobe_live.h"
 #include "warn.h"
@@ -160,7 +161,7 @@ static bool process_gone(long pid, uint64_t start_ticks)
 	if (fd < 0)
 		return false;
 	ssize_t n = read(fd, text, sizeof text);
-	close(fd);
+	tp_real_close(fd);
 	/* the pid is another process's now */
 	return n > 0 && tp_process_start_ticks_of(text, (size_t)n) != start_ticks;
 }
@@ -204,7 +205,7 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 	DIR *d = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
 	if (d == NULL) {
 		if (dir_fd >= 0)
-			close(dir_fd);
+			tp_real_close(dir_fd);
 		return;
 	}
 	const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
@@ -226,7 +227,7 @@ static void remove_stale_files(const char *dir, uint64_t namespace)
 		    fstatat(dir_fd, e->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now.st_ino == before.st_ino && now.st_dev == before.st_dev)
 			unlinkat(dir_fd, e->d_name, 0);
-		close(fd);
+		tp_real_close(fd);
 	}
 	closedir(d);
 }
@@ -285,7 +286,7 @@ void *tp_live_file_make(void (*fill)(void *m))
 		m = mmap(NULL, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED && err == 0)
 		err = errno;
-	close(fd);
+	tp_real_close(fd);
 	if (m == MAP_FAILED) {
 		tp_warn("live statistics off: cannot reserve %.300s (%s)", unfinished,
 			strerror(err));
@@ -321,7 +322,7 @@ bool tp_live_file_allocate(uint64_t offset, uint64_t length)
 	struct stat st;
 	bool ok = fstat(fd, &st) == 0 && st.st_dev == live_dev && st.st_ino == live_ino &&
 		  fallocate(fd, 0, (off_t)offset, (off_t)length) == 0;
-	close(fd);
+	tp_real_close(fd);
 	return ok;
 }
 

@@ -13,7 +13,8 @@
 #define _GNU_SOURCE
 #include "recorder.h"
 
-#include "events.h"
+#include "in_process_consumers.h"
+#include "listeners.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,7 +30,8 @@
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
-#include "thread_state.h"
+#include "taskprobe_contract.h"
+#include "thread_identity.h"
 #include "shim_work.h"
 #include "warn.h"
 
@@ -146,7 +148,7 @@ static struct tp_record_buffer *buffer_get(void)
 		b->data = m;
 	}
 	buffer_reset(b);
-	b->tid = tp_thread_tid(tp_thread_self());
+	b->tid = tp_thread_tid();
 	tp_thread_read_name(b->comm);
 	b->writing = 0;
 	b->closed = false;
@@ -848,11 +850,16 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 	record_stack(TP_RECORD_TASK_STACK, fixed, 2, pcs, depth);
 }
 
+bool tp_record_wants_stacks(void)
+{
+	return tp_settings()->record_stacks;
+}
+
 void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,
 			  uint32_t depth)
 {
 	/* only when asked: not the stacks taken for another (the live statistics' samples) */
-	if (!tp_settings()->record_stacks)
+	if (!tp_record_wants_stacks())
 		return;
 	const uint64_t fixed[] = {kind, object, stack_id};
 	record_stack(TP_RECORD_WAIT_STACK, fixed, 3, pcs, depth);
@@ -1077,7 +1084,6 @@ void tp_recorder_parent_after_fork(void)
  */
 void tp_recorder_child_after_fork(void)
 {
-	struct tp_thread *self = tp_thread_self();
 	while (in_use.next != &in_use) {
 		struct tp_record_buffer *b = in_use.next;
 		list_remove(b);
@@ -1087,7 +1093,7 @@ void tp_recorder_child_after_fork(void)
 		list_remove(mine.buffer);
 		list_add(&in_use, mine.buffer);
 		buffer_reset(mine.buffer);
-		mine.buffer->tid = tp_thread_tid(self);
+		mine.buffer->tid = tp_thread_tid();
 		tp_thread_read_name(mine.buffer->comm);
 		mine.buffer->writing = 0;
 		mine.buffer->closed = false;

@@ -11,19 +11,19 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include "clock.h"
-#include "events.h"
+#include "listeners.h"
 #include "own_files.h"
 #include "process.h"
+#include "real_symbol.h"
 #include "spin_lock.h"
 #include "taskprobe_recording.h"
-#include "thread_state.h"
+#include "thread_identity.h"
 #include "warn.h"
 
 static int file_lock;     /* held while the file is written */
@@ -68,7 +68,7 @@ bool tp_record_file_write(const struct iovec *parts, int n_parts)
 	 * at; a thread that holds the lock already (a signal handler that interrupted it here
 	 * calls exit) does not wait for itself: the write is skipped.
 	 */
-	pid_t tid = tp_thread_tid(tp_thread_self());
+	pid_t tid = tp_thread_tid();
 	if (__atomic_load_n(&file_writer, __ATOMIC_RELAXED) == tid)
 		return false;
 	tp_spin_lock(&file_lock);
@@ -142,7 +142,7 @@ bool tp_record_file_open(const char *pattern)
 		tp_warn("TASKPROBE_RECORD=\"%.300s\": another process records into it (give each "
 			"its own file with %%p); not recording",
 			record_path);
-		close(fd);
+		tp_real_close(fd);
 		return false;
 	}
 	/*
@@ -154,7 +154,7 @@ bool tp_record_file_open(const char *pattern)
 			"overwritten (remove it, or give each run its own name, as with %%p); not "
 			"recording",
 			record_path);
-		close(fd);
+		tp_real_close(fd);
 		return false;
 	}
 	if (!tp_own_fd_keep(&record_fd, fd)) {
@@ -175,8 +175,7 @@ bool tp_record_file_open(const char *pattern)
 		.clock = tp_clock_is_tsc ? TP_CLOCK_TSC : TP_CLOCK_MONOTONIC,
 	};
 	tp_clock_pair(&header.clock_time, &header.ns);
-	prctl(PR_GET_NAME, header.comm);
-	header.comm[sizeof header.comm - 1] = '\0';
+	tp_thread_read_name(header.comm);
 	return tp_record_file_write(&(struct iovec){&header, sizeof header}, 1);
 }
 

@@ -30,12 +30,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
+#include "in_process_consumers.h"
+#include "listeners.h"
 #include "lifecycle_moments.h"
 #include "live.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
 #include "process.h"
+#include "real_symbol.h"
 #include "report_waits.h"
 #include "report_work_span.h"
 #include "settings.h"
@@ -47,10 +49,10 @@
 #include "text_out.h"
 #include "warn.h"
 
-/* Report keys: spawn stack ids (0: a program's task with no stack), then the executors' own. */
-#define IDS (TP_REPORT_STARTED_BY_EXECUTOR + 1)
+/* Spawn stacks: stack ids (0: a program's task with no stack), then the executors' own. */
+#define IDS (TP_SPAWN_STACK_OF_EXECUTOR + 1)
 
-/* Tasks alive per report key. */
+/* Tasks alive per spawn stack. */
 static int64_t alive[IDS];
 /*
  * The report's file (TASKPROBE_REPORT, %p the pid, a relative path the start's working
@@ -140,7 +142,7 @@ static void write_report(FILE *out)
 	char text_shown[1024];
 	size_t n = 0;
 	int64_t without_stack = __atomic_load_n(&alive[0], __ATOMIC_RELAXED);
-	int64_t executors_own = __atomic_load_n(&alive[TP_REPORT_STARTED_BY_EXECUTOR],
+	int64_t executors_own = __atomic_load_n(&alive[TP_SPAWN_STACK_OF_EXECUTOR],
 						__ATOMIC_RELAXED);
 	int64_t total = (without_stack > 0 ? without_stack : 0) +
 			(executors_own > 0 ? executors_own : 0);
@@ -271,7 +273,7 @@ static void write_text(const char *text, size_t length)
 			"leaves no room for it",
 			to);
 	if (fd >= 0)
-		close(fd);
+		tp_real_close(fd);
 }
 
 /*
@@ -317,7 +319,7 @@ void tp_report_before_destructors(void)
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
 	bool program_tasks_alive = false;
-	for (uint32_t id = 0; id < TP_REPORT_STARTED_BY_EXECUTOR && !program_tasks_alive; id++)
+	for (uint32_t id = 0; id < TP_SPAWN_STACK_OF_EXECUTOR && !program_tasks_alive; id++)
 		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
 	if (program_tasks_alive) {
 		write_out(write_report);
@@ -395,7 +397,7 @@ static void check_report_file(const char *setting)
 		}
 	}
 	if (fd >= 0) {
-		close(fd);
+		tp_real_close(fd);
 		return;
 	}
 	report_path[0] = '\0';

@@ -29,12 +29,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "in_process_consumers.h"
+#include "listeners.h"
+#include "real_symbol.h"
 #include "settings.h"
 #include "shown_text.h"
 #include "spawn_site.h"
 #include "taskprobe_contract.h"
-#include "thread_state.h"
-#include "waits.h"
+#include "thread_identity.h"
 
 #define THREAD_TABLES    256 /* threads with a table of their own */
 #define SITES_PER_THREAD 16  /* call sites a table has rows for */
@@ -79,7 +81,7 @@ static struct thread_table *own_table(void)
 	if (i < THREAD_TABLES) {
 		t = &tables[i];
 		tp_thread_read_name(t->name);
-		__atomic_store_n(&t->tid, tp_thread_tid(tp_thread_self()), __ATOMIC_RELEASE);
+		__atomic_store_n(&t->tid, tp_thread_tid(), __ATOMIC_RELEASE);
 	} else {
 		__atomic_add_fetch(&threads_sharing, 1, __ATOMIC_RELAXED);
 	}
@@ -87,33 +89,32 @@ static struct thread_table *own_table(void)
 	return t;
 }
 
-void tp_report_waits_enter(struct tp_wait *w)
+uint64_t tp_report_waits_enter(void)
 {
-	w->report_since = tp_clock_now();
-	w->report_counted = true;
+	return tp_clock_now();
 }
 
-void tp_report_waits_leave(const struct tp_wait *w)
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since)
 {
-	if (!w->report_counted)
+	if (since == 0)
 		return;
-	uint64_t time = tp_clock_now() - w->report_since;
+	uint64_t time = tp_clock_now() - since;
 	struct thread_table *t = own_table();
 	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
 		struct site_row *row = &t->rows[i];
 		uint32_t key = __atomic_load_n(&row->key, __ATOMIC_ACQUIRE);
 		if (key == 0) {
 			/* key 0 marks a free row: a wait with no key is kept as UINT32_MAX */
-			uint32_t free_row = 0, wanted = w->site_key != 0 ? w->site_key : UINT32_MAX;
+			uint32_t free_row = 0, wanted = site_key != 0 ? site_key : UINT32_MAX;
 			if (__atomic_compare_exchange_n(&row->key, &free_row, wanted, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				__atomic_store_n(&row->kind, w->kind, __ATOMIC_RELAXED);
+				__atomic_store_n(&row->kind, kind, __ATOMIC_RELAXED);
 				key = wanted;
 			} else {
 				key = free_row; /* another thread of the shared table took it */
 			}
 		}
-		if (key == (w->site_key != 0 ? w->site_key : UINT32_MAX)) {
+		if (key == (site_key != 0 ? site_key : UINT32_MAX)) {
 			__atomic_add_fetch(&row->waits, 1, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&row->time, time, __ATOMIC_RELAXED);
 			return;
@@ -254,7 +255,7 @@ static void name_now(pid_t tid, char name[16])
 	if (fd < 0)
 		return; /* ended: the name of its first wait */
 	ssize_t n = read(fd, name, 15);
-	close(fd);
+	tp_real_close(fd);
 	if (n > 0) {
 		name[n] = '\0';
 		name[strcspn(name, "\n")] = '\0';

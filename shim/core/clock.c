@@ -10,6 +10,8 @@
 #include <cpuid.h>
 #endif
 
+#include "real_symbol.h"
+
 bool tp_clock_is_tsc;
 
 /* Readings taken for a pair of times, the tightest kept (one may be cut by preemption). */
@@ -46,7 +48,7 @@ static bool tsc_usable(void)
 	if (fd < 0)
 		return false;
 	ssize_t n = read(fd, source, sizeof source - 1);
-	close(fd);
+	tp_real_close(fd);
 	return n >= 3 && strncmp(source, "tsc\n", 4) == 0;
 #else
 	return false;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "process.h"
+#include "real_symbol.h"
 #include "spin_lock.h"
 
 static struct tp_own_fd *kept[TP_OWN_FDS_MAX];
@@ -80,7 +81,7 @@ int tp_output_open(const char *path, int flags, bool devices, bool *made, const 
 			       : devices           ? "it is neither a regular file nor a character "
 						     "device"
 						   : "it is not a regular file";
-			close(fd);
+			tp_real_close(fd);
 			errno = EPERM;
 			return -1;
 		}
@@ -106,7 +107,7 @@ bool tp_own_fd_keep(struct tp_own_fd *owned, int fd)
 	if (fd < floor) {
 		int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 		if (moved >= 0) {
-			close(fd);
+			tp_real_close(fd);
 			fd = moved;
 		}
 	}
@@ -116,7 +117,7 @@ bool tp_own_fd_keep(struct tp_own_fd *owned, int fd)
 		i++;
 	if (i == TP_OWN_FDS_MAX) {
 		tp_spin_unlock(&registry_lock);
-		close(fd);
+		tp_real_close(fd);
 		return false;
 	}
 	__atomic_store_n(&owned->fd, fd, __ATOMIC_RELEASE);
@@ -147,7 +148,7 @@ void tp_own_fd_close(struct tp_own_fd *owned)
 	tp_spin_lock(&owned->lock);
 	int fd = unregister(owned);
 	if (fd >= 0)
-		close(fd); /* no longer kept: the close family passes it on */
+		tp_real_close(fd); /* no longer kept: the close family passes it on */
 	tp_spin_unlock(&owned->lock);
 }
 
@@ -206,7 +207,7 @@ void tp_own_fd_make_way(int fd)
 				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
 			else
 				(void)unregister(owned); /* the owner finds none: it stops */
-			close(fd); /* no longer kept: the close family passes it on */
+			tp_real_close(fd); /* no longer kept: the close family passes it on */
 		}
 		tp_spin_unlock(&owned->lock);
 	}

@@ -16,6 +16,8 @@
 
 #include "probe_sites.h"
 
+#include "real_symbol.h"
+
 #if defined(__x86_64__)
 extern const uintptr_t __start_tp_probe_sites[] __attribute__((visibility("hidden")));
 extern const uintptr_t __stop_tp_probe_sites[] __attribute__((visibility("hidden")));
@@ -33,7 +35,7 @@ void tp_probe_sites_child_after_fork(void)
 		(void)!pwrite(mem, breakpoint_on_nop5, sizeof breakpoint_on_nop5, (off_t)*site);
 	}
 	if (mem >= 0)
-		close(mem);
+		tp_real_close(mem);
 	errno = saved;
 }
 #else

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "real_symbol.h"
+
 static struct tp_process self;
 static bool filtered; /* a system call filter was installed (tp_process_filtered) */
 
@@ -56,7 +58,7 @@ static uint64_t read_start_ticks(void)
 	do
 		n = read(fd, text, sizeof text);
 	while (n < 0 && errno == EINTR);
-	close(fd);
+	tp_real_close(fd);
 	return n > 0 ? tp_process_start_ticks_of(text, (size_t)n) : 0;
 }
 
@@ -149,6 +151,6 @@ bool tp_process_parent_started_with(const char *variable)
 			else
 				matched = -1;
 		}
-	close(fd);
+	tp_real_close(fd);
 	return found;
 }

@@ -7,6 +7,7 @@
 #include "warn.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 
 /* Set while this thread is inside dlsym: a call back into the shim must not resolve again. */
@@ -60,4 +61,27 @@ void *tp_real_symbol(const char *name, const char *version)
 	if (fn == NULL)
 		tp_warn("cannot find the real %s; the call fails with ENOSYS", name);
 	return fn;
+}
+
+static int (*real_close)(int);
+TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
+
+int tp_real_close(int fd)
+{
+	__typeof__(real_close) fn = TP_REAL(real_close, "close", NULL);
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(fd);
+}
+
+static int (*real_pthread_mutex_lock)(pthread_mutex_t *);
+TP_RESOLVED_AT_LOAD(real_pthread_mutex_lock, "pthread_mutex_lock", NULL);
+
+int tp_real_pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+	__typeof__(real_pthread_mutex_lock) fn = TP_REAL(real_pthread_mutex_lock,
+							 "pthread_mutex_lock", NULL);
+	return fn != NULL ? fn(mutex) : ENOSYS;
 }

@@ -2,6 +2,7 @@
 /* The interposed functions' real definitions, resolved once, safely. */
 #pragma once
 
+#include <pthread.h>
 #include <stddef.h>
 
 /*
@@ -49,3 +50,19 @@ struct tp_real_function {
 
 /* From the lifecycle's constructor (lifecycle.c): every interposed function's real one. */
 void tp_real_functions_resolve(void);
+
+/*
+ * The real functions the shim calls itself among those it interposes: called by name, they would
+ * be the shim's own interposers (interposers/, the layer above all others), with their checks and
+ * events. Each fails as its interposer does when there is none (ENOSYS).
+ *
+ * Outside the shim (the console and the converter build its naming code, symbols/), where nothing
+ * is interposed, they are the functions themselves.
+ */
+#ifdef TP_IN_SHIM
+int tp_real_close(int fd);
+int tp_real_pthread_mutex_lock(pthread_mutex_t *mutex);
+#else
+#define tp_real_close              close
+#define tp_real_pthread_mutex_lock pthread_mutex_lock
+#endif

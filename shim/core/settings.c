@@ -129,8 +129,9 @@ static char libomp_path[PATH_MAX];
 
 #define FIELD(name) offsetof(struct tp_settings, name)
 /*
- * Every TASKPROBE_ variable there is (docs/settings.md, libtaskprobe(7)): any other is a misspelling, said.
- * `expected` is what a bad value is told it should be; the default then used is `defaults`'.
+ * Every TASKPROBE_ variable there is (docs/settings.md, libtaskprobe(7)): any other is a
+ * misspelling, said. `expected` is what a bad value is told it should be; the default then used is
+ * `defaults`'.
  */
 static const struct setting {
 	const char *name;

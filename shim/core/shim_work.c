@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "shim_work.h"
 
+#include "real_symbol.h"
 #include "reentry.h"
 
 /*
@@ -27,6 +28,6 @@ void tp_shim_work_end(bool nested)
 void tp_shim_own_lock(pthread_mutex_t *lock)
 {
 	bool nested = tp_shim_work_begin();
-	pthread_mutex_lock(lock);
+	tp_real_pthread_mutex_lock(lock);
 	tp_shim_work_end(nested);
 }

@@ -24,6 +24,8 @@
 #define _GNU_SOURCE
 #include "signal_context.h"
 
+#include "real_symbol.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -139,7 +141,7 @@ static bool read_maps(uintptr_t sp, struct range *stack)
 			held = 0;
 		}
 	}
-	close(fd);
+	tp_real_close(fd);
 	return stack->end > stack->start;
 }
 
@@ -264,7 +266,7 @@ static bool frame_on_stack(const sigset_t *blocked, bool *known)
 	 */
 	uintptr_t end = stack.end - sp > SCAN_MAX ? sp + SCAN_MAX : stack.end;
 	bool found = frame_within(sp & ~(uintptr_t)7, end, &stack, blocked);
-	close(memory);
+	tp_real_close(memory);
 	memory = -1;
 	return found;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "in_process_consumers.h"
+#include "listeners.h"
 #include "probes.h"
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
@@ -34,70 +35,6 @@
 	{                                                                                          \
 		return TASKPROBE_##PROBE##_ENABLED();                                              \
 	}
-
-/*
- * The provider's semaphores, which a tracer raises when it attaches, are defined here (events.c),
- * not by `dtrace -G`, so that their layout is the shim's: first the ten whose events the
- * executors' task state feeds, then task-dependence's (whose task ids the task state gives too),
- * then the in-process listeners' word, then wait-stack's, then the rest. An adapter checks all
- * that its task callbacks feed with three 64-bit loads (tp_listeners_task_state), on every task
- * callback of an executor; an interposed wait reads the in-process word and wait-stack's
- * together (tp_listeners_parks_and_waits). Each semaphore keeps its contract name (an alias into
- * the block, events.c): the notes, and so the tracers, find it as before.
- */
-#define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
-/*
- * worker-thread-start/stop, thread-start/stop, task-acquire/release, region-of-interest,
- * mpi-init, mpi-send, mpi-recv
- */
-#define TP_OTHER_SEMAPHORES 10
-struct tp_listener_block {
-	unsigned short task_state[TP_TASK_STATE_SEMAPHORES];
-	unsigned short task_dependence; /* read with the task-state semaphores */
-	/*
-	 * The in-process consumers that are on (TP_IN_PROCESS_EVENTS bits), and TP_TASK_STATE_HELD
-	 * while threads may hold a current task set while traced (see
-	 * tp_listeners_task_state_checked: it is dropped by the first callback that finds nobody
-	 * listening). Changed with atomics; read with the semaphores.
-	 */
-	unsigned short in_process;
-	unsigned short wait_stack; /* read with the in-process word by the waits' one check */
-	unsigned short other[TP_OTHER_SEMAPHORES];
-};
-extern struct tp_listener_block tp_listener_block __attribute__((visibility("hidden")));
-
-#define TP_IN_PROCESS_REPORT 1u /* the exit report counts (in_process_consumers.h) */
-#define TP_TASK_STATE_HELD   2u
-#define TP_IN_PROCESS_RECORD 4u /* the recorder records every event */
-#define TP_IN_PROCESS_LIVE   8u /* the live statistics count every event (live.h) */
-#define TP_IN_PROCESS_EVENTS (TP_IN_PROCESS_REPORT | TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)
-
-/* The in-process consumers of every event that are on (TP_IN_PROCESS_EVENTS bits). */
-static inline unsigned tp_listeners_consumers(void)
-{
-	/* atomic: a failed write turns recording off while other threads record */
-	return __builtin_expect(__atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED) &
-					TP_IN_PROCESS_EVENTS,
-				0);
-}
-
-/* Whether the in-process recorder records (recorder.h). */
-static inline unsigned tp_recording(void)
-{
-	return tp_listeners_consumers() & TP_IN_PROCESS_RECORD;
-}
-
-/* Whether the live statistics are kept (live.h). */
-static inline unsigned tp_live(void)
-{
-	return tp_listeners_consumers() & TP_IN_PROCESS_LIVE;
-}
-
-/* Whether the exit report counts tasks and executor threads (in_process_consumers.h). */
-static inline unsigned tp_reporting(void)
-{
-	return tp_listeners_consumers() & TP_IN_PROCESS_REPORT;
-}
 
 /* The block's first 24 bytes: the task-state semaphores, task-dependence's, the in-process word. */
 #define TP_TASK_STATE_BYTES 24
@@ -128,25 +65,6 @@ static inline uint64_t tp_listeners_task_state(void)
 static inline uint64_t tp_tracers_task_state(void)
 {
 	return tp_listeners_task_state() & ~TP_IN_PROCESS_AS_LISTENERS(0xffff);
-}
-
-/* Raises bits of the in-process word. */
-static inline void tp_listeners_in_process_add(unsigned short bits)
-{
-	__atomic_fetch_or(&tp_listener_block.in_process, bits, __ATOMIC_RELEASE);
-}
-
-/* Lowers bits of the in-process word; returns the word as it was. */
-static inline unsigned short tp_listeners_in_process_remove(unsigned short bits)
-{
-	return __atomic_fetch_and(&tp_listener_block.in_process, (unsigned short)~bits,
-				  __ATOMIC_RELEASE);
-}
-
-/* The in-process word: every bit (TP_IN_PROCESS_*, TP_TASK_STATE_HELD). */
-static inline unsigned short tp_listeners_in_process(void)
-{
-	return __atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED);
 }
 
 TP_EVENT_LISTENERS(task_spawn, TASK_SPAWN)
@@ -184,10 +102,9 @@ TP_EVENT_TRACERS(wait_stack, WAIT_STACK)
 
 /*
  * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
- * row in the block (events.c), read as one word, and the in-process word with wait-stack's
+ * row in the block (listeners.c), read as one word, and the in-process word with wait-stack's
  * semaphore after it as another. The only check an interposed wait makes when nobody listens.
  */
-#define TP_PARK_AND_WAIT_SEMAPHORES_AT 12 /* worker-thread-park, -unpark, wait-start, wait-end */
 /* The in-process word's events and wait-stack's semaphore, in the two read as one. */
 #define TP_IN_PROCESS_EVENTS_AND_WAIT_STACK (TP_IN_PROCESS_EVENTS | 0xffff0000u)
 _Static_assert(__builtin_offsetof(struct tp_listener_block, wait_stack) ==
@@ -209,6 +126,23 @@ static inline uint64_t tp_listeners_parks_and_waits(void)
 static inline unsigned tp_listeners_park(void)
 {
 	return tp_listeners_worker_park() | tp_listeners_worker_unpark();
+}
+
+/*
+ * Whether an in-process consumer that is on wants the stack of the calling thread's spawn at site
+ * `key`, each by its own policy: the exit report every one (it counts tasks by spawn stack), the
+ * recorder every one when asked for stacks, the live statistics a sample (live.c).
+ */
+static inline bool tp_consumers_want_spawn_stack(uint32_t key)
+{
+	return tp_reporting() || (tp_recording() && tp_record_wants_stacks()) ||
+	       (tp_live() && tp_live_wants_stack(key));
+}
+
+/* Whether one wants every wait's stack: the recorder when asked (the live statistics sample). */
+static inline bool tp_consumers_want_every_wait_stack(void)
+{
+	return tp_recording() && tp_record_wants_stacks();
 }
 
 /*
@@ -246,7 +180,7 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
 					   tp_record_spawn_small(executor, undeferred)),
 		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred),
-		      tp_report_task_spawned(tp_report_key(by_program, stack_id)));
+		      tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -337,12 +271,12 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 		(void)0, TP_NOT_REPORTED);
 }
 
-/* report_key: the task's, of tp_report_key at its spawn (the report's, no probe argument) */
-static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t report_key)
+/* spawn_stack: the task's, of tp_spawn_stack_of at its spawn (no probe argument: the report's) */
+static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TP_IN_PROCESS(tp_record_task_terminate(task, reason), tp_live_task_terminate(task),
-		      tp_report_task_terminated(report_key));
+		      tp_report_task_terminated(spawn_stack));
 }
 
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
@@ -387,7 +321,8 @@ static inline void tp_fire_worker_unpark(bool by_wait)
 	TP_IN_PROCESS(tp_record_worker_unpark(by_wait), tp_live_park(0), TP_NOT_REPORTED);
 }
 
-/* start_routine_name is the probe's (named for a tracer); in-process consumers name the address. */
+/* start_routine_name is the probe's (a tracer's: named); the in-process consumers name the address.
+ */
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
 					const char *start_routine_name)
 {
@@ -410,17 +345,21 @@ static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
 
 /*
  * site_id and site are the probe's (a tracer's: named, as a task's site); site_key the in-process
- * consumers' (spawn_site.h: one per call address, named where it is read).
+ * consumers' (spawn_site.h: one per call address, named where it is read). Returns what the
+ * wait's wait-end hands the in-process consumers back (`since`): the exit report's start of the
+ * wait, 0 when it does not count it.
  */
-static inline void tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
-				      uint64_t task, uint64_t site_id, const char *site,
-				      uint32_t site_key, struct tp_wait *wait)
+static inline uint64_t tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
+					  uint64_t task, uint64_t site_id, const char *site,
+					  uint32_t site_key)
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
+	uint64_t since = 0;
 	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
-		      tp_live_wait_start(kind, task, site_key), tp_report_waits_enter(wait));
+		      tp_live_wait_start(kind, task, site_key), since = tp_report_waits_enter());
+	return since;
 }
 
 /* Right after wait-start, on the same thread: the program's stack at the wait. */
@@ -433,13 +372,14 @@ static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t 
 		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
+/* site_key and since: the wait's wait-start's (its call site's key, and what it returned) */
 static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
-				    const struct tp_wait *wait)
+				    uint32_t site_key, uint64_t since)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
 	TP_IN_PROCESS(tp_record_wait_end(kind, object, result, task), tp_live_wait_end(task),
-		      tp_report_waits_leave(wait));
+		      tp_report_waits_leave(kind, site_key, since));
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "probes.h"
 #include "real_symbol.h"
 #include "spawn_stack.h"
+#include "thread_identity.h"
 #include "thread_state.h"
 #include "shim_work.h"
 #include "waits.h"
@@ -67,8 +68,7 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 	if (called_by_the_shim(caller) || tp_in_shim_work())
 		return false;
 	/* glibc keeps the owner's thread id in every kind of mutex (PI and robust ones too) */
-	return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) !=
-	       tp_thread_tid(tp_thread_self());
+	return __atomic_load_n(&mutex->__data.__owner, __ATOMIC_RELAXED) != tp_thread_tid();
 }
 
 /*

@@ -13,6 +13,7 @@
 
 #include "events.h"
 #include "real_symbol.h"
+#include "thread_identity.h"
 #include "threads.h"
 
 typedef void *(*start_routine_fn)(void *);
@@ -62,7 +63,7 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	*start = (struct thread_start){
 		.routine = routine,
 		.arg = arg,
-		.creator_tid = (uint64_t)tp_thread_tid(tp_thread_self()),
+		.creator_tid = (uint64_t)tp_thread_tid(),
 	};
 	int ret = fn(thread, attr, trampoline, start);
 	if (ret != 0)

@@ -28,6 +28,7 @@
 #include "spawn_stack.h"
 #include "symbolize.h"
 #include "text_out.h"
+#include "thread_identity.h"
 #include "thread_state.h"
 #include "threads.h"
 
@@ -56,6 +57,7 @@ static void child_after_fork(void)
 	tp_executor_after_fork();
 	tp_process_child_after_fork(); /* first: the child's pid names its files */
 	tp_own_fds_child_after_fork();
+	tp_thread_identity_child_after_fork();
 	tp_thread_state_child_after_fork();
 	tp_recorder_child_after_fork(); /* after the thread's new tid */
 	tp_report_child_after_fork();
@@ -77,19 +79,6 @@ static void at_exit(void *unused)
 	tp_recorder_at_exit();
 	tp_report_at_exit();
 	tp_live_at_exit();
-}
-
-/*
- * An executor starts (its runtime initializes, before its first task): what the consumers that
- * take spawn stacks need is set up now, not inside the first task that spawns (libunwind's
- * loading and first unwind take most of a millisecond). A program with no executor never loads
- * it.
- */
-void tp_lifecycle_executor_started(void)
-{
-	const struct tp_settings *s = tp_settings();
-	if (s->live != TP_LIVE_OFF || s->record_stacks || s->report != NULL)
-		tp_spawn_stack_prepare();
 }
 
 void tp_lifecycle_before_exec(void)
@@ -120,14 +109,6 @@ static void before_destructors(void *unused)
 	tp_report_before_destructors();
 }
 
-void tp_lifecycle_program_running(void)
-{
-	static bool registered;
-	if (!__atomic_load_n(&registered, __ATOMIC_RELAXED) &&
-	    !__atomic_exchange_n(&registered, true, __ATOMIC_RELAXED))
-		tp_at_exit_before_destructors(before_destructors);
-}
-
 /* Only the recording: the probes' threads end as the process does, as they always have. */
 void tp_lifecycle_before_quick_exit(void)
 {
@@ -142,6 +123,7 @@ __attribute__((constructor)) static void start(void)
 	(void)tp_settings(); /* bad values are said at start, whether or not a setting is used */
 	/* resolved at load, so that a signal handler's first wait does not run dlsym */
 	tp_real_functions_resolve();
+	tp_lifecycle_when_program_runs(before_destructors);
 	tp_thread_state_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
 	tp_clock_start();

@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "events.h"
-#include "lifecycle_moments.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -64,9 +63,16 @@ void tp_executor_after_fork(void)
 		tp_spin_unlock(fork_locks[i]);
 }
 
+/*
+ * What the consumers that take spawn stacks need is set up now, before the executor's first task,
+ * not inside the first task that spawns (libunwind's loading and first unwind take most of a
+ * millisecond). A program with no executor never loads it.
+ */
 void tp_executor_started(void)
 {
-	tp_lifecycle_executor_started();
+	const struct tp_settings *s = tp_settings();
+	if (s->live != TP_LIVE_OFF || s->record_stacks || s->report != NULL)
+		tp_spawn_stack_prepare();
 }
 
 uint32_t tp_site_named_outside_poll(uint32_t key)
@@ -103,18 +109,14 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	/* the consumers in the process keep a key; a tracer reads the site's id and text */
 	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
 	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
-	/*
-	 * A stack costs hundreds of ns: the recorder alone takes one only if asked to, the live
-	 * statistics a sample (live.h)
-	 */
-	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() || tp_reporting() ||
-			    (tp_recording() && tp_settings()->record_stacks) ||
-			    (tp_live() && tp_live_wants_stack(key));
+	/* a stack costs hundreds of ns: each consumer says whether it wants this one */
+	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() ||
+			    tp_consumers_want_spawn_stack(key);
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
-	uint32_t report_key = tp_report_key(kind == TP_SPAWNED_BY_PROGRAM, id);
+	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);
 	if (!tp_thread_live(self))
-		return report_key;
+		return spawn_stack;
 	if (tp_listeners_task_spawn()) {
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, key,
@@ -123,5 +125,5 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);
-	return report_key;
+	return spawn_stack;
 }

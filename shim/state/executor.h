@@ -68,8 +68,8 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
  * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
- * counts tasks, the spawn stack is captured. Returns the task's key for the exit report (its
- * spawn stack's id: tp_report_key, in_process_consumers.h), to hand to tp_task_terminated.
+ * counts tasks, the spawn stack is captured. Returns the task's spawn stack (stack_table.h: its
+ * id, 0 when none was captured, or TP_SPAWN_STACK_OF_EXECUTOR), to hand to tp_task_terminated.
  * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
  * recording keeps it: no probe argument).
  */
@@ -168,16 +168,17 @@ static inline void tp_task_dependence(uint64_t predecessor, uint64_t successor)
 }
 
 /*
- * task-terminate: call before the final tp_task_poll_end(task, true), with the key
+ * task-terminate: call before the final tp_task_poll_end(task, true), with the spawn stack
  * tp_task_spawned returned.
  */
 static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason reason,
-				      uint32_t report_key)
+				      uint32_t spawn_stack)
 {
 	if (tp_listeners_task_terminate() && tp_thread_live(tp_thread_self()))
-		tp_fire_task_terminate(task, (uint32_t)reason, report_key);
+		tp_fire_task_terminate(task, (uint32_t)reason, spawn_stack);
 }
 
+/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
@@ -189,7 +190,6 @@ void tp_executor_started(void);
 #define TP_EXECUTOR_FORK_LOCKS_MAX 4
 void tp_executor_lock_across_fork(int *lock);
 
-/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();

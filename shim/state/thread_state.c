@@ -14,26 +14,16 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "events.h"
-#include "process.h"
-#include "real_symbol.h"
 #include "settings.h"
+#include "thread_identity.h"
 
 __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
 
 /* Bumped by every rename; starts above the records' zero so the first check reads the name. */
 static uint32_t names_generation = 1;
-
-/* Under a system call filter, the id the C library keeps: gettid may be refused. */
-pid_t tp_thread_tid(struct tp_thread *self)
-{
-	if (__builtin_expect(self->tid == 0, 0))
-		self->tid = tp_process_filtered() ? tp_process_libc_tid() : gettid();
-	return self->tid;
-}
 
 void tp_thread_names_changed(bool itself)
 {
@@ -70,21 +60,6 @@ void tp_thread_named_worker_end(struct tp_thread *self)
 static void named_worker_thread_ended(void *self)
 {
 	tp_thread_named_worker_end(self);
-}
-
-/* libc's prctl, not the shim's (thread_name.c), which would count a rename. */
-static int (*libc_prctl)(int, ...);
-TP_RESOLVED_AT_LOAD(libc_prctl, "prctl", NULL);
-
-/* Under a system call filter, none: the filter may refuse prctl. */
-void tp_thread_read_name(char name[16])
-{
-	__typeof__(libc_prctl) fn = TP_REAL(libc_prctl, "prctl", NULL);
-	name[0] = '\0';
-	if (fn == NULL || tp_process_filtered() ||
-	    fn(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
-		name[0] = '\0';
-	name[15] = '\0';
 }
 
 uint64_t tp_task_epoch;
@@ -153,7 +128,6 @@ bool tp_thread_recognize_worker(struct tp_thread *self)
  */
 void tp_thread_state_child_after_fork(void)
 {
-	tp_self.tid = 0;
 	tp_self.parked = false;
 	tp_self.parked_by = NULL;
 	tp_self.named_worker = false;

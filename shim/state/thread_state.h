@@ -11,7 +11,6 @@ struct tp_thread {
 	uint64_t task_epoch;    /* tp_task_epoch when `task` was set */
 	uint64_t next_task_id;  /* the thread's block of task ids: next to hand out ... */
 	uint64_t task_id_limit; /* ... and one past the block */
-	pid_t tid;              /* kernel thread id, 0 until first asked (and after fork) */
 	uint32_t name_gen;      /* tp_thread_names_changed() count when named_worker was decided */
 	bool named_worker;      /* the thread's name matches TASKPROBE_WORKERS */
 	bool adapter_worker;    /* an executor adapter reported this thread as a worker */
@@ -61,9 +60,6 @@ void tp_thread_set_task(struct tp_thread *self, uint64_t task);
  */
 bool tp_task_state_drop(void);
 
-/* The kernel id of the calling thread, cached (under a system call filter, the C library's). */
-pid_t tp_thread_tid(struct tp_thread *self);
-
 /*
  * Whether the calling thread is a worker: an adapter says so, or its name matches
  * TASKPROBE_WORKERS. A thread that is one by its name becomes one here (worker-thread-start) or
@@ -94,12 +90,6 @@ void tp_thread_named_worker_end(struct tp_thread *self);
  */
 void tp_thread_names_changed(bool itself);
 
-/*
- * Reads the calling thread's name (at most 15 characters and a NUL) without the shim; empty once
- * a system call filter was installed (process.h).
- */
-void tp_thread_read_name(char name[16]);
-
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_thread_state_start(void);            /* the named-worker end key */
-void tp_thread_state_child_after_fork(void); /* a new tid, no wait in progress */
+void tp_thread_state_child_after_fork(void); /* no wait in progress */

@@ -8,11 +8,13 @@
 
 #include "events.h"
 #include "lifecycle_moments.h"
+#include "real_symbol.h"
 #include "spawn_site.h"
+#include "thread_identity.h"
 
 /* The running traced threads; the lock is taken only when a traced thread starts or stops. */
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tp_running_thread running = {&running, &running, NULL, true};
+static struct tp_running_thread running = {&running, &running, NULL, 0, true};
 
 static void stop_locked(struct tp_running_thread *t)
 {
@@ -44,27 +46,27 @@ static const char *start_routine_name(uintptr_t routine)
 void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t creator_tid)
 {
 	t->self = tp_thread_self();
-	pid_t tid = tp_thread_tid(t->self);
-	pthread_mutex_lock(&running_lock);
+	t->tid = tp_thread_tid();
+	tp_real_pthread_mutex_lock(&running_lock);
 	t->next = running.next;
 	t->prev = &running;
 	running.next->prev = t;
 	running.next = t;
 	pthread_mutex_unlock(&running_lock);
 	tp_lifecycle_program_running();
-	tp_fire_thread_start((uint64_t)tid, routine, creator_tid, start_routine_name(routine));
+	tp_fire_thread_start((uint64_t)t->tid, routine, creator_tid, start_routine_name(routine));
 }
 
 void tp_threads_stopped(struct tp_running_thread *t)
 {
-	pthread_mutex_lock(&running_lock);
+	tp_real_pthread_mutex_lock(&running_lock);
 	bool already = t->stopped;
 	if (!already)
 		stop_locked(t);
 	pthread_mutex_unlock(&running_lock);
 	if (!already) {
 		tp_thread_named_worker_end(t->self);
-		tp_fire_thread_stop((uint64_t)tp_thread_tid(t->self), true);
+		tp_fire_thread_stop((uint64_t)t->tid, true);
 	}
 }
 
@@ -76,7 +78,7 @@ void tp_threads_stopped(struct tp_running_thread *t)
 void tp_threads_stop_at_exit(void)
 {
 	tp_thread_named_worker_end(tp_thread_self());
-	pthread_mutex_lock(&running_lock);
+	tp_real_pthread_mutex_lock(&running_lock);
 	while (running.next != &running) {
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
@@ -86,7 +88,7 @@ void tp_threads_stop_at_exit(void)
 		 * its park state stays its own (it may be running still).
 		 */
 		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
-		tp_fire_thread_stop((uint64_t)t->self->tid, false);
+		tp_fire_thread_stop((uint64_t)t->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);
 }
@@ -94,7 +96,7 @@ void tp_threads_stop_at_exit(void)
 /* Fork takes the lock so that the child never inherits it held by a thread it does not have. */
 void tp_threads_prepare_fork(void)
 {
-	pthread_mutex_lock(&running_lock);
+	tp_real_pthread_mutex_lock(&running_lock);
 }
 
 void tp_threads_parent_after_fork(void)

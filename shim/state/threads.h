@@ -16,6 +16,7 @@
 struct tp_running_thread {
 	struct tp_running_thread *prev, *next;
 	struct tp_thread *self;
+	pid_t tid;    /* its kernel id */
 	bool stopped; /* thread-stop fired, by the thread or by the exiting one */
 };
 

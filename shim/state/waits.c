@@ -10,7 +10,6 @@
 
 #include "code_map.h"
 #include "executor.h"
-#include "settings.h"
 #include "shim_work.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -81,7 +80,7 @@ static uint32_t call_site_key(const void *caller)
  */
 static bool every_stack_wanted(void)
 {
-	return tp_tracers_wait_stack() != 0 || (tp_recording() && tp_settings()->record_stacks);
+	return tp_tracers_wait_stack() != 0 || tp_consumers_want_every_wait_stack();
 }
 
 /*
@@ -103,8 +102,8 @@ static const uintptr_t *wait_stack(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint
 
 static void fire_wait_start(struct tp_wait *w, int64_t timeout_ns, uint32_t site)
 {
-	tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-			   site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key, w);
+	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
+				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
 }
 
 /*
@@ -173,7 +172,6 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	tp_shim_work_end(nested);
 	if (named)
 		pthread_setcancelstate(cancel_state, NULL);
-	w->report_counted = false;
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
 	if (!nested && every_stack_wanted()) {
 		fire_wait_start_after_stack(w, timeout_ns, site);
@@ -189,7 +187,7 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	if (w->silent || !tp_thread_live(tp_thread_self()))
 		return;
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	struct tp_thread *self = tp_thread_self();
 	if (self->parked && self->parked_by == w)

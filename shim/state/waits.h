@@ -18,10 +18,9 @@ struct tp_wait {
 	uint64_t task;
 	uintptr_t object;
 	uint32_t kind;
-	uint32_t site_key;     /* its call site's key (spawn_site.h), 0 when nobody asked */
-	bool silent;           /* the thread was stopped by the process's exit: nothing fires */
-	bool report_counted;   /* the exit report counts it: saw its start (report_waits.h) ... */
-	uint64_t report_since; /* ... from then, in tp_clock_now's units */
+	uint32_t site_key; /* its call site's key (spawn_site.h), 0 when nobody asked */
+	bool silent;       /* the thread was stopped by the process's exit: nothing fires */
+	uint64_t since;    /* what its wait-start gave the in-process consumers for its wait-end */
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */

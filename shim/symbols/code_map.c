@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "process.h"
+#include "real_symbol.h"
 
 static struct tp_code_module modules[TP_CODE_MODULES_MAX];
 static uint32_t n_modules; /* published with release: entries below it are whole */
@@ -115,7 +116,7 @@ uint32_t tp_code_module_of(uintptr_t address)
 	uint32_t found = lookup(address);
 	if (__builtin_expect(found != 0, 1) || address == 0)
 		return found;
-	pthread_mutex_lock(&adding);
+	tp_real_pthread_mutex_lock(&adding);
 	found = lookup(address);
 	if (found == 0) {
 		dl_iterate_phdr(add_module, NULL);
@@ -127,7 +128,7 @@ uint32_t tp_code_module_of(uintptr_t address)
 
 void tp_code_map_before_seccomp(void)
 {
-	pthread_mutex_lock(&adding);
+	tp_real_pthread_mutex_lock(&adding);
 	dl_iterate_phdr(add_module, NULL);
 	pthread_mutex_unlock(&adding);
 }

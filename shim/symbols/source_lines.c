@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "real_symbol.h"
+
 /* The libdw functions used, resolved from one table at load. */
 static struct {
 	Dwfl *(*begin)(const Dwfl_Callbacks *);
@@ -127,7 +129,7 @@ static int open_elf_file(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
+		tp_real_close(fd);
 		return -1;
 	}
 	return fd;
@@ -150,7 +152,7 @@ static int open_debug_file(const char *path, char **debuginfo_file_name)
 {
 	int fd = open_elf_file(path);
 	if (fd >= 0 && !no_other_user_writes(fd)) {
-		close(fd);
+		tp_real_close(fd);
 		return -1;
 	}
 	if (fd >= 0)
@@ -293,7 +295,7 @@ static void close_offline_modules(void)
 		if (m->elf != NULL)
 			dw.elf_end(m->elf);
 		if (m->fd >= 0)
-			close(m->fd);
+			tp_real_close(m->fd);
 		free(m->path);
 	}
 	free(offline_modules);

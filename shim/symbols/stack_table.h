@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TP_STACKS_MAX       16384
@@ -15,6 +16,19 @@
 
 /* The id of the stack `pcs[0..depth)`, 1 to 2 * TP_STACKS_MAX, or 0 when it does not fit. */
 uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth);
+
+/*
+ * A task's spawn stack, as the executor interface hands it to its adapter and back (executor.h):
+ * its stack's id (0: none captured), or TP_SPAWN_STACK_OF_EXECUTOR for a task its executor
+ * started itself, for which the program made no call.
+ */
+#define TP_SPAWN_STACK_OF_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
+
+/* The spawn stack of a task the program spawned (`by_program`) with stack `stack_id`. */
+static inline uint32_t tp_spawn_stack_of(bool by_program, uint64_t stack_id)
+{
+	return by_program ? (uint32_t)stack_id : TP_SPAWN_STACK_OF_EXECUTOR;
+}
 
 /* The frames of stack `id` (valid for the life of the process) and their number. */
 const uintptr_t *tp_stack_table_frames(uint32_t id, uint32_t *depth);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "real_symbol.h"
 #include "source_lines.h"
 
 /* The longest name of a function kept (a C++ one demangled can be long). */
@@ -44,7 +45,7 @@ static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void tp_symbolize_forget_files(void)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	for (unsigned i = 0; i < n_files; i++)
 		if (files[i].image != NULL)
 			munmap((void *)files[i].image, files[i].size);
@@ -160,7 +161,7 @@ static const struct elf_file *open_elf(const char *path)
 			f->build_id_size = 0;
 		}
 	}
-	close(fd);
+	tp_real_close(fd);
 	return f->image != NULL ? f : NULL;
 }
 
@@ -420,7 +421,7 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 /* A fork while another thread names code: the child gets the lock free (lifecycle.c). */
 void tp_symbolize_prepare_fork(void)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 }
 
 void tp_symbolize_after_fork(void)
@@ -440,7 +441,7 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end)
 {
 	Dl_info info;
 	size_t length = 0;
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	const struct elf_file *f = module_file(address, &info);
 	bool found = f != NULL &&
 		     symbol_at(f, (uintptr_t)info.dli_fbase, address, start, &length) != NULL;
@@ -451,21 +452,21 @@ bool tp_function_range(uintptr_t address, uintptr_t *start, uintptr_t *end)
 
 void tp_symbolize(uintptr_t pc, char *out, size_t size)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	symbolize(pc, RETURN_ADDRESS, true, false, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
 void tp_symbolize_call(uintptr_t return_address, char *out, size_t size)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	symbolize(return_address, RETURN_ADDRESS, true, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
 void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	symbolize(entry, FUNCTION_ENTRY, lines, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
@@ -483,7 +484,7 @@ bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_i
 {
 	if (!foreign_path_allowed(path))
 		return false;
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	const struct elf_file *f = open_elf(path);
 	bool same = f != NULL &&
 		    (build_id_size == 0 || (f->build_id_size == build_id_size &&
@@ -495,7 +496,7 @@ bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_i
 static void symbolize_in_module(const char *path, uintptr_t bias, uintptr_t pc, enum code_kind kind,
 				bool basename_only, char *out, size_t size)
 {
-	pthread_mutex_lock(&files_lock);
+	tp_real_pthread_mutex_lock(&files_lock);
 	if (!tp_source_line(named_code(pc, kind), out, size))
 		name_by_symbol(path, foreign_path_allowed(path) ? path : "", bias, pc, kind,
 			       basename_only, true, out, size);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the event layer hands the in-process consumers (shim/consumers/): each one's entry
- * points for the events it takes, declared here, by the layer that calls them, and defined by the
- * consumers (recorder.c, live.c, report.c, report_waits.c), so that no layer includes one above
- * it. Whether each consumer is on: tp_recording(), tp_live(), tp_reporting() in events.h.
+ * The in-process consumers' entry points for the events they take, which the event layer above
+ * them calls (events.h): defined by the consumers (recorder.c, live.c, report.c,
+ * report_waits.c), which take every argument by value. Whether each consumer is on:
+ * tp_recording(), tp_live(), tp_reporting() in the core's listeners.h, whose bits each consumer
+ * raises and lowers itself.
  */
 #pragma once
 
@@ -61,6 +62,10 @@ void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, co
 /* The calling thread renamed itself: its chunks from now on carry the new name. */
 void tp_recorder_thread_renamed(void);
 
+/* Whether the recorder takes every spawn's and every wait's stack (asked to:
+ * TASKPROBE_RECORD_STACKS). */
+bool tp_record_wants_stacks(void);
+
 /*
  * Thread `tid` ends (thread-stop); `by_itself`: it is the calling thread, whose buffer is
  * written out and given back.
@@ -97,19 +102,11 @@ void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 /* ---- the exit report (report.h): tasks alive by spawn stack, executor threads, waits ---- */
 
 /*
- * A task spawned and terminated, by its report key: its spawn stack id (0 for a task the program
- * spawned with no stack captured), or TP_REPORT_STARTED_BY_EXECUTOR for a task the executor
- * started itself. The report groups stacks under their sites.
+ * A task spawned and terminated, by its spawn stack (stack_table.h: its id, 0 when none was
+ * captured, or TP_SPAWN_STACK_OF_EXECUTOR). The report groups stacks under their sites.
  */
-#define TP_REPORT_STARTED_BY_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
-
-/* The report key of a task the program spawned (`by_program`) with spawn stack `stack_id`. */
-static inline uint32_t tp_report_key(bool by_program, uint64_t stack_id)
-{
-	return by_program ? (uint32_t)stack_id : TP_REPORT_STARTED_BY_EXECUTOR;
-}
-void tp_report_task_spawned(uint32_t key);
-void tp_report_task_terminated(uint32_t key);
+void tp_report_task_spawned(uint32_t spawn_stack);
+void tp_report_task_terminated(uint32_t spawn_stack);
 
 /*
  * An executor adapter's thread (a worker, or a thread running the executor's initial task)
@@ -119,10 +116,10 @@ void tp_report_task_terminated(uint32_t key);
 void tp_report_executor_thread_started(void);
 void tp_report_executor_thread_stopped(void);
 
-struct tp_wait;
 /*
- * A wait begins and ends on the calling thread (wait-start's and wait-end's events): w's kind and
- * site key are set; `enter` marks w counted (w->report_counted), and `leave` counts only such.
+ * A wait begins and ends on the calling thread (wait-start's and wait-end's events): `enter`
+ * returns its start (nonzero), which the wait's `leave` is handed back as `since` with the wait's
+ * kind and call site's key; `since` 0: the wait began before the report counted, and is not.
  */
-void tp_report_waits_enter(struct tp_wait *w);
-void tp_report_waits_leave(const struct tp_wait *w);
+uint64_t tp_report_waits_enter(void);
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The provider's semaphores and the in-process listeners' word, in the block events.h reads.
+ * The provider's semaphores and the in-process listeners' word, in the block events.h reads
+ * (listeners.h).
  * The probes' notes name each semaphore by its contract symbol, taskprobe_PROBE_semaphore:
  * here each is an alias of its place in the block. They stay in the .probes section, where
  * `dtrace -G` puts them and where tracers (bcc, bpftrace) look for them.
  */
-#include "events.h"
+#include "listeners.h"
 
 /* in one cache line: the words events.h reads never cross one */
 struct tp_listener_block tp_listener_block __attribute__((section(".probes"), aligned(64)));
