@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recording's round trip (meson test --suite unit): the shim's recorder given known events
+ * (shim/consumers/round_trip_steps.h, by the program recording_writer) and the converter's
+ * reader of recordings: every event comes back, in order, with its arguments, once in compact
+ * records and once in a record each; and the compact pass takes fewer records.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "recording.h"
+#include "round_trip_steps.h"
+
+struct read_back {
+	struct timeline_event *events;
+	size_t n, size;
+};
+
+static void site(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	(void)context, (void)scope, (void)id, (void)text, (void)len;
+}
+
+static void event(void *context, const struct timeline_event *e)
+{
+	struct read_back *r = context;
+	if (r->n == r->size) {
+		r->size = r->size ? 2 * r->size : 64;
+		r->events = realloc(r->events, r->size * sizeof *r->events);
+		cr_assert_not_null(r->events);
+	}
+	r->events[r->n++] = *e;
+}
+
+/* The recording the writer made, its bytes in *size. */
+static unsigned char *recorded(size_t *size)
+{
+	char dir[] = "/tmp/taskprobe-round-trip-XXXXXX", path[64], *cmd;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/rec", dir);
+	cr_assert(asprintf(&cmd, "'%s' '%s'", RECORDING_WRITER, path) > 0);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "nothing recorded at %s", path);
+	unsigned char *data = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream((char **)&data, &n);
+	char buffer[4096];
+	for (size_t got; (got = fread(buffer, 1, sizeof buffer, f)) > 0;)
+		fwrite(buffer, 1, got, m);
+	fclose(m);
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+	*size = n;
+	return data;
+}
+
+/* The records in the chunks of the recording at `data`, as their headers count them. */
+static size_t records_of(const unsigned char *data, size_t size)
+{
+	const struct tp_recording_header *h = (const void *)data;
+	size_t records = 0;
+	for (size_t at = h->header_size; at + sizeof(struct tp_recording_chunk) <= size;) {
+		const struct tp_recording_chunk *c = (const void *)(data + at);
+		cr_assert_eq(c->magic, TP_CHUNK_MAGIC);
+		records += c->records;
+		at += c->size;
+	}
+	return records;
+}
+
+Test(recording_round_trip, every_event_comes_back_with_its_arguments_in_order)
+{
+	size_t size;
+	unsigned char *data = recorded(&size);
+	cr_assert(recording_detect(data, size));
+	struct read_back back = {0};
+	struct recording_input input = {.name = "round trip", .data = data, .size = size};
+	struct recording_sink sink = {.context = &back, .site = site, .event = event};
+	struct recording_totals totals = {0};
+	cr_assert(recording_read(&input, 1, &sink, stderr, &totals));
+	cr_expect_eq(totals.dropped, 0);
+	cr_assert_eq(back.n, 2 * ROUND_TRIP_STEPS, "%zu events read back, %zu given", back.n,
+		     2 * ROUND_TRIP_STEPS);
+	uint64_t last_ns = 0;
+	for (size_t i = 0; i < back.n; i++) {
+		const struct round_trip_step *s = &round_trip_steps[i % ROUND_TRIP_STEPS];
+		const struct timeline_event *e = &back.events[i];
+		int64_t wide = i < ROUND_TRIP_STEPS ? 0 : ROUND_TRIP_WIDE;
+		cr_expect_eq(e->type, s->type, "event %zu: type %u, given %u", i, e->type, s->type);
+		for (unsigned k = 0; k < 6; k++) {
+			int64_t given = s->arg[k] +
+					(round_trip_task_args(s->type) >> k & 1 && s->arg[k] ? wide
+											     : 0);
+			cr_expect_eq(e->arg[k], given,
+				     "event %zu (type %u): arg%u %lld, given %lld", i, s->type, k,
+				     (long long)e->arg[k], (long long)given);
+		}
+		cr_expect_not(e->undeferred, "event %zu", i);
+		cr_expect_geq(e->ns, last_ns, "event %zu before the one it follows", i);
+		last_ns = e->ns;
+	}
+	free(back.events);
+	free(data);
+}
+
+/*
+ * The first pass's events fold into 20 records (the steps' comments say which share one), the
+ * second's are a record each but for the wait in no task (task 0 fits 32 bits: its start and end
+ * share one): 20 + ROUND_TRIP_STEPS - 1 records in the file's chunks.
+ */
+Test(recording_round_trip, compact_records_fold_what_follows_at_once)
+{
+	size_t size;
+	unsigned char *data = recorded(&size);
+	cr_expect_eq(records_of(data, size), 20 + ROUND_TRIP_STEPS - 1, "%zu records",
+		     records_of(data, size));
+	free(data);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The writer of the recording's round trip (round_trip_steps.h): the shim's recorder, started as
+ * the shim's constructor starts it, given the steps twice (ids that fit 32 bits, then wider ones)
+ * as the event layer gives events to it, then its buffers written as at the process's exit.
+ * Usage: recording_writer PATH (the recording, TASKPROBE_RECORD's).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "in_process_consumers.h"
+#include "process.h"
+#include "real_symbol.h"
+#include "recorder.h"
+#include "round_trip_steps.h"
+#include "settings.h"
+#include "text_out.h"
+
+/* No probe is in this program, and so no section of their sites: an empty one. */
+__attribute__((section("tp_probe_sites"), used)) static const uintptr_t no_probe_sites[0];
+
+static void give(const struct round_trip_step *s, int64_t wide)
+{
+	int64_t a[6];
+	for (unsigned i = 0; i < 6; i++)
+		a[i] = s->arg[i] + (round_trip_task_args(s->type) >> i & 1 && s->arg[i] ? wide : 0);
+	switch (s->type) {
+	case TP_RECORD_TASK_SPAWN:
+		tp_record_task_spawn(a[0], a[1], (uint32_t)a[2], a[4],
+				     tp_record_spawn_small((uint32_t)a[5], false));
+		break;
+	case TP_RECORD_TASK_WAKE:
+		tp_record_task_wake(a[0], a[1]);
+		break;
+	case TP_RECORD_WORKER_UNPARK:
+		tp_record_worker_unpark(s->by_wait);
+		break;
+	case TP_RECORD_WORKER_PARK:
+		tp_record_worker_park(s->by_wait);
+		break;
+	case TP_RECORD_TASK_POLL_START:
+		tp_record_task_poll_start(a[0]);
+		break;
+	case TP_RECORD_TASK_TERMINATE:
+		tp_record_task_terminate(a[0], (uint32_t)a[1]);
+		break;
+	case TP_RECORD_TASK_POLL_END:
+		tp_record_task_poll_end(a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+		break;
+	case TP_RECORD_WAIT_START:
+		tp_record_wait_start((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3], (uint32_t)a[4]);
+		break;
+	case TP_RECORD_WAIT_END:
+		tp_record_wait_end((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3]);
+		break;
+	case TP_RECORD_TASK_ACQUIRE:
+	case TP_RECORD_TASK_RELEASE: /* task, kind, object: the kind is the record's small */
+		tp_record(s->type, (uint32_t)a[1], 2, a[0], a[2], 0, 0);
+		break;
+	case TP_RECORD_REGION_OF_INTEREST:
+		tp_record(s->type, (uint32_t)a[0], 0, 0, 0, 0, 0);
+		break;
+	default: /* the arguments as they are (dependence, MPI's messages) */
+		tp_record(s->type, 0, 4, a[0], a[1], a[2], a[3]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || setenv("TASKPROBE_RECORD", argv[1], 1) != 0) {
+		fprintf(stderr, "usage: %s RECORDING\n", argv[0]);
+		return 2;
+	}
+	/* the shim's constructor's steps the recorder needs (lifecycle.c) */
+	tp_process_start();
+	tp_stderr_start();
+	(void)tp_settings();
+	tp_real_functions_resolve();
+	tp_clock_start();
+	tp_recorder_start();
+	for (int64_t wide = 0; wide <= ROUND_TRIP_WIDE; wide += ROUND_TRIP_WIDE)
+		for (size_t i = 0; i < ROUND_TRIP_STEPS; i++)
+			give(&round_trip_steps[i], wide);
+	tp_recorder_at_exit();
+	return 0;
+}
