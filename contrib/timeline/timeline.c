@@ -46,6 +46,7 @@
 #include "analysis.h"
 
 #include "hash.h"
+#include "table.h"
 #include "taskprobe_contract.h"
 
 #include <ctype.h>
@@ -124,11 +125,6 @@ struct thread {
 	bool kept;        /* the thread filter keeps it */
 };
 
-struct map {
-	char *slots;
-	size_t size, used, slot_size; /* size: a power of two */
-};
-
 /*
  * A site's text, by scope and site id: ids are per process image, and the scope is the pid in
  * perf's text and the segment in a recording (an exec keeps the pid; the image's ids start
@@ -142,9 +138,8 @@ struct site {
 };
 
 struct sites {
-	struct site *slots;
-	size_t size, used; /* size: a power of two */
-	char *pool;        /* NUL-terminated texts and names; offset 0 is none */
+	struct table table; /* of struct site */
+	char *pool;         /* NUL-terminated texts and names; offset 0 is none */
 	size_t pool_len, pool_cap;
 	uint64_t refused; /* texts not kept: past MAX_SITES or MAX_NAMES_BYTES */
 };
@@ -191,9 +186,8 @@ struct block {
 
 /* speedscope's frames: distinct names (JSON-escaped), by their text. */
 struct frames {
-	uint32_t *slots; /* 1 + frame; 0: free */
-	size_t size;
-	uint32_t *names; /* offsets in pool */
+	struct table table; /* of 1 + a frame (uint32_t), by its name */
+	uint32_t *names;    /* offsets in pool */
 	uint32_t n, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
@@ -211,11 +205,11 @@ struct timeline {
 	char **sites_wanted; /* options.sites, JSON-escaped as names are */
 	/* which of options.sites kept a task, and of options.tids a thread (timeline_unmatched) */
 	bool *site_matched, *tid_matched;
-	struct map tasks, threads;
+	struct table tasks, threads; /* of struct task, struct thread */
 	struct open_slice (*stacks)[MAX_OPEN];
 	uint32_t n_stacks, cap_stacks, *free_stacks, n_free_stacks;
 	struct sites sites;
-	struct process *processes; /* MAX_PROCESSES * 2 slots */
+	struct table processes; /* of struct process: MAX_PROCESSES * 2 slots */
 	uint64_t last_ns, malformed;
 	struct timeline_counts counts;
 	uint32_t first_named_pid; /* the first process named (timeline_process_name) */
@@ -240,126 +234,46 @@ struct timeline {
 	unsigned previous;
 };
 
-/*
- * Doubles an open-addressed table of `size` slots of `slot_size` bytes (64 slots at first),
- * placing each slot in use at its hash: the sites' table grows this way.
- */
-static bool table_grow(void **slots, size_t *size, size_t slot_size, bool (*in_use)(const void *),
-		       uint64_t (*hash_of)(const void *))
-{
-	size_t grown = *size ? *size * 2 : 64;
-	char *fresh = calloc(grown, slot_size), *old = *slots;
-	if (fresh == NULL)
-		return false;
-	for (size_t i = 0; i < *size; i++) {
-		const char *slot = old + i * slot_size;
-		if (!in_use(slot))
-			continue;
-		size_t j = hash_of(slot) & (grown - 1);
-		while (in_use(fresh + j * slot_size))
-			j = (j + 1) & (grown - 1);
-		memcpy(fresh + j * slot_size, slot, slot_size);
-	}
-	free(old);
-	*slots = fresh;
-	*size = grown;
-	return true;
-}
-
 static uint64_t entry_key_hash(uint32_t process, uint64_t key)
 {
 	return tp_hash_pair(key, process);
 }
 
-static struct key_head *slot_at(const struct map *m, size_t i)
+/* A task's or a thread's hash (the tables of both: their key_head) */
+static uint64_t entry_hash(const void *context, const void *slot)
 {
-	return (struct key_head *)(m->slots + i * m->slot_size);
+	(void)context;
+	const struct key_head *e = slot;
+	return entry_key_hash(e->process, e->key);
 }
 
-static uint64_t slot_hash(const struct map *m, size_t i)
-{
-	return entry_key_hash(slot_at(m, i)->process, slot_at(m, i)->key);
-}
-
-/*
- * The table again at `size` slots with the entries `keep` keeps (all when NULL); false when out
- * of memory (the table unchanged).
- */
-static bool map_rebuild(struct map *m, size_t size, bool (*keep)(struct timeline *, void *),
-			struct timeline *t)
-{
-	char *fresh = calloc(size, m->slot_size);
-	if (fresh == NULL)
-		return false;
-	size_t used = 0;
-	for (size_t i = 0; i < m->size; i++) {
-		struct key_head *e = slot_at(m, i);
-		if (e->key == 0 || (keep != NULL && !keep(t, e)))
-			continue;
-		size_t j = entry_key_hash(e->process, e->key) & (size - 1);
-		while (((struct key_head *)(fresh + j * m->slot_size))->key != 0)
-			j = (j + 1) & (size - 1);
-		memcpy(fresh + j * m->slot_size, e, m->slot_size);
-		used++;
-	}
-	free(m->slots);
-	m->slots = fresh;
-	m->size = size;
-	m->used = used;
-	return true;
-}
-
-static void *map_find(const struct map *m, uint32_t process, uint64_t key)
+static void *map_find(const struct table *m, uint32_t process, uint64_t key)
 {
 	if (m->size == 0 || key == 0)
 		return NULL;
-	for (size_t i = entry_key_hash(process, key) & (m->size - 1);;
-	     i = (i + 1) & (m->size - 1)) {
-		struct key_head *e = slot_at(m, i);
+	for (size_t i = table_home(m, entry_key_hash(process, key)); table_used(m, i);
+	     i = table_next(m, i)) {
+		struct key_head *e = table_slot(m, i);
 		if (e->key == key && e->process == process)
 			return e;
-		if (e->key == 0)
-			return NULL;
 	}
+	return NULL;
 }
 
 /* The entry of `key` of `process`, added zeroed if new; NULL when out of memory (or key 0). */
-static void *map_get(struct map *m, uint32_t process, uint64_t key, bool *added)
+static void *map_get(struct table *m, uint32_t process, uint64_t key, bool *added)
 {
 	struct key_head *e = map_find(m, process, key);
 	*added = false;
 	if (e != NULL || key == 0)
 		return e;
-	if ((m->used + 1) * 2 > m->size && !map_rebuild(m, m->size ? m->size * 2 : 64, NULL, NULL))
+	if (!table_room(m))
 		return NULL;
-	size_t i = entry_key_hash(process, key) & (m->size - 1);
-	while (slot_at(m, i)->key != 0)
-		i = (i + 1) & (m->size - 1);
-	e = slot_at(m, i);
-	memset(e, 0, m->slot_size);
+	e = table_claim(m, entry_key_hash(process, key));
 	e->key = key;
 	e->process = process;
-	m->used++;
 	*added = true;
 	return e;
-}
-
-/* Linear probing's deletion: later entries of the same run move back into the hole. */
-static void map_remove(struct map *m, void *entry)
-{
-	size_t hole = (size_t)((char *)entry - m->slots) / m->slot_size, mask = m->size - 1;
-	slot_at(m, hole)->key = 0;
-	m->used--;
-	for (size_t i = (hole + 1) & mask; slot_at(m, i)->key != 0; i = (i + 1) & mask) {
-		size_t home = slot_hash(m, i) & mask;
-		/* the entry may fill the hole if its home is not within (hole, i] */
-		bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
-		if (!stays) {
-			memcpy(slot_at(m, hole), slot_at(m, i), m->slot_size);
-			slot_at(m, i)->key = 0;
-			hole = i;
-		}
-	}
 }
 
 #define sample timeline_event
@@ -552,23 +466,11 @@ static uint64_t site_hash(uint64_t scope, uint64_t id)
 	return tp_hash_pair(scope ^ scope << 40, id);
 }
 
-static bool site_in_use(const void *slot)
+static uint64_t site_slot_hash(const void *context, const void *slot)
 {
-	return ((const struct site *)slot)->text != 0;
-}
-
-static uint64_t site_slot_hash(const void *slot)
-{
+	(void)context;
 	const struct site *e = slot;
 	return site_hash(e->scope, e->id);
-}
-
-static bool sites_grow(struct sites *m)
-{
-	void *slots = m->slots;
-	bool grown = table_grow(&slots, &m->size, sizeof *m->slots, site_in_use, site_slot_hash);
-	m->slots = slots;
-	return grown;
 }
 
 /* Room for `need` more bytes in the pool (its first byte is the "none" offset 0). */
@@ -594,13 +496,16 @@ static bool pool_reserve(struct sites *m, size_t need)
 /* The slot of site `id` of `scope`, or the free one where it would go; NULL: no table yet. */
 static struct site *site_slot(const struct sites *m, uint64_t scope, uint64_t id)
 {
-	if (m->size == 0)
+	const struct table *x = &m->table;
+	if (x->size == 0)
 		return NULL;
-	for (size_t i = site_hash(scope, id) & (m->size - 1);; i = (i + 1) & (m->size - 1)) {
-		struct site *e = &m->slots[i];
-		if (e->text == 0 || (e->scope == scope && e->id == id))
-			return e;
+	size_t i = table_home(x, site_hash(scope, id));
+	for (; table_used(x, i); i = table_next(x, i)) {
+		struct site *e = table_slot(x, i);
+		if (e->scope == scope && e->id == id)
+			break;
 	}
+	return table_slot(x, i);
 }
 
 /* The text of site `id` of `scope` as the input said it (NUL-terminated), or NULL. */
@@ -626,7 +531,7 @@ static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const ch
 		return 0;
 	/* a new site, or a new text for it: both forms appended to the pool */
 	bool added = e == NULL || e->text == 0;
-	if (added && (m->used == MAX_SITES || ((m->used + 1) * 2 > m->size && !sites_grow(m)))) {
+	if (added && (m->table.used == MAX_SITES || !table_room(&m->table))) {
 		m->refused++;
 		return 0;
 	}
@@ -634,13 +539,8 @@ static uint32_t site_name(struct sites *m, uint64_t scope, uint64_t id, const ch
 		m->refused++;
 		return 0;
 	}
-	if (added) {
-		size_t i = site_hash(scope, id) & (m->size - 1);
-		while (m->slots[i].text != 0)
-			i = (i + 1) & (m->size - 1);
-		e = &m->slots[i];
-		m->used++;
-	}
+	if (added)
+		e = table_claim(&m->table, site_hash(scope, id));
 	e->scope = scope;
 	e->id = id;
 	e->text = (uint32_t)m->pool_len;
@@ -802,18 +702,27 @@ static void put_task_id(FILE *out, uint32_t pid, uint64_t task)
 
 /* ---- counters ---- */
 
+static uint64_t process_hash(const void *context, const void *slot)
+{
+	(void)context;
+	return tp_hash_finish(((const struct process *)slot)->key);
+}
+
 static struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
 {
-	if (t->processes == NULL)
+	struct table *x = &t->processes;
+	if (x->size == 0)
 		return NULL;
-	size_t mask = 2 * MAX_PROCESSES - 1, used = 0;
-	for (size_t i = tp_hash_finish(process + 1ULL) & mask;; i = (i + 1) & mask, used++) {
-		struct process *p = &t->processes[i];
+	size_t used = 0;
+	for (size_t i = table_home(x, tp_hash_finish(process + 1ULL));;
+	     i = table_next(x, i), used++) {
+		struct process *p = table_slot(x, i);
 		if (p->key == process + 1ULL)
 			return p;
-		if (p->key == 0) {
+		if (!table_used(x, i)) {
 			if (used >= MAX_PROCESSES) /* half full: no more processes' counters */
 				return NULL;
+			p = table_fill(x, i);
 			p->key = process + 1ULL;
 			p->pid = pid;
 			return p;
@@ -866,8 +775,8 @@ static void counter_change(struct timeline *t, struct process *p, int which, int
 /* Every counter's value at `ns`: the window's start (all) or end (the pending ones). */
 static void counters_at(struct timeline *t, uint64_t ns, bool all)
 {
-	for (size_t i = 0; t->processes != NULL && i < 2 * MAX_PROCESSES; i++) {
-		struct process *p = &t->processes[i];
+	for (size_t i = 0; i < t->processes.size; i++) {
+		struct process *p = table_slot(&t->processes, i);
 		for (int which = 0; p->key != 0 && which < COUNTERS; which++) {
 			struct counter *c = &p->c[which];
 			if (!c->ever || (!all && !c->pending))
@@ -979,6 +888,12 @@ static void profile_put(struct timeline *t, uint32_t profile, int kind, const ch
 		spill_all(t);
 }
 
+static uint64_t frame_hash(const void *context, const void *slot)
+{
+	const struct frames *f = context;
+	return tp_hash_finish(tp_hash_text(f->pool + f->names[*(const uint32_t *)slot - 1]));
+}
+
 /* The frame of a name (JSON-escaped, NUL-terminated); 0 when there is no room (frame 0 is then
  * shared: the first name seen). */
 static uint32_t frame_of(struct timeline *t, const char *name)
@@ -986,31 +901,15 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 	struct frames *f = &t->frames;
 	size_t len = strlen(name);
 	uint64_t h = tp_hash_text(name);
-	if ((f->n + 1) * 2 > f->size) {
-		if (f->n >= MAX_FRAMES)
-			return 0;
-		size_t size = f->size ? 2 * f->size : 1024;
-		uint32_t *slots = calloc(size, sizeof *slots);
-		if (slots == NULL)
-			return 0;
-		for (size_t i = 0; i < f->size; i++) {
-			if (f->slots[i] == 0)
-				continue;
-			size_t j = tp_hash_finish(
-					   tp_hash_text(f->pool + f->names[f->slots[i] - 1])) &
-				   (size - 1);
-			while (slots[j] != 0)
-				j = (j + 1) & (size - 1);
-			slots[j] = f->slots[i];
-		}
-		free(f->slots);
-		f->slots = slots;
-		f->size = size;
+	struct table *x = &f->table;
+	if (!table_has_room(x) && (f->n >= MAX_FRAMES || !table_grow(x)))
+		return 0;
+	size_t i = table_home(x, tp_hash_finish(h));
+	for (; table_used(x, i); i = table_next(x, i)) {
+		uint32_t frame = *(const uint32_t *)table_slot(x, i);
+		if (strcmp(f->pool + f->names[frame - 1], name) == 0)
+			return frame - 1;
 	}
-	size_t i = tp_hash_finish(h) & (f->size - 1);
-	for (; f->slots[i] != 0; i = (i + 1) & (f->size - 1))
-		if (strcmp(f->pool + f->names[f->slots[i] - 1], name) == 0)
-			return f->slots[i] - 1;
 	if (f->n == f->cap) {
 		uint32_t cap = f->cap ? 2 * f->cap : 256;
 		uint32_t *names = realloc(f->names, cap * sizeof *names);
@@ -1034,7 +933,7 @@ static uint32_t frame_of(struct timeline *t, const char *name)
 	memcpy(f->pool + f->pool_len, name, len + 1);
 	f->names[f->n] = (uint32_t)f->pool_len;
 	f->pool_len += len + 1;
-	f->slots[i] = ++f->n;
+	*(uint32_t *)table_fill(x, i) = ++f->n;
 	return f->n - 1;
 }
 
@@ -1379,8 +1278,9 @@ static int by_u64(const void *a, const void *b)
 }
 
 /* Keeps a task spawned at or after evict_before; else counts it out of its process's counters. */
-static bool task_stays(struct timeline *t, void *entry)
+static bool task_stays(void *context, void *entry)
 {
+	struct timeline *t = context;
 	struct task *e = entry;
 	if (e->spawn_ns >= evict_before)
 		return true;
@@ -1400,14 +1300,14 @@ static void tasks_evict(struct timeline *t)
 		return;
 	size_t n = 0;
 	for (size_t i = 0; i < t->tasks.size; i++) {
-		const struct task *e = (const struct task *)slot_at(&t->tasks, i);
+		const struct task *e = table_slot(&t->tasks, i);
 		if (e->key != 0)
 			times[n++] = e->spawn_ns;
 	}
 	qsort(times, n, sizeof *times, by_u64);
 	evict_before = times[n / 2] > times[0] ? times[n / 2] : times[0] + 1;
 	free(times);
-	map_rebuild(&t->tasks, t->tasks.size, task_stays, t);
+	table_rebuild(&t->tasks, t->tasks.size, task_stays, t);
 }
 
 static struct task *task_get(struct timeline *t, uint32_t process, uint64_t key, bool *added)
@@ -1419,8 +1319,9 @@ static struct task *task_get(struct timeline *t, uint32_t process, uint64_t key,
 
 /* ---- threads ---- */
 
-static bool thread_stays_idle(struct timeline *t, void *entry)
+static bool thread_stays_idle(void *context, void *entry)
 {
+	struct timeline *t = context;
 	struct thread *e = entry;
 	if (e->depth > 0)
 		return true;
@@ -1430,8 +1331,9 @@ static bool thread_stays_idle(struct timeline *t, void *entry)
 }
 
 /* Closes a thread's slices at the last time (it is forgotten). */
-static bool thread_stays_none(struct timeline *t, void *entry)
+static bool thread_stays_none(void *context, void *entry)
 {
+	struct timeline *t = context;
 	struct thread *e = entry;
 	struct sample at = {.pid = e->pid, .tid = (uint32_t)e->key, .ns = t->last_ns};
 	while (e->depth > 0)
@@ -1444,9 +1346,9 @@ static bool thread_stays_none(struct timeline *t, void *entry)
 static void threads_evict(struct timeline *t)
 {
 	size_t before = t->threads.used;
-	map_rebuild(&t->threads, t->threads.size, thread_stays_idle, t);
+	table_rebuild(&t->threads, t->threads.size, thread_stays_idle, t);
 	if (t->threads.used > before - before / 4)
-		map_rebuild(&t->threads, t->threads.size, thread_stays_none, t);
+		table_rebuild(&t->threads, t->threads.size, thread_stays_none, t);
 }
 
 /* ---- events ---- */
@@ -1530,7 +1432,7 @@ static void convert(struct timeline *t, const struct sample *s, struct thread *t
 			counter_change(t, counters, ALIVE, -1, s->ns);
 			if (e->flags & TASK_READY)
 				counter_change(t, counters, READY, -1, s->ns);
-			map_remove(&t->tasks, e);
+			table_remove(&t->tasks, e);
 		}
 	} else if (s->type == TP_RECORD_TASK_TERMINATE) {
 		struct task *e = map_find(&t->tasks, process, task);
@@ -1588,17 +1490,23 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 	t->out = out;
 	t->first_event = true;
 	t->spill_fd = -1;
-	t->tasks.slot_size = sizeof(struct task);
-	t->threads.slot_size = sizeof(struct thread);
+	table_init(&t->tasks, sizeof(struct task), sizeof(uint64_t), 64, entry_hash, NULL);
+	table_init(&t->threads, sizeof(struct thread), sizeof(uint64_t), 64, entry_hash, NULL);
+	table_init(&t->sites.table, sizeof(struct site), sizeof(uint64_t), 64, site_slot_hash,
+		   NULL);
+	table_init(&t->processes, sizeof(struct process), sizeof(uint64_t), 2 * MAX_PROCESSES,
+		   process_hash, NULL);
+	table_init(&t->frames.table, sizeof(uint32_t), sizeof(uint32_t), 1024, frame_hash,
+		   &t->frames);
 	t->options.to_ns = UINT64_MAX;
 	if (options != NULL)
 		t->options = *options;
-	t->processes = calloc(2 * MAX_PROCESSES, sizeof *t->processes);
+	bool counters = table_grow(&t->processes);
 	t->sites_wanted = calloc(t->options.n_sites + 1, sizeof *t->sites_wanted);
 	t->site_matched = calloc(t->options.n_sites + t->options.n_tids + 1, sizeof(bool));
 	t->tid_matched = t->site_matched != NULL ? t->site_matched + t->options.n_sites : NULL;
-	if (t->processes == NULL || t->sites_wanted == NULL || t->site_matched == NULL) {
-		free(t->processes);
+	if (!counters || t->sites_wanted == NULL || t->site_matched == NULL) {
+		table_free(&t->processes);
 		free(t->sites_wanted);
 		free(t->site_matched);
 		free(t);
@@ -1615,7 +1523,7 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 	}
 	if (t->options.critical_path &&
 	    (t->analysis = analysis_new(ANALYSIS_RESIDENT_MAX_BESIDE_TIMELINE)) == NULL) {
-		free(t->processes);
+		table_free(&t->processes);
 		for (size_t i = 0; i < t->options.n_sites; i++)
 			free(t->sites_wanted[i]);
 		free(t->sites_wanted);
@@ -1671,7 +1579,7 @@ static void window_start(struct timeline *t, uint64_t ns)
 {
 	t->in_window = true;
 	for (size_t i = 0; i < t->threads.size; i++) {
-		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		struct thread *thread = table_slot(&t->threads, i);
 		for (unsigned j = 0; thread->key != 0 && j < thread->depth; j++) {
 			struct open_slice *slice = &t->stacks[thread->stack][j];
 			if (slice->ns < ns)
@@ -1683,7 +1591,7 @@ static void window_start(struct timeline *t, uint64_t ns)
 		}
 	}
 	for (size_t i = 0; json(t) && i < t->tasks.size; i++) {
-		struct task *e = (struct task *)slot_at(&t->tasks, i);
+		struct task *e = table_slot(&t->tasks, i);
 		const struct process *p = e->key != 0 ? process_of(t, e->process, 0) : NULL;
 		if (p != NULL && (e->flags & TASK_KEPT))
 			task_begin(t, e, p->pid, ns, NULL);
@@ -1695,7 +1603,7 @@ static void window_start(struct timeline *t, uint64_t ns)
 static void window_end(struct timeline *t, uint64_t ns)
 {
 	for (size_t i = 0; i < t->threads.size; i++) {
-		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		struct thread *thread = table_slot(&t->threads, i);
 		if (thread->key == 0)
 			continue;
 		struct sample at = {.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = ns};
@@ -1716,7 +1624,7 @@ static void window_end(struct timeline *t, uint64_t ns)
 		}
 	}
 	for (size_t i = 0; json(t) && i < t->tasks.size; i++) {
-		struct task *e = (struct task *)slot_at(&t->tasks, i);
+		struct task *e = table_slot(&t->tasks, i);
 		const struct process *p = e->key != 0 ? process_of(t, e->process, 0) : NULL;
 		if (p != NULL && (e->flags & TASK_SHOWN)) {
 			struct sample at = {.pid = p->pid, .tid = e->spawn_tid, .ns = ns};
@@ -1995,7 +1903,7 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	}
 	/* slices still open (the recording ended first) end at the last timestamp */
 	for (size_t i = 0; !t->done && i < t->threads.size; i++) {
-		struct thread *thread = (struct thread *)slot_at(&t->threads, i);
+		struct thread *thread = table_slot(&t->threads, i);
 		struct sample s = {
 			.pid = thread->pid, .tid = (uint32_t)thread->key, .ns = t->last_ns};
 		while (thread->key != 0 && thread->depth > 0)
@@ -2039,15 +1947,15 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	free(t->site_matched);
 	free(t->profiles);
 	free(t->blocks);
-	free(t->frames.slots);
+	table_free(&t->frames.table);
 	free(t->frames.names);
 	free(t->frames.pool);
-	free(t->processes);
+	table_free(&t->processes);
 	free(t->stacks);
 	free(t->free_stacks);
-	free(t->tasks.slots);
-	free(t->threads.slots);
-	free(t->sites.slots);
+	table_free(&t->tasks);
+	table_free(&t->threads);
+	table_free(&t->sites.table);
 	free(t->sites.pool);
 	free(t);
 	return malformed;
