@@ -1210,11 +1210,11 @@ static void filter_site(void *context, uint64_t scope, uint64_t id, const char *
 }
 
 /*
- * speedscope's profile of a thread, as the converter writes it (timeline.c's profile_event): an
- * event pending, written unless the next one is of the same frame, in the same microsecond,
- * opening what it closed or closing what it opened (then neither is written). Here a frame is
- * the kind of slice (polls, waits, parks): a site's polls, or a kind's waits, one after another
- * are the same frame. A thread's chunk is counted alone.
+ * speedscope's profile of a thread, as the converter writes it (write_speedscope.c's
+ * speedscope_event): an event pending, written unless the next one is of the same frame, in the
+ * same microsecond, opening what it closed or closing what it opened (then neither is written).
+ * Here a frame is the kind of slice (polls, waits, parks): a site's polls, or a kind's waits, one
+ * after another are the same frame. A thread's chunk is counted alone.
  */
 struct profile_count {
 	bool pending, opens;

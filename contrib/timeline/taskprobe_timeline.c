@@ -278,7 +278,7 @@ static void say_empty(const struct timeline *t)
 			c.events == 0 ? " (nothing else was recorded: the timeline says so)" : "");
 }
 
-/* The longest line read: a longer one is cut to this (timeline.c finds it malformed: it takes
+/* The longest line read: a longer one is cut to this (perf_script.c finds it malformed: it takes
  * lines of up to 4095 bytes), never held whole. */
 #define LINE_CAP 8192
 
