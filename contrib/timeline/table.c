@@ -14,9 +14,31 @@ void table_init(struct table *t, size_t slot_size, size_t key_size, size_t first
 			    .context = context};
 }
 
+void table_use_allocator(struct table *t, void *(*take)(void *context, size_t bytes),
+			 void (*give)(void *context, void *slots, size_t bytes), void *context)
+{
+	t->take = take;
+	t->give = give;
+	t->allocator = context;
+}
+
+static void *slots_take(const struct table *t, size_t size)
+{
+	return t->take != NULL ? t->take(t->allocator, size * t->slot_size)
+			       : calloc(size, t->slot_size);
+}
+
+static void slots_give(const struct table *t)
+{
+	if (t->give != NULL && t->slots != NULL)
+		t->give(t->allocator, t->slots, t->size * t->slot_size);
+	else if (t->give == NULL)
+		free(t->slots);
+}
+
 void table_free(struct table *t)
 {
-	free(t->slots);
+	slots_give(t);
 	t->slots = NULL;
 	t->size = t->used = 0;
 }
@@ -25,7 +47,7 @@ bool table_rebuild(struct table *t, size_t size, bool (*keep)(void *context, voi
 		   void *context)
 {
 	struct table fresh = *t;
-	fresh.slots = calloc(size, t->slot_size);
+	fresh.slots = slots_take(t, size);
 	if (fresh.slots == NULL)
 		return false;
 	fresh.size = size;
@@ -39,7 +61,7 @@ bool table_rebuild(struct table *t, size_t size, bool (*keep)(void *context, voi
 			j = table_next(&fresh, j);
 		memcpy(table_fill(&fresh, j), slot, t->slot_size);
 	}
-	free(t->slots);
+	slots_give(t);
 	*t = fresh;
 	return true;
 }

@@ -32,12 +32,24 @@ struct table {
 	size_t first_size; /* the size at the first growth */
 	uint64_t (*hash)(const void *context, const void *slot);
 	const void *context;
+	/* where the slots come from (table_use_allocator); NULL: calloc and free */
+	void *(*take)(void *context, size_t bytes);
+	void (*give)(void *context, void *slots, size_t bytes);
+	void *allocator;
 };
 
 /* An empty table (nothing allocated yet) of slots of `slot_size` bytes, whose first `key_size`
  * bytes (4 or 8) are nonzero in use; `first_size` slots at its first growth (a power of two). */
 void table_init(struct table *t, size_t slot_size, size_t key_size, size_t first_size,
 		uint64_t (*hash)(const void *context, const void *slot), const void *context);
+
+/*
+ * The table's slots taken with `take` (zeroed, `bytes` of them; NULL when refused) and given
+ * back with `give`, both passed `context`: for a user that counts its memory against a bound
+ * (the analysis). Before the first growth.
+ */
+void table_use_allocator(struct table *t, void *(*take)(void *context, size_t bytes),
+			 void (*give)(void *context, void *slots, size_t bytes), void *context);
 
 /* Frees the slots (the table is empty again, as table_init left it). */
 void table_free(struct table *t);

@@ -132,3 +132,40 @@ Test(table, a_table_of_numbers_is_free_at_zero)
 	cr_assert_eq(used, 6);
 	table_free(&t);
 }
+
+/* What a counting allocator (the analysis's) has out. */
+struct budget {
+	size_t bytes, peak;
+};
+
+static void *budget_take(void *context, size_t bytes)
+{
+	struct budget *b = context;
+	b->bytes += bytes;
+	b->peak = b->bytes > b->peak ? b->bytes : b->peak;
+	return calloc(1, bytes);
+}
+
+static void budget_give(void *context, void *slots, size_t bytes)
+{
+	((struct budget *)context)->bytes -= bytes;
+	free(slots);
+}
+
+Test(table, its_slots_come_from_the_allocator_given)
+{
+	struct budget budget = {0};
+	struct table t;
+	table_init(&t, sizeof(struct entry), sizeof(uint64_t), 8, entry_hash, NULL);
+	table_use_allocator(&t, budget_take, budget_give, &budget);
+	bool present[100] = {false};
+	for (uint64_t key = 1; key <= 100; key++) {
+		add(&t, key, key * 7);
+		present[key - 1] = true;
+	}
+	check(&t, present, 100);
+	cr_assert_eq(budget.bytes, t.size * sizeof(struct entry));
+	cr_assert_eq(budget.peak, budget.bytes + budget.bytes / 2, "the old slots given back");
+	table_free(&t);
+	cr_assert_eq(budget.bytes, 0);
+}
