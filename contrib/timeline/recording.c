@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "recording_book.h"
+#include "recording_decode.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * and what its files share. The jobs:
  *	recording_scan.c    pass one: every file read and checked, chunk by chunk, record by
  *	                    record; its segments (process images), clocks, modules and sites kept
- *	recording_decode.c  a record's events as the probes would give them, per format version
+ *	recording_decode.h  a record's events as the probes would give them, per format version
  *	recording.c         pass two: the threads' records merged in time order into a timeline
  *	recording_census.c  the events the options keep, counted before anything is written
  */
@@ -145,8 +145,6 @@ void drop_pages(const struct recording_input *inputs, size_t n);
 void pages_dropped(struct pages *p);
 /* Counts blocks [first, last] of the inputs (pages_read). */
 void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last);
-/* A record time of segment `s` in nanoseconds, moved by the segment's offset (ranks.h). */
-uint64_t to_ns(const struct segment *s, uint64_t time);
 /* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */
 uint64_t segment_ns(const void *segments, uint32_t segment, uint64_t time);
 /* Appends `size`-byte `item` to *array of *n, grown at powers of two; false when out of memory. */
@@ -161,16 +159,28 @@ static inline void pages_read(struct pages *p, const void *at, size_t bytes)
 		pages_read_blocks(p, first, last);
 }
 
-/* ---- recording_decode.c ---- */
+/*
+ * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
+ * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
+ */
+static inline uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
+{
+	if (s->clock == TP_CLOCK_MONOTONIC)
+		return time;
+	if (s->last_time <= s->first_time)
+		return s->first_ns;
+	long double ns = (long double)s->first_ns +
+			 ((long double)time - (long double)s->first_time) * s->slope;
+	if (!(ns > 0))
+		return 0;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+}
 
-/* The arguments a record type needs, in 64-bit words (the site: its id). */
-unsigned args_needed(unsigned type);
-/* Event `i` of record `word`: its type, and in *at_end whether it comes at the compact record's
- * end. */
-unsigned event_type(uint64_t word, unsigned i, bool *at_end);
-/* The clock time of event `i` of record `r` of chunk `h`. */
-uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *r, unsigned i);
-/* Event `i` of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
- * it. */
-void event_of(const struct chunk_ref *ref, const struct segment *segment, const struct tp_record *r,
-	      unsigned i, uint64_t ns, struct timeline_event *e);
+/* As to_ns_unaligned, moved by the segment's offset (ranks.h), clamped. */
+static inline uint64_t to_ns(const struct segment *s, uint64_t time)
+{
+	uint64_t ns = to_ns_unaligned(s, time);
+	if (s->offset_ns < 0)
+		return ns > (uint64_t)-s->offset_ns ? ns - (uint64_t)-s->offset_ns : 0;
+	return UINT64_MAX - ns > (uint64_t)s->offset_ns ? ns + (uint64_t)s->offset_ns : UINT64_MAX;
+}

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "recording_book.h"
+#include "recording_decode.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "recording_book.h"
+#include "recording_decode.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -169,32 +170,6 @@ static void segment_slope(struct segment *s)
 	if (s->last_time > s->first_time)
 		s->slope = ((long double)s->last_ns - (long double)s->first_ns) /
 			   ((long double)s->last_time - (long double)s->first_time);
-}
-
-/*
- * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
- * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
- */
-static uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
-{
-	if (s->clock == TP_CLOCK_MONOTONIC)
-		return time;
-	if (s->last_time <= s->first_time)
-		return s->first_ns;
-	long double ns = (long double)s->first_ns +
-			 ((long double)time - (long double)s->first_time) * s->slope;
-	if (!(ns > 0))
-		return 0;
-	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
-}
-
-/* As to_ns_unaligned, moved by the segment's offset (ranks.h), clamped. */
-uint64_t to_ns(const struct segment *s, uint64_t time)
-{
-	uint64_t ns = to_ns_unaligned(s, time);
-	if (s->offset_ns < 0)
-		return ns > (uint64_t)-s->offset_ns ? ns - (uint64_t)-s->offset_ns : 0;
-	return UINT64_MAX - ns > (uint64_t)s->offset_ns ? ns + (uint64_t)s->offset_ns : UINT64_MAX;
 }
 
 /* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */

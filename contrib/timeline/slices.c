@@ -459,6 +459,19 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 	return thread;
 }
 
+/* The converter's entry for each event (timeline.h): here, beside the state machine it drives,
+ * so that the compiler may fold the two calls it makes per event into it. */
+void timeline_add(struct timeline *t, const struct timeline_event *e)
+{
+	if (t->done)
+		return;
+	if (t->analysis != NULL)
+		analysis_add(t->analysis, e);
+	struct thread *thread = thread_of(t, e);
+	if (thread != NULL && !t->done) /* the event after the window's end changes nothing */
+		slices_event(t, e, thread);
+}
+
 void slices_init(struct timeline *t)
 {
 	table_init(&t->tasks, sizeof(struct task), sizeof(uint64_t), 64, entry_hash, NULL);

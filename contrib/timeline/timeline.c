@@ -80,17 +80,6 @@ void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *
 		analysis_site(t->analysis, scope, id, text, len);
 }
 
-void timeline_add(struct timeline *t, const struct timeline_event *e)
-{
-	if (t->done)
-		return;
-	if (t->analysis != NULL)
-		analysis_add(t->analysis, e);
-	struct thread *thread = thread_of(t, e);
-	if (thread != NULL && !t->done) /* the event after the window's end changes nothing */
-		slices_event(t, e, thread);
-}
-
 void timeline_dropped(struct timeline *t, const struct timeline_event *at, uint64_t count)
 {
 	if (t->done)

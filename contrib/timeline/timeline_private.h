@@ -274,7 +274,10 @@ void slices_close_all(struct timeline *t);
 /* ---- write_chrome.c ---- */
 
 /* Whether Trace Event Format events are written now (the format, and within the window). */
-bool chrome_now(const struct timeline *t);
+static inline bool chrome_now(const struct timeline *t)
+{
+	return t->options.format == TIMELINE_TRACE_EVENTS && t->in_window;
+}
 /* Starts an event object: {"ph":"X","pid":..,"tid":..,"ts":.. and the caller adds the rest. */
 void chrome_event(struct timeline *t, char phase, const struct sample *s);
 /* JSON string contents: quotes, backslashes and control bytes escaped, non-ASCII as '?'. */

@@ -60,12 +60,6 @@ void chrome_event(struct timeline *t, char phase, const struct sample *s)
 	put(out, tail);
 }
 
-/* Whether Trace Event Format events are written now (the format, and within the window). */
-bool chrome_now(const struct timeline *t)
-{
-	return t->options.format == TIMELINE_TRACE_EVENTS && t->in_window;
-}
-
 static void task_name(const struct timeline *t, uint64_t site, uint32_t name)
 {
 	char buf[32];

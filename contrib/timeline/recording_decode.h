@@ -4,16 +4,22 @@
  * full record is one event, a compact one (version 6 on) several (a task's spawn and wake, its
  * poll's start and end, ...), each at the record's time or at its end. What an older version's
  * record lacks (a wait's site, a poll end's sync site) is left 0.
+ *
+ * Inline, as taskprobe_recording.h's own decoding is: the merge and the census decode every
+ * event, and a call per event costs them a few percent.
  */
-#define _GNU_SOURCE
-#include "recording_book.h"
+#pragma once
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "recording_book.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_recording.h"
 
 /* The arguments a record type needs, in 64-bit words (the site: its id). */
-unsigned args_needed(unsigned type)
+static inline unsigned args_needed(unsigned type)
 {
 	switch (type) {
 	case TP_RECORD_TASK_SPAWN:
@@ -56,7 +62,7 @@ unsigned args_needed(unsigned type)
  * record's given back, taskprobe_recording.h), and in *at_end whether it comes at the compact
  * record's end (its time + its duration) rather than at its time.
  */
-unsigned event_type(uint64_t word, unsigned i, bool *at_end)
+static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 {
 	unsigned small = tp_record_small(word), type = tp_record_type(word);
 	*at_end = false;
@@ -114,7 +120,7 @@ unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 }
 
 /* The duration a compact record holds (0: none). */
-static uint64_t record_duration(const struct tp_record *r)
+static inline uint64_t record_duration(const struct tp_record *r)
 {
 	switch (tp_record_type(r->word)) {
 	case TP_RECORD_TASK_POLLED:
@@ -127,7 +133,8 @@ static uint64_t record_duration(const struct tp_record *r)
 }
 
 /* The clock time of event `i` of record `r` of chunk `h`. */
-uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *r, unsigned i)
+static inline uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *r,
+				  unsigned i)
 {
 	bool at_end;
 	(void)event_type(r->word, i, &at_end);
@@ -135,7 +142,7 @@ uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *
 }
 
 /* The arguments of event `e` (its type set) of compact record `r`. */
-static void compact_event_of(const struct tp_record *r, struct timeline_event *e)
+static inline void compact_event_of(const struct tp_record *r, struct timeline_event *e)
 {
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
@@ -197,8 +204,9 @@ static void compact_event_of(const struct tp_record *r, struct timeline_event *e
 
 /* Event `i` of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
  * it. */
-void event_of(const struct chunk_ref *ref, const struct segment *segment, const struct tp_record *r,
-	      unsigned i, uint64_t ns, struct timeline_event *e)
+static inline void event_of(const struct chunk_ref *ref, const struct segment *segment,
+			    const struct tp_record *r, unsigned i, uint64_t ns,
+			    struct timeline_event *e)
 {
 	memset(e, 0, sizeof *e);
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
