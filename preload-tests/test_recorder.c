@@ -346,7 +346,7 @@ Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
 	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
 	/*
 	 * every wait of both threads: 2 x 2 x 1000, each a whole slice, or an instant where it took
-	 * no time the clock tells (an uncontended sem_wait takes about 10 ns: timeline.c writes a
+	 * no time the clock tells (an uncontended sem_wait takes about 10 ns: write_chrome.c writes a
 	 * slice of no length so); the other instants are the threads' starts and stops, 2 each
 	 */
 	long slices = tp_timeline_count(r.summary, "B=");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "table.h"
 #include "source_lines.h"
 #include "symbolize.h"
 
@@ -39,9 +40,8 @@ struct module_file {
 
 static struct module_file *files;
 static size_t n_files, cap_files;
-/* files by (path, build id): open addressing, 1 + the index (0: free), grown at half */
-static size_t *file_slots;
-static size_t file_slots_size;
+/* files by (path, build id): 1 + the index (uint32_t) */
+static struct table file_table;
 
 /* Notes are 4-byte aligned on every ABI recorded. */
 #define NOTE_ALIGN(n) (((size_t)(n) + 3u) & ~(size_t)3u)
@@ -194,13 +194,20 @@ static uint64_t file_hash(const char *path, const uint8_t *build_id, uint32_t bu
 	return tp_hash_finish(h);
 }
 
-/* Where m's module file is in file_slots, or the free slot it would take. */
+static uint64_t file_slot_hash(const void *context, const void *slot)
+{
+	(void)context;
+	const struct module_file *f = &files[*(const uint32_t *)slot - 1];
+	return file_hash(f->path, f->build_id, f->build_id_bytes);
+}
+
+/* Where m's module file is in file_table, or the free slot it would take. */
 static size_t file_slot(const struct recorded_module *m)
 {
-	size_t mask = file_slots_size - 1;
-	size_t i = file_hash(m->path, m->build_id, m->build_id_bytes) & mask;
-	for (; file_slots[i] != 0; i = (i + 1) & mask) {
-		const struct module_file *f = &files[file_slots[i] - 1];
+	size_t i = table_home(&file_table, file_hash(m->path, m->build_id, m->build_id_bytes));
+	for (; table_used(&file_table, i); i = table_next(&file_table, i)) {
+		const struct module_file *f =
+			&files[*(const uint32_t *)table_slot(&file_table, i) - 1];
 		if (f->build_id_bytes == m->build_id_bytes &&
 		    memcmp(f->build_id, m->build_id, m->build_id_bytes) == 0 &&
 		    strcmp(f->path, m->path) == 0)
@@ -212,25 +219,13 @@ static size_t file_slot(const struct recorded_module *m)
 /* The index of m's module_file in `files`, found now if new; SIZE_MAX when out of memory. */
 static size_t module_file_of(const struct recorded_module *m)
 {
-	if (file_slots_size > 0 && file_slots[file_slot(m)] != 0)
-		return file_slots[file_slot(m)] - 1;
-	if ((n_files + 1) * 2 > file_slots_size) {
-		size_t size = file_slots_size ? 2 * file_slots_size : 64;
-		size_t *slots = calloc(size, sizeof *slots);
-		if (slots == NULL)
-			return SIZE_MAX;
-		for (size_t i = 0; i < n_files; i++) {
-			size_t j = file_hash(files[i].path, files[i].build_id,
-					     files[i].build_id_bytes) &
-				   (size - 1);
-			while (slots[j] != 0)
-				j = (j + 1) & (size - 1);
-			slots[j] = i + 1;
-		}
-		free(file_slots);
-		file_slots = slots;
-		file_slots_size = size;
-	}
+	if (file_table.slot_size == 0)
+		table_init(&file_table, sizeof(uint32_t), sizeof(uint32_t), 64, file_slot_hash,
+			   NULL);
+	if (file_table.size > 0 && table_used(&file_table, file_slot(m)))
+		return *(const uint32_t *)table_slot(&file_table, file_slot(m)) - 1;
+	if (!table_room(&file_table))
+		return SIZE_MAX;
 	if (n_files == cap_files) {
 		size_t cap = cap_files ? 2 * cap_files : 16;
 		struct module_file *grown = realloc(files, cap * sizeof *files);
@@ -245,7 +240,7 @@ static size_t module_file_of(const struct recorded_module *m)
 		return SIZE_MAX;
 	memcpy(f->build_id, m->build_id, m->build_id_bytes);
 	f->file = file_of(m);
-	file_slots[file_slot(m)] = n_files + 1;
+	*(uint32_t *)table_fill(&file_table, file_slot(m)) = (uint32_t)n_files + 1;
 	return n_files++;
 }
 
@@ -257,56 +252,46 @@ struct name {
 	char *text;
 };
 
-static struct name *names;
-static size_t names_size, names_used;
+static struct table name_table;
 
-static size_t name_slot(size_t file, uint64_t offset, unsigned kind)
+static uint64_t name_hash(size_t file, uint64_t offset, unsigned kind)
 {
-	return (size_t)tp_hash_finish(offset ^ (uint64_t)file << 48 ^ (uint64_t)kind << 62) &
-	       (names_size - 1);
+	return tp_hash_finish(offset ^ (uint64_t)file << 48 ^ (uint64_t)kind << 62);
+}
+
+static uint64_t name_slot_hash(const void *context, const void *slot)
+{
+	(void)context;
+	const struct name *e = slot;
+	return name_hash(e->file, e->offset, e->kind);
 }
 
 static struct name *name_find(size_t file, uint64_t offset, unsigned kind)
 {
-	if (names_size == 0)
+	if (name_table.size == 0)
 		return NULL;
-	for (size_t i = name_slot(file, offset, kind);; i = (i + 1) & (names_size - 1)) {
-		struct name *e = &names[i];
-		if (e->file == 0)
-			return NULL;
+	for (size_t i = table_home(&name_table, name_hash(file, offset, kind));
+	     table_used(&name_table, i); i = table_next(&name_table, i)) {
+		struct name *e = table_slot(&name_table, i);
 		if (e->file == file && e->offset == offset && e->kind == kind)
 			return e;
 	}
+	return NULL;
 }
 
 /* Keeps `text` as the name of (file, offset, kind); nothing when out of memory. */
 static void name_keep(size_t file, uint64_t offset, unsigned kind, const char *text)
 {
-	if ((names_used + 1) * 2 > names_size) {
-		size_t size = names_size ? 2 * names_size : 1024;
-		struct name *grown = calloc(size, sizeof *grown), *old = names;
-		if (grown == NULL)
-			return;
-		size_t old_size = names_size;
-		names = grown;
-		names_size = size;
-		for (size_t i = 0; i < old_size; i++)
-			if (old[i].file != 0) {
-				size_t j = name_slot(old[i].file, old[i].offset, old[i].kind);
-				while (names[j].file != 0)
-					j = (j + 1) & (size - 1);
-				names[j] = old[i];
-			}
-		free(old);
-	}
+	if (name_table.slot_size == 0)
+		table_init(&name_table, sizeof(struct name), sizeof(size_t), 1024, name_slot_hash,
+			   NULL);
+	if (!table_room(&name_table))
+		return;
 	char *copy = strdup(text);
 	if (copy == NULL)
 		return;
-	size_t i = name_slot(file, offset, kind);
-	while (names[i].file != 0)
-		i = (i + 1) & (names_size - 1);
-	names[i] = (struct name){file, offset, kind, copy};
-	names_used++;
+	struct name *e = table_claim(&name_table, name_hash(file, offset, kind));
+	*e = (struct name){file, offset, kind, copy};
 }
 
 /* The DWARF session's modules: (module_file index, bias) of the image named last. */
@@ -420,11 +405,9 @@ void code_names_images_freed(void)
 
 void code_names_free(void)
 {
-	for (size_t i = 0; i < names_size; i++)
-		free(names[i].text);
-	free(names);
-	names = NULL;
-	names_size = names_used = 0;
+	for (size_t i = 0; i < name_table.size; i++)
+		free(((struct name *)table_slot(&name_table, i))->text);
+	table_free(&name_table);
 	for (size_t i = 0; i < n_files; i++) {
 		free(files[i].path);
 		free(files[i].file);
@@ -432,9 +415,7 @@ void code_names_free(void)
 	free(files);
 	files = NULL;
 	n_files = cap_files = 0;
-	free(file_slots);
-	file_slots = NULL;
-	file_slots_size = 0;
+	table_free(&file_table);
 	free(session);
 	session = NULL;
 	n_session = 0;

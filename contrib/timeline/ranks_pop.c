@@ -19,12 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranks_pop_private.h"
+#include "table.h"
 #include "taskprobe_contract.h"
 
 /* What is kept, at most (under the converter's bound, with its others): operations 40 bytes
  * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
-#define MAX_OPS     (1u << 19)
-#define MAX_THREADS (1u << 16)
+#define MAX_OPS (1u << 19)
 
 enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
 
@@ -48,44 +49,46 @@ struct thread {
 	bool in_call, ended;
 };
 
-/* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
-struct window {
-	double on, off, outside_mpi;
-};
+static uint64_t thread_hash(const void *context, const void *slot)
+{
+	const struct thread *th =
+		&((const struct ranks_pop *)context)->threads[*(const uint32_t *)slot - 1];
+	return thread_key_hash(th->segment, th->tid);
+}
 
-/* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
- * MPI calls), counted up to `since` (the merged clock's). */
-struct busy {
-	uint32_t rank, tid;
-	uint32_t polls; /* open */
-	bool used, in_mpi, polled;
-	uint64_t since;
-	double useful;
-};
+/* The slot of thread (segment, tid), or the free one where it would go. */
+static size_t thread_slot(const struct ranks_pop *p, uint32_t segment, uint32_t tid)
+{
+	const struct table *x = &p->slots;
+	size_t i = table_home(x, thread_key_hash(segment, tid));
+	for (; table_used(x, i); i = table_next(x, i)) {
+		const struct thread *th = &p->threads[*(const uint32_t *)table_slot(x, i) - 1];
+		if (th->segment == segment && th->tid == tid)
+			break;
+	}
+	return i;
+}
 
-struct ranks_pop {
-	struct op *ops;
-	size_t n_ops, cap_ops;
-	struct thread *threads;
-	size_t n_threads;
-	uint32_t *slots; /* the threads by (segment, tid): 1 + an index, 0 free */
-	size_t n_slots;  /* a power of two, twice MAX_THREADS */
-	bool full;
-	/* what ranks_pop_say found, for the hybrid efficiencies (windows NULL: nothing) */
-	struct window *windows;
-	size_t n_windows;
-	int32_t first_number, last_number;
-	bool regions;
-	double runtime, mpi_balance, mpi_communication;
-	/* the ranks' threads by (rank, tid): open-addressed, grown at half, a power of two */
-	struct busy *busy;
-	size_t n_busy, cap_busy;
-	bool busy_full;
-};
+/* The index of thread (segment, tid), or SIZE_MAX when it is not known. */
+static size_t thread_index(const struct ranks_pop *p, uint32_t segment, uint32_t tid)
+{
+	if (p->slots.size == 0)
+		return SIZE_MAX;
+	size_t i = thread_slot(p, segment, tid);
+	return table_used(&p->slots, i) ? *(const uint32_t *)table_slot(&p->slots, i) - 1
+					: SIZE_MAX;
+}
 
 struct ranks_pop *ranks_pop_new(void)
 {
-	return calloc(1, sizeof(struct ranks_pop));
+	struct ranks_pop *p = calloc(1, sizeof(struct ranks_pop));
+	if (p != NULL)
+		table_init(&p->slots, sizeof(uint32_t), sizeof(uint32_t), 2 * MAX_THREADS,
+			   thread_hash, p);
+	if (p != NULL)
+		table_init(&p->busy, sizeof(struct busy), sizeof(uint64_t), 64, ranks_busy_hash,
+			   NULL);
+	return p;
 }
 
 void ranks_pop_free(struct ranks_pop *p)
@@ -94,9 +97,9 @@ void ranks_pop_free(struct ranks_pop *p)
 		return;
 	free(p->ops);
 	free(p->threads);
-	free(p->slots);
+	table_free(&p->slots);
 	free(p->windows);
-	free(p->busy);
+	table_free(&p->busy);
 	free(p);
 }
 
@@ -148,16 +151,11 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		    const struct tp_record *rec)
 {
 	unsigned type = tp_record_type(rec->word);
-	if (p->slots == NULL) {
-		p->n_slots = 2 * MAX_THREADS;
-		if ((p->slots = calloc(p->n_slots, sizeof *p->slots)) == NULL)
-			return false;
-	}
-	size_t h = ((size_t)segment * 2654435761u ^ tid * 40503u) & (p->n_slots - 1);
-	while (p->slots[h] != 0 && (p->threads[p->slots[h] - 1].segment != segment ||
-				    p->threads[p->slots[h] - 1].tid != tid))
-		h = (h + 1) & (p->n_slots - 1);
-	size_t t = p->slots[h] != 0 ? p->slots[h] - 1 : p->n_threads;
+	/* its slots at once: MAX_THREADS threads keep it half full */
+	if (p->slots.size == 0 && !table_grow(&p->slots))
+		return false;
+	size_t t = thread_index(p, segment, tid);
+	t = t != SIZE_MAX ? t : p->n_threads;
 	if (type == TP_RECORD_MPI_INIT) {
 		if (t < p->n_threads || p->n_threads == MAX_THREADS)
 			return true;
@@ -170,7 +168,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		}
 		p->threads[p->n_threads++] = (struct thread){
 			.segment = segment, .tid = tid, .last_end = time};
-		p->slots[h] = (uint32_t)p->n_threads;
+		*(uint32_t *)table_fill(&p->slots,
+					thread_slot(p, segment, tid)) = (uint32_t)p->n_threads;
 		return true;
 	}
 	if (t == p->n_threads || p->threads[t].ended)
@@ -397,13 +396,7 @@ out:
 /* The index of `rank`'s thread (its mpi-init made it), or SIZE_MAX past MAX_THREADS. */
 static size_t thread_of_rank(const struct ranks_pop *p, const struct ranks_pop_rank *rank)
 {
-	if (p->slots == NULL)
-		return SIZE_MAX;
-	size_t h = ((size_t)rank->segment * 2654435761u ^ rank->tid * 40503u) & (p->n_slots - 1);
-	while (p->slots[h] != 0 && (p->threads[p->slots[h] - 1].segment != rank->segment ||
-				    p->threads[p->slots[h] - 1].tid != rank->tid))
-		h = (h + 1) & (p->n_slots - 1);
-	return p->slots[h] != 0 ? p->slots[h] - 1 : SIZE_MAX;
+	return thread_index(p, rank->segment, rank->tid);
 }
 
 /* Ranks by their thread (segment, tid), for finding a thread's rank. */
@@ -413,6 +406,169 @@ static int by_thread(const void *a, const void *b)
 	if (x->segment != y->segment)
 		return x->segment < y->segment ? -1 : 1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* ranks_pop_say's work: the operations by rank, each rank's window, useful time and messages. */
+struct say {
+	size_t *first, *end;    /* rank r's operations: [first[r], end[r]) */
+	size_t *sender;         /* a receive's send (op_sent_by), or SIZE_MAX */
+	double *burst, *useful; /* an operation's burst in the window; a rank's bursts */
+	struct ranks_message_end *sends, *receives;
+	uint32_t *rank_of_thread;
+	struct ranks_pop_rank *by_threads;
+	struct op *sorted;
+	bool *ended;                      /* the rank reached MPI_Finalize */
+	uint64_t *window_on, *window_off; /* its window (its clock's) */
+	bool regions;                     /* the windows are the ranks' regions of interest */
+	double start, finish;             /* the windows, together (ns) */
+};
+
+static void say_free(struct say *w)
+{
+	free(w->first);
+	free(w->end);
+	free(w->sender);
+	free(w->burst);
+	free(w->useful);
+	free(w->sends);
+	free(w->receives);
+	free(w->rank_of_thread);
+	free(w->by_threads);
+	free(w->sorted);
+	free(w->ended);
+	free(w->window_on);
+	free(w->window_off);
+}
+
+/* ranks_pop_say's work for `n` ranks; false when out of memory. */
+static bool say_new(struct say *w, const struct ranks_pop *p, size_t n)
+{
+	*w = (struct say){.first = calloc(n + 1, sizeof *w->first),
+			  .end = calloc(n + 1, sizeof *w->end),
+			  .sender = calloc(p->n_ops + 1, sizeof *w->sender),
+			  .burst = calloc(p->n_ops + 1, sizeof *w->burst),
+			  .useful = calloc(n, sizeof *w->useful),
+			  .sends = calloc(p->n_ops + 1, sizeof *w->sends),
+			  .receives = calloc(p->n_ops + 1, sizeof *w->receives),
+			  .rank_of_thread = calloc(p->n_threads + 1, sizeof *w->rank_of_thread),
+			  .by_threads = calloc(n, sizeof *w->by_threads),
+			  .sorted = calloc(p->n_ops + 1, sizeof *w->sorted),
+			  .ended = calloc(n, sizeof *w->ended),
+			  .window_on = calloc(n, sizeof *w->window_on),
+			  .window_off = calloc(n, sizeof *w->window_off)};
+	return w->first != NULL && w->end != NULL && w->sender != NULL && w->burst != NULL &&
+	       w->useful != NULL && w->sends != NULL && w->receives != NULL &&
+	       w->rank_of_thread != NULL && w->by_threads != NULL && w->sorted != NULL &&
+	       w->ended != NULL && w->window_on != NULL && w->window_off != NULL;
+}
+
+/* The operations by rank (w->sorted), each thread's in its order (chunks of threads
+ * interleave): counted, then placed. */
+static void say_ops_by_rank(struct say *w, const struct ranks_pop *p,
+			    const struct ranks_pop_rank *ranks, size_t n)
+{
+	/* each thread's rank (its index in `ranks`), or none */
+	for (size_t r = 0; r < n; r++) {
+		w->by_threads[r] = ranks[r];
+		w->by_threads[r].number = (int32_t)r; /* the index, kept through the sort */
+	}
+	qsort(w->by_threads, n, sizeof *w->by_threads, by_thread);
+	for (size_t t = 0; t < p->n_threads; t++) {
+		struct ranks_pop_rank key = {.segment = p->threads[t].segment,
+					     .tid = p->threads[t].tid};
+		const struct ranks_pop_rank *found = bsearch(&key, w->by_threads, n,
+							     sizeof *w->by_threads, by_thread);
+		w->rank_of_thread[t] = found != NULL ? (uint32_t)found->number : UINT32_MAX;
+	}
+	for (size_t i = 0; i < p->n_ops; i++) {
+		uint32_t r = w->rank_of_thread[p->ops[i].thread];
+		if (r != UINT32_MAX)
+			w->end[r]++;
+	}
+	for (size_t r = 0, k = 0; r < n; r++) {
+		w->first[r] = k;
+		k += w->end[r];
+		w->end[r] = w->first[r];
+	}
+	for (size_t i = 0; i < p->n_ops; i++) {
+		uint32_t r = w->rank_of_thread[p->ops[i].thread];
+		if (r != UINT32_MAX) {
+			w->ended[r] |= p->ops[i].type == OP_END;
+			w->sorted[w->end[r]++] = p->ops[i];
+		}
+	}
+}
+
+/* Each rank's window: its region of interest when every rank marked one, else from MPI_Init's
+ * end to MPI_Finalize's start. False when a rank has none (it never reached MPI_Finalize). */
+static bool say_windows(struct say *w, const struct ranks_pop *p,
+			const struct ranks_pop_rank *ranks, size_t n,
+			uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
+			const void *context)
+{
+	w->regions = true;
+	for (size_t r = 0; r < n; r++) {
+		if (thread_of_rank(p, &ranks[r]) == SIZE_MAX)
+			return false;
+		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
+		w->regions &= th->region_on != 0 && th->region_off > th->region_on;
+	}
+	w->start = 1e300;
+	w->finish = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (!w->ended[r] || w->end[r] == w->first[r])
+			return false;
+		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
+		w->window_on[r] = w->regions ? th->region_on : w->sorted[w->first[r]].start;
+		w->window_off[r] = w->regions ? th->region_off : w->sorted[w->end[r] - 1].start;
+		double from = (double)to_ns(context, ranks[r].segment, w->window_on[r]) +
+			      (double)ranks[r].offset,
+		       to = (double)to_ns(context, ranks[r].segment, w->window_off[r]) +
+			    (double)ranks[r].offset;
+		w->start = from < w->start ? from : w->start;
+		w->finish = to > w->finish ? to : w->finish;
+	}
+	return true;
+}
+
+/* Each rank's bursts within its window (w->burst, w->useful), and its messages paired. */
+static void say_bursts_and_messages(struct say *w, const struct ranks_pop *p,
+				    const struct ranks_pop_rank *ranks, size_t n,
+				    uint64_t (*to_ns)(const void *context, uint32_t segment,
+						      uint64_t time),
+				    const void *context)
+{
+	size_t n_sends = 0, n_receives = 0;
+	for (size_t r = 0; r < n; r++)
+		for (size_t i = w->first[r]; i < w->end[r]; i++) {
+			const struct op *op = &p->ops[i];
+			w->sender[i] = SIZE_MAX;
+			if (op->type == OP_BURST) {
+				/* within the rank's window only */
+				uint64_t from = op->start > w->window_on[r] ? op->start
+									    : w->window_on[r],
+					 to = op->end < w->window_off[r] ? op->end
+									 : w->window_off[r];
+				w->burst[i] = to <= from ? 0
+							 : (double)to_ns(context, ranks[r].segment,
+									 to) -
+								   (double)to_ns(context,
+										 ranks[r].segment,
+										 from);
+				if (w->burst[i] < 0)
+					w->burst[i] = 0;
+				w->useful[r] += w->burst[i];
+			} else if (op->type == OP_SEND) {
+				w->sends[n_sends++] = (struct ranks_message_end){
+					ranks[r].number, op->peer, op->tag, i};
+			} else if (op->type == OP_RECV) {
+				w->receives[n_receives++] = (struct ranks_message_end){
+					op->peer, ranks[r].number, op->tag, i};
+			}
+		}
+	ranks_message_ends_sort(w->sends, n_sends);
+	ranks_message_ends_sort(w->receives, n_receives);
+	ranks_messages_pair(w->sends, n_sends, w->receives, n_receives, op_sent_by, w->sender);
 }
 
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
@@ -428,113 +584,22 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 			MAX_OPS);
 		return;
 	}
-	size_t *first = calloc(n + 1, sizeof *first), *end = calloc(n + 1, sizeof *end);
-	size_t *sender = calloc(p->n_ops + 1, sizeof *sender);
-	double *burst = calloc(p->n_ops + 1, sizeof *burst), *useful = calloc(n, sizeof *useful);
-	struct ranks_message_end *sends = calloc(p->n_ops + 1, sizeof *sends),
-				 *receives = calloc(p->n_ops + 1, sizeof *receives);
-	uint32_t *rank_of_thread = calloc(p->n_threads + 1, sizeof *rank_of_thread);
-	struct ranks_pop_rank *by_threads = calloc(n, sizeof *by_threads);
-	struct op *sorted = calloc(p->n_ops + 1, sizeof *sorted);
-	bool *ended = calloc(n, sizeof *ended);
-	uint64_t *window_on = calloc(n, sizeof *window_on),
-		 *window_off = calloc(n, sizeof *window_off);
-	if (first == NULL || end == NULL || sender == NULL || burst == NULL || useful == NULL ||
-	    sends == NULL || receives == NULL || rank_of_thread == NULL || by_threads == NULL ||
-	    sorted == NULL || ended == NULL || window_on == NULL || window_off == NULL)
+	struct say w;
+	if (!say_new(&w, p, n))
 		goto out;
-	/* each thread's rank (its index in `ranks`), or none */
-	for (size_t r = 0; r < n; r++) {
-		by_threads[r] = ranks[r];
-		by_threads[r].number = (int32_t)r; /* the index, kept through the sort */
-	}
-	qsort(by_threads, n, sizeof *by_threads, by_thread);
-	for (size_t t = 0; t < p->n_threads; t++) {
-		struct ranks_pop_rank key = {.segment = p->threads[t].segment,
-					     .tid = p->threads[t].tid};
-		const struct ranks_pop_rank *found = bsearch(&key, by_threads, n,
-							     sizeof *by_threads, by_thread);
-		rank_of_thread[t] = found != NULL ? (uint32_t)found->number : UINT32_MAX;
-	}
-	/* the ops by rank, each thread's in its order (chunks of threads interleave): counted,
-	 * then placed */
-	for (size_t i = 0; i < p->n_ops; i++) {
-		uint32_t r = rank_of_thread[p->ops[i].thread];
-		if (r != UINT32_MAX)
-			end[r]++;
-	}
-	for (size_t r = 0, k = 0; r < n; r++) {
-		first[r] = k;
-		k += end[r];
-		end[r] = first[r];
-	}
-	for (size_t i = 0; i < p->n_ops; i++) {
-		uint32_t r = rank_of_thread[p->ops[i].thread];
-		if (r != UINT32_MAX) {
-			ended[r] |= p->ops[i].type == OP_END;
-			sorted[end[r]++] = p->ops[i];
-		}
-	}
-	/* each rank's window: its region of interest when every rank marked one, else from
-	 * MPI_Init's end to MPI_Finalize's start */
-	bool regions = true;
-	for (size_t r = 0; r < n; r++) {
-		if (thread_of_rank(p, &ranks[r]) == SIZE_MAX)
-			goto out;
-		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
-		regions &= th->region_on != 0 && th->region_off > th->region_on;
-	}
-	double start = 1e300, finish = 0;
-	for (size_t r = 0; r < n; r++) {
-		if (!ended[r] || end[r] == first[r]) /* a rank that never reached MPI_Finalize */
-			goto out;
-		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
-		window_on[r] = regions ? th->region_on : sorted[first[r]].start;
-		window_off[r] = regions ? th->region_off : sorted[end[r] - 1].start;
-		double from = (double)to_ns(context, ranks[r].segment, window_on[r]) +
-			      (double)ranks[r].offset,
-		       to = (double)to_ns(context, ranks[r].segment, window_off[r]) +
-			    (double)ranks[r].offset;
-		start = from < start ? from : start;
-		finish = to > finish ? to : finish;
-	}
+	say_ops_by_rank(&w, p, ranks, n);
+	if (!say_windows(&w, p, ranks, n, to_ns, context))
+		goto out;
 	free(p->ops);
-	p->ops = sorted;
-	sorted = NULL;
-	p->n_ops = end[n - 1];
-	size_t n_sends = 0, n_receives = 0;
-	for (size_t r = 0; r < n; r++)
-		for (size_t i = first[r]; i < end[r]; i++) {
-			const struct op *op = &p->ops[i];
-			sender[i] = SIZE_MAX;
-			if (op->type == OP_BURST) {
-				/* within the rank's window only */
-				uint64_t from = op->start > window_on[r] ? op->start : window_on[r],
-					 to = op->end < window_off[r] ? op->end : window_off[r];
-				burst[i] = to <= from
-						   ? 0
-						   : (double)to_ns(context, ranks[r].segment, to) -
-							     (double)to_ns(context,
-									   ranks[r].segment, from);
-				if (burst[i] < 0)
-					burst[i] = 0;
-				useful[r] += burst[i];
-			} else if (op->type == OP_SEND) {
-				sends[n_sends++] = (struct ranks_message_end){ranks[r].number,
-									      op->peer, op->tag, i};
-			} else if (op->type == OP_RECV) {
-				receives[n_receives++] = (struct ranks_message_end){
-					op->peer, ranks[r].number, op->tag, i};
-			}
-		}
-	ranks_message_ends_sort(sends, n_sends);
-	ranks_message_ends_sort(receives, n_receives);
-	ranks_messages_pair(sends, n_sends, receives, n_receives, op_sent_by, sender);
-	double runtime = finish - start, most = 0, least = 1e300, sum = 0;
+	p->ops = w.sorted;
+	w.sorted = NULL;
+	p->n_ops = w.end[n - 1];
+	say_bursts_and_messages(&w, p, ranks, n, to_ns, context);
+	double runtime = w.finish - w.start, most = 0, least = 1e300, sum = 0;
 	for (size_t r = 0; r < n; r++) {
-		most = useful[r] > most ? useful[r] : most;
-		least = useful[r] < least ? useful[r] : least;
-		sum += useful[r];
+		most = w.useful[r] > most ? w.useful[r] : most;
+		least = w.useful[r] < least ? w.useful[r] : least;
+		sum += w.useful[r];
 	}
 	if (runtime <= 0 || most <= 0)
 		goto out;
@@ -544,14 +609,14 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->n_windows = n;
 		for (size_t r = 0; r < n; r++)
 			p->windows[r] = (struct window){
-				(double)to_ns(context, ranks[r].segment, window_on[r]) +
+				(double)to_ns(context, ranks[r].segment, w.window_on[r]) +
 					(double)ranks[r].offset,
-				(double)to_ns(context, ranks[r].segment, window_off[r]) +
+				(double)to_ns(context, ranks[r].segment, w.window_off[r]) +
 					(double)ranks[r].offset,
-				useful[r]};
+				w.useful[r]};
 		p->first_number = ranks[0].number;
 		p->last_number = ranks[n - 1].number;
-		p->regions = regions;
+		p->regions = w.regions;
 		p->runtime = runtime;
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
@@ -561,9 +626,9 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		" from %s (their MPI threads): parallel %.0f%% = load balance %.0f%% x "
 		"communication %.0f%%",
 		ranks[0].number, ranks[n - 1].number,
-		regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		w.regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
 		100 * balance * communication, 100 * balance, 100 * communication);
-	double ideal = ideal_run(p, ranks, n, first, end, burst, sender);
+	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
 		fprintf(errors, " (serialisation %.0f%% x transfer %.0f%%)",
 			100 * (most / ideal > 1 ? 1 : most / ideal), 100 * ideal / runtime);
@@ -574,145 +639,5 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	fprintf(errors, "; useful time per rank %.3f to %.3f s of %.3f s\n", least / 1e9,
 		most / 1e9, runtime / 1e9);
 out:
-	free(first);
-	free(end);
-	free(sender);
-	free(burst);
-	free(useful);
-	free(sends);
-	free(receives);
-	free(rank_of_thread);
-	free(by_threads);
-	free(sorted);
-	free(ended);
-	free(window_on);
-	free(window_off);
-}
-
-/* How much of [from, to] lies in [on, off]. */
-static double overlap(double from, double to, double on, double off)
-{
-	from = from > on ? from : on;
-	to = to < off ? to : off;
-	return to > from ? to - from : 0;
-}
-
-/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
-static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
-{
-	*ok = true;
-	if (2 * (p->n_busy + 1) > p->cap_busy) {
-		if (p->n_busy == MAX_THREADS) {
-			p->busy_full = true;
-			return NULL;
-		}
-		size_t cap = p->cap_busy ? 2 * p->cap_busy : 64;
-		struct busy *grown = calloc(cap, sizeof *grown);
-		if (grown == NULL) {
-			*ok = false;
-			return NULL;
-		}
-		for (size_t i = 0; i < p->cap_busy; i++) {
-			if (!p->busy[i].used)
-				continue;
-			size_t h = (p->busy[i].rank * 2654435761u ^ p->busy[i].tid * 40503u) &
-				   (cap - 1);
-			while (grown[h].used)
-				h = (h + 1) & (cap - 1);
-			grown[h] = p->busy[i];
-		}
-		free(p->busy);
-		p->busy = grown;
-		p->cap_busy = cap;
-	}
-	size_t h = (rank * 2654435761u ^ tid * 40503u) & (p->cap_busy - 1);
-	while (p->busy[h].used && (p->busy[h].rank != rank || p->busy[h].tid != tid))
-		h = (h + 1) & (p->cap_busy - 1);
-	if (!p->busy[h].used) {
-		p->busy[h] = (struct busy){.rank = rank, .tid = tid, .used = true};
-		p->n_busy++;
-	}
-	return &p->busy[h];
-}
-
-/* `b`'s useful time up to `ns`: polling and outside MPI calls, in its rank's window. */
-static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
-{
-	const struct window *w = &p->windows[b->rank];
-	if (b->polls > 0 && !b->in_mpi)
-		b->useful += overlap((double)b->since, ns, w->on, w->off);
-	b->since = ns > 0 ? (uint64_t)ns : 0;
-}
-
-bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
-		     unsigned small)
-{
-	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
-		   small == TP_WAIT_MPI;
-	if (p->windows == NULL || rank >= p->n_windows ||
-	    (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi))
-		return true;
-	bool ok;
-	struct busy *b = busy_of(p, (uint32_t)rank, tid, &ok);
-	if (b == NULL)
-		return ok;
-	busy_count(p, b, (double)ns);
-	if (type == TP_RECORD_TASK_POLL_START) {
-		b->polls++;
-		b->polled = true;
-	} else if (type == TP_RECORD_TASK_POLL_END) {
-		b->polls -= b->polls > 0;
-	} else {
-		b->in_mpi = type == TP_RECORD_WAIT_START;
-	}
-	return true;
-}
-
-void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
-{
-	if (errors == NULL || p->windows == NULL || p->busy_full)
-		return;
-	double sum = 0, most = 0;
-	size_t threads = 0;
-	bool openmp = false;
-	for (size_t i = 0; i < p->cap_busy; i++) {
-		struct busy *b = &p->busy[i];
-		if (!b->used || !b->polled)
-			continue;
-		busy_count(p, b, p->windows[b->rank].off); /* a poll open at the end */
-		sum += b->useful;
-		most = b->useful > most ? b->useful : most;
-		threads++;
-		openmp = true;
-	}
-	/* a rank whose MPI thread never polled (no OpenMP there): its time outside MPI is its
-	 * computation, on one thread */
-	for (size_t r = 0; openmp && r < p->n_windows; r++) {
-		bool polled = false;
-		for (size_t i = 0; i < p->cap_busy && !polled; i++)
-			polled = p->busy[i].used && p->busy[i].polled && p->busy[i].rank == r;
-		if (!polled) {
-			sum += p->windows[r].outside_mpi;
-			most = p->windows[r].outside_mpi > most ? p->windows[r].outside_mpi : most;
-			threads++;
-		}
-	}
-	if (!openmp || most <= 0 || p->runtime <= 0 || p->mpi_balance <= 0 ||
-	    p->mpi_communication <= 0)
-		return;
-	double mean = sum / (double)threads, balance = mean / most,
-	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
-	fprintf(errors,
-		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel %.0f%% = MPI %.0f%% x "
-		"OpenMP %.0f%%; load balance %.0f%% = MPI %.0f%% x OpenMP %.0f%%; "
-		"communication %.0f%% = MPI %.0f%% x OpenMP %.0f%%; useful time per thread "
-		"%.3f s on average, %.3f s at most, of %.3f s\n",
-		p->first_number, p->last_number,
-		p->regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
-		threads, 100 * balance * communication, 100 * mpi,
-		100 * balance * communication / mpi, 100 * balance, 100 * p->mpi_balance,
-		100 * balance / p->mpi_balance, 100 * communication, 100 * p->mpi_communication,
-		100 * communication / p->mpi_communication, mean / 1e9, most / 1e9,
-		p->runtime / 1e9);
+	say_free(&w);
 }

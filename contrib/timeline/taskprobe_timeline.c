@@ -28,7 +28,6 @@
  * given with -o is then removed).
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,9 +43,8 @@
 #include "analysis.h"
 #include "recording.h"
 #include "timeline.h"
+#include "timeline_cli.h"
 
-/* The limit of the output's size unless --max-size says otherwise. */
-#define DEFAULT_MAX_SIZE (UINT64_C(1) << 30)
 /* The estimated size is said from this size on. */
 #define SAY_SIZE_FROM 1000000
 /* The exit status when the output would be larger than --max-size. */
@@ -55,89 +53,6 @@
 #define STATUS_UNMATCHED 4
 /* The exit status when the recordings are refused (two MPI jobs among them): no output. */
 #define STATUS_REFUSED 5
-
-static int usage(FILE *to, int status)
-{
-	fputs("usage: taskprobe-timeline [-o OUTPUT] [--format json|speedscope] [--max-size SIZE]\n"
-	      "         [--from TIME] [--to TIME] [--site TEXT]... [--thread TID]... [--count]\n"
-	      "         [--critical-path]\n"
-	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
-	      "       taskprobe-timeline --analyze RECORDING...\n"
-	      "       taskprobe-timeline --check-options [OPTIONS]\n"
-	      "       taskprobe-timeline --version\n"
-	      "Converts recordings of TASKPROBE_RECORD (one file per process), or\n"
-	      "`perf script -F comm,pid,tid,time,event,trace` output of the sdt_taskprobe events,\n"
-	      "to Trace Event Format JSON (chrome://tracing, Perfetto, speedscope), or with\n"
-	      "--format speedscope (or an OUTPUT named *.speedscope.json) to speedscope's own\n"
-	      "format: a profile of slices per thread, a tenth the size, no task tracks or "
-	      "counters.\n"
-	      "--max-size SIZE (bytes, or with k, M, G: 1024s; default 1G; 0: no limit): a larger\n"
-	      "  output is not written (exit status 3); its estimated size is said on stderr.\n"
-	      "--from TIME, --to TIME: the window written, from the first event (1.5s, 200ms,\n"
-	      "  300us, 5000ns; a plain number is seconds); slices cut by it are clipped.\n"
-	      "--site TEXT: only the tasks whose site's text holds TEXT (and the waits in their\n"
-	      "  polls); --thread TID: only that thread's track. Both may be repeated.\n"
-	      "--count says on stderr how many events a recording held.\n"
-	      "--analyze prints, rather than a timeline, why the program does or does not scale:\n"
-	      "  its task graph's work, span, parallelism and critical path, by site, and the\n"
-	      "  POP factors, with the load balance by parallel region and the waits by sync "
-	      "site.\n"
-	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
-	      "  the fragments of its task graph's critical path, named by their sites\n"
-	      "  (recordings only; the conversion takes up to twice as long).\n"
-	      "--check-options checks the options and does nothing else (exit status 0, or 2\n"
-	      "  with the error said): `taskprobe record` asks before the program runs.\n",
-	      to);
-	return status;
-}
-
-/* SIZE: bytes, or a number with k, M, G or T (powers of 1024; "KiB", "MB" alike). */
-static bool parse_size(const char *text, uint64_t *size)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end == text || errno != 0 || !(v >= 0))
-		return false;
-	static const char units[] = "kmgt";
-	const char *unit = *end != '\0' ? strchr(units, tolower((unsigned char)*end)) : NULL;
-	if (unit != NULL) {
-		for (const char *u = units; u <= unit; u++)
-			v *= 1024;
-		end++;
-		if (*end == 'i' || *end == 'I')
-			end++;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end != '\0' || v >= 18446744073709551615.0)
-		return false;
-	*size = (uint64_t)v;
-	return true;
-}
-
-/* TIME: seconds, or a number with ns, us, ms, s or m. */
-static bool parse_time(const char *text, uint64_t *ns)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end == text || errno != 0 || !(v >= 0))
-		return false;
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"m", 60e9}};
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			v *= units[i].ns;
-			if (v >= 18446744073709551615.0)
-				return false;
-			*ns = (uint64_t)v;
-			return true;
-		}
-	return false;
-}
 
 /* A size said to people: "12.3 MB" (powers of 1000: what ls -lh --si says). */
 static const char *human(uint64_t bytes, char buf[32])
@@ -278,7 +193,7 @@ static void say_empty(const struct timeline *t)
 			c.events == 0 ? " (nothing else was recorded: the timeline says so)" : "");
 }
 
-/* The longest line read: a longer one is cut to this (timeline.c finds it malformed: it takes
+/* The longest line read: a longer one is cut to this (perf_script.c finds it malformed: it takes
  * lines of up to 4095 bytes), never held whole. */
 #define LINE_CAP 8192
 
@@ -541,13 +456,6 @@ static FILE *open_output(const char *output)
 	return file;
 }
 
-/* Whether `name` ends with `suffix`. */
-static bool ends_with(const char *name, const char *suffix)
-{
-	size_t n = strlen(name), m = strlen(suffix);
-	return n >= m && strcmp(name + n - m, suffix) == 0;
-}
-
 /* The size check before anything is written: says the estimate; false (said) when over. */
 static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint64_t limit,
 		      enum timeline_format format)
@@ -584,139 +492,65 @@ static bool terminal_utf8(void)
 	return utf8;
 }
 
-int main(int argc, char **argv)
-{
-	const char *output = NULL, *format_name = NULL;
-	bool say_counts = false, analyze = false, check_options = false;
-	uint64_t limit = DEFAULT_MAX_SIZE;
-	struct timeline_options options = {.to_ns = UINT64_MAX};
-	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
-	uint64_t *tids = calloc((size_t)argc + 1, sizeof *tids);
-	struct recording_input *inputs = calloc((size_t)argc + 1, sizeof *inputs);
-	struct stat *ids = calloc((size_t)argc + 1, sizeof *ids);
-	size_t n = 0;
-	if (inputs == NULL || ids == NULL || sites == NULL || tids == NULL)
-		return 2;
-	bool options_end = false;
-	for (int i = 1; i < argc; i++) {
-		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-		if (options_end) {
-			inputs[n++].name = argv[i];
-			continue;
-		}
-		uint64_t number;
-		char *end;
-		if (strcmp(argv[i], "-o") == 0 && value != NULL) {
-			output = argv[++i];
-		} else if (strcmp(argv[i], "--count") == 0) {
-			say_counts = true;
-		} else if (strcmp(argv[i], "--check-options") == 0) {
-			check_options = true;
-		} else if (strcmp(argv[i], "--version") == 0) {
-			puts("taskprobe-timeline " TASKPROBE_VERSION);
-			return 0;
-		} else if (strcmp(argv[i], "--analyze") == 0) {
-			analyze = true;
-		} else if (strcmp(argv[i], "--critical-path") == 0) {
-			options.critical_path = true;
-		} else if (strcmp(argv[i], "--format") == 0 && value != NULL) {
-			format_name = argv[++i];
-			if (strcmp(format_name, "json") != 0 &&
-			    strcmp(format_name, "speedscope") != 0) {
-				fprintf(stderr,
-					"taskprobe-timeline: --format %s: json or speedscope\n",
-					format_name);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "--max-size") == 0 && value != NULL) {
-			if (!parse_size(argv[++i], &limit)) {
-				fprintf(stderr,
-					"taskprobe-timeline: --max-size %s: a size is bytes, or "
-					"a number with k, M or G (0: no limit)\n",
-					value);
-				return 2;
-			}
-		} else if ((strcmp(argv[i], "--from") == 0 || strcmp(argv[i], "--to") == 0) &&
-			   value != NULL) {
-			bool from = argv[i][2] == 'f';
-			if (!parse_time(argv[++i], from ? &options.from_ns : &options.to_ns)) {
-				fprintf(stderr,
-					"taskprobe-timeline: %s %s: a time is seconds from the "
-					"first event, or a number with ns, us, ms, s or m\n",
-					argv[i - 1], value);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "--site") == 0 && value != NULL) {
-			sites[options.n_sites++] = argv[++i];
-		} else if (strcmp(argv[i], "--thread") == 0 && value != NULL) {
-			errno = 0;
-			number = strtoull(value, &end, 10);
-			if (*value < '0' || *value > '9' || *end != '\0' || errno != 0 ||
-			    number == 0) {
-				fprintf(stderr, "taskprobe-timeline: --thread %s: a thread id\n",
-					value);
-				return 2;
-			}
-			tids[options.n_tids++] = number;
-			i++;
-		} else if (strcmp(argv[i], "--") == 0) {
-			options_end = true;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			return usage(stdout, 0);
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			/* what was wrong, then where the usage is: not all of it */
-			fprintf(stderr,
-				"taskprobe-timeline: %s: no such option, or no value after it\n"
-				"taskprobe-timeline: see taskprobe-timeline --help\n",
-				argv[i]);
-			return 2;
-		} else {
-			inputs[n++].name = argv[i];
-		}
-	}
-	if (options.from_ns > options.to_ns) {
-		fputs("taskprobe-timeline: --from is after --to: an empty window\n", stderr);
-		return 2;
-	}
-	if (check_options)
-		return 0;
-	options.sites = sites;
-	options.tids = tids;
-	if (format_name != NULL ? strcmp(format_name, "speedscope") == 0
-				: output != NULL && ends_with(output, ".speedscope.json"))
-		options.format = TIMELINE_SPEEDSCOPE;
-	if (n == 0)
-		inputs[n++].name = "-";
-	/* every input read (standard input's perf text is streamed: its first bytes are read) and
-	 * checked before the output is opened */
+/* A run of the converter: its command line, its inputs read, what they are. */
+struct run {
+	struct cli cli;
+	struct recording_input *inputs;
+	struct stat *ids; /* each input's device and inode */
+	size_t n;
+	/* standard input's first bytes, when it is perf's text converted as it comes */
 	char magic[8];
-	size_t magic_len = 0;
-	bool stream = false;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(inputs[i].name, "-") != 0) {
-			inputs[i].data = read_whole(inputs[i].name, &inputs[i].size, &ids[i]);
-			inputs[i].mapped = inputs[i].size > 0;
+	size_t magic_len;
+	bool stream, recordings;
+};
+
+/*
+ * Every input read (standard input's perf text is streamed: its first bytes are read) and
+ * checked, before the output is opened. Returns CLI_GO_ON, or the exit status (the error said).
+ */
+static int read_inputs(struct run *r)
+{
+	r->n = r->cli.n_inputs > 0 ? r->cli.n_inputs : 1;
+	r->inputs = calloc(r->n + 1, sizeof *r->inputs);
+	r->ids = calloc(r->n + 1, sizeof *r->ids);
+	if (r->inputs == NULL || r->ids == NULL)
+		return 2;
+	for (size_t i = 0; i < r->n; i++)
+		r->inputs[i].name = r->cli.n_inputs > 0 ? r->cli.inputs[i] : "-";
+	for (size_t i = 0; i < r->n; i++) {
+		struct recording_input *in = &r->inputs[i];
+		if (strcmp(in->name, "-") != 0) {
+			in->data = read_whole(in->name, &in->size, &r->ids[i]);
+			in->mapped = in->size > 0;
 		} else {
-			if (fstat(STDIN_FILENO, &ids[i]) != 0) {
+			if (fstat(STDIN_FILENO, &r->ids[i]) != 0) {
 				fprintf(stderr, "taskprobe-timeline: standard input: %s\n",
 					strerror(errno));
 				return 2;
 			}
-			magic_len = fread(magic, 1, sizeof magic, stdin);
-			if (n == 1 && !recording_detect((const unsigned char *)magic, magic_len)) {
-				stream = true; /* perf's text, converted line by line below */
+			r->magic_len = fread(r->magic, 1, sizeof r->magic, stdin);
+			if (r->n == 1 &&
+			    !recording_detect((const unsigned char *)r->magic, r->magic_len)) {
+				r->stream = true; /* perf's text, converted line by line */
 				break;
 			}
-			inputs[i].data = spill(stdin, magic, magic_len, &inputs[i].size);
-			inputs[i].mapped = inputs[i].size > 0;
+			in->data = spill(stdin, r->magic, r->magic_len, &in->size);
+			in->mapped = in->size > 0;
 		}
-		if (inputs[i].data == NULL) {
-			fprintf(stderr, "taskprobe-timeline: %s: %s\n", inputs[i].name,
-				strerror(errno));
+		if (in->data == NULL) {
+			fprintf(stderr, "taskprobe-timeline: %s: %s\n", in->name, strerror(errno));
 			return 2;
 		}
 	}
-	const char *same = output != NULL ? output_is_input(output, ids, inputs, n) : NULL;
+	return CLI_GO_ON;
+}
+
+/* Whether the inputs can be converted together, to that output, as asked. Returns CLI_GO_ON, or
+ * the exit status (the error said). */
+static int check_inputs(struct run *r)
+{
+	const char *output = r->cli.output;
+	const char *same = output != NULL ? output_is_input(output, r->ids, r->inputs, r->n) : NULL;
 	if (same != NULL) {
 		fprintf(stderr,
 			"taskprobe-timeline: the output %s is the input %s: refused (writing it "
@@ -724,88 +558,103 @@ int main(int argc, char **argv)
 			output, same);
 		return 2;
 	}
-	bool recordings = !stream && recording_detect(inputs[0].data, inputs[0].size);
-	for (size_t i = 1; recordings && i < n; i++)
-		if (!recording_detect(inputs[i].data, inputs[i].size)) {
+	r->recordings = !r->stream && recording_detect(r->inputs[0].data, r->inputs[0].size);
+	for (size_t i = 1; r->recordings && i < r->n; i++)
+		if (!recording_detect(r->inputs[i].data, r->inputs[i].size)) {
 			fprintf(stderr,
 				"taskprobe-timeline: %s is not a recording, and the first input "
 				"is: give recordings together, or perf's text alone\n",
-				inputs[i].name);
+				r->inputs[i].name);
 			return 2;
 		}
-	if (!stream && !recordings && n > 1) {
+	if (!r->stream && !r->recordings && r->n > 1) {
 		fputs("taskprobe-timeline: perf's text is read from one input\n", stderr);
 		return 2;
 	}
-	if ((analyze || options.critical_path) && !recordings) {
+	if ((r->cli.analyze || r->cli.options.critical_path) && !r->recordings) {
 		fprintf(stderr,
 			"taskprobe-timeline: %s reads recordings (TASKPROBE_RECORD), not perf's "
 			"text\n",
-			analyze ? "--analyze" : "--critical-path");
+			r->cli.analyze ? "--analyze" : "--critical-path");
 		return 2;
 	}
-	if (analyze)
-		return analysis_run(inputs, n, stdout, stderr, terminal_utf8());
-	/* the size, before anything is written */
-	enum timeline_format other_format = options.format == TIMELINE_SPEEDSCOPE
+	return CLI_GO_ON;
+}
+
+/* The output's size, estimated before anything is written (perf's text on standard input
+ * aside: the limit stops it as it comes). Returns CLI_GO_ON, or the exit status (said). */
+static int check_size(struct run *r)
+{
+	const struct timeline_options *options = &r->cli.options;
+	enum timeline_format other_format = options->format == TIMELINE_SPEEDSCOPE
 						    ? TIMELINE_TRACE_EVENTS
 						    : TIMELINE_SPEEDSCOPE;
-	if (recordings) {
+	if (r->recordings) {
 		struct recording_census census;
-		if (!recording_count(inputs, n, &options, &census)) {
+		if (!recording_count(r->inputs, r->n, options, &census)) {
 			fputs("taskprobe-timeline: out of memory\n", stderr);
 			return 2;
 		}
-		if (!size_fits(estimate(&census, options.format), estimate(&census, other_format),
-			       census.events, limit, options.format))
+		if (!size_fits(estimate(&census, options->format), estimate(&census, other_format),
+			       census.events, r->cli.limit, options->format))
 			return STATUS_TOO_LARGE;
-	} else if (!stream) {
+	} else if (!r->stream) {
 		uint64_t lines = 0;
-		struct mapped_text text = {&inputs[0], 0, 0};
-		for (const unsigned char *p = inputs[0].data, *end = p + inputs[0].size;
+		struct mapped_text text = {&r->inputs[0], 0, 0};
+		for (const unsigned char *p = r->inputs[0].data, *end = p + r->inputs[0].size;
 		     (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) {
 			lines++;
-			mapped_text_at(&text, (size_t)(p - inputs[0].data));
+			mapped_text_at(&text, (size_t)(p - r->inputs[0].data));
 		}
-		mapped_text_at(&text, inputs[0].size);
+		mapped_text_at(&text, r->inputs[0].size);
 		uint64_t json = 4096 + lines * JSON_BYTES_PER_LINE,
 			 speedscope = 4096 + lines * SPEEDSCOPE_BYTES_PER_LINE;
-		bool is_json = options.format == TIMELINE_TRACE_EVENTS;
+		bool is_json = options->format == TIMELINE_TRACE_EVENTS;
 		if (!size_fits(is_json ? json : speedscope, is_json ? speedscope : json, lines,
-			       limit, options.format))
+			       r->cli.limit, options->format))
 			return STATUS_TOO_LARGE;
 	}
+	return CLI_GO_ON;
+}
+
+/* The timeline written to `out` (the output counted). Returns the exit status. */
+static int convert(struct run *r, FILE *out)
+{
+	struct timeline *t = timeline_new(out, &r->cli.options);
+	if (t == NULL) {
+		fputs("taskprobe-timeline: out of memory\n", stderr);
+		return 2;
+	}
+	if (r->stream)
+		return convert_text(stdin, t, r->magic, r->magic_len);
+	if (r->recordings)
+		return convert_recordings(r->inputs, r->n, t, r->cli.say_counts);
+	struct mapped_text text = {&r->inputs[0], 0, 0};
+	FILE *in = fopencookie(&text, "r", (cookie_io_functions_t){.read = mapped_text_read});
+	if (in == NULL) {
+		timeline_finish(t, NULL, NULL);
+		return 2;
+	}
+	int status = convert_text(in, t, NULL, 0);
+	fclose(in);
+	return status;
+}
+
+/* Opens the output and writes the timeline there. Returns the exit status. */
+static int write_timeline(struct run *r)
+{
+	const char *output = r->cli.output;
 	FILE *file = output != NULL ? open_output(output) : stdout;
 	if (file == NULL)
 		return 2;
 	/* perf's text as it comes: the limit stops the output when reached */
-	struct counted counted = {file, 0, stream ? limit : 0};
+	struct counted counted = {file, 0, r->stream ? r->cli.limit : 0};
 	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
 	if (out == NULL || setvbuf(out, NULL, _IOFBF, 1 << 20) != 0) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
 	}
-	struct timeline *t = timeline_new(out, &options);
-	if (t == NULL) {
-		fputs("taskprobe-timeline: out of memory\n", stderr);
-		return 2;
-	}
-	int status;
-	if (stream) {
-		status = convert_text(stdin, t, magic, magic_len);
-	} else if (recordings) {
-		status = convert_recordings(inputs, n, t, say_counts);
-	} else {
-		struct mapped_text text = {&inputs[0], 0, 0};
-		FILE *in = fopencookie(&text, "r",
-				       (cookie_io_functions_t){.read = mapped_text_read});
-		if (in == NULL) {
-			timeline_finish(t, NULL, NULL);
-			return 2;
-		}
-		status = convert_text(in, t, NULL, 0);
-		fclose(in);
-	}
+	int status = convert(r, out);
 	if (fclose(out) != 0 || fflush(file) != 0 || ferror(file)) {
 		fputs("taskprobe-timeline: writing failed\n", stderr);
 		return 2;
@@ -818,7 +667,7 @@ int main(int argc, char **argv)
 			"taskprobe-timeline: the timeline is %s, over --max-size %s: %s. Cut it "
 			"down with --format speedscope, --from TIME and --to TIME, --site TEXT or "
 			"--thread TID; or --max-size 0 to write it whatever its size\n",
-			human(counted.written, a), human(limit, b),
+			human(counted.written, a), human(r->cli.limit, b),
 			output != NULL ? "nothing written (the output removed)"
 				       : "the output stops there");
 		if (output != NULL)
@@ -826,4 +675,19 @@ int main(int argc, char **argv)
 		return STATUS_TOO_LARGE;
 	}
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {0};
+	int status = cli_parse(argc, argv, &r.cli);
+	if (status == CLI_GO_ON)
+		status = read_inputs(&r);
+	if (status == CLI_GO_ON)
+		status = check_inputs(&r);
+	if (status == CLI_GO_ON && r.cli.analyze)
+		return analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8());
+	if (status == CLI_GO_ON)
+		status = check_size(&r);
+	return status == CLI_GO_ON ? write_timeline(&r) : status;
 }

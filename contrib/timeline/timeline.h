@@ -80,7 +80,7 @@ struct timeline_counts {
 #define TIMELINE_MAX_PROFILES    4096u
 #define TIMELINE_MAX_SITES       (1u << 18)
 #define TIMELINE_MAX_NAMES_BYTES (32u << 20)
-/* A counter track's samples: at most one per this many nanoseconds (see timeline.c) */
+/* A counter track's samples: at most one per this many nanoseconds (see write_chrome.c) */
 #define TIMELINE_COUNTER_NS 100000u
 
 enum timeline_format {

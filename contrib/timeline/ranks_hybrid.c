@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hybrid efficiencies of an MPI + OpenMP job (POP's multiplicative model, as OTF-CPT prints
+ * it): every thread of every rank, its useful time its task polls outside MPI calls, in its
+ * rank's window (what ranks_pop_say found); each factor is MPI's times OpenMP's, OpenMP's the
+ * hybrid one over MPI's.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "ranks_pop.h"
+#include "ranks_pop_private.h"
+#include "taskprobe_contract.h"
+#include "taskprobe_recording.h"
+
+static uint64_t busy_key_hash(uint64_t key)
+{
+	return thread_key_hash((uint32_t)(key >> 32), (uint32_t)key);
+}
+
+uint64_t ranks_busy_hash(const void *context, const void *slot)
+{
+	(void)context;
+	return busy_key_hash(((const struct busy *)slot)->key);
+}
+
+/* How much of [from, to] lies in [on, off]. */
+static double overlap(double from, double to, double on, double off)
+{
+	from = from > on ? from : on;
+	to = to < off ? to : off;
+	return to > from ? to - from : 0;
+}
+
+/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
+static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
+{
+	*ok = true;
+	uint64_t key = (uint64_t)(rank + 1) << 32 | tid, hash = busy_key_hash(key);
+	struct table *t = &p->busy;
+	for (size_t i = t->size ? table_home(t, hash) : 0; t->size && table_used(t, i);
+	     i = table_next(t, i)) {
+		struct busy *b = table_slot(t, i);
+		if (b->key == key)
+			return b;
+	}
+	if (t->used == MAX_THREADS) {
+		p->busy_full = true;
+		return NULL;
+	}
+	if (!table_room(t)) {
+		*ok = false;
+		return NULL;
+	}
+	struct busy *b = table_claim(t, hash);
+	*b = (struct busy){.key = key, .rank = rank, .tid = tid};
+	return b;
+}
+
+/* `b`'s useful time up to `ns`: polling and outside MPI calls, in its rank's window. */
+static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
+{
+	const struct window *w = &p->windows[b->rank];
+	if (b->polls > 0 && !b->in_mpi)
+		b->useful += overlap((double)b->since, ns, w->on, w->off);
+	b->since = ns > 0 ? (uint64_t)ns : 0;
+}
+
+bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
+		     unsigned small)
+{
+	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
+		   small == TP_WAIT_MPI;
+	if (p->windows == NULL || rank >= p->n_windows ||
+	    (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi))
+		return true;
+	bool ok;
+	struct busy *b = busy_of(p, (uint32_t)rank, tid, &ok);
+	if (b == NULL)
+		return ok;
+	busy_count(p, b, (double)ns);
+	if (type == TP_RECORD_TASK_POLL_START) {
+		b->polls++;
+		b->polled = true;
+	} else if (type == TP_RECORD_TASK_POLL_END) {
+		b->polls -= b->polls > 0;
+	} else {
+		b->in_mpi = type == TP_RECORD_WAIT_START;
+	}
+	return true;
+}
+
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
+{
+	if (errors == NULL || p->windows == NULL || p->busy_full)
+		return;
+	double sum = 0, most = 0;
+	size_t threads = 0;
+	bool openmp = false;
+	for (size_t i = 0; i < p->busy.size; i++) {
+		struct busy *b = table_slot(&p->busy, i);
+		if (!table_used(&p->busy, i) || !b->polled)
+			continue;
+		busy_count(p, b, p->windows[b->rank].off); /* a poll open at the end */
+		sum += b->useful;
+		most = b->useful > most ? b->useful : most;
+		threads++;
+		openmp = true;
+	}
+	/* a rank whose MPI thread never polled (no OpenMP there): its time outside MPI is its
+	 * computation, on one thread */
+	for (size_t r = 0; openmp && r < p->n_windows; r++) {
+		bool polled = false;
+		for (size_t i = 0; i < p->busy.size && !polled; i++) {
+			const struct busy *b = table_slot(&p->busy, i);
+			polled = table_used(&p->busy, i) && b->polled && b->rank == r;
+		}
+		if (!polled) {
+			sum += p->windows[r].outside_mpi;
+			most = p->windows[r].outside_mpi > most ? p->windows[r].outside_mpi : most;
+			threads++;
+		}
+	}
+	if (!openmp || most <= 0 || p->runtime <= 0 || p->mpi_balance <= 0 ||
+	    p->mpi_communication <= 0)
+		return;
+	double mean = sum / (double)threads, balance = mean / most,
+	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
+	fprintf(errors,
+		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
+		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel %.0f%% = MPI %.0f%% x "
+		"OpenMP %.0f%%; load balance %.0f%% = MPI %.0f%% x OpenMP %.0f%%; "
+		"communication %.0f%% = MPI %.0f%% x OpenMP %.0f%%; useful time per thread "
+		"%.3f s on average, %.3f s at most, of %.3f s\n",
+		p->first_number, p->last_number,
+		p->regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		threads, 100 * balance * communication, 100 * mpi,
+		100 * balance * communication / mpi, 100 * balance, 100 * p->mpi_balance,
+		100 * balance / p->mpi_balance, 100 * communication, 100 * p->mpi_communication,
+		100 * communication / p->mpi_communication, mean / 1e9, most / 1e9,
+		p->runtime / 1e9);
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The census of the recordings (recording_count): the events the options keep, by record type,
+ * read before anything is written so that the output's size is known first. The window and the
+ * threads are counted exactly; the sites by the share of the spawns of the sites kept; and
+ * speedscope's events as its writer would leave them (a slice within a microsecond out).
+ */
+#define _GNU_SOURCE
+#include "recording_book.h"
+#include "recording_decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskprobe_contract.h"
+
+/* A site (scope, id) whose text the site filter keeps. */
+struct kept_site {
+	uint64_t scope, id;
+};
+
+/* The sites the census's site filter keeps: at most this many (the estimate's share of the
+ * spawns counts the spawns of the first ones). */
+#define MAX_KEPT_SITES (1u << 20)
+
+struct site_filter {
+	const struct timeline_options *options;
+	struct kept_site *kept;
+	size_t n_kept;
+	bool failed; /* out of memory */
+};
+
+/* Keeps site (scope, id) in the filter when its text holds one of the options' sites. */
+static void filter_site(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	struct site_filter *f = context;
+	bool match = false;
+	for (size_t j = 0; j < f->options->n_sites; j++)
+		match |= memmem(text, len, f->options->sites[j], strlen(f->options->sites[j])) !=
+			 NULL;
+	struct kept_site site = {scope, id};
+	if (match && f->n_kept < MAX_KEPT_SITES &&
+	    !append(&f->kept, &f->n_kept, &site, sizeof site))
+		f->failed = true;
+}
+
+/*
+ * speedscope's profile of a thread, as the converter writes it (write_speedscope.c's
+ * speedscope_event): an event pending, written unless the next one is of the same frame, in the
+ * same microsecond, opening what it closed or closing what it opened (then neither is written).
+ * Here a frame is the kind of slice (polls, waits, parks): a site's polls, or a kind's waits, one
+ * after another are the same frame. A thread's chunk is counted alone.
+ */
+struct profile_count {
+	bool pending, opens;
+	int frame;
+	unsigned type;
+	uint64_t at, last_at;
+};
+
+/* The frame (0 polls, 1 waits, 2 parks) a record type opens or closes; -1: none. */
+static int slice_frame(unsigned type, bool *opens)
+{
+	*opens = type == TP_RECORD_TASK_POLL_START || type == TP_RECORD_WAIT_START ||
+		 type == TP_RECORD_WORKER_PARK;
+	switch (type) {
+	case TP_RECORD_TASK_POLL_START:
+	case TP_RECORD_TASK_POLL_END:
+		return 0;
+	case TP_RECORD_WAIT_START:
+	case TP_RECORD_WAIT_END:
+		return 1;
+	case TP_RECORD_WORKER_PARK:
+	case TP_RECORD_WORKER_UNPARK:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+/* The profile's pending event counted as written (census->speedscope_events). */
+static void profile_count_flush(struct recording_census *census, struct profile_count *p)
+{
+	if (p->pending)
+		census->speedscope_events[p->type]++;
+	p->pending = false;
+}
+
+/* A record of `type` at microsecond `at` of the window, on the thread's profile. */
+static void profile_count_event(struct recording_census *census, struct profile_count *p,
+				unsigned type, uint64_t at)
+{
+	bool opens;
+	int frame = slice_frame(type, &opens);
+	if (frame < 0)
+		return;
+	at = at < p->last_at ? p->last_at : at;
+	p->last_at = at;
+	if (p->pending && p->frame == frame && p->at == at && p->opens != opens) {
+		p->pending = false;
+		return;
+	}
+	profile_count_flush(census, p);
+	*p = (struct profile_count){true, opens, frame, type, at, at};
+}
+
+/* The site id of a spawn's record (a compact one's too). */
+static uint64_t spawn_site(const struct tp_record *r)
+{
+	return tp_record_type(r->word) == TP_RECORD_TASK_SPAWNED ? tp_compact_low(r->arg[1])
+								 : r->arg[2];
+}
+
+/* Whether the filter keeps site `id` of `scope`. */
+static bool site_kept(const struct site_filter *f, uint64_t scope, uint64_t id)
+{
+	for (size_t j = 0; j < f->n_kept; j++)
+		if (f->kept[j].id == id && f->kept[j].scope == scope)
+			return true;
+	return false;
+}
+
+bool recording_count(const struct recording_input *inputs, size_t n,
+		     const struct timeline_options *options, struct recording_census *census)
+{
+	struct book *b = book_new(inputs, n);
+	struct site_filter filter = {.options = options};
+	struct recording_totals totals = {0};
+	bool ok = false;
+	memset(census, 0, sizeof *census);
+	census->site_share = 1;
+	if (b == NULL || !scan_all(NULL, NULL, inputs, n, NULL, &totals, b))
+		goto out;
+	const struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
+	struct pages *pages = &b->pages;
+	/* the sites the filter keeps, before the spawns are counted (texts come anywhere) */
+	for (size_t i = 0; options->n_sites > 0 && i < b->n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		pages_read(pages, h, sizeof *h);
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r =
+				(const struct tp_record *)((const unsigned char *)h + at);
+			pages_read(pages, r, tp_record_bytes(r->word));
+			if (tp_record_type(r->word) == TP_RECORD_SITE)
+				filter_site(&filter, segments[refs[i].segment].scope, r->arg[0],
+					    (const char *)&r->arg[1], tp_record_small(r->word));
+			at += tp_record_bytes(r->word);
+		}
+	}
+	if (options->n_sites > 0 &&
+	    !name_code_sites(b->segments, b->n_segments, filter_site, &filter))
+		goto out;
+	if (filter.failed)
+		goto out;
+	/* the origin: the earliest first record of a chunk (a chunk's records are in order) */
+	uint64_t origin = UINT64_MAX;
+	for (size_t i = 0; i < b->n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		const unsigned char *base = (const unsigned char *)h;
+		pages_read(pages, h, sizeof *h);
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r = (const struct tp_record *)(base + at);
+			pages_read(pages, r, sizeof *r);
+			if (tp_record_events(r->word) > 0) {
+				uint64_t ns = to_ns(&segments[refs[i].segment],
+						    event_time(h, r, 0));
+				origin = ns < origin ? ns : origin;
+				break;
+			}
+			at += tp_record_bytes(r->word);
+		}
+	}
+	uint64_t from = origin + options->from_ns < origin ? UINT64_MAX : origin + options->from_ns;
+	uint64_t to = origin + options->to_ns < origin ? UINT64_MAX : origin + options->to_ns;
+	uint64_t spawns = 0, spawns_kept = 0;
+	for (size_t i = 0; i < b->n_refs; i++) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		const unsigned char *base = (const unsigned char *)h;
+		pages_read(pages, h, sizeof *h);
+		bool thread = options->n_tids == 0;
+		for (size_t j = 0; j < options->n_tids; j++)
+			thread |= options->tids[j] == h->tid;
+		struct profile_count profile = {0};
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r = (const struct tp_record *)(base + at);
+			pages_read(pages, r, tp_record_bytes(r->word));
+			at += tp_record_bytes(r->word);
+			for (unsigned k = 0, n_events = tp_record_events(r->word); k < n_events;
+			     k++) {
+				bool at_end;
+				unsigned type = event_type(r->word, k, &at_end);
+				uint64_t ns = to_ns(&segments[refs[i].segment],
+						    event_time(h, r, k));
+				if (!thread || ns < from || ns > to)
+					continue;
+				census->by_type[type]++;
+				census->events++;
+				/* speedscope's ends: whole microseconds from the window's start,
+				 * rounded */
+				uint64_t us = (ns - from + 500) / 1000;
+				profile_count_event(census, &profile, type, us);
+				census->last_us = us > census->last_us ? us : census->last_us;
+				if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
+					spawns++;
+					spawns_kept += site_kept(&filter,
+								 segments[refs[i].segment].scope,
+								 spawn_site(r));
+				}
+			}
+		}
+		profile_count_flush(census, &profile);
+	}
+	if (options->n_sites > 0)
+		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;
+	drop_pages(inputs, n);
+	ok = true;
+out:
+	book_free(b);
+	free(filter.kept);
+	return ok;
+}

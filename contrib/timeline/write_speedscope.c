@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/*
+ * speedscope's format (TIMELINE_SPEEDSCOPE): a shared table of frames (site texts, "parked",
+ * wait kinds) and an "evented" profile per thread, its slices opened and closed ("O", "C") at
+ * whole microseconds from the window's start: {"type":"O","frame":3,"at":1200}. A slice whose
+ * ends round to one microsecond is left out (speedscope would give it no width), and a slice
+ * closed and the same frame opened again in the same microsecond are one slice; each end rounded
+ * to the nearest microsecond, the sums per frame stay fair. (speedscope's "sampled" profiles
+ * would be smaller, but speedscope takes time quadratic in a thread's alternations to build
+ * them.) Threads interleave, and a profile's events must follow each other: each thread's text
+ * is kept in small buffers, spilled in blocks to an unlinked temporary file when they hold more
+ * than SPILL_BUFFERED bytes in all, and copied out in order at the end.
+ */
+#define _GNU_SOURCE
+#include "timeline_private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hash.h"
+
+/* speedscope's samples held in memory before they are spilled to the temporary file */
+#define SPILL_BUFFERED (16u << 20)
+#define BLOCK_BYTES    4096u
+
+static bool buffer_reserve(struct timeline *t, struct buffer *b, uint32_t need)
+{
+	if (b->len + need <= b->cap)
+		return true;
+	uint32_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + need)
+		cap *= 2;
+	char *data = realloc(b->data, cap);
+	if (data == NULL) {
+		t->failed = true;
+		return false;
+	}
+	t->buffered += cap - b->cap;
+	b->data = data;
+	b->cap = cap;
+	return true;
+}
+
+int timeline_temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/taskprobe-timeline-XXXXXX",
+		 dir != NULL && *dir != '\0' ? dir : "/tmp");
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* Appends a profile's buffer to the spill file as a block, and empties it (freed if `release`). */
+static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
+{
+	struct buffer *b = &t->profiles[profile].text[kind];
+	if (b->len > 0 && !t->failed) {
+		if (t->spill_fd < 0)
+			t->spill_fd = timeline_temp_file();
+		if (t->n_blocks == t->cap_blocks) {
+			size_t cap = t->cap_blocks ? 2 * t->cap_blocks : 1024;
+			struct block *blocks = realloc(t->blocks, cap * sizeof *blocks);
+			if (blocks == NULL) {
+				t->failed = true;
+				return;
+			}
+			t->blocks = blocks;
+			t->cap_blocks = cap;
+		}
+		for (uint32_t done = 0; t->spill_fd >= 0 && done < b->len;) {
+			ssize_t n = pwrite(t->spill_fd, b->data + done, b->len - done,
+					   (off_t)(t->spill_size + done));
+			if (n <= 0 && errno != EINTR)
+				break;
+			done += n > 0 ? (uint32_t)n : 0;
+			if (done == b->len) {
+				t->blocks[t->n_blocks] = (struct block){.profile = profile,
+									.kind = (uint8_t)kind,
+									.len = b->len,
+									.offset = t->spill_size,
+									.order = t->n_blocks};
+				t->n_blocks++;
+				t->spill_size += b->len;
+				b->len = 0;
+			}
+		}
+		if (b->len > 0)
+			t->failed = true;
+	}
+	b->len = 0;
+	if (release) {
+		t->buffered -= b->cap;
+		free(b->data);
+		b->data = NULL;
+		b->cap = 0;
+	}
+}
+
+static void spill_all(struct timeline *t)
+{
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		for (int kind = 0; kind < 1; kind++)
+			spill(t, i, kind, true);
+	t->buffered = 0;
+}
+
+/* Appends `len` bytes to a profile's text of `kind`. */
+static void profile_put(struct timeline *t, uint32_t profile, int kind, const char *s, uint32_t len)
+{
+	struct buffer *b = &t->profiles[profile].text[kind];
+	if (b->len + len > BLOCK_BYTES)
+		spill(t, profile, kind, false);
+	if (!buffer_reserve(t, b, len))
+		return;
+	memcpy(b->data + b->len, s, len);
+	b->len += len;
+	if (t->buffered > SPILL_BUFFERED)
+		spill_all(t);
+}
+
+static uint64_t frame_hash(const void *context, const void *slot)
+{
+	const struct frames *f = context;
+	return tp_hash_finish(tp_hash_text(f->pool + f->names[*(const uint32_t *)slot - 1]));
+}
+
+/* The frame of a name (JSON-escaped, NUL-terminated); 0 when there is no room (frame 0 is then
+ * shared: the first name seen). */
+uint32_t speedscope_frame(struct timeline *t, const char *name)
+{
+	struct frames *f = &t->frames;
+	size_t len = strlen(name);
+	uint64_t h = tp_hash_text(name);
+	struct table *x = &f->table;
+	if (!table_has_room(x) && (f->n >= MAX_FRAMES || !table_grow(x)))
+		return 0;
+	size_t i = table_home(x, tp_hash_finish(h));
+	for (; table_used(x, i); i = table_next(x, i)) {
+		uint32_t frame = *(const uint32_t *)table_slot(x, i);
+		if (strcmp(f->pool + f->names[frame - 1], name) == 0)
+			return frame - 1;
+	}
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? 2 * f->cap : 256;
+		uint32_t *names = realloc(f->names, cap * sizeof *names);
+		if (names == NULL)
+			return 0;
+		f->names = names;
+		f->cap = cap;
+	}
+	if (f->pool_len + len + 1 > MAX_NAMES_BYTES)
+		return 0;
+	if (f->pool_len + len + 1 > f->pool_cap) {
+		size_t cap = f->pool_cap ? f->pool_cap : 4096;
+		while (cap < f->pool_len + len + 1)
+			cap *= 2;
+		char *pool = realloc(f->pool, cap);
+		if (pool == NULL)
+			return 0;
+		f->pool = pool;
+		f->pool_cap = cap;
+	}
+	memcpy(f->pool + f->pool_len, name, len + 1);
+	f->names[f->n] = (uint32_t)f->pool_len;
+	f->pool_len += len + 1;
+	*(uint32_t *)table_fill(x, i) = ++f->n;
+	return f->n - 1;
+}
+
+/* A slice's frame (speedscope only). */
+uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice)
+{
+	char buf[2048];
+	if (slice->kind == 'K')
+		return speedscope_frame(t, "parked");
+	if (slice->kind == 'W') {
+		wait_name(t, slice, buf, sizeof buf);
+		return speedscope_frame(t, buf);
+	}
+	if (slice->site != 0 && slice->name != 0) {
+		size_t i = slice->name & 4095;
+		if (t->frames.cache_name[i] != slice->name) {
+			t->frames.cache_name[i] = slice->name;
+			t->frames.cache_frame[i] = speedscope_frame(t, t->sites.pool + slice->name);
+		}
+		return t->frames.cache_frame[i];
+	}
+	return speedscope_frame(t, task_name_text(t, slice->site, slice->name, buf));
+}
+
+/* Writes a profile's pending event. */
+static void profile_flush(struct timeline *t, uint32_t profile)
+{
+	struct profile *p = &t->profiles[profile];
+	if (!p->pending)
+		return;
+	char text[64];
+	int len = snprintf(
+		text, sizeof text, "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+		p->events > 0 ? "," : "", p->pending_type, p->pending_frame, p->pending_at);
+	profile_put(t, profile, 0, text, (uint32_t)len);
+	p->events++;
+	p->pending = false;
+	t->counts.written++;
+}
+
+/*
+ * A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile (see the top of this
+ * file): a close right after the open of its frame in the same microsecond cancels it, and so
+ * does an open right after a close of its frame.
+ */
+void speedscope_event(struct timeline *t, const struct thread *thread, char type, uint32_t frame,
+		      uint64_t ns)
+{
+	if (thread->profile == 0)
+		return;
+	uint32_t profile = thread->profile - 1;
+	struct profile *p = &t->profiles[profile];
+	ns = ns < t->from ? t->from : ns > t->to ? t->to : ns;
+	uint64_t at = (ns - t->from + 500) / 1000;
+	if (at < p->last_at)
+		at = p->last_at;
+	p->last_at = at;
+	if (p->pending && p->pending_frame == frame && p->pending_at == at &&
+	    p->pending_type != type) {
+		p->pending = false;
+		return;
+	}
+	profile_flush(t, profile);
+	p->pending = true;
+	p->pending_type = type;
+	p->pending_frame = frame;
+	p->pending_at = at;
+}
+
+static int block_order(const void *a, const void *b)
+{
+	const struct block *x = a, *y = b;
+	if (x->profile != y->profile)
+		return x->profile < y->profile ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Copies a block of the spill file to the output. */
+static void copy_block(struct timeline *t, const struct block *b, char *buf)
+{
+	if (pread(t->spill_fd, buf, b->len, (off_t)b->offset) != (ssize_t)b->len) {
+		t->failed = true;
+		return;
+	}
+	fwrite_unlocked(buf, 1, b->len, t->out);
+}
+
+/* Writes the speedscope file: every profile's samples, then the frames. */
+void speedscope_finish(struct timeline *t)
+{
+	FILE *out = t->out;
+	uint64_t end = t->last_ns < t->to ? t->last_ns : t->to;
+	if (t->from > end)
+		end = t->from;
+	if (t->n_profiles == 0 || t->counts.written == 0) {
+		/* speedscope refuses a file without a profile: one that says what was seen */
+		fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		      "\"exporter\":\"taskprobe-timeline\",\"profiles\":[{\"type\":\"evented\","
+		      "\"name\":\"",
+		      out);
+		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+		fputs("\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":1,\"events\":["
+		      "{\"type\":\"O\",\"frame\":0,\"at\":0},{\"type\":\"C\",\"frame\":0,\"at\":1}]"
+		      "}],"
+		      "\"shared\":{\"frames\":[{\"name\":\"",
+		      out);
+		put(out, t->counts.events == 0 ? NOTHING_SEEN : NO_SLICE_SEEN);
+		fputs("\"}]}}\n", out);
+		return;
+	}
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		profile_flush(t, i);
+	spill_all(t);
+	char *buf = malloc(BLOCK_BYTES);
+	if (buf == NULL) {
+		t->failed = true;
+		return;
+	}
+	qsort(t->blocks, t->n_blocks, sizeof *t->blocks, block_order);
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	      "\"exporter\":\"taskprobe-timeline\",\"activeProfileIndex\":0,\"profiles\":[",
+	      out);
+	size_t b = 0;
+	for (uint32_t i = 0; i < t->n_profiles; i++) {
+		struct profile *p = &t->profiles[i];
+		fputs(i == 0 ? "\n{\"type\":\"evented\",\"name\":\""
+			     : ",\n{\"type\":\"evented\",\"name\":\"",
+		      out);
+		put_escaped(out, p->name);
+		put_number(out, "\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":",
+			   (end - t->from + 500) / 1000, ",\"events\":[");
+		for (; b < t->n_blocks && t->blocks[b].profile == i; b++)
+			copy_block(t, &t->blocks[b], buf);
+		fputs("]}", out);
+	}
+	free(buf);
+	fputs("],\n\"shared\":{\"frames\":[", out);
+	for (uint32_t i = 0; i < t->frames.n; i++) {
+		put(out, i == 0 ? "{\"name\":\"" : ",{\"name\":\"");
+		put(out, t->frames.pool + t->frames.names[i]);
+		put(out, "\"}");
+	}
+	fputs("]}}\n", out);
+}
+
+/* A speedscope profile for a new thread (up to TIMELINE_MAX_PROFILES of them). */
+void speedscope_add_profile(struct timeline *t, struct thread *thread,
+			    const struct timeline_event *e)
+{
+	if (t->n_profiles == TIMELINE_MAX_PROFILES) {
+		t->counts.threads_unprofiled++;
+		return;
+	}
+	if (t->profiles == NULL) {
+		t->profiles = calloc(TIMELINE_MAX_PROFILES, sizeof *t->profiles);
+		if (t->profiles == NULL) {
+			t->failed = true;
+			return;
+		}
+	}
+	struct profile *p = &t->profiles[t->n_profiles++];
+	p->tid = e->tid;
+	snprintf(p->name, sizeof p->name, "%s %" PRIu32 " (pid %" PRIu32 ")", thread_name(t, e),
+		 e->tid, e->pid);
+	thread->profile = t->n_profiles;
+}
+
+void speedscope_init(struct timeline *t)
+{
+	table_init(&t->frames.table, sizeof(uint32_t), sizeof(uint32_t), 1024, frame_hash,
+		   &t->frames);
+}
+
+void speedscope_free(struct timeline *t)
+{
+	for (uint32_t i = 0; i < t->n_profiles; i++)
+		for (int kind = 0; kind < 1; kind++)
+			free(t->profiles[i].text[kind].data);
+	if (t->spill_fd >= 0)
+		close(t->spill_fd);
+	free(t->profiles);
+	free(t->blocks);
+	table_free(&t->frames.table);
+	free(t->frames.names);
+	free(t->frames.pool);
+}
+
+void speedscope_path_fragment(struct timeline *t, const struct analysis_fragment *f, bool first,
+			      uint64_t start, uint64_t end, const char *text)
+{
+	/* the track: a profile (t->path_profile: 1 + its index) */
+	if (first) {
+		t->path_profile = 0;
+		struct timeline_event e = {.pid = f->pid, .tid = TIMELINE_PATH_TID};
+		struct thread track = {0};
+		speedscope_add_profile(t, &track, &e);
+		if (track.profile != 0)
+			snprintf(t->profiles[track.profile - 1].name,
+				 sizeof t->profiles[track.profile - 1].name,
+				 "critical path (pid %" PRIu32 ")", f->pid);
+		t->path_profile = track.profile;
+	}
+	if (text == NULL)
+		return;
+	struct thread track = {.profile = t->path_profile};
+	uint32_t frame = speedscope_frame(t, text);
+	speedscope_event(t, &track, 'O', frame, start);
+	speedscope_event(t, &track, 'C', frame, end);
+}
