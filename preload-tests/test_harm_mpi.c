@@ -493,12 +493,24 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	cr_expect(balance[0] >= 47 && balance[0] <= 51, "%s", said);
 	cr_expect(balance[1] >= 63 && balance[1] <= 68, "%s", said);
 	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
+	/* Communication: nothing lost by construction, but a loaded machine delays the barrier's
+	 * end past the last rank's arrival (ranks spin in it on two cores): 90% seen beside a
+	 * CPU hog. So it is bounded above only; what the line must hold is the products. */
 	for (int i = 0; i < 3; i++)
-		cr_expect(communication[i] >= 95 && communication[i] <= 101, "%s", said);
-	cr_expect(parallel[0] >= 45 && parallel[0] <= 51, "%s", said);
-	/* each the product of the other two (to the rounding of whole percents) */
-	double product = parallel[1] * parallel[2] / 100;
-	cr_expect(parallel[0] >= product - 1.5 && parallel[0] <= product + 1.5, "%s", said);
+		cr_expect(communication[i] <= 101, "%s", said);
+	/* each the product of the other two, and parallel the product of balance and
+	 * communication (to the rounding of whole percents) */
+	double products[][3] = {
+		{parallel[0], parallel[1] * parallel[2] / 100, 1.5},
+		{balance[0], balance[1] * balance[2] / 100, 1.5},
+		{communication[0], communication[1] * communication[2] / 100, 1.5},
+		{parallel[0], balance[0] * communication[0] / 100, 1.5},
+	};
+	for (size_t i = 0; i < sizeof products / sizeof products[0]; i++)
+		cr_expect(products[i][0] >= products[i][1] - products[i][2] &&
+				  products[i][0] <= products[i][1] + products[i][2],
+			  "product %zu: %.1f, not %.1f: %s", i, products[i][0], products[i][1],
+			  said);
 	free(said);
 	/* each rank recorded into a directory, read by --analyze: the same said there */
 	char *dir = tp_make_temp_dir("harm-mpi-hybrid"), *cmd, *err = tp_make_temp("harm-mpi-err");
