@@ -69,14 +69,23 @@ static uint32_t stack_of(const ompt_data_t *data)
 	return data != NULL ? (uint32_t)((word(data) & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
 }
 
-/* The id of a task seen while tracing, given now if it was made while nobody traced. */
-static uint64_t id_given(ompt_data_t *data)
+/* id_given's for a task made while nobody traced: its id given now. */
+__attribute__((noinline, cold)) static uint64_t id_given_now(ompt_data_t *data)
+{
+	set_word(data, tp_task_new_id());
+	return word(data) & ID_BITS;
+}
+
+/* The id of a task seen while tracing, given now if it was made while nobody traced. Inline:
+ * a task switch asks it twice. */
+static inline __attribute__((always_inline)) uint64_t id_given(ompt_data_t *data)
 {
 	if (data == NULL)
 		return 0;
-	if (__builtin_expect(word(data) == 0, 0))
-		set_word(data, tp_task_new_id());
-	return word(data) & ID_BITS;
+	uint64_t w = word(data);
+	if (__builtin_expect(w == 0, 0))
+		return id_given_now(data);
+	return w & ID_BITS;
 }
 
 /* The calling thread starts polling `task`, ending any other poll and any park first. */
@@ -120,14 +129,20 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
  * omp_test_lock as an acquire, and says nothing when the test fails: the thread's next OpenMP
  * event ends that wait (a new acquire, a release, a sync region, a task switch).
  */
-static uint64_t acquiring_ends(void)
+__attribute__((noinline)) static void acquiring_ended(struct tp_thread *self, uint64_t task)
+{
+	self->acquiring_task = 0;
+	poll_begin(task);
+}
+
+/* acquiring_ended when a wait to acquire is open (rarely); the thread's task. Inline: every task
+ * switch asks it. */
+static inline __attribute__((always_inline)) uint64_t acquiring_ends(void)
 {
 	struct tp_thread *self = tp_thread_self();
 	uint64_t task = self->acquiring_task;
-	if (task != 0) {
-		self->acquiring_task = 0;
-		poll_begin(task);
-	}
+	if (__builtin_expect(task != 0, 0))
+		acquiring_ended(self, task);
 	return tp_thread_task(self);
 }
 
