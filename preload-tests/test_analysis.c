@@ -916,6 +916,32 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 }
 
 /*
+ * A worker exits inside its implicit task and the program's destructor then takes 30 ms: the
+ * worker's open fragment ends at the exit's start the three ways (its thread's end, after the
+ * destructors, is no later end of it), and its path stays the span's. A wait that never ended
+ * (the primary's, at the region's end) is no sync site's line.
+ */
+Test(analysis, a_worker_that_exits_inside_its_region_ends_its_fragment_at_the_exits_start,
+     .timeout = 120)
+{
+	const char *site = "main (omp_exit_on_worker.c:";
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_exit_on_worker"), NULL}, site, &w);
+	const struct analyzed *a = &w.analysis;
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	/* the destructor's 30 ms are no task's */
+	cr_expect_lt(a->work, 30, "%s", a->text);
+	/* the primary's wait at the region's end never ended: no sync site's line, in any */
+	const char *said[] = {a->text, w.report, w.top};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+		cr_expect_eq(sync_waits_of(said[i], site, "barrier"), -1, "%s", said[i]);
+	three_ways_free(&w);
+}
+
+/*
  * The POP factors (issue 35) of programs whose factors are known (pop_conv_shapes), recorded on
  * two threads: the factor within `within` of the program's truth (what its threads' spins make:
  * preemption stretches them), else of `value`. Up to three tries: a thread preempted inside a

@@ -1503,11 +1503,22 @@ void tp_live_thread_stop(uint64_t tid)
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
 	set32(&s->wait_kind, 0);
-	uint64_t now = now_ns();
-	/* a fragment its thread never ended (stopped inside a poll) ends with it */
+	/* at exit, the moment the exit began: the figures' end, for the recording's analysis too
+	 * (a thread that exits inside a poll stops after the destructors) */
+	uint64_t now = tp_live_now();
+	/* a fragment its thread never ended (stopped inside a poll) ends with it: its work, and
+	 * its path, which readers no longer count as open */
 	if (s->open_counted_ns != 0 && local.rows != NULL) {
-		count_work(now);
+		struct tp_live_path mine;
+		bool open = tp_live_current_path(now, &mine);
+		tp_guard_enter(&local.busy);
+		if (open)
+			slot_longest(s, &mine);
+		if (now > local.work_counted_to)
+			count_work(now);
+		set64(&s->graph_last_ns, now);
 		set64(&s->open_counted_ns, 0);
+		tp_guard_leave(&local.busy, false);
 	}
 	set64(&s->ended_ns, now);
 	local.slot = NULL;
@@ -1641,10 +1652,24 @@ static bool in_files_process(void)
 	return header != NULL && tp_process_is_current();
 }
 
-void tp_live_before_destructors(void)
+/* A moment read by tp_clock_now in the statistics' clock. */
+static uint64_t ns_of_clock(uint64_t clock_time)
+{
+#if defined(__x86_64__)
+	if (tp_clock_is_tsc) {
+		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+		/* the counter's rate not timed yet (the first 2 ms): now is as near */
+		return rate != 0 ? tp_live_tsc_ns(clock_time, tsc_at_start, ns_at_start, rate)
+				 : now_ns();
+	}
+#endif
+	return clock_time; /* CLOCK_MONOTONIC's nanoseconds */
+}
+
+void tp_live_before_destructors(uint64_t clock_time)
 {
 	if (in_files_process())
-		__atomic_store_n(&exit_began_ns, now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELAXED);
 }
 
 /*
