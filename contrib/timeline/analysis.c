@@ -1094,6 +1094,14 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		return;
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
+	/* an event after the exit's start happens at it, as the live statistics count it (live.c:
+	 * exit_began_ns): what a thread does while another exits is no task's time */
+	struct timeline_event at_exit;
+	if (p != NULL && p->exited && e->ns > p->end_ns) {
+		at_exit = *e;
+		at_exit.ns = p->end_ns;
+		e = &at_exit;
+	}
 	if (th != NULL) {
 		if (!p->exited)
 			p->end_ns = max_u64(p->end_ns, e->ns);

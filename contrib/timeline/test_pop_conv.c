@@ -264,6 +264,24 @@ Test(pop_conv_analysis, an_open_poll_ends_where_the_exit_begins)
 }
 
 /*
+ * A worker exits at 12 ms inside its region's implicit task; the primary's implicit task goes on
+ * and waits at the region's end at 20, during the destructors: an event after the exit's start
+ * happens at it (the live statistics count it so), and the primary's poll ends there. Serial 10,
+ * then each thread's 2 ms to the exit: work 14, span 12.
+ */
+Test(pop_conv_analysis, what_a_thread_does_after_the_exits_start_happens_at_it)
+{
+	fork_region(10, 2, 100);
+	event(TP_RECORD_PROCESS_EXIT, WORKER, 12, 0, 0, 0, 0);
+	wait_at(PRIMARY, 20, 2, TP_SYNC_BARRIER, REGION);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 14 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 12 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 12 * MS, "run %lu", f.factors.run_ns);
+}
+
+/*
  * Regions in a row: 5 ms serial, then a region whose single construct makes a task of 20 ms,
  * three times, then 5 ms serial. The single runs on either thread (the worker's first: its
  * implicit task reported before the fork), and so does the task. Everything is in series:

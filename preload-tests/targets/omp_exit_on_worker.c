@@ -2,8 +2,9 @@
 /*
  * exit() from a worker of a parallel region, inside its implicit task, with a destructor of the
  * program's that takes 30 ms: a region of two threads where thread 1 spins 2 ms, prints a line
- * and exits, while the primary thread waits at the region's end. The destructor runs once the
- * exit began: its time is no task's.
+ * and exits, while the primary thread spins 10 ms in its implicit task and then waits at the
+ * region's end. The destructor runs once the exit began: its time is no task's, nor the
+ * primary's spin after the exit's start.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -27,10 +28,10 @@ int main(void)
 {
 #pragma omp parallel num_threads(2)
 	{
+		double until = now_ms() + (omp_get_thread_num() == 1 ? 2 : 10);
+		while (now_ms() < until)
+			;
 		if (omp_get_thread_num() == 1) {
-			double until = now_ms() + 2;
-			while (now_ms() < until)
-				;
 			printf("exiting from worker %d of %d\n", omp_get_thread_num(),
 			       omp_get_num_threads());
 			fflush(stdout);

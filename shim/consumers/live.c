@@ -174,12 +174,23 @@ struct live_local {
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
 /*
+ * When the process's exit began (0: not yet): the figures' end (tp_live_now). Every event after
+ * it happens at it, for the statistics as for the recording's analysis (a thread that goes on
+ * while another exits adds nothing of what it does then): the counter's rate is put aside
+ * (exit_rate), so that every clock read takes now_while_timing_the_counter, which says so.
+ */
+static uint64_t exit_began_ns, exit_rate;
+
+/*
  * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
  * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
  * hundred ns), and the first one after it fixes the rate. Nothing waits at start.
  */
 __attribute__((noinline)) static uint64_t now_while_timing_the_counter(void)
 {
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_ACQUIRE);
+	if (exit_began != 0)
+		return exit_began;
 	uint64_t tsc, ns;
 	tp_clock_pair(&tsc, &ns);
 	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
@@ -201,7 +212,8 @@ static inline __attribute__((always_inline)) uint64_t now_ns(void)
 		return tp_live_tsc_ns(__rdtsc(), tsc_at_start, ns_at_start, rate);
 	}
 #endif
-	return tp_clock_monotonic_ns();
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
+	return exit_began != 0 ? exit_began : tp_clock_monotonic_ns();
 }
 
 /* Written by one thread only, read by the console: each value whole. */
@@ -1599,13 +1611,9 @@ const struct tp_live_header *tp_live_header(void)
 	return header;
 }
 
-/* When the process's exit began (0: not yet): the figures' end (tp_live_now). */
-static uint64_t exit_began_ns;
-
 uint64_t tp_live_now(void)
 {
-	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
-	return exit_began != 0 ? exit_began : now_ns();
+	return now_ns(); /* the exit's start once it began */
 }
 
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
@@ -1668,8 +1676,10 @@ static uint64_t ns_of_clock(uint64_t clock_time)
 
 void tp_live_before_destructors(uint64_t clock_time)
 {
-	if (in_files_process())
-		__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELAXED);
+	if (!in_files_process())
+		return;
+	__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELEASE);
+	exit_rate = __atomic_exchange_n(&ns_per_tsc_2_32, 0, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -1736,7 +1746,11 @@ void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
-	exit_began_ns = 0; /* a fork from a destructor: the child's exit is its own */
+	/* a fork from a destructor: the child's exit is its own, at the rate timed before */
+	if (exit_began_ns != 0) {
+		exit_began_ns = 0;
+		ns_per_tsc_2_32 = exit_rate;
+	}
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 		header = NULL;
