@@ -34,6 +34,7 @@
 #include "shown_text.h"
 #include "taskprobe_contract.h"
 #include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
+#include "work_span.h"      /* the graph's rules */
 
 /*
  * A duration histogram in the live statistics' log2 buckets (taskprobe_live.h), read by their
@@ -722,17 +723,20 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	struct site *s = &a->sites[t->site];
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
-	if (parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP) {
-		/* a worker's implicit task (OpenMP names no parent for it): its region's
-		 * construct's site; it starts after the fork, which its thread may report before
-		 * the primary thread reports it: after the initial task's code so far (an
-		 * outermost region's encountering task), and the region's last fork seen */
+	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
+	 * site */
+	bool worker_implicit = parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP;
+	switch (tp_span_spawn_from(parent != NULL, parent != NULL && th->task == parent,
+				   worker_implicit)) {
+	case TP_SPAN_FROM_FORK:
+		/* its thread may report it before the primary thread reports the region: after the
+		 * initial task's code so far (an outermost region's encountering task), and the
+		 * region's last fork seen */
 		s->parallel = true;
 		acc_join(a, &t->in, &s->fork);
 		initial_so_far(a, p, t, e->ns);
-		return;
-	}
-	if (parent != NULL && th->task == parent) {
+		break;
+	case TP_SPAN_FROM_FRAGMENT: {
 		/* the parent's fragment up to the spawn */
 		count_work(a, p, th, parent, e->ns);
 		struct node *part = node_new(a, th->in, th->in_placed, parent, th, p->pid,
@@ -751,8 +755,13 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 			acc_clear(a, &s->fork);
 			acc_join(a, &s->fork, &t->in);
 		}
-	} else if (parent != NULL) {
+		break;
+	}
+	case TP_SPAN_FROM_LAST:
 		acc_fold_node(a, &t->in, parent->last, e->ns);
+		break;
+	case TP_SPAN_FROM_NOTHING:
+		break;
 	}
 }
 
@@ -807,21 +816,20 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
 			a->sites[t->sync_site].waits[t->sync]++;
 		}
-		switch (t->sync) {
-		case TP_SYNC_TASKWAIT:
+		/* the graph's rules: the engine's (work_span.h) */
+		switch (tp_span_join_of(t->sync)) {
+		case TP_SPAN_JOIN_CHILDREN:
 			acc_join(a, &in, &t->kids);
 			acc_clear(a, &t->kids);
 			break;
-		case TP_SYNC_TASKGROUP:
+		case TP_SPAN_JOIN_DESCENDANTS:
 			acc_join(a, &in, &t->kids);
 			acc_join(a, &in, &t->desc);
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
-		case TP_SYNC_BARRIER:
-			/* the first to leave a barrier joins everything ended so far; the others
-			 * (which waited in it before that) the same */
-			if (p->freeze_ns <= t->suspend_ns) {
+		case TP_SPAN_JOIN_ENDED:
+			if (tp_span_barrier_freezes(p->freeze_ns, t->suspend_ns)) {
 				hold(a, &p->frozen, p->span);
 				p->frozen_ns = p->last_end_ns;
 				p->frozen_placed = p->placed;
@@ -831,12 +839,12 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
-		default:
-			/* switched out: what its thread ran meanwhile came before it resumed,
-			 * unless that was a child run undeferred (nested in this task) */
-			if (!t->ran_undeferred && th->last != NULL && th->last->task != t->k.id &&
-			    th->free_ns >= t->suspend_ns)
+		case TP_SPAN_JOIN_THREAD:
+			if (tp_span_follows_thread(t->ran_undeferred,
+						   th->last != NULL && th->last->task != t->k.id,
+						   th->free_ns >= t->suspend_ns))
 				acc_fold_node(a, &in, th->last, th->free_ns);
+			break;
 		}
 		t->ran_undeferred = false;
 	}
@@ -1005,8 +1013,10 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	if (m == NULL)
 		return;
 	struct thread *h = m->holder;
-	struct task *held = h != NULL && h != th ? task_find(a, p, m->holder_task) : NULL;
-	if (held != NULL && h->task == held) {
+	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
+	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
+		mutex_join(a, &m->released, th);
+	} else if (h->task == held) {
 		/* the holder still polls: its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
@@ -1014,12 +1024,10 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
 		mutex_join(a, &released, th);
 		unref(a, part);
-	} else if (held != NULL) {
+	} else {
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);
-	} else {
-		mutex_join(a, &m->released, th);
 	}
 	m->holder = th;
 	m->holder_task = t->k.id;
@@ -1047,7 +1055,7 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	th->in_placed = n->placed;
 	th->start = e->ns;
 	th->latency = 0;
-	if (m->holder != th || m->holder_task != t->k.id)
+	if (!tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id))
 		return;
 	acc_clear(a, &m->released);
 	acc_fold_node(a, &m->released, n, e->ns);

@@ -576,7 +576,7 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
 {
 	tp_spin_lock(&barrier_lock);
-	if (barrier_frozen_ns <= suspended_ns) {
+	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
 		memset(&barrier_frozen, 0, sizeof barrier_frozen);
 		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 			struct tp_live_path p;
@@ -708,26 +708,34 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	struct task_entry *p = NULL;
 	struct tp_span_thread *th = NULL;
 	const struct tp_live_path *in = NULL;
-	if (parent != 0 && parent == local.polled_task) {
+	struct tp_live_path so_far;
+	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED), fork_row = 0;
+	switch (tp_span_spawn_from(parent != 0, parent == local.polled_task, implicit)) {
+	case TP_SPAN_FROM_FRAGMENT:
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
-	} else if (parent != 0) {
+		break;
+	case TP_SPAN_FROM_LAST:
 		p = task_find(parent);
 		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
 		in = ps != NULL && ps->started ? &ps->in : NULL;
+		break;
+	case TP_SPAN_FROM_FORK:
+		fork_row = row;
+		if (initial_so_far(now, &so_far))
+			in = &so_far;
+		break;
+	case TP_SPAN_FROM_NOTHING:
+		break;
 	}
 	if (p != NULL)
 		span_of(p)->spawner = true;
-	struct tp_live_path so_far;
-	if (implicit && parent == 0 && initial_so_far(now, &so_far))
-		in = &so_far;
-	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
-			implicit && parent == 0 ? row : 0, th, now - local.span_from, now, in);
+	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
+			now - local.span_from, now, in);
 	if (implicit && parent != 0)
 		tp_span_fork(row, &span_of(e)->in);
 }
