@@ -287,7 +287,7 @@ static void path_track(const char *graph, unsigned expected)
 	snprintf(track, sizeof track, "\"tid\":%u,", TIMELINE_PATH_TID_TEST);
 	snprintf(site, sizeof site, "\"name\":\"%s (omp_known_graphs.c:", graph);
 	unsigned named = 0, slices = 0, titled = 0;
-	double last_end = 0;
+	long long last_end = 0;
 	for (const char *line = run.out; line != NULL && *line != '\0';) {
 		const char *end = strchr(line, '\n');
 		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
@@ -303,7 +303,11 @@ static void path_track(const char *graph, unsigned expected)
 		const char *ts = strstr(row, "\"ts\":"), *dur = strstr(row, "\"dur\":");
 		cr_assert(strstr(row, "\"ph\":\"X\"") != NULL && ts != NULL && dur != NULL, "%s",
 			  row);
-		double start = strtod(ts + 5, NULL), length = strtod(dur + 6, NULL);
+		/* in whole nanoseconds: a sum of microseconds with three decimals, 10^10 of them
+		 * from the clock's start, is past a double's precision (abutting slices would
+		 * overlap by its rounding) */
+		long long start = (long long)(strtod(ts + 5, NULL) * 1000 + 0.5),
+			  length = (long long)(strtod(dur + 6, NULL) * 1000 + 0.5);
 		cr_expect_geq(start, last_end, "overlapping or out of order: %s", row);
 		last_end = start + length;
 		slices++;
