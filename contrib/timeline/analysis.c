@@ -1297,7 +1297,7 @@ bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
 static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
 			   uint64_t span)
 {
-	char b1[32], b2[32], b3[32], b4[32], name[512], words[256];
+	char b1[32], b2[32], name[512], words[256];
 	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
 	if (order == NULL)
 		return;
@@ -1306,19 +1306,13 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		tp_live_factors_words(words, sizeof words, &f, line);
 		fprintf(out, "  %s\n", words);
 	}
-	if (f.valid)
-		fprintf(out,
-			"  (computation: %s a thread on average, %s at most; the critical path's "
-			"computation %s; run time %s)\n",
-			duration(f.average_ns, b1, sizeof b1),
-			duration(f.maximum_ns, b2, sizeof b2), duration(f.placed_ns, b3, sizeof b3),
-			duration(f.run_ns, b4, sizeof b4));
-	if (p->roi_pairs == 1)
-		fputs("  region of interest: omp_control_tool\n", out);
-	else if (p->roi_pairs > 1)
-		fprintf(out,
-			"  region of interest: omp_control_tool, %" PRIu64 " start/stop pairs\n",
-			p->roi_pairs);
+	if (f.valid) {
+		tp_live_factors_basis_words(words, sizeof words, &f);
+		fprintf(out, "  %s\n", words);
+	}
+	tp_live_roi_words(words, sizeof words, p->roi_pairs);
+	if (words[0] != '\0')
+		fprintf(out, "  %s\n", words);
 
 	size_t n = 0;
 	for (size_t i = 1; i < a->n_sites; i++)
