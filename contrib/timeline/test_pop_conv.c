@@ -492,3 +492,38 @@ Test(pop_conv_analysis, a_release_said_late_is_no_later_holders_predecessor)
 	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
 	cr_expect_eq(f.factors.placed_ns, 30 * MS, "placed %lu", f.factors.placed_ns);
 }
+
+/*
+ * A holder known by its task, not its thread: task 3 enters the critical section at 0 and is
+ * switched out at 10 without a release (its events dropped); task 4, on the same thread, gets
+ * the object at 10 and leaves at 20; task 3 ends at 21. Everything ran in series on one thread:
+ * span = work = 21 (a holder on the acquirer's own thread taken for none: 11).
+ */
+Test(pop_conv_analysis, a_holder_switched_out_on_the_acquirers_thread_comes_before_it)
+{
+	fork_region(0, 2, 100);
+	wait_at(WORKER, 0, 100, TP_SYNC_BARRIER, REGION);
+	spawn(PRIMARY, 0, 3, 2, TASKS);
+	spawn(PRIMARY, 0, 4, 2, TASKS);
+	wait_at(PRIMARY, 0, 2, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(PRIMARY, 0, 3);
+	acquire(PRIMARY, 0, 3);
+	end(PRIMARY, 10, 3, false, TP_SYNC_NONE);
+	start(PRIMARY, 10, 4);
+	acquire(PRIMARY, 10, 4);
+	release(PRIMARY, 20, 4);
+	end(PRIMARY, 20, 4, true, TP_SYNC_NONE);
+	start(PRIMARY, 20, 3);
+	end(PRIMARY, 21, 3, true, TP_SYNC_NONE);
+	start(PRIMARY, 21, 2);
+	end(PRIMARY, 21, 2, false, TP_SYNC_BARRIER);
+	join_region(21, 2);
+	end(PRIMARY, 21, INITIAL, true, TP_SYNC_NONE);
+	start(WORKER, 21, 100);
+	end(WORKER, 21, 100, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 21 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 21 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 21 * MS, "placed %lu", f.factors.placed_ns);
+}
