@@ -135,7 +135,7 @@ struct live_local {
 	uint64_t polled_task;
 	uint64_t poll_start;
 	/* where the polled fragment's part on the path began (its start, or a split of it at a
-	 * mutual exclusion's acquire or release: tp_span_split) */
+	 * mutual exclusion's acquire or release: tp_span_acquire, tp_span_release) */
 	uint64_t span_from;
 	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
 	 * none), and of the one whose section it is in now (0: none) */
@@ -1034,12 +1034,11 @@ static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspen
 }
 
 /*
- * The polled fragment's part on the path ends at `now` and the rest goes on in site row `row`
- * (tp_span_split); readers see the part going on from now.
+ * The polled fragment's part on the path goes on from `now` (split there by the engine:
+ * tp_span_acquire, tp_span_release); readers see it from now.
  */
-static void span_split(struct tp_live_thread *s, uint64_t now, uint32_t row, bool fragment)
+static void span_part_from(struct tp_live_thread *s, uint64_t now)
 {
-	tp_span_split(&local.span, now - local.span_from, row, fragment);
 	local.span_from = now;
 	set64(&s->open_start_ns, now);
 	set64(&s->open_path_ns, local.span.in.ns);
@@ -1058,15 +1057,15 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		tp_span_acquired(&local.span, task, now, object);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
 				__atomic_store_n(&sites[row].mutex_kind, kind, __ATOMIC_RELAXED);
 			local.section_row = row;
 		}
-		span_split(s, now, row != 0 ? row : local.poll_row, false);
-		tp_span_holds(&local.span, task, now, object);
+		tp_span_acquire(&local.span, task, now, now - local.span_from,
+				row != 0 ? row : local.poll_row, object);
+		span_part_from(s, now);
 	}
 	leave();
 }
@@ -1079,11 +1078,12 @@ static void mutex_released(uint64_t task, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		/* the section's part: one fragment of the sync site's on the path */
-		if (local.section_row != 0)
-			span_split(s, now, local.poll_row, true);
+		bool in_section = local.section_row != 0;
+		tp_span_release(&local.span, task, now, now - local.span_from, in_section,
+				local.poll_row, object);
+		if (in_section)
+			span_part_from(s, now);
 		local.section_row = 0;
-		tp_span_released(&local.span, task, now - local.span_from, now, object);
 	}
 	leave();
 }

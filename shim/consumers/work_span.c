@@ -388,6 +388,24 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 	tp_spin_unlock(&m->lock);
 }
 
+void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object)
+{
+	tp_span_acquired(th, task, now, object);
+	tp_span_split(th, ns, row, false);
+	tp_span_holds(th, task, now, object);
+}
+
+void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     bool in_section, uint32_t row, uint64_t object)
+{
+	if (in_section) {
+		tp_span_split(th, ns, row, true);
+		ns = 0;
+	}
+	tp_span_released(th, task, ns, now, object);
+}
+
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
 			 struct tp_span_task *t, const struct tp_live_path *end)
 {

@@ -361,6 +361,25 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
 
 /*
+ * The events (the contract's task-acquire and task-release), as the live statistics take them:
+ * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
+ * on. Its fragment starts after the object's last release (tp_span_acquired); its part so far
+ * stays in the site it ran in, the rest (its section) is site row `row`'s (its sync
+ * construct's, or its task's when not known); it holds the object from now. The caller's part
+ * going on starts at `now`.
+ */
+void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object);
+/*
+ * Task `task`, polled by `th`, releases `object` at `now`, `ns` into its fragment's part going
+ * on: a section in its sync construct's row (`in_section`) is one fragment of that site's on
+ * the path, and the rest is site row `row`'s (its task's), the caller's part going on from
+ * `now`; the path to now is the object's next acquirer's, while the task holds it.
+ */
+void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     bool in_section, uint32_t row, uint64_t object);
+
+/*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
  * `*parent_id` (its entry's task id) is still `id`: a parent that ended meanwhile gave its state
  * to another task.
