@@ -920,6 +920,27 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 }
 
 /*
+ * The threads of parallel region `site` in `text` (its line of the regions' table, in every
+ * reader's columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"); -1 when no line has them.
+ */
+static long region_threads_of(const char *text, const char *site)
+{
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *after = strchr(strstr(row, site), ')');
+		double balance, computation;
+		char unit[8];
+		long threads;
+		if (after != NULL &&
+		    sscanf(after + 1, "%lf %lf %7s %ld", &balance, &computation, unit, &threads) ==
+			    4 &&
+		    strchr(unit, 's') != NULL)
+			return threads;
+	}
+	return -1;
+}
+
+/*
  * A worker exits inside its implicit task and the program's destructor then takes 30 ms: the
  * worker's open fragment ends at the exit's start the three ways (its thread's end, after the
  * destructors, is no later end of it), and its path stays the span's. A wait that never ended
@@ -938,10 +959,13 @@ Test(analysis, a_worker_that_exits_inside_its_region_ends_its_fragment_at_the_ex
 	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
 	/* the destructor's 30 ms are no task's */
 	cr_expect_lt(a->work, 30, "%s", a->text);
-	/* the primary's wait at the region's end never ended: no sync site's line, in any */
+	/* the primary's wait at the region's end never ended: no sync site's line, in any; the
+	 * region's two threads each ran its implicit task up to the exit */
 	const char *said[] = {a->text, w.report, w.top};
-	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
 		cr_expect_eq(sync_waits_of(said[i], site, "barrier"), -1, "%s", said[i]);
+		cr_expect_eq(region_threads_of(said[i], site), 2, "%s", said[i]);
+	}
 	three_ways_free(&w);
 }
 

@@ -1536,6 +1536,9 @@ void tp_live_thread_stop(uint64_t tid)
 			slot_longest(s, &mine);
 		if (now > local.work_counted_to)
 			count_work(now);
+		/* its region's computation counts its polls once ended (poll_ended) */
+		if (local.poll_region != 0 && now > local.poll_start)
+			add(&local.rows[local.poll_region].region_ns, now - local.poll_start);
 		set64(&s->graph_last_ns, now);
 		set64(&s->open_counted_ns, 0);
 		tp_guard_leave(&local.busy, false);
