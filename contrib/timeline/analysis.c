@@ -666,18 +666,19 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 		th->computation += w;
 }
 
-/* `t` starts after the initial task's code up to `ns`: its fragment polled now up to there (in
- * the work there too), or its last one. */
+/*
+ * `t` starts after the initial task's code up to `ns`, while a thread polls it (its fragment up
+ * to there, in the work there too): a worker's implicit task reported before its region's fork.
+ * Once the initial task's poll ended, the fork was published (its fragment up to the primary's
+ * spawn): the rest of that poll is the runtime's after the fork, which no worker waited for
+ * (the live statistics' rule: live.c's initial_so_far).
+ */
 static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, uint64_t ns)
 {
 	struct task *initial = p->initial;
 	struct thread *th = p->initial_on;
-	if (initial == NULL)
+	if (initial == NULL || th == NULL || th->task != initial)
 		return;
-	if (th == NULL || th->task != initial) {
-		acc_fold_node(a, &t->in, initial->last, initial->suspend_ns);
-		return;
-	}
 	count_work(a, p, th, initial, ns);
 	/* held while folded: freed here if `t` does not keep it */
 	struct node *part = ref(node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start,

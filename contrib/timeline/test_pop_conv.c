@@ -527,3 +527,31 @@ Test(pop_conv_analysis, a_holder_switched_out_on_the_acquirers_thread_comes_befo
 	cr_expect_eq(f.span, 21 * MS, "span %lu", f.span);
 	cr_expect_eq(f.factors.placed_ns, 21 * MS, "placed %lu", f.factors.placed_ns);
 }
+
+/*
+ * A worker's implicit task reported after its region's fork: the primary's implicit task is
+ * spawned at 10 and the initial task's poll ends at 15 (the runtime's time after the fork); the
+ * worker's starts at 16 after the fork (10), not after that poll's end, as the live statistics
+ * start it. The barrier at 17 joins the initial task's fragment (15, ended before), the primary
+ * ends at 20, the initial task at 25: span 15 + 3 + 5 = 23.
+ */
+Test(pop_conv_analysis, a_worker_reported_after_the_fork_starts_after_the_fork)
+{
+	spawn(PRIMARY, 10, 2, INITIAL, REGION);
+	end(PRIMARY, 15, INITIAL, false, TP_SYNC_NONE);
+	start(PRIMARY, 15, 2);
+	spawn(WORKER, 16, 100, 0, REGION);
+	start(WORKER, 16, 100);
+	wait_at(WORKER, 17, 100, TP_SYNC_BARRIER, REGION);
+	wait_at(PRIMARY, 17, 2, TP_SYNC_BARRIER, REGION);
+	start(PRIMARY, 17, 2);
+	start(WORKER, 17, 100);
+	end(WORKER, 17, 100, true, TP_SYNC_NONE);
+	end(PRIMARY, 20, 2, true, TP_SYNC_NONE);
+	start(PRIMARY, 20, INITIAL);
+	end(PRIMARY, 25, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 26 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 23 * MS, "span %lu", f.span);
+}
