@@ -502,6 +502,38 @@ static inline void tp_live_factors_words(char *out, size_t size, const struct tp
 			 f->communication, f->serialisation, f->transfer);
 }
 
+/*
+ * What the factors were computed from, every reader's words: "(computation: 1.38 ms a thread
+ * on average, 2.76 ms at most; the critical path's computation 2.76 ms; run time 2.79 ms)".
+ */
+static inline void tp_live_factors_basis_words(char *out, size_t size,
+					       const struct tp_live_factors *f)
+{
+	char average[24], maximum[24], placed[24], run[24];
+	snprintf(out, size,
+		 "(computation: %s a thread on average, %s at most; the critical path's "
+		 "computation %s; run time %s)",
+		 tp_live_duration_words(f->average_ns, average, sizeof average),
+		 tp_live_duration_words(f->maximum_ns, maximum, sizeof maximum),
+		 tp_live_duration_words(f->placed_ns, placed, sizeof placed),
+		 tp_live_duration_words(f->run_ns, run, sizeof run));
+}
+
+/*
+ * The region of interest the factors are limited to, every reader's words: "region of interest:
+ * omp_control_tool" (", 3 start/stop pairs"); "" without one (`pairs` 0).
+ */
+static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs)
+{
+	if (pairs == 0)
+		snprintf(out, size, "%s", "");
+	else if (pairs == 1)
+		snprintf(out, size, "%s", "region of interest: omp_control_tool");
+	else
+		snprintf(out, size, "region of interest: omp_control_tool, %llu start/stop pairs",
+			 (unsigned long long)pairs);
+}
+
 struct tp_live_thread {
 	uint32_t in_use;     /* enum tp_live_slot_use */
 	uint32_t generation; /* raised each time a thread takes the slot */

@@ -287,7 +287,7 @@ static void path_track(const char *graph, unsigned expected)
 	snprintf(track, sizeof track, "\"tid\":%u,", TIMELINE_PATH_TID_TEST);
 	snprintf(site, sizeof site, "\"name\":\"%s (omp_known_graphs.c:", graph);
 	unsigned named = 0, slices = 0, titled = 0;
-	double last_end = 0;
+	long long last_end = 0;
 	for (const char *line = run.out; line != NULL && *line != '\0';) {
 		const char *end = strchr(line, '\n');
 		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
@@ -303,7 +303,11 @@ static void path_track(const char *graph, unsigned expected)
 		const char *ts = strstr(row, "\"ts\":"), *dur = strstr(row, "\"dur\":");
 		cr_assert(strstr(row, "\"ph\":\"X\"") != NULL && ts != NULL && dur != NULL, "%s",
 			  row);
-		double start = strtod(ts + 5, NULL), length = strtod(dur + 6, NULL);
+		/* in whole nanoseconds: a sum of microseconds with three decimals, 10^10 of them
+		 * from the clock's start, is past a double's precision (abutting slices would
+		 * overlap by its rounding) */
+		long long start = (long long)(strtod(ts + 5, NULL) * 1000 + 0.5),
+			  length = (long long)(strtod(dur + 6, NULL) * 1000 + 0.5);
 		cr_expect_geq(start, last_end, "overlapping or out of order: %s", row);
 		last_end = start + length;
 		slices++;
@@ -890,6 +894,56 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 		cr_expect_eq(sync_waits_of(w.report, syncs[i].site, syncs[i].kind), analysis,
 			     "the report, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.report,
 			     w.analysis.text);
+	}
+	three_ways_free(&w);
+}
+
+/*
+ * The threads of parallel region `site` in `text` (its line of the regions' table, in every
+ * reader's columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"); -1 when no line has them.
+ */
+static long region_threads_of(const char *text, const char *site)
+{
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *after = strchr(strstr(row, site), ')');
+		double balance, computation;
+		char unit[8];
+		long threads;
+		if (after != NULL &&
+		    sscanf(after + 1, "%lf %lf %7s %ld", &balance, &computation, unit, &threads) ==
+			    4 &&
+		    strchr(unit, 's') != NULL)
+			return threads;
+	}
+	return -1;
+}
+
+/*
+ * A worker exits inside its implicit task and the program's destructor then takes 30 ms: the
+ * worker's open fragment ends at the exit's start the three ways (its thread's end, after the
+ * destructors, is no later end of it), and its path stays the span's. A wait that never ended
+ * (the primary's, at the region's end) is no sync site's line.
+ */
+Test(analysis, a_worker_that_exits_inside_its_region_ends_its_fragment_at_the_exits_start,
+     .timeout = 120)
+{
+	const char *site = "main (omp_exit_on_worker.c:";
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_exit_on_worker"), NULL}, site, &w);
+	const struct analyzed *a = &w.analysis;
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	/* the destructor's 30 ms are no task's */
+	cr_expect_lt(a->work, 30, "%s", a->text);
+	/* the primary's wait at the region's end never ended: no sync site's line, in any; the
+	 * region's two threads each ran its implicit task up to the exit */
+	const char *said[] = {a->text, w.report, w.top};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		cr_expect_eq(sync_waits_of(said[i], site, "barrier"), -1, "%s", said[i]);
+		cr_expect_eq(region_threads_of(said[i], site), 2, "%s", said[i]);
 	}
 	three_ways_free(&w);
 }

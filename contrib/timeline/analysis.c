@@ -34,6 +34,7 @@
 #include "shown_text.h"
 #include "taskprobe_contract.h"
 #include "taskprobe_live.h" /* the burdened span's and the spawn cost's definitions */
+#include "work_span.h"      /* the graph's rules */
 
 /*
  * A duration histogram in the live statistics' log2 buckets (taskprobe_live.h), read by their
@@ -665,18 +666,19 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 		th->computation += w;
 }
 
-/* `t` starts after the initial task's code up to `ns`: its fragment polled now up to there (in
- * the work there too), or its last one. */
+/*
+ * `t` starts after the initial task's code up to `ns`, while a thread polls it (its fragment up
+ * to there, in the work there too): a worker's implicit task reported before its region's fork.
+ * Once the initial task's poll ended, the fork was published (its fragment up to the primary's
+ * spawn): the rest of that poll is the runtime's after the fork, which no worker waited for
+ * (the live statistics' rule: live.c's initial_so_far).
+ */
 static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, uint64_t ns)
 {
 	struct task *initial = p->initial;
 	struct thread *th = p->initial_on;
-	if (initial == NULL)
+	if (initial == NULL || th == NULL || th->task != initial)
 		return;
-	if (th == NULL || th->task != initial) {
-		acc_fold_node(a, &t->in, initial->last, initial->suspend_ns);
-		return;
-	}
 	count_work(a, p, th, initial, ns);
 	/* held while folded: freed here if `t` does not keep it */
 	struct node *part = ref(node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start,
@@ -722,17 +724,20 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	struct site *s = &a->sites[t->site];
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
-	if (parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP) {
-		/* a worker's implicit task (OpenMP names no parent for it): its region's
-		 * construct's site; it starts after the fork, which its thread may report before
-		 * the primary thread reports it: after the initial task's code so far (an
-		 * outermost region's encountering task), and the region's last fork seen */
+	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
+	 * site */
+	bool worker_implicit = parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP;
+	switch (tp_span_spawn_from(parent != NULL, parent != NULL && th->task == parent,
+				   worker_implicit)) {
+	case TP_SPAN_FROM_FORK:
+		/* its thread may report it before the primary thread reports the region: after the
+		 * initial task's code so far (an outermost region's encountering task), and the
+		 * region's last fork seen */
 		s->parallel = true;
 		acc_join(a, &t->in, &s->fork);
 		initial_so_far(a, p, t, e->ns);
-		return;
-	}
-	if (parent != NULL && th->task == parent) {
+		break;
+	case TP_SPAN_FROM_FRAGMENT: {
 		/* the parent's fragment up to the spawn */
 		count_work(a, p, th, parent, e->ns);
 		struct node *part = node_new(a, th->in, th->in_placed, parent, th, p->pid,
@@ -751,8 +756,13 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 			acc_clear(a, &s->fork);
 			acc_join(a, &s->fork, &t->in);
 		}
-	} else if (parent != NULL) {
+		break;
+	}
+	case TP_SPAN_FROM_LAST:
 		acc_fold_node(a, &t->in, parent->last, e->ns);
+		break;
+	case TP_SPAN_FROM_NOTHING:
+		break;
 	}
 }
 
@@ -807,21 +817,20 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
 			a->sites[t->sync_site].waits[t->sync]++;
 		}
-		switch (t->sync) {
-		case TP_SYNC_TASKWAIT:
+		/* the graph's rules: the engine's (work_span.h) */
+		switch (tp_span_join_of(t->sync)) {
+		case TP_SPAN_JOIN_CHILDREN:
 			acc_join(a, &in, &t->kids);
 			acc_clear(a, &t->kids);
 			break;
-		case TP_SYNC_TASKGROUP:
+		case TP_SPAN_JOIN_DESCENDANTS:
 			acc_join(a, &in, &t->kids);
 			acc_join(a, &in, &t->desc);
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
-		case TP_SYNC_BARRIER:
-			/* the first to leave a barrier joins everything ended so far; the others
-			 * (which waited in it before that) the same */
-			if (p->freeze_ns <= t->suspend_ns) {
+		case TP_SPAN_JOIN_ENDED:
+			if (tp_span_barrier_freezes(p->freeze_ns, t->suspend_ns)) {
 				hold(a, &p->frozen, p->span);
 				p->frozen_ns = p->last_end_ns;
 				p->frozen_placed = p->placed;
@@ -831,12 +840,12 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			acc_clear(a, &t->kids);
 			acc_clear(a, &t->desc);
 			break;
-		default:
-			/* switched out: what its thread ran meanwhile came before it resumed,
-			 * unless that was a child run undeferred (nested in this task) */
-			if (!t->ran_undeferred && th->last != NULL && th->last->task != t->k.id &&
-			    th->free_ns >= t->suspend_ns)
+		case TP_SPAN_JOIN_THREAD:
+			if (tp_span_follows_thread(t->ran_undeferred,
+						   th->last != NULL && th->last->task != t->k.id,
+						   th->free_ns >= t->suspend_ns))
 				acc_fold_node(a, &in, th->last, th->free_ns);
+			break;
 		}
 		t->ran_undeferred = false;
 	}
@@ -1005,8 +1014,10 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	if (m == NULL)
 		return;
 	struct thread *h = m->holder;
-	struct task *held = h != NULL && h != th ? task_find(a, p, m->holder_task) : NULL;
-	if (held != NULL && h->task == held) {
+	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
+	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
+		mutex_join(a, &m->released, th);
+	} else if (h->task == held) {
 		/* the holder still polls: its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
@@ -1014,12 +1025,10 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
 		mutex_join(a, &released, th);
 		unref(a, part);
-	} else if (held != NULL) {
+	} else {
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);
-	} else {
-		mutex_join(a, &m->released, th);
 	}
 	m->holder = th;
 	m->holder_task = t->k.id;
@@ -1047,7 +1056,7 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	th->in_placed = n->placed;
 	th->start = e->ns;
 	th->latency = 0;
-	if (m->holder != th || m->holder_task != t->k.id)
+	if (!tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id))
 		return;
 	acc_clear(a, &m->released);
 	acc_fold_node(a, &m->released, n, e->ns);
@@ -1094,6 +1103,14 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		return;
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
+	/* an event after the exit's start happens at it, as the live statistics count it (live.c:
+	 * exit_began_ns): what a thread does while another exits is no task's time */
+	struct timeline_event at_exit;
+	if (p != NULL && p->exited && e->ns > p->end_ns) {
+		at_exit = *e;
+		at_exit.ns = p->end_ns;
+		e = &at_exit;
+	}
 	if (th != NULL) {
 		if (!p->exited)
 			p->end_ns = max_u64(p->end_ns, e->ns);
@@ -1281,7 +1298,7 @@ bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
 static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
 			   uint64_t span)
 {
-	char b1[32], b2[32], b3[32], b4[32], name[512], words[256];
+	char b1[32], b2[32], name[512], words[256];
 	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
 	if (order == NULL)
 		return;
@@ -1290,19 +1307,13 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		tp_live_factors_words(words, sizeof words, &f, line);
 		fprintf(out, "  %s\n", words);
 	}
-	if (f.valid)
-		fprintf(out,
-			"  (computation: %s a thread on average, %s at most; the critical path's "
-			"computation %s; run time %s)\n",
-			duration(f.average_ns, b1, sizeof b1),
-			duration(f.maximum_ns, b2, sizeof b2), duration(f.placed_ns, b3, sizeof b3),
-			duration(f.run_ns, b4, sizeof b4));
-	if (p->roi_pairs == 1)
-		fputs("  region of interest: omp_control_tool\n", out);
-	else if (p->roi_pairs > 1)
-		fprintf(out,
-			"  region of interest: omp_control_tool, %" PRIu64 " start/stop pairs\n",
-			p->roi_pairs);
+	if (f.valid) {
+		tp_live_factors_basis_words(words, sizeof words, &f);
+		fprintf(out, "  %s\n", words);
+	}
+	tp_live_roi_words(words, sizeof words, p->roi_pairs);
+	if (words[0] != '\0')
+		fprintf(out, "  %s\n", words);
 
 	size_t n = 0;
 	for (size_t i = 1; i < a->n_sites; i++)

@@ -185,7 +185,7 @@ size_t timeline_unmatched(const struct timeline *t, FILE *out)
 	return n;
 }
 
-/* What waits: its kind, or for an MPI wait its call (`MPI_Allreduce`), whose number is its object. */
+/* What waits: its kind, or for an MPI wait its call (`MPI_Allreduce`), its number its object. */
 static const char *wait_what(const struct open_slice *slice)
 {
 	static const char *const calls[] = TP_MPI_CALL_NAMES;

@@ -264,6 +264,24 @@ Test(pop_conv_analysis, an_open_poll_ends_where_the_exit_begins)
 }
 
 /*
+ * A worker exits at 12 ms inside its region's implicit task; the primary's implicit task goes on
+ * and waits at the region's end at 20, during the destructors: an event after the exit's start
+ * happens at it (the live statistics count it so), and the primary's poll ends there. Serial 10,
+ * then each thread's 2 ms to the exit: work 14, span 12.
+ */
+Test(pop_conv_analysis, what_a_thread_does_after_the_exits_start_happens_at_it)
+{
+	fork_region(10, 2, 100);
+	event(TP_RECORD_PROCESS_EXIT, WORKER, 12, 0, 0, 0, 0);
+	wait_at(PRIMARY, 20, 2, TP_SYNC_BARRIER, REGION);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 14 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 12 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.run_ns, 12 * MS, "run %lu", f.factors.run_ns);
+}
+
+/*
  * Regions in a row: 5 ms serial, then a region whose single construct makes a task of 20 ms,
  * three times, then 5 ms serial. The single runs on either thread (the worker's first: its
  * implicit task reported before the fork), and so does the task. Everything is in series:
@@ -473,4 +491,67 @@ Test(pop_conv_analysis, a_release_said_late_is_no_later_holders_predecessor)
 	cr_expect_eq(f.work, 45 * MS, "work %lu", f.work);
 	cr_expect_eq(f.span, 30 * MS, "span %lu", f.span);
 	cr_expect_eq(f.factors.placed_ns, 30 * MS, "placed %lu", f.factors.placed_ns);
+}
+
+/*
+ * A holder known by its task, not its thread: task 3 enters the critical section at 0 and is
+ * switched out at 10 without a release (its events dropped); task 4, on the same thread, gets
+ * the object at 10 and leaves at 20; task 3 ends at 21. Everything ran in series on one thread:
+ * span = work = 21 (a holder on the acquirer's own thread taken for none: 11).
+ */
+Test(pop_conv_analysis, a_holder_switched_out_on_the_acquirers_thread_comes_before_it)
+{
+	fork_region(0, 2, 100);
+	wait_at(WORKER, 0, 100, TP_SYNC_BARRIER, REGION);
+	spawn(PRIMARY, 0, 3, 2, TASKS);
+	spawn(PRIMARY, 0, 4, 2, TASKS);
+	wait_at(PRIMARY, 0, 2, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(PRIMARY, 0, 3);
+	acquire(PRIMARY, 0, 3);
+	end(PRIMARY, 10, 3, false, TP_SYNC_NONE);
+	start(PRIMARY, 10, 4);
+	acquire(PRIMARY, 10, 4);
+	release(PRIMARY, 20, 4);
+	end(PRIMARY, 20, 4, true, TP_SYNC_NONE);
+	start(PRIMARY, 20, 3);
+	end(PRIMARY, 21, 3, true, TP_SYNC_NONE);
+	start(PRIMARY, 21, 2);
+	end(PRIMARY, 21, 2, false, TP_SYNC_BARRIER);
+	join_region(21, 2);
+	end(PRIMARY, 21, INITIAL, true, TP_SYNC_NONE);
+	start(WORKER, 21, 100);
+	end(WORKER, 21, 100, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 21 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 21 * MS, "span %lu", f.span);
+	cr_expect_eq(f.factors.placed_ns, 21 * MS, "placed %lu", f.factors.placed_ns);
+}
+
+/*
+ * A worker's implicit task reported after its region's fork: the primary's implicit task is
+ * spawned at 10 and the initial task's poll ends at 15 (the runtime's time after the fork); the
+ * worker's starts at 16 after the fork (10), not after that poll's end, as the live statistics
+ * start it. The barrier at 17 joins the initial task's fragment (15, ended before), the primary
+ * ends at 20, the initial task at 25: span 15 + 3 + 5 = 23.
+ */
+Test(pop_conv_analysis, a_worker_reported_after_the_fork_starts_after_the_fork)
+{
+	spawn(PRIMARY, 10, 2, INITIAL, REGION);
+	end(PRIMARY, 15, INITIAL, false, TP_SYNC_NONE);
+	start(PRIMARY, 15, 2);
+	spawn(WORKER, 16, 100, 0, REGION);
+	start(WORKER, 16, 100);
+	wait_at(WORKER, 17, 100, TP_SYNC_BARRIER, REGION);
+	wait_at(PRIMARY, 17, 2, TP_SYNC_BARRIER, REGION);
+	start(PRIMARY, 17, 2);
+	start(WORKER, 17, 100);
+	end(WORKER, 17, 100, true, TP_SYNC_NONE);
+	end(PRIMARY, 20, 2, true, TP_SYNC_NONE);
+	start(PRIMARY, 20, INITIAL);
+	end(PRIMARY, 25, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, 26 * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 23 * MS, "span %lu", f.span);
 }

@@ -245,13 +245,7 @@ void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 
 void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
 {
-	if (s->roi_pairs == 0)
-		snprintf(out, size, "%s", "");
-	else if (s->roi_pairs == 1)
-		snprintf(out, size, "%s", "region of interest: omp_control_tool");
-	else
-		snprintf(out, size, "region of interest: omp_control_tool, %u start/stop pairs",
-			 s->roi_pairs);
+	tp_live_roi_words(out, size, s->roi_pairs);
 }
 
 void live_format_region_header(char *out, size_t size, int width)

@@ -683,6 +683,13 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 	name_addresses(f, out);
 	merge_sites_of_one_name(out);
 	merge_wait_sites_of_one_name(out);
+	/* a sync site is published when a wait in it begins: one whose waits have not ended is no
+	 * line yet (the exit report and --analyze list the same) */
+	unsigned kept = 0;
+	for (unsigned i = 0; i < out->n_syncs; i++)
+		if (out->syncs[i].sync_waits > 0)
+			out->syncs[kept++] = out->syncs[i];
+	out->n_syncs = kept;
 	qsort(out->waits, out->n_waits, sizeof out->waits[0], by_time_waited);
 	qsort(out->syncs, out->n_syncs, sizeof out->syncs[0], by_time_synced);
 

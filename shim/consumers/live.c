@@ -136,7 +136,7 @@ struct live_local {
 	uint64_t polled_task;
 	uint64_t poll_start;
 	/* where the polled fragment's part on the path began (its start, or a split of it at a
-	 * mutual exclusion's acquire or release: tp_span_split) */
+	 * mutual exclusion's acquire or release: tp_span_acquire, tp_span_release) */
 	uint64_t span_from;
 	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
 	 * none), and of the one whose section it is in now (0: none) */
@@ -177,12 +177,23 @@ struct live_local {
 static __thread struct live_local local __attribute__((tls_model("initial-exec")));
 
 /*
+ * When the process's exit began (0: not yet): the figures' end (tp_live_now). Every event after
+ * it happens at it, for the statistics as for the recording's analysis (a thread that goes on
+ * while another exits adds nothing of what it does then): the counter's rate is put aside
+ * (exit_rate), so that every clock read takes now_while_timing_the_counter, which says so.
+ */
+static uint64_t exit_began_ns, exit_rate;
+
+/*
  * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
  * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
  * hundred ns), and the first one after it fixes the rate. Nothing waits at start.
  */
 __attribute__((noinline)) static uint64_t now_while_timing_the_counter(void)
 {
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_ACQUIRE);
+	if (exit_began != 0)
+		return exit_began;
 	uint64_t tsc, ns;
 	tp_clock_pair(&tsc, &ns);
 	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
@@ -204,7 +215,8 @@ static inline __attribute__((always_inline)) uint64_t now_ns(void)
 		return tp_live_tsc_ns(__rdtsc(), tsc_at_start, ns_at_start, rate);
 	}
 #endif
-	return tp_clock_monotonic_ns();
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
+	return exit_began != 0 ? exit_began : tp_clock_monotonic_ns();
 }
 
 /* Written by one thread only, read by the console: each value whole. */
@@ -566,7 +578,7 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
 {
 	tp_spin_lock(&barrier_lock);
-	if (barrier_frozen_ns <= suspended_ns) {
+	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
 		memset(&barrier_frozen, 0, sizeof barrier_frozen);
 		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 			struct tp_live_path p;
@@ -698,26 +710,34 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	struct task_entry *p = NULL;
 	struct tp_span_thread *th = NULL;
 	const struct tp_live_path *in = NULL;
-	if (parent != 0 && parent == local.polled_task) {
+	struct tp_live_path so_far;
+	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED), fork_row = 0;
+	switch (tp_span_spawn_from(parent != 0, parent == local.polled_task, implicit)) {
+	case TP_SPAN_FROM_FRAGMENT:
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
 		if (th != NULL)
 			count_work(now);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= undeferred && th != NULL;
-	} else if (parent != 0) {
+		break;
+	case TP_SPAN_FROM_LAST:
 		p = task_find(parent);
 		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
 		in = ps != NULL && ps->started ? &ps->in : NULL;
+		break;
+	case TP_SPAN_FROM_FORK:
+		fork_row = row;
+		if (initial_so_far(now, &so_far))
+			in = &so_far;
+		break;
+	case TP_SPAN_FROM_NOTHING:
+		break;
 	}
 	if (p != NULL)
 		span_of(p)->spawner = true;
-	struct tp_live_path so_far;
-	if (implicit && parent == 0 && initial_so_far(now, &so_far))
-		in = &so_far;
-	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0,
-			implicit && parent == 0 ? row : 0, th, now - local.span_from, now, in);
+	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
+			now - local.span_from, now, in);
 	if (implicit && parent != 0)
 		tp_span_fork(row, &span_of(e)->in);
 }
@@ -1016,12 +1036,11 @@ static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspen
 }
 
 /*
- * The polled fragment's part on the path ends at `now` and the rest goes on in site row `row`
- * (tp_span_split); readers see the part going on from now.
+ * The polled fragment's part on the path goes on from `now` (split there by the engine:
+ * tp_span_acquire, tp_span_release); readers see it from now.
  */
-static void span_split(struct tp_live_thread *s, uint64_t now, uint32_t row, bool fragment)
+static void span_part_from(struct tp_live_thread *s, uint64_t now)
 {
-	tp_span_split(&local.span, now - local.span_from, row, fragment);
 	local.span_from = now;
 	set64(&s->open_start_ns, now);
 	set64(&s->open_path_ns, local.span.in.ns);
@@ -1040,15 +1059,15 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		tp_span_acquired(&local.span, task, now, object);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
 				__atomic_store_n(&sites[row].mutex_kind, kind, __ATOMIC_RELAXED);
 			local.section_row = row;
 		}
-		span_split(s, now, row != 0 ? row : local.poll_row, false);
-		tp_span_holds(&local.span, task, now, object);
+		tp_span_acquire(&local.span, task, now, now - local.span_from,
+				row != 0 ? row : local.poll_row, object);
+		span_part_from(s, now);
 	}
 	leave();
 }
@@ -1061,11 +1080,12 @@ static void mutex_released(uint64_t task, uint64_t object)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = now_ns();
-		/* the section's part: one fragment of the sync site's on the path */
-		if (local.section_row != 0)
-			span_split(s, now, local.poll_row, true);
+		bool in_section = local.section_row != 0;
+		tp_span_release(&local.span, task, now, now - local.span_from, in_section,
+				local.poll_row, object);
+		if (in_section)
+			span_part_from(s, now);
 		local.section_row = 0;
-		tp_span_released(&local.span, task, now - local.span_from, now, object);
 	}
 	leave();
 }
@@ -1505,11 +1525,25 @@ void tp_live_thread_stop(uint64_t tid)
 	if (s == NULL || local.busy || s->tid != tid)
 		return; /* the exit stops other threads: their slots stay theirs */
 	set32(&s->wait_kind, 0);
-	uint64_t now = now_ns();
-	/* a fragment its thread never ended (stopped inside a poll) ends with it */
+	/* at exit, the moment the exit began: the figures' end, for the recording's analysis too
+	 * (a thread that exits inside a poll stops after the destructors) */
+	uint64_t now = tp_live_now();
+	/* a fragment its thread never ended (stopped inside a poll) ends with it: its work, and
+	 * its path, which readers no longer count as open */
 	if (s->open_counted_ns != 0 && local.rows != NULL) {
-		count_work(now);
+		struct tp_live_path mine;
+		bool open = tp_live_current_path(now, &mine);
+		tp_guard_enter(&local.busy);
+		if (open)
+			slot_longest(s, &mine);
+		if (now > local.work_counted_to)
+			count_work(now);
+		/* its region's computation counts its polls once ended (poll_ended) */
+		if (local.poll_region != 0 && now > local.poll_start)
+			add(&local.rows[local.poll_region].region_ns, now - local.poll_start);
+		set64(&s->graph_last_ns, now);
 		set64(&s->open_counted_ns, 0);
+		tp_guard_leave(&local.busy, false);
 	}
 	set64(&s->ended_ns, now);
 	local.slot = NULL;
@@ -1590,13 +1624,9 @@ const struct tp_live_header *tp_live_header(void)
 	return header;
 }
 
-/* When the process's exit began (0: not yet): the figures' end (tp_live_now). */
-static uint64_t exit_began_ns;
-
 uint64_t tp_live_now(void)
 {
-	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
-	return exit_began != 0 ? exit_began : now_ns();
+	return now_ns(); /* the exit's start once it began */
 }
 
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
@@ -1643,10 +1673,26 @@ static bool in_files_process(void)
 	return header != NULL && tp_process_is_current();
 }
 
-void tp_live_before_destructors(void)
+/* A moment read by tp_clock_now in the statistics' clock. */
+static uint64_t ns_of_clock(uint64_t clock_time)
 {
-	if (in_files_process())
-		__atomic_store_n(&exit_began_ns, now_ns(), __ATOMIC_RELAXED);
+#if defined(__x86_64__)
+	if (tp_clock_is_tsc) {
+		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+		/* the counter's rate not timed yet (the first 2 ms): now is as near */
+		return rate != 0 ? tp_live_tsc_ns(clock_time, tsc_at_start, ns_at_start, rate)
+				 : now_ns();
+	}
+#endif
+	return clock_time; /* CLOCK_MONOTONIC's nanoseconds */
+}
+
+void tp_live_before_destructors(uint64_t clock_time)
+{
+	if (!in_files_process())
+		return;
+	__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELEASE);
+	exit_rate = __atomic_exchange_n(&ns_per_tsc_2_32, 0, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -1713,7 +1759,11 @@ void tp_live_child_after_fork(void)
 {
 	if (header == NULL)
 		return;
-	exit_began_ns = 0; /* a fork from a destructor: the child's exit is its own */
+	/* a fork from a destructor: the child's exit is its own, at the rate timed before */
+	if (exit_began_ns != 0) {
+		exit_began_ns = 0;
+		ns_per_tsc_2_32 = exit_rate;
+	}
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
 		header = NULL;

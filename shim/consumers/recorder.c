@@ -300,7 +300,9 @@ static inline unsigned takes_park(enum tp_record_type type)
 	return TP_COMPACT_WAIT_PARKED;
 }
 
-static struct tp_record *record_begin(enum tp_record_type type, unsigned small, unsigned words)
+/* A record's start, timed `at` (tp_clock_now's), or now when `at` is 0. */
+static struct tp_record *record_begin_at(enum tp_record_type type, unsigned small, unsigned words,
+					 uint64_t at)
 {
 	/* a site's or a module's record is no event: the park stays kept back across it */
 	if (__builtin_expect(mine.park_pending && !mine.busy && type != TP_RECORD_WAITED &&
@@ -330,9 +332,10 @@ static struct tp_record *record_begin(enum tp_record_type type, unsigned small, 
 	}
 	if (__builtin_expect(b->used + 8 * words > TP_RECORD_BUFFER_BYTES, 0))
 		buffer_write(b);
-	uint64_t now = tp_clock_now();
+	uint64_t now = at != 0 ? at : tp_clock_now();
 	if (now - b->base > TP_RECORD_DELTA_MAX) {
-		/* too long since the buffer's base for a record's 40 bits: a new chunk, a new base */
+		/* too long since the buffer's base for a record's 40 bits (or before it: a time
+		 * given): a new chunk, a new base */
 		if (b->used > b->written)
 			buffer_write(b);
 		b->base = now;
@@ -341,6 +344,11 @@ static struct tp_record *record_begin(enum tp_record_type type, unsigned small, 
 	struct tp_record *r = (struct tp_record *)(b->data + b->used);
 	r->word = tp_record_word(type, words, small, now - b->base);
 	return r;
+}
+
+static struct tp_record *record_begin(enum tp_record_type type, unsigned small, unsigned words)
+{
+	return record_begin_at(type, small, words, 0);
 }
 
 static void record_done(const struct tp_record *r)
@@ -990,21 +998,25 @@ static void write_own_close_others(void)
 }
 
 /*
- * At the start of exit, while every library is in place: its moment is recorded (where the
- * analysis ends the polls still open, as the exit report, written now, and the live statistics
- * do: the destructors after it are not the program's tasks' time), and what is recorded so far
+ * At the start of exit, while every library is in place: its moment, read once for the live
+ * statistics too (lifecycle.c), is recorded (where the analysis ends the polls still open, as
+ * the exit report, written now, and the live statistics do: the destructors after it are not
+ * the program's tasks' time), and what is recorded so far
  * is written then, so that little is left for the process's last moment, after the destructors
  * (see exit_hook.h: libomp's may leave threads running on freed state until the process ends).
  */
-void tp_recorder_before_destructors(void)
+void tp_recorder_before_destructors(uint64_t clock_time)
 {
 	if (!tp_record_file_here())
 		return;
 	/* not by a thread whose recording ended (the last thread, after main's pthread_exit) or
 	 * that recorded nothing (a track of its own for it alone): no mark then, nothing dropped
 	 * (the analysis ends at the last event) */
-	if (mine.buffer != NULL && !mine.stopped && !mine.busy)
-		record_slow(TP_RECORD_PROCESS_EXIT, 0, 0, 0, 0, 0, 0);
+	if (mine.buffer != NULL && !mine.stopped && !mine.busy) {
+		struct tp_record *r = record_begin_at(TP_RECORD_PROCESS_EXIT, 0, 1, clock_time);
+		if (r != NULL)
+			record_done(r);
+	}
 	write_all_buffers(false);
 	written_before_destructors = true;
 }

@@ -28,5 +28,6 @@ void tp_recorder_parent_after_fork(void);
 void tp_recorder_child_after_fork(void); /* its own file (%p) or none; the parent's data dropped */
 void tp_recorder_before_exec(void);      /* every buffer written, the file marked */
 void tp_recorder_before_seccomp(void);   /* every buffer written, recording stopped */
-void tp_recorder_before_destructors(void); /* every thread's records written */
-void tp_recorder_at_exit(void);            /* every thread's buffer written out */
+/* the exit's mark, at `clock_time` (tp_clock_now's); every thread's records written */
+void tp_recorder_before_destructors(uint64_t clock_time);
+void tp_recorder_at_exit(void); /* every thread's buffer written out */

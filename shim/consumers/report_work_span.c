@@ -128,23 +128,16 @@ static void factors(FILE *out, const struct tp_live_graph *g)
 	struct tp_live_factors f = tp_live_graph_factors(g);
 	if (!f.valid)
 		return;
-	char line[256], average[24], maximum[24], placed[24], run[24];
+	char line[256];
 	for (int l = 0; l < 2; l++) {
 		tp_live_factors_words(line, sizeof line, &f, l);
 		fprintf(out, "  %s\n", line);
 	}
-	fprintf(out,
-		"  (computation: %s a thread on average, %s at most; the critical path's "
-		"computation %s; run time %s)\n",
-		tp_live_duration_words(f.average_ns, average, sizeof average),
-		tp_live_duration_words(f.maximum_ns, maximum, sizeof maximum),
-		tp_live_duration_words(f.placed_ns, placed, sizeof placed),
-		tp_live_duration_words(f.run_ns, run, sizeof run));
-	if (g->roi_pairs == 1)
-		fprintf(out, "  region of interest: omp_control_tool\n");
-	else if (g->roi_pairs > 1)
-		fprintf(out, "  region of interest: omp_control_tool, %u start/stop pairs\n",
-			g->roi_pairs);
+	tp_live_factors_basis_words(line, sizeof line, &f);
+	fprintf(out, "  %s\n", line);
+	tp_live_roi_words(line, sizeof line, g->roi_pairs);
+	if (line[0] != '\0')
+		fprintf(out, "  %s\n", line);
 }
 
 /*

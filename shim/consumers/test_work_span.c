@@ -60,21 +60,18 @@ static void poll_end(struct thread *th, struct tp_span_task *t, uint64_t task, u
 	tp_span_poll_end(t, &th->th, task, ms * MS - th->from, ms * MS, sync);
 }
 
-/* live.c's mutex_acquired: the join, the section's part in its sync site's row, the hold. */
+/* The task acquires the object at `ms`: its section in the critical construct's row. */
 static void acquire(struct thread *th, uint64_t task, uint64_t ms)
 {
-	tp_span_acquired(&th->th, task, ms * MS, OBJECT);
-	tp_span_split(&th->th, ms * MS - th->from, SYNC, false);
+	tp_span_acquire(&th->th, task, ms * MS, ms * MS - th->from, SYNC, OBJECT);
 	th->from = ms * MS;
-	tp_span_holds(&th->th, task, ms * MS, OBJECT);
 }
 
-/* live.c's mutex_released. */
+/* The task releases the object at `ms`: the rest of its poll in its task's row. */
 static void release(struct thread *th, uint64_t task, uint64_t ms)
 {
-	tp_span_split(&th->th, ms * MS - th->from, ROW, true);
+	tp_span_release(&th->th, task, ms * MS, ms * MS - th->from, true, ROW, OBJECT);
 	th->from = ms * MS;
-	tp_span_released(&th->th, task, 0, ms * MS, OBJECT);
 }
 
 /*

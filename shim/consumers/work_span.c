@@ -96,7 +96,9 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 	*c = (struct tp_span_cache){0};
 }
 
-unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
+/* tp_span_path_site's, inlined at each poll's start: the call would cost a fifth of it */
+static inline __attribute__((always_inline)) unsigned path_site(struct tp_live_path *p,
+								uint32_t row)
 {
 	const uint64_t key = (uint64_t)row << TP_LIVE_PATH_ROW_SHIFT;
 	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
@@ -122,6 +124,11 @@ unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
 	p->sites[at] = key;
 	p->fragments[at] = 0;
 	return at;
+}
+
+unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
+{
+	return path_site(p, row);
 }
 
 static void fork_joined(struct tp_live_path *in, uint32_t row);
@@ -226,38 +233,37 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 		th->in.burdened_ns += delay;
 		if (th->in.placed_ns < placed_before)
 			th->in.placed_ns = placed_before;
-		th->site_at = tp_span_path_site(&th->in, row);
+		th->site_at = path_site(&th->in, row);
 		t->started = true;
 		return delay;
 	}
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
 	tp_spin_lock(&t->lock);
-	switch (t->sync) {
-	case TP_SYNC_TASKWAIT:
+	switch (tp_span_join_of(t->sync)) {
+	case TP_SPAN_JOIN_CHILDREN:
 		th->in = t->in;
 		tp_span_path_max(&th->in, &t->kids);
 		memset(&t->kids, 0, sizeof t->kids);
 		break;
-	case TP_SYNC_TASKGROUP:
+	case TP_SPAN_JOIN_DESCENDANTS:
 		th->in = t->in;
 		tp_span_path_max(&th->in, &t->kids);
 		tp_span_path_max(&th->in, &t->desc);
 		memset(&t->kids, 0, sizeof t->kids);
 		memset(&t->desc, 0, sizeof t->desc);
 		break;
-	case TP_SYNC_BARRIER:
+	case TP_SPAN_JOIN_ENDED:
 		th->in = t->in;
 		if (frozen != NULL)
 			tp_span_path_max(&th->in, frozen);
 		memset(&t->kids, 0, sizeof t->kids);
 		memset(&t->desc, 0, sizeof t->desc);
 		break;
-	default:
-		/* switched out: what its thread ran meanwhile came first (a tied task resumes only
-		 * once it ended), unless that was a child run undeferred, nested in this task */
-		if (!t->ran_undeferred && th->last_task != 0 && th->last_task != task &&
-		    th->free_ns >= suspended_ns)
+	case TP_SPAN_JOIN_THREAD:
+		if (tp_span_follows_thread(t->ran_undeferred,
+					   th->last_task != 0 && th->last_task != task,
+					   th->free_ns >= suspended_ns))
 			path_after(&th->in, &t->in);
 		else
 			th->in = t->in;
@@ -272,7 +278,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	th->in.burdened_ns += delay;
 	if (th->in.placed_ns < placed_before)
 		th->in.placed_ns = placed_before;
-	th->site_at = tp_span_path_site(&th->in, row);
+	th->site_at = path_site(&th->in, row);
 	return delay;
 }
 
@@ -317,7 +323,7 @@ void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t n
 	tp_spin_lock(&m->lock);
 	/* a late release (another task acquired it since) or one of an object whose entry
 	 * another object's holder took: not the object's last */
-	if (m->object == object && m->holder == task) {
+	if (m->object == object && tp_span_release_kept(m->holder == task)) {
 		m->released = th->in;
 		tp_span_path_extend(&m->released, th->site_at, ns, false);
 		m->released.ended_ns = now;
@@ -333,8 +339,8 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 	struct tp_span_mutex *m = mutex_of(object);
 	struct tp_live_path released;
 	tp_spin_lock(&m->lock);
-	bool found = m->object == object && (m->holder != 0 ? m->holder != task : true);
-	if (found && m->holder != 0) {
+	bool found = m->object == object;
+	if (found && tp_span_acquire_from_holder(m->holder != 0, m->holder == task)) {
 		/* held still: its release is late (or lost); the holder's path up to now */
 		released = m->held;
 		tp_span_path_extend(&released, m->held_at,
@@ -380,6 +386,24 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 	m->held_at = th->site_at;
 	m->held_from = now;
 	tp_spin_unlock(&m->lock);
+}
+
+void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object)
+{
+	tp_span_acquired(th, task, now, object);
+	tp_span_split(th, ns, row, false);
+	tp_span_holds(th, task, now, object);
+}
+
+void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     bool in_section, uint32_t row, uint64_t object)
+{
+	if (in_section) {
+		tp_span_split(th, ns, row, true);
+		ns = 0;
+	}
+	tp_span_released(th, task, ns, now, object);
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

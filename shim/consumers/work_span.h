@@ -41,6 +41,109 @@
 #include "taskprobe_live.h"
 
 /*
+ * The graph's rules (issue 35 item 6): what joins what, decided here alone for the live
+ * statistics (work_span.c, live.c) and for the recording's analysis (taskprobe-timeline
+ * --analyze, contrib/timeline/analysis.c), which include this header. Each side keeps its own
+ * paths (here values of constant size; there nodes it can walk back for the timeline's critical
+ * path) and takes the longest of what a rule says joins.
+ */
+
+/*
+ * What joins the start of a task's poll, by the sync its last poll ended in (tp_span_join_of).
+ * A join of children, descendants or everything ended takes them, and forgets them: the next
+ * join is of those that end after (a barrier's end forgets the children and descendants too,
+ * joined with everything).
+ */
+enum tp_span_join {
+	TP_SPAN_JOIN_THREAD,      /* switched out: what its thread ran meanwhile, if it follows */
+	TP_SPAN_JOIN_CHILDREN,    /* its children ended since its last join */
+	TP_SPAN_JOIN_DESCENDANTS, /* its descendants (children too) ended since its last join */
+	TP_SPAN_JOIN_ENDED,       /* everything ended before its barrier completed */
+};
+
+/*
+ * The join of a task's poll start after a poll that ended waiting in `sync` (enum
+ * tp_sync_kind): a taskwait's end joins its children, a taskgroup's end its descendants, a
+ * barrier's end everything that ended before the barrier completed. A task switched out (no
+ * sync, or waiting to enter a mutual exclusion: its acquire joins the release) follows what its
+ * thread ran meanwhile, if tp_span_follows_thread says so.
+ */
+static inline enum tp_span_join tp_span_join_of(unsigned sync)
+{
+	switch (sync) {
+	case TP_SYNC_TASKWAIT:
+		return TP_SPAN_JOIN_CHILDREN;
+	case TP_SYNC_TASKGROUP:
+		return TP_SPAN_JOIN_DESCENDANTS;
+	case TP_SYNC_BARRIER:
+		return TP_SPAN_JOIN_ENDED;
+	default:
+		return TP_SPAN_JOIN_THREAD;
+	}
+}
+
+/*
+ * Whether a task switched out follows what its thread ran meanwhile: another task's fragment
+ * (`thread_ran_another`), ended after this task's last (`thread_free_after`: a tied task
+ * resumes only once that ended), unless that was a child run undeferred (`ran_undeferred`):
+ * nested work, joined as a child run elsewhere would be.
+ */
+static inline bool tp_span_follows_thread(bool ran_undeferred, bool thread_ran_another,
+					  bool thread_free_after)
+{
+	return !ran_undeferred && thread_ran_another && thread_free_after;
+}
+
+/*
+ * Whether the task that leaves a barrier, where it waited since `suspended_ns`, takes what
+ * ended so far as the barrier's (the last taken at `frozen_ns`): the first to leave it does,
+ * having entered it after the last was taken; the others join the same.
+ */
+static inline bool tp_span_barrier_freezes(uint64_t frozen_ns, uint64_t suspended_ns)
+{
+	return frozen_ns <= suspended_ns;
+}
+
+/* Where a new task's start comes from (tp_span_spawn_from). */
+enum tp_span_spawn_from {
+	TP_SPAN_FROM_NOTHING,  /* no parent: OpenMP's initial task */
+	TP_SPAN_FROM_FRAGMENT, /* its parent's fragment polled now, up to the spawn */
+	TP_SPAN_FROM_LAST,     /* its parent's last fragment's end (spawned on another thread) */
+	TP_SPAN_FROM_FORK,     /* its region's fork: a worker's implicit task (no parent) */
+};
+
+/*
+ * A task spawned by `parent` (0: none), which the spawning thread polls now when
+ * `parent_polled_here`; `implicit`: an implicit task of a parallel region (the executor's, with
+ * a site). A worker's implicit task has no parent and starts after its region's fork: the
+ * region's last fork published, and the initial task's fragment so far (its thread may report
+ * it before the primary reports the region's).
+ */
+static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool parent_polled_here,
+							 bool implicit)
+{
+	if (!has_parent)
+		return implicit ? TP_SPAN_FROM_FORK : TP_SPAN_FROM_NOTHING;
+	return parent_polled_here ? TP_SPAN_FROM_FRAGMENT : TP_SPAN_FROM_LAST;
+}
+
+/*
+ * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
+ * another task holds it still as far as the events say (its release comes late: a thread
+ * preempted between the runtime's unlock and its event), that holder's path up to now; a
+ * release is the object's last only while its task holds it (a late one is dropped).
+ */
+static inline bool tp_span_acquire_from_holder(bool held, bool held_by_acquirer)
+{
+	return held && !held_by_acquirer;
+}
+
+static inline bool tp_span_release_kept(bool held_by_releaser)
+{
+	return held_by_releaser;
+}
+
+/*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
  * (forked), or any thread that makes a successor of it (successors: atomic adds).
@@ -182,9 +285,10 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 /*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
  * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
- * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last poll
- * ended. `frozen`: for a barrier's end, the longest path ended before the barrier completed
- * (tp_span_barrier_needs says whether it is needed; NULL otherwise).
+ * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last
+ * poll ended. `frozen`: for a barrier's end, the
+ * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
+ * needed; NULL otherwise).
  */
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			    uint32_t row, uint64_t now, uint64_t suspended_ns,
@@ -193,7 +297,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return t->started && t->sync == TP_SYNC_BARRIER;
+	return t->started && tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
 }
 
 /*
@@ -255,6 +359,25 @@ void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t n
 void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
 /* Task `task` on `th` holds `object` from `now`, its path at the fragment's part going on now. */
 void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
+
+/*
+ * The events (the contract's task-acquire and task-release), as the live statistics take them:
+ * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
+ * on. Its fragment starts after the object's last release (tp_span_acquired); its part so far
+ * stays in the site it ran in, the rest (its section) is site row `row`'s (its sync
+ * construct's, or its task's when not known); it holds the object from now. The caller's part
+ * going on starts at `now`.
+ */
+void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object);
+/*
+ * Task `task`, polled by `th`, releases `object` at `now`, `ns` into its fragment's part going
+ * on: a section in its sync construct's row (`in_section`) is one fragment of that site's on
+ * the path, and the rest is site row `row`'s (its task's), the caller's part going on from
+ * `now`; the path to now is the object's next acquirer's, while the task holds it.
+ */
+void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     bool in_section, uint32_t row, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while

@@ -104,8 +104,11 @@ void tp_lifecycle_before_seccomp(void)
 static void before_destructors(void *unused)
 {
 	(void)unused;
-	tp_live_before_destructors();
-	tp_recorder_before_destructors();
+	/* the exit's start, read once: the live figures' end and the recording's exit mark are
+	 * the same moment, however long the thread is preempted between the two */
+	uint64_t exit_began = tp_clock_now();
+	tp_live_before_destructors(exit_began);
+	tp_recorder_before_destructors(exit_began);
 	tp_report_before_destructors();
 }
 
