@@ -359,8 +359,6 @@ static const char *const still_exempt[] = {
 	"shim/consumers/live.c",
 	/* its speed comes first (issue 39); split after */
 	"shim/consumers/recorder.c",
-	/* one interposer per libomp entry point, written out one by one */
-	"shim/audit/libomp_audit.c",
 };
 
 static bool exempt(const char *path)
