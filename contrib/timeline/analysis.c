@@ -49,7 +49,7 @@ static struct task *task_new(struct analysis *a, struct proc *p, uint64_t id)
 	t->k.process = p->process;
 	t->k.id = id;
 	t->proc = p;
-	if (!map_add(a, &a->tasks, &t->k)) {
+	if (!map_add(&a->tasks, &t->k)) {
 		give(a, t, sizeof *t);
 		return NULL;
 	}
@@ -92,7 +92,7 @@ static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32
 		return NULL;
 	th->k.process = p->process;
 	th->k.id = tid;
-	if (!map_add(a, &a->threads, &th->k)) {
+	if (!map_add(&a->threads, &th->k)) {
 		give(a, th, sizeof *th);
 		return NULL;
 	}
@@ -185,12 +185,14 @@ static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, u
 static uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns)
 {
 	uint64_t placed = p->placed;
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
-			const struct thread *th = (const struct thread *)k;
-			if (k->process == p->process && th->task != NULL && ns >= th->start)
-				placed = max_u64(placed, th->in_placed + (ns - th->start));
-		}
+	for (size_t i = 0; i < a->threads.size; i++) {
+		const struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		const struct thread *th = (const struct thread *)k;
+		if (k->process == p->process && th->task != NULL && ns >= th->start)
+			placed = max_u64(placed, th->in_placed + (ns - th->start));
+	}
 	return placed;
 }
 
@@ -434,16 +436,18 @@ static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t n
 {
 	if (on == p->roi_on)
 		return;
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
-			struct thread *th = (struct thread *)k;
-			if (k->process != p->process)
-				continue;
-			if (th->task != NULL)
-				count_work(a, p, th, th->task, ns);
-			if (on && !p->roi_seen)
-				th->computation = 0;
-		}
+	for (size_t i = 0; i < a->threads.size; i++) {
+		struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		struct thread *th = (struct thread *)k;
+		if (k->process != p->process)
+			continue;
+		if (th->task != NULL)
+			count_work(a, p, th, th->task, ns);
+		if (on && !p->roi_seen)
+			th->computation = 0;
+	}
 	uint64_t placed = placed_at(a, p, ns);
 	if (on) {
 		p->roi_seen = p->roi_on = true;
@@ -468,7 +472,7 @@ static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t
 		return NULL;
 	m->k.process = p->process;
 	m->k.id = object;
-	if (!map_add(a, &a->mutexes, &m->k)) {
+	if (!map_add(&a->mutexes, &m->k)) {
 		give(a, m, sizeof *m);
 		return NULL;
 	}
@@ -619,25 +623,27 @@ void analysis_finish(struct analysis *a)
 	if (a->finished)
 		return;
 	a->finished = true;
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (struct key *k = a->threads.bucket[i], *next; k != NULL; k = next) {
-			next = k->next; /* an ended task may be released, never a thread */
-			struct thread *th = (struct thread *)k;
-			struct proc *p = NULL;
-			for (size_t j = 0; j < a->n_procs && p == NULL; j++)
-				if (a->procs[j].process == k->process)
-					p = &a->procs[j];
-			if (th->task == NULL || p == NULL)
-				continue;
-			/* a poll begun in the destructors (after the exit's start) ends as it began */
-			struct timeline_event e = {.pid = p->pid,
-						   .tid = (uint32_t)k->id,
-						   .ns = max_u64(p->end_ns, th->start),
-						   .type = TP_RECORD_TASK_POLL_END,
-						   .process = p->process};
-			e.arg[0] = (int64_t)th->task->k.id;
-			on_poll_end(a, p, th, &e);
-		}
+	/* an ended task may be released (the tasks' map changes), never a thread */
+	for (size_t i = 0; i < a->threads.size; i++) {
+		struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		struct thread *th = (struct thread *)k;
+		struct proc *p = NULL;
+		for (size_t j = 0; j < a->n_procs && p == NULL; j++)
+			if (a->procs[j].process == k->process)
+				p = &a->procs[j];
+		if (th->task == NULL || p == NULL)
+			continue;
+		/* a poll begun in the destructors (after the exit's start) ends as it began */
+		struct timeline_event e = {.pid = p->pid,
+					   .tid = (uint32_t)k->id,
+					   .ns = max_u64(p->end_ns, th->start),
+					   .type = TP_RECORD_TASK_POLL_END,
+					   .process = p->process};
+		e.arg[0] = (int64_t)th->task->k.id;
+		on_poll_end(a, p, th, &e);
+	}
 	/* a region of interest never stopped stops there too */
 	for (size_t i = 0; i < a->n_procs; i++)
 		on_region_of_interest(a, &a->procs[i], a->procs[i].end_ns, false);

@@ -19,7 +19,8 @@
 
 void analysis_memory(size_t *task, size_t *node, size_t *edge)
 {
-	*task = sizeof(struct task) + sizeof(struct key *); /* and its hash bucket */
+	/* and its slots in the map: it is kept at most half full */
+	*task = sizeof(struct task) + 2 * sizeof(struct key *);
 	*node = sizeof(struct node);
 	*edge = sizeof(struct edge);
 }
@@ -97,56 +98,64 @@ uint64_t hist_median(const struct hist *h)
 	return tp_live_quantile(h->bucket, 0.5, 0);
 }
 
-/* ---- maps of tasks and threads, by process and id ---- */
+/* ---- maps of tasks, threads and mutexes, by process and id ---- */
 
-static size_t key_hash(uint64_t process, uint64_t id)
+static uint64_t key_hash(uint64_t process, uint64_t id)
 {
-	return (size_t)tp_hash_pair(id, process);
+	return tp_hash_pair(id, process);
 }
 
-struct key *map_find(const struct map *m, uint64_t process, uint64_t id)
+static uint64_t map_slot_hash(const void *context, const void *slot)
+{
+	(void)context;
+	const struct key *k = *(struct key *const *)slot;
+	return key_hash(k->process, k->id);
+}
+
+/* The maps' slots are the analysis's memory, counted against its bound. */
+static void *map_take(void *context, size_t bytes)
+{
+	return take(context, bytes);
+}
+
+static void map_give(void *context, void *slots, size_t bytes)
+{
+	give(context, slots, bytes);
+}
+
+void map_init(struct analysis *a, struct table *m)
+{
+	table_init(m, sizeof(struct key *), sizeof(struct key *), 1024, map_slot_hash, NULL);
+	table_use_allocator(m, map_take, map_give, a);
+}
+
+struct key *map_find(const struct table *m, uint64_t process, uint64_t id)
 {
 	if (m->size == 0)
 		return NULL;
-	for (struct key *k = m->bucket[key_hash(process, id) & (m->size - 1)]; k != NULL;
-	     k = k->next)
+	for (size_t i = table_home(m, key_hash(process, id)); table_used(m, i);
+	     i = table_next(m, i)) {
+		struct key *k = map_at(m, i);
 		if (k->id == id && k->process == process)
 			return k;
+	}
 	return NULL;
 }
 
-bool map_add(struct analysis *a, struct map *m, struct key *k)
+bool map_add(struct table *m, struct key *k)
 {
-	if (m->count >= m->size) {
-		size_t size = m->size ? 2 * m->size : 1024;
-		struct key **b = take(a, size * sizeof *b);
-		if (b == NULL)
-			return false;
-		for (size_t i = 0; i < m->size; i++)
-			for (struct key *e = m->bucket[i], *next; e != NULL; e = next) {
-				next = e->next;
-				size_t j = key_hash(e->process, e->id) & (size - 1);
-				e->next = b[j];
-				b[j] = e;
-			}
-		give(a, m->bucket, m->size * sizeof *b);
-		m->bucket = b;
-		m->size = size;
-	}
-	size_t j = key_hash(k->process, k->id) & (m->size - 1);
-	k->next = m->bucket[j];
-	m->bucket[j] = k;
-	m->count++;
+	if (!table_room(m))
+		return false;
+	*(struct key **)table_claim(m, key_hash(k->process, k->id)) = k;
 	return true;
 }
 
-void map_remove(struct map *m, struct key *k)
+void map_remove(struct table *m, struct key *k)
 {
-	struct key **at = &m->bucket[key_hash(k->process, k->id) & (m->size - 1)];
-	while (*at != k)
-		at = &(*at)->next;
-	*at = k->next;
-	m->count--;
+	size_t i = table_home(m, key_hash(k->process, k->id));
+	while (map_at(m, i) != k)
+		i = table_next(m, i);
+	table_remove(m, table_slot(m, i));
 }
 
 /* ---- path nodes ---- */
@@ -223,13 +232,30 @@ struct node *node_new(struct analysis *a, struct node *prev, uint64_t placed,
 
 /* ---- sites and processes ---- */
 
+/* The site in slot `i` of an index of sites (0: none). */
+static uint32_t site_at(const struct table *t, size_t i)
+{
+	uint32_t k;
+	memcpy(&k, table_slot(t, i), sizeof k);
+	return k;
+}
+
 static size_t site_id_slot(const struct analysis *a, uint64_t scope, uint64_t id)
 {
-	size_t mask = a->index.size - 1, i = tp_hash_pair(id, scope) & mask;
-	for (uint32_t k; (k = a->index.by_id[i]) != 0; i = (i + 1) & mask)
+	const struct table *t = &a->sites_by_id;
+	size_t i = table_home(t, tp_hash_pair(id, scope));
+	for (uint32_t k; (k = site_at(t, i)) != 0; i = table_next(t, i))
 		if (a->sites[k].id == id && a->sites[k].scope == scope)
 			break;
 	return i;
+}
+
+static uint64_t site_id_hash(const void *context, const void *slot)
+{
+	const struct analysis *a = context;
+	uint32_t k;
+	memcpy(&k, slot, sizeof k);
+	return tp_hash_pair(a->sites[k].id, a->sites[k].scope);
 }
 
 static uint64_t site_text_hash(uint64_t scope, const char *text, size_t len)
@@ -244,57 +270,35 @@ static uint64_t site_text_hash(uint64_t scope, const char *text, size_t len)
  * where it would go. */
 static size_t site_text_slot(const struct analysis *a, uint64_t scope, const char *text, size_t len)
 {
-	size_t mask = a->index.size - 1, i = site_text_hash(scope, text, len) & mask;
-	for (uint32_t k; (k = a->index.by_text[i]) != 0; i = (i + 1) & mask)
+	const struct table *t = &a->sites_by_text;
+	size_t i = table_home(t, site_text_hash(scope, text, len));
+	for (uint32_t k; (k = site_at(t, i)) != 0; i = table_next(t, i))
 		if (a->sites[k].scope == scope && strlen(a->sites[k].text) == len &&
 		    memcmp(a->sites[k].text, text, len) == 0)
 			break;
 	return i;
 }
 
-/* Room in the index for one more site; false when out of memory. */
-static bool site_index_room(struct analysis *a)
+static uint64_t site_text_slot_hash(const void *context, const void *slot)
 {
-	struct site_index *x = &a->index;
-	if ((x->used_ids + 1) * 2 <= x->size)
-		return true;
-	size_t size = x->size ? 2 * x->size : 256;
-	uint32_t *by_id = calloc(size, sizeof *by_id), *by_text = calloc(size, sizeof *by_text);
-	if (by_id == NULL || by_text == NULL) {
-		free(by_id);
-		free(by_text);
-		return false;
-	}
-	struct site_index old = *x;
-	x->by_id = by_id;
-	x->by_text = by_text;
-	x->size = size;
-	for (size_t i = 0; i < old.size; i++) {
-		uint32_t k = old.by_id[i];
-		if (k != 0)
-			x->by_id[site_id_slot(a, a->sites[k].scope, a->sites[k].id)] = k;
-		k = old.by_text[i];
-		if (k != 0)
-			x->by_text[site_text_slot(a, a->sites[k].scope, a->sites[k].text,
-						  strlen(a->sites[k].text))] = k;
-	}
-	free(old.by_id);
-	free(old.by_text);
-	return true;
+	const struct analysis *a = context;
+	uint32_t k;
+	memcpy(&k, slot, sizeof k);
+	return site_text_hash(a->sites[k].scope, a->sites[k].text, strlen(a->sites[k].text));
 }
 
 uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id)
 {
 	if (id == 0)
 		return 0;
-	if (a->index.size > 0) {
-		uint32_t k = a->index.by_id[site_id_slot(a, scope, id)];
+	if (a->sites_by_id.size > 0) {
+		uint32_t k = site_at(&a->sites_by_id, site_id_slot(a, scope, id));
 		if (k != 0)
 			return a->sites[k].same != 0 ? a->sites[k].same : k;
 	}
 	/* a site's bytes with its text's, counted as the analysis's (and never given back) */
 	size_t bytes = sizeof(struct site) + 2 * sizeof(uint32_t) + SITE_TEXT_BYTES;
-	if (a->n_sites > ANALYSIS_MAX_SITES || !room(a, bytes) || !site_index_room(a))
+	if (a->n_sites > ANALYSIS_MAX_SITES || !room(a, bytes) || !table_room(&a->sites_by_id))
 		return 0;
 	a->bytes += bytes;
 	if (a->n_sites == a->cap_sites) {
@@ -307,8 +311,7 @@ uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id)
 	}
 	uint32_t k = (uint32_t)a->n_sites++;
 	a->sites[k] = (struct site){.scope = scope, .id = id};
-	a->index.by_id[site_id_slot(a, scope, id)] = k;
-	a->index.used_ids++;
+	memcpy(table_claim(&a->sites_by_id, tp_hash_pair(id, scope)), &k, sizeof k);
 	return k;
 }
 
@@ -341,59 +344,70 @@ struct analysis *analysis_new(size_t resident_max)
 	}
 	a->cap_sites = 64;
 	a->n_sites = 1; /* [0]: no site */
+	map_init(a, &a->tasks);
+	map_init(a, &a->threads);
+	map_init(a, &a->mutexes);
+	table_init(&a->sites_by_id, sizeof(uint32_t), sizeof(uint32_t), 256, site_id_hash, a);
+	table_init(&a->sites_by_text, sizeof(uint32_t), sizeof(uint32_t), 256, site_text_slot_hash,
+		   a);
 	return a;
 }
 
 void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *text, uint32_t len)
 {
 	uint32_t i = site_of(a, scope, id);
-	if (i == 0 || a->sites[i].text != NULL || a->sites[i].same != 0)
+	if (i == 0 || a->sites[i].text != NULL || a->sites[i].same != 0 ||
+	    !table_room(&a->sites_by_text))
 		return;
 	/* the call addresses of one construct (an unrolled loop's) are one site: the first */
-	uint32_t *first = &a->index.by_text[site_text_slot(a, scope, text, len)];
-	if (*first != 0 && *first < i) {
-		a->sites[i].same = *first;
+	size_t slot = site_text_slot(a, scope, text, len);
+	uint32_t first = site_at(&a->sites_by_text, slot);
+	if (first != 0 && first < i) {
+		a->sites[i].same = first;
 		return;
 	}
 	a->sites[i].text = strndup(text, len);
-	if (a->sites[i].text != NULL && *first == 0)
-		a->index.used_texts++;
+	if (a->sites[i].text != NULL && first == 0)
+		table_fill(&a->sites_by_text, slot);
 	if (a->sites[i].text != NULL)
-		*first = i;
+		memcpy(table_slot(&a->sites_by_text, slot), &i, sizeof i);
 }
 
 void analysis_free(struct analysis *a)
 {
 	if (a == NULL)
 		return;
-	for (size_t i = 0; i < a->tasks.size; i++)
-		for (struct key *k = a->tasks.bucket[i], *next; k != NULL; k = next) {
-			next = k->next;
-			struct task *t = (struct task *)k;
-			acc_clear(a, &t->in);
-			unref(a, t->last);
-			acc_clear(a, &t->kids);
-			acc_clear(a, &t->desc);
-			for (struct edge *e = t->successors, *n; e != NULL; e = n) {
-				n = e->next;
-				free(e);
-			}
-			free(t);
+	for (size_t i = 0; i < a->tasks.size; i++) {
+		struct key *k = map_at(&a->tasks, i);
+		if (k == NULL)
+			continue;
+		struct task *t = (struct task *)k;
+		acc_clear(a, &t->in);
+		unref(a, t->last);
+		acc_clear(a, &t->kids);
+		acc_clear(a, &t->desc);
+		for (struct edge *e = t->successors, *n; e != NULL; e = n) {
+			n = e->next;
+			free(e);
 		}
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (struct key *k = a->threads.bucket[i], *next; k != NULL; k = next) {
-			next = k->next;
-			struct thread *th = (struct thread *)k;
-			unref(a, th->in);
-			unref(a, th->last);
-			free(th);
-		}
-	for (size_t i = 0; i < a->mutexes.size; i++)
-		for (struct key *k = a->mutexes.bucket[i], *next; k != NULL; k = next) {
-			next = k->next;
-			acc_clear(a, &((struct mutex *)k)->released);
-			free(k);
-		}
+		free(t);
+	}
+	for (size_t i = 0; i < a->threads.size; i++) {
+		struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		struct thread *th = (struct thread *)k;
+		unref(a, th->in);
+		unref(a, th->last);
+		free(th);
+	}
+	for (size_t i = 0; i < a->mutexes.size; i++) {
+		struct key *k = map_at(&a->mutexes, i);
+		if (k == NULL)
+			continue;
+		acc_clear(a, &((struct mutex *)k)->released);
+		free(k);
+	}
 	for (size_t i = 0; i < a->n_procs; i++) {
 		unref(a, a->procs[i].span);
 		unref(a, a->procs[i].frozen);
@@ -406,11 +420,11 @@ void analysis_free(struct analysis *a)
 		free(a->sites[i].spawn_gap.bucket);
 		free(a->sites[i].start_delay.bucket);
 	}
-	free(a->tasks.bucket);
-	free(a->threads.bucket);
-	free(a->mutexes.bucket);
-	free(a->index.by_id);
-	free(a->index.by_text);
+	table_free(&a->tasks);
+	table_free(&a->threads);
+	table_free(&a->mutexes);
+	table_free(&a->sites_by_id);
+	table_free(&a->sites_by_text);
 	free(a->sites);
 	free(a->procs);
 	free(a);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "table.h"
 #include "timeline.h"
 
 /*
@@ -50,14 +51,10 @@ struct acc {
 	uint64_t placed;
 };
 
+/* What the maps of tasks, threads and mutexes find an entry by: the entry starts with it. The
+ * maps are tables (table.h) of pointers to the entries' keys (map_init). */
 struct key {
 	uint64_t process, id;
-	struct key *next; /* in its hash bucket */
-};
-
-struct map {
-	struct key **bucket;
-	size_t size, count;
 };
 
 struct edge {
@@ -165,13 +162,6 @@ struct proc {
 	uint64_t roi_since, roi_placed_since, roi_pairs, roi_run, roi_placed;
 };
 
-/* Sites found by (scope, id) and by (scope, text): open-addressed tables of site indexes (0:
- * free), grown at half. By text, the lowest index of a site of that text. */
-struct site_index {
-	uint32_t *by_id, *by_text;
-	size_t size, used_ids, used_texts; /* size: a power of two, of each */
-};
-
 /* The sites kept at most (beyond them a spawn's site is none): a program has thousands. A site
  * is counted in the analysis's memory with SITE_TEXT_BYTES for its text (the converter's texts
  * are at most 256 bytes). */
@@ -179,10 +169,12 @@ struct site_index {
 #define SITE_TEXT_BYTES    256
 
 struct analysis {
-	struct map tasks, threads, mutexes;
+	struct table tasks, threads, mutexes; /* of struct key * */
 	struct site *sites;
 	size_t n_sites, cap_sites;
-	struct site_index index;
+	/* sites found by (scope, id) and by (scope, text): tables of site indexes (uint32_t); by
+	 * text, the lowest index of a site of that text */
+	struct table sites_by_id, sites_by_text;
 	struct proc *procs;
 	size_t n_procs;
 	size_t bytes, peak_bytes, peak_tasks, peak_nodes, tasks_open, nodes;
@@ -207,9 +199,17 @@ void hist_add(struct analysis *a, struct hist *h, uint64_t v);
 /* The median, or UINT64_MAX when empty. */
 uint64_t hist_median(const struct hist *h);
 
-struct key *map_find(const struct map *m, uint64_t process, uint64_t id);
-bool map_add(struct analysis *a, struct map *m, struct key *k);
-void map_remove(struct map *m, struct key *k);
+/* Map `m` of the analysis, empty: its slots are counted in the analysis's memory. */
+void map_init(struct analysis *a, struct table *m);
+struct key *map_find(const struct table *m, uint64_t process, uint64_t id);
+bool map_add(struct table *m, struct key *k);
+void map_remove(struct table *m, struct key *k);
+
+/* The entry in slot `i` of map `m`, or NULL (its entries in slot order: for (i < m->size)). */
+static inline struct key *map_at(const struct table *m, size_t i)
+{
+	return table_used(m, i) ? *(struct key *const *)table_slot(m, i) : NULL;
+}
 
 static inline struct node *ref(struct node *n)
 {

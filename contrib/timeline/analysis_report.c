@@ -102,12 +102,14 @@ static struct tp_live_factors factors_of(const struct analysis *a, const struct 
 	uint64_t *computation = calloc(p->threads + 1, sizeof *computation);
 	if (computation == NULL)
 		return (struct tp_live_factors){0};
-	for (size_t i = 0; i < a->threads.size; i++)
-		for (const struct key *k = a->threads.bucket[i]; k != NULL; k = k->next) {
-			const struct thread *th = (const struct thread *)k;
-			if (k->process == p->process && th->polled && th->index < p->threads)
-				computation[th->index] = th->computation;
-		}
+	for (size_t i = 0; i < a->threads.size; i++) {
+		const struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		const struct thread *th = (const struct thread *)k;
+		if (k->process == p->process && th->polled && th->index < p->threads)
+			computation[th->index] = th->computation;
+	}
 	uint64_t run = p->roi_seen ? p->roi_run : p->end_ns - p->first_ns,
 		 placed = p->roi_seen ? p->roi_placed : p->placed;
 	struct tp_live_factors f = tp_live_factors_of(computation, p->threads, placed, run);
