@@ -555,3 +555,50 @@ Test(pop_conv_analysis, a_worker_reported_after_the_fork_starts_after_the_fork)
 	cr_expect_eq(f.work, 26 * MS, "work %lu", f.work);
 	cr_expect_eq(f.span, 23 * MS, "span %lu", f.span);
 }
+
+/*
+ * Thousands of tasks open at once (the tasks' map grown several times, its entries removed in
+ * the reverse of their spawns' order) at hundreds of sites, two call addresses a text (the site
+ * index by id and by text grown too): the initial task spawns them all at 10 ms and waits for
+ * them; the primary runs them, 1 ms each, the last spawned first; the initial task ends 5 ms
+ * later. Each task's path is the serial code and itself: the span 10 + 1 + 5.
+ */
+Test(pop_conv_analysis, thousands_of_open_tasks_at_hundreds_of_sites)
+{
+	enum { N = 6000, SITE_IDS = 600, FIRST_ID = 100, FIRST_TASK = 10 };
+	char text[64];
+	for (unsigned k = 0; k < SITE_IDS; k++) {
+		int len = snprintf(text, sizeof text, "spawner %u (synthetic.c:%u)", k / 2, k / 2);
+		analysis_site(a, 4242, FIRST_ID + k, text, (uint32_t)len);
+	}
+	for (unsigned i = 0; i < N; i++)
+		spawn(PRIMARY, 10, FIRST_TASK + i, INITIAL, FIRST_ID + i % SITE_IDS);
+	wait_at(PRIMARY, 10, INITIAL, TP_SYNC_TASKWAIT, TASKWAIT);
+	for (unsigned i = 0; i < N; i++) {
+		start(PRIMARY, 10 + i, FIRST_TASK + N - 1 - i);
+		end(PRIMARY, 11 + i, FIRST_TASK + N - 1 - i, true, TP_SYNC_NONE);
+	}
+	start(PRIMARY, 10 + N, INITIAL);
+	end(PRIMARY, 15 + N, INITIAL, true, TP_SYNC_NONE);
+
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.work, (15 + N) * MS, "work %lu", f.work);
+	cr_expect_eq(f.span, 16 * MS, "span %lu", f.span);
+	char *text_out = report();
+	cr_expect(strstr(text_out, "6001 tasks ended") != NULL, "%s", text_out);
+	cr_expect(strstr(text_out, "memory: at most 6001 tasks open") != NULL, "%s", text_out);
+	/* a row a text: the two addresses of each, 20 tasks of 1 ms */
+	unsigned rows = 0;
+	for (const char *line = text_out; (line = strstr(line, "\n  ")) != NULL; line++) {
+		double ms;
+		unsigned long tasks;
+		if (strstr(line, " spawner ") != NULL &&
+		    strstr(line, " spawner ") < strchr(line + 1, '\n') &&
+		    sscanf(line, " %lf %lu", &ms, &tasks) == 2) {
+			rows++;
+			cr_expect(ms == 20.0 && tasks == 20, "%.40s", line + 1);
+		}
+	}
+	cr_expect_eq(rows, SITE_IDS / 2, "%u rows of the spawners' sites:\n%s", rows, text_out);
+	free(text_out);
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the analysis's files share (analysis.h is what its users see): its state (the tasks,
+ * threads, path nodes, sites and processes) and each file's functions for the others. The jobs:
+ *	analysis.c         the task graph built as the events come: tasks, threads, the graph's
+ *	                   rules over the path nodes (spawns, joins, polls, mutual exclusions, the
+ *	                   region of interest), and the polls still open at the end
+ *	analysis_book.c    the bookkeeping: memory counted against the analysis's bound, the
+ *	                   duration histograms, the maps by process and id, the path nodes and the
+ *	                   longest-path accumulators, the sites and processes, made and freed
+ *	analysis_report.c  the figures (the regions' load balance, the sync sites' waits, the POP
+ *	                   factors) and what --analyze and --critical-path print of them
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "table.h"
+#include "timeline.h"
+
+/*
+ * A duration histogram in the live statistics' log2 buckets (taskprobe_live.h), read by their
+ * one reading, tp_live_quantile: --analyze, the exit report and the console say the same median
+ * of the same durations (the live ones keep fewer buckets: 64 ns to 4 ms).
+ */
+struct hist {
+	uint64_t count;
+	uint64_t *bucket; /* TP_LIVE_BUCKETS, made at the first value */
+};
+
+struct node {
+	struct node *prev; /* the longest path's fragment before this one */
+	uint64_t path;     /* ns: the longest path to this fragment's end */
+	uint64_t burdened; /* ns: that path with the delays measured before its fragments started */
+	/* ns: the placed path to its end (analysis.h): what every join brought, the longest path
+	 * or not, and its thread's fragments before it */
+	uint64_t placed;
+	uint64_t start, end, task;
+	uint32_t refs, site, tid, pid;
+	uint64_t process;
+};
+
+/* The longest of some paths, when the last of them ended, and the longest of their placed
+ * lengths (of any of them, the longest or not). */
+struct acc {
+	struct node *n;
+	uint64_t ns;
+	uint64_t placed;
+};
+
+/* What the maps of tasks, threads and mutexes find an entry by: the entry starts with it. The
+ * maps are tables (table.h) of pointers to the entries' keys (map_init). */
+struct key {
+	uint64_t process, id;
+};
+
+struct edge {
+	uint64_t successor;
+	struct edge *next;
+};
+
+enum task_state { NEW, RUNNING, SUSPENDED, ENDED };
+
+struct task {
+	struct key k;
+	struct task *parent; /* kept while this task is */
+	struct proc *proc;
+	uint32_t site, live_children;
+	uint8_t state, sync;
+	bool initial;
+	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
+	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
+	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
+	/* its thread switched it out to run a child created undeferred (nested work): its next
+	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
+	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */
+	bool ran_undeferred;
+	uint64_t suspend_ns, poll_ns, last_spawn_ns;
+	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
+	struct node *last;     /* its last fragment */
+	struct acc kids, desc; /* ended since its last join: children, descendants */
+	struct edge *successors;
+};
+
+struct thread {
+	struct key k;
+	struct task *task; /* polled now, or NULL */
+	uint64_t start, latency;
+	uint64_t poll_start; /* the poll's (start: its fragment's, split at a release) */
+	uint64_t could_ns;   /* when its fragment could start (what joins it ended) */
+	uint64_t counted;    /* the polled fragment's time up to here is in the work (count_work) */
+	struct node *in;     /* the longest path to its fragment's start */
+	uint64_t in_placed;  /* the placed path to it */
+	struct node *last;   /* the last fragment it polled */
+	uint64_t free_ns;    /* when that ended */
+	uint64_t computation; /* its polls' time (in the region of interest, if any) */
+	uint32_t index;       /* among its process's threads that polled (polled: 1 and more) */
+	bool polled;          /* it polled a task */
+};
+
+/* A thread's computation in a parallel region (struct site's by_thread). */
+struct region_thread {
+	uint64_t ns;
+	bool implicit; /* it ran one of the region's implicit tasks */
+};
+
+/* The sync kinds (enum tp_sync_kind): barrier, taskwait, taskgroup, mutual exclusion. */
+#define SYNC_KINDS 5
+
+/* A mutual exclusion (an OMPT wait id) and the path to its last release (analysis.h). */
+struct mutex {
+	struct key k;
+	struct acc released;
+	/* holds it, as far as the events seen say: its thread and task (NULL: none) */
+	struct thread *holder;
+	uint64_t holder_task;
+};
+
+struct site {
+	uint64_t scope, id;
+	uint64_t process; /* whose tasks it spawned (0: none yet) */
+	uint32_t same;    /* an earlier site of the same text and scope (one row), else 0 */
+	char *text;
+	uint64_t work, tasks, path_ns, path_fragments;
+	struct hist task_time, spawn_gap, start_delay;
+	/* a parallel construct's: its implicit tasks' threads' computation, by thread index, and
+	 * the path to its last fork (a worker's implicit task starts after it) */
+	bool parallel;
+	uint32_t n_by_thread;
+	struct region_thread *by_thread;
+	struct acc fork;
+	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
+	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
+	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];
+	uint8_t mutex_kind;
+};
+
+struct proc {
+	uint64_t process;
+	uint32_t pid;
+	char comm[64];
+	uint64_t work, tasks;
+	uint64_t first_ns; /* its first poll's start */
+	/* its last event, or its exit's start once recorded (exited): the destructors after it
+	 * are not its tasks' time (the exit report ends there, the live statistics too) */
+	uint64_t end_ns;
+	bool exited;
+	struct node *span;
+	uint64_t placed;     /* the longest placed path to the end of a fragment */
+	struct node *frozen; /* what the last barrier to complete joined */
+	uint64_t frozen_ns, freeze_ns, frozen_placed;
+	uint64_t last_end_ns;
+	uint32_t threads;          /* that polled a task */
+	struct task *initial;      /* OpenMP's initial task, while it is kept */
+	struct thread *initial_on; /* the thread polling it now, or NULL */
+	/* region-of-interest: seen, on now (since `roi_since`, when the placed path was
+	 * `roi_placed_since`), the start/stop pairs so far, their run time and placed path */
+	bool roi_seen, roi_on;
+	uint64_t roi_since, roi_placed_since, roi_pairs, roi_run, roi_placed;
+};
+
+/* The sites kept at most (beyond them a spawn's site is none): a program has thousands. A site
+ * is counted in the analysis's memory with SITE_TEXT_BYTES for its text (the converter's texts
+ * are at most 256 bytes). */
+#define ANALYSIS_MAX_SITES (1u << 14)
+#define SITE_TEXT_BYTES    256
+
+struct analysis {
+	struct table tasks, threads, mutexes; /* of struct key * */
+	struct site *sites;
+	size_t n_sites, cap_sites;
+	/* sites found by (scope, id) and by (scope, text): tables of site indexes (uint32_t); by
+	 * text, the lowest index of a site of that text */
+	struct table sites_by_id, sites_by_text;
+	struct proc *procs;
+	size_t n_procs;
+	size_t bytes, peak_bytes, peak_tasks, peak_nodes, tasks_open, nodes;
+	size_t resident_max;     /* the converter's resident memory at most */
+	size_t resident_checked; /* `bytes` when the converter's resident memory was read last */
+	bool over_resident;
+	bool stopped; /* over ANALYSIS_MAX_BYTES, or the converter over ANALYSIS_RESIDENT_MAX */
+	uint64_t stopped_ns;
+	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
+	bool finished;          /* the polls open at the end were ended there (analysis_finish) */
+};
+
+/* ---- analysis_book.c ---- */
+
+/* Whether the analysis may take `size` bytes more (its bound, the converter's resident memory). */
+bool room(struct analysis *a, size_t size);
+/* `size` bytes, zeroed, counted in the analysis's memory (NULL: over its bound, or none). */
+void *take(struct analysis *a, size_t size);
+void give(struct analysis *a, void *p, size_t size);
+
+void hist_add(struct analysis *a, struct hist *h, uint64_t v);
+/* The median, or UINT64_MAX when empty. */
+uint64_t hist_median(const struct hist *h);
+
+/* Map `m` of the analysis, empty: its slots are counted in the analysis's memory. */
+void map_init(struct analysis *a, struct table *m);
+struct key *map_find(const struct table *m, uint64_t process, uint64_t id);
+bool map_add(struct table *m, struct key *k);
+void map_remove(struct table *m, struct key *k);
+
+/* The entry in slot `i` of map `m`, or NULL (its entries in slot order: for (i < m->size)). */
+static inline struct key *map_at(const struct table *m, size_t i)
+{
+	return table_used(m, i) ? *(struct key *const *)table_slot(m, i) : NULL;
+}
+
+static inline struct node *ref(struct node *n)
+{
+	if (n != NULL)
+		n->refs++;
+	return n;
+}
+
+void unref(struct analysis *a, struct node *n);
+/* *slot = n, counted. */
+void hold(struct analysis *a, struct node **slot, struct node *n);
+
+static inline uint64_t path_of(const struct node *n)
+{
+	return n != NULL ? n->path : 0;
+}
+
+static inline uint64_t max_u64(uint64_t x, uint64_t y)
+{
+	return x > y ? x : y;
+}
+
+void acc_fold(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns, uint64_t placed);
+void acc_fold_node(struct analysis *a, struct acc *acc, struct node *n, uint64_t ns);
+void acc_join(struct analysis *a, struct acc *acc, const struct acc *other);
+void acc_clear(struct analysis *a, struct acc *acc);
+struct node *node_new(struct analysis *a, struct node *prev, uint64_t placed,
+		      const struct task *task, const struct thread *th, uint32_t pid,
+		      uint64_t start, uint64_t end, uint64_t latency);
+
+/* The site of `id` in `scope` (its row: the first of its text), made if new; 0: none. */
+uint32_t site_of(struct analysis *a, uint64_t scope, uint64_t id);
+struct proc *proc_of(struct analysis *a, const struct timeline_event *e);
+
+/* ---- analysis.c ---- */
+
+/* The polls still open at the end of the recording ended there: once, before the figures. */
+void analysis_finish(struct analysis *a);

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The analysis's figures and what it prints of them (analysis_private.h): per process its work,
+ * span and POP factors, its parallel regions' load balance and its sync sites' waits, its sites'
+ * rows; the critical path's fragments; --analyze's run over recordings.
+ */
+#define _GNU_SOURCE
+#include "analysis_private.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recording.h"
+#include "shown_text.h"
+#include "taskprobe_contract.h"
+#include "taskprobe_live.h"
+
+/* A duration for people (taskprobe_live.h's, as the exit report says them). */
+static const char *duration(uint64_t ns, char *buf, size_t size)
+{
+	return ns == UINT64_MAX ? "-" : tp_live_duration_words(ns, buf, size);
+}
+
+/* A site's text as printed: escaped (shown_text.h: it comes from the program's files). */
+static const char *site_text(const struct analysis *a, uint32_t site, char *buf, size_t size,
+			     unsigned shown)
+{
+	if (site == 0)
+		return "(no site)";
+	if (a->sites[site].text != NULL)
+		return tp_shown(buf, size, a->sites[site].text, shown);
+	snprintf(buf, size, "site %" PRIu64, a->sites[site].id);
+	return buf;
+}
+
+static int by_work(const void *x, const void *y, void *context)
+{
+	const struct site *sites = context;
+	uint64_t a = sites[*(const uint32_t *)x].work, b = sites[*(const uint32_t *)y].work;
+	return a > b ? -1 : a < b;
+}
+
+/* A parallel region's figures: its computation, threads and load balance. */
+struct region_figures {
+	uint64_t computation, maximum;
+	unsigned threads;
+};
+
+static struct region_figures region_figures(const struct site *s)
+{
+	struct region_figures f = {0};
+	for (uint32_t j = 0; j < s->n_by_thread; j++) {
+		const struct region_thread *r = &s->by_thread[j];
+		if (!r->implicit && r->ns == 0)
+			continue;
+		f.computation += r->ns;
+		f.maximum = max_u64(f.maximum, r->ns);
+		f.threads++;
+	}
+	return f;
+}
+
+static int by_computation(const void *x, const void *y, void *context)
+{
+	const struct site *sites = context;
+	uint64_t a = region_figures(&sites[*(const uint32_t *)x]).computation,
+		 b = region_figures(&sites[*(const uint32_t *)y]).computation;
+	return a > b ? -1 : a < b;
+}
+
+/* The sync kinds' names: a mutual exclusion's by its kind (task-acquire's: the contract's). */
+static const char *sync_name(unsigned sync, unsigned mutex_kind)
+{
+	static const char *const syncs[SYNC_KINDS] = {"", "barrier", "taskwait", "taskgroup",
+						      "mutual exclusion"};
+	static const char *const exclusions[] = TP_EXCLUSION_KIND_NAMES;
+	if (sync == TP_SYNC_MUTEX && mutex_kind > 0 && mutex_kind <= TP_EXCLUSION_KINDS)
+		return exclusions[mutex_kind];
+	return sync < SYNC_KINDS ? syncs[sync] : "?";
+}
+
+/* The widest of the sites' texts in `order` (for a column), at most 60. */
+static int site_width(const struct analysis *a, const uint32_t *order, size_t n, unsigned shown)
+{
+	char name[512];
+	int width = 4;
+	for (size_t i = 0; i < n; i++) {
+		int w = (int)strlen(site_text(a, order[i], name, sizeof name, shown));
+		width = w > width ? w : width;
+	}
+	return width < 60 ? width : 60;
+}
+
+/* The POP factors of process `p`: its threads' computations, its placed path and run time (in
+ * the region of interest, if any). */
+static struct tp_live_factors factors_of(const struct analysis *a, const struct proc *p)
+{
+	uint64_t *computation = calloc(p->threads + 1, sizeof *computation);
+	if (computation == NULL)
+		return (struct tp_live_factors){0};
+	for (size_t i = 0; i < a->threads.size; i++) {
+		const struct key *k = map_at(&a->threads, i);
+		if (k == NULL)
+			continue;
+		const struct thread *th = (const struct thread *)k;
+		if (k->process == p->process && th->polled && th->index < p->threads)
+			computation[th->index] = th->computation;
+	}
+	uint64_t run = p->roi_seen ? p->roi_run : p->end_ns - p->first_ns,
+		 placed = p->roi_seen ? p->roi_placed : p->placed;
+	struct tp_live_factors f = tp_live_factors_of(computation, p->threads, placed, run);
+	free(computation);
+	return f;
+}
+
+bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
+{
+	analysis_finish(a);
+	if (i >= a->n_procs)
+		return false;
+	const struct proc *p = &a->procs[i];
+	*f = (struct analysis_figures){.work = p->work,
+				       .span = path_of(p->span),
+				       .burdened = p->span != NULL ? p->span->burdened : 0,
+				       .factors = factors_of(a, p)};
+	return true;
+}
+
+/* The POP factors of process `p` (taskprobe_live.h), and the two tables of where the loss is:
+ * the parallel regions' load balance, the sync sites' waits. */
+static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
+			   uint64_t span)
+{
+	char b1[32], b2[32], name[512], words[256];
+	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
+	if (order == NULL)
+		return;
+	struct tp_live_factors f = factors_of(a, p);
+	for (int line = 0; line < 2 && f.valid; line++) {
+		tp_live_factors_words(words, sizeof words, &f, line);
+		fprintf(out, "  %s\n", words);
+	}
+	if (f.valid) {
+		tp_live_factors_basis_words(words, sizeof words, &f);
+		fprintf(out, "  %s\n", words);
+	}
+	tp_live_roi_words(words, sizeof words, p->roi_pairs);
+	if (words[0] != '\0')
+		fprintf(out, "  %s\n", words);
+
+	size_t n = 0;
+	for (size_t i = 1; i < a->n_sites; i++)
+		if (a->sites[i].parallel && a->sites[i].process == p->process &&
+		    region_figures(&a->sites[i]).threads > 0)
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof *order, by_computation, a->sites);
+	int width = site_width(a, order, n, shown);
+	if (n > 0)
+		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
+			"computation", "threads");
+	for (size_t i = 0; i < n; i++) {
+		struct region_figures r = region_figures(&a->sites[order[i]]);
+		fprintf(out, "  %-*s %12.3f %12s %8u\n", width,
+			site_text(a, order[i], name, sizeof name, shown),
+			r.maximum > 0 ? (double)r.computation / r.threads / (double)r.maximum : 1.0,
+			duration(r.computation, b1, sizeof b1), r.threads);
+	}
+
+	/* the sync sites: each with waits, by sync kind */
+	n = 0;
+	for (size_t i = 1; i < a->n_sites; i++) {
+		bool waits = false;
+		for (unsigned k = 1; k < SYNC_KINDS; k++)
+			waits |= a->sites[i].waits[k] > 0;
+		if (waits && a->sites[i].process == p->process)
+			order[n++] = (uint32_t)i;
+	}
+	width = site_width(a, order, n, shown);
+	if (n > 0)
+		fprintf(out, "  %-*s %-16s %10s %8s %21s\n", width, "sync site", "kind", "waited",
+			"waits", "of the critical path");
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		for (unsigned k = 1; k < SYNC_KINDS; k++) {
+			uint64_t waits = s->waits[k], waited = s->waited[k];
+			if (waits == 0)
+				continue;
+			/* a wait is never on the path: a mutual exclusion's sections are */
+			if (k == TP_SYNC_MUTEX && span > 0)
+				snprintf(b2, sizeof b2, "%.1f%%",
+					 100.0 * (double)s->path_ns / (double)span);
+			else
+				snprintf(b2, sizeof b2, "-");
+			fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %21s\n", width,
+				site_text(a, order[i], name, sizeof name, shown),
+				sync_name(k, s->mutex_kind), duration(waited, b1, sizeof b1), waits,
+				b2);
+		}
+	}
+	free(order);
+}
+
+static void report_process(struct analysis *a, struct proc *p, FILE *out, unsigned shown)
+{
+	char b1[32], b2[32], b3[32], name[512], comm[4 * sizeof p->comm + 1];
+	/* the critical path's sites (only this process's sites have path time) */
+	for (size_t i = 0; i < a->n_sites; i++)
+		a->sites[i].path_ns = a->sites[i].path_fragments = 0;
+	uint64_t fragments = 0;
+	for (const struct node *n = p->span; n != NULL; n = n->prev) {
+		a->sites[n->site].path_ns += n->end - n->start;
+		a->sites[n->site].path_fragments++;
+		fragments++;
+	}
+	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;
+	uint64_t span = path_of(p->span),
+		 elapsed = p->end_ns > p->first_ns ? p->end_ns - p->first_ns : 0;
+	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
+	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
+	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " threads\n",
+		tp_shown(comm, sizeof comm, p->comm, shown), p->pid, p->tasks, p->threads);
+	fprintf(out,
+		"  work T1         %12.3f ms  the polls of the tasks, OpenMP's initial task's "
+		"serial "
+		"code too, added up (an open one to the end)\n",
+		(double)p->work / 1e6);
+	fprintf(out,
+		"  span Tinf       %12.3f ms  the longest path through the task graph (%" PRIu64
+		" fragments)\n",
+		(double)span / 1e6, fragments);
+	fprintf(out,
+		"  parallelism     %12.2f     T1/Tinf: no number of workers runs this faster than "
+		"%.2fx\n",
+		parallelism, parallelism);
+	fprintf(out,
+		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu32
+		" threads (elapsed %s: from its first task's poll to %s)\n",
+		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1),
+		p->exited ? "its exit's start" : "its last event");
+	fprintf(out,
+		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
+		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"
+		"  burdened par.   %12.2f     T1/burdened span: what spawning and scheduling leave "
+		"of the parallelism\n",
+		(double)burdened / 1e6, burdened > 0 ? (double)p->work / (double)burdened : 0);
+	if (p->work == 0)
+		return;
+	report_factors(a, p, out, shown, span);
+	/* the sites with work or on the path, by work; a mutual exclusion's sections on the path
+	 * are its sync site's, in the table of sync sites */
+	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
+	size_t n = 0;
+	for (size_t i = 0; order != NULL && i < a->n_sites; i++)
+		if ((a->sites[i].path_fragments > 0 && a->sites[i].mutex_kind == 0) ||
+		    (a->sites[i].work > 0 && a->sites[i].process == p->process))
+			order[n++] = (uint32_t)i;
+	if (order == NULL)
+		return;
+	qsort_r(order, n, sizeof *order, by_work, a->sites);
+	fprintf(out, "  %10s %8s %11s %11s %11s %8s %9s  %s\n", "work ms", "tasks", "median task",
+		"spawn cost", "start delay", "on path", "fragments", "site");
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %7.1f%% %9" PRIu64 "  %s\n",
+			(double)s->work / 1e6, s->tasks,
+			duration(hist_median(&s->task_time), b1, sizeof b1),
+			duration(hist_median(&s->spawn_gap), b2, sizeof b2),
+			duration(hist_median(&s->start_delay), b3, sizeof b3),
+			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
+			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
+	}
+	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
+	 * the exit report's and the console's (taskprobe_live.h) */
+	for (size_t i = 0; i < n; i++) {
+		const struct site *s = &a->sites[order[i]];
+		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),
+			 start = hist_median(&s->start_delay);
+		/* each cost said where it was measured (a site whose tasks are all spawned first
+		 * has no gap between spawns to measure) */
+		struct tp_live_granularity g = {
+			.task_ns = task != UINT64_MAX ? task : 0,
+			.spawn_ns = spawn != UINT64_MAX ? spawn : 0,
+			.start_ns = start != UINT64_MAX ? start : 0,
+		};
+		tp_live_granularity_judge(&g, s->tasks, 0);
+		if (!g.too_small)
+			continue;
+		char words[1024];
+		tp_live_granularity_words(words, sizeof words,
+					  site_text(a, order[i], name, sizeof name, shown), &g);
+		fprintf(out, "  %s\n", words);
+	}
+	free(order);
+}
+
+void analysis_report(struct analysis *a, FILE *out, bool utf8)
+{
+	unsigned shown = utf8 ? TP_SHOWN_UTF8 : 0;
+	size_t task, node, edge;
+	analysis_finish(a);
+	analysis_memory(&task, &node, &edge);
+	if (a->n_procs == 0)
+		fputs("no task was recorded: nothing to analyze\n", out);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		if (i > 0)
+			fputc('\n', out);
+		report_process(a, &a->procs[i], out, shown);
+	}
+	if (a->stopped)
+		fprintf(out,
+			"the analysis stopped at %.3f s of the recording: over its memory bound "
+			"(%u MiB of its own, %u MiB for the converter in all); the figures are up "
+			"to "
+			"there\n",
+			(double)a->stopped_ns / 1e9, ANALYSIS_MAX_BYTES >> 20,
+			(unsigned)(a->resident_max >> 20));
+	if (a->unknown_polls > 0)
+		fprintf(out,
+			"%" PRIu64 " tasks were polled but not spawned in the recording (begun "
+			"before it): their spawn edges are missing\n",
+			a->unknown_polls);
+	fprintf(out,
+		"memory: at most %zu tasks open (%zu bytes each), %zu path nodes (%zu bytes "
+		"each); %.1f MiB at most\n",
+		a->peak_tasks, task, a->peak_nodes, node, (double)a->peak_bytes / (1 << 20));
+}
+
+void analysis_critical_path(struct analysis *a,
+			    void (*each)(void *context, const struct analysis_fragment *f,
+					 bool first),
+			    void *context)
+{
+	analysis_finish(a);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		/* the nodes point back: the path's length first, then its nodes from the end */
+		size_t n = 0;
+		for (const struct node *at = a->procs[i].span; at != NULL; at = at->prev)
+			n++;
+		const struct node **path = malloc(n * sizeof *path + 1);
+		if (path == NULL)
+			continue;
+		size_t k = n;
+		for (const struct node *at = a->procs[i].span; at != NULL; at = at->prev)
+			path[--k] = at;
+		for (k = 0; k < n; k++) {
+			const struct node *at = path[k];
+			const struct site *s = &a->sites[at->site];
+			struct analysis_fragment f = {
+				.process = at->process,
+				.pid = at->pid,
+				.tid = at->tid,
+				.task = at->task,
+				.site_scope = at->site != 0 ? s->scope : 0,
+				.site_id = at->site != 0 ? s->id : 0,
+				.start_ns = at->start,
+				.end_ns = at->end,
+				.exclusion = s->mutex_kind,
+			};
+			each(context, &f, k == 0);
+		}
+		free(path);
+	}
+}
+static void sink_site(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	analysis_site(context, scope, id, text, len);
+}
+
+static void sink_event(void *context, const struct timeline_event *e)
+{
+	analysis_add(context, e);
+}
+
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors, bool utf8)
+{
+	struct analysis *a = analysis_new(ANALYSIS_RESIDENT_MAX);
+	if (a == NULL) {
+		fputs("taskprobe-timeline: out of memory\n", errors);
+		return 2;
+	}
+	struct recording_sink sink = {a, sink_site, sink_event};
+	struct recording_totals totals;
+	if (!recording_read(inputs, n, &sink, errors, &totals)) {
+		analysis_free(a);
+		fputs("taskprobe-timeline: out of memory\n", errors);
+		return 2;
+	}
+	analysis_report(a, out, utf8);
+	if (totals.dropped > 0)
+		fprintf(out,
+			"%" PRIu64 " events were not recorded (the recording says so): the graph "
+			"misses them\n",
+			totals.dropped);
+	if (totals.left_out > 0)
+		fprintf(out,
+			"%" PRIu64
+			" events were left out to keep the converter's memory bounded (said "
+			"on standard error): the graph misses them\n",
+			totals.left_out);
+	analysis_free(a);
+	return totals.cut_files > 0 || totals.left_out > 0;
+}
