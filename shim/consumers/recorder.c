@@ -98,11 +98,14 @@ static bool open_recording(const char *pattern)
 	return tp_record_file_open(pattern);
 }
 
+bool tp_record_stacks;
+
 void tp_recorder_start(void)
 {
 	const char *pattern = tp_settings()->record;
 	if (pattern == NULL)
 		return;
+	tp_record_stacks = tp_settings()->record_stacks; /* before recording is seen on */
 	if (open_recording(pattern))
 		tp_listeners_in_process_add(TP_IN_PROCESS_RECORD);
 }
@@ -848,11 +851,6 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 {
 	const uint64_t fixed[] = {task, stack_id};
 	record_stack(TP_RECORD_TASK_STACK, fixed, 2, pcs, depth);
-}
-
-bool tp_record_wants_stacks(void)
-{
-	return tp_settings()->record_stacks;
 }
 
 void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,
