@@ -424,13 +424,22 @@ __attribute__((noinline)) static void record_monotonic(enum tp_record_type type,
 	record_fast(type, small, nargs, a0, a1, a2, a3, false);
 }
 
-void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
-	       uint64_t a2, uint64_t a3)
+/* An event's record, inline where the event is frequent (a wait's start: no call on its way). */
+static inline __attribute__((always_inline)) void record_event(enum tp_record_type type,
+							       uint32_t small, unsigned nargs,
+							       uint64_t a0, uint64_t a1,
+							       uint64_t a2, uint64_t a3)
 {
 	if (__builtin_expect(!tp_clock_is_tsc, 0))
 		record_monotonic(type, small, nargs, a0, a1, a2, a3);
 	else
 		record_fast(type, small, nargs, a0, a1, a2, a3, true);
+}
+
+void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
+	       uint64_t a2, uint64_t a3)
+{
+	record_event(type, small, nargs, a0, a1, a2, a3);
 }
 
 /*
@@ -794,8 +803,8 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 	record_site_code(site, TP_SITE_CODE_CALL);
 	/* an MPI call's wait keeps the records of its probes: the converter aligns ranks by them */
 	if (task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI)
-		tp_record(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
-			  tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
+		record_event(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
+			     tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
 	else
 		tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
 }
