@@ -129,6 +129,17 @@ static inline unsigned tp_listeners_park(void)
 }
 
 /*
+ * Anybody listening to a worker's parks, unparks, start or stop: the events of a thread found to
+ * be a worker at its waits. One read of the in-process word.
+ */
+static inline unsigned tp_listeners_workers(void)
+{
+	return TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() |
+	       TASKPROBE_WORKER_THREAD_START_ENABLED() | TASKPROBE_WORKER_THREAD_STOP_ENABLED() |
+	       tp_listeners_consumers();
+}
+
+/*
  * Whether an in-process consumer that is on wants the stack of the calling thread's spawn at site
  * `key`, each by its own policy: the exit report every one (it counts tasks by spawn stack), the
  * recorder every one when asked for stacks, the live statistics a sample (live.c).
@@ -349,9 +360,9 @@ static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
  * wait's wait-end hands the in-process consumers back (`since`): the exit report's start of the
  * wait, 0 when it does not count it.
  */
-static inline uint64_t tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
-					  uint64_t task, uint64_t site_id, const char *site,
-					  uint32_t site_key)
+static inline __attribute__((always_inline)) uint64_t
+tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+		   uint64_t site_id, const char *site, uint32_t site_key)
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
@@ -373,8 +384,10 @@ static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t 
 }
 
 /* site_key and since: the wait's wait-start's (its call site's key, and what it returned) */
-static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
-				    uint32_t site_key, uint64_t since)
+static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind, uintptr_t object,
+								   int64_t result, uint64_t task,
+								   uint32_t site_key,
+								   uint64_t since)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
