@@ -106,7 +106,8 @@ static const uintptr_t *wait_stack(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint
 	return pcs;
 }
 
-static inline void fire_wait_start(struct tp_wait *w, int64_t timeout_ns, uint32_t site)
+static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait *w,
+								  int64_t timeout_ns, uint32_t site)
 {
 	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
 				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
