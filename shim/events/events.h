@@ -355,10 +355,30 @@ static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
 }
 
 /*
+ * The in-process consumers' shares of wait-start, as TP_IN_PROCESS (`on`: those on): out of line,
+ * as the wait events' are when more than the recorder is on (tp_fire_wait_start).
+ */
+__attribute__((noinline, unused)) static uint64_t
+tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t timeout_ns,
+			  uint64_t task, uint32_t site_key)
+{
+	uint64_t since = 0;
+	if (on & TP_IN_PROCESS_RECORD)
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+	if (on & TP_IN_PROCESS_LIVE)
+		tp_live_wait_start(kind, task, site_key);
+	if (on & TP_IN_PROCESS_REPORT)
+		since = tp_report_waits_enter();
+	return since;
+}
+
+/*
  * site_id and site are the probe's (a tracer's: named, as a task's site); site_key the in-process
  * consumers' (spawn_site.h: one per call address, named where it is read). Returns what the
  * wait's wait-end hands the in-process consumers back (`since`): the exit report's start of the
- * wait, 0 when it does not count it.
+ * wait, 0 when it does not count it. The in-process consumers as TP_IN_PROCESS, the recorder
+ * alone (recording's common case) with one call and no registers kept for the others; the wait
+ * events are in line in their one caller (waits.c).
  */
 static inline __attribute__((always_inline)) uint64_t
 tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
@@ -367,10 +387,12 @@ tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
-	uint64_t since = 0;
-	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
-		      tp_live_wait_start(kind, task, site_key), since = tp_report_waits_enter());
-	return since;
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD) {
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+		return 0;
+	}
+	return on ? tp_fire_wait_start_shared(on, kind, object, timeout_ns, task, site_key) : 0;
 }
 
 /* Right after wait-start, on the same thread: the program's stack at the wait. */
@@ -383,7 +405,23 @@ static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t 
 		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
-/* site_key and since: the wait's wait-start's (its call site's key, and what it returned) */
+/* The in-process consumers' shares of wait-end, as wait-start's (tp_fire_wait_start_shared). */
+__attribute__((noinline, unused)) static void
+tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
+			uint32_t site_key, uint64_t since)
+{
+	if (on & TP_IN_PROCESS_RECORD)
+		tp_record_wait_end(kind, object, result, task);
+	if (on & TP_IN_PROCESS_LIVE)
+		tp_live_wait_end(task);
+	if (on & TP_IN_PROCESS_REPORT)
+		tp_report_waits_leave(kind, site_key, since);
+}
+
+/*
+ * site_key and since: the wait's wait-start's (its call site's key, and what it returned). The
+ * recorder alone as wait-start's: then a tail call.
+ */
 static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind, uintptr_t object,
 								   int64_t result, uint64_t task,
 								   uint32_t site_key,
@@ -391,8 +429,11 @@ static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record_wait_end(kind, object, result, task), tp_live_wait_end(task),
-		      tp_report_waits_leave(kind, site_key, since));
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD)
+		tp_record_wait_end(kind, object, result, task);
+	else if (on)
+		tp_fire_wait_end_shared(on, kind, object, result, task, site_key, since);
 }
 
 /*

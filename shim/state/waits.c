@@ -188,15 +188,33 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	errno = saved_errno;
 }
 
+static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
+								int64_t result)
+{
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
+}
+
+/* The end of the wait that parked the thread: wait-end, then the unpark. */
+__attribute__((noinline)) static void leave_parked(struct tp_thread *self, struct tp_wait *w,
+						   int64_t result)
+{
+	fire_wait_end(w, result);
+	/* unless a jump out of a handler on top of the wait unparked it meanwhile */
+	if (self->parked && self->parked_by == w)
+		tp_thread_unpark(self);
+}
+
+/* A wait's end that parked nothing: wait-end its last work (the recorder's share a tail call). */
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	struct tp_thread *self = tp_thread_self();
 	if (w->silent || !tp_thread_live(self))
 		return;
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
-	if (self->parked && self->parked_by == w)
-		tp_thread_unpark(self);
+	if (__builtin_expect(self->parked && self->parked_by == w, 0))
+		leave_parked(self, w, result);
+	else
+		fire_wait_end(w, result);
 }
 
 void tp_wait_escaping(const void *frame)
