@@ -61,13 +61,17 @@ static __thread struct {
 /* call_site_key's path when the call is not in the cache: found, and kept if the program's. */
 __attribute__((noinline)) static uint32_t call_site_key_found(uintptr_t site, unsigned slot)
 {
+	int saved_errno = errno; /* unwinding and adding a site may set it */
+	uint32_t key;
 	if (tp_code_in_system_library(site)) {
 		uintptr_t program = tp_spawn_stack_first_outside(tp_code_in_system_library);
-		return tp_spawn_site_key((const void *)(program != 0 ? program : site));
+		key = tp_spawn_site_key((const void *)(program != 0 ? program : site));
+	} else {
+		key = tp_spawn_site_key((const void *)site);
+		sites_known[slot].key = key;
+		sites_known[slot].caller = site;
 	}
-	uint32_t key = tp_spawn_site_key((const void *)site);
-	sites_known[slot].key = key;
-	sites_known[slot].caller = site;
+	errno = saved_errno;
 	return key;
 }
 
@@ -123,6 +127,7 @@ static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait
 __attribute__((noinline)) static void fire_wait_start_and_stack(struct tp_wait *w,
 								int64_t timeout_ns, uint32_t site)
 {
+	int saved_errno = errno; /* unwinding may set it */
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	uint32_t depth = 0, id = 0;
 	bool every = every_stack_wanted();
@@ -133,6 +138,7 @@ __attribute__((noinline)) static void fire_wait_start_and_stack(struct tp_wait *
 		pcs = wait_stack(buffer, &depth, &id);
 	if (pcs != NULL)
 		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+	errno = saved_errno;
 }
 
 /*
@@ -143,13 +149,14 @@ __attribute__((noinline)) static void fire_wait_start_and_stack(struct tp_wait *
 __attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const void *caller,
 						     bool nested)
 {
-	int cancel_state;
+	int saved_errno = errno, cancel_state; /* naming may set it */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	w->site_key = !nested ? call_site_key(caller) : 0;
 	uint32_t site = nested || !stack_room_for_naming()
 				? tp_spawn_site_if_named(w->site_key)
 				: tp_site_named_outside_poll(w->site_key);
 	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
 	return site;
 }
 
@@ -171,8 +178,10 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
 	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0)
 		tp_thread_park(self, w);
-	/* unwinding and naming may set errno */
-	int saved_errno = errno;
+	/*
+	 * errno: kept by the paths that unwind or name (call_site_key_found, named_site,
+	 * fire_wait_start_and_stack), as by the consumers (the recorder's fast path touches none)
+	 */
 	bool nested = tp_shim_work_begin();
 	uint32_t site = 0; /* the probe's: named only for a tracer */
 	if (__builtin_expect(tp_tracers_wait_start() != 0, 0))
@@ -185,7 +194,6 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		fire_wait_start_and_stack(w, timeout_ns, site);
 	else
 		fire_wait_start(w, timeout_ns, site);
-	errno = saved_errno;
 }
 
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
