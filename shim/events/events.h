@@ -130,13 +130,18 @@ static inline unsigned tp_listeners_park(void)
 
 /*
  * Anybody listening to a worker's parks, unparks, start or stop: the events of a thread found to
- * be a worker at its waits. One read of the in-process word.
+ * be a worker at its waits. Park's and unpark's semaphores are read as one word, start's and
+ * stop's (the first two of the others) as another, then the in-process word.
  */
-static inline unsigned tp_listeners_workers(void)
+_Static_assert(__builtin_offsetof(struct tp_listener_block, other) == 26,
+	       "worker-thread-start's and -stop's semaphores, the first two of the others");
+static inline uint32_t tp_listeners_workers(void)
 {
-	return TASKPROBE_WORKER_THREAD_PARK_ENABLED() | TASKPROBE_WORKER_THREAD_UNPARK_ENABLED() |
-	       TASKPROBE_WORKER_THREAD_START_ENABLED() | TASKPROBE_WORKER_THREAD_STOP_ENABLED() |
-	       tp_listeners_consumers();
+	uint32_t parks, lifetimes;
+	__builtin_memcpy(&parks, (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
+			 sizeof parks);
+	__builtin_memcpy(&lifetimes, &tp_listener_block.other[0], sizeof lifetimes);
+	return parks | lifetimes | tp_listeners_consumers();
 }
 
 /*
