@@ -519,7 +519,7 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	record_done(r);
 }
 
-/* Whether site key `site`'s code needs no record: none (0, or a key past the table), or in the file. */
+/* Whether site key `site` needs no code record: none (0, past the table), or in the file. */
 static inline bool site_code_recorded(uint32_t site)
 {
 	return site == 0 || site > TP_SITE_ADDRESSES_MAX ||

@@ -212,7 +212,10 @@ __attribute__((noinline)) static void leave_parked(struct tp_thread *self, struc
 		tp_thread_unpark(self);
 }
 
-/* A wait's end that parked nothing: wait-end its last work (the recorder's share a tail call). */
+/*
+ * Wait-end, and the unpark of the wait that parked the thread; a wait that parked nothing ends
+ * with wait-end (with the recorder alone on, a tail call).
+ */
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	struct tp_thread *self = tp_thread_self();
