@@ -401,3 +401,29 @@ Test(recorder, each_process_of_a_recording_of_several_is_named_by_its_program_an
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+/*
+ * A recorded wait keeps errno and the real function's result, the first at its site (the site
+ * found, added) and with its stack (TASKPROBE_RECORD_STACKS: the process's first unwinding, its
+ * library loaded then): errno_waits prints each result and whether errno changed across the
+ * call, the same as without the shim.
+ */
+Test(recorder, recorded_waits_keep_errno_and_the_real_functions_results, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *argv[] = {tp_target("errno_waits"), NULL};
+	struct tp_run plain;
+	tp_run(TP_PLAIN, argv, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	cr_assert_null(strstr(plain.out, "errno changed"), "%s", plain.out);
+	const char *settings[] = {"TASKPROBE_RECORD_STACKS=0", "TASKPROBE_RECORD_STACKS=1"};
+	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+		struct recorded r;
+		record(argv, "rec.%p", settings[i], &r);
+		cr_expect_eq(r.run.status, 0, "%s: %s", settings[i], r.run.err);
+		cr_expect_str_eq(r.run.out, plain.out, "%s", settings[i]);
+		cr_expect_eq(r.convert_status, 0, "%s: %s", settings[i], r.convert_err);
+		recorded_free(&r);
+	}
+	tp_run_free(&plain);
+}

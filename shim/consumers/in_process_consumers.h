@@ -62,9 +62,16 @@ void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, co
 /* The calling thread renamed itself: its chunks from now on carry the new name. */
 void tp_recorder_thread_renamed(void);
 
-/* Whether the recorder takes every spawn's and every wait's stack (asked to:
- * TASKPROBE_RECORD_STACKS). */
-bool tp_record_wants_stacks(void);
+/*
+ * Whether the recorder takes every spawn's and every wait's stack (asked to:
+ * TASKPROBE_RECORD_STACKS): the setting, read as the recorder starts (a load, not a call: every
+ * wait asks while recording).
+ */
+extern bool tp_record_stacks __attribute__((visibility("hidden")));
+static inline bool tp_record_wants_stacks(void)
+{
+	return tp_record_stacks;
+}
 
 /*
  * Thread `tid` ends (thread-stop); `by_itself`: it is the calling thread, whose buffer is

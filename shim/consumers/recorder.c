@@ -98,11 +98,14 @@ static bool open_recording(const char *pattern)
 	return tp_record_file_open(pattern);
 }
 
+bool tp_record_stacks;
+
 void tp_recorder_start(void)
 {
 	const char *pattern = tp_settings()->record;
 	if (pattern == NULL)
 		return;
+	tp_record_stacks = tp_settings()->record_stacks; /* before recording is seen on */
 	if (open_recording(pattern))
 		tp_listeners_in_process_add(TP_IN_PROCESS_RECORD);
 }
@@ -375,6 +378,21 @@ __attribute__((noinline, cold)) static void record_slow(enum tp_record_type type
 }
 
 /*
+ * The recorder's clock (tp_clock_now), read in line when `tsc` (the time-stamp counter is the
+ * clock, as the caller checked): an event's path that reads it makes no call then, and keeps no
+ * registers for one.
+ */
+static inline __attribute__((always_inline)) uint64_t clock_read(bool tsc)
+{
+#if defined(__x86_64__)
+	return tsc ? __rdtsc() : tp_clock_now();
+#else
+	(void)tsc;
+	return tp_clock_now();
+#endif
+}
+
+/*
  * The record of almost every event, with no call on its way where the time-stamp counter is the
  * clock: room for the largest is checked once, and all four arguments are written (what lies
  * past `nargs` is the next record's place, written over by it).
@@ -395,12 +413,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	/* busy before anything is read: a signal handler's event in between cannot move it */
 	tp_guard_enter(&mine.busy);
 	struct tp_record_buffer *b = mine.buffer;
-#if defined(__x86_64__)
-	uint64_t now = tsc ? __rdtsc() : tp_clock_now();
-#else
-	(void)tsc;
-	uint64_t now = tp_clock_now();
-#endif
+	uint64_t now = clock_read(tsc);
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
 				     now - b->base > TP_RECORD_DELTA_MAX,
 			     0)) {
@@ -429,13 +442,22 @@ __attribute__((noinline)) static void record_monotonic(enum tp_record_type type,
 	record_fast(type, small, nargs, a0, a1, a2, a3, false);
 }
 
-void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
-	       uint64_t a2, uint64_t a3)
+/* An event's record, inline where the event is frequent (a wait's start: no call on its way). */
+static inline __attribute__((always_inline)) void record_event(enum tp_record_type type,
+							       uint32_t small, unsigned nargs,
+							       uint64_t a0, uint64_t a1,
+							       uint64_t a2, uint64_t a3)
 {
 	if (__builtin_expect(!tp_clock_is_tsc, 0))
 		record_monotonic(type, small, nargs, a0, a1, a2, a3);
 	else
 		record_fast(type, small, nargs, a0, a1, a2, a3, true);
+}
+
+void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
+	       uint64_t a2, uint64_t a3)
+{
+	record_event(type, small, nargs, a0, a1, a2, a3);
 }
 
 /*
@@ -505,11 +527,17 @@ __attribute__((noinline, cold)) static void record_new_site_code(uint32_t site,
 	record_done(r);
 }
 
+/* Whether site key `site` needs no code record: none (0, past the table), or in the file. */
+static inline bool site_code_recorded(uint32_t site)
+{
+	return site == 0 || site > TP_SITE_ADDRESSES_MAX ||
+	       __builtin_expect(__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 1);
+}
+
 /* record_new_site_code the first time: after it, a load and a branch an event. */
 static inline void record_site_code(uint32_t site, enum tp_site_code_kind kind)
 {
-	if (site != 0 && site <= TP_SITE_ADDRESSES_MAX &&
-	    __builtin_expect(!__atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED), 0))
+	if (__builtin_expect(!site_code_recorded(site), 0))
 		record_new_site_code(site, kind);
 }
 
@@ -590,11 +618,17 @@ static inline void fold_done(struct tp_record *r, uint64_t word)
 	tp_guard_leave(&mine.busy, false);
 }
 
+/* The time from record `r` (of the thread's buffer) to `now`, if it fits a compact record. */
+static inline bool since_record_at(const struct tp_record *r, uint64_t now, uint64_t *duration)
+{
+	*duration = now - (mine.buffer->base + tp_record_delta(r->word));
+	return *duration <= UINT32_MAX;
+}
+
 /* The time from record `r` (of the thread's buffer) to now, if it fits a compact record. */
 static inline bool since_record(const struct tp_record *r, uint64_t *duration)
 {
-	*duration = tp_clock_now() - (mine.buffer->base + tp_record_delta(r->word));
-	return *duration <= UINT32_MAX;
+	return since_record_at(r, tp_clock_now(), duration);
 }
 
 /* Sets argument `i` of the record (one of its words: never past it, at the buffer's end). */
@@ -793,40 +827,92 @@ void tp_record_worker_park(bool by_wait)
 	tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
 }
 
-void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
-			  uint32_t site)
+/* Whether a wait's events fit a compact record (TP_RECORD_WAITED). */
+static inline bool wait_compact(uint32_t kind, uint64_t task)
 {
-	record_site_code(site, TP_SITE_CODE_CALL);
 	/* an MPI call's wait keeps the records of its probes: the converter aligns ranks by them */
-	if (task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI)
-		tp_record(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
-			  tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
+	return task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI;
+}
+
+static inline __attribute__((always_inline)) void
+record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task, uint32_t site)
+{
+	if (wait_compact(kind, task))
+		record_event(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
+			     tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
 	else
 		tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
 }
 
-void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
+/* A wait's start at a site not yet in the file: the site's code first. */
+__attribute__((noinline)) static void record_wait_start_new_site(uint32_t kind, uintptr_t object,
+								 int64_t timeout_ns, uint64_t task,
+								 uint32_t site)
+{
+	record_site_code(site, TP_SITE_CODE_CALL);
+	record_wait_start(kind, object, timeout_ns, task, site);
+}
+
+/* Every slow path a tail call: a recorded wait's start keeps no registers. */
+void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			  uint32_t site)
+{
+	if (__builtin_expect(!site_code_recorded(site), 0))
+		record_wait_start_new_site(kind, object, timeout_ns, task, site);
+	else
+		record_wait_start(kind, object, timeout_ns, task, site);
+}
+
+/* A wait-end with a record of its own (out of line: the folded one's path keeps no registers). */
+__attribute__((noinline)) static void record_wait_end_alone(uint32_t kind, uintptr_t object,
+							    int64_t result, uint64_t task)
+{
+	tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
+}
+
+/*
+ * Folds wait-end into the record of the wait that started last (parked, maybe), if it is the
+ * thread's last record, else records it on its own; the clock read as clock_read(tsc).
+ */
+static inline __attribute__((always_inline)) void
+record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, bool tsc)
 {
 	struct tp_record *r = result >= INT32_MIN && result <= INT32_MAX && task <= UINT32_MAX
 				      ? fold_begin()
 				      : NULL;
 	if (r != NULL) {
-		/* the end of the wait that started last (parked, maybe) */
 		unsigned small = tp_record_small(r->word);
 		uint64_t duration;
 		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
 		    (small & TP_COMPACT_WAIT_KIND) == kind &&
 		    !(small & (TP_COMPACT_WAIT_ENDED | TP_COMPACT_WAIT_UNPARKED)) &&
 		    r->arg[0] == object && tp_compact_low(r->arg[1]) == task &&
-		    since_record(r, &duration)) {
-			fold_arg(r, 2,
-				 tp_compact_pair((uint32_t)(int32_t)result, (uint32_t)duration));
+		    since_record_at(r, clock_read(tsc), &duration)) {
+			/* a wait's record has its third argument (3 or 4 of them) */
+			__atomic_store_n(
+				&r->arg[2],
+				tp_compact_pair((uint32_t)(int32_t)result, (uint32_t)duration),
+				__ATOMIC_RELAXED);
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_ENDED));
 			return;
 		}
 		fold_cancel();
 	}
-	tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
+	record_wait_end_alone(kind, object, result, task);
+}
+
+__attribute__((noinline)) static void record_wait_end_monotonic(uint32_t kind, uintptr_t object,
+								int64_t result, uint64_t task)
+{
+	record_wait_end(kind, object, result, task, false);
+}
+
+void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
+{
+	if (__builtin_expect(!tp_clock_is_tsc, 0))
+		record_wait_end_monotonic(kind, object, result, task);
+	else
+		record_wait_end(kind, object, result, task, true);
 }
 
 void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid)
@@ -856,11 +942,6 @@ void tp_record_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs
 {
 	const uint64_t fixed[] = {task, stack_id};
 	record_stack(TP_RECORD_TASK_STACK, fixed, 2, pcs, depth);
-}
-
-bool tp_record_wants_stacks(void)
-{
-	return tp_settings()->record_stacks;
 }
 
 void tp_record_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id, const uintptr_t *pcs,

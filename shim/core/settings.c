@@ -288,6 +288,11 @@ static void parse_environment(struct tp_settings *s)
 	errno = saved_errno;
 }
 
+bool tp_settings_ready(void)
+{
+	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == SETTINGS_READY;
+}
+
 const struct tp_settings *tp_settings(void)
 {
 	int seen = __atomic_load_n(&state, __ATOMIC_ACQUIRE);

@@ -39,3 +39,6 @@ struct tp_settings {
  * one) is still parsing gets the defaults rather than waiting.
  */
 const struct tp_settings *tp_settings(void);
+
+/* Whether the environment was parsed: tp_settings gives its values now, never the defaults. */
+bool tp_settings_ready(void);

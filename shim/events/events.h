@@ -129,6 +129,22 @@ static inline unsigned tp_listeners_park(void)
 }
 
 /*
+ * Anybody listening to a worker's parks, unparks, start or stop: the events of a thread found to
+ * be a worker at its waits. Park's and unpark's semaphores are read as one word, start's and
+ * stop's (the first two of the others) as another, then the in-process word.
+ */
+_Static_assert(__builtin_offsetof(struct tp_listener_block, other) == 26,
+	       "worker-thread-start's and -stop's semaphores, the first two of the others");
+static inline uint32_t tp_listeners_workers(void)
+{
+	uint32_t parks, lifetimes;
+	__builtin_memcpy(&parks, (const char *)&tp_listener_block + TP_PARK_AND_WAIT_SEMAPHORES_AT,
+			 sizeof parks);
+	__builtin_memcpy(&lifetimes, &tp_listener_block.other[0], sizeof lifetimes);
+	return parks | lifetimes | tp_listeners_consumers();
+}
+
+/*
  * Whether an in-process consumer that is on wants the stack of the calling thread's spawn at site
  * `key`, each by its own policy: the exit report every one (it counts tasks by spawn stack), the
  * recorder every one when asked for stacks, the live statistics a sample (live.c).
@@ -344,22 +360,44 @@ static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
 }
 
 /*
+ * The in-process consumers' shares of wait-start, as TP_IN_PROCESS (`on`: those on): out of line,
+ * as the wait events' are when more than the recorder is on (tp_fire_wait_start).
+ */
+__attribute__((noinline, unused)) static uint64_t
+tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t timeout_ns,
+			  uint64_t task, uint32_t site_key)
+{
+	uint64_t since = 0;
+	if (on & TP_IN_PROCESS_RECORD)
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+	if (on & TP_IN_PROCESS_LIVE)
+		tp_live_wait_start(kind, task, site_key);
+	if (on & TP_IN_PROCESS_REPORT)
+		since = tp_report_waits_enter();
+	return since;
+}
+
+/*
  * site_id and site are the probe's (a tracer's: named, as a task's site); site_key the in-process
  * consumers' (spawn_site.h: one per call address, named where it is read). Returns what the
  * wait's wait-end hands the in-process consumers back (`since`): the exit report's start of the
- * wait, 0 when it does not count it.
+ * wait, 0 when it does not count it. The in-process consumers as TP_IN_PROCESS, the recorder
+ * alone (recording's common case) with one call and no registers kept for the others; the wait
+ * events are in line in their one caller (waits.c).
  */
-static inline uint64_t tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns,
-					  uint64_t task, uint64_t site_id, const char *site,
-					  uint32_t site_key)
+static inline __attribute__((always_inline)) uint64_t
+tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+		   uint64_t site_id, const char *site, uint32_t site_key)
 {
 	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
 			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
-	uint64_t since = 0;
-	TP_IN_PROCESS(tp_record_wait_start(kind, object, timeout_ns, task, site_key),
-		      tp_live_wait_start(kind, task, site_key), since = tp_report_waits_enter());
-	return since;
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD) {
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+		return 0;
+	}
+	return on ? tp_fire_wait_start_shared(on, kind, object, timeout_ns, task, site_key) : 0;
 }
 
 /* Right after wait-start, on the same thread: the program's stack at the wait. */
@@ -372,14 +410,35 @@ static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t 
 		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
-/* site_key and since: the wait's wait-start's (its call site's key, and what it returned) */
-static inline void tp_fire_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
-				    uint32_t site_key, uint64_t since)
+/* The in-process consumers' shares of wait-end, as wait-start's (tp_fire_wait_start_shared). */
+__attribute__((noinline, unused)) static void
+tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
+			uint32_t site_key, uint64_t since)
+{
+	if (on & TP_IN_PROCESS_RECORD)
+		tp_record_wait_end(kind, object, result, task);
+	if (on & TP_IN_PROCESS_LIVE)
+		tp_live_wait_end(task);
+	if (on & TP_IN_PROCESS_REPORT)
+		tp_report_waits_leave(kind, site_key, since);
+}
+
+/*
+ * site_key and since: the wait's wait-start's (its call site's key, and what it returned). The
+ * recorder alone as wait-start's: then a tail call.
+ */
+static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind, uintptr_t object,
+								   int64_t result, uint64_t task,
+								   uint32_t site_key,
+								   uint64_t since)
 {
 	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
 			   TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record_wait_end(kind, object, result, task), tp_live_wait_end(task),
-		      tp_report_waits_leave(kind, site_key, since));
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD)
+		tp_record_wait_end(kind, object, result, task);
+	else if (on)
+		tp_fire_wait_end_shared(on, kind, object, result, task, site_key, since);
 }
 
 /*

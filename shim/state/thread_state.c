@@ -23,11 +23,11 @@
 __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
 
 /* Bumped by every rename; starts above the records' zero so the first check reads the name. */
-static uint32_t names_generation = 1;
+uint32_t tp_names_generation = 1;
 
 void tp_thread_names_changed(bool itself)
 {
-	__atomic_add_fetch(&names_generation, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&tp_names_generation, 1, __ATOMIC_RELEASE);
 	if (itself)
 		TP_IN_PROCESS(tp_recorder_thread_renamed(), tp_live_thread_renamed(),
 			      TP_NOT_REPORTED);
@@ -103,22 +103,23 @@ void tp_thread_unpark(struct tp_thread *self)
 		tp_fire_worker_unpark(by_wait);
 }
 
-bool tp_thread_recognize_worker(struct tp_thread *self)
+bool tp_thread_recognize_named_worker(struct tp_thread *self)
 {
-	if (self->adapter_worker)
-		return true;
+	uint32_t gen = __atomic_load_n(&tp_names_generation, __ATOMIC_ACQUIRE);
 	const char *glob = tp_settings()->workers;
-	if (glob == NULL)
+	if (glob == NULL) {
+		/* no thread is one by its name: said once per name (not by the defaults a call
+		 * gets while another parses the settings) */
+		if (tp_settings_ready())
+			self->name_gen = gen;
 		return false;
-	uint32_t gen = __atomic_load_n(&names_generation, __ATOMIC_ACQUIRE);
-	if (self->name_gen != gen) {
-		int saved_errno = errno;
-		char name[16];
-		tp_thread_read_name(name);
-		set_named_worker(self, fnmatch(glob, name, 0) == 0);
-		self->name_gen = gen;
-		errno = saved_errno;
 	}
+	int saved_errno = errno;
+	char name[16];
+	tp_thread_read_name(name);
+	set_named_worker(self, fnmatch(glob, name, 0) == 0);
+	self->name_gen = gen;
+	errno = saved_errno;
 	return self->named_worker;
 }
 

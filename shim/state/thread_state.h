@@ -60,13 +60,28 @@ void tp_thread_set_task(struct tp_thread *self, uint64_t task);
  */
 bool tp_task_state_drop(void);
 
+/* Bumped by every rename (tp_thread_names_changed): a thread's name is read again after it. */
+extern uint32_t tp_names_generation __attribute__((visibility("hidden")));
+
+/* tp_thread_recognize_worker's path when the thread's name was not yet read since its rename. */
+bool tp_thread_recognize_named_worker(struct tp_thread *self);
+
 /*
  * Whether the calling thread is a worker: an adapter says so, or its name matches
  * TASKPROBE_WORKERS. A thread that is one by its name becomes one here (worker-thread-start) or
  * stops being one (worker-thread-stop), as its name is read again after a rename: call it where
- * a worker would park, while a park or worker probe is on.
+ * a worker would park, while a park or worker probe is on. Once its name is read (or there is no
+ * TASKPROBE_WORKERS), two loads and a compare, inline: it comes at every wait while recording.
  */
-bool tp_thread_recognize_worker(struct tp_thread *self);
+static inline bool tp_thread_recognize_worker(struct tp_thread *self)
+{
+	if (self->adapter_worker)
+		return true;
+	if (__builtin_expect(
+		    self->name_gen == __atomic_load_n(&tp_names_generation, __ATOMIC_ACQUIRE), 1))
+		return self->named_worker;
+	return tp_thread_recognize_named_worker(self);
+}
 
 /*
  * Park state, owned here: a worker parks when it is about to block waiting for work and unparks

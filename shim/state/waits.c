@@ -58,20 +58,30 @@ static __thread struct {
 	uint32_t key;
 } sites_known[SITES_CACHED] __attribute__((tls_model("initial-exec")));
 
-static uint32_t call_site_key(const void *caller)
+/* call_site_key's path when the call is not in the cache: found, and kept if the program's. */
+__attribute__((noinline)) static uint32_t call_site_key_found(uintptr_t site, unsigned slot)
+{
+	int saved_errno = errno; /* unwinding and adding a site may set it */
+	uint32_t key;
+	if (tp_code_in_system_library(site)) {
+		uintptr_t program = tp_spawn_stack_first_outside(tp_code_in_system_library);
+		key = tp_spawn_site_key((const void *)(program != 0 ? program : site));
+	} else {
+		key = tp_spawn_site_key((const void *)site);
+		sites_known[slot].key = key;
+		sites_known[slot].caller = site;
+	}
+	errno = saved_errno;
+	return key;
+}
+
+static inline uint32_t call_site_key(const void *caller)
 {
 	uintptr_t site = (uintptr_t)caller;
 	unsigned slot = (unsigned)(site >> 4) % SITES_CACHED;
 	if (__builtin_expect(sites_known[slot].caller == site && site != 0, 1))
 		return sites_known[slot].key;
-	if (tp_code_in_system_library(site)) {
-		uintptr_t program = tp_spawn_stack_first_outside(tp_code_in_system_library);
-		return tp_spawn_site_key((const void *)(program != 0 ? program : site));
-	}
-	uint32_t key = tp_spawn_site_key(caller);
-	sites_known[slot].key = key;
-	sites_known[slot].caller = site;
-	return key;
+	return call_site_key_found(site, slot);
 }
 
 /*
@@ -100,39 +110,54 @@ static const uintptr_t *wait_stack(uintptr_t buffer[TP_SPAWN_STACK_BUFFER], uint
 	return pcs;
 }
 
-static void fire_wait_start(struct tp_wait *w, int64_t timeout_ns, uint32_t site)
+static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait *w,
+								  int64_t timeout_ns, uint32_t site)
 {
 	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
 				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
 }
 
 /*
- * For a stack wanted of every wait (every_stack_wanted): it is unwound before wait-start, so that
- * its unwinding (hundreds of ns) is no part of the wait's time, and wait-stack fires right after
- * wait-start; the live statistics take it if their wait-start sampled the wait. Out of line, as
- * fire_sampled_wait_stack: the stack's buffer is no part of the waits' path.
+ * Wait-start with the wait's stack: every wait's (every_stack_wanted), unwound before wait-start,
+ * so that its unwinding (hundreds of ns) is no part of the wait's time, wait-stack fired right
+ * after wait-start; or one the live statistics sampled at the wait-start, unwound after it (they
+ * take the first kind too, if their wait-start sampled the wait). Out of line: the stack's
+ * buffer is no part of the waits' path.
  */
-__attribute__((noinline)) static void fire_wait_start_after_stack(struct tp_wait *w,
-								  int64_t timeout_ns, uint32_t site)
+__attribute__((noinline)) static void fire_wait_start_and_stack(struct tp_wait *w,
+								int64_t timeout_ns, uint32_t site)
 {
+	int saved_errno = errno; /* unwinding may set it */
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
-	uint32_t depth, id;
-	const uintptr_t *pcs = wait_stack(buffer, &depth, &id);
+	uint32_t depth = 0, id = 0;
+	bool every = every_stack_wanted();
+	const uintptr_t *pcs = every ? wait_stack(buffer, &depth, &id) : NULL;
 	fire_wait_start(w, timeout_ns, site);
-	if (tp_live())
-		(void)tp_live_wants_wait_stack();
+	bool sampled = tp_live() && tp_live_wants_wait_stack();
+	if (!every && sampled)
+		pcs = wait_stack(buffer, &depth, &id);
 	if (pcs != NULL)
 		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+	errno = saved_errno;
 }
 
-/* A stack the live statistics sampled at the wait's wait-start: unwound now, then fired. */
-__attribute__((noinline)) static void fire_sampled_wait_stack(const struct tp_wait *w)
+/*
+ * The site of a wait that a tracer of wait-start listens to, named for its probe; its key in
+ * `w`. Not cancellable: naming opens files (cancellation points), where a thread cancelled on
+ * its way into the wait would leave the naming lock held. `nested`: inside the shim's own work.
+ */
+__attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const void *caller,
+						     bool nested)
 {
-	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
-	uint32_t depth, id;
-	const uintptr_t *pcs = wait_stack(buffer, &depth, &id);
-	if (pcs != NULL)
-		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+	int saved_errno = errno, cancel_state; /* naming may set it */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	w->site_key = !nested ? call_site_key(caller) : 0;
+	uint32_t site = nested || !stack_room_for_naming()
+				? tp_spawn_site_if_named(w->site_key)
+				: tp_site_named_outside_poll(w->site_key);
+	pthread_setcancelstate(cancel_state, NULL);
+	errno = saved_errno;
+	return site;
 }
 
 void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
@@ -150,48 +175,57 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	 * found to be a worker by its name here, at its waits, where it would park (so only while
 	 * a wait or park probe is on: the untraced fast path checks no more).
 	 */
-	bool park_probes = tp_listeners_park() != 0;
-	bool lifetime_probes = (tp_listeners_worker_start() | tp_listeners_worker_stop()) != 0;
-	if ((park_probes | lifetime_probes) && w->task == 0 && !self->parked &&
-	    tp_thread_recognize_worker(self) && park_probes)
+	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
+	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0)
 		tp_thread_park(self, w);
 	/*
-	 * Unwinding and naming may set errno, and naming opens files: cancellation points, where a
-	 * thread cancelled on its way into the wait would leave the naming lock held.
+	 * errno: kept by the paths that unwind or name (call_site_key_found, named_site,
+	 * fire_wait_start_and_stack), as by the consumers (the recorder's fast path touches none)
 	 */
-	int saved_errno = errno, cancel_state = 0;
-	bool named = tp_tracers_wait_start() != 0;
-	if (named)
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	bool nested = tp_shim_work_begin();
-	w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
-	uint32_t site = !named ? 0
-			: nested || !stack_room_for_naming()
-				? tp_spawn_site_if_named(w->site_key)
-				: tp_site_named_outside_poll(w->site_key);
+	uint32_t site = 0; /* the probe's: named only for a tracer */
+	if (__builtin_expect(tp_tracers_wait_start() != 0, 0))
+		site = named_site(w, caller, nested);
+	else
+		w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
 	tp_shim_work_end(nested);
-	if (named)
-		pthread_setcancelstate(cancel_state, NULL);
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
-	if (!nested && every_stack_wanted()) {
-		fire_wait_start_after_stack(w, timeout_ns, site);
-	} else {
+	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0))
+		fire_wait_start_and_stack(w, timeout_ns, site);
+	else
 		fire_wait_start(w, timeout_ns, site);
-		if (!nested && tp_live() && tp_live_wants_wait_stack())
-			fire_sampled_wait_stack(w);
-	}
-	errno = saved_errno;
 }
 
-void tp_wait_leave(struct tp_wait *w, int64_t result)
+static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
+								int64_t result)
 {
-	if (w->silent || !tp_thread_live(tp_thread_self()))
-		return;
 	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
-	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
-	struct tp_thread *self = tp_thread_self();
+}
+
+/* The end of the wait that parked the thread: wait-end, then the unpark. */
+__attribute__((noinline)) static void leave_parked(struct tp_thread *self, struct tp_wait *w,
+						   int64_t result)
+{
+	fire_wait_end(w, result);
+	/* unless a jump out of a handler on top of the wait unparked it meanwhile */
 	if (self->parked && self->parked_by == w)
 		tp_thread_unpark(self);
+}
+
+/*
+ * Wait-end, and the unpark of the wait that parked the thread; a wait that parked nothing ends
+ * with wait-end (with the recorder alone on, a tail call).
+ */
+void tp_wait_leave(struct tp_wait *w, int64_t result)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (w->silent || !tp_thread_live(self))
+		return;
+	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
+	if (__builtin_expect(self->parked && self->parked_by == w, 0))
+		leave_parked(self, w, result);
+	else
+		fire_wait_end(w, result);
 }
 
 void tp_wait_escaping(const void *frame)
@@ -206,11 +240,6 @@ void tp_wait_escaping(const void *frame)
 void tp_wait_cancelled(void *w)
 {
 	tp_wait_leave(w, -ECANCELED);
-}
-
-int64_t tp_wait_result_errno(long ret)
-{
-	return ret == -1 ? -(int64_t)errno : ret;
 }
 
 int64_t tp_timeout_from_ms(int ms)

@@ -120,7 +120,10 @@ static inline int64_t tp_wait_result_error_number(int ret)
 }
 
 /* The contract's result of a call that returns -1 and sets errno on failure. */
-int64_t tp_wait_result_errno(long ret);
+static inline int64_t tp_wait_result_errno(long ret)
+{
+	return ret == -1 ? -(int64_t)errno : ret;
+}
 
 /* Timeouts in the contract's form: relative nanoseconds, -1 for none. */
 int64_t tp_timeout_from_ms(int ms);
