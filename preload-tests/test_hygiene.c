@@ -353,8 +353,6 @@ Test(hygiene, each_tools_usage_and_man_page_name_the_same_options)
  * (an exemption no longer needed fails the test too, so that it is taken out).
  */
 static const char *const still_exempt[] = {
-	/* its four hash tables are to move out beside its per-event statistics */
-	"shim/consumers/live.c",
 	/* its speed comes first (issue 39); split after */
 	"shim/consumers/recorder.c",
 };
