@@ -348,23 +348,6 @@ Test(hygiene, each_tools_usage_and_man_page_name_the_same_options)
 #define MAX_FILE_LINES     800
 #define MAX_FUNCTION_LINES 120
 
-/*
- * The C files of shim/ and contrib/ still over a limit, each with why: this list only shrinks
- * (an exemption no longer needed fails the test too, so that it is taken out).
- */
-static const char *const still_exempt[] = {
-	/* its four hash tables are to move out beside its per-event statistics */
-	"shim/consumers/live.c",
-};
-
-static bool exempt(const char *path)
-{
-	for (size_t i = 0; i < sizeof still_exempt / sizeof *still_exempt; i++)
-		if (strcmp(still_exempt[i], path) == 0)
-			return true;
-	return false;
-}
-
 /* Past a comment, string or character literal, or preprocessor line that starts at `p`
  * (counting its newlines in *line); `p` itself when none starts there. */
 static const char *skip_non_code(const char *p, bool line_start, unsigned *line)
@@ -432,7 +415,6 @@ Test(hygiene, no_file_over_800_lines_and_no_function_over_120_in_shim_and_contri
 	char *said = NULL;
 	size_t said_size = 0, n = 0;
 	FILE *out = open_memstream(&said, &said_size);
-	bool over[sizeof still_exempt / sizeof *still_exempt] = {false};
 	for (char *f = strtok(files, "\n"); f != NULL; f = strtok(NULL, "\n"), n++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/%s", SOURCE_ROOT, f);
@@ -440,23 +422,11 @@ Test(hygiene, no_file_over_800_lines_and_no_function_over_120_in_shim_and_contri
 		size_t lines = 0;
 		for (const char *c = text; *c != '\0'; c++)
 			lines += *c == '\n';
-		FILE *mine = exempt(f) ? fopen("/dev/null", "w") : out;
-		size_t flaws = long_functions(f, text, mine);
+		long_functions(f, text, out);
 		if (lines > MAX_FILE_LINES)
-			fprintf(mine, "%s: %zu lines\n", f, lines);
-		flaws += lines > MAX_FILE_LINES;
-		for (size_t i = 0; i < sizeof still_exempt / sizeof *still_exempt; i++)
-			over[i] |= flaws > 0 && strcmp(still_exempt[i], f) == 0;
-		if (mine != out)
-			fclose(mine);
+			fprintf(out, "%s: %zu lines\n", f, lines);
 		free(text);
 	}
-	for (size_t i = 0; i < sizeof still_exempt / sizeof *still_exempt; i++)
-		if (!over[i])
-			fprintf(out,
-				"%s: within the limits now (or gone): take it out of "
-				"still_exempt\n",
-				still_exempt[i]);
 	fclose(out);
 	cr_expect_gt(n, 50, "%zu files", n);
 	cr_expect(said_size == 0,

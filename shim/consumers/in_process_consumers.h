@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The in-process consumers' entry points for the events they take, which the event layer above
- * them calls (events.h): defined by the consumers (recorder.c, live.c, report.c,
- * report_waits.c), which take every argument by value. Whether each consumer is on:
- * tp_recording(), tp_live(), tp_reporting() in the core's listeners.h, whose bits each consumer
- * raises and lowers itself.
+ * them calls (events.h): defined by the consumers (recorder.c, live.c and the files
+ * live_private.h names, report.c, report_waits.c), which take every argument by value. Whether
+ * each consumer is on: tp_recording(), tp_live(), tp_reporting() in the core's listeners.h,
+ * whose bits each consumer raises and lowers itself.
  */
 #pragma once
 

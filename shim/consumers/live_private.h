@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live statistics' private part (live.h is their interface), shared by their files:
+ *   live.c        the per-event statistics of tasks (spawn, dependence, wake, polls, terminate,
+ *                 mutual exclusion, a thread's stop): the hot path, with the tables of task
+ *                 sites' rows and tasks alive
+ *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
+ *                 worker's start and park
+ *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name; the
+ *                 region of interest, over every slot
+ *   live_stacks.c the file's tables that name code: modules, and the sampled spawn stacks
+ *   live_start.c  the state below, its start (in the file or in memory), the clock's rate, the
+ *                 process's exit, exec and fork
+ *   live_file.c   the file itself
+ * An event's helpers are static inline here so that they stay inlined into every event.
+ */
+#ifndef TP_LIVE_PRIVATE_H
+#define TP_LIVE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "live.h"
+#include "process.h"
+#include "reentry.h"
+#include "work_span.h"
+
+/* Hidden, as their definitions are: read PC-relative, as the static variables they were. */
+#pragma GCC visibility push(hidden)
+
+/*
+ * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its home, so a look-up reads
+ * at most that many and a removal is one store (no tombstones). Ids are handed out in blocks of
+ * consecutive numbers and many consecutive tasks may be alive at once (a loop that spawns them):
+ * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
+ * fall among them, while the tasks of a block still share pages. A task that finds its window
+ * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
+ * entries of 40 bytes: 10 MiB reserved, touched as tasks arrive.
+ */
+#define TASK_SLOTS_LOG2 18
+#define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
+#define TASK_WINDOW     32
+#define TASK_STRIDE     17 /* odd: every slot is some id's home */
+
+struct task_entry {
+	uint64_t task;     /* 0: free */
+	uint16_t row;      /* its site's row */
+	uint16_t region;   /* its parallel region's row (its implicit task's site's), 0 none */
+	uint32_t span;     /* its work and span state's id (work_span.h) */
+	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
+	/* its last poll ended unfinished, not yet polled again: 0 when not */
+	uint64_t suspended_ns;
+	uint64_t polled_ns; /* its polls' time so far, but the one going on */
+};
+
+/*
+ * Dependences between tasks alive, for the span: an edge is kept by its predecessor's id, in one
+ * of DEPENDENCE_WINDOW entries from its home, until the predecessor ends and folds its path into
+ * its successor. A dependence that finds its window full is counted and left out (the span may
+ * then be short). 2^16 entries of 16 bytes: 1 MiB reserved, touched as dependences arrive.
+ */
+#define DEPENDENCE_SLOTS_LOG2 16
+#define DEPENDENCE_SLOTS      (1u << DEPENDENCE_SLOTS_LOG2)
+#define DEPENDENCE_WINDOW     32
+
+struct dependence {
+	uint64_t predecessor; /* 0: free */
+	uint64_t successor;
+};
+
+#define TASKS_BYTES (TASK_SLOTS * sizeof(struct task_entry))
+/* the tasks' states: one per task the table keeps, and what the threads' caches may hold */
+#define SPANS             (TASK_SLOTS + TP_LIVE_THREADS * TP_SPAN_CACHE_MOST)
+#define SPANS_BYTES       (SPANS * sizeof(struct tp_span_task))
+#define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
+
+/* How long the time-stamp counter is timed against CLOCK_MONOTONIC (now_ns). */
+#define CALIBRATION_NS 2000000
+
+/* No row: a task the table could not keep. */
+#define NO_ROW UINT32_MAX
+
+extern char *map;
+extern struct tp_live_header *header;
+extern struct tp_live_site *sites;
+extern struct tp_live_stack *stacks;
+extern struct tp_live_module *modules;
+extern struct tp_live_wait_site *wait_sites;
+extern struct tp_live_thread *slots;
+extern struct task_entry *tasks;
+extern struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
+extern struct dependence *dependences;
+/* Each parallel region's site's last fork (work_span.h), by site row. */
+extern struct tp_span_fork forks[TP_LIVE_SITES];
+/*
+ * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
+ * worker's implicit task whose region its primary has not published yet (initial_so_far).
+ */
+extern struct tp_live_thread *initial_slot;
+/* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
+extern struct tp_span_mutex *mutexes;
+#define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
+/*
+ * The longest path ended before the last barrier completed, taken by the first thread to leave
+ * it (the others join the same): barriers are per parallel region, not per task.
+ */
+extern int barrier_lock;
+/* A dependence was made: task ends order their entry's free against the edges' (task_terminate) */
+extern bool dependences_seen;
+extern uint64_t barrier_frozen_ns;
+extern struct tp_live_path barrier_frozen;
+extern uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
+extern uint64_t long_poll_ns;
+extern int stacks_lock;
+extern bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
+/* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
+extern bool in_memory;
+
+/* The calling thread's place in the file, and the task it polls. */
+struct live_local {
+	struct tp_live_thread *slot;
+	struct tp_live_site_stats *rows;
+	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
+	uint64_t polled_task;
+	uint64_t poll_start;
+	/* where the polled fragment's part on the path began (its start, or a split of it at a
+	 * mutual exclusion's acquire or release: tp_span_acquire, tp_span_release) */
+	uint64_t span_from;
+	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
+	 * none), and of the one whose section it is in now (0: none) */
+	uint32_t mutex_row;
+	uint32_t section_row;
+	/* the polled fragment's time up to here is in the slot's work (count_work) */
+	uint64_t work_counted_to;
+	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
+	/* the polled task that ended (its terminate, 0 none) and when: its poll's end comes right
+	 * after, and is timed then too (one clock read for the two) */
+	uint64_t terminated_task;
+	uint64_t terminated_ns;
+	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
+	uint32_t poll_region;   /* and its parallel region's row, 0 none */
+	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
+	bool busy;              /* inside an update: a signal handler's event is dropped */
+	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
+	bool sample_wait_stack; /* and its wait's (under wait_site) */
+	/* its waits at each wait site (by entry), counted up to TP_LIVE_STACK_SAMPLE_FIRST */
+	uint8_t waits_at[TP_LIVE_WAIT_SITES];
+	bool ended;           /* its thread-stop fired: it counts no more */
+	bool no_slot;         /* it found no slot (all taken, or no space): not counted */
+	bool no_rows;         /* its slot's rows found no space: its tasks are not counted */
+	bool waited_unlisted; /* a wait found no slot it may take (counted once) */
+	uint32_t waits;       /* interposed waits it is in (a signal handler's nests inside) */
+	bool parked;          /* its outermost wait began polling no task: parked (with a slot) */
+	bool worker;          /* a worker: its worker-thread-start seen, and not its stop */
+	bool worker_parked;   /* its worker-thread-park seen, and not its unpark */
+	uint64_t wait_since;  /* its outermost wait's start */
+	uint32_t wait_kind;   /* and its kind */
+	uint64_t started_ns;  /* when its start was seen (tp_live_thread_start), 0 if not */
+	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */
+	uintptr_t start_routine;             /* the routine it started with, 0 if not seen */
+	uint32_t start_module;               /* the module entry of start_routine */
+	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
+	struct tp_span_cache span_cache;     /* the tasks' states it hands out and takes back */
+};
+extern __thread struct live_local local __attribute__((tls_model("initial-exec")));
+
+/*
+ * When the process's exit began (0: not yet): the figures' end (tp_live_now). Every event after
+ * it happens at it, for the statistics as for the recording's analysis (a thread that goes on
+ * while another exits adds nothing of what it does then): the counter's rate is put aside
+ * (exit_rate), so that every clock read takes now_while_timing_the_counter, which says so.
+ */
+extern uint64_t exit_began_ns, exit_rate;
+
+/* The clock's read while the counter's rate is timed (live_start.c). */
+__attribute__((noinline)) uint64_t now_while_timing_the_counter(void);
+
+/* at every event: inlined, the call would cost a third of it */
+static inline __attribute__((always_inline)) uint64_t now_ns(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(tp_clock_is_tsc, 1)) {
+		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(rate == 0, 0))
+			return now_while_timing_the_counter();
+		return tp_live_tsc_ns(__rdtsc(), tsc_at_start, ns_at_start, rate);
+	}
+#endif
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
+	return exit_began != 0 ? exit_began : tp_clock_monotonic_ns();
+}
+
+/* Written by one thread only, read by the console: each value whole. */
+static inline void add(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+}
+
+static inline void set32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void set64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void count(uint64_t *shared)
+{
+	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
+}
+
+static inline void histogram_add(uint64_t *histogram, uint64_t ns)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
+	if (b >= TP_LIVE_BUCKETS)
+		b = TP_LIVE_BUCKETS - 1;
+	add(&histogram[b], 1);
+}
+
+static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
+{
+	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns | 1);
+	unsigned b = log2 > TP_LIVE_COST_SHIFT ? log2 - TP_LIVE_COST_SHIFT : 0;
+	if (b >= TP_LIVE_COST_BUCKETS)
+		b = TP_LIVE_COST_BUCKETS - 1;
+	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+}
+
+/* What an event needs of the calling thread's slot, and takes if the thread has none. */
+enum slot_need {
+	TAKES_SLOT, /* task, worker and park events: a slot and its rows (the sites' figures) */
+	/* waits: a slot without rows, among the TP_LIVE_WAITING_THREADS a thread that only waits
+	 * may take; a rename: only a slot the thread has */
+	WAITING_SLOT,
+	HAS_SLOT_ONLY,
+};
+
+/* The calling thread's slot for `need`, taken if it has none (live_slots.c). */
+__attribute__((noinline)) bool live_slot_for(enum slot_need need);
+/* Gives file space to [offset, offset + length) (live_slots.c). */
+bool live_give_space(uint64_t offset, uint64_t length);
+/* The file's entry of the module holding `address` (live_stacks.c). */
+uint32_t live_module_entry(uintptr_t address);
+/* Keeps a sampled stack in the file (live_stacks.c). */
+void live_keep_stack(uint32_t row, uint64_t stack_id, const uintptr_t *pcs, uint32_t depth,
+		     bool wait);
+/* The process ends: its file is marked, and removed unless kept (live.c). */
+void live_ended(void);
+
+/*
+ * The calling thread's slot, marked busy, or NULL when it has none (or not what `need` wants) or
+ * is busy already.
+ */
+static inline struct tp_live_thread *enter(enum slot_need need)
+{
+	if (__builtin_expect(local.busy, 0)) {
+		count(&header->events_dropped);
+		return NULL;
+	}
+	if (__builtin_expect(need == TAKES_SLOT ? local.rows == NULL : local.slot == NULL, 0) &&
+	    !live_slot_for(need))
+		return NULL;
+	tp_guard_enter(&local.busy);
+	return local.slot;
+}
+
+static inline void leave(void)
+{
+	tp_guard_leave(&local.busy, false);
+}
+
+/*
+ * Whether the calling process is the file's: not a child made without fork handlers (vfork,
+ * _Fork, a raw clone), which has its parent's memory and the file's mapping with it.
+ */
+static inline bool in_files_process(void)
+{
+	return header != NULL && tp_process_is_current();
+}
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live statistics (live_private.h): their state, its start in the file (live_file.c) or in the
+ * process's memory, the clock's rate, and the process's exit, exec and fork.
+ */
+#define _GNU_SOURCE
+#include "live_private.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "in_process_consumers.h"
+#include "listeners.h"
+#include "live_file.h"
+#include "openmp_runtimes.h"
+#include "settings.h"
+#include "thread_identity.h"
+
+/* The state live_private.h describes. */
+char *map;
+struct tp_live_header *header;
+struct tp_live_site *sites;
+struct tp_live_stack *stacks;
+struct tp_live_module *modules;
+struct tp_live_wait_site *wait_sites;
+struct tp_live_thread *slots;
+struct task_entry *tasks;
+struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
+struct dependence *dependences;
+struct tp_span_fork forks[TP_LIVE_SITES];
+struct tp_live_thread *initial_slot;
+struct tp_span_mutex *mutexes;
+int barrier_lock;
+bool dependences_seen;
+uint64_t barrier_frozen_ns;
+struct tp_live_path barrier_frozen;
+uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
+uint64_t long_poll_ns;
+int stacks_lock;
+bool stacks_ready; /* the stacks' part of the file has space (at the first stack) */
+bool in_memory;
+__thread struct live_local local __attribute__((tls_model("initial-exec")));
+uint64_t exit_began_ns, exit_rate;
+
+/* `bytes` of private memory, reserved, given pages as they are touched; or at `at`, over it. */
+static void *reserve(void *at, size_t bytes)
+{
+	void *m = mmap(at, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at != NULL ? MAP_FIXED : 0),
+		       -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/*
+ * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
+ * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
+ * hundred ns), and the first one after it fixes the rate. Nothing waits at start.
+ */
+__attribute__((noinline)) uint64_t now_while_timing_the_counter(void)
+{
+	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_ACQUIRE);
+	if (exit_began != 0)
+		return exit_began;
+	uint64_t tsc, ns;
+	tp_clock_pair(&tsc, &ns);
+	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
+		uint64_t rate = tp_live_tsc_rate(tsc_at_start, ns_at_start, tsc, ns);
+		__atomic_store_n(&header->ns_per_tsc_2_32, rate, __ATOMIC_RELAXED);
+		__atomic_store_n(&ns_per_tsc_2_32, rate, __ATOMIC_RELEASE);
+	}
+	return ns;
+}
+
+/* The statistics' layout in `m`, the file's or memory's, TP_LIVE_FILE_SIZE bytes. */
+static void fill_header(void *m)
+{
+	map = m;
+	header = (struct tp_live_header *)map;
+	sites = (struct tp_live_site *)(map + TP_LIVE_SITES_OFFSET);
+	stacks = (struct tp_live_stack *)(map + TP_LIVE_STACKS_OFFSET);
+	modules = (struct tp_live_module *)(map + TP_LIVE_MODULES_OFFSET);
+	wait_sites = (struct tp_live_wait_site *)(map + TP_LIVE_WAITS_OFFSET);
+	slots = (struct tp_live_thread *)(map + TP_LIVE_THREADS_OFFSET);
+	header->version = TP_LIVE_VERSION;
+	header->header_size = sizeof *header;
+	header->file_size = TP_LIVE_FILE_SIZE;
+	header->pid = (uint32_t)tp_process()->pid;
+	header->start_ticks = tp_process()->start_ticks;
+	header->kept = tp_settings()->live == TP_LIVE_KEEP;
+	if (tp_openmp_libgomp_on_libomp())
+		header->notes |= TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP;
+	header->clock = tp_clock_is_tsc ? TP_LIVE_CLOCK_TSC : TP_LIVE_CLOCK_MONOTONIC;
+	header->tsc_at_start = tsc_at_start;
+	header->ns_at_start = ns_at_start;
+	header->ns_per_tsc_2_32 = ns_per_tsc_2_32;
+	header->long_poll_ns = long_poll_ns;
+	header->rows_offset = TP_LIVE_ROWS_OFFSET;
+	header->rows_stride = TP_LIVE_ROWS_STRIDE;
+	header->pid_namespace = tp_process()->pid_namespace;
+	tp_thread_read_name(header->comm);
+	memcpy(header->magic, TP_LIVE_MAGIC, sizeof header->magic);
+}
+
+/* Makes the file and maps it; false (said) when it cannot. */
+static bool open_live(void)
+{
+	if (tp_live_file_make(fill_header) != NULL)
+		return true;
+	map = NULL;
+	header = NULL;
+	return false;
+}
+
+/*
+ * The statistics in the process's memory alone, for the exit report's work and span
+ * (TASKPROBE_REPORT without TASKPROBE_LIVE): no file, no reader.
+ */
+static bool open_in_memory(void)
+{
+	void *m = reserve(NULL, TP_LIVE_FILE_SIZE);
+	if (m == NULL)
+		return false;
+	fill_header(m);
+	return true;
+}
+
+/* Fresh tables of tasks alive, their work and span, and dependences. */
+static bool map_tasks(void)
+{
+	tasks = reserve(NULL, TASKS_BYTES);
+	spans = reserve(NULL, SPANS_BYTES);
+	if (spans != NULL)
+		tp_span_pool_start(spans, SPANS);
+	dependences = reserve(NULL, DEPENDENCES_BYTES);
+	tp_span_forks_start(forks, TP_LIVE_SITES);
+	mutexes = reserve(NULL, MUTEXES_BYTES);
+	if (mutexes != NULL)
+		tp_span_mutexes_start(mutexes);
+	return tasks != NULL && spans != NULL && dependences != NULL && mutexes != NULL;
+}
+
+const struct tp_live_header *tp_live_header(void)
+{
+	return header;
+}
+
+void tp_live_start(void)
+{
+	const struct tp_settings *s = tp_settings();
+	if (s->live == TP_LIVE_OFF && s->report == NULL)
+		return;
+	int saved_errno = errno;
+	long_poll_ns = (uint64_t)s->live_long_poll_us * 1000u;
+	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	in_memory = s->live == TP_LIVE_OFF; /* the exit report's work and span only */
+	if (in_memory) {
+		if (map_tasks() && open_in_memory())
+			tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
+		errno = saved_errno;
+		return;
+	}
+	if (!tp_live_file_directory()) {
+		errno = saved_errno;
+		return;
+	}
+	if (map_tasks() && open_live())
+		tp_listeners_in_process_add(TP_IN_PROCESS_LIVE);
+	errno = saved_errno;
+}
+
+/* A moment read by tp_clock_now in the statistics' clock. */
+static uint64_t ns_of_clock(uint64_t clock_time)
+{
+#if defined(__x86_64__)
+	if (tp_clock_is_tsc) {
+		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+		/* the counter's rate not timed yet (the first 2 ms): now is as near */
+		return rate != 0 ? tp_live_tsc_ns(clock_time, tsc_at_start, ns_at_start, rate)
+				 : now_ns();
+	}
+#endif
+	return clock_time; /* CLOCK_MONOTONIC's nanoseconds */
+}
+
+void tp_live_before_destructors(uint64_t clock_time)
+{
+	if (!in_files_process())
+		return;
+	__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELEASE);
+	exit_rate = __atomic_exchange_n(&ns_per_tsc_2_32, 0, __ATOMIC_ACQ_REL);
+}
+
+void tp_live_after_report(void)
+{
+	if (in_memory)
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}
+
+void tp_live_at_exit(void)
+{
+	live_ended();
+}
+
+void tp_live_before_quick_exit(void)
+{
+	live_ended();
+}
+
+/* Before an exec: the file is marked ended, for a console that follows the pid's next one. */
+void tp_live_before_exec(void)
+{
+	if (in_files_process()) {
+		__atomic_store_n(&header->exited_ns, now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The exec failed: the process goes on. */
+void tp_live_exec_failed(void)
+{
+	if (in_files_process())
+		__atomic_store_n(&header->exited, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The child of fork: a file of its own, as a new process; the parent's is left alone. Under a
+ * system call filter, which may refuse making one, the child keeps no statistics (it stops
+ * counting into the parent's mapping, which stays mapped: unmapping is a call too).
+ */
+void tp_live_child_after_fork(void)
+{
+	if (header == NULL)
+		return;
+	/* a fork from a destructor: the child's exit is its own, at the rate timed before */
+	if (exit_began_ns != 0) {
+		exit_began_ns = 0;
+		ns_per_tsc_2_32 = exit_rate;
+	}
+	if (tp_process_filtered()) {
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+		header = NULL;
+		return;
+	}
+	/*
+	 * The parent's mappings are covered, not unmapped: a fork from a signal handler that
+	 * interrupted an update returns to code that still writes through them.
+	 */
+	mmap(map, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	reserve(tasks, TASKS_BYTES);
+	reserve(spans, SPANS_BYTES);
+	tp_span_pool_start(spans, SPANS);
+	reserve(dependences, DEPENDENCES_BYTES);
+	tp_span_forks_start(forks, TP_LIVE_SITES);
+	initial_slot = NULL;
+	reserve(mutexes, MUTEXES_BYTES);
+	tp_span_mutexes_start(mutexes);
+	barrier_lock = 0;
+	dependences_seen = false;
+	barrier_frozen_ns = 0;
+	memset(&barrier_frozen, 0, sizeof barrier_frozen);
+	header = NULL;
+	memset(&local, 0, sizeof local);
+	stacks_lock = 0;
+	stacks_ready = false;
+	/* the child's statistics begin now, at the rate timed at start */
+	tp_clock_pair(&tsc_at_start, &ns_at_start);
+	if (!(in_memory ? open_in_memory() : open_live()))
+		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* Live statistics (live_private.h): the waits, and a worker's start and park. */
+#define _GNU_SOURCE
+#include "live_private.h"
+
+#include "hash.h"
+#include "spawn_site.h"
+#include "thread_identity.h"
+
+/*
+ * Whether `e` is filled in: a site another thread claimed gets its address and module just
+ * after its key, and is read only once it says it is ready.
+ */
+static bool site_ready(const struct tp_live_wait_site *e)
+{
+	return e != NULL && __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY;
+}
+
+int tp_live_wants_wait_stack(void)
+{
+	/*
+	 * The outermost wait's site, set by its wait-start (none for the overflow's); none when
+	 * kept for the exit report alone (in_memory): nobody reads stacks then.
+	 */
+	const struct tp_live_wait_site *e = local.wait_site;
+	if (in_memory || !site_ready(e) || e->address == 0 || local.busy || local.waits != 1)
+		return 0;
+	uint8_t *mine = &local.waits_at[e - wait_sites];
+	bool first = *mine < TP_LIVE_STACK_SAMPLE_FIRST;
+	*mine += first;
+	local.sample_wait_stack = first || __atomic_load_n(&e->waits, __ATOMIC_RELAXED) %
+							   TP_LIVE_STACK_SAMPLE_EVERY ==
+						   0;
+	return local.sample_wait_stack;
+}
+
+void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
+{
+	/* only the waits it sampled, as for spawns */
+	if (stack_id == 0 || local.busy || !local.sample_wait_stack || local.wait_site == NULL)
+		return;
+	local.sample_wait_stack = false;
+	uint32_t entry = (uint32_t)(local.wait_site - wait_sites);
+	live_keep_stack(TP_LIVE_STACK_OF_WAIT_SITE | entry, stack_id, pcs, depth, true);
+}
+
+void tp_live_worker(int started)
+{
+	local.worker = started != 0;
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	set32(&s->worker, started != 0 ? TP_LIVE_WORKER : TP_LIVE_WORKER_ENDED);
+	leave();
+}
+
+/*
+ * A worker's park (an executor's barrier, taskwait or taskgroup; a named worker's wait) takes
+ * the thread a slot; its time is not counted as parked: an executor spins and runs other tasks
+ * in its waits (libomp does, for its block time). Parked is what the waits below count.
+ */
+void tp_live_park(int parked)
+{
+	local.worker_parked = parked != 0;
+	if (enter(TAKES_SLOT) != NULL)
+		leave();
+}
+
+/*
+ * The entry of wait call site `key` (kind `kind` if it is new): found from a hash of the key,
+ * claimed by setting its key; the last entry when the table has no room (its figures count every
+ * site without one). NULL for key 0.
+ */
+static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
+{
+	if (key == 0)
+		return NULL;
+	const uint32_t slots = TP_LIVE_WAIT_SITES - 1; /* the last is the overflow's */
+	for (uint32_t n = 0, i = tp_hash_slot(key, 32) % slots; n < slots;
+	     n++, i = (i + 1) % slots) {
+		struct tp_live_wait_site *e = &wait_sites[i];
+		uint32_t seen = __atomic_load_n(&e->site_key, __ATOMIC_ACQUIRE);
+		if (seen == key)
+			return e;
+		if (seen != 0 || !__atomic_compare_exchange_n(&e->site_key, &seen, key, false,
+							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			if (seen == key) /* another thread claimed it for this key meanwhile */
+				return e;
+			continue;
+		}
+		uintptr_t address = tp_spawn_site_key_address(key);
+		e->kind = kind;
+		e->address = address;
+		e->module = live_module_entry(address);
+		__atomic_store_n(&e->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+		return e;
+	}
+	struct tp_live_wait_site *overflow = &wait_sites[slots];
+	if (__atomic_load_n(&overflow->state, __ATOMIC_ACQUIRE) != TP_LIVE_ENTRY_READY) {
+		overflow->module = TP_LIVE_NO_MODULE;
+		__atomic_store_n(&overflow->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
+	}
+	return overflow;
+}
+
+/*
+ * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
+ * not. A thread takes a slot (without rows) at its first wait, among the
+ * TP_LIVE_WAITING_THREADS a thread that only waits may take, so that a program without tasks
+ * has its threads listed with their waits. For a thread with a slot, its time parked is its
+ * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
+ * poll is the task's, and blocks the worker: busy).
+ */
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
+{
+	if (local.busy)
+		return; /* a signal handler's wait inside an update: not counted */
+	uint64_t now = now_ns();
+	bool outermost = local.waits++ == 0;
+	if (outermost) {
+		local.wait_since = now;
+		local.wait_kind = kind;
+		local.wait_site = wait_site(site, kind);
+		if (local.wait_site != NULL)
+			__atomic_add_fetch(&local.wait_site->waiting, 1, __ATOMIC_RELAXED);
+	}
+	struct tp_live_thread *s = enter(WAITING_SLOT);
+	if (s == NULL)
+		return;
+	set64(&s->wait_since, now);
+	set64(&s->wait_task, task);
+	if (site_ready(local.wait_site)) {
+		set64(&s->wait_address, local.wait_site->address);
+		set32(&s->wait_module, local.wait_site->module);
+	} else {
+		set64(&s->wait_address, 0);
+	}
+	set32(&s->wait_kind, kind);
+	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
+		add(&local.rows[local.poll_row].blocking_waits, 1);
+	local.parked = outermost ? local.polled_task == 0 : local.parked;
+	if (outermost && local.parked) {
+		set64(&s->state_since, now);
+		set32(&s->state, TP_LIVE_PARKED);
+	}
+	leave();
+}
+
+/* Adds a wait of `ns` nanoseconds, by thread `tid`, to `e`'s figures. */
+static void wait_site_add(struct tp_live_wait_site *e, uint64_t ns, uint32_t tid)
+{
+	__atomic_add_fetch(&e->waits, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&e->total_ns, ns, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&e->waiting, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&e->threads, 1ull << (tid % 64), __ATOMIC_RELAXED);
+	uint64_t longest = __atomic_load_n(&e->longest_ns, __ATOMIC_RELAXED);
+	while (ns > longest && !__atomic_compare_exchange_n(&e->longest_ns, &longest, ns, true,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * An ended outermost wait of `ns` at `site` (NULL: none) in the thread's slot `s`. A reader may
+ * see the longest wait's time and its site a wait apart.
+ */
+static void thread_waited(struct tp_live_thread *s, uint64_t ns,
+			  const struct tp_live_wait_site *site)
+{
+	add(&s->waits, 1);
+	add(&s->waited_ns[local.wait_kind % TP_LIVE_WAIT_KINDS], ns);
+	if (ns <= s->longest_wait_ns)
+		return;
+	set64(&s->longest_wait_ns, ns);
+	set32(&s->longest_wait_kind, local.wait_kind);
+	bool ready = site_ready(site);
+	set64(&s->longest_wait_address, ready ? site->address : 0);
+	set32(&s->longest_wait_module, ready ? site->module : TP_LIVE_NO_MODULE);
+}
+
+void tp_live_wait_end(uint64_t task)
+{
+	if (local.busy || local.waits == 0)
+		return;
+	uint64_t now = now_ns();
+	bool outermost = --local.waits == 0;
+	const struct tp_live_wait_site *site = local.wait_site;
+	if (outermost && site != NULL) {
+		wait_site_add(local.wait_site, now - local.wait_since, (uint32_t)tp_thread_tid());
+		local.wait_site = NULL;
+	}
+	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
+	if (s == NULL)
+		return;
+	if (outermost)
+		thread_waited(s, now - local.wait_since, site);
+	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
+		add(&local.rows[local.poll_row].blocking_ns, now - s->wait_since);
+	set32(&s->wait_kind, 0);
+	set64(&s->wait_task, 0);
+	if (outermost && local.parked && s->state == TP_LIVE_PARKED) {
+		add(&s->parked_ns, now - s->state_since);
+		set64(&s->state_since, now);
+		set32(&s->state, TP_LIVE_RUNNING);
+	}
+	leave();
+}
