@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -208,9 +209,18 @@ static inline void event_of(const struct chunk_ref *ref, const struct segment *s
 			    const struct tp_record *r, unsigned i, uint64_t ns,
 			    struct timeline_event *e)
 {
-	memset(e, 0, sizeof *e);
+	/* zeroed in parts, around the fields set here: the compiler stores each part with a few
+	 * vector stores, the whole with a `rep stos` whose start cost a tenth of a conversion */
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
+	memset(e->comm + sizeof ref->header->comm, 0, sizeof e->comm - sizeof ref->header->comm);
+	memset(&e->pid, 0,
+	       offsetof(struct timeline_event, arg) - offsetof(struct timeline_event, pid));
+	memset(e->arg, 0, sizeof e->arg);
+	memset(&e->text, 0, sizeof *e - offsetof(struct timeline_event, text));
+	_Static_assert(offsetof(struct timeline_event, text) ==
+			       offsetof(struct timeline_event, arg) + sizeof e->arg,
+		       "every field is zeroed");
 	e->pid = segment->out_pid;
 	e->process = segment->process;
 	e->site_scope = segment->scope;
