@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "table.h"
@@ -212,15 +213,23 @@ static inline void put(FILE *out, const char *s)
 	fputs_unlocked(s, out);
 }
 
-static inline void put_u64(FILE *out, uint64_t v)
+/* Writes `v`'s decimal digits at `to` (20 at most, no NUL); returns how many. */
+static inline size_t format_u64(char *to, uint64_t v)
 {
-	char digits[24], *p = digits + sizeof digits - 1;
-	*p = '\0';
+	char digits[20], *p = digits + sizeof digits;
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	fputs_unlocked(p, out);
+	size_t n = (size_t)(digits + sizeof digits - p);
+	memcpy(to, p, n);
+	return n;
+}
+
+static inline void put_u64(FILE *out, uint64_t v)
+{
+	char digits[20];
+	fwrite_unlocked(digits, 1, format_u64(digits, v), out);
 }
 
 /* `s`, then the number `v`, then `after` */
