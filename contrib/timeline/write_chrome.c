@@ -39,7 +39,7 @@ void put_escaped(FILE *out, const char *s)
 		else if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c < 0x80 ? c : '?', out);
+			fputc_unlocked(c < 0x80 ? c : '?', out);
 	}
 }
 
@@ -55,9 +55,9 @@ void chrome_event(struct timeline *t, char phase, const struct sample *s)
 	put_number(out, "", s->tid, ",\"ts\":");
 	put_u64(out, s->ns / 1000);
 	unsigned fraction = (unsigned)(s->ns % 1000);
-	char tail[5] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
-			(char)('0' + fraction % 10), '\0'};
-	put(out, tail);
+	char tail[4] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
+			(char)('0' + fraction % 10)};
+	put_bytes(out, tail, sizeof tail);
 }
 
 static void task_name(const struct timeline *t, uint64_t site, uint32_t name)
@@ -169,7 +169,7 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 	FILE *out = t->out;
 	switch (slice->kind) {
 	case 'P':
-		fputc(',', out);
+		fputc_unlocked(',', out);
 		task_name(t, slice->site, slice->name);
 		if (args) {
 			put_number(out, ",\"args\":{\"task\":", slice->id, "");
@@ -188,9 +188,9 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 				slice->id, slice->task);
 			if (slice->stack != 0)
 				put_number(out, ",\"stack\":", slice->stack, "");
-			fputc('}', out);
+			fputc_unlocked('}', out);
 		}
-		fputc('}', out);
+		fputc_unlocked('}', out);
 		break;
 	}
 	default:
@@ -236,7 +236,7 @@ void chrome_task_begin(struct timeline *t, struct task *e, uint32_t pid, uint64_
 	chrome_event(t, 'b', &at);
 	put(t->out, ",\"cat\":\"task\"");
 	put_task_id(t->out, pid, e->key);
-	fputc(',', t->out);
+	fputc_unlocked(',', t->out);
 	task_name(t, e->site, e->name);
 	put_number(t->out, ",\"args\":{\"task\":", e->key, "");
 	if (s != NULL)
@@ -253,9 +253,9 @@ void chrome_task_end(struct timeline *t, struct task *e, const struct sample *at
 	chrome_event(t, 'e', at);
 	put(t->out, ",\"cat\":\"task\"");
 	put_task_id(t->out, at->pid, e->key);
-	fputc(',', t->out);
+	fputc_unlocked(',', t->out);
 	task_name(t, e->site, e->name);
-	fputc('}', t->out);
+	fputc_unlocked('}', t->out);
 }
 
 void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)
