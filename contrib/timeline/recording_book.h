@@ -158,7 +158,10 @@ bool append(void *array, size_t *n, const void *item, size_t size);
 static inline void pages_read(struct pages *p, const void *at, size_t bytes)
 {
 	uintptr_t first = (uintptr_t)at >> p->shift, last = ((uintptr_t)at + bytes - 1) >> p->shift;
-	if (first != p->last || last != first)
+	/* a block counted already, here (the merge reads the threads' chunks by turns) */
+	if (last == first && (first == p->last || p->seen[first % MAP_SEEN] == first + 1))
+		p->last = first;
+	else
 		pages_read_blocks(p, first, last);
 }
 
