@@ -183,23 +183,22 @@ uint64_t to_ns_long_double(const struct segment *s, uint64_t time);
  */
 static inline uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
 {
+	/* slope_fixed: a TSC's segment of two pairs or more, first_ns below 2^61; and d below
+	 * 2^61 (time before first_time is not): whole, below d, leaves ns below 2^62 */
+	uint64_t d = time - s->first_time;
+	if (s->slope_fixed != 0 && d < 1ull << 61) {
+		unsigned __int128 product = (unsigned __int128)d * s->slope_fixed;
+		uint64_t fraction = (uint64_t)product, ns = s->first_ns + (uint64_t)(product >> 64);
+		unsigned bits = 64 - (unsigned)__builtin_clzll(ns + 1); /* at most 62 */
+		uint64_t margin = 2ull << bits; /* 2^(b-63), in 2^-64 units */
+		if (fraction >= margin && fraction <= -(margin + d))
+			return ns;
+	}
 	if (s->clock == TP_CLOCK_MONOTONIC)
 		return time;
 	if (s->last_time <= s->first_time)
 		return s->first_ns;
-	uint64_t d = time - s->first_time;
-	if (s->slope_fixed == 0 || time < s->first_time || d >= 1ull << 62)
-		return to_ns_long_double(s, time);
-	unsigned __int128 product = (unsigned __int128)d * s->slope_fixed;
-	uint64_t whole = (uint64_t)(product >> 64), fraction = (uint64_t)product;
-	if (s->first_ns >= 1ull << 62 || whole >= (1ull << 62) - s->first_ns)
-		return to_ns_long_double(s, time);
-	uint64_t ns = s->first_ns + whole;
-	unsigned bits = 64 - (unsigned)__builtin_clzll(ns + 1); /* at most 62 */
-	uint64_t margin = 2ull << bits;                         /* 2^(b-63), in 2^-64 units */
-	if (fraction < margin || fraction > -(margin + d))
-		return to_ns_long_double(s, time);
-	return ns;
+	return to_ns_long_double(s, time);
 }
 
 /* As to_ns_unaligned, moved by the segment's offset (ranks.h), clamped. */

@@ -175,7 +175,9 @@ static void segment_slope(struct segment *s)
 		return;
 	s->slope = ((long double)s->last_ns - (long double)s->first_ns) /
 		   ((long double)s->last_time - (long double)s->first_time);
-	if (s->slope > 0 && s->slope < 1)
+	/* (below 2^61 ns, and 2^61 ticks on, ns stays below 2^62, as to_ns_unaligned needs) */
+	if (s->clock != TP_CLOCK_MONOTONIC && s->slope > 0 && s->slope < 1 &&
+	    s->first_ns < 1ull << 61)
 		s->slope_fixed = (uint64_t)ldexpl(s->slope, 64);
 }
 
