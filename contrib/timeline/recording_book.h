@@ -148,6 +148,8 @@ void drop_pages(const struct recording_input *inputs, size_t n);
 void pages_dropped(struct pages *p);
 /* Counts blocks [first, last] of the inputs (pages_read). */
 void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last);
+/* Segment `s`'s slope (and its fixed point), once its clock pairs are all read. */
+void segment_slope(struct segment *s);
 /* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */
 uint64_t segment_ns(const void *segments, uint32_t segment, uint64_t time);
 /* Appends `size`-byte `item` to *array of *n, grown at powers of two; false when out of memory. */
@@ -184,9 +186,9 @@ uint64_t to_ns_long_double(const struct segment *s, uint64_t time);
 static inline uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
 {
 	/* slope_fixed: a TSC's segment of two pairs or more, first_ns below 2^61; and d below
-	 * 2^61 (time before first_time is not): whole, below d, leaves ns below 2^62 */
+	 * 2^61: whole, below d, leaves ns below 2^62 */
 	uint64_t d = time - s->first_time;
-	if (s->slope_fixed != 0 && d < 1ull << 61) {
+	if (s->slope_fixed != 0 && time >= s->first_time && d < 1ull << 61) {
 		unsigned __int128 product = (unsigned __int128)d * s->slope_fixed;
 		uint64_t fraction = (uint64_t)product, ns = s->first_ns + (uint64_t)(product >> 64);
 		unsigned bits = 64 - (unsigned)__builtin_clzll(ns + 1); /* at most 62 */

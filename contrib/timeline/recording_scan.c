@@ -168,7 +168,7 @@ static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
 /* Segment `s`'s slope, once its pairs are all read: a division once, not per event; and, when it
  * is below 1 (a clock of ticks shorter than a nanosecond: a TSC's), in 64-bit fixed point for
  * to_ns_unaligned's integer reckoning. */
-static void segment_slope(struct segment *s)
+void segment_slope(struct segment *s)
 {
 	s->slope_fixed = 0;
 	if (s->last_time <= s->first_time)
