@@ -35,6 +35,9 @@
 #define MAX_FRAMES    (MAX_SITES + 64)
 #define MAX_PROCESSES 4096u
 
+/* Threads thread_of remembers (a power of two). */
+#define THREAD_CACHE 64u
+
 /* The name of the initial tasks (site 0), as the console (taskprobe top) names their row. */
 #define NO_SITE_NAME "(no site: initial tasks)"
 /* What a timeline of no event at all holds. */
@@ -176,10 +179,14 @@ struct timeline {
 	/* which of options.sites kept a task, and of options.tids a thread (timeline_unmatched) */
 	bool *site_matched, *tid_matched;
 	struct table tasks, threads; /* of struct task, struct thread */
+	/* threads found lately, by their tid's low bits: thread_of's lookup without hashing
+	 * (emptied whenever the threads' table changes) */
+	struct thread *thread_cache[THREAD_CACHE];
 	struct open_slice (*stacks)[MAX_OPEN];
 	uint32_t n_stacks, cap_stacks, *free_stacks, n_free_stacks;
 	struct sites sites;
-	struct table processes; /* of struct process: MAX_PROCESSES * 2 slots */
+	struct table processes;       /* of struct process: MAX_PROCESSES * 2 slots */
+	struct process *last_process; /* process_of's last answer (the table never moves) */
 	uint64_t last_ns, malformed;
 	struct timeline_counts counts;
 	uint32_t first_named_pid; /* the first process named (timeline_process_name) */

@@ -86,6 +86,8 @@ static uint64_t process_hash(const void *context, const void *slot)
 struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
 {
 	struct table *x = &t->processes;
+	if (t->last_process != NULL && t->last_process->key == process + 1ULL)
+		return t->last_process;
 	if (x->size == 0)
 		return NULL;
 	size_t used = 0;
@@ -93,14 +95,14 @@ struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
 	     i = table_next(x, i), used++) {
 		struct process *p = table_slot(x, i);
 		if (p->key == process + 1ULL)
-			return p;
+			return t->last_process = p;
 		if (!table_used(x, i)) {
 			if (used >= MAX_PROCESSES) /* half full: no more processes' counters */
 				return NULL;
 			p = table_fill(x, i);
 			p->key = process + 1ULL;
 			p->pid = pid;
-			return p;
+			return t->last_process = p;
 		}
 	}
 }
