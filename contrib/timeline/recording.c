@@ -183,7 +183,8 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 }
 
 /* The cursor's current record, or NULL at its end (moving past empty chunks). */
-static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
+static inline __attribute__((always_inline)) const struct tp_record *cursor_record(struct cursor *c,
+										   struct book *b)
 {
 	while (c->chunk < c->end) {
 		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
