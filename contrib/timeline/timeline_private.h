@@ -165,6 +165,8 @@ struct frames {
 	char *pool;
 	size_t pool_len, pool_cap;
 	uint32_t cache_name[4096], cache_frame[4096]; /* a site's name (pool offset) to its frame */
+	uint32_t parked;                              /* the parks' frame, once `parked_known` */
+	bool parked_known;
 };
 
 /*

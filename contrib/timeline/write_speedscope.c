@@ -178,8 +178,13 @@ uint32_t speedscope_frame(struct timeline *t, const char *name)
 uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice)
 {
 	char buf[2048];
-	if (slice->kind == 'K')
-		return speedscope_frame(t, "parked");
+	if (slice->kind == 'K') { /* a frame found once, not hashed at every park */
+		if (!t->frames.parked_known) {
+			t->frames.parked = speedscope_frame(t, "parked");
+			t->frames.parked_known = true;
+		}
+		return t->frames.parked;
+	}
 	if (slice->kind == 'W') {
 		wait_name(t, slice, buf, sizeof buf);
 		return speedscope_frame(t, buf);
