@@ -126,9 +126,9 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 #define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's) */
 #define EVENT_AT_END   0x80u
 static uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
-static bool compact_events_made;
 
-__attribute__((cold, noinline)) static void make_compact_events(void)
+/* (at the start: event_type then asks nothing but the table) */
+__attribute__((constructor)) static void make_compact_events(void)
 {
 	_Static_assert(TP_RECORD_TYPES_END < EVENT_AT_END, "a type fits beside the flag");
 	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_PROCESS_EXIT; type++)
@@ -145,7 +145,6 @@ __attribute__((cold, noinline)) static void make_compact_events(void)
 			}
 			compact_events[type - TP_RECORD_TASK_SPAWNED][small] = events;
 		}
-	compact_events_made = true;
 }
 
 /*
@@ -159,8 +158,6 @@ static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 	*at_end = false;
 	if (type < TP_RECORD_TASK_SPAWNED || type >= TP_RECORD_PROCESS_EXIT || i >= COMPACT_EVENTS)
 		return type;
-	if (!compact_events_made)
-		make_compact_events();
 	unsigned event =
 		(unsigned)(compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)] >>
 			   (8 * i)) &
