@@ -321,7 +321,8 @@ void put_escaped(FILE *out, const char *s);
 /* The counters' table (false when out of memory), and its end. */
 bool counters_init(struct timeline *t);
 void counters_free(struct timeline *t);
-/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes. */
+/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes, and
+ * in speedscope's format (which has no counters). */
 struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid);
 void counter_change(struct timeline *t, struct process *p, int which, int delta, uint64_t ns);
 /* Every counter's value at `ns`: the window's start (all) or end (the pending ones). */
