@@ -36,6 +36,7 @@ struct cursor {
 	uint32_t chunk, end;
 	uint32_t offset;   /* of the next record in the chunk */
 	unsigned event;    /* the next of that record's events (tp_record_events) */
+	unsigned type;     /* its type (event_type), once settled */
 	bool dropped_said; /* the current chunk's drops were said */
 };
 
@@ -182,7 +183,8 @@ static bool number_processes(struct timeline *t, struct segment *segments, size_
 }
 
 /* The cursor's current record, or NULL at its end (moving past empty chunks). */
-static const struct tp_record *cursor_record(struct cursor *c, struct book *b)
+static inline __attribute__((always_inline)) const struct tp_record *cursor_record(struct cursor *c,
+										   struct book *b)
 {
 	while (c->chunk < c->end) {
 		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
@@ -214,7 +216,9 @@ static bool cursor_settle(struct cursor *c, struct book *b)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
 	pages_read(&b->pages, r, tp_record_bytes(r->word));
-	c->next_ns = to_ns(&b->segments[ref->segment], event_time(ref->header, r, c->event));
+	bool at_end;
+	c->type = event_type(r->word, c->event, &at_end);
+	c->next_ns = to_ns(&b->segments[ref->segment], event_time(ref->header, r, at_end));
 	return true;
 }
 
@@ -301,7 +305,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 		const struct tp_record *r = cursor_record(c, b);
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
-		event_of(ref, &segments[ref->segment], r, c->event, c->next_ns, &e);
+		event_of(ref, &segments[ref->segment], r, c->type, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
 		if (!c->dropped_said && ref->header->dropped > 0 && t != NULL)
 			timeline_dropped(t, &e, ref->header->dropped);

@@ -58,9 +58,12 @@ struct segment {
 	uint32_t clock;
 	int64_t offset_ns; /* added to its times: an MPI rank's clock aligned to the others' */
 	bool has_chunks;   /* a chunk of it is kept */
-	uint64_t first_time, first_ns;   /* the pair with the smallest clock time ... */
-	uint64_t last_time, last_ns;     /* ... and with the largest */
-	long double slope;               /* ns per clock unit through them (set after pass one) */
+	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */
+	uint64_t last_time, last_ns;   /* ... and with the largest */
+	long double slope;             /* ns per clock unit through them (set after pass one) */
+	/* The slope in 2^-64 units, cut (below 1), for to_ns's integer reckoning; 0: none, to_ns
+	 * reckons in long double. */
+	uint64_t slope_fixed;
 	size_t chunks;                   /* its whole chunks */
 	struct recorded_module *modules; /* its modules, each number once */
 	size_t n_modules;
@@ -145,6 +148,8 @@ void drop_pages(const struct recording_input *inputs, size_t n);
 void pages_dropped(struct pages *p);
 /* Counts blocks [first, last] of the inputs (pages_read). */
 void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last);
+/* Segment `s`'s slope (and its fixed point), once its clock pairs are all read. */
+void segment_slope(struct segment *s);
 /* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */
 uint64_t segment_ns(const void *segments, uint32_t segment, uint64_t time);
 /* Appends `size`-byte `item` to *array of *n, grown at powers of two; false when out of memory. */
@@ -155,25 +160,47 @@ bool append(void *array, size_t *n, const void *item, size_t size);
 static inline void pages_read(struct pages *p, const void *at, size_t bytes)
 {
 	uintptr_t first = (uintptr_t)at >> p->shift, last = ((uintptr_t)at + bytes - 1) >> p->shift;
-	if (first != p->last || last != first)
+	/* a block counted already, here (the merge reads the threads' chunks by turns) */
+	if (last == first && (first == p->last || p->seen[first % MAP_SEEN] == first + 1))
+		p->last = first;
+	else
 		pages_read_blocks(p, first, last);
 }
+
+/* to_ns_unaligned in long double (recording_scan.c): where its integer reckoning cannot tell. */
+uint64_t to_ns_long_double(const struct segment *s, uint64_t time);
 
 /*
  * A record time of segment `s` in nanoseconds, on the line through its first and last pairs (in
  * long double, whose 64-bit mantissa keeps nanoseconds; any input gives a number, clamped).
+ *
+ * Reckoned in integers where that gives the long double's nanosecond, for speed (the long double
+ * path cost the converter a sixth of its time). With d = time - first_time, the exact value V =
+ * first_ns + d * slope is at most d / 2^64 above first_ns + d * slope_fixed / 2^64, whose whole
+ * nanoseconds `ns` and fraction (in 2^-64 units) the 128-bit product gives. The long double
+ * result is within 2^(b-64) of V, b the bits of ns + 1 (two roundings to a 64-bit mantissa, each
+ * within half a unit in the last place of numbers below 2^b): cut to whole nanoseconds it is ns,
+ * unless V's fraction is within 2^(b-63) of a whole nanosecond: then, about once in 2^17 events,
+ * the long double path.
  */
 static inline uint64_t to_ns_unaligned(const struct segment *s, uint64_t time)
 {
+	/* slope_fixed: a TSC's segment of two pairs or more, first_ns below 2^61; and d below
+	 * 2^61: whole, below d, leaves ns below 2^62 */
+	uint64_t d = time - s->first_time;
+	if (s->slope_fixed != 0 && time >= s->first_time && d < 1ull << 61) {
+		unsigned __int128 product = (unsigned __int128)d * s->slope_fixed;
+		uint64_t fraction = (uint64_t)product, ns = s->first_ns + (uint64_t)(product >> 64);
+		unsigned bits = 64 - (unsigned)__builtin_clzll(ns + 1); /* at most 62 */
+		uint64_t margin = 2ull << bits; /* 2^(b-63), in 2^-64 units */
+		if (fraction >= margin && fraction <= -(margin + d))
+			return ns;
+	}
 	if (s->clock == TP_CLOCK_MONOTONIC)
 		return time;
 	if (s->last_time <= s->first_time)
 		return s->first_ns;
-	long double ns = (long double)s->first_ns +
-			 ((long double)time - (long double)s->first_time) * s->slope;
-	if (!(ns > 0))
-		return 0;
-	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
+	return to_ns_long_double(s, time);
 }
 
 /* As to_ns_unaligned, moved by the segment's offset (ranks.h), clamped. */

@@ -163,8 +163,10 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, sizeof *r);
 			if (tp_record_events(r->word) > 0) {
+				bool at_end;
+				(void)event_type(r->word, 0, &at_end);
 				uint64_t ns = to_ns(&segments[refs[i].segment],
-						    event_time(h, r, 0));
+						    event_time(h, r, at_end));
 				origin = ns < origin ? ns : origin;
 				break;
 			}
@@ -191,7 +193,7 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 				bool at_end;
 				unsigned type = event_type(r->word, k, &at_end);
 				uint64_t ns = to_ns(&segments[refs[i].segment],
-						    event_time(h, r, k));
+						    event_time(h, r, at_end));
 				if (!thread || ns < from || ns > to)
 					continue;
 				census->by_type[type]++;

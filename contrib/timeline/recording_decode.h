@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -58,13 +59,12 @@ static inline unsigned args_needed(unsigned type)
 }
 
 /*
- * Event `i` of record `word` (one of tp_record_events): its type (the probe's, a compact
- * record's given back, taskprobe_recording.h), and in *at_end whether it comes at the compact
- * record's end (its time + its duration) rather than at its time.
+ * Event `i` of a record of `type` and `small` (one of tp_record_events): its type (the probe's, a
+ * compact record's given back, taskprobe_recording.h), and in *at_end whether it comes at the
+ * compact record's end (its time + its duration) rather than at its time.
  */
-static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
+static inline unsigned compact_event_type(unsigned type, unsigned small, unsigned i, bool *at_end)
 {
-	unsigned small = tp_record_small(word), type = tp_record_type(word);
 	*at_end = false;
 	/* a compact record's events, in their order, each when its flag is set */
 	enum { ALWAYS = ~0u };
@@ -119,6 +119,53 @@ static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 	return type; /* not reached: i is below tp_record_events */
 }
 
+/* The compact records' events by type and `small`, an event a byte (its type, and
+ * EVENT_AT_END), the first in the low byte: compact_event_type's answers once, not per event.
+ * (Static in this header: each file decoding events has its table, 10 KB.) */
+#define COMPACT_TYPES  (TP_RECORD_PROCESS_EXIT - TP_RECORD_TASK_SPAWNED)
+#define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's) */
+#define EVENT_AT_END   0x80u
+static uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
+
+/* (at the start: event_type then asks nothing but the table) */
+__attribute__((constructor)) static void make_compact_events(void)
+{
+	_Static_assert(TP_RECORD_TYPES_END < EVENT_AT_END, "a type fits beside the flag");
+	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_PROCESS_EXIT; type++)
+		for (unsigned small = 0; small <= TP_RECORD_SMALL_MAX; small++) {
+			uint64_t word = tp_record_word(type, 1, small, 0), events = 0;
+			for (unsigned i = 0; i < COMPACT_EVENTS; i++) {
+				bool at_end = false; /* beyond its events: its type, as before */
+				unsigned event = i < tp_record_events(word)
+							 ? compact_event_type(type, small, i,
+									      &at_end)
+							 : type;
+				events |= (uint64_t)(event | (at_end ? EVENT_AT_END : 0))
+					  << (8 * i);
+			}
+			compact_events[type - TP_RECORD_TASK_SPAWNED][small] = events;
+		}
+}
+
+/*
+ * Event `i` of record `word` (one of tp_record_events): its type (the probe's, a compact
+ * record's given back, taskprobe_recording.h), and in *at_end whether it comes at the compact
+ * record's end (its time + its duration) rather than at its time.
+ */
+static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
+{
+	unsigned type = tp_record_type(word);
+	*at_end = false;
+	if (type < TP_RECORD_TASK_SPAWNED || type >= TP_RECORD_PROCESS_EXIT || i >= COMPACT_EVENTS)
+		return type;
+	unsigned event =
+		(unsigned)(compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)] >>
+			   (8 * i)) &
+		0xffu;
+	*at_end = (event & EVENT_AT_END) != 0;
+	return event & ~EVENT_AT_END;
+}
+
 /* The duration a compact record holds (0: none). */
 static inline uint64_t record_duration(const struct tp_record *r)
 {
@@ -132,12 +179,11 @@ static inline uint64_t record_duration(const struct tp_record *r)
 	}
 }
 
-/* The clock time of event `i` of record `r` of chunk `h`. */
+/* The clock time of an event of record `r` of chunk `h`, at the record's end or not (as
+ * event_type says). */
 static inline uint64_t event_time(const struct tp_recording_chunk *h, const struct tp_record *r,
-				  unsigned i)
+				  bool at_end)
 {
-	bool at_end;
-	(void)event_type(r->word, i, &at_end);
 	return h->base_time + tp_record_delta(r->word) + (at_end ? record_duration(r) : 0);
 }
 
@@ -202,22 +248,30 @@ static inline void compact_event_of(const struct tp_record *r, struct timeline_e
 	}
 }
 
-/* Event `i` of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
- * it. */
+/* An event of `type` (event_type's) of record `r` of chunk `ref` (of `segment`), as a perf sample
+ * of its probe would give it. */
 static inline void event_of(const struct chunk_ref *ref, const struct segment *segment,
-			    const struct tp_record *r, unsigned i, uint64_t ns,
+			    const struct tp_record *r, unsigned type, uint64_t ns,
 			    struct timeline_event *e)
 {
-	memset(e, 0, sizeof *e);
+	/* zeroed in parts, around the fields set here: the compiler stores each part with a few
+	 * vector stores, the whole with a `rep stos` whose start cost a tenth of a conversion */
 	memcpy(e->comm, ref->header->comm, sizeof ref->header->comm);
 	e->comm[sizeof ref->header->comm - 1] = '\0';
+	memset(e->comm + sizeof ref->header->comm, 0, sizeof e->comm - sizeof ref->header->comm);
+	memset(&e->pid, 0,
+	       offsetof(struct timeline_event, arg) - offsetof(struct timeline_event, pid));
+	memset(e->arg, 0, sizeof e->arg);
+	memset(&e->text, 0, sizeof *e - offsetof(struct timeline_event, text));
+	_Static_assert(offsetof(struct timeline_event, text) ==
+			       offsetof(struct timeline_event, arg) + sizeof e->arg,
+		       "every field is zeroed");
 	e->pid = segment->out_pid;
 	e->process = segment->process;
 	e->site_scope = segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
-	bool at_end;
-	e->type = event_type(r->word, i, &at_end);
+	e->type = type;
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
 	if (tp_record_type(r->word) >= TP_RECORD_TASK_SPAWNED) {

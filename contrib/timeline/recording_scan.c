@@ -11,6 +11,7 @@
 #include "recording_decode.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,12 +165,31 @@ static void segment_pair(struct segment *s, uint64_t time, uint64_t ns)
 	}
 }
 
-/* Segment `s`'s slope, once its pairs are all read: a division once, not per event. */
-static void segment_slope(struct segment *s)
+/* Segment `s`'s slope, once its pairs are all read: a division once, not per event; and, when it
+ * is below 1 (a clock of ticks shorter than a nanosecond: a TSC's), in 64-bit fixed point for
+ * to_ns_unaligned's integer reckoning. */
+void segment_slope(struct segment *s)
 {
-	if (s->last_time > s->first_time)
-		s->slope = ((long double)s->last_ns - (long double)s->first_ns) /
-			   ((long double)s->last_time - (long double)s->first_time);
+	s->slope_fixed = 0;
+	if (s->last_time <= s->first_time)
+		return;
+	s->slope = ((long double)s->last_ns - (long double)s->first_ns) /
+		   ((long double)s->last_time - (long double)s->first_time);
+	/* (below 2^61 ns, and 2^61 ticks on, ns stays below 2^62, as to_ns_unaligned needs) */
+	if (s->clock != TP_CLOCK_MONOTONIC && s->slope > 0 && s->slope < 1 &&
+	    s->first_ns < 1ull << 61)
+		s->slope_fixed = (uint64_t)ldexpl(s->slope, 64);
+}
+
+/* to_ns_unaligned in long double: first_ns + (time - first_time) * slope, each step rounded to
+ * the 64-bit mantissa, the sum cut to whole nanoseconds, clamped. */
+uint64_t to_ns_long_double(const struct segment *s, uint64_t time)
+{
+	long double ns = (long double)s->first_ns +
+			 ((long double)time - (long double)s->first_time) * s->slope;
+	if (!(ns > 0))
+		return 0;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
 }
 
 /* A segment's time in its own clock's nanoseconds, for the ranks' alignment. */

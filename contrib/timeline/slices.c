@@ -412,8 +412,13 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 	if (e->ns > t->last_ns)
 		t->last_ns = e->ns;
 	window_at(t, e->ns);
-	struct thread *thread = map_find(&t->threads, process, e->tid);
+	struct thread **cached = &t->thread_cache[e->tid % THREAD_CACHE];
+	struct thread *thread = *cached;
+	if (thread == NULL || thread->key != e->tid || thread->process != process)
+		thread = map_find(&t->threads, process, e->tid);
 	if (thread == NULL && e->tid != 0) {
+		/* the table changes: what is remembered of it is forgotten first */
+		memset(t->thread_cache, 0, sizeof t->thread_cache);
 		if (t->threads.used >= TIMELINE_MAX_THREADS)
 			threads_evict(t);
 		uint32_t stack;
@@ -455,6 +460,8 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 	if (thread != NULL && thread->depth > 0 &&
 	    e->ns > t->stacks[thread->stack][thread->depth - 1].ns)
 		chrome_begins(t, thread);
+	if (thread != NULL)
+		*cached = thread;
 	t->counts.events++;
 	return thread;
 }

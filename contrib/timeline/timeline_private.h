@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "table.h"
@@ -33,6 +34,9 @@
  * whose counters are kept */
 #define MAX_FRAMES    (MAX_SITES + 64)
 #define MAX_PROCESSES 4096u
+
+/* Threads thread_of remembers (a power of two). */
+#define THREAD_CACHE 64u
 
 /* The name of the initial tasks (site 0), as the console (taskprobe top) names their row. */
 #define NO_SITE_NAME "(no site: initial tasks)"
@@ -161,6 +165,8 @@ struct frames {
 	char *pool;
 	size_t pool_len, pool_cap;
 	uint32_t cache_name[4096], cache_frame[4096]; /* a site's name (pool offset) to its frame */
+	uint32_t parked;                              /* the parks' frame, once `parked_known` */
+	bool parked_known;
 };
 
 /*
@@ -175,10 +181,14 @@ struct timeline {
 	/* which of options.sites kept a task, and of options.tids a thread (timeline_unmatched) */
 	bool *site_matched, *tid_matched;
 	struct table tasks, threads; /* of struct task, struct thread */
+	/* threads found lately, by their tid's low bits: thread_of's lookup without hashing
+	 * (emptied whenever the threads' table changes) */
+	struct thread *thread_cache[THREAD_CACHE];
 	struct open_slice (*stacks)[MAX_OPEN];
 	uint32_t n_stacks, cap_stacks, *free_stacks, n_free_stacks;
 	struct sites sites;
-	struct table processes; /* of struct process: MAX_PROCESSES * 2 slots */
+	struct table processes;       /* of struct process: MAX_PROCESSES * 2 slots */
+	struct process *last_process; /* process_of's last answer (the table never moves) */
 	uint64_t last_ns, malformed;
 	struct timeline_counts counts;
 	uint32_t first_named_pid; /* the first process named (timeline_process_name) */
@@ -207,20 +217,46 @@ struct timeline {
  * The output, written piece by piece: no format string is parsed per event (printf was three
  * quarters of the converter's time).
  */
-static inline void put(FILE *out, const char *s)
+/* `n` bytes at `s`: copied into the stream's buffer when they fit, as putc_unlocked does a byte
+ * (stdio's calls for each of the JSON's many short pieces were a fifth of its conversion), else
+ * handed to stdio. */
+static inline void put_bytes(FILE *out, const char *s, size_t n)
 {
-	fputs_unlocked(s, out);
+	if ((size_t)(out->_IO_write_end - out->_IO_write_ptr) >= n) {
+		memcpy(out->_IO_write_ptr, s, n);
+		out->_IO_write_ptr += n;
+	} else
+		fwrite_unlocked(s, 1, n, out);
 }
 
-static inline void put_u64(FILE *out, uint64_t v)
+static inline void put(FILE *out, const char *s)
 {
-	char digits[24], *p = digits + sizeof digits - 1;
-	*p = '\0';
+	put_bytes(out, s, strlen(s));
+}
+
+/* Writes `v`'s decimal digits at `to` (20 at most, no NUL); returns how many. */
+static inline size_t format_u64(char *to, uint64_t v)
+{
+	size_t n = 1;
+	for (uint64_t rest = v; rest >= 10; rest /= 10)
+		n++;
+	char *p = to + n;
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	fputs_unlocked(p, out);
+	return n;
+}
+
+/* `v` in decimal: its digits written in the stream's buffer where they fit (put_bytes). */
+static inline void put_u64(FILE *out, uint64_t v)
+{
+	if (out->_IO_write_end - out->_IO_write_ptr >= 20) {
+		out->_IO_write_ptr += format_u64(out->_IO_write_ptr, v);
+		return;
+	}
+	char digits[20];
+	fwrite_unlocked(digits, 1, format_u64(digits, v), out);
 }
 
 /* `s`, then the number `v`, then `after` */
@@ -285,7 +321,8 @@ void put_escaped(FILE *out, const char *s);
 /* The counters' table (false when out of memory), and its end. */
 bool counters_init(struct timeline *t);
 void counters_free(struct timeline *t);
-/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes. */
+/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes, and
+ * in speedscope's format (which has no counters). */
 struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid);
 void counter_change(struct timeline *t, struct process *p, int which, int delta, uint64_t ns);
 /* Every counter's value at `ns`: the window's start (all) or end (the pending ones). */

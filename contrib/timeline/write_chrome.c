@@ -39,7 +39,7 @@ void put_escaped(FILE *out, const char *s)
 		else if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c < 0x80 ? c : '?', out);
+			fputc_unlocked(c < 0x80 ? c : '?', out);
 	}
 }
 
@@ -55,9 +55,9 @@ void chrome_event(struct timeline *t, char phase, const struct sample *s)
 	put_number(out, "", s->tid, ",\"ts\":");
 	put_u64(out, s->ns / 1000);
 	unsigned fraction = (unsigned)(s->ns % 1000);
-	char tail[5] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
-			(char)('0' + fraction % 10), '\0'};
-	put(out, tail);
+	char tail[4] = {'.', (char)('0' + fraction / 100), (char)('0' + fraction / 10 % 10),
+			(char)('0' + fraction % 10)};
+	put_bytes(out, tail, sizeof tail);
 }
 
 static void task_name(const struct timeline *t, uint64_t site, uint32_t name)
@@ -86,6 +86,11 @@ static uint64_t process_hash(const void *context, const void *slot)
 struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
 {
 	struct table *x = &t->processes;
+	/* the counters are the JSON's alone: speedscope's profiles keep none */
+	if (t->options.format != TIMELINE_TRACE_EVENTS)
+		return NULL;
+	if (t->last_process != NULL && t->last_process->key == process + 1ULL)
+		return t->last_process;
 	if (x->size == 0)
 		return NULL;
 	size_t used = 0;
@@ -93,14 +98,14 @@ struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
 	     i = table_next(x, i), used++) {
 		struct process *p = table_slot(x, i);
 		if (p->key == process + 1ULL)
-			return p;
+			return t->last_process = p;
 		if (!table_used(x, i)) {
 			if (used >= MAX_PROCESSES) /* half full: no more processes' counters */
 				return NULL;
 			p = table_fill(x, i);
 			p->key = process + 1ULL;
 			p->pid = pid;
-			return p;
+			return t->last_process = p;
 		}
 	}
 }
@@ -169,7 +174,7 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 	FILE *out = t->out;
 	switch (slice->kind) {
 	case 'P':
-		fputc(',', out);
+		fputc_unlocked(',', out);
 		task_name(t, slice->site, slice->name);
 		if (args) {
 			put_number(out, ",\"args\":{\"task\":", slice->id, "");
@@ -188,9 +193,9 @@ static void slice_label(const struct timeline *t, const struct open_slice *slice
 				slice->id, slice->task);
 			if (slice->stack != 0)
 				put_number(out, ",\"stack\":", slice->stack, "");
-			fputc('}', out);
+			fputc_unlocked('}', out);
 		}
-		fputc('}', out);
+		fputc_unlocked('}', out);
 		break;
 	}
 	default:
@@ -236,7 +241,7 @@ void chrome_task_begin(struct timeline *t, struct task *e, uint32_t pid, uint64_
 	chrome_event(t, 'b', &at);
 	put(t->out, ",\"cat\":\"task\"");
 	put_task_id(t->out, pid, e->key);
-	fputc(',', t->out);
+	fputc_unlocked(',', t->out);
 	task_name(t, e->site, e->name);
 	put_number(t->out, ",\"args\":{\"task\":", e->key, "");
 	if (s != NULL)
@@ -253,9 +258,9 @@ void chrome_task_end(struct timeline *t, struct task *e, const struct sample *at
 	chrome_event(t, 'e', at);
 	put(t->out, ",\"cat\":\"task\"");
 	put_task_id(t->out, at->pid, e->key);
-	fputc(',', t->out);
+	fputc_unlocked(',', t->out);
 	task_name(t, e->site, e->name);
-	fputc('}', t->out);
+	fputc_unlocked('}', t->out);
 }
 
 void timeline_process_name(struct timeline *t, uint32_t pid, const char *name)

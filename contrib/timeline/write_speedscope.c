@@ -178,8 +178,13 @@ uint32_t speedscope_frame(struct timeline *t, const char *name)
 uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice)
 {
 	char buf[2048];
-	if (slice->kind == 'K')
-		return speedscope_frame(t, "parked");
+	if (slice->kind == 'K') { /* a frame found once, not hashed at every park */
+		if (!t->frames.parked_known) {
+			t->frames.parked = speedscope_frame(t, "parked");
+			t->frames.parked_known = true;
+		}
+		return t->frames.parked;
+	}
 	if (slice->kind == 'W') {
 		wait_name(t, slice, buf, sizeof buf);
 		return speedscope_frame(t, buf);
@@ -201,10 +206,20 @@ static void profile_flush(struct timeline *t, uint32_t profile)
 	struct profile *p = &t->profiles[profile];
 	if (!p->pending)
 		return;
+	/* {"type":"O","frame":F,"at":T}, after a comma but the first (by hand: printf's
+	 * formatting was a sixth of a conversion) */
+	static const char head[] = ",{\"type\":\"", frame[] = "\",\"frame\":", at[] = ",\"at\":";
 	char text[64];
-	int len = snprintf(
-		text, sizeof text, "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
-		p->events > 0 ? "," : "", p->pending_type, p->pending_frame, p->pending_at);
+	size_t skip = p->events > 0 ? 0 : 1, len = sizeof head - 1 - skip;
+	memcpy(text, head + skip, len);
+	text[len++] = p->pending_type;
+	memcpy(text + len, frame, sizeof frame - 1);
+	len += sizeof frame - 1;
+	len += format_u64(text + len, p->pending_frame);
+	memcpy(text + len, at, sizeof at - 1);
+	len += sizeof at - 1;
+	len += format_u64(text + len, p->pending_at);
+	text[len++] = '}';
 	profile_put(t, profile, 0, text, (uint32_t)len);
 	p->events++;
 	p->pending = false;
