@@ -216,6 +216,25 @@ static void path_after(struct tp_live_path *last, const struct tp_live_path *in)
 	last->placed_ns = placed;
 }
 
+/*
+ * The thread's fragment starts at `now` after the start path now in th->in (its placed length
+ * at least `placed_before`, the thread's previous fragment's end): burdened by its delay, which
+ * it returns, and in site row `row`.
+ */
+static inline __attribute__((always_inline)) uint64_t
+fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t placed_before)
+{
+	uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+	th->start_ns = now;
+	th->could_ns = th->in.ended_ns;
+	th->delay_ns = delay;
+	th->in.burdened_ns += delay;
+	if (th->in.placed_ns < placed_before)
+		th->in.placed_ns = placed_before;
+	th->site_at = path_site(&th->in, row);
+	return delay;
+}
+
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 			    uint32_t row, uint64_t now, uint64_t suspended_ns,
 			    const struct tp_live_path *frozen)
@@ -226,16 +245,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	if (!t->started) {
 		/* its predecessors ended before the executor let it start: `in` is whole */
 		th->in = t->in;
-		uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
-		th->start_ns = now;
-		th->could_ns = th->in.ended_ns;
-		th->delay_ns = delay;
-		th->in.burdened_ns += delay;
-		if (th->in.placed_ns < placed_before)
-			th->in.placed_ns = placed_before;
-		th->site_at = path_site(&th->in, row);
 		t->started = true;
-		return delay;
+		return fragment_starts(th, row, now, placed_before);
 	}
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
@@ -271,15 +282,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
-	uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
-	th->start_ns = now;
-	th->could_ns = th->in.ended_ns;
-	th->delay_ns = delay;
-	th->in.burdened_ns += delay;
-	if (th->in.placed_ns < placed_before)
-		th->in.placed_ns = placed_before;
-	th->site_at = path_site(&th->in, row);
-	return delay;
+	return fragment_starts(th, row, now, placed_before);
 }
 
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
