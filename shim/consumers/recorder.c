@@ -71,6 +71,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	r->arg[3] = a3;
 	if (is_compact(type))
 		b->last = used;
+	b->records++;
 	__atomic_store_n(&b->used, used + 8 * (1 + nargs), __ATOMIC_RELEASE);
 	tp_guard_leave(&mine.busy, false);
 }

@@ -50,6 +50,8 @@ void buffer_reset(struct tp_record_buffer *b)
 {
 	b->used = 0;
 	__atomic_store_n(&b->written, 0, __ATOMIC_RELAXED);
+	b->records = 0;
+	b->records_written = 0;
 	b->last = NO_LAST;
 	__atomic_store_n(&b->dropped, 0, __ATOMIC_RELAXED);
 	b->base = tp_clock_now();
@@ -86,7 +88,7 @@ static struct tp_record_buffer *buffer_get(void)
 /*
  * The records in data[from, to): whole ones, as their sizes say; the last one's offset in
  * *last. Atomic loads: the thread may be folding an event into its last record meanwhile (it
- * keeps its size).
+ * keeps its size). Another thread's buffer only: a thread counts its own as it records.
  */
 static uint32_t count_records(const char *data, uint32_t from, uint32_t to, uint32_t *last)
 {
@@ -101,29 +103,34 @@ static uint32_t count_records(const char *data, uint32_t from, uint32_t to, uint
 }
 
 /*
- * A chunk to write out: its header, then its records in one or two parts: a compact last record
- * is written from a copy read word by word (its thread may fold an event into it meanwhile, and
- * then counts the event lost if it finds the record written: see fold_done).
+ * A chunk to write out: its header, then its records in one or two parts: another thread's
+ * compact last record is written from a copy read word by word (its thread may fold an event
+ * into it meanwhile, and then counts the event lost if it finds the record written: see
+ * fold_done).
  */
 struct chunk_out {
 	struct tp_recording_chunk header;
 	uint64_t last_copy[COMPACT_RECORD_WORDS];
-	uint32_t end; /* the buffer's bytes it holds end here */
-	bool has;     /* false: no chunk (nothing to write, or a closed buffer's) */
+	uint32_t end;     /* the buffer's bytes it holds end here */
+	uint32_t records; /* the buffer's records before `end` it takes (written, or not) */
+	bool has;         /* false: no chunk (nothing to write, or a closed buffer's) */
 };
 #define CHUNK_PARTS 3
 
 /*
  * The chunk of the records of `b` not yet written, in `parts` (CHUNK_PARTS, unused ones empty);
  * none when there is nothing to write, or `b` is closed (what its thread recorded since is
- * counted as lost).
+ * counted as lost). The `owner` (its thread, inside the recorder) counted its records as it
+ * wrote them, and folds nothing meanwhile: its records are neither walked nor copied.
  */
 static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c,
 		     struct iovec *parts)
 {
-	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), from = b->written, last;
-	uint32_t records = count_records(b->data, from, used, &last);
+	uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), from = b->written, last = 0;
+	uint32_t records = owner ? b->records - b->records_written
+				 : count_records(b->data, from, used, &last);
 	c->end = used;
+	c->records = records;
 	c->has = false;
 	for (int i = 0; i < CHUNK_PARTS; i++)
 		parts[i] = (struct iovec){NULL, 0};
@@ -156,7 +163,7 @@ static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c
 	parts[1] = (struct iovec){b->data + from, used - from};
 	const uint64_t *last_words = (const uint64_t *)(b->data + last);
 	uint32_t last_bytes = used - last;
-	if (records > 0 &&
+	if (!owner && records > 0 &&
 	    is_compact(tp_record_type(__atomic_load_n(&last_words[0], __ATOMIC_RELAXED))) &&
 	    last_bytes <= sizeof c->last_copy) {
 		for (uint32_t i = 0; i < last_bytes / 8; i++)
@@ -164,6 +171,13 @@ static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c
 		parts[1].iov_len -= last_bytes;
 		parts[2] = (struct iovec){c->last_copy, last_bytes};
 	}
+}
+
+/* Records up to `end`, `records` of them, taken: written out, or counted as lost. */
+static void buffer_taken(struct tp_record_buffer *b, uint32_t end, uint32_t records)
+{
+	__atomic_store_n(&b->written, end, __ATOMIC_RELAXED);
+	b->records_written += records;
 }
 
 /* After its chunk was written (or none): only its own thread empties it. */
@@ -174,7 +188,7 @@ static void chunk_written(struct tp_record_buffer *b, bool owner, const struct c
 		__atomic_fetch_add(ok ? &dropped_in_chunks : &dropped_at_exit,
 				   ok ? c->header.dropped : c->header.records + c->header.dropped,
 				   __ATOMIC_RELAXED);
-	__atomic_store_n(&b->written, c->end, __ATOMIC_RELAXED);
+	buffer_taken(b, c->end, c->records);
 	if (owner) {
 		buffer_reset(b);
 		tp_thread_read_name(b->comm);
@@ -249,6 +263,7 @@ void record_done(const struct tp_record *r)
 	struct tp_record_buffer *b = mine.buffer;
 	if (is_compact(tp_record_type(r->word)))
 		b->last = b->used;
+	b->records++;
 	__atomic_store_n(&b->used, b->used + tp_record_bytes(r->word), __ATOMIC_RELEASE);
 	tp_guard_leave(&mine.busy, false);
 }
@@ -342,13 +357,13 @@ void write_own_close_others(void)
 			if (b == own || !tp_spin_try_lock(&b->writing))
 				continue;
 			uint32_t used = __atomic_load_n(&b->used, __ATOMIC_ACQUIRE), last;
+			uint32_t records = count_records(b->data, b->written, used, &last);
 			if (!b->closed)
 				__atomic_fetch_add(&dropped_at_exit,
-						   count_records(b->data, b->written, used, &last) +
-							   __atomic_exchange_n(&b->dropped, 0,
-									       __ATOMIC_RELAXED),
+						   records + __atomic_exchange_n(&b->dropped, 0,
+										 __ATOMIC_RELAXED),
 						   __ATOMIC_RELAXED);
-			__atomic_store_n(&b->written, used, __ATOMIC_RELAXED);
+			buffer_taken(b, used, records);
 			b->closed = true;
 			tp_spin_unlock(&b->writing);
 		}

@@ -35,6 +35,8 @@ struct tp_record_buffer {
 	char *data;       /* TP_RECORD_BUFFER_BYTES of records */
 	uint32_t used;    /* bytes of data in use, the header included; set after a whole record */
 	uint32_t written; /* records before it are in the file (or, closed, never will be) */
+	uint32_t records; /* whole records in data[0, used): its thread's alone, as `used` */
+	uint32_t records_written; /* of them, those before `written` (under `writing`) */
 	uint64_t base;    /* the time its records' times count from (their chunk's base_time) */
 	uint64_t dropped; /* events lost since the last chunk written */
 	uint32_t last;    /* its thread's last compact record, the next events may fold into it
