@@ -309,6 +309,29 @@ Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .t
 }
 
 /*
+ * An exec that fails writes every thread's records so far, the other thread's half way through
+ * its buffer, while it records on; that thread then writes the rest itself, several buffers'
+ * worth: each chunk's count of records holds (the converter refuses a chunk whose count is
+ * wrong), and no event is lost or counted twice: every round's wait is in the timeline.
+ */
+Test(recorder, a_thread_recording_on_after_a_failed_exec_writes_whole_chunks, .timeout = 120)
+{
+	for (int run = 0; run < 3; run++) {
+		struct recorded r;
+		record((const char *[]){tp_target("exec_fails_while_recording"), "20000", NULL},
+		       "rec.%p", NULL, &r);
+		cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+		cr_expect_str_eq(r.run.out, "exec failed: ENOENT\n20000 rounds\n");
+		cr_expect_eq(said(r.run.err), 0, "%s", r.run.err);
+		cr_expect_eq(r.convert_status, 0, "run %d: %s", run, r.convert_err);
+		cr_expect_not_null(strstr(r.convert_err, " 20000 waits"), "%s", r.convert_err);
+		cr_expect_eq(tp_timeline_count(r.summary, "unbalanced slices="), 0, "%s",
+			     r.summary);
+		recorded_free(&r);
+	}
+}
+
+/*
  * A write the file cannot take (here past RLIMIT_FSIZE, where writing on would raise SIGXFSZ
  * and kill the program): said once, recording stops, the program runs on as without it, the
  * events lost are counted at exit, and the file holds every chunk written before, whole.
