@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -379,19 +380,30 @@ tp_live_granularity_of(const uint64_t *task_time_histogram, const uint64_t *spaw
 	return g;
 }
 
-/* A duration in words, as the exit report, the console's verdicts and --analyze say them: "90 ns",
- * "1.2 us", "5.00 ms", "1.250 s". Returns `buf`. */
+/*
+ * A duration said by every reader, the one format (issue 35 item 6): in words, as the exit
+ * report, the verdicts and --analyze say it ("90 ns", "1.2 us", "5.00 ms", "1.250 s"), or in a
+ * console's column (`column`: "90ns", "1.2us", "5.0ms", "1.25s", past 1000 s "1234s": its
+ * columns are narrow). Returns `buf`.
+ */
+static inline const char *tp_live_duration_text(uint64_t ns, bool column, char *buf, size_t size)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	static const double per_unit[] = {1, 1e3, 1e6, 1e9};
+	static const int words_digits[] = {0, 1, 2, 3}, column_digits[] = {0, 1, 1, 2};
+	unsigned u = ns < 1000 ? 0 : ns < 1000000 ? 1 : ns < 1000000000 ? 2 : 3;
+	int digits = column ? column_digits[u] : words_digits[u];
+	if (column && ns >= 1000000000000ull)
+		digits = 0;
+	snprintf(buf, size, "%.*f%s%s", digits, (double)ns / per_unit[u], column ? "" : " ",
+		 unit[u]);
+	return buf;
+}
+
+/* A duration in words (tp_live_duration_text's): "90 ns", "1.2 us", "5.00 ms", "1.250 s". */
 static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
 {
-	if (ns < 1000)
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
-	return buf;
+	return tp_live_duration_text(ns, false, buf, size);
 }
 
 /*
