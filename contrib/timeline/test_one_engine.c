@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The graph's rules run by both engines (issue 35 item 6): one made-up event stream fed to the
+ * recording's analysis (analysis.h, as recording_read hands events over) and to the live
+ * statistics' engine (work_span.h, called as live.c calls it), whose figures must be the same:
+ * work, span, burdened span, placed path and the span's fragments. A rule changed on one side
+ * only fails here. No program runs, no clock is read (meson test --suite unit).
+ *
+ * The streams keep to what both engines see alike (the live engine's documented limits aside:
+ * a descendant ending after its parent, a dependence on a task being made): tasks spawned by the
+ * task their thread polls, joins at a taskwait, a taskgroup's end and a barrier's, a task
+ * switched out following what its thread ran, a critical section's acquire and release.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "taskprobe_contract.h"
+#include "work_span.h"
+
+#define MS       1000000ull
+#define PID      4242u
+#define START_NS (1000 * MS)
+#define TASKS    2u /* the task construct's site (id and row) */
+#define CRITICAL 3u /* a critical construct's */
+#define TASKWAIT 4u /* a taskwait's, taskgroup's or barrier's */
+#define OBJECT   0x5000u
+#define N        16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1) */
+
+static struct analysis *a;
+
+/* The live engine's side: its states, as live.c keeps them. */
+static struct tp_span_task pool[N];
+static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
+static uint64_t suspended[N];
+static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
+static struct tp_span_fork forks[N];
+static struct live_thread {
+	struct tp_span_thread th;
+	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
+	uint64_t polled; /* the task it polls now, 0 none */
+	uint64_t poll_start;
+} threads[N];
+/* every slot's longest path ended and the last end (live.c's slot_longest, graph_last_ns) */
+static struct tp_live_path longest;
+static uint64_t last_end, work;
+/* the barrier's frozen path (live.c's barrier_join) */
+static struct tp_live_path frozen;
+static uint64_t frozen_at;
+
+static void setup(void)
+{
+	a = analysis_new(SIZE_MAX);
+	cr_assert_not_null(a);
+	analysis_site(a, PID, TASKS, "main (synthetic.c:20)", 21);
+	analysis_site(a, PID, CRITICAL, "main (synthetic.c:30)", 21);
+	analysis_site(a, PID, TASKWAIT, "main (synthetic.c:25)", 21);
+	tp_span_pool_start(pool, N);
+	tp_span_mutexes_start(mutexes);
+	tp_span_forks_start(forks, N);
+}
+
+static void teardown(void)
+{
+	analysis_free(a);
+}
+
+TestSuite(one_engine, .init = setup, .fini = teardown);
+
+static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
+		  int64_t a3)
+{
+	struct timeline_event e = {.pid = PID, .tid = tid, .ns = START_NS + ms * MS, .type = type};
+	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
+	e.arg[0] = a0;
+	e.arg[1] = a1;
+	e.arg[2] = a2;
+	e.arg[3] = a3;
+	if (type == TP_RECORD_TASK_SPAWN)
+		e.arg[5] = TP_EXECUTOR_OPENMP;
+	analysis_add(a, &e);
+}
+
+/* Task `task` spawned by `parent` (0: none, OpenMP's initial task) polled by thread `tid`. */
+static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
+{
+	event(TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent,
+	      parent != 0 ? TASKS : 0, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
+	if (parent != 0)
+		pool[parent - 1].spawner = true;
+	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0, parent != 0 ? &t->th : NULL,
+			now - t->from, now, NULL);
+	alive[task] = task;
+}
+
+static void start(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	bool barrier = tp_span_barrier_needs(s);
+	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
+		frozen = longest;
+		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
+		frozen_at = now;
+	}
+	tp_span_poll_start(s, &t->th, task, TASKS, now, suspended[task], barrier ? &frozen : NULL);
+	t->from = t->poll_start = now;
+	t->polled = task;
+}
+
+static void ended_path(const struct tp_live_path *end, uint64_t now)
+{
+	tp_span_path_max(&longest, end);
+	last_end = now;
+}
+
+/* The poll of `task` ends: done, or waiting in `sync` (0: switched out) at the construct `site`. */
+static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync, uint64_t site)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, (int64_t)site);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	work += now - t->poll_start;
+	t->polled = 0;
+	if (!done) {
+		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
+		suspended[task] = now;
+		ended_path(&t->th.in, now);
+		return;
+	}
+	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
+	ended_path(&t->th.in, now);
+	if (s->parent != 0 && alive[s->parent] == s->parent)
+		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
+				    &t->th.in);
+	alive[task] = 0;
+}
+
+static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, OBJECT, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	tp_span_acquire(&t->th, task, now, now - t->from, CRITICAL, OBJECT);
+	t->from = now;
+}
+
+static void release(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, OBJECT, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	tp_span_release(&t->th, task, now, now - t->from, true, TASKS, OBJECT);
+	t->from = now;
+}
+
+/* The span's fragments, as analysis_report says them. */
+static uint64_t analysis_fragments(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	analysis_report(a, out, false);
+	fclose(out);
+	const char *at = strstr(text, "the longest path through the task graph (");
+	uint64_t fragments = UINT64_MAX;
+	cr_assert(at != NULL && sscanf(strchr(at, '(') + 1, "%" SCNu64, &fragments) == 1, "%s",
+		  text);
+	free(text);
+	return fragments;
+}
+
+/* Both engines' figures, the same. */
+static void expect_one_answer(uint64_t span_ms)
+{
+	struct analysis_figures f;
+	cr_assert(analysis_figures(a, 0, &f));
+	uint64_t fragments = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		fragments += longest.fragments[k];
+	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
+	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
+		     f.span);
+	cr_expect_eq(longest.burdened_ns, f.burdened,
+		     "burdened span: live %" PRIu64 ", --analyze %" PRIu64, longest.burdened_ns,
+		     f.burdened);
+	cr_expect_eq(longest.placed_ns, f.factors.placed_ns,
+		     "placed path: live %" PRIu64 ", --analyze %" PRIu64, longest.placed_ns,
+		     f.factors.placed_ns);
+	cr_expect_eq(work, f.work, "work: live %" PRIu64 ", --analyze %" PRIu64, work, f.work);
+	cr_expect_eq(fragments, analysis_fragments(), "the span's fragments: live %" PRIu64,
+		     fragments);
+}
+
+/*
+ * The initial task spawns two tasks and waits for them (taskwait); each enters a critical
+ * section, the second after the first's release (on the other thread, after a delay); then the
+ * initial task spawns a third, switched out to run it, and follows it.
+ */
+Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
+{
+	spawn(1, 0, 1, 0);
+	start(1, 0, 1);
+	spawn(1, 2, 2, 1);
+	spawn(1, 4, 3, 1);
+	end(1, 5, 1, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(2, 5, 2);
+	start(1, 6, 3);
+	end(1, 7, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 7, 3);
+	acquire(1, 7, 3);
+	end(2, 9, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	release(1, 12, 3);
+	end(1, 13, 3, true, TP_SYNC_NONE, 0);
+	start(2, 14, 2);
+	acquire(2, 14, 2);
+	release(2, 16, 2);
+	end(2, 18, 2, true, TP_SYNC_NONE, 0);
+	start(1, 19, 1);
+	spawn(1, 20, 4, 1);
+	end(1, 21, 1, false, TP_SYNC_NONE, 0);
+	start(1, 21, 4);
+	end(1, 25, 4, true, TP_SYNC_NONE, 0);
+	start(1, 26, 1);
+	end(1, 30, 1, true, TP_SYNC_NONE, 0);
+	expect_one_answer(23);
+}
+
+/*
+ * A taskgroup's end joins a grandchild that ended before its parent, on a longer path (its
+ * parent was switched out meanwhile); tasks waiting in a barrier join everything ended before
+ * it, the second to leave it as the first.
+ */
+Test(one_engine, a_taskgroup_and_a_barrier)
+{
+	spawn(1, 0, 1, 0);
+	start(1, 0, 1);
+	spawn(1, 1, 2, 1);
+	spawn(1, 2, 3, 1);
+	end(1, 2, 1, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	start(2, 3, 2);
+	start(1, 3, 3);
+	spawn(1, 4, 5, 3);
+	end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	end(2, 10, 2, false, TP_SYNC_BARRIER, TASKWAIT);
+	start(2, 10, 5);
+	end(2, 21, 5, true, TP_SYNC_NONE, 0);
+	start(1, 22, 3);
+	end(1, 23, 3, true, TP_SYNC_NONE, 0);
+	start(1, 24, 1);
+	end(1, 26, 1, false, TP_SYNC_BARRIER, TASKWAIT);
+	start(2, 27, 2);
+	end(2, 29, 2, true, TP_SYNC_NONE, 0);
+	start(1, 28, 1);
+	end(1, 33, 1, true, TP_SYNC_NONE, 0);
+	expect_one_answer(21);
+}
