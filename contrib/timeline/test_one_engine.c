@@ -28,6 +28,8 @@
 #define CRITICAL 3u /* a critical construct's */
 #define TASKWAIT 4u /* a taskwait's, taskgroup's or barrier's */
 #define OBJECT   0x5000u
+#define REGION   5u /* a parallel construct's */
+#define INITIAL  1u /* OpenMP's initial task's id */
 #define N        16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1) */
 
 static struct analysis *a;
@@ -36,6 +38,7 @@ static struct analysis *a;
 static struct tp_span_task pool[N];
 static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
 static uint64_t suspended[N];
+static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
 static struct tp_span_fork forks[N];
 static struct live_thread {
@@ -58,6 +61,7 @@ static void setup(void)
 	analysis_site(a, PID, TASKS, "main (synthetic.c:20)", 21);
 	analysis_site(a, PID, CRITICAL, "main (synthetic.c:30)", 21);
 	analysis_site(a, PID, TASKWAIT, "main (synthetic.c:25)", 21);
+	analysis_site(a, PID, REGION, "main (synthetic.c:10)", 21);
 	tp_span_pool_start(pool, N);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, N);
@@ -84,19 +88,52 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
 	analysis_add(a, &e);
 }
 
-/* Task `task` spawned by `parent` (0: none, OpenMP's initial task) polled by thread `tid`. */
-static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
+/*
+ * Task `task` of site `site` spawned by `parent` (0: none) polled by thread `tid`: with neither,
+ * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
+ * that site, which starts after the region's fork, or the initial task's code so far when its
+ * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
+ * implicit task (a site, a parent) publishes the fork.
+ */
+static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
 {
-	event(TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent,
-	      parent != 0 ? TASKS : 0, 0);
+	event(TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
-	if (parent != 0)
-		pool[parent - 1].spawner = true;
-	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0, parent != 0 ? &t->th : NULL,
-			now - t->from, now, NULL);
+	struct tp_live_path so_far = {0};
+	if (parent == 0 && site != 0) {
+		for (unsigned i = 0; i < N; i++)
+			if (threads[i].polled == INITIAL) {
+				const struct live_thread *on = &threads[i];
+				so_far.ns = so_far.burdened_ns = on->th.in.ns + (now - on->from);
+				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
+				so_far.ended_ns = now;
+			}
+		tp_span_spawned(&pool[task - 1], 0, 0, site, NULL, 0, now,
+				so_far.ns > 0 ? &so_far : NULL);
+	} else {
+		if (parent != 0)
+			pool[parent - 1].spawner = true;
+		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
+				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
+		if (parent != 0 && site == REGION)
+			tp_span_fork(site, &pool[task - 1].in);
+	}
 	alive[task] = task;
+}
+
+/* A task of the task construct (OpenMP's initial task without a parent). */
+static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
+{
+	spawn_at(tid, ms, task, parent, parent != 0 ? TASKS : 0);
+}
+
+/* `successor` (not polled yet) starts after `predecessor`'s end (not ended yet). */
+static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
+{
+	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
+	successor_of[predecessor] = successor;
 }
 
 static void start(uint32_t tid, uint64_t ms, uint64_t task)
@@ -142,6 +179,9 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 	if (s->parent != 0 && alive[s->parent] == s->parent)
 		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
 				    &t->th.in);
+	uint64_t succ = successor_of[task];
+	if (succ != 0 && alive[succ] == succ)
+		tp_span_predecessor_ended(&pool[succ - 1], &alive[succ], succ, &t->th.in);
 	alive[task] = 0;
 }
 
@@ -264,4 +304,36 @@ Test(one_engine, a_taskgroup_and_a_barrier)
 	start(1, 28, 1);
 	end(1, 33, 1, true, TP_SYNC_NONE, 0);
 	expect_one_answer(21);
+}
+
+/*
+ * A parallel region: its worker's implicit task reported before the primary's (after the
+ * initial task's code so far), two explicit tasks in a chain of dependences on the two threads,
+ * the region's barrier, and the initial task's serial code after it.
+ */
+Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn_at(2, 10, 100, 0, REGION);
+	start(2, 10, 100);
+	spawn_at(1, 10, 2, INITIAL, REGION);
+	end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
+	start(1, 10, 2);
+	spawn(1, 11, 3, 2);
+	spawn(1, 11, 4, 2);
+	dependence(1, 11, 3, 4);
+	end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	end(2, 12, 100, false, TP_SYNC_BARRIER, REGION);
+	start(1, 12, 3);
+	end(1, 20, 3, true, TP_SYNC_NONE, 0);
+	start(2, 21, 4);
+	end(2, 30, 4, true, TP_SYNC_NONE, 0);
+	start(1, 30, 2);
+	end(1, 31, 2, true, TP_SYNC_NONE, 0);
+	start(2, 31, 100);
+	end(2, 31, 100, true, TP_SYNC_NONE, 0);
+	start(1, 32, INITIAL);
+	end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(37);
 }
