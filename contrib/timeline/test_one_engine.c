@@ -17,20 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
 #include "taskprobe_contract.h"
+#include "test_stream.h"
 #include "work_span.h"
 
-#define MS       1000000ull
-#define PID      4242u
-#define START_NS (1000 * MS)
-#define TASKS    2u /* the task construct's site (id and row) */
-#define CRITICAL 3u /* a critical construct's */
-#define TASKWAIT 4u /* a taskwait's, taskgroup's or barrier's */
-#define OBJECT   0x5000u
-#define REGION   5u /* a parallel construct's */
-#define INITIAL  1u /* OpenMP's initial task's id */
-#define N        16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1) */
+#define N 16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
 
 static struct analysis *a;
 
@@ -56,12 +47,8 @@ static uint64_t frozen_at;
 
 static void setup(void)
 {
-	a = analysis_new(SIZE_MAX);
+	a = stream_analysis();
 	cr_assert_not_null(a);
-	analysis_site(a, PID, TASKS, "main (synthetic.c:20)", 21);
-	analysis_site(a, PID, CRITICAL, "main (synthetic.c:30)", 21);
-	analysis_site(a, PID, TASKWAIT, "main (synthetic.c:25)", 21);
-	analysis_site(a, PID, REGION, "main (synthetic.c:10)", 21);
 	tp_span_pool_start(pool, N);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, N);
@@ -77,15 +64,7 @@ TestSuite(one_engine, .init = setup, .fini = teardown);
 static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
 		  int64_t a3)
 {
-	struct timeline_event e = {.pid = PID, .tid = tid, .ns = START_NS + ms * MS, .type = type};
-	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
-	e.arg[0] = a0;
-	e.arg[1] = a1;
-	e.arg[2] = a2;
-	e.arg[3] = a3;
-	if (type == TP_RECORD_TASK_SPAWN)
-		e.arg[5] = TP_EXECUTOR_OPENMP;
-	analysis_add(a, &e);
+	stream_event(a, type, tid, ms, a0, a1, a2, a3);
 }
 
 /*
@@ -187,31 +166,27 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 
 static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
 {
-	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, OBJECT, 0);
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	tp_span_acquire(&t->th, task, now, now - t->from, CRITICAL, OBJECT);
+	tp_span_acquire(&t->th, task, now, now - t->from, CRITICAL, LOCK);
 	t->from = now;
 }
 
 static void release(uint32_t tid, uint64_t ms, uint64_t task)
 {
-	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, OBJECT, 0);
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	tp_span_release(&t->th, task, now, now - t->from, true, TASKS, OBJECT);
+	tp_span_release(&t->th, task, now, now - t->from, true, TASKS, LOCK);
 	t->from = now;
 }
 
 /* The span's fragments, as analysis_report says them. */
 static uint64_t analysis_fragments(void)
 {
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	cr_assert_not_null(out);
-	analysis_report(a, out, false);
-	fclose(out);
+	char *text = stream_report(a);
+	cr_assert_not_null(text);
 	const char *at = strstr(text, "the longest path through the task graph (");
 	uint64_t fragments = UINT64_MAX;
 	cr_assert(at != NULL && sscanf(strchr(at, '(') + 1, "%" SCNu64, &fragments) == 1, "%s",
