@@ -691,6 +691,27 @@ struct tp_live_site_stats {
 };
 
 /*
+ * A thread's row of a site added to a reader's figures of the site, as every reader adds them
+ * (the console's snapshot, the exit report): its compact cost histograms into log2 buckets
+ * (TP_LIVE_BUCKETS: cost bucket b is log2 bucket b + TP_LIVE_COST_SHIFT), the ones
+ * tp_live_granularity_of reads.
+ */
+static inline void tp_live_cost_histograms_add(const struct tp_live_site_stats *r,
+					       uint64_t task_time[TP_LIVE_BUCKETS],
+					       uint64_t spawn_gap[TP_LIVE_BUCKETS],
+					       uint64_t start_delay[TP_LIVE_BUCKETS])
+{
+	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
+		task_time[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->task_time_histogram[b],
+								     __ATOMIC_RELAXED);
+		spawn_gap[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->spawn_gap_histogram[b],
+								     __ATOMIC_RELAXED);
+		start_delay[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->start_delay_histogram[b],
+								       __ATOMIC_RELAXED);
+	}
+}
+
+/*
  * A sync construct's site's kind in words, as every reader says it (its site's sync_kind, and a
  * mutual exclusion's mutex_kind): "barrier", "taskwait", "taskgroup", or the mutual exclusion's
  * "critical", "ordered", "lock", "nested lock" ("mutex" before its first acquire).
