@@ -238,8 +238,10 @@ fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t 
  * The start path in th->in joins what a sync's end joins (tp_span_sync_steps' `steps`), and
  * forgets what it says: apart from the polls after a switch out, the most frequent.
  */
-static void sync_joined(struct tp_span_task *t, struct tp_span_thread *th, unsigned steps,
-			const struct tp_live_path *frozen)
+static inline __attribute__((always_inline)) void sync_joined(struct tp_span_task *t,
+							      struct tp_span_thread *th,
+							      unsigned steps,
+							      const struct tp_live_path *frozen)
 {
 	if (steps & TP_SPAN_JOINS_KIDS)
 		tp_span_path_max(&th->in, &t->kids);
@@ -276,8 +278,12 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 		path_after(&th->in, &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
 	} else {
 		th->in = t->in;
+		/* a taskwait's end, the most frequent, with its steps a constant (tests folded) */
+		const unsigned taskwait = tp_span_sync_steps(TP_SYNC_TASKWAIT);
 		unsigned steps = tp_span_sync_steps(t->sync);
-		if (steps != 0)
+		if (steps == taskwait)
+			sync_joined(t, th, taskwait, frozen);
+		else if (steps != 0)
 			sync_joined(t, th, steps, frozen);
 	}
 	tp_spin_unlock(&t->lock);
