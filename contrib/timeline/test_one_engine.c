@@ -74,9 +74,11 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
  * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
  * implicit task (a site, a parent) publishes the fork.
  */
-static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
+static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		     bool undeferred)
 {
-	event(TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0);
+	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
+			undeferred);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
@@ -92,14 +94,21 @@ static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		tp_span_spawned(&pool[task - 1], 0, 0, site, NULL, 0, now,
 				so_far.ns > 0 ? &so_far : NULL);
 	} else {
-		if (parent != 0)
+		if (parent != 0) {
 			pool[parent - 1].spawner = true;
+			pool[parent - 1].ran_undeferred |= undeferred;
+		}
 		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
 				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
 		if (parent != 0 && site == REGION)
 			tp_span_fork(site, &pool[task - 1].in);
 	}
 	alive[task] = task;
+}
+
+static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
+{
+	spawn_of(tid, ms, task, parent, site, false);
 }
 
 /* A task of the task construct (OpenMP's initial task without a parent). */
@@ -311,4 +320,24 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 	start(1, 32, INITIAL);
 	end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(37);
+}
+
+/*
+ * On one thread the initial task's child, created undeferred, runs at its spawn (nested work):
+ * the initial task's next fragment does not follow it (its path is its own), and its taskwait
+ * joins it as it would join a child run elsewhere.
+ */
+Test(one_engine, a_child_created_undeferred_is_joined_at_the_taskwait)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn_of(1, 2, 2, INITIAL, TASKS, true);
+	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	start(1, 2, 2);
+	end(1, 7, 2, true, TP_SYNC_NONE, 0);
+	start(1, 7, INITIAL);
+	end(1, 8, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(1, 8, INITIAL);
+	end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(9);
 }

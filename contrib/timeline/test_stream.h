@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -35,12 +36,18 @@ static inline struct analysis *stream_analysis(void)
 	return a;
 }
 
-/* Event `type` of thread `tid` at `ms` into the stream, its first four arguments; a spawn is OpenMP's. */
-static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
-				int64_t a0, int64_t a1, int64_t a2, int64_t a3)
+/*
+ * Event `type` of thread `tid` at `ms` into the stream, its first four arguments; a spawn is
+ * OpenMP's, of a task created undeferred when `undeferred`.
+ */
+static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
+				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred)
 {
-	struct timeline_event e = {
-		.pid = STREAM_PID, .tid = tid, .ns = START_NS + ms * MS, .type = type};
+	struct timeline_event e = {.pid = STREAM_PID,
+				   .tid = tid,
+				   .ns = START_NS + ms * MS,
+				   .type = type,
+				   .undeferred = undeferred};
 	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
 	e.arg[0] = a0;
 	e.arg[1] = a1;
@@ -49,6 +56,13 @@ static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid,
 	if (type == TP_RECORD_TASK_SPAWN)
 		e.arg[5] = TP_EXECUTOR_OPENMP;
 	analysis_add(a, &e);
+}
+
+/* The same, of no task created undeferred. */
+static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
+				int64_t a0, int64_t a1, int64_t a2, int64_t a3)
+{
+	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false);
 }
 
 /* analysis_report's text (to free; NULL: no memory). */
