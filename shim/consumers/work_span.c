@@ -235,7 +235,7 @@ fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t 
 }
 
 /*
- * The start path in th->in joins what a sync's end joins (tp_span_sync_steps' `steps`), and
+ * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
  * forgets what it says: apart from the polls after a switch out, the most frequent.
  */
 static inline __attribute__((always_inline)) void sync_joined(struct tp_span_task *t,
@@ -271,20 +271,28 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
 	tp_spin_lock(&t->lock);
-	/* tp_span_start_steps' rule; a switch out's, the most frequent, tested first */
-	if (tp_span_join_of(t->sync) == TP_SPAN_JOIN_THREAD &&
-	    tp_span_follows_thread(t->ran_undeferred, th->last_task != 0 && th->last_task != task,
-				   th->free_ns >= suspended_ns)) {
-		path_after(&th->in, &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
-	} else {
+	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
+	switch (tp_span_join_of(t->sync)) {
+	case TP_SPAN_JOIN_THREAD:
+		if (tp_span_follows_thread(t->ran_undeferred,
+					   th->last_task != 0 && th->last_task != task,
+					   th->free_ns >= suspended_ns))
+			path_after(&th->in, &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
+		else
+			th->in = t->in;
+		break;
+	case TP_SPAN_JOIN_CHILDREN:
 		th->in = t->in;
-		/* a taskwait's end, the most frequent, with its steps a constant (tests folded) */
-		const unsigned taskwait = tp_span_sync_steps(TP_SYNC_TASKWAIT);
-		unsigned steps = tp_span_sync_steps(t->sync);
-		if (steps == taskwait)
-			sync_joined(t, th, taskwait, frozen);
-		else if (steps != 0)
-			sync_joined(t, th, steps, frozen);
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_CHILDREN), frozen);
+		break;
+	case TP_SPAN_JOIN_DESCENDANTS:
+		th->in = t->in;
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_DESCENDANTS), frozen);
+		break;
+	case TP_SPAN_JOIN_ENDED:
+		th->in = t->in;
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_ENDED), frozen);
+		break;
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;

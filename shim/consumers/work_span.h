@@ -121,11 +121,10 @@ enum tp_span_start_step {
 	TP_SPAN_FORGETS_DESC = 1 << 5,
 };
 
-/* The steps of a sync's end (`sync`: enum tp_sync_kind; 0 for a switch out, whose one step is
- * its thread's, if any). */
-static inline unsigned tp_span_sync_steps(unsigned sync)
+/* The steps of join `join` (a switch out's none: its one step is its thread's, if any). */
+static inline unsigned tp_span_join_steps(enum tp_span_join join)
 {
-	switch (tp_span_join_of(sync)) {
+	switch (join) {
 	case TP_SPAN_JOIN_CHILDREN:
 		return TP_SPAN_JOINS_KIDS | TP_SPAN_FORGETS_KIDS;
 	case TP_SPAN_JOIN_DESCENDANTS:
@@ -147,7 +146,7 @@ static inline unsigned tp_span_start_steps(unsigned sync, bool ran_undeferred,
 					   bool thread_ran_another, bool thread_free_after)
 {
 	if (tp_span_join_of(sync) != TP_SPAN_JOIN_THREAD)
-		return tp_span_sync_steps(sync);
+		return tp_span_join_steps(tp_span_join_of(sync));
 	return tp_span_follows_thread(ran_undeferred, thread_ran_another, thread_free_after)
 		       ? TP_SPAN_JOINS_THREAD
 		       : 0;
