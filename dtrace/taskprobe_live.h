@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -379,19 +380,30 @@ tp_live_granularity_of(const uint64_t *task_time_histogram, const uint64_t *spaw
 	return g;
 }
 
-/* A duration in words, as the exit report, the console's verdicts and --analyze say them: "90 ns",
- * "1.2 us", "5.00 ms", "1.250 s". Returns `buf`. */
+/*
+ * A duration said by every reader, the one format (issue 35 item 6): in words, as the exit
+ * report, the verdicts and --analyze say it ("90 ns", "1.2 us", "5.00 ms", "1.250 s"), or in a
+ * console's column (`column`: "90ns", "1.2us", "5.0ms", "1.25s", past 1000 s "1234s": its
+ * columns are narrow). Returns `buf`.
+ */
+static inline const char *tp_live_duration_text(uint64_t ns, bool column, char *buf, size_t size)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	static const double per_unit[] = {1, 1e3, 1e6, 1e9};
+	static const int words_digits[] = {0, 1, 2, 3}, column_digits[] = {0, 1, 1, 2};
+	unsigned u = ns < 1000 ? 0 : ns < 1000000 ? 1 : ns < 1000000000 ? 2 : 3;
+	int digits = column ? column_digits[u] : words_digits[u];
+	if (column && ns >= 1000000000000ull)
+		digits = 0;
+	snprintf(buf, size, "%.*f%s%s", digits, (double)ns / per_unit[u], column ? "" : " ",
+		 unit[u]);
+	return buf;
+}
+
+/* A duration in words (tp_live_duration_text's): "90 ns", "1.2 us", "5.00 ms", "1.250 s". */
 static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
 {
-	if (ns < 1000)
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
-	return buf;
+	return tp_live_duration_text(ns, false, buf, size);
 }
 
 /*
@@ -677,6 +689,27 @@ struct tp_live_site_stats {
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;
 };
+
+/*
+ * A thread's row of a site added to a reader's figures of the site, as every reader adds them
+ * (the console's snapshot, the exit report): its compact cost histograms into log2 buckets
+ * (TP_LIVE_BUCKETS: cost bucket b is log2 bucket b + TP_LIVE_COST_SHIFT), the ones
+ * tp_live_granularity_of reads.
+ */
+static inline void tp_live_cost_histograms_add(const struct tp_live_site_stats *r,
+					       uint64_t task_time[TP_LIVE_BUCKETS],
+					       uint64_t spawn_gap[TP_LIVE_BUCKETS],
+					       uint64_t start_delay[TP_LIVE_BUCKETS])
+{
+	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
+		task_time[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->task_time_histogram[b],
+								     __ATOMIC_RELAXED);
+		spawn_gap[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->spawn_gap_histogram[b],
+								     __ATOMIC_RELAXED);
+		start_delay[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->start_delay_histogram[b],
+								       __ATOMIC_RELAXED);
+	}
+}
 
 /*
  * A sync construct's site's kind in words, as every reader says it (its site's sync_kind, and a

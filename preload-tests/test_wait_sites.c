@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "harness_internal.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h" /* tp_live_duration_words */
 
 #define ROUNDS "100"
 #define POLLS  5
@@ -398,6 +399,33 @@ Test(waits, the_exit_report_gives_each_threads_wait_sites_by_time)
 	expect_one_site_thread(blocks, "wait_sites", 100, "semaphore", PRODUCER_SITE);
 	expect_one_site_thread(blocks, "wait_sites", POLLS, "poll", POLL_SITE);
 	free(blocks);
+	tp_run_free(&run);
+}
+
+/*
+ * The waits' times are said as every duration of the reports is (tp_live_duration_words, issue
+ * 35 item 6): the contender's 60 ms and more as "62.70 ms", not the report's own "62.7 ms".
+ */
+Test(waits, the_exit_report_says_its_wait_times_as_every_duration)
+{
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("mutex_waits"), MUTEX_ROUNDS, NULL}, env,
+	       &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	const char *contender = strstr(run.err, "3 mutex waits at ");
+	const char *said = contender != NULL ? strstr(contender, "): ") : NULL;
+	cr_assert_not_null(said, "%s", run.err);
+	said += 3;
+	double value = 0;
+	char unit[4] = "";
+	cr_assert_eq(sscanf(said, "%lf %3s", &value, unit), 2, "%s", run.err);
+	double ns_per = strcmp(unit, "s") == 0 ? 1e9 : strcmp(unit, "ms") == 0 ? 1e6 : 1e3;
+	char words[32];
+	tp_live_duration_words((uint64_t)(value * ns_per + 0.5), words, sizeof words);
+	cr_expect(strncmp(said, words, strlen(words)) == 0 && said[strlen(words)] == '\n',
+		  "the contender's wait said \"%.*s\", not \"%s\":\n%s", (int)strcspn(said, "\n"),
+		  said, words, run.err);
 	tp_run_free(&run);
 }
 

@@ -313,19 +313,17 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
 			a->sites[t->sync_site].waits[t->sync]++;
 		}
-		/* the graph's rules: the engine's (work_span.h) */
-		switch (tp_span_join_of(t->sync)) {
-		case TP_SPAN_JOIN_CHILDREN:
+		/* the graph's rule: the live statistics' engine's (work_span.h) */
+		unsigned steps = tp_span_start_steps(t->sync, t->ran_undeferred,
+						     th->last != NULL && th->last->task != t->k.id,
+						     th->free_ns >= t->suspend_ns);
+		if (steps & TP_SPAN_JOINS_THREAD)
+			acc_fold_node(a, &in, th->last, th->free_ns);
+		if (steps & TP_SPAN_JOINS_KIDS)
 			acc_join(a, &in, &t->kids);
-			acc_clear(a, &t->kids);
-			break;
-		case TP_SPAN_JOIN_DESCENDANTS:
-			acc_join(a, &in, &t->kids);
+		if (steps & TP_SPAN_JOINS_DESC)
 			acc_join(a, &in, &t->desc);
-			acc_clear(a, &t->kids);
-			acc_clear(a, &t->desc);
-			break;
-		case TP_SPAN_JOIN_ENDED:
+		if (steps & TP_SPAN_JOINS_ENDED) {
 			if (tp_span_barrier_freezes(p->freeze_ns, t->suspend_ns)) {
 				hold(a, &p->frozen, p->span);
 				p->frozen_ns = p->last_end_ns;
@@ -333,25 +331,20 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 				p->freeze_ns = e->ns;
 			}
 			acc_fold(a, &in, p->frozen, p->frozen_ns, p->frozen_placed);
-			acc_clear(a, &t->kids);
-			acc_clear(a, &t->desc);
-			break;
-		case TP_SPAN_JOIN_THREAD:
-			if (tp_span_follows_thread(t->ran_undeferred,
-						   th->last != NULL && th->last->task != t->k.id,
-						   th->free_ns >= t->suspend_ns))
-				acc_fold_node(a, &in, th->last, th->free_ns);
-			break;
 		}
+		if (steps & TP_SPAN_FORGETS_KIDS)
+			acc_clear(a, &t->kids);
+		if (steps & TP_SPAN_FORGETS_DESC)
+			acc_clear(a, &t->desc);
 		t->ran_undeferred = false;
 	}
-	th->latency = tp_live_start_delay(e->ns, in.ns, th->free_ns);
+	th->in_placed = in.placed;
+	th->latency = tp_span_fragment_starts(
+		&th->in_placed, th->last != NULL ? th->last->placed : 0, e->ns, in.ns, th->free_ns);
 	th->could_ns = in.ns;
 	if (t->state == NEW && t->site < a->n_sites)
 		hist_add(a, &a->sites[t->site].start_delay, th->latency);
 	th->in = in.n; /* the reference in `in` moves to the thread */
-	/* placed: the thread runs its fragments in the order it ran them */
-	th->in_placed = max_u64(in.placed, th->last != NULL ? th->last->placed : 0);
 	t->state = RUNNING;
 	if (!th->polled) {
 		th->polled = true;
@@ -485,9 +478,7 @@ static void mutex_join(struct analysis *a, const struct acc *released, struct th
 	if (released->n != NULL && released->n->path > path_of(th->in))
 		hold(a, &th->in, released->n);
 	th->in_placed = max_u64(th->in_placed, released->placed);
-	/* it could start once released: its wait is no delay of the burdened span's */
-	th->could_ns = max_u64(th->could_ns, released->ns);
-	th->latency = tp_live_start_delay(th->start, th->could_ns, th->free_ns);
+	th->latency = tp_span_start_rejoined(&th->could_ns, th->start, th->free_ns, released->ns);
 }
 
 /*

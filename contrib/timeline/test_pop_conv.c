@@ -13,34 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
 #include "taskprobe_contract.h"
+#include "test_stream.h"
 
-#define MS       1000000ull /* a unit of the streams: 1 ms */
-#define PRIMARY  1u         /* the threads' ids */
-#define WORKER   2u
-#define INITIAL  1u     /* the initial task's id */
-#define REGION   1u     /* the parallel construct's site id */
-#define TASKS    2u     /* the task construct's */
-#define CRITICAL 3u     /* a critical construct's */
-#define TASKWAIT 4u     /* a taskwait construct's */
-#define LOCK     0x5000 /* its object */
-#define START_NS (1000 * MS)
+#define PRIMARY 1u /* the threads' ids */
+#define WORKER  2u
 
 static struct analysis *a;
 
 static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
 		  int64_t a3)
 {
-	struct timeline_event e = {.pid = 4242, .tid = tid, .ns = START_NS + ms * MS, .type = type};
-	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
-	e.arg[0] = a0;
-	e.arg[1] = a1;
-	e.arg[2] = a2;
-	e.arg[3] = a3;
-	if (type == TP_RECORD_TASK_SPAWN)
-		e.arg[5] = TP_EXECUTOR_OPENMP;
-	analysis_add(a, &e);
+	stream_event(a, type, tid, ms, a0, a1, a2, a3);
 }
 
 static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint64_t site)
@@ -93,12 +77,8 @@ static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t
 
 static void setup(void)
 {
-	a = analysis_new(SIZE_MAX);
+	a = stream_analysis();
 	cr_assert_not_null(a);
-	analysis_site(a, 4242, REGION, "main (synthetic.c:10)", 21);
-	analysis_site(a, 4242, TASKS, "main (synthetic.c:20)", 21);
-	analysis_site(a, 4242, CRITICAL, "main (synthetic.c:30)", 21);
-	analysis_site(a, 4242, TASKWAIT, "main (synthetic.c:25)", 21);
 	/* the initial task, polled from the start */
 	spawn(PRIMARY, 0, INITIAL, 0, 0);
 	start(PRIMARY, 0, INITIAL);
@@ -149,12 +129,8 @@ static void expect_factor(double got, double want, const char *what)
 /* analysis_report's text. */
 static char *report(void)
 {
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	cr_assert_not_null(out);
-	analysis_report(a, out, false);
-	fclose(out);
+	char *text = stream_report(a);
+	cr_assert_not_null(text);
 	return text;
 }
 
@@ -569,7 +545,7 @@ Test(pop_conv_analysis, thousands_of_open_tasks_at_hundreds_of_sites)
 	char text[64];
 	for (unsigned k = 0; k < SITE_IDS; k++) {
 		int len = snprintf(text, sizeof text, "spawner %u (synthetic.c:%u)", k / 2, k / 2);
-		analysis_site(a, 4242, FIRST_ID + k, text, (uint32_t)len);
+		analysis_site(a, STREAM_PID, FIRST_ID + k, text, (uint32_t)len);
 	}
 	for (unsigned i = 0; i < N; i++)
 		spawn(PRIMARY, 10, FIRST_TASK + i, INITIAL, FIRST_ID + i % SITE_IDS);

@@ -101,16 +101,7 @@ void live_sort_sites(struct live_snapshot *s, enum site_column column, bool asce
 
 void live_format_ns(char *out, size_t size, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(out, size, "%uns", (unsigned)ns);
-	else if (ns < 1000000)
-		snprintf(out, size, "%.1fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, size, "%.1fms", (double)ns / 1e6);
-	else if (ns < 1000000000000ull)
-		snprintf(out, size, "%.2fs", (double)ns / 1e9);
-	else
-		snprintf(out, size, "%.0fs", (double)ns / 1e9);
+	tp_live_duration_text(ns, true, out, size); /* every reader's format, in a column */
 }
 
 void live_format_warnings(char *out, size_t size, const struct site_view *v, int width)

@@ -161,14 +161,8 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 		v->poll_histogram[b] += load64(&r->poll_histogram[b]);
 		v->delay_histogram[b] += load64(&r->delay_histogram[b]);
 	}
-	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
-		v->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
-		v->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->start_delay_histogram[b], __ATOMIC_RELAXED);
-		v->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->task_time_histogram[b], __ATOMIC_RELAXED);
-	}
+	tp_live_cost_histograms_add(r, v->task_time_histogram, v->spawn_gap_histogram,
+				    v->start_delay_histogram);
 }
 
 static const struct thread_view *previous_thread(const struct live_snapshot *previous,

@@ -36,6 +36,7 @@
 #include "shown_text.h"
 #include "spawn_site.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h" /* tp_live_duration_words */
 #include "thread_identity.h"
 
 #define THREAD_TABLES    256 /* threads with a table of their own */
@@ -228,16 +229,11 @@ static double ns_per_unit(void)
 		       : 1.0;
 }
 
-/* "12.3 us", "12.3 ms", "12.3 s" */
+/* As every duration is said (tp_live_duration_words): "12.3 us", "12.30 ms", "1.230 s". */
 static void put_time(FILE *out, uint64_t time, double ns_per)
 {
-	double ns = (double)time * ns_per;
-	if (ns < 1e6)
-		fprintf(out, "%.1f us", ns / 1e3);
-	else if (ns < 1e10)
-		fprintf(out, "%.1f ms", ns / 1e6);
-	else
-		fprintf(out, "%.1f s", ns / 1e9);
+	char words[32];
+	fputs(tp_live_duration_words((uint64_t)((double)time * ns_per), words, sizeof words), out);
 }
 
 static void put_waits(FILE *out, uint64_t waits, const char *kind)

@@ -109,14 +109,8 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
 		f->longest_poll_ns = longest_poll;
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
 		f->poll_histogram[b] += __atomic_load_n(&r->poll_histogram[b], __ATOMIC_RELAXED);
-	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
-		f->spawn_gap_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
-		f->start_delay_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->start_delay_histogram[b], __ATOMIC_RELAXED);
-		f->task_time_histogram[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(
-			&r->task_time_histogram[b], __ATOMIC_RELAXED);
-	}
+	tp_live_cost_histograms_add(r, f->task_time_histogram, f->spawn_gap_histogram,
+				    f->start_delay_histogram);
 }
 
 /*

@@ -224,15 +224,35 @@ static void path_after(struct tp_live_path *last, const struct tp_live_path *in)
 static inline __attribute__((always_inline)) uint64_t
 fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t placed_before)
 {
-	uint64_t delay = tp_live_start_delay(now, th->in.ended_ns, th->free_ns);
+	uint64_t delay = tp_span_fragment_starts(&th->in.placed_ns, placed_before, now,
+						 th->in.ended_ns, th->free_ns);
 	th->start_ns = now;
 	th->could_ns = th->in.ended_ns;
 	th->delay_ns = delay;
 	th->in.burdened_ns += delay;
-	if (th->in.placed_ns < placed_before)
-		th->in.placed_ns = placed_before;
 	th->site_at = path_site(&th->in, row);
 	return delay;
+}
+
+/*
+ * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
+ * forgets what it says: apart from the polls after a switch out, the most frequent.
+ */
+static inline __attribute__((always_inline)) void sync_joined(struct tp_span_task *t,
+							      struct tp_span_thread *th,
+							      unsigned steps,
+							      const struct tp_live_path *frozen)
+{
+	if (steps & TP_SPAN_JOINS_KIDS)
+		tp_span_path_max(&th->in, &t->kids);
+	if (steps & TP_SPAN_JOINS_DESC)
+		tp_span_path_max(&th->in, &t->desc);
+	if ((steps & TP_SPAN_JOINS_ENDED) && frozen != NULL)
+		tp_span_path_max(&th->in, frozen);
+	if (steps & TP_SPAN_FORGETS_KIDS)
+		memset(&t->kids, 0, sizeof t->kids);
+	if (steps & TP_SPAN_FORGETS_DESC)
+		memset(&t->desc, 0, sizeof t->desc);
 }
 
 uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
@@ -251,33 +271,27 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
 	tp_spin_lock(&t->lock);
+	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
 	switch (tp_span_join_of(t->sync)) {
-	case TP_SPAN_JOIN_CHILDREN:
-		th->in = t->in;
-		tp_span_path_max(&th->in, &t->kids);
-		memset(&t->kids, 0, sizeof t->kids);
-		break;
-	case TP_SPAN_JOIN_DESCENDANTS:
-		th->in = t->in;
-		tp_span_path_max(&th->in, &t->kids);
-		tp_span_path_max(&th->in, &t->desc);
-		memset(&t->kids, 0, sizeof t->kids);
-		memset(&t->desc, 0, sizeof t->desc);
-		break;
-	case TP_SPAN_JOIN_ENDED:
-		th->in = t->in;
-		if (frozen != NULL)
-			tp_span_path_max(&th->in, frozen);
-		memset(&t->kids, 0, sizeof t->kids);
-		memset(&t->desc, 0, sizeof t->desc);
-		break;
 	case TP_SPAN_JOIN_THREAD:
 		if (tp_span_follows_thread(t->ran_undeferred,
 					   th->last_task != 0 && th->last_task != task,
 					   th->free_ns >= suspended_ns))
-			path_after(&th->in, &t->in);
+			path_after(&th->in, &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
 		else
 			th->in = t->in;
+		break;
+	case TP_SPAN_JOIN_CHILDREN:
+		th->in = t->in;
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_CHILDREN), frozen);
+		break;
+	case TP_SPAN_JOIN_DESCENDANTS:
+		th->in = t->in;
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_DESCENDANTS), frozen);
+		break;
+	case TP_SPAN_JOIN_ENDED:
+		th->in = t->in;
+		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_ENDED), frozen);
 		break;
 	}
 	tp_spin_unlock(&t->lock);
@@ -357,13 +371,11 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 		return;
 	uint32_t row = (uint32_t)(th->in.sites[th->site_at] >> TP_LIVE_PATH_ROW_SHIFT);
 	uint64_t ns = th->in.ns;
-	/* it could start once released: its wait is no delay of the burdened span's */
-	uint64_t could = released.ended_ns > th->could_ns ? released.ended_ns : th->could_ns;
-	uint64_t delay = tp_live_start_delay(th->start_ns, could, th->free_ns);
+	uint64_t delay = tp_span_start_rejoined(&th->could_ns, th->start_ns, th->free_ns,
+						released.ended_ns);
 	th->in.burdened_ns -= th->delay_ns;
 	tp_span_path_max(&th->in, &released);
 	th->in.burdened_ns += delay;
-	th->could_ns = could;
 	th->delay_ns = delay;
 	/* the released path took the place of `in`: the fragment's site a place in it again */
 	if (th->in.ns != ns)

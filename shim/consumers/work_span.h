@@ -104,6 +104,83 @@ static inline bool tp_span_barrier_freezes(uint64_t frozen_ns, uint64_t suspende
 	return frozen_ns <= suspended_ns;
 }
 
+/*
+ * What a task's poll start does to the paths (tp_span_start_steps): the body of the rule both
+ * engines run, each over its own paths. The start path is the task's own (its start, or its last
+ * fragment's end), joined with what the JOINS steps name, in their order; then the FORGETS steps'
+ * paths are forgotten: a join of children, descendants or everything ended takes them and
+ * forgets them, so that the next join is of those that end after (a barrier's end forgets the
+ * children and descendants too, joined with everything).
+ */
+enum tp_span_start_step {
+	TP_SPAN_JOINS_THREAD = 1 << 0, /* what its thread ran meanwhile (its last fragment) */
+	TP_SPAN_JOINS_KIDS = 1 << 1,   /* its children ended since its last join */
+	TP_SPAN_JOINS_DESC = 1 << 2,   /* its descendants ended since its last join */
+	TP_SPAN_JOINS_ENDED = 1 << 3,  /* everything ended before its barrier completed */
+	TP_SPAN_FORGETS_KIDS = 1 << 4,
+	TP_SPAN_FORGETS_DESC = 1 << 5,
+};
+
+/* The steps of join `join` (a switch out's none: its one step is its thread's, if any). */
+static inline unsigned tp_span_join_steps(enum tp_span_join join)
+{
+	switch (join) {
+	case TP_SPAN_JOIN_CHILDREN:
+		return TP_SPAN_JOINS_KIDS | TP_SPAN_FORGETS_KIDS;
+	case TP_SPAN_JOIN_DESCENDANTS:
+		return TP_SPAN_JOINS_KIDS | TP_SPAN_JOINS_DESC | TP_SPAN_FORGETS_KIDS |
+		       TP_SPAN_FORGETS_DESC;
+	case TP_SPAN_JOIN_ENDED:
+		return TP_SPAN_JOINS_ENDED | TP_SPAN_FORGETS_KIDS | TP_SPAN_FORGETS_DESC;
+	case TP_SPAN_JOIN_THREAD:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The steps of the poll start of a task polled once before, whose last poll ended waiting in
+ * `sync`; for a task switched out, tp_span_follows_thread's arguments.
+ */
+static inline unsigned tp_span_start_steps(unsigned sync, bool ran_undeferred,
+					   bool thread_ran_another, bool thread_free_after)
+{
+	if (tp_span_join_of(sync) != TP_SPAN_JOIN_THREAD)
+		return tp_span_join_steps(tp_span_join_of(sync));
+	return tp_span_follows_thread(ran_undeferred, thread_ran_another, thread_free_after)
+		       ? TP_SPAN_JOINS_THREAD
+		       : 0;
+}
+
+/*
+ * A fragment's start, in both engines: polled from `now` by a thread free since `free_ns`, after
+ * a start path ended at `could_ns` (when it could start) whose placed length is `*placed_ns`.
+ * The thread runs its fragments in the order it ran them: the placed length also joins its
+ * previous fragment's end (`placed_before`). Returns the fragment's delay (tp_live_start_delay:
+ * the burdened span's).
+ */
+static inline uint64_t tp_span_fragment_starts(uint64_t *placed_ns, uint64_t placed_before,
+					       uint64_t now, uint64_t could_ns, uint64_t free_ns)
+{
+	uint64_t delay = tp_live_start_delay(now, could_ns, free_ns);
+	if (*placed_ns < placed_before)
+		*placed_ns = placed_before;
+	return delay;
+}
+
+/*
+ * The fragment polled from `start_ns` (its thread free since `free_ns`), which could start at
+ * `*could_ns`, joins a release ended at `released_ns` (its acquire's): it could start once
+ * released, and its wait for that is no delay of the burdened span's. Returns its delay.
+ */
+static inline uint64_t tp_span_start_rejoined(uint64_t *could_ns, uint64_t start_ns,
+					      uint64_t free_ns, uint64_t released_ns)
+{
+	if (*could_ns < released_ns)
+		*could_ns = released_ns;
+	return tp_live_start_delay(start_ns, *could_ns, free_ns);
+}
+
 /* Where a new task's start comes from (tp_span_spawn_from). */
 enum tp_span_spawn_from {
 	TP_SPAN_FROM_NOTHING,  /* no parent: OpenMP's initial task */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The graph's rules run by both engines (issue 35 item 6): one made-up event stream fed to the
+ * recording's analysis (analysis.h, as recording_read hands events over) and to the live
+ * statistics' engine (work_span.h, called as live.c calls it), whose figures must be the same:
+ * work, span, burdened span, placed path and the span's fragments. A rule changed on one side
+ * only fails here. No program runs, no clock is read (meson test --suite unit).
+ *
+ * The streams keep to what both engines see alike (the live engine's documented limits aside:
+ * a descendant ending after its parent, a dependence on a task being made): tasks spawned by the
+ * task their thread polls, joins at a taskwait, a taskgroup's end and a barrier's, a task
+ * switched out following what its thread ran, a critical section's acquire and release.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskprobe_contract.h"
+#include "test_stream.h"
+#include "work_span.h"
+
+#define N 16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
+
+static struct analysis *a;
+
+/* The live engine's side: its states, as live.c keeps them. */
+static struct tp_span_task pool[N];
+static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
+static uint64_t suspended[N];
+static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
+static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
+static struct tp_span_fork forks[N];
+static struct live_thread {
+	struct tp_span_thread th;
+	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
+	uint64_t polled; /* the task it polls now, 0 none */
+	uint64_t poll_start;
+} threads[N];
+/* every slot's longest path ended and the last end (live.c's slot_longest, graph_last_ns) */
+static struct tp_live_path longest;
+static uint64_t last_end, work;
+/* the barrier's frozen path (live.c's barrier_join) */
+static struct tp_live_path frozen;
+static uint64_t frozen_at;
+
+static void setup(void)
+{
+	a = stream_analysis();
+	cr_assert_not_null(a);
+	tp_span_pool_start(pool, N);
+	tp_span_mutexes_start(mutexes);
+	tp_span_forks_start(forks, N);
+}
+
+static void teardown(void)
+{
+	analysis_free(a);
+}
+
+TestSuite(one_engine, .init = setup, .fini = teardown);
+
+static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
+		  int64_t a3)
+{
+	stream_event(a, type, tid, ms, a0, a1, a2, a3);
+}
+
+/*
+ * Task `task` of site `site` spawned by `parent` (0: none) polled by thread `tid`: with neither,
+ * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
+ * that site, which starts after the region's fork, or the initial task's code so far when its
+ * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
+ * implicit task (a site, a parent) publishes the fork.
+ */
+static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		     bool undeferred)
+{
+	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
+			undeferred);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
+	struct tp_live_path so_far = {0};
+	if (parent == 0 && site != 0) {
+		for (unsigned i = 0; i < N; i++)
+			if (threads[i].polled == INITIAL) {
+				const struct live_thread *on = &threads[i];
+				so_far.ns = so_far.burdened_ns = on->th.in.ns + (now - on->from);
+				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
+				so_far.ended_ns = now;
+			}
+		tp_span_spawned(&pool[task - 1], 0, 0, site, NULL, 0, now,
+				so_far.ns > 0 ? &so_far : NULL);
+	} else {
+		if (parent != 0) {
+			pool[parent - 1].spawner = true;
+			pool[parent - 1].ran_undeferred |= undeferred;
+		}
+		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
+				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
+		if (parent != 0 && site == REGION)
+			tp_span_fork(site, &pool[task - 1].in);
+	}
+	alive[task] = task;
+}
+
+static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
+{
+	spawn_of(tid, ms, task, parent, site, false);
+}
+
+/* A task of the task construct (OpenMP's initial task without a parent). */
+static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
+{
+	spawn_at(tid, ms, task, parent, parent != 0 ? TASKS : 0);
+}
+
+/* `successor` (not polled yet) starts after `predecessor`'s end (not ended yet). */
+static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
+{
+	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
+	successor_of[predecessor] = successor;
+}
+
+static void start(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	bool barrier = tp_span_barrier_needs(s);
+	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
+		frozen = longest;
+		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
+		frozen_at = now;
+	}
+	tp_span_poll_start(s, &t->th, task, TASKS, now, suspended[task], barrier ? &frozen : NULL);
+	t->from = t->poll_start = now;
+	t->polled = task;
+}
+
+static void ended_path(const struct tp_live_path *end, uint64_t now)
+{
+	tp_span_path_max(&longest, end);
+	last_end = now;
+}
+
+/* The poll of `task` ends: done, or waiting in `sync` (0: switched out) at the construct `site`. */
+static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync, uint64_t site)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, (int64_t)site);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	work += now - t->poll_start;
+	t->polled = 0;
+	if (!done) {
+		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
+		suspended[task] = now;
+		ended_path(&t->th.in, now);
+		return;
+	}
+	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
+	ended_path(&t->th.in, now);
+	if (s->parent != 0 && alive[s->parent] == s->parent)
+		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
+				    &t->th.in);
+	uint64_t succ = successor_of[task];
+	if (succ != 0 && alive[succ] == succ)
+		tp_span_predecessor_ended(&pool[succ - 1], &alive[succ], succ, &t->th.in);
+	alive[task] = 0;
+}
+
+static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	tp_span_acquire(&t->th, task, now, now - t->from, CRITICAL, LOCK);
+	t->from = now;
+}
+
+static void release(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	tp_span_release(&t->th, task, now, now - t->from, true, TASKS, LOCK);
+	t->from = now;
+}
+
+/* The span's fragments, as analysis_report says them. */
+static uint64_t analysis_fragments(void)
+{
+	char *text = stream_report(a);
+	cr_assert_not_null(text);
+	const char *at = strstr(text, "the longest path through the task graph (");
+	uint64_t fragments = UINT64_MAX;
+	cr_assert(at != NULL && sscanf(strchr(at, '(') + 1, "%" SCNu64, &fragments) == 1, "%s",
+		  text);
+	free(text);
+	return fragments;
+}
+
+/* Both engines' figures, the same. */
+static void expect_one_answer(uint64_t span_ms)
+{
+	struct analysis_figures f;
+	cr_assert(analysis_figures(a, 0, &f));
+	uint64_t fragments = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		fragments += longest.fragments[k];
+	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
+	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
+		     f.span);
+	cr_expect_eq(longest.burdened_ns, f.burdened,
+		     "burdened span: live %" PRIu64 ", --analyze %" PRIu64, longest.burdened_ns,
+		     f.burdened);
+	cr_expect_eq(longest.placed_ns, f.factors.placed_ns,
+		     "placed path: live %" PRIu64 ", --analyze %" PRIu64, longest.placed_ns,
+		     f.factors.placed_ns);
+	cr_expect_eq(work, f.work, "work: live %" PRIu64 ", --analyze %" PRIu64, work, f.work);
+	cr_expect_eq(fragments, analysis_fragments(), "the span's fragments: live %" PRIu64,
+		     fragments);
+}
+
+/*
+ * The initial task spawns two tasks and waits for them (taskwait); each enters a critical
+ * section, the second after the first's release (on the other thread, after a delay); then the
+ * initial task spawns a third, switched out to run it, and follows it.
+ */
+Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
+{
+	spawn(1, 0, 1, 0);
+	start(1, 0, 1);
+	spawn(1, 2, 2, 1);
+	spawn(1, 4, 3, 1);
+	end(1, 5, 1, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(2, 5, 2);
+	start(1, 6, 3);
+	end(1, 7, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 7, 3);
+	acquire(1, 7, 3);
+	end(2, 9, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	release(1, 12, 3);
+	end(1, 13, 3, true, TP_SYNC_NONE, 0);
+	start(2, 14, 2);
+	acquire(2, 14, 2);
+	release(2, 16, 2);
+	end(2, 18, 2, true, TP_SYNC_NONE, 0);
+	start(1, 19, 1);
+	spawn(1, 20, 4, 1);
+	end(1, 21, 1, false, TP_SYNC_NONE, 0);
+	start(1, 21, 4);
+	end(1, 25, 4, true, TP_SYNC_NONE, 0);
+	start(1, 26, 1);
+	end(1, 30, 1, true, TP_SYNC_NONE, 0);
+	expect_one_answer(23);
+}
+
+/*
+ * A taskgroup's end joins a grandchild that ended before its parent, on a longer path (its
+ * parent was switched out meanwhile); tasks waiting in a barrier join everything ended before
+ * it, the second to leave it as the first.
+ */
+Test(one_engine, a_taskgroup_and_a_barrier)
+{
+	spawn(1, 0, 1, 0);
+	start(1, 0, 1);
+	spawn(1, 1, 2, 1);
+	spawn(1, 2, 3, 1);
+	end(1, 2, 1, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	start(2, 3, 2);
+	start(1, 3, 3);
+	spawn(1, 4, 5, 3);
+	end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	end(2, 10, 2, false, TP_SYNC_BARRIER, TASKWAIT);
+	start(2, 10, 5);
+	end(2, 21, 5, true, TP_SYNC_NONE, 0);
+	start(1, 22, 3);
+	end(1, 23, 3, true, TP_SYNC_NONE, 0);
+	start(1, 24, 1);
+	end(1, 26, 1, false, TP_SYNC_BARRIER, TASKWAIT);
+	start(2, 27, 2);
+	end(2, 29, 2, true, TP_SYNC_NONE, 0);
+	start(1, 28, 1);
+	end(1, 33, 1, true, TP_SYNC_NONE, 0);
+	expect_one_answer(21);
+}
+
+/*
+ * A parallel region: its worker's implicit task reported before the primary's (after the
+ * initial task's code so far), two explicit tasks in a chain of dependences on the two threads,
+ * the region's barrier, and the initial task's serial code after it.
+ */
+Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn_at(2, 10, 100, 0, REGION);
+	start(2, 10, 100);
+	spawn_at(1, 10, 2, INITIAL, REGION);
+	end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
+	start(1, 10, 2);
+	spawn(1, 11, 3, 2);
+	spawn(1, 11, 4, 2);
+	dependence(1, 11, 3, 4);
+	end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	end(2, 12, 100, false, TP_SYNC_BARRIER, REGION);
+	start(1, 12, 3);
+	end(1, 20, 3, true, TP_SYNC_NONE, 0);
+	start(2, 21, 4);
+	end(2, 30, 4, true, TP_SYNC_NONE, 0);
+	start(1, 30, 2);
+	end(1, 31, 2, true, TP_SYNC_NONE, 0);
+	start(2, 31, 100);
+	end(2, 31, 100, true, TP_SYNC_NONE, 0);
+	start(1, 32, INITIAL);
+	end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(37);
+}
+
+/*
+ * On one thread the initial task's child, created undeferred, runs at its spawn (nested work):
+ * the initial task's next fragment does not follow it (its path is its own), and its taskwait
+ * joins it as it would join a child run elsewhere.
+ */
+Test(one_engine, a_child_created_undeferred_is_joined_at_the_taskwait)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn_of(1, 2, 2, INITIAL, TASKS, true);
+	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	start(1, 2, 2);
+	end(1, 7, 2, true, TP_SYNC_NONE, 0);
+	start(1, 7, INITIAL);
+	end(1, 8, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(1, 8, INITIAL);
+	end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(9);
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Made-up event streams for the analysis's unit tests (test_pop_conv.c, test_one_engine.c): one
+ * event of the synthetic process, as recording_read hands events to analysis_add.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "taskprobe_contract.h"
+
+#define STREAM_PID 4242u      /* the synthetic process's pid, its sites' scope */
+#define MS         1000000ull /* a unit of the streams: 1 ms */
+#define START_NS   (1000 * MS)
+#define INITIAL    1u      /* OpenMP's initial task's id */
+#define REGION     1u      /* the parallel construct's site id */
+#define TASKS      2u      /* the task construct's */
+#define CRITICAL   3u      /* a critical construct's */
+#define TASKWAIT   4u      /* a taskwait's (or taskgroup's, barrier's) */
+#define LOCK       0x5000u /* the critical construct's object */
+
+/* An analysis of the synthetic process, its sites named. */
+static inline struct analysis *stream_analysis(void)
+{
+	struct analysis *a = analysis_new(SIZE_MAX);
+	if (a == NULL)
+		return NULL;
+	analysis_site(a, STREAM_PID, REGION, "main (synthetic.c:10)", 21);
+	analysis_site(a, STREAM_PID, TASKS, "main (synthetic.c:20)", 21);
+	analysis_site(a, STREAM_PID, CRITICAL, "main (synthetic.c:30)", 21);
+	analysis_site(a, STREAM_PID, TASKWAIT, "main (synthetic.c:25)", 21);
+	return a;
+}
+
+/*
+ * Event `type` of thread `tid` at `ms` into the stream, its first four arguments; a spawn is
+ * OpenMP's, of a task created undeferred when `undeferred`.
+ */
+static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
+				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred)
+{
+	struct timeline_event e = {.pid = STREAM_PID,
+				   .tid = tid,
+				   .ns = START_NS + ms * MS,
+				   .type = type,
+				   .undeferred = undeferred};
+	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
+	e.arg[0] = a0;
+	e.arg[1] = a1;
+	e.arg[2] = a2;
+	e.arg[3] = a3;
+	if (type == TP_RECORD_TASK_SPAWN)
+		e.arg[5] = TP_EXECUTOR_OPENMP;
+	analysis_add(a, &e);
+}
+
+/* The same, of no task created undeferred. */
+static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
+				int64_t a0, int64_t a1, int64_t a2, int64_t a3)
+{
+	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false);
+}
+
+/* analysis_report's text (to free; NULL: no memory). */
+static inline char *stream_report(struct analysis *a)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	if (out == NULL)
+		return NULL;
+	analysis_report(a, out, false);
+	fclose(out);
+	return text;
+}
