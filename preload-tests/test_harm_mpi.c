@@ -90,14 +90,7 @@ static char *ranks_summary(const char *json)
 	cr_assert(asprintf(&cmd, "python3 '%s' '%s'", script, json) > 0);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	char buf[4096];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, p)) > 0)
-		fwrite(buf, 1, got, out);
-	fclose(out);
+	char *text = tp_read_stream(p, NULL);
 	cr_assert_eq(pclose(p), 0, "python3 could not read %s: %s", json, text);
 	unlink(script);
 	free(script);
