@@ -824,3 +824,46 @@ Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 1
 	free(json);
 	remove_dir(dir);
 }
+
+/*
+ * The converter frees what it allocates, whatever it is asked: under memcheck, no block is
+ * definitely lost converting a recording (to JSON, to speedscope with options in the --opt=value
+ * and -oFILE forms), analysing it, reading it on standard input, or refusing an option. The
+ * option arrays of the command line and the inputs' array were lost at every run.
+ */
+Test(timeline, the_converter_frees_what_it_allocates, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "valgrind and the sanitizers exclude each other");
+	const char *valgrind = tp_require_program("/usr/bin/valgrind", "valgrind");
+	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = new_dir(), *json = tp_path_in(dir, "out.json"), *to_json;
+	char *rec = record_and_convert(dir, fib, "10", json);
+	cr_assert(asprintf(&to_json, "-o%s", json) > 0);
+	const char *const cases[][5] = {
+		{"-o", json, rec, NULL},
+		{"--format=speedscope", "--site=fib", to_json, rec, NULL},
+		{"--analyze", rec, NULL},
+		{"-o", json, "-", NULL}, /* standard input: the recording */
+		{"--no-such-option", rec, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *cmd;
+		cr_assert(asprintf(&cmd,
+				   "'%s' -q --leak-check=full --show-leak-kinds=definite "
+				   "--errors-for-leak-kinds=definite --error-exitcode=99 '%s' %s "
+				   "%s %s "
+				   "%s <'%s' >/dev/null 2>&1",
+				   valgrind, TP_TIMELINE, cases[i][0], cases[i][1],
+				   cases[i][2] != NULL ? cases[i][2] : "",
+				   cases[i][2] != NULL && cases[i][3] != NULL ? cases[i][3] : "",
+				   rec) > 0);
+		int status = system(cmd);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 99,
+			  "memcheck found an error or a leak: %s", cmd);
+		free(cmd);
+	}
+	free(to_json);
+	free(rec);
+	free(json);
+	remove_dir(dir);
+}
