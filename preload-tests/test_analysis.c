@@ -692,9 +692,10 @@ Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout
  * their last spawn on the spawned tasks' paths, which the work must count too. The span read
  * over the work (parallelism 0.92) online and offline alike when the work counted only the polls
  * that ended. Same run three ways: span <= work in each, the three within 5% of each other, the
- * tasks each site ended exactly, and the implicit tasks' site on the path through at least two of
- * its fragments, before the barrier and after it. A third, after the taskwait, is on it in most
- * runs but not all: a clean CI run had 2, the three outputs agreeing, the rest as always.
+ * tasks each site ended exactly, and the implicit tasks' site on the path through its fragments
+ * before the barrier, up to the taskwait and after it: the target spins 50 ms before the barrier
+ * and after the taskwait so that the path takes them whatever the machine does (one more for
+ * each detached body the single's thread ran itself in its taskyield).
  */
 Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work, .timeout = 120)
 {
@@ -725,7 +726,7 @@ Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work,
 	cr_expect_eq(tasks, 0, "%s", a->text);
 	site_rows(a, main_site, &tasks, &fragments);
 	cr_expect_eq(tasks, 0, "%s", a->text);
-	cr_expect_geq(fragments, 2, "%s", a->text);
+	cr_expect_geq(fragments, 3, "%s", a->text);
 	cr_expect(fabs(w.report_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.report,
 		  a->text);
 	cr_expect(fabs(w.top_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.top, a->text);

@@ -90,14 +90,7 @@ static char *ranks_summary(const char *json)
 	cr_assert(asprintf(&cmd, "python3 '%s' '%s'", script, json) > 0);
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	char buf[4096];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, p)) > 0)
-		fwrite(buf, 1, got, out);
-	fclose(out);
+	char *text = tp_read_stream(p, NULL);
 	cr_assert_eq(pclose(p), 0, "python3 could not read %s: %s", json, text);
 	unlink(script);
 	free(script);
@@ -478,14 +471,24 @@ static void hybrid_efficiency(const char *said, double parallel[3], double balan
  * then the ranks meet in MPI_Barrier: outside MPI the ranks spend 2 and 6 units (MPI load
  * balance 4/6), the threads compute 1, 2, 3 and 6 (load balance 3/6 in all, so OpenMP's is
  * 0.75); nothing is lost to communication. Ranges as OTF-CPT's tests give them (-5%, +1%).
+ *
+ * Nothing is lost only if a rank that waits gets a CPU back as soon as the wait ends. Beside two
+ * CPU hogs, with ranks spinning in Open MPI's barrier and libomp's threads spinning for 200 ms
+ * after their region (KMP_BLOCKTIME), the lighter rank left the barrier up to 46 ms after the
+ * last one came, on a run of 300 ms (communication 71% to 93% in a third of the runs). Waiting
+ * ranks yield the CPU and threads sleep at once instead; what is left, the lighter rank's turn
+ * for a CPU (2 to 40 ms seen on a machine loaded further), is a few percent of a unit of 150 ms
+ * (mpi_hybrid.c).
  */
+static const char *const hybrid_env[] = {"OMPI_MCA_mpi_yield_when_idle=1", "KMP_BLOCKTIME=0", NULL};
+
 Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
 	char *said;
 	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
-			NULL, false, &said));
+			hybrid_env, false, &said));
 	double parallel[3], balance[3], communication[3];
 	hybrid_efficiency(said, parallel, balance, communication);
 	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) (4 threads;") != NULL,
@@ -493,11 +496,8 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	cr_expect(balance[0] >= 47 && balance[0] <= 51, "%s", said);
 	cr_expect(balance[1] >= 63 && balance[1] <= 68, "%s", said);
 	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
-	/* Communication: nothing lost by construction, but a loaded machine delays the barrier's
-	 * end past the last rank's arrival (ranks spin in it on two cores): 90% seen beside a
-	 * CPU hog. So it is bounded above only; what the line must hold is the products. */
 	for (int i = 0; i < 3; i++)
-		cr_expect(communication[i] <= 101, "%s", said);
+		cr_expect(communication[i] >= 95 && communication[i] <= 101, "%s", said);
 	/* each the product of the other two, and parallel the product of balance and
 	 * communication (to the rounding of whole percents) */
 	double products[][3] = {
@@ -518,7 +518,7 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	tp_run(TP_PLAIN,
 	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", TP_CONTRIB_DIR "/taskprobe",
 				"record", "--dir", dir, "--", hybrid, "imbalance", NULL},
-	       NULL, &run);
+	       hybrid_env, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_assert(asprintf(&cmd, "'%s' --analyze '%s'/recording.* >/dev/null 2>'%s'", TP_TIMELINE,
 			   dir, err) > 0);

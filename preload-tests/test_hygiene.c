@@ -293,9 +293,36 @@ static void option_words(char *out, size_t size, const char *text)
 }
 
 /*
- * The options of `tool`'s --help usage (its lines from "usage:" on, while they are indented)
- * and those of its man page's SYNOPSIS (roff's \- read as -): the same, so that neither names
- * an option the other leaves out.
+ * Section `name` of the man page `page` (from its .SH line to the next), roff's \- read as - and
+ * its font changes (\fB, \fR, ...) left out; NULL when the page has none.
+ */
+static char *man_section(const char *page, const char *name)
+{
+	char heading[64];
+	snprintf(heading, sizeof heading, ".SH %s\n", name);
+	const char *at = strstr(page, heading);
+	if (at == NULL)
+		return NULL;
+	const char *next = strstr(at + 1, "\n.SH ");
+	size_t len = next != NULL ? (size_t)(next - at) : strlen(at);
+	char *text = malloc(len + 1), *w = text;
+	cr_assert_not_null(text);
+	for (const char *r = at; r < at + len; r++)
+		if (r[0] == '\\' && r[1] == '-')
+			continue; /* the '-' comes next */
+		else if (r[0] == '\\' && r[1] == 'f' && r + 2 < at + len)
+			r += 2;
+		else
+			*w++ = *r;
+	*w = '\0';
+	return text;
+}
+
+/*
+ * The options of `tool`'s --help usage (its lines from "usage:" on, while they are indented):
+ * those of its man page's SYNOPSIS, so that neither names an option the other leaves out, and
+ * each an item of its OPTIONS (the tag of a .TP), which says what it does. (OPTIONS may have
+ * more: taskprobe-top(1)'s are `taskprobe top`'s too.)
  */
 static void expect_usage_options_in_the_man_page(const char *tool)
 {
@@ -314,35 +341,51 @@ static void expect_usage_options_in_the_man_page(const char *tool)
 
 	cr_assert(asprintf(&path, "%s/contrib/man/%s.1", SOURCE_ROOT, tool) > 0);
 	char *page = tp_read_file(path, NULL);
-	char *synopsis = strstr(page, ".SH SYNOPSIS\n");
+	char *synopsis = man_section(page, "SYNOPSIS"), *options = man_section(page, "OPTIONS");
 	cr_assert_not_null(synopsis, "%s: no SYNOPSIS", path);
-	char *next = strstr(synopsis + 1, "\n.SH ");
-	if (next != NULL)
-		*next = '\0';
-	size_t w = 0;
-	for (const char *r = synopsis; *r != '\0'; r++)
-		if (!(r[0] == '\\' && r[1] == '-'))
-			synopsis[w++] = *r;
-	synopsis[w] = '\0';
-
-	char in_usage[1024], in_page[1024];
+	cr_assert_not_null(options, "%s: no OPTIONS", path);
+	char in_usage[1024], in_page[1024], items[1024];
 	option_words(in_usage, sizeof in_usage, usage);
 	option_words(in_page, sizeof in_page, synopsis);
 	cr_expect_str_eq(in_usage, in_page, "%s --help's usage: %s\n%s(1)'s SYNOPSIS: %s", tool,
 			 in_usage, tool, in_page);
 	cr_expect_gt(strlen(in_usage), 20, "%s: %s", tool, in_usage);
+
+	/* the tags: the line after each .TP */
+	char *tags = calloc(1, strlen(options) + 1);
+	cr_assert_not_null(tags);
+	for (const char *item = options; (item = strstr(item, "\n.TP\n")) != NULL;) {
+		item += strlen("\n.TP\n");
+		strncat(tags, item, strcspn(item, "\n") + 1);
+	}
+	option_words(items, sizeof items, tags);
+	char words[1024], listed[1100];
+	snprintf(words, sizeof words, "%s", in_usage);
+	snprintf(listed, sizeof listed, " %s ", items); /* each word between spaces */
+	for (char *word = strtok(words, " "); word != NULL; word = strtok(NULL, " ")) {
+		char padded[64];
+		snprintf(padded, sizeof padded, " %s ", word);
+		cr_expect_not_null(strstr(listed, padded),
+				   "%s(1)'s OPTIONS have no item for %s (their items: %s)", tool,
+				   word, items);
+	}
+	free(tags);
+	free(options);
+	free(synopsis);
 	free(page);
 	free(path);
 	free(help);
 	free(command);
 }
 
-/* The man pages are the command-line reference: their SYNOPSIS has every option of the usage. */
+/* The man pages are the command-line reference: their SYNOPSIS has every option of the usage,
+ * and their OPTIONS say what each does. */
 Test(hygiene, each_tools_usage_and_man_page_name_the_same_options)
 {
 	expect_usage_options_in_the_man_page("taskprobe-top");
 	expect_usage_options_in_the_man_page("taskprobe-timeline");
 }
+
 /* ---- files with one job, functions one can read ---- */
 
 #define MAX_FILE_LINES     800

@@ -30,6 +30,29 @@
 
 #include "ranks.h"
 
+/* recording_decode.h's table of the compact records' events */
+uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
+
+/* (at the start: event_type then asks nothing but the table) */
+__attribute__((constructor)) static void make_compact_events(void)
+{
+	_Static_assert(TP_RECORD_TYPES_END < EVENT_AT_END, "a type fits beside the flag");
+	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_PROCESS_EXIT; type++)
+		for (unsigned small = 0; small <= TP_RECORD_SMALL_MAX; small++) {
+			uint64_t word = tp_record_word(type, 1, small, 0), events = 0;
+			for (unsigned i = 0; i < COMPACT_EVENTS; i++) {
+				bool at_end = false; /* beyond its events: its type, as before */
+				unsigned event = i < tp_record_events(word)
+							 ? compact_event_type(type, small, i,
+									      &at_end)
+							 : type;
+				events |= (uint64_t)(event | (at_end ? EVENT_AT_END : 0))
+					  << (8 * i);
+			}
+			compact_events[type - TP_RECORD_TASK_SPAWNED][small] = events;
+		}
+}
+
 /* A thread's records, in its chunks' order: chunk refs [chunk, end). */
 struct cursor {
 	uint64_t next_ns;

@@ -121,31 +121,11 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 
 /* The compact records' events by type and `small`, an event a byte (its type, and
  * EVENT_AT_END), the first in the low byte: compact_event_type's answers once, not per event.
- * (Static in this header: each file decoding events has its table, 10 KB.) */
+ * One table (10 KB) for every file that decodes events, made at the start (recording.c). */
 #define COMPACT_TYPES  (TP_RECORD_PROCESS_EXIT - TP_RECORD_TASK_SPAWNED)
 #define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's) */
 #define EVENT_AT_END   0x80u
-static uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
-
-/* (at the start: event_type then asks nothing but the table) */
-__attribute__((constructor)) static void make_compact_events(void)
-{
-	_Static_assert(TP_RECORD_TYPES_END < EVENT_AT_END, "a type fits beside the flag");
-	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_PROCESS_EXIT; type++)
-		for (unsigned small = 0; small <= TP_RECORD_SMALL_MAX; small++) {
-			uint64_t word = tp_record_word(type, 1, small, 0), events = 0;
-			for (unsigned i = 0; i < COMPACT_EVENTS; i++) {
-				bool at_end = false; /* beyond its events: its type, as before */
-				unsigned event = i < tp_record_events(word)
-							 ? compact_event_type(type, small, i,
-									      &at_end)
-							 : type;
-				events |= (uint64_t)(event | (at_end ? EVENT_AT_END : 0))
-					  << (8 * i);
-			}
-			compact_events[type - TP_RECORD_TASK_SPAWNED][small] = events;
-		}
-}
+extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 
 /*
  * Event `i` of record `word` (one of tp_record_events): its type (the probe's, a compact

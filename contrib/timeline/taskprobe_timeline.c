@@ -677,6 +677,21 @@ static int write_timeline(struct run *r)
 	return status;
 }
 
+/* What read_inputs and cli_parse allocated: the inputs' copies or mappings, their arrays. */
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; r->inputs != NULL && i < r->n; i++) {
+		struct recording_input *in = &r->inputs[i];
+		if (in->data != NULL && in->mapped)
+			munmap((void *)in->data, in->size);
+		else
+			free((void *)in->data); /* an empty file's 8 bytes */
+	}
+	free(r->inputs);
+	free(r->ids);
+	cli_free(&r->cli);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = {0};
@@ -686,8 +701,11 @@ int main(int argc, char **argv)
 	if (status == CLI_GO_ON)
 		status = check_inputs(&r);
 	if (status == CLI_GO_ON && r.cli.analyze)
-		return analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8());
+		status = analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8()); /* 0 to 2 */
 	if (status == CLI_GO_ON)
 		status = check_size(&r);
-	return status == CLI_GO_ON ? write_timeline(&r) : status;
+	if (status == CLI_GO_ON)
+		status = write_timeline(&r);
+	run_free(&r);
+	return status;
 }

@@ -204,11 +204,11 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 	const char **sites = calloc((size_t)argc + 1, sizeof *sites);
 	uint64_t *tids = calloc((size_t)argc + 1, sizeof *tids);
 	const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
-	if (sites == NULL || tids == NULL || inputs == NULL)
-		return 2;
 	*cli = (struct cli){.limit = DEFAULT_MAX_SIZE,
 			    .options = {.to_ns = UINT64_MAX, .sites = sites, .tids = tids},
 			    .inputs = inputs};
+	if (sites == NULL || tids == NULL || inputs == NULL)
+		return 2;
 	const char *format = NULL;
 	/* "-": inputs and options in any order, inputs kept in theirs (whatever
 	 * POSIXLY_CORRECT says); ':' before the options: no message of getopt's own */
@@ -265,4 +265,12 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 			   : cli->output != NULL && ends_with(cli->output, ".speedscope.json"))
 		cli->options.format = TIMELINE_SPEEDSCOPE;
 	return CLI_GO_ON;
+}
+
+void cli_free(struct cli *cli)
+{
+	free((void *)cli->options.sites);
+	free((void *)cli->options.tids);
+	free((void *)cli->inputs);
+	*cli = (struct cli){0};
 }

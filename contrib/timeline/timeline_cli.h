@@ -17,7 +17,7 @@ struct cli {
 	bool say_counts, analyze, check_options;
 	uint64_t limit; /* --max-size; 0: none */
 	/* the format (an -o named *.speedscope.json chooses speedscope's too), the window, the
-	 * filters (their arrays the cli's, alive until the program ends) */
+	 * filters (their arrays the cli's, until cli_free) */
 	struct timeline_options options;
 	const char **inputs; /* the inputs named, in their order; none: standard input */
 	size_t n_inputs;
@@ -32,3 +32,6 @@ struct cli {
  * they are wrong (said on stderr: what, then where the usage is).
  */
 int cli_parse(int argc, char **argv, struct cli *cli);
+
+/* Frees what cli_parse allocated in *cli (whatever it returned); the strings are argv's. */
+void cli_free(struct cli *cli);

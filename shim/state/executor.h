@@ -67,9 +67,11 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 /*
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
  * is the return address of the program's spawn call (NULL: none), named as the task's spawn site
- * (spawn_site.h). For a task the program spawned, while either probe is on or the exit report
- * counts tasks, the spawn stack is captured. Returns the task's spawn stack (stack_table.h: its
- * id, 0 when none was captured, or TP_SPAWN_STACK_OF_EXECUTOR), to hand to tp_task_terminated.
+ * (spawn_site.h). For a task the program spawned, the spawn stack is captured while a tracer is
+ * on either probe or an in-process consumer wants it (tp_consumers_want_spawn_stack: the exit
+ * report every one, the recorder every one when asked for stacks, the live statistics a sample).
+ * Returns the task's spawn stack (stack_table.h: its id, 0 when none was captured, or
+ * TP_SPAWN_STACK_OF_EXECUTOR), to hand to tp_task_terminated.
  * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
  * recording keeps it: no probe argument).
  */
@@ -178,7 +180,6 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 		tp_fire_task_terminate(task, (uint32_t)reason, spawn_stack);
 }
 
-/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
@@ -190,6 +191,7 @@ void tp_executor_started(void);
 #define TP_EXECUTOR_FORK_LOCKS_MAX 4
 void tp_executor_lock_across_fork(int *lock);
 
+/* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 static inline void tp_worker_started(void)
 {
 	struct tp_thread *self = tp_thread_self();
