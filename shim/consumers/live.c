@@ -301,12 +301,12 @@ static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint3
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred)
+			bool undeferred, uint64_t at)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
 	uint32_t row = row_of(site);
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
@@ -418,13 +418,13 @@ int tp_live_wants_stack(uint32_t site)
 	return local.sample_stack;
 }
 
-void tp_live_task_wake(uint64_t task)
+void tp_live_task_wake(uint64_t task, uint64_t at)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
 	struct task_entry *e = task_find(task);
 	if (e != NULL)
-		set64(&e->ready_ns, now_ns());
+		set64(&e->ready_ns, ns_at(at));
 	leave();
 }
 
@@ -481,13 +481,13 @@ static void span_part_from(struct tp_live_thread *s, uint64_t now)
  * start of the poll its wait ended: the poll starts after the object's last release, and its
  * time on the path is the sync site's until the release.
  */
-static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
+static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
-		uint64_t now = now_ns();
+		uint64_t now = ns_at(at);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
@@ -502,13 +502,13 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 }
 
 /* The polled task `task` releases `object`: the path to now is the object's next acquirer's. */
-static void mutex_released(uint64_t task, uint64_t object)
+static void mutex_released(uint64_t task, uint64_t object, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
-		uint64_t now = now_ns();
+		uint64_t now = ns_at(at);
 		bool in_section = local.section_row != 0;
 		tp_span_release(&local.span, task, now, now - local.span_from, in_section,
 				local.poll_row, object);
@@ -519,12 +519,12 @@ static void mutex_released(uint64_t task, uint64_t object)
 	leave();
 }
 
-void tp_live_task_poll_start(uint64_t task)
+void tp_live_task_poll_start(uint64_t task, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
@@ -587,12 +587,12 @@ void tp_live_task_poll_start(uint64_t task)
  * Task `task`'s poll ends (`done`: it finished), waiting in `sync` at the sync construct's site
  * `site` (0: none) when it did not.
  */
-static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	uint64_t now = done && local.terminated_task == task ? local.terminated_ns : now_ns();
+	uint64_t now = done && local.terminated_task == task ? local.terminated_ns : ns_at(at);
 	local.terminated_task = 0;
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
@@ -639,9 +639,9 @@ static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t sit
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
 {
-	poll_ended(task, done, sync, site);
+	poll_ended(task, done, sync, site, at);
 }
 
 /*
@@ -665,7 +665,7 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 	return end;
 }
 
-void tp_live_task_terminate(uint64_t task)
+void tp_live_task_terminate(uint64_t task, uint64_t at)
 {
 	struct task_entry *e = task_find(task);
 	if (e == NULL) /* untracked since its spawn */
@@ -679,7 +679,7 @@ void tp_live_task_terminate(uint64_t task)
 			tp_span_free(&local.span_cache, span);
 		return;
 	}
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -786,13 +786,13 @@ void live_ended(void)
 }
 
 /* Mutual exclusion and the region of interest (issue 35): the engine's, above. */
-void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at)
 {
-	mutex_acquired(task, kind, object);
+	mutex_acquired(task, kind, object, at);
 }
 
-void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object)
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at)
 {
 	(void)kind;
-	mutex_released(task, object);
+	mutex_released(task, object, at);
 }
