@@ -327,22 +327,32 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 {
 	if (!tp_listeners_task_state_confirmed())
 		return;
-	(void)acquiring_ends();
+	uint64_t current = acquiring_ends();
 	uint64_t done = id_given(prior);
-	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
-	    status == ompt_taskwait_complete)
-		poll_finish(prior, TP_TASK_COMPLETED);
-	else if (status == ompt_task_cancel)
-		poll_finish(prior, TP_TASK_CANCELLED);
+	bool finished = status == ompt_task_complete || status == ompt_task_early_fulfill ||
+			status == ompt_taskwait_complete || status == ompt_task_cancel;
+	if (finished)
+		tp_task_terminated(
+			done, status == ompt_task_cancel ? TP_TASK_CANCELLED : TP_TASK_COMPLETED,
+			stack_of(prior));
 	else if (status == ompt_task_late_fulfill)
 		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
 		tp_task_terminated(done, TP_TASK_COMPLETED, stack_of(prior));
-	else /* switch, yield, detach: suspended */
-		poll_suspend(done);
+	/* its poll ends: finished, or (switch, yield, detach) suspended */
+	bool polled = status != ompt_task_late_fulfill && current == done &&
+		      (finished || done != 0);
+	uint64_t following = id_given(next);
+	/* the common switch, from the poll that ends to the next task's: one event (one moment) */
+	if (polled && next != NULL && following != done &&
+	    __builtin_expect(!(word(next) & (SYNC_WAITING | WAKE_PENDING)), 1)) {
+		tp_task_poll_switch(done, finished, following);
+		return;
+	}
+	if (polled)
+		tp_task_poll_end(done, finished, TP_SYNC_NONE);
 
 	if (next == NULL)
 		return;
-	id_given(next);
 	if (__builtin_expect(word(next) & (SYNC_WAITING | WAKE_PENDING), 0)) {
 		if (word(next) & SYNC_WAITING) {
 			/* Back in a task that is still waiting in a sync region: idle again. */

@@ -519,12 +519,10 @@ static void mutex_released(uint64_t task, uint64_t object, uint64_t at)
 	leave();
 }
 
-void tp_live_task_poll_start(uint64_t task, uint64_t at)
+/* The calling thread, entered in its slot `s`, starts polling `task` at `now`. */
+static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
+							       uint64_t task, uint64_t now)
 {
-	struct tp_live_thread *s = enter(TAKES_SLOT);
-	if (s == NULL)
-		return;
-	uint64_t now = ns_at(at);
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
@@ -580,20 +578,39 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_POLLING);
-	leave();
 }
 
-/*
- * Task `task`'s poll ends (`done`: it finished), waiting in `sync` at the sync construct's site
- * `site` (0: none) when it did not.
- */
-static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
+void tp_live_task_poll_start(uint64_t task, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	uint64_t now = done && local.terminated_task == task ? local.terminated_ns : ns_at(at);
+	poll_started(s, task, ns_at(at));
+	leave();
+}
+
+/*
+ * The moment task `task`'s poll ends, `now` (ns_at) unless it finished: then its terminate's,
+ * which came right before (one clock read for the two, as the recorder folds them).
+ */
+static inline uint64_t poll_end_ns(uint64_t task, uint32_t done, uint64_t now)
+{
+	if (done && local.terminated_task == task)
+		now = local.terminated_ns;
 	local.terminated_task = 0;
+	return now;
+}
+
+/*
+ * Task `task`'s poll ends at `now` (`done`: it finished), waiting in `sync` at the sync
+ * construct's site `site` (0: none) when it did not; the calling thread is entered in its slot
+ * `s`.
+ */
+static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thread *s,
+							     uint64_t task, uint32_t done,
+							     uint32_t sync, uint32_t site,
+							     uint64_t now)
+{
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
 		if (local.poll_row != NO_ROW) {
@@ -636,12 +653,27 @@ static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t sit
 	local.poll_row = NO_ROW;
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_RUNNING);
-	leave();
 }
 
 void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
 {
-	poll_ended(task, done, sync, site, at);
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)));
+	leave();
+}
+
+/* A task switch (events.h): one entry, one moment for the poll that ends and the one that starts. */
+void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	uint64_t now = ns_at(at);
+	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now));
+	poll_started(s, next, now);
+	leave();
 }
 
 /*

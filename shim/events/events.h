@@ -257,6 +257,22 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 			 tp_live_task_poll_end(task, done, sync, site_key, at), TP_NOT_REPORTED);
 }
 
+/*
+ * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
+ * task-terminate; sync none) and task-poll-start of `next`, the two probes in that order, at one
+ * moment for the in-process consumers (one clock read, one call to the live statistics).
+ */
+static inline void tp_fire_task_switch(uint64_t ending, uint32_t done, uint64_t next)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(ending), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_poll_end(ending, done, 0, 0, at),
+			  tp_record_task_poll_start(next, at)),
+			 tp_live_task_switch(ending, done, next, at), TP_NOT_REPORTED);
+}
+
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
 static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {

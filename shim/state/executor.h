@@ -120,6 +120,25 @@ static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind 
 		tp_fire_task_poll_end(task, (uint32_t)done, (uint32_t)sync, 0, NULL, 0);
 }
 
+/*
+ * A task switch: task-poll-end of `ending` (`done`: it finished, tp_task_terminated said so
+ * before; sync none), then task-poll-start of `next`, at one moment; a parked thread is unparked
+ * between the two. `next` becomes the calling thread's current task.
+ */
+static inline void tp_task_poll_switch(uint64_t ending, bool done, uint64_t next)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_poll_end(ending, done, TP_SYNC_NONE);
+		tp_thread_unpark(self);
+		tp_task_poll_start(next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start()) && tp_thread_live(self))
+		tp_fire_task_switch(ending, (uint32_t)done, next);
+}
+
 void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
 				     const void *site_address);
 
