@@ -331,23 +331,25 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	uint64_t done = id_given(prior);
 	bool finished = status == ompt_task_complete || status == ompt_task_early_fulfill ||
 			status == ompt_taskwait_complete || status == ompt_task_cancel;
-	if (finished)
-		tp_task_terminated(
-			done, status == ompt_task_cancel ? TP_TASK_CANCELLED : TP_TASK_COMPLETED,
-			stack_of(prior));
-	else if (status == ompt_task_late_fulfill)
-		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
-		tp_task_terminated(done, TP_TASK_COMPLETED, stack_of(prior));
+	enum tp_terminate_reason reason = status == ompt_task_cancel ? TP_TASK_CANCELLED
+								     : TP_TASK_COMPLETED;
 	/* its poll ends: finished, or (switch, yield, detach) suspended */
 	bool polled = status != ompt_task_late_fulfill && current == done &&
 		      (finished || done != 0);
 	uint64_t following = id_given(next);
-	/* the common switch, from the poll that ends to the next task's: one event (one moment) */
+	/* the common switch, from the poll that ends (and its task, finished) to the next task's:
+	 * one event (one moment) */
 	if (polled && next != NULL && following != done &&
 	    __builtin_expect(!(word(next) & (SYNC_WAITING | WAKE_PENDING)), 1)) {
-		tp_task_poll_switch(done, finished, following);
+		if (finished)
+			tp_task_end_switch(done, reason, stack_of(prior), following);
+		else
+			tp_task_poll_switch(done, false, following);
 		return;
 	}
+	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */
+	if (finished || status == ompt_task_late_fulfill)
+		tp_task_terminated(done, reason, stack_of(prior));
 	if (polled)
 		tp_task_poll_end(done, finished, TP_SYNC_NONE);
 

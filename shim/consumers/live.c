@@ -697,21 +697,15 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 	return end;
 }
 
-void tp_live_task_terminate(uint64_t task, uint64_t at)
+/*
+ * Task `task` of entry `e` ends at `now`, the calling thread entered in its slot: counted, its
+ * path to its end given to its parent and its successors, its entry and state freed.
+ */
+static inline __attribute__((always_inline)) void task_ended(struct task_entry *e, uint64_t task,
+							     uint64_t now)
 {
-	struct task_entry *e = task_find(task);
-	if (e == NULL) /* untracked since its spawn */
-		return;
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	/* the entry is freed even when the end cannot be counted, so that it is not left taken */
 	uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
-	if (enter(TAKES_SLOT) == NULL) {
-		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
-		if (!local.busy) /* else a signal handler's: its state is left (counted) */
-			tp_span_free(&local.span_cache, span);
-		return;
-	}
-	uint64_t now = ns_at(at);
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -740,6 +734,42 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 			successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
+}
+
+void tp_live_task_terminate(uint64_t task, uint64_t at)
+{
+	struct task_entry *e = task_find(task);
+	if (e == NULL) /* untracked since its spawn */
+		return;
+	if (enter(TAKES_SLOT) == NULL) {
+		/* the entry is freed even when the end cannot be counted, not left taken */
+		uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+		if (!local.busy) /* else a signal handler's: its state is left (counted) */
+			tp_span_free(&local.span_cache, span);
+		return;
+	}
+	task_ended(e, task, ns_at(at));
+	leave();
+}
+
+/*
+ * A task's end, its last poll's end and the next task's poll's start, at one moment (events.h):
+ * one entry.
+ */
+void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		return;
+	}
+	uint64_t now = ns_at(at);
+	struct task_entry *e = task_find(task);
+	if (e != NULL)
+		task_ended(e, task, now);
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	poll_started(s, next, now);
 	leave();
 }
 

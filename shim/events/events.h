@@ -273,6 +273,25 @@ static inline void tp_fire_task_switch(uint64_t ending, uint32_t done, uint64_t 
 			 tp_live_task_switch(ending, done, next, at), TP_NOT_REPORTED);
 }
 
+/*
+ * A task's end and the switch from its last poll (tp_fire_task_terminate, then
+ * tp_fire_task_switch with done 1): the three probes in that order, one moment and one call to
+ * each in-process consumer but the recorder (its three records, which fold).
+ */
+static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
+					   uint64_t next)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_terminate(task, reason, at),
+		 tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_task_poll_start(next, at)),
+		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack));
+}
+
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
 static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {

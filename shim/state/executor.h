@@ -197,6 +197,26 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 		tp_fire_task_terminate(task, (uint32_t)reason, spawn_stack);
 }
 
+/*
+ * A task's end (tp_task_terminated, `spawn_stack` its spawn's) and the switch from its last poll
+ * to `next`'s (tp_task_poll_switch), at one moment.
+ */
+static inline void tp_task_end_switch(uint64_t task, enum tp_terminate_reason reason,
+				      uint32_t spawn_stack, uint64_t next)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_terminated(task, reason, spawn_stack);
+		tp_task_poll_switch(task, true, next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_terminate() | tp_listeners_task_poll_end() |
+	     tp_listeners_task_poll_start()) &&
+	    tp_thread_live(self))
+		tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
+}
+
 /* The calling thread is a worker of an executor from now until tp_worker_stopped. */
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
