@@ -154,10 +154,10 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 		      const void *codeptr, bool undeferred)
 {
 	uint64_t task = tp_task_new_id();
-	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred);
+	/* a wake_now task's wake goes with its spawn (tp_task_spawned) */
+	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred,
+					 wake_now);
 	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
-	if (wake_now)
-		tp_task_woken(task);
 	return task;
 }
 

@@ -93,8 +93,9 @@ void tp_record_thread_stop(uint64_t tid, bool by_itself);
  * `at` as the recorder's: the event's moment, in tp_clock_now's units.
  */
 
+/* ready: woken at once by its parent (task-wake, at the spawn's moment) */
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred, uint64_t at);
+			bool undeferred, bool ready, uint64_t at);
 /* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
 int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);

@@ -88,7 +88,8 @@ static struct task_entry *task_find(uint64_t task)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span,
+				      uint64_t ready_ns)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -101,7 +102,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
-		set64(&e->ready_ns, 0);
+		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
 		set64(&e->polled_ns, 0);
 		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
@@ -301,7 +302,7 @@ static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint3
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred, uint64_t at)
+			bool undeferred, bool ready, uint64_t at)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
@@ -311,10 +312,10 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != 0
-				       ? task_insert(task, row,
-						     region_of(parent, site, by_program, row), span)
-				       : NULL;
+	struct task_entry *e = span != 0 ? task_insert(task, row,
+						       region_of(parent, site, by_program, row),
+						       span, ready ? now : 0)
+					 : NULL;
 	if (e == NULL && span != 0)
 		tp_span_free(&local.span_cache, span);
 	else if (span == 0)

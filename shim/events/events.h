@@ -204,20 +204,25 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
  * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
  * executor started it (for the live view). undeferred: run at once, its parent switched out
- * until it ends (no probe argument: the recording's spawn record alone keeps it).
+ * until it ends (no probe argument: the recording's spawn record alone keeps it). ready: woken
+ * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
+ * probe follows, tp_fire_task_wake_probe).
  */
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
 				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program, bool undeferred)
+				      uint32_t executor, bool by_program, bool undeferred,
+				      bool ready)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	TP_IN_PROCESS_AT(at,
-			 tp_record_task_spawn(task, parent, site_key, stack_id,
-					      tp_record_spawn_small(executor, undeferred), at),
-			 tp_live_task_spawn(task, parent, site_key, by_program, undeferred, at),
-			 tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_spawn(task, parent, site_key, stack_id,
+				      tp_record_spawn_small(executor, undeferred), at),
+		 ready ? tp_record_task_wake(task, parent, at) : (void)0),
+		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready, at),
+		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -227,6 +232,12 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
 	TP_IN_PROCESS(tp_record_task_stack(task, stack_id, pcs, depth),
 		      tp_live_task_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
+}
+
+/* The task-wake probe alone: the in-process consumers took the wake with the spawn. */
+static inline void tp_fire_task_wake_probe(uint64_t task, uint64_t waker)
+{
+	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
 }
 
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)

@@ -61,8 +61,16 @@ enum tp_spawn_kind {
 	TP_STARTED_BY_EXECUTOR, /* no spawn stack: the program made no call for it */
 };
 
+/* task-wake, with the calling thread's current task as waker. */
+static inline void tp_task_woken(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (tp_listeners_task_wake() && tp_thread_live(self))
+		tp_fire_task_wake(task, tp_thread_task(self));
+}
+
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address, bool undeferred);
+			      const void *site_address, bool undeferred, bool ready);
 
 /*
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
@@ -71,15 +79,20 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * counts tasks, the spawn stack is captured. Returns the task's spawn stack (stack_table.h: its
  * id, 0 when none was captured, or TP_SPAWN_STACK_OF_EXECUTOR), to hand to tp_task_terminated.
  * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
- * recording keeps it: no probe argument).
+ * recording keeps it: no probe argument). `ready`: the task is ready at once, its task-wake (by
+ * its parent) right after (after its task-stack): the in-process consumers take it with the
+ * spawn, at its moment.
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
-				       bool undeferred)
+				       bool undeferred, bool ready)
 {
-	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0)
+	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0) {
+		if (ready)
+			tp_task_woken(task);
 		return 0;
-	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred);
+	}
+	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred, ready);
 }
 
 /*
@@ -90,14 +103,6 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
  * task's poll, wait or delay counts it.
  */
 uint32_t tp_site_named_outside_poll(uint32_t key);
-
-/* task-wake, with the calling thread's current task as waker. */
-static inline void tp_task_woken(uint64_t task)
-{
-	struct tp_thread *self = tp_thread_self();
-	if (tp_listeners_task_wake() && tp_thread_live(self))
-		tp_fire_task_wake(task, tp_thread_task(self));
-}
 
 /* task-poll-start; the task becomes the calling thread's current task. */
 static inline void tp_task_poll_start(uint64_t task)
