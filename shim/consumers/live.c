@@ -451,7 +451,8 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
  * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
  * whose section the poll's acquire begins (tp_live_task_acquire).
  */
-static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
+static inline __attribute__((always_inline)) void
+sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
 {
 	uint32_t row = t->sync_row;
 	local.mutex_row = 0;
@@ -766,7 +767,11 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	struct task_entry *e = task_find(task);
+	/* the task polled here, as a rule: its entry at hand, while still its own */
+	struct task_entry *e = local.polled;
+	if (task != local.polled_task || e == NULL ||
+	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
+		e = task_find(task);
 	if (e != NULL)
 		task_ended(e, task, now);
 	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
