@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "harness_internal.h"
 #include "taskprobe_live.h"
+#include "taskprobe_recording.h"
 
 #define SLEEPY_TASKS 3 /* omp_top_shapes.c's, a round */
 #define QUICK_TASKS  200
@@ -1475,4 +1476,87 @@ Test(top, no_figure_is_cut_and_names_keep_their_place_at_120_and_80_columns)
 		free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
 		tp_terminal_stop(&t);
 	}
+}
+
+/*
+ * The start of thread `tid`'s last wait in the recording `data` (`size` bytes), in the recording's
+ * clock: its last wait-start's record (a compact wait's or not); 0 when it has none.
+ */
+static uint64_t last_wait_start(const char *data, size_t size, uint32_t tid)
+{
+	uint64_t last = 0;
+	for (size_t at = 0; at < size;) {
+		if (size - at >= 8 && memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			cr_assert_geq(size - at, sizeof h);
+			memcpy(&h, data + at, sizeof h);
+			at += h.header_size;
+			continue;
+		}
+		struct tp_recording_chunk c;
+		cr_assert_geq(size - at, sizeof c);
+		memcpy(&c, data + at, sizeof c);
+		cr_assert_eq(c.magic, TP_CHUNK_MAGIC);
+		cr_assert(c.size >= sizeof c && c.size <= size - at);
+		for (size_t r = at + sizeof c; c.tid == tid && r + 8 <= at + c.size;) {
+			uint64_t word;
+			memcpy(&word, data + r, sizeof word);
+			if (tp_record_type(word) == TP_RECORD_WAITED ||
+			    tp_record_type(word) == TP_RECORD_WAIT_START)
+				last = c.base_time + tp_record_delta(word);
+			r += tp_record_bytes(word);
+		}
+		at += c.size;
+	}
+	return last;
+}
+
+/*
+ * Recorded and counted live at once, an event has one moment for both (issue 37: the span's
+ * near-ties are decided alike by the console and the recording's analysis): the start of the
+ * main thread's last wait in its slot is the recorded wait's, converted at the file's rate to
+ * the nanosecond.
+ */
+Test(top, a_recorded_event_has_the_same_moment_in_the_live_statistics)
+{
+	char *dir = tp_make_temp_dir("moment"), live_dir[4200], record[4200], path[4200];
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", dir);
+	snprintf(record, sizeof record, "TASKPROBE_RECORD=%s/recording", dir);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("timed_waits"), NULL},
+	       (const char *[]){"TASKPROBE_LIVE=keep", live_dir, record, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+
+	size_t live_size, recording_size;
+	live_file_path(path, sizeof path, dir, run.pid);
+	char *file = tp_read_file(path, &live_size);
+	cr_assert_geq(live_size,
+		      TP_LIVE_THREADS_OFFSET + TP_LIVE_THREADS * sizeof(struct tp_live_thread));
+	const struct tp_live_header *h = (const struct tp_live_header *)file;
+	const struct tp_live_thread *slots =
+		(const struct tp_live_thread *)(file + TP_LIVE_THREADS_OFFSET);
+	const struct tp_live_thread *main_slot = NULL;
+	for (unsigned i = 0; i < TP_LIVE_THREADS && main_slot == NULL; i++)
+		if (slots[i].in_use != TP_LIVE_SLOT_FREE && slots[i].tid == (uint32_t)run.pid)
+			main_slot = &slots[i];
+	cr_assert_not_null(main_slot, "no slot of the main thread %d", (int)run.pid);
+
+	snprintf(path, sizeof path, "%s/recording", dir);
+	char *data = tp_read_file(path, &recording_size);
+	uint64_t recorded = last_wait_start(data, recording_size, (uint32_t)run.pid);
+	cr_assert_neq(recorded, 0, "no wait of the main thread recorded");
+	uint64_t ns = recorded;
+	if (h->clock == TP_LIVE_CLOCK_TSC) {
+		/* its waits span 40 ms each: the counter's rate is timed by the last one's start */
+		cr_assert_neq(h->ns_per_tsc_2_32, 0);
+		ns = tp_live_tsc_ns(recorded, h->tsc_at_start, h->ns_at_start, h->ns_per_tsc_2_32);
+	}
+	cr_expect_eq(main_slot->wait_since, ns,
+		     "the last wait's start: %llu ns live, the recording's %llu ns (%lld apart)",
+		     (unsigned long long)main_slot->wait_since, (unsigned long long)ns,
+		     (long long)(main_slot->wait_since - ns));
+	free(data);
+	free(file);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }

@@ -154,10 +154,10 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 		      const void *codeptr, bool undeferred)
 {
 	uint64_t task = tp_task_new_id();
-	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred);
+	/* a wake_now task's wake goes with its spawn (tp_task_spawned) */
+	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred,
+					 wake_now);
 	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
-	if (wake_now)
-		tp_task_woken(task);
 	return task;
 }
 
@@ -327,22 +327,34 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 {
 	if (!tp_listeners_task_state_confirmed())
 		return;
-	(void)acquiring_ends();
+	uint64_t current = acquiring_ends();
 	uint64_t done = id_given(prior);
-	if (status == ompt_task_complete || status == ompt_task_early_fulfill ||
-	    status == ompt_taskwait_complete)
-		poll_finish(prior, TP_TASK_COMPLETED);
-	else if (status == ompt_task_cancel)
-		poll_finish(prior, TP_TASK_CANCELLED);
-	else if (status == ompt_task_late_fulfill)
-		/* A detached task's event was fulfilled after its body ended: it ends now, unpolled. */
-		tp_task_terminated(done, TP_TASK_COMPLETED, stack_of(prior));
-	else /* switch, yield, detach: suspended */
-		poll_suspend(done);
+	bool finished = status == ompt_task_complete || status == ompt_task_early_fulfill ||
+			status == ompt_taskwait_complete || status == ompt_task_cancel;
+	enum tp_terminate_reason reason = status == ompt_task_cancel ? TP_TASK_CANCELLED
+								     : TP_TASK_COMPLETED;
+	/* its poll ends: finished, or (switch, yield, detach) suspended */
+	bool polled = status != ompt_task_late_fulfill && current == done &&
+		      (finished || done != 0);
+	uint64_t following = id_given(next);
+	/* the common switch, from the poll that ends (and its task, finished) to the next task's:
+	 * one event (one moment) */
+	if (polled && next != NULL && following != done &&
+	    __builtin_expect(!(word(next) & (SYNC_WAITING | WAKE_PENDING)), 1)) {
+		if (finished)
+			tp_task_end_switch(done, reason, stack_of(prior), following);
+		else
+			tp_task_poll_switch(done, false, following);
+		return;
+	}
+	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */
+	if (finished || status == ompt_task_late_fulfill)
+		tp_task_terminated(done, reason, stack_of(prior));
+	if (polled)
+		tp_task_poll_end(done, finished, TP_SYNC_NONE);
 
 	if (next == NULL)
 		return;
-	id_given(next);
 	if (__builtin_expect(word(next) & (SYNC_WAITING | WAKE_PENDING), 0)) {
 		if (word(next) & SYNC_WAITING) {
 			/* Back in a task that is still waiting in a sync region: idle again. */

@@ -21,31 +21,40 @@ void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_
 	       uint64_t a2, uint64_t a3);
 
 /*
+ * An entry point with `at` takes its event's moment from the event layer (tp_clock_now's, read
+ * once for every consumer of the event: events.h) instead of reading the clock itself.
+ */
+void tp_record_at(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0,
+		  uint64_t a1, uint64_t a2, uint64_t a3, uint64_t at);
+
+/*
  * The events a compact record may hold (taskprobe_recording.h, version 9): each folds into the
  * thread's last record when it continues it, else starts a record of its own.
  */
-void tp_record_task_wake(uint64_t task, uint64_t waker);
-void tp_record_task_poll_start(uint64_t task);
-void tp_record_task_terminate(uint64_t task, uint32_t reason);
+void tp_record_task_wake(uint64_t task, uint64_t waker, uint64_t at);
+void tp_record_task_poll_start(uint64_t task, uint64_t at);
+void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at);
 void tp_record_worker_park(bool by_wait);
 void tp_record_worker_unpark(bool by_wait);
-void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task);
+void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
+			uint64_t at);
 
 /* mpi-init: rank and size, then host and job as text (one record). */
 void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job);
 
 /* task-poll-end, with the sync construct's site key (0: none; its code recorded once). */
-void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site);
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
+			     uint64_t at);
 
 /* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
-			  uint32_t site);
+			  uint32_t site, uint64_t at);
 /*
  * task-spawn, with its site's key (the site's address recorded the first time it is seen);
  * `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred)
  */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t small);
+			  uint32_t small, uint64_t at);
 
 /*
  * A thread's start, with its start routine's key (a site of the recording: the routine named at
@@ -79,29 +88,37 @@ static inline bool tp_record_wants_stacks(void)
  */
 void tp_record_thread_stop(uint64_t tid, bool by_itself);
 
-/* ---- the live statistics (live.h): every event, for taskprobe top and the report ---- */
+/*
+ * ---- the live statistics (live.h): every event, for taskprobe top and the report ----
+ * `at` as the recorder's: the event's moment, in tp_clock_now's units.
+ */
 
+/* ready: woken at once by its parent (task-wake, at the spawn's moment) */
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred);
+			bool undeferred, bool ready, uint64_t at);
 /* Whether the calling thread's next spawn at `site` should capture its stack (sampled). */
 int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
-void tp_live_task_wake(uint64_t task);
-void tp_live_task_poll_start(uint64_t task);
+void tp_live_task_wake(uint64_t task, uint64_t at);
+void tp_live_task_poll_start(uint64_t task, uint64_t at);
 /* site: the sync construct's key when sync is not 0 (a site row, as a task's), else 0 */
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site);
-void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object);
-void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object);
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at);
+/* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment */
+void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_region_of_interest(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
-void tp_live_task_terminate(uint64_t task);
+void tp_live_task_terminate(uint64_t task, uint64_t at);
+/* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment */
+void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at);
 void tp_live_worker(int started);
 void tp_live_park(int parked);
 void tp_live_thread_start(uintptr_t start_routine);
 void tp_live_thread_renamed(void);
 void tp_live_thread_stop(uint64_t tid);
-void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site);
-void tp_live_wait_end(uint64_t task);
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at);
+void tp_live_wait_end(uint64_t task, uint64_t at);
 /* Whether the calling thread's wait, just started, should capture its stack (sampled). */
 int tp_live_wants_wait_stack(void);
 void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);

@@ -88,7 +88,8 @@ static struct task_entry *task_find(uint64_t task)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span,
+				      uint64_t ready_ns)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -101,7 +102,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
-		set64(&e->ready_ns, 0);
+		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
 		set64(&e->polled_ns, 0);
 		__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
@@ -301,20 +302,20 @@ static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint3
 }
 
 void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_program,
-			bool undeferred)
+			bool undeferred, bool ready, uint64_t at)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
 	uint32_t row = row_of(site);
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != 0
-				       ? task_insert(task, row,
-						     region_of(parent, site, by_program, row), span)
-				       : NULL;
+	struct task_entry *e = span != 0 ? task_insert(task, row,
+						       region_of(parent, site, by_program, row),
+						       span, ready ? now : 0)
+					 : NULL;
 	if (e == NULL && span != 0)
 		tp_span_free(&local.span_cache, span);
 	else if (span == 0)
@@ -418,13 +419,13 @@ int tp_live_wants_stack(uint32_t site)
 	return local.sample_stack;
 }
 
-void tp_live_task_wake(uint64_t task)
+void tp_live_task_wake(uint64_t task, uint64_t at)
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
 	struct task_entry *e = task_find(task);
 	if (e != NULL)
-		set64(&e->ready_ns, now_ns());
+		set64(&e->ready_ns, ns_at(at));
 	leave();
 }
 
@@ -450,7 +451,8 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
  * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
  * whose section the poll's acquire begins (tp_live_task_acquire).
  */
-static void sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
+static inline __attribute__((always_inline)) void
+sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
 {
 	uint32_t row = t->sync_row;
 	local.mutex_row = 0;
@@ -481,13 +483,13 @@ static void span_part_from(struct tp_live_thread *s, uint64_t now)
  * start of the poll its wait ended: the poll starts after the object's last release, and its
  * time on the path is the sync site's until the release.
  */
-static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
+static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
-		uint64_t now = now_ns();
+		uint64_t now = ns_at(at);
 		uint32_t row = local.mutex_row;
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
@@ -502,13 +504,13 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object)
 }
 
 /* The polled task `task` releases `object`: the path to now is the object's next acquirer's. */
-static void mutex_released(uint64_t task, uint64_t object)
+static void mutex_released(uint64_t task, uint64_t object, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
-		uint64_t now = now_ns();
+		uint64_t now = ns_at(at);
 		bool in_section = local.section_row != 0;
 		tp_span_release(&local.span, task, now, now - local.span_from, in_section,
 				local.poll_row, object);
@@ -519,12 +521,10 @@ static void mutex_released(uint64_t task, uint64_t object)
 	leave();
 }
 
-void tp_live_task_poll_start(uint64_t task)
+/* The calling thread, entered in its slot `s`, starts polling `task` at `now`. */
+static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
+							       uint64_t task, uint64_t now)
 {
-	struct tp_live_thread *s = enter(TAKES_SLOT);
-	if (s == NULL)
-		return;
-	uint64_t now = now_ns();
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
@@ -580,20 +580,39 @@ void tp_live_task_poll_start(uint64_t task)
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_POLLING);
-	leave();
 }
 
-/*
- * Task `task`'s poll ends (`done`: it finished), waiting in `sync` at the sync construct's site
- * `site` (0: none) when it did not.
- */
-static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+void tp_live_task_poll_start(uint64_t task, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	uint64_t now = done && local.terminated_task == task ? local.terminated_ns : now_ns();
+	poll_started(s, task, ns_at(at));
+	leave();
+}
+
+/*
+ * The moment task `task`'s poll ends, `now` (ns_at) unless it finished: then its terminate's,
+ * which came right before (one clock read for the two, as the recorder folds them).
+ */
+static inline uint64_t poll_end_ns(uint64_t task, uint32_t done, uint64_t now)
+{
+	if (done && local.terminated_task == task)
+		now = local.terminated_ns;
 	local.terminated_task = 0;
+	return now;
+}
+
+/*
+ * Task `task`'s poll ends at `now` (`done`: it finished), waiting in `sync` at the sync
+ * construct's site `site` (0: none) when it did not; the calling thread is entered in its slot
+ * `s`.
+ */
+static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thread *s,
+							     uint64_t task, uint32_t done,
+							     uint32_t sync, uint32_t site,
+							     uint64_t now)
+{
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
 		if (local.poll_row != NO_ROW) {
@@ -636,12 +655,27 @@ static void poll_ended(uint64_t task, uint32_t done, uint32_t sync, uint32_t sit
 	local.poll_row = NO_ROW;
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_RUNNING);
+}
+
+void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)));
 	leave();
 }
 
-void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+/* A task switch (events.h): one entry, one moment for the poll that ends and the one that starts. */
+void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
-	poll_ended(task, done, sync, site);
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL)
+		return;
+	uint64_t now = ns_at(at);
+	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now));
+	poll_started(s, next, now);
+	leave();
 }
 
 /*
@@ -665,21 +699,15 @@ static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task
 	return end;
 }
 
-void tp_live_task_terminate(uint64_t task)
+/*
+ * Task `task` of entry `e` ends at `now`, the calling thread entered in its slot: counted, its
+ * path to its end given to its parent and its successors, its entry and state freed.
+ */
+static inline __attribute__((always_inline)) void task_ended(struct task_entry *e, uint64_t task,
+							     uint64_t now)
 {
-	struct task_entry *e = task_find(task);
-	if (e == NULL) /* untracked since its spawn */
-		return;
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	/* the entry is freed even when the end cannot be counted, so that it is not left taken */
 	uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
-	if (enter(TAKES_SLOT) == NULL) {
-		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
-		if (!local.busy) /* else a signal handler's: its state is left (counted) */
-			tp_span_free(&local.span_cache, span);
-		return;
-	}
-	uint64_t now = now_ns();
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -708,6 +736,46 @@ void tp_live_task_terminate(uint64_t task)
 			successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
+}
+
+void tp_live_task_terminate(uint64_t task, uint64_t at)
+{
+	struct task_entry *e = task_find(task);
+	if (e == NULL) /* untracked since its spawn */
+		return;
+	if (enter(TAKES_SLOT) == NULL) {
+		/* the entry is freed even when the end cannot be counted, not left taken */
+		uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
+		if (!local.busy) /* else a signal handler's: its state is left (counted) */
+			tp_span_free(&local.span_cache, span);
+		return;
+	}
+	task_ended(e, task, ns_at(at));
+	leave();
+}
+
+/*
+ * A task's end, its last poll's end and the next task's poll's start, at one moment (events.h):
+ * one entry.
+ */
+void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		return;
+	}
+	uint64_t now = ns_at(at);
+	/* the task polled here, as a rule: its entry at hand, while still its own */
+	struct task_entry *e = local.polled;
+	if (task != local.polled_task || e == NULL ||
+	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
+		e = task_find(task);
+	if (e != NULL)
+		task_ended(e, task, now);
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	poll_started(s, next, now);
 	leave();
 }
 
@@ -786,13 +854,13 @@ void live_ended(void)
 }
 
 /* Mutual exclusion and the region of interest (issue 35): the engine's, above. */
-void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
+void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at)
 {
-	mutex_acquired(task, kind, object);
+	mutex_acquired(task, kind, object, at);
 }
 
-void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object)
+void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at)
 {
 	(void)kind;
-	mutex_released(task, object);
+	mutex_released(task, object, at);
 }

@@ -75,7 +75,7 @@ struct dependence {
 #define SPANS_BYTES       (SPANS * sizeof(struct tp_span_task))
 #define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
 
-/* How long the time-stamp counter is timed against CLOCK_MONOTONIC (now_ns). */
+/* How long the time-stamp counter is timed against CLOCK_MONOTONIC (ns_at). */
 #define CALIBRATION_NS 2000000
 
 /* No row: a task the table could not keep. */
@@ -169,26 +169,35 @@ extern __thread struct live_local local __attribute__((tls_model("initial-exec")
  * When the process's exit began (0: not yet): the figures' end (tp_live_now). Every event after
  * it happens at it, for the statistics as for the recording's analysis (a thread that goes on
  * while another exits adds nothing of what it does then): the counter's rate is put aside
- * (exit_rate), so that every clock read takes now_while_timing_the_counter, which says so.
+ * (exit_rate), so that every clock read takes ns_while_timing_the_counter, which says so.
  */
 extern uint64_t exit_began_ns, exit_rate;
 
-/* The clock's read while the counter's rate is timed (live_start.c). */
-__attribute__((noinline)) uint64_t now_while_timing_the_counter(void);
+/*
+ * Moment `at` (tp_clock_now's) in the statistics' nanoseconds while the counter's rate is not
+ * known: the exit's start once it began, CLOCK_MONOTONIC's `at` itself, or while the rate is
+ * timed a pair read now (live_start.c).
+ */
+__attribute__((noinline)) uint64_t ns_while_timing_the_counter(uint64_t at);
 
-/* at every event: inlined, the call would cost a third of it */
+/*
+ * An event's moment `at`, read by the event layer with tp_clock_now (once for every consumer:
+ * the recorder times it the same), in the statistics' nanoseconds. Inlined: it is at every
+ * event, and a call would cost a third of it.
+ */
+static inline __attribute__((always_inline)) uint64_t ns_at(uint64_t at)
+{
+	/* 0 but while the time-stamp counter is the clock and its rate is timed */
+	uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(rate == 0, 0))
+		return ns_while_timing_the_counter(at);
+	return tp_live_tsc_ns(at, tsc_at_start, ns_at_start, rate);
+}
+
+/* Now, in the statistics' nanoseconds (for what is no event's: a slot's take, the exit). */
 static inline __attribute__((always_inline)) uint64_t now_ns(void)
 {
-#if defined(__x86_64__)
-	if (__builtin_expect(tp_clock_is_tsc, 1)) {
-		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
-		if (__builtin_expect(rate == 0, 0))
-			return now_while_timing_the_counter();
-		return tp_live_tsc_ns(__rdtsc(), tsc_at_start, ns_at_start, rate);
-	}
-#endif
-	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_RELAXED);
-	return exit_began != 0 ? exit_began : tp_clock_monotonic_ns();
+	return ns_at(tp_clock_now());
 }
 
 /* Written by one thread only, read by the console: each value whole. */

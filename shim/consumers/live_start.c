@@ -55,13 +55,16 @@ static void *reserve(void *at, size_t bytes)
 /*
  * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
  * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
- * hundred ns), and the first one after it fixes the rate. Nothing waits at start.
+ * hundred ns), and the first one after it fixes the rate. Nothing waits at start. Where
+ * CLOCK_MONOTONIC is the clock, the rate stays 0 and every moment comes here as it is.
  */
-__attribute__((noinline)) uint64_t now_while_timing_the_counter(void)
+__attribute__((noinline)) uint64_t ns_while_timing_the_counter(uint64_t at)
 {
 	uint64_t exit_began = __atomic_load_n(&exit_began_ns, __ATOMIC_ACQUIRE);
 	if (exit_began != 0)
 		return exit_began;
+	if (!tp_clock_is_tsc)
+		return at;
 	uint64_t tsc, ns;
 	tp_clock_pair(&tsc, &ns);
 	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
@@ -169,25 +172,11 @@ void tp_live_start(void)
 	errno = saved_errno;
 }
 
-/* A moment read by tp_clock_now in the statistics' clock. */
-static uint64_t ns_of_clock(uint64_t clock_time)
-{
-#if defined(__x86_64__)
-	if (tp_clock_is_tsc) {
-		uint64_t rate = __atomic_load_n(&ns_per_tsc_2_32, __ATOMIC_ACQUIRE);
-		/* the counter's rate not timed yet (the first 2 ms): now is as near */
-		return rate != 0 ? tp_live_tsc_ns(clock_time, tsc_at_start, ns_at_start, rate)
-				 : now_ns();
-	}
-#endif
-	return clock_time; /* CLOCK_MONOTONIC's nanoseconds */
-}
-
 void tp_live_before_destructors(uint64_t clock_time)
 {
 	if (!in_files_process())
 		return;
-	__atomic_store_n(&exit_began_ns, ns_of_clock(clock_time), __ATOMIC_RELEASE);
+	__atomic_store_n(&exit_began_ns, ns_at(clock_time), __ATOMIC_RELEASE);
 	exit_rate = __atomic_exchange_n(&ns_per_tsc_2_32, 0, __ATOMIC_ACQ_REL);
 }
 

@@ -111,11 +111,11 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
  * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
  * poll is the task's, and blocks the worker: busy).
  */
-void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site)
+void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at)
 {
 	if (local.busy)
 		return; /* a signal handler's wait inside an update: not counted */
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	bool outermost = local.waits++ == 0;
 	if (outermost) {
 		local.wait_since = now;
@@ -177,11 +177,11 @@ static void thread_waited(struct tp_live_thread *s, uint64_t ns,
 	set32(&s->longest_wait_module, ready ? site->module : TP_LIVE_NO_MODULE);
 }
 
-void tp_live_wait_end(uint64_t task)
+void tp_live_wait_end(uint64_t task, uint64_t at)
 {
 	if (local.busy || local.waits == 0)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = ns_at(at);
 	bool outermost = --local.waits == 0;
 	const struct tp_live_wait_site *site = local.wait_site;
 	if (outermost && site != NULL) {

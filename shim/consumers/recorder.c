@@ -18,24 +18,9 @@
 __thread struct recorder_thread mine __attribute__((tls_model("initial-exec")));
 
 /*
- * The recorder's clock (tp_clock_now), read in line when `tsc` (the time-stamp counter is the
- * clock, as the caller checked): an event's path that reads it makes no call then, and keeps no
- * registers for one.
- */
-static inline __attribute__((always_inline)) uint64_t clock_read(bool tsc)
-{
-#if defined(__x86_64__)
-	return tsc ? __rdtsc() : tp_clock_now();
-#else
-	(void)tsc;
-	return tp_clock_now();
-#endif
-}
-
-/*
- * The record of almost every event, with no call on its way where the time-stamp counter is the
- * clock: room for the largest is checked once, and all four arguments are written (what lies
- * past `nargs` is the next record's place, written over by it).
+ * The record of almost every event, timed `now` (tp_clock_now's, read by the event layer), with
+ * no call on its way: room for the largest is checked once, and all four arguments are written
+ * (what lies past `nargs` is the next record's place, written over by it).
  */
 #define FAST_RECORD_BYTES (sizeof(struct tp_record) + 4 * sizeof(uint64_t))
 _Static_assert(FAST_RECORD_BYTES == 8 * COMPACT_RECORD_WORDS, "a compact record is a fast one");
@@ -43,22 +28,21 @@ _Static_assert(FAST_RECORD_BYTES == 8 * COMPACT_RECORD_WORDS, "a compact record 
 static inline __attribute__((always_inline)) void record_fast(enum tp_record_type type,
 							      uint32_t small, unsigned nargs,
 							      uint64_t a0, uint64_t a1, uint64_t a2,
-							      uint64_t a3, bool tsc)
+							      uint64_t a3, uint64_t now)
 {
 	if (__builtin_expect(mine.busy || (mine.park_pending && type != TP_RECORD_WAITED), 0)) {
 		/* a signal handler's: dropped; a kept-back park first */
-		record_slow(type, small, nargs, a0, a1, a2, a3);
+		record_slow(type, small, nargs, a0, a1, a2, a3, now);
 		return;
 	}
 	/* busy before anything is read: a signal handler's event in between cannot move it */
 	tp_guard_enter(&mine.busy);
 	struct tp_record_buffer *b = mine.buffer;
-	uint64_t now = clock_read(tsc);
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
 				     now - b->base > TP_RECORD_DELTA_MAX,
 			     0)) {
 		tp_guard_leave(&mine.busy, false);
-		record_slow(type, small, nargs, a0, a1, a2, a3);
+		record_slow(type, small, nargs, a0, a1, a2, a3, now);
 		return;
 	}
 	uint64_t delta = now - b->base;
@@ -76,42 +60,30 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	tp_guard_leave(&mine.busy, false);
 }
 
-__attribute__((noinline)) static void record_monotonic(enum tp_record_type type, uint32_t small,
-						       unsigned nargs, uint64_t a0, uint64_t a1,
-						       uint64_t a2, uint64_t a3)
-{
-	record_fast(type, small, nargs, a0, a1, a2, a3, false);
-}
-
-/* An event's record, inline where the event is frequent (a wait's start: no call on its way). */
-static inline __attribute__((always_inline)) void record_event(enum tp_record_type type,
-							       uint32_t small, unsigned nargs,
-							       uint64_t a0, uint64_t a1,
-							       uint64_t a2, uint64_t a3)
-{
-	if (__builtin_expect(!tp_clock_is_tsc, 0))
-		record_monotonic(type, small, nargs, a0, a1, a2, a3);
-	else
-		record_fast(type, small, nargs, a0, a1, a2, a3, true);
-}
-
 void tp_record(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3)
 {
-	record_event(type, small, nargs, a0, a1, a2, a3);
+	record_fast(type, small, nargs, a0, a1, a2, a3, tp_clock_now());
+}
+
+void tp_record_at(enum tp_record_type type, uint32_t small, unsigned nargs, uint64_t a0,
+		  uint64_t a1, uint64_t a2, uint64_t a3, uint64_t at)
+{
+	record_fast(type, small, nargs, a0, a1, a2, a3, at);
 }
 
 /*
  * Folding (taskprobe_recording.h, version 9): an event that follows another on its thread is
  * written into that one's compact record, while it is the thread's last record, in its buffer
  * and not yet written out. fold_begin gives that record, the recorder entered (busy), or NULL
- * (nothing entered); fold_done or fold_cancel leaves.
+ * (nothing entered); fold_done or fold_cancel leaves. A park kept back is written first, timed
+ * as the event: `at` (0: now).
  */
-static inline struct tp_record *fold_begin(void)
+static inline struct tp_record *fold_begin(uint64_t at)
 {
 	if (__builtin_expect(mine.busy || mine.park_pending, 0)) {
 		if (!mine.busy) /* a kept-back park first: then nothing folds */
-			park_written();
+			park_written(at);
 		return NULL;
 	}
 	tp_guard_enter(&mine.busy);
@@ -158,12 +130,6 @@ static inline bool since_record_at(const struct tp_record *r, uint64_t now, uint
 	return *duration <= UINT32_MAX;
 }
 
-/* The time from record `r` (of the thread's buffer) to now, if it fits a compact record. */
-static inline bool since_record(const struct tp_record *r, uint64_t *duration)
-{
-	return since_record_at(r, tp_clock_now(), duration);
-}
-
 /* Sets argument `i` of the record (one of its words: never past it, at the buffer's end). */
 static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
 {
@@ -172,21 +138,21 @@ static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
 }
 
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t small)
+			  uint32_t small, uint64_t at)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
 	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR)
-		tp_record(TP_RECORD_TASK_SPAWNED, small, 2,
-			  tp_compact_pair((uint32_t)task, (uint32_t)parent),
-			  tp_compact_pair(site, (uint32_t)stack_id), 0, 0);
+		tp_record_at(TP_RECORD_TASK_SPAWNED, small, 2,
+			     tp_compact_pair((uint32_t)task, (uint32_t)parent),
+			     tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
 	else
-		tp_record(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id);
+		tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
 }
 
-void tp_record_task_wake(uint64_t task, uint64_t waker)
+void tp_record_task_wake(uint64_t task, uint64_t waker, uint64_t at)
 {
-	struct tp_record *r = task <= UINT32_MAX && waker <= UINT32_MAX ? fold_begin() : NULL;
+	struct tp_record *r = task <= UINT32_MAX && waker <= UINT32_MAX ? fold_begin(at) : NULL;
 	if (r != NULL) {
 		/* woken by its parent right after its spawn */
 		if (tp_record_type(r->word) == TP_RECORD_TASK_SPAWNED &&
@@ -197,7 +163,7 @@ void tp_record_task_wake(uint64_t task, uint64_t waker)
 		}
 		fold_cancel();
 	}
-	tp_record(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0);
+	tp_record_at(TP_RECORD_TASK_WAKE, 0, 2, task, waker, 0, 0, at);
 }
 
 void tp_record_worker_unpark(bool by_wait)
@@ -207,7 +173,7 @@ void tp_record_worker_unpark(bool by_wait)
 		tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0);
 		return;
 	}
-	struct tp_record *r = fold_begin();
+	struct tp_record *r = fold_begin(0);
 	if (r != NULL) {
 		/* the wait that parked the thread: right after its end, or (a jump out of it) before */
 		unsigned small = tp_record_small(r->word);
@@ -215,7 +181,8 @@ void tp_record_worker_unpark(bool by_wait)
 		if (tp_record_type(r->word) == TP_RECORD_WAITED &&
 		    (small & (TP_COMPACT_WAIT_PARKED | TP_COMPACT_WAIT_UNPARKED)) ==
 			    TP_COMPACT_WAIT_PARKED &&
-		    ((small & TP_COMPACT_WAIT_ENDED) || since_record(r, &duration))) {
+		    ((small & TP_COMPACT_WAIT_ENDED) ||
+		     since_record_at(r, tp_clock_now(), &duration))) {
 			if (!(small & TP_COMPACT_WAIT_ENDED))
 				fold_arg(r, 2, tp_compact_pair(0, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_WAIT_UNPARKED));
@@ -226,13 +193,13 @@ void tp_record_worker_unpark(bool by_wait)
 	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
-void tp_record_task_poll_start(uint64_t task)
+void tp_record_task_poll_start(uint64_t task, uint64_t at)
 {
 	if (task > UINT32_MAX) {
-		tp_record(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0);
+		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
 		return;
 	}
-	struct tp_record *r = fold_begin();
+	struct tp_record *r = fold_begin(at);
 	if (r != NULL) {
 		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
 		    tp_record_small(r->word) == TP_COMPACT_UNPARKED) {
@@ -242,16 +209,16 @@ void tp_record_task_poll_start(uint64_t task)
 		}
 		fold_cancel();
 	}
-	tp_record(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0);
+	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0, at);
 }
 
-void tp_record_task_terminate(uint64_t task, uint32_t reason)
+void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
 	if (task > UINT32_MAX || reason > TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT) {
-		tp_record(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0);
+		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
 		return;
 	}
-	struct tp_record *r = fold_begin();
+	struct tp_record *r = fold_begin(at);
 	if (r != NULL) {
 		/* the end of the poll it started, with nothing in between */
 		uint64_t duration;
@@ -259,7 +226,7 @@ void tp_record_task_terminate(uint64_t task, uint32_t reason)
 		    tp_compact_low(r->arg[0]) == task &&
 		    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
 						 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
-		    since_record(r, &duration)) {
+		    since_record_at(r, at, &duration)) {
 			fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
 			fold_done(r,
 				  with_small(r->word, TP_COMPACT_TERMINATED |
@@ -268,13 +235,13 @@ void tp_record_task_terminate(uint64_t task, uint32_t reason)
 		}
 		fold_cancel();
 	}
-	tp_record(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0);
+	tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0, at);
 }
 
 /* Folds task-poll-end (sync none) into the record of the task's poll or of its terminate. */
-static bool poll_end_folded(uint64_t task, uint32_t done)
+static bool poll_end_folded(uint64_t task, uint32_t done, uint64_t at)
 {
-	struct tp_record *r = fold_begin();
+	struct tp_record *r = fold_begin(at);
 	if (r == NULL)
 		return false;
 	unsigned small = tp_record_small(r->word);
@@ -285,7 +252,7 @@ static bool poll_end_folded(uint64_t task, uint32_t done)
 				     : TP_COMPACT_STARTED;
 		if ((small & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED | TP_COMPACT_ENDED)) ==
 			    want &&
-		    (done || since_record(r, &duration))) {
+		    (done || since_record_at(r, at, &duration))) {
 			if (!done)
 				fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_ENDED));
@@ -300,21 +267,22 @@ static bool poll_end_folded(uint64_t task, uint32_t done)
 	return false;
 }
 
-void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site)
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
+			     uint64_t at)
 {
-	if (sync == 0 && task <= UINT32_MAX && poll_end_folded(task, done))
+	if (sync == 0 && task <= UINT32_MAX && poll_end_folded(task, done, at))
 		return;
 	if (site != 0)
 		record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && sync <= TP_COMPACT_SYNC_MAX)
-		tp_record(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
-			  tp_compact_pair((uint32_t)task, site), 0, 0, 0);
+		tp_record_at(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
+			     tp_compact_pair((uint32_t)task, site), 0, 0, 0, at);
 	else if (site == 0)
-		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task, 0,
-			  0, 0);
+		tp_record_at(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task,
+			     0, 0, 0, at);
 	else
-		tp_record(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task,
-			  site, 0, 0);
+		tp_record_at(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task,
+			     site, 0, 0, at);
 }
 
 void tp_record_worker_park(bool by_wait)
@@ -327,7 +295,7 @@ void tp_record_worker_park(bool by_wait)
 			mine.park_pending = true;
 		return;
 	}
-	struct tp_record *r = fold_begin();
+	struct tp_record *r = fold_begin(0);
 	if (r != NULL) {
 		/* right after the poll's end its executor records */
 		unsigned small = tp_record_small(r->word), bit = 0;
@@ -360,51 +328,53 @@ static inline bool wait_compact(uint32_t kind, uint64_t task)
 	return task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI;
 }
 
-static inline __attribute__((always_inline)) void
-record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task, uint32_t site)
+static inline __attribute__((always_inline)) void record_wait_start(uint32_t kind, uintptr_t object,
+								    int64_t timeout_ns,
+								    uint64_t task, uint32_t site,
+								    uint64_t at)
 {
 	if (wait_compact(kind, task))
-		record_event(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
-			     tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns);
+		record_fast(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
+			    tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns, at);
 	else
-		tp_record(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task, site);
+		tp_record_at(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task,
+			     site, at);
 }
 
 /* A wait's start at a site not yet in the file: the site's code first. */
 __attribute__((noinline)) static void record_wait_start_new_site(uint32_t kind, uintptr_t object,
 								 int64_t timeout_ns, uint64_t task,
-								 uint32_t site)
+								 uint32_t site, uint64_t at)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
-	record_wait_start(kind, object, timeout_ns, task, site);
+	record_wait_start(kind, object, timeout_ns, task, site, at);
 }
 
 /* Every slow path a tail call: a recorded wait's start keeps no registers. */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
-			  uint32_t site)
+			  uint32_t site, uint64_t at)
 {
 	if (__builtin_expect(!site_code_recorded(site), 0))
-		record_wait_start_new_site(kind, object, timeout_ns, task, site);
+		record_wait_start_new_site(kind, object, timeout_ns, task, site, at);
 	else
-		record_wait_start(kind, object, timeout_ns, task, site);
+		record_wait_start(kind, object, timeout_ns, task, site, at);
 }
 
 /* A wait-end with a record of its own (out of line: the folded one's path keeps no registers). */
-__attribute__((noinline)) static void record_wait_end_alone(uint32_t kind, uintptr_t object,
-							    int64_t result, uint64_t task)
+__attribute__((noinline)) static void
+record_wait_end_alone(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, uint64_t at)
 {
-	tp_record(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0);
+	tp_record_at(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0, at);
 }
 
 /*
  * Folds wait-end into the record of the wait that started last (parked, maybe), if it is the
- * thread's last record, else records it on its own; the clock read as clock_read(tsc).
+ * thread's last record, else records it on its own.
  */
-static inline __attribute__((always_inline)) void
-record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, bool tsc)
+void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, uint64_t at)
 {
 	struct tp_record *r = result >= INT32_MIN && result <= INT32_MAX && task <= UINT32_MAX
-				      ? fold_begin()
+				      ? fold_begin(at)
 				      : NULL;
 	if (r != NULL) {
 		unsigned small = tp_record_small(r->word);
@@ -413,7 +383,7 @@ record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, 
 		    (small & TP_COMPACT_WAIT_KIND) == kind &&
 		    !(small & (TP_COMPACT_WAIT_ENDED | TP_COMPACT_WAIT_UNPARKED)) &&
 		    r->arg[0] == object && tp_compact_low(r->arg[1]) == task &&
-		    since_record_at(r, clock_read(tsc), &duration)) {
+		    since_record_at(r, at, &duration)) {
 			/* a wait's record has its third argument (3 or 4 of them) */
 			__atomic_store_n(
 				&r->arg[2],
@@ -424,21 +394,7 @@ record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, 
 		}
 		fold_cancel();
 	}
-	record_wait_end_alone(kind, object, result, task);
-}
-
-__attribute__((noinline)) static void record_wait_end_monotonic(uint32_t kind, uintptr_t object,
-								int64_t result, uint64_t task)
-{
-	record_wait_end(kind, object, result, task, false);
-}
-
-void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task)
-{
-	if (__builtin_expect(!tp_clock_is_tsc, 0))
-		record_wait_end_monotonic(kind, object, result, task);
-	else
-		record_wait_end(kind, object, result, task, true);
+	record_wait_end_alone(kind, object, result, task, at);
 }
 
 void tp_record_thread_start(uint64_t tid, uintptr_t routine, uint64_t creator_tid)

@@ -220,7 +220,7 @@ struct tp_record *record_begin_at(enum tp_record_type type, unsigned small, unsi
 	if (__builtin_expect(mine.park_pending && !mine.busy && type != TP_RECORD_WAITED &&
 				     type != TP_RECORD_SITE_CODE && type != TP_RECORD_MODULE,
 			     0))
-		park_written();
+		park_written(at);
 	if (__builtin_expect(mine.busy || mine.stopped, 0)) {
 		/* a signal handler's event inside the recorder; an event after the thread's end */
 		if (mine.buffer != NULL)
@@ -271,9 +271,9 @@ void record_done(const struct tp_record *r)
 /* tp_record's path when the fast one cannot be taken: a first event, a full buffer, a signal. */
 __attribute__((noinline, cold)) void record_slow(enum tp_record_type type, uint32_t small,
 						 unsigned nargs, uint64_t a0, uint64_t a1,
-						 uint64_t a2, uint64_t a3)
+						 uint64_t a2, uint64_t a3, uint64_t at)
 {
-	struct tp_record *r = record_begin(type, small, 1 + nargs);
+	struct tp_record *r = record_begin_at(type, small, 1 + nargs, at);
 	if (r == NULL)
 		return;
 	const uint64_t args[4] = {a0, a1, a2, a3};
@@ -282,11 +282,11 @@ __attribute__((noinline, cold)) void record_slow(enum tp_record_type type, uint3
 	record_done(r);
 }
 
-/* The park kept back (mine.park_pending) written as it is, before another event. */
-void park_written(void)
+/* The park kept back (mine.park_pending) written as it is, before another event, at its moment. */
+void park_written(uint64_t at)
 {
 	mine.park_pending = false;
-	record_slow(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+	record_slow(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0, at);
 }
 
 /*

@@ -117,13 +117,17 @@ static inline struct tp_record *record_begin(enum tp_record_type type, unsigned 
 	return record_begin_at(type, small, words, 0);
 }
 
-/* tp_record's path when the fast one cannot be taken: a first event, a full buffer, a signal. */
+/*
+ * tp_record's path when the fast one cannot be taken: a first event, a full buffer, a signal.
+ * Timed `at` as record_begin_at.
+ */
 __attribute__((noinline, cold)) void record_slow(enum tp_record_type type, uint32_t small,
 						 unsigned nargs, uint64_t a0, uint64_t a1,
-						 uint64_t a2, uint64_t a3);
-/* The park kept back (mine.park_pending) written as it is, before another event (cold, as the
- * compiler found it when it shared a file with its callers: their paths to it stay out of line). */
-__attribute__((cold)) void park_written(void);
+						 uint64_t a2, uint64_t a3, uint64_t at);
+/* The park kept back (mine.park_pending) written as it is, before another event, timed as that
+ * event (`at` as record_begin_at's) (cold, as the compiler found it when it shared a file with its
+ * callers: their paths to it stay out of line). */
+__attribute__((cold)) void park_written(uint64_t at);
 
 /*
  * Busy: a wait's record takes the park kept back for it (its flag), which no other event came

@@ -29,10 +29,10 @@ static void give(const struct round_trip_step *s, int64_t wide)
 	switch (s->type) {
 	case TP_RECORD_TASK_SPAWN:
 		tp_record_task_spawn(a[0], a[1], (uint32_t)a[2], a[4],
-				     tp_record_spawn_small((uint32_t)a[5], false));
+				     tp_record_spawn_small((uint32_t)a[5], false), tp_clock_now());
 		break;
 	case TP_RECORD_TASK_WAKE:
-		tp_record_task_wake(a[0], a[1]);
+		tp_record_task_wake(a[0], a[1], tp_clock_now());
 		break;
 	case TP_RECORD_WORKER_UNPARK:
 		tp_record_worker_unpark(s->by_wait);
@@ -41,19 +41,21 @@ static void give(const struct round_trip_step *s, int64_t wide)
 		tp_record_worker_park(s->by_wait);
 		break;
 	case TP_RECORD_TASK_POLL_START:
-		tp_record_task_poll_start(a[0]);
+		tp_record_task_poll_start(a[0], tp_clock_now());
 		break;
 	case TP_RECORD_TASK_TERMINATE:
-		tp_record_task_terminate(a[0], (uint32_t)a[1]);
+		tp_record_task_terminate(a[0], (uint32_t)a[1], tp_clock_now());
 		break;
 	case TP_RECORD_TASK_POLL_END:
-		tp_record_task_poll_end(a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+		tp_record_task_poll_end(a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3],
+					tp_clock_now());
 		break;
 	case TP_RECORD_WAIT_START:
-		tp_record_wait_start((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3], (uint32_t)a[4]);
+		tp_record_wait_start((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3], (uint32_t)a[4],
+				     tp_clock_now());
 		break;
 	case TP_RECORD_WAIT_END:
-		tp_record_wait_end((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3]);
+		tp_record_wait_end((uint32_t)a[0], (uintptr_t)a[1], a[2], a[3], tp_clock_now());
 		break;
 	case TP_RECORD_TASK_ACQUIRE:
 	case TP_RECORD_TASK_RELEASE: /* task, kind, object: the kind is the record's small */

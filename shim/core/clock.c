@@ -14,6 +14,11 @@
 
 bool tp_clock_is_tsc;
 
+uint64_t tp_clock_monotonic_ns_call(void)
+{
+	return tp_clock_monotonic_ns();
+}
+
 /* Readings taken for a pair of times, the tightest kept (one may be cut by preemption). */
 #define CLOCK_PAIR_TRIES 3
 

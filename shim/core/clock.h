@@ -26,13 +26,20 @@ static inline uint64_t tp_clock_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* tp_clock_monotonic_ns out of line: tp_clock_now's rare path (clock.c). */
+__attribute__((cold)) uint64_t tp_clock_monotonic_ns_call(void);
+
+/*
+ * At every event (events.h reads it once for all the consumers): the counter in line, and the
+ * rare CLOCK_MONOTONIC a call, which costs the events' paths no stack frame.
+ */
 static inline uint64_t tp_clock_now(void)
 {
 #if defined(__x86_64__)
 	if (__builtin_expect(tp_clock_is_tsc, 1))
 		return __rdtsc();
 #endif
-	return tp_clock_monotonic_ns();
+	return tp_clock_monotonic_ns_call();
 }
 
 /* A moment in tp_clock_now's units and in CLOCK_MONOTONIC nanoseconds, read as one. */

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "in_process_consumers.h"
 #include "listeners.h"
 #include "probes.h"
@@ -181,22 +182,47 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 #define TP_NOT_REPORTED ((void)0)
 
 /*
+ * The same for an event the recorder and the live statistics both time: the consumers' clock
+ * (tp_clock_now) read once, as `at`, which both are handed (issue 37: the recording's analysis
+ * and the live statistics decide near-ties from the same moments).
+ */
+#define TP_IN_PROCESS_AT(at, record, live, report)                                                 \
+	do {                                                                                       \
+		unsigned on_ = tp_listeners_consumers();                                           \
+		if (on_) {                                                                         \
+			uint64_t at = tp_clock_now();                                              \
+			if (on_ & TP_IN_PROCESS_RECORD)                                            \
+				record;                                                            \
+			if (on_ & TP_IN_PROCESS_LIVE)                                              \
+				live;                                                              \
+			if (on_ & TP_IN_PROCESS_REPORT)                                            \
+				report;                                                            \
+		}                                                                                  \
+	} while (0)
+
+/*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
  * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
  * executor started it (for the live view). undeferred: run at once, its parent switched out
- * until it ends (no probe argument: the recording's spawn record alone keeps it).
+ * until it ends (no probe argument: the recording's spawn record alone keeps it). ready: woken
+ * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
+ * probe follows, tp_fire_task_wake_probe).
  */
 static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
 				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program, bool undeferred)
+				      uint32_t executor, bool by_program, bool undeferred,
+				      bool ready)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	TP_IN_PROCESS(tp_record_task_spawn(task, parent, site_key, stack_id,
-					   tp_record_spawn_small(executor, undeferred)),
-		      tp_live_task_spawn(task, parent, site_key, by_program, undeferred),
-		      tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_spawn(task, parent, site_key, stack_id,
+				      tp_record_spawn_small(executor, undeferred), at),
+		 ready ? tp_record_task_wake(task, parent, at) : (void)0),
+		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready, at),
+		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
 }
 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
@@ -208,17 +234,24 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 		      tp_live_task_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
 
+/* The task-wake probe alone: the in-process consumers took the wake with the spawn. */
+static inline void tp_fire_task_wake_probe(uint64_t task, uint64_t waker)
+{
+	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
+}
+
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
 	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
-	TP_IN_PROCESS(tp_record_task_wake(task, waker), tp_live_task_wake(task), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_task_wake(task, waker, at), tp_live_task_wake(task, at),
+			 TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS(tp_record_task_poll_start(task), tp_live_task_poll_start(task),
-		      TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_task_poll_start(task, at), tp_live_task_poll_start(task, at),
+			 TP_NOT_REPORTED);
 }
 
 /*
@@ -231,24 +264,59 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 {
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync),
 				TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
-	TP_IN_PROCESS(tp_record_task_poll_end(task, done, sync, site_key),
-		      tp_live_task_poll_end(task, done, sync, site_key), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_task_poll_end(task, done, sync, site_key, at),
+			 tp_live_task_poll_end(task, done, sync, site_key, at), TP_NOT_REPORTED);
+}
+
+/*
+ * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
+ * task-terminate; sync none) and task-poll-start of `next`, the two probes in that order, at one
+ * moment for the in-process consumers (one clock read, one call to the live statistics).
+ */
+static inline void tp_fire_task_switch(uint64_t ending, uint32_t done, uint64_t next)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(ending), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_poll_end(ending, done, 0, 0, at),
+			  tp_record_task_poll_start(next, at)),
+			 tp_live_task_switch(ending, done, next, at), TP_NOT_REPORTED);
+}
+
+/*
+ * A task's end and the switch from its last poll (tp_fire_task_terminate, then
+ * tp_fire_task_switch with done 1): the three probes in that order, one moment and one call to
+ * each in-process consumer but the recorder (its three records, which fold).
+ */
+static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
+					   uint64_t next)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_terminate(task, reason, at),
+		 tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_task_poll_start(next, at)),
+		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
 static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {
 	TASKPROBE_TASK_ACQUIRE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_ACQUIRE, kind, 2, task, object, 0, 0),
-		      tp_live_task_acquire(task, kind, object), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_at(TP_RECORD_TASK_ACQUIRE, kind, 2, task, object, 0, 0, at),
+			 tp_live_task_acquire(task, kind, object, at), TP_NOT_REPORTED);
 }
 
 /* The task lets `object` go: its next acquire, by any task, comes after. */
 static inline void tp_fire_task_release(uint64_t task, uint32_t kind, uintptr_t object)
 {
 	TASKPROBE_TASK_RELEASE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
-	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_RELEASE, kind, 2, task, object, 0, 0),
-		      tp_live_task_release(task, kind, object), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_at(TP_RECORD_TASK_RELEASE, kind, 2, task, object, 0, 0, at),
+			 tp_live_task_release(task, kind, object, at), TP_NOT_REPORTED);
 }
 
 /* The program's region of interest starts (on 1) or stops (0). */
@@ -291,8 +359,8 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TP_IN_PROCESS(tp_record_task_terminate(task, reason), tp_live_task_terminate(task),
-		      tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_AT(at, tp_record_task_terminate(task, reason, at),
+			 tp_live_task_terminate(task, at), tp_report_task_terminated(spawn_stack));
 }
 
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
@@ -367,11 +435,11 @@ __attribute__((noinline, unused)) static uint64_t
 tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t timeout_ns,
 			  uint64_t task, uint32_t site_key)
 {
-	uint64_t since = 0;
+	uint64_t since = 0, at = tp_clock_now();
 	if (on & TP_IN_PROCESS_RECORD)
-		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key, at);
 	if (on & TP_IN_PROCESS_LIVE)
-		tp_live_wait_start(kind, task, site_key);
+		tp_live_wait_start(kind, task, site_key, at);
 	if (on & TP_IN_PROCESS_REPORT)
 		since = tp_report_waits_enter();
 	return since;
@@ -394,7 +462,7 @@ tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t
 			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD) {
-		tp_record_wait_start(kind, object, timeout_ns, task, site_key);
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key, tp_clock_now());
 		return 0;
 	}
 	return on ? tp_fire_wait_start_shared(on, kind, object, timeout_ns, task, site_key) : 0;
@@ -415,10 +483,11 @@ __attribute__((noinline, unused)) static void
 tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
 			uint32_t site_key, uint64_t since)
 {
+	uint64_t at = tp_clock_now();
 	if (on & TP_IN_PROCESS_RECORD)
-		tp_record_wait_end(kind, object, result, task);
+		tp_record_wait_end(kind, object, result, task, at);
 	if (on & TP_IN_PROCESS_LIVE)
-		tp_live_wait_end(task);
+		tp_live_wait_end(task, at);
 	if (on & TP_IN_PROCESS_REPORT)
 		tp_report_waits_leave(kind, site_key, since);
 }
@@ -436,7 +505,7 @@ static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind
 			   TP_IN_REGISTER(task));
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD)
-		tp_record_wait_end(kind, object, result, task);
+		tp_record_wait_end(kind, object, result, task, tp_clock_now());
 	else if (on)
 		tp_fire_wait_end_shared(on, kind, object, result, task, site_key, since);
 }

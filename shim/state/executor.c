@@ -100,7 +100,7 @@ void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
 }
 
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address, bool undeferred)
+			      const void *site_address, bool undeferred, bool ready)
 {
 	struct tp_thread *self = tp_thread_self();
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
@@ -117,13 +117,20 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);
 	if (!tp_thread_live(self))
 		return spawn_stack;
+	/* the in-process consumers take a ready task's wake with its spawn */
+	bool woken = false;
 	if (tp_listeners_task_spawn()) {
 		const char *text = tp_tracers_task_spawn() ? tp_spawn_site_text(site) : NULL;
 		tp_fire_task_spawn(task, tp_thread_task(self), (uint64_t)site, text, key,
 				   (uint64_t)id, (uint32_t)executor, kind == TP_SPAWNED_BY_PROGRAM,
-				   undeferred);
+				   undeferred, ready);
+		woken = ready;
 	}
 	if (tp_listeners_task_stack() && pcs != NULL)
 		tp_fire_task_stack(task, (uint64_t)id, (uintptr_t *)pcs, depth);
+	if (woken)
+		tp_fire_task_wake_probe(task, tp_thread_task(self));
+	else if (ready)
+		tp_task_woken(task);
 	return spawn_stack;
 }

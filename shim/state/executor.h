@@ -61,8 +61,16 @@ enum tp_spawn_kind {
 	TP_STARTED_BY_EXECUTOR, /* no spawn stack: the program made no call for it */
 };
 
+/* task-wake, with the calling thread's current task as waker. */
+static inline void tp_task_woken(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (tp_listeners_task_wake() && tp_thread_live(self))
+		tp_fire_task_wake(task, tp_thread_task(self));
+}
+
 uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address, bool undeferred);
+			      const void *site_address, bool undeferred, bool ready);
 
 /*
  * task-spawn, with the calling thread's current task as parent, and task-stack. `site_address`
@@ -73,15 +81,20 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
  * Returns the task's spawn stack (stack_table.h: its id, 0 when none was captured, or
  * TP_SPAWN_STACK_OF_EXECUTOR), to hand to tp_task_terminated.
  * `undeferred`: the executor runs the task at once, its parent switched out until it ends (the
- * recording keeps it: no probe argument).
+ * recording keeps it: no probe argument). `ready`: the task is ready at once, its task-wake (by
+ * its parent) right after (after its task-stack): the in-process consumers take it with the
+ * spawn, at its moment.
  */
 static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
-				       bool undeferred)
+				       bool undeferred, bool ready)
 {
-	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0)
+	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0) {
+		if (ready)
+			tp_task_woken(task);
 		return 0;
-	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred);
+	}
+	return tp_task_spawn_traced(task, executor, kind, site_address, undeferred, ready);
 }
 
 /*
@@ -92,14 +105,6 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
  * task's poll, wait or delay counts it.
  */
 uint32_t tp_site_named_outside_poll(uint32_t key);
-
-/* task-wake, with the calling thread's current task as waker. */
-static inline void tp_task_woken(uint64_t task)
-{
-	struct tp_thread *self = tp_thread_self();
-	if (tp_listeners_task_wake() && tp_thread_live(self))
-		tp_fire_task_wake(task, tp_thread_task(self));
-}
 
 /* task-poll-start; the task becomes the calling thread's current task. */
 static inline void tp_task_poll_start(uint64_t task)
@@ -120,6 +125,25 @@ static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind 
 	tp_thread_set_task(self, 0);
 	if (tp_listeners_task_poll_end() && tp_thread_live(self))
 		tp_fire_task_poll_end(task, (uint32_t)done, (uint32_t)sync, 0, NULL, 0);
+}
+
+/*
+ * A task switch: task-poll-end of `ending` (`done`: it finished, tp_task_terminated said so
+ * before; sync none), then task-poll-start of `next`, at one moment; a parked thread is unparked
+ * between the two. `next` becomes the calling thread's current task.
+ */
+static inline void tp_task_poll_switch(uint64_t ending, bool done, uint64_t next)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_poll_end(ending, done, TP_SYNC_NONE);
+		tp_thread_unpark(self);
+		tp_task_poll_start(next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start()) && tp_thread_live(self))
+		tp_fire_task_switch(ending, (uint32_t)done, next);
 }
 
 void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
@@ -178,6 +202,26 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 {
 	if (tp_listeners_task_terminate() && tp_thread_live(tp_thread_self()))
 		tp_fire_task_terminate(task, (uint32_t)reason, spawn_stack);
+}
+
+/*
+ * A task's end (tp_task_terminated, `spawn_stack` its spawn's) and the switch from its last poll
+ * to `next`'s (tp_task_poll_switch), at one moment.
+ */
+static inline void tp_task_end_switch(uint64_t task, enum tp_terminate_reason reason,
+				      uint32_t spawn_stack, uint64_t next)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_terminated(task, reason, spawn_stack);
+		tp_task_poll_switch(task, true, next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_terminate() | tp_listeners_task_poll_end() |
+	     tp_listeners_task_poll_start()) &&
+	    tp_thread_live(self))
+		tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
 }
 
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
