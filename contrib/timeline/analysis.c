@@ -523,9 +523,12 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	m->holder_task = t->k.id;
 }
 
-/* A task releases mutual exclusion `object`: its fragment is split there (the section's part in
- * its sync site's row), and the object remembers the path to the release, unless another task
- * acquired it since (this release came late: that acquire took the path up to it). */
+/*
+ * A task releases mutual exclusion `object`: at the end of a section in its sync site's row its
+ * fragment is split there (tp_span_release_splits), else it goes on whole and the path to the
+ * release is its part up to it (as a spawn's). The object remembers that path, unless another
+ * task acquired it since (this release came late: that acquire took the path up to it).
+ */
 static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 		       const struct timeline_event *e)
 {
@@ -536,20 +539,25 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	if (m == NULL)
 		return;
 	count_work(a, p, th, t, e->ns);
-	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
-				  th->latency);
+	bool splits = tp_span_release_splits(t->section_site != 0);
+	/* held while it is used: freed here if nothing keeps it */
+	struct node *n = ref(
+		node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns, th->latency));
 	t->section_site = 0;
 	if (n == NULL)
 		return;
-	hold(a, &th->in, n);
-	th->in_placed = n->placed;
-	th->start = e->ns;
-	th->latency = 0;
-	if (!tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id))
-		return;
-	acc_clear(a, &m->released);
-	acc_fold_node(a, &m->released, n, e->ns);
-	m->holder = NULL;
+	if (splits) {
+		hold(a, &th->in, n);
+		th->in_placed = n->placed;
+		th->start = e->ns;
+		th->latency = 0;
+	}
+	if (tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id)) {
+		acc_clear(a, &m->released);
+		acc_fold_node(a, &m->released, n, e->ns);
+		m->holder = NULL;
+	}
+	unref(a, n);
 }
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {

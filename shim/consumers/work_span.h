@@ -221,6 +221,18 @@ static inline bool tp_span_release_kept(bool held_by_releaser)
 }
 
 /*
+ * Whether a release splits its task's fragment there: only at the end of a section in its sync
+ * site's row (`in_section`: its wait had a site), whose time on the path is that site's, one
+ * fragment of it. A section whose wait had no site (none said, or the sites' table full) goes on
+ * in its task's row: its poll stays one fragment, and the path to the release is the fragment's
+ * part up to it (as a spawn's is).
+ */
+static inline bool tp_span_release_splits(bool in_section)
+{
+	return in_section;
+}
+
+/*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
  * (forked), or any thread that makes a successor of it (successors: atomic adds).
