@@ -248,7 +248,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * undeferred); a nested region's site is known by its workers' */
 		if (t->site != 0 && parent->initial && !e->undeferred)
 			s->parallel = true;
-		if (t->site != 0 && !e->undeferred && (parent->initial || implicit(a, parent))) {
+		/* the recording does not say which spawns are the executor's: a child with a site
+		 * created deferred is taken for an implicit task (OpenMP never reports one
+		 * undeferred); an explicit task's site is no region's, whose fork no worker joins */
+		if (tp_span_publishes_fork(t->site != 0 && !e->undeferred, true)) {
 			acc_clear(a, &s->fork);
 			acc_join(a, &s->fork, &t->in);
 		}

@@ -21,7 +21,8 @@
 #include "test_stream.h"
 #include "work_span.h"
 
-#define N 16 /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
+#define N      16      /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
+#define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
 
 static struct analysis *a;
 
@@ -87,6 +88,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
+	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
 	struct tp_live_path so_far = {0};
 	if (parent == 0 && site != 0) {
 		for (unsigned i = 0; i < N; i++)
@@ -105,7 +107,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		}
 		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
 				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
-		if (parent != 0 && site == REGION)
+		if (parent != 0 && (site == REGION || site == INNER))
 			tp_span_fork(site, &pool[task - 1].in);
 	}
 	alive[task] = task;
@@ -316,8 +318,8 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 {
 	spawn(1, 0, INITIAL, 0);
 	start(1, 0, INITIAL);
-	spawn_at(2, 10, 100, 0, REGION);
-	start(2, 10, 100);
+	spawn_at(2, 10, WORKER, 0, REGION);
+	start(2, 10, WORKER);
 	spawn_at(1, 10, 2, INITIAL, REGION);
 	end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
 	start(1, 10, 2);
@@ -325,15 +327,15 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 	spawn(1, 11, 4, 2);
 	dependence(1, 11, 3, 4);
 	end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
-	end(2, 12, 100, false, TP_SYNC_BARRIER, REGION);
+	end(2, 12, WORKER, false, TP_SYNC_BARRIER, REGION);
 	start(1, 12, 3);
 	end(1, 20, 3, true, TP_SYNC_NONE, 0);
 	start(2, 21, 4);
 	end(2, 30, 4, true, TP_SYNC_NONE, 0);
 	start(1, 30, 2);
 	end(1, 31, 2, true, TP_SYNC_NONE, 0);
-	start(2, 31, 100);
-	end(2, 31, 100, true, TP_SYNC_NONE, 0);
+	start(2, 31, WORKER);
+	end(2, 31, WORKER, true, TP_SYNC_NONE, 0);
 	start(1, 32, INITIAL);
 	end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(37);
@@ -403,4 +405,46 @@ Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
 	cr_skip_test("the live engine differs: tp_span_released (work_span.c) extends the "
 		     "release's path by the part of a poll not split with fragment false");
 	expect_one_answer(14);
+}
+
+/*
+ * A parallel region nested in an explicit task (its primary's implicit task is that task's
+ * child): the region's worker starts after its fork, the explicit task's fragment up to the
+ * region, as after any encountering task's.
+ */
+Test(one_engine, a_region_started_by_an_explicit_task_forks)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn_at(1, 1, 2, INITIAL, REGION);
+	end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
+	start(1, 1, 2);
+	spawn_at(2, 1, WORKER, 0, REGION);
+	start(2, 1, WORKER);
+	spawn(1, 2, 3, 2);
+	end(1, 2, 2, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	end(2, 3, WORKER, false, TP_SYNC_BARRIER, REGION);
+	start(1, 2, 3);
+	spawn_at(1, 4, 4, 3, INNER);
+	end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	start(1, 4, 4);
+	spawn_at(3, 4, WORKER - 1, 0, INNER);
+	start(3, 4, WORKER - 1);
+	end(1, 5, 4, false, TP_SYNC_BARRIER, INNER);
+	end(3, 20, WORKER - 1, false, TP_SYNC_BARRIER, INNER);
+	start(1, 20, 4);
+	end(1, 21, 4, true, TP_SYNC_NONE, 0);
+	start(3, 20, WORKER - 1);
+	end(3, 20, WORKER - 1, true, TP_SYNC_NONE, 0);
+	start(1, 21, 3);
+	end(1, 22, 3, true, TP_SYNC_NONE, 0);
+	start(1, 22, 2);
+	end(1, 23, 2, false, TP_SYNC_BARRIER, REGION);
+	start(1, 24, 2);
+	end(1, 24, 2, true, TP_SYNC_NONE, 0);
+	start(2, 24, WORKER);
+	end(2, 24, WORKER, true, TP_SYNC_NONE, 0);
+	start(1, 25, INITIAL);
+	end(1, 26, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(24);
 }

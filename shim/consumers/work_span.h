@@ -205,6 +205,17 @@ static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool p
 }
 
 /*
+ * Whether a new task's start is its region's fork (tp_span_fork): an implicit task of a parallel
+ * region (`implicit`) with a parent is the region's primary's, whatever task encountered the
+ * region (the initial task, an implicit task, or an explicit task: a region nested in a task
+ * construct); its workers' implicit tasks, which have none, start after it.
+ */
+static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
+{
+	return implicit && has_parent;
+}
+
+/*
  * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
  * another task holds it still as far as the events say (its release comes late: a thread
  * preempted between the runtime's unlock and its event), that holder's path up to now; a
