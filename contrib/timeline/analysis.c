@@ -509,7 +509,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
 	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
 		mutex_join(a, &m->released, th);
-	} else if (h->task == held) {
+	} else if (tp_span_holder_path_to_now(h->task == held)) {
 		/* the holder still polls: its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
@@ -518,6 +518,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		mutex_join(a, &released, th);
 		unref(a, part);
 	} else {
+		/* switched out: its path to its last fragment's end */
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);

@@ -232,6 +232,17 @@ static inline bool tp_span_release_kept(bool held_by_releaser)
 }
 
 /*
+ * The holder an acquire finds (tp_span_acquire_from_holder) let the object go before it: its
+ * path to that release is its path up to now while a thread polls it (its release said late),
+ * else its path to its last fragment's end (switched out inside its section: a task not polled
+ * does no work, and its path ended there).
+ */
+static inline bool tp_span_holder_path_to_now(bool holder_polled)
+{
+	return holder_polled;
+}
+
+/*
  * Whether a release splits its task's fragment there: only at the end of a section in its sync
  * site's row (`in_section`: its wait had a site), whose time on the path is that site's, one
  * fragment of it. A section whose wait had no site (none said, or the sites' table full) goes on
