@@ -255,6 +255,19 @@ static inline bool tp_span_release_splits(bool in_section)
 }
 
 /*
+ * Whether the path to a release, or to a holder's section so far (tp_span_holder_path_to_now),
+ * counts the releaser's part of its fragment up to there as one fragment on the path (as a
+ * spawn's part up to the spawn is on the child's): always, unless the release split the
+ * fragment there (`split`: tp_span_release_splits), which counted that part already. --analyze's
+ * nodes are so (a part is a node); the live engine extends such paths with
+ * tp_span_path_extend's `fragment` this.
+ */
+static inline bool tp_span_release_part_is_fragment(bool split)
+{
+	return !split;
+}
+
+/*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
  * (forked), or any thread that makes a successor of it (successors: atomic adds).
