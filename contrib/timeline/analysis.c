@@ -248,7 +248,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * undeferred); a nested region's site is known by its workers' */
 		if (t->site != 0 && parent->initial && !e->undeferred)
 			s->parallel = true;
-		if (t->site != 0 && !e->undeferred && (parent->initial || implicit(a, parent))) {
+		/* the recording does not say which spawns are the executor's: a child with a site
+		 * created deferred is taken for an implicit task (OpenMP never reports one
+		 * undeferred); an explicit task's site is no region's, whose fork no worker joins */
+		if (tp_span_publishes_fork(t->site != 0 && !e->undeferred, true)) {
 			acc_clear(a, &s->fork);
 			acc_join(a, &s->fork, &t->in);
 		}
@@ -506,7 +509,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
 	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
 		mutex_join(a, &m->released, th);
-	} else if (h->task == held) {
+	} else if (tp_span_holder_path_to_now(h->task == held)) {
 		/* the holder still polls: its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
@@ -515,6 +518,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		mutex_join(a, &released, th);
 		unref(a, part);
 	} else {
+		/* switched out: its path to its last fragment's end */
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);
@@ -523,9 +527,12 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	m->holder_task = t->k.id;
 }
 
-/* A task releases mutual exclusion `object`: its fragment is split there (the section's part in
- * its sync site's row), and the object remembers the path to the release, unless another task
- * acquired it since (this release came late: that acquire took the path up to it). */
+/*
+ * A task releases mutual exclusion `object`: at the end of a section in its sync site's row its
+ * fragment is split there (tp_span_release_splits), else it goes on whole and the path to the
+ * release is its part up to it (as a spawn's). The object remembers that path, unless another
+ * task acquired it since (this release came late: that acquire took the path up to it).
+ */
 static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 		       const struct timeline_event *e)
 {
@@ -536,20 +543,25 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	if (m == NULL)
 		return;
 	count_work(a, p, th, t, e->ns);
-	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
-				  th->latency);
+	bool splits = tp_span_release_splits(t->section_site != 0);
+	/* held while it is used: freed here if nothing keeps it */
+	struct node *n = ref(
+		node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns, th->latency));
 	t->section_site = 0;
 	if (n == NULL)
 		return;
-	hold(a, &th->in, n);
-	th->in_placed = n->placed;
-	th->start = e->ns;
-	th->latency = 0;
-	if (!tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id))
-		return;
-	acc_clear(a, &m->released);
-	acc_fold_node(a, &m->released, n, e->ns);
-	m->holder = NULL;
+	if (splits) {
+		hold(a, &th->in, n);
+		th->in_placed = n->placed;
+		th->start = e->ns;
+		th->latency = 0;
+	}
+	if (tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id)) {
+		acc_clear(a, &m->released);
+		acc_fold_node(a, &m->released, n, e->ns);
+		m->holder = NULL;
+	}
+	unref(a, n);
 }
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {

@@ -22,6 +22,7 @@
 #define CRITICAL   3u      /* a critical construct's */
 #define TASKWAIT   4u      /* a taskwait's (or taskgroup's, barrier's) */
 #define LOCK       0x5000u /* the critical construct's object */
+#define INNER      5u      /* a parallel construct's nested in another's */
 
 /* An analysis of the synthetic process, its sites named. */
 static inline struct analysis *stream_analysis(void)
@@ -33,6 +34,7 @@ static inline struct analysis *stream_analysis(void)
 	analysis_site(a, STREAM_PID, TASKS, "main (synthetic.c:20)", 21);
 	analysis_site(a, STREAM_PID, CRITICAL, "main (synthetic.c:30)", 21);
 	analysis_site(a, STREAM_PID, TASKWAIT, "main (synthetic.c:25)", 21);
+	analysis_site(a, STREAM_PID, INNER, "main (synthetic.c:40)", 21);
 	return a;
 }
 

@@ -205,6 +205,17 @@ static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool p
 }
 
 /*
+ * Whether a new task's start is its region's fork (tp_span_fork): an implicit task of a parallel
+ * region (`implicit`) with a parent is the region's primary's, whatever task encountered the
+ * region (the initial task, an implicit task, or an explicit task: a region nested in a task
+ * construct); its workers' implicit tasks, which have none, start after it.
+ */
+static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
+{
+	return implicit && has_parent;
+}
+
+/*
  * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
  * another task holds it still as far as the events say (its release comes late: a thread
  * preempted between the runtime's unlock and its event), that holder's path up to now; a
@@ -218,6 +229,42 @@ static inline bool tp_span_acquire_from_holder(bool held, bool held_by_acquirer)
 static inline bool tp_span_release_kept(bool held_by_releaser)
 {
 	return held_by_releaser;
+}
+
+/*
+ * The holder an acquire finds (tp_span_acquire_from_holder) let the object go before it: its
+ * path to that release is its path up to now while a thread polls it (its release said late),
+ * else its path to its last fragment's end (switched out inside its section: a task not polled
+ * does no work, and its path ended there).
+ */
+static inline bool tp_span_holder_path_to_now(bool holder_polled)
+{
+	return holder_polled;
+}
+
+/*
+ * Whether a release splits its task's fragment there: only at the end of a section in its sync
+ * site's row (`in_section`: its wait had a site), whose time on the path is that site's, one
+ * fragment of it. A section whose wait had no site (none said, or the sites' table full) goes on
+ * in its task's row: its poll stays one fragment, and the path to the release is the fragment's
+ * part up to it (as a spawn's is).
+ */
+static inline bool tp_span_release_splits(bool in_section)
+{
+	return in_section;
+}
+
+/*
+ * Whether the path to a release, or to a holder's section so far (tp_span_holder_path_to_now),
+ * counts the releaser's part of its fragment up to there as one fragment on the path (as a
+ * spawn's part up to the spawn is on the child's): always, unless the release split the
+ * fragment there (`split`: tp_span_release_splits), which counted that part already. --analyze's
+ * nodes are so (a part is a node); the live engine extends such paths with
+ * tp_span_path_extend's `fragment` this.
+ */
+static inline bool tp_span_release_part_is_fragment(bool split)
+{
+	return !split;
 }
 
 /*
