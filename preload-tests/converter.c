@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The converter run by the tests (tp_convert), what python reads in its output (tp_python_on),
- * and the small text and path helpers the tests of outputs share.
+ * a recording's records walked (tp_recording_walk), and the small text and path helpers the tests
+ * of outputs share.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "harness_internal.h"
+#include "taskprobe_recording.h"
 
 void tp_convert(const char *const args[], struct tp_run *run)
 {
@@ -34,6 +36,34 @@ char *tp_python_on(const char *program, const char *file)
 	char *text = tp_read_stream(p, NULL);
 	cr_expect_eq(pclose(p), 0, "python failed on %s", file);
 	return text;
+}
+
+uint64_t tp_recording_walk(const char *data, size_t size, tp_record_visit *each, void *ctx)
+{
+	uint64_t records = 0;
+	for (size_t at = 0; at < size;) {
+		if (size - at >= 8 && memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
+			struct tp_recording_header h;
+			cr_assert_geq(size - at, sizeof h);
+			memcpy(&h, data + at, sizeof h);
+			at += h.header_size;
+			continue;
+		}
+		struct tp_recording_chunk c;
+		cr_assert_geq(size - at, sizeof c);
+		memcpy(&c, data + at, sizeof c);
+		cr_assert_eq(c.magic, TP_CHUNK_MAGIC);
+		cr_assert(c.size >= sizeof c && c.size <= size - at);
+		records += c.records;
+		for (size_t r = at + sizeof c; r + 8 <= at + c.size;) {
+			uint64_t word;
+			memcpy(&word, data + r, sizeof word);
+			each(&c, word, ctx);
+			r += tp_record_bytes(word);
+		}
+		at += c.size;
+	}
+	return records;
 }
 
 unsigned tp_occurrences(const char *text, const char *needle)

@@ -190,6 +190,14 @@ void tp_convert(const char *const args[], struct tp_run *run);
 char *tp_python_on(const char *program, const char *file);
 /* How many times `needle` occurs in `text`, not overlapping. */
 unsigned tp_occurrences(const char *text, const char *needle);
+/*
+ * Calls `each` on every record of the recording `data` (`size` bytes: whole segments and chunks,
+ * each chunk's frame checked) with its chunk and context `ctx`; returns the records the chunks
+ * say they hold.
+ */
+struct tp_recording_chunk;
+typedef void tp_record_visit(const struct tp_recording_chunk *chunk, uint64_t word, void *ctx);
+uint64_t tp_recording_walk(const char *data, size_t size, tp_record_visit *each, void *ctx);
 /* DIR/NAME (the caller frees). */
 char *tp_path_in(const char *dir, const char *name);
 

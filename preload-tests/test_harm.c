@@ -942,32 +942,17 @@ static unsigned fib_tasks(unsigned n)
  * The records of the recording `data` (of `size` bytes: whole segments and chunks), and in
  * *spawns its task-spawn events (each in a record of its own, compact or not).
  */
+static void spawn_seen(const struct tp_recording_chunk *chunk, uint64_t word, void *spawns)
+{
+	(void)chunk;
+	*(uint64_t *)spawns += tp_record_type(word) == TP_RECORD_TASK_SPAWN ||
+			       tp_record_type(word) == TP_RECORD_TASK_SPAWNED;
+}
+
 static uint64_t records_of(const char *data, size_t size, uint64_t *spawns)
 {
-	uint64_t records = 0;
 	*spawns = 0;
-	for (size_t at = 0; at < size;) {
-		if (size - at >= 8 && memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
-			struct tp_recording_header h;
-			memcpy(&h, data + at, sizeof h);
-			at += h.header_size;
-			continue;
-		}
-		struct tp_recording_chunk c;
-		cr_assert_geq(size - at, sizeof c);
-		memcpy(&c, data + at, sizeof c);
-		cr_assert_eq(c.magic, TP_CHUNK_MAGIC);
-		records += c.records;
-		for (size_t r = at + sizeof c; r < at + c.size;) {
-			uint64_t word;
-			memcpy(&word, data + r, sizeof word);
-			*spawns += tp_record_type(word) == TP_RECORD_TASK_SPAWN ||
-				   tp_record_type(word) == TP_RECORD_TASK_SPAWNED;
-			r += tp_record_bytes(word);
-		}
-		at += c.size;
-	}
-	return records;
+	return tp_recording_walk(data, size, spawn_seen, spawns);
 }
 
 /*

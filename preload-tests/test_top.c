@@ -1482,33 +1482,25 @@ Test(top, no_figure_is_cut_and_names_keep_their_place_at_120_and_80_columns)
  * The start of thread `tid`'s last wait in the recording `data` (`size` bytes), in the recording's
  * clock: its last wait-start's record (a compact wait's or not); 0 when it has none.
  */
+/* The context of the walk last_wait_start makes: the thread, and its last wait's start. */
+struct last_wait {
+	uint32_t tid;
+	uint64_t start;
+};
+
+static void wait_start_seen(const struct tp_recording_chunk *chunk, uint64_t word, void *ctx)
+{
+	struct last_wait *w = ctx;
+	if (chunk->tid == w->tid && (tp_record_type(word) == TP_RECORD_WAITED ||
+				     tp_record_type(word) == TP_RECORD_WAIT_START))
+		w->start = chunk->base_time + tp_record_delta(word);
+}
+
 static uint64_t last_wait_start(const char *data, size_t size, uint32_t tid)
 {
-	uint64_t last = 0;
-	for (size_t at = 0; at < size;) {
-		if (size - at >= 8 && memcmp(data + at, TP_RECORDING_MAGIC, 8) == 0) {
-			struct tp_recording_header h;
-			cr_assert_geq(size - at, sizeof h);
-			memcpy(&h, data + at, sizeof h);
-			at += h.header_size;
-			continue;
-		}
-		struct tp_recording_chunk c;
-		cr_assert_geq(size - at, sizeof c);
-		memcpy(&c, data + at, sizeof c);
-		cr_assert_eq(c.magic, TP_CHUNK_MAGIC);
-		cr_assert(c.size >= sizeof c && c.size <= size - at);
-		for (size_t r = at + sizeof c; c.tid == tid && r + 8 <= at + c.size;) {
-			uint64_t word;
-			memcpy(&word, data + r, sizeof word);
-			if (tp_record_type(word) == TP_RECORD_WAITED ||
-			    tp_record_type(word) == TP_RECORD_WAIT_START)
-				last = c.base_time + tp_record_delta(word);
-			r += tp_record_bytes(word);
-		}
-		at += c.size;
-	}
-	return last;
+	struct last_wait w = {tid, 0};
+	tp_recording_walk(data, size, wait_start_seen, &w);
+	return w.start;
 }
 
 /*

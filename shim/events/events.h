@@ -165,12 +165,14 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 /*
  * The in-process consumers' share of an event: the record while recording, the live statistics'
  * update while they are on, the exit report's count while it counts (the events it counts; for
- * the others TP_NOT_REPORTED). One load and one branch when none is on.
+ * the others TP_NOT_REPORTED), each after `first` (a declaration or a statement). One load and one
+ * branch when none is on.
  */
-#define TP_IN_PROCESS(record, live, report)                                                        \
+#define TP_IN_PROCESS_AFTER(first, record, live, report)                                           \
 	do {                                                                                       \
 		unsigned on_ = tp_listeners_consumers();                                           \
 		if (on_) {                                                                         \
+			first;                                                                     \
 			if (on_ & TP_IN_PROCESS_RECORD)                                            \
 				record;                                                            \
 			if (on_ & TP_IN_PROCESS_LIVE)                                              \
@@ -179,7 +181,8 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 				report;                                                            \
 		}                                                                                  \
 	} while (0)
-#define TP_NOT_REPORTED ((void)0)
+#define TP_IN_PROCESS(record, live, report) TP_IN_PROCESS_AFTER((void)0, record, live, report)
+#define TP_NOT_REPORTED                     ((void)0)
 
 /*
  * The same for an event the recorder and the live statistics both time: the consumers' clock
@@ -187,18 +190,7 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * and the live statistics decide near-ties from the same moments).
  */
 #define TP_IN_PROCESS_AT(at, record, live, report)                                                 \
-	do {                                                                                       \
-		unsigned on_ = tp_listeners_consumers();                                           \
-		if (on_) {                                                                         \
-			uint64_t at = tp_clock_now();                                              \
-			if (on_ & TP_IN_PROCESS_RECORD)                                            \
-				record;                                                            \
-			if (on_ & TP_IN_PROCESS_LIVE)                                              \
-				live;                                                              \
-			if (on_ & TP_IN_PROCESS_REPORT)                                            \
-				report;                                                            \
-		}                                                                                  \
-	} while (0)
+	TP_IN_PROCESS_AFTER(uint64_t at = tp_clock_now(), record, live, report)
 
 /*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
