@@ -245,18 +245,16 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 	timeline_site(t, scope, id, text, len);
 }
 
-/* recording_convert into `t`, or recording_read into `sink` (t NULL). */
-static bool merge(struct timeline *t, const struct recording_sink *sink,
-		  const struct recording_input *inputs, size_t n, FILE *errors,
-		  struct recording_totals *totals)
+/* Pass two over book `b` (pass one read): its events merged into `t`, or handed to `sink` (t
+ * NULL); `totals` pass one's, added to. False when out of memory or refused. */
+static bool merge_book(struct book *b, struct timeline *t, const struct recording_sink *sink,
+		       FILE *errors, struct recording_totals *totals)
 {
-	struct book *b = book_new(inputs, n);
+	const struct recording_input *inputs = b->pages.inputs;
+	size_t n = b->pages.n;
 	struct cursor *cursors = NULL, **heap = NULL;
 	size_t n_cursors = 0;
 	bool ok = false;
-	memset(totals, 0, sizeof *totals);
-	if (b == NULL || !scan_all(t, sink, inputs, n, errors, totals, b))
-		goto out;
 	if (!(t != NULL ? name_code_sites(b->segments, b->n_segments, timeline_code_site, t)
 			: name_code_sites(b->segments, b->n_segments, sink->site, sink->context)))
 		goto out;
@@ -335,9 +333,21 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	}
 	ok = true;
 out:
-	book_free(b);
 	free(cursors);
 	free(heap);
+	return ok;
+}
+
+/* recording_convert into `t`, or recording_read into `sink` (t NULL). */
+static bool merge(struct timeline *t, const struct recording_sink *sink,
+		  const struct recording_input *inputs, size_t n, FILE *errors,
+		  struct recording_totals *totals)
+{
+	struct book *b = book_new(inputs, n);
+	memset(totals, 0, sizeof *totals);
+	bool ok = b != NULL && scan_all(t, sink, inputs, n, errors, totals, b) &&
+		  merge_book(b, t, sink, errors, totals);
+	book_free(b);
 	return ok;
 }
 
@@ -352,4 +362,38 @@ bool recording_read(const struct recording_input *inputs, size_t n,
 		    struct recording_totals *totals)
 {
 	return merge(NULL, sink, inputs, n, errors, totals);
+}
+
+struct recordings *recordings_read(const struct recording_input *inputs, size_t n,
+				   struct timeline *t)
+{
+	struct recordings *r = calloc(1, sizeof *r);
+	if (r == NULL || (r->book = book_new(inputs, n)) == NULL ||
+	    !scan_all(t, NULL, inputs, n, NULL, &r->totals, r->book)) {
+		recordings_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+bool recordings_said_nothing(const struct recordings *r)
+{
+	bool full = false;
+	for (int i = 0; i < BOUNDS; i++)
+		full |= r->book->full[i];
+	return r->totals.cut_files == 0 && !full;
+}
+
+bool recordings_convert(struct recordings *r, struct timeline *t, FILE *errors,
+			struct recording_totals *totals)
+{
+	*totals = r->totals;
+	return merge_book(r->book, t, NULL, errors, totals);
+}
+
+void recordings_free(struct recordings *r)
+{
+	if (r != NULL)
+		book_free(r->book);
+	free(r);
 }

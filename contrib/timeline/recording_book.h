@@ -126,6 +126,12 @@ struct book {
 	uint8_t numbers[TP_RECORD_MODULES_MAX / 8 + 1];
 };
 
+/* The recordings read (recording.h): pass one's book, and what it counted. */
+struct recordings {
+	struct book *book;
+	struct recording_totals totals;
+};
+
 /* ---- recording_scan.c ---- */
 
 /* A book for reading `inputs`; NULL when out of memory. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The census of the recordings (recording_count): the events the options keep, by record type,
+ * The census of the recordings (recordings_count): the events the options keep, by record type,
  * read before anything is written so that the output's size is known first. The window and the
  * threads are counted exactly; the sites by the share of the spawns of the sites kept; and
  * speedscope's events as its writer would leave them (a slice within a microsecond out).
@@ -120,17 +120,14 @@ static bool site_kept(const struct site_filter *f, uint64_t scope, uint64_t id)
 	return false;
 }
 
-bool recording_count(const struct recording_input *inputs, size_t n,
-		     const struct timeline_options *options, struct recording_census *census)
+bool recordings_count(struct recordings *recordings, const struct timeline_options *options,
+		      struct recording_census *census)
 {
-	struct book *b = book_new(inputs, n);
+	struct book *b = recordings->book;
 	struct site_filter filter = {.options = options};
-	struct recording_totals totals = {0};
 	bool ok = false;
 	memset(census, 0, sizeof *census);
 	census->site_share = 1;
-	if (b == NULL || !scan_all(NULL, NULL, inputs, n, NULL, &totals, b))
-		goto out;
 	const struct chunk_ref *refs = b->refs;
 	const struct segment *segments = b->segments;
 	struct pages *pages = &b->pages;
@@ -215,10 +212,10 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	}
 	if (options->n_sites > 0)
 		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;
-	drop_pages(inputs, n);
+	drop_pages(b->pages.inputs, b->pages.n);
+	pages_dropped(pages);
 	ok = true;
 out:
-	book_free(b);
 	free(filter.kept);
 	return ok;
 }

@@ -352,13 +352,31 @@ static unsigned char *read_whole(const char *path, size_t *size, struct stat *st
 	return m;
 }
 
-/* Converts recordings. Returns the exit status. */
+/*
+ * Converts the recordings `read` (with the timeline `t` they were read with: check_size) to
+ * `out`; read again, with a timeline of their own, when there is something to say as they are
+ * read (a file cut: said where it is read). Returns the exit status.
+ */
 static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
-			      bool say_counts)
+			      struct recordings *read, FILE *out,
+			      const struct timeline_options *options, bool say_counts)
 {
 	struct recording_totals totals;
 	struct timeline_counts counts;
-	bool ok = recording_convert(t, inputs, n, stderr, &totals), finished;
+	bool ok, finished;
+	if (recordings_said_nothing(read)) {
+		timeline_output(t, out);
+		ok = recordings_convert(read, t, stderr, &totals);
+		recordings_free(read);
+	} else {
+		recordings_free(read);
+		timeline_discard(t);
+		if ((t = timeline_new(out, options)) == NULL) {
+			fputs("taskprobe-timeline: out of memory\n", stderr);
+			return 2;
+		}
+		ok = recording_convert(t, inputs, n, stderr, &totals);
+	}
 	if (!ok && totals.refused) {
 		timeline_finish(t, NULL, NULL);
 		return STATUS_REFUSED; /* said on stderr; the output is removed */
@@ -502,6 +520,9 @@ struct run {
 	char magic[8];
 	size_t magic_len;
 	bool stream, recordings;
+	/* recordings: read and counted (check_size), then converted into `t` */
+	struct recordings *read;
+	struct timeline *t;
 };
 
 /*
@@ -591,7 +612,9 @@ static int check_size(struct run *r)
 						    : TIMELINE_SPEEDSCOPE;
 	if (r->recordings) {
 		struct recording_census census;
-		if (!recording_count(r->inputs, r->n, options, &census)) {
+		r->t = timeline_new(NULL, options);
+		r->read = r->t != NULL ? recordings_read(r->inputs, r->n, r->t) : NULL;
+		if (r->read == NULL || !recordings_count(r->read, options, &census)) {
 			fputs("taskprobe-timeline: out of memory\n", stderr);
 			return 2;
 		}
@@ -620,6 +643,14 @@ static int check_size(struct run *r)
 /* The timeline written to `out` (the output counted). Returns the exit status. */
 static int convert(struct run *r, FILE *out)
 {
+	if (r->recordings) {
+		struct timeline *t = r->t;
+		struct recordings *read = r->read;
+		r->t = NULL;
+		r->read = NULL;
+		return convert_recordings(r->inputs, r->n, t, read, out, &r->cli.options,
+					  r->cli.say_counts);
+	}
 	struct timeline *t = timeline_new(out, &r->cli.options);
 	if (t == NULL) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
@@ -627,8 +658,6 @@ static int convert(struct run *r, FILE *out)
 	}
 	if (r->stream)
 		return convert_text(stdin, t, r->magic, r->magic_len);
-	if (r->recordings)
-		return convert_recordings(r->inputs, r->n, t, r->cli.say_counts);
 	struct mapped_text text = {&r->inputs[0], 0, 0};
 	FILE *in = fopencookie(&text, "r", (cookie_io_functions_t){.read = mapped_text_read});
 	if (in == NULL) {
@@ -689,5 +718,11 @@ int main(int argc, char **argv)
 		return analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8());
 	if (status == CLI_GO_ON)
 		status = check_size(&r);
-	return status == CLI_GO_ON ? write_timeline(&r) : status;
+	if (status == CLI_GO_ON)
+		return write_timeline(&r);
+	/* not written (over --max-size, out of memory) */
+	recordings_free(r.read);
+	if (r.t != NULL)
+		timeline_discard(r.t);
+	return status;
 }
