@@ -30,14 +30,18 @@
 
 #include "ranks.h"
 
-/* A thread's records, in its chunks' order: chunk refs [chunk, end). */
+/* A thread's records, in its chunks' order: chunk refs [chunk, end). The record at `offset` is
+ * decoded once, when the cursor comes to it: its events and their times. */
 struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
-	uint32_t offset;   /* of the next record in the chunk */
-	unsigned event;    /* the next of that record's events (tp_record_events) */
-	unsigned type;     /* its type (event_type), once settled */
-	bool dropped_said; /* the current chunk's drops were said */
+	uint32_t offset;     /* of the next record in the chunk */
+	unsigned event;      /* the next of that record's events (tp_record_events) */
+	unsigned type;       /* its type (event_type), once settled */
+	unsigned n_events;   /* the record's events; 0: not decoded yet */
+	uint64_t events;     /* their types (record_events) */
+	uint64_t ns, end_ns; /* the record's time and its end's (when an event is at its end) */
+	bool dropped_said;   /* the current chunk's drops were said */
 };
 
 /* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref);
@@ -198,6 +202,7 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
 		c->chunk++;
 		c->offset = sizeof *h;
 		c->event = 0;
+		c->n_events = 0;
 		c->dropped_said = false;
 	}
 	return NULL;
@@ -207,18 +212,28 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
  * the end. */
 static bool cursor_settle(struct cursor *c, struct book *b)
 {
+	bool at_end;
+	if (c->event < c->n_events) { /* the next event of the record decoded */
+		c->type = events_type(c->events, c->event, &at_end);
+		c->next_ns = at_end ? c->end_ns : c->ns;
+		return true;
+	}
 	const struct tp_record *r;
-	while ((r = cursor_record(c, b)) != NULL && c->event >= tp_record_events(r->word)) {
+	while ((r = cursor_record(c, b)) != NULL &&
+	       (c->n_events != 0 || (c->n_events = tp_record_events(r->word)) == 0)) {
 		c->offset += tp_record_bytes(r->word);
 		c->event = 0;
+		c->n_events = 0;
 	}
 	if (r == NULL)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
 	pages_read(&b->pages, r, tp_record_bytes(r->word));
-	bool at_end;
-	c->type = event_type(r->word, c->event, &at_end);
-	c->next_ns = to_ns(&b->segments[ref->segment], event_time(ref->header, r, at_end));
+	c->events = record_events(r->word);
+	record_times(&b->segments[ref->segment], ref->header, r, c->events, c->n_events, &c->ns,
+		     &c->end_ns);
+	c->type = events_type(c->events, 0, &at_end);
+	c->next_ns = at_end ? c->end_ns : c->ns;
 	return true;
 }
 

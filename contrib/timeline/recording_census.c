@@ -180,18 +180,24 @@ bool recordings_count(struct recordings *recordings, const struct timeline_optio
 		bool thread = options->n_tids == 0;
 		for (size_t j = 0; j < options->n_tids; j++)
 			thread |= options->tids[j] == h->tid;
+		if (!thread)
+			continue;
 		struct profile_count profile = {0};
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, tp_record_bytes(r->word));
 			at += tp_record_bytes(r->word);
-			for (unsigned k = 0, n_events = tp_record_events(r->word); k < n_events;
-			     k++) {
+			unsigned n_events = tp_record_events(r->word);
+			if (n_events == 0)
+				continue;
+			uint64_t events = record_events(r->word), at_ns, end_ns;
+			record_times(&segments[refs[i].segment], h, r, events, n_events, &at_ns,
+				     &end_ns);
+			for (unsigned k = 0; k < n_events; k++) {
 				bool at_end;
-				unsigned type = event_type(r->word, k, &at_end);
-				uint64_t ns = to_ns(&segments[refs[i].segment],
-						    event_time(h, r, at_end));
-				if (!thread || ns < from || ns > to)
+				unsigned type = events_type(events, k, &at_end);
+				uint64_t ns = at_end ? end_ns : at_ns;
+				if (ns < from || ns > to)
 					continue;
 				census->by_type[type]++;
 				census->events++;
