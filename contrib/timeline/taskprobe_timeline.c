@@ -679,7 +679,9 @@ static int write_timeline(struct run *r)
 	/* perf's text as it comes: the limit stops the output when reached */
 	struct counted counted = {file, 0, r->stream ? r->cli.limit : 0};
 	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
-	if (out == NULL || setvbuf(out, NULL, _IOFBF, 1 << 20) != 0) {
+	/* a buffer of its own: given none, glibc ignores the size (a write every 4 KiB) */
+	static char buffer[1 << 20];
+	if (out == NULL || setvbuf(out, buffer, _IOFBF, sizeof buffer) != 0) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
 	}
