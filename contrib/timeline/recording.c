@@ -35,11 +35,12 @@
 struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
-	uint32_t offset;     /* of the next record in the chunk */
-	unsigned event;      /* the next of that record's events (tp_record_events) */
-	unsigned type;       /* its type (event_type), once settled */
-	unsigned n_events;   /* the record's events; 0: not decoded yet */
-	uint64_t events;     /* their types (record_events) */
+	uint32_t offset;                /* of the next record in the chunk */
+	unsigned event;                 /* the next of that record's events (tp_record_events) */
+	unsigned type;                  /* its type (event_type), once settled */
+	unsigned n_events;              /* the record's events; 0: not decoded yet */
+	const struct tp_record *record; /* that record, once decoded */
+	uint64_t events;                /* their types (record_events) */
 	uint64_t ns, end_ns; /* the record's time and its end's (when an event is at its end) */
 	bool dropped_said;   /* the current chunk's drops were said */
 };
@@ -229,6 +230,7 @@ static bool cursor_settle(struct cursor *c, struct book *b)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
 	pages_read(&b->pages, r, tp_record_bytes(r->word));
+	c->record = r;
 	c->events = record_events(r->word);
 	record_times(&b->segments[ref->segment], ref->header, r, c->events, c->n_events, &c->ns,
 		     &c->end_ns);
@@ -315,7 +317,7 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 	while (n_heap > 0 && (t == NULL || !timeline_done(t))) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &refs[c->chunk];
-		const struct tp_record *r = cursor_record(c, b);
+		const struct tp_record *r = c->record;
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
 		event_of(ref, &segments[ref->segment], r, c->type, c->next_ns, &e);
