@@ -36,6 +36,7 @@ struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
 	uint32_t offset;                /* of the next record in the chunk */
+	uint32_t size;                  /* the chunk's (0: its header not read yet) */
 	unsigned event;                 /* the next of that record's events (tp_record_events) */
 	unsigned type;                  /* its type (event_type), once settled */
 	unsigned n_events;              /* the record's events; 0: not decoded yet */
@@ -193,14 +194,18 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
 {
 	while (c->chunk < c->end) {
 		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
-		pages_read(&b->pages, h, sizeof *h);
-		if (c->offset < h->size) {
+		if (c->size == 0) { /* its header read once (pass one checked the chunk) */
+			pages_read(&b->pages, h, sizeof *h);
+			c->size = h->size;
+		}
+		if (c->offset < c->size) {
 			const struct tp_record *r =
 				(const struct tp_record *)((const unsigned char *)h + c->offset);
 			pages_read(&b->pages, r, sizeof *r);
 			return r;
 		}
 		c->chunk++;
+		c->size = 0;
 		c->offset = sizeof *h;
 		c->event = 0;
 		c->n_events = 0;
@@ -219,13 +224,14 @@ static bool cursor_settle(struct cursor *c, struct book *b)
 		c->next_ns = at_end ? c->end_ns : c->ns;
 		return true;
 	}
-	const struct tp_record *r;
-	while ((r = cursor_record(c, b)) != NULL &&
-	       (c->n_events != 0 || (c->n_events = tp_record_events(r->word)) == 0)) {
-		c->offset += tp_record_bytes(r->word);
+	if (c->n_events != 0) { /* past the record decoded (its bytes counted by the merge) */
+		c->offset += tp_record_bytes(c->record->word);
 		c->event = 0;
 		c->n_events = 0;
 	}
+	const struct tp_record *r;
+	while ((r = cursor_record(c, b)) != NULL && (c->n_events = tp_record_events(r->word)) == 0)
+		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
