@@ -721,8 +721,8 @@ int main(int argc, char **argv)
 	if (status == CLI_GO_ON)
 		status = check_size(&r);
 	if (status == CLI_GO_ON)
-		return write_timeline(&r);
-	/* not written (over --max-size, out of memory) */
+		status = write_timeline(&r);
+	/* the recordings read and not converted (over --max-size, the output refused) */
 	recordings_free(r.read);
 	if (r.t != NULL)
 		timeline_discard(r.t);
