@@ -53,14 +53,20 @@ __attribute__((constructor)) static void make_compact_events(void)
 		}
 }
 
-/* A thread's records, in its chunks' order: chunk refs [chunk, end). */
+/* A thread's records, in its chunks' order: chunk refs [chunk, end). The record at `offset` is
+ * decoded once, when the cursor comes to it: its events and their times. */
 struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
-	uint32_t offset;   /* of the next record in the chunk */
-	unsigned event;    /* the next of that record's events (tp_record_events) */
-	unsigned type;     /* its type (event_type), once settled */
-	bool dropped_said; /* the current chunk's drops were said */
+	uint32_t offset;                /* of the next record in the chunk */
+	uint32_t size;                  /* the chunk's (0: its header not read yet) */
+	unsigned event;                 /* the next of that record's events (tp_record_events) */
+	unsigned type;                  /* its type (event_type), once settled */
+	unsigned n_events;              /* the record's events; 0: not decoded yet */
+	const struct tp_record *record; /* that record, once decoded */
+	uint64_t events;                /* their types (record_events) */
+	uint64_t ns, end_ns; /* the record's time and its end's (when an event is at its end) */
+	bool dropped_said;   /* the current chunk's drops were said */
 };
 
 /* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref);
@@ -211,16 +217,21 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
 {
 	while (c->chunk < c->end) {
 		const struct tp_recording_chunk *h = b->refs[c->chunk].header;
-		pages_read(&b->pages, h, sizeof *h);
-		if (c->offset < h->size) {
+		if (c->size == 0) { /* its header read once (pass one checked the chunk) */
+			pages_read(&b->pages, h, sizeof *h);
+			c->size = h->size;
+		}
+		if (c->offset < c->size) {
 			const struct tp_record *r =
 				(const struct tp_record *)((const unsigned char *)h + c->offset);
 			pages_read(&b->pages, r, sizeof *r);
 			return r;
 		}
 		c->chunk++;
+		c->size = 0;
 		c->offset = sizeof *h;
 		c->event = 0;
+		c->n_events = 0;
 		c->dropped_said = false;
 	}
 	return NULL;
@@ -230,18 +241,30 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
  * the end. */
 static bool cursor_settle(struct cursor *c, struct book *b)
 {
-	const struct tp_record *r;
-	while ((r = cursor_record(c, b)) != NULL && c->event >= tp_record_events(r->word)) {
-		c->offset += tp_record_bytes(r->word);
-		c->event = 0;
+	bool at_end;
+	if (c->event < c->n_events) { /* the next event of the record decoded */
+		c->type = events_type(c->events, c->event, &at_end);
+		c->next_ns = at_end ? c->end_ns : c->ns;
+		return true;
 	}
+	if (c->n_events != 0) { /* past the record decoded (its bytes counted by the merge) */
+		c->offset += tp_record_bytes(c->record->word);
+		c->event = 0;
+		c->n_events = 0;
+	}
+	const struct tp_record *r;
+	while ((r = cursor_record(c, b)) != NULL && (c->n_events = tp_record_events(r->word)) == 0)
+		c->offset += tp_record_bytes(r->word);
 	if (r == NULL)
 		return false;
 	const struct chunk_ref *ref = &b->refs[c->chunk];
 	pages_read(&b->pages, r, tp_record_bytes(r->word));
-	bool at_end;
-	c->type = event_type(r->word, c->event, &at_end);
-	c->next_ns = to_ns(&b->segments[ref->segment], event_time(ref->header, r, at_end));
+	c->record = r;
+	c->events = record_events(r->word);
+	record_times(&b->segments[ref->segment], ref->header, r, c->events, c->n_events, &c->ns,
+		     &c->end_ns);
+	c->type = events_type(c->events, 0, &at_end);
+	c->next_ns = at_end ? c->end_ns : c->ns;
 	return true;
 }
 
@@ -268,18 +291,16 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 	timeline_site(t, scope, id, text, len);
 }
 
-/* recording_convert into `t`, or recording_read into `sink` (t NULL). */
-static bool merge(struct timeline *t, const struct recording_sink *sink,
-		  const struct recording_input *inputs, size_t n, FILE *errors,
-		  struct recording_totals *totals)
+/* Pass two over book `b` (pass one read): its events merged into `t`, or handed to `sink` (t
+ * NULL); `totals` pass one's, added to. False when out of memory or refused. */
+static bool merge_book(struct book *b, struct timeline *t, const struct recording_sink *sink,
+		       FILE *errors, struct recording_totals *totals)
 {
-	struct book *b = book_new(inputs, n);
+	const struct recording_input *inputs = b->pages.inputs;
+	size_t n = b->pages.n;
 	struct cursor *cursors = NULL, **heap = NULL;
 	size_t n_cursors = 0;
 	bool ok = false;
-	memset(totals, 0, sizeof *totals);
-	if (b == NULL || !scan_all(t, sink, inputs, n, errors, totals, b))
-		goto out;
 	if (!(t != NULL ? name_code_sites(b->segments, b->n_segments, timeline_code_site, t)
 			: name_code_sites(b->segments, b->n_segments, sink->site, sink->context)))
 		goto out;
@@ -325,7 +346,7 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	while (n_heap > 0 && (t == NULL || !timeline_done(t))) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &refs[c->chunk];
-		const struct tp_record *r = cursor_record(c, b);
+		const struct tp_record *r = c->record;
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
 		event_of(ref, &segments[ref->segment], r, c->type, c->next_ns, &e);
@@ -358,9 +379,21 @@ static bool merge(struct timeline *t, const struct recording_sink *sink,
 	}
 	ok = true;
 out:
-	book_free(b);
 	free(cursors);
 	free(heap);
+	return ok;
+}
+
+/* recording_convert into `t`, or recording_read into `sink` (t NULL). */
+static bool merge(struct timeline *t, const struct recording_sink *sink,
+		  const struct recording_input *inputs, size_t n, FILE *errors,
+		  struct recording_totals *totals)
+{
+	struct book *b = book_new(inputs, n);
+	memset(totals, 0, sizeof *totals);
+	bool ok = b != NULL && scan_all(t, sink, inputs, n, errors, totals, b) &&
+		  merge_book(b, t, sink, errors, totals);
+	book_free(b);
 	return ok;
 }
 
@@ -375,4 +408,38 @@ bool recording_read(const struct recording_input *inputs, size_t n,
 		    struct recording_totals *totals)
 {
 	return merge(NULL, sink, inputs, n, errors, totals);
+}
+
+struct recordings *recordings_read(const struct recording_input *inputs, size_t n,
+				   struct timeline *t)
+{
+	struct recordings *r = calloc(1, sizeof *r);
+	if (r == NULL || (r->book = book_new(inputs, n)) == NULL ||
+	    !scan_all(t, NULL, inputs, n, NULL, &r->totals, r->book)) {
+		recordings_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+bool recordings_said_nothing(const struct recordings *r)
+{
+	bool full = false;
+	for (int i = 0; i < BOUNDS; i++)
+		full |= r->book->full[i];
+	return r->totals.cut_files == 0 && !full;
+}
+
+bool recordings_convert(struct recordings *r, struct timeline *t, FILE *errors,
+			struct recording_totals *totals)
+{
+	*totals = r->totals;
+	return merge_book(r->book, t, NULL, errors, totals);
+}
+
+void recordings_free(struct recordings *r)
+{
+	if (r != NULL)
+		book_free(r->book);
+	free(r);
 }

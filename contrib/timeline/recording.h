@@ -44,8 +44,25 @@ struct recording_census {
 	uint64_t speedscope_events[TP_RECORD_TYPES_END];
 	uint64_t last_us;
 };
-bool recording_count(const struct recording_input *inputs, size_t n,
-		     const struct timeline_options *options, struct recording_census *census);
+
+/*
+ * The recordings read once (pass one: every chunk and record checked, the site texts told to
+ * `t`, unless NULL), then counted (recordings_count) and converted (recordings_convert): the
+ * census before anything is written and the conversion share that pass rather than make one
+ * each. NULL when out of memory.
+ */
+struct recordings;
+struct recordings *recordings_read(const struct recording_input *inputs, size_t n,
+				   struct timeline *t);
+bool recordings_count(struct recordings *r, const struct timeline_options *options,
+		      struct recording_census *census);
+/* Whether reading them said nothing: no file was cut, no bound met. (recordings_read says
+ * nothing; where there is something to say, recording_convert reads them again, saying it.) */
+bool recordings_said_nothing(const struct recordings *r);
+/* recording_convert of the recordings read, into `t` (the one they were read with). */
+bool recordings_convert(struct recordings *r, struct timeline *t, FILE *errors,
+			struct recording_totals *totals);
+void recordings_free(struct recordings *r);
 
 /* Whether `data` starts as a recording does (else: perf's text). */
 bool recording_detect(const unsigned char *data, size_t size);

@@ -126,6 +126,12 @@ struct book {
 	uint8_t numbers[TP_RECORD_MODULES_MAX / 8 + 1];
 };
 
+/* The recordings read (recording.h): pass one's book, and what it counted. */
+struct recordings {
+	struct book *book;
+	struct recording_totals totals;
+};
+
 /* ---- recording_scan.c ---- */
 
 /* A book for reading `inputs`; NULL when out of memory. */
@@ -156,8 +162,10 @@ uint64_t segment_ns(const void *segments, uint32_t segment, uint64_t time);
 bool append(void *array, size_t *n, const void *item, size_t size);
 
 /* Before `bytes` (1 or more) at `at` of the inputs are read: counted, and the pages read so far
- * given back first when they reach DROP_PAGES_EVERY. */
-static inline void pages_read(struct pages *p, const void *at, size_t bytes)
+ * given back first when they reach DROP_PAGES_EVERY. (Inline always, the link-time optimiser
+ * too: called for every record, it costs a call more than its usual test.) */
+static inline __attribute__((always_inline)) void pages_read(struct pages *p, const void *at,
+							     size_t bytes)
 {
 	uintptr_t first = (uintptr_t)at >> p->shift, last = ((uintptr_t)at + bytes - 1) >> p->shift;
 	/* a block counted already, here (the merge reads the threads' chunks by turns) */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The census of the recordings (recording_count): the events the options keep, by record type,
+ * The census of the recordings (recordings_count): the events the options keep, by record type,
  * read before anything is written so that the output's size is known first. The window and the
  * threads are counted exactly; the sites by the share of the spawns of the sites kept; and
  * speedscope's events as its writer would leave them (a slice within a microsecond out).
@@ -58,25 +58,14 @@ struct profile_count {
 	uint64_t at, last_at;
 };
 
-/* The frame (0 polls, 1 waits, 2 parks) a record type opens or closes; -1: none. */
-static int slice_frame(unsigned type, bool *opens)
-{
-	*opens = type == TP_RECORD_TASK_POLL_START || type == TP_RECORD_WAIT_START ||
-		 type == TP_RECORD_WORKER_PARK;
-	switch (type) {
-	case TP_RECORD_TASK_POLL_START:
-	case TP_RECORD_TASK_POLL_END:
-		return 0;
-	case TP_RECORD_WAIT_START:
-	case TP_RECORD_WAIT_END:
-		return 1;
-	case TP_RECORD_WORKER_PARK:
-	case TP_RECORD_WORKER_UNPARK:
-		return 2;
-	default:
-		return -1;
-	}
-}
+/* The frame (1 polls, 2 waits, 3 parks) a record type opens or closes, with SLICE_OPENS when
+ * it opens it; 0: none. A table: the census asks for every event. */
+#define SLICE_OPENS 4
+static const uint8_t slice_frames[TP_RECORD_TYPES_END] = {
+	[TP_RECORD_TASK_POLL_START] = 1 | SLICE_OPENS, [TP_RECORD_TASK_POLL_END] = 1,
+	[TP_RECORD_WAIT_START] = 2 | SLICE_OPENS,      [TP_RECORD_WAIT_END] = 2,
+	[TP_RECORD_WORKER_PARK] = 3 | SLICE_OPENS,     [TP_RECORD_WORKER_UNPARK] = 3,
+};
 
 /* The profile's pending event counted as written (census->speedscope_events). */
 static void profile_count_flush(struct recording_census *census, struct profile_count *p)
@@ -90,9 +79,9 @@ static void profile_count_flush(struct recording_census *census, struct profile_
 static void profile_count_event(struct recording_census *census, struct profile_count *p,
 				unsigned type, uint64_t at)
 {
-	bool opens;
-	int frame = slice_frame(type, &opens);
-	if (frame < 0)
+	int frame = slice_frames[type] & ~SLICE_OPENS;
+	bool opens = (slice_frames[type] & SLICE_OPENS) != 0;
+	if (frame == 0)
 		return;
 	at = at < p->last_at ? p->last_at : at;
 	p->last_at = at;
@@ -120,17 +109,14 @@ static bool site_kept(const struct site_filter *f, uint64_t scope, uint64_t id)
 	return false;
 }
 
-bool recording_count(const struct recording_input *inputs, size_t n,
-		     const struct timeline_options *options, struct recording_census *census)
+bool recordings_count(struct recordings *recordings, const struct timeline_options *options,
+		      struct recording_census *census)
 {
-	struct book *b = book_new(inputs, n);
+	struct book *b = recordings->book;
 	struct site_filter filter = {.options = options};
-	struct recording_totals totals = {0};
 	bool ok = false;
 	memset(census, 0, sizeof *census);
 	census->site_share = 1;
-	if (b == NULL || !scan_all(NULL, NULL, inputs, n, NULL, &totals, b))
-		goto out;
 	const struct chunk_ref *refs = b->refs;
 	const struct segment *segments = b->segments;
 	struct pages *pages = &b->pages;
@@ -183,18 +169,24 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 		bool thread = options->n_tids == 0;
 		for (size_t j = 0; j < options->n_tids; j++)
 			thread |= options->tids[j] == h->tid;
+		if (!thread)
+			continue;
 		struct profile_count profile = {0};
 		for (uint32_t at = sizeof *h; at < h->size;) {
 			const struct tp_record *r = (const struct tp_record *)(base + at);
 			pages_read(pages, r, tp_record_bytes(r->word));
 			at += tp_record_bytes(r->word);
-			for (unsigned k = 0, n_events = tp_record_events(r->word); k < n_events;
-			     k++) {
+			unsigned n_events = tp_record_events(r->word);
+			if (n_events == 0)
+				continue;
+			uint64_t events = record_events(r->word), at_ns, end_ns;
+			record_times(&segments[refs[i].segment], h, r, events, n_events, &at_ns,
+				     &end_ns);
+			for (unsigned k = 0; k < n_events; k++) {
 				bool at_end;
-				unsigned type = event_type(r->word, k, &at_end);
-				uint64_t ns = to_ns(&segments[refs[i].segment],
-						    event_time(h, r, at_end));
-				if (!thread || ns < from || ns > to)
+				unsigned type = events_type(events, k, &at_end);
+				uint64_t ns = at_end ? end_ns : at_ns;
+				if (ns < from || ns > to)
 					continue;
 				census->by_type[type]++;
 				census->events++;
@@ -215,10 +207,10 @@ bool recording_count(const struct recording_input *inputs, size_t n,
 	}
 	if (options->n_sites > 0)
 		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;
-	drop_pages(inputs, n);
+	drop_pages(b->pages.inputs, b->pages.n);
+	pages_dropped(pages);
 	ok = true;
 out:
-	book_free(b);
 	free(filter.kept);
 	return ok;
 }

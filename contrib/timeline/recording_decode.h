@@ -128,22 +128,40 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 
 /*
+ * The events of record `word`, a byte each (the first in the low byte): its type (the probe's, a
+ * compact record's given back, taskprobe_recording.h), with EVENT_AT_END when it comes at the
+ * compact record's end (its time + its duration) rather than at its time. A record is decoded
+ * once, not once per event (event_of_record).
+ */
+static inline uint64_t record_events(uint64_t word)
+{
+	unsigned type = tp_record_type(word);
+	if (type < TP_RECORD_TASK_SPAWNED || type >= TP_RECORD_PROCESS_EXIT)
+		return type * 0x0101010101ull; /* any event: its type, as before */
+	return compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)];
+}
+
+/* Event `i` of record_events' `events`: its type, and in *at_end whether it comes at the
+ * record's end. */
+static inline unsigned events_type(uint64_t events, unsigned i, bool *at_end)
+{
+	unsigned event = (unsigned)(events >> (8 * i)) & 0xffu;
+	*at_end = (event & EVENT_AT_END) != 0;
+	return event & ~EVENT_AT_END;
+}
+
+/*
  * Event `i` of record `word` (one of tp_record_events): its type (the probe's, a compact
  * record's given back, taskprobe_recording.h), and in *at_end whether it comes at the compact
  * record's end (its time + its duration) rather than at its time.
  */
 static inline unsigned event_type(uint64_t word, unsigned i, bool *at_end)
 {
-	unsigned type = tp_record_type(word);
-	*at_end = false;
-	if (type < TP_RECORD_TASK_SPAWNED || type >= TP_RECORD_PROCESS_EXIT || i >= COMPACT_EVENTS)
-		return type;
-	unsigned event =
-		(unsigned)(compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)] >>
-			   (8 * i)) &
-		0xffu;
-	*at_end = (event & EVENT_AT_END) != 0;
-	return event & ~EVENT_AT_END;
+	if (i >= COMPACT_EVENTS) {
+		*at_end = false;
+		return tp_record_type(word);
+	}
+	return events_type(record_events(word), i, at_end);
 }
 
 /* The duration a compact record holds (0: none). */
@@ -165,6 +183,24 @@ static inline uint64_t event_time(const struct tp_recording_chunk *h, const stru
 				  bool at_end)
 {
 	return h->base_time + tp_record_delta(r->word) + (at_end ? record_duration(r) : 0);
+}
+
+/*
+ * The times of record `r` of chunk `h` (of segment `s`), in nanoseconds (to_ns), its events
+ * `events` (record_events) and `n_events` of them: *ns at its time, *end_ns at its end (*ns when
+ * none of its events is at its end). Once a record, not once an event.
+ */
+static inline void record_times(const struct segment *s, const struct tp_recording_chunk *h,
+				const struct tp_record *r, uint64_t events, unsigned n_events,
+				uint64_t *ns, uint64_t *end_ns)
+{
+	*ns = to_ns(s, event_time(h, r, false));
+	*end_ns = *ns;
+	for (unsigned i = 0; i < n_events && i < COMPACT_EVENTS; i++)
+		if ((events >> (8 * i) & EVENT_AT_END) != 0) {
+			*end_ns = to_ns(s, event_time(h, r, true));
+			return;
+		}
 }
 
 /* The arguments of event `e` (its type set) of compact record `r`. */

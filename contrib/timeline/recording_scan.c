@@ -60,12 +60,24 @@ void pages_read_blocks(struct pages *p, uintptr_t first, uintptr_t last)
 	p->last = last;
 }
 
-/* Why the records of `c` (of `size` bytes) are not whole, or NULL. */
+/* Whether pass one keeps something of a record of `type` (chunk_records): a site, a module, an
+ * MPI rank's record, a region of interest; a wait, which may be an MPI one. */
+static bool kept_in_pass_one(unsigned type)
+{
+	return type == TP_RECORD_SITE || type == TP_RECORD_MODULE || type == TP_RECORD_SITE_CODE ||
+	       type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
+	       type == TP_RECORD_MPI_RECV || type == TP_RECORD_REGION_OF_INTEREST ||
+	       type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END;
+}
+
+/* Why the records of `c` (of `size` bytes) are not whole, or NULL; in *kept whether one of them
+ * is of a type pass one keeps something of (else chunk_records need not read them again). */
 static const char *check_records(struct pages *pages, const struct tp_recording_chunk *c,
-				 uint32_t size)
+				 uint32_t size, bool *kept)
 {
 	const unsigned char *base = (const unsigned char *)c;
 	uint32_t records = 0;
+	*kept = false;
 	for (uint32_t at = sizeof *c; at < size; records++) {
 		const struct tp_record *r = (const struct tp_record *)(base + at);
 		pages_read(pages, r, sizeof *r);
@@ -76,6 +88,7 @@ static const char *check_records(struct pages *pages, const struct tp_recording_
 		unsigned type = tp_record_type(r->word);
 		if (type == 0 || type >= TP_RECORD_TYPES_END)
 			return "a record of an unknown type";
+		*kept |= kept_in_pass_one(type);
 		unsigned words = (bytes - (unsigned)sizeof *r) / 8;
 		if (words < args_needed(type))
 			return "a record too short for its event";
@@ -473,6 +486,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 		size_t left = in->size - at;
 		const unsigned char *p = in->data + at;
 		const char *why = NULL;
+		bool kept = false; /* (check_records) */
 		const struct tp_recording_chunk *c = (const struct tp_recording_chunk *)p;
 		b->at = at;
 		pages_read(&b->pages, p, left < sizeof *c ? left : sizeof *c);
@@ -494,7 +508,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 			   c->size % 8 != 0 || c->size > left) {
 			why = "a chunk not whole";
 		} else {
-			why = check_records(&b->pages, c, c->size);
+			why = check_records(&b->pages, c, c->size, &kept);
 		}
 		if (why != NULL) {
 			/* what follows may be whole again: an image that exec'ed after a torn write */
@@ -525,7 +539,7 @@ static bool scan(struct timeline *t, const struct recording_sink *sink,
 		if (current == &skipped || b->n_refs == MAX_CHUNKS)
 			totals->left_out += chunk_events(&b->pages, c);
 		else if (!keep_chunk(b, current, c) ||
-			 !chunk_records(t, sink, b, current, c, in, errors))
+			 (kept && !chunk_records(t, sink, b, current, c, in, errors)))
 			return false;
 		at += c->size;
 	}

@@ -352,13 +352,31 @@ static unsigned char *read_whole(const char *path, size_t *size, struct stat *st
 	return m;
 }
 
-/* Converts recordings. Returns the exit status. */
+/*
+ * Converts the recordings `read` (with the timeline `t` they were read with: check_size) to
+ * `out`; read again, with a timeline of their own, when there is something to say as they are
+ * read (a file cut: said where it is read). Returns the exit status.
+ */
 static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
-			      bool say_counts)
+			      struct recordings *read, FILE *out,
+			      const struct timeline_options *options, bool say_counts)
 {
 	struct recording_totals totals;
 	struct timeline_counts counts;
-	bool ok = recording_convert(t, inputs, n, stderr, &totals), finished;
+	bool ok, finished;
+	if (recordings_said_nothing(read)) {
+		timeline_output(t, out);
+		ok = recordings_convert(read, t, stderr, &totals);
+		recordings_free(read);
+	} else {
+		recordings_free(read);
+		timeline_discard(t);
+		if ((t = timeline_new(out, options)) == NULL) {
+			fputs("taskprobe-timeline: out of memory\n", stderr);
+			return 2;
+		}
+		ok = recording_convert(t, inputs, n, stderr, &totals);
+	}
 	if (!ok && totals.refused) {
 		timeline_finish(t, NULL, NULL);
 		return STATUS_REFUSED; /* said on stderr; the output is removed */
@@ -502,6 +520,9 @@ struct run {
 	char magic[8];
 	size_t magic_len;
 	bool stream, recordings;
+	/* recordings: read and counted (check_size), then converted into `t` */
+	struct recordings *read;
+	struct timeline *t;
 };
 
 /*
@@ -591,7 +612,9 @@ static int check_size(struct run *r)
 						    : TIMELINE_SPEEDSCOPE;
 	if (r->recordings) {
 		struct recording_census census;
-		if (!recording_count(r->inputs, r->n, options, &census)) {
+		r->t = timeline_new(NULL, options);
+		r->read = r->t != NULL ? recordings_read(r->inputs, r->n, r->t) : NULL;
+		if (r->read == NULL || !recordings_count(r->read, options, &census)) {
 			fputs("taskprobe-timeline: out of memory\n", stderr);
 			return 2;
 		}
@@ -620,6 +643,14 @@ static int check_size(struct run *r)
 /* The timeline written to `out` (the output counted). Returns the exit status. */
 static int convert(struct run *r, FILE *out)
 {
+	if (r->recordings) {
+		struct timeline *t = r->t;
+		struct recordings *read = r->read;
+		r->t = NULL;
+		r->read = NULL;
+		return convert_recordings(r->inputs, r->n, t, read, out, &r->cli.options,
+					  r->cli.say_counts);
+	}
 	struct timeline *t = timeline_new(out, &r->cli.options);
 	if (t == NULL) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
@@ -627,8 +658,6 @@ static int convert(struct run *r, FILE *out)
 	}
 	if (r->stream)
 		return convert_text(stdin, t, r->magic, r->magic_len);
-	if (r->recordings)
-		return convert_recordings(r->inputs, r->n, t, r->cli.say_counts);
 	struct mapped_text text = {&r->inputs[0], 0, 0};
 	FILE *in = fopencookie(&text, "r", (cookie_io_functions_t){.read = mapped_text_read});
 	if (in == NULL) {
@@ -650,7 +679,9 @@ static int write_timeline(struct run *r)
 	/* perf's text as it comes: the limit stops the output when reached */
 	struct counted counted = {file, 0, r->stream ? r->cli.limit : 0};
 	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
-	if (out == NULL || setvbuf(out, NULL, _IOFBF, 1 << 20) != 0) {
+	/* a buffer of its own: given none, glibc ignores the size (a write every 4 KiB) */
+	static char buffer[1 << 20];
+	if (out == NULL || setvbuf(out, buffer, _IOFBF, sizeof buffer) != 0) {
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
 	}
@@ -677,9 +708,16 @@ static int write_timeline(struct run *r)
 	return status;
 }
 
-/* What read_inputs and cli_parse allocated: the inputs' copies or mappings, their arrays. */
+/*
+ * What cli_parse, read_inputs and the conversion allocated: the recordings read, the inputs'
+ * copies or mappings, their arrays.
+ */
 static void run_free(struct run *r)
 {
+	/* the recordings read and not converted (over --max-size, the output refused) */
+	recordings_free(r->read);
+	if (r->t != NULL)
+		timeline_discard(r->t);
 	for (size_t i = 0; r->inputs != NULL && i < r->n; i++) {
 		struct recording_input *in = &r->inputs[i];
 		if (in->data != NULL && in->mapped)

@@ -56,9 +56,16 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		free(t);
 		return NULL;
 	}
+	if (out != NULL)
+		timeline_output(t, out);
+	return t;
+}
+
+void timeline_output(struct timeline *t, FILE *out)
+{
+	t->out = out;
 	if (t->options.format == TIMELINE_TRACE_EVENTS)
 		fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", out);
-	return t;
 }
 
 bool timeline_done(const struct timeline *t)
@@ -143,6 +150,14 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 		timeline_counts(t, counts);
 	if (ok != NULL)
 		*ok = !t->failed;
+	timeline_discard(t);
+	return malformed;
+}
+
+void timeline_discard(struct timeline *t)
+{
+	if (t->analysis != NULL)
+		analysis_free(t->analysis);
 	for (size_t i = 0; i < t->options.n_sites; i++)
 		free(t->sites_wanted[i]);
 	free(t->sites_wanted);
@@ -152,5 +167,4 @@ uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, boo
 	slices_free(t);
 	sites_free(&t->sites);
 	free(t);
-	return malformed;
 }

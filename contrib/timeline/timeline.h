@@ -109,8 +109,12 @@ struct timeline_options {
  * (PID_MAX_LIMIT is 2^22). */
 #define TIMELINE_PATH_TID 4194304u
 
-/* A converter writing to `out` (options: NULL for all of it, as JSON); NULL when out of memory. */
+/* A converter writing to `out` (options: NULL for all of it, as JSON); NULL when out of memory.
+ * `out` may be NULL until timeline_output, when site texts come before it is known whether
+ * anything is written (the recordings' census: recording.h). */
 struct timeline *timeline_new(FILE *out, const struct timeline_options *options);
+/* The output of a timeline made without one, before anything else than timeline_site. */
+void timeline_output(struct timeline *t, FILE *out);
 
 /* Whether the window has ended: later events change nothing written. */
 bool timeline_done(const struct timeline *t);
@@ -153,3 +157,5 @@ int timeline_temp_file(void);
  * number of malformed lines in all; *counts (unless NULL) what the timeline held. False in
  * *ok when out of memory or the speedscope format's spill file failed. */
 uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, bool *ok);
+/* Frees `t`, writing nothing more (a timeline not written: over --max-size). */
+void timeline_discard(struct timeline *t);

@@ -234,17 +234,26 @@ static inline void put(FILE *out, const char *s)
 	put_bytes(out, s, strlen(s));
 }
 
-/* Writes `v`'s decimal digits at `to` (20 at most, no NUL); returns how many. */
+/* Writes `v`'s decimal digits at `to` (20 at most, no NUL); returns how many. Two digits a
+ * division: every event written has a number or more (a time, a frame, a task). */
 static inline size_t format_u64(char *to, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	size_t n = 1;
-	for (uint64_t rest = v; rest >= 10; rest /= 10)
+	for (uint64_t power = 10; n < 20 && v >= power; power *= 10)
 		n++;
 	char *p = to + n;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10)
+		memcpy(p - 2, pairs + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
 	return n;
 }
 
