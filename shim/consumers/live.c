@@ -65,25 +65,6 @@ static uint32_t row_of(uint32_t site)
 	return row_in(rows_by_site, site);
 }
 
-static inline uint32_t task_hash(uint64_t task)
-{
-	return (uint32_t)(task * TASK_STRIDE) & (TASK_SLOTS - 1);
-}
-
-static struct task_entry *task_find(uint64_t task)
-{
-	uint32_t h = task_hash(task);
-	for (unsigned k = 0; k < TASK_WINDOW; k++) {
-		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
-		if (__atomic_load_n(&e->task, __ATOMIC_ACQUIRE) == task)
-			return e;
-	}
-	return NULL;
-}
-
-/* An entry being filled: taken, but no task's yet (task ids are never this). */
-#define ENTRY_FILLING UINT64_MAX
-
 /*
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
@@ -110,12 +91,6 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	}
 	count(&header->tasks_untracked);
 	return NULL;
-}
-
-/* The work and span state of the task of entry `e`. */
-static inline struct tp_span_task *span_of(const struct task_entry *e)
-{
-	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
 }
 
 /*
@@ -335,78 +310,6 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		span_spawned(e, parent, site, by_program, undeferred, now);
 	}
 	leave();
-}
-
-/*
- * `successor` starts only after `predecessor` ends: an edge kept until then, by the
- * predecessor's id (DEPENDENCE_WINDOW). A predecessor that ended meanwhile (its end came before
- * the executor let go of it) gives the path to its last suspension, all that is left of it.
- */
-void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
-{
-	if (enter(TAKES_SLOT) == NULL)
-		return;
-	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
-		__atomic_store_n(&dependences_seen, true, __ATOMIC_SEQ_CST);
-	struct task_entry *p = task_find(predecessor), *s = task_find(successor);
-	if (p != NULL && s != NULL && p != s) {
-		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
-		struct tp_live_path known = pred->in;
-		uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
-		struct dependence *d = NULL;
-		for (unsigned k = 0; k < DEPENDENCE_WINDOW && d == NULL; k++) {
-			struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
-			uint64_t empty = 0;
-			if (__atomic_load_n(&at->predecessor, __ATOMIC_RELAXED) == 0 &&
-			    __atomic_compare_exchange_n(&at->predecessor, &empty, ENTRY_FILLING,
-							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-				d = at;
-		}
-		if (d == NULL) {
-			count(&header->dependences_dropped);
-			tp_span_predecessor_ended(succ, &s->task, successor, &known);
-		} else {
-			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);
-			__atomic_store_n(&d->predecessor, predecessor, __ATOMIC_RELEASE);
-			/* the predecessor's end frees its entry, then counts its edges: one of
-			 * the two sees the other (task_terminate) */
-			if (__atomic_load_n(&pred->successors, __ATOMIC_RELAXED) < UINT8_MAX)
-				__atomic_add_fetch(&pred->successors, 1, __ATOMIC_SEQ_CST);
-			else
-				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			/* ended meanwhile, before it saw the edge: taken back if still there */
-			uint64_t mine = predecessor;
-			if (__atomic_load_n(&p->task, __ATOMIC_ACQUIRE) != predecessor &&
-			    __atomic_compare_exchange_n(&d->predecessor, &mine, 0, false,
-							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				tp_span_predecessor_ended(succ, &s->task, successor, &known);
-		}
-	}
-	leave();
-}
-
-/*
- * A predecessor with `edges` successors ended with `end` (UINT8_MAX: that many or more): they
- * start after it, and their edges go.
- */
-static void successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end)
-{
-	uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
-	for (unsigned k = 0, found = 0;
-	     k < DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX); k++) {
-		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
-		if (__atomic_load_n(&at->predecessor, __ATOMIC_ACQUIRE) != predecessor)
-			continue;
-		uint64_t successor = __atomic_load_n(&at->successor, __ATOMIC_RELAXED);
-		uint64_t mine = predecessor;
-		found++;
-		if (!__atomic_compare_exchange_n(&at->predecessor, &mine, 0, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			continue;
-		struct task_entry *s = task_find(successor);
-		if (s != NULL)
-			tp_span_predecessor_ended(span_of(s), &s->task, successor, end);
-	}
 }
 
 int tp_live_wants_stack(uint32_t site)
@@ -733,7 +636,7 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 		unsigned now_edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_SEQ_CST);
 		edges = now_edges > edges ? now_edges : edges;
 		if (ended != NULL && edges > 0)
-			successors_follow(task, edges, &end);
+			live_successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
 }

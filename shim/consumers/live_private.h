@@ -247,6 +247,38 @@ enum slot_need {
 	HAS_SLOT_ONLY,
 };
 
+/* The task table (struct task_entry): a task's entry, found in its window. */
+static inline uint32_t task_hash(uint64_t task)
+{
+	return (uint32_t)(task * TASK_STRIDE) & (TASK_SLOTS - 1);
+}
+
+static inline struct task_entry *task_find(uint64_t task)
+{
+	uint32_t h = task_hash(task);
+	for (unsigned k = 0; k < TASK_WINDOW; k++) {
+		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
+		if (__atomic_load_n(&e->task, __ATOMIC_ACQUIRE) == task)
+			return e;
+	}
+	return NULL;
+}
+
+/* An entry being filled: taken, but no task's yet (task ids are never this). */
+#define ENTRY_FILLING UINT64_MAX
+
+/* The work and span state of the task of entry `e`. */
+static inline struct tp_span_task *span_of(const struct task_entry *e)
+{
+	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
+}
+
+/*
+ * A predecessor with `edges` successors ended with `end` (UINT8_MAX: that many or more): they
+ * start after it, and their edges go (live_dependences.c).
+ */
+void live_successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end);
+
 /* The calling thread's slot for `need`, taken if it has none (live_slots.c). */
 __attribute__((noinline)) bool live_slot_for(enum slot_need need);
 /* Gives file space to [offset, offset + length) (live_slots.c). */

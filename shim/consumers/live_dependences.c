@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live statistics' dependences between tasks (issue 35): an edge kept by its predecessor's
+ * id until the predecessor ends, when its successors start after its path (live_private.h,
+ * struct dependence).
+ */
+#include "live_private.h"
+
+/*
+ * `successor` starts only after `predecessor` ends: an edge kept until then, by the
+ * predecessor's id (DEPENDENCE_WINDOW). A predecessor that ended meanwhile (its end came before
+ * the executor let go of it) gives the path to its last suspension, all that is left of it.
+ */
+void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
+{
+	if (enter(TAKES_SLOT) == NULL)
+		return;
+	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
+		__atomic_store_n(&dependences_seen, true, __ATOMIC_SEQ_CST);
+	struct task_entry *p = task_find(predecessor), *s = task_find(successor);
+	if (p != NULL && s != NULL && p != s) {
+		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
+		struct tp_live_path known = pred->in;
+		uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+		struct dependence *d = NULL;
+		for (unsigned k = 0; k < DEPENDENCE_WINDOW && d == NULL; k++) {
+			struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+			uint64_t empty = 0;
+			if (__atomic_load_n(&at->predecessor, __ATOMIC_RELAXED) == 0 &&
+			    __atomic_compare_exchange_n(&at->predecessor, &empty, ENTRY_FILLING,
+							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				d = at;
+		}
+		if (d == NULL) {
+			count(&header->dependences_dropped);
+			tp_span_predecessor_ended(succ, &s->task, successor, &known);
+		} else {
+			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);
+			__atomic_store_n(&d->predecessor, predecessor, __ATOMIC_RELEASE);
+			/* the predecessor's end frees its entry, then counts its edges: one of
+			 * the two sees the other (task_terminate) */
+			if (__atomic_load_n(&pred->successors, __ATOMIC_RELAXED) < UINT8_MAX)
+				__atomic_add_fetch(&pred->successors, 1, __ATOMIC_SEQ_CST);
+			else
+				__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			/* ended meanwhile, before it saw the edge: taken back if still there */
+			uint64_t mine = predecessor;
+			if (__atomic_load_n(&p->task, __ATOMIC_ACQUIRE) != predecessor &&
+			    __atomic_compare_exchange_n(&d->predecessor, &mine, 0, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				tp_span_predecessor_ended(succ, &s->task, successor, &known);
+		}
+	}
+	leave();
+}
+
+/*
+ * A predecessor with `edges` successors ended with `end` (UINT8_MAX: that many or more): they
+ * start after it, and their edges go.
+ */
+void live_successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end)
+{
+	uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+	for (unsigned k = 0, found = 0;
+	     k < DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX); k++) {
+		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+		if (__atomic_load_n(&at->predecessor, __ATOMIC_ACQUIRE) != predecessor)
+			continue;
+		uint64_t successor = __atomic_load_n(&at->successor, __ATOMIC_RELAXED);
+		uint64_t mine = predecessor;
+		found++;
+		if (!__atomic_compare_exchange_n(&at->predecessor, &mine, 0, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		struct task_entry *s = task_find(successor);
+		if (s != NULL)
+			tp_span_predecessor_ended(span_of(s), &s->task, successor, end);
+	}
+}
