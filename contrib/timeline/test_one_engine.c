@@ -401,9 +401,6 @@ Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
 	end(2, 13, 3, true, TP_SYNC_NONE, 0);
 	start(1, 14, INITIAL);
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
-	/* the live engine counts the releaser's part as no fragment: 3 fragments, --analyze 4 */
-	cr_skip_test("the live engine differs: tp_span_released (work_span.c) extends the "
-		     "release's path by the part of a poll not split with fragment false");
 	expect_one_answer(14);
 }
 
@@ -477,7 +474,7 @@ Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 	end(1, 14, 2, true, TP_SYNC_NONE, 0);
 	start(1, 15, INITIAL);
 	end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
-	/* live 12 ms and 5 fragments, --analyze 8 ms and 6 */
+	/* live 12 ms, --analyze 8 ms */
 	cr_skip_test("the live engine differs: tp_span_acquired (work_span.c) extends a holder's "
 		     "path up to the acquire even while the holder is switched out");
 	expect_one_answer(8);
@@ -508,8 +505,5 @@ Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
 	end(2, 12, 3, true, TP_SYNC_NONE, 0);
 	start(1, 13, INITIAL);
 	end(1, 14, INITIAL, true, TP_SYNC_NONE, 0);
-	/* live 5 fragments, --analyze 6 */
-	cr_skip_test("the live engine differs: tp_span_acquired (work_span.c) extends the "
-		     "holder's path by its section so far with fragment false");
 	expect_one_answer(12);
 }

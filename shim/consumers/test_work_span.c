@@ -96,7 +96,7 @@ Test(work_span, an_acquire_finding_the_object_held_takes_its_holders_path_so_far
 		     b.th.in.ns);
 	release(&b, 2, 20);
 	/* task 1's release, late: half a millisecond after its thread got back */
-	tp_span_released(&a.th, 1, 20 * MS + MS / 2 - a.from, 20 * MS + MS / 2, OBJECT);
+	tp_span_released(&a.th, 1, 20 * MS + MS / 2 - a.from, 20 * MS + MS / 2, false, OBJECT);
 	poll_start(&c, t3, 3, ROW, 0, 0);
 	poll_end(&c, t3, 3, 1, TP_SYNC_MUTEX);
 	poll_start(&c, t3, 3, ROW, 21, 1);

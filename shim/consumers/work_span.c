@@ -332,7 +332,7 @@ static struct tp_span_mutex *mutex_of(uint64_t object)
 _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
 
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
-		      uint64_t object)
+		      bool split, uint64_t object)
 {
 	if (mutexes == NULL)
 		return;
@@ -342,7 +342,8 @@ void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t n
 	 * another object's holder took: not the object's last */
 	if (m->object == object && tp_span_release_kept(m->holder == task)) {
 		m->released = th->in;
-		tp_span_path_extend(&m->released, th->site_at, ns, false);
+		tp_span_path_extend(&m->released, th->site_at, ns,
+				    tp_span_release_part_is_fragment(split));
 		m->released.ended_ns = now;
 		m->holder = 0;
 	}
@@ -361,7 +362,8 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 		/* held still: its release is late (or lost); the holder's path up to now */
 		released = m->held;
 		tp_span_path_extend(&released, m->held_at,
-				    now > m->held_from ? now - m->held_from : 0, false);
+				    now > m->held_from ? now - m->held_from : 0,
+				    tp_span_release_part_is_fragment(false));
 		released.ended_ns = now;
 	} else if (found) {
 		released = m->released;
@@ -414,11 +416,12 @@ void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
 		     bool in_section, uint32_t row, uint64_t object)
 {
-	if (in_section) {
+	bool split = tp_span_release_splits(in_section);
+	if (split) {
 		tp_span_split(th, ns, row, true);
 		ns = 0;
 	}
-	tp_span_released(th, task, ns, now, object);
+	tp_span_released(th, task, ns, now, split, object);
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

@@ -470,11 +470,13 @@ struct tp_span_mutex {
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
 void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
 /*
- * `object` is released by task `task` on thread `th` at `now`, `ns` into its fragment: its path
- * to now kept, if the task holds it.
+ * `object` is released by task `task` on thread `th` at `now`, `ns` into its fragment's part
+ * going on (`split`: the release split the fragment there, tp_span_release_splits, and `ns` is
+ * 0): its path to now kept, if the task holds it, that part one fragment on it unless split
+ * (tp_span_release_part_is_fragment).
  */
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
-		      uint64_t object);
+		      bool split, uint64_t object);
 /*
  * `object` is acquired by task `task` on `th` at `now`, at its fragment's start: the fragment's
  * start joins its last release, or its holder's path up to now. Its wait for it is no start
