@@ -275,6 +275,7 @@ static inline bool tp_span_release_part_is_fragment(bool split)
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
 	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's id) */
+	uint64_t holds;  /* switched out holding this mutual exclusion object (0: none) */
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
@@ -331,6 +332,9 @@ struct tp_span_thread {
 	 * an acquire's join moves the last two (tp_span_acquired) */
 	uint64_t start_ns, could_ns, delay_ns;
 	bool in_graph; /* the fragment it polls now is in the graph */
+	/* the mutual exclusion object its polled task acquired last and holds (0: none): its
+	 * switch out marks it (tp_span_mutex) */
+	uint64_t holds;
 };
 
 /*
@@ -450,10 +454,15 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
  * Acquires come in the order the runtime granted them, releases not always: a holder's thread
  * preempted between the runtime's unlock and its release event says its release after the next
  * holder's acquire (on a loaded machine even after that holder's own release). So the entry
- * also keeps its holder (the task, its path at its section's start and since when it ran on):
- * an acquire that finds another task holding the object takes the holder's path up to now (it
- * let the object go before), and a release is the object's last only while its task holds it:
- * a late one is dropped. --analyze's rule, the same (analysis.c: on_acquire, on_release).
+ * also keeps its holder (the task, its path at its fragment's part going on and since when, or,
+ * switched out, its path to its last fragment's end): an acquire that finds another task
+ * holding the object takes the holder's path up to now while a thread polls it, its section so
+ * far one fragment on it, else its path to its last fragment's end (a task not polled does no
+ * work: tp_span_holder_path_to_now); it let the object go before. A release is the object's last
+ * only while its task holds it: a late one is dropped. --analyze's rule, the same (analysis.c:
+ * on_acquire, on_release). A task's switch out and its next poll tell the entry of the object it
+ * acquired last only (tp_span_thread's `holds`): one holding another object too is taken as
+ * polled for that one.
  */
 #define TP_SPAN_MUTEXES 1024
 struct tp_span_mutex {
@@ -461,11 +470,12 @@ struct tp_span_mutex {
 	uint64_t object;
 	uint64_t holder; /* the task that holds it (0: none) */
 	struct tp_live_path released;
-	/* the holder's path where its section's part began (`held_at`: its site's place), at
-	 * `held_from` */
+	/* the holder's path where its fragment's part going on began (`held_at`: its site's
+	 * place), at `held_from`; switched out (not `holder_polled`), to its last fragment's end */
 	struct tp_live_path held;
 	uint64_t held_from;
 	unsigned held_at;
+	bool holder_polled;
 };
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
 void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
