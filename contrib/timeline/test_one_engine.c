@@ -28,6 +28,7 @@ static struct analysis *a;
 
 /* The live engine's side: its states, as live.c keeps them. */
 static struct tp_span_task pool[N];
+static uint64_t holds[N]; /* the objects the pool's tasks hold switched out */
 static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
 static uint64_t suspended[N];
 static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
@@ -55,7 +56,7 @@ static void setup(void)
 {
 	a = stream_analysis();
 	cr_assert_not_null(a);
-	tp_span_pool_start(pool, N);
+	tp_span_pool_start(pool, holds, N);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, N);
 }

@@ -17,6 +17,7 @@
 #define OBJECT 0x5000u
 
 static struct tp_span_task pool[16];
+static uint64_t holds[16]; /* the objects the pool's tasks hold switched out */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
 static struct tp_span_fork forks[4];
 
@@ -30,7 +31,7 @@ static void setup(void)
 {
 	memset(pool, 0, sizeof pool);
 	memset(mutexes, 0, sizeof mutexes);
-	tp_span_pool_start(pool, 16);
+	tp_span_pool_start(pool, holds, 16);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, 4);
 }

@@ -11,6 +11,7 @@
 #include "spin_lock.h"
 
 struct tp_span_task *tp_span_pool;
+static uint64_t *pool_holds; /* tp_span_pool_start's holds */
 static uint32_t capacity;
 static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
 /*
@@ -21,9 +22,10 @@ static uint32_t pool_used; /* entries handed out to caches in chunks, never used
  */
 static uint64_t batches;
 
-void tp_span_pool_start(struct tp_span_task *entries, uint32_t n)
+void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t n)
 {
 	tp_span_pool = entries;
+	pool_holds = holds;
 	capacity = n;
 	__atomic_store_n(&pool_used, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&batches, 0, __ATOMIC_RELAXED);
@@ -161,7 +163,7 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	t->successors = 0;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
-	t->holds = 0;
+	t->holding = false;
 	tp_spin_unlock(&t->lock);
 }
 
@@ -254,14 +256,15 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
  * an acquire of the object joins that path as it is (tp_span_holder_path_to_now). The object
  * goes with the task, for its next poll (holder_polled_again).
  */
-static void holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-				uint64_t now)
+static __attribute__((noinline, cold)) void
+holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
 {
 	uint64_t object = th->holds;
 	th->holds = 0;
 	if (t == NULL || mutexes == NULL)
 		return;
-	t->holds = object;
+	t->holding = true;
+	pool_holds[t - tp_span_pool] = object;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
 	if (m->object == object && m->holder == task) {
@@ -273,14 +276,14 @@ static void holder_switched_out(struct tp_span_task *t, struct tp_span_thread *t
 }
 
 /*
- * Task `task` (state `t`), switched out holding t->holds, is polled again by `th` from `now`:
- * its path to the object's release goes on from its fragment's start path.
+ * Task `task` (state `t`), switched out holding an object (its `holding`), is polled again by
+ * `th` from `now`: its path to the object's release goes on from its fragment's start path.
  */
-static void holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-				uint64_t now)
+static __attribute__((noinline, cold)) void
+holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
 {
-	uint64_t object = t->holds;
-	t->holds = 0;
+	uint64_t object = pool_holds[t - tp_span_pool];
+	t->holding = false;
 	th->holds = object;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
@@ -356,7 +359,7 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
 	uint64_t delay = fragment_starts(th, row, now, placed_before);
-	if (t->holds != 0)
+	if (t->holding)
 		holder_polled_again(t, th, task, now);
 	return delay;
 }

@@ -275,7 +275,6 @@ static inline bool tp_span_release_part_is_fragment(bool split)
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
 	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's id) */
-	uint64_t holds;  /* switched out holding this mutual exclusion object (0: none) */
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
@@ -283,6 +282,7 @@ struct tp_span_task {
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
+	bool holding;        /* switched out holding a mutual exclusion object (the pool's holds) */
 	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
 };
 
@@ -304,8 +304,12 @@ struct tp_span_cache {
 	uint32_t bump, bump_end; /* a chunk of the pool never used yet */
 };
 
-/* The pool's memory: `capacity` entries, reserved (pages given as they are touched). */
-void tp_span_pool_start(struct tp_span_task *entries, uint32_t capacity);
+/*
+ * The pool's memory: `capacity` entries, reserved (pages given as they are touched), and beside
+ * them `holds`, as many: the mutual exclusion object each entry's task holds while switched out
+ * (its `holding`), apart so that the entries of tasks that hold none stay as small.
+ */
+void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t capacity);
 /* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
 uint32_t tp_span_alloc(struct tp_span_cache *c);
 /* Entry `id` is free again (its task ended), into the calling thread's cache. */
