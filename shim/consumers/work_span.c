@@ -263,14 +263,16 @@ holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 	th->holds = 0;
 	if (t == NULL || mutexes == NULL)
 		return;
-	t->holding = true;
-	pool_holds[t - tp_span_pool] = object;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
+	/* not its holder (its release lost, or another object's holder has the entry): nothing
+	 * to carry */
 	if (m->object == object && m->holder == task) {
 		m->held = th->in;
 		m->held.ended_ns = now;
 		m->holder_polled = false;
+		t->holding = true;
+		pool_holds[t - tp_span_pool] = object;
 	}
 	tp_spin_unlock(&m->lock);
 }
@@ -284,10 +286,10 @@ holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 {
 	uint64_t object = pool_holds[t - tp_span_pool];
 	t->holding = false;
-	th->holds = object;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
 	if (m->object == object && m->holder == task) {
+		th->holds = object;
 		m->held = th->in;
 		m->held_at = th->site_at;
 		m->held_from = now;

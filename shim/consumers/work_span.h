@@ -269,8 +269,8 @@ static inline bool tp_span_release_part_is_fragment(bool split)
 
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
- * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
- * (forked), or any thread that makes a successor of it (successors: atomic adds).
+ * by one thread at a time: the thread polling the task (started, ran_undeferred, sync, holding),
+ * its spawner (forked), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
@@ -435,7 +435,8 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 /*
  * The thread's fragment of task `task`, `ns` long, ended at `now`: `t`'s poll ended unfinished
  * waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in` becomes the path
- * to the fragment's end.
+ * to the fragment's end; a task switched out holding a mutual exclusion object leaves that path
+ * in the object's entry (tp_span_mutex), until its next poll (tp_span_poll_start).
  */
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync);
