@@ -70,9 +70,10 @@ struct dependence {
 };
 
 #define TASKS_BYTES (TASK_SLOTS * sizeof(struct task_entry))
-/* the tasks' states: one per task the table keeps, and what the threads' caches may hold */
+/* the tasks' states: one per task the table keeps, and what the threads' caches may hold; and
+ * beside them the objects their tasks hold while switched out (tp_span_pool_start) */
 #define SPANS             (TASK_SLOTS + TP_LIVE_THREADS * TP_SPAN_CACHE_MOST)
-#define SPANS_BYTES       (SPANS * sizeof(struct tp_span_task))
+#define SPANS_BYTES       (SPANS * (sizeof(struct tp_span_task) + sizeof(uint64_t)))
 #define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
 
 /* How long the time-stamp counter is timed against CLOCK_MONOTONIC (ns_at). */

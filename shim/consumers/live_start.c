@@ -134,7 +134,7 @@ static bool map_tasks(void)
 	tasks = reserve(NULL, TASKS_BYTES);
 	spans = reserve(NULL, SPANS_BYTES);
 	if (spans != NULL)
-		tp_span_pool_start(spans, SPANS);
+		tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	mutexes = reserve(NULL, MUTEXES_BYTES);
@@ -239,7 +239,7 @@ void tp_live_child_after_fork(void)
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	reserve(tasks, TASKS_BYTES);
 	reserve(spans, SPANS_BYTES);
-	tp_span_pool_start(spans, SPANS);
+	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	initial_slot = NULL;

@@ -17,6 +17,7 @@
 #define OBJECT 0x5000u
 
 static struct tp_span_task pool[16];
+static uint64_t holds[16]; /* the objects the pool's tasks hold switched out */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
 static struct tp_span_fork forks[4];
 
@@ -30,7 +31,7 @@ static void setup(void)
 {
 	memset(pool, 0, sizeof pool);
 	memset(mutexes, 0, sizeof mutexes);
-	tp_span_pool_start(pool, 16);
+	tp_span_pool_start(pool, holds, 16);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, 4);
 }
@@ -96,7 +97,7 @@ Test(work_span, an_acquire_finding_the_object_held_takes_its_holders_path_so_far
 		     b.th.in.ns);
 	release(&b, 2, 20);
 	/* task 1's release, late: half a millisecond after its thread got back */
-	tp_span_released(&a.th, 1, 20 * MS + MS / 2 - a.from, 20 * MS + MS / 2, OBJECT);
+	tp_span_released(&a.th, 1, 20 * MS + MS / 2 - a.from, 20 * MS + MS / 2, false, OBJECT);
 	poll_start(&c, t3, 3, ROW, 0, 0);
 	poll_end(&c, t3, 3, 1, TP_SYNC_MUTEX);
 	poll_start(&c, t3, 3, ROW, 21, 1);

@@ -11,6 +11,7 @@
 #include "spin_lock.h"
 
 struct tp_span_task *tp_span_pool;
+static uint64_t *pool_holds; /* tp_span_pool_start's holds */
 static uint32_t capacity;
 static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
 /*
@@ -21,9 +22,10 @@ static uint32_t pool_used; /* entries handed out to caches in chunks, never used
  */
 static uint64_t batches;
 
-void tp_span_pool_start(struct tp_span_task *entries, uint32_t n)
+void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t n)
 {
 	tp_span_pool = entries;
+	pool_holds = holds;
 	capacity = n;
 	__atomic_store_n(&pool_used, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&batches, 0, __ATOMIC_RELAXED);
@@ -161,6 +163,7 @@ void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at
 	t->successors = 0;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
+	t->holding = false;
 	tp_spin_unlock(&t->lock);
 }
 
@@ -234,6 +237,67 @@ fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t 
 	return delay;
 }
 
+static struct tp_span_mutex *mutexes;
+
+void tp_span_mutexes_start(struct tp_span_mutex *m)
+{
+	mutexes = m;
+}
+
+static struct tp_span_mutex *mutex_of(uint64_t object)
+{
+	return &mutexes[(object * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits: TP_SPAN_MUTEXES */
+}
+_Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
+
+/*
+ * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
+ * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
+ * an acquire of the object joins that path as it is (tp_span_holder_path_to_now). The object
+ * goes with the task, for its next poll (holder_polled_again).
+ */
+static __attribute__((noinline, cold)) void
+holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
+{
+	uint64_t object = th->holds;
+	th->holds = 0;
+	if (t == NULL || mutexes == NULL)
+		return;
+	struct tp_span_mutex *m = mutex_of(object);
+	tp_spin_lock(&m->lock);
+	/* not its holder (its release lost, or another object's holder has the entry): nothing
+	 * to carry */
+	if (m->object == object && m->holder == task) {
+		m->held = th->in;
+		m->held.ended_ns = now;
+		m->holder_polled = false;
+		t->holding = true;
+		pool_holds[t - tp_span_pool] = object;
+	}
+	tp_spin_unlock(&m->lock);
+}
+
+/*
+ * Task `task` (state `t`), switched out holding an object (its `holding`), is polled again by
+ * `th` from `now`: its path to the object's release goes on from its fragment's start path.
+ */
+static __attribute__((noinline, cold)) void
+holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
+{
+	uint64_t object = pool_holds[t - tp_span_pool];
+	t->holding = false;
+	struct tp_span_mutex *m = mutex_of(object);
+	tp_spin_lock(&m->lock);
+	if (m->object == object && m->holder == task) {
+		th->holds = object;
+		m->held = th->in;
+		m->held_at = th->site_at;
+		m->held_from = now;
+		m->holder_polled = true;
+	}
+	tp_spin_unlock(&m->lock);
+}
+
 /*
  * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
  * forgets what it says: apart from the polls after a switch out, the most frequent.
@@ -296,7 +360,10 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 	}
 	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
-	return fragment_starts(th, row, now, placed_before);
+	uint64_t delay = fragment_starts(th, row, now, placed_before);
+	if (t->holding)
+		holder_polled_again(t, th, task, now);
+	return delay;
 }
 
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
@@ -308,6 +375,8 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 		t->in = th->in;
 		t->sync = (uint8_t)sync;
 	}
+	if (th->holds != 0)
+		holder_switched_out(t, th, task, now);
 	th->last_task = task;
 	th->free_ns = now;
 }
@@ -318,21 +387,8 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
 	th->site_at = tp_span_path_site(&th->in, row);
 }
 
-static struct tp_span_mutex *mutexes;
-
-void tp_span_mutexes_start(struct tp_span_mutex *m)
-{
-	mutexes = m;
-}
-
-static struct tp_span_mutex *mutex_of(uint64_t object)
-{
-	return &mutexes[(object * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits: TP_SPAN_MUTEXES */
-}
-_Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
-
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
-		      uint64_t object)
+		      bool split, uint64_t object)
 {
 	if (mutexes == NULL)
 		return;
@@ -342,7 +398,8 @@ void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t n
 	 * another object's holder took: not the object's last */
 	if (m->object == object && tp_span_release_kept(m->holder == task)) {
 		m->released = th->in;
-		tp_span_path_extend(&m->released, th->site_at, ns, false);
+		tp_span_path_extend(&m->released, th->site_at, ns,
+				    tp_span_release_part_is_fragment(split));
 		m->released.ended_ns = now;
 		m->holder = 0;
 	}
@@ -358,11 +415,15 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 	tp_spin_lock(&m->lock);
 	bool found = m->object == object;
 	if (found && tp_span_acquire_from_holder(m->holder != 0, m->holder == task)) {
-		/* held still: its release is late (or lost); the holder's path up to now */
+		/* held still: its release is late (or lost); the holder's path up to now while
+		 * polled, else to its last fragment's end (holder_switched_out) */
 		released = m->held;
-		tp_span_path_extend(&released, m->held_at,
-				    now > m->held_from ? now - m->held_from : 0, false);
-		released.ended_ns = now;
+		if (tp_span_holder_path_to_now(m->holder_polled)) {
+			tp_span_path_extend(&released, m->held_at,
+					    now > m->held_from ? now - m->held_from : 0,
+					    tp_span_release_part_is_fragment(false));
+			released.ended_ns = now;
+		}
 	} else if (found) {
 		released = m->released;
 	}
@@ -400,6 +461,7 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 	m->held = th->in;
 	m->held_at = th->site_at;
 	m->held_from = now;
+	m->holder_polled = true;
 	tp_spin_unlock(&m->lock);
 }
 
@@ -409,16 +471,20 @@ void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	tp_span_acquired(th, task, now, object);
 	tp_span_split(th, ns, row, false);
 	tp_span_holds(th, task, now, object);
+	th->holds = object;
 }
 
 void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
 		     bool in_section, uint32_t row, uint64_t object)
 {
-	if (in_section) {
+	bool split = tp_span_release_splits(in_section);
+	if (split) {
 		tp_span_split(th, ns, row, true);
 		ns = 0;
 	}
-	tp_span_released(th, task, ns, now, object);
+	tp_span_released(th, task, ns, now, split, object);
+	if (th->holds == object)
+		th->holds = 0;
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

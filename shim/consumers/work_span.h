@@ -269,8 +269,8 @@ static inline bool tp_span_release_part_is_fragment(bool split)
 
 /*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
- * by one thread at a time: the thread polling the task (started, ran_undeferred, sync), its spawner
- * (forked), or any thread that makes a successor of it (successors: atomic adds).
+ * by one thread at a time: the thread polling the task (started, ran_undeferred, sync, holding),
+ * its spawner (forked), or any thread that makes a successor of it (successors: atomic adds).
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
@@ -282,6 +282,7 @@ struct tp_span_task {
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
+	bool holding;        /* switched out holding a mutual exclusion object (the pool's holds) */
 	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
 };
 
@@ -303,8 +304,12 @@ struct tp_span_cache {
 	uint32_t bump, bump_end; /* a chunk of the pool never used yet */
 };
 
-/* The pool's memory: `capacity` entries, reserved (pages given as they are touched). */
-void tp_span_pool_start(struct tp_span_task *entries, uint32_t capacity);
+/*
+ * The pool's memory: `capacity` entries, reserved (pages given as they are touched), and beside
+ * them `holds`, as many: the mutual exclusion object each entry's task holds while switched out
+ * (its `holding`), apart so that the entries of tasks that hold none stay as small.
+ */
+void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t capacity);
 /* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
 uint32_t tp_span_alloc(struct tp_span_cache *c);
 /* Entry `id` is free again (its task ended), into the calling thread's cache. */
@@ -331,6 +336,9 @@ struct tp_span_thread {
 	 * an acquire's join moves the last two (tp_span_acquired) */
 	uint64_t start_ns, could_ns, delay_ns;
 	bool in_graph; /* the fragment it polls now is in the graph */
+	/* the mutual exclusion object its polled task acquired last and holds (0: none): its
+	 * switch out marks it (tp_span_mutex) */
+	uint64_t holds;
 };
 
 /*
@@ -427,7 +435,8 @@ static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 /*
  * The thread's fragment of task `task`, `ns` long, ended at `now`: `t`'s poll ended unfinished
  * waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in` becomes the path
- * to the fragment's end.
+ * to the fragment's end; a task switched out holding a mutual exclusion object leaves that path
+ * in the object's entry (tp_span_mutex), until its next poll (tp_span_poll_start).
  */
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync);
@@ -450,10 +459,15 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
  * Acquires come in the order the runtime granted them, releases not always: a holder's thread
  * preempted between the runtime's unlock and its release event says its release after the next
  * holder's acquire (on a loaded machine even after that holder's own release). So the entry
- * also keeps its holder (the task, its path at its section's start and since when it ran on):
- * an acquire that finds another task holding the object takes the holder's path up to now (it
- * let the object go before), and a release is the object's last only while its task holds it:
- * a late one is dropped. --analyze's rule, the same (analysis.c: on_acquire, on_release).
+ * also keeps its holder (the task, its path at its fragment's part going on and since when, or,
+ * switched out, its path to its last fragment's end): an acquire that finds another task
+ * holding the object takes the holder's path up to now while a thread polls it, its section so
+ * far one fragment on it, else its path to its last fragment's end (a task not polled does no
+ * work: tp_span_holder_path_to_now); it let the object go before. A release is the object's last
+ * only while its task holds it: a late one is dropped. --analyze's rule, the same (analysis.c:
+ * on_acquire, on_release). A task's switch out and its next poll tell the entry of the object it
+ * acquired last only (tp_span_thread's `holds`): one holding another object too is taken as
+ * polled for that one.
  */
 #define TP_SPAN_MUTEXES 1024
 struct tp_span_mutex {
@@ -461,20 +475,23 @@ struct tp_span_mutex {
 	uint64_t object;
 	uint64_t holder; /* the task that holds it (0: none) */
 	struct tp_live_path released;
-	/* the holder's path where its section's part began (`held_at`: its site's place), at
-	 * `held_from` */
+	/* the holder's path where its fragment's part going on began (`held_at`: its site's
+	 * place), at `held_from`; switched out (not `holder_polled`), to its last fragment's end */
 	struct tp_live_path held;
 	uint64_t held_from;
 	unsigned held_at;
+	bool holder_polled;
 };
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
 void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
 /*
- * `object` is released by task `task` on thread `th` at `now`, `ns` into its fragment: its path
- * to now kept, if the task holds it.
+ * `object` is released by task `task` on thread `th` at `now`, `ns` into its fragment's part
+ * going on (`split`: the release split the fragment there, tp_span_release_splits, and `ns` is
+ * 0): its path to now kept, if the task holds it, that part one fragment on it unless split
+ * (tp_span_release_part_is_fragment).
  */
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
-		      uint64_t object);
+		      bool split, uint64_t object);
 /*
  * `object` is acquired by task `task` on `th` at `now`, at its fragment's start: the fragment's
  * start joins its last release, or its holder's path up to now. Its wait for it is no start
