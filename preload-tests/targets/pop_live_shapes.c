@@ -9,8 +9,12 @@
  *   balanced   a worksharing loop of 100 iterations of a unit, schedule(dynamic): every thread
  *              computes until the loop's end (one that a loaded machine preempts takes fewer
  *              iterations): parallel efficiency near 1
- *   imbalance  a loop, schedule(static,1), where thread t works 1 + 2t units an iteration
- *              (20 iterations a thread): load balance 2/3 on two threads
+ *   imbalance  a loop, schedule(static,1), of one iteration a thread, where thread t works
+ *              20 (1 + 2t) units of wall-clock time: load balance 2/3 on two threads. Wall-clock
+ *              time here, not CPU time: a machine with one busy program beside this one shares a
+ *              core with one thread more than with the other (the light thread's 100 ms of CPU
+ *              took 270 ms, the heavy one's 300 ms 430), and the engines count computation in
+ *              wall-clock time; one spin a thread is ended late by one preemption at most
  *   regions    10 regions in a row, each a single thread's task of 4 units, then 1 unit of
  *              serial code: nothing runs beside anything, parallelism 1, parallel efficiency
  *              1/2 on two threads
@@ -41,17 +45,23 @@
  */
 #define NOT_A_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
-/* Spins `units` units of the thread's CPU time. */
-static void spin(double units)
+/* Spins `units` units of `clock`'s time. */
+static void spin_on(clockid_t clock, double units)
 {
 	struct timespec start, now;
 	double took;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+	clock_gettime(clock, &start);
 	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+		clock_gettime(clock, &now);
 		took = (double)(now.tv_sec - start.tv_sec) * 1e3 +
 		       (double)(now.tv_nsec - start.tv_nsec) / 1e6;
 	} while (took < units * UNIT_MS);
+}
+
+/* Spins `units` units of the thread's CPU time. */
+static void spin(double units)
+{
+	spin_on(CLOCK_THREAD_CPUTIME_ID, units);
 }
 
 static void balanced(void)
@@ -66,8 +76,8 @@ static void imbalance(void)
 {
 	int threads = omp_get_max_threads();
 #pragma omp parallel for schedule(static, 1)
-	for (int i = 0; i < 20 * threads; i++)
-		spin(1 + 2 * omp_get_thread_num());
+	for (int i = 0; i < threads; i++)
+		spin_on(CLOCK_MONOTONIC, 20 * (1 + 2 * omp_get_thread_num()));
 	NOT_A_TAIL_CALL();
 }
 
