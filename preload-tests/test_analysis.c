@@ -254,7 +254,12 @@ Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
 		fragments = 0;
 		site_rows(&a, "fib (omp_fib.c:", &tasks, &fragments);
 		cr_expect_eq(tasks, 1972, "%s", a.text);
-		cr_expect_gt(a.span, 0);
+		/*
+		 * the path goes through the program's tasks: their fragments on it (the span less
+		 * the initial task's share reads 0 when that share, often 98 to 99.9% here, prints
+		 * as 100.0%)
+		 */
+		cr_expect_gt(fragments, 0, "%s", a.text);
 		cr_expect_leq(a.span, a.work, "%s", a.text);
 		cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
 		if (fragments < 13 && run == 4)
