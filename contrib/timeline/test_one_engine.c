@@ -251,6 +251,20 @@ static void expect_one_answer(uint64_t span_ms)
  * section, the second after the first's release (on the other thread, after a delay); then the
  * initial task spawns a third, switched out to run it, and follows it.
  */
+
+/*
+ * The opening several streams share: the initial task on thread 1 spawns tasks 2 and 3 and
+ * waits for them at a taskwait, at 1 ms.
+ */
+static void two_children_waited(void)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn(1, 1, 2, INITIAL);
+	spawn(1, 1, 3, INITIAL);
+	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+}
+
 Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
 {
 	spawn(1, 0, 1, 0);
@@ -385,11 +399,7 @@ Test(one_engine, a_critical_section_whose_wait_has_no_site_is_no_fragment_of_its
  */
 Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	spawn(1, 1, 3, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	two_children_waited();
 	start(1, 1, 2);
 	acquire(1, 1, 2);
 	start(2, 1, 3);
@@ -454,11 +464,7 @@ Test(one_engine, a_region_started_by_an_explicit_task_forks)
  */
 Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	spawn(1, 1, 3, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	two_children_waited();
 	start(1, 1, 2);
 	start(2, 1, 3);
 	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
@@ -484,11 +490,7 @@ Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
  */
 Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	spawn(1, 1, 3, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	two_children_waited();
 	start(1, 1, 2);
 	start(2, 1, 3);
 	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
@@ -513,11 +515,7 @@ Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
  */
 Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	spawn(1, 1, 3, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	two_children_waited();
 	start(1, 1, 2);
 	start(2, 1, 3);
 	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
