@@ -297,6 +297,7 @@ struct tp_pop_factors {
 	bool said; /* both lines are there */
 	double parallel, load_balance, communication, serialisation, transfer;
 	double parallelism; /* "work X, span Y: parallelism Z" (--analyze's row): Z; -1 if none */
+	double work_ms;     /* X there, in ms; 0 if none */
 	bool region_of_interest; /* it says "region of interest" */
 };
 

@@ -48,6 +48,9 @@ static struct tp_pop_factors factors_in(const char *text)
 	/* the report's and the console's "work X, span Y: parallelism Z", --analyze's row
 	 * "parallelism  Z": the first one with a number (the burdened one comes after) */
 	scan_at(text, "parallelism", 1, "parallelism %lf", &f.parallelism);
+	/* the report's and the console's "work Xms, span", --analyze's row "work T1  X ms" */
+	if (!scan_at(text, "work ", 1, "work %lfms, span", &f.work_ms))
+		scan_at(text, "work T1", 1, "work T1 %lf ms", &f.work_ms);
 	f.region_of_interest = strstr(text, "region of interest") != NULL;
 	return f;
 }

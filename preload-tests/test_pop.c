@@ -224,24 +224,49 @@ Test(pop, a_loop_inside_a_lock_built_by_gcc_is_serialised, .timeout = 120)
 /*
  * The mutual exclusion edges: each section of a serialised loop starts after the one before it
  * (the release's path passed on to the next acquire of its object), so that the whole loop is
- * one path: work = span, parallelism 1, whatever the load. A lost edge is a section off the path
- * (40 / 39 = 1.03), so each of three runs is asserted, none retried: the online engine lost one
- * now and then (1.03, 1.08) where --analyze of the same run said 1.00.
+ * one path: the span holds every section. What may lie off it is a thread's own time outside
+ * the sections (the loop's dispatch beside the other thread's section), which the program
+ * measures (pop_enter): microseconds on an idle machine, a preemption's milliseconds now and
+ * then on a loaded one. So the work may exceed the span by that time and 1.5% more (1.01 as
+ * printed), not by a section: a lost edge leaves a section off the path (40 / 39 = 1.03). Each
+ * of three runs is asserted, none retried: the online engine lost one now and then (1.03, 1.08)
+ * where --analyze of the same run said 1.00.
  */
 #define RUNS 3
+
+/* The time the program said it spent outside its sections, in ms (0 when it said none). */
+static double outside_the_sections(const char *err)
+{
+	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
+		double ms;
+		int end = 0; /* set only when the words after the number are there too */
+		if (sscanf(at, ": %lf ms outside the sections%n", &ms, &end) == 1 && end > 0)
+			return ms;
+	}
+	return 0;
+}
+
 static void expect_one_path(const char *name)
 {
 	const char *argv[] = {tp_require_program(tp_target(name), "clang, gcc and libomp-dev"),
 			      NULL};
-	const struct known one_path = NEAR(parallelism, 1.0, 0.015); /* 1.01 as printed */
 	for (int run = 0; run < RUNS; run++) {
 		struct tp_pop_run pop;
-		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, &pop);
 		for (size_t i = 0; i < TP_POP_WAYS; i++) {
 			const struct tp_pop_output *o = &pop.output[i];
-			cr_expect(known_said(o, &one_path),
-				  "%s, run %d: %s says parallelism %.2f:\n%s", name, run + 1,
-				  o->way, o->factors.parallelism, o->text);
+			double outside = outside_the_sections(o->err);
+			struct known one_path = NEAR(parallelism, 1.0, 0.015);
+			cr_expect(o->factors.work_ms > 0, "%s, run %d: %s says no work:\n%s", name,
+				  run + 1, o->way, o->text);
+			if (o->factors.work_ms > outside)
+				one_path.within += outside / (o->factors.work_ms - outside);
+			cr_expect(
+				known_said(o, &one_path),
+				"%s, run %d: %s says parallelism %.2f, at most %.3f as the program "
+				"spent %.3f ms outside its sections:\n%s\nthe program said:\n%s",
+				name, run + 1, o->way, o->factors.parallelism, 1 + one_path.within,
+				outside, o->text, o->err);
 		}
 		tp_pop_run_free(&pop);
 	}
