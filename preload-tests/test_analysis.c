@@ -246,7 +246,9 @@ Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
 	 * The path runs down the recursion: at least one fragment per level below the top. Its
 	 * fragments are a few hundred ns each, so a loaded machine that preempts a shallow one
 	 * for longer than the whole descent puts that one on the path instead: a run out of five
-	 * must show the descent.
+	 * must show the descent (the fragments of the program's tasks, not the span less the
+	 * initial task's share, which reads 0 when that share, often 98 to 99.9% here, prints as
+	 * 100.0%). A preempted implicit task may hold the path alone, no task of fib on it.
 	 */
 	for (int run = 0; run < 5 && fragments < 13; run++) {
 		analyze((const char *[]){tp_target("omp_fib"), "15", NULL}, &a);
@@ -254,12 +256,6 @@ Test(analysis, fib_counts_every_task_by_its_site, .timeout = 60)
 		fragments = 0;
 		site_rows(&a, "fib (omp_fib.c:", &tasks, &fragments);
 		cr_expect_eq(tasks, 1972, "%s", a.text);
-		/*
-		 * the path goes through the program's tasks: their fragments on it (the span less
-		 * the initial task's share reads 0 when that share, often 98 to 99.9% here, prints
-		 * as 100.0%)
-		 */
-		cr_expect_gt(fragments, 0, "%s", a.text);
 		cr_expect_leq(a.span, a.work, "%s", a.text);
 		cr_expect_not_null(strstr(a.text, "too small"), "%s", a.text);
 		if (fragments < 13 && run == 4)
