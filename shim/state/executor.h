@@ -128,22 +128,45 @@ static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind 
 }
 
 /*
+ * tp_task_poll_switch's and tp_task_poll_switch_woken's: `woken` a constant, so that each is the
+ * code of its own events alone.
+ */
+static inline __attribute__((always_inline)) void tp_task_poll_switch_of(uint64_t ending, bool done,
+									 uint64_t next, bool woken)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_poll_end(ending, done, TP_SYNC_NONE);
+		if (woken)
+			tp_task_woken(next);
+		tp_thread_unpark(self);
+		tp_task_poll_start(next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start() |
+	     (woken ? tp_listeners_task_wake() : 0)) &&
+	    tp_thread_live(self))
+		tp_fire_task_switch_of(ending, (uint32_t)done, next, woken);
+}
+
+/*
  * A task switch: task-poll-end of `ending` (`done`: it finished, tp_task_terminated said so
  * before; sync none), then task-poll-start of `next`, at one moment; a parked thread is unparked
  * between the two. `next` becomes the calling thread's current task.
  */
 static inline void tp_task_poll_switch(uint64_t ending, bool done, uint64_t next)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (__builtin_expect(self->parked, 0)) {
-		tp_task_poll_end(ending, done, TP_SYNC_NONE);
-		tp_thread_unpark(self);
-		tp_task_poll_start(next);
-		return;
-	}
-	tp_thread_set_task(self, next);
-	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start()) && tp_thread_live(self))
-		tp_fire_task_switch(ending, (uint32_t)done, next);
+	tp_task_poll_switch_of(ending, done, next, false);
+}
+
+/*
+ * The same to a task made not ready (its dependences) and polled now for the first time: its
+ * task-wake between the two (no waker: the thread polls no task then), at the same moment.
+ */
+static inline void tp_task_poll_switch_woken(uint64_t ending, bool done, uint64_t next)
+{
+	tp_task_poll_switch_of(ending, done, next, true);
 }
 
 void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
