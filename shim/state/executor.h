@@ -27,16 +27,26 @@
  *
  * In two steps, for the callbacks an executor makes for every task: tp_listeners_task_state_maybe
  * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed
- * (out of line: what is left may be only the held mark of a traced period that ended, which it
- * drops). A callback that calls the second from a function of its own (tail-called) saves no
- * registers on its untraced path. tp_listeners_task_state_checked is both at once.
+ * (what is left may be only the held mark of a traced period that ended, which it drops: that
+ * rare case out of line, the check a compare at every traced event). A callback that calls the
+ * second from a function of its own (tail-called) saves no registers on its untraced path.
+ * tp_listeners_task_state_checked is both at once.
  */
 static inline bool tp_listeners_task_state_maybe(void)
 {
 	return __builtin_expect(tp_listeners_task_state() != 0, 0);
 }
 
-bool tp_listeners_task_state_confirmed(void);
+/* tp_listeners_task_state_confirmed's when only the held mark is left: it is dropped. */
+bool tp_listeners_task_state_held_only(void);
+
+static inline bool tp_listeners_task_state_confirmed(void)
+{
+	if (__builtin_expect(
+		    tp_listeners_task_state() == TP_IN_PROCESS_AS_LISTENERS(TP_TASK_STATE_HELD), 0))
+		return tp_listeners_task_state_held_only();
+	return true;
+}
 
 static inline bool tp_listeners_task_state_checked(void)
 {
