@@ -24,7 +24,7 @@ void tp_task_id_block(struct tp_thread *self)
 	self->task_id_limit = end + 1;
 }
 
-bool tp_listeners_task_state_held_only(void)
+bool tp_listeners_task_state_unless_dropped(void)
 {
 	/* nobody listens any more, when only the held mark is left: the state held is dropped */
 	return !tp_task_state_drop();

@@ -37,14 +37,15 @@ static inline bool tp_listeners_task_state_maybe(void)
 	return __builtin_expect(tp_listeners_task_state() != 0, 0);
 }
 
-/* tp_listeners_task_state_confirmed's when only the held mark is left: it is dropped. */
-bool tp_listeners_task_state_held_only(void);
+/* tp_listeners_task_state_confirmed's when the held mark alone shows: false when tracing
+ * stopped (the state held is dropped), true when a probe listens still (tp_task_state_drop). */
+bool tp_listeners_task_state_unless_dropped(void);
 
 static inline bool tp_listeners_task_state_confirmed(void)
 {
 	if (__builtin_expect(
 		    tp_listeners_task_state() == TP_IN_PROCESS_AS_LISTENERS(TP_TASK_STATE_HELD), 0))
-		return tp_listeners_task_state_held_only();
+		return tp_listeners_task_state_unless_dropped();
 	return true;
 }
 
