@@ -322,6 +322,22 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
 }
 
+/*
+ * The switch from the poll that ends (`done`'s, `finished`) to a task made not ready (its
+ * dependences: WAKE_PENDING) and polled now for the first time: its wake with the switch, one
+ * event; a finished task's end before it. Apart from schedule_listened: its common switch saves
+ * no registers for it.
+ */
+__attribute__((noinline)) static void switch_to_woken(uint64_t done, bool finished,
+						      enum tp_terminate_reason reason,
+						      const ompt_data_t *prior, ompt_data_t *next)
+{
+	set_word(next, word(next) & ~WAKE_PENDING);
+	if (finished)
+		tp_task_terminated(done, reason, stack_of(prior));
+	tp_task_poll_switch_woken(done, finished, id_of(next));
+}
+
 __attribute__((noinline)) static void
 schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
@@ -345,6 +361,11 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 			tp_task_end_switch(done, reason, stack_of(prior), following);
 		else
 			tp_task_poll_switch(done, false, following);
+		return;
+	}
+	if (polled && next != NULL && following != done &&
+	    (word(next) & (SYNC_WAITING | WAKE_PENDING)) == WAKE_PENDING) {
+		switch_to_woken(done, finished, reason, prior, next);
 		return;
 	}
 	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */

@@ -105,6 +105,8 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at);
 void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment */
 void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
+/* the same, with task-wake of `next` between (its first poll, once its dependences ended) */
+void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
 void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_region_of_interest(uint32_t on);

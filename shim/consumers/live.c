@@ -424,16 +424,19 @@ static void mutex_released(uint64_t task, uint64_t object, uint64_t at)
 	leave();
 }
 
-/* The calling thread, entered in its slot `s`, starts polling `task` at `now`. */
-static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
-							       uint64_t task, uint64_t now)
+/*
+ * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
+ * constant): the task was woken at that moment (tp_live_task_wake's, folded in).
+ */
+static inline __attribute__((always_inline)) void
+poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
 {
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
 		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 		struct tp_live_site_stats *r = &local.rows[row];
-		uint64_t ready = __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
+		uint64_t ready = woken ? now : __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
 		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
 		/* suspended, then woken, then polled: idle until the wake, then a delay */
 		uint64_t idle_until = ready != 0 ? ready : now;
@@ -490,7 +493,7 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_started(s, task, ns_at(at));
+	poll_started(s, task, ns_at(at), false);
 	leave();
 }
 
@@ -569,16 +572,30 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 	leave();
 }
 
-/* A task switch (events.h): one entry, one moment for the poll that ends and the one that starts. */
-void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+/*
+ * A task switch (events.h): one entry, one moment for the poll that ends, the next task's wake
+ * when `woken` (a constant) and its poll's start.
+ */
+static inline __attribute__((always_inline)) void
+task_switch(uint64_t ending, uint32_t done, uint64_t next, bool woken, uint64_t at)
 {
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
 	uint64_t now = ns_at(at);
 	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now));
-	poll_started(s, next, now);
+	poll_started(s, next, now, woken);
 	leave();
+}
+
+void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	task_switch(ending, done, next, false, at);
+}
+
+void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	task_switch(ending, done, next, true, at);
 }
 
 /*
@@ -678,7 +695,7 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 	if (e != NULL)
 		task_ended(e, task, now);
 	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
-	poll_started(s, next, now);
+	poll_started(s, next, now, false);
 	leave();
 }
 

@@ -24,12 +24,10 @@ void tp_task_id_block(struct tp_thread *self)
 	self->task_id_limit = end + 1;
 }
 
-bool tp_listeners_task_state_confirmed(void)
+bool tp_listeners_task_state_unless_dropped(void)
 {
 	/* nobody listens any more, when only the held mark is left: the state held is dropped */
-	if (tp_listeners_task_state() == TP_IN_PROCESS_AS_LISTENERS(TP_TASK_STATE_HELD))
-		return !tp_task_state_drop();
-	return true;
+	return !tp_task_state_drop();
 }
 
 static int *fork_locks[TP_EXECUTOR_FORK_LOCKS_MAX];

@@ -27,16 +27,27 @@
  *
  * In two steps, for the callbacks an executor makes for every task: tp_listeners_task_state_maybe
  * (three loads and a branch, inline) and, only when it says yes, tp_listeners_task_state_confirmed
- * (out of line: what is left may be only the held mark of a traced period that ended, which it
- * drops). A callback that calls the second from a function of its own (tail-called) saves no
- * registers on its untraced path. tp_listeners_task_state_checked is both at once.
+ * (what is left may be only the held mark of a traced period that ended, which it drops: that
+ * rare case out of line, the check a compare at every traced event). A callback that calls the
+ * second from a function of its own (tail-called) saves no registers on its untraced path.
+ * tp_listeners_task_state_checked is both at once.
  */
 static inline bool tp_listeners_task_state_maybe(void)
 {
 	return __builtin_expect(tp_listeners_task_state() != 0, 0);
 }
 
-bool tp_listeners_task_state_confirmed(void);
+/* tp_listeners_task_state_confirmed's when the held mark alone shows: false when tracing
+ * stopped (the state held is dropped), true when a probe listens still (tp_task_state_drop). */
+bool tp_listeners_task_state_unless_dropped(void);
+
+static inline bool tp_listeners_task_state_confirmed(void)
+{
+	if (__builtin_expect(
+		    tp_listeners_task_state() == TP_IN_PROCESS_AS_LISTENERS(TP_TASK_STATE_HELD), 0))
+		return tp_listeners_task_state_unless_dropped();
+	return true;
+}
 
 static inline bool tp_listeners_task_state_checked(void)
 {
@@ -128,22 +139,45 @@ static inline void tp_task_poll_end(uint64_t task, bool done, enum tp_sync_kind 
 }
 
 /*
+ * tp_task_poll_switch's and tp_task_poll_switch_woken's: `woken` a constant, so that each is the
+ * code of its own events alone.
+ */
+static inline __attribute__((always_inline)) void tp_task_poll_switch_of(uint64_t ending, bool done,
+									 uint64_t next, bool woken)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked, 0)) {
+		tp_task_poll_end(ending, done, TP_SYNC_NONE);
+		if (woken)
+			tp_task_woken(next);
+		tp_thread_unpark(self);
+		tp_task_poll_start(next);
+		return;
+	}
+	tp_thread_set_task(self, next);
+	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start() |
+	     (woken ? tp_listeners_task_wake() : 0)) &&
+	    tp_thread_live(self))
+		tp_fire_task_switch_of(ending, (uint32_t)done, next, woken);
+}
+
+/*
  * A task switch: task-poll-end of `ending` (`done`: it finished, tp_task_terminated said so
  * before; sync none), then task-poll-start of `next`, at one moment; a parked thread is unparked
  * between the two. `next` becomes the calling thread's current task.
  */
 static inline void tp_task_poll_switch(uint64_t ending, bool done, uint64_t next)
 {
-	struct tp_thread *self = tp_thread_self();
-	if (__builtin_expect(self->parked, 0)) {
-		tp_task_poll_end(ending, done, TP_SYNC_NONE);
-		tp_thread_unpark(self);
-		tp_task_poll_start(next);
-		return;
-	}
-	tp_thread_set_task(self, next);
-	if ((tp_listeners_task_poll_end() | tp_listeners_task_poll_start()) && tp_thread_live(self))
-		tp_fire_task_switch(ending, (uint32_t)done, next);
+	tp_task_poll_switch_of(ending, done, next, false);
+}
+
+/*
+ * The same to a task made not ready (its dependences) and polled now for the first time: its
+ * task-wake between the two (no waker: the thread polls no task then), at the same moment.
+ */
+static inline void tp_task_poll_switch_woken(uint64_t ending, bool done, uint64_t next)
+{
+	tp_task_poll_switch_of(ending, done, next, true);
 }
 
 void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
