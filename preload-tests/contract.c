@@ -155,7 +155,8 @@ size_t tp_assert_waits_paired(const struct tp_run *run)
 	return waits;
 }
 
-size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
+/* The task contract's part per task (tp_assert_tasks_consistent); returns how many were spawned. */
+static size_t expect_each_task_lives_once(const struct tp_run *run)
 {
 	uint64_t max_id = 0;
 	for (size_t i = 0; i < run->n_events; i++)
@@ -236,8 +237,13 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 			      (unsigned long long)id);
 	}
 	free(t);
+	return spawned;
+}
 
-	/* Per thread: poll-start/poll-end alternate; worker start/stop once each. */
+/* The task contract's part per thread (tp_assert_tasks_consistent): poll-start and poll-end
+ * alternate; worker start and stop once each, `workers` worker threads if workers >= 0. */
+static void expect_each_thread_polls_in_turn(const struct tp_run *run, long workers)
+{
 	size_t worker_threads = 0;
 	for (size_t i = 0; i < run->n_events; i++) {
 		uint64_t tid = run->events[i].tid;
@@ -284,5 +290,11 @@ size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
 	if (workers >= 0)
 		cr_expect_eq(worker_threads, (size_t)workers, "%zu worker threads, expected %ld",
 			     worker_threads, workers);
+}
+
+size_t tp_assert_tasks_consistent(const struct tp_run *run, long workers)
+{
+	size_t spawned = expect_each_task_lives_once(run);
+	expect_each_thread_polls_in_turn(run, workers);
 	return spawned;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * taskprobe-timeline's inputs and outputs (issue 27): slices named by their site alone, as
- * speedscope lists them; processes kept apart (several recordings at once, a pid seen twice);
- * an output that is an input refused; pipes read as files are; a recording of no task, or of
- * nothing, turned into a timeline that says so.
+ * taskprobe-timeline's inputs and outputs (issue 27): an output that is an input refused; pipes
+ * read as files are; a recording of no task, or of nothing, turned into a timeline that says so;
+ * sites named only from the program's file; malformed records said. Its rows (sites, processes)
+ * are test_timeline_tracks.c's.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -17,375 +17,7 @@
 
 #include "harness.h"
 #include "taskprobe_recording.h"
-
-#define SANDWICH_ROWS  TP_SCRIPTS_DIR "/../preload-tests/speedscope/sandwich_rows.mjs"
-#define SPEEDSCOPE_DIR "/usr/lib/node_modules/speedscope/dist/release"
-
-/* Explicit tasks of omp_fib N: a task per recursive call. */
-static unsigned fib_tasks(int n)
-{
-	return n < 2 ? 0 : 2 + fib_tasks(n - 1) + fib_tasks(n - 2);
-}
-
-/* A new empty directory. */
-static char *new_dir(void)
-{
-	char *dir = strdup("/tmp/taskprobe-timeline-input-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_dir(char *dir)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-	cr_expect_eq(system(cmd), 0);
-	free(cmd);
-	free(dir);
-}
-
-/* The one file of `dir` whose name starts with `prefix` (a recording, named by its pid). */
-static char *only_file(const char *dir, const char *prefix)
-{
-	char *cmd, *found = NULL;
-	cr_assert(asprintf(&cmd, "ls '%s' | grep '^%s'", dir, prefix) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	char line[4096];
-	unsigned n = 0;
-	while (fgets(line, sizeof line, p) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
-		if (n++ == 0)
-			found = tp_path_in(dir, line);
-	}
-	pclose(p);
-	cr_assert_eq(n, 1, "%u files %s* in %s", n, prefix, dir);
-	return found;
-}
-
-/* Runs `target` (with `arg` or none) preloaded, recording into DIR/`prefix`.%p. */
-static void record_into(const char *dir, const char *prefix, const char *target, const char *arg,
-			struct tp_run *run, bool start_only)
-{
-	char setting[4300];
-	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/%s.%%p", dir, prefix);
-	const char *argv[] = {target, arg, NULL};
-	const char *env[] = {setting, "OMP_NUM_THREADS=2", NULL};
-	if (start_only)
-		tp_start(TP_PRELOADED, argv, env, run);
-	else
-		tp_run(TP_PRELOADED, argv, env, run);
-}
-
-/* `target` (with `arg` or none) recorded into DIR/rec.PID and converted into `json`: the
- * recording's path. */
-static char *record_and_convert(const char *dir, const char *target, const char *arg,
-				const char *json)
-{
-	struct tp_run run;
-	record_into(dir, "rec", target, arg, &run, false);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	char *rec = only_file(dir, "rec.");
-	tp_convert((const char *[]){"-o", json, rec, NULL}, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	return rec;
-}
-
-/* The rows of speedscope's Sandwich view, profile by profile (sandwich_rows.mjs). */
-static char *speedscope_rows(const char *json)
-{
-	tp_require_program("/usr/bin/chromium", "chromium");
-	const char *node = tp_require_program("/usr/bin/node", "nodejs");
-	tp_require_file(SPEEDSCOPE_DIR "/index.html",
-			"speedscope (npm install -g speedscope playwright-core)");
-	tp_require_file("/usr/lib/node_modules/playwright-core/package.json",
-			"playwright-core (npm install -g speedscope playwright-core)");
-	struct tp_run run;
-	tp_run(TP_PLAIN, (const char *[]){node, SANDWICH_ROWS, SPEEDSCOPE_DIR, json, NULL}, NULL,
-	       &run);
-	cr_expect_eq(run.status, 0, "%s", run.err);
-	char *rows = strdup(run.out);
-	tp_run_free(&run);
-	return rows;
-}
-
-/* The sorted names of `text`'s lines "row\tNAME", one per line. */
-static char *sorted_rows(const char *text)
-{
-	char *copy = strdup(text), *save = NULL, *names[4096];
-	size_t n = 0;
-	for (char *line = strtok_r(copy, "\n", &save); line != NULL && n < 4096;
-	     line = strtok_r(NULL, "\n", &save))
-		if (strncmp(line, "row\t", 4) == 0)
-			names[n++] = line + 4;
-	for (size_t i = 1; i < n; i++) /* insertion sort: few rows */
-		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			char *swap = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = swap;
-		}
-	char *sorted = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&sorted, &size);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s\n", names[i]);
-	fclose(out);
-	free(copy);
-	return sorted;
-}
-
-/*
- * speedscope names a frame by its begin event's name and arguments: with a task's id among
- * them, its Sandwich view listed a row per task. A real OpenMP recording (omp_constructs: a
- * taskloop, task groups, dependences, untied and final tasks) in speedscope in Chromium: each
- * thread's Sandwich rows are exactly the distinct names of its slices, each once, and those are
- * sites (or "parked", or a wait's kind) alone; the initial tasks are the console's
- * "(no site: initial tasks)", never "task N".
- */
-Test(timeline, speedscope_lists_one_row_per_site, .timeout = 180)
-{
-	const char *target = tp_require_program(tp_target("omp_constructs"),
-						"clang and libomp-dev");
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
-	char *rec = record_and_convert(dir, target, NULL, json);
-
-	/* per thread, the distinct names of its slices (speedscope leaves instants out) */
-	char *expected = tp_python_on("import json,sys,collections\n"
-				      "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-				      "names = collections.defaultdict(set)\n"
-				      "for e in d:\n"
-				      "    if e[\"ph\"] in \"BX\":\n"
-				      "        names[(e[\"pid\"], e[\"tid\"])].add(e[\"name\"])\n"
-				      "        assert \"args\" not in e, e\n"
-				      "for k in names:\n"
-				      "    for n in names[k]:\n"
-				      "        print(\"row\\t\" + n)\n",
-				      json);
-	char *want = sorted_rows(expected);
-	char *shown = speedscope_rows(json);
-	char *got = sorted_rows(shown);
-	cr_expect_str_eq(got, want, "speedscope shows:\n%s", shown);
-	cr_expect_null(strstr(shown, "refused"), "%s", shown);
-	cr_expect_null(strstr(shown, "{"), "arguments in a frame's name: %s", shown);
-	cr_expect_null(strstr(shown, "\ttask "), "a task named by its id: %s", shown);
-	cr_expect_not_null(strstr(shown, "row\t(no site: initial tasks)\n"), "%s", shown);
-	/* the sites of omp_constructs.c's main, each one row (per thread that polled it) */
-	int line = tp_source_line("omp_constructs.c", "int main(", "#pragma omp parallel");
-	cr_assert_gt(line, 0);
-	char site[128];
-	snprintf(site, sizeof site, "row\tmain (omp_constructs.c:%d)\n", line);
-	cr_expect_not_null(strstr(shown, site), "no %s in %s", site, shown);
-	free(expected);
-	free(want);
-	free(got);
-	free(shown);
-	free(rec);
-	free(json);
-	remove_dir(dir);
-}
-
-/*
- * perf's text: a slice's begin is its name alone (a site's text, "site S" for a site without
- * text, "(no site: initial tasks)" for site 0); its end has the task and site; a slice of no
- * length (a begin and an end in the same microsecond) is an instant with its arguments, which
- * speedscope leaves out and Perfetto shows as a slice of no length.
- */
-Test(timeline, slices_are_named_by_their_site_alone_with_arguments_on_their_end)
-{
-#define SPAWN(task, site, arg4)                                                                    \
-	"     app 4242/4242 100.0000" #task ": sdt_taskprobe:task__spawn: (7f00) arg1=" #task      \
-	" arg2=0 arg3=" #site " arg4=" arg4 " arg5=0 arg6=1\n"
-#define POLL(task, end)                                                                            \
-	"     app 4242/4242 100.0001" #task                                                        \
-	": sdt_taskprobe:task__poll__start: (7f01) arg1=" #task "\n"                               \
-	"     app 4242/4242 100.000" end #task                                                     \
-	": sdt_taskprobe:task__poll__end: (7f03) arg1=" #task " arg2=1\n"
-	const char *text = SPAWN(11, 0, "\"\"") POLL(11, "2") SPAWN(12, 2, "\"quick (a.c:3)\"")
-		POLL(12, "2") SPAWN(13, 2, "(fault)") POLL(13, "1") SPAWN(14, 7, "7") POLL(14, "2");
-#undef SPAWN
-#undef POLL
-	char *dir = new_dir(), *input = tp_path_in(dir, "perf.txt");
-	FILE *f = fopen(input, "w");
-	fputs(text, f);
-	fclose(f);
-	struct tp_run run;
-	tp_convert((const char *[]){input, NULL}, &run);
-	cr_expect_eq(run.status, 0, "%s", run.err);
-	const char *out = run.out;
-	cr_expect_not_null(strstr(out,
-				  "\"ph\":\"B\",\"pid\":4242,\"tid\":4242,\"ts\":100000111.000,"
-				  "\"name\":\"(no site: initial tasks)\"}"),
-			   "%s", out);
-	cr_expect_not_null(strstr(out,
-				  "\"ph\":\"E\",\"pid\":4242,\"tid\":4242,\"ts\":100000211.000,"
-				  "\"name\":\"(no site: initial tasks)\",\"args\":{\"task\":11}}"),
-			   "%s", out);
-	cr_expect_not_null(strstr(out, "\"ts\":100000112.000,\"name\":\"quick (a.c:3)\"}"), "%s",
-			   out);
-	cr_expect_not_null(strstr(out, "\"ts\":100000212.000,\"name\":\"quick (a.c:3)\","
-				       "\"args\":{\"task\":12,\"site\":2}}"),
-			   "%s", out);
-	/* task 13: its poll starts and ends in the same microsecond */
-	cr_expect_not_null(strstr(out, "{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":100000113."
-				       "000,\"s\":\"t\",\"name\":\"quick (a.c:3)\",\"args\":{"
-				       "\"task\":13,\"site\":2}}"),
-			   "%s", out);
-	cr_expect_not_null(strstr(out, "\"ts\":100000114.000,\"name\":\"site 7\"}"), "%s", out);
-	cr_expect_not_null(strstr(out, "\"name\":\"site 7\",\"args\":{\"task\":14,\"site\":7}}"),
-			   "%s", out);
-	cr_expect_null(strstr(out, "\"name\":\"task "), "%s", out);
-	cr_expect_null(strstr(out, "(site "), "%s", out);
-	/* the summary the other tests read: tasks per name, from the ends and the instant */
-	char *json = tp_path_in(dir, "timeline.json");
-	f = fopen(json, "w");
-	fputs(out, f);
-	fclose(f);
-	const char *summary = tp_timeline_summary(json);
-	cr_expect(strncmp(summary, "M=1 B=3 E=3 b=4 e=4 s=4 f=4 i=1\nsited tasks=1\n", 46) == 0,
-		  "%s", summary);
-	cr_expect(tp_timeline_named_tasks(summary, "quick (a.c:3)", 2), "%s", summary);
-	cr_expect(tp_timeline_named_tasks(summary, "(no site: initial tasks)", 1), "%s", summary);
-	cr_expect(tp_timeline_named_tasks(summary, "site 7", 1), "%s", summary);
-	tp_run_free(&run);
-	free(json);
-	free(input);
-	remove_dir(dir);
-}
-
-/* Per pid: its task tracks, and what does not hold across them (every line "NAME N"). */
-static const char *const tasks_by_process =
-	"import json,sys,collections\n"
-	"d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-	"by = {ph: collections.Counter(e[\"id\"] for e in d if e[\"ph\"] == ph) for ph in "
-	"\"besf\"}\n"
-	"print(\"repeated %d\" % sum(sum(n > 1 for n in by[ph].values()) for ph in \"besf\"))\n"
-	"print(\"unended %d\" % len(set(by[\"b\"]) ^ set(by[\"e\"])))\n"
-	"print(\"unflowed %d\" % len(set(by[\"b\"]) ^ set(by[\"s\"]) | set(by[\"s\"]) ^ "
-	"set(by[\"f\"])))\n"
-	"tasks = collections.Counter(e[\"pid\"] for e in d if e[\"ph\"] == \"b\")\n"
-	"for pid in sorted(tasks): print(\"pid %d tasks %d\" % (pid, tasks[pid]))\n"
-	"for e in d:\n"
-	"    if e[\"ph\"] == \"M\" and e[\"name\"] == \"process_name\":\n"
-	"        print(\"process %d %s\" % (e[\"pid\"], e[\"args\"][\"name\"]))\n";
-
-/* The number after `key` in `text`, or -1. */
-static long number_after(const char *text, const char *key)
-{
-	const char *at = strstr(text, key);
-	return at != NULL ? strtol(at + strlen(key), NULL, 10) : -1;
-}
-
-/*
- * Two OpenMP programs at once, each recording into a file of its own, converted together: their
- * task ids are the same (each counts from 1), and were linked across the processes. Every
- * task track ends, every id of a track and of a flow is used once, and each process has its own
- * exact count of tasks.
- */
-Test(timeline, processes_recorded_at_once_keep_their_tasks_apart, .timeout = 180)
-{
-	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
-	struct tp_run a, b;
-	record_into(dir, "rec", fib, "12", &a, true);
-	record_into(dir, "rec", fib, "11", &b, true);
-	tp_finish(&a);
-	tp_finish(&b);
-	cr_assert_eq(a.status, 0, "%s", a.err);
-	cr_assert_eq(b.status, 0, "%s", b.err);
-	char *cmd;
-	cr_assert(asprintf(&cmd, "cd '%s' && '%s' -o timeline.json rec.*", dir, TP_TIMELINE) > 0);
-	cr_assert_eq(system(cmd), 0);
-	free(cmd);
-	char *said = tp_python_on(tasks_by_process, json);
-	cr_expect_eq(number_after(said, "repeated "), 0, "%s", said);
-	cr_expect_eq(number_after(said, "unended "), 0, "%s", said);
-	cr_expect_eq(number_after(said, "unflowed "), 0, "%s", said);
-	/* the explicit tasks, an implicit task per thread, the initial task */
-	char want[64];
-	snprintf(want, sizeof want, "pid %d tasks %u\n", (int)a.pid, fib_tasks(12) + 2 + 1);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	snprintf(want, sizeof want, "pid %d tasks %u\n", (int)b.pid, fib_tasks(11) + 2 + 1);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	free(said);
-	tp_run_free(&a);
-	tp_run_free(&b);
-	free(json);
-	remove_dir(dir);
-}
-
-/* Copies `from` to `to`, its first header's start_ticks made `start_ticks`. */
-static void copy_with_start(const char *from, const char *to, uint64_t start_ticks)
-{
-	size_t len;
-	char *data = tp_read_file(from, &len);
-	cr_assert_geq(len, sizeof(struct tp_recording_header));
-	struct tp_recording_header h;
-	memcpy(&h, data, sizeof h);
-	cr_assert_eq(memcmp(h.magic, TP_RECORDING_MAGIC, 8), 0);
-	cr_assert_eq(h.version, TP_RECORDING_VERSION);
-	h.start_ticks = start_ticks;
-	memcpy(data, &h, sizeof h);
-	FILE *f = fopen(to, "w");
-	cr_assert_not_null(f);
-	cr_assert_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
-	free(data);
-}
-
-/*
- * Two recordings of one pid whose starts differ (a pid reused, or the same pid in two pid
- * namespaces) are two processes: the first keeps the pid; the second gets a pid of its own,
- * and the process names say which is which, with the real pid. Each has all its tasks.
- */
-Test(timeline, one_pid_of_two_processes_is_two_processes, .timeout = 120)
-{
-	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
-	struct tp_run run;
-	record_into(dir, "rec", fib, "10", &run, false);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	char *rec = only_file(dir, "rec."), *again = tp_path_in(dir, "again");
-	size_t len;
-	char *data = tp_read_file(rec, &len);
-	struct tp_recording_header h;
-	memcpy(&h, data, sizeof h);
-	free(data);
-	cr_expect_eq(h.pid, (uint32_t)run.pid);
-	copy_with_start(rec, again, h.start_ticks + 1000);
-	struct tp_run converted;
-	tp_convert((const char *[]){"-o", json, rec, again, NULL}, &converted);
-	cr_expect_eq(converted.status, 0, "%s", converted.err);
-	char *said = tp_python_on(tasks_by_process, json);
-	cr_expect_eq(number_after(said, "repeated "), 0, "%s", said);
-	cr_expect_eq(number_after(said, "unended "), 0, "%s", said);
-	cr_expect_eq(number_after(said, "unflowed "), 0, "%s", said);
-	unsigned tasks = fib_tasks(10) + 2 + 1;
-	char want[256];
-	snprintf(want, sizeof want, "pid %d tasks %u\n", (int)run.pid, tasks);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	snprintf(want, sizeof want, "pid %u tasks %u\n", 0x40000000u, tasks);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	snprintf(want, sizeof want, "process %d omp_fib (pid %d)\n", (int)run.pid, (int)run.pid);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	snprintf(want, sizeof want, "process %u omp_fib (pid %d again: another process",
-		 0x40000000u, (int)run.pid);
-	cr_expect_not_null(strstr(said, want), "%s in %s", want, said);
-	/* the same file twice is one process, as before */
-	tp_run_free(&converted);
-	tp_convert((const char *[]){"-o", json, rec, NULL}, &converted);
-	char *once = tp_python_on(tasks_by_process, json);
-	cr_expect_null(strstr(once, "process "), "%s", once);
-	free(once);
-	free(said);
-	tp_run_free(&converted);
-	tp_run_free(&run);
-	free(rec);
-	free(again);
-	free(json);
-	remove_dir(dir);
-}
+#include "timeline_recorded.h"
 
 /* Whether the file at `path` holds `len` bytes equal to `data`. */
 static bool file_is(const char *path, const char *data, size_t len)
@@ -405,9 +37,9 @@ static bool file_is(const char *path, const char *data, size_t len)
  */
 Test(timeline, an_output_that_is_an_input_is_refused)
 {
-	char *dir = new_dir(), *rec = tp_path_in(dir, "r1.rec"), *hard = tp_path_in(dir, "hard"),
-	     *soft = tp_path_in(dir, "soft"), *txt = tp_path_in(dir, "perf.txt"),
-	     *kept = tp_path_in(dir, "kept.json");
+	char *dir = tp_make_temp_dir("timeline-input"), *rec = tp_path_in(dir, "r1.rec"),
+	     *hard = tp_path_in(dir, "hard"), *soft = tp_path_in(dir, "soft"),
+	     *txt = tp_path_in(dir, "perf.txt"), *kept = tp_path_in(dir, "kept.json");
 	size_t len;
 	char *data = tp_read_file(TP_CORPUS_DIR "/omp_fib_4.rec", &len);
 	FILE *f = fopen(rec, "w");
@@ -465,7 +97,7 @@ Test(timeline, an_output_that_is_an_input_is_refused)
 	free(soft);
 	free(txt);
 	free(kept);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /* What bash prints of `command` ($0 the converter, $1 and $2 the arguments). */
@@ -524,7 +156,7 @@ Test(timeline, a_pipe_gives_the_timeline_of_its_file)
  */
 Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 {
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
+	char *dir = tp_make_temp_dir("timeline-input"), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run run;
 	record_into(dir, "true", "/bin/true", NULL, &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -578,7 +210,7 @@ Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 	free(waits);
 	free(rec);
 	free(json);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /* The names of the timeline's task tracks but the initial tasks', one a line ("NAME\tTASKS"). */
@@ -607,7 +239,7 @@ static char *track_names(const char *json)
 Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 120)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *copy = tp_path_in(dir, "omp_fib"),
+	char *dir = tp_make_temp_dir("timeline-input"), *copy = tp_path_in(dir, "omp_fib"),
 	     *json = tp_path_in(dir, "timeline.json");
 	char *cmd;
 	cr_assert(asprintf(&cmd, "cp '%s' '%s'", fib, copy) > 0);
@@ -617,7 +249,7 @@ Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 12
 	/* the file that ran: each construct by its function and line (fib 6: 12 tasks a construct) */
 	char *names = track_names(json), want[128];
 	snprintf(want, sizeof want, "fib (omp_fib.c:%d)\t%u\n",
-		 tp_source_line("omp_fib.c", "long fib(", "#pragma omp task"), fib_tasks(6) / 2);
+		 tp_source_line("omp_fib.c", "long fib(", "#pragma omp task"), tp_fib_tasks(6) / 2);
 	cr_expect_not_null(strstr(names, want), "%s in:\n%s", want, names);
 	free(names);
 	const char *const replaced_by[] = {tp_target("omp_constructs"), NULL};
@@ -646,13 +278,13 @@ Test(timeline, sites_are_named_only_from_the_file_the_program_ran, .timeout = 12
 			tasks += n;
 		}
 		cr_expect_eq(sites, 3, "%s", names);
-		cr_expect_eq(tasks, fib_tasks(6) + 2, "%s", names);
+		cr_expect_eq(tasks, tp_fib_tasks(6) + 2, "%s", names);
 		free(names);
 	}
 	free(rec);
 	free(copy);
 	free(json);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /* The first record of `type` in recording `data` of `len` bytes (its first segment), or NULL. */
@@ -686,7 +318,7 @@ static struct tp_record *first_record(char *data, size_t len, unsigned type)
 Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .timeout = 60)
 {
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json"),
+	char *dir = tp_make_temp_dir("timeline-input"), *json = tp_path_in(dir, "timeline.json"),
 	     *bad = tp_path_in(dir, "bad");
 	struct tp_run run;
 	record_into(dir, "rec", fib, "4", &run, false);
@@ -782,7 +414,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 	free(rec);
 	free(bad);
 	free(json);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /*
@@ -793,7 +425,7 @@ Test(timeline, malformed_module_and_site_records_and_other_versions_are_said, .t
 Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	char *dir = new_dir(), *json = tp_path_in(dir, "timeline.json");
+	char *dir = tp_make_temp_dir("timeline-input"), *json = tp_path_in(dir, "timeline.json");
 	struct tp_run run;
 	record_into(dir, "fib", tp_require_program(tp_target("omp_fib"), "clang and libomp-dev"),
 		    NULL, &run, false);
@@ -822,7 +454,7 @@ Test(timeline, a_filter_that_matches_nothing_is_said_with_status_4, .timeout = 1
 	tp_run_free(&run);
 	free(rec);
 	free(json);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }
 
 /*
@@ -836,7 +468,8 @@ Test(timeline, the_converter_frees_what_it_allocates, .timeout = 240)
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "valgrind and the sanitizers exclude each other");
 	const char *valgrind = tp_require_program("/usr/bin/valgrind", "valgrind");
 	const char *fib = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = new_dir(), *json = tp_path_in(dir, "out.json"), *to_json;
+	char *dir = tp_make_temp_dir("timeline-input"), *json = tp_path_in(dir, "out.json"),
+	     *to_json;
 	char *rec = record_and_convert(dir, fib, "10", json);
 	cr_assert(asprintf(&to_json, "-o%s", json) > 0);
 	const char *const cases[][5] = {
@@ -865,5 +498,5 @@ Test(timeline, the_converter_frees_what_it_allocates, .timeout = 240)
 	free(to_json);
 	free(rec);
 	free(json);
-	remove_dir(dir);
+	tp_remove_temp_dir(dir);
 }

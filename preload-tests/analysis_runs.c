@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/* Recorded runs analyzed, as the analysis tests read them (analysis_runs.h). */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_runs.h"
+#include "harness.h"
+
+void record(const char *const argv[], const char *threads, char dir[32], char path[300],
+	    struct analyzed *a)
+{
+	char setting[160], omp[40];
+	strcpy(dir, "/tmp/taskprobe-analysis-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+	snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%s", threads);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, argv, (const char *[]){setting, omp, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	memset(a, 0, sizeof *a);
+	snprintf(a->out, sizeof a->out, "%s", run.out);
+	const char *truth = strstr(run.out, "truth work");
+	if (truth != NULL)
+		cr_assert_eq(sscanf(truth, "truth work %lf ms span %lf ms", &a->truth_work,
+				    &a->truth_span),
+			     2);
+	tp_run_free(&run);
+
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	path[0] = '\0';
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strncmp(e->d_name, "rec.", 4) == 0)
+			snprintf(path, 300, "%s/%s", dir, e->d_name);
+	closedir(d);
+	cr_assert_neq(path[0], '\0', "nothing recorded in %s", dir);
+}
+
+void rm_dir(const char *dir)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(system(cmd), 0);
+	free(cmd);
+}
+
+double serial_work(const char *text)
+{
+	double serial = 0;
+	for (const char *line = text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		double work;
+		unsigned long tasks;
+		if (len > 9 && memcmp(line + len - 9, "(no site)", 9) == 0 &&
+		    sscanf(line, " %lf %lu", &work, &tasks) == 2)
+			serial += work;
+		line = end != NULL ? end + 1 : NULL;
+	}
+	return serial;
+}
+
+double without_the_serial_share(double span, const char *text)
+{
+	double share = share_of(text, "(no site");
+	return share > 0 ? span - span * share / 100 : span;
+}
+
+void without_the_initial_task(struct analyzed *a)
+{
+	a->work -= serial_work(a->text);
+	a->span = without_the_serial_share(a->span, a->text);
+}
+
+void analyze_on(const char *const argv[], const char *threads, struct analyzed *a)
+{
+	char dir[32], path[300];
+	record(argv, threads, dir, path, a);
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	a->text = strdup(run.out);
+	tp_run_free(&run);
+	rm_dir(dir);
+
+	const char *work = strstr(a->text, "work T1"), *span = strstr(a->text, "span Tinf"),
+		   *parallelism = strstr(a->text, "parallelism");
+	cr_assert(work != NULL && span != NULL && parallelism != NULL, "%s", a->text);
+	cr_assert_eq(sscanf(work, "work T1 %lf ms", &a->work), 1, "%s", a->text);
+	cr_assert_eq(sscanf(span, "span Tinf %lf ms", &a->span), 1, "%s", a->text);
+	cr_assert_eq(sscanf(parallelism, "parallelism %lf", &a->parallelism), 1, "%s", a->text);
+	without_the_initial_task(a);
+}
+
+void analyze(const char *const argv[], struct analyzed *a)
+{
+	analyze_on(argv, "2", a);
+}
+
+void site_rows(const struct analyzed *a, const char *site, unsigned long *tasks,
+	       unsigned long *fragments)
+{
+	unsigned rows = 0;
+	*tasks = *fragments = 0;
+	for (const char *line = a->text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		char row[512];
+		snprintf(row, sizeof row, "%.*s", (int)len, line);
+		double work;
+		unsigned long row_tasks, row_fragments;
+		const char *site_at = strstr(row, site);
+		/* work, tasks, ..., fragments, site */
+		if (site_at != NULL && sscanf(row, " %lf %lu", &work, &row_tasks) == 2) {
+			const char *p = site_at;
+			while (p > row && p[-1] == ' ')
+				p--;
+			while (p > row && p[-1] != ' ')
+				p--;
+			cr_assert_eq(sscanf(p, "%lu", &row_fragments), 1, "%s", row);
+			*tasks += row_tasks;
+			*fragments += row_fragments;
+			rows++;
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+	cr_assert_gt(rows, 0, "no row for %s in:\n%s", site, a->text);
+}
+
+void expect_near(double got, double truth, const char *what, const char *text)
+{
+	cr_expect(got >= truth * 0.95 && got <= truth * 1.05, "%s: %.3f ms, the truth %.3f ms:\n%s",
+		  what, got, truth, text);
+}
+
+void graph_site(const char *graph, char *site, size_t size)
+{
+	snprintf(site, size,
+		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+}
+
+void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
+		 unsigned long tasks)
+{
+	struct analyzed a;
+	analyze((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, &a);
+	cr_assert_gt(a.truth_work, 0, "the program said no truth");
+	expect_near(a.work, a.truth_work, "work", a.text);
+	expect_near(a.span, a.truth_span, "span", a.text);
+	/* the span is the graph's: its spins' own lengths would say so, far from a wrong path's */
+	cr_expect_geq(a.truth_span, nominal_span);
+	unsigned long got_tasks = 0, got_fragments = 0;
+	char site[64];
+	graph_site(graph, site, sizeof site);
+	site_rows(&a, site, &got_tasks, &got_fragments);
+	cr_expect_eq(got_tasks, tasks, "%s: %lu tasks:\n%s", site, got_tasks, a.text);
+	cr_expect_eq(got_fragments, path_fragments, "%s: %lu fragments on the critical path:\n%s",
+		     site, got_fragments, a.text);
+	free(a.text);
+}
+
+bool near(double got, double truth)
+{
+	return got >= truth * 0.95 && got <= truth * 1.05;
+}
+
+/* Whether the site at `at` in `text` is a thread's task now in top's threads table ("polling
+ * fib (fib.c:12) for 2.0ms"), not a site's line. */
+static bool polled_now(const char *text, const char *at)
+{
+	static const char polling[] = "polling ";
+	return at - text >= (long)strlen(polling) &&
+	       strncmp(at - strlen(polling), polling, strlen(polling)) == 0;
+}
+
+bool site_line(const char *text, const char *site, const char **from, char *row, size_t size)
+{
+	for (const char *at = strstr(*from != NULL ? *from : text, site); at != NULL;
+	     at = strstr(at + 1, site)) {
+		if (polled_now(text, at))
+			continue;
+		const char *line = at;
+		while (line > text && line[-1] != '\n')
+			line--;
+		const char *end = strchr(at, '\n');
+		snprintf(row, size, "%.*s", (int)(end != NULL ? end - line : (long)strlen(line)),
+			 line);
+		*from = end != NULL ? end : at + strlen(at);
+		return true;
+	}
+	return false;
+}
+
+double share_of(const char *text, const char *site)
+{
+	double sum = -1;
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		sum = sum < 0 ? 0 : sum;
+		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
+			if (word[strlen(word) - 1] == '%') {
+				sum += strtod(word, NULL);
+				break;
+			}
+	}
+	return sum;
+}

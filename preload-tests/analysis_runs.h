@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recorded runs of omp_known_graphs and the like analyzed (taskprobe-timeline --analyze), as the
+ * analysis tests read them (test_analysis.c, test_analysis_three_ways.c): the graph's figures and
+ * its truth, a site's rows and share of the span. Failures are the test's (criterion's asserts).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What --analyze said of one recorded run, and what the program said its graph was. */
+struct analyzed {
+	double truth_work, truth_span; /* ms, from the program */
+	double work, span, parallelism;
+	char *text;    /* the analysis */
+	char out[256]; /* the start of the program's output */
+};
+
+/* Runs the target recorded into a new directory on `threads` threads: the recording's path in
+ * `path`, the directory in `dir` (for rm_dir); the program's truth (if it says one) in `a`. */
+void record(const char *const argv[], const char *threads, char dir[32], char path[300],
+	    struct analyzed *a);
+
+/* Removes the directory `dir` that record made, with what is in it. */
+void rm_dir(const char *dir);
+
+/*
+ * The figures of the graph the program times, its truth's: OpenMP's initial task's serial code
+ * (its row, "(no site", whichever output: its work and its share of the span) left out, which
+ * every output counts (issue 35: the initial task is in the graph) and the program cannot time
+ * (before main, its region's fork, its exit).
+ */
+double serial_work(const char *text);
+
+/* `span` of the output `text` without its initial task's share. */
+double without_the_serial_share(double span, const char *text);
+
+/* `a`'s work and span without its initial task's (serial_work, without_the_serial_share). */
+void without_the_initial_task(struct analyzed *a);
+
+/* Runs the target recorded on `threads` threads, and analyzes the recording: the figures of the
+ * program's graph (without_the_initial_task). */
+void analyze_on(const char *const argv[], const char *threads, struct analyzed *a);
+
+/* On two threads. */
+void analyze(const char *const argv[], struct analyzed *a);
+
+/* The per-site rows of the sites whose text holds `site`: their tasks and critical-path
+ * fragments, added up. */
+void site_rows(const struct analyzed *a, const char *site, unsigned long *tasks,
+	       unsigned long *fragments);
+
+/* Expects `got` within 5% of `truth` (`what` of the output `text`). */
+void expect_near(double got, double truth, const char *what, const char *text);
+
+/* The text of graph `graph`'s site: its construct is in the function of its name (the tree's:
+ * node). */
+void graph_site(const char *graph, char *site, size_t size);
+
+/* The graph `graph` of omp_known_graphs: work and span within 5% of the truth, and the number of
+ * its site's fragments on the critical path. */
+void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
+		 unsigned long tasks);
+
+/* Whether `got` is within 5% of `truth`. */
+bool near(double got, double truth);
+
+/*
+ * The next line of `text` from `*from` (NULL: the first) that holds `site` as a site's line, in
+ * `row`; `*from` moves past it. False when there is none.
+ */
+bool site_line(const char *text, const char *site, const char **from, char *row, size_t size);
+
+/* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
+ * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
+double share_of(const char *text, const char *site);

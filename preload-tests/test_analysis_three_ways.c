@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The analysis three ways (the suite `analysis`, test_analysis.c): `taskprobe top` while the
+ * program runs and the exit report give a graph's work, span, critical path, verdicts and sync
+ * sites as --analyze gives them of the run's recording, programs that exit inside their region
+ * included.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_runs.h"
+#include "harness.h"
+
+/*
+ * Work and span online (issue 29 item 4): one run of a graph on two threads under `taskprobe top
+ * --once`, recorded and with the exit report, gives the figures three ways: the console's line,
+ * the report's, and --analyze's of the recording. Each within 5% of the program's truth and of
+ * the analysis of the same run, and the graph's site's share of the span within 5 points of the
+ * analysis's. Up to three tries, as above: a thread preempted outside its spins stretches a
+ * fragment the truth does not see.
+ */
+struct three_ways {
+	struct analyzed analysis;
+	double top_work, top_span, top_share; /* ms, ms, % */
+	double report_work, report_span, report_share;
+	double analysis_burdened, top_burdened, report_burdened; /* ms */
+	/* the graph's site's fragments on the critical path */
+	long analysis_on_path, top_on_path, report_on_path;
+	char *top, *report; /* what each said */
+};
+
+/* Milliseconds of a duration as the console prints it ("24.0ms", "850ns", "1.20s", "3.1us"). */
+static double console_ms(const char *text)
+{
+	char *unit;
+	double v = strtod(text, &unit);
+	return strncmp(unit, "ns", 2) == 0   ? v / 1e6
+	       : strncmp(unit, "us", 2) == 0 ? v / 1e3
+	       : strncmp(unit, "ms", 2) == 0 ? v
+					     : v * 1e3;
+}
+
+/* The fragments on the critical path of the sites whose text holds `site`: on each line of
+ * `text` that holds it, the word after its share of the span (top's ONPATH, the report's "on
+ * path"), added up; -1 when no line holds it. */
+static long on_path_of(const char *text, const char *site)
+{
+	long sum = -1;
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);)
+		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
+			if (word[strlen(word) - 1] == '%' || strcmp(word, "-") == 0) {
+				/* top says none "-", --analyze and the report 0 */
+				char *count = strtok(NULL, " ");
+				if (count != NULL)
+					sum = (sum < 0 ? 0 : sum) +
+					      (strcmp(count, "-") != 0 ? strtol(count, NULL, 10)
+								       : 0);
+				break;
+			}
+	return sum;
+}
+
+static void three_ways_free(struct three_ways *w)
+{
+	free(w->analysis.text);
+	free(w->top);
+	free(w->report);
+	memset(w, 0, sizeof *w);
+}
+
+/* One run of `argv` on two threads, its figures the three ways; `site` the graph's site text. */
+static void run_three_ways(const char *const argv[], const char *site, struct three_ways *w)
+{
+	struct tp_pop_run pop;
+	/* no spawn stacks for the report: their capture would lengthen the spawning fragment that
+	 * every graph's path starts with, past what the program's truth counts */
+	tp_pop_run_timed(argv, (const char *[]){"TASKPROBE_STACKS=0", "OMP_NUM_THREADS=2", NULL},
+			 &pop);
+	memset(w, 0, sizeof *w);
+	const char *truth = strstr(pop.out, "truth work");
+	if (truth != NULL)
+		cr_assert_eq(sscanf(truth, "truth work %lf ms span %lf ms", &w->analysis.truth_work,
+				    &w->analysis.truth_span),
+			     2);
+	w->top = pop.output[TP_POP_TOP].text;
+	w->report = pop.output[TP_POP_REPORT].text;
+	w->analysis.text = pop.output[TP_POP_ANALYSIS].text;
+	pop.output[TP_POP_TOP].text = pop.output[TP_POP_REPORT].text = NULL;
+	pop.output[TP_POP_ANALYSIS].text = NULL;
+	tp_pop_run_free(&pop);
+
+	/* the console: "work 127.4ms, span 127.9ms: parallelism ..." */
+	char work[32], span[32];
+	const char *figures = strstr(w->top, "\nwork ");
+	cr_assert(figures != NULL &&
+			  sscanf(figures, "\nwork %31[^,], span %31[^:]", work, span) == 2,
+		  "%s", w->top);
+	w->top_work = console_ms(work);
+	w->top_span = console_ms(span);
+	w->top_share = share_of(w->top, site);
+	w->top_on_path = on_path_of(w->top, site);
+	const char *burdened = strstr(figures, "burdened span ");
+	cr_assert(burdened != NULL && sscanf(burdened, "burdened span %31[^:]", span) == 1, "%s",
+		  w->top);
+	w->top_burdened = console_ms(span);
+
+	/* the report: "taskprobe: the task graph (pid N): work W ms, span S ms: ..." */
+	const char *graph = strstr(w->report, "the task graph (pid ");
+	cr_assert(graph != NULL, "%s", w->report);
+	graph = strstr(graph, "): work ");
+	cr_assert(graph != NULL && sscanf(graph, "): work %lf ms, span %lf ms", &w->report_work,
+					  &w->report_span) == 2,
+		  "%s", w->report);
+	w->report_share = share_of(w->report, site);
+	w->report_on_path = on_path_of(w->report, site);
+	const char *report_burdened = strstr(graph, "burdened span ");
+	cr_assert(report_burdened != NULL &&
+			  sscanf(report_burdened, "burdened span %lf ms", &w->report_burdened) == 1,
+		  "%s", w->report);
+
+	/* the recording's analysis */
+	const char *a = w->analysis.text;
+	cr_assert(sscanf(strstr(a, "work T1"), "work T1 %lf ms", &w->analysis.work) == 1 &&
+			  sscanf(strstr(a, "span Tinf"), "span Tinf %lf ms", &w->analysis.span) ==
+				  1 &&
+			  sscanf(strstr(a, "burdened span"), "burdened span %lf ms",
+				 &w->analysis_burdened) == 1,
+		  "%s", a);
+	unsigned long tasks = 0, fragments = 0;
+	site_rows(&w->analysis, site, &tasks, &fragments);
+	w->analysis_on_path = (long)fragments;
+}
+
+/*
+ * top's and the report's work and span of the graph the program times (without_the_initial_task):
+ * the initial task's serial work is --analyze's of the same run (their rows' columns differ), its
+ * share of the span each output's own.
+ */
+struct graph_figures {
+	double top_work, top_span, report_work, report_span;
+};
+
+static struct graph_figures graph_figures(const struct three_ways *w)
+{
+	double serial = serial_work(w->analysis.text);
+	return (struct graph_figures){
+		.top_work = w->top_work - serial,
+		.top_span = without_the_serial_share(w->top_span, w->top),
+		.report_work = w->report_work - serial,
+		.report_span = without_the_serial_share(w->report_span, w->report),
+	};
+}
+
+/* Within 5% of the truth (when the program says one) and of the analysis of the same run. */
+static bool three_ways_agree(const struct three_ways *w, const char *site)
+{
+	const struct analyzed *a = &w->analysis;
+	struct graph_figures g = graph_figures(w);
+	bool truth = a->truth_work == 0 ||
+		     (near(g.top_work, a->truth_work) && near(g.top_span, a->truth_span) &&
+		      near(g.report_work, a->truth_work) && near(g.report_span, a->truth_span));
+	double path = share_of(a->text, site);
+	return truth && near(w->top_work, a->work) && near(w->top_span, a->span) &&
+	       near(w->report_work, a->work) && near(w->report_span, a->span) &&
+	       fabs(w->top_share - path) <= 5 && fabs(w->report_share - path) <= 5 &&
+	       near(w->top_burdened, w->analysis_burdened) &&
+	       near(w->report_burdened, w->analysis_burdened) &&
+	       w->top_on_path == w->analysis_on_path && w->report_on_path == w->analysis_on_path;
+}
+
+/*
+ * The burdened span (the same path with the delays before its fragments: never shorter than the
+ * span) within 5% of --analyze's of the same run, and the graph's site's fragments on the
+ * critical path the same three ways: `on_path` exactly when not -1.
+ */
+static void expect_burdened_and_on_path(const struct three_ways *w, long on_path)
+{
+	const struct analyzed *a = &w->analysis;
+	cr_expect_geq(w->analysis_burdened, a->span, "%s", a->text);
+	cr_expect_geq(w->report_burdened, w->report_span, "%s", w->report);
+	cr_expect_geq(w->top_burdened, w->top_span * 0.99, "%s", w->top); /* 3 digits shown */
+	expect_near(w->top_burdened, w->analysis_burdened, "top's burdened span", w->top);
+	expect_near(w->report_burdened, w->analysis_burdened, "the report's burdened span",
+		    w->report);
+	cr_expect_eq(w->top_on_path, w->analysis_on_path, "top's fragments on the path:\n%s\n%s",
+		     w->top, a->text);
+	cr_expect_eq(w->report_on_path, w->analysis_on_path,
+		     "the report's fragments on the path:\n%s\n%s", w->report, a->text);
+	if (on_path >= 0) {
+		cr_expect_eq(w->analysis_on_path, on_path, "%s", a->text);
+		cr_expect_eq(w->report_on_path, on_path, "%s", w->report);
+		cr_expect_eq(w->top_on_path, on_path, "%s", w->top);
+	}
+}
+
+static void online_figures(const char *const argv[], const char *site, long on_path)
+{
+	struct three_ways w = {0};
+	for (int try = 0; try < 3; try++) {
+		three_ways_free(&w);
+		run_three_ways(argv, site, &w);
+		if (three_ways_agree(&w, site))
+			break;
+	}
+	const struct analyzed *a = &w.analysis;
+	if (a->truth_work > 0) {
+		struct graph_figures g = graph_figures(&w);
+		expect_near(g.top_work, a->truth_work, "top's work", w.top);
+		expect_near(g.top_span, a->truth_span, "top's span", w.top);
+		expect_near(g.report_work, a->truth_work, "the report's work", w.report);
+		expect_near(g.report_span, a->truth_span, "the report's span", w.report);
+	}
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	double path = share_of(a->text, site);
+	cr_expect_gt(path, 0, "%s off the critical path:\n%s", site, a->text);
+	cr_expect(fabs(w.top_share - path) <= 5,
+		  "top: %s %.1f%% of the span, --analyze %.1f%%:\n%s\n%s", site, w.top_share, path,
+		  w.top, a->text);
+	cr_expect(fabs(w.report_share - path) <= 5,
+		  "the report: %s %.1f%% of the span, --analyze %.1f%%:\n%s\n%s", site,
+		  w.report_share, path, w.report, a->text);
+	expect_burdened_and_on_path(&w, on_path);
+	three_ways_free(&w);
+}
+
+/* `on_path`: the graph's site's fragments on the critical path (known_graph's). */
+static void online_known_graph(const char *graph, long on_path)
+{
+	char site[64];
+	graph_site(graph, site, sizeof site);
+	online_figures((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, site, on_path);
+}
+
+Test(analysis, top_and_the_report_give_a_chains_work_and_span_as_it_runs, .timeout = 120)
+{
+	online_known_graph("chain", 20);
+}
+
+Test(analysis, top_and_the_report_give_independent_tasks_the_span_of_one, .timeout = 120)
+{
+	online_known_graph("flat", 2); /* one task's, split at its critical section */
+}
+
+Test(analysis, top_and_the_report_give_a_trees_span_through_its_taskwaits, .timeout = 120)
+{
+	online_known_graph("tree", 3 * 2 + 1);
+}
+
+Test(analysis, top_and_the_report_give_a_wavefront_its_diagonal, .timeout = 120)
+{
+	online_known_graph("wavefront", 11);
+}
+
+Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout = 120)
+{
+	/* tasks of a few hundred ns: no truth but the analysis of the same run; the path's share
+	 * of fib's two constructs together (which of them a preempted fragment puts on the path
+	 * is the machine's doing) */
+	online_figures((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", -1);
+}
+
+/*
+ * A program that exits inside its parallel region (omp_detach: 2 tasks end, 3 detached ones run
+ * but are never fulfilled, the implicit tasks never end): its open fragments put their time up to
+ * their last spawn on the spawned tasks' paths, which the work must count too. The span read
+ * over the work (parallelism 0.92) online and offline alike when the work counted only the polls
+ * that ended. Same run three ways: span <= work in each, the three within 5% of each other, the
+ * tasks each site ended exactly, and the implicit tasks' site on the path through its fragments
+ * before the barrier, up to the taskwait and after it: the target spins 50 ms before the barrier
+ * and after the taskwait so that the path takes them whatever the machine does (one more for
+ * each detached body the single's thread ran itself in its taskyield).
+ */
+Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work, .timeout = 120)
+{
+	const char *main_site = "main (omp_detach.c:";
+	struct three_ways w = {0};
+	for (int try = 0; try < 3; try++) {
+		three_ways_free(&w);
+		run_three_ways((const char *[]){tp_target("omp_detach"), NULL}, main_site, &w);
+		if (three_ways_agree(&w, main_site))
+			break;
+	}
+	struct analyzed *a = &w.analysis;
+	cr_assert_eq(sscanf(strstr(a->text, "parallelism"), "parallelism %lf", &a->parallelism), 1,
+		     "%s", a->text);
+	cr_expect_leq(a->span, a->work, "--analyze:\n%s", a->text);
+	cr_expect_geq(a->parallelism, 1.0, "%s", a->text);
+	cr_expect_leq(w.top_span, w.top_work, "top:\n%s", w.top);
+	cr_expect_leq(w.report_span, w.report_work, "the report:\n%s", w.report);
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	cr_expect_not_null(strstr(a->text, ": 2 tasks ended, on 2 threads"), "%s", a->text);
+	unsigned long tasks, fragments;
+	site_rows(a, "spawn_finished (omp_detach.c:", &tasks, &fragments);
+	cr_expect_eq(tasks, 2, "%s", a->text);
+	site_rows(a, "spawn_detached (omp_detach.c:", &tasks, &fragments);
+	cr_expect_eq(tasks, 0, "%s", a->text);
+	site_rows(a, main_site, &tasks, &fragments);
+	cr_expect_eq(tasks, 0, "%s", a->text);
+	cr_expect_geq(fragments, 3, "%s", a->text);
+	cr_expect(fabs(w.report_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.report,
+		  a->text);
+	cr_expect(fabs(w.top_share - share_of(a->text, main_site)) <= 5, "%s\n%s", w.top, a->text);
+	expect_burdened_and_on_path(&w, -1);
+	three_ways_free(&w);
+}
+
+/*
+ * The same with a known graph: the spawning thread's fragment never ends (the program exits
+ * inside the region): its poll is counted up to the end (issue 35), its spin before the spawn
+ * (40 ms) and after it, until the task (20 ms) ran on the other thread: work 80 ms and more, the
+ * span the spawning thread's spins, never the task.
+ */
+Test(analysis, a_graph_left_open_at_exit_counts_its_open_fragments_work, .timeout = 60)
+{
+	known_graph("exits", 60, 0, 1);
+}
+
+/* The path is the spawning thread's open fragment, its region's implicit task's (the main
+ * site's): the task is on no path. */
+Test(analysis, top_and_the_report_count_a_graph_left_open_at_exits_work, .timeout = 120)
+{
+	online_figures((const char *[]){tp_target("omp_known_graphs"), "exits", NULL},
+		       "main (omp_known_graphs.c:", -1);
+}
+
+/*
+ * The granularity's verdict (issue 29 item 2), the same three ways: fib's tasks of a few hundred
+ * ns, each spawned in about as long and started in more, are too small; a chain's tasks of 5 ms
+ * are not, whatever spawning and starting one costs (microseconds).
+ */
+/* Whether each of the three ways said (or did not say) the tasks of `site` too small. */
+static void expect_verdict(const struct three_ways *w, const char *site, bool too_small)
+{
+	char words[128];
+	snprintf(words, sizeof words, "tasks of %s", site);
+	const char *said[] = {w->analysis.text, w->report, w->top};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		const char *at = strstr(said[i], words),
+			   *end = at != NULL ? strchr(at, '\n') : NULL;
+		bool verdict = at != NULL && end != NULL && strstr(at, ": too small") != NULL &&
+			       strstr(at, ": too small") < end;
+		cr_expect_eq(verdict, too_small, "%s %s too small:\n%s", site,
+			     too_small ? "not said" : "said", said[i]);
+	}
+}
+
+static void verdict(const char *const argv[], const char *site, bool too_small)
+{
+	struct three_ways w;
+	run_three_ways(argv, site, &w);
+	expect_verdict(&w, site, too_small);
+	three_ways_free(&w);
+}
+
+Test(analysis, fibs_tasks_are_too_small_for_their_cost, .timeout = 120)
+{
+	verdict((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", true);
+}
+
+/*
+ * The verdict judges a task's time, its polls added up, not a poll: omp_stepped_tasks's tasks run
+ * in 5000 polls of about a spawn's time each (between their taskwaits) and last milliseconds.
+ * Judged by the median poll, the exit report and top called them too small. Their tiny children,
+ * one poll each, are too small, in the same run (so the task times are there).
+ */
+Test(analysis, tasks_made_of_many_short_polls_are_judged_by_their_whole_time, .timeout = 120)
+{
+	const char *stepped = "stepped (omp_stepped_tasks.c:";
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_stepped_tasks"), NULL}, stepped, &w);
+	expect_verdict(&w, stepped, false);
+	expect_verdict(&w, "step_child (omp_stepped_tasks.c:", true);
+	three_ways_free(&w);
+}
+
+Test(analysis, a_chains_tasks_of_5_ms_are_not_too_small, .timeout = 120)
+{
+	verdict((const char *[]){tp_target("omp_known_graphs"), "chain", NULL},
+		"chain (omp_known_graphs.c:", false);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of `text` that give a verdict ("tasks of ... : too small"), leading spaces dropped,
+ * sorted, one a line. */
+static char *verdict_lines(const char *text)
+{
+	char *copy = strdup(text), *save = NULL, *lines[64];
+	size_t n = 0;
+	for (char *line = strtok_r(copy, "\n", &save); line != NULL && n < 64;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " ");
+		if (strncmp(line, "tasks of ", 9) == 0 && strstr(line, ": too small") != NULL)
+			lines[n++] = line;
+	}
+	qsort(lines, n, sizeof lines[0], by_text);
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&out, &size);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+	fclose(f);
+	free(copy);
+	return out;
+}
+
+/*
+ * The console and the exit report of one process give one verdict on the same figures, in the
+ * same words (issue 40: top called one of fib's constructs too small at 1.6 us, the report the
+ * other at 1.5 us, in bucket middles: 192 ns, 768 ns): both read the statistics the process kept
+ * with taskprobe_live.h's one computation, so that their lines are equal, figure for figure.
+ */
+Test(analysis, top_and_the_report_give_one_verdict_in_the_same_words, .timeout = 120)
+{
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", &w);
+	char *top = verdict_lines(w.top), *report = verdict_lines(w.report);
+	cr_expect_str_neq(report, "", "no verdict:\n%s", w.report);
+	cr_expect_str_eq(top, report, "top:\n%s\nthe report:\n%s", w.top, w.report);
+	free(top);
+	free(report);
+	three_ways_free(&w);
+}
+
+/*
+ * The waits at sync site `site` of kind `kind` in `text` (the sync sites' line holding both: "main
+ * (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns); -1 when no line has them.
+ */
+static long sync_waits_of(const char *text, const char *site, const char *kind)
+{
+	char row[512], word[40];
+	snprintf(word, sizeof word, " %s ", kind);
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *at = strstr(row, word);
+		double waited;
+		long waits;
+		if (at != NULL && sscanf(at + strlen(word), "%lf %*s %ld", &waited, &waits) == 2)
+			return waits;
+	}
+	return -1;
+}
+
+/*
+ * The sync sites' table the same three ways (issue 35): fib's taskwait, and its region's implicit
+ * barrier, which libomp reports at the parallel construct's call, a task site's too (the live
+ * statistics counted its waits in the implicit tasks' row, and listed none), each with as many
+ * waits as --analyze counts in the recording of the same run.
+ */
+Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 120)
+{
+	static const struct {
+		const char *site, *kind;
+	} syncs[] = {{"fib (omp_fib.c:19)", "taskwait"}, {"main (omp_fib.c:27)", "barrier"}};
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_fib"), "15", NULL}, "fib (omp_fib.c:", &w);
+	for (size_t i = 0; i < sizeof syncs / sizeof syncs[0]; i++) {
+		long analysis = sync_waits_of(w.analysis.text, syncs[i].site, syncs[i].kind);
+		cr_expect_gt(analysis, 0, "%s %s:\n%s", syncs[i].site, syncs[i].kind,
+			     w.analysis.text);
+		cr_expect_eq(sync_waits_of(w.top, syncs[i].site, syncs[i].kind), analysis,
+			     "top, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.top,
+			     w.analysis.text);
+		cr_expect_eq(sync_waits_of(w.report, syncs[i].site, syncs[i].kind), analysis,
+			     "the report, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.report,
+			     w.analysis.text);
+	}
+	three_ways_free(&w);
+}
+
+/*
+ * The threads of parallel region `site` in `text` (its line of the regions' table, in every
+ * reader's columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"); -1 when no line has them.
+ */
+static long region_threads_of(const char *text, const char *site)
+{
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *after = strchr(strstr(row, site), ')');
+		double balance, computation;
+		char unit[8];
+		long threads;
+		if (after != NULL &&
+		    sscanf(after + 1, "%lf %lf %7s %ld", &balance, &computation, unit, &threads) ==
+			    4 &&
+		    strchr(unit, 's') != NULL)
+			return threads;
+	}
+	return -1;
+}
+
+/*
+ * A worker exits inside its implicit task and the program's destructor then takes 30 ms: the
+ * worker's open fragment ends at the exit's start the three ways (its thread's end, after the
+ * destructors, is no later end of it), and its path stays the span's. A wait that never ended
+ * (the primary's, at the region's end) is no sync site's line.
+ */
+Test(analysis, a_worker_that_exits_inside_its_region_ends_its_fragment_at_the_exits_start,
+     .timeout = 120)
+{
+	const char *site = "main (omp_exit_on_worker.c:";
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_exit_on_worker"), NULL}, site, &w);
+	const struct analyzed *a = &w.analysis;
+	expect_near(w.top_work, a->work, "top's work against --analyze's", w.top);
+	expect_near(w.top_span, a->span, "top's span against --analyze's", w.top);
+	expect_near(w.report_work, a->work, "the report's work against --analyze's", w.report);
+	expect_near(w.report_span, a->span, "the report's span against --analyze's", w.report);
+	/* the destructor's 30 ms are no task's */
+	cr_expect_lt(a->work, 30, "%s", a->text);
+	/* the primary's wait at the region's end never ended: no sync site's line, in any; the
+	 * region's two threads each ran its implicit task up to the exit */
+	const char *said[] = {a->text, w.report, w.top};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		cr_expect_eq(sync_waits_of(said[i], site, "barrier"), -1, "%s", said[i]);
+		cr_expect_eq(region_threads_of(said[i], site), 2, "%s", said[i]);
+	}
+	three_ways_free(&w);
+}

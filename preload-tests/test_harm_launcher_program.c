@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Do no harm (launcher, the suite `harm`: see test_harm.c): the program is run as the program it
+ * is, a name that is a shell builtin too; no path from the environment is ever evaluated as shell
+ * words; the live statistics file `taskprobe run`'s program leaves (killed, exec'ed, its
+ * privileges dropped) goes at its end, and no other.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "harness_internal.h"
+#include "taskprobe_live.h"
+
+Test(harm, programs_named_as_shell_builtins_run_as_programs)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	static const struct {
+		const char *argv[5];
+		int status;
+		const char *out;
+	} runs[] = {
+		{{"true"}, 0, ""},
+		{{"false"}, 1, ""},
+		{{"echo", "hi"}, 0, "hi\n"},
+		{{"printf", "%s-%s\\n", "a", "b"}, 0, "a-b\n"},
+		{{"test", "1", "=", "2"}, 1, ""},
+		{{"[", "1", "=", "1", "]"}, 0, ""},
+		{{"kill", "-l", "11"}, 0, "SEGV\n"},
+		{{"pwd"}, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		const char *args[10] = {"run", "--"};
+		size_t n = 2;
+		for (size_t k = 0; k < 5 && runs[i].argv[k] != NULL; k++)
+			args[n++] = runs[i].argv[k];
+		args[n] = NULL;
+		struct tp_run run;
+		tp_launch(args, NULL, &run);
+		cr_expect_eq(run.status, runs[i].status, "%s: %s", runs[i].argv[0], run.err);
+		cr_expect_eq(strstr(run.err, "taskprobe: "), NULL, "%s: %s", runs[i].argv[0],
+			     run.err);
+		if (runs[i].out != NULL)
+			cr_expect_str_eq(run.out, runs[i].out, "%s", runs[i].argv[0]);
+		else
+			cr_expect(run.out[0] == '/', "%s: %s", runs[i].argv[0], run.out);
+		tp_run_free(&run);
+	}
+}
+
+Test(harm, a_tmpdir_with_quotes_is_a_name_never_shell_words)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	/*
+	 * TMPDIR=DIR/t' 'DIR/victim' ' (a directory, made): a trap "rm -rf '$dir'" would remove
+	 * DIR/t, DIR/victim and /tmp.XXXXXXXXXX.
+	 */
+	char *dir = tp_make_temp_dir("harm");
+	char victim[300], keep[320], tmpdir[700], setting[720];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	snprintf(keep, sizeof keep, "%s/keep", victim);
+	snprintf(tmpdir, sizeof tmpdir, "%s/t' '%s' '", dir, victim);
+	char *command;
+	cr_assert(asprintf(&command, "mkdir -p -- \"%s\" '%s' && touch -- '%s'", tmpdir, victim,
+			   keep) > 0);
+	cr_assert_eq(system(command), 0, "%s", command);
+	free(command);
+	snprintf(setting, sizeof setting, "TMPDIR=%s", tmpdir);
+	char json[320];
+	snprintf(json, sizeof json, "%s/out.json", dir);
+	const char *const runs[][8] = {
+		{"record", "-o", json, "--", "/bin/true", NULL},
+		{"top", "--once", "--", "/bin/true", NULL},
+		{"top", "--batch", "--", "/bin/true", NULL},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		struct tp_run run;
+		tp_launch(runs[i], (const char *[]){setting, NULL}, &run);
+		cr_expect_eq(run.status, 0, "%s: %s", runs[i][0], run.err);
+		cr_expect_eq(access(keep, F_OK), 0, "%s removed %s", runs[i][0], victim);
+		tp_run_free(&run);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * Waits until `dir` holds no live statistics file of process `pid`: the launcher's program is
+ * the launcher itself (it exec'ed), and what removes its file when it ended runs beside it, as
+ * soon as it ended. Up to a minute, for a loaded machine; whether it went.
+ */
+static bool live_file_goes(const char *dir, pid_t pid)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, (int)pid);
+	for (int waited_ms = 0; waited_ms < 60000; waited_ms += 20) {
+		if (access(path, F_OK) != 0)
+			return true;
+		tp_sleep_ms(20);
+	}
+	return false;
+}
+
+/* The pid of a live statistics file in `dir` other than `pid`'s, waiting for one; 0 if none. */
+static pid_t other_live_file(const char *dir, pid_t pid)
+{
+	for (int waited_ms = 0; waited_ms < 60000; waited_ms += 20) {
+		DIR *d = opendir(dir);
+		cr_assert_not_null(d);
+		struct dirent *e;
+		long found = 0;
+		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
+		while (found == 0 && (e = readdir(d)) != NULL) {
+			char *end;
+			long n = strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) == 0
+					 ? strtol(e->d_name + prefix, &end, 10)
+					 : 0;
+			if (n > 0 && *end == '\0' && n != (long)pid)
+				found = n;
+		}
+		closedir(d);
+		if (found != 0)
+			return (pid_t)found;
+		tp_sleep_ms(20);
+	}
+	return 0;
+}
+
+Test(harm, run_removes_the_live_file_its_program_leaves_and_no_other, .timeout = 300)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = tp_make_temp_dir("harm");
+	char setting[300];
+	snprintf(setting, sizeof setting, "TASKPROBE_LIVE_DIR=%s", dir);
+	const char *static_hello = tp_target("static_hello");
+	/* each ending where the shim cannot remove the file itself */
+	const struct {
+		const char *what, *program[8];
+		int status;
+		const char *out;
+		bool as_root; /* dropping privileges */
+	} endings[] = {
+		{"killed by SIGTERM", {"/bin/sh", "-c", "kill -TERM $$"}, 128 + 15, "", false},
+		{"SIGABRT (abort())",
+		 {"/bin/sh", "-c", "ulimit -c 0; kill -ABRT $$"},
+		 128 + 6,
+		 "",
+		 false},
+		{"exec'ed a static program",
+		 {"/bin/sh", "-c", "exec \"$0\"", static_hello},
+		 0,
+		 "hello\n",
+		 false},
+		{"dropped its privileges",
+		 {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+		  "/bin/echo", "dropped"},
+		 0,
+		 "dropped\n",
+		 true},
+	};
+	for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+		if (endings[i].as_root &&
+		    (geteuid() != 0 || access(endings[i].program[0], X_OK) != 0))
+			continue;
+		const char *args[12] = {TP_CONTRIB_DIR "/taskprobe", "run", "--"};
+		size_t n = 3;
+		for (size_t k = 0; endings[i].program[k] != NULL; k++)
+			args[n++] = endings[i].program[k];
+		args[n] = NULL;
+		struct tp_run run;
+		tp_start(TP_PLAIN, args, (const char *[]){setting, NULL}, &run);
+		tp_finish(&run);
+		cr_expect_eq(run.status, endings[i].status, "%s: %s", endings[i].what, run.err);
+		cr_expect_str_eq(run.out, endings[i].out, "%s", endings[i].what);
+		cr_expect(live_file_goes(dir, run.pid), "%s: its live statistics file is left",
+			  endings[i].what);
+		tp_run_free(&run);
+	}
+	/*
+	 * A child that outlives the program keeps its file (it runs on: another run's file is as
+	 * much another process's)
+	 */
+	struct tp_run run;
+	tp_start(TP_PLAIN,
+		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--", "/bin/sh", "-c",
+				  "sleep 1000 > /dev/null 2>&1 & kill -TERM $$", NULL},
+		 (const char *[]){setting, NULL}, &run);
+	tp_finish(&run);
+	cr_expect_eq(run.status, 128 + 15, "%s", run.err);
+	cr_expect(live_file_goes(dir, run.pid), "the program's live statistics file is left");
+	pid_t child = other_live_file(dir, run.pid);
+	cr_expect_neq(child, 0, "the child's live statistics file was removed");
+	if (child != 0) {
+		char path[300];
+		snprintf(path, sizeof path, "%s/" TP_LIVE_FILE_PREFIX "%d", dir, (int)child);
+		cr_expect_eq(access(path, F_OK), 0, "%s", path);
+		kill(child, SIGKILL);
+	}
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
