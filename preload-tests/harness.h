@@ -289,7 +289,7 @@ bool tp_timeline_named_tasks(const char *summary, const char *name, unsigned tas
 unsigned tp_timeline_count(const char *summary, const char *key);
 
 /*
- * The POP factors one output says, in tp_live_factors_words' words (dtrace/taskprobe_live.h):
+ * The POP factors one output says, in tp_live_factors_words' words (dtrace/taskprobe_figures.h):
  * "parallel efficiency P = load balance L x communication efficiency C" and "communication
  * efficiency C = serialisation efficiency S x transfer efficiency T".
  */

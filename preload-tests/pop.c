@@ -2,7 +2,7 @@
 /*
  * The POP factors of a program, as each of taskprobe's three outputs says them (harness.h): the
  * exit report, the console and the analysis of a recording, of one run, in the words of
- * tp_live_factors_words (dtrace/taskprobe_live.h), the one place they are made.
+ * tp_live_factors_words (dtrace/taskprobe_figures.h), the one place they are made.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

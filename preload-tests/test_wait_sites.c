@@ -19,7 +19,7 @@
 #include "harness.h"
 #include "harness_internal.h"
 #include "taskprobe_contract.h"
-#include "taskprobe_live.h" /* tp_live_duration_words */
+#include "taskprobe_figures.h" /* tp_live_duration_words */
 
 #define ROUNDS "100"
 #define POLLS  5

@@ -18,7 +18,7 @@
  *
  * Beside the span, every path has a placed length (POP's critical path's computation: see
  * analysis.h), and each thread its computation (its polls' time): the POP factors
- * (taskprobe_live.h), per parallel region the load balance, per sync site the waits.
+ * (taskprobe_figures.h), per parallel region the load balance, per sync site the waits.
  */
 #define _GNU_SOURCE
 #include "analysis_private.h"

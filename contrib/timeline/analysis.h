@@ -18,7 +18,7 @@
  * OpenMP's initial task is in the graph (its serial code is work and on the span); a worker's
  * implicit task starts after its region's fork.
  *
- * The POP factors (issue 35; taskprobe_live.h's tp_live_factors_of): each thread's computation
+ * The POP factors (issue 35; taskprobe_figures.h's tp_live_factors_of): each thread's computation
  * (its polls' time, the polls open at the end counted up to the process's last event), the run
  * time (from the first poll's start to the last event), and the placed path: the longest path
  * with waits at zero cost and every thread running its fragments in the order it ran them (a
@@ -40,7 +40,7 @@
 #include <stdio.h>
 
 #include "recording.h"
-#include "taskprobe_live.h" /* struct tp_live_factors */
+#include "taskprobe_figures.h" /* struct tp_live_factors */
 #include "timeline.h"
 
 /* The analysis's memory at most; and it stops too when the converter's resident memory in all

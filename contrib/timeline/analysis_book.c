@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "hash.h"
-#include "taskprobe_live.h"
+#include "taskprobe_figures.h"
 
 void analysis_memory(size_t *task, size_t *node, size_t *edge)
 {

@@ -17,7 +17,7 @@
 #include "recording.h"
 #include "shown_text.h"
 #include "taskprobe_contract.h"
-#include "taskprobe_live.h"
+#include "taskprobe_figures.h"
 
 /* A duration for people (taskprobe_live.h's, as the exit report says them). */
 static const char *duration(uint64_t ns, char *buf, size_t size)
@@ -130,7 +130,7 @@ bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
 	return true;
 }
 
-/* The POP factors of process `p` (taskprobe_live.h), and the two tables of where the loss is:
+/* The POP factors of process `p` (taskprobe_figures.h), and the two tables of where the loss is:
  * the parallel regions' load balance, the sync sites' waits. */
 static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
 			   uint64_t span)
@@ -243,7 +243,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		p->exited ? "its exit's start" : "its last event");
 	fprintf(out,
 		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
-		"fragments started (from when it could, or its thread was free: taskprobe_live.h)\n"
+		"fragments started (from when it could, or its thread was free: "
+		"taskprobe_figures.h)\n"
 		"  burdened par.   %12.2f     T1/burdened span: what spawning and scheduling leave "
 		"of the parallelism\n",
 		(double)burdened / 1e6, burdened > 0 ? (double)p->work / (double)burdened : 0);
@@ -274,7 +275,7 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
 	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
-	 * the exit report's and the console's (taskprobe_live.h) */
+	 * the exit report's and the console's (taskprobe_figures.h) */
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = &a->sites[order[i]];
 		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taskprobe_live.h"
+#include "taskprobe_figures.h"
 
 /* A site with no task ended this long after its first spawn, and tasks alive, "never ends". */
 #define LIVE_NEVER_ENDS_NS 1000000000ull

@@ -298,7 +298,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	if (e != NULL) {
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
-		/* the spawn cost (taskprobe_live.h): the gap since the poll's last spawn */
+		/* the spawn cost (taskprobe_figures.h): the gap since the poll's last spawn */
 		if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
 			if (local.last_spawn_ns >= local.poll_start && local.last_spawn_ns != 0)
 				cost_histogram_add(r->spawn_gap_histogram,

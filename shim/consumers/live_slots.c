@@ -13,6 +13,7 @@
 #include "live_file.h"
 #include "spin_lock.h"
 #include "thread_identity.h"
+#include "taskprobe_figures.h" /* the graph read at a region of interest's start and stop */
 
 /*
  * Gives [offset, offset + length) of the file space: its pages made present through the mapping

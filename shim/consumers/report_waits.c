@@ -36,7 +36,7 @@
 #include "shown_text.h"
 #include "spawn_site.h"
 #include "taskprobe_contract.h"
-#include "taskprobe_live.h" /* tp_live_duration_words */
+#include "taskprobe_figures.h" /* tp_live_duration_words */
 #include "thread_identity.h"
 
 #define THREAD_TABLES    256 /* threads with a table of their own */

@@ -17,6 +17,7 @@
 #include "settings.h"
 #include "shown_text.h"
 #include "spawn_site.h"
+#include "taskprobe_figures.h" /* the graph's figures, the factors and their words */
 
 /* One line of the per-site table: a site's rows (one per call address of its text) added up. */
 struct site_figures {
@@ -114,7 +115,7 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
 }
 
 /*
- * The POP factors (issue 35) in their words (taskprobe_live.h), and what they were computed
+ * The POP factors (issue 35) in their words (taskprobe_figures.h), and what they were computed
  * from: the threads' computation, the critical path's (placed) and the run's time.
  */
 static void factors(FILE *out, const struct tp_live_graph *g)

@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "taskprobe_contract.h" /* enum tp_sync_kind */
-#include "taskprobe_live.h"
+#include "taskprobe_figures.h"
 
 /*
  * The graph's rules (issue 35 item 6): what joins what, decided here alone for the live

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The figures every reader makes of the live statistics (dtrace/taskprobe_live.h, the file's
+ * layout) and of a recording's analysis alike, each defined once here: a fragment's start delay
+ * (the burdened span), a site's spawn cost and granularity, a histogram's quantiles, a
+ * duration's text, the POP factors and their words, and the task graph's and the parallel
+ * regions' figures read from the slots. The shim's exit report, `taskprobe top` and
+ * `taskprobe-timeline --analyze` include this header and say what it computes.
+ */
+#pragma once
+
+#include "taskprobe_live.h"
+
+/*
+ * The burdened span's one definition (here, for the live statistics and the recording's analysis
+ * alike): a fragment's delay, from the later of when it could start (the last end of what joins
+ * it: its spawn or its predecessors' ends for a task's first fragment; its last poll's end, or the
+ * ends of the children a taskwait, of the descendants a taskgroup, of all a barrier joins, for a
+ * later one) and when its thread was last free (the end of the last fragment it ran), to its
+ * poll's start; 0 when it started no later. A burdened path adds
+ * its fragments' delays to their time: what spawning and scheduling cost the path.
+ */
+static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_start_ns,
+					   uint64_t thread_free_ns)
+{
+	uint64_t from = could_start_ns > thread_free_ns ? could_start_ns : thread_free_ns;
+	return start_ns > from ? start_ns - from : 0;
+}
+
+/*
+ * A site's spawn cost, one definition: the median gap between two spawns of its tasks in one poll
+ * of their parent (the spawning task's time per child). The granularity's verdict: its tasks are
+ * too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what spawning and
+ * starting one costs (the spawn cost and the median delay before a task's first poll,
+ * tp_live_start_delay; 0 where not measured): more of
+ * the run goes to making and scheduling them than to their work.
+ */
+#define TP_LIVE_TOO_SMALL_RATIO 2
+static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_t start_ns)
+{
+	uint64_t cost = spawn_ns + start_ns;
+	return task_ns > 0 && cost > 0 && task_ns < TP_LIVE_TOO_SMALL_RATIO * cost;
+}
+
+/*
+ * The figures' one reading of a log2 histogram (TP_LIVE_BUCKETS: bucket b counts [2^b, 2^(b+1))
+ * ns), for the exit report and the console alike: the value at `fraction` of its counts (0.5: the
+ * median), interpolated inside its bucket, never beyond `longest` (the longest value seen, where
+ * kept; 0: not kept); 0 when it is empty. A bucket's bounds or middle would be off by up to half
+ * the value (192 ns, 768 ns: the middles of buckets), and two readers' figures would differ.
+ */
+static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fraction,
+					uint64_t longest)
+{
+	uint64_t total = 0;
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		total += histogram[b];
+	if (total == 0)
+		return 0;
+	double wanted = fraction * (double)total, seen = 0;
+	uint64_t value = 1ull << (TP_LIVE_BUCKETS - 1);
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
+		if (histogram[b] == 0)
+			continue;
+		if (seen + (double)histogram[b] >= wanted) {
+			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
+			value = (uint64_t)(low +
+					   (high - low) * (wanted - seen) / (double)histogram[b]);
+			break;
+		}
+		seen += (double)histogram[b];
+	}
+	return longest != 0 && value > longest ? longest : value;
+}
+
+/*
+ * A site's granularity, one computation for every reader: its tasks' median time, its spawn cost
+ * and its median start delay (0 where not measured), and the verdict on them (tp_live_too_small),
+ * given for a site of the program's (not the executor's own tasks) with two ended tasks or more.
+ */
+struct tp_live_granularity {
+	uint64_t task_ns, spawn_ns, start_ns;
+	int too_small;
+};
+
+/* The verdict on medians a reader has (--analyze's, from a recording's finer histograms). */
+static inline void tp_live_granularity_judge(struct tp_live_granularity *g, uint64_t tasks_done,
+					     int by_executor)
+{
+	g->too_small = !by_executor && tasks_done >= 2 &&
+		       tp_live_too_small(g->task_ns, g->spawn_ns, g->start_ns);
+}
+
+/* The figures and verdict from the live statistics' histograms (expanded to TP_LIVE_BUCKETS). */
+static inline struct tp_live_granularity
+tp_live_granularity_of(const uint64_t *task_time_histogram, const uint64_t *spawn_gap_histogram,
+		       const uint64_t *start_delay_histogram, uint64_t tasks_done, int by_executor)
+{
+	struct tp_live_granularity g = {
+		.task_ns = tp_live_quantile(task_time_histogram, 0.5, 0),
+		.spawn_ns = tp_live_quantile(spawn_gap_histogram, 0.5, 0),
+		.start_ns = tp_live_quantile(start_delay_histogram, 0.5, 0),
+	};
+	tp_live_granularity_judge(&g, tasks_done, by_executor);
+	return g;
+}
+
+/*
+ * A duration said by every reader, the one format (issue 35 item 6): in words, as the exit
+ * report, the verdicts and --analyze say it ("90 ns", "1.2 us", "5.00 ms", "1.250 s"), or in a
+ * console's column (`column`: "90ns", "1.2us", "5.0ms", "1.25s", past 1000 s "1234s": its
+ * columns are narrow). Returns `buf`.
+ */
+static inline const char *tp_live_duration_text(uint64_t ns, bool column, char *buf, size_t size)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	static const double per_unit[] = {1, 1e3, 1e6, 1e9};
+	static const int words_digits[] = {0, 1, 2, 3}, column_digits[] = {0, 1, 1, 2};
+	unsigned u = ns < 1000 ? 0 : ns < 1000000 ? 1 : ns < 1000000000 ? 2 : 3;
+	int digits = column ? column_digits[u] : words_digits[u];
+	if (column && ns >= 1000000000000ull)
+		digits = 0;
+	snprintf(buf, size, "%.*f%s%s", digits, (double)ns / per_unit[u], column ? "" : " ",
+		 unit[u]);
+	return buf;
+}
+
+/* A duration in words (tp_live_duration_text's): "90 ns", "1.2 us", "5.00 ms", "1.250 s". */
+static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
+{
+	return tp_live_duration_text(ns, false, buf, size);
+}
+
+/*
+ * The verdict in words, each reader's durations given as it writes them ("90 ns"; spawn or start
+ * NULL where not measured): "tasks of fib (fib.c:12) take 90 ns (median); spawning one costs
+ * ~200 ns and starting one ~1.2 us: too small".
+ */
+static inline void tp_live_too_small_words(char *out, size_t size, const char *site,
+					   const char *task, const char *spawn, const char *start)
+{
+	snprintf(out, size, "tasks of %s take %s (median); %s%s%s%s: too small", site, task,
+		 spawn != NULL ? "spawning one costs ~" : "", spawn != NULL ? spawn : "",
+		 spawn != NULL && start != NULL ? " and starting one ~"
+		 : start != NULL                ? "starting one costs ~"
+						: "",
+		 start != NULL ? start : "");
+}
+
+/* The verdict on `g` in words (tp_live_too_small_words), durations said alike by every reader. */
+static inline void tp_live_granularity_words(char *out, size_t size, const char *site,
+					     const struct tp_live_granularity *g)
+{
+	char task[24], spawn[24], start[24];
+	tp_live_too_small_words(
+		out, size, site, tp_live_duration_words(g->task_ns, task, sizeof task),
+		g->spawn_ns != 0 ? tp_live_duration_words(g->spawn_ns, spawn, sizeof spawn) : NULL,
+		g->start_ns != 0 ? tp_live_duration_words(g->start_ns, start, sizeof start) : NULL);
+}
+
+/*
+ * The POP model's factors (the POP Centre of Excellence's; Scalasca's, OTF-CPT's), one
+ * computation for every reader (the exit report, the console, --analyze), from each thread's
+ * useful computation (its time polling tasks: the runtime's waits in barriers, taskwaits,
+ * taskgroups, critical, ordered and locks end a poll, so they are not in it), the critical path's
+ * computation with waits at zero cost and every thread running its fragments in the order it
+ * ran them (placed: at least each thread's computation, at most the run time), and the run time:
+ *
+ *   parallel efficiency      = load balance x communication efficiency = average / run time
+ *   load balance             = average computation / maximum computation
+ *   communication efficiency = serialisation efficiency x transfer efficiency
+ *   serialisation efficiency = maximum computation / the critical path's computation
+ *   transfer efficiency      = the critical path's computation / the run time
+ *
+ * Each factor is at most 1 (a clock read late may make a ratio pass it by a hair). `valid` is
+ * 0 when there is nothing to divide by (no thread computed, no run time).
+ */
+struct tp_live_factors {
+	double parallel, load_balance, communication, serialisation, transfer;
+	uint64_t average_ns, maximum_ns, placed_ns, run_ns;
+	unsigned threads;
+	int valid;
+};
+
+static inline double tp_live_ratio_at_most_1(uint64_t part, uint64_t whole)
+{
+	if (whole == 0 || part >= whole)
+		return 1.0;
+	return (double)part / (double)whole;
+}
+
+/* The factors of `threads` threads' computations (`computation_ns[t]`), `placed_ns`, `run_ns`. */
+static inline struct tp_live_factors tp_live_factors_of(const uint64_t *computation_ns,
+							unsigned threads, uint64_t placed_ns,
+							uint64_t run_ns)
+{
+	struct tp_live_factors f = {.threads = threads, .placed_ns = placed_ns, .run_ns = run_ns};
+	uint64_t total = 0;
+	for (unsigned t = 0; t < threads; t++) {
+		total += computation_ns[t];
+		if (computation_ns[t] > f.maximum_ns)
+			f.maximum_ns = computation_ns[t];
+	}
+	if (threads == 0 || f.maximum_ns == 0 || run_ns == 0)
+		return f;
+	f.average_ns = total / threads;
+	/* the critical path holds each thread's computation in order: never shorter than the most */
+	if (f.placed_ns < f.maximum_ns)
+		f.placed_ns = f.maximum_ns;
+	f.load_balance = (double)total / threads / (double)f.maximum_ns;
+	f.serialisation = tp_live_ratio_at_most_1(f.maximum_ns, f.placed_ns);
+	f.transfer = tp_live_ratio_at_most_1(f.placed_ns, run_ns);
+	f.communication = f.serialisation * f.transfer;
+	f.parallel = f.load_balance * f.communication;
+	f.valid = 1;
+	return f;
+}
+
+/*
+ * The factors in words, the same in every reader, on two lines:
+ *   "parallel efficiency 0.498 = load balance 0.996 x communication efficiency 0.500"
+ *   "communication efficiency 0.500 = serialisation efficiency 0.500 x transfer efficiency 1.000"
+ * `line` 0 or 1; an empty string when not valid.
+ */
+static inline void tp_live_factors_words(char *out, size_t size, const struct tp_live_factors *f,
+					 int line)
+{
+	if (!f->valid)
+		snprintf(out, size, "%s", "");
+	else if (line == 0)
+		snprintf(out, size,
+			 "parallel efficiency %.3f = load balance %.3f x communication efficiency "
+			 "%.3f",
+			 f->parallel, f->load_balance, f->communication);
+	else
+		snprintf(out, size,
+			 "communication efficiency %.3f = serialisation efficiency %.3f x transfer "
+			 "efficiency %.3f",
+			 f->communication, f->serialisation, f->transfer);
+}
+
+/*
+ * What the factors were computed from, every reader's words: "(computation: 1.38 ms a thread
+ * on average, 2.76 ms at most; the critical path's computation 2.76 ms; run time 2.79 ms)".
+ */
+static inline void tp_live_factors_basis_words(char *out, size_t size,
+					       const struct tp_live_factors *f)
+{
+	char average[24], maximum[24], placed[24], run[24];
+	snprintf(out, size,
+		 "(computation: %s a thread on average, %s at most; the critical path's "
+		 "computation %s; run time %s)",
+		 tp_live_duration_words(f->average_ns, average, sizeof average),
+		 tp_live_duration_words(f->maximum_ns, maximum, sizeof maximum),
+		 tp_live_duration_words(f->placed_ns, placed, sizeof placed),
+		 tp_live_duration_words(f->run_ns, run, sizeof run));
+}
+
+/*
+ * The region of interest the factors are limited to, every reader's words: "region of interest:
+ * omp_control_tool" (", 3 start/stop pairs"); "" without one (`pairs` 0).
+ */
+static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs)
+{
+	if (pairs == 0)
+		snprintf(out, size, "%s", "");
+	else if (pairs == 1)
+		snprintf(out, size, "%s", "region of interest: omp_control_tool");
+	else
+		snprintf(out, size, "region of interest: omp_control_tool, %llu start/stop pairs",
+			 (unsigned long long)pairs);
+}
+
+/*
+ * The task graph's figures at `now` (the process's clock), as every reader of the live
+ * statistics reads them from the header and the slots (a slot's outlive its threads): the work
+ * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
+ * (the first poll's start: OpenMP's initial task's, at the executor's start), the last poll's
+ * end (now while one goes on), the longest path ended (its sites), and the span and placed
+ * length with the fragments going on now. The factors' figures (computation, placed length, run)
+ * are the region of interest's when the program marked one (roi_pairs or roi_on), else the whole
+ * run's.
+ */
+struct tp_live_graph {
+	uint64_t work_ns, first_ns, last_ns;
+	struct tp_live_path longest;
+	uint64_t span_ns, placed_ns;
+	unsigned threads; /* slots whose threads polled a task of the graph */
+	/* the factors': each of those threads' computation (the first `threads`), the placed
+	 * length and the run, inside the region of interest if there is one */
+	uint64_t computation_ns[TP_LIVE_THREADS];
+	uint64_t factors_placed_ns, run_ns;
+	unsigned roi_pairs; /* start and stop pairs, one going on counted: 0 none */
+};
+
+/* Slot `t`'s fragment going on now, if any: its time since last counted and its paths' to now. */
+static inline void tp_live_open_fragment(const struct tp_live_thread *t, uint64_t now,
+					 uint64_t *uncounted_ns, uint64_t *path_ns,
+					 uint64_t *placed_ns)
+{
+	*uncounted_ns = *path_ns = *placed_ns = 0;
+	uint64_t counted = __atomic_load_n(&t->open_counted_ns, __ATOMIC_ACQUIRE);
+	if (counted == 0)
+		return;
+	uint64_t ran = tp_live_since(now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+	*uncounted_ns = tp_live_since(now, counted);
+	*path_ns = __atomic_load_n(&t->open_path_ns, __ATOMIC_RELAXED) + ran;
+	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + ran;
+}
+
+/* Slot `t`'s computation at `now`: its polls of the graph's tasks, the one going on counted. */
+static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint64_t now)
+{
+	uint64_t uncounted, path, placed;
+	tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+	return __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+}
+
+static inline void tp_live_graph_read(const struct tp_live_header *h,
+				      const struct tp_live_thread *slots, uint64_t now,
+				      struct tp_live_graph *g)
+{
+	*g = (struct tp_live_graph){0};
+	uint32_t pairs = __atomic_load_n(&h->roi_pairs, __ATOMIC_ACQUIRE),
+		 on = __atomic_load_n(&h->roi_on, __ATOMIC_ACQUIRE);
+	g->roi_pairs = pairs + (on != 0);
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+			continue;
+		uint64_t uncounted, open_path, open_placed;
+		tp_live_open_fragment(t, now, &uncounted, &open_path, &open_placed);
+		uint64_t work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+		if (work == 0)
+			continue;
+		uint64_t first = __atomic_load_n(&t->graph_first_ns, __ATOMIC_RELAXED),
+			 last = __atomic_load_n(&t->graph_last_ns, __ATOMIC_RELAXED);
+		uint64_t computation = work;
+		if (g->roi_pairs > 0)
+			computation = __atomic_load_n(&t->roi_counted_ns, __ATOMIC_RELAXED) +
+				      (on ? tp_live_since(work, __atomic_load_n(&t->roi_at_start_ns,
+										__ATOMIC_RELAXED))
+					  : 0);
+		g->computation_ns[g->threads++] = computation;
+		g->work_ns += work;
+		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
+			g->first_ns = first;
+		/* a poll going on ends now, as far as it is counted */
+		if (uncounted > 0 || open_path > 0)
+			last = now;
+		if (last > g->last_ns)
+			g->last_ns = last;
+		struct tp_live_path p;
+		tp_live_read_longest(t, &p);
+		if (p.ns > g->longest.ns)
+			g->longest = p;
+		uint64_t span = p.ns > open_path ? p.ns : open_path,
+			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
+		g->span_ns = span > g->span_ns ? span : g->span_ns;
+		g->placed_ns = placed > g->placed_ns ? placed : g->placed_ns;
+	}
+	/* a torn read never makes the span shorter than the path whose sites are read */
+	if (g->span_ns < g->longest.ns)
+		g->span_ns = g->longest.ns;
+	if (g->roi_pairs == 0) {
+		g->factors_placed_ns = g->placed_ns;
+		g->run_ns = g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0;
+		return;
+	}
+	g->factors_placed_ns = __atomic_load_n(&h->roi_placed_ns, __ATOMIC_RELAXED);
+	g->run_ns = __atomic_load_n(&h->roi_run_ns, __ATOMIC_RELAXED);
+	if (on) {
+		g->factors_placed_ns += tp_live_since(
+			g->placed_ns,
+			__atomic_load_n(&h->roi_placed_at_start_ns, __ATOMIC_RELAXED));
+		g->run_ns += tp_live_since(now,
+					   __atomic_load_n(&h->roi_start_ns, __ATOMIC_RELAXED));
+	}
+}
+
+/* The factors of the graph read (tp_live_graph_read). */
+static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_graph *g)
+{
+	return tp_live_factors_of(g->computation_ns, g->threads, g->factors_placed_ns, g->run_ns);
+}
+
+/*
+ * A parallel region's figures (the row of its implicit tasks' site): the computation of the
+ * threads that ran its tasks, how many, and their load balance (tp_live_factors_of's: average
+ * over maximum).
+ */
+struct tp_live_region {
+	uint64_t computation_ns;
+	unsigned threads;
+	double load_balance;
+};
+
+/*
+ * Region `row` read from the slots and their rows (`rows` of slot i at `map` + `rows_offset` +
+ * i * `rows_stride`, when the slot's rows_ready), the fragments going on now counted to `now`.
+ */
+static inline struct tp_live_region tp_live_region_read(const struct tp_live_thread *slots,
+							const char *map, uint64_t rows_offset,
+							uint64_t rows_stride, uint32_t row,
+							uint64_t now)
+{
+	uint64_t computation[TP_LIVE_THREADS];
+	struct tp_live_region r = {0};
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		const struct tp_live_thread *t = &slots[i];
+		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *rows = (const void *)(map + rows_offset +
+								       (uint64_t)i * rows_stride);
+		uint64_t ns = __atomic_load_n(&rows[row].region_ns, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&t->open_region, __ATOMIC_RELAXED) == row) {
+			uint64_t uncounted, path, placed;
+			tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+			/* its whole poll so far: region_ns counts polls once ended */
+			if (uncounted > 0)
+				ns += tp_live_since(
+					now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+		}
+		if (ns == 0)
+			continue;
+		computation[r.threads++] = ns;
+		r.computation_ns += ns;
+	}
+	struct tp_live_factors f = tp_live_factors_of(computation, r.threads, 0, 1);
+	r.load_balance = f.valid ? f.load_balance : 0;
+	return r;
+}
