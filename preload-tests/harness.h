@@ -177,6 +177,10 @@ void tp_not_under(unsigned passes, const char *reason);
  * test if it cannot be read. */
 char *tp_read_file(const char *path, size_t *len);
 
+/* Whether the running process `pid` has a mapping whose line in /proc/PID/maps holds `text`
+ * (a file's path, a library's name). */
+bool tp_maps(pid_t pid, const char *text);
+
 /* A new empty directory /tmp/taskprobe-test-WHAT-XXXXXX, mode 0700; its path (to free). */
 char *tp_make_temp_dir(const char *what);
 /* Removes the directory `path` and all in it, and frees `path`. */

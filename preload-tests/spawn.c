@@ -119,6 +119,16 @@ char *tp_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+bool tp_maps(pid_t pid, const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	char *maps = tp_read_file(path, NULL);
+	bool found = strstr(maps, text) != NULL;
+	free(maps);
+	return found;
+}
+
 char **tp_target_environment(enum tp_mode mode, const char *const extra[])
 {
 	size_t n = 0, m = 0;

@@ -293,17 +293,6 @@ Test(harm, console_reads_no_debug_file_another_user_can_change)
 	stop_sleeper(&sleeper);
 }
 
-/* Whether `path` is mapped into process `pid`. */
-static bool maps_file(pid_t pid, const char *path)
-{
-	char maps_path[64];
-	snprintf(maps_path, sizeof maps_path, "/proc/%d/maps", (int)pid);
-	char *maps = tp_read_file(maps_path, NULL);
-	bool mapped = strstr(maps, path) != NULL;
-	free(maps);
-	return mapped;
-}
-
 /*
  * A module's file truncated while the console reads it mapped would kill it with SIGBUS: the
  * console reads modules' files (their symbols and DWARF) and never maps them.
@@ -325,7 +314,7 @@ Test(harm, console_reads_module_files_without_mapping_them)
 		 NULL, &console);
 	wait_for_snapshot(&console);
 	/* named by now (the snapshot's stack), the files still open */
-	cr_expect_not(maps_file(console.pid, module), "%s is mapped", module);
+	cr_expect_not(tp_maps(console.pid, module), "%s is mapped", module);
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	cr_assert(fd >= 0);
 	const uint32_t exited = 1;
@@ -427,7 +416,7 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 			  strstr(status, "\nGid:\t65534\t65534\t65534\t65534\n") != NULL,
 		  "%s", status);
 	free(status);
-	cr_expect_not(maps_file(namer, module), "%s is mapped by the namer", module);
+	cr_expect_not(tp_maps(namer, module), "%s is mapped by the namer", module);
 	cr_assert_eq(kill(namer, SIGSTOP), 0);
 	/* a new site: its name is asked of the stopped namer */
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

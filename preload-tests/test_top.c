@@ -531,17 +531,6 @@ Test(top, a_workers_time_in_the_runtime_is_spin_and_only_its_sleep_is_parked)
 		  spinning[0], spinning[1], spinning[2]);
 }
 
-/* Whether the running process `pid` has `library` mapped. */
-static bool maps_library(pid_t pid, const char *library)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	char *maps = tp_read_file(path, NULL);
-	bool found = strstr(maps, library) != NULL;
-	free(maps);
-	return found;
-}
-
 Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
@@ -571,7 +560,7 @@ Test(top, sites_and_stacks_are_named_by_the_console_never_in_the_program, .timeo
 	cr_expect(sleepy.found, "no %s", SLEEPY_SITE);
 	tp_run_free(&top);
 	/* ... which by then has spawned and sampled stacks without reading any debug information */
-	cr_expect(!maps_library(program.pid, "libdw"), "libdw is loaded in the program");
+	cr_expect(!tp_maps(program.pid, "libdw"), "libdw is loaded in the program");
 	tp_finish(&program);
 	cr_expect_eq(program.status, 0, "%s", program.err);
 	tp_run_free(&program);
