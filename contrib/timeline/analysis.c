@@ -299,6 +299,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
 		return; /* not as the contract orders: left out */
 	th->task = t;
+	t->on = th;
 	th->start = th->poll_start = th->counted = e->ns;
 	if (t == p->initial)
 		p->initial_on = th;
@@ -505,25 +506,31 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
-	struct thread *h = m->holder;
-	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
-	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
+	struct task *held = m->held ? task_find(a, p, m->holder_task) : NULL;
+	/* the thread that polls the holder now, whichever it is (NULL: switched out) */
+	struct thread *h = held != NULL && held->state == RUNNING ? held->on : NULL;
+	switch (tp_span_acquire_joins(held != NULL, held == t, h != NULL)) {
+	case TP_SPAN_ACQUIRES_RELEASE:
 		mutex_join(a, &m->released, th);
-	} else if (tp_span_holder_path_to_now(h->task == held)) {
-		/* the holder still polls: its fragment up to now (in the work up to here too) */
+		break;
+	case TP_SPAN_ACQUIRES_HOLDER_NOW: {
+		/* its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
 						 e->ns, h->latency));
 		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
 		mutex_join(a, &released, th);
 		unref(a, part);
-	} else {
-		/* switched out: its path to its last fragment's end */
+		break;
+	}
+	case TP_SPAN_ACQUIRES_HOLDER_LAST: {
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);
+		break;
 	}
-	m->holder = th;
+	}
+	m->held = true;
 	m->holder_task = t->k.id;
 }
 
@@ -556,10 +563,10 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 		th->start = e->ns;
 		th->latency = 0;
 	}
-	if (tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id)) {
+	if (tp_span_release_kept(m->held && m->holder_task == t->k.id)) {
 		acc_clear(a, &m->released);
 		acc_fold_node(a, &m->released, n, e->ns);
-		m->holder = NULL;
+		m->held = false;
 	}
 	unref(a, n);
 }

@@ -68,6 +68,7 @@ struct task {
 	struct key k;
 	struct task *parent; /* kept while this task is */
 	struct proc *proc;
+	struct thread *on; /* the thread that polls it, while RUNNING */
 	uint32_t site, live_children;
 	uint8_t state, sync;
 	bool initial;
@@ -114,8 +115,8 @@ struct region_thread {
 struct mutex {
 	struct key k;
 	struct acc released;
-	/* holds it, as far as the events seen say: its thread and task (NULL: none) */
-	struct thread *holder;
+	/* holds it, as far as the events seen say: that task (when `held`) */
+	bool held;
 	uint64_t holder_task;
 };
 

@@ -534,3 +534,29 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
 }
+
+/*
+ * The same, the holder polled again by another thread than the one it acquired on: it is
+ * polled all the same, and the next acquirer starts after its path up to the acquire.
+ */
+Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragment_so_far)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(3, 7, 2);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(3, 10, 2);
+	end(3, 10, 2, true, TP_SYNC_NONE, 0);
+	release(2, 11, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, INITIAL);
+	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(10);
+}

@@ -253,7 +253,7 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
 /*
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
- * an acquire of the object joins that path as it is (tp_span_holder_path_to_now). The object
+ * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
  * goes with the task, for its next poll (holder_polled_again).
  */
 static __attribute__((noinline, cold)) void
@@ -414,18 +414,24 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 	struct tp_live_path released;
 	tp_spin_lock(&m->lock);
 	bool found = m->object == object;
-	if (found && tp_span_acquire_from_holder(m->holder != 0, m->holder == task)) {
-		/* held still: its release is late (or lost); the holder's path up to now while
-		 * polled, else to its last fragment's end (holder_switched_out) */
-		released = m->held;
-		if (tp_span_holder_path_to_now(m->holder_polled)) {
+	if (found) {
+		switch (tp_span_acquire_joins(m->holder != 0, m->holder == task,
+					      m->holder_polled)) {
+		case TP_SPAN_ACQUIRES_RELEASE:
+			released = m->released;
+			break;
+		case TP_SPAN_ACQUIRES_HOLDER_NOW:
+			/* its release is late (or lost): its section so far */
+			released = m->held;
 			tp_span_path_extend(&released, m->held_at,
 					    now > m->held_from ? now - m->held_from : 0,
 					    tp_span_release_part_is_fragment(false));
 			released.ended_ns = now;
+			break;
+		case TP_SPAN_ACQUIRES_HOLDER_LAST:
+			released = m->held; /* holder_switched_out's */
+			break;
 		}
-	} else if (found) {
-		released = m->released;
 	}
 	tp_spin_unlock(&m->lock);
 	if (!found || released.ns == 0)

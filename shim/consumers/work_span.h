@@ -218,28 +218,31 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 /*
  * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
  * another task holds it still as far as the events say (its release comes late: a thread
- * preempted between the runtime's unlock and its event), that holder's path up to now; a
- * release is the object's last only while its task holds it (a late one is dropped).
+ * preempted between the runtime's unlock and its event), that holder's path: it let the object
+ * go before. Its path to that release is its path up to now while a thread polls it, whichever
+ * thread that is (its release said late), its part so far one fragment on it
+ * (tp_span_release_part_is_fragment); else its path to its last fragment's end (switched out
+ * inside its section: a task not polled does no work, and its path ended there). A release is
+ * the object's last only while its task holds it (a late one is dropped).
  */
-static inline bool tp_span_acquire_from_holder(bool held, bool held_by_acquirer)
+enum tp_span_acquire_join {
+	TP_SPAN_ACQUIRES_RELEASE,     /* the object's last release (none: nothing) */
+	TP_SPAN_ACQUIRES_HOLDER_NOW,  /* the holder's path up to now */
+	TP_SPAN_ACQUIRES_HOLDER_LAST, /* the holder's path to its last fragment's end */
+};
+
+/* What an acquire joins: `held`, by the acquirer itself or not, its holder polled now or not. */
+static inline enum tp_span_acquire_join tp_span_acquire_joins(bool held, bool held_by_acquirer,
+							      bool holder_polled)
 {
-	return held && !held_by_acquirer;
+	if (!held || held_by_acquirer)
+		return TP_SPAN_ACQUIRES_RELEASE;
+	return holder_polled ? TP_SPAN_ACQUIRES_HOLDER_NOW : TP_SPAN_ACQUIRES_HOLDER_LAST;
 }
 
 static inline bool tp_span_release_kept(bool held_by_releaser)
 {
 	return held_by_releaser;
-}
-
-/*
- * The holder an acquire finds (tp_span_acquire_from_holder) let the object go before it: its
- * path to that release is its path up to now while a thread polls it (its release said late),
- * else its path to its last fragment's end (switched out inside its section: a task not polled
- * does no work, and its path ended there).
- */
-static inline bool tp_span_holder_path_to_now(bool holder_polled)
-{
-	return holder_polled;
 }
 
 /*
@@ -255,7 +258,7 @@ static inline bool tp_span_release_splits(bool in_section)
 }
 
 /*
- * Whether the path to a release, or to a holder's section so far (tp_span_holder_path_to_now),
+ * Whether the path to a release, or to a holder's section so far (TP_SPAN_ACQUIRES_HOLDER_NOW),
  * counts the releaser's part of its fragment up to there as one fragment on the path (as a
  * spawn's part up to the spawn is on the child's): always, unless the release split the
  * fragment there (`split`: tp_span_release_splits), which counted that part already. --analyze's
@@ -463,7 +466,7 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
  * switched out, its path to its last fragment's end): an acquire that finds another task
  * holding the object takes the holder's path up to now while a thread polls it, its section so
  * far one fragment on it, else its path to its last fragment's end (a task not polled does no
- * work: tp_span_holder_path_to_now); it let the object go before. A release is the object's last
+ * work: tp_span_acquire_joins); it let the object go before. A release is the object's last
  * only while its task holds it: a late one is dropped. --analyze's rule, the same (analysis.c:
  * on_acquire, on_release). A task's switch out and its next poll tell the entry of the object it
  * acquired last only (tp_span_thread's `holds`): one holding another object too is taken as
