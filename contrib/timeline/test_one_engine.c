@@ -39,9 +39,8 @@ static struct live_thread {
 	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
 	uint64_t polled; /* the task it polls now, 0 none */
 	uint64_t poll_start;
-	/* the row of the mutual exclusion's wait its poll ended, and of the section it is in (0:
-	 * none; live.c's mutex_row, section_row) */
-	uint32_t mutex_row, section_row;
+	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
+	uint32_t mutex_row;
 } threads[N];
 /* a task's last wait's site when it waited for a mutual exclusion (live.c's sync_row) */
 static uint32_t mutex_site[N];
@@ -148,7 +147,6 @@ static void start(uint32_t tid, uint64_t ms, uint64_t task)
 	t->from = t->poll_start = now;
 	t->polled = task;
 	t->mutex_row = mutex_site[task];
-	t->section_row = 0;
 	mutex_site[task] = 0;
 }
 
@@ -191,9 +189,7 @@ static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	/* its section is in its wait's site's row, or goes on in its task's when it has none */
-	t->section_row = t->mutex_row;
-	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row != 0 ? t->mutex_row : TASKS,
-			LOCK);
+	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, TASKS, LOCK);
 	t->from = now;
 }
 
@@ -202,11 +198,8 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	bool in_section = t->section_row != 0;
-	tp_span_release(&t->th, task, now, now - t->from, in_section, TASKS, LOCK);
-	if (in_section)
+	if (tp_span_release(&t->th, task, now, now - t->from, TASKS, LOCK))
 		t->from = now;
-	t->section_row = 0;
 }
 
 /* The span's fragments, as analysis_report says them. */
@@ -559,4 +552,31 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragm
 	start(1, 14, INITIAL);
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
+}
+
+/*
+ * A task switched out inside its critical section and polled again: its section goes on until
+ * its release, in the sync site's row, and the release splits its fragment there as it would
+ * have before the switch out (the span's fragments: its section's part one, the rest another).
+ */
+Test(one_engine, a_section_goes_on_across_its_task_switched_out)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(1, 7, 2);
+	release(1, 9, 2);
+	start(2, 10, 3);
+	acquire(2, 10, 3);
+	release(2, 11, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	start(1, 21, INITIAL);
+	end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(18);
 }

@@ -270,6 +270,7 @@ holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 	if (m->object == object && m->holder == task) {
 		m->held = th->in;
 		m->held.ended_ns = now;
+		m->held_section = th->section_row;
 		m->holder_polled = false;
 		t->holding = true;
 		pool_holds[t - tp_span_pool] = object;
@@ -279,7 +280,8 @@ holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 
 /*
  * Task `task` (state `t`), switched out holding an object (its `holding`), is polled again by
- * `th` from `now`: its path to the object's release goes on from its fragment's start path.
+ * `th` from `now`: its path to the object's release goes on from its fragment's start path, and
+ * its section goes on, in its sync site's row until its release (--analyze's section_site).
  */
 static __attribute__((noinline, cold)) void
 holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
@@ -290,6 +292,9 @@ holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 	tp_spin_lock(&m->lock);
 	if (m->object == object && m->holder == task) {
 		th->holds = object;
+		th->section_row = m->held_section;
+		if (th->section_row != 0)
+			th->site_at = path_site(&th->in, th->section_row);
 		m->held = th->in;
 		m->held_at = th->site_at;
 		m->held_from = now;
@@ -324,6 +329,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 			    const struct tp_live_path *frozen)
 {
 	th->in_graph = true;
+	th->section_row =
+		0; /* a task switched out inside one takes it again (holder_polled_again) */
 	/* between polls, the thread's `in` is its last fragment's end */
 	uint64_t placed_before = th->in.placed_ns;
 	if (!t->started) {
@@ -472,18 +479,20 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 }
 
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     uint32_t row, uint64_t object)
+		     uint32_t section_row, uint32_t row, uint64_t object)
 {
 	tp_span_acquired(th, task, now, object);
-	tp_span_split(th, ns, row, false);
+	th->section_row = section_row;
+	tp_span_split(th, ns, section_row != 0 ? section_row : row, false);
 	tp_span_holds(th, task, now, object);
 	th->holds = object;
 }
 
-void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     bool in_section, uint32_t row, uint64_t object)
+bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object)
 {
-	bool split = tp_span_release_splits(in_section);
+	bool split = tp_span_release_splits(th->section_row != 0);
+	th->section_row = 0;
 	if (split) {
 		tp_span_split(th, ns, row, true);
 		ns = 0;
@@ -491,6 +500,7 @@ void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	tp_span_released(th, task, ns, now, split, object);
 	if (th->holds == object)
 		th->holds = 0;
+	return split;
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,

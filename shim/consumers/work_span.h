@@ -331,7 +331,10 @@ struct tp_span_thread {
 	/* the longest path to the start of the fragment it polls now; between polls, to the end of
 	 * the last fragment of the graph it ran */
 	struct tp_live_path in;
-	unsigned site_at;   /* the place of the polled task's site among `in`'s sites */
+	unsigned site_at; /* the place of the polled task's site among `in`'s sites */
+	/* the row of the mutual exclusion's section its polled task is in (0: none, or its wait
+	 * had no site): it goes on across the task's switch outs until its release */
+	uint32_t section_row;
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
 	/* the fragment it polls now: its poll's start, when it could start (the last end of what
@@ -483,6 +486,7 @@ struct tp_span_mutex {
 	struct tp_live_path held;
 	uint64_t held_from;
 	unsigned held_at;
+	uint32_t held_section; /* switched out: its section's row (tp_span_thread's section_row) */
 	bool holder_polled;
 };
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
@@ -508,20 +512,22 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
  * The events (the contract's task-acquire and task-release), as the live statistics take them:
  * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
  * on. Its fragment starts after the object's last release (tp_span_acquired); its part so far
- * stays in the site it ran in, the rest (its section) is site row `row`'s (its sync
- * construct's, or its task's when not known); it holds the object from now. The caller's part
- * going on starts at `now`.
+ * stays in the site it ran in, the rest (its section) is site row `section_row`'s (its sync
+ * construct's; 0 when not known: then its task's, `row`); it holds the object from now. The
+ * caller's part going on starts at `now`.
  */
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     uint32_t row, uint64_t object);
+		     uint32_t section_row, uint32_t row, uint64_t object);
 /*
  * Task `task`, polled by `th`, releases `object` at `now`, `ns` into its fragment's part going
- * on: a section in its sync construct's row (`in_section`) is one fragment of that site's on
- * the path, and the rest is site row `row`'s (its task's), the caller's part going on from
- * `now`; the path to now is the object's next acquirer's, while the task holds it.
+ * on: a section in its sync construct's row (th's section_row, kept across the task's switch
+ * outs) is one fragment of that site's on the path, and the rest is site row `row`'s (its
+ * task's); the path to now is the object's next acquirer's, while the task holds it. Returns
+ * whether the release split the fragment (tp_span_release_splits): the caller's part going on
+ * is then from `now`.
  */
-void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     bool in_section, uint32_t row, uint64_t object);
+bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
