@@ -221,10 +221,16 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
 	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
-	 * site */
-	bool worker_implicit = parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP;
-	switch (tp_span_spawn_from(parent != NULL, parent != NULL && th->task == parent,
-				   worker_implicit)) {
+	 * site; the recording does not say which spawns are the executor's: a child with a site
+	 * created deferred is taken for an implicit task (OpenMP never reports one undeferred); an
+	 * explicit task's site is no region's, whose fork no worker joins */
+	bool implicit_task = parent != NULL ? t->site != 0 && !e->undeferred
+					    : parent_id == 0 && t->site != 0 &&
+						      e->arg[5] == TP_EXECUTOR_OPENMP;
+	/* the graph's rule: the live statistics' engine's (work_span.h) */
+	enum tp_span_spawn_from from = tp_span_spawn_from(
+		parent != NULL, parent != NULL && th->task == parent, implicit_task);
+	switch (from) {
 	case TP_SPAN_FROM_FORK:
 		/* its thread may report it before the primary thread reports the region: after the
 		 * initial task's code so far (an outermost region's encountering task), and the
@@ -243,18 +249,11 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
-		parent->ran_undeferred |= e->undeferred;
+		parent->ran_undeferred |= tp_span_spawn_nests(from, e->undeferred);
 		/* the initial task's child for a region (its tasks of a team of one are
 		 * undeferred); a nested region's site is known by its workers' */
 		if (t->site != 0 && parent->initial && !e->undeferred)
 			s->parallel = true;
-		/* the recording does not say which spawns are the executor's: a child with a site
-		 * created deferred is taken for an implicit task (OpenMP never reports one
-		 * undeferred); an explicit task's site is no region's, whose fork no worker joins */
-		if (tp_span_publishes_fork(t->site != 0 && !e->undeferred, true)) {
-			acc_clear(a, &s->fork);
-			acc_join(a, &s->fork, &t->in);
-		}
 		break;
 	}
 	case TP_SPAN_FROM_LAST:
@@ -262,6 +261,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		break;
 	case TP_SPAN_FROM_NOTHING:
 		break;
+	}
+	if (tp_span_publishes_fork(implicit_task, parent != NULL)) {
+		acc_clear(a, &s->fork);
+		acc_join(a, &s->fork, &t->in);
 	}
 }
 

@@ -74,7 +74,7 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
 }
 
 /*
- * Task `task` of site `site` spawned by `parent` (0: none) polled by thread `tid`: with neither,
+ * Task `task` of site `site` spawned by `parent` (0: none) on thread `tid`: with neither,
  * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
  * that site, which starts after the region's fork, or the initial task's code so far when its
  * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
@@ -87,10 +87,14 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 			undeferred);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
 	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
+	/* live.c's span_spawned: an implicit task is one of a parallel construct's sites */
+	bool implicit = site == REGION || site == INNER;
+	enum tp_span_spawn_from from = tp_span_spawn_from(
+		parent != 0, parent != 0 && t->polled == parent, implicit);
+	const struct tp_live_path *in = NULL;
 	struct tp_live_path so_far = {0};
-	if (parent == 0 && site != 0) {
+	if (from == TP_SPAN_FROM_FORK) {
 		for (unsigned i = 0; i < N; i++)
 			if (threads[i].polled == INITIAL) {
 				const struct live_thread *on = &threads[i];
@@ -98,18 +102,19 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
 				so_far.ended_ns = now;
 			}
-		tp_span_spawned(&pool[task - 1], 0, 0, site, NULL, 0, now,
-				so_far.ns > 0 ? &so_far : NULL);
-	} else {
-		if (parent != 0) {
-			pool[parent - 1].spawner = true;
-			pool[parent - 1].ran_undeferred |= undeferred;
-		}
-		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
-				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
-		if (parent != 0 && (site == REGION || site == INNER))
-			tp_span_fork(site, &pool[task - 1].in);
+		in = so_far.ns > 0 ? &so_far : NULL;
 	}
+	if (from == TP_SPAN_FROM_LAST && pool[parent - 1].started)
+		in = &pool[parent - 1].in;
+	if (parent != 0) {
+		pool[parent - 1].spawner = true;
+		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
+	}
+	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent,
+			from == TP_SPAN_FROM_FORK ? site : 0,
+			from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in);
+	if (tp_span_publishes_fork(implicit, parent != 0))
+		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
 }
 
@@ -579,4 +584,25 @@ Test(one_engine, a_section_goes_on_across_its_task_switched_out)
 	start(1, 21, INITIAL);
 	end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(18);
+}
+
+/*
+ * A parallel region's primary implicit task spawned on another thread than the one that polled
+ * its encountering task (switched out): its start is that task's last fragment's end, and it is
+ * the region's fork all the same, which the region's worker joins.
+ */
+Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	spawn_at(2, 3, 2, INITIAL, REGION);
+	start(2, 3, 2);
+	spawn_at(3, 4, WORKER, 0, REGION);
+	start(3, 4, WORKER);
+	end(2, 5, 2, true, TP_SYNC_NONE, 0);
+	end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
+	start(1, 11, INITIAL);
+	end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(8);
 }

@@ -237,7 +237,9 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		if (th != NULL)
 			count_work(now);
 		if (p != NULL)
-			span_of(p)->ran_undeferred |= undeferred && th != NULL;
+			span_of(p)->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
+									  undeferred) &&
+						      th != NULL;
 		break;
 	case TP_SPAN_FROM_LAST:
 		p = task_find(parent);
@@ -256,7 +258,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		span_of(p)->spawner = true;
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
 			now - local.span_from, now, in);
-	if (implicit && parent != 0)
+	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(row, &span_of(e)->in);
 }
 

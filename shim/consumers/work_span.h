@@ -208,11 +208,22 @@ static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool p
  * Whether a new task's start is its region's fork (tp_span_fork): an implicit task of a parallel
  * region (`implicit`) with a parent is the region's primary's, whatever task encountered the
  * region (the initial task, an implicit task, or an explicit task: a region nested in a task
- * construct); its workers' implicit tasks, which have none, start after it.
+ * construct) and whichever thread spawned it (its start from its parent's fragment or from its
+ * last); its workers' implicit tasks, which have none, start after it.
  */
 static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 {
 	return implicit && has_parent;
+}
+
+/*
+ * Whether a task created `undeferred`, its start `from` (tp_span_spawn_from), is nested work: its
+ * parent, polled here, is switched out to run it (its `ran_undeferred`), and joins it at its next
+ * join as a child run elsewhere would be, not by following its thread.
+ */
+static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undeferred)
+{
+	return from == TP_SPAN_FROM_FRAGMENT && undeferred;
 }
 
 /*
@@ -392,7 +403,8 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
  * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
  * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
- * parallel region of that site row; 0: none), whose start also joins its region's last fork.
+ * parallel region of that site row; 0: none), whose start also joins its region's last fork
+ * (TP_SPAN_FROM_FORK).
  */
 void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
