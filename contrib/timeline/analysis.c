@@ -372,15 +372,19 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	struct site *s = &a->sites[t->site];
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
-	if (t->parent != NULL)
-		acc_fold_node(a, &t->parent->kids, n, ns);
+	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)
 		up = up->parent;
-	if (up != NULL) {
+	/* its descendants ended are joined whether it spawned or not (an empty join is none) */
+	struct tp_span_end_steps steps = tp_span_end_steps(up != NULL && up == t->parent,
+							   up != NULL, true);
+	if (steps.kids)
+		acc_fold_node(a, &t->parent->kids, n, ns);
+	if (steps.desc)
 		acc_fold_node(a, &up->desc, n, ns);
+	if (steps.own_desc)
 		acc_join(a, &up->desc, &t->desc);
-	}
 	for (struct edge *e = t->successors, *next; e != NULL; e = next) {
 		next = e->next;
 		struct task *succ = task_find(a, p, e->successor);

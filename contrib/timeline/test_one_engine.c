@@ -606,3 +606,25 @@ Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
 	end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
 }
+
+/*
+ * A task's end: a grandchild that ends before its parent reaches its grandparent's taskgroup
+ * through its parent's end (the parent's descendants ended), not the parent's own path.
+ */
+Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn(1, 1, 2, INITIAL);
+	end(1, 1, INITIAL, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	start(1, 1, 2);
+	spawn(1, 2, 3, 2);
+	end(1, 3, 2, false, TP_SYNC_NONE, 0);
+	start(2, 3, 3);
+	end(2, 13, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, 2);
+	end(1, 15, 2, true, TP_SYNC_NONE, 0);
+	start(1, 15, INITIAL);
+	end(1, 20, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(17);
+}

@@ -506,10 +506,13 @@ bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
 			 struct tp_span_task *t, const struct tp_live_path *end)
 {
+	/* the parent is the nearest ancestor alive while its entry is its own (checked under its
+	 * lock below) */
+	struct tp_span_end_steps steps = tp_span_end_steps(true, true, t->spawner);
 	/* a task that spawned nothing has no descendants' ends: no lock, no copy */
 	struct tp_live_path desc;
 	const struct tp_live_path *longest = end;
-	if (t->spawner) {
+	if (steps.own_desc) {
 		tp_spin_lock(&t->lock);
 		desc = t->desc;
 		tp_spin_unlock(&t->lock);
@@ -518,8 +521,10 @@ void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id,
 	}
 	tp_spin_lock(&parent->lock);
 	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
-		tp_span_path_max(&parent->kids, end);
-		tp_span_path_max(&parent->desc, longest);
+		if (steps.kids)
+			tp_span_path_max(&parent->kids, end);
+		if (steps.desc)
+			tp_span_path_max(&parent->desc, longest);
 	}
 	tp_spin_unlock(&parent->lock);
 }

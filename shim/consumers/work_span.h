@@ -227,6 +227,30 @@ static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undefe
 }
 
 /*
+ * A task's end (tp_span_end_steps), in both engines: its path to its end joins its parent's
+ * children ended (`kids`: what its parent's next taskwait joins) and its nearest ancestor
+ * alive's descendants ended (`desc`: what that ancestor's taskgroup's end joins), with its own
+ * descendants ended before it (`own_desc`: only a task that spawned has any); its successors by
+ * dependences start after it. The live engine's nearest ancestor alive is its parent while that
+ * has not ended, none after (the parent's state is gone: docs/analysis.md); --analyze keeps an
+ * ended task while a child of it is alive, and walks up.
+ */
+struct tp_span_end_steps {
+	bool kids, desc, own_desc;
+};
+
+/* The steps of a task's end: its parent alive or not, an ancestor alive or not, spawned or not. */
+static inline struct tp_span_end_steps tp_span_end_steps(bool parent_alive, bool ancestor_alive,
+							 bool spawned)
+{
+	return (struct tp_span_end_steps){
+		.kids = parent_alive,
+		.desc = ancestor_alive,
+		.own_desc = ancestor_alive && spawned,
+	};
+}
+
+/*
  * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
  * another task holds it still as far as the events say (its release comes late: a thread
  * preempted between the runtime's unlock and its event), that holder's path: it let the object
