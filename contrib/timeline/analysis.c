@@ -395,6 +395,22 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	t->successors = NULL;
 }
 
+/*
+ * `t`, which holds a mutual exclusion object (its `holds`), ended with fragment `n` at `ns` (its
+ * release lost): it let the object go there (tp_span_end_releases, the live statistics' rule).
+ */
+static void holder_ended(struct analysis *a, const struct proc *p, struct task *t, struct node *n,
+			 uint64_t ns)
+{
+	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, t->holds);
+	t->holds = 0;
+	if (m == NULL || !m->held || m->holder_task != t->k.id)
+		return;
+	acc_clear(a, &m->released);
+	acc_fold_node(a, &m->released, n, ns);
+	m->held = false;
+}
+
 static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 			const struct timeline_event *e)
 {
@@ -425,6 +441,8 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		hold(a, &p->span, n);
 	p->placed = max_u64(p->placed, n->placed);
 	p->last_end_ns = e->ns;
+	if (t->holds != 0 && tp_span_end_releases(done))
+		holder_ended(a, p, t, n, e->ns);
 	if (done) {
 		t->state = RUNNING; /* task_ended sets ENDED */
 		task_ended(a, p, t, n, e->ns);
@@ -513,6 +531,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
+	t->holds = (uint64_t)e->arg[2];
 	struct task *held = m->held ? task_find(a, p, m->holder_task) : NULL;
 	/* the thread that polls the holder now, whichever it is (NULL: switched out) */
 	struct thread *h = held != NULL && held->state == RUNNING ? held->on : NULL;
@@ -553,6 +572,8 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	struct task *t = th->task;
 	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
 		return;
+	if (t->holds == (uint64_t)e->arg[2])
+		t->holds = 0;
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;

@@ -75,6 +75,7 @@ struct task {
 	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
 	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
 	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
+	uint64_t holds; /* the mutual exclusion object it acquired last and holds (0: none) */
 	/* its thread switched it out to run a child created undeferred (nested work): its next
 	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
 	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */

@@ -628,3 +628,27 @@ Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
 	end(1, 20, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(17);
 }
+
+/*
+ * A task that ends holding its critical section (its release lost): the next acquirer starts
+ * after its end, as after a release there; not after its path up to the acquire (it did no work
+ * once ended), nor after the release before (it let the object go no later than its end).
+ */
+Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, true, TP_SYNC_NONE, 0);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(2, 10, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, INITIAL);
+	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(8);
+}

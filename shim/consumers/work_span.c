@@ -254,26 +254,33 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
  * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
- * goes with the task, for its next poll (holder_polled_again).
+ * goes with the task, for its next poll (holder_polled_again); a task that ended holding it let
+ * it go there (tp_span_end_releases).
  */
 static __attribute__((noinline, cold)) void
 holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
 {
 	uint64_t object = th->holds;
 	th->holds = 0;
-	if (t == NULL || mutexes == NULL)
+	if (mutexes == NULL)
 		return;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
 	/* not its holder (its release lost, or another object's holder has the entry): nothing
 	 * to carry */
 	if (m->object == object && m->holder == task) {
-		m->held = th->in;
-		m->held.ended_ns = now;
-		m->held_section = th->section_row;
-		m->holder_polled = false;
-		t->holding = true;
-		pool_holds[t - tp_span_pool] = object;
+		if (tp_span_end_releases(t == NULL)) {
+			m->released = th->in;
+			m->released.ended_ns = now;
+			m->holder = 0;
+		} else {
+			m->held = th->in;
+			m->held.ended_ns = now;
+			m->held_section = th->section_row;
+			m->holder_polled = false;
+			t->holding = true;
+			pool_holds[t - tp_span_pool] = object;
+		}
 	}
 	tp_spin_unlock(&m->lock);
 }

@@ -281,6 +281,16 @@ static inline bool tp_span_release_kept(bool held_by_releaser)
 }
 
 /*
+ * A holder's poll ends (both engines): switched out, it holds the object still, and an acquire
+ * joins its path to that fragment's end (TP_SPAN_ACQUIRES_HOLDER_LAST); done (its release
+ * lost), it let the object go no later than its end, which is the object's last release.
+ */
+static inline bool tp_span_end_releases(bool done)
+{
+	return done;
+}
+
+/*
  * Whether a release splits its task's fragment there: only at the end of a section in its sync
  * site's row (`in_section`: its wait had a site), whose time on the path is that site's, one
  * fragment of it. A section whose wait had no site (none said, or the sites' table full) goes on
