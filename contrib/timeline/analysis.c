@@ -221,10 +221,16 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
 	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
-	 * site */
-	bool worker_implicit = parent_id == 0 && t->site != 0 && e->arg[5] == TP_EXECUTOR_OPENMP;
-	switch (tp_span_spawn_from(parent != NULL, parent != NULL && th->task == parent,
-				   worker_implicit)) {
+	 * site; the recording does not say which spawns are the executor's: a child with a site
+	 * created deferred is taken for an implicit task (OpenMP never reports one undeferred); an
+	 * explicit task's site is no region's, whose fork no worker joins */
+	bool implicit_task = parent != NULL ? t->site != 0 && !e->undeferred
+					    : parent_id == 0 && t->site != 0 &&
+						      e->arg[5] == TP_EXECUTOR_OPENMP;
+	/* the graph's rule: the live statistics' engine's (work_span.h) */
+	enum tp_span_spawn_from from = tp_span_spawn_from(
+		parent != NULL, parent != NULL && th->task == parent, implicit_task);
+	switch (from) {
 	case TP_SPAN_FROM_FORK:
 		/* its thread may report it before the primary thread reports the region: after the
 		 * initial task's code so far (an outermost region's encountering task), and the
@@ -243,18 +249,11 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
-		parent->ran_undeferred |= e->undeferred;
+		parent->ran_undeferred |= tp_span_spawn_nests(from, e->undeferred);
 		/* the initial task's child for a region (its tasks of a team of one are
 		 * undeferred); a nested region's site is known by its workers' */
 		if (t->site != 0 && parent->initial && !e->undeferred)
 			s->parallel = true;
-		/* the recording does not say which spawns are the executor's: a child with a site
-		 * created deferred is taken for an implicit task (OpenMP never reports one
-		 * undeferred); an explicit task's site is no region's, whose fork no worker joins */
-		if (tp_span_publishes_fork(t->site != 0 && !e->undeferred, true)) {
-			acc_clear(a, &s->fork);
-			acc_join(a, &s->fork, &t->in);
-		}
 		break;
 	}
 	case TP_SPAN_FROM_LAST:
@@ -262,6 +261,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		break;
 	case TP_SPAN_FROM_NOTHING:
 		break;
+	}
+	if (tp_span_publishes_fork(implicit_task, parent != NULL)) {
+		acc_clear(a, &s->fork);
+		acc_join(a, &s->fork, &t->in);
 	}
 }
 
@@ -299,6 +302,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
 		return; /* not as the contract orders: left out */
 	th->task = t;
+	t->on = th;
 	th->start = th->poll_start = th->counted = e->ns;
 	if (t == p->initial)
 		p->initial_on = th;
@@ -368,15 +372,19 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	struct site *s = &a->sites[t->site];
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
-	if (t->parent != NULL)
-		acc_fold_node(a, &t->parent->kids, n, ns);
+	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)
 		up = up->parent;
-	if (up != NULL) {
+	/* its descendants ended are joined whether it spawned or not (an empty join is none) */
+	struct tp_span_end_steps steps = tp_span_end_steps(up != NULL && up == t->parent,
+							   up != NULL, true);
+	if (steps.kids)
+		acc_fold_node(a, &t->parent->kids, n, ns);
+	if (steps.desc)
 		acc_fold_node(a, &up->desc, n, ns);
+	if (steps.own_desc)
 		acc_join(a, &up->desc, &t->desc);
-	}
 	for (struct edge *e = t->successors, *next; e != NULL; e = next) {
 		next = e->next;
 		struct task *succ = task_find(a, p, e->successor);
@@ -385,6 +393,22 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 		give(a, e, sizeof *e);
 	}
 	t->successors = NULL;
+}
+
+/*
+ * `t`, which holds a mutual exclusion object (its `holds`), ended with fragment `n` at `ns` (its
+ * release lost): it let the object go there (tp_span_end_releases, the live statistics' rule).
+ */
+static void holder_ended(struct analysis *a, const struct proc *p, struct task *t, struct node *n,
+			 uint64_t ns)
+{
+	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, t->holds);
+	t->holds = 0;
+	if (m == NULL || !m->held || m->holder_task != t->k.id)
+		return;
+	acc_clear(a, &m->released);
+	acc_fold_node(a, &m->released, n, ns);
+	m->held = false;
 }
 
 static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
@@ -417,6 +441,8 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		hold(a, &p->span, n);
 	p->placed = max_u64(p->placed, n->placed);
 	p->last_end_ns = e->ns;
+	if (t->holds != 0 && tp_span_end_releases(done))
+		holder_ended(a, p, t, n, e->ns);
 	if (done) {
 		t->state = RUNNING; /* task_ended sets ENDED */
 		task_ended(a, p, t, n, e->ns);
@@ -505,25 +531,32 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
-	struct thread *h = m->holder;
-	struct task *held = h != NULL ? task_find(a, p, m->holder_task) : NULL;
-	if (!tp_span_acquire_from_holder(held != NULL, held == t)) {
+	t->holds = (uint64_t)e->arg[2];
+	struct task *held = m->held ? task_find(a, p, m->holder_task) : NULL;
+	/* the thread that polls the holder now, whichever it is (NULL: switched out) */
+	struct thread *h = held != NULL && held->state == RUNNING ? held->on : NULL;
+	switch (tp_span_acquire_joins(held != NULL, held == t, h != NULL)) {
+	case TP_SPAN_ACQUIRES_RELEASE:
 		mutex_join(a, &m->released, th);
-	} else if (tp_span_holder_path_to_now(h->task == held)) {
-		/* the holder still polls: its fragment up to now (in the work up to here too) */
+		break;
+	case TP_SPAN_ACQUIRES_HOLDER_NOW: {
+		/* its fragment up to now (in the work up to here too) */
 		count_work(a, p, h, held, e->ns);
 		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
 						 e->ns, h->latency));
 		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
 		mutex_join(a, &released, th);
 		unref(a, part);
-	} else {
-		/* switched out: its path to its last fragment's end */
+		break;
+	}
+	case TP_SPAN_ACQUIRES_HOLDER_LAST: {
 		struct acc released = {held->last, held->suspend_ns,
 				       held->last != NULL ? held->last->placed : 0};
 		mutex_join(a, &released, th);
+		break;
 	}
-	m->holder = th;
+	}
+	m->held = true;
 	m->holder_task = t->k.id;
 }
 
@@ -539,6 +572,8 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	struct task *t = th->task;
 	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
 		return;
+	if (t->holds == (uint64_t)e->arg[2])
+		t->holds = 0;
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
@@ -556,10 +591,10 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 		th->start = e->ns;
 		th->latency = 0;
 	}
-	if (tp_span_release_kept(m->holder != NULL && m->holder_task == t->k.id)) {
+	if (tp_span_release_kept(m->held && m->holder_task == t->k.id)) {
 		acc_clear(a, &m->released);
 		acc_fold_node(a, &m->released, n, e->ns);
-		m->holder = NULL;
+		m->held = false;
 	}
 	unref(a, n);
 }

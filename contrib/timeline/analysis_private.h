@@ -68,12 +68,14 @@ struct task {
 	struct key k;
 	struct task *parent; /* kept while this task is */
 	struct proc *proc;
+	struct thread *on; /* the thread that polls it, while RUNNING */
 	uint32_t site, live_children;
 	uint8_t state, sync;
 	bool initial;
 	uint32_t region;       /* its parent's parallel region at its spawn (region_of) */
 	uint32_t sync_site;    /* the site of the sync its last poll ended in (0: none) */
 	uint32_t section_site; /* in a mutual exclusion: the site of the wait that entered it */
+	uint64_t holds; /* the mutual exclusion object it acquired last and holds (0: none) */
 	/* its thread switched it out to run a child created undeferred (nested work): its next
 	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
 	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */
@@ -114,8 +116,8 @@ struct region_thread {
 struct mutex {
 	struct key k;
 	struct acc released;
-	/* holds it, as far as the events seen say: its thread and task (NULL: none) */
-	struct thread *holder;
+	/* holds it, as far as the events seen say: that task (when `held`) */
+	bool held;
 	uint64_t holder_task;
 };
 

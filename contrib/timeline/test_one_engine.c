@@ -39,9 +39,8 @@ static struct live_thread {
 	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
 	uint64_t polled; /* the task it polls now, 0 none */
 	uint64_t poll_start;
-	/* the row of the mutual exclusion's wait its poll ended, and of the section it is in (0:
-	 * none; live.c's mutex_row, section_row) */
-	uint32_t mutex_row, section_row;
+	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
+	uint32_t mutex_row;
 } threads[N];
 /* a task's last wait's site when it waited for a mutual exclusion (live.c's sync_row) */
 static uint32_t mutex_site[N];
@@ -75,7 +74,7 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
 }
 
 /*
- * Task `task` of site `site` spawned by `parent` (0: none) polled by thread `tid`: with neither,
+ * Task `task` of site `site` spawned by `parent` (0: none) on thread `tid`: with neither,
  * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
  * that site, which starts after the region's fork, or the initial task's code so far when its
  * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
@@ -88,10 +87,14 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 			undeferred);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	cr_assert(parent == 0 || t->polled == parent, "the stream spawns from the polled task");
 	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
+	/* live.c's span_spawned: an implicit task is one of a parallel construct's sites */
+	bool implicit = site == REGION || site == INNER;
+	enum tp_span_spawn_from from = tp_span_spawn_from(
+		parent != 0, parent != 0 && t->polled == parent, implicit);
+	const struct tp_live_path *in = NULL;
 	struct tp_live_path so_far = {0};
-	if (parent == 0 && site != 0) {
+	if (from == TP_SPAN_FROM_FORK) {
 		for (unsigned i = 0; i < N; i++)
 			if (threads[i].polled == INITIAL) {
 				const struct live_thread *on = &threads[i];
@@ -99,18 +102,19 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
 				so_far.ended_ns = now;
 			}
-		tp_span_spawned(&pool[task - 1], 0, 0, site, NULL, 0, now,
-				so_far.ns > 0 ? &so_far : NULL);
-	} else {
-		if (parent != 0) {
-			pool[parent - 1].spawner = true;
-			pool[parent - 1].ran_undeferred |= undeferred;
-		}
-		tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent, 0,
-				parent != 0 ? &t->th : NULL, now - t->from, now, NULL);
-		if (parent != 0 && (site == REGION || site == INNER))
-			tp_span_fork(site, &pool[task - 1].in);
+		in = so_far.ns > 0 ? &so_far : NULL;
 	}
+	if (from == TP_SPAN_FROM_LAST && pool[parent - 1].started)
+		in = &pool[parent - 1].in;
+	if (parent != 0) {
+		pool[parent - 1].spawner = true;
+		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
+	}
+	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent,
+			from == TP_SPAN_FROM_FORK ? site : 0,
+			from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in);
+	if (tp_span_publishes_fork(implicit, parent != 0))
+		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
 }
 
@@ -148,7 +152,6 @@ static void start(uint32_t tid, uint64_t ms, uint64_t task)
 	t->from = t->poll_start = now;
 	t->polled = task;
 	t->mutex_row = mutex_site[task];
-	t->section_row = 0;
 	mutex_site[task] = 0;
 }
 
@@ -191,9 +194,7 @@ static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	/* its section is in its wait's site's row, or goes on in its task's when it has none */
-	t->section_row = t->mutex_row;
-	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row != 0 ? t->mutex_row : TASKS,
-			LOCK);
+	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, TASKS, LOCK);
 	t->from = now;
 }
 
@@ -202,11 +203,8 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	bool in_section = t->section_row != 0;
-	tp_span_release(&t->th, task, now, now - t->from, in_section, TASKS, LOCK);
-	if (in_section)
+	if (tp_span_release(&t->th, task, now, now - t->from, TASKS, LOCK))
 		t->from = now;
-	t->section_row = 0;
 }
 
 /* The span's fragments, as analysis_report says them. */
@@ -533,4 +531,124 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far
 	start(1, 14, INITIAL);
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
+}
+
+/*
+ * The same, the holder polled again by another thread than the one it acquired on: it is
+ * polled all the same, and the next acquirer starts after its path up to the acquire.
+ */
+Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragment_so_far)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(3, 7, 2);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(3, 10, 2);
+	end(3, 10, 2, true, TP_SYNC_NONE, 0);
+	release(2, 11, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, INITIAL);
+	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(10);
+}
+
+/*
+ * A task switched out inside its critical section and polled again: its section goes on until
+ * its release, in the sync site's row, and the release splits its fragment there as it would
+ * have before the switch out (the span's fragments: its section's part one, the rest another).
+ */
+Test(one_engine, a_section_goes_on_across_its_task_switched_out)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(1, 7, 2);
+	release(1, 9, 2);
+	start(2, 10, 3);
+	acquire(2, 10, 3);
+	release(2, 11, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	start(1, 21, INITIAL);
+	end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(18);
+}
+
+/*
+ * A parallel region's primary implicit task spawned on another thread than the one that polled
+ * its encountering task (switched out): its start is that task's last fragment's end, and it is
+ * the region's fork all the same, which the region's worker joins.
+ */
+Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	spawn_at(2, 3, 2, INITIAL, REGION);
+	start(2, 3, 2);
+	spawn_at(3, 4, WORKER, 0, REGION);
+	start(3, 4, WORKER);
+	end(2, 5, 2, true, TP_SYNC_NONE, 0);
+	end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
+	start(1, 11, INITIAL);
+	end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(8);
+}
+
+/*
+ * A task's end: a grandchild that ends before its parent reaches its grandparent's taskgroup
+ * through its parent's end (the parent's descendants ended), not the parent's own path.
+ */
+Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn(1, 1, 2, INITIAL);
+	end(1, 1, INITIAL, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	start(1, 1, 2);
+	spawn(1, 2, 3, 2);
+	end(1, 3, 2, false, TP_SYNC_NONE, 0);
+	start(2, 3, 3);
+	end(2, 13, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, 2);
+	end(1, 15, 2, true, TP_SYNC_NONE, 0);
+	start(1, 15, INITIAL);
+	end(1, 20, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(17);
+}
+
+/*
+ * A task that ends holding its critical section (its release lost): the next acquirer starts
+ * after its end, as after a release there; not after its path up to the acquire (it did no work
+ * once ended), nor after the release before (it let the object go no later than its end).
+ */
+Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+	end(1, 5, 2, true, TP_SYNC_NONE, 0);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(2, 10, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 14, INITIAL);
+	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(8);
 }

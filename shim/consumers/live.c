@@ -237,7 +237,9 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		if (th != NULL)
 			count_work(now);
 		if (p != NULL)
-			span_of(p)->ran_undeferred |= undeferred && th != NULL;
+			span_of(p)->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
+									  undeferred) &&
+						      th != NULL;
 		break;
 	case TP_SPAN_FROM_LAST:
 		p = task_find(parent);
@@ -256,7 +258,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		span_of(p)->spawner = true;
 	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
 			now - local.span_from, now, in);
-	if (implicit && parent != 0)
+	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(row, &span_of(e)->in);
 }
 
@@ -397,10 +399,9 @@ static void mutex_acquired(uint64_t task, uint32_t kind, uint64_t object, uint64
 		if (row != 0) {
 			if (__atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED) != kind)
 				__atomic_store_n(&sites[row].mutex_kind, kind, __ATOMIC_RELAXED);
-			local.section_row = row;
 		}
-		tp_span_acquire(&local.span, task, now, now - local.span_from,
-				row != 0 ? row : local.poll_row, object);
+		tp_span_acquire(&local.span, task, now, now - local.span_from, row, local.poll_row,
+				object);
 		span_part_from(s, now);
 	}
 	leave();
@@ -414,12 +415,9 @@ static void mutex_released(uint64_t task, uint64_t object, uint64_t at)
 		return;
 	if (task == local.polled_task && local.span.in_graph) {
 		uint64_t now = ns_at(at);
-		bool in_section = local.section_row != 0;
-		tp_span_release(&local.span, task, now, now - local.span_from, in_section,
-				local.poll_row, object);
-		if (in_section)
+		if (tp_span_release(&local.span, task, now, now - local.span_from, local.poll_row,
+				    object))
 			span_part_from(s, now);
-		local.section_row = 0;
 	}
 	leave();
 }
@@ -467,7 +465,6 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
 	local.polled_task = task;
 	local.poll_start = now;
 	local.span_from = now;
-	local.section_row = 0;
 	local.work_counted_to = now;
 	local.poll_row = row;
 	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;

@@ -129,9 +129,8 @@ struct live_local {
 	 * mutual exclusion's acquire or release: tp_span_acquire, tp_span_release) */
 	uint64_t span_from;
 	/* the site row of the mutual exclusion the polled task waited for before this poll (0:
-	 * none), and of the one whose section it is in now (0: none) */
+	 * none); the one whose section it is in is the engine's (tp_span_thread's section_row) */
 	uint32_t mutex_row;
-	uint32_t section_row;
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */

@@ -64,14 +64,14 @@ static void poll_end(struct thread *th, struct tp_span_task *t, uint64_t task, u
 /* The task acquires the object at `ms`: its section in the critical construct's row. */
 static void acquire(struct thread *th, uint64_t task, uint64_t ms)
 {
-	tp_span_acquire(&th->th, task, ms * MS, ms * MS - th->from, SYNC, OBJECT);
+	tp_span_acquire(&th->th, task, ms * MS, ms * MS - th->from, SYNC, ROW, OBJECT);
 	th->from = ms * MS;
 }
 
 /* The task releases the object at `ms`: the rest of its poll in its task's row. */
 static void release(struct thread *th, uint64_t task, uint64_t ms)
 {
-	tp_span_release(&th->th, task, ms * MS, ms * MS - th->from, true, ROW, OBJECT);
+	tp_span_release(&th->th, task, ms * MS, ms * MS - th->from, ROW, OBJECT);
 	th->from = ms * MS;
 }
 

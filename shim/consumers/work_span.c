@@ -253,33 +253,42 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
 /*
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
- * an acquire of the object joins that path as it is (tp_span_holder_path_to_now). The object
- * goes with the task, for its next poll (holder_polled_again).
+ * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
+ * goes with the task, for its next poll (holder_polled_again); a task that ended holding it let
+ * it go there (tp_span_end_releases).
  */
 static __attribute__((noinline, cold)) void
 holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
 {
 	uint64_t object = th->holds;
 	th->holds = 0;
-	if (t == NULL || mutexes == NULL)
+	if (mutexes == NULL)
 		return;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
 	/* not its holder (its release lost, or another object's holder has the entry): nothing
 	 * to carry */
 	if (m->object == object && m->holder == task) {
-		m->held = th->in;
-		m->held.ended_ns = now;
-		m->holder_polled = false;
-		t->holding = true;
-		pool_holds[t - tp_span_pool] = object;
+		if (tp_span_end_releases(t == NULL)) {
+			m->released = th->in;
+			m->released.ended_ns = now;
+			m->holder = 0;
+		} else {
+			m->held = th->in;
+			m->held.ended_ns = now;
+			m->held_section = th->section_row;
+			m->holder_polled = false;
+			t->holding = true;
+			pool_holds[t - tp_span_pool] = object;
+		}
 	}
 	tp_spin_unlock(&m->lock);
 }
 
 /*
  * Task `task` (state `t`), switched out holding an object (its `holding`), is polled again by
- * `th` from `now`: its path to the object's release goes on from its fragment's start path.
+ * `th` from `now`: its path to the object's release goes on from its fragment's start path, and
+ * its section goes on, in its sync site's row until its release (--analyze's section_site).
  */
 static __attribute__((noinline, cold)) void
 holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
@@ -290,6 +299,9 @@ holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 	tp_spin_lock(&m->lock);
 	if (m->object == object && m->holder == task) {
 		th->holds = object;
+		th->section_row = m->held_section;
+		if (th->section_row != 0)
+			th->site_at = path_site(&th->in, th->section_row);
 		m->held = th->in;
 		m->held_at = th->site_at;
 		m->held_from = now;
@@ -324,6 +336,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 			    const struct tp_live_path *frozen)
 {
 	th->in_graph = true;
+	th->section_row =
+		0; /* a task switched out inside one takes it again (holder_polled_again) */
 	/* between polls, the thread's `in` is its last fragment's end */
 	uint64_t placed_before = th->in.placed_ns;
 	if (!t->started) {
@@ -414,18 +428,24 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 	struct tp_live_path released;
 	tp_spin_lock(&m->lock);
 	bool found = m->object == object;
-	if (found && tp_span_acquire_from_holder(m->holder != 0, m->holder == task)) {
-		/* held still: its release is late (or lost); the holder's path up to now while
-		 * polled, else to its last fragment's end (holder_switched_out) */
-		released = m->held;
-		if (tp_span_holder_path_to_now(m->holder_polled)) {
+	if (found) {
+		switch (tp_span_acquire_joins(m->holder != 0, m->holder == task,
+					      m->holder_polled)) {
+		case TP_SPAN_ACQUIRES_RELEASE:
+			released = m->released;
+			break;
+		case TP_SPAN_ACQUIRES_HOLDER_NOW:
+			/* its release is late (or lost): its section so far */
+			released = m->held;
 			tp_span_path_extend(&released, m->held_at,
 					    now > m->held_from ? now - m->held_from : 0,
 					    tp_span_release_part_is_fragment(false));
 			released.ended_ns = now;
+			break;
+		case TP_SPAN_ACQUIRES_HOLDER_LAST:
+			released = m->held; /* holder_switched_out's */
+			break;
 		}
-	} else if (found) {
-		released = m->released;
 	}
 	tp_spin_unlock(&m->lock);
 	if (!found || released.ns == 0)
@@ -466,18 +486,20 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 }
 
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     uint32_t row, uint64_t object)
+		     uint32_t section_row, uint32_t row, uint64_t object)
 {
 	tp_span_acquired(th, task, now, object);
-	tp_span_split(th, ns, row, false);
+	th->section_row = section_row;
+	tp_span_split(th, ns, section_row != 0 ? section_row : row, false);
 	tp_span_holds(th, task, now, object);
 	th->holds = object;
 }
 
-void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     bool in_section, uint32_t row, uint64_t object)
+bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object)
 {
-	bool split = tp_span_release_splits(in_section);
+	bool split = tp_span_release_splits(th->section_row != 0);
+	th->section_row = 0;
 	if (split) {
 		tp_span_split(th, ns, row, true);
 		ns = 0;
@@ -485,15 +507,19 @@ void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	tp_span_released(th, task, ns, now, split, object);
 	if (th->holds == object)
 		th->holds = 0;
+	return split;
 }
 
 void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
 			 struct tp_span_task *t, const struct tp_live_path *end)
 {
+	/* the parent is the nearest ancestor alive while its entry is its own (checked under its
+	 * lock below) */
+	struct tp_span_end_steps steps = tp_span_end_steps(true, true, t->spawner);
 	/* a task that spawned nothing has no descendants' ends: no lock, no copy */
 	struct tp_live_path desc;
 	const struct tp_live_path *longest = end;
-	if (t->spawner) {
+	if (steps.own_desc) {
 		tp_spin_lock(&t->lock);
 		desc = t->desc;
 		tp_spin_unlock(&t->lock);
@@ -502,8 +528,10 @@ void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id,
 	}
 	tp_spin_lock(&parent->lock);
 	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
-		tp_span_path_max(&parent->kids, end);
-		tp_span_path_max(&parent->desc, longest);
+		if (steps.kids)
+			tp_span_path_max(&parent->kids, end);
+		if (steps.desc)
+			tp_span_path_max(&parent->desc, longest);
 	}
 	tp_spin_unlock(&parent->lock);
 }

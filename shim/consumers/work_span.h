@@ -208,7 +208,8 @@ static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool p
  * Whether a new task's start is its region's fork (tp_span_fork): an implicit task of a parallel
  * region (`implicit`) with a parent is the region's primary's, whatever task encountered the
  * region (the initial task, an implicit task, or an explicit task: a region nested in a task
- * construct); its workers' implicit tasks, which have none, start after it.
+ * construct) and whichever thread spawned it (its start from its parent's fragment or from its
+ * last); its workers' implicit tasks, which have none, start after it.
  */
 static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 {
@@ -216,14 +217,62 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 }
 
 /*
+ * Whether a task created `undeferred`, its start `from` (tp_span_spawn_from), is nested work: its
+ * parent, polled here, is switched out to run it (its `ran_undeferred`), and joins it at its next
+ * join as a child run elsewhere would be, not by following its thread.
+ */
+static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undeferred)
+{
+	return from == TP_SPAN_FROM_FRAGMENT && undeferred;
+}
+
+/*
+ * A task's end (tp_span_end_steps), in both engines: its path to its end joins its parent's
+ * children ended (`kids`: what its parent's next taskwait joins) and its nearest ancestor
+ * alive's descendants ended (`desc`: what that ancestor's taskgroup's end joins), with its own
+ * descendants ended before it (`own_desc`: only a task that spawned has any); its successors by
+ * dependences start after it. The live engine's nearest ancestor alive is its parent while that
+ * has not ended, none after (the parent's state is gone: docs/analysis.md); --analyze keeps an
+ * ended task while a child of it is alive, and walks up.
+ */
+struct tp_span_end_steps {
+	bool kids, desc, own_desc;
+};
+
+/* The steps of a task's end: its parent alive or not, an ancestor alive or not, spawned or not. */
+static inline struct tp_span_end_steps tp_span_end_steps(bool parent_alive, bool ancestor_alive,
+							 bool spawned)
+{
+	return (struct tp_span_end_steps){
+		.kids = parent_alive,
+		.desc = ancestor_alive,
+		.own_desc = ancestor_alive && spawned,
+	};
+}
+
+/*
  * A mutual exclusion's edges: an acquire joins the path to the object's last release, or, when
  * another task holds it still as far as the events say (its release comes late: a thread
- * preempted between the runtime's unlock and its event), that holder's path up to now; a
- * release is the object's last only while its task holds it (a late one is dropped).
+ * preempted between the runtime's unlock and its event), that holder's path: it let the object
+ * go before. Its path to that release is its path up to now while a thread polls it, whichever
+ * thread that is (its release said late), its part so far one fragment on it
+ * (tp_span_release_part_is_fragment); else its path to its last fragment's end (switched out
+ * inside its section: a task not polled does no work, and its path ended there). A release is
+ * the object's last only while its task holds it (a late one is dropped).
  */
-static inline bool tp_span_acquire_from_holder(bool held, bool held_by_acquirer)
+enum tp_span_acquire_join {
+	TP_SPAN_ACQUIRES_RELEASE,     /* the object's last release (none: nothing) */
+	TP_SPAN_ACQUIRES_HOLDER_NOW,  /* the holder's path up to now */
+	TP_SPAN_ACQUIRES_HOLDER_LAST, /* the holder's path to its last fragment's end */
+};
+
+/* What an acquire joins: `held`, by the acquirer itself or not, its holder polled now or not. */
+static inline enum tp_span_acquire_join tp_span_acquire_joins(bool held, bool held_by_acquirer,
+							      bool holder_polled)
 {
-	return held && !held_by_acquirer;
+	if (!held || held_by_acquirer)
+		return TP_SPAN_ACQUIRES_RELEASE;
+	return holder_polled ? TP_SPAN_ACQUIRES_HOLDER_NOW : TP_SPAN_ACQUIRES_HOLDER_LAST;
 }
 
 static inline bool tp_span_release_kept(bool held_by_releaser)
@@ -232,14 +281,13 @@ static inline bool tp_span_release_kept(bool held_by_releaser)
 }
 
 /*
- * The holder an acquire finds (tp_span_acquire_from_holder) let the object go before it: its
- * path to that release is its path up to now while a thread polls it (its release said late),
- * else its path to its last fragment's end (switched out inside its section: a task not polled
- * does no work, and its path ended there).
+ * A holder's poll ends (both engines): switched out, it holds the object still, and an acquire
+ * joins its path to that fragment's end (TP_SPAN_ACQUIRES_HOLDER_LAST); done (its release
+ * lost), it let the object go no later than its end, which is the object's last release.
  */
-static inline bool tp_span_holder_path_to_now(bool holder_polled)
+static inline bool tp_span_end_releases(bool done)
 {
-	return holder_polled;
+	return done;
 }
 
 /*
@@ -255,7 +303,7 @@ static inline bool tp_span_release_splits(bool in_section)
 }
 
 /*
- * Whether the path to a release, or to a holder's section so far (tp_span_holder_path_to_now),
+ * Whether the path to a release, or to a holder's section so far (TP_SPAN_ACQUIRES_HOLDER_NOW),
  * counts the releaser's part of its fragment up to there as one fragment on the path (as a
  * spawn's part up to the spawn is on the child's): always, unless the release split the
  * fragment there (`split`: tp_span_release_splits), which counted that part already. --analyze's
@@ -328,7 +376,10 @@ struct tp_span_thread {
 	/* the longest path to the start of the fragment it polls now; between polls, to the end of
 	 * the last fragment of the graph it ran */
 	struct tp_live_path in;
-	unsigned site_at;   /* the place of the polled task's site among `in`'s sites */
+	unsigned site_at; /* the place of the polled task's site among `in`'s sites */
+	/* the row of the mutual exclusion's section its polled task is in (0: none, or its wait
+	 * had no site): it goes on across the task's switch outs until its release */
+	uint32_t section_row;
 	uint64_t last_task; /* that last fragment's task */
 	uint64_t free_ns;   /* when it ended */
 	/* the fragment it polls now: its poll's start, when it could start (the last end of what
@@ -386,7 +437,8 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
  * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
  * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
- * parallel region of that site row; 0: none), whose start also joins its region's last fork.
+ * parallel region of that site row; 0: none), whose start also joins its region's last fork
+ * (TP_SPAN_FROM_FORK).
  */
 void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
@@ -463,7 +515,7 @@ void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fr
  * switched out, its path to its last fragment's end): an acquire that finds another task
  * holding the object takes the holder's path up to now while a thread polls it, its section so
  * far one fragment on it, else its path to its last fragment's end (a task not polled does no
- * work: tp_span_holder_path_to_now); it let the object go before. A release is the object's last
+ * work: tp_span_acquire_joins); it let the object go before. A release is the object's last
  * only while its task holds it: a late one is dropped. --analyze's rule, the same (analysis.c:
  * on_acquire, on_release). A task's switch out and its next poll tell the entry of the object it
  * acquired last only (tp_span_thread's `holds`): one holding another object too is taken as
@@ -480,6 +532,7 @@ struct tp_span_mutex {
 	struct tp_live_path held;
 	uint64_t held_from;
 	unsigned held_at;
+	uint32_t held_section; /* switched out: its section's row (tp_span_thread's section_row) */
 	bool holder_polled;
 };
 /* `mutexes` has TP_SPAN_MUTEXES entries, zeroed (fresh pages), for fresh statistics. */
@@ -505,20 +558,22 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
  * The events (the contract's task-acquire and task-release), as the live statistics take them:
  * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
  * on. Its fragment starts after the object's last release (tp_span_acquired); its part so far
- * stays in the site it ran in, the rest (its section) is site row `row`'s (its sync
- * construct's, or its task's when not known); it holds the object from now. The caller's part
- * going on starts at `now`.
+ * stays in the site it ran in, the rest (its section) is site row `section_row`'s (its sync
+ * construct's; 0 when not known: then its task's, `row`); it holds the object from now. The
+ * caller's part going on starts at `now`.
  */
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     uint32_t row, uint64_t object);
+		     uint32_t section_row, uint32_t row, uint64_t object);
 /*
  * Task `task`, polled by `th`, releases `object` at `now`, `ns` into its fragment's part going
- * on: a section in its sync construct's row (`in_section`) is one fragment of that site's on
- * the path, and the rest is site row `row`'s (its task's), the caller's part going on from
- * `now`; the path to now is the object's next acquirer's, while the task holds it.
+ * on: a section in its sync construct's row (th's section_row, kept across the task's switch
+ * outs) is one fragment of that site's on the path, and the rest is site row `row`'s (its
+ * task's); the path to now is the object's next acquirer's, while the task holds it. Returns
+ * whether the release split the fragment (tp_span_release_splits): the caller's part going on
+ * is then from `now`.
  */
-void tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
-		     bool in_section, uint32_t row, uint64_t object);
+bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
+		     uint32_t row, uint64_t object);
 
 /*
  * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
