@@ -36,6 +36,8 @@ void tp_record_task_poll_start(uint64_t task, uint64_t at);
 void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at);
 void tp_record_worker_park(bool by_wait);
 void tp_record_worker_unpark(bool by_wait);
+/* An executor's worker-thread-unpark and the task-poll-start it makes at once, timed `at`. */
+void tp_record_unpark_poll_start(uint64_t task, uint64_t at);
 void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
 			uint64_t at);
 

@@ -193,6 +193,19 @@ void tp_record_worker_unpark(bool by_wait)
 	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
+/* Both at one moment: the record they fold into (tp_record_worker_unpark's and
+ * tp_record_task_poll_start's), made at once, with one clock read for both. */
+void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
+{
+	if (task > UINT32_MAX) {
+		tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0, at);
+		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
+		return;
+	}
+	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
+		     0, at);
+}
+
 void tp_record_task_poll_start(uint64_t task, uint64_t at)
 {
 	if (task > UINT32_MAX) {

@@ -247,6 +247,19 @@ static inline void tp_fire_task_poll_start(uint64_t task)
 }
 
 /*
+ * An executor unparks the calling thread for the poll of `task` it starts at once:
+ * worker-thread-unpark and task-poll-start, the two probes in that order, at one moment for the
+ * in-process consumers (one clock read).
+ */
+static inline void tp_fire_unpark_poll_start(uint64_t task)
+{
+	TASKPROBE_WORKER_THREAD_UNPARK();
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
+			 (tp_live_park(0), tp_live_task_poll_start(task, at)), TP_NOT_REPORTED);
+}
+
+/*
  * sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0; site_id and
  * site are the probe's (a tracer's: the sync construct's, named), site_key the in-process
  * consumers' (0: none, and always when sync is 0).
@@ -293,6 +306,24 @@ static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint3
 		(tp_record_task_terminate(task, reason, at),
 		 tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_task_poll_start(next, at)),
 		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack));
+}
+
+/*
+ * A task's end and the end of its last poll (tp_fire_task_terminate, then tp_fire_task_poll_end
+ * with done 1, sync none): the two probes in that order, at one moment for the in-process
+ * consumers.
+ */
+static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_terminate(task, reason, at),
+		 tp_record_task_poll_end(task, 1, 0, 0, at)),
+		(tp_live_task_terminate(task, at), tp_live_task_poll_end(task, 1, 0, 0, at)),
+		tp_report_task_terminated(spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
