@@ -507,6 +507,7 @@ static char *poll_switches(const char *json, const char *source)
  */
 Test(recorder, an_untied_tasks_switches_are_each_one_moment, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	const char *untied = tp_require_program(tp_target("omp_untied"), "clang and libomp-dev");
 	const char *argv[] = {untied, "3", "3", NULL};
 	const char *env = "OMP_NUM_THREADS=1";
