@@ -137,17 +137,21 @@ static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
 		__atomic_store_n(&r->arg[i], value, __ATOMIC_RELAXED);
 }
 
+/* The wake of a task woken as it is spawned goes in its compact record at once: no fold. */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t small, uint64_t at)
+			  uint32_t small, bool woken, uint64_t at)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
-	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR)
-		tp_record_at(TP_RECORD_TASK_SPAWNED, small, 2,
+	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR) {
+		tp_record_at(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
 			     tp_compact_pair((uint32_t)task, (uint32_t)parent),
 			     tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
-	else
-		tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
+		return;
+	}
+	tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
+	if (woken)
+		tp_record_at(TP_RECORD_TASK_WAKE, 0, 2, task, parent, 0, 0, at);
 }
 
 void tp_record_task_wake(uint64_t task, uint64_t waker, uint64_t at)

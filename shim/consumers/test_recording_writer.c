@@ -29,9 +29,11 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 		a[i] = s->arg[i] + (round_trip_task_args(s->type) >> i & 1 && s->arg[i] ? wide : 0);
 	switch (s->type) {
 	case TP_RECORD_TASK_SPAWN:
+		/* joint: its wake (by its parent) the next step */
 		tp_record_task_spawn(a[0], a[1], (uint32_t)a[2], a[4],
-				     tp_record_spawn_small((uint32_t)a[5], false), tp_clock_now());
-		break;
+				     tp_record_spawn_small((uint32_t)a[5], false), s->joint,
+				     tp_clock_now());
+		return s->joint ? 2 : 1;
 	case TP_RECORD_TASK_WAKE:
 		tp_record_task_wake(a[0], a[1], tp_clock_now());
 		break;
