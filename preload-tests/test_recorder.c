@@ -529,3 +529,64 @@ Test(recorder, an_untied_tasks_switches_are_each_one_moment, .timeout = 120)
 	tp_run_free(&plain);
 	recorded_free(&r);
 }
+
+/*
+ * The wakes in a timeline that come right before their task's first poll on the same thread, of
+ * tasks spawned in function chain (a task with dependences is woken when it is first
+ * scheduled): "wakes=N apart=M", M of them not at the moment the poll starts.
+ */
+static char *wakes_before_polls(const char *json)
+{
+	return tp_python_on("import json, sys, collections\n"
+			    "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			    "threads = collections.defaultdict(list)\n"
+			    "for e in d:\n"
+			    "    if e[\"ph\"] in \"BE\" or (e[\"ph\"] == \"i\" and "
+			    "e[\"name\"].startswith(\"wake \")):\n"
+			    "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
+			    "wakes = apart = 0\n"
+			    "for events in threads.values():\n"
+			    "    task, open_ = {}, []\n"
+			    "    for i, e in enumerate(events):\n"
+			    "        if e[\"ph\"] == \"B\":\n"
+			    "            open_.append(i)\n"
+			    "        elif e[\"ph\"] == \"E\" and open_:\n"
+			    "            task[open_.pop()] = e.get(\"args\", {}).get(\"task\")\n"
+			    "    for i, e in enumerate(events):\n"
+			    "        if e[\"ph\"] != \"i\":\n"
+			    "            continue\n"
+			    "        woken = int(e[\"name\"].split()[-1])\n"
+			    "        # the next slice begun on the thread (a park ends between)\n"
+			    "        b = next((j for j in range(i + 1, len(events)) if "
+			    "events[j][\"ph\"] == \"B\"), None)\n"
+			    "        if b is not None and task.get(b) == woken "
+			    "and events[b][\"name\"].startswith(\"chain \"):\n"
+			    "            wakes += 1\n"
+			    "            apart += events[b][\"ts\"] != e[\"ts\"]\n"
+			    "print(\"wakes=%d apart=%d\" % (wakes, apart))\n",
+			    json);
+}
+
+/*
+ * A task with dependences is woken when it is first scheduled (OMPT has no moment for its
+ * dependences' end): its wake and its poll's start are one moment (one clock read).
+ */
+Test(recorder, a_task_woken_as_it_is_scheduled_is_woken_as_its_poll_starts, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *graphs = tp_require_program(tp_target("omp_known_graphs"),
+						"clang and libomp-dev");
+	const char *argv[] = {graphs, "chain", NULL};
+	struct recorded r;
+	record(argv, "rec", "OMP_NUM_THREADS=1", &r);
+	cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+	char *wakes = wakes_before_polls(json);
+	/* the chain's 20 tasks */
+	cr_expect_eq(tp_timeline_count(wakes, "wakes="), 20, "%s", wakes);
+	cr_expect_eq(tp_timeline_count(wakes, "apart="), 0, "%s", wakes);
+	free(wakes);
+	recorded_free(&r);
+}

@@ -378,9 +378,11 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 			tp_worker_park();
 			return;
 		}
+		/* its wake, and its poll's start at the same moment */
 		set_word(next, word(next) & ~WAKE_PENDING);
 		poll_suspend(tp_thread_task(tp_thread_self()));
-		tp_task_woken(id_of(next));
+		tp_task_wake_poll_start(id_of(next));
+		return;
 	}
 	poll_begin(id_of(next));
 }

@@ -259,6 +259,26 @@ static inline void tp_fire_unpark_poll_start(uint64_t task)
 }
 
 /*
+ * A task woken as it is first scheduled (its dependences ended: OMPT reports no moment for it),
+ * on a thread that polls no task: task-wake (by no task), worker-thread-unpark if `unparked`,
+ * then task-poll-start, the probes in that order, at one moment for the in-process consumers.
+ */
+static inline void tp_fire_wake_poll_start(uint64_t task, bool unparked)
+{
+	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER((uint64_t)0));
+	if (unparked)
+		TASKPROBE_WORKER_THREAD_UNPARK();
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_wake(task, 0, at), unparked ? tp_record_unpark_poll_start(task, at)
+							    : tp_record_task_poll_start(task, at)),
+		(tp_live_task_wake(task, at), unparked ? tp_live_park(0) : (void)0,
+		 tp_live_task_poll_start(task, at)),
+		TP_NOT_REPORTED);
+}
+
+/*
  * sync: the sync region the task waits in when done is 0 (enum tp_sync_kind), else 0; site_id and
  * site are the probe's (a tracer's: the sync construct's, named), site_key the in-process
  * consumers' (0: none, and always when sync is 0).

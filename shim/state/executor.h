@@ -132,6 +132,24 @@ static inline void tp_task_unpark_poll_start(uint64_t task)
 }
 
 /*
+ * task-wake of `task` (tp_task_woken), then its poll's start (tp_task_unpark_poll_start), at one
+ * moment: a task woken as it is first scheduled, on a thread that polls no task.
+ */
+static inline void tp_task_wake_poll_start(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!tp_listeners_task_wake() || !tp_listeners_task_poll_start() || !tp_thread_live(self) ||
+	    tp_thread_task(self) != 0 || (self->parked && self->parked_by != NULL)) {
+		tp_task_woken(task);
+		tp_task_unpark_poll_start(task);
+		return;
+	}
+	bool unparked = tp_thread_unpark_unfired(self);
+	tp_thread_set_task(self, task);
+	tp_fire_wake_poll_start(task, unparked);
+}
+
+/*
  * task-poll-end; the thread polls no task afterwards. `sync`: the sync region the task waits in
  * (a poll that does not finish it), else TP_SYNC_NONE.
  */
