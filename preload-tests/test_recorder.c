@@ -456,3 +456,137 @@ Test(recorder, recorded_waits_keep_errno_and_the_real_functions_results, .timeou
 	}
 	tp_run_free(&plain);
 }
+
+/*
+ * A thread's switches from one task's poll to another's with nothing in between, in a timeline,
+ * of tasks spawned at sites in source file `source` (their polls named so): "switches=N
+ * apart=M", M of them with the end and the start at different moments.
+ */
+static char *poll_switches(const char *json, const char *source)
+{
+	char *program;
+	cr_assert(asprintf(&program,
+			   "import json, sys, collections\n"
+			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			   "threads = collections.defaultdict(list)\n"
+			   "for e in d:\n"
+			   "    if e[\"ph\"] in \"BE\":\n"
+			   "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
+			   "switches = apart = 0\n"
+			   "polled = lambda e: \"%s:\" in e[\"name\"]\n"
+			   "for events in threads.values():\n"
+			   "    # each slice begin its end arguments: a poll has a task and no "
+			   "object\n"
+			   "    task, open_ = {}, []\n"
+			   "    for i, e in enumerate(events):\n"
+			   "        if e[\"ph\"] == \"B\":\n"
+			   "            open_.append(i)\n"
+			   "        elif open_:\n"
+			   "            args = e.get(\"args\", {})\n"
+			   "            if \"task\" in args and \"object\" not in args:\n"
+			   "                task[open_[-1]] = task[i] = args[\"task\"]\n"
+			   "            open_.pop()\n"
+			   "    for i in range(len(events) - 1):\n"
+			   "        e, b = events[i], events[i + 1]\n"
+			   "        if e[\"ph\"] + b[\"ph\"] == \"EB\" and i in task and i + 1 in "
+			   "task "
+			   "and task[i] != task[i + 1] and polled(e) and polled(b):\n"
+			   "            switches += 1\n"
+			   "            apart += e[\"ts\"] != b[\"ts\"]\n"
+			   "print(\"switches=%%d apart=%%d\" %% (switches, apart))\n",
+			   source) > 0);
+	char *switches = tp_python_on(program, json);
+	free(program);
+	return switches;
+}
+
+/*
+ * An untied task's first part switches back to its parent at once, and libomp schedules the
+ * task again right after: each switch between the two polls is one moment (one clock read), as
+ * every task switch is. One thread: every task is undeferred, its parent switched out.
+ */
+Test(recorder, an_untied_tasks_switches_are_each_one_moment, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *untied = tp_require_program(tp_target("omp_untied"), "clang and libomp-dev");
+	const char *argv[] = {untied, "3", "3", NULL};
+	const char *env = "OMP_NUM_THREADS=1";
+	struct tp_run plain;
+	struct recorded r;
+	tp_run(TP_PLAIN, argv, (const char *[]){env, NULL}, &plain);
+	record(argv, "rec", env, &r);
+	cr_expect_eq(r.run.status, plain.status);
+	cr_expect_str_eq(r.run.out, plain.out);
+	cr_expect_str_eq(plain.out, "40 nodes\n");
+	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+	char *switches = poll_switches(json, "omp_untied.c");
+	/* 39 tasks, each switched from its parent and back, and to again */
+	cr_expect_geq(tp_timeline_count(switches, "switches="), 39 * 3, "%s", switches);
+	cr_expect_eq(tp_timeline_count(switches, "apart="), 0, "%s", switches);
+	free(switches);
+	tp_run_free(&plain);
+	recorded_free(&r);
+}
+
+/*
+ * The wakes in a timeline that come right before their task's first poll on the same thread, of
+ * tasks spawned in function chain (a task with dependences is woken when it is first
+ * scheduled): "wakes=N apart=M", M of them not at the moment the poll starts.
+ */
+static char *wakes_before_polls(const char *json)
+{
+	return tp_python_on("import json, sys, collections\n"
+			    "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			    "threads = collections.defaultdict(list)\n"
+			    "for e in d:\n"
+			    "    if e[\"ph\"] in \"BE\" or (e[\"ph\"] == \"i\" and "
+			    "e[\"name\"].startswith(\"wake \")):\n"
+			    "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
+			    "wakes = apart = 0\n"
+			    "for events in threads.values():\n"
+			    "    task, open_ = {}, []\n"
+			    "    for i, e in enumerate(events):\n"
+			    "        if e[\"ph\"] == \"B\":\n"
+			    "            open_.append(i)\n"
+			    "        elif e[\"ph\"] == \"E\" and open_:\n"
+			    "            task[open_.pop()] = e.get(\"args\", {}).get(\"task\")\n"
+			    "    for i, e in enumerate(events):\n"
+			    "        if e[\"ph\"] != \"i\":\n"
+			    "            continue\n"
+			    "        woken = int(e[\"name\"].split()[-1])\n"
+			    "        # the next slice begun on the thread (a park ends between)\n"
+			    "        b = next((j for j in range(i + 1, len(events)) if "
+			    "events[j][\"ph\"] == \"B\"), None)\n"
+			    "        if b is not None and task.get(b) == woken "
+			    "and events[b][\"name\"].startswith(\"chain \"):\n"
+			    "            wakes += 1\n"
+			    "            apart += events[b][\"ts\"] != e[\"ts\"]\n"
+			    "print(\"wakes=%d apart=%d\" % (wakes, apart))\n",
+			    json);
+}
+
+/*
+ * A task with dependences is woken when it is first scheduled (OMPT has no moment for its
+ * dependences' end): its wake and its poll's start are one moment (one clock read).
+ */
+Test(recorder, a_task_woken_as_it_is_scheduled_is_woken_as_its_poll_starts, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *graphs = tp_require_program(tp_target("omp_known_graphs"),
+						"clang and libomp-dev");
+	const char *argv[] = {graphs, "chain", NULL};
+	struct recorded r;
+	record(argv, "rec", "OMP_NUM_THREADS=1", &r);
+	cr_expect_eq(r.run.status, 0, "%s", r.run.err);
+	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+	char *wakes = wakes_before_polls(json);
+	/* the chain's 20 tasks */
+	cr_expect_eq(tp_timeline_count(wakes, "wakes="), 20, "%s", wakes);
+	cr_expect_eq(tp_timeline_count(wakes, "apart="), 0, "%s", wakes);
+	free(wakes);
+	recorded_free(&r);
+}

@@ -88,16 +88,27 @@ static inline __attribute__((always_inline)) uint64_t id_given(ompt_data_t *data
 	return w & ID_BITS;
 }
 
-/* The calling thread starts polling `task`, ending any other poll and any park first. */
+/*
+ * The calling thread starts polling `task`, ending any other poll and any park first, at one
+ * moment (one clock read). The poll it ends is most often an untied task's parent's: clang's
+ * first part of an untied task only schedules the task again, and libomp reports a switch back
+ * to the parent, then one to the task.
+ */
 static inline __attribute__((always_inline)) void poll_begin(uint64_t task)
 {
-	tp_worker_unpark();
-	uint64_t current = tp_thread_task(tp_thread_self());
-	if (current == task)
-		return;
-	if (current != 0)
+	struct tp_thread *self = tp_thread_self();
+	uint64_t current = tp_thread_task(self);
+	if (current == task) {
+		tp_worker_unpark();
+	} else if (current == 0) {
+		tp_task_unpark_poll_start(task);
+	} else if (!self->parked) {
+		tp_task_poll_switch(current, false, task);
+	} else {
+		tp_worker_unpark();
 		tp_task_poll_end(current, false, TP_SYNC_NONE);
-	tp_task_poll_start(task);
+		tp_task_poll_start(task);
+	}
 }
 
 /* The calling thread stops polling `task` for now, if it polls it. */
@@ -119,9 +130,10 @@ static inline __attribute__((always_inline)) void poll_finish(ompt_data_t *data,
 							      enum tp_terminate_reason reason)
 {
 	uint64_t task = id_of(data);
-	tp_task_terminated(task, reason, stack_of(data));
 	if (tp_thread_task(tp_thread_self()) == task)
-		tp_task_poll_end(task, true, TP_SYNC_NONE);
+		tp_task_ended(task, reason, stack_of(data));
+	else
+		tp_task_terminated(task, reason, stack_of(data));
 }
 
 /*
@@ -369,10 +381,14 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 		return;
 	}
 	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */
-	if (finished || status == ompt_task_late_fulfill)
-		tp_task_terminated(done, reason, stack_of(prior));
-	if (polled)
-		tp_task_poll_end(done, finished, TP_SYNC_NONE);
+	if (finished && polled) {
+		tp_task_ended(done, reason, stack_of(prior));
+	} else {
+		if (finished || status == ompt_task_late_fulfill)
+			tp_task_terminated(done, reason, stack_of(prior));
+		if (polled)
+			tp_task_poll_end(done, finished, TP_SYNC_NONE);
+	}
 
 	if (next == NULL)
 		return;
@@ -383,9 +399,11 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 			tp_worker_park();
 			return;
 		}
+		/* its wake, and its poll's start at the same moment */
 		set_word(next, word(next) & ~WAKE_PENDING);
 		poll_suspend(tp_thread_task(tp_thread_self()));
-		tp_task_woken(id_of(next));
+		tp_task_wake_poll_start(id_of(next));
+		return;
 	}
 	poll_begin(id_of(next));
 }

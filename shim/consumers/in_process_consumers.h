@@ -36,6 +36,8 @@ void tp_record_task_poll_start(uint64_t task, uint64_t at);
 void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at);
 void tp_record_worker_park(bool by_wait);
 void tp_record_worker_unpark(bool by_wait);
+/* An executor's worker-thread-unpark and the task-poll-start it makes at once, timed `at`. */
+void tp_record_unpark_poll_start(uint64_t task, uint64_t at);
 void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
 			uint64_t at);
 
@@ -51,10 +53,11 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 			  uint32_t site, uint64_t at);
 /*
  * task-spawn, with its site's key (the site's address recorded the first time it is seen);
- * `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred)
+ * `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred);
+ * `woken`: task-wake of the task by its parent right after, at the same moment.
  */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t small, uint64_t at);
+			  uint32_t small, bool woken, uint64_t at);
 
 /*
  * A thread's start, with its start routine's key (a site of the recording: the routine named at

@@ -137,17 +137,21 @@ static inline void fold_arg(struct tp_record *r, unsigned i, uint64_t value)
 		__atomic_store_n(&r->arg[i], value, __ATOMIC_RELAXED);
 }
 
+/* The wake of a task woken as it is spawned goes in its compact record at once: no fold. */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,
-			  uint32_t small, uint64_t at)
+			  uint32_t small, bool woken, uint64_t at)
 {
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
-	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR)
-		tp_record_at(TP_RECORD_TASK_SPAWNED, small, 2,
+	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR) {
+		tp_record_at(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
 			     tp_compact_pair((uint32_t)task, (uint32_t)parent),
 			     tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
-	else
-		tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
+		return;
+	}
+	tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
+	if (woken)
+		tp_record_at(TP_RECORD_TASK_WAKE, 0, 2, task, parent, 0, 0, at);
 }
 
 void tp_record_task_wake(uint64_t task, uint64_t waker, uint64_t at)
@@ -191,6 +195,19 @@ void tp_record_worker_unpark(bool by_wait)
 		fold_cancel();
 	}
 	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
+}
+
+/* Both at one moment: the record they fold into (tp_record_worker_unpark's and
+ * tp_record_task_poll_start's), made at once, with one clock read for both. */
+void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
+{
+	if (task > UINT32_MAX) {
+		tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED, 1, 0, 0, 0, 0, at);
+		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
+		return;
+	}
+	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
+		     0, at);
 }
 
 void tp_record_task_poll_start(uint64_t task, uint64_t at)

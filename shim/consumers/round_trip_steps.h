@@ -19,6 +19,8 @@ struct round_trip_step {
 	unsigned type;  /* enum tp_record_type: the probe */
 	int64_t arg[6]; /* its arguments as the converter gives them */
 	bool by_wait;   /* worker-thread-park/unpark: a wait's (else the executor's) */
+	bool joint;     /* given with the next step in one call, at one moment, as the event layer
+			   gives an executor's unpark and the poll it starts, a spawn and its wake */
 };
 
 /* Task ids, shifted by ROUND_TRIP_WIDE in the second pass: none of them fits 32 bits then. */
@@ -50,13 +52,17 @@ static inline unsigned round_trip_task_args(unsigned type)
  * (a different task, a waker not the parent, something in between, a sync site, a timeout).
  */
 /* clang-format off */
-#define STEP(type, ...) {type, {__VA_ARGS__}, false}
-#define BY_WAIT(type)   {type, {0}, true} /* a wait's park or unpark */
+#define STEP(type, ...) {type, {__VA_ARGS__}, false, false}
+#define BY_WAIT(type)   {type, {0}, true, false} /* a wait's park or unpark */
+#define JOINT(type, ...) {type, {__VA_ARGS__}, false, true} /* given with the next step */
 /* clang-format on */
 static const struct round_trip_step round_trip_steps[] = {
 	/* a task spawned and woken by its parent (one record) */
 	STEP(TP_RECORD_TASK_SPAWN, 2, 1, 0, 0, 7, 1),
 	STEP(TP_RECORD_TASK_WAKE, 2, 1),
+	/* spawned and woken by its parent in one call (one record) */
+	JOINT(TP_RECORD_TASK_SPAWN, 4, 1, 0, 0, 7, 1),
+	STEP(TP_RECORD_TASK_WAKE, 4, 1),
 	/* polled from unpark to park, finished (one record) */
 	STEP(TP_RECORD_WORKER_UNPARK, 0),
 	STEP(TP_RECORD_TASK_POLL_START, 2),
@@ -67,6 +73,11 @@ static const struct round_trip_step round_trip_steps[] = {
 	STEP(TP_RECORD_TASK_SPAWN, 3, 1, 0, 0, 0, 1),
 	STEP(TP_RECORD_TASK_WAKE, 3, 9),
 	STEP(TP_RECORD_TASK_DEPENDENCE, 2, 3),
+	/* unparked to poll it at one moment, the poll ended unfinished (one record) */
+	JOINT(TP_RECORD_WORKER_UNPARK, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 3),
+	STEP(TP_RECORD_TASK_POLL_END, 3, 0, 0, 0),
+	STEP(TP_RECORD_WORKER_PARK, 0),
 	/* a poll that waits in a taskwait, then one that ends unfinished */
 	STEP(TP_RECORD_TASK_POLL_START, 3),
 	STEP(TP_RECORD_TASK_POLL_END, 3, 0, 2, 0),

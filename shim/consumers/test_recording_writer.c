@@ -21,20 +21,30 @@
 /* No probe is in this program, and so no section of their sites: an empty one. */
 __attribute__((section("tp_probe_sites"), used)) static const uintptr_t no_probe_sites[0];
 
-static void give(const struct round_trip_step *s, int64_t wide)
+/* Gives step `s` (and the next with it, when it is joint); returns the steps given. */
+static size_t give(const struct round_trip_step *s, int64_t wide)
 {
 	int64_t a[6];
 	for (unsigned i = 0; i < 6; i++)
 		a[i] = s->arg[i] + (round_trip_task_args(s->type) >> i & 1 && s->arg[i] ? wide : 0);
 	switch (s->type) {
 	case TP_RECORD_TASK_SPAWN:
+		/* joint: its wake (by its parent) the next step */
 		tp_record_task_spawn(a[0], a[1], (uint32_t)a[2], a[4],
-				     tp_record_spawn_small((uint32_t)a[5], false), tp_clock_now());
-		break;
+				     tp_record_spawn_small((uint32_t)a[5], false), s->joint,
+				     tp_clock_now());
+		return s->joint ? 2 : 1;
 	case TP_RECORD_TASK_WAKE:
 		tp_record_task_wake(a[0], a[1], tp_clock_now());
 		break;
 	case TP_RECORD_WORKER_UNPARK:
+		if (s->joint) {
+			/* the poll's start: its task id, as a[0] is this step's */
+			const struct round_trip_step *next = s + 1;
+			tp_record_unpark_poll_start(next->arg[0] + (next->arg[0] ? wide : 0),
+						    tp_clock_now());
+			return 2;
+		}
 		tp_record_worker_unpark(s->by_wait);
 		break;
 	case TP_RECORD_WORKER_PARK:
@@ -67,6 +77,7 @@ static void give(const struct round_trip_step *s, int64_t wide)
 	default: /* the arguments as they are (dependence, MPI's messages) */
 		tp_record(s->type, 0, 4, a[0], a[1], a[2], a[3]);
 	}
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -83,8 +94,8 @@ int main(int argc, char **argv)
 	tp_clock_start();
 	tp_recorder_start();
 	for (int64_t wide = 0; wide <= ROUND_TRIP_WIDE; wide += ROUND_TRIP_WIDE)
-		for (size_t i = 0; i < ROUND_TRIP_STEPS; i++)
-			give(&round_trip_steps[i], wide);
+		for (size_t i = 0; i < ROUND_TRIP_STEPS;)
+			i += give(&round_trip_steps[i], wide);
 	tp_recorder_at_exit();
 	return 0;
 }

@@ -210,9 +210,8 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 			     TP_IN_REGISTER(executor));
 	TP_IN_PROCESS_AT(
 		at,
-		(tp_record_task_spawn(task, parent, site_key, stack_id,
-				      tp_record_spawn_small(executor, undeferred), at),
-		 ready ? tp_record_task_wake(task, parent, at) : (void)0),
+		tp_record_task_spawn(task, parent, site_key, stack_id,
+				     tp_record_spawn_small(executor, undeferred), ready, at),
 		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready, at),
 		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id)));
 }
@@ -244,6 +243,39 @@ static inline void tp_fire_task_poll_start(uint64_t task)
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
 	TP_IN_PROCESS_AT(at, tp_record_task_poll_start(task, at), tp_live_task_poll_start(task, at),
 			 TP_NOT_REPORTED);
+}
+
+/*
+ * An executor unparks the calling thread for the poll of `task` it starts at once:
+ * worker-thread-unpark and task-poll-start, the two probes in that order, at one moment for the
+ * in-process consumers (one clock read).
+ */
+static inline void tp_fire_unpark_poll_start(uint64_t task)
+{
+	TASKPROBE_WORKER_THREAD_UNPARK();
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
+			 (tp_live_park(0), tp_live_task_poll_start(task, at)), TP_NOT_REPORTED);
+}
+
+/*
+ * A task woken as it is first scheduled (its dependences ended: OMPT reports no moment for it),
+ * on a thread that polls no task: task-wake (by no task), worker-thread-unpark if `unparked`,
+ * then task-poll-start, the probes in that order, at one moment for the in-process consumers.
+ */
+static inline void tp_fire_wake_poll_start(uint64_t task, bool unparked)
+{
+	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER((uint64_t)0));
+	if (unparked)
+		TASKPROBE_WORKER_THREAD_UNPARK();
+	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_wake(task, 0, at), unparked ? tp_record_unpark_poll_start(task, at)
+							    : tp_record_task_poll_start(task, at)),
+		(tp_live_task_wake(task, at), unparked ? tp_live_park(0) : (void)0,
+		 tp_live_task_poll_start(task, at)),
+		TP_NOT_REPORTED);
 }
 
 /*
@@ -300,6 +332,24 @@ static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint3
 		(tp_record_task_terminate(task, reason, at),
 		 tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_task_poll_start(next, at)),
 		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack));
+}
+
+/*
+ * A task's end and the end of its last poll (tp_fire_task_terminate, then tp_fire_task_poll_end
+ * with done 1, sync none): the two probes in that order, at one moment for the in-process
+ * consumers.
+ */
+static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_terminate(task, reason, at),
+		 tp_record_task_poll_end(task, 1, 0, 0, at)),
+		(tp_live_task_terminate(task, at), tp_live_task_poll_end(task, 1, 0, 0, at)),
+		tp_report_task_terminated(spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */

@@ -127,6 +127,40 @@ static inline void tp_task_poll_start(uint64_t task)
 }
 
 /*
+ * task-poll-start for an executor that unparks the calling thread to poll `task` (if it is
+ * parked): worker-thread-unpark, then task-poll-start, at one moment.
+ */
+static inline void tp_task_unpark_poll_start(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!tp_listeners_task_poll_start() || !tp_thread_unpark_unfired(self)) {
+		tp_thread_unpark(self);
+		tp_task_poll_start(task);
+		return;
+	}
+	tp_thread_set_task(self, task);
+	tp_fire_unpark_poll_start(task);
+}
+
+/*
+ * task-wake of `task` (tp_task_woken), then its poll's start (tp_task_unpark_poll_start), at one
+ * moment: a task woken as it is first scheduled, on a thread that polls no task.
+ */
+static inline void tp_task_wake_poll_start(uint64_t task)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!tp_listeners_task_wake() || !tp_listeners_task_poll_start() || !tp_thread_live(self) ||
+	    tp_thread_task(self) != 0 || (self->parked && self->parked_by != NULL)) {
+		tp_task_woken(task);
+		tp_task_unpark_poll_start(task);
+		return;
+	}
+	bool unparked = tp_thread_unpark_unfired(self);
+	tp_thread_set_task(self, task);
+	tp_fire_wake_poll_start(task, unparked);
+}
+
+/*
  * task-poll-end; the thread polls no task afterwards. `sync`: the sync region the task waits in
  * (a poll that does not finish it), else TP_SYNC_NONE.
  */
@@ -236,6 +270,19 @@ static inline void tp_task_terminated(uint64_t task, enum tp_terminate_reason re
 {
 	if (tp_listeners_task_terminate() && tp_thread_live(tp_thread_self()))
 		tp_fire_task_terminate(task, (uint32_t)reason, spawn_stack);
+}
+
+/*
+ * A task's end (tp_task_terminated, `spawn_stack` its spawn's) and the end of its last poll on
+ * the calling thread (tp_task_poll_end, done), at one moment.
+ */
+static inline void tp_task_ended(uint64_t task, enum tp_terminate_reason reason,
+				 uint32_t spawn_stack)
+{
+	struct tp_thread *self = tp_thread_self();
+	tp_thread_set_task(self, 0);
+	if ((tp_listeners_task_terminate() | tp_listeners_task_poll_end()) && tp_thread_live(self))
+		tp_fire_task_end(task, (uint32_t)reason, spawn_stack);
 }
 
 /*

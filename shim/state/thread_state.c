@@ -103,6 +103,16 @@ void tp_thread_unpark(struct tp_thread *self)
 		tp_fire_worker_unpark(by_wait);
 }
 
+bool tp_thread_unpark_unfired(struct tp_thread *self)
+{
+	if (!self->parked || self->parked_by != NULL || !tp_thread_live(self)) {
+		tp_thread_unpark(self);
+		return false;
+	}
+	self->parked = false;
+	return true;
+}
+
 bool tp_thread_recognize_named_worker(struct tp_thread *self)
 {
 	uint32_t gen = __atomic_load_n(&tp_names_generation, __ATOMIC_ACQUIRE);

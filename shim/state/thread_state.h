@@ -94,6 +94,14 @@ bool tp_thread_park(struct tp_thread *self, const void *by);
 void tp_thread_unpark(struct tp_thread *self);
 
 /*
+ * tp_thread_unpark of an executor's own park, whose worker-thread-unpark the caller fires
+ * itself, with the event that follows at once (tp_fire_unpark_poll_start): returns whether it
+ * unparked one. Else (not parked, parked by a wait, stopped by the process's exit) it does what
+ * tp_thread_unpark does, and returns false.
+ */
+bool tp_thread_unpark_unfired(struct tp_thread *self);
+
+/*
  * A thread that is a worker by its name stops being one (worker-thread-stop) as it ends: called
  * on the thread, before its thread-stop.
  */
