@@ -263,6 +263,22 @@ static void two_children_waited(void)
 	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
 }
 
+/*
+ * The opening the streams of a critical section's holder share: after two_children_waited,
+ * tasks 2 and 3 start on threads 1 and 2 at 1 ms, both wait at 2 to enter the critical section,
+ * and task 2 enters it at 3 on thread 1 (task 3 still waiting).
+ */
+static void task_2_holds_the_critical_section(void)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 3, 2);
+}
+
 Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
 {
 	spawn(1, 0, 1, 0);
@@ -462,13 +478,7 @@ Test(one_engine, a_region_started_by_an_explicit_task_forks)
  */
 Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	end(1, 5, 2, false, TP_SYNC_NONE, 0);
 	start(2, 9, 3);
 	acquire(2, 9, 3);
@@ -488,13 +498,7 @@ Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
  */
 Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	start(2, 6, 3);
 	acquire(2, 6, 3);
 	release(1, 7, 2);
@@ -513,13 +517,7 @@ Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
  */
 Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	end(1, 5, 2, false, TP_SYNC_NONE, 0);
 	start(1, 7, 2);
 	start(2, 9, 3);
@@ -539,13 +537,7 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far
  */
 Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragment_so_far)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	end(1, 5, 2, false, TP_SYNC_NONE, 0);
 	start(3, 7, 2);
 	start(2, 9, 3);
@@ -566,13 +558,7 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragm
  */
 Test(one_engine, a_section_goes_on_across_its_task_switched_out)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	end(1, 5, 2, false, TP_SYNC_NONE, 0);
 	start(1, 7, 2);
 	release(1, 9, 2);
@@ -636,13 +622,7 @@ Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
  */
 Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 3, 2);
+	task_2_holds_the_critical_section();
 	end(1, 5, 2, true, TP_SYNC_NONE, 0);
 	start(2, 9, 3);
 	acquire(2, 9, 3);
