@@ -115,6 +115,8 @@ void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64
 void tp_live_region_of_interest(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task, uint64_t at);
+/* task-terminate of `task` and its last poll's end (done, sync none), at one moment */
+void tp_live_task_end(uint64_t task, uint64_t at);
 /* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment */
 void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at);
 void tp_live_worker(int started);

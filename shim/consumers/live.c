@@ -673,6 +673,38 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 }
 
 /*
+ * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
+ * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry).
+ */
+static inline __attribute__((always_inline)) void end_entered(struct tp_live_thread *s,
+							      uint64_t task, uint64_t now)
+{
+	/* the task polled here, as a rule: its entry at hand, while still its own */
+	struct task_entry *e = local.polled;
+	if (task != local.polled_task || e == NULL ||
+	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
+		e = task_find(task);
+	if (e != NULL)
+		task_ended(e, task, now);
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+}
+
+/*
+ * A task's end and its last poll's end, at one moment (events.h): one entry. On two threads and
+ * more the common end (into a parent waiting in its taskwait, which parks the thread).
+ */
+void tp_live_task_end(uint64_t task, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		return;
+	}
+	end_entered(s, task, ns_at(at));
+	leave();
+}
+
+/*
  * A task's end, its last poll's end and the next task's poll's start, at one moment (events.h):
  * one entry.
  */
@@ -684,14 +716,7 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	/* the task polled here, as a rule: its entry at hand, while still its own */
-	struct task_entry *e = local.polled;
-	if (task != local.polled_task || e == NULL ||
-	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
-		e = task_find(task);
-	if (e != NULL)
-		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	end_entered(s, task, now);
 	poll_started(s, next, now, false);
 	leave();
 }

@@ -344,12 +344,10 @@ static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spa
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TP_IN_PROCESS_AT(
-		at,
-		(tp_record_task_terminate(task, reason, at),
-		 tp_record_task_poll_end(task, 1, 0, 0, at)),
-		(tp_live_task_terminate(task, at), tp_live_task_poll_end(task, 1, 0, 0, at)),
-		tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_terminate(task, reason, at),
+			  tp_record_task_poll_end(task, 1, 0, 0, at)),
+			 tp_live_task_end(task, at), tp_report_task_terminated(spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
