@@ -104,6 +104,8 @@ int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
 void tp_live_task_wake(uint64_t task, uint64_t at);
 void tp_live_task_poll_start(uint64_t task, uint64_t at);
+/* the calling thread's unpark (tp_live_park(0)) and task-poll-start of `task`, at one moment */
+void tp_live_unpark_poll_start(uint64_t task, uint64_t at);
 /* site: the sync construct's key when sync is not 0 (a site row, as a task's), else 0 */
 void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment */

@@ -495,6 +495,16 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 }
 
 /*
+ * The calling thread's unpark (tp_live_park(0)'s) and its poll of `task`'s start, at one moment:
+ * one entry. On two threads and more most polls start so (a task taken in a taskwait's loop).
+ */
+void tp_live_unpark_poll_start(uint64_t task, uint64_t at)
+{
+	local.worker_parked = false;
+	tp_live_task_poll_start(task, at);
+}
+
+/*
  * The moment task `task`'s poll ends, `now` (ns_at) unless it finished: then its terminate's,
  * which came right before (one clock read for the two, as the recorder folds them).
  */

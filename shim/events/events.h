@@ -255,7 +255,7 @@ static inline void tp_fire_unpark_poll_start(uint64_t task)
 	TASKPROBE_WORKER_THREAD_UNPARK();
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
 	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
-			 (tp_live_park(0), tp_live_task_poll_start(task, at)), TP_NOT_REPORTED);
+			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
 }
 
 /*
