@@ -382,6 +382,12 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	}
 	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */
 	if (finished && polled) {
+		/* into a task still waiting in a sync region (below), the common end on two threads
+		 * and more: the thread's park with the end, one event */
+		if (next != NULL && (word(next) & SYNC_WAITING)) {
+			tp_task_ended_park(done, reason, stack_of(prior));
+			return;
+		}
 		tp_task_ended(done, reason, stack_of(prior));
 	} else {
 		if (finished || status == ompt_task_late_fulfill)

@@ -119,6 +119,8 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task, uint64_t at);
 /* task-terminate of `task` and its last poll's end (done, sync none), at one moment */
 void tp_live_task_end(uint64_t task, uint64_t at);
+/* the same, then the calling thread's park (tp_live_park(1)) */
+void tp_live_task_end_park(uint64_t task, uint64_t at);
 /* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment */
 void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at);
 void tp_live_worker(int started);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "in_process_consumers.h"
 #include "live_file.h"
 #include "settings.h"
 #include "spawn_site.h"
@@ -711,6 +712,24 @@ void tp_live_task_end(uint64_t task, uint64_t at)
 		return;
 	}
 	end_entered(s, task, ns_at(at));
+	leave();
+}
+
+/*
+ * A task's end and its last poll's end, then the calling thread's park (tp_live_park(1)'s), at
+ * one moment: one entry. On two threads and more a task most often ends so, into a parent
+ * waiting in its taskwait.
+ */
+void tp_live_task_end_park(uint64_t task, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		tp_live_park(1);
+		return;
+	}
+	end_entered(s, task, ns_at(at));
+	local.worker_parked = true;
 	leave();
 }
 

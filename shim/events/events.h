@@ -350,6 +350,23 @@ static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spa
 			 tp_live_task_end(task, at), tp_report_task_terminated(spawn_stack));
 }
 
+/*
+ * tp_fire_task_end, then the calling thread's park by its executor (tp_fire_worker_park, not by
+ * a wait): the three probes in that order, one call to each in-process consumer but the
+ * recorder (its park record folds into the end's).
+ */
+static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_terminate(task, reason, at),
+			  tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_worker_park(false)),
+			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
+}
+
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
 static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {
