@@ -108,6 +108,8 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at);
 void tp_live_unpark_poll_start(uint64_t task, uint64_t at);
 /* site: the sync construct's key when sync is not 0 (a site row, as a task's), else 0 */
 void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at);
+/* task-poll-end of `task` (sync none), then the calling thread's park (tp_live_park(1)) */
+void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment */
 void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
 /* the same, with task-wake of `next` between (its first poll, once its dependences ended) */

@@ -581,6 +581,23 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 }
 
 /*
+ * Task `task`'s poll's end (sync none), then the calling thread's park (tp_live_park(1)'s), at
+ * one moment: one entry. On two threads and more the poll of an untied task's first part ends
+ * so, into its parent waiting in its taskwait.
+ */
+void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_park(1);
+		return;
+	}
+	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)));
+	local.worker_parked = true;
+	leave();
+}
+
+/*
  * A task switch (events.h): one entry, one moment for the poll that ends, the next task's wake
  * when `woken` (a constant) and its poll's start.
  */

@@ -293,6 +293,21 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 }
 
 /*
+ * tp_fire_task_poll_end (sync none), then the calling thread's park by its executor
+ * (tp_fire_worker_park, not by a wait): the two probes in that order, at one moment for the
+ * in-process consumers (the recorder's park record folds into the poll's end).
+ */
+static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(
+		at, (tp_record_task_poll_end(task, done, 0, 0, at), tp_record_worker_park(false)),
+		tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
+}
+
+/*
  * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
  * task-terminate; sync none), task-wake of `next` when `woken` (a constant: no waker), and
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process

@@ -345,6 +345,23 @@ static inline void tp_worker_unpark(void)
 }
 
 /*
+ * task-poll-end of `task` (tp_task_poll_end, sync none), then the calling thread's park
+ * (tp_worker_park), at one moment: a poll that ends into a task waiting in a sync region.
+ */
+static inline void tp_task_poll_end_park(uint64_t task, bool done)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!tp_listeners_task_poll_end() || !tp_thread_live(self) ||
+	    !tp_thread_park_unfired(self)) {
+		tp_task_poll_end(task, done, TP_SYNC_NONE);
+		tp_worker_park();
+		return;
+	}
+	tp_thread_set_task(self, 0);
+	tp_fire_task_poll_end_park(task, (uint32_t)done);
+}
+
+/*
  * A task's end and the end of its last poll (tp_task_ended), then the calling thread's park
  * (tp_worker_park), at one moment: a task that ends into one waiting in a sync region.
  */
