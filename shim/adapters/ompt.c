@@ -382,10 +382,22 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	}
 	/* late fulfill: a detached task's event fulfilled after its body ended, it ends unpolled */
 	if (finished && polled) {
+		/* into a task still waiting in a sync region (below), the common end on two threads
+		 * and more: the thread's park with the end, one event */
+		if (next != NULL && (word(next) & SYNC_WAITING)) {
+			tp_task_ended_park(done, reason, stack_of(prior));
+			return;
+		}
 		tp_task_ended(done, reason, stack_of(prior));
 	} else {
 		if (finished || status == ompt_task_late_fulfill)
 			tp_task_terminated(done, reason, stack_of(prior));
+		/* the same: an untied task's first part (it only schedules the task again) most
+		 * often ends so on two threads and more */
+		if (polled && next != NULL && (word(next) & SYNC_WAITING)) {
+			tp_task_poll_end_park(done, finished);
+			return;
+		}
 		if (polled)
 			tp_task_poll_end(done, finished, TP_SYNC_NONE);
 	}

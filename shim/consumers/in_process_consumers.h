@@ -104,8 +104,12 @@ int tp_live_wants_stack(uint32_t site);
 void tp_live_task_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth);
 void tp_live_task_wake(uint64_t task, uint64_t at);
 void tp_live_task_poll_start(uint64_t task, uint64_t at);
+/* the calling thread's unpark (tp_live_park(0)) and task-poll-start of `task`, at one moment */
+void tp_live_unpark_poll_start(uint64_t task, uint64_t at);
 /* site: the sync construct's key when sync is not 0 (a site row, as a task's), else 0 */
 void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at);
+/* task-poll-end of `task` (sync none), then the calling thread's park (tp_live_park(1)) */
+void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment */
 void tp_live_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
 /* the same, with task-wake of `next` between (its first poll, once its dependences ended) */
@@ -115,6 +119,10 @@ void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64
 void tp_live_region_of_interest(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task, uint64_t at);
+/* task-terminate of `task` and its last poll's end (done, sync none), at one moment */
+void tp_live_task_end(uint64_t task, uint64_t at);
+/* the same, then the calling thread's park (tp_live_park(1)) */
+void tp_live_task_end_park(uint64_t task, uint64_t at);
 /* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment */
 void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at);
 void tp_live_worker(int started);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "in_process_consumers.h"
 #include "live_file.h"
 #include "settings.h"
 #include "spawn_site.h"
@@ -495,6 +496,16 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 }
 
 /*
+ * The calling thread's unpark (tp_live_park(0)'s) and its poll of `task`'s start, at one moment:
+ * one entry. On two threads and more most polls start so (a task taken in a taskwait's loop).
+ */
+void tp_live_unpark_poll_start(uint64_t task, uint64_t at)
+{
+	local.worker_parked = false;
+	tp_live_task_poll_start(task, at);
+}
+
+/*
  * The moment task `task`'s poll ends, `now` (ns_at) unless it finished: then its terminate's,
  * which came right before (one clock read for the two, as the recorder folds them).
  */
@@ -566,6 +577,23 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 	if (s == NULL)
 		return;
 	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)));
+	leave();
+}
+
+/*
+ * Task `task`'s poll's end (sync none), then the calling thread's park (tp_live_park(1)'s), at
+ * one moment: one entry. On two threads and more the poll of an untied task's first part ends
+ * so, into its parent waiting in its taskwait.
+ */
+void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_park(1);
+		return;
+	}
+	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)));
+	local.worker_parked = true;
 	leave();
 }
 
@@ -673,6 +701,56 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 }
 
 /*
+ * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
+ * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry).
+ */
+static inline __attribute__((always_inline)) void end_entered(struct tp_live_thread *s,
+							      uint64_t task, uint64_t now)
+{
+	/* the task polled here, as a rule: its entry at hand, while still its own */
+	struct task_entry *e = local.polled;
+	if (task != local.polled_task || e == NULL ||
+	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
+		e = task_find(task);
+	if (e != NULL)
+		task_ended(e, task, now);
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+}
+
+/*
+ * A task's end and its last poll's end, at one moment (events.h): one entry. On two threads and
+ * more the common end (into a parent waiting in its taskwait, which parks the thread).
+ */
+void tp_live_task_end(uint64_t task, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		return;
+	}
+	end_entered(s, task, ns_at(at));
+	leave();
+}
+
+/*
+ * A task's end and its last poll's end, then the calling thread's park (tp_live_park(1)'s), at
+ * one moment: one entry. On two threads and more a task most often ends so, into a parent
+ * waiting in its taskwait.
+ */
+void tp_live_task_end_park(uint64_t task, uint64_t at)
+{
+	struct tp_live_thread *s = enter(TAKES_SLOT);
+	if (s == NULL) {
+		tp_live_task_terminate(task, at); /* its entry freed all the same */
+		tp_live_park(1);
+		return;
+	}
+	end_entered(s, task, ns_at(at));
+	local.worker_parked = true;
+	leave();
+}
+
+/*
  * A task's end, its last poll's end and the next task's poll's start, at one moment (events.h):
  * one entry.
  */
@@ -684,14 +762,7 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	/* the task polled here, as a rule: its entry at hand, while still its own */
-	struct task_entry *e = local.polled;
-	if (task != local.polled_task || e == NULL ||
-	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
-		e = task_find(task);
-	if (e != NULL)
-		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	end_entered(s, task, now);
 	poll_started(s, next, now, false);
 	leave();
 }

@@ -255,7 +255,7 @@ static inline void tp_fire_unpark_poll_start(uint64_t task)
 	TASKPROBE_WORKER_THREAD_UNPARK();
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
 	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
-			 (tp_live_park(0), tp_live_task_poll_start(task, at)), TP_NOT_REPORTED);
+			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
 }
 
 /*
@@ -290,6 +290,21 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
 				TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
 	TP_IN_PROCESS_AT(at, tp_record_task_poll_end(task, done, sync, site_key, at),
 			 tp_live_task_poll_end(task, done, sync, site_key, at), TP_NOT_REPORTED);
+}
+
+/*
+ * tp_fire_task_poll_end (sync none), then the calling thread's park by its executor
+ * (tp_fire_worker_park, not by a wait): the two probes in that order, at one moment for the
+ * in-process consumers (the recorder's park record folds into the poll's end).
+ */
+static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(
+		at, (tp_record_task_poll_end(task, done, 0, 0, at), tp_record_worker_park(false)),
+		tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
 
 /*
@@ -344,12 +359,27 @@ static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spa
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TP_IN_PROCESS_AT(
-		at,
-		(tp_record_task_terminate(task, reason, at),
-		 tp_record_task_poll_end(task, 1, 0, 0, at)),
-		(tp_live_task_terminate(task, at), tp_live_task_poll_end(task, 1, 0, 0, at)),
-		tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_terminate(task, reason, at),
+			  tp_record_task_poll_end(task, 1, 0, 0, at)),
+			 tp_live_task_end(task, at), tp_report_task_terminated(spawn_stack));
+}
+
+/*
+ * tp_fire_task_end, then the calling thread's park by its executor (tp_fire_worker_park, not by
+ * a wait): the three probes in that order, one call to each in-process consumer but the
+ * recorder (its park record folds into the end's).
+ */
+static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_terminate(task, reason, at),
+			  tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_worker_park(false)),
+			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */

@@ -344,6 +344,41 @@ static inline void tp_worker_unpark(void)
 	tp_thread_unpark(tp_thread_self());
 }
 
+/*
+ * task-poll-end of `task` (tp_task_poll_end, sync none), then the calling thread's park
+ * (tp_worker_park), at one moment: a poll that ends into a task waiting in a sync region.
+ */
+static inline void tp_task_poll_end_park(uint64_t task, bool done)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!tp_listeners_task_poll_end() || !tp_thread_live(self) ||
+	    !tp_thread_park_unfired(self)) {
+		tp_task_poll_end(task, done, TP_SYNC_NONE);
+		tp_worker_park();
+		return;
+	}
+	tp_thread_set_task(self, 0);
+	tp_fire_task_poll_end_park(task, (uint32_t)done);
+}
+
+/*
+ * A task's end and the end of its last poll (tp_task_ended), then the calling thread's park
+ * (tp_worker_park), at one moment: a task that ends into one waiting in a sync region.
+ */
+static inline void tp_task_ended_park(uint64_t task, enum tp_terminate_reason reason,
+				      uint32_t spawn_stack)
+{
+	struct tp_thread *self = tp_thread_self();
+	if (!(tp_listeners_task_terminate() | tp_listeners_task_poll_end()) ||
+	    !tp_thread_live(self) || !tp_thread_park_unfired(self)) {
+		tp_task_ended(task, reason, spawn_stack);
+		tp_worker_park();
+		return;
+	}
+	tp_thread_set_task(self, 0);
+	tp_fire_task_end_park(task, (uint32_t)reason, spawn_stack);
+}
+
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_executor_prepare_fork(void); /* the adapters' leaf locks held */
 void tp_executor_after_fork(void);

@@ -84,9 +84,8 @@ bool tp_task_state_drop(void)
 
 bool tp_thread_park(struct tp_thread *self, const void *by)
 {
-	if (self->parked || !tp_thread_live(self))
+	if (!tp_thread_park_unfired(self))
 		return false;
-	self->parked = true;
 	self->parked_by = by;
 	tp_fire_worker_park(by != NULL);
 	return true;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -91,6 +92,20 @@ static inline bool tp_thread_recognize_worker(struct tp_thread *self)
  * the process's exit).
  */
 bool tp_thread_park(struct tp_thread *self, const void *by);
+
+/*
+ * tp_thread_park of an executor's own park (by NULL), whose worker-thread-park the caller fires
+ * itself, with the event it follows at once (tp_fire_task_end_park): returns whether it parked.
+ * Else (parked already, stopped by the process's exit) it does nothing, as tp_thread_park.
+ */
+static inline bool tp_thread_park_unfired(struct tp_thread *self)
+{
+	if (self->parked || !tp_thread_live(self))
+		return false;
+	self->parked = true;
+	self->parked_by = NULL;
+	return true;
+}
 void tp_thread_unpark(struct tp_thread *self);
 
 /*
