@@ -468,11 +468,7 @@ static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 	return ok;
 }
 
-/*
- * Threads the merge runs on: TASKPROBE_TIMELINE_THREADS (1 or 2), else 2 where this process may
- * run on two CPUs or more (on one, a second thread would only take turns with the first).
- */
-static unsigned merge_threads(void)
+unsigned converter_threads(void)
 {
 	const char *set = getenv("TASKPROBE_TIMELINE_THREADS");
 	if (set != NULL && (strcmp(set, "1") == 0 || strcmp(set, "2") == 0))
@@ -546,7 +542,7 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 	struct merge m = {b, heap, n_heap};
 	struct hand_on to = {t, sink, b->ranks, totals};
 	bool merged;
-	if (!(merge_threads() > 1 ? relay(&m, &to, &merged) : hand_on_all(&m, &to, &merged)))
+	if (!(converter_threads() > 1 ? relay(&m, &to, &merged) : hand_on_all(&m, &to, &merged)))
 		goto out;
 	if (merged)
 		ranks_finish(b->ranks, errors);
