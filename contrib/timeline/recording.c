@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,29 +388,60 @@ struct relay_batch {
 struct relay {
 	struct merge *m;
 	struct relay_batch *batches;
+	/* batches filled and emptied, counted from 0 (each side writes its own, the other reads
+	 * it); `stop`: the hand-on stopped, fill no more */
+	_Atomic uint64_t filled, emptied;
+	_Atomic bool stop;
+	/* A side that must wait says so and sleeps on `changed`; the other wakes it (under the
+	 * lock) only then: no lock and no futex call a batch (they cost more than the merge a
+	 * thread of its own saved). A full ring waits until half of it is emptied. */
+	_Atomic bool filler_waits, hander_waits;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
-	uint64_t filled, emptied; /* batches, counted from 0 */
-	bool stop;                /* the hand-on stopped: fill no more */
-	/* which side waits for the other: the other wakes it only then, not with a futex call
-	 * a batch; a full ring waits until half of it is emptied */
-	bool filler_waits, hander_waits;
 };
+
+/* Sleeps until `ready` (of `r`) holds, having said so in *waits. */
+static void relay_wait(struct relay *r, _Atomic bool *waits,
+		       bool (*ready)(struct relay *, uint64_t), uint64_t i)
+{
+	if (ready(r, i))
+		return;
+	pthread_mutex_lock(&r->lock);
+	atomic_store(waits, true);
+	while (!ready(r, i))
+		pthread_cond_wait(&r->changed, &r->lock);
+	atomic_store(waits, false);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Wakes the other side if it sleeps (relay_wait), after what it waits for was stored. */
+static void relay_wake(struct relay *r, _Atomic bool *waits)
+{
+	if (!atomic_load(waits))
+		return;
+	pthread_mutex_lock(&r->lock);
+	pthread_cond_broadcast(&r->changed);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Whether batch `i` may be filled: the ring is half empty, or the hand-on stopped. */
+static bool fillable(struct relay *r, uint64_t i)
+{
+	return i - atomic_load(&r->emptied) <= RELAY_BATCHES / 2 || atomic_load(&r->stop);
+}
+
+static bool filled(struct relay *r, uint64_t i)
+{
+	return atomic_load(&r->filled) > i;
+}
 
 static void *relay_fill(void *arg)
 {
 	struct relay *r = arg;
 	for (uint64_t i = 0;; i++) {
-		pthread_mutex_lock(&r->lock);
-		if (i - r->emptied >= RELAY_BATCHES) {
-			r->filler_waits = true;
-			while (i - r->emptied > RELAY_BATCHES / 2 && !r->stop)
-				pthread_cond_wait(&r->changed, &r->lock);
-			r->filler_waits = false;
-		}
-		bool stop = r->stop;
-		pthread_mutex_unlock(&r->lock);
-		if (stop)
+		if (i - atomic_load(&r->emptied) >= RELAY_BATCHES)
+			relay_wait(r, &r->filler_waits, fillable, i);
+		if (atomic_load(&r->stop))
 			return NULL;
 		struct relay_batch *batch = &r->batches[i % RELAY_BATCHES];
 		uint32_t n = 0;
@@ -417,11 +449,8 @@ static void *relay_fill(void *arg)
 			n++;
 		batch->n = n;
 		batch->last = n < RELAY_BATCH;
-		pthread_mutex_lock(&r->lock);
-		r->filled = i + 1;
-		if (r->hander_waits)
-			pthread_cond_broadcast(&r->changed);
-		pthread_mutex_unlock(&r->lock);
+		atomic_store(&r->filled, i + 1);
+		relay_wake(r, &r->hander_waits);
 		if (batch->last)
 			return NULL;
 	}
@@ -441,28 +470,19 @@ static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 	bool ok = true, stopped = false;
 	*merged = false;
 	for (uint64_t i = 0; ok && !stopped && !*merged; i++) {
-		pthread_mutex_lock(&r.lock);
-		while (r.filled <= i) {
-			r.hander_waits = true;
-			pthread_cond_wait(&r.changed, &r.lock);
-		}
-		r.hander_waits = false;
-		pthread_mutex_unlock(&r.lock);
+		relay_wait(&r, &r.hander_waits, filled, i);
 		const struct relay_batch *batch = &r.batches[i % RELAY_BATCHES];
 		for (uint32_t j = 0; ok && !stopped && j < batch->n; j++)
 			if (!(stopped = handed_all(to)))
 				ok = hand_on(to, m->b, &batch->next[j]);
 		*merged = ok && !stopped && batch->last;
-		pthread_mutex_lock(&r.lock);
-		r.emptied = i + 1;
-		if (r.filler_waits && r.filled - r.emptied <= RELAY_BATCHES / 2)
-			pthread_cond_broadcast(&r.changed);
-		pthread_mutex_unlock(&r.lock);
+		atomic_store(&r.emptied, i + 1);
+		/* the filler waits at batch `filled` (a stale count wakes it sooner, never later) */
+		if (fillable(&r, atomic_load(&r.filled)))
+			relay_wake(&r, &r.filler_waits);
 	}
-	pthread_mutex_lock(&r.lock);
-	r.stop = true;
-	pthread_cond_broadcast(&r.changed);
-	pthread_mutex_unlock(&r.lock);
+	atomic_store(&r.stop, true);
+	relay_wake(&r, &r.filler_waits);
 	pthread_join(filler, NULL);
 	free(r.batches);
 	return ok;
