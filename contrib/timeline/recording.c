@@ -309,7 +309,7 @@ struct merged {
 };
 
 /* The merge's next event in *next; false when every cursor is at its end. */
-static bool merge_next(struct merge *m, struct merged *next)
+static inline __attribute__((always_inline)) bool merge_next(struct merge *m, struct merged *next)
 {
 	if (m->n_heap == 0)
 		return false;
@@ -342,7 +342,8 @@ static bool handed_all(const struct hand_on *to)
 
 /* Event `next` of book `b` handed on (its chunk's drops said first, on its track). False when
  * out of memory. */
-static bool hand_on(const struct hand_on *to, const struct book *b, const struct merged *next)
+static inline __attribute__((always_inline)) bool
+hand_on(const struct hand_on *to, const struct book *b, const struct merged *next)
 {
 	const struct chunk_ref *ref = &b->refs[next->chunk];
 	struct timeline_event e;
@@ -357,14 +358,42 @@ static bool hand_on(const struct hand_on *to, const struct book *b, const struct
 	return ranks_event(to->ranks, to->t, &e);
 }
 
-/* The merge handed on in this thread; *merged when all of it was (the window did not end it).
- * False when out of memory. */
-static bool hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
+/*
+ * The merge handed on in this thread; *merged when all of it was (the window did not end it).
+ * False when out of memory. The loop as it was before the relay, inlined into merge_book as it
+ * was: built of merge_next and hand_on, or called, the link-time optimiser inlined the
+ * timeline's event path otherwise, and one thread (what a one-CPU machine runs) took 2 to 3%
+ * more instructions (callgrind, fib -n 20's recording: 204 to 206 M against 199.8 M; 200.4 M
+ * so).
+ */
+static inline __attribute__((always_inline)) bool
+hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
 {
-	struct merged next;
-	while (!handed_all(to) && merge_next(m, &next))
-		if (!hand_on(to, m->b, &next))
+	struct book *b = m->b;
+	struct cursor **heap = m->heap;
+	while (m->n_heap > 0 && !handed_all(to)) {
+		struct cursor *c = heap[0];
+		const struct chunk_ref *ref = &b->refs[c->chunk];
+		const struct tp_record *r = c->record;
+		pages_read(&b->pages, r, tp_record_bytes(r->word));
+		struct timeline_event e;
+		event_of(ref, &b->segments[ref->segment], r, c->type, c->next_ns, &e);
+		/* on the track at the chunk's first event (all drops are counted in pass one) */
+		if (!c->dropped_said && ref->header->dropped > 0 && to->t != NULL)
+			timeline_dropped(to->t, &e, ref->header->dropped);
+		c->dropped_said = true;
+		if (to->t != NULL)
+			timeline_add(to->t, &e);
+		else
+			to->sink->event(to->sink->context, &e);
+		if (!ranks_event(to->ranks, to->t, &e))
 			return false;
+		to->totals->events++;
+		c->event++;
+		if (!cursor_settle(c, b))
+			heap[0] = heap[--m->n_heap];
+		heap_sift_down(heap, m->n_heap, 0);
+	}
 	*merged = m->n_heap == 0;
 	return true;
 }
