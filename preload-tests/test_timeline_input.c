@@ -500,3 +500,64 @@ Test(timeline, the_converter_frees_what_it_allocates, .timeout = 240)
 	free(json);
 	tp_remove_temp_dir(dir);
 }
+
+/* The converter's output, errors and status for `args` of `rec`, on `threads` threads. */
+static void convert_on(const char *threads, const char *option, const char *value, const char *rec,
+		       struct tp_run *run)
+{
+	char setting[64];
+	snprintf(setting, sizeof setting, "TASKPROBE_TIMELINE_THREADS=%s", threads);
+	const char *argv[] = {TP_TIMELINE, rec, option, value, NULL};
+	if (option == NULL)
+		argv[2] = NULL;
+	else if (value == NULL)
+		argv[3] = NULL;
+	tp_run(TP_PLAIN, argv, (const char *[]){setting, NULL}, run);
+}
+
+/*
+ * The converter merges the records in a thread of its own beside the one writing the timeline
+ * (TASKPROBE_TIMELINE_THREADS=2, the default on two CPUs or more): the output, its messages and
+ * status are byte for byte what one thread gives, in each format, with the window cutting the
+ * merge short, the critical path, and the analysis (the merge's other consumer); a recording of
+ * more events than the threads' ring holds (8192). A setting that is not 1 or 2 is said, and
+ * ignored.
+ */
+Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
+{
+	const char *target = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = tp_make_temp_dir("timeline-threads");
+	struct tp_run run;
+	record_into(dir, "rec", target, "16", &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *rec = only_file(dir, "rec.");
+	const char *options[][2] = {
+		{NULL, NULL},      {"--format", "speedscope"}, {"--to", "2ms"},
+		{"--from", "1ms"}, {"--critical-path", NULL},  {"--analyze", NULL}};
+	for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+		struct tp_run one, two;
+		convert_on("1", options[i][0], options[i][1], rec, &one);
+		convert_on("2", options[i][0], options[i][1], rec, &two);
+		const char *what = options[i][0] != NULL ? options[i][0] : "JSON";
+		cr_expect_eq(one.status, 0, "%s: %s", what, one.err);
+		cr_expect_gt(strlen(one.out), 1000, "%s", what);
+		/* (not str_eq: criterion would print megabytes) */
+		cr_expect(strcmp(two.out, one.out) == 0, "%s: two threads' output differs", what);
+		cr_expect_str_eq(two.err, one.err, "%s", what);
+		cr_expect_eq(two.status, one.status, "%s", what);
+		tp_run_free(&one);
+		tp_run_free(&two);
+	}
+	struct tp_run one, bad;
+	convert_on("1", NULL, NULL, rec, &one);
+	convert_on("3", NULL, NULL, rec, &bad);
+	cr_expect(strcmp(bad.out, one.out) == 0, "TASKPROBE_TIMELINE_THREADS=3's output differs");
+	cr_expect_not_null(strstr(bad.err, "TASKPROBE_TIMELINE_THREADS=3: not 1 or 2, ignored\n"),
+			   "%s", bad.err);
+	cr_expect_eq(bad.status, 0, "%s", bad.err);
+	tp_run_free(&one);
+	tp_run_free(&bad);
+	free(rec);
+	tp_remove_temp_dir(dir);
+}

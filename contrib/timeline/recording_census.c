@@ -9,6 +9,7 @@
 #include "recording_book.h"
 #include "recording_decode.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,110 @@ static bool site_kept(const struct site_filter *f, uint64_t scope, uint64_t id)
 	return false;
 }
 
+/* A share of the census's chunks: every `step`th from `first`, counted into `census`, read
+ * through `pages` (a thread's own). */
+struct census_part {
+	struct book *b;
+	const struct timeline_options *options;
+	const struct site_filter *filter;
+	uint64_t from, to; /* the window, absolute */
+	size_t first, step;
+	struct pages *pages;
+	struct recording_census census;
+	uint64_t spawns, spawns_kept;
+};
+
+/* Counts the part's chunks' events. */
+static void count_part(struct census_part *part)
+{
+	const struct book *b = part->b;
+	const struct timeline_options *options = part->options;
+	const struct chunk_ref *refs = b->refs;
+	const struct segment *segments = b->segments;
+	struct pages *pages = part->pages;
+	struct recording_census *c = &part->census;
+	uint64_t from = part->from, to = part->to;
+	for (size_t i = part->first; i < b->n_refs; i += part->step) {
+		const struct tp_recording_chunk *h = refs[i].header;
+		const unsigned char *base = (const unsigned char *)h;
+		pages_read(pages, h, sizeof *h);
+		bool thread = options->n_tids == 0;
+		for (size_t j = 0; j < options->n_tids; j++)
+			thread |= options->tids[j] == h->tid;
+		if (!thread)
+			continue;
+		struct profile_count profile = {0};
+		for (uint32_t at = sizeof *h; at < h->size;) {
+			const struct tp_record *r = (const struct tp_record *)(base + at);
+			pages_read(pages, r, tp_record_bytes(r->word));
+			at += tp_record_bytes(r->word);
+			unsigned n_events = tp_record_events(r->word);
+			if (n_events == 0)
+				continue;
+			uint64_t events = record_events(r->word), at_ns, end_ns;
+			record_times(&segments[refs[i].segment], h, r, events, n_events, &at_ns,
+				     &end_ns);
+			for (unsigned k = 0; k < n_events; k++) {
+				bool at_end;
+				unsigned type = events_type(events, k, &at_end);
+				uint64_t ns = at_end ? end_ns : at_ns;
+				if (ns < from || ns > to)
+					continue;
+				c->by_type[type]++;
+				c->events++;
+				/* speedscope's ends: whole microseconds from the window's start,
+				 * rounded */
+				uint64_t us = (ns - from + 500) / 1000;
+				profile_count_event(c, &profile, type, us);
+				c->last_us = us > c->last_us ? us : c->last_us;
+				if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
+					part->spawns++;
+					part->spawns_kept += site_kept(
+						part->filter, segments[refs[i].segment].scope,
+						spawn_site(r));
+				}
+			}
+		}
+		profile_count_flush(c, &profile);
+	}
+}
+
+static void *count_part_thread(void *part)
+{
+	count_part(part);
+	return NULL;
+}
+
+/*
+ * The census on two threads, each every other chunk (a chunk is counted alone, the counts are
+ * sums): the second reads through pages of its own. In this thread when the second cannot start.
+ * False when out of memory.
+ */
+static bool count_on_two(struct census_part parts[2])
+{
+	struct pages *pages = malloc(sizeof *pages);
+	if (pages == NULL)
+		return false;
+	*pages = (struct pages){.inputs = parts[0].pages->inputs,
+				.n = parts[0].pages->n,
+				.shift = parts[0].pages->shift};
+	parts[1] = parts[0];
+	parts[1].first = 1;
+	parts[1].pages = pages;
+	parts[0].step = parts[1].step = 2;
+	pthread_t other;
+	bool started = pthread_create(&other, NULL, count_part_thread, &parts[1]) == 0;
+	if (!started)
+		parts[0].step = 1;
+	count_part(&parts[0]);
+	if (started)
+		pthread_join(other, NULL);
+	else
+		parts[1].census = (struct recording_census){0};
+	free(pages);
+	return true;
+}
+
 bool recordings_count(struct recordings *recordings, const struct timeline_options *options,
 		      struct recording_census *census)
 {
@@ -161,49 +266,28 @@ bool recordings_count(struct recordings *recordings, const struct timeline_optio
 	}
 	uint64_t from = origin + options->from_ns < origin ? UINT64_MAX : origin + options->from_ns;
 	uint64_t to = origin + options->to_ns < origin ? UINT64_MAX : origin + options->to_ns;
+	struct census_part parts[2] = {{.b = b,
+					.options = options,
+					.filter = &filter,
+					.from = from,
+					.to = to,
+					.step = 1,
+					.pages = &b->pages}};
+	if (converter_threads() < 2 || b->n_refs < 2)
+		count_part(&parts[0]);
+	else if (!count_on_two(parts))
+		goto out;
 	uint64_t spawns = 0, spawns_kept = 0;
-	for (size_t i = 0; i < b->n_refs; i++) {
-		const struct tp_recording_chunk *h = refs[i].header;
-		const unsigned char *base = (const unsigned char *)h;
-		pages_read(pages, h, sizeof *h);
-		bool thread = options->n_tids == 0;
-		for (size_t j = 0; j < options->n_tids; j++)
-			thread |= options->tids[j] == h->tid;
-		if (!thread)
-			continue;
-		struct profile_count profile = {0};
-		for (uint32_t at = sizeof *h; at < h->size;) {
-			const struct tp_record *r = (const struct tp_record *)(base + at);
-			pages_read(pages, r, tp_record_bytes(r->word));
-			at += tp_record_bytes(r->word);
-			unsigned n_events = tp_record_events(r->word);
-			if (n_events == 0)
-				continue;
-			uint64_t events = record_events(r->word), at_ns, end_ns;
-			record_times(&segments[refs[i].segment], h, r, events, n_events, &at_ns,
-				     &end_ns);
-			for (unsigned k = 0; k < n_events; k++) {
-				bool at_end;
-				unsigned type = events_type(events, k, &at_end);
-				uint64_t ns = at_end ? end_ns : at_ns;
-				if (ns < from || ns > to)
-					continue;
-				census->by_type[type]++;
-				census->events++;
-				/* speedscope's ends: whole microseconds from the window's start,
-				 * rounded */
-				uint64_t us = (ns - from + 500) / 1000;
-				profile_count_event(census, &profile, type, us);
-				census->last_us = us > census->last_us ? us : census->last_us;
-				if (type == TP_RECORD_TASK_SPAWN && options->n_sites > 0) {
-					spawns++;
-					spawns_kept += site_kept(&filter,
-								 segments[refs[i].segment].scope,
-								 spawn_site(r));
-				}
-			}
+	for (size_t p = 0; p < 2; p++) {
+		const struct recording_census *c = &parts[p].census;
+		for (unsigned type = 0; type < TP_RECORD_TYPES_END; type++) {
+			census->by_type[type] += c->by_type[type];
+			census->speedscope_events[type] += c->speedscope_events[type];
 		}
-		profile_count_flush(census, &profile);
+		census->events += c->events;
+		census->last_us = c->last_us > census->last_us ? c->last_us : census->last_us;
+		spawns += parts[p].spawns;
+		spawns_kept += parts[p].spawns_kept;
 	}
 	if (options->n_sites > 0)
 		census->site_share = spawns > 0 ? (double)spawns_kept / (double)spawns : 0;
