@@ -2,8 +2,9 @@
 /*
  * The live statistics' private part (live.h is their interface), shared by their files:
  *   live.c        the per-event statistics of tasks (spawn, dependence, wake, polls, terminate,
- *                 mutual exclusion, a thread's stop): the hot path, with the tables of task
- *                 sites' rows and tasks alive
+ *                 a thread's stop): the hot path, with the tables of task sites' rows and tasks
+ *                 alive
+ *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
  *                 worker's start and park
  *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name; the
