@@ -95,29 +95,41 @@ static void flat(void)
 }
 
 /*
+ * How long the tasks this thread ran took, each with what it ran inside itself: a task ran
+ * inside its parent's spawn (a one-thread team runs it there) is its child's time, not its own.
+ */
+static _Thread_local double ran_ms;
+
+/*
  * A node's span: its own time and its longer child's span. Its own time is all it does outside
  * the taskwait, spawning too, not only its spins: a thread preempted as it spawns (or as the
  * shim captures the spawn's stack) takes longer, and the analysis counts that as the node's.
  */
 static double node(int depth)
 {
-	if (depth == TREE_DEPTH)
-		return spin_ms(5);
-	double span[2];
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	spin_from(&start, 2);
-	for (int i = 0; i < 2; i++) {
-#pragma omp task shared(span)
-		span[i] = node(depth + 1);
-	}
-	double before = ms_since(&start);
+	double outer = ran_ms, span;
+	if (depth == TREE_DEPTH) {
+		span = spin_ms(5);
+	} else {
+		double child[2];
+		spin_from(&start, 2);
+		for (int i = 0; i < 2; i++) {
+#pragma omp task shared(child)
+			child[i] = node(depth + 1);
+		}
+		double before = ms_since(&start) - (ran_ms - outer);
 #pragma omp taskwait
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	spin_from(&start, 1);
-	double after = ms_since(&start);
-	add_work(before + after);
-	return before + (span[0] > span[1] ? span[0] : span[1]) + after;
+		struct timespec resumed;
+		clock_gettime(CLOCK_MONOTONIC, &resumed);
+		spin_from(&resumed, 1);
+		double after = ms_since(&resumed);
+		add_work(before + after);
+		span = before + (child[0] > child[1] ? child[0] : child[1]) + after;
+	}
+	ran_ms = outer + ms_since(&start);
+	return span;
 }
 
 static void tree(void)
