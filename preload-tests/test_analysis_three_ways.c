@@ -482,6 +482,34 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 }
 
 /*
+ * A taskwait whose return address is the runtime's own (GCC's tail call of GOMP_taskwait, from a
+ * task that tail-calls its function: BOTS sort's cilkmerge_par) is listed at the parallel
+ * region's site, as is the region's implicit barrier: each kind its own line, in every output.
+ * The live statistics kept one row a site, counted both kinds' waits under the first one seen,
+ * and listed no taskwait at all.
+ */
+Test(analysis, waits_of_two_kinds_at_one_site_are_two_lines, .timeout = 120)
+{
+	static const char site[] = "main (omp_tail_taskwait.c:";
+	struct tp_pop_run pop;
+	tp_pop_run((const char *[]){tp_target("omp_tail_taskwait_gcc"), NULL},
+		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	const char *analysis = pop.output[TP_POP_ANALYSIS].text;
+	/* one taskwait an inner node of a tree of depth 6 */
+	cr_expect_eq(sync_waits_of(analysis, site, "taskwait"), 63, "%s", analysis);
+	long barrier = sync_waits_of(analysis, site, "barrier");
+	cr_expect_gt(barrier, 0, "%s", analysis);
+	for (enum tp_pop_way way = TP_POP_REPORT; way <= TP_POP_TOP; way++) {
+		const char *text = pop.output[way].text;
+		cr_expect_eq(sync_waits_of(text, site, "taskwait"), 63, "%s:\n%s",
+			     pop.output[way].way, text);
+		cr_expect_eq(sync_waits_of(text, site, "barrier"), barrier, "%s:\n%s\n%s",
+			     pop.output[way].way, text, analysis);
+	}
+	tp_pop_run_free(&pop);
+}
+
+/*
  * The threads of parallel region `site` in `text` (its line of the regions' table, in every
  * reader's columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"); -1 when no line has them.
  */

@@ -21,13 +21,19 @@
 /*
  * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
  * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet. A sync
- * construct's site has a row of its own (sync_rows_by_site), even where its call is a task
- * site's too (a parallel construct's implicit barrier, reported at the construct's call): its
+ * construct's site has rows of its own (sync_rows_by_site), even where its call is a task site's
+ * too (a parallel construct's implicit barrier, reported at the construct's call): its
  * waits are a line of the sync sites' table, as --analyze lists them, not lost in the task
  * site's row.
  */
 #define ROW_BEING_GIVEN UINT16_MAX
-static uint16_t rows_by_site[TP_SITES_MAX + 1], sync_rows_by_site[TP_SITES_MAX + 1];
+static uint16_t rows_by_site[TP_SITES_MAX + 1];
+/*
+ * A sync site's rows, one a sync kind (barrier to mutex, enum tp_sync_kind, from 1): waits of
+ * two kinds may be reported at one site (a taskwait libomp reports at its own return address,
+ * a GCC build's tail call, goes to the parallel region's site, as does its implicit barrier).
+ */
+static uint16_t sync_rows_by_site[TP_SYNC_MUTEX][TP_SITES_MAX + 1];
 static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
 _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
@@ -342,9 +348,9 @@ void tp_live_task_wake(uint64_t task, uint64_t at)
 static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t site)
 {
 	t->sync_row = 0;
-	if (sync == TP_SYNC_NONE || site == 0)
+	if (sync == TP_SYNC_NONE || sync > TP_SYNC_MUTEX || site == 0)
 		return;
-	uint32_t row = row_in(sync_rows_by_site, site);
+	uint32_t row = row_in(sync_rows_by_site[sync - 1], site);
 	/* the rows beyond the table are the task sites' overflow: no sync site's */
 	if (row == TP_LIVE_OVERFLOW)
 		return;

@@ -76,10 +76,10 @@ static struct site_figures *line_of(uint32_t row, uint32_t key, uint32_t sync, s
 	uint32_t id = row != TP_LIVE_NO_SITE && row != TP_LIVE_OVERFLOW ? tp_spawn_site_of_key(key)
 									: 0;
 	/* a sync construct's site is no task site, even of the same text (a GCC region's
-	 * barrier is named by the region's line) */
+	 * barrier is named by the region's line), and each kind of wait at it is a line */
 	for (size_t i = 0; i < *lines; i++)
 		if (((id != 0 && figures[i].id == id) || (id == 0 && figures[i].row == row)) &&
-		    (figures[i].sync_kind != 0) == (sync != 0))
+		    figures[i].sync_kind == sync)
 			return &figures[i];
 	struct site_figures *f = &figures[(*lines)++];
 	memset(f, 0, sizeof *f);
