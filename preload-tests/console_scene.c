@@ -47,21 +47,6 @@ void stop_sleeper(struct tp_run *sleeper)
 	tp_run_free(sleeper);
 }
 
-char *new_dir(void)
-{
-	char *dir = strdup("/tmp/taskprobe-harm-console-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-void remove_tree(const char *path)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "rm -rf '%s'", path) > 0);
-	cr_expect_eq(system(cmd), 0, "%s", cmd);
-	free(cmd);
-}
-
 void top(const char *const args[], const char *const env[], struct tp_run *run)
 {
 	const char *argv[16] = {TOP};

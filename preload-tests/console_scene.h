@@ -23,12 +23,6 @@ void start_nobodys_sleeper(struct tp_run *sleeper);
 /* Kills the sleeper, reaps it and frees its run. */
 void stop_sleeper(struct tp_run *sleeper);
 
-/* A new directory of the test's (mode 0700). */
-char *new_dir(void);
-
-/* Removes `path` with everything in it. */
-void remove_tree(const char *path);
-
 /* taskprobe-top with `args` (NULL-terminated) and `env`, to its end. */
 void top(const char *const args[], const char *const env[], struct tp_run *run);
 

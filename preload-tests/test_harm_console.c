@@ -45,7 +45,7 @@ Test(harm, console_refuses_a_statistics_file_another_user_owns)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	struct forged f = forged_for(sleeper.pid);
 	char *path = write_forged(dir, sleeper.pid, &f);
 	/* the forged file is a good one: shown when it is the process's owner's */
@@ -62,9 +62,8 @@ Test(harm, console_refuses_a_statistics_file_another_user_owns)
 		  "%s", run.err);
 	cr_expect(strstr(run.out, "forged") == NULL, "%s", run.out);
 	tp_run_free(&run);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -72,7 +71,7 @@ Test(harm, console_refuses_a_file_whose_header_names_another_process)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	const struct forged good = forged_for(sleeper.pid);
 	static const struct {
 		const char *what;
@@ -101,8 +100,7 @@ Test(harm, console_refuses_a_file_whose_header_names_another_process)
 	top_in("--once", dir, sleeper.pid, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
-	remove_tree(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -113,7 +111,7 @@ Test(harm, console_prints_no_escape_sequence_of_the_file_in_any_mode)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	struct forged f = forged_for(sleeper.pid);
 	f.site_text = "evil " OSC52 "\033[2J\033[H\x9b"
 		      "31m\xc2\x9b"
@@ -157,8 +155,7 @@ Test(harm, console_prints_no_escape_sequence_of_the_file_in_any_mode)
 	free(tp_terminal_wait_for(&t, "[exit 0]", 20000));
 	tp_terminal_stop(&t);
 	free(command);
-	remove_tree(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 	stop_sleeper(&sleeper);
 
 	/* a directory from the process's environment, said in an error: escaped too */
@@ -177,7 +174,7 @@ Test(harm, console_reads_a_comm_without_nul_within_its_sixteen_bytes)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	struct forged f = forged_for(sleeper.pid);
 	memset(f.header.comm, 'A', sizeof f.header.comm);
 	/* what follows comm in the header: text a read past its end would print */
@@ -192,8 +189,7 @@ Test(harm, console_reads_a_comm_without_nul_within_its_sixteen_bytes)
 	/* a thread name of 16 bytes: 16 shown, no more (the slot's next field is rows_ready) */
 	cr_expect(strstr(run.out, " TTTTTTTTTTTTTTTT ") != NULL, "%s", run.out);
 	tp_run_free(&run);
-	remove_tree(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -201,7 +197,7 @@ Test(harm, console_says_a_file_that_shrinks_under_it_and_is_not_killed)
 {
 	struct tp_run sleeper, console;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	struct forged f = forged_for(sleeper.pid);
 	char *path = write_forged(dir, sleeper.pid, &f);
 	char pid[16];
@@ -227,9 +223,8 @@ Test(harm, console_says_a_file_that_shrinks_under_it_and_is_not_killed)
 	cr_expect_eq(console.status, 1, "%s", console.err);
 	cr_expect(strstr(console.err, "shrank") != NULL, "%s", console.err);
 	tp_run_free(&console);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -237,7 +232,7 @@ Test(harm, console_refuses_sizes_and_offsets_past_the_file)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	const struct forged good = forged_for(sleeper.pid);
 	static const struct {
 		const char *what;
@@ -269,8 +264,7 @@ Test(harm, console_refuses_sizes_and_offsets_past_the_file)
 		tp_run_free(&run);
 		free(path);
 	}
-	remove_tree(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -278,7 +272,7 @@ Test(harm, console_never_reads_an_offset_again_after_checking_it)
 {
 	struct tp_run sleeper, console;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	struct forged f = forged_for(sleeper.pid);
 	char *path = write_forged(dir, sleeper.pid, &f);
 	char pid[16];
@@ -311,9 +305,8 @@ Test(harm, console_never_reads_an_offset_again_after_checking_it)
 	cr_expect(strstr(console.out, spawned) != NULL && strstr(console.out, whose) != NULL, "%s",
 		  console.out);
 	tp_run_free(&console);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -392,7 +385,7 @@ Test(harm, console_help_and_man_page_list_every_sort_column)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir();
+	char *dir = tp_make_temp_dir("console");
 	const struct forged f = forged_for(sleeper.pid);
 	free(write_forged(dir, sleeper.pid, &f));
 	top_in("--once", dir, sleeper.pid, &run);
@@ -400,8 +393,7 @@ Test(harm, console_help_and_man_page_list_every_sort_column)
 	char table[512], help[512], man[512];
 	words_between(table, sizeof table, run.out, "\nSITE ", "SITE", "\n", "the sites table");
 	tp_run_free(&run);
-	remove_tree(dir);
-	free(dir);
+	tp_remove_temp_dir(dir);
 	stop_sleeper(&sleeper);
 
 	top((const char *[]){"--help", NULL}, NULL, &run);

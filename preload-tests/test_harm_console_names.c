@@ -64,7 +64,7 @@ Test(harm, console_looks_where_the_processs_own_environment_puts_its_file)
 {
 	struct tp_run sleeper, run;
 	/* TASKPROBE_LIVE_DIR: a directory of the user's own; ignored once others can write it */
-	char *dir = new_dir(), *setting;
+	char *dir = tp_make_temp_dir("console"), *setting;
 	cr_assert(asprintf(&setting, "TASKPROBE_LIVE_DIR=%s", dir) > 0);
 	start_sleeper(&sleeper, (const char *[]){setting, NULL});
 	struct forged f = forged_for(sleeper.pid);
@@ -80,12 +80,11 @@ Test(harm, console_looks_where_the_processs_own_environment_puts_its_file)
 		  "%s%s", run.out, run.err);
 	tp_run_free(&run);
 	stop_sleeper(&sleeper);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(setting);
-	free(dir);
 
 	/* $XDG_RUNTIME_DIR/taskprobe */
-	char *runtime = new_dir(), *own;
+	char *runtime = tp_make_temp_dir("console"), *own;
 	cr_assert(asprintf(&setting, "XDG_RUNTIME_DIR=%s", runtime) > 0);
 	cr_assert(asprintf(&own, "%s/" TP_LIVE_XDG_SUBDIR, runtime) > 0);
 	cr_assert_eq(mkdir(own, 0700), 0);
@@ -97,10 +96,9 @@ Test(harm, console_looks_where_the_processs_own_environment_puts_its_file)
 	cr_expect(strstr(run.out, "forgedcomm (pid ") != NULL, "%s", run.out);
 	tp_run_free(&run);
 	stop_sleeper(&sleeper);
-	remove_tree(runtime);
+	tp_remove_temp_dir(runtime);
 	free(setting);
 	free(own);
-	free(runtime);
 
 	/* /dev/shm/taskprobe-UID.XXXXXX: the shim's when another user took taskprobe-UID */
 	char *beside;
@@ -121,15 +119,14 @@ Test(harm, console_looks_where_the_processs_own_environment_puts_its_file)
 	cr_expect(strstr(run.out, "forged") == NULL, "%s", run.out);
 	tp_run_free(&run);
 	stop_sleeper(&sleeper);
-	remove_tree(beside);
-	free(beside);
+	tp_remove_temp_dir(beside);
 }
 
 Test(harm, console_finds_a_programs_statistics_where_its_shim_put_them)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	/* the program's runtime directory; the console's environment says another */
-	char *runtime = new_dir(), *setting;
+	char *runtime = tp_make_temp_dir("console"), *setting;
 	cr_assert(asprintf(&setting, "XDG_RUNTIME_DIR=%s", runtime) > 0);
 	struct tp_run program, run = {0};
 	tp_start(TP_PRELOADED, (const char *[]){tp_target("omp_top_shapes"), "40", NULL},
@@ -152,9 +149,8 @@ Test(harm, console_finds_a_programs_statistics_where_its_shim_put_them)
 	tp_finish(&program);
 	cr_expect_eq(program.status, 0, "%s", program.err);
 	tp_run_free(&program);
-	remove_tree(runtime);
+	tp_remove_temp_dir(runtime);
 	free(setting);
-	free(runtime);
 }
 
 /*
@@ -168,7 +164,7 @@ Test(harm, console_reads_another_users_modules_as_that_user)
 		tp_skip_unless_ci("a program of another user's needs root");
 	struct tp_run sleeper, run;
 	start_nobodys_sleeper(&sleeper);
-	char *dir = new_dir(), *public, *root_only, *secret;
+	char *dir = tp_make_temp_dir("console"), *public, *root_only, *secret;
 	cr_assert_eq(chmod(dir, 0755), 0);
 	cr_assert(asprintf(&public, "%s/public.so", dir) > 0);
 	cr_assert(asprintf(&root_only, "%s/root-only", dir) > 0);
@@ -195,12 +191,11 @@ Test(harm, console_reads_another_users_modules_as_that_user)
 	cr_expect_eq(read(watch, &event, sizeof event), -1, "%s was opened", secret);
 	close(watch);
 	tp_run_free(&run);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
 	free(secret);
 	free(root_only);
 	free(public);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -229,7 +224,7 @@ Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 	tp_require_program("/usr/bin/objcopy", "binutils");
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module, *debug;
+	char *dir = tp_make_temp_dir("console"), *module, *debug;
 	struct forged f = forged_for(sleeper.pid);
 	/* the link's file must exist for objcopy (its CRC): made, linked, replaced by a fifo */
 	debug_linked_module(dir, "stripped",
@@ -250,10 +245,9 @@ Test(harm, console_finishes_when_a_debug_link_names_a_fifo)
 	cr_expect(strstr(run.out, "main+0") != NULL || strstr(run.out, "main (") != NULL, "%s",
 		  run.out);
 	tp_run_free(&run);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(debug);
 	free(module);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -267,7 +261,7 @@ Test(harm, console_reads_no_debug_file_another_user_can_change)
 	tp_require_program("/usr/bin/objcopy", "binutils");
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module, *debug;
+	char *dir = tp_make_temp_dir("console"), *module, *debug;
 	struct forged f = forged_for(sleeper.pid);
 	debug_linked_module(dir, "split",
 			    "objcopy --only-keep-debug split split.debug && objcopy "
@@ -286,10 +280,9 @@ Test(harm, console_reads_no_debug_file_another_user_can_change)
 			  strstr(run.out, "main (split)") != NULL,
 		  "%s", run.out);
 	tp_run_free(&run);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(debug);
 	free(module);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -301,7 +294,7 @@ Test(harm, console_reads_module_files_without_mapping_them)
 {
 	struct tp_run sleeper, console;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module;
+	char *dir = tp_make_temp_dir("console"), *module;
 	cr_assert(asprintf(&module, "%s/module.so", dir) > 0);
 	struct forged f = forged_for(sleeper.pid);
 	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0600, 0x7f0000000000u,
@@ -324,10 +317,9 @@ Test(harm, console_reads_module_files_without_mapping_them)
 	cr_expect_eq(console.status, 0, "%s", console.err);
 	cr_expect(strstr(console.out, "early_lib_waits (early_lib.c:") != NULL, "%s", console.out);
 	tp_run_free(&console);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
 	free(module);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -336,7 +328,7 @@ Test(harm, console_names_from_a_module_file_only_of_its_build_id)
 {
 	struct tp_run sleeper, run;
 	start_sleeper(&sleeper, NULL);
-	char *dir = new_dir(), *module;
+	char *dir = tp_make_temp_dir("console"), *module;
 	cr_assert(asprintf(&module, "%s/module.so", dir) > 0);
 	struct forged f = forged_for(sleeper.pid);
 	f.modules[0] = module_copy(tp_target("libearly_lib.so"), module, 0600, 0x7f0000000000u,
@@ -352,9 +344,8 @@ Test(harm, console_names_from_a_module_file_only_of_its_build_id)
 	cr_expect(strstr(run.out, by_address) != NULL, "no %s in:\n%s", by_address, run.out);
 	cr_expect(strstr(run.out, "early_lib_waits") == NULL, "%s", run.out);
 	tp_run_free(&run);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(module);
-	free(dir);
 	stop_sleeper(&sleeper);
 }
 
@@ -393,7 +384,7 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 		tp_skip_unless_ci("a program of another user's needs root");
 	struct tp_run sleeper, console;
 	start_nobodys_sleeper(&sleeper);
-	char *dir = new_dir(), *module;
+	char *dir = tp_make_temp_dir("console"), *module;
 	cr_assert_eq(chmod(dir, 0755), 0);
 	cr_assert(asprintf(&module, "%s/public.so", dir) > 0);
 	struct forged f = forged_for(sleeper.pid);
@@ -437,9 +428,8 @@ Test(harm, console_names_by_address_when_the_users_namer_hangs, .timeout = 120)
 	tp_finish(&console);
 	cr_expect_eq(console.status, 0, "%s", console.err);
 	tp_run_free(&console);
-	remove_tree(dir);
+	tp_remove_temp_dir(dir);
 	free(path);
 	free(module);
-	free(dir);
 	stop_sleeper(&sleeper);
 }

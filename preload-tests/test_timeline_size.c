@@ -28,11 +28,6 @@
 
 extern char **environ;
 
-static char *new_dir(void)
-{
-	return tp_make_temp_dir("timeline-size");
-}
-
 /* Records omp_fib N with two threads into DIR/rec.PID; returns the recording's path. */
 static char *record_fib(const char *dir, const char *n)
 {
@@ -85,7 +80,7 @@ Test(timeline, compact_format_is_small_and_speedscope_opens_it, .timeout = 180)
 	const char *node = tp_require_program("/usr/bin/node", "nodejs");
 	tp_require_file(SPEEDSCOPE_DIR "/index.html",
 			"speedscope (npm install -g speedscope playwright-core)");
-	char *dir = new_dir(), *recording = record_fib(dir, "20");
+	char *dir = tp_make_temp_dir("timeline-size"), *recording = record_fib(dir, "20");
 	char *compact = tp_path_in(dir, "fib.speedscope.json"), *json = tp_path_in(dir, "fib.json");
 	struct tp_run run;
 	tp_convert((const char *[]){"--count", "-o", compact, recording, NULL}, &run);
@@ -178,7 +173,7 @@ static void generate(const char *mode, const char *count, const char *path)
  */
 Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 {
-	char *dir = new_dir(), *recording = tp_path_in(dir, "spawns.rec");
+	char *dir = tp_make_temp_dir("timeline-size"), *recording = tp_path_in(dir, "spawns.rec");
 	char *out = tp_path_in(dir, "out.json");
 	generate("spawns", "20000", recording);
 	struct tp_run run;
@@ -329,7 +324,7 @@ static char *cut(const char *dir, const char *text, const char *const options[])
  */
 Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
 {
-	char *dir = new_dir(), *text = two_sites(dir);
+	char *dir = tp_make_temp_dir("timeline-size"), *text = two_sites(dir);
 	char *all = cut(dir, text, (const char *[]){NULL});
 	cr_expect_str_eq(all, "alpha (a.c:1) 10 10 100 9600\n"
 			      "beta (b.c:2) 10 10 300 9800\n"
@@ -402,7 +397,7 @@ Test(timeline, a_window_sites_and_threads_cut_exactly, .timeout = 60)
  */
 Test(timeline, counter_tracks_show_tasks_alive_ready_and_workers_busy, .timeout = 60)
 {
-	char *dir = new_dir(), *recording = record_fib(dir, "16");
+	char *dir = tp_make_temp_dir("timeline-size"), *recording = record_fib(dir, "16");
 	char *json = tp_path_in(dir, "fib.json");
 	struct tp_run run;
 	tp_convert((const char *[]){"-o", json, recording, NULL}, &run);
@@ -475,7 +470,7 @@ static long converter_peak_kib(const char *input, const char *format, char **sai
  */
 Test(timeline, memory_stays_under_its_bound_on_large_recordings, .timeout = 120)
 {
-	char *dir = new_dir(), *spawns = tp_path_in(dir, "spawns.rec"),
+	char *dir = tp_make_temp_dir("timeline-size"), *spawns = tp_path_in(dir, "spawns.rec"),
 	     *threads = tp_path_in(dir, "threads.rec");
 	generate("spawns", "1500000", spawns);
 	generate("threads", "300000", threads);
