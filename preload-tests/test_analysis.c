@@ -303,3 +303,25 @@ Test(analysis, regions_in_a_row_with_serial_code_between_run_in_series, .timeout
 	known_factor("rows", "parallelism", 1, 0.02);
 	known_factor("rows", "parallel efficiency", 0.5, 0.05);
 }
+
+/*
+ * A process that made no task (a rank of a plain MPI program, mpirun itself, a program of
+ * threads) is said to have none in one line, as the exit report says it, not given a task
+ * graph of zeros ("no number of workers runs this faster than 0.00x", a claim about nothing).
+ */
+Test(analysis, a_process_without_tasks_is_said_to_have_none, .timeout = 60)
+{
+	char dir[32], path[300];
+	struct analyzed a;
+	record((const char *[]){tp_target("timed_waits"), NULL}, "2", dir, path, &a);
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", path, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_not_null(strstr(run.out, "timed_waits (pid "), "%s", run.out);
+	cr_expect_not_null(strstr(run.out, "): no task executor was seen: no tasks to analyze\n"),
+			   "%s", run.out);
+	cr_expect_null(strstr(run.out, "work T1"), "%s", run.out);
+	cr_expect_null(strstr(run.out, "parallelism"), "%s", run.out);
+	tp_run_free(&run);
+	rm_dir(dir);
+}

@@ -221,8 +221,16 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		 elapsed = p->end_ns > p->first_ns ? p->end_ns - p->first_ns : 0;
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
 	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
+	tp_shown(comm, sizeof comm, p->comm, shown);
+	/* no graph to say anything of (a plain MPI rank, mpirun, a program of threads): the exit
+	 * report's words, no figures of zero */
+	if (p->work == 0 && p->span == NULL && p->tasks == 0) {
+		fprintf(out, "%s (pid %" PRIu32 "): no task executor was seen: no tasks to analyze\n",
+			comm, p->pid);
+		return;
+	}
 	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " threads\n",
-		tp_shown(comm, sizeof comm, p->comm, shown), p->pid, p->tasks, p->threads);
+		comm, p->pid, p->tasks, p->threads);
 	fprintf(out,
 		"  work T1         %12.3f ms  the polls of the tasks, OpenMP's initial task's "
 		"serial "
