@@ -303,17 +303,21 @@ Test(harm, an_mpi_imbalance_shows_as_the_lighter_ranks_waiting_in_the_reduction,
 	free(summary);
 }
 
-/* The load balance of "MPI efficiency ... load balance N% ..." in `said`, and the
- * serialisation's (-1 when not said). */
+/* The load balance of "MPI efficiency ... load balance 0.NNN ..." in `said`, and the
+ * serialisation efficiency (-1 when not said), in percent. */
 static void mpi_efficiency(const char *said, double *balance, double *serialisation)
 {
 	const char *at = strstr(said, "taskprobe-timeline: MPI efficiency of ranks ");
 	const char *lb = at != NULL ? strstr(at, "load balance ") : NULL;
-	const char *ser = at != NULL ? strstr(at, "(serialisation ") : NULL;
+	const char *ser = at != NULL ? strstr(at, "(serialisation efficiency ") : NULL;
 	*balance = *serialisation = -1;
-	cr_assert(lb != NULL && sscanf(lb, "load balance %lf%%", balance) == 1, "%s", said);
-	if (ser != NULL)
-		cr_assert_eq(sscanf(ser, "(serialisation %lf%%", serialisation), 1, "%s", said);
+	cr_assert(lb != NULL && sscanf(lb, "load balance %lf", balance) == 1, "%s", said);
+	*balance *= 100;
+	if (ser != NULL) {
+		cr_assert_eq(sscanf(ser, "(serialisation efficiency %lf", serialisation), 1, "%s",
+			     said);
+		*serialisation *= 100;
+	}
 }
 
 Test(harm, the_mpi_efficiencies_across_ranks_tell_imbalance_from_serialisation, .timeout = 240)
@@ -446,7 +450,7 @@ Test(harm, a_hybrid_mpi_and_openmp_program_shows_its_tasks_and_its_ranks, .timeo
 
 /*
  * The hybrid efficiencies of the line "hybrid efficiency of ranks ...": parallel, load balance
- * and communication, each as [hybrid, MPI, OpenMP].
+ * and communication, each as [hybrid, MPI, OpenMP], in percent.
  */
 static void hybrid_efficiency(const char *said, double parallel[3], double balance[3],
 			      double communication[3])
@@ -454,16 +458,21 @@ static void hybrid_efficiency(const char *said, double parallel[3], double balan
 	const char *at = strstr(said, "taskprobe-timeline: hybrid efficiency of ranks ");
 	cr_assert_not_null(at, "no hybrid efficiency said: %s", said);
 	const char *p = strstr(at, "): parallel "), *l = strstr(at, "; load balance "),
-		   *c = strstr(at, "; communication ");
-	cr_assert(p != NULL && sscanf(p, "): parallel %lf%% = MPI %lf%% x OpenMP %lf%%",
+		   *c = strstr(at, "; communication efficiency ");
+	cr_assert(p != NULL && sscanf(p, "): parallel efficiency %lf = MPI %lf x OpenMP %lf",
 				      &parallel[0], &parallel[1], &parallel[2]) == 3,
 		  "%s", said);
-	cr_assert(l != NULL && sscanf(l, "; load balance %lf%% = MPI %lf%% x OpenMP %lf%%",
-				      &balance[0], &balance[1], &balance[2]) == 3,
+	cr_assert(l != NULL && sscanf(l, "; load balance %lf = MPI %lf x OpenMP %lf", &balance[0],
+				      &balance[1], &balance[2]) == 3,
 		  "%s", said);
-	cr_assert(c != NULL && sscanf(c, "; communication %lf%% = MPI %lf%% x OpenMP %lf%%",
+	cr_assert(c != NULL && sscanf(c, "; communication efficiency %lf = MPI %lf x OpenMP %lf",
 				      &communication[0], &communication[1], &communication[2]) == 3,
 		  "%s", said);
+	for (int i = 0; i < 3; i++) {
+		parallel[i] *= 100;
+		balance[i] *= 100;
+		communication[i] *= 100;
+	}
 }
 
 /*

@@ -129,15 +129,13 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
 	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
 	fprintf(errors,
 		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel %.0f%% = MPI %.0f%% x "
-		"OpenMP %.0f%%; load balance %.0f%% = MPI %.0f%% x OpenMP %.0f%%; "
-		"communication %.0f%% = MPI %.0f%% x OpenMP %.0f%%; useful time per thread "
+		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
+		"MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x OpenMP %.3f; "
+		"communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time per thread "
 		"%.3f s on average, %.3f s at most, of %.3f s\n",
 		p->first_number, p->last_number,
 		p->regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
-		threads, 100 * balance * communication, 100 * mpi,
-		100 * balance * communication / mpi, 100 * balance, 100 * p->mpi_balance,
-		100 * balance / p->mpi_balance, 100 * communication, 100 * p->mpi_communication,
-		100 * communication / p->mpi_communication, mean / 1e9, most / 1e9,
-		p->runtime / 1e9);
+		threads, balance * communication, mpi, balance * communication / mpi, balance,
+		p->mpi_balance, balance / p->mpi_balance, communication, p->mpi_communication,
+		communication / p->mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);
 }

@@ -623,15 +623,15 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 	}
 	fprintf(errors,
 		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s (their MPI threads): parallel %.0f%% = load balance %.0f%% x "
-		"communication %.0f%%",
+		" from %s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
+		"communication efficiency %.3f",
 		ranks[0].number, ranks[n - 1].number,
 		w.regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
-		100 * balance * communication, 100 * balance, 100 * communication);
+		balance * communication, balance, communication);
 	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
-		fprintf(errors, " (serialisation %.0f%% x transfer %.0f%%)",
-			100 * (most / ideal > 1 ? 1 : most / ideal), 100 * ideal / runtime);
+		fprintf(errors, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
+			most / ideal > 1 ? 1 : most / ideal, ideal / runtime);
 	else
 		fputs(" (its serialisation and transfer not told: the ranks' messages or "
 		      "collectives do not pair up)",
