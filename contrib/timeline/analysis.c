@@ -286,6 +286,24 @@ static void on_dependence(struct analysis *a, struct proc *p, const struct timel
 	pred->successors = edge;
 }
 
+/*
+ * `t`, switched out inside a mutual exclusion's section, is polled again: its section goes on,
+ * in its sync site, while it holds the object still (tp_span_resumes_section, the live
+ * statistics' rule); else it let the object go before another's acquire, and holds none.
+ */
+static void holder_resumes(struct analysis *a, const struct proc *p, struct task *t)
+{
+	if (t->holds == 0 && t->section_site == 0)
+		return;
+	const struct mutex *m = NULL;
+	if (t->holds != 0)
+		m = (const struct mutex *)map_find(&a->mutexes, p->process, t->holds);
+	if (!tp_span_resumes_section(m != NULL && m->held && m->holder_task == t->k.id)) {
+		t->holds = 0;
+		t->section_site = 0;
+	}
+}
+
 static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			  const struct timeline_event *e)
 {
@@ -320,6 +338,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
 			a->sites[t->sync_site].waits[t->sync]++;
 		}
+		holder_resumes(a, p, t);
 		/* the graph's rule: the live statistics' engine's (work_span.h) */
 		unsigned steps = tp_span_start_steps(t->sync, t->ran_undeferred,
 						     th->last != NULL && th->last->task != t->k.id,
@@ -525,7 +544,7 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	struct task *t = th->task;
 	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
 		return;
-	t->section_site = t->sync == TP_SYNC_MUTEX ? t->sync_site : 0;
+	t->section_site = tp_span_section_site(t->sync, t->sync_site);
 	if (t->section_site != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
 		a->sites[t->section_site].mutex_kind = (uint8_t)e->arg[1];
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);

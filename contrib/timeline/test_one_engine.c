@@ -178,7 +178,7 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 	work += now - t->poll_start;
 	t->polled = 0;
 	if (!done) {
-		mutex_site[task] = sync == TP_SYNC_MUTEX ? (uint32_t)site : 0;
+		mutex_site[task] = tp_span_section_site(sync, (uint32_t)site);
 		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
 		suspended[task] = now;
 		ended_path(&t->th.in, now);
@@ -677,4 +677,26 @@ Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
 	start(1, 14, INITIAL);
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
+}
+
+/*
+ * A holder switched out inside its section, whose object another task acquired meanwhile (its
+ * release said late): it let the object go before that acquire, which took its path to its last
+ * fragment's end; polled again it resumes from that end in no section: its fragment is its
+ * task's, one fragment on the path, not split at its late release.
+ */
+Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_its_section)
+{
+	task_2_holds_the_critical_section();
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(2, 10, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 12, 2);
+	release(1, 13, 2);
+	end(1, 30, 2, true, TP_SYNC_NONE, 0);
+	start(1, 31, INITIAL);
+	end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(23);
 }
