@@ -238,7 +238,7 @@ static void analysis_fragment_on_path(void *context, const struct analysis_fragm
 	struct on_path *by_row = context;
 	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : NO_SITE_ROW];
 	row->ns += f->end_ns - f->start_ns;
-	row->fragments++;
+	row->fragments += !f->part;
 }
 
 /* Both engines' sites on the span: their time and fragments there, the same. */
@@ -699,4 +699,29 @@ Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_it
 	start(1, 31, INITIAL);
 	end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(23);
+}
+
+/*
+ * A critical section acquired 3 ms into the poll that ended its wait: the poll is split at the
+ * acquire, its part before it its task's on the path (no fragment of its own: the poll's
+ * fragments are its section and the rest), the section the critical construct's.
+ */
+Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(1, 3, 2);
+	acquire(1, 6, 2);
+	release(1, 8, 2);
+	end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	start(2, 21, 3);
+	acquire(2, 21, 3);
+	release(2, 22, 3);
+	end(2, 23, 3, true, TP_SYNC_NONE, 0);
+	start(1, 24, INITIAL);
+	end(1, 25, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(20);
 }
