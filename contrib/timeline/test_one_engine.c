@@ -312,9 +312,10 @@ static void two_children_waited(void)
 /*
  * The opening the streams of a critical section's holder share: after two_children_waited,
  * tasks 2 and 3 start on threads 1 and 2 at 1 ms, both wait at 2 to enter the critical section,
- * and task 2 enters it at 3 on thread 1 (task 3 still waiting).
+ * and task 2 is polled again at 3 on thread 1, where it enters it at `acquired_ms` (task 3 still
+ * waiting).
  */
-static void task_2_holds_the_critical_section(void)
+static void task_2_enters_the_critical_section_at(uint64_t acquired_ms)
 {
 	two_children_waited();
 	start(1, 1, 2);
@@ -322,7 +323,30 @@ static void task_2_holds_the_critical_section(void)
 	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
 	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
 	start(1, 3, 2);
-	acquire(1, 3, 2);
+	acquire(1, acquired_ms, 2);
+}
+
+/* The same, task 2 entering at its poll's start, 3 ms. */
+static void task_2_holds_the_critical_section(void)
+{
+	task_2_enters_the_critical_section_at(3);
+}
+
+/*
+ * The opening of the streams of a holder switched out: after task_2_holds_the_critical_section,
+ * task 2 is switched out inside its section at 5; task 3 acquires the object at 9 (finding task 2
+ * holding it), and ends at 12; task 2, polled again at 12, says its release late, at 13.
+ */
+static void task_3_takes_the_section_from_task_2_switched_out(void)
+{
+	task_2_holds_the_critical_section();
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(2, 10, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 12, 2);
+	release(1, 13, 2);
 }
 
 Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
@@ -524,14 +548,7 @@ Test(one_engine, a_region_started_by_an_explicit_task_forks)
  */
 Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 {
-	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(2, 10, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 12, 2);
-	release(1, 13, 2);
+	task_3_takes_the_section_from_task_2_switched_out();
 	end(1, 14, 2, true, TP_SYNC_NONE, 0);
 	start(1, 15, INITIAL);
 	end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
@@ -687,14 +704,7 @@ Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
  */
 Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_its_section)
 {
-	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(2, 10, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 12, 2);
-	release(1, 13, 2);
+	task_3_takes_the_section_from_task_2_switched_out();
 	end(1, 30, 2, true, TP_SYNC_NONE, 0);
 	start(1, 31, INITIAL);
 	end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
@@ -708,13 +718,7 @@ Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_it
  */
 Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, 6, 2);
+	task_2_enters_the_critical_section_at(6);
 	release(1, 8, 2);
 	end(1, 20, 2, true, TP_SYNC_NONE, 0);
 	start(2, 21, 3);
