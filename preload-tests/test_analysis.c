@@ -132,7 +132,9 @@ static void path_track(const char *graph, unsigned expected)
 		cr_expect_geq(start, last_end, "overlapping or out of order: %s", row);
 		last_end = start + length;
 		slices++;
-		named += strstr(row, site) != NULL;
+		/* a task's part before its acquire (the runtime's, nearly nothing) is its site's
+		 * too, a slice of its own: no fragment of that task's on the path */
+		named += strstr(row, site) != NULL && strstr(row, "\"part\":1") == NULL;
 	}
 	cr_expect_eq(titled, 1, "no track named critical path:\n%s", run.out);
 	cr_expect_gt(slices, 0);

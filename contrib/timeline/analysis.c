@@ -161,6 +161,32 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 }
 
 /*
+ * The fragment `th` polls now, of task `t`, up to `ns`: its part going on (since its poll's start
+ * or its last split) a node after the path to that part's start, its time counted in the work
+ * (NULL: out of memory).
+ */
+static struct node *part_so_far(struct analysis *a, struct proc *p, struct thread *th,
+				const struct task *t, uint64_t ns)
+{
+	count_work(a, p, th, t, ns);
+	return node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, ns, th->latency);
+}
+
+/*
+ * The fragment `th` polls now is split at the end of its part `n` (part_so_far's), ended `at` an
+ * acquire or a release (tp_span_part_is_fragment): the part going on starts after it.
+ */
+static void split_at(struct analysis *a, struct thread *th, struct node *n,
+		     enum tp_span_part_end at)
+{
+	n->part = !tp_span_part_is_fragment(at);
+	hold(a, &th->in, n);
+	th->in_placed = n->placed;
+	th->start = n->end;
+	th->latency = 0;
+}
+
+/*
  * `t` starts after the initial task's code up to `ns`, while a thread polls it (its fragment up
  * to there, in the work there too): a worker's implicit task reported before its region's fork.
  * Once the initial task's poll ended, the fork was published (its fragment up to the primary's
@@ -173,10 +199,8 @@ static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, u
 	struct thread *th = p->initial_on;
 	if (initial == NULL || th == NULL || th->task != initial)
 		return;
-	count_work(a, p, th, initial, ns);
 	/* held while folded: freed here if `t` does not keep it */
-	struct node *part = ref(node_new(a, th->in, th->in_placed, initial, th, p->pid, th->start,
-					 ns, th->latency));
+	struct node *part = ref(part_so_far(a, p, th, initial, ns));
 	acc_fold_node(a, &t->in, part, ns);
 	unref(a, part);
 }
@@ -241,9 +265,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		break;
 	case TP_SPAN_FROM_FRAGMENT: {
 		/* the parent's fragment up to the spawn */
-		count_work(a, p, th, parent, e->ns);
-		struct node *part = node_new(a, th->in, th->in_placed, parent, th, p->pid,
-					     th->start, e->ns, th->latency);
+		struct node *part = part_so_far(a, p, th, parent, e->ns);
 		hold(a, &t->in.n, part);
 		t->in.placed = th->in_placed + (e->ns - th->start);
 		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
@@ -286,6 +308,24 @@ static void on_dependence(struct analysis *a, struct proc *p, const struct timel
 	pred->successors = edge;
 }
 
+/*
+ * `t`, switched out inside a mutual exclusion's section, is polled again: its section goes on,
+ * in its sync site, while it holds the object still (tp_span_resumes_section, the live
+ * statistics' rule); else it let the object go before another's acquire, and holds none.
+ */
+static void holder_resumes(struct analysis *a, const struct proc *p, struct task *t)
+{
+	if (t->holds == 0 && t->section_site == 0)
+		return;
+	const struct mutex *m = NULL;
+	if (t->holds != 0)
+		m = (const struct mutex *)map_find(&a->mutexes, p->process, t->holds);
+	if (!tp_span_resumes_section(m != NULL && m->held && m->holder_task == t->k.id)) {
+		t->holds = 0;
+		t->section_site = 0;
+	}
+}
+
 static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			  const struct timeline_event *e)
 {
@@ -320,6 +360,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
 			a->sites[t->sync_site].waits[t->sync]++;
 		}
+		holder_resumes(a, p, t);
 		/* the graph's rule: the live statistics' engine's (work_span.h) */
 		unsigned steps = tp_span_start_steps(t->sync, t->ran_undeferred,
 						     th->last != NULL && th->last->task != t->k.id,
@@ -427,13 +468,13 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 		a->sites[t->sync_site].process = p->process;
 	t->state = done ? ENDED : SUSPENDED;
 	t->poll_ns += e->ns - th->poll_start;
-	count_work(a, p, th, t, e->ns);
-	struct node *n = node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns,
-				  th->latency);
+	struct node *n = part_so_far(a, p, th, t, e->ns);
 	unref(a, th->in);
 	th->in = NULL;
 	if (n == NULL)
 		return;
+	/* the graph's rule: the live statistics' engine's (work_span.h) */
+	n->part = !tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END);
 	hold(a, &t->last, n);
 	hold(a, &th->last, n);
 	th->free_ns = e->ns;
@@ -511,27 +552,17 @@ static void mutex_join(struct analysis *a, const struct acc *released, struct th
 }
 
 /*
- * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
- * starts after the object's last release. Acquires come in the order the runtime granted them
- * (each is said while its task holds the object), releases not always: a holder's thread may
- * read its clock for its release after the next holder's acquire (preempted between the two, on
- * a loaded machine: for as long as the next holder's section lasts). A holder whose release has
- * not come let the object go before this acquire all the same: the path to its release is the
- * holder's up to now.
+ * The fragment `th` polls now, of task `t`, starts after the path to mutual exclusion `m`'s last
+ * release, acquired at `ns`. Acquires come in the order the runtime granted them (each is said
+ * while its task holds the object), releases not always: a holder's thread may read its clock
+ * for its release after the next holder's acquire (preempted between the two, on a loaded
+ * machine: for as long as the next holder's section lasts). A holder whose release has not come
+ * let the object go before this acquire all the same: the path to its release is the holder's up
+ * to now.
  */
-static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
-		       const struct timeline_event *e)
+static void release_joined(struct analysis *a, struct proc *p, struct thread *th,
+			   const struct task *t, const struct mutex *m, uint64_t ns)
 {
-	struct task *t = th->task;
-	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
-		return;
-	t->section_site = t->sync == TP_SYNC_MUTEX ? t->sync_site : 0;
-	if (t->section_site != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
-		a->sites[t->section_site].mutex_kind = (uint8_t)e->arg[1];
-	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
-	if (m == NULL)
-		return;
-	t->holds = (uint64_t)e->arg[2];
 	struct task *held = m->held ? task_find(a, p, m->holder_task) : NULL;
 	/* the thread that polls the holder now, whichever it is (NULL: switched out) */
 	struct thread *h = held != NULL && held->state == RUNNING ? held->on : NULL;
@@ -541,10 +572,8 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		break;
 	case TP_SPAN_ACQUIRES_HOLDER_NOW: {
 		/* its fragment up to now (in the work up to here too) */
-		count_work(a, p, h, held, e->ns);
-		struct node *part = ref(node_new(a, h->in, h->in_placed, held, h, p->pid, h->start,
-						 e->ns, h->latency));
-		struct acc released = {part, e->ns, part != NULL ? part->placed : 0};
+		struct node *part = ref(part_so_far(a, p, h, held, ns));
+		struct acc released = {part, ns, part != NULL ? part->placed : 0};
 		mutex_join(a, &released, th);
 		unref(a, part);
 		break;
@@ -556,8 +585,38 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		break;
 	}
 	}
-	m->held = true;
-	m->holder_task = t->k.id;
+}
+
+/*
+ * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
+ * starts after the object's last release (release_joined), and is split there: its part up to the
+ * acquire stays in the site it ran in, its section goes on in the site of the wait that entered
+ * it (the live statistics' tp_span_acquire).
+ */
+static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
+		       const struct timeline_event *e)
+{
+	struct task *t = th->task;
+	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
+		return;
+	uint32_t section = tp_span_section_site(t->sync, t->sync_site);
+	if (section != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
+		a->sites[section].mutex_kind = (uint8_t)e->arg[1];
+	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
+	if (m != NULL) {
+		t->holds = (uint64_t)e->arg[2];
+		release_joined(a, p, th, t, m, e->ns);
+		m->held = true;
+		m->holder_task = t->k.id;
+	}
+	/* a part of no time, or one whose site goes on, needs no node of its own */
+	if (e->ns > th->start &&
+	    tp_span_part_site(section, t->site) != tp_span_part_site(t->section_site, t->site)) {
+		struct node *n = part_so_far(a, p, th, t, e->ns);
+		if (n != NULL)
+			split_at(a, th, n, TP_SPAN_PART_AT_ACQUIRE);
+	}
+	t->section_site = section;
 }
 
 /*
@@ -577,20 +636,14 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m == NULL)
 		return;
-	count_work(a, p, th, t, e->ns);
 	bool splits = tp_span_release_splits(t->section_site != 0);
 	/* held while it is used: freed here if nothing keeps it */
-	struct node *n = ref(
-		node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, e->ns, th->latency));
+	struct node *n = ref(part_so_far(a, p, th, t, e->ns));
 	t->section_site = 0;
 	if (n == NULL)
 		return;
-	if (splits) {
-		hold(a, &th->in, n);
-		th->in_placed = n->placed;
-		th->start = e->ns;
-		th->latency = 0;
-	}
+	if (splits)
+		split_at(a, th, n, TP_SPAN_PART_AT_RELEASE);
 	if (tp_span_release_kept(m->held && m->holder_task == t->k.id)) {
 		acc_clear(a, &m->released);
 		acc_fold_node(a, &m->released, n, e->ns);
@@ -598,6 +651,7 @@ static void on_release(struct analysis *a, struct proc *p, struct thread *th,
 	}
 	unref(a, n);
 }
+
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {
 	if (a->stopped || a->finished)

@@ -93,6 +93,9 @@ struct analysis_fragment {
 	/* a section of a mutual exclusion (its site: the construct's): its kind (task-acquire's),
 	 * else 0 */
 	unsigned exclusion;
+	/* a part of its poll's fragment up to the acquire that began a section: no fragment of its
+	 * own on the path (the poll's, or the section's, after it, counts) */
+	bool part;
 };
 
 /* The critical path of each process, fragment by fragment in time order (for the timeline):

@@ -16,6 +16,7 @@
 
 #include "hash.h"
 #include "taskprobe_figures.h"
+#include "work_span.h" /* the graph's rules */
 
 void analysis_memory(size_t *task, size_t *node, size_t *edge)
 {
@@ -205,8 +206,8 @@ void acc_clear(struct analysis *a, struct acc *acc)
 }
 
 /* A fragment [start, end] after `prev` (and a placed path `placed` long), of `task` on `th`:
- * in its site's row, or in a mutual exclusion's its sync site's (its section's time on the path
- * is the section's). */
+ * in its site's row, or in a mutual exclusion's its sync site's (tp_span_part_site: its
+ * section's time on the path is the section's). */
 struct node *node_new(struct analysis *a, struct node *prev, uint64_t placed,
 		      const struct task *task, const struct thread *th, uint32_t pid,
 		      uint64_t start, uint64_t end, uint64_t latency)
@@ -223,7 +224,7 @@ struct node *node_new(struct analysis *a, struct node *prev, uint64_t placed,
 	n->start = start;
 	n->end = end;
 	n->task = task->k.id;
-	n->site = task->section_site != 0 ? task->section_site : task->site;
+	n->site = tp_span_part_site(task->section_site, task->site);
 	n->tid = (uint32_t)th->k.id;
 	n->pid = pid;
 	n->process = th->k.process;

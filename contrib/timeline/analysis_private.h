@@ -39,7 +39,11 @@ struct node {
 	 * or not, and its thread's fragments before it */
 	uint64_t placed;
 	uint64_t start, end, task;
-	uint32_t refs, site, tid, pid;
+	uint32_t refs, tid, pid;
+	uint32_t site : 31;
+	/* a part of its poll's fragment ended at an acquire: no fragment of its own on the path
+	 * (tp_span_part_is_fragment) */
+	uint32_t part : 1;
 	uint64_t process;
 };
 
@@ -168,7 +172,8 @@ struct proc {
  * is counted in the analysis's memory with SITE_TEXT_BYTES for its text (the converter's texts
  * are at most 256 bytes). */
 #define ANALYSIS_MAX_SITES (1u << 14)
-#define SITE_TEXT_BYTES    256
+_Static_assert(ANALYSIS_MAX_SITES < 1u << 31, "a site fits a node's bits for it");
+#define SITE_TEXT_BYTES 256
 
 struct analysis {
 	struct table tasks, threads, mutexes; /* of struct key * */

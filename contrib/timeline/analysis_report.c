@@ -213,8 +213,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	uint64_t fragments = 0;
 	for (const struct node *n = p->span; n != NULL; n = n->prev) {
 		a->sites[n->site].path_ns += n->end - n->start;
-		a->sites[n->site].path_fragments++;
-		fragments++;
+		a->sites[n->site].path_fragments += !n->part;
+		fragments += !n->part;
 	}
 	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;
 	uint64_t span = path_of(p->span),
@@ -368,6 +368,7 @@ void analysis_critical_path(struct analysis *a,
 				.start_ns = at->start,
 				.end_ns = at->end,
 				.exclusion = s->mutex_kind,
+				.part = at->part,
 			};
 			each(context, &f, k == 0);
 		}

@@ -3,8 +3,9 @@
  * The graph's rules run by both engines (issue 35 item 6): one made-up event stream fed to the
  * recording's analysis (analysis.h, as recording_read hands events over) and to the live
  * statistics' engine (work_span.h, called as live.c calls it), whose figures must be the same:
- * work, span, burdened span, placed path and the span's fragments. A rule changed on one side
- * only fails here. No program runs, no clock is read (meson test --suite unit).
+ * work, span, burdened span, placed path, the span's fragments, and each site's time and
+ * fragments on the span. A rule changed on one side only fails here. No program runs, no clock
+ * is read (meson test --suite unit).
  *
  * The streams keep to what both engines see alike (the live engine's documented limits aside:
  * a descendant ending after its parent, a dependence on a task being made): tasks spawned by the
@@ -23,6 +24,9 @@
 
 #define N      16      /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
 #define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
+/* the row of a task without a site (OpenMP's initial task; live.c's is TP_LIVE_NO_SITE): one of
+ * its own, apart from the free places of a path's sites (0) */
+#define NO_SITE_ROW (INNER + 1)
 
 static struct analysis *a;
 
@@ -32,6 +36,7 @@ static uint64_t holds[N]; /* the objects the pool's tasks hold switched out */
 static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
 static uint64_t suspended[N];
 static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
+static uint32_t row_of[N];       /* a task's row: its site's (live.c's task_entry's row) */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
 static struct tp_span_fork forks[N];
 static struct live_thread {
@@ -116,6 +121,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
+	row_of[task] = site != 0 ? site : NO_SITE_ROW;
 }
 
 static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
@@ -148,7 +154,8 @@ static void start(uint32_t tid, uint64_t ms, uint64_t task)
 		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
 		frozen_at = now;
 	}
-	tp_span_poll_start(s, &t->th, task, TASKS, now, suspended[task], barrier ? &frozen : NULL);
+	tp_span_poll_start(s, &t->th, task, row_of[task], now, suspended[task],
+			   barrier ? &frozen : NULL);
 	t->from = t->poll_start = now;
 	t->polled = task;
 	t->mutex_row = mutex_site[task];
@@ -171,7 +178,7 @@ static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sy
 	work += now - t->poll_start;
 	t->polled = 0;
 	if (!done) {
-		mutex_site[task] = sync == TP_SYNC_MUTEX ? (uint32_t)site : 0;
+		mutex_site[task] = tp_span_section_site(sync, (uint32_t)site);
 		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
 		suspended[task] = now;
 		ended_path(&t->th.in, now);
@@ -194,7 +201,7 @@ static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	/* its section is in its wait's site's row, or goes on in its task's when it has none */
-	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, TASKS, LOCK);
+	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, row_of[task], LOCK);
 	t->from = now;
 }
 
@@ -203,7 +210,7 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
-	if (tp_span_release(&t->th, task, now, now - t->from, TASKS, LOCK))
+	if (tp_span_release(&t->th, task, now, now - t->from, row_of[task], LOCK))
 		t->from = now;
 }
 
@@ -218,6 +225,44 @@ static uint64_t analysis_fragments(void)
 		  text);
 	free(text);
 	return fragments;
+}
+
+/* A site's time and fragments on the span (by row: the site's id, or NO_SITE_ROW). */
+struct on_path {
+	uint64_t ns, fragments;
+};
+
+static void analysis_fragment_on_path(void *context, const struct analysis_fragment *f, bool first)
+{
+	(void)first;
+	struct on_path *by_row = context;
+	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : NO_SITE_ROW];
+	row->ns += f->end_ns - f->start_ns;
+	row->fragments += !f->part;
+}
+
+/* Both engines' sites on the span: their time and fragments there, the same. */
+static void expect_the_same_sites(void)
+{
+	struct on_path analyzed[NO_SITE_ROW + 1] = {0};
+	analysis_critical_path(a, analysis_fragment_on_path, analyzed);
+	for (uint32_t row = 1; row <= NO_SITE_ROW; row++) {
+		struct on_path live = {0};
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			if (longest.sites[k] != 0 &&
+			    longest.sites[k] >> TP_LIVE_PATH_ROW_SHIFT == row) {
+				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
+				live.fragments = longest.fragments[k];
+			}
+		cr_expect_eq(live.ns, analyzed[row].ns,
+			     "site %" PRIu32 "'s time on the span: live %" PRIu64
+			     ", --analyze %" PRIu64,
+			     row, live.ns, analyzed[row].ns);
+		cr_expect_eq(live.fragments, analyzed[row].fragments,
+			     "site %" PRIu32 "'s fragments on the span: live %" PRIu64
+			     ", --analyze %" PRIu64,
+			     row, live.fragments, analyzed[row].fragments);
+	}
 }
 
 /* Both engines' figures, the same. */
@@ -242,6 +287,7 @@ static void expect_one_answer(uint64_t span_ms)
 	cr_expect_eq(fragments, analyzed,
 		     "the span's fragments: live %" PRIu64 ", --analyze %" PRIu64, fragments,
 		     analyzed);
+	expect_the_same_sites();
 }
 
 /*
@@ -266,9 +312,10 @@ static void two_children_waited(void)
 /*
  * The opening the streams of a critical section's holder share: after two_children_waited,
  * tasks 2 and 3 start on threads 1 and 2 at 1 ms, both wait at 2 to enter the critical section,
- * and task 2 enters it at 3 on thread 1 (task 3 still waiting).
+ * and task 2 is polled again at 3 on thread 1, where it enters it at `acquired_ms` (task 3 still
+ * waiting).
  */
-static void task_2_holds_the_critical_section(void)
+static void task_2_enters_the_critical_section_at(uint64_t acquired_ms)
 {
 	two_children_waited();
 	start(1, 1, 2);
@@ -276,7 +323,30 @@ static void task_2_holds_the_critical_section(void)
 	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
 	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
 	start(1, 3, 2);
-	acquire(1, 3, 2);
+	acquire(1, acquired_ms, 2);
+}
+
+/* The same, task 2 entering at its poll's start, 3 ms. */
+static void task_2_holds_the_critical_section(void)
+{
+	task_2_enters_the_critical_section_at(3);
+}
+
+/*
+ * The opening of the streams of a holder switched out: after task_2_holds_the_critical_section,
+ * task 2 is switched out inside its section at 5; task 3 acquires the object at 9 (finding task 2
+ * holding it), and ends at 12; task 2, polled again at 12, says its release late, at 13.
+ */
+static void task_3_takes_the_section_from_task_2_switched_out(void)
+{
+	task_2_holds_the_critical_section();
+	end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	start(2, 9, 3);
+	acquire(2, 9, 3);
+	release(2, 10, 3);
+	end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	start(1, 12, 2);
+	release(1, 13, 2);
 }
 
 Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
@@ -478,14 +548,7 @@ Test(one_engine, a_region_started_by_an_explicit_task_forks)
  */
 Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 {
-	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(2, 10, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 12, 2);
-	release(1, 13, 2);
+	task_3_takes_the_section_from_task_2_switched_out();
 	end(1, 14, 2, true, TP_SYNC_NONE, 0);
 	start(1, 15, INITIAL);
 	end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
@@ -631,4 +694,38 @@ Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
 	start(1, 14, INITIAL);
 	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
+}
+
+/*
+ * A holder switched out inside its section, whose object another task acquired meanwhile (its
+ * release said late): it let the object go before that acquire, which took its path to its last
+ * fragment's end; polled again it resumes from that end in no section: its fragment is its
+ * task's, one fragment on the path, not split at its late release.
+ */
+Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_its_section)
+{
+	task_3_takes_the_section_from_task_2_switched_out();
+	end(1, 30, 2, true, TP_SYNC_NONE, 0);
+	start(1, 31, INITIAL);
+	end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(23);
+}
+
+/*
+ * A critical section acquired 3 ms into the poll that ended its wait: the poll is split at the
+ * acquire, its part before it its task's on the path (no fragment of its own: the poll's
+ * fragments are its section and the rest), the section the critical construct's.
+ */
+Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks)
+{
+	task_2_enters_the_critical_section_at(6);
+	release(1, 8, 2);
+	end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	start(2, 21, 3);
+	acquire(2, 21, 3);
+	release(2, 22, 3);
+	end(2, 23, 3, true, TP_SYNC_NONE, 0);
+	start(1, 24, INITIAL);
+	end(1, 25, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(20);
 }

@@ -407,6 +407,8 @@ void chrome_path_fragment(struct timeline *t, const struct analysis_fragment *f,
 	put_number(out, ",\"thread\":", f->tid, "");
 	if (f->site_id != 0)
 		put_number(out, ",\"site\":", f->site_id, "");
+	if (f->part) /* its task's part before a section: no fragment of its own */
+		put(out, ",\"part\":1");
 	put(out, "}}");
 }
 

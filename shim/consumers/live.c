@@ -361,7 +361,7 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 /*
  * Task `t`, suspended since `suspended_ns`, is polled again at `now`: a wait at a sync
  * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
- * whose section the poll's acquire begins (tp_live_task_acquire).
+ * whose section the poll's acquire begins (tp_live_task_acquire, tp_span_section_site).
  */
 static inline __attribute__((always_inline)) void
 sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
@@ -374,8 +374,7 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
 	struct tp_live_site_stats *r = &local.rows[row];
 	add(&r->sync_waits, 1);
 	add(&r->sync_waited_ns, now >= suspended_ns ? now - suspended_ns : 0);
-	if (t->sync == TP_SYNC_MUTEX)
-		local.mutex_row = row;
+	local.mutex_row = tp_span_section_site(t->sync, row);
 }
 
 /*

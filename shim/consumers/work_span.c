@@ -287,8 +287,9 @@ holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 
 /*
  * Task `task` (state `t`), switched out holding an object (its `holding`), is polled again by
- * `th` from `now`: its path to the object's release goes on from its fragment's start path, and
- * its section goes on, in its sync site's row until its release (--analyze's section_site).
+ * `th` from `now`: while it holds it still (tp_span_resumes_section), its path to the object's
+ * release goes on from its fragment's start path, and its section goes on, in its sync site's
+ * row until its release (--analyze's section_site).
  */
 static __attribute__((noinline, cold)) void
 holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
@@ -297,7 +298,7 @@ holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 	t->holding = false;
 	struct tp_span_mutex *m = mutex_of(object);
 	tp_spin_lock(&m->lock);
-	if (m->object == object && m->holder == task) {
+	if (tp_span_resumes_section(m->object == object && m->holder == task)) {
 		th->holds = object;
 		th->section_row = m->held_section;
 		if (th->section_row != 0)
@@ -383,7 +384,8 @@ uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, u
 void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
 		      uint64_t now, uint32_t sync)
 {
-	tp_span_path_add(&th->in, th->site_at, ns);
+	tp_span_path_extend(&th->in, th->site_at, ns,
+			    tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END));
 	th->in.ended_ns = now;
 	if (t != NULL) {
 		t->in = th->in;
@@ -490,7 +492,8 @@ void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 {
 	tp_span_acquired(th, task, now, object);
 	th->section_row = section_row;
-	tp_span_split(th, ns, section_row != 0 ? section_row : row, false);
+	tp_span_split(th, ns, tp_span_part_site(section_row, row),
+		      tp_span_part_is_fragment(TP_SPAN_PART_AT_ACQUIRE));
 	tp_span_holds(th, task, now, object);
 	th->holds = object;
 }
@@ -501,7 +504,7 @@ bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	bool split = tp_span_release_splits(th->section_row != 0);
 	th->section_row = 0;
 	if (split) {
-		tp_span_split(th, ns, row, true);
+		tp_span_split(th, ns, row, tp_span_part_is_fragment(TP_SPAN_PART_AT_RELEASE));
 		ns = 0;
 	}
 	tp_span_released(th, task, ns, now, split, object);

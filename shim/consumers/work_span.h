@@ -316,6 +316,67 @@ static inline bool tp_span_release_part_is_fragment(bool split)
 }
 
 /*
+ * A poll's end (both engines): the path to its fragment's end is the path to its start extended
+ * by its time, part by part where an acquire or a release split it (tp_span_part_is_fragment),
+ * each part's time in its part's site (tp_span_part_site). A task suspended keeps that path,
+ * ended at its poll's end, and the sync its poll ended in: its next poll starts from them
+ * (tp_span_start_steps), in its section again if it holds its object still
+ * (tp_span_resumes_section); a task done keeps none: its path goes to its parent and its
+ * successors (tp_span_end_steps).
+ */
+
+/*
+ * The site a fragment's part goes on in: its task's (`own`), or, inside a mutual exclusion's
+ * section whose wait had a site (`section`: tp_span_section_site; 0: none), that sync site's:
+ * the path's time inside a section is the section's (issue 35).
+ */
+static inline uint32_t tp_span_part_site(uint32_t section, uint32_t own)
+{
+	return section != 0 ? section : own;
+}
+
+/*
+ * The section that a task's next acquire begins is in the site of the wait its last poll ended
+ * in (`sync` at `sync_site`, 0: none) when that was a wait to enter a mutual exclusion
+ * (TP_SYNC_MUTEX); else it has no site of its own (0: it goes on in its task's).
+ */
+static inline uint32_t tp_span_section_site(unsigned sync, uint32_t sync_site)
+{
+	return sync == TP_SYNC_MUTEX ? sync_site : 0;
+}
+
+/* Where a fragment's part ends (tp_span_part_is_fragment). */
+enum tp_span_part_end {
+	TP_SPAN_PART_AT_ACQUIRE, /* the section begins: the rest is tp_span_part_site's */
+	TP_SPAN_PART_AT_RELEASE, /* a section in its sync site's ends (tp_span_release_splits) */
+	TP_SPAN_PART_AT_POLL_END,
+};
+
+/*
+ * Whether a fragment's part ended `at` counts as one fragment on the path: a poll is one fragment
+ * (a fragment split in parts counts once), and a section in a site of its own another, so that a
+ * site's fragments on the path are its polls' and its sections' there: the part up to an acquire
+ * is no fragment of its own (the part after the section's release, or the section when the poll
+ * ends inside it, counts the poll); a section's part up to its release and a poll's last part are.
+ */
+static inline bool tp_span_part_is_fragment(enum tp_span_part_end at)
+{
+	return at != TP_SPAN_PART_AT_ACQUIRE;
+}
+
+/*
+ * Whether a task switched out inside a mutual exclusion's section, polled again, goes on in its
+ * section (its sync site's row, until its release): only while it holds the object still as far
+ * as the events say (`still_holder`). An acquire of the object meanwhile joined its path to its
+ * last fragment's end (TP_SPAN_ACQUIRES_HOLDER_LAST): it let the object go before that, its
+ * release comes late (and is dropped), and its next fragment is its task's.
+ */
+static inline bool tp_span_resumes_section(bool still_holder)
+{
+	return still_holder;
+}
+
+/*
  * A task's, beside its entry in the table of tasks alive. Each flag is a byte of its own, written
  * by one thread at a time: the thread polling the task (started, ran_undeferred, sync, holding),
  * its spawner (forked), or any thread that makes a successor of it (successors: atomic adds).
