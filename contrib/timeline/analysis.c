@@ -182,8 +182,7 @@ static void split_at(struct analysis *a, struct thread *th, struct node *n,
 	n->part = !tp_span_part_is_fragment(at);
 	hold(a, &th->in, n);
 	th->in_placed = n->placed;
-	th->start = n->end;
-	th->latency = 0;
+	tp_span_part_begins(&th->start, &th->could_ns, &th->latency, n->end);
 }
 
 /*
@@ -589,9 +588,9 @@ static void release_joined(struct analysis *a, struct proc *p, struct thread *th
 
 /*
  * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
- * starts after the object's last release (release_joined), and is split there: its part up to the
- * acquire stays in the site it ran in, its section goes on in the site of the wait that entered
- * it (the live statistics' tp_span_acquire).
+ * is split there, its part up to the acquire in the site it ran in, and its section, in the site
+ * of the wait that entered it, starts after the longer of that part and the object's last
+ * release (tp_span_acquire_splits, release_joined; the live statistics' tp_span_acquire).
  */
 static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		       const struct timeline_event *e)
@@ -602,6 +601,13 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 	uint32_t section = tp_span_section_site(t->sync, t->sync_site);
 	if (section != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
 		a->sites[section].mutex_kind = (uint8_t)e->arg[1];
+	/* the part before the acquire, in the site it ran in (none: of no time) */
+	if (tp_span_acquire_splits(e->ns > th->start ? e->ns - th->start : 0)) {
+		struct node *n = part_so_far(a, p, th, t, e->ns);
+		if (n != NULL)
+			split_at(a, th, n, TP_SPAN_PART_AT_ACQUIRE);
+	}
+	t->section_site = section;
 	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
 	if (m != NULL) {
 		t->holds = (uint64_t)e->arg[2];
@@ -609,14 +615,6 @@ static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 		m->held = true;
 		m->holder_task = t->k.id;
 	}
-	/* a part of no time, or one whose site goes on, needs no node of its own */
-	if (e->ns > th->start &&
-	    tp_span_part_site(section, t->site) != tp_span_part_site(t->section_site, t->site)) {
-		struct node *n = part_so_far(a, p, th, t, e->ns);
-		if (n != NULL)
-			split_at(a, th, n, TP_SPAN_PART_AT_ACQUIRE);
-	}
-	t->section_site = section;
 }
 
 /*

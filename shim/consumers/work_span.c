@@ -397,10 +397,10 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 	th->free_ns = now;
 }
 
-void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment)
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint64_t now, bool fragment)
 {
 	tp_span_path_extend(&th->in, th->site_at, ns, fragment);
-	th->site_at = tp_span_path_site(&th->in, row);
+	tp_span_part_begins(&th->start_ns, &th->could_ns, &th->delay_ns, now);
 }
 
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
@@ -490,10 +490,11 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
 		     uint32_t section_row, uint32_t row, uint64_t object)
 {
+	if (tp_span_acquire_splits(ns))
+		tp_span_split(th, ns, now, tp_span_part_is_fragment(TP_SPAN_PART_AT_ACQUIRE));
 	tp_span_acquired(th, task, now, object);
 	th->section_row = section_row;
-	tp_span_split(th, ns, tp_span_part_site(section_row, row),
-		      tp_span_part_is_fragment(TP_SPAN_PART_AT_ACQUIRE));
+	th->site_at = tp_span_path_site(&th->in, tp_span_part_site(section_row, row));
 	tp_span_holds(th, task, now, object);
 	th->holds = object;
 }
@@ -504,7 +505,8 @@ bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	bool split = tp_span_release_splits(th->section_row != 0);
 	th->section_row = 0;
 	if (split) {
-		tp_span_split(th, ns, row, tp_span_part_is_fragment(TP_SPAN_PART_AT_RELEASE));
+		tp_span_split(th, ns, now, tp_span_part_is_fragment(TP_SPAN_PART_AT_RELEASE));
+		th->site_at = tp_span_path_site(&th->in, row);
 		ns = 0;
 	}
 	tp_span_released(th, task, ns, now, split, object);

@@ -169,9 +169,10 @@ static inline uint64_t tp_span_fragment_starts(uint64_t *placed_ns, uint64_t pla
 }
 
 /*
- * The fragment polled from `start_ns` (its thread free since `free_ns`), which could start at
- * `*could_ns`, joins a release ended at `released_ns` (its acquire's): it could start once
- * released, and its wait for that is no delay of the burdened span's. Returns its delay.
+ * The fragment's part polled from `start_ns` (its thread free since `free_ns`), which could start
+ * at `*could_ns`, joins a release ended at `released_ns` (its acquire's, at the part's start:
+ * tp_span_acquire_splits): it could start once released, and its wait for that is no delay of the
+ * burdened span's. Returns its delay.
  */
 static inline uint64_t tp_span_start_rejoined(uint64_t *could_ns, uint64_t start_ns,
 					      uint64_t free_ns, uint64_t released_ns)
@@ -365,6 +366,33 @@ static inline bool tp_span_part_is_fragment(enum tp_span_part_end at)
 }
 
 /*
+ * Whether an acquire `part_ns` into its fragment's part going on splits that part off before it
+ * joins the release (both engines): whenever the part has time. The section can start only once
+ * both its task reached the acquire and the object was released: the path to its start is the
+ * longer of the path through the part before it (its task's, no fragment of its own:
+ * tp_span_part_is_fragment) and the path to the release, not the part's start joined with the
+ * release and the part added after. An acquire at its part's start (the poll its wait ended,
+ * woken by the release) joins the release at the fragment's start (tp_span_start_rejoined).
+ */
+static inline bool tp_span_acquire_splits(uint64_t part_ns)
+{
+	return part_ns > 0;
+}
+
+/*
+ * The part going on after a split at `now` (an acquire's part before, a section's release), in
+ * both engines: it starts at `now` and could start then (the part before it ended there), so it
+ * has no delay of the burdened span's, and a release it joins moves none (tp_span_start_rejoined:
+ * the fragment's delay stays with its first part).
+ */
+static inline void tp_span_part_begins(uint64_t *start_ns, uint64_t *could_ns, uint64_t *delay_ns,
+				       uint64_t now)
+{
+	*start_ns = *could_ns = now;
+	*delay_ns = 0;
+}
+
+/*
  * Whether a task switched out inside a mutual exclusion's section, polled again, goes on in its
  * section (its sync site's row, until its release): only while it holds the object still as far
  * as the events say (`still_holder`). An acquire of the object meanwhile joined its path to its
@@ -555,12 +583,13 @@ void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_
 		      uint64_t now, uint32_t sync);
 
 /*
- * The thread's fragment polled now goes on in site row `row` after its first `ns`: those are
- * added to its start path in the site they ran in (a part of the fragment on the path: one of
- * its fragments there when `fragment`), the rest will be in `row`'s. The critical path's time
+ * The thread's fragment polled now is split at `now`, its part's first `ns`: those are added to
+ * its start path in the site they ran in (a part of the fragment on the path: one of its
+ * fragments there when `fragment`), and the rest is a part begun at `now`
+ * (tp_span_part_begins), whose site the caller says (th->site_at): the critical path's time
  * inside a mutual exclusion's sections is its sync site's, not its task's (issue 35).
  */
-void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint32_t row, bool fragment);
+void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint64_t now, bool fragment);
 
 /*
  * Mutual exclusion (issue 35): the path to a release of an object (a lock, a critical or ordered
@@ -607,9 +636,10 @@ void tp_span_mutexes_start(struct tp_span_mutex *mutexes);
 void tp_span_released(const struct tp_span_thread *th, uint64_t task, uint64_t ns, uint64_t now,
 		      bool split, uint64_t object);
 /*
- * `object` is acquired by task `task` on `th` at `now`, at its fragment's start: the fragment's
- * start joins its last release, or its holder's path up to now. Its wait for it is no start
- * delay: the burdened start path's delay is from the release (tp_live_start_delay).
+ * `object` is acquired by task `task` on `th` at `now`, at its fragment's part's start (the part
+ * before the acquire split off: tp_span_acquire_splits): that start joins the object's last
+ * release, or its holder's path up to now. Its wait for it is no start delay: the burdened start
+ * path's delay is from the release (tp_live_start_delay).
  */
 void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t object);
 /* Task `task` on `th` holds `object` from `now`, its path at the fragment's part going on now. */
@@ -618,8 +648,9 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
 /*
  * The events (the contract's task-acquire and task-release), as the live statistics take them:
  * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
- * on. Its fragment starts after the object's last release (tp_span_acquired); its part so far
- * stays in the site it ran in, the rest (its section) is site row `section_row`'s (its sync
+ * on. Its part so far stays in the site it ran in, and its section starts after the longer of
+ * that part and the object's last release (tp_span_acquire_splits, tp_span_acquired); the
+ * section is site row `section_row`'s (its sync
  * construct's; 0 when not known: then its task's, `row`); it holds the object from now. The
  * caller's part going on starts at `now`.
  */
