@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 9
+#define TP_LIVE_VERSION 10
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -261,12 +261,15 @@ struct tp_live_module {
 /*
  * A longest path through the task graph (work and span: docs/analysis.md): its
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
- * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT | nanoseconds (0:
- * unused); the rest of its length ran in others.
+ * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT |
+ * TP_LIVE_PATH_USED | nanoseconds (0: unused; the bit tells row 0, tasks without a site, with no
+ * time yet from a free place); the rest of its length ran in others.
  */
 #define TP_LIVE_PATH_SITES     4
-#define TP_LIVE_PATH_ROW_SHIFT 57 /* rows are below 128; 2^57 ns is 4.5 years */
-#define TP_LIVE_PATH_NS_MASK   ((1ull << TP_LIVE_PATH_ROW_SHIFT) - 1)
+#define TP_LIVE_PATH_ROW_SHIFT 57 /* rows are below 128 */
+#define TP_LIVE_PATH_NS_BITS   56 /* 2^56 ns is 2.2 years */
+#define TP_LIVE_PATH_USED      (1ull << TP_LIVE_PATH_NS_BITS)
+#define TP_LIVE_PATH_NS_MASK   (TP_LIVE_PATH_USED - 1)
 struct tp_live_path {
 	uint64_t ns;
 	/* the same path burdened: with the delay before each of its fragments started

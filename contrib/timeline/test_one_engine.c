@@ -24,9 +24,9 @@
 
 #define N      16      /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
 #define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
-/* the row of a task without a site (OpenMP's initial task; live.c's is TP_LIVE_NO_SITE): one of
- * its own, apart from the free places of a path's sites (0) */
-#define NO_SITE_ROW (INNER + 1)
+/* the last site id the streams use (each site's row is its id; a task without one, OpenMP's
+ * initial task, has live.c's row for it, TP_LIVE_NO_SITE) */
+#define LAST_SITE INNER
 
 static struct analysis *a;
 
@@ -121,7 +121,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
-	row_of[task] = site != 0 ? site : NO_SITE_ROW;
+	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
 }
 
 static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
@@ -227,7 +227,7 @@ static uint64_t analysis_fragments(void)
 	return fragments;
 }
 
-/* A site's time and fragments on the span (by row: the site's id, or NO_SITE_ROW). */
+/* A site's time and fragments on the span (by row: the site's id, or TP_LIVE_NO_SITE). */
 struct on_path {
 	uint64_t ns, fragments;
 };
@@ -236,7 +236,7 @@ static void analysis_fragment_on_path(void *context, const struct analysis_fragm
 {
 	(void)first;
 	struct on_path *by_row = context;
-	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : NO_SITE_ROW];
+	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : TP_LIVE_NO_SITE];
 	row->ns += f->end_ns - f->start_ns;
 	row->fragments += !f->part;
 }
@@ -244,9 +244,9 @@ static void analysis_fragment_on_path(void *context, const struct analysis_fragm
 /* Both engines' sites on the span: their time and fragments there, the same. */
 static void expect_the_same_sites(void)
 {
-	struct on_path analyzed[NO_SITE_ROW + 1] = {0};
+	struct on_path analyzed[LAST_SITE + 1] = {0};
 	analysis_critical_path(a, analysis_fragment_on_path, analyzed);
-	for (uint32_t row = 1; row <= NO_SITE_ROW; row++) {
+	for (uint32_t row = 0; row <= LAST_SITE; row++) {
 		struct on_path live = {0};
 		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
 			if (longest.sites[k] != 0 &&
@@ -779,4 +779,24 @@ Test(one_engine, an_acquire_well_into_a_poll_of_a_section_whose_wait_has_no_site
 	start(1, 10, INITIAL);
 	end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(11);
+}
+
+/*
+ * A fragment of no time without a site (its events at one moment: a clock coarser than they are
+ * apart, or any after the process's exit began, which all happen at its start): the initial task
+ * spawns its child as it starts. Its fragment is on the span, in row 0 (TP_LIVE_NO_SITE), a
+ * fragment of 0 ns there; a site after it on the path takes a place of its own, and the initial
+ * task's next fragment adds to that one.
+ */
+Test(one_engine, a_fragment_of_no_time_without_a_site_keeps_its_place_on_the_path)
+{
+	spawn(1, 0, INITIAL, 0);
+	start(1, 0, INITIAL);
+	spawn(1, 0, 2, INITIAL);
+	end(1, 0, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	start(1, 0, 2);
+	end(1, 5, 2, true, TP_SYNC_NONE, 0);
+	start(1, 5, INITIAL);
+	end(1, 6, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(6);
 }

@@ -102,14 +102,13 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 static inline __attribute__((always_inline)) unsigned path_site(struct tp_live_path *p,
 								uint32_t row)
 {
-	const uint64_t key = (uint64_t)row << TP_LIVE_PATH_ROW_SHIFT;
+	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
+	const uint64_t tag = (uint64_t)row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1;
 	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
 #pragma GCC unroll 4
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = p->sites[k];
-		if (v != 0 && (v & ~TP_LIVE_PATH_NS_MASK) == key)
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		if (p->sites[k] >> TP_LIVE_PATH_NS_BITS == tag)
 			return k;
-	}
 	unsigned at = 0;
 #pragma GCC unroll 4
 	for (; at < TP_LIVE_PATH_SITES; at++)
@@ -123,7 +122,7 @@ static inline __attribute__((always_inline)) unsigned path_site(struct tp_live_p
 			    (p->sites[at] & TP_LIVE_PATH_NS_MASK))
 				at = k;
 	}
-	p->sites[at] = key;
+	p->sites[at] = tag << TP_LIVE_PATH_NS_BITS;
 	p->fragments[at] = 0;
 	return at;
 }
