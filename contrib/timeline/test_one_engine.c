@@ -732,18 +732,18 @@ Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks
 
 /*
  * An acquire well into a poll: task 2 computes 5 ms (2 to 7) before it enters the critical
- * section that task 3 released at 4. The section can start once both happened: the path to its
- * start is the longer of task 2's start and its part before the acquire (2 + 5 = 7) and task
- * 3's release (4), not task 2's start joined with the release and its part added after (4 + 5 =
- * 9: a span longer than the run, 11 ms).
+ * section that task 3 released at 4, both after a wait at `wait_site`. The section can start
+ * once both happened: the path to its start is the longer of task 2's start and its part before
+ * the acquire (2 + 5 = 7) and task 3's release (4), not task 2's start joined with the release
+ * and its part added after (4 + 5 = 9: a span longer than the run, 11 ms).
  */
-Test(one_engine, an_acquire_well_into_a_poll_joins_the_release_after_its_part_before)
+static void task_2_acquires_5_ms_into_its_poll(uint64_t wait_site)
 {
 	two_children_waited();
 	start(1, 1, 2);
 	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, wait_site);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, wait_site);
 	start(2, 2, 3);
 	acquire(2, 2, 3);
 	start(1, 2, 2);
@@ -757,28 +757,16 @@ Test(one_engine, an_acquire_well_into_a_poll_joins_the_release_after_its_part_be
 	expect_one_answer(11);
 }
 
-/*
- * The same section entered after a wait at no site (it goes on in its task's row, one fragment
- * with the poll): the release joins after the part before the acquire all the same.
- */
+Test(one_engine, an_acquire_well_into_a_poll_joins_the_release_after_its_part_before)
+{
+	task_2_acquires_5_ms_into_its_poll(CRITICAL);
+}
+
+/* The same section entered after a wait at no site (it goes on in its task's row, one fragment
+ * with the poll): the release joins after the part before the acquire all the same. */
 Test(one_engine, an_acquire_well_into_a_poll_of_a_section_whose_wait_has_no_site)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, 0);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, 0);
-	start(2, 2, 3);
-	acquire(2, 2, 3);
-	start(1, 2, 2);
-	release(2, 4, 3);
-	end(2, 5, 3, true, TP_SYNC_NONE, 0);
-	acquire(1, 7, 2);
-	release(1, 9, 2);
-	end(1, 10, 2, true, TP_SYNC_NONE, 0);
-	start(1, 10, INITIAL);
-	end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_one_answer(11);
+	task_2_acquires_5_ms_into_its_poll(0);
 }
 
 /*
