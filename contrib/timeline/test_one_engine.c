@@ -788,3 +788,31 @@ Test(one_engine, a_fragment_of_no_time_without_a_site_keeps_its_place_on_the_pat
 	end(1, 6, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(6);
 }
+
+/*
+ * Two sections in one poll: task 3's second acquire, 2 ms after its first section's release (the
+ * part after a split, begun there: no delay of its own), joins task 2's release at 6 after that
+ * part (4 + 2 = 6), as task 2's acquire 2 ms into its poll joined task 3's first release (4)
+ * after its own part (2 + 2 = 4).
+ */
+Test(one_engine, a_second_section_in_a_poll_joins_the_release_after_the_part_between)
+{
+	two_children_waited();
+	start(1, 1, 2);
+	start(2, 1, 3);
+	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	start(2, 2, 3);
+	acquire(2, 2, 3);
+	start(1, 3, 2);
+	release(2, 4, 3);
+	acquire(1, 5, 2);
+	release(1, 6, 2);
+	acquire(2, 6, 3);
+	release(2, 7, 3);
+	end(2, 8, 3, true, TP_SYNC_NONE, 0);
+	end(1, 10, 2, true, TP_SYNC_NONE, 0);
+	start(1, 10, INITIAL);
+	end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(10);
+}

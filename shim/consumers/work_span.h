@@ -650,9 +650,8 @@ void tp_span_holds(const struct tp_span_thread *th, uint64_t task, uint64_t now,
  * task `task`, polled by `th`, acquires `object` at `now`, `ns` into its fragment's part going
  * on. Its part so far stays in the site it ran in, and its section starts after the longer of
  * that part and the object's last release (tp_span_acquire_splits, tp_span_acquired); the
- * section is site row `section_row`'s (its sync
- * construct's; 0 when not known: then its task's, `row`); it holds the object from now. The
- * caller's part going on starts at `now`.
+ * section is site row `section_row`'s (its sync construct's; 0 when not known: then its task's,
+ * `row`); it holds the object from now. The caller's part going on starts at `now`.
  */
 void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
 		     uint32_t section_row, uint32_t row, uint64_t object);
