@@ -731,13 +731,12 @@ Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks
 }
 
 /*
- * An acquire well into a poll: task 2 computes 5 ms (2 to 7) before it enters the critical
- * section that task 3 released at 4, both after a wait at `wait_site`. The section can start
- * once both happened: the path to its start is the longer of task 2's start and its part before
- * the acquire (2 + 5 = 7) and task 3's release (4), not task 2's start joined with the release
- * and its part added after (4 + 5 = 9: a span longer than the run, 11 ms).
+ * The opening of the streams of acquires into a poll: after two_children_waited, tasks 2 and 3
+ * start on threads 1 and 2 at 1 ms and both wait at 2 to enter the critical section (a wait at
+ * `wait_site`); task 3, polled again at 2, enters it, and task 2 is polled again on thread 1 at
+ * `polled_ms`.
  */
-static void task_2_acquires_5_ms_into_its_poll(uint64_t wait_site)
+static void task_3_enters_and_task_2_is_polled_at(uint64_t wait_site, uint64_t polled_ms)
 {
 	two_children_waited();
 	start(1, 1, 2);
@@ -746,7 +745,19 @@ static void task_2_acquires_5_ms_into_its_poll(uint64_t wait_site)
 	end(2, 2, 3, false, TP_SYNC_MUTEX, wait_site);
 	start(2, 2, 3);
 	acquire(2, 2, 3);
-	start(1, 2, 2);
+	start(1, polled_ms, 2);
+}
+
+/*
+ * An acquire well into a poll: task 2 computes 5 ms (2 to 7) before it enters the critical
+ * section that task 3 released at 4, both after a wait at `wait_site`. The section can start
+ * once both happened: the path to its start is the longer of task 2's start and its part before
+ * the acquire (2 + 5 = 7) and task 3's release (4), not task 2's start joined with the release
+ * and its part added after (4 + 5 = 9: a span longer than the run, 11 ms).
+ */
+static void task_2_acquires_5_ms_into_its_poll(uint64_t wait_site)
+{
+	task_3_enters_and_task_2_is_polled_at(wait_site, 2);
 	release(2, 4, 3);
 	end(2, 5, 3, true, TP_SYNC_NONE, 0);
 	acquire(1, 7, 2);
@@ -797,14 +808,7 @@ Test(one_engine, a_fragment_of_no_time_without_a_site_keeps_its_place_on_the_pat
  */
 Test(one_engine, a_second_section_in_a_poll_joins_the_release_after_the_part_between)
 {
-	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(2, 2, 3);
-	acquire(2, 2, 3);
-	start(1, 3, 2);
+	task_3_enters_and_task_2_is_polled_at(CRITICAL, 3);
 	release(2, 4, 3);
 	acquire(1, 5, 2);
 	release(1, 6, 2);
