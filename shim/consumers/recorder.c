@@ -210,13 +210,18 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		     0, at);
 }
 
+/* task-poll-start in a record of its own: a poll that folds into no record before it. */
+static inline __attribute__((always_inline)) void poll_start_alone(uint64_t task, uint64_t at)
+{
+	if (task > UINT32_MAX)
+		record_fast(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
+	else
+		record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0, at);
+}
+
 void tp_record_task_poll_start(uint64_t task, uint64_t at)
 {
-	if (task > UINT32_MAX) {
-		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
-		return;
-	}
-	struct tp_record *r = fold_begin(at);
+	struct tp_record *r = task <= UINT32_MAX ? fold_begin(at) : NULL;
 	if (r != NULL) {
 		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
 		    tp_record_small(r->word) == TP_COMPACT_UNPARKED) {
@@ -226,10 +231,11 @@ void tp_record_task_poll_start(uint64_t task, uint64_t at)
 		}
 		fold_cancel();
 	}
-	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0, at);
+	poll_start_alone(task, at);
 }
 
-void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
+static inline __attribute__((always_inline)) void
+record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
 	if (task > UINT32_MAX || reason > TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT) {
 		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
@@ -253,6 +259,11 @@ void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 		fold_cancel();
 	}
 	tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0, at);
+}
+
+void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
+{
+	record_task_terminate(task, reason, at);
 }
 
 /* Folds task-poll-end (sync none) into the record of the task's poll or of its terminate. */
@@ -284,8 +295,8 @@ static bool poll_end_folded(uint64_t task, uint32_t done, uint64_t at)
 	return false;
 }
 
-void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
-			     uint64_t at)
+static inline __attribute__((always_inline)) void
+record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
 {
 	if (sync == 0 && task <= UINT32_MAX && poll_end_folded(task, done, at))
 		return;
@@ -300,6 +311,30 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 	else
 		tp_record_at(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 2, task,
 			     site, 0, 0, at);
+}
+
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
+			     uint64_t at)
+{
+	record_task_poll_end(task, done, sync, site, at);
+}
+
+/*
+ * A switch's poll start folds into nothing: the poll's end before it left the thread's last
+ * record ended (folded), paused, or not compact (the record's own, after the last compact one),
+ * and a poll starts in a record only unparked alone. So it is written at once, with no fold tried.
+ */
+void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	record_task_poll_end(ending, done, 0, 0, at);
+	poll_start_alone(next, at);
+}
+
+void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
+{
+	record_task_terminate(task, reason, at);
+	record_task_poll_end(task, 1, 0, 0, at);
+	poll_start_alone(next, at);
 }
 
 void tp_record_worker_park(bool by_wait)
