@@ -19,12 +19,35 @@
 #define TP_SITE_TEXT_MAX 256
 
 /*
+ * The calling thread's last key found by tp_spawn_site_key: its address in the low
+ * TP_SITE_KEY_ADDRESS_BITS bits, its key above them (0: none). A thread spawns from few
+ * constructs, most often from one in a loop or a recursion: its next lookup is then a load and a
+ * compare. One word, written whole: a signal handler's lookup on the same thread, between the
+ * compare and the use, cannot pair one address with another's key.
+ */
+#define TP_SITE_KEY_ADDRESS_BITS 48
+_Static_assert(TP_SITE_ADDRESSES_MAX < 1u << (64 - TP_SITE_KEY_ADDRESS_BITS), "a key fits");
+extern __thread uint64_t tp_site_key_last
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* tp_spawn_site_key's path when the address is not the thread's last: looked up, kept. */
+uint32_t tp_spawn_site_key_lookup(const void *return_address);
+
+/*
  * The key of the call whose return address is `return_address` (as OMPT's codeptr_ra): 1 to
  * TP_SITE_ADDRESSES_MAX, one per call address, in order of first sight; 0 for a NULL address or
  * when the table is full (said once). Costs no naming: what the
  * in-process consumers keep, to be named where they are read.
  */
-uint32_t tp_spawn_site_key(const void *return_address);
+static inline uint32_t tp_spawn_site_key(const void *return_address)
+{
+	uint64_t last = tp_site_key_last;
+	if (__builtin_expect(last != 0 && (last & ((1ull << TP_SITE_KEY_ADDRESS_BITS) - 1)) ==
+						  (uintptr_t)return_address,
+			     1))
+		return (uint32_t)(last >> TP_SITE_KEY_ADDRESS_BITS);
+	return tp_spawn_site_key_lookup(return_address);
+}
 
 /*
  * The key of the function whose first instruction is `entry` (a thread's start routine), as
