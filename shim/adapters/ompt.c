@@ -235,13 +235,20 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
 				enum tp_ompt_construct construct)
 {
+	/* the last call address found to be the program's: a thread spawns from few constructs,
+	 * most often from one in a loop or a recursion (the modules skipped are set at start) */
+	static __thread const void *program_call __attribute__((tls_model("initial-exec")));
 	if (codeptr == NULL || !tp_listeners_task_spawn())
 		return codeptr;
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
-	if (!tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	if (codeptr == program_call)
 		return codeptr;
+	if (!tp_spawn_stack_in_executor((uintptr_t)codeptr)) {
+		program_call = codeptr;
+		return codeptr;
+	}
 	if (construct == TP_OMPT_TASK && encountering != NULL) {
 		const void *site = NULL;
 		unsigned slot = taskloop_slot(encountering);
