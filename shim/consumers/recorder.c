@@ -144,9 +144,9 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
 	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR) {
-		tp_record_at(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
-			     tp_compact_pair((uint32_t)task, (uint32_t)parent),
-			     tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
+		record_fast(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
+			    tp_compact_pair((uint32_t)task, (uint32_t)parent),
+			    tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
 		return;
 	}
 	tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
@@ -267,7 +267,8 @@ void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 }
 
 /* Folds task-poll-end (sync none) into the record of the task's poll or of its terminate. */
-static bool poll_end_folded(uint64_t task, uint32_t done, uint64_t at)
+static inline __attribute__((always_inline)) bool poll_end_folded(uint64_t task, uint32_t done,
+								  uint64_t at)
 {
 	struct tp_record *r = fold_begin(at);
 	if (r == NULL)
@@ -303,8 +304,8 @@ record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
 	if (site != 0)
 		record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && sync <= TP_COMPACT_SYNC_MAX)
-		tp_record_at(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
-			     tp_compact_pair((uint32_t)task, site), 0, 0, 0, at);
+		record_fast(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
+			    tp_compact_pair((uint32_t)task, site), 0, 0, 0, at);
 	else if (site == 0)
 		tp_record_at(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task,
 			     0, 0, 0, at);
