@@ -33,6 +33,7 @@
 #include "ompt_sites.h"
 #include "probes.h"
 #include "spin_lock.h"
+#include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
 #include "warn.h"
@@ -235,18 +236,20 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
 				enum tp_ompt_construct construct)
 {
-	/* the last call address found to be the program's: a thread spawns from few constructs,
-	 * most often from one in a loop or a recursion (the modules skipped are set at start) */
-	static __thread const void *program_call __attribute__((tls_model("initial-exec")));
+	/* the call addresses found to be the program's last, a slot each (tp_site_key_slot): a
+	 * thread spawns from few constructs (the modules skipped are set at start) */
+	static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
+		__attribute__((tls_model("initial-exec")));
 	if (codeptr == NULL || !tp_listeners_task_spawn())
 		return codeptr;
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
-	if (codeptr == program_call)
+	const void **known = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
+	if (*known == codeptr)
 		return codeptr;
 	if (!tp_spawn_stack_in_executor((uintptr_t)codeptr)) {
-		program_call = codeptr;
+		*known = codeptr;
 		return codeptr;
 	}
 	if (construct == TP_OMPT_TASK && encountering != NULL) {

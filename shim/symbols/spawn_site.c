@@ -96,13 +96,15 @@ static uint32_t site_of_text(const char *text)
 	return id;
 }
 
-__thread uint64_t tp_site_key_last;
+__thread uint64_t tp_site_keys_known[TP_SITE_KEYS_KNOWN];
 
-/* The key found for `address` (nonzero) is the thread's last, if the address fits beside it. */
+/* The key found for `address` (nonzero) is known to the thread, if the address fits beside it. */
 static uint32_t key_kept(uintptr_t address, uint32_t key)
 {
 	if (key != 0 && address >> TP_SITE_KEY_ADDRESS_BITS == 0)
-		tp_site_key_last = address | (uint64_t)key << TP_SITE_KEY_ADDRESS_BITS;
+		tp_site_keys_known[tp_site_key_slot(address)] = address |
+								(uint64_t)key
+									<< TP_SITE_KEY_ADDRESS_BITS;
 	return key;
 }
 
