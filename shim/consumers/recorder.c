@@ -109,18 +109,25 @@ static inline uint64_t with_small(uint64_t word, unsigned bits)
 	return word | (uint64_t)bits << (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS);
 }
 
-/* Sets the folded record's word (its arguments stored before), and leaves. */
-static inline void fold_done(struct tp_record *r, uint64_t word)
+/* Sets the record's word with `events` folded into it (their arguments stored before), and
+ * leaves. */
+static inline void fold_done_events(struct tp_record *r, uint64_t word, unsigned events)
 {
 	struct tp_record_buffer *b = mine.buffer;
 	__atomic_store_n(&r->word, word, __ATOMIC_RELAXED);
 	/*
 	 * another thread wrote the record out meanwhile (an exit's, an exec's write of every
-	 * buffer): its copy may be from before the fold, so the event is counted as lost
+	 * buffer): its copy may be from before the fold, so the events are counted as lost
 	 */
 	if (__builtin_expect(b->last < __atomic_load_n(&b->written, __ATOMIC_RELAXED), 0))
-		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&b->dropped, events, __ATOMIC_RELAXED);
 	tp_guard_leave(&mine.busy, false);
+}
+
+/* The same with one event folded. */
+static inline void fold_done(struct tp_record *r, uint64_t word)
+{
+	fold_done_events(r, word, 1);
 }
 
 /* The time from record `r` (of the thread's buffer) to `now`, if it fits a compact record. */
@@ -331,10 +338,43 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
 	poll_start_alone(next, at);
 }
 
+/*
+ * A task's terminate and its last poll's end fold into the record of the poll they end (started,
+ * with nothing in between) at once, as the two folds one after the other would: true; else
+ * false, nothing done.
+ */
+static inline __attribute__((always_inline)) bool end_folded(uint64_t task, uint32_t reason,
+							     uint64_t at)
+{
+	struct tp_record *r = task <= UINT32_MAX &&
+					      reason <= TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT
+				      ? fold_begin(at)
+				      : NULL;
+	if (r == NULL)
+		return false;
+	uint64_t duration;
+	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task &&
+	    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+					 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
+	    since_record_at(r, at, &duration)) {
+		fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
+		fold_done_events(r,
+				 with_small(r->word, TP_COMPACT_TERMINATED |
+							     reason << TP_COMPACT_REASON_SHIFT |
+							     TP_COMPACT_ENDED),
+				 2);
+		return true;
+	}
+	fold_cancel();
+	return false;
+}
+
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
 {
-	record_task_terminate(task, reason, at);
-	record_task_poll_end(task, 1, 0, 0, at);
+	if (!end_folded(task, reason, at)) {
+		record_task_terminate(task, reason, at);
+		record_task_poll_end(task, 1, 0, 0, at);
+	}
 	poll_start_alone(next, at);
 }
 
