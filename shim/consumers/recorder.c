@@ -241,31 +241,48 @@ void tp_record_task_poll_start(uint64_t task, uint64_t at)
 	poll_start_alone(task, at);
 }
 
+/* Whether a task's end fits a compact record. */
+static inline bool end_compact(uint64_t task, uint32_t reason)
+{
+	return task <= UINT32_MAX && reason <= TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT;
+}
+
+/*
+ * Folds task-terminate into the record of the poll it ends (started, with nothing in between),
+ * and with `ended` (TP_COMPACT_ENDED) the task's last poll's end too, at once, as the two folds
+ * one after the other would (a drop counts both): true; else false, nothing done.
+ */
+static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task, uint32_t reason,
+								   uint64_t at, unsigned ended)
+{
+	struct tp_record *r = end_compact(task, reason) ? fold_begin(at) : NULL;
+	if (r == NULL)
+		return false;
+	uint64_t duration;
+	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task &&
+	    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+					 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
+	    since_record_at(r, at, &duration)) {
+		fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
+		fold_done_events(r,
+				 with_small(r->word, TP_COMPACT_TERMINATED |
+							     reason << TP_COMPACT_REASON_SHIFT |
+							     ended),
+				 ended ? 2 : 1);
+		return true;
+	}
+	fold_cancel();
+	return false;
+}
+
 static inline __attribute__((always_inline)) void
 record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
-	if (task > UINT32_MAX || reason > TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT) {
+	if (!end_compact(task, reason))
 		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
-		return;
-	}
-	struct tp_record *r = fold_begin(at);
-	if (r != NULL) {
-		/* the end of the poll it started, with nothing in between */
-		uint64_t duration;
-		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
-		    tp_compact_low(r->arg[0]) == task &&
-		    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
-						 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
-		    since_record_at(r, at, &duration)) {
-			fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
-			fold_done(r,
-				  with_small(r->word, TP_COMPACT_TERMINATED |
-							      reason << TP_COMPACT_REASON_SHIFT));
-			return;
-		}
-		fold_cancel();
-	}
-	tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0, at);
+	else if (!terminate_folded(task, reason, at, 0))
+		tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0,
+			     0, at);
 }
 
 void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
@@ -338,40 +355,9 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
 	poll_start_alone(next, at);
 }
 
-/*
- * A task's terminate and its last poll's end fold into the record of the poll they end (started,
- * with nothing in between) at once, as the two folds one after the other would: true; else
- * false, nothing done.
- */
-static inline __attribute__((always_inline)) bool end_folded(uint64_t task, uint32_t reason,
-							     uint64_t at)
-{
-	struct tp_record *r = task <= UINT32_MAX &&
-					      reason <= TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT
-				      ? fold_begin(at)
-				      : NULL;
-	if (r == NULL)
-		return false;
-	uint64_t duration;
-	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task &&
-	    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
-					 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
-	    since_record_at(r, at, &duration)) {
-		fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
-		fold_done_events(r,
-				 with_small(r->word, TP_COMPACT_TERMINATED |
-							     reason << TP_COMPACT_REASON_SHIFT |
-							     TP_COMPACT_ENDED),
-				 2);
-		return true;
-	}
-	fold_cancel();
-	return false;
-}
-
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
 {
-	if (!end_folded(task, reason, at)) {
+	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED)) {
 		record_task_terminate(task, reason, at);
 		record_task_poll_end(task, 1, 0, 0, at);
 	}
