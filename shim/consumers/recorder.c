@@ -213,8 +213,8 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
 		return;
 	}
-	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
-		     0, at);
+	record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
+		    0, at);
 }
 
 /* task-poll-start in a record of its own: a poll that folds into no record before it. */
@@ -249,11 +249,12 @@ static inline bool end_compact(uint64_t task, uint32_t reason)
 
 /*
  * Folds task-terminate into the record of the poll it ends (started, with nothing in between),
- * and with `ended` (TP_COMPACT_ENDED) the task's last poll's end too, at once, as the two folds
- * one after the other would (a drop counts both): true; else false, nothing done.
+ * with `then` the events that follow it at once: none (0), the task's last poll's end
+ * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); at once, as
+ * the folds one after the other would (a drop counts each): true; else false, nothing done.
  */
 static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task, uint32_t reason,
-								   uint64_t at, unsigned ended)
+								   uint64_t at, unsigned then)
 {
 	struct tp_record *r = end_compact(task, reason) ? fold_begin(at) : NULL;
 	if (r == NULL)
@@ -267,8 +268,8 @@ static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task
 		fold_done_events(r,
 				 with_small(r->word, TP_COMPACT_TERMINATED |
 							     reason << TP_COMPACT_REASON_SHIFT |
-							     ended),
-				 ended ? 2 : 1);
+							     then),
+				 1 + (unsigned)__builtin_popcount(then));
 		return true;
 	}
 	fold_cancel();
@@ -364,16 +365,9 @@ void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, ui
 	poll_start_alone(next, at);
 }
 
-void tp_record_worker_park(bool by_wait)
+/* An executor's worker-thread-park, right after the poll's end it follows. */
+static inline __attribute__((always_inline)) void record_executor_park(void)
 {
-	if (by_wait) {
-		/* kept back, no clock read: the wait-start that follows at once takes it */
-		if (__builtin_expect(mine.busy || mine.park_pending, 0))
-			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
-		else
-			mine.park_pending = true;
-		return;
-	}
 	struct tp_record *r = fold_begin(0);
 	if (r != NULL) {
 		/* right after the poll's end its executor records */
@@ -398,6 +392,34 @@ void tp_record_worker_park(bool by_wait)
 		fold_cancel();
 	}
 	tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+}
+
+void tp_record_worker_park(bool by_wait)
+{
+	if (by_wait) {
+		/* kept back, no clock read: the wait-start that follows at once takes it */
+		if (__builtin_expect(mine.busy || mine.park_pending, 0))
+			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+		else
+			mine.park_pending = true;
+		return;
+	}
+	record_executor_park();
+}
+
+void tp_record_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
+{
+	record_task_poll_end(task, done, 0, 0, at);
+	record_executor_park();
+}
+
+void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at)
+{
+	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED))
+		return;
+	record_task_terminate(task, reason, at);
+	record_task_poll_end(task, 1, 0, 0, at);
+	record_executor_park();
 }
 
 /* Whether a wait's events fit a compact record (TP_RECORD_WAITED). */

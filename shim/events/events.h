@@ -302,9 +302,8 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(
-		at, (tp_record_task_poll_end(task, done, 0, 0, at), tp_record_worker_park(false)),
-		tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_task_poll_end_park(task, done, at),
+			 tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
 
 /*
@@ -375,9 +374,7 @@ static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(at,
-			 (tp_record_task_terminate(task, reason, at),
-			  tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_worker_park(false)),
+	TP_IN_PROCESS_AT(at, tp_record_task_end_park(task, reason, at),
 			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
 }
 
