@@ -217,3 +217,43 @@ Test(sites, a_site_is_named_for_a_tracer_outside_every_poll, .timeout = 120)
 	cr_expect_eq(lines_equal(run.trace, "NAMING in a poll\n"), 0, "%s", run.trace);
 	tp_run_free(&run);
 }
+
+/*
+ * A thread that spawns at more constructs than it keeps keys for (spawn_site.h: a slot each by
+ * call address), round after round: each construct's slot is taken by another between its
+ * spawns, and every task is still spawned at its own construct's site.
+ */
+Test(sites, a_thread_going_round_many_constructs_spawns_each_task_at_its_own_site, .timeout = 120)
+{
+	enum { CONSTRUCTS = 130, ROUNDS = 3, LINES = 400 };
+	struct tp_run run;
+	trace("omp_many_sites", "3", &run);
+	cr_expect_str_eq(run.out, "omp_many_sites: 390 tasks, sum 25545\n");
+	int construct_lines[CONSTRUCTS];
+	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_many_sites.c", "\tTASK(",
+				   construct_lines, CONSTRUCTS),
+		     CONSTRUCTS);
+	unsigned tasks_at[LINES] = {0}, other = 0;
+	for (size_t i = 0; i < tp_count(&run, "task__spawn", 0); i++) {
+		const struct tp_event *e = tp_nth(&run, "task__spawn", 0, i);
+		if (e->arg[2] == 0) /* the initial task */
+			continue;
+		const char *site = e->site;
+		const char *at = strstr(site, "(omp_many_sites.c:");
+		int line = at != NULL ? atoi(at + strlen("(omp_many_sites.c:")) : 0;
+		if (line > 0 && line < LINES && strncmp(site, "spawn_at_sites_", 15) == 0)
+			tasks_at[line]++;
+		else if (strstr(site, "main (") != site) /* the parallel construct's two */
+			other++;
+	}
+	cr_expect_eq(other, 0, "%u tasks at no construct of the program", other);
+	for (size_t k = 0; k < CONSTRUCTS; k++) {
+		cr_expect_eq(tasks_at[construct_lines[k]], ROUNDS, "line %d: %u tasks",
+			     construct_lines[k], tasks_at[construct_lines[k]]);
+		tasks_at[construct_lines[k]] = 0;
+	}
+	for (int line = 0; line < LINES; line++)
+		cr_expect_eq(tasks_at[line], 0, "line %d, no construct: %u tasks", line,
+			     tasks_at[line]);
+	tp_run_free(&run);
+}

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * More task constructs than the live statistics name one by one: `omp_many_sites` spawns one
- * task at each of its 130 constructs (one a line below), from one thread, in order. Prints the
- * sum of the tasks' numbers.
+ * More task constructs than the live statistics name one by one: `omp_many_sites [ROUNDS]`
+ * spawns one task at each of its 130 constructs (one a line below), from one thread, in order,
+ * ROUNDS times (default 1). Prints the tasks and the sum of their numbers.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 static long sum;
 
@@ -160,14 +161,15 @@ static void spawn_at_sites_66_to_130(void)
 	// clang-format on
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rounds = argc > 1 ? atoi(argv[1]) : 1;
 #pragma omp parallel num_threads(2)
 #pragma omp single
-	{
+	for (int round = 0; round < rounds; round++) {
 		spawn_at_sites_1_to_65();
 		spawn_at_sites_66_to_130();
 	}
-	printf("omp_many_sites: %d tasks, sum %ld\n", 130, sum);
+	printf("omp_many_sites: %d tasks, sum %ld\n", 130 * rounds, sum);
 	return 0;
 }

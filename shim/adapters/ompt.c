@@ -33,6 +33,7 @@
 #include "ompt_sites.h"
 #include "probes.h"
 #include "spin_lock.h"
+#include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
 #include "warn.h"
@@ -174,6 +175,25 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 }
 
 /*
+ * Whether a construct's call address (OMPT's codeptr_ra) lies in libomp or the shim
+ * (tp_spawn_stack_in_executor), not in the program. The calls a thread found to be the
+ * program's last are kept, a slot each by address (tp_site_key_slot): a thread spawns and
+ * waits at few constructs (the modules skipped are set at start, before any task).
+ */
+static bool in_executor(const void *codeptr)
+{
+	static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
+		__attribute__((tls_model("initial-exec")));
+	const void **known = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
+	if (*known == codeptr)
+		return false;
+	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
+		return true;
+	*known = codeptr;
+	return false;
+}
+
+/*
  * Taskloops being run, by encountering task: the taskloop construct's call in the program, found
  * when its work begins. libomp reports a taskloop's tasks (and the work) at a call address inside
  * itself, and makes the tasks of a large taskloop from tasks of its own (splitting the range) on
@@ -216,7 +236,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 	const void *site = codeptr, *outlined = tp_gomp_taskloop_begins(task);
 	if (outlined != NULL)
 		site = outlined_site(outlined);
-	else if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	else if (in_executor(codeptr))
 		site = tp_ompt_program_site(codeptr, TP_OMPT_TASKLOOP);
 	unsigned slot = taskloop_slot(task);
 	tp_spin_lock(&taskloops_lock);
@@ -240,7 +260,7 @@ static const void *program_site(const ompt_data_t *encountering, const void *cod
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
-	if (!tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	if (!in_executor(codeptr))
 		return codeptr;
 	if (construct == TP_OMPT_TASK && encountering != NULL) {
 		const void *site = NULL;
@@ -479,7 +499,7 @@ static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *paralle
 			kind == ompt_sync_region_barrier_implicit_workshare ||
 			kind == ompt_sync_region_barrier_implicit_parallel ||
 			kind == ompt_sync_region_barrier_teams;
-	if (implicit || codeptr == NULL || tp_spawn_stack_in_executor((uintptr_t)codeptr))
+	if (implicit || codeptr == NULL || in_executor(codeptr))
 		return parallel != NULL ? parallel->ptr : NULL;
 	return codeptr;
 }
@@ -582,8 +602,7 @@ __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, 
 	if (task == 0)
 		return;
 	self->acquiring_task = task;
-	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX,
-				 tp_spawn_stack_in_executor((uintptr_t)codeptr) ? NULL : codeptr);
+	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX, in_executor(codeptr) ? NULL : codeptr);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,

@@ -47,6 +47,14 @@ void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const ch
 /* task-poll-end, with the sync construct's site key (0: none; its code recorded once). */
 void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
 			     uint64_t at);
+/* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment: one call. */
+void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
+/* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment. */
+void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at);
+/* task-poll-end of `task` (sync none), then its thread's park by its executor: one call. */
+void tp_record_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at);
+/* task-terminate of `task` and its last poll's end, then its thread's park by its executor. */
+void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at);
 
 /* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,

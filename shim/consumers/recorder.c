@@ -109,18 +109,25 @@ static inline uint64_t with_small(uint64_t word, unsigned bits)
 	return word | (uint64_t)bits << (TP_RECORD_TYPE_BITS + TP_RECORD_WORDS_BITS);
 }
 
-/* Sets the folded record's word (its arguments stored before), and leaves. */
-static inline void fold_done(struct tp_record *r, uint64_t word)
+/* Sets the record's word with `events` folded into it (their arguments stored before), and
+ * leaves. */
+static inline void fold_done_events(struct tp_record *r, uint64_t word, unsigned events)
 {
 	struct tp_record_buffer *b = mine.buffer;
 	__atomic_store_n(&r->word, word, __ATOMIC_RELAXED);
 	/*
 	 * another thread wrote the record out meanwhile (an exit's, an exec's write of every
-	 * buffer): its copy may be from before the fold, so the event is counted as lost
+	 * buffer): its copy may be from before the fold, so the events are counted as lost
 	 */
 	if (__builtin_expect(b->last < __atomic_load_n(&b->written, __ATOMIC_RELAXED), 0))
-		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&b->dropped, events, __ATOMIC_RELAXED);
 	tp_guard_leave(&mine.busy, false);
+}
+
+/* The same with one event folded. */
+static inline void fold_done(struct tp_record *r, uint64_t word)
+{
+	fold_done_events(r, word, 1);
 }
 
 /* The time from record `r` (of the thread's buffer) to `now`, if it fits a compact record. */
@@ -144,9 +151,9 @@ void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_
 	record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && parent <= UINT32_MAX && stack_id <= UINT32_MAX &&
 	    tp_record_spawn_executor(small) <= TP_COMPACT_SPAWN_EXECUTOR) {
-		tp_record_at(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
-			     tp_compact_pair((uint32_t)task, (uint32_t)parent),
-			     tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
+		record_fast(TP_RECORD_TASK_SPAWNED, small | (woken ? TP_COMPACT_WOKEN : 0), 2,
+			    tp_compact_pair((uint32_t)task, (uint32_t)parent),
+			    tp_compact_pair(site, (uint32_t)stack_id), 0, 0, at);
 		return;
 	}
 	tp_record_at(TP_RECORD_TASK_SPAWN, small, 4, task, parent, site, stack_id, at);
@@ -206,17 +213,22 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
 		return;
 	}
-	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
-		     0, at);
+	record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
+		    0, at);
+}
+
+/* task-poll-start in a record of its own: a poll that folds into no record before it. */
+static inline __attribute__((always_inline)) void poll_start_alone(uint64_t task, uint64_t at)
+{
+	if (task > UINT32_MAX)
+		record_fast(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
+	else
+		record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0, at);
 }
 
 void tp_record_task_poll_start(uint64_t task, uint64_t at)
 {
-	if (task > UINT32_MAX) {
-		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
-		return;
-	}
-	struct tp_record *r = fold_begin(at);
+	struct tp_record *r = task <= UINT32_MAX ? fold_begin(at) : NULL;
 	if (r != NULL) {
 		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
 		    tp_record_small(r->word) == TP_COMPACT_UNPARKED) {
@@ -226,37 +238,62 @@ void tp_record_task_poll_start(uint64_t task, uint64_t at)
 		}
 		fold_cancel();
 	}
-	tp_record_at(TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 1, task, 0, 0, 0, at);
+	poll_start_alone(task, at);
+}
+
+/* Whether a task's end fits a compact record. */
+static inline bool end_compact(uint64_t task, uint32_t reason)
+{
+	return task <= UINT32_MAX && reason <= TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT;
+}
+
+/*
+ * Folds task-terminate into the record of the poll it ends (started, with nothing in between),
+ * with `then` the events that follow it at once: none (0), the task's last poll's end
+ * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); at once, as
+ * the folds one after the other would (a drop counts each): true; else false, nothing done.
+ */
+static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task, uint32_t reason,
+								   uint64_t at, unsigned then)
+{
+	struct tp_record *r = end_compact(task, reason) ? fold_begin(at) : NULL;
+	if (r == NULL)
+		return false;
+	uint64_t duration;
+	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task &&
+	    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+					 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
+	    since_record_at(r, at, &duration)) {
+		fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
+		fold_done_events(r,
+				 with_small(r->word, TP_COMPACT_TERMINATED |
+							     reason << TP_COMPACT_REASON_SHIFT |
+							     then),
+				 1 + (unsigned)__builtin_popcount(then));
+		return true;
+	}
+	fold_cancel();
+	return false;
+}
+
+static inline __attribute__((always_inline)) void
+record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
+{
+	if (!end_compact(task, reason))
+		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
+	else if (!terminate_folded(task, reason, at, 0))
+		tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0,
+			     0, at);
 }
 
 void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
-	if (task > UINT32_MAX || reason > TP_COMPACT_REASON >> TP_COMPACT_REASON_SHIFT) {
-		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
-		return;
-	}
-	struct tp_record *r = fold_begin(at);
-	if (r != NULL) {
-		/* the end of the poll it started, with nothing in between */
-		uint64_t duration;
-		if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED &&
-		    tp_compact_low(r->arg[0]) == task &&
-		    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
-						 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
-		    since_record_at(r, at, &duration)) {
-			fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
-			fold_done(r,
-				  with_small(r->word, TP_COMPACT_TERMINATED |
-							      reason << TP_COMPACT_REASON_SHIFT));
-			return;
-		}
-		fold_cancel();
-	}
-	tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0, 0, at);
+	record_task_terminate(task, reason, at);
 }
 
 /* Folds task-poll-end (sync none) into the record of the task's poll or of its terminate. */
-static bool poll_end_folded(uint64_t task, uint32_t done, uint64_t at)
+static inline __attribute__((always_inline)) bool poll_end_folded(uint64_t task, uint32_t done,
+								  uint64_t at)
 {
 	struct tp_record *r = fold_begin(at);
 	if (r == NULL)
@@ -284,16 +321,16 @@ static bool poll_end_folded(uint64_t task, uint32_t done, uint64_t at)
 	return false;
 }
 
-void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
-			     uint64_t at)
+static inline __attribute__((always_inline)) void
+record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site, uint64_t at)
 {
 	if (sync == 0 && task <= UINT32_MAX && poll_end_folded(task, done, at))
 		return;
 	if (site != 0)
 		record_site_code(site, TP_SITE_CODE_CALL);
 	if (task <= UINT32_MAX && sync <= TP_COMPACT_SYNC_MAX)
-		tp_record_at(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
-			     tp_compact_pair((uint32_t)task, site), 0, 0, 0, at);
+		record_fast(TP_RECORD_TASK_PAUSED, tp_record_poll_end_small(done, sync), 1,
+			    tp_compact_pair((uint32_t)task, site), 0, 0, 0, at);
 	else if (site == 0)
 		tp_record_at(TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(done, sync), 1, task,
 			     0, 0, 0, at);
@@ -302,16 +339,35 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 			     site, 0, 0, at);
 }
 
-void tp_record_worker_park(bool by_wait)
+void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t site,
+			     uint64_t at)
 {
-	if (by_wait) {
-		/* kept back, no clock read: the wait-start that follows at once takes it */
-		if (__builtin_expect(mine.busy || mine.park_pending, 0))
-			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
-		else
-			mine.park_pending = true;
-		return;
+	record_task_poll_end(task, done, sync, site, at);
+}
+
+/*
+ * A switch's poll start folds into nothing: the poll's end before it left the thread's last
+ * record ended (folded), paused, or not compact (the record's own, after the last compact one),
+ * and a poll starts in a record only unparked alone. So it is written at once, with no fold tried.
+ */
+void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	record_task_poll_end(ending, done, 0, 0, at);
+	poll_start_alone(next, at);
+}
+
+void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
+{
+	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED)) {
+		record_task_terminate(task, reason, at);
+		record_task_poll_end(task, 1, 0, 0, at);
 	}
+	poll_start_alone(next, at);
+}
+
+/* An executor's worker-thread-park, right after the poll's end it follows. */
+static inline __attribute__((always_inline)) void record_executor_park(void)
+{
 	struct tp_record *r = fold_begin(0);
 	if (r != NULL) {
 		/* right after the poll's end its executor records */
@@ -336,6 +392,34 @@ void tp_record_worker_park(bool by_wait)
 		fold_cancel();
 	}
 	tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+}
+
+void tp_record_worker_park(bool by_wait)
+{
+	if (by_wait) {
+		/* kept back, no clock read: the wait-start that follows at once takes it */
+		if (__builtin_expect(mine.busy || mine.park_pending, 0))
+			tp_record(TP_RECORD_WORKER_PARK, 0, 0, 0, 0, 0, 0);
+		else
+			mine.park_pending = true;
+		return;
+	}
+	record_executor_park();
+}
+
+void tp_record_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
+{
+	record_task_poll_end(task, done, 0, 0, at);
+	record_executor_park();
+}
+
+void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at)
+{
+	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED))
+		return;
+	record_task_terminate(task, reason, at);
+	record_task_poll_end(task, 1, 0, 0, at);
+	record_executor_park();
 }
 
 /* Whether a wait's events fit a compact record (TP_RECORD_WAITED). */

@@ -302,16 +302,15 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(
-		at, (tp_record_task_poll_end(task, done, 0, 0, at), tp_record_worker_park(false)),
-		tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_task_poll_end_park(task, done, at),
+			 tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
 
 /*
  * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
  * task-terminate; sync none), task-wake of `next` when `woken` (a constant: no waker), and
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process
- * consumers (one clock read, one call to the live statistics).
+ * consumers (one clock read, one call to the live statistics, and to the recorder unless woken).
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
@@ -322,9 +321,10 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
 		TASKPROBE_TASK_WAKE(TP_IN_REGISTER(next), TP_IN_REGISTER((uint64_t)0));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
 	TP_IN_PROCESS_AT(at,
-			 (tp_record_task_poll_end(ending, done, 0, 0, at),
-			  woken ? tp_record_task_wake(next, 0, at) : (void)0,
-			  tp_record_task_poll_start(next, at)),
+			 woken ? (tp_record_task_poll_end(ending, done, 0, 0, at),
+				  tp_record_task_wake(next, 0, at),
+				  tp_record_task_poll_start(next, at))
+			       : tp_record_task_switch(ending, done, next, at),
 			 woken ? tp_live_task_switch_woken(ending, done, next, at)
 			       : tp_live_task_switch(ending, done, next, at),
 			 TP_NOT_REPORTED);
@@ -333,7 +333,7 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
 /*
  * A task's end and the switch from its last poll (tp_fire_task_terminate, then
  * tp_fire_task_switch_of with done 1): the three probes in that order, one moment and one call to
- * each in-process consumer but the recorder (its three records, which fold).
+ * each in-process consumer (the recorder's three records fold into two).
  */
 static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
 					   uint64_t next)
@@ -342,11 +342,9 @@ static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint3
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	TP_IN_PROCESS_AT(
-		at,
-		(tp_record_task_terminate(task, reason, at),
-		 tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_task_poll_start(next, at)),
-		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_AT(at, tp_record_task_end_switch(task, reason, next, at),
+			 tp_live_task_end_switch(task, next, at),
+			 tp_report_task_terminated(spawn_stack));
 }
 
 /*
@@ -376,9 +374,7 @@ static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(at,
-			 (tp_record_task_terminate(task, reason, at),
-			  tp_record_task_poll_end(task, 1, 0, 0, at), tp_record_worker_park(false)),
+	TP_IN_PROCESS_AT(at, tp_record_task_end_park(task, reason, at),
 			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
 }
 

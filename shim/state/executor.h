@@ -200,7 +200,8 @@ static inline __attribute__((always_inline)) void tp_task_poll_switch_of(uint64_
  * before; sync none), then task-poll-start of `next`, at one moment; a parked thread is unparked
  * between the two. `next` becomes the calling thread's current task.
  */
-static inline void tp_task_poll_switch(uint64_t ending, bool done, uint64_t next)
+static inline __attribute__((always_inline)) void tp_task_poll_switch(uint64_t ending, bool done,
+								      uint64_t next)
 {
 	tp_task_poll_switch_of(ending, done, next, false);
 }

@@ -64,13 +64,9 @@ static void named_worker_thread_ended(void *self)
 
 uint64_t tp_task_epoch;
 
-void tp_thread_set_task(struct tp_thread *self, uint64_t task)
+void tp_thread_task_state_hold(void)
 {
-	self->task = task;
-	/* acquire: with the epoch a drop made, its clearing of the held mark is seen too */
-	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
-	if (task != 0 && !(tp_listeners_in_process() & TP_TASK_STATE_HELD))
-		tp_listeners_in_process_add(TP_TASK_STATE_HELD);
+	tp_listeners_in_process_add(TP_TASK_STATE_HELD);
 }
 
 bool tp_task_state_drop(void)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "listeners.h"
+
 struct tp_thread {
 	uint64_t task;          /* the task this thread polls now, 0 when none: tp_thread_task() */
 	uint64_t task_epoch;    /* tp_task_epoch when `task` was set */
@@ -50,8 +52,18 @@ static inline uint64_t tp_thread_task(const struct tp_thread *self)
 										     : 0;
 }
 
-/* The calling thread polls `task` from now (0: none). */
-void tp_thread_set_task(struct tp_thread *self, uint64_t task);
+/* tp_thread_set_task's first task since the held mark was dropped: the mark raised. */
+void tp_thread_task_state_hold(void);
+
+/* The calling thread polls `task` from now (0: none). In line: every task event sets it. */
+static inline void tp_thread_set_task(struct tp_thread *self, uint64_t task)
+{
+	self->task = task;
+	/* acquire: with the epoch a drop made, its clearing of the held mark is seen too */
+	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
+	if (task != 0 && __builtin_expect(!(tp_listeners_in_process() & TP_TASK_STATE_HELD), 0))
+		tp_thread_task_state_hold();
+}
 
 /*
  * If nothing listens but the held mark (tp_listeners_task_state() shows TP_TASK_STATE_HELD alone,

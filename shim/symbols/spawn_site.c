@@ -96,14 +96,26 @@ static uint32_t site_of_text(const char *text)
 	return id;
 }
 
-uint32_t tp_spawn_site_key(const void *return_address)
+__thread uint64_t tp_site_keys_known[TP_SITE_KEYS_KNOWN];
+
+/* The key found for `address` (nonzero) is known to the thread, if the address fits beside it. */
+static uint32_t key_kept(uintptr_t address, uint32_t key)
+{
+	if (key != 0 && address >> TP_SITE_KEY_ADDRESS_BITS == 0)
+		tp_site_keys_known[tp_site_key_slot(address)] = address |
+								(uint64_t)key
+									<< TP_SITE_KEY_ADDRESS_BITS;
+	return key;
+}
+
+uint32_t tp_spawn_site_key_lookup(const void *return_address)
 {
 	uintptr_t address = (uintptr_t)return_address;
 	if (address == 0)
 		return 0;
 	uint32_t key = lookup(address);
 	if (__builtin_expect(key != 0, 1))
-		return key;
+		return key_kept(address, key);
 	tp_shim_own_lock(&adding);
 	key = lookup(address); /* another thread may have added it meanwhile */
 	if (key == 0 && n_addresses < TP_SITE_ADDRESSES_MAX) {
@@ -119,7 +131,7 @@ uint32_t tp_spawn_site_key(const void *return_address)
 	pthread_mutex_unlock(&adding);
 	if (key == 0)
 		say_full("call addresses", TP_SITE_ADDRESSES_MAX);
-	return key;
+	return key_kept(address, key);
 }
 
 uint32_t tp_spawn_site_key_of_function(const void *entry)

@@ -19,12 +19,42 @@
 #define TP_SITE_TEXT_MAX 256
 
 /*
+ * The keys the calling thread found last, a slot each by call address: its address in the low
+ * TP_SITE_KEY_ADDRESS_BITS bits, its key above them (0: none). A thread spawns and waits at few
+ * constructs (a recursion's two tasks and its taskwait): a lookup is then a load and a compare.
+ * A slot is one word, written whole: a signal handler's lookup on the same thread, between the
+ * compare and the use, cannot pair one address with another's key.
+ */
+#define TP_SITE_KEY_ADDRESS_BITS 48
+#define TP_SITE_KEYS_KNOWN       16
+_Static_assert(TP_SITE_ADDRESSES_MAX < 1u << (64 - TP_SITE_KEY_ADDRESS_BITS), "a key fits");
+extern __thread uint64_t tp_site_keys_known[TP_SITE_KEYS_KNOWN]
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* The slot of `address` in tp_site_keys_known: calls lie bytes apart, a slot's 16 of them. */
+static inline unsigned tp_site_key_slot(uintptr_t address)
+{
+	return (unsigned)(address >> 4) % TP_SITE_KEYS_KNOWN;
+}
+
+/* tp_spawn_site_key's path when the address is not known to the thread: looked up, kept. */
+uint32_t tp_spawn_site_key_lookup(const void *return_address);
+
+/*
  * The key of the call whose return address is `return_address` (as OMPT's codeptr_ra): 1 to
  * TP_SITE_ADDRESSES_MAX, one per call address, in order of first sight; 0 for a NULL address or
  * when the table is full (said once). Costs no naming: what the
  * in-process consumers keep, to be named where they are read.
  */
-uint32_t tp_spawn_site_key(const void *return_address);
+static inline uint32_t tp_spawn_site_key(const void *return_address)
+{
+	uint64_t known = tp_site_keys_known[tp_site_key_slot((uintptr_t)return_address)];
+	if (__builtin_expect(known != 0 && (known & ((1ull << TP_SITE_KEY_ADDRESS_BITS) - 1)) ==
+						   (uintptr_t)return_address,
+			     1))
+		return (uint32_t)(known >> TP_SITE_KEY_ADDRESS_BITS);
+	return tp_spawn_site_key_lookup(return_address);
+}
 
 /*
  * The key of the function whose first instruction is `entry` (a thread's start routine), as
