@@ -34,6 +34,21 @@ _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's w
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
+/* Bucket b of a log2 histogram counts [2^b, 2^(b+1)) ns, the last one longer too. */
+#define LOG2_BUCKET(l) ((l) < TP_LIVE_BUCKETS ? (l) : TP_LIVE_BUCKETS - 1)
+/* A cost histogram's bucket b is log2 bucket b + TP_LIVE_COST_SHIFT: the first counts shorter
+ * costs, the last longer ones. */
+#define COST_BUCKET(l)                                                                             \
+	((l) <= TP_LIVE_COST_SHIFT                       ? 0                                       \
+	 : (l)-TP_LIVE_COST_SHIFT < TP_LIVE_COST_BUCKETS ? (l)-TP_LIVE_COST_SHIFT                  \
+							 : TP_LIVE_COST_BUCKETS - 1)
+#define BUCKETS_4(M, l) M(l), M(l + 1), M(l + 2), M(l + 3)
+#define BUCKETS_16(M, l)                                                                           \
+	BUCKETS_4(M, l), BUCKETS_4(M, l + 4), BUCKETS_4(M, l + 8), BUCKETS_4(M, l + 12)
+#define BUCKETS_64(M) BUCKETS_16(M, 0), BUCKETS_16(M, 16), BUCKETS_16(M, 32), BUCKETS_16(M, 48)
+const uint8_t log2_bucket[64] = {BUCKETS_64(LOG2_BUCKET)};
+const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
+
 __attribute__((noinline)) static uint32_t new_row(uint16_t *by_site, uint32_t site)
 {
 	uint16_t none = 0, row;

@@ -222,21 +222,27 @@ static inline void count(uint64_t *shared)
 	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The bucket of a value by its log2 (63 - clz(ns | 1)): five histogram updates a task, so the
+ * clamps are looked up rather than computed (live.c).
+ */
+extern const uint8_t log2_bucket[64], cost_bucket[64];
+
+static inline unsigned log2_of(uint64_t ns)
+{
+	return 63u - (unsigned)__builtin_clzll(ns | 1);
+}
+
 static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 {
-	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
-	if (b >= TP_LIVE_BUCKETS)
-		b = TP_LIVE_BUCKETS - 1;
-	add(&histogram[b], 1);
+	uint64_t *b = &histogram[log2_bucket[log2_of(ns)]];
+	add(b, 1);
 }
 
 static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 {
-	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns | 1);
-	unsigned b = log2 > TP_LIVE_COST_SHIFT ? log2 - TP_LIVE_COST_SHIFT : 0;
-	if (b >= TP_LIVE_COST_BUCKETS)
-		b = TP_LIVE_COST_BUCKETS - 1;
-	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+	uint32_t *b = &histogram[cost_bucket[log2_of(ns)]];
+	__atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
