@@ -205,9 +205,10 @@ static inline void publish_site(uint32_t row, uint32_t site, bool by_program, ui
  */
 static void count_work(uint64_t now)
 {
-	add(&local.slot->work_ns, now - local.work_counted_to);
+	struct tp_live_thread *s = local.slot;
+	add(&s->work_ns, now - local.work_counted_to);
 	local.work_counted_to = now;
-	__atomic_store_n(&local.slot->open_counted_ns, now, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
 }
 
 /*
@@ -393,10 +394,12 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
  */
 /*
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
- * constant): the task was woken at that moment (tp_live_task_wake's, folded in).
+ * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
+ * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
+ * this one overwrites.
  */
 static inline __attribute__((always_inline)) void
-poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
+poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, bool switched)
 {
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
@@ -448,6 +451,8 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
 		set64(&s->open_placed_ns, local.span.in.placed_ns);
 		set32(&s->open_region, local.poll_region);
 		__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
+	} else if (switched) {
+		set64(&s->open_counted_ns, 0); /* the poll that ended left it set */
 	}
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
@@ -459,7 +464,7 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_started(s, task, ns_at(at), false);
+	poll_started(s, task, ns_at(at), false, false);
 	leave();
 }
 
@@ -488,12 +493,14 @@ static inline uint64_t poll_end_ns(uint64_t task, uint32_t done, uint64_t now)
 /*
  * Task `task`'s poll ends at `now` (`done`: it finished), waiting in `sync` at the sync
  * construct's site `site` (0: none) when it did not; the calling thread is entered in its slot
- * `s`.
+ * `s`. `next_polled` (a constant): another poll starts at the same moment (poll_started's
+ * `switched`), which sets what this would clear for the time between (the thread's state, its
+ * fragment's publication, the polled task).
  */
 static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thread *s,
 							     uint64_t task, uint32_t done,
 							     uint32_t sync, uint32_t site,
-							     uint64_t now)
+							     uint64_t now, bool next_polled)
 {
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
@@ -519,7 +526,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		}
 		if (local.span.in_graph) {
 			count_work(now);
-			set64(&s->open_counted_ns, 0);
+			if (!next_polled)
+				set64(&s->open_counted_ns, 0);
 			if (local.poll_region != 0)
 				add(&local.rows[local.poll_region].region_ns, d);
 			set64(&s->graph_last_ns, now);
@@ -531,6 +539,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 			}
 		}
 	}
+	if (next_polled)
+		return;
 	local.span.in_graph = false;
 	local.polled = NULL;
 	local.polled_task = 0;
@@ -544,7 +554,7 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)));
+	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)), false);
 	leave();
 }
 
@@ -560,7 +570,7 @@ void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
 		tp_live_park(1);
 		return;
 	}
-	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)));
+	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)), false);
 	local.worker_parked = true;
 	leave();
 }
@@ -576,8 +586,8 @@ task_switch(uint64_t ending, uint32_t done, uint64_t next, bool woken, uint64_t 
 	if (s == NULL)
 		return;
 	uint64_t now = ns_at(at);
-	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now));
-	poll_started(s, next, now, woken);
+	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now), true);
+	poll_started(s, next, now, woken, true);
 	leave();
 }
 
@@ -670,10 +680,11 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 
 /*
  * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
- * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry).
+ * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry); `next_polled`:
+ * poll_ended's.
  */
-static inline __attribute__((always_inline)) void end_entered(struct tp_live_thread *s,
-							      uint64_t task, uint64_t now)
+static inline __attribute__((always_inline)) void
+end_entered(struct tp_live_thread *s, uint64_t task, uint64_t now, bool next_polled)
 {
 	/* the task polled here, as a rule: its entry at hand, while still its own */
 	struct task_entry *e = local.polled;
@@ -682,7 +693,7 @@ static inline __attribute__((always_inline)) void end_entered(struct tp_live_thr
 		e = task_find(task);
 	if (e != NULL)
 		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now), next_polled);
 }
 
 /*
@@ -696,7 +707,7 @@ void tp_live_task_end(uint64_t task, uint64_t at)
 		tp_live_task_terminate(task, at); /* its entry freed all the same */
 		return;
 	}
-	end_entered(s, task, ns_at(at));
+	end_entered(s, task, ns_at(at), false);
 	leave();
 }
 
@@ -713,7 +724,7 @@ void tp_live_task_end_park(uint64_t task, uint64_t at)
 		tp_live_park(1);
 		return;
 	}
-	end_entered(s, task, ns_at(at));
+	end_entered(s, task, ns_at(at), false);
 	local.worker_parked = true;
 	leave();
 }
@@ -730,8 +741,8 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	end_entered(s, task, now);
-	poll_started(s, next, now, false);
+	end_entered(s, task, now, true);
+	poll_started(s, next, now, false, true);
 	leave();
 }
 
