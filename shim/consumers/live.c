@@ -643,19 +643,17 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
 	const struct tp_live_path *ended = span_ended(e, task, now);
-	struct tp_live_path end = {0};
-	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
-		end = *ended; /* the entry's may be another task's once freed */
-	unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
+		struct tp_live_path end = *ended; /* the entry's may be another task's once freed */
+		unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
 		/* a successor being made now counts its edge after this free, or sees it
 		 * (task_dependence); the state is this task's until freed below */
 		unsigned now_edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_SEQ_CST);
 		edges = now_edges > edges ? now_edges : edges;
-		if (ended != NULL && edges > 0)
+		if (edges > 0)
 			live_successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
