@@ -98,7 +98,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 			continue;
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->span, tp_span_at(span), __ATOMIC_RELAXED);
 		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
 		set64(&e->polled_ns, 0);
@@ -630,7 +630,7 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 							     uint64_t now)
 {
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+	uint32_t span = span_id(span_of(e));
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -666,7 +666,7 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 		return;
 	if (enter(TAKES_SLOT) == NULL) {
 		/* the entry is freed even when the end cannot be counted, not left taken */
-		uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+		uint32_t span = span_id(span_of(e));
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 		if (!local.busy) /* else a signal handler's: its state is left (counted) */
 			tp_span_free(&local.span_cache, span);

@@ -37,7 +37,7 @@
  * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
  * fall among them, while the tasks of a block still share pages. A task that finds its window
  * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
- * entries of 40 bytes: 10 MiB reserved, touched as tasks arrive.
+ * entries of 48 bytes: 12 MiB reserved, touched as tasks arrive.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
@@ -45,10 +45,12 @@
 #define TASK_STRIDE     17 /* odd: every slot is some id's home */
 
 struct task_entry {
-	uint64_t task;     /* 0: free */
-	uint16_t row;      /* its site's row */
-	uint16_t region;   /* its parallel region's row (its implicit task's site's), 0 none */
-	uint32_t span;     /* its work and span state's id (work_span.h) */
+	uint64_t task;   /* 0: free */
+	uint16_t row;    /* its site's row */
+	uint16_t region; /* its parallel region's row (its implicit task's site's), 0 none */
+	/* its work and span state (work_span.h): its address, as every event of the task reads it
+	 * (its id in the pool, for its free, from it: span_id) */
+	struct tp_span_task *span;
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
 	uint64_t suspended_ns;
@@ -277,7 +279,13 @@ static inline struct task_entry *task_find(uint64_t task)
 /* The work and span state of the task of entry `e`. */
 static inline struct tp_span_task *span_of(const struct task_entry *e)
 {
-	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
+	return __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+}
+
+/* The id of state `t` in the pool (tp_span_alloc's, tp_span_free's). */
+static inline uint32_t span_id(const struct tp_span_task *t)
+{
+	return (uint32_t)(t - tp_span_pool) + 1;
 }
 
 /*
