@@ -76,9 +76,20 @@ static uint32_t row_in(uint16_t *by_site, uint32_t site)
 	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(by_site, site);
 }
 
-static uint32_t row_of(uint32_t site)
+/*
+ * The row of task site `site` (rows_by_site's), the calling thread's last answer remembered: a
+ * spawn asks twice (whether its stack is sampled, then its spawn), and a site's row never
+ * changes once given (a fork's child keeps them; its threads' remembered rows start at site 0's,
+ * TP_LIVE_NO_SITE).
+ */
+static inline uint32_t task_row(uint32_t site)
 {
-	return row_in(rows_by_site, site);
+	if (site == local.row_site)
+		return local.site_row;
+	uint32_t row = row_in(rows_by_site, site);
+	local.row_site = site;
+	local.site_row = row;
+	return row;
 }
 
 /*
@@ -300,7 +311,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
-	uint32_t row = row_of(site);
+	uint32_t row = task_row(site);
 	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
@@ -335,7 +346,7 @@ int tp_live_wants_stack(uint32_t site)
 {
 	if (local.rows == NULL)
 		return 0;
-	uint64_t spawned = local.rows[row_of(site)].spawned;
+	uint64_t spawned = local.rows[task_row(site)].spawned;
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
 			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
