@@ -616,7 +616,8 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
  * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
  * by this thread now or ended before); the thread's slot and its parent are told.
  */
-static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task, uint64_t now)
+static inline __attribute__((always_inline)) const struct tp_live_path *
+span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 {
 	struct tp_span_task *t = span_of(e);
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
