@@ -120,16 +120,9 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	return NULL;
 }
 
-/*
- * The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq); its placed
- * length is the longest placed one ended on the slot, whichever path had it.
- */
-static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *end)
+/* The slot's longest path becomes `end` (taskprobe_live.h: path_seq). */
+static void slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
 {
-	if (end->placed_ns > s->longest.placed_ns)
-		set64(&s->longest.placed_ns, end->placed_ns);
-	if (end->ns <= s->longest.ns)
-		return;
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	set64(&s->longest.ns, end->ns);
@@ -140,6 +133,20 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The slot's longest path becomes `end` if it is longer; its placed length is the longest placed
+ * one ended on the slot, whichever path had it. At every poll's end and task's end: inlined up to
+ * the copy, which a path not longer skips.
+ */
+static inline __attribute__((always_inline)) void slot_longest(struct tp_live_thread *s,
+							       const struct tp_live_path *end)
+{
+	if (end->placed_ns > s->longest.placed_ns)
+		set64(&s->longest.placed_ns, end->placed_ns);
+	if (end->ns > s->longest.ns)
+		slot_longest_is(s, end);
 }
 
 /*
