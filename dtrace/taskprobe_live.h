@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 9
+#define TP_LIVE_VERSION 10
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -428,7 +428,10 @@ struct tp_live_site_stats {
 	 */
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;
+	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
+	uint64_t reserved[8];
 };
+_Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 
 /*
  * A thread's row of a site added to a reader's figures of the site, as every reader adds them
