@@ -215,11 +215,13 @@ static inline void publish_site(uint32_t row, uint32_t site, bool by_program, ui
 }
 
 /*
- * The polled fragment's time up to `now` into the slot's work. Called before a path is extended
- * by that time (a spawn, the task's end) as well as at the poll's end: a fragment still open
- * when the program exits (exit inside a parallel region) has put its time up to its last spawn
- * on the paths of the tasks it spawned, and the work counts it too, so that no path is ever
- * longer than the work (span <= work).
+ * The polled fragment's time up to `now` into the slot's work, at the poll's end (and the
+ * thread's stop inside one). Not at a spawn or the task's end, though they extend paths by that
+ * time: every reader counts a fragment going on up to its own now (tp_live_open_fragment: the
+ * work_ns here and the time since open_counted_ns), the same sum whenever the work was counted,
+ * so that a fragment still open when the program exits (exit inside a parallel region), which
+ * put its time up to its last spawn on the paths of the tasks it spawned, is in the work too
+ * (span <= work).
  */
 static void count_work(uint64_t now)
 {
@@ -269,8 +271,6 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	case TP_SPAN_FROM_FRAGMENT:
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
-		if (th != NULL)
-			count_work(now);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
 									  undeferred) &&
@@ -629,7 +629,6 @@ span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 	struct tp_span_task *t = span_of(e);
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
-		count_work(now);
 		tp_span_poll_end(NULL, &local.span, task, now - local.span_from, now, TP_SYNC_NONE);
 		end = &local.span.in;
 	}
