@@ -431,7 +431,10 @@ struct tp_live_site_stats {
 	 */
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;
+	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
+	uint64_t reserved[8];
 };
+_Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 
 /*
  * A thread's row of a site added to a reader's figures of the site, as every reader adds them

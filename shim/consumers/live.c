@@ -40,6 +40,21 @@ _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's w
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
 
+/* Bucket b of a log2 histogram counts [2^b, 2^(b+1)) ns, the last one longer too. */
+#define LOG2_BUCKET(l) ((l) < TP_LIVE_BUCKETS ? (l) : TP_LIVE_BUCKETS - 1)
+/* A cost histogram's bucket b is log2 bucket b + TP_LIVE_COST_SHIFT: the first counts shorter
+ * costs, the last longer ones. */
+#define COST_BUCKET(l)                                                                             \
+	((l) <= TP_LIVE_COST_SHIFT                       ? 0                                       \
+	 : (l)-TP_LIVE_COST_SHIFT < TP_LIVE_COST_BUCKETS ? (l)-TP_LIVE_COST_SHIFT                  \
+							 : TP_LIVE_COST_BUCKETS - 1)
+#define BUCKETS_4(M, l) M(l), M(l + 1), M(l + 2), M(l + 3)
+#define BUCKETS_16(M, l)                                                                           \
+	BUCKETS_4(M, l), BUCKETS_4(M, l + 4), BUCKETS_4(M, l + 8), BUCKETS_4(M, l + 12)
+#define BUCKETS_64(M) BUCKETS_16(M, 0), BUCKETS_16(M, 16), BUCKETS_16(M, 32), BUCKETS_16(M, 48)
+const uint8_t log2_bucket[64] = {BUCKETS_64(LOG2_BUCKET)};
+const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
+
 __attribute__((noinline)) static uint32_t new_row(uint16_t *by_site, uint32_t site)
 {
 	uint16_t none = 0, row;
@@ -67,9 +82,20 @@ static uint32_t row_in(uint16_t *by_site, uint32_t site)
 	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(by_site, site);
 }
 
-static uint32_t row_of(uint32_t site)
+/*
+ * The row of task site `site` (rows_by_site's), the calling thread's last answer remembered: a
+ * spawn asks twice (whether its stack is sampled, then its spawn), and a site's row never
+ * changes once given (a fork's child keeps them; its threads' remembered rows start at site 0's,
+ * TP_LIVE_NO_SITE).
+ */
+static inline uint32_t task_row(uint32_t site)
 {
-	return row_in(rows_by_site, site);
+	if (site == local.row_site)
+		return local.site_row;
+	uint32_t row = row_in(rows_by_site, site);
+	local.row_site = site;
+	local.site_row = row;
+	return row;
 }
 
 /*
@@ -89,7 +115,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 			continue;
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->span, tp_span_at(span), __ATOMIC_RELAXED);
 		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
 		set64(&e->polled_ns, 0);
@@ -100,16 +126,9 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	return NULL;
 }
 
-/*
- * The slot's longest path becomes `end` if it is longer (taskprobe_live.h: path_seq); its placed
- * length is the longest placed one ended on the slot, whichever path had it.
- */
-static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *end)
+/* The slot's longest path becomes `end` (taskprobe_live.h: path_seq). */
+static void slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
 {
-	if (end->placed_ns > s->longest.placed_ns)
-		set64(&s->longest.placed_ns, end->placed_ns);
-	if (end->ns <= s->longest.ns)
-		return;
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	set64(&s->longest.ns, end->ns);
@@ -120,6 +139,20 @@ static void slot_longest(struct tp_live_thread *s, const struct tp_live_path *en
 		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The slot's longest path becomes `end` if it is longer; its placed length is the longest placed
+ * one ended on the slot, whichever path had it. At every poll's end and task's end: inlined up to
+ * the copy, which a path not longer skips.
+ */
+static inline __attribute__((always_inline)) void slot_longest(struct tp_live_thread *s,
+							       const struct tp_live_path *end)
+{
+	if (end->placed_ns > s->longest.placed_ns)
+		set64(&s->longest.placed_ns, end->placed_ns);
+	if (end->ns > s->longest.ns)
+		slot_longest_is(s, end);
 }
 
 /*
@@ -188,17 +221,20 @@ static inline void publish_site(uint32_t row, uint32_t site, bool by_program, ui
 }
 
 /*
- * The polled fragment's time up to `now` into the slot's work. Called before a path is extended
- * by that time (a spawn, the task's end) as well as at the poll's end: a fragment still open
- * when the program exits (exit inside a parallel region) has put its time up to its last spawn
- * on the paths of the tasks it spawned, and the work counts it too, so that no path is ever
- * longer than the work (span <= work).
+ * The polled fragment's time up to `now` into the slot's work, at the poll's end (and the
+ * thread's stop inside one). Not at a spawn or the task's end, though they extend paths by that
+ * time: every reader counts a fragment going on up to its own now (tp_live_open_fragment: the
+ * work_ns here and the time since open_counted_ns), the same sum whenever the work was counted,
+ * so that a fragment still open when the program exits (exit inside a parallel region), which
+ * put its time up to its last spawn on the paths of the tasks it spawned, is in the work too
+ * (span <= work).
  */
 static void count_work(uint64_t now)
 {
-	add(&local.slot->work_ns, now - local.work_counted_to);
+	struct tp_live_thread *s = local.slot;
+	add(&s->work_ns, now - local.work_counted_to);
 	local.work_counted_to = now;
-	__atomic_store_n(&local.slot->open_counted_ns, now, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
 }
 
 /*
@@ -241,8 +277,6 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	case TP_SPAN_FROM_FRAGMENT:
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
-		if (th != NULL)
-			count_work(now);
 		if (p != NULL)
 			span_of(p)->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
 									  undeferred) &&
@@ -290,7 +324,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 {
 	if (enter(TAKES_SLOT) == NULL)
 		return;
-	uint32_t row = row_of(site);
+	uint32_t row = task_row(site);
 	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
@@ -325,7 +359,7 @@ int tp_live_wants_stack(uint32_t site)
 {
 	if (local.rows == NULL)
 		return 0;
-	uint64_t spawned = local.rows[row_of(site)].spawned;
+	uint64_t spawned = local.rows[task_row(site)].spawned;
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
 			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
@@ -383,10 +417,12 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
  */
 /*
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
- * constant): the task was woken at that moment (tp_live_task_wake's, folded in).
+ * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
+ * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
+ * this one overwrites.
  */
 static inline __attribute__((always_inline)) void
-poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
+poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, bool switched)
 {
 	struct task_entry *e = task_find(task);
 	uint32_t row = NO_ROW;
@@ -438,6 +474,8 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken)
 		set64(&s->open_placed_ns, local.span.in.placed_ns);
 		set32(&s->open_region, local.poll_region);
 		__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
+	} else if (switched) {
+		set64(&s->open_counted_ns, 0); /* the poll that ended left it set */
 	}
 	set32(&s->site, row == NO_ROW ? TP_LIVE_OVERFLOW : row);
 	set64(&s->state_since, now);
@@ -449,7 +487,7 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_started(s, task, ns_at(at), false);
+	poll_started(s, task, ns_at(at), false, false);
 	leave();
 }
 
@@ -478,12 +516,14 @@ static inline uint64_t poll_end_ns(uint64_t task, uint32_t done, uint64_t now)
 /*
  * Task `task`'s poll ends at `now` (`done`: it finished), waiting in `sync` at the sync
  * construct's site `site` (0: none) when it did not; the calling thread is entered in its slot
- * `s`.
+ * `s`. `next_polled` (a constant): another poll starts at the same moment (poll_started's
+ * `switched`), which sets what this would clear for the time between (the thread's state, its
+ * fragment's publication, the polled task).
  */
 static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thread *s,
 							     uint64_t task, uint32_t done,
 							     uint32_t sync, uint32_t site,
-							     uint64_t now)
+							     uint64_t now, bool next_polled)
 {
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
@@ -509,7 +549,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		}
 		if (local.span.in_graph) {
 			count_work(now);
-			set64(&s->open_counted_ns, 0);
+			if (!next_polled)
+				set64(&s->open_counted_ns, 0);
 			if (local.poll_region != 0)
 				add(&local.rows[local.poll_region].region_ns, d);
 			set64(&s->graph_last_ns, now);
@@ -521,6 +562,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 			}
 		}
 	}
+	if (next_polled)
+		return;
 	local.span.in_graph = false;
 	local.polled = NULL;
 	local.polled_task = 0;
@@ -534,7 +577,7 @@ void tp_live_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32_t
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)));
+	poll_ended(s, task, done, sync, site, poll_end_ns(task, done, ns_at(at)), false);
 	leave();
 }
 
@@ -550,7 +593,7 @@ void tp_live_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
 		tp_live_park(1);
 		return;
 	}
-	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)));
+	poll_ended(s, task, done, TP_SYNC_NONE, 0, poll_end_ns(task, done, ns_at(at)), false);
 	local.worker_parked = true;
 	leave();
 }
@@ -566,8 +609,8 @@ task_switch(uint64_t ending, uint32_t done, uint64_t next, bool woken, uint64_t 
 	if (s == NULL)
 		return;
 	uint64_t now = ns_at(at);
-	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now));
-	poll_started(s, next, now, woken);
+	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now), true);
+	poll_started(s, next, now, woken, true);
 	leave();
 }
 
@@ -585,12 +628,12 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
  * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
  * by this thread now or ended before); the thread's slot and its parent are told.
  */
-static const struct tp_live_path *span_ended(struct task_entry *e, uint64_t task, uint64_t now)
+static inline __attribute__((always_inline)) const struct tp_live_path *
+span_ended(struct task_entry *e, uint64_t task, uint64_t now)
 {
 	struct tp_span_task *t = span_of(e);
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
-		count_work(now);
 		tp_span_poll_end(NULL, &local.span, task, now - local.span_from, now, TP_SYNC_NONE);
 		end = &local.span.in;
 	}
@@ -610,7 +653,7 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 							     uint64_t now)
 {
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+	uint32_t span = span_id(span_of(e));
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -623,19 +666,17 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
 	const struct tp_live_path *ended = span_ended(e, task, now);
-	struct tp_live_path end = {0};
-	if (ended != NULL && __atomic_load_n(&dependences_seen, __ATOMIC_RELAXED))
-		end = *ended; /* the entry's may be another task's once freed */
-	unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
+		struct tp_live_path end = *ended; /* the entry's may be another task's once freed */
+		unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
 		/* a successor being made now counts its edge after this free, or sees it
 		 * (task_dependence); the state is this task's until freed below */
 		unsigned now_edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_SEQ_CST);
 		edges = now_edges > edges ? now_edges : edges;
-		if (ended != NULL && edges > 0)
+		if (edges > 0)
 			live_successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, span);
@@ -648,7 +689,7 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 		return;
 	if (enter(TAKES_SLOT) == NULL) {
 		/* the entry is freed even when the end cannot be counted, not left taken */
-		uint32_t span = __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+		uint32_t span = span_id(span_of(e));
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 		if (!local.busy) /* else a signal handler's: its state is left (counted) */
 			tp_span_free(&local.span_cache, span);
@@ -660,10 +701,11 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 
 /*
  * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
- * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry).
+ * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry); `next_polled`:
+ * poll_ended's.
  */
-static inline __attribute__((always_inline)) void end_entered(struct tp_live_thread *s,
-							      uint64_t task, uint64_t now)
+static inline __attribute__((always_inline)) void
+end_entered(struct tp_live_thread *s, uint64_t task, uint64_t now, bool next_polled)
 {
 	/* the task polled here, as a rule: its entry at hand, while still its own */
 	struct task_entry *e = local.polled;
@@ -672,7 +714,7 @@ static inline __attribute__((always_inline)) void end_entered(struct tp_live_thr
 		e = task_find(task);
 	if (e != NULL)
 		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now));
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now), next_polled);
 }
 
 /*
@@ -686,7 +728,7 @@ void tp_live_task_end(uint64_t task, uint64_t at)
 		tp_live_task_terminate(task, at); /* its entry freed all the same */
 		return;
 	}
-	end_entered(s, task, ns_at(at));
+	end_entered(s, task, ns_at(at), false);
 	leave();
 }
 
@@ -703,7 +745,7 @@ void tp_live_task_end_park(uint64_t task, uint64_t at)
 		tp_live_park(1);
 		return;
 	}
-	end_entered(s, task, ns_at(at));
+	end_entered(s, task, ns_at(at), false);
 	local.worker_parked = true;
 	leave();
 }
@@ -720,8 +762,8 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	end_entered(s, task, now);
-	poll_started(s, next, now, false);
+	end_entered(s, task, now, true);
+	poll_started(s, next, now, false, true);
 	leave();
 }
 

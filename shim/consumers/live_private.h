@@ -37,7 +37,7 @@
  * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
  * fall among them, while the tasks of a block still share pages. A task that finds its window
  * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
- * entries of 40 bytes: 10 MiB reserved, touched as tasks arrive.
+ * entries of 48 bytes: 12 MiB reserved, touched as tasks arrive.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
@@ -45,10 +45,12 @@
 #define TASK_STRIDE     17 /* odd: every slot is some id's home */
 
 struct task_entry {
-	uint64_t task;     /* 0: free */
-	uint16_t row;      /* its site's row */
-	uint16_t region;   /* its parallel region's row (its implicit task's site's), 0 none */
-	uint32_t span;     /* its work and span state's id (work_span.h) */
+	uint64_t task;   /* 0: free */
+	uint16_t row;    /* its site's row */
+	uint16_t region; /* its parallel region's row (its implicit task's site's), 0 none */
+	/* its work and span state (work_span.h): its address, as every event of the task reads it
+	 * (its id in the pool, for its free, from it: span_id) */
+	struct tp_span_task *span;
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
 	uint64_t suspended_ns;
@@ -139,9 +141,11 @@ struct live_local {
 	 * after, and is timed then too (one clock read for the two) */
 	uint64_t terminated_task;
 	uint64_t terminated_ns;
-	uint32_t poll_row;      /* the polled task's row, NO_ROW if untracked */
-	uint32_t poll_region;   /* and its parallel region's row, 0 none */
-	uint32_t spawn_row;     /* the row of the task it spawned last (for its stack) */
+	uint32_t poll_row;    /* the polled task's row, NO_ROW if untracked */
+	uint32_t poll_region; /* and its parallel region's row, 0 none */
+	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
+	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */
+	uint32_t row_site, site_row;
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
@@ -222,21 +226,27 @@ static inline void count(uint64_t *shared)
 	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The bucket of a value by its log2 (63 - clz(ns | 1)): five histogram updates a task, so the
+ * clamps are looked up rather than computed (live.c).
+ */
+extern const uint8_t log2_bucket[64], cost_bucket[64];
+
+static inline unsigned log2_of(uint64_t ns)
+{
+	return 63u - (unsigned)__builtin_clzll(ns | 1);
+}
+
 static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 {
-	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
-	if (b >= TP_LIVE_BUCKETS)
-		b = TP_LIVE_BUCKETS - 1;
-	add(&histogram[b], 1);
+	uint64_t *b = &histogram[log2_bucket[log2_of(ns)]];
+	add(b, 1);
 }
 
 static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 {
-	unsigned log2 = 63u - (unsigned)__builtin_clzll(ns | 1);
-	unsigned b = log2 > TP_LIVE_COST_SHIFT ? log2 - TP_LIVE_COST_SHIFT : 0;
-	if (b >= TP_LIVE_COST_BUCKETS)
-		b = TP_LIVE_COST_BUCKETS - 1;
-	__atomic_store_n(&histogram[b], histogram[b] + 1, __ATOMIC_RELAXED);
+	uint32_t *b = &histogram[cost_bucket[log2_of(ns)]];
+	__atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
@@ -271,7 +281,13 @@ static inline struct task_entry *task_find(uint64_t task)
 /* The work and span state of the task of entry `e`. */
 static inline struct tp_span_task *span_of(const struct task_entry *e)
 {
-	return tp_span_at(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
+	return __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+}
+
+/* The id of state `t` in the pool (tp_span_alloc's, tp_span_free's). */
+static inline uint32_t span_id(const struct tp_span_task *t)
+{
+	return (uint32_t)(t - tp_span_pool) + 1;
 }
 
 /*
