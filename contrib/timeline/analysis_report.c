@@ -225,7 +225,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	/* no graph to say anything of (a plain MPI rank, mpirun, a program of threads): the exit
 	 * report's words, no figures of zero */
 	if (p->work == 0 && p->span == NULL && p->tasks == 0) {
-		fprintf(out, "%s (pid %" PRIu32 "): no task executor was seen: no tasks to analyze\n",
+		fprintf(out,
+			"%s (pid %" PRIu32 "): no task executor was seen: no tasks to analyze\n",
 			comm, p->pid);
 		return;
 	}

@@ -19,276 +19,10 @@
 #include <string.h>
 
 #include "taskprobe_contract.h"
-#include "test_stream.h"
+#include "one_engine.h"
 #include "work_span.h"
 
-#define N      16      /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
-#define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
-/* the last site id the streams use (each site's row is its id; a task without one, OpenMP's
- * initial task, has live.c's row for it, TP_LIVE_NO_SITE) */
-#define LAST_SITE INNER
-
-static struct analysis *a;
-
-/* The live engine's side: its states, as live.c keeps them. */
-static struct tp_span_task pool[N];
-static uint64_t holds[N]; /* the objects the pool's tasks hold switched out */
-static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
-static uint64_t suspended[N];
-static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
-static uint32_t row_of[N];       /* a task's row: its site's (live.c's task_entry's row) */
-static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
-static struct tp_span_fork forks[N];
-static struct live_thread {
-	struct tp_span_thread th;
-	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
-	uint64_t polled; /* the task it polls now, 0 none */
-	uint64_t poll_start;
-	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
-	uint32_t mutex_row;
-} threads[N];
-/* a task's last wait's site when it waited for a mutual exclusion (live.c's sync_row) */
-static uint32_t mutex_site[N];
-/* every slot's longest path ended and the last end (live.c's slot_longest, graph_last_ns) */
-static struct tp_live_path longest;
-static uint64_t last_end, work;
-/* the barrier's frozen path (live.c's barrier_join) */
-static struct tp_live_path frozen;
-static uint64_t frozen_at;
-
-static void setup(void)
-{
-	a = stream_analysis();
-	cr_assert_not_null(a);
-	tp_span_pool_start(pool, holds, N);
-	tp_span_mutexes_start(mutexes);
-	tp_span_forks_start(forks, N);
-}
-
-static void teardown(void)
-{
-	analysis_free(a);
-}
-
-TestSuite(one_engine, .init = setup, .fini = teardown);
-
-static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
-		  int64_t a3)
-{
-	stream_event(a, type, tid, ms, a0, a1, a2, a3);
-}
-
-/*
- * Task `task` of site `site` spawned by `parent` (0: none) on thread `tid`: with neither,
- * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
- * that site, which starts after the region's fork, or the initial task's code so far when its
- * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
- * implicit task (a site, a parent) publishes the fork.
- */
-static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
-		     bool undeferred)
-{
-	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
-			undeferred);
-	struct live_thread *t = &threads[tid];
-	uint64_t now = START_NS + ms * MS;
-	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
-	/* live.c's span_spawned: an implicit task is one of a parallel construct's sites */
-	bool implicit = site == REGION || site == INNER;
-	enum tp_span_spawn_from from = tp_span_spawn_from(
-		parent != 0, parent != 0 && t->polled == parent, implicit);
-	const struct tp_live_path *in = NULL;
-	struct tp_live_path so_far = {0};
-	if (from == TP_SPAN_FROM_FORK) {
-		for (unsigned i = 0; i < N; i++)
-			if (threads[i].polled == INITIAL) {
-				const struct live_thread *on = &threads[i];
-				so_far.ns = so_far.burdened_ns = on->th.in.ns + (now - on->from);
-				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
-				so_far.ended_ns = now;
-			}
-		in = so_far.ns > 0 ? &so_far : NULL;
-	}
-	if (from == TP_SPAN_FROM_LAST && pool[parent - 1].started)
-		in = &pool[parent - 1].in;
-	if (parent != 0) {
-		pool[parent - 1].spawner = true;
-		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
-	}
-	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent,
-			from == TP_SPAN_FROM_FORK ? site : 0,
-			from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in);
-	if (tp_span_publishes_fork(implicit, parent != 0))
-		tp_span_fork(site, &pool[task - 1].in);
-	alive[task] = task;
-	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
-}
-
-static void spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
-{
-	spawn_of(tid, ms, task, parent, site, false);
-}
-
-/* A task of the task construct (OpenMP's initial task without a parent). */
-static void spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
-{
-	spawn_at(tid, ms, task, parent, parent != 0 ? TASKS : 0);
-}
-
-/* `successor` (not polled yet) starts after `predecessor`'s end (not ended yet). */
-static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
-{
-	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
-	successor_of[predecessor] = successor;
-}
-
-static void start(uint32_t tid, uint64_t ms, uint64_t task)
-{
-	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
-	struct live_thread *t = &threads[tid];
-	uint64_t now = START_NS + ms * MS;
-	struct tp_span_task *s = &pool[task - 1];
-	bool barrier = tp_span_barrier_needs(s);
-	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
-		frozen = longest;
-		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
-		frozen_at = now;
-	}
-	tp_span_poll_start(s, &t->th, task, row_of[task], now, suspended[task],
-			   barrier ? &frozen : NULL);
-	t->from = t->poll_start = now;
-	t->polled = task;
-	t->mutex_row = mutex_site[task];
-	mutex_site[task] = 0;
-}
-
-static void ended_path(const struct tp_live_path *end, uint64_t now)
-{
-	tp_span_path_max(&longest, end);
-	last_end = now;
-}
-
-/* The poll of `task` ends: done, or waiting in `sync` (0: switched out) at the construct `site`. */
-static void end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync, uint64_t site)
-{
-	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, (int64_t)site);
-	struct live_thread *t = &threads[tid];
-	uint64_t now = START_NS + ms * MS;
-	struct tp_span_task *s = &pool[task - 1];
-	work += now - t->poll_start;
-	t->polled = 0;
-	if (!done) {
-		mutex_site[task] = tp_span_section_site(sync, (uint32_t)site);
-		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
-		suspended[task] = now;
-		ended_path(&t->th.in, now);
-		return;
-	}
-	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
-	ended_path(&t->th.in, now);
-	if (s->parent != 0 && alive[s->parent] == s->parent)
-		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
-				    &t->th.in);
-	uint64_t succ = successor_of[task];
-	if (succ != 0 && alive[succ] == succ)
-		tp_span_predecessor_ended(&pool[succ - 1], &alive[succ], succ, &t->th.in);
-	alive[task] = 0;
-}
-
-static void acquire(uint32_t tid, uint64_t ms, uint64_t task)
-{
-	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
-	struct live_thread *t = &threads[tid];
-	uint64_t now = START_NS + ms * MS;
-	/* its section is in its wait's site's row, or goes on in its task's when it has none */
-	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, row_of[task], LOCK);
-	t->from = now;
-}
-
-static void release(uint32_t tid, uint64_t ms, uint64_t task)
-{
-	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
-	struct live_thread *t = &threads[tid];
-	uint64_t now = START_NS + ms * MS;
-	if (tp_span_release(&t->th, task, now, now - t->from, row_of[task], LOCK))
-		t->from = now;
-}
-
-/* The span's fragments, as analysis_report says them. */
-static uint64_t analysis_fragments(void)
-{
-	char *text = stream_report(a);
-	cr_assert_not_null(text);
-	const char *at = strstr(text, "the longest path through the task graph (");
-	uint64_t fragments = UINT64_MAX;
-	cr_assert(at != NULL && sscanf(strchr(at, '(') + 1, "%" SCNu64, &fragments) == 1, "%s",
-		  text);
-	free(text);
-	return fragments;
-}
-
-/* A site's time and fragments on the span (by row: the site's id, or TP_LIVE_NO_SITE). */
-struct on_path {
-	uint64_t ns, fragments;
-};
-
-static void analysis_fragment_on_path(void *context, const struct analysis_fragment *f, bool first)
-{
-	(void)first;
-	struct on_path *by_row = context;
-	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : TP_LIVE_NO_SITE];
-	row->ns += f->end_ns - f->start_ns;
-	row->fragments += !f->part;
-}
-
-/* Both engines' sites on the span: their time and fragments there, the same. */
-static void expect_the_same_sites(void)
-{
-	struct on_path analyzed[LAST_SITE + 1] = {0};
-	analysis_critical_path(a, analysis_fragment_on_path, analyzed);
-	for (uint32_t row = 0; row <= LAST_SITE; row++) {
-		struct on_path live = {0};
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			if (longest.sites[k] != 0 &&
-			    longest.sites[k] >> TP_LIVE_PATH_ROW_SHIFT == row) {
-				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
-				live.fragments = longest.fragments[k];
-			}
-		cr_expect_eq(live.ns, analyzed[row].ns,
-			     "site %" PRIu32 "'s time on the span: live %" PRIu64
-			     ", --analyze %" PRIu64,
-			     row, live.ns, analyzed[row].ns);
-		cr_expect_eq(live.fragments, analyzed[row].fragments,
-			     "site %" PRIu32 "'s fragments on the span: live %" PRIu64
-			     ", --analyze %" PRIu64,
-			     row, live.fragments, analyzed[row].fragments);
-	}
-}
-
-/* Both engines' figures, the same. */
-static void expect_one_answer(uint64_t span_ms)
-{
-	struct analysis_figures f;
-	cr_assert(analysis_figures(a, 0, &f));
-	uint64_t fragments = 0;
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		fragments += longest.fragments[k];
-	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
-	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
-		     f.span);
-	cr_expect_eq(longest.burdened_ns, f.burdened,
-		     "burdened span: live %" PRIu64 ", --analyze %" PRIu64, longest.burdened_ns,
-		     f.burdened);
-	cr_expect_eq(longest.placed_ns, f.factors.placed_ns,
-		     "placed path: live %" PRIu64 ", --analyze %" PRIu64, longest.placed_ns,
-		     f.factors.placed_ns);
-	cr_expect_eq(work, f.work, "work: live %" PRIu64 ", --analyze %" PRIu64, work, f.work);
-	uint64_t analyzed = analysis_fragments();
-	cr_expect_eq(fragments, analyzed,
-		     "the span's fragments: live %" PRIu64 ", --analyze %" PRIu64, fragments,
-		     analyzed);
-	expect_the_same_sites();
-}
+TestSuite(one_engine, .init = one_engine_setup, .fini = one_engine_teardown);
 
 /*
  * The initial task spawns two tasks and waits for them (taskwait); each enters a critical
@@ -302,11 +36,11 @@ static void expect_one_answer(uint64_t span_ms)
  */
 static void two_children_waited(void)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	spawn(1, 1, 3, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn(1, 1, 2, INITIAL);
+	both_spawn(1, 1, 3, INITIAL);
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
 }
 
 /*
@@ -318,12 +52,12 @@ static void two_children_waited(void)
 static void task_2_enters_the_critical_section_at(uint64_t acquired_ms)
 {
 	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 3, 2);
-	acquire(1, acquired_ms, 2);
+	both_start(1, 1, 2);
+	both_start(2, 1, 3);
+	both_end(1, 2, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	both_end(2, 2, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	both_start(1, 3, 2);
+	both_acquire(1, acquired_ms, 2);
 }
 
 /* The same, task 2 entering at its poll's start, 3 ms. */
@@ -340,41 +74,41 @@ static void task_2_holds_the_critical_section(void)
 static void task_3_takes_the_section_from_task_2_switched_out(void)
 {
 	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(2, 10, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 12, 2);
-	release(1, 13, 2);
+	both_end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	both_start(2, 9, 3);
+	both_acquire(2, 9, 3);
+	both_release(2, 10, 3);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 12, 2);
+	both_release(1, 13, 2);
 }
 
 Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
 {
-	spawn(1, 0, 1, 0);
-	start(1, 0, 1);
-	spawn(1, 2, 2, 1);
-	spawn(1, 4, 3, 1);
-	end(1, 5, 1, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	start(2, 5, 2);
-	start(1, 6, 3);
-	end(1, 7, 3, false, TP_SYNC_MUTEX, CRITICAL);
-	start(1, 7, 3);
-	acquire(1, 7, 3);
-	end(2, 9, 2, false, TP_SYNC_MUTEX, CRITICAL);
-	release(1, 12, 3);
-	end(1, 13, 3, true, TP_SYNC_NONE, 0);
-	start(2, 14, 2);
-	acquire(2, 14, 2);
-	release(2, 16, 2);
-	end(2, 18, 2, true, TP_SYNC_NONE, 0);
-	start(1, 19, 1);
-	spawn(1, 20, 4, 1);
-	end(1, 21, 1, false, TP_SYNC_NONE, 0);
-	start(1, 21, 4);
-	end(1, 25, 4, true, TP_SYNC_NONE, 0);
-	start(1, 26, 1);
-	end(1, 30, 1, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, 1, 0);
+	both_start(1, 0, 1);
+	both_spawn(1, 2, 2, 1);
+	both_spawn(1, 4, 3, 1);
+	both_end(1, 5, 1, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_start(2, 5, 2);
+	both_start(1, 6, 3);
+	both_end(1, 7, 3, false, TP_SYNC_MUTEX, CRITICAL);
+	both_start(1, 7, 3);
+	both_acquire(1, 7, 3);
+	both_end(2, 9, 2, false, TP_SYNC_MUTEX, CRITICAL);
+	both_release(1, 12, 3);
+	both_end(1, 13, 3, true, TP_SYNC_NONE, 0);
+	both_start(2, 14, 2);
+	both_acquire(2, 14, 2);
+	both_release(2, 16, 2);
+	both_end(2, 18, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 19, 1);
+	both_spawn(1, 20, 4, 1);
+	both_end(1, 21, 1, false, TP_SYNC_NONE, 0);
+	both_start(1, 21, 4);
+	both_end(1, 25, 4, true, TP_SYNC_NONE, 0);
+	both_start(1, 26, 1);
+	both_end(1, 30, 1, true, TP_SYNC_NONE, 0);
 	expect_one_answer(23);
 }
 
@@ -385,26 +119,26 @@ Test(one_engine, a_taskwait_a_critical_section_and_a_task_switched_out)
  */
 Test(one_engine, a_taskgroup_and_a_barrier)
 {
-	spawn(1, 0, 1, 0);
-	start(1, 0, 1);
-	spawn(1, 1, 2, 1);
-	spawn(1, 2, 3, 1);
-	end(1, 2, 1, false, TP_SYNC_TASKGROUP, TASKWAIT);
-	start(2, 3, 2);
-	start(1, 3, 3);
-	spawn(1, 4, 5, 3);
-	end(1, 4, 3, false, TP_SYNC_NONE, 0);
-	end(2, 10, 2, false, TP_SYNC_BARRIER, TASKWAIT);
-	start(2, 10, 5);
-	end(2, 21, 5, true, TP_SYNC_NONE, 0);
-	start(1, 22, 3);
-	end(1, 23, 3, true, TP_SYNC_NONE, 0);
-	start(1, 24, 1);
-	end(1, 26, 1, false, TP_SYNC_BARRIER, TASKWAIT);
-	start(2, 27, 2);
-	end(2, 29, 2, true, TP_SYNC_NONE, 0);
-	start(1, 28, 1);
-	end(1, 33, 1, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, 1, 0);
+	both_start(1, 0, 1);
+	both_spawn(1, 1, 2, 1);
+	both_spawn(1, 2, 3, 1);
+	both_end(1, 2, 1, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	both_start(2, 3, 2);
+	both_start(1, 3, 3);
+	both_spawn(1, 4, 5, 3);
+	both_end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	both_end(2, 10, 2, false, TP_SYNC_BARRIER, TASKWAIT);
+	both_start(2, 10, 5);
+	both_end(2, 21, 5, true, TP_SYNC_NONE, 0);
+	both_start(1, 22, 3);
+	both_end(1, 23, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 24, 1);
+	both_end(1, 26, 1, false, TP_SYNC_BARRIER, TASKWAIT);
+	both_start(2, 27, 2);
+	both_end(2, 29, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 28, 1);
+	both_end(1, 33, 1, true, TP_SYNC_NONE, 0);
 	expect_one_answer(21);
 }
 
@@ -415,28 +149,28 @@ Test(one_engine, a_taskgroup_and_a_barrier)
  */
 Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn_at(2, 10, WORKER, 0, REGION);
-	start(2, 10, WORKER);
-	spawn_at(1, 10, 2, INITIAL, REGION);
-	end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
-	start(1, 10, 2);
-	spawn(1, 11, 3, 2);
-	spawn(1, 11, 4, 2);
-	dependence(1, 11, 3, 4);
-	end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
-	end(2, 12, WORKER, false, TP_SYNC_BARRIER, REGION);
-	start(1, 12, 3);
-	end(1, 20, 3, true, TP_SYNC_NONE, 0);
-	start(2, 21, 4);
-	end(2, 30, 4, true, TP_SYNC_NONE, 0);
-	start(1, 30, 2);
-	end(1, 31, 2, true, TP_SYNC_NONE, 0);
-	start(2, 31, WORKER);
-	end(2, 31, WORKER, true, TP_SYNC_NONE, 0);
-	start(1, 32, INITIAL);
-	end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(2, 10, WORKER, 0, REGION);
+	both_start(2, 10, WORKER);
+	both_spawn_at(1, 10, 2, INITIAL, REGION);
+	both_end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 10, 2);
+	both_spawn(1, 11, 3, 2);
+	both_spawn(1, 11, 4, 2);
+	both_dependence(1, 11, 3, 4);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	both_end(2, 12, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 12, 3);
+	both_end(1, 20, 3, true, TP_SYNC_NONE, 0);
+	both_start(2, 21, 4);
+	both_end(2, 30, 4, true, TP_SYNC_NONE, 0);
+	both_start(1, 30, 2);
+	both_end(1, 31, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 31, WORKER);
+	both_end(2, 31, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 32, INITIAL);
+	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(37);
 }
 
@@ -447,16 +181,16 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
  */
 Test(one_engine, a_child_created_undeferred_is_joined_at_the_taskwait)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn_of(1, 2, 2, INITIAL, TASKS, true);
-	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
-	start(1, 2, 2);
-	end(1, 7, 2, true, TP_SYNC_NONE, 0);
-	start(1, 7, INITIAL);
-	end(1, 8, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	start(1, 8, INITIAL);
-	end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_of(1, 2, 2, INITIAL, TASKS, true);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 2, 2);
+	both_end(1, 7, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 7, INITIAL);
+	both_end(1, 8, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_start(1, 8, INITIAL);
+	both_end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(9);
 }
 
@@ -467,13 +201,13 @@ Test(one_engine, a_child_created_undeferred_is_joined_at_the_taskwait)
  */
 Test(one_engine, a_critical_section_whose_wait_has_no_site_is_no_fragment_of_its_own)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	end(1, 2, INITIAL, false, TP_SYNC_MUTEX, 0);
-	start(1, 3, INITIAL);
-	acquire(1, 3, INITIAL);
-	release(1, 6, INITIAL);
-	end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_end(1, 2, INITIAL, false, TP_SYNC_MUTEX, 0);
+	both_start(1, 3, INITIAL);
+	both_acquire(1, 3, INITIAL);
+	both_release(1, 6, INITIAL);
+	both_end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(9);
 }
 
@@ -484,18 +218,18 @@ Test(one_engine, a_critical_section_whose_wait_has_no_site_is_no_fragment_of_its
 Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
 {
 	two_children_waited();
-	start(1, 1, 2);
-	acquire(1, 1, 2);
-	start(2, 1, 3);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, 0);
-	release(1, 3, 2);
-	start(2, 3, 3);
-	acquire(2, 3, 3);
-	end(1, 4, 2, true, TP_SYNC_NONE, 0);
-	release(2, 5, 3);
-	end(2, 13, 3, true, TP_SYNC_NONE, 0);
-	start(1, 14, INITIAL);
-	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	both_start(1, 1, 2);
+	both_acquire(1, 1, 2);
+	both_start(2, 1, 3);
+	both_end(2, 2, 3, false, TP_SYNC_MUTEX, 0);
+	both_release(1, 3, 2);
+	both_start(2, 3, 3);
+	both_acquire(2, 3, 3);
+	both_end(1, 4, 2, true, TP_SYNC_NONE, 0);
+	both_release(2, 5, 3);
+	both_end(2, 13, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, INITIAL);
+	both_end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(14);
 }
 
@@ -506,38 +240,38 @@ Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
  */
 Test(one_engine, a_region_started_by_an_explicit_task_forks)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn_at(1, 1, 2, INITIAL, REGION);
-	end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
-	start(1, 1, 2);
-	spawn_at(2, 1, WORKER, 0, REGION);
-	start(2, 1, WORKER);
-	spawn(1, 2, 3, 2);
-	end(1, 2, 2, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	end(2, 3, WORKER, false, TP_SYNC_BARRIER, REGION);
-	start(1, 2, 3);
-	spawn_at(1, 4, 4, 3, INNER);
-	end(1, 4, 3, false, TP_SYNC_NONE, 0);
-	start(1, 4, 4);
-	spawn_at(3, 4, WORKER - 1, 0, INNER);
-	start(3, 4, WORKER - 1);
-	end(1, 5, 4, false, TP_SYNC_BARRIER, INNER);
-	end(3, 20, WORKER - 1, false, TP_SYNC_BARRIER, INNER);
-	start(1, 20, 4);
-	end(1, 21, 4, true, TP_SYNC_NONE, 0);
-	start(3, 20, WORKER - 1);
-	end(3, 20, WORKER - 1, true, TP_SYNC_NONE, 0);
-	start(1, 21, 3);
-	end(1, 22, 3, true, TP_SYNC_NONE, 0);
-	start(1, 22, 2);
-	end(1, 23, 2, false, TP_SYNC_BARRIER, REGION);
-	start(1, 24, 2);
-	end(1, 24, 2, true, TP_SYNC_NONE, 0);
-	start(2, 24, WORKER);
-	end(2, 24, WORKER, true, TP_SYNC_NONE, 0);
-	start(1, 25, INITIAL);
-	end(1, 26, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(1, 1, 2, INITIAL, REGION);
+	both_end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 1, 2);
+	both_spawn_at(2, 1, WORKER, 0, REGION);
+	both_start(2, 1, WORKER);
+	both_spawn(1, 2, 3, 2);
+	both_end(1, 2, 2, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_end(2, 3, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 2, 3);
+	both_spawn_at(1, 4, 4, 3, INNER);
+	both_end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	both_start(1, 4, 4);
+	both_spawn_at(3, 4, WORKER - 1, 0, INNER);
+	both_start(3, 4, WORKER - 1);
+	both_end(1, 5, 4, false, TP_SYNC_BARRIER, INNER);
+	both_end(3, 20, WORKER - 1, false, TP_SYNC_BARRIER, INNER);
+	both_start(1, 20, 4);
+	both_end(1, 21, 4, true, TP_SYNC_NONE, 0);
+	both_start(3, 20, WORKER - 1);
+	both_end(3, 20, WORKER - 1, true, TP_SYNC_NONE, 0);
+	both_start(1, 21, 3);
+	both_end(1, 22, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 22, 2);
+	both_end(1, 23, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 24, 2);
+	both_end(1, 24, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 24, WORKER);
+	both_end(2, 24, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 25, INITIAL);
+	both_end(1, 26, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(24);
 }
 
@@ -549,9 +283,9 @@ Test(one_engine, a_region_started_by_an_explicit_task_forks)
 Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 {
 	task_3_takes_the_section_from_task_2_switched_out();
-	end(1, 14, 2, true, TP_SYNC_NONE, 0);
-	start(1, 15, INITIAL);
-	end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 14, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 15, INITIAL);
+	both_end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
 }
 
@@ -562,14 +296,14 @@ Test(one_engine, an_acquire_from_a_holder_switched_out_joins_its_last_fragment)
 Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
 {
 	task_2_holds_the_critical_section();
-	start(2, 6, 3);
-	acquire(2, 6, 3);
-	release(1, 7, 2);
-	release(2, 8, 3);
-	end(1, 9, 2, true, TP_SYNC_NONE, 0);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 13, INITIAL);
-	end(1, 14, INITIAL, true, TP_SYNC_NONE, 0);
+	both_start(2, 6, 3);
+	both_acquire(2, 6, 3);
+	both_release(1, 7, 2);
+	both_release(2, 8, 3);
+	both_end(1, 9, 2, true, TP_SYNC_NONE, 0);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 13, INITIAL);
+	both_end(1, 14, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(12);
 }
 
@@ -581,16 +315,16 @@ Test(one_engine, an_acquire_from_a_holder_still_polled_joins_its_section_so_far)
 Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far)
 {
 	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(1, 7, 2);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(1, 10, 2);
-	end(1, 10, 2, true, TP_SYNC_NONE, 0);
-	release(2, 11, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 14, INITIAL);
-	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	both_start(1, 7, 2);
+	both_start(2, 9, 3);
+	both_acquire(2, 9, 3);
+	both_release(1, 10, 2);
+	both_end(1, 10, 2, true, TP_SYNC_NONE, 0);
+	both_release(2, 11, 3);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, INITIAL);
+	both_end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
 }
 
@@ -601,16 +335,16 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_joins_its_fragment_so_far
 Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragment_so_far)
 {
 	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(3, 7, 2);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(3, 10, 2);
-	end(3, 10, 2, true, TP_SYNC_NONE, 0);
-	release(2, 11, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 14, INITIAL);
-	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	both_start(3, 7, 2);
+	both_start(2, 9, 3);
+	both_acquire(2, 9, 3);
+	both_release(3, 10, 2);
+	both_end(3, 10, 2, true, TP_SYNC_NONE, 0);
+	both_release(2, 11, 3);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, INITIAL);
+	both_end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
 }
 
@@ -622,16 +356,16 @@ Test(one_engine, an_acquire_from_a_holder_polled_again_elsewhere_joins_its_fragm
 Test(one_engine, a_section_goes_on_across_its_task_switched_out)
 {
 	task_2_holds_the_critical_section();
-	end(1, 5, 2, false, TP_SYNC_NONE, 0);
-	start(1, 7, 2);
-	release(1, 9, 2);
-	start(2, 10, 3);
-	acquire(2, 10, 3);
-	release(2, 11, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	end(1, 20, 2, true, TP_SYNC_NONE, 0);
-	start(1, 21, INITIAL);
-	end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 5, 2, false, TP_SYNC_NONE, 0);
+	both_start(1, 7, 2);
+	both_release(1, 9, 2);
+	both_start(2, 10, 3);
+	both_acquire(2, 10, 3);
+	both_release(2, 11, 3);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 21, INITIAL);
+	both_end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(18);
 }
 
@@ -642,17 +376,17 @@ Test(one_engine, a_section_goes_on_across_its_task_switched_out)
  */
 Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
-	spawn_at(2, 3, 2, INITIAL, REGION);
-	start(2, 3, 2);
-	spawn_at(3, 4, WORKER, 0, REGION);
-	start(3, 4, WORKER);
-	end(2, 5, 2, true, TP_SYNC_NONE, 0);
-	end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
-	start(1, 11, INITIAL);
-	end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_spawn_at(2, 3, 2, INITIAL, REGION);
+	both_start(2, 3, 2);
+	both_spawn_at(3, 4, WORKER, 0, REGION);
+	both_start(3, 4, WORKER);
+	both_end(2, 5, 2, true, TP_SYNC_NONE, 0);
+	both_end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 11, INITIAL);
+	both_end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
 }
 
@@ -662,19 +396,19 @@ Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
  */
 Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 1, 2, INITIAL);
-	end(1, 1, INITIAL, false, TP_SYNC_TASKGROUP, TASKWAIT);
-	start(1, 1, 2);
-	spawn(1, 2, 3, 2);
-	end(1, 3, 2, false, TP_SYNC_NONE, 0);
-	start(2, 3, 3);
-	end(2, 13, 3, true, TP_SYNC_NONE, 0);
-	start(1, 14, 2);
-	end(1, 15, 2, true, TP_SYNC_NONE, 0);
-	start(1, 15, INITIAL);
-	end(1, 20, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn(1, 1, 2, INITIAL);
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKGROUP, TASKWAIT);
+	both_start(1, 1, 2);
+	both_spawn(1, 2, 3, 2);
+	both_end(1, 3, 2, false, TP_SYNC_NONE, 0);
+	both_start(2, 3, 3);
+	both_end(2, 13, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, 2);
+	both_end(1, 15, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 15, INITIAL);
+	both_end(1, 20, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(17);
 }
 
@@ -686,13 +420,13 @@ Test(one_engine, a_grandchild_reaches_the_taskgroup_through_its_parents_end)
 Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
 {
 	task_2_holds_the_critical_section();
-	end(1, 5, 2, true, TP_SYNC_NONE, 0);
-	start(2, 9, 3);
-	acquire(2, 9, 3);
-	release(2, 10, 3);
-	end(2, 12, 3, true, TP_SYNC_NONE, 0);
-	start(1, 14, INITIAL);
-	end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 5, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 9, 3);
+	both_acquire(2, 9, 3);
+	both_release(2, 10, 3);
+	both_end(2, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, INITIAL);
+	both_end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
 }
 
@@ -705,9 +439,9 @@ Test(one_engine, an_acquire_from_a_holder_that_ended_joins_its_end)
 Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_its_section)
 {
 	task_3_takes_the_section_from_task_2_switched_out();
-	end(1, 30, 2, true, TP_SYNC_NONE, 0);
-	start(1, 31, INITIAL);
-	end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
+	both_end(1, 30, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 31, INITIAL);
+	both_end(1, 32, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(23);
 }
 
@@ -719,14 +453,14 @@ Test(one_engine, a_holder_polled_again_after_another_acquired_resumes_outside_it
 Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks)
 {
 	task_2_enters_the_critical_section_at(6);
-	release(1, 8, 2);
-	end(1, 20, 2, true, TP_SYNC_NONE, 0);
-	start(2, 21, 3);
-	acquire(2, 21, 3);
-	release(2, 22, 3);
-	end(2, 23, 3, true, TP_SYNC_NONE, 0);
-	start(1, 24, INITIAL);
-	end(1, 25, INITIAL, true, TP_SYNC_NONE, 0);
+	both_release(1, 8, 2);
+	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 21, 3);
+	both_acquire(2, 21, 3);
+	both_release(2, 22, 3);
+	both_end(2, 23, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 24, INITIAL);
+	both_end(1, 25, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(20);
 }
 
@@ -739,13 +473,13 @@ Test(one_engine, an_acquire_inside_a_poll_splits_it_the_part_before_is_its_tasks
 static void task_3_enters_and_task_2_is_polled_at(uint64_t wait_site, uint64_t polled_ms)
 {
 	two_children_waited();
-	start(1, 1, 2);
-	start(2, 1, 3);
-	end(1, 2, 2, false, TP_SYNC_MUTEX, wait_site);
-	end(2, 2, 3, false, TP_SYNC_MUTEX, wait_site);
-	start(2, 2, 3);
-	acquire(2, 2, 3);
-	start(1, polled_ms, 2);
+	both_start(1, 1, 2);
+	both_start(2, 1, 3);
+	both_end(1, 2, 2, false, TP_SYNC_MUTEX, wait_site);
+	both_end(2, 2, 3, false, TP_SYNC_MUTEX, wait_site);
+	both_start(2, 2, 3);
+	both_acquire(2, 2, 3);
+	both_start(1, polled_ms, 2);
 }
 
 /*
@@ -758,13 +492,13 @@ static void task_3_enters_and_task_2_is_polled_at(uint64_t wait_site, uint64_t p
 static void task_2_acquires_5_ms_into_its_poll(uint64_t wait_site)
 {
 	task_3_enters_and_task_2_is_polled_at(wait_site, 2);
-	release(2, 4, 3);
-	end(2, 5, 3, true, TP_SYNC_NONE, 0);
-	acquire(1, 7, 2);
-	release(1, 9, 2);
-	end(1, 10, 2, true, TP_SYNC_NONE, 0);
-	start(1, 10, INITIAL);
-	end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
+	both_release(2, 4, 3);
+	both_end(2, 5, 3, true, TP_SYNC_NONE, 0);
+	both_acquire(1, 7, 2);
+	both_release(1, 9, 2);
+	both_end(1, 10, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 10, INITIAL);
+	both_end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(11);
 }
 
@@ -789,14 +523,14 @@ Test(one_engine, an_acquire_well_into_a_poll_of_a_section_whose_wait_has_no_site
  */
 Test(one_engine, a_fragment_of_no_time_without_a_site_keeps_its_place_on_the_path)
 {
-	spawn(1, 0, INITIAL, 0);
-	start(1, 0, INITIAL);
-	spawn(1, 0, 2, INITIAL);
-	end(1, 0, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	start(1, 0, 2);
-	end(1, 5, 2, true, TP_SYNC_NONE, 0);
-	start(1, 5, INITIAL);
-	end(1, 6, INITIAL, true, TP_SYNC_NONE, 0);
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn(1, 0, 2, INITIAL);
+	both_end(1, 0, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_start(1, 0, 2);
+	both_end(1, 5, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 5, INITIAL);
+	both_end(1, 6, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(6);
 }
 
@@ -809,14 +543,14 @@ Test(one_engine, a_fragment_of_no_time_without_a_site_keeps_its_place_on_the_pat
 Test(one_engine, a_second_section_in_a_poll_joins_the_release_after_the_part_between)
 {
 	task_3_enters_and_task_2_is_polled_at(CRITICAL, 3);
-	release(2, 4, 3);
-	acquire(1, 5, 2);
-	release(1, 6, 2);
-	acquire(2, 6, 3);
-	release(2, 7, 3);
-	end(2, 8, 3, true, TP_SYNC_NONE, 0);
-	end(1, 10, 2, true, TP_SYNC_NONE, 0);
-	start(1, 10, INITIAL);
-	end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
+	both_release(2, 4, 3);
+	both_acquire(1, 5, 2);
+	both_release(1, 6, 2);
+	both_acquire(2, 6, 3);
+	both_release(2, 7, 3);
+	both_end(2, 8, 3, true, TP_SYNC_NONE, 0);
+	both_end(1, 10, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 10, INITIAL);
+	both_end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
 }

@@ -18,24 +18,6 @@
 #include "spin_lock.h"
 #include "thread_identity.h"
 
-/*
- * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
- * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet. A sync
- * construct's site has rows of its own (sync_rows_by_site), even where its call is a task site's
- * too (a parallel construct's implicit barrier, reported at the construct's call): its
- * waits are a line of the sync sites' table, as --analyze lists them, not lost in the task
- * site's row.
- */
-#define ROW_BEING_GIVEN UINT16_MAX
-static uint16_t rows_by_site[TP_SITES_MAX + 1];
-/*
- * A sync site's rows, one a sync kind (barrier to mutex, enum tp_sync_kind, from 1): waits of
- * two kinds may be reported at one site (a taskwait libomp reports at its own return address,
- * a GCC build's tail call, goes to the parallel region's site, as does its implicit barrier).
- */
-static uint16_t sync_rows_by_site[TP_SYNC_MUTEX][TP_SITES_MAX + 1];
-static uint32_t rows_given; /* rows 1 to TP_LIVE_OVERFLOW - 1 given so far */
-_Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
 _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
 _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 	       "a sampled stack keeps TASKPROBE_STACK_DEPTH's most frames (settings.h)");
@@ -55,33 +37,6 @@ _Static_assert(TP_LIVE_STACK_FRAMES == TP_STACK_DEPTH_MAX,
 const uint8_t log2_bucket[64] = {BUCKETS_64(LOG2_BUCKET)};
 const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
 
-__attribute__((noinline)) static uint32_t new_row(uint16_t *by_site, uint32_t site)
-{
-	uint16_t none = 0, row;
-	if (__atomic_compare_exchange_n(&by_site[site], &none, ROW_BEING_GIVEN, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		uint32_t given = __atomic_add_fetch(&rows_given, 1, __ATOMIC_RELAXED);
-		row = given < TP_LIVE_OVERFLOW ? (uint16_t)given : TP_LIVE_OVERFLOW;
-		__atomic_store_n(&by_site[site], row, __ATOMIC_RELEASE);
-		return row;
-	}
-	/* another thread gives this site its row: a few instructions away */
-	while ((row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
-		__builtin_ia32_pause();
-	return row;
-}
-
-/* The row of `site` in the map `by_site` (rows_by_site, sync_rows_by_site), given if new. */
-static uint32_t row_in(uint16_t *by_site, uint32_t site)
-{
-	if (site == TP_LIVE_NO_SITE)
-		return TP_LIVE_NO_SITE;
-	if (site > TP_SITES_MAX)
-		return TP_LIVE_OVERFLOW;
-	uint16_t row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE);
-	return row != 0 && row != ROW_BEING_GIVEN ? row : new_row(by_site, site);
-}
-
 /*
  * The row of task site `site` (rows_by_site's), the calling thread's last answer remembered: a
  * spawn asks twice (whether its stack is sampled, then its spawn), and a site's row never
@@ -92,7 +47,7 @@ static inline uint32_t task_row(uint32_t site)
 {
 	if (site == local.row_site)
 		return local.site_row;
-	uint32_t row = row_in(rows_by_site, site);
+	uint32_t row = live_row_in(rows_by_site, site);
 	local.row_site = site;
 	local.site_row = row;
 	return row;
@@ -183,41 +138,13 @@ static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_pat
 	tp_spin_unlock(&barrier_lock);
 }
 
-/*
- * A site's text, copied into the file at its first spawn, or for a sync construct's site (`sync`
- * its kind, else 0) at the first poll that ends waiting there.
- */
-__attribute__((noinline)) static void publish_site_first(uint32_t row, uint32_t site,
-							 bool by_program, uint32_t sync)
-{
-	struct tp_live_site *entry = &sites[row];
-	uint32_t empty = TP_LIVE_ENTRY_EMPTY;
-	if (!__atomic_compare_exchange_n(&entry->state, &empty, TP_LIVE_ENTRY_WRITING, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return;
-	/* the program's sites by address, named where they are read; the other rows in words */
-	uintptr_t address = row == TP_LIVE_OVERFLOW || row == TP_LIVE_NO_SITE
-				    ? 0
-				    : tp_spawn_site_key_address(site);
-	entry->address = address;
-	entry->module = address != 0 ? live_module_entry(address) : TP_LIVE_NO_MODULE;
-	const char *text = row == TP_LIVE_OVERFLOW  ? TP_LIVE_OVERFLOW_TEXT
-			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
-						    : "";
-	snprintf(entry->text, sizeof entry->text, "%s", text);
-	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;
-	entry->by_executor = !by_program;
-	entry->sync_kind = sync;
-	__atomic_store_n(&entry->state, TP_LIVE_ENTRY_READY, __ATOMIC_RELEASE);
-}
-
 /* At every spawn: a site published already (all but its first) costs a load. */
 static inline void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
 {
 	if (__builtin_expect(
 		    __atomic_load_n(&sites[row].state, __ATOMIC_RELAXED) != TP_LIVE_ENTRY_EMPTY, 1))
 		return;
-	publish_site_first(row, site, by_program, sync);
+	live_publish_site_first(row, site, by_program, sync);
 }
 
 /*
@@ -384,7 +311,7 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 	t->sync_row = 0;
 	if (sync == TP_SYNC_NONE || sync > TP_SYNC_MUTEX || site == 0)
 		return;
-	uint32_t row = row_in(sync_rows_by_site[sync - 1], site);
+	uint32_t row = live_row_in(sync_rows_by_site[sync - 1], site);
 	/* the rows beyond the table are the task sites' overflow: no sync site's */
 	if (row == TP_LIVE_OVERFLOW)
 		return;

@@ -25,6 +25,7 @@
 #include "live.h"
 #include "process.h"
 #include "reentry.h"
+#include "spawn_site.h" /* TP_SITES_MAX */
 #include "work_span.h"
 
 /* Hidden, as their definitions are: read PC-relative, as the static variables they were. */
@@ -225,6 +226,43 @@ static inline void count(uint64_t *shared)
 {
 	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
 }
+
+/*
+ * Task sites' rows, given in order of their first spawn: site keys are shared with wait sites
+ * (spawn_site.h), and a wait's key must not take a task construct's row. 0: no row yet. A sync
+ * construct's site has rows of its own (sync_rows_by_site), even where its call is a task site's
+ * too (a parallel construct's implicit barrier, reported at the construct's call): its waits are
+ * a line of the sync sites' table, as --analyze lists them, not lost in the task site's row.
+ * Given and published by live_rows.c.
+ */
+#define ROW_BEING_GIVEN UINT16_MAX
+extern uint16_t rows_by_site[TP_SITES_MAX + 1];
+/*
+ * A sync site's rows, one a sync kind (barrier to mutex, enum tp_sync_kind, from 1): waits of two
+ * kinds may be reported at one site (a taskwait libomp reports at its own return address, a GCC
+ * build's tail call, goes to the parallel region's site, as does its implicit barrier).
+ */
+extern uint16_t sync_rows_by_site[TP_SYNC_MUTEX][TP_SITES_MAX + 1];
+
+/* Gives `site` its row in the map `by_site`, or waits for the thread that gives it. */
+uint32_t live_new_row(uint16_t *by_site, uint32_t site);
+
+/* The row of `site` in the map `by_site` (rows_by_site, sync_rows_by_site), given if new. */
+static inline uint32_t live_row_in(uint16_t *by_site, uint32_t site)
+{
+	if (site == TP_LIVE_NO_SITE)
+		return TP_LIVE_NO_SITE;
+	if (site > TP_SITES_MAX)
+		return TP_LIVE_OVERFLOW;
+	uint16_t row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE);
+	return row != 0 && row != ROW_BEING_GIVEN ? row : live_new_row(by_site, site);
+}
+
+/*
+ * A site's text, copied into the file at its first spawn, or for a sync construct's site (`sync`
+ * its kind, else 0) at the first poll that ends waiting there.
+ */
+void live_publish_site_first(uint32_t row, uint32_t site, bool by_program, uint32_t sync);
 
 /*
  * The bucket of a value by its log2 (63 - clz(ns | 1)): five histogram updates a task, so the

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The unit test one_engine's driver (one_engine.h): the live engine's states kept as live.c
+ * keeps them, beside the recording's analysis fed the same events.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "one_engine.h"
+#include "taskprobe_contract.h"
+#include "work_span.h"
+
+static struct analysis *a;
+
+/* The live engine's side: its states, as live.c keeps them. */
+static struct tp_span_task pool[N];
+static uint64_t holds[N]; /* the objects the pool's tasks hold switched out */
+static uint64_t alive[N]; /* each entry's task id while it is alive (live.c's task_entry) */
+static uint64_t suspended[N];
+static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
+static uint32_t row_of[N];       /* a task's row: its site's (live.c's task_entry's row) */
+static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
+static struct tp_span_fork forks[N];
+static struct live_thread {
+	struct tp_span_thread th;
+	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
+	uint64_t polled; /* the task it polls now, 0 none */
+	uint64_t poll_start;
+	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
+	uint32_t mutex_row;
+} threads[N];
+/* a task's last wait's site when it waited for a mutual exclusion (live.c's sync_row) */
+static uint32_t mutex_site[N];
+/* every slot's longest path ended and the last end (live.c's slot_longest, graph_last_ns) */
+static struct tp_live_path longest;
+static uint64_t last_end, work;
+/* the barrier's frozen path (live.c's barrier_join) */
+static struct tp_live_path frozen;
+static uint64_t frozen_at;
+
+void one_engine_setup(void)
+{
+	a = stream_analysis();
+	cr_assert_not_null(a);
+	tp_span_pool_start(pool, holds, N);
+	tp_span_mutexes_start(mutexes);
+	tp_span_forks_start(forks, N);
+}
+
+void one_engine_teardown(void)
+{
+	analysis_free(a);
+}
+
+static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t a1, int64_t a2,
+		  int64_t a3)
+{
+	stream_event(a, type, tid, ms, a0, a1, a2, a3);
+}
+
+void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		   bool undeferred)
+{
+	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
+			undeferred);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
+	/* live.c's span_spawned: an implicit task is one of a parallel construct's sites */
+	bool implicit = site == REGION || site == INNER;
+	enum tp_span_spawn_from from = tp_span_spawn_from(
+		parent != 0, parent != 0 && t->polled == parent, implicit);
+	const struct tp_live_path *in = NULL;
+	struct tp_live_path so_far = {0};
+	if (from == TP_SPAN_FROM_FORK) {
+		for (unsigned i = 0; i < N; i++)
+			if (threads[i].polled == INITIAL) {
+				const struct live_thread *on = &threads[i];
+				so_far.ns = so_far.burdened_ns = on->th.in.ns + (now - on->from);
+				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
+				so_far.ended_ns = now;
+			}
+		in = so_far.ns > 0 ? &so_far : NULL;
+	}
+	if (from == TP_SPAN_FROM_LAST && pool[parent - 1].started)
+		in = &pool[parent - 1].in;
+	if (parent != 0) {
+		pool[parent - 1].spawner = true;
+		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
+	}
+	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent,
+			from == TP_SPAN_FROM_FORK ? site : 0,
+			from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in);
+	if (tp_span_publishes_fork(implicit, parent != 0))
+		tp_span_fork(site, &pool[task - 1].in);
+	alive[task] = task;
+	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
+}
+
+void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
+{
+	both_spawn_of(tid, ms, task, parent, site, false);
+}
+
+void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
+{
+	both_spawn_at(tid, ms, task, parent, parent != 0 ? TASKS : 0);
+}
+
+void both_dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
+{
+	event(TP_RECORD_TASK_DEPENDENCE, tid, ms, (int64_t)predecessor, (int64_t)successor, 0, 0);
+	successor_of[predecessor] = successor;
+}
+
+void both_start(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	bool barrier = tp_span_barrier_needs(s);
+	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
+		frozen = longest;
+		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
+		frozen_at = now;
+	}
+	tp_span_poll_start(s, &t->th, task, row_of[task], now, suspended[task],
+			   barrier ? &frozen : NULL);
+	t->from = t->poll_start = now;
+	t->polled = task;
+	t->mutex_row = mutex_site[task];
+	mutex_site[task] = 0;
+}
+
+static void ended_path(const struct tp_live_path *end, uint64_t now)
+{
+	tp_span_path_max(&longest, end);
+	last_end = now;
+}
+
+void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync, uint64_t site)
+{
+	event(TP_RECORD_TASK_POLL_END, tid, ms, (int64_t)task, done, sync, (int64_t)site);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	work += now - t->poll_start;
+	t->polled = 0;
+	if (!done) {
+		mutex_site[task] = tp_span_section_site(sync, (uint32_t)site);
+		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
+		suspended[task] = now;
+		ended_path(&t->th.in, now);
+		return;
+	}
+	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
+	ended_path(&t->th.in, now);
+	if (s->parent != 0 && alive[s->parent] == s->parent)
+		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
+				    &t->th.in);
+	uint64_t succ = successor_of[task];
+	if (succ != 0 && alive[succ] == succ)
+		tp_span_predecessor_ended(&pool[succ - 1], &alive[succ], succ, &t->th.in);
+	alive[task] = 0;
+}
+
+void both_acquire(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_ACQUIRE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	/* its section is in its wait's site's row, or goes on in its task's when it has none */
+	tp_span_acquire(&t->th, task, now, now - t->from, t->mutex_row, row_of[task], LOCK);
+	t->from = now;
+}
+
+void both_release(uint32_t tid, uint64_t ms, uint64_t task)
+{
+	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
+	struct live_thread *t = &threads[tid];
+	uint64_t now = START_NS + ms * MS;
+	if (tp_span_release(&t->th, task, now, now - t->from, row_of[task], LOCK))
+		t->from = now;
+}
+
+/* The span's fragments, as analysis_report says them. */
+static uint64_t analysis_fragments(void)
+{
+	char *text = stream_report(a);
+	cr_assert_not_null(text);
+	const char *at = strstr(text, "the longest path through the task graph (");
+	uint64_t fragments = UINT64_MAX;
+	cr_assert(at != NULL && sscanf(strchr(at, '(') + 1, "%" SCNu64, &fragments) == 1, "%s",
+		  text);
+	free(text);
+	return fragments;
+}
+
+/* A site's time and fragments on the span (by row: the site's id, or TP_LIVE_NO_SITE). */
+struct on_path {
+	uint64_t ns, fragments;
+};
+
+static void analysis_fragment_on_path(void *context, const struct analysis_fragment *f, bool first)
+{
+	(void)first;
+	struct on_path *by_row = context;
+	struct on_path *row = &by_row[f->site_id != 0 ? f->site_id : TP_LIVE_NO_SITE];
+	row->ns += f->end_ns - f->start_ns;
+	row->fragments += !f->part;
+}
+
+/* Both engines' sites on the span: their time and fragments there, the same. */
+static void expect_the_same_sites(void)
+{
+	struct on_path analyzed[LAST_SITE + 1] = {0};
+	analysis_critical_path(a, analysis_fragment_on_path, analyzed);
+	for (uint32_t row = 0; row <= LAST_SITE; row++) {
+		struct on_path live = {0};
+		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+			if (longest.sites[k] != 0 &&
+			    longest.sites[k] >> TP_LIVE_PATH_ROW_SHIFT == row) {
+				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
+				live.fragments = longest.fragments[k];
+			}
+		cr_expect_eq(live.ns, analyzed[row].ns,
+			     "site %" PRIu32 "'s time on the span: live %" PRIu64
+			     ", --analyze %" PRIu64,
+			     row, live.ns, analyzed[row].ns);
+		cr_expect_eq(live.fragments, analyzed[row].fragments,
+			     "site %" PRIu32 "'s fragments on the span: live %" PRIu64
+			     ", --analyze %" PRIu64,
+			     row, live.fragments, analyzed[row].fragments);
+	}
+}
+
+void expect_one_answer(uint64_t span_ms)
+{
+	struct analysis_figures f;
+	cr_assert(analysis_figures(a, 0, &f));
+	uint64_t fragments = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		fragments += longest.fragments[k];
+	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
+	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
+		     f.span);
+	cr_expect_eq(longest.burdened_ns, f.burdened,
+		     "burdened span: live %" PRIu64 ", --analyze %" PRIu64, longest.burdened_ns,
+		     f.burdened);
+	cr_expect_eq(longest.placed_ns, f.factors.placed_ns,
+		     "placed path: live %" PRIu64 ", --analyze %" PRIu64, longest.placed_ns,
+		     f.factors.placed_ns);
+	cr_expect_eq(work, f.work, "work: live %" PRIu64 ", --analyze %" PRIu64, work, f.work);
+	uint64_t analyzed = analysis_fragments();
+	cr_expect_eq(fragments, analyzed,
+		     "the span's fragments: live %" PRIu64 ", --analyze %" PRIu64, fragments,
+		     analyzed);
+	expect_the_same_sites();
+}

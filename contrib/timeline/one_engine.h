@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The unit test one_engine's driver (test_one_engine.c): each event of a made-up stream fed to
+ * both engines at once, the recording's analysis (analysis.h, as recording_read hands events
+ * over) and the live statistics' (work_span.h, called as live.c calls it), and their figures
+ * compared. Times are milliseconds from the stream's start; ids as test_stream.h gives them.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "test_stream.h"
+
+#define N      16      /* tasks (ids 1 to N - 1) and threads (tids 1 to N - 1); site ids are rows */
+#define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
+/* the last site id the streams use (each site's row is its id; a task without one, OpenMP's
+ * initial task, has live.c's row for it, TP_LIVE_NO_SITE) */
+#define LAST_SITE INNER
+
+void one_engine_setup(void);
+void one_engine_teardown(void);
+
+/*
+ * Task `task` of site `site` spawned by `parent` (0: none) on thread `tid`: with neither,
+ * OpenMP's initial task; with a site and no parent, a worker's implicit task of the region of
+ * that site, which starts after the region's fork, or the initial task's code so far when its
+ * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
+ * implicit task (a site, a parent) publishes the fork. `undeferred`: run at its spawn.
+ */
+void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		   bool undeferred);
+void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
+/* A task of the task construct (OpenMP's initial task without a parent). */
+void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent);
+/* `successor` (not polled yet) starts after `predecessor`'s end (not ended yet). */
+void both_dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor);
+/* A poll of `task` starts on thread `tid`. */
+void both_start(uint32_t tid, uint64_t ms, uint64_t task);
+/* The poll of `task` ends: done, or waiting in `sync` (0: switched out) at the construct `site`. */
+void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync, uint64_t site);
+/* `task`, polled on `tid`, acquires the critical section's object (LOCK), or releases it. */
+void both_acquire(uint32_t tid, uint64_t ms, uint64_t task);
+void both_release(uint32_t tid, uint64_t ms, uint64_t task);
+
+/* Both engines' figures the same: work, span (`span_ms`, the known answer), burdened span,
+ * placed path, the span's fragments, each site's time and fragments on the span. */
+void expect_one_answer(uint64_t span_ms);
