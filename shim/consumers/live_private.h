@@ -2,8 +2,8 @@
 /*
  * The live statistics' private part (live.h is their interface), shared by their files:
  *   live.c        the per-event statistics of tasks (spawn, dependence, wake, polls, terminate,
- *                 a thread's stop): the hot path, with the tables of task sites' rows and tasks
- *                 alive
+ *                 a thread's stop): the hot path, with the table of tasks alive
+ *   live_rows.c   the sites' rows, a task site's or a sync site's, given at its first use
  *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
  *                 worker's start and park
