@@ -283,6 +283,11 @@ void slices_event(struct timeline *t, const struct sample *s, struct thread *thr
 	struct process *counters = process_of(t, process, thread->pid);
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		task_spawned(t, s, thread, counters);
+	} else if ((s->type == TP_RECORD_TASK_WAKE || s->type == TP_RECORD_TASK_TERMINATE) &&
+		   t->options.format != TIMELINE_TRACE_EVENTS) {
+		/* what a wake or a terminate changes (the ready counter, an instant) is the JSON's
+		 * alone: speedscope's profiles skip the task's lookup, a miss in a table of every
+		 * task alive */
 	} else if (s->type == TP_RECORD_TASK_WAKE) {
 		struct task *e = map_find(&t->tasks, process, task);
 		if (e != NULL && !(e->flags & TASK_READY)) {
