@@ -110,7 +110,7 @@ static void close_slice(struct timeline *t, struct thread *thread, char kind,
 	struct open_slice *open = t->stacks[thread->stack];
 	if (thread->depth == 0 || open[thread->depth - 1].kind != kind)
 		return;
-	if (s->ns > open[thread->depth - 1].ns)
+	if (chrome_now(t) && s->ns > open[thread->depth - 1].ns)
 		chrome_begins(t, thread);
 	struct open_slice *slice = &open[--thread->depth];
 	if (slice->kind == 'P' && --thread->polls == 0)
@@ -283,6 +283,11 @@ void slices_event(struct timeline *t, const struct sample *s, struct thread *thr
 	struct process *counters = process_of(t, process, thread->pid);
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		task_spawned(t, s, thread, counters);
+	} else if ((s->type == TP_RECORD_TASK_WAKE || s->type == TP_RECORD_TASK_TERMINATE) &&
+		   t->options.format != TIMELINE_TRACE_EVENTS) {
+		/* what a wake or a terminate changes (the ready counter, an instant) is the JSON's
+		 * alone: speedscope's profiles skip the task's lookup, a miss in a table of every
+		 * task alive */
 	} else if (s->type == TP_RECORD_TASK_WAKE) {
 		struct task *e = map_find(&t->tasks, process, task);
 		if (e != NULL && !(e->flags & TASK_READY)) {
@@ -457,7 +462,8 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 		if (thread->kept && t->options.format == TIMELINE_TRACE_EVENTS)
 			chrome_thread_name(t, e);
 	}
-	if (thread != NULL && thread->depth > 0 &&
+	/* (the begins are the JSON's: speedscope's profile writes each open as it comes) */
+	if (thread != NULL && chrome_now(t) && thread->depth > 0 &&
 	    e->ns > t->stacks[thread->stack][thread->depth - 1].ns)
 		chrome_begins(t, thread);
 	if (thread != NULL)
