@@ -276,14 +276,21 @@ static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task
 	return false;
 }
 
+/* task-terminate in a record of its own: no fold to try, or one tried (terminate_folded). */
+static void terminate_alone(uint64_t task, uint32_t reason, uint64_t at)
+{
+	if (end_compact(task, reason))
+		tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0,
+			     0, at);
+	else
+		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
+}
+
 static inline __attribute__((always_inline)) void
 record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
-	if (!end_compact(task, reason))
-		tp_record_at(TP_RECORD_TASK_TERMINATE, reason, 1, task, 0, 0, 0, at);
-	else if (!terminate_folded(task, reason, at, 0))
-		tp_record_at(TP_RECORD_TASK_ENDED, reason << TP_COMPACT_REASON_SHIFT, 1, task, 0, 0,
-			     0, at);
+	if (!terminate_folded(task, reason, at, 0))
+		terminate_alone(task, reason, at);
 }
 
 void tp_record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
@@ -359,7 +366,7 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
 {
 	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED)) {
-		record_task_terminate(task, reason, at);
+		terminate_alone(task, reason, at);
 		record_task_poll_end(task, 1, 0, 0, at);
 	}
 	poll_start_alone(next, at);
@@ -417,7 +424,7 @@ void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at)
 {
 	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED))
 		return;
-	record_task_terminate(task, reason, at);
+	terminate_alone(task, reason, at);
 	record_task_poll_end(task, 1, 0, 0, at);
 	record_executor_park();
 }
