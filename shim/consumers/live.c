@@ -339,10 +339,6 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
 }
 
 /*
- * The polled fragment's part on the path goes on from `now` (split there by the engine:
- * tp_span_acquire, tp_span_release); readers see it from now.
- */
-/*
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
  * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
  * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
