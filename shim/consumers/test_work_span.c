@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "work_span.h"
+#include "work_span_events.h"
 
 #define MS     1000000ull
 #define ROW    1u /* the tasks' site row */
