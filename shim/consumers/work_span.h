@@ -421,7 +421,16 @@ struct tp_span_task {
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
 	bool holding;        /* switched out holding a mutual exclusion object (the pool's holds) */
 	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
+	/* `desc` is `kids` (tp_span_desc): the same children ended, none of them with descendants
+	 * ended before it, since both were last forgotten; kept once, not twice, at each end */
+	bool desc_is_kids;
 };
+
+/* Task `t`'s descendants ended since its last join (its `desc`, or its `kids` standing for it). */
+static inline const struct tp_live_path *tp_span_desc(const struct tp_span_task *t)
+{
+	return t->desc_is_kids ? &t->kids : &t->desc;
+}
 
 /*
  * The tasks' states: a pool of entries handed out by a thread's own cache, most recently freed

@@ -101,9 +101,10 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 	t->in.ended_ns = ns_now;
 	if (fork_row != 0)
 		tp_span_fork_joined(&t->in, fork_row);
-	/* a path of length 0 is never taken over another: its sites are never read */
-	t->kids.ns = t->kids.ended_ns = 0;
-	t->desc.ns = t->desc.ended_ns = 0;
+	/* a path of length 0 is never taken over another: its sites are never read (its placed
+	 * length is: the entry's last task's must not stay) */
+	t->kids.ns = t->kids.ended_ns = t->kids.placed_ns = 0;
+	t->desc_is_kids = true;
 	t->parent = parent;
 	t->parent_at = parent_at;
 	t->started = false;
@@ -166,13 +167,20 @@ tp_span_sync_joined(struct tp_span_task *t, struct tp_span_thread *th, unsigned 
 	if (steps & TP_SPAN_JOINS_KIDS)
 		tp_span_path_max(&th->in, &t->kids);
 	if (steps & TP_SPAN_JOINS_DESC)
-		tp_span_path_max(&th->in, &t->desc);
+		tp_span_path_max(&th->in, tp_span_desc(t));
 	if ((steps & TP_SPAN_JOINS_ENDED) && frozen != NULL)
 		tp_span_path_max(&th->in, frozen);
-	if (steps & TP_SPAN_FORGETS_KIDS)
-		memset(&t->kids, 0, sizeof t->kids);
-	if (steps & TP_SPAN_FORGETS_DESC)
-		memset(&t->desc, 0, sizeof t->desc);
+	bool forgets_kids = steps & TP_SPAN_FORGETS_KIDS,
+	     forgets_desc = steps & TP_SPAN_FORGETS_DESC;
+	if (forgets_kids && forgets_desc) {
+		memset(&t->kids, 0, sizeof t->kids); /* both none: the same */
+		t->desc_is_kids = true;
+	} else if (forgets_kids || forgets_desc) {
+		if (t->desc_is_kids && forgets_kids)
+			t->desc = t->kids;
+		t->desc_is_kids = false;
+		memset(forgets_kids ? &t->kids : &t->desc, 0, sizeof t->kids);
+	}
 }
 
 /*
@@ -287,16 +295,21 @@ tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint
 	const struct tp_live_path *longest = end;
 	if (steps.own_desc) {
 		tp_spin_lock(&t->lock);
-		desc = t->desc;
+		desc = *tp_span_desc(t);
 		tp_spin_unlock(&t->lock);
 		tp_span_path_max(&desc, end);
 		longest = &desc;
 	}
 	tp_spin_lock(&parent->lock);
 	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
+		/* the same fold into both while `desc` is `kids`: once */
+		if (parent->desc_is_kids && (!steps.kids || !steps.desc || longest != end)) {
+			parent->desc = parent->kids;
+			parent->desc_is_kids = false;
+		}
 		if (steps.kids)
 			tp_span_path_max(&parent->kids, end);
-		if (steps.desc)
+		if (steps.desc && !parent->desc_is_kids)
 			tp_span_path_max(&parent->desc, longest);
 	}
 	tp_spin_unlock(&parent->lock);
