@@ -22,6 +22,11 @@ static uint32_t pool_used; /* entries handed out to caches in chunks, never used
  */
 static uint64_t batches;
 
+__attribute__((noinline, cold)) void tp_span_lock_waits(int *lock)
+{
+	tp_spin_lock(lock);
+}
+
 void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t n)
 {
 	tp_span_pool = entries;

@@ -13,6 +13,20 @@
 #include "spin_lock.h"
 #include "work_span.h"
 
+/* A task state's lock taken while another thread holds it (work_span.c: tp_spin_lock's wait). */
+void tp_span_lock_waits(int *lock);
+
+/*
+ * A task state's lock (tp_spin_lock): taken at once but for a child or a predecessor ending on
+ * another thread at the same time; the wait out of line, so that the registers of the event it is
+ * inlined into stay as they are.
+ */
+static inline __attribute__((always_inline)) void tp_span_lock(int *lock)
+{
+	if (__builtin_expect(!tp_spin_try_lock(lock), 0))
+		tp_span_lock_waits(lock);
+}
+
 /* The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
  * entry, or 0 when the pool is spent); one that holds twice a batch gives the older half back. */
 uint32_t tp_span_alloc_refill(struct tp_span_cache *c);
@@ -89,7 +103,7 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 {
 	/* under its lock: a late fold into the task that had the entry before waits, and then
 	 * finds that task gone */
-	tp_spin_lock(&t->lock);
+	tp_span_lock(&t->lock);
 	if (th != NULL) {
 		t->in = th->in;
 		tp_span_path_add(&t->in, th->site_at, ns);
@@ -219,7 +233,7 @@ tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t t
 	}
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
 	 * thread's previous fragment's end is kept aside only when it joins */
-	tp_spin_lock(&t->lock);
+	tp_span_lock(&t->lock);
 	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
 	switch (tp_span_join_of(t->sync)) {
 	case TP_SPAN_JOIN_THREAD:
@@ -294,13 +308,13 @@ tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint
 	struct tp_live_path desc;
 	const struct tp_live_path *longest = end;
 	if (steps.own_desc) {
-		tp_spin_lock(&t->lock);
+		tp_span_lock(&t->lock);
 		desc = *tp_span_desc(t);
 		tp_spin_unlock(&t->lock);
 		tp_span_path_max(&desc, end);
 		longest = &desc;
 	}
-	tp_spin_lock(&parent->lock);
+	tp_span_lock(&parent->lock);
 	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
 		/* the same fold into both while `desc` is `kids`: once */
 		if (parent->desc_is_kids && (!steps.kids || !steps.desc || longest != end)) {
