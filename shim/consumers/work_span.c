@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Work and span online (work_span.h): the paths' arithmetic and what each task event does to a
- * task's and a thread's paths. Callers hold no lock of their own; a task's lock is taken here
- * where another thread may write the same paths (a child ending, a predecessor ending).
+ * Work and span online (work_span.h): what the task events do to the paths that is no task's
+ * every event's (those are inlined, work_span_events.h): the tasks' states' pool's batches, the
+ * forks, mutual exclusion's edges, a predecessor's end. Callers hold no lock of their own; a
+ * task's lock is taken here where another thread may write the same paths (a child ending, a
+ * predecessor ending).
  */
 #include "work_span_events.h"
 
@@ -144,7 +146,7 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
  * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
- * goes with the task, for its next poll (holder_polled_again); a task that ended holding it let
+ * goes with the task, for its next poll (tp_span_holder_polled_again); a task that ended holding it let
  * it go there (tp_span_end_releases).
  */
 __attribute__((noinline, cold)) void tp_span_holder_switched_out(struct tp_span_task *t,
@@ -251,7 +253,7 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 			released.ended_ns = now;
 			break;
 		case TP_SPAN_ACQUIRES_HOLDER_LAST:
-			released = m->held; /* holder_switched_out's */
+			released = m->held; /* tp_span_holder_switched_out's */
 			break;
 		}
 	}

@@ -95,7 +95,6 @@ void tp_span_fork_joined(struct tp_live_path *in, uint32_t row);
  * parallel region of that site row; 0: none), whose start also joins its region's last fork
  * (TP_SPAN_FROM_FORK).
  */
-
 static inline __attribute__((always_inline)) void
 tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
@@ -215,14 +214,13 @@ void tp_span_holder_polled_again(struct tp_span_task *t, struct tp_span_thread *
  * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
  * needed; NULL otherwise).
  */
-
 static inline __attribute__((always_inline)) uint64_t
 tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint32_t row,
 		   uint64_t now, uint64_t suspended_ns, const struct tp_live_path *frozen)
 {
 	th->in_graph = true;
 	th->section_row =
-		0; /* a task switched out inside one takes it again (holder_polled_again) */
+		0; /* a task switched out inside one takes it again (tp_span_holder_polled_again) */
 	/* between polls, the thread's `in` is its last fragment's end */
 	uint64_t placed_before = th->in.placed_ns;
 	if (!t->started) {
@@ -272,7 +270,6 @@ tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t t
  * to the fragment's end; a task switched out holding a mutual exclusion object leaves that path
  * in the object's entry (tp_span_mutex), until its next poll (tp_span_poll_start).
  */
-
 static inline __attribute__((always_inline)) void tp_span_poll_end(struct tp_span_task *t,
 								   struct tp_span_thread *th,
 								   uint64_t task, uint64_t ns,
@@ -296,7 +293,6 @@ static inline __attribute__((always_inline)) void tp_span_poll_end(struct tp_spa
  * `*parent_id` (its entry's task id) is still `id`: a parent that ended meanwhile gave its state
  * to another task.
  */
-
 static inline __attribute__((always_inline)) void
 tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
 		    struct tp_span_task *t, const struct tp_live_path *end)
