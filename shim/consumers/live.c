@@ -364,7 +364,6 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, 
 			add(&r->idle_ns, idle_until - suspended);
 		if (ready != 0 && now >= ready) {
 			add(&r->delay_ns, now - ready);
-			add(&r->delays, 1);
 			histogram_add(r->delay_histogram, now - ready);
 			set64(&e->ready_ns, 0);
 		}
@@ -456,7 +455,6 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		uint64_t d = now - local.poll_start;
 		if (local.poll_row != NO_ROW) {
 			struct tp_live_site_stats *r = &local.rows[local.poll_row];
-			add(&r->polls, 1);
 			add(&r->busy_ns, d);
 			histogram_add(r->poll_histogram, d);
 			if (d > r->longest_poll_ns)
