@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 10
+#define TP_LIVE_VERSION 11
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -391,12 +391,11 @@ static inline void tp_live_read_longest(const struct tp_live_thread *t, struct t
 /* One thread's figures for one site. */
 struct tp_live_site_stats {
 	uint64_t spawned;
-	uint64_t done; /* terminated */
-	uint64_t polls;
-	uint64_t busy_ns;  /* polling */
-	uint64_t idle_ns;  /* suspended between polls (ended polls of unfinished tasks) */
-	uint64_t delay_ns; /* scheduling delay: woken (or spawned ready) to polled */
-	uint64_t delays;   /* how many delays delay_ns sums */
+	uint64_t done;    /* terminated */
+	uint64_t busy_ns; /* polling (its polls: the poll histogram's, added up; version 11) */
+	uint64_t idle_ns; /* suspended between polls (ended polls of unfinished tasks) */
+	/* scheduling delay: woken (or spawned ready) to polled (how many: the delay histogram's) */
+	uint64_t delay_ns;
 	uint64_t longest_poll_ns;
 	uint64_t long_polls;     /* polls of at least the header's long_poll_ns */
 	uint64_t blocking_waits; /* waits entered while polling a task of the site */
@@ -432,7 +431,7 @@ struct tp_live_site_stats {
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;
 	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
-	uint64_t reserved[8];
+	uint64_t reserved[10];
 };
 _Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 

@@ -11,7 +11,7 @@
 
 #include "one_engine.h"
 #include "taskprobe_contract.h"
-#include "work_span.h"
+#include "work_span_events.h"
 
 static struct analysis *a;
 

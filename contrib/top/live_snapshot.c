@@ -139,11 +139,9 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 {
 	v->spawned += load64(&r->spawned);
 	v->done += load64(&r->done);
-	v->polls += load64(&r->polls);
 	v->busy_ns += load64(&r->busy_ns);
 	v->idle_ns += load64(&r->idle_ns);
 	v->delay_ns += load64(&r->delay_ns);
-	v->delays += load64(&r->delays);
 	uint64_t longest = load64(&r->longest_poll_ns);
 	if (longest > v->longest_poll_ns)
 		v->longest_poll_ns = longest;
@@ -157,9 +155,14 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 		v->first_spawn_ns = first;
 	if (last > v->last_done_ns)
 		v->last_done_ns = last;
+	/* a poll, a delay: one count in its histogram (no count of its own: version 11) */
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
-		v->poll_histogram[b] += load64(&r->poll_histogram[b]);
-		v->delay_histogram[b] += load64(&r->delay_histogram[b]);
+		uint64_t polls = load64(&r->poll_histogram[b]),
+			 delays = load64(&r->delay_histogram[b]);
+		v->poll_histogram[b] += polls;
+		v->delay_histogram[b] += delays;
+		v->polls += polls;
+		v->delays += delays;
 	}
 	tp_live_cost_histograms_add(r, v->task_time_histogram, v->spawn_gap_histogram,
 				    v->start_delay_histogram);

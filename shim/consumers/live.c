@@ -204,15 +204,20 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	case TP_SPAN_FROM_FRAGMENT:
 		p = local.polled;
 		th = local.span.in_graph ? &local.span : NULL;
-		if (p != NULL)
-			span_of(p)->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
-									  undeferred) &&
-						      th != NULL;
+		if (p != NULL) {
+			struct tp_span_task *ps = span_of(p);
+			ps->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
+								  undeferred) &&
+					      th != NULL;
+			ps->spawner = true;
+		}
 		break;
 	case TP_SPAN_FROM_LAST:
 		p = task_find(parent);
-		const struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
+		struct tp_span_task *ps = p != NULL ? span_of(p) : NULL;
 		in = ps != NULL && ps->started ? &ps->in : NULL;
+		if (ps != NULL)
+			ps->spawner = true;
 		break;
 	case TP_SPAN_FROM_FORK:
 		fork_row = row;
@@ -222,12 +227,11 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	case TP_SPAN_FROM_NOTHING:
 		break;
 	}
-	if (p != NULL)
-		span_of(p)->spawner = true;
-	tp_span_spawned(span_of(e), parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
+	struct tp_span_task *t = span_of(e);
+	tp_span_spawned(t, parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
 			now - local.span_from, now, in);
 	if (tp_span_publishes_fork(implicit, parent != 0))
-		tp_span_fork(row, &span_of(e)->in);
+		tp_span_fork(row, &t->in);
 }
 
 /*
@@ -360,7 +364,6 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, 
 			add(&r->idle_ns, idle_until - suspended);
 		if (ready != 0 && now >= ready) {
 			add(&r->delay_ns, now - ready);
-			add(&r->delays, 1);
 			histogram_add(r->delay_histogram, now - ready);
 			set64(&e->ready_ns, 0);
 		}
@@ -452,7 +455,6 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		uint64_t d = now - local.poll_start;
 		if (local.poll_row != NO_ROW) {
 			struct tp_live_site_stats *r = &local.rows[local.poll_row];
-			add(&r->polls, 1);
 			add(&r->busy_ns, d);
 			histogram_add(r->poll_histogram, d);
 			if (d > r->longest_poll_ns)
@@ -465,10 +467,11 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		/* an unfinished task's entry is still its own; a finished one's may be another's */
 		bool suspended = !done && local.polled != NULL &&
 				 __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task;
+		struct tp_span_task *t = suspended ? span_of(local.polled) : NULL;
 		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
 			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
-			sync_wait_begins(span_of(local.polled), sync, site);
+			sync_wait_begins(t, sync, site);
 		}
 		if (local.span.in_graph) {
 			count_work(now);
@@ -479,8 +482,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {
-				tp_span_poll_end(span_of(local.polled), &local.span, task,
-						 now - local.span_from, now, sync);
+				tp_span_poll_end(t, &local.span, task, now - local.span_from, now,
+						 sync);
 				slot_longest(s, &local.span.in);
 			}
 		}
@@ -548,13 +551,12 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
 }
 
 /*
- * Task `task` of entry `e` ends at `now`: returns the path to its end (its last fragment, polled
+ * Task `task` of state `t` ends at `now`: returns the path to its end (its last fragment, polled
  * by this thread now or ended before); the thread's slot and its parent are told.
  */
 static inline __attribute__((always_inline)) const struct tp_live_path *
-span_ended(struct task_entry *e, uint64_t task, uint64_t now)
+span_ended(struct tp_span_task *t, uint64_t task, uint64_t now)
 {
-	struct tp_span_task *t = span_of(e);
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
 		tp_span_poll_end(NULL, &local.span, task, now - local.span_from, now, TP_SYNC_NONE);
@@ -576,7 +578,9 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 							     uint64_t now)
 {
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-	uint32_t span = span_id(span_of(e));
+	/* loaded once: the entry may be another task's once freed, the state is this one's until
+	 * freed here */
+	struct tp_span_task *t = span_of(e);
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
@@ -588,21 +592,21 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
-	const struct tp_live_path *ended = span_ended(e, task, now);
+	const struct tp_live_path *ended = span_ended(t, task, now);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
 		struct tp_live_path end = *ended; /* the entry's may be another task's once freed */
-		unsigned edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_RELAXED);
+		unsigned edges = __atomic_load_n(&t->successors, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->task, 0, __ATOMIC_SEQ_CST);
 		/* a successor being made now counts its edge after this free, or sees it
 		 * (task_dependence); the state is this task's until freed below */
-		unsigned now_edges = __atomic_load_n(&span_of(e)->successors, __ATOMIC_SEQ_CST);
+		unsigned now_edges = __atomic_load_n(&t->successors, __ATOMIC_SEQ_CST);
 		edges = now_edges > edges ? now_edges : edges;
 		if (edges > 0)
 			live_successors_follow(task, edges, &end);
 	}
-	tp_span_free(&local.span_cache, span);
+	tp_span_free(&local.span_cache, span_id(t));
 }
 
 void tp_live_task_terminate(uint64_t task, uint64_t at)

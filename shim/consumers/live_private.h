@@ -26,7 +26,7 @@
 #include "process.h"
 #include "reentry.h"
 #include "spawn_site.h" /* TP_SITES_MAX */
-#include "work_span.h"
+#include "work_span_events.h"
 
 /* Hidden, as their definitions are: read PC-relative, as the static variables they were. */
 #pragma GCC visibility push(hidden)

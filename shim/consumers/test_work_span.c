@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "work_span.h"
+#include "work_span_events.h"
 
 #define MS     1000000ull
 #define ROW    1u /* the tasks' site row */
@@ -145,4 +145,25 @@ Test(work_span, a_fork_published_after_a_workers_spawn_is_not_on_its_path)
 	poll_end(&w, NULL, 1, 15, TP_SYNC_NONE);
 	cr_expect_eq(w.th.in.ns, 15 * MS, "the worker's path %lu: after the later fork",
 		     w.th.in.ns);
+}
+
+/*
+ * Task 1's child ended with a path whose placed length is 100 ms, not joined yet when task 1
+ * ended; its state goes to task 3, whose taskwait joins no child: its placed length is its own
+ * poll's, nothing of the state's last task.
+ */
+Test(work_span, a_state_given_again_keeps_nothing_of_its_last_tasks_children)
+{
+	struct tp_span_task *t = spawned(1, 0, 0, NULL);
+	struct tp_live_path end = {.ns = 10 * MS, .burdened_ns = 10 * MS, .placed_ns = 100 * MS};
+	end.ended_ns = 10 * MS;
+	uint64_t alive = 1; /* task 1's entry in the table of tasks alive */
+	tp_span_child_ended(t, &alive, 1, &pool[1], &end);
+	struct thread th = {0};
+	tp_span_spawned(t, 0, 0, 0, NULL, 0, 20 * MS, NULL); /* task 3, in task 1's state */
+	poll_start(&th, t, 3, ROW, 20, 0);
+	poll_end(&th, t, 3, 21, TP_SYNC_TASKWAIT);
+	poll_start(&th, t, 3, ROW, 22, 21);
+	cr_expect_eq(th.th.in.placed_ns, 1 * MS, "task 3's placed length %lu ns: its poll's only",
+		     th.th.in.placed_ns);
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Work and span online (work_span.h): the paths' arithmetic and what each task event does to a
- * task's and a thread's paths. Callers hold no lock of their own; a task's lock is taken here
- * where another thread may write the same paths (a child ending, a predecessor ending).
+ * Work and span online (work_span.h): what the task events do to the paths that is no task's
+ * every event's (those are inlined, work_span_events.h): the tasks' states' pool's batches, the
+ * forks, mutual exclusion's edges, a predecessor's end. Callers hold no lock of their own; a
+ * task's lock is taken here where another thread may write the same paths (a child ending, a
+ * predecessor ending).
  */
-#include "work_span.h"
+#include "work_span_events.h"
 
 #include <string.h>
 
@@ -21,6 +23,11 @@ static uint32_t pool_used; /* entries handed out to caches in chunks, never used
  * popped and pushed back meanwhile (ABA).
  */
 static uint64_t batches;
+
+__attribute__((noinline, cold)) void tp_span_lock_waits(int *lock)
+{
+	tp_spin_lock(lock);
+}
 
 void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t n)
 {
@@ -58,7 +65,7 @@ static bool pop_batch(struct tp_span_cache *c)
 	return true;
 }
 
-uint32_t tp_span_alloc(struct tp_span_cache *c)
+uint32_t tp_span_alloc_refill(struct tp_span_cache *c)
 {
 	if (c->free == 0 && !pop_batch(c) && c->bump == c->bump_end) {
 		uint32_t at = __atomic_fetch_add(&pool_used, TP_SPAN_CHUNK, __ATOMIC_RELAXED);
@@ -69,18 +76,11 @@ uint32_t tp_span_alloc(struct tp_span_cache *c)
 	}
 	if (c->free == 0)
 		return c->bump++;
-	uint32_t id = c->free;
-	c->free = (uint32_t)tp_span_at(id)->parent;
-	c->count = c->count > 0 ? c->count - 1 : 0;
-	return id;
+	return tp_span_alloc(c);
 }
 
-void tp_span_free(struct tp_span_cache *c, uint32_t id)
+void tp_span_free_batch(struct tp_span_cache *c)
 {
-	tp_span_at(id)->parent = c->free;
-	c->free = id;
-	if (++c->count < 2 * TP_SPAN_BATCH)
-		return;
 	/* more than it needs: the older half goes back */
 	uint32_t last = c->free;
 	for (unsigned k = 1; k < TP_SPAN_BATCH; k++)
@@ -96,74 +96,6 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 	if (c->free != 0)
 		push_batch(c->free);
 	*c = (struct tp_span_cache){0};
-}
-
-/* tp_span_path_site's, inlined at each poll's start: the call would cost a fifth of it */
-static inline __attribute__((always_inline)) unsigned path_site(struct tp_live_path *p,
-								uint32_t row)
-{
-	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
-	const uint64_t tag = (uint64_t)row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1;
-	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
-#pragma GCC unroll 4
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		if (p->sites[k] >> TP_LIVE_PATH_NS_BITS == tag)
-			return k;
-	unsigned at = 0;
-#pragma GCC unroll 4
-	for (; at < TP_LIVE_PATH_SITES; at++)
-		if (p->sites[at] == 0)
-			break;
-	if (at == TP_LIVE_PATH_SITES) {
-		/* full: the site with the least time on the path gives up its place */
-		at = 0;
-		for (unsigned k = 1; k < TP_LIVE_PATH_SITES; k++)
-			if ((p->sites[k] & TP_LIVE_PATH_NS_MASK) <
-			    (p->sites[at] & TP_LIVE_PATH_NS_MASK))
-				at = k;
-	}
-	p->sites[at] = tag << TP_LIVE_PATH_NS_BITS;
-	p->fragments[at] = 0;
-	return at;
-}
-
-unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row)
-{
-	return path_site(p, row);
-}
-
-static void fork_joined(struct tp_live_path *in, uint32_t row);
-
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
-		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
-		     const struct tp_live_path *in)
-{
-	/* under its lock: a late fold into the task that had the entry before waits, and then
-	 * finds that task gone */
-	tp_spin_lock(&t->lock);
-	if (th != NULL) {
-		t->in = th->in;
-		tp_span_path_add(&t->in, th->site_at, ns);
-	} else if (in != NULL) {
-		t->in = *in;
-	} else {
-		memset(&t->in, 0, sizeof t->in);
-	}
-	t->in.ended_ns = ns_now;
-	if (fork_row != 0)
-		fork_joined(&t->in, fork_row);
-	/* a path of length 0 is never taken over another: its sites are never read */
-	t->kids.ns = t->kids.ended_ns = 0;
-	t->desc.ns = t->desc.ended_ns = 0;
-	t->parent = parent;
-	t->parent_at = parent_at;
-	t->started = false;
-	t->ran_undeferred = false;
-	t->successors = 0;
-	t->spawner = false;
-	t->sync = TP_SYNC_NONE;
-	t->holding = false;
-	tp_spin_unlock(&t->lock);
 }
 
 static struct tp_span_fork *forks;
@@ -186,8 +118,7 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p)
 	tp_spin_unlock(&f->lock);
 }
 
-/* `in` joins the last fork of site row `row`. */
-static void fork_joined(struct tp_live_path *in, uint32_t row)
+void tp_span_fork_joined(struct tp_live_path *in, uint32_t row)
 {
 	if (row >= fork_rows)
 		return;
@@ -196,44 +127,6 @@ static void fork_joined(struct tp_live_path *in, uint32_t row)
 	struct tp_live_path fork = f->path;
 	tp_spin_unlock(&f->lock);
 	tp_span_path_max(in, &fork);
-}
-
-/*
- * `last` becomes tp_span_path_max(`in`, `last`) as a copy of `in` would: `in`'s sites unless
- * `last` is longer (a tie keeps `in`'s), the later end and the larger placed length.
- */
-static void path_after(struct tp_live_path *last, const struct tp_live_path *in)
-{
-	if (last->ns > in->ns) {
-		if (in->ended_ns > last->ended_ns)
-			last->ended_ns = in->ended_ns;
-		if (in->placed_ns > last->placed_ns)
-			last->placed_ns = in->placed_ns;
-		return;
-	}
-	uint64_t ended = last->ended_ns > in->ended_ns ? last->ended_ns : in->ended_ns;
-	uint64_t placed = last->placed_ns > in->placed_ns ? last->placed_ns : in->placed_ns;
-	*last = *in;
-	last->ended_ns = ended;
-	last->placed_ns = placed;
-}
-
-/*
- * The thread's fragment starts at `now` after the start path now in th->in (its placed length
- * at least `placed_before`, the thread's previous fragment's end): burdened by its delay, which
- * it returns, and in site row `row`.
- */
-static inline __attribute__((always_inline)) uint64_t
-fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now, uint64_t placed_before)
-{
-	uint64_t delay = tp_span_fragment_starts(&th->in.placed_ns, placed_before, now,
-						 th->in.ended_ns, th->free_ns);
-	th->start_ns = now;
-	th->could_ns = th->in.ended_ns;
-	th->delay_ns = delay;
-	th->in.burdened_ns += delay;
-	th->site_at = path_site(&th->in, row);
-	return delay;
 }
 
 static struct tp_span_mutex *mutexes;
@@ -253,11 +146,12 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
  * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
- * goes with the task, for its next poll (holder_polled_again); a task that ended holding it let
+ * goes with the task, for its next poll (tp_span_holder_polled_again); a task that ended holding it let
  * it go there (tp_span_end_releases).
  */
-static __attribute__((noinline, cold)) void
-holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
+__attribute__((noinline, cold)) void tp_span_holder_switched_out(struct tp_span_task *t,
+								 struct tp_span_thread *th,
+								 uint64_t task, uint64_t now)
 {
 	uint64_t object = th->holds;
 	th->holds = 0;
@@ -290,8 +184,9 @@ holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
  * release goes on from its fragment's start path, and its section goes on, in its sync site's
  * row until its release (--analyze's section_site).
  */
-static __attribute__((noinline, cold)) void
-holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t now)
+__attribute__((noinline, cold)) void tp_span_holder_polled_again(struct tp_span_task *t,
+								 struct tp_span_thread *th,
+								 uint64_t task, uint64_t now)
 {
 	uint64_t object = pool_holds[t - tp_span_pool];
 	t->holding = false;
@@ -301,99 +196,13 @@ holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t 
 		th->holds = object;
 		th->section_row = m->held_section;
 		if (th->section_row != 0)
-			th->site_at = path_site(&th->in, th->section_row);
+			th->site_at = tp_span_path_site(&th->in, th->section_row);
 		m->held = th->in;
 		m->held_at = th->site_at;
 		m->held_from = now;
 		m->holder_polled = true;
 	}
 	tp_spin_unlock(&m->lock);
-}
-
-/*
- * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
- * forgets what it says: apart from the polls after a switch out, the most frequent.
- */
-static inline __attribute__((always_inline)) void sync_joined(struct tp_span_task *t,
-							      struct tp_span_thread *th,
-							      unsigned steps,
-							      const struct tp_live_path *frozen)
-{
-	if (steps & TP_SPAN_JOINS_KIDS)
-		tp_span_path_max(&th->in, &t->kids);
-	if (steps & TP_SPAN_JOINS_DESC)
-		tp_span_path_max(&th->in, &t->desc);
-	if ((steps & TP_SPAN_JOINS_ENDED) && frozen != NULL)
-		tp_span_path_max(&th->in, frozen);
-	if (steps & TP_SPAN_FORGETS_KIDS)
-		memset(&t->kids, 0, sizeof t->kids);
-	if (steps & TP_SPAN_FORGETS_DESC)
-		memset(&t->desc, 0, sizeof t->desc);
-}
-
-uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			    uint32_t row, uint64_t now, uint64_t suspended_ns,
-			    const struct tp_live_path *frozen)
-{
-	th->in_graph = true;
-	th->section_row =
-		0; /* a task switched out inside one takes it again (holder_polled_again) */
-	/* between polls, the thread's `in` is its last fragment's end */
-	uint64_t placed_before = th->in.placed_ns;
-	if (!t->started) {
-		/* its predecessors ended before the executor let it start: `in` is whole */
-		th->in = t->in;
-		t->started = true;
-		return fragment_starts(th, row, now, placed_before);
-	}
-	/* the start path is built in th->in itself (one copy per poll: a path is large); the
-	 * thread's previous fragment's end is kept aside only when it joins */
-	tp_spin_lock(&t->lock);
-	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
-	switch (tp_span_join_of(t->sync)) {
-	case TP_SPAN_JOIN_THREAD:
-		if (tp_span_follows_thread(t->ran_undeferred,
-					   th->last_task != 0 && th->last_task != task,
-					   th->free_ns >= suspended_ns))
-			path_after(&th->in, &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
-		else
-			th->in = t->in;
-		break;
-	case TP_SPAN_JOIN_CHILDREN:
-		th->in = t->in;
-		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_CHILDREN), frozen);
-		break;
-	case TP_SPAN_JOIN_DESCENDANTS:
-		th->in = t->in;
-		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_DESCENDANTS), frozen);
-		break;
-	case TP_SPAN_JOIN_ENDED:
-		th->in = t->in;
-		sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_ENDED), frozen);
-		break;
-	}
-	tp_spin_unlock(&t->lock);
-	t->ran_undeferred = false;
-	uint64_t delay = fragment_starts(th, row, now, placed_before);
-	if (t->holding)
-		holder_polled_again(t, th, task, now);
-	return delay;
-}
-
-void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
-		      uint64_t now, uint32_t sync)
-{
-	tp_span_path_extend(&th->in, th->site_at, ns,
-			    tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END));
-	th->in.ended_ns = now;
-	if (t != NULL) {
-		t->in = th->in;
-		t->sync = (uint8_t)sync;
-	}
-	if (th->holds != 0)
-		holder_switched_out(t, th, task, now);
-	th->last_task = task;
-	th->free_ns = now;
 }
 
 void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint64_t now, bool fragment)
@@ -444,7 +253,7 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 			released.ended_ns = now;
 			break;
 		case TP_SPAN_ACQUIRES_HOLDER_LAST:
-			released = m->held; /* holder_switched_out's */
+			released = m->held; /* tp_span_holder_switched_out's */
 			break;
 		}
 	}
@@ -512,32 +321,6 @@ bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
 	if (th->holds == object)
 		th->holds = 0;
 	return split;
-}
-
-void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
-			 struct tp_span_task *t, const struct tp_live_path *end)
-{
-	/* the parent is the nearest ancestor alive while its entry is its own (checked under its
-	 * lock below) */
-	struct tp_span_end_steps steps = tp_span_end_steps(true, true, t->spawner);
-	/* a task that spawned nothing has no descendants' ends: no lock, no copy */
-	struct tp_live_path desc;
-	const struct tp_live_path *longest = end;
-	if (steps.own_desc) {
-		tp_spin_lock(&t->lock);
-		desc = t->desc;
-		tp_spin_unlock(&t->lock);
-		tp_span_path_max(&desc, end);
-		longest = &desc;
-	}
-	tp_spin_lock(&parent->lock);
-	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
-		if (steps.kids)
-			tp_span_path_max(&parent->kids, end);
-		if (steps.desc)
-			tp_span_path_max(&parent->desc, longest);
-	}
-	tp_spin_unlock(&parent->lock);
 }
 
 void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_id, uint64_t id,

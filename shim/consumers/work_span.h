@@ -421,7 +421,16 @@ struct tp_span_task {
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */
 	bool holding;        /* switched out holding a mutual exclusion object (the pool's holds) */
 	uint16_t sync_row;   /* and that sync construct's site row (0: none) */
+	/* `desc` is `kids` (tp_span_desc): the same children ended, none of them with descendants
+	 * ended before it, since both were last forgotten; kept once, not twice, at each end */
+	bool desc_is_kids;
 };
+
+/* Task `t`'s descendants ended since its last join (its `desc`, or its `kids` standing for it). */
+static inline const struct tp_live_path *tp_span_desc(const struct tp_span_task *t)
+{
+	return t->desc_is_kids ? &t->kids : &t->desc;
+}
 
 /*
  * The tasks' states: a pool of entries handed out by a thread's own cache, most recently freed
@@ -447,10 +456,6 @@ struct tp_span_cache {
  * (its `holding`), apart so that the entries of tasks that hold none stay as small.
  */
 void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t capacity);
-/* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
-uint32_t tp_span_alloc(struct tp_span_cache *c);
-/* Entry `id` is free again (its task ended), into the calling thread's cache. */
-void tp_span_free(struct tp_span_cache *c, uint32_t id);
 /* The calling thread ends: its cache's entries go back to the pool. */
 void tp_span_cache_flush(struct tp_span_cache *c);
 /* Entry `id` (not 0). */
@@ -482,13 +487,7 @@ struct tp_span_thread {
 };
 
 /*
- * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
- * time on the path gives up its place: its time becomes the path's in other sites).
- */
-unsigned tp_span_path_site(struct tp_live_path *p, uint32_t row);
-
-/*
- * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's), counted as
+ * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's: work_span_events.h), counted as
  * one of its fragments on the path when `fragment` (a fragment split in parts counts once).
  */
 static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint64_t ns,
@@ -522,18 +521,6 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
 }
 
 /*
- * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
- * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
- * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
- * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
- * parallel region of that site row; 0: none), whose start also joins its region's last fork
- * (TP_SPAN_FROM_FORK).
- */
-void tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
-		     const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
-		     const struct tp_live_path *in);
-
-/*
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
  * encountering task's fragment up to the start of the region's implicit task on the primary),
  * published by the primary at its implicit task's spawn, read by the region's other threads,
@@ -555,32 +542,11 @@ void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
 /* A region of site row `row` starts with the path `p`. */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 
-/*
- * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
- * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
- * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last
- * poll ended. `frozen`: for a barrier's end, the
- * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
- * needed; NULL otherwise).
- */
-uint64_t tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
-			    uint32_t row, uint64_t now, uint64_t suspended_ns,
-			    const struct tp_live_path *frozen);
-
 /* Whether the poll of `t` that starts needs the barrier's frozen path. */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
 	return t->started && tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
 }
-
-/*
- * The thread's fragment of task `task`, `ns` long, ended at `now`: `t`'s poll ended unfinished
- * waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in` becomes the path
- * to the fragment's end; a task switched out holding a mutual exclusion object leaves that path
- * in the object's entry (tp_span_mutex), until its next poll (tp_span_poll_start).
- */
-void tp_span_poll_end(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint64_t ns,
-		      uint64_t now, uint32_t sync);
 
 /*
  * The thread's fragment polled now is split at `now`, its part's first `ns`: those are added to
@@ -665,14 +631,6 @@ void tp_span_acquire(struct tp_span_thread *th, uint64_t task, uint64_t now, uin
  */
 bool tp_span_release(struct tp_span_thread *th, uint64_t task, uint64_t now, uint64_t ns,
 		     uint32_t row, uint64_t object);
-
-/*
- * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
- * `*parent_id` (its entry's task id) is still `id`: a parent that ended meanwhile gave its state
- * to another task.
- */
-void tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
-			 struct tp_span_task *t, const struct tp_live_path *end);
 
 /* A predecessor ended with `end`: its successor `succ` (not started; while `*succ_id` is `id`)
  * starts after it. */

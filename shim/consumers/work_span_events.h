@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the task events do to the work and span engine's paths (work_span.h) and the tasks'
+ * states' pool, inlined into the live statistics' events (live.c), which call them at every
+ * spawn, poll and end: as calls, their arguments and the registers they save were a tenth of the
+ * live statistics' own cost a task. What only the rare cases need (a fork's join, a mutual
+ * exclusion's holder switched out and polled again, the pool's batches) stays in work_span.c.
+ */
+#pragma once
+
+#include <string.h>
+
+#include "spin_lock.h"
+#include "work_span.h"
+
+/* A task state's lock taken while another thread holds it (work_span.c: tp_spin_lock's wait). */
+void tp_span_lock_waits(int *lock);
+
+/*
+ * A task state's lock (tp_spin_lock): taken at once but for a child or a predecessor ending on
+ * another thread at the same time; the wait out of line, so that the registers of the event it is
+ * inlined into stay as they are.
+ */
+static inline __attribute__((always_inline)) void tp_span_lock(int *lock)
+{
+	if (__builtin_expect(!tp_spin_try_lock(lock), 0))
+		tp_span_lock_waits(lock);
+}
+
+/* The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
+ * entry, or 0 when the pool is spent); one that holds twice a batch gives the older half back. */
+uint32_t tp_span_alloc_refill(struct tp_span_cache *c);
+void tp_span_free_batch(struct tp_span_cache *c);
+
+/* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
+static inline __attribute__((always_inline)) uint32_t tp_span_alloc(struct tp_span_cache *c)
+{
+	uint32_t id = c->free;
+	if (__builtin_expect(id == 0, 0))
+		return tp_span_alloc_refill(c);
+	c->free = (uint32_t)tp_span_at(id)->parent;
+	c->count = c->count > 0 ? c->count - 1 : 0;
+	return id;
+}
+
+/* Entry `id` is free again (its task ended), into the calling thread's cache. */
+static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_cache *c, uint32_t id)
+{
+	tp_span_at(id)->parent = c->free;
+	c->free = id;
+	if (__builtin_expect(++c->count >= 2 * TP_SPAN_BATCH, 0))
+		tp_span_free_batch(c);
+}
+
+/*
+ * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
+ * time on the path gives up its place: its time becomes the path's in other sites).
+ */
+static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct tp_live_path *p,
+									uint32_t row)
+{
+	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
+	const uint64_t tag = (uint64_t)row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1;
+	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
+#pragma GCC unroll 4
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		if (p->sites[k] >> TP_LIVE_PATH_NS_BITS == tag)
+			return k;
+	unsigned at = 0;
+#pragma GCC unroll 4
+	for (; at < TP_LIVE_PATH_SITES; at++)
+		if (p->sites[at] == 0)
+			break;
+	if (at == TP_LIVE_PATH_SITES) {
+		/* full: the site with the least time on the path gives up its place */
+		at = 0;
+		for (unsigned k = 1; k < TP_LIVE_PATH_SITES; k++)
+			if ((p->sites[k] & TP_LIVE_PATH_NS_MASK) <
+			    (p->sites[at] & TP_LIVE_PATH_NS_MASK))
+				at = k;
+	}
+	p->sites[at] = tag << TP_LIVE_PATH_NS_BITS;
+	p->fragments[at] = 0;
+	return at;
+}
+
+/* `in` joins the last fork of site row `row` (tp_span_fork). */
+void tp_span_fork_joined(struct tp_live_path *in, uint32_t row);
+
+/*
+ * A task spawned at `ns_now`, by task `parent` whose entry in the table of tasks alive is
+ * `parent_at` (plus 1; 0: none): its start is `ns` into the fragment `th` polls now (th: the
+ * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
+ * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
+ * parallel region of that site row; 0: none), whose start also joins its region's last fork
+ * (TP_SPAN_FROM_FORK).
+ */
+static inline __attribute__((always_inline)) void
+tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
+		const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
+		const struct tp_live_path *in)
+{
+	/* under its lock: a late fold into the task that had the entry before waits, and then
+	 * finds that task gone */
+	tp_span_lock(&t->lock);
+	if (th != NULL) {
+		t->in = th->in;
+		tp_span_path_add(&t->in, th->site_at, ns);
+	} else if (in != NULL) {
+		t->in = *in;
+	} else {
+		memset(&t->in, 0, sizeof t->in);
+	}
+	t->in.ended_ns = ns_now;
+	if (fork_row != 0)
+		tp_span_fork_joined(&t->in, fork_row);
+	/* a path of length 0 is never taken over another: its sites are never read (its placed
+	 * length is: the entry's last task's must not stay) */
+	t->kids.ns = t->kids.ended_ns = t->kids.placed_ns = 0;
+	t->desc_is_kids = true;
+	t->parent = parent;
+	t->parent_at = parent_at;
+	t->started = false;
+	t->ran_undeferred = false;
+	t->successors = 0;
+	t->spawner = false;
+	t->sync = TP_SYNC_NONE;
+	t->holding = false;
+	tp_spin_unlock(&t->lock);
+}
+
+/*
+ * `last` becomes tp_span_path_max(`in`, `last`) as a copy of `in` would: `in`'s sites unless
+ * `last` is longer (a tie keeps `in`'s), the later end and the larger placed length.
+ */
+static inline __attribute__((always_inline)) void tp_span_path_after(struct tp_live_path *last,
+								     const struct tp_live_path *in)
+{
+	if (last->ns > in->ns) {
+		if (in->ended_ns > last->ended_ns)
+			last->ended_ns = in->ended_ns;
+		if (in->placed_ns > last->placed_ns)
+			last->placed_ns = in->placed_ns;
+		return;
+	}
+	uint64_t ended = last->ended_ns > in->ended_ns ? last->ended_ns : in->ended_ns;
+	uint64_t placed = last->placed_ns > in->placed_ns ? last->placed_ns : in->placed_ns;
+	*last = *in;
+	last->ended_ns = ended;
+	last->placed_ns = placed;
+}
+
+/*
+ * The thread's fragment starts at `now` after the start path now in th->in (its placed length
+ * at least `placed_before`, the thread's previous fragment's end): burdened by its delay, which
+ * it returns, and in site row `row`.
+ */
+static inline __attribute__((always_inline)) uint64_t
+tp_span_thread_fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t now,
+			       uint64_t placed_before)
+{
+	uint64_t delay = tp_span_fragment_starts(&th->in.placed_ns, placed_before, now,
+						 th->in.ended_ns, th->free_ns);
+	th->start_ns = now;
+	th->could_ns = th->in.ended_ns;
+	th->delay_ns = delay;
+	th->in.burdened_ns += delay;
+	th->site_at = tp_span_path_site(&th->in, row);
+	return delay;
+}
+
+/*
+ * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
+ * forgets what it says: apart from the polls after a switch out, the most frequent.
+ */
+static inline __attribute__((always_inline)) void
+tp_span_sync_joined(struct tp_span_task *t, struct tp_span_thread *th, unsigned steps,
+		    const struct tp_live_path *frozen)
+{
+	if (steps & TP_SPAN_JOINS_KIDS)
+		tp_span_path_max(&th->in, &t->kids);
+	if (steps & TP_SPAN_JOINS_DESC)
+		tp_span_path_max(&th->in, tp_span_desc(t));
+	if ((steps & TP_SPAN_JOINS_ENDED) && frozen != NULL)
+		tp_span_path_max(&th->in, frozen);
+	bool forgets_kids = steps & TP_SPAN_FORGETS_KIDS,
+	     forgets_desc = steps & TP_SPAN_FORGETS_DESC;
+	if (forgets_kids && forgets_desc) {
+		memset(&t->kids, 0, sizeof t->kids); /* both none: the same */
+		t->desc_is_kids = true;
+	} else if (forgets_kids || forgets_desc) {
+		if (t->desc_is_kids && forgets_kids)
+			t->desc = t->kids;
+		t->desc_is_kids = false;
+		memset(forgets_kids ? &t->kids : &t->desc, 0, sizeof t->kids);
+	}
+}
+
+/*
+ * A task switched out holding a mutual exclusion object: its thread's path, ended at `now`, goes
+ * to the object's entry (`t` NULL: it ended, and let the object go there); polled again, its
+ * section goes on while it holds the object still (work_span.c).
+ */
+void tp_span_holder_switched_out(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+				 uint64_t now);
+void tp_span_holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
+				 uint64_t now);
+
+/*
+ * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what
+ * joins it (its sync's), burdened by its delay (tp_live_start_delay), which it returns; its
+ * placed length also joins the thread's previous fragment's end. `suspended_ns`: when its last
+ * poll ended. `frozen`: for a barrier's end, the
+ * longest path ended before the barrier completed (tp_span_barrier_needs says whether it is
+ * needed; NULL otherwise).
+ */
+static inline __attribute__((always_inline)) uint64_t
+tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task, uint32_t row,
+		   uint64_t now, uint64_t suspended_ns, const struct tp_live_path *frozen)
+{
+	th->in_graph = true;
+	th->section_row =
+		0; /* a task switched out inside one takes it again (tp_span_holder_polled_again) */
+	/* between polls, the thread's `in` is its last fragment's end */
+	uint64_t placed_before = th->in.placed_ns;
+	if (!t->started) {
+		/* its predecessors ended before the executor let it start: `in` is whole */
+		th->in = t->in;
+		t->started = true;
+		return tp_span_thread_fragment_starts(th, row, now, placed_before);
+	}
+	/* the start path is built in th->in itself (one copy per poll: a path is large); the
+	 * thread's previous fragment's end is kept aside only when it joins */
+	tp_span_lock(&t->lock);
+	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
+	switch (tp_span_join_of(t->sync)) {
+	case TP_SPAN_JOIN_THREAD:
+		if (tp_span_follows_thread(t->ran_undeferred,
+					   th->last_task != 0 && th->last_task != task,
+					   th->free_ns >= suspended_ns))
+			tp_span_path_after(&th->in,
+					   &t->in); /* TP_SPAN_JOINS_THREAD, its only step */
+		else
+			th->in = t->in;
+		break;
+	case TP_SPAN_JOIN_CHILDREN:
+		th->in = t->in;
+		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_CHILDREN), frozen);
+		break;
+	case TP_SPAN_JOIN_DESCENDANTS:
+		th->in = t->in;
+		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_DESCENDANTS), frozen);
+		break;
+	case TP_SPAN_JOIN_ENDED:
+		th->in = t->in;
+		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_ENDED), frozen);
+		break;
+	}
+	tp_spin_unlock(&t->lock);
+	t->ran_undeferred = false;
+	uint64_t delay = tp_span_thread_fragment_starts(th, row, now, placed_before);
+	if (t->holding)
+		tp_span_holder_polled_again(t, th, task, now);
+	return delay;
+}
+
+/*
+ * The thread's fragment of task `task`, `ns` long, ended at `now`: `t`'s poll ended unfinished
+ * waiting in `sync` (t not NULL), or the task ended (t NULL). The thread's `in` becomes the path
+ * to the fragment's end; a task switched out holding a mutual exclusion object leaves that path
+ * in the object's entry (tp_span_mutex), until its next poll (tp_span_poll_start).
+ */
+static inline __attribute__((always_inline)) void tp_span_poll_end(struct tp_span_task *t,
+								   struct tp_span_thread *th,
+								   uint64_t task, uint64_t ns,
+								   uint64_t now, uint32_t sync)
+{
+	tp_span_path_extend(&th->in, th->site_at, ns,
+			    tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END));
+	th->in.ended_ns = now;
+	if (t != NULL) {
+		t->in = th->in;
+		t->sync = (uint8_t)sync;
+	}
+	if (th->holds != 0)
+		tp_span_holder_switched_out(t, th, task, now);
+	th->last_task = task;
+	th->free_ns = now;
+}
+
+/*
+ * Task `t`, ended with the path `end`, folded into its parent's state `parent`, while
+ * `*parent_id` (its entry's task id) is still `id`: a parent that ended meanwhile gave its state
+ * to another task.
+ */
+static inline __attribute__((always_inline)) void
+tp_span_child_ended(struct tp_span_task *parent, const uint64_t *parent_id, uint64_t id,
+		    struct tp_span_task *t, const struct tp_live_path *end)
+{
+	/* the parent is the nearest ancestor alive while its entry is its own (checked under its
+	 * lock below) */
+	struct tp_span_end_steps steps = tp_span_end_steps(true, true, t->spawner);
+	/* a task that spawned nothing has no descendants' ends: no lock, no copy */
+	struct tp_live_path desc;
+	const struct tp_live_path *longest = end;
+	if (steps.own_desc) {
+		tp_span_lock(&t->lock);
+		desc = *tp_span_desc(t);
+		tp_spin_unlock(&t->lock);
+		tp_span_path_max(&desc, end);
+		longest = &desc;
+	}
+	tp_span_lock(&parent->lock);
+	if (__atomic_load_n(parent_id, __ATOMIC_ACQUIRE) == id) {
+		/* the same fold into both while `desc` is `kids`: once */
+		if (parent->desc_is_kids && (!steps.kids || !steps.desc || longest != end)) {
+			parent->desc = parent->kids;
+			parent->desc_is_kids = false;
+		}
+		if (steps.kids)
+			tp_span_path_max(&parent->kids, end);
+		if (steps.desc && !parent->desc_is_kids)
+			tp_span_path_max(&parent->desc, longest);
+	}
+	tp_spin_unlock(&parent->lock);
+}
