@@ -594,7 +594,7 @@ Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 	snprintf(tid, sizeof tid, "%s", strrchr(rec, '.') + 1); /* the main thread's */
 	const char *const options[][7] = {
 		{"--format", "speedscope"},
-		{"--format", "speedscope", "--from", "1ms", "--to", "3ms"},
+		{"--format", "speedscope", "--from", "1ms", "--to", "30ms"},
 		{"--format", "speedscope", "--thread", tid},
 		{"--format", "speedscope", "--site", "omp_fib"},
 		{"--format", "speedscope", "--critical-path"}};
