@@ -121,17 +121,20 @@ static void spill_all(struct profile_texts *t)
 	t->buffered = 0;
 }
 
-/* Appends `len` bytes to a profile's text of `kind`. */
-static void profile_put(struct profile_texts *t, uint32_t profile, int kind, const char *s,
-			uint32_t len)
+/* Room for `len` bytes more at the end of a profile's text of `kind` (its block spilled first
+ * when full); NULL when out of memory. */
+static char *profile_room(struct profile_texts *t, uint32_t profile, int kind, uint32_t len)
 {
 	struct buffer *b = &t->profiles[profile].text[kind];
 	if (b->len + len > BLOCK_BYTES)
 		spill(t, profile, kind, false);
-	if (!buffer_reserve(t, b, len))
-		return;
-	memcpy(b->data + b->len, s, len);
-	b->len += len;
+	return buffer_reserve(t, b, len) ? b->data + b->len : NULL;
+}
+
+/* `len` bytes written in the room of a profile's text of `kind` (profile_room). */
+static void profile_wrote(struct profile_texts *t, uint32_t profile, int kind, uint32_t len)
+{
+	t->profiles[profile].text[kind].len += len;
 	if (t->buffered > SPILL_BUFFERED)
 		spill_all(t);
 }
@@ -218,20 +221,25 @@ static void profile_flush(struct profile_texts *t, uint32_t profile)
 	if (!p->pending)
 		return;
 	/* {"type":"O","frame":F,"at":T}, after a comma but the first (by hand: printf's
-	 * formatting was a sixth of a conversion) */
+	 * formatting was a sixth of a conversion), made in its place: 59 bytes at most */
 	static const char head[] = ",{\"type\":\"", frame[] = "\",\"frame\":", at[] = ",\"at\":";
-	char text[64];
-	size_t skip = p->events > 0 ? 0 : 1, len = sizeof head - 1 - skip;
-	memcpy(text, head + skip, len);
-	text[len++] = p->pending_type;
-	memcpy(text + len, frame, sizeof frame - 1);
-	len += sizeof frame - 1;
-	len += format_u64(text + len, p->pending_frame);
-	memcpy(text + len, at, sizeof at - 1);
-	len += sizeof at - 1;
-	len += format_u64(text + len, p->pending_at);
-	text[len++] = '}';
-	profile_put(t, profile, 0, text, (uint32_t)len);
+	char *text = profile_room(t, profile, 0, 64);
+	if (text != NULL) {
+		size_t len = sizeof head - 1;
+		if (p->events > 0)
+			memcpy(text, head, sizeof head - 1);
+		else
+			memcpy(text, head + 1, --len);
+		text[len++] = p->pending_type;
+		memcpy(text + len, frame, sizeof frame - 1);
+		len += sizeof frame - 1;
+		len += format_u64(text + len, p->pending_frame);
+		memcpy(text + len, at, sizeof at - 1);
+		len += sizeof at - 1;
+		len += format_u64(text + len, p->pending_at);
+		text[len++] = '}';
+		profile_wrote(t, profile, 0, (uint32_t)len);
+	}
 	p->events++;
 	p->pending = false;
 	t->written++;
