@@ -9,7 +9,9 @@
  *	names.c             site texts (the names pool) and the names of tasks, waits and threads,
  *	                    the --site and --thread filters on them
  *	write_chrome.c      the Trace Event Format JSON, with its counter tracks
- *	write_speedscope.c  speedscope's file: a profile per thread, spilled to a temporary file
+ *	write_speedscope.c  speedscope's file: a profile per thread, spilled to a temporary file,
+ *	                    written by a thread of its own on two cores
+ *	handoff.h           batches handed from one thread to another (the relay, the writer)
  *	table.h             the hash table of the tasks, threads, sites, processes and frames
  */
 #pragma once
