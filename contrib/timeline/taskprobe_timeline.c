@@ -676,13 +676,9 @@ static int write_timeline(struct run *r)
 	FILE *file = output != NULL ? open_output(output) : stdout;
 	if (file == NULL)
 		return 2;
-	/* perf's text as it comes: the limit stops the output when reached (the output counted);
-	 * else written as it is (its file's own descriptor: speedscope's profiles are copied to
-	 * it by the kernel) */
+	/* perf's text as it comes: the limit stops the output when reached */
 	struct counted counted = {file, 0, r->stream ? r->cli.limit : 0};
-	FILE *out = !r->stream ? file
-			       : fopencookie(&counted, "w",
-					     (cookie_io_functions_t){.write = counted_write});
+	FILE *out = fopencookie(&counted, "w", (cookie_io_functions_t){.write = counted_write});
 	/* a buffer of its own: given none, glibc ignores the size (a write every 4 KiB) */
 	static char buffer[1 << 20];
 	if (out == NULL || setvbuf(out, buffer, _IOFBF, sizeof buffer) != 0) {
@@ -690,7 +686,7 @@ static int write_timeline(struct run *r)
 		return 2;
 	}
 	int status = convert(r, out);
-	if ((out != file && fclose(out) != 0) || fflush(file) != 0 || ferror(file)) {
+	if (fclose(out) != 0 || fflush(file) != 0 || ferror(file)) {
 		fputs("taskprobe-timeline: writing failed\n", stderr);
 		return 2;
 	}

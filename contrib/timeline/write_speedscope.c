@@ -387,31 +387,14 @@ static int block_order(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/*
- * Copies a block of the spill file to `out`: in the kernel while `*direct` (copy_file_range, the
- * stream flushed before: no copy through this process's memory, a tenth of a conversion of
- * fib's recording), else read and written through the stream; `*direct` false from the first
- * block the kernel does not copy (`out` is not a file, or another file system's).
- */
-static void copy_block(struct profile_texts *t, const struct block *b, char *buf, FILE *out,
-		       bool *direct)
+/* Copies a block of the spill file to `out`. */
+static void copy_block(struct profile_texts *t, const struct block *b, char *buf, FILE *out)
 {
-	uint32_t done = 0;
-	for (loff_t at = (loff_t)b->offset; *direct && done < b->len;) {
-		ssize_t n = copy_file_range(t->spill_fd, &at, fileno(out), NULL, b->len - done, 0);
-		if (n > 0)
-			done += (uint32_t)n;
-		else if (n == 0 || errno != EINTR)
-			*direct = false;
-	}
-	if (done == b->len)
-		return;
-	if (pread(t->spill_fd, buf, b->len - done, (off_t)(b->offset + done)) !=
-	    (ssize_t)(b->len - done)) {
+	if (pread(t->spill_fd, buf, b->len, (off_t)b->offset) != (ssize_t)b->len) {
 		t->failed = true;
 		return;
 	}
-	fwrite_unlocked(buf, 1, b->len - done, out);
+	fwrite_unlocked(buf, 1, b->len, out);
 }
 
 /* The writer stopped, what it counted is the timeline's. */
@@ -465,7 +448,6 @@ void speedscope_finish(struct timeline *t)
 	      "\"exporter\":\"taskprobe-timeline\",\"activeProfileIndex\":0,\"profiles\":[",
 	      out);
 	size_t b = 0;
-	bool direct = fileno(out) >= 0; /* (a stream of the caller's own has none) */
 	for (uint32_t i = 0; i < t->n_profiles; i++) {
 		struct profile *p = &t->profiles[i];
 		fputs(i == 0 ? "\n{\"type\":\"evented\",\"name\":\""
@@ -474,10 +456,8 @@ void speedscope_finish(struct timeline *t)
 		put_escaped(out, p->name);
 		put_number(out, "\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":",
 			   (end - t->from + 500) / 1000, ",\"events\":[");
-		/* (the stream's buffer written first, where the kernel copies the blocks) */
-		direct = direct && fflush(out) == 0;
 		for (; b < texts->n_blocks && texts->blocks[b].profile == i; b++)
-			copy_block(texts, &texts->blocks[b], buf, out, &direct);
+			copy_block(texts, &texts->blocks[b], buf, out);
 		fputs("]}", out);
 	}
 	free(buf);
