@@ -579,7 +579,7 @@ Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
  * opens and closes in batches (4096 a batch, 16 batches a ring): the file is byte for byte what
  * one thread writes, for a recording of many batches (omp_fib 20: 300,000 events), cut by a
  * window, by a thread or a site, and with the critical path (a profile of its own, written
- * last); and into a pipe (the profiles copied by the converter, not the kernel).
+ * last); and into a pipe.
  */
 Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 {
@@ -599,8 +599,7 @@ Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 		{"--format", "speedscope", "--site", "omp_fib"},
 		{"--format", "speedscope", "--critical-path"}};
 	same_on_one_and_two(rec, options, sizeof options / sizeof options[0]);
-	/* into a pipe, the profiles are read and written (the kernel copies them into a file
-	 * only): the same file */
+	/* into a pipe: the same file */
 	char *command;
 	cr_assert(asprintf(&command, "'%s' --format speedscope '%s' | cat", TP_TIMELINE, rec) > 0);
 	struct tp_run into_file, into_pipe;
