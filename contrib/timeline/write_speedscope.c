@@ -387,14 +387,20 @@ static int block_order(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Copies a block of the spill file to `out`. */
+/* Copies a block of the spill file to `out`: read into the stream's buffer where it fits there
+ * (as put_bytes writes there: no copy more of the profiles' text), else into `buf` and written. */
 static void copy_block(struct profile_texts *t, const struct block *b, char *buf, FILE *out)
 {
-	if (pread(t->spill_fd, buf, b->len, (off_t)b->offset) != (ssize_t)b->len) {
+	bool in_place = (size_t)(out->_IO_write_end - out->_IO_write_ptr) >= b->len;
+	char *to = in_place ? out->_IO_write_ptr : buf;
+	if (pread(t->spill_fd, to, b->len, (off_t)b->offset) != (ssize_t)b->len) {
 		t->failed = true;
 		return;
 	}
-	fwrite_unlocked(buf, 1, b->len, out);
+	if (in_place)
+		out->_IO_write_ptr += b->len;
+	else
+		fwrite_unlocked(buf, 1, b->len, out);
 }
 
 /* The writer stopped, what it counted is the timeline's. */
