@@ -501,18 +501,40 @@ Test(timeline, the_converter_frees_what_it_allocates, .timeout = 240)
 	tp_remove_temp_dir(dir);
 }
 
-/* The converter's output, errors and status for `args` of `rec`, on `threads` threads. */
-static void convert_on(const char *threads, const char *option, const char *value, const char *rec,
+/* The converter's output, errors and status for `rec` with options `args` (up to 6, ended by
+ * NULL), on `threads` threads. */
+static void convert_on(const char *threads, const char *const *args, const char *rec,
 		       struct tp_run *run)
 {
 	char setting[64];
 	snprintf(setting, sizeof setting, "TASKPROBE_TIMELINE_THREADS=%s", threads);
-	const char *argv[] = {TP_TIMELINE, rec, option, value, NULL};
-	if (option == NULL)
-		argv[2] = NULL;
-	else if (value == NULL)
-		argv[3] = NULL;
+	const char *argv[9] = {TP_TIMELINE, rec};
+	for (size_t i = 0; i < 6 && args[i] != NULL; i++)
+		argv[2 + i] = args[i];
 	tp_run(TP_PLAIN, argv, (const char *[]){setting, NULL}, run);
+}
+
+/* `rec` converted with each of `options` on one thread and on two: the same output, messages
+ * and status. */
+static void same_on_one_and_two(const char *rec, const char *const (*options)[7], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct tp_run one, two;
+		convert_on("1", options[i], rec, &one);
+		convert_on("2", options[i], rec, &two);
+		char what[200] = "";
+		for (size_t j = 0; options[i][j] != NULL; j++)
+			snprintf(what + strlen(what), sizeof what - strlen(what), " %s",
+				 options[i][j]);
+		cr_expect_eq(one.status, 0, "%s: %s", what, one.err);
+		cr_expect_gt(strlen(one.out), 1000, "%s", what);
+		/* (not str_eq: criterion would print megabytes) */
+		cr_expect(strcmp(two.out, one.out) == 0, "%s: two threads' output differs", what);
+		cr_expect_str_eq(two.err, one.err, "%s", what);
+		cr_expect_eq(two.status, one.status, "%s", what);
+		tp_run_free(&one);
+		tp_run_free(&two);
+	}
 }
 
 /*
@@ -532,32 +554,63 @@ Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *rec = only_file(dir, "rec.");
-	const char *options[][2] = {
-		{NULL, NULL},      {"--format", "speedscope"}, {"--to", "2ms"},
-		{"--from", "1ms"}, {"--critical-path", NULL},  {"--analyze", NULL}};
-	for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
-		struct tp_run one, two;
-		convert_on("1", options[i][0], options[i][1], rec, &one);
-		convert_on("2", options[i][0], options[i][1], rec, &two);
-		const char *what = options[i][0] != NULL ? options[i][0] : "JSON";
-		cr_expect_eq(one.status, 0, "%s: %s", what, one.err);
-		cr_expect_gt(strlen(one.out), 1000, "%s", what);
-		/* (not str_eq: criterion would print megabytes) */
-		cr_expect(strcmp(two.out, one.out) == 0, "%s: two threads' output differs", what);
-		cr_expect_str_eq(two.err, one.err, "%s", what);
-		cr_expect_eq(two.status, one.status, "%s", what);
-		tp_run_free(&one);
-		tp_run_free(&two);
-	}
+	const char *const options[][7] = {{NULL},
+					  {"--format", "speedscope"},
+					  {"--to", "2ms"},
+					  {"--from", "1ms"},
+					  {"--critical-path"},
+					  {"--analyze"}};
+	same_on_one_and_two(rec, options, sizeof options / sizeof options[0]);
 	struct tp_run one, bad;
-	convert_on("1", NULL, NULL, rec, &one);
-	convert_on("3", NULL, NULL, rec, &bad);
+	convert_on("1", (const char *[]){NULL}, rec, &one);
+	convert_on("3", (const char *[]){NULL}, rec, &bad);
 	cr_expect(strcmp(bad.out, one.out) == 0, "TASKPROBE_TIMELINE_THREADS=3's output differs");
 	cr_expect_not_null(strstr(bad.err, "TASKPROBE_TIMELINE_THREADS=3: not 1 or 2, ignored\n"),
 			   "%s", bad.err);
 	cr_expect_eq(bad.status, 0, "%s", bad.err);
 	tp_run_free(&one);
 	tp_run_free(&bad);
+	free(rec);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * speedscope's profiles are written by a thread of their own on two cores, handed the slices'
+ * opens and closes in batches (4096 a batch, 16 batches a ring): the file is byte for byte what
+ * one thread writes, for a recording of many batches (omp_fib 20: 300,000 events), cut by a
+ * window, by a thread or a site, and with the critical path (a profile of its own, written
+ * last); and into a pipe.
+ */
+Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
+{
+	const char *target = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	char *dir = tp_make_temp_dir("timeline-threads");
+	struct tp_run run;
+	record_into(dir, "rec", target, "20", &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	char *rec = only_file(dir, "rec.");
+	char tid[32];
+	snprintf(tid, sizeof tid, "%s", strrchr(rec, '.') + 1); /* the main thread's */
+	const char *const options[][7] = {
+		{"--format", "speedscope"},
+		{"--format", "speedscope", "--from", "1ms", "--to", "30ms"},
+		{"--format", "speedscope", "--thread", tid},
+		{"--format", "speedscope", "--site", "omp_fib"},
+		{"--format", "speedscope", "--critical-path"}};
+	same_on_one_and_two(rec, options, sizeof options / sizeof options[0]);
+	/* into a pipe: the same file */
+	char *command;
+	cr_assert(asprintf(&command, "'%s' --format speedscope '%s' | cat", TP_TIMELINE, rec) > 0);
+	struct tp_run into_file, into_pipe;
+	convert_on("2", (const char *[]){"--format", "speedscope", NULL}, rec, &into_file);
+	tp_run(TP_PLAIN, (const char *[]){"/bin/sh", "-c", command, NULL}, NULL, &into_pipe);
+	cr_expect_gt(strlen(into_file.out), 1000);
+	cr_expect(strcmp(into_pipe.out, into_file.out) == 0,
+		  "the speedscope file differs in a pipe");
+	tp_run_free(&into_file);
+	tp_run_free(&into_pipe);
+	free(command);
 	free(rec);
 	tp_remove_temp_dir(dir);
 }

@@ -25,12 +25,11 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "handoff.h"
 #include "ranks.h"
 
 /* recording_decode.h's table of the compact records' events */
@@ -417,79 +416,30 @@ struct relay_batch {
 struct relay {
 	struct merge *m;
 	struct relay_batch *batches;
-	/* batches filled and emptied, counted from 0 (each side writes its own, the other reads
-	 * it); `stop`: the hand-on stopped, fill no more */
-	_Atomic uint64_t filled, emptied;
-	_Atomic bool stop;
-	/* A side that must wait says so and sleeps on `changed`; the other wakes it (under the
-	 * lock) only then: no lock and no futex call a batch (they cost more than the merge a
-	 * thread of its own saved). A full ring waits until half of it is emptied. */
-	_Atomic bool filler_waits, hander_waits;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	struct handoff h;
 };
-
-/* Sleeps until `ready` (of `r`) holds, having said so in *waits. */
-static void relay_wait(struct relay *r, _Atomic bool *waits,
-		       bool (*ready)(struct relay *, uint64_t), uint64_t i)
-{
-	if (ready(r, i))
-		return;
-	pthread_mutex_lock(&r->lock);
-	atomic_store(waits, true);
-	while (!ready(r, i))
-		pthread_cond_wait(&r->changed, &r->lock);
-	atomic_store(waits, false);
-	pthread_mutex_unlock(&r->lock);
-}
-
-/* Wakes the other side if it sleeps (relay_wait), after what it waits for was stored. */
-static void relay_wake(struct relay *r, _Atomic bool *waits)
-{
-	if (!atomic_load(waits))
-		return;
-	pthread_mutex_lock(&r->lock);
-	pthread_cond_broadcast(&r->changed);
-	pthread_mutex_unlock(&r->lock);
-}
-
-/* Whether batch `i` may be filled: the ring is half empty, or the hand-on stopped. */
-static bool fillable(struct relay *r, uint64_t i)
-{
-	return i - atomic_load(&r->emptied) <= RELAY_BATCHES / 2 || atomic_load(&r->stop);
-}
-
-static bool filled(struct relay *r, uint64_t i)
-{
-	return atomic_load(&r->filled) > i;
-}
 
 static void *relay_fill(void *arg)
 {
 	struct relay *r = arg;
-	for (uint64_t i = 0;; i++) {
-		if (i - atomic_load(&r->emptied) >= RELAY_BATCHES)
-			relay_wait(r, &r->filler_waits, fillable, i);
-		if (atomic_load(&r->stop))
-			return NULL;
+	for (uint64_t i = 0; handoff_to_fill(&r->h, i); i++) {
 		struct relay_batch *batch = &r->batches[i % RELAY_BATCHES];
 		uint32_t n = 0;
 		while (n < RELAY_BATCH && merge_next(r->m, &batch->next[n]))
 			n++;
 		batch->n = n;
 		batch->last = n < RELAY_BATCH;
-		atomic_store(&r->filled, i + 1);
-		relay_wake(r, &r->hander_waits);
+		handoff_fill_done(&r->h, i);
 		if (batch->last)
-			return NULL;
+			break;
 	}
+	return NULL;
 }
 
 /* hand_on_all with the merge in a thread of its own (in this one when it cannot start). */
 static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 {
-	struct relay r = {
-		.m = m, .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+	struct relay r = {.m = m, .h = HANDOFF_INIT(RELAY_BATCHES)};
 	pthread_t filler;
 	r.batches = malloc(RELAY_BATCHES * sizeof *r.batches);
 	if (r.batches == NULL || pthread_create(&filler, NULL, relay_fill, &r) != 0) {
@@ -499,35 +449,18 @@ static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 	bool ok = true, stopped = false;
 	*merged = false;
 	for (uint64_t i = 0; ok && !stopped && !*merged; i++) {
-		relay_wait(&r, &r.hander_waits, filled, i);
+		handoff_to_empty(&r.h, i);
 		const struct relay_batch *batch = &r.batches[i % RELAY_BATCHES];
 		for (uint32_t j = 0; ok && !stopped && j < batch->n; j++)
 			if (!(stopped = handed_all(to)))
 				ok = hand_on(to, m->b, &batch->next[j]);
 		*merged = ok && !stopped && batch->last;
-		atomic_store(&r.emptied, i + 1);
-		/* the filler waits at batch `filled` (a stale count wakes it sooner, never later) */
-		if (fillable(&r, atomic_load(&r.filled)))
-			relay_wake(&r, &r.filler_waits);
+		handoff_empty_done(&r.h, i);
 	}
-	atomic_store(&r.stop, true);
-	relay_wake(&r, &r.filler_waits);
+	handoff_stop(&r.h);
 	pthread_join(filler, NULL);
 	free(r.batches);
 	return ok;
-}
-
-unsigned converter_threads(void)
-{
-	const char *set = getenv("TASKPROBE_TIMELINE_THREADS");
-	if (set != NULL && (strcmp(set, "1") == 0 || strcmp(set, "2") == 0))
-		return (unsigned)(set[0] - '0');
-	if (set != NULL && set[0] != '\0')
-		fprintf(stderr,
-			"taskprobe-timeline: TASKPROBE_TIMELINE_THREADS=%s: not 1 or 2, ignored\n",
-			set);
-	cpu_set_t cpus;
-	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2 ? 1 : 2;
 }
 
 /* A named code site to the timeline. */

@@ -134,13 +134,6 @@ struct recordings {
 
 /* ---- recording.c ---- */
 
-/*
- * Threads a conversion runs on (its census, its merge): TASKPROBE_TIMELINE_THREADS (1 or 2; any
- * other value said, and ignored), else 2 where this process may run on two CPUs or more (on one,
- * a second thread would only take turns with the first).
- */
-unsigned converter_threads(void);
-
 /* ---- recording_scan.c ---- */
 
 /* A book for reading `inputs`; NULL when out of memory. */

@@ -7,10 +7,27 @@
 #define _GNU_SOURCE
 #include "timeline_private.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "taskprobe_contract.h"
+
+unsigned converter_threads(void)
+{
+	const char *set = getenv("TASKPROBE_TIMELINE_THREADS");
+	if (set != NULL && (strcmp(set, "1") == 0 || strcmp(set, "2") == 0))
+		return (unsigned)(set[0] - '0');
+	static bool said; /* once, though asked by each part of the conversion */
+	if (set != NULL && set[0] != '\0' && !said) {
+		fprintf(stderr,
+			"taskprobe-timeline: TASKPROBE_TIMELINE_THREADS=%s: not 1 or 2, ignored\n",
+			set);
+		said = true;
+	}
+	cpu_set_t cpus;
+	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2 ? 1 : 2;
+}
 
 struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 {
@@ -19,7 +36,7 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 		return NULL;
 	t->out = out;
 	t->first_event = true;
-	t->spill_fd = -1;
+	t->texts.spill_fd = -1;
 	slices_init(t);
 	sites_init(&t->sites);
 	speedscope_init(t);

@@ -159,3 +159,11 @@ int timeline_temp_file(void);
 uint64_t timeline_finish(struct timeline *t, struct timeline_counts *counts, bool *ok);
 /* Frees `t`, writing nothing more (a timeline not written: over --max-size). */
 void timeline_discard(struct timeline *t);
+
+/*
+ * Threads a conversion runs on (a recording's census and merge, speedscope's writing):
+ * TASKPROBE_TIMELINE_THREADS (1 or 2; any other value said, and ignored), else 2 where this
+ * process may run on two CPUs or more (on one, a second thread would only take turns with the
+ * first).
+ */
+unsigned converter_threads(void);

@@ -9,7 +9,9 @@
  *	names.c             site texts (the names pool) and the names of tasks, waits and threads,
  *	                    the --site and --thread filters on them
  *	write_chrome.c      the Trace Event Format JSON, with its counter tracks
- *	write_speedscope.c  speedscope's file: a profile per thread, spilled to a temporary file
+ *	write_speedscope.c  speedscope's file: a profile per thread, spilled to a temporary file,
+ *	                    written by a thread of its own on two cores
+ *	handoff.h           batches handed from one thread to another (the relay, the writer)
  *	table.h             the hash table of the tasks, threads, sites, processes and frames
  */
 #pragma once
@@ -139,6 +141,8 @@ struct buffer {
 	uint32_t len, cap;
 };
 
+/* A thread's speedscope profile: its tid and name the timeline's; the rest its text's, which
+ * the writer (struct profile_texts) owns. */
 struct profile {
 	uint32_t tid;
 	char name[96];
@@ -155,6 +159,30 @@ struct block {
 	uint8_t kind; /* 0: events */
 	uint32_t len;
 	uint64_t offset, order;
+};
+
+/* An event of a speedscope profile, handed to its writer: a slice of `frame` opened ('O') or
+ * closed ('C', `type`) at microsecond `at` of the window. 16 bytes. */
+struct profile_event {
+	uint64_t at;
+	uint32_t frame;
+	uint16_t profile; /* < TIMELINE_MAX_PROFILES */
+	char type;
+};
+
+struct profile_writer; /* write_speedscope.c's thread, when the profiles are written by one */
+
+/* The profiles' text (write_speedscope.c), spilled to a temporary file in blocks: the writer's
+ * (a copy of it, and the profiles' text) while it runs. */
+struct profile_texts {
+	struct profile *profiles; /* the timeline's */
+	int spill_fd;
+	uint64_t spill_size, buffered;
+	struct block *blocks;
+	size_t n_blocks, cap_blocks;
+	uint64_t written;    /* events written */
+	uint32_t n_profiles; /* 1 + the last profile an event was written to */
+	bool failed;         /* out of memory, or the spill file failed */
 };
 
 /* speedscope's frames: distinct names (JSON-escaped), by their text. */
@@ -201,13 +229,12 @@ struct timeline {
 	struct profile *profiles;
 	uint32_t n_profiles;
 	struct frames frames;
-	int spill_fd;
-	uint64_t spill_size, buffered;
-	struct block *blocks;
-	size_t n_blocks, cap_blocks;
-	bool failed;               /* out of memory, or the spill file failed */
-	struct analysis *analysis; /* options.critical_path: the events go to it too */
-	uint32_t path_profile;     /* speedscope: 1 + the critical path's profile being written */
+	struct profile_texts texts;
+	struct profile_writer *writer; /* the texts' thread, once started (NULL: this one writes) */
+	bool no_writer;                /* one thread, or it could not start: this one writes */
+	bool failed;                   /* out of memory, or the spill file failed */
+	struct analysis *analysis;     /* options.critical_path: the events go to it too */
+	uint32_t path_profile; /* speedscope: 1 + the critical path's profile being written */
 	char lines[2][MAX_LINE];
 	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
 	unsigned previous;

@@ -10,6 +10,12 @@
  * them.) Threads interleave, and a profile's events must follow each other: each thread's text
  * is kept in small buffers, spilled in blocks to an unlinked temporary file when they hold more
  * than SPILL_BUFFERED bytes in all, and copied out in order at the end.
+ *
+ * On two cores (converter_threads), the profiles' text is written by a thread of its own (the
+ * writer), handed each event (struct profile_event) in batches: the slices are this thread's,
+ * the text, the spill file and the profiles' pending events the writer's until the end, when it
+ * is joined; the events and their order are the same, the output byte for byte what one thread
+ * writes. The text is a quarter of a speedscope conversion of fib's recording (BOTS).
  */
 #define _GNU_SOURCE
 #include "timeline_private.h"
@@ -17,10 +23,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "handoff.h"
 #include "hash.h"
 
 /* speedscope's samples held in memory before they are spilled to the temporary file */
@@ -29,7 +37,7 @@
  * of 4 KiB were 30,000 system calls for a 60 MB profile. */
 #define BLOCK_BYTES (64u << 10)
 
-static bool buffer_reserve(struct timeline *t, struct buffer *b, uint32_t need)
+static bool buffer_reserve(struct profile_texts *t, struct buffer *b, uint32_t need)
 {
 	if (b->len + need <= b->cap)
 		return true;
@@ -60,7 +68,7 @@ int timeline_temp_file(void)
 }
 
 /* Appends a profile's buffer to the spill file as a block, and empties it (freed if `release`). */
-static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
+static void spill(struct profile_texts *t, uint32_t profile, int kind, bool release)
 {
 	struct buffer *b = &t->profiles[profile].text[kind];
 	if (b->len > 0 && !t->failed) {
@@ -105,7 +113,7 @@ static void spill(struct timeline *t, uint32_t profile, int kind, bool release)
 	}
 }
 
-static void spill_all(struct timeline *t)
+static void spill_all(struct profile_texts *t)
 {
 	for (uint32_t i = 0; i < t->n_profiles; i++)
 		for (int kind = 0; kind < 1; kind++)
@@ -113,16 +121,20 @@ static void spill_all(struct timeline *t)
 	t->buffered = 0;
 }
 
-/* Appends `len` bytes to a profile's text of `kind`. */
-static void profile_put(struct timeline *t, uint32_t profile, int kind, const char *s, uint32_t len)
+/* Room for `len` bytes more at the end of a profile's text of `kind` (its block spilled first
+ * when full); NULL when out of memory. */
+static char *profile_room(struct profile_texts *t, uint32_t profile, int kind, uint32_t len)
 {
 	struct buffer *b = &t->profiles[profile].text[kind];
 	if (b->len + len > BLOCK_BYTES)
 		spill(t, profile, kind, false);
-	if (!buffer_reserve(t, b, len))
-		return;
-	memcpy(b->data + b->len, s, len);
-	b->len += len;
+	return buffer_reserve(t, b, len) ? b->data + b->len : NULL;
+}
+
+/* `len` bytes written in the room of a profile's text of `kind` (profile_room). */
+static void profile_wrote(struct profile_texts *t, uint32_t profile, int kind, uint32_t len)
+{
+	t->profiles[profile].text[kind].len += len;
 	if (t->buffered > SPILL_BUFFERED)
 		spill_all(t);
 }
@@ -203,58 +215,166 @@ uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *sli
 }
 
 /* Writes a profile's pending event. */
-static void profile_flush(struct timeline *t, uint32_t profile)
+static void profile_flush(struct profile_texts *t, uint32_t profile)
 {
 	struct profile *p = &t->profiles[profile];
 	if (!p->pending)
 		return;
 	/* {"type":"O","frame":F,"at":T}, after a comma but the first (by hand: printf's
-	 * formatting was a sixth of a conversion) */
+	 * formatting was a sixth of a conversion), made in its place: 59 bytes at most */
 	static const char head[] = ",{\"type\":\"", frame[] = "\",\"frame\":", at[] = ",\"at\":";
-	char text[64];
-	size_t skip = p->events > 0 ? 0 : 1, len = sizeof head - 1 - skip;
-	memcpy(text, head + skip, len);
-	text[len++] = p->pending_type;
-	memcpy(text + len, frame, sizeof frame - 1);
-	len += sizeof frame - 1;
-	len += format_u64(text + len, p->pending_frame);
-	memcpy(text + len, at, sizeof at - 1);
-	len += sizeof at - 1;
-	len += format_u64(text + len, p->pending_at);
-	text[len++] = '}';
-	profile_put(t, profile, 0, text, (uint32_t)len);
+	char *text = profile_room(t, profile, 0, 64);
+	if (text != NULL) {
+		size_t len = sizeof head - 1;
+		if (p->events > 0)
+			memcpy(text, head, sizeof head - 1);
+		else
+			memcpy(text, head + 1, --len);
+		text[len++] = p->pending_type;
+		memcpy(text + len, frame, sizeof frame - 1);
+		len += sizeof frame - 1;
+		len += format_u64(text + len, p->pending_frame);
+		memcpy(text + len, at, sizeof at - 1);
+		len += sizeof at - 1;
+		len += format_u64(text + len, p->pending_at);
+		text[len++] = '}';
+		profile_wrote(t, profile, 0, (uint32_t)len);
+	}
 	p->events++;
 	p->pending = false;
-	t->counts.written++;
+	t->written++;
 }
 
 /*
- * A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile (see the top of this
- * file): a close right after the open of its frame in the same microsecond cancels it, and so
- * does an open right after a close of its frame.
+ * Event `e` written in its profile (see the top of this file): a close right after the open of
+ * its frame in the same microsecond cancels it, and so does an open right after a close of its
+ * frame.
  */
+static void profile_event(struct profile_texts *t, const struct profile_event *e)
+{
+	struct profile *p = &t->profiles[e->profile];
+	uint64_t at = e->at < p->last_at ? p->last_at : e->at;
+	p->last_at = at;
+	if (e->profile >= t->n_profiles)
+		t->n_profiles = e->profile + 1u;
+	if (p->pending && p->pending_frame == e->frame && p->pending_at == at &&
+	    p->pending_type != e->type) {
+		p->pending = false;
+		return;
+	}
+	profile_flush(t, e->profile);
+	p->pending = true;
+	p->pending_type = e->type;
+	p->pending_frame = e->frame;
+	p->pending_at = at;
+}
+
+/* The events handed to the writer a batch at a time, in a ring of WRITER_BATCHES batches. */
+#define WRITER_BATCH   4096
+#define WRITER_BATCHES 16
+
+struct profile_writer {
+	struct profile_texts texts; /* the timeline's, while the writer runs */
+	struct profile_event (*batches)[WRITER_BATCH];
+	uint32_t sizes[WRITER_BATCHES];
+	bool last[WRITER_BATCHES]; /* the batch is the last */
+	struct handoff h;
+	pthread_t thread;
+	/* the filling thread's, written at every event: a cache line of their own, which the
+	 * writer's reads do not take away */
+	_Alignas(64) uint32_t n; /* events in the batch being filled */
+	uint64_t filled;         /* batches filled */
+};
+
+static void *writer_run(void *arg)
+{
+	struct profile_writer *w = arg;
+	for (uint64_t i = 0;; i++) {
+		handoff_to_empty(&w->h, i);
+		unsigned at = (unsigned)(i % WRITER_BATCHES);
+		const struct profile_event *batch = w->batches[at];
+		struct profile_texts *texts = &w->texts;
+		for (uint32_t j = 0, n = w->sizes[at]; j < n; j++)
+			profile_event(texts, &batch[j]);
+		bool last = w->last[at];
+		handoff_empty_done(&w->h, i);
+		if (last)
+			return NULL;
+	}
+}
+
+/* The batch being filled handed to the writer (the last when `last`). */
+static void writer_hand(struct profile_writer *w, bool last)
+{
+	unsigned at = (unsigned)(w->filled % WRITER_BATCHES);
+	w->sizes[at] = w->n;
+	w->last[at] = last;
+	handoff_fill_done(&w->h, w->filled++);
+	w->n = 0;
+	if (!last) /* (never stopped: the writer empties every batch) */
+		handoff_to_fill(&w->h, w->filled);
+}
+
+/* The writer started, on two cores, the texts its own; false (`no_writer`) when it is not to be,
+ * or cannot start. */
+static bool writer_start(struct timeline *t)
+{
+	struct profile_writer *w = NULL;
+	if (converter_threads() > 1 &&
+	    (w = aligned_alloc(_Alignof(struct profile_writer), sizeof *w)) != NULL) {
+		*w = (struct profile_writer){.texts = t->texts, .h = HANDOFF_INIT(WRITER_BATCHES)};
+		w->batches = malloc(WRITER_BATCHES * sizeof *w->batches);
+		if (w->batches == NULL || pthread_create(&w->thread, NULL, writer_run, w) != 0) {
+			free(w->batches);
+			free(w);
+			w = NULL;
+		}
+	}
+	t->writer = w;
+	t->no_writer = w == NULL;
+	return w != NULL;
+}
+
+/* The writer, if any, has written every event handed to it, and has ended: the texts are this
+ * thread's again. */
+static void writer_stop(struct timeline *t)
+{
+	struct profile_writer *w = t->writer;
+	if (w == NULL)
+		return;
+	writer_hand(w, true);
+	pthread_join(w->thread, NULL);
+	t->texts = w->texts;
+	free(w->batches);
+	free(w);
+	t->writer = NULL;
+	t->no_writer = true; /* (nothing is written after) */
+}
+
+/* A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile, at its microsecond
+ * of the window. */
 void speedscope_event(struct timeline *t, const struct thread *thread, char type, uint32_t frame,
 		      uint64_t ns)
 {
 	if (thread->profile == 0)
 		return;
-	uint32_t profile = thread->profile - 1;
-	struct profile *p = &t->profiles[profile];
 	ns = ns < t->from ? t->from : ns > t->to ? t->to : ns;
-	uint64_t at = (ns - t->from + 500) / 1000;
-	if (at < p->last_at)
-		at = p->last_at;
-	p->last_at = at;
-	if (p->pending && p->pending_frame == frame && p->pending_at == at &&
-	    p->pending_type != type) {
-		p->pending = false;
+	struct profile_writer *w = t->writer;
+	if (w == NULL && (t->no_writer || !writer_start(t))) {
+		struct profile_event e = {(ns - t->from + 500) / 1000, frame,
+					  (uint16_t)(thread->profile - 1), type};
+		profile_event(&t->texts, &e);
 		return;
 	}
-	profile_flush(t, profile);
-	p->pending = true;
-	p->pending_type = type;
-	p->pending_frame = frame;
-	p->pending_at = at;
+	w = t->writer;
+	/* made in its place (built aside and copied, its 16 bytes waited for its parts' stores) */
+	struct profile_event *e = &w->batches[w->filled % WRITER_BATCHES][w->n++];
+	e->at = (ns - t->from + 500) / 1000;
+	e->frame = frame;
+	e->profile = (uint16_t)(thread->profile - 1);
+	e->type = type;
+	if (w->n == WRITER_BATCH)
+		writer_hand(w, false);
 }
 
 static int block_order(const void *a, const void *b)
@@ -267,20 +387,38 @@ static int block_order(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Copies a block of the spill file to the output. */
-static void copy_block(struct timeline *t, const struct block *b, char *buf)
+/* Copies a block of the spill file to `out`: read into the stream's buffer where it fits there
+ * (as put_bytes writes there: no copy more of the profiles' text), else into `buf` and written. */
+static void copy_block(struct profile_texts *t, const struct block *b, char *buf, FILE *out)
 {
-	if (pread(t->spill_fd, buf, b->len, (off_t)b->offset) != (ssize_t)b->len) {
+	bool in_place = (size_t)(out->_IO_write_end - out->_IO_write_ptr) >= b->len;
+	char *to = in_place ? out->_IO_write_ptr : buf;
+	if (pread(t->spill_fd, to, b->len, (off_t)b->offset) != (ssize_t)b->len) {
 		t->failed = true;
 		return;
 	}
-	fwrite_unlocked(buf, 1, b->len, t->out);
+	if (in_place)
+		out->_IO_write_ptr += b->len;
+	else
+		fwrite_unlocked(buf, 1, b->len, out);
+}
+
+/* The writer stopped, what it counted is the timeline's. */
+static void texts_end(struct timeline *t)
+{
+	writer_stop(t);
+	t->counts.written += t->texts.written;
+	t->texts.written = 0;
+	t->failed |= t->texts.failed;
+	t->texts.failed = false;
 }
 
 /* Writes the speedscope file: every profile's samples, then the frames. */
 void speedscope_finish(struct timeline *t)
 {
 	FILE *out = t->out;
+	struct profile_texts *texts = &t->texts;
+	texts_end(t);
 	uint64_t end = t->last_ns < t->to ? t->last_ns : t->to;
 	if (t->from > end)
 		end = t->from;
@@ -300,15 +438,18 @@ void speedscope_finish(struct timeline *t)
 		fputs("\"}]}}\n", out);
 		return;
 	}
+	texts->n_profiles = t->n_profiles;
 	for (uint32_t i = 0; i < t->n_profiles; i++)
-		profile_flush(t, i);
-	spill_all(t);
+		profile_flush(texts, i);
+	spill_all(texts);
+	t->counts.written += texts->written;
+	t->failed |= texts->failed;
 	char *buf = malloc(BLOCK_BYTES);
 	if (buf == NULL) {
 		t->failed = true;
 		return;
 	}
-	qsort(t->blocks, t->n_blocks, sizeof *t->blocks, block_order);
+	qsort(texts->blocks, texts->n_blocks, sizeof *texts->blocks, block_order);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	      "\"exporter\":\"taskprobe-timeline\",\"activeProfileIndex\":0,\"profiles\":[",
 	      out);
@@ -321,11 +462,12 @@ void speedscope_finish(struct timeline *t)
 		put_escaped(out, p->name);
 		put_number(out, "\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":",
 			   (end - t->from + 500) / 1000, ",\"events\":[");
-		for (; b < t->n_blocks && t->blocks[b].profile == i; b++)
-			copy_block(t, &t->blocks[b], buf);
+		for (; b < texts->n_blocks && texts->blocks[b].profile == i; b++)
+			copy_block(texts, &texts->blocks[b], buf, out);
 		fputs("]}", out);
 	}
 	free(buf);
+	t->failed |= texts->failed;
 	fputs("],\n\"shared\":{\"frames\":[", out);
 	for (uint32_t i = 0; i < t->frames.n; i++) {
 		put(out, i == 0 ? "{\"name\":\"" : ",{\"name\":\"");
@@ -349,6 +491,7 @@ void speedscope_add_profile(struct timeline *t, struct thread *thread,
 			t->failed = true;
 			return;
 		}
+		t->texts.profiles = t->profiles;
 	}
 	struct profile *p = &t->profiles[t->n_profiles++];
 	p->tid = e->tid;
@@ -365,13 +508,14 @@ void speedscope_init(struct timeline *t)
 
 void speedscope_free(struct timeline *t)
 {
+	writer_stop(t);
 	for (uint32_t i = 0; i < t->n_profiles; i++)
 		for (int kind = 0; kind < 1; kind++)
 			free(t->profiles[i].text[kind].data);
-	if (t->spill_fd >= 0)
-		close(t->spill_fd);
+	if (t->texts.spill_fd >= 0)
+		close(t->texts.spill_fd);
 	free(t->profiles);
-	free(t->blocks);
+	free(t->texts.blocks);
 	table_free(&t->frames.table);
 	free(t->frames.names);
 	free(t->frames.pool);
