@@ -441,6 +441,34 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 }
 
 /*
+ * The common switch first, with nothing but tail calls (no registers saved): a task of this
+ * thread completes or switches out (complete, switch), into a task that is ready and polled
+ * before or not, both with ids, on a thread that tp_task_switch_quick_from lets switch quickly.
+ * It is schedule_listened's first case, taken the same. Every other one goes there.
+ */
+__attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
+						      ompt_data_t *next)
+{
+	if (prior == NULL || next == NULL ||
+	    (status != ompt_task_complete && status != ompt_task_switch)) {
+		schedule_listened(prior, status, next);
+		return;
+	}
+	struct tp_thread *self = tp_thread_self();
+	uint64_t done = id_of(prior), following = id_of(next);
+	if (done == 0 || following == 0 || following == done ||
+	    (word(next) & (SYNC_WAITING | WAKE_PENDING)) || self->acquiring_task != 0 ||
+	    !tp_task_switch_quick_from(self, done)) {
+		schedule_listened(prior, status, next);
+		return;
+	}
+	if (status == ompt_task_complete)
+		tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED, stack_of(prior), following);
+	else
+		tp_task_poll_switch_quick(self, done, following);
+}
+
+/*
  * A dependence of a task being created on one not yet ended (libomp reports none on a task that
  * has ended): task-dependence, both tasks given ids if they have none.
  */
@@ -462,7 +490,7 @@ static void on_task_dependence(ompt_data_t *predecessor, ompt_data_t *successor)
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	if (tp_listeners_task_state_maybe())
-		schedule_listened(prior, status, next);
+		schedule_traced(prior, status, next);
 }
 
 /* A wait that began while traced ends untraced: the flag must not outlive it. */

@@ -306,6 +306,42 @@ static inline void tp_task_end_switch(uint64_t task, enum tp_terminate_reason re
 		tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
 }
 
+/*
+ * Whether a task switch of the calling thread from `ending` may take the quick way
+ * (tp_task_poll_switch_quick, tp_task_end_switch_quick), as nearly all do: an in-process consumer
+ * is on (so every task event is listened to, and the task state is held: nothing to drop), the
+ * thread polls `ending` (in the current epoch), is not parked, and may fire. Else the calls above,
+ * which take every case. For an executor's every task switch: a few loads, no call.
+ */
+static inline bool tp_task_switch_quick_from(const struct tp_thread *self, uint64_t ending)
+{
+	unsigned in_process = tp_listeners_in_process();
+	return (in_process & TP_TASK_STATE_HELD) && (in_process & TP_IN_PROCESS_EVENTS) &&
+	       self->task == ending &&
+	       self->task_epoch == __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED) &&
+	       !self->parked && tp_thread_live(self);
+}
+
+/*
+ * tp_task_poll_switch(ending, false, next) and tp_task_end_switch, once tp_task_switch_quick_from
+ * said yes: the thread's task set in the epoch it was read in, the events fired (the consumers'
+ * share a tail call when one is on alone).
+ */
+static inline __attribute__((always_inline)) void
+tp_task_poll_switch_quick(struct tp_thread *self, uint64_t ending, uint64_t next)
+{
+	self->task = next;
+	tp_fire_task_switch_of(ending, 0, next, false);
+}
+
+static inline __attribute__((always_inline)) void
+tp_task_end_switch_quick(struct tp_thread *self, uint64_t task, enum tp_terminate_reason reason,
+			 uint32_t spawn_stack, uint64_t next)
+{
+	self->task = next;
+	tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
+}
+
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
