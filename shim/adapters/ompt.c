@@ -163,8 +163,9 @@ static inline __attribute__((always_inline)) uint64_t acquiring_ends(void)
  * Makes `data` a new task, spawned by (and so a child of) the thread's current task, at the
  * construct whose call returns to `codeptr`.
  */
-static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
-		      const void *codeptr, bool undeferred)
+static inline __attribute__((always_inline)) uint64_t spawn(ompt_data_t *data,
+							    enum tp_spawn_kind kind, bool wake_now,
+							    const void *codeptr, bool undeferred)
 {
 	uint64_t task = tp_task_new_id();
 	/* a wake_now task's wake goes with its spawn (tp_task_spawned) */
@@ -175,21 +176,30 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 }
 
 /*
+ * The calls a thread found to be the program's last, a slot each by address (tp_site_key_slot):
+ * a thread spawns and waits at few constructs.
+ */
+static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
+	__attribute__((tls_model("initial-exec")));
+
+/* Whether `codeptr` is a call the calling thread found to be the program's (in_executor). */
+static inline bool known_program_call(const void *codeptr)
+{
+	return program_calls[tp_site_key_slot((uintptr_t)codeptr)] == codeptr;
+}
+
+/*
  * Whether a construct's call address (OMPT's codeptr_ra) lies in libomp or the shim
- * (tp_spawn_stack_in_executor), not in the program. The calls a thread found to be the
- * program's last are kept, a slot each by address (tp_site_key_slot): a thread spawns and
- * waits at few constructs (the modules skipped are set at start, before any task).
+ * (tp_spawn_stack_in_executor), not in the program: a call found to be the program's is kept in
+ * program_calls (the modules skipped are set at start, before any task).
  */
 static bool in_executor(const void *codeptr)
 {
-	static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
-		__attribute__((tls_model("initial-exec")));
-	const void **known = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
-	if (*known == codeptr)
+	if (known_program_call(codeptr))
 		return false;
 	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
 		return true;
-	*known = codeptr;
+	program_calls[tp_site_key_slot((uintptr_t)codeptr)] = codeptr;
 	return false;
 }
 
@@ -246,17 +256,11 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
 	tp_spin_unlock(&taskloops_lock);
 }
 
-/*
- * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
- * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
- * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
- * listened to.
- */
-static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
-				enum tp_ompt_construct construct)
+/* program_site's path for a construct of GCC's, or a call not known to be the program's. */
+__attribute__((noinline)) static const void *program_site_found(const ompt_data_t *encountering,
+								const void *codeptr,
+								enum tp_ompt_construct construct)
 {
-	if (codeptr == NULL || !tp_listeners_task_spawn())
-		return codeptr;
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
@@ -274,6 +278,23 @@ static const void *program_site(const ompt_data_t *encountering, const void *cod
 			return site;
 	}
 	return tp_ompt_program_site(codeptr, construct);
+}
+
+/*
+ * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
+ * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
+ * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
+ * listened to. In line, for every task: most often no GCC construct is pending, and the call is
+ * one the thread found to be the program's before.
+ */
+static inline const void *program_site(const ompt_data_t *encountering, const void *codeptr,
+				       enum tp_ompt_construct construct)
+{
+	if (codeptr == NULL || !tp_listeners_task_spawn())
+		return codeptr;
+	if (__builtin_expect(tp_gomp_none_pending() && known_program_call(codeptr), 1))
+		return codeptr;
+	return program_site_found(encountering, codeptr, construct);
 }
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)

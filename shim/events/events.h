@@ -101,6 +101,13 @@ TP_EVENT_TRACERS(wait_stack, WAIT_STACK)
 #undef TP_EVENT_LISTENERS
 #undef TP_EVENT_TRACERS
 
+/* Anybody listening to task-spawn or task-stack (the in-process word read once). */
+static inline unsigned tp_listeners_task_spawn_or_stack(void)
+{
+	return TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() |
+	       tp_listeners_consumers();
+}
+
 /*
  * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
  * row in the block (listeners.c), read as one word, and the in-process word with wait-stack's
@@ -200,14 +207,21 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
  * probe follows, tp_fire_task_wake_probe).
  */
-static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
-				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program, bool undeferred,
-				      bool ready)
+static inline __attribute__((always_inline)) void
+tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char *site,
+		   uint32_t site_key, uint64_t stack_id, uint32_t executor, bool by_program,
+		   bool undeferred, bool ready)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
+	/* the recorder alone (recording's common case): its one call, no registers kept for more */
+	if (tp_listeners_consumers() == TP_IN_PROCESS_RECORD) {
+		tp_record_task_spawn(task, parent, site_key, stack_id,
+				     tp_record_spawn_small(executor, undeferred), ready,
+				     tp_clock_now());
+		return;
+	}
 	TP_IN_PROCESS_AT(
 		at,
 		tp_record_task_spawn(task, parent, site_key, stack_id,

@@ -100,7 +100,7 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
 				       bool undeferred, bool ready)
 {
-	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0) {
+	if (tp_listeners_task_spawn_or_stack() == 0) {
 		if (ready)
 			tp_task_woken(task);
 		return 0;
