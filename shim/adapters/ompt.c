@@ -65,9 +65,15 @@ static uint64_t id_of(const ompt_data_t *data)
 	return data != NULL ? word(data) & ID_BITS : 0;
 }
 
+/* The spawn stack in a task's word `w`. */
+static uint32_t stack_in(uint64_t w)
+{
+	return (uint32_t)((w & (SYNC_WAITING - 1)) >> STACK_SHIFT);
+}
+
 static uint32_t stack_of(const ompt_data_t *data)
 {
-	return data != NULL ? (uint32_t)((word(data) & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
+	return data != NULL ? stack_in(word(data)) : 0;
 }
 
 /* id_given's for a task made while nobody traced: its id given now. */
@@ -461,11 +467,23 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	poll_begin(id_of(next));
 }
 
+/* schedule_traced's switch to a task made not ready, polled now for the first time (woken now):
+ * apart, as its events are more than one call. `from`: the word of the task whose poll ends. */
+__attribute__((noinline)) static void switch_woken_quick(struct tp_thread *self, uint64_t done,
+							 bool finished, uint64_t from,
+							 ompt_data_t *next)
+{
+	set_word(next, word(next) & ~WAKE_PENDING);
+	tp_task_switch_woken_quick(self, done, finished, TP_TASK_COMPLETED, stack_in(from),
+				   id_of(next));
+}
+
 /*
  * The common switch first, with nothing but tail calls (no registers saved): a task of this
- * thread completes or switches out (complete, switch), into a task that is ready and polled
- * before or not, both with ids, on a thread that tp_task_switch_quick_from lets switch quickly.
- * It is schedule_listened's first case, taken the same. Every other one goes there.
+ * thread completes or switches out (complete, switch), into a task polled before or made not
+ * ready (its dependences: woken now), both with ids, on a thread that tp_task_switch_quick_from
+ * lets switch quickly. These are schedule_listened's first two cases, taken the same; every other
+ * one goes there.
  */
 __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
 						      ompt_data_t *next)
@@ -476,15 +494,18 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 		return;
 	}
 	struct tp_thread *self = tp_thread_self();
-	uint64_t done = id_of(prior), following = id_of(next);
-	if (done == 0 || following == 0 || following == done ||
-	    (word(next) & (SYNC_WAITING | WAKE_PENDING)) || self->acquiring_task != 0 ||
-	    !tp_task_switch_quick_from(self, done)) {
+	uint64_t from = word(prior), to = word(next);
+	uint64_t done = from & ID_BITS, following = to & ID_BITS;
+	if (done == 0 || following == 0 || following == done || (to & SYNC_WAITING) ||
+	    self->acquiring_task != 0 || !tp_task_switch_quick_from(self, done)) {
 		schedule_listened(prior, status, next);
 		return;
 	}
-	if (status == ompt_task_complete)
-		tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED, stack_of(prior), following);
+	bool finished = status == ompt_task_complete;
+	if (__builtin_expect(to & WAKE_PENDING, 0))
+		switch_woken_quick(self, done, finished, from, next);
+	else if (finished)
+		tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED, stack_in(from), following);
 	else
 		tp_task_poll_switch_quick(self, done, following);
 }

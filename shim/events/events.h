@@ -321,18 +321,26 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 }
 
 /*
- * The in-process consumers' shares of a task switch (tp_fire_task_switch_of, not woken) and of a
+ * The in-process consumers' shares of a task switch (tp_fire_task_switch_of) and of a
  * task's end with its switch (tp_fire_task_end_switch), when more than one is on: out of line, so
  * that the common case, one consumer, is a tail call with no registers kept for the others.
  */
 __attribute__((noinline, unused)) static void
-tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t next)
+tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t next, bool woken)
 {
 	uint64_t at = tp_clock_now();
-	if (on & TP_IN_PROCESS_RECORD)
-		tp_record_task_switch(ending, done, next, at);
-	if (on & TP_IN_PROCESS_LIVE)
-		tp_live_task_switch(ending, done, next, at);
+	if (on & TP_IN_PROCESS_RECORD) {
+		if (woken)
+			tp_record_task_switch_woken(ending, done, next, at);
+		else
+			tp_record_task_switch(ending, done, next, at);
+	}
+	if (on & TP_IN_PROCESS_LIVE) {
+		if (woken)
+			tp_live_task_switch_woken(ending, done, next, at);
+		else
+			tp_live_task_switch(ending, done, next, at);
+	}
 }
 
 __attribute__((noinline, unused)) static void
@@ -352,8 +360,8 @@ tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint
  * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
  * task-terminate; sync none), task-wake of `next` when `woken` (a constant: no waker), and
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process
- * consumers (one clock read, one call to the live statistics, and to the recorder unless woken).
- * Not woken (nearly every switch), one consumer alone is a tail call (tp_fire_task_switch_shared).
+ * consumers (one clock read, one call to each): one consumer alone with a tail call
+ * (tp_fire_task_switch_shared).
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
@@ -363,21 +371,20 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
 	if (woken)
 		TASKPROBE_TASK_WAKE(TP_IN_REGISTER(next), TP_IN_REGISTER((uint64_t)0));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	if (woken) {
-		TP_IN_PROCESS_AT(
-			at,
-			(tp_record_task_poll_end(ending, done, 0, 0, at),
-			 tp_record_task_wake(next, 0, at), tp_record_task_poll_start(next, at)),
-			tp_live_task_switch_woken(ending, done, next, at), TP_NOT_REPORTED);
-		return;
-	}
 	unsigned on = tp_listeners_consumers();
-	if (on == TP_IN_PROCESS_RECORD)
-		tp_record_task_switch(ending, done, next, tp_clock_now());
-	else if (on == TP_IN_PROCESS_LIVE)
-		tp_live_task_switch(ending, done, next, tp_clock_now());
-	else if (on)
-		tp_fire_task_switch_shared(on, ending, done, next);
+	if (on == TP_IN_PROCESS_RECORD) {
+		if (woken)
+			tp_record_task_switch_woken(ending, done, next, tp_clock_now());
+		else
+			tp_record_task_switch(ending, done, next, tp_clock_now());
+	} else if (on == TP_IN_PROCESS_LIVE) {
+		if (woken)
+			tp_live_task_switch_woken(ending, done, next, tp_clock_now());
+		else
+			tp_live_task_switch(ending, done, next, tp_clock_now());
+	} else if (on) {
+		tp_fire_task_switch_shared(on, ending, done, next, woken);
+	}
 }
 
 /*

@@ -342,6 +342,20 @@ tp_task_end_switch_quick(struct tp_thread *self, uint64_t task, enum tp_terminat
 	tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
 }
 
+/*
+ * tp_task_poll_switch_woken, after tp_task_terminated when `finished` (`reason`, `spawn_stack`),
+ * once tp_task_switch_quick_from said yes.
+ */
+static inline __attribute__((always_inline)) void
+tp_task_switch_woken_quick(struct tp_thread *self, uint64_t ending, bool finished,
+			   enum tp_terminate_reason reason, uint32_t spawn_stack, uint64_t next)
+{
+	if (finished)
+		tp_fire_task_terminate(ending, (uint32_t)reason, spawn_stack);
+	self->task = next;
+	tp_fire_task_switch_of(ending, finished, next, true);
+}
+
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
 void tp_executor_started(void);
 
