@@ -182,8 +182,8 @@ static inline __attribute__((always_inline)) uint64_t spawn(ompt_data_t *data,
 }
 
 /*
- * The calls a thread found to be the program's last, a slot each by address (tp_site_key_slot):
- * a thread spawns and waits at few constructs.
+ * The calls a thread found to be the program's last, a set of two slots each by address
+ * (tp_site_key_slot, as the site keys): a thread spawns and waits at few constructs.
  */
 static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
 	__attribute__((tls_model("initial-exec")));
@@ -191,7 +191,8 @@ static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
 /* Whether `codeptr` is a call the calling thread found to be the program's (in_executor). */
 static inline bool known_program_call(const void *codeptr)
 {
-	return program_calls[tp_site_key_slot((uintptr_t)codeptr)] == codeptr;
+	const void **set = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
+	return set[0] == codeptr || set[1] == codeptr;
 }
 
 /*
@@ -205,7 +206,9 @@ static bool in_executor(const void *codeptr)
 		return false;
 	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
 		return true;
-	program_calls[tp_site_key_slot((uintptr_t)codeptr)] = codeptr;
+	const void **set = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
+	set[1] = set[0];
+	set[0] = codeptr;
 	return false;
 }
 
