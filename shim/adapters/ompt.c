@@ -482,11 +482,12 @@ __attribute__((noinline)) static void switch_woken_quick(struct tp_thread *self,
 }
 
 /*
- * The common switch first, with nothing but tail calls (no registers saved): a task of this
- * thread completes or switches out (complete, switch), into a task polled before or made not
- * ready (its dependences: woken now), both with ids, on a thread that tp_task_switch_quick_from
- * lets switch quickly. These are schedule_listened's first two cases, taken the same; every other
- * one goes there.
+ * The common schedules first, with nothing but tail calls (no registers saved), on a thread whose
+ * task events may be quick (tp_task_events_quick): a task of this thread completes or switches
+ * out (complete, switch) into a task with an id that is ready (polled before, or made not ready
+ * for its dependences and woken now), or (complete) that waits in a sync region; or a task not
+ * polled on this thread switches out into a ready task. They are taken as schedule_listened takes
+ * them; every other case goes there.
  */
 __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
 						      ompt_data_t *next)
@@ -499,18 +500,45 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 	struct tp_thread *self = tp_thread_self();
 	uint64_t from = word(prior), to = word(next);
 	uint64_t done = from & ID_BITS, following = to & ID_BITS;
-	if (done == 0 || following == 0 || following == done || (to & SYNC_WAITING) ||
-	    self->acquiring_task != 0 || !tp_task_switch_quick_from(self, done)) {
+	if (done == 0 || following == 0 || self->acquiring_task != 0 ||
+	    !tp_task_events_quick(self)) {
 		schedule_listened(prior, status, next);
 		return;
 	}
 	bool finished = status == ompt_task_complete;
-	if (__builtin_expect(to & WAKE_PENDING, 0))
-		switch_woken_quick(self, done, finished, from, next);
-	else if (finished)
-		tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED, stack_in(from), following);
-	else
-		tp_task_poll_switch_quick(self, done, following);
+	uint64_t current = tp_thread_task(self);
+	if (current == done && !self->parked) {
+		if (to & SYNC_WAITING) {
+			/* into a task waiting in a sync region: the thread parks with the end */
+			if (finished) {
+				tp_task_ended_park_quick(self, done, TP_TASK_COMPLETED,
+							 stack_in(from));
+				return;
+			}
+		} else if (following != done) {
+			if (__builtin_expect(to & WAKE_PENDING, 0))
+				switch_woken_quick(self, done, finished, from, next);
+			else if (finished)
+				tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED,
+							 stack_in(from), following);
+			else
+				tp_task_poll_switch_quick(self, done, following);
+			return;
+		}
+	} else if (!finished && !(to & (SYNC_WAITING | WAKE_PENDING)) && following != current) {
+		/* a task not polled here switches out into a ready task: the thread's poll, if any,
+		 * switches to it (an untied task's first part ends so), or (the task waits in a sync
+		 * region) the thread unparks for it */
+		if (current != 0 && !self->parked) {
+			tp_task_poll_switch_quick(self, current, following);
+			return;
+		}
+		if (current == 0 && self->parked && self->parked_by == NULL) {
+			tp_task_unpark_poll_start_quick(self, following);
+			return;
+		}
+	}
+	schedule_listened(prior, status, next);
 }
 
 /*

@@ -188,6 +188,17 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 				report;                                                            \
 		}                                                                                  \
 	} while (0)
+/* TP_IN_PROCESS_AT's shares for those on, `on` (TP_IN_PROCESS_ALONE_AT's out-of-line calls). */
+#define TP_IN_PROCESS_OF(on, at, record, live, report)                                             \
+	do {                                                                                       \
+		uint64_t at = tp_clock_now();                                                      \
+		if ((on)&TP_IN_PROCESS_RECORD)                                                     \
+			record;                                                                    \
+		if ((on)&TP_IN_PROCESS_LIVE)                                                       \
+			live;                                                                      \
+		if ((on)&TP_IN_PROCESS_REPORT)                                                     \
+			report;                                                                    \
+	} while (0)
 #define TP_IN_PROCESS(record, live, report) TP_IN_PROCESS_AFTER((void)0, record, live, report)
 #define TP_NOT_REPORTED                     ((void)0)
 
@@ -198,6 +209,27 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  */
 #define TP_IN_PROCESS_AT(at, record, live, report)                                                 \
 	TP_IN_PROCESS_AFTER(uint64_t at = tp_clock_now(), record, live, report)
+
+/*
+ * The same for the events every task has (its switches, its end), when more than the probe's
+ * cost counts: the recorder or the live statistics alone (the common cases) with one call, `at`
+ * read for it alone (the call may then be a tail call: no registers kept for the others); when
+ * several are on, `shared`, a call out of line that reads `at` once for all (it reads `on_`: those
+ * on).
+ */
+#define TP_IN_PROCESS_ALONE_AT(at, record, live, shared)                                           \
+	do {                                                                                       \
+		unsigned on_ = tp_listeners_consumers();                                           \
+		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
+			uint64_t at = tp_clock_now();                                              \
+			record;                                                                    \
+		} else if (on_ == TP_IN_PROCESS_LIVE) {                                            \
+			uint64_t at = tp_clock_now();                                              \
+			live;                                                                      \
+		} else if (on_) {                                                                  \
+			shared;                                                                    \
+		}                                                                                  \
+	} while (0)
 
 /*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
@@ -264,12 +296,20 @@ static inline void tp_fire_task_poll_start(uint64_t task)
  * worker-thread-unpark and task-poll-start, the two probes in that order, at one moment for the
  * in-process consumers (one clock read).
  */
-static inline void tp_fire_unpark_poll_start(uint64_t task)
+__attribute__((noinline, unused)) static void tp_fire_unpark_poll_start_shared(unsigned on,
+									       uint64_t task)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_unpark_poll_start(task, at),
+			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
+}
+
+static inline __attribute__((always_inline)) void tp_fire_unpark_poll_start(uint64_t task)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
-			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
+	TP_IN_PROCESS_ALONE_AT(at, tp_record_unpark_poll_start(task, at),
+			       tp_live_unpark_poll_start(task, at),
+			       tp_fire_unpark_poll_start_shared(on_, task));
 }
 
 /*
@@ -320,48 +360,23 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 			 tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
 
-/*
- * The in-process consumers' shares of a task switch (tp_fire_task_switch_of) and of a
- * task's end with its switch (tp_fire_task_end_switch), when more than one is on: out of line, so
- * that the common case, one consumer, is a tail call with no registers kept for the others.
- */
+/* The in-process consumers' shares of a task switch (tp_fire_task_switch_of), several on. */
 __attribute__((noinline, unused)) static void
 tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t next, bool woken)
 {
-	uint64_t at = tp_clock_now();
-	if (on & TP_IN_PROCESS_RECORD) {
-		if (woken)
-			tp_record_task_switch_woken(ending, done, next, at);
-		else
-			tp_record_task_switch(ending, done, next, at);
-	}
-	if (on & TP_IN_PROCESS_LIVE) {
-		if (woken)
-			tp_live_task_switch_woken(ending, done, next, at);
-		else
-			tp_live_task_switch(ending, done, next, at);
-	}
-}
-
-__attribute__((noinline, unused)) static void
-tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack,
-			       uint64_t next)
-{
-	uint64_t at = tp_clock_now();
-	if (on & TP_IN_PROCESS_RECORD)
-		tp_record_task_end_switch(task, reason, next, at);
-	if (on & TP_IN_PROCESS_LIVE)
-		tp_live_task_end_switch(task, next, at);
-	if (on & TP_IN_PROCESS_REPORT)
-		tp_report_task_terminated(spawn_stack);
+	TP_IN_PROCESS_OF(on, at,
+			 woken ? tp_record_task_switch_woken(ending, done, next, at)
+			       : tp_record_task_switch(ending, done, next, at),
+			 woken ? tp_live_task_switch_woken(ending, done, next, at)
+			       : tp_live_task_switch(ending, done, next, at),
+			 TP_NOT_REPORTED);
 }
 
 /*
  * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
  * task-terminate; sync none), task-wake of `next` when `woken` (a constant: no waker), and
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process
- * consumers (one clock read, one call to each): one consumer alone with a tail call
- * (tp_fire_task_switch_shared).
+ * consumers (one clock read, one call to each).
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
@@ -371,27 +386,28 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
 	if (woken)
 		TASKPROBE_TASK_WAKE(TP_IN_REGISTER(next), TP_IN_REGISTER((uint64_t)0));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	unsigned on = tp_listeners_consumers();
-	if (on == TP_IN_PROCESS_RECORD) {
-		if (woken)
-			tp_record_task_switch_woken(ending, done, next, tp_clock_now());
-		else
-			tp_record_task_switch(ending, done, next, tp_clock_now());
-	} else if (on == TP_IN_PROCESS_LIVE) {
-		if (woken)
-			tp_live_task_switch_woken(ending, done, next, tp_clock_now());
-		else
-			tp_live_task_switch(ending, done, next, tp_clock_now());
-	} else if (on) {
-		tp_fire_task_switch_shared(on, ending, done, next, woken);
-	}
+	TP_IN_PROCESS_ALONE_AT(at,
+			       woken ? tp_record_task_switch_woken(ending, done, next, at)
+				     : tp_record_task_switch(ending, done, next, at),
+			       woken ? tp_live_task_switch_woken(ending, done, next, at)
+				     : tp_live_task_switch(ending, done, next, at),
+			       tp_fire_task_switch_shared(on_, ending, done, next, woken));
+}
+
+/* The in-process consumers' shares of a task's end with its switch, several on. */
+__attribute__((noinline, unused)) static void
+tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack,
+			       uint64_t next)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_task_end_switch(task, reason, next, at),
+			 tp_live_task_end_switch(task, next, at),
+			 tp_report_task_terminated(spawn_stack));
 }
 
 /*
  * A task's end and the switch from its last poll (tp_fire_task_terminate, then
  * tp_fire_task_switch_of with done 1): the three probes in that order, one moment and one call to
- * each in-process consumer (the recorder's three records fold into two); one consumer alone with
- * a tail call, as tp_fire_task_switch_of.
+ * each in-process consumer (the recorder's three records fold into two).
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack, uint64_t next)
@@ -400,13 +416,10 @@ tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack, ui
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	unsigned on = tp_listeners_consumers();
-	if (on == TP_IN_PROCESS_RECORD)
-		tp_record_task_end_switch(task, reason, next, tp_clock_now());
-	else if (on == TP_IN_PROCESS_LIVE)
-		tp_live_task_end_switch(task, next, tp_clock_now());
-	else if (on)
-		tp_fire_task_end_switch_shared(on, task, reason, spawn_stack, next);
+	TP_IN_PROCESS_ALONE_AT(
+		at, tp_record_task_end_switch(task, reason, next, at),
+		tp_live_task_end_switch(task, next, at),
+		tp_fire_task_end_switch_shared(on_, task, reason, spawn_stack, next));
 }
 
 /*
@@ -430,14 +443,23 @@ static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spa
  * a wait): the three probes in that order, one call to each in-process consumer but the
  * recorder (its park record folds into the end's).
  */
-static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+__attribute__((noinline, unused)) static void
+tp_fire_task_end_park_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_task_end_park(task, reason, at),
+			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
+}
+
+static inline __attribute__((always_inline)) void
+tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(at, tp_record_task_end_park(task, reason, at),
-			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_ALONE_AT(at, tp_record_task_end_park(task, reason, at),
+			       tp_live_task_end_park(task, at),
+			       tp_fire_task_end_park_shared(on_, task, reason, spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */

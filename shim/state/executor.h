@@ -307,25 +307,24 @@ static inline void tp_task_end_switch(uint64_t task, enum tp_terminate_reason re
 }
 
 /*
- * Whether a task switch of the calling thread from `ending` may take the quick way
- * (tp_task_poll_switch_quick, tp_task_end_switch_quick), as nearly all do: an in-process consumer
- * is on (so every task event is listened to, and the task state is held: nothing to drop), the
- * thread polls `ending` (in the current epoch), is not parked, and may fire. Else the calls above,
- * which take every case. For an executor's every task switch: a few loads, no call.
+ * Whether the calling thread's task events may take the quick way (the *_quick calls below), as
+ * nearly all do: an in-process consumer is on (so every task event is listened to, and the task
+ * state is held: nothing to drop) and the thread may fire. Then the thread's task
+ * (tp_thread_task) and its park (parked, parked_by) tell which quick call an event is, each
+ * stating what it needs; else the calls above, which take every case. A few loads, no call: for
+ * the callbacks an executor makes for every task.
  */
-static inline bool tp_task_switch_quick_from(const struct tp_thread *self, uint64_t ending)
+static inline bool tp_task_events_quick(const struct tp_thread *self)
 {
 	unsigned in_process = tp_listeners_in_process();
 	return (in_process & TP_TASK_STATE_HELD) && (in_process & TP_IN_PROCESS_EVENTS) &&
-	       self->task == ending &&
-	       self->task_epoch == __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED) &&
-	       !self->parked && tp_thread_live(self);
+	       tp_thread_live(self);
 }
 
 /*
- * tp_task_poll_switch(ending, false, next) and tp_task_end_switch, once tp_task_switch_quick_from
- * said yes: the thread's task set in the epoch it was read in, the events fired (the consumers'
- * share a tail call when one is on alone).
+ * tp_task_poll_switch(ending, false, next) and tp_task_end_switch, the thread polling `ending`
+ * (tp_thread_task, so in the current epoch) and not parked: its task set in that epoch, the
+ * events fired (the consumers' share a tail call when one is on alone).
  */
 static inline __attribute__((always_inline)) void
 tp_task_poll_switch_quick(struct tp_thread *self, uint64_t ending, uint64_t next)
@@ -342,10 +341,8 @@ tp_task_end_switch_quick(struct tp_thread *self, uint64_t task, enum tp_terminat
 	tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
 }
 
-/*
- * tp_task_poll_switch_woken, after tp_task_terminated when `finished` (`reason`, `spawn_stack`),
- * once tp_task_switch_quick_from said yes.
- */
+/* tp_task_poll_switch_woken, after tp_task_terminated when `finished` (`reason`,
+ * `spawn_stack`): the thread as tp_task_poll_switch_quick's. */
 static inline __attribute__((always_inline)) void
 tp_task_switch_woken_quick(struct tp_thread *self, uint64_t ending, bool finished,
 			   enum tp_terminate_reason reason, uint32_t spawn_stack, uint64_t next)
@@ -354,6 +351,26 @@ tp_task_switch_woken_quick(struct tp_thread *self, uint64_t ending, bool finishe
 		tp_fire_task_terminate(ending, (uint32_t)reason, spawn_stack);
 	self->task = next;
 	tp_fire_task_switch_of(ending, finished, next, true);
+}
+
+/* tp_task_ended_park: the thread as tp_task_poll_switch_quick's. */
+static inline __attribute__((always_inline)) void
+tp_task_ended_park_quick(struct tp_thread *self, uint64_t task, enum tp_terminate_reason reason,
+			 uint32_t spawn_stack)
+{
+	self->task = 0;
+	self->parked = true;
+	self->parked_by = NULL;
+	tp_fire_task_end_park(task, (uint32_t)reason, spawn_stack);
+}
+
+/* tp_task_unpark_poll_start: the thread polls no task, parked by its executor (parked_by NULL). */
+static inline __attribute__((always_inline)) void
+tp_task_unpark_poll_start_quick(struct tp_thread *self, uint64_t task)
+{
+	self->parked = false;
+	tp_thread_set_task(self, task);
+	tp_fire_unpark_poll_start(task);
 }
 
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
