@@ -652,6 +652,38 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 	}
 }
 
+/*
+ * A task's wait in a sync region other than a taskgroup (whose data is a copy: waiting_task_data)
+ * begins or ends the quick way (tp_task_events_quick), the task having an id: at its begin, the
+ * task polled on this thread, not parked, and no tracer naming the site. As
+ * sync_region_wait_listened takes it; every other case goes there.
+ */
+__attribute__((noinline)) static void
+sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	struct tp_thread *self = tp_thread_self();
+	uint64_t w = word(task), id = w & ID_BITS;
+	if (kind != ompt_sync_region_taskgroup && id != 0 && self->acquiring_task == 0 &&
+	    tp_task_events_quick(self)) {
+		uint64_t current = tp_thread_task(self);
+		if (endpoint == ompt_scope_begin && current == id && !self->parked &&
+		    !tp_tracers_task_poll_end()) {
+			set_word(task, w | SYNC_WAITING);
+			tp_task_poll_end_in_sync_park_quick(self, id, sync_kind(kind),
+							    sync_site(kind, parallel, codeptr));
+			return;
+		}
+		if (endpoint == ompt_scope_end && current == 0 && self->parked &&
+		    self->parked_by == NULL) {
+			set_word(task, w & ~SYNC_WAITING);
+			tp_task_unpark_poll_start_quick(self, id);
+			return;
+		}
+	}
+	sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+}
+
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
@@ -659,7 +691,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	if (task == NULL)
 		return;
 	if (tp_listeners_task_state_maybe())
-		sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+		sync_region_wait_traced(kind, endpoint, parallel, task, codeptr);
 	else if (__builtin_expect(kind == ompt_sync_region_taskgroup &&
 					  __atomic_load_n(&taskgroup_marked, __ATOMIC_RELAXED),
 				  0))

@@ -360,6 +360,25 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 			 tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
 
+/*
+ * tp_fire_task_poll_end of a task that waits in sync region `sync` (not 0) at the construct of site
+ * key `site_key`, with no site for a tracer (none reads it: tp_tracers_task_poll_end), then the
+ * calling thread's park by its executor (tp_fire_worker_park): the two probes in that order, the
+ * in-process consumers' shares of both with one read of the word, in the same order.
+ */
+static inline void tp_fire_task_poll_end_in_sync_park(uint64_t task, uint32_t sync,
+						      uint32_t site_key)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(0u), TP_IN_REGISTER(sync),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_poll_end(task, 0, sync, site_key, at),
+			  tp_record_worker_park(false)),
+			 (tp_live_task_poll_end(task, 0, sync, site_key, at), tp_live_park(1)),
+			 TP_NOT_REPORTED);
+}
+
 /* The in-process consumers' shares of a task switch (tp_fire_task_switch_of), several on. */
 __attribute__((noinline, unused)) static void
 tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t next, bool woken)

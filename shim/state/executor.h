@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "spawn_site.h"
 #include "thread_state.h"
 
 /* enum tp_executor (task-spawn's) and tp_terminate_reason (task-terminate's) are the contract's:
@@ -364,13 +365,32 @@ tp_task_ended_park_quick(struct tp_thread *self, uint64_t task, enum tp_terminat
 	tp_fire_task_end_park(task, (uint32_t)reason, spawn_stack);
 }
 
-/* tp_task_unpark_poll_start: the thread polls no task, parked by its executor (parked_by NULL). */
+/*
+ * tp_task_unpark_poll_start: the thread polls no task, parked by its executor (parked_by NULL).
+ * Its task set as tp_thread_set_task sets it, the held mark up already (tp_task_events_quick).
+ */
 static inline __attribute__((always_inline)) void
 tp_task_unpark_poll_start_quick(struct tp_thread *self, uint64_t task)
 {
 	self->parked = false;
-	tp_thread_set_task(self, task);
+	self->task = task;
+	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
 	tp_fire_unpark_poll_start(task);
+}
+
+/*
+ * tp_task_poll_end_in_sync, then tp_worker_park: the thread polls `task` and is not parked, and no
+ * tracer reads the sync construct's site (tp_tracers_task_poll_end: it is not named).
+ */
+static inline __attribute__((always_inline)) void
+tp_task_poll_end_in_sync_park_quick(struct tp_thread *self, uint64_t task, enum tp_sync_kind sync,
+				    const void *site_address)
+{
+	uint32_t key = tp_spawn_site_key(site_address);
+	self->task = 0;
+	self->parked = true;
+	self->parked_by = NULL;
+	tp_fire_task_poll_end_in_sync_park(task, (uint32_t)sync, key);
 }
 
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */
