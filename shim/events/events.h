@@ -247,11 +247,18 @@ tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char 
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
-	/* the recorder alone (recording's common case): its one call, no registers kept for more */
-	if (tp_listeners_consumers() == TP_IN_PROCESS_RECORD) {
+	/* the recorder or the live statistics alone (the common cases): one call, no registers
+	 * kept for more */
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD) {
 		tp_record_task_spawn(task, parent, site_key, stack_id,
 				     tp_record_spawn_small(executor, undeferred), ready,
 				     tp_clock_now());
+		return;
+	}
+	if (on == TP_IN_PROCESS_LIVE) {
+		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready,
+				   tp_clock_now());
 		return;
 	}
 	TP_IN_PROCESS_AT(
