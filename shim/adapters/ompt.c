@@ -29,10 +29,9 @@
 
 #include "executor.h"
 #include "gomp.h"
-#include "hash.h"
+#include "ompt_constructs.h"
 #include "ompt_sites.h"
 #include "probes.h"
-#include "spin_lock.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
@@ -181,131 +180,6 @@ static inline __attribute__((always_inline)) uint64_t spawn(ompt_data_t *data,
 	return task;
 }
 
-/*
- * The calls a thread found to be the program's last, a set of two slots each by address
- * (tp_site_key_slot, as the site keys): a thread spawns and waits at few constructs.
- */
-static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
-	__attribute__((tls_model("initial-exec")));
-
-/* Whether `codeptr` is a call the calling thread found to be the program's (in_executor). */
-static inline bool known_program_call(const void *codeptr)
-{
-	const void **set = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
-	return set[0] == codeptr || set[1] == codeptr;
-}
-
-/*
- * Whether a construct's call address (OMPT's codeptr_ra) lies in libomp or the shim
- * (tp_spawn_stack_in_executor), not in the program: a call found to be the program's is kept in
- * program_calls (the modules skipped are set at start, before any task).
- */
-static bool in_executor(const void *codeptr)
-{
-	if (known_program_call(codeptr))
-		return false;
-	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
-		return true;
-	const void **set = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
-	set[1] = set[0];
-	set[0] = codeptr;
-	return false;
-}
-
-/*
- * Taskloops being run, by encountering task: the taskloop construct's call in the program, found
- * when its work begins. libomp reports a taskloop's tasks (and the work) at a call address inside
- * itself, and makes the tasks of a large taskloop from tasks of its own (splitting the range) on
- * any thread, but always with the construct's encountering task as their parent: its data names
- * the construct. An entry stays until that task runs another taskloop or the slot is reused (a
- * nogroup taskloop's tasks may be made after its work ended).
- */
-#define TASKLOOPS_SLOT_BITS 6
-#define TASKLOOPS_MAX       (1 << TASKLOOPS_SLOT_BITS)
-static struct {
-	const ompt_data_t *encountering;
-	const void *codeptr, *site;
-} taskloops[TASKLOOPS_MAX];
-static int taskloops_lock;
-
-static unsigned taskloop_slot(const ompt_data_t *encountering)
-{
-	return tp_hash_slot((uintptr_t)encountering, TASKLOOPS_SLOT_BITS);
-}
-
-/*
- * The site of a GCC construct whose body GCC outlined into `outlined`: named by that function's
- * first instruction, where GCC's line table has the construct's line (a return address just past
- * it, as the sites' naming reads the call before a return address).
- */
-static const void *outlined_site(const void *outlined)
-{
-	return (const char *)outlined + 1;
-}
-
-/* A taskloop construct begins: its site is found now, once for all its tasks. */
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
-		    ompt_data_t *task, uint64_t count, const void *codeptr)
-{
-	(void)parallel;
-	(void)count;
-	if (kind != ompt_work_taskloop || endpoint != ompt_scope_begin ||
-	    !tp_listeners_task_spawn() || task == NULL || codeptr == NULL)
-		return;
-	const void *site = codeptr, *outlined = tp_gomp_taskloop_begins(task);
-	if (outlined != NULL)
-		site = outlined_site(outlined);
-	else if (in_executor(codeptr))
-		site = tp_ompt_program_site(codeptr, TP_OMPT_TASKLOOP);
-	unsigned slot = taskloop_slot(task);
-	tp_spin_lock(&taskloops_lock);
-	taskloops[slot].encountering = task;
-	taskloops[slot].codeptr = codeptr;
-	taskloops[slot].site = site;
-	tp_spin_unlock(&taskloops_lock);
-}
-
-/* program_site's path for a construct of GCC's, or a call not known to be the program's. */
-__attribute__((noinline)) static const void *program_site_found(const ompt_data_t *encountering,
-								const void *codeptr,
-								enum tp_ompt_construct construct)
-{
-	const void *outlined = tp_gomp_outlined_take(construct, encountering);
-	if (outlined != NULL)
-		return outlined_site(outlined);
-	if (!in_executor(codeptr))
-		return codeptr;
-	if (construct == TP_OMPT_TASK && encountering != NULL) {
-		const void *site = NULL;
-		unsigned slot = taskloop_slot(encountering);
-		tp_spin_lock(&taskloops_lock);
-		if (taskloops[slot].encountering == encountering &&
-		    taskloops[slot].codeptr == codeptr)
-			site = taskloops[slot].site;
-		tp_spin_unlock(&taskloops_lock);
-		if (site != NULL)
-			return site;
-	}
-	return tp_ompt_program_site(codeptr, construct);
-}
-
-/*
- * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
- * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
- * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
- * listened to. In line, for every task: most often no GCC construct is pending, and the call is
- * one the thread found to be the program's before.
- */
-static inline const void *program_site(const ompt_data_t *encountering, const void *codeptr,
-				       enum tp_ompt_construct construct)
-{
-	if (codeptr == NULL || !tp_listeners_task_spawn())
-		return codeptr;
-	if (__builtin_expect(tp_gomp_none_pending() && known_program_call(codeptr), 1))
-		return codeptr;
-	return program_site_found(encountering, codeptr, construct);
-}
-
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 {
 	(void)type;
@@ -345,7 +219,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 /*
  * A parallel region keeps its construct's call address: its implicit tasks' spawn site. A region
  * begun by a tail call from an outlined region is reported at libomp's call of that region's code
- * (program_site).
+ * (tp_ompt_construct_site).
  */
 static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
 			      ompt_data_t *parallel, unsigned int requested, int flags,
@@ -354,7 +228,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)frame;
 	(void)requested;
 	(void)flags;
-	parallel->ptr = (void *)program_site(encountering, codeptr, TP_OMPT_PARALLEL);
+	parallel->ptr = (void *)tp_ompt_construct_site(encountering, codeptr, TP_OMPT_PARALLEL);
 }
 
 /* The encountering task resumes on the primary thread once the region's implicit task ended. */
@@ -380,7 +254,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	 * on a task already ended, which on one thread is every one. */
 	if (tp_listeners_task_state_checked())
 		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
-		      program_site(encountering, codeptr, TP_OMPT_TASK),
+		      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
 		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
 }
 
@@ -600,7 +474,7 @@ static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *paralle
 			kind == ompt_sync_region_barrier_implicit_workshare ||
 			kind == ompt_sync_region_barrier_implicit_parallel ||
 			kind == ompt_sync_region_barrier_teams;
-	if (implicit || codeptr == NULL || in_executor(codeptr))
+	if (implicit || codeptr == NULL || tp_ompt_in_executor(codeptr))
 		return parallel != NULL ? parallel->ptr : NULL;
 	return codeptr;
 }
@@ -735,7 +609,8 @@ __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, 
 	if (task == 0)
 		return;
 	self->acquiring_task = task;
-	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX, in_executor(codeptr) ? NULL : codeptr);
+	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX,
+				 tp_ompt_in_executor(codeptr) ? NULL : codeptr);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -829,15 +704,14 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
 	/* libomp's frames between a spawn call and the task_create callback are not the program's. */
 	tp_spawn_stack_skip_module((const void *)lookup);
-	/* a fork while another thread registers or reads a taskloop: the child gets it free */
-	tp_executor_lock_across_fork(&taskloops_lock);
+	tp_ompt_constructs_start();
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
 	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
-	set(ompt_callback_work, (ompt_callback_t)on_work);
+	set(ompt_callback_work, (ompt_callback_t)tp_ompt_on_work);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
 	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
