@@ -20,37 +20,30 @@
 #include "real_symbol.h"
 #include "warn.h"
 
-/* The construct whose GOMP_* call the calling thread is in, and its outlined function. */
-struct pending {
-	const void *outlined; /* NULL: none, or taken */
-	enum tp_ompt_construct construct;
-	const void *encountering; /* a taskloop's encountering task, once its work began */
-};
-static __thread struct pending pending __attribute__((tls_model("initial-exec")));
+__thread struct tp_gomp_pending tp_gomp_pending;
 
-const void *tp_gomp_outlined_take(enum tp_ompt_construct construct, const void *encountering)
+const void *tp_gomp_outlined_take_pending(enum tp_ompt_construct construct,
+					  const void *encountering)
 {
-	const void *outlined = pending.outlined;
-	if (outlined == NULL)
-		return NULL;
-	if (pending.construct == TP_OMPT_TASKLOOP)
-		return construct == TP_OMPT_TASK && pending.encountering == encountering &&
+	const void *outlined = tp_gomp_pending.outlined;
+	if (tp_gomp_pending.construct == TP_OMPT_TASKLOOP)
+		return construct == TP_OMPT_TASK && tp_gomp_pending.encountering == encountering &&
 				       encountering != NULL
 			       ? outlined
 			       : NULL;
-	if (pending.construct != construct)
+	if (tp_gomp_pending.construct != construct)
 		return NULL;
-	pending.outlined = NULL;
+	tp_gomp_pending.outlined = NULL;
 	return outlined;
 }
 
 const void *tp_gomp_taskloop_begins(const void *encountering)
 {
-	if (pending.outlined == NULL || pending.construct != TP_OMPT_TASKLOOP)
+	if (tp_gomp_pending.outlined == NULL || tp_gomp_pending.construct != TP_OMPT_TASKLOOP)
 		return NULL;
-	if (pending.encountering == NULL)
-		pending.encountering = encountering;
-	return pending.encountering == encountering ? pending.outlined : NULL;
+	if (tp_gomp_pending.encountering == NULL)
+		tp_gomp_pending.encountering = encountering;
+	return tp_gomp_pending.encountering == encountering ? tp_gomp_pending.outlined : NULL;
 }
 
 /*
@@ -58,20 +51,20 @@ const void *tp_gomp_taskloop_begins(const void *encountering)
  * pending before it in *before for call_ends; untraced, nothing.
  */
 static inline bool call_begins(enum tp_ompt_construct construct, const void *outlined,
-			       struct pending *before)
+			       struct tp_gomp_pending *before)
 {
 	if (__builtin_expect(tp_listeners_task_spawn() == 0, 1))
 		return false;
-	*before = pending;
-	pending = (struct pending){outlined, construct, NULL};
+	*before = tp_gomp_pending;
+	tp_gomp_pending = (struct tp_gomp_pending){outlined, construct, NULL};
 	return true;
 }
 
 /* The call returned: what was pending before it is again (a construct run inside another). */
-static inline void call_ends(bool noted, const struct pending *before)
+static inline void call_ends(bool noted, const struct tp_gomp_pending *before)
 {
 	if (noted)
-		pending = *before;
+		tp_gomp_pending = *before;
 }
 
 /*
@@ -117,7 +110,7 @@ static void *real_entry(void **cache, const char *name, const char *version, con
 		void(*real) params = (void(*) params)real_entry(                                   \
 			&real_##name, #name, version, (const void *)name,                          \
 			__builtin_extract_return_addr(__builtin_return_address(0)));               \
-		struct pending before;                                                             \
+		struct tp_gomp_pending before;                                                     \
 		bool noted = call_begins(construct, (const void *)fn, &before);                    \
 		real args;                                                                         \
 		call_ends(noted, &before);                                                         \
@@ -177,7 +170,7 @@ TP_EXPORT unsigned GOMP_parallel_reductions(outlined_fn fn, void *data, unsigned
 		unsigned))real_entry(&real_GOMP_parallel_reductions, "GOMP_parallel_reductions",
 				     "GOMP_5.0", (const void *)GOMP_parallel_reductions,
 				     __builtin_extract_return_addr(__builtin_return_address(0)));
-	struct pending before;
+	struct tp_gomp_pending before;
 	bool noted = call_begins(TP_OMPT_PARALLEL, (const void *)fn, &before);
 	unsigned threads_run = real(fn, data, threads, flags);
 	call_ends(noted, &before);

@@ -29,10 +29,9 @@
 
 #include "executor.h"
 #include "gomp.h"
-#include "hash.h"
+#include "ompt_constructs.h"
 #include "ompt_sites.h"
 #include "probes.h"
-#include "spin_lock.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
@@ -65,9 +64,15 @@ static uint64_t id_of(const ompt_data_t *data)
 	return data != NULL ? word(data) & ID_BITS : 0;
 }
 
+/* The spawn stack in a task's word `w`. */
+static uint32_t stack_in(uint64_t w)
+{
+	return (uint32_t)((w & (SYNC_WAITING - 1)) >> STACK_SHIFT);
+}
+
 static uint32_t stack_of(const ompt_data_t *data)
 {
-	return data != NULL ? (uint32_t)((word(data) & (SYNC_WAITING - 1)) >> STACK_SHIFT) : 0;
+	return data != NULL ? stack_in(word(data)) : 0;
 }
 
 /* id_given's for a task made while nobody traced: its id given now. */
@@ -163,8 +168,9 @@ static inline __attribute__((always_inline)) uint64_t acquiring_ends(void)
  * Makes `data` a new task, spawned by (and so a child of) the thread's current task, at the
  * construct whose call returns to `codeptr`.
  */
-static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
-		      const void *codeptr, bool undeferred)
+static inline __attribute__((always_inline)) uint64_t spawn(ompt_data_t *data,
+							    enum tp_spawn_kind kind, bool wake_now,
+							    const void *codeptr, bool undeferred)
 {
 	uint64_t task = tp_task_new_id();
 	/* a wake_now task's wake goes with its spawn (tp_task_spawned) */
@@ -172,108 +178,6 @@ static uint64_t spawn(ompt_data_t *data, enum tp_spawn_kind kind, bool wake_now,
 					 wake_now);
 	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
 	return task;
-}
-
-/*
- * Whether a construct's call address (OMPT's codeptr_ra) lies in libomp or the shim
- * (tp_spawn_stack_in_executor), not in the program. The calls a thread found to be the
- * program's last are kept, a slot each by address (tp_site_key_slot): a thread spawns and
- * waits at few constructs (the modules skipped are set at start, before any task).
- */
-static bool in_executor(const void *codeptr)
-{
-	static __thread const void *program_calls[TP_SITE_KEYS_KNOWN]
-		__attribute__((tls_model("initial-exec")));
-	const void **known = &program_calls[tp_site_key_slot((uintptr_t)codeptr)];
-	if (*known == codeptr)
-		return false;
-	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
-		return true;
-	*known = codeptr;
-	return false;
-}
-
-/*
- * Taskloops being run, by encountering task: the taskloop construct's call in the program, found
- * when its work begins. libomp reports a taskloop's tasks (and the work) at a call address inside
- * itself, and makes the tasks of a large taskloop from tasks of its own (splitting the range) on
- * any thread, but always with the construct's encountering task as their parent: its data names
- * the construct. An entry stays until that task runs another taskloop or the slot is reused (a
- * nogroup taskloop's tasks may be made after its work ended).
- */
-#define TASKLOOPS_SLOT_BITS 6
-#define TASKLOOPS_MAX       (1 << TASKLOOPS_SLOT_BITS)
-static struct {
-	const ompt_data_t *encountering;
-	const void *codeptr, *site;
-} taskloops[TASKLOOPS_MAX];
-static int taskloops_lock;
-
-static unsigned taskloop_slot(const ompt_data_t *encountering)
-{
-	return tp_hash_slot((uintptr_t)encountering, TASKLOOPS_SLOT_BITS);
-}
-
-/*
- * The site of a GCC construct whose body GCC outlined into `outlined`: named by that function's
- * first instruction, where GCC's line table has the construct's line (a return address just past
- * it, as the sites' naming reads the call before a return address).
- */
-static const void *outlined_site(const void *outlined)
-{
-	return (const char *)outlined + 1;
-}
-
-/* A taskloop construct begins: its site is found now, once for all its tasks. */
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
-		    ompt_data_t *task, uint64_t count, const void *codeptr)
-{
-	(void)parallel;
-	(void)count;
-	if (kind != ompt_work_taskloop || endpoint != ompt_scope_begin ||
-	    !tp_listeners_task_spawn() || task == NULL || codeptr == NULL)
-		return;
-	const void *site = codeptr, *outlined = tp_gomp_taskloop_begins(task);
-	if (outlined != NULL)
-		site = outlined_site(outlined);
-	else if (in_executor(codeptr))
-		site = tp_ompt_program_site(codeptr, TP_OMPT_TASKLOOP);
-	unsigned slot = taskloop_slot(task);
-	tp_spin_lock(&taskloops_lock);
-	taskloops[slot].encountering = task;
-	taskloops[slot].codeptr = codeptr;
-	taskloops[slot].site = site;
-	tp_spin_unlock(&taskloops_lock);
-}
-
-/*
- * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
- * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
- * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
- * listened to.
- */
-static const void *program_site(const ompt_data_t *encountering, const void *codeptr,
-				enum tp_ompt_construct construct)
-{
-	if (codeptr == NULL || !tp_listeners_task_spawn())
-		return codeptr;
-	const void *outlined = tp_gomp_outlined_take(construct, encountering);
-	if (outlined != NULL)
-		return outlined_site(outlined);
-	if (!in_executor(codeptr))
-		return codeptr;
-	if (construct == TP_OMPT_TASK && encountering != NULL) {
-		const void *site = NULL;
-		unsigned slot = taskloop_slot(encountering);
-		tp_spin_lock(&taskloops_lock);
-		if (taskloops[slot].encountering == encountering &&
-		    taskloops[slot].codeptr == codeptr)
-			site = taskloops[slot].site;
-		tp_spin_unlock(&taskloops_lock);
-		if (site != NULL)
-			return site;
-	}
-	return tp_ompt_program_site(codeptr, construct);
 }
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
@@ -315,7 +219,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 /*
  * A parallel region keeps its construct's call address: its implicit tasks' spawn site. A region
  * begun by a tail call from an outlined region is reported at libomp's call of that region's code
- * (program_site).
+ * (tp_ompt_construct_site).
  */
 static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
 			      ompt_data_t *parallel, unsigned int requested, int flags,
@@ -324,7 +228,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)frame;
 	(void)requested;
 	(void)flags;
-	parallel->ptr = (void *)program_site(encountering, codeptr, TP_OMPT_PARALLEL);
+	parallel->ptr = (void *)tp_ompt_construct_site(encountering, codeptr, TP_OMPT_PARALLEL);
 }
 
 /* The encountering task resumes on the primary thread once the region's implicit task ended. */
@@ -350,7 +254,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	 * on a task already ended, which on one thread is every one. */
 	if (tp_listeners_task_state_checked())
 		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
-		      program_site(encountering, codeptr, TP_OMPT_TASK),
+		      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
 		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
 }
 
@@ -440,6 +344,77 @@ schedule_listened(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *ne
 	poll_begin(id_of(next));
 }
 
+/* schedule_traced's switch to a task made not ready, polled now for the first time (woken now):
+ * apart, as its events are more than one call. `from`: the word of the task whose poll ends. */
+__attribute__((noinline)) static void switch_woken_quick(struct tp_thread *self, uint64_t done,
+							 bool finished, uint64_t from,
+							 ompt_data_t *next)
+{
+	set_word(next, word(next) & ~WAKE_PENDING);
+	tp_task_switch_woken_quick(self, done, finished, TP_TASK_COMPLETED, stack_in(from),
+				   id_of(next));
+}
+
+/*
+ * The common schedules first, with nothing but tail calls (no registers saved), on a thread whose
+ * task events may be quick (tp_task_events_quick): a task of this thread completes or switches
+ * out (complete, switch) into a task with an id that is ready (polled before, or made not ready
+ * for its dependences and woken now), or (complete) that waits in a sync region; or a task not
+ * polled on this thread switches out into a ready task. They are taken as schedule_listened takes
+ * them; every other case goes there.
+ */
+__attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
+						      ompt_data_t *next)
+{
+	if (prior == NULL || next == NULL ||
+	    (status != ompt_task_complete && status != ompt_task_switch)) {
+		schedule_listened(prior, status, next);
+		return;
+	}
+	struct tp_thread *self = tp_thread_self();
+	uint64_t from = word(prior), to = word(next);
+	uint64_t done = from & ID_BITS, following = to & ID_BITS;
+	if (done == 0 || following == 0 || self->acquiring_task != 0 ||
+	    !tp_task_events_quick(self)) {
+		schedule_listened(prior, status, next);
+		return;
+	}
+	bool finished = status == ompt_task_complete;
+	uint64_t current = tp_thread_task(self);
+	if (current == done && !self->parked) {
+		if (to & SYNC_WAITING) {
+			/* into a task waiting in a sync region: the thread parks with the end */
+			if (finished) {
+				tp_task_ended_park_quick(self, done, TP_TASK_COMPLETED,
+							 stack_in(from));
+				return;
+			}
+		} else if (following != done) {
+			if (__builtin_expect(to & WAKE_PENDING, 0))
+				switch_woken_quick(self, done, finished, from, next);
+			else if (finished)
+				tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED,
+							 stack_in(from), following);
+			else
+				tp_task_poll_switch_quick(self, done, following);
+			return;
+		}
+	} else if (!finished && !(to & (SYNC_WAITING | WAKE_PENDING)) && following != current) {
+		/* a task not polled here switches out into a ready task: the thread's poll, if any,
+		 * switches to it (an untied task's first part ends so), or (the task waits in a sync
+		 * region) the thread unparks for it */
+		if (current != 0 && !self->parked) {
+			tp_task_poll_switch_quick(self, current, following);
+			return;
+		}
+		if (current == 0 && self->parked && self->parked_by == NULL) {
+			tp_task_unpark_poll_start_quick(self, following);
+			return;
+		}
+	}
+	schedule_listened(prior, status, next);
+}
+
 /*
  * A dependence of a task being created on one not yet ended (libomp reports none on a task that
  * has ended): task-dependence, both tasks given ids if they have none.
@@ -462,7 +437,7 @@ static void on_task_dependence(ompt_data_t *predecessor, ompt_data_t *successor)
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	if (tp_listeners_task_state_maybe())
-		schedule_listened(prior, status, next);
+		schedule_traced(prior, status, next);
 }
 
 /* A wait that began while traced ends untraced: the flag must not outlive it. */
@@ -499,7 +474,7 @@ static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *paralle
 			kind == ompt_sync_region_barrier_implicit_workshare ||
 			kind == ompt_sync_region_barrier_implicit_parallel ||
 			kind == ompt_sync_region_barrier_teams;
-	if (implicit || codeptr == NULL || in_executor(codeptr))
+	if (implicit || codeptr == NULL || tp_ompt_in_executor(codeptr))
 		return parallel != NULL ? parallel->ptr : NULL;
 	return codeptr;
 }
@@ -551,6 +526,38 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 	}
 }
 
+/*
+ * A task's wait in a sync region other than a taskgroup (whose data is a copy: waiting_task_data)
+ * begins or ends the quick way (tp_task_events_quick), the task having an id: at its begin, the
+ * task polled on this thread, not parked, and no tracer naming the site. As
+ * sync_region_wait_listened takes it; every other case goes there.
+ */
+__attribute__((noinline)) static void
+sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	struct tp_thread *self = tp_thread_self();
+	uint64_t w = word(task), id = w & ID_BITS;
+	if (kind != ompt_sync_region_taskgroup && id != 0 && self->acquiring_task == 0 &&
+	    tp_task_events_quick(self)) {
+		uint64_t current = tp_thread_task(self);
+		if (endpoint == ompt_scope_begin && current == id && !self->parked &&
+		    !tp_tracers_task_poll_end()) {
+			set_word(task, w | SYNC_WAITING);
+			tp_task_poll_end_in_sync_park_quick(self, id, sync_kind(kind),
+							    sync_site(kind, parallel, codeptr));
+			return;
+		}
+		if (endpoint == ompt_scope_end && current == 0 && self->parked &&
+		    self->parked_by == NULL) {
+			set_word(task, w & ~SYNC_WAITING);
+			tp_task_unpark_poll_start_quick(self, id);
+			return;
+		}
+	}
+	sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+}
+
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 				ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
@@ -558,7 +565,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	if (task == NULL)
 		return;
 	if (tp_listeners_task_state_maybe())
-		sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+		sync_region_wait_traced(kind, endpoint, parallel, task, codeptr);
 	else if (__builtin_expect(kind == ompt_sync_region_taskgroup &&
 					  __atomic_load_n(&taskgroup_marked, __ATOMIC_RELAXED),
 				  0))
@@ -602,7 +609,8 @@ __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, 
 	if (task == 0)
 		return;
 	self->acquiring_task = task;
-	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX, in_executor(codeptr) ? NULL : codeptr);
+	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX,
+				 tp_ompt_in_executor(codeptr) ? NULL : codeptr);
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
@@ -696,15 +704,14 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *to
 	get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
 	/* libomp's frames between a spawn call and the task_create callback are not the program's. */
 	tp_spawn_stack_skip_module((const void *)lookup);
-	/* a fork while another thread registers or reads a taskloop: the child gets it free */
-	tp_executor_lock_across_fork(&taskloops_lock);
+	tp_ompt_constructs_start();
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
 	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
-	set(ompt_callback_work, (ompt_callback_t)on_work);
+	set(ompt_callback_work, (ompt_callback_t)tp_ompt_on_work);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
 	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);

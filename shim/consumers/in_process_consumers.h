@@ -49,6 +49,8 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 			     uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment: one call. */
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
+/* The same with task-wake of `next` (no waker) between: a task made not ready, first polled now. */
+void tp_record_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
 /* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment. */
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at);
 /* task-poll-end of `task` (sync none), then its thread's park by its executor: one call. */

@@ -363,6 +363,14 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
 	poll_start_alone(next, at);
 }
 
+/* The three records of the events, as their calls one after the other would write them. */
+void tp_record_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	record_task_poll_end(ending, done, 0, 0, at);
+	tp_record_task_wake(next, 0, at);
+	tp_record_task_poll_start(next, at);
+}
+
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
 {
 	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED)) {

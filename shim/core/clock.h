@@ -33,7 +33,7 @@ __attribute__((cold)) uint64_t tp_clock_monotonic_ns_call(void);
  * At every event (events.h reads it once for all the consumers): the counter in line, and the
  * rare CLOCK_MONOTONIC a call, which costs the events' paths no stack frame.
  */
-static inline uint64_t tp_clock_now(void)
+static inline __attribute__((always_inline)) uint64_t tp_clock_now(void)
 {
 #if defined(__x86_64__)
 	if (__builtin_expect(tp_clock_is_tsc, 1))

@@ -101,6 +101,13 @@ TP_EVENT_TRACERS(wait_stack, WAIT_STACK)
 #undef TP_EVENT_LISTENERS
 #undef TP_EVENT_TRACERS
 
+/* Anybody listening to task-spawn or task-stack (the in-process word read once). */
+static inline unsigned tp_listeners_task_spawn_or_stack(void)
+{
+	return TASKPROBE_TASK_SPAWN_ENABLED() | TASKPROBE_TASK_STACK_ENABLED() |
+	       tp_listeners_consumers();
+}
+
 /*
  * Nonzero when anybody listens to a worker's parks or to the waits: the four semaphores, in a
  * row in the block (listeners.c), read as one word, and the in-process word with wait-stack's
@@ -181,6 +188,17 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 				report;                                                            \
 		}                                                                                  \
 	} while (0)
+/* TP_IN_PROCESS_AT's shares for those on, `on` (TP_IN_PROCESS_ALONE_AT's out-of-line calls). */
+#define TP_IN_PROCESS_OF(on, at, record, live, report)                                             \
+	do {                                                                                       \
+		uint64_t at = tp_clock_now();                                                      \
+		if ((on)&TP_IN_PROCESS_RECORD)                                                     \
+			record;                                                                    \
+		if ((on)&TP_IN_PROCESS_LIVE)                                                       \
+			live;                                                                      \
+		if ((on)&TP_IN_PROCESS_REPORT)                                                     \
+			report;                                                                    \
+	} while (0)
 #define TP_IN_PROCESS(record, live, report) TP_IN_PROCESS_AFTER((void)0, record, live, report)
 #define TP_NOT_REPORTED                     ((void)0)
 
@@ -193,6 +211,27 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 	TP_IN_PROCESS_AFTER(uint64_t at = tp_clock_now(), record, live, report)
 
 /*
+ * The same for the events every task has (its switches, its end), when more than the probe's
+ * cost counts: the recorder or the live statistics alone (the common cases) with one call, `at`
+ * read for it alone (the call may then be a tail call: no registers kept for the others); when
+ * several are on, `shared`, a call out of line that reads `at` once for all (it reads `on_`: those
+ * on).
+ */
+#define TP_IN_PROCESS_ALONE_AT(at, record, live, shared)                                           \
+	do {                                                                                       \
+		unsigned on_ = tp_listeners_consumers();                                           \
+		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
+			uint64_t at = tp_clock_now();                                              \
+			record;                                                                    \
+		} else if (on_ == TP_IN_PROCESS_LIVE) {                                            \
+			uint64_t at = tp_clock_now();                                              \
+			live;                                                                      \
+		} else if (on_) {                                                                  \
+			shared;                                                                    \
+		}                                                                                  \
+	} while (0)
+
+/*
  * site_id and site are the probe's (a tracer's: named); site_key the in-process consumers',
  * named where they are read (spawn_site.h). by_program: the program spawned the task, else its
  * executor started it (for the live view). undeferred: run at once, its parent switched out
@@ -200,14 +239,28 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
  * probe follows, tp_fire_task_wake_probe).
  */
-static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
-				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program, bool undeferred,
-				      bool ready)
+static inline __attribute__((always_inline)) void
+tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char *site,
+		   uint32_t site_key, uint64_t stack_id, uint32_t executor, bool by_program,
+		   bool undeferred, bool ready)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
 			     TP_IN_REGISTER(executor));
+	/* the recorder or the live statistics alone (the common cases): one call, no registers
+	 * kept for more */
+	unsigned on = tp_listeners_consumers();
+	if (on == TP_IN_PROCESS_RECORD) {
+		tp_record_task_spawn(task, parent, site_key, stack_id,
+				     tp_record_spawn_small(executor, undeferred), ready,
+				     tp_clock_now());
+		return;
+	}
+	if (on == TP_IN_PROCESS_LIVE) {
+		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready,
+				   tp_clock_now());
+		return;
+	}
 	TP_IN_PROCESS_AT(
 		at,
 		tp_record_task_spawn(task, parent, site_key, stack_id,
@@ -250,12 +303,20 @@ static inline void tp_fire_task_poll_start(uint64_t task)
  * worker-thread-unpark and task-poll-start, the two probes in that order, at one moment for the
  * in-process consumers (one clock read).
  */
-static inline void tp_fire_unpark_poll_start(uint64_t task)
+__attribute__((noinline, unused)) static void tp_fire_unpark_poll_start_shared(unsigned on,
+									       uint64_t task)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_unpark_poll_start(task, at),
+			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
+}
+
+static inline __attribute__((always_inline)) void tp_fire_unpark_poll_start(uint64_t task)
 {
 	TASKPROBE_WORKER_THREAD_UNPARK();
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS_AT(at, tp_record_unpark_poll_start(task, at),
-			 tp_live_unpark_poll_start(task, at), TP_NOT_REPORTED);
+	TP_IN_PROCESS_ALONE_AT(at, tp_record_unpark_poll_start(task, at),
+			       tp_live_unpark_poll_start(task, at),
+			       tp_fire_unpark_poll_start_shared(on_, task));
 }
 
 /*
@@ -307,10 +368,41 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 }
 
 /*
+ * tp_fire_task_poll_end of a task that waits in sync region `sync` (not 0) at the construct of site
+ * key `site_key`, with no site for a tracer (none reads it: tp_tracers_task_poll_end), then the
+ * calling thread's park by its executor (tp_fire_worker_park): the two probes in that order, the
+ * in-process consumers' shares of both with one read of the word, in the same order.
+ */
+static inline void tp_fire_task_poll_end_in_sync_park(uint64_t task, uint32_t sync,
+						      uint32_t site_key)
+{
+	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(0u), TP_IN_REGISTER(sync),
+				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TASKPROBE_WORKER_THREAD_PARK();
+	TP_IN_PROCESS_AT(at,
+			 (tp_record_task_poll_end(task, 0, sync, site_key, at),
+			  tp_record_worker_park(false)),
+			 (tp_live_task_poll_end(task, 0, sync, site_key, at), tp_live_park(1)),
+			 TP_NOT_REPORTED);
+}
+
+/* The in-process consumers' shares of a task switch (tp_fire_task_switch_of), several on. */
+__attribute__((noinline, unused)) static void
+tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t next, bool woken)
+{
+	TP_IN_PROCESS_OF(on, at,
+			 woken ? tp_record_task_switch_woken(ending, done, next, at)
+			       : tp_record_task_switch(ending, done, next, at),
+			 woken ? tp_live_task_switch_woken(ending, done, next, at)
+			       : tp_live_task_switch(ending, done, next, at),
+			 TP_NOT_REPORTED);
+}
+
+/*
  * A task switch on the calling thread: task-poll-end of `ending` (`done`: it finished, after its
  * task-terminate; sync none), task-wake of `next` when `woken` (a constant: no waker), and
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process
- * consumers (one clock read, one call to the live statistics, and to the recorder unless woken).
+ * consumers (one clock read, one call to each).
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
@@ -320,14 +412,22 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
 	if (woken)
 		TASKPROBE_TASK_WAKE(TP_IN_REGISTER(next), TP_IN_REGISTER((uint64_t)0));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	TP_IN_PROCESS_AT(at,
-			 woken ? (tp_record_task_poll_end(ending, done, 0, 0, at),
-				  tp_record_task_wake(next, 0, at),
-				  tp_record_task_poll_start(next, at))
-			       : tp_record_task_switch(ending, done, next, at),
-			 woken ? tp_live_task_switch_woken(ending, done, next, at)
-			       : tp_live_task_switch(ending, done, next, at),
-			 TP_NOT_REPORTED);
+	TP_IN_PROCESS_ALONE_AT(at,
+			       woken ? tp_record_task_switch_woken(ending, done, next, at)
+				     : tp_record_task_switch(ending, done, next, at),
+			       woken ? tp_live_task_switch_woken(ending, done, next, at)
+				     : tp_live_task_switch(ending, done, next, at),
+			       tp_fire_task_switch_shared(on_, ending, done, next, woken));
+}
+
+/* The in-process consumers' shares of a task's end with its switch, several on. */
+__attribute__((noinline, unused)) static void
+tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack,
+			       uint64_t next)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_task_end_switch(task, reason, next, at),
+			 tp_live_task_end_switch(task, next, at),
+			 tp_report_task_terminated(spawn_stack));
 }
 
 /*
@@ -335,16 +435,17 @@ tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken
  * tp_fire_task_switch_of with done 1): the three probes in that order, one moment and one call to
  * each in-process consumer (the recorder's three records fold into two).
  */
-static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
-					   uint64_t next)
+static inline __attribute__((always_inline)) void
+tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack, uint64_t next)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
-	TP_IN_PROCESS_AT(at, tp_record_task_end_switch(task, reason, next, at),
-			 tp_live_task_end_switch(task, next, at),
-			 tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_ALONE_AT(
+		at, tp_record_task_end_switch(task, reason, next, at),
+		tp_live_task_end_switch(task, next, at),
+		tp_fire_task_end_switch_shared(on_, task, reason, spawn_stack, next));
 }
 
 /*
@@ -368,14 +469,23 @@ static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spa
  * a wait): the three probes in that order, one call to each in-process consumer but the
  * recorder (its park record folds into the end's).
  */
-static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
+__attribute__((noinline, unused)) static void
+tp_fire_task_end_park_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack)
+{
+	TP_IN_PROCESS_OF(on, at, tp_record_task_end_park(task, reason, at),
+			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
+}
+
+static inline __attribute__((always_inline)) void
+tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
 	TASKPROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_AT(at, tp_record_task_end_park(task, reason, at),
-			 tp_live_task_end_park(task, at), tp_report_task_terminated(spawn_stack));
+	TP_IN_PROCESS_ALONE_AT(at, tp_record_task_end_park(task, reason, at),
+			       tp_live_task_end_park(task, at),
+			       tp_fire_task_end_park_shared(on_, task, reason, spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */

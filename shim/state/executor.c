@@ -97,19 +97,20 @@ void tp_task_poll_end_in_sync_traced(uint64_t task, enum tp_sync_kind sync,
 			      tp_tracers_task_poll_end() ? tp_spawn_site_text(site) : NULL, key);
 }
 
-uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
-			      const void *site_address, bool undeferred, bool ready)
+/*
+ * tp_task_spawn_traced's path when a tracer listens to task-spawn or task-stack (the site is named
+ * for it), or a stack is wanted (`stack_wanted`, asked once: the live statistics' sample counts
+ * the asking): the stack is captured for a task the program spawned.
+ */
+__attribute__((noinline)) static uint32_t
+spawn_named_or_stacked(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
+		       uint32_t key, bool stack_wanted, bool undeferred, bool ready)
 {
 	struct tp_thread *self = tp_thread_self();
 	uintptr_t buffer[TP_SPAWN_STACK_BUFFER];
 	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
-	/* the consumers in the process keep a key; a tracer reads the site's id and text */
-	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
 	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
-	/* a stack costs hundreds of ns: each consumer says whether it wants this one */
-	bool stack_wanted = tp_tracers_task_spawn() || tp_tracers_task_stack() ||
-			    tp_consumers_want_spawn_stack(key);
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
 	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);
@@ -130,5 +131,36 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		tp_fire_task_wake_probe(task, tp_thread_task(self));
 	else if (ready)
 		tp_task_woken(task);
+	return spawn_stack;
+}
+
+/*
+ * Most spawns while traced: no tracer on task-spawn or task-stack, no stack wanted. So no site is
+ * named, no stack captured (and no task-stack), and the frame is small.
+ */
+uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_spawn_kind kind,
+			      const void *site_address, bool undeferred, bool ready)
+{
+	/* the consumers in the process keep a key; a tracer reads the site's id and text */
+	uint32_t key = tp_listeners_task_spawn() ? tp_spawn_site_key(site_address) : 0;
+	/* a stack costs hundreds of ns: each consumer says whether it wants this one */
+	bool tracer = (tp_tracers_task_spawn() | tp_tracers_task_stack()) != 0;
+	bool stack_wanted = tracer || tp_consumers_want_spawn_stack(key);
+	if (tracer || (stack_wanted && kind == TP_SPAWNED_BY_PROGRAM))
+		return spawn_named_or_stacked(task, executor, kind, key, stack_wanted, undeferred,
+					      ready);
+	struct tp_thread *self = tp_thread_self();
+	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, 0);
+	if (!tp_thread_live(self))
+		return spawn_stack;
+	if (tp_listeners_task_spawn()) {
+		uint64_t parent = tp_thread_task(self);
+		tp_fire_task_spawn(task, parent, 0, NULL, key, 0, (uint32_t)executor,
+				   kind == TP_SPAWNED_BY_PROGRAM, undeferred, ready);
+		if (ready)
+			tp_fire_task_wake_probe(task, parent);
+	} else if (ready) {
+		tp_task_woken(task);
+	}
 	return spawn_stack;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "spawn_site.h"
 #include "thread_state.h"
 
 /* enum tp_executor (task-spawn's) and tp_terminate_reason (task-terminate's) are the contract's:
@@ -100,7 +101,7 @@ static inline uint32_t tp_task_spawned(uint64_t task, enum tp_executor executor,
 				       enum tp_spawn_kind kind, const void *site_address,
 				       bool undeferred, bool ready)
 {
-	if ((tp_listeners_task_spawn() | tp_listeners_task_stack()) == 0) {
+	if (tp_listeners_task_spawn_or_stack() == 0) {
 		if (ready)
 			tp_task_woken(task);
 		return 0;
@@ -304,6 +305,92 @@ static inline void tp_task_end_switch(uint64_t task, enum tp_terminate_reason re
 	     tp_listeners_task_poll_start()) &&
 	    tp_thread_live(self))
 		tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
+}
+
+/*
+ * Whether the calling thread's task events may take the quick way (the *_quick calls below), as
+ * nearly all do: an in-process consumer is on (so every task event is listened to, and the task
+ * state is held: nothing to drop) and the thread may fire. Then the thread's task
+ * (tp_thread_task) and its park (parked, parked_by) tell which quick call an event is, each
+ * stating what it needs; else the calls above, which take every case. A few loads, no call: for
+ * the callbacks an executor makes for every task.
+ */
+static inline bool tp_task_events_quick(const struct tp_thread *self)
+{
+	unsigned in_process = tp_listeners_in_process();
+	return (in_process & TP_TASK_STATE_HELD) && (in_process & TP_IN_PROCESS_EVENTS) &&
+	       tp_thread_live(self);
+}
+
+/*
+ * tp_task_poll_switch(ending, false, next) and tp_task_end_switch, the thread polling `ending`
+ * (tp_thread_task, so in the current epoch) and not parked: its task set in that epoch, the
+ * events fired (the consumers' share a tail call when one is on alone).
+ */
+static inline __attribute__((always_inline)) void
+tp_task_poll_switch_quick(struct tp_thread *self, uint64_t ending, uint64_t next)
+{
+	self->task = next;
+	tp_fire_task_switch_of(ending, 0, next, false);
+}
+
+static inline __attribute__((always_inline)) void
+tp_task_end_switch_quick(struct tp_thread *self, uint64_t task, enum tp_terminate_reason reason,
+			 uint32_t spawn_stack, uint64_t next)
+{
+	self->task = next;
+	tp_fire_task_end_switch(task, (uint32_t)reason, spawn_stack, next);
+}
+
+/* tp_task_poll_switch_woken, after tp_task_terminated when `finished` (`reason`,
+ * `spawn_stack`): the thread as tp_task_poll_switch_quick's. */
+static inline __attribute__((always_inline)) void
+tp_task_switch_woken_quick(struct tp_thread *self, uint64_t ending, bool finished,
+			   enum tp_terminate_reason reason, uint32_t spawn_stack, uint64_t next)
+{
+	if (finished)
+		tp_fire_task_terminate(ending, (uint32_t)reason, spawn_stack);
+	self->task = next;
+	tp_fire_task_switch_of(ending, finished, next, true);
+}
+
+/* tp_task_ended_park: the thread as tp_task_poll_switch_quick's. */
+static inline __attribute__((always_inline)) void
+tp_task_ended_park_quick(struct tp_thread *self, uint64_t task, enum tp_terminate_reason reason,
+			 uint32_t spawn_stack)
+{
+	self->task = 0;
+	self->parked = true;
+	self->parked_by = NULL;
+	tp_fire_task_end_park(task, (uint32_t)reason, spawn_stack);
+}
+
+/*
+ * tp_task_unpark_poll_start: the thread polls no task, parked by its executor (parked_by NULL).
+ * Its task set as tp_thread_set_task sets it, the held mark up already (tp_task_events_quick).
+ */
+static inline __attribute__((always_inline)) void
+tp_task_unpark_poll_start_quick(struct tp_thread *self, uint64_t task)
+{
+	self->parked = false;
+	self->task = task;
+	self->task_epoch = __atomic_load_n(&tp_task_epoch, __ATOMIC_ACQUIRE);
+	tp_fire_unpark_poll_start(task);
+}
+
+/*
+ * tp_task_poll_end_in_sync, then tp_worker_park: the thread polls `task` and is not parked, and no
+ * tracer reads the sync construct's site (tp_tracers_task_poll_end: it is not named).
+ */
+static inline __attribute__((always_inline)) void
+tp_task_poll_end_in_sync_park_quick(struct tp_thread *self, uint64_t task, enum tp_sync_kind sync,
+				    const void *site_address)
+{
+	uint32_t key = tp_spawn_site_key(site_address);
+	self->task = 0;
+	self->parked = true;
+	self->parked_by = NULL;
+	tp_fire_task_poll_end_in_sync_park(task, (uint32_t)sync, key);
 }
 
 /* The executor's runtime starts, before its first task (OMPT: the tool's initialize). */

@@ -101,10 +101,11 @@ __thread uint64_t tp_site_keys_known[TP_SITE_KEYS_KNOWN];
 /* The key found for `address` (nonzero) is known to the thread, if the address fits beside it. */
 static uint32_t key_kept(uintptr_t address, uint32_t key)
 {
-	if (key != 0 && address >> TP_SITE_KEY_ADDRESS_BITS == 0)
-		tp_site_keys_known[tp_site_key_slot(address)] = address |
-								(uint64_t)key
-									<< TP_SITE_KEY_ADDRESS_BITS;
+	if (key != 0 && address >> TP_SITE_KEY_ADDRESS_BITS == 0) {
+		uint64_t *set = &tp_site_keys_known[tp_site_key_slot(address)];
+		set[1] = set[0];
+		set[0] = address | (uint64_t)key << TP_SITE_KEY_ADDRESS_BITS;
+	}
 	return key;
 }
 

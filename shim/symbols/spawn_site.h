@@ -19,11 +19,13 @@
 #define TP_SITE_TEXT_MAX 256
 
 /*
- * The keys the calling thread found last, a slot each by call address: its address in the low
- * TP_SITE_KEY_ADDRESS_BITS bits, its key above them (0: none). A thread spawns and waits at few
- * constructs (a recursion's two tasks and its taskwait): a lookup is then a load and a compare.
- * A slot is one word, written whole: a signal handler's lookup on the same thread, between the
- * compare and the use, cannot pair one address with another's key.
+ * The keys the calling thread found last, two slots (a set) each by call address: its address in
+ * the low TP_SITE_KEY_ADDRESS_BITS bits, its key above them (0: none). A thread spawns and waits
+ * at few constructs (a recursion's two tasks and its taskwait): a lookup is then a load and a
+ * compare, or two. Two calls in one set are both kept (a task construct's call and its taskwait's,
+ * 256 bytes apart, as in BOTS uts): a new one takes a set's first slot, the first's call moving to
+ * the second. A slot is one word, written whole: a signal handler's lookup on the same thread,
+ * between the compare and the use, cannot pair one address with another's key.
  */
 #define TP_SITE_KEY_ADDRESS_BITS 48
 #define TP_SITE_KEYS_KNOWN       16
@@ -31,10 +33,19 @@ _Static_assert(TP_SITE_ADDRESSES_MAX < 1u << (64 - TP_SITE_KEY_ADDRESS_BITS), "a
 extern __thread uint64_t tp_site_keys_known[TP_SITE_KEYS_KNOWN]
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
-/* The slot of `address` in tp_site_keys_known: calls lie bytes apart, a slot's 16 of them. */
+/* The first slot of the set of `address` in tp_site_keys_known: calls lie bytes apart, a set's 16
+ * of them. */
 static inline unsigned tp_site_key_slot(uintptr_t address)
 {
-	return (unsigned)(address >> 4) % TP_SITE_KEYS_KNOWN;
+	return (unsigned)(address >> 4) % (TP_SITE_KEYS_KNOWN / 2) * 2;
+}
+
+/* The key in slot `known` of tp_site_keys_known if it holds `address`, else 0. */
+static inline uint32_t tp_site_key_if_known(uint64_t known, uintptr_t address)
+{
+	return known != 0 && (known & ((1ull << TP_SITE_KEY_ADDRESS_BITS) - 1)) == address
+		       ? (uint32_t)(known >> TP_SITE_KEY_ADDRESS_BITS)
+		       : 0;
 }
 
 /* tp_spawn_site_key's path when the address is not known to the thread: looked up, kept. */
@@ -48,11 +59,14 @@ uint32_t tp_spawn_site_key_lookup(const void *return_address);
  */
 static inline uint32_t tp_spawn_site_key(const void *return_address)
 {
-	uint64_t known = tp_site_keys_known[tp_site_key_slot((uintptr_t)return_address)];
-	if (__builtin_expect(known != 0 && (known & ((1ull << TP_SITE_KEY_ADDRESS_BITS) - 1)) ==
-						   (uintptr_t)return_address,
-			     1))
-		return (uint32_t)(known >> TP_SITE_KEY_ADDRESS_BITS);
+	uintptr_t address = (uintptr_t)return_address;
+	const uint64_t *set = &tp_site_keys_known[tp_site_key_slot(address)];
+	uint32_t key = tp_site_key_if_known(set[0], address);
+	if (__builtin_expect(key != 0, 1))
+		return key;
+	key = tp_site_key_if_known(set[1], address);
+	if (__builtin_expect(key != 0, 1))
+		return key;
 	return tp_spawn_site_key_lookup(return_address);
 }
 

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where the program's OpenMP constructs are, for the OMPT adapter (ompt.c): whether a call
+ * address OMPT reports is libomp's rather than the program's (each thread keeps the program's
+ * calls it found), the taskloops being run (libomp reports their tasks at its own address), and
+ * a construct's site, asked at every traced task's creation: in line when, as most often, the call
+ * is one the thread found to be the program's before.
+ */
+#pragma once
+
+#include <omp-tools.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+#include "gomp.h"
+#include "ompt_sites.h"
+#include "spawn_site.h"
+
+/*
+ * The calls a thread found to be the program's last, a set of two slots each by address
+ * (tp_site_key_slot, as the site keys): a thread spawns and waits at few constructs.
+ */
+extern __thread const void *tp_ompt_program_calls[TP_SITE_KEYS_KNOWN]
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Whether `codeptr` is a call the calling thread found to be the program's (tp_ompt_in_executor). */
+static inline bool tp_ompt_known_program_call(const void *codeptr)
+{
+	const void **set = &tp_ompt_program_calls[tp_site_key_slot((uintptr_t)codeptr)];
+	return set[0] == codeptr || set[1] == codeptr;
+}
+
+/*
+ * Whether a construct's call address (OMPT's codeptr_ra) lies in libomp or the shim
+ * (tp_spawn_stack_in_executor), not in the program: a call found to be the program's is kept in
+ * tp_ompt_program_calls (the modules skipped are set at start, before any task).
+ */
+bool tp_ompt_in_executor(const void *codeptr);
+
+/* The OMPT work callback: a taskloop construct begins, and its site is found, once for its tasks. */
+void tp_ompt_on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+		     ompt_data_t *task, uint64_t count, const void *codeptr);
+
+/* tp_ompt_construct_site's path for a construct of GCC's, or a call not known to be the
+ * program's. */
+const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const void *codeptr,
+					 enum tp_ompt_construct construct);
+
+/*
+ * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
+ * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
+ * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
+ * listened to. In line, for every task: most often no GCC construct is pending, and the call is
+ * one the thread found to be the program's before.
+ */
+static inline const void *tp_ompt_construct_site(const ompt_data_t *encountering,
+						 const void *codeptr,
+						 enum tp_ompt_construct construct)
+{
+	if (codeptr == NULL || !tp_listeners_task_spawn())
+		return codeptr;
+	if (__builtin_expect(tp_gomp_none_pending() && tp_ompt_known_program_call(codeptr), 1))
+		return codeptr;
+	return tp_ompt_construct_site_found(encountering, codeptr, construct);
+}
+
+/* Before the executor's first task (the tool's initialize): the taskloops' lock held across forks. */
+void tp_ompt_constructs_start(void);
