@@ -537,6 +537,18 @@ static void same_on_one_and_two(const char *rec, const char *const (*options)[7]
 	}
 }
 
+/* A recording of omp_fib N in a new directory (*dir, to be removed): its file's path. */
+static char *fib_recording(const char *n, char **dir)
+{
+	const char *target = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
+	*dir = tp_make_temp_dir("timeline-threads");
+	struct tp_run run;
+	record_into(*dir, "rec", target, n, &run, false);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	return only_file(*dir, "rec.");
+}
+
 /*
  * The converter merges the records in a thread of its own beside the one writing the timeline
  * (TASKPROBE_TIMELINE_THREADS=2, the default on two CPUs or more): the output, its messages and
@@ -547,13 +559,8 @@ static void same_on_one_and_two(const char *rec, const char *const (*options)[7]
  */
 Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
 {
-	const char *target = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = tp_make_temp_dir("timeline-threads");
-	struct tp_run run;
-	record_into(dir, "rec", target, "16", &run, false);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	char *rec = only_file(dir, "rec.");
+	char *dir;
+	char *rec = fib_recording("16", &dir);
 	const char *const options[][7] = {{NULL},
 					  {"--format", "speedscope"},
 					  {"--to", "2ms"},
@@ -583,13 +590,8 @@ Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
  */
 Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 {
-	const char *target = tp_require_program(tp_target("omp_fib"), "clang and libomp-dev");
-	char *dir = tp_make_temp_dir("timeline-threads");
-	struct tp_run run;
-	record_into(dir, "rec", target, "20", &run, false);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	char *rec = only_file(dir, "rec.");
+	char *dir;
+	char *rec = fib_recording("20", &dir);
 	char tid[32];
 	snprintf(tid, sizeof tid, "%s", strrchr(rec, '.') + 1); /* the main thread's */
 	const char *const options[][7] = {
