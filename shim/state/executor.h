@@ -360,8 +360,7 @@ tp_task_ended_park_quick(struct tp_thread *self, uint64_t task, enum tp_terminat
 			 uint32_t spawn_stack)
 {
 	self->task = 0;
-	self->parked = true;
-	self->parked_by = NULL;
+	tp_thread_parked_by_executor(self);
 	tp_fire_task_end_park(task, (uint32_t)reason, spawn_stack);
 }
 
@@ -388,8 +387,7 @@ tp_task_poll_end_in_sync_park_quick(struct tp_thread *self, uint64_t task, enum 
 {
 	uint32_t key = tp_spawn_site_key(site_address);
 	self->task = 0;
-	self->parked = true;
-	self->parked_by = NULL;
+	tp_thread_parked_by_executor(self);
 	tp_fire_task_poll_end_in_sync_park(task, (uint32_t)sync, key);
 }
 

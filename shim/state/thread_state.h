@@ -106,6 +106,16 @@ static inline bool tp_thread_recognize_worker(struct tp_thread *self)
 bool tp_thread_park(struct tp_thread *self, const void *by);
 
 /*
+ * The calling thread, not parked and live (its caller knows), is parked by its executor from now
+ * (tp_thread_park_unfired's step, which checks first).
+ */
+static inline void tp_thread_parked_by_executor(struct tp_thread *self)
+{
+	self->parked = true;
+	self->parked_by = NULL;
+}
+
+/*
  * tp_thread_park of an executor's own park (by NULL), whose worker-thread-park the caller fires
  * itself, with the event it follows at once (tp_fire_task_end_park): returns whether it parked.
  * Else (parked already, stopped by the process's exit) it does nothing, as tp_thread_park.
@@ -114,8 +124,7 @@ static inline bool tp_thread_park_unfired(struct tp_thread *self)
 {
 	if (self->parked || !tp_thread_live(self))
 		return false;
-	self->parked = true;
-	self->parked_by = NULL;
+	tp_thread_parked_by_executor(self);
 	return true;
 }
 void tp_thread_unpark(struct tp_thread *self);
