@@ -31,6 +31,25 @@ void follow_until_ended(pid_t pid, uint64_t start_ticks)
 		sleep_ms(FOLLOW_GONE_CHECK_MS);
 }
 
+bool follow_ended(const struct live_file *f)
+{
+	return live_process_ended(f->pid, f->header.start_ticks);
+}
+
+enum program_state follow_state(const struct live_snapshot *s, bool ended, uint64_t since_exit_ms)
+{
+	if (!s->header.exited)
+		return ended ? PROGRAM_GONE : PROGRAM_RUNNING;
+	return ended || since_exit_ms >= FOLLOW_SETTLE_MS ? PROGRAM_EXITED : PROGRAM_EXITING;
+}
+
+void follow_settle(const struct live_file *f)
+{
+	enum { STEP_MS = 10 };
+	for (unsigned waited = 0; !follow_ended(f) && waited < FOLLOW_SETTLE_MS; waited += STEP_MS)
+		sleep_ms(STEP_MS);
+}
+
 bool follow_open(struct live_file *f, pid_t pid, const struct follow *w, unsigned wait_ms,
 		 char *why, size_t why_size)
 {
@@ -62,7 +81,7 @@ bool follow_exec(struct live_file *f, const struct follow *w, unsigned within_ms
 {
 	if (within_ms == 0)
 		return exec_followed(f, w);
-	for (unsigned waited = 0; !live_process_gone(f->pid) && waited < within_ms;
+	for (unsigned waited = 0; !follow_ended(f) && waited < within_ms;
 	     waited += FOLLOW_CHECK_MS) {
 		sleep_ms(FOLLOW_CHECK_MS);
 		if (exec_followed(f, w))

@@ -19,6 +19,32 @@
 /* How long an exec's next image may take to make its file, in ms. */
 #define FOLLOW_EXEC_MS 1000
 
+/*
+ * How long an ended program's process may run on after it marked its exit, in ms, before its
+ * figures are taken as its last: its other threads count until the process ends (a runtime's
+ * workers end their waits while the exit handlers run), and an exec's next image runs on.
+ */
+#define FOLLOW_SETTLE_MS 1000
+
+/* What the console says of the program shown. */
+enum program_state {
+	PROGRAM_RUNNING,
+	PROGRAM_EXITING, /* it marked its exit, its process runs on: its figures may move */
+	PROGRAM_EXITED,  /* it marked its exit, and its figures are its last */
+	PROGRAM_GONE,    /* ended without marking its exit (killed?) */
+};
+
+/*
+ * The state shown with snapshot `s`: `ended` is whether the process had ended (or gone)
+ * before `s` was read, `since_exit_ms` how long ago an earlier snapshot first showed the exit
+ * mark (0: none did).
+ */
+enum program_state follow_state(const struct live_snapshot *s, bool ended, uint64_t since_exit_ms);
+/* Whether the process of `f` has ended (or gone, or its pid is another process's). */
+bool follow_ended(const struct live_file *f);
+/* Waits up to FOLLOW_SETTLE_MS for the process of `f` to end. */
+void follow_settle(const struct live_file *f);
+
 /* What is followed: the console's options. */
 struct follow {
 	pid_t run;       /* the run's own process: the one asked for */

@@ -154,5 +154,5 @@ bool live_process_ended(pid_t pid, uint64_t start_ticks)
 	if (!read_stat(pid, &state, &ticks))
 		return live_process_gone(pid);
 	/* a zombie (its parent has not waited for it yet), or the pid another process's now */
-	return state == 'Z' || state == 'X' || ticks != start_ticks;
+	return state == 'Z' || state == 'X' || (start_ticks != 0 && ticks != start_ticks);
 }

@@ -82,7 +82,7 @@ uint64_t live_spawned(const struct live_file *f);
 bool live_process_gone(pid_t pid);
 /*
  * Whether process `pid`, which started at `start_ticks` (/proc/PID/stat's starttime), has ended:
- * gone, a zombie, or the pid another process's now.
+ * gone, a zombie, or the pid another process's now (when `start_ticks` is known, not 0).
  */
 bool live_process_ended(pid_t pid, uint64_t start_ticks);
 

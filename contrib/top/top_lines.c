@@ -455,8 +455,8 @@ void waiter_line(char *out, size_t size, const struct thread_view *w, const stru
  * and the long-poll threshold. Where it is wider than `width`, if not 0, parts are left out:
  * the notes first, then "taskprobe top:" and the threshold.
  */
-void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone, pid_t program,
-		int width)
+void title_line(char *out, size_t size, const struct live_snapshot *s, enum program_state state,
+		pid_t program, int width)
 {
 	char elapsed[16], long_poll[16], whose[48] = "", notes[64] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
@@ -465,15 +465,18 @@ void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone
 		snprintf(whose, sizeof whose, ", started by %d's run", (int)program);
 	if (s->header.notes & TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP)
 		snprintf(notes, sizeof notes, " (libgomp program on libomp)");
-	const char *state = s->header.exited ? "exited after"
-			    : gone           ? "gone (killed?) after"
-					     : "running";
+	static const char *const said[] = {
+		[PROGRAM_RUNNING] = "running",
+		[PROGRAM_EXITING] = "exiting after",
+		[PROGRAM_EXITED] = "exited after",
+		[PROGRAM_GONE] = "gone (killed?) after",
+	};
 	int len = 0;
 	for (int with_notes = notes[0] != '\0'; with_notes >= 0; with_notes--) {
 		len = snprintf(out, size,
 			       "taskprobe top: %s (pid %u%s)%s %s %s | tasks %llu spawned, %llu "
 			       "alive, %llu done | long poll >= %s",
-			       s->comm, s->header.pid, whose, with_notes ? notes : "", state,
+			       s->comm, s->header.pid, whose, with_notes ? notes : "", said[state],
 			       elapsed, (unsigned long long)s->spawned,
 			       (unsigned long long)s->alive, (unsigned long long)s->done,
 			       long_poll);
@@ -481,7 +484,7 @@ void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone
 			return;
 	}
 	snprintf(out, size, "%s (pid %u%s) %s %s | %llu spawned, %llu alive, %llu done", s->comm,
-		 s->header.pid, whose, state, elapsed, (unsigned long long)s->spawned,
+		 s->header.pid, whose, said[state], elapsed, (unsigned long long)s->spawned,
 		 (unsigned long long)s->alive, (unsigned long long)s->done);
 }
 

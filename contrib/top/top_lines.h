@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "follow.h"
 #include "live_view.h"
 
 #define LINE_MAX_CHARS    1024
@@ -100,7 +101,7 @@ int widest_wait_site(const struct live_snapshot *s);
 /* --- above the tables --- */
 
 /* The title; `program` is the pid asked for, whose run the process shown may be a child of. */
-void title_line(char *out, size_t size, const struct live_snapshot *s, bool gone, pid_t program,
-		int width);
+void title_line(char *out, size_t size, const struct live_snapshot *s, enum program_state state,
+		pid_t program, int width);
 /* What the statistics could not count, in words ("; " between two), or "". */
 void losses_line(char *out, size_t size, const struct live_snapshot *s);

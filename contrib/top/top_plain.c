@@ -45,11 +45,11 @@ static void print_syncs(const struct live_snapshot *s)
 }
 
 /* One snapshot as plain text. */
-static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t program)
+static void print_snapshot(const struct live_snapshot *s, enum program_state state, pid_t program)
 {
 	char line[LINE_MAX_CHARS];
 	int width = widest_site(s);
-	title_line(line, sizeof line, s, gone, program, 0);
+	title_line(line, sizeof line, s, state, program, 0);
 	printf("%s\n", line);
 	live_format_figures(line, sizeof line, s, 0);
 	printf("%s\n", line);
@@ -111,42 +111,62 @@ static void print_snapshot(const struct live_snapshot *s, bool gone, pid_t progr
 	fflush(stdout);
 }
 
+/* A snapshot of `f`, sorted; false (said) when the file can no longer be read. */
+static bool read_snapshot(struct live_file *f, const struct live_snapshot *previous,
+			  struct live_snapshot *s, const struct options *o)
+{
+	char why[1024];
+	if (!live_snapshot(f, previous, s, why, sizeof why)) {
+		fflush(stdout);
+		fprintf(stderr, "taskprobe-top: %s\n", why);
+		return false;
+	}
+	live_sort_sites(s, o->sort, o->ascending);
+	return true;
+}
+
 /* Plain-text snapshots: one (--once), or one an interval until the program ends. */
 int run_plain(struct live_file *f, const struct options *o)
 {
 	static struct live_snapshot snapshots[2];
 	int current = 0;
 	struct live_snapshot *previous = NULL;
-	char why[1024];
 	const struct follow w = following(o);
+	bool settled = false; /* waited for the exiting program's process to end */
 	for (;;) {
-		bool gone = live_process_gone(f->pid);
+		bool ended = follow_ended(f); /* before the figures: then they are its last */
 		struct live_snapshot *s = &snapshots[current];
-		if (!live_snapshot(f, previous, s, why, sizeof why)) {
-			fflush(stdout);
-			fprintf(stderr, "taskprobe-top: %s\n", why);
+		if (!read_snapshot(f, previous, s, o))
 			return 1;
-		}
-		bool ended = s->header.exited || gone;
 		/* the run's process has no task: another of the run's (follow_child) */
 		if (follow_child(f, &w, s, false)) {
 			previous = NULL;
 			continue;
 		}
-		live_sort_sites(s, o->sort, o->ascending);
 		/* an exec's next image: followed, within a moment */
-		if (ended && !o->once && follow_exec(f, &w, FOLLOW_EXEC_MS)) {
+		bool stopping = s->header.exited || ended;
+		if (stopping && !o->once && follow_exec(f, &w, FOLLOW_EXEC_MS)) {
 			previous = NULL;
 			continue;
 		}
-		print_snapshot(s, gone, o->pid);
+		/* an exit marked, its process running on (exit handlers, a runtime's workers ending
+		 * their waits): its figures once it ended */
+		if (s->header.exited && !ended && !o->once) {
+			follow_settle(f);
+			settled = true;
+			ended = follow_ended(f);
+			if (!read_snapshot(f, previous, s, o))
+				return 1;
+		}
+		print_snapshot(s, follow_state(s, ended, settled ? FOLLOW_SETTLE_MS : 0), o->pid);
 		if (o->once)
 			return 0;
-		if (ended) { /* its last figures are out: the run's next program, or the run's end */
+		if (stopping) { /* its last figures are out: the run's next program, or the run's end */
 			if (!follow_next_process(f, &w, s))
 				return 0;
 			printf("\n");
 			previous = NULL;
+			settled = false;
 			continue;
 		}
 		printf("\n");

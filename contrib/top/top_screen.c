@@ -108,20 +108,35 @@ static void select_index(struct screen *sc)
 	}
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* A new snapshot shown; false (with `why`) when the file can no longer be read. */
 static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 {
 	int next = sc->have_previous ? 1 - sc->current : sc->current;
 	const struct live_snapshot *previous = sc->have_previous ? shown(sc) : NULL;
-	sc->gone = live_process_gone(sc->file->pid);
+	if (previous == NULL)
+		sc->exit_seen_ms = 0;
+	uint64_t now = monotonic_ms();
+	bool ended = follow_ended(sc->file); /* before the figures: then they are its last */
 	if (!live_snapshot(sc->file, previous, &sc->snapshots[next], why, why_size))
 		return false;
 	if (follow_child(sc->file, &sc->follow, &sc->snapshots[next], false)) {
-		sc->gone = live_process_gone(sc->file->pid);
 		previous = NULL;
+		sc->exit_seen_ms = 0;
+		ended = follow_ended(sc->file);
 		if (!live_snapshot(sc->file, NULL, &sc->snapshots[next], why, why_size))
 			return false;
 	}
+	sc->state = follow_state(&sc->snapshots[next], ended,
+				 sc->exit_seen_ms != 0 ? now - sc->exit_seen_ms : 0);
+	if (sc->snapshots[next].header.exited && sc->exit_seen_ms == 0)
+		sc->exit_seen_ms = now;
 	live_sort_sites(&sc->snapshots[next], sc->sort, sc->ascending);
 	sc->current = next;
 	sc->have_previous = true;
@@ -249,7 +264,7 @@ static void draw(struct screen *sc)
 {
 	char line[LINE_MAX_CHARS];
 	const struct live_snapshot *s = shown(sc);
-	title_line(line, sizeof line, s, sc->gone, sc->options->pid, COLS);
+	title_line(line, sizeof line, s, sc->state, sc->options->pid, COLS);
 	put_line(0, line, style(sc, PAIR_TITLE), true);
 	live_format_figures(line, sizeof line, s, COLS);
 	put_line(1, line, 0, false);
@@ -378,13 +393,6 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	return true;
 }
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Whether the full-screen view can be: keys to read (standard input a terminal), a terminal to
  * draw on with cursor addressing at least; else why not, in `why`.
@@ -449,20 +457,22 @@ int run_screen(struct live_file *f, const struct options *o)
 		bool refresh_now = false;
 		if (key != ERR && !on_key(&sc, key, &refresh_now))
 			break;
-		bool ended = shown(&sc)->header.exited || sc.gone;
+		bool ended = sc.state != PROGRAM_RUNNING;
 		if (ended &&
 		    follow_exec(f, &sc.follow, 0)) { /* an exec made the program a new file */
 			sc.have_previous = false;
 			ended = false;
 			refresh_now = true;
 		}
+		/* an exiting program's figures move until its process ended */
+		bool last_shown = ended && sc.state != PROGRAM_EXITING;
 		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
 			/* an ended program's last figures stay an interval: then the run's next */
-			if (ended && follow_child(f, &sc.follow, shown(&sc), true)) {
+			if (last_shown && follow_child(f, &sc.follow, shown(&sc), true)) {
 				sc.have_previous = false;
-				ended = false;
+				last_shown = false;
 			}
-			if ((!ended || refresh_now) && !take_snapshot(&sc, why, sizeof why)) {
+			if ((!last_shown || refresh_now) && !take_snapshot(&sc, why, sizeof why)) {
 				readable = false;
 				break;
 			}

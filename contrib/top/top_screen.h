@@ -35,7 +35,8 @@ struct screen {
 	bool losses; /* the view of where the loss is: regions' balance, sync sites (p) */
 	int detail_scroll;
 	bool colours;
-	bool gone;
+	enum program_state state; /* of the snapshot shown */
+	uint64_t exit_seen_ms;    /* when a snapshot first showed the exit mark, 0 none did */
 };
 
 /*
