@@ -20,7 +20,8 @@ struct round_trip_step {
 	int64_t arg[6]; /* its arguments as the converter gives them */
 	bool by_wait;   /* worker-thread-park/unpark: a wait's (else the executor's) */
 	bool joint;     /* given with the next step in one call, at one moment, as the event layer
-			   gives an executor's unpark and the poll it starts, a spawn and its wake */
+			   gives an executor's unpark and the poll it starts, a spawn and its wake,
+			   a switch, a task's end with what follows it (events.h) */
 };
 
 /* Task ids, shifted by ROUND_TRIP_WIDE in the second pass: none of them fits 32 bits then. */
@@ -104,6 +105,27 @@ static const struct round_trip_step round_trip_steps[] = {
 	/* a wait whose end is another object's: not folded */
 	STEP(TP_RECORD_WAIT_START, 2, 0x3000, -1, 0, 0),
 	STEP(TP_RECORD_WAIT_END, 2, 0x3008, 1, 0),
+	/* the event layer's combined calls (events.h), each at one moment: a switch (the poll's
+	 * end folds, the next poll a record) */
+	STEP(TP_RECORD_TASK_POLL_START, 5),
+	JOINT(TP_RECORD_TASK_POLL_END, 5, 0, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 6),
+	/* a switch to a task it wakes (the wake and the poll a record each) */
+	JOINT(TP_RECORD_TASK_POLL_END, 6, 0, 0, 0),
+	JOINT(TP_RECORD_TASK_WAKE, 7, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 7),
+	/* a task's end and a switch (the end folds, the next poll a record) */
+	JOINT(TP_RECORD_TASK_TERMINATE, 7, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 7, 1, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 8),
+	/* a poll's end and its executor's park (folded) */
+	JOINT(TP_RECORD_TASK_POLL_END, 8, 0, 0, 0),
+	STEP(TP_RECORD_WORKER_PARK, 0),
+	/* a task's end and its executor's park (folded into its poll's record) */
+	STEP(TP_RECORD_TASK_POLL_START, 9),
+	JOINT(TP_RECORD_TASK_TERMINATE, 9, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 9, 1, 0, 0),
+	STEP(TP_RECORD_WORKER_PARK, 0),
 	/* messages */
 	STEP(TP_RECORD_MPI_SEND, 1, 7, 0x44000000, 64),
 	STEP(TP_RECORD_MPI_RECV, 1, 7, 0x44000000, 128),

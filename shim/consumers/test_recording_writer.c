@@ -21,6 +21,43 @@
 /* No probe is in this program, and so no section of their sites: an empty one. */
 __attribute__((section("tp_probe_sites"), used)) static const uintptr_t no_probe_sites[0];
 
+/* Step `s`'s task (its arg0), shifted in the wide pass. */
+static uint64_t task_of(const struct round_trip_step *s, int64_t wide)
+{
+	return (uint64_t)(s->arg[0] + (s->arg[0] ? wide : 0));
+}
+
+/*
+ * A poll's end (sync none) given jointly with what follows it (`then`): a switch, a switch to a
+ * task it wakes, its executor's park; returns the steps given.
+ */
+static size_t poll_end_joint(uint64_t task, uint32_t done, const struct round_trip_step *then,
+			     int64_t wide)
+{
+	switch (then->type) {
+	case TP_RECORD_WORKER_PARK:
+		tp_record_task_poll_end_park(task, done, tp_clock_now());
+		return 2;
+	case TP_RECORD_TASK_WAKE: /* the switch's next poll the step after the wake */
+		tp_record_task_switch_woken(task, done, task_of(then, wide), tp_clock_now());
+		return 3;
+	default:
+		tp_record_task_switch(task, done, task_of(then, wide), tp_clock_now());
+		return 2;
+	}
+}
+
+/* A task's end with its last poll's end (the next step) and what follows them, jointly. */
+static size_t end_joint(uint64_t task, uint32_t reason, const struct round_trip_step *then,
+			int64_t wide)
+{
+	if (then->type == TP_RECORD_WORKER_PARK)
+		tp_record_task_end_park(task, reason, tp_clock_now());
+	else
+		tp_record_task_end_switch(task, reason, task_of(then, wide), tp_clock_now());
+	return 3;
+}
+
 /* Gives step `s` (and the next with it, when it is joint); returns the steps given. */
 static size_t give(const struct round_trip_step *s, int64_t wide)
 {
@@ -38,11 +75,8 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 		tp_record_task_wake(a[0], a[1], tp_clock_now());
 		break;
 	case TP_RECORD_WORKER_UNPARK:
-		if (s->joint) {
-			/* the poll's start: its task id, as a[0] is this step's */
-			const struct round_trip_step *next = s + 1;
-			tp_record_unpark_poll_start(next->arg[0] + (next->arg[0] ? wide : 0),
-						    tp_clock_now());
+		if (s->joint) { /* the poll's start the next step */
+			tp_record_unpark_poll_start(task_of(s + 1, wide), tp_clock_now());
 			return 2;
 		}
 		tp_record_worker_unpark(s->by_wait);
@@ -54,9 +88,13 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 		tp_record_task_poll_start(a[0], tp_clock_now());
 		break;
 	case TP_RECORD_TASK_TERMINATE:
+		if (s->joint)
+			return end_joint(a[0], (uint32_t)a[1], s + 2, wide);
 		tp_record_task_terminate(a[0], (uint32_t)a[1], tp_clock_now());
 		break;
 	case TP_RECORD_TASK_POLL_END:
+		if (s->joint)
+			return poll_end_joint(a[0], (uint32_t)a[1], s + 1, wide);
 		tp_record_task_poll_end(a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3],
 					tp_clock_now());
 		break;
