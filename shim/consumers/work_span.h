@@ -521,6 +521,15 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
 }
 
 /*
+ * Path `p` forgotten: of length 0, it is never taken over another, and its sites are never read
+ * (tp_span_path_max); its end and placed length are, at the joins that do not take it.
+ */
+static inline void tp_span_path_forget(struct tp_live_path *p)
+{
+	p->ns = p->burdened_ns = p->ended_ns = p->placed_ns = 0;
+}
+
+/*
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
  * encountering task's fragment up to the start of the region's implicit task on the primary),
  * published by the primary at its implicit task's spawn, read by the region's other threads,
@@ -542,10 +551,13 @@ void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
 /* A region of site row `row` starts with the path `p`. */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 
-/* Whether the poll of `t` that starts needs the barrier's frozen path. */
+/*
+ * Whether the poll of `t` that starts needs the barrier's frozen path: its last poll ended in a
+ * barrier (a task not polled yet has none: tp_span_spawned).
+ */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return t->started && tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
+	return tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
 }
 
 /*
