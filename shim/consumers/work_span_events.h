@@ -28,26 +28,28 @@ static inline __attribute__((always_inline)) void tp_span_lock(int *lock)
 }
 
 /* The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
- * entry, or 0 when the pool is spent); one that holds twice a batch gives the older half back. */
-uint32_t tp_span_alloc_refill(struct tp_span_cache *c);
+ * entry, or NULL when the pool is spent); one that holds twice a batch gives the older half back. */
+struct tp_span_task *tp_span_alloc_refill(struct tp_span_cache *c);
 void tp_span_free_batch(struct tp_span_cache *c);
 
-/* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
-static inline __attribute__((always_inline)) uint32_t tp_span_alloc(struct tp_span_cache *c)
+/* An entry for a new task, or NULL when the pool is spent (entries of tasks alive, in caches). */
+static inline __attribute__((always_inline)) struct tp_span_task *
+tp_span_alloc(struct tp_span_cache *c)
 {
-	uint32_t id = c->free;
-	if (__builtin_expect(id == 0, 0))
+	struct tp_span_task *t = c->free;
+	if (__builtin_expect(t == NULL, 0))
 		return tp_span_alloc_refill(c);
-	c->free = (uint32_t)tp_span_at(id)->parent;
+	c->free = (struct tp_span_task *)(uintptr_t)t->parent;
 	c->count = c->count > 0 ? c->count - 1 : 0;
-	return id;
+	return t;
 }
 
-/* Entry `id` is free again (its task ended), into the calling thread's cache. */
-static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_cache *c, uint32_t id)
+/* Entry `t` is free again (its task ended), into the calling thread's cache. */
+static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_cache *c,
+							       struct tp_span_task *t)
 {
-	tp_span_at(id)->parent = c->free;
-	c->free = id;
+	t->parent = (uintptr_t)c->free;
+	c->free = t;
 	if (__builtin_expect(++c->count >= 2 * TP_SPAN_BATCH, 0))
 		tp_span_free_batch(c);
 }
