@@ -79,9 +79,12 @@ static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct t
 {
 	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
 	const uint8_t tag = (uint8_t)(row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1);
-	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
+	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps. A
+	 * site has one place on a path, sought from the last: places are taken in the order the
+	 * path's tasks ran, and a poll's site is most often among the latest (the task's own,
+	 * polled again; its parent's) */
 #pragma GCC unroll 4
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+	for (unsigned k = TP_LIVE_PATH_SITES; k-- > 0;)
 		if (tp_span_place_tag(&p->sites[k]) == tag)
 			return k;
 	unsigned at = 0;
