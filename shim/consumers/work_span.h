@@ -559,7 +559,8 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p);
  */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
+	/* tp_span_join_of's one sync that joins everything ended: one compare at every poll */
+	return t->sync == TP_SYNC_BARRIER;
 }
 
 /*
