@@ -57,8 +57,8 @@ static inline uint32_t task_row(uint32_t site)
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when its window is full (counted).
  */
-static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region, uint32_t span,
-				      uint64_t ready_ns)
+static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region,
+				      struct tp_span_task *span, uint64_t ready_ns)
 {
 	uint32_t h = task_hash(task);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
@@ -70,7 +70,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 			continue;
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->span, tp_span_at(span), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
 		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
 		set64(&e->polled_ns, 0);
@@ -260,14 +260,14 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
-	uint32_t span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != 0 ? task_insert(task, row,
-						       region_of(parent, site, by_program, row),
-						       span, ready ? now : 0)
-					 : NULL;
-	if (e == NULL && span != 0)
+	struct tp_span_task *span = tp_span_alloc(&local.span_cache);
+	struct task_entry *e = span != NULL ? task_insert(task, row,
+							  region_of(parent, site, by_program, row),
+							  span, ready ? now : 0)
+					    : NULL;
+	if (e == NULL && span != NULL)
 		tp_span_free(&local.span_cache, span);
-	else if (span == 0)
+	else if (span == NULL)
 		count(&header->tasks_untracked);
 	if (e != NULL) {
 		struct tp_live_site_stats *r = &local.rows[row];
@@ -606,7 +606,7 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 		if (edges > 0)
 			live_successors_follow(task, edges, &end);
 	}
-	tp_span_free(&local.span_cache, span_id(t));
+	tp_span_free(&local.span_cache, t);
 }
 
 void tp_live_task_terminate(uint64_t task, uint64_t at)
@@ -616,7 +616,7 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 		return;
 	if (enter(TAKES_SLOT) == NULL) {
 		/* the entry is freed even when the end cannot be counted, not left taken */
-		uint32_t span = span_id(span_of(e));
+		struct tp_span_task *span = span_of(e);
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 		if (!local.busy) /* else a signal handler's: its state is left (counted) */
 			tp_span_free(&local.span_cache, span);

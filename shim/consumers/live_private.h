@@ -50,7 +50,7 @@ struct task_entry {
 	uint16_t row;    /* its site's row */
 	uint16_t region; /* its parallel region's row (its implicit task's site's), 0 none */
 	/* its work and span state (work_span.h): its address, as every event of the task reads it
-	 * (its id in the pool, for its free, from it: span_id) */
+	 * (and its free gives it back) */
 	struct tp_span_task *span;
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
@@ -320,12 +320,6 @@ static inline struct task_entry *task_find(uint64_t task)
 static inline struct tp_span_task *span_of(const struct task_entry *e)
 {
 	return __atomic_load_n(&e->span, __ATOMIC_RELAXED);
-}
-
-/* The id of state `t` in the pool (tp_span_alloc's, tp_span_free's). */
-static inline uint32_t span_id(const struct tp_span_task *t)
-{
-	return (uint32_t)(t - tp_span_pool) + 1;
 }
 
 /*

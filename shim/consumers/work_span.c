@@ -17,8 +17,8 @@ static uint64_t *pool_holds; /* tp_span_pool_start's holds */
 static uint32_t capacity;
 static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
 /*
- * Batches given back: a stack of lists of free entries, each linked through `parent`, the next
- * batch's first id in its first entry's `kids.ns`. The head is the first batch's id in its low
+ * Batches given back: a stack of lists of free entries, each linked through `parent` (addresses,
+ * as the caches' lists), the next batch's first id in its first entry's `kids.ns`. The head is the first batch's id in its low
  * 32 bits and a count of pops in its high ones, so that a pop never takes a batch that was
  * popped and pushed back meanwhile (ABA).
  */
@@ -38,13 +38,14 @@ void tp_span_pool_start(struct tp_span_task *entries, uint64_t *holds, uint32_t 
 	__atomic_store_n(&batches, 0, __ATOMIC_RELAXED);
 }
 
-/* Pushes the list of `first` (linked through `parent`, ended by 0) as one batch. */
-static void push_batch(uint32_t first)
+/* Pushes the list of `first` (linked through `parent`, ended by NULL) as one batch. */
+static void push_batch(struct tp_span_task *first)
 {
+	uint32_t id = (uint32_t)(first - tp_span_pool) + 1;
 	uint64_t head = __atomic_load_n(&batches, __ATOMIC_RELAXED);
 	do
-		tp_span_at(first)->kids.ns = (uint32_t)head;
-	while (!__atomic_compare_exchange_n(&batches, &head, (head & ~0xffffffffull) | first, true,
+		first->kids.ns = (uint32_t)head;
+	while (!__atomic_compare_exchange_n(&batches, &head, (head & ~0xffffffffull) | id, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
@@ -60,40 +61,40 @@ static bool pop_batch(struct tp_span_cache *c)
 						 __ATOMIC_RELAXED);
 	} while (!__atomic_compare_exchange_n(&batches, &head, next, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_ACQUIRE));
-	c->free = (uint32_t)head;
+	c->free = tp_span_at((uint32_t)head);
 	c->count = TP_SPAN_BATCH; /* about: a thread's last batch may be shorter */
 	return true;
 }
 
-uint32_t tp_span_alloc_refill(struct tp_span_cache *c)
+struct tp_span_task *tp_span_alloc_refill(struct tp_span_cache *c)
 {
-	if (c->free == 0 && !pop_batch(c) && c->bump == c->bump_end) {
+	if (c->free == NULL && !pop_batch(c) && c->bump == c->bump_end) {
 		uint32_t at = __atomic_fetch_add(&pool_used, TP_SPAN_CHUNK, __ATOMIC_RELAXED);
 		if (at >= capacity)
-			return 0;
+			return NULL;
 		c->bump = at + 1;
 		c->bump_end = (at + TP_SPAN_CHUNK < capacity ? at + TP_SPAN_CHUNK : capacity) + 1;
 	}
-	if (c->free == 0)
-		return c->bump++;
+	if (c->free == NULL)
+		return tp_span_at(c->bump++);
 	return tp_span_alloc(c);
 }
 
 void tp_span_free_batch(struct tp_span_cache *c)
 {
 	/* more than it needs: the older half goes back */
-	uint32_t last = c->free;
+	struct tp_span_task *last = c->free;
 	for (unsigned k = 1; k < TP_SPAN_BATCH; k++)
-		last = (uint32_t)tp_span_at(last)->parent;
-	uint32_t batch = (uint32_t)tp_span_at(last)->parent;
-	tp_span_at(last)->parent = 0;
+		last = (struct tp_span_task *)(uintptr_t)last->parent;
+	struct tp_span_task *batch = (struct tp_span_task *)(uintptr_t)last->parent;
+	last->parent = 0;
 	c->count = TP_SPAN_BATCH;
 	push_batch(batch);
 }
 
 void tp_span_cache_flush(struct tp_span_cache *c)
 {
-	if (c->free != 0)
+	if (c->free != NULL)
 		push_batch(c->free);
 	*c = (struct tp_span_cache){0};
 }

@@ -411,7 +411,7 @@ static inline bool tp_span_resumes_section(bool still_holder)
  */
 struct tp_span_task {
 	struct tp_live_path in, kids, desc;
-	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's id) */
+	uint64_t parent; /* its parent task's id, 0 none (free: the next free entry's address) */
 	int lock; /* taken to fold a child's end into kids and desc, or a predecessor's into in */
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
@@ -435,9 +435,10 @@ static inline const struct tp_live_path *tp_span_desc(const struct tp_span_task 
 /*
  * The tasks' states: a pool of entries handed out by a thread's own cache, most recently freed
  * first, so that a thread that spawns and ends tasks reuses the same few (in its caches): an
- * entry is found from its task's entry in the table of tasks alive, by its id. A cache gives
+ * entry is found from its task's entry in the table of tasks alive, by its address. A cache gives
  * entries back to the pool in batches once it holds more than it needs, and all of them when its
- * thread ends. Ids are 1 to the pool's capacity; 0 is none.
+ * thread ends. A cache's list is of addresses (each task's alloc and free, no conversion); the
+ * pool's batches are of ids, 1 to the pool's capacity (0: none), beside a count in one word.
  */
 #define TP_SPAN_CHUNK 64 /* entries a cache takes from the pool at a time */
 #define TP_SPAN_BATCH 64 /* and gives back at a time, once it holds twice as many */
@@ -445,8 +446,9 @@ static inline const struct tp_live_path *tp_span_desc(const struct tp_span_task 
  * before the table of tasks alive fills. */
 #define TP_SPAN_CACHE_MOST (2 * TP_SPAN_BATCH + TP_SPAN_CHUNK)
 struct tp_span_cache {
-	uint32_t free;  /* the first entry of its free list (0: none), linked through `parent` */
-	uint32_t count; /* entries on that list */
+	struct tp_span_task
+		*free;           /* its free list's first entry (NULL: none), linked by `parent` */
+	uint32_t count;          /* entries on that list */
 	uint32_t bump, bump_end; /* a chunk of the pool never used yet */
 };
 
@@ -521,6 +523,15 @@ static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_l
 }
 
 /*
+ * Path `p` forgotten: of length 0, it is never taken over another, and its sites are never read
+ * (tp_span_path_max); its end and placed length are, at the joins that do not take it.
+ */
+static inline void tp_span_path_forget(struct tp_live_path *p)
+{
+	p->ns = p->burdened_ns = p->ended_ns = p->placed_ns = 0;
+}
+
+/*
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
  * encountering task's fragment up to the start of the region's implicit task on the primary),
  * published by the primary at its implicit task's spawn, read by the region's other threads,
@@ -542,10 +553,14 @@ void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
 /* A region of site row `row` starts with the path `p`. */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 
-/* Whether the poll of `t` that starts needs the barrier's frozen path. */
+/*
+ * Whether the poll of `t` that starts needs the barrier's frozen path: its last poll ended in a
+ * barrier (a task not polled yet has none: tp_span_spawned).
+ */
 static inline bool tp_span_barrier_needs(const struct tp_span_task *t)
 {
-	return t->started && tp_span_join_of(t->sync) == TP_SPAN_JOIN_ENDED;
+	/* tp_span_join_of's one sync that joins everything ended: one compare at every poll */
+	return t->sync == TP_SYNC_BARRIER;
 }
 
 /*

@@ -28,28 +28,46 @@ static inline __attribute__((always_inline)) void tp_span_lock(int *lock)
 }
 
 /* The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
- * entry, or 0 when the pool is spent); one that holds twice a batch gives the older half back. */
-uint32_t tp_span_alloc_refill(struct tp_span_cache *c);
+ * entry, or NULL when the pool is spent); one that holds twice a batch gives the older half back. */
+struct tp_span_task *tp_span_alloc_refill(struct tp_span_cache *c);
 void tp_span_free_batch(struct tp_span_cache *c);
 
-/* An entry for a new task, or 0 when the pool is spent (entries of tasks alive, in caches). */
-static inline __attribute__((always_inline)) uint32_t tp_span_alloc(struct tp_span_cache *c)
+/* An entry for a new task, or NULL when the pool is spent (entries of tasks alive, in caches). */
+static inline __attribute__((always_inline)) struct tp_span_task *
+tp_span_alloc(struct tp_span_cache *c)
 {
-	uint32_t id = c->free;
-	if (__builtin_expect(id == 0, 0))
+	struct tp_span_task *t = c->free;
+	if (__builtin_expect(t == NULL, 0))
 		return tp_span_alloc_refill(c);
-	c->free = (uint32_t)tp_span_at(id)->parent;
+	c->free = (struct tp_span_task *)(uintptr_t)t->parent;
 	c->count = c->count > 0 ? c->count - 1 : 0;
-	return id;
+	return t;
 }
 
-/* Entry `id` is free again (its task ended), into the calling thread's cache. */
-static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_cache *c, uint32_t id)
+/* Entry `t` is free again (its task ended), into the calling thread's cache. */
+static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_cache *c,
+							       struct tp_span_task *t)
 {
-	tp_span_at(id)->parent = c->free;
-	c->free = id;
+	t->parent = (uintptr_t)c->free;
+	c->free = t;
 	if (__builtin_expect(++c->count >= 2 * TP_SPAN_BATCH, 0))
 		tp_span_free_batch(c);
+}
+
+/*
+ * A place's bits above its time (TP_LIVE_PATH_ROW_SHIFT's row and TP_LIVE_PATH_USED): its highest
+ * byte, compared where it lies (a byte compared in memory is one instruction, the word shifted
+ * three).
+ */
+_Static_assert(TP_LIVE_PATH_NS_BITS == 56 && TP_LIVE_SITES <= 128,
+	       "a place's row and use are its highest byte");
+static inline __attribute__((always_inline)) uint8_t tp_span_place_tag(const uint64_t *place)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return ((const uint8_t *)place)[sizeof *place - 1];
+#else
+	return (uint8_t)(*place >> TP_LIVE_PATH_NS_BITS);
+#endif
 }
 
 /*
@@ -60,11 +78,14 @@ static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct t
 									uint32_t row)
 {
 	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
-	const uint64_t tag = (uint64_t)row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1;
-	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps */
+	const uint8_t tag = (uint8_t)(row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1);
+	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps. A
+	 * site has one place on a path, sought from the last: places are taken in the order the
+	 * path's tasks ran, and a poll's site is most often among the latest (the task's own,
+	 * polled again; its parent's) */
 #pragma GCC unroll 4
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		if (p->sites[k] >> TP_LIVE_PATH_NS_BITS == tag)
+	for (unsigned k = TP_LIVE_PATH_SITES; k-- > 0;)
+		if (tp_span_place_tag(&p->sites[k]) == tag)
 			return k;
 	unsigned at = 0;
 #pragma GCC unroll 4
@@ -79,7 +100,7 @@ static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct t
 			    (p->sites[at] & TP_LIVE_PATH_NS_MASK))
 				at = k;
 	}
-	p->sites[at] = tag << TP_LIVE_PATH_NS_BITS;
+	p->sites[at] = (uint64_t)tag << TP_LIVE_PATH_NS_BITS;
 	p->fragments[at] = 0;
 	return at;
 }
@@ -114,9 +135,8 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 	t->in.ended_ns = ns_now;
 	if (fork_row != 0)
 		tp_span_fork_joined(&t->in, fork_row);
-	/* a path of length 0 is never taken over another: its sites are never read (its placed
-	 * length is: the entry's last task's must not stay) */
-	t->kids.ns = t->kids.ended_ns = t->kids.placed_ns = 0;
+	/* none of its children ended: the entry's last task's placed length must not stay */
+	tp_span_path_forget(&t->kids);
 	t->desc_is_kids = true;
 	t->parent = parent;
 	t->parent_at = parent_at;
@@ -170,29 +190,56 @@ tp_span_thread_fragment_starts(struct tp_span_thread *th, uint32_t row, uint64_t
 }
 
 /*
- * The start path in th->in joins what a sync's end joins (tp_span_join_steps' `steps`), and
- * forgets what it says: apart from the polls after a switch out, the most frequent.
+ * `into` becomes the longest of the `n` paths `p` as tp_span_path_max from a copy of the first
+ * would make it (the first of the longest, the last end, the largest placed length), in one copy
+ * of a path, not one a join.
+ */
+static inline __attribute__((always_inline)) void
+tp_span_path_max_of(struct tp_live_path *into, const struct tp_live_path *const *p, unsigned n)
+{
+	const struct tp_live_path *longest = p[0];
+	uint64_t ended = p[0]->ended_ns, placed = p[0]->placed_ns;
+	for (unsigned k = 1; k < n; k++) {
+		if (p[k]->ns > longest->ns)
+			longest = p[k];
+		if (p[k]->ended_ns > ended)
+			ended = p[k]->ended_ns;
+		if (p[k]->placed_ns > placed)
+			placed = p[k]->placed_ns;
+	}
+	*into = *longest;
+	into->ended_ns = ended;
+	into->placed_ns = placed;
+}
+
+/*
+ * The start path in th->in is `t`'s own joined with what a sync's end joins (tp_span_join_steps'
+ * `steps`), and `t` forgets what it says: apart from the polls after a switch out, the most
+ * frequent. Under t's lock (its children's ends come into kids and desc on any thread).
  */
 static inline __attribute__((always_inline)) void
 tp_span_sync_joined(struct tp_span_task *t, struct tp_span_thread *th, unsigned steps,
 		    const struct tp_live_path *frozen)
 {
+	const struct tp_live_path *joined[4] = {&t->in};
+	unsigned n = 1;
 	if (steps & TP_SPAN_JOINS_KIDS)
-		tp_span_path_max(&th->in, &t->kids);
+		joined[n++] = &t->kids;
 	if (steps & TP_SPAN_JOINS_DESC)
-		tp_span_path_max(&th->in, tp_span_desc(t));
+		joined[n++] = tp_span_desc(t);
 	if ((steps & TP_SPAN_JOINS_ENDED) && frozen != NULL)
-		tp_span_path_max(&th->in, frozen);
+		joined[n++] = frozen;
+	tp_span_path_max_of(&th->in, joined, n);
 	bool forgets_kids = steps & TP_SPAN_FORGETS_KIDS,
 	     forgets_desc = steps & TP_SPAN_FORGETS_DESC;
 	if (forgets_kids && forgets_desc) {
-		memset(&t->kids, 0, sizeof t->kids); /* both none: the same */
+		tp_span_path_forget(&t->kids); /* both none: the same */
 		t->desc_is_kids = true;
 	} else if (forgets_kids || forgets_desc) {
 		if (t->desc_is_kids && forgets_kids)
 			t->desc = t->kids;
 		t->desc_is_kids = false;
-		memset(forgets_kids ? &t->kids : &t->desc, 0, sizeof t->kids);
+		tp_span_path_forget(forgets_kids ? &t->kids : &t->desc);
 	}
 }
 
@@ -230,11 +277,11 @@ tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t t
 		return tp_span_thread_fragment_starts(th, row, now, placed_before);
 	}
 	/* the start path is built in th->in itself (one copy per poll: a path is large); the
-	 * thread's previous fragment's end is kept aside only when it joins */
-	tp_span_lock(&t->lock);
-	/* tp_span_start_steps' rule, each join's steps a constant (their tests folded away) */
+	 * thread's previous fragment's end is kept aside only when it joins. tp_span_start_steps'
+	 * rule, each join's steps a constant (their tests folded away) */
 	switch (tp_span_join_of(t->sync)) {
 	case TP_SPAN_JOIN_THREAD:
+		/* no lock: of a task polled before, the other threads write kids and desc only */
 		if (tp_span_follows_thread(t->ran_undeferred,
 					   th->last_task != 0 && th->last_task != task,
 					   th->free_ns >= suspended_ns))
@@ -244,19 +291,21 @@ tp_span_poll_start(struct tp_span_task *t, struct tp_span_thread *th, uint64_t t
 			th->in = t->in;
 		break;
 	case TP_SPAN_JOIN_CHILDREN:
-		th->in = t->in;
+		tp_span_lock(&t->lock);
 		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_CHILDREN), frozen);
+		tp_spin_unlock(&t->lock);
 		break;
 	case TP_SPAN_JOIN_DESCENDANTS:
-		th->in = t->in;
+		tp_span_lock(&t->lock);
 		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_DESCENDANTS), frozen);
+		tp_spin_unlock(&t->lock);
 		break;
 	case TP_SPAN_JOIN_ENDED:
-		th->in = t->in;
+		tp_span_lock(&t->lock);
 		tp_span_sync_joined(t, th, tp_span_join_steps(TP_SPAN_JOIN_ENDED), frozen);
+		tp_spin_unlock(&t->lock);
 		break;
 	}
-	tp_spin_unlock(&t->lock);
 	t->ran_undeferred = false;
 	uint64_t delay = tp_span_thread_fragment_starts(th, row, now, placed_before);
 	if (t->holding)
