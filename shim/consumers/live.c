@@ -470,7 +470,7 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		struct tp_span_task *t = suspended ? span_of(local.polled) : NULL;
 		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
-			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
+			add(&local.polled->polled_ns, d);
 			sync_wait_begins(t, sync, site);
 		}
 		if (local.span.in_graph) {
