@@ -9,6 +9,7 @@
 #include "live_private.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "in_process_consumers.h"
@@ -43,14 +44,18 @@ const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
  * changes once given (a fork's child keeps them; its threads' remembered rows start at site 0's,
  * TP_LIVE_NO_SITE).
  */
+static __attribute__((noinline)) void task_row_asked(uint32_t site)
+{
+	local.site_row = live_row_in(rows_by_site, site);
+	local.row_site = site;
+}
+
+/* task_row_asked apart: the callers' common case keeps nothing across a call. */
 static inline uint32_t task_row(uint32_t site)
 {
-	if (site == local.row_site)
-		return local.site_row;
-	uint32_t row = live_row_in(rows_by_site, site);
-	local.row_site = site;
-	local.site_row = row;
-	return row;
+	if (__builtin_expect(site != local.row_site, 0))
+		task_row_asked(site);
+	return local.site_row;
 }
 
 /*
@@ -81,19 +86,42 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	return NULL;
 }
 
-/* The slot's longest path becomes `end` (taskprobe_live.h: path_seq). */
+#if defined(__SANITIZE_THREAD__)
+#define LONGEST_COPIED_BY_VALUE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LONGEST_COPIED_BY_VALUE 1
+#endif
+#endif
+
+/*
+ * The slot's longest path becomes `end` (taskprobe_live.h: path_seq). At most poll ends (every
+ * one that lengthens the path): what changed is copied whole, its lengths and its sites with their
+ * fragments, inside the sequence that makes a reader read again what it saw half copied. A
+ * thread sanitizer's build copies value by value, the atomic stores it sees (barrier_join reads
+ * the slots in the process).
+ */
 static void slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
 {
-	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
+	_Static_assert(offsetof(struct tp_live_path, burdened_ns) == sizeof(uint64_t) &&
+			       offsetof(struct tp_live_path, fragments) ==
+				       offsetof(struct tp_live_path, sites) + sizeof end->sites,
+		       "the lengths copied, then the sites and their fragments, each in one piece");
+	uint32_t seq = s->path_seq;
+	__atomic_store_n(&s->path_seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+#ifndef LONGEST_COPIED_BY_VALUE
+	__builtin_memcpy(&s->longest.ns, &end->ns, 2 * sizeof end->ns);
+	__builtin_memcpy(s->longest.sites, end->sites, sizeof end->sites + sizeof end->fragments);
+#else
 	set64(&s->longest.ns, end->ns);
 	set64(&s->longest.burdened_ns, end->burdened_ns);
-#pragma GCC unroll 4 /* at every poll end that lengthens the path: its steps cost as much */
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		set64(&s->longest.sites[k], end->sites[k]);
 		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
+#endif
+	__atomic_store_n(&s->path_seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 /*
@@ -286,11 +314,13 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	leave();
 }
 
+/* At every spawn, before it: local.rows read after task_row, which may call. */
 int tp_live_wants_stack(uint32_t site)
 {
 	if (local.rows == NULL)
 		return 0;
-	uint64_t spawned = local.rows[task_row(site)].spawned;
+	uint32_t row = task_row(site);
+	uint64_t spawned = local.rows[row].spawned;
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
 			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
