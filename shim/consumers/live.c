@@ -9,7 +9,6 @@
 #include "live_private.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "in_process_consumers.h"
@@ -48,6 +47,7 @@ static __attribute__((noinline)) void task_row_asked(uint32_t site)
 {
 	local.site_row = live_row_in(rows_by_site, site);
 	local.row_site = site;
+	local.row_published = false;
 }
 
 /* task_row_asked apart: the callers' common case keeps nothing across a call. */
@@ -75,6 +75,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 			continue;
 		__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->span_id, span, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->span, tp_span_at(span), __ATOMIC_RELAXED);
 		set64(&e->ready_ns, ready_ns);
 		set64(&e->suspended_ns, 0);
@@ -84,44 +85,6 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	}
 	count(&header->tasks_untracked);
 	return NULL;
-}
-
-#if defined(__SANITIZE_THREAD__)
-#define LONGEST_COPIED_BY_VALUE 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LONGEST_COPIED_BY_VALUE 1
-#endif
-#endif
-
-/*
- * The slot's longest path becomes `end` (taskprobe_live.h: path_seq). At most poll ends (every
- * one that lengthens the path): what changed is copied whole, its lengths and its sites with their
- * fragments, inside the sequence that makes a reader read again what it saw half copied. A
- * thread sanitizer's build copies value by value, the atomic stores it sees (barrier_join reads
- * the slots in the process).
- */
-static void slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
-{
-	_Static_assert(offsetof(struct tp_live_path, burdened_ns) == sizeof(uint64_t) &&
-			       offsetof(struct tp_live_path, fragments) ==
-				       offsetof(struct tp_live_path, sites) + sizeof end->sites,
-		       "the lengths copied, then the sites and their fragments, each in one piece");
-	uint32_t seq = s->path_seq;
-	__atomic_store_n(&s->path_seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-#ifndef LONGEST_COPIED_BY_VALUE
-	__builtin_memcpy(&s->longest.ns, &end->ns, 2 * sizeof end->ns);
-	__builtin_memcpy(s->longest.sites, end->sites, sizeof end->sites + sizeof end->fragments);
-#else
-	set64(&s->longest.ns, end->ns);
-	set64(&s->longest.burdened_ns, end->burdened_ns);
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		set64(&s->longest.sites[k], end->sites[k]);
-		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
-	}
-#endif
-	__atomic_store_n(&s->path_seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 /*
@@ -135,7 +98,7 @@ static inline __attribute__((always_inline)) void slot_longest(struct tp_live_th
 	if (end->placed_ns > s->longest.placed_ns)
 		set64(&s->longest.placed_ns, end->placed_ns);
 	if (end->ns > s->longest.ns)
-		slot_longest_is(s, end);
+		live_slot_longest_is(s, end);
 }
 
 /*
@@ -285,7 +248,11 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		return;
 	uint32_t row = task_row(site);
 	uint64_t now = ns_at(at);
-	publish_site(row, site, by_program, 0);
+	/* once for the row it remembers (task_row), which a site's publication never leaves */
+	if (__builtin_expect(!local.row_published, 0)) {
+		publish_site(row, site, by_program, 0);
+		local.row_published = true;
+	}
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	uint32_t span = tp_span_alloc(&local.span_cache);
@@ -298,6 +265,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	else if (span == 0)
 		count(&header->tasks_untracked);
 	if (e != NULL) {
+		local.spawned = e;
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
 		/* the spawn cost (taskprobe_figures.h): the gap since the poll's last spawn */
@@ -376,12 +344,16 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
  * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
  * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
- * this one overwrites.
+ * this one overwrites. `likely`: an entry that may be the task's (the one a thread polls next is
+ * most often one it has at hand: the parent of the task that ended, the task it spawned last),
+ * else NULL.
  */
-static inline __attribute__((always_inline)) void
-poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, bool switched)
+static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
+							       uint64_t task, uint64_t now,
+							       bool woken, bool switched,
+							       struct task_entry *likely)
 {
-	struct task_entry *e = task_find(task);
+	struct task_entry *e = task_find_likely(task, likely);
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
 		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
@@ -443,7 +415,7 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_started(s, task, ns_at(at), false, false);
+	poll_started(s, task, ns_at(at), false, false, NULL);
 	leave();
 }
 
@@ -566,7 +538,7 @@ task_switch(uint64_t ending, uint32_t done, uint64_t next, bool woken, uint64_t 
 		return;
 	uint64_t now = ns_at(at);
 	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now), true);
-	poll_started(s, next, now, woken, true);
+	poll_started(s, next, now, woken, true, local.spawned);
 	leave();
 }
 
@@ -582,10 +554,11 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
 
 /*
  * Task `task` of state `t` ends at `now`: returns the path to its end (its last fragment, polled
- * by this thread now or ended before); the thread's slot and its parent are told.
+ * by this thread now or ended before); the thread's slot and its parent are told, its parent's
+ * entry in `*parent` (NULL when it is no longer the parent's).
  */
 static inline __attribute__((always_inline)) const struct tp_live_path *
-span_ended(struct tp_span_task *t, uint64_t task, uint64_t now)
+span_ended(struct tp_span_task *t, uint64_t task, uint64_t now, struct task_entry **parent)
 {
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
@@ -597,32 +570,41 @@ span_ended(struct tp_span_task *t, uint64_t task, uint64_t now)
 	struct task_entry *p = t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL;
 	if (p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent)
 		tp_span_child_ended(span_of(p), &p->task, t->parent, t, end);
+	else
+		p = NULL;
+	*parent = p;
 	return end;
 }
 
 /*
  * Task `task` of entry `e` ends at `now`, the calling thread entered in its slot: counted, its
- * path to its end given to its parent and its successors, its entry and state freed.
+ * path to its end given to its parent and its successors, its entry and state freed. Returns its
+ * parent's entry, NULL if none (span_ended's). `poll_ends` (a constant): its poll's end follows
+ * in the same entry (end_entered), at the same moment: no terminated_task for it to match.
  */
-static inline __attribute__((always_inline)) void task_ended(struct task_entry *e, uint64_t task,
-							     uint64_t now)
+static inline __attribute__((always_inline)) struct task_entry *
+task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 {
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	/* loaded once: the entry may be another task's once freed, the state is this one's until
 	 * freed here */
 	struct tp_span_task *t = span_of(e);
+	uint32_t span = span_id_of(e);
 	add(&local.rows[row].done, 1);
 	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
 	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
 	if (task == local.polled_task) {
 		polled += now - local.poll_start;
-		local.terminated_task = task;
-		local.terminated_ns = now;
+		if (!poll_ends) {
+			local.terminated_task = task;
+			local.terminated_ns = now;
+		}
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
-	const struct tp_live_path *ended = span_ended(t, task, now);
+	struct task_entry *parent;
+	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
@@ -636,7 +618,8 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 		if (edges > 0)
 			live_successors_follow(task, edges, &end);
 	}
-	tp_span_free(&local.span_cache, span_id(t));
+	tp_span_free(&local.span_cache, span);
+	return parent;
 }
 
 void tp_live_task_terminate(uint64_t task, uint64_t at)
@@ -646,32 +629,34 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 		return;
 	if (enter(TAKES_SLOT) == NULL) {
 		/* the entry is freed even when the end cannot be counted, not left taken */
-		uint32_t span = span_id(span_of(e));
+		uint32_t span = span_id_of(e);
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 		if (!local.busy) /* else a signal handler's: its state is left (counted) */
 			tp_span_free(&local.span_cache, span);
 		return;
 	}
-	task_ended(e, task, ns_at(at));
+	task_ended(e, task, ns_at(at), false);
 	leave();
 }
 
 /*
  * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
  * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry); `next_polled`:
- * poll_ended's.
+ * poll_ended's. Returns its parent's entry, NULL if none (task_ended's).
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) struct task_entry *
 end_entered(struct tp_live_thread *s, uint64_t task, uint64_t now, bool next_polled)
 {
 	/* the task polled here, as a rule: its entry at hand, while still its own */
-	struct task_entry *e = local.polled;
+	struct task_entry *e = local.polled, *parent = NULL;
 	if (task != local.polled_task || e == NULL ||
 	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
 		e = task_find(task);
 	if (e != NULL)
-		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now), next_polled);
+		parent = task_ended(e, task, now, true);
+	local.terminated_task = 0; /* poll_end_ns's, whose moment is `now` here */
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, now, next_polled);
+	return parent;
 }
 
 /*
@@ -719,8 +704,8 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	end_entered(s, task, now, true);
-	poll_started(s, next, now, false, true);
+	struct task_entry *parent = end_entered(s, task, now, true);
+	poll_started(s, next, now, false, true, parent);
 	leave();
 }
 

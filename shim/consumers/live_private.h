@@ -7,8 +7,8 @@
  *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
  *                 worker's start and park
- *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name; the
- *                 region of interest, over every slot
+ *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name, its
+ *                 longest path published; the region of interest, over every slot
  *   live_stacks.c the file's tables that name code: modules, and the sampled spawn stacks
  *   live_start.c  the state below, its start (in the file or in memory), the clock's rate, the
  *                 process's exit, exec and fork
@@ -46,17 +46,18 @@
 #define TASK_STRIDE     17 /* odd: every slot is some id's home */
 
 struct task_entry {
-	uint64_t task;   /* 0: free */
-	uint16_t row;    /* its site's row */
-	uint16_t region; /* its parallel region's row (its implicit task's site's), 0 none */
-	/* its work and span state (work_span.h): its address, as every event of the task reads it
-	 * (its id in the pool, for its free, from it: span_id) */
+	uint64_t task;    /* 0: free */
+	uint16_t row;     /* its site's row */
+	uint16_t region;  /* its parallel region's row (its implicit task's site's), 0 none */
+	uint32_t span_id; /* its work and span state's id in the pool, for its free */
+	/* and that state's address (work_span.h), as every event of the task reads it */
 	struct tp_span_task *span;
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
 	uint64_t suspended_ns;
 	uint64_t polled_ns; /* its polls' time so far, but the one going on */
 };
+_Static_assert(sizeof(struct task_entry) == 48, "2^18 entries of 48 bytes, as said above");
 
 /*
  * Dependences between tasks alive, for the span: an edge is kept by its predecessor's id, in one
@@ -126,7 +127,8 @@ extern bool in_memory;
 struct live_local {
 	struct tp_live_thread *slot;
 	struct tp_live_site_stats *rows;
-	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
+	struct task_entry *polled;  /* the polled task's entry, NULL if untracked */
+	struct task_entry *spawned; /* the entry of the task it spawned last (may be another's) */
 	uint64_t polled_task;
 	uint64_t poll_start;
 	/* where the polled fragment's part on the path began (its start, or a split of it at a
@@ -147,6 +149,7 @@ struct live_local {
 	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
 	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */
 	uint32_t row_site, site_row;
+	bool row_published;     /* and a spawn of its has seen that row's site published */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
@@ -329,6 +332,14 @@ static inline struct task_entry *task_find(uint64_t task)
 	return NULL;
 }
 
+/* task_find's, `likely` (may be NULL) first: one load when it is the task's. */
+static inline struct task_entry *task_find_likely(uint64_t task, struct task_entry *likely)
+{
+	if (likely != NULL && __atomic_load_n(&likely->task, __ATOMIC_ACQUIRE) == task)
+		return likely;
+	return task_find(task);
+}
+
 /* An entry being filled: taken, but no task's yet (task ids are never this). */
 #define ENTRY_FILLING UINT64_MAX
 
@@ -338,10 +349,10 @@ static inline struct tp_span_task *span_of(const struct task_entry *e)
 	return __atomic_load_n(&e->span, __ATOMIC_RELAXED);
 }
 
-/* The id of state `t` in the pool (tp_span_alloc's, tp_span_free's). */
-static inline uint32_t span_id(const struct tp_span_task *t)
+/* The id in the pool (tp_span_alloc's, tp_span_free's) of entry `e`'s state. */
+static inline uint32_t span_id_of(const struct task_entry *e)
 {
-	return (uint32_t)(t - tp_span_pool) + 1;
+	return __atomic_load_n(&e->span_id, __ATOMIC_RELAXED);
 }
 
 /*
@@ -352,6 +363,8 @@ void live_successors_follow(uint64_t predecessor, unsigned edges, const struct t
 
 /* The calling thread's slot for `need`, taken if it has none (live_slots.c). */
 __attribute__((noinline)) bool live_slot_for(enum slot_need need);
+/* Slot `s`'s longest path becomes `end`, whole for its readers (live_slots.c). */
+void live_slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end);
 /* Gives file space to [offset, offset + length) (live_slots.c). */
 bool live_give_space(uint64_t offset, uint64_t length);
 /* The file's entry of the module holding `address` (live_stacks.c). */
