@@ -43,14 +43,19 @@ const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
  * changes once given (a fork's child keeps them; its threads' remembered rows start at site 0's,
  * TP_LIVE_NO_SITE).
  */
+static __attribute__((noinline)) void task_row_asked(uint32_t site)
+{
+	local.site_row = live_row_in(rows_by_site, site);
+	local.row_site = site;
+	local.row_published = false;
+}
+
+/* task_row_asked apart: the callers' common case keeps nothing across a call. */
 static inline uint32_t task_row(uint32_t site)
 {
-	if (site == local.row_site)
-		return local.site_row;
-	uint32_t row = live_row_in(rows_by_site, site);
-	local.row_site = site;
-	local.site_row = row;
-	return row;
+	if (__builtin_expect(site != local.row_site, 0))
+		task_row_asked(site);
+	return local.site_row;
 }
 
 /*
@@ -81,21 +86,6 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	return NULL;
 }
 
-/* The slot's longest path becomes `end` (taskprobe_live.h: path_seq). */
-static void slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
-{
-	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	set64(&s->longest.ns, end->ns);
-	set64(&s->longest.burdened_ns, end->burdened_ns);
-#pragma GCC unroll 4 /* at every poll end that lengthens the path: its steps cost as much */
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		set64(&s->longest.sites[k], end->sites[k]);
-		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&s->path_seq, s->path_seq + 1, __ATOMIC_RELEASE);
-}
-
 /*
  * The slot's longest path becomes `end` if it is longer; its placed length is the longest placed
  * one ended on the slot, whichever path had it. At every poll's end and task's end: inlined up to
@@ -107,7 +97,7 @@ static inline __attribute__((always_inline)) void slot_longest(struct tp_live_th
 	if (end->placed_ns > s->longest.placed_ns)
 		set64(&s->longest.placed_ns, end->placed_ns);
 	if (end->ns > s->longest.ns)
-		slot_longest_is(s, end);
+		live_slot_longest_is(s, end);
 }
 
 /*
@@ -257,7 +247,11 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		return;
 	uint32_t row = task_row(site);
 	uint64_t now = ns_at(at);
-	publish_site(row, site, by_program, 0);
+	/* once for the row it remembers (task_row), which a site's publication never leaves */
+	if (__builtin_expect(!local.row_published, 0)) {
+		publish_site(row, site, by_program, 0);
+		local.row_published = true;
+	}
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	struct tp_span_task *span = tp_span_alloc(&local.span_cache);
@@ -270,6 +264,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	else if (span == NULL)
 		count(&header->tasks_untracked);
 	if (e != NULL) {
+		local.spawned = e;
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
 		/* the spawn cost (taskprobe_figures.h): the gap since the poll's last spawn */
@@ -286,11 +281,13 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	leave();
 }
 
+/* At every spawn, before it: local.rows read after task_row, which may call. */
 int tp_live_wants_stack(uint32_t site)
 {
 	if (local.rows == NULL)
 		return 0;
-	uint64_t spawned = local.rows[task_row(site)].spawned;
+	uint32_t row = task_row(site);
+	uint64_t spawned = local.rows[row].spawned;
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
 			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
@@ -346,16 +343,21 @@ sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
  * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
  * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
- * this one overwrites.
+ * this one overwrites. `likely`: an entry that may be the task's (the one a thread polls next is
+ * most often one it has at hand: the parent of the task that ended, the task it spawned last),
+ * else NULL.
  */
-static inline __attribute__((always_inline)) void
-poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, bool switched)
+static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
+							       uint64_t task, uint64_t now,
+							       bool woken, bool switched,
+							       struct task_entry *likely)
 {
-	struct task_entry *e = task_find(task);
+	struct task_entry *e = task_find_likely(task, likely);
 	uint32_t row = NO_ROW;
+	struct tp_live_site_stats *r = NULL;
 	if (e != NULL) {
 		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-		struct tp_live_site_stats *r = &local.rows[row];
+		r = &local.rows[row];
 		uint64_t ready = woken ? now : __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
 		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
 		/* suspended, then woken, then polled: idle until the wake, then a delay */
@@ -388,6 +390,7 @@ poll_started(struct tp_live_thread *s, uint64_t task, uint64_t now, bool woken, 
 	local.span_from = now;
 	local.work_counted_to = now;
 	local.poll_row = row;
+	local.poll_stats = r;
 	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;
 	if (local.span.in_graph) {
 		/* the fragment going on now, for readers (tp_live_graph_read): published last */
@@ -413,7 +416,7 @@ void tp_live_task_poll_start(uint64_t task, uint64_t at)
 	struct tp_live_thread *s = enter(TAKES_SLOT);
 	if (s == NULL)
 		return;
-	poll_started(s, task, ns_at(at), false, false);
+	poll_started(s, task, ns_at(at), false, false, NULL);
 	leave();
 }
 
@@ -453,8 +456,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 {
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
-		if (local.poll_row != NO_ROW) {
-			struct tp_live_site_stats *r = &local.rows[local.poll_row];
+		struct tp_live_site_stats *r = local.poll_stats;
+		if (r != NULL) {
 			add(&r->busy_ns, d);
 			histogram_add(r->poll_histogram, d);
 			if (d > r->longest_poll_ns)
@@ -470,7 +473,7 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 		struct tp_span_task *t = suspended ? span_of(local.polled) : NULL;
 		if (suspended) {
 			set64(&local.polled->suspended_ns, now);
-			set64(&local.polled->polled_ns, local.polled->polled_ns + d);
+			add(&local.polled->polled_ns, d);
 			sync_wait_begins(t, sync, site);
 		}
 		if (local.span.in_graph) {
@@ -494,6 +497,7 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 	local.polled = NULL;
 	local.polled_task = 0;
 	local.poll_row = NO_ROW;
+	local.poll_stats = NULL;
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_RUNNING);
 }
@@ -536,7 +540,7 @@ task_switch(uint64_t ending, uint32_t done, uint64_t next, bool woken, uint64_t 
 		return;
 	uint64_t now = ns_at(at);
 	poll_ended(s, ending, done, TP_SYNC_NONE, 0, poll_end_ns(ending, done, now), true);
-	poll_started(s, next, now, woken, true);
+	poll_started(s, next, now, woken, true, local.spawned);
 	leave();
 }
 
@@ -552,10 +556,11 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
 
 /*
  * Task `task` of state `t` ends at `now`: returns the path to its end (its last fragment, polled
- * by this thread now or ended before); the thread's slot and its parent are told.
+ * by this thread now or ended before); the thread's slot and its parent are told, its parent's
+ * entry in `*parent` (NULL when it is no longer the parent's).
  */
 static inline __attribute__((always_inline)) const struct tp_live_path *
-span_ended(struct tp_span_task *t, uint64_t task, uint64_t now)
+span_ended(struct tp_span_task *t, uint64_t task, uint64_t now, struct task_entry **parent)
 {
 	const struct tp_live_path *end = &t->in; /* ended unpolled (a detached task's event) */
 	if (task == local.polled_task && local.span.in_graph) {
@@ -567,15 +572,20 @@ span_ended(struct tp_span_task *t, uint64_t task, uint64_t now)
 	struct task_entry *p = t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL;
 	if (p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent)
 		tp_span_child_ended(span_of(p), &p->task, t->parent, t, end);
+	else
+		p = NULL;
+	*parent = p;
 	return end;
 }
 
 /*
  * Task `task` of entry `e` ends at `now`, the calling thread entered in its slot: counted, its
- * path to its end given to its parent and its successors, its entry and state freed.
+ * path to its end given to its parent and its successors, its entry and state freed. Returns its
+ * parent's entry, NULL if none (span_ended's). `poll_ends` (a constant): its poll's end follows
+ * in the same entry (end_entered), at the same moment: no terminated_task for it to match.
  */
-static inline __attribute__((always_inline)) void task_ended(struct task_entry *e, uint64_t task,
-							     uint64_t now)
+static inline __attribute__((always_inline)) struct task_entry *
+task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 {
 	uint32_t row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
 	/* loaded once: the entry may be another task's once freed, the state is this one's until
@@ -587,12 +597,15 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
 	if (task == local.polled_task) {
 		polled += now - local.poll_start;
-		local.terminated_task = task;
-		local.terminated_ns = now;
+		if (!poll_ends) {
+			local.terminated_task = task;
+			local.terminated_ns = now;
+		}
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		cost_histogram_add(local.rows[row].task_time_histogram, polled);
-	const struct tp_live_path *ended = span_ended(t, task, now);
+	struct task_entry *parent;
+	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->task, 0, __ATOMIC_RELEASE);
 	} else {
@@ -607,6 +620,7 @@ static inline __attribute__((always_inline)) void task_ended(struct task_entry *
 			live_successors_follow(task, edges, &end);
 	}
 	tp_span_free(&local.span_cache, t);
+	return parent;
 }
 
 void tp_live_task_terminate(uint64_t task, uint64_t at)
@@ -622,26 +636,28 @@ void tp_live_task_terminate(uint64_t task, uint64_t at)
 			tp_span_free(&local.span_cache, span);
 		return;
 	}
-	task_ended(e, task, ns_at(at));
+	task_ended(e, task, ns_at(at), false);
 	leave();
 }
 
 /*
  * Task `task`'s end and its last poll's end at `now`, the calling thread entered in its slot `s`
  * (tp_live_task_terminate's, then tp_live_task_poll_end's, in one entry); `next_polled`:
- * poll_ended's.
+ * poll_ended's. Returns its parent's entry, NULL if none (task_ended's).
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) struct task_entry *
 end_entered(struct tp_live_thread *s, uint64_t task, uint64_t now, bool next_polled)
 {
 	/* the task polled here, as a rule: its entry at hand, while still its own */
-	struct task_entry *e = local.polled;
+	struct task_entry *e = local.polled, *parent = NULL;
 	if (task != local.polled_task || e == NULL ||
 	    __atomic_load_n(&e->task, __ATOMIC_ACQUIRE) != task)
 		e = task_find(task);
 	if (e != NULL)
-		task_ended(e, task, now);
-	poll_ended(s, task, 1, TP_SYNC_NONE, 0, poll_end_ns(task, 1, now), next_polled);
+		parent = task_ended(e, task, now, true);
+	local.terminated_task = 0; /* poll_end_ns's, whose moment is `now` here */
+	poll_ended(s, task, 1, TP_SYNC_NONE, 0, now, next_polled);
+	return parent;
 }
 
 /*
@@ -689,8 +705,8 @@ void tp_live_task_end_switch(uint64_t task, uint64_t next, uint64_t at)
 		return;
 	}
 	uint64_t now = ns_at(at);
-	end_entered(s, task, now, true);
-	poll_started(s, next, now, false, true);
+	struct task_entry *parent = end_entered(s, task, now, true);
+	poll_started(s, next, now, false, true, parent);
 	leave();
 }
 

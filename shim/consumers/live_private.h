@@ -7,8 +7,8 @@
  *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
  *                 worker's start and park
- *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name; the
- *                 region of interest, over every slot
+ *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name, its
+ *                 longest path published; the region of interest, over every slot
  *   live_stacks.c the file's tables that name code: modules, and the sampled spawn stacks
  *   live_start.c  the state below, its start (in the file or in memory), the clock's rate, the
  *                 process's exit, exec and fork
@@ -57,6 +57,7 @@ struct task_entry {
 	uint64_t suspended_ns;
 	uint64_t polled_ns; /* its polls' time so far, but the one going on */
 };
+_Static_assert(sizeof(struct task_entry) == 48, "2^18 entries of 48 bytes, as said above");
 
 /*
  * Dependences between tasks alive, for the span: an edge is kept by its predecessor's id, in one
@@ -126,7 +127,8 @@ extern bool in_memory;
 struct live_local {
 	struct tp_live_thread *slot;
 	struct tp_live_site_stats *rows;
-	struct task_entry *polled; /* the polled task's entry, NULL if untracked */
+	struct task_entry *polled;  /* the polled task's entry, NULL if untracked */
+	struct task_entry *spawned; /* the entry of the task it spawned last (may be another's) */
 	uint64_t polled_task;
 	uint64_t poll_start;
 	/* where the polled fragment's part on the path began (its start, or a split of it at a
@@ -142,11 +144,14 @@ struct live_local {
 	 * after, and is timed then too (one clock read for the two) */
 	uint64_t terminated_task;
 	uint64_t terminated_ns;
-	uint32_t poll_row;    /* the polled task's row, NO_ROW if untracked */
+	uint32_t poll_row; /* the polled task's row, NO_ROW if untracked */
+	/* and that row's figures in the slot's rows, NULL if untracked (at every poll's end) */
+	struct tp_live_site_stats *poll_stats;
 	uint32_t poll_region; /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
 	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */
 	uint32_t row_site, site_row;
+	bool row_published;     /* and a spawn of its has seen that row's site published */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
@@ -206,10 +211,28 @@ static inline __attribute__((always_inline)) uint64_t now_ns(void)
 	return ns_at(tp_clock_now());
 }
 
-/* Written by one thread only, read by the console: each value whole. */
+/*
+ * Written by one thread only, read by the console: each value whole. On x86-64 one add to memory,
+ * whose store is whole as a relaxed store is (the counts of a task's events are some twenty: the
+ * atomic store's load, add and store cost two instructions more each); elsewhere that store.
+ */
 static inline void add(uint64_t *p, uint64_t v)
 {
+#ifdef __x86_64__
+	__asm__("addq %1, %0" : "+m"(*p) : "er"(v));
+#else
 	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+#endif
+}
+
+/* add's, for a 32-bit count. */
+static inline void add32(uint32_t *p, uint32_t v)
+{
+#ifdef __x86_64__
+	__asm__("addl %1, %0" : "+m"(*p) : "er"(v));
+#else
+	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+#endif
 }
 
 static inline void set32(uint32_t *p, uint32_t v)
@@ -277,14 +300,12 @@ static inline unsigned log2_of(uint64_t ns)
 
 static inline void histogram_add(uint64_t *histogram, uint64_t ns)
 {
-	uint64_t *b = &histogram[log2_bucket[log2_of(ns)]];
-	add(b, 1);
+	add(&histogram[log2_bucket[log2_of(ns)]], 1);
 }
 
 static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 {
-	uint32_t *b = &histogram[cost_bucket[log2_of(ns)]];
-	__atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
+	add32(&histogram[cost_bucket[log2_of(ns)]], 1);
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
@@ -313,6 +334,14 @@ static inline struct task_entry *task_find(uint64_t task)
 	return NULL;
 }
 
+/* task_find's, `likely` (may be NULL) first: one load when it is the task's. */
+static inline struct task_entry *task_find_likely(uint64_t task, struct task_entry *likely)
+{
+	if (likely != NULL && __atomic_load_n(&likely->task, __ATOMIC_ACQUIRE) == task)
+		return likely;
+	return task_find(task);
+}
+
 /* An entry being filled: taken, but no task's yet (task ids are never this). */
 #define ENTRY_FILLING UINT64_MAX
 
@@ -330,6 +359,8 @@ void live_successors_follow(uint64_t predecessor, unsigned edges, const struct t
 
 /* The calling thread's slot for `need`, taken if it has none (live_slots.c). */
 __attribute__((noinline)) bool live_slot_for(enum slot_need need);
+/* Slot `s`'s longest path becomes `end`, whole for its readers (live_slots.c). */
+void live_slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end);
 /* Gives file space to [offset, offset + length) (live_slots.c). */
 bool live_give_space(uint64_t offset, uint64_t length);
 /* The file's entry of the module holding `address` (live_stacks.c). */

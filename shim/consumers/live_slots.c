@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Live statistics (live_private.h): the threads' slots in the file, taken at a thread's first
- * event, with its start and name; and the region of interest, over every slot.
+ * event, with its start and name, and their longest paths' publication; and the region of
+ * interest, over every slot.
  */
 #define _GNU_SOURCE
 #include "live_private.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sys/mman.h>
 
 #include "live_file.h"
@@ -35,6 +37,44 @@ bool live_give_space(uint64_t offset, uint64_t length)
 		return false;
 	}
 	return tp_live_file_allocate(offset, length);
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define LONGEST_COPIED_BY_VALUE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LONGEST_COPIED_BY_VALUE 1
+#endif
+#endif
+
+/*
+ * The slot's longest path becomes `end` (taskprobe_live.h: path_seq), from live.c at most poll
+ * ends (every one that lengthens the path): what changed is copied whole, its lengths and its
+ * sites with their fragments, inside the sequence that makes a reader read again what it saw
+ * half copied. A thread sanitizer's build copies value by value, the atomic stores it sees
+ * (barrier_join reads the slots in the process).
+ */
+void live_slot_longest_is(struct tp_live_thread *s, const struct tp_live_path *end)
+{
+	_Static_assert(offsetof(struct tp_live_path, burdened_ns) == sizeof(uint64_t) &&
+			       offsetof(struct tp_live_path, fragments) ==
+				       offsetof(struct tp_live_path, sites) + sizeof end->sites,
+		       "the lengths copied, then the sites and their fragments, each in one piece");
+	uint32_t seq = s->path_seq;
+	__atomic_store_n(&s->path_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+#ifndef LONGEST_COPIED_BY_VALUE
+	__builtin_memcpy(&s->longest.ns, &end->ns, 2 * sizeof end->ns);
+	__builtin_memcpy(s->longest.sites, end->sites, sizeof end->sites + sizeof end->fragments);
+#else
+	set64(&s->longest.ns, end->ns);
+	set64(&s->longest.burdened_ns, end->burdened_ns);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		set64(&s->longest.sites[k], end->sites[k]);
+		__atomic_store_n(&s->longest.fragments[k], end->fragments[k], __ATOMIC_RELAXED);
+	}
+#endif
+	__atomic_store_n(&s->path_seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 enum take_result {
@@ -111,6 +151,7 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	local.slot = s;
 	local.rows = r;
 	local.poll_row = NO_ROW;
+	local.poll_stats = NULL;
 	return TAKEN;
 }
 
