@@ -215,25 +215,23 @@ static inline __attribute__((always_inline)) uint64_t now_ns(void)
  * Written by one thread only, read by the console: each value whole. On x86-64 one add to memory,
  * whose store is whole as a relaxed store is (the counts of a task's events are some twenty: the
  * atomic store's load, add and store cost two instructions more each); elsewhere that store.
+ * add for a 64-bit count, add32 for a 32-bit one.
  */
-static inline void add(uint64_t *p, uint64_t v)
-{
 #ifdef __x86_64__
-	__asm__("addq %1, %0" : "+m"(*p) : "er"(v));
+#define LIVE_ADD(name, type, instruction)                                                          \
+	static inline void name(type *p, type v)                                                   \
+	{                                                                                          \
+		__asm__(instruction " %1, %0" : "+m"(*p) : "er"(v));                               \
+	}
 #else
-	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+#define LIVE_ADD(name, type, instruction)                                                          \
+	static inline void name(type *p, type v)                                                   \
+	{                                                                                          \
+		__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);                                     \
+	}
 #endif
-}
-
-/* add's, for a 32-bit count. */
-static inline void add32(uint32_t *p, uint32_t v)
-{
-#ifdef __x86_64__
-	__asm__("addl %1, %0" : "+m"(*p) : "er"(v));
-#else
-	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
-#endif
-}
+LIVE_ADD(add, uint64_t, "addq")
+LIVE_ADD(add32, uint32_t, "addl")
 
 static inline void set32(uint32_t *p, uint32_t v)
 {
