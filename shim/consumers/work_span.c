@@ -18,9 +18,9 @@ static uint32_t capacity;
 static uint32_t pool_used; /* entries handed out to caches in chunks, never used before */
 /*
  * Batches given back: a stack of lists of free entries, each linked through `parent` (addresses,
- * as the caches' lists), the next batch's first id in its first entry's `kids.ns`. The head is the first batch's id in its low
- * 32 bits and a count of pops in its high ones, so that a pop never takes a batch that was
- * popped and pushed back meanwhile (ABA).
+ * as the caches' lists), the next batch's first id in its first entry's `kids.ns`. The head is
+ * the first batch's id in its low 32 bits and a count of pops in its high ones, so that a pop
+ * never takes a batch that was popped and pushed back meanwhile (ABA).
  */
 static uint64_t batches;
 
@@ -147,8 +147,8 @@ _Static_assert(TP_SPAN_MUTEXES == 1 << 10, "mutex_of hashes to 10 bits");
  * Task `task`, which holds th->holds, its thread's path now its last fragment's end (at `now`),
  * is switched out (`t`: its state) or ended (t NULL): while it is not polled it does no work, and
  * an acquire of the object joins that path as it is (TP_SPAN_ACQUIRES_HOLDER_LAST). The object
- * goes with the task, for its next poll (tp_span_holder_polled_again); a task that ended holding it let
- * it go there (tp_span_end_releases).
+ * goes with the task, for its next poll (tp_span_holder_polled_again); a task that ended holding
+ * it let it go there (tp_span_end_releases).
  */
 __attribute__((noinline, cold)) void tp_span_holder_switched_out(struct tp_span_task *t,
 								 struct tp_span_thread *th,

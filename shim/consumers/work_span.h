@@ -489,8 +489,9 @@ struct tp_span_thread {
 };
 
 /*
- * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's: work_span_events.h), counted as
- * one of its fragments on the path when `fragment` (a fragment split in parts counts once).
+ * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's:
+ * work_span_events.h), counted as one of its fragments on the path when `fragment` (a fragment
+ * split in parts counts once).
  */
 static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint64_t ns,
 				       bool fragment)

@@ -27,8 +27,10 @@ static inline __attribute__((always_inline)) void tp_span_lock(int *lock)
 		tp_span_lock_waits(lock);
 }
 
-/* The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
- * entry, or NULL when the pool is spent); one that holds twice a batch gives the older half back. */
+/*
+ * The pool's slow paths (work_span.c): a cache with no free entry takes a batch or a chunk (its
+ * entry, or NULL when the pool is spent); one that holds twice a batch gives the older half back.
+ */
 struct tp_span_task *tp_span_alloc_refill(struct tp_span_cache *c);
 void tp_span_free_batch(struct tp_span_cache *c);
 
