@@ -354,10 +354,9 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 {
 	struct task_entry *e = task_find_likely(task, likely);
 	uint32_t row = NO_ROW;
-	struct tp_live_site_stats *r = NULL;
 	if (e != NULL) {
 		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
-		r = &local.rows[row];
+		struct tp_live_site_stats *r = &local.rows[row];
 		uint64_t ready = woken ? now : __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
 		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
 		/* suspended, then woken, then polled: idle until the wake, then a delay */
@@ -390,7 +389,6 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 	local.span_from = now;
 	local.work_counted_to = now;
 	local.poll_row = row;
-	local.poll_stats = r;
 	local.poll_region = e != NULL ? __atomic_load_n(&e->region, __ATOMIC_RELAXED) : 0;
 	if (local.span.in_graph) {
 		/* the fragment going on now, for readers (tp_live_graph_read): published last */
@@ -456,8 +454,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 {
 	if (local.polled_task == task) {
 		uint64_t d = now - local.poll_start;
-		struct tp_live_site_stats *r = local.poll_stats;
-		if (r != NULL) {
+		if (local.poll_row != NO_ROW) {
+			struct tp_live_site_stats *r = &local.rows[local.poll_row];
 			add(&r->busy_ns, d);
 			histogram_add(r->poll_histogram, d);
 			if (d > r->longest_poll_ns)
@@ -497,7 +495,6 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 	local.polled = NULL;
 	local.polled_task = 0;
 	local.poll_row = NO_ROW;
-	local.poll_stats = NULL;
 	set64(&s->state_since, now);
 	set32(&s->state, TP_LIVE_RUNNING);
 }

@@ -144,9 +144,7 @@ struct live_local {
 	 * after, and is timed then too (one clock read for the two) */
 	uint64_t terminated_task;
 	uint64_t terminated_ns;
-	uint32_t poll_row; /* the polled task's row, NO_ROW if untracked */
-	/* and that row's figures in the slot's rows, NULL if untracked (at every poll's end) */
-	struct tp_live_site_stats *poll_stats;
+	uint32_t poll_row;    /* the polled task's row, NO_ROW if untracked */
 	uint32_t poll_region; /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
 	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */

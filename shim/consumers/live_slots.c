@@ -151,7 +151,6 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	local.slot = s;
 	local.rows = r;
 	local.poll_row = NO_ROW;
-	local.poll_stats = NULL;
 	return TAKEN;
 }
 
