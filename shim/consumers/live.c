@@ -47,7 +47,6 @@ static __attribute__((noinline)) void task_row_asked(uint32_t site)
 {
 	local.site_row = live_row_in(rows_by_site, site);
 	local.row_site = site;
-	local.row_published = false;
 }
 
 /* task_row_asked apart: the callers' common case keeps nothing across a call. */
@@ -247,11 +246,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		return;
 	uint32_t row = task_row(site);
 	uint64_t now = ns_at(at);
-	/* once for the row it remembers (task_row), which a site's publication never leaves */
-	if (__builtin_expect(!local.row_published, 0)) {
-		publish_site(row, site, by_program, 0);
-		local.row_published = true;
-	}
+	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	struct tp_span_task *span = tp_span_alloc(&local.span_cache);

@@ -149,7 +149,6 @@ struct live_local {
 	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
 	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */
 	uint32_t row_site, site_row;
-	bool row_published;     /* and a spawn of its has seen that row's site published */
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
