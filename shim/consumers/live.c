@@ -732,7 +732,9 @@ void tp_live_thread_stop(uint64_t tid)
 		tp_guard_leave(&local.busy, false);
 	}
 	set64(&s->ended_ns, now);
+	/* with its rows: enter() takes a thread with rows for one with a slot */
 	local.slot = NULL;
+	local.rows = NULL;
 	local.ended = true;
 	__atomic_store_n(&s->in_use, TP_LIVE_SLOT_ENDED, __ATOMIC_RELEASE);
 }
