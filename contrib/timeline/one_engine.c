@@ -261,3 +261,9 @@ void expect_one_answer(uint64_t span_ms)
 		     analyzed);
 	expect_the_same_sites();
 }
+
+void expect_known_graph(uint64_t work_ms, uint64_t span_ms)
+{
+	expect_one_answer(span_ms);
+	cr_expect_eq(work, work_ms * MS, "work %" PRIu64 ", not %" PRIu64 " ms", work, work_ms);
+}

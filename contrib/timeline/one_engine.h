@@ -46,3 +46,5 @@ void both_release(uint32_t tid, uint64_t ms, uint64_t task);
 /* Both engines' figures the same: work, span (`span_ms`, the known answer), burdened span,
  * placed path, the span's fragments, each site's time and fragments on the span. */
 void expect_one_answer(uint64_t span_ms);
+/* The same, for a graph whose work is known too: `work_ms`. */
+void expect_known_graph(uint64_t work_ms, uint64_t span_ms);

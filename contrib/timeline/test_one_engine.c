@@ -554,3 +554,103 @@ Test(one_engine, a_second_section_in_a_poll_joins_the_release_after_the_part_bet
 	both_end(1, 11, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(10);
 }
+
+/*
+ * The known graphs (issue 37: chain, flat, tree, wavefront; regions in a row and serialised
+ * sections are test_pop_conv.c's), each in both engines with its work and span. Each opens with
+ * the initial task's first millisecond on thread 1 and its spawns at 1.
+ */
+static void initial_task_spawns(uint64_t first, uint64_t last)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	for (uint64_t task = first; task <= last; task++)
+		both_spawn(1, 1, task, INITIAL);
+}
+
+/* A task's poll from `from_ms` to `to_ms` on `tid`, to its end. */
+static void runs(uint32_t tid, uint64_t task, uint64_t from_ms, uint64_t to_ms)
+{
+	both_start(tid, from_ms, task);
+	both_end(tid, to_ms, task, true, TP_SYNC_NONE, 0);
+}
+
+/* The initial task, back from its taskwait at `ms` on thread 1, ends a millisecond later. */
+static void initial_task_ends_after(uint64_t ms)
+{
+	both_start(1, ms, INITIAL);
+	both_end(1, ms + 1, INITIAL, true, TP_SYNC_NONE, 0);
+}
+
+/*
+ * Flat: eight independent tasks of 5 ms, four on each thread, waited for: work 1 + 40 + 1, span
+ * one task between the initial task's two milliseconds: 7.
+ */
+Test(one_engine, flat_eight_tasks_have_the_span_of_one)
+{
+	initial_task_spawns(2, 9);
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	for (uint64_t i = 0; i < 4; i++) {
+		runs(1, 2 + 2 * i, 1 + 5 * i, 6 + 5 * i);
+		runs(2, 3 + 2 * i, 1 + 5 * i, 6 + 5 * i);
+	}
+	initial_task_ends_after(21);
+	expect_known_graph(42, 7);
+}
+
+/*
+ * A fork-join tree: the initial task's two children (tasks 2 and 3) each compute 1 ms, spawn two
+ * leaves and wait for them, then compute 1 ms more; the leaves take 4 and 1 ms (task 2's), 3 and
+ * 2 (task 3's). Work 2 + 2 + 2 + 10 = 16; span the root-to-leaf path through the 4 ms leaf:
+ * 1 + 1 + 4 + 1 + 1 = 8.
+ */
+Test(one_engine, a_fork_join_tree_has_its_longest_root_to_leaf_path)
+{
+	initial_task_spawns(2, 3);
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	for (uint32_t tid = 1; tid <= 2; tid++) {
+		uint64_t task = tid + 1, leaf = 2 * tid + 2;
+		both_start(tid, 1, task);
+		both_spawn(tid, 2, leaf, task);
+		both_spawn(tid, 2, leaf + 1, task);
+		both_end(tid, 2, task, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	}
+	runs(1, 4, 2, 6);
+	runs(2, 6, 2, 5);
+	runs(2, 7, 5, 7);
+	runs(1, 5, 6, 7);
+	runs(1, 2, 7, 8);
+	runs(2, 3, 7, 8);
+	initial_task_ends_after(8);
+	expect_known_graph(16, 8);
+}
+
+/*
+ * A wavefront: a 3 x 3 grid of tasks of 2 ms, (i, j) after (i - 1, j) and (i, j - 1), on two
+ * threads as they become ready. Work 1 + 18 + 1; span the five tasks of a diagonal path between
+ * the initial task's two milliseconds: 12, though the run takes 14.
+ */
+Test(one_engine, a_wavefront_has_the_span_of_its_diagonal)
+{
+	initial_task_spawns(2, 10);
+	for (uint64_t i = 0; i < 3; i++)
+		for (uint64_t j = 0; j < 3; j++) {
+			uint64_t cell = 2 + 3 * i + j;
+			if (i > 0)
+				both_dependence(1, 1, cell - 3, cell);
+			if (j > 0)
+				both_dependence(1, 1, cell - 1, cell);
+		}
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	runs(1, 2, 1, 3);
+	runs(1, 3, 3, 5);
+	runs(2, 5, 3, 5);
+	runs(1, 4, 5, 7);
+	runs(2, 6, 5, 7);
+	runs(1, 8, 7, 9);
+	runs(2, 7, 7, 9);
+	runs(2, 9, 9, 11);
+	runs(1, 10, 11, 13);
+	initial_task_ends_after(13);
+	expect_known_graph(20, 12);
+}
