@@ -364,16 +364,29 @@ Test(scripts, blocking_bt_names_the_task_that_blocks_its_worker, .timeout = 120)
 	struct tp_run run;
 	run_on_omp_latency("blocking.bt", NULL, &run);
 	const char *blocking = site_text(run.trace, "spawn_blocking");
-	/* one task waits inside its poll: the one blocked in poll() */
-	cr_expect_eq(lines_starting(run.trace, "@blocking_tasks_us["), 1, "%s", run.trace);
-	unsigned long long task, us;
-	char kind[16], site[256];
-	const char *line = last_line(run.trace, "@blocking_tasks_us[");
-	cr_assert_eq(sscanf(line, "@blocking_tasks_us[%llu, %255[^,], %15[a-z]]: %llu", &task, site,
-			    kind, &us),
-		     4, "%s", line);
-	cr_expect_str_eq(site, blocking);
-	cr_expect_str_eq(kind, "poll");
+	/*
+	 * One task waits inside its poll by construction: the one blocked in poll(). Another task
+	 * may wait too, but only in a mutex: libomp's own, when it wakes a worker whose thread,
+	 * kept off the CPU on a loaded machine, still holds its sleep's mutex (a real wait, never
+	 * one of the program's).
+	 */
+	unsigned long long us = 0;
+	size_t polls = 0;
+	for (const char *l = strstr(run.trace, "@blocking_tasks_us["); l != NULL;
+	     l = strstr(l + 1, "@blocking_tasks_us[")) {
+		unsigned long long task, waited;
+		char kind[16], site[256];
+		cr_assert_eq(sscanf(l, "@blocking_tasks_us[%llu, %255[^,], %15[a-z]]: %llu", &task,
+				    site, kind, &waited),
+			     4, "%s", l);
+		if (strcmp(kind, "mutex") == 0 && strcmp(site, blocking) != 0)
+			continue;
+		polls++;
+		cr_expect_str_eq(site, blocking);
+		cr_expect_str_eq(kind, "poll");
+		us = waited;
+	}
+	cr_expect_eq(polls, 1, "%s", run.trace);
 	cr_expect(us >= 40000 && us < 10000000, "%llu us", us);
 	cr_expect_eq(hist_total(run.trace, "@blocked_us[poll]"), 1, "%s", run.trace);
 	char key[320];
