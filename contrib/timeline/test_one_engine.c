@@ -569,10 +569,22 @@ static void initial_task_spawns(uint64_t first, uint64_t last)
 }
 
 /* A task's poll from `from_ms` to `to_ms` on `tid`, to its end. */
+struct whole_poll {
+	uint32_t tid;
+	uint64_t task, from_ms, to_ms;
+};
+
 static void runs(uint32_t tid, uint64_t task, uint64_t from_ms, uint64_t to_ms)
 {
 	both_start(tid, from_ms, task);
 	both_end(tid, to_ms, task, true, TP_SYNC_NONE, 0);
+}
+
+/* The `n` polls `polls`, in their order. */
+static void run_all(const struct whole_poll *polls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		runs(polls[i].tid, polls[i].task, polls[i].from_ms, polls[i].to_ms);
 }
 
 /* The initial task, back from its taskwait at `ms` on thread 1, ends a millisecond later. */
@@ -615,12 +627,10 @@ Test(one_engine, a_fork_join_tree_has_its_longest_root_to_leaf_path)
 		both_spawn(tid, 2, leaf + 1, task);
 		both_end(tid, 2, task, false, TP_SYNC_TASKWAIT, TASKWAIT);
 	}
-	runs(1, 4, 2, 6);
-	runs(2, 6, 2, 5);
-	runs(2, 7, 5, 7);
-	runs(1, 5, 6, 7);
-	runs(1, 2, 7, 8);
-	runs(2, 3, 7, 8);
+	static const struct whole_poll polls[] = {
+		{1, 4, 2, 6}, {2, 6, 2, 5}, {2, 7, 5, 7}, {1, 5, 6, 7}, {1, 2, 7, 8}, {2, 3, 7, 8},
+	};
+	run_all(polls, sizeof polls / sizeof *polls);
 	initial_task_ends_after(8);
 	expect_known_graph(16, 8);
 }
@@ -642,15 +652,11 @@ Test(one_engine, a_wavefront_has_the_span_of_its_diagonal)
 				both_dependence(1, 1, cell - 1, cell);
 		}
 	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	runs(1, 2, 1, 3);
-	runs(1, 3, 3, 5);
-	runs(2, 5, 3, 5);
-	runs(1, 4, 5, 7);
-	runs(2, 6, 5, 7);
-	runs(1, 8, 7, 9);
-	runs(2, 7, 7, 9);
-	runs(2, 9, 9, 11);
-	runs(1, 10, 11, 13);
+	static const struct whole_poll polls[] = {
+		{1, 2, 1, 3}, {1, 3, 3, 5}, {2, 5, 3, 5},  {1, 4, 5, 7},    {2, 6, 5, 7},
+		{1, 8, 7, 9}, {2, 7, 7, 9}, {2, 9, 9, 11}, {1, 10, 11, 13},
+	};
+	run_all(polls, sizeof polls / sizeof *polls);
 	initial_task_ends_after(13);
 	expect_known_graph(20, 12);
 }
