@@ -3,7 +3,8 @@
  * taskprobe-timeline's size and memory (issue 27 items 2, 3, 4, 6): speedscope's compact format
  * at most 16 bytes an event on a real recording, opened by speedscope in Chromium with a profile
  * per thread and frames named by site; the size said before writing and a limit that writes
- * nothing; a window, sites and threads cut exactly, slices balanced; counter tracks of tasks
+ * nothing (speedscope's from a recording, its census counted beside the conversion, too); a
+ * window, sites and threads cut exactly, slices balanced; counter tracks of tasks
  * alive, ready and workers busy; the converter's peak memory under its bound on large inputs.
  */
 #define _GNU_SOURCE
@@ -232,6 +233,63 @@ Test(timeline, the_size_is_said_and_a_limit_writes_nothing, .timeout = 60)
 	free(cmd);
 	free(text);
 	free(out);
+	free(recording);
+	tp_remove_temp_dir(dir);
+}
+
+/*
+ * speedscope's from a recording, on two cores: the census is counted beside the conversion and
+ * the output opened only when it fits. The same bytes, said the same, as on one thread (the
+ * census first); over --max-size nothing is made; an output refused (a symbolic link) is said
+ * and nothing written through it.
+ */
+Test(timeline, speedscope_beside_its_census_writes_what_one_thread_does, .timeout = 60)
+{
+	char *dir = tp_make_temp_dir("timeline-size"), *recording = record_fib(dir, "16");
+	char *two = tp_path_in(dir, "two.speedscope.json"),
+	     *one = tp_path_in(dir, "one.speedscope.json");
+	struct tp_run run, alone;
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_TIMELINE, "--max-size", "0", "-o", two, recording, NULL},
+	       (const char *[]){"TASKPROBE_TIMELINE_THREADS=2", NULL}, &run);
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_TIMELINE, "--max-size", "0", "-o", one, recording, NULL},
+	       (const char *[]){"TASKPROBE_TIMELINE_THREADS=1", NULL}, &alone);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_eq(alone.status, 0, "%s", alone.err);
+	cr_expect_str_eq(run.err, alone.err);
+	size_t len_two, len_one;
+	char *text_two = tp_read_file(two, &len_two), *text_one = tp_read_file(one, &len_one);
+	cr_expect(len_two > 1000 && len_two == len_one && memcmp(text_two, text_one, len_two) == 0,
+		  "%zu bytes against %zu", len_two, len_one);
+	tp_run_free(&run);
+	tp_run_free(&alone);
+	unlink(two);
+
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_TIMELINE, "--max-size", "1k", "-o", two, recording, NULL},
+	       (const char *[]){"TASKPROBE_TIMELINE_THREADS=2", NULL}, &run);
+	cr_expect_eq(run.status, 3, "%s", run.err);
+	cr_expect(strstr(run.err, " of speedscope\ntaskprobe-timeline: that is over --max-size 1.0 "
+				  "kB: nothing written") != NULL,
+		  "%s", run.err);
+	cr_expect_eq(size_of(two), -1, "%s was made", two);
+	tp_run_free(&run);
+
+	char *link = tp_path_in(dir, "link.speedscope.json");
+	cr_assert_eq(symlink(one, link), 0);
+	tp_run(TP_PLAIN,
+	       (const char *[]){TP_TIMELINE, "--max-size", "0", "-o", link, recording, NULL},
+	       (const char *[]){"TASKPROBE_TIMELINE_THREADS=2", NULL}, &run);
+	cr_expect_eq(run.status, 2, "%s", run.err);
+	cr_expect(strstr(run.err, "a symbolic link: refused") != NULL, "%s", run.err);
+	cr_expect_eq(size_of(one), (off_t)len_one, "written through the link");
+	tp_run_free(&run);
+	free(text_two);
+	free(text_one);
+	free(link);
+	free(two);
+	free(one);
 	free(recording);
 	tp_remove_temp_dir(dir);
 }

@@ -429,7 +429,7 @@ static void *relay_fill(void *arg)
 			n++;
 		batch->n = n;
 		batch->last = n < RELAY_BATCH;
-		handoff_fill_done(&r->h, i);
+		handoff_fill_done(&r->h, i, batch->last);
 		if (batch->last)
 			break;
 	}
@@ -439,7 +439,8 @@ static void *relay_fill(void *arg)
 /* hand_on_all with the merge in a thread of its own (in this one when it cannot start). */
 static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 {
-	struct relay r = {.m = m, .h = HANDOFF_INIT(RELAY_BATCHES)};
+	/* (this thread, waiting, is on the critical path: woken at the first batch filled) */
+	struct relay r = {.m = m, .h = HANDOFF_INIT(RELAY_BATCHES, 0)};
 	pthread_t filler;
 	r.batches = malloc(RELAY_BATCHES * sizeof *r.batches);
 	if (r.batches == NULL || pthread_create(&filler, NULL, relay_fill, &r) != 0) {

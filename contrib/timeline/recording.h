@@ -56,6 +56,18 @@ struct recordings *recordings_read(const struct recording_input *inputs, size_t 
 				   struct timeline *t);
 bool recordings_count(struct recordings *r, const struct timeline_options *options,
 		      struct recording_census *census);
+/*
+ * The census of recordings read, in a thread beside their conversion (recordings_convert
+ * changes the book: the chunks' order, the segments' processes): made of copies of what it
+ * reads, before the conversion starts; counted in one thread, the same census as
+ * recordings_count. NULL when out of memory, or when the options keep sites (their texts are
+ * named from the code as the conversion names them: code_names.c is one thread's).
+ */
+struct census_apart;
+struct census_apart *recordings_census_apart(const struct recordings *r,
+					     const struct timeline_options *options);
+bool census_apart_count(struct census_apart *c, struct recording_census *census);
+void census_apart_free(struct census_apart *c);
 /* Whether reading them said nothing: no file was cut, no bound met. (recordings_read says
  * nothing; where there is something to say, recording_convert reads them again, saying it.) */
 bool recordings_said_nothing(const struct recordings *r);

@@ -28,7 +28,8 @@
 
 /*
  * What is kept of the recordings, at most (about 100 MiB in all, with the names code_names.c
- * keeps of the code sites). The recorder writes chunks of up to 256 KiB, a process image's
+ * keeps of the code sites; the census beside a speedscope conversion copies the chunk refs and
+ * segments: 25 MiB more at most). The recorder writes chunks of up to 256 KiB, a process image's
  * modules and sites once: a gigabyte of its recordings is a few thousand chunks, and a program
  * has thousands of sites, not hundreds of thousands.
  */

@@ -214,10 +214,10 @@ static bool count_on_two(struct census_part parts[2])
 	return true;
 }
 
-bool recordings_count(struct recordings *recordings, const struct timeline_options *options,
-		      struct recording_census *census)
+/* The census of book `b`, on two threads when `two` (and there are two chunks or more). */
+static bool count_book(struct book *b, const struct timeline_options *options,
+		       struct recording_census *census, bool two)
 {
-	struct book *b = recordings->book;
 	struct site_filter filter = {.options = options};
 	bool ok = false;
 	memset(census, 0, sizeof *census);
@@ -273,7 +273,7 @@ bool recordings_count(struct recordings *recordings, const struct timeline_optio
 					.to = to,
 					.step = 1,
 					.pages = &b->pages}};
-	if (converter_threads() < 2 || b->n_refs < 2)
+	if (!two || b->n_refs < 2)
 		count_part(&parts[0]);
 	else if (!count_on_two(parts))
 		goto out;
@@ -297,4 +297,54 @@ bool recordings_count(struct recordings *recordings, const struct timeline_optio
 out:
 	free(filter.kept);
 	return ok;
+}
+
+bool recordings_count(struct recordings *recordings, const struct timeline_options *options,
+		      struct recording_census *census)
+{
+	return count_book(recordings->book, options, census, converter_threads() > 1);
+}
+
+/* A census apart: a book of its own, its chunk refs and segments copies of the book's. */
+struct census_apart {
+	struct book b;
+	const struct timeline_options *options;
+};
+
+struct census_apart *recordings_census_apart(const struct recordings *r,
+					     const struct timeline_options *options)
+{
+	const struct book *from = r->book;
+	struct census_apart *c = calloc(1, sizeof *c);
+	if (options->n_sites > 0 || c == NULL)
+		goto fail;
+	c->options = options;
+	c->b.n_refs = from->n_refs;
+	c->b.n_segments = from->n_segments;
+	c->b.refs = malloc((from->n_refs + 1) * sizeof *from->refs);
+	c->b.segments = malloc((from->n_segments + 1) * sizeof *from->segments);
+	if (c->b.refs == NULL || c->b.segments == NULL)
+		goto fail;
+	memcpy(c->b.refs, from->refs, from->n_refs * sizeof *from->refs);
+	memcpy(c->b.segments, from->segments, from->n_segments * sizeof *from->segments);
+	c->b.pages = (struct pages){
+		.inputs = from->pages.inputs, .n = from->pages.n, .shift = from->pages.shift};
+	return c;
+fail:
+	census_apart_free(c);
+	return NULL;
+}
+
+bool census_apart_count(struct census_apart *c, struct recording_census *census)
+{
+	return count_book(&c->b, c->options, census, false);
+}
+
+void census_apart_free(struct census_apart *c)
+{
+	if (c == NULL)
+		return;
+	free(c->b.refs);
+	free(c->b.segments);
+	free(c);
 }

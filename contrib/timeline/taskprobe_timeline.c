@@ -41,86 +41,22 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "output_size.h"
 #include "recording.h"
 #include "timeline.h"
 #include "timeline_cli.h"
 
-/* The estimated size is said from this size on. */
-#define SAY_SIZE_FROM 1000000
-/* The exit status when the output would be larger than --max-size. */
-#define STATUS_TOO_LARGE 3
 /* The exit status when a --thread or --site value matched nothing (and nothing worse happened). */
 #define STATUS_UNMATCHED 4
 /* The exit status when the recordings are refused (two MPI jobs among them): no output. */
 #define STATUS_REFUSED 5
 
-/* A size said to people: "12.3 MB" (powers of 1000: what ls -lh --si says). */
-static const char *human(uint64_t bytes, char buf[32])
-{
-	static const char *const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
-	double v = (double)bytes;
-	unsigned u = 0;
-	while (v >= 1000 && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, 32, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-	return buf;
-}
-
-/*
- * The JSON's estimated bytes per recorded event of each type, measured on recordings of OpenMP
- * programs (the figures of contrib/bench/timeline; within 4% of the size written for omp_fib's
- * and ping_pong's): what the converter writes for it, its share of a spawn's track and flow, of
- * a slice's begin and end.
- */
-static const double json_bytes[TP_RECORD_TYPES_END] = {
-	[TP_RECORD_TASK_SPAWN] = 330,    [TP_RECORD_TASK_STACK] = 0,
-	[TP_RECORD_TASK_WAKE] = 80,      [TP_RECORD_TASK_POLL_START] = 115,
-	[TP_RECORD_TASK_POLL_END] = 170, [TP_RECORD_TASK_TERMINATE] = 85,
-	[TP_RECORD_WORKER_START] = 80,   [TP_RECORD_WORKER_STOP] = 80,
-	[TP_RECORD_WORKER_PARK] = 80,    [TP_RECORD_WORKER_UNPARK] = 80,
-	[TP_RECORD_THREAD_START] = 80,   [TP_RECORD_THREAD_STOP] = 80,
-	[TP_RECORD_WAIT_START] = 90,     [TP_RECORD_WAIT_END] = 150,
-};
-/*
- * speedscope's: the opens and closes of the slices it keeps, which the census counts (most of a
- * program's polls or waits may be shorter than the microsecond it keeps), each
- * {"type":"O","frame":F,"at":T}, of these bytes besides the digits of T, and of F (a few).
- */
-#define SPEEDSCOPE_EVENT_BYTES 29.5
-
-/* The record types whose output the site filter keeps by its share of the spawns. */
-static bool task_type(unsigned type)
-{
-	return type != TP_RECORD_WORKER_START && type != TP_RECORD_WORKER_STOP &&
-	       type != TP_RECORD_THREAD_START && type != TP_RECORD_THREAD_STOP;
-}
-
-static uint64_t estimate(const struct recording_census *c, enum timeline_format format)
-{
-	double total = 4096;
-	if (format == TIMELINE_SPEEDSCOPE) {
-		/* T's digits: those of the last microsecond, most of the times have as many */
-		double event = SPEEDSCOPE_EVENT_BYTES;
-		for (uint64_t us = c->last_us; us >= 10; us /= 10)
-			event++;
-		for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
-			total += (double)c->speedscope_events[type] * event *
-				 (task_type(type) ? c->site_share : 1);
-		return (uint64_t)total;
-	}
-	for (unsigned type = 1; type < TP_RECORD_TYPES_END; type++)
-		total += (double)c->by_type[type] * json_bytes[type] *
-			 (task_type(type) ? c->site_share : 1);
-	return (uint64_t)total;
-}
-
 /* Bytes per line of perf's text, each line an event, in each format. */
 #define JSON_BYTES_PER_LINE       130
 #define SPEEDSCOPE_BYTES_PER_LINE 34
 
-/* The output, counted (fopencookie): at most `limit` bytes reach `out`, later ones are counted. */
+/* The output, counted (fopencookie): at most `limit` bytes reach `out`, later ones are counted
+ * (none reach it while it is NULL: not opened yet). */
 struct counted {
 	FILE *out;
 	uint64_t written, limit;
@@ -132,7 +68,7 @@ static ssize_t counted_write(void *cookie, const char *buf, size_t size)
 	uint64_t room = c->limit == 0 || c->written >= c->limit ? (c->limit == 0 ? size : 0)
 								: c->limit - c->written;
 	size_t n = size < room ? size : (size_t)room;
-	if (n > 0 && fwrite_unlocked(buf, 1, n, c->out) != n)
+	if (n > 0 && c->out != NULL && fwrite_unlocked(buf, 1, n, c->out) != n)
 		return -1;
 	c->written += size;
 	return (ssize_t)size;
@@ -355,19 +291,27 @@ static unsigned char *read_whole(const char *path, size_t *size, struct stat *st
 /*
  * Converts the recordings `read` (with the timeline `t` they were read with: check_size) to
  * `out`; read again, with a timeline of their own, when there is something to say as they are
- * read (a file cut: said where it is read). Returns the exit status.
+ * read (a file cut: said where it is read). With the census `beside` the conversion, the output
+ * is opened by it (*file, until then NULL) before anything is written. Returns the exit status.
  */
 static int convert_recordings(struct recording_input *inputs, size_t n, struct timeline *t,
-			      struct recordings *read, FILE *out,
-			      const struct timeline_options *options, bool say_counts)
+			      struct recordings *read, FILE *out, FILE **file,
+			      const struct timeline_options *options, bool say_counts,
+			      struct census_beside *beside)
 {
 	struct recording_totals totals;
 	struct timeline_counts counts;
 	bool ok, finished;
 	if (recordings_said_nothing(read)) {
 		timeline_output(t, out);
-		ok = recordings_convert(read, t, stderr, &totals);
+		ok = recordings_convert(
+			read, t, beside != NULL ? census_beside_errors(beside) : stderr, &totals);
 		recordings_free(read);
+		int status = beside != NULL ? census_beside_end(beside, file) : CLI_GO_ON;
+		if (status != CLI_GO_ON) {
+			timeline_discard(t);
+			return status;
+		}
 	} else {
 		recordings_free(read);
 		timeline_discard(t);
@@ -441,65 +385,6 @@ static const char *output_is_input(const char *output, const struct stat *ids,
 }
 
 /*
- * Opens the output as the launcher checks its -o: never through a symbolic link (a link planted
- * at the name would have the timeline written wherever it points); a new file made mode 0600; a
- * regular file written over only when it is the user's own (never another user's, left where
- * this user writes); anything else (a terminal, /dev/null, a pipe) written as it is. NULL, said,
- * when refused or it cannot be opened.
- */
-static FILE *open_output(const char *output)
-{
-	int fd = open(output, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output,
-			errno == ELOOP ? "a symbolic link: refused (give -o a new file, or a "
-					 "regular file of your own)"
-				       : strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	if (S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
-		fprintf(stderr, "taskprobe-timeline: %s is another user's file: not written over\n",
-			output);
-		close(fd);
-		return NULL;
-	}
-	FILE *file = NULL;
-	if ((S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) || (file = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "taskprobe-timeline: %s: %s\n", output, strerror(errno));
-		close(fd);
-	}
-	return file;
-}
-
-/* The size check before anything is written: says the estimate; false (said) when over. */
-static bool size_fits(uint64_t estimated, uint64_t other, uint64_t events, uint64_t limit,
-		      enum timeline_format format)
-{
-	char a[32], b[32], c[32];
-	const char *name = format == TIMELINE_SPEEDSCOPE ? "speedscope" : "JSON";
-	/* said when it matters: a megabyte or more */
-	if (estimated >= SAY_SIZE_FROM || (limit != 0 && estimated > limit))
-		fprintf(stderr, "taskprobe-timeline: %" PRIu64 " events: about %s of %s\n", events,
-			human(estimated, a), name);
-	if (limit == 0 || estimated <= limit)
-		return true;
-	fprintf(stderr,
-		"taskprobe-timeline: that is over --max-size %s: nothing written. Cut it down with "
-		"--from TIME and --to TIME (a window), --site TEXT or --thread TID; or "
-		"--max-size 0 to write it whatever its size\n",
-		human(limit, b));
-	if (format == TIMELINE_TRACE_EVENTS)
-		fprintf(stderr,
-			"taskprobe-timeline: --format speedscope would write about %s (a profile "
-			"of slices per thread: no task tracks, flows or counters)\n",
-			human(other, c));
-	return false;
-}
-
-/*
  * Whether the user's locale has UTF-8 for its codeset, as a terminal's would (the console asks
  * the same): --analyze then keeps names' valid UTF-8. The converter itself runs in the C locale.
  */
@@ -523,6 +408,9 @@ struct run {
 	/* recordings: read and counted (check_size), then converted into `t` */
 	struct recordings *read;
 	struct timeline *t;
+	/* speedscope's: the census counted beside the conversion (check_size), which opens the
+	 * output */
+	struct census_beside *beside;
 };
 
 /*
@@ -614,6 +502,14 @@ static int check_size(struct run *r)
 		struct recording_census census;
 		r->t = timeline_new(NULL, options);
 		r->read = r->t != NULL ? recordings_read(r->inputs, r->n, r->t) : NULL;
+		/* speedscope's text is written at the end: the census is counted beside the
+		 * conversion, on two cores (where there is something to say as the recordings are
+		 * read, they are read again: before) */
+		if (r->read != NULL && options->format == TIMELINE_SPEEDSCOPE &&
+		    converter_threads() > 1 && recordings_said_nothing(r->read) &&
+		    (r->beside = census_beside_start(r->read, r->t, options, r->cli.output,
+						     r->cli.limit)) != NULL)
+			return CLI_GO_ON;
 		if (r->read == NULL || !recordings_count(r->read, options, &census)) {
 			fputs("taskprobe-timeline: out of memory\n", stderr);
 			return 2;
@@ -640,16 +536,19 @@ static int check_size(struct run *r)
 	return CLI_GO_ON;
 }
 
-/* The timeline written to `out` (the output counted). Returns the exit status. */
-static int convert(struct run *r, FILE *out)
+/* The timeline written to `out` (the output counted), *file the output's file (opened by the
+ * census beside the conversion, if any). Returns the exit status. */
+static int convert(struct run *r, FILE *out, FILE **file)
 {
 	if (r->recordings) {
 		struct timeline *t = r->t;
 		struct recordings *read = r->read;
+		struct census_beside *beside = r->beside;
 		r->t = NULL;
 		r->read = NULL;
-		return convert_recordings(r->inputs, r->n, t, read, out, &r->cli.options,
-					  r->cli.say_counts);
+		r->beside = NULL;
+		return convert_recordings(r->inputs, r->n, t, read, out, file, &r->cli.options,
+					  r->cli.say_counts, beside);
 	}
 	struct timeline *t = timeline_new(out, &r->cli.options);
 	if (t == NULL) {
@@ -669,12 +568,13 @@ static int convert(struct run *r, FILE *out)
 	return status;
 }
 
-/* Opens the output and writes the timeline there. Returns the exit status. */
+/* Opens the output (or the census beside the conversion does) and writes the timeline there.
+ * Returns the exit status. */
 static int write_timeline(struct run *r)
 {
 	const char *output = r->cli.output;
-	FILE *file = output != NULL ? open_output(output) : stdout;
-	if (file == NULL)
+	FILE *file = r->beside != NULL ? NULL : output != NULL ? open_output(output) : stdout;
+	if (file == NULL && r->beside == NULL)
 		return 2;
 	/* perf's text as it comes: the limit stops the output when reached */
 	struct counted counted = {file, 0, r->stream ? r->cli.limit : 0};
@@ -685,7 +585,11 @@ static int write_timeline(struct run *r)
 		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
 	}
-	int status = convert(r, out);
+	int status = convert(r, out, &counted.out);
+	if ((file = counted.out) == NULL) { /* not opened: nothing written (said) */
+		fclose(out);
+		return status;
+	}
 	if (fclose(out) != 0 || fflush(file) != 0 || ferror(file)) {
 		fputs("taskprobe-timeline: writing failed\n", stderr);
 		return 2;
@@ -714,6 +618,9 @@ static int write_timeline(struct run *r)
  */
 static void run_free(struct run *r)
 {
+	FILE *file = NULL;
+	if (r->beside != NULL && census_beside_end(r->beside, &file) == CLI_GO_ON && file != stdout)
+		fclose(file); /* (the output's stream could not be made) */
 	/* the recordings read and not converted (over --max-size, the output refused) */
 	recordings_free(r->read);
 	if (r->t != NULL)

@@ -87,7 +87,12 @@ void timeline_output(struct timeline *t, FILE *out)
 
 bool timeline_done(const struct timeline *t)
 {
-	return t->done;
+	return t->done || atomic_load_explicit(&t->abandoned, memory_order_relaxed);
+}
+
+void timeline_abandon(struct timeline *t)
+{
+	atomic_store_explicit(&t->abandoned, true, memory_order_relaxed);
 }
 
 void timeline_counts(const struct timeline *t, struct timeline_counts *counts)

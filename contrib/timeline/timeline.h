@@ -116,8 +116,12 @@ struct timeline *timeline_new(FILE *out, const struct timeline_options *options)
 /* The output of a timeline made without one, before anything else than timeline_site. */
 void timeline_output(struct timeline *t, FILE *out);
 
-/* Whether the window has ended: later events change nothing written. */
+/* Whether the window has ended (or the timeline was abandoned): later events change nothing
+ * written. */
 bool timeline_done(const struct timeline *t);
+/* The timeline will not be written (timeline_discard): timeline_done from now on. Called from
+ * any thread (the one that finds the output over --max-size beside the conversion). */
+void timeline_abandon(struct timeline *t);
 
 /* One line of input (without its newline); `number` counts from 1. Returns 0; 1 when the line
  * is byte for byte the sample line just before it (perf sometimes writes a sample twice), which

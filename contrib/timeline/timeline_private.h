@@ -16,6 +16,7 @@
  */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -224,6 +225,7 @@ struct timeline {
 	bool first_event;
 	/* the window: absolute once the first event is seen */
 	bool started, in_window, done;
+	_Atomic bool abandoned; /* timeline_abandon: set by another thread */
 	uint64_t origin, from, to;
 	/* speedscope */
 	struct profile *profiles;

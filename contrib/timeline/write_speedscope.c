@@ -309,7 +309,7 @@ static void writer_hand(struct profile_writer *w, bool last)
 	unsigned at = (unsigned)(w->filled % WRITER_BATCHES);
 	w->sizes[at] = w->n;
 	w->last[at] = last;
-	handoff_fill_done(&w->h, w->filled++);
+	handoff_fill_done(&w->h, w->filled++, last);
 	w->n = 0;
 	if (!last) /* (never stopped: the writer empties every batch) */
 		handoff_to_fill(&w->h, w->filled);
@@ -322,7 +322,9 @@ static bool writer_start(struct timeline *t)
 	struct profile_writer *w = NULL;
 	if (converter_threads() > 1 &&
 	    (w = aligned_alloc(_Alignof(struct profile_writer), sizeof *w)) != NULL) {
-		*w = (struct profile_writer){.texts = t->texts, .h = HANDOFF_INIT(WRITER_BATCHES)};
+		*w = (struct profile_writer){
+			.texts = t->texts,
+			.h = HANDOFF_INIT(WRITER_BATCHES, WRITER_BATCHES / 2 - 1)};
 		w->batches = malloc(WRITER_BATCHES * sizeof *w->batches);
 		if (w->batches == NULL || pthread_create(&w->thread, NULL, writer_run, w) != 0) {
 			free(w->batches);
