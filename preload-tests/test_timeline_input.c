@@ -588,18 +588,49 @@ Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
  * window, by a thread or a site, and with the critical path (a profile of its own, written
  * last); and into a pipe.
  */
+/*
+ * A window of `rec` that cuts its tasks short: from its first task after the initial one to
+ * halfway from there to its end, in microseconds from its first event (as --from and --to
+ * take them), read from its JSON timeline. A fixed window missed the tasks when a loaded
+ * machine started the program slowly.
+ */
+static void window_within_the_tasks(const char *rec, char from[32], char to[32])
+{
+	struct tp_run json;
+	convert_on("1", (const char *[]){"--format", "json", NULL}, rec, &json);
+	cr_assert_eq(json.status, 0, "%s", json.err);
+	double first = -1, task = -1, last = -1, ts;
+	int begins = 0;
+	for (const char *e = strstr(json.out, "{\"ph\":\""); e != NULL;
+	     e = strstr(e + 1, "{\"ph\":\"")) {
+		/* (strtod: sscanf would measure the whole rest of the text each time) */
+		const char *t = strstr(e, "\"ts\":");
+		char *after;
+		if (t == NULL || (ts = strtod(t + 5, &after), after == t + 5))
+			continue;
+		first = first < 0 ? ts : first;
+		last = ts > last ? ts : last;
+		if (strncmp(e, "{\"ph\":\"b\"", 8) == 0 && ++begins == 2)
+			task = ts;
+	}
+	cr_assert(task > first && last > task, "no task after the initial one");
+	snprintf(from, 32, "%.0fus", task - first);
+	snprintf(to, 32, "%.0fus", task - first + (last - task) / 2);
+	tp_run_free(&json);
+}
+
 Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 {
 	char *dir;
 	char *rec = fib_recording("20", &dir);
-	char tid[32];
+	char tid[32], from[32], to[32];
 	snprintf(tid, sizeof tid, "%s", strrchr(rec, '.') + 1); /* the main thread's */
-	const char *const options[][7] = {
-		{"--format", "speedscope"},
-		{"--format", "speedscope", "--from", "1ms", "--to", "30ms"},
-		{"--format", "speedscope", "--thread", tid},
-		{"--format", "speedscope", "--site", "omp_fib"},
-		{"--format", "speedscope", "--critical-path"}};
+	window_within_the_tasks(rec, from, to);
+	const char *const options[][7] = {{"--format", "speedscope"},
+					  {"--format", "speedscope", "--from", from, "--to", to},
+					  {"--format", "speedscope", "--thread", tid},
+					  {"--format", "speedscope", "--site", "omp_fib"},
+					  {"--format", "speedscope", "--critical-path"}};
 	same_on_one_and_two(rec, options, sizeof options / sizeof options[0]);
 	/* into a pipe: the same file */
 	char *command;
