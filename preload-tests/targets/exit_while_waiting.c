@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * exit() while other threads are busy: THREADS threads (argv[1], default 4) each pass a
- * semaphore in a loop (a wait that returns at once), resting REST us a round (argv[3], default
- * 50: so that the number of rounds stays bounded however long the main thread is kept off the
- * CPU; 0: no rest, the threads wait all the time the exit runs), and the main thread, once all
- * of them have passed it at least once, calls exit(0) after MILLISECONDS (argv[2], default 100)
- * with the threads still running. The threads are named "passer". Prints "exiting".
+ * semaphore in a loop (a wait that returns at once), resting 50 us a round (so that the
+ * number of rounds stays bounded however long the main thread is kept off the CPU), and the
+ * main thread, once all of them have passed it at least once, calls exit(0) after MILLISECONDS
+ * (argv[2], default 100) with the threads still running. Prints "exiting".
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -15,23 +13,20 @@
 #include <time.h>
 
 static int passing; /* threads that have passed their semaphore once */
-static long rest_us = 50;
 
 static void *pass_forever(void *unused)
 {
 	(void)unused;
-	pthread_setname_np(pthread_self(), "passer");
 	sem_t sem;
 	sem_init(&sem, 0, 0);
 	sem_post(&sem);
 	sem_wait(&sem);
 	__atomic_add_fetch(&passing, 1, __ATOMIC_RELEASE);
-	const struct timespec rest = {0, rest_us * 1000};
+	const struct timespec rest = {0, 50 * 1000};
 	for (;;) {
 		sem_post(&sem);
 		sem_wait(&sem);
-		if (rest_us > 0)
-			nanosleep(&rest, NULL);
+		nanosleep(&rest, NULL);
 	}
 	return NULL;
 }
@@ -40,8 +35,6 @@ int main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 4;
 	long ms = argc > 2 ? atol(argv[2]) : 100;
-	if (argc > 3)
-		rest_us = atol(argv[3]);
 	for (int i = 0; i < threads; i++) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, pass_forever, NULL) != 0)

@@ -13,16 +13,6 @@
 /* Spins before a waiter yields the CPU. */
 #define TP_SPINS_BEFORE_YIELD 128
 
-/* One round of a spin: tells the CPU (and its hyperthread sibling) that this thread waits. */
-static inline void tp_spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
-
 static inline void tp_spin_lock(int *l)
 {
 	for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0;)
@@ -31,7 +21,9 @@ static inline void tp_spin_lock(int *l)
 				sched_yield();
 				continue;
 			}
-			tp_spin_pause();
+#if defined(__x86_64__)
+			__builtin_ia32_pause();
+#endif
 		}
 }
 

@@ -20,7 +20,6 @@ struct tp_thread {
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
 	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
-	uint32_t firing;        /* the waits' firings in progress (tp_thread_fire_begin) */
 	/* the task whose poll ended waiting to acquire a mutual exclusion (sync mutex), polled
 	 * again once it holds it; 0 none (an adapter's) */
 	uint64_t acquiring_task;
@@ -37,30 +36,6 @@ static inline struct tp_thread *tp_thread_self(void)
 static inline bool tp_thread_live(const struct tp_thread *self)
 {
 	return !__atomic_load_n(&self->stopped_by_exit, __ATOMIC_RELAXED);
-}
-
-/*
- * A thread's waits and the exit that stops it (tp_threads_stop_at_exit) exclude each other, so
- * that nothing of the thread's follows its thread-stop: the thread counts a firing in progress,
- * then checks that it is not stopped; the exiting thread marks it stopped, then awaits the end of
- * its firings before it fires its thread-stop. Both sides sequentially consistent (Dekker's):
- * either the thread sees the mark, or the exit sees the firing. Only around a wait's probes and
- * park (tp_wait_enter, tp_wait_leave), about to block or just back: an exchange is nothing
- * beside it. Only this thread writes `firing` (a signal handler's wait nests inside, whole).
- */
-static inline void tp_thread_fire_end(struct tp_thread *self)
-{
-	__atomic_store_n(&self->firing, self->firing - 1, __ATOMIC_RELEASE);
-}
-
-/* Whether the thread may fire: if so, the firing lasts until tp_thread_fire_end. */
-static inline bool tp_thread_fire_begin(struct tp_thread *self)
-{
-	__atomic_store_n(&self->firing, self->firing + 1, __ATOMIC_SEQ_CST);
-	if (__builtin_expect(!__atomic_load_n(&self->stopped_by_exit, __ATOMIC_SEQ_CST), 1))
-		return true;
-	tp_thread_fire_end(self);
-	return false;
 }
 
 /*

@@ -5,14 +5,11 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <time.h>
 
 #include "events.h"
 #include "lifecycle_moments.h"
-#include "process.h"
 #include "real_symbol.h"
 #include "spawn_site.h"
-#include "spin_lock.h"
 #include "thread_identity.h"
 
 /* The running traced threads; the lock is taken only when a traced thread starts or stops. */
@@ -74,49 +71,23 @@ void tp_threads_stopped(struct tp_running_thread *t)
 }
 
 /*
- * Waits until `thread`, marked stopped, fires nothing (tp_thread_fire_begin): at most about 50 ms,
- * for a thread kept off the CPU, stopped by a debugger, or left counting by a jump out of a
- * signal handler, after which its thread-stop may precede what it fires. Spins, then sleeps; only
- * spins under a system call filter, which may kill the process for a sleep.
- */
-static void await_firings(const struct tp_thread *thread)
-{
-	enum { SPINS = 1 << 10, SLEEPS = 1000 };
-	const struct timespec sleep = {0, 50 * 1000};
-	for (unsigned i = 0; __atomic_load_n(&thread->firing, __ATOMIC_SEQ_CST) != 0; i++) {
-		bool filtered = tp_process_filtered();
-		if (i >= (filtered ? SPINS * SLEEPS : SPINS + SLEEPS))
-			return;
-		if (i < SPINS || filtered)
-			tp_spin_pause();
-		else
-			nanosleep(&sleep, NULL);
-	}
-}
-
-/*
  * At exit the threads still running die without running any more code of their own: the exiting
  * thread ends them in the trace, with their tids. This runs after every library's destructors,
  * so that threads a library ends in its own (OpenMP's workers) end by themselves first.
  */
 void tp_threads_stop_at_exit(void)
 {
-	struct tp_thread *exiting = tp_thread_self();
-	tp_thread_named_worker_end(exiting);
+	tp_thread_named_worker_end(tp_thread_self());
 	tp_real_pthread_mutex_lock(&running_lock);
-	/*
-	 * A worker parked now ends its park with this thread-stop (PROBES.md): nothing fires for
-	 * it on its own thread from now on, an unpark no more than a wait-end, and its park state
-	 * stays its own (it may be running still). All are marked first, so that their firings
-	 * in progress end together.
-	 */
-	for (struct tp_running_thread *t = running.next; t != &running; t = t->next)
-		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_SEQ_CST);
 	while (running.next != &running) {
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
-		if (t->self != exiting) /* a handler's exit inside the thread's own firing */
-			await_firings(t->self);
+		/*
+		 * A worker parked now ends its park with this thread-stop (PROBES.md): nothing
+		 * fires for it on its own thread from now on, an unpark no more than a wait-end, and
+		 * its park state stays its own (it may be running still).
+		 */
+		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
 		tp_fire_thread_stop((uint64_t)t->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);

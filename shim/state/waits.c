@@ -164,7 +164,7 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		   int64_t timeout_ns, const void *caller)
 {
 	struct tp_thread *self = tp_thread_self();
-	w->silent = !tp_thread_fire_begin(self);
+	w->silent = !tp_thread_live(self);
 	if (w->silent)
 		return;
 	w->kind = kind;
@@ -194,7 +194,6 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		fire_wait_start_and_stack(w, timeout_ns, site);
 	else
 		fire_wait_start(w, timeout_ns, site);
-	tp_thread_fire_end(self);
 }
 
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
@@ -215,19 +214,18 @@ __attribute__((noinline)) static void leave_parked(struct tp_thread *self, struc
 
 /*
  * Wait-end, and the unpark of the wait that parked the thread; a wait that parked nothing ends
- * with wait-end.
+ * with wait-end (with the recorder alone on, a tail call).
  */
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	struct tp_thread *self = tp_thread_self();
-	if (w->silent || !tp_thread_fire_begin(self))
+	if (w->silent || !tp_thread_live(self))
 		return;
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	if (__builtin_expect(self->parked && self->parked_by == w, 0))
 		leave_parked(self, w, result);
 	else
 		fire_wait_end(w, result);
-	tp_thread_fire_end(self);
 }
 
 void tp_wait_escaping(const void *frame)
