@@ -582,13 +582,6 @@ Test(timeline, one_thread_and_two_write_the_same, .timeout = 180)
 }
 
 /*
- * speedscope's profiles are written by a thread of their own on two cores, handed the slices'
- * opens and closes in batches (4096 a batch, 16 batches a ring): the file is byte for byte what
- * one thread writes, for a recording of many batches (omp_fib 20: 300,000 events), cut by a
- * window, by a thread or a site, and with the critical path (a profile of its own, written
- * last); and into a pipe.
- */
-/*
  * A window of `rec` that cuts its tasks short: from its first task after the initial one to
  * halfway from there to its end, in microseconds from its first event (as --from and --to
  * take them), read from its JSON timeline. A fixed window missed the tasks when a loaded
@@ -619,6 +612,13 @@ static void window_within_the_tasks(const char *rec, char from[32], char to[32])
 	tp_run_free(&json);
 }
 
+/*
+ * speedscope's profiles are written by a thread of their own on two cores, handed the slices'
+ * opens and closes in batches (4096 a batch, 16 batches a ring): the file is byte for byte what
+ * one thread writes, for a recording of many batches (omp_fib 20: 300,000 events), cut by a
+ * window, by a thread or a site, and with the critical path (a profile of its own, written
+ * last); and into a pipe.
+ */
 Test(timeline, speedscope_on_one_thread_and_two_the_same, .timeout = 240)
 {
 	char *dir;
