@@ -172,12 +172,30 @@ void tp_live_start(void)
 	errno = saved_errno;
 }
 
+/* The file was removed: by the exit's start, or its end. */
+static bool file_removed;
+
+void live_file_let_go(void)
+{
+	if (!file_removed && tp_settings()->live != TP_LIVE_KEEP && !in_memory &&
+	    !tp_process_filtered()) {
+		file_removed = true;
+		tp_live_file_remove();
+	}
+}
+
+/*
+ * The file is removed now, not after the destructors, where a runtime torn down under its
+ * running threads makes every microsecond count (exit_hook.h): an unlink takes tens of them. Its
+ * figures are written until the end, for a reader that has it open.
+ */
 void tp_live_before_destructors(uint64_t clock_time)
 {
 	if (!in_files_process())
 		return;
 	__atomic_store_n(&exit_began_ns, ns_at(clock_time), __ATOMIC_RELEASE);
 	exit_rate = __atomic_exchange_n(&ns_per_tsc_2_32, 0, __ATOMIC_ACQ_REL);
+	live_file_let_go();
 }
 
 void tp_live_after_report(void)
@@ -225,6 +243,7 @@ void tp_live_child_after_fork(void)
 	if (exit_began_ns != 0) {
 		exit_began_ns = 0;
 		ns_per_tsc_2_32 = exit_rate;
+		file_removed = false; /* the parent's; the child's own is its own to remove */
 	}
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
