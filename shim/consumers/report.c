@@ -12,8 +12,7 @@
  *   - at the start of exit, before the destructors, while every library is in place: if a task
  *     the program spawned is still alive, its executor is still at work and nothing will end
  *     the task in order: the report is written now. Otherwise it is prepared (counted,
- *     symbolized and formatted) in memory. Then libdw, which named the sites, is unloaded: its
- *     destructors and its dependencies' run now, not after libomp's (line_memo.h);
+ *     symbolized and formatted) in memory;
  *   - after the destructors: if every executor thread has ended, the executors shut down in
  *     order, ending what they end at shutdown (such as OpenMP's initial and implicit tasks): the
  *     report is written from the counts now. If not, the prepared report is written as it is,
@@ -44,7 +43,6 @@
 #include "settings.h"
 #include "shown_text.h"
 #include "signal_context.h"
-#include "source_lines.h"
 #include "spawn_site.h"
 #include "stack_table.h"
 #include "symbolize.h"
@@ -336,8 +334,6 @@ void tp_report_before_destructors(void)
 	} else {
 		prepared = format_report(&prepared_length);
 	}
-	/* named now; a report made again after the destructors takes the names remembered */
-	tp_source_lines_unload();
 	errno = saved_errno;
 }
 

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "line_memo.h"
 #include "real_symbol.h"
 
 /* The libdw functions used, resolved from one table at load. */
@@ -250,21 +249,18 @@ static bool unavailable;
 /* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
 static bool offline;
 
-/* libdw: 1 loaded, -1 cannot be, 0 not loaded yet (or unloaded: tp_source_lines_unload). */
-static int loaded;
-static void *libdw;
-
 /* libdw, loaded privately once; false if it cannot be. */
 static bool load_libdw(void)
 {
+	static int loaded; /* 1 loaded, -1 cannot be */
 	if (loaded != 0)
 		return loaded > 0;
 	loaded = -1;
-	libdw = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (libdw == NULL)
+	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL)
 		return false;
 	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
-		void *f = dlsym(libdw, dw_symbols[i].name);
+		void *f = dlsym(lib, dw_symbols[i].name);
 		if (f == NULL)
 			return false;
 		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
@@ -349,26 +345,12 @@ static bool loaded_range(Elf *elf, uintptr_t bias, Dwarf_Addr *low, Dwarf_Addr *
 	return !first && *high > *low;
 }
 
-void tp_source_lines_unload(void)
-{
-	if (offline || loaded <= 0)
-		return;
-	if (session != NULL)
-		dw.end(session);
-	session = NULL;
-	unavailable = false;
-	dlclose(libdw);
-	libdw = NULL;
-	loaded = 0;
-}
-
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n)
 {
 	if (session != NULL)
 		dw.end(session);
 	session = NULL;
 	offline = true;
-	tp_line_memo_forget();
 	close_offline_modules();
 	if (n == 0 || !load_libdw())
 		return false;
@@ -693,8 +675,7 @@ static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *
 	return true;
 }
 
-/* tp_source_line, read from DWARF. */
-static bool read_source_line(uintptr_t address, char *out, size_t size)
+bool tp_source_line(uintptr_t address, char *out, size_t size)
 {
 	Dwfl *dwfl = get_session();
 	Dwfl_Module *mod = dwfl != NULL ? module_of(dwfl, address) : NULL;
@@ -753,19 +734,4 @@ static bool read_source_line(uintptr_t address, char *out, size_t size)
 	snprintf(out, size, "%.*s (%s:%s%d)", length, function, base != NULL ? base + 1 : file,
 		 guessed ? "~" : "", lineno);
 	return true;
-}
-
-bool tp_source_line(uintptr_t address, char *out, size_t size)
-{
-	bool named;
-	if (offline)
-		return read_source_line(address, out, size);
-	if (tp_line_memo_find(address, &named, out, size))
-		return named;
-	char name[1024]; /* whole, whatever `size` this caller gives */
-	named = read_source_line(address, name, sizeof name);
-	tp_line_memo_keep(address, named ? name : NULL);
-	if (named)
-		snprintf(out, size, "%s", name);
-	return named;
 }

@@ -26,14 +26,6 @@
 bool tp_source_line(uintptr_t address, char *out, size_t size);
 
 /*
- * Unloads libdw (dlclose), with the dependencies it brought: its destructors and theirs run now,
- * not among the last at exit, after an executor's destructor may have torn its runtime down under
- * its running threads (exit_hook.h). The names already given are remembered (line_memo.h); one
- * never asked for loads libdw again. For this process's own modules only; callers serialize.
- */
-void tp_source_lines_unload(void);
-
-/*
  * The length of the name of the function a person wrote that GCC's OpenMP outlining made the
  * symbol `name` from: 4 for "main._omp_fn.0" or "main._omp_cpyfn.1"; 0 for any other name.
  */
