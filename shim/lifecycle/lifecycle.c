@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "code_map.h"
+#include "destructors_ready.h"
 #include "events.h"
 #include "executor.h"
 #include "exit_hook.h"
@@ -110,6 +111,7 @@ static void before_destructors(void *unused)
 	tp_live_before_destructors(exit_began);
 	tp_recorder_before_destructors(exit_began);
 	tp_report_before_destructors();
+	tp_destructors_ready(); /* last: the report may have loaded libraries */
 }
 
 /* Only the recording: the probes' threads end as the process does, as they always have. */
