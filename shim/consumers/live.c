@@ -777,5 +777,7 @@ void live_ended(void)
 	}
 	__atomic_store_n(&header->exited_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->exited, 1, __ATOMIC_RELEASE);
-	live_file_let_go();
+	/* an exit's start removed it already (tp_live_before_destructors); quick_exit has none */
+	if (__atomic_load_n(&exit_began_ns, __ATOMIC_ACQUIRE) == 0)
+		live_file_let_go();
 }

@@ -366,7 +366,7 @@ void live_keep_stack(uint32_t row, uint64_t stack_id, const uintptr_t *pcs, uint
 /* The process ends: its file is marked, and removed unless kept (live.c). */
 void live_ended(void);
 /*
- * Removes the file, once, unless it is to be kept for a reader, or a system call filter may refuse
+ * Removes the file, unless it is to be kept for a reader, or a system call filter may refuse
  * the removal (the next program's sweep removes it). A reader that has it open keeps reading it.
  */
 void live_file_let_go(void);

@@ -172,16 +172,10 @@ void tp_live_start(void)
 	errno = saved_errno;
 }
 
-/* The file was removed: by the exit's start, or its end. */
-static bool file_removed;
-
 void live_file_let_go(void)
 {
-	if (!file_removed && tp_settings()->live != TP_LIVE_KEEP && !in_memory &&
-	    !tp_process_filtered()) {
-		file_removed = true;
+	if (tp_settings()->live != TP_LIVE_KEEP && !in_memory && !tp_process_filtered())
 		tp_live_file_remove();
-	}
 }
 
 /*
@@ -243,7 +237,6 @@ void tp_live_child_after_fork(void)
 	if (exit_began_ns != 0) {
 		exit_began_ns = 0;
 		ns_per_tsc_2_32 = exit_rate;
-		file_removed = false; /* the parent's; the child's own is its own to remove */
 	}
 	if (tp_process_filtered()) {
 		tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
