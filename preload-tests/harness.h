@@ -373,7 +373,10 @@ void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned colu
 char *tp_terminal_screen(struct tp_terminal *t, bool attributes);
 /* Everything the terminal showed: the lines scrolled off the screen, then the screen. */
 char *tp_terminal_history(struct tp_terminal *t);
-/* The screen once it shows `text` (the caller frees); fails the test after `timeout_ms`. */
+/*
+ * The screen once it shows `text`, drawn whole (the same on a second look; the caller frees);
+ * fails the test after `timeout_ms`.
+ */
 char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms);
 /* Types `keys`, tmux key names separated by spaces ("q", "Enter", "Down", "Space"). */
 void tp_terminal_keys(struct tp_terminal *t, const char *keys);

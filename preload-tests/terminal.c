@@ -14,9 +14,11 @@
 
 #include "harness_internal.h"
 
-#define RUNUSER     "/usr/sbin/runuser"
-#define TMUX        "/usr/bin/tmux"
-#define SCREEN_POLL 100 /* ms between two looks at the screen */
+#define RUNUSER             "/usr/sbin/runuser"
+#define TMUX                "/usr/bin/tmux"
+#define SCREEN_POLL         100 /* ms between two looks at the screen */
+#define SCREEN_SETTLE       30  /* ms between two looks at a screen that shows what is waited for */
+#define SCREEN_SETTLE_LOOKS 10
 
 /*
  * Runs a tmux command on the terminal's server (as nobody for an unprivileged one). tmux runs a
@@ -107,14 +109,39 @@ char *tp_terminal_history(struct tp_terminal *t)
 	return tmux(t, "capture-pane -p -S -");
 }
 
+/*
+ * The screen once two looks SCREEN_SETTLE apart saw the same (SCREEN_SETTLE_LOOKS at most), or
+ * NULL if one no longer shows `text`: a look may catch a frame half drawn (its first line new,
+ * its rows the frame before's), as a person never reads it, and more often on a loaded machine.
+ */
+static char *settled(struct tp_terminal *t, char *screen, const char *text)
+{
+	for (unsigned look = 0; look < SCREEN_SETTLE_LOOKS; look++) {
+		tp_sleep_ms(SCREEN_SETTLE);
+		char *again = tp_terminal_screen(t, false);
+		bool same = strcmp(again, screen) == 0;
+		free(screen);
+		screen = again;
+		if (strstr(screen, text) == NULL) {
+			free(screen);
+			return NULL;
+		}
+		if (same)
+			break;
+	}
+	return screen;
+}
+
 char *tp_terminal_wait_for(struct tp_terminal *t, const char *text, unsigned timeout_ms)
 {
 	char *screen = NULL;
 	for (unsigned waited = 0;; waited += SCREEN_POLL) {
 		free(screen);
 		screen = tp_terminal_screen(t, false);
-		if (strstr(screen, text) != NULL)
+		if (strstr(screen, text) != NULL && (screen = settled(t, screen, text)) != NULL)
 			return screen;
+		if (screen == NULL)
+			screen = tp_terminal_screen(t, false);
 		if (waited >= timeout_ms)
 			break;
 		tp_sleep_ms(SCREEN_POLL);
