@@ -234,6 +234,8 @@ size_t tp_count(const struct tp_run *run, const char *probe, uint64_t tid);
 /* The wait-starts of one wait kind (the contract's arg0), on any thread. */
 size_t tp_count_waits(const struct tp_run *run, int64_t kind);
 const struct tp_event *tp_nth(const struct tp_run *run, const char *probe, uint64_t tid, size_t n);
+/* Whether `e` is an event of `probe`. */
+bool tp_event_is(const struct tp_event *e, const char *probe);
 
 /* Runs `argv` plainly and traced, asserts equal stdout and exit status; returns the traced run. */
 void tp_run_both(const char *const argv[], const char *const env[], struct tp_run *traced);

@@ -71,8 +71,6 @@ int tp_tracer_stop(pid_t tracer);
 
 /* The events of the tracer's output `text`, in time order, into run->events. */
 void tp_events_parse(const char *text, struct tp_run *run);
-/* Whether `e` is an event of `probe`. */
-bool tp_event_is(const struct tp_event *e, const char *probe);
 
 /* skip.c */
 

@@ -126,3 +126,34 @@ Test(threads, a_worker_that_longjmps_out_of_its_parked_wait_unparks_before_it_pa
 	}
 	tp_run_free(&run);
 }
+
+/*
+ * Threads passing a semaphore in a loop when the process exits: the exiting thread fires each
+ * one's thread-stop after the wait events that thread had begun, and nothing fires on it after
+ * (PROBES.md: a wait open at exit is closed by that thread-stop). Before, a wait-start fired
+ * between another thread's mark and its thread-stop came after it, and never ended: in more than
+ * half of the runs of eight threads on two CPUs. Three runs, each its own exit.
+ */
+Test(threads, threads_waiting_at_exit_fire_nothing_after_their_thread_stop, .timeout = 180)
+{
+	const char *argv[] = {tp_target("exit_while_waiting"), "8", "20", NULL};
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct tp_run run;
+		tp_run(TP_TRACED, argv, NULL, &run);
+		cr_expect_eq(run.status, 0);
+		cr_expect_str_eq(run.out, "exiting\n");
+		tp_assert_threads_paired(&run, 8);
+		tp_assert_waits_paired(&run);
+		for (size_t i = 0; i < run.n_events; i++) {
+			const struct tp_event *stop = &run.events[i];
+			if (!tp_event_is(stop, "thread__stop") ||
+			    (uint64_t)stop->arg[0] == stop->tid)
+				continue;
+			for (size_t j = i + 1; j < run.n_events; j++)
+				cr_expect(run.events[j].tid != (uint64_t)stop->arg[0],
+					  "%s on thread %llu after the exit's thread-stop of it",
+					  run.events[j].probe, (unsigned long long)stop->arg[0]);
+		}
+		tp_run_free(&run);
+	}
+}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "spawn_site.h"
+#include "spin_lock.h"
 
 _Static_assert(TP_LIVE_OVERFLOW < ROW_BEING_GIVEN, "a row fits the map's entries");
 
@@ -29,7 +30,7 @@ uint32_t live_new_row(uint16_t *by_site, uint32_t site)
 	}
 	/* another thread gives this site its row: a few instructions away */
 	while ((row = __atomic_load_n(&by_site[site], __ATOMIC_ACQUIRE)) == ROW_BEING_GIVEN)
-		__builtin_ia32_pause();
+		tp_cpu_relax();
 	return row;
 }
 

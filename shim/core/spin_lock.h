@@ -10,6 +10,16 @@
 #include <sched.h>
 #include <stdbool.h>
 
+/* One turn of a spin: the CPU told so (its sibling hyperthread runs on), where it can be. */
+static inline void tp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
 /* Spins before a waiter yields the CPU. */
 #define TP_SPINS_BEFORE_YIELD 128
 
@@ -21,9 +31,7 @@ static inline void tp_spin_lock(int *l)
 				sched_yield();
 				continue;
 			}
-#if defined(__x86_64__)
-			__builtin_ia32_pause();
-#endif
+			tp_cpu_relax();
 		}
 }
 

@@ -20,6 +20,7 @@ struct tp_thread {
 	bool parked;            /* worker-thread-park fired and its unpark has not yet */
 	const void *parked_by;  /* the interposed wait (its struct tp_wait) that parked, or NULL */
 	bool stopped_by_exit;   /* the exiting thread fired its thread-stop: it fires no more */
+	uint32_t firing;        /* wait events being fired now (tp_thread_firing_begin), nested */
 	/* the task whose poll ended waiting to acquire a mutual exclusion (sync mutex), polled
 	 * again once it holds it; 0 none (an adapter's) */
 	uint64_t acquiring_task;
@@ -36,6 +37,28 @@ static inline struct tp_thread *tp_thread_self(void)
 static inline bool tp_thread_live(const struct tp_thread *self)
 {
 	return !__atomic_load_n(&self->stopped_by_exit, __ATOMIC_RELAXED);
+}
+
+/*
+ * The thread begins firing a wait's events (its park, wait-start, wait-end, unpark) if the
+ * process's exit has not stopped it: a seq_cst store, then the check (Dekker's order, against
+ * tp_threads_stop_at_exit's mark, then its look at `firing`), so that the exiting thread either
+ * is seen to have stopped it, or sees it firing and fires its thread-stop after those events.
+ * Else a wait-start could follow the thread-stop that closes the thread's waits, and never end.
+ * The thread alone writes `firing`; a signal handler's wait nests and ends before it returns.
+ */
+static inline void tp_thread_firing_end(struct tp_thread *self)
+{
+	__atomic_store_n(&self->firing, self->firing - 1, __ATOMIC_RELEASE);
+}
+
+static inline bool tp_thread_firing_begin(struct tp_thread *self)
+{
+	__atomic_store_n(&self->firing, self->firing + 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&self->stopped_by_exit, __ATOMIC_SEQ_CST))
+		return true;
+	tp_thread_firing_end(self);
+	return false;
 }
 
 /*

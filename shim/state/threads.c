@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "clock.h"
 #include "events.h"
 #include "lifecycle_moments.h"
 #include "real_symbol.h"
 #include "spawn_site.h"
+#include "spin_lock.h"
 #include "thread_identity.h"
 
 /* The running traced threads; the lock is taken only when a traced thread starts or stops. */
@@ -71,6 +73,31 @@ void tp_threads_stopped(struct tp_running_thread *t)
 }
 
 /*
+ * Waits until `self`'s thread, stopped by the exit (marked: tp_thread_firing_begin), has fired the
+ * wait events it began before the mark: those come before its thread-stop. Rarely waits at all
+ * (from a wait's park to its wait-start is a few microseconds), unless that thread lost its CPU
+ * in between: more threads than CPUs, it may wait a time slice or two, yielding its own CPU.
+ * FIRING_WAIT_NS at most: a thread that never gets one back has its thread-stop first.
+ */
+static void after_its_firing(struct tp_thread *self)
+{
+	enum { FIRING_WAIT_NS = 20000000 };
+	uint64_t since = 0;
+	for (unsigned spins = 1; __atomic_load_n(&self->firing, __ATOMIC_SEQ_CST) != 0; spins++) {
+		if (spins % TP_SPINS_BEFORE_YIELD != 0) {
+			tp_cpu_relax();
+			continue;
+		}
+		uint64_t ns = tp_clock_monotonic_ns();
+		if (since == 0)
+			since = ns;
+		else if (ns - since >= FIRING_WAIT_NS)
+			return;
+		sched_yield();
+	}
+}
+
+/*
  * At exit the threads still running die without running any more code of their own: the exiting
  * thread ends them in the trace, with their tids. This runs after every library's destructors,
  * so that threads a library ends in its own (OpenMP's workers) end by themselves first.
@@ -87,7 +114,9 @@ void tp_threads_stop_at_exit(void)
 		 * fires for it on its own thread from now on, an unpark no more than a wait-end, and
 		 * its park state stays its own (it may be running still).
 		 */
-		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_SEQ_CST);
+		if (t->self != tp_thread_self()) /* an exit from a handler on top of its own */
+			after_its_firing(t->self);
 		tp_fire_thread_stop((uint64_t)t->tid, false);
 	}
 	pthread_mutex_unlock(&running_lock);

@@ -164,20 +164,12 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		   int64_t timeout_ns, const void *caller)
 {
 	struct tp_thread *self = tp_thread_self();
-	w->silent = !tp_thread_live(self);
+	w->silent = !tp_thread_live(self); /* no naming on a thread the exit stopped */
 	if (w->silent)
 		return;
 	w->kind = kind;
 	w->object = (uintptr_t)object;
 	w->task = tp_thread_task(self);
-	/*
-	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
-	 * found to be a worker by its name here, at its waits, where it would park (so only while
-	 * a wait or park probe is on: the untraced fast path checks no more).
-	 */
-	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
-	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0)
-		tp_thread_park(self, w);
 	/*
 	 * errno: kept by the paths that unwind or name (call_site_key_found, named_site,
 	 * fire_wait_start_and_stack), as by the consumers (the recorder's fast path touches none)
@@ -189,11 +181,24 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	else
 		w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
 	tp_shim_work_end(nested);
+	/* its park and wait-start before the thread-stop of the process's exit, or neither */
+	w->silent = !tp_thread_firing_begin(self);
+	if (w->silent)
+		return;
+	/*
+	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
+	 * found to be a worker by its name here, at its waits, where it would park (so only while
+	 * a wait or park probe is on: the untraced fast path checks no more).
+	 */
+	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
+	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0)
+		tp_thread_park(self, w);
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
 	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0))
 		fire_wait_start_and_stack(w, timeout_ns, site);
 	else
 		fire_wait_start(w, timeout_ns, site);
+	tp_thread_firing_end(self);
 }
 
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
@@ -214,18 +219,19 @@ __attribute__((noinline)) static void leave_parked(struct tp_thread *self, struc
 
 /*
  * Wait-end, and the unpark of the wait that parked the thread; a wait that parked nothing ends
- * with wait-end (with the recorder alone on, a tail call).
+ * with wait-end. Not once the process's exit stopped the thread: its thread-stop closed the wait.
  */
 void tp_wait_leave(struct tp_wait *w, int64_t result)
 {
 	struct tp_thread *self = tp_thread_self();
-	if (w->silent || !tp_thread_live(self))
+	if (w->silent || !tp_thread_firing_begin(self))
 		return;
 	/* if this wait parked the thread (and no jump out of a handler on top of it unparked it) */
 	if (__builtin_expect(self->parked && self->parked_by == w, 0))
 		leave_parked(self, w, result);
 	else
 		fire_wait_end(w, result);
+	tp_thread_firing_end(self);
 }
 
 void tp_wait_escaping(const void *frame)

@@ -10,6 +10,7 @@
 #include "stack_table.h"
 
 #include "hash.h"
+#include "spin_lock.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -51,15 +52,6 @@ static struct table *get_table(void)
 		return t;
 	}
 	return fresh;
-}
-
-static inline void spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
 }
 
 /* Two operations a frame, and a final mix so that the low bits (the slot) depend on all. */
@@ -125,7 +117,7 @@ uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth)
 		     (state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE)) == SLOT_FILLING &&
 		     spins < (1u << 20);
 		     spins++)
-			spin_pause();
+			tp_cpu_relax();
 		if (state == SLOT_READY && s->depth == depth &&
 		    memcmp(&t->frames[s->first_frame], pcs, depth * sizeof *pcs) == 0)
 			return index + 1;
