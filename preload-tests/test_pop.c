@@ -234,8 +234,11 @@ Test(pop, a_loop_inside_a_lock_built_by_gcc_is_serialised, .timeout = 120)
  * measures (pop_enter): microseconds on an idle machine, a preemption's milliseconds now and
  * then on a loaded one. So the work may exceed the span by that time and 1.5% more (1.01 as
  * printed), not by a section: a lost edge leaves a section off the path (40 / 39 = 1.03). Each
- * of three runs is asserted, none retried: the online engine lost one now and then (1.03, 1.08)
- * where --analyze of the same run said 1.00.
+ * of three runs is asserted. The online engine lost one now and then (1.03, 1.08) where
+ * --analyze of the same run said 1.00; a run is tried again (TRIES at most) only when every way
+ * said the same off the path (moved_alike): the program left time of its own untimed, between
+ * its arrival and the construct (the exit report and --analyze both said 1.02 of an ordered loop
+ * built by GCC beside two CPU hogs, 9 ms off the path where the program timed 0.4 ms outside).
  */
 #define RUNS 3
 
@@ -251,27 +254,59 @@ static double outside_the_sections(const char *err)
 	return 0;
 }
 
+/* The parallelism `o` may say of a loop that is one path: 1.5% over 1, and the time outside. */
+static struct known one_path_of(const struct tp_pop_output *o)
+{
+	double outside = outside_the_sections(o->err);
+	struct known one_path = NEAR(parallelism, 1.0, 0.015);
+	if (o->factors.work_ms > outside)
+		one_path.within += outside / (o->factors.work_ms - outside);
+	return one_path;
+}
+
+/*
+ * Whether every way said the same parallelism (as printed), off the one path: the run's own
+ * graph, which a preemption the program could not time moved (between its arrival and its
+ * call into the construct). An engine that lost an edge loses it in one way, not in all alike.
+ */
+static bool moved_alike(const struct tp_pop_run *pop)
+{
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop->output[i];
+		struct known one_path = one_path_of(o);
+		if (o->factors.work_ms <= 0 || known_said(o, &one_path) ||
+		    fabs(o->factors.parallelism - pop->output[0].factors.parallelism) > 0.005)
+			return false;
+	}
+	return true;
+}
+
 static void expect_one_path(const char *name)
 {
 	const char *argv[] = {tp_require_program(tp_target(name), "clang, gcc and libomp-dev"),
 			      NULL};
 	for (int run = 0; run < RUNS; run++) {
 		struct tp_pop_run pop;
-		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, &pop);
+		for (int try = 1;; try++) {
+			tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL},
+				   &pop);
+			if (try == TRIES || !moved_alike(&pop))
+				break;
+			cr_log_info("%s, run %d: every way says parallelism %.2f: again", name,
+				    run + 1, pop.output[0].factors.parallelism);
+			tp_pop_run_free(&pop);
+		}
 		for (size_t i = 0; i < TP_POP_WAYS; i++) {
 			const struct tp_pop_output *o = &pop.output[i];
-			double outside = outside_the_sections(o->err);
-			struct known one_path = NEAR(parallelism, 1.0, 0.015);
+			struct known one_path = one_path_of(o);
 			cr_expect(o->factors.work_ms > 0, "%s, run %d: %s says no work:\n%s", name,
 				  run + 1, o->way, o->text);
-			if (o->factors.work_ms > outside)
-				one_path.within += outside / (o->factors.work_ms - outside);
 			cr_expect(
 				known_said(o, &one_path),
 				"%s, run %d: %s says parallelism %.2f, at most %.3f as the program "
 				"spent %.3f ms outside its sections:\n%s\nthe program said:\n%s",
 				name, run + 1, o->way, o->factors.parallelism, 1 + one_path.within,
-				outside, o->text, o->err);
+				outside_the_sections(o->err), o->text, o->err);
 		}
 		tp_pop_run_free(&pop);
 	}
