@@ -171,6 +171,21 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	w->object = (uintptr_t)object;
 	w->task = tp_thread_task(self);
 	/*
+	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
+	 * found to be a worker by its name here, at its waits, where it would park (so only while
+	 * a wait or park probe is on: the untraced fast path checks no more). Its park, then its
+	 * wait-start, each fired before the thread-stop of the process's exit or not at all (that
+	 * thread-stop ends a park with no wait-start after it); the naming between them is no part
+	 * of either's span.
+	 */
+	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
+	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0) {
+		if ((w->silent = !tp_thread_firing_begin(self)))
+			return;
+		tp_thread_park(self, w);
+		tp_thread_firing_end(self);
+	}
+	/*
 	 * errno: kept by the paths that unwind or name (call_site_key_found, named_site,
 	 * fire_wait_start_and_stack), as by the consumers (the recorder's fast path touches none)
 	 */
@@ -181,18 +196,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	else
 		w->site_key = tp_listeners_wait_start() && !nested ? call_site_key(caller) : 0;
 	tp_shim_work_end(nested);
-	/* its park and wait-start before the thread-stop of the process's exit, or neither */
-	w->silent = !tp_thread_firing_begin(self);
-	if (w->silent)
+	if ((w->silent = !tp_thread_firing_begin(self)))
 		return;
-	/*
-	 * A wait inside a wait (a signal handler that waits) does not park twice. A thread is
-	 * found to be a worker by its name here, at its waits, where it would park (so only while
-	 * a wait or park probe is on: the untraced fast path checks no more).
-	 */
-	if (tp_listeners_workers() != 0 && w->task == 0 && !self->parked &&
-	    tp_thread_recognize_worker(self) && tp_listeners_park() != 0)
-		tp_thread_park(self, w);
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
 	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0))
 		fire_wait_start_and_stack(w, timeout_ns, site);
