@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * One OpenMP worker idle for a known time: a parallel region of two threads (after an empty one)
- * where thread 0 computes for 200 ms and thread 1 goes straight to the region's closing barrier,
- * where it waits those 200 ms (counted from its arrival): spinning, or asleep, as OpenMP's idle
- * policy (KMP_BLOCKTIME) says. Prints "done".
+ * One OpenMP worker idle for a known time: a parallel region of two threads where thread 0
+ * computes for 200 ms and thread 1 goes straight to the region's closing barrier, where it
+ * waits those 200 ms: spinning, or asleep, as OpenMP's idle policy (KMP_BLOCKTIME) says.
+ * Thread 0 counts the 200 ms from the moment thread 1 is asleep (its state in /proc), or from
+ * WAKE_BOUND_MS after it arrived if it never sleeps: a loaded machine (a sanitizer too) may
+ * take tens of milliseconds to get it from its arrival into its sleep. Prints "done".
  */
+#define _GNU_SOURCE
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
+
+#define WAKE_BOUND_MS 300
 
 static double now_ms(void)
 {
@@ -16,27 +22,44 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static int arrived;
+/* Whether thread `tid` of this process sleeps now (state S in its stat). */
+static int asleep(pid_t tid)
+{
+	char path[64], stat[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(stat, 1, sizeof stat - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	/* the state follows the command's closing parenthesis */
+	const char *end = NULL;
+	for (const char *p = stat; *p != '\0'; p++)
+		if (*p == ')')
+			end = p;
+	return end != NULL && end[1] == ' ' && end[2] == 'S';
+}
+
+static pid_t idle_tid;
 
 int main(void)
 {
-	/* a first region, which ends at once: the worker's first wait at the barrier is made (its
-	 * call site named, for a tracer: tens of ms under a sanitizer) before the measured one */
-#pragma omp parallel num_threads(2)
-	{}
 #pragma omp parallel num_threads(2)
 	{
-		/* the 200 ms from the idle thread's arrival: a thread can start late on a loaded
-		 * machine, and would then wait less */
 		if (omp_get_thread_num() == 0) {
+			pid_t tid;
 			while (omp_get_num_threads() > 1 &&
-			       !__atomic_load_n(&arrived, __ATOMIC_ACQUIRE))
+			       (tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)) == 0)
+				;
+			double bound = now_ms() + WAKE_BOUND_MS;
+			while (omp_get_num_threads() > 1 && !asleep(tid) && now_ms() < bound)
 				;
 			double until = now_ms() + 200;
 			while (now_ms() < until)
 				;
 		} else {
-			__atomic_store_n(&arrived, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&idle_tid, gettid(), __ATOMIC_RELEASE);
 		}
 	}
 	puts("done");
