@@ -198,13 +198,20 @@ static void expect_burdened_and_on_path(const struct three_ways *w, long on_path
 	}
 }
 
+#define ONLINE_TRIES 5
+
 static void online_figures(const char *const argv[], const char *site, long on_path)
 {
 	struct three_ways w = {0};
-	for (int try = 0; try < 3; try++) {
+	/*
+	 * Tried again while the ways disagree, or the site is off the path all three say: a thread
+	 * preempted between its spawns and its taskwait puts its own fragment on the path instead
+	 * (fib's tasks of a few hundred ns, a CI run: the initial and implicit tasks' 3.2 ms alone)
+	 */
+	for (int try = 0; try < ONLINE_TRIES; try++) {
 		three_ways_free(&w);
 		run_three_ways(argv, site, &w);
-		if (three_ways_agree(&w, site))
+		if (three_ways_agree(&w, site) && share_of(w.analysis.text, site) > 0)
 			break;
 	}
 	const struct analyzed *a = &w.analysis;
@@ -282,7 +289,7 @@ Test(analysis, a_program_that_exits_inside_its_region_has_no_span_over_its_work,
 {
 	const char *main_site = "main (omp_detach.c:";
 	struct three_ways w = {0};
-	for (int try = 0; try < 3; try++) {
+	for (int try = 0; try < ONLINE_TRIES; try++) {
 		three_ways_free(&w);
 		run_three_ways((const char *[]){tp_target("omp_detach"), NULL}, main_site, &w);
 		if (three_ways_agree(&w, main_site))
