@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "module_dynamic.h"
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -28,10 +30,7 @@ static int module_destructors(struct dl_phdr_info *info, size_t size, void *data
 {
 	(void)size;
 	uintptr_t page_size = *(const uintptr_t *)data;
-	const ElfW(Dyn) *dyn = NULL;
-	for (int i = 0; i < info->dlpi_phnum && dyn == NULL; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	const ElfW(Dyn) *dyn = tp_module_dynamic(info);
 	uintptr_t fini = 0, array = 0, array_size = 0;
 	for (; dyn != NULL && dyn->d_tag != DT_NULL; dyn++) {
 		if (dyn->d_tag == DT_FINI)

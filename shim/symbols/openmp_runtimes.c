@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "module_dynamic.h"
 #include "settings.h"
 #include "warn.h"
 
@@ -36,27 +37,24 @@ static enum tp_openmp_runtime runtime_of(const char *path)
  */
 static bool needs_libgomp(const struct dl_phdr_info *info)
 {
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
-			continue;
-		const ElfW(Dyn) *dynamic = (const ElfW(Dyn) *)(info->dlpi_addr +
-							       info->dlpi_phdr[i].p_vaddr);
-		uintptr_t strings = 0;
-		size_t strings_size = 0;
-		for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
-			if (d->d_tag == DT_STRTAB)
-				strings = d->d_un.d_ptr;
-			else if (d->d_tag == DT_STRSZ)
-				strings_size = d->d_un.d_val;
-		if (strings == 0)
-			return false;
-		if (strings < info->dlpi_addr)
-			strings += info->dlpi_addr;
-		for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
-			if (d->d_tag == DT_NEEDED && d->d_un.d_val < strings_size &&
-			    runtime_of((const char *)strings + d->d_un.d_val) == TP_OPENMP_LIBGOMP)
-				return true;
-	}
+	const ElfW(Dyn) *dynamic = tp_module_dynamic(info);
+	if (dynamic == NULL)
+		return false;
+	uintptr_t strings = 0;
+	size_t strings_size = 0;
+	for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_STRTAB)
+			strings = d->d_un.d_ptr;
+		else if (d->d_tag == DT_STRSZ)
+			strings_size = d->d_un.d_val;
+	if (strings == 0)
+		return false;
+	if (strings < info->dlpi_addr)
+		strings += info->dlpi_addr;
+	for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_NEEDED && d->d_un.d_val < strings_size &&
+		    runtime_of((const char *)strings + d->d_un.d_val) == TP_OPENMP_LIBGOMP)
+			return true;
 	return false;
 }
 
