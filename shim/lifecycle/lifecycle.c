@@ -111,7 +111,8 @@ static void before_destructors(void *unused)
 	tp_live_before_destructors(exit_began);
 	tp_recorder_before_destructors(exit_began);
 	tp_report_before_destructors();
-	tp_destructors_ready(); /* last: the report may have loaded libraries */
+	tp_symbolize_before_destructors(); /* after the last name before the destructors */
+	tp_destructors_ready(); /* last: what is left loaded runs its destructors at exit */
 }
 
 /* Only the recording: the probes' threads end as the process does, as they always have. */

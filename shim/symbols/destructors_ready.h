@@ -3,9 +3,9 @@
  * The libraries' destructors, their code paged in ahead of exit's destructors (exit_hook.h): a
  * runtime torn down in its destructor under its still running threads (libomp, exit() from a
  * thread it does not know) keeps the process alive only until exit ends, and the destructors that
- * run after its own (every library loaded after it: libdw and its dependencies, loaded by the
- * report at exit) each first touch a page of code there, which a virtual machine takes tens of
- * microseconds to map.
+ * run after its own (every library loaded after it that is still loaded: libunwind, loaded at
+ * the first spawn stack; libdw, which names sites, is unloaded before the destructors) each
+ * first touch a page of code there, which a virtual machine takes tens of microseconds to map.
  */
 #pragma once
 

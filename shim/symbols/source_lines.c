@@ -249,16 +249,20 @@ static bool unavailable;
 /* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
 static bool offline;
 
-/* libdw, loaded privately once; false if it cannot be. */
+/* libdw as load_libdw loaded it: 1 loaded (libdw_handle), -1 cannot be, 0 not yet. */
+static int loaded;
+static void *libdw_handle;
+
+/* libdw, loaded privately once (again after tp_source_lines_unload); false if it cannot be. */
 static bool load_libdw(void)
 {
-	static int loaded; /* 1 loaded, -1 cannot be */
 	if (loaded != 0)
 		return loaded > 0;
 	loaded = -1;
 	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (lib == NULL)
 		return false;
+	libdw_handle = lib;
 	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
 		void *f = dlsym(lib, dw_symbols[i].name);
 		if (f == NULL)
@@ -734,4 +738,19 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	snprintf(out, size, "%.*s (%s:%s%d)", length, function, base != NULL ? base + 1 : file,
 		 guessed ? "~" : "", lineno);
 	return true;
+}
+
+void tp_source_lines_unload(void)
+{
+	if (loaded <= 0)
+		return;
+	if (session != NULL)
+		dw.end(session);
+	session = NULL;
+	unavailable = false;
+	close_offline_modules();
+	offline = false;
+	dlclose(libdw_handle);
+	libdw_handle = NULL;
+	loaded = 0;
 }

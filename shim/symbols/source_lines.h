@@ -26,6 +26,13 @@
 bool tp_source_line(uintptr_t address, char *out, size_t size);
 
 /*
+ * Ends the session and unloads libdw if tp_source_line loaded it (dlclose: its destructors, and
+ * its dependencies' that nothing else holds, run now); the next name loads it again. Callers
+ * serialize it with tp_source_line.
+ */
+void tp_source_lines_unload(void);
+
+/*
  * The length of the name of the function a person wrote that GCC's OpenMP outlining made the
  * symbol `name` from: 4 for "main._omp_fn.0" or "main._omp_cpyfn.1"; 0 for any other name.
  */

@@ -429,6 +429,13 @@ void tp_symbolize_after_fork(void)
 	pthread_mutex_unlock(&files_lock);
 }
 
+void tp_symbolize_before_destructors(void)
+{
+	tp_real_pthread_mutex_lock(&files_lock);
+	tp_source_lines_unload();
+	pthread_mutex_unlock(&files_lock);
+}
+
 /* The file of the module holding `address` (the executable's is /proc/self/exe), or NULL. */
 static const struct elf_file *module_file(uintptr_t address, Dl_info *info)
 {

@@ -72,3 +72,9 @@ void tp_symbolize_function_in_module(const char *path, uintptr_t bias, uintptr_t
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_symbolize_prepare_fork(void); /* no module half read (after the sites' lock) */
 void tp_symbolize_after_fork(void);
+/*
+ * At exit, once what is named before the destructors is named: libdw is unloaded, so that its
+ * destructors and its dependencies' run now, while every thread's runtime is in place, and not
+ * after a runtime's own (exit_hook.h). A name asked for later loads it again.
+ */
+void tp_symbolize_before_destructors(void);
