@@ -253,7 +253,7 @@ static bool offline;
 static int loaded;
 static void *libdw_handle;
 
-/* libdw, loaded privately once (again after tp_source_lines_unload); false if it cannot be. */
+/* libdw, loaded privately once, never after tp_source_lines_close; false if it cannot be. */
 static bool load_libdw(void)
 {
 	if (loaded != 0)
@@ -740,9 +740,11 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	return true;
 }
 
-void tp_source_lines_unload(void)
+void tp_source_lines_close(void)
 {
-	if (loaded <= 0)
+	int was = loaded;
+	loaded = -1; /* for good */
+	if (was <= 0)
 		return;
 	if (session != NULL)
 		dw.end(session);
@@ -752,5 +754,4 @@ void tp_source_lines_unload(void)
 	offline = false;
 	dlclose(libdw_handle);
 	libdw_handle = NULL;
-	loaded = 0;
 }

@@ -27,10 +27,12 @@ bool tp_source_line(uintptr_t address, char *out, size_t size);
 
 /*
  * Ends the session and unloads libdw if tp_source_line loaded it (dlclose: its destructors, and
- * its dependencies' that nothing else holds, run now); the next name loads it again. Callers
- * serialize it with tp_source_line.
+ * its dependencies' that nothing else holds, run now), for good: tp_source_line says false from
+ * now on. Never loaded again: after the libraries' destructors (exit's last steps) a dlopen
+ * starts libc and the loader over again, under the exit's own stdio. Callers serialize it with
+ * tp_source_line.
  */
-void tp_source_lines_unload(void);
+void tp_source_lines_close(void);
 
 /*
  * The length of the name of the function a person wrote that GCC's OpenMP outlining made the

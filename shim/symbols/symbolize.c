@@ -432,7 +432,7 @@ void tp_symbolize_after_fork(void)
 void tp_symbolize_before_destructors(void)
 {
 	tp_real_pthread_mutex_lock(&files_lock);
-	tp_source_lines_unload();
+	tp_source_lines_close();
 	pthread_mutex_unlock(&files_lock);
 }
 

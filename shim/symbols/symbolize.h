@@ -75,6 +75,7 @@ void tp_symbolize_after_fork(void);
 /*
  * At exit, once what is named before the destructors is named: libdw is unloaded, so that its
  * destructors and its dependencies' run now, while every thread's runtime is in place, and not
- * after a runtime's own (exit_hook.h). A name asked for later loads it again.
+ * after a runtime's own (exit_hook.h). Code named later (a wait site first met in a destructor)
+ * is named by its symbol, without its source line.
  */
 void tp_symbolize_before_destructors(void);
