@@ -202,6 +202,49 @@ Test(report, exit_from_a_plain_thread_ends_as_without_the_report_with_no_spawn_s
 	expect_endings_as_without_the_report("TASKPROBE_STACKS=0", " with no spawn stack ");
 }
 
+/*
+ * After the libraries' destructors the shim loads no library: a dlopen there starts libc and the
+ * loader over again (their initialisers run a second time) under the exit's own stdio, and a
+ * printf after it may fault. The report names sites with libdw, unloaded before the destructors;
+ * a wait site first met in a destructor, named after them, is named by its symbol. The loader's
+ * own account (LD_DEBUG=files) says what it loaded and initialised, and when.
+ */
+Test(report, no_library_is_loaded_after_the_destructors, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char *dir = tp_make_temp_dir("report"), *report, *debug_output, *debug_file;
+	cr_assert(asprintf(&report, "TASKPROBE_REPORT=%s/report", dir) > 0);
+	cr_assert(asprintf(&debug_output, "LD_DEBUG_OUTPUT=%s/loader", dir) > 0);
+	const char *argv[] = {openmp_target("omp_wait_in_destructor"), NULL};
+	const char *env[] = {report, "OMP_NUM_THREADS=2", "LD_DEBUG=files", debug_output, NULL};
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
+	cr_assert(asprintf(&debug_file, "%s/loader.%d", dir, (int)run.pid) > 0);
+	char *loader = tp_read_file(debug_file, NULL);
+	cr_assert_not_null(loader, "the loader's account %s", debug_file);
+	/* libc's destructor is the last but the loader's: what follows it is after them all */
+	const char *libc_fini = NULL;
+	for (const char *line = loader; line != NULL && libc_fini == NULL;
+	     line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
+		const char *fini = strstr(line, "calling fini: "), *end = strchr(line, '\n');
+		const char *libc = fini != NULL ? strstr(fini, "/libc.so.6 ") : NULL;
+		if (libc != NULL && (end == NULL || libc < end))
+			libc_fini = libc;
+	}
+	cr_assert_not_null(libc_fini, "libc's destructor ran: %s", loader);
+	cr_expect(strstr(libc_fini, "calling init") == NULL,
+		  "a library was loaded after the destructors: %s", libc_fini);
+	char *text = tp_read_file(strchr(report, '=') + 1, NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "1 semaphore wait at wait_at_exit") != NULL,
+		  "the destructor's wait, by its symbol: %s", text);
+	cr_expect(strstr(text, "1 semaphore wait at wait_in_main (omp_wait_in_destructor.c:") !=
+			  NULL,
+		  "main's wait, by its source line: %s", text);
+	free(text), free(loader), free(debug_file), free(report), free(debug_output);
+	tp_run_free(&run);
+}
+
 /* The lines of `text` that hold "(pid " (each process's report names its pid). */
 static unsigned report_lines(const char *text)
 {
