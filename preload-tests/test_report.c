@@ -223,14 +223,11 @@ Test(report, no_library_is_loaded_after_the_destructors, .timeout = 120)
 	char *loader = tp_read_file(debug_file, NULL);
 	cr_assert_not_null(loader, "the loader's account %s", debug_file);
 	/* libc's destructor is the last but the loader's: what follows it is after them all */
+	static const char libc[] = "/libc.so.6 ";
 	const char *libc_fini = NULL;
-	for (const char *line = loader; line != NULL && libc_fini == NULL;
-	     line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
-		const char *fini = strstr(line, "calling fini: "), *end = strchr(line, '\n');
-		const char *libc = fini != NULL ? strstr(fini, "/libc.so.6 ") : NULL;
-		if (libc != NULL && (end == NULL || libc < end))
-			libc_fini = libc;
-	}
+	for (const char *fini = loader;
+	     libc_fini == NULL && (fini = strstr(fini, "calling fini: ")); fini++)
+		libc_fini = memmem(fini, strcspn(fini, "\n"), libc, sizeof libc - 1);
 	cr_assert_not_null(libc_fini, "libc's destructor ran: %s", loader);
 	cr_expect(strstr(libc_fini, "calling init") == NULL,
 		  "a library was loaded after the destructors: %s", libc_fini);
