@@ -749,7 +749,7 @@ void tp_source_lines_close(void)
 	if (session != NULL)
 		dw.end(session);
 	session = NULL;
-	unavailable = false;
+	unavailable = true; /* as load_libdw will say */
 	close_offline_modules();
 	offline = false;
 	dlclose(libdw_handle);
