@@ -424,9 +424,10 @@ struct tp_live_site_stats {
 	 */
 	uint64_t region_ns;
 	/*
-	 * For the row of a sync construct's site (the site's sync_kind): the time this thread's
-	 * tasks waited there (from their poll's end at the site to their next poll's start) and
-	 * how many waits.
+	 * For the row of a sync construct's site (the site's sync_kind): the time this thread
+	 * waited there (its time outside its polls while the innermost task it suspended that is
+	 * suspended still waits at the site: shim/consumers/sync_waited.h) and how many waits
+	 * (its tasks' polls that ended a wait there).
 	 */
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;

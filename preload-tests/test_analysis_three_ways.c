@@ -444,21 +444,31 @@ Test(analysis, top_and_the_report_give_one_verdict_in_the_same_words, .timeout =
 }
 
 /*
- * The waits at sync site `site` of kind `kind` in `text` (the sync sites' line holding both: "main
- * (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns); -1 when no line has them.
+ * What follows kind `kind` on the line of sync site `site` in `text` (the sync sites' line
+ * holding both: "main (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns): "8.40 ms 4
+ * -", in `row`; NULL when no line has them.
  */
+static const char *sync_line_of(const char *text, const char *site, const char *kind, char *row,
+				size_t size)
+{
+	char word[40];
+	snprintf(word, sizeof word, " %s ", kind);
+	for (const char *from = NULL; site_line(text, site, &from, row, size);) {
+		const char *at = strstr(row, word);
+		if (at != NULL)
+			return at + strlen(word);
+	}
+	return NULL;
+}
+
+/* The waits at sync site `site` of kind `kind` in `text`; -1 when no line has them. */
 static long sync_waits_of(const char *text, const char *site, const char *kind)
 {
-	char row[512], word[40];
-	snprintf(word, sizeof word, " %s ", kind);
-	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
-		const char *at = strstr(row, word);
-		double waited;
-		long waits;
-		if (at != NULL && sscanf(at + strlen(word), "%lf %*s %ld", &waited, &waits) == 2)
-			return waits;
-	}
-	return -1;
+	char row[512];
+	const char *after = sync_line_of(text, site, kind, row, sizeof row);
+	double waited;
+	long waits;
+	return after != NULL && sscanf(after, "%lf %*s %ld", &waited, &waits) == 2 ? waits : -1;
 }
 
 /*
@@ -485,6 +495,73 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 			     "the report, %s %s:\n%s\n%s", syncs[i].site, syncs[i].kind, w.report,
 			     w.analysis.text);
 	}
+	three_ways_free(&w);
+}
+
+/* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
+static double duration_ms(const char *text)
+{
+	char *unit;
+	double v = strtod(text, &unit);
+	if (unit == text)
+		return -1;
+	unit += strspn(unit, " ");
+	return strncmp(unit, "ns", 2) == 0   ? v / 1e6
+	       : strncmp(unit, "us", 2) == 0 ? v / 1e3
+	       : strncmp(unit, "ms", 2) == 0 ? v
+	       : strncmp(unit, "s", 1) == 0  ? v * 1e3
+					     : -1;
+}
+
+/* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
+static double sync_waited_of(const char *text, const char *site, const char *kind)
+{
+	char row[512];
+	const char *after = sync_line_of(text, site, kind, row, sizeof row);
+	return after != NULL ? duration_ms(after) : -1;
+}
+
+/*
+ * The time threads waited at a sync site is theirs, not their tasks' suspensions added up
+ * (sync_waited.h): fib's taskwaits nest, and a task's suspension there lasts as long as its
+ * children's subtrees, in which its thread runs those children and waits in their taskwaits in
+ * turn. Added up, two threads "waited" 21.6 s in a 0.71 s run of BOTS fib. What the threads
+ * waited at fib's taskwait and its region's barrier together is at most their time in the run
+ * (the factors' run time, two threads), in every output; and --analyze's, from the recording of
+ * the same run, is near the live statistics'.
+ */
+Test(analysis, the_time_waited_at_sync_sites_is_at_most_the_threads_time, .timeout = 120)
+{
+	static const struct {
+		const char *site, *kind;
+	} syncs[] = {{"fib (omp_fib.c:19)", "taskwait"}, {"main (omp_fib.c:27)", "barrier"}};
+	struct three_ways w;
+	run_three_ways((const char *[]){tp_target("omp_fib"), "18", NULL}, "fib (omp_fib.c:", &w);
+	const char *run = strstr(w.report, "; run time ");
+	cr_assert(run != NULL, "%s", w.report);
+	double run_ms = duration_ms(run + strlen("; run time "));
+	cr_assert_gt(run_ms, 0, "%s", w.report);
+	const struct {
+		const char *way, *text;
+	} ways[] = {{"top", w.top}, {"the report", w.report}, {"--analyze", w.analysis.text}};
+	double waited[3] = {0};
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t k = 0; k < sizeof syncs / sizeof syncs[0]; k++) {
+			double ms = sync_waited_of(ways[i].text, syncs[k].site, syncs[k].kind);
+			cr_expect_geq(ms, 0, "%s: %s %s:\n%s", ways[i].way, syncs[k].site,
+				      syncs[k].kind, ways[i].text);
+			waited[i] += ms > 0 ? ms : 0;
+		}
+		/* 5% for the outputs' rounding and the report's run time against the others' */
+		cr_expect_leq(waited[i], 2 * run_ms * 1.05,
+			      "%s: waited %.2f ms in all, two threads in %.2f ms:\n%s", ways[i].way,
+			      waited[i], run_ms, ways[i].text);
+	}
+	cr_expect_gt(waited[2], 0, "%s", w.analysis.text);
+	for (size_t i = 0; i < 2; i++)
+		cr_expect(fabs(waited[i] - waited[2]) <= 0.1 * waited[2] + 1,
+			  "%s waited %.2f ms in all, --analyze %.2f:\n%s\n%s", ways[i].way,
+			  waited[i], waited[2], ways[i].text, w.analysis.text);
 	three_ways_free(&w);
 }
 

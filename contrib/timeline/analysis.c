@@ -325,6 +325,45 @@ static void holder_resumes(struct analysis *a, const struct proc *p, struct task
 	}
 }
 
+/* Where task `t`'s wait is, as sync_waited.h keys it: its site and sync kind (0: no site). */
+static uint32_t waited_where(const struct task *t)
+{
+	/* a wait at no site (none said, or the sites' table full) is in no row: the live
+	 * statistics have no row for it either (live.c: sync_wait_begins) */
+	if (t->sync == TP_SYNC_NONE || t->sync >= SYNC_KINDS || t->sync_site == 0)
+		return 0;
+	return t->sync_site * SYNC_KINDS + t->sync;
+}
+
+struct waited_context {
+	struct analysis *a;
+	const struct proc *p;
+};
+
+/* Whether task `id` (sync_waited.h's key) is suspended still, since `since` (its low bits). */
+static bool task_suspended(const void *context, uint64_t id, uint32_t since)
+{
+	const struct waited_context *c = context;
+	const struct task *t = task_find(c->a, c->p, id);
+	return t != NULL && t->state == SUSPENDED && (uint32_t)t->suspend_ns == since;
+}
+
+/*
+ * Thread `th` starts polling `t` at `ns`: its time since its last poll's end was a wait at the
+ * site of the innermost task it suspended that is suspended still (the live statistics' rule,
+ * sync_waited.h). Before `t`'s state changes.
+ */
+static void sync_waited_time(struct analysis *a, const struct proc *p, struct thread *th,
+			     const struct task *t, uint64_t ns)
+{
+	struct waited_context c = {a, p};
+	uint32_t where;
+	uint64_t waited = tp_sync_waited_poll_start(&th->sync_waited, t->k.id, ns, task_suspended,
+						    &c, &where);
+	if (where != 0)
+		a->sites[where / SYNC_KINDS].waited[where % SYNC_KINDS] += waited;
+}
+
 static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			  const struct timeline_event *e)
 {
@@ -340,6 +379,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	}
 	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
 		return; /* not as the contract orders: left out */
+	sync_waited_time(a, p, th, t, e->ns);
 	th->task = t;
 	t->on = th;
 	th->start = th->poll_start = th->counted = e->ns;
@@ -353,12 +393,9 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	} else {
 		in = (struct acc){ref(t->last), t->suspend_ns,
 				  t->last != NULL ? t->last->placed : 0};
-		/* a wait at no site (none said, or the sites' table full) is in no row: the
-		 * live statistics have no row for it either (live.c: sync_wait_begins) */
-		if (t->sync != TP_SYNC_NONE && t->sync < SYNC_KINDS && t->sync_site != 0) {
-			a->sites[t->sync_site].waited[t->sync] += e->ns - t->suspend_ns;
+		uint32_t where = waited_where(t);
+		if (where != 0)
 			a->sites[t->sync_site].waits[t->sync]++;
-		}
 		holder_resumes(a, p, t);
 		/* the graph's rule: the live statistics' engine's (work_span.h) */
 		unsigned steps = tp_span_start_steps(t->sync, t->ran_undeferred,
@@ -466,6 +503,7 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->sync_site != 0)
 		a->sites[t->sync_site].process = p->process;
 	t->state = done ? ENDED : SUSPENDED;
+	tp_sync_waited_poll_end(&th->sync_waited, done ? 0 : t->k.id, waited_where(t), e->ns);
 	t->poll_ns += e->ns - th->poll_start;
 	struct node *n = part_so_far(a, p, th, t, e->ns);
 	unref(a, th->in);

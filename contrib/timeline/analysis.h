@@ -105,6 +105,11 @@ void analysis_critical_path(struct analysis *a,
 					 bool first),
 			    void *context);
 
+/* The time threads waited at the sync site (scope and id as given to analysis_site) in sync
+ * `kind` (enum tp_sync_kind), and its waits, as analysis_report says them. */
+void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigned kind,
+			uint64_t *waited, uint64_t *waits);
+
 void analysis_free(struct analysis *a);
 
 /* Reads the recordings into an analysis and reports it on `out` (`utf8`: analysis_report's).

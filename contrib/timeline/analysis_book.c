@@ -374,6 +374,14 @@ void analysis_site(struct analysis *a, uint64_t scope, uint64_t id, const char *
 		memcpy(table_slot(&a->sites_by_text, slot), &i, sizeof i);
 }
 
+void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigned kind,
+			uint64_t *waited, uint64_t *waits)
+{
+	uint32_t i = kind < SYNC_KINDS ? site_of(a, scope, id) : 0;
+	*waited = i != 0 ? a->sites[i].waited[kind] : 0;
+	*waits = i != 0 ? a->sites[i].waits[kind] : 0;
+}
+
 void analysis_free(struct analysis *a)
 {
 	if (a == NULL)

@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "table.h"
+#include "sync_waited.h" /* struct tp_sync_waited */
 #include "timeline.h"
 
 /*
@@ -105,6 +106,7 @@ struct thread {
 	uint64_t computation; /* its polls' time (in the region of interest, if any) */
 	uint32_t index;       /* among its process's threads that polled (polled: 1 and more) */
 	bool polled;          /* it polled a task */
+	struct tp_sync_waited sync_waited; /* the tasks it suspended (sync_waited.h) */
 };
 
 /* A thread's computation in a parallel region (struct site's by_thread). */

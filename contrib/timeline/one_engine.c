@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "one_engine.h"
+#include "sync_waited.h"
 #include "taskprobe_contract.h"
 #include "work_span_events.h"
 
@@ -31,7 +32,15 @@ static struct live_thread {
 	uint64_t poll_start;
 	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
 	uint32_t mutex_row;
+	struct tp_sync_waited sync_waited; /* the tasks it suspended (live.c's) */
 } threads[N];
+/* each task's suspension while it lasts (live.c's task_entry's suspended_ns), and where it
+ * waits (sync_waited.h's key: site * (TP_SYNC_MUTEX + 1) + kind, 0 none) */
+static uint64_t suspended_now[N];
+static uint32_t waits_at[N];
+/* the time waited and the waits at each sync site and kind (live.c's sync rows) */
+#define WHERE(site, sync) ((site) * (TP_SYNC_MUTEX + 1) + (sync))
+static uint64_t waited[WHERE(LAST_SITE + 1, 0)], waits[WHERE(LAST_SITE + 1, 0)];
 /* a task's last wait's site when it waited for a mutual exclusion (live.c's sync_row) */
 static uint32_t mutex_site[N];
 /* every slot's longest path ended and the last end (live.c's slot_longest, graph_last_ns) */
@@ -116,11 +125,26 @@ void both_dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t s
 	successor_of[predecessor] = successor;
 }
 
+/* live.c's entry_suspended */
+static bool task_suspended(const void *context, uint64_t task, uint32_t since)
+{
+	(void)context;
+	return suspended_now[task] != 0 && (uint32_t)suspended_now[task] == since;
+}
+
 void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 {
 	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
+	/* live.c's sync_waited_time and sync_wait_ends */
+	uint32_t where;
+	uint64_t ns = tp_sync_waited_poll_start(&t->sync_waited, task, now, task_suspended, NULL,
+						&where);
+	waited[where] += ns;
+	suspended_now[task] = 0;
+	waits[waits_at[task]] += waits_at[task] != 0;
+	waits_at[task] = 0;
 	struct tp_span_task *s = &pool[task - 1];
 	bool barrier = tp_span_barrier_needs(s);
 	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
@@ -150,6 +174,12 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	struct tp_span_task *s = &pool[task - 1];
 	work += now - t->poll_start;
 	t->polled = 0;
+	/* live.c's sync_wait_begins: a wait at no site, or of no sync construct, in no row */
+	waits_at[task] = !done && sync > TP_SYNC_NONE && sync <= TP_SYNC_MUTEX && site != 0
+				 ? WHERE((uint32_t)site, sync)
+				 : 0;
+	suspended_now[task] = done ? 0 : now;
+	tp_sync_waited_poll_end(&t->sync_waited, done ? 0 : task, waits_at[task], now);
 	if (!done) {
 		mutex_site[task] = tp_span_section_site(sync, (uint32_t)site);
 		tp_span_poll_end(s, &t->th, task, now - t->from, now, sync);
@@ -238,6 +268,34 @@ static void expect_the_same_sites(void)
 	}
 }
 
+/* Both engines' sync sites: the time threads waited there and the waits, the same. */
+static void expect_the_same_waits(void)
+{
+	for (uint32_t site = 1; site <= LAST_SITE; site++)
+		for (unsigned sync = TP_SYNC_BARRIER; sync <= TP_SYNC_MUTEX; sync++) {
+			uint64_t ns, count;
+			analysis_sync_site(a, STREAM_PID, site, sync, &ns, &count);
+			cr_expect_eq(waited[WHERE(site, sync)], ns,
+				     "site %" PRIu32 ", sync %u, waited: live %" PRIu64
+				     ", --analyze %" PRIu64,
+				     site, sync, waited[WHERE(site, sync)], ns);
+			cr_expect_eq(waits[WHERE(site, sync)], count,
+				     "site %" PRIu32 ", sync %u, waits: live %" PRIu64
+				     ", --analyze %" PRIu64,
+				     site, sync, waits[WHERE(site, sync)], count);
+		}
+}
+
+void expect_waited(uint32_t site, unsigned sync, uint64_t ms, uint64_t count)
+{
+	cr_expect_eq(waited[WHERE(site, sync)], ms * MS,
+		     "site %" PRIu32 ", sync %u waited %" PRIu64 " ns, not %" PRIu64 " ms", site,
+		     sync, waited[WHERE(site, sync)], ms);
+	cr_expect_eq(waits[WHERE(site, sync)], count,
+		     "site %" PRIu32 ", sync %u: %" PRIu64 " waits, not %" PRIu64, site, sync,
+		     waits[WHERE(site, sync)], count);
+}
+
 void expect_one_answer(uint64_t span_ms)
 {
 	struct analysis_figures f;
@@ -260,6 +318,7 @@ void expect_one_answer(uint64_t span_ms)
 		     "the span's fragments: live %" PRIu64 ", --analyze %" PRIu64, fragments,
 		     analyzed);
 	expect_the_same_sites();
+	expect_the_same_waits();
 }
 
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms)

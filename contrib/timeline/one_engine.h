@@ -44,7 +44,11 @@ void both_acquire(uint32_t tid, uint64_t ms, uint64_t task);
 void both_release(uint32_t tid, uint64_t ms, uint64_t task);
 
 /* Both engines' figures the same: work, span (`span_ms`, the known answer), burdened span,
- * placed path, the span's fragments, each site's time and fragments on the span. */
+ * placed path, the span's fragments, each site's time and fragments on the span, each sync
+ * site's time waited and waits. */
 void expect_one_answer(uint64_t span_ms);
+/* The live engine's time waited at sync site `site` in `sync` (enum tp_sync_kind): `ms`, in
+ * `count` waits (expect_one_answer checks that --analyze says the same). */
+void expect_waited(uint32_t site, unsigned sync, uint64_t ms, uint64_t count);
 /* The same, for a graph whose work is known too: `work_ms`. */
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms);

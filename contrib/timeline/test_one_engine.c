@@ -660,3 +660,80 @@ Test(one_engine, a_wavefront_has_the_span_of_its_diagonal)
 	initial_task_ends_after(13);
 	expect_known_graph(20, 12);
 }
+
+/* The opening of the streams of sync waits: the initial task spawns task 2 and waits for it at
+ * a taskwait, at 1 ms, on thread 1. */
+static void initial_task_waits_for_task_2(void)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn(1, 1, 2, INITIAL);
+	both_end(1, 1, INITIAL, false, TP_SYNC_TASKWAIT, TASKWAIT);
+}
+
+/* After initial_task_waits_for_task_2, thread 1 polls task 2, which spawns task 3 and waits for
+ * it at 2 ms at a taskwait of site `site`. */
+static void task_2_waits_for_task_3_at(uint64_t site)
+{
+	initial_task_waits_for_task_2();
+	both_start(1, 1, 2);
+	both_spawn(1, 2, 3, 2);
+	both_end(1, 2, 2, false, TP_SYNC_TASKWAIT, site);
+}
+
+/*
+ * The time threads waited at a sync site (sync_waited.h): nested taskwaits on one thread. The
+ * initial task waits for task 2 at 1 ms, task 2 for task 3 at 2, task 3 runs 2 to 5; task 2 is
+ * polled again at 6, ends at 7; the initial task is polled again at 9. Its thread waited 1 ms
+ * (5 to 6) for task 2's taskwait and 2 ms (7 to 9) for the initial task's: 3 ms in 2 waits,
+ * where the tasks' suspensions add up to 4 + 8 (the 3 ms of task 3 counted twice, the 1 ms of
+ * task 2's wait twice).
+ */
+Test(one_engine, nested_taskwaits_on_one_thread_wait_only_outside_its_polls)
+{
+	task_2_waits_for_task_3_at(TASKWAIT);
+	both_start(1, 2, 3);
+	both_end(1, 5, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 6, 2);
+	both_end(1, 7, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 9, INITIAL);
+	both_end(1, 10, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_known_graph(7, 7);
+	expect_waited(TASKWAIT, TP_SYNC_TASKWAIT, 3, 2);
+}
+
+/*
+ * A taskwait whose thread finds nothing to run waits for its children to end elsewhere: the
+ * initial task waits at 1 ms for task 2, which thread 2 runs from 1 to 6.
+ */
+Test(one_engine, a_taskwait_with_nothing_to_run_waits_for_its_children)
+{
+	initial_task_waits_for_task_2();
+	both_start(2, 1, 2);
+	both_end(2, 6, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 6, INITIAL);
+	both_end(1, 7, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_known_graph(7, 7);
+	expect_waited(TASKWAIT, TP_SYNC_TASKWAIT, 5, 1);
+}
+
+/*
+ * A task suspended on one thread and polled again on another (an untied task) leaves its entry
+ * behind, out of date: task 2 waits at 2 ms (at another taskwait's site, CRITICAL's) on thread
+ * 1, for task 3, which thread 2 runs from 2 to 4, then polls task 2 again at 5. Thread 1's time
+ * from 2 to 8, when it polls the initial task again, is the initial task's wait alone (its
+ * innermost task still suspended then): 6 ms; thread 2 waited in no site.
+ */
+Test(one_engine, a_task_polled_again_elsewhere_waits_no_more_on_the_thread_it_left)
+{
+	task_2_waits_for_task_3_at(CRITICAL);
+	both_start(2, 2, 3);
+	both_end(2, 4, 3, true, TP_SYNC_NONE, 0);
+	both_start(2, 5, 2);
+	both_end(2, 6, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 8, INITIAL);
+	both_end(1, 9, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_known_graph(6, 6);
+	expect_waited(TASKWAIT, TP_SYNC_TASKWAIT, 6, 1);
+	expect_waited(CRITICAL, TP_SYNC_TASKWAIT, 0, 1);
+}

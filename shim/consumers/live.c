@@ -14,6 +14,7 @@
 #include "in_process_consumers.h"
 #include "listeners.h"
 #include "live_file.h"
+#include "live_sync_waits.h"
 #include "settings.h"
 #include "spawn_site.h"
 #include "spin_lock.h"
@@ -301,7 +302,7 @@ void tp_live_task_wake(uint64_t task, uint64_t at)
 
 /*
  * A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
- * timed until its next poll (sync_wait_ends), in the site's row.
+ * counted at its next poll (sync_wait_ends), in the site's row.
  */
 static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t site)
 {
@@ -314,25 +315,6 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 		return;
 	publish_site(row, site, false, sync);
 	t->sync_row = (uint16_t)row;
-}
-
-/*
- * Task `t`, suspended since `suspended_ns`, is polled again at `now`: a wait at a sync
- * construct's site ended (its time into the site's row), and a mutual exclusion's is the one
- * whose section the poll's acquire begins (tp_live_task_acquire, tp_span_section_site).
- */
-static inline __attribute__((always_inline)) void
-sync_wait_ends(struct tp_span_task *t, uint64_t now, uint64_t suspended_ns)
-{
-	uint32_t row = t->sync_row;
-	local.mutex_row = 0;
-	if (row == 0)
-		return;
-	t->sync_row = 0;
-	struct tp_live_site_stats *r = &local.rows[row];
-	add(&r->sync_waits, 1);
-	add(&r->sync_waited_ns, now >= suspended_ns ? now - suspended_ns : 0);
-	local.mutex_row = tp_span_section_site(t->sync, row);
 }
 
 /*
@@ -364,9 +346,10 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 			histogram_add(r->delay_histogram, now - ready);
 			set64(&e->ready_ns, 0);
 		}
+		sync_waited_time(e, now);
 		set64(&e->suspended_ns, 0);
 		struct tp_span_task *t = span_of(e);
-		sync_wait_ends(t, now, suspended);
+		sync_wait_ends(t);
 		struct tp_live_path frozen;
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
@@ -377,6 +360,7 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (first)
 			cost_histogram_add(r->start_delay_histogram, delay);
 	} else {
+		sync_waited_time(NULL, now);
 		local.span.in_graph = false; /* untracked: left out of the figures */
 	}
 	local.polled = e;
@@ -470,6 +454,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 			add(&local.polled->polled_ns, d);
 			sync_wait_begins(t, sync, site);
 		}
+		tp_sync_waited_poll_end(local.sync_waited, suspended ? (uintptr_t)local.polled : 0,
+					suspended ? t->sync_row : 0, now);
 		if (local.span.in_graph) {
 			count_work(now);
 			if (!next_polled)

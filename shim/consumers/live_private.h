@@ -26,6 +26,7 @@
 #include "process.h"
 #include "reentry.h"
 #include "spawn_site.h" /* TP_SITES_MAX */
+#include "sync_waited.h"
 #include "work_span_events.h"
 
 /* Hidden, as their definitions are: read PC-relative, as the static variables they were. */
@@ -107,6 +108,9 @@ extern struct tp_live_thread *initial_slot;
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 extern struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
+/* Each slot's thread's tasks suspended (sync_waited.h), by slot: reserved, touched as used. */
+extern struct tp_sync_waited *sync_waited_stacks;
+#define SYNC_WAITED_BYTES (TP_LIVE_THREADS * sizeof(struct tp_sync_waited))
 /*
  * The longest path ended before the last barrier completed, taken by the first thread to leave
  * it (the others join the same): barriers are per parallel region, not per task.
@@ -170,6 +174,9 @@ struct live_local {
 	uint32_t start_module;               /* the module entry of start_routine */
 	struct tp_span_thread span;          /* its fragment of the task graph (work_span.h) */
 	struct tp_span_cache span_cache;     /* the tasks' states it hands out and takes back */
+	/* the tasks it suspended (sync_waited.h): its slot's, in sync_waited_stacks (too large for
+	 * the static TLS block a launcher's audit module leaves) */
+	struct tp_sync_waited *sync_waited;
 };
 extern __thread struct live_local local __attribute__((tls_model("initial-exec")));
 

@@ -151,6 +151,10 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	local.slot = s;
 	local.rows = r;
 	local.poll_row = NO_ROW;
+	/* an ended thread's tasks it suspended are not this one's */
+	local.sync_waited = &sync_waited_stacks[s - slots];
+	local.sync_waited->free_since = 0;
+	local.sync_waited->count = 0;
 	return TAKEN;
 }
 

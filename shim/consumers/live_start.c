@@ -31,6 +31,7 @@ struct dependence *dependences;
 struct tp_span_fork forks[TP_LIVE_SITES];
 struct tp_live_thread *initial_slot;
 struct tp_span_mutex *mutexes;
+struct tp_sync_waited *sync_waited_stacks;
 int barrier_lock;
 bool dependences_seen;
 uint64_t barrier_frozen_ns;
@@ -140,7 +141,9 @@ static bool map_tasks(void)
 	mutexes = reserve(NULL, MUTEXES_BYTES);
 	if (mutexes != NULL)
 		tp_span_mutexes_start(mutexes);
-	return tasks != NULL && spans != NULL && dependences != NULL && mutexes != NULL;
+	sync_waited_stacks = reserve(NULL, SYNC_WAITED_BYTES);
+	return tasks != NULL && spans != NULL && dependences != NULL && mutexes != NULL &&
+	       sync_waited_stacks != NULL;
 }
 
 const struct tp_live_header *tp_live_header(void)
@@ -257,6 +260,7 @@ void tp_live_child_after_fork(void)
 	initial_slot = NULL;
 	reserve(mutexes, MUTEXES_BYTES);
 	tp_span_mutexes_start(mutexes);
+	reserve(sync_waited_stacks, SYNC_WAITED_BYTES);
 	barrier_lock = 0;
 	dependences_seen = false;
 	barrier_frozen_ns = 0;

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live statistics' sync sites, at a poll's start (live.c's poll_started): the wait that ends
+ * (counted in its site's row) and the calling thread's time waited since its last poll
+ * (sync_waited.h's rule, into the innermost suspended task's site's row). Static inline, as
+ * every event's helpers are (live_private.h).
+ */
+#ifndef TP_LIVE_SYNC_WAITS_H
+#define TP_LIVE_SYNC_WAITS_H
+
+#include "live_private.h"
+#include "sync_waited.h"
+#include "work_span.h"
+
+#pragma GCC visibility push(hidden)
+
+/*
+ * Task `t` is polled again: a wait at a sync construct's site ended (counted in the site's row;
+ * its time is its thread's, sync_waited_time's), and a mutual exclusion's is the one whose
+ * section the poll's acquire begins (tp_live_task_acquire, tp_span_section_site).
+ */
+static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_task *t)
+{
+	uint32_t row = t->sync_row;
+	local.mutex_row = 0;
+	if (row == 0)
+		return;
+	t->sync_row = 0;
+	add(&local.rows[row].sync_waits, 1);
+	local.mutex_row = tp_span_section_site(t->sync, row);
+}
+
+/* Whether the task of entry `task` (sync_waited.h's key: its address) is suspended still. */
+static bool entry_suspended(const void *context, uint64_t task, uint32_t since)
+{
+	(void)context;
+	const struct task_entry *e = (const struct task_entry *)(uintptr_t)task;
+	uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
+	return suspended != 0 && (uint32_t)suspended == since;
+}
+
+/*
+ * The calling thread starts polling the task of entry `e` (NULL: untracked) at `now`: its time
+ * since its last poll's end was a wait at the site of the innermost task it suspended that is
+ * suspended still (sync_waited.h), into that site's row. Before `e`'s suspension is cleared.
+ */
+static inline __attribute__((always_inline)) void sync_waited_time(const struct task_entry *e,
+								   uint64_t now)
+{
+	uint32_t row;
+	uint64_t ns = tp_sync_waited_poll_start(local.sync_waited, (uintptr_t)e, now,
+						entry_suspended, NULL, &row);
+	if (row != 0)
+		add(&local.rows[row].sync_waited_ns, ns);
+}
+
+#pragma GCC visibility pop
+
+#endif

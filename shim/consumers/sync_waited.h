@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The time threads waited at a sync site (issue 35: "per synchronisation site the time threads
+ * waited there"), one rule for the live statistics (live.c) and the recording's analysis
+ * (contrib/timeline/analysis.c), which include this header.
+ *
+ * A task suspended in a barrier, taskwait, taskgroup's end or mutual exclusion waits there until
+ * its next poll, but its thread goes on meanwhile: it runs the children its taskwait waits for,
+ * which suspend in their own taskwaits, and so on. Summing each task's suspension counts the
+ * same stretch of a thread's time once per level of that nesting (two threads of BOTS fib
+ * "waited" 21.6 s in a 0.71 s run). So a thread's time outside its polls is one wait only: that
+ * of the innermost task it suspended that is still suspended. Nested taskwaits that always find
+ * a child to run wait nothing; a taskwait whose thread finds none waits until its children end
+ * elsewhere; no site's time is more than its threads' time.
+ *
+ * Each thread keeps the tasks whose polls it ended waiting at a sync site, innermost last
+ * (struct tp_sync_waited): pushed at the poll's end, popped at that task's next poll on the same
+ * thread. A task switched out at no sync site (to run a child undeferred, at once) is not kept:
+ * its thread goes straight into another poll. A task polled again elsewhere (an untied task)
+ * leaves its entry behind, found out of date (the engine's `suspended` test) when it comes to
+ * the top. The deepest nesting kept is TP_SYNC_WAITED_DEPTH: a deeper one forgets its outermost
+ * waits, whose time is then in no site. What a thread whose tasks never wait at a sync site pays
+ * (its entries empty): a store at each poll's end and start, and a test.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TP_SYNC_WAITED_DEPTH 64 /* a power of two: the entries are a ring */
+
+struct tp_sync_waited_entry {
+	uint64_t task;  /* the engine's key for the task (its entry's address, its id) */
+	uint32_t since; /* its suspension's start, its low 32 bits (as `suspended` tests it) */
+	uint32_t where; /* the engine's key for its sync site (never 0) */
+};
+
+struct tp_sync_waited {
+	uint64_t free_since; /* its last poll's end (0: it polls, or has not polled yet) */
+	uint32_t top;        /* the innermost entry's index */
+	uint32_t count;      /* the entries kept (at most TP_SYNC_WAITED_DEPTH) */
+	struct tp_sync_waited_entry entries[TP_SYNC_WAITED_DEPTH];
+};
+
+/*
+ * The thread's poll ended at `now`; its task, unless it ended (`task` 0), is suspended since then
+ * at `where` (0: at no sync site, not kept).
+ */
+static inline void tp_sync_waited_poll_end(struct tp_sync_waited *w, uint64_t task, uint32_t where,
+					   uint64_t now)
+{
+	w->free_since = now;
+	if (task == 0 || where == 0)
+		return;
+	w->top = (w->top + 1) & (TP_SYNC_WAITED_DEPTH - 1);
+	w->entries[w->top] = (struct tp_sync_waited_entry){task, (uint32_t)now, where};
+	if (w->count < TP_SYNC_WAITED_DEPTH)
+		w->count++;
+}
+
+static inline void tp_sync_waited_pop(struct tp_sync_waited *w)
+{
+	w->count--;
+	w->top = (w->top - 1) & (TP_SYNC_WAITED_DEPTH - 1);
+}
+
+/*
+ * The thread starts polling `task` at `now`: the time since its last poll's end was the wait of
+ * the innermost task on it still suspended (`suspended(context, task, since)`: that task is
+ * suspended still, since then), its site's key put in `where` (0: none), and returned. `task`'s
+ * own entry, its wait now over, is popped.
+ */
+static inline uint64_t
+tp_sync_waited_poll_start(struct tp_sync_waited *w, uint64_t task, uint64_t now,
+			  bool (*suspended)(const void *context, uint64_t task, uint32_t since),
+			  const void *context, uint32_t *where)
+{
+	uint64_t since = w->free_since;
+	w->free_since = 0;
+	*where = 0;
+	if (w->count == 0)
+		return 0;
+	uint64_t ns = since != 0 && now > since ? now - since : 0;
+	while (w->count > 0) {
+		const struct tp_sync_waited_entry *e = &w->entries[w->top];
+		if (suspended(context, e->task, e->since)) {
+			*where = e->where;
+			if (e->task == task)
+				tp_sync_waited_pop(w);
+			break;
+		}
+		tp_sync_waited_pop(w); /* polled again elsewhere since */
+	}
+	return *where != 0 ? ns : 0;
+}
