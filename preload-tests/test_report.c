@@ -199,7 +199,8 @@ Test(report, exit_from_a_plain_thread_ends_as_without_the_report_with_no_spawn_s
      .timeout = 600)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	expect_endings_as_without_the_report("TASKPROBE_STACKS=0", " with no spawn stack ");
+	expect_endings_as_without_the_report("TASKPROBE_STACKS=0",
+					     " with no stack (TASKPROBE_STACKS=0)");
 }
 
 /*

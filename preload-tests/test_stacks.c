@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "taskprobe_live.h" /* TP_LIVE_STACK_SAMPLE_* */
 
 /* An OpenMP target, built only where clang and libomp are. */
 static const char *stacks_target(const char *name)
@@ -244,5 +245,38 @@ Test(stacks, an_unwritable_report_path_is_said_once_and_the_report_goes_to_stder
 	cr_expect(strncmp(report, warning, strlen(warning)) == 0, "%s", report);
 	expect_unfinished_tasks(report);
 	free(report);
+	tp_run_free(&run);
+}
+
+/*
+ * The report's spawn stacks are the live statistics' sample (a thread's first
+ * TP_LIVE_STACK_SAMPLE_FIRST spawns at a site, then one in TP_LIVE_STACK_SAMPLE_EVERY): a stack
+ * at every spawn cost a few hundred ns, and doubled BOTS uts's time under the report. Forty
+ * detached tasks from one thread's loop: the first four by their stack, the other 36 by their
+ * site alone, all forty under it.
+ */
+Test(stacks, the_exit_report_counts_tasks_past_the_stacks_sample_by_their_site, .timeout = 120)
+{
+	const char *argv[] = {stacks_target("omp_detach"), "40", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", "TASKPROBE_REPORT=stderr", NULL};
+	/* a copy of the shim: a tracer another test attaches to the built one would want a stack
+	 * at every spawn */
+	tp_use_shim(tp_shim_copy());
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
+	cr_expect_str_eq(run.out, "2 finished, 40 detached bodies ran\n");
+	cr_expect(strstr(run.err, "taskprobe: 43 tasks spawned but never terminated") != NULL, "%s",
+		  run.err);
+	const char *group = strstr(run.err, "  40 spawned at spawn_detached (omp_detach.c:");
+	cr_assert_not_null(group, "%s", run.err);
+	char sampled[32], unsampled[128];
+	snprintf(sampled, sizeof sampled, "    %d by stack ", TP_LIVE_STACK_SAMPLE_FIRST);
+	snprintf(unsampled, sizeof unsampled, "    %d with no stack sampled (a thread's first %d",
+		 40 - TP_LIVE_STACK_SAMPLE_FIRST, TP_LIVE_STACK_SAMPLE_FIRST);
+	const char *stack = strstr(group, sampled), *rest = strstr(group, unsampled);
+	cr_expect(stack != NULL && strstr(stack, "#0  spawn_detached (omp_detach.c:") != NULL, "%s",
+		  run.err);
+	cr_expect(rest != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, "  3 started by the executor itself") != NULL, "%s", run.err);
 	tp_run_free(&run);
 }

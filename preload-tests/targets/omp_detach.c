@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tasks left unfinished: 2 tasks from spawn_finished complete; then 3 detached tasks from
- * spawn_detached run their bodies, but their events are never fulfilled, and the program exits
- * from inside the parallel region: those 3, the 2 implicit tasks and the initial task are left
- * unfinished. Prints how many detached bodies ran.
+ * Tasks left unfinished: 2 tasks from spawn_finished complete; then 3 detached tasks (or as many
+ * as its argument says) from spawn_detached run their bodies, but their events are never
+ * fulfilled, and the program exits from inside the parallel region: those 3, the 2 implicit
+ * tasks and the initial task are left unfinished. Prints how many detached bodies ran.
  *
  * Each thread spins BEFORE_BARRIER_MS before the barrier, and the thread in the single spins
  * AFTER_TASKWAIT_MS after the taskwait: the longest path through the task graph runs through a
@@ -47,8 +47,9 @@ __attribute__((noinline)) void spawn_detached(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int detached = argc > 1 ? atoi(argv[1]) : 3;
 #pragma omp parallel num_threads(2)
 	{
 		/* both threads are in their implicit tasks before anything else happens */
@@ -60,11 +61,10 @@ int main(void)
 			spawn_finished();
 #pragma omp taskwait
 			spin_ms(AFTER_TASKWAIT_MS);
-			volatile int three =
-				3; /* a loop, not 3 unrolled call sites: one spawn stack */
-			for (int i = 0; i < three; i++)
+			/* a loop, not unrolled call sites: one spawn stack */
+			for (int i = 0; i < detached; i++)
 				spawn_detached();
-			while (__atomic_load_n(&detached_ran, __ATOMIC_SEQ_CST) < 3) {
+			while (__atomic_load_n(&detached_ran, __ATOMIC_SEQ_CST) < detached) {
 #pragma omp taskyield
 			}
 			printf("%d finished, %d detached bodies ran\n", finished, detached_ran);

@@ -49,8 +49,11 @@
 #include "text_out.h"
 #include "warn.h"
 
-/* Spawn stacks: stack ids (0: a program's task with no stack), then the executors' own. */
-#define IDS (TP_SPAWN_STACK_OF_EXECUTOR + 1)
+/*
+ * Spawn stacks (stack_table.h): stack ids (0: a program's task with neither stack nor site),
+ * the executors' own, then a program's task whose stack was not sampled, by its site's key.
+ */
+#define IDS (TP_SPAWN_STACK_OF_EXECUTOR + TP_SITE_ADDRESSES_MAX + 1)
 
 /* Tasks alive per spawn stack. */
 static int64_t alive[IDS];
@@ -90,12 +93,14 @@ static inline void executor_event(void)
 void tp_report_task_spawned(uint32_t stack_id)
 {
 	executor_event();
-	__atomic_add_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
+	if (stack_id < IDS)
+		__atomic_add_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
 }
 
 void tp_report_task_terminated(uint32_t stack_id)
 {
-	__atomic_sub_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
+	if (stack_id < IDS)
+		__atomic_sub_fetch(&alive[stack_id], 1, __ATOMIC_RELAXED);
 }
 
 void tp_report_executor_thread_started(void)
@@ -113,7 +118,9 @@ void tp_report_executor_thread_stopped(void)
  * The counts the report is written from, the stacks that have tasks alive: threads still running
  * at exit (an executor's workers) may go on spawning and terminating, so the report reads each
  * count once and is consistent with itself. Only the entries in use are touched. Stacks are
- * grouped under their site: the site of a stack is the call in its first frame.
+ * grouped under their site: the site of a stack is the call in its first frame; a site's tasks
+ * whose stack was not sampled are a group of their own (`stack` their spawn stack, past the
+ * executors').
  */
 struct group {
 	uint32_t site, stack;
@@ -146,13 +153,21 @@ static void write_report(FILE *out)
 						__ATOMIC_RELAXED);
 	int64_t total = (without_stack > 0 ? without_stack : 0) +
 			(executors_own > 0 ? executors_own : 0);
-	for (uint32_t id = 1; id <= 2 * TP_STACKS_MAX; id++) {
-		int64_t count = __atomic_load_n(&alive[id], __ATOMIC_RELAXED);
-		uint32_t depth;
-		const uintptr_t *pcs = count > 0 ? tp_stack_table_frames(id, &depth) : NULL;
-		if (pcs == NULL)
+	for (uint32_t id = 1; id < IDS; id++) {
+		int64_t count = id != TP_SPAWN_STACK_OF_EXECUTOR
+					? __atomic_load_n(&alive[id], __ATOMIC_RELAXED)
+					: 0;
+		uint32_t depth, site;
+		if (count <= 0)
 			continue;
-		uint32_t site = tp_spawn_site((const void *)pcs[0]);
+		if (id > TP_SPAWN_STACK_OF_EXECUTOR) {
+			site = tp_spawn_site_of_key(id - TP_SPAWN_STACK_OF_EXECUTOR);
+		} else {
+			const uintptr_t *pcs = tp_stack_table_frames(id, &depth);
+			if (pcs == NULL)
+				continue;
+			site = tp_spawn_site((const void *)pcs[0]);
+		}
 		groups[n++] = (struct group){.site = site, .stack = id, .alive = count};
 		alive_by_site[site] += count;
 		total += count;
@@ -172,6 +187,19 @@ static void write_report(FILE *out)
 				text != NULL ? tp_shown(text_shown, sizeof text_shown, text, shown)
 					     : "(a site past the site table's end)");
 		}
+		if (group->stack > TP_SPAWN_STACK_OF_EXECUTOR && !tp_settings()->stacks) {
+			fprintf(out, "    %lld with no stack (TASKPROBE_STACKS=0)\n",
+				(long long)group->alive);
+			continue;
+		}
+		if (group->stack > TP_SPAWN_STACK_OF_EXECUTOR) {
+			fprintf(out,
+				"    %lld with no stack sampled (a thread's first %u spawns at a "
+				"site have theirs, then one in %u)\n",
+				(long long)group->alive, TP_LIVE_STACK_SAMPLE_FIRST,
+				TP_LIVE_STACK_SAMPLE_EVERY);
+			continue;
+		}
 		uint32_t depth;
 		const uintptr_t *pcs = tp_stack_table_frames(group->stack, &depth);
 		fprintf(out, "    %lld by stack %u:\n", (long long)group->alive, group->stack);
@@ -184,8 +212,8 @@ static void write_report(FILE *out)
 	}
 	if (without_stack > 0)
 		fprintf(out,
-			"  %lld spawned with no spawn stack (capture off or failed, or the stack "
-			"table full)\n",
+			"  %lld spawned at no known site with no spawn stack (the site table or "
+			"the stack table full)\n",
 			(long long)without_stack);
 	if (executors_own > 0)
 		fprintf(out,
@@ -319,8 +347,9 @@ void tp_report_before_destructors(void)
 	int saved_errno = errno;
 	tp_report_waits_name_sites(); /* while every library is in place */
 	bool program_tasks_alive = false;
-	for (uint32_t id = 0; id < TP_SPAWN_STACK_OF_EXECUTOR && !program_tasks_alive; id++)
-		program_tasks_alive = __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
+	for (uint32_t id = 0; id < IDS && !program_tasks_alive; id++)
+		program_tasks_alive = id != TP_SPAWN_STACK_OF_EXECUTOR &&
+				      __atomic_load_n(&alive[id], __ATOMIC_RELAXED) > 0;
 	if (program_tasks_alive) {
 		write_out(write_report);
 		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);

@@ -113,7 +113,7 @@ spawn_named_or_stacked(uint64_t task, enum tp_executor executor, enum tp_spawn_k
 	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
 	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
-	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id);
+	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id, key);
 	if (!tp_thread_live(self))
 		return spawn_stack;
 	/* the in-process consumers take a ready task's wake with its spawn */
@@ -150,7 +150,7 @@ uint32_t tp_task_spawn_traced(uint64_t task, enum tp_executor executor, enum tp_
 		return spawn_named_or_stacked(task, executor, kind, key, stack_wanted, undeferred,
 					      ready);
 	struct tp_thread *self = tp_thread_self();
-	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, 0);
+	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, 0, key);
 	if (!tp_thread_live(self))
 		return spawn_stack;
 	if (tp_listeners_task_spawn()) {

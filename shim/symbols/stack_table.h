@@ -19,15 +19,23 @@ uint32_t tp_stack_table_intern(const uintptr_t *pcs, uint32_t depth);
 
 /*
  * A task's spawn stack, as the executor interface hands it to its adapter and back (executor.h):
- * its stack's id (0: none captured), or TP_SPAWN_STACK_OF_EXECUTOR for a task its executor
- * started itself, for which the program made no call.
+ * its stack's id; TP_SPAWN_STACK_OF_EXECUTOR for a task its executor started itself, for which
+ * the program made no call; past it, for a task the program spawned whose stack was not captured
+ * (stacks are sampled: events.h's tp_consumers_want_spawn_stack), its spawn site's key
+ * (spawn_site.h) added to it; 0 when neither is known (no key, or the stack table full).
  */
 #define TP_SPAWN_STACK_OF_EXECUTOR (2 * TP_STACKS_MAX + 1) /* past every stack id */
 
-/* The spawn stack of a task the program spawned (`by_program`) with stack `stack_id`. */
-static inline uint32_t tp_spawn_stack_of(bool by_program, uint64_t stack_id)
+/*
+ * The spawn stack of a task the program spawned (`by_program`) with stack `stack_id` (0: none
+ * captured) at the site of key `site_key` (0: none).
+ */
+static inline uint32_t tp_spawn_stack_of(bool by_program, uint64_t stack_id, uint32_t site_key)
 {
-	return by_program ? (uint32_t)stack_id : TP_SPAWN_STACK_OF_EXECUTOR;
+	if (!by_program)
+		return TP_SPAWN_STACK_OF_EXECUTOR;
+	return stack_id != 0 || site_key == 0 ? (uint32_t)stack_id
+					      : TP_SPAWN_STACK_OF_EXECUTOR + site_key;
 }
 
 /* The frames of stack `id` (valid for the life of the process) and their number. */
