@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	tp_stderr_start();
 	(void)tp_settings();
 	tp_real_functions_resolve();
-	tp_clock_start();
+	tp_clock_start(true);
 	tp_recorder_start();
 	for (int64_t wide = 0; wide <= ROUND_TRIP_WIDE; wide += ROUND_TRIP_WIDE)
 		for (size_t i = 0; i < ROUND_TRIP_STEPS;)

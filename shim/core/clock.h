@@ -16,8 +16,11 @@
 /* Whether tp_clock_now reads the time-stamp counter (else CLOCK_MONOTONIC nanoseconds). */
 extern bool tp_clock_is_tsc __attribute__((visibility("hidden")));
 
-/* Decides the clock: called once by the constructor, before anything reads it. */
-void tp_clock_start(void);
+/*
+ * Decides the clock: called once by the constructor, before anything reads it; `consumers`:
+ * an in-process consumer (recorder, live statistics, report) may read it.
+ */
+void tp_clock_start(bool consumers);
 
 static inline uint64_t tp_clock_monotonic_ns(void)
 {

@@ -132,7 +132,8 @@ __attribute__((constructor)) static void start(void)
 	tp_lifecycle_when_program_runs(before_destructors);
 	tp_thread_state_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
-	tp_clock_start();
+	const struct tp_settings *s = tp_settings();
+	tp_clock_start(s->record != NULL || s->report != NULL || s->live != TP_LIVE_OFF);
 	tp_openmp_runtimes_start(); /* a program whose tasks cannot be seen says so */
 	tp_report_start();
 	tp_recorder_start();
