@@ -63,8 +63,11 @@ static int64_t alive[IDS];
  * The copies are read up to the largest key counted.
  */
 #define SHARDS 8
-static int64_t alive_at_key[SHARDS][TP_SITE_ADDRESSES_MAX + 1];
-static uint32_t keys_counted;
+/* each copy its own cache lines (a key's count a line apart between copies), and the largest key
+ * on a line of its own: read at every event, it shared one with a copy's counts */
+#define KEY_COUNTS ((TP_SITE_ADDRESSES_MAX + 1 + 7) / 8 * 8)
+static int64_t alive_at_key[SHARDS][KEY_COUNTS] __attribute__((aligned(64)));
+static uint32_t keys_counted __attribute__((aligned(64)));
 static unsigned shards_taken;
 static __thread uint8_t shard_plus_1 __attribute__((tls_model("initial-exec")));
 /*
