@@ -54,6 +54,22 @@ static void *reserve(void *at, size_t bytes)
 }
 
 /*
+ * reserve's, for a table that task ids hash into (tasks alive, dependences): consecutive ids'
+ * homes lie TASK_STRIDE entries apart, so the first 2^18 / TASK_STRIDE tasks touch every page of
+ * it, a page fault each. On a virtual machine a fault costs 10-20 us: 3,072 of them were half of
+ * what the live statistics cost BOTS health (125,000 tasks, one thread: 198 ms against 133 ms
+ * with this). Asked for huge pages (where transparent huge pages are enabled for madvise), the
+ * table takes a fault for every 2 MiB touched; without them, pages as before.
+ */
+static void *reserve_table(void *at, size_t bytes)
+{
+	void *m = reserve(at, bytes);
+	if (m != NULL)
+		madvise(m, bytes, MADV_HUGEPAGE);
+	return m;
+}
+
+/*
  * The time-stamp counter's rate is timed against CLOCK_MONOTONIC over the statistics' first
  * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
  * hundred ns), and the first one after it fixes the rate. Nothing waits at start. Where
@@ -132,11 +148,11 @@ static bool open_in_memory(void)
 /* Fresh tables of tasks alive, their work and span, and dependences. */
 static bool map_tasks(void)
 {
-	tasks = reserve(NULL, TASKS_BYTES);
+	tasks = reserve_table(NULL, TASKS_BYTES);
 	spans = reserve(NULL, SPANS_BYTES);
 	if (spans != NULL)
 		tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
-	dependences = reserve(NULL, DEPENDENCES_BYTES);
+	dependences = reserve_table(NULL, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	mutexes = reserve(NULL, MUTEXES_BYTES);
 	if (mutexes != NULL)
@@ -252,10 +268,10 @@ void tp_live_child_after_fork(void)
 	 */
 	mmap(map, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	reserve(tasks, TASKS_BYTES);
+	reserve_table(tasks, TASKS_BYTES);
 	reserve(spans, SPANS_BYTES);
 	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
-	reserve(dependences, DEPENDENCES_BYTES);
+	reserve_table(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	initial_slot = NULL;
 	reserve(mutexes, MUTEXES_BYTES);
