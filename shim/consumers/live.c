@@ -111,7 +111,8 @@ static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_pat
 	tp_spin_lock(&barrier_lock);
 	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
 		memset(&barrier_frozen, 0, sizeof barrier_frozen);
-		for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		uint32_t bound = __atomic_load_n(&slots_bound, __ATOMIC_ACQUIRE);
+		for (unsigned i = 0; i < bound; i++) {
 			struct tp_live_path p;
 			if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) ==
 			    TP_LIVE_SLOT_FREE)

@@ -95,6 +95,12 @@ extern struct tp_live_stack *stacks;
 extern struct tp_live_module *modules;
 extern struct tp_live_wait_site *wait_sites;
 extern struct tp_live_thread *slots;
+/*
+ * One past the highest slot a thread of this process took: slots are taken lowest first, so a
+ * scan of every slot's figures (a barrier's join) stops there, not at TP_LIVE_THREADS, whose
+ * untouched pages of the file it would fault in.
+ */
+extern uint32_t slots_bound;
 extern struct task_entry *tasks;
 extern struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 extern struct dependence *dependences;

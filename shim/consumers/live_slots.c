@@ -155,6 +155,10 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	local.sync_waited = &sync_waited_stacks[s - slots];
 	local.sync_waited->free_since = 0;
 	local.sync_waited->count = 0;
+	uint32_t bound = __atomic_load_n(&slots_bound, __ATOMIC_RELAXED);
+	while (bound <= i && !__atomic_compare_exchange_n(&slots_bound, &bound, i + 1, true,
+							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 	return TAKEN;
 }
 

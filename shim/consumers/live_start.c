@@ -25,6 +25,7 @@ struct tp_live_stack *stacks;
 struct tp_live_module *modules;
 struct tp_live_wait_site *wait_sites;
 struct tp_live_thread *slots;
+uint32_t slots_bound;
 struct task_entry *tasks;
 struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 struct dependence *dependences;
@@ -274,6 +275,7 @@ void tp_live_child_after_fork(void)
 	reserve_table(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	initial_slot = NULL;
+	slots_bound = 0;
 	reserve(mutexes, MUTEXES_BYTES);
 	tp_span_mutexes_start(mutexes);
 	reserve(sync_waited_stacks, SYNC_WAITED_BYTES);
