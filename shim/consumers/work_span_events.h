@@ -326,13 +326,18 @@ static inline __attribute__((always_inline)) void tp_span_poll_end(struct tp_spa
 								   uint64_t task, uint64_t ns,
 								   uint64_t now, uint32_t sync)
 {
-	tp_span_path_extend(&th->in, th->site_at, ns,
-			    tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END));
-	th->in.ended_ns = now;
+	const bool fragment = tp_span_part_is_fragment(TP_SPAN_PART_AT_POLL_END);
+	/* a suspended task's path copied before the thread's is extended, then extended the same:
+	 * the copy read right after the extension's stores waited for them (a store forwarded to
+	 * a wider load stalls): a fifth of tp_live_task_switch's samples under perf on BOTS uts */
 	if (t != NULL) {
 		t->in = th->in;
+		tp_span_path_extend(&t->in, th->site_at, ns, fragment);
+		t->in.ended_ns = now;
 		t->sync = (uint8_t)sync;
 	}
+	tp_span_path_extend(&th->in, th->site_at, ns, fragment);
+	th->in.ended_ns = now;
 	if (th->holds != 0)
 		tp_span_holder_switched_out(t, th, task, now);
 	th->last_task = task;
