@@ -3,14 +3,12 @@
 #define _GNU_SOURCE
 #include "clock.h"
 
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
-#include "real_symbol.h"
+#include "process.h"
 
 bool tp_clock_is_tsc;
 
@@ -37,18 +35,6 @@ void tp_clock_pair(uint64_t *clock_time, uint64_t *ns)
 	}
 }
 
-/* The first `size` - 1 bytes of the file at `path`, NUL-terminated; false if unread. */
-static bool read_start(const char *path, char *text, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, text, size - 1);
-	tp_real_close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	return n > 0;
-}
-
 /*
  * Whether the kernel says the time-stamp counter is reliable (the first CPU's flags in
  * /proc/cpuinfo hold "tsc_reliable": the same on every CPU, so the kernel neither checks it
@@ -59,7 +45,7 @@ static bool read_start(const char *path, char *text, size_t size)
 static bool tsc_reliable(void)
 {
 	char text[4096];
-	if (!read_start("/proc/cpuinfo", text, sizeof text))
+	if (tp_process_read_start("/proc/cpuinfo", text, sizeof text) == 0)
 		return false;
 	const char *flags = strstr(text, "\nflags\t");
 	if (flags == NULL)
@@ -81,8 +67,9 @@ static bool tsc_usable(void)
 	if (!__get_cpuid(0x80000007u, &a, &b, &c, &d) || !(d & (1u << 8)))
 		return false;
 	char source[32];
-	if (!read_start("/sys/devices/system/clocksource/clocksource0/current_clocksource", source,
-			sizeof source))
+	if (tp_process_read_start(
+		    "/sys/devices/system/clocksource/clocksource0/current_clocksource", source,
+		    sizeof source) == 0)
 		return false;
 	return strcmp(source, "tsc\n") == 0 || tsc_reliable();
 #else

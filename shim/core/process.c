@@ -48,18 +48,26 @@ uint64_t tp_process_start_ticks_of(const char *stat, size_t length)
 	return 0;
 }
 
+size_t tp_process_read_start(const char *path, char *text, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+	if (fd >= 0) {
+		do
+			n = read(fd, text, size - 1);
+		while (n < 0 && errno == EINTR);
+		tp_real_close(fd);
+	}
+	size_t length = n > 0 ? (size_t)n : 0;
+	text[length] = '\0';
+	return length;
+}
+
 static uint64_t read_start_ticks(void)
 {
-	char text[STAT_TEXT_MAX];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n;
-	do
-		n = read(fd, text, sizeof text);
-	while (n < 0 && errno == EINTR);
-	tp_real_close(fd);
-	return n > 0 ? tp_process_start_ticks_of(text, (size_t)n) : 0;
+	char text[STAT_TEXT_MAX + 1];
+	size_t length = tp_process_read_start("/proc/self/stat", text, sizeof text);
+	return length > 0 ? tp_process_start_ticks_of(text, length) : 0;
 }
 
 static void read_identity(void)

@@ -50,6 +50,13 @@ pid_t tp_process_libc_tid(void);
 uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
 
 /*
+ * The start of file `path` (a /proc or /sys file, whose text a single read from its start
+ * gives), NUL-terminated in `text` of `size` bytes; interrupted reads retried. Its length, 0
+ * when it cannot be read. Opens a file: at start, not on a program's thread's path.
+ */
+size_t tp_process_read_start(const char *path, char *text, size_t size);
+
+/*
  * Whether this process's parent was started with `variable` in its environment (/proc's copy of
  * the environment it was started with, which its later changes leave alone): then this process
  * is one of a run's many (a script's command, a build's compiler), which the parent's own lines
