@@ -53,6 +53,11 @@ char **tp_target_environment(enum tp_mode mode, const char *const extra[]);
 pid_t tp_spawn(char *const argv[], char *const envp[], const char *out, const char *err, int go_fd);
 /* Waits for `pid` up to `ms`; kills it after. Returns the status as tp_run.status does. */
 int tp_reap(pid_t pid, long ms);
+/*
+ * tp_reap's, where a kill is no failure of the test's (its caller has what it needs): said as a
+ * note, not as the logged error that fails the run.
+ */
+int tp_reap_or_note(pid_t pid, long ms);
 
 /* tracer.c */
 
@@ -64,7 +69,12 @@ pid_t tp_tracer_start_script(const char *script_path, const char *const script_a
 			     const char *out, const char *err);
 /* Once the target has ended: waits until the tracer has printed every event of it. */
 void tp_tracer_drain(const char *out, const char *err);
-/* Stops the tracer (SIGINT, as Ctrl-C does: it prints its maps) and reaps it. */
+/*
+ * Stops the tracer (SIGINT, as Ctrl-C does: it prints its maps) and reaps it, once drained
+ * (tp_tracer_drain: every event of the target printed). A tracer that does not end within a
+ * minute is killed with a note: under load bpftrace has once taken over 30 s to end after
+ * detaching from every probe, with the run's events all in hand.
+ */
 int tp_tracer_stop(pid_t tracer);
 
 /* events.c */

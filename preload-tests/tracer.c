@@ -242,7 +242,7 @@ void tp_tracer_drain(const char *trace_out, const char *trace_err)
 int tp_tracer_stop(pid_t tracer)
 {
 	kill(tracer, SIGINT);
-	return tp_reap(tracer, 30000);
+	return tp_reap_or_note(tracer, 60000);
 }
 
 void tp_run_traced_by(const char *shim, const char *program, const char *const argv[],
