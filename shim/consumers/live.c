@@ -67,6 +67,7 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 				      struct tp_span_task *span, uint64_t ready_ns)
 {
 	uint32_t h = task_hash(task);
+	task_chunk_ready(&tasks[h]);
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
 		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
 		uint64_t empty = 0;

@@ -54,20 +54,23 @@ static void *reserve(void *at, size_t bytes)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-/*
- * reserve's, for a table that task ids hash into (tasks alive, dependences): consecutive ids'
- * homes lie TASK_STRIDE entries apart, so the first 2^18 / TASK_STRIDE tasks touch every page of
- * it, a page fault each. On a virtual machine a fault costs 10-20 us: 3,072 of them were half of
- * what the live statistics cost BOTS health (125,000 tasks, one thread: 198 ms against 133 ms
- * with this). Asked for huge pages (where transparent huge pages are enabled for madvise), the
- * table takes a fault for every 2 MiB touched; without them, pages as before.
- */
-static void *reserve_table(void *at, size_t bytes)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+uint64_t tasks_populated[TASK_CHUNKS / 64];
+static bool populate_refused; /* the kernel has no MADV_POPULATE_WRITE: pages as touched */
+
+void live_populate_tasks(uint32_t chunk)
 {
-	void *m = reserve(at, bytes);
-	if (m != NULL)
-		madvise(m, bytes, MADV_HUGEPAGE);
-	return m;
+	int saved_errno = errno;
+	if (!__atomic_load_n(&populate_refused, __ATOMIC_RELAXED) && !tp_process_filtered() &&
+	    madvise((char *)tasks + ((size_t)chunk << TASK_CHUNK_LOG2),
+		    (size_t)1 << TASK_CHUNK_LOG2, MADV_POPULATE_WRITE) != 0 &&
+	    (errno == EINVAL || errno == ENOSYS))
+		__atomic_store_n(&populate_refused, true, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&tasks_populated[chunk / 64], 1ull << (chunk % 64), __ATOMIC_RELAXED);
+	errno = saved_errno;
 }
 
 /*
@@ -149,11 +152,11 @@ static bool open_in_memory(void)
 /* Fresh tables of tasks alive, their work and span, and dependences. */
 static bool map_tasks(void)
 {
-	tasks = reserve_table(NULL, TASKS_BYTES);
+	tasks = reserve(NULL, TASKS_BYTES);
 	spans = reserve(NULL, SPANS_BYTES);
 	if (spans != NULL)
 		tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
-	dependences = reserve_table(NULL, DEPENDENCES_BYTES);
+	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	mutexes = reserve(NULL, MUTEXES_BYTES);
 	if (mutexes != NULL)
@@ -269,10 +272,11 @@ void tp_live_child_after_fork(void)
 	 */
 	mmap(map, TP_LIVE_FILE_SIZE, PROT_READ | PROT_WRITE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-	reserve_table(tasks, TASKS_BYTES);
+	reserve(tasks, TASKS_BYTES);
+	memset(tasks_populated, 0, sizeof tasks_populated);
 	reserve(spans, SPANS_BYTES);
 	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
-	reserve_table(dependences, DEPENDENCES_BYTES);
+	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	initial_slot = NULL;
 	slots_bound = 0;
