@@ -80,8 +80,12 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect(strstr(run.err, "long poll >= 1.00s") != NULL, "%s", run.err);
 	cr_expect_str_eq(site_row(run.err, SLEEPY_SITE).warnings, "", "%s", run.err);
+	/* the blocker's blocks stay, its polls are not long (a loaded machine may also find it too
+	 * small, as above: it then runs only after the post) */
 	snprintf(want, sizeof want, "blocks %u", rounds);
-	cr_expect_str_eq(site_row(run.err, BLOCKER_SITE).warnings, want, "%s", run.err);
+	struct site_row high = site_row(run.err, BLOCKER_SITE);
+	cr_expect(strstr(high.warnings, want) != NULL && strstr(high.warnings, "long") == NULL,
+		  "%s", run.err);
 	tp_run_free(&run);
 	free(expected);
 }
