@@ -15,28 +15,17 @@
  */
 #pragma once
 
+#include "pop_outside.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define POP_UNIT_MS     5
-#define POP_THREADS_MAX 8
+#define POP_UNIT_MS 5
 
 static double pop_busy_ms[POP_THREADS_MAX], pop_start_ms;
 static unsigned long pop_checksum;
-
-static double pop_ms(clockid_t clock)
-{
-	struct timespec now;
-	clock_gettime(clock, &now);
-	return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
-}
-
-static double pop_now_ms(void)
-{
-	return pop_ms(CLOCK_MONOTONIC);
-}
 
 /*
  * The initial thread's serial code (outside parallel regions) is computation as a whole, as the
@@ -70,42 +59,6 @@ static void pop_busy_now(double busy[POP_THREADS_MAX])
 	for (int t = 0; t < POP_THREADS_MAX; t++)
 		busy[t] = pop_busy_ms[t];
 	busy[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
-}
-
-/*
- * Where a thread's time in a serialised loop (ordered, critical, a lock) goes besides its
- * sections and its waits to enter one: from its start in the region (pop_enter) to its first
- * arrival at a section (pop_arrive), from each section's end to the next arrival, and from the
- * last one to its end in the region (pop_leave). That time is the runtime's dispatch and the
- * loop's own code, microseconds on an idle machine; it runs beside the other thread's section,
- * off the critical path, so it is all the work may exceed the span by (test_pop.c). A loaded
- * machine stretches it by whatever preemption lands there, by milliseconds now and then.
- */
-static double pop_outside_ms[POP_THREADS_MAX], pop_outside_since_ms[POP_THREADS_MAX];
-
-static inline int pop_thread(void)
-{
-	int thread = omp_get_thread_num();
-	return omp_in_parallel() && thread < POP_THREADS_MAX ? thread : -1;
-}
-
-static inline void pop_enter(void)
-{
-	int thread = pop_thread();
-	if (thread >= 0)
-		pop_outside_since_ms[thread] = pop_now_ms(); /* only the thread itself writes it */
-}
-
-static inline void pop_arrive(void)
-{
-	int thread = pop_thread();
-	if (thread >= 0)
-		pop_outside_ms[thread] += pop_now_ms() - pop_outside_since_ms[thread];
-}
-
-static inline void pop_leave(void)
-{
-	pop_arrive();
 }
 
 /* Spins `units` units on the calling thread, counted as its busy time inside parallel regions
@@ -151,9 +104,7 @@ static void pop_say_times(const char *what, const double *busy_since, double sin
 			"(balance %.3f, efficiency %.3f)\n",
 			what, threads, total, max, wall, total / threads / max,
 			total / threads / wall);
-	double outside = 0;
-	for (int t = 0; t < POP_THREADS_MAX; t++)
-		outside += pop_outside_ms[t];
+	double most_outside, outside = pop_outside_total(&most_outside);
 	if (outside > 0)
 		fprintf(stderr, "%s: %.3f ms outside the sections\n", what, outside);
 }
