@@ -156,60 +156,65 @@ Test(timeline, a_pipe_gives_the_timeline_of_its_file)
  */
 Test(timeline, a_recording_without_tasks_says_what_it_holds, .timeout = 120)
 {
-	char *dir = tp_make_temp_dir("timeline-input"), *json = tp_path_in(dir, "timeline.json");
+	char *dir = tp_make_temp_dir("timeline-input");
+	char *json[3] = {tp_path_in(dir, "true.json"), tp_path_in(dir, "waits.json"),
+			 tp_path_in(dir, "empty.json")};
 	struct tp_run run;
 	record_into(dir, "true", "/bin/true", NULL, &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *rec = only_file(dir, "true.");
-	tp_convert((const char *[]){"-o", json, rec, NULL}, &run);
+	tp_convert((const char *[]){"-o", json[0], rec, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 0 threads, 0 waits"), "%s",
 			   run.err);
 	tp_run_free(&run);
-	char *shown = speedscope_rows(json);
-	cr_expect_null(strstr(shown, "refused"), "%s", shown);
-	cr_expect_null(strstr(shown, "error\t"), "%s", shown);
-	cr_expect_not_null(strstr(shown, "row\tnothing recorded: no task, worker, thread or wait "
-					 "was seen\n"),
-			   "%s", shown);
-	free(shown);
 
 	/* a program of one thread and 9 waits (timed_waits), and no task */
 	record_into(dir, "waits", tp_target("timed_waits"), NULL, &run, false);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	tp_run_free(&run);
 	char *waits = only_file(dir, "waits.");
-	tp_convert((const char *[]){"-o", json, waits, NULL}, &run);
+	tp_convert((const char *[]){"-o", json[1], waits, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 1 thread, 9 waits"), "%s",
 			   run.err);
 	tp_run_free(&run);
-	const char *summary = tp_timeline_summary(json);
+	const char *summary = tp_timeline_summary(json[1]);
 	cr_expect(strncmp(summary, "M=1 B=9 E=9 b=0 e=0 s=0 f=0", 27) == 0, "%s", summary);
 	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
-	shown = speedscope_rows(json);
-	/* wait slices, named by their kind and call site */
-	cr_expect_not_null(strstr(shown, "row\tcondvar at main (timed_waits.c:"), "%s", shown);
-	cr_expect_not_null(strstr(shown, "row\tsemaphore at main (timed_waits.c:"), "%s", shown);
-	free(shown);
 
 	/* perf's text of no taskprobe event: a timeline speedscope opens, and what was seen */
 	char *empty = tp_path_in(dir, "empty.txt");
 	FILE *f = fopen(empty, "w");
 	fclose(f);
-	tp_convert((const char *[]){"-o", json, empty, NULL}, &run);
+	tp_convert((const char *[]){"-o", json[2], empty, NULL}, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
 	cr_expect_not_null(strstr(run.err, "no task or worker was seen; 0 threads, 0 waits"), "%s",
 			   run.err);
 	tp_run_free(&run);
-	shown = speedscope_rows(json);
-	cr_expect_null(strstr(shown, "refused"), "%s", shown);
-	free(shown);
+
+	/* the three in speedscope, in one browser */
+	char *shown[3];
+	speedscope_rows_of((const char *const[]){json[0], json[1], json[2], NULL}, shown);
+	cr_expect_null(strstr(shown[0], "refused"), "%s", shown[0]);
+	cr_expect_null(strstr(shown[0], "error\t"), "%s", shown[0]);
+	cr_expect_not_null(strstr(shown[0], "row\tnothing recorded: no task, worker, thread or "
+					    "wait was seen\n"),
+			   "%s", shown[0]);
+	/* wait slices, named by their kind and call site */
+	cr_expect_not_null(strstr(shown[1], "row\tcondvar at main (timed_waits.c:"), "%s",
+			   shown[1]);
+	cr_expect_not_null(strstr(shown[1], "row\tsemaphore at main (timed_waits.c:"), "%s",
+			   shown[1]);
+	cr_expect_null(strstr(shown[2], "refused"), "%s", shown[2]);
+	for (int k = 0; k < 3; k++) {
+		free(shown[k]);
+		free(json[k]);
+	}
 	free(empty);
 	free(waits);
 	free(rec);
-	free(json);
 	tp_remove_temp_dir(dir);
 }
 

@@ -55,7 +55,7 @@ char *record_and_convert(const char *dir, const char *target, const char *arg, c
 	return rec;
 }
 
-char *speedscope_rows(const char *json)
+void speedscope_rows_of(const char *const jsons[], char *rows[])
 {
 	tp_require_program("/usr/bin/chromium", "chromium");
 	const char *node = tp_require_program("/usr/bin/node", "nodejs");
@@ -63,11 +63,35 @@ char *speedscope_rows(const char *json)
 			"speedscope (npm install -g speedscope playwright-core)");
 	tp_require_file("/usr/lib/node_modules/playwright-core/package.json",
 			"playwright-core (npm install -g speedscope playwright-core)");
+	const char *argv[8] = {node, SANDWICH_ROWS, SPEEDSCOPE_DIR};
+	size_t n = 0;
+	while (jsons[n] != NULL) {
+		cr_assert_lt(n + 4, sizeof argv / sizeof argv[0], "too many timelines at once");
+		argv[n + 3] = jsons[n];
+		n++;
+	}
+	argv[n + 3] = NULL;
 	struct tp_run run;
-	tp_run(TP_PLAIN, (const char *[]){node, SANDWICH_ROWS, SPEEDSCOPE_DIR, json, NULL}, NULL,
-	       &run);
+	tp_run(TP_PLAIN, argv, NULL, &run);
 	cr_expect_eq(run.status, 0, "%s", run.err);
-	char *rows = strdup(run.out);
+	/* each timeline's rows: from its "timeline\tPATH" line to the next one's */
+	const char *at = run.out;
+	for (size_t k = 0; k < n; k++) {
+		const char *start = strstr(at, "timeline\t"), *end;
+		cr_assert_not_null(start, "timeline %zu of %zu not shown:\n%s", k + 1, n, run.out);
+		const char *line_end = strchr(start, '\n');
+		start = line_end != NULL ? line_end + 1 : start + strlen(start);
+		end = strstr(start, "timeline\t");
+		end = end != NULL ? end : start + strlen(start);
+		rows[k] = strndup(start, (size_t)(end - start));
+		at = end;
+	}
 	tp_run_free(&run);
+}
+
+char *speedscope_rows(const char *json)
+{
+	char *rows;
+	speedscope_rows_of((const char *[]){json, NULL}, &rows);
 	return rows;
 }

@@ -23,3 +23,7 @@ char *record_and_convert(const char *dir, const char *target, const char *arg, c
 
 /* The rows of speedscope's Sandwich view, profile by profile (sandwich_rows.mjs). */
 char *speedscope_rows(const char *json);
+
+/* The same of each of the timelines `jsons` (NULL-ended, at most 4), in `rows`, opened in one
+ * browser: its start is most of the time a timeline takes to show. */
+void speedscope_rows_of(const char *const jsons[], char *rows[]);
