@@ -353,11 +353,11 @@ static inline struct task_entry *task_find_likely(uint64_t task, struct task_ent
 /*
  * The table's pages, given a chunk at a time: consecutive ids' homes lie TASK_STRIDE entries
  * apart, so the first 2^18 / TASK_STRIDE tasks touch every one of its 3,072 pages. On a virtual
- * machine a page fault costs 10-20 us, and those faults were a quarter of what the live
- * statistics cost BOTS health (125,000 tasks, one thread: 192 ms, 38 plain). A spawn whose
- * entry's 64 KiB chunk is not marked has its pages given in one call (MADV_POPULATE_WRITE: the
- * whole table 3 ms against 65 ms of faults here), no more than a fault's pause on the program's
- * thread; where the kernel has no such call, or under a system call filter, pages as touched.
+ * machine a page fault costs 10-20 us: 65 ms for the table. A spawn whose entry's 64 KiB chunk
+ * is not marked has its pages given in one call (MADV_POPULATE_WRITE: the whole table 3 ms), no
+ * more than a fault's pause on the program's thread; where the kernel has no such call, or under
+ * a system call filter, pages as touched. BOTS health (125,000 tasks) on one thread under
+ * `taskprobe run`: 202 ms against 220 with faults (41 plain), its page faults 3,564 -> 497.
  * Huge pages did as well in sum but paused a spawn 0.2 ms and more at each 2 MiB, which
  * stretched a small graph's span by 7%.
  */
