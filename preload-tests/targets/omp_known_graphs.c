@@ -176,6 +176,17 @@ static void wavefront(void)
 	span_ms = took[GRID - 1][GRID - 1];
 }
 
+/*
+ * The truth said once the exit has started, where the engines' window ends: said before it, the
+ * write (which wakes the reader) let a loaded machine preempt the thread for a time slice inside
+ * the open fragment, 5 ms past the truth in three tries of three.
+ */
+static void say_exits_truth(void)
+{
+	printf("exits: truth work %.3f ms span %.3f ms\n", work_ms, span_ms);
+	fflush(stdout);
+}
+
 /* Run on two threads or more: the other one runs the task while this one spins. */
 static void exits(void)
 {
@@ -194,8 +205,7 @@ static void exits(void)
 	/* the spin until the task ran: the task's time and more */
 	work_ms += after;
 	span_ms = before + after;
-	printf("exits: truth work %.3f ms span %.3f ms\n", work_ms, span_ms);
-	fflush(stdout);
+	atexit(say_exits_truth);
 	exit(0);
 }
 
