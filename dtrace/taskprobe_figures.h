@@ -29,7 +29,9 @@ static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_sta
 
 /*
  * A site's spawn cost, one definition: the median gap between two spawns of its tasks in one poll
- * of their parent (the spawning task's time per child). The granularity's verdict: its tasks are
+ * of their parent (the spawning task's time per child); the live statistics leave out a gap that
+ * holds the stack they sampled at its spawn (their own work, not the program's: the first four
+ * spawns of a site on a thread, then one in 4096). The granularity's verdict: its tasks are
  * too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what spawning and
  * starting one costs (the spawn cost and the median delay before a task's first poll,
  * tp_live_start_delay; 0 where not measured): more of

@@ -266,9 +266,13 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		local.spawned = e;
 		struct tp_live_site_stats *r = &local.rows[row];
 		add(&r->spawned, 1);
-		/* the spawn cost (taskprobe_figures.h): the gap since the poll's last spawn */
+		/* the spawn cost (taskprobe_figures.h): the gap since the poll's last spawn; not one
+		 * that holds the stack the live statistics sampled at this spawn, before its event
+		 * (the shim's work: a site's first unwinds run cold, hundreds of us, and a loaded
+		 * machine may preempt them; a site of two tasks was judged too small by it) */
 		if (parent != 0 && parent == local.polled_task && local.span.in_graph) {
-			if (local.last_spawn_ns >= local.poll_start && local.last_spawn_ns != 0)
+			if (local.last_spawn_ns >= local.poll_start && local.last_spawn_ns != 0 &&
+			    !local.sample_stack)
 				cost_histogram_add(r->spawn_gap_histogram,
 						   now - local.last_spawn_ns);
 			local.last_spawn_ns = now;
