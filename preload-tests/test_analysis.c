@@ -236,11 +236,10 @@ static double analyzed_factor(const char *text, const char *name)
 /*
  * The POP factors (issue 35) of programs whose factors are known (pop_conv_shapes), recorded on
  * two threads: the factor within `within` of the program's truth (what its threads' spins make:
- * preemption stretches them), else of `value`. A serialised loop's truth is a range: the time
- * its threads spent outside their sections (pop_outside.h) is computation that may lie on the
- * critical path or beside it, so the efficiency lies between the most a thread spun over all
- * the sections and that time, and the most a thread spun and spent outside over the sections
- * alone (a load beside the suite preempts a thread there for milliseconds: 0.597 where the
+ * preemption stretches them), else of `value`. A serialised loop's truth is the range the
+ * program says ("0.535 to 0.537", pop_conv_shapes): its serial code and fork lie on the critical
+ * path, and the time its threads spent outside their sections (pop_outside.h) may lie on it or
+ * beside it (a load beside the suite preempts a thread there for milliseconds: 0.597 where the
  * sections alone made 0.503). Up to three tries: a thread preempted inside a poll but outside
  * its spins (the suites run side by side: a load of 10 on two cores moves a factor by 0.04)
  * computes what the program does not time, where a wrong graph or a wrong factor fails every
