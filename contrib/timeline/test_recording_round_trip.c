@@ -37,13 +37,13 @@ static void event(void *context, const struct timeline_event *e)
 	r->events[r->n++] = *e;
 }
 
-/* The recording the writer made, its bytes in *size. */
-static unsigned char *recorded(size_t *size)
+/* The recording the writer made (given `mode`, or none: NULL), its bytes in *size. */
+static unsigned char *recorded_in(const char *mode, size_t *size)
 {
 	char dir[] = "/tmp/taskprobe-round-trip-XXXXXX", path[64], *cmd;
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/rec", dir);
-	cr_assert(asprintf(&cmd, "'%s' '%s'", RECORDING_WRITER, path) > 0);
+	cr_assert(asprintf(&cmd, "'%s' '%s' %s", RECORDING_WRITER, path, mode ? mode : "") > 0);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	free(cmd);
 	FILE *f = fopen(path, "r");
@@ -60,6 +60,11 @@ static unsigned char *recorded(size_t *size)
 	rmdir(dir);
 	*size = n;
 	return data;
+}
+
+static unsigned char *recorded(size_t *size)
+{
+	return recorded_in(NULL, size);
 }
 
 /* The records in the chunks of the recording at `data`, as their headers count them. */
@@ -122,5 +127,48 @@ Test(recording_round_trip, compact_records_fold_what_follows_at_once)
 	unsigned char *data = recorded(&size);
 	cr_expect_eq(records_of(data, size), 28 + ROUND_TRIP_STEPS - 1, "%zu records",
 		     records_of(data, size));
+	free(data);
+}
+
+struct named {
+	uint64_t id;
+	char text[256];
+	unsigned sites;
+};
+
+static void name_of(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len)
+{
+	struct named *n = context;
+	(void)scope;
+	if (len < sizeof n->text && memmem(text, len, "claimed_routine", 15) != NULL) {
+		n->id = id;
+		memcpy(n->text, text, len);
+		n->text[len] = '\0';
+		n->sites++;
+	}
+}
+
+static void no_event(void *context, const struct timeline_event *e)
+{
+	(void)context, (void)e;
+}
+
+/*
+ * A thread that claimed a site's code record may be preempted before the record is whole, while
+ * another thread's event names the site and the process ends: the recording's end writes the
+ * claimed record, and the converter names the site (not "site N").
+ */
+Test(recording_round_trip, a_site_claimed_but_not_written_when_the_process_ends_is_named)
+{
+	size_t size;
+	unsigned char *data = recorded_in("claimed", &size);
+	struct named named = {0};
+	struct recording_input input = {.name = "claimed", .data = data, .size = size};
+	struct recording_sink sink = {.context = &named, .site = name_of, .event = no_event};
+	struct recording_totals totals = {0};
+	cr_assert(recording_read(&input, 1, &sink, stderr, &totals));
+	cr_expect_eq(totals.dropped, 0);
+	cr_expect_eq(named.sites, 1, "the claimed site named %u times", named.sites);
+	cr_expect_neq(named.id, 0);
 	free(data);
 }

@@ -100,6 +100,7 @@ void tp_recorder_before_destructors(uint64_t clock_time)
 		if (r != NULL)
 			record_done(r);
 	}
+	record_claimed_codes();
 	write_all_buffers(false);
 	written_before_destructors = true;
 }
@@ -109,6 +110,7 @@ void tp_recorder_at_exit(void)
 	if (!tp_record_file_here())
 		return;
 	int saved_errno = errno;
+	record_claimed_codes();
 	if (written_before_destructors) {
 		write_own_close_others();
 	} else {
@@ -132,6 +134,7 @@ void tp_recorder_before_exec(void)
 	if (!tp_record_file_here())
 		return;
 	int saved_errno = errno;
+	record_claimed_codes();
 	write_all_buffers(false);
 	errno = saved_errno;
 }
@@ -145,6 +148,7 @@ void tp_recorder_before_seccomp(void)
 	if (!tp_record_file_here() || tp_record_file_stopped())
 		return;
 	int saved_errno = errno;
+	record_claimed_codes();
 	write_all_buffers(true);
 	tp_warn("TASKPROBE_RECORD: the program installs a system call filter (seccomp): recording "
 		"stops here, so that no call of taskprobe's can be refused; %.300s holds what came "

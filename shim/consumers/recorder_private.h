@@ -58,7 +58,12 @@ extern uint64_t dropped_unrecorded; /* events lost before a thread had a buffer 
 extern uint64_t dropped_at_exit;    /* recorded, but in a buffer no longer written out */
 extern uint64_t dropped_in_chunks;  /* said in the chunks written (the converter shows them) */
 
-/* Whether a site key's code, and a module, are in the file (recorder_sites.c). */
+/*
+ * Whether a site key's code, and a module, are in the file (recorder_sites.c): 0 not yet;
+ * CODE_WRITTEN; or CODE_CLAIMED (with a site's kind above it): a thread is writing its record,
+ * which the recording's end writes again (the claimer may be preempted past it).
+ */
+enum { CODE_WRITTEN = 1, CODE_CLAIMED = 2, CODE_KIND_SHIFT = 2 };
 extern uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
 extern uint8_t module_recorded[TP_CODE_MODULES_MAX];     /* by module index */
 
@@ -150,6 +155,15 @@ void write_own_close_others(void);
 
 __attribute__((noinline, cold)) void record_new_site_code(uint32_t site,
 							  enum tp_site_code_kind kind);
+/*
+ * Site key `site`'s code record claimed by the calling thread (its module number, 0 for none, in
+ * *module): false when there is none to write, or another thread has it. record_new_site_code's
+ * first step (the test recording_writer stops there, as a claimer preempted would).
+ */
+bool site_code_claim(uint32_t site, enum tp_site_code_kind kind, uint32_t *module);
+/* The codes and modules still claimed written by this thread (the recording's end: before its
+ * buffers are written out for the last time). */
+void record_claimed_codes(void);
 
 /* Whether site key `site` needs no code record: none (0, past the table), or in the file. */
 static inline bool site_code_recorded(uint32_t site)

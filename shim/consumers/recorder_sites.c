@@ -15,19 +15,17 @@
 #include "settings.h"
 #include "shim_work.h"
 
-/* Whether a site key's code, and a module, are in the file (the process image's, once each). */
+/* Whether a site key's code, and a module, are in the file (the process image's, once each;
+ * recorder_private.h). */
 uint8_t site_recorded[TP_SITE_ADDRESSES_MAX + 1]; /* by site key */
 uint8_t module_recorded[TP_CODE_MODULES_MAX];     /* by module index */
+/* A claimed site's module number (code_map.h's index + 1, 0 for none), for the recording's end. */
+static uint16_t site_module[TP_SITE_ADDRESSES_MAX + 1];
 
-/*
- * Module `index` (code_map.h) into the file, once per process image: where it lay and which file
- * it was (its path and build id), for the converter to read. False when it could not be.
- */
-static bool record_module(uint32_t index)
+/* Module `index` (code_map.h)'s record: where it lay and which file it was (its path and build
+ * id), for the converter to read. False when it could not be written. */
+static bool write_module(uint32_t index)
 {
-	if (__builtin_expect(__atomic_load_n(&module_recorded[index], __ATOMIC_RELAXED), 1) ||
-	    __atomic_exchange_n(&module_recorded[index], 1, __ATOMIC_RELAXED))
-		return true;
 	const struct tp_code_module *m = tp_code_module(index);
 	size_t path_bytes = strnlen(m->path, sizeof m->path - 1), path_words = (path_bytes + 7) / 8;
 	struct tp_record_module fixed = {.number = index + 1,
@@ -40,16 +38,71 @@ static bool record_module(uint32_t index)
 	const unsigned fixed_words = sizeof fixed / 8;
 	struct tp_record *r = record_begin(TP_RECORD_MODULE, 0,
 					   1 + fixed_words + (unsigned)path_words);
-	if (r == NULL) { /* not recorded: the next site in it tries again */
-		__atomic_store_n(&module_recorded[index], 0, __ATOMIC_RELAXED);
+	if (r == NULL)
 		return false;
-	}
 	memcpy(r->arg, &fixed, sizeof fixed);
 	if (path_words > 0)
 		r->arg[fixed_words + path_words - 1] = 0; /* the path's last word, padded */
 	memcpy(&r->arg[fixed_words], m->path, path_bytes);
 	record_done(r);
 	return true;
+}
+
+/* Site key `site`'s code record: its address, kind and module number. */
+static bool write_site_code(uint32_t site, enum tp_site_code_kind kind, uint32_t module)
+{
+	struct tp_record *r = record_begin(TP_RECORD_SITE_CODE, kind, 4);
+	if (r == NULL)
+		return false;
+	r->arg[0] = site;
+	r->arg[1] = tp_spawn_site_key_address(site);
+	r->arg[2] = module;
+	record_done(r);
+	return true;
+}
+
+/*
+ * A record of `*state`'s thing (a site's code, a module) claimed (as `claim`) by the calling
+ * thread when none is: false when it is, or being written, by another.
+ */
+static bool claim(uint8_t *state, uint8_t claim)
+{
+	return __atomic_load_n(state, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_exchange_n(state, claim, __ATOMIC_ACQ_REL) == 0;
+}
+
+/* The claimed record of `*state` written (`written`) or not (the next event tries again). */
+static void claim_ended(uint8_t *state, bool written)
+{
+	__atomic_store_n(state, written ? CODE_WRITTEN : 0, __ATOMIC_RELEASE);
+}
+
+/* Module `index` into the file, once per process image. False when it could not be. */
+static bool record_module(uint32_t index)
+{
+	if (!claim(&module_recorded[index], CODE_CLAIMED))
+		return true;
+	bool written = write_module(index);
+	claim_ended(&module_recorded[index], written);
+	return written;
+}
+
+bool site_code_claim(uint32_t site, enum tp_site_code_kind kind, uint32_t *module)
+{
+	uintptr_t address = tp_spawn_site_key_address(site);
+	if (address == 0 || __atomic_load_n(&site_recorded[site], __ATOMIC_RELAXED) != 0)
+		return false;
+	/*
+	 * a call's module: its return address may be the first byte past the module's code. As
+	 * the shim's work: a signal handler's wait meanwhile looks up no module (this thread may
+	 * hold the modules' lock). Before the claim, so that the recording's end need look up
+	 * none (threads racing here store the same number).
+	 */
+	bool nested = tp_shim_work_begin();
+	*module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
+	tp_shim_work_end(nested);
+	__atomic_store_n(&site_module[site], (uint16_t)*module, __ATOMIC_RELAXED);
+	return claim(&site_recorded[site], (uint8_t)(CODE_CLAIMED | kind << CODE_KIND_SHIFT));
 }
 
 /*
@@ -62,28 +115,39 @@ static bool record_module(uint32_t index)
 __attribute__((noinline, cold)) void record_new_site_code(uint32_t site,
 							  enum tp_site_code_kind kind)
 {
-	uintptr_t address = tp_spawn_site_key_address(site);
-	if (address == 0 || __atomic_exchange_n(&site_recorded[site], 1, __ATOMIC_RELAXED))
+	uint32_t module;
+	if (!site_code_claim(site, kind, &module))
 		return;
-	/*
-	 * a call's module: its return address may be the first byte past the module's code. As
-	 * the shim's work: a signal handler's wait meanwhile looks up no module (this thread may
-	 * hold the modules' lock).
-	 */
-	bool nested = tp_shim_work_begin();
-	uint32_t module = tp_code_module_of(kind == TP_SITE_CODE_CALL ? address - 1 : address);
-	tp_shim_work_end(nested);
-	struct tp_record *r = module == 0 || record_module(module - 1)
-				      ? record_begin(TP_RECORD_SITE_CODE, kind, 4)
-				      : NULL;
-	if (r == NULL) { /* not recorded: the site's next event tries again */
-		__atomic_store_n(&site_recorded[site], 0, __ATOMIC_RELAXED);
+	bool written = (module == 0 || record_module(module - 1)) &&
+		       write_site_code(site, kind, module);
+	claim_ended(&site_recorded[site], written);
+}
+
+/*
+ * Another thread may have claimed a record and be preempted before it is whole (or never run
+ * again: the process is ending). An event naming its site may be in the file already, written
+ * whole by another thread: so the claimed records are written here as well. A record that is
+ * then also finished by its claimer lands twice; the converter keeps the first.
+ */
+void record_claimed_codes(void)
+{
+	/* not from a signal handler that interrupted the recorder on this thread, nor by a thread
+	 * whose recording ended (the last one after main's pthread_exit): it records nothing */
+	if (mine.busy || mine.stopped)
 		return;
+	for (uint32_t i = 0; i < TP_CODE_MODULES_MAX; i++)
+		if (__atomic_load_n(&module_recorded[i], __ATOMIC_ACQUIRE) == CODE_CLAIMED)
+			write_module(i);
+	for (uint32_t site = 1; site <= TP_SITE_ADDRESSES_MAX; site++) {
+		uint8_t state = __atomic_load_n(&site_recorded[site], __ATOMIC_ACQUIRE);
+		if (!(state & CODE_CLAIMED))
+			continue;
+		/* its module's record too, if the claimer had not come to it */
+		uint32_t module = __atomic_load_n(&site_module[site], __ATOMIC_RELAXED);
+		if (module == 0 || record_module(module - 1))
+			write_site_code(site, (enum tp_site_code_kind)(state >> CODE_KIND_SHIFT),
+					module);
 	}
-	r->arg[0] = site;
-	r->arg[1] = address;
-	r->arg[2] = module;
-	record_done(r);
 }
 
 void tp_record_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)

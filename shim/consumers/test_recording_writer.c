@@ -4,16 +4,20 @@
  * the shim's constructor starts it, given the steps twice (ids that fit 32 bits, then wider ones)
  * as the event layer gives events to it, then its buffers written as at the process's exit.
  * Usage: recording_writer PATH (the recording, TASKPROBE_RECORD's).
+ *        recording_writer PATH claimed: instead, a thread's start whose routine's code record
+ *        another thread claimed and had not written when the process ended.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
 #include "in_process_consumers.h"
 #include "process.h"
 #include "real_symbol.h"
 #include "recorder.h"
+#include "recorder_private.h"
 #include "round_trip_steps.h"
 #include "settings.h"
 #include "text_out.h"
@@ -118,10 +122,29 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 	return 1;
 }
 
+/* The routine of the thread whose start names a site claimed but never written. */
+__attribute__((noinline)) static void claimed_routine(void)
+{
+	__asm__ volatile("");
+}
+
+/* As a thread preempted in record_new_site_code, past its claim, would leave it: the record of
+ * claimed_routine's code not written; then a thread's start, which names it, recorded. */
+static void start_of_a_site_claimed(void)
+{
+	uint32_t site = tp_spawn_site_key_of_function((const void *)claimed_routine), module;
+	if (!site_code_claim(site, TP_SITE_CODE_FUNCTION, &module)) {
+		fprintf(stderr, "recording_writer: the site of claimed_routine was not claimed\n");
+		exit(1);
+	}
+	tp_record_thread_start(2, (uintptr_t)claimed_routine, 1);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2 || setenv("TASKPROBE_RECORD", argv[1], 1) != 0) {
-		fprintf(stderr, "usage: %s RECORDING\n", argv[0]);
+	bool claimed = argc == 3 && strcmp(argv[2], "claimed") == 0;
+	if ((argc != 2 && !claimed) || setenv("TASKPROBE_RECORD", argv[1], 1) != 0) {
+		fprintf(stderr, "usage: %s RECORDING [claimed]\n", argv[0]);
 		return 2;
 	}
 	/* the shim's constructor's steps the recorder needs (lifecycle.c) */
@@ -131,6 +154,11 @@ int main(int argc, char **argv)
 	tp_real_functions_resolve();
 	tp_clock_start(true);
 	tp_recorder_start();
+	if (claimed) {
+		start_of_a_site_claimed();
+		tp_recorder_at_exit();
+		return 0;
+	}
 	for (int64_t wide = 0; wide <= ROUND_TRIP_WIDE; wide += ROUND_TRIP_WIDE)
 		for (size_t i = 0; i < ROUND_TRIP_STEPS;)
 			i += give(&round_trip_steps[i], wide);
