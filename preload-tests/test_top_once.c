@@ -358,3 +358,35 @@ Test(top, two_calls_of_a_wait_on_one_line_are_one_row)
 	cr_expect(threads != NULL && threads < table, "%s", run.err);
 	tp_run_free(&run);
 }
+
+/*
+ * Task ids come round the table of tasks alive every 2^18 tasks: omp_table_round keeps a run of
+ * 256 consecutive tasks waiting (64 of one site, then 192 of the next) while 300,000 more are
+ * made, whose ids come round onto the run's. Each is counted all the same (the live statistics
+ * find them another home): none left out, every site's count exact.
+ */
+Test(top, tasks_whose_ids_come_round_onto_a_run_still_alive_are_all_counted, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--",
+						tp_unprivileged_copy(tp_target("omp_table_round")),
+						NULL},
+			       NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.out, "spawned 300065 ran 300064") != NULL, "%s", run.out);
+	char waiting_place[64], round_place[64];
+	snprintf(waiting_place, sizeof waiting_place, "(omp_table_round.c:%d)",
+		 tp_source_line("omp_table_round.c", "i < WAITING; i++", "#pragma omp task"));
+	snprintf(round_place, sizeof round_place, "(omp_table_round.c:%d)",
+		 tp_source_line("omp_table_round.c", "i < ROUND; i++", "#pragma omp task"));
+	struct site_row waiting = site_row(run.err, waiting_place);
+	struct site_row round = site_row(run.err, round_place);
+	cr_expect(waiting.found && waiting.spawned == 64 && waiting.done == 64, "%s: %s",
+		  waiting_place, run.err);
+	cr_expect(round.found && round.spawned == 300000 && round.done == 300000, "%s: %s",
+		  round_place, run.err);
+	cr_expect(strstr(run.err, "left out") == NULL, "%s", run.err);
+	tp_run_free(&run);
+}

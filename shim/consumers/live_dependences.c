@@ -6,6 +6,13 @@
  */
 #include "live_private.h"
 
+/* A dependence's home, by its predecessor's id: those of consecutive ids TASK_STRIDE apart (a
+ * loop's tasks' edges, many alive at once, leave room between them). */
+static uint32_t dependence_home(uint64_t predecessor)
+{
+	return (uint32_t)(predecessor * TASK_STRIDE) & (DEPENDENCE_SLOTS - 1);
+}
+
 /*
  * `successor` starts only after `predecessor` ends: an edge kept until then, by the
  * predecessor's id (DEPENDENCE_WINDOW). A predecessor that ended meanwhile (its end came before
@@ -21,7 +28,7 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 	if (p != NULL && s != NULL && p != s) {
 		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
 		struct tp_live_path known = pred->in;
-		uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+		uint32_t h = dependence_home(predecessor);
 		struct dependence *d = NULL;
 		for (unsigned k = 0; k < DEPENDENCE_WINDOW && d == NULL; k++) {
 			struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
@@ -60,7 +67,7 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
  */
 void live_successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end)
 {
-	uint32_t h = task_hash(predecessor) & (DEPENDENCE_SLOTS - 1);
+	uint32_t h = dependence_home(predecessor);
 	for (unsigned k = 0, found = 0;
 	     k < DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX); k++) {
 		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];

@@ -35,16 +35,26 @@
 /*
  * Tasks alive: a task's entry lies in one of TASK_WINDOW slots from its home, so a look-up reads
  * at most that many and a removal is one store (no tombstones). Ids are handed out in blocks of
- * consecutive numbers and many consecutive tasks may be alive at once (a loop that spawns them):
- * homes TASK_STRIDE slots apart leave room between them for the tasks of later ids whose homes
- * fall among them, while the tasks of a block still share pages. A task that finds its window
- * full is counted (tasks_untracked) and left out of the figures, spawn and end alike. 2^18
- * entries of 48 bytes: 12 MiB reserved, touched as tasks arrive.
+ * consecutive numbers (1024 a thread), and a task's home is its id's place in the table: the
+ * tasks a thread spawns one after the other take consecutive entries, so that a spawn's entry
+ * shares the cache line and page of the one before (cachegrind, `omp_tasks` on one thread: 0.75
+ * last-level misses a task, where homes 17 slots apart, each on a line and every few tasks on a
+ * page of its own, made 1.5).
+ *
+ * Ids go round the table every 2^18 tasks, and a run of consecutive tasks still alive from the
+ * last round (a loop's tasks, waiting) fills the windows of the new ids whose homes fall on it. A
+ * task that finds its window full takes one of TASK_WINDOW slots from a second home: half the
+ * table away, TASK_STRIDE slots a consecutive id apart (such tasks, if they stay alive, leave
+ * room between them); or, should that window fall on such a run too, from a third, its id
+ * hashed. From the first such task on, a look-up that misses its first window reads the others
+ * (tasks_displaced). A task that finds all three full is counted (tasks_untracked) and left out
+ * of the figures, spawn and end alike. 2^18 entries of 48 bytes: 12 MiB reserved, touched as
+ * tasks arrive.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
 #define TASK_WINDOW     32
-#define TASK_STRIDE     17 /* odd: every slot is some id's home */
+#define TASK_STRIDE     17 /* odd: every slot is some id's second home */
 
 struct task_entry {
 	uint64_t task;   /* 0: free */
@@ -325,21 +335,45 @@ enum slot_need {
 	HAS_SLOT_ONLY,
 };
 
-/* The task table (struct task_entry): a task's entry, found in its window. */
-static inline uint32_t task_hash(uint64_t task)
+/* The task table (struct task_entry): a task's homes. */
+static inline uint32_t task_home(uint64_t task)
 {
-	return (uint32_t)(task * TASK_STRIDE) & (TASK_SLOTS - 1);
+	return (uint32_t)task & (TASK_SLOTS - 1);
 }
 
-static inline struct task_entry *task_find(uint64_t task)
+/* The homes of a task that finds its first window full (the table's comment). */
+enum { TASK_HOMES = 3 };
+static inline uint32_t task_displaced_home(uint64_t task, unsigned which)
 {
-	uint32_t h = task_hash(task);
+	if (which == 1)
+		return (uint32_t)(task * TASK_STRIDE + TASK_SLOTS / 2) & (TASK_SLOTS - 1);
+	return (uint32_t)((task * 0x9e3779b97f4a7c15u) >> (64 - TASK_SLOTS_LOG2));
+}
+
+/* Whether a task has taken an entry from another home (never cleared: rare and harmless). */
+extern bool tasks_displaced;
+
+/* `task`'s entry in the window from `home`, or NULL. */
+static inline struct task_entry *task_in_window(uint64_t task, uint32_t home)
+{
 	for (unsigned k = 0; k < TASK_WINDOW; k++) {
-		struct task_entry *e = &tasks[(h + k) & (TASK_SLOTS - 1)];
+		struct task_entry *e = &tasks[(home + k) & (TASK_SLOTS - 1)];
 		if (__atomic_load_n(&e->task, __ATOMIC_ACQUIRE) == task)
 			return e;
 	}
 	return NULL;
+}
+
+/* task_find's look-up in the other homes' windows. */
+__attribute__((noinline, cold)) struct task_entry *task_find_displaced(uint64_t task);
+
+/* A task's entry, found in its window (or another home's), or NULL. */
+static inline struct task_entry *task_find(uint64_t task)
+{
+	struct task_entry *e = task_in_window(task, task_home(task));
+	if (__builtin_expect(e == NULL, 0) && __atomic_load_n(&tasks_displaced, __ATOMIC_ACQUIRE))
+		e = task_find_displaced(task);
+	return e;
 }
 
 /* task_find's, `likely` (may be NULL) first: one load when it is the task's. */
@@ -351,8 +385,8 @@ static inline struct task_entry *task_find_likely(uint64_t task, struct task_ent
 }
 
 /*
- * The table's pages, given a chunk at a time: consecutive ids' homes lie TASK_STRIDE entries
- * apart, so the first 2^18 / TASK_STRIDE tasks touch every one of its 3,072 pages. On a virtual
+ * The table's pages, given a chunk at a time (those of homes 17 slots apart, before the homes
+ * were consecutive: their first 2^18 / 17 tasks touched every one of its 3,072 pages). On a virtual
  * machine a page fault costs 10-20 us: 65 ms for the table. A spawn whose entry's 64 KiB chunk
  * is not marked has its pages given in one call (MADV_POPULATE_WRITE: the whole table 3 ms), no
  * more than a fault's pause on the program's thread; where the kernel has no such call, or under

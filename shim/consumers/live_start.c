@@ -59,6 +59,7 @@ static void *reserve(void *at, size_t bytes)
 #endif
 
 uint64_t tasks_populated[TASK_CHUNKS / 64];
+bool tasks_displaced;
 static bool populate_refused; /* the kernel has no MADV_POPULATE_WRITE: pages as touched */
 
 void live_populate_tasks(uint32_t chunk)
@@ -274,6 +275,7 @@ void tp_live_child_after_fork(void)
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	reserve(tasks, TASKS_BYTES);
 	memset(tasks_populated, 0, sizeof tasks_populated);
+	tasks_displaced = false;
 	reserve(spans, SPANS_BYTES);
 	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
