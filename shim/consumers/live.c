@@ -59,41 +59,6 @@ static inline uint32_t task_row(uint32_t site)
 	return local.site_row;
 }
 
-/* Claims an entry in the window from `home`: NULL when it is full. */
-static inline __attribute__((always_inline)) struct task_entry *task_claim(uint32_t home)
-{
-	task_chunk_ready(&tasks[home]);
-	for (unsigned k = 0; k < TASK_WINDOW; k++) {
-		struct task_entry *e = &tasks[(home + k) & (TASK_SLOTS - 1)];
-		uint64_t empty = 0;
-		if (__atomic_load_n(&e->task, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&e->task, &empty, ENTRY_FILLING, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return e;
-	}
-	return NULL;
-}
-
-/* The other homes' claims, out of line: a run of tasks alive from the table's last round. */
-__attribute__((noinline, cold)) static struct task_entry *task_claim_displaced(uint64_t task)
-{
-	struct task_entry *e = NULL;
-	for (unsigned which = 1; which < TASK_HOMES && e == NULL; which++)
-		e = task_claim(task_displaced_home(task, which));
-	/* before the entry is published (its id's release store): a look-up of it reads this */
-	if (e != NULL && !__atomic_load_n(&tasks_displaced, __ATOMIC_RELAXED))
-		__atomic_store_n(&tasks_displaced, true, __ATOMIC_RELEASE);
-	return e;
-}
-
-struct task_entry *task_find_displaced(uint64_t task)
-{
-	struct task_entry *e = NULL;
-	for (unsigned which = 1; which < TASK_HOMES && e == NULL; which++)
-		e = task_in_window(task, task_displaced_home(task, which));
-	return e;
-}
-
 /*
  * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
  * when every window of its homes is full (counted).

@@ -3,6 +3,7 @@
  * The live statistics' private part (live.h is their interface), shared by their files:
  *   live.c        the per-event statistics of tasks (spawn, dependence, wake, polls, terminate,
  *                 a thread's stop): the hot path, with the table of tasks alive
+ *   live_tasks.c  the table of tasks alive's rare ways: a task taken and found in another home
  *   live_rows.c   the sites' rows, a task site's or a sync site's, given at its first use
  *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
@@ -364,8 +365,10 @@ static inline struct task_entry *task_in_window(uint64_t task, uint32_t home)
 	return NULL;
 }
 
-/* task_find's look-up in the other homes' windows. */
+/* task_find's look-up in the other homes' windows (live_tasks.c). */
 __attribute__((noinline, cold)) struct task_entry *task_find_displaced(uint64_t task);
+/* A claim of an entry in the other homes' windows, the first full (live_tasks.c). */
+__attribute__((noinline, cold)) struct task_entry *task_claim_displaced(uint64_t task);
 
 /* A task's entry, found in its window (or another home's), or NULL. */
 static inline struct task_entry *task_find(uint64_t task)
@@ -410,6 +413,21 @@ static inline void task_chunk_ready(const struct task_entry *e)
 
 /* An entry being filled: taken, but no task's yet (task ids are never this). */
 #define ENTRY_FILLING UINT64_MAX
+
+/* Claims an entry in the window from `home`: NULL when it is full. */
+static inline __attribute__((always_inline)) struct task_entry *task_claim(uint32_t home)
+{
+	task_chunk_ready(&tasks[home]);
+	for (unsigned k = 0; k < TASK_WINDOW; k++) {
+		struct task_entry *e = &tasks[(home + k) & (TASK_SLOTS - 1)];
+		uint64_t empty = 0;
+		if (__atomic_load_n(&e->task, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&e->task, &empty, ENTRY_FILLING, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return e;
+	}
+	return NULL;
+}
 
 /* The work and span state of the task of entry `e`. */
 static inline struct tp_span_task *span_of(const struct task_entry *e)

@@ -59,7 +59,6 @@ static void *reserve(void *at, size_t bytes)
 #endif
 
 uint64_t tasks_populated[TASK_CHUNKS / 64];
-bool tasks_displaced;
 static bool populate_refused; /* the kernel has no MADV_POPULATE_WRITE: pages as touched */
 
 void live_populate_tasks(uint32_t chunk)
