@@ -69,6 +69,85 @@ Test(launcher, run_keeps_the_output_and_the_exit_status)
 	tp_run_free(&launched);
 }
 
+/*
+ * `taskprobe run`'s common case (a dynamically linked 64-bit program that needs no libgomp) runs
+ * without the launcher's shell (contrib/launcher/taskprobe_run.c), which hands anything else
+ * back to it (TASKPROBE_RUN_CHECKED). The program gets the same either way: arguments and the
+ * name it was given, environment, descriptors (one the user gave it on 4 too), signals. Which
+ * way ran is told by an ldconfig first in PATH that leaves a mark: only the shell asks it.
+ */
+Test(launcher, run_without_its_shell_gives_the_program_what_the_shell_gives, .timeout = 60)
+{
+	char *dir = tp_make_temp_dir("fast-run");
+	char ldconfig[4096], asked[4096], named[4096], script[4096], path[4096], with_fd[8192];
+	snprintf(ldconfig, sizeof ldconfig, "%s/ldconfig", dir);
+	snprintf(asked, sizeof asked, "%s/asked", dir);
+	snprintf(named, sizeof named, "%s/exec_state", dir);
+	snprintf(script, sizeof script, "%s/state.sh", dir);
+	const char *real = access("/usr/sbin/ldconfig", X_OK) == 0 ? "/usr/sbin/ldconfig"
+								   : "/sbin/ldconfig";
+	FILE *f = fopen(ldconfig, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\n: > '%s'\nexec %s \"$@\"\n", asked, real);
+	fclose(f);
+	f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\nexec exec_state \"$@\"\n");
+	fclose(f);
+	cr_assert_eq(chmod(ldconfig, 0755), 0);
+	cr_assert_eq(chmod(script, 0755), 0);
+	cr_assert_eq(symlink(tp_target("exec_state"), named), 0);
+	snprintf(path, sizeof path, "PATH=%s:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", dir);
+	snprintf(with_fd, sizeof with_fd, "exec 4</dev/null; exec '%s' run -- exec_state fd",
+		 TP_CONTRIB_DIR "/taskprobe");
+	struct form {
+		const char *argv[8];
+		const char *env[4];
+		bool by_the_shell;
+	} forms[] = {
+		/* by its path, with arguments */
+		{{TP_CONTRIB_DIR "/taskprobe", "run", "--", tp_target("exec_state"), "a", "b c"},
+		 {path},
+		 false},
+		/* by its name in PATH, without "--", with a preload and settings of the user's */
+		{{TP_CONTRIB_DIR "/taskprobe", "run", "exec_state", "--", "x"},
+		 {path, "TASKPROBE_LIVE=0", "LD_PRELOAD=libm.so.6"},
+		 false},
+		/* a descriptor the user gave on 4 */
+		{{"/bin/sh", "-c", with_fd}, {path}, false},
+		/* a script: the shell's */
+		{{TP_CONTRIB_DIR "/taskprobe", "run", "--", script, "y"}, {path}, true},
+	};
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		const char *env[6];
+		size_t n = 0;
+		for (; forms[i].env[n] != NULL; n++)
+			env[n] = forms[i].env[n];
+		env[n] = NULL;
+		struct tp_run fast, shell;
+		unlink(asked);
+		tp_run(TP_PLAIN, forms[i].argv, env, &fast);
+		bool fast_asked = access(asked, F_OK) == 0;
+		unlink(asked);
+		env[n] = "TASKPROBE_RUN_CHECKED=1";
+		env[n + 1] = NULL;
+		tp_run(TP_PLAIN, forms[i].argv, env, &shell);
+		cr_expect_eq(fast.status, 0, "%zu: %s", i, fast.err);
+		cr_expect_eq(shell.status, 0, "%zu: %s", i, shell.err);
+		cr_expect_str_eq(fast.out, shell.out, "%zu", i);
+		cr_expect_str_eq(fast.err, shell.err, "%zu", i);
+		cr_expect(strstr(fast.out, "env LD_PRELOAD=") != NULL &&
+				  strstr(fast.out, "/libtaskprobe.so") != NULL,
+			  "%zu: %s", i, fast.out);
+		cr_expect(i != 2 || strstr(fast.out, "fd 4 /dev/null") != NULL, "%s", fast.out);
+		cr_expect_eq(fast_asked, forms[i].by_the_shell, "%zu", i);
+		cr_expect(access(asked, F_OK) == 0, "%zu: the shell did not ask ldconfig", i);
+		tp_run_free(&fast);
+		tp_run_free(&shell);
+	}
+	tp_remove_temp_dir(dir);
+}
+
 Test(launcher, unknown_scripts_and_missing_programs_are_said)
 {
 	struct tp_run run;
