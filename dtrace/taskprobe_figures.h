@@ -29,13 +29,15 @@ static inline uint64_t tp_live_start_delay(uint64_t start_ns, uint64_t could_sta
 
 /*
  * A site's spawn cost, one definition: the median gap between two spawns of its tasks in one poll
- * of their parent (the spawning task's time per child); the live statistics leave out a gap that
- * holds the stack they sampled at its spawn (their own work, not the program's: the first four
- * spawns of a site on a thread, then one in 4096). The granularity's verdict: its tasks are
- * too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what spawning and
- * starting one costs (the spawn cost and the median delay before a task's first poll,
- * tp_live_start_delay; 0 where not measured): more of
- * the run goes to making and scheduling them than to their work.
+ * of their parent (the spawning task's time per child), but for a gap that holds the capture of
+ * its spawn's stack, taskprobe's work, not the program's: the live statistics leave out the
+ * spawns whose stack they sampled (the first four of a site on a thread, then one in 4096), and
+ * `--analyze` those whose spawn carries a stack id (TASKPROBE_RECORD_STACKS, or a tracer on
+ * task-stack: every spawn then, and the spawn cost is not measured). The granularity's verdict:
+ * its tasks are too small when their median time is below TP_LIVE_TOO_SMALL_RATIO times what
+ * spawning and starting one costs (the spawn cost and the median delay before a task's first
+ * poll, tp_live_start_delay; 0 where not measured): more of the run goes to making and
+ * scheduling them than to their work.
  */
 #define TP_LIVE_TOO_SMALL_RATIO 2
 static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_t start_ns)

@@ -267,7 +267,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		struct node *part = part_so_far(a, p, th, parent, e->ns);
 		hold(a, &t->in.n, part);
 		t->in.placed = th->in_placed + (e->ns - th->start);
-		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0)
+		/* not a gap that holds this spawn's stack's capture (a stack id: the recorder's
+		 * or a tracer's), taskprobe's work, not the program's (taskprobe_figures.h) */
+		if (parent->last_spawn_ns >= th->start && parent->last_spawn_ns > 0 &&
+		    e->arg[4] == 0)
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
 		parent->ran_undeferred |= tp_span_spawn_nests(from, e->undeferred);
