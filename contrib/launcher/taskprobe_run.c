@@ -221,16 +221,6 @@ static void set(const char *name, const char *value)
 		hand_back();
 }
 
-/* `name`'s value in the program's environment so far, or NULL. */
-static const char *setting(const char *name)
-{
-	size_t len = strlen(name);
-	for (char **e = program_env; *e != NULL; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	given = argv;
@@ -266,12 +256,13 @@ int main(int argc, char **argv)
 	free(cache);
 	remove_live_file_at_end(argv[TOP]);
 	/* the shell's SETTINGS, then openmp_audit_settings, then LD_PRELOAD */
+	/* each read before it is set: this process's own environment (never changed) says it */
 	program_env = environ;
-	const char *live = setting("TASKPROBE_LIVE");
+	const char *live = getenv("TASKPROBE_LIVE");
 	set("TASKPROBE_LIVE", live != NULL && live[0] != '\0' ? live : "1");
 	if (libomp[0] != '\0' && access(argv[AUDIT], R_OK) == 0 &&
 	    access(argv[BRIDGE], R_OK) == 0) {
-		const char *audit = setting("LD_AUDIT");
+		const char *audit = getenv("LD_AUDIT");
 		char *colons = NULL, *own = NULL, *joined = NULL;
 		if (asprintf(&colons, ":%s:", audit != NULL ? audit : "") < 0 ||
 		    asprintf(&own, ":%s:", argv[AUDIT]) < 0)
@@ -285,7 +276,7 @@ int main(int argc, char **argv)
 		set("TASKPROBE_LIBOMP_BRIDGE", argv[BRIDGE]);
 		set("TASKPROBE_LIBGOMP", libgomp);
 	}
-	const char *preload = setting("LD_PRELOAD");
+	const char *preload = getenv("LD_PRELOAD");
 	char *preloads;
 	if (asprintf(&preloads, "%s%s%s", argv[LIBTASKPROBE],
 		     preload != NULL && preload[0] ? " " : "", preload != NULL ? preload : "") < 0)

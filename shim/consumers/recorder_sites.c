@@ -62,13 +62,13 @@ static bool write_site_code(uint32_t site, enum tp_site_code_kind kind, uint32_t
 }
 
 /*
- * A record of `*state`'s thing (a site's code, a module) claimed (as `claim`) by the calling
+ * A record of `*state`'s thing (a site's code, a module) claimed (as `as`) by the calling
  * thread when none is: false when it is, or being written, by another.
  */
-static bool claim(uint8_t *state, uint8_t claim)
+static bool claim(uint8_t *state, uint8_t as)
 {
 	return __atomic_load_n(state, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_exchange_n(state, claim, __ATOMIC_ACQ_REL) == 0;
+	       __atomic_exchange_n(state, as, __ATOMIC_ACQ_REL) == 0;
 }
 
 /* The claimed record of `*state` written (`written`) or not (the next event tries again). */
