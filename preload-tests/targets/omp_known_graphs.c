@@ -7,7 +7,8 @@
  *   chain      20 tasks of 5 ms, each depend(inout) on the one before: work 100 ms, span 100 ms
  *   flat       40 independent tasks of 5 ms: work 200 ms, span 5 ms
  *   tree       a binary tree of depth 4 (31 tasks): a node spins 2 ms, spawns its two children,
- *              waits for them (taskwait) and spins 1 ms; a leaf (16) spins 5 ms:
+ *              waits for them (taskwait) and spins 1 ms; a leaf (16) spins 5 ms, then waits
+ *              for its children, having none (a taskwait of its own, which waits for nothing):
  *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
  *   wavefront  a 6x6 grid of 4 ms cells, each depending on the cell above and the cell to its
  *              left: work 144 ms, span (2 * 6 - 1) * 4 = 44 ms
@@ -129,6 +130,7 @@ static double node(int depth)
 	double outer = ran_ms, span;
 	if (depth == TREE_DEPTH) {
 		span = spin_ms(5);
+#pragma omp taskwait
 	} else {
 		double child[2];
 		spin_from(&start, 2);

@@ -12,11 +12,12 @@
  * task is given its id when a tracer first sees it, and the threads' current tasks of a traced
  * period are dropped all at once when it ends (thread_state.h, tp_task_epoch).
  *
- * A task's id, its spawn stack's id and two flags live in its ompt_data_t (0: no id yet):
+ * A task's id, its spawn stack's id and three flags live in its ompt_data_t (0: no id yet):
  *   WAKE_PENDING  created with dependences: its wake fires when it is first scheduled, since OMPT
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
- *                 runs other tasks inside that wait, switching back to it means parking again.
+ *                 runs other tasks inside that wait, switching back to it means parking again;
+ *   SPAWNED       the task spawned a task since its last taskwait began (sync_region_wait_traced).
  * A task waiting in a sync region ends its poll (done 0, with the region's kind) and its thread
  * parks until the wait ends. A dependence on a task not yet ended is task-dependence.
  */
@@ -41,7 +42,8 @@
 #define SYNC_WAITING (1ull << 62)
 #define STACK_SHIFT  40 /* bits 40 to 61: the task's spawn stack (stack_table.h) */
 _Static_assert(TP_SPAWN_STACK_OF_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a spawn stack fits");
-#define ID_BITS ((1ull << STACK_SHIFT) - 1) /* a trillion task ids */
+#define SPAWNED (1ull << 39)  /* the task spawned a task since its last taskwait began */
+#define ID_BITS (SPAWNED - 1) /* half a trillion task ids */
 
 /*
  * A task's word is written by the thread that creates the task and read and changed by those
@@ -252,10 +254,13 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	 * to nest it in its parent rather than put it before its parent's next fragment. With
 	 * dependences it stays after what its thread ran before it: libomp reports no dependence
 	 * on a task already ended, which on one thread is every one. */
-	if (tp_listeners_task_state_checked())
-		spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
-		      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
-		      (flags & ompt_task_undeferred) != 0 && !has_dependences);
+	if (!tp_listeners_task_state_checked())
+		return;
+	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
+	      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
+	      (flags & ompt_task_undeferred) != 0 && !has_dependences);
+	if (encountering != NULL && id_given(encountering) != 0 && !(word(encountering) & SPAWNED))
+		set_word(encountering, word(encountering) | SPAWNED);
 }
 
 /*
@@ -517,7 +522,8 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 			__atomic_store_n(&taskgroup_marked, true, __ATOMIC_RELAXED);
 		(void)acquiring_ends();
 		id_given(task);
-		set_word(task, word(task) | SYNC_WAITING);
+		set_word(task, (word(task) | SYNC_WAITING) &
+				       ~(kind == ompt_sync_region_taskwait ? SPAWNED : 0));
 		poll_suspend_in(id_of(task), sync_kind(kind), sync_site(kind, parallel, codeptr));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
@@ -531,6 +537,11 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
  * begins or ends the quick way (tp_task_events_quick), the task having an id: at its begin, the
  * task polled on this thread, not parked, and no tracer naming the site. As
  * sync_region_wait_listened takes it; every other case goes there.
+ *
+ * A taskwait of a task that spawned nothing since its last one began (SPAWNED) waits for nothing
+ * and joins nothing: the taskwait at each of a tree's leaves, most of BOTS uts's tasks. With no
+ * tracer on the task state, the in-process consumers are told nothing of it, and its poll goes on
+ * through it: its time (the runtime's call, about as long as two events' records) is the task's.
  */
 __attribute__((noinline)) static void
 sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -541,9 +552,14 @@ sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 	if (kind != ompt_sync_region_taskgroup && id != 0 && self->acquiring_task == 0 &&
 	    tp_task_events_quick(self)) {
 		uint64_t current = tp_thread_task(self);
+		bool empty_taskwait = kind == ompt_sync_region_taskwait && current == id &&
+				      !self->parked && !(w & (SPAWNED | SYNC_WAITING)) &&
+				      tp_tracers_task_state() == 0;
+		if (empty_taskwait)
+			return;
 		if (endpoint == ompt_scope_begin && current == id && !self->parked &&
 		    !tp_tracers_task_poll_end()) {
-			set_word(task, w | SYNC_WAITING);
+			set_word(task, (w | SYNC_WAITING) & ~SPAWNED);
 			tp_task_poll_end_in_sync_park_quick(self, id, sync_kind(kind),
 							    sync_site(kind, parallel, codeptr));
 			return;
