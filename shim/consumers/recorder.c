@@ -359,8 +359,54 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
  */
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
+	struct tp_record_buffer *b = mine.buffer;
+	uint32_t used = 0, last = 0, records = 0;
+	if (b != NULL) {
+		used = b->used;
+		last = b->last;
+		records = b->records;
+	}
 	record_task_poll_end(ending, done, 0, 0, at);
+	/* the poll's end a compact record of its own where the buffer ended (not folded into
+	 * one before, no signal handler's record before it) */
+	bool own = !done && b != NULL && mine.buffer == b && b->records == records + 1 &&
+		   b->last == used;
+	uint32_t start = own ? b->used : 0;
 	poll_start_alone(next, at);
+	/* and the poll's start right after it: the switch is undone by putting the buffer back
+	 * as it was */
+	mine.undo_buffer = NULL;
+	if (own && mine.buffer == b && b->records == records + 2 && b->last == start) {
+		mine.undo_buffer = b;
+		mine.undo_used = used;
+		mine.undo_last = last;
+		mine.undo_records = records;
+		mine.undo_end = b->used;
+		mine.undo_base = b->base;
+		mine.undo_ending = ending;
+		mine.undo_next = next;
+	}
+}
+
+bool tp_record_task_switch_undone(uint64_t ending, uint64_t next)
+{
+	struct tp_record_buffer *b = mine.undo_buffer;
+	if (b == NULL || b != mine.buffer || ending != mine.undo_next || next != mine.undo_ending ||
+	    mine.busy || mine.park_pending)
+		return false;
+	tp_guard_enter(&mine.busy);
+	mine.undo_buffer = NULL;
+	/* nothing since, nothing of it written out */
+	bool undone = b->used == mine.undo_end && b->records == mine.undo_records + 2 &&
+		      b->base == mine.undo_base &&
+		      __atomic_load_n(&b->written, __ATOMIC_RELAXED) <= mine.undo_used;
+	if (undone) {
+		b->last = mine.undo_last;
+		b->records = mine.undo_records;
+		__atomic_store_n(&b->used, mine.undo_used, __ATOMIC_RELEASE);
+	}
+	tp_guard_leave(&mine.busy, false);
+	return undone;
 }
 
 /* The three records of the events, as their calls one after the other would write them. */
