@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "reentry.h"
+#include "spin_lock.h"
 
 /* The calling thread's share of the recorder (recorder_private.h). */
 __thread struct recorder_thread mine __attribute__((tls_model("initial-exec")));
@@ -396,14 +397,21 @@ bool tp_record_task_switch_undone(uint64_t ending, uint64_t next)
 		return false;
 	tp_guard_enter(&mine.busy);
 	mine.undo_buffer = NULL;
-	/* nothing since, nothing of it written out */
+	/*
+	 * Nothing since, nothing of it written out, and nobody writing it out meanwhile (another
+	 * thread's exit or exec writes every buffer, under its lock): the part written never
+	 * reaches past `used`.
+	 */
 	bool undone = b->used == mine.undo_end && b->records == mine.undo_records + 2 &&
-		      b->base == mine.undo_base &&
-		      __atomic_load_n(&b->written, __ATOMIC_RELAXED) <= mine.undo_used;
+		      b->base == mine.undo_base && tp_spin_try_lock(&b->writing);
 	if (undone) {
-		b->last = mine.undo_last;
-		b->records = mine.undo_records;
-		__atomic_store_n(&b->used, mine.undo_used, __ATOMIC_RELEASE);
+		undone = !b->closed && b->written <= mine.undo_used;
+		if (undone) {
+			b->last = mine.undo_last;
+			b->records = mine.undo_records;
+			__atomic_store_n(&b->used, mine.undo_used, __ATOMIC_RELEASE);
+		}
+		tp_spin_unlock(&b->writing);
 	}
 	tp_guard_leave(&mine.busy, false);
 	return undone;
