@@ -535,6 +535,55 @@ Test(recorder, an_untied_tasks_switches_are_each_one_moment, .timeout = 120)
 }
 
 /*
+ * On two threads a parent waits in its taskwait while its thread runs an untied task's first part
+ * (clang's only schedules the task again): unparked, polled with nothing inside, parked again.
+ * The recorder takes that poll back (the thread parked all along): no poll of an omp_untied task
+ * in the timeline begins right after a park and ends, its task not ended, right before the next
+ * (before, one a task run so).
+ */
+Test(recorder, an_untied_tasks_first_part_run_in_a_taskwait_is_no_poll, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *untied = tp_require_program(tp_target("omp_untied"), "clang and libomp-dev");
+	const char *argv[] = {untied, "4", "3", NULL};
+	struct recorded r;
+	record(argv, "rec", "OMP_NUM_THREADS=2", &r);
+	cr_expect_str_eq(r.run.out, "121 nodes\n");
+	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+	/* the explicit tasks' polls (the implicit tasks', resumed between a barrier's waits, too
+	 * are polls with nothing inside, not first parts) */
+	const char *site = tp_source_site("omp_untied.c", "static long tree(int depth, int width)",
+					  "#pragma omp task untied");
+	char *program;
+	cr_assert(asprintf(&program,
+			   "import json, sys, collections\n"
+			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			   "threads = collections.defaultdict(list)\n"
+			   "for e in d:\n"
+			   "    if e[\"ph\"] in \"BEi\":\n"
+			   "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
+			   "polls = alone = 0\n"
+			   "for ev in threads.values():\n"
+			   "    for i in range(1, len(ev) - 2):\n"
+			   "        a, b, c, n = ev[i - 1], ev[i], ev[i + 1], ev[i + 2]\n"
+			   "        if b[\"ph\"] == \"B\" and b[\"name\"] == \"%s\":\n"
+			   "            polls += 1\n"
+			   "            alone += (a[\"ph\"], a[\"name\"], c[\"ph\"], n[\"ph\"], "
+			   "n[\"name\"]) "
+			   "== (\"E\", \"parked\", \"E\", \"B\", \"parked\")\n"
+			   "print(\"polls=%%d alone=%%d\" %% (polls, alone))\n",
+			   site) > 0);
+	char *alone = tp_python_on(program, json);
+	free(program);
+	cr_expect_geq(tp_timeline_count(alone, "polls="), 120, "%s: %s", site, alone);
+	cr_expect_eq(tp_timeline_count(alone, "alone="), 0, "%s", alone);
+	free(alone);
+	recorded_free(&r);
+}
+
+/*
  * The wakes in a timeline that come right before their task's first poll on the same thread, of
  * tasks spawned in function chain (a task with dependences is woken when it is first
  * scheduled): "wakes=N apart=M", M of them not at the moment the poll starts.

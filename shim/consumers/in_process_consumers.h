@@ -53,7 +53,9 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
  * The switch from `ending` back to `next` on the calling thread, right after its switch from
  * `next` to `ending` (tp_record_task_switch, not finished) with nothing recorded since: that
  * switch's records taken back, as if `next` had been polled all along (clang's first part of an
- * untied task only schedules its task again). Whether it did; if not, nothing is done.
+ * untied task only schedules its task again). `next` 0: the poll's end with its thread's park,
+ * right after the unpark that began it (tp_record_unpark_poll_start): the thread parked all
+ * along. Whether it did; if not, nothing is done.
  */
 bool tp_record_task_switch_undone(uint64_t ending, uint64_t next);
 /* The same with task-wake of `next` (no waker) between: a task made not ready, first polled now. */

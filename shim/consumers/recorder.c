@@ -207,6 +207,35 @@ void tp_record_worker_unpark(bool by_wait)
 
 /* Both at one moment: the record they fold into (tp_record_worker_unpark's and
  * tp_record_task_poll_start's), made at once, with one clock read for both. */
+/*
+ * Remembers the records `added` just written in `b` for `polled`'s poll, begun from `ending`'s
+ * (0: a park), as the buffer was before them (`used`, `last`, `records`): undone while still its
+ * last (tp_record_task_switch_undone). Only when they are exactly those records, the last one a
+ * compact record; else nothing is remembered.
+ */
+/* A compact record of a poll (TP_RECORD_TASK_POLLED): its word, and task | duration. */
+#define POLL_RECORD_BYTES 16
+
+static inline __attribute__((always_inline)) void undo_remembered(struct tp_record_buffer *b,
+								  uint32_t used, uint32_t last,
+								  uint32_t records, uint32_t added,
+								  uint64_t ending, uint64_t polled)
+{
+	mine.undo_buffer = NULL;
+	if (b == NULL || mine.buffer != b || b->records != records + added ||
+	    b->last != b->used - POLL_RECORD_BYTES)
+		return;
+	mine.undo_buffer = b;
+	mine.undo_used = used;
+	mine.undo_last = last;
+	mine.undo_records = records;
+	mine.undo_added = added;
+	mine.undo_end = b->used;
+	mine.undo_base = b->base;
+	mine.undo_ending = ending;
+	mine.undo_next = polled;
+}
+
 void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 {
 	if (task > UINT32_MAX) {
@@ -214,8 +243,18 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
 		return;
 	}
+	struct tp_record_buffer *b = mine.buffer;
+	uint32_t used = 0, last = 0, records = 0;
+	if (b != NULL) {
+		used = b->used;
+		last = b->last;
+		records = b->records;
+	}
 	record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
 		    0, at);
+	/* a record of its own where the buffer ended: undone by putting the buffer back (a poll
+	 * that ends parked again at once: tp_record_task_switch_undone, `next` 0) */
+	undo_remembered(b, used, last, records, 1, 0, task);
 }
 
 /* task-poll-start in a record of its own: a poll that folds into no record before it. */
@@ -376,17 +415,10 @@ void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64
 	poll_start_alone(next, at);
 	/* and the poll's start right after it: the switch is undone by putting the buffer back
 	 * as it was */
-	mine.undo_buffer = NULL;
-	if (own && mine.buffer == b && b->records == records + 2 && b->last == start) {
-		mine.undo_buffer = b;
-		mine.undo_used = used;
-		mine.undo_last = last;
-		mine.undo_records = records;
-		mine.undo_end = b->used;
-		mine.undo_base = b->base;
-		mine.undo_ending = ending;
-		mine.undo_next = next;
-	}
+	if (own && b->last == start)
+		undo_remembered(b, used, last, records, 2, ending, next);
+	else
+		mine.undo_buffer = NULL;
 }
 
 bool tp_record_task_switch_undone(uint64_t ending, uint64_t next)
@@ -402,7 +434,8 @@ bool tp_record_task_switch_undone(uint64_t ending, uint64_t next)
 	 * thread's exit or exec writes every buffer, under its lock): the part written never
 	 * reaches past `used`.
 	 */
-	bool undone = b->used == mine.undo_end && b->records == mine.undo_records + 2 &&
+	bool undone = b->used == mine.undo_end &&
+		      b->records == mine.undo_records + mine.undo_added &&
 		      b->base == mine.undo_base && tp_spin_try_lock(&b->writing);
 	if (undone) {
 		undone = !b->closed && b->written <= mine.undo_used;

@@ -78,7 +78,7 @@ struct recorder_thread {
 	/* the records of its last switch that ended a poll unfinished, as its buffer was before
 	 * them (undo_buffer NULL: none): undone while still its last (tp_record_task_switch_undone) */
 	struct tp_record_buffer *undo_buffer;
-	uint32_t undo_used, undo_last, undo_records, undo_end;
+	uint32_t undo_used, undo_last, undo_records, undo_added, undo_end;
 	uint64_t undo_base, undo_ending, undo_next;
 };
 extern __thread struct recorder_thread mine __attribute__((tls_model("initial-exec")));

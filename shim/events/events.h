@@ -423,7 +423,8 @@ static inline void tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64
 
 /*
  * A switch from `ending` back to `next` right after the calling thread's switch from `next` to
- * `ending`, nothing in between: when no tracer listens to the task state and the recorder is the
+ * `ending`, nothing in between (`next` 0: a poll's end with the park, right after the unpark that
+ * began it): when no tracer listens to the task state and the recorder is the
  * one in-process consumer of task switches, the recorder takes the first switch back (no probe,
  * no clock read; tp_record_task_switch_undone) and this returns true. Else false: the switch is
  * to be fired.

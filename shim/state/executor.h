@@ -459,6 +459,10 @@ static inline void tp_task_poll_end_park(uint64_t task, bool done)
 		return;
 	}
 	tp_thread_set_task(self, 0);
+	/* a poll begun from the park at once, with nothing in between (clang's first part of an
+	 * untied task, run in its parent's taskwait): taken back where the consumers allow it */
+	if (!done && tp_fire_task_switch_back_undone(task, 0))
+		return;
 	tp_fire_task_poll_end_park(task, (uint32_t)done);
 }
 
