@@ -458,6 +458,18 @@ Test(recorder, recorded_waits_keep_errno_and_the_real_functions_results, .timeou
 }
 
 /*
+ * A Python program's start: the events of the timeline file argv[1] whose phase is one of
+ * `phases` (the letters, a string literal), by thread, in `threads`.
+ */
+#define TIMELINE_THREADS(phases)                                                                   \
+	"import json, sys, collections\n"                                                          \
+	"d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"                                      \
+	"threads = collections.defaultdict(list)\n"                                                \
+	"for e in d:\n"                                                                            \
+	"    if e[\"ph\"] in \"" phases "\":\n"                                                    \
+	"        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
+
+/*
  * A thread's switches from one task's poll to another's with nothing in between, in a timeline,
  * of tasks spawned at sites in source file `source` (their polls named so): "switches=N
  * apart=M", M of them with the end and the start at different moments.
@@ -465,36 +477,36 @@ Test(recorder, recorded_waits_keep_errno_and_the_real_functions_results, .timeou
 static char *poll_switches(const char *json, const char *source)
 {
 	char *program;
-	cr_assert(asprintf(&program,
-			   "import json, sys, collections\n"
-			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-			   "threads = collections.defaultdict(list)\n"
-			   "for e in d:\n"
-			   "    if e[\"ph\"] in \"BE\":\n"
-			   "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
-			   "switches = apart = 0\n"
-			   "polled = lambda e: \"%s:\" in e[\"name\"]\n"
-			   "for events in threads.values():\n"
-			   "    # each slice begin its end arguments: a poll has a task and no "
-			   "object\n"
-			   "    task, open_ = {}, []\n"
-			   "    for i, e in enumerate(events):\n"
-			   "        if e[\"ph\"] == \"B\":\n"
-			   "            open_.append(i)\n"
-			   "        elif open_:\n"
-			   "            args = e.get(\"args\", {})\n"
-			   "            if \"task\" in args and \"object\" not in args:\n"
-			   "                task[open_[-1]] = task[i] = args[\"task\"]\n"
-			   "            open_.pop()\n"
-			   "    for i in range(len(events) - 1):\n"
-			   "        e, b = events[i], events[i + 1]\n"
-			   "        if e[\"ph\"] + b[\"ph\"] == \"EB\" and i in task and i + 1 in "
-			   "task "
-			   "and task[i] != task[i + 1] and polled(e) and polled(b):\n"
-			   "            switches += 1\n"
-			   "            apart += e[\"ts\"] != b[\"ts\"]\n"
-			   "print(\"switches=%%d apart=%%d\" %% (switches, apart))\n",
-			   source) > 0);
+	cr_assert(
+		asprintf(
+			&program,
+			TIMELINE_THREADS(
+				"BE") "switches = apart = 0\n"
+				      "polled = lambda e: \"%s:\" in e[\"name\"]\n"
+				      "for events in threads.values():\n"
+				      "    # each slice begin its end arguments: a poll has a task "
+				      "and no "
+				      "object\n"
+				      "    task, open_ = {}, []\n"
+				      "    for i, e in enumerate(events):\n"
+				      "        if e[\"ph\"] == \"B\":\n"
+				      "            open_.append(i)\n"
+				      "        elif open_:\n"
+				      "            args = e.get(\"args\", {})\n"
+				      "            if \"task\" in args and \"object\" not in "
+				      "args:\n"
+				      "                task[open_[-1]] = task[i] = args[\"task\"]\n"
+				      "            open_.pop()\n"
+				      "    for i in range(len(events) - 1):\n"
+				      "        e, b = events[i], events[i + 1]\n"
+				      "        if e[\"ph\"] + b[\"ph\"] == \"EB\" and i in task "
+				      "and i + 1 in "
+				      "task "
+				      "and task[i] != task[i + 1] and polled(e) and polled(b):\n"
+				      "            switches += 1\n"
+				      "            apart += e[\"ts\"] != b[\"ts\"]\n"
+				      "print(\"switches=%%d apart=%%d\" %% (switches, apart))\n",
+			source) > 0);
 	char *switches = tp_python_on(program, json);
 	free(program);
 	return switches;
@@ -557,24 +569,22 @@ Test(recorder, an_untied_tasks_first_part_run_in_a_taskwait_is_no_poll, .timeout
 	const char *site = tp_source_site("omp_untied.c", "static long tree(int depth, int width)",
 					  "#pragma omp task untied");
 	char *program;
-	cr_assert(asprintf(&program,
-			   "import json, sys, collections\n"
-			   "d = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
-			   "threads = collections.defaultdict(list)\n"
-			   "for e in d:\n"
-			   "    if e[\"ph\"] in \"BEi\":\n"
-			   "        threads[(e[\"pid\"], e[\"tid\"])].append(e)\n"
-			   "polls = alone = 0\n"
-			   "for ev in threads.values():\n"
-			   "    for i in range(1, len(ev) - 2):\n"
-			   "        a, b, c, n = ev[i - 1], ev[i], ev[i + 1], ev[i + 2]\n"
-			   "        if b[\"ph\"] == \"B\" and b[\"name\"] == \"%s\":\n"
-			   "            polls += 1\n"
-			   "            alone += (a[\"ph\"], a[\"name\"], c[\"ph\"], n[\"ph\"], "
-			   "n[\"name\"]) "
-			   "== (\"E\", \"parked\", \"E\", \"B\", \"parked\")\n"
-			   "print(\"polls=%%d alone=%%d\" %% (polls, alone))\n",
-			   site) > 0);
+	cr_assert(
+		asprintf(&program,
+			 TIMELINE_THREADS(
+				 "BEi") "polls = alone = 0\n"
+					"for ev in threads.values():\n"
+					"    for i in range(1, len(ev) - 2):\n"
+					"        a, b, c, n = ev[i - 1], ev[i], ev[i + 1], ev[i + "
+					"2]\n"
+					"        if b[\"ph\"] == \"B\" and b[\"name\"] == \"%s\":\n"
+					"            polls += 1\n"
+					"            alone += (a[\"ph\"], a[\"name\"], c[\"ph\"], "
+					"n[\"ph\"], "
+					"n[\"name\"]) "
+					"== (\"E\", \"parked\", \"E\", \"B\", \"parked\")\n"
+					"print(\"polls=%%d alone=%%d\" %% (polls, alone))\n",
+			 site) > 0);
 	char *alone = tp_python_on(program, json);
 	free(program);
 	cr_expect_geq(tp_timeline_count(alone, "polls="), 120, "%s: %s", site, alone);

@@ -205,30 +205,39 @@ void tp_record_worker_unpark(bool by_wait)
 	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
-/* Both at one moment: the record they fold into (tp_record_worker_unpark's and
- * tp_record_task_poll_start's), made at once, with one clock read for both. */
-/*
- * Remembers the records `added` just written in `b` for `polled`'s poll, begun from `ending`'s
- * (0: a park), as the buffer was before them (`used`, `last`, `records`): undone while still its
- * last (tp_record_task_switch_undone). Only when they are exactly those records, the last one a
- * compact record; else nothing is remembered.
- */
 /* A compact record of a poll (TP_RECORD_TASK_POLLED): its word, and task | duration. */
 #define POLL_RECORD_BYTES 16
 
+/* The calling thread's buffer `b` as it is (NULL: none yet), for undo_remembered. */
+struct buffer_point {
+	uint32_t used, last, records;
+};
+
+static inline struct buffer_point buffer_point(const struct tp_record_buffer *b)
+{
+	return b != NULL ? (struct buffer_point){b->used, b->last, b->records}
+			 : (struct buffer_point){0, 0, 0};
+}
+
+/*
+ * Remembers the records `added` just written in `b` for `polled`'s poll, begun from `ending`'s
+ * (0: a park), as the buffer was before them (`before`): undone while still its last
+ * (tp_record_task_switch_undone). Only when they are exactly those records, the last one a
+ * compact poll record; else nothing is remembered.
+ */
 static inline __attribute__((always_inline)) void undo_remembered(struct tp_record_buffer *b,
-								  uint32_t used, uint32_t last,
-								  uint32_t records, uint32_t added,
-								  uint64_t ending, uint64_t polled)
+								  struct buffer_point before,
+								  uint32_t added, uint64_t ending,
+								  uint64_t polled)
 {
 	mine.undo_buffer = NULL;
-	if (b == NULL || mine.buffer != b || b->records != records + added ||
+	if (b == NULL || mine.buffer != b || b->records != before.records + added ||
 	    b->last != b->used - POLL_RECORD_BYTES)
 		return;
 	mine.undo_buffer = b;
-	mine.undo_used = used;
-	mine.undo_last = last;
-	mine.undo_records = records;
+	mine.undo_used = before.used;
+	mine.undo_last = before.last;
+	mine.undo_records = before.records;
 	mine.undo_added = added;
 	mine.undo_end = b->used;
 	mine.undo_base = b->base;
@@ -236,6 +245,8 @@ static inline __attribute__((always_inline)) void undo_remembered(struct tp_reco
 	mine.undo_next = polled;
 }
 
+/* Both at one moment: the record they fold into (tp_record_worker_unpark's and
+ * tp_record_task_poll_start's), made at once, with one clock read for both. */
 void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 {
 	if (task > UINT32_MAX) {
@@ -244,17 +255,12 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		return;
 	}
 	struct tp_record_buffer *b = mine.buffer;
-	uint32_t used = 0, last = 0, records = 0;
-	if (b != NULL) {
-		used = b->used;
-		last = b->last;
-		records = b->records;
-	}
+	struct buffer_point before = buffer_point(b);
 	record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
 		    0, at);
 	/* a record of its own where the buffer ended: undone by putting the buffer back (a poll
 	 * that ends parked again at once: tp_record_task_switch_undone, `next` 0) */
-	undo_remembered(b, used, last, records, 1, 0, task);
+	undo_remembered(b, before, 1, 0, task);
 }
 
 /* task-poll-start in a record of its own: a poll that folds into no record before it. */
@@ -400,23 +406,18 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
 	struct tp_record_buffer *b = mine.buffer;
-	uint32_t used = 0, last = 0, records = 0;
-	if (b != NULL) {
-		used = b->used;
-		last = b->last;
-		records = b->records;
-	}
+	struct buffer_point before = buffer_point(b);
 	record_task_poll_end(ending, done, 0, 0, at);
 	/* the poll's end a compact record of its own where the buffer ended (not folded into
 	 * one before, no signal handler's record before it) */
-	bool own = !done && b != NULL && mine.buffer == b && b->records == records + 1 &&
-		   b->last == used;
+	bool own = !done && b != NULL && mine.buffer == b && b->records == before.records + 1 &&
+		   b->last == before.used;
 	uint32_t start = own ? b->used : 0;
 	poll_start_alone(next, at);
 	/* and the poll's start right after it: the switch is undone by putting the buffer back
 	 * as it was */
 	if (own && b->last == start)
-		undo_remembered(b, used, last, records, 2, ending, next);
+		undo_remembered(b, before, 2, ending, next);
 	else
 		mine.undo_buffer = NULL;
 }
