@@ -26,6 +26,25 @@
 #define MAX_NOTES     (1u << 19)
 #define MAX_FLOW_KEYS (1u << 18)
 #define MAX_RANKS     (1u << 16)
+/*
+ * Offsets are sums and differences of times a recording says (hostile ones too): kept within
+ * [-INT64_MAX, INT64_MAX], so that none overflows and each can be negated.
+ */
+static int64_t clamped(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < -INT64_MAX ? -INT64_MAX : (int64_t)v;
+}
+
+static int64_t add(int64_t a, int64_t b)
+{
+	return clamped((__int128)a + b);
+}
+
+static int64_t sub(int64_t a, int64_t b)
+{
+	return clamped((__int128)a - b);
+}
+
 /* Passes of the messages over the offsets: each moves ranks later; real clocks settle in few. */
 #define MAX_PASSES 64
 /* The ranks missing, or ending early, named one by one: beyond, counted. */
@@ -308,9 +327,10 @@ static void receive_after_send(void *context, const struct ranks_message_end *se
 	if (from < 0 || to < 0)
 		return;
 	/* receive end + its offset > send start + its offset (an end's order is its time) */
-	int64_t need = r->ranks[from].offset + (int64_t)send->order - (int64_t)receive->order + 1;
+	int64_t need = clamped((__int128)r->ranks[from].offset + (int64_t)send->order -
+			       (int64_t)receive->order + 1);
 	if (r->ranks[to].offset < need) {
-		r->ranks[to].moved += need - r->ranks[to].offset;
+		r->ranks[to].moved = add(r->ranks[to].moved, sub(need, r->ranks[to].offset));
 		r->ranks[to].offset = need;
 		x->changed = true;
 		x->moved += x->first_pass;
@@ -397,12 +417,12 @@ static int64_t align_by_hosts(struct ranks *r, bool *ok)
 			__int128 sum = 0;
 			for (size_t j = i; j < end; j++) {
 				const struct rank *m = &r->ranks[order[j]];
-				int64_t own = m->system_minus_monotonic -
-					      base->system_minus_monotonic;
-				int64_t estimates[2] = {(int64_t)first->init_ns -
-								(int64_t)m->init_ns - own,
-							(int64_t)first->finalize_ns -
-								(int64_t)m->finalize_ns - own};
+				int64_t own = sub(m->system_minus_monotonic,
+						  base->system_minus_monotonic);
+				int64_t estimates[2] = {
+					clamped((__int128)first->init_ns - m->init_ns - own),
+					clamped((__int128)first->finalize_ns - m->finalize_ns -
+						own)};
 				for (int e = 0; e < (m->finalized && first->finalized ? 2 : 1);
 				     e++) {
 					sum += estimates[e];
@@ -412,13 +432,13 @@ static int64_t align_by_hosts(struct ranks *r, bool *ok)
 				}
 			}
 			offset = (int64_t)(sum / count);
-			if ((hi - lo) / 2 > uncertainty)
-				uncertainty = (hi - lo) / 2;
+			if (sub(hi, lo) / 2 > uncertainty)
+				uncertainty = sub(hi, lo) / 2;
 		}
 		for (size_t j = i; j < end; j++) {
 			struct rank *k = &r->ranks[order[j]];
-			k->offset = offset +
-				    (k->system_minus_monotonic - base->system_minus_monotonic);
+			k->offset = add(offset, sub(k->system_minus_monotonic,
+						    base->system_minus_monotonic));
 		}
 	}
 	free(order);
@@ -436,7 +456,7 @@ static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64
 	bool all_finalized = true;
 	for (size_t i = 0; i < r->n_ranks; i++) {
 		const struct rank *k = &r->ranks[i];
-		int64_t off = k->offset - k->moved;
+		int64_t off = sub(k->offset, k->moved);
 		widest = llabs(off) > widest ? llabs(off) : widest;
 		moved = k->moved > moved ? k->moved : moved;
 		all_finalized &= k->finalized;
