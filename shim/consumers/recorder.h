@@ -31,3 +31,5 @@ void tp_recorder_before_seccomp(void);   /* every buffer written, recording stop
 /* the exit's mark, at `clock_time` (tp_clock_now's); every thread's records written */
 void tp_recorder_before_destructors(uint64_t clock_time);
 void tp_recorder_at_exit(void); /* every thread's buffer written out */
+/* Whether this process has a recording's file (recording, or stopped by a failed write). */
+bool tp_recorder_has_file(void);

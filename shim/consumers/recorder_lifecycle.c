@@ -105,6 +105,11 @@ void tp_recorder_before_destructors(uint64_t clock_time)
 	written_before_destructors = true;
 }
 
+bool tp_recorder_has_file(void)
+{
+	return tp_record_file_here();
+}
+
 void tp_recorder_at_exit(void)
 {
 	if (!tp_record_file_here())

@@ -93,3 +93,17 @@ static inline unsigned short tp_listeners_in_process(void)
 {
 	return __atomic_load_n(&tp_listener_block.in_process, __ATOMIC_RELAXED);
 }
+
+/*
+ * Whether anyone listens at all: a tracer on any of the provider's probes, or an in-process
+ * consumer. Inline, for the exit's last handler: it asks this first, and its code and this
+ * block are on pages the run has touched (exit_hook.h).
+ */
+static inline int tp_listeners_anyone(void)
+{
+	const unsigned short *word = (const unsigned short *)&tp_listener_block;
+	unsigned short any = 0;
+	for (unsigned i = 0; i < sizeof tp_listener_block / sizeof *word; i++)
+		any |= __atomic_load_n(&word[i], __ATOMIC_RELAXED);
+	return any != 0;
+}
