@@ -154,3 +154,35 @@ Test(elf, every_probe_argument_is_a_register_or_memory_operand_perf_can_define)
 			  notes[i].location, notes[i].args);
 	}
 }
+
+/*
+ * The shim needs no library but the C library and the loader (and, when sanitized, the
+ * sanitizer's runtime): a library it needed would be loaded into every program, and its
+ * destructor would run after those of the program's own libraries, where a runtime torn down
+ * under its threads (libomp's, at an exit() from a thread it does not know) lets them run on
+ * freed state until the process ends (core/unwinder.c: libgcc_s was one).
+ */
+Test(elf, the_shim_needs_no_library_but_the_c_library_and_the_loader)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "readelf -d '%s'", tp_shim()) > 0);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	cr_assert(p != NULL);
+	char line[1024];
+	int needed = 0;
+	while (fgets(line, sizeof line, p) != NULL) {
+		const char *name = strstr(line, "(NEEDED)");
+		if (name == NULL || (name = strchr(name, '[')) == NULL)
+			continue;
+		needed++;
+		name++;
+		bool allowed = strncmp(name, "libc.so.", 8) == 0 ||
+			       strncmp(name, "ld-linux", 8) == 0 ||
+			       (strncmp(name, "lib", 3) == 0 &&
+				strncmp(name + 4, "san.so.", 7) == 0);
+		cr_expect(allowed, "the shim needs %.*s", (int)strcspn(name, "]"), name);
+	}
+	cr_expect_eq(pclose(p), 0, "readelf -d ran");
+	cr_expect_geq(needed, 1, "readelf listed the shim's needed libraries");
+}
