@@ -58,8 +58,8 @@ reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class c
 	return fn(version, actions, class, exception, context);
 }
 
-void _Unwind_Resume(void *exception) __attribute__((noreturn));
-void _Unwind_Resume(void *exception)
+/* libgcc_s's _Unwind_Resume, found at the first call. */
+__attribute__((used, noinline)) static resume_fn resume_target(void)
 {
 	resume_fn fn = __atomic_load_n(&real_resume, __ATOMIC_ACQUIRE);
 	if (fn == NULL) {
@@ -69,6 +69,36 @@ void _Unwind_Resume(void *exception)
 	/* a cleanup ran, so the personality above found libgcc_s: it cannot be missing now */
 	if (fn == NULL)
 		abort();
-	fn(exception);
+	return fn;
+}
+
+/*
+ * _Unwind_Resume goes on unwinding from its caller's frame (a cleanup's end), so the forwarder
+ * must be no frame of its own: a jump to libgcc_s's, the stack as it found it. A frame of C
+ * would be found by the unwinder, and under ThreadSanitizer it has a cleanup of its own (the
+ * function's exit, told to TSan) that calls _Unwind_Resume again, without end.
+ */
+#if defined(__x86_64__)
+__asm__(".pushsection .text\n"
+	".globl _Unwind_Resume\n"
+	".hidden _Unwind_Resume\n"
+	".type _Unwind_Resume, @function\n"
+	"_Unwind_Resume:\n"
+	"	.cfi_startproc\n"
+	"	push %rdi\n" /* the exception, kept; the stack aligned for the call */
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call resume_target\n"
+	"	pop %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	jmp *%rax\n"
+	"	.cfi_endproc\n"
+	".size _Unwind_Resume, .-_Unwind_Resume\n"
+	".popsection\n");
+#else
+void _Unwind_Resume(void *exception) __attribute__((noreturn));
+void _Unwind_Resume(void *exception)
+{
+	resume_target()(exception);
 	__builtin_unreachable();
 }
+#endif
