@@ -417,6 +417,8 @@ void tp_report_before_destructors(void)
 		 * (exit_hook.h). A report written at exit reads what the destructors end too.
 		 */
 		tp_live_after_report();
+		/* and the report's own counts: nothing after the destructors is for it now */
+		tp_listeners_in_process_remove(TP_IN_PROCESS_REPORT);
 	} else {
 		prepared = format_report(&prepared_length);
 	}

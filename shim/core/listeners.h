@@ -102,8 +102,10 @@ static inline unsigned short tp_listeners_in_process(void)
 static inline int tp_listeners_anyone(void)
 {
 	const unsigned short *word = (const unsigned short *)&tp_listener_block;
+	const unsigned short *in_process = &tp_listener_block.in_process;
 	unsigned short any = 0;
 	for (unsigned i = 0; i < sizeof tp_listener_block / sizeof *word; i++)
-		any |= __atomic_load_n(&word[i], __ATOMIC_RELAXED);
-	return any != 0;
+		if (&word[i] != in_process) /* its TP_TASK_STATE_HELD is no listener */
+			any |= __atomic_load_n(&word[i], __ATOMIC_RELAXED);
+	return any != 0 || tp_listeners_consumers() != 0;
 }
