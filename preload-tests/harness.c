@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness_internal.h"
@@ -186,10 +187,54 @@ void tp_run_script(const char *script, const char *const script_args[], const ch
 		unlink(files[i]);
 }
 
+/*
+ * The launcher preloading `shim`: the built one, or for another shim (tp_use_private_shim) a
+ * private copy of it whose LIBTASKPROBE is that shim (made once a test).
+ */
+static char launcher_copy[64];
+
+static void remove_launcher_copy(void)
+{
+	unlink(launcher_copy);
+}
+
+static const char *launcher_for(const char *shim)
+{
+	static const char built[] = TP_CONTRIB_DIR "/taskprobe";
+	char *copy = launcher_copy;
+	static char copy_shim[4096];
+	if (strcmp(shim, TP_SHIM_PATH) == 0)
+		return built;
+	if (strcmp(copy_shim, shim) == 0)
+		return copy;
+	char *text = tp_read_file(built, NULL);
+	cr_assert_not_null(text);
+	char *line = strstr(text, "\nLIBTASKPROBE='");
+	cr_assert_not_null(line, "the launcher names its shim in LIBTASKPROBE");
+	line++;
+	char *end = strchr(line, '\n');
+	cr_assert_not_null(end);
+	if (copy[0] != '\0')
+		unlink(copy); /* another shim's */
+	else
+		atexit(remove_launcher_copy);
+	snprintf(copy, sizeof launcher_copy, "/tmp/taskprobe-test-launcher-XXXXXX");
+	int fd = mkstemp(copy);
+	cr_assert(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.*sLIBTASKPROBE='%s'%s", (int)(line - text), text, shim, end);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(copy, 0700), 0);
+	snprintf(copy_shim, sizeof copy_shim, "%s", shim);
+	free(text);
+	return copy;
+}
+
 void tp_launch(const char *const args[], const char *const env[], struct tp_run *run)
 {
 	enum { ARGS_MAX = 24 };
-	const char *argv[ARGS_MAX] = {TP_CONTRIB_DIR "/taskprobe"};
+	const char *argv[ARGS_MAX] = {launcher_for(tp_shim())};
 	size_t n = 1;
 	while (args[n - 1] != NULL && n < ARGS_MAX - 1) {
 		argv[n] = args[n - 1];

@@ -99,6 +99,15 @@ void tp_launch(const char *const args[], const char *const env[], struct tp_run 
 const char *tp_shim_copy(void);
 
 /*
+ * From now on in this test, the targets and the launcher preload a private copy of the shim
+ * (made once): another test's tracer attaches to the built shim's file, which raises its probes'
+ * semaphores in every process that maps that file, the runs of this test too, and a run that
+ * must be untraced (what the recorder and the live statistics leave out when no tracer is on)
+ * would be traced now and then. tp_use_shim(NULL) goes back to the built shim.
+ */
+void tp_use_private_shim(void);
+
+/*
  * Runs `argv` traced by the bpftrace `program` (`$1` the target's pid), with the shim `shim` (a
  * copy: tp_shim_copy) preloaded: tp_use_shim and tp_use_tracer_program for this run only.
  */

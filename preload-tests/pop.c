@@ -101,6 +101,8 @@ static void pop_run(const char *const argv[], const char *const env[], bool plai
 {
 	const char *const top[] = {"top", "--once", NULL};
 	memset(pop, 0, sizeof *pop);
+	/* untraced, whatever other tests trace: their figures and what the consumers leave out */
+	tp_use_private_shim();
 	struct tp_run plain = {0}, launched;
 	if (plainly)
 		tp_run(TP_PLAIN, argv, env, &plain);

@@ -54,6 +54,14 @@ const char *tp_shim_copy(void)
 	return shim_copy_path;
 }
 
+void tp_use_private_shim(void)
+{
+	static const char *copy;
+	if (copy == NULL)
+		copy = tp_shim_copy();
+	tp_use_shim(copy);
+}
+
 const char *tp_target(const char *name)
 {
 	static __thread char path[4096];
