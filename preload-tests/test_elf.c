@@ -15,14 +15,21 @@ struct note {
 	unsigned long long location, semaphore;
 };
 
-/* The stapsdt notes of the shim, as readelf prints them. */
-static size_t read_notes(struct note *notes, size_t max)
+/* What `readelf OPTION` prints of the shim, to read (pclose it). */
+static FILE *readelf(const char *option)
 {
 	char *cmd;
-	cr_assert(asprintf(&cmd, "readelf -n '%s'", tp_shim()) > 0);
+	cr_assert(asprintf(&cmd, "readelf %s '%s'", option, tp_shim()) > 0);
 	FILE *p = popen(cmd, "r");
 	free(cmd);
 	cr_assert(p != NULL);
+	return p;
+}
+
+/* The stapsdt notes of the shim, as readelf prints them. */
+static size_t read_notes(struct note *notes, size_t max)
+{
+	FILE *p = readelf("-n");
 	char line[1024];
 	size_t n = 0;
 	struct note *cur = NULL;
@@ -164,11 +171,7 @@ Test(elf, every_probe_argument_is_a_register_or_memory_operand_perf_can_define)
  */
 Test(elf, the_shim_needs_no_library_but_the_c_library_and_the_loader)
 {
-	char *cmd;
-	cr_assert(asprintf(&cmd, "readelf -d '%s'", tp_shim()) > 0);
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	cr_assert(p != NULL);
+	FILE *p = readelf("-d");
 	char line[1024];
 	int needed = 0;
 	while (fgets(line, sizeof line, p) != NULL) {
