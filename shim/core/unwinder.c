@@ -32,14 +32,19 @@ typedef uint64_t exc_class; /* _Unwind_Exception_Class */
 typedef reason_code (*personality_fn)(int, unwind_action, exc_class, void *, void *);
 typedef void (*resume_fn)(void *);
 
-static personality_fn real_personality;
-static resume_fn real_resume;
+/* libgcc_s's own functions, once found (as void *: dlsym's) */
+static void *real_personality, *real_resume;
 
-/* libgcc_s's definition of `name`, or NULL when it is not loaded. */
-static void *libgcc_s_function(const char *name)
+/* libgcc_s's definition of `name`, looked up once into `*found`; NULL while it is not loaded. */
+static void *libgcc_s_function(void **found, const char *name)
 {
-	void *libgcc_s = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	return libgcc_s != NULL ? dlsym(libgcc_s, name) : NULL;
+	void *fn = __atomic_load_n(found, __ATOMIC_ACQUIRE);
+	if (fn == NULL) {
+		void *libgcc_s = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		fn = libgcc_s != NULL ? dlsym(libgcc_s, name) : NULL;
+		__atomic_store_n(found, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
 }
 
 reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class class,
@@ -47,11 +52,8 @@ reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class c
 reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class class,
 				 void *exception, void *context)
 {
-	personality_fn fn = __atomic_load_n(&real_personality, __ATOMIC_ACQUIRE);
-	if (fn == NULL) {
-		fn = (personality_fn)libgcc_s_function("__gcc_personality_v0");
-		__atomic_store_n(&real_personality, fn, __ATOMIC_RELEASE);
-	}
+	personality_fn fn = (personality_fn)libgcc_s_function(&real_personality,
+							      "__gcc_personality_v0");
 	/* an unwinder of the program's own (a static libgcc_eh): the cleanups are left out */
 	if (fn == NULL)
 		return URC_CONTINUE_UNWIND;
@@ -61,11 +63,7 @@ reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class c
 /* libgcc_s's _Unwind_Resume, found at the first call. */
 __attribute__((used, noinline)) static resume_fn resume_target(void)
 {
-	resume_fn fn = __atomic_load_n(&real_resume, __ATOMIC_ACQUIRE);
-	if (fn == NULL) {
-		fn = (resume_fn)libgcc_s_function("_Unwind_Resume");
-		__atomic_store_n(&real_resume, fn, __ATOMIC_RELEASE);
-	}
+	resume_fn fn = (resume_fn)libgcc_s_function(&real_resume, "_Unwind_Resume");
 	/* a cleanup ran, so the personality above found libgcc_s: it cannot be missing now */
 	if (fn == NULL)
 		abort();
