@@ -198,9 +198,9 @@ static void run_rounds(struct endings *ways, int from, int to)
  * that crashes one run in four fails (a first read of the live statistics' page after the
  * destructors did), and so does a report that crashes every other run. The three ways take
  * turns, run by run, so that the machine's state as it drifts (its load, its paging) weighs on
- * each alike; more rounds when the first RUNS leave it open (excess_may_be_chance). The tasks in flight at exit are reported as `report` says
- * (in most runs: now and then exit comes between a taskwait and the next spawn, when only
- * OpenMP's initial and implicit tasks are alive).
+ * each alike; more rounds when the first RUNS leave it open (excess_may_be_chance). The tasks
+ * in flight at exit are reported as `report` says (in most runs: now and then exit comes between
+ * a taskwait and the next spawn, when only OpenMP's initial and implicit tasks are alive).
  */
 static void expect_endings_as_without_the_report(const char *setting, const char *report)
 {
