@@ -171,10 +171,10 @@ static bool excess_may_be_chance(int more, int fewer)
 	return excess <= CHANCE_RUNS || (double)excess * excess <= 9.0 * (more + fewer);
 }
 
-/* The worse of the two ways without the report (ways[1] and ways[2]): unclean endings. */
-static int unclean_without_report(const struct endings *ways)
+/* The unclean endings of the worse of two ways. */
+static int worse_unclean(const struct endings *a, const struct endings *b)
 {
-	return ways[1].unclean > ways[2].unclean ? ways[1].unclean : ways[2].unclean;
+	return a->unclean > b->unclean ? a->unclean : b->unclean;
 }
 
 /* Runs each way once a round, rounds `from` to `to`: the three take turns. */
@@ -217,7 +217,7 @@ static void expect_endings_as_without_the_report(const char *setting, const char
 	tp_use_private_shim();
 	run_rounds(ways, 0, RUNS);
 	int rounds = RUNS;
-	if (with->unclean - unclean_without_report(ways) > CHANCE_RUNS ||
+	if (with->unclean - worse_unclean(shim_only, plain) > CHANCE_RUNS ||
 	    shim_only->unclean - plain->unclean > CHANCE_RUNS) {
 		/* the counts of more runs tell a real excess from chance */
 		cr_log_info("%d, %d and %d of %d runs unclean (with the report, the shim alone, no "
@@ -229,7 +229,7 @@ static void expect_endings_as_without_the_report(const char *setting, const char
 	cr_expect_geq(with->reported, (rounds - with->unclean) / 2,
 		      "%d of %d clean runs reported \"%s\"", with->reported, rounds - with->unclean,
 		      report);
-	cr_expect(excess_may_be_chance(with->unclean, unclean_without_report(ways)),
+	cr_expect(excess_may_be_chance(with->unclean, worse_unclean(shim_only, plain)),
 		  "%d of %d runs with the report did not end cleanly, against %d with the shim "
 		  "alone and %d with no shim",
 		  with->unclean, rounds, shim_only->unclean, plain->unclean);
