@@ -73,15 +73,25 @@ struct recorded {
  * Runs `argv` preloaded with TASKPROBE_RECORD=DIR/`file` (and `env`, or NULL), then converts
  * what it recorded into DIR/timeline.json.
  */
-static void record(const char *const argv[], const char *file, const char *env, struct recorded *r)
+/* record's, with the live statistics on too when `live` (their file beside the recording) */
+static void record_with(const char *const argv[], const char *file, const char *env, bool live,
+			struct recorded *r)
 {
 	r->dir = recording_dir();
-	char setting[4300], json[4400];
+	char setting[4300], json[4400], live_dir[4300];
 	snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/%s", r->dir, file);
-	tp_run(TP_PRELOADED, argv, (const char *[]){setting, env, NULL}, &r->run);
+	snprintf(live_dir, sizeof live_dir, "TASKPROBE_LIVE_DIR=%s", r->dir);
+	tp_run(TP_PRELOADED, argv,
+	       (const char *[]){setting, env, live ? "TASKPROBE_LIVE=1" : NULL, live_dir, NULL},
+	       &r->run);
 	snprintf(json, sizeof json, "%s/timeline.json", r->dir);
 	r->convert_status = convert_dir(r->dir, json, &r->convert_err);
 	r->summary = tp_timeline_summary(json);
+}
+
+static void record(const char *const argv[], const char *file, const char *env, struct recorded *r)
+{
+	record_with(argv, file, env, false, r);
 }
 
 static void recorded_free(struct recorded *r)
@@ -516,56 +526,55 @@ static char *poll_switches(const char *json, const char *source)
  * An untied task's first part (clang's: it only schedules the task again) switches back to its
  * parent at once, and libomp schedules the task again right after: each switch between two polls
  * is one moment (one clock read), as every task switch is, and the first part's round trip, with
- * nothing in between, is taken back (the parent polled all along): each task is switched to from
- * its parent once, and back at its end. One thread: every task is undeferred, its parent switched
- * out.
+ * nothing in between, is held back and dropped (the parent polled all along): each task is
+ * switched to from its parent once, and back at its end. The same with the live statistics on
+ * too (the adapter drops it for every consumer; the recorder alone took it back before). One
+ * thread: every task is undeferred, its parent switched out.
  */
 Test(recorder, an_untied_tasks_switches_are_each_one_moment, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	tp_use_private_shim(); /* untraced: the recorder undoes the first parts */
+	tp_use_private_shim(); /* untraced: the first parts are dropped */
 	const char *untied = tp_require_program(tp_target("omp_untied"), "clang and libomp-dev");
 	const char *argv[] = {untied, "3", "3", NULL};
 	const char *env = "OMP_NUM_THREADS=1";
 	struct tp_run plain;
-	struct recorded r;
 	tp_run(TP_PLAIN, argv, (const char *[]){env, NULL}, &plain);
-	record(argv, "rec", env, &r);
-	cr_expect_eq(r.run.status, plain.status);
-	cr_expect_str_eq(r.run.out, plain.out);
 	cr_expect_str_eq(plain.out, "40 nodes\n");
-	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
-	char *switches = poll_switches(json, "omp_untied.c");
-	/* 39 tasks, each switched to from its parent and back (three switches each, and more,
-	 * before the first part's round trip was taken back) */
-	cr_expect_eq(tp_timeline_count(switches, "switches="), 39 * 2, "%s", switches);
-	cr_expect_eq(tp_timeline_count(switches, "apart="), 0, "%s", switches);
-	free(switches);
+	for (int live = 0; live < 2; live++) {
+		struct recorded r;
+		record_with(argv, "rec", env, live, &r);
+		cr_expect_eq(r.run.status, plain.status);
+		cr_expect_str_eq(r.run.out, plain.out);
+		cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+		char json[4400];
+		snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+		char *switches = poll_switches(json, "omp_untied.c");
+		/* 39 tasks, each switched to from its parent and back (three switches each, and
+		 * more, with the first part's round trip) */
+		cr_expect_eq(tp_timeline_count(switches, "switches="), 39 * 2, "live %d: %s", live,
+			     switches);
+		cr_expect_eq(tp_timeline_count(switches, "apart="), 0, "live %d: %s", live,
+			     switches);
+		free(switches);
+		recorded_free(&r);
+	}
 	tp_run_free(&plain);
-	recorded_free(&r);
 }
 
 /*
  * On two threads a parent waits in its taskwait while its thread runs an untied task's first part
  * (clang's only schedules the task again): unparked, polled with nothing inside, parked again.
- * The recorder takes that poll back (the thread parked all along): no poll of an omp_untied task
- * in the timeline begins right after a park and ends, its task not ended, right before the next
- * (before, one a task run so).
+ * That poll is dropped (the thread parked all along), with the live statistics on too: no poll of
+ * an omp_untied task in the timeline begins right after a park and ends, its task not ended, right
+ * before the next (before, one a task run so).
  */
 Test(recorder, an_untied_tasks_first_part_run_in_a_taskwait_is_no_poll, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	tp_use_private_shim(); /* untraced: the recorder undoes the first parts */
+	tp_use_private_shim(); /* untraced: the first parts are dropped */
 	const char *untied = tp_require_program(tp_target("omp_untied"), "clang and libomp-dev");
 	const char *argv[] = {untied, "4", "3", NULL};
-	struct recorded r;
-	record(argv, "rec", "OMP_NUM_THREADS=2", &r);
-	cr_expect_str_eq(r.run.out, "121 nodes\n");
-	cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", r.dir);
 	/* the explicit tasks' polls (the implicit tasks', resumed between a barrier's waits, too
 	 * are polls with nothing inside, not first parts) */
 	const char *site = tp_source_site("omp_untied.c", "static long tree(int depth, int width)",
@@ -587,12 +596,21 @@ Test(recorder, an_untied_tasks_first_part_run_in_a_taskwait_is_no_poll, .timeout
 					"== (\"E\", \"parked\", \"E\", \"B\", \"parked\")\n"
 					"print(\"polls=%%d alone=%%d\" %% (polls, alone))\n",
 			 site) > 0);
-	char *alone = tp_python_on(program, json);
+	for (int live = 0; live < 2; live++) {
+		struct recorded r;
+		record_with(argv, "rec", "OMP_NUM_THREADS=2", live, &r);
+		cr_expect_str_eq(r.run.out, "121 nodes\n");
+		cr_assert_eq(r.convert_status, 0, "%s", r.convert_err);
+		char json[4400];
+		snprintf(json, sizeof json, "%s/timeline.json", r.dir);
+		char *alone = tp_python_on(program, json);
+		cr_expect_geq(tp_timeline_count(alone, "polls="), 120, "live %d: %s: %s", live,
+			      site, alone);
+		cr_expect_eq(tp_timeline_count(alone, "alone="), 0, "live %d: %s", live, alone);
+		free(alone);
+		recorded_free(&r);
+	}
 	free(program);
-	cr_expect_geq(tp_timeline_count(alone, "polls="), 120, "%s: %s", site, alone);
-	cr_expect_eq(tp_timeline_count(alone, "alone="), 0, "%s", alone);
-	free(alone);
-	recorded_free(&r);
 }
 
 /*

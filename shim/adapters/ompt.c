@@ -17,7 +17,9 @@
  *                 reports no moment at which dependences are satisfied;
  *   SYNC_WAITING  the task waits in a sync region (barrier, taskwait, taskgroup); while the thread
  *                 runs other tasks inside that wait, switching back to it means parking again;
- *   SPAWNED       the task spawned a task since its last taskwait began (sync_region_wait_traced).
+ *   SPAWNED       the task spawned a task since its last taskwait began (sync_region_wait_traced);
+ *   FIRST_PART    clang's untied task not yet scheduled: its first part only schedules it again
+ *                 (ompt_first_part.h).
  * A task waiting in a sync region ends its poll (done 0, with the region's kind) and its thread
  * parks until the wait ends. A dependence on a task not yet ended is task-dependence.
  */
@@ -31,51 +33,14 @@
 #include "executor.h"
 #include "gomp.h"
 #include "ompt_constructs.h"
+#include "ompt_first_part.h"
 #include "ompt_sites.h"
+#include "ompt_task_word.h"
 #include "probes.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "thread_state.h"
 #include "warn.h"
-
-#define WAKE_PENDING (1ull << 63)
-#define SYNC_WAITING (1ull << 62)
-#define STACK_SHIFT  40 /* bits 40 to 61: the task's spawn stack (stack_table.h) */
-_Static_assert(TP_SPAWN_STACK_OF_EXECUTOR < (1u << (62 - STACK_SHIFT)), "a spawn stack fits");
-#define SPAWNED (1ull << 39)  /* the task spawned a task since its last taskwait began */
-#define ID_BITS (SPAWNED - 1) /* half a trillion task ids */
-
-/*
- * A task's word is written by the thread that creates the task and read and changed by those
- * that run it; libomp orders those hand-offs with its own atomics. Relaxed atomic accesses
- * (plain moves on x86) say so to the compiler and to ThreadSanitizer, which cannot see
- * libomp's synchronization since libomp is not built with it.
- */
-static uint64_t word(const ompt_data_t *data)
-{
-	return __atomic_load_n(&data->value, __ATOMIC_RELAXED);
-}
-
-static void set_word(ompt_data_t *data, uint64_t value)
-{
-	__atomic_store_n(&data->value, value, __ATOMIC_RELAXED);
-}
-
-static uint64_t id_of(const ompt_data_t *data)
-{
-	return data != NULL ? word(data) & ID_BITS : 0;
-}
-
-/* The spawn stack in a task's word `w`. */
-static uint32_t stack_in(uint64_t w)
-{
-	return (uint32_t)((w & (SYNC_WAITING - 1)) >> STACK_SHIFT);
-}
-
-static uint32_t stack_of(const ompt_data_t *data)
-{
-	return data != NULL ? stack_in(word(data)) : 0;
-}
 
 /* id_given's for a task made while nobody traced: its id given now. */
 __attribute__((noinline, cold)) static uint64_t id_given_now(ompt_data_t *data)
@@ -192,6 +157,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 static void on_thread_end(ompt_data_t *thread)
 {
 	(void)thread;
+	tp_ompt_first_part_fire();
 	tp_worker_unpark();
 	tp_worker_stopped();
 }
@@ -204,7 +170,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	(void)index;
 	if (!tp_listeners_task_state_checked()) {
 		set_word(task, 0);
-	} else if (endpoint == ompt_scope_begin) {
+		return;
+	}
+	tp_ompt_first_part_fire();
+	if (endpoint == ompt_scope_begin) {
 		/*
 		 * On the primary thread the encountering task is its parent and is suspended. The
 		 * site is the parallel construct's (on_parallel_begin); the initial task has none.
@@ -240,6 +209,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)parallel;
 	(void)flags;
 	(void)codeptr;
+	tp_ompt_first_part_fire();
 	if (tp_listeners_task_state_checked() && encountering != NULL && word(encountering) != 0)
 		poll_begin(id_of(encountering));
 }
@@ -256,9 +226,14 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	 * on a task already ended, which on one thread is every one. */
 	if (!tp_listeners_task_state_checked())
 		return;
+	tp_ompt_first_part_fire();
+	/* clang's (made outside a GCC construct's call: tp_ompt_construct_site takes that) */
+	bool first_part = (flags & ompt_task_untied) && !has_dependences && tp_gomp_none_pending();
 	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
 	      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
 	      (flags & ompt_task_undeferred) != 0 && !has_dependences);
+	if (first_part)
+		set_word(task, word(task) | FIRST_PART);
 	if (encountering != NULL && id_given(encountering) != 0 && !(word(encountering) & SPAWNED))
 		set_word(encountering, word(encountering) | SPAWNED);
 }
@@ -360,6 +335,9 @@ __attribute__((noinline)) static void switch_woken_quick(struct tp_thread *self,
 				   id_of(next));
 }
 
+__attribute__((noinline)) static void
+schedule_first_part(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next);
+
 /*
  * The common schedules first, with nothing but tail calls (no registers saved), on a thread whose
  * task events may be quick (tp_task_events_quick): a task of this thread completes or switches
@@ -371,6 +349,10 @@ __attribute__((noinline)) static void switch_woken_quick(struct tp_thread *self,
 __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_task_status_t status,
 						      ompt_data_t *next)
 {
+	if (__builtin_expect(tp_ompt_first_part_maybe(next), 0)) {
+		schedule_first_part(prior, status, next);
+		return;
+	}
 	if (prior == NULL || next == NULL ||
 	    (status != ompt_task_complete && status != ompt_task_switch)) {
 		schedule_listened(prior, status, next);
@@ -418,6 +400,19 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 		}
 	}
 	schedule_listened(prior, status, next);
+}
+
+/* schedule_traced's way when a switch is held or one may be (ompt_first_part.h): then
+ * schedule_traced again, neither so. */
+__attribute__((noinline)) static void
+schedule_first_part(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	if (tp_ompt_held.task != NULL && tp_ompt_held_ends(prior, status, next))
+		return;
+	if (next != NULL && (word(next) & FIRST_PART) &&
+	    tp_ompt_first_part_held(tp_thread_self(), prior, status, next))
+		return;
+	schedule_traced(prior, status, next);
 }
 
 /*
@@ -547,6 +542,7 @@ __attribute__((noinline)) static void
 sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 			const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
+	tp_ompt_first_part_fire();
 	struct tp_thread *self = tp_thread_self();
 	uint64_t w = word(task), id = w & ID_BITS;
 	if (kind != ompt_sync_region_taskgroup && id != 0 && self->acquiring_task == 0 &&
@@ -617,6 +613,7 @@ static enum tp_exclusion_kind exclusion_kind(ompt_mutex_t kind)
  */
 __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, const void *codeptr)
 {
+	tp_ompt_first_part_fire();
 	if (!tp_listeners_task_state_confirmed() || exclusion_kind(kind) == 0 ||
 	    kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock)
 		return;
@@ -642,6 +639,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 __attribute__((noinline)) static void mutex_acquired_listened(ompt_mutex_t kind,
 							      ompt_wait_id_t wait_id)
 {
+	tp_ompt_first_part_fire();
 	if (!tp_listeners_task_state_confirmed()) {
 		tp_thread_self()->acquiring_task = 0;
 		return;
@@ -664,6 +662,7 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 	if (!tp_listeners_task_state_maybe() || !tp_listeners_task_state_confirmed() ||
 	    exclusion_kind(kind) == 0)
 		return;
+	tp_ompt_first_part_fire();
 	uint64_t task = acquiring_ends();
 	if (task != 0)
 		tp_task_released(task, exclusion_kind(kind), (uintptr_t)wait_id);
