@@ -4,7 +4,8 @@
  * program's that takes 30 ms: a region of two threads where thread 1 spins 2 ms, prints a line
  * and exits, while the primary thread spins 10 ms in its implicit task and then waits at the
  * region's end. The destructor runs once the exit began: its time is no task's, nor the
- * primary's spin after the exit's start.
+ * primary's spin after the exit's start. Thread 1 starts its 2 ms once the primary is in the
+ * region too: on a loaded machine the primary may start its part later than that.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -26,8 +27,14 @@ static double now_ms(void)
 
 int main(void)
 {
-#pragma omp parallel num_threads(2)
+	int primary_in = 0;
+#pragma omp parallel num_threads(2) shared(primary_in)
 	{
+		if (omp_get_thread_num() == 0)
+			__atomic_store_n(&primary_in, 1, __ATOMIC_RELEASE);
+		else
+			while (!__atomic_load_n(&primary_in, __ATOMIC_ACQUIRE))
+				;
 		double until = now_ms() + (omp_get_thread_num() == 1 ? 2 : 10);
 		while (now_ms() < until)
 			;
