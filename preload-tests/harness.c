@@ -191,18 +191,10 @@ void tp_run_script(const char *script, const char *const script_args[], const ch
  * The launcher preloading `shim`: the built one, or for another shim (tp_use_private_shim) a
  * private copy of it whose LIBTASKPROBE is that shim (made once a test).
  */
-static char launcher_copy[64];
-
-static void remove_launcher_copy(void)
-{
-	unlink(launcher_copy);
-}
-
 static const char *launcher_for(const char *shim)
 {
 	static const char built[] = TP_CONTRIB_DIR "/taskprobe";
-	char *copy = launcher_copy;
-	static char copy_shim[4096];
+	static char copy[64], copy_shim[4096];
 	if (strcmp(shim, TP_SHIM_PATH) == 0)
 		return built;
 	if (strcmp(copy_shim, shim) == 0)
@@ -216,12 +208,7 @@ static const char *launcher_for(const char *shim)
 	cr_assert_not_null(end);
 	if (copy[0] != '\0')
 		unlink(copy); /* another shim's */
-	else
-		atexit(remove_launcher_copy);
-	snprintf(copy, sizeof launcher_copy, "/tmp/taskprobe-test-launcher-XXXXXX");
-	int fd = mkstemp(copy);
-	cr_assert(fd >= 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = fdopen(tp_make_temp_until_exit("launcher", copy, sizeof copy), "w");
 	cr_assert_not_null(f);
 	fprintf(f, "%.*sLIBTASKPROBE='%s'%s", (int)(line - text), text, shim, end);
 	cr_assert_eq(fclose(f), 0);

@@ -41,6 +41,11 @@ char *tp_read_stream(FILE *f, size_t *len);
 /* A new empty file /tmp/taskprobe-test-WHAT-XXXXXX; its path (the caller frees). */
 char *tp_make_temp(const char *what);
 /*
+ * The same, open (its descriptor returned), its path written into the caller's static `path` of
+ * `size` bytes, and removed when the test process exits (the last file made in that `path`).
+ */
+int tp_make_temp_until_exit(const char *what, char *path, size_t size);
+/*
  * The target's environment: the harness's without shim settings, plus `extra` and, unless
  * TP_PLAIN, the shim preloaded (see tp_run).
  */

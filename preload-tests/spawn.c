@@ -32,26 +32,47 @@ void tp_use_shim(const char *shim)
 	shim_override = shim;
 }
 
-static char shim_copy_path[64];
+/* The paths of tp_make_temp_until_exit's callers, whose files the exit removes. */
+#define TEMPS_UNTIL_EXIT_MAX 8
+static char *temps_until_exit[TEMPS_UNTIL_EXIT_MAX];
 
-static void remove_shim_copy(void)
+static void remove_temps_until_exit(void)
 {
-	unlink(shim_copy_path);
+	for (size_t i = 0; i < TEMPS_UNTIL_EXIT_MAX && temps_until_exit[i] != NULL; i++)
+		unlink(temps_until_exit[i]);
+}
+
+int tp_make_temp_until_exit(const char *what, char *path, size_t size)
+{
+	cr_assert((size_t)snprintf(path, size, "/tmp/taskprobe-test-%s-XXXXXX", what) < size);
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	size_t i = 0;
+	while (i < TEMPS_UNTIL_EXIT_MAX && temps_until_exit[i] != NULL &&
+	       temps_until_exit[i] != path)
+		i++;
+	cr_assert_lt(i, TEMPS_UNTIL_EXIT_MAX, "more than %d callers", TEMPS_UNTIL_EXIT_MAX);
+	if (temps_until_exit[i] == NULL) {
+		if (i == 0)
+			atexit(remove_temps_until_exit);
+		temps_until_exit[i] = path;
+	}
+	return fd;
 }
 
 const char *tp_shim_copy(void)
 {
-	snprintf(shim_copy_path, sizeof shim_copy_path, "/tmp/taskprobe-test-shim-XXXXXX");
-	int out = mkstemp(shim_copy_path), in = open(TP_SHIM_PATH, O_RDONLY);
-	cr_assert(out >= 0 && in >= 0);
+	static char copy[64];
+	int out = tp_make_temp_until_exit("shim", copy, sizeof copy),
+	    in = open(TP_SHIM_PATH, O_RDONLY);
+	cr_assert(in >= 0);
 	char buf[65536];
 	ssize_t n;
 	while ((n = read(in, buf, sizeof buf)) > 0)
 		cr_assert(write(out, buf, (size_t)n) == n);
 	close(in);
 	close(out);
-	atexit(remove_shim_copy);
-	return shim_copy_path;
+	return copy;
 }
 
 void tp_use_private_shim(void)
