@@ -291,6 +291,7 @@ Test(report, no_library_is_loaded_after_the_destructors, .timeout = 120)
 		  "main's wait, by its source line: %s", text);
 	free(text), free(loader), free(debug_file), free(report), free(debug_output);
 	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
 }
 
 /* The lines of `text` that hold "(pid " (each process's report names its pid). */
