@@ -32,6 +32,19 @@ void tp_use_shim(const char *shim)
 	shim_override = shim;
 }
 
+/* Every temporary file's and directory's name, WHAT and a unique ending in it. */
+#define TEMP_PATTERN "/tmp/taskprobe-test-%s-XXXXXX"
+
+/* A new empty file named after `what` (TEMP_PATTERN) in `path`, an array of `size` bytes; its
+ * descriptor. */
+static int temp_file_in(const char *what, char *path, size_t size)
+{
+	cr_assert((size_t)snprintf(path, size, TEMP_PATTERN, what) < size);
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	return fd;
+}
+
 /* The paths of tp_make_temp_until_exit's callers, whose files the exit removes. */
 #define TEMPS_UNTIL_EXIT_MAX 8
 static char *temps_until_exit[TEMPS_UNTIL_EXIT_MAX];
@@ -44,9 +57,7 @@ static void remove_temps_until_exit(void)
 
 int tp_make_temp_until_exit(const char *what, char *path, size_t size)
 {
-	cr_assert((size_t)snprintf(path, size, "/tmp/taskprobe-test-%s-XXXXXX", what) < size);
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	int fd = temp_file_in(what, path, size);
 	size_t i = 0;
 	while (i < TEMPS_UNTIL_EXIT_MAX && temps_until_exit[i] != NULL &&
 	       temps_until_exit[i] != path)
@@ -99,18 +110,17 @@ void tp_sleep_ms(long ms)
 
 char *tp_make_temp(const char *what)
 {
-	char *path;
-	cr_assert(asprintf(&path, "/tmp/taskprobe-test-%s-XXXXXX", what) > 0);
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
-	close(fd);
+	size_t size = sizeof TEMP_PATTERN + strlen(what);
+	char *path = malloc(size);
+	cr_assert_not_null(path);
+	close(temp_file_in(what, path, size));
 	return path;
 }
 
 char *tp_make_temp_dir(const char *what)
 {
 	char *path;
-	cr_assert(asprintf(&path, "/tmp/taskprobe-test-%s-XXXXXX", what) > 0);
+	cr_assert(asprintf(&path, TEMP_PATTERN, what) > 0);
 	cr_assert(mkdtemp(path) != NULL, "mkdtemp: %s", strerror(errno));
 	return path;
 }
