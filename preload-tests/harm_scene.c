@@ -61,3 +61,12 @@ long recorded_events(const char *recording, int *status)
 	tp_run_free(&run);
 	return n;
 }
+
+void expect_recorded_events(const char *dir, const char *name, long events)
+{
+	char recording[256];
+	snprintf(recording, sizeof recording, "%s/%s", dir, name);
+	int status;
+	cr_expect_eq(recorded_events(recording, &status), events, "%s", name);
+	cr_expect_eq(status, 0, "%s", name);
+}

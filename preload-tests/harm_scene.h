@@ -30,3 +30,6 @@ unsigned entries(const char *dir, const char *prefix);
 
 /* The events the converter counts in `recording` (its --count line), or -1. */
 long recorded_events(const char *recording, int *status);
+
+/* Expects the recording `name` in `dir` to hold `events` events, the converter to say so. */
+void expect_recorded_events(const char *dir, const char *name, long events);

@@ -86,11 +86,9 @@ Test(harm, an_exec_by_a_descriptor_loses_no_recorded_event)
 		cr_expect_str_eq(run.out, "done\n", "%s: %s", how, run.err);
 		tp_run_free(&run);
 		/* 1000 waits before the exec and 1000 after: a wait-start and a wait-end each */
-		char recording[256];
-		snprintf(recording, sizeof recording, "%s/recording.%s", dir, how);
-		int status;
-		cr_expect_eq(recorded_events(recording, &status), 4000, "%s", how);
-		cr_expect_eq(status, 0, "%s", how);
+		char name[64];
+		snprintf(name, sizeof name, "recording.%s", how);
+		expect_recorded_events(dir, name, 4000);
 	}
 	tp_remove_temp_dir(dir);
 }
@@ -113,11 +111,7 @@ Test(harm, a_vfork_childs_dup2_onto_the_recordings_number_leaves_the_recording_w
 	cr_expect(strstr(run.err, "recording stopped") == NULL, "%s", run.err);
 	tp_run_free(&run);
 	/* 1000 waits before the child and 1000 after */
-	char recording[256];
-	snprintf(recording, sizeof recording, "%s/recording", dir);
-	int status;
-	cr_expect_eq(recorded_events(recording, &status), 4000);
-	cr_expect_eq(status, 0);
+	expect_recorded_events(dir, "recording", 4000);
 	tp_remove_temp_dir(dir);
 }
 
@@ -149,11 +143,7 @@ Test(harm, a_recording_is_one_process_s_and_a_child_never_overwrites_its_parents
 	cr_expect_gt(size[0], 0);
 	cr_expect(size[0] == size[1] && size[1] == size[2], "%s", run.out);
 	cr_expect_str_eq(done, "done");
-	char path[256];
-	snprintf(path, sizeof path, "%s/daemon", dir);
-	int status;
-	cr_expect_eq(recorded_events(path, &status), 4000);
-	cr_expect_eq(status, 0);
+	expect_recorded_events(dir, "daemon", 4000);
 	cr_expect(strstr(run.err, "exists and was not made by this process: not overwritten") !=
 			  NULL,
 		  "%s", run.err);

@@ -76,6 +76,19 @@ int tp_real_close(int fd)
 	return fn(fd);
 }
 
+static long (*real_syscall)(long, ...);
+TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
+
+long tp_real_syscall3(long number, long a, long b, long c)
+{
+	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(number, a, b, c);
+}
+
 static int (*real_pthread_mutex_lock)(pthread_mutex_t *);
 TP_RESOLVED_AT_LOAD(real_pthread_mutex_lock, "pthread_mutex_lock", NULL);
 

@@ -16,6 +16,7 @@
 #include "events.h"
 #include "executor.h"
 #include "exit_hook.h"
+#include "fence.h"
 #include "live.h"
 #include "openmp_runtimes.h"
 #include "own_files.h"
@@ -111,6 +112,7 @@ void tp_lifecycle_before_seccomp(void)
 	tp_recorder_before_seccomp();
 	tp_report_before_seccomp();
 	tp_code_map_before_seccomp();
+	tp_fence_before_seccomp();
 	tp_process_before_seccomp();
 }
 
@@ -146,7 +148,9 @@ __attribute__((constructor)) static void start(void)
 	tp_thread_state_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
 	const struct tp_settings *s = tp_settings();
-	tp_clock_start(s->record != NULL || s->report != NULL || s->live != TP_LIVE_OFF);
+	bool consumers = s->record != NULL || s->report != NULL || s->live != TP_LIVE_OFF;
+	tp_clock_start(consumers);
+	tp_fence_start(consumers);
 	tp_openmp_runtimes_start(); /* a program whose tasks cannot be seen says so */
 	tp_report_start();
 	tp_recorder_start();

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fence.h"
 #include "listeners.h"
 
 struct tp_thread {
@@ -41,11 +42,12 @@ static inline bool tp_thread_live(const struct tp_thread *self)
 
 /*
  * The thread begins firing a wait's events (its park, wait-start, wait-end, unpark) if the
- * process's exit has not stopped it: a seq_cst store, then the check (Dekker's order, against
- * tp_threads_stop_at_exit's mark, then its look at `firing`), so that the exiting thread either
- * is seen to have stopped it, or sees it firing and fires its thread-stop after those events.
- * Else a wait-start could follow the thread-stop that closes the thread's waits, and never end.
- * The thread alone writes `firing`; a signal handler's wait nests and ends before it returns.
+ * process's exit has not stopped it: a store, then the check (Dekker's order, against
+ * tp_threads_stop_at_exit's mark, then its look at `firing`: the light side of an asymmetric
+ * fence, fence.h), so that the exiting thread either is seen to have stopped it, or sees it
+ * firing and fires its thread-stop after those events. Else a wait-start could follow the
+ * thread-stop that closes the thread's waits, and never end. The thread alone writes `firing`;
+ * a signal handler's wait nests and ends before it returns.
  */
 static inline void tp_thread_firing_end(struct tp_thread *self)
 {
@@ -54,7 +56,12 @@ static inline void tp_thread_firing_end(struct tp_thread *self)
 
 static inline bool tp_thread_firing_begin(struct tp_thread *self)
 {
-	__atomic_store_n(&self->firing, self->firing + 1, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(tp_fence_light(), 1)) {
+		__atomic_store_n(&self->firing, self->firing + 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} else {
+		__atomic_store_n(&self->firing, self->firing + 1, __ATOMIC_SEQ_CST);
+	}
 	if (!__atomic_load_n(&self->stopped_by_exit, __ATOMIC_SEQ_CST))
 		return true;
 	tp_thread_firing_end(self);

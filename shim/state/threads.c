@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "fence.h"
 #include "lifecycle_moments.h"
 #include "real_symbol.h"
 #include "spawn_site.h"
@@ -106,15 +107,18 @@ void tp_threads_stop_at_exit(void)
 {
 	tp_thread_named_worker_end(tp_thread_self());
 	tp_real_pthread_mutex_lock(&running_lock);
+	/*
+	 * A worker parked now ends its park with this thread-stop (PROBES.md): nothing fires for it
+	 * on its own thread from now on, an unpark no more than a wait-end, and its park state stays
+	 * its own (it may be running still). All are marked, then one fence's heavy side for all
+	 * (tp_thread_firing_begin's light side), then each one's firings awaited.
+	 */
+	for (struct tp_running_thread *t = running.next; t != &running; t = t->next)
+		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_SEQ_CST);
+	tp_fence_heavy();
 	while (running.next != &running) {
 		struct tp_running_thread *t = running.next;
 		stop_locked(t);
-		/*
-		 * A worker parked now ends its park with this thread-stop (PROBES.md): nothing
-		 * fires for it on its own thread from now on, an unpark no more than a wait-end, and
-		 * its park state stays its own (it may be running still).
-		 */
-		__atomic_store_n(&t->self->stopped_by_exit, true, __ATOMIC_SEQ_CST);
 		if (t->self != tp_thread_self()) /* an exit from a handler on top of its own */
 			after_its_firing(t->self);
 		tp_fire_thread_stop((uint64_t)t->tid, false);
