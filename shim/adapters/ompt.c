@@ -133,18 +133,26 @@ static inline __attribute__((always_inline)) uint64_t acquiring_ends(void)
 
 /*
  * Makes `data` a new task, spawned by (and so a child of) the thread's current task, at the
- * construct whose call returns to `codeptr`.
+ * construct whose call returns to `codeptr`; its word's flags `flags` besides (FIRST_PART).
  */
 static inline __attribute__((always_inline)) uint64_t spawn(ompt_data_t *data,
 							    enum tp_spawn_kind kind, bool wake_now,
-							    const void *codeptr, bool undeferred)
+							    const void *codeptr, bool undeferred,
+							    uint64_t flags)
 {
 	uint64_t task = tp_task_new_id();
 	/* a wake_now task's wake goes with its spawn (tp_task_spawned) */
 	uint64_t stack = tp_task_spawned(task, TP_EXECUTOR_OPENMP, kind, codeptr, undeferred,
 					 wake_now);
-	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING));
+	set_word(data, task | stack << STACK_SHIFT | (wake_now ? 0 : WAKE_PENDING) | flags);
 	return task;
+}
+
+/* on_task_create's encountering task's first spawn since its last taskwait began. */
+__attribute__((noinline)) static void spawned_first(ompt_data_t *encountering)
+{
+	if (id_given(encountering) != 0)
+		set_word(encountering, word(encountering) | SPAWNED);
 }
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
@@ -180,7 +188,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		 */
 		const void *site = parallel != NULL && !(flags & ompt_task_initial) ? parallel->ptr
 										    : NULL;
-		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site, false));
+		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site, false, 0));
 	} else if (endpoint == ompt_scope_end) {
 		id_given(task);
 		poll_finish(task, TP_TASK_COMPLETED);
@@ -227,15 +235,14 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	if (!tp_listeners_task_state_checked())
 		return;
 	tp_ompt_first_part_fire();
+	/* marked before the spawn, which reads no such mark: nothing is kept across its call */
+	if (encountering != NULL && __builtin_expect(!(word(encountering) & SPAWNED), 0))
+		spawned_first(encountering);
 	/* clang's (made outside a GCC construct's call: tp_ompt_construct_site takes that) */
 	bool first_part = (flags & ompt_task_untied) && !has_dependences && tp_gomp_none_pending();
 	spawn(task, TP_SPAWNED_BY_PROGRAM, !has_dependences,
 	      tp_ompt_construct_site(encountering, codeptr, TP_OMPT_TASK),
-	      (flags & ompt_task_undeferred) != 0 && !has_dependences);
-	if (first_part)
-		set_word(task, word(task) | FIRST_PART);
-	if (encountering != NULL && id_given(encountering) != 0 && !(word(encountering) & SPAWNED))
-		set_word(encountering, word(encountering) | SPAWNED);
+	      (flags & ompt_task_undeferred) != 0 && !has_dependences, first_part ? FIRST_PART : 0);
 }
 
 /*
