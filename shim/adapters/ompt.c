@@ -389,7 +389,7 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 			else if (finished)
 				tp_task_end_switch_quick(self, done, TP_TASK_COMPLETED,
 							 stack_in(from), following);
-			else if (!tp_task_switch_back_undone(self, done, following))
+			else
 				tp_task_poll_switch_quick(self, done, following);
 			return;
 		}

@@ -49,15 +49,6 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 			     uint64_t at);
 /* task-poll-end of `ending` (sync none) and task-poll-start of `next`, at one moment: one call. */
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
-/*
- * The switch from `ending` back to `next` on the calling thread, right after its switch from
- * `next` to `ending` (tp_record_task_switch, not finished) with nothing recorded since: that
- * switch's records taken back, as if `next` had been polled all along (clang's first part of an
- * untied task only schedules its task again). `next` 0: the poll's end with its thread's park,
- * right after the unpark that began it (tp_record_unpark_poll_start): the thread parked all
- * along. Whether it did; if not, nothing is done.
- */
-bool tp_record_task_switch_undone(uint64_t ending, uint64_t next);
 /* The same with task-wake of `next` (no waker) between: a task made not ready, first polled now. */
 void tp_record_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at);
 /* task-terminate of `task`, its last poll's end and task-poll-start of `next`, at one moment. */

@@ -208,43 +208,6 @@ void tp_record_worker_unpark(bool by_wait)
 /* A compact record of a poll (TP_RECORD_TASK_POLLED): its word, and task | duration. */
 #define POLL_RECORD_BYTES 16
 
-/* The calling thread's buffer `b` as it is (NULL: none yet), for undo_remembered. */
-struct buffer_point {
-	uint32_t used, last, records;
-};
-
-static inline struct buffer_point buffer_point(const struct tp_record_buffer *b)
-{
-	return b != NULL ? (struct buffer_point){b->used, b->last, b->records}
-			 : (struct buffer_point){0, 0, 0};
-}
-
-/*
- * Remembers the records `added` just written in `b` for `polled`'s poll, begun from `ending`'s
- * (0: a park), as the buffer was before them (`before`): undone while still its last
- * (tp_record_task_switch_undone). Only when they are exactly those records, the last one a
- * compact poll record; else nothing is remembered.
- */
-static inline __attribute__((always_inline)) void undo_remembered(struct tp_record_buffer *b,
-								  struct buffer_point before,
-								  uint32_t added, uint64_t ending,
-								  uint64_t polled)
-{
-	mine.undo_buffer = NULL;
-	if (b == NULL || mine.buffer != b || b->records != before.records + added ||
-	    b->last != b->used - POLL_RECORD_BYTES)
-		return;
-	mine.undo_buffer = b;
-	mine.undo_used = before.used;
-	mine.undo_last = before.last;
-	mine.undo_records = before.records;
-	mine.undo_added = added;
-	mine.undo_end = b->used;
-	mine.undo_base = b->base;
-	mine.undo_ending = ending;
-	mine.undo_next = polled;
-}
-
 /* Both at one moment: the record they fold into (tp_record_worker_unpark's and
  * tp_record_task_poll_start's), made at once, with one clock read for both. */
 void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
@@ -254,13 +217,8 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		tp_record_at(TP_RECORD_TASK_POLL_START, 0, 1, task, 0, 0, 0, at);
 		return;
 	}
-	struct tp_record_buffer *b = mine.buffer;
-	struct buffer_point before = buffer_point(b);
 	record_fast(TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 1, task, 0, 0,
 		    0, at);
-	/* a record of its own where the buffer ended: undone by putting the buffer back (a poll
-	 * that ends parked again at once: tp_record_task_switch_undone, `next` 0) */
-	undo_remembered(b, before, 1, 0, task);
 }
 
 /* task-poll-start in a record of its own: a poll that folds into no record before it. */
@@ -405,50 +363,8 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
  */
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
-	struct tp_record_buffer *b = mine.buffer;
-	struct buffer_point before = buffer_point(b);
 	record_task_poll_end(ending, done, 0, 0, at);
-	/* the poll's end a compact record of its own where the buffer ended (not folded into
-	 * one before, no signal handler's record before it) */
-	bool own = !done && b != NULL && mine.buffer == b && b->records == before.records + 1 &&
-		   b->last == before.used;
-	uint32_t start = own ? b->used : 0;
 	poll_start_alone(next, at);
-	/* and the poll's start right after it: the switch is undone by putting the buffer back
-	 * as it was */
-	if (own && b->last == start)
-		undo_remembered(b, before, 2, ending, next);
-	else
-		mine.undo_buffer = NULL;
-}
-
-bool tp_record_task_switch_undone(uint64_t ending, uint64_t next)
-{
-	struct tp_record_buffer *b = mine.undo_buffer;
-	if (b == NULL || b != mine.buffer || ending != mine.undo_next || next != mine.undo_ending ||
-	    mine.busy || mine.park_pending)
-		return false;
-	tp_guard_enter(&mine.busy);
-	mine.undo_buffer = NULL;
-	/*
-	 * Nothing since, nothing of it written out, and nobody writing it out meanwhile (another
-	 * thread's exit or exec writes every buffer, under its lock): the part written never
-	 * reaches past `used`.
-	 */
-	bool undone = b->used == mine.undo_end &&
-		      b->records == mine.undo_records + mine.undo_added &&
-		      b->base == mine.undo_base && tp_spin_try_lock(&b->writing);
-	if (undone) {
-		undone = !b->closed && b->written <= mine.undo_used;
-		if (undone) {
-			b->last = mine.undo_last;
-			b->records = mine.undo_records;
-			__atomic_store_n(&b->used, mine.undo_used, __ATOMIC_RELEASE);
-		}
-		tp_spin_unlock(&b->writing);
-	}
-	tp_guard_leave(&mine.busy, false);
-	return undone;
 }
 
 /* The three records of the events, as their calls one after the other would write them. */

@@ -75,11 +75,6 @@ struct recorder_thread {
 	/* an interposed wait parked the thread: kept back for the wait-start that follows at once
 	 * (its record holds it), written before any other event */
 	bool park_pending;
-	/* the records of its last switch that ended a poll unfinished, as its buffer was before
-	 * them (undo_buffer NULL: none): undone while still its last (tp_record_task_switch_undone) */
-	struct tp_record_buffer *undo_buffer;
-	uint32_t undo_used, undo_last, undo_records, undo_added, undo_end;
-	uint64_t undo_base, undo_ending, undo_next;
 };
 extern __thread struct recorder_thread mine __attribute__((tls_model("initial-exec")));
 

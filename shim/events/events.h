@@ -421,21 +421,6 @@ static inline void tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64
 			       tp_fire_task_switch_shared(on_, ending, done, next, woken));
 }
 
-/*
- * A switch from `ending` back to `next` right after the calling thread's switch from `next` to
- * `ending`, nothing in between (`next` 0: a poll's end with the park, right after the unpark that
- * began it): when no tracer listens to the task state and the recorder is the
- * one in-process consumer of task switches, the recorder takes the first switch back (no probe,
- * no clock read; tp_record_task_switch_undone) and this returns true. Else false: the switch is
- * to be fired.
- */
-static inline bool tp_fire_task_switch_back_undone(uint64_t ending, uint64_t next)
-{
-	return (tp_listeners_consumers() & (TP_IN_PROCESS_RECORD | TP_IN_PROCESS_LIVE)) ==
-		       TP_IN_PROCESS_RECORD &&
-	       tp_tracers_task_state() == 0 && tp_record_task_switch_undone(ending, next);
-}
-
 /* The in-process consumers' shares of a task's end with its switch, several on. */
 __attribute__((noinline, unused)) static void
 tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint32_t spawn_stack,

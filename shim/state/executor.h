@@ -334,21 +334,6 @@ tp_task_poll_switch_quick(struct tp_thread *self, uint64_t ending, uint64_t next
 	tp_fire_task_switch_of(ending, 0, next, false);
 }
 
-/*
- * tp_task_poll_switch_quick(self, ending, next) right after the thread's switch from `next` to
- * `ending`, nothing in between, taken back rather than fired where the consumers allow it
- * (tp_fire_task_switch_back_undone): `next` polled all along. Whether it was; if not, nothing
- * is done.
- */
-static inline bool tp_task_switch_back_undone(struct tp_thread *self, uint64_t ending,
-					      uint64_t next)
-{
-	if (!tp_fire_task_switch_back_undone(ending, next))
-		return false;
-	self->task = next;
-	return true;
-}
-
 static inline __attribute__((always_inline)) void
 tp_task_end_switch_quick(struct tp_thread *self, uint64_t task, enum tp_terminate_reason reason,
 			 uint32_t spawn_stack, uint64_t next)
@@ -459,10 +444,6 @@ static inline void tp_task_poll_end_park(uint64_t task, bool done)
 		return;
 	}
 	tp_thread_set_task(self, 0);
-	/* a poll begun from the park at once, with nothing in between (clang's first part of an
-	 * untied task, run in its parent's taskwait): taken back where the consumers allow it */
-	if (!done && tp_fire_task_switch_back_undone(task, 0))
-		return;
 	tp_fire_task_poll_end_park(task, (uint32_t)done);
 }
 
