@@ -205,9 +205,6 @@ void tp_record_worker_unpark(bool by_wait)
 	tp_record(TP_RECORD_WORKER_UNPARK, 0, 0, 0, 0, 0, 0);
 }
 
-/* A compact record of a poll (TP_RECORD_TASK_POLLED): its word, and task | duration. */
-#define POLL_RECORD_BYTES 16
-
 /* Both at one moment: the record they fold into (tp_record_worker_unpark's and
  * tp_record_task_poll_start's), made at once, with one clock read for both. */
 void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
