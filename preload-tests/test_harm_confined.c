@@ -51,9 +51,9 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 
 /*
  * A program started under a filter it inherits, one that kills the process on membarrier(2)
- * (which the shim asks for at a wait's first firing, for its light fence: core/fence.h), ends as
- * it would without the shim, its waits recorded: the shim reads the filter in /proc/self/status
- * and asks the kernel nothing.
+ * (which the shim asks for at its start, for its light fence: core/fence.h), ends as it would
+ * without the shim, its waits recorded: the shim reads the filter in /proc/self/status and asks
+ * the kernel nothing.
  */
 Test(harm, a_program_started_under_an_inherited_filter_ends_as_it_would_without_the_shim)
 {
