@@ -19,16 +19,17 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 9: compact records (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's
- * events that follow each other on a thread share one record, and its ids a word; where the
- * process's exit begins (TP_RECORD_PROCESS_EXIT); 8: MPI
+ * 10: a task switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
+ * (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's events that follow
+ * each other on a thread share one record, and its ids a word; where the process's exit begins
+ * (TP_RECORD_PROCESS_EXIT); 8: MPI
  * (TP_RECORD_MPI_INIT, _SEND, _RECV); 7: mutual exclusion (TP_RECORD_TASK_ACQUIRE, _RELEASE),
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 9.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 10.
  */
-#define TP_RECORDING_VERSION        9
+#define TP_RECORDING_VERSION        10
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -117,6 +118,9 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      /* no arguments: the process's exit begins (exit, or main's return), before
 		         its destructors: where the figures' open polls end (version 9) */
 		      TP_RECORD_PROCESS_EXIT,
+		      /* task-poll-end of one task, task-poll-start of the next, maybe the next's
+			 terminate, poll-end and the first's poll-start again (version 10) */
+		      TP_RECORD_TASK_SWITCHED,
 		      TP_RECORD_TYPES_END,
 };
 
@@ -129,7 +133,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
 			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
-			"mpi__recv", "", "", "", "", "", ""                                        \
+			"mpi__recv", "", "", "", "", "", "", ""                                    \
 	}
 
 /*
@@ -281,6 +285,17 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  *   TP_COMPACT_WAIT_PARKED  worker-thread-park at the record's time, before wait-start
  *   TP_COMPACT_WAIT_ENDED   wait-end (the object, the result, the task) at the end
  *   TP_COMPACT_WAIT_UNPARKED  worker-thread-unpark at the end, after wait-end if any
+ * TP_RECORD_TASK_SWITCHED (version 10): a thread's switch from one task's poll to the next's, at
+ *   one moment (an OpenMP task run at once by its parent's thread, a taskwait's), and what follows
+ *   the next's poll at once. arg: next | duration << 32, the task switched from (a task id, below
+ *   2^32). Its events, in this order:
+ *   task-poll-end of the task switched from (done 0, sync 0) at the record's time
+ *   task-poll-start of the next at the record's time
+ *   TP_COMPACT_TERMINATED  task-terminate of the next at the end, its reason in TP_COMPACT_REASON
+ *   TP_COMPACT_ENDED     task-poll-end of the next at the end (done 1 after TERMINATED, else 0)
+ *   TP_COMPACT_PARKED    worker-thread-park at the end
+ *   TP_COMPACT_RESUMED   task-poll-start of the task switched from, at the end (never with
+ *                        PARKED: a thread parks in no poll)
  */
 #define TP_COMPACT_SPAWN_EXECUTOR 0x3fu
 #define TP_COMPACT_WOKEN          0x40u
@@ -291,6 +306,7 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
 #define TP_COMPACT_REASON         (0x7u << TP_COMPACT_REASON_SHIFT) /* TERMINATED's, ENDED's */
 #define TP_COMPACT_ENDED          0x40u
 #define TP_COMPACT_PARKED         0x80u
+#define TP_COMPACT_RESUMED        0x01u /* TP_RECORD_TASK_SWITCHED's */
 #define TP_COMPACT_SYNC_MAX       63u
 #define TP_COMPACT_WAIT_KIND      0x1fu
 #define TP_COMPACT_WAIT_PARKED    0x20u
@@ -329,6 +345,10 @@ static inline unsigned tp_record_events(uint64_t word)
 		return ((small & TP_COMPACT_UNPARKED) != 0) + ((small & TP_COMPACT_STARTED) != 0) +
 		       ((small & TP_COMPACT_TERMINATED) != 0) + ((small & TP_COMPACT_ENDED) != 0) +
 		       ((small & TP_COMPACT_PARKED) != 0);
+	case TP_RECORD_TASK_SWITCHED:
+		return 2 + ((small & TP_COMPACT_TERMINATED) != 0) +
+		       ((small & TP_COMPACT_ENDED) != 0) + ((small & TP_COMPACT_PARKED) != 0) +
+		       ((small & TP_COMPACT_RESUMED) != 0);
 	case TP_RECORD_TASK_PAUSED:
 		return 1 + ((small & TP_COMPACT_PARKED) != 0);
 	case TP_RECORD_TASK_ENDED:

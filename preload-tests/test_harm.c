@@ -508,9 +508,36 @@ static void made_write(const struct made_recording *m, const char *dir, const ch
 }
 
 /*
- * The recording round trip: version 9's compact records, every event they may hold, give the
- * converter the timeline and the analysis of the records of the probes (version 7's) that hold
- * the same events, byte for byte.
+ * Task `child` spawned by `parent` at `at` (woken at once) and run at once by its thread 10 ns
+ * later, ending `duration` ns in: in `compact` (version 10's switch record) and `probes` (a
+ * record a probe); with `resumed`, `parent`'s poll starts again at the child's end.
+ */
+static void made_child_run_at_once(struct made_recording *compact, struct made_recording *probes,
+				   uint32_t child, uint32_t parent, uint64_t at, uint32_t duration,
+				   bool resumed)
+{
+	uint64_t start = at + 10, end = start + duration;
+	made_record(compact, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_COMPACT_WOKEN, at, 2,
+		    tp_compact_pair(child, parent), tp_compact_pair(0, 0));
+	made_record(probes, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP, at, 4, child, parent, 0, 0);
+	made_record(probes, TP_RECORD_TASK_WAKE, 0, at, 2, child, parent);
+	made_record(compact, TP_RECORD_TASK_SWITCHED,
+		    TP_COMPACT_TERMINATED | TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT |
+			    TP_COMPACT_ENDED | (resumed ? TP_COMPACT_RESUMED : 0),
+		    start, 2, tp_compact_pair(child, duration), parent);
+	made_record(probes, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, 0), start, 1,
+		    parent);
+	made_record(probes, TP_RECORD_TASK_POLL_START, 0, start, 1, child);
+	made_record(probes, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, end, 1, child);
+	made_record(probes, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), end, 1, child);
+	if (resumed)
+		made_record(probes, TP_RECORD_TASK_POLL_START, 0, end, 1, parent);
+}
+
+/*
+ * The recording round trip: the compact records (versions 9 and 10), every event they may hold,
+ * give the converter the timeline and the analysis of the records of the probes (version 7's)
+ * that hold the same events, byte for byte.
  */
 Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 {
@@ -566,6 +593,12 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
 	made_record(&v9, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
+	/* task 3 spawns task 4 and runs it at once, which ends 20 ns in, and task 3 again; then
+	 * task 5 the same, but task 3's poll starts again apart */
+	made_child_run_at_once(&v9, &v7, 4, 3, 730, 20, true);
+	made_child_run_at_once(&v9, &v7, 5, 3, 770, 10, false);
+	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 790, 1, 3);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 790, 1, 3);
 	made_record(&v9, TP_RECORD_TASK_ENDED,
 		    TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
 			    TP_COMPACT_PARKED,
@@ -603,14 +636,15 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	       "cmp v7.analysis v9.analysis && $TP_TIMELINE --count -o /dev/null v9.rec",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
-	cr_expect(strstr(run.err, ": 31 events") != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, ": 45 events") != NULL, "%s", run.err);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
 
 /*
  * Recordings of the versions before (the corpus: version 2's site texts, 5's code sites, 7's
- * sync sites and records of the probes) are converted as ever: each event, and analysed.
+ * sync sites and records of the probes, 9's compact records) are converted as ever: each event,
+ * and analysed.
  */
 Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60)
 {
@@ -621,6 +655,7 @@ Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60
 		{"omp_fib_4.rec", 111},
 		{"omp_fib_4_v5.rec", 111},
 		{"omp_fib_6_v7.rec", 259},
+		{"omp_fib_6_v9.rec", 255},
 	};
 	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
 		struct tp_run run;

@@ -39,7 +39,7 @@ uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 __attribute__((constructor)) static void make_compact_events(void)
 {
 	_Static_assert(TP_RECORD_TYPES_END < EVENT_AT_END, "a type fits beside the flag");
-	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_PROCESS_EXIT; type++)
+	for (unsigned type = TP_RECORD_TASK_SPAWNED; type < TP_RECORD_TYPES_END; type++)
 		for (unsigned small = 0; small <= TP_RECORD_SMALL_MAX; small++) {
 			uint64_t word = tp_record_word(type, 1, small, 0), events = 0;
 			for (unsigned i = 0; i < COMPACT_EVENTS; i++) {
@@ -60,11 +60,11 @@ __attribute__((constructor)) static void make_compact_events(void)
 struct cursor {
 	uint64_t next_ns;
 	uint32_t chunk, end;
-	uint32_t offset;                /* of the next record in the chunk */
-	uint32_t size;                  /* the chunk's (0: its header not read yet) */
-	unsigned event;                 /* the next of that record's events (tp_record_events) */
-	unsigned type;                  /* its type (event_type), once settled */
-	unsigned n_events;              /* the record's events; 0: not decoded yet */
+	uint32_t offset;     /* of the next record in the chunk */
+	uint32_t size;       /* the chunk's (0: its header not read yet) */
+	unsigned event;      /* the next of that record's events (tp_record_events) */
+	unsigned event_byte; /* its byte of `events` (its type, EVENT_AT_END), once settled */
+	unsigned n_events;   /* the record's events; 0: not decoded yet */
 	const struct tp_record *record; /* that record, once decoded */
 	uint64_t events;                /* their types (record_events) */
 	uint64_t ns, end_ns; /* the record's time and its end's (when an event is at its end) */
@@ -243,10 +243,9 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
  * the end. */
 static bool cursor_settle(struct cursor *c, struct book *b)
 {
-	bool at_end;
 	if (c->event < c->n_events) { /* the next event of the record decoded */
-		c->type = events_type(c->events, c->event, &at_end);
-		c->next_ns = at_end ? c->end_ns : c->ns;
+		c->event_byte = events_byte(c->events, c->event);
+		c->next_ns = c->event_byte & EVENT_AT_END ? c->end_ns : c->ns;
 		return true;
 	}
 	if (c->n_events != 0) { /* past the record decoded (its bytes counted by the merge) */
@@ -265,8 +264,8 @@ static bool cursor_settle(struct cursor *c, struct book *b)
 	c->events = record_events(r->word);
 	record_times(&b->segments[ref->segment], ref->header, r, c->events, c->n_events, &c->ns,
 		     &c->end_ns);
-	c->type = events_type(c->events, 0, &at_end);
-	c->next_ns = at_end ? c->end_ns : c->ns;
+	c->event_byte = events_byte(c->events, 0);
+	c->next_ns = c->event_byte & EVENT_AT_END ? c->end_ns : c->ns;
 	return true;
 }
 
@@ -303,7 +302,7 @@ struct merged {
 	const struct tp_record *record;
 	uint64_t ns;
 	uint32_t chunk;
-	uint8_t type;
+	uint8_t event; /* its byte of record_events' */
 	bool chunk_first;
 };
 
@@ -315,7 +314,7 @@ static inline __attribute__((always_inline)) bool merge_next(struct merge *m, st
 	struct book *b = m->b;
 	struct cursor *c = m->heap[0];
 	pages_read(&b->pages, c->record, tp_record_bytes(c->record->word));
-	*next = (struct merged){c->record, c->next_ns, c->chunk, (uint8_t)c->type,
+	*next = (struct merged){c->record, c->next_ns, c->chunk, (uint8_t)c->event_byte,
 				!c->dropped_said};
 	c->dropped_said = true;
 	c->event++;
@@ -346,7 +345,7 @@ hand_on(const struct hand_on *to, const struct book *b, const struct merged *nex
 {
 	const struct chunk_ref *ref = &b->refs[next->chunk];
 	struct timeline_event e;
-	event_of(ref, &b->segments[ref->segment], next->record, next->type, next->ns, &e);
+	event_of(ref, &b->segments[ref->segment], next->record, next->event, next->ns, &e);
 	if (next->chunk_first && ref->header->dropped > 0 && to->t != NULL)
 		timeline_dropped(to->t, &e, ref->header->dropped);
 	if (to->t != NULL)
@@ -376,7 +375,7 @@ hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
 		const struct tp_record *r = c->record;
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
 		struct timeline_event e;
-		event_of(ref, &b->segments[ref->segment], r, c->type, c->next_ns, &e);
+		event_of(ref, &b->segments[ref->segment], r, c->event_byte, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
 		if (!c->dropped_said && ref->header->dropped > 0 && to->t != NULL)
 			timeline_dropped(to->t, &e, ref->header->dropped);

@@ -28,6 +28,7 @@ static inline unsigned args_needed(unsigned type)
 	case TP_RECORD_WAITED: /* object, task and site, result and duration (then a timeout) */
 		return 3;
 	case TP_RECORD_TASK_SPAWNED:
+	case TP_RECORD_TASK_SWITCHED:
 	case TP_RECORD_TASK_STACK:
 	case TP_RECORD_TASK_WAKE:
 	case TP_RECORD_TASK_DEPENDENCE:
@@ -79,6 +80,12 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 	  ended[] = {{ALWAYS, TP_RECORD_TASK_TERMINATE, false},
 		     {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, false},
 		     {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
+	  switched[] = {{ALWAYS, TP_RECORD_TASK_POLL_END, false},
+			{ALWAYS, TP_RECORD_TASK_POLL_START, false},
+			{TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
+			{TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
+			{TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true},
+			{TP_COMPACT_RESUMED, TP_RECORD_TASK_POLL_START, true}},
 	  paused[] = {{ALWAYS, TP_RECORD_TASK_POLL_END, false},
 		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
 	  spawned[] = {{ALWAYS, TP_RECORD_TASK_SPAWN, false},
@@ -96,6 +103,9 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 		break;
 	case TP_RECORD_TASK_ENDED:
 		EVENTS(ended);
+		break;
+	case TP_RECORD_TASK_SWITCHED:
+		EVENTS(switched);
 		break;
 	case TP_RECORD_TASK_PAUSED:
 		EVENTS(paused);
@@ -119,11 +129,12 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 	return type; /* not reached: i is below tp_record_events */
 }
 
-/* The compact records' events by type and `small`, an event a byte (its type, and
- * EVENT_AT_END), the first in the low byte: compact_event_type's answers once, not per event.
- * One table (10 KB) for every file that decodes events, made at the start (recording.c). */
-#define COMPACT_TYPES  (TP_RECORD_PROCESS_EXIT - TP_RECORD_TASK_SPAWNED)
-#define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's) */
+/* The events of the types from the first compact one on, by type and `small`, an event a byte
+ * (its type, and EVENT_AT_END), the first in the low byte: compact_event_type's answers once,
+ * not per event. One table (14 KB) for every file that decodes events, made at the start
+ * (recording.c). */
+#define COMPACT_TYPES  (TP_RECORD_TYPES_END - TP_RECORD_TASK_SPAWNED)
+#define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's, TP_RECORD_TASK_SWITCHED's) */
 #define EVENT_AT_END   0x80u
 extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 
@@ -136,16 +147,22 @@ extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 static inline uint64_t record_events(uint64_t word)
 {
 	unsigned type = tp_record_type(word);
-	if (type < TP_RECORD_TASK_SPAWNED || type >= TP_RECORD_PROCESS_EXIT)
+	if (type < TP_RECORD_TASK_SPAWNED)
 		return type * 0x0101010101ull; /* any event: its type, as before */
 	return compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)];
+}
+
+/* Event `i` of record_events' `events`: its byte (its type, EVENT_AT_END). */
+static inline unsigned events_byte(uint64_t events, unsigned i)
+{
+	return (unsigned)(events >> (8 * i)) & 0xffu;
 }
 
 /* Event `i` of record_events' `events`: its type, and in *at_end whether it comes at the
  * record's end. */
 static inline unsigned events_type(uint64_t events, unsigned i, bool *at_end)
 {
-	unsigned event = (unsigned)(events >> (8 * i)) & 0xffu;
+	unsigned event = events_byte(events, i);
 	*at_end = (event & EVENT_AT_END) != 0;
 	return event & ~EVENT_AT_END;
 }
@@ -169,6 +186,7 @@ static inline uint64_t record_duration(const struct tp_record *r)
 {
 	switch (tp_record_type(r->word)) {
 	case TP_RECORD_TASK_POLLED:
+	case TP_RECORD_TASK_SWITCHED:
 		return tp_compact_high(r->arg[0]);
 	case TP_RECORD_WAITED:
 		return tp_compact_high(r->arg[2]);
@@ -203,8 +221,10 @@ static inline void record_times(const struct segment *s, const struct tp_recordi
 		}
 }
 
-/* The arguments of event `e` (its type set) of compact record `r`. */
-static inline void compact_event_of(const struct tp_record *r, struct timeline_event *e)
+/* The arguments of event `e` (its type set) of compact record `r`, at the record's end or not
+ * (event_type's at_end). */
+static inline void compact_event_of(const struct tp_record *r, bool at_end,
+				    struct timeline_event *e)
 {
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
@@ -227,6 +247,18 @@ static inline void compact_event_of(const struct tp_record *r, struct timeline_e
 			e->arg[1] = (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT;
 		else if (e->type == TP_RECORD_TASK_POLL_END) /* done after a terminate, sync none */
 			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
+		break;
+	case TP_RECORD_TASK_SWITCHED: /* as POLLED's, of the next; at the record's time a poll-end,
+					 at its end a poll-start: the task switched from's */
+		if (e->type == TP_RECORD_WORKER_PARK)
+			break;
+		e->arg[0] = tp_compact_low(a[0]);
+		if (e->type == TP_RECORD_TASK_TERMINATE)
+			e->arg[1] = (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT;
+		else if (e->type == TP_RECORD_TASK_POLL_END && at_end)
+			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
+		else if (e->type == TP_RECORD_TASK_POLL_END || at_end)
+			e->arg[0] = tp_compact_low(a[1]);
 		break;
 	case TP_RECORD_TASK_PAUSED: /* poll-end: task, done, sync, the sync's site key */
 		if (e->type != TP_RECORD_TASK_POLL_END)
@@ -264,10 +296,10 @@ static inline void compact_event_of(const struct tp_record *r, struct timeline_e
 	}
 }
 
-/* An event of `type` (event_type's) of record `r` of chunk `ref` (of `segment`), as a perf sample
- * of its probe would give it. */
+/* An event of record `r` of chunk `ref` (of `segment`), as a perf sample of its probe would give
+ * it: `event` is its byte of record_events' (its type, and EVENT_AT_END). */
 static inline void event_of(const struct chunk_ref *ref, const struct segment *segment,
-			    const struct tp_record *r, unsigned type, uint64_t ns,
+			    const struct tp_record *r, unsigned event, uint64_t ns,
 			    struct timeline_event *e)
 {
 	/* zeroed in parts, around the fields set here: the compiler stores each part with a few
@@ -287,11 +319,11 @@ static inline void event_of(const struct chunk_ref *ref, const struct segment *s
 	e->site_scope = segment->scope;
 	e->tid = ref->header->tid;
 	e->ns = ns;
-	e->type = type;
+	e->type = event & ~EVENT_AT_END;
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
 	if (tp_record_type(r->word) >= TP_RECORD_TASK_SPAWNED) {
-		compact_event_of(r, e);
+		compact_event_of(r, (event & EVENT_AT_END) != 0, e);
 		return;
 	}
 	switch (e->type) {

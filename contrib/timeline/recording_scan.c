@@ -105,6 +105,8 @@ static const char *check_records(struct pages *pages, const struct tp_recording_
 			    m.path_bytes > 8 * (words - sizeof m / 8))
 				return "a module record that does not hold together";
 		}
+		if (tp_record_events(r->word) > COMPACT_EVENTS)
+			return "a compact record of more events than it can hold";
 		if (type == TP_RECORD_SITE_CODE &&
 		    (r->arg[0] == 0 || r->arg[2] > TP_RECORD_MODULES_MAX ||
 		     tp_record_small(r->word) > TP_SITE_CODE_FUNCTION))

@@ -249,22 +249,45 @@ static inline bool end_compact(uint64_t task, uint32_t reason)
 }
 
 /*
+ * Whether record `r` is of `task`'s poll, started (a TP_RECORD_TASK_POLLED that started it, or a
+ * TP_RECORD_TASK_SWITCHED to it) and then as `state` says: TP_COMPACT_STARTED (nothing since),
+ * or with TP_COMPACT_TERMINATED (its terminate since). A switch's record has no STARTED bit (its
+ * next's poll always starts): it is taken as set.
+ */
+static inline bool poll_record_of(const struct tp_record *r, uint64_t task, unsigned state)
+{
+	unsigned type = tp_record_type(r->word);
+	return (type == TP_RECORD_TASK_POLLED || type == TP_RECORD_TASK_SWITCHED) &&
+	       tp_compact_low(r->arg[0]) == task &&
+	       ((tp_record_small(r->word) |
+		 (type == TP_RECORD_TASK_SWITCHED ? TP_COMPACT_STARTED : 0)) &
+		(TP_COMPACT_STARTED | TP_COMPACT_TERMINATED | TP_COMPACT_ENDED)) == state;
+}
+
+/* No task to resume (terminate_folded's `resume`): no record's task switched from is this. */
+#define NO_RESUME UINT64_MAX
+
+/*
  * Folds task-terminate into the record of the poll it ends (started, with nothing in between),
  * with `then` the events that follow it at once: none (0), the task's last poll's end
- * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); at once, as
- * the folds one after the other would (a drop counts each): true; else false, nothing done.
+ * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); and when the
+ * record is the switch to the task from `resume` (NO_RESUME: none), that task's poll again
+ * (TP_COMPACT_RESUMED, *resumed set). At once, as the folds one after the other would (a drop
+ * counts each): true; else false, nothing done.
  */
 static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task, uint32_t reason,
-								   uint64_t at, unsigned then)
+								   uint64_t at, unsigned then,
+								   uint64_t resume, bool *resumed)
 {
 	struct tp_record *r = end_compact(task, reason) ? fold_begin(at) : NULL;
 	if (r == NULL)
 		return false;
 	uint64_t duration;
-	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task &&
-	    (tp_record_small(r->word) & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
-					 TP_COMPACT_ENDED)) == TP_COMPACT_STARTED &&
-	    since_record_at(r, at, &duration)) {
+	if (poll_record_of(r, task, TP_COMPACT_STARTED) && since_record_at(r, at, &duration)) {
+		if (tp_record_type(r->word) == TP_RECORD_TASK_SWITCHED && r->arg[1] == resume) {
+			then |= TP_COMPACT_RESUMED;
+			*resumed = true;
+		}
 		fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
 		fold_done_events(r,
 				 with_small(r->word, TP_COMPACT_TERMINATED |
@@ -290,7 +313,8 @@ static void terminate_alone(uint64_t task, uint32_t reason, uint64_t at)
 static inline __attribute__((always_inline)) void
 record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
-	if (!terminate_folded(task, reason, at, 0))
+	bool resumed;
+	if (!terminate_folded(task, reason, at, 0, NO_RESUME, &resumed))
 		terminate_alone(task, reason, at);
 }
 
@@ -308,13 +332,11 @@ static inline __attribute__((always_inline)) bool poll_end_folded(uint64_t task,
 		return false;
 	unsigned small = tp_record_small(r->word);
 	uint64_t duration;
-	if (tp_record_type(r->word) == TP_RECORD_TASK_POLLED && tp_compact_low(r->arg[0]) == task) {
-		/* a poll that ends with nothing in between; done, after its terminate */
-		unsigned want = done ? TP_COMPACT_STARTED | TP_COMPACT_TERMINATED
-				     : TP_COMPACT_STARTED;
-		if ((small & (TP_COMPACT_STARTED | TP_COMPACT_TERMINATED | TP_COMPACT_ENDED)) ==
-			    want &&
-		    (done || since_record_at(r, at, &duration))) {
+	/* a poll that ends with nothing in between; done, after its terminate */
+	if (poll_record_of(r, task,
+			   done ? TP_COMPACT_STARTED | TP_COMPACT_TERMINATED
+				: TP_COMPACT_STARTED)) {
+		if (done || since_record_at(r, at, &duration)) {
 			if (!done)
 				fold_arg(r, 0, tp_compact_pair((uint32_t)task, (uint32_t)duration));
 			fold_done(r, with_small(r->word, TP_COMPACT_ENDED));
@@ -354,13 +376,22 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 }
 
 /*
- * A switch's poll start folds into nothing: the poll's end before it left the thread's last
- * record ended (folded), paused, or not compact (the record's own, after the last compact one),
- * and a poll starts in a record only unparked alone. So it is written at once, with no fold tried.
+ * A switch is one record (TP_RECORD_TASK_SWITCHED), unless the poll it ends folds into the
+ * thread's last record (a poll with nothing in it). The next poll's start folds into nothing: the
+ * poll's end before it left the thread's last record ended (folded), paused, or not compact (the
+ * record's own, after the last compact one), and a poll starts in a record only unparked alone.
+ * So it is written at once, with no fold tried.
  */
 void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
-	record_task_poll_end(ending, done, 0, 0, at);
+	if (done == 0 && ending <= UINT32_MAX && next <= UINT32_MAX) {
+		if (!poll_end_folded(ending, 0, at)) {
+			record_fast(TP_RECORD_TASK_SWITCHED, 0, 2, next, ending, 0, 0, at);
+			return;
+		}
+	} else {
+		record_task_poll_end(ending, done, 0, 0, at);
+	}
 	poll_start_alone(next, at);
 }
 
@@ -372,13 +403,17 @@ void tp_record_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, 
 	tp_record_task_poll_start(next, at);
 }
 
+/* The next poll's start folds into the switch's record when its task is the one the switch to
+ * this task left (a child run at once, then its parent again). */
 void tp_record_task_end_switch(uint64_t task, uint32_t reason, uint64_t next, uint64_t at)
 {
-	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED)) {
+	bool resumed = false;
+	if (!terminate_folded(task, reason, at, TP_COMPACT_ENDED, next, &resumed)) {
 		terminate_alone(task, reason, at);
 		record_task_poll_end(task, 1, 0, 0, at);
 	}
-	poll_start_alone(next, at);
+	if (!resumed)
+		poll_start_alone(next, at);
 }
 
 /* An executor's worker-thread-park, right after the poll's end it follows. */
@@ -389,6 +424,10 @@ static inline __attribute__((always_inline)) void record_executor_park(void)
 		/* right after the poll's end its executor records */
 		unsigned small = tp_record_small(r->word), bit = 0;
 		switch (tp_record_type(r->word)) {
+		case TP_RECORD_TASK_SWITCHED: /* its poll resumed: not parked in */
+			if (small & TP_COMPACT_RESUMED)
+				break;
+			/* fall through */
 		case TP_RECORD_TASK_POLLED:
 			bit = (small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED)) == TP_COMPACT_ENDED
 				      ? TP_COMPACT_PARKED
@@ -431,7 +470,9 @@ void tp_record_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
 
 void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at)
 {
-	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED))
+	bool resumed;
+	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED, NO_RESUME,
+			     &resumed))
 		return;
 	terminate_alone(task, reason, at);
 	record_task_poll_end(task, 1, 0, 0, at);

@@ -126,6 +126,32 @@ static const struct round_trip_step round_trip_steps[] = {
 	JOINT(TP_RECORD_TASK_TERMINATE, 9, 0),
 	JOINT(TP_RECORD_TASK_POLL_END, 9, 1, 0, 0),
 	STEP(TP_RECORD_WORKER_PARK, 0),
+	/* a child spawned and run at once by its parent's thread, its end, its parent's poll again
+	 * (the parent's poll a record, the spawn one, then the switch's, into which the rest fold:
+	 * version 10) */
+	STEP(TP_RECORD_TASK_POLL_START, 10),
+	STEP(TP_RECORD_TASK_SPAWN, 11, 10, 0, 0, 0, 1),
+	JOINT(TP_RECORD_TASK_POLL_END, 10, 0, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 11),
+	JOINT(TP_RECORD_TASK_TERMINATE, 11, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 11, 1, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 10),
+	/* the same, but the child's end switches to another task than its parent (the spawn a
+	 * record, the switch one with the child's end folded, the next poll a record) */
+	STEP(TP_RECORD_TASK_SPAWN, 12, 10, 0, 0, 0, 1),
+	JOINT(TP_RECORD_TASK_POLL_END, 10, 0, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 12),
+	JOINT(TP_RECORD_TASK_TERMINATE, 12, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 12, 1, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 13),
+	/* a switch whose next task ends apart, then its poll and its executor's park (the spawn a
+	 * record, the rest one) */
+	STEP(TP_RECORD_TASK_SPAWN, 14, 13, 0, 0, 0, 1),
+	JOINT(TP_RECORD_TASK_POLL_END, 13, 0, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 14),
+	STEP(TP_RECORD_TASK_TERMINATE, 14, 2),
+	STEP(TP_RECORD_TASK_POLL_END, 14, 1, 0, 0),
+	STEP(TP_RECORD_WORKER_PARK, 0),
 	/* messages */
 	STEP(TP_RECORD_MPI_SEND, 1, 7, 0x44000000, 64),
 	STEP(TP_RECORD_MPI_RECV, 1, 7, 0x44000000, 128),
