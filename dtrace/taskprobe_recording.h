@@ -19,7 +19,8 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 10: a task switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
+ * 11: a task switch's record holds the next task's wake (TP_COMPACT_SWITCH_WOKEN); 10: a task
+ * switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
  * (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's events that follow
  * each other on a thread share one record, and its ids a word; where the process's exit begins
  * (TP_RECORD_PROCESS_EXIT); 8: MPI
@@ -27,9 +28,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 10.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 11.
  */
-#define TP_RECORDING_VERSION        10
+#define TP_RECORDING_VERSION        11
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -290,6 +291,8 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  *   the next's poll at once. arg: next | duration << 32, the task switched from (a task id, below
  *   2^32). Its events, in this order:
  *   task-poll-end of the task switched from (done 0, sync 0) at the record's time
+ *   TP_COMPACT_SWITCH_WOKEN  task-wake of the next (no waker) at the record's time (version 11:
+ *                        a task with dependences, woken as it is first scheduled)
  *   task-poll-start of the next at the record's time
  *   TP_COMPACT_TERMINATED  task-terminate of the next at the end, its reason in TP_COMPACT_REASON
  *   TP_COMPACT_ENDED     task-poll-end of the next at the end (done 1 after TERMINATED, else 0)
@@ -307,6 +310,7 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
 #define TP_COMPACT_ENDED          0x40u
 #define TP_COMPACT_PARKED         0x80u
 #define TP_COMPACT_RESUMED        0x01u /* TP_RECORD_TASK_SWITCHED's */
+#define TP_COMPACT_SWITCH_WOKEN   0x02u /* TP_RECORD_TASK_SWITCHED's */
 #define TP_COMPACT_SYNC_MAX       63u
 #define TP_COMPACT_WAIT_KIND      0x1fu
 #define TP_COMPACT_WAIT_PARKED    0x20u
@@ -346,9 +350,9 @@ static inline unsigned tp_record_events(uint64_t word)
 		       ((small & TP_COMPACT_TERMINATED) != 0) + ((small & TP_COMPACT_ENDED) != 0) +
 		       ((small & TP_COMPACT_PARKED) != 0);
 	case TP_RECORD_TASK_SWITCHED:
-		return 2 + ((small & TP_COMPACT_TERMINATED) != 0) +
-		       ((small & TP_COMPACT_ENDED) != 0) + ((small & TP_COMPACT_PARKED) != 0) +
-		       ((small & TP_COMPACT_RESUMED) != 0);
+		return 2 + ((small & TP_COMPACT_SWITCH_WOKEN) != 0) +
+		       ((small & TP_COMPACT_TERMINATED) != 0) + ((small & TP_COMPACT_ENDED) != 0) +
+		       ((small & TP_COMPACT_PARKED) != 0) + ((small & TP_COMPACT_RESUMED) != 0);
 	case TP_RECORD_TASK_PAUSED:
 		return 1 + ((small & TP_COMPACT_PARKED) != 0);
 	case TP_RECORD_TASK_ENDED:

@@ -459,7 +459,7 @@ Test(harm, a_recorded_recursive_task_costs_at_most_6_records_and_96_bytes, .time
 
 /* A recording of one segment and one chunk being made: its words. */
 struct made_recording {
-	uint64_t words[128];
+	uint64_t words[192];
 	size_t n;
 	uint32_t records;
 };
@@ -507,35 +507,45 @@ static void made_write(const struct made_recording *m, const char *dir, const ch
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* How made_child_run_at_once's child runs: its parent's poll again at its end, its wake as the
+ * switch to it (else at its spawn). */
+enum { RESUMED = 1, WOKEN_AT_SWITCH = 2 };
+
 /*
- * Task `child` spawned by `parent` at `at` (woken at once) and run at once by its thread 10 ns
- * later, ending `duration` ns in: in `compact` (version 10's switch record) and `probes` (a
- * record a probe); with `resumed`, `parent`'s poll starts again at the child's end.
+ * Task `child` spawned by `parent` at `at` and run at once by its thread 10 ns later, ending
+ * `duration` ns in, as `how` says: in `compact` (version 10's switch record, 11's with a wake)
+ * and `probes` (a record a probe).
  */
 static void made_child_run_at_once(struct made_recording *compact, struct made_recording *probes,
 				   uint32_t child, uint32_t parent, uint64_t at, uint32_t duration,
-				   bool resumed)
+				   unsigned how)
 {
 	uint64_t start = at + 10, end = start + duration;
-	made_record(compact, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP | TP_COMPACT_WOKEN, at, 2,
+	bool woken_at_switch = how & WOKEN_AT_SWITCH;
+	made_record(compact, TP_RECORD_TASK_SPAWNED,
+		    TP_EXECUTOR_OPENMP | (woken_at_switch ? 0 : TP_COMPACT_WOKEN), at, 2,
 		    tp_compact_pair(child, parent), tp_compact_pair(0, 0));
 	made_record(probes, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP, at, 4, child, parent, 0, 0);
-	made_record(probes, TP_RECORD_TASK_WAKE, 0, at, 2, child, parent);
+	if (!woken_at_switch)
+		made_record(probes, TP_RECORD_TASK_WAKE, 0, at, 2, child, parent);
 	made_record(compact, TP_RECORD_TASK_SWITCHED,
 		    TP_COMPACT_TERMINATED | TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT |
-			    TP_COMPACT_ENDED | (resumed ? TP_COMPACT_RESUMED : 0),
+			    TP_COMPACT_ENDED | (how & RESUMED ? TP_COMPACT_RESUMED : 0) |
+			    (woken_at_switch ? TP_COMPACT_SWITCH_WOKEN : 0),
 		    start, 2, tp_compact_pair(child, duration), parent);
 	made_record(probes, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(0, 0), start, 1,
 		    parent);
+	if (woken_at_switch)
+		made_record(probes, TP_RECORD_TASK_WAKE, 0, start, 2, child, 0);
 	made_record(probes, TP_RECORD_TASK_POLL_START, 0, start, 1, child);
 	made_record(probes, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, end, 1, child);
 	made_record(probes, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), end, 1, child);
-	if (resumed)
+	if (how & RESUMED)
 		made_record(probes, TP_RECORD_TASK_POLL_START, 0, end, 1, parent);
 }
 
 /*
- * The recording round trip: the compact records (versions 9 and 10), every event they may hold,
+ * The recording round trip: the compact records (versions 9 to 11), every event they may hold,
  * give the converter the timeline and the analysis of the records of the probes (version 7's)
  * that hold the same events, byte for byte.
  */
@@ -593,10 +603,11 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_WAIT_START, TP_WAIT_FUTEX, 710, 4, 0x9000, none, 3, 0);
 	made_record(&v9, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
 	made_record(&v7, TP_RECORD_WAIT_END, TP_WAIT_FUTEX, 720, 3, 0x9000, 0, 3);
-	/* task 3 spawns task 4 and runs it at once, which ends 20 ns in, and task 3 again; then
-	 * task 5 the same, but task 3's poll starts again apart */
-	made_child_run_at_once(&v9, &v7, 4, 3, 730, 20, true);
-	made_child_run_at_once(&v9, &v7, 5, 3, 770, 10, false);
+	/* task 3 spawns task 4 and runs it at once, which ends 20 ns in, and task 3 again; task 5
+	 * the same, woken only as it is run; task 6 the same, but task 3's poll starts again apart */
+	made_child_run_at_once(&v9, &v7, 4, 3, 730, 20, RESUMED);
+	made_child_run_at_once(&v9, &v7, 5, 3, 762, 2, RESUMED | WOKEN_AT_SWITCH);
+	made_child_run_at_once(&v9, &v7, 6, 3, 776, 3, 0);
 	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_STARTED, 790, 1, 3);
 	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 790, 1, 3);
 	made_record(&v9, TP_RECORD_TASK_ENDED,
@@ -636,15 +647,15 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	       "cmp v7.analysis v9.analysis && $TP_TIMELINE --count -o /dev/null v9.rec",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
-	cr_expect(strstr(run.err, ": 45 events") != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, ": 52 events") != NULL, "%s", run.err);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
 
 /*
  * Recordings of the versions before (the corpus: version 2's site texts, 5's code sites, 7's
- * sync sites and records of the probes, 9's compact records) are converted as ever: each event,
- * and analysed.
+ * sync sites and records of the probes, 9's compact records, 10's switch records of one thread)
+ * are converted as ever: each event, and analysed.
  */
 Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60)
 {
@@ -652,10 +663,8 @@ Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60
 		const char *file;
 		unsigned events;
 	} corpus[] = {
-		{"omp_fib_4.rec", 111},
-		{"omp_fib_4_v5.rec", 111},
-		{"omp_fib_6_v7.rec", 259},
-		{"omp_fib_6_v9.rec", 255},
+		{"omp_fib_4.rec", 111},    {"omp_fib_4_v5.rec", 111},  {"omp_fib_6_v7.rec", 259},
+		{"omp_fib_6_v9.rec", 255}, {"omp_fib_6_v10.rec", 234},
 	};
 	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
 		struct tp_run run;

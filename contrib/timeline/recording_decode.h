@@ -81,6 +81,7 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 		     {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, false},
 		     {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
 	  switched[] = {{ALWAYS, TP_RECORD_TASK_POLL_END, false},
+			{TP_COMPACT_SWITCH_WOKEN, TP_RECORD_TASK_WAKE, false},
 			{ALWAYS, TP_RECORD_TASK_POLL_START, false},
 			{TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
 			{TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
@@ -134,7 +135,7 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
  * not per event. One table (14 KB) for every file that decodes events, made at the start
  * (recording.c). */
 #define COMPACT_TYPES  (TP_RECORD_TYPES_END - TP_RECORD_TASK_SPAWNED)
-#define COMPACT_EVENTS 5 /* at most (TP_RECORD_TASK_POLLED's, TP_RECORD_TASK_SWITCHED's) */
+#define COMPACT_EVENTS 6 /* at most (TP_RECORD_TASK_SWITCHED's) */
 #define EVENT_AT_END   0x80u
 extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 
@@ -148,7 +149,7 @@ static inline uint64_t record_events(uint64_t word)
 {
 	unsigned type = tp_record_type(word);
 	if (type < TP_RECORD_TASK_SPAWNED)
-		return type * 0x0101010101ull; /* any event: its type, as before */
+		return type * 0x010101010101ull; /* any event: its type, as before */
 	return compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)];
 }
 
@@ -248,8 +249,9 @@ static inline void compact_event_of(const struct tp_record *r, bool at_end,
 		else if (e->type == TP_RECORD_TASK_POLL_END) /* done after a terminate, sync none */
 			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
 		break;
-	case TP_RECORD_TASK_SWITCHED: /* as POLLED's, of the next; at the record's time a poll-end,
-					 at its end a poll-start: the task switched from's */
+	case TP_RECORD_TASK_SWITCHED: /* as POLLED's, of the next (a wake's: no waker); at the
+					 record's time a poll-end, at its end a poll-start: the task
+					 switched from's */
 		if (e->type == TP_RECORD_WORKER_PARK)
 			break;
 		e->arg[0] = tp_compact_low(a[0]);

@@ -376,29 +376,43 @@ void tp_record_task_poll_end(uint64_t task, uint32_t done, uint32_t sync, uint32
 }
 
 /*
- * A switch is one record (TP_RECORD_TASK_SWITCHED), unless the poll it ends folds into the
- * thread's last record (a poll with nothing in it). The next poll's start folds into nothing: the
- * poll's end before it left the thread's last record ended (folded), paused, or not compact (the
- * record's own, after the last compact one), and a poll starts in a record only unparked alone.
- * So it is written at once, with no fold tried.
+ * A switch is one record (TP_RECORD_TASK_SWITCHED, `small` its flags), unless the poll it ends
+ * folds into the thread's last record (a poll with nothing in it), or its ids do not fit, or the
+ * task ends done (its poll's end then a record of its own): true when that record was written,
+ * else false, the poll's end recorded and the rest of the switch the caller's.
  */
-void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+static inline __attribute__((always_inline)) bool
+switch_recorded(uint64_t ending, uint32_t done, uint64_t next, unsigned small, uint64_t at)
 {
 	if (done == 0 && ending <= UINT32_MAX && next <= UINT32_MAX) {
 		if (!poll_end_folded(ending, 0, at)) {
-			record_fast(TP_RECORD_TASK_SWITCHED, 0, 2, next, ending, 0, 0, at);
-			return;
+			record_fast(TP_RECORD_TASK_SWITCHED, small, 2, next, ending, 0, 0, at);
+			return true;
 		}
 	} else {
 		record_task_poll_end(ending, done, 0, 0, at);
 	}
-	poll_start_alone(next, at);
+	return false;
 }
 
-/* The three records of the events, as their calls one after the other would write them. */
+/*
+ * Apart from the switch's record, the next poll's start folds into nothing: the poll's end before
+ * it left the thread's last record ended (folded), paused, or not compact (the record's own,
+ * after the last compact one), and a poll starts in a record only unparked alone. So it is
+ * written at once, with no fold tried.
+ */
+void tp_record_task_switch(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
+{
+	if (!switch_recorded(ending, done, next, 0, at))
+		poll_start_alone(next, at);
+}
+
+/* Apart from the switch's record, the records of the events as their calls one after the other
+ * would write them. */
 void tp_record_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, uint64_t at)
 {
-	record_task_poll_end(ending, done, 0, 0, at);
+	if (switch_recorded(ending, done, next, TP_COMPACT_SWITCH_WOKEN, at))
+		return;
 	tp_record_task_wake(next, 0, at);
 	tp_record_task_poll_start(next, at);
 }

@@ -152,6 +152,17 @@ static const struct round_trip_step round_trip_steps[] = {
 	STEP(TP_RECORD_TASK_TERMINATE, 14, 2),
 	STEP(TP_RECORD_TASK_POLL_END, 14, 1, 0, 0),
 	STEP(TP_RECORD_WORKER_PARK, 0),
+	/* a child with dependences, woken as its parent's thread switches to it at once, its end,
+	 * its parent's poll again (the parent's poll a record, the spawn one, the rest the switch's:
+	 * version 11) */
+	STEP(TP_RECORD_TASK_POLL_START, 15),
+	STEP(TP_RECORD_TASK_SPAWN, 16, 15, 0, 0, 0, 1),
+	JOINT(TP_RECORD_TASK_POLL_END, 15, 0, 0, 0),
+	JOINT(TP_RECORD_TASK_WAKE, 16, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 16),
+	JOINT(TP_RECORD_TASK_TERMINATE, 16, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 16, 1, 0, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 15),
 	/* messages */
 	STEP(TP_RECORD_MPI_SEND, 1, 7, 0x44000000, 64),
 	STEP(TP_RECORD_MPI_RECV, 1, 7, 0x44000000, 128),
