@@ -19,7 +19,8 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 11: a task switch's record holds the next task's wake (TP_COMPACT_SWITCH_WOKEN); 10: a task
+ * 11: a task's wake as it is first scheduled shares its poll's record (TP_COMPACT_SWITCH_WOKEN,
+ * TP_RECORD_TASK_WOKEN_POLLED); 10: a task
  * switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
  * (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's events that follow
  * each other on a thread share one record, and its ids a word; where the process's exit begins
@@ -122,6 +123,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      /* task-poll-end of one task, task-poll-start of the next, maybe the next's
 			 terminate, poll-end and the first's poll-start again (version 10) */
 		      TP_RECORD_TASK_SWITCHED,
+		      /* task-wake (no waker), then TP_RECORD_TASK_POLLED's events (version 11) */
+		      TP_RECORD_TASK_WOKEN_POLLED,
 		      TP_RECORD_TYPES_END,
 };
 
@@ -134,7 +137,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
 			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
-			"mpi__recv", "", "", "", "", "", "", ""                                    \
+			"mpi__recv", "", "", "", "", "", "", "", ""                                \
 	}
 
 /*
@@ -299,6 +302,9 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  *   TP_COMPACT_PARKED    worker-thread-park at the end
  *   TP_COMPACT_RESUMED   task-poll-start of the task switched from, at the end (never with
  *                        PARKED: a thread parks in no poll)
+ * TP_RECORD_TASK_WOKEN_POLLED (version 11): task-wake of its task (no waker) at the record's
+ *   time, then TP_RECORD_TASK_POLLED's events, in its arguments and flags (TP_COMPACT_STARTED
+ *   always): a task with dependences, woken as a thread that polls no task starts it.
  */
 #define TP_COMPACT_SPAWN_EXECUTOR 0x3fu
 #define TP_COMPACT_WOKEN          0x40u
@@ -346,7 +352,9 @@ static inline unsigned tp_record_events(uint64_t word)
 	case TP_RECORD_TASK_SPAWNED:
 		return 1 + ((small & TP_COMPACT_WOKEN) != 0);
 	case TP_RECORD_TASK_POLLED:
-		return ((small & TP_COMPACT_UNPARKED) != 0) + ((small & TP_COMPACT_STARTED) != 0) +
+	case TP_RECORD_TASK_WOKEN_POLLED:
+		return (tp_record_type(word) == TP_RECORD_TASK_WOKEN_POLLED) +
+		       ((small & TP_COMPACT_UNPARKED) != 0) + ((small & TP_COMPACT_STARTED) != 0) +
 		       ((small & TP_COMPACT_TERMINATED) != 0) + ((small & TP_COMPACT_ENDED) != 0) +
 		       ((small & TP_COMPACT_PARKED) != 0);
 	case TP_RECORD_TASK_SWITCHED:

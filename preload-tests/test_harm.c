@@ -459,7 +459,7 @@ Test(harm, a_recorded_recursive_task_costs_at_most_6_records_and_96_bytes, .time
 
 /* A recording of one segment and one chunk being made: its words. */
 struct made_recording {
-	uint64_t words[192];
+	uint64_t words[256];
 	size_t n;
 	uint32_t records;
 };
@@ -594,6 +594,21 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_CANCELLED, 630, 1, 2);
 	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 630, 1, 2);
 	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 630, 0);
+	/* task 7, with dependences, woken as a parked thread starts it; ends 20 ns in, parked */
+	made_record(&v9, TP_RECORD_TASK_SPAWNED, TP_EXECUTOR_OPENMP, 640, 2, tp_compact_pair(7, 1),
+		    tp_compact_pair(0, 0));
+	made_record(&v7, TP_RECORD_TASK_SPAWN, TP_EXECUTOR_OPENMP, 640, 4, 7, 1, 0, 0);
+	made_record(&v9, TP_RECORD_TASK_WOKEN_POLLED,
+		    TP_COMPACT_UNPARKED | TP_COMPACT_STARTED | TP_COMPACT_TERMINATED |
+			    TP_TASK_COMPLETED << TP_COMPACT_REASON_SHIFT | TP_COMPACT_ENDED |
+			    TP_COMPACT_PARKED,
+		    650, 1, tp_compact_pair(7, 20));
+	made_record(&v7, TP_RECORD_TASK_WAKE, 0, 650, 2, 7, 0);
+	made_record(&v7, TP_RECORD_WORKER_UNPARK, 0, 650, 0);
+	made_record(&v7, TP_RECORD_TASK_POLL_START, 0, 650, 1, 7);
+	made_record(&v7, TP_RECORD_TASK_TERMINATE, TP_TASK_COMPLETED, 670, 1, 7);
+	made_record(&v7, TP_RECORD_TASK_POLL_END, tp_record_poll_end_small(1, 0), 670, 1, 7);
+	made_record(&v7, TP_RECORD_WORKER_PARK, 0, 670, 0);
 	/* task 3 back after its taskwait, ends: terminate, its poll's end and a park at once */
 	made_record(&v9, TP_RECORD_TASK_POLLED, TP_COMPACT_UNPARKED | TP_COMPACT_STARTED, 700, 1,
 		    3);
@@ -647,7 +662,7 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 	       "cmp v7.analysis v9.analysis && $TP_TIMELINE --count -o /dev/null v9.rec",
 	       dir);
 	cr_expect_eq(run.status, 0, "%s%s", run.out, run.err);
-	cr_expect(strstr(run.err, ": 52 events") != NULL, "%s", run.err);
+	cr_expect(strstr(run.err, ": 59 events") != NULL, "%s", run.err);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }

@@ -77,6 +77,12 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 		      {TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
 		      {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
 		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true}},
+	  woken_polled[] = {{ALWAYS, TP_RECORD_TASK_WAKE, false},
+			    {TP_COMPACT_UNPARKED, TP_RECORD_WORKER_UNPARK, false},
+			    {TP_COMPACT_STARTED, TP_RECORD_TASK_POLL_START, false},
+			    {TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
+			    {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
+			    {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true}},
 	  ended[] = {{ALWAYS, TP_RECORD_TASK_TERMINATE, false},
 		     {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, false},
 		     {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
@@ -104,6 +110,9 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 		break;
 	case TP_RECORD_TASK_ENDED:
 		EVENTS(ended);
+		break;
+	case TP_RECORD_TASK_WOKEN_POLLED:
+		EVENTS(woken_polled);
 		break;
 	case TP_RECORD_TASK_SWITCHED:
 		EVENTS(switched);
@@ -135,7 +144,7 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
  * not per event. One table (14 KB) for every file that decodes events, made at the start
  * (recording.c). */
 #define COMPACT_TYPES  (TP_RECORD_TYPES_END - TP_RECORD_TASK_SPAWNED)
-#define COMPACT_EVENTS 6 /* at most (TP_RECORD_TASK_SWITCHED's) */
+#define COMPACT_EVENTS 6 /* at most (TP_RECORD_TASK_SWITCHED's, _WOKEN_POLLED's) */
 #define EVENT_AT_END   0x80u
 extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 
@@ -187,6 +196,7 @@ static inline uint64_t record_duration(const struct tp_record *r)
 {
 	switch (tp_record_type(r->word)) {
 	case TP_RECORD_TASK_POLLED:
+	case TP_RECORD_TASK_WOKEN_POLLED:
 	case TP_RECORD_TASK_SWITCHED:
 		return tp_compact_high(r->arg[0]);
 	case TP_RECORD_WAITED:
@@ -240,7 +250,8 @@ static inline void compact_event_of(const struct tp_record *r, bool at_end,
 		e->arg[5] = small & TP_COMPACT_SPAWN_EXECUTOR;
 		e->undeferred = (small & TP_RECORD_SPAWN_UNDEFERRED) != 0;
 		break;
-	case TP_RECORD_TASK_POLLED: /* poll-start: task; terminate: task, reason; poll-end */
+	case TP_RECORD_TASK_POLLED:       /* poll-start: task; terminate: task, reason; poll-end */
+	case TP_RECORD_TASK_WOKEN_POLLED: /* the same; wake: task, no waker */
 		if (e->type == TP_RECORD_WORKER_UNPARK || e->type == TP_RECORD_WORKER_PARK)
 			break;
 		e->arg[0] = tp_compact_low(a[0]);

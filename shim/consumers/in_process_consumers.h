@@ -38,6 +38,7 @@ void tp_record_worker_park(bool by_wait);
 void tp_record_worker_unpark(bool by_wait);
 /* An executor's worker-thread-unpark and the task-poll-start it makes at once, timed `at`. */
 void tp_record_unpark_poll_start(uint64_t task, uint64_t at);
+void tp_record_wake_poll_start(uint64_t task, bool unparked, uint64_t at);
 void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
 			uint64_t at);
 

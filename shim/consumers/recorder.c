@@ -218,6 +218,26 @@ void tp_record_unpark_poll_start(uint64_t task, uint64_t at)
 		    0, at);
 }
 
+/*
+ * A task woken as it is first scheduled, on a thread that polls no task (unparked by its
+ * executor at the same moment when `unparked`), and its poll's start: one record, no fold tried
+ * (the wake comes first, and a wake folds only into its spawn).
+ */
+void tp_record_wake_poll_start(uint64_t task, bool unparked, uint64_t at)
+{
+	if (task > UINT32_MAX) {
+		tp_record_task_wake(task, 0, at);
+		if (unparked)
+			tp_record_unpark_poll_start(task, at);
+		else
+			tp_record_task_poll_start(task, at);
+		return;
+	}
+	record_fast(TP_RECORD_TASK_WOKEN_POLLED,
+		    (unparked ? TP_COMPACT_UNPARKED : 0) | TP_COMPACT_STARTED, 1, task, 0, 0, 0,
+		    at);
+}
+
 /* task-poll-start in a record of its own: a poll that folds into no record before it. */
 static inline __attribute__((always_inline)) void poll_start_alone(uint64_t task, uint64_t at)
 {
@@ -249,15 +269,16 @@ static inline bool end_compact(uint64_t task, uint32_t reason)
 }
 
 /*
- * Whether record `r` is of `task`'s poll, started (a TP_RECORD_TASK_POLLED that started it, or a
- * TP_RECORD_TASK_SWITCHED to it) and then as `state` says: TP_COMPACT_STARTED (nothing since),
+ * Whether record `r` is of `task`'s poll, started (a TP_RECORD_TASK_POLLED or _WOKEN_POLLED that
+ * started it, or a TP_RECORD_TASK_SWITCHED to it) and then as `state` says: TP_COMPACT_STARTED (nothing since),
  * or with TP_COMPACT_TERMINATED (its terminate since). A switch's record has no STARTED bit (its
  * next's poll always starts): it is taken as set.
  */
 static inline bool poll_record_of(const struct tp_record *r, uint64_t task, unsigned state)
 {
 	unsigned type = tp_record_type(r->word);
-	return (type == TP_RECORD_TASK_POLLED || type == TP_RECORD_TASK_SWITCHED) &&
+	return (type == TP_RECORD_TASK_POLLED || type == TP_RECORD_TASK_SWITCHED ||
+		type == TP_RECORD_TASK_WOKEN_POLLED) &&
 	       tp_compact_low(r->arg[0]) == task &&
 	       ((tp_record_small(r->word) |
 		 (type == TP_RECORD_TASK_SWITCHED ? TP_COMPACT_STARTED : 0)) &
@@ -443,6 +464,7 @@ static inline __attribute__((always_inline)) void record_executor_park(void)
 				break;
 			/* fall through */
 		case TP_RECORD_TASK_POLLED:
+		case TP_RECORD_TASK_WOKEN_POLLED:
 			bit = (small & (TP_COMPACT_ENDED | TP_COMPACT_PARKED)) == TP_COMPACT_ENDED
 				      ? TP_COMPACT_PARKED
 				      : 0;

@@ -152,6 +152,19 @@ static const struct round_trip_step round_trip_steps[] = {
 	STEP(TP_RECORD_TASK_TERMINATE, 14, 2),
 	STEP(TP_RECORD_TASK_POLL_END, 14, 1, 0, 0),
 	STEP(TP_RECORD_WORKER_PARK, 0),
+	/* a task with dependences woken as a parked thread starts it, its end and the park (one
+	 * record: version 11); the same on a thread not parked, ended apart (one record) */
+	JOINT(TP_RECORD_TASK_WAKE, 17, 0),
+	STEP(TP_RECORD_WORKER_UNPARK, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 17),
+	JOINT(TP_RECORD_TASK_TERMINATE, 17, 0),
+	JOINT(TP_RECORD_TASK_POLL_END, 17, 1, 0, 0),
+	STEP(TP_RECORD_WORKER_PARK, 0),
+	STEP(TP_RECORD_WORKER_UNPARK, 0),
+	JOINT(TP_RECORD_TASK_WAKE, 18, 0),
+	STEP(TP_RECORD_TASK_POLL_START, 18),
+	STEP(TP_RECORD_TASK_TERMINATE, 18, 0),
+	STEP(TP_RECORD_TASK_POLL_END, 18, 1, 0, 0),
 	/* a child with dependences, woken as its parent's thread switches to it at once, its end,
 	 * its parent's poll again (the parent's poll a record, the spawn one, the rest the switch's:
 	 * version 11) */

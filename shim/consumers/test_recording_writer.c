@@ -76,6 +76,11 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 				     tp_clock_now());
 		return s->joint ? 2 : 1;
 	case TP_RECORD_TASK_WAKE:
+		if (s->joint) { /* the poll's start the next step, or an unpark and then it */
+			bool unparked = s[1].type == TP_RECORD_WORKER_UNPARK;
+			tp_record_wake_poll_start(a[0], unparked, tp_clock_now());
+			return unparked ? 3 : 2;
+		}
 		tp_record_task_wake(a[0], a[1], tp_clock_now());
 		break;
 	case TP_RECORD_WORKER_UNPARK:

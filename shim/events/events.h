@@ -332,13 +332,10 @@ static inline void tp_fire_wake_poll_start(uint64_t task, bool unparked)
 	if (unparked)
 		TASKPROBE_WORKER_THREAD_UNPARK();
 	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
-	TP_IN_PROCESS_AT(
-		at,
-		(tp_record_task_wake(task, 0, at), unparked ? tp_record_unpark_poll_start(task, at)
-							    : tp_record_task_poll_start(task, at)),
-		(tp_live_task_wake(task, at), unparked ? tp_live_park(0) : (void)0,
-		 tp_live_task_poll_start(task, at)),
-		TP_NOT_REPORTED);
+	TP_IN_PROCESS_AT(at, tp_record_wake_poll_start(task, unparked, at),
+			 (tp_live_task_wake(task, at), unparked ? tp_live_park(0) : (void)0,
+			  tp_live_task_poll_start(task, at)),
+			 TP_NOT_REPORTED);
 }
 
 /*
