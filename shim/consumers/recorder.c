@@ -270,9 +270,9 @@ static inline bool end_compact(uint64_t task, uint32_t reason)
 
 /*
  * Whether record `r` is of `task`'s poll, started (a TP_RECORD_TASK_POLLED or _WOKEN_POLLED that
- * started it, or a TP_RECORD_TASK_SWITCHED to it) and then as `state` says: TP_COMPACT_STARTED (nothing since),
- * or with TP_COMPACT_TERMINATED (its terminate since). A switch's record has no STARTED bit (its
- * next's poll always starts): it is taken as set.
+ * started it, or a TP_RECORD_TASK_SWITCHED to it) and then as `state` says: TP_COMPACT_STARTED
+ * (nothing since), or with TP_COMPACT_TERMINATED (its terminate since). A switch's record has no
+ * STARTED bit (its next's poll always starts): it is taken as set.
  */
 static inline bool poll_record_of(const struct tp_record *r, uint64_t task, unsigned state)
 {
