@@ -40,23 +40,29 @@ const uint8_t log2_bucket[64] = {BUCKETS_64(LOG2_BUCKET)};
 const uint8_t cost_bucket[64] = {BUCKETS_64(COST_BUCKET)};
 
 /*
- * The row of task site `site` (rows_by_site's), the calling thread's last answer remembered: a
- * spawn asks twice (whether its stack is sampled, then its spawn), and a site's row never
- * changes once given (a fork's child keeps them; its threads' remembered rows start at site 0's,
- * TP_LIVE_NO_SITE).
+ * The row of task site `site` (rows_by_site's), the calling thread's last two answers
+ * remembered: a spawn asks twice (whether its stack is sampled, then its spawn), a recursive
+ * task often spawns at two sites by turns (fib's two calls), and a site's row never changes once
+ * given (a fork's child keeps them; its threads' remembered rows start at site 0's,
+ * TP_LIVE_NO_SITE). The older answer gives way.
  */
-static __attribute__((noinline)) void task_row_asked(uint32_t site)
+static __attribute__((noinline)) uint32_t task_row_asked(uint32_t site)
 {
-	local.site_row = live_row_in(rows_by_site, site);
-	local.row_site = site;
+	local.row_site[1] = local.row_site[0];
+	local.site_row[1] = local.site_row[0];
+	local.site_row[0] = live_row_in(rows_by_site, site);
+	local.row_site[0] = site;
+	return local.site_row[0];
 }
 
 /* task_row_asked apart: the callers' common case keeps nothing across a call. */
 static inline uint32_t task_row(uint32_t site)
 {
-	if (__builtin_expect(site != local.row_site, 0))
-		task_row_asked(site);
-	return local.site_row;
+	if (__builtin_expect(site == local.row_site[0], 1))
+		return local.site_row[0];
+	if (__builtin_expect(site == local.row_site[1], 1))
+		return local.site_row[1];
+	return task_row_asked(site);
 }
 
 /*

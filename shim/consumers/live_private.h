@@ -168,8 +168,8 @@ struct live_local {
 	uint32_t poll_row;    /* the polled task's row, NO_ROW if untracked */
 	uint32_t poll_region; /* and its parallel region's row, 0 none */
 	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
-	/* the task site it asked the row of last, and that row (task_row: a spawn asks twice) */
-	uint32_t row_site, site_row;
+	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
+	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
 	bool sample_stack;      /* its spawn's stack is one the live statistics sample */
 	bool sample_wait_stack; /* and its wait's (under wait_site) */
