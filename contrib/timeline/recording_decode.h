@@ -77,12 +77,6 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 		      {TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
 		      {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
 		      {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true}},
-	  woken_polled[] = {{ALWAYS, TP_RECORD_TASK_WAKE, false},
-			    {TP_COMPACT_UNPARKED, TP_RECORD_WORKER_UNPARK, false},
-			    {TP_COMPACT_STARTED, TP_RECORD_TASK_POLL_START, false},
-			    {TP_COMPACT_TERMINATED, TP_RECORD_TASK_TERMINATE, true},
-			    {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, true},
-			    {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, true}},
 	  ended[] = {{ALWAYS, TP_RECORD_TASK_TERMINATE, false},
 		     {TP_COMPACT_ENDED, TP_RECORD_TASK_POLL_END, false},
 		     {TP_COMPACT_PARKED, TP_RECORD_WORKER_PARK, false}},
@@ -111,9 +105,10 @@ static inline unsigned compact_event_type(unsigned type, unsigned small, unsigne
 	case TP_RECORD_TASK_ENDED:
 		EVENTS(ended);
 		break;
-	case TP_RECORD_TASK_WOKEN_POLLED:
-		EVENTS(woken_polled);
-		break;
+	case TP_RECORD_TASK_WOKEN_POLLED: /* its wake, then a POLLED record's events */
+		if (i == 0)
+			return TP_RECORD_TASK_WAKE;
+		return compact_event_type(TP_RECORD_TASK_POLLED, small, i - 1, at_end);
 	case TP_RECORD_TASK_SWITCHED:
 		EVENTS(switched);
 		break;
@@ -252,26 +247,23 @@ static inline void compact_event_of(const struct tp_record *r, bool at_end,
 		break;
 	case TP_RECORD_TASK_POLLED:       /* poll-start: task; terminate: task, reason; poll-end */
 	case TP_RECORD_TASK_WOKEN_POLLED: /* the same; wake: task, no waker */
+	case TP_RECORD_TASK_SWITCHED:     /* the same, of the next task; and at the record's time a
+					     poll-end, at its end a poll-start: the task switched
+					     from's (done 0) */
 		if (e->type == TP_RECORD_WORKER_UNPARK || e->type == TP_RECORD_WORKER_PARK)
 			break;
+		if (tp_record_type(r->word) == TP_RECORD_TASK_SWITCHED &&
+		    (e->type == TP_RECORD_TASK_POLL_END
+			     ? !at_end
+			     : e->type == TP_RECORD_TASK_POLL_START && at_end)) {
+			e->arg[0] = tp_compact_low(a[1]);
+			break;
+		}
 		e->arg[0] = tp_compact_low(a[0]);
 		if (e->type == TP_RECORD_TASK_TERMINATE)
 			e->arg[1] = (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT;
 		else if (e->type == TP_RECORD_TASK_POLL_END) /* done after a terminate, sync none */
 			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
-		break;
-	case TP_RECORD_TASK_SWITCHED: /* as POLLED's, of the next (a wake's: no waker); at the
-					 record's time a poll-end, at its end a poll-start: the task
-					 switched from's */
-		if (e->type == TP_RECORD_WORKER_PARK)
-			break;
-		e->arg[0] = tp_compact_low(a[0]);
-		if (e->type == TP_RECORD_TASK_TERMINATE)
-			e->arg[1] = (small & TP_COMPACT_REASON) >> TP_COMPACT_REASON_SHIFT;
-		else if (e->type == TP_RECORD_TASK_POLL_END && at_end)
-			e->arg[1] = (small & TP_COMPACT_TERMINATED) != 0;
-		else if (e->type == TP_RECORD_TASK_POLL_END || at_end)
-			e->arg[0] = tp_compact_low(a[1]);
 		break;
 	case TP_RECORD_TASK_PAUSED: /* poll-end: task, done, sync, the sync's site key */
 		if (e->type != TP_RECORD_TASK_POLL_END)

@@ -285,16 +285,13 @@ static inline bool poll_record_of(const struct tp_record *r, uint64_t task, unsi
 		(TP_COMPACT_STARTED | TP_COMPACT_TERMINATED | TP_COMPACT_ENDED)) == state;
 }
 
-/* No task to resume (terminate_folded's `resume`): no record's task switched from is this. */
-#define NO_RESUME UINT64_MAX
-
 /*
  * Folds task-terminate into the record of the poll it ends (started, with nothing in between),
  * with `then` the events that follow it at once: none (0), the task's last poll's end
- * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); and when the
- * record is the switch to the task from `resume` (NO_RESUME: none), that task's poll again
- * (TP_COMPACT_RESUMED, *resumed set). At once, as the folds one after the other would (a drop
- * counts each): true; else false, nothing done.
+ * (TP_COMPACT_ENDED), and its thread's park by its executor (| TP_COMPACT_PARKED); and, when
+ * `resumed` is not NULL and the record is the switch to the task from `resume`, that task's
+ * poll again (TP_COMPACT_RESUMED, *resumed set). At once, as the folds one after the other
+ * would (a drop counts each): true; else false, nothing done.
  */
 static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task, uint32_t reason,
 								   uint64_t at, unsigned then,
@@ -305,7 +302,8 @@ static inline __attribute__((always_inline)) bool terminate_folded(uint64_t task
 		return false;
 	uint64_t duration;
 	if (poll_record_of(r, task, TP_COMPACT_STARTED) && since_record_at(r, at, &duration)) {
-		if (tp_record_type(r->word) == TP_RECORD_TASK_SWITCHED && r->arg[1] == resume) {
+		if (resumed != NULL && tp_record_type(r->word) == TP_RECORD_TASK_SWITCHED &&
+		    r->arg[1] == resume) {
 			then |= TP_COMPACT_RESUMED;
 			*resumed = true;
 		}
@@ -334,8 +332,7 @@ static void terminate_alone(uint64_t task, uint32_t reason, uint64_t at)
 static inline __attribute__((always_inline)) void
 record_task_terminate(uint64_t task, uint32_t reason, uint64_t at)
 {
-	bool resumed;
-	if (!terminate_folded(task, reason, at, 0, NO_RESUME, &resumed))
+	if (!terminate_folded(task, reason, at, 0, 0, NULL))
 		terminate_alone(task, reason, at);
 }
 
@@ -506,9 +503,7 @@ void tp_record_task_poll_end_park(uint64_t task, uint32_t done, uint64_t at)
 
 void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at)
 {
-	bool resumed;
-	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED, NO_RESUME,
-			     &resumed))
+	if (terminate_folded(task, reason, at, TP_COMPACT_ENDED | TP_COMPACT_PARKED, 0, NULL))
 		return;
 	terminate_alone(task, reason, at);
 	record_task_poll_end(task, 1, 0, 0, at);
