@@ -10,8 +10,11 @@
  * answer within a few thousandths; a loaded one moves it (an imbalanced loop's load balance was
  * measured from 0.68 to 0.78 at a load of 6 on two cores). So each output must give what the
  * program measured in that run within 0.05, and the known answer within 0.05 plus however far
- * the program's measurement was from it, at most 0.05 more (0.10 off at worst). Up to five runs
- * are tried, the first that gives every answer in every output kept.
+ * the program's measurement was from it, at most 0.10 more. Up to five runs are tried, the first
+ * that gives every answer in every output kept. When the machine moved all five further (a CPU
+ * busy beside one thread and not the other doubled its units' wall time), the last is judged by
+ * its deal: the units each thread computed, which are CPU time, must give the known answer, and
+ * the outputs what the program measured.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -73,6 +77,35 @@ static struct tp_pop_factors measured(const char *err)
 	return m;
 }
 
+/*
+ * The factors of the units each thread computed (CPU time: the deal, which the machine does not
+ * move), from the program's first "WHAT: thread T busy B ms, U units" lines on `err`: load
+ * balance and the serialisation efficiency if every section is serialised; NAN for each when it
+ * said none, and for what units cannot say (the parallel efficiency needs the wall time).
+ */
+static struct tp_pop_factors dealt(const char *err)
+{
+	struct tp_pop_factors d = {
+		.parallel = NAN, .load_balance = NAN, .serialisation = NAN, .parallelism = NAN};
+	int threads = 0, total = 0, most = 0;
+	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
+		int thread, units;
+		double busy;
+		if (sscanf(at, ": thread %d busy %lf ms, %d units", &thread, &busy, &units) == 3) {
+			threads++;
+			total += units;
+			most = units > most ? units : most;
+		} else if (threads > 0 && strncmp(at, ": thread ", 9) != 0) {
+			break; /* the first block's end: its summary line */
+		}
+	}
+	if (most > 0) {
+		d.load_balance = (double)total / threads / most;
+		d.serialisation = (double)most / total;
+	}
+	return d;
+}
+
 /* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
 static double own(const struct tp_pop_output *o, const struct known *k)
 {
@@ -80,36 +113,56 @@ static double own(const struct tp_pop_output *o, const struct known *k)
 	return figure_of(&m, k);
 }
 
+/* Figure `k` of the units `o`'s run dealt its threads (NAN: units cannot say it). */
+static double deal(const struct tp_pop_output *o, const struct known *k)
+{
+	struct tp_pop_factors d = dealt(o->err);
+	return figure_of(&d, k);
+}
+
+/* Whether `o`'s run dealt its threads the units it was built to, as far as figure `k` says. */
+static bool dealt_as_built(const struct tp_pop_output *o, const struct known *k)
+{
+	double d = deal(o, k);
+	return !isnan(d) && fabs(d - k->value) <= k->within;
+}
+
 /*
  * How far from the known answer `o` may say figure `k`: `within`, and as far again as the
- * program's own measurement was from it, up to twice `within`: a machine loaded by other work
- * (the suite's other job) stretches one thread's units more than the other's, and a CI run
- * measured a critical loop's load balance 0.892 itself, 0.874 by taskprobe, five tries in a row.
- * A run the machine moved further than that is not the program as built: tried again.
+ * program's own measurement was from it. A machine loaded by other work (the suite's other job)
+ * stretches one thread's units more than the other's: a CI run measured a critical loop's load
+ * balance 0.892 itself, 0.874 by taskprobe, five tries in a row; another an ordered loop's 0.745
+ * both, its thread 0's 20 units taking 206.9 ms and thread 1's 20 taking 101.3 ms, five tries in
+ * a row too. Where the units (CPU time) say the deal was the one built, however far the machine
+ * moved the wall times is the machine's; elsewhere a run moved more than twice `within` is not
+ * the program as built (tried again).
  */
-static double allowed(const struct tp_pop_output *o, const struct known *k)
+static double allowed(const struct tp_pop_output *o, const struct known *k, bool by_deal)
 {
 	double m = own(o, k), moved = isnan(m) ? 0 : fabs(m - k->value);
+	if (by_deal && dealt_as_built(o, k))
+		return k->within + moved;
 	return k->within + (moved < 2 * k->within ? moved : 2 * k->within);
 }
 
 /* Whether `o` says figure `k` within `within` of the program's measurement and within
  * allowed() of the known answer. */
-static bool known_said(const struct tp_pop_output *o, const struct known *k)
+static bool known_said(const struct tp_pop_output *o, const struct known *k, bool by_deal)
 {
 	double said = figure_of(&o->factors, k), m = own(o, k);
-	return (isnan(m) || fabs(said - m) <= k->within) && fabs(said - k->value) <= allowed(o, k);
+	return (isnan(m) || fabs(said - m) <= k->within) &&
+	       fabs(said - k->value) <= allowed(o, k, by_deal);
 }
 
 static bool all_known(const struct tp_pop_run *pop, const struct known *known,
-		      bool region_of_interest)
+		      bool region_of_interest, bool by_deal)
 {
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop->output[i];
 		if (!o->factors.said || o->factors.region_of_interest != region_of_interest)
 			return false;
 		for (const struct known *k = known; k->figure != NULL; k++)
-			if (!known_said(o, k))
+			if (!known_said(o, k, by_deal))
 				return false;
 	}
 	return true;
@@ -117,7 +170,9 @@ static bool all_known(const struct tp_pop_run *pop, const struct known *known,
 
 /*
  * Runs the target `name` on two threads: each output says the factors, each `known` answer
- * (ended by one with no figure), and that the factors are of a region of interest or not.
+ * (ended by one with no figure), and that the factors are of a region of interest or not. A run
+ * the machine moved too far from the known answer is tried again after a pause (the load beside
+ * it may pass), up to TRIES runs; when none was spared, the last is judged by its deal.
  */
 static void expect_answers(const char *name, bool region_of_interest, const struct known *known)
 {
@@ -127,11 +182,20 @@ static void expect_answers(const char *name, bool region_of_interest, const stru
 								      : "clang and libomp-dev"),
 			      NULL};
 	struct tp_pop_run pop = {0};
-	for (int try = 0; try < TRIES; try++) {
+	bool by_deal = false;
+	for (int try = 1;; try++) {
 		tp_pop_run_free(&pop);
 		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, &pop);
-		if (all_known(&pop, known, region_of_interest))
+		if (all_known(&pop, known, region_of_interest, false))
 			break;
+		if (try == TRIES) {
+			by_deal = true;
+			cr_log_warn(
+				"%s: the machine moved all %d runs: the last judged by its deal",
+				name, TRIES);
+			break;
+		}
+		usleep(250000 * (useconds_t)try);
 	}
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop.output[i];
@@ -141,13 +205,13 @@ static void expect_answers(const char *name, bool region_of_interest, const stru
 			     "%s: %s %s a region of interest:\n%s", name, o->way,
 			     region_of_interest ? "does not say" : "says", o->text);
 		for (const struct known *k = known; o->factors.said && k->figure != NULL; k++)
-			cr_expect(
-				known_said(o, k),
-				"%s: %s says %s %.3f: the program measured %.3f itself (within "
-				"%.3f of it?), the known answer is %.3f (within %.3f of it?):\n%s\n"
-				"the program said:\n%s",
-				name, o->way, k->figure, figure_of(&o->factors, k), own(o, k),
-				k->within, k->value, allowed(o, k), o->text, o->err);
+			cr_expect(known_said(o, k, by_deal),
+				  "%s: %s says %s %.3f: the program measured %.3f itself (within "
+				  "%.3f of it?), its units %.3f; the known answer is %.3f (within "
+				  "%.3f of it?):\n%s\nthe program said:\n%s",
+				  name, o->way, k->figure, figure_of(&o->factors, k), own(o, k),
+				  k->within, deal(o, k), k->value, allowed(o, k, by_deal), o->text,
+				  o->err);
 	}
 	tp_pop_run_free(&pop);
 }
@@ -274,7 +338,7 @@ static bool moved_alike(const struct tp_pop_run *pop)
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop->output[i];
 		struct known one_path = one_path_of(o);
-		if (o->factors.work_ms <= 0 || known_said(o, &one_path) ||
+		if (o->factors.work_ms <= 0 || known_said(o, &one_path, false) ||
 		    fabs(o->factors.parallelism - pop->output[0].factors.parallelism) > 0.005)
 			return false;
 	}
@@ -302,7 +366,7 @@ static void expect_one_path(const char *name)
 			cr_expect(o->factors.work_ms > 0, "%s, run %d: %s says no work:\n%s", name,
 				  run + 1, o->way, o->text);
 			cr_expect(
-				known_said(o, &one_path),
+				known_said(o, &one_path, false),
 				"%s, run %d: %s says parallelism %.2f, at most %.3f as the program "
 				"spent %.3f ms outside its sections:\n%s\nthe program said:\n%s",
 				name, run + 1, o->way, o->factors.parallelism, 1 + one_path.within,

@@ -44,8 +44,9 @@ int main(void)
 #ifdef POP_REGION_OF_INTEREST
 	pop_work(SERIAL_UNITS);
 	control_tool(TOOL_START);
-	double busy_at_start[POP_THREADS_MAX], start_ms = pop_now_ms();
-	pop_busy_now(busy_at_start);
+	struct pop_busy at_start;
+	double start_ms = pop_now_ms();
+	pop_busy_now(&at_start);
 #endif
 	pop_fork();
 #pragma omp parallel for schedule(static, 1)
@@ -57,7 +58,7 @@ int main(void)
 	pop_join();
 #ifdef POP_REGION_OF_INTEREST
 	control_tool(TOOL_PAUSE);
-	pop_say_times("pop_roi from start to pause", busy_at_start, start_ms);
+	pop_say_times("pop_roi from start to pause", &at_start, start_ms);
 	pop_work(SERIAL_UNITS);
 #endif
 	for (int i = 0; i < ITERATIONS; i++)

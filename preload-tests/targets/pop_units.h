@@ -27,6 +27,16 @@
 static double pop_busy_ms[POP_THREADS_MAX], pop_start_ms;
 static unsigned long pop_checksum;
 
+/* The units each thread computed (its CPU time, exact whatever the machine does): the deal the
+ * program was built to make, where its busy time (wall time) is what the machine made of it. */
+static int pop_units_of[POP_THREADS_MAX];
+
+/* What each thread has done so far: busy time and units (pop_busy_now). */
+struct pop_busy {
+	double ms[POP_THREADS_MAX];
+	int units[POP_THREADS_MAX];
+};
+
 /*
  * The initial thread's serial code (outside parallel regions) is computation as a whole, as the
  * initial task's polls are: from pop_start to the first pop_fork, from each pop_join to the next
@@ -53,12 +63,14 @@ static void pop_join(void)
 	pop_serial_since_ms = pop_now_ms();
 }
 
-/* Each thread's busy time so far, the serial code's since the last join too, in `busy`. */
-static void pop_busy_now(double busy[POP_THREADS_MAX])
+/* Each thread's busy time and units so far, the serial code's since the last join too. */
+static void pop_busy_now(struct pop_busy *busy)
 {
-	for (int t = 0; t < POP_THREADS_MAX; t++)
-		busy[t] = pop_busy_ms[t];
-	busy[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
+	for (int t = 0; t < POP_THREADS_MAX; t++) {
+		busy->ms[t] = pop_busy_ms[t];
+		busy->units[t] = pop_units_of[t];
+	}
+	busy->ms[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
 }
 
 /* Spins `units` units on the calling thread, counted as its busy time inside parallel regions
@@ -72,29 +84,32 @@ static void pop_work(int units)
 	int thread = pop_thread();
 	if (thread >= 0)
 		pop_busy_ms[thread] += pop_now_ms() - start; /* only the thread itself writes it */
+	pop_units_of[thread >= 0 ? thread : 0] += units;     /* serial code: the initial thread's */
 	pop_enter();
 }
 
 /*
- * What was measured from `since_ms`, when each thread had been busy `busy_since[t]` (in serial
- * code: pop_busy_now), on stderr under POP_TIMES: each thread's busy time, then "WHAT: N threads
+ * What was measured from `since_ms`, when each thread had done `since` (in serial code:
+ * pop_busy_now), on stderr under POP_TIMES: each thread's busy time and units ("WHAT: thread T
+ * busy B ms, U units"), then "WHAT: N threads
  * busy T ms in all, M ms at most, wall W ms (balance B, efficiency E)" (in words of its own: the
  * console's figures are on the same stderr).
  */
-static void pop_say_times(const char *what, const double *busy_since, double since_ms)
+static void pop_say_times(const char *what, const struct pop_busy *since, double since_ms)
 {
 	double wall = pop_now_ms() - since_ms, total = 0, max = 0;
 	/* each of the team's threads, busy or not (a worker that ran no task but its implicit
 	 * ones is one of the run's threads all the same) */
 	int threads = omp_get_max_threads() < POP_THREADS_MAX ? omp_get_max_threads()
 							      : POP_THREADS_MAX;
-	double busy_now[POP_THREADS_MAX];
+	struct pop_busy now;
 	if (getenv("POP_TIMES") == NULL)
 		return;
-	pop_busy_now(busy_now);
+	pop_busy_now(&now);
 	for (int t = 0; t < threads; t++) {
-		double busy = busy_now[t] - busy_since[t];
-		fprintf(stderr, "%s: thread %d busy %.1f ms\n", what, t, busy);
+		double busy = now.ms[t] - since->ms[t];
+		fprintf(stderr, "%s: thread %d busy %.1f ms, %d units\n", what, t, busy,
+			now.units[t] - since->units[t]);
 		total += busy;
 		max = busy > max ? busy : max;
 	}
@@ -112,7 +127,7 @@ static void pop_say_times(const char *what, const double *busy_since, double sin
 /* Prints the checksum, and with POP_TIMES the times measured over the whole run. */
 static void pop_end(const char *name)
 {
-	static const double none[POP_THREADS_MAX];
+	static const struct pop_busy none;
 	printf("%s: checksum %lu\n", name, pop_checksum);
-	pop_say_times(name, none, pop_start_ms);
+	pop_say_times(name, &none, pop_start_ms);
 }
