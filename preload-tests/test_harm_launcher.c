@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,49 @@ Test(harm, a_gcc_openmp_program_with_libomp_preloaded_by_hand_runs_as_plainly)
 	cr_expect_eq(run.status, plain.status, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
 	cr_expect_eq(tp_occurrences(run.err, "taskprobe: "), 0, "%s", run.err);
+	tp_run_free(&run);
+	tp_run_free(&plain);
+}
+
+/*
+ * A GCC-built program bound to places (OMP_PLACES, OMP_PROC_BIND) runs on libomp bound as on
+ * libgomp: each thread on its own place, not every thread on the first (libgomp's constructor
+ * binds the initial thread before libomp starts, and libomp took that one CPU for all it may use:
+ * the program ran twice as long), and libomp says nothing of invalid CPUs. The places are the
+ * test's first two CPUs; with one, both threads share it alike.
+ */
+Test(harm, a_gcc_openmp_program_bound_to_places_keeps_them_on_libomp)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *places = tp_require_program(tp_target("omp_places_gcc"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	cpu_set_t mine;
+	cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+	int first[2] = {-1, -1}, found = 0;
+	for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
+		if (CPU_ISSET(c, &mine))
+			first[found++] = c;
+	char setting[64];
+	if (found == 2)
+		snprintf(setting, sizeof setting, "OMP_PLACES={%d},{%d}", first[0], first[1]);
+	else
+		snprintf(setting, sizeof setting, "OMP_PLACES={%d}", first[0]);
+	const char *env[] = {"OMP_NUM_THREADS=2", "OMP_PROC_BIND=close", setting, NULL};
+	struct tp_run run, plain;
+	tp_run(TP_PLAIN, (const char *[]){places, NULL}, env, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	if (found == 2) {
+		char expected[64];
+		snprintf(expected, sizeof expected, "thread 0: %d\nthread 1: %d\n", first[0],
+			 first[1]);
+		cr_assert_str_eq(plain.out, expected, "libgomp did not bind as %s", setting);
+	}
+	tp_launch((const char *[]){"run", "--", places, NULL}, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out, "%s", run.err);
+	cr_expect(strstr(run.err, "OMP: Warning") == NULL, "%s", run.err);
+	cr_expect(strstr(run.err, "running it on LLVM's libomp") != NULL, "%s", run.err);
 	tp_run_free(&run);
 	tp_run_free(&plain);
 }

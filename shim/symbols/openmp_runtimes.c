@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "openmp_runtimes.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <string.h>
@@ -81,6 +82,12 @@ static struct runtimes_seen runtimes(void)
 	struct runtimes_seen seen = {TP_OPENMP_NONE, false, false, false};
 	dl_iterate_phdr(look, &seen);
 	return seen;
+}
+
+enum tp_openmp_runtime tp_openmp_code_of(const void *address)
+{
+	Dl_info info;
+	return dladdr(address, &info) != 0 ? runtime_of(info.dli_fname) : TP_OPENMP_NONE;
 }
 
 enum tp_openmp_runtime tp_openmp_runtime_first(void)

@@ -14,6 +14,9 @@ enum tp_openmp_runtime {
 	TP_OPENMP_LIBOMP, /* or Intel's libiomp5, its sibling */
 };
 
+/* The runtime whose code holds `address` (TP_OPENMP_NONE: neither's, or no object's). */
+enum tp_openmp_runtime tp_openmp_code_of(const void *address);
+
 /* The runtime the program's GOMP_* calls reach: the first of the two in load order. */
 enum tp_openmp_runtime tp_openmp_runtime_first(void);
 
