@@ -22,11 +22,16 @@
 static int (*real_pthread_setaffinity_np)(pthread_t, size_t, const cpu_set_t *);
 TP_RESOLVED_AT_LOAD(real_pthread_setaffinity_np, "pthread_setaffinity_np", NULL);
 
-/* Whether a call from `caller` for `thread` is libgomp's binding of a thread libomp runs. */
+/*
+ * Whether a call from `caller` for `thread` is libgomp's binding of the initial thread of a
+ * process libomp runs. The cheap questions first: a program's own calls stop at the caller's
+ * object (dladdr), before the system calls.
+ */
 static bool libgomp_binds_for_libomp(pthread_t thread, const void *caller)
 {
-	return pthread_equal(thread, pthread_self()) && gettid() == getpid() &&
-	       tp_openmp_code_of(caller) == TP_OPENMP_LIBGOMP && tp_openmp_libgomp_on_libomp();
+	return pthread_equal(thread, pthread_self()) &&
+	       tp_openmp_code_of(caller) == TP_OPENMP_LIBGOMP && gettid() == getpid() &&
+	       tp_openmp_libgomp_on_libomp();
 }
 
 TP_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *cpus)
