@@ -19,8 +19,9 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 11: a task's wake as it is first scheduled shares its poll's record (TP_COMPACT_SWITCH_WOKEN,
- * TP_RECORD_TASK_WOKEN_POLLED); 10: a task
+ * 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
+ * place of the executor's sixth bit); 11: a task's wake as it is first scheduled shares its
+ * poll's record (TP_COMPACT_SWITCH_WOKEN, TP_RECORD_TASK_WOKEN_POLLED); 10: a task
  * switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
  * (TP_RECORD_TASK_SPAWNED to TP_RECORD_WAITED, below): a task's or a wait's events that follow
  * each other on a thread share one record, and its ids a word; where the process's exit begins
@@ -29,9 +30,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 11.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 12.
  */
-#define TP_RECORDING_VERSION        11
+#define TP_RECORDING_VERSION        12
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -204,7 +205,10 @@ static inline unsigned tp_record_poll_end_sync(unsigned small)
 }
 
 /*
- * task-spawn's `small`: the executor in bits 0 to 6, and in bit 7 whether the task was created
+ * task-spawn's `small`: the executor in bits 0 to 4 (0 to 6 before version 12, whose executors
+ * were all below 32), in bit 5 whether the program spawned the task (an explicit task; not an
+ * implicit task its executor started: TP_RECORD_SPAWN_BY_PROGRAM, version 12; 0 before, where
+ * the analysis takes every task for its executor's), and in bit 7 whether the task was created
  * undeferred (OpenMP: an if(0) clause, a final task's descendant, or any task of a team of one
  * thread; libomp runs it at once, its parent switched out until it ends) and without
  * dependences (with them, the analysis keeps it after what ran before it: libomp reports no
@@ -213,15 +217,24 @@ static inline unsigned tp_record_poll_end_sync(unsigned small)
  * not a predecessor of its parent's next fragment). 0 in recordings made before.
  */
 #define TP_RECORD_SPAWN_UNDEFERRED 0x80u
+#define TP_RECORD_SPAWN_BY_PROGRAM 0x20u
+#define TP_RECORD_SPAWN_EXECUTOR   0x1fu
 
-static inline unsigned tp_record_spawn_small(uint32_t executor, bool undeferred)
+static inline unsigned tp_record_spawn_small(uint32_t executor, bool undeferred, bool by_program)
 {
-	return (executor & 0x7f) | (undeferred ? TP_RECORD_SPAWN_UNDEFERRED : 0);
+	return (executor & TP_RECORD_SPAWN_EXECUTOR) |
+	       (by_program ? TP_RECORD_SPAWN_BY_PROGRAM : 0) |
+	       (undeferred ? TP_RECORD_SPAWN_UNDEFERRED : 0);
 }
 
 static inline unsigned tp_record_spawn_executor(unsigned small)
 {
-	return small & 0x7f;
+	return small & TP_RECORD_SPAWN_EXECUTOR;
+}
+
+static inline bool tp_record_spawn_by_program(unsigned small)
+{
+	return (small & TP_RECORD_SPAWN_BY_PROGRAM) != 0;
 }
 
 static inline uint64_t tp_record_delta(uint64_t word)
@@ -271,7 +284,8 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  * a task's parent and waker, a poll's task, are those of the record.
  *
  * TP_RECORD_TASK_SPAWNED: arg: task | parent << 32, site id | stack id << 32; small: the
- *   executor (TP_COMPACT_SPAWN_EXECUTOR), undeferred (TP_RECORD_SPAWN_UNDEFERRED), and
+ *   executor (TP_COMPACT_SPAWN_EXECUTOR), by the program (TP_RECORD_SPAWN_BY_PROGRAM, version
+ *   12), undeferred (TP_RECORD_SPAWN_UNDEFERRED), and
  *   TP_COMPACT_WOKEN: task-wake of the task by its parent, right after.
  * TP_RECORD_TASK_POLLED: arg: task | duration << 32; small, in this order of the events:
  *   TP_COMPACT_UNPARKED  worker-thread-unpark at the record's time (alone: the task is 0)
@@ -306,7 +320,7 @@ _Static_assert(sizeof(struct tp_record_module) == 72, "a module record's fixed p
  *   time, then TP_RECORD_TASK_POLLED's events, in its arguments and flags (TP_COMPACT_STARTED
  *   always): a task with dependences, woken as a thread that polls no task starts it.
  */
-#define TP_COMPACT_SPAWN_EXECUTOR 0x3fu
+#define TP_COMPACT_SPAWN_EXECUTOR TP_RECORD_SPAWN_EXECUTOR
 #define TP_COMPACT_WOKEN          0x40u
 #define TP_COMPACT_UNPARKED       0x01u
 #define TP_COMPACT_STARTED        0x02u

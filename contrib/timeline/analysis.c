@@ -235,6 +235,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	t->initial = parent_id == 0 && e->arg[2] == 0;
 	t->in.ns = e->ns;
 	t->state = NEW;
+	t->by_program = e->by_program;
 	if (parent != NULL && parent->state != ENDED) {
 		t->parent = parent;
 		parent->live_children++;
@@ -290,6 +291,15 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
 	}
+}
+
+/* A task woken by its parent while not polled yet: at its spawn, without dependences. */
+static void on_wake(struct analysis *a, struct proc *p, const struct timeline_event *e)
+{
+	struct task *t = task_find(a, p, (uint64_t)e->arg[0]);
+	if (t != NULL && t->state == NEW && t->parent != NULL &&
+	    t->parent->k.id == (uint64_t)e->arg[1])
+		t->nestable = t->by_program;
 }
 
 static void on_dependence(struct analysis *a, struct proc *p, const struct timeline_event *e)
@@ -393,6 +403,12 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->state == NEW) {
 		in = t->in;
 		t->in = (struct acc){0};
+		struct task *parent = t->parent; /* the graph's rule: work_span.h's */
+		if (parent != NULL && parent->state == SUSPENDED &&
+		    tp_span_first_poll_nests(t->nestable,
+					     th->last != NULL && th->last->task == parent->k.id,
+					     parent->sync == TP_SYNC_NONE))
+			parent->ran_undeferred = true;
 	} else {
 		in = (struct acc){ref(t->last), t->suspend_ns,
 				  t->last != NULL ? t->last->placed : 0};
@@ -714,6 +730,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			break;
 		case TP_RECORD_TASK_DEPENDENCE:
 			on_dependence(a, p, e);
+			break;
+		case TP_RECORD_TASK_WAKE:
+			on_wake(a, p, e);
 			break;
 		case TP_RECORD_TASK_POLL_START:
 			on_poll_start(a, p, th, e);

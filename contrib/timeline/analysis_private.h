@@ -85,6 +85,9 @@ struct task {
 	 * fragment does not follow what the thread ran meanwhile; the child joins it at its next
 	 * taskwait, taskgroup's end or barrier, as a child run elsewhere would */
 	bool ran_undeferred;
+	/* the program spawned it (version 12's task-spawn), and then without dependences (woken by
+	 * its parent at once): tp_span_first_poll_nests's */
+	bool by_program, nestable;
 	uint64_t suspend_ns, poll_ns, last_spawn_ns;
 	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
 	struct node *last;     /* its last fragment */

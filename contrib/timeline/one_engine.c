@@ -71,10 +71,12 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
 }
 
 void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
-		   bool undeferred)
+		   bool undeferred, bool nestable)
 {
 	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
-			undeferred);
+			undeferred, nestable);
+	if (nestable) /* woken by its parent at once: no dependences */
+		event(TP_RECORD_TASK_WAKE, tid, ms, (int64_t)task, (int64_t)parent, 0, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
@@ -100,9 +102,9 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 		pool[parent - 1].spawner = true;
 		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
 	}
-	tp_span_spawned(&pool[task - 1], parent, (uint32_t)parent,
-			from == TP_SPAN_FROM_FORK ? site : 0,
-			from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in);
+	tp_span_spawned(
+		&pool[task - 1], parent, (uint32_t)parent, from == TP_SPAN_FROM_FORK ? site : 0,
+		from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in, nestable);
 	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
@@ -111,7 +113,7 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
 {
-	both_spawn_of(tid, ms, task, parent, site, false);
+	both_spawn_of(tid, ms, task, parent, site, false, false);
 }
 
 void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
@@ -152,6 +154,10 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 		frozen.ended_ns = last_end > frozen.ended_ns ? last_end : frozen.ended_ns;
 		frozen_at = now;
 	}
+	/* live.c's first_poll_in_parents_place */
+	if (!s->started && s->nestable && s->parent != 0 && t->th.last_task == s->parent)
+		tp_span_first_poll_of(s, &t->th,
+				      alive[s->parent] == s->parent ? &pool[s->parent - 1] : NULL);
 	tp_span_poll_start(s, &t->th, task, row_of[task], now, suspended[task],
 			   barrier ? &frozen : NULL);
 	t->from = t->poll_start = now;

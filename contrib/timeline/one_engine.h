@@ -27,9 +27,11 @@ void one_engine_teardown(void);
  * that site, which starts after the region's fork, or the initial task's code so far when its
  * primary has not spawned its own yet (live.c's span_spawned and initial_so_far). The primary's
  * implicit task (a site, a parent) publishes the fork. `undeferred`: run at its spawn.
+ * `nestable`: the program spawned it without dependences (version 12's spawn, woken by its parent
+ * at once: tp_span_first_poll_nests).
  */
 void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
-		   bool undeferred);
+		   bool undeferred, bool nestable);
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
 /* A task of the task construct (OpenMP's initial task without a parent). */
 void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent);

@@ -244,6 +244,7 @@ static inline void compact_event_of(const struct tp_record *r, bool at_end,
 		e->arg[4] = tp_compact_high(a[1]);
 		e->arg[5] = small & TP_COMPACT_SPAWN_EXECUTOR;
 		e->undeferred = (small & TP_RECORD_SPAWN_UNDEFERRED) != 0;
+		e->by_program = tp_record_spawn_by_program(small);
 		break;
 	case TP_RECORD_TASK_POLLED:       /* poll-start: task; terminate: task, reason; poll-end */
 	case TP_RECORD_TASK_WOKEN_POLLED: /* the same; wake: task, no waker */
@@ -339,6 +340,7 @@ static inline void event_of(const struct chunk_ref *ref, const struct segment *s
 		e->arg[4] = (int64_t)a[3];
 		e->arg[5] = tp_record_spawn_executor(small);
 		e->undeferred = (small & TP_RECORD_SPAWN_UNDEFERRED) != 0;
+		e->by_program = tp_record_spawn_by_program(small);
 		break;
 	case TP_RECORD_TASK_STACK: /* task, stack id, pcs (an address), depth */
 		e->arg[0] = (int64_t)a[0];

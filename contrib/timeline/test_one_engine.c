@@ -183,7 +183,7 @@ Test(one_engine, a_child_created_undeferred_is_joined_at_the_taskwait)
 {
 	both_spawn(1, 0, INITIAL, 0);
 	both_start(1, 0, INITIAL);
-	both_spawn_of(1, 2, 2, INITIAL, TASKS, true);
+	both_spawn_of(1, 2, 2, INITIAL, TASKS, true, false);
 	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
 	both_start(1, 2, 2);
 	both_end(1, 7, 2, true, TP_SYNC_NONE, 0);

@@ -43,13 +43,15 @@ static inline struct analysis *stream_analysis(void)
  * OpenMP's, of a task created undeferred when `undeferred`.
  */
 static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
-				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred)
+				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred,
+				   bool by_program)
 {
 	struct timeline_event e = {.pid = STREAM_PID,
 				   .tid = tid,
 				   .ns = START_NS + ms * MS,
 				   .type = type,
-				   .undeferred = undeferred};
+				   .undeferred = undeferred,
+				   .by_program = by_program};
 	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
 	e.arg[0] = a0;
 	e.arg[1] = a1;
@@ -60,11 +62,11 @@ static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t t
 	analysis_add(a, &e);
 }
 
-/* The same, of no task created undeferred. */
+/* The same, of no task created undeferred, nor spawned by the program (as before version 12). */
 static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
 				int64_t a0, int64_t a1, int64_t a2, int64_t a3)
 {
-	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false);
+	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false, false);
 }
 
 /* analysis_report's text (to free; NULL: no memory). */

@@ -48,8 +48,9 @@ struct timeline_event {
 	/* which process (a recording's pid, start and pid namespace, numbered); 0: the pid is.
 	 * `pid` is what the timeline shows, unique per process */
 	uint64_t process;
-	/* task-spawn of a recording: the task was created undeferred (taskprobe_recording.h) */
-	bool undeferred;
+	/* task-spawn of a recording: the task was created undeferred, the program spawned it
+	 * (an explicit task: version 12 on; taskprobe_recording.h) */
+	bool undeferred, by_program;
 	/*
 	 * thread-start of a recording: its start routine's site id (of site_scope; 0: none), and
 	 * whether the thread's name is its process's (it set none: named by its start routine)

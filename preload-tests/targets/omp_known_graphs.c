@@ -6,6 +6,9 @@
  *
  *   chain      20 tasks of 5 ms, each depend(inout) on the one before: work 100 ms, span 100 ms
  *   flat       40 independent tasks of 5 ms: work 200 ms, span 5 ms
+ *   wide       600 independent tasks of 1 ms: work 600 ms, span 1 ms and the spawns before the
+ *              last. More than libomp's deque of a thread holds (256): a task spawned while it
+ *              is full runs at once in its parent's place, which the graph still has beside it
  *   tree       a binary tree of depth 4 (31 tasks): a node spins 2 ms, spawns its two children,
  *              waits for them (taskwait) and spins 1 ms; a leaf (16) spins 5 ms, then waits
  *              for its children, having none (a taskwait of its own, which waits for nothing):
@@ -36,6 +39,7 @@ static double work_ms, span_ms;
 
 #define CHAIN_TASKS 20
 #define FLAT_TASKS  40
+#define WIDE_TASKS  600
 #define TREE_DEPTH  4
 #define GRID        6
 
@@ -96,18 +100,18 @@ static _Thread_local double ran_ms;
  * keeps the task on the path that long, as the analysis counts it. CI runs: span 12.0 ms, the
  * longest spin 11.3; on one thread, 0.35 ms of the spawning task's fragments before the longest.
  */
-static void flat(void)
+static void flat(int tasks, double ms)
 {
 	struct timespec loop;
 	clock_gettime(CLOCK_MONOTONIC, &loop);
 	double outer = ran_ms;
-	for (int i = 0; i < FLAT_TASKS; i++) {
+	for (int i = 0; i < tasks; i++) {
 		double before = ms_since(&loop) - (ran_ms - outer);
 #pragma omp task firstprivate(before)
 		{
 			struct timespec start;
 			clock_gettime(CLOCK_MONOTONIC, &start);
-			spin_ms(5);
+			spin_ms(ms);
 #pragma omp critical
 			{
 				double took = before + ms_since(&start);
@@ -116,6 +120,17 @@ static void flat(void)
 			ran_ms += ms_since(&start);
 		}
 	}
+}
+
+/* The graphs of flat's construct (its site, "flat (omp_known_graphs.c:...)", in both). */
+static void flat_graph(void)
+{
+	flat(FLAT_TASKS, 5);
+}
+
+static void wide_graph(void)
+{
+	flat(WIDE_TASKS, 1);
 }
 
 /*
@@ -214,7 +229,8 @@ static void exits(void)
 int main(int argc, char **argv)
 {
 	const char *graph = argc > 1 ? argv[1] : "chain";
-	void (*run)(void) = strcmp(graph, "flat") == 0        ? flat
+	void (*run)(void) = strcmp(graph, "flat") == 0        ? flat_graph
+			    : strcmp(graph, "wide") == 0      ? wide_graph
 			    : strcmp(graph, "exits") == 0     ? exits
 			    : strcmp(graph, "wavefront") == 0 ? wavefront
 			    : strcmp(graph, "tree") == 0      ? tree

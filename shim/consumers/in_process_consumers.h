@@ -64,7 +64,8 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 			  uint32_t site, uint64_t at);
 /*
  * task-spawn, with its site's key (the site's address recorded the first time it is seen);
- * `small`: tp_record_spawn_small (the executor, and whether the task was created undeferred);
+ * `small`: tp_record_spawn_small (the executor, whether the program spawned the task, and whether
+ * it was created undeferred);
  * `woken`: task-wake of the task by its parent right after, at the same moment.
  */
 void tp_record_task_spawn(uint64_t task, uint64_t parent, uint32_t site, uint64_t stack_id,

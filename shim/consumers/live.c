@@ -186,7 +186,7 @@ static bool initial_so_far(uint64_t now, struct tp_live_path *p)
  * joins that fork (tp_span_fork).
  */
 static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool by_program,
-			 bool undeferred, uint64_t now)
+			 bool undeferred, bool ready, uint64_t now)
 {
 	bool implicit = !by_program && site != 0;
 	struct task_entry *p = NULL;
@@ -223,7 +223,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	}
 	struct tp_span_task *t = span_of(e);
 	tp_span_spawned(t, parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
-			now - local.span_from, now, in);
+			now - local.span_from, now, in, by_program && ready);
 	if (tp_span_publishes_fork(implicit, parent != 0))
 		tp_span_fork(row, &t->in);
 }
@@ -280,7 +280,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
-		span_spawned(e, parent, site, by_program, undeferred, now);
+		span_spawned(e, parent, site, by_program, undeferred, ready, now);
 	}
 	leave();
 }
@@ -325,6 +325,18 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 }
 
 /*
+ * Task `t` polled for the first time by the thread that polled its parent last: nested work of
+ * the parent, if the parent was switched out for it (tp_span_first_poll_of). Apart: the parent's
+ * entry is looked up.
+ */
+__attribute__((noinline)) static void first_poll_in_parents_place(const struct tp_span_task *t)
+{
+	struct task_entry *p = t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL;
+	bool alive = p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent;
+	tp_span_first_poll_of(t, &local.span, alive ? span_of(p) : NULL);
+}
+
+/*
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
  * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
  * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
@@ -362,6 +374,8 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
 		bool first = !t->started;
+		if (first && t->nestable && local.span.last_task == t->parent)
+			first_poll_in_parents_place(t);
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
 		if (first)

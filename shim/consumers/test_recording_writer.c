@@ -72,7 +72,7 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 	case TP_RECORD_TASK_SPAWN:
 		/* joint: its wake (by its parent) the next step */
 		tp_record_task_spawn(a[0], a[1], (uint32_t)a[2], a[4],
-				     tp_record_spawn_small((uint32_t)a[5], false), s->joint,
+				     tp_record_spawn_small((uint32_t)a[5], false, false), s->joint,
 				     tp_clock_now());
 		return s->joint ? 2 : 1;
 	case TP_RECORD_TASK_WAKE:

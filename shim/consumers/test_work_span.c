@@ -43,7 +43,7 @@ static struct tp_span_task *spawned(uint64_t task, uint64_t ms, uint32_t fork_ro
 				    const struct tp_live_path *in)
 {
 	struct tp_span_task *t = &pool[task - 1];
-	tp_span_spawned(t, 0, 0, fork_row, NULL, 0, ms * MS, in);
+	tp_span_spawned(t, 0, 0, fork_row, NULL, 0, ms * MS, in, false);
 	return t;
 }
 
@@ -160,7 +160,7 @@ Test(work_span, a_state_given_again_keeps_nothing_of_its_last_tasks_children)
 	uint64_t alive = 1; /* task 1's entry in the table of tasks alive */
 	tp_span_child_ended(t, &alive, 1, &pool[1], &end);
 	struct thread th = {0};
-	tp_span_spawned(t, 0, 0, 0, NULL, 0, 20 * MS, NULL); /* task 3, in task 1's state */
+	tp_span_spawned(t, 0, 0, 0, NULL, 0, 20 * MS, NULL, false); /* task 3, in task 1's state */
 	poll_start(&th, t, 3, ROW, 20, 0);
 	poll_end(&th, t, 3, 21, TP_SYNC_TASKWAIT);
 	poll_start(&th, t, 3, ROW, 22, 21);

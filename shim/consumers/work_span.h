@@ -228,6 +228,26 @@ static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undefe
 }
 
 /*
+ * Whether a task the program spawned without dependences (`nestable`: woken by its parent at its
+ * spawn), polled for the first time, is nested work of its parent: its thread polled the parent
+ * last (`parent_polled_last`), which was switched out for it (`parent_switched_out`: its poll
+ * ended at no sync). libomp runs a new task at once in its parent's place when the spawning
+ * thread's deque is full (and a taskyield may run a child there); the parent resumes after it on
+ * that thread, which is the schedule, not the graph: a thief could have run the child while the
+ * parent went on. So, as a child created undeferred (tp_span_spawn_nests), it sets its parent's
+ * `ran_undeferred`, and joins it at its next join as a child run elsewhere would be. Not an
+ * implicit task (a parallel region's: the encountering task goes on after the region), nor one
+ * with dependences (libomp reports none on a task already ended, which the thread's order keeps).
+ * On two threads, BOTS uts's test input said span 95.7 ms, parallelism 2.34, its children chained
+ * behind their parents; 1.94 ms, as on one thread, with this rule.
+ */
+static inline bool tp_span_first_poll_nests(bool nestable, bool parent_polled_last,
+					    bool parent_switched_out)
+{
+	return nestable && parent_polled_last && parent_switched_out;
+}
+
+/*
  * A task's end (tp_span_end_steps), in both engines: its path to its end joins its parent's
  * children ended (`kids`: what its parent's next taskwait joins) and its nearest ancestor
  * alive's descendants ended (`desc`: what that ancestor's taskgroup's end joins), with its own
@@ -416,6 +436,7 @@ struct tp_span_task {
 	uint32_t parent_at;  /* its parent's entry in the table of tasks alive, plus 1; 0 none */
 	bool started;        /* polled once: `in` is its last fragment's end */
 	bool ran_undeferred; /* switched out to run a child undeferred: nested work, no join */
+	bool nestable;       /* the program's, no dependences (tp_span_first_poll_nests) */
 	uint8_t successors;  /* edges waiting on its end in the dependences' table (255: or more) */
 	bool spawner;        /* has spawned: children's ends may come into kids and desc */
 	uint8_t sync;        /* the sync region its last poll ended in (enum tp_sync_kind) */

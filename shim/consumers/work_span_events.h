@@ -116,12 +116,13 @@ void tp_span_fork_joined(struct tp_live_path *in, uint32_t row);
  * thread polls the parent), else `in` (the parent's last fragment's end, when another thread
  * spawns it; NULL: none). `fork_row`: an implicit task without a parent (a worker's in a
  * parallel region of that site row; 0: none), whose start also joins its region's last fork
- * (TP_SPAN_FROM_FORK).
+ * (TP_SPAN_FROM_FORK). `nestable`: the program spawned it without dependences
+ * (tp_span_first_poll_nests).
  */
 static inline __attribute__((always_inline)) void
 tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uint32_t fork_row,
 		const struct tp_span_thread *th, uint64_t ns, uint64_t ns_now,
-		const struct tp_live_path *in)
+		const struct tp_live_path *in, bool nestable)
 {
 	/* under its lock: a late fold into the task that had the entry before waits, and then
 	 * finds that task gone */
@@ -144,6 +145,7 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 	t->parent_at = parent_at;
 	t->started = false;
 	t->ran_undeferred = false;
+	t->nestable = nestable;
 	t->successors = 0;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
@@ -254,6 +256,19 @@ void tp_span_holder_switched_out(struct tp_span_task *t, struct tp_span_thread *
 				 uint64_t now);
 void tp_span_holder_polled_again(struct tp_span_task *t, struct tp_span_thread *th, uint64_t task,
 				 uint64_t now);
+
+/*
+ * Task `t`'s first poll by `th`, before tp_span_poll_start: its parent's state `parent` (NULL:
+ * gone) ran it as nested work if tp_span_first_poll_nests says so (`th` polled the parent last).
+ */
+static inline __attribute__((always_inline)) void
+tp_span_first_poll_of(const struct tp_span_task *t, const struct tp_span_thread *th,
+		      struct tp_span_task *parent)
+{
+	if (parent != NULL && tp_span_first_poll_nests(t->nestable, th->last_task == t->parent,
+						       parent->sync == TP_SYNC_NONE))
+		parent->ran_undeferred = true;
+}
 
 /*
  * Task `task` (state `t`) polled by `th` at `now`: the fragment's start is the largest of what

@@ -254,7 +254,7 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD) {
 		tp_record_task_spawn(task, parent, site_key, stack_id,
-				     tp_record_spawn_small(executor, undeferred), ready,
+				     tp_record_spawn_small(executor, undeferred, by_program), ready,
 				     tp_clock_now());
 		return;
 	}
@@ -266,7 +266,8 @@ static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t s
 	TP_IN_PROCESS_AT(
 		at,
 		tp_record_task_spawn(task, parent, site_key, stack_id,
-				     tp_record_spawn_small(executor, undeferred), ready, at),
+				     tp_record_spawn_small(executor, undeferred, by_program), ready,
+				     at),
 		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready, at),
 		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id, site_key)));
 }
