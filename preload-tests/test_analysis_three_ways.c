@@ -275,20 +275,21 @@ Test(analysis, top_and_the_report_chain_no_tasks_run_in_their_parents_place, .ti
 	const char *site = "flat (omp_known_graphs.c:";
 	struct three_ways w = {0};
 	struct graph_figures g = {0};
+	double analyzed = 0; /* each way's span without the initial task's share (graph_figures) */
 	bool within = false;
 	for (int try = 0; try < 3 && !within; try++) {
 		three_ways_free(&w);
 		run_three_ways((const char *[]){tp_target("omp_known_graphs"), "wide", NULL}, site,
 			       &w);
 		g = graph_figures(&w);
+		analyzed = without_the_serial_share(w.analysis.span, w.analysis.text);
 		double most = w.analysis.truth_span + 1.0;
 		within = w.analysis.truth_span > 0 && g.top_span <= most && g.report_span <= most &&
-			 w.analysis.span <= most;
+			 analyzed <= most;
 	}
 	cr_expect(within,
 		  "span: top %.3f ms, the report %.3f, --analyze %.3f; the truth %.3f:\n%s\n%s",
-		  g.top_span, g.report_span, w.analysis.span, w.analysis.truth_span, w.top,
-		  w.report);
+		  g.top_span, g.report_span, analyzed, w.analysis.truth_span, w.top, w.report);
 	three_ways_free(&w);
 }
 
