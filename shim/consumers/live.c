@@ -325,32 +325,20 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 }
 
 /*
- * Task `t` (nestable), polled for the first time: nested work of its parent if this thread polled
- * the parent last, switched out for it (tp_span_first_poll_of). At a switch (`switched`, a
- * constant) the parent's entry, if it is the task switched out, is still local.polled
- * (poll_ended's `next_polled`): no lookup. Otherwise (a poll after the thread parked or ran
- * nothing) it is looked up, apart.
+ * Task `t` (nestable), polled for the first time: its parent's nested work if this thread polled
+ * the parent last, switched out for it (tp_span_first_poll_of). `p`: the parent's entry, if it
+ * still is (a finished parent's is freed).
  */
-__attribute__((noinline)) static void first_poll_looked_up(const struct tp_span_task *t)
+static inline void first_poll_of_nestable(const struct tp_span_task *t, struct task_entry *p)
 {
-	struct task_entry *p = t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL;
 	bool alive = p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent;
 	tp_span_first_poll_of(t, &local.span, alive ? span_of(p) : NULL);
 }
 
-static inline __attribute__((always_inline)) void
-first_poll_of_nestable(const struct tp_span_task *t, bool switched)
+/* The same, the parent's entry looked up (apart): not at a switch, where it is local.polled. */
+__attribute__((noinline)) static void first_poll_looked_up(const struct tp_span_task *t)
 {
-	if (local.span.last_task != t->parent)
-		return;
-	if (!switched) {
-		first_poll_looked_up(t);
-		return;
-	}
-	/* the parent switched out at this moment: its entry, unless it finished (then freed) */
-	struct task_entry *p = local.polled;
-	bool alive = p != NULL && __atomic_load_n(&p->task, __ATOMIC_ACQUIRE) == t->parent;
-	tp_span_first_poll_of(t, &local.span, alive ? span_of(p) : NULL);
+	first_poll_of_nestable(t, t->parent_at != 0 ? &tasks[t->parent_at - 1] : NULL);
 }
 
 /*
@@ -391,8 +379,13 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (barrier)
 			barrier_join(suspended, now, &frozen);
 		bool first = !t->started;
-		if (first && t->nestable)
-			first_poll_of_nestable(t, switched);
+		/* at a switch (poll_ended's `next_polled`) local.polled is the task switched out */
+		if (first && t->nestable && local.span.last_task == t->parent) {
+			if (switched)
+				first_poll_of_nestable(t, local.polled);
+			else
+				first_poll_looked_up(t);
+		}
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
 		if (first)
