@@ -697,6 +697,27 @@ Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
 	free(summary);
 }
 
+/*
+ * MPI in a library the program opens with dlopen(RTLD_LOCAL), as Python opens mpi4py's: the
+ * shim's MPI_ symbols find the implementation in that library's scope (they once resolved to
+ * nothing there, and the program died of SIGSEGV at its first MPI call, recorded or not). The
+ * same output, status 0; its ranks named, its messages flows, its receives waits.
+ */
+Test(harm, mpi_in_a_library_opened_in_a_scope_of_its_own_runs_and_is_seen, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *host = strdup(tp_target("dlopen_local")); /* tp_target's buffer is reused */
+	char *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", host,
+						    target("mpi_plugin.so"), "pipeline", NULL},
+				   NULL, false, NULL);
+	free(host);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 3, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 3, "%s", summary);
+	free(summary);
+}
+
 /* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */
 Test(harm, a_program_without_mpi_finds_no_mpi_in_the_shim)
 {

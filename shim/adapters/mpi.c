@@ -14,7 +14,8 @@
  * PMPI_ entry point, and else NULL: a program that tests `if (MPI_Init)` through a weak
  * reference finds it absent, as without taskprobe. The resolver looks the PMPI_ entry point up
  * then (a dlsym of the default scope, which the dynamic linker allows once the shim is
- * relocated); a resolver run before that (an object relocated ahead of the shim, with
+ * relocated, or of the object that opened MPI with dlopen(RTLD_LOCAL) in its own scope: a Python
+ * extension's); a resolver run before that (an object relocated ahead of the shim, with
  * LD_BIND_NOW) answers the wrapper, which looks its entry point up at its first call.
  *
  * The calls are passed through without being understood: handles (MPI_Comm, MPI_Datatype, ...)
@@ -34,9 +35,16 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "loaded_symbol.h"
 #include "probes.h"
-#include "real_symbol.h"
 #include "waits.h"
+#include "warn.h"
+
+/*
+ * A resolver runs while the dynamic linker relocates, before any constructor: before a
+ * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
+ */
+#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
 
 /* An MPI handle passed by value: a pointer (Open MPI) or an int (MPICH) in its register. */
 typedef uintptr_t handle;
@@ -66,9 +74,52 @@ static struct {
 /* The largest MPI_Status of the interfaces read (Open MPI's 24 bytes), with room. */
 #define STATUS_BYTES_MAX 32
 
+/* Holds its own address once the dynamic linker has relocated the shim (a relative relocation). */
+static void *const volatile relocated = (void *)&relocated;
+
+/*
+ * The MPI library's object (its load address) when the implementation was found in a scope of its
+ * own (pmpi_in_local_scope); 0 while it is in the global scope, or unknown.
+ */
+static uintptr_t mpi_object;
+
+/* Set by the shim's constructors: every object loaded before is in the global scope. */
+static bool constructed;
+__attribute__((constructor)) static void mpi_adapter_constructed(void)
+{
+	__atomic_store_n(&constructed, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * The implementation's `name` (a PMPI_ entry point, or what the events read): the global scope's
+ * (where the program's copy of an object it refers to is the object: MPI_COMM_WORLD's, non-PIE),
+ * else the MPI library's in its own scope.
+ */
 static void *pmpi(const char *name)
 {
-	return dlsym(RTLD_DEFAULT, name);
+	void *fn = dlsym(RTLD_DEFAULT, name);
+	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
+	if (fn == NULL && object != 0)
+		fn = tp_loaded_symbol_in(object, name);
+	return fn;
+}
+
+/*
+ * `name` defined by an object the program loaded in a scope of its own: a library linked with MPI
+ * opened by dlopen(RTLD_LOCAL), as Python opens its extension modules (mpi4py's, h5py's), whose
+ * MPI neither RTLD_DEFAULT nor RTLD_NEXT sees: its object is kept (mpi_object) for the further
+ * look-ups. Not before the constructors (a resolver run at start-up, before a sanitizer's
+ * runtime has started): every object is in the global scope then.
+ */
+static void *pmpi_in_local_scope(const char *name)
+{
+	if (!__atomic_load_n(&constructed, __ATOMIC_ACQUIRE))
+		return NULL;
+	uintptr_t object = 0;
+	void *fn = tp_loaded_symbol(name, (const void *)&relocated, &object);
+	if (fn != NULL)
+		__atomic_store_n(&mpi_object, object, __ATOMIC_RELEASE);
+	return fn;
 }
 
 /* Looks the interface up, once (racing first events find the same). Only from an MPI call. */
@@ -289,11 +340,17 @@ static const void *status_of(const void *statuses, int i)
 	return (const char *)statuses + (size_t)i * abi.status_bytes;
 }
 
-/*
- * A resolver runs while the dynamic linker relocates, before any constructor: before a
- * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
- */
-#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
+/* `*cache`, or the implementation's `name` (pmpi), kept there: NULL, said, when there is none. */
+static void *pmpi_cached(void **cache, const char *name)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_RELAXED);
+	if (__builtin_expect(fn == NULL, 0)) {
+		if ((fn = pmpi(name)) == NULL)
+			tp_warn("cannot find the real %s; the call fails", name);
+		__atomic_store_n(cache, fn, __ATOMIC_RELAXED);
+	}
+	return fn;
+}
 
 /*
  * The interposed MPI_##name: its PMPI_ entry point, the wrapper, the resolver, the symbol.
@@ -311,7 +368,8 @@ static const void *status_of(const void *statuses, int i)
 	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
 							 TP_UNPARENTHESIZED params)                \
 	{                                                                                          \
-		int(*fn) params = TP_REAL(pmpi_##name, "PMPI_" #name, NULL);                       \
+		int(*fn)                                                                           \
+			params = (int(*) params)pmpi_cached((void **)&pmpi_##name, "PMPI_" #name); \
 		if (fn == NULL)                                                                    \
 			return -1;                                                                 \
 		if (!tp_listeners_mpi())                                                           \
@@ -345,9 +403,6 @@ static const void *status_of(const void *statuses, int i)
 	}                                                                                          \
 	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)))
 
-/* Holds its own address once the dynamic linker has relocated the shim (a relative relocation). */
-static void *const volatile relocated = (void *)&relocated;
-
 /*
  * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
  * NULL; the wrapper alone before the shim is relocated (no call out of it can be made then).
@@ -356,7 +411,9 @@ TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wr
 {
 	if (relocated != (void *)&relocated)
 		return wrapper;
-	void *fn = dlsym(RTLD_DEFAULT, pmpi_name);
+	void *fn = pmpi(pmpi_name);
+	if (fn == NULL)
+		fn = pmpi_in_local_scope(pmpi_name);
 	if (fn == NULL)
 		return NULL;
 	__atomic_store_n(pmpi_fn, fn, __ATOMIC_RELAXED);
