@@ -718,6 +718,49 @@ Test(harm, mpi_in_a_library_opened_in_a_scope_of_its_own_runs_and_is_seen, .time
 	free(summary);
 }
 
+/* The pipeline's messages of mpi_ranks's two ranks, each once: five down, one back. */
+static void expect_pipeline_of_two(char *summary)
+{
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 5, "%s", summary);
+	cr_expect(wait_line(summary, rank_name(0), "MPI_Send", v) && v[0] == 5, "%s", summary);
+	free(summary);
+}
+
+/*
+ * A program in Fortran: its MPI calls reach the implementation through its Fortran bindings,
+ * Open MPI's by the PMPI_ entry points (once unseen: no rank, no message, no MPI efficiency),
+ * MPICH's by the MPI_ ones: each call seen once. MPI_Pcontrol's region of interest (Open MPI's
+ * binding reaches it by a tail call), the imbalance in it (rank r works 1 + 2r units).
+ */
+Test(harm, mpi_ranks_in_fortran_are_seen_through_either_implementations_bindings, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = target("mpi_ranks_fortran");
+	expect_pipeline_of_two(
+		record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "pipeline", NULL},
+			   NULL, false, NULL));
+	char *said;
+	double balance, serialisation;
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "imbalance", NULL},
+			NULL, false, &said));
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ") != NULL, "%s", said);
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 0 && balance < 90, "%s", said);
+	free(said);
+	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	expect_pipeline_of_two(record_job_of(
+		mpich,
+		(const char *[]){"-np", "2",
+				 tp_require_program(tp_target("mpi_ranks_fortran_mpich"),
+						    "mpich and libmpich-dev"),
+				 "pipeline", NULL},
+		NULL, false, NULL));
+}
+
 /* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */
 Test(harm, a_program_without_mpi_finds_no_mpi_in_the_shim)
 {

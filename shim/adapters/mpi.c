@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The MPI adapter: the C MPI calls a program makes, each passed to the implementation's PMPI_
- * entry point unchanged. A blocking call (point-to-point, waits, collectives, MPI_Init and
+ * entry point unchanged; and its calls of the PMPI_ entry points the adapter interposes, which
+ * Open MPI's Fortran bindings make (from_program). A blocking call (point-to-point, waits, collectives, MPI_Init and
  * MPI_Finalize) is a wait of kind mpi, its object the call's number (enum tp_mpi_call), its site
  * the program's call; a message's send (at its start) and receive (at its completion) are
  * mpi-send and mpi-recv, with the peer's rank in MPI_COMM_WORLD; MPI_Init's end says the rank,
@@ -340,12 +341,58 @@ static const void *status_of(const void *statuses, int i)
 	return (const char *)statuses + (size_t)i * abi.status_bytes;
 }
 
-/* `*cache`, or the implementation's `name` (pmpi), kept there: NULL, said, when there is none. */
+/*
+ * The implementation's PMPI_ entry point `name`: the next object's after the shim, which defines
+ * them too (for the Fortran bindings' calls), else the MPI library's in its own scope.
+ */
+static void *pmpi_entry(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
+	if (fn == NULL && object != 0)
+		fn = tp_loaded_symbol_in(object, name);
+	return fn;
+}
+
+/*
+ * A call of a PMPI_ entry point the shim interposes is the program's unless the MPI library makes
+ * it itself: Open MPI's Fortran bindings (libmpi_mpifh, and libmpi_usempif08 through it) call the
+ * PMPI_ entry points, not the MPI_ ones (some by a tail call: then the return address is the
+ * program's), so that a program in Fortran would make no MPI call the adapter sees; and a
+ * program's own wrapper of an MPI_ function (a profiling layer linked in) calls its PMPI_ one.
+ * The MPI library's extent is found at the first such call traced, from PMPI_Init's object:
+ * `library_state` 0 not yet, 1 being found, 2 found.
+ */
+static uintptr_t library_start, library_end;
+static unsigned library_state;
+
+/* Whether `caller` (a PMPI_ entry point's return address) is out of the MPI library. */
+static bool from_program(const void *caller)
+{
+	unsigned state = __atomic_load_n(&library_state, __ATOMIC_ACQUIRE), none = 0;
+	if (__builtin_expect(state != 2, 0)) {
+		if (__atomic_compare_exchange_n(&library_state, &none, 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			int saved_errno = errno;
+			void *init = pmpi_entry("PMPI_Init");
+			if (init == NULL ||
+			    !tp_loaded_object_extent(init, &library_start, &library_end))
+				library_start = library_end = 0;
+			errno = saved_errno;
+			__atomic_store_n(&library_state, 2, __ATOMIC_RELEASE);
+		}
+		while (__atomic_load_n(&library_state, __ATOMIC_ACQUIRE) != 2)
+			;
+	}
+	return (uintptr_t)caller < library_start || (uintptr_t)caller >= library_end;
+}
+
+/* `*cache`, or the entry point `name` (pmpi_entry), kept there: NULL, said, when there is none. */
 static void *pmpi_cached(void **cache, const char *name)
 {
 	void *fn = __atomic_load_n(cache, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn == NULL, 0)) {
-		if ((fn = pmpi(name)) == NULL)
+		if ((fn = pmpi_entry(name)) == NULL)
 			tp_warn("cannot find the real %s; the call fails", name);
 		__atomic_store_n(cache, fn, __ATOMIC_RELAXED);
 	}
@@ -401,7 +448,25 @@ static void *pmpi_cached(void **cache, const char *name)
 		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
 					      (void *)wrap_##name);                                \
 	}                                                                                          \
-	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)))
+	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)));                  \
+	/* PMPI_##name: the program's call unless the MPI library makes it (from_program) */       \
+	static int pmpi_wrap_##name params                                                         \
+	{                                                                                          \
+		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
+		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
+			return fn args;                                                            \
+		const void *caller_ = __builtin_return_address(0);                                 \
+		if (from_program(caller_))                                                         \
+			return slow_##name(caller_, TP_UNPARENTHESIZED args);                      \
+		fn = (int(*) params)pmpi_cached((void **)&pmpi_##name, "PMPI_" #name);             \
+		return fn != NULL ? fn args : -1;                                                  \
+	}                                                                                          \
+	TP_RESOLVER static int(*resolve_pmpi_##name(void)) params                                  \
+	{                                                                                          \
+		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
+					      (void *)pmpi_wrap_##name);                           \
+	}                                                                                          \
+	TP_EXPORT int PMPI_##name params __attribute__((ifunc("resolve_pmpi_" #name)))
 
 /*
  * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
@@ -411,7 +476,7 @@ TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wr
 {
 	if (relocated != (void *)&relocated)
 		return wrapper;
-	void *fn = pmpi(pmpi_name);
+	void *fn = pmpi_entry(pmpi_name);
 	if (fn == NULL)
 		fn = pmpi_in_local_scope(pmpi_name);
 	if (fn == NULL)

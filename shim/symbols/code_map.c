@@ -154,6 +154,11 @@ static const char *const system_libraries[] = {
 	"libiomp5.so",
 	"libgomp.so",
 	"libm.so",
+	/* MPI's Fortran bindings, through which a program's call reaches a PMPI_ entry point */
+	"libmpi_mpifh",
+	"libmpi_usempi",
+	"libmpichfort.so",
+	"libmpifort.so",
 	/* sanitizers' runtimes, whose interceptors a program's calls go through */
 	"libasan.so",
 	"libtsan.so",
