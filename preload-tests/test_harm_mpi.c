@@ -761,6 +761,26 @@ Test(harm, mpi_ranks_in_fortran_are_seen_through_either_implementations_bindings
 		NULL, false, NULL));
 }
 
+/*
+ * A profiling layer linked into the program (mpi_profiler: MPI_Send, MPI_Recv and MPI_Finalize of
+ * its own, as mpiP's) keeps working: its report is the program's output, the same recorded (the
+ * shim's MPI_ symbols once came first and bypassed it: no report); each call seen once.
+ */
+Test(harm, an_mpi_profiling_layer_linked_in_still_counts_and_reports, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *job[] = {MPIRUN_ANYWHERE, "-np", "2", target("mpi_ranks_profiled"),
+			     "pipeline",      NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED,
+	       (const char *[]){mpirun(), job[0], job[1], job[2], job[3], job[4], job[5], NULL},
+	       NULL, &run);
+	cr_expect(strstr(run.out, "profiler: rank 0 made 5 sends and 1 receives\n") != NULL, "%s",
+		  run.out);
+	tp_run_free(&run);
+	expect_pipeline_of_two(record_job(job, NULL, false, NULL)); /* its output: the plain one */
+}
+
 /* The MPI symbols the shim defines resolve to nothing where MPI is not: a weak test says so. */
 Test(harm, a_program_without_mpi_finds_no_mpi_in_the_shim)
 {

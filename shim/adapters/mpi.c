@@ -446,7 +446,7 @@ static void *pmpi_cached(void **cache, const char *name)
 	TP_RESOLVER static int(*resolve_##name(void)) params                                       \
 	{                                                                                          \
 		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
-					      (void *)wrap_##name);                                \
+					      (void *)wrap_##name, "MPI_" #name);                  \
 	}                                                                                          \
 	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)));                  \
 	/* PMPI_##name: the program's call unless the MPI library makes it (from_program) */       \
@@ -464,15 +464,34 @@ static void *pmpi_cached(void **cache, const char *name)
 	TP_RESOLVER static int(*resolve_pmpi_##name(void)) params                                  \
 	{                                                                                          \
 		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
-					      (void *)pmpi_wrap_##name);                           \
+					      (void *)pmpi_wrap_##name, NULL);                     \
 	}                                                                                          \
 	TP_EXPORT int PMPI_##name params __attribute__((ifunc("resolve_pmpi_" #name)))
+
+/*
+ * For MPI_ symbol `mpi_name`, whose PMPI_ entry point is `pmpi_fn`: the MPI_ function of a
+ * profiling layer of MPI's own kind (mpiP, IPM: a library that defines MPI_ functions and calls
+ * their PMPI_ ones) loaded after the shim, if there is one, else `wrapper`. The shim's MPI_
+ * symbols come before it, and bypassed it (its counts lost, its report never written); the
+ * program's call now goes to the layer, whose PMPI_ call is the program's call the shim sees
+ * (from_program). The implementation's own MPI_ function is its PMPI_ one, or in its object.
+ */
+TP_RESOLVER static void *layer_or(const char *mpi_name, void *pmpi_fn, void *wrapper)
+{
+	void *next = dlsym(RTLD_NEXT, mpi_name);
+	Dl_info layer, implementation;
+	if (next == NULL || next == pmpi_fn || dladdr(next, &layer) == 0 ||
+	    dladdr(pmpi_fn, &implementation) == 0 || layer.dli_fbase == implementation.dli_fbase)
+		return wrapper;
+	return next;
+}
 
 /*
  * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
  * NULL; the wrapper alone before the shim is relocated (no call out of it can be made then).
  */
-TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper)
+TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper,
+				 const char *mpi_name)
 {
 	if (relocated != (void *)&relocated)
 		return wrapper;
@@ -482,7 +501,7 @@ TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wr
 	if (fn == NULL)
 		return NULL;
 	__atomic_store_n(pmpi_fn, fn, __ATOMIC_RELAXED);
-	return wrapper;
+	return mpi_name != NULL ? layer_or(mpi_name, fn, wrapper) : wrapper;
 }
 
 /* The job's identity, as the launchers hand it to every rank ("" when none is known). */
