@@ -18,6 +18,9 @@
  *              0 sleeps 80 ms and takes the reduction the others made at once, then they sleep
  *              40 ms. Every rank sleeps 80 ms, nobody waits for a rank that waits for it:
  *              balanced, serialisation 1
+ *   poll       rank 0 works 3 units, then sends rank 1 a token; rank 1 starts its receive,
+ *              works 1 unit, then polls the receive with MPI_Test until it completes, as a
+ *              program overlapping its communication does: rank 1's polling is MPI's time
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -149,6 +152,23 @@ static int rooted(int rank)
 	return sum;
 }
 
+/* Rank 0 works 3 units and sends; rank 1 works 1 unit, then polls its receive with MPI_Test. */
+static int poll(int rank)
+{
+	int token = 0, done = 0;
+	if (rank == 0) {
+		token = (int)work(3);
+		MPI_Send(&token, 1, MPI_INT, 1, 10, MPI_COMM_WORLD);
+	} else if (rank == 1) {
+		MPI_Request request;
+		MPI_Irecv(&token, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, &request);
+		work(1);
+		while (!done)
+			MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+	}
+	return token;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -170,6 +190,8 @@ int main(int argc, char **argv)
 		result = mprobe(rank, size);
 	else if (strcmp(shape, "rooted") == 0)
 		result = rooted(rank);
+	else if (strcmp(shape, "poll") == 0)
+		result = poll(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

@@ -2,9 +2,10 @@
 /*
  * The MPI adapter: the C MPI calls a program makes, each passed to the implementation's PMPI_
  * entry point unchanged; and its calls of the PMPI_ entry points the adapter interposes, which
- * Open MPI's Fortran bindings make (from_program). A blocking call (point-to-point, waits, collectives, MPI_Init and
- * MPI_Finalize) is a wait of kind mpi, its object the call's number (enum tp_mpi_call), its site
- * the program's call; a message's send (at its start) and receive (at its completion) are
+ * Open MPI's Fortran bindings and a profiling layer make (from_program). A blocking call
+ * (point-to-point, waits, collectives, MPI_Init and MPI_Finalize) and a poll (MPI_Test and its
+ * kin, MPI_Iprobe, MPI_Improbe) are a wait of kind mpi, its object the call's number (enum
+ * tp_mpi_call), its site the program's call; a message's send (at its start) and receive (at its completion) are
  * mpi-send and mpi-recv, with the peer's rank in MPI_COMM_WORLD; MPI_Init's end says the rank,
  * the world's size, the host and the job (mpi-init). MPI_Pcontrol(1) and (0) start and stop the
  * region of interest.
@@ -14,7 +15,7 @@
  * refers to the symbol, answers the adapter's wrapper only when the process has the call's
  * PMPI_ entry point, and else NULL: a program that tests `if (MPI_Init)` through a weak
  * reference finds it absent, as without taskprobe. The resolver looks the PMPI_ entry point up
- * then (a dlsym of the default scope, which the dynamic linker allows once the shim is
+ * then (a dlsym of the scope after the shim's, which the dynamic linker allows once the shim is
  * relocated, or of the object that opened MPI with dlopen(RTLD_LOCAL) in its own scope: a Python
  * extension's); a resolver run before that (an object relocated ahead of the shim, with
  * LD_BIND_NOW) answers the wrapper, which looks its entry point up at its first call.
@@ -594,10 +595,13 @@ TP_MPI_INTERPOSE(Mprobe, TP_MPI_CALL_MPROBE,
 		 (int source, int tag, handle comm, void *message, void *status),
 		 (source, tag, comm, message, status), OWN_STATUS_IF_IGNORED(status),
 		 if (ret_ == 0) recv_event(comm, status));
-TP_MPI_INTERPOSE(Improbe, 0,
+TP_MPI_INTERPOSE(Improbe, TP_MPI_CALL_IMPROBE,
 		 (int source, int tag, handle comm, int *flag, void *message, void *status),
 		 (source, tag, comm, flag, message, status), OWN_STATUS_IF_IGNORED(status),
 		 if (ret_ == 0 && *flag) recv_event(comm, status));
+TP_MPI_INTERPOSE(Iprobe, TP_MPI_CALL_IPROBE,
+		 (int source, int tag, handle comm, int *flag, void *status),
+		 (source, tag, comm, flag, status), NOTHING, NOTHING);
 TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
 		 (void *buf, int count, handle type, void *message, void *status),
 		 (buf, count, type, message, status), NOTHING, NOTHING);
@@ -658,20 +662,22 @@ TP_MPI_INTERPOSE(Waitsome, TP_MPI_CALL_WAITSOME,
 		 completing_start(&c_, requests, incount, &statuses),
 		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
 			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
-TP_MPI_INTERPOSE(Test, 0, (void *request, int *flag, void *status), (request, flag, status),
-		 struct completing c_;
+TP_MPI_INTERPOSE(Test, TP_MPI_CALL_TEST, (void *request, int *flag, void *status),
+		 (request, flag, status), struct completing c_;
 		 completing_start(&c_, request, 1, &status),
 		 if (ret_ == 0 && *flag) completing_done(&c_, 0, status));
-TP_MPI_INTERPOSE(Testall, 0, (int count, void *requests, int *flag, void *statuses),
+TP_MPI_INTERPOSE(Testall, TP_MPI_CALL_TESTALL,
+		 (int count, void *requests, int *flag, void *statuses),
 		 (count, requests, flag, statuses), struct completing c_;
 		 completing_start(&c_, requests, count, &statuses),
 		 for (int i_ = 0; ret_ == 0 && *flag && i_ < c_.n; i_++)
 			 completing_done(&c_, i_, status_of(statuses, i_)));
-TP_MPI_INTERPOSE(Testany, 0, (int count, void *requests, int *index, int *flag, void *status),
+TP_MPI_INTERPOSE(Testany, TP_MPI_CALL_TESTANY,
+		 (int count, void *requests, int *index, int *flag, void *status),
 		 (count, requests, index, flag, status), struct completing c_;
 		 completing_start(&c_, requests, count, &status),
 		 if (ret_ == 0 && *flag) completing_done(&c_, *index, status));
-TP_MPI_INTERPOSE(Testsome, 0,
+TP_MPI_INTERPOSE(Testsome, TP_MPI_CALL_TESTSOME,
 		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
 		 (incount, requests, outcount, indices, statuses), struct completing c_;
 		 completing_start(&c_, requests, incount, &statuses),

@@ -539,10 +539,48 @@ __attribute__((noinline)) static void record_wait_start_new_site(uint32_t kind, 
 	record_wait_start(kind, object, timeout_ns, task, site, at);
 }
 
+/*
+ * MPI's polls (tp_mpi_call_polls: MPI_Test in a loop) are one wait while they follow each other:
+ * a poll that starts within POLL_GAP_NS of the end of the same call's poll by the same task,
+ * that end still the thread's last record, in its buffer, goes on the same wait. A program that
+ * waits by polling then records one wait, not a record pair a call (millions a second), and the
+ * time between its calls (its loop's) is the wait's. The end's record is taken back (under the
+ * buffer's lock, as a write-out would take it); the next end ends the wait.
+ */
+#define POLL_GAP_NS 1000
+
+static bool poll_goes_on(uintptr_t call, uint64_t task, uint64_t at)
+{
+	uint32_t end = mine.poll_end_at - 1;
+	struct tp_record_buffer *b = mine.buffer;
+	mine.poll_end_at = 0;
+	if (end == UINT32_MAX || b == NULL || mine.busy || mine.park_pending)
+		return false;
+	tp_guard_enter(&mine.busy);
+	tp_spin_lock(&b->writing);
+	const struct tp_record *r = (const struct tp_record *)(b->data + end);
+	uint64_t ended = b->base + tp_record_delta(r->word);
+	bool goes_on = end + tp_record_bytes(r->word) == b->used && end >= b->written &&
+		       tp_record_type(r->word) == TP_RECORD_WAIT_END &&
+		       tp_record_small(r->word) == TP_WAIT_MPI && r->arg[0] == call &&
+		       r->arg[2] == task && at >= ended && at - ended <= POLL_GAP_NS;
+	if (goes_on) {
+		b->records--;
+		__atomic_store_n(&b->used, end, __ATOMIC_RELEASE);
+	}
+	tp_spin_unlock(&b->writing);
+	tp_guard_leave(&mine.busy, false);
+	return goes_on;
+}
+
 /* Every slow path a tail call: a recorded wait's start keeps no registers. */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site, uint64_t at)
 {
+	if (__builtin_expect(mine.poll_end_at != 0, 0) && kind == TP_WAIT_MPI &&
+	    tp_mpi_call_polls(object) && poll_goes_on(object, task, at))
+		return;
+	mine.poll_end_at = 0;
 	if (__builtin_expect(!site_code_recorded(site), 0))
 		record_wait_start_new_site(kind, object, timeout_ns, task, site, at);
 	else
@@ -556,12 +594,28 @@ record_wait_end_alone(uint32_t kind, uintptr_t object, int64_t result, uint64_t 
 	tp_record_at(TP_RECORD_WAIT_END, kind, 3, object, (uint64_t)result, task, 0, at);
 }
 
+/* An MPI poll's wait-end, where it is kept (mine.poll_end_at) for a poll that follows. */
+__attribute__((noinline)) static void poll_ended(uintptr_t call, int64_t result, uint64_t task,
+						 uint64_t at)
+{
+	struct tp_record_buffer *b = mine.buffer;
+	uint32_t end = b != NULL ? b->used : 0;
+	record_wait_end_alone(TP_WAIT_MPI, call, result, task, at);
+	mine.poll_end_at = b != NULL && b == mine.buffer && b->used == end + 8 * 4
+				   ? end + 1
+				   : 0; /* its word and 3 arguments */
+}
+
 /*
  * Folds wait-end into the record of the wait that started last (parked, maybe), if it is the
  * thread's last record, else records it on its own.
  */
 void tp_record_wait_end(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, uint64_t at)
 {
+	if (kind == TP_WAIT_MPI && tp_mpi_call_polls(object)) {
+		poll_ended(object, result, task, at);
+		return;
+	}
 	struct tp_record *r = result >= INT32_MIN && result <= INT32_MAX && task <= UINT32_MAX
 				      ? fold_begin(at)
 				      : NULL;

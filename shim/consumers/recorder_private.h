@@ -75,6 +75,9 @@ struct recorder_thread {
 	/* an interposed wait parked the thread: kept back for the wait-start that follows at once
 	 * (its record holds it), written before any other event */
 	bool park_pending;
+	/* where its last record, an MPI poll's wait-end, is in its buffer, plus 1 (0: none): a
+	 * poll of the same call right after goes on the same wait (recorder.c's poll_goes_on) */
+	uint32_t poll_end_at;
 };
 extern __thread struct recorder_thread mine __attribute__((tls_model("initial-exec")));
 

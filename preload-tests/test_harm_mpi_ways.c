@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Do no harm (MPI), the ways a program's MPI calls reach the shim other than its own calls of the
+ * C interface: from a library it opens in a scope of its own (as Python opens mpi4py), from its
+ * Fortran (Open MPI's bindings call the PMPI_ entry points), through a profiling layer linked
+ * into it, and its polls (MPI_Test in a loop). Each runs as without taskprobe, each call is seen
+ * once, and the figures are the program's.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harm_mpi.h"
+#include "harness.h"
+#include "harness_internal.h"
+
+/*
+ * MPI in a library the program opens with dlopen(RTLD_LOCAL), as Python opens mpi4py's: the
+ * shim's MPI_ symbols find the implementation in that library's scope (they once resolved to
+ * nothing there, and the program died of SIGSEGV at its first MPI call, recorded or not). The
+ * same output, status 0; its ranks named, its messages flows, its receives waits.
+ */
+Test(harm, mpi_in_a_library_opened_in_a_scope_of_its_own_runs_and_is_seen, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *host = strdup(tp_target("dlopen_local")); /* tp_target's buffer is reused */
+	char *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", host,
+						    target("mpi_plugin.so"), "pipeline", NULL},
+				   NULL, false, NULL);
+	free(host);
+	expect_ranks(summary, 2);
+	cr_expect_eq(flows(summary, 0, 1), 3, "%s", summary);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 3, "%s", summary);
+	free(summary);
+}
+
+/*
+ * A program in Fortran: its MPI calls reach the implementation through its Fortran bindings,
+ * Open MPI's by the PMPI_ entry points (once unseen: no rank, no message, no MPI efficiency),
+ * MPICH's by the MPI_ ones: each call seen once. MPI_Pcontrol's region of interest (Open MPI's
+ * binding reaches it by a tail call), the imbalance in it (rank r works 1 + 2r units).
+ */
+Test(harm, mpi_ranks_in_fortran_are_seen_through_either_implementations_bindings, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = target("mpi_ranks_fortran");
+	expect_pipeline_of_two(
+		record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "pipeline", NULL},
+			   NULL, false, NULL));
+	char *said;
+	double balance, serialisation;
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "imbalance", NULL},
+			NULL, false, &said));
+	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ") != NULL, "%s", said);
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 0 && balance < 90, "%s", said);
+	free(said);
+	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	expect_pipeline_of_two(record_job_of(
+		mpich,
+		(const char *[]){"-np", "2",
+				 tp_require_program(tp_target("mpi_ranks_fortran_mpich"),
+						    "mpich and libmpich-dev"),
+				 "pipeline", NULL},
+		NULL, false, NULL));
+}
+
+/*
+ * A profiling layer linked into the program (mpi_profiler: MPI_Send, MPI_Recv and MPI_Finalize of
+ * its own, as mpiP's) keeps working: its report is the program's output, the same recorded (the
+ * shim's MPI_ symbols once came first and bypassed it: no report); each call seen once.
+ */
+Test(harm, an_mpi_profiling_layer_linked_in_still_counts_and_reports, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *job[] = {MPIRUN_ANYWHERE, "-np", "2", target("mpi_ranks_profiled"),
+			     "pipeline",      NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED,
+	       (const char *[]){mpirun(), job[0], job[1], job[2], job[3], job[4], job[5], NULL},
+	       NULL, &run);
+	cr_expect(strstr(run.out, "profiler: rank 0 made 5 sends and 1 receives\n") != NULL, "%s",
+		  run.out);
+	tp_run_free(&run);
+	expect_pipeline_of_two(record_job(job, NULL, false, NULL)); /* its output: the plain one */
+}
+
+/*
+ * A rank that waits by polling (mpi_ranks poll: rank 1 works 1 unit, then tests its receive in a
+ * loop until rank 0 sends after 3 units): its polls are MPI's time, not useful, so the ranks'
+ * load balance is 1 unit's and 3's (2/3; it once read 1.000, the polling counted as useful), and
+ * the polls one after another are few waits in the recording, not one a call.
+ */
+Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said, *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2",
+							   target("mpi_ranks"), "poll", NULL},
+					  NULL, false, &said);
+	expect_two_ranks(summary, 1, 0);
+	double v[4], balance, serialisation;
+	/* thousands of calls: a wait for each run of them the machine did not interrupt */
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Test", v) && v[0] >= 1 && v[0] < 1000, "%s",
+		  summary);
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 55 && balance < 80, "load balance %.1f%%: %s", balance, said);
+	free(summary);
+	free(said);
+}
