@@ -105,8 +105,10 @@ Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .t
 	/* thousands of calls: a wait for each run of them the machine did not interrupt */
 	cr_expect(wait_line(summary, rank_name(1), "MPI_Test", v) && v[0] >= 1 && v[0] < 1000, "%s",
 		  summary);
+	/* 2/3 on a quiet machine; a rank preempted between two polls has that time counted as
+	 * useful (as OTF-CPT counts it), so a loaded one reads more: far from the 1.000 it read */
 	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(balance > 55 && balance < 80, "load balance %.1f%%: %s", balance, said);
+	cr_expect(balance > 55 && balance < 90, "load balance %.1f%%: %s", balance, said);
 	free(summary);
 	free(said);
 }
