@@ -2,7 +2,7 @@
 /*
  * The MPI adapter: the C MPI calls a program makes, each passed to the implementation's PMPI_
  * entry point unchanged; and its calls of the PMPI_ entry points the adapter interposes, which
- * Open MPI's Fortran bindings and a profiling layer make (from_program). A blocking call
+ * Open MPI's Fortran bindings and a profiling layer make (tp_mpi_from_program). A blocking call
  * (point-to-point, waits, collectives, MPI_Init and MPI_Finalize) and a poll (MPI_Test and its
  * kin, MPI_Iprobe, MPI_Improbe) are a wait of kind mpi, its object the call's number (enum
  * tp_mpi_call), its site the program's call; a message's send (at its start) and receive (at its completion) are
@@ -38,18 +38,10 @@
 
 #include "events.h"
 #include "loaded_symbol.h"
+#include "mpi_interpose.h"
 #include "probes.h"
 #include "waits.h"
 #include "warn.h"
-
-/*
- * A resolver runs while the dynamic linker relocates, before any constructor: before a
- * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
- */
-#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
-
-/* An MPI handle passed by value: a pointer (Open MPI) or an int (MPICH) in its register. */
-typedef uintptr_t handle;
 
 /*
  * The implementation's binary interface, as far as the events read it; `kind` 0 until looked
@@ -368,7 +360,7 @@ static uintptr_t library_start, library_end;
 static unsigned library_state;
 
 /* Whether `caller` (a PMPI_ entry point's return address) is out of the MPI library. */
-static bool from_program(const void *caller)
+bool tp_mpi_from_program(const void *caller)
 {
 	unsigned state = __atomic_load_n(&library_state, __ATOMIC_ACQUIRE), none = 0;
 	if (__builtin_expect(state != 2, 0)) {
@@ -389,7 +381,7 @@ static bool from_program(const void *caller)
 }
 
 /* `*cache`, or the entry point `name` (pmpi_entry), kept there: NULL, said, when there is none. */
-static void *pmpi_cached(void **cache, const char *name)
+void *tp_mpi_pmpi_cached(void **cache, const char *name)
 {
 	void *fn = __atomic_load_n(cache, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn == NULL, 0)) {
@@ -401,81 +393,12 @@ static void *pmpi_cached(void **cache, const char *name)
 }
 
 /*
- * The interposed MPI_##name: its PMPI_ entry point, the wrapper, the resolver, the symbol.
- *   params, args   the call's (parameters), (arguments)
- *   call           its number (enum tp_mpi_call) as a wait, or 0: not a wait
- *   before, after  statements run around the call while traced (after: with ret_ set)
- */
-#define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                  \
-	TP_MPI_INTERPOSE_ROOTED(name, call, -1, params, args, before, after)
-
-/* The same, for a rooted collective: `root`, the wait's timeout argument, is its root's rank in
- * MPI_COMM_WORLD (PROBES.md), evaluated while traced. */
-#define TP_MPI_INTERPOSE_ROOTED(name, call, root, params, args, before, after)                     \
-	static int(*pmpi_##name) params;                                                           \
-	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
-							 TP_UNPARENTHESIZED params)                \
-	{                                                                                          \
-		int(*fn)                                                                           \
-			params = (int(*) params)pmpi_cached((void **)&pmpi_##name, "PMPI_" #name); \
-		if (fn == NULL)                                                                    \
-			return -1;                                                                 \
-		if (!tp_listeners_mpi())                                                           \
-			return fn args;                                                            \
-		struct tp_wait wait_;                                                              \
-		int ret_;                                                                          \
-		if (call != 0)                                                                     \
-			tp_wait_enter(&wait_, TP_WAIT_MPI, (const void *)(uintptr_t)(call), root,  \
-				      caller_);                                                    \
-		before;                                                                            \
-		if (call != 0)                                                                     \
-			TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                               \
-		else                                                                               \
-			ret_ = fn args;                                                            \
-		after;                                                                             \
-		if (call != 0)                                                                     \
-			tp_wait_leave(&wait_, -(int64_t)ret_);                                     \
-		return ret_;                                                                       \
-	}                                                                                          \
-	static int wrap_##name params                                                              \
-	{                                                                                          \
-		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
-		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
-			return fn args;                                                            \
-		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
-	}                                                                                          \
-	TP_RESOLVER static int(*resolve_##name(void)) params                                       \
-	{                                                                                          \
-		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
-					      (void *)wrap_##name, "MPI_" #name);                  \
-	}                                                                                          \
-	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)));                  \
-	/* PMPI_##name: the program's call unless the MPI library makes it (from_program) */       \
-	static int pmpi_wrap_##name params                                                         \
-	{                                                                                          \
-		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
-		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
-			return fn args;                                                            \
-		const void *caller_ = __builtin_return_address(0);                                 \
-		if (from_program(caller_))                                                         \
-			return slow_##name(caller_, TP_UNPARENTHESIZED args);                      \
-		fn = (int(*) params)pmpi_cached((void **)&pmpi_##name, "PMPI_" #name);             \
-		return fn != NULL ? fn args : -1;                                                  \
-	}                                                                                          \
-	TP_RESOLVER static int(*resolve_pmpi_##name(void)) params                                  \
-	{                                                                                          \
-		return (int(*) params)resolve("PMPI_" #name, (void **)&pmpi_##name,                \
-					      (void *)pmpi_wrap_##name, NULL);                     \
-	}                                                                                          \
-	TP_EXPORT int PMPI_##name params __attribute__((ifunc("resolve_pmpi_" #name)))
-
-/*
  * For MPI_ symbol `mpi_name`, whose PMPI_ entry point is `pmpi_fn`: the MPI_ function of a
  * profiling layer of MPI's own kind (mpiP, IPM: a library that defines MPI_ functions and calls
  * their PMPI_ ones) loaded after the shim, if there is one, else `wrapper`. The shim's MPI_
  * symbols come before it, and bypassed it (its counts lost, its report never written); the
  * program's call now goes to the layer, whose PMPI_ call is the program's call the shim sees
- * (from_program). The implementation's own MPI_ function is its PMPI_ one, or in its object.
+ * (tp_mpi_from_program). The implementation's own MPI_ function is its PMPI_ one, or in its object.
  */
 TP_RESOLVER static void *layer_or(const char *mpi_name, void *pmpi_fn, void *wrapper)
 {
@@ -491,7 +414,7 @@ TP_RESOLVER static void *layer_or(const char *mpi_name, void *pmpi_fn, void *wra
  * An MPI_ symbol's resolver: `wrapper` when the process has `pmpi_name` (kept in `*pmpi`), else
  * NULL; the wrapper alone before the shim is relocated (no call out of it can be made then).
  */
-TP_RESOLVER static void *resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper,
+TP_RESOLVER void *tp_mpi_resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper,
 				 const char *mpi_name)
 {
 	if (relocated != (void *)&relocated)
@@ -535,8 +458,6 @@ static void init_event(int ret)
 	tp_fire_mpi_init((uint32_t)rank, (uint32_t)size, host, job);
 	errno = saved_errno;
 }
-
-#define NOTHING ((void)0)
 
 TP_MPI_INTERPOSE(Init, TP_MPI_CALL_INIT, (int *argc, char ***argv), (argc, argv), NOTHING,
 		 init_event(ret_));

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How the MPI adapter interposes a call (mpi.c, mpi_other_calls.c): TP_MPI_INTERPOSE makes its
+ * MPI_ and PMPI_ symbols, their wrappers and resolvers; the functions behind them are mpi.c's.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "listeners.h"
+#include "probes.h"
+#include "waits.h"
+
+/*
+ * A resolver runs while the dynamic linker relocates, before any constructor: before a
+ * sanitizer's runtime has started (its checks would fault on the shadow memory it has not made).
+ */
+#define TP_RESOLVER __attribute__((no_sanitize("address", "thread", "undefined")))
+
+/* An MPI handle passed by value: a pointer (Open MPI) or an int (MPICH) in its register. */
+typedef uintptr_t handle;
+
+#define NOTHING ((void)0)
+
+/* `*cache`, or the implementation's PMPI_ entry point `name`, kept there: NULL, said, when there
+ * is none. */
+__attribute__((visibility("hidden"))) void *tp_mpi_pmpi_cached(void **cache, const char *name);
+
+/* Whether `caller` (a PMPI_ entry point's return address) is out of the MPI library: the
+ * program's call (mpi.c). */
+__attribute__((visibility("hidden"))) bool tp_mpi_from_program(const void *caller);
+
+/* The resolver of MPI_ symbol `mpi_name` (NULL: of the PMPI_ one) whose entry point is
+ * `pmpi_name` (kept in `*pmpi_fn`): `wrapper`, a profiling layer's function, or NULL (mpi.c). */
+__attribute__((visibility("hidden"))) TP_RESOLVER void *
+tp_mpi_resolve(const char *pmpi_name, void **pmpi_fn, void *wrapper, const char *mpi_name);
+
+/*
+ * The interposed MPI_##name: its PMPI_ entry point, the wrapper, the resolver, the symbol.
+ *   params, args   the call's (parameters), (arguments)
+ *   call           its number (enum tp_mpi_call) as a wait, or 0: not a wait
+ *   before, after  statements run around the call while traced (after: with ret_ set)
+ */
+#define TP_MPI_INTERPOSE(name, call, params, args, before, after)                                  \
+	TP_MPI_INTERPOSE_ROOTED(name, call, -1, params, args, before, after)
+
+/* The same, for a rooted collective: `root`, the wait's timeout argument, is its root's rank in
+ * MPI_COMM_WORLD (PROBES.md), evaluated while traced. */
+#define TP_MPI_INTERPOSE_ROOTED(name, call, root, params, args, before, after)                     \
+	static int(*pmpi_##name) params;                                                           \
+	__attribute__((noinline)) static int slow_##name(const void *caller_,                      \
+							 TP_UNPARENTHESIZED params)                \
+	{                                                                                          \
+		int(*fn) params = (int(*) params)tp_mpi_pmpi_cached((void **)&pmpi_##name,         \
+								    "PMPI_" #name);                \
+		if (fn == NULL)                                                                    \
+			return -1;                                                                 \
+		if (!tp_listeners_mpi())                                                           \
+			return fn args;                                                            \
+		struct tp_wait wait_;                                                              \
+		int ret_;                                                                          \
+		if (call != 0)                                                                     \
+			tp_wait_enter(&wait_, TP_WAIT_MPI, (const void *)(uintptr_t)(call), root,  \
+				      caller_);                                                    \
+		before;                                                                            \
+		if (call != 0)                                                                     \
+			TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                               \
+		else                                                                               \
+			ret_ = fn args;                                                            \
+		after;                                                                             \
+		if (call != 0)                                                                     \
+			tp_wait_leave(&wait_, -(int64_t)ret_);                                     \
+		return ret_;                                                                       \
+	}                                                                                          \
+	static int wrap_##name params                                                              \
+	{                                                                                          \
+		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
+		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
+			return fn args;                                                            \
+		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
+	}                                                                                          \
+	TP_RESOLVER static int(*resolve_##name(void)) params                                       \
+	{                                                                                          \
+		return (int(*) params)tp_mpi_resolve("PMPI_" #name, (void **)&pmpi_##name,         \
+						     (void *)wrap_##name, "MPI_" #name);           \
+	}                                                                                          \
+	TP_EXPORT int MPI_##name params __attribute__((ifunc("resolve_" #name)));                  \
+	/* PMPI_##name: the program's call unless the MPI library makes it (from_program) */       \
+	static int pmpi_wrap_##name params                                                         \
+	{                                                                                          \
+		int(*fn) params = __atomic_load_n(&pmpi_##name, __ATOMIC_RELAXED);                 \
+		if (__builtin_expect(fn != NULL && !tp_listeners_mpi(), 1))                        \
+			return fn args;                                                            \
+		const void *caller_ = __builtin_return_address(0);                                 \
+		if (tp_mpi_from_program(caller_))                                                  \
+			return slow_##name(caller_, TP_UNPARENTHESIZED args);                      \
+		fn = (int(*) params)tp_mpi_pmpi_cached((void **)&pmpi_##name, "PMPI_" #name);      \
+		return fn != NULL ? fn args : -1;                                                  \
+	}                                                                                          \
+	TP_RESOLVER static int(*resolve_pmpi_##name(void)) params                                  \
+	{                                                                                          \
+		return (int(*) params)tp_mpi_resolve("PMPI_" #name, (void **)&pmpi_##name,         \
+						     (void *)pmpi_wrap_##name, NULL);              \
+	}                                                                                          \
+	TP_EXPORT int PMPI_##name params __attribute__((ifunc("resolve_pmpi_" #name)))
