@@ -112,3 +112,31 @@ Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .t
 	free(summary);
 	free(said);
 }
+
+/*
+ * The calls that wait for other ranks and carry no message (mpi_ranks others: rank r works 1 + 2r
+ * units before MPI_Comm_split, MPI_Alltoallw and the second of two MPI_Win_fence): each a wait
+ * on every rank, so the ranks' load balance is their work's, 1 unit's and 3's (2/3; it once read
+ * about 1, the waiting in them counted as useful).
+ */
+Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said, *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2",
+							   target("mpi_ranks"), "others", NULL},
+					  NULL, false, &said);
+	expect_ranks(summary, 2);
+	double v[4], balance, serialisation;
+	for (int rank = 0; rank < 2; rank++) {
+		cr_expect(wait_line(summary, rank_name(rank), "MPI_Comm_split", v) && v[0] == 1,
+			  "%s", summary);
+		cr_expect(wait_line(summary, rank_name(rank), "MPI_Alltoallw", v) && v[0] == 1,
+			  "%s", summary);
+		cr_expect(wait_line(summary, rank_name(rank), "MPI_Win_fence", v) && v[0] == 2,
+			  "%s", summary);
+	}
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance > 55 && balance < 90, "load balance %.1f%%: %s", balance, said);
+	free(summary);
+	free(said);
+}

@@ -21,6 +21,8 @@
  *   poll       rank 0 works 3 units, then sends rank 1 a token; rank 1 starts its receive,
  *              works 1 unit, then polls the receive with MPI_Test until it completes, as a
  *              program overlapping its communication does: rank 1's polling is MPI's time
+ *   others     rank r works 1 + 2r units before each of MPI_Comm_split, MPI_Alltoallw and
+ *              two MPI_Win_fence calls, where every rank waits for the last one
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -169,6 +171,37 @@ static int poll(int rank)
 	return token;
 }
 
+/* Rank r works 1 + 2r units before each call that waits for every rank (the `others` shape). */
+static int others(int rank, int size)
+{
+	enum { MOST = 64 };
+	int mine[MOST], theirs[MOST], counts[MOST], places[MOST], exposed = rank;
+	MPI_Datatype types[MOST];
+	for (int i = 0; i < MOST; i++) {
+		mine[i] = rank;
+		counts[i] = i < size ? 1 : 0;
+		places[i] = i * (int)sizeof(int);
+		types[i] = MPI_INT;
+	}
+	MPI_Comm half;
+	work(1 + 2 * rank);
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	work(1 + 2 * rank);
+	MPI_Alltoallw(mine, counts, places, types, theirs, counts, places, types, MPI_COMM_WORLD);
+	MPI_Win window;
+	MPI_Win_create(&exposed, sizeof exposed, sizeof exposed, MPI_INFO_NULL, MPI_COMM_WORLD,
+		       &window);
+	MPI_Win_fence(0, window);
+	work(1 + 2 * rank);
+	MPI_Win_fence(0, window);
+	MPI_Win_free(&window);
+	MPI_Comm_free(&half);
+	int sum = 0;
+	for (int i = 0; i < size && i < MOST; i++)
+		sum += theirs[i];
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -192,6 +225,8 @@ int main(int argc, char **argv)
 		result = rooted(rank);
 	else if (strcmp(shape, "poll") == 0)
 		result = poll(rank);
+	else if (strcmp(shape, "others") == 0)
+		result = others(rank, size);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The MPI adapter's waits that carry no message the events read (mpi.c has those that do): calls
+ * that block until other ranks take part, whose time is MPI's and not useful. A communicator's
+ * making (MPI_Comm_split, _dup, _create), MPI_Alltoallw and the neighbourhood collectives,
+ * one-sided communication's synchronisation (fences, access and exposure epochs, locks and
+ * flushes), and file I/O. Each a wait of kind mpi, its object the call's number; none takes part
+ * in the ideal run of the POP factors as a collective does (a neighbourhood's or a window's
+ * ranks are not every rank): its time is waiting, that is all.
+ */
+#define _GNU_SOURCE
+#include "mpi_interpose.h"
+
+/* An MPI_Offset: a file's offset in bytes. */
+typedef long long offset;
+
+TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
+		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
+		 NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Comm_dup, TP_MPI_CALL_COMM_DUP, (handle comm, handle *newcomm), (comm, newcomm),
+		 NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Comm_create, TP_MPI_CALL_COMM_CREATE, (handle comm, handle group, handle *newcomm),
+		 (comm, group, newcomm), NOTHING, NOTHING);
+
+TP_MPI_INTERPOSE(Alltoallw, TP_MPI_CALL_ALLTOALLW,
+		 (const void *s, const int *scs, const int *sdispls, const handle *sts, void *r,
+		  const int *rcs, const int *rdispls, const handle *rts, handle comm),
+		 (s, scs, sdispls, sts, r, rcs, rdispls, rts, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Neighbor_allgather, TP_MPI_CALL_NEIGHBOR_ALLGATHER,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
+		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Neighbor_allgatherv, TP_MPI_CALL_NEIGHBOR_ALLGATHERV,
+		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
+		  handle rt, handle comm),
+		 (s, sc, st, r, rcs, displs, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Neighbor_alltoall, TP_MPI_CALL_NEIGHBOR_ALLTOALL,
+		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
+		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Neighbor_alltoallv, TP_MPI_CALL_NEIGHBOR_ALLTOALLV,
+		 (const void *s, const int *scs, const int *sdispls, handle st, void *r,
+		  const int *rcs, const int *rdispls, handle rt, handle comm),
+		 (s, scs, sdispls, st, r, rcs, rdispls, rt, comm), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Neighbor_alltoallw, TP_MPI_CALL_NEIGHBOR_ALLTOALLW,
+		 (const void *s, const int *scs, const offset *sdispls, const handle *sts, void *r,
+		  const int *rcs, const offset *rdispls, const handle *rts, handle comm),
+		 (s, scs, sdispls, sts, r, rcs, rdispls, rts, comm), NOTHING, NOTHING);
+
+/* One-sided communication: its epochs' synchronisation waits for the other ranks. */
+TP_MPI_INTERPOSE(Win_fence, TP_MPI_CALL_WIN_FENCE, (int assertion, handle win), (assertion, win),
+		 NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_start, TP_MPI_CALL_WIN_START, (handle group, int assertion, handle win),
+		 (group, assertion, win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_complete, TP_MPI_CALL_WIN_COMPLETE, (handle win), (win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_wait, TP_MPI_CALL_WIN_WAIT, (handle win), (win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_lock, TP_MPI_CALL_WIN_LOCK,
+		 (int lock_type, int rank, int assertion, handle win),
+		 (lock_type, rank, assertion, win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_unlock, TP_MPI_CALL_WIN_UNLOCK, (int rank, handle win), (rank, win), NOTHING,
+		 NOTHING);
+TP_MPI_INTERPOSE(Win_lock_all, TP_MPI_CALL_WIN_LOCK_ALL, (int assertion, handle win),
+		 (assertion, win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_unlock_all, TP_MPI_CALL_WIN_UNLOCK_ALL, (handle win), (win), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Win_flush, TP_MPI_CALL_WIN_FLUSH, (int rank, handle win), (rank, win), NOTHING,
+		 NOTHING);
+TP_MPI_INTERPOSE(Win_flush_all, TP_MPI_CALL_WIN_FLUSH_ALL, (handle win), (win), NOTHING, NOTHING);
+
+/* File I/O: opening and closing a file are collective; reads and writes wait for the file. */
+TP_MPI_INTERPOSE(File_open, TP_MPI_CALL_FILE_OPEN,
+		 (handle comm, const char *name, int amode, handle info, handle *fh),
+		 (comm, name, amode, info, fh), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(File_close, TP_MPI_CALL_FILE_CLOSE, (handle * fh), (fh), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(File_sync, TP_MPI_CALL_FILE_SYNC, (handle fh), (fh), NOTHING, NOTHING);
+
+/* A read's or a write's parameters and arguments, at the file's pointer or at an offset. */
+#define TP_MPI_FILE_IO(name, call)                                                                 \
+	TP_MPI_INTERPOSE(name, call, (handle fh, void *buf, int count, handle type, void *status), \
+			 (fh, buf, count, type, status), NOTHING, NOTHING)
+#define TP_MPI_FILE_IO_AT(name, call)                                                              \
+	TP_MPI_INTERPOSE(name, call,                                                               \
+			 (handle fh, offset at, void *buf, int count, handle type, void *status),  \
+			 (fh, at, buf, count, type, status), NOTHING, NOTHING)
+TP_MPI_FILE_IO(File_read, TP_MPI_CALL_FILE_READ);
+TP_MPI_FILE_IO(File_write, TP_MPI_CALL_FILE_WRITE);
+TP_MPI_FILE_IO(File_read_all, TP_MPI_CALL_FILE_READ_ALL);
+TP_MPI_FILE_IO(File_write_all, TP_MPI_CALL_FILE_WRITE_ALL);
+TP_MPI_FILE_IO_AT(File_read_at, TP_MPI_CALL_FILE_READ_AT);
+TP_MPI_FILE_IO_AT(File_write_at, TP_MPI_CALL_FILE_WRITE_AT);
+TP_MPI_FILE_IO_AT(File_read_at_all, TP_MPI_CALL_FILE_READ_AT_ALL);
+TP_MPI_FILE_IO_AT(File_write_at_all, TP_MPI_CALL_FILE_WRITE_AT_ALL);
