@@ -85,13 +85,27 @@ __attribute__((constructor)) static void mpi_adapter_constructed(void)
 }
 
 /*
+ * dlsym of `name` in `handle`, its failure no error of the program's: the message dlerror() would
+ * give the program next is taken. A resolver runs inside the dynamic linker's work for a program's
+ * call (a dlopen, which cleared the message before it) or at start (none yet): a successful
+ * dlopen of a library linked with MPI once left "libtaskprobe.so: undefined symbol" there.
+ */
+static void *look_up(void *handle, const char *name)
+{
+	void *found = dlsym(handle, name);
+	if (found == NULL)
+		(void)dlerror();
+	return found;
+}
+
+/*
  * The implementation's `name` (a PMPI_ entry point, or what the events read): the global scope's
  * (where the program's copy of an object it refers to is the object: MPI_COMM_WORLD's, non-PIE),
  * else the MPI library's in its own scope.
  */
 static void *pmpi(const char *name)
 {
-	void *fn = dlsym(RTLD_DEFAULT, name);
+	void *fn = look_up(RTLD_DEFAULT, name);
 	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
 	if (fn == NULL && object != 0)
 		fn = tp_loaded_symbol_in(object, name);
@@ -340,7 +354,7 @@ static const void *status_of(const void *statuses, int i)
  */
 static void *pmpi_entry(const char *name)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	void *fn = look_up(RTLD_NEXT, name);
 	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
 	if (fn == NULL && object != 0)
 		fn = tp_loaded_symbol_in(object, name);
@@ -402,7 +416,7 @@ void *tp_mpi_pmpi_cached(void **cache, const char *name)
  */
 TP_RESOLVER static void *layer_or(const char *mpi_name, void *pmpi_fn, void *wrapper)
 {
-	void *next = dlsym(RTLD_NEXT, mpi_name);
+	void *next = look_up(RTLD_NEXT, mpi_name);
 	Dl_info layer, implementation;
 	if (next == NULL || next == pmpi_fn || dladdr(next, &layer) == 0 ||
 	    dladdr(pmpi_fn, &implementation) == 0 || layer.dli_fbase == implementation.dli_fbase)
