@@ -241,13 +241,23 @@ Test(wait_stacks, top_shows_a_wait_sites_sampled_stacks_in_its_detail_view, .tim
 	/* no task site: the pool's wait site is the first selected */
 	free(tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 60000));
 	tp_terminal_keys(&t, "Enter");
-	char *screen = tp_terminal_wait_for(&t, "WAIT STACKS", 5000);
-	cr_expect(strstr(screen, pool_site()) != NULL, "%s", screen);
 	const char *site = frame_of("void queue_take(", "sem_wait(queue)");
 	const char *alpha[3] = {site, frame_of("int drain_alpha(", "queue_take(&alpha_queue)"),
 				frame_of("void *alpha_worker(", "drain_alpha()")};
 	const char *beta[3] = {site, frame_of("int drain_beta(", "queue_take(&beta_queue)"),
 			       frame_of("void *beta_worker(", "drain_beta()")};
+	/* a sample is published after its wait began: on a loaded machine the first screens may
+	 * come before the last ones, so the view is refreshed (space) until both are there */
+	char *screen = tp_terminal_wait_for(&t, "WAIT STACKS", 5000);
+	for (int tries = 0; tries < 50 && (stack_samples(screen, alpha) < ALPHA_WAITS ||
+					   stack_samples(screen, beta) < BETA_WAITS - 1);
+	     tries++) {
+		free(screen);
+		usleep(100000);
+		tp_terminal_keys(&t, "space");
+		screen = tp_terminal_wait_for(&t, "WAIT STACKS", 5000);
+	}
+	cr_expect(strstr(screen, pool_site()) != NULL, "%s", screen);
 	/* sampled: each thread's first 4 waits here, all 3 of alpha's, 4 of beta's 5 */
 	cr_expect_eq(stack_samples(screen, alpha), ALPHA_WAITS, "%s / %s / %s:\n%s", alpha[0],
 		     alpha[1], alpha[2], screen);
