@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "code_map.h"
 #include "events.h"
 #include "loaded_symbol.h"
 #include "mpi_interpose.h"
@@ -98,18 +99,24 @@ static void *look_up(void *handle, const char *name)
 	return found;
 }
 
-/*
- * The implementation's `name` (a PMPI_ entry point, or what the events read): the global scope's
- * (where the program's copy of an object it refers to is the object: MPI_COMM_WORLD's, non-PIE),
- * else the MPI library's in its own scope.
- */
-static void *pmpi(const char *name)
+/* The implementation's `name` as `scope` (a dlsym handle) has it, else the MPI library's in its
+ * own scope (pmpi_in_local_scope). */
+static void *implementation(void *scope, const char *name)
 {
-	void *fn = look_up(RTLD_DEFAULT, name);
+	void *fn = look_up(scope, name);
 	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
 	if (fn == NULL && object != 0)
 		fn = tp_loaded_symbol_in(object, name);
 	return fn;
+}
+
+/*
+ * What the events read of the implementation: the global scope's `name` (where the program's copy
+ * of an object it refers to is the object: MPI_COMM_WORLD's, non-PIE).
+ */
+static void *pmpi(const char *name)
+{
+	return implementation(RTLD_DEFAULT, name);
 }
 
 /*
@@ -354,11 +361,7 @@ static const void *status_of(const void *statuses, int i)
  */
 static void *pmpi_entry(const char *name)
 {
-	void *fn = look_up(RTLD_NEXT, name);
-	uintptr_t object = __atomic_load_n(&mpi_object, __ATOMIC_ACQUIRE);
-	if (fn == NULL && object != 0)
-		fn = tp_loaded_symbol_in(object, name);
-	return fn;
+	return implementation(RTLD_NEXT, name);
 }
 
 /*
@@ -367,31 +370,27 @@ static void *pmpi_entry(const char *name)
  * PMPI_ entry points, not the MPI_ ones (some by a tail call: then the return address is the
  * program's), so that a program in Fortran would make no MPI call the adapter sees; and a
  * program's own wrapper of an MPI_ function (a profiling layer linked in) calls its PMPI_ one.
- * The MPI library's extent is found at the first such call traced, from PMPI_Init's object:
- * `library_state` 0 not yet, 1 being found, 2 found.
+ * The MPI library is PMPI_Init's module (code_map.h), found at the first such call traced
+ * (racing first calls find the same): its index + 1, 0 not yet, NO_MODULE none (every call the
+ * program's then).
  */
-static uintptr_t library_start, library_end;
-static unsigned library_state;
+#define NO_MODULE UINT32_MAX
+static uint32_t library_module;
 
 /* Whether `caller` (a PMPI_ entry point's return address) is out of the MPI library. */
 bool tp_mpi_from_program(const void *caller)
 {
-	unsigned state = __atomic_load_n(&library_state, __ATOMIC_ACQUIRE), none = 0;
-	if (__builtin_expect(state != 2, 0)) {
-		if (__atomic_compare_exchange_n(&library_state, &none, 1, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE)) {
-			int saved_errno = errno;
-			void *init = pmpi_entry("PMPI_Init");
-			if (init == NULL ||
-			    !tp_loaded_object_extent(init, &library_start, &library_end))
-				library_start = library_end = 0;
-			errno = saved_errno;
-			__atomic_store_n(&library_state, 2, __ATOMIC_RELEASE);
-		}
-		while (__atomic_load_n(&library_state, __ATOMIC_ACQUIRE) != 2)
-			;
+	uint32_t library = __atomic_load_n(&library_module, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(library == 0, 0)) {
+		int saved_errno = errno;
+		void *init = pmpi_entry("PMPI_Init");
+		library = init != NULL ? tp_code_module_of((uintptr_t)init) : 0;
+		library = library != 0 ? library : NO_MODULE;
+		errno = saved_errno;
+		__atomic_store_n(&library_module, library, __ATOMIC_RELEASE);
 	}
-	return (uintptr_t)caller < library_start || (uintptr_t)caller >= library_end;
+	const struct tp_code_module *m = library != NO_MODULE ? tp_code_module(library - 1) : NULL;
+	return m == NULL || (uintptr_t)caller < m->start || (uintptr_t)caller >= m->end;
 }
 
 /* `*cache`, or the entry point `name` (pmpi_entry), kept there: NULL, said, when there is none. */

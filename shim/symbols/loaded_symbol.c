@@ -152,35 +152,3 @@ void *tp_loaded_symbol_in(uintptr_t object, const char *name)
 		dl_iterate_phdr(look_in, &s);
 	return s.found;
 }
-
-struct extent {
-	uintptr_t address, start, end;
-};
-
-static int extent_of(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	struct extent *e = data;
-	if (!holds(info, e->address))
-		return 0;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + p->p_vaddr;
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (e->start == 0 || start < e->start)
-			e->start = start;
-		if (start + p->p_memsz > e->end)
-			e->end = start + p->p_memsz;
-	}
-	return 1;
-}
-
-bool tp_loaded_object_extent(const void *address, uintptr_t *start, uintptr_t *end)
-{
-	struct extent e = {.address = (uintptr_t)address};
-	dl_iterate_phdr(extent_of, &e);
-	*start = e.start;
-	*end = e.end;
-	return e.end != 0;
-}

@@ -7,7 +7,6 @@
  */
 #pragma once
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -22,7 +21,3 @@ void *tp_loaded_symbol(const char *name, const void *skip, uintptr_t *object);
 
 /* The definition of `name` in the object loaded at `object` (tp_loaded_symbol's), or NULL. */
 void *tp_loaded_symbol_in(uintptr_t object, const char *name);
-
-/* The extent [*start, *end) of the loaded segments of the object that holds `address`; false
- * when no loaded object does. */
-bool tp_loaded_object_extent(const void *address, uintptr_t *start, uintptr_t *end);
