@@ -580,7 +580,6 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 	if (__builtin_expect(mine.poll_end_at != 0, 0) && kind == TP_WAIT_MPI &&
 	    tp_mpi_call_polls(object) && poll_goes_on(object, task, at))
 		return;
-	mine.poll_end_at = 0;
 	if (__builtin_expect(!site_code_recorded(site), 0))
 		record_wait_start_new_site(kind, object, timeout_ns, task, site, at);
 	else
