@@ -19,7 +19,7 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
+ * 13: a collective's communicator (TP_RECORD_MPI_COLLECTIVE); 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
  * place of the executor's sixth bit); 11: a task's wake as it is first scheduled shares its
  * poll's record (TP_COMPACT_SWITCH_WOKEN, TP_RECORD_TASK_WOKEN_POLLED); 10: a task
  * switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
@@ -30,9 +30,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 12.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 13.
  */
-#define TP_RECORDING_VERSION        12
+#define TP_RECORDING_VERSION        13
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -126,6 +126,8 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 		      TP_RECORD_TASK_SWITCHED,
 		      /* task-wake (no waker), then TP_RECORD_TASK_POLLED's events (version 11) */
 		      TP_RECORD_TASK_WOKEN_POLLED,
+		      /* arg: call, root, communicator, size (version 13) */
+		      TP_RECORD_MPI_COLLECTIVE,
 		      TP_RECORD_TYPES_END,
 };
 
@@ -138,7 +140,7 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 			"thread__start", "thread__stop", "wait__start", "wait__end", "",           \
 			"task__dependence", "", "", "wait__stack", "task__acquire",                \
 			"task__release", "region__of__interest", "mpi__init", "mpi__send",         \
-			"mpi__recv", "", "", "", "", "", "", "", ""                                \
+			"mpi__recv", "", "", "", "", "", "", "", "", "mpi__collective"             \
 	}
 
 /*
@@ -352,6 +354,14 @@ static inline uint32_t tp_compact_low(uint64_t arg)
 static inline uint32_t tp_compact_high(uint64_t arg)
 {
 	return (uint32_t)(arg >> 32);
+}
+
+/* Whether records of `type` are compact: TP_RECORD_TASK_SPAWNED to TP_RECORD_TASK_WOKEN_POLLED
+ * (and TP_RECORD_PROCESS_EXIT among them, with no arguments); the types after them are full
+ * records again (TP_RECORD_MPI_COLLECTIVE). */
+static inline bool tp_record_compact(unsigned type)
+{
+	return type >= TP_RECORD_TASK_SPAWNED && type <= TP_RECORD_TASK_WOKEN_POLLED;
 }
 
 /* The number of events a record holds (a compact record's, by its flags; 0: not an event). */

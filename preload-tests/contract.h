@@ -31,5 +31,6 @@ static const struct tp_contract_probe tp_contract_probes[] = {
 	{"mpi__init", 4, "4 4 8 8"}, /* since recording version 8 */
 	{"mpi__send", 4, "4 -4 8 8"},
 	{"mpi__recv", 4, "4 -4 8 8"},
+	{"mpi__collective", 4, "4 -4 8 4"}, /* since recording version 13 */
 	{NULL, 0, NULL},
 };

@@ -175,6 +175,36 @@ Test(harm, rooted_collectives_make_only_their_ranks_wait_for_the_root_or_the_roo
 	free(said);
 }
 
+/*
+ * Collectives on communicators of their own wait for their ranks alone: two pairs of ranks meet
+ * in barriers on a communicator of each pair, each pair's sleeps the other's in reverse (60 and
+ * 20 ms, then 20 and 60), and the first pair reduces once more. Balanced, serialisation 1 (taken
+ * as MPI_COMM_WORLD's, the collectives did not pair up; with as many on each, they would have
+ * made every rank wait 60 ms each time: 240 ms on an ideal network where 160 ms are spent).
+ */
+Test(harm, collectives_on_communicators_of_their_own_wait_for_their_ranks_alone, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *said;
+	char *summary = record_job(
+		(const char *[]){MPIRUN_ANYWHERE, "-np", "4", target("mpi_ranks"), "pairs", NULL},
+		NULL, false, &said);
+	expect_ranks(summary, 4);
+	for (int r = 0; r < 4; r++) {
+		double v[4];
+		cr_assert(wait_line(summary, rank_name(r), "MPI_Barrier", v), "%s", summary);
+		cr_expect_eq(v[0], 5, "rank %d: %s", r, summary);
+		cr_expect_eq(wait_line(summary, rank_name(r), "MPI_Allreduce", v), r < 2, "%s",
+			     summary);
+	}
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	cr_expect(balance >= 90, "%s", said);
+	cr_expect(serialisation >= 95, "%s", said);
+	free(summary);
+	free(said);
+}
+
 Test(harm, an_mpi_broadcast_after_work_on_the_root_ends_after_it_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);

@@ -682,3 +682,44 @@ Test(scripts, sync_bt_counts_waits_and_holds_by_construct_site, .timeout = 120)
 	cr_expect_eq(tp_map_value(run.trace, key), 2, "%s:\n%s", key, run.trace);
 	tp_run_free(&run);
 }
+
+/* The sum of the values of the map lines that start with `prefix` ("@map[KEY]: N"). */
+static long long map_sum(const char *trace, const char *prefix)
+{
+	long long sum = 0;
+	for (const char *l = trace; l != NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *value = strncmp(l, prefix, strlen(prefix)) == 0 ? strstr(l, "]: ")
+									    : NULL;
+		if (value != NULL && value < strchrnul(l, '\n'))
+			sum += strtoll(value + 3, NULL, 10);
+	}
+	return sum;
+}
+
+/*
+ * mpi.bt on a rank of its own (MPI's singleton: no launcher): mpi_ranks's `pairs` makes one
+ * barrier on MPI_COMM_WORLD, four on a communicator of its own (both of one rank here) and one
+ * reduction there; each is a wait at its site and a collective of a communicator of 1 rank.
+ */
+Test(scripts, mpi_bt_times_calls_by_site_and_counts_collectives_by_communicator_size,
+     .timeout = 120)
+{
+	struct tp_run run;
+	const char *argv[] = {
+		tp_require_program(tp_target("mpi_ranks"), "openmpi-bin and libopenmpi-dev"),
+		"pairs", NULL};
+	tp_run_script("mpi.bt", NULL, argv, NULL, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "pairs over 1 ranks: 1\n");
+	cr_expect(strstr(run.trace, "rank 0 of 1 on ") != NULL, "%s", run.trace);
+	cr_expect_eq(map_sum(run.trace, "@mpi_calls[MPI_Barrier, pairs (mpi_ranks.c:"), 5, "%s",
+		     run.trace);
+	cr_expect_eq(lines_starting(run.trace, "@mpi_calls[MPI_Barrier, pairs (mpi_ranks.c:"), 3,
+		     "three barriers' sites: %s", run.trace);
+	cr_expect_eq(map_sum(run.trace, "@mpi_calls[MPI_Allreduce, pairs (mpi_ranks.c:"), 1, "%s",
+		     run.trace);
+	cr_expect_eq(map_sum(run.trace, "@collectives[MPI_Barrier, 1]"), 5, "%s", run.trace);
+	cr_expect_eq(map_sum(run.trace, "@collectives[MPI_Allreduce, 1]"), 1, "%s", run.trace);
+	cr_expect_eq(lines_starting(run.trace, "@collectives["), 2, "%s", run.trace);
+	tp_run_free(&run);
+}

@@ -6,9 +6,10 @@
  * bursts of computation (the time between MPI calls), sends, receives and collectives. The
  * ideal network's run replays them: a rank's clock advances by its bursts; a receive waits for
  * its send (the n-th send from a to b with a tag is the n-th such receive), a collective for
- * what it needs (the k-th collective of each rank is one: a job whose ranks made different
- * numbers of collectives, on communicators of their own, gets no ideal run): every rank waits for
- * every other, but in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's
+ * what it needs (the k-th collective of each rank on a communicator is one, its ranks told apart
+ * by the communicator's identity and size, mpi-collective's; without them, in a recording before
+ * version 13, every collective is MPI_COMM_WORLD's; a job whose collectives do not pair up so
+ * gets no ideal run): each of its ranks waits for every other, but in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's
  * or scatter's ranks wait for the root alone, a reduction's or gather's root for the others and
  * the others for nobody; messages and collectives cost nothing.
  */
@@ -23,7 +24,7 @@
 #include "table.h"
 #include "taskprobe_contract.h"
 
-/* What is kept, at most (under the converter's bound, with its others): operations 40 bytes
+/* What is kept, at most (under the converter's bound, with its others): operations 56 bytes
  * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
 #define MAX_OPS (1u << 19)
 
@@ -31,11 +32,13 @@ enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
 
 /* An operation of a thread: a burst from `start` to `end` (its clock's), or a message or a
  * collective at `start` (a collective's peer: its root, -1 when none is told; its tag: its
- * call). */
+ * call; its communicator's identity and ranks, 0 when not told: MPI_COMM_WORLD). */
 struct op {
 	uint64_t start, end;
+	uint64_t communicator;
 	uint32_t thread; /* its thread's index */
 	int32_t peer, tag;
+	uint32_t members;
 	uint8_t type;
 };
 
@@ -46,6 +49,9 @@ struct thread {
 	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
 	uint64_t region_on, region_off;
 	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
+	/* the communicator of the collective it is in (its mpi-collective's), 0 not told */
+	uint64_t communicator;
+	uint32_t members;
 	bool in_call, ended;
 };
 
@@ -194,6 +200,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		th->root = (int64_t)rec->arg[1] >= 0 && rec->arg[1] <= INT32_MAX
 				   ? (int32_t)rec->arg[1]
 				   : -1;
+		th->communicator = 0;
+		th->members = 0;
 		if (rec->arg[0] == TP_MPI_CALL_FINALIZE) {
 			th->ended = true;
 			op.type = OP_END;
@@ -209,7 +217,17 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		op.type = OP_COLLECTIVE;
 		op.peer = th->root;
 		op.tag = (int32_t)rec->arg[0];
+		op.communicator = th->communicator;
+		op.members = th->members;
 		return push(p, op);
+	}
+	if (type == TP_RECORD_MPI_COLLECTIVE) {
+		/* inside the collective's wait: its communicator */
+		if (th->in_call && rec->arg[3] > 0 && rec->arg[3] <= INT32_MAX) {
+			th->communicator = rec->arg[2];
+			th->members = (uint32_t)rec->arg[3];
+		}
+		return true;
 	}
 	if (type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV) {
 		/* a nonblocking send outside every call: a burst ends there too */
@@ -291,6 +309,97 @@ static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t n
 	return SIZE_MAX;
 }
 
+/* A collective of a rank, for pairing: its communicator, its place among the rank's collectives
+ * on it, its rank and its operation. */
+struct collective_end {
+	uint64_t communicator;
+	size_t place, rank, op;
+};
+
+static int by_communicator_then_rank(const void *a, const void *b)
+{
+	const struct collective_end *x = a, *y = b;
+	if (x->communicator != y->communicator)
+		return x->communicator < y->communicator ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+static int by_communicator_then_place(const void *a, const void *b)
+{
+	const struct collective_end *x = a, *y = b;
+	if (x->communicator != y->communicator)
+		return x->communicator < y->communicator ? -1 : 1;
+	if (x->place != y->place)
+		return x->place < y->place ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The collectives in groups, each one collective of its communicator's ranks: an operation's
+ * group (of[op]); group g's ranks, members[at[g]] to members[at[g + 1]]. */
+struct groups {
+	size_t *of, *members, *at, n;
+};
+
+static void groups_free(struct groups *g)
+{
+	free(g->of);
+	free(g->members);
+	free(g->at);
+}
+
+/*
+ * The `n` ranks' collectives (rank r's operations: [first[r], end[r])) paired: the k-th of each
+ * rank on a communicator are one. False when they do not pair up (a group without each rank it
+ * expects: its communicator's, as told, or every rank's; at most the `n` analysed), or out of
+ * memory.
+ */
+static bool collectives_grouped(const struct ranks_pop *p, size_t n, const size_t *first,
+				const size_t *end, struct groups *g)
+{
+	size_t count = 0;
+	for (size_t r = 0; r < n; r++)
+		for (size_t i = first[r]; i < end[r]; i++)
+			count += p->ops[i].type == OP_COLLECTIVE;
+	struct collective_end *ends = calloc(count + 1, sizeof *ends);
+	*g = (struct groups){.of = calloc(p->n_ops + 1, sizeof *g->of),
+			     .members = calloc(count + 1, sizeof *g->members),
+			     .at = calloc(count + 2, sizeof *g->at)};
+	bool paired = ends != NULL && g->of != NULL && g->members != NULL && g->at != NULL;
+	for (size_t r = 0, c = 0; paired && r < n; r++)
+		for (size_t i = first[r]; i < end[r]; i++)
+			if (p->ops[i].type == OP_COLLECTIVE)
+				ends[c++] = (struct collective_end){p->ops[i].communicator, 0, r,
+								    i};
+	if (paired) {
+		qsort(ends, count, sizeof *ends, by_communicator_then_rank);
+		for (size_t c = 1; c < count; c++)
+			if (ends[c].communicator == ends[c - 1].communicator &&
+			    ends[c].rank == ends[c - 1].rank)
+				ends[c].place = ends[c - 1].place + 1;
+		qsort(ends, count, sizeof *ends, by_communicator_then_place);
+	}
+	for (size_t c = 0, next; paired && c < count; c = next) {
+		for (next = c + 1;
+		     next < count && ends[next].communicator == ends[c].communicator &&
+		     ends[next].place == ends[c].place;
+		     next++)
+			;
+		uint32_t told = p->ops[ends[c].op].members;
+		paired = next - c == (told != 0 && told < n ? told : n);
+		g->at[g->n] = c;
+		for (size_t m = c; m < next; m++) {
+			g->members[m] = ends[m].rank;
+			g->of[ends[m].op] = g->n;
+		}
+		g->n++;
+	}
+	g->at[g->n] = count;
+	free(ends);
+	return paired;
+}
+
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
 struct runner {
 	size_t at, end;
@@ -302,19 +411,25 @@ struct runner {
 /*
  * The ideal network's run time (ns), or -1 when the replay cannot finish (a receive whose send
  * never comes, collectives that do not pair up). A worklist of the ranks that can go on: a rank
- * blocked on a receive goes on when its send is replayed, every rank in a collective when the
- * last reaches it. Each operation is replayed once, each collective releases every rank once.
+ * blocked on a receive goes on when its send is replayed, the ranks in a collective when the
+ * last of them reaches it. Each operation is replayed once, each collective releases its ranks
+ * once.
  */
 static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 			const size_t *first, const size_t *end, const double *burst,
 			const size_t *sender)
 {
+	struct groups groups;
+	bool paired = collectives_grouped(p, n, first, end, &groups);
 	struct runner *run = calloc(n, sizeof *run);
-	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1, latest = 0;
+	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1;
+	double *latest = calloc(groups.n + 1, sizeof *latest);
 	bool *replayed = calloc(p->n_ops + 1, sizeof *replayed);
 	size_t *blocked_by = calloc(p->n_ops + 1, sizeof *blocked_by); /* send -> 1 + its rank */
-	size_t *work = calloc(n + 1, sizeof *work), n_work = 0, arrived = 0;
-	if (run == NULL || sent == NULL || replayed == NULL || blocked_by == NULL || work == NULL)
+	size_t *work = calloc(n + 1, sizeof *work), n_work = 0;
+	size_t *arrived = calloc(groups.n + 1, sizeof *arrived);
+	if (!paired || run == NULL || sent == NULL || latest == NULL || replayed == NULL ||
+	    blocked_by == NULL || work == NULL || arrived == NULL)
 		goto out;
 	for (size_t r = 0; r < n; r++) {
 		run[r] = (struct runner){.at = first[r], .end = end[r], .queued = true};
@@ -344,22 +459,28 @@ static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *
 				}
 				me->clock = sent[s] > me->clock ? sent[s] : me->clock;
 			} else if (op->type == OP_COLLECTIVE) {
-				/* ranks pass collectives in step: this is every rank's current one */
+				size_t g = groups.of[me->at];
+				const size_t *members = &groups.members[groups.at[g]];
+				size_t count = groups.at[g + 1] - groups.at[g], root = SIZE_MAX;
+				size_t told_root = root_index(ranks, n, op->peer);
 				if (!me->waiting) {
 					me->waiting = true;
-					latest = me->clock > latest ? me->clock : latest;
-					arrived++;
+					latest[g] = me->clock > latest[g] ? me->clock : latest[g];
+					arrived[g]++;
 				}
-				if (arrived < n)
+				if (arrived[g] < count)
 					break;
 				/* the last to come releases them: a rooted one's ranks when what
 				 * they wait for came (each rank's clock is its arrival's now) */
-				size_t root = root_index(ranks, n, op->peer);
+				for (size_t m = 0; m < count; m++)
+					if (members[m] == told_root)
+						root = told_root;
 				enum flow flow = root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
 				double from_root = root != SIZE_MAX ? run[root].clock : 0;
-				for (size_t q = 0; q < n; q++) {
+				for (size_t m = 0; m < count; m++) {
+					size_t q = members[m];
 					if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
-						run[q].clock = latest;
+						run[q].clock = latest[g];
 					else if (flow == ONE_TO_ALL && from_root > run[q].clock)
 						run[q].clock = from_root;
 					run[q].waiting = false;
@@ -371,8 +492,6 @@ static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *
 						}
 					}
 				}
-				arrived = 0;
-				latest = 0;
 			}
 		}
 	}
@@ -385,11 +504,14 @@ static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *
 		result = run[r].clock > result ? run[r].clock : result;
 	}
 out:
+	groups_free(&groups);
 	free(run);
 	free(sent);
+	free(latest);
 	free(replayed);
 	free(blocked_by);
 	free(work);
+	free(arrived);
 	return result;
 }
 

@@ -38,6 +38,7 @@ static inline unsigned args_needed(unsigned type)
 	case TP_RECORD_MPI_INIT:
 	case TP_RECORD_MPI_SEND:
 	case TP_RECORD_MPI_RECV:
+	case TP_RECORD_MPI_COLLECTIVE:
 		return 4;
 	case TP_RECORD_THREAD_START:
 	case TP_RECORD_WAIT_START:
@@ -152,7 +153,7 @@ extern uint64_t compact_events[COMPACT_TYPES][TP_RECORD_SMALL_MAX + 1];
 static inline uint64_t record_events(uint64_t word)
 {
 	unsigned type = tp_record_type(word);
-	if (type < TP_RECORD_TASK_SPAWNED)
+	if (!tp_record_compact(type))
 		return type * 0x010101010101ull; /* any event: its type, as before */
 	return compact_events[type - TP_RECORD_TASK_SPAWNED][tp_record_small(word)];
 }
@@ -328,7 +329,7 @@ static inline void event_of(const struct chunk_ref *ref, const struct segment *s
 	e->type = event & ~EVENT_AT_END;
 	unsigned small = tp_record_small(r->word);
 	const uint64_t *a = r->arg;
-	if (tp_record_type(r->word) >= TP_RECORD_TASK_SPAWNED) {
+	if (tp_record_compact(tp_record_type(r->word))) {
 		compact_event_of(r, (event & EVENT_AT_END) != 0, e);
 		return;
 	}

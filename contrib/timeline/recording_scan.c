@@ -66,8 +66,9 @@ static bool kept_in_pass_one(unsigned type)
 {
 	return type == TP_RECORD_SITE || type == TP_RECORD_MODULE || type == TP_RECORD_SITE_CODE ||
 	       type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
-	       type == TP_RECORD_MPI_RECV || type == TP_RECORD_REGION_OF_INTEREST ||
-	       type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END;
+	       type == TP_RECORD_MPI_RECV || type == TP_RECORD_MPI_COLLECTIVE ||
+	       type == TP_RECORD_REGION_OF_INTEREST || type == TP_RECORD_WAIT_START ||
+	       type == TP_RECORD_WAIT_END;
 }
 
 /* Why the records of `c` (of `size` bytes) are not whole, or NULL; in *kept whether one of them
@@ -448,10 +449,12 @@ static bool chunk_records(struct timeline *t, const struct recording_sink *sink,
 		if (type == TP_RECORD_SITE || type == TP_RECORD_MODULE ||
 		    type == TP_RECORD_SITE_CODE || type == TP_RECORD_MPI_INIT ||
 		    type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV ||
-		    type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END)
+		    type == TP_RECORD_MPI_COLLECTIVE || type == TP_RECORD_WAIT_START ||
+		    type == TP_RECORD_WAIT_END)
 			pages_read(&b->pages, r, tp_record_bytes(r->word));
 		if ((type == TP_RECORD_MPI_INIT || type == TP_RECORD_MPI_SEND ||
-		     type == TP_RECORD_MPI_RECV || type == TP_RECORD_REGION_OF_INTEREST ||
+		     type == TP_RECORD_MPI_RECV || type == TP_RECORD_MPI_COLLECTIVE ||
+		     type == TP_RECORD_REGION_OF_INTEREST ||
 		     ((type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
 		      tp_record_small(r->word) == TP_WAIT_MPI)) &&
 		    !ranks_note(b->ranks, (uint32_t)(s - b->segments), c->tid,

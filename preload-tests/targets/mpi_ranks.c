@@ -23,6 +23,12 @@
  *              program overlapping its communication does: rank 1's polling is MPI's time
  *   others     rank r works 1 + 2r units before each of MPI_Comm_split, MPI_Alltoallw and
  *              two MPI_Win_fence calls, where every rank waits for the last one
+ *   pairs      in a region of interest, two rounds on communicators of two ranks each (0 and
+ *              1, 2 and 3, ...): the first pair's ranks sleep 60 ms, meet in a barrier, sleep
+ *              20 ms, meet again; the second pair's sleep 20 ms, then 60 ms; the first pair
+ *              then reduces once more. Each pair waits for nobody but itself: balanced,
+ *              serialisation 1 (paired as one communicator, every rank would wait 60 ms in
+ *              each half-round, 240 ms where 160 ms are spent)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -202,6 +208,27 @@ static int others(int rank, int size)
 	return sum;
 }
 
+/* Two rounds on pairs of ranks, each pair's sleeps the other's in reverse (the `pairs` shape). */
+static int pairs(int rank)
+{
+	MPI_Comm pair;
+	int first = rank / 2 % 2 == 0, sum = 0, one = 1;
+	MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(1);
+	for (int round = 0; round < 2; round++) {
+		usleep(first ? 60000 : 20000);
+		MPI_Barrier(pair);
+		usleep(first ? 20000 : 60000);
+		MPI_Barrier(pair);
+	}
+	if (first)
+		MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, pair);
+	MPI_Pcontrol(0);
+	MPI_Comm_free(&pair);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -227,6 +254,8 @@ int main(int argc, char **argv)
 		result = poll(rank);
 	else if (strcmp(shape, "others") == 0)
 		result = others(rank, size);
+	else if (strcmp(shape, "pairs") == 0)
+		result = pairs(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

@@ -191,14 +191,21 @@ static bool abi_known(void)
 	return kind != ABI_UNKNOWN;
 }
 
+/* MPI_COMM_WORLD's group, kept (0 when it cannot be told). */
+static handle world_group(void)
+{
+	handle world = __atomic_load_n(&abi.world_group, __ATOMIC_RELAXED);
+	if (world == 0 && abi.comm_group(abi.comm_world, &world) == 0)
+		__atomic_store_n(&abi.world_group, world, __ATOMIC_RELAXED);
+	return world;
+}
+
 /* Rank `rank` of communicator `comm` in MPI_COMM_WORLD (itself when it cannot be told). */
 static int world_rank(handle comm, int rank)
 {
 	if ((comm & abi.mask) == abi.comm_world || rank < 0)
 		return rank;
-	handle group = 0, world = __atomic_load_n(&abi.world_group, __ATOMIC_RELAXED);
-	if (world == 0 && abi.comm_group(abi.comm_world, &world) == 0)
-		__atomic_store_n(&abi.world_group, world, __ATOMIC_RELAXED);
+	handle group = 0, world = world_group();
 	int out = rank;
 	if (abi.comm_group(comm, &group) == 0) {
 		if (abi.group_translate(group, 1, &rank, world, &out) != 0 || out < 0)
@@ -628,60 +635,142 @@ static int64_t collective_root(handle comm, int root)
 	return world >= 0 ? world : -1;
 }
 
-/* The collectives: waits, on every rank of the communicator. */
-TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm), NOTHING, NOTHING);
+/* A communicator's ranks translated at once: a block on the stack. */
+#define RANKS_AT_ONCE 64
+
+/*
+ * A communicator's identity, the same in each of its ranks with no message between them: a hash
+ * of its ranks in MPI_COMM_WORLD, in its order, never 0 (communicators of the same ranks in the
+ * same order are one to it: MPI_COMM_WORLD and its duplicates, say); in *size its ranks, in
+ * *root_world its rank `root`'s in MPI_COMM_WORLD (-1 for none). An intercommunicator's is its
+ * local group's: its two sides differ, and an analysis pairing its collectives finds them
+ * unpaired (ranks_pop.c). Read at each call, not kept by handle: a freed communicator's handle
+ * may become another's. False when it cannot be told.
+ */
+static bool communicator_identity(handle comm, int root, uint64_t *identity, int *size,
+				  int32_t *root_world)
+{
+	handle group = 0, world = world_group();
+	if (abi.comm_size(comm, size) != 0 || *size <= 0 || world == 0 ||
+	    abi.comm_group(comm, &group) != 0)
+		return false;
+	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a, a rank's four bytes at a time */
+	bool told = true;
+	*root_world = -1;
+	for (int at = 0; told && at < *size; at += RANKS_AT_ONCE) {
+		int n = *size - at < RANKS_AT_ONCE ? *size - at : RANKS_AT_ONCE;
+		int local[RANKS_AT_ONCE], out[RANKS_AT_ONCE];
+		for (int i = 0; i < n; i++)
+			local[i] = at + i;
+		told = abi.group_translate(group, n, local, world, out) == 0;
+		for (int i = 0; told && i < n; i++) {
+			for (unsigned b = 0; b < 4; b++)
+				h = (h ^ ((uint32_t)out[i] >> (8 * b) & 0xff)) *
+				    UINT64_C(0x100000001b3);
+			if (at + i == root)
+				*root_world = out[i];
+		}
+	}
+	abi.group_free(&group);
+	*identity = h != 0 ? h : 1;
+	return told;
+}
+
+/*
+ * mpi-collective for collective `call` on `comm`, rooted at its rank `root` (-1: no root), inside
+ * its wait. MPI_COMM_WORLD's identity is read once. Keeps errno.
+ */
+static void collective_event(uint32_t call, handle comm, int root)
+{
+	static uint64_t world_identity;
+	static int world_size;
+	if (!tp_listeners_mpi_collective() || !abi_known())
+		return;
+	int saved_errno = errno, size;
+	int32_t root_world;
+	uint64_t identity;
+	bool world = (comm & abi.mask) == abi.comm_world;
+	if (world && (identity = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
+		size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
+		root_world = root >= 0 && root < size ? root : -1;
+	} else if (communicator_identity(comm, root, &identity, &size, &root_world)) {
+		if (world) { /* racing first calls store the same */
+			__atomic_store_n(&world_size, size, __ATOMIC_RELAXED);
+			__atomic_store_n(&world_identity, identity, __ATOMIC_RELEASE);
+		}
+	} else {
+		errno = saved_errno;
+		return;
+	}
+	tp_fire_mpi_collective(call, root_world, identity, (uint32_t)size);
+	errno = saved_errno;
+}
+
+/* The collectives: waits, on every rank of the communicator; their mpi-collective inside it. */
+#define COLLECTIVE(call)        collective_event(call, comm, -1)
+#define ROOTED_COLLECTIVE(call) collective_event(call, comm, root)
+TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm),
+		 COLLECTIVE(TP_MPI_CALL_BARRIER), NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Bcast, TP_MPI_CALL_BCAST, collective_root(comm, root),
 			(void *buf, int count, handle type, int root, handle comm),
-			(buf, count, type, root, comm), NOTHING, NOTHING);
+			(buf, count, type, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_BCAST),
+			NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Reduce, TP_MPI_CALL_REDUCE, collective_root(comm, root),
 			(const void *s, void *r, int count, handle type, handle op, int root,
 			 handle comm),
-			(s, r, count, type, op, root, comm), NOTHING, NOTHING);
+			(s, r, count, type, op, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_REDUCE),
+			NOTHING);
 TP_MPI_INTERPOSE(Allreduce, TP_MPI_CALL_ALLREDUCE,
 		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_ALLREDUCE), NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Gather, TP_MPI_CALL_GATHER, collective_root(comm, root),
 			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
 			 handle comm),
-			(s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+			(s, sc, st, r, rc, rt, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_GATHER),
+			NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Gatherv, TP_MPI_CALL_GATHERV, collective_root(comm, root),
 			(const void *s, int sc, handle st, void *r, const int *rcs,
 			 const int *displs, handle rt, int root, handle comm),
-			(s, sc, st, r, rcs, displs, rt, root, comm), NOTHING, NOTHING);
+			(s, sc, st, r, rcs, displs, rt, root, comm),
+			ROOTED_COLLECTIVE(TP_MPI_CALL_GATHERV), NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Scatter, TP_MPI_CALL_SCATTER, collective_root(comm, root),
 			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
 			 handle comm),
-			(s, sc, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+			(s, sc, st, r, rc, rt, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_SCATTER),
+			NOTHING);
 TP_MPI_INTERPOSE_ROOTED(Scatterv, TP_MPI_CALL_SCATTERV, collective_root(comm, root),
 			(const void *s, const int *scs, const int *displs, handle st, void *r,
 			 int rc, handle rt, int root, handle comm),
-			(s, scs, displs, st, r, rc, rt, root, comm), NOTHING, NOTHING);
+			(s, scs, displs, st, r, rc, rt, root, comm),
+			ROOTED_COLLECTIVE(TP_MPI_CALL_SCATTERV), NOTHING);
 TP_MPI_INTERPOSE(Allgather, TP_MPI_CALL_ALLGATHER,
 		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
-		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+		 (s, sc, st, r, rc, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLGATHER), NOTHING);
 TP_MPI_INTERPOSE(Allgatherv, TP_MPI_CALL_ALLGATHERV,
 		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
 		  handle rt, handle comm),
-		 (s, sc, st, r, rcs, displs, rt, comm), NOTHING, NOTHING);
+		 (s, sc, st, r, rcs, displs, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLGATHERV),
+		 NOTHING);
 TP_MPI_INTERPOSE(Alltoall, TP_MPI_CALL_ALLTOALL,
 		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
-		 (s, sc, st, r, rc, rt, comm), NOTHING, NOTHING);
+		 (s, sc, st, r, rc, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLTOALL), NOTHING);
 TP_MPI_INTERPOSE(Alltoallv, TP_MPI_CALL_ALLTOALLV,
 		 (const void *s, const int *scs, const int *sdispls, handle st, void *r,
 		  const int *rcs, const int *rdispls, handle rt, handle comm),
-		 (s, scs, sdispls, st, r, rcs, rdispls, rt, comm), NOTHING, NOTHING);
+		 (s, scs, sdispls, st, r, rcs, rdispls, rt, comm),
+		 COLLECTIVE(TP_MPI_CALL_ALLTOALLV), NOTHING);
 TP_MPI_INTERPOSE(Reduce_scatter, TP_MPI_CALL_REDUCE_SCATTER,
 		 (const void *s, void *r, const int *rcs, handle type, handle op, handle comm),
-		 (s, r, rcs, type, op, comm), NOTHING, NOTHING);
+		 (s, r, rcs, type, op, comm), COLLECTIVE(TP_MPI_CALL_REDUCE_SCATTER), NOTHING);
 TP_MPI_INTERPOSE(Reduce_scatter_block, TP_MPI_CALL_REDUCE_SCATTER_BLOCK,
 		 (const void *s, void *r, int rc, handle type, handle op, handle comm),
-		 (s, r, rc, type, op, comm), NOTHING, NOTHING);
+		 (s, r, rc, type, op, comm), COLLECTIVE(TP_MPI_CALL_REDUCE_SCATTER_BLOCK), NOTHING);
 TP_MPI_INTERPOSE(Scan, TP_MPI_CALL_SCAN,
 		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_SCAN), NOTHING);
 TP_MPI_INTERPOSE(Exscan, TP_MPI_CALL_EXSCAN,
 		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), NOTHING, NOTHING);
+		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_EXSCAN), NOTHING);
 
 /* MPI_Pcontrol(1) starts the region of interest, (0) stops it (its further arguments unread). */
 static void pcontrol_event(int level)

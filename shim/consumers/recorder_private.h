@@ -100,7 +100,7 @@ static inline void list_add(struct tp_record_buffer *list, struct tp_record_buff
 
 static inline bool is_compact(unsigned type)
 {
-	return type >= TP_RECORD_TASK_SPAWNED;
+	return tp_record_compact(type);
 }
 
 /* ---- recorder_buffers.c ---- */

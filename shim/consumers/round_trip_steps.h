@@ -179,5 +179,6 @@ static const struct round_trip_step round_trip_steps[] = {
 	/* messages */
 	STEP(TP_RECORD_MPI_SEND, 1, 7, 0x44000000, 64),
 	STEP(TP_RECORD_MPI_RECV, 1, 7, 0x44000000, 128),
+	STEP(TP_RECORD_MPI_COLLECTIVE, 17, 2, 0x7a3c5e9f0b1d2e4f, 4),
 };
 #define ROUND_TRIP_STEPS (sizeof round_trip_steps / sizeof round_trip_steps[0])

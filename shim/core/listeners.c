@@ -45,6 +45,7 @@ SEMAPHORE_AT(region__of__interest, 38)
 SEMAPHORE_AT(mpi__init, 40)
 SEMAPHORE_AT(mpi__send, 42)
 SEMAPHORE_AT(mpi__recv, 44)
+SEMAPHORE_AT(mpi__collective, 46)
 
 _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       sizeof(((struct tp_listener_block *)0)->task_state) == 20 &&
@@ -52,6 +53,6 @@ _Static_assert(__builtin_offsetof(struct tp_listener_block, task_state) == 0 &&
 		       __builtin_offsetof(struct tp_listener_block, in_process) == 22 &&
 		       __builtin_offsetof(struct tp_listener_block, wait_stack) == 24 &&
 		       __builtin_offsetof(struct tp_listener_block, other) == 26 &&
-		       sizeof(struct tp_listener_block) == 46 &&
+		       sizeof(struct tp_listener_block) == 48 &&
 		       TP_PARK_AND_WAIT_SEMAPHORES_AT == 6 * sizeof(unsigned short),
 	       "the aliases' offsets above");

@@ -22,9 +22,9 @@
 #define TP_TASK_STATE_SEMAPHORES 10 /* task-*, worker-thread-park/unpark, wait-start/end */
 /*
  * worker-thread-start/stop, thread-start/stop, task-acquire/release, region-of-interest,
- * mpi-init, mpi-send, mpi-recv
+ * mpi-init, mpi-send, mpi-recv, mpi-collective
  */
-#define TP_OTHER_SEMAPHORES 10
+#define TP_OTHER_SEMAPHORES 11
 /* worker-thread-park, -unpark, wait-start, wait-end: in a row, read as one word (events.h) */
 #define TP_PARK_AND_WAIT_SEMAPHORES_AT 12
 struct tp_listener_block {

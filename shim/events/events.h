@@ -90,6 +90,7 @@ TP_EVENT_LISTENERS(region_of_interest, REGION_OF_INTEREST)
 TP_EVENT_LISTENERS(mpi_init, MPI_INIT)
 TP_EVENT_LISTENERS(mpi_send, MPI_SEND)
 TP_EVENT_LISTENERS(mpi_recv, MPI_RECV)
+TP_EVENT_LISTENERS(mpi_collective, MPI_COLLECTIVE)
 
 TP_EVENT_TRACERS(task_spawn, TASK_SPAWN)
 TP_EVENT_TRACERS(task_stack, TASK_STACK)
@@ -538,6 +539,20 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 		(void)0, TP_NOT_REPORTED);
 }
 
+/*
+ * A collective's start, inside its wait: its call (enum tp_mpi_call), its root's world rank (-1:
+ * none), its communicator's identity (the same in each of its ranks) and its ranks.
+ */
+static inline void tp_fire_mpi_collective(uint32_t call, int32_t root, uint64_t communicator,
+					  uint32_t size)
+{
+	TASKPROBE_MPI_COLLECTIVE(TP_IN_REGISTER(call), TP_IN_REGISTER(root),
+				 TP_IN_REGISTER(communicator), TP_IN_REGISTER(size));
+	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_COLLECTIVE, 0, 4, call, (uint64_t)(int64_t)root,
+				communicator, size),
+		      (void)0, TP_NOT_REPORTED);
+}
+
 /* spawn_stack: the task's, of tp_spawn_stack_of at its spawn (no probe argument: the report's) */
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
@@ -694,15 +709,17 @@ static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind
 }
 
 /*
- * Nonzero when anybody listens to the waits or to the MPI messages (mpi-send, mpi-recv: two
- * semaphores read as one word): the only check an MPI call makes when nobody listens.
+ * Nonzero when anybody listens to the waits or to the MPI probes (mpi-init, mpi-send, mpi-recv,
+ * mpi-collective: four semaphores read as one word): the only check an MPI call makes when
+ * nobody listens.
  */
-_Static_assert(__builtin_offsetof(struct tp_listener_block, other) + 9 * sizeof(unsigned short) ==
-		       44,
-	       "mpi-send's and mpi-recv's semaphores, the last two of the block");
+_Static_assert(__builtin_offsetof(struct tp_listener_block, other) + 7 * sizeof(unsigned short) ==
+			       40 &&
+		       sizeof(struct tp_listener_block) == 48,
+	       "the MPI probes' semaphores, the last four of the block");
 static inline uint64_t tp_listeners_mpi(void)
 {
-	uint32_t messages;
-	__builtin_memcpy(&messages, &tp_listener_block.other[8], sizeof messages);
-	return tp_listeners_parks_and_waits() | messages;
+	uint64_t mpi;
+	__builtin_memcpy(&mpi, &tp_listener_block.other[7], sizeof mpi);
+	return tp_listeners_parks_and_waits() | mpi;
 }

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The MPI factors across ranks (ranks_pop.h) fed records made up here, of jobs whose load
+ * balance, serialisation and transfer are known exactly: no program runs (meson test --suite
+ * unit). Times are milliseconds, each rank's thread its own, on one clock.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ranks_pop.h"
+#include "taskprobe_contract.h"
+
+#define MS    1000000ull
+#define RANKS 4
+
+static struct ranks_pop *p;
+
+/* A record of `type` with arguments a0..a3 and `small`, by rank `rank`'s thread at `ms`. */
+static void note(int rank, uint64_t ms, unsigned type, unsigned small, uint64_t a0, uint64_t a1,
+		 uint64_t a2, uint64_t a3)
+{
+	uint64_t words[5] = {tp_record_word(type, 5, small, 0), a0, a1, a2, a3};
+	cr_assert(ranks_pop_note(p, 0, 100 + (uint32_t)rank, ms * MS,
+				 (const struct tp_record *)words));
+}
+
+static void init(int rank)
+{
+	note(rank, 0, TP_RECORD_MPI_INIT, 0, (uint64_t)rank, RANKS, 0, 0);
+}
+
+/* An MPI call from `from` to `to` (its wait); a collective's communicator told when `members`. */
+static void call(int rank, uint64_t from, uint64_t to, unsigned number, uint64_t communicator,
+		 uint32_t members)
+{
+	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)-1, 0, 0);
+	if (members != 0)
+		note(rank, from, TP_RECORD_MPI_COLLECTIVE, 0, number, (uint64_t)-1, communicator,
+		     members);
+	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
+}
+
+static uint64_t to_ns(const void *context, uint32_t segment, uint64_t time)
+{
+	(void)context;
+	(void)segment;
+	return time;
+}
+
+/* What ranks_pop_say says of the four ranks. */
+static char *said(void)
+{
+	struct ranks_pop_rank ranks[RANKS];
+	for (int r = 0; r < RANKS; r++)
+		ranks[r] = (struct ranks_pop_rank){.number = r, .tid = 100 + (uint32_t)r};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	ranks_pop_say(p, ranks, RANKS, to_ns, NULL, out);
+	fclose(out);
+	return text;
+}
+
+static void expect_factors(const char *text, double balance, double serialisation, double transfer)
+{
+	double b, s, t;
+	const char *at = strstr(text, "load balance ");
+	cr_assert(at != NULL && sscanf(at, "load balance %lf", &b) == 1, "%s", text);
+	at = strstr(text, "(serialisation efficiency ");
+	cr_assert(at != NULL &&
+			  sscanf(at, "(serialisation efficiency %lf x transfer efficiency %lf", &s,
+				 &t) == 2,
+		  "%s", text);
+	cr_expect_float_eq(b, balance, 0.0015, "%s", text);
+	cr_expect_float_eq(s, serialisation, 0.0015, "%s", text);
+	cr_expect_float_eq(t, transfer, 0.0015, "%s", text);
+}
+
+static void setup(void)
+{
+	p = ranks_pop_new();
+	cr_assert_not_null(p);
+}
+
+static void teardown(void)
+{
+	ranks_pop_free(p);
+}
+
+TestSuite(ranks_pop, .init = setup, .fini = teardown);
+
+/*
+ * Two pairs of ranks, each on a communicator of its own (mpi_ranks's `pairs`): ranks 0 and 1
+ * work 60, 20, 60, 20 ms between barriers, ranks 2 and 3 20, 60, 20, 60; then ranks 0 and 1
+ * reduce once more. Each pair waits for itself alone: balanced, serialisation and transfer 1.
+ */
+static void pairs(bool told)
+{
+	static const uint64_t first[] = {60, 20, 60, 20}, second[] = {20, 60, 20, 60};
+	for (int r = 0; r < RANKS; r++) {
+		const uint64_t *bursts = r < 2 ? first : second;
+		uint64_t at = 0, pair = r < 2 ? 0xa : 0xb;
+		init(r);
+		for (int i = 0; i < 4; i++) {
+			at += bursts[i];
+			call(r, at, at, TP_MPI_CALL_BARRIER, pair, told ? 2 : 0);
+		}
+		if (r < 2)
+			call(r, at, at, TP_MPI_CALL_ALLREDUCE, pair, told ? 2 : 0);
+		call(r, 160, 160, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+}
+
+Test(ranks_pop, collectives_on_communicators_of_their_own_pair_within_them)
+{
+	pairs(true);
+	char *text = said();
+	expect_factors(text, 1.0, 1.0, 1.0);
+	free(text);
+}
+
+Test(ranks_pop, collectives_of_a_recording_that_does_not_tell_communicators_pair_as_the_worlds)
+{
+	/* before version 13: every collective MPI_COMM_WORLD's, which the pairs' do not match */
+	pairs(false);
+	char *text = said();
+	cr_expect(strstr(text, "serialisation and transfer not told") != NULL, "%s", text);
+	free(text);
+}
+
+/*
+ * Rank r works (1 + 2r) x 10 ms, then all reduce on MPI_COMM_WORLD, told or not: load balance
+ * 40 / 70, serialisation and transfer 1.
+ */
+static void imbalance(bool told)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		call(r, (uint64_t)(1 + 2 * r) * 10, 70, TP_MPI_CALL_ALLREDUCE, 0x77,
+		     told ? RANKS : 0);
+		call(r, 70, 70, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+}
+
+Test(ranks_pop, a_reduction_on_the_world_told_waits_for_every_rank)
+{
+	imbalance(true);
+	char *text = said();
+	expect_factors(text, 40.0 / 70, 1.0, 1.0);
+	free(text);
+}
+
+Test(ranks_pop, a_reduction_on_the_world_not_told_waits_for_every_rank)
+{
+	imbalance(false);
+	char *text = said();
+	expect_factors(text, 40.0 / 70, 1.0, 1.0);
+	free(text);
+}
+
+/*
+ * A collective one rank of its communicator never reaches (it was not recorded, or the
+ * communicators' identities differ): no ideal run, said so.
+ */
+Test(ranks_pop, a_collective_short_of_its_communicators_ranks_is_not_paired)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		call(r, 10, 20, TP_MPI_CALL_BARRIER, r < 3 ? 0xc : 0xd, 3);
+		call(r, 20, 20, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	cr_expect(strstr(text, "serialisation and transfer not told") != NULL, "%s", text);
+	free(text);
+}
