@@ -722,4 +722,14 @@ Test(scripts, mpi_bt_times_calls_by_site_and_counts_collectives_by_communicator_
 	cr_expect_eq(map_sum(run.trace, "@collectives[MPI_Allreduce, 1]"), 1, "%s", run.trace);
 	cr_expect_eq(lines_starting(run.trace, "@collectives["), 2, "%s", run.trace);
 	tp_run_free(&run);
+	/* `overlap`: a barrier, then a nonblocking broadcast, counted once (at its start, not
+	 * again in the MPI_Wait that completes it) */
+	argv[1] = "overlap";
+	tp_run_script("mpi.bt", NULL, argv, NULL, &run);
+	cr_expect_str_eq(run.out, "overlap over 1 ranks: 7\n");
+	cr_expect_eq(map_sum(run.trace, "@mpi_calls[MPI_Wait, overlap (mpi_ranks.c:"), 1, "%s",
+		     run.trace);
+	cr_expect_eq(map_sum(run.trace, "@collectives[MPI_Ibcast, 1]"), 1, "%s", run.trace);
+	cr_expect_eq(lines_starting(run.trace, "@collectives["), 2, "%s", run.trace);
+	tp_run_free(&run);
 }

@@ -6,12 +6,14 @@
  * bursts of computation (the time between MPI calls), sends, receives and collectives. The
  * ideal network's run replays them: a rank's clock advances by its bursts; a receive waits for
  * its send (the n-th send from a to b with a tag is the n-th such receive), a collective for
- * what it needs (the k-th collective of each rank on a communicator is one, its ranks told apart
- * by the communicator's identity and size, mpi-collective's; without them, in a recording before
- * version 13, every collective is MPI_COMM_WORLD's; a job whose collectives do not pair up so
- * gets no ideal run): each of its ranks waits for every other, but in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's
- * or scatter's ranks wait for the root alone, a reduction's or gather's root for the others and
- * the others for nobody; messages and collectives cost nothing.
+ * what it needs (the k-th collective of each rank on a communicator is one, ranks_collectives.c,
+ * its ranks told apart by the communicator's identity and size, mpi-collective's; without them,
+ * in a recording before version 13, every collective is MPI_COMM_WORLD's; a job whose
+ * collectives do not pair up so gets no ideal run): each of its ranks waits for every other, but
+ * in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's or scatter's ranks
+ * wait for the root alone, a reduction's or gather's root for the others and the others for
+ * nobody. A nonblocking collective arrives at its start, and its completion waits so; messages
+ * and collectives cost nothing.
  */
 #define _GNU_SOURCE
 #include "ranks_pop.h"
@@ -27,20 +29,6 @@
 /* What is kept, at most (under the converter's bound, with its others): operations 56 bytes
  * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
 #define MAX_OPS (1u << 19)
-
-enum op_type { OP_BURST, OP_SEND, OP_RECV, OP_COLLECTIVE, OP_END };
-
-/* An operation of a thread: a burst from `start` to `end` (its clock's), or a message or a
- * collective at `start` (a collective's peer: its root, -1 when none is told; its tag: its
- * call; its communicator's identity and ranks, 0 when not told: MPI_COMM_WORLD). */
-struct op {
-	uint64_t start, end;
-	uint64_t communicator;
-	uint32_t thread; /* its thread's index */
-	int32_t peer, tag;
-	uint32_t members;
-	uint8_t type;
-};
 
 /* A thread whose mpi-init was seen: its operations are those after it. */
 struct thread {
@@ -127,18 +115,14 @@ static bool push(struct ranks_pop *p, struct op op)
 	return true;
 }
 
-/* The collectives among the MPI calls: every rank of the communicator takes part. */
-static bool collective(uint64_t call)
-{
-	return call >= TP_MPI_CALL_BARRIER && call <= TP_MPI_CALL_EXSCAN;
-}
-
 /* What a collective waits for: every rank for every other, the others for its root (one to
  * all), or its root for the others (all to one). */
 enum flow { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE };
 
 static enum flow flow_of(int32_t call)
 {
+	if (tp_mpi_call_nonblocking_collective((unsigned)call))
+		call = (int32_t)tp_mpi_call_blocking((unsigned)call);
 	switch (call) {
 	case TP_MPI_CALL_BCAST:
 	case TP_MPI_CALL_SCATTER:
@@ -151,6 +135,27 @@ static enum flow flow_of(int32_t call)
 	default:
 		return ALL_TO_ALL;
 	}
+}
+
+/* Thread `th` (of index t) does something at `time` outside every MPI call: its burst ends there
+ * (nothing inside a call). False when out of memory. */
+static bool burst_ends(struct ranks_pop *p, struct thread *th, size_t t, uint64_t time)
+{
+	if (th->in_call)
+		return true;
+	if (!push(p, (struct op){.type = OP_BURST,
+				 .start = th->last_end,
+				 .end = time,
+				 .thread = (uint32_t)t}))
+		return false;
+	th->last_end = time;
+	return true;
+}
+
+/* A root as the records carry it (an MPI_COMM_WORLD rank, or -1). */
+static int32_t root_of(uint64_t arg)
+{
+	return (int64_t)arg >= 0 && arg <= INT32_MAX ? (int32_t)arg : -1;
 }
 
 bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_t time,
@@ -197,9 +202,7 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 					 .thread = (uint32_t)t}))
 			return false;
 		th->in_call = true;
-		th->root = (int64_t)rec->arg[1] >= 0 && rec->arg[1] <= INT32_MAX
-				   ? (int32_t)rec->arg[1]
-				   : -1;
+		th->root = root_of(rec->arg[1]);
 		th->communicator = 0;
 		th->members = 0;
 		if (rec->arg[0] == TP_MPI_CALL_FINALIZE) {
@@ -212,7 +215,7 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	if (type == TP_RECORD_WAIT_END && tp_record_small(rec->word) == TP_WAIT_MPI) {
 		th->in_call = false;
 		th->last_end = time;
-		if (!collective(rec->arg[0]))
+		if (!tp_mpi_call_collective(rec->arg[0]))
 			return true;
 		op.type = OP_COLLECTIVE;
 		op.peer = th->root;
@@ -221,8 +224,20 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		op.members = th->members;
 		return push(p, op);
 	}
+	if (type == TP_RECORD_MPI_COLLECTIVE && tp_mpi_call_nonblocking_collective(rec->arg[0])) {
+		/* a nonblocking one's start, outside every call (a burst ends there), or its
+		 * completion, in the wait or test that completed it */
+		if (!burst_ends(p, th, t, time))
+			return false;
+		op.type = th->in_call ? OP_COLLECTIVE_DONE : OP_COLLECTIVE_START;
+		op.tag = (int32_t)rec->arg[0];
+		op.peer = root_of(rec->arg[1]);
+		op.communicator = rec->arg[2];
+		op.members = rec->arg[3] <= INT32_MAX ? (uint32_t)rec->arg[3] : 0;
+		return push(p, op);
+	}
 	if (type == TP_RECORD_MPI_COLLECTIVE) {
-		/* inside the collective's wait: its communicator */
+		/* inside a blocking collective's wait: its communicator */
 		if (th->in_call && rec->arg[3] > 0 && rec->arg[3] <= INT32_MAX) {
 			th->communicator = rec->arg[2];
 			th->members = (uint32_t)rec->arg[3];
@@ -231,14 +246,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	}
 	if (type == TP_RECORD_MPI_SEND || type == TP_RECORD_MPI_RECV) {
 		/* a nonblocking send outside every call: a burst ends there too */
-		if (!th->in_call) {
-			if (!push(p, (struct op){.type = OP_BURST,
-						 .start = th->last_end,
-						 .end = time,
-						 .thread = (uint32_t)t}))
-				return false;
-			th->last_end = time;
-		}
+		if (!burst_ends(p, th, t, time))
+			return false;
 		op.type = type == TP_RECORD_MPI_SEND ? OP_SEND : OP_RECV;
 		op.peer = (int32_t)rec->arg[0];
 		op.tag = (int32_t)rec->arg[1];
@@ -309,148 +318,163 @@ static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t n
 	return SIZE_MAX;
 }
 
-/* A collective of a rank, for pairing: its communicator, its place among the rank's collectives
- * on it, its rank and its operation. */
-struct collective_end {
-	uint64_t communicator;
-	size_t place, rank, op;
-};
-
-static int by_communicator_then_rank(const void *a, const void *b)
-{
-	const struct collective_end *x = a, *y = b;
-	if (x->communicator != y->communicator)
-		return x->communicator < y->communicator ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return (x->op > y->op) - (x->op < y->op);
-}
-
-static int by_communicator_then_place(const void *a, const void *b)
-{
-	const struct collective_end *x = a, *y = b;
-	if (x->communicator != y->communicator)
-		return x->communicator < y->communicator ? -1 : 1;
-	if (x->place != y->place)
-		return x->place < y->place ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* The collectives in groups, each one collective of its communicator's ranks: an operation's
- * group (of[op]); group g's ranks, members[at[g]] to members[at[g + 1]]. */
-struct groups {
-	size_t *of, *members, *at, n;
-};
-
-static void groups_free(struct groups *g)
-{
-	free(g->of);
-	free(g->members);
-	free(g->at);
-}
-
-/*
- * The `n` ranks' collectives (rank r's operations: [first[r], end[r])) paired: the k-th of each
- * rank on a communicator are one. False when they do not pair up (a group without each rank it
- * expects: its communicator's, as told, or every rank's; at most the `n` analysed), or out of
- * memory.
- */
-static bool collectives_grouped(const struct ranks_pop *p, size_t n, const size_t *first,
-				const size_t *end, struct groups *g)
-{
-	size_t count = 0;
-	for (size_t r = 0; r < n; r++)
-		for (size_t i = first[r]; i < end[r]; i++)
-			count += p->ops[i].type == OP_COLLECTIVE;
-	struct collective_end *ends = calloc(count + 1, sizeof *ends);
-	*g = (struct groups){.of = calloc(p->n_ops + 1, sizeof *g->of),
-			     .members = calloc(count + 1, sizeof *g->members),
-			     .at = calloc(count + 2, sizeof *g->at)};
-	bool paired = ends != NULL && g->of != NULL && g->members != NULL && g->at != NULL;
-	for (size_t r = 0, c = 0; paired && r < n; r++)
-		for (size_t i = first[r]; i < end[r]; i++)
-			if (p->ops[i].type == OP_COLLECTIVE)
-				ends[c++] = (struct collective_end){p->ops[i].communicator, 0, r,
-								    i};
-	if (paired) {
-		qsort(ends, count, sizeof *ends, by_communicator_then_rank);
-		for (size_t c = 1; c < count; c++)
-			if (ends[c].communicator == ends[c - 1].communicator &&
-			    ends[c].rank == ends[c - 1].rank)
-				ends[c].place = ends[c - 1].place + 1;
-		qsort(ends, count, sizeof *ends, by_communicator_then_place);
-	}
-	for (size_t c = 0, next; paired && c < count; c = next) {
-		for (next = c + 1;
-		     next < count && ends[next].communicator == ends[c].communicator &&
-		     ends[next].place == ends[c].place;
-		     next++)
-			;
-		uint32_t told = p->ops[ends[c].op].members;
-		paired = next - c == (told != 0 && told < n ? told : n);
-		g->at[g->n] = c;
-		for (size_t m = c; m < next; m++) {
-			g->members[m] = ends[m].rank;
-			g->of[ends[m].op] = g->n;
-		}
-		g->n++;
-	}
-	g->at[g->n] = count;
-	free(ends);
-	return paired;
-}
-
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
 struct runner {
 	size_t at, end;
 	double clock;
-	bool waiting; /* in the current collective */
+	size_t blocked_on; /* 1 + the group of the nonblocking collective its completion awaits */
+	bool waiting;      /* in the current collective */
 	bool queued;
 };
+
+/* The ideal run's state: its ranks, the worklist of those that can go on, the collectives. */
+struct replay {
+	const struct ranks_pop_rank *ranks;
+	size_t n;
+	struct runner *run;
+	size_t *work, n_work;
+	struct groups groups;
+	double *latest;     /* a group's last arrival */
+	double *root_clock; /* its root's arrival (a nonblocking one's start) */
+	size_t *arrived;
+};
+
+static void replay_queue(struct replay *x, size_t q)
+{
+	if (!x->run[q].queued) {
+		x->run[q].queued = true;
+		x->work[x->n_work++] = q;
+	}
+}
+
+static size_t group_size(const struct replay *x, size_t g)
+{
+	return x->groups.at[g + 1] - x->groups.at[g];
+}
+
+/* The flow of collective `op` of group g, and in *root its root's rank (SIZE_MAX: none told, or
+ * not of the group: every rank waits for every other). */
+static enum flow group_flow(const struct replay *x, size_t g, const struct op *op, size_t *root)
+{
+	size_t told = root_index(x->ranks, x->n, op->peer);
+	*root = SIZE_MAX;
+	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++)
+		if (x->groups.members[m] == told)
+			*root = told;
+	return *root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
+}
+
+/* Rank r arrives at blocking collective `op`: false while others of its group have not; the last
+ * to come releases them all, a rooted one's ranks when what they wait for came (each rank's
+ * clock is its arrival's then). */
+static bool collective_passed(struct replay *x, size_t r, const struct op *op, size_t g)
+{
+	struct runner *me = &x->run[r];
+	if (!me->waiting) {
+		me->waiting = true;
+		x->latest[g] = me->clock > x->latest[g] ? me->clock : x->latest[g];
+		x->arrived[g]++;
+	}
+	if (x->arrived[g] < group_size(x, g))
+		return false;
+	size_t root;
+	enum flow flow = group_flow(x, g, op, &root);
+	double from_root = root != SIZE_MAX ? x->run[root].clock : 0;
+	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++) {
+		size_t q = x->groups.members[m];
+		if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
+			x->run[q].clock = x->latest[g];
+		else if (flow == ONE_TO_ALL && from_root > x->run[q].clock)
+			x->run[q].clock = from_root;
+		x->run[q].waiting = false;
+		if (q != r) {
+			x->run[q].at++;
+			replay_queue(x, q);
+		}
+	}
+	return true;
+}
+
+/* Rank r starts nonblocking collective `op` of group g: the last to start wakes those that wait
+ * for its completion. */
+static void collective_started(struct replay *x, size_t r, const struct op *op, size_t g)
+{
+	double clock = x->run[r].clock;
+	x->latest[g] = clock > x->latest[g] ? clock : x->latest[g];
+	if (x->ranks[r].number == op->peer)
+		x->root_clock[g] = clock;
+	if (++x->arrived[g] < group_size(x, g))
+		return;
+	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++) {
+		struct runner *q = &x->run[x->groups.members[m]];
+		if (q->blocked_on == g + 1)
+			replay_queue(x, x->groups.members[m]);
+		q->blocked_on = 0;
+	}
+}
+
+/* Rank r completes nonblocking collective `op` of group g: false while others have not started
+ * it; then it waits for what it needs, as a blocking one's rank. */
+static bool collective_completed(struct replay *x, size_t r, const struct op *op, size_t g)
+{
+	struct runner *me = &x->run[r];
+	if (x->arrived[g] < group_size(x, g)) {
+		me->blocked_on = g + 1;
+		return false;
+	}
+	size_t root;
+	enum flow flow = group_flow(x, g, op, &root);
+	double from = flow == ONE_TO_ALL ? x->root_clock[g] : x->latest[g];
+	if ((flow == ALL_TO_ALL || (flow == ALL_TO_ONE && r == root) ||
+	     (flow == ONE_TO_ALL && r != root)) &&
+	    from > me->clock)
+		me->clock = from;
+	return true;
+}
 
 /*
  * The ideal network's run time (ns), or -1 when the replay cannot finish (a receive whose send
  * never comes, collectives that do not pair up). A worklist of the ranks that can go on: a rank
  * blocked on a receive goes on when its send is replayed, the ranks in a collective when the
- * last of them reaches it. Each operation is replayed once, each collective releases its ranks
- * once.
+ * last of them reaches it (or starts it). Each operation is replayed once, each collective
+ * releases its ranks once.
  */
 static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 			const size_t *first, const size_t *end, const double *burst,
 			const size_t *sender)
 {
-	struct groups groups;
-	bool paired = collectives_grouped(p, n, first, end, &groups);
-	struct runner *run = calloc(n, sizeof *run);
+	struct replay x = {.ranks = ranks, .n = n};
+	bool paired = ranks_collectives_grouped(p->ops, p->n_ops, n, first, end, &x.groups);
+	x.run = calloc(n, sizeof *x.run);
+	x.work = calloc(n + 1, sizeof *x.work);
+	x.latest = calloc(x.groups.n + 1, sizeof *x.latest);
+	x.root_clock = calloc(x.groups.n + 1, sizeof *x.root_clock);
+	x.arrived = calloc(x.groups.n + 1, sizeof *x.arrived);
 	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1;
-	double *latest = calloc(groups.n + 1, sizeof *latest);
 	bool *replayed = calloc(p->n_ops + 1, sizeof *replayed);
 	size_t *blocked_by = calloc(p->n_ops + 1, sizeof *blocked_by); /* send -> 1 + its rank */
-	size_t *work = calloc(n + 1, sizeof *work), n_work = 0;
-	size_t *arrived = calloc(groups.n + 1, sizeof *arrived);
-	if (!paired || run == NULL || sent == NULL || latest == NULL || replayed == NULL ||
-	    blocked_by == NULL || work == NULL || arrived == NULL)
+	if (!paired || x.run == NULL || x.work == NULL || x.latest == NULL ||
+	    x.root_clock == NULL || x.arrived == NULL || sent == NULL || replayed == NULL ||
+	    blocked_by == NULL)
 		goto out;
 	for (size_t r = 0; r < n; r++) {
-		run[r] = (struct runner){.at = first[r], .end = end[r], .queued = true};
-		work[n_work++] = r;
+		x.run[r] = (struct runner){.at = first[r], .end = end[r]};
+		replay_queue(&x, r);
 	}
-	while (n_work > 0) {
-		size_t r = work[--n_work];
-		struct runner *me = &run[r];
+	while (x.n_work > 0) {
+		size_t r = x.work[--x.n_work];
+		struct runner *me = &x.run[r];
 		me->queued = false;
 		for (; me->at < me->end; me->at++) {
 			const struct op *op = &p->ops[me->at];
+			size_t g = x.groups.of[me->at];
 			if (op->type == OP_BURST) {
 				me->clock += burst[me->at];
 			} else if (op->type == OP_SEND) {
 				sent[me->at] = me->clock;
 				replayed[me->at] = true;
-				size_t waiter = blocked_by[me->at];
-				if (waiter != 0 && !run[waiter - 1].queued) {
-					run[waiter - 1].queued = true;
-					work[n_work++] = waiter - 1;
-				}
+				if (blocked_by[me->at] != 0)
+					replay_queue(&x, blocked_by[me->at] - 1);
 			} else if (op->type == OP_RECV && sender[me->at] != SIZE_MAX) {
 				size_t s = sender[me->at];
 				if (!replayed[s]) {
@@ -458,60 +482,34 @@ static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *
 					break;
 				}
 				me->clock = sent[s] > me->clock ? sent[s] : me->clock;
-			} else if (op->type == OP_COLLECTIVE) {
-				size_t g = groups.of[me->at];
-				const size_t *members = &groups.members[groups.at[g]];
-				size_t count = groups.at[g + 1] - groups.at[g], root = SIZE_MAX;
-				size_t told_root = root_index(ranks, n, op->peer);
-				if (!me->waiting) {
-					me->waiting = true;
-					latest[g] = me->clock > latest[g] ? me->clock : latest[g];
-					arrived[g]++;
-				}
-				if (arrived[g] < count)
-					break;
-				/* the last to come releases them: a rooted one's ranks when what
-				 * they wait for came (each rank's clock is its arrival's now) */
-				for (size_t m = 0; m < count; m++)
-					if (members[m] == told_root)
-						root = told_root;
-				enum flow flow = root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
-				double from_root = root != SIZE_MAX ? run[root].clock : 0;
-				for (size_t m = 0; m < count; m++) {
-					size_t q = members[m];
-					if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
-						run[q].clock = latest[g];
-					else if (flow == ONE_TO_ALL && from_root > run[q].clock)
-						run[q].clock = from_root;
-					run[q].waiting = false;
-					if (q != r) {
-						run[q].at++;
-						if (!run[q].queued) {
-							run[q].queued = true;
-							work[n_work++] = q;
-						}
-					}
-				}
+			} else if (op->type == OP_COLLECTIVE_START) {
+				collective_started(&x, r, op, g);
+			} else if ((op->type == OP_COLLECTIVE_DONE &&
+				    !collective_completed(&x, r, op, g)) ||
+				   (op->type == OP_COLLECTIVE &&
+				    !collective_passed(&x, r, op, g))) {
+				break;
 			}
 		}
 	}
 	result = 0;
 	for (size_t r = 0; r < n; r++) {
-		if (run[r].at < run[r].end) { /* blocked for good: the pairing failed */
+		if (x.run[r].at < x.run[r].end) { /* blocked for good: the pairing failed */
 			result = -1;
 			break;
 		}
-		result = run[r].clock > result ? run[r].clock : result;
+		result = x.run[r].clock > result ? x.run[r].clock : result;
 	}
 out:
-	groups_free(&groups);
-	free(run);
+	ranks_groups_free(&x.groups);
+	free(x.run);
+	free(x.work);
+	free(x.latest);
+	free(x.root_clock);
+	free(x.arrived);
 	free(sent);
-	free(latest);
 	free(replayed);
 	free(blocked_by);
-	free(work);
-	free(arrived);
 	return result;
 }
 

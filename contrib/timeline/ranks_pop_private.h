@@ -14,8 +14,47 @@
 /* Threads kept, at most (under the converter's bound, with its others). */
 #define MAX_THREADS (1u << 16)
 
-struct op;     /* an MPI operation of a thread (ranks_pop.c) */
 struct thread; /* a thread whose mpi-init was seen (ranks_pop.c) */
+
+/*
+ * An MPI operation of a thread: a burst from `start` to `end` (its clock's), or at `start` a
+ * message, a blocking collective, a nonblocking collective's start or its completion (in the wait
+ * or test that completed its request). A collective's peer: its root, -1 when none is told; its
+ * tag: its call; its communicator's identity and ranks, 0 when not told: MPI_COMM_WORLD.
+ */
+enum op_type {
+	OP_BURST,
+	OP_SEND,
+	OP_RECV,
+	OP_COLLECTIVE,
+	OP_COLLECTIVE_START,
+	OP_COLLECTIVE_DONE,
+	OP_END
+};
+struct op {
+	uint64_t start, end;
+	uint64_t communicator;
+	uint32_t thread; /* its thread's index */
+	int32_t peer, tag;
+	uint32_t members;
+	uint8_t type;
+};
+
+/* The collectives in groups, each one collective of its communicator's ranks: an operation's
+ * group (of[op], a nonblocking one's completion its start's); group g's ranks, members[at[g]] to
+ * members[at[g + 1]]. */
+struct groups {
+	size_t *of, *members, *at, n;
+};
+
+/*
+ * The `n` ranks' collectives (rank r's operations: ops[first[r]] to ops[end[r]]) paired: the
+ * k-th of each rank on a communicator, blocking or not, are one (ranks_collectives.c). False when
+ * they do not pair up, or out of memory.
+ */
+bool ranks_collectives_grouped(const struct op *ops, size_t n_ops, size_t n, const size_t *first,
+			       const size_t *end, struct groups *g);
+void ranks_groups_free(struct groups *g);
 
 /* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
 struct window {

@@ -176,3 +176,84 @@ Test(ranks_pop, a_collective_short_of_its_communicators_ranks_is_not_paired)
 	cr_expect(strstr(text, "serialisation and transfer not told") != NULL, "%s", text);
 	free(text);
 }
+
+/* Nonblocking collective `number` started at `ms` (outside any call), or completed inside the
+ * call from `from` to `to` that completes it. */
+static void started(int rank, uint64_t ms, unsigned number, int64_t root)
+{
+	note(rank, ms, TP_RECORD_MPI_COLLECTIVE, 0, number, (uint64_t)root, 0x77, RANKS);
+}
+
+static void completed(int rank, uint64_t from, uint64_t to, unsigned number, int64_t root)
+{
+	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, TP_MPI_CALL_WAIT, (uint64_t)-1, 0, 0);
+	note(rank, to, TP_RECORD_MPI_COLLECTIVE, 0, number, (uint64_t)root, 0x77, RANKS);
+	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, TP_MPI_CALL_WAIT, 0, 0, 0);
+}
+
+/*
+ * Rank 0 works 40 ms, then starts a broadcast (MPI_Ibcast) and completes it at once; the others
+ * start it at 0, work 10 ms, wait in MPI_Wait until rank 0 started it (40), then work 40 ms:
+ * their work after it needs rank 0's. Useful 40, 50, 50, 50 ms of 80: load balance 0.95; on an
+ * ideal network the others still wait for rank 0's 40 ms: 80 ms, serialisation 50 / 80, transfer
+ * 1 (were the wait taken for no collective's, serialisation 1 and transfer 50 / 80).
+ */
+Test(ranks_pop, a_nonblocking_broadcasts_completion_waits_for_its_roots_start)
+{
+	init(0);
+	started(0, 40, TP_MPI_CALL_IBCAST, 0);
+	completed(0, 40, 40, TP_MPI_CALL_IBCAST, 0);
+	call(0, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
+	for (int r = 1; r < RANKS; r++) {
+		init(r);
+		started(r, 0, TP_MPI_CALL_IBCAST, 0);
+		completed(r, 10, 40, TP_MPI_CALL_IBCAST, 0);
+		call(r, 80, 80, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	expect_factors(text, 0.95, 50.0 / 80, 1.0);
+	free(text);
+}
+
+/* A nonblocking reduction on some ranks and a blocking one on the last, in the same place on one
+ * communicator, do not match (MPI's rule): not paired. */
+Test(ranks_pop, a_blocking_and_a_nonblocking_collective_do_not_pair)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		if (r < 3) {
+			started(r, 10, TP_MPI_CALL_IALLREDUCE, -1);
+			completed(r, 10, 20, TP_MPI_CALL_IALLREDUCE, -1);
+		} else {
+			call(r, 10, 20, TP_MPI_CALL_ALLREDUCE, 0x77, RANKS);
+		}
+		call(r, 20, 20, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	cr_expect(strstr(text, "serialisation and transfer not told") != NULL, "%s", text);
+	free(text);
+}
+
+/*
+ * Two reductions in flight on every rank (MPI_Iallreduce at r x 10 ms and at 40), both completed
+ * by one MPI_Waitall at 40, which the first one's last start (rank 3's, at 30) lets go on at
+ * once: each completion its own start's; every rank busy but in the wait: balanced, 1, 1.
+ */
+Test(ranks_pop, two_nonblocking_collectives_in_flight_complete_each_its_own)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		started(r, (uint64_t)r * 10, TP_MPI_CALL_IALLREDUCE, -1);
+		started(r, 40, TP_MPI_CALL_IALLREDUCE, -1);
+		note(r, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, TP_MPI_CALL_WAITALL, (uint64_t)-1, 0,
+		     0);
+		for (int i = 0; i < 2; i++)
+			note(r, 40, TP_RECORD_MPI_COLLECTIVE, 0, TP_MPI_CALL_IALLREDUCE,
+			     (uint64_t)-1, 0x77, RANKS);
+		note(r, 40, TP_RECORD_WAIT_END, TP_WAIT_MPI, TP_MPI_CALL_WAITALL, 0, 0, 0);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	expect_factors(text, 1.0, 1.0, 1.0);
+	free(text);
+}

@@ -29,6 +29,10 @@
  *              then reduces once more. Each pair waits for nobody but itself: balanced,
  *              serialisation 1 (paired as one communicator, every rank would wait 60 ms in
  *              each half-round, 240 ms where 160 ms are spent)
+ *   overlap    in a region of interest, a nonblocking broadcast: rank 0 sleeps 40 ms, then
+ *              starts it (MPI_Ibcast) and completes it (MPI_Wait); the others start it at once,
+ *              sleep 10 ms, wait for it, then sleep 40 ms: their sleep after it needs rank
+ *              0's, serialisation 50 / 80
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -229,6 +233,25 @@ static int pairs(int rank)
 	return sum;
 }
 
+/* A nonblocking broadcast the other ranks need after 10 ms, which rank 0 starts after 40. */
+static int overlap(int rank)
+{
+	int value = rank == 0 ? 7 : 0;
+	MPI_Request request;
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(1);
+	if (rank == 0)
+		usleep(40000);
+	MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
+	if (rank > 0)
+		usleep(10000);
+	MPI_Wait(&request, MPI_STATUS_IGNORE);
+	if (rank > 0)
+		usleep(40000);
+	MPI_Pcontrol(0);
+	return value;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -256,6 +279,8 @@ int main(int argc, char **argv)
 		result = others(rank, size);
 	else if (strcmp(shape, "pairs") == 0)
 		result = pairs(rank);
+	else if (strcmp(shape, "overlap") == 0)
+		result = overlap(rank);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

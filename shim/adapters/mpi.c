@@ -251,8 +251,9 @@ static void recv_event(handle comm, const void *status)
 }
 
 /*
- * The receives started (MPI_Irecv) while traced, by request, until a wait or test completes
- * them (on any thread): then their mpi-recv fires. One table for the process, not per thread:
+ * The receives (MPI_Irecv) and nonblocking collectives (mpi_collectives.c) started while traced,
+ * by request, until a wait or test completes them (on any thread): then a receive's mpi-recv
+ * fires, a collective's mpi-collective again. One table for the process, not per thread:
  * the shim's thread-local storage stays small (a library loaded after start-up gets little
  * static TLS). Slots are taken and given back with atomics, no lock; a request is looked for in
  * PENDING_PROBES slots from its hash, and one that finds none free is told as a wait only. A
@@ -262,7 +263,10 @@ static void recv_event(handle comm, const void *status)
 #define PENDING_PROBES 16
 #define PENDING_MAX    64 /* the requests of one wait or test looked at */
 static struct {
-	handle request, comm;
+	handle request;
+	/* a receive's communicator, or a nonblocking collective's identity */
+	handle comm;
+	uint64_t collective; /* a collective's (collective_packed), 0 for a receive */
 } pending[PENDING_SLOTS];
 static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
 
@@ -283,8 +287,16 @@ static handle request_at(const void *requests, int i)
 	return v;
 }
 
-/* Takes `request` off the pending receives: its communicator, or false when not one. */
-static bool pending_take(handle request, handle *comm)
+/* A nonblocking collective's call, root and size, as the pending table keeps them (never 0). */
+static uint64_t collective_packed(const struct tp_mpi_collective *c)
+{
+	uint64_t root = c->root >= 0 && c->root < 0xffffff ? (uint64_t)c->root + 1 : 0;
+	return (uint64_t)(c->call & 0xff) << 56 | root << 32 | c->size;
+}
+
+/* Takes `request` off the pending requests: its communicator and collective (0 for a receive),
+ * or false when not one. */
+static bool pending_take(handle request, handle *comm, uint64_t *collective)
 {
 	if (request == 0 || __atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0)
 		return false;
@@ -294,6 +306,7 @@ static bool pending_take(handle request, handle *comm)
 			continue;
 		handle expected = request;
 		*comm = __atomic_load_n(&pending[slot].comm, __ATOMIC_RELAXED);
+		*collective = __atomic_load_n(&pending[slot].collective, __ATOMIC_RELAXED);
 		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, 0, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			__atomic_fetch_sub(&pending_count, 1, __ATOMIC_RELAXED);
@@ -303,20 +316,23 @@ static bool pending_take(handle request, handle *comm)
 	return false;
 }
 
-/* Remembers receive `request` on `comm` (over a stale entry of the same handle). */
-static void pending_put(handle request, handle comm)
+/* Remembers `request`, a receive on `comm` or nonblocking collective `collective` (over a stale
+ * entry of the same handle). */
+static void pending_put(handle request, handle comm, uint64_t collective)
 {
 	handle stale;
+	uint64_t stale_collective;
 	if (request == 0)
 		return;
-	(void)pending_take(request, &stale);
+	(void)pending_take(request, &stale, &stale_collective);
 	for (unsigned i = 0; i < PENDING_PROBES; i++) {
 		size_t slot = pending_slot(request, i);
 		handle expected = 0;
 		if (__atomic_load_n(&pending[slot].request, __ATOMIC_RELAXED) != 0)
 			continue;
-		/* the communicator first: a taker that finds the request finds it */
+		/* what it is first: a taker that finds the request finds it */
 		__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
+		__atomic_store_n(&pending[slot].collective, collective, __ATOMIC_RELAXED);
 		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, request, false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 			__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
@@ -348,12 +364,26 @@ static void completing_start(struct completing *c, const void *requests, int n, 
 	}
 }
 
-/* After it: request `i` completed, with `status`. */
+/* After it: request `i` completed, with `status`: a receive's mpi-recv, or a nonblocking
+ * collective's mpi-collective again. */
 static void completing_done(const struct completing *c, int i, const void *status)
 {
 	handle comm;
-	if (i >= 0 && i < c->n && pending_take(c->requests[i], &comm))
+	uint64_t collective;
+	if (i < 0 || i >= c->n || !pending_take(c->requests[i], &comm, &collective))
+		return;
+	if (collective == 0)
 		recv_event(comm, status);
+	else if (tp_listeners_mpi_collective())
+		tp_fire_mpi_collective((uint32_t)(collective >> 56),
+				       (int32_t)(collective >> 32 & 0xffffff) - 1, comm,
+				       (uint32_t)collective);
+}
+
+void tp_mpi_collective_pending(const void *request, const struct tp_mpi_collective *c)
+{
+	if (abi_known())
+		pending_put(request_at(request, 0), c->communicator, collective_packed(c));
 }
 
 /* Status `i` of an array of them. */
@@ -554,8 +584,9 @@ TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
 static void send_started(int ret, const void *request)
 {
 	handle stale;
+	uint64_t stale_collective;
 	if (ret == 0 && abi_known())
-		(void)pending_take(request_at(request, 0), &stale);
+		(void)pending_take(request_at(request, 0), &stale, &stale_collective);
 }
 
 /* Nonblocking: a send's event at its start; a receive's when a wait or test completes it. */
@@ -575,7 +606,7 @@ static void irecv_started(int ret, handle comm, const void *request)
 {
 	if (ret != 0 || !tp_listeners_mpi_recv() || !abi_known())
 		return;
-	pending_put(request_at(request, 0), comm);
+	pending_put(request_at(request, 0), comm, 0);
 }
 TP_MPI_INTERPOSE(Irecv, 0,
 		 (void *buf, int count, handle type, int source, int tag, handle comm,
@@ -626,7 +657,7 @@ TP_MPI_INTERPOSE(Testsome, TP_MPI_CALL_TESTSOME,
 			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
 
 /* The root of a rooted collective on `comm`, in MPI_COMM_WORLD (-1: not told). */
-static int64_t collective_root(handle comm, int root)
+int64_t tp_mpi_collective_root(handle comm, int root)
 {
 	if (!abi_known() || root < 0)
 		return -1;
@@ -676,101 +707,30 @@ static bool communicator_identity(handle comm, int root, uint64_t *identity, int
 	return told;
 }
 
-/*
- * mpi-collective for collective `call` on `comm`, rooted at its rank `root` (-1: no root), inside
- * its wait. MPI_COMM_WORLD's identity is read once. Keeps errno.
- */
-static void collective_event(uint32_t call, handle comm, int root)
+/* communicator_identity's, MPI_COMM_WORLD's read once. */
+bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out)
 {
 	static uint64_t world_identity;
 	static int world_size;
 	if (!tp_listeners_mpi_collective() || !abi_known())
-		return;
-	int saved_errno = errno, size;
-	int32_t root_world;
-	uint64_t identity;
-	bool world = (comm & abi.mask) == abi.comm_world;
-	if (world && (identity = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
+		return false;
+	int saved_errno = errno, size = 0;
+	bool world = (comm & abi.mask) == abi.comm_world, told = true;
+	*out = (struct tp_mpi_collective){.call = call};
+	if (world &&
+	    (out->communicator = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
 		size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
-		root_world = root >= 0 && root < size ? root : -1;
-	} else if (communicator_identity(comm, root, &identity, &size, &root_world)) {
-		if (world) { /* racing first calls store the same */
-			__atomic_store_n(&world_size, size, __ATOMIC_RELAXED);
-			__atomic_store_n(&world_identity, identity, __ATOMIC_RELEASE);
-		}
-	} else {
-		errno = saved_errno;
-		return;
+		out->root = root >= 0 && root < size ? root : -1;
+	} else if ((told = communicator_identity(comm, root, &out->communicator, &size,
+						 &out->root)) &&
+		   world) { /* racing first calls store the same */
+		__atomic_store_n(&world_size, size, __ATOMIC_RELAXED);
+		__atomic_store_n(&world_identity, out->communicator, __ATOMIC_RELEASE);
 	}
-	tp_fire_mpi_collective(call, root_world, identity, (uint32_t)size);
+	out->size = (uint32_t)size;
 	errno = saved_errno;
+	return told;
 }
-
-/* The collectives: waits, on every rank of the communicator; their mpi-collective inside it. */
-#define COLLECTIVE(call)        collective_event(call, comm, -1)
-#define ROOTED_COLLECTIVE(call) collective_event(call, comm, root)
-TP_MPI_INTERPOSE(Barrier, TP_MPI_CALL_BARRIER, (handle comm), (comm),
-		 COLLECTIVE(TP_MPI_CALL_BARRIER), NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Bcast, TP_MPI_CALL_BCAST, collective_root(comm, root),
-			(void *buf, int count, handle type, int root, handle comm),
-			(buf, count, type, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_BCAST),
-			NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Reduce, TP_MPI_CALL_REDUCE, collective_root(comm, root),
-			(const void *s, void *r, int count, handle type, handle op, int root,
-			 handle comm),
-			(s, r, count, type, op, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_REDUCE),
-			NOTHING);
-TP_MPI_INTERPOSE(Allreduce, TP_MPI_CALL_ALLREDUCE,
-		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_ALLREDUCE), NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Gather, TP_MPI_CALL_GATHER, collective_root(comm, root),
-			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
-			 handle comm),
-			(s, sc, st, r, rc, rt, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_GATHER),
-			NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Gatherv, TP_MPI_CALL_GATHERV, collective_root(comm, root),
-			(const void *s, int sc, handle st, void *r, const int *rcs,
-			 const int *displs, handle rt, int root, handle comm),
-			(s, sc, st, r, rcs, displs, rt, root, comm),
-			ROOTED_COLLECTIVE(TP_MPI_CALL_GATHERV), NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Scatter, TP_MPI_CALL_SCATTER, collective_root(comm, root),
-			(const void *s, int sc, handle st, void *r, int rc, handle rt, int root,
-			 handle comm),
-			(s, sc, st, r, rc, rt, root, comm), ROOTED_COLLECTIVE(TP_MPI_CALL_SCATTER),
-			NOTHING);
-TP_MPI_INTERPOSE_ROOTED(Scatterv, TP_MPI_CALL_SCATTERV, collective_root(comm, root),
-			(const void *s, const int *scs, const int *displs, handle st, void *r,
-			 int rc, handle rt, int root, handle comm),
-			(s, scs, displs, st, r, rc, rt, root, comm),
-			ROOTED_COLLECTIVE(TP_MPI_CALL_SCATTERV), NOTHING);
-TP_MPI_INTERPOSE(Allgather, TP_MPI_CALL_ALLGATHER,
-		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
-		 (s, sc, st, r, rc, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLGATHER), NOTHING);
-TP_MPI_INTERPOSE(Allgatherv, TP_MPI_CALL_ALLGATHERV,
-		 (const void *s, int sc, handle st, void *r, const int *rcs, const int *displs,
-		  handle rt, handle comm),
-		 (s, sc, st, r, rcs, displs, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLGATHERV),
-		 NOTHING);
-TP_MPI_INTERPOSE(Alltoall, TP_MPI_CALL_ALLTOALL,
-		 (const void *s, int sc, handle st, void *r, int rc, handle rt, handle comm),
-		 (s, sc, st, r, rc, rt, comm), COLLECTIVE(TP_MPI_CALL_ALLTOALL), NOTHING);
-TP_MPI_INTERPOSE(Alltoallv, TP_MPI_CALL_ALLTOALLV,
-		 (const void *s, const int *scs, const int *sdispls, handle st, void *r,
-		  const int *rcs, const int *rdispls, handle rt, handle comm),
-		 (s, scs, sdispls, st, r, rcs, rdispls, rt, comm),
-		 COLLECTIVE(TP_MPI_CALL_ALLTOALLV), NOTHING);
-TP_MPI_INTERPOSE(Reduce_scatter, TP_MPI_CALL_REDUCE_SCATTER,
-		 (const void *s, void *r, const int *rcs, handle type, handle op, handle comm),
-		 (s, r, rcs, type, op, comm), COLLECTIVE(TP_MPI_CALL_REDUCE_SCATTER), NOTHING);
-TP_MPI_INTERPOSE(Reduce_scatter_block, TP_MPI_CALL_REDUCE_SCATTER_BLOCK,
-		 (const void *s, void *r, int rc, handle type, handle op, handle comm),
-		 (s, r, rc, type, op, comm), COLLECTIVE(TP_MPI_CALL_REDUCE_SCATTER_BLOCK), NOTHING);
-TP_MPI_INTERPOSE(Scan, TP_MPI_CALL_SCAN,
-		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_SCAN), NOTHING);
-TP_MPI_INTERPOSE(Exscan, TP_MPI_CALL_EXSCAN,
-		 (const void *s, void *r, int count, handle type, handle op, handle comm),
-		 (s, r, count, type, op, comm), COLLECTIVE(TP_MPI_CALL_EXSCAN), NOTHING);
 
 /* MPI_Pcontrol(1) starts the region of interest, (0) stops it (its further arguments unread). */
 static void pcontrol_event(int level)

@@ -23,6 +23,28 @@ typedef uintptr_t handle;
 
 #define NOTHING ((void)0)
 
+/* A collective as mpi-collective tells it (PROBES.md): call, root's rank in MPI_COMM_WORLD (-1:
+ * none), its communicator's identity and size. */
+struct tp_mpi_collective {
+	uint64_t communicator;
+	uint32_t call, size;
+	int32_t root;
+};
+
+/* The root's rank in MPI_COMM_WORLD of a rooted collective on `comm`, its rank `root` (-1: not
+ * told), for its wait-start (mpi.c). Keeps errno. */
+__attribute__((visibility("hidden"))) int64_t tp_mpi_collective_root(handle comm, int root);
+
+/* Collective `call` on `comm`, rooted at its rank `root` (-1: none), in *out: false when nobody
+ * listens to mpi-collective or its communicator cannot be told (mpi.c). Keeps errno. */
+__attribute__((visibility("hidden"))) bool
+tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out);
+
+/* Nonblocking collective `c`, whose request the call wrote at `request`, kept until a wait or test
+ * completes it, which fires its mpi-collective again (mpi.c). */
+__attribute__((visibility("hidden"))) void
+tp_mpi_collective_pending(const void *request, const struct tp_mpi_collective *c);
+
 /* `*cache`, or the implementation's PMPI_ entry point `name`, kept there: NULL, said, when there
  * is none. */
 __attribute__((visibility("hidden"))) void *tp_mpi_pmpi_cached(void **cache, const char *name);
