@@ -142,3 +142,30 @@ Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout 
 	free(summary);
 	free(said);
 }
+
+/*
+ * Messages by persistent requests (mpi_ranks persistent: the pipeline's rounds by MPI_Recv_init
+ * and MPI_Send_init, each started by MPI_Start or MPI_Startall, completed by MPI_Wait): each a
+ * message and a flow, as MPI_Irecv's and MPI_Isend's (once none was seen: 1 flow of 6), on Open
+ * MPI's pointer requests and MPICH's int ones.
+ */
+Test(harm, messages_by_persistent_requests_are_flows, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2",
+						    target("mpi_ranks"), "persistent", NULL},
+				   NULL, false, NULL);
+	expect_two_ranks(summary, 5, 1);
+	double v[4];
+	cr_expect(wait_line(summary, rank_name(1), "MPI_Wait", v) && v[0] == 5, "%s", summary);
+	free(summary);
+	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	summary = record_job_of(mpich,
+				(const char *[]){"-np", "2",
+						 tp_require_program(tp_target("mpi_ranks_mpich"),
+								    "mpich and libmpich-dev"),
+						 "persistent", NULL},
+				NULL, false, NULL);
+	expect_two_ranks(summary, 5, 1);
+	free(summary);
+}

@@ -33,6 +33,8 @@
  *              starts it (MPI_Ibcast) and completes it (MPI_Wait); the others start it at once,
  *              sleep 10 ms, wait for it, then sleep 40 ms: their sleep after it needs rank
  *              0's, serialisation 50 / 80
+ *   persistent the pipeline by persistent requests (MPI_Recv_init, MPI_Send_init, each round
+ *              started by MPI_Start or MPI_Startall and completed by MPI_Wait, then freed)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -69,6 +71,38 @@ static int pipeline(int rank, int size)
 			MPI_Send(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD);
 	}
 	/* the last rank's token, to rank 0 */
+	if (size > 1 && rank == size - 1)
+		MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+	if (size > 1 && rank == 0)
+		MPI_Recv(&token, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return token;
+}
+
+/* The pipeline's rounds by persistent requests; the last rank's token back as the pipeline's. */
+static int persistent(int rank, int size)
+{
+	int token = 0, in = 0;
+	MPI_Request receive = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
+	if (rank > 0)
+		MPI_Recv_init(&in, 1, MPI_INT, rank - 1, 5, MPI_COMM_WORLD, &receive);
+	if (rank < size - 1)
+		MPI_Send_init(&token, 1, MPI_INT, rank + 1, 5, MPI_COMM_WORLD, &send);
+	for (int round = 0; round < ROUNDS; round++) {
+		if (rank > 0) {
+			MPI_Start(&receive);
+			MPI_Wait(&receive, MPI_STATUS_IGNORE);
+			token = in;
+		}
+		token += rank;
+		if (rank < size - 1) {
+			MPI_Startall(1, &send);
+			MPI_Wait(&send, MPI_STATUS_IGNORE);
+		}
+	}
+	if (rank > 0)
+		MPI_Request_free(&receive);
+	if (rank < size - 1)
+		MPI_Request_free(&send);
 	if (size > 1 && rank == size - 1)
 		MPI_Send(&token, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
 	if (size > 1 && rank == 0)
@@ -281,6 +315,8 @@ int main(int argc, char **argv)
 		result = pairs(rank);
 	else if (strcmp(shape, "overlap") == 0)
 		result = overlap(rank);
+	else if (strcmp(shape, "persistent") == 0)
+		result = persistent(rank, size);
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();

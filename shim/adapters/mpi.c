@@ -272,7 +272,7 @@ static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
 
 static size_t pending_slot(handle request, unsigned probe)
 {
-	return (((request * UINT64_C(0x9e3779b97f4a7c15)) >> 40) + probe) & (PENDING_SLOTS - 1);
+	return tp_mpi_request_slot(request, probe, PENDING_SLOTS);
 }
 
 static handle request_at(const void *requests, int i)
@@ -601,12 +601,27 @@ TP_MPI_ISEND(Issend);
 TP_MPI_ISEND(Ibsend);
 TP_MPI_ISEND(Irsend);
 
+void tp_mpi_send_event(int dest, int tag, handle comm, int count, handle type)
+{
+	send_event(dest, tag, comm, count, type);
+}
+
+void tp_mpi_receive_started(const void *requests, int i, handle comm)
+{
+	if (tp_listeners_mpi_recv() && abi_known())
+		pending_put(request_at(requests, i), comm, 0);
+}
+
+handle tp_mpi_request_at(const void *requests, int i)
+{
+	return abi_known() ? request_at(requests, i) : 0;
+}
+
 /* A receive started while mpi-recv is listened to, remembered until it completes. */
 static void irecv_started(int ret, handle comm, const void *request)
 {
-	if (ret != 0 || !tp_listeners_mpi_recv() || !abi_known())
-		return;
-	pending_put(request_at(request, 0), comm, 0);
+	if (ret == 0)
+		tp_mpi_receive_started(request, 0, comm);
 }
 TP_MPI_INTERPOSE(Irecv, 0,
 		 (void *buf, int count, handle type, int source, int tag, handle comm,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "listeners.h"
@@ -44,6 +45,25 @@ tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collect
  * completes it, which fires its mpi-collective again (mpi.c). */
 __attribute__((visibility("hidden"))) void
 tp_mpi_collective_pending(const void *request, const struct tp_mpi_collective *c);
+
+/* The slot to try `probe`-th for request `request` in a table of `slots` (a power of two) that
+ * keeps requests by their hash (mpi.c's pending ones, mpi_persistent.c's). */
+static inline size_t tp_mpi_request_slot(handle request, unsigned probe, size_t slots)
+{
+	return (((request * UINT64_C(0x9e3779b97f4a7c15)) >> 40) + probe) & (slots - 1);
+}
+
+/* mpi-send for `count` elements of `type` to rank `dest` of `comm` (mpi.c). Keeps errno. */
+__attribute__((visibility("hidden"))) void tp_mpi_send_event(int dest, int tag, handle comm,
+							     int count, handle type);
+
+/* Receive request `i` of `requests` (the call's argument), on `comm`, started: kept until a wait
+ * or test completes it, which fires its mpi-recv (mpi.c). */
+__attribute__((visibility("hidden"))) void tp_mpi_receive_started(const void *requests, int i,
+								  handle comm);
+
+/* Request `i` of `requests` (the call's argument), 0 when the interface is not known (mpi.c). */
+__attribute__((visibility("hidden"))) handle tp_mpi_request_at(const void *requests, int i);
 
 /* `*cache`, or the implementation's PMPI_ entry point `name`, kept there: NULL, said, when there
  * is none. */
