@@ -37,9 +37,10 @@ struct thread {
 	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
 	uint64_t region_on, region_off;
 	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
-	/* the communicator of the collective it is in (its mpi-collective's), 0 not told */
-	uint64_t communicator;
-	uint32_t members;
+	/* the communicator of the collective it is in (its mpi-collective's), 0 not told; the
+	 * blocking collective told right before its wait (call 0: none) */
+	uint64_t communicator, told_communicator;
+	uint32_t members, told_members, told_call;
 	bool in_call, ended;
 };
 
@@ -203,8 +204,10 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 			return false;
 		th->in_call = true;
 		th->root = root_of(rec->arg[1]);
-		th->communicator = 0;
-		th->members = 0;
+		bool told = th->told_call != 0 && th->told_call == rec->arg[0];
+		th->communicator = told ? th->told_communicator : 0;
+		th->members = told ? th->told_members : 0;
+		th->told_call = 0;
 		if (rec->arg[0] == TP_MPI_CALL_FINALIZE) {
 			th->ended = true;
 			op.type = OP_END;
@@ -237,10 +240,12 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		return push(p, op);
 	}
 	if (type == TP_RECORD_MPI_COLLECTIVE) {
-		/* inside a blocking collective's wait: its communicator */
-		if (th->in_call && rec->arg[3] > 0 && rec->arg[3] <= INT32_MAX) {
-			th->communicator = rec->arg[2];
-			th->members = (uint32_t)rec->arg[3];
+		/* a blocking collective's communicator, right before its wait */
+		if (!th->in_call && rec->arg[3] > 0 && rec->arg[3] <= INT32_MAX &&
+		    tp_mpi_call_collective(rec->arg[0])) {
+			th->told_call = (uint32_t)rec->arg[0];
+			th->told_communicator = rec->arg[2];
+			th->told_members = (uint32_t)rec->arg[3];
 		}
 		return true;
 	}

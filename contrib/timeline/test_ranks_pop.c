@@ -35,10 +35,10 @@ static void init(int rank)
 static void call(int rank, uint64_t from, uint64_t to, unsigned number, uint64_t communicator,
 		 uint32_t members)
 {
-	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)-1, 0, 0);
 	if (members != 0)
 		note(rank, from, TP_RECORD_MPI_COLLECTIVE, 0, number, (uint64_t)-1, communicator,
 		     members);
+	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)-1, 0, 0);
 	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
 }
 

@@ -39,32 +39,13 @@
 #include "code_map.h"
 #include "events.h"
 #include "loaded_symbol.h"
+#include "mpi_abi.h"
 #include "mpi_interpose.h"
 #include "probes.h"
 #include "waits.h"
 #include "warn.h"
 
-/*
- * The implementation's binary interface, as far as the events read it; `kind` 0 until looked
- * up (then written last), else ABI_OPEN_MPI, ABI_MPICH (MPICH and its derivatives: Intel MPI,
- * MVAPICH) or ABI_UNKNOWN (the waits alone are told).
- */
-enum { ABI_OPEN_MPI = 1, ABI_MPICH, ABI_UNKNOWN };
-static struct {
-	int kind;
-	handle comm_world, byte, mask; /* mask: a handle's bits (an int's in MPICH) */
-	handle world_group;
-	unsigned request_bytes, status_bytes, source_at, tag_at;
-	uintptr_t status_ignore; /* MPI_STATUS_IGNORE, and MPI_STATUSES_IGNORE */
-	int proc_null;
-	int (*type_size)(handle type, int *size);
-	int (*get_count)(const void *status, handle type, int *count);
-	int (*comm_rank)(handle comm, int *rank);
-	int (*comm_size)(handle comm, int *size);
-	int (*comm_group)(handle comm, handle *group);
-	int (*group_translate)(handle from, int n, const int *ranks, handle to, int *out);
-	int (*group_free)(handle *group);
-} abi;
+struct tp_mpi_abi tp_mpi_abi;
 
 /* The largest MPI_Status of the interfaces read (Open MPI's 24 bytes), with room. */
 #define STATUS_BYTES_MAX 32
@@ -138,9 +119,9 @@ static void *pmpi_in_local_scope(const char *name)
 }
 
 /* Looks the interface up, once (racing first events find the same). Only from an MPI call. */
-static bool abi_known(void)
+bool tp_mpi_abi_known(void)
 {
-	int kind = __atomic_load_n(&abi.kind, __ATOMIC_ACQUIRE);
+	int kind = __atomic_load_n(&tp_mpi_abi.kind, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(kind != 0, 1))
 		return kind != ABI_UNKNOWN;
 	int (*version)(char *text,
@@ -151,66 +132,70 @@ static bool abi_known(void)
 	if (version != NULL && version(text, &len) == 0) {
 		text[sizeof text - 1] = '\0';
 		if (strstr(text, "Open MPI") != NULL && pmpi("ompi_mpi_comm_world") != NULL) {
-			abi.comm_world = (handle)pmpi("ompi_mpi_comm_world");
-			abi.byte = (handle)pmpi("ompi_mpi_byte");
-			abi.mask = ~(handle)0;
-			abi.request_bytes = sizeof(void *);
-			abi.status_bytes = 24;
-			abi.source_at = 0;
-			abi.tag_at = 4;
-			abi.status_ignore = 0;
-			abi.proc_null = -2;
-			kind = abi.byte != 0 ? ABI_OPEN_MPI : ABI_UNKNOWN;
+			tp_mpi_abi.comm_world = (handle)pmpi("ompi_mpi_comm_world");
+			tp_mpi_abi.byte = (handle)pmpi("ompi_mpi_byte");
+			tp_mpi_abi.mask = ~(handle)0;
+			tp_mpi_abi.request_bytes = sizeof(void *);
+			tp_mpi_abi.status_bytes = 24;
+			tp_mpi_abi.source_at = 0;
+			tp_mpi_abi.tag_at = 4;
+			tp_mpi_abi.status_ignore = 0;
+			tp_mpi_abi.proc_null = -2;
+			kind = tp_mpi_abi.byte != 0 ? ABI_OPEN_MPI : ABI_UNKNOWN;
 		} else if (strstr(text, "MPICH") != NULL || strstr(text, "Intel(R) MPI") != NULL ||
 			   strstr(text, "MVAPICH") != NULL) {
-			abi.comm_world = 0x44000000;
-			abi.byte = 0x4c00010d;
-			abi.mask = 0xffffffffu;
-			abi.request_bytes = sizeof(int);
-			abi.status_bytes = 20;
-			abi.source_at = 8;
-			abi.tag_at = 12;
-			abi.status_ignore = 1;
-			abi.proc_null = -1;
+			tp_mpi_abi.comm_world = 0x44000000;
+			tp_mpi_abi.byte = 0x4c00010d;
+			tp_mpi_abi.mask = 0xffffffffu;
+			tp_mpi_abi.request_bytes = sizeof(int);
+			tp_mpi_abi.status_bytes = 20;
+			tp_mpi_abi.source_at = 8;
+			tp_mpi_abi.tag_at = 12;
+			tp_mpi_abi.status_ignore = 1;
+			tp_mpi_abi.proc_null = -1;
 			kind = ABI_MPICH;
 		}
 	}
-	abi.type_size = (int (*)(handle, int *))pmpi("PMPI_Type_size");
-	abi.get_count = (int (*)(const void *, handle, int *))pmpi("PMPI_Get_count");
-	abi.comm_rank = (int (*)(handle, int *))pmpi("PMPI_Comm_rank");
-	abi.comm_size = (int (*)(handle, int *))pmpi("PMPI_Comm_size");
-	abi.comm_group = (int (*)(handle, handle *))pmpi("PMPI_Comm_group");
-	abi.group_translate = (int (*)(handle, int, const int *, handle, int *))pmpi(
+	tp_mpi_abi.type_size = (int (*)(handle, int *))pmpi("PMPI_Type_size");
+	tp_mpi_abi.get_count = (int (*)(const void *, handle, int *))pmpi("PMPI_Get_count");
+	tp_mpi_abi.comm_rank = (int (*)(handle, int *))pmpi("PMPI_Comm_rank");
+	tp_mpi_abi.comm_size = (int (*)(handle, int *))pmpi("PMPI_Comm_size");
+	tp_mpi_abi.comm_group = (int (*)(handle, handle *))pmpi("PMPI_Comm_group");
+	tp_mpi_abi.group_translate = (int (*)(handle, int, const int *, handle, int *))pmpi(
 		"PMPI_Group_translate_ranks");
-	abi.group_free = (int (*)(handle *))pmpi("PMPI_Group_free");
-	if (abi.type_size == NULL || abi.get_count == NULL || abi.comm_rank == NULL ||
-	    abi.comm_size == NULL || abi.comm_group == NULL || abi.group_translate == NULL ||
-	    abi.group_free == NULL)
+	tp_mpi_abi.group_free = (int (*)(handle *))pmpi("PMPI_Group_free");
+	/* optional: a communicator's identity is kept with it where they are */
+	tp_mpi_abi.create_keyval = (int (*)(void *, void *, int *, void *))pmpi(
+		"PMPI_Comm_create_keyval");
+	tp_mpi_abi.get_attr = (int (*)(handle, int, void *, int *))pmpi("PMPI_Comm_get_attr");
+	tp_mpi_abi.set_attr = (int (*)(handle, int, void *))pmpi("PMPI_Comm_set_attr");
+	if (tp_mpi_abi.type_size == NULL || tp_mpi_abi.get_count == NULL ||
+	    tp_mpi_abi.comm_rank == NULL || tp_mpi_abi.comm_size == NULL ||
+	    tp_mpi_abi.comm_group == NULL || tp_mpi_abi.group_translate == NULL ||
+	    tp_mpi_abi.group_free == NULL)
 		kind = ABI_UNKNOWN;
-	__atomic_store_n(&abi.kind, kind, __ATOMIC_RELEASE);
+	__atomic_store_n(&tp_mpi_abi.kind, kind, __ATOMIC_RELEASE);
 	return kind != ABI_UNKNOWN;
 }
 
-/* MPI_COMM_WORLD's group, kept (0 when it cannot be told). */
-static handle world_group(void)
+handle tp_mpi_world_group(void)
 {
-	handle world = __atomic_load_n(&abi.world_group, __ATOMIC_RELAXED);
-	if (world == 0 && abi.comm_group(abi.comm_world, &world) == 0)
-		__atomic_store_n(&abi.world_group, world, __ATOMIC_RELAXED);
+	handle world = __atomic_load_n(&tp_mpi_abi.world_group, __ATOMIC_RELAXED);
+	if (world == 0 && tp_mpi_abi.comm_group(tp_mpi_abi.comm_world, &world) == 0)
+		__atomic_store_n(&tp_mpi_abi.world_group, world, __ATOMIC_RELAXED);
 	return world;
 }
 
-/* Rank `rank` of communicator `comm` in MPI_COMM_WORLD (itself when it cannot be told). */
-static int world_rank(handle comm, int rank)
+int tp_mpi_world_rank(handle comm, int rank)
 {
-	if ((comm & abi.mask) == abi.comm_world || rank < 0)
+	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world || rank < 0)
 		return rank;
-	handle group = 0, world = world_group();
+	handle group = 0, world = tp_mpi_world_group();
 	int out = rank;
-	if (abi.comm_group(comm, &group) == 0) {
-		if (abi.group_translate(group, 1, &rank, world, &out) != 0 || out < 0)
+	if (tp_mpi_abi.comm_group(comm, &group) == 0) {
+		if (tp_mpi_abi.group_translate(group, 1, &rank, world, &out) != 0 || out < 0)
 			out = rank; /* an intercommunicator's remote rank, or MPI_UNDEFINED */
-		abi.group_free(&group);
+		tp_mpi_abi.group_free(&group);
 	}
 	return out;
 }
@@ -225,12 +210,13 @@ static int32_t status_int(const void *status, unsigned at)
 /* mpi-send for `count` elements of `type` to rank `dest` of `comm`. Keeps errno. */
 static void send_event(int dest, int tag, handle comm, int count, handle type)
 {
-	if (!tp_listeners_mpi_send() || !abi_known() || dest == abi.proc_null || dest < 0)
+	if (!tp_listeners_mpi_send() || !tp_mpi_abi_known() || dest == tp_mpi_abi.proc_null ||
+	    dest < 0)
 		return;
 	int saved_errno = errno, size = 0;
-	if (abi.type_size(type, &size) != 0 || size < 0 || count < 0)
+	if (tp_mpi_abi.type_size(type, &size) != 0 || size < 0 || count < 0)
 		size = 0;
-	tp_fire_mpi_send((uint32_t)world_rank(comm, dest), tag, comm,
+	tp_fire_mpi_send((uint32_t)tp_mpi_world_rank(comm, dest), tag, comm,
 			 (uint64_t)count * (uint64_t)size);
 	errno = saved_errno;
 }
@@ -238,15 +224,17 @@ static void send_event(int dest, int tag, handle comm, int count, handle type)
 /* mpi-recv for the message `status` (the call's, filled) says was received on `comm`. */
 static void recv_event(handle comm, const void *status)
 {
-	if (!tp_listeners_mpi_recv() || !abi_known())
+	if (!tp_listeners_mpi_recv() || !tp_mpi_abi_known())
 		return;
-	int source = status_int(status, abi.source_at), tag = status_int(status, abi.tag_at);
-	if (source < 0 || source == abi.proc_null)
+	int source = status_int(status, tp_mpi_abi.source_at),
+	    tag = status_int(status, tp_mpi_abi.tag_at);
+	if (source < 0 || source == tp_mpi_abi.proc_null)
 		return;
 	int saved_errno = errno, count = 0;
-	if (abi.get_count(status, abi.byte, &count) != 0 || count < 0) /* MPI_UNDEFINED */
+	if (tp_mpi_abi.get_count(status, tp_mpi_abi.byte, &count) != 0 ||
+	    count < 0) /* MPI_UNDEFINED */
 		count = 0;
-	tp_fire_mpi_recv((uint32_t)world_rank(comm, source), tag, comm, (uint64_t)count);
+	tp_fire_mpi_recv((uint32_t)tp_mpi_world_rank(comm, source), tag, comm, (uint64_t)count);
 	errno = saved_errno;
 }
 
@@ -277,7 +265,7 @@ static size_t pending_slot(handle request, unsigned probe)
 
 static handle request_at(const void *requests, int i)
 {
-	if (abi.request_bytes == sizeof(int)) {
+	if (tp_mpi_abi.request_bytes == sizeof(int)) {
 		unsigned v;
 		memcpy(&v, (const char *)requests + (size_t)i * sizeof v, sizeof v);
 		return v;
@@ -353,13 +341,13 @@ static void completing_start(struct completing *c, const void *requests, int n, 
 {
 	c->n = 0;
 	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || n > PENDING_MAX ||
-	    !abi_known())
+	    !tp_mpi_abi_known())
 		return;
 	for (int i = 0; i < n; i++)
 		c->requests[i] = request_at(requests, i);
 	c->n = n;
-	if ((uintptr_t)*statuses == abi.status_ignore || *statuses == NULL) {
-		memset(c->own, 0, (size_t)n * abi.status_bytes);
+	if ((uintptr_t)*statuses == tp_mpi_abi.status_ignore || *statuses == NULL) {
+		memset(c->own, 0, (size_t)n * tp_mpi_abi.status_bytes);
 		*statuses = c->own;
 	}
 }
@@ -382,14 +370,14 @@ static void completing_done(const struct completing *c, int i, const void *statu
 
 void tp_mpi_collective_pending(const void *request, const struct tp_mpi_collective *c)
 {
-	if (abi_known())
+	if (tp_mpi_abi_known())
 		pending_put(request_at(request, 0), c->communicator, collective_packed(c));
 }
 
 /* Status `i` of an array of them. */
 static const void *status_of(const void *statuses, int i)
 {
-	return (const char *)statuses + (size_t)i * abi.status_bytes;
+	return (const char *)statuses + (size_t)i * tp_mpi_abi.status_bytes;
 }
 
 /*
@@ -496,11 +484,12 @@ static void job_of(char *out, size_t size)
 /* mpi-init, once MPI_Init or MPI_Init_thread succeeded. */
 static void init_event(int ret)
 {
-	if (ret != 0 || !tp_listeners_mpi_init() || !abi_known())
+	if (ret != 0 || !tp_listeners_mpi_init() || !tp_mpi_abi_known())
 		return;
 	int saved_errno = errno, rank = -1, size = 0;
 	char host[65] = "", job[129];
-	if (abi.comm_rank(abi.comm_world, &rank) != 0 || abi.comm_size(abi.comm_world, &size) != 0)
+	if (tp_mpi_abi.comm_rank(tp_mpi_abi.comm_world, &rank) != 0 ||
+	    tp_mpi_abi.comm_size(tp_mpi_abi.comm_world, &size) != 0)
 		return;
 	if (gethostname(host, sizeof host - 1) != 0)
 		strcpy(host, "?");
@@ -532,7 +521,7 @@ TP_MPI_SEND(Rsend, TP_MPI_CALL_RSEND);
 /* An ignored status is replaced by the adapter's own, for the receive's source and tag. */
 #define OWN_STATUS_IF_IGNORED(status)                                                              \
 	unsigned char own_status_[STATUS_BYTES_MAX] = {0};                                         \
-	if (abi_known() && (uintptr_t)(status) == abi.status_ignore)                               \
+	if (tp_mpi_abi_known() && (uintptr_t)(status) == tp_mpi_abi.status_ignore)                 \
 	status = own_status_
 
 TP_MPI_INTERPOSE(Recv, TP_MPI_CALL_RECV,
@@ -585,7 +574,7 @@ static void send_started(int ret, const void *request)
 {
 	handle stale;
 	uint64_t stale_collective;
-	if (ret == 0 && abi_known())
+	if (ret == 0 && tp_mpi_abi_known())
 		(void)pending_take(request_at(request, 0), &stale, &stale_collective);
 }
 
@@ -608,13 +597,13 @@ void tp_mpi_send_event(int dest, int tag, handle comm, int count, handle type)
 
 void tp_mpi_receive_started(const void *requests, int i, handle comm)
 {
-	if (tp_listeners_mpi_recv() && abi_known())
+	if (tp_listeners_mpi_recv() && tp_mpi_abi_known())
 		pending_put(request_at(requests, i), comm, 0);
 }
 
 handle tp_mpi_request_at(const void *requests, int i)
 {
-	return abi_known() ? request_at(requests, i) : 0;
+	return tp_mpi_abi_known() ? request_at(requests, i) : 0;
 }
 
 /* A receive started while mpi-recv is listened to, remembered until it completes. */
@@ -670,82 +659,6 @@ TP_MPI_INTERPOSE(Testsome, TP_MPI_CALL_TESTSOME,
 		 completing_start(&c_, requests, incount, &statuses),
 		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
 			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
-
-/* The root of a rooted collective on `comm`, in MPI_COMM_WORLD (-1: not told). */
-int64_t tp_mpi_collective_root(handle comm, int root)
-{
-	if (!abi_known() || root < 0)
-		return -1;
-	int saved_errno = errno, world = world_rank(comm, root);
-	errno = saved_errno;
-	return world >= 0 ? world : -1;
-}
-
-/* A communicator's ranks translated at once: a block on the stack. */
-#define RANKS_AT_ONCE 64
-
-/*
- * A communicator's identity, the same in each of its ranks with no message between them: a hash
- * of its ranks in MPI_COMM_WORLD, in its order, never 0 (communicators of the same ranks in the
- * same order are one to it: MPI_COMM_WORLD and its duplicates, say); in *size its ranks, in
- * *root_world its rank `root`'s in MPI_COMM_WORLD (-1 for none). An intercommunicator's is its
- * local group's: its two sides differ, and an analysis pairing its collectives finds them
- * unpaired (ranks_pop.c). Read at each call, not kept by handle: a freed communicator's handle
- * may become another's. False when it cannot be told.
- */
-static bool communicator_identity(handle comm, int root, uint64_t *identity, int *size,
-				  int32_t *root_world)
-{
-	handle group = 0, world = world_group();
-	if (abi.comm_size(comm, size) != 0 || *size <= 0 || world == 0 ||
-	    abi.comm_group(comm, &group) != 0)
-		return false;
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a, a rank's four bytes at a time */
-	bool told = true;
-	*root_world = -1;
-	for (int at = 0; told && at < *size; at += RANKS_AT_ONCE) {
-		int n = *size - at < RANKS_AT_ONCE ? *size - at : RANKS_AT_ONCE;
-		int local[RANKS_AT_ONCE], out[RANKS_AT_ONCE];
-		for (int i = 0; i < n; i++)
-			local[i] = at + i;
-		told = abi.group_translate(group, n, local, world, out) == 0;
-		for (int i = 0; told && i < n; i++) {
-			for (unsigned b = 0; b < 4; b++)
-				h = (h ^ ((uint32_t)out[i] >> (8 * b) & 0xff)) *
-				    UINT64_C(0x100000001b3);
-			if (at + i == root)
-				*root_world = out[i];
-		}
-	}
-	abi.group_free(&group);
-	*identity = h != 0 ? h : 1;
-	return told;
-}
-
-/* communicator_identity's, MPI_COMM_WORLD's read once. */
-bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out)
-{
-	static uint64_t world_identity;
-	static int world_size;
-	if (!tp_listeners_mpi_collective() || !abi_known())
-		return false;
-	int saved_errno = errno, size = 0;
-	bool world = (comm & abi.mask) == abi.comm_world, told = true;
-	*out = (struct tp_mpi_collective){.call = call};
-	if (world &&
-	    (out->communicator = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
-		size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
-		out->root = root >= 0 && root < size ? root : -1;
-	} else if ((told = communicator_identity(comm, root, &out->communicator, &size,
-						 &out->root)) &&
-		   world) { /* racing first calls store the same */
-		__atomic_store_n(&world_size, size, __ATOMIC_RELAXED);
-		__atomic_store_n(&world_identity, out->communicator, __ATOMIC_RELEASE);
-	}
-	out->size = (uint32_t)size;
-	errno = saved_errno;
-	return told;
-}
 
 /* MPI_Pcontrol(1) starts the region of interest, (0) stops it (its further arguments unread). */
 static void pcontrol_event(int level)

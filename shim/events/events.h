@@ -540,8 +540,9 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, 
 }
 
 /*
- * A collective's start, inside its wait: its call (enum tp_mpi_call), its root's world rank (-1:
- * none), its communicator's identity (the same in each of its ranks) and its ranks.
+ * A collective's start (a blocking one's right before its wait; a nonblocking one's at its start
+ * and again in the wait or test completing it): its call (enum tp_mpi_call), its root's world
+ * rank (-1: none), its communicator's identity (the same in each of its ranks) and its ranks.
  */
 static inline void tp_fire_mpi_collective(uint32_t call, int32_t root, uint64_t communicator,
 					  uint32_t size)
