@@ -341,7 +341,7 @@ static void completing_start(struct completing *c, const void *requests, int n, 
 {
 	c->n = 0;
 	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || n > PENDING_MAX ||
-	    !tp_mpi_abi_known())
+	    requests == NULL || !tp_mpi_abi_known())
 		return;
 	for (int i = 0; i < n; i++)
 		c->requests[i] = request_at(requests, i);
@@ -603,7 +603,8 @@ void tp_mpi_receive_started(const void *requests, int i, handle comm)
 
 handle tp_mpi_request_at(const void *requests, int i)
 {
-	return tp_mpi_abi_known() ? request_at(requests, i) : 0;
+	/* a NULL array is the implementation's to refuse (MPI_ERR_REQUEST), not the shim's to read */
+	return requests != NULL && tp_mpi_abi_known() ? request_at(requests, i) : 0;
 }
 
 /* A receive started while mpi-recv is listened to, remembered until it completes. */
