@@ -169,3 +169,16 @@ Test(harm, messages_by_persistent_requests_are_flows, .timeout = 240)
 	expect_two_ranks(summary, 5, 1);
 	free(summary);
 }
+
+/*
+ * Calls given no request array (mpi_ranks erroneous, MPI_ERRORS_RETURN: MPI_Start, MPI_Startall,
+ * MPI_Request_free, MPI_Waitall) are the implementation's to refuse, and the program's to handle:
+ * the same 4 refusals recorded as plainly (the shim once read the array first: SIGSEGV).
+ */
+Test(harm, calls_given_no_request_array_are_refused_as_without_the_shim, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", target("mpi_ranks"),
+					 "erroneous", NULL},
+			NULL, false, NULL));
+}

@@ -35,6 +35,8 @@
  *              0's, serialisation 50 / 80
  *   persistent the pipeline by persistent requests (MPI_Recv_init, MPI_Send_init, each round
  *              started by MPI_Start or MPI_Startall and completed by MPI_Wait, then freed)
+ *   erroneous  with MPI_ERRORS_RETURN, calls given no request array (MPI_Start, MPI_Startall,
+ *              MPI_Request_free, MPI_Waitall): how many the implementation refused
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -108,6 +110,16 @@ static int persistent(int rank, int size)
 	if (size > 1 && rank == 0)
 		MPI_Recv(&token, 1, MPI_INT, size - 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	return token;
+}
+
+/* Calls given no request array, which the implementation refuses: how many it refused. */
+static int erroneous(void)
+{
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	return (MPI_Start(NULL) != MPI_SUCCESS) + (MPI_Startall(1, NULL) != MPI_SUCCESS) +
+	       (MPI_Request_free(NULL) != MPI_SUCCESS) +
+	       (MPI_Waitall(1, NULL, MPI_STATUSES_IGNORE) != MPI_SUCCESS);
 }
 
 static int bcast(int rank)
@@ -317,6 +329,8 @@ int main(int argc, char **argv)
 		result = overlap(rank);
 	else if (strcmp(shape, "persistent") == 0)
 		result = persistent(rank, size);
+	else if (strcmp(shape, "erroneous") == 0)
+		result = erroneous();
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
 	MPI_Finalize();
