@@ -36,7 +36,10 @@
  *   persistent the pipeline by persistent requests (MPI_Recv_init, MPI_Send_init, each round
  *              started by MPI_Start or MPI_Startall and completed by MPI_Wait, then freed)
  *   erroneous  with MPI_ERRORS_RETURN, calls given no request array (MPI_Start, MPI_Startall,
- *              MPI_Request_free, MPI_Waitall): how many the implementation refused
+ *              MPI_Request_free, MPI_Waitall): how many the implementation refused; then with
+ *              an error handler of the program's, which counts its calls, calls on
+ *              MPI_COMM_NULL (MPI_Barrier, MPI_Bcast, MPI_Send): 10 times the calls it counted
+ *              added
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -112,14 +115,35 @@ static int persistent(int rank, int size)
 	return token;
 }
 
-/* Calls given no request array, which the implementation refuses: how many it refused. */
+static int handler_calls;
+
+static void count_error(MPI_Comm *comm, int *code, ...)
+{
+	(void)comm, (void)code;
+	handler_calls++;
+}
+
+/* Calls given no request array, which the implementation refuses: how many it refused; then
+ * 10 times the calls of the program's error handler that calls on MPI_COMM_NULL made. */
 static int erroneous(void)
 {
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-	return (MPI_Start(NULL) != MPI_SUCCESS) + (MPI_Startall(1, NULL) != MPI_SUCCESS) +
-	       (MPI_Request_free(NULL) != MPI_SUCCESS) +
-	       (MPI_Waitall(1, NULL, MPI_STATUSES_IGNORE) != MPI_SUCCESS);
+	int refused = (MPI_Start(NULL) != MPI_SUCCESS) + (MPI_Startall(1, NULL) != MPI_SUCCESS) +
+		      (MPI_Request_free(NULL) != MPI_SUCCESS) +
+		      (MPI_Waitall(1, NULL, MPI_STATUSES_IGNORE) != MPI_SUCCESS);
+	MPI_Errhandler counting;
+	MPI_Comm_create_errhandler(count_error, &counting);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
+	int value = 0;
+	MPI_Barrier(MPI_COMM_NULL);
+	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_NULL);
+	MPI_Send(&value, 1, MPI_INT, 0, 1, MPI_COMM_NULL);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+	MPI_Errhandler_free(&counting);
+	return refused + 10 * handler_calls;
 }
 
 static int bcast(int rank)

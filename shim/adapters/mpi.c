@@ -133,6 +133,7 @@ bool tp_mpi_abi_known(void)
 		text[sizeof text - 1] = '\0';
 		if (strstr(text, "Open MPI") != NULL && pmpi("ompi_mpi_comm_world") != NULL) {
 			tp_mpi_abi.comm_world = (handle)pmpi("ompi_mpi_comm_world");
+			tp_mpi_abi.comm_null = (handle)pmpi("ompi_mpi_comm_null");
 			tp_mpi_abi.byte = (handle)pmpi("ompi_mpi_byte");
 			tp_mpi_abi.mask = ~(handle)0;
 			tp_mpi_abi.request_bytes = sizeof(void *);
@@ -145,6 +146,7 @@ bool tp_mpi_abi_known(void)
 		} else if (strstr(text, "MPICH") != NULL || strstr(text, "Intel(R) MPI") != NULL ||
 			   strstr(text, "MVAPICH") != NULL) {
 			tp_mpi_abi.comm_world = 0x44000000;
+			tp_mpi_abi.comm_null = 0x04000000;
 			tp_mpi_abi.byte = 0x4c00010d;
 			tp_mpi_abi.mask = 0xffffffffu;
 			tp_mpi_abi.request_bytes = sizeof(int);
@@ -188,7 +190,10 @@ handle tp_mpi_world_group(void)
 
 int tp_mpi_world_rank(handle comm, int rank)
 {
-	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world || rank < 0)
+	/* MPI_COMM_NULL: the program's call is erroneous; a call of the adapter's on it would run the
+	 * error handler once more (a program's own, say) */
+	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world ||
+	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0)
 		return rank;
 	handle group = 0, world = tp_mpi_world_group();
 	int out = rank;

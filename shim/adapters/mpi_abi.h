@@ -19,6 +19,7 @@ enum { ABI_OPEN_MPI = 1, ABI_MPICH, ABI_UNKNOWN };
 struct tp_mpi_abi {
 	int kind;
 	handle comm_world, byte, mask; /* mask: a handle's bits (an int's in MPICH) */
+	handle comm_null;              /* MPI_COMM_NULL: no call of the adapter's is made on it */
 	handle world_group;
 	unsigned request_bytes, status_bytes, source_at, tag_at;
 	uintptr_t status_ignore; /* MPI_STATUS_IGNORE, and MPI_STATUSES_IGNORE */

@@ -170,7 +170,8 @@ bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_co
 {
 	static uint64_t world_identity;
 	static int world_size;
-	if (!tp_listeners_mpi_collective() || !tp_mpi_abi_known())
+	if (!tp_listeners_mpi_collective() || !tp_mpi_abi_known() ||
+	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null) /* tp_mpi_world_rank's reason */
 		return false;
 	int saved_errno = errno, size = 0, key;
 	bool world = (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world, told = true;
