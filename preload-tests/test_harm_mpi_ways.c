@@ -174,9 +174,10 @@ Test(harm, messages_by_persistent_requests_are_flows, .timeout = 240)
  * Erroneous calls are the implementation's to refuse, and the program's to handle (mpi_ranks
  * erroneous): given no request array (MPI_ERRORS_RETURN: MPI_Start, MPI_Startall,
  * MPI_Request_free, MPI_Waitall), the same 4 refusals recorded as plainly (the shim once read
- * the array first: SIGSEGV); on MPI_COMM_NULL (MPI_Barrier, MPI_Bcast, MPI_Send), the program's
- * error handler called 3 times, not 9 (the shim's own calls on it ran the handler too), on Open
- * MPI and MPICH.
+ * the array first: SIGSEGV); on MPI_COMM_NULL (MPI_Barrier, MPI_Bcast, MPI_Send), a send of
+ * MPI_DATATYPE_NULL and one to a rank beyond its communicator, the program's error handler called
+ * 5 times, as plainly (the shim's own calls on them ran it too: 9 times on MPICH; on Open MPI the
+ * rank's translation died of SIGSEGV), on Open MPI and MPICH.
  */
 Test(harm, erroneous_calls_are_refused_as_without_the_shim, .timeout = 240)
 {

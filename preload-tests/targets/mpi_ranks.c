@@ -38,7 +38,8 @@
  *   erroneous  with MPI_ERRORS_RETURN, calls given no request array (MPI_Start, MPI_Startall,
  *              MPI_Request_free, MPI_Waitall): how many the implementation refused; then with
  *              an error handler of the program's, which counts its calls, calls on
- *              MPI_COMM_NULL (MPI_Barrier, MPI_Bcast, MPI_Send): 10 times the calls it counted
+ *              MPI_COMM_NULL (MPI_Barrier, MPI_Bcast, MPI_Send), a send of MPI_DATATYPE_NULL,
+ *              and one to a rank beyond its communicator's: 10 times the calls it counted
  *              added
  */
 #include <mpi.h>
@@ -136,10 +137,18 @@ static int erroneous(void)
 	MPI_Comm_create_errhandler(count_error, &counting);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, counting);
-	int value = 0;
+	int value = 0, rank;
 	MPI_Barrier(MPI_COMM_NULL);
 	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_NULL);
 	MPI_Send(&value, 1, MPI_INT, 0, 1, MPI_COMM_NULL);
+	/* no type; a rank beyond a communicator of one rank (its handler: the program's too) */
+	MPI_Comm one;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &one);
+	MPI_Comm_set_errhandler(one, counting);
+	MPI_Send(&value, 1, MPI_DATATYPE_NULL, rank, 1, MPI_COMM_WORLD);
+	MPI_Send(&value, 1, MPI_INT, 1, 1, one);
+	MPI_Comm_free(&one);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 	MPI_Errhandler_free(&counting);

@@ -134,6 +134,7 @@ bool tp_mpi_abi_known(void)
 		if (strstr(text, "Open MPI") != NULL && pmpi("ompi_mpi_comm_world") != NULL) {
 			tp_mpi_abi.comm_world = (handle)pmpi("ompi_mpi_comm_world");
 			tp_mpi_abi.comm_null = (handle)pmpi("ompi_mpi_comm_null");
+			tp_mpi_abi.datatype_null = (handle)pmpi("ompi_mpi_datatype_null");
 			tp_mpi_abi.byte = (handle)pmpi("ompi_mpi_byte");
 			tp_mpi_abi.mask = ~(handle)0;
 			tp_mpi_abi.request_bytes = sizeof(void *);
@@ -147,6 +148,7 @@ bool tp_mpi_abi_known(void)
 			   strstr(text, "MVAPICH") != NULL) {
 			tp_mpi_abi.comm_world = 0x44000000;
 			tp_mpi_abi.comm_null = 0x04000000;
+			tp_mpi_abi.datatype_null = 0x0c000000;
 			tp_mpi_abi.byte = 0x4c00010d;
 			tp_mpi_abi.mask = 0xffffffffu;
 			tp_mpi_abi.request_bytes = sizeof(int);
@@ -190,10 +192,12 @@ handle tp_mpi_world_group(void)
 
 int tp_mpi_world_rank(handle comm, int rank)
 {
-	/* MPI_COMM_NULL: the program's call is erroneous; a call of the adapter's on it would run the
-	 * error handler once more (a program's own, say) */
+	/* MPI_COMM_NULL, or a rank beyond the communicator's: the program's call is erroneous, and
+	 * a call of the adapter's on them would run the error handler once more (a program's own) */
+	int size = 0;
 	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world ||
-	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0)
+	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0 ||
+	    tp_mpi_abi.comm_size(comm, &size) != 0 || rank >= size)
 		return rank;
 	handle group = 0, world = tp_mpi_world_group();
 	int out = rank;
@@ -219,7 +223,8 @@ static void send_event(int dest, int tag, handle comm, int count, handle type)
 	    dest < 0)
 		return;
 	int saved_errno = errno, size = 0;
-	if (tp_mpi_abi.type_size(type, &size) != 0 || size < 0 || count < 0)
+	if ((type & tp_mpi_abi.mask) == tp_mpi_abi.datatype_null ||
+	    tp_mpi_abi.type_size(type, &size) != 0 || size < 0 || count < 0)
 		size = 0;
 	tp_fire_mpi_send((uint32_t)tp_mpi_world_rank(comm, dest), tag, comm,
 			 (uint64_t)count * (uint64_t)size);

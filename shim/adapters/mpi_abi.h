@@ -19,7 +19,9 @@ enum { ABI_OPEN_MPI = 1, ABI_MPICH, ABI_UNKNOWN };
 struct tp_mpi_abi {
 	int kind;
 	handle comm_world, byte, mask; /* mask: a handle's bits (an int's in MPICH) */
-	handle comm_null;              /* MPI_COMM_NULL: no call of the adapter's is made on it */
+	/* MPI_COMM_NULL, MPI_DATATYPE_NULL: no call of the adapter's is made on them (the program's
+	 * call is erroneous; one of the adapter's would run the error handler once more) */
+	handle comm_null, datatype_null;
 	handle world_group;
 	unsigned request_bytes, status_bytes, source_at, tag_at;
 	uintptr_t status_ignore; /* MPI_STATUS_IGNORE, and MPI_STATUSES_IGNORE */
