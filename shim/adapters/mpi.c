@@ -253,9 +253,10 @@ static void recv_event(handle comm, const void *status)
  * by request, until a wait or test completes them (on any thread): then a receive's mpi-recv
  * fires, a collective's mpi-collective again. One table for the process, not per thread:
  * the shim's thread-local storage stays small (a library loaded after start-up gets little
- * static TLS). Slots are taken and given back with atomics, no lock; a request is looked for in
- * PENDING_PROBES slots from its hash, and one that finds none free is told as a wait only. A
- * handle 0 is no request of either interface (their MPI_REQUEST_NULL is not 0): a free slot.
+ * static TLS). Slots are taken (tp_mpi_slot_claim, then filled) and given back with atomics, no
+ * lock; a request is looked for in PENDING_PROBES slots from its hash, and one that finds none
+ * free is told as a wait only. A handle 0 is no request of either interface (their
+ * MPI_REQUEST_NULL is not 0): a free slot.
  */
 #define PENDING_SLOTS  1024 /* a power of two */
 #define PENDING_PROBES 16
@@ -271,6 +272,11 @@ static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
 static size_t pending_slot(handle request, unsigned probe)
 {
 	return tp_mpi_request_slot(request, probe, PENDING_SLOTS);
+}
+
+static handle *pending_request(size_t slot)
+{
+	return &pending[slot].request;
 }
 
 static handle request_at(const void *requests, int i)
@@ -323,20 +329,13 @@ static void pending_put(handle request, handle comm, uint64_t collective)
 	if (request == 0)
 		return;
 	(void)pending_take(request, &stale, &stale_collective);
-	for (unsigned i = 0; i < PENDING_PROBES; i++) {
-		size_t slot = pending_slot(request, i);
-		handle expected = 0;
-		if (__atomic_load_n(&pending[slot].request, __ATOMIC_RELAXED) != 0)
-			continue;
-		/* what it is first: a taker that finds the request finds it */
-		__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
-		__atomic_store_n(&pending[slot].collective, collective, __ATOMIC_RELAXED);
-		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, request, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-			__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
-			return;
-		}
-	}
+	size_t slot = tp_mpi_slot_claim(pending_request, request, PENDING_SLOTS, PENDING_PROBES);
+	if (slot == SIZE_MAX)
+		return;
+	__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].collective, collective, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].request, request, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
 }
 
 /* The requests of `n` (at most PENDING_MAX) to be completed: copied before the call ends them. */

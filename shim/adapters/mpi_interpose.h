@@ -53,6 +53,30 @@ static inline size_t tp_mpi_request_slot(handle request, unsigned probe, size_t 
 	return (((request * UINT64_C(0x9e3779b97f4a7c15)) >> 40) + probe) & (slots - 1);
 }
 
+/* A slot being filled (tp_mpi_slot_claim): no interface's request (an int's, or a pointer's). */
+#define TP_MPI_SLOT_FILLING UINTPTR_MAX
+
+/*
+ * A free slot (its request word 0) claimed for `request` in a table of `slots` that keeps
+ * requests by their hash, among the `probes` tried from it; `word(slot)` is a slot's request
+ * word. It reads TP_MPI_SLOT_FILLING until the caller has filled the rest and stored the request
+ * there (release): no other claim takes the slot meanwhile, and no look-up finds it half filled.
+ * SIZE_MAX when every slot tried is taken.
+ */
+static inline size_t tp_mpi_slot_claim(handle *(*word)(size_t slot), handle request, size_t slots,
+				       unsigned probes)
+{
+	for (unsigned i = 0; i < probes; i++) {
+		size_t slot = tp_mpi_request_slot(request, i, slots);
+		handle expected = 0;
+		if (__atomic_load_n(word(slot), __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(word(slot), &expected, TP_MPI_SLOT_FILLING, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return slot;
+	}
+	return SIZE_MAX;
+}
+
 /* mpi-send for `count` elements of `type` to rank `dest` of `comm` (mpi.c). Keeps errno. */
 __attribute__((visibility("hidden"))) void tp_mpi_send_event(int dest, int tag, handle comm,
 							     int count, handle type);

@@ -28,6 +28,11 @@ static size_t persistent_slot(handle request, unsigned probe)
 	return tp_mpi_request_slot(request, probe, PERSISTENT_SLOTS);
 }
 
+static handle *persistent_request(size_t slot)
+{
+	return &persistent[slot].request;
+}
+
 /* The slot of `request`, or SIZE_MAX. */
 static size_t persistent_find(handle request)
 {
@@ -57,22 +62,16 @@ static void persistent_made(int ret, const void *request, bool receive, int peer
 	if (r == 0)
 		return;
 	persistent_forget(r);
-	for (unsigned i = 0; i < PERSISTENT_PROBES; i++) {
-		size_t slot = persistent_slot(r, i);
-		handle expected = 0;
-		if (__atomic_load_n(&persistent[slot].request, __ATOMIC_RELAXED) != 0)
-			continue;
-		/* what it is first: a start that finds the request finds it */
-		__atomic_store_n(&persistent[slot].comm, comm, __ATOMIC_RELAXED);
-		__atomic_store_n(&persistent[slot].type, type, __ATOMIC_RELAXED);
-		__atomic_store_n(&persistent[slot].peer, peer, __ATOMIC_RELAXED);
-		__atomic_store_n(&persistent[slot].tag, tag, __ATOMIC_RELAXED);
-		__atomic_store_n(&persistent[slot].count, count, __ATOMIC_RELAXED);
-		__atomic_store_n(&persistent[slot].receive, receive, __ATOMIC_RELAXED);
-		if (__atomic_compare_exchange_n(&persistent[slot].request, &expected, r, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
-	}
+	size_t slot = tp_mpi_slot_claim(persistent_request, r, PERSISTENT_SLOTS, PERSISTENT_PROBES);
+	if (slot == SIZE_MAX)
+		return;
+	__atomic_store_n(&persistent[slot].comm, comm, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].type, type, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].peer, peer, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].tag, tag, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].count, count, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].receive, receive, __ATOMIC_RELAXED);
+	__atomic_store_n(&persistent[slot].request, r, __ATOMIC_RELEASE);
 }
 
 /*
