@@ -672,8 +672,8 @@ Test(harm, compact_records_give_back_the_events_of_their_probes, .timeout = 60)
 /*
  * Recordings of the versions before (the corpus: version 2's site texts, 5's code sites, 7's
  * sync sites and records of the probes, 9's compact records, 10's switch records of one thread,
- * 11's woken switches, made before spawns said the program's) are converted as ever: each event,
- * and analysed.
+ * 11's woken switches, made before spawns said the program's, 12's, before collectives told their
+ * communicator) are converted as ever: each event, and analysed.
  */
 Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60)
 {
@@ -681,8 +681,9 @@ Test(harm, recordings_of_earlier_versions_are_converted_as_before, .timeout = 60
 		const char *file;
 		unsigned events;
 	} corpus[] = {
-		{"omp_fib_4.rec", 111},    {"omp_fib_4_v5.rec", 111},  {"omp_fib_6_v7.rec", 259},
-		{"omp_fib_6_v9.rec", 255}, {"omp_fib_6_v10.rec", 234}, {"omp_fib_6_v11.rec", 256},
+		{"omp_fib_4.rec", 111},     {"omp_fib_4_v5.rec", 111},  {"omp_fib_6_v7.rec", 259},
+		{"omp_fib_6_v9.rec", 255},  {"omp_fib_6_v10.rec", 234}, {"omp_fib_6_v11.rec", 256},
+		{"omp_fib_6_v12.rec", 256},
 	};
 	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
 		struct tp_run run;
