@@ -26,7 +26,7 @@
 #include "table.h"
 #include "taskprobe_contract.h"
 
-/* What is kept, at most (under the converter's bound, with its others): operations 56 bytes
+/* What is kept, at most (under the converter's bound, with its others): operations 48 bytes
  * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
 #define MAX_OPS (1u << 19)
 
