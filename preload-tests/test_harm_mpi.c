@@ -226,8 +226,10 @@ Test(harm, a_nonblocking_collectives_completion_waits_for_the_ranks_it_needs, .t
 	}
 	double balance, serialisation;
 	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(balance >= 85 && balance <= 99, "%s", said);
-	cr_expect(serialisation >= 55 && serialisation <= 72, "%s", said);
+	/* 0.95 and 0.625 quiet; under load a rank's sleep overshot counts as useful (MPICH's: 0.852
+	 * and 0.736 seen); taken for a wait of no collective's, serialisation read 1.000 */
+	cr_expect(balance >= 75 && balance <= 99, "%s", said);
+	cr_expect(serialisation >= 50 && serialisation <= 85, "%s", said);
 	free(summary);
 	free(said);
 }
@@ -533,7 +535,8 @@ Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
 			   &said));
 	double balance, serialisation;
 	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(serialisation >= 55 && serialisation <= 72, "%s", said);
+	/* 0.625 quiet; a rank's sleep overshot under load counts as useful (0.736 seen) */
+	cr_expect(serialisation >= 50 && serialisation <= 85, "%s", said);
 	free(said);
 	free(record_job_of(mpich, (const char *[]){"-np", "4", ranks, "pairs", NULL}, NULL, false,
 			   &said));
