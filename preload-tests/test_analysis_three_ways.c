@@ -437,9 +437,11 @@ Test(analysis, fibs_tasks_are_too_small_for_their_cost, .timeout = 120)
 
 /*
  * The verdict judges a task's time, its polls added up, not a poll: omp_stepped_tasks's tasks run
- * in 5000 polls of about a spawn's time each (between their taskwaits) and last milliseconds.
- * Judged by the median poll, the exit report and top called them too small. Their tiny children,
- * one poll each, are too small, in the same run (so the task times are there).
+ * in 40000 polls of about a spawn's time each (between their taskwaits) and last tens of
+ * milliseconds. Judged by the median poll, the exit report and top called them too small. Their
+ * tiny children, one poll each, are too small, in the same run (so the task times are there).
+ * (At 5000 steps, 6 ms a task, a loaded CI said them too small: the one gap between their two
+ * spawns is the site's spawn cost, and a preemption there read as milliseconds of it.)
  */
 Test(analysis, tasks_made_of_many_short_polls_are_judged_by_their_whole_time, .timeout = 120)
 {

@@ -4,13 +4,13 @@
  * tasks from one construct (in `stepped`), each of which takes STEPS steps, a step spawning one
  * tiny child (from the construct in `step_child`) and waiting for it (taskwait). Each task's polls
  * are the moments between its taskwaits (about a spawn's time), while the task itself lasts all
- * its steps: milliseconds. Prints the children's count.
+ * its steps: tens of milliseconds. Prints the children's count.
  */
 #include <stdio.h>
 
 /* one a thread of two: none waits for a thread, whose time the verdict's start delay would count */
 #define STEPPED_TASKS 2
-#define STEPS         5000
+#define STEPS         40000
 
 static long children;
 
