@@ -28,12 +28,12 @@ provider taskprobe {
 
 	/*
 	 * MPI, from the MPI adapter: a rank's identity at MPI_Init, each message's send and
-	 * receive (peer: the other rank's in MPI_COMM_WORLD), and each collective's start (its
-	 * communicator's identity the same in each of its ranks).
+	 * receive (peer: the other rank's in MPI_COMM_WORLD), and each collective's start; a
+	 * communicator is its identity, the same in each of its ranks.
 	 */
 	probe mpi__init(uint32_t rank, uint32_t size, const char *host, const char *job);
-	probe mpi__send(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes);
-	probe mpi__recv(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes);
+	probe mpi__send(uint32_t peer, int32_t tag, uint64_t communicator, uint64_t bytes);
+	probe mpi__recv(uint32_t peer, int32_t tag, uint64_t communicator, uint64_t bytes);
 	probe mpi__collective(uint32_t call, int32_t root, uint64_t communicator, uint32_t size);
 
 	/* Workers: threads an adapter reports, or named as TASKPROBE_WORKERS says. */

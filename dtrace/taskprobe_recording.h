@@ -19,7 +19,8 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
- * 13: a collective's communicator (TP_RECORD_MPI_COLLECTIVE); 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
+ * 14: a message's communicator is its identity (TP_RECORD_MPI_IDENTITY); 13: a collective's
+ * communicator (TP_RECORD_MPI_COLLECTIVE); 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
  * place of the executor's sixth bit); 11: a task's wake as it is first scheduled shares its
  * poll's record (TP_COMPACT_SWITCH_WOKEN, TP_RECORD_TASK_WOKEN_POLLED); 10: a task
  * switch's compact record (TP_RECORD_TASK_SWITCHED, below); 9: compact records
@@ -30,9 +31,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 13.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 14.
  */
-#define TP_RECORDING_VERSION        13
+#define TP_RECORDING_VERSION        14
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -109,8 +110,10 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 					     CLOCK_MONOTONIC's nanoseconds read together, then
 					     `small` bytes of text: the host, NUL, the job, NUL
 					     (version 8) */
-		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8) */
-		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8) */
+		      TP_RECORD_MPI_SEND, /* arg: peer, tag, communicator, bytes (version 8);
+					     small: TP_RECORD_MPI_IDENTITY (version 14) */
+		      TP_RECORD_MPI_RECV, /* arg: peer, tag, communicator, bytes (version 8);
+					     small: TP_RECORD_MPI_IDENTITY (version 14) */
 		      /* version 9's compact records, each one or more events (below) */
 		      TP_RECORD_TASK_SPAWNED, /* task-spawn, maybe task-wake */
 		      TP_RECORD_TASK_POLLED,  /* worker-unpark, task-poll-start, -terminate,
@@ -237,6 +240,20 @@ static inline unsigned tp_record_spawn_executor(unsigned small)
 static inline bool tp_record_spawn_by_program(unsigned small)
 {
 	return (small & TP_RECORD_SPAWN_BY_PROGRAM) != 0;
+}
+
+/*
+ * A message's record (TP_RECORD_MPI_SEND, _RECV) whose communicator is its identity, as
+ * mpi-collective's (version 14): before, the handle, a value of its process only, which no
+ * reader pairs by.
+ */
+#define TP_RECORD_MPI_IDENTITY 1u
+
+/* The communicator a message's record pairs by (its arguments `arg`, `small`): 0 for every
+ * message of a recording before version 14, whose messages pair as one communicator's. */
+static inline uint64_t tp_record_mpi_communicator(unsigned small, const uint64_t *arg)
+{
+	return (small & TP_RECORD_MPI_IDENTITY) != 0 ? arg[2] : 0;
 }
 
 static inline uint64_t tp_record_delta(uint64_t word)

@@ -215,6 +215,21 @@ char *record_job(const char *const mpirun_args[], const char *const env[], bool 
 	return record_job_of(mpirun(), mpirun_args, env, unprivileged, said);
 }
 
+char *record_shape(bool mpich, int n, const char *shape, char **said)
+{
+	char ranks[16];
+	snprintf(ranks, sizeof ranks, "%d", n);
+	if (!mpich)
+		return record_job((const char *[]){MPIRUN_ANYWHERE, "-np", ranks,
+						   target("mpi_ranks"), shape, NULL},
+				  NULL, false, said);
+	const char *mpirun = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+	const char *program = tp_require_program(tp_target("mpi_ranks_mpich"),
+						 "mpich and libmpich-dev");
+	return record_job_of(mpirun, (const char *[]){"-np", ranks, program, shape, NULL}, NULL,
+			     false, said);
+}
+
 /* The load balance of "MPI efficiency ... load balance 0.NNN ..." in `said`, and the
  * serialisation efficiency (-1 when not said), in percent. */
 void mpi_efficiency(const char *said, double *balance, double *serialisation)

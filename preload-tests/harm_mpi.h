@@ -53,6 +53,10 @@ char *record_job_of(const char *launcher, const char *const mpirun_args[], const
 char *record_job(const char *const mpirun_args[], const char *const env[], bool unprivileged,
 		 char **said);
 
+/* record_job of `mpi_ranks SHAPE` on `n` ranks, by Open MPI or (`mpich`) by MPICH, its build
+ * of the target. */
+char *record_shape(bool mpich, int n, const char *shape, char **said);
+
 /* The load balance of "MPI efficiency ... load balance 0.NNN ..." in `said`, and the
  * serialisation efficiency (-1 when not said), in percent. */
 void mpi_efficiency(const char *said, double *balance, double *serialisation);

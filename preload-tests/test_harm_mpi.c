@@ -507,6 +507,57 @@ Test(harm, a_torn_rank_leaves_the_others_merged_and_its_gap_said, .timeout = 240
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * Messages of one tag between two ranks on two communicators pair within each (MPI orders them
+ * so), a duplicate of MPI_COMM_WORLD being one of its own: rank 0 sends A on the duplicate, then
+ * after 100 ms B on MPI_COMM_WORLD; rank 1 receives B, sleeps 200 ms, then receives A; the
+ * others sleep 250 ms. Rank 1's sleep needs B: serialisation 250 / 300, transfer about 1 (paired
+ * by tag alone, A's send at the start let rank 1 start at once: serialisation 1). On Open MPI
+ * and MPICH (its communicators ints).
+ */
+static void expect_crossed(char *summary, char *said)
+{
+	expect_ranks(summary, 4);
+	cr_expect_eq(flows(summary, 0, 1), 2, "%s", summary);
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	/* 0.833 quiet; a rank's sleep overshot under load counts as useful */
+	cr_expect(serialisation >= 70 && serialisation <= 92, "%s", said);
+	free(summary);
+	free(said);
+}
+
+Test(harm, messages_on_two_communicators_pair_within_each, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	for (int mpich = 0; mpich < 2; mpich++) {
+		char *said, *summary = record_shape(mpich, 4, "crossed", &said);
+		expect_crossed(summary, said);
+	}
+}
+
+/*
+ * Messages on an intercommunicator pair too: each even rank sends its odd partner three messages
+ * of one tag on an intercommunicator between the halves and three on its duplicate, received on
+ * the duplicate first. Each a flow, forward, between the partners (their ranks told from the
+ * remote group's), none left half (the two sides' identities the same).
+ */
+static void expect_intercomm(char *summary)
+{
+	expect_ranks(summary, 4);
+	cr_expect_eq(flows(summary, 0, 1), 6, "%s", summary);
+	cr_expect_eq(flows(summary, 2, 3), 6, "%s", summary);
+	cr_expect_eq(lines_starting(summary, "flow\t"), 12, "%s", summary);
+	free(summary);
+}
+
+Test(harm, messages_on_an_intercommunicator_are_flows_between_its_sides, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	for (int mpich = 0; mpich < 2; mpich++)
+		expect_intercomm(record_shape(mpich, 4, "intercomm", NULL));
+}
+
 /* The same shim with MPICH (its binary interface: handles are ints, statuses laid out
  * otherwise), installed beside Open MPI: ranks, messages and calls alike. */
 Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)

@@ -58,6 +58,7 @@ enum { HAS_INIT = 1, HAS_FINALIZE = 2 };
 /* A message's end, of a segment, at a time of its clock. */
 struct note {
 	uint64_t time, ns;
+	uint64_t communicator; /* its identity, 0: not told */
 	uint32_t segment;
 	int32_t peer, tag;
 	uint8_t type;
@@ -78,8 +79,10 @@ struct rank {
 	int64_t offset, moved; /* moved: by the messages, beyond the offset MPI_Init's gave */
 };
 
-/* Messages counted between a pair of ranks with a tag: the n-th send is the n-th receive. */
+/* Messages counted between a pair of ranks with a tag on a communicator: the n-th send is the
+ * n-th receive. */
 struct flow_key {
+	uint64_t communicator;
 	int32_t from, to, tag;
 	uint32_t sends, receives;
 	bool used;
@@ -189,6 +192,7 @@ bool ranks_note(struct ranks *r, uint32_t segment, uint32_t tid, uint64_t time,
 		n.type = type == TP_RECORD_MPI_SEND ? NOTE_SEND : NOTE_RECV;
 		n.peer = (int32_t)rec->arg[0];
 		n.tag = (int32_t)rec->arg[1];
+		n.communicator = tp_record_mpi_communicator(tp_record_small(rec->word), rec->arg);
 	} else if (type == TP_RECORD_WAIT_END && small == TP_WAIT_MPI &&
 		   rec->arg[0] == TP_MPI_CALL_FINALIZE) {
 		if (!room(&r->has_init, &r->cap_has_init, segment, 1) ||
@@ -355,10 +359,10 @@ static size_t align_by_messages(struct ranks *r,
 		uint64_t ns = to_ns(context, n->segment, n->time);
 		if (n->type == NOTE_SEND)
 			sends[n_sends++] = (struct ranks_message_end){k->number, n->peer, n->tag,
-								      ns};
+								      n->communicator, ns};
 		else
-			receives[n_receives++] = (struct ranks_message_end){n->peer, k->number,
-									    n->tag, ns};
+			receives[n_receives++] = (struct ranks_message_end){
+				n->peer, k->number, n->tag, n->communicator, ns};
 	}
 	if (*ok) {
 		ranks_message_ends_sort(sends, n_sends);
@@ -613,8 +617,18 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 	return true;
 }
 
-/* The counts of messages from `from` to `to` with `tag`; NULL when none can be kept. */
-static struct flow_key *flow_key(struct ranks *r, int32_t from, int32_t to, int32_t tag)
+/* A flow key's place in a table of `cap` (a power of two) keys. */
+static size_t flow_hash(int32_t from, int32_t to, int32_t tag, uint64_t communicator, size_t cap)
+{
+	return ((uint32_t)from * 2654435761u ^ (uint32_t)to * 40503u ^ (uint32_t)tag ^
+		(size_t)(communicator * UINT64_C(0x9e3779b97f4a7c15) >> 32)) &
+	       (cap - 1);
+}
+
+/* The counts of messages from `from` to `to` with `tag` on `communicator`; NULL when none can be
+ * kept. */
+static struct flow_key *flow_key(struct ranks *r, int32_t from, int32_t to, int32_t tag,
+				 uint64_t communicator)
 {
 	if (r->n_keys * 2 >= r->cap_keys) {
 		if (r->n_keys >= MAX_FLOW_KEYS)
@@ -627,9 +641,7 @@ static struct flow_key *flow_key(struct ranks *r, int32_t from, int32_t to, int3
 			const struct flow_key *k = &r->keys[i];
 			if (!k->used)
 				continue;
-			size_t h = ((uint32_t)k->from * 2654435761u ^ (uint32_t)k->to * 40503u ^
-				    (uint32_t)k->tag) &
-				   (cap - 1);
+			size_t h = flow_hash(k->from, k->to, k->tag, k->communicator, cap);
 			while (keys[h].used)
 				h = (h + 1) & (cap - 1);
 			keys[h] = *k;
@@ -638,13 +650,17 @@ static struct flow_key *flow_key(struct ranks *r, int32_t from, int32_t to, int3
 		r->keys = keys;
 		r->cap_keys = cap;
 	}
-	size_t h = ((uint32_t)from * 2654435761u ^ (uint32_t)to * 40503u ^ (uint32_t)tag) &
-		   (r->cap_keys - 1);
+	size_t h = flow_hash(from, to, tag, communicator, r->cap_keys);
 	while (r->keys[h].used &&
-	       (r->keys[h].from != from || r->keys[h].to != to || r->keys[h].tag != tag))
+	       (r->keys[h].from != from || r->keys[h].to != to || r->keys[h].tag != tag ||
+		r->keys[h].communicator != communicator))
 		h = (h + 1) & (r->cap_keys - 1);
 	if (!r->keys[h].used) {
-		r->keys[h] = (struct flow_key){.from = from, .to = to, .tag = tag, .used = true};
+		r->keys[h] = (struct flow_key){.communicator = communicator,
+					       .from = from,
+					       .to = to,
+					       .tag = tag,
+					       .used = true};
 		r->n_keys++;
 	}
 	return &r->keys[h];
@@ -665,14 +681,17 @@ bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_even
 		return true;
 	bool send = e->type == TP_RECORD_MPI_SEND;
 	int32_t peer = (int32_t)e->arg[0], tag = (int32_t)e->arg[1];
-	struct flow_key *key = send ? flow_key(r, k->number, peer, tag)
-				    : flow_key(r, peer, k->number, tag);
+	uint64_t communicator = (uint64_t)e->arg[2]; /* recording_decode.h's: 0 when not told */
+	struct flow_key *key = send ? flow_key(r, k->number, peer, tag, communicator)
+				    : flow_key(r, peer, k->number, tag, communicator);
 	if (key == NULL)
 		return true;
 	uint32_t n = send ? key->sends++ : key->receives++;
-	char id[64];
-	snprintf(id, sizeof id, "%" PRId32 ">%" PRId32 ":%" PRId32 ":%" PRIu32, key->from, key->to,
-		 tag, n);
+	char id[80]; /* from>to:tag:n, then @communicator where one is told */
+	int at = snprintf(id, sizeof id, "%" PRId32 ">%" PRId32 ":%" PRId32 ":%" PRIu32, key->from,
+			  key->to, tag, n);
+	if (communicator != 0 && at > 0 && (size_t)at < sizeof id)
+		snprintf(id + at, sizeof id - (size_t)at, "@%" PRIx64, communicator);
 	timeline_flow(t, e, send, "message", id);
 	return true;
 }

@@ -256,19 +256,22 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		op.type = type == TP_RECORD_MPI_SEND ? OP_SEND : OP_RECV;
 		op.peer = (int32_t)rec->arg[0];
 		op.tag = (int32_t)rec->arg[1];
+		op.communicator = tp_record_mpi_communicator(tp_record_small(rec->word), rec->arg);
 		return push(p, op);
 	}
 	return true;
 }
 
-/* The order of two ends' keys (from, to, tag). */
+/* The order of two ends' keys (from, to, tag, communicator). */
 static int by_key(const struct ranks_message_end *x, const struct ranks_message_end *y)
 {
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
-	return (x->tag > y->tag) - (x->tag < y->tag);
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->communicator > y->communicator) - (x->communicator < y->communicator);
 }
 
 static int by_key_then_order(const void *a, const void *b)
@@ -685,10 +688,10 @@ static void say_bursts_and_messages(struct say *w, const struct ranks_pop *p,
 				w->useful[r] += w->burst[i];
 			} else if (op->type == OP_SEND) {
 				w->sends[n_sends++] = (struct ranks_message_end){
-					ranks[r].number, op->peer, op->tag, i};
+					ranks[r].number, op->peer, op->tag, op->communicator, i};
 			} else if (op->type == OP_RECV) {
 				w->receives[n_receives++] = (struct ranks_message_end){
-					op->peer, ranks[r].number, op->tag, i};
+					op->peer, ranks[r].number, op->tag, op->communicator, i};
 			}
 		}
 	ranks_message_ends_sort(w->sends, n_sends);

@@ -37,19 +37,21 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 		    const struct tp_record *rec);
 
 /*
- * A message's send or receive, for matching: its sender, receiver and tag, and `order`, its place
- * among the ends of its key (its time, or its place in its rank's calls).
+ * A message's send or receive, for matching: its sender, receiver, tag and communicator (its
+ * identity; 0: not told), and `order`, its place among the ends of its key (its time, or its
+ * place in its rank's calls).
  */
 struct ranks_message_end {
 	int32_t from, to, tag;
-	uint64_t order;
+	uint64_t communicator, order;
 };
 
 /* Sorts `n` ends by key, then order: what ranks_messages_pair reads. */
 void ranks_message_ends_sort(struct ranks_message_end *ends, size_t n);
 
 /*
- * The n-th send of each key (from, to, tag) is received by the n-th receive of the same key:
+ * The n-th send of each key (from, to, tag, communicator: MPI's order) is received by the n-th
+ * receive of the same key:
  * `pair(context, send, receive)` for each such pair, of the sorted `sends` and `receives`.
  */
 void ranks_messages_pair(const struct ranks_message_end *sends, size_t n_sends,

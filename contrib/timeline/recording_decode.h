@@ -375,6 +375,12 @@ static inline void event_of(const struct chunk_ref *ref, const struct segment *s
 		e->arg[0] = (int64_t)a[0];
 		e->arg[1] = small;
 		break;
+	case TP_RECORD_MPI_SEND:
+	case TP_RECORD_MPI_RECV: /* peer, tag, communicator (0 before version 14's), bytes */
+		for (int i = 0; i < 4; i++)
+			e->arg[i] = (int64_t)a[i];
+		e->arg[2] = (int64_t)tp_record_mpi_communicator(small, a);
+		break;
 	case TP_RECORD_WAIT_START:
 	case TP_RECORD_WAIT_END: /* kind, object, timeout or result, task; a start's site key */
 		e->arg[0] = small;

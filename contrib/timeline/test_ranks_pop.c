@@ -257,3 +257,61 @@ Test(ranks_pop, two_nonblocking_collectives_in_flight_complete_each_its_own)
 	expect_factors(text, 1.0, 1.0, 1.0);
 	free(text);
 }
+
+/* A message's end by `rank` at `ms` from or to `peer`, tag 0, on `communicator`; `told`: its
+ * communicator an identity (version 14), else a handle no reader pairs by. */
+static void message(int rank, uint64_t ms, unsigned type, int peer, uint64_t communicator,
+		    bool told)
+{
+	note(rank, ms, type, told ? TP_RECORD_MPI_IDENTITY : 0, (uint64_t)peer, 0, communicator, 8);
+}
+
+/* A blocking call `number` at `ms`, taking no time, holding message end `type` (from or to `peer`
+ * on `communicator`) made at its end. */
+static void call_with_message(int rank, uint64_t from, uint64_t to, unsigned number, unsigned type,
+			      int peer, uint64_t communicator, bool told)
+{
+	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)-1, 0, 0);
+	message(rank, to, type, peer, communicator, told);
+	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
+}
+
+/*
+ * Two messages of one tag from rank 0 to rank 1 on two communicators, received in the other
+ * order (MPI orders messages within a communicator only): rank 0 sends A on communicator 0xd
+ * (MPI_Isend) at 0, works 100 ms, sends B on 0xe (MPI_Send) and ends; rank 1 receives B (waiting
+ * from 0 to 100), works 200 ms, then receives A; ranks 2 and 3 work 250 ms. Useful 100, 200,
+ * 250, 250 of 300: load balance 0.8. Rank 1's work needs B, sent at 100: on an ideal network
+ * the run still takes 300 ms, serialisation 250 / 300, transfer 1. Paired by tag alone (a
+ * recording before version 14), its first receive would be A's, sent at 0, and its second B's,
+ * reached at 200: 250 ms, serialisation 1, transfer 250 / 300.
+ */
+static void crossed(bool told)
+{
+	for (int r = 0; r < RANKS; r++)
+		init(r);
+	message(0, 0, TP_RECORD_MPI_SEND, 1, 0xd, told);
+	call_with_message(0, 100, 100, TP_MPI_CALL_SEND, TP_RECORD_MPI_SEND, 1, 0xe, told);
+	call(0, 100, 100, TP_MPI_CALL_FINALIZE, 0, 0);
+	call_with_message(1, 0, 100, TP_MPI_CALL_RECV, TP_RECORD_MPI_RECV, 0, 0xe, told);
+	call_with_message(1, 300, 300, TP_MPI_CALL_RECV, TP_RECORD_MPI_RECV, 0, 0xd, told);
+	call(1, 300, 300, TP_MPI_CALL_FINALIZE, 0, 0);
+	for (int r = 2; r < RANKS; r++)
+		call(r, 250, 250, TP_MPI_CALL_FINALIZE, 0, 0);
+}
+
+Test(ranks_pop, messages_on_two_communicators_pair_within_each)
+{
+	crossed(true);
+	char *text = said();
+	expect_factors(text, 0.8, 250.0 / 300, 1.0);
+	free(text);
+}
+
+Test(ranks_pop, messages_of_a_recording_that_does_not_tell_communicators_pair_by_tag)
+{
+	crossed(false);
+	char *text = said();
+	expect_factors(text, 0.8, 1.0, 250.0 / 300);
+	free(text);
+}

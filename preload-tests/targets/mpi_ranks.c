@@ -33,6 +33,15 @@
  *              starts it (MPI_Ibcast) and completes it (MPI_Wait); the others start it at once,
  *              sleep 10 ms, wait for it, then sleep 40 ms: their sleep after it needs rank
  *              0's, serialisation 50 / 80
+ *   crossed    in a region of interest, two messages of one tag from rank 0 to rank 1, A on a
+ *              duplicate of MPI_COMM_WORLD (MPI_Isend at once), then after 100 ms B on
+ *              MPI_COMM_WORLD (MPI_Send); rank 1 receives B, sleeps 200 ms, then receives A
+ *              (MPI orders messages within a communicator only); the other ranks sleep 250 ms.
+ *              Rank 1's sleep needs B: serialisation 250 / 300 (paired by tag alone, A's send
+ *              at 0 would let it start at once: serialisation 1)
+ *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
+ *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
+ *              three messages of one tag on each, which it receives on the duplicate first
  *   persistent the pipeline by persistent requests (MPI_Recv_init, MPI_Send_init, each round
  *              started by MPI_Start or MPI_Startall and completed by MPI_Wait, then freed)
  *   erroneous  with MPI_ERRORS_RETURN, calls given no request array (MPI_Start, MPI_Startall,
@@ -331,6 +340,62 @@ static int overlap(int rank)
 	return value;
 }
 
+/* Two messages of one tag on two communicators, received in the other order (`crossed`). */
+static int crossed(int rank)
+{
+	MPI_Comm dup;
+	int a = 1, b = 2, got_a = 0, got_b = 0;
+	MPI_Request request;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(1);
+	if (rank == 0) {
+		MPI_Isend(&a, 1, MPI_INT, 1, 0, dup, &request);
+		usleep(100000);
+		MPI_Send(&b, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+		MPI_Wait(&request, MPI_STATUS_IGNORE);
+	} else if (rank == 1) {
+		MPI_Recv(&got_b, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		usleep(200000);
+		MPI_Recv(&got_a, 1, MPI_INT, 0, 0, dup, MPI_STATUS_IGNORE);
+	} else {
+		usleep(250000);
+	}
+	MPI_Pcontrol(0);
+	MPI_Comm_free(&dup);
+	int sum = 0, mine = got_a * 10 + got_b;
+	MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return sum;
+}
+
+/* Messages of one tag on an intercommunicator and its duplicate (`intercomm`). */
+static int intercomm(int rank)
+{
+	MPI_Comm half, inter, dup;
+	int color = rank % 2, partner, sum = 0, got = 0;
+	MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+	MPI_Comm_rank(half, &partner); /* the same rank in the other half */
+	MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 7, &inter);
+	MPI_Comm_dup(inter, &dup);
+	for (int i = 1; i <= 3; i++) {
+		if (color == 0) {
+			MPI_Send(&i, 1, MPI_INT, partner, 5, inter);
+			MPI_Send(&i, 1, MPI_INT, partner, 5, dup);
+		} else {
+			MPI_Recv(&got, 1, MPI_INT, partner, 5, dup, MPI_STATUS_IGNORE);
+			sum += got;
+			MPI_Recv(&got, 1, MPI_INT, partner, 5, inter, MPI_STATUS_IGNORE);
+			sum += got;
+		}
+	}
+	MPI_Comm_free(&dup);
+	MPI_Comm_free(&inter);
+	MPI_Comm_free(&half);
+	int total = 0;
+	MPI_Reduce(&sum, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -360,6 +425,10 @@ int main(int argc, char **argv)
 		result = pairs(rank);
 	else if (strcmp(shape, "overlap") == 0)
 		result = overlap(rank);
+	else if (strcmp(shape, "intercomm") == 0)
+		result = intercomm(rank);
+	else if (strcmp(shape, "crossed") == 0)
+		result = crossed(rank);
 	else if (strcmp(shape, "persistent") == 0)
 		result = persistent(rank, size);
 	else if (strcmp(shape, "erroneous") == 0)

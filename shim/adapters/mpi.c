@@ -168,6 +168,13 @@ bool tp_mpi_abi_known(void)
 	tp_mpi_abi.group_translate = (int (*)(handle, int, const int *, handle, int *))pmpi(
 		"PMPI_Group_translate_ranks");
 	tp_mpi_abi.group_free = (int (*)(handle *))pmpi("PMPI_Group_free");
+	/* optional: an intercommunicator's identity is both its groups' where they are */
+	tp_mpi_abi.comm_remote_size = (int (*)(handle, int *))pmpi("PMPI_Comm_remote_size");
+	tp_mpi_abi.comm_remote_group = (int (*)(handle, handle *))pmpi("PMPI_Comm_remote_group");
+	tp_mpi_abi.comm_test_inter = tp_mpi_abi.comm_remote_size != NULL &&
+						     tp_mpi_abi.comm_remote_group != NULL
+					     ? (int (*)(handle, int *))pmpi("PMPI_Comm_test_inter")
+					     : NULL;
 	/* optional: a communicator's identity is kept with it where they are */
 	tp_mpi_abi.create_keyval = (int (*)(void *, void *, int *, void *))pmpi(
 		"PMPI_Comm_create_keyval");
@@ -194,16 +201,23 @@ int tp_mpi_world_rank(handle comm, int rank)
 {
 	/* MPI_COMM_NULL, or a rank beyond the communicator's: the program's call is erroneous, and
 	 * a call of the adapter's on them would run the error handler once more (a program's own) */
-	int size = 0;
+	int size = 0, inter = 0;
 	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world ||
-	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0 ||
-	    tp_mpi_abi.comm_size(comm, &size) != 0 || rank >= size)
+	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0)
+		return rank;
+	/* an intercommunicator's peer (and a collective's root there) is of its remote group */
+	bool remote = tp_mpi_abi.comm_test_inter != NULL &&
+		      tp_mpi_abi.comm_test_inter(comm, &inter) == 0 && inter;
+	if ((remote ? tp_mpi_abi.comm_remote_size(comm, &size)
+		    : tp_mpi_abi.comm_size(comm, &size)) != 0 ||
+	    rank >= size)
 		return rank;
 	handle group = 0, world = tp_mpi_world_group();
 	int out = rank;
-	if (tp_mpi_abi.comm_group(comm, &group) == 0) {
+	if ((remote ? tp_mpi_abi.comm_remote_group(comm, &group)
+		    : tp_mpi_abi.comm_group(comm, &group)) == 0) {
 		if (tp_mpi_abi.group_translate(group, 1, &rank, world, &out) != 0 || out < 0)
-			out = rank; /* an intercommunicator's remote rank, or MPI_UNDEFINED */
+			out = rank; /* MPI_UNDEFINED */
 		tp_mpi_abi.group_free(&group);
 	}
 	return out;
@@ -226,7 +240,7 @@ static void send_event(int dest, int tag, handle comm, int count, handle type)
 	if ((type & tp_mpi_abi.mask) == tp_mpi_abi.datatype_null ||
 	    tp_mpi_abi.type_size(type, &size) != 0 || size < 0 || count < 0)
 		size = 0;
-	tp_fire_mpi_send((uint32_t)tp_mpi_world_rank(comm, dest), tag, comm,
+	tp_fire_mpi_send((uint32_t)tp_mpi_world_rank(comm, dest), tag, tp_mpi_communicator(comm),
 			 (uint64_t)count * (uint64_t)size);
 	errno = saved_errno;
 }
@@ -244,7 +258,8 @@ static void recv_event(handle comm, const void *status)
 	if (tp_mpi_abi.get_count(status, tp_mpi_abi.byte, &count) != 0 ||
 	    count < 0) /* MPI_UNDEFINED */
 		count = 0;
-	tp_fire_mpi_recv((uint32_t)tp_mpi_world_rank(comm, source), tag, comm, (uint64_t)count);
+	tp_fire_mpi_recv((uint32_t)tp_mpi_world_rank(comm, source), tag, tp_mpi_communicator(comm),
+			 (uint64_t)count);
 	errno = saved_errno;
 }
 
@@ -610,6 +625,8 @@ void tp_mpi_receive_started(const void *requests, int i, handle comm)
 		pending_put(request_at(requests, i), comm, 0);
 }
 
+/* (A communicator's handle, written by a call that makes one, is read so too: its size is a
+ * request's in both interfaces.) */
 handle tp_mpi_request_at(const void *requests, int i)
 {
 	/* a NULL array is the implementation's to refuse (MPI_ERR_REQUEST), not the shim's to read */

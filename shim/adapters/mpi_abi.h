@@ -33,6 +33,10 @@ struct tp_mpi_abi {
 	int (*comm_group)(handle comm, handle *group);
 	int (*group_translate)(handle from, int n, const int *ranks, handle to, int *out);
 	int (*group_free)(handle *group);
+	/* MPI_Comm_test_inter, or NULL; then _remote_size and _remote_group */
+	int (*comm_test_inter)(handle comm, int *flag);
+	int (*comm_remote_size)(handle comm, int *size);
+	int (*comm_remote_group)(handle comm, handle *group);
 	/* MPI_Comm_create_keyval (its callbacks the adapter's), _get_attr, _set_attr, or NULL */
 	int (*create_keyval)(void *copy, void *deleted, int *keyval, void *extra);
 	int (*get_attr)(handle comm, int keyval, void *value, int *flag);

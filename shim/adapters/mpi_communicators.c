@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The MPI adapter's communicators as mpi-collective tells them (PROBES.md): an identity that each
- * of a communicator's ranks finds the same with no message between them, its size, and a rooted
- * collective's root in MPI_COMM_WORLD.
+ * The MPI adapter's communicators as mpi-collective, mpi-send and mpi-recv tell them (PROBES.md):
+ * an identity that each of a communicator's ranks finds the same with no message between them,
+ * its size, and a rooted collective's root in MPI_COMM_WORLD. A communicator made from another
+ * by a call every rank of that one makes (MPI_Comm_dup, _split, _create, a topology's) has an
+ * identity of its own, from its parent's and the parent's communicators made before it: MPI has
+ * every rank of a communicator make them in one order. So a duplicate is not its parent, whose
+ * ranks it has: messages of one tag between two ranks on the two are two orders (MPI's), not one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,39 +29,78 @@ int64_t tp_mpi_collective_root(handle comm, int root)
 /* A communicator's ranks translated at once: a block on the stack. */
 #define RANKS_AT_ONCE 64
 
-/*
- * A communicator's identity, the same in each of its ranks with no message between them: a hash
- * of its ranks in MPI_COMM_WORLD, in its order, never 0 (communicators of the same ranks in the
- * same order are one to it: MPI_COMM_WORLD and its duplicates, say); in *size its ranks, in
- * *root_world its rank `root`'s in MPI_COMM_WORLD (-1 for none). An intercommunicator's is its
- * local group's: its two sides differ, and an analysis pairing its collectives finds them
- * unpaired (ranks_pop.c). Read at each call, not kept by handle: a freed communicator's handle
- * may become another's. False when it cannot be told.
- */
-static bool communicator_identity(handle comm, int root, uint64_t *identity, int *size,
-				  int32_t *root_world)
+/* FNV-1a's start, and `value`'s `bytes` low bytes added to hash `h` (little-endian). */
+#define FNV_START UINT64_C(0xcbf29ce484222325)
+static uint64_t fnv_add(uint64_t h, uint64_t value, unsigned bytes)
 {
-	handle group = 0, world = tp_mpi_world_group();
-	if (tp_mpi_abi.comm_size(comm, size) != 0 || *size <= 0 || world == 0 ||
-	    tp_mpi_abi.comm_group(comm, &group) != 0)
-		return false;
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a, a rank's four bytes at a time */
-	bool told = true;
-	*root_world = -1;
-	for (int at = 0; told && at < *size; at += RANKS_AT_ONCE) {
-		int n = *size - at < RANKS_AT_ONCE ? *size - at : RANKS_AT_ONCE;
+	for (unsigned b = 0; b < bytes; b++)
+		h = (h ^ (value >> (8 * b) & 0xff)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* Hash `h` on with the `size` ranks of `group` in MPI_COMM_WORLD, in its order; in *root_world
+ * its rank `root`'s (untouched when it has none). False when they cannot be told. */
+static bool group_hash(handle group, int size, int root, uint64_t *h, int32_t *root_world)
+{
+	handle world = tp_mpi_world_group();
+	bool told = world != 0;
+	for (int at = 0; told && at < size; at += RANKS_AT_ONCE) {
+		int n = size - at < RANKS_AT_ONCE ? size - at : RANKS_AT_ONCE;
 		int local[RANKS_AT_ONCE], out[RANKS_AT_ONCE];
 		for (int i = 0; i < n; i++)
 			local[i] = at + i;
 		told = tp_mpi_abi.group_translate(group, n, local, world, out) == 0;
 		for (int i = 0; told && i < n; i++) {
-			for (unsigned b = 0; b < 4; b++)
-				h = (h ^ ((uint32_t)out[i] >> (8 * b) & 0xff)) *
-				    UINT64_C(0x100000001b3);
+			*h = fnv_add(*h, (uint32_t)out[i], 4);
 			if (at + i == root)
 				*root_world = out[i];
 		}
 	}
+	return told;
+}
+
+/* Hash `h` on with intercommunicator `comm`'s two groups (local of `size` ranks), each's hash
+ * (group_hash from FNV_START), the smaller first: the same on its two sides. */
+static bool intercommunicator_hash(handle comm, handle local, int size, uint64_t *h)
+{
+	handle remote = 0;
+	int remote_size = 0;
+	int32_t no_root;
+	uint64_t ours = FNV_START, theirs = FNV_START;
+	if (tp_mpi_abi.comm_remote_size(comm, &remote_size) != 0 || remote_size <= 0 ||
+	    tp_mpi_abi.comm_remote_group(comm, &remote) != 0)
+		return false;
+	bool told = group_hash(local, size, -1, &ours, &no_root) &&
+		    group_hash(remote, remote_size, -1, &theirs, &no_root);
+	tp_mpi_abi.group_free(&remote);
+	*h = fnv_add(fnv_add(*h, ours < theirs ? ours : theirs, 8), ours < theirs ? theirs : ours,
+		     8);
+	return told;
+}
+
+/*
+ * A communicator's identity, the same in each of its ranks with no message between them: hash
+ * `h` (FNV_START, or its parent's part: communicator_made) on with its ranks in MPI_COMM_WORLD,
+ * in its order, never 0 (communicators of the same ranks in the same order, neither made while
+ * traced, are one to it: MPI_COMM_WORLD and a duplicate made before a tracer came, say); an
+ * intercommunicator's with both its groups (intercommunicator_hash), so that its messages pair
+ * (its collectives, each side telling its own size, do not: ranks_pop.c); in *size its ranks
+ * (an intercommunicator's local group's), in *root_world its rank `root`'s in MPI_COMM_WORLD (-1
+ * for none). False when it cannot be told.
+ */
+static bool communicator_identity(handle comm, int root, uint64_t h, uint64_t *identity, int *size,
+				  int32_t *root_world)
+{
+	handle group = 0;
+	int inter = 0;
+	if (tp_mpi_abi.comm_size(comm, size) != 0 || *size <= 0 ||
+	    tp_mpi_abi.comm_group(comm, &group) != 0)
+		return false;
+	*root_world = -1;
+	bool told = tp_mpi_abi.comm_test_inter != NULL &&
+				    tp_mpi_abi.comm_test_inter(comm, &inter) == 0 && inter
+			    ? intercommunicator_hash(comm, group, *size, &h)
+			    : group_hash(group, *size, root, &h, root_world);
 	tp_mpi_abi.group_free(&group);
 	*identity = h != 0 ? h : 1;
 	return told;
@@ -114,6 +157,67 @@ static void kept_put(handle comm, uint64_t identity, int size)
 	__atomic_store_n(&kept[i].comm, comm, __ATOMIC_RELEASE);
 }
 
+/*
+ * The communicators made on each communicator so far, by the parent's identity (the first
+ * MADE_PROBES slots from its hash, one taken for it at its first): a child's identity is made of
+ * its parent's and this count (communicator_made). A slot is given back when MPI deletes the
+ * parent's attribute. MPI_COMM_WORLD's is never given back.
+ */
+#define MADE_SLOTS  256 /* a power of two */
+#define MADE_PROBES 16
+/* every slot tried taken: the parent's children differ by their ranks alone */
+#define NOT_COUNTED UINT32_MAX
+static struct {
+	uint64_t parent; /* 0: free */
+	uint32_t made;
+} made[MADE_SLOTS];
+
+static size_t made_slot(uint64_t parent, unsigned probe)
+{
+	return ((parent * UINT64_C(0x9e3779b97f4a7c15) >> 40) + probe) & (MADE_SLOTS - 1);
+}
+
+/* The communicators made on `parent` before this one, this one counted. MPI has its ranks make
+ * them in one order, one at a time (a thread's at once are erroneous). */
+static uint32_t made_before(uint64_t parent)
+{
+	for (unsigned i = 0; i < MADE_PROBES; i++) {
+		size_t slot = made_slot(parent, i);
+		if (__atomic_load_n(&made[slot].parent, __ATOMIC_ACQUIRE) == parent)
+			return __atomic_fetch_add(&made[slot].made, 1, __ATOMIC_RELAXED);
+	}
+	for (unsigned i = 0; i < MADE_PROBES; i++) {
+		size_t slot = made_slot(parent, i);
+		uint64_t expected = 0;
+		if (__atomic_compare_exchange_n(&made[slot].parent, &expected, parent, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return __atomic_fetch_add(&made[slot].made, 1, __ATOMIC_RELAXED);
+	}
+	return NOT_COUNTED;
+}
+
+/* MPI_COMM_WORLD's identity and size, read once (0 until then). */
+static uint64_t world_identity;
+static int world_size;
+
+/* The count of `parent`, a communicator MPI deletes, given back (not MPI_COMM_WORLD's, whose
+ * identity a communicator of its ranks not made from it has too). */
+static void made_forget(uint64_t parent)
+{
+	if (parent == __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned i = 0; i < MADE_PROBES; i++) {
+		size_t slot = made_slot(parent, i);
+		if (__atomic_load_n(&made[slot].parent, __ATOMIC_ACQUIRE) != parent)
+			continue;
+		__atomic_store_n(&made[slot].made, 0, __ATOMIC_RELAXED);
+		uint64_t expected = parent;
+		__atomic_compare_exchange_n(&made[slot].parent, &expected, 0, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
 /* The key's copy callback: a duplicate's identity is read for it. */
 static int identity_not_copied(handle comm, int key, void *extra, void *in, void *out, int *flag)
 {
@@ -123,13 +227,14 @@ static int identity_not_copied(handle comm, int key, void *extra, void *in, void
 }
 
 /* Its delete callback: nothing to free (the identity is the attribute's value); the slot kept for
- * the communicator's handle emptied. */
+ * the communicator's handle emptied, and its count of communicators made given back. */
 static int identity_deleted(handle comm, int key, void *value, void *extra)
 {
-	(void)key, (void)value, (void)extra;
+	(void)key, (void)extra;
 	handle expected = comm;
 	__atomic_compare_exchange_n(&kept[kept_slot(comm)].comm, &expected, 0, false,
 				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	made_forget((uint64_t)(uintptr_t)value);
 	return 0;
 }
 
@@ -165,40 +270,88 @@ static bool identity_kept(handle comm, uint64_t *identity)
 	return *identity != 0;
 }
 
-/* communicator_identity's, MPI_COMM_WORLD's read once, another communicator's kept with it. */
-bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out)
+/*
+ * `comm`'s identity and size, and its rank `root`'s in MPI_COMM_WORLD (-1: none): MPI_COMM_WORLD's
+ * read once, another communicator's kept with it (an attribute, then the table) the first time
+ * (communicator_made keeps a child's when it is made). False when it cannot be told.
+ */
+static bool communicator_of(handle comm, int root, uint64_t *identity, int *size,
+			    int32_t *root_world)
 {
-	static uint64_t world_identity;
-	static int world_size;
-	if (!tp_listeners_mpi_collective() || !tp_mpi_abi_known() ||
-	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null) /* tp_mpi_world_rank's reason */
-		return false;
-	int saved_errno = errno, size = 0, key;
+	int key;
 	bool world = (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world, told = true;
-	*out = (struct tp_mpi_collective){.call = call};
-	if (world &&
-	    (out->communicator = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
-		size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
-		out->root = root >= 0 && root < size ? root : -1;
-	} else if (!world && kept_find(comm, &out->communicator, &size)) {
-		out->root = (int32_t)tp_mpi_collective_root(comm, root);
-	} else if (!world && identity_kept(comm, &out->communicator)) {
-		told = tp_mpi_abi.comm_size(comm, &size) == 0 && size > 0;
-		out->root = (int32_t)tp_mpi_collective_root(comm, root);
+	if (world && (*identity = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
+		*size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
+		*root_world = root >= 0 && root < *size ? root : -1;
+	} else if (!world && kept_find(comm, identity, size)) {
+		*root_world = (int32_t)tp_mpi_collective_root(comm, root);
+	} else if (!world && identity_kept(comm, identity)) {
+		told = tp_mpi_abi.comm_size(comm, size) == 0 && *size > 0;
+		*root_world = (int32_t)tp_mpi_collective_root(comm, root);
 		if (told)
-			kept_put(comm, out->communicator, size);
-	} else if ((told = communicator_identity(comm, root, &out->communicator, &size,
-						 &out->root))) {
+			kept_put(comm, *identity, *size);
+	} else if ((told = communicator_identity(comm, root, FNV_START, identity, size,
+						 root_world))) {
 		if (world) { /* racing first calls store the same */
-			__atomic_store_n(&world_size, size, __ATOMIC_RELAXED);
-			__atomic_store_n(&world_identity, out->communicator, __ATOMIC_RELEASE);
+			__atomic_store_n(&world_size, *size, __ATOMIC_RELAXED);
+			__atomic_store_n(&world_identity, *identity, __ATOMIC_RELEASE);
 		} else if (identity_keyed(&key) &&
-			   tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)out->communicator) ==
-				   0) {
-			kept_put(comm, out->communicator, size);
+			   tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)*identity) == 0) {
+			kept_put(comm, *identity, *size);
 		}
 	}
+	return told;
+}
+
+/* Whether the adapter may ask MPI of `comm` (not MPI_COMM_NULL, where the program's call is
+ * erroneous: a call of the adapter's would run its error handler once more). */
+static bool askable(handle comm)
+{
+	return tp_mpi_abi_known() && (comm & tp_mpi_abi.mask) != tp_mpi_abi.comm_null;
+}
+
+bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out)
+{
+	if (!tp_listeners_mpi_collective() || !askable(comm))
+		return false;
+	int saved_errno = errno, size = 0;
+	*out = (struct tp_mpi_collective){.call = call};
+	bool told = communicator_of(comm, root, &out->communicator, &size, &out->root);
 	out->size = (uint32_t)size;
 	errno = saved_errno;
 	return told;
+}
+
+uint64_t tp_mpi_communicator(handle comm)
+{
+	if (!askable(comm))
+		return 0;
+	int saved_errno = errno, size;
+	int32_t no_root;
+	uint64_t identity;
+	bool told = communicator_of(comm, -1, &identity, &size, &no_root);
+	errno = saved_errno;
+	return told ? identity : 0;
+}
+
+void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
+{
+	if (ret != 0 || !askable(parent))
+		return;
+	int saved_errno = errno, size, key;
+	int32_t no_root;
+	uint64_t parent_identity, identity;
+	if (!communicator_of(parent, -1, &parent_identity, &size, &no_root)) {
+		errno = saved_errno;
+		return;
+	}
+	uint32_t before = made_before(parent_identity);
+	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
+	if (comm != 0 && askable(comm) && identity_keyed(&key) &&
+	    communicator_identity(comm, -1,
+				  fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4),
+				  &identity, &size, &no_root) &&
+	    tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)identity) == 0)
+		kept_put(comm, identity, size);
+	errno = saved_errno;
 }

@@ -41,6 +41,17 @@ __attribute__((visibility("hidden"))) int64_t tp_mpi_collective_root(handle comm
 __attribute__((visibility("hidden"))) bool
 tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out);
 
+/* `comm`'s identity (mpi-collective's communicator, PROBES.md), 0 when it cannot be told
+ * (mpi_communicators.c). Keeps errno. */
+__attribute__((visibility("hidden"))) uint64_t tp_mpi_communicator(handle comm);
+
+/* After a call (returning `ret`) that every rank of `parent` makes, in one order, to make a
+ * communicator, written at `made_at` (MPI_COMM_NULL where this rank is in none; NULL: not yet
+ * usable, MPI_Comm_idup's, only counted): the new one's identity, from its parent's and the
+ * communicators made on it before, kept with it (mpi_communicators.c). Keeps errno. */
+__attribute__((visibility("hidden"))) void tp_mpi_communicator_made(int ret, handle parent,
+								    const void *made_at);
+
 /* Nonblocking collective `c`, whose request the call wrote at `request`, kept until a wait or test
  * completes it, which fires its mpi-collective again (mpi.c). */
 __attribute__((visibility("hidden"))) void

@@ -2,7 +2,7 @@
 /*
  * The MPI adapter's waits that carry no message the events read (mpi.c has those that do): calls
  * that block until other ranks take part, whose time is MPI's and not useful. A communicator's
- * making (MPI_Comm_split, _dup, _create), MPI_Alltoallw and the neighbourhood collectives,
+ * making (MPI_Comm_split, _dup, _create; its identity kept), MPI_Alltoallw and the neighbourhood collectives,
  * one-sided communication's synchronisation (fences, access and exposure epochs, locks and
  * flushes), and file I/O. Each a wait of kind mpi, its object the call's number; none takes part
  * in the ideal run of the POP factors as a collective does (a neighbourhood's or a window's
@@ -14,13 +14,54 @@
 /* An MPI_Offset: a file's offset in bytes. */
 typedef long long offset;
 
+/*
+ * The calls that make a communicator from another, every rank of that one taking part, in one
+ * order: the new one's identity made of its parent's (tp_mpi_communicator_made). The first three
+ * are waits; a topology's making is not one (the contract has no call number for it).
+ * MPI_Comm_idup's is only counted (its communicator is not to be used until its request
+ * completes); MPI_Comm_create_group (its group's ranks alone take part) and the
+ * intercommunicators' (MPI_Intercomm_create, _merge: their two sides' parents differ) are not
+ * interposed: their communicators' identities are their ranks' (PROBES.md).
+ */
 TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
 		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
-		 NOTHING, NOTHING);
+		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_dup, TP_MPI_CALL_COMM_DUP, (handle comm, handle *newcomm), (comm, newcomm),
-		 NOTHING, NOTHING);
+		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_create, TP_MPI_CALL_COMM_CREATE, (handle comm, handle group, handle *newcomm),
-		 (comm, group, newcomm), NOTHING, NOTHING);
+		 (comm, group, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Comm_split_type, 0, (handle comm, int type, int key, handle info, handle *newcomm),
+		 (comm, type, key, info, newcomm), NOTHING,
+		 tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Comm_dup_with_info, 0, (handle comm, handle info, handle *newcomm),
+		 (comm, info, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Comm_idup, 0, (handle comm, handle *newcomm, void *request),
+		 (comm, newcomm, request), NOTHING, tp_mpi_communicator_made(ret_, comm, NULL));
+TP_MPI_INTERPOSE(Cart_create, 0,
+		 (handle comm, int ndims, const int *dims, const int *periods, int reorder,
+		  handle *newcomm),
+		 (comm, ndims, dims, periods, reorder, newcomm), NOTHING,
+		 tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Cart_sub, 0, (handle comm, const int *remain, handle *newcomm),
+		 (comm, remain, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Graph_create, 0,
+		 (handle comm, int nnodes, const int *index, const int *edges, int reorder,
+		  handle *newcomm),
+		 (comm, nnodes, index, edges, reorder, newcomm), NOTHING,
+		 tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Dist_graph_create, 0,
+		 (handle comm, int n, const int *sources, const int *degrees,
+		  const int *destinations, const int *weights, handle info, int reorder,
+		  handle *newcomm),
+		 (comm, n, sources, degrees, destinations, weights, info, reorder, newcomm),
+		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Dist_graph_create_adjacent, 0,
+		 (handle comm, int indegree, const int *sources, const int *sourceweights,
+		  int outdegree, const int *destinations, const int *destweights, handle info,
+		  int reorder, handle *newcomm),
+		 (comm, indegree, sources, sourceweights, outdegree, destinations, destweights,
+		  info, reorder, newcomm),
+		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 
 TP_MPI_INTERPOSE(Alltoallw, TP_MPI_CALL_ALLTOALLW,
 		 (const void *s, const int *scs, const int *sdispls, const handle *sts, void *r,

@@ -121,7 +121,11 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 	case TP_RECORD_REGION_OF_INTEREST:
 		tp_record(s->type, (uint32_t)a[0], 0, 0, 0, 0, 0);
 		break;
-	default: /* the arguments as they are (dependence, MPI's messages) */
+	case TP_RECORD_MPI_SEND:
+	case TP_RECORD_MPI_RECV: /* their communicator an identity, as events.h writes them */
+		tp_record(s->type, TP_RECORD_MPI_IDENTITY, 4, a[0], a[1], a[2], a[3]);
+		break;
+	default: /* the arguments as they are (dependence, a collective) */
 		tp_record(s->type, 0, 4, a[0], a[1], a[2], a[3]);
 	}
 	return 1;

@@ -519,24 +519,26 @@ static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *ho
 	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job), (void)0, TP_NOT_REPORTED);
 }
 
-/* A message's send (at its start) to world rank `peer`. */
-static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes)
+/* A message's send (at its start) to world rank `peer`, on the communicator of identity `comm`
+ * (0: not told). */
+static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
 {
 	TASKPROBE_MPI_SEND(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
 			   TP_IN_REGISTER(bytes));
-	TP_IN_PROCESS(
-		tp_record(TP_RECORD_MPI_SEND, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
-		(void)0, TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_SEND, TP_RECORD_MPI_IDENTITY, 4, peer,
+				(uint64_t)(int64_t)tag, comm, bytes),
+		      (void)0, TP_NOT_REPORTED);
 }
 
-/* A message's receive (at its completion) from world rank `peer`. */
-static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uintptr_t comm, uint64_t bytes)
+/* A message's receive (at its completion) from world rank `peer`, on the communicator of
+ * identity `comm` (0: not told). */
+static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
 {
 	TASKPROBE_MPI_RECV(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
 			   TP_IN_REGISTER(bytes));
-	TP_IN_PROCESS(
-		tp_record(TP_RECORD_MPI_RECV, 0, 4, peer, (uint64_t)(int64_t)tag, comm, bytes),
-		(void)0, TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_RECV, TP_RECORD_MPI_IDENTITY, 4, peer,
+				(uint64_t)(int64_t)tag, comm, bytes),
+		      (void)0, TP_NOT_REPORTED);
 }
 
 /*
