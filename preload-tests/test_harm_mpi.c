@@ -558,6 +558,23 @@ Test(harm, messages_on_an_intercommunicator_are_flows_between_its_sides, .timeou
 		expect_intercomm(record_shape(mpich, 4, "intercomm", NULL));
 }
 
+/*
+ * A cancelled receive receives no message: rank 1 cancels two receives and completes them, then
+ * receives rank 0's one message. One flow, whole (MPICH left a cancelled receive's status with a
+ * rank for its source, and each was a receive: three ends for one send).
+ */
+Test(harm, cancelled_receives_are_no_messages, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	for (int mpich = 0; mpich < 2; mpich++) {
+		char *summary = record_shape(mpich, 2, "cancel", NULL);
+		expect_ranks(summary, 2);
+		cr_expect_eq(flows(summary, 0, 1), 1, "%s", summary);
+		cr_expect_eq(lines_starting(summary, "flow\t"), 1, "%s", summary);
+		free(summary);
+	}
+}
+
 /* The same shim with MPICH (its binary interface: handles are ints, statuses laid out
  * otherwise), installed beside Open MPI: ranks, messages and calls alike. */
 Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)

@@ -42,6 +42,10 @@
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
  *              three messages of one tag on each, which it receives on the duplicate first
+ *   cancel     rank 1 starts two receives (one from any rank with any tag, one from rank 0
+ *              with tag 3), cancels both and completes them (MPI_Waitall), then receives rank
+ *              0's one message of tag 3 (MPI_Irecv, MPI_Wait), which rank 0 sends after 50 ms:
+ *              the receives cancelled and the value
  *   persistent the pipeline by persistent requests (MPI_Recv_init, MPI_Send_init, each round
  *              started by MPI_Start or MPI_Startall and completed by MPI_Wait, then freed)
  *   erroneous  with MPI_ERRORS_RETURN, calls given no request array (MPI_Start, MPI_Startall,
@@ -396,6 +400,37 @@ static int intercomm(int rank)
 	return total;
 }
 
+/* Two receives cancelled, then one that receives (`cancel`). */
+static int cancel(int rank)
+{
+	int value = 0, cancelled = 0;
+	if (rank == 0) {
+		value = 7;
+		usleep(50000);
+		MPI_Send(&value, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+	} else if (rank == 1) {
+		int any = 0, three = 0;
+		MPI_Request requests[2];
+		MPI_Status statuses[2];
+		MPI_Irecv(&any, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+			  &requests[0]);
+		MPI_Irecv(&three, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &requests[1]);
+		MPI_Cancel(&requests[0]);
+		MPI_Cancel(&requests[1]);
+		MPI_Waitall(2, requests, statuses);
+		for (int i = 0; i < 2; i++) {
+			int flag = 0;
+			MPI_Test_cancelled(&statuses[i], &flag);
+			cancelled += flag;
+		}
+		MPI_Irecv(&value, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &requests[0]);
+		MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+	}
+	int mine = cancelled * 10 + value, sum = 0;
+	MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -425,6 +460,8 @@ int main(int argc, char **argv)
 		result = pairs(rank);
 	else if (strcmp(shape, "overlap") == 0)
 		result = overlap(rank);
+	else if (strcmp(shape, "cancel") == 0)
+		result = cancel(rank);
 	else if (strcmp(shape, "intercomm") == 0)
 		result = intercomm(rank);
 	else if (strcmp(shape, "crossed") == 0)

@@ -168,6 +168,8 @@ bool tp_mpi_abi_known(void)
 	tp_mpi_abi.group_translate = (int (*)(handle, int, const int *, handle, int *))pmpi(
 		"PMPI_Group_translate_ranks");
 	tp_mpi_abi.group_free = (int (*)(handle *))pmpi("PMPI_Group_free");
+	/* optional: a cancelled receive fires no mpi-recv where it is */
+	tp_mpi_abi.test_cancelled = (int (*)(const void *, int *))pmpi("PMPI_Test_cancelled");
 	/* optional: an intercommunicator's identity is both its groups' where they are */
 	tp_mpi_abi.comm_remote_size = (int (*)(handle, int *))pmpi("PMPI_Comm_remote_size");
 	tp_mpi_abi.comm_remote_group = (int (*)(handle, handle *))pmpi("PMPI_Comm_remote_group");
@@ -261,6 +263,18 @@ static void recv_event(handle comm, const void *status)
 	tp_fire_mpi_recv((uint32_t)tp_mpi_world_rank(comm, source), tag, tp_mpi_communicator(comm),
 			 (uint64_t)count);
 	errno = saved_errno;
+}
+
+/* A receive request completed with `status`: its mpi-recv, unless it was cancelled (MPI_Cancel:
+ * no message; MPICH leaves its status's source as it was, a rank). */
+static void received(handle comm, const void *status)
+{
+	int cancelled = 0, saved_errno = errno;
+	bool was = tp_mpi_abi.test_cancelled != NULL &&
+		   tp_mpi_abi.test_cancelled(status, &cancelled) == 0 && cancelled;
+	errno = saved_errno;
+	if (!was)
+		recv_event(comm, status);
 }
 
 /*
@@ -385,7 +399,7 @@ static void completing_done(const struct completing *c, int i, const void *statu
 	if (i < 0 || i >= c->n || !pending_take(c->requests[i], &comm, &collective))
 		return;
 	if (collective == 0)
-		recv_event(comm, status);
+		received(comm, status);
 	else if (tp_listeners_mpi_collective())
 		tp_fire_mpi_collective((uint32_t)(collective >> 56),
 				       (int32_t)(collective >> 32 & 0xffffff) - 1, comm,

@@ -33,6 +33,8 @@ struct tp_mpi_abi {
 	int (*comm_group)(handle comm, handle *group);
 	int (*group_translate)(handle from, int n, const int *ranks, handle to, int *out);
 	int (*group_free)(handle *group);
+	/* MPI_Test_cancelled, or NULL */
+	int (*test_cancelled)(const void *status, int *flag);
 	/* MPI_Comm_test_inter, or NULL; then _remote_size and _remote_group */
 	int (*comm_test_inter)(handle comm, int *flag);
 	int (*comm_remote_size)(handle comm, int *size);
