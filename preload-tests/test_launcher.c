@@ -285,35 +285,6 @@ Test(launcher, every_command_says_its_version)
 }
 
 /*
- * A standard error whose reader has gone (`taskprobe record ... 2>&1 | head`) loses what
- * taskprobe says, never the timeline: it was left empty, the converter and then the launcher
- * killed by SIGPIPE as they said where it was, the recording deleted.
- */
-Test(launcher, record_writes_the_timeline_when_its_stderr_has_no_reader, .timeout = 60)
-{
-	char *dir = tp_make_temp_dir("stderr-gone");
-	char *cmd;
-	/* the reader (`true`) gone before taskprobe says anything; the program's stdout apart */
-	cr_assert(asprintf(&cmd,
-			   "PATH=%s:$PATH; (sleep 0.3; taskprobe record -o %s/timeline.json -- %s "
-			   "2>&1 >/dev/null; echo $? > %s/status) | true",
-			   TP_CONTRIB_DIR, dir, tp_target("threads"), dir) > 0);
-	cr_expect_eq(system(cmd), 0, "%s", cmd);
-	char path[4200];
-	snprintf(path, sizeof path, "%s/status", dir);
-	char *status = tp_read_file(path, NULL);
-	cr_expect_str_eq(status, "0\n");
-	snprintf(path, sizeof path, "%s/timeline.json", dir);
-	char *json = tp_read_file(path, NULL);
-	cr_assert_not_null(json, "no timeline");
-	cr_expect(strlen(json) > 100 && strstr(json, "traceEvents") != NULL, "%.200s", json);
-	free(json);
-	free(status);
-	free(cmd);
-	tp_remove_temp_dir(dir);
-}
-
-/*
  * A timeline refused (over --max-size) keeps the recording, says where it is and the command
  * that converts it: the program need not run again.
  */
