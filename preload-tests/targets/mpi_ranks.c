@@ -41,7 +41,8 @@
  *              at 0 would let it start at once: serialisation 1)
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
- *              three messages of one tag on each, which it receives on the duplicate first
+ *              three messages of one tag on each, which it receives on the duplicate first;
+ *              then in each half its first rank sends its second one message
  *   cancel     rank 1 starts two receives (one from any rank with any tag, one from rank 0
  *              with tag 3), cancels both and completes them (MPI_Waitall), then receives rank
  *              0's one message of tag 3 (MPI_Irecv, MPI_Wait), which rank 0 sends after 50 ms:
@@ -392,6 +393,14 @@ static int intercomm(int rank)
 			sum += got;
 		}
 	}
+	/* then within each half: its first rank to its second (world 0 to 2, 1 to 3) */
+	int half_size, one = 1;
+	MPI_Comm_size(half, &half_size);
+	if (partner == 0 && half_size > 1)
+		MPI_Send(&one, 1, MPI_INT, 1, 6, half);
+	else if (partner == 1)
+		MPI_Recv(&got, 1, MPI_INT, 0, 6, half, MPI_STATUS_IGNORE);
+	sum += partner == 1 ? got : 0;
 	MPI_Comm_free(&dup);
 	MPI_Comm_free(&inter);
 	MPI_Comm_free(&half);

@@ -38,12 +38,28 @@ static uint64_t fnv_add(uint64_t h, uint64_t value, unsigned bytes)
 	return h;
 }
 
+/*
+ * A communicator's ranks in MPI_COMM_WORLD as kept with its identity, so that a message's peer
+ * and a collective's root are translated without asking MPI (four calls, some 430 instructions a
+ * message): RANKS_WORLD, each its own rank there (a duplicate of MPI_COMM_WORLD, a Cartesian
+ * communicator of every rank not reordered); RANKS_KEPT, at most KEPT_RANKS of them, in `ranks`;
+ * else RANKS_NONE (MPI asked each time).
+ */
+#define KEPT_RANKS 16
+enum { RANKS_NONE, RANKS_WORLD, RANKS_KEPT };
+struct ranks_told {
+	int32_t order;
+	int32_t ranks[KEPT_RANKS];
+};
+
 /* Hash `h` on with the `size` ranks of `group` in MPI_COMM_WORLD, in its order; in *root_world
- * its rank `root`'s (untouched when it has none). False when they cannot be told. */
-static bool group_hash(handle group, int size, int root, uint64_t *h, int32_t *root_world)
+ * its rank `root`'s (untouched when it has none), in *told (unless NULL) its ranks as kept. False
+ * when they cannot be told. */
+static bool group_hash(handle group, int size, int root, uint64_t *h, int32_t *root_world,
+		       struct ranks_told *told_ranks)
 {
 	handle world = tp_mpi_world_group();
-	bool told = world != 0;
+	bool told = world != 0, in_order = true;
 	for (int at = 0; told && at < size; at += RANKS_AT_ONCE) {
 		int n = size - at < RANKS_AT_ONCE ? size - at : RANKS_AT_ONCE;
 		int local[RANKS_AT_ONCE], out[RANKS_AT_ONCE];
@@ -54,8 +70,16 @@ static bool group_hash(handle group, int size, int root, uint64_t *h, int32_t *r
 			*h = fnv_add(*h, (uint32_t)out[i], 4);
 			if (at + i == root)
 				*root_world = out[i];
+			in_order &= out[i] == at + i;
+			if (told_ranks != NULL && at + i < KEPT_RANKS)
+				told_ranks->ranks[at + i] = out[i];
 		}
 	}
+	if (told_ranks != NULL)
+		told_ranks->order = !told                ? RANKS_NONE
+				    : in_order           ? RANKS_WORLD
+				    : size <= KEPT_RANKS ? RANKS_KEPT
+							 : RANKS_NONE;
 	return told;
 }
 
@@ -70,8 +94,8 @@ static bool intercommunicator_hash(handle comm, handle local, int size, uint64_t
 	if (tp_mpi_abi.comm_remote_size(comm, &remote_size) != 0 || remote_size <= 0 ||
 	    tp_mpi_abi.comm_remote_group(comm, &remote) != 0)
 		return false;
-	bool told = group_hash(local, size, -1, &ours, &no_root) &&
-		    group_hash(remote, remote_size, -1, &theirs, &no_root);
+	bool told = group_hash(local, size, -1, &ours, &no_root, NULL) &&
+		    group_hash(remote, remote_size, -1, &theirs, &no_root, NULL);
 	tp_mpi_abi.group_free(&remote);
 	*h = fnv_add(fnv_add(*h, ours < theirs ? ours : theirs, 8), ours < theirs ? theirs : ours,
 		     8);
@@ -86,10 +110,11 @@ static bool intercommunicator_hash(handle comm, handle local, int size, uint64_t
  * intercommunicator's with both its groups (intercommunicator_hash), so that its messages pair
  * (its collectives, each side telling its own size, do not: ranks_pop.c); in *size its ranks
  * (an intercommunicator's local group's), in *root_world its rank `root`'s in MPI_COMM_WORLD (-1
- * for none). False when it cannot be told.
+ * for none), in *told_ranks its ranks as kept (an intercommunicator's peers are its remote
+ * group's: none). False when it cannot be told.
  */
 static bool communicator_identity(handle comm, int root, uint64_t h, uint64_t *identity, int *size,
-				  int32_t *root_world)
+				  int32_t *root_world, struct ranks_told *told_ranks)
 {
 	handle group = 0;
 	int inter = 0;
@@ -97,10 +122,11 @@ static bool communicator_identity(handle comm, int root, uint64_t h, uint64_t *i
 	    tp_mpi_abi.comm_group(comm, &group) != 0)
 		return false;
 	*root_world = -1;
+	told_ranks->order = RANKS_NONE;
 	bool told = tp_mpi_abi.comm_test_inter != NULL &&
 				    tp_mpi_abi.comm_test_inter(comm, &inter) == 0 && inter
 			    ? intercommunicator_hash(comm, group, *size, &h)
-			    : group_hash(group, *size, root, &h, root_world);
+			    : group_hash(group, *size, root, &h, root_world, told_ranks);
 	tp_mpi_abi.group_free(&group);
 	*identity = h != 0 ? h : 1;
 	return told;
@@ -128,6 +154,7 @@ static struct {
 	handle comm; /* 0: none (no interface's communicator) */
 	uint64_t identity;
 	int size;
+	struct ranks_told ranks;
 } kept[KEPT_SLOTS];
 
 static size_t kept_slot(handle comm)
@@ -147,14 +174,36 @@ static bool kept_find(handle comm, uint64_t *identity, int *size)
 	return __atomic_load_n(&kept[i].comm, __ATOMIC_RELAXED) == comm && *identity != 0;
 }
 
-static void kept_put(handle comm, uint64_t identity, int size)
+/* `comm`'s identity, size and ranks (NULL: not told) kept. */
+static void kept_put(handle comm, uint64_t identity, int size, const struct ranks_told *ranks)
 {
 	size_t i = kept_slot(comm);
 	__atomic_store_n(&kept[i].comm, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&kept[i].identity, identity, __ATOMIC_RELAXED);
 	__atomic_store_n(&kept[i].size, size, __ATOMIC_RELAXED);
+	int32_t order = ranks != NULL ? ranks->order : RANKS_NONE;
+	for (int r = 0; order == RANKS_KEPT && r < size; r++)
+		__atomic_store_n(&kept[i].ranks.ranks[r], ranks->ranks[r], __ATOMIC_RELAXED);
+	__atomic_store_n(&kept[i].ranks.order, order, __ATOMIC_RELAXED);
 	__atomic_store_n(&kept[i].comm, comm, __ATOMIC_RELEASE);
+}
+
+bool tp_mpi_kept_world_rank(handle comm, int rank, int *world)
+{
+	size_t i = kept_slot(comm);
+	if (__atomic_load_n(&kept[i].comm, __ATOMIC_ACQUIRE) != comm || rank < 0 ||
+	    rank >= __atomic_load_n(&kept[i].size, __ATOMIC_RELAXED))
+		return false;
+	int32_t order = __atomic_load_n(&kept[i].ranks.order, __ATOMIC_RELAXED);
+	if (order == RANKS_WORLD)
+		*world = rank;
+	else if (order == RANKS_KEPT && rank < KEPT_RANKS)
+		*world = __atomic_load_n(&kept[i].ranks.ranks[rank], __ATOMIC_RELAXED);
+	else
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&kept[i].comm, __ATOMIC_RELAXED) == comm;
 }
 
 /*
@@ -279,6 +328,7 @@ static bool communicator_of(handle comm, int root, uint64_t *identity, int *size
 			    int32_t *root_world)
 {
 	int key;
+	struct ranks_told ranks;
 	bool world = (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world, told = true;
 	if (world && (*identity = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
 		*size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
@@ -289,15 +339,15 @@ static bool communicator_of(handle comm, int root, uint64_t *identity, int *size
 		told = tp_mpi_abi.comm_size(comm, size) == 0 && *size > 0;
 		*root_world = (int32_t)tp_mpi_collective_root(comm, root);
 		if (told)
-			kept_put(comm, *identity, *size);
-	} else if ((told = communicator_identity(comm, root, FNV_START, identity, size,
-						 root_world))) {
+			kept_put(comm, *identity, *size, NULL);
+	} else if ((told = communicator_identity(comm, root, FNV_START, identity, size, root_world,
+						 &ranks))) {
 		if (world) { /* racing first calls store the same */
 			__atomic_store_n(&world_size, *size, __ATOMIC_RELAXED);
 			__atomic_store_n(&world_identity, *identity, __ATOMIC_RELEASE);
 		} else if (identity_keyed(&key) &&
 			   tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)*identity) == 0) {
-			kept_put(comm, *identity, *size);
+			kept_put(comm, *identity, *size, &ranks);
 		}
 	}
 	return told;
@@ -341,6 +391,7 @@ void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
 	int saved_errno = errno, size, key;
 	int32_t no_root;
 	uint64_t parent_identity, identity;
+	struct ranks_told ranks;
 	if (!communicator_of(parent, -1, &parent_identity, &size, &no_root)) {
 		errno = saved_errno;
 		return;
@@ -350,8 +401,8 @@ void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
 	if (comm != 0 && askable(comm) && identity_keyed(&key) &&
 	    communicator_identity(comm, -1,
 				  fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4),
-				  &identity, &size, &no_root) &&
+				  &identity, &size, &no_root, &ranks) &&
 	    tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)identity) == 0)
-		kept_put(comm, identity, size);
+		kept_put(comm, identity, size, &ranks);
 	errno = saved_errno;
 }
