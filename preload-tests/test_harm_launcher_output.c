@@ -478,6 +478,7 @@ Test(harm, the_converter_never_writes_its_output_through_a_link_nor_over_another
  */
 Test(harm, record_writes_the_timeline_when_its_stderr_has_no_reader, .timeout = 60)
 {
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *dir = tp_make_temp_dir("stderr-gone");
 	char *cmd;
 	/* the reader (`true`) gone before taskprobe says anything; the program's stdout apart */
