@@ -541,17 +541,19 @@ Test(harm, messages_on_two_communicators_pair_within_each, .timeout = 240)
  * of one tag on an intercommunicator between the halves and three on its duplicate, received on
  * the duplicate first. Each a flow, forward, between the partners (their ranks told from the
  * remote group's), none left half (the two sides' identities the same). Then one message in each
- * half, between its two ranks.
+ * half, between its two ranks, and one on a communicator of theirs (MPI_Comm_create_group); then
+ * each even rank's to its partner on the halves merged (MPI_Intercomm_merge).
  */
 static void expect_intercomm(char *summary)
 {
 	expect_ranks(summary, 4);
-	cr_expect_eq(flows(summary, 0, 1), 6, "%s", summary);
-	cr_expect_eq(flows(summary, 2, 3), 6, "%s", summary);
-	/* within the halves (their ranks kept with their identities) */
-	cr_expect_eq(flows(summary, 0, 2), 1, "%s", summary);
-	cr_expect_eq(flows(summary, 1, 3), 1, "%s", summary);
-	cr_expect_eq(lines_starting(summary, "flow\t"), 14, "%s", summary);
+	cr_expect_eq(flows(summary, 0, 1), 7, "%s", summary); /* and one on the halves merged */
+	cr_expect_eq(flows(summary, 2, 3), 7, "%s", summary);
+	/* within the halves (their ranks kept with their identities), and on a communicator of
+	 * theirs that they alone made */
+	cr_expect_eq(flows(summary, 0, 2), 2, "%s", summary);
+	cr_expect_eq(flows(summary, 1, 3), 2, "%s", summary);
+	cr_expect_eq(lines_starting(summary, "flow\t"), 18, "%s", summary);
 	free(summary);
 }
 

@@ -42,7 +42,9 @@
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
  *              three messages of one tag on each, which it receives on the duplicate first;
- *              then in each half its first rank sends its second one message
+ *              then in each half its first rank sends its second one message, and one more
+ *              on a communicator of the half's ranks (MPI_Comm_create_group); then each even
+ *              rank its partner one on the halves merged (MPI_Intercomm_merge)
  *   cancel     rank 1 starts two receives (one from any rank with any tag, one from rank 0
  *              with tag 3), cancels both and completes them (MPI_Waitall), then receives rank
  *              0's one message of tag 3 (MPI_Irecv, MPI_Wait), which rank 0 sends after 50 ms:
@@ -373,6 +375,19 @@ static int crossed(int rank)
 	return sum;
 }
 
+/* One message of tag 6 from `comm`'s first rank to its second: what the second received. */
+static int first_to_second(MPI_Comm comm)
+{
+	int rank, size, value = 1;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	if (rank == 0 && size > 1)
+		MPI_Send(&value, 1, MPI_INT, 1, 6, comm);
+	else if (rank == 1)
+		MPI_Recv(&value, 1, MPI_INT, 0, 6, comm, MPI_STATUS_IGNORE);
+	return rank == 1 ? value : 0;
+}
+
 /* Messages of one tag on an intercommunicator and its duplicate (`intercomm`). */
 static int intercomm(int rank)
 {
@@ -393,14 +408,28 @@ static int intercomm(int rank)
 			sum += got;
 		}
 	}
-	/* then within each half: its first rank to its second (world 0 to 2, 1 to 3) */
-	int half_size, one = 1;
-	MPI_Comm_size(half, &half_size);
-	if (partner == 0 && half_size > 1)
-		MPI_Send(&one, 1, MPI_INT, 1, 6, half);
-	else if (partner == 1)
-		MPI_Recv(&got, 1, MPI_INT, 0, 6, half, MPI_STATUS_IGNORE);
-	sum += partner == 1 ? got : 0;
+	/* then within each half: its first rank to its second (world 0 to 2, 1 to 3), and the same
+	 * on a communicator of the half's ranks made by them alone, tag 6 both */
+	int one = 1;
+	MPI_Group group;
+	MPI_Comm own;
+	sum += first_to_second(half);
+	MPI_Comm_group(half, &group);
+	MPI_Comm_create_group(half, group, 9, &own);
+	sum += first_to_second(own);
+	/* and on the halves merged (the evens first), tag 5 again: each even rank to its partner */
+	MPI_Comm merged;
+	int merged_size;
+	MPI_Intercomm_merge(inter, color, &merged);
+	MPI_Comm_size(merged, &merged_size);
+	if (color == 0)
+		MPI_Send(&one, 1, MPI_INT, merged_size / 2 + partner, 5, merged);
+	else
+		MPI_Recv(&got, 1, MPI_INT, partner, 5, merged, MPI_STATUS_IGNORE);
+	sum += color == 1 ? got : 0;
+	MPI_Comm_free(&merged);
+	MPI_Comm_free(&own);
+	MPI_Group_free(&group);
 	MPI_Comm_free(&dup);
 	MPI_Comm_free(&inter);
 	MPI_Comm_free(&half);

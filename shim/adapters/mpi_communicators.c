@@ -384,25 +384,53 @@ uint64_t tp_mpi_communicator(handle comm)
 	return told ? identity : 0;
 }
 
-void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
+/* The communicator written at `made_at` (NULL: none to keep) given its identity, `seed` on with its
+ * ranks, and kept with it. */
+static void made_keep(const void *made_at, uint64_t seed)
 {
-	if (ret != 0 || !askable(parent))
-		return;
-	int saved_errno = errno, size, key;
+	int size, key;
 	int32_t no_root;
-	uint64_t parent_identity, identity;
+	uint64_t identity;
 	struct ranks_told ranks;
-	if (!communicator_of(parent, -1, &parent_identity, &size, &no_root)) {
-		errno = saved_errno;
-		return;
-	}
-	uint32_t before = made_before(parent_identity);
 	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
 	if (comm != 0 && askable(comm) && identity_keyed(&key) &&
-	    communicator_identity(comm, -1,
-				  fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4),
-				  &identity, &size, &no_root, &ranks) &&
+	    communicator_identity(comm, -1, seed, &identity, &size, &no_root, &ranks) &&
 	    tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)identity) == 0)
 		kept_put(comm, identity, size, &ranks);
+}
+
+/* `parent`'s identity in *identity, when the call that made a communicator of it succeeded
+ * (`ret`); errno kept. */
+static bool made_of(int ret, handle parent, uint64_t *identity)
+{
+	int size;
+	int32_t no_root;
+	return ret == 0 && askable(parent) &&
+	       communicator_of(parent, -1, identity, &size, &no_root);
+}
+
+void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
+{
+	int saved_errno = errno;
+	uint64_t parent_identity;
+	if (made_of(ret, parent, &parent_identity)) {
+		uint32_t before = made_before(parent_identity);
+		made_keep(made_at, fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4));
+	}
+	errno = saved_errno;
+}
+
+/* Where a communicator made by its group's ranks alone (MPI_Comm_create_group) has its tag in
+ * its identity, in place of a count: no count is this. */
+#define MADE_BY_GROUP 0xfffffffeu
+
+void tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *made_at)
+{
+	int saved_errno = errno;
+	uint64_t parent_identity;
+	if (made_of(ret, parent, &parent_identity))
+		made_keep(made_at,
+			  fnv_add(fnv_add(fnv_add(FNV_START, parent_identity, 8), MADE_BY_GROUP, 4),
+				  (uint32_t)tag, 4));
 	errno = saved_errno;
 }

@@ -52,6 +52,11 @@ __attribute__((visibility("hidden"))) uint64_t tp_mpi_communicator(handle comm);
 __attribute__((visibility("hidden"))) void tp_mpi_communicator_made(int ret, handle parent,
 								    const void *made_at);
 
+/* The same after MPI_Comm_create_group on `parent` with `tag`, which the group's ranks alone make:
+ * the new one's identity from its parent's, the tag and its ranks (mpi_communicators.c). */
+__attribute__((visibility("hidden"))) void
+tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *made_at);
+
 /* Nonblocking collective `c`, whose request the call wrote at `request`, kept until a wait or test
  * completes it, which fires its mpi-collective again (mpi.c). */
 __attribute__((visibility("hidden"))) void

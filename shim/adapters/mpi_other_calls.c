@@ -19,9 +19,10 @@ typedef long long offset;
  * order: the new one's identity made of its parent's (tp_mpi_communicator_made). The first three
  * are waits; a topology's making is not one (the contract has no call number for it).
  * MPI_Comm_idup's is only counted (its communicator is not to be used until its request
- * completes); MPI_Comm_create_group (its group's ranks alone take part) and the
- * intercommunicators' (MPI_Intercomm_create, _merge: their two sides' parents differ) are not
- * interposed: their communicators' identities are their ranks' (PROBES.md).
+ * completes). MPI_Intercomm_merge's parent is an intercommunicator, whose identity its two
+ * sides share. MPI_Comm_create_group's group's ranks alone take part: its parent's identity,
+ * its tag and its ranks make its identity, uncounted. MPI_Intercomm_create's two sides have
+ * parents of their own: not interposed, its identity is its two groups' (PROBES.md).
  */
 TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
 		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
@@ -37,6 +38,12 @@ TP_MPI_INTERPOSE(Comm_dup_with_info, 0, (handle comm, handle info, handle *newco
 		 (comm, info, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_idup, 0, (handle comm, handle *newcomm, void *request),
 		 (comm, newcomm, request), NOTHING, tp_mpi_communicator_made(ret_, comm, NULL));
+TP_MPI_INTERPOSE(Intercomm_merge, 0, (handle intercomm, int high, handle *newcomm),
+		 (intercomm, high, newcomm), NOTHING,
+		 tp_mpi_communicator_made(ret_, intercomm, newcomm));
+TP_MPI_INTERPOSE(Comm_create_group, 0, (handle comm, handle group, int tag, handle *newcomm),
+		 (comm, group, tag, newcomm), NOTHING,
+		 tp_mpi_communicator_made_by_group(ret_, comm, tag, newcomm));
 TP_MPI_INTERPOSE(Cart_create, 0,
 		 (handle comm, int ndims, const int *dims, const int *periods, int reorder,
 		  handle *newcomm),
