@@ -204,12 +204,9 @@ int tp_mpi_world_rank(handle comm, int rank)
 	/* MPI_COMM_NULL, or a rank beyond the communicator's: the program's call is erroneous, and
 	 * a call of the adapter's on them would run the error handler once more (a program's own) */
 	int size = 0, inter = 0;
-	int kept;
 	if ((comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_world ||
 	    (comm & tp_mpi_abi.mask) == tp_mpi_abi.comm_null || rank < 0)
 		return rank;
-	if (tp_mpi_kept_world_rank(comm, rank, &kept))
-		return kept;
 	/* an intercommunicator's peer (and a collective's root there) is of its remote group */
 	bool remote = tp_mpi_abi.comm_test_inter != NULL &&
 		      tp_mpi_abi.comm_test_inter(comm, &inter) == 0 && inter;
@@ -245,9 +242,9 @@ static void send_event(int dest, int tag, handle comm, int count, handle type)
 	if ((type & tp_mpi_abi.mask) == tp_mpi_abi.datatype_null ||
 	    tp_mpi_abi.type_size(type, &size) != 0 || size < 0 || count < 0)
 		size = 0;
-	uint64_t communicator = tp_mpi_communicator(comm); /* kept first: its ranks with it */
-	tp_fire_mpi_send((uint32_t)tp_mpi_world_rank(comm, dest), tag, communicator,
-			 (uint64_t)count * (uint64_t)size);
+	int peer;
+	uint64_t communicator = tp_mpi_communicator(comm, dest, &peer);
+	tp_fire_mpi_send((uint32_t)peer, tag, communicator, (uint64_t)count * (uint64_t)size);
 	errno = saved_errno;
 }
 
@@ -264,9 +261,9 @@ static void recv_event(handle comm, const void *status)
 	if (tp_mpi_abi.get_count(status, tp_mpi_abi.byte, &count) != 0 ||
 	    count < 0) /* MPI_UNDEFINED */
 		count = 0;
-	uint64_t communicator = tp_mpi_communicator(comm); /* kept first: its ranks with it */
-	tp_fire_mpi_recv((uint32_t)tp_mpi_world_rank(comm, source), tag, communicator,
-			 (uint64_t)count);
+	int peer;
+	uint64_t communicator = tp_mpi_communicator(comm, source, &peer);
+	tp_fire_mpi_recv((uint32_t)peer, tag, communicator, (uint64_t)count);
 	errno = saved_errno;
 }
 

@@ -56,8 +56,3 @@ __attribute__((visibility("hidden"))) handle tp_mpi_world_group(void);
 
 /* Rank `rank` of communicator `comm` in MPI_COMM_WORLD (itself when it cannot be told). */
 __attribute__((visibility("hidden"))) int tp_mpi_world_rank(handle comm, int rank);
-
-/* Rank `rank` of communicator `comm` in MPI_COMM_WORLD, in *world, from what is kept with its
- * identity (mpi_communicators.c); false when nothing is (then MPI is asked). */
-__attribute__((visibility("hidden"))) bool tp_mpi_kept_world_rank(handle comm, int rank,
-								  int *world);

@@ -162,14 +162,21 @@ static size_t kept_slot(handle comm)
 	return tp_mpi_request_slot(comm, 0, KEPT_SLOTS);
 }
 
-/* The identity and size kept for `comm`; false when none is. */
-static bool kept_find(handle comm, uint64_t *identity, int *size)
+/* The identity and size kept for `comm`, and its rank `rank`'s in MPI_COMM_WORLD in *world where
+ * its ranks are kept (else -1); false when none is. */
+static bool kept_find(handle comm, int rank, uint64_t *identity, int *size, int32_t *world)
 {
 	size_t i = kept_slot(comm);
 	if (__atomic_load_n(&kept[i].comm, __ATOMIC_ACQUIRE) != comm)
 		return false;
 	*identity = __atomic_load_n(&kept[i].identity, __ATOMIC_RELAXED);
 	*size = __atomic_load_n(&kept[i].size, __ATOMIC_RELAXED);
+	int32_t order = __atomic_load_n(&kept[i].ranks.order, __ATOMIC_RELAXED);
+	*world = -1;
+	if (rank >= 0 && rank < *size && order == RANKS_WORLD)
+		*world = rank;
+	else if (rank >= 0 && rank < *size && order == RANKS_KEPT && rank < KEPT_RANKS)
+		*world = __atomic_load_n(&kept[i].ranks.ranks[rank], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&kept[i].comm, __ATOMIC_RELAXED) == comm && *identity != 0;
 }
@@ -189,23 +196,6 @@ static void kept_put(handle comm, uint64_t identity, int size, const struct rank
 	__atomic_store_n(&kept[i].comm, comm, __ATOMIC_RELEASE);
 }
 
-bool tp_mpi_kept_world_rank(handle comm, int rank, int *world)
-{
-	size_t i = kept_slot(comm);
-	if (__atomic_load_n(&kept[i].comm, __ATOMIC_ACQUIRE) != comm || rank < 0 ||
-	    rank >= __atomic_load_n(&kept[i].size, __ATOMIC_RELAXED))
-		return false;
-	int32_t order = __atomic_load_n(&kept[i].ranks.order, __ATOMIC_RELAXED);
-	if (order == RANKS_WORLD)
-		*world = rank;
-	else if (order == RANKS_KEPT && rank < KEPT_RANKS)
-		*world = __atomic_load_n(&kept[i].ranks.ranks[rank], __ATOMIC_RELAXED);
-	else
-		return false;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&kept[i].comm, __ATOMIC_RELAXED) == comm;
-}
-
 /*
  * The communicators made on each communicator so far, by the parent's identity (the first
  * MADE_PROBES slots from its hash, one taken for it at its first): a child's identity is made of
@@ -223,7 +213,7 @@ static struct {
 
 static size_t made_slot(uint64_t parent, unsigned probe)
 {
-	return ((parent * UINT64_C(0x9e3779b97f4a7c15) >> 40) + probe) & (MADE_SLOTS - 1);
+	return tp_mpi_request_slot(parent, probe, MADE_SLOTS);
 }
 
 /* The communicators made on `parent` before this one, this one counted. MPI has its ranks make
@@ -333,8 +323,9 @@ static bool communicator_of(handle comm, int root, uint64_t *identity, int *size
 	if (world && (*identity = __atomic_load_n(&world_identity, __ATOMIC_ACQUIRE)) != 0) {
 		*size = __atomic_load_n(&world_size, __ATOMIC_RELAXED);
 		*root_world = root >= 0 && root < *size ? root : -1;
-	} else if (!world && kept_find(comm, identity, size)) {
-		*root_world = (int32_t)tp_mpi_collective_root(comm, root);
+	} else if (!world && kept_find(comm, root, identity, size, root_world)) {
+		if (*root_world < 0) /* its ranks not kept: MPI asked */
+			*root_world = (int32_t)tp_mpi_collective_root(comm, root);
 	} else if (!world && identity_kept(comm, identity)) {
 		told = tp_mpi_abi.comm_size(comm, size) == 0 && *size > 0;
 		*root_world = (int32_t)tp_mpi_collective_root(comm, root);
@@ -372,16 +363,18 @@ bool tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_co
 	return told;
 }
 
-uint64_t tp_mpi_communicator(handle comm)
+uint64_t tp_mpi_communicator(handle comm, int rank, int *world)
 {
-	if (!askable(comm))
-		return 0;
 	int saved_errno = errno, size;
-	int32_t no_root;
-	uint64_t identity;
-	bool told = communicator_of(comm, -1, &identity, &size, &no_root);
+	int32_t kept_world = -1;
+	uint64_t identity = 0;
+	if (!askable(comm) || !communicator_of(comm, rank, &identity, &size, &kept_world))
+		identity = 0;
+	/* an intercommunicator's rank is of its remote group, and a rank beyond the communicator's
+	 * (an erroneous call) is not translated: tp_mpi_world_rank's */
+	*world = kept_world >= 0 ? kept_world : tp_mpi_world_rank(comm, rank);
 	errno = saved_errno;
-	return told ? identity : 0;
+	return identity;
 }
 
 /* The communicator written at `made_at` (NULL: none to keep) given its identity, `seed` on with its

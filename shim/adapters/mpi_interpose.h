@@ -41,9 +41,11 @@ __attribute__((visibility("hidden"))) int64_t tp_mpi_collective_root(handle comm
 __attribute__((visibility("hidden"))) bool
 tp_mpi_collective_of(uint32_t call, handle comm, int root, struct tp_mpi_collective *out);
 
-/* `comm`'s identity (mpi-collective's communicator, PROBES.md), 0 when it cannot be told
- * (mpi_communicators.c). Keeps errno. */
-__attribute__((visibility("hidden"))) uint64_t tp_mpi_communicator(handle comm);
+/* `comm`'s identity (mpi-collective's communicator, PROBES.md), 0 when it cannot be told, and its
+ * rank `rank`'s in MPI_COMM_WORLD in *world (from the ranks kept with the identity where they
+ * are, else tp_mpi_world_rank's): a message's ends (mpi_communicators.c). Keeps errno. */
+__attribute__((visibility("hidden"))) uint64_t tp_mpi_communicator(handle comm, int rank,
+								   int *world);
 
 /* After a call (returning `ret`) that every rank of `parent` makes, in one order, to make a
  * communicator, written at `made_at` (MPI_COMM_NULL where this rank is in none; NULL: not yet
