@@ -586,11 +586,7 @@ Test(harm, cancelled_receives_are_no_messages, .timeout = 240)
 Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
-	const char *ranks = tp_require_program(tp_target("mpi_ranks_mpich"),
-					       "mpich and libmpich-dev");
-	char *summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "pipeline", NULL},
-				      NULL, false, NULL);
+	char *summary = record_shape(true, 2, "pipeline", NULL);
 	expect_ranks(summary, 2);
 	cr_expect_eq(flows(summary, 0, 1), 5, "%s", summary);
 	cr_expect_eq(flows(summary, 1, 0), 1, "%s", summary);
@@ -598,22 +594,19 @@ Test(harm, ranks_of_an_mpich_job_are_named_with_their_messages, .timeout = 240)
 	cr_expect(wait_line(summary, rank_name(1), "MPI_Recv", v) && v[0] == 5, "%s", summary);
 	free(summary);
 	/* halo: nonblocking receives, their (int) requests completed by MPI_Waitall */
-	summary = record_job_of(mpich, (const char *[]){"-np", "2", ranks, "halo", NULL}, NULL,
-				false, NULL);
+	summary = record_shape(true, 2, "halo", NULL);
 	expect_ranks(summary, 2);
 	cr_expect_eq(lines_starting(summary, "flow\t"), 20, "%s", summary);
 	free(summary);
 	/* a nonblocking broadcast's (int) request, and communicators of their own */
 	char *said;
-	free(record_job_of(mpich, (const char *[]){"-np", "4", ranks, "overlap", NULL}, NULL, false,
-			   &said));
+	free(record_shape(true, 4, "overlap", &said));
 	double balance, serialisation;
 	mpi_efficiency(said, &balance, &serialisation);
 	/* 0.625 quiet; a rank's sleep overshot under load counts as useful (0.736 seen) */
 	cr_expect(serialisation >= 50 && serialisation <= 85, "%s", said);
 	free(said);
-	free(record_job_of(mpich, (const char *[]){"-np", "4", ranks, "pairs", NULL}, NULL, false,
-			   &said));
+	free(record_shape(true, 4, "pairs", &said));
 	mpi_efficiency(said, &balance, &serialisation);
 	cr_expect(serialisation >= 95, "%s", said);
 	free(said);
