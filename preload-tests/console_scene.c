@@ -16,13 +16,23 @@ static void start_sleeping(const char *const argv[], const char *const env[],
 			   struct tp_run *sleeper)
 {
 	tp_start(TP_PLAIN, argv, env, sleeper);
-	/* its /proc entry is the sleep's once it has executed */
-	char path[64], exe[256];
+	/* its /proc entry is the sleep's once it has executed: its executable, then its arguments
+	 * and environment (the console reads TASKPROBE_LIVE_DIR there), which the kernel places
+	 * after it names the executable (read in between, they are empty) */
+	char path[64], args[64], exe[256];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)sleeper->pid);
+	snprintf(args, sizeof args, "/proc/%d/cmdline", (int)sleeper->pid);
 	for (int waited = 0; waited < 5000; waited += 10) {
 		ssize_t n = readlink(path, exe, sizeof exe - 1);
-		if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep") != NULL))
-			return;
+		if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep") != NULL)) {
+			FILE *f = fopen(args, "r");
+			n = f != NULL ? (ssize_t)fread(exe, 1, sizeof exe - 1, f) : 0;
+			if (f != NULL)
+				fclose(f);
+			/* its first argument, /bin/sleep (setpriv's names it later) */
+			if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep") != NULL))
+				return;
+		}
 		tp_sleep_ms(10);
 	}
 	cr_assert_fail("%d did not become sleep", (int)sleeper->pid);
