@@ -39,6 +39,7 @@
  *              (MPI orders messages within a communicator only); the other ranks sleep 250 ms.
  *              Rank 1's sleep needs B: serialisation 250 / 300 (paired by tag alone, A's send
  *              at 0 would let it start at once: serialisation 1)
+ *   crossed-idup  the same, the duplicate made by MPI_Comm_idup (completed by MPI_Wait)
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
  *              three messages of one tag on each, which it receives on the duplicate first;
@@ -59,6 +60,7 @@
  *              added
  */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -347,13 +349,19 @@ static int overlap(int rank)
 	return value;
 }
 
-/* Two messages of one tag on two communicators, received in the other order (`crossed`). */
-static int crossed(int rank)
+/* Two messages of one tag on two communicators, received in the other order (`crossed`; the
+ * duplicate made by MPI_Comm_idup when `nonblocking`). */
+static int crossed(int rank, bool nonblocking)
 {
 	MPI_Comm dup;
 	int a = 1, b = 2, got_a = 0, got_b = 0;
 	MPI_Request request;
-	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	if (nonblocking) {
+		MPI_Comm_idup(MPI_COMM_WORLD, &dup, &request);
+		MPI_Wait(&request, MPI_STATUS_IGNORE);
+	} else {
+		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Pcontrol(1);
 	if (rank == 0) {
@@ -502,8 +510,8 @@ int main(int argc, char **argv)
 		result = cancel(rank);
 	else if (strcmp(shape, "intercomm") == 0)
 		result = intercomm(rank);
-	else if (strcmp(shape, "crossed") == 0)
-		result = crossed(rank);
+	else if (strcmp(shape, "crossed") == 0 || strcmp(shape, "crossed-idup") == 0)
+		result = crossed(rank, strcmp(shape, "crossed-idup") == 0);
 	else if (strcmp(shape, "persistent") == 0)
 		result = persistent(rank, size);
 	else if (strcmp(shape, "erroneous") == 0)

@@ -280,9 +280,10 @@ static void received(handle comm, const void *status)
 }
 
 /*
- * The receives (MPI_Irecv) and nonblocking collectives (mpi_collectives.c) started while traced,
- * by request, until a wait or test completes them (on any thread): then a receive's mpi-recv
- * fires, a collective's mpi-collective again. One table for the process, not per thread:
+ * The receives (MPI_Irecv), nonblocking collectives (mpi_collectives.c) and communicators'
+ * makings (MPI_Comm_idup) started while traced, by request, until a wait or test completes them
+ * (on any thread): then a receive's mpi-recv fires, a collective's mpi-collective again, and a
+ * communicator made keeps its identity. One table for the process, not per thread:
  * the shim's thread-local storage stays small (a library loaded after start-up gets little
  * static TLS). Slots are taken (tp_mpi_slot_claim, then filled) and given back with atomics, no
  * lock; a request is looked for in PENDING_PROBES slots from its hash, and one that finds none
@@ -292,11 +293,19 @@ static void received(handle comm, const void *status)
 #define PENDING_SLOTS  1024 /* a power of two */
 #define PENDING_PROBES 16
 #define PENDING_MAX    64 /* the requests of one wait or test looked at */
+struct pended {
+	/* a receive's communicator, a nonblocking collective's identity, or the communicator
+	 * MPI_Comm_idup wrote as it returned */
+	handle comm;
+	uint64_t collective; /* a collective's (collective_packed), else 0 */
+	/* MPI_Comm_idup's: where it writes its communicator (else NULL), and the part of its
+	 * identity its parent makes (tp_mpi_communicator_pending) */
+	const void *made_at;
+	uint64_t seed;
+};
 static struct {
 	handle request;
-	/* a receive's communicator, or a nonblocking collective's identity */
-	handle comm;
-	uint64_t collective; /* a collective's (collective_packed), 0 for a receive */
+	struct pended what;
 } pending[PENDING_SLOTS];
 static unsigned pending_count; /* slots taken (a hint: 0 skips the look-ups) */
 
@@ -329,9 +338,8 @@ static uint64_t collective_packed(const struct tp_mpi_collective *c)
 	return (uint64_t)(c->call & 0xff) << 56 | root << 32 | c->size;
 }
 
-/* Takes `request` off the pending requests: its communicator and collective (0 for a receive),
- * or false when not one. */
-static bool pending_take(handle request, handle *comm, uint64_t *collective)
+/* Takes `request` off the pending requests: what it is in *out, or false when not one. */
+static bool pending_take(handle request, struct pended *out)
 {
 	if (request == 0 || __atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0)
 		return false;
@@ -340,8 +348,10 @@ static bool pending_take(handle request, handle *comm, uint64_t *collective)
 		if (__atomic_load_n(&pending[slot].request, __ATOMIC_ACQUIRE) != request)
 			continue;
 		handle expected = request;
-		*comm = __atomic_load_n(&pending[slot].comm, __ATOMIC_RELAXED);
-		*collective = __atomic_load_n(&pending[slot].collective, __ATOMIC_RELAXED);
+		out->comm = __atomic_load_n(&pending[slot].what.comm, __ATOMIC_RELAXED);
+		out->collective = __atomic_load_n(&pending[slot].what.collective, __ATOMIC_RELAXED);
+		out->made_at = __atomic_load_n(&pending[slot].what.made_at, __ATOMIC_RELAXED);
+		out->seed = __atomic_load_n(&pending[slot].what.seed, __ATOMIC_RELAXED);
 		if (__atomic_compare_exchange_n(&pending[slot].request, &expected, 0, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			__atomic_fetch_sub(&pending_count, 1, __ATOMIC_RELAXED);
@@ -351,20 +361,21 @@ static bool pending_take(handle request, handle *comm, uint64_t *collective)
 	return false;
 }
 
-/* Remembers `request`, a receive on `comm` or nonblocking collective `collective` (over a stale
- * entry of the same handle). */
-static void pending_put(handle request, handle comm, uint64_t collective)
+/* Remembers `request`, a receive, a nonblocking collective or a communicator's making, `what`
+ * (over a stale entry of the same handle). */
+static void pending_put(handle request, struct pended what)
 {
-	handle stale;
-	uint64_t stale_collective;
+	struct pended stale;
 	if (request == 0)
 		return;
-	(void)pending_take(request, &stale, &stale_collective);
+	(void)pending_take(request, &stale);
 	size_t slot = tp_mpi_slot_claim(pending_request, request, PENDING_SLOTS, PENDING_PROBES);
 	if (slot == SIZE_MAX)
 		return;
-	__atomic_store_n(&pending[slot].comm, comm, __ATOMIC_RELAXED);
-	__atomic_store_n(&pending[slot].collective, collective, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].what.comm, what.comm, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].what.collective, what.collective, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].what.made_at, what.made_at, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending[slot].what.seed, what.seed, __ATOMIC_RELAXED);
 	__atomic_store_n(&pending[slot].request, request, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
 }
@@ -392,26 +403,37 @@ static void completing_start(struct completing *c, const void *requests, int n, 
 	}
 }
 
-/* After it: request `i` completed, with `status`: a receive's mpi-recv, or a nonblocking
- * collective's mpi-collective again. */
+/* After it: request `i` completed, with `status`: a receive's mpi-recv, a nonblocking
+ * collective's mpi-collective again, or a communicator's identity kept. */
 static void completing_done(const struct completing *c, int i, const void *status)
 {
-	handle comm;
-	uint64_t collective;
-	if (i < 0 || i >= c->n || !pending_take(c->requests[i], &comm, &collective))
+	struct pended p;
+	if (i < 0 || i >= c->n || !pending_take(c->requests[i], &p))
 		return;
-	if (collective == 0)
-		received(comm, status);
+	if (p.made_at != NULL)
+		tp_mpi_communicator_completed(p.made_at, p.comm, p.seed);
+	else if (p.collective == 0)
+		received(p.comm, status);
 	else if (tp_listeners_mpi_collective())
-		tp_fire_mpi_collective((uint32_t)(collective >> 56),
-				       (int32_t)(collective >> 32 & 0xffffff) - 1, comm,
-				       (uint32_t)collective);
+		tp_fire_mpi_collective((uint32_t)(p.collective >> 56),
+				       (int32_t)(p.collective >> 32 & 0xffffff) - 1, p.comm,
+				       (uint32_t)p.collective);
 }
 
 void tp_mpi_collective_pending(const void *request, const struct tp_mpi_collective *c)
 {
 	if (tp_mpi_abi_known())
-		pending_put(request_at(request, 0), c->communicator, collective_packed(c));
+		pending_put(request_at(request, 0),
+			    (struct pended){.comm = c->communicator,
+					    .collective = collective_packed(c)});
+}
+
+void tp_mpi_communicator_pending(const void *request, const void *made_at, uint64_t seed)
+{
+	if (tp_mpi_abi_known() && made_at != NULL)
+		pending_put(request_at(request, 0), (struct pended){.comm = request_at(made_at, 0),
+								    .made_at = made_at,
+								    .seed = seed});
 }
 
 /* Status `i` of an array of them. */
@@ -612,10 +634,9 @@ TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
  */
 static void send_started(int ret, const void *request)
 {
-	handle stale;
-	uint64_t stale_collective;
+	struct pended stale;
 	if (ret == 0 && tp_mpi_abi_known())
-		(void)pending_take(request_at(request, 0), &stale, &stale_collective);
+		(void)pending_take(request_at(request, 0), &stale);
 }
 
 /* Nonblocking: a send's event at its start; a receive's when a wait or test completes it. */
@@ -638,7 +659,7 @@ void tp_mpi_send_event(int dest, int tag, handle comm, int count, handle type)
 void tp_mpi_receive_started(const void *requests, int i, handle comm)
 {
 	if (tp_listeners_mpi_recv() && tp_mpi_abi_known())
-		pending_put(request_at(requests, i), comm, 0);
+		pending_put(request_at(requests, i), (struct pended){.comm = comm});
 }
 
 /* (A communicator's handle, written by a call that makes one, is read so too: its size is a

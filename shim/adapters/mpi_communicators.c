@@ -402,14 +402,41 @@ static bool made_of(int ret, handle parent, uint64_t *identity)
 	       communicator_of(parent, -1, identity, &size, &no_root);
 }
 
+/* The part of the identity of a communicator made on `parent` by a call returning `ret` that its
+ * parent makes, counted among the parent's (0: none, the call failed). */
+static uint64_t made_seed(int ret, handle parent)
+{
+	uint64_t parent_identity;
+	if (!made_of(ret, parent, &parent_identity))
+		return 0;
+	uint32_t before = made_before(parent_identity);
+	return fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4);
+}
+
 void tp_mpi_communicator_made(int ret, handle parent, const void *made_at)
 {
 	int saved_errno = errno;
-	uint64_t parent_identity;
-	if (made_of(ret, parent, &parent_identity)) {
-		uint32_t before = made_before(parent_identity);
-		made_keep(made_at, fnv_add(fnv_add(FNV_START, parent_identity, 8), before, 4));
-	}
+	uint64_t seed = made_seed(ret, parent);
+	if (seed != 0)
+		made_keep(made_at, seed);
+	errno = saved_errno;
+}
+
+void tp_mpi_communicator_made_later(int ret, handle parent, const void *made_at,
+				    const void *request)
+{
+	int saved_errno = errno;
+	uint64_t seed = made_seed(ret, parent);
+	if (seed != 0)
+		tp_mpi_communicator_pending(request, made_at, seed);
+	errno = saved_errno;
+}
+
+void tp_mpi_communicator_completed(const void *made_at, handle written, uint64_t seed)
+{
+	int saved_errno = errno;
+	if (tp_mpi_request_at(made_at, 0) == written)
+		made_keep(made_at, seed);
 	errno = saved_errno;
 }
 

@@ -48,11 +48,27 @@ __attribute__((visibility("hidden"))) uint64_t tp_mpi_communicator(handle comm, 
 								   int *world);
 
 /* After a call (returning `ret`) that every rank of `parent` makes, in one order, to make a
- * communicator, written at `made_at` (MPI_COMM_NULL where this rank is in none; NULL: not yet
- * usable, MPI_Comm_idup's, only counted): the new one's identity, from its parent's and the
- * communicators made on it before, kept with it (mpi_communicators.c). Keeps errno. */
+ * communicator, written at `made_at` (MPI_COMM_NULL where this rank is in none): the new one's
+ * identity, from its parent's and the communicators made on it before, kept with it
+ * (mpi_communicators.c). Keeps errno. */
 __attribute__((visibility("hidden"))) void tp_mpi_communicator_made(int ret, handle parent,
 								    const void *made_at);
+
+/*
+ * The same after MPI_Comm_idup, whose communicator is not to be used until its request, written at
+ * `request`, completes: its parent's part of the identity (`seed`) counted now, kept with the
+ * request and the communicator written as the call returned (tp_mpi_communicator_pending, mpi.c),
+ * and the rest made when a wait or test completes it (tp_mpi_communicator_completed), if
+ * `made_at` holds that communicator still: a request completed unseen (among more than a wait's
+ * 64) leaves its entry stale, and its handle may become another request's, when `made_at` may
+ * be another variable's (read, never trusted). Both keep errno.
+ */
+__attribute__((visibility("hidden"))) void
+tp_mpi_communicator_made_later(int ret, handle parent, const void *made_at, const void *request);
+__attribute__((visibility("hidden"))) void
+tp_mpi_communicator_pending(const void *request, const void *made_at, uint64_t seed);
+__attribute__((visibility("hidden"))) void
+tp_mpi_communicator_completed(const void *made_at, handle written, uint64_t seed);
 
 /* The same after MPI_Comm_create_group on `parent` with `tag`, which the group's ranks alone make:
  * the new one's identity from its parent's, the tag and its ranks (mpi_communicators.c). */
