@@ -204,6 +204,66 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	free(order);
 }
 
+/* A process that made no task: no graph to say anything of (a plain MPI rank, mpirun, a program
+ * of threads). */
+static bool taskless(const struct proc *p)
+{
+	return p->work == 0 && p->span == NULL && p->tasks == 0;
+}
+
+/* The pids said of a command's processes without tasks before "and N more". */
+#define TASKLESS_PIDS_SAID 8
+
+static int pid_order(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The processes without tasks, in the exit report's words, no figures of zero: one line for the
+ * processes of each command name (an MPI job's thousand ranks one line, not a thousand
+ * paragraphs), its lowest pids up to TASKLESS_PIDS_SAID; `*first`: nothing said before it.
+ */
+static void report_taskless(const struct analysis *a, FILE *out, unsigned shown, bool *first)
+{
+	bool *said = calloc(a->n_procs, sizeof *said);
+	uint32_t *pids = malloc(a->n_procs * sizeof *pids + 1);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		const struct proc *p = &a->procs[i];
+		if (!taskless(p) || (said != NULL && said[i]))
+			continue;
+		size_t n = 1;
+		if (pids != NULL)
+			pids[0] = p->pid;
+		for (size_t j = i + 1; said != NULL && pids != NULL && j < a->n_procs; j++)
+			if (taskless(&a->procs[j]) &&
+			    strncmp(a->procs[j].comm, p->comm, sizeof p->comm) == 0)
+				pids[n++] = a->procs[j].pid, said[j] = true;
+		char comm[4 * sizeof p->comm + 1];
+		tp_shown(comm, sizeof comm, p->comm, shown);
+		fputs(*first ? "" : "\n", out);
+		*first = false;
+		if (n == 1) {
+			fprintf(out,
+				"%s (pid %" PRIu32
+				"): no task executor was seen: no tasks to analyze\n",
+				comm, p->pid);
+			continue;
+		}
+		qsort(pids, n, sizeof *pids, pid_order);
+		fprintf(out, "%s (%zu processes: pids %" PRIu32, comm, n, pids[0]);
+		size_t listed = n < TASKLESS_PIDS_SAID ? n : TASKLESS_PIDS_SAID;
+		for (size_t k = 1; k < listed; k++)
+			fprintf(out, ", %" PRIu32, pids[k]);
+		if (n > listed)
+			fprintf(out, " and %zu more", n - listed);
+		fputs("): no task executor was seen: no tasks to analyze\n", out);
+	}
+	free(pids);
+	free(said);
+}
+
 static void report_process(struct analysis *a, struct proc *p, FILE *out, unsigned shown)
 {
 	char b1[32], b2[32], b3[32], name[512], comm[4 * sizeof p->comm + 1];
@@ -222,14 +282,6 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
 	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
 	tp_shown(comm, sizeof comm, p->comm, shown);
-	/* no graph to say anything of (a plain MPI rank, mpirun, a program of threads): the exit
-	 * report's words, no figures of zero */
-	if (p->work == 0 && p->span == NULL && p->tasks == 0) {
-		fprintf(out,
-			"%s (pid %" PRIu32 "): no task executor was seen: no tasks to analyze\n",
-			comm, p->pid);
-		return;
-	}
 	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " threads\n",
 		comm, p->pid, p->tasks, p->threads);
 	fprintf(out,
@@ -315,11 +367,15 @@ void analysis_report(struct analysis *a, FILE *out, bool utf8)
 	analysis_memory(&task, &node, &edge);
 	if (a->n_procs == 0)
 		fputs("no task was recorded: nothing to analyze\n", out);
+	bool first = true;
 	for (size_t i = 0; i < a->n_procs; i++) {
-		if (i > 0)
-			fputc('\n', out);
+		if (taskless(&a->procs[i]))
+			continue;
+		fputs(first ? "" : "\n", out);
+		first = false;
 		report_process(a, &a->procs[i], out, shown);
 	}
+	report_taskless(a, out, shown, &first);
 	if (a->stopped)
 		fprintf(out,
 			"the analysis stopped at %.3f s of the recording: over its memory bound "

@@ -641,3 +641,35 @@ Test(pop_conv_analysis, thousands_of_open_tasks_at_hundreds_of_sites)
 	cr_expect_eq(rows, SITE_IDS / 2, "%u rows of the spawners' sites:\n%s", rows, text_out);
 	free(text_out);
 }
+
+/* A thread's start in process `pid` of command `comm`: a process that makes no task. */
+static void taskless_process(uint32_t pid, const char *comm)
+{
+	struct timeline_event e = {
+		.pid = pid, .tid = pid, .ns = START_NS, .type = TP_RECORD_THREAD_START};
+	snprintf(e.comm, sizeof e.comm, "%s", comm);
+	e.arg[0] = pid;
+	analysis_add(a, &e);
+}
+
+/*
+ * The processes that made no task are said in one line a command (an MPI job's ranks, where each
+ * had a paragraph), their lowest pids first, after those that made some; one alone as before.
+ */
+Test(pop_conv_analysis, processes_without_tasks_are_said_in_a_line_a_command)
+{
+	for (uint32_t rank = 0; rank < 12; rank++)
+		taskless_process(5000 - rank, "rank");
+	taskless_process(100, "mpirun");
+	end(PRIMARY, 10, INITIAL, true, 0);
+	char *text = report();
+	const char *ranks = strstr(text, "rank (12 processes: pids 4989, 4990, 4991, 4992, 4993, "
+					 "4994, 4995, 4996 and 4 more): no task executor was seen: "
+					 "no tasks to analyze\n");
+	const char *launcher = strstr(
+		text, "\nmpirun (pid 100): no task executor was seen: no tasks to analyze\n");
+	const char *tasks = strstr(text, "synthetic (pid 4242): ");
+	cr_expect(tasks != NULL && ranks != NULL && launcher != NULL && tasks < ranks, "%s", text);
+	cr_expect_null(strstr(text, "rank (pid"), "%s", text);
+	free(text);
+}
