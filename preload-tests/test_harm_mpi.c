@@ -537,12 +537,16 @@ Test(harm, messages_on_two_communicators_pair_within_each, .timeout = 240)
 }
 
 /* The same, the duplicate made by MPI_Comm_idup: its identity its own once its request completes
- * (it was its ranks', MPI_COMM_WORLD's). */
-Test(harm, messages_on_a_nonblocking_duplicate_pair_within_it, .timeout = 240)
+ * (it was its ranks', MPI_COMM_WORLD's); and on two intercommunicators between the same halves,
+ * each its own (they were both groups' alone: one). */
+Test(harm, messages_on_a_nonblocking_duplicate_or_twin_intercommunicators_pair_within_each,
+     .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	for (int mpich = 0; mpich < 2; mpich++) {
 		char *said, *summary = record_shape(mpich, 4, "crossed-idup", &said);
+		expect_crossed(summary, said);
+		summary = record_shape(mpich, 4, "crossed-inter", &said);
 		expect_crossed(summary, said);
 	}
 }

@@ -39,7 +39,9 @@
  *              (MPI orders messages within a communicator only); the other ranks sleep 250 ms.
  *              Rank 1's sleep needs B: serialisation 250 / 300 (paired by tag alone, A's send
  *              at 0 would let it start at once: serialisation 1)
- *   crossed-idup  the same, the duplicate made by MPI_Comm_idup (completed by MPI_Wait)
+ *   crossed-idup   the same, the duplicate made by MPI_Comm_idup (completed by MPI_Wait)
+ *   crossed-inter  the same on two intercommunicators between the even and the odd ranks
+ *              (MPI_Intercomm_create, tags 7 and 8), rank 0 to rank 1 (the odd half's first)
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
  *              three messages of one tag on each, which it receives on the duplicate first;
@@ -60,7 +62,6 @@
  *              added
  */
 #include <mpi.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -349,35 +350,49 @@ static int overlap(int rank)
 	return value;
 }
 
-/* Two messages of one tag on two communicators, received in the other order (`crossed`; the
- * duplicate made by MPI_Comm_idup when `nonblocking`). */
-static int crossed(int rank, bool nonblocking)
+/*
+ * Two messages of one tag on two communicators, received in the other order: A's on a duplicate of
+ * MPI_COMM_WORLD, B's on the world (`crossed`); the duplicate made by MPI_Comm_idup (`idup`); or
+ * on two intercommunicators between the even and the odd ranks (`inter`), from rank 0 to rank
+ * 1, the odd half's first.
+ */
+static int crossed(int rank, const char *how)
 {
-	MPI_Comm dup;
-	int a = 1, b = 2, got_a = 0, got_b = 0;
+	MPI_Comm first, second = MPI_COMM_WORLD, half = MPI_COMM_NULL;
+	int a = 1, b = 2, got_a = 0, got_b = 0, to = 1, from = 0;
 	MPI_Request request;
-	if (nonblocking) {
-		MPI_Comm_idup(MPI_COMM_WORLD, &dup, &request);
+	if (strcmp(how, "idup") == 0) {
+		MPI_Comm_idup(MPI_COMM_WORLD, &first, &request);
 		MPI_Wait(&request, MPI_STATUS_IGNORE);
+	} else if (strcmp(how, "inter") == 0) {
+		int color = rank % 2;
+		MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+		MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 7, &first);
+		MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 8, &second);
+		to = 0; /* the other half's first rank */
 	} else {
-		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+		MPI_Comm_dup(MPI_COMM_WORLD, &first);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Pcontrol(1);
 	if (rank == 0) {
-		MPI_Isend(&a, 1, MPI_INT, 1, 0, dup, &request);
+		MPI_Isend(&a, 1, MPI_INT, to, 0, first, &request);
 		usleep(100000);
-		MPI_Send(&b, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+		MPI_Send(&b, 1, MPI_INT, to, 0, second);
 		MPI_Wait(&request, MPI_STATUS_IGNORE);
 	} else if (rank == 1) {
-		MPI_Recv(&got_b, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(&got_b, 1, MPI_INT, from, 0, second, MPI_STATUS_IGNORE);
 		usleep(200000);
-		MPI_Recv(&got_a, 1, MPI_INT, 0, 0, dup, MPI_STATUS_IGNORE);
+		MPI_Recv(&got_a, 1, MPI_INT, from, 0, first, MPI_STATUS_IGNORE);
 	} else {
 		usleep(250000);
 	}
 	MPI_Pcontrol(0);
-	MPI_Comm_free(&dup);
+	MPI_Comm_free(&first);
+	if (second != MPI_COMM_WORLD)
+		MPI_Comm_free(&second);
+	if (half != MPI_COMM_NULL)
+		MPI_Comm_free(&half);
 	int sum = 0, mine = got_a * 10 + got_b;
 	MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 	return sum;
@@ -510,8 +525,8 @@ int main(int argc, char **argv)
 		result = cancel(rank);
 	else if (strcmp(shape, "intercomm") == 0)
 		result = intercomm(rank);
-	else if (strcmp(shape, "crossed") == 0 || strcmp(shape, "crossed-idup") == 0)
-		result = crossed(rank, strcmp(shape, "crossed-idup") == 0);
+	else if (strncmp(shape, "crossed", 7) == 0)
+		result = crossed(rank, shape[7] == '-' ? shape + 8 : "");
 	else if (strcmp(shape, "persistent") == 0)
 		result = persistent(rank, size);
 	else if (strcmp(shape, "erroneous") == 0)

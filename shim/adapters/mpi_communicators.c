@@ -443,6 +443,8 @@ void tp_mpi_communicator_completed(const void *made_at, handle written, uint64_t
 /* Where a communicator made by its group's ranks alone (MPI_Comm_create_group) has its tag in
  * its identity, in place of a count: no count is this. */
 #define MADE_BY_GROUP 0xfffffffeu
+/* And where an intercommunicator made by MPI_Intercomm_create has its tag, then a count. */
+#define MADE_BETWEEN_GROUPS 0xfffffffdu
 
 void tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *made_at)
 {
@@ -452,5 +454,24 @@ void tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const vo
 		made_keep(made_at,
 			  fnv_add(fnv_add(fnv_add(FNV_START, parent_identity, 8), MADE_BY_GROUP, 4),
 				  (uint32_t)tag, 4));
+	errno = saved_errno;
+}
+
+void tp_mpi_intercommunicator_made(int ret, int tag, const void *made_at)
+{
+	int saved_errno = errno, size;
+	int32_t no_root;
+	uint64_t groups;
+	struct ranks_told ranks;
+	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
+	/* its two groups' identity (the same on both sides), then the intercommunicators made
+	 * between them before it, counted under that and the marker (no communicator's identity):
+	 * both groups' ranks make them in one order (their leaders meet for each, by its tag) */
+	if (ret == 0 && comm != 0 && askable(comm) &&
+	    communicator_identity(comm, -1, FNV_START, &groups, &size, &no_root, &ranks)) {
+		uint64_t between = fnv_add(fnv_add(FNV_START, groups, 8), MADE_BETWEEN_GROUPS, 4);
+		uint32_t before = made_before(between);
+		made_keep(made_at, fnv_add(fnv_add(between, (uint32_t)tag, 4), before, 4));
+	}
 	errno = saved_errno;
 }

@@ -75,6 +75,12 @@ tp_mpi_communicator_completed(const void *made_at, handle written, uint64_t seed
 __attribute__((visibility("hidden"))) void
 tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *made_at);
 
+/* The same after MPI_Intercomm_create with `tag`, whose two sides have parents of their own: the
+ * new one's identity from its two groups', the tag and the intercommunicators made between them
+ * before it (mpi_communicators.c). */
+__attribute__((visibility("hidden"))) void tp_mpi_intercommunicator_made(int ret, int tag,
+									 const void *made_at);
+
 /* Nonblocking collective `c`, whose request the call wrote at `request`, kept until a wait or test
  * completes it, which fires its mpi-collective again (mpi.c). */
 __attribute__((visibility("hidden"))) void

@@ -22,7 +22,8 @@ typedef long long offset;
  * is not to be used before). MPI_Intercomm_merge's parent is an intercommunicator, whose identity its two
  * sides share. MPI_Comm_create_group's group's ranks alone take part: its parent's identity,
  * its tag and its ranks make its identity, uncounted. MPI_Intercomm_create's two sides have
- * parents of their own: not interposed, its identity is its two groups' (PROBES.md).
+ * parents of their own: its identity is its two groups', its tag and a count of those made
+ * between them (PROBES.md).
  */
 TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
 		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
@@ -42,6 +43,11 @@ TP_MPI_INTERPOSE(Comm_idup, 0, (handle comm, handle *newcomm, void *request),
 TP_MPI_INTERPOSE(Intercomm_merge, 0, (handle intercomm, int high, handle *newcomm),
 		 (intercomm, high, newcomm), NOTHING,
 		 tp_mpi_communicator_made(ret_, intercomm, newcomm));
+TP_MPI_INTERPOSE(Intercomm_create, 0,
+		 (handle local, int local_leader, handle peer, int remote_leader, int tag,
+		  handle *newcomm),
+		 (local, local_leader, peer, remote_leader, tag, newcomm), NOTHING,
+		 tp_mpi_intercommunicator_made(ret_, tag, newcomm));
 TP_MPI_INTERPOSE(Comm_create_group, 0, (handle comm, handle group, int tag, handle *newcomm),
 		 (comm, group, tag, newcomm), NOTHING,
 		 tp_mpi_communicator_made_by_group(ret_, comm, tag, newcomm));
