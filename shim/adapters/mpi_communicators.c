@@ -42,10 +42,11 @@ static uint64_t fnv_add(uint64_t h, uint64_t value, unsigned bytes)
  * A communicator's ranks in MPI_COMM_WORLD as kept with its identity, so that a message's peer
  * and a collective's root are translated without asking MPI (four calls, some 430 instructions a
  * message): RANKS_WORLD, each its own rank there (a duplicate of MPI_COMM_WORLD, a Cartesian
- * communicator of every rank not reordered); RANKS_KEPT, at most KEPT_RANKS of them, in `ranks`;
- * else RANKS_NONE (MPI asked each time).
+ * communicator of every rank not reordered); RANKS_KEPT, at most KEPT_RANKS of them, in `ranks`
+ * (a row or a plane of a large grid, reordered: 1 KiB a kept communicator, in untouched pages
+ * until used); else RANKS_NONE (MPI asked each time).
  */
-#define KEPT_RANKS 16
+#define KEPT_RANKS 256
 enum { RANKS_NONE, RANKS_WORLD, RANKS_KEPT };
 struct ranks_told {
 	int32_t order;
