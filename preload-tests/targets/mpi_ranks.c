@@ -40,6 +40,7 @@
  *              Rank 1's sleep needs B: serialisation 250 / 300 (paired by tag alone, A's send
  *              at 0 would let it start at once: serialisation 1)
  *   crossed-idup   the same, the duplicate made by MPI_Comm_idup (completed by MPI_Wait)
+ *   crossed-idup-info  by MPI_Comm_idup_with_info (MPI 4: MPICH; else MPI_Comm_idup)
  *   crossed-inter  the same on two intercommunicators between the even and the odd ranks
  *              (MPI_Intercomm_create, tags 7 and 8), rank 0 to rank 1 (the odd half's first)
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
@@ -352,7 +353,8 @@ static int overlap(int rank)
 
 /*
  * Two messages of one tag on two communicators, received in the other order: A's on a duplicate of
- * MPI_COMM_WORLD, B's on the world (`crossed`); the duplicate made by MPI_Comm_idup (`idup`); or
+ * MPI_COMM_WORLD, B's on the world (`crossed`); the duplicate made by MPI_Comm_idup (`idup`, or
+ * MPI_Comm_idup_with_info: `idup-info`); or
  * on two intercommunicators between the even and the odd ranks (`inter`), from rank 0 to rank
  * 1, the odd half's first.
  */
@@ -363,6 +365,13 @@ static int crossed(int rank, const char *how)
 	MPI_Request request;
 	if (strcmp(how, "idup") == 0) {
 		MPI_Comm_idup(MPI_COMM_WORLD, &first, &request);
+		MPI_Wait(&request, MPI_STATUS_IGNORE);
+	} else if (strcmp(how, "idup-info") == 0) {
+#if MPI_VERSION >= 4
+		MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &first, &request);
+#else
+		MPI_Comm_idup(MPI_COMM_WORLD, &first, &request);
+#endif
 		MPI_Wait(&request, MPI_STATUS_IGNORE);
 	} else if (strcmp(how, "inter") == 0) {
 		int color = rank % 2;

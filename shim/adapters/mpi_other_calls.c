@@ -18,8 +18,8 @@ typedef long long offset;
  * The calls that make a communicator from another, every rank of that one taking part, in one
  * order: the new one's identity made of its parent's (tp_mpi_communicator_made). The first three
  * are waits; a topology's making is not one (the contract has no call number for it).
- * MPI_Comm_idup's is counted at the call and kept when its request completes (its communicator
- * is not to be used before). MPI_Intercomm_merge's parent is an intercommunicator, whose identity its two
+ * MPI_Comm_idup's (and MPI-4's _idup_with_info's) is counted at the call and kept when its
+ * request completes (its communicator is not to be used before). MPI_Intercomm_merge's parent is an intercommunicator, whose identity its two
  * sides share. MPI_Comm_create_group's group's ranks alone take part: its parent's identity,
  * its tag and its ranks make its identity, uncounted. MPI_Intercomm_create's two sides have
  * parents of their own: its identity is its two groups', its tag and a count of those made
@@ -39,6 +39,9 @@ TP_MPI_INTERPOSE(Comm_dup_with_info, 0, (handle comm, handle info, handle *newco
 		 (comm, info, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_idup, 0, (handle comm, handle *newcomm, void *request),
 		 (comm, newcomm, request), NOTHING,
+		 tp_mpi_communicator_made_later(ret_, comm, newcomm, request));
+TP_MPI_INTERPOSE(Comm_idup_with_info, 0, (handle comm, handle info, handle *newcomm, void *request),
+		 (comm, info, newcomm, request), NOTHING,
 		 tp_mpi_communicator_made_later(ret_, comm, newcomm, request));
 TP_MPI_INTERPOSE(Intercomm_merge, 0, (handle intercomm, int high, handle *newcomm),
 		 (intercomm, high, newcomm), NOTHING,
