@@ -117,9 +117,10 @@ Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .t
 
 /*
  * The calls that wait for other ranks and carry no message (mpi_ranks others: rank r works 1 + 2r
- * units before MPI_Comm_split, MPI_Alltoallw and the second of two MPI_Win_fence): each a wait
- * on every rank, so the ranks' load balance is their work's, 1 unit's and 3's (2/3; it once read
- * about 1, the waiting in them counted as useful).
+ * units before MPI_Comm_split, MPI_Alltoallw, MPI_Cart_create, MPI_Comm_split_type and the
+ * second of two MPI_Win_fence): each a wait on every rank, so the ranks' load balance is their
+ * work's, 1 unit's and 3's (2/3; it once read about 1, the waiting in them counted as useful;
+ * the topology's making and MPI_Comm_split_type were no waits).
  */
 Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout = 240)
 {
@@ -133,6 +134,11 @@ Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout 
 		cr_expect(wait_line(summary, rank_name(rank), "MPI_Comm_split", v) && v[0] == 1,
 			  "%s", summary);
 		cr_expect(wait_line(summary, rank_name(rank), "MPI_Alltoallw", v) && v[0] == 1,
+			  "%s", summary);
+		cr_expect(wait_line(summary, rank_name(rank), "MPI_Cart_create", v) && v[0] == 1,
+			  "%s", summary);
+		cr_expect(wait_line(summary, rank_name(rank), "MPI_Comm_split_type", v) &&
+				  v[0] == 1,
 			  "%s", summary);
 		cr_expect(wait_line(summary, rank_name(rank), "MPI_Win_fence", v) && v[0] == 2,
 			  "%s", summary);

@@ -21,8 +21,9 @@
  *   poll       rank 0 works 3 units, then sends rank 1 a token; rank 1 starts its receive,
  *              works 1 unit, then polls the receive with MPI_Test until it completes, as a
  *              program overlapping its communication does: rank 1's polling is MPI's time
- *   others     rank r works 1 + 2r units before each of MPI_Comm_split, MPI_Alltoallw and
- *              two MPI_Win_fence calls, where every rank waits for the last one
+ *   others     rank r works 1 + 2r units before each of MPI_Comm_split, MPI_Alltoallw,
+ *              MPI_Cart_create, MPI_Comm_split_type and the second of two MPI_Win_fence
+ *              calls, where every rank waits for the last one
  *   pairs      in a region of interest, two rounds on communicators of two ranks each (0 and
  *              1, 2 and 3, ...): the first pair's ranks sleep 60 ms, meet in a barrier, sleep
  *              20 ms, meet again; the second pair's sleep 20 ms, then 60 ms; the first pair
@@ -297,6 +298,14 @@ static int others(int rank, int size)
 	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
 	work(1 + 2 * rank);
 	MPI_Alltoallw(mine, counts, places, types, theirs, counts, places, types, MPI_COMM_WORLD);
+	MPI_Comm line, node;
+	int dims[1] = {size}, periods[1] = {0};
+	work(1 + 2 * rank);
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line);
+	work(1 + 2 * rank);
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+	MPI_Comm_free(&node);
+	MPI_Comm_free(&line);
 	MPI_Win window;
 	MPI_Win_create(&exposed, sizeof exposed, sizeof exposed, MPI_INFO_NULL, MPI_COMM_WORLD,
 		       &window);

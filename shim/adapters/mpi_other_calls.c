@@ -16,14 +16,14 @@ typedef long long offset;
 
 /*
  * The calls that make a communicator from another, every rank of that one taking part, in one
- * order: the new one's identity made of its parent's (tp_mpi_communicator_made). The first three
- * are waits; a topology's making is not one (the contract has no call number for it).
- * MPI_Comm_idup's (and MPI-4's _idup_with_info's) is counted at the call and kept when its
- * request completes (its communicator is not to be used before). MPI_Intercomm_merge's parent is an intercommunicator, whose identity its two
- * sides share. MPI_Comm_create_group's group's ranks alone take part: its parent's identity,
- * its tag and its ranks make its identity, uncounted. MPI_Intercomm_create's two sides have
- * parents of their own: its identity is its two groups', its tag and a count of those made
- * between them (PROBES.md).
+ * order: the new one's identity made of its parent's (tp_mpi_communicator_made). Each blocking
+ * one a wait: the time a rank spends in it waiting for the others is MPI's, not useful.
+ * MPI_Comm_idup's (and MPI 4's _idup_with_info's), no wait, is counted at the call and kept when
+ * its request completes (its communicator is not to be used before). MPI_Intercomm_merge's
+ * parent is an intercommunicator, whose identity its two sides share. MPI_Comm_create_group's
+ * group's ranks alone take part: its parent's identity, its tag and its ranks make its
+ * identity, uncounted. MPI_Intercomm_create's two sides have parents of their own: its identity
+ * is its two groups', its tag and a count of those made between them (PROBES.md).
  */
 TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
 		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
@@ -32,47 +32,49 @@ TP_MPI_INTERPOSE(Comm_dup, TP_MPI_CALL_COMM_DUP, (handle comm, handle *newcomm),
 		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_create, TP_MPI_CALL_COMM_CREATE, (handle comm, handle group, handle *newcomm),
 		 (comm, group, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Comm_split_type, 0, (handle comm, int type, int key, handle info, handle *newcomm),
+TP_MPI_INTERPOSE(Comm_split_type, TP_MPI_CALL_COMM_SPLIT_TYPE,
+		 (handle comm, int type, int key, handle info, handle *newcomm),
 		 (comm, type, key, info, newcomm), NOTHING,
 		 tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Comm_dup_with_info, 0, (handle comm, handle info, handle *newcomm),
-		 (comm, info, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
+TP_MPI_INTERPOSE(Comm_dup_with_info, TP_MPI_CALL_COMM_DUP_WITH_INFO,
+		 (handle comm, handle info, handle *newcomm), (comm, info, newcomm), NOTHING,
+		 tp_mpi_communicator_made(ret_, comm, newcomm));
 TP_MPI_INTERPOSE(Comm_idup, 0, (handle comm, handle *newcomm, void *request),
 		 (comm, newcomm, request), NOTHING,
 		 tp_mpi_communicator_made_later(ret_, comm, newcomm, request));
 TP_MPI_INTERPOSE(Comm_idup_with_info, 0, (handle comm, handle info, handle *newcomm, void *request),
 		 (comm, info, newcomm, request), NOTHING,
 		 tp_mpi_communicator_made_later(ret_, comm, newcomm, request));
-TP_MPI_INTERPOSE(Intercomm_merge, 0, (handle intercomm, int high, handle *newcomm),
-		 (intercomm, high, newcomm), NOTHING,
+TP_MPI_INTERPOSE(Intercomm_merge, TP_MPI_CALL_INTERCOMM_MERGE,
+		 (handle intercomm, int high, handle *newcomm), (intercomm, high, newcomm), NOTHING,
 		 tp_mpi_communicator_made(ret_, intercomm, newcomm));
-TP_MPI_INTERPOSE(Intercomm_create, 0,
+TP_MPI_INTERPOSE(Intercomm_create, TP_MPI_CALL_INTERCOMM_CREATE,
 		 (handle local, int local_leader, handle peer, int remote_leader, int tag,
 		  handle *newcomm),
 		 (local, local_leader, peer, remote_leader, tag, newcomm), NOTHING,
 		 tp_mpi_intercommunicator_made(ret_, tag, newcomm));
-TP_MPI_INTERPOSE(Comm_create_group, 0, (handle comm, handle group, int tag, handle *newcomm),
-		 (comm, group, tag, newcomm), NOTHING,
-		 tp_mpi_communicator_made_by_group(ret_, comm, tag, newcomm));
-TP_MPI_INTERPOSE(Cart_create, 0,
+TP_MPI_INTERPOSE(Comm_create_group, TP_MPI_CALL_COMM_CREATE_GROUP,
+		 (handle comm, handle group, int tag, handle *newcomm), (comm, group, tag, newcomm),
+		 NOTHING, tp_mpi_communicator_made_by_group(ret_, comm, tag, newcomm));
+TP_MPI_INTERPOSE(Cart_create, TP_MPI_CALL_CART_CREATE,
 		 (handle comm, int ndims, const int *dims, const int *periods, int reorder,
 		  handle *newcomm),
 		 (comm, ndims, dims, periods, reorder, newcomm), NOTHING,
 		 tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Cart_sub, 0, (handle comm, const int *remain, handle *newcomm),
+TP_MPI_INTERPOSE(Cart_sub, TP_MPI_CALL_CART_SUB, (handle comm, const int *remain, handle *newcomm),
 		 (comm, remain, newcomm), NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Graph_create, 0,
+TP_MPI_INTERPOSE(Graph_create, TP_MPI_CALL_GRAPH_CREATE,
 		 (handle comm, int nnodes, const int *index, const int *edges, int reorder,
 		  handle *newcomm),
 		 (comm, nnodes, index, edges, reorder, newcomm), NOTHING,
 		 tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Dist_graph_create, 0,
+TP_MPI_INTERPOSE(Dist_graph_create, TP_MPI_CALL_DIST_GRAPH_CREATE,
 		 (handle comm, int n, const int *sources, const int *degrees,
 		  const int *destinations, const int *weights, handle info, int reorder,
 		  handle *newcomm),
 		 (comm, n, sources, degrees, destinations, weights, info, reorder, newcomm),
 		 NOTHING, tp_mpi_communicator_made(ret_, comm, newcomm));
-TP_MPI_INTERPOSE(Dist_graph_create_adjacent, 0,
+TP_MPI_INTERPOSE(Dist_graph_create_adjacent, TP_MPI_CALL_DIST_GRAPH_CREATE_ADJACENT,
 		 (handle comm, int indegree, const int *sources, const int *sourceweights,
 		  int outdegree, const int *destinations, const int *destweights, handle info,
 		  int reorder, handle *newcomm),
