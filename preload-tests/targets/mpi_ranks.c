@@ -44,6 +44,10 @@
  *   crossed-idup-info  by MPI_Comm_idup_with_info (MPI 4: MPICH; else MPI_Comm_idup)
  *   crossed-inter  the same on two intercommunicators between the even and the odd ranks
  *              (MPI_Intercomm_create, tags 7 and 8), rank 0 to rank 1 (the odd half's first)
+ *   crossed-groups  (MPI 4: MPICH) on two communicators of every rank made by
+ *              MPI_Comm_create_from_group with two string tags
+ *   crossed-inter-groups  (MPI 4) on two intercommunicators made by
+ *              MPI_Intercomm_create_from_groups with two string tags
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
  *              (MPI_Intercomm_create) and its duplicate: each even rank sends its odd partner
  *              three messages of one tag on each, which it receives on the duplicate first;
@@ -382,6 +386,36 @@ static int crossed(int rank, const char *how)
 		MPI_Comm_idup(MPI_COMM_WORLD, &first, &request);
 #endif
 		MPI_Wait(&request, MPI_STATUS_IGNORE);
+#if MPI_VERSION >= 4
+	} else if (strcmp(how, "groups") == 0) {
+		MPI_Group all;
+		MPI_Comm_group(MPI_COMM_WORLD, &all);
+		MPI_Comm_create_from_group(all, "taskprobe.first", MPI_INFO_NULL,
+					   MPI_ERRORS_ARE_FATAL, &first);
+		MPI_Comm_create_from_group(all, "taskprobe.second", MPI_INFO_NULL,
+					   MPI_ERRORS_ARE_FATAL, &second);
+		MPI_Group_free(&all);
+	} else if (strcmp(how, "inter-groups") == 0) {
+		MPI_Group all, ours, theirs;
+		int size, n = 0, mine[64], others[64];
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		for (int r = 0; r < size && r < 128; r++)
+			if (r % 2 == rank % 2)
+				mine[n++] = r;
+			else
+				others[r / 2] = r;
+		MPI_Comm_group(MPI_COMM_WORLD, &all);
+		MPI_Group_incl(all, n, mine, &ours);
+		MPI_Group_incl(all, size - n, others, &theirs);
+		MPI_Intercomm_create_from_groups(ours, 0, theirs, 0, "taskprobe.first",
+						 MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &first);
+		MPI_Intercomm_create_from_groups(ours, 0, theirs, 0, "taskprobe.second",
+						 MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &second);
+		MPI_Group_free(&theirs);
+		MPI_Group_free(&ours);
+		MPI_Group_free(&all);
+		to = 0; /* the other half's first rank */
+#endif
 	} else if (strcmp(how, "inter") == 0) {
 		int color = rank % 2;
 		MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);

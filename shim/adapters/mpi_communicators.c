@@ -444,8 +444,6 @@ void tp_mpi_communicator_completed(const void *made_at, handle written, uint64_t
 /* Where a communicator made by its group's ranks alone (MPI_Comm_create_group) has its tag in
  * its identity, in place of a count: no count is this. */
 #define MADE_BY_GROUP 0xfffffffeu
-/* And where an intercommunicator made by MPI_Intercomm_create has its tag, then a count. */
-#define MADE_BETWEEN_GROUPS 0xfffffffdu
 
 void tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *made_at)
 {
@@ -458,21 +456,67 @@ void tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const vo
 	errno = saved_errno;
 }
 
-void tp_mpi_intercommunicator_made(int ret, int tag, const void *made_at)
+/* And where an intercommunicator made by MPI_Intercomm_create has its tag, then a count; one made
+ * by MPI 4's MPI_Intercomm_create_from_groups its string tag's bytes, then a count; and a
+ * communicator made by MPI_Comm_create_from_group its string tag's, then a count. */
+#define MADE_BETWEEN_GROUPS       0xfffffffdu
+#define MADE_FROM_GROUP           0xfffffffcu
+#define MADE_BETWEEN_GROUPS_NAMED 0xfffffffbu
+/* The most bytes of a string tag read (MPI_MAX_STRINGTAG_LEN's, MPICH's and the standard's
+ * least, 256, with its NUL). */
+#define STRING_TAG_MOST 255
+
+/* Hash `h` on with a string tag's bytes (without its NUL, at most STRING_TAG_MOST). */
+static uint64_t string_tag_hash(uint64_t h, const char *tag)
 {
-	int saved_errno = errno, size;
+	for (size_t i = 0; tag != NULL && i < STRING_TAG_MOST && tag[i] != '\0'; i++)
+		h = fnv_add(h, (unsigned char)tag[i], 1);
+	return h;
+}
+
+/* The intercommunicator written at `made_at` by a call that returned `ret` given its identity:
+ * its two groups' (the same on both sides), `marker`, its tag as `tagged` hashes it on, then the
+ * number made between the same groups before it, counted under the groups' identity and the
+ * marker (no communicator's identity): both groups' ranks make them in one order (their leaders
+ * meet for each, by its tag). */
+static void made_between_groups(int ret, const void *made_at, uint32_t marker, int tag,
+				const char *string_tag)
+{
+	int size;
 	int32_t no_root;
 	uint64_t groups;
 	struct ranks_told ranks;
 	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
-	/* its two groups' identity (the same on both sides), then the intercommunicators made
-	 * between them before it, counted under that and the marker (no communicator's identity):
-	 * both groups' ranks make them in one order (their leaders meet for each, by its tag) */
-	if (ret == 0 && comm != 0 && askable(comm) &&
-	    communicator_identity(comm, -1, FNV_START, &groups, &size, &no_root, &ranks)) {
-		uint64_t between = fnv_add(fnv_add(FNV_START, groups, 8), MADE_BETWEEN_GROUPS, 4);
-		uint32_t before = made_before(between);
-		made_keep(made_at, fnv_add(fnv_add(between, (uint32_t)tag, 4), before, 4));
-	}
+	if (ret != 0 || comm == 0 || !askable(comm) ||
+	    !communicator_identity(comm, -1, FNV_START, &groups, &size, &no_root, &ranks))
+		return;
+	uint64_t between = fnv_add(fnv_add(FNV_START, groups, 8), marker, 4);
+	uint64_t tagged = string_tag != NULL ? string_tag_hash(between, string_tag)
+					     : fnv_add(between, (uint32_t)tag, 4);
+	made_keep(made_at, fnv_add(tagged, made_before(between), 4));
+}
+
+void tp_mpi_intercommunicator_made(int ret, int tag, const void *made_at)
+{
+	int saved_errno = errno;
+	made_between_groups(ret, made_at, MADE_BETWEEN_GROUPS, tag, NULL);
+	errno = saved_errno;
+}
+
+void tp_mpi_intercommunicator_made_by_name(int ret, const char *string_tag, const void *made_at)
+{
+	int saved_errno = errno;
+	made_between_groups(ret, made_at, MADE_BETWEEN_GROUPS_NAMED, 0,
+			    string_tag != NULL ? string_tag : "");
+	errno = saved_errno;
+}
+
+void tp_mpi_communicator_made_by_name(int ret, const char *string_tag, const void *made_at)
+{
+	int saved_errno = errno;
+	/* its group's ranks alone take part, in one order for one tag: counted under it */
+	uint64_t named = string_tag_hash(fnv_add(FNV_START, MADE_FROM_GROUP, 4), string_tag);
+	if (ret == 0)
+		made_keep(made_at, fnv_add(named, made_before(named), 4));
 	errno = saved_errno;
 }

@@ -81,6 +81,14 @@ tp_mpi_communicator_made_by_group(int ret, handle parent, int tag, const void *m
 __attribute__((visibility("hidden"))) void tp_mpi_intercommunicator_made(int ret, int tag,
 									 const void *made_at);
 
+/* The same after MPI 4's MPI_Intercomm_create_from_groups with `string_tag`, and a communicator's
+ * after MPI_Comm_create_from_group (no parent: its string tag, a count of those made with it
+ * before, and its ranks) (mpi_communicators.c). */
+__attribute__((visibility("hidden"))) void
+tp_mpi_intercommunicator_made_by_name(int ret, const char *string_tag, const void *made_at);
+__attribute__((visibility("hidden"))) void
+tp_mpi_communicator_made_by_name(int ret, const char *string_tag, const void *made_at);
+
 /* Nonblocking collective `c`, whose request the call wrote at `request`, kept until a wait or test
  * completes it, which fires its mpi-collective again (mpi.c). */
 __attribute__((visibility("hidden"))) void

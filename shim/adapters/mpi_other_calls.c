@@ -23,7 +23,9 @@ typedef long long offset;
  * parent is an intercommunicator, whose identity its two sides share. MPI_Comm_create_group's
  * group's ranks alone take part: its parent's identity, its tag and its ranks make its
  * identity, uncounted. MPI_Intercomm_create's two sides have parents of their own: its identity
- * is its two groups', its tag and a count of those made between them (PROBES.md).
+ * is its two groups', its tag and a count of those made between them (PROBES.md). MPI 4's
+ * MPI_Intercomm_create_from_groups is told so by its string tag, and MPI_Comm_create_from_group
+ * (no parent) by its string tag, a count of those made with it, and its ranks.
  */
 TP_MPI_INTERPOSE(Comm_split, TP_MPI_CALL_COMM_SPLIT,
 		 (handle comm, int color, int key, handle *newcomm), (comm, color, key, newcomm),
@@ -53,6 +55,17 @@ TP_MPI_INTERPOSE(Intercomm_create, TP_MPI_CALL_INTERCOMM_CREATE,
 		  handle *newcomm),
 		 (local, local_leader, peer, remote_leader, tag, newcomm), NOTHING,
 		 tp_mpi_intercommunicator_made(ret_, tag, newcomm));
+TP_MPI_INTERPOSE(Intercomm_create_from_groups, TP_MPI_CALL_INTERCOMM_CREATE_FROM_GROUPS,
+		 (handle local, int local_leader, handle remote, int remote_leader,
+		  const char *string_tag, handle info, handle errhandler, handle *newcomm),
+		 (local, local_leader, remote, remote_leader, string_tag, info, errhandler,
+		  newcomm),
+		 NOTHING, tp_mpi_intercommunicator_made_by_name(ret_, string_tag, newcomm));
+TP_MPI_INTERPOSE(Comm_create_from_group, TP_MPI_CALL_COMM_CREATE_FROM_GROUP,
+		 (handle group, const char *string_tag, handle info, handle errhandler,
+		  handle *newcomm),
+		 (group, string_tag, info, errhandler, newcomm), NOTHING,
+		 tp_mpi_communicator_made_by_name(ret_, string_tag, newcomm));
 TP_MPI_INTERPOSE(Comm_create_group, TP_MPI_CALL_COMM_CREATE_GROUP,
 		 (handle comm, handle group, int tag, handle *newcomm), (comm, group, tag, newcomm),
 		 NOTHING, tp_mpi_communicator_made_by_group(ret_, comm, tag, newcomm));
