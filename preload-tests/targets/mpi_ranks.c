@@ -54,6 +54,8 @@
  *              then in each half its first rank sends its second one message, and one more
  *              on a communicator of the half's ranks (MPI_Comm_create_group); then each even
  *              rank its partner one on the halves merged (MPI_Intercomm_merge)
+ *   many       rank 1 sends rank 0 170 messages of tags 0 to 169, received by 100 requests
+ *              completed by one MPI_Waitall, then 70 completed by MPI_Waitany: the sum
  *   cancel     rank 1 starts two receives (one from any rank with any tag, one from rank 0
  *              with tag 3), cancels both and completes them (MPI_Waitall), then receives rank
  *              0's one message of tag 3 (MPI_Irecv, MPI_Wait), which rank 0 sends after 50 ms:
@@ -205,6 +207,31 @@ static int halo(int rank, int size)
 	int total = 0;
 	MPI_Reduce(&sum, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 	return total;
+}
+
+/* Rank 1 sends rank 0 170 messages, which it receives by more requests than a wait's 64 at once:
+ * 100 completed by one MPI_Waitall, then 70 by MPI_Waitany (`many`). */
+static int many(int rank)
+{
+	enum { ALL = 100, ANY = 70 };
+	int got[ALL + ANY] = {0}, sum = 0;
+	MPI_Request requests[ALL];
+	if (rank == 1) {
+		for (int i = 0; i < ALL + ANY; i++)
+			MPI_Send(&i, 1, MPI_INT, 0, i, MPI_COMM_WORLD);
+	} else if (rank == 0) {
+		for (int i = 0; i < ALL; i++)
+			MPI_Irecv(&got[i], 1, MPI_INT, 1, i, MPI_COMM_WORLD, &requests[i]);
+		MPI_Waitall(ALL, requests, MPI_STATUSES_IGNORE);
+		for (int i = 0; i < ANY; i++)
+			MPI_Irecv(&got[ALL + i], 1, MPI_INT, 1, ALL + i, MPI_COMM_WORLD,
+				  &requests[i]);
+		for (int i = 0, index; i < ANY; i++)
+			MPI_Waitany(ANY, requests, &index, MPI_STATUS_IGNORE);
+	}
+	for (int i = 0; i < ALL + ANY; i++)
+		sum += got[i];
+	return sum;
 }
 
 static int pcontrol(int rank)
@@ -573,6 +600,8 @@ int main(int argc, char **argv)
 		result = pairs(rank);
 	else if (strcmp(shape, "overlap") == 0)
 		result = overlap(rank);
+	else if (strcmp(shape, "many") == 0)
+		result = many(rank);
 	else if (strcmp(shape, "cancel") == 0)
 		result = cancel(rank);
 	else if (strcmp(shape, "intercomm") == 0)

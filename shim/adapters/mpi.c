@@ -292,7 +292,7 @@ static void received(handle comm, const void *status)
  */
 #define PENDING_SLOTS  1024 /* a power of two */
 #define PENDING_PROBES 16
-#define PENDING_MAX    64 /* the requests of one wait or test looked at */
+#define PENDING_MAX    64 /* the requests of one wait or test kept in place (completing) */
 struct pended {
 	/* a receive's communicator, a nonblocking collective's identity, or the communicator
 	 * MPI_Comm_idup wrote as it returned */
@@ -380,27 +380,60 @@ static void pending_put(handle request, struct pended what)
 	__atomic_fetch_add(&pending_count, 1, __ATOMIC_RELAXED);
 }
 
-/* The requests of `n` (at most PENDING_MAX) to be completed: copied before the call ends them. */
+/*
+ * The requests of `n` to be completed, copied before the call ends them: up to PENDING_MAX in
+ * place, more (a halo exchange of many neighbours and fields in one MPI_Waitall) on the heap, so
+ * that none of their receives is missed and none of their entries left stale (MPI calls are not
+ * made from a signal handler: no allocator is interrupted).
+ */
 struct completing {
-	handle requests[PENDING_MAX];
-	int n; /* 0: none of them is a pending receive */
-	unsigned char own[PENDING_MAX * STATUS_BYTES_MAX]; /* statuses, for the ignored */
+	handle few[PENDING_MAX];
+	handle *requests; /* `few`, or the heap's */
+	int n;            /* 0: none of them is a pending receive */
+	unsigned char own_few[PENDING_MAX * STATUS_BYTES_MAX];
+	unsigned char *own; /* statuses for the ignored: `own_few`, the heap's, or NULL */
 };
 
 /* Before a wait or test: its requests, and statuses (`*statuses` replaced when ignored). */
 static void completing_start(struct completing *c, const void *requests, int n, void **statuses)
 {
 	c->n = 0;
-	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || n > PENDING_MAX ||
-	    requests == NULL || !tp_mpi_abi_known())
+	c->requests = c->few;
+	c->own = NULL;
+	if (__atomic_load_n(&pending_count, __ATOMIC_RELAXED) == 0 || n <= 0 || requests == NULL ||
+	    !tp_mpi_abi_known())
 		return;
+	bool ignored = (uintptr_t)*statuses == tp_mpi_abi.status_ignore || *statuses == NULL;
+	if (n > PENDING_MAX) {
+		int saved_errno = errno;
+		c->requests = malloc((size_t)n * sizeof *c->requests);
+		c->own = ignored ? calloc((size_t)n, tp_mpi_abi.status_bytes) : NULL;
+		errno = saved_errno;
+		if (c->requests == NULL || (ignored && c->own == NULL)) {
+			free(c->requests);
+			free(c->own);
+			c->requests = c->few;
+			c->own = NULL;
+			return;
+		}
+	} else if (ignored) {
+		c->own = c->own_few;
+		memset(c->own, 0, (size_t)n * tp_mpi_abi.status_bytes);
+	}
 	for (int i = 0; i < n; i++)
 		c->requests[i] = request_at(requests, i);
 	c->n = n;
-	if ((uintptr_t)*statuses == tp_mpi_abi.status_ignore || *statuses == NULL) {
-		memset(c->own, 0, (size_t)n * tp_mpi_abi.status_bytes);
+	if (ignored)
 		*statuses = c->own;
-	}
+}
+
+/* After the call's completions: what completing_start took given back. */
+static void completing_end(struct completing *c)
+{
+	if (c->requests != c->few)
+		free(c->requests);
+	if (c->own != c->own_few)
+		free(c->own);
 }
 
 /* After it: request `i` completed, with `status`: a receive's mpi-recv, a nonblocking
@@ -685,44 +718,52 @@ TP_MPI_INTERPOSE(Irecv, 0,
 TP_MPI_INTERPOSE(Wait, TP_MPI_CALL_WAIT, (void *request, void *status), (request, status),
 		 struct completing c_;
 		 completing_start(&c_, request, 1, &status),
-		 if (ret_ == 0) completing_done(&c_, 0, status));
+		 if (ret_ == 0) completing_done(&c_, 0, status);
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Waitall, TP_MPI_CALL_WAITALL, (int count, void *requests, void *statuses),
 		 (count, requests, statuses), struct completing c_;
 		 completing_start(&c_, requests, count, &statuses),
 		 for (int i_ = 0; ret_ == 0 && i_ < c_.n; i_++)
-			 completing_done(&c_, i_, status_of(statuses, i_)));
+			 completing_done(&c_, i_, status_of(statuses, i_));
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Waitany, TP_MPI_CALL_WAITANY,
 		 (int count, void *requests, int *index, void *status),
 		 (count, requests, index, status), struct completing c_;
 		 completing_start(&c_, requests, count, &status),
-		 if (ret_ == 0) completing_done(&c_, *index, status));
+		 if (ret_ == 0) completing_done(&c_, *index, status);
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Waitsome, TP_MPI_CALL_WAITSOME,
 		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
 		 (incount, requests, outcount, indices, statuses), struct completing c_;
 		 completing_start(&c_, requests, incount, &statuses),
 		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
-			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
+			 completing_done(&c_, indices[i_], status_of(statuses, i_));
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Test, TP_MPI_CALL_TEST, (void *request, int *flag, void *status),
 		 (request, flag, status), struct completing c_;
 		 completing_start(&c_, request, 1, &status),
-		 if (ret_ == 0 && *flag) completing_done(&c_, 0, status));
+		 if (ret_ == 0 && *flag) completing_done(&c_, 0, status);
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Testall, TP_MPI_CALL_TESTALL,
 		 (int count, void *requests, int *flag, void *statuses),
 		 (count, requests, flag, statuses), struct completing c_;
 		 completing_start(&c_, requests, count, &statuses),
 		 for (int i_ = 0; ret_ == 0 && *flag && i_ < c_.n; i_++)
-			 completing_done(&c_, i_, status_of(statuses, i_)));
+			 completing_done(&c_, i_, status_of(statuses, i_));
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Testany, TP_MPI_CALL_TESTANY,
 		 (int count, void *requests, int *index, int *flag, void *status),
 		 (count, requests, index, flag, status), struct completing c_;
 		 completing_start(&c_, requests, count, &status),
-		 if (ret_ == 0 && *flag) completing_done(&c_, *index, status));
+		 if (ret_ == 0 && *flag) completing_done(&c_, *index, status);
+		 completing_end(&c_));
 TP_MPI_INTERPOSE(Testsome, TP_MPI_CALL_TESTSOME,
 		 (int incount, void *requests, int *outcount, int *indices, void *statuses),
 		 (incount, requests, outcount, indices, statuses), struct completing c_;
 		 completing_start(&c_, requests, incount, &statuses),
 		 for (int i_ = 0; ret_ == 0 && c_.n > 0 && i_ < *outcount; i_++)
-			 completing_done(&c_, indices[i_], status_of(statuses, i_)));
+			 completing_done(&c_, indices[i_], status_of(statuses, i_));
+		 completing_end(&c_));
 
 /* MPI_Pcontrol(1) starts the region of interest, (0) stops it (its further arguments unread). */
 static void pcontrol_event(int level)
