@@ -290,7 +290,9 @@ static void received(handle comm, const void *status)
  * free is told as a wait only. A handle 0 is no request of either interface (their
  * MPI_REQUEST_NULL is not 0): a free slot.
  */
-#define PENDING_SLOTS  1024 /* a power of two */
+/* a power of two: an exchange by messages with thousands of ranks at once fits (320 KiB, its pages
+ * touched as they are used) */
+#define PENDING_SLOTS  8192
 #define PENDING_PROBES 16
 #define PENDING_MAX    64 /* the requests of one wait or test kept in place (completing) */
 struct pended {
