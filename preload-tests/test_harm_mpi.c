@@ -536,9 +536,14 @@ Test(harm, messages_on_two_communicators_pair_within_each, .timeout = 240)
 	}
 }
 
-/* The same, the duplicate made by MPI_Comm_idup (MPICH's MPI_Comm_idup_with_info too): its
- * identity its own once its request completes (it was its ranks', MPI_COMM_WORLD's); and on two intercommunicators between the same halves,
- * each its own (they were both groups' alone: one). */
+/*
+ * The same, the duplicate made by MPI_Comm_idup (MPICH's MPI_Comm_idup_with_info too): its
+ * identity its own once its request completes (it was its ranks', MPI_COMM_WORLD's); on two
+ * intercommunicators between the same halves, each its own (they were both groups' alone: one);
+ * and on MPICH, on MPI 4's communicators made from groups by string tags, each its own (and one
+ * of ranks 0 and 2, made after rank 0 made another with its tag, the same on both: its message
+ * whole).
+ */
 Test(harm, messages_on_a_nonblocking_duplicate_or_twin_intercommunicators_pair_within_each,
      .timeout = 240)
 {

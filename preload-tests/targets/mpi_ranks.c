@@ -45,7 +45,9 @@
  *   crossed-inter  the same on two intercommunicators between the even and the odd ranks
  *              (MPI_Intercomm_create, tags 7 and 8), rank 0 to rank 1 (the odd half's first)
  *   crossed-groups  (MPI 4: MPICH) on two communicators of every rank made by
- *              MPI_Comm_create_from_group with two string tags
+ *              MPI_Comm_create_from_group with two string tags; before them ranks 0 and 1,
+ *              then 0 and 2, make one with one string tag, and rank 0 sends rank 2 a message
+ *              on theirs
  *   crossed-inter-groups  (MPI 4) on two intercommunicators made by
  *              MPI_Intercomm_create_from_groups with two string tags
  *   intercomm  the ranks in two halves (even and odd) joined by an intercommunicator
@@ -418,6 +420,24 @@ static int crossed(int rank, const char *how)
 	} else if (strcmp(how, "groups") == 0) {
 		MPI_Group all;
 		MPI_Comm_group(MPI_COMM_WORLD, &all);
+		/* first ranks 0 and 1, then 0 and 2, make one with one string tag; then rank 0 sends
+		 * rank 2 a message on theirs (rank 0 made two with the tag, rank 2 one) */
+		for (int other = 1; other <= 2; other++) {
+			int pair[2] = {0, other}, one = 1;
+			MPI_Group two;
+			MPI_Comm both;
+			if (rank != 0 && rank != other)
+				continue;
+			MPI_Group_incl(all, 2, pair, &two);
+			MPI_Comm_create_from_group(two, "taskprobe.pair", MPI_INFO_NULL,
+						   MPI_ERRORS_ARE_FATAL, &both);
+			if (other == 2 && rank == 0)
+				MPI_Send(&one, 1, MPI_INT, 1, 3, both);
+			else if (other == 2)
+				MPI_Recv(&one, 1, MPI_INT, 0, 3, both, MPI_STATUS_IGNORE);
+			MPI_Comm_free(&both);
+			MPI_Group_free(&two);
+		}
 		MPI_Comm_create_from_group(all, "taskprobe.first", MPI_INFO_NULL,
 					   MPI_ERRORS_ARE_FATAL, &first);
 		MPI_Comm_create_from_group(all, "taskprobe.second", MPI_INFO_NULL,

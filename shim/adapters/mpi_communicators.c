@@ -513,10 +513,18 @@ void tp_mpi_intercommunicator_made_by_name(int ret, const char *string_tag, cons
 
 void tp_mpi_communicator_made_by_name(int ret, const char *string_tag, const void *made_at)
 {
-	int saved_errno = errno;
-	/* its group's ranks alone take part, in one order for one tag: counted under it */
-	uint64_t named = string_tag_hash(fnv_add(FNV_START, MADE_FROM_GROUP, 4), string_tag);
-	if (ret == 0)
-		made_keep(made_at, fnv_add(named, made_before(named), 4));
+	int saved_errno = errno, size;
+	int32_t no_root;
+	uint64_t named;
+	struct ranks_told ranks;
+	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
+	/* its group's ranks alone take part, in one order for one string tag: those made with the
+	 * tag by the same ranks before it are counted, under the tag and the ranks (a count under
+	 * the tag alone could differ between two of its ranks, one of which made another with it) */
+	if (ret == 0 && comm != 0 && askable(comm) &&
+	    communicator_identity(
+		    comm, -1, string_tag_hash(fnv_add(FNV_START, MADE_FROM_GROUP, 4), string_tag),
+		    &named, &size, &no_root, &ranks))
+		made_keep(made_at, fnv_add(fnv_add(FNV_START, named, 8), made_before(named), 4));
 	errno = saved_errno;
 }
