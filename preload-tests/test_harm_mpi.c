@@ -617,6 +617,24 @@ Test(harm, cancelled_receives_are_no_messages, .timeout = 240)
 }
 
 /*
+ * A receive freed while active is seen no more: its message's receive end is missing (it is not
+ * seen), and a persistent send made of its handle completes as the send it is (its wait fired a
+ * receive of a message from rank 0 to itself: a second half flow).
+ */
+Test(harm, a_receive_freed_while_active_is_no_later_requests_receive, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	for (int mpich = 0; mpich < 2; mpich++) {
+		char *summary = record_shape(mpich, 2, "freed", NULL);
+		cr_expect_eq(flows(summary, 0, 1), 1, "%s", summary);
+		cr_expect_eq(flows(summary, 0, 0), 0, "%s", summary);
+		cr_expect_eq(lines_starting(summary, "flow\thalf"), 1, "%s", summary);
+		cr_expect_eq(lines_starting(summary, "flow\t"), 2, "%s", summary);
+		free(summary);
+	}
+}
+
+/*
  * Receives completed by a wait of more requests than the 64 kept in place (a halo exchange of many
  * neighbours and fields in one MPI_Waitall), and more pending at once than 1024 (an exchange by
  * messages with thousands of ranks): each a message, whole (they were none: their flows left

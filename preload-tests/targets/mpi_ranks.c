@@ -58,6 +58,10 @@
  *              rank its partner one on the halves merged (MPI_Intercomm_merge)
  *   many       rank 1 sends rank 0 1570 messages of tags 0 to 1569, received by 1500 requests
  *              completed by one MPI_Waitall, then 70 completed by MPI_Waitany: the sum
+ *   freed      rank 1 sends rank 0 a message of tag 9, which rank 0 receives after 100 ms by a
+ *              request it frees at once (MPI_Request_free); rank 0 then sends rank 1 one of
+ *              tag 5 by MPI_Send_init, MPI_Start, MPI_Wait (a request the implementations make
+ *              of the freed one's handle)
  *   cancel     rank 1 starts two receives (one from any rank with any tag, one from rank 0
  *              with tag 3), cancels both and completes them (MPI_Waitall), then receives rank
  *              0's one message of tag 3 (MPI_Irecv, MPI_Wait), which rank 0 sends after 50 ms:
@@ -235,6 +239,30 @@ static int many(int rank)
 	for (int i = 0; i < ALL + ANY; i++)
 		sum += got[i];
 	return sum;
+}
+
+/* A receive freed while it is active, then a persistent send, whose request the implementation
+ * makes of the freed one's handle (`freed`): rank 1 sends rank 0 a message of tag 9, which rank 0
+ * receives after 100 ms by a request it frees at once; rank 0 then sends rank 1 a message of tag 5
+ * by MPI_Send_init, MPI_Start and MPI_Wait. What rank 1 received. */
+static int freed(int rank)
+{
+	int got = 0, value = 5;
+	if (rank == 0) {
+		MPI_Request receive, send;
+		usleep(100000);
+		MPI_Irecv(&got, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &receive);
+		MPI_Request_free(&receive);
+		MPI_Send_init(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &send);
+		MPI_Start(&send);
+		MPI_Wait(&send, MPI_STATUS_IGNORE);
+		MPI_Request_free(&send);
+	} else if (rank == 1) {
+		MPI_Send(&value, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+		MPI_Recv(&got, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	return got;
 }
 
 static int pcontrol(int rank)
@@ -621,6 +649,8 @@ int main(int argc, char **argv)
 		result = pairs(rank);
 	else if (strcmp(shape, "overlap") == 0)
 		result = overlap(rank);
+	else if (strcmp(shape, "freed") == 0)
+		result = freed(rank);
 	else if (strcmp(shape, "many") == 0)
 		result = many(rank);
 	else if (strcmp(shape, "cancel") == 0)

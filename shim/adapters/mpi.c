@@ -663,15 +663,21 @@ TP_MPI_INTERPOSE(Mrecv, TP_MPI_CALL_MRECV,
 		 (void *buf, int count, handle type, void *message, void *status),
 		 (buf, count, type, message, status), NOTHING, NOTHING);
 
+void tp_mpi_request_forgotten(handle request)
+{
+	struct pended stale;
+	if (tp_mpi_abi_known())
+		(void)pending_take(request, &stale);
+}
+
 /*
  * A send's new request: a receive of the same handle still remembered is stale (completed by a
- * call not interposed, MPI_Testall, or freed) and forgotten, so its completion is no receive.
+ * call not interposed, or freed) and forgotten, so its completion is no receive.
  */
 static void send_started(int ret, const void *request)
 {
-	struct pended stale;
 	if (ret == 0 && tp_mpi_abi_known())
-		(void)pending_take(request_at(request, 0), &stale);
+		tp_mpi_request_forgotten(request_at(request, 0));
 }
 
 /* Nonblocking: a send's event at its start; a receive's when a wait or test completes it. */

@@ -134,6 +134,10 @@ __attribute__((visibility("hidden"))) void tp_mpi_send_event(int dest, int tag, 
 __attribute__((visibility("hidden"))) void tp_mpi_receive_started(const void *requests, int i,
 								  handle comm);
 
+/* Request `request` freed, or its handle made again (a persistent one's): what is pending of it
+ * forgotten, so that a later request of its handle does not complete it (mpi.c). */
+__attribute__((visibility("hidden"))) void tp_mpi_request_forgotten(handle request);
+
 /* Request `i` of `requests` (the call's argument), 0 when the interface is not known (mpi.c). */
 __attribute__((visibility("hidden"))) handle tp_mpi_request_at(const void *requests, int i);
 

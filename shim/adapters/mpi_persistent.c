@@ -44,9 +44,12 @@ static size_t persistent_find(handle request)
 	return SIZE_MAX;
 }
 
-/* Request `request` is no longer kept (freed, or its handle made again). */
+/* Request `request` is no longer kept (freed, or its handle made again), nor what is pending of
+ * it (an active receive freed: its completion is never seen, and its handle may become a
+ * persistent request's, whose wait would complete it as a receive). */
 static void persistent_forget(handle request)
 {
+	tp_mpi_request_forgotten(request);
 	size_t slot = persistent_find(request);
 	handle expected = request;
 	if (slot != SIZE_MAX)
