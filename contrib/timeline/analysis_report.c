@@ -245,19 +245,16 @@ static void report_taskless(const struct analysis *a, FILE *out, unsigned shown,
 		fputs(*first ? "" : "\n", out);
 		*first = false;
 		if (n == 1) {
-			fprintf(out,
-				"%s (pid %" PRIu32
-				"): no task executor was seen: no tasks to analyze\n",
-				comm, p->pid);
-			continue;
+			fprintf(out, "%s (pid %" PRIu32, comm, p->pid);
+		} else {
+			qsort(pids, n, sizeof *pids, pid_order);
+			fprintf(out, "%s (%zu processes: pids %" PRIu32, comm, n, pids[0]);
+			size_t listed = n < TASKLESS_PIDS_SAID ? n : TASKLESS_PIDS_SAID;
+			for (size_t k = 1; k < listed; k++)
+				fprintf(out, ", %" PRIu32, pids[k]);
+			if (n > listed)
+				fprintf(out, " and %zu more", n - listed);
 		}
-		qsort(pids, n, sizeof *pids, pid_order);
-		fprintf(out, "%s (%zu processes: pids %" PRIu32, comm, n, pids[0]);
-		size_t listed = n < TASKLESS_PIDS_SAID ? n : TASKLESS_PIDS_SAID;
-		for (size_t k = 1; k < listed; k++)
-			fprintf(out, ", %" PRIu32, pids[k]);
-		if (n > listed)
-			fprintf(out, " and %zu more", n - listed);
 		fputs("): no task executor was seen: no tasks to analyze\n", out);
 	}
 	free(pids);

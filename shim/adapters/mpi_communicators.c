@@ -378,17 +378,27 @@ uint64_t tp_mpi_communicator(handle comm, int rank, int *world)
 	return identity;
 }
 
+/* The communicator written at `made_at` (NULL: none) by a call that returned `ret`, in *comm, and
+ * its identity, `seed` on with its ranks (communicator_identity's). False when none is told. */
+static bool made_identity(int ret, const void *made_at, uint64_t seed, handle *comm,
+			  uint64_t *identity, int *size, struct ranks_told *ranks)
+{
+	int32_t no_root;
+	*comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
+	return ret == 0 && *comm != 0 && askable(*comm) &&
+	       communicator_identity(*comm, -1, seed, identity, size, &no_root, ranks);
+}
+
 /* The communicator written at `made_at` (NULL: none to keep) given its identity, `seed` on with its
  * ranks, and kept with it. */
 static void made_keep(const void *made_at, uint64_t seed)
 {
 	int size, key;
-	int32_t no_root;
 	uint64_t identity;
 	struct ranks_told ranks;
-	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
-	if (comm != 0 && askable(comm) && identity_keyed(&key) &&
-	    communicator_identity(comm, -1, seed, &identity, &size, &no_root, &ranks) &&
+	handle comm;
+	if (made_identity(0, made_at, seed, &comm, &identity, &size, &ranks) &&
+	    identity_keyed(&key) &&
 	    tp_mpi_abi.set_attr(comm, key, (void *)(uintptr_t)identity) == 0)
 		kept_put(comm, identity, size, &ranks);
 }
@@ -483,12 +493,10 @@ static void made_between_groups(int ret, const void *made_at, uint32_t marker, i
 				const char *string_tag)
 {
 	int size;
-	int32_t no_root;
 	uint64_t groups;
 	struct ranks_told ranks;
-	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
-	if (ret != 0 || comm == 0 || !askable(comm) ||
-	    !communicator_identity(comm, -1, FNV_START, &groups, &size, &no_root, &ranks))
+	handle comm;
+	if (!made_identity(ret, made_at, FNV_START, &comm, &groups, &size, &ranks))
 		return;
 	uint64_t between = fnv_add(fnv_add(FNV_START, groups, 8), marker, 4);
 	uint64_t tagged = string_tag != NULL ? string_tag_hash(between, string_tag)
@@ -514,17 +522,15 @@ void tp_mpi_intercommunicator_made_by_name(int ret, const char *string_tag, cons
 void tp_mpi_communicator_made_by_name(int ret, const char *string_tag, const void *made_at)
 {
 	int saved_errno = errno, size;
-	int32_t no_root;
 	uint64_t named;
 	struct ranks_told ranks;
-	handle comm = made_at != NULL ? tp_mpi_request_at(made_at, 0) : 0;
+	handle comm;
 	/* its group's ranks alone take part, in one order for one string tag: those made with the
 	 * tag by the same ranks before it are counted, under the tag and the ranks (a count under
 	 * the tag alone could differ between two of its ranks, one of which made another with it) */
-	if (ret == 0 && comm != 0 && askable(comm) &&
-	    communicator_identity(
-		    comm, -1, string_tag_hash(fnv_add(FNV_START, MADE_FROM_GROUP, 4), string_tag),
-		    &named, &size, &no_root, &ranks))
+	if (made_identity(ret, made_at,
+			  string_tag_hash(fnv_add(FNV_START, MADE_FROM_GROUP, 4), string_tag),
+			  &comm, &named, &size, &ranks))
 		made_keep(made_at, fnv_add(fnv_add(FNV_START, named, 8), made_before(named), 4));
 	errno = saved_errno;
 }
