@@ -242,10 +242,10 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
  * probe follows, tp_fire_task_wake_probe).
  */
-static inline void tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id,
-				      const char *site, uint32_t site_key, uint64_t stack_id,
-				      uint32_t executor, bool by_program, bool undeferred,
-				      bool ready)
+static inline __attribute__((always_inline)) void
+tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char *site,
+		   uint32_t site_key, uint64_t stack_id, uint32_t executor, bool by_program,
+		   bool undeferred, bool ready)
 {
 	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
 			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
@@ -405,7 +405,8 @@ tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t
  * task-poll-start of `next`, the probes in that order, at one moment for the in-process
  * consumers (one clock read, one call to each).
  */
-static inline void tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
+static inline __attribute__((always_inline)) void
+tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
 {
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(ending), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
 				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
@@ -435,8 +436,8 @@ tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint
  * tp_fire_task_switch_of with done 1): the three probes in that order, one moment and one call to
  * each in-process consumer (the recorder's three records fold into two).
  */
-static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
-					   uint64_t next)
+static inline __attribute__((always_inline)) void
+tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack, uint64_t next)
 {
 	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
 	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
