@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event layer: every event of the probe contract (dtrace/PROBES.md, dtrace/taskprobe.d)
- * goes through here, and nothing else in the shim names a TASKPROBE_* macro. Whoever takes an
+ * goes through here, and nothing else in the shim fires a probe. Whoever takes an
  * event is a listener: a tracer (it raised the probe's USDT semaphore when it attached) or an
  * in-process consumer (the recorder, the live statistics, the exit report). One word each:
  *
@@ -11,8 +11,9 @@
  *
  * Both are inline, so that an event nobody listens to costs one load and one branch where it
  * happens, and callers compute arguments only after the check. Callers that guard several events
- * with one branch OR the listeners' values. Every argument is handed to the probe in a register
- * (TP_IN_REGISTER): operands such as TLS reads or constants are not parsed by every tracer.
+ * with one branch OR the listeners' values. A probe fires through TP_PROBE_NAME (probes.h): its
+ * one site is out of line, called only while a tracer is on the probe, so that an event inlined
+ * into its callers adds no site.
  */
 #pragma once
 
@@ -241,19 +242,14 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * until it ends (no probe argument: the recording's spawn record alone keeps it). ready: woken
  * by its parent at once, for the in-process consumers at the spawn's moment (the task-wake
  * probe follows, tp_fire_task_wake_probe). Inlined into its two callers (executor.c): kept out
- * of line, its frame cost a recorded or live spawn 27 instructions; each caller is a site of
- * task-spawn. (The switch's and the end's are left to the compiler: inlined into their callers
- * they were 20 sites of task-poll-start, and bpftrace, a program a site, took twice as long to
- * attach.)
+ * of line, its frame cost a recorded or live spawn 27 instructions.
  */
 static inline __attribute__((always_inline)) void
 tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char *site,
 		   uint32_t site_key, uint64_t stack_id, uint32_t executor, bool by_program,
 		   bool undeferred, bool ready)
 {
-	TASKPROBE_TASK_SPAWN(TP_IN_REGISTER(task), TP_IN_REGISTER(parent), TP_IN_REGISTER(site_id),
-			     TP_IN_REGISTER(site), TP_IN_REGISTER(stack_id),
-			     TP_IN_REGISTER(executor));
+	TP_PROBE_TASK_SPAWN(task, parent, site_id, site, stack_id, executor);
 	/* the recorder or the live statistics alone (the common cases): one call, no registers
 	 * kept for more */
 	unsigned on = tp_listeners_consumers();
@@ -280,8 +276,7 @@ tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char 
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
 				      uint32_t depth)
 {
-	TASKPROBE_TASK_STACK(TP_IN_REGISTER(task), TP_IN_REGISTER(stack_id),
-			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
+	TP_PROBE_TASK_STACK(task, stack_id, (uintptr_t *)pcs, depth);
 	TP_IN_PROCESS(tp_record_task_stack(task, stack_id, pcs, depth),
 		      tp_live_task_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
@@ -289,19 +284,19 @@ static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const ui
 /* The task-wake probe alone: the in-process consumers took the wake with the spawn. */
 static inline void tp_fire_task_wake_probe(uint64_t task, uint64_t waker)
 {
-	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
+	TP_PROBE_TASK_WAKE(task, waker);
 }
 
 static inline void tp_fire_task_wake(uint64_t task, uint64_t waker)
 {
-	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER(waker));
+	TP_PROBE_TASK_WAKE(task, waker);
 	TP_IN_PROCESS_AT(at, tp_record_task_wake(task, waker, at), tp_live_task_wake(task, at),
 			 TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_task_poll_start(uint64_t task)
 {
-	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_PROBE_TASK_POLL_START(task);
 	TP_IN_PROCESS_AT(at, tp_record_task_poll_start(task, at), tp_live_task_poll_start(task, at),
 			 TP_NOT_REPORTED);
 }
@@ -320,8 +315,8 @@ __attribute__((noinline, unused)) static void tp_fire_unpark_poll_start_shared(u
 
 static inline void tp_fire_unpark_poll_start(uint64_t task)
 {
-	TASKPROBE_WORKER_THREAD_UNPARK();
-	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+	TP_PROBE_WORKER_THREAD_UNPARK();
+	TP_PROBE_TASK_POLL_START(task);
 	TP_IN_PROCESS_ALONE_AT(at, tp_record_unpark_poll_start(task, at),
 			       tp_live_unpark_poll_start(task, at),
 			       tp_fire_unpark_poll_start_shared(on_, task));
@@ -334,10 +329,10 @@ static inline void tp_fire_unpark_poll_start(uint64_t task)
  */
 static inline void tp_fire_wake_poll_start(uint64_t task, bool unparked)
 {
-	TASKPROBE_TASK_WAKE(TP_IN_REGISTER(task), TP_IN_REGISTER((uint64_t)0));
+	TP_PROBE_TASK_WAKE(task, 0);
 	if (unparked)
-		TASKPROBE_WORKER_THREAD_UNPARK();
-	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(task));
+		TP_PROBE_WORKER_THREAD_UNPARK();
+	TP_PROBE_TASK_POLL_START(task);
 	TP_IN_PROCESS_AT(at, tp_record_wake_poll_start(task, unparked, at),
 			 (tp_live_task_wake(task, at), unparked ? tp_live_park(0) : (void)0,
 			  tp_live_task_poll_start(task, at)),
@@ -352,8 +347,7 @@ static inline void tp_fire_wake_poll_start(uint64_t task, bool unparked)
 static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t sync,
 					 uint64_t site_id, const char *site, uint32_t site_key)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(sync),
-				TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
+	TP_PROBE_TASK_POLL_END(task, done, sync, site_id, site);
 	TP_IN_PROCESS_AT(at, tp_record_task_poll_end(task, done, sync, site_key, at),
 			 tp_live_task_poll_end(task, done, sync, site_key, at), TP_NOT_REPORTED);
 }
@@ -365,9 +359,8 @@ static inline void tp_fire_task_poll_end(uint64_t task, uint32_t done, uint32_t 
  */
 static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TASKPROBE_WORKER_THREAD_PARK();
+	TP_PROBE_TASK_POLL_END(task, done, 0, 0, NULL);
+	TP_PROBE_WORKER_THREAD_PARK();
 	TP_IN_PROCESS_AT(at, tp_record_task_poll_end_park(task, done, at),
 			 tp_live_task_poll_end_park(task, done, at), TP_NOT_REPORTED);
 }
@@ -381,9 +374,8 @@ static inline void tp_fire_task_poll_end_park(uint64_t task, uint32_t done)
 static inline void tp_fire_task_poll_end_in_sync_park(uint64_t task, uint32_t sync,
 						      uint32_t site_key)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(0u), TP_IN_REGISTER(sync),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TASKPROBE_WORKER_THREAD_PARK();
+	TP_PROBE_TASK_POLL_END(task, 0, sync, 0, NULL);
+	TP_PROBE_WORKER_THREAD_PARK();
 	TP_IN_PROCESS_AT(at,
 			 (tp_record_task_poll_end(task, 0, sync, site_key, at),
 			  tp_record_worker_park(false)),
@@ -411,11 +403,10 @@ tp_fire_task_switch_shared(unsigned on, uint64_t ending, uint32_t done, uint64_t
  */
 static inline void tp_fire_task_switch_of(uint64_t ending, uint32_t done, uint64_t next, bool woken)
 {
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(ending), TP_IN_REGISTER(done), TP_IN_REGISTER(0u),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TP_PROBE_TASK_POLL_END(ending, done, 0, 0, NULL);
 	if (woken)
-		TASKPROBE_TASK_WAKE(TP_IN_REGISTER(next), TP_IN_REGISTER((uint64_t)0));
-	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+		TP_PROBE_TASK_WAKE(next, 0);
+	TP_PROBE_TASK_POLL_START(next);
 	TP_IN_PROCESS_ALONE_AT(at,
 			       woken ? tp_record_task_switch_woken(ending, done, next, at)
 				     : tp_record_task_switch(ending, done, next, at),
@@ -442,10 +433,9 @@ tp_fire_task_end_switch_shared(unsigned on, uint64_t task, uint32_t reason, uint
 static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint32_t spawn_stack,
 					   uint64_t next)
 {
-	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TASKPROBE_TASK_POLL_START(TP_IN_REGISTER(next));
+	TP_PROBE_TASK_TERMINATE(task, reason);
+	TP_PROBE_TASK_POLL_END(task, 1, 0, 0, NULL);
+	TP_PROBE_TASK_POLL_START(next);
 	TP_IN_PROCESS_ALONE_AT(
 		at, tp_record_task_end_switch(task, reason, next, at),
 		tp_live_task_end_switch(task, next, at),
@@ -459,9 +449,8 @@ static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint3
  */
 static inline void tp_fire_task_end(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
-	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
+	TP_PROBE_TASK_TERMINATE(task, reason);
+	TP_PROBE_TASK_POLL_END(task, 1, 0, 0, NULL);
 	TP_IN_PROCESS_AT(at,
 			 (tp_record_task_terminate(task, reason, at),
 			  tp_record_task_poll_end(task, 1, 0, 0, at)),
@@ -482,10 +471,9 @@ tp_fire_task_end_park_shared(unsigned on, uint64_t task, uint32_t reason, uint32
 
 static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
-	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
-	TASKPROBE_TASK_POLL_END(TP_IN_REGISTER(task), TP_IN_REGISTER(1u), TP_IN_REGISTER(0u),
-				TP_IN_REGISTER((uint64_t)0), TP_IN_REGISTER((const char *)NULL));
-	TASKPROBE_WORKER_THREAD_PARK();
+	TP_PROBE_TASK_TERMINATE(task, reason);
+	TP_PROBE_TASK_POLL_END(task, 1, 0, 0, NULL);
+	TP_PROBE_WORKER_THREAD_PARK();
 	TP_IN_PROCESS_ALONE_AT(at, tp_record_task_end_park(task, reason, at),
 			       tp_live_task_end_park(task, at),
 			       tp_fire_task_end_park_shared(on_, task, reason, spawn_stack));
@@ -494,7 +482,7 @@ static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
 static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t object)
 {
-	TASKPROBE_TASK_ACQUIRE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
+	TP_PROBE_TASK_ACQUIRE(task, kind, object);
 	TP_IN_PROCESS_AT(at, tp_record_at(TP_RECORD_TASK_ACQUIRE, kind, 2, task, object, 0, 0, at),
 			 tp_live_task_acquire(task, kind, object, at), TP_NOT_REPORTED);
 }
@@ -502,7 +490,7 @@ static inline void tp_fire_task_acquire(uint64_t task, uint32_t kind, uintptr_t 
 /* The task lets `object` go: its next acquire, by any task, comes after. */
 static inline void tp_fire_task_release(uint64_t task, uint32_t kind, uintptr_t object)
 {
-	TASKPROBE_TASK_RELEASE(TP_IN_REGISTER(task), TP_IN_REGISTER(kind), TP_IN_REGISTER(object));
+	TP_PROBE_TASK_RELEASE(task, kind, object);
 	TP_IN_PROCESS_AT(at, tp_record_at(TP_RECORD_TASK_RELEASE, kind, 2, task, object, 0, 0, at),
 			 tp_live_task_release(task, kind, object, at), TP_NOT_REPORTED);
 }
@@ -510,7 +498,7 @@ static inline void tp_fire_task_release(uint64_t task, uint32_t kind, uintptr_t 
 /* The program's region of interest starts (on 1) or stops (0). */
 static inline void tp_fire_region_of_interest(uint32_t on)
 {
-	TASKPROBE_REGION_OF_INTEREST(TP_IN_REGISTER(on));
+	TP_PROBE_REGION_OF_INTEREST(on);
 	TP_IN_PROCESS(tp_record(TP_RECORD_REGION_OF_INTEREST, on, 0, 0, 0, 0, 0),
 		      tp_live_region_of_interest(on), TP_NOT_REPORTED);
 }
@@ -518,8 +506,7 @@ static inline void tp_fire_region_of_interest(uint32_t on)
 /* The rank's identity, at the end of its MPI_Init (host, job: NUL-terminated, job maybe empty). */
 static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
 {
-	TASKPROBE_MPI_INIT(TP_IN_REGISTER(rank), TP_IN_REGISTER(size), TP_IN_REGISTER(host),
-			   TP_IN_REGISTER(job));
+	TP_PROBE_MPI_INIT(rank, size, host, job);
 	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job), (void)0, TP_NOT_REPORTED);
 }
 
@@ -527,8 +514,7 @@ static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *ho
  * (0: not told). */
 static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
 {
-	TASKPROBE_MPI_SEND(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
-			   TP_IN_REGISTER(bytes));
+	TP_PROBE_MPI_SEND(peer, tag, comm, bytes);
 	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_SEND, TP_RECORD_MPI_IDENTITY, 4, peer,
 				(uint64_t)(int64_t)tag, comm, bytes),
 		      (void)0, TP_NOT_REPORTED);
@@ -538,8 +524,7 @@ static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uint64_t comm, u
  * identity `comm` (0: not told). */
 static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
 {
-	TASKPROBE_MPI_RECV(TP_IN_REGISTER(peer), TP_IN_REGISTER(tag), TP_IN_REGISTER(comm),
-			   TP_IN_REGISTER(bytes));
+	TP_PROBE_MPI_RECV(peer, tag, comm, bytes);
 	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_RECV, TP_RECORD_MPI_IDENTITY, 4, peer,
 				(uint64_t)(int64_t)tag, comm, bytes),
 		      (void)0, TP_NOT_REPORTED);
@@ -553,8 +538,7 @@ static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uint64_t comm, u
 static inline void tp_fire_mpi_collective(uint32_t call, int32_t root, uint64_t communicator,
 					  uint32_t size)
 {
-	TASKPROBE_MPI_COLLECTIVE(TP_IN_REGISTER(call), TP_IN_REGISTER(root),
-				 TP_IN_REGISTER(communicator), TP_IN_REGISTER(size));
+	TP_PROBE_MPI_COLLECTIVE(call, root, communicator, size);
 	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_COLLECTIVE, 0, 4, call, (uint64_t)(int64_t)root,
 				communicator, size),
 		      (void)0, TP_NOT_REPORTED);
@@ -563,7 +547,7 @@ static inline void tp_fire_mpi_collective(uint32_t call, int32_t root, uint64_t 
 /* spawn_stack: the task's, of tp_spawn_stack_of at its spawn (no probe argument: the report's) */
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
-	TASKPROBE_TASK_TERMINATE(TP_IN_REGISTER(task), TP_IN_REGISTER(reason));
+	TP_PROBE_TASK_TERMINATE(task, reason);
 	TP_IN_PROCESS_AT(at, tp_record_task_terminate(task, reason, at),
 			 tp_live_task_terminate(task, at), tp_report_task_terminated(spawn_stack));
 }
@@ -571,21 +555,21 @@ static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32
 /* The live statistics keep it for the span (work_span.h), the recorder for the converter's. */
 static inline void tp_fire_task_dependence(uint64_t predecessor, uint64_t successor)
 {
-	TASKPROBE_TASK_DEPENDENCE(TP_IN_REGISTER(predecessor), TP_IN_REGISTER(successor));
+	TP_PROBE_TASK_DEPENDENCE(predecessor, successor);
 	TP_IN_PROCESS(tp_record(TP_RECORD_TASK_DEPENDENCE, 0, 2, predecessor, successor, 0, 0),
 		      tp_live_task_dependence(predecessor, successor), TP_NOT_REPORTED);
 }
 
 static inline void tp_fire_worker_start(void)
 {
-	TASKPROBE_WORKER_THREAD_START();
+	TP_PROBE_WORKER_THREAD_START();
 	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0), tp_live_worker(1),
 		      tp_report_executor_thread_started());
 }
 
 static inline void tp_fire_worker_stop(void)
 {
-	TASKPROBE_WORKER_THREAD_STOP();
+	TP_PROBE_WORKER_THREAD_STOP();
 	TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_STOP, 0, 0, 0, 0, 0, 0), tp_live_worker(0),
 		      tp_report_executor_thread_stopped());
 }
@@ -596,7 +580,7 @@ static inline void tp_fire_worker_stop(void)
  */
 static inline void tp_fire_worker_park(bool by_wait)
 {
-	TASKPROBE_WORKER_THREAD_PARK();
+	TP_PROBE_WORKER_THREAD_PARK();
 	TP_IN_PROCESS(tp_record_worker_park(by_wait), tp_live_park(1), TP_NOT_REPORTED);
 }
 
@@ -606,7 +590,7 @@ static inline void tp_fire_worker_park(bool by_wait)
  */
 static inline void tp_fire_worker_unpark(bool by_wait)
 {
-	TASKPROBE_WORKER_THREAD_UNPARK();
+	TP_PROBE_WORKER_THREAD_UNPARK();
 	TP_IN_PROCESS(tp_record_worker_unpark(by_wait), tp_live_park(0), TP_NOT_REPORTED);
 }
 
@@ -615,8 +599,7 @@ static inline void tp_fire_worker_unpark(bool by_wait)
 static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, uint64_t creator_tid,
 					const char *start_routine_name)
 {
-	TASKPROBE_THREAD_START(TP_IN_REGISTER(tid), TP_IN_REGISTER(start_routine),
-			       TP_IN_REGISTER(creator_tid), TP_IN_REGISTER(start_routine_name));
+	TP_PROBE_THREAD_START(tid, start_routine, creator_tid, start_routine_name);
 	TP_IN_PROCESS(tp_record_thread_start(tid, start_routine, creator_tid),
 		      tp_live_thread_start(start_routine), TP_NOT_REPORTED);
 }
@@ -627,7 +610,7 @@ static inline void tp_fire_thread_start(uint64_t tid, uintptr_t start_routine, u
  */
 static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
 {
-	TASKPROBE_THREAD_STOP(TP_IN_REGISTER(tid));
+	TP_PROBE_THREAD_STOP(tid);
 	TP_IN_PROCESS(tp_record_thread_stop(tid, by_itself), tp_live_thread_stop(tid),
 		      TP_NOT_REPORTED);
 }
@@ -662,9 +645,7 @@ static inline __attribute__((always_inline)) uint64_t
 tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 		   uint64_t site_id, const char *site, uint32_t site_key)
 {
-	TASKPROBE_WAIT_START(TP_IN_REGISTER(kind), TP_IN_REGISTER(object),
-			     TP_IN_REGISTER(timeout_ns), TP_IN_REGISTER(task),
-			     TP_IN_REGISTER(site_id), TP_IN_REGISTER(site));
+	TP_PROBE_WAIT_START(kind, object, timeout_ns, task, site_id, site);
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD) {
 		tp_record_wait_start(kind, object, timeout_ns, task, site_key, tp_clock_now());
@@ -677,8 +658,7 @@ tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t
 static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id,
 				      const uintptr_t *pcs, uint32_t depth)
 {
-	TASKPROBE_WAIT_STACK(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(stack_id),
-			     TP_IN_REGISTER((uintptr_t *)pcs), TP_IN_REGISTER(depth));
+	TP_PROBE_WAIT_STACK(kind, object, stack_id, (uintptr_t *)pcs, depth);
 	TP_IN_PROCESS(tp_record_wait_stack(kind, object, stack_id, pcs, depth),
 		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
 }
@@ -706,8 +686,7 @@ static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind
 								   uint32_t site_key,
 								   uint64_t since)
 {
-	TASKPROBE_WAIT_END(TP_IN_REGISTER(kind), TP_IN_REGISTER(object), TP_IN_REGISTER(result),
-			   TP_IN_REGISTER(task));
+	TP_PROBE_WAIT_END(kind, object, result, task);
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD)
 		tp_record_wait_end(kind, object, result, task, tp_clock_now());
