@@ -247,6 +247,17 @@ void mpi_efficiency(const char *said, double *balance, double *serialisation)
 	}
 }
 
+void mpi_useful_times(const char *said, double *least_ms, double *most_ms)
+{
+	const char *at = strstr(said, "; useful time per rank ");
+	*least_ms = *most_ms = -1;
+	cr_assert(at != NULL &&
+			  sscanf(at, "; useful time per rank %lf to %lf s", least_ms, most_ms) == 2,
+		  "%s", said);
+	*least_ms *= 1000;
+	*most_ms *= 1000;
+}
+
 void expect_two_ranks(const char *summary, unsigned down, unsigned back)
 {
 	expect_ranks(summary, 2);

@@ -61,6 +61,9 @@ char *record_shape(bool mpich, int n, const char *shape, char **said);
  * serialisation efficiency (-1 when not said), in percent. */
 void mpi_efficiency(const char *said, double *balance, double *serialisation);
 
+/* The least and the most useful time of a rank, in ms, of "... useful time per rank A to B s". */
+void mpi_useful_times(const char *said, double *least_ms, double *most_ms);
+
 /* Two ranks in the summary (expect_ranks), with `down` messages from rank 0 to 1, `back` from 1
  * to 0. */
 void expect_two_ranks(const char *summary, unsigned down, unsigned back);
