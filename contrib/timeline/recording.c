@@ -69,6 +69,7 @@ struct cursor {
 	uint64_t events;                /* their types (record_events) */
 	uint64_t ns, end_ns; /* the record's time and its end's (when an event is at its end) */
 	bool dropped_said;   /* the current chunk's drops were said */
+	bool handed;         /* an event of the thread was handed on */
 };
 
 /* Chunks by their thread (process, tid), then in the input's order (see struct chunk_ref);
@@ -286,12 +287,44 @@ static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 	}
 }
 
-/* The merge of pass two: the threads' cursors in a heap by their next event's time. */
+/*
+ * Events the merge left out: the tasks' wakes and terminates the timeline takes nothing from
+ * (timeline_takes_no_task_instants), a fifth of a recursive program's events (BOTS fib) that
+ * the thread handing the events on, the conversion's critical path, then no longer decodes.
+ * Counted by the merging thread in a place of its own (the merge's is read by the other thread
+ * at every event), the latest at `ns`.
+ */
+struct left_out {
+	uint64_t n, ns;
+};
+
+/* The merge of pass two: the threads' cursors in a heap by their next event's time; with
+ * `instants_left_out`, leaving out events (struct left_out). */
 struct merge {
 	struct book *b;
 	struct cursor **heap;
 	size_t n_heap;
+	bool instants_left_out;
+	struct left_out left_out; /* once the merge is over */
 };
+
+/* Whether cursor `c`'s next event is one the merge leaves out: neither its thread's first nor
+ * its chunk's first (where the chunk's drops are said). */
+static inline bool left_out(const struct merge *m, const struct cursor *c)
+{
+	unsigned type = c->event_byte & ~EVENT_AT_END;
+	return m->instants_left_out && c->handed && c->dropped_said &&
+	       (type == TP_RECORD_TASK_WAKE || type == TP_RECORD_TASK_TERMINATE);
+}
+
+/* The heap's first cursor past its event (the cursor settled on its next, or gone). */
+static inline void merge_advance(struct merge *m, struct cursor *c)
+{
+	c->event++;
+	if (!cursor_settle(c, m->b))
+		m->heap[0] = m->heap[--m->n_heap];
+	heap_sift_down(m->heap, m->n_heap, 0);
+}
 
 /*
  * The merge's next event, where it is: its record and the record's chunk ref, its type and time
@@ -306,22 +339,29 @@ struct merged {
 	bool chunk_first;
 };
 
-/* The merge's next event in *next; false when every cursor is at its end. */
-static inline __attribute__((always_inline)) bool merge_next(struct merge *m, struct merged *next)
+/* The merge's next event in *next; false when every cursor is at its end. Events it leaves
+ * out are counted in *left. */
+static inline __attribute__((always_inline)) bool merge_next(struct merge *m, struct merged *next,
+							     struct left_out *left)
 {
-	if (m->n_heap == 0)
-		return false;
 	struct book *b = m->b;
-	struct cursor *c = m->heap[0];
-	pages_read(&b->pages, c->record, tp_record_bytes(c->record->word));
-	*next = (struct merged){c->record, c->next_ns, c->chunk, (uint8_t)c->event_byte,
-				!c->dropped_said};
-	c->dropped_said = true;
-	c->event++;
-	if (!cursor_settle(c, b))
-		m->heap[0] = m->heap[--m->n_heap];
-	heap_sift_down(m->heap, m->n_heap, 0);
-	return true;
+	for (;;) {
+		if (m->n_heap == 0)
+			return false;
+		struct cursor *c = m->heap[0];
+		pages_read(&b->pages, c->record, tp_record_bytes(c->record->word));
+		if (__builtin_expect(!left_out(m, c), 1)) {
+			*next = (struct merged){c->record, c->next_ns, c->chunk,
+						(uint8_t)c->event_byte, !c->dropped_said};
+			c->dropped_said = true;
+			c->handed = true;
+			merge_advance(m, c);
+			return true;
+		}
+		left->n++;
+		left->ns = c->next_ns; /* the merge's times never go back */
+		merge_advance(m, c);
+	}
 }
 
 /* Where the merged events go: the timeline, or the sink (t NULL); and the MPI ranks. */
@@ -426,10 +466,11 @@ struct relay {
 static void *relay_fill(void *arg)
 {
 	struct relay *r = arg;
+	struct left_out left = {0, 0};
 	for (uint64_t i = 0; handoff_to_fill(&r->h, i); i++) {
 		struct relay_batch *batch = &r->batches[i % RELAY_BATCHES];
 		uint32_t n = 0;
-		while (n < RELAY_BATCH && merge_next(r->m, &batch->next[n]))
+		while (n < RELAY_BATCH && merge_next(r->m, &batch->next[n], &left))
 			n++;
 		batch->n = n;
 		batch->last = n < RELAY_BATCH;
@@ -437,6 +478,7 @@ static void *relay_fill(void *arg)
 		if (batch->last)
 			break;
 	}
+	r->m->left_out = left; /* read after the join */
 	return NULL;
 }
 
@@ -526,11 +568,22 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
-	struct merge m = {b, heap, n_heap};
+	/* the merging thread leaves out what the timeline would not take (not a rank's: their
+	 * efficiencies take every event) */
+	bool ranks = false;
+	for (size_t i = 0; i < b->n_segments; i++)
+		ranks |= ranks_names(b->ranks, (uint32_t)i);
+	struct merge m = {b, heap, n_heap,
+			  .instants_left_out = t != NULL && !ranks &&
+					       timeline_takes_no_task_instants(t, n_cursors)};
 	struct hand_on to = {t, sink, b->ranks, totals};
 	bool merged;
 	if (!(converter_threads() > 1 ? relay(&m, &to, &merged) : hand_on_all(&m, &to, &merged)))
 		goto out;
+	if (m.left_out.n > 0) {
+		timeline_left_out(t, m.left_out.n, m.left_out.ns);
+		totals->events += m.left_out.n;
+	}
 	if (merged)
 		ranks_finish(b->ranks, errors);
 	/* no event: the timeline names the processes that were recorded (speedscope refuses

@@ -472,6 +472,27 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
 	return thread;
 }
 
+/*
+ * What slices_event takes from a task's wake or terminate: only the JSON's instants and ready
+ * counter, nothing in the other formats; and every event's count and time (thread_of). Those
+ * left out change nothing else without an analysis (which takes every event), a window (the
+ * first event past its end ends it) and a thread forgotten (at TIMELINE_MAX_THREADS: one seen
+ * again is named at its next event); a thread's first event is never left out.
+ */
+bool timeline_takes_no_task_instants(const struct timeline *t, size_t threads)
+{
+	return t->options.format != TIMELINE_TRACE_EVENTS && t->analysis == NULL &&
+	       t->options.from_ns == 0 && t->options.to_ns == UINT64_MAX &&
+	       threads < TIMELINE_MAX_THREADS;
+}
+
+void timeline_left_out(struct timeline *t, uint64_t n, uint64_t ns)
+{
+	t->counts.events += n;
+	if (n > 0 && ns > t->last_ns)
+		t->last_ns = ns;
+}
+
 /* The converter's entry for each event (timeline.h): here, beside the state machine it drives,
  * so that the compiler may fold the two calls it makes per event into it. */
 void timeline_add(struct timeline *t, const struct timeline_event *e)

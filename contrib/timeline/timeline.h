@@ -135,6 +135,16 @@ void timeline_site(struct timeline *t, uint64_t scope, uint64_t id, const char *
 /* One event of a recording (not perf's text), in time order with the others. */
 void timeline_add(struct timeline *t, const struct timeline_event *e);
 
+/*
+ * Whether a task's wake or terminate that is not its thread's first event changes nothing in
+ * `t` but its count of events and its latest time, of an input of at most `threads` threads: a
+ * merge may then leave them out (timeline_left_out).
+ */
+bool timeline_takes_no_task_instants(const struct timeline *t, size_t threads);
+
+/* `n` events left out (timeline_takes_no_task_instants), the latest at `ns`. */
+void timeline_left_out(struct timeline *t, uint64_t n, uint64_t ns);
+
 /* Names process `pid` in the timeline (a "process_name" metadata event). */
 void timeline_process_name(struct timeline *t, uint32_t pid, const char *name);
 
