@@ -250,6 +250,11 @@ static struct rank *rank_of_process(const struct ranks *r, uint64_t process)
 	return &r->ranks[r->process_rank[process] - 1];
 }
 
+bool ranks_none(const struct ranks *r)
+{
+	return r->n_ranks == 0; /* (rank_of_process finds none) */
+}
+
 bool ranks_names(const struct ranks *r, uint32_t segment)
 {
 	return segment < r->cap_has_init && (r->has_init[segment] & HAS_INIT);

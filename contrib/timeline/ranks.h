@@ -51,6 +51,9 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 /* The nanoseconds to add to segment `segment`'s times (0 when not a rank's). */
 int64_t ranks_offset(const struct ranks *r, uint32_t segment);
 
+/* Whether no process of the recordings is a rank: ranks_event then does nothing. */
+bool ranks_none(const struct ranks *r);
+
 /* Event `e` of the merge (after timeline_add, or handed to the analysis: t NULL): a message's
  * flow end, in `t`; a rank's polls and MPI waits, for the hybrid efficiencies. False when out
  * of memory. */

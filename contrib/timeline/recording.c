@@ -568,13 +568,10 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
-	/* the merging thread leaves out what the timeline would not take (not a rank's: their
-	 * efficiencies take every event) */
-	bool ranks = false;
-	for (size_t i = 0; i < b->n_segments; i++)
-		ranks |= ranks_names(b->ranks, (uint32_t)i);
+	/* the merging thread (relay_fill) leaves out what the timeline would not take (not with
+	 * ranks: their efficiencies take every event) */
 	struct merge m = {b, heap, n_heap,
-			  .instants_left_out = t != NULL && !ranks &&
+			  .instants_left_out = t != NULL && ranks_none(b->ranks) &&
 					       timeline_takes_no_task_instants(t, n_cursors)};
 	struct hand_on to = {t, sink, b->ranks, totals};
 	bool merged;

@@ -276,6 +276,13 @@ static void wait_started(struct timeline *t, const struct sample *s, struct thre
 	open_slice(t, thread, &wait, s);
 }
 
+/* Whether a task's wake and terminate are drawn (the JSON's instants and ready counter), the
+ * only things slices_event takes from them (timeline_takes_no_task_instants). */
+static bool task_instants_drawn(const struct timeline *t)
+{
+	return t->options.format == TIMELINE_TRACE_EVENTS;
+}
+
 void slices_event(struct timeline *t, const struct sample *s, struct thread *thread)
 {
 	uint64_t task = (uint64_t)s->arg[0];
@@ -284,7 +291,7 @@ void slices_event(struct timeline *t, const struct sample *s, struct thread *thr
 	if (s->type == TP_RECORD_TASK_SPAWN) {
 		task_spawned(t, s, thread, counters);
 	} else if ((s->type == TP_RECORD_TASK_WAKE || s->type == TP_RECORD_TASK_TERMINATE) &&
-		   t->options.format != TIMELINE_TRACE_EVENTS) {
+		   !task_instants_drawn(t)) {
 		/* what a wake or a terminate changes (the ready counter, an instant) is the JSON's
 		 * alone: speedscope's profiles skip the task's lookup, a miss in a table of every
 		 * task alive */
@@ -481,9 +488,8 @@ struct thread *thread_of(struct timeline *t, const struct timeline_event *e)
  */
 bool timeline_takes_no_task_instants(const struct timeline *t, size_t threads)
 {
-	return t->options.format != TIMELINE_TRACE_EVENTS && t->analysis == NULL &&
-	       t->options.from_ns == 0 && t->options.to_ns == UINT64_MAX &&
-	       threads < TIMELINE_MAX_THREADS;
+	return !task_instants_drawn(t) && t->analysis == NULL && t->options.from_ns == 0 &&
+	       t->options.to_ns == UINT64_MAX && threads < TIMELINE_MAX_THREADS;
 }
 
 void timeline_left_out(struct timeline *t, uint64_t n, uint64_t ns)
