@@ -290,9 +290,10 @@ static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 /*
  * Events the merge left out: the tasks' wakes and terminates the timeline takes nothing from
  * (timeline_takes_no_task_instants), a fifth of a recursive program's events (BOTS fib) that
- * the thread handing the events on, the conversion's critical path, then no longer decodes.
- * Counted by the merging thread in a place of its own (the merge's is read by the other thread
- * at every event), the latest at `ns`.
+ * the thread handing the events on, the conversion's critical path, then no longer decodes
+ * (or the one thread that merges and hands on, on a one-CPU machine). Counted by the merging
+ * thread in a place of its own (the merge's is read by the other thread at every event), the
+ * latest at `ns`.
  */
 struct left_out {
 	uint64_t n, ns;
@@ -409,11 +410,19 @@ hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
 {
 	struct book *b = m->b;
 	struct cursor **heap = m->heap;
+	struct left_out left = {0, 0};
 	while (m->n_heap > 0 && !handed_all(to)) {
 		struct cursor *c = heap[0];
 		const struct chunk_ref *ref = &b->refs[c->chunk];
 		const struct tp_record *r = c->record;
 		pages_read(&b->pages, r, tp_record_bytes(r->word));
+		if (__builtin_expect(left_out(m, c), 0)) { /* as merge_next leaves them out */
+			left.n++;
+			left.ns = c->next_ns;
+			merge_advance(m, c);
+			continue;
+		}
+		c->handed = true;
 		struct timeline_event e;
 		event_of(ref, &b->segments[ref->segment], r, c->event_byte, c->next_ns, &e);
 		/* on the track at the chunk's first event (all drops are counted in pass one) */
@@ -427,11 +436,9 @@ hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
 		if (!ranks_event(to->ranks, to->t, &e))
 			return false;
 		to->totals->events++;
-		c->event++;
-		if (!cursor_settle(c, b))
-			heap[0] = heap[--m->n_heap];
-		heap_sift_down(heap, m->n_heap, 0);
+		merge_advance(m, c);
 	}
+	m->left_out = left;
 	*merged = m->n_heap == 0;
 	return true;
 }
@@ -568,8 +575,8 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 			heap[n_heap++] = &cursors[i];
 	for (size_t i = n_heap; i-- > 0;)
 		heap_sift_down(heap, n_heap, i);
-	/* the merging thread (relay_fill) leaves out what the timeline would not take (not with
-	 * ranks: their efficiencies take every event) */
+	/* the merge (relay_fill's, or hand_on_all's) leaves out what the timeline would not take
+	 * (not with ranks: their efficiencies take every event) */
 	struct merge m = {b, heap, n_heap,
 			  .instants_left_out = t != NULL && ranks_none(b->ranks) &&
 					       timeline_takes_no_task_instants(t, n_cursors)};
