@@ -41,31 +41,39 @@ Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
 	char *dir = scratch_dir();
-	struct tp_run plain, traced;
-	script(&plain, "$TARGETS/descriptor_games %s/plain", dir);
-	cr_expect_str_eq(plain.out, "ok\n");
-	/* each of 200 rounds finds the recording's descriptor and dup2()s its own file onto it */
-	script(&traced,
-	       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording $TARGETS/descriptor_games %s/own",
-	       dir, dir);
-	cr_expect_eq(traced.status, 0, "%s", traced.err);
-	cr_expect_str_eq(traced.out, "ok\n", "%s", traced.err);
-	char own[256], recording[256];
-	snprintf(own, sizeof own, "%s/own", dir);
-	snprintf(recording, sizeof recording, "%s/recording", dir);
-	size_t length;
-	char *text = tp_read_file(own, &length);
-	cr_expect_gt(length, 0, "the program never found the shim's descriptor");
-	for (size_t at = 0; at < length; at += 8)
-		cr_assert(length - at >= 8 && memcmp(text + at, "program\n", 8) == 0,
-			  "a byte not the program's at %zu of its file", at);
-	free(text);
-	/* every wait of both phases, the second after close_range and closefrom: 40,000 waits */
-	int status;
-	cr_expect_geq(recorded_events(recording, &status), 80000);
-	cr_expect_eq(status, 0, "the recording is not whole");
-	tp_run_free(&plain);
-	tp_run_free(&traced);
+	/* the close family through the C library, then through syscall() (SYS_close, ...) */
+	static const char *const ways[] = {"libc", "raw"};
+	for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+		const char *way = ways[w];
+		struct tp_run plain, traced;
+		script(&plain, "$TARGETS/descriptor_games %s/plain.%s 200 %s", dir, way, way);
+		cr_expect_str_eq(plain.out, "ok\n", "%s", way);
+		/* each of 200 rounds finds the recording's descriptor and dup2()s its own file
+		 * onto it */
+		script(&traced,
+		       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording.%s "
+		       "$TARGETS/descriptor_games %s/own.%s 200 %s",
+		       dir, way, dir, way, way);
+		cr_expect_eq(traced.status, 0, "%s: %s", way, traced.err);
+		cr_expect_str_eq(traced.out, "ok\n", "%s: %s", way, traced.err);
+		char own[256], recording[256];
+		snprintf(own, sizeof own, "%s/own.%s", dir, way);
+		snprintf(recording, sizeof recording, "%s/recording.%s", dir, way);
+		size_t length;
+		char *text = tp_read_file(own, &length);
+		cr_expect_gt(length, 0, "%s: the program never found the shim's descriptor", way);
+		for (size_t at = 0; at < length; at += 8)
+			cr_assert(length - at >= 8 && memcmp(text + at, "program\n", 8) == 0,
+				  "%s: a byte not the program's at %zu of its file", way, at);
+		free(text);
+		/* every wait of both phases, the second after close_range and closefrom: 40,000
+		 * waits */
+		int status;
+		cr_expect_geq(recorded_events(recording, &status), 80000, "%s", way);
+		cr_expect_eq(status, 0, "%s: the recording is not whole", way);
+		tp_run_free(&plain);
+		tp_run_free(&traced);
+	}
 	tp_remove_temp_dir(dir);
 }
 

@@ -6,7 +6,10 @@
  * the program's), then dup2()s its own file (argv[1], made here) onto that number (which must
  * succeed), writes "program\n" through it and closes it (which must succeed). Then it closes
  * every descriptor from 3 up with close_range and closefrom, and the other thread waits as many
- * times again. Prints "ok", or what went wrong. Exit status 0.
+ * times again. With argv[3] "raw", every call is made through syscall() (SYS_close, SYS_dup2 or
+ * SYS_dup3, SYS_close_range: what programs do where the C library had no close_range, and
+ * libraries that call the kernel themselves), closefrom too. Prints "ok", or what went wrong.
+ * Exit status 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -14,9 +17,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define WAITS_PER_PHASE 20000
@@ -59,11 +64,35 @@ static int foreign_fds(int own, int fds[FDS_MAX])
 	return n;
 }
 
+static bool raw; /* the calls made through syscall() */
+
+static int close_it(int fd)
+{
+	return raw ? (int)syscall(SYS_close, fd) : close(fd);
+}
+
+static int dup2_it(int from, int to)
+{
+	if (!raw)
+		return dup2(from, to);
+#ifdef SYS_dup2
+	return (int)syscall(SYS_dup2, from, to);
+#else
+	return (int)syscall(SYS_dup3, from, to, 0);
+#endif
+}
+
+static int close_range_it(unsigned first, unsigned last)
+{
+	return raw ? (int)syscall(SYS_close_range, first, last, 0) : close_range(first, last, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
 	int rounds = argc > 2 ? atoi(argv[2]) : 200;
+	raw = argc > 3 && strcmp(argv[3], "raw") == 0;
 	int own = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (own < 0) {
 		perror(argv[1]);
@@ -76,21 +105,24 @@ int main(int argc, char **argv)
 		int fds[FDS_MAX];
 		int n = foreign_fds(own, fds);
 		for (int i = 0; i < n && wrong == NULL; i++) {
-			if (close(fds[i]) == 0)
+			if (close_it(fds[i]) == 0)
 				wrong = "closed a descriptor it never opened";
-			else if (dup2(own, fds[i]) != fds[i])
+			else if (dup2_it(own, fds[i]) != fds[i])
 				wrong = "dup2 onto a free number failed";
 			else if (write(fds[i], "program\n", 8) != 8)
 				wrong = "writing its own file failed";
-			else if (close(fds[i]) != 0)
+			else if (close_it(fds[i]) != 0)
 				wrong = "closing its own copy failed";
 		}
 	}
 	while (__atomic_load_n(&phase_waits_done, __ATOMIC_ACQUIRE) < 1)
 		usleep(1000);
-	if (wrong == NULL && close_range(STDERR_FILENO + 1, ~0U, 0) != 0)
+	if (wrong == NULL && close_range_it(STDERR_FILENO + 1, ~0U) != 0)
 		wrong = "close_range failed";
-	closefrom(STDERR_FILENO + 1);
+	if (raw)
+		(void)close_range_it(STDERR_FILENO + 1, ~0U);
+	else
+		closefrom(STDERR_FILENO + 1);
 	if (wrong == NULL && fcntl(own, F_GETFD) != -1)
 		wrong = "its file is still open";
 	__atomic_store_n(&go_on, 1, __ATOMIC_RELEASE);

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The close family: close, close_range, closefrom, dup2, dup3. The descriptors the shim keeps
- * (own_files.h: a recording's, a report's) are out of the program's reach, and every call does
- * what it would do without the shim, where those numbers are not open: closing one fails with
- * EBADF, a range is closed around them, and a dup2 onto one moves the shim's away first. With
- * no descriptor kept, each call is one load and a tail call.
+ * The close family: close, close_range, closefrom, dup2, dup3, and the same calls made through
+ * syscall(). The descriptors the shim keeps (own_files.h: a recording's, a report's) are out of
+ * the program's reach, and every call does what it would do without the shim, where those
+ * numbers are not open: closing one fails with EBADF, a range is closed around them, and a dup2
+ * onto one moves the shim's away first. With no descriptor kept, each call is one load and a
+ * tail call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "descriptors.h"
 #include "own_files.h"
 #include "probes.h"
 #include "real_symbol.h"
@@ -20,11 +23,13 @@ static int (*real_close_range)(unsigned, unsigned, int);
 static void (*real_closefrom)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
 TP_RESOLVED_AT_LOAD(real_close_range, "close_range", NULL);
 TP_RESOLVED_AT_LOAD(real_closefrom, "closefrom", NULL);
 TP_RESOLVED_AT_LOAD(real_dup2, "dup2", NULL);
 TP_RESOLVED_AT_LOAD(real_dup3, "dup3", NULL);
+TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /* The function's real definition, or -1 with ENOSYS from the interposer when there is none. */
 #define REAL_OR_ENOSYS(fn, cache, name)                                                            \
@@ -104,4 +109,43 @@ TP_EXPORT int dup3(int from, int to, int flags)
 	}
 	tp_own_fd_make_way(to);
 	return fn(from, to, flags);
+}
+
+static int close_range_by_syscall(unsigned first, unsigned last, int flags)
+{
+	return (int)real_syscall(SYS_close_range, first, last, flags);
+}
+
+bool tp_close_family_syscall(long number, const long a[6], long *ret)
+{
+	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
+	int fd = (int)a[0];
+	switch (fn != NULL ? number : -1) {
+	case SYS_close:
+		if (__builtin_expect(tp_own_fd_is(fd), 0)) {
+			errno = EBADF;
+			*ret = -1;
+		} else {
+			*ret = fn(number, a[0]);
+		}
+		return true;
+	case SYS_close_range:
+		*ret = close_range_around(close_range_by_syscall, (unsigned)a[0], (unsigned)a[1],
+					  (int)a[2]);
+		return true;
+#ifdef SYS_dup2
+	case SYS_dup2:
+#endif
+	case SYS_dup3:
+		if (__builtin_expect(tp_own_fd_is(fd), 0)) {
+			errno = EBADF;
+			*ret = -1;
+			return true;
+		}
+		tp_own_fd_make_way((int)a[1]);
+		*ret = fn(number, a[0], a[1], a[2]);
+		return true;
+	default:
+		return false;
+	}
 }

@@ -3,7 +3,8 @@
  * Futex waits made through the public syscall(): how Rust's standard library, parking_lot and
  * hand-written executors block. Every call is forwarded with all six arguments; only the
  * FUTEX_WAIT family (and futex_waitv) is reported, as kind 1 with the futex word as object.
- * seccomp(2) made this way (libseccomp does) is told to the lifecycle first, as prctl's is.
+ * seccomp(2) made this way (libseccomp does) is told to the lifecycle first, as prctl's is; the
+ * close family made this way goes to its interposers (descriptors.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "descriptors.h"
 #include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
@@ -65,13 +67,17 @@ __attribute__((noinline)) static long slow_syscall(const void *caller, long numb
 	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
 		tp_lifecycle_before_seccomp();
 	const long a[6] = {a0, a1, a2, a3, a4, a5};
+	/* the shim keeps a descriptor while a consumer is on, which brings every call here (a
+	 * recording stopped by a failed write aside: nothing is written to its descriptor then) */
+	long ret;
+	if (tp_close_family_syscall(number, a, &ret))
+		return ret;
 	const void *object;
 	int64_t timeout;
 	if (!tp_listeners_waits() || !futex_wait_of(number, a, &object, &timeout))
 		return fn(number, a0, a1, a2, a3, a4, a5);
 
 	struct tp_wait w;
-	long ret;
 	tp_wait_enter(&w, TP_WAIT_FUTEX, object, timeout, caller);
 	TP_WAIT_CANCELLABLE(&w, ret = fn(number, a0, a1, a2, a3, a4, a5));
 	tp_wait_leave(&w, tp_wait_result_errno(ret));
