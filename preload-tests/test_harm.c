@@ -77,13 +77,18 @@ Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_
 	tp_remove_temp_dir(dir);
 }
 
-/* The records of the image that execs by a descriptor (execveat, fexecve) are written first. */
-Test(harm, an_exec_by_a_descriptor_loses_no_recorded_event)
+/*
+ * The records of the image that execs by a descriptor (execveat, fexecve) or through syscall()
+ * (SYS_execve, SYS_execveat), or ends by SYS_exit_group, are written first.
+ */
+Test(harm, an_exec_by_a_descriptor_or_a_raw_exec_or_exit_loses_no_recorded_event)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
 	char *dir = scratch_dir();
-	for (int way = 0; way < 2; way++) {
-		const char *how = way == 0 ? "execveat" : "fexecve";
+	static const char *const ways[] = {"execveat", "fexecve", "syscall-execve",
+					   "syscall-execveat", "syscall-exit_group"};
+	for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+		const char *how = ways[w];
 		struct tp_run run;
 		script(&run,
 		       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording.%s "
@@ -93,10 +98,11 @@ Test(harm, an_exec_by_a_descriptor_loses_no_recorded_event)
 		cr_expect_eq(run.status, 0, "%s: %s", how, run.err);
 		cr_expect_str_eq(run.out, "done\n", "%s: %s", how, run.err);
 		tp_run_free(&run);
-		/* 1000 waits before the exec and 1000 after: a wait-start and a wait-end each */
+		/* 1000 waits before the exec and 1000 after (none after an exit): a wait-start
+		 * and a wait-end each */
 		char name[64];
 		snprintf(name, sizeof name, "recording.%s", how);
-		expect_recorded_events(dir, name, 4000);
+		expect_recorded_events(dir, name, strstr(how, "exit") != NULL ? 2000 : 4000);
 	}
 	tp_remove_temp_dir(dir);
 }

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "descriptors.h"
+#include "syscall_families.h"
 #include "own_files.h"
 #include "probes.h"
 #include "real_symbol.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exec family, execveat and fexecve too: an exec ends the process image without exit
+ * The exec family, execveat and fexecve too, and execve and execveat made through syscall()
+ * (syscall_families.h): an exec ends the process image without exit
  * handlers, so the lifecycle's before-exec hooks run first (the recorder writes out every
  * thread's records and marks its file for the image that follows); they leave the process as it
  * was, should the exec fail.
@@ -12,11 +13,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
+#include "syscall_families.h"
 
 typedef int exec_vector_fn(const char *, char *const[]);
 typedef int exec_vector_env_fn(const char *, char *const[], char *const[]);
@@ -25,12 +28,24 @@ static exec_vector_env_fn *real_execve, *real_execvpe;
 static exec_vector_fn *real_execv, *real_execvp;
 static int (*real_fexecve)(int, char *const[], char *const[]);
 static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
+static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_execve, "execve", NULL);
 TP_RESOLVED_AT_LOAD(real_execvpe, "execvpe", NULL);
 TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
 TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 TP_RESOLVED_AT_LOAD(real_execveat, "execveat", NULL);
+TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
+
+/* An exec that returned (it failed, with `failed`): the lifecycle's after-failure hooks, errno
+ * kept. */
+static long exec_returned(long failed)
+{
+	int saved_errno = errno;
+	tp_lifecycle_exec_failed();
+	errno = saved_errno;
+	return failed;
+}
 
 /* Runs `call` after the lifecycle's before-exec hooks, and its after-failure ones if it returns. */
 #define EXEC_AFTER_HOOKS(fn, call)                                                                 \
@@ -40,11 +55,7 @@ TP_RESOLVED_AT_LOAD(real_execveat, "execveat", NULL);
 			return -1;                                                                 \
 		}                                                                                  \
 		tp_lifecycle_before_exec();                                                        \
-		int failed_ = (call);                                                              \
-		int saved_errno_ = errno;                                                          \
-		tp_lifecycle_exec_failed();                                                        \
-		errno = saved_errno_;                                                              \
-		return failed_;                                                                    \
+		return (int)exec_returned(call);                                                   \
 	} while (0)
 
 TP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -82,6 +93,16 @@ TP_EXPORT int execveat(int dir_fd, const char *path, char *const argv[], char *c
 {
 	__typeof__(real_execveat) fn = TP_REAL(real_execveat, "execveat", NULL);
 	EXEC_AFTER_HOOKS(fn, fn(dir_fd, path, argv, envp, flags));
+}
+
+bool tp_exec_syscall(long number, const long a[6], long *ret)
+{
+	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
+	if ((number != SYS_execve && number != SYS_execveat) || fn == NULL)
+		return false;
+	tp_lifecycle_before_exec();
+	*ret = exec_returned(fn(number, a[0], a[1], a[2], a[3], a[4]));
+	return true;
 }
 
 /* The number of arguments of a list form, its terminating NULL included. */

@@ -4,7 +4,8 @@
  * hand-written executors block. Every call is forwarded with all six arguments; only the
  * FUTEX_WAIT family (and futex_waitv) is reported, as kind 1 with the futex word as object.
  * seccomp(2) made this way (libseccomp does) is told to the lifecycle first, as prctl's is; the
- * close family made this way goes to its interposers (descriptors.h).
+ * close family, execve and exit_group made this way go to their families' interposers
+ * (syscall_families.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +13,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "descriptors.h"
+#include "syscall_families.h"
 #include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
@@ -67,10 +68,13 @@ __attribute__((noinline)) static long slow_syscall(const void *caller, long numb
 	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
 		tp_lifecycle_before_seccomp();
 	const long a[6] = {a0, a1, a2, a3, a4, a5};
-	/* the shim keeps a descriptor while a consumer is on, which brings every call here (a
-	 * recording stopped by a failed write aside: nothing is written to its descriptor then) */
+	/* the families made through syscall(): the shim keeps a descriptor, and has records to
+	 * write out before an exec or an exit, while a consumer is on, which brings every call
+	 * here (a recording stopped by a failed write aside: nothing is written to its descriptor
+	 * then) */
 	long ret;
-	if (tp_close_family_syscall(number, a, &ret))
+	if (tp_close_family_syscall(number, a, &ret) || tp_exec_syscall(number, a, &ret) ||
+	    tp_exit_syscall(number, a, &ret))
 		return ret;
 	const void *object;
 	int64_t timeout;
