@@ -80,38 +80,54 @@ Test(harm, a_program_started_under_an_inherited_filter_ends_as_it_would_without_
  * nothing, the report names nothing at exit).
  */
 Test(harm, a_program_that_confines_itself_then_starts_a_thread_ends_as_without_the_shim,
-     .timeout = 60)
+     .timeout = 120)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
 	char *dir = scratch_dir();
 	const char *program = tp_target("seccomp_thread");
-	for (int way = 0; way < 2; way++) {
-		const char *then = way == 0 ? "thread" : "fork";
+	/* the filter installed by the C library's prctl, then through syscall(SYS_prctl) */
+	for (int way = 0; way < 4; way++) {
+		const char *then = way % 2 == 0 ? "thread" : "fork",
+			   *how = way < 2 ? "libc" : "raw";
 		struct tp_run plain;
-		tp_run(TP_PLAIN, (const char *[]){program, then, NULL}, NULL, &plain);
-		cr_assert_eq(plain.status, 0, "%s: the filter refuses what the program needs: %s",
-			     then, plain.err);
+		tp_run(TP_PLAIN, (const char *[]){program, then, how, NULL}, NULL, &plain);
+		cr_assert_eq(plain.status, 0,
+			     "%s %s: the filter refuses what the program needs: %s", then, how,
+			     plain.err);
 		cr_assert_str_eq(plain.out, "thread joined\n");
 		struct tp_run run;
-		tp_launch((const char *[]){"run", "--", program, then, NULL}, NULL, &run);
-		cr_expect_eq(run.status, plain.status, "%s, taskprobe run: status %d: %s", then,
-			     run.status, run.err);
-		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe run", then);
+		tp_launch((const char *[]){"run", "--", program, then, how, NULL}, NULL, &run);
+		cr_expect_eq(run.status, plain.status, "%s %s, taskprobe run: status %d: %s", then,
+			     how, run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s %s, taskprobe run", then, how);
 		tp_run_free(&run);
-		tp_launch((const char *[]){"top", "--once", "--", program, then, NULL}, NULL, &run);
-		cr_expect_eq(run.status, plain.status, "%s, taskprobe top: status %d: %s", then,
-			     run.status, run.err);
-		cr_expect_str_eq(run.out, plain.out, "%s, taskprobe top", then);
+		tp_launch((const char *[]){"top", "--once", "--", program, then, how, NULL}, NULL,
+			  &run);
+		cr_expect_eq(run.status, plain.status, "%s %s, taskprobe top: status %d: %s", then,
+			     how, run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s %s, taskprobe top", then, how);
 		tp_run_free(&run);
 		script(&run,
-		       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p $TARGETS/seccomp_thread %s",
-		       dir, then);
-		cr_expect_eq(run.status, plain.status, "%s, the report: status %d: %s", then,
-			     run.status, run.err);
-		cr_expect_str_eq(run.out, plain.out, "%s, the report", then);
+		       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p $TARGETS/seccomp_thread %s "
+		       "%s",
+		       dir, then, how);
+		cr_expect_eq(run.status, plain.status, "%s %s, the report: status %d: %s", then,
+			     how, run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s %s, the report", then, how);
 		cr_expect(strstr(run.err, "TASKPROBE_REPORT: the program installs a system call "
 					  "filter (seccomp): no report at exit") != NULL,
-			  "%s", run.err);
+			  "%s %s: %s", then, how, run.err);
+		tp_run_free(&run);
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_RECORD=%s/recording.%%p $TARGETS/seccomp_thread "
+		       "%s %s",
+		       dir, then, how);
+		cr_expect_eq(run.status, plain.status, "%s %s, recorded: status %d: %s", then, how,
+			     run.status, run.err);
+		cr_expect_str_eq(run.out, plain.out, "%s %s, recorded", then, how);
+		cr_expect(strstr(run.err, "TASKPROBE_RECORD: the program installs a system call "
+					  "filter (seccomp): recording stops here") != NULL,
+			  "%s %s: %s", then, how, run.err);
 		tp_run_free(&run);
 		tp_run_free(&plain);
 	}

@@ -5,13 +5,15 @@
  * take with glibc, and kills the process on anything else; then it starts a thread that waits on
  * a semaphore the main thread posts, and joins it. With "fork" as argv[1] it then forks a child
  * that waits on the semaphore and ends with _exit(3), and reaps it. Then it writes "thread
- * joined" and returns from main. Exit status 0.
+ * joined" and returns from main. With "raw" as argv[2] the filter is installed through
+ * syscall(SYS_prctl, ...), not the C library's prctl. Exit status 0.
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -70,7 +72,9 @@ int main(int argc, char **argv)
 		perror("PR_SET_NO_NEW_PRIVS");
 		return 1;
 	}
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+	bool raw = argc > 2 && strcmp(argv[2], "raw") == 0;
+	if ((raw ? syscall(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0)
+		 : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0)) != 0) {
 		perror("seccomp");
 		return 1;
 	}

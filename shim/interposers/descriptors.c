@@ -13,10 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "syscall_families.h"
 #include "own_files.h"
 #include "probes.h"
 #include "real_symbol.h"
+#include "syscall_families.h"
 
 static int (*real_close)(int);
 static int (*real_close_range)(unsigned, unsigned, int);

@@ -3,9 +3,9 @@
  * Futex waits made through the public syscall(): how Rust's standard library, parking_lot and
  * hand-written executors block. Every call is forwarded with all six arguments; only the
  * FUTEX_WAIT family (and futex_waitv) is reported, as kind 1 with the futex word as object.
- * seccomp(2) made this way (libseccomp does) is told to the lifecycle first, as prctl's is; the
- * close family, execve and exit_group made this way go to their families' interposers
- * (syscall_families.h).
+ * The calls of other interposed families made this way go to their files (syscall_families.h):
+ * seccomp(2) and prctl (libseccomp installs its filter so; a filter stops the shim's own calls
+ * first, whoever listens), the close family, execve and exit_group.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,10 +13,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "syscall_families.h"
-#include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
+#include "syscall_families.h"
 #include "waits.h"
 
 #ifndef FUTEX_CMD_MASK
@@ -65,16 +64,14 @@ __attribute__((noinline)) static long slow_syscall(const void *caller, long numb
 		errno = ENOSYS;
 		return -1;
 	}
-	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
-		tp_lifecycle_before_seccomp();
 	const long a[6] = {a0, a1, a2, a3, a4, a5};
 	/* the families made through syscall(): the shim keeps a descriptor, and has records to
 	 * write out before an exec or an exit, while a consumer is on, which brings every call
 	 * here (a recording stopped by a failed write aside: nothing is written to its descriptor
 	 * then) */
 	long ret;
-	if (tp_close_family_syscall(number, a, &ret) || tp_exec_syscall(number, a, &ret) ||
-	    tp_exit_syscall(number, a, &ret))
+	if (tp_prctl_syscall(number, a, &ret) || tp_close_family_syscall(number, a, &ret) ||
+	    tp_exec_syscall(number, a, &ret) || tp_exit_syscall(number, a, &ret))
 		return ret;
 	const void *object;
 	int64_t timeout;
@@ -99,7 +96,9 @@ TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 TP_EXPORT long syscall(long number, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	__typeof__(real_syscall) fn = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
-	if (__builtin_expect(fn != NULL && !tp_listeners_waits(), 1) && number != SYS_seccomp)
+	/* a filter's installation (seccomp, prctl) is told to the lifecycle whoever listens */
+	if (__builtin_expect(fn != NULL && !tp_listeners_waits(), 1) && number != SYS_seccomp &&
+	    number != SYS_prctl)
 		return fn(number, a0, a1, a2, a3, a4, a5);
 	return slow_syscall(__builtin_return_address(0), number, a0, a1, a2, a3, a4, a5);
 }

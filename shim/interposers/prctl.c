@@ -2,20 +2,39 @@
 /*
  * prctl: PR_SET_NAME renames the thread (TASKPROBE_WORKERS is matched against the current name:
  * thread_state.h), and PR_SET_SECCOMP installs a system call filter, after which the shim makes
- * no call of its own that the filter might refuse (lifecycle.h). Every call is forwarded as is.
+ * no call of its own that the filter might refuse (lifecycle.h); as does seccomp(2). Both also
+ * through syscall() (SYS_prctl, SYS_seccomp: syscall_families.h). Every call is forwarded as is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "lifecycle.h"
 #include "probes.h"
 #include "real_symbol.h"
+#include "syscall_families.h"
 #include "thread_state.h"
 
 static int (*real_prctl)(int, ...);
+static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_prctl, "prctl", NULL);
+TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
+
+/* Before prctl `option` is made: a filter's installation stops the shim's own calls first. */
+static void before_prctl(long option)
+{
+	if (option == PR_SET_SECCOMP)
+		tp_lifecycle_before_seccomp();
+}
+
+/* After prctl `option` returned `ret`: a thread renamed is told to the thread state. */
+static void after_prctl(long option, long ret)
+{
+	if (option == PR_SET_NAME && ret == 0)
+		tp_thread_names_changed(true);
+}
 
 TP_EXPORT int prctl(int option, ...)
 {
@@ -30,10 +49,27 @@ TP_EXPORT int prctl(int option, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (option == PR_SET_SECCOMP)
-		tp_lifecycle_before_seccomp();
+	before_prctl(option);
 	int ret = fn(option, a2, a3, a4, a5);
-	if (option == PR_SET_NAME && ret == 0)
-		tp_thread_names_changed(true);
+	int saved_errno = errno;
+	after_prctl(option, ret);
+	errno = saved_errno;
 	return ret;
+}
+
+bool tp_prctl_syscall(long number, const long a[6], long *ret)
+{
+	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
+	if ((number != SYS_prctl && number != SYS_seccomp) || fn == NULL)
+		return false;
+	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
+		tp_lifecycle_before_seccomp();
+	else
+		before_prctl(a[0]);
+	*ret = fn(number, a[0], a[1], a[2], a[3], a[4]);
+	int saved_errno = errno;
+	if (number == SYS_prctl)
+		after_prctl(a[0], *ret);
+	errno = saved_errno;
+	return true;
 }

@@ -21,3 +21,9 @@ bool tp_exec_syscall(long number, const long a[6], long *ret);
 
 /* SYS_exit_group (process_exit.c): the lifecycle's quick-exit hooks first, as for _exit. */
 bool tp_exit_syscall(long number, const long a[6], long *ret);
+
+/*
+ * SYS_prctl, SYS_seccomp (prctl.c): a system call filter's installation (PR_SET_SECCOMP, or any
+ * seccomp(2)) told to the lifecycle first; a thread's new name (PR_SET_NAME) after.
+ */
+bool tp_prctl_syscall(long number, const long a[6], long *ret);
