@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that plays with descriptors it does not know while another thread waits on a
- * semaphore in a loop: ROUNDS (argv[2], default 200) times it lists /proc/self/fd and, for every
+ * A program that passes a semaphore FIRST_WAITS times, then plays with descriptors it does not
+ * know while another thread waits on a semaphore in a loop: ROUNDS (argv[2], default 200) times it lists /proc/self/fd and, for every
  * descriptor there that it did not open itself, tries to close it (which must fail: it is not
  * the program's), then dup2()s its own file (argv[1], made here) onto that number (which must
  * succeed), writes "program\n" through it and closes it (which must succeed). Then it closes
  * every descriptor from 3 up with close_range and closefrom, and the other thread waits as many
  * times again. With argv[3] "raw", every call is made through syscall() (SYS_close, SYS_dup2 or
  * SYS_dup3, SYS_close_range: what programs do where the C library had no close_range, and
- * libraries that call the kernel themselves), closefrom too. Prints "ok", or what went wrong.
+ * libraries that call the kernel themselves), closefrom too. Prints "ok, its first descriptor
+ * N" (its file's number: 3 where it was started with 0, 1 and 2 alone), or what went wrong.
  * Exit status 0.
  */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #define WAITS_PER_PHASE 20000
+#define FIRST_WAITS     16
 #define FDS_MAX         64
 
 static int phase_waits_done;
@@ -98,6 +100,14 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	/* a few waits of its own first: a consumer that samples wait stacks has its unwinder (and
+	 * its pipe) before the rounds look for descriptors */
+	sem_t first;
+	sem_init(&first, 0, 0);
+	for (int i = 0; i < FIRST_WAITS; i++) {
+		sem_post(&first);
+		sem_wait(&first);
+	}
 	pthread_t waiter;
 	pthread_create(&waiter, NULL, wait_in_a_loop, NULL);
 	const char *wrong = NULL;
@@ -127,6 +137,9 @@ int main(int argc, char **argv)
 		wrong = "its file is still open";
 	__atomic_store_n(&go_on, 1, __ATOMIC_RELEASE);
 	pthread_join(waiter, NULL);
-	printf("%s\n", wrong != NULL ? wrong : "ok");
+	if (wrong != NULL)
+		printf("%s\n", wrong);
+	else
+		printf("ok, its first descriptor %d\n", own);
 	return 0;
 }

@@ -207,6 +207,9 @@ void tp_own_fd_make_way(int fd)
 				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
 			else
 				(void)unregister(owned); /* the owner finds none: it stops */
+			if (owned->mirror != NULL)
+				__atomic_store_n(owned->mirror, moved >= 0 ? moved : -1,
+						 __ATOMIC_RELEASE);
 			tp_real_close(fd); /* no longer kept: the close family passes it on */
 		}
 		tp_spin_unlock(&owned->lock);

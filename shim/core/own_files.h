@@ -28,11 +28,17 @@
 #define TP_OWN_FD_FLOOR 1000
 
 /* The most descriptors the shim keeps at once (a recording; the report opens its file at exit). */
-#define TP_OWN_FDS_MAX 4
+#define TP_OWN_FDS_MAX 6 /* a recording's, a report's, libunwind's pipe's two ends, two spare */
 
 struct tp_own_fd {
 	int fd;   /* -1: none */
 	int lock; /* held by its user, and while it is moved */
+	/*
+	 * Where a library the shim loaded keeps the number too (libunwind's pipe: spawn_stack.c),
+	 * or NULL: written when the descriptor moves, or -1 when it is given up, so that the
+	 * library never uses a number that is the program's again.
+	 */
+	int *mirror;
 };
 #define TP_OWN_FD_NONE                                                                             \
 	{                                                                                          \

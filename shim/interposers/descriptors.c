@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The close family: close, close_range, closefrom, dup2, dup3, and the same calls made through
- * syscall(). The descriptors the shim keeps (own_files.h: a recording's, a report's) are out of
+ * syscall(); and pipe2, for the pipe libunwind makes (spawn_stack.h). The descriptors the shim keeps (own_files.h: a recording's, a report's) are out of
  * the program's reach, and every call does what it would do without the shim, where those
  * numbers are not open: closing one fails with EBADF, a range is closed around them, and a dup2
  * onto one moves the shim's away first. With no descriptor kept, each call is one load and a
@@ -16,6 +16,7 @@
 #include "own_files.h"
 #include "probes.h"
 #include "real_symbol.h"
+#include "spawn_stack.h"
 #include "syscall_families.h"
 
 static int (*real_close)(int);
@@ -23,12 +24,14 @@ static int (*real_close_range)(unsigned, unsigned, int);
 static void (*real_closefrom)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static int (*real_pipe2)(int[2], int);
 static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
 TP_RESOLVED_AT_LOAD(real_close_range, "close_range", NULL);
 TP_RESOLVED_AT_LOAD(real_closefrom, "closefrom", NULL);
 TP_RESOLVED_AT_LOAD(real_dup2, "dup2", NULL);
 TP_RESOLVED_AT_LOAD(real_dup3, "dup3", NULL);
+TP_RESOLVED_AT_LOAD(real_pipe2, "pipe2", NULL);
 TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /* The function's real definition, or -1 with ENOSYS from the interposer when there is none. */
@@ -43,10 +46,25 @@ TP_EXPORT int close(int fd)
 {
 	REAL_OR_ENOSYS(fn, real_close, "close");
 	if (__builtin_expect(tp_own_fd_is(fd), 0)) {
+		/* libunwind closes its pipe's ends before it makes the pipe again */
+		if (tp_spawn_stack_in_unwinder((uintptr_t)__builtin_return_address(0)) &&
+		    tp_spawn_stack_unwinder_closes(fd))
+			return 0;
 		errno = EBADF;
 		return -1;
 	}
 	return fn(fd);
+}
+
+/* libunwind's pipe (the one pipe2 of the shim's libraries) is the shim's own: spawn_stack.h. */
+TP_EXPORT int pipe2(int fds[2], int flags)
+{
+	REAL_OR_ENOSYS(fn, real_pipe2, "pipe2");
+	int ret = fn(fds, flags);
+	if (__builtin_expect(ret == 0, 1) &&
+	    __builtin_expect(tp_spawn_stack_in_unwinder((uintptr_t)__builtin_return_address(0)), 0))
+		return tp_spawn_stack_unwinder_pipe(fds) ? 0 : -1;
+	return ret;
 }
 
 /* [first, last] closed (or flagged) around the shim's descriptors in it. */

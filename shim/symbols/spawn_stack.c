@@ -4,6 +4,7 @@
 #include "spawn_stack.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <sys/auxv.h>
 #include <pthread.h>
@@ -17,7 +18,9 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "own_files.h"
 #include "process.h"
+#include "real_symbol.h"
 #include "settings.h"
 #include "stack_table.h"
 #include "warn.h"
@@ -114,7 +117,8 @@ static bool is_skipped(uintptr_t pc)
  * libunwind is loaded at the first capture, privately (RTLD_LOCAL), not linked: it exports the
  * _Unwind_* functions of the C++ exception ABI too, and in the program's global scope it could
  * stand in for libgcc_s's. Loading it late also keeps its start-up out of programs whose stacks
- * are never captured: it opens a pipe (two close-on-exec descriptors) when it first unwinds.
+ * are never captured: it opens a pipe (two close-on-exec descriptors) when it first unwinds,
+ * which the shim keeps as its own (tp_spawn_stack_unwinder_pipe).
  * Racing first captures both load it; dlopen returns the same handle.
  */
 #define NAME_OF(symbol) TP_STRING(symbol) /* unw_* are macros for _UL<arch>_* with UNW_LOCAL_ONLY */
@@ -157,10 +161,12 @@ static unwind_fn load_libunwind(void)
 		tp_shim_work_end(nested);
 		return NULL;
 	}
+	/* its range first: setting the caching policy starts libunwind, which makes its pipe
+	 * (tp_spawn_stack_unwinder_pipe tells its pipe2 by the caller) */
+	(void)find_module_range(backtrace, &unwinder);
 	/* unwinding caches per thread, with no lock */
 	if (set_caching != NULL && local != NULL)
 		set_caching(*local, UNW_CACHE_PER_THREAD);
-	(void)find_module_range(backtrace, &unwinder);
 	tp_shim_work_end(nested);
 	loaded = (unwind_fn)backtrace;
 	__atomic_store_n(&unwind, loaded, __ATOMIC_RELEASE);
@@ -427,6 +433,36 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 bool tp_spawn_stack_in_unwinder(uintptr_t address)
 {
 	return in_range(&unwinder, address);
+}
+
+static struct tp_own_fd unwinder_pipe[2] = {TP_OWN_FD_NONE, TP_OWN_FD_NONE};
+
+bool tp_spawn_stack_unwinder_pipe(int fds[2])
+{
+	for (int i = 0; i < 2; i++) {
+		unwinder_pipe[i].mirror = &fds[i];
+		if (!tp_own_fd_keep(&unwinder_pipe[i], fds[i])) { /* closed */
+			if (i == 1)
+				tp_own_fd_close(&unwinder_pipe[0]);
+			else
+				tp_real_close(fds[1]);
+			fds[0] = fds[1] = -1;
+			errno = EMFILE;
+			return false;
+		}
+		fds[i] = __atomic_load_n(&unwinder_pipe[i].fd, __ATOMIC_RELAXED);
+	}
+	return true;
+}
+
+bool tp_spawn_stack_unwinder_closes(int fd)
+{
+	for (int i = 0; i < 2; i++)
+		if (fd >= 0 && __atomic_load_n(&unwinder_pipe[i].fd, __ATOMIC_ACQUIRE) == fd) {
+			tp_own_fd_close(&unwinder_pipe[i]);
+			return true;
+		}
+	return false;
 }
 
 bool tp_spawn_stack_in_executor(uintptr_t address)

@@ -67,6 +67,21 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
  */
 bool tp_spawn_stack_in_unwinder(uintptr_t address);
 
+/*
+ * libunwind's pipe (its memory validation: it reads a byte from one end and writes one from the
+ * address checked to the other, at every address it validates), which it makes once, at its
+ * first unwind, with the lowest free numbers: 3 and 4 in most programs, numbers the program
+ * takes for its own files next. `fds`, made by libunwind's pipe2 (descriptors.c tells it by the
+ * caller), are kept as the shim's own descriptors (own_files.h: moved high, out of the close
+ * family's reach), their new numbers written back where libunwind keeps them. False when they
+ * cannot be (no room): both closed, -1 in `fds`, errno EMFILE.
+ */
+bool tp_spawn_stack_unwinder_pipe(int fds[2]);
+
+/* libunwind closes `fd`, an end of its pipe (before making it again): closed, true; false when
+ * `fd` is no end of it. */
+bool tp_spawn_stack_unwinder_closes(int fd);
+
 /* Whether `address` lies in the shim or an executor's module (tp_spawn_stack_skip_module). */
 bool tp_spawn_stack_in_executor(uintptr_t address);
 
