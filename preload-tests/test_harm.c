@@ -91,14 +91,16 @@ Test(harm, descriptors_the_program_does_not_own_never_reach_its_files_nor_close_
 
 /*
  * The records of the image that execs by a descriptor (execveat, fexecve) or through syscall()
- * (SYS_execve, SYS_execveat), or ends by SYS_exit_group, are written first.
+ * (SYS_execve, SYS_execveat), or ends by SYS_exit_group or its last thread's SYS_exit, are
+ * written first.
  */
 Test(harm, an_exec_by_a_descriptor_or_a_raw_exec_or_exit_loses_no_recorded_event)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
 	char *dir = scratch_dir();
-	static const char *const ways[] = {"execveat", "fexecve", "syscall-execve",
-					   "syscall-execveat", "syscall-exit_group"};
+	static const char *const ways[] = {"execveat",           "fexecve",
+					   "syscall-execve",     "syscall-execveat",
+					   "syscall-exit_group", "syscall-exit"};
 	for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
 		const char *how = ways[w];
 		struct tp_run run;

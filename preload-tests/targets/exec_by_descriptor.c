@@ -4,8 +4,9 @@
  * opens its own file (/proc/self/exe) and execs it (argv[1]: execveat(fd, "", AT_EMPTY_PATH),
  * fexecve(fd), or through syscall() SYS_execve of /proc/self/exe, "syscall-execve", or SYS_execveat
  * of fd, "syscall-execveat"), with "again" as argv[1]; the image that follows makes 1000 waits too
- * and prints "done". With "syscall-exit_group" it prints "done" after its waits and ends by
- * SYS_exit_group, without exit handlers. Exit status 0.
+ * and prints "done". With "syscall-exit_group" or "syscall-exit" it prints "done" after its waits
+ * and ends by SYS_exit_group, or by its one thread's SYS_exit, without exit handlers. Exit
+ * status 0.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -33,10 +34,10 @@ int main(int argc, char **argv)
 		printf("done\n");
 		return 0;
 	}
-	if (strcmp(argv[1], "syscall-exit_group") == 0) {
+	if (strcmp(argv[1], "syscall-exit_group") == 0 || strcmp(argv[1], "syscall-exit") == 0) {
 		printf("done\n");
 		fflush(stdout);
-		syscall(SYS_exit_group, 0);
+		syscall(strcmp(argv[1], "syscall-exit") == 0 ? SYS_exit : SYS_exit_group, 0);
 	}
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {

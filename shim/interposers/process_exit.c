@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * _exit and _Exit end the process without exit handlers (a forked child's usual end), as does
- * exit_group made through syscall() (syscall_families.h): the lifecycle's quick-exit hooks run
- * first, so that what the recorder holds is written out.
+ * _exit and _Exit end the process without exit handlers (a forked child's usual end), as do
+ * exit_group made through syscall() and the last thread's exit made so (syscall_families.h): the
+ * lifecycle's quick-exit hooks run first, so that what the recorder holds is written out.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lifecycle.h"
 #include "probes.h"
+#include "process.h"
 #include "real_symbol.h"
 #include "syscall_families.h"
 
@@ -41,12 +45,40 @@ TP_EXPORT void _Exit(int status)
 		abort();
 }
 
+/*
+ * Whether the calling thread is its process's last (/proc/self/stat's thread count): a raw
+ * SYS_exit then ends the process. False when it cannot be told, or under a system call filter,
+ * which may refuse the calls (process.h).
+ */
+static bool last_thread(void)
+{
+	if (tp_process_filtered())
+		return false;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char stat[1024];
+	ssize_t n = read(fd, stat, sizeof stat - 1);
+	tp_real_close(fd);
+	if (n <= 0)
+		return false;
+	stat[n] = '\0';
+	/* the thread count is the 20th field, the 18th after the name's closing parenthesis (the
+	 * name may hold spaces and parentheses itself) */
+	char *p = strrchr(stat, ')');
+	for (int field = 2; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	return p != NULL && strtol(p + 1, NULL, 10) == 1;
+}
+
 bool tp_exit_syscall(long number, const long a[6], long *ret)
 {
 	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
-	if (number != SYS_exit_group || fn == NULL)
+	if ((number != SYS_exit_group && number != SYS_exit) || fn == NULL)
 		return false;
-	tp_lifecycle_before_quick_exit();
+	/* a thread's own end (SYS_exit) ends the process when it is the last */
+	if (number == SYS_exit_group || last_thread())
+		tp_lifecycle_before_quick_exit();
 	*ret = fn(number, a[0]);
 	return true;
 }

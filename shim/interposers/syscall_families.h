@@ -19,7 +19,8 @@ bool tp_close_family_syscall(long number, const long a[6], long *ret);
 /* SYS_execve, SYS_execveat (exec.c): the lifecycle's before-exec hooks first. */
 bool tp_exec_syscall(long number, const long a[6], long *ret);
 
-/* SYS_exit_group (process_exit.c): the lifecycle's quick-exit hooks first, as for _exit. */
+/* SYS_exit_group, and SYS_exit of the process's last thread (process_exit.c): the lifecycle's
+ * quick-exit hooks first, as for _exit. */
 bool tp_exit_syscall(long number, const long a[6], long *ret);
 
 /*
