@@ -27,7 +27,8 @@
 /* A kept descriptor is moved at least this high, out of the way of the program's. */
 #define TP_OWN_FD_FLOOR 1000
 
-/* The most descriptors the shim keeps at once (a recording; the report opens its file at exit). */
+/* The most descriptors the shim keeps at once (a recording, libunwind's pipe; the report opens its
+ * file at exit). */
 #define TP_OWN_FDS_MAX 6 /* a recording's, a report's, libunwind's pipe's two ends, two spare */
 
 struct tp_own_fd {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The close family: close, close_range, closefrom, dup2, dup3, and the same calls made through
- * syscall(); and pipe2, for the pipe libunwind makes (spawn_stack.h). The descriptors the shim keeps (own_files.h: a recording's, a report's) are out of
- * the program's reach, and every call does what it would do without the shim, where those
- * numbers are not open: closing one fails with EBADF, a range is closed around them, and a dup2
- * onto one moves the shim's away first. With no descriptor kept, each call is one load and a
- * tail call.
+ * syscall(); and pipe2, for the pipe libunwind makes (spawn_stack.h). The descriptors the shim
+ * keeps (own_files.h: a recording's, a report's, libunwind's pipe) are out of the program's
+ * reach, and every call does what it would do without the shim, where those numbers are not
+ * open: closing one fails with EBADF, a range is closed around them, and a dup2 onto one moves
+ * the shim's away first. With no descriptor kept, each call is one load and a tail call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
