@@ -34,6 +34,7 @@ struct pop_figures {
 	double sync_share;
 	bool roi;             /* says its factors are a region of interest's */
 	double truth_balance; /* the load balance the program says its threads' units make (0) */
+	double busy_balance;  /* and the wall time its threads' tasks took (0) */
 };
 
 static const char *shapes_target(void)
@@ -86,10 +87,13 @@ static struct pop_figures figures_at(const char *text, const char *place, const 
 		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %lf", f.sync_kind, &f.sync_waits,
 		       &f.sync_share);
 	f.roi = strstr(text, "region of interest: omp_control_tool") != NULL;
-	double a, b;
+	double a, b, busy_a, busy_b;
 	if ((at = strstr(text, "units by thread ")) != NULL &&
-	    sscanf(at, "units by thread %lf %lf", &a, &b) == 2 && a + b > 0)
+	    sscanf(at, "units by thread %lf %lf, busy ms %lf %lf", &a, &b, &busy_a, &busy_b) == 4 &&
+	    a + b > 0 && busy_a + busy_b > 0) {
 		f.truth_balance = (a + b) / 2 / (a > b ? a : b);
+		f.busy_balance = (busy_a + busy_b) / 2 / (busy_a > busy_b ? busy_a : busy_b);
+	}
 	return f;
 }
 
@@ -234,14 +238,24 @@ static void serialised(reader read, const char *shape, const char *marker, const
 }
 
 /*
+ * The load balance of a taskgroup's tasks, against the wall time the program measured its
+ * threads' tasks to take: the engines count computation so, and a machine whose other work shares
+ * one core and not the other stretches one thread's units more than the other's (in CI: 15 units
+ * took as long as 21, 0.999 measured where the units say 0.857). Measured 0.000 or 0.001 from
+ * it, quiet and with a busy program pinned to one core.
+ */
+#define BUSY_TOLERANCE 0.01
+
+/*
  * Tasks of 1 to 8 units in a taskgroup on two threads: 21 units and 15, load balance 6/7, as
- * libomp places them; tried again while it placed them otherwise (a loaded machine), and in any
- * case the load balance of the units each thread ran, which the program says.
+ * libomp places them; tried again while it placed them otherwise or the machine stretched them
+ * apart, and in any case the load balance of the wall time each thread's tasks took.
  */
 static bool taskgroup_holds(const struct pop_figures *f)
 {
 	return fabs(f->truth_balance - 6.0 / 7) < 0.001 &&
-	       fabs(f->region_balance - 6.0 / 7) <= BALANCE_TOLERANCE;
+	       fabs(f->busy_balance - 6.0 / 7) <= BALANCE_TOLERANCE &&
+	       fabs(f->region_balance - f->busy_balance) <= BUSY_TOLERANCE;
 }
 
 static void a_taskgroup_of_1_to_8_units(reader read)
@@ -249,10 +263,10 @@ static void a_taskgroup_of_1_to_8_units(reader read)
 	struct pop_figures f;
 	const char *place = region_place("taskgroup");
 	char *text = until(read, "taskgroup", place, taskgroup_holds, &f);
-	cr_assert_gt(f.truth_balance, 0, "the program's units by thread:\n%s", text);
-	cr_expect(fabs(f.region_balance - f.truth_balance) <= BALANCE_TOLERANCE,
-		  "region at %s: load balance %.3f, not the threads' units' %.3f:\n%s", place,
-		  f.region_balance, f.truth_balance, text);
+	cr_assert_gt(f.busy_balance, 0, "the program's units and busy time by thread:\n%s", text);
+	cr_expect(fabs(f.region_balance - f.busy_balance) <= BUSY_TOLERANCE,
+		  "region at %s: load balance %.3f, not the threads' tasks' wall time's %.3f:\n%s",
+		  place, f.region_balance, f.busy_balance, text);
 	free(text);
 }
 

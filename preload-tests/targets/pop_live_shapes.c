@@ -25,7 +25,11 @@
  *   taskgroup  one thread spawns tasks of 1 to 8 units in a taskgroup: on two threads the one
  *              that runs 8, 7 and 6 computes 21 units, the other 15: load balance 6/7 (as libomp
  *              places them; a loaded machine may place them otherwise: the program says on
- *              stderr the units each thread ran, "taskgroup: units by thread A B")
+ *              stderr the units each thread ran and the wall time its tasks took, "taskgroup:
+ *              units by thread A B, busy ms C D": a machine whose other work shares one core
+ *              and not the other stretches one thread's units more than the other's (15 units
+ *              took as long as 21: load balance 0.999 measured, rightly, where the units say
+ *              0.857), and those times are what the engines count)
  *   interest   an empty region (libomp takes omp_control_tool only once it started one), 20
  *              units of serial code, a balanced loop of 40 units between omp_control_tool's
  *              start and pause, 20 more serial units: the region of interest's parallel
@@ -127,21 +131,35 @@ static void lock(void)
 	omp_destroy_lock(&l);
 }
 
+/* The monotonic clock, in ms. */
+static double wall_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+}
+
 static void taskgroup(void)
 {
-	static double ran[2];
+	static double ran[2], busy[2];
 #pragma omp parallel
 #pragma omp single
 #pragma omp taskgroup
 	for (int units = 1; units <= 8; units++) {
 #pragma omp task firstprivate(units)
 		{
+			double start = wall_ms();
 			spin(units);
+			double took = wall_ms() - start;
+			int thread = omp_get_thread_num() & 1;
 #pragma omp atomic
-			ran[omp_get_thread_num() & 1] += units;
+			ran[thread] += units;
+#pragma omp atomic
+			busy[thread] += took;
 		}
 	}
-	fprintf(stderr, "taskgroup: units by thread %g %g\n", ran[0], ran[1]);
+	fprintf(stderr, "taskgroup: units by thread %g %g, busy ms %.2f %.2f\n", ran[0], ran[1],
+		busy[0], busy[1]);
 }
 
 static void interest(void)
