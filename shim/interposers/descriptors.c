@@ -25,14 +25,12 @@ static void (*real_closefrom)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 static int (*real_pipe2)(int[2], int);
-static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
 TP_RESOLVED_AT_LOAD(real_close_range, "close_range", NULL);
 TP_RESOLVED_AT_LOAD(real_closefrom, "closefrom", NULL);
 TP_RESOLVED_AT_LOAD(real_dup2, "dup2", NULL);
 TP_RESOLVED_AT_LOAD(real_dup3, "dup3", NULL);
 TP_RESOLVED_AT_LOAD(real_pipe2, "pipe2", NULL);
-TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /* The function's real definition, or -1 with ENOSYS from the interposer when there is none. */
 #define REAL_OR_ENOSYS(fn, cache, name)                                                            \
@@ -131,14 +129,13 @@ TP_EXPORT int dup3(int from, int to, int flags)
 
 static int close_range_by_syscall(unsigned first, unsigned last, int flags)
 {
-	return (int)real_syscall(SYS_close_range, first, last, flags);
+	return (int)tp_real_syscall3(SYS_close_range, first, last, flags);
 }
 
-bool tp_close_family_syscall(long number, const long a[6], long *ret)
+bool tp_close_family_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
-	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
 	int fd = (int)a[0];
-	switch (fn != NULL ? number : -1) {
+	switch (number) {
 	case SYS_close:
 		if (__builtin_expect(tp_own_fd_is(fd), 0)) {
 			errno = EBADF;

@@ -28,14 +28,12 @@ static exec_vector_env_fn *real_execve, *real_execvpe;
 static exec_vector_fn *real_execv, *real_execvp;
 static int (*real_fexecve)(int, char *const[], char *const[]);
 static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
-static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_execve, "execve", NULL);
 TP_RESOLVED_AT_LOAD(real_execvpe, "execvpe", NULL);
 TP_RESOLVED_AT_LOAD(real_execv, "execv", NULL);
 TP_RESOLVED_AT_LOAD(real_execvp, "execvp", NULL);
 TP_RESOLVED_AT_LOAD(real_fexecve, "fexecve", NULL);
 TP_RESOLVED_AT_LOAD(real_execveat, "execveat", NULL);
-TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /* An exec that returned (it failed, with `failed`): the lifecycle's after-failure hooks, errno
  * kept. */
@@ -95,10 +93,9 @@ TP_EXPORT int execveat(int dir_fd, const char *path, char *const argv[], char *c
 	EXEC_AFTER_HOOKS(fn, fn(dir_fd, path, argv, envp, flags));
 }
 
-bool tp_exec_syscall(long number, const long a[6], long *ret)
+bool tp_exec_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
-	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
-	if ((number != SYS_execve && number != SYS_execveat) || fn == NULL)
+	if (number != SYS_execve && number != SYS_execveat)
 		return false;
 	tp_lifecycle_before_exec();
 	*ret = exec_returned(fn(number, a[0], a[1], a[2], a[3], a[4]));

@@ -22,7 +22,7 @@
 #define FUTEX_CMD_MASK ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)
 #endif
 
-static long (*real_syscall)(long, ...);
+static tp_syscall_fn real_syscall;
 
 /* The waited-on object and timeout of a futex wait, or false when the call is no wait. */
 static bool futex_wait_of(long number, const long a[6], const void **object, int64_t *timeout)
@@ -70,8 +70,8 @@ __attribute__((noinline)) static long slow_syscall(const void *caller, long numb
 	 * here (a recording stopped by a failed write aside: nothing is written to its descriptor
 	 * then) */
 	long ret;
-	if (tp_prctl_syscall(number, a, &ret) || tp_close_family_syscall(number, a, &ret) ||
-	    tp_exec_syscall(number, a, &ret) || tp_exit_syscall(number, a, &ret))
+	if (tp_prctl_syscall(fn, number, a, &ret) || tp_close_family_syscall(fn, number, a, &ret) ||
+	    tp_exec_syscall(fn, number, a, &ret) || tp_exit_syscall(fn, number, a, &ret))
 		return ret;
 	const void *object;
 	int64_t timeout;

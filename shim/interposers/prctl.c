@@ -18,9 +18,7 @@
 #include "thread_state.h"
 
 static int (*real_prctl)(int, ...);
-static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_prctl, "prctl", NULL);
-TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 /* Before prctl `option` is made: a filter's installation stops the shim's own calls first. */
 static void before_prctl(long option)
@@ -57,10 +55,9 @@ TP_EXPORT int prctl(int option, ...)
 	return ret;
 }
 
-bool tp_prctl_syscall(long number, const long a[6], long *ret)
+bool tp_prctl_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
-	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
-	if ((number != SYS_prctl && number != SYS_seccomp) || fn == NULL)
+	if (number != SYS_prctl && number != SYS_seccomp)
 		return false;
 	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
 		tp_lifecycle_before_seccomp();

@@ -20,10 +20,8 @@
 
 static void (*real_exit_now)(int);
 static void (*real_exit_now_c99)(int);
-static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_exit_now, "_exit", NULL);
 TP_RESOLVED_AT_LOAD(real_exit_now_c99, "_Exit", NULL);
-TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 
 TP_EXPORT void _exit(int status)
 {
@@ -71,10 +69,9 @@ static bool last_thread(void)
 	return p != NULL && strtol(p + 1, NULL, 10) == 1;
 }
 
-bool tp_exit_syscall(long number, const long a[6], long *ret)
+bool tp_exit_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
-	__typeof__(real_syscall) fn = TP_REAL(real_syscall, "syscall", NULL);
-	if ((number != SYS_exit_group && number != SYS_exit) || fn == NULL)
+	if (number != SYS_exit_group && number != SYS_exit)
 		return false;
 	/* a thread's own end (SYS_exit) ends the process when it is the last */
 	if (number == SYS_exit_group || last_thread())
