@@ -58,7 +58,7 @@ def main():
         function = "tp_probe_" + name.replace("__", "_")
         decl = ", ".join(f"{t} {a}" if not t.endswith("*") else f"{t}{a}" for t, a in params)
         header += [
-            f"__attribute__((cold)) void {function}({decl or 'void'});",
+            f"__attribute__((cold, noinline)) void {function}({decl or 'void'});",
             f"#define TP_PROBE_{macro}(...)"
             f" (TASKPROBE_{macro}_ENABLED() ? {function}(__VA_ARGS__) : (void)0)",
         ]
@@ -66,6 +66,7 @@ def main():
             f"void {function}({decl or 'void'})",
             "{",
             f"\tTASKPROBE_{macro}({', '.join(f'TP_IN_REGISTER({a})' for _, a in params)});",
+            "\tTP_PROBE_SITE_KEPT();",
             "}",
             "",
         ]

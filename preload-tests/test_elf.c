@@ -15,21 +15,21 @@ struct note {
 	unsigned long long location, semaphore;
 };
 
-/* What `readelf OPTION` prints of the shim, to read (pclose it). */
-static FILE *readelf(const char *option)
+/* What `readelf OPTION` prints of the library at `path`, to read (pclose it). */
+static FILE *readelf_of(const char *path, const char *option)
 {
 	char *cmd;
-	cr_assert(asprintf(&cmd, "readelf %s '%s'", option, tp_shim()) > 0);
+	cr_assert(asprintf(&cmd, "readelf %s '%s'", option, path) > 0);
 	FILE *p = popen(cmd, "r");
 	free(cmd);
 	cr_assert(p != NULL);
 	return p;
 }
 
-/* The stapsdt notes of the shim, as readelf prints them. */
-static size_t read_notes(struct note *notes, size_t max)
+/* The stapsdt notes of the library at `path`, as readelf prints them. */
+static size_t read_notes_of(const char *path, struct note *notes, size_t max)
 {
-	FILE *p = readelf("-n");
+	FILE *p = readelf_of(path, "-n");
 	char line[1024];
 	size_t n = 0;
 	struct note *cur = NULL;
@@ -53,6 +53,18 @@ static size_t read_notes(struct note *notes, size_t max)
 	}
 	pclose(p);
 	return n;
+}
+
+/* What `readelf OPTION` prints of the shim. */
+static FILE *readelf(const char *option)
+{
+	return readelf_of(tp_shim(), option);
+}
+
+/* The stapsdt notes of the shim. */
+static size_t read_notes(struct note *notes, size_t max)
+{
+	return read_notes_of(tp_shim(), notes, max);
 }
 
 /* "8@%rdi -4@%esi" -> "8 -4" */
@@ -105,6 +117,20 @@ Test(elf, every_contract_probe_is_in_the_notes_once_with_a_semaphore_and_its_sig
 	}
 }
 
+/* The whole file at `path` (the caller frees), its size in *size. */
+static unsigned char *file_of(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f != NULL, "%s", path);
+	fseek(f, 0, SEEK_END);
+	*size = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *elf = malloc(*size);
+	cr_assert(elf != NULL && fread(elf, 1, *size, f) == *size, "%s", path);
+	fclose(f);
+	return elf;
+}
+
 /* The file bytes at virtual address `vaddr` of the ELF image `elf`. */
 static const unsigned char *bytes_at(const unsigned char *elf, size_t size,
 				     unsigned long long vaddr)
@@ -129,14 +155,7 @@ Test(elf, every_probe_site_is_the_optimizable_five_byte_nop)
 	static struct note notes[256];
 	size_t n = read_notes(notes, 256);
 	size_t size;
-	FILE *f = fopen(tp_shim(), "rb");
-	cr_assert(f != NULL);
-	fseek(f, 0, SEEK_END);
-	size = (size_t)ftell(f);
-	rewind(f);
-	unsigned char *elf = malloc(size);
-	cr_assert(fread(elf, 1, size, f) == size);
-	fclose(f);
+	unsigned char *elf = file_of(tp_shim(), &size);
 
 	static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 	for (size_t i = 0; i < n; i++) {
@@ -192,4 +211,102 @@ Test(elf, the_shim_needs_no_library_but_the_c_library_and_the_loader)
 	}
 	cr_expect_eq(pclose(p), 0, "readelf -d ran");
 	cr_expect_geq(needed, 1, "readelf listed the shim's needed libraries");
+}
+
+/*
+ * The section tp_probe_sites of the ELF image `elf` (the addresses probe_sites.c turns back into
+ * breakpoints in a forked child): its entries, their count in *n; NULL when it has none.
+ */
+static const uint64_t *probe_sites_of(const unsigned char *elf, size_t size, size_t *n)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+	cr_assert(size >= sizeof *eh &&
+		  eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size &&
+		  eh->e_shstrndx < eh->e_shnum);
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(elf + eh->e_shoff);
+	const char *names = (const char *)elf + sh[eh->e_shstrndx].sh_offset;
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (strcmp(names + sh[i].sh_name, "tp_probe_sites") != 0)
+			continue;
+		cr_assert(sh[i].sh_offset + sh[i].sh_size <= size);
+		*n = sh[i].sh_size / sizeof(uint64_t);
+		return (const uint64_t *)(elf + sh[i].sh_offset);
+	}
+	*n = 0;
+	return NULL;
+}
+
+/*
+ * The library at `path` keeps every probe site in tp_probe_sites, and nothing else: a forked
+ * child of a traced program must not jump through an optimized site (probe_sites.c), so each
+ * note's site is there, once.
+ */
+static void probe_sites_are_the_notes(const char *path)
+{
+#if !defined(__x86_64__)
+	cr_skip_test("the sites are kept on x86-64 only");
+#endif
+	static struct note notes[256];
+	size_t n = read_notes_of(path, notes, 256), size, kept;
+	cr_assert_gt(n, 0, "no stapsdt notes in %s", path);
+	unsigned char *elf = file_of(path, &size);
+	const uint64_t *sites = probe_sites_of(elf, size, &kept);
+	cr_expect_eq(kept, n, "%s: %zu sites kept for %zu probe notes", path, kept, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t times = 0;
+		for (size_t k = 0; k < kept; k++)
+			times += sites[k] == notes[i].location;
+		cr_expect_eq(times, 1, "%s: %s's site %#llx kept %zu times", path, notes[i].name,
+			     notes[i].location, times);
+	}
+	free(elf);
+}
+
+Test(elf, every_probe_site_is_kept_for_a_forked_child)
+{
+	probe_sites_are_the_notes(tp_shim());
+}
+
+/*
+ * Distributions build with link-time optimization (Ubuntu's and Fedora's default flags): the
+ * shim builds so too, and keeps its probes' one site each and their sites' list. A `.macro` the
+ * probes used, emitted in every unit, once stopped that build: defined twice in one partition,
+ * missing from another.
+ */
+Test(elf, a_link_time_optimized_build_keeps_every_probe_and_its_site, .timeout = 300)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "a build of its own, the same in every pass");
+	char dir[] = "/tmp/taskprobe-lto-XXXXXX";
+	cr_assert(mkdtemp(dir) != NULL);
+	char *cmd;
+	cr_assert(asprintf(&cmd,
+			   "meson setup '%1$s/build' '%2$s' -Db_lto=true -Dtests=disabled >"
+			   " '%1$s/log' 2>&1 && ninja -C '%1$s/build' shim/libtaskprobe.so >>"
+			   " '%1$s/log' 2>&1",
+			   dir, TP_SCRIPTS_DIR "/..") > 0);
+	int status = system(cmd);
+	free(cmd);
+	char *log_path, *lib;
+	cr_assert(asprintf(&log_path, "%s/log", dir) > 0);
+	cr_assert(asprintf(&lib, "%s/build/shim/libtaskprobe.so", dir) > 0);
+	char *log = tp_read_file(log_path, NULL);
+	size_t len = log != NULL ? strlen(log) : 0;
+	char *rm;
+	cr_assert(asprintf(&rm, "rm -rf '%s'", dir) > 0);
+	if (status != 0) /* nothing left behind */
+		cr_expect_eq(system(rm), 0);
+	cr_assert_eq(status, 0, "the build with -Db_lto=true failed:\n%s",
+		     log != NULL ? log + (len > 4000 ? len - 4000 : 0) : "(no log)");
+	static struct note notes[256];
+	size_t n = read_notes_of(lib, notes, 256);
+	size_t probes = 0;
+	for (const struct tp_contract_probe *p = tp_contract_probes; p->name; p++)
+		probes++;
+	cr_expect_eq(n, probes, "%zu probe sites for the contract's %zu probes", n, probes);
+	probe_sites_are_the_notes(lib);
+	cr_expect_eq(system(rm), 0);
+	free(rm);
+	free(log);
+	free(log_path);
+	free(lib);
 }

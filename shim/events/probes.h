@@ -24,20 +24,24 @@
  * sys/sdt.h puts each probe on a 1-byte nop. On x86-64 the kernel can only optimize a uprobe
  * into a call (instead of a trap) when it sits on a 5-byte nop, roughly halving the cost of
  * every hit, so the probe sites get `nopl 0x0(%rax,%rax,1)`. The notes are unchanged: readelf,
- * bpftrace and perf read them as usual. The macro is expanded where a probe is used, so
- * redefining it after the include is enough. Each site's address is also kept in the section
- * tp_probe_sites, for probe_sites.c (a forked child must not jump through an optimized site).
+ * bpftrace and perf read them as usual. The nop is expanded where a probe is used, so redefining
+ * it after the include is enough. Each site's address is also kept in the section
+ * tp_probe_sites (TP_PROBE_SITE_KEPT, right after the probe: sys/sdt.h labels its site 990), for
+ * probe_sites.c (a forked child must not jump through an optimized site). Nothing is emitted
+ * outside a function: a top-level `.macro` was defined again in every unit that included this,
+ * which a link-time optimized build (distributions' default flags) puts in one partition, and a
+ * partition without it could not assemble its probes.
  */
 #if defined(__x86_64__)
-__asm__(".macro tp_probe_site_nop\n"
-	"1:	.nops 5\n"
-	"	.pushsection tp_probe_sites, \"aw\"\n"
-	"	.balign 8\n"
-	"	.quad 1b\n"
-	"	.popsection\n"
-	".endm\n");
 #undef _SDT_NOP
-#define _SDT_NOP tp_probe_site_nop
+#define _SDT_NOP .nops 5
+#define TP_PROBE_SITE_KEPT()                                                                       \
+	__asm__ volatile(".pushsection tp_probe_sites, \"aw\"\n"                                   \
+			 "	.balign 8\n"                                                            \
+			 "	.quad 990b\n"                                                           \
+			 "	.popsection\n")
+#else
+#define TP_PROBE_SITE_KEPT() ((void)0)
 #endif
 
 /*
