@@ -49,11 +49,8 @@ static void *libgcc_s_function(void **found, const char *name)
 
 reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class class,
 				 void *exception, void *context);
-/* used: the cleanups' references to it are made after a link-time optimized build's symbols were
- * resolved, which would have dropped it as unreferenced */
-__attribute__((used)) reason_code __gcc_personality_v0(int version, unwind_action actions,
-						       exc_class class, void *exception,
-						       void *context)
+reason_code __gcc_personality_v0(int version, unwind_action actions, exc_class class,
+				 void *exception, void *context)
 {
 	personality_fn fn = (personality_fn)libgcc_s_function(&real_personality,
 							      "__gcc_personality_v0");

@@ -6,6 +6,10 @@
  * resolved at load (lifecycle.c): a handler must not be the first to call dlsym.
  */
 #define _GNU_SOURCE
+/* each function is defined here by its own name: with _FORTIFY_SOURCE (distributions' default
+ * flags) <setjmp.h> declares longjmp, _longjmp and siglongjmp as __longjmp_chk, which would be
+ * defined four times */
+#undef _FORTIFY_SOURCE
 #include <setjmp.h>
 #include <stdlib.h>
 
