@@ -35,6 +35,9 @@ struct pop_figures {
 	bool roi;             /* says its factors are a region of interest's */
 	double truth_balance; /* the load balance the program says its threads' units make (0) */
 	double busy_balance;  /* and the wall time its threads' tasks took (0) */
+	/* the serialisation efficiency its threads' sections make: the longest thread's wall time
+	 * in them over all of theirs (0: not said) */
+	double sections_serialisation;
 };
 
 static const char *shapes_target(void)
@@ -94,6 +97,9 @@ static struct pop_figures figures_at(const char *text, const char *place, const 
 		f.truth_balance = (a + b) / 2 / (a > b ? a : b);
 		f.busy_balance = (busy_a + busy_b) / 2 / (busy_a > busy_b ? busy_a : busy_b);
 	}
+	if ((at = strstr(text, "sections' wall ms by thread ")) != NULL &&
+	    sscanf(at, "sections' wall ms by thread %lf %lf", &a, &b) == 2 && a + b > 0)
+		f.sections_serialisation = (a > b ? a : b) / (a + b);
 	return f;
 }
 
@@ -214,11 +220,20 @@ static void a_balanced_loop(reader read)
 
 /*
  * A loop whose time is all inside a mutual exclusion's sections: one section after the other,
- * serialisation efficiency 1/2 on two threads; its sync site is on the critical path.
+ * serialisation efficiency 1/2 on two threads; its sync site is on the critical path. A machine
+ * whose other work shares one core and not the other stretches one thread's sections more than
+ * the other's (0.53 to 0.64 measured for 0.5, a busy program pinned to one core): the figure is
+ * held to what the program measured its sections to take, the longest thread's time in them over
+ * all of theirs (the engine within 0.011 of it there, 0.004 quiet), and the runs are retried for
+ * the known 1/2.
  */
+#define SECTIONS_TOLERANCE 0.02
+
 static bool serialised_holds(const struct pop_figures *f)
 {
-	return fabs(f->serialisation - 0.5) <= BALANCE_TOLERANCE && f->sync_share >= 90;
+	return fabs(f->serialisation - 0.5) <= BALANCE_TOLERANCE &&
+	       fabs(f->serialisation - f->sections_serialisation) <= SECTIONS_TOLERANCE &&
+	       f->sync_share >= 90;
 }
 
 static void serialised(reader read, const char *shape, const char *marker, const char *kind)
@@ -228,8 +243,11 @@ static void serialised(reader read, const char *shape, const char *marker, const
 	char sync_place[128];
 	snprintf(sync_place, sizeof sync_place, "%s", place);
 	char *text = until_at(read, shape, NULL, sync_place, serialised_holds, &f);
-	cr_expect(fabs(f.serialisation - 0.5) <= BALANCE_TOLERANCE,
-		  "%s: serialisation efficiency %.3f, not 0.5:\n%s", shape, f.serialisation, text);
+	cr_assert_gt(f.sections_serialisation, 0, "%s: the program's sections by thread:\n%s",
+		     shape, text);
+	cr_expect(fabs(f.serialisation - f.sections_serialisation) <= SECTIONS_TOLERANCE,
+		  "%s: serialisation efficiency %.3f, not the sections' %.3f:\n%s", shape,
+		  f.serialisation, f.sections_serialisation, text);
 	cr_expect_str_eq(f.sync_kind, kind, "%s: its sync site at %s:\n%s", shape, sync_place,
 			 text);
 	cr_expect_eq(f.sync_waits, 40, "%s: a wait each section:\n%s", shape, text);
