@@ -18,34 +18,42 @@
 static struct tp_process self;
 static bool filtered; /* a system call filter was installed (tp_process_filtered) */
 
-/* /proc/PID/stat's fields after the command: state is field 3, starttime field 22. */
+/* /proc/PID/stat's fields after the command: state is field 3, the thread count field 20,
+ * starttime field 22. */
 #define STAT_FIELD_AFTER_COMMAND 3
+#define STAT_FIELD_THREADS       20
 #define STAT_FIELD_START_TIME    22
 /* /proc/self/stat is well under this (52 fields of at most 20 digits, a 16-byte command). */
 #define STAT_TEXT_MAX 1536
 
-uint64_t tp_process_start_ticks_of(const char *stat, size_t length)
+/* Field `wanted` (a number, from STAT_FIELD_AFTER_COMMAND) of a /proc/PID/stat text; 0 if none. */
+static uint64_t stat_field_of(const char *stat, size_t length, int wanted)
 {
 	const char *end = stat + length;
 	const char *p = memrchr(stat, ')', length);
 	if (p == NULL)
 		return 0;
 	p++;
-	for (int field = STAT_FIELD_AFTER_COMMAND; field <= STAT_FIELD_START_TIME; field++) {
+	for (int field = STAT_FIELD_AFTER_COMMAND; field <= wanted; field++) {
 		while (p < end && *p == ' ')
 			p++;
 		if (p >= end)
 			return 0;
-		if (field == STAT_FIELD_START_TIME) {
-			uint64_t ticks = 0;
+		if (field == wanted) {
+			uint64_t value = 0;
 			for (; p < end && *p >= '0' && *p <= '9'; p++)
-				ticks = ticks * 10 + (uint64_t)(*p - '0');
-			return ticks;
+				value = value * 10 + (uint64_t)(*p - '0');
+			return value;
 		}
 		while (p < end && *p != ' ')
 			p++;
 	}
 	return 0;
+}
+
+uint64_t tp_process_start_ticks_of(const char *stat, size_t length)
+{
+	return stat_field_of(stat, length, STAT_FIELD_START_TIME);
 }
 
 size_t tp_process_read_start(const char *path, char *text, size_t size)
@@ -68,6 +76,13 @@ static uint64_t read_start_ticks(void)
 	char text[STAT_TEXT_MAX + 1];
 	size_t length = tp_process_read_start("/proc/self/stat", text, sizeof text);
 	return length > 0 ? tp_process_start_ticks_of(text, length) : 0;
+}
+
+unsigned tp_process_threads(void)
+{
+	char text[STAT_TEXT_MAX + 1];
+	size_t length = tp_process_read_start("/proc/self/stat", text, sizeof text);
+	return length > 0 ? (unsigned)stat_field_of(text, length, STAT_FIELD_THREADS) : 0;
 }
 
 static void read_identity(void)

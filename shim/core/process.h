@@ -50,6 +50,12 @@ pid_t tp_process_libc_tid(void);
 uint64_t tp_process_start_ticks_of(const char *stat, size_t length);
 
 /*
+ * How many threads this process has now (/proc/self/stat's field 20); 0 when it cannot be told.
+ * Opens a file: not for a hot path, nor under a system call filter.
+ */
+unsigned tp_process_threads(void);
+
+/*
  * The start of file `path` (a /proc or /sys file, whose text a single read from its start
  * gives), NUL-terminated in `text` of `size` bytes; interrupted reads retried. Its length, 0
  * when it cannot be read. Opens a file: at start, not on a program's thread's path.

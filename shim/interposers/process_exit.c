@@ -5,10 +5,8 @@
  * lifecycle's quick-exit hooks run first, so that what the recorder holds is written out.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,29 +42,12 @@ TP_EXPORT void _Exit(int status)
 }
 
 /*
- * Whether the calling thread is its process's last (/proc/self/stat's thread count): a raw
- * SYS_exit then ends the process. False when it cannot be told, or under a system call filter,
- * which may refuse the calls (process.h).
+ * Whether the calling thread is its process's last: a raw SYS_exit then ends the process. False
+ * when it cannot be told, or under a system call filter, which may refuse the calls (process.h).
  */
 static bool last_thread(void)
 {
-	if (tp_process_filtered())
-		return false;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char stat[1024];
-	ssize_t n = read(fd, stat, sizeof stat - 1);
-	tp_real_close(fd);
-	if (n <= 0)
-		return false;
-	stat[n] = '\0';
-	/* the thread count is the 20th field, the 18th after the name's closing parenthesis (the
-	 * name may hold spaces and parentheses itself) */
-	char *p = strrchr(stat, ')');
-	for (int field = 2; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	return p != NULL && strtol(p + 1, NULL, 10) == 1;
+	return !tp_process_filtered() && tp_process_threads() == 1;
 }
 
 bool tp_exit_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
