@@ -108,6 +108,14 @@ static double wall_ms(void)
 	return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
 }
 
+/* Spins `units` units (spin's); the wall time they took, in ms. */
+static double timed_spin(double units)
+{
+	double start = wall_ms();
+	spin(units);
+	return wall_ms() - start;
+}
+
 /*
  * One unit inside a mutual exclusion's section, its wall time added to the calling thread's
  * (`busy`: by OpenMP thread number; no other thread adds at the same time). On a machine whose
@@ -117,9 +125,7 @@ static double wall_ms(void)
  */
 static void section_unit(double busy[2])
 {
-	double start = wall_ms();
-	spin(1);
-	busy[omp_get_thread_num() & 1] += wall_ms() - start;
+	busy[omp_get_thread_num() & 1] += timed_spin(1);
 }
 
 static void say_sections(const char *shape, const double busy[2])
@@ -173,9 +179,7 @@ static void taskgroup(void)
 	for (int units = 1; units <= 8; units++) {
 #pragma omp task firstprivate(units)
 		{
-			double start = wall_ms();
-			spin(units);
-			double took = wall_ms() - start;
+			double took = timed_spin(units);
 			int thread = omp_get_thread_num() & 1;
 #pragma omp atomic
 			ran[thread] += units;
