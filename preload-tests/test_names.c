@@ -98,8 +98,11 @@ static void recorded_sites_of(const char *const argv[], const char *const env[],
 static void console_sites_of(const char *const argv[], const char *const env[],
 			     struct named_sites *sites)
 {
+	const char *launched[16] = {"top", "--once", "--"};
+	for (size_t i = 0; argv[i] != NULL && i + 4 < 16; i++)
+		launched[i + 3] = argv[i];
 	struct tp_run run;
-	tp_launch((const char *[]){"top", "--once", "--", argv[0], NULL}, env, &run);
+	tp_launch(launched, env, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	memset(sites, 0, sizeof *sites);
 	const char *table = strstr(run.err, "\nSITE ");
@@ -472,6 +475,47 @@ Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 1
 {
 	expect_construct_sites("omp_construct_sites", false, 107, BY_REPORT);
 	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_REPORT);
+}
+
+/*
+ * A plug-in the program loads by a relative path (omp_plugin_host: "./libomp_plugin.so", then a
+ * change of directory): its constructs are named each way, by the console and the converter too,
+ * whose directories are their own (the shim keeps the module's absolute path).
+ */
+static void expect_plugin_sites(enum sites_read_by by)
+{
+	const char *plugin = tp_require_file(tp_target("libomp_plugin.so"), "clang and libomp-dev");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(plugin, '/') - plugin), plugin);
+	const char *argv[] = {tp_target("omp_plugin_host"), dir, "libomp_plugin.so", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	const char *const absent[] = {"plugin_run (", "omp_plugin.c", NULL};
+	struct tp_run run = {0};
+	struct named_sites sites;
+	sites_read(argv, env, by, absent, &run, &sites);
+	struct expected_site expected[2] = {{.tasks = 2}, {.tasks = 4}};
+	snprintf(expected[0].text, TP_SITE_READ, "plugin_run (omp_plugin.c:%d)",
+		 tp_source_line("omp_plugin.c", "long sum = 0;", "#pragma omp parallel"));
+	snprintf(expected[1].text, TP_SITE_READ, "plugin_run (omp_plugin.c:%d)",
+		 tp_source_line("omp_plugin.c", "long sum = 0;", "#pragma omp task"));
+	expect_sites(&sites, expected, 2);
+	tp_run_free(&run);
+}
+
+Test(sites, a_plugin_loaded_by_a_relative_path_is_named_in_a_recording, .timeout = 180)
+{
+	expect_plugin_sites(BY_RECORDING);
+}
+
+Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_console, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	expect_plugin_sites(BY_CONSOLE);
+}
+
+Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_exit_report, .timeout = 180)
+{
+	expect_plugin_sites(BY_REPORT);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

@@ -5,8 +5,10 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +54,87 @@ static void read_build_id(const struct dl_phdr_info *info, struct tp_code_module
 	}
 }
 
+/* A line of /proc/self/maps is at most this long where its path fits a module's entry. */
+#define MAPS_LINE_MAX (TP_CODE_PATH_MAX + 128)
+
+/*
+ * Whether the line `line` of /proc/self/maps maps the file that holds `address`: then its path,
+ * absolute (the kernel's), into `path`; never a file deleted since, whose name the kernel marks.
+ */
+static bool maps_line_path(const char *line, uintptr_t address, char *path, size_t size)
+{
+	char *rest;
+	unsigned long low = strtoul(line, &rest, 16);
+	if (*rest != '-')
+		return false;
+	unsigned long high = strtoul(rest + 1, &rest, 16);
+	if (address < low || address >= high)
+		return false;
+	const char *file = strchr(rest, '/');
+	if (file == NULL)
+		return false;
+	size_t n = strlen(file);
+	static const char deleted[] = " (deleted)";
+	if (n >= size ||
+	    (n >= sizeof deleted - 1 && strcmp(file + n - (sizeof deleted - 1), deleted) == 0))
+		return false;
+	memcpy(path, file, n + 1);
+	return true;
+}
+
+/*
+ * The absolute path of the file mapped at `address`, from /proc/self/maps, into `path` (`size`
+ * bytes); false if none is found. The loader names a module by the path it found it by, relative
+ * when the program or LD_LIBRARY_PATH gave one (dlopen("./plugin.so"), LD_LIBRARY_PATH=.): the
+ * console and the converter, processes of their own with a directory of their own, would read no
+ * file of that name, and name none of its code. Read once a module, when it is added; not under a
+ * system call filter (the caller's).
+ */
+static bool mapped_file_path(uintptr_t address, char *path, size_t size)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char text[2 * MAPS_LINE_MAX];
+	size_t held = 0;
+	bool found = false, skipping = false; /* skipping: the rest of a line too long to hold */
+	for (;;) {
+		ssize_t n = read(fd, text + held, sizeof text - 1 - held);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		held += (size_t)n;
+		text[held] = '\0';
+		char *line = text, *newline;
+		while (!found && (newline = memchr(line, '\n', held - (size_t)(line - text)))) {
+			*newline = '\0';
+			found = !skipping && maps_line_path(line, address, path, size);
+			skipping = false;
+			line = newline + 1;
+		}
+		if (found)
+			break;
+		held -= (size_t)(line - text);
+		memmove(text, line, held);
+		if (held == sizeof text - 1) { /* no line's end in the whole buffer */
+			held = 0;
+			skipping = true;
+		}
+	}
+	tp_real_close(fd);
+	return found;
+}
+
+/* mapped_file_path, errno kept: the program's, whose call made the module known. */
+static bool mapped_file_path_kept(uintptr_t address, char *path, size_t size)
+{
+	int saved_errno = errno;
+	bool found = mapped_file_path(address, path, size);
+	errno = saved_errno;
+	return found;
+}
+
 static bool known(uintptr_t bias, uintptr_t start)
 {
 	for (uint32_t i = 0; i < n_modules; i++)
@@ -90,7 +173,9 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 		ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
 		m->path[n > 0 ? n : 0] = '\0';
 		errno = saved_errno;
-	} else {
+	} else if (name[0] == '/' || strchr(name, '/') == NULL || tp_process_filtered() ||
+		   !mapped_file_path_kept(start, m->path, sizeof m->path)) {
+		/* absolute, or a name with no path (the vDSO's) */
 		size_t n = strnlen(name, sizeof m->path - 1);
 		memcpy(m->path, name, n);
 		m->path[n] = '\0';
