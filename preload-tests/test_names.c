@@ -479,15 +479,17 @@ Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 1
 
 /*
  * A plug-in the program loads by a relative path (omp_plugin_host: "./libomp_plugin.so", then a
- * change of directory): its constructs are named each way, by the console and the converter too,
- * whose directories are their own (the shim keeps the module's absolute path).
+ * change of directory), and unloads before the exit if `unload`: its constructs are named each
+ * way, by the console and the converter too, whose directories are their own (the shim keeps the
+ * module's absolute path), and by the exit report after the module is gone.
  */
-static void expect_plugin_sites(enum sites_read_by by)
+static void expect_plugin_sites(enum sites_read_by by, bool unload)
 {
 	const char *plugin = tp_require_file(tp_target("libomp_plugin.so"), "clang and libomp-dev");
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(plugin, '/') - plugin), plugin);
-	const char *argv[] = {tp_target("omp_plugin_host"), dir, "libomp_plugin.so", NULL};
+	const char *argv[] = {tp_target("omp_plugin_host"), dir, "libomp_plugin.so",
+			      unload ? "unload" : NULL, NULL};
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
 	const char *const absent[] = {"plugin_run (", "omp_plugin.c", NULL};
 	struct tp_run run = {0};
@@ -504,18 +506,35 @@ static void expect_plugin_sites(enum sites_read_by by)
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_in_a_recording, .timeout = 180)
 {
-	expect_plugin_sites(BY_RECORDING);
+	expect_plugin_sites(BY_RECORDING, false);
 }
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_console, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	expect_plugin_sites(BY_CONSOLE);
+	expect_plugin_sites(BY_CONSOLE, false);
 }
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_exit_report, .timeout = 180)
 {
-	expect_plugin_sites(BY_REPORT);
+	expect_plugin_sites(BY_REPORT, false);
+}
+
+/* Unloaded (dlclose) before the exit: the shim still knows where it lay, and names it then. */
+Test(sites, a_plugin_unloaded_before_the_exit_is_named_by_the_exit_report, .timeout = 180)
+{
+	expect_plugin_sites(BY_REPORT, true);
+}
+
+Test(sites, a_plugin_unloaded_before_the_exit_is_named_in_a_recording, .timeout = 180)
+{
+	expect_plugin_sites(BY_RECORDING, true);
+}
+
+Test(sites, a_plugin_unloaded_before_the_exit_is_named_by_the_console, .timeout = 180)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	expect_plugin_sites(BY_CONSOLE, true);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

@@ -26,6 +26,7 @@
 #include "recorder.h"
 #include "report.h"
 #include "settings.h"
+#include "source_lines.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "symbolize.h"
@@ -147,6 +148,8 @@ __attribute__((constructor)) static void start(void)
 	tp_lifecycle_when_program_runs(before_destructors);
 	tp_thread_state_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
+	/* a plug-in's code named after its dlclose (the exit report's sites) */
+	tp_source_lines_find_unloaded(tp_code_module_held);
 	const struct tp_settings *s = tp_settings();
 	bool consumers = s->record != NULL || s->report != NULL || s->live != TP_LIVE_OFF;
 	tp_clock_start(consumers);

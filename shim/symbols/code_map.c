@@ -14,6 +14,7 @@
 
 #include "process.h"
 #include "real_symbol.h"
+#include "source_lines.h"
 
 static struct tp_code_module modules[TP_CODE_MODULES_MAX];
 static uint32_t n_modules; /* published with release: entries below it are whole */
@@ -226,6 +227,22 @@ const struct tp_code_module *tp_code_module(uint32_t index)
 uint32_t tp_code_modules(void)
 {
 	return __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+}
+
+bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
+			 uintptr_t *end)
+{
+	uint32_t found = lookup(address);
+	if (found == 0)
+		return false;
+	const struct tp_code_module *held = &modules[found - 1];
+	*m = (struct tp_source_module){.path = held->path,
+				       .bias = held->bias,
+				       .build_id = held->build_id,
+				       .build_id_size = held->build_id_size};
+	*start = held->start & ~((uintptr_t)getpagesize() - 1);
+	*end = held->end;
+	return true;
 }
 
 /* The file name prefixes of the libraries tp_code_in_system_library means. */

@@ -42,6 +42,14 @@ const struct tp_code_module *tp_code_module(uint32_t index);
 uint32_t tp_code_modules(void);
 
 /*
+ * The module that held `address`, for naming the code of one unloaded since (source_lines.h's
+ * tp_unloaded_module_finder, given at start): a module's entry stays as it is.
+ */
+struct tp_source_module;
+bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
+			 uintptr_t *end);
+
+/*
  * Whether `address` lies in a library programs call through rather than write: the C and C++
  * standard libraries, the dynamic loader, libgcc, OpenMP's runtimes, the sanitizers'. A wait such a
  * library makes (pthread_join, std::condition_variable::wait) is named by the program's call into

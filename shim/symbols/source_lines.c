@@ -19,6 +19,7 @@
 static struct {
 	Dwfl *(*begin)(const Dwfl_Callbacks *);
 	void (*report_begin)(Dwfl *);
+	void (*report_begin_add)(Dwfl *);
 	int (*linux_proc_report)(Dwfl *, pid_t);
 	void (*end)(Dwfl *);
 	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
@@ -51,6 +52,7 @@ static struct {
 	const char *(*formstring)(Dwarf_Attribute *);
 	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
 	int (*module_build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
+	int (*module_report_build_id)(Dwfl_Module *, const unsigned char *, size_t, GElf_Addr);
 	Dwfl_Module *(*report_module)(Dwfl *, const char *, Dwarf_Addr, Dwarf_Addr);
 	const char *(*module_info)(Dwfl_Module *, void ***, Dwarf_Addr *, Dwarf_Addr *,
 				   Dwarf_Addr *, Dwarf_Addr *, const char **, const char **);
@@ -72,6 +74,7 @@ static const struct {
 	}
 	DW_SYMBOL(begin, dwfl_begin),
 	DW_SYMBOL(report_begin, dwfl_report_begin),
+	DW_SYMBOL(report_begin_add, dwfl_report_begin_add),
 	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
 	DW_SYMBOL(end, dwfl_end),
 	DW_SYMBOL(report_end, dwfl_report_end),
@@ -102,6 +105,7 @@ static const struct {
 	DW_SYMBOL(formstring, dwarf_formstring),
 	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
 	DW_SYMBOL(module_build_id, dwfl_module_build_id),
+	DW_SYMBOL(module_report_build_id, dwfl_module_report_build_id),
 	DW_SYMBOL(report_module, dwfl_report_module),
 	DW_SYMBOL(module_info, dwfl_module_info),
 	DW_SYMBOL(elf_begin, elf_begin),
@@ -385,7 +389,44 @@ bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t 
 	return true;
 }
 
-/* The module of `address`; this process's modules are read again once if none has it (dlopen). */
+static tp_unloaded_module_finder *unloaded_finder;
+
+void tp_source_lines_find_unloaded(tp_unloaded_module_finder *find)
+{
+	unloaded_finder = find;
+}
+
+bool tp_source_module_unloaded(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
+			       uintptr_t *end)
+{
+	return unloaded_finder != NULL && unloaded_finder(address, m, start, end) &&
+	       m->path[0] == '/';
+}
+
+/*
+ * The module of `address` when this process unloaded it (dlclose) before its code was named (the
+ * exit report's sites in a plug-in): gone from /proc/self/maps, it is reported as the finder
+ * given says it lay (the shim's code map), its build id with it (a file of another build is not
+ * read), until the session's next refresh. NULL if the finder knows no module there.
+ */
+static Dwfl_Module *unloaded_module_of(Dwfl *dwfl, uintptr_t address)
+{
+	struct tp_source_module m;
+	uintptr_t start, end;
+	if (!tp_source_module_unloaded(address, &m, &start, &end))
+		return NULL;
+	dw.report_begin_add(dwfl);
+	Dwfl_Module *mod = dw.report_module(dwfl, m.path, start, end);
+	if (mod != NULL && m.build_id_size > 0)
+		dw.module_report_build_id(mod, m.build_id, m.build_id_size, 0);
+	dw.report_end(dwfl, NULL, NULL);
+	return dw.addrmodule(dwfl, address);
+}
+
+/*
+ * The module of `address`; this process's modules are read again once if none has it (dlopen),
+ * and one it unloaded since is taken from the code map.
+ */
 static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
 {
 	Dwfl_Module *mod = dw.addrmodule(dwfl, address);
@@ -394,6 +435,8 @@ static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
 		dw.linux_proc_report(dwfl, getpid());
 		dw.report_end(dwfl, NULL, NULL);
 		mod = dw.addrmodule(dwfl, address);
+		if (mod == NULL)
+			mod = unloaded_module_of(dwfl, address);
 	}
 	return mod;
 }

@@ -67,3 +67,17 @@ struct tp_source_module {
  * this process's own modules' (tp_source_line): found by build id or .gnu_debuglink.
  */
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n);
+
+/*
+ * Where a module this process has unloaded (dlclose) lay: its file (path, bias, build id; the
+ * strings stay valid) into *m and the addresses it spanned into [*start, *end), from the first
+ * page; false if it knows none holding `address`. Asked only for an address no module loaded now
+ * holds: the shim gives its code map's (code_map.h), which keeps every module it saw; the console
+ * and the converter give none.
+ */
+typedef bool tp_unloaded_module_finder(uintptr_t address, struct tp_source_module *m,
+				       uintptr_t *start, uintptr_t *end);
+void tp_source_lines_find_unloaded(tp_unloaded_module_finder *find);
+/* The finder's answer, for a module whose path is absolute; false without a finder. */
+bool tp_source_module_unloaded(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
+			       uintptr_t *end);

@@ -378,6 +378,23 @@ static bool is_main_program(const Dl_info *info)
 }
 
 /*
+ * The name of the code at `pc` (of `kind`) in a module this process unloaded since (dlclose),
+ * which dladdr no longer finds: by symbol, from its file (tp_source_module_unloaded). False when
+ * no module is known there.
+ */
+static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only, char *out,
+			   size_t size)
+{
+	struct tp_source_module m;
+	uintptr_t start, end;
+	if (!tp_source_module_unloaded(named_code(pc, kind), &m, &start, &end))
+		return false;
+	/* `start`, its first page: dladdr's dli_fbase */
+	name_by_symbol(m.path, m.path, start, pc, kind, basename_only, false, out, size);
+	return true;
+}
+
+/*
  * Writes the name of the code at `pc` (of `kind`): from DWARF when `lines` and the module has
  * line tables, else from its symbols (dladdr's, for a function it exports; else the file's
  * .symtab), with the module named by file name alone if `basename_only`.
@@ -389,6 +406,8 @@ static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basena
 		return;
 	Dl_info info;
 	if (dladdr((const void *)named_code(pc, kind), &info) == 0 || info.dli_fname == NULL) {
+		if (unloaded_named(pc, kind, basename_only, out, size))
+			return;
 		/* a function outside every module (a JIT's) has no name */
 		if (kind == FUNCTION_ENTRY)
 			out[0] = '\0';
