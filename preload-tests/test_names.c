@@ -477,64 +477,104 @@ Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 1
 	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_REPORT);
 }
 
+/* The lines of the constructs of a plug-in's source: its parallel region's, then its task's. */
+static void plugin_lines(const char *source, const char *before, int lines[2])
+{
+	lines[0] = tp_source_line(source, before, "#pragma omp parallel");
+	lines[1] = tp_source_line(source, before, "#pragma omp task");
+	cr_assert(lines[0] > 0 && lines[1] > 0, "%s", source);
+}
+
 /*
- * A plug-in the program loads by a relative path (omp_plugin_host: "./libomp_plugin.so", then a
- * change of directory), and unloads before the exit if `unload`: its constructs are named each
- * way, by the console and the converter too, whose directories are their own (the shim keeps the
- * module's absolute path), and by the exit report after the module is gone.
+ * Plug-ins the program loads (omp_plugin_host), the first by a relative path
+ * ("./libomp_plugin.so", then a change of directory), unloaded before the exit if `unload`, and
+ * then, if `other`, omp_plugin_other's where the first lay: the constructs of each are named each
+ * way `by`, by the console and the converter too, whose directories are their own (the shim keeps
+ * each module's absolute path), and by the exit report after the module is gone; never one
+ * plug-in's code by the other's file.
  */
-static void expect_plugin_sites(enum sites_read_by by, bool unload)
+static void expect_plugin_sites(enum sites_read_by by, bool unload, bool other)
 {
 	const char *plugin = tp_require_file(tp_target("libomp_plugin.so"), "clang and libomp-dev");
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(plugin, '/') - plugin), plugin);
-	const char *argv[] = {tp_target("omp_plugin_host"), dir, "libomp_plugin.so",
-			      unload ? "unload" : NULL, NULL};
+	const char *argv[] = {tp_target("omp_plugin_host"),
+			      dir,
+			      "libomp_plugin.so",
+			      unload ? "unload" : NULL,
+			      other ? "libomp_plugin_other.so" : NULL,
+			      NULL};
+	if (other) { /* the test is of a plug-in loaded where another lay */
+		struct tp_run plain;
+		tp_run(TP_PLAIN, argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &plain);
+		void *first = NULL, *second = NULL;
+		const char *line = strstr(plain.out, "libomp_plugin_other.so at ");
+		cr_assert(sscanf(plain.out, "plug-in libomp_plugin.so at %p", &first) == 1 &&
+				  line != NULL &&
+				  sscanf(line, "libomp_plugin_other.so at %p", &second) == 1,
+			  "%s", plain.out);
+		cr_assert_eq(first, second,
+			     "the second plug-in was not loaded where the first lay:\n%s",
+			     plain.out);
+		tp_run_free(&plain);
+	}
 	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
-	const char *const absent[] = {"plugin_run (", "omp_plugin.c", NULL};
+	const char *const absent[] = {"plugin_run (", "other_tasks (", "omp_plugin.c",
+				      "omp_plugin_other.c", NULL};
 	struct tp_run run = {0};
 	struct named_sites sites;
 	sites_read(argv, env, by, absent, &run, &sites);
-	struct expected_site expected[2] = {{.tasks = 2}, {.tasks = 4}};
-	snprintf(expected[0].text, TP_SITE_READ, "plugin_run (omp_plugin.c:%d)",
-		 tp_source_line("omp_plugin.c", "long sum = 0;", "#pragma omp parallel"));
-	snprintf(expected[1].text, TP_SITE_READ, "plugin_run (omp_plugin.c:%d)",
-		 tp_source_line("omp_plugin.c", "long sum = 0;", "#pragma omp task"));
-	expect_sites(&sites, expected, 2);
+	int lines[2], other_lines[2];
+	plugin_lines("omp_plugin.c", "long sum = 0;", lines);
+	struct expected_site expected[4] = {{.tasks = 2}, {.tasks = 4}, {.tasks = 2}, {.tasks = 3}};
+	for (int k = 0; k < 2; k++)
+		snprintf(expected[k].text, TP_SITE_READ, "plugin_run (omp_plugin.c:%d)", lines[k]);
+	if (other) {
+		plugin_lines("omp_plugin_other.c", "long sum = 0;", other_lines);
+		for (int k = 0; k < 2; k++)
+			snprintf(expected[2 + k].text, TP_SITE_READ,
+				 "other_tasks (omp_plugin_other.c:%d)", other_lines[k]);
+	}
+	expect_sites(&sites, expected, other ? 4 : 2);
 	tp_run_free(&run);
 }
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_in_a_recording, .timeout = 180)
 {
-	expect_plugin_sites(BY_RECORDING, false);
+	expect_plugin_sites(BY_RECORDING, false, false);
 }
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_console, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	expect_plugin_sites(BY_CONSOLE, false);
+	expect_plugin_sites(BY_CONSOLE, false, false);
 }
 
 Test(sites, a_plugin_loaded_by_a_relative_path_is_named_by_the_exit_report, .timeout = 180)
 {
-	expect_plugin_sites(BY_REPORT, false);
+	expect_plugin_sites(BY_REPORT, false, false);
 }
 
 /* Unloaded (dlclose) before the exit: the shim still knows where it lay, and names it then. */
 Test(sites, a_plugin_unloaded_before_the_exit_is_named_by_the_exit_report, .timeout = 180)
 {
-	expect_plugin_sites(BY_REPORT, true);
+	expect_plugin_sites(BY_REPORT, true, false);
 }
 
-Test(sites, a_plugin_unloaded_before_the_exit_is_named_in_a_recording, .timeout = 180)
+/*
+ * Another loaded where it lay (as the loader does when their sizes allow): the code of each is
+ * its own module's, in a recording and in the console (each site's module is the one that held
+ * its code when it was first seen).
+ */
+Test(sites, plugins_loaded_in_turn_where_the_last_lay_are_each_named_in_a_recording, .timeout = 180)
 {
-	expect_plugin_sites(BY_RECORDING, true);
+	expect_plugin_sites(BY_RECORDING, true, true);
 }
 
-Test(sites, a_plugin_unloaded_before_the_exit_is_named_by_the_console, .timeout = 180)
+Test(sites, plugins_loaded_in_turn_where_the_last_lay_are_each_named_by_the_console, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	expect_plugin_sites(BY_CONSOLE, true);
+	expect_plugin_sites(BY_CONSOLE, true, true);
 }
 
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,

@@ -305,18 +305,36 @@ static size_t n_session;
 static const struct recorded_module *session_image;
 static size_t n_session_image;
 
-/* Makes the session span the image's modules that have a file, unless it does already. */
-static void use_modules(const struct recorded_module *modules, size_t n)
+/* Whether modules `a` and `b` lay over one another (one unloaded, the other loaded there since). */
+static bool overlap(const struct recorded_module *a, const struct recorded_module *b)
 {
+	return a != b && a->start < b->end && b->start < a->end;
+}
+
+/*
+ * Makes the session span the image's modules that have a file, unless it does already: all of
+ * them but those that lay over `m` (a program that loads its plug-ins in turn where the last one
+ * lay), whose addresses would be taken for m's.
+ */
+static void use_modules(const struct recorded_module *modules, size_t n,
+			const struct recorded_module *m)
+{
+	bool overlaps = false;
+	for (size_t i = 0; i < n && !overlaps; i++)
+		overlaps = overlap(&modules[i], m);
+	if (overlaps)
+		session_image = NULL; /* a session of its own, for m's addresses alone */
 	/* the image named last: its sites come together (recording.c), each naming it again */
 	if (modules == session_image && n == n_session_image && session != NULL)
 		return;
-	session_image = modules;
+	session_image = overlaps ? NULL : modules;
 	n_session_image = n;
 	struct session_module *wanted = calloc(n + 1, sizeof *wanted);
 	struct tp_source_module *given = calloc(n + 1, sizeof *given);
 	size_t k = 0;
 	for (size_t i = 0; wanted != NULL && given != NULL && i < n; i++) {
+		if (overlaps && overlap(&modules[i], m))
+			continue;
 		size_t f = module_file_of(&modules[i]);
 		if (f == SIZE_MAX || files[f].file == NULL)
 			continue;
@@ -385,7 +403,7 @@ void code_name(const struct recorded_module *modules, size_t n_modules,
 		return;
 	}
 	if (files[f].file != NULL) {
-		use_modules(modules, n_modules);
+		use_modules(modules, n_modules, m);
 		name_from_file(&files[f], m->bias, address, kind, out, size);
 	} else if (kind == TP_SITE_CODE_FUNCTION) {
 		/* no file of that build id here: a thread's routine by its module alone */

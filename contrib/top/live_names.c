@@ -101,13 +101,31 @@ static bool read_modules(const struct live_file *f, bool changed)
 	return changed;
 }
 
-/* Makes the naming session over the table's modules whose files can be read. */
-static void use_modules(void)
+/* The module whose session leaves out those that lay over it (ALL_MODULES: none left out). */
+#define ALL_MODULES UINT32_MAX
+static uint32_t session_focus = ALL_MODULES;
+
+/* Whether modules `a` and `b` lay over one another (one unloaded, the other loaded there since). */
+static bool overlap(unsigned a, unsigned b)
+{
+	return a != b && modules[a].state == TP_LIVE_ENTRY_READY &&
+	       modules[b].state == TP_LIVE_ENTRY_READY && modules[a].start < modules[b].end &&
+	       modules[b].start < modules[a].end;
+}
+
+/*
+ * Makes the naming session over the table's modules whose files can be read, but those that lay
+ * over module `focus` (ALL_MODULES: none): a program that loads its plug-ins in turn where the
+ * last one lay has modules whose addresses would be taken for one another's.
+ */
+static void use_modules(uint32_t focus)
 {
 	struct tp_source_module session[TP_LIVE_MODULES];
 	size_t k = 0;
+	session_focus = focus;
 	for (unsigned i = 0; i < n_modules; i++) {
-		if (modules[i].state != TP_LIVE_ENTRY_READY)
+		if (modules[i].state != TP_LIVE_ENTRY_READY ||
+		    (focus != ALL_MODULES && overlap(i, focus)))
 			continue;
 		usable[i] = readable_module(&modules[i]);
 		if (usable[i])
@@ -153,6 +171,12 @@ static void name_by_address(uint64_t pc, unsigned i, enum name_kind kind, char *
 static void name_here(uint64_t pc, uint32_t module, enum name_kind kind, char *out, size_t size)
 {
 	unsigned i = module < n_modules ? module : module_holding(pc);
+	uint32_t focus = ALL_MODULES;
+	for (unsigned j = 0; i < n_modules && j < n_modules && focus == ALL_MODULES; j++)
+		if (overlap(i, j))
+			focus = i;
+	if (focus != session_focus)
+		use_modules(focus);
 	if (i < n_modules && modules[i].state == TP_LIVE_ENTRY_READY && usable[i] &&
 	    kind == FUNCTION)
 		tp_symbolize_function_in_module(modules[i].path, modules[i].bias, pc, out, size);
@@ -238,7 +262,7 @@ static _Noreturn void namer_main(const struct live_file *f, int socket)
 	while (receive_all(socket, &r, sizeof r)) {
 		if (r.op == NAMER_MODULES) {
 			if (read_modules(f, false)) {
-				use_modules();
+				use_modules(ALL_MODULES);
 				forget_names();
 			}
 			continue;
@@ -372,7 +396,7 @@ void live_names_modules(const struct live_file *f)
 	if (namer.pid > 0)
 		(void)ask_namer(&(struct namer_request){.op = NAMER_MODULES}, NULL, 0);
 	else if (!namer.lost)
-		use_modules();
+		use_modules(ALL_MODULES);
 }
 
 static void name_code(uint64_t pc, uint32_t module, enum name_kind kind, char *out, size_t size)

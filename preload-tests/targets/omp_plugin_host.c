@@ -1,29 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program that loads a plug-in by a relative path, as many do ("./plugins/x.so", or a library
- * found through LD_LIBRARY_PATH=.): `omp_plugin_host DIR FILE [unload]` changes to DIR, loads
- * "./FILE" (omp_plugin.c), changes to / (nothing relative is found again from here), and prints
- * what the plug-in's plugin_run returns; with "unload", unloads it then (dlclose), before the
- * exit. Exits 0, 1 if the plug-in cannot be loaded or unloaded.
+ * A program that loads plug-ins by a relative path, as many do ("./plugins/x.so", or a library
+ * found through LD_LIBRARY_PATH=.): `omp_plugin_host DIR FILE [unload [FILE...]]` changes to
+ * DIR, loads "./FILE" (omp_plugin.c), changes to / (nothing relative is found again from here),
+ * and prints what the plug-in's plugin_run returns; with "unload", unloads it then (dlclose), and
+ * does the same with each FILE after, loaded by its absolute path from DIR (where the last one lay,
+ * as a rule: the loader reuses the range freed). Prints where each lay. Exits 0, 1 if a plug-in
+ * cannot be loaded or unloaded.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+/* `path` loaded, or NULL (said). */
+static void *load(const char *path)
+{
+	void *plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (plugin == NULL)
+		fprintf(stderr, "%s\n", dlerror());
+	return plugin;
+}
+
+/* Runs `plugin`'s plugin_run, says where it lay, unloads it if `unload`; 1 on failure. */
+static int run(void *plugin, const char *file, int unload)
+{
+	long (*plugin_run)(void) = (long (*)(void))dlsym(plugin, "plugin_run");
+	Dl_info info;
+	if (plugin_run == NULL || dladdr((void *)plugin_run, &info) == 0)
+		return 1;
+	printf("plug-in %s at %p: %ld\n", file, info.dli_fbase, plugin_run());
+	return unload && dlclose(plugin) != 0;
+}
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || argc > 4 || chdir(argv[1]) != 0)
+	if (argc < 3 || (argc > 3 && strcmp(argv[3], "unload") != 0) || chdir(argv[1]) != 0)
 		return 2;
-	char relative[4096];
-	snprintf(relative, sizeof relative, "./%s", argv[2]);
-	void *plugin = dlopen(relative, RTLD_NOW | RTLD_LOCAL);
-	if (plugin == NULL || chdir("/") != 0) {
-		fprintf(stderr, "%s\n", dlerror());
+	char path[4096];
+	snprintf(path, sizeof path, "./%s", argv[2]);
+	void *plugin = load(path);
+	if (plugin == NULL || chdir("/") != 0 || run(plugin, argv[2], argc > 3) != 0)
 		return 1;
+	for (int i = 4; i < argc; i++) {
+		snprintf(path, sizeof path, "%s/%s", argv[1], argv[i]);
+		if ((plugin = load(path)) == NULL || run(plugin, argv[i], 1) != 0)
+			return 1;
 	}
-	long (*run)(void) = (long (*)(void))dlsym(plugin, "plugin_run");
-	if (run == NULL)
-		return 1;
-	printf("plug-in: %ld\n", run());
-	return argc == 4 && dlclose(plugin) != 0;
+	return 0;
 }

@@ -76,6 +76,15 @@ int tp_real_close(int fd)
 	return fn(fd);
 }
 
+static int (*real_dlclose)(void *);
+TP_RESOLVED_AT_LOAD(real_dlclose, "dlclose", NULL);
+
+int tp_real_dlclose(void *handle)
+{
+	__typeof__(real_dlclose) fn = TP_REAL(real_dlclose, "dlclose", NULL);
+	return fn != NULL ? fn(handle) : -1;
+}
+
 static long (*real_syscall)(long, ...);
 TP_RESOLVED_AT_LOAD(real_syscall, "syscall", NULL);
 

@@ -23,6 +23,15 @@ static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	uintptr_t start, end;
 } spans[TP_CODE_MODULES_MAX];
+/*
+ * Where each module lay, kept after it was unloaded (its span then emptied): for naming the code
+ * it held (tp_code_module_held).
+ */
+static struct {
+	uintptr_t start, end;
+} held[TP_CODE_MODULES_MAX];
+/* dlclose calls seen (tp_code_map_unloads), and how many of them the spans reflect. */
+static uint32_t unloads, unloads_checked;
 /* The module this thread found last (index + 1): a thread's waits come from few places. */
 static __thread uint32_t last_found __attribute__((tls_model("initial-exec")));
 
@@ -136,36 +145,44 @@ static bool mapped_file_path_kept(uintptr_t address, char *path, size_t size)
 	return found;
 }
 
+/* Whether a module loaded at `bias`, spanning from `start`, has an entry (an unloaded one's none). */
 static bool known(uintptr_t bias, uintptr_t start)
 {
 	for (uint32_t i = 0; i < n_modules; i++)
-		if (modules[i].bias == bias && modules[i].start == start)
+		if (modules[i].bias == bias && modules[i].start == start && spans[i].end != 0)
 			return true;
 	return false;
 }
 
 /* Adds each loaded module not known yet (under `adding`). */
-static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
+/* Where `info`'s loaded segments lie: [*start, *end), end 0 when it has none. */
+static void module_span(const struct dl_phdr_info *info, uintptr_t *start, uintptr_t *end)
 {
-	(void)size, (void)unused;
-	uintptr_t start = UINTPTR_MAX, end = 0;
+	*start = UINTPTR_MAX, *end = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t from = info->dlpi_addr + ph->p_vaddr;
-		if (from < start)
-			start = from;
-		if (from + ph->p_memsz > end)
-			end = from + ph->p_memsz;
+		if (from < *start)
+			*start = from;
+		if (from + ph->p_memsz > *end)
+			*end = from + ph->p_memsz;
 	}
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size, (void)unused;
+	uintptr_t start, end;
+	module_span(info, &start, &end);
 	if (end == 0 || known(info->dlpi_addr, start) || n_modules == TP_CODE_MODULES_MAX)
 		return 0;
 	struct tp_code_module *m = &modules[n_modules];
 	memset(m, 0, sizeof *m);
 	m->bias = info->dlpi_addr;
-	m->start = spans[n_modules].start = start;
-	m->end = spans[n_modules].end = end;
+	m->start = spans[n_modules].start = held[n_modules].start = start;
+	m->end = spans[n_modules].end = held[n_modules].end = end;
 	read_build_id(info, m);
 	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
 	/* the main program (the vDSO has a name); none read under a filter (code_map.h) */
@@ -185,24 +202,81 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 	return 0;
 }
 
+/*
+ * dl_iterate_phdr's callback: marks in `loaded` the entry of each module still loaded, the same
+ * where it lay, of the same span and build (another loaded since where one lay is not it).
+ */
+static int mark_loaded(struct dl_phdr_info *info, size_t size, void *loaded)
+{
+	(void)size;
+	uintptr_t start, end;
+	module_span(info, &start, &end);
+	struct tp_code_module build = {0};
+	read_build_id(info, &build);
+	for (uint32_t i = 0; i < n_modules; i++)
+		if (modules[i].bias == info->dlpi_addr && modules[i].start == start &&
+		    modules[i].end == end && modules[i].build_id_size == build.build_id_size &&
+		    memcmp(modules[i].build_id, build.build_id, build.build_id_size) == 0)
+			((bool *)loaded)[i] = true;
+	return 0;
+}
+
+/*
+ * After a dlclose (under `adding`): the entries of modules no longer loaded hold no address from
+ * now on. A span's end is emptied first: a look-up reading it meanwhile matches nothing.
+ */
+static void retire_unloaded(void)
+{
+	uint32_t seen = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
+	if (seen == unloads_checked)
+		return;
+	bool loaded[TP_CODE_MODULES_MAX] = {false};
+	dl_iterate_phdr(mark_loaded, loaded);
+	for (uint32_t i = 0; i < n_modules; i++)
+		if (!loaded[i] && spans[i].end != 0) {
+			__atomic_store_n(&spans[i].end, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&spans[i].start, 0, __ATOMIC_RELEASE);
+		}
+	__atomic_store_n(&unloads_checked, seen, __ATOMIC_RELEASE);
+}
+
+void tp_code_map_unloads(void)
+{
+	__atomic_add_fetch(&unloads, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether module `i`'s span holds `address` (a span emptied by retire_unloaded holds none). */
+static inline bool in_span(uint32_t i, uintptr_t address)
+{
+	return address >= __atomic_load_n(&spans[i].start, __ATOMIC_RELAXED) &&
+	       address < __atomic_load_n(&spans[i].end, __ATOMIC_RELAXED);
+}
+
 static uint32_t lookup(uintptr_t address)
 {
 	uint32_t n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE), last = last_found;
-	if (last != 0 && last <= n && address >= spans[last - 1].start &&
-	    address < spans[last - 1].end)
+	if (last != 0 && last <= n && in_span(last - 1, address))
 		return last;
 	for (uint32_t i = 0; i < n; i++)
-		if (address >= spans[i].start && address < spans[i].end)
+		if (in_span(i, address))
 			return last_found = i + 1;
 	return 0;
 }
 
+/* Whether a dlclose came since the spans were last checked (retire_unloaded). */
+static bool unloads_unchecked(void)
+{
+	return __atomic_load_n(&unloads, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&unloads_checked, __ATOMIC_ACQUIRE);
+}
+
 uint32_t tp_code_module_of(uintptr_t address)
 {
-	uint32_t found = lookup(address);
+	uint32_t found = __builtin_expect(unloads_unchecked(), 0) ? 0 : lookup(address);
 	if (__builtin_expect(found != 0, 1) || address == 0)
 		return found;
 	tp_real_pthread_mutex_lock(&adding);
+	retire_unloaded();
 	found = lookup(address);
 	if (found == 0) {
 		dl_iterate_phdr(add_module, NULL);
@@ -215,6 +289,7 @@ uint32_t tp_code_module_of(uintptr_t address)
 void tp_code_map_before_seccomp(void)
 {
 	tp_real_pthread_mutex_lock(&adding);
+	retire_unloaded();
 	dl_iterate_phdr(add_module, NULL);
 	pthread_mutex_unlock(&adding);
 }
@@ -232,16 +307,24 @@ uint32_t tp_code_modules(void)
 bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
 			 uintptr_t *end)
 {
-	uint32_t found = lookup(address);
+	uint32_t found = tp_code_module_of(address);
+	/* else the one unloaded module that held it, if only one did */
+	for (uint32_t i = 0, n = tp_code_modules(); found == 0 && i < n; i++)
+		if (address >= held[i].start && address < held[i].end) {
+			for (uint32_t k = i + 1; k < n; k++)
+				if (address >= held[k].start && address < held[k].end)
+					return false;
+			found = i + 1;
+		}
 	if (found == 0)
 		return false;
-	const struct tp_code_module *held = &modules[found - 1];
-	*m = (struct tp_source_module){.path = held->path,
-				       .bias = held->bias,
-				       .build_id = held->build_id,
-				       .build_id_size = held->build_id_size};
-	*start = held->start & ~((uintptr_t)getpagesize() - 1);
-	*end = held->end;
+	const struct tp_code_module *m_held = &modules[found - 1];
+	*m = (struct tp_source_module){.path = m_held->path,
+				       .bias = m_held->bias,
+				       .build_id = m_held->build_id,
+				       .build_id_size = m_held->build_id_size};
+	*start = m_held->start & ~((uintptr_t)getpagesize() - 1);
+	*end = m_held->end;
 	return true;
 }
 

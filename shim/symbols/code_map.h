@@ -42,8 +42,17 @@ const struct tp_code_module *tp_code_module(uint32_t index);
 uint32_t tp_code_modules(void);
 
 /*
- * The module that held `address`, for naming the code of one unloaded since (source_lines.h's
- * tp_unloaded_module_finder, given at start): a module's entry stays as it is.
+ * A module may have been unloaded (dlclose's interposer): the next look-up checks which are still
+ * loaded. One that is not keeps its entry (tp_code_module), but no longer holds any address for
+ * tp_code_module_of: another module loaded where it lay is added as new.
+ */
+void tp_code_map_unloads(void);
+
+/*
+ * The module that holds `address`, or held it before it was unloaded, for naming the code of one
+ * unloaded since (source_lines.h's tp_unloaded_module_finder, given at start). False when none
+ * did, or when more than one unloaded since did (a program that loads its plug-ins in turn where
+ * the last one lay): which one ran that code is not known here.
  */
 struct tp_source_module;
 bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_t *start,

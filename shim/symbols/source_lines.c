@@ -795,6 +795,6 @@ void tp_source_lines_close(void)
 	unavailable = true; /* as load_libdw will say */
 	close_offline_modules();
 	offline = false;
-	dlclose(libdw_handle);
+	tp_real_dlclose(libdw_handle);
 	libdw_handle = NULL;
 }
