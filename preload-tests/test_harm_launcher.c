@@ -120,6 +120,44 @@ Test(harm, a_library_loaded_later_finds_what_libomp_lacks, .timeout = 120)
 }
 
 /*
+ * A program without OpenMP of its own that loads a GCC-built plug-in, unloads it, then loads
+ * another (omp_plugin_host): under the launcher the second's single construct runs once, on
+ * libomp (the plug-in's tasks' sum is 10), as in the plain run. Unloaded with the first, the
+ * libgomp bridge left libgomp itself to be found by its name: the second plug-in's
+ * GOMP_single_start bound there, every thread of libomp's team ran the single, and the sum was 20.
+ */
+Test(harm, a_gcc_plugin_loaded_after_another_was_unloaded_runs_on_libomp_alone, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *light = tp_require_file(tp_target("libomp_plugin_light_gcc.so"),
+					    "gcc and libomp-dev");
+	tp_require_file(tp_target("libomp_plugin_gcc.so"), "gcc and libomp-dev");
+	if (TP_LIBOMP_PATH[0] == '\0')
+		tp_skip_unless_ci("no libomp.so.5: install libomp-dev");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(light, '/') - light), light);
+	const char *argv[] = {tp_target("omp_plugin_host"), dir,
+			      "libomp_plugin_light_gcc.so", "unload",
+			      "libomp_plugin_gcc.so",       NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct tp_run run;
+	for (int round = 0; round < 3; round++) {
+		tp_launch((const char *[]){"run", "--", argv[0], argv[1], argv[2], argv[3], argv[4],
+					   NULL},
+			  env, &run);
+		cr_expect_eq(run.status, 0, "%s", run.err);
+		cr_expect(strstr(run.out, "libomp_plugin_light_gcc.so at ") != NULL &&
+				  strstr(run.out, ": 1\n") != NULL,
+			  "%s", run.out);
+		cr_expect(strstr(run.out, "libomp_plugin_gcc.so at ") != NULL &&
+				  strstr(run.out, ": 10\n") != NULL,
+			  "the second plug-in's single ran more than once:\n%s%s", run.out,
+			  run.err);
+		tp_run_free(&run);
+	}
+}
+
+/*
  * A GCC-built program that finds its own libgomp.so.1 beside itself (RUNPATH $ORIGIN, as in a
  * conda or spack tree) keeps it under the launcher: its output is the plain run's (its libgomp's
  * answer), not libomp's, and it says it stays on libgomp.

@@ -24,6 +24,10 @@ fi >"$work/versions.map"
 # The two names the bridge needs: empty objects of those sonames, linked to and never loaded.
 "$@" -shared -nostdlib -o "$work/$libomp_name" "$work/empty.c" "-Wl,-soname,$libomp_name"
 "$@" -shared -nostdlib -o "$work/$libgomp_name" "$work/empty.c" "-Wl,-soname,$libgomp_name"
+# Never unloaded (-z nodelete): libomp, once loaded, stays, and so does the libgomp it binds to
+# (the dynamic linker's relocation dependency); a bridge unloaded with the last plug-in that
+# needed libgomp would leave that libgomp to be found by its name for the next one, which would
+# then run its constructs half on libgomp (GOMP_single_start) under libomp's teams.
 "$@" -shared -nostdlib -o "$output" "$work/empty.c" -Wl,-soname,libtaskprobe-gomp-bridge.so \
-	"-Wl,--version-script=$work/versions.map" -Wl,--no-as-needed \
+	"-Wl,--version-script=$work/versions.map" -Wl,--no-as-needed -Wl,-z,nodelete \
 	"$work/$libomp_name" "$work/$libgomp_name"
