@@ -233,10 +233,13 @@ struct timeline {
 	struct frames frames;
 	struct profile_texts texts;
 	struct profile_writer *writer; /* the texts' thread, once started (NULL: this one writes) */
-	bool no_writer;                /* one thread, or it could not start: this one writes */
-	bool failed;                   /* out of memory, or the spill file failed */
-	struct analysis *analysis;     /* options.critical_path: the events go to it too */
-	uint32_t path_profile; /* speedscope: 1 + the critical path's profile being written */
+	/* the room left in the writer's batch being filled: [events_next, events_end); none
+	 * (both NULL) without a writer */
+	struct profile_event *events_next, *events_end;
+	bool no_writer;            /* one thread, or it could not start: this one writes */
+	bool failed;               /* out of memory, or the spill file failed */
+	struct analysis *analysis; /* options.critical_path: the events go to it too */
+	uint32_t path_profile;     /* speedscope: 1 + the critical path's profile being written */
 	char lines[2][MAX_LINE];
 	size_t previous_len; /* of lines[previous]; 0: no sample line just before */
 	unsigned previous;
@@ -403,9 +406,35 @@ void speedscope_add_profile(struct timeline *t, struct thread *thread,
 uint32_t speedscope_frame(struct timeline *t, const char *name);
 /* A slice's frame. */
 uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice);
-/* A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile. */
-void speedscope_event(struct timeline *t, const struct thread *thread, char type, uint32_t frame,
-		      uint64_t ns);
+/* speedscope_event's way when its room is none: event `e` handed to the writer (started first)
+ * or written by this thread (no writer); NULL: the writer's batch was just filled, handed on. */
+void speedscope_hand(struct timeline *t, const struct profile_event *e);
+/*
+ * A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile, at its microsecond of
+ * the window: made in its place in the writer's batch (built aside and copied, its 16 bytes
+ * waited for its parts' stores). Inline, speedscope_hand aside: the slices make most events
+ * open or close one, and the call's cost was as much as the rest.
+ */
+static inline void speedscope_event(struct timeline *t, const struct thread *thread, char type,
+				    uint32_t frame, uint64_t ns)
+{
+	if (thread->profile == 0)
+		return;
+	ns = ns < t->from ? t->from : ns > t->to ? t->to : ns;
+	struct profile_event *e = t->events_next;
+	if (e == t->events_end) {
+		struct profile_event handed = {(ns - t->from + 500) / 1000, frame,
+					       (uint16_t)(thread->profile - 1), type};
+		speedscope_hand(t, &handed);
+		return;
+	}
+	e->at = (ns - t->from + 500) / 1000;
+	e->frame = frame;
+	e->profile = (uint16_t)(thread->profile - 1);
+	e->type = type;
+	if (++t->events_next == t->events_end)
+		speedscope_hand(t, NULL);
+}
 /* A fragment of a process's critical path, as write_chrome's. */
 void speedscope_path_fragment(struct timeline *t, const struct analysis_fragment *f, bool first,
 			      uint64_t start, uint64_t end, const char *text);

@@ -280,10 +280,7 @@ struct profile_writer {
 	bool last[WRITER_BATCHES]; /* the batch is the last */
 	struct handoff h;
 	pthread_t thread;
-	/* the filling thread's, written at every event: a cache line of their own, which the
-	 * writer's reads do not take away */
-	_Alignas(64) uint32_t n; /* events in the batch being filled */
-	uint64_t filled;         /* batches filled */
+	uint64_t filled; /* batches filled (the batch filled is the timeline's events_next) */
 };
 
 static void *writer_run(void *arg)
@@ -303,16 +300,28 @@ static void *writer_run(void *arg)
 	}
 }
 
-/* The batch being filled handed to the writer (the last when `last`). */
-static void writer_hand(struct profile_writer *w, bool last)
+/* The timeline's room: the batch to fill, all of it. */
+static void writer_room(struct timeline *t)
 {
+	struct profile_writer *w = t->writer;
+	t->events_next = w->batches[w->filled % WRITER_BATCHES];
+	t->events_end = t->events_next + WRITER_BATCH;
+}
+
+/* The batch being filled handed to the writer (the last when `last`: the timeline then has no
+ * room). */
+static void writer_hand(struct timeline *t, bool last)
+{
+	struct profile_writer *w = t->writer;
 	unsigned at = (unsigned)(w->filled % WRITER_BATCHES);
-	w->sizes[at] = w->n;
+	w->sizes[at] = (uint32_t)(t->events_next - w->batches[at]);
 	w->last[at] = last;
 	handoff_fill_done(&w->h, w->filled++, last);
-	w->n = 0;
-	if (!last) /* (never stopped: the writer empties every batch) */
-		handoff_to_fill(&w->h, w->filled);
+	t->events_next = t->events_end = NULL;
+	if (last)
+		return;
+	handoff_to_fill(&w->h, w->filled); /* (never stopped: the writer empties every batch) */
+	writer_room(t);
 }
 
 /* The writer started, on two cores, the texts its own; false (`no_writer`) when it is not to be,
@@ -334,6 +343,8 @@ static bool writer_start(struct timeline *t)
 	}
 	t->writer = w;
 	t->no_writer = w == NULL;
+	if (w != NULL)
+		writer_room(t);
 	return w != NULL;
 }
 
@@ -344,7 +355,7 @@ static void writer_stop(struct timeline *t)
 	struct profile_writer *w = t->writer;
 	if (w == NULL)
 		return;
-	writer_hand(w, true);
+	writer_hand(t, true);
 	pthread_join(w->thread, NULL);
 	t->texts = w->texts;
 	free(w->batches);
@@ -353,30 +364,17 @@ static void writer_stop(struct timeline *t)
 	t->no_writer = true; /* (nothing is written after) */
 }
 
-/* A slice of `thread` opened ('O') or closed ('C') at `ns` in its profile, at its microsecond
- * of the window. */
-void speedscope_event(struct timeline *t, const struct thread *thread, char type, uint32_t frame,
-		      uint64_t ns)
+/* (the room is none until the writer starts, and without one) */
+void speedscope_hand(struct timeline *t, const struct profile_event *e)
 {
-	if (thread->profile == 0)
-		return;
-	ns = ns < t->from ? t->from : ns > t->to ? t->to : ns;
-	struct profile_writer *w = t->writer;
-	if (w == NULL && (t->no_writer || !writer_start(t))) {
-		struct profile_event e = {(ns - t->from + 500) / 1000, frame,
-					  (uint16_t)(thread->profile - 1), type};
-		profile_event(&t->texts, &e);
+	if (e != NULL && t->writer == NULL && (t->no_writer || !writer_start(t))) {
+		profile_event(&t->texts, e);
 		return;
 	}
-	w = t->writer;
-	/* made in its place (built aside and copied, its 16 bytes waited for its parts' stores) */
-	struct profile_event *e = &w->batches[w->filled % WRITER_BATCHES][w->n++];
-	e->at = (ns - t->from + 500) / 1000;
-	e->frame = frame;
-	e->profile = (uint16_t)(thread->profile - 1);
-	e->type = type;
-	if (w->n == WRITER_BATCH)
-		writer_hand(w, false);
+	if (e != NULL)
+		*t->events_next++ = *e;
+	if (t->events_next == t->events_end)
+		writer_hand(t, false);
 }
 
 static int block_order(const void *a, const void *b)
