@@ -362,9 +362,15 @@ void put_escaped(FILE *out, const char *s);
 /* The counters' table (false when out of memory), and its end. */
 bool counters_init(struct timeline *t);
 void counters_free(struct timeline *t);
-/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes, and
- * in speedscope's format (which has no counters). */
-struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid);
+/* The counters of `process` (its pid `pid`, when new); NULL past MAX_PROCESSES processes. */
+struct process *process_counters(struct timeline *t, uint32_t process, uint32_t pid);
+/* process_counters in the JSON; NULL in speedscope's format (which has no counters): told
+ * inline, the slices ask at every event. */
+static inline struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
+{
+	return t->options.format == TIMELINE_TRACE_EVENTS ? process_counters(t, process, pid)
+							  : NULL;
+}
 void counter_change(struct timeline *t, struct process *p, int which, int delta, uint64_t ns);
 /* Every counter's value at `ns`: the window's start (all) or end (the pending ones). */
 void counters_at(struct timeline *t, uint64_t ns, bool all);

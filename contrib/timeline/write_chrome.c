@@ -83,12 +83,9 @@ static uint64_t process_hash(const void *context, const void *slot)
 	return tp_hash_finish(((const struct process *)slot)->key);
 }
 
-struct process *process_of(struct timeline *t, uint32_t process, uint32_t pid)
+struct process *process_counters(struct timeline *t, uint32_t process, uint32_t pid)
 {
 	struct table *x = &t->processes;
-	/* the counters are the JSON's alone: speedscope's profiles keep none */
-	if (t->options.format != TIMELINE_TRACE_EVENTS)
-		return NULL;
 	if (t->last_process != NULL && t->last_process->key == process + 1ULL)
 		return t->last_process;
 	if (x->size == 0)
