@@ -240,15 +240,10 @@ static inline __attribute__((always_inline)) const struct tp_record *cursor_reco
 	return NULL;
 }
 
-/* Moves to the next event (site and module records are not events), setting next_ns; false at
- * the end. */
-static bool cursor_settle(struct cursor *c, struct book *b)
+/* cursor_settle past the record decoded (or at the cursor's start): the next record with
+ * events decoded, at its first. */
+static __attribute__((noinline)) bool cursor_settle_record(struct cursor *c, struct book *b)
 {
-	if (c->event < c->n_events) { /* the next event of the record decoded */
-		c->event_byte = events_byte(c->events, c->event);
-		c->next_ns = c->event_byte & EVENT_AT_END ? c->end_ns : c->ns;
-		return true;
-	}
 	if (c->n_events != 0) { /* past the record decoded (its bytes counted by the merge) */
 		c->offset += tp_record_bytes(c->record->word);
 		c->event = 0;
@@ -270,7 +265,21 @@ static bool cursor_settle(struct cursor *c, struct book *b)
 	return true;
 }
 
-static void heap_sift_down(struct cursor **heap, size_t n, size_t i)
+/* Moves to the next event (site and module records are not events), setting next_ns; false at
+ * the end. Inline where that is the record's next event (two of three in fib's recording): the
+ * call saved and restored registers for more than the rest cost. */
+static inline bool cursor_settle(struct cursor *c, struct book *b)
+{
+	if (c->event < c->n_events) { /* the next event of the record decoded */
+		c->event_byte = events_byte(c->events, c->event);
+		c->next_ns = c->event_byte & EVENT_AT_END ? c->end_ns : c->ns;
+		return true;
+	}
+	return cursor_settle_record(c, b);
+}
+
+/* (inline: the merge sifts at every event) */
+static inline void heap_sift_down(struct cursor **heap, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -310,12 +319,13 @@ struct merge {
 };
 
 /* Whether cursor `c`'s next event is one the merge leaves out: neither its thread's first nor
- * its chunk's first (where the chunk's drops are said). */
+ * its chunk's first (where the chunk's drops are said). Its type asked first: most events are
+ * of others. */
 static inline bool left_out(const struct merge *m, const struct cursor *c)
 {
 	unsigned type = c->event_byte & ~EVENT_AT_END;
-	return m->instants_left_out && c->handed && c->dropped_said &&
-	       (type == TP_RECORD_TASK_WAKE || type == TP_RECORD_TASK_TERMINATE);
+	return (type == TP_RECORD_TASK_WAKE || type == TP_RECORD_TASK_TERMINATE) &&
+	       m->instants_left_out && c->handed && c->dropped_said;
 }
 
 /* The heap's first cursor past its event (the cursor settled on its next, or gone). */
@@ -345,12 +355,12 @@ struct merged {
 static inline __attribute__((always_inline)) bool merge_next(struct merge *m, struct merged *next,
 							     struct left_out *left)
 {
-	struct book *b = m->b;
 	for (;;) {
 		if (m->n_heap == 0)
 			return false;
+		/* (the record's pages were counted as it was decoded: this thread reads no more
+		 * of it, the thread handing the events on does) */
 		struct cursor *c = m->heap[0];
-		pages_read(&b->pages, c->record, tp_record_bytes(c->record->word));
 		if (__builtin_expect(!left_out(m, c), 1)) {
 			*next = (struct merged){c->record, c->next_ns, c->chunk,
 						(uint8_t)c->event_byte, !c->dropped_said};
