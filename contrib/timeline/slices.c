@@ -72,9 +72,13 @@ static bool in_kept_poll(const struct timeline *t, const struct thread *thread)
 	return false;
 }
 
-/* Opens `slice` on the sample's thread (unless its stack of slices is full). */
-static bool open_slice(struct timeline *t, struct thread *thread, const struct open_slice *slice,
-		       const struct sample *s)
+/* Opens `slice` on the sample's thread (unless its stack of slices is full). (Inline always, as
+ * close_slice: most events open or close a slice, and the compiler kept each a call, which
+ * saved and restored registers for a fifth of what they do.) */
+static inline __attribute__((always_inline)) bool open_slice(struct timeline *t,
+							     struct thread *thread,
+							     const struct open_slice *slice,
+							     const struct sample *s)
 {
 	if (thread->depth == MAX_OPEN)
 		return false;
@@ -104,8 +108,8 @@ static bool open_slice(struct timeline *t, struct thread *thread, const struct o
 /* Closes the innermost slice if it is of `kind` (an end whose start came before the
  * recording has nothing to close): its end with its arguments, or an instant if it has no
  * length (its begin not written yet). */
-static void close_slice(struct timeline *t, struct thread *thread, char kind,
-			const struct sample *s)
+static inline __attribute__((always_inline)) void
+close_slice(struct timeline *t, struct thread *thread, char kind, const struct sample *s)
 {
 	struct open_slice *open = t->stacks[thread->stack];
 	if (thread->depth == 0 || open[thread->depth - 1].kind != kind)
@@ -283,32 +287,64 @@ static bool task_instants_drawn(const struct timeline *t)
 	return t->options.format == TIMELINE_TRACE_EVENTS;
 }
 
-void slices_event(struct timeline *t, const struct sample *s, struct thread *thread)
+/* A task's wake or terminate, as the JSON draws them (the only format that does: see
+ * task_instants_drawn). */
+static void task_instant(struct timeline *t, const struct sample *s, struct thread *thread,
+			 struct process *counters)
 {
 	uint64_t task = (uint64_t)s->arg[0];
+	struct task *e = map_find(&t->tasks, thread->process, task);
+	if (s->type == TP_RECORD_TASK_WAKE && e != NULL && !(e->flags & TASK_READY)) {
+		e->flags |= TASK_READY;
+		counter_change(t, counters, READY, 1, s->ns);
+	}
+	if (thread->kept && (t->options.n_sites == 0 || (e != NULL && e->flags & TASK_KEPT)))
+		chrome_instant(t, s,
+			       s->type == TP_RECORD_TASK_WAKE ? "wake task" : "terminate task",
+			       task);
+}
+
+/* A thread's or a worker's start or stop: a worker counted, an instant drawn. */
+static void thread_instant(struct timeline *t, const struct sample *s, struct thread *thread)
+{
+	if (s->type == TP_RECORD_WORKER_START)
+		t->counts.workers++;
+	if (!thread->kept || t->options.n_sites > 0)
+		return;
+	if (s->type == TP_RECORD_THREAD_START)
+		chrome_instant(t, s, "thread start", (uint64_t)s->arg[0]);
+	else if (s->type == TP_RECORD_THREAD_STOP)
+		chrome_instant(t, s, "thread stop", (uint64_t)s->arg[0]);
+	else if (s->type == TP_RECORD_WORKER_START)
+		chrome_instant(t, s, "worker start", s->tid);
+	else
+		chrome_instant(t, s, "worker stop", s->tid);
+}
+
+/* (a switch: the event's type picks its case at once, where a chain of tests asked up to ten
+ * times for the most common events, parks and unparks) */
+void slices_event(struct timeline *t, const struct sample *s, struct thread *thread)
+{
 	uint32_t process = thread->process;
 	struct process *counters = process_of(t, process, thread->pid);
-	if (s->type == TP_RECORD_TASK_SPAWN) {
+	switch (s->type) {
+	case TP_RECORD_TASK_SPAWN:
 		task_spawned(t, s, thread, counters);
-	} else if ((s->type == TP_RECORD_TASK_WAKE || s->type == TP_RECORD_TASK_TERMINATE) &&
-		   !task_instants_drawn(t)) {
-		/* what a wake or a terminate changes (the ready counter, an instant) is the JSON's
-		 * alone: speedscope's profiles skip the task's lookup, a miss in a table of every
-		 * task alive */
-	} else if (s->type == TP_RECORD_TASK_WAKE) {
-		struct task *e = map_find(&t->tasks, process, task);
-		if (e != NULL && !(e->flags & TASK_READY)) {
-			e->flags |= TASK_READY;
-			counter_change(t, counters, READY, 1, s->ns);
-		}
-		if (thread->kept &&
-		    (t->options.n_sites == 0 || (e != NULL && e->flags & TASK_KEPT)))
-			chrome_instant(t, s, "wake task", task);
-	} else if (s->type == TP_RECORD_TASK_POLL_START) {
+		break;
+	case TP_RECORD_TASK_WAKE:
+	case TP_RECORD_TASK_TERMINATE:
+		/* what a wake or a terminate changes (the ready counter, an instant) is the
+		 * JSON's alone: speedscope's profiles skip the task's lookup, a miss in a table
+		 * of every task alive */
+		if (task_instants_drawn(t))
+			task_instant(t, s, thread, counters);
+		break;
+	case TP_RECORD_TASK_POLL_START:
 		poll_started(t, s, thread, counters);
-	} else if (s->type == TP_RECORD_TASK_POLL_END) {
+		break;
+	case TP_RECORD_TASK_POLL_END: {
 		close_slice(t, thread, 'P', s);
-		struct task *e = map_find(&t->tasks, process, task);
+		struct task *e = map_find(&t->tasks, process, (uint64_t)s->arg[0]);
 		if (s->arg[1] != 0 && e != NULL) {
 			if (chrome_now(t) && (e->flags & TASK_SHOWN))
 				chrome_task_end(t, e, s);
@@ -317,39 +353,39 @@ void slices_event(struct timeline *t, const struct sample *s, struct thread *thr
 				counter_change(t, counters, READY, -1, s->ns);
 			table_remove(&t->tasks, e);
 		}
-	} else if (s->type == TP_RECORD_TASK_TERMINATE) {
-		struct task *e = map_find(&t->tasks, process, task);
-		if (thread->kept &&
-		    (t->options.n_sites == 0 || (e != NULL && e->flags & TASK_KEPT)))
-			chrome_instant(t, s, "terminate task", task);
-	} else if (s->type == TP_RECORD_WORKER_PARK) {
+		break;
+	}
+	case TP_RECORD_WORKER_PARK: {
 		struct open_slice park = {.kind = 'K'};
 		open_slice(t, thread, &park, s);
-	} else if (s->type == TP_RECORD_WORKER_UNPARK) {
+		break;
+	}
+	case TP_RECORD_WORKER_UNPARK:
 		close_slice(t, thread, 'K', s);
-	} else if (s->type == TP_RECORD_WAIT_START) {
+		break;
+	case TP_RECORD_WAIT_START:
 		wait_started(t, s, thread);
-	} else if (s->type == TP_RECORD_WAIT_STACK) {
+		break;
+	case TP_RECORD_WAIT_STACK: {
 		/* right after its wait's start: the innermost slice, when it is that wait */
 		struct open_slice *wait = thread->depth > 0
 						  ? &t->stacks[thread->stack][thread->depth - 1]
 						  : NULL;
 		if (wait != NULL && wait->kind == 'W' && wait->id == (uint64_t)s->arg[1])
 			wait->stack = (uint64_t)s->arg[2];
-	} else if (s->type == TP_RECORD_WAIT_END) {
+		break;
+	}
+	case TP_RECORD_WAIT_END:
 		close_slice(t, thread, 'W', s);
-	} else if (!thread->kept || t->options.n_sites > 0) {
-		if (s->type == TP_RECORD_WORKER_START)
-			t->counts.workers++;
-	} else if (s->type == TP_RECORD_THREAD_START) {
-		chrome_instant(t, s, "thread start", task);
-	} else if (s->type == TP_RECORD_THREAD_STOP) {
-		chrome_instant(t, s, "thread stop", task);
-	} else if (s->type == TP_RECORD_WORKER_START) {
-		t->counts.workers++;
-		chrome_instant(t, s, "worker start", s->tid);
-	} else if (s->type == TP_RECORD_WORKER_STOP) {
-		chrome_instant(t, s, "worker stop", s->tid);
+		break;
+	case TP_RECORD_THREAD_START:
+	case TP_RECORD_THREAD_STOP:
+	case TP_RECORD_WORKER_START:
+	case TP_RECORD_WORKER_STOP:
+		thread_instant(t, s, thread);
+		break;
+	default:
+		break;
 	}
 }
 
