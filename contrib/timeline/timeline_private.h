@@ -267,16 +267,25 @@ static inline void put(FILE *out, const char *s)
 }
 
 /* Writes `v`'s decimal digits at `to` (20 at most, no NUL); returns how many. Two digits a
- * division: every event written has a number or more (a time, a frame, a task). */
+ * division: every event written has a number or more (a time, a frame, a task). The digits are
+ * counted from the bits' (a bit is log10(2) digits: 1233 / 4096), one comparison with a power
+ * of ten to tell (a loop of one a digit was 15% of speedscope's writer's instructions). */
 static inline size_t format_u64(char *to, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	size_t n = 1;
-	for (uint64_t power = 10; n < 20 && v >= power; power *= 10)
-		n++;
+	/* clang-format off */
+	static const uint64_t powers[20] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+	/* clang-format on */
+	/* (v | 1: the same count of digits, 1 for 0; the powers above 1 are even) */
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1), below = bits * 1233 >> 12;
+	size_t n = below + 1 - ((v | 1) < powers[below]);
 	char *p = to + n;
 	for (; v >= 100; v /= 100) {
 		p -= 2;
