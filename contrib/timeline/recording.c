@@ -375,12 +375,14 @@ static inline __attribute__((always_inline)) bool merge_next(struct merge *m, st
 	}
 }
 
-/* Where the merged events go: the timeline, or the sink (t NULL); and the MPI ranks. */
+/* Where the merged events go: the timeline, or the sink (t NULL); and the MPI ranks, if any
+ * (`ranked`: a call an event spared when there are none). */
 struct hand_on {
 	struct timeline *t;
 	const struct recording_sink *sink;
 	struct ranks *ranks;
 	struct recording_totals *totals;
+	bool ranked;
 };
 
 /* Whether the timeline's window has ended: later events change nothing. */
@@ -404,7 +406,7 @@ hand_on(const struct hand_on *to, const struct book *b, const struct merged *nex
 	else
 		to->sink->event(to->sink->context, &e);
 	to->totals->events++;
-	return ranks_event(to->ranks, to->t, &e);
+	return !to->ranked || ranks_event(to->ranks, to->t, &e);
 }
 
 /*
@@ -443,7 +445,7 @@ hand_on_all(struct merge *m, const struct hand_on *to, bool *merged)
 			timeline_add(to->t, &e);
 		else
 			to->sink->event(to->sink->context, &e);
-		if (!ranks_event(to->ranks, to->t, &e))
+		if (to->ranked && !ranks_event(to->ranks, to->t, &e))
 			return false;
 		to->totals->events++;
 		merge_advance(m, c);
@@ -590,7 +592,7 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 	struct merge m = {b, heap, n_heap,
 			  .instants_left_out = t != NULL && ranks_none(b->ranks) &&
 					       timeline_takes_no_task_instants(t, n_cursors)};
-	struct hand_on to = {t, sink, b->ranks, totals};
+	struct hand_on to = {t, sink, b->ranks, totals, !ranks_none(b->ranks)};
 	bool merged;
 	if (!(converter_threads() > 1 ? relay(&m, &to, &merged) : hand_on_all(&m, &to, &merged)))
 		goto out;
