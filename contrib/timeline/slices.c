@@ -34,29 +34,56 @@ static uint64_t entry_hash(const void *context, const void *slot)
 	return entry_key_hash(e->process, e->key);
 }
 
+/* Where the probe for `key` of `process` stops in `m` (which has slots): its entry's slot, or
+ * the free slot it would take. */
+static size_t map_slot(const struct table *m, uint32_t process, uint64_t key)
+{
+	size_t i = table_home(m, entry_key_hash(process, key));
+	for (; table_used(m, i); i = table_next(m, i)) {
+		const struct key_head *e = table_slot(m, i);
+		if (e->key == key && e->process == process)
+			break;
+	}
+	return i;
+}
+
 static void *map_find(const struct table *m, uint32_t process, uint64_t key)
 {
 	if (m->size == 0 || key == 0)
 		return NULL;
-	for (size_t i = table_home(m, entry_key_hash(process, key)); table_used(m, i);
-	     i = table_next(m, i)) {
-		struct key_head *e = table_slot(m, i);
-		if (e->key == key && e->process == process)
-			return e;
-	}
-	return NULL;
+	size_t i = map_slot(m, process, key);
+	return table_used(m, i) ? table_slot(m, i) : NULL;
 }
 
-/* The entry of `key` of `process`, added zeroed if new; NULL when out of memory (or key 0). */
+/* map_find, slot `hint` (where the entry was: entries move only as others come and go) asked
+ * first: no hash, and a probe of one slot (a task at its poll's end, found at its start). */
+static void *map_find_at(const struct table *m, uint32_t process, uint64_t key, size_t hint)
+{
+	if (hint < m->size) {
+		struct key_head *e = table_slot(m, hint);
+		if (e->key == key && e->process == process && key != 0)
+			return e;
+	}
+	return map_find(m, process, key);
+}
+
+/* The entry of `key` of `process`, added zeroed if new (in the free slot its probe found, when
+ * the table has room: one probe); NULL when out of memory (or key 0). */
 static void *map_get(struct table *m, uint32_t process, uint64_t key, bool *added)
 {
-	struct key_head *e = map_find(m, process, key);
 	*added = false;
-	if (e != NULL || key == 0)
-		return e;
-	if (!table_room(m))
+	if (key == 0)
 		return NULL;
-	e = table_claim(m, entry_key_hash(process, key));
+	size_t i = m->size > 0 ? map_slot(m, process, key) : 0;
+	if (m->size > 0 && table_used(m, i))
+		return table_slot(m, i);
+	struct key_head *e;
+	if (table_has_room(m)) /* (none without slots) */
+		e = memset(table_fill(m, i), 0, m->slot_size);
+	else if (table_grow(m))
+		e = table_claim(m, entry_key_hash(process, key));
+	else
+		return NULL;
 	e->key = key;
 	e->process = process;
 	*added = true;
@@ -249,7 +276,9 @@ static void poll_started(struct timeline *t, const struct sample *s, struct thre
 	struct open_slice poll = {.kind = 'P',
 				  .id = task,
 				  .site = e != NULL ? e->site : 0,
-				  .name = e != NULL ? e->name : 0};
+				  .name = e != NULL ? e->name : 0,
+				  .slot = e != NULL ? (uint32_t)(e - (struct task *)t->tasks.slots)
+						    : UINT32_MAX};
 	poll.kept = e != NULL ? (e->flags & TASK_KEPT) != 0 : site_kept(t, 0, 0);
 	if (e != NULL && (e->flags & TASK_READY)) {
 		e->flags &= (uint8_t)~TASK_READY;
@@ -343,9 +372,16 @@ void slices_event(struct timeline *t, const struct sample *s, struct thread *thr
 		poll_started(t, s, thread, counters);
 		break;
 	case TP_RECORD_TASK_POLL_END: {
+		/* the task looked up when it is done (not after a part of it), first where its
+		 * poll, the innermost slice, found it */
+		const struct open_slice *poll =
+			thread->depth > 0 ? &t->stacks[thread->stack][thread->depth - 1] : NULL;
+		size_t hint = poll != NULL && poll->kind == 'P' ? poll->slot : SIZE_MAX;
 		close_slice(t, thread, 'P', s);
-		struct task *e = map_find(&t->tasks, process, (uint64_t)s->arg[0]);
-		if (s->arg[1] != 0 && e != NULL) {
+		struct task *e = s->arg[1] != 0 ? map_find_at(&t->tasks, process,
+							      (uint64_t)s->arg[0], hint)
+						: NULL;
+		if (e != NULL) {
 			if (chrome_now(t) && (e->flags & TASK_SHOWN))
 				chrome_task_end(t, e, s);
 			counter_change(t, counters, ALIVE, -1, s->ns);

@@ -61,6 +61,8 @@ struct open_slice {
 	uint8_t wait_kind;
 	bool written, kept;
 	uint32_t name, frame;
+	uint32_t slot; /* a poll's: its task's slot in the tasks' table as it opened (UINT32_MAX:
+			* none), where its end looks first */
 	uint64_t id, site, task, ns;
 	uint64_t stack; /* a wait's: its stack's id (wait-stack), 0 when none was taken */
 };
