@@ -391,22 +391,29 @@ static bool handed_all(const struct hand_on *to)
 	return to->t != NULL && timeline_done(to->t);
 }
 
-/* Event `next` of book `b` handed on (its chunk's drops said first, on its track). False when
- * out of memory. */
-static inline __attribute__((always_inline)) bool
-hand_on(const struct hand_on *to, const struct book *b, const struct merged *next)
+/* Event `next` of book `b` handed on (its chunk's drops said first, on its track) as `e`, whose
+ * fields of its chunk are set when it is the chunk of the event handed before (*chunk: its
+ * index; ~0 at first). False when out of memory. */
+static inline __attribute__((always_inline)) bool hand_on(const struct hand_on *to,
+							  const struct book *b,
+							  const struct merged *next,
+							  struct timeline_event *e, uint32_t *chunk)
 {
 	const struct chunk_ref *ref = &b->refs[next->chunk];
-	struct timeline_event e;
-	event_of(ref, &b->segments[ref->segment], next->record, next->event, next->ns, &e);
+	const struct segment *segment = &b->segments[ref->segment];
+	if (next->chunk != *chunk) {
+		event_of_chunk(ref, segment, e);
+		*chunk = next->chunk;
+	}
+	event_of_record(segment, next->record, next->event, next->ns, e);
 	if (next->chunk_first && ref->header->dropped > 0 && to->t != NULL)
-		timeline_dropped(to->t, &e, ref->header->dropped);
+		timeline_dropped(to->t, e, ref->header->dropped);
 	if (to->t != NULL)
-		timeline_add(to->t, &e);
+		timeline_add(to->t, e);
 	else
-		to->sink->event(to->sink->context, &e);
+		to->sink->event(to->sink->context, e);
 	to->totals->events++;
-	return !to->ranked || ranks_event(to->ranks, to->t, &e);
+	return !to->ranked || ranks_event(to->ranks, to->t, e);
 }
 
 /*
@@ -514,12 +521,15 @@ static bool relay(struct merge *m, const struct hand_on *to, bool *merged)
 	}
 	bool ok = true, stopped = false;
 	*merged = false;
+	/* the event handed on, its fields of its chunk set once a run of it (hand_on) */
+	struct timeline_event e = {0};
+	uint32_t chunk = ~0u;
 	for (uint64_t i = 0; ok && !stopped && !*merged; i++) {
 		handoff_to_empty(&r.h, i);
 		const struct relay_batch *batch = &r.batches[i % RELAY_BATCHES];
 		for (uint32_t j = 0; ok && !stopped && j < batch->n; j++)
 			if (!(stopped = handed_all(to)))
-				ok = hand_on(to, m->b, &batch->next[j]);
+				ok = hand_on(to, m->b, &batch->next[j], &e, &chunk);
 		*merged = ok && !stopped && batch->last;
 		handoff_empty_done(&r.h, i);
 	}
