@@ -188,6 +188,9 @@ struct profile_texts {
 	bool failed;         /* out of memory, or the spill file failed */
 };
 
+/* The sites' frames remembered, by their names' low bits (a power of two). */
+#define SITE_FRAMES_CACHED 4096u
+
 /* speedscope's frames: distinct names (JSON-escaped), by their text. */
 struct frames {
 	struct table table; /* of 1 + a frame (uint32_t), by its name */
@@ -195,8 +198,9 @@ struct frames {
 	uint32_t n, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
-	uint32_t cache_name[4096], cache_frame[4096]; /* a site's name (pool offset) to its frame */
-	uint32_t parked;                              /* the parks' frame, once `parked_known` */
+	/* a site's name (pool offset) to its frame */
+	uint32_t cache_name[SITE_FRAMES_CACHED], cache_frame[SITE_FRAMES_CACHED];
+	uint32_t parked; /* the parks' frame, once `parked_known` */
 	bool parked_known;
 };
 
@@ -421,8 +425,20 @@ void speedscope_add_profile(struct timeline *t, struct thread *thread,
 			    const struct timeline_event *e);
 /* The frame of a name (JSON-escaped, NUL-terminated); 0 when there is no room. */
 uint32_t speedscope_frame(struct timeline *t, const char *name);
-/* A slice's frame. */
-uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice);
+/* speedscope_slice_frame's frame when it is not one found before: found, and remembered. */
+uint32_t speedscope_slice_frame_found(struct timeline *t, const struct open_slice *slice);
+/* A slice's frame: a park's, or a poll's of a site, as found before (inline: half the slices
+ * opened are parks, most others polls of a few sites), else speedscope_slice_frame_found. */
+static inline uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice)
+{
+	if (slice->kind == 'K' && t->frames.parked_known)
+		return t->frames.parked;
+	size_t i = slice->name & (SITE_FRAMES_CACHED - 1);
+	if (slice->kind == 'P' && slice->site != 0 && slice->name != 0 &&
+	    t->frames.cache_name[i] == slice->name)
+		return t->frames.cache_frame[i];
+	return speedscope_slice_frame_found(t, slice);
+}
 /* speedscope_event's way when its room is none: event `e` handed to the writer (started first)
  * or written by this thread (no writer); NULL: the writer's batch was just filled, handed on. */
 void speedscope_hand(struct timeline *t, const struct profile_event *e);

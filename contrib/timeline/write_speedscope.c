@@ -188,15 +188,12 @@ uint32_t speedscope_frame(struct timeline *t, const char *name)
 	return f->n - 1;
 }
 
-/* A slice's frame (speedscope only). */
-uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *slice)
+uint32_t speedscope_slice_frame_found(struct timeline *t, const struct open_slice *slice)
 {
 	char buf[2048];
 	if (slice->kind == 'K') { /* a frame found once, not hashed at every park */
-		if (!t->frames.parked_known) {
-			t->frames.parked = speedscope_frame(t, "parked");
-			t->frames.parked_known = true;
-		}
+		t->frames.parked = speedscope_frame(t, "parked");
+		t->frames.parked_known = true;
 		return t->frames.parked;
 	}
 	if (slice->kind == 'W') {
@@ -204,11 +201,9 @@ uint32_t speedscope_slice_frame(struct timeline *t, const struct open_slice *sli
 		return speedscope_frame(t, buf);
 	}
 	if (slice->site != 0 && slice->name != 0) {
-		size_t i = slice->name & 4095;
-		if (t->frames.cache_name[i] != slice->name) {
-			t->frames.cache_name[i] = slice->name;
-			t->frames.cache_frame[i] = speedscope_frame(t, t->sites.pool + slice->name);
-		}
+		size_t i = slice->name & (SITE_FRAMES_CACHED - 1);
+		t->frames.cache_name[i] = slice->name;
+		t->frames.cache_frame[i] = speedscope_frame(t, t->sites.pool + slice->name);
 		return t->frames.cache_frame[i];
 	}
 	return speedscope_frame(t, task_name_text(t, slice->site, slice->name, buf));
