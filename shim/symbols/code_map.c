@@ -23,13 +23,8 @@ static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	uintptr_t start, end;
 } spans[TP_CODE_MODULES_MAX];
-/*
- * Where each module lay, kept after it was unloaded (its span then emptied): for naming the code
- * it held (tp_code_module_held).
- */
-static struct {
-	uintptr_t start, end;
-} held[TP_CODE_MODULES_MAX];
+/* (a module's entry keeps where it lay after it was unloaded and its span emptied: the code it
+ * held is named by it, tp_code_module_held) */
 /* dlclose calls seen (tp_code_map_unloads), and how many of them the spans reflect. */
 static uint32_t unloads, unloads_checked;
 /* The module this thread found last (index + 1): a thread's waits come from few places. */
@@ -154,7 +149,6 @@ static bool known(uintptr_t bias, uintptr_t start)
 	return false;
 }
 
-/* Adds each loaded module not known yet (under `adding`). */
 /* Where `info`'s loaded segments lie: [*start, *end), end 0 when it has none. */
 static void module_span(const struct dl_phdr_info *info, uintptr_t *start, uintptr_t *end)
 {
@@ -171,6 +165,7 @@ static void module_span(const struct dl_phdr_info *info, uintptr_t *start, uintp
 	}
 }
 
+/* Adds each loaded module not known yet (under `adding`). */
 static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 {
 	(void)size, (void)unused;
@@ -181,8 +176,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *unused)
 	struct tp_code_module *m = &modules[n_modules];
 	memset(m, 0, sizeof *m);
 	m->bias = info->dlpi_addr;
-	m->start = spans[n_modules].start = held[n_modules].start = start;
-	m->end = spans[n_modules].end = held[n_modules].end = end;
+	m->start = spans[n_modules].start = start;
+	m->end = spans[n_modules].end = end;
 	read_build_id(info, m);
 	const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
 	/* the main program (the vDSO has a name); none read under a filter (code_map.h) */
@@ -310,9 +305,9 @@ bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_
 	uint32_t found = tp_code_module_of(address);
 	/* else the one unloaded module that held it, if only one did */
 	for (uint32_t i = 0, n = tp_code_modules(); found == 0 && i < n; i++)
-		if (address >= held[i].start && address < held[i].end) {
+		if (address >= modules[i].start && address < modules[i].end) {
 			for (uint32_t k = i + 1; k < n; k++)
-				if (address >= held[k].start && address < held[k].end)
+				if (address >= modules[k].start && address < modules[k].end)
 					return false;
 			found = i + 1;
 		}
