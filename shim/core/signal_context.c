@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "signal_context.h"
 
+#include "maps.h"
 #include "real_symbol.h"
 
 #include <errno.h>
@@ -76,22 +77,25 @@ struct range {
 static struct range code[MAX_CODE_RANGES];
 static unsigned n_code;
 
-/* Parses one line of /proc/self/maps: the stack's range if it holds `sp`, code ranges kept. */
-static void map_line(const char *line, uintptr_t sp, struct range *stack)
+/* What a reading of the mappings fills: the stack's range if one holds `sp`. */
+struct stack_search {
+	uintptr_t sp;
+	struct range stack;
+};
+
+/* One line of /proc/self/maps (tp_maps_line_fn): the stack's range if it holds `sp`, code ranges
+ * kept. A line cut short has its range and permissions: the rest is its path. */
+static bool map_line(const char *line, bool whole, void *context)
 {
-	uintptr_t start = 0, end = 0;
-	const char *p = line;
-	for (; *p != '-' && *p != '\0'; p++)
-		start = start << 4 | (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
-	if (*p++ != '-')
-		return;
-	for (; *p != ' ' && *p != '\0'; p++)
-		end = end << 4 | (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
-	if (*p++ != ' ' || strlen(p) < 4)
-		return;
+	(void)whole;
+	struct stack_search *search = context;
+	uintptr_t start, end;
+	const char *p = tp_maps_range(line, &start, &end);
+	if (p == NULL || strlen(p) < 4)
+		return false;
 	const char *perms = p;
-	if (sp >= start && sp < end && perms[0] == 'r' && perms[1] == 'w')
-		*stack = (struct range){start, end};
+	if (search->sp >= start && search->sp < end && perms[0] == 'r' && perms[1] == 'w')
+		search->stack = (struct range){start, end};
 	/* the path, after perms, offset, device and inode: none for anonymous memory */
 	for (int field = 0; field < 4 && *p != '\0'; field++) {
 		p += strcspn(p, " ");
@@ -103,46 +107,17 @@ static void map_line(const char *line, uintptr_t sp, struct range *stack)
 	 */
 	if (perms[0] == 'r' && perms[2] == 'x' && *p != '\0' && n_code < MAX_CODE_RANGES)
 		code[n_code++] = (struct range){start, end};
+	return false;
 }
 
 /* Reads /proc/self/maps: false if it cannot be read, or no readable mapping holds `sp`. */
 static bool read_maps(uintptr_t sp, struct range *stack)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char buffer[4096];
-	size_t held = 0;
-	bool in_long_line = false; /* past the start of a line longer than the buffer */
-	*stack = (struct range){0, 0};
+	struct stack_search search = {.sp = sp};
 	n_code = 0;
-	for (;;) {
-		ssize_t n = read(fd, buffer + held, sizeof buffer - 1 - held);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		held += (size_t)n;
-		buffer[held] = '\0';
-		char *line = buffer, *newline;
-		while ((newline = strchr(line, '\n')) != NULL) {
-			*newline = '\0';
-			if (!in_long_line)
-				map_line(line, sp, stack);
-			in_long_line = false;
-			line = newline + 1;
-		}
-		held = (size_t)(buffer + held - line);
-		memmove(buffer, line, held);
-		if (held == sizeof buffer - 1) { /* its start is enough: the rest is its path */
-			if (!in_long_line)
-				map_line(buffer, sp, stack);
-			in_long_line = true;
-			held = 0;
-		}
-	}
-	tp_real_close(fd);
-	return stack->end > stack->start;
+	bool read = tp_maps_lines(map_line, &search);
+	*stack = search.stack;
+	return read && stack->end > stack->start;
 }
 
 /*

@@ -5,13 +5,12 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "process.h"
 #include "real_symbol.h"
 #include "source_lines.h"
@@ -59,31 +58,34 @@ static void read_build_id(const struct dl_phdr_info *info, struct tp_code_module
 	}
 }
 
-/* A line of /proc/self/maps is at most this long where its path fits a module's entry. */
-#define MAPS_LINE_MAX (TP_CODE_PATH_MAX + 128)
+/* What a search of the mappings for a module's file fills (path_line). */
+struct path_search {
+	uintptr_t address;
+	char *path;
+	size_t size;
+	bool found;
+};
 
 /*
- * Whether the line `line` of /proc/self/maps maps the file that holds `address`: then its path,
- * absolute (the kernel's), into `path`; never a file deleted since, whose name the kernel marks.
+ * One line of /proc/self/maps (tp_maps_line_fn): if it maps the file that holds the address, its
+ * path, absolute (the kernel's), and the search ends; never a line cut short, nor a file deleted
+ * since, whose name the kernel marks.
  */
-static bool maps_line_path(const char *line, uintptr_t address, char *path, size_t size)
+static bool path_line(const char *line, bool whole, void *context)
 {
-	char *rest;
-	unsigned long low = strtoul(line, &rest, 16);
-	if (*rest != '-')
-		return false;
-	unsigned long high = strtoul(rest + 1, &rest, 16);
-	if (address < low || address >= high)
+	struct path_search *search = context;
+	uintptr_t low, high;
+	const char *rest = tp_maps_range(line, &low, &high);
+	if (rest == NULL || search->address < low || search->address >= high)
 		return false;
 	const char *file = strchr(rest, '/');
-	if (file == NULL)
-		return false;
-	size_t n = strlen(file);
+	size_t n = file != NULL ? strlen(file) : 0;
 	static const char deleted[] = " (deleted)";
-	if (n >= size ||
-	    (n >= sizeof deleted - 1 && strcmp(file + n - (sizeof deleted - 1), deleted) == 0))
-		return false;
-	memcpy(path, file, n + 1);
+	search->found = whole && file != NULL && n < search->size &&
+			!(n >= sizeof deleted - 1 &&
+			  strcmp(file + n - (sizeof deleted - 1), deleted) == 0);
+	if (search->found)
+		memcpy(search->path, file, n + 1);
 	return true;
 }
 
@@ -97,38 +99,8 @@ static bool maps_line_path(const char *line, uintptr_t address, char *path, size
  */
 static bool mapped_file_path(uintptr_t address, char *path, size_t size)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char text[2 * MAPS_LINE_MAX];
-	size_t held = 0;
-	bool found = false, skipping = false; /* skipping: the rest of a line too long to hold */
-	for (;;) {
-		ssize_t n = read(fd, text + held, sizeof text - 1 - held);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		held += (size_t)n;
-		text[held] = '\0';
-		char *line = text, *newline;
-		while (!found && (newline = memchr(line, '\n', held - (size_t)(line - text)))) {
-			*newline = '\0';
-			found = !skipping && maps_line_path(line, address, path, size);
-			skipping = false;
-			line = newline + 1;
-		}
-		if (found)
-			break;
-		held -= (size_t)(line - text);
-		memmove(text, line, held);
-		if (held == sizeof text - 1) { /* no line's end in the whole buffer */
-			held = 0;
-			skipping = true;
-		}
-	}
-	tp_real_close(fd);
-	return found;
+	struct path_search search = {.address = address, .path = path, .size = size};
+	return tp_maps_lines(path_line, &search) && search.found;
 }
 
 /* mapped_file_path, errno kept: the program's, whose call made the module known. */
