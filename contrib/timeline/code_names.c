@@ -322,10 +322,9 @@ static void use_modules(const struct recorded_module *modules, size_t n,
 	bool overlaps = false;
 	for (size_t i = 0; i < n && !overlaps; i++)
 		overlaps = overlap(&modules[i], m);
-	if (overlaps)
-		session_image = NULL; /* a session of its own, for m's addresses alone */
-	/* the image named last: its sites come together (recording.c), each naming it again */
-	if (modules == session_image && n == n_session_image && session != NULL)
+	/* the image named last: its sites come together (recording.c), each naming it again; one
+	 * with modules over m's, a session of its own for m's addresses */
+	if (!overlaps && modules == session_image && n == n_session_image && session != NULL)
 		return;
 	session_image = overlaps ? NULL : modules;
 	n_session_image = n;
