@@ -562,6 +562,53 @@ Test(sites, a_plugin_unloaded_before_the_exit_is_named_by_the_exit_report, .time
 }
 
 /*
+ * Unloaded, then a new build of it installed at its path (renamed over it) before the exit: the
+ * report names its code by its address in it, never by the new file's symbols or lines (the code
+ * there is another's: omp_plugin_other's other_tasks), whose build id is not the one that ran.
+ * Named while it was loaded (a tracer of another test attached to the shim asks for the sites'
+ * names at their spawns), its sites keep their right names.
+ */
+Test(sites, a_plugin_rebuilt_after_it_was_unloaded_is_not_named_from_the_new_file, .timeout = 180)
+{
+	char built[4096], dir[] = "/tmp/tp-rebuilt-XXXXXX", command[8400];
+	/* tp_target's answer is its buffer's until its next call */
+	snprintf(built, sizeof built, "%s",
+		 tp_require_file(tp_target("libomp_plugin.so"), "clang and libomp-dev"));
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(command, sizeof command, "cp '%s' '%s' '%s/' && chmod -R a+rwX '%s'", built,
+		 tp_target("libomp_plugin_other.so"), dir, dir);
+	cr_assert_eq(system(command), 0, "%s", command);
+	const char *argv[] = {tp_target("omp_plugin_host"), dir, "libomp_plugin.so", "reinstall",
+			      "libomp_plugin_other.so",     NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	struct named_sites sites;
+	report_sites_of(argv, env, &sites);
+	int lines[2];
+	plugin_lines("omp_plugin.c", "long sum = 0;", lines);
+	/* the parallel region's 2 implicit tasks and the 4 tasks: by address, each call apart
+	 * (clang unrolls the loop of four task constructs: four calls, one line) */
+	size_t regions = 0, tasks = 0;
+	for (size_t k = 0; k < sites.n; k++) {
+		unsigned long address;
+		int end = 0, line = 0;
+		bool by_address = sscanf(sites.text[k], "%lx (libomp_plugin.so)%n", &address,
+					 &end) == 1 &&
+				  end > 0 && sites.text[k][end] == '\0';
+		bool named = sscanf(sites.text[k], "plugin_run (omp_plugin.c:%d)%n", &line, &end) ==
+				     1 &&
+			     end > 0 && sites.text[k][end] == '\0' &&
+			     line == lines[sites.tasks[k] == 2 ? 0 : 1];
+		cr_expect(by_address || named, "%s: not the plug-in's code; sites:%s",
+			  sites.text[k], listed(&sites));
+		regions += sites.tasks[k] == 2;
+		tasks += sites.tasks[k];
+	}
+	cr_expect(regions == 1 && tasks == 6, "sites:%s", listed(&sites));
+	snprintf(command, sizeof command, "rm -rf '%s'", dir);
+	cr_expect_eq(system(command), 0);
+}
+
+/*
  * Another loaded where it lay (as the loader does when their sizes allow): the code of each is
  * its own module's, in a recording and in the console (each site's module is the one that held
  * its code when it was first seen).

@@ -5,11 +5,13 @@
  * DIR, loads "./FILE" (omp_plugin.c), changes to / (nothing relative is found again from here),
  * and prints what the plug-in's plugin_run returns; with "unload", unloads it then (dlclose), and
  * does the same with each FILE after, loaded by its absolute path from DIR (where the last one lay,
- * as a rule: the loader reuses the range freed). Prints where each lay. Exits 0, 1 if a plug-in
- * cannot be loaded or unloaded.
+ * as a rule: the loader reuses the range freed). Prints where each lay. `omp_plugin_host DIR FILE
+ * reinstall NEW` unloads FILE, then puts DIR/NEW in its place (renamed over it, as an install of a
+ * new build does) and exits. Exits 0, 1 if a plug-in cannot be loaded, unloaded or reinstalled.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,13 +38,21 @@ static int run(void *plugin, const char *file, int unload)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (argc > 3 && strcmp(argv[3], "unload") != 0) || chdir(argv[1]) != 0)
+	bool reinstall = argc == 5 && strcmp(argv[3], "reinstall") == 0;
+	if (argc < 3 || (argc > 3 && strcmp(argv[3], "unload") != 0 && !reinstall) ||
+	    chdir(argv[1]) != 0)
 		return 2;
 	char path[4096];
 	snprintf(path, sizeof path, "./%s", argv[2]);
 	void *plugin = load(path);
 	if (plugin == NULL || chdir("/") != 0 || run(plugin, argv[2], argc > 3) != 0)
 		return 1;
+	if (reinstall) {
+		char new_build[4096];
+		snprintf(new_build, sizeof new_build, "%s/%s", argv[1], argv[4]);
+		snprintf(path, sizeof path, "%s/%s", argv[1], argv[2]);
+		return rename(new_build, path) != 0;
+	}
 	for (int i = 4; i < argc; i++) {
 		snprintf(path, sizeof path, "%s/%s", argv[1], argv[i]);
 		if ((plugin = load(path)) == NULL || run(plugin, argv[i], 1) != 0)

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "source_lines.h"
 
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <fcntl.h>
 #include <elfutils/libdwfl.h>
@@ -13,108 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libdw_functions.h"
 #include "real_symbol.h"
-
-/* The libdw functions used, resolved from one table at load. */
-static struct {
-	Dwfl *(*begin)(const Dwfl_Callbacks *);
-	void (*report_begin)(Dwfl *);
-	void (*report_begin_add)(Dwfl *);
-	int (*linux_proc_report)(Dwfl *, pid_t);
-	void (*end)(Dwfl *);
-	int (*report_end)(Dwfl *, int (*)(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *),
-			  void *);
-	Dwfl_Module *(*addrmodule)(Dwfl *, Dwarf_Addr);
-	Dwarf_Die *(*module_addrdie)(Dwfl_Module *, Dwarf_Addr, Dwarf_Addr *);
-	Dwarf *(*module_getdwarf)(Dwfl_Module *, Dwarf_Addr *);
-	int (*next_unit)(Dwarf *, Dwarf_Off, Dwarf_Off *, size_t *, Dwarf_Half *, Dwarf_Off *,
-			 uint8_t *, uint8_t *, uint64_t *, Dwarf_Off *);
-	Dwarf_Die *(*offdie)(Dwarf *, Dwarf_Off, Dwarf_Die *);
-	int (*haspc)(Dwarf_Die *, Dwarf_Addr);
-	int (*entrypc)(Dwarf_Die *, Dwarf_Addr *);
-	Dwarf_Line *(*getsrc_die)(Dwarf_Die *, Dwarf_Addr);
-	int (*lineno)(Dwarf_Line *, int *);
-	const char *(*linesrc)(Dwarf_Line *, Dwarf_Word *, Dwarf_Word *);
-	int (*child)(Dwarf_Die *, Dwarf_Die *);
-	int (*siblingof)(Dwarf_Die *, Dwarf_Die *);
-	int (*tag)(Dwarf_Die *);
-	int (*hasattr)(Dwarf_Die *, unsigned int);
-	int (*formflag)(Dwarf_Attribute *, bool *);
-	const char *(*decl_file)(Dwarf_Die *);
-	int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
-	int (*decl_line)(Dwarf_Die *, int *);
-	int (*getsrclines)(Dwarf_Die *, Dwarf_Lines **, size_t *);
-	Dwarf_Line *(*onesrcline)(Dwarf_Lines *, size_t);
-	int (*lineaddr)(Dwarf_Line *, Dwarf_Addr *);
-	int (*lineendsequence)(Dwarf_Line *, bool *);
-	int (*linebeginstatement)(Dwarf_Line *, bool *);
-	Dwarf_Attribute *(*attr_integrate)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
-	const char *(*formstring)(Dwarf_Attribute *);
-	int (*find_elf)(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
-	int (*module_build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
-	int (*module_report_build_id)(Dwfl_Module *, const unsigned char *, size_t, GElf_Addr);
-	Dwfl_Module *(*report_module)(Dwfl *, const char *, Dwarf_Addr, Dwarf_Addr);
-	const char *(*module_info)(Dwfl_Module *, void ***, Dwarf_Addr *, Dwarf_Addr *,
-				   Dwarf_Addr *, Dwarf_Addr *, const char **, const char **);
-	/* libelf's, which libdw loads */
-	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
-	int (*elf_end)(Elf *);
-	int (*getphdrnum)(Elf *, size_t *);
-	GElf_Phdr *(*getphdr)(Elf *, int, GElf_Phdr *);
-	ssize_t (*elf_build_id)(Elf *, const void **);
-} dw;
-
-static const struct {
-	const char *name;
-	size_t offset;
-} dw_symbols[] = {
-#define DW_SYMBOL(field, symbol)                                                                   \
-	{                                                                                          \
-#symbol, offsetof(__typeof__(dw), field)                                           \
-	}
-	DW_SYMBOL(begin, dwfl_begin),
-	DW_SYMBOL(report_begin, dwfl_report_begin),
-	DW_SYMBOL(report_begin_add, dwfl_report_begin_add),
-	DW_SYMBOL(linux_proc_report, dwfl_linux_proc_report),
-	DW_SYMBOL(end, dwfl_end),
-	DW_SYMBOL(report_end, dwfl_report_end),
-	DW_SYMBOL(addrmodule, dwfl_addrmodule),
-	DW_SYMBOL(module_addrdie, dwfl_module_addrdie),
-	DW_SYMBOL(module_getdwarf, dwfl_module_getdwarf),
-	DW_SYMBOL(next_unit, dwarf_next_unit),
-	DW_SYMBOL(offdie, dwarf_offdie),
-	DW_SYMBOL(haspc, dwarf_haspc),
-	DW_SYMBOL(entrypc, dwarf_entrypc),
-	DW_SYMBOL(getsrc_die, dwarf_getsrc_die),
-	DW_SYMBOL(lineno, dwarf_lineno),
-	DW_SYMBOL(linesrc, dwarf_linesrc),
-	DW_SYMBOL(child, dwarf_child),
-	DW_SYMBOL(siblingof, dwarf_siblingof),
-	DW_SYMBOL(tag, dwarf_tag),
-	DW_SYMBOL(hasattr, dwarf_hasattr),
-	DW_SYMBOL(formflag, dwarf_formflag),
-	DW_SYMBOL(decl_file, dwarf_decl_file),
-	DW_SYMBOL(formudata, dwarf_formudata),
-	DW_SYMBOL(decl_line, dwarf_decl_line),
-	DW_SYMBOL(getsrclines, dwarf_getsrclines),
-	DW_SYMBOL(onesrcline, dwarf_onesrcline),
-	DW_SYMBOL(lineaddr, dwarf_lineaddr),
-	DW_SYMBOL(lineendsequence, dwarf_lineendsequence),
-	DW_SYMBOL(linebeginstatement, dwarf_linebeginstatement),
-	DW_SYMBOL(attr_integrate, dwarf_attr_integrate),
-	DW_SYMBOL(formstring, dwarf_formstring),
-	DW_SYMBOL(find_elf, dwfl_linux_proc_find_elf),
-	DW_SYMBOL(module_build_id, dwfl_module_build_id),
-	DW_SYMBOL(module_report_build_id, dwfl_module_report_build_id),
-	DW_SYMBOL(report_module, dwfl_report_module),
-	DW_SYMBOL(module_info, dwfl_module_info),
-	DW_SYMBOL(elf_begin, elf_begin),
-	DW_SYMBOL(elf_end, elf_end),
-	DW_SYMBOL(getphdrnum, elf_getphdrnum),
-	DW_SYMBOL(getphdr, gelf_getphdr),
-	DW_SYMBOL(elf_build_id, dwelf_elf_gnu_build_id),
-#undef DW_SYMBOL
-};
 
 /* Where Debian (and most distributions) put separate debug files. */
 #define DEBUG_DIR      "/usr/lib/debug"
@@ -180,7 +79,7 @@ static int find_local_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
 	char path[DEBUG_PATH_MAX];
 	const unsigned char *id;
 	GElf_Addr id_address;
-	int id_length = dw.module_build_id(mod, &id, &id_address);
+	int id_length = tp_dw.module_build_id(mod, &id, &id_address);
 	if (id_length > 1) {
 		int n = snprintf(path, sizeof path, DEBUG_DIR "/.build-id/%02x/", id[0]);
 		for (int i = 1; i < id_length && n < (int)sizeof path - 3; i++)
@@ -209,7 +108,7 @@ static int find_local_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
 static int find_elf_closed_on_exec(Dwfl_Module *mod, void **userdata, const char *modname,
 				   Dwarf_Addr base, char **file_name, Elf **elfp)
 {
-	int fd = dw.find_elf(mod, userdata, modname, base, file_name, elfp);
+	int fd = tp_dw.find_elf(mod, userdata, modname, base, file_name, elfp);
 	if (fd >= 0)
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
@@ -253,59 +152,40 @@ static bool unavailable;
 /* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
 static bool offline;
 
-/* libdw as load_libdw loaded it: 1 loaded (libdw_handle), -1 cannot be, 0 not yet. */
-static int loaded;
-static void *libdw_handle;
-
-/* libdw, loaded privately once, never after tp_source_lines_close; false if it cannot be. */
-static bool load_libdw(void)
-{
-	if (loaded != 0)
-		return loaded > 0;
-	loaded = -1;
-	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (lib == NULL)
-		return false;
-	libdw_handle = lib;
-	for (size_t i = 0; i < sizeof dw_symbols / sizeof dw_symbols[0]; i++) {
-		void *f = dlsym(lib, dw_symbols[i].name);
-		if (f == NULL)
-			return false;
-		memcpy((char *)&dw + dw_symbols[i].offset, &f, sizeof f);
-	}
-	loaded = 1;
-	return true;
-}
-
 /* The session over this process's modules, started now if it is not yet; NULL if it cannot be. */
 static Dwfl *get_session(void)
 {
 	if (session != NULL || unavailable || offline)
 		return session;
 	unavailable = true;
-	if (!load_libdw())
+	if (!tp_libdw_load())
 		return NULL;
-	Dwfl *fresh = dw.begin(&callbacks);
+	Dwfl *fresh = tp_dw.begin(&callbacks);
 	if (fresh == NULL)
 		return NULL;
-	if (dw.linux_proc_report(fresh, getpid()) != 0 || dw.report_end(fresh, NULL, NULL) != 0)
+	if (tp_dw.linux_proc_report(fresh, getpid()) != 0 ||
+	    tp_dw.report_end(fresh, NULL, NULL) != 0)
 		return NULL;
 	session = fresh;
 	unavailable = false;
 	return session;
 }
 
+/* Closes what open_offline_module opened of module `m`. */
+static void close_offline_module(struct offline_module *m)
+{
+	if (m->elf != NULL)
+		tp_dw.elf_end(m->elf);
+	if (m->fd >= 0)
+		tp_real_close(m->fd);
+	free(m->path);
+}
+
 /* The files of the modules libdwfl did not take (never read), closed. */
 static void close_offline_modules(void)
 {
-	for (size_t i = 0; i < n_offline_modules; i++) {
-		struct offline_module *m = &offline_modules[i];
-		if (m->elf != NULL)
-			dw.elf_end(m->elf);
-		if (m->fd >= 0)
-			tp_real_close(m->fd);
-		free(m->path);
-	}
+	for (size_t i = 0; i < n_offline_modules; i++)
+		close_offline_module(&offline_modules[i]);
 	free(offline_modules);
 	offline_modules = NULL;
 	n_offline_modules = 0;
@@ -320,9 +200,9 @@ static bool open_offline_module(const struct tp_source_module *given, struct off
 	*m = (struct offline_module){.fd = open_elf_file(given->path)};
 	if (m->fd < 0)
 		return false;
-	m->elf = dw.elf_begin(m->fd, ELF_C_READ, NULL);
+	m->elf = tp_dw.elf_begin(m->fd, ELF_C_READ, NULL);
 	const void *id = NULL;
-	ssize_t id_size = m->elf != NULL ? dw.elf_build_id(m->elf, &id) : -1;
+	ssize_t id_size = m->elf != NULL ? tp_dw.elf_build_id(m->elf, &id) : -1;
 	bool same = given->build_id_size == 0 ||
 		    (id_size == (ssize_t)given->build_id_size &&
 		     memcmp(id, given->build_id, given->build_id_size) == 0);
@@ -338,11 +218,11 @@ static bool loaded_range(Elf *elf, uintptr_t bias, Dwarf_Addr *low, Dwarf_Addr *
 {
 	size_t n;
 	bool first = true;
-	if (dw.getphdrnum(elf, &n) != 0)
+	if (tp_dw.getphdrnum(elf, &n) != 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		if (dw.getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+		if (tp_dw.getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
 			continue;
 		if (first)
 			*low = bias + (ph.p_vaddr & -(ph.p_align != 0 ? ph.p_align : 1));
@@ -356,32 +236,32 @@ static bool loaded_range(Elf *elf, uintptr_t bias, Dwarf_Addr *low, Dwarf_Addr *
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n)
 {
 	if (session != NULL)
-		dw.end(session);
+		tp_dw.end(session);
 	session = NULL;
 	offline = true;
 	close_offline_modules();
-	if (n == 0 || !load_libdw())
+	if (n == 0 || !tp_libdw_load())
 		return false;
 	offline_modules = calloc(n, sizeof *offline_modules);
-	Dwfl *fresh = offline_modules != NULL ? dw.begin(&offline_callbacks) : NULL;
+	Dwfl *fresh = offline_modules != NULL ? tp_dw.begin(&offline_callbacks) : NULL;
 	if (fresh == NULL)
 		return false;
-	dw.report_begin(fresh);
+	tp_dw.report_begin(fresh);
 	for (size_t i = 0; i < n; i++) {
 		struct offline_module *m = &offline_modules[n_offline_modules++];
 		Dwarf_Addr low = 0, high = 0;
 		if (!open_offline_module(&modules[i], m))
 			continue; /* its file, if open, closed with the others' */
 		Dwfl_Module *mod = loaded_range(m->elf, modules[i].bias, &low, &high)
-					   ? dw.report_module(fresh, modules[i].path, low, high)
+					   ? tp_dw.report_module(fresh, modules[i].path, low, high)
 					   : NULL;
 		void **userdata;
 		if (mod != NULL &&
-		    dw.module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) != NULL)
+		    tp_dw.module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) != NULL)
 			*userdata = m;
 	}
-	if (dw.report_end(fresh, NULL, NULL) != 0) {
-		dw.end(fresh);
+	if (tp_dw.report_end(fresh, NULL, NULL) != 0) {
+		tp_dw.end(fresh);
 		close_offline_modules();
 		return false;
 	}
@@ -406,21 +286,28 @@ bool tp_source_module_unloaded(uintptr_t address, struct tp_source_module *m, ui
 /*
  * The module of `address` when this process unloaded it (dlclose) before its code was named (the
  * exit report's sites in a plug-in): gone from /proc/self/maps, it is reported as the finder
- * given says it lay (the shim's code map), its build id with it (a file of another build is not
- * read), until the session's next refresh. NULL if the finder knows no module there.
+ * given says it lay (the shim's code map), its build id with it, until the session's next
+ * refresh. NULL if the finder knows no module there, or if its file is now of another build.
  */
 static Dwfl_Module *unloaded_module_of(Dwfl *dwfl, uintptr_t address)
 {
 	struct tp_source_module m;
+	struct offline_module file;
 	uintptr_t start, end;
 	if (!tp_source_module_unloaded(address, &m, &start, &end))
 		return NULL;
-	dw.report_begin_add(dwfl);
-	Dwfl_Module *mod = dw.report_module(dwfl, m.path, start, end);
+	/* libdwfl, given the build id, still reads whatever file lies at the path now (a new build
+	 * installed there since: its lines would name other code) */
+	bool same = open_offline_module(&m, &file);
+	close_offline_module(&file);
+	if (!same)
+		return NULL;
+	tp_dw.report_begin_add(dwfl);
+	Dwfl_Module *mod = tp_dw.report_module(dwfl, m.path, start, end);
 	if (mod != NULL && m.build_id_size > 0)
-		dw.module_report_build_id(mod, m.build_id, m.build_id_size, 0);
-	dw.report_end(dwfl, NULL, NULL);
-	return dw.addrmodule(dwfl, address);
+		tp_dw.module_report_build_id(mod, m.build_id, m.build_id_size, 0);
+	tp_dw.report_end(dwfl, NULL, NULL);
+	return tp_dw.addrmodule(dwfl, address);
 }
 
 /*
@@ -429,12 +316,12 @@ static Dwfl_Module *unloaded_module_of(Dwfl *dwfl, uintptr_t address)
  */
 static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
 {
-	Dwfl_Module *mod = dw.addrmodule(dwfl, address);
+	Dwfl_Module *mod = tp_dw.addrmodule(dwfl, address);
 	if (mod == NULL && !offline) {
-		dw.report_begin(dwfl);
-		dw.linux_proc_report(dwfl, getpid());
-		dw.report_end(dwfl, NULL, NULL);
-		mod = dw.addrmodule(dwfl, address);
+		tp_dw.report_begin(dwfl);
+		tp_dw.linux_proc_report(dwfl, getpid());
+		tp_dw.report_end(dwfl, NULL, NULL);
+		mod = tp_dw.addrmodule(dwfl, address);
 		if (mod == NULL)
 			mod = unloaded_module_of(dwfl, address);
 	}
@@ -448,17 +335,17 @@ static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
  */
 static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias, Dwarf_Die *unit)
 {
-	Dwarf_Die *found = dw.module_addrdie(mod, address, bias);
+	Dwarf_Die *found = tp_dw.module_addrdie(mod, address, bias);
 	if (found != NULL)
 		return found;
-	Dwarf *dwarf = dw.module_getdwarf(mod, bias);
+	Dwarf *dwarf = tp_dw.module_getdwarf(mod, bias);
 	size_t header_size;
 	for (Dwarf_Off offset = 0, next;
-	     dwarf != NULL && dw.next_unit(dwarf, offset, &next, &header_size, NULL, NULL, NULL,
-					   NULL, NULL, NULL) == 0;
+	     dwarf != NULL && tp_dw.next_unit(dwarf, offset, &next, &header_size, NULL, NULL, NULL,
+					      NULL, NULL, NULL) == 0;
 	     offset = next)
-		if (dw.offdie(dwarf, offset + header_size, unit) != NULL &&
-		    dw.haspc(unit, address - *bias) > 0)
+		if (tp_dw.offdie(dwarf, offset + header_size, unit) != NULL &&
+		    tp_dw.haspc(unit, address - *bias) > 0)
 			return unit;
 	return NULL;
 }
@@ -472,8 +359,8 @@ static bool compiler_made(Dwarf_Die *die, const char *name)
 {
 	Dwarf_Attribute attr;
 	bool artificial = false;
-	if (dw.attr_integrate(die, DW_AT_artificial, &attr) != NULL)
-		(void)dw.formflag(&attr, &artificial);
+	if (tp_dw.attr_integrate(die, DW_AT_artificial, &attr) != NULL)
+		(void)tp_dw.formflag(&attr, &artificial);
 	return artificial || tp_compiler_made_name(name);
 }
 
@@ -496,7 +383,8 @@ bool tp_compiler_made_name(const char *name)
 static const char *name_of(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	return dw.attr_integrate(die, DW_AT_name, &attr) != NULL ? dw.formstring(&attr) : NULL;
+	return tp_dw.attr_integrate(die, DW_AT_name, &attr) != NULL ? tp_dw.formstring(&attr)
+								    : NULL;
 }
 
 /* Whether code can lie under a DIE of this tag: functions, blocks, and what holds functions. */
@@ -541,17 +429,17 @@ struct function_search {
 static void find_function(Dwarf_Die *parent, int depth, struct function_search *s)
 {
 	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || dw.child(parent, &child) != 0)
+	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
 		return;
 	do {
-		int tag = dw.tag(&child);
+		int tag = tp_dw.tag(&child);
 		if (!may_hold_code(tag))
 			continue;
 		const char *around = s->user_around;
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			const char *name = name_of(&child);
 			bool made = name == NULL || compiler_made(&child, name);
-			if (name != NULL && depth > s->depth && dw.haspc(&child, s->pc) > 0) {
+			if (name != NULL && depth > s->depth && tp_dw.haspc(&child, s->pc) > 0) {
 				s->depth = depth;
 				s->innermost = child;
 				s->name = name;
@@ -565,7 +453,7 @@ static void find_function(Dwarf_Die *parent, int depth, struct function_search *
 		}
 		find_function(&child, depth + 1, s);
 		s->user_around = around;
-	} while (dw.siblingof(&child, &child) == 0);
+	} while (tp_dw.siblingof(&child, &child) == 0);
 }
 
 /*
@@ -574,11 +462,11 @@ static void find_function(Dwarf_Die *parent, int depth, struct function_search *
  */
 static const char *declared_in(Dwarf_Die *unit, Dwarf_Die *die)
 {
-	const char *file = dw.decl_file(die);
+	const char *file = tp_dw.decl_file(die);
 	Dwarf_Attribute attr;
 	Dwarf_Word index;
-	if (file == NULL && dw.attr_integrate(die, DW_AT_decl_file, &attr) != NULL &&
-	    dw.formudata(&attr, &index) == 0 && index == 0)
+	if (file == NULL && tp_dw.attr_integrate(die, DW_AT_decl_file, &attr) != NULL &&
+	    tp_dw.formudata(&attr, &index) == 0 && index == 0)
 		file = name_of(unit);
 	return file;
 }
@@ -606,16 +494,16 @@ static void function_before(Dwarf_Die *unit, Dwarf_Die *parent, int depth, const
 			    int line, const char **best, int *best_line)
 {
 	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || dw.child(parent, &child) != 0)
+	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
 		return;
 	do {
-		int tag = dw.tag(&child);
-		if (tag == DW_TAG_subprogram && !dw.hasattr(&child, DW_AT_declaration)) {
+		int tag = tp_dw.tag(&child);
+		if (tag == DW_TAG_subprogram && !tp_dw.hasattr(&child, DW_AT_declaration)) {
 			const char *name = name_of(&child);
 			int decl = 0;
 			if (name != NULL && !compiler_made(&child, name) &&
-			    dw.decl_line(&child, &decl) == 0 && decl <= line && decl > *best_line &&
-			    same_file(declared_in(unit, &child), file)) {
+			    tp_dw.decl_line(&child, &decl) == 0 && decl <= line &&
+			    decl > *best_line && same_file(declared_in(unit, &child), file)) {
 				*best = name;
 				*best_line = decl;
 			}
@@ -624,7 +512,7 @@ static void function_before(Dwarf_Die *unit, Dwarf_Die *parent, int depth, const
 		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 		    tag == DW_TAG_structure_type || tag == DW_TAG_module)
 			function_before(unit, &child, depth + 1, file, line, best, best_line);
-	} while (dw.siblingof(&child, &child) == 0);
+	} while (tp_dw.siblingof(&child, &child) == 0);
 }
 
 /*
@@ -636,24 +524,24 @@ static Dwarf_Line *nearest_line(Dwarf_Die *unit, Dwarf_Die *function, Dwarf_Line
 {
 	Dwarf_Lines *lines;
 	size_t n, at = 0;
-	if (dw.getsrclines(unit, &lines, &n) != 0)
+	if (tp_dw.getsrclines(unit, &lines, &n) != 0)
 		return NULL;
-	while (at < n && dw.onesrcline(lines, at) != line)
+	while (at < n && tp_dw.onesrcline(lines, at) != line)
 		at++;
 	if (at == n)
 		return NULL;
 	for (int step = -1; step <= 1; step += 2)
 		for (size_t i = at + (size_t)step; i < n; i += (size_t)step) {
-			Dwarf_Line *row = dw.onesrcline(lines, i);
+			Dwarf_Line *row = tp_dw.onesrcline(lines, i);
 			Dwarf_Addr address;
 			bool end = false;
 			int number = 0;
-			if (row == NULL || dw.lineaddr(row, &address) != 0 ||
-			    dw.haspc(function, address) <= 0)
+			if (row == NULL || tp_dw.lineaddr(row, &address) != 0 ||
+			    tp_dw.haspc(function, address) <= 0)
 				break;
-			if (dw.lineendsequence(row, &end) == 0 && end)
+			if (tp_dw.lineendsequence(row, &end) == 0 && end)
 				break;
-			if (dw.lineno(row, &number) == 0 && number > 0)
+			if (tp_dw.lineno(row, &number) == 0 && number > 0)
 				return row;
 		}
 	return NULL;
@@ -671,16 +559,16 @@ static Dwarf_Line *first_row_at(Dwarf_Die *unit, Dwarf_Line *line)
 	Dwarf_Lines *lines;
 	size_t n, at = 0;
 	Dwarf_Addr address, before;
-	if (dw.getsrclines(unit, &lines, &n) != 0 || dw.lineaddr(line, &address) != 0)
+	if (tp_dw.getsrclines(unit, &lines, &n) != 0 || tp_dw.lineaddr(line, &address) != 0)
 		return line;
-	while (at < n && dw.onesrcline(lines, at) != line)
+	while (at < n && tp_dw.onesrcline(lines, at) != line)
 		at++;
 	for (; at > 0 && at < n; at--) {
-		Dwarf_Line *row = dw.onesrcline(lines, at - 1);
+		Dwarf_Line *row = tp_dw.onesrcline(lines, at - 1);
 		bool end = false, statement = false;
-		if (row == NULL || dw.lineaddr(row, &before) != 0 || before != address ||
-		    (dw.lineendsequence(row, &end) == 0 && end) ||
-		    dw.linebeginstatement(row, &statement) != 0 || !statement)
+		if (row == NULL || tp_dw.lineaddr(row, &before) != 0 || before != address ||
+		    (tp_dw.lineendsequence(row, &end) == 0 && end) ||
+		    tp_dw.linebeginstatement(row, &statement) != 0 || !statement)
 			break;
 		line = row;
 	}
@@ -705,7 +593,7 @@ static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *
 				       const char **function, int *line)
 {
 	int i = s->n_holding - 1;
-	while (i > 0 && dw.tag(&s->holding[i]) == DW_TAG_inlined_subroutine &&
+	while (i > 0 && tp_dw.tag(&s->holding[i]) == DW_TAG_inlined_subroutine &&
 	       system_header(declared_in(unit, &s->holding[i])))
 		i--;
 	if (i == s->n_holding - 1)
@@ -714,8 +602,8 @@ static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *
 	Dwarf_Word call_line = 0;
 	const char *name = name_of(&s->holding[i]);
 	if (name == NULL || compiler_made(&s->holding[i], name) ||
-	    dw.attr_integrate(&s->holding[i + 1], DW_AT_call_line, &attr) == NULL ||
-	    dw.formudata(&attr, &call_line) != 0 || call_line == 0)
+	    tp_dw.attr_integrate(&s->holding[i + 1], DW_AT_call_line, &attr) == NULL ||
+	    tp_dw.formudata(&attr, &call_line) != 0 || call_line == 0)
 		return false;
 	*function = name;
 	*line = (int)call_line;
@@ -728,7 +616,7 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	Dwfl_Module *mod = dwfl != NULL ? module_of(dwfl, address) : NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die storage, *unit = mod != NULL ? unit_of(mod, address, &bias, &storage) : NULL;
-	Dwarf_Line *line = unit != NULL ? dw.getsrc_die(unit, address - bias) : NULL;
+	Dwarf_Line *line = unit != NULL ? tp_dw.getsrc_die(unit, address - bias) : NULL;
 	if (line == NULL)
 		return false;
 	struct function_search s = {.pc = address - bias, .depth = -1};
@@ -737,17 +625,17 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 		return false;
 	/* a compiler-made function named at its entry: the construct it was made for (GCC's) */
 	Dwarf_Addr entry;
-	if (s.made && dw.entrypc(&s.innermost, &entry) == 0 && entry == address - bias)
+	if (s.made && tp_dw.entrypc(&s.innermost, &entry) == 0 && entry == address - bias)
 		line = first_row_at(unit, line);
 	int lineno = 0;
 	bool guessed = false;
-	if (dw.lineno(line, &lineno) == 0 && lineno == 0) {
+	if (tp_dw.lineno(line, &lineno) == 0 && lineno == 0) {
 		line = nearest_line(unit, &s.innermost, line);
 		guessed = true;
-		if (line == NULL || dw.lineno(line, &lineno) != 0)
+		if (line == NULL || tp_dw.lineno(line, &lineno) != 0)
 			return false;
 	}
-	const char *file = dw.linesrc(line, NULL, NULL);
+	const char *file = tp_dw.linesrc(line, NULL, NULL);
 	if (file == NULL || lineno <= 0)
 		return false;
 	const char *caller = NULL;
@@ -785,16 +673,15 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 
 void tp_source_lines_close(void)
 {
-	int was = loaded;
-	loaded = -1; /* for good */
-	if (was <= 0)
+	if (!tp_libdw_loaded()) {
+		tp_libdw_unload();
 		return;
+	}
 	if (session != NULL)
-		dw.end(session);
+		tp_dw.end(session);
 	session = NULL;
-	unavailable = true; /* as load_libdw will say */
+	unavailable = true; /* as tp_libdw_load will say */
 	close_offline_modules();
 	offline = false;
-	tp_real_dlclose(libdw_handle);
-	libdw_handle = NULL;
+	tp_libdw_unload();
 }

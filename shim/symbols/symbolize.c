@@ -377,10 +377,19 @@ static bool is_main_program(const Dl_info *info)
 	return (uintptr_t)info->dli_fbase == base || info->dli_fname[0] == '\0';
 }
 
+/* Whether file `f` is of build id `id` (of `size` bytes; none given: any file is). */
+static bool of_build_id(const struct elf_file *f, const uint8_t *id, size_t size)
+{
+	return f != NULL &&
+	       (size == 0 || (f->build_id_size == size && memcmp(f->build_id, id, size) == 0));
+}
+
 /*
  * The name of the code at `pc` (of `kind`) in a module this process unloaded since (dlclose),
- * which dladdr no longer finds: by symbol, from its file (tp_source_module_unloaded). False when
- * no module is known there.
+ * which dladdr no longer finds: by symbol, from its file (tp_source_module_unloaded), if that
+ * file is still of the build that was loaded; else by its address in the module (a file rebuilt
+ * since holds other code there: its symbols would name the wrong function). False when no module
+ * is known there.
  */
 static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only, char *out,
 			   size_t size)
@@ -389,8 +398,10 @@ static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only
 	uintptr_t start, end;
 	if (!tp_source_module_unloaded(named_code(pc, kind), &m, &start, &end))
 		return false;
+	bool same = of_build_id(open_elf(m.path), m.build_id, m.build_id_size);
 	/* `start`, its first page: dladdr's dli_fbase */
-	name_by_symbol(m.path, m.path, start, pc, kind, basename_only, false, out, size);
+	name_by_symbol(m.path, same ? m.path : "", start, pc, kind, basename_only, false, out,
+		       size);
 	return true;
 }
 
@@ -511,10 +522,7 @@ bool tp_module_file_is(const char *path, const uint8_t *build_id, size_t build_i
 	if (!foreign_path_allowed(path))
 		return false;
 	tp_real_pthread_mutex_lock(&files_lock);
-	const struct elf_file *f = open_elf(path);
-	bool same = f != NULL &&
-		    (build_id_size == 0 || (f->build_id_size == build_id_size &&
-					    memcmp(f->build_id, build_id, build_id_size) == 0));
+	bool same = of_build_id(open_elf(path), build_id, build_id_size);
 	pthread_mutex_unlock(&files_lock);
 	return same;
 }
