@@ -196,6 +196,70 @@ Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_sa
 	}
 }
 
+/*
+ * The waits counted at the sync site named `name` of kind `kind` in the table after `heading` in
+ * `text` (its line: name, kind, time waited in a number and a unit, waits); how many lines name it
+ * in `lines`.
+ */
+static unsigned long sync_site_waits(const char *text, const char *heading, const char *name,
+				     const char *kind, unsigned *lines)
+{
+	const char *table = strstr(text, heading),
+		   *end = table != NULL ? strstr(table, "\n\n") : NULL;
+	unsigned long waits = 0;
+	*lines = 0;
+	for (const char *at = table;
+	     at != NULL && (at = strstr(at + 1, name)) != NULL && (end == NULL || at < end);) {
+		const char *after = at + strlen(name);
+		while (*after == ' ')
+			after++;
+		if (strncmp(after, kind, strlen(kind)) != 0)
+			continue;
+		(*lines)++;
+		sscanf(after + strlen(kind), "%*s %*s %lu", &waits);
+	}
+	return waits;
+}
+
+/*
+ * A sync construct whose calls are several (a loop unrolled, or GCC's loop end named by the next
+ * construct's line: NPB CG's conj_grad showed two rows of "cg.f90:570 barrier", 800 waits each,
+ * where the exit report said one of 1600) is one row, as in the exit report of the same run.
+ */
+Test(top, a_sync_construct_of_several_calls_is_one_row_as_in_the_exit_report)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char dir[] = "/tmp/tp-sync-rows-XXXXXX", report[64], setting[96], name[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(report, sizeof report, "%s/report", dir);
+	snprintf(setting, sizeof setting, "TASKPROBE_REPORT=%s", report);
+	struct tp_run run;
+	tp_launch((const char *[]){"top", "--once", "--", tp_target("omp_shapes"), "unrolled-waits",
+				   "20", NULL},
+		  (const char *[]){"OMP_NUM_THREADS=2", setting, NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "unrolled-waits 20 done 60\n");
+	snprintf(name, sizeof name, "unrolled_waits (omp_shapes.c:%d)",
+		 tp_source_line("omp_shapes.c", "static long unrolled_waits",
+				"#pragma omp taskwait"));
+	/* three calls of the one taskwait, each reached 20 times by the one thread that spawns */
+	unsigned lines = 0;
+	unsigned long waits = sync_site_waits(run.err, "\nSYNC SITE ", name, "taskwait", &lines);
+	cr_expect(lines == 1 && waits == 60, "%u lines of %s, %lu waits:\n%s", lines, name, waits,
+		  run.err);
+	size_t length;
+	char *text = tp_read_file(report, &length);
+	cr_assert_not_null(text, "%s", report);
+	waits = sync_site_waits(text, "  sync site ", name, "taskwait", &lines);
+	cr_expect(lines == 1 && waits == 60, "%u lines of %s, %lu waits:\n%s", lines, name, waits,
+		  text);
+	free(text);
+	unlink(report);
+	rmdir(dir);
+	tp_run_free(&run);
+}
+
 /* The number before `what` in `text` (0 if it is not there). */
 static unsigned long count_before(const char *text, const char *what)
 {

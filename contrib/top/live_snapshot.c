@@ -561,7 +561,8 @@ static int by_time_waited(const void *a, const void *b)
 	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
 }
 
-/* Adds the figures of site `from` to site `to`'s (two call addresses of one construct). */
+/* Adds the figures of site `from` to site `to`'s (two call addresses of one construct, or of
+ * one sync construct). */
 static void merge_site(struct site_view *to, const struct site_view *from)
 {
 	to->spawned += from->spawned;
@@ -577,6 +578,8 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->polling_now += from->polling_now;
 	to->path_ns += from->path_ns;
 	to->path_fragments += from->path_fragments;
+	to->sync_waited_ns += from->sync_waited_ns;
+	to->sync_waits += from->sync_waits;
 	/* a region of two call addresses (an unrolled loop's): the busier one's balance */
 	if (from->region.computation_ns > to->region.computation_ns) {
 		to->region.load_balance = from->region.load_balance;
@@ -602,32 +605,44 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 }
 
 /*
- * Sites of one name made one: the shim keeps a site per call address, and a compiler that
- * unrolls a loop copies its one construct's call. The rows merged away point to the one kept
- * (the threads' and stacks' rows too).
+ * The sites `v[0..n)` of one name (a sync site's: of one kind too) made one: the shim keeps a
+ * site per call address, and a compiler that unrolls a loop copies its one construct's call (GCC
+ * names a loop's closing barrier by the next construct's line, whose own call is another). Each
+ * row merged away is kept in `kept_row` (if given) as the row it went into. Returns the sites
+ * left.
  */
+static unsigned merge_of_one_name(struct site_view *v, unsigned n, uint32_t *kept_row)
+{
+	unsigned left = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = 0;
+		while (k < left &&
+		       !(v[i].address != 0 && v[k].address != 0 &&
+			 v[i].sync_kind == v[k].sync_kind && v[i].mutex_kind == v[k].mutex_kind &&
+			 strcmp(v[k].text, v[i].text) == 0))
+			k++;
+		if (k < left) {
+			merge_site(&v[k], &v[i]);
+			if (kept_row != NULL)
+				kept_row[v[i].row] = v[k].row;
+		} else {
+			if (k != i)
+				v[left] = v[i];
+			left++;
+		}
+	}
+	return left;
+}
+
+/* The task sites and the sync sites of one name made one; the threads' and the stacks' rows of a
+ * task site merged away point to the one kept. */
 static void merge_sites_of_one_name(struct live_snapshot *out)
 {
 	uint32_t kept_row[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
 		kept_row[row] = row;
-	unsigned n = 0;
-	for (unsigned i = 0; i < out->n_sites; i++) {
-		struct site_view *v = &out->sites[i];
-		unsigned k = 0;
-		while (k < n && !(v->address != 0 && out->sites[k].address != 0 &&
-				  strcmp(out->sites[k].text, v->text) == 0))
-			k++;
-		if (k < n) {
-			merge_site(&out->sites[k], v);
-			kept_row[v->row] = out->sites[k].row;
-		} else if (k != i) {
-			out->sites[n++] = *v;
-		} else {
-			n++;
-		}
-	}
-	out->n_sites = n;
+	out->n_sites = merge_of_one_name(out->sites, out->n_sites, kept_row);
+	out->n_syncs = merge_of_one_name(out->syncs, out->n_syncs, NULL);
 	for (unsigned i = 0; i < out->n_threads; i++)
 		out->threads[i].site = kept_row[out->threads[i].site % TP_LIVE_SITES];
 	for (unsigned i = 0; i < out->n_stacks; i++)

@@ -8,6 +8,7 @@
  *                 each wait timing out after US microseconds
  *   unrolled N    N times, a loop of three tasks from one task construct, unrolled into
  *                 three calls (as -O2 unrolls short loops)
+ *   unrolled-waits N  the same with a taskwait after each task: three calls of one taskwait
  * Prints what it did, e.g. "gate 10000 done 10000", and on stderr how long it took
  * ("elapsed_ms 312").
  */
@@ -87,6 +88,22 @@ static long unrolled(long n)
 	return done;
 }
 
+/* The same with a taskwait after each task: three calls of one taskwait construct. */
+static long unrolled_waits(long n)
+{
+	long done = 0;
+#pragma omp parallel
+#pragma omp single
+	for (long i = 0; i < n; i++)
+#pragma clang loop unroll(full)
+		for (int k = 0; k < 3; k++) {
+#pragma omp task shared(done)
+			__atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+#pragma omp taskwait
+		}
+	return done;
+}
+
 struct parks {
 	long n, us, timed_out;
 };
@@ -120,15 +137,17 @@ static long parks(long n, long us)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: omp_shapes gate N | spin N US | parks N US | unrolled N\n");
+		fprintf(stderr, "usage: omp_shapes gate N | spin N US | parks N US | unrolled N | "
+				"unrolled-waits N\n");
 		return 2;
 	}
 	long n = atol(argv[2]), us = argc > 3 ? atol(argv[3]) : 0;
 	long long start = now_ns();
-	long done = strcmp(argv[1], "gate") == 0       ? gate(n)
-		    : strcmp(argv[1], "spin") == 0     ? spin(n, us)
-		    : strcmp(argv[1], "unrolled") == 0 ? unrolled(n)
-						       : parks(n, us);
+	long done = strcmp(argv[1], "gate") == 0             ? gate(n)
+		    : strcmp(argv[1], "spin") == 0           ? spin(n, us)
+		    : strcmp(argv[1], "unrolled") == 0       ? unrolled(n)
+		    : strcmp(argv[1], "unrolled-waits") == 0 ? unrolled_waits(n)
+							     : parks(n, us);
 	printf("%s %ld done %ld\n", argv[1], n, done);
 	/* how long the work took, on stderr, for what a trace of it may add up to */
 	fprintf(stderr, "elapsed_ms %lld\n", (now_ns() - start) / 1000000);
