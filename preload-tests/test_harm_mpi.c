@@ -366,23 +366,40 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 			  said);
 	free(said);
 	/* each rank recorded into a directory, read by --analyze: the same said there */
-	char *dir = tp_make_temp_dir("harm-mpi-hybrid"), *cmd, *err = tp_make_temp("harm-mpi-err");
+	char *dir = tp_make_temp_dir("harm-mpi-hybrid"), *cmd, *err = tp_make_temp("harm-mpi-err"),
+	     *out = tp_make_temp("harm-mpi-out");
 	struct tp_run run;
 	tp_run(TP_PLAIN,
 	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", TP_CONTRIB_DIR "/taskprobe",
 				"record", "--dir", dir, "--", hybrid, "imbalance", NULL},
 	       hybrid_env, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
-	cr_assert(asprintf(&cmd, "'%s' --analyze '%s'/recording.* >/dev/null 2>'%s'", TP_TIMELINE,
-			   dir, err) > 0);
+	cr_assert(asprintf(&cmd, "'%s' --analyze '%s'/recording.* >'%s' 2>'%s'", TP_TIMELINE, dir,
+			   out, err) > 0);
 	cr_expect_eq(system(cmd), 0);
 	said = tp_read_file(err, NULL);
 	hybrid_efficiency(said, parallel, balance, communication);
 	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
 	free(said);
+	/* each rank's table its own initial task at no site (the row was every process's: 2) */
+	said = tp_read_file(out, NULL);
+	unsigned rows = 0;
+	for (const char *at = said; (at = strstr(at, "  (no site)\n")) != NULL; at++) {
+		const char *line = at;
+		while (line > said && line[-1] != '\n')
+			line--;
+		double work;
+		unsigned long tasks = 0;
+		rows++;
+		cr_expect(sscanf(line, "%lf %lu", &work, &tasks) == 2 && tasks == 1, "%s", said);
+	}
+	cr_expect_eq(rows, 2, "%s", said);
+	free(said);
 	free(cmd);
 	unlink(err);
 	free(err);
+	unlink(out);
+	free(out);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }

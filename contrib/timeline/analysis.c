@@ -150,7 +150,7 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 {
 	uint64_t w = ns - th->counted;
 	p->work += w;
-	a->sites[t->site].work += w;
+	site_figures(a, p, t->site)->work += w;
 	th->counted = ns;
 	uint32_t region = region_of(a, t);
 	struct region_thread *r = region != 0 ? region_thread(a, region, th) : NULL;
@@ -241,7 +241,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		parent->live_children++;
 		t->region = region_of(a, parent);
 	}
-	struct site *s = &a->sites[t->site];
+	struct site *s = site_figures(a, p, t->site);
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
 	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
@@ -446,7 +446,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		&th->in_placed, th->last != NULL ? th->last->placed : 0, e->ns, in.ns, th->free_ns);
 	th->could_ns = in.ns;
 	if (t->state == NEW && t->site < a->n_sites)
-		hist_add(a, &a->sites[t->site].start_delay, th->latency);
+		hist_add(a, &site_figures(a, p, t->site)->start_delay, th->latency);
 	th->in = in.n; /* the reference in `in` moves to the thread */
 	t->state = RUNNING;
 	if (!th->polled) {
@@ -465,7 +465,7 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 {
 	t->state = ENDED;
 	p->tasks++;
-	struct site *s = &a->sites[t->site];
+	struct site *s = site_figures(a, p, t->site);
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
 	/* the graph's rule: the live statistics' engine's (work_span.h) */

@@ -420,6 +420,9 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_procs; i++) {
 		unref(a, a->procs[i].span);
 		unref(a, a->procs[i].frozen);
+		free(a->procs[i].no_site.task_time.bucket);
+		free(a->procs[i].no_site.spawn_gap.bucket);
+		free(a->procs[i].no_site.start_delay.bucket);
 	}
 	for (size_t i = 0; i < a->n_sites; i++) {
 		acc_clear(a, &a->sites[i].fork);

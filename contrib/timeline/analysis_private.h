@@ -171,6 +171,9 @@ struct proc {
 	 * `roi_placed_since`), the start/stop pairs so far, their run time and placed path */
 	bool roi_seen, roi_on;
 	uint64_t roi_since, roi_placed_since, roi_pairs, roi_run, roi_placed;
+	/* the figures of its tasks at no site (OpenMP's initial task): site 0 is every
+	 * process's, and one MPI rank's table must not add up the others' */
+	struct site no_site;
 };
 
 /* The sites kept at most (beyond them a spawn's site is none): a program has thousands. A site
@@ -198,6 +201,12 @@ struct analysis {
 	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
 	bool finished;          /* the polls open at the end were ended there (analysis_finish) */
 };
+
+/* The figures of site `site` as process `p` counts them: its own row for no site. */
+static inline struct site *site_figures(struct analysis *a, struct proc *p, uint32_t site)
+{
+	return site != 0 ? &a->sites[site] : &p->no_site;
+}
 
 /* ---- analysis_book.c ---- */
 

@@ -37,10 +37,17 @@ static const char *site_text(const struct analysis *a, uint32_t site, char *buf,
 	return buf;
 }
 
+/* The sites of process `p` (its own row for no site): by work, most first. */
+struct sites_of {
+	struct analysis *a;
+	struct proc *p;
+};
+
 static int by_work(const void *x, const void *y, void *context)
 {
-	const struct site *sites = context;
-	uint64_t a = sites[*(const uint32_t *)x].work, b = sites[*(const uint32_t *)y].work;
+	const struct sites_of *of = context;
+	uint64_t a = site_figures(of->a, of->p, *(const uint32_t *)x)->work,
+		 b = site_figures(of->a, of->p, *(const uint32_t *)y)->work;
 	return a > b ? -1 : a < b;
 }
 
@@ -267,10 +274,11 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	/* the critical path's sites (only this process's sites have path time) */
 	for (size_t i = 0; i < a->n_sites; i++)
 		a->sites[i].path_ns = a->sites[i].path_fragments = 0;
+	p->no_site.path_ns = p->no_site.path_fragments = 0;
 	uint64_t fragments = 0;
 	for (const struct node *n = p->span; n != NULL; n = n->prev) {
-		a->sites[n->site].path_ns += n->end - n->start;
-		a->sites[n->site].path_fragments += !n->part;
+		site_figures(a, p, n->site)->path_ns += n->end - n->start;
+		site_figures(a, p, n->site)->path_fragments += !n->part;
 		fragments += !n->part;
 	}
 	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;
@@ -313,17 +321,19 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	 * are its sync site's, in the table of sync sites */
 	uint32_t *order = calloc(a->n_sites + 1, sizeof *order);
 	size_t n = 0;
-	for (size_t i = 0; order != NULL && i < a->n_sites; i++)
-		if ((a->sites[i].path_fragments > 0 && a->sites[i].mutex_kind == 0) ||
-		    (a->sites[i].work > 0 && a->sites[i].process == p->process))
+	for (size_t i = 0; order != NULL && i < a->n_sites; i++) {
+		const struct site *s = site_figures(a, p, (uint32_t)i);
+		if ((s->path_fragments > 0 && s->mutex_kind == 0) ||
+		    (s->work > 0 && (i == 0 || s->process == p->process)))
 			order[n++] = (uint32_t)i;
+	}
 	if (order == NULL)
 		return;
-	qsort_r(order, n, sizeof *order, by_work, a->sites);
+	qsort_r(order, n, sizeof *order, by_work, &(struct sites_of){a, p});
 	fprintf(out, "  %10s %8s %11s %11s %11s %8s %9s  %s\n", "work ms", "tasks", "median task",
 		"spawn cost", "start delay", "on path", "fragments", "site");
 	for (size_t i = 0; i < n; i++) {
-		const struct site *s = &a->sites[order[i]];
+		const struct site *s = site_figures(a, p, order[i]);
 		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %7.1f%% %9" PRIu64 "  %s\n",
 			(double)s->work / 1e6, s->tasks,
 			duration(hist_median(&s->task_time), b1, sizeof b1),
@@ -335,7 +345,7 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
 	 * the exit report's and the console's (taskprobe_figures.h) */
 	for (size_t i = 0; i < n; i++) {
-		const struct site *s = &a->sites[order[i]];
+		const struct site *s = site_figures(a, p, order[i]);
 		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),
 			 start = hist_median(&s->start_delay);
 		/* each cost said where it was measured (a site whose tasks are all spawned first

@@ -673,3 +673,45 @@ Test(pop_conv_analysis, processes_without_tasks_are_said_in_a_line_a_command)
 	cr_expect_null(strstr(text, "rank (pid"), "%s", text);
 	free(text);
 }
+
+/* Event `type` of another process `pid` (one thread, its tid the pid) at `ms`. */
+static void event_of_process(uint32_t pid, unsigned type, uint64_t ms, int64_t a0, int64_t a1)
+{
+	struct timeline_event e = {.pid = pid, .tid = pid, .ns = START_NS + ms * MS, .type = type};
+	snprintf(e.comm, sizeof e.comm, "%s", "rank");
+	e.arg[0] = a0;
+	e.arg[1] = a1;
+	if (type == TP_RECORD_TASK_SPAWN)
+		e.arg[5] = TP_EXECUTOR_OPENMP;
+	analysis_add(a, &e);
+}
+
+/*
+ * Each process's table says its own tasks at no site (OpenMP's initial task): two MPI ranks'
+ * recordings read together, whose initial tasks ran 10 and 30 ms of serial code, say 10 and 30
+ * ms, one task each (each said 40 ms of two tasks, the row every process's).
+ */
+Test(pop_conv_analysis, each_process_says_its_own_initial_tasks_work)
+{
+	end(PRIMARY, 10, INITIAL, true, TP_SYNC_NONE);
+	event(TP_RECORD_TASK_TERMINATE, PRIMARY, 10, INITIAL, 0, 0, 0);
+	const uint32_t other = 5252;
+	event_of_process(other, TP_RECORD_TASK_SPAWN, 0, INITIAL, 0);
+	event_of_process(other, TP_RECORD_TASK_POLL_START, 0, INITIAL, 0);
+	event_of_process(other, TP_RECORD_TASK_POLL_END, 30, INITIAL, 1);
+	event_of_process(other, TP_RECORD_TASK_TERMINATE, 30, INITIAL, 0);
+	char *text = report();
+	const char *mine = strstr(text, "synthetic (pid 4242): "),
+		   *theirs = strstr(text, "rank (pid 5252): ");
+	cr_assert(mine != NULL && theirs != NULL, "%s", text);
+	const char *mine_row = strstr(mine, "      10.000        1 "),
+		   *their_row = strstr(theirs, "      30.000        1 ");
+	cr_expect(mine_row != NULL && strstr(mine_row, "(no site)\n") != NULL &&
+			  (mine < theirs ? mine_row < theirs : true),
+		  "%s", text);
+	cr_expect(their_row != NULL && strstr(their_row, "(no site)\n") != NULL &&
+			  (theirs < mine ? their_row < mine : true),
+		  "%s", text);
+	cr_expect_null(strstr(text, "      40.000        2 "), "%s", text);
+	free(text);
+}
