@@ -137,6 +137,24 @@ bool analysis_figures(struct analysis *a, size_t i, struct analysis_figures *f)
 	return true;
 }
 
+/* A sync site's line: its site, the kind of wait, the time waited. */
+struct sync_line {
+	uint32_t site;
+	unsigned kind;
+	uint64_t waited;
+};
+
+/* Most time waited first; then in the sites' order (first seen first), by kind. */
+static int by_time_waited(const void *x, const void *y)
+{
+	const struct sync_line *a = x, *b = y;
+	if (a->waited != b->waited)
+		return a->waited > b->waited ? -1 : 1;
+	if (a->site != b->site)
+		return a->site < b->site ? -1 : 1;
+	return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
 /* The POP factors of process `p` (taskprobe_figures.h), and the two tables of where the loss is:
  * the parallel regions' load balance, the sync sites' waits. */
 static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
@@ -177,37 +195,41 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 			duration(r.computation, b1, sizeof b1), r.threads);
 	}
 
-	/* the sync sites: each with waits, by sync kind */
+	/* the sync sites' lines, a line a kind of wait at a site: most time waited first, as the
+	 * exit report and the console list them */
+	struct sync_line *lines = calloc(a->n_sites * (SYNC_KINDS - 1) + 1, sizeof *lines);
 	n = 0;
-	for (size_t i = 1; i < a->n_sites; i++) {
-		bool waits = false;
+	for (size_t i = 1; lines != NULL && i < a->n_sites; i++)
 		for (unsigned k = 1; k < SYNC_KINDS; k++)
-			waits |= a->sites[i].waits[k] > 0;
-		if (waits && a->sites[i].process == p->process)
-			order[n++] = (uint32_t)i;
+			if (a->sites[i].waits[k] > 0 && a->sites[i].process == p->process)
+				lines[n++] = (struct sync_line){(uint32_t)i, k,
+								a->sites[i].waited[k]};
+	if (lines == NULL) {
+		free(order);
+		return;
 	}
+	qsort(lines, n, sizeof *lines, by_time_waited);
+	for (size_t i = 0; i < n; i++)
+		order[i] = lines[i].site;
 	width = site_width(a, order, n, shown);
 	if (n > 0)
 		fprintf(out, "  %-*s %-16s %10s %8s %21s\n", width, "sync site", "kind", "waited",
 			"waits", "of the critical path");
 	for (size_t i = 0; i < n; i++) {
-		const struct site *s = &a->sites[order[i]];
-		for (unsigned k = 1; k < SYNC_KINDS; k++) {
-			uint64_t waits = s->waits[k], waited = s->waited[k];
-			if (waits == 0)
-				continue;
-			/* a wait is never on the path: a mutual exclusion's sections are */
-			if (k == TP_SYNC_MUTEX && span > 0)
-				snprintf(b2, sizeof b2, "%.1f%%",
-					 100.0 * (double)s->path_ns / (double)span);
-			else
-				snprintf(b2, sizeof b2, "-");
-			fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %21s\n", width,
-				site_text(a, order[i], name, sizeof name, shown),
-				sync_name(k, s->mutex_kind), duration(waited, b1, sizeof b1), waits,
-				b2);
-		}
+		const struct site *s = &a->sites[lines[i].site];
+		unsigned k = lines[i].kind;
+		/* a wait is never on the path: a mutual exclusion's sections are */
+		if (k == TP_SYNC_MUTEX && span > 0)
+			snprintf(b2, sizeof b2, "%.1f%%",
+				 100.0 * (double)s->path_ns / (double)span);
+		else
+			snprintf(b2, sizeof b2, "-");
+		fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %21s\n", width,
+			site_text(a, lines[i].site, name, sizeof name, shown),
+			sync_name(k, s->mutex_kind), duration(s->waited[k], b1, sizeof b1),
+			s->waits[k], b2);
 	}
+	free(lines);
 	free(order);
 }
 

@@ -715,3 +715,31 @@ Test(pop_conv_analysis, each_process_says_its_own_initial_tasks_work)
 	cr_expect_null(strstr(text, "      40.000        2 "), "%s", text);
 	free(text);
 }
+
+/*
+ * The sync sites' lines, most time waited first (as the exit report and the console list them),
+ * not in the order first seen: the initial task waited 1 ms in a taskwait, then 5 ms in a
+ * taskgroup, for tasks another thread ran.
+ */
+Test(pop_conv_analysis, sync_sites_are_listed_by_time_waited)
+{
+	spawn(PRIMARY, 1, 10, INITIAL, TASKS);
+	wait_at(PRIMARY, 2, INITIAL, TP_SYNC_TASKWAIT, CRITICAL);
+	start(WORKER, 2, 10);
+	end(WORKER, 3, 10, true, TP_SYNC_NONE);
+	start(PRIMARY, 3, INITIAL);
+	spawn(PRIMARY, 4, 11, INITIAL, TASKS);
+	wait_at(PRIMARY, 5, INITIAL, TP_SYNC_TASKGROUP, TASKWAIT);
+	start(WORKER, 5, 11);
+	end(WORKER, 10, 11, true, TP_SYNC_NONE);
+	start(PRIMARY, 10, INITIAL);
+	end(PRIMARY, 11, INITIAL, true, TP_SYNC_NONE);
+	char *text = report();
+	/* the taskwait's site is the one seen first, its id the lower */
+	const char *group = strstr(text,
+				   "main (synthetic.c:25) taskgroup           5.00 ms        1"),
+		   *wait = strstr(text,
+				  "main (synthetic.c:30) taskwait            1.00 ms        1");
+	cr_expect(group != NULL && wait != NULL && group < wait, "%s", text);
+	free(text);
+}
