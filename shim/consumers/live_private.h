@@ -122,6 +122,17 @@ extern struct tp_span_fork forks[TP_LIVE_SITES];
  * worker's implicit task whose region its primary has not published yet (initial_so_far).
  */
 extern struct tp_live_thread *initial_slot;
+/*
+ * The initial task's path to the start of the fragment its thread polls now (its sites with
+ * it), and that start: published at each of its poll's starts (once a region: between them),
+ * under its lock, for initial_so_far, whose slot alone says lengths.
+ */
+struct initial_path {
+	int lock;
+	uint64_t start_ns;
+	struct tp_live_path path;
+};
+extern struct initial_path initial_path;
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 extern struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))

@@ -31,6 +31,7 @@ struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.
 struct dependence *dependences;
 struct tp_span_fork forks[TP_LIVE_SITES];
 struct tp_live_thread *initial_slot;
+struct initial_path initial_path;
 struct tp_span_mutex *mutexes;
 struct tp_sync_waited *sync_waited_stacks;
 int barrier_lock;
@@ -280,6 +281,7 @@ void tp_live_child_after_fork(void)
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	initial_slot = NULL;
+	memset(&initial_path, 0, sizeof initial_path);
 	slots_bound = 0;
 	reserve(mutexes, MUTEXES_BYTES);
 	tp_span_mutexes_start(mutexes);
