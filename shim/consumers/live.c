@@ -9,7 +9,6 @@
 #include "live_private.h"
 
 #include <errno.h>
-#include <string.h>
 
 #include "in_process_consumers.h"
 #include "listeners.h"
@@ -17,7 +16,6 @@
 #include "live_sync_waits.h"
 #include "settings.h"
 #include "spawn_site.h"
-#include "spin_lock.h"
 #include "thread_identity.h"
 
 _Static_assert(TP_WAIT_KINDS < TP_LIVE_WAIT_KINDS, "a slot counts every kind's waits");
@@ -103,35 +101,6 @@ static inline __attribute__((always_inline)) void slot_longest(struct tp_live_th
 		live_slot_longest_is(s, end);
 }
 
-/*
- * For a task that leaves a barrier: the longest path ended before the barrier completed (every
- * slot's longest), taken by the first to leave it, which entered it after the last one was
- * taken (`suspended_ns`).
- */
-static void barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
-{
-	tp_spin_lock(&barrier_lock);
-	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
-		memset(&barrier_frozen, 0, sizeof barrier_frozen);
-		uint32_t bound = __atomic_load_n(&slots_bound, __ATOMIC_ACQUIRE);
-		for (unsigned i = 0; i < bound; i++) {
-			struct tp_live_path p;
-			if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) ==
-			    TP_LIVE_SLOT_FREE)
-				continue;
-			tp_live_read_longest(&slots[i], &p);
-			/* everything ended before the barrier completed joins it: the last of
-			 * them is the last poll any slot ended (--analyze's, the same) */
-			uint64_t last = __atomic_load_n(&slots[i].graph_last_ns, __ATOMIC_RELAXED);
-			p.ended_ns = last > p.ended_ns ? last : p.ended_ns;
-			tp_span_path_max(&barrier_frozen, &p);
-		}
-		barrier_frozen_ns = now;
-	}
-	*out = barrier_frozen;
-	tp_spin_unlock(&barrier_lock);
-}
-
 /* At every spawn: a site published already (all but its first) costs a load. */
 static inline void publish_site(uint32_t row, uint32_t site, bool by_program, uint32_t sync)
 {
@@ -156,43 +125,6 @@ static void count_work(uint64_t now)
 	add(&s->work_ns, now - local.work_counted_to);
 	local.work_counted_to = now;
 	__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
-}
-
-/*
- * The initial task's path up to `now` when a thread polls it now (its path to that fragment's
- * start, as its thread published it, extended by the fragment so far): where an outermost
- * region's worker's implicit task starts when the executor released the worker before its
- * primary published the region's fork (tp_span_fork, joined later too). With its sites: the
- * worker's path is the region's longest as often as the primary's, and a path without them
- * (the slot's lengths alone) left every region before it out of the critical path's sites (NPB
- * MG: its three largest sites, 80% of the path, said "-"). False when no thread polls it, or
- * when its thread started another fragment meanwhile.
- */
-static bool initial_so_far(uint64_t now, struct tp_live_path *p)
-{
-	const struct tp_live_thread *t = __atomic_load_n(&initial_slot, __ATOMIC_ACQUIRE);
-	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
-	    __atomic_load_n(&t->site, __ATOMIC_RELAXED) != TP_LIVE_NO_SITE)
-		return false;
-	tp_spin_lock(&initial_path.lock);
-	uint64_t start = initial_path.start_ns;
-	*p = initial_path.path;
-	tp_spin_unlock(&initial_path.lock);
-	if (start == 0 || start != __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED) ||
-	    now < start)
-		return false;
-	tp_span_path_add(p, tp_span_path_site(p, TP_LIVE_NO_SITE), now - start);
-	p->ended_ns = now;
-	return p->ns > 0;
-}
-
-/* The initial task's poll starts at `now` on this thread: its path published (initial_so_far). */
-static __attribute__((noinline)) void initial_path_is(uint64_t now)
-{
-	tp_spin_lock(&initial_path.lock);
-	initial_path.start_ns = now;
-	initial_path.path = local.span.in;
-	tp_spin_unlock(&initial_path.lock);
 }
 
 /*
@@ -232,7 +164,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		break;
 	case TP_SPAN_FROM_FORK:
 		fork_row = row;
-		if (initial_so_far(now, &so_far))
+		if (live_initial_so_far(now, &so_far))
 			in = &so_far;
 		break;
 	case TP_SPAN_FROM_NOTHING:
@@ -394,7 +326,7 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		struct tp_live_path frozen;
 		bool barrier = tp_span_barrier_needs(t);
 		if (barrier)
-			barrier_join(suspended, now, &frozen);
+			live_barrier_join(suspended, now, &frozen);
 		bool first = !t->started;
 		/* at a switch (poll_ended's `next_polled`) local.polled is the task switched out */
 		if (first && t->nestable && local.span.last_task == t->parent) {
@@ -423,7 +355,7 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (s->graph_first_ns == 0)
 			set64(&s->graph_first_ns, now);
 		if (row == TP_LIVE_NO_SITE) {
-			initial_path_is(now);
+			live_initial_path_is(now);
 			if (initial_slot != s)
 				__atomic_store_n(&initial_slot, s, __ATOMIC_RELEASE);
 		}

@@ -6,6 +6,7 @@
  *   live_tasks.c  the table of tasks alive's rare ways: a task taken and found in another home
  *   live_rows.c   the sites' rows, a task site's or a sync site's, given at its first use
  *   live_exclusion.c  mutual exclusion: a section's or a lock's acquire and release
+ *   live_shared_paths.c  the paths threads share: a barrier's join, the initial task's path
  *   live_waits.c  the waits (their call sites' table, a thread's waits, their stacks), a
  *                 worker's start and park
  *   live_slots.c  the threads' slots: taken at a thread's first event, its start and name, its
@@ -133,6 +134,13 @@ struct initial_path {
 	struct tp_live_path path;
 };
 extern struct initial_path initial_path;
+
+/* live_shared_paths.c: for a task that leaves a barrier, the longest path ended before the
+ * barrier completed (`out`); the initial task's path so far for a worker's implicit task (false:
+ * none); and its publication at its poll's start. */
+void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out);
+bool live_initial_so_far(uint64_t now, struct tp_live_path *p);
+__attribute__((noinline)) void live_initial_path_is(uint64_t now);
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 extern struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The paths the live statistics' threads share (live_private.h): a barrier's join of every
+ * slot's longest path, and the initial task's path for a worker's implicit task that starts
+ * before its region's primary published the region's fork.
+ */
+#define _GNU_SOURCE
+#include "live_private.h"
+
+#include <string.h>
+
+#include "spin_lock.h"
+
+/*
+ * For a task that leaves a barrier: the longest path ended before the barrier completed (every
+ * slot's longest), taken by the first to leave it, which entered it after the last one was
+ * taken (`suspended_ns`).
+ */
+void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
+{
+	tp_spin_lock(&barrier_lock);
+	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
+		memset(&barrier_frozen, 0, sizeof barrier_frozen);
+		uint32_t bound = __atomic_load_n(&slots_bound, __ATOMIC_ACQUIRE);
+		for (unsigned i = 0; i < bound; i++) {
+			struct tp_live_path p;
+			if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) ==
+			    TP_LIVE_SLOT_FREE)
+				continue;
+			tp_live_read_longest(&slots[i], &p);
+			/* everything ended before the barrier completed joins it: the last of
+			 * them is the last poll any slot ended (--analyze's, the same) */
+			uint64_t last = __atomic_load_n(&slots[i].graph_last_ns, __ATOMIC_RELAXED);
+			p.ended_ns = last > p.ended_ns ? last : p.ended_ns;
+			tp_span_path_max(&barrier_frozen, &p);
+		}
+		barrier_frozen_ns = now;
+	}
+	*out = barrier_frozen;
+	tp_spin_unlock(&barrier_lock);
+}
+
+/*
+ * The initial task's path up to `now` when a thread polls it now (its path to that fragment's
+ * start, as its thread published it, extended by the fragment so far): where an outermost
+ * region's worker's implicit task starts when the executor released the worker before its
+ * primary published the region's fork (tp_span_fork, joined later too). With its sites: the
+ * worker's path is the region's longest as often as the primary's, and a path without them
+ * (the slot's lengths alone) left every region before it out of the critical path's sites (NPB
+ * MG: its three largest sites, 80% of the path, said "-"). False when no thread polls it, or
+ * when its thread started another fragment meanwhile.
+ */
+bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
+{
+	const struct tp_live_thread *t = __atomic_load_n(&initial_slot, __ATOMIC_ACQUIRE);
+	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
+	    __atomic_load_n(&t->site, __ATOMIC_RELAXED) != TP_LIVE_NO_SITE)
+		return false;
+	tp_spin_lock(&initial_path.lock);
+	uint64_t start = initial_path.start_ns;
+	*p = initial_path.path;
+	tp_spin_unlock(&initial_path.lock);
+	if (start == 0 || start != __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED) ||
+	    now < start)
+		return false;
+	tp_span_path_add(p, tp_span_path_site(p, TP_LIVE_NO_SITE), now - start);
+	p->ended_ns = now;
+	return p->ns > 0;
+}
+
+/* The initial task's poll starts at `now` on this thread: its path published (live_initial_so_far). */
+void live_initial_path_is(uint64_t now)
+{
+	tp_spin_lock(&initial_path.lock);
+	initial_path.start_ns = now;
+	initial_path.path = local.span.in;
+	tp_spin_unlock(&initial_path.lock);
+}
