@@ -559,7 +559,7 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
  * published by the primary at its implicit task's spawn, read by the region's other threads,
  * whose implicit tasks have no parent, at their spawn. A region's other implicit tasks may begin
  * before its primary's (the executor releases them first): an outermost region's then start
- * after the initial task's fragment so far (live.c: initial_so_far), --analyze's rule too. The
+ * after the initial task's fragment so far (live_shared_paths.c: live_initial_so_far), --analyze's rule too. The
  * fork published after such a spawn is NOT joined: it lies after the worker's real start (the
  * primary's runtime time between the release and its report), and a path through it would be
  * longer than any order the run had; a nested region's worker spawned first misses its
