@@ -382,6 +382,17 @@ void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigne
 	*waits = i != 0 ? a->sites[i].waits[kind] : 0;
 }
 
+/* What site `s` holds besides itself (a process's row for no site holds its histograms only). */
+static void site_free(struct analysis *a, struct site *s)
+{
+	acc_clear(a, &s->fork);
+	free(s->by_thread);
+	free(s->text);
+	free(s->task_time.bucket);
+	free(s->spawn_gap.bucket);
+	free(s->start_delay.bucket);
+}
+
 void analysis_free(struct analysis *a)
 {
 	if (a == NULL)
@@ -420,18 +431,10 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_procs; i++) {
 		unref(a, a->procs[i].span);
 		unref(a, a->procs[i].frozen);
-		free(a->procs[i].no_site.task_time.bucket);
-		free(a->procs[i].no_site.spawn_gap.bucket);
-		free(a->procs[i].no_site.start_delay.bucket);
+		site_free(a, &a->procs[i].no_site);
 	}
-	for (size_t i = 0; i < a->n_sites; i++) {
-		acc_clear(a, &a->sites[i].fork);
-		free(a->sites[i].by_thread);
-		free(a->sites[i].text);
-		free(a->sites[i].task_time.bucket);
-		free(a->sites[i].spawn_gap.bucket);
-		free(a->sites[i].start_delay.bucket);
-	}
+	for (size_t i = 0; i < a->n_sites; i++)
+		site_free(a, &a->sites[i]);
 	table_free(&a->tasks);
 	table_free(&a->threads);
 	table_free(&a->mutexes);

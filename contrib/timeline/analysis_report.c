@@ -299,8 +299,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	p->no_site.path_ns = p->no_site.path_fragments = 0;
 	uint64_t fragments = 0;
 	for (const struct node *n = p->span; n != NULL; n = n->prev) {
-		site_figures(a, p, n->site)->path_ns += n->end - n->start;
-		site_figures(a, p, n->site)->path_fragments += !n->part;
+		struct site *s = site_figures(a, p, n->site);
+		s->path_ns += n->end - n->start;
+		s->path_fragments += !n->part;
 		fragments += !n->part;
 	}
 	uint64_t burdened = p->span != NULL ? p->span->burdened : 0;

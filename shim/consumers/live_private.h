@@ -120,13 +120,13 @@ extern struct dependence *dependences;
 extern struct tp_span_fork forks[TP_LIVE_SITES];
 /*
  * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
- * worker's implicit task whose region its primary has not published yet (initial_so_far).
+ * worker's implicit task whose region its primary has not published yet (live_initial_so_far).
  */
 extern struct tp_live_thread *initial_slot;
 /*
  * The initial task's path to the start of the fragment its thread polls now (its sites with
  * it), and that start: published at each of its poll's starts (once a region: between them),
- * under its lock, for initial_so_far, whose slot alone says lengths.
+ * under its lock, for live_initial_so_far, whose slot alone says lengths.
  */
 struct initial_path {
 	int lock;
@@ -140,7 +140,7 @@ extern struct initial_path initial_path;
  * none); and its publication at its poll's start. */
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out);
 bool live_initial_so_far(uint64_t now, struct tp_live_path *p);
-__attribute__((noinline)) void live_initial_path_is(uint64_t now);
+void live_initial_path_is(uint64_t now);
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 extern struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
