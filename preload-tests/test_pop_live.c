@@ -265,6 +265,15 @@ static void serialised(reader read, const char *shape, const char *marker, const
 #define BUSY_TOLERANCE 0.01
 
 /*
+ * Why the comparison with the program's own wall time is left out of the ASan pass: the spawning
+ * thread's time in the shim's callbacks, which ASan slows, is computation to the engines but not
+ * to the program, which times its tasks only (in CI, under load: 0.933 against 0.921).
+ */
+#define BUSY_TIME_UNDER_ASAN                                                                       \
+	"it compares the engines' computation with the program's own timing of its tasks, and "    \
+	"ASan slows the shim's callbacks between them"
+
+/*
  * Tasks of 1 to 8 units in a taskgroup on two threads: 21 units and 15, load balance 6/7, as
  * libomp places them; tried again while it placed them otherwise or the machine stretched them
  * apart, and in any case the load balance of the wall time each thread's tasks took.
@@ -362,6 +371,7 @@ Test(report, a_lock_loop_has_serialisation_1_2_on_its_lock_site, .timeout = 120)
 
 Test(report, a_taskgroup_of_tasks_of_1_to_8_units_has_load_balance_6_7, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_ASAN, BUSY_TIME_UNDER_ASAN);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	a_taskgroup_of_1_to_8_units(report_of);
 }
