@@ -297,26 +297,33 @@ struct tp_live_graph {
 	unsigned roi_pairs; /* start and stop pairs, one going on counted: 0 none */
 };
 
-/* Slot `t`'s fragment going on now, if any: its time since last counted and its paths' to now. */
-static inline void tp_live_open_fragment(const struct tp_live_thread *t, uint64_t now,
-					 uint64_t *uncounted_ns, uint64_t *path_ns,
-					 uint64_t *placed_ns)
+/*
+ * Slot `t`'s fragment going on now: false if none; else its time since last counted, since its
+ * start, and its paths' to now. A fragment paused (open_paused: its thread in an MPI call) counts
+ * up to its pause.
+ */
+static inline bool tp_live_open_fragment(const struct tp_live_thread *t, uint64_t now,
+					 uint64_t *uncounted_ns, uint64_t *ran_ns,
+					 uint64_t *path_ns, uint64_t *placed_ns)
 {
-	*uncounted_ns = *path_ns = *placed_ns = 0;
+	*uncounted_ns = *ran_ns = *path_ns = *placed_ns = 0;
+	bool paused = __atomic_load_n(&t->open_paused, __ATOMIC_ACQUIRE) != 0;
 	uint64_t counted = __atomic_load_n(&t->open_counted_ns, __ATOMIC_ACQUIRE);
 	if (counted == 0)
-		return;
-	uint64_t ran = tp_live_since(now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
-	*uncounted_ns = tp_live_since(now, counted);
-	*path_ns = __atomic_load_n(&t->open_path_ns, __ATOMIC_RELAXED) + ran;
-	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + ran;
+		return false;
+	uint64_t to = paused ? counted : now;
+	*ran_ns = tp_live_since(to, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+	*uncounted_ns = tp_live_since(to, counted);
+	*path_ns = __atomic_load_n(&t->open_path_ns, __ATOMIC_RELAXED) + *ran_ns;
+	*placed_ns = __atomic_load_n(&t->open_placed_ns, __ATOMIC_RELAXED) + *ran_ns;
+	return true;
 }
 
 /* Slot `t`'s computation at `now`: its polls of the graph's tasks, the one going on counted. */
 static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint64_t now)
 {
-	uint64_t uncounted, path, placed;
-	tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+	uint64_t uncounted, ran, path, placed;
+	tp_live_open_fragment(t, now, &uncounted, &ran, &path, &placed);
 	return __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
 }
 
@@ -332,8 +339,9 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		const struct tp_live_thread *t = &slots[i];
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
 			continue;
-		uint64_t uncounted, open_path, open_placed;
-		tp_live_open_fragment(t, now, &uncounted, &open_path, &open_placed);
+		uint64_t uncounted, ran, open_path, open_placed;
+		bool open = tp_live_open_fragment(t, now, &uncounted, &ran, &open_path,
+						  &open_placed);
 		uint64_t work = __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
 		if (work == 0)
 			continue;
@@ -349,8 +357,9 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		g->work_ns += work;
 		if (first != 0 && (g->first_ns == 0 || first < g->first_ns))
 			g->first_ns = first;
-		/* a poll going on ends now, as far as it is counted */
-		if (uncounted > 0 || open_path > 0)
+		/* a poll going on ends now, as far as it is counted (a paused one too: its
+		 * process's run goes on) */
+		if (open && (uncounted > 0 || open_path > 0))
 			last = now;
 		if (last > g->last_ns)
 			g->last_ns = last;
@@ -419,12 +428,10 @@ static inline struct tp_live_region tp_live_region_read(const struct tp_live_thr
 								       (uint64_t)i * rows_stride);
 		uint64_t ns = __atomic_load_n(&rows[row].region_ns, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&t->open_region, __ATOMIC_RELAXED) == row) {
-			uint64_t uncounted, path, placed;
-			tp_live_open_fragment(t, now, &uncounted, &path, &placed);
+			uint64_t uncounted, ran, path, placed;
 			/* its whole poll so far: region_ns counts polls once ended */
-			if (uncounted > 0)
-				ns += tp_live_since(
-					now, __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED));
+			if (tp_live_open_fragment(t, now, &uncounted, &ran, &path, &placed))
+				ns += ran;
 		}
 		if (ns == 0)
 			continue;

@@ -325,13 +325,15 @@ struct tp_live_thread {
 	 * The fragment it polls now, which a reader counts up to its own now (tp_live_graph_read):
 	 * when its time was last counted into work_ns (0: it polls no task of the graph now), when
 	 * it started, the longest path's and the placed length's at its start, and the row of
-	 * its parallel region (0: none).
+	 * its parallel region (0: none). `open_paused` (not 0): its thread waits in an MPI call,
+	 * which is no computation (work_span.h's tp_span_wait_pauses): the fragment stopped at
+	 * open_counted_ns, and its start moves on by the wait when it goes on.
 	 */
 	uint64_t open_counted_ns;
 	uint64_t open_start_ns;
 	uint64_t open_path_ns, open_placed_ns;
 	uint32_t open_region;
-	uint32_t reserved_open;
+	uint32_t open_paused;
 	/* its computation (work_ns, the open fragment's time counted) inside the region of
 	 * interest's ended pairs, and at the start of the one going on (the header's roi_*) */
 	uint64_t roi_counted_ns;

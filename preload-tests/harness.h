@@ -316,6 +316,9 @@ struct tp_pop_factors {
 	bool region_of_interest; /* it says "region of interest" */
 };
 
+/* The factors `text` says (the first of each line where there are several). */
+struct tp_pop_factors tp_pop_factors_in(const char *text);
+
 /* The three outputs that say the factors. */
 enum tp_pop_way {
 	TP_POP_REPORT,   /* the exit report (TASKPROBE_REPORT) */

@@ -32,8 +32,7 @@ static bool scan_at(const char *text, const char *words, int conversions, const 
 	return false;
 }
 
-/* The factors `text` says. */
-static struct tp_pop_factors factors_in(const char *text)
+struct tp_pop_factors tp_pop_factors_in(const char *text)
 {
 	struct tp_pop_factors f = {.parallelism = -1};
 	double communication;
@@ -91,7 +90,7 @@ static void keep(struct tp_pop_run *pop, enum tp_pop_way way, const char *name, 
 		 char *err)
 {
 	pop->output[way] = (struct tp_pop_output){
-		.way = name, .factors = factors_in(text), .text = text, .err = err};
+		.way = name, .factors = tp_pop_factors_in(text), .text = text, .err = err};
 }
 
 /* tp_pop_run's; `plainly`: the program's stdout and status compared with a run without the shim,

@@ -405,6 +405,80 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 }
 
 /*
+ * Each rank of the hybrid imbalance (mpi_hybrid.c) says its own threads' factors in all three
+ * outputs, under `taskprobe top --once` with the exit report and a recording: rank r's threads
+ * compute 1 + 2r and 2 + 4r units, load balance 0.75 in both. Rank 0 then waits 4 units in
+ * MPI_Barrier for rank 1, which is no computation (work_span.h's tp_span_wait_pauses): counted,
+ * its primary thread computed 5 units to the other's 2 (load balance 0.70) and its critical path
+ * ran through the wait (transfer efficiency 1, where its threads computed for a third of the
+ * run).
+ */
+Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mpi_waits,
+     .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
+	char *dir = tp_make_temp_dir("harm-mpi-ranks"), *rank_run;
+	/* each rank's own files, by the rank Open MPI gives it */
+	cr_assert(
+		asprintf(
+			&rank_run,
+			"export TASKPROBE_REPORT=%s/report.$OMPI_COMM_WORLD_RANK "
+			"TASKPROBE_RECORD=%s/recording.$OMPI_COMM_WORLD_RANK; exec '%s' top --once "
+			"-- '%s' imbalance 2>%s/top.$OMPI_COMM_WORLD_RANK",
+			dir, dir, TP_CONTRIB_DIR "/taskprobe", hybrid, dir) > 0);
+	const char *env[] = {hybrid_env[0], hybrid_env[1], "OMP_NUM_THREADS=2", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
+	       env, &plain);
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", "sh", "-c", rank_run, NULL},
+	       env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	for (int r = 0; r < 2; r++) {
+		char *path, *recording;
+		cr_assert(asprintf(&recording, "%s/recording.%d", dir, r) > 0);
+		struct tp_run analysis;
+		tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", recording, NULL}, NULL,
+		       &analysis);
+		cr_expect_eq(analysis.status, 0, "%s", analysis.err);
+		const char *ways[] = {"report", "top", "--analyze"};
+		for (int w = 0; w < 3; w++) {
+			char *text;
+			if (w < 2) {
+				cr_assert(asprintf(&path, "%s/%s.%d", dir, ways[w], r) > 0);
+				text = tp_read_file(path, NULL);
+				free(path);
+			} else {
+				text = strdup(analysis.out);
+			}
+			cr_assert_not_null(text, "rank %d: no %s", r, ways[w]);
+			struct tp_pop_factors f = tp_pop_factors_in(text);
+			cr_expect(f.said, "rank %d's %s says no factors:\n%s", r, ways[w], text);
+			cr_expect(f.load_balance >= 0.72 && f.load_balance <= 0.78,
+				  "rank %d's %s: load balance %.3f, not 0.75:\n%s", r, ways[w],
+				  f.load_balance, text);
+			/* rank 0's threads compute 2 units of the 6 it runs, rank 1's 6 */
+			if (r == 0)
+				cr_expect(f.transfer >= 0.15 && f.transfer <= 0.45,
+					  "rank 0's %s: transfer efficiency %.3f, not 1/3:\n%s",
+					  ways[w], f.transfer, text);
+			else
+				cr_expect_geq(f.transfer, 0.9, "rank 1's %s:\n%s", ways[w], text);
+			free(text);
+		}
+		tp_run_free(&analysis);
+		free(recording);
+	}
+	tp_run_free(&plain);
+	tp_run_free(&run);
+	free(rank_run);
+	tp_remove_temp_dir(dir);
+}
+
+/*
  * A rank whose monotonic clock is 100000 s ahead (a time namespace), in an MPMD job: on this
  * host (its system clock tells), and as if on another (its own host name: MPI_Init's and
  * MPI_Finalize's ends tell, then the messages). Aligned: no message goes back in time, and the

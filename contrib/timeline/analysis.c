@@ -36,7 +36,7 @@
 
 /* ---- tasks and threads ---- */
 
-static struct task *task_find(struct analysis *a, const struct proc *p, uint64_t id)
+struct task *task_find(struct analysis *a, const struct proc *p, uint64_t id)
 {
 	return (struct task *)map_find(&a->tasks, p->process, id);
 }
@@ -160,14 +160,21 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 		th->computation += w;
 }
 
+/* The fragment `th` polls goes on up to `ns`, or stopped at its pause (on_wait_start). */
+static uint64_t polled_to(const struct thread *th, uint64_t ns)
+{
+	return th->paused_at != 0 && th->paused_at < ns ? th->paused_at : ns;
+}
+
 /*
  * The fragment `th` polls now, of task `t`, up to `ns`: its part going on (since its poll's start
  * or its last split) a node after the path to that part's start, its time counted in the work
  * (NULL: out of memory).
  */
-static struct node *part_so_far(struct analysis *a, struct proc *p, struct thread *th,
-				const struct task *t, uint64_t ns)
+struct node *part_so_far(struct analysis *a, struct proc *p, struct thread *th,
+			 const struct task *t, uint64_t ns)
 {
+	ns = polled_to(th, ns);
 	count_work(a, p, th, t, ns);
 	return node_new(a, th->in, th->in_placed, t, th, p->pid, th->start, ns, th->latency);
 }
@@ -176,8 +183,7 @@ static struct node *part_so_far(struct analysis *a, struct proc *p, struct threa
  * The fragment `th` polls now is split at the end of its part `n` (part_so_far's), ended `at` an
  * acquire or a release (tp_span_part_is_fragment): the part going on starts after it.
  */
-static void split_at(struct analysis *a, struct thread *th, struct node *n,
-		     enum tp_span_part_end at)
+void split_at(struct analysis *a, struct thread *th, struct node *n, enum tp_span_part_end at)
 {
 	n->part = !tp_span_part_is_fragment(at);
 	hold(a, &th->in, n);
@@ -213,8 +219,8 @@ static uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64
 		if (k == NULL)
 			continue;
 		const struct thread *th = (const struct thread *)k;
-		if (k->process == p->process && th->task != NULL && ns >= th->start)
-			placed = max_u64(placed, th->in_placed + (ns - th->start));
+		if (k->process == p->process && th->task != NULL && polled_to(th, ns) >= th->start)
+			placed = max_u64(placed, th->in_placed + (polled_to(th, ns) - th->start));
 	}
 	return placed;
 }
@@ -507,12 +513,46 @@ static void holder_ended(struct analysis *a, const struct proc *p, struct task *
 	m->held = false;
 }
 
+/*
+ * A wait starts on `th`: its outermost one, an MPI call's inside a poll, pauses the fragment
+ * (the graph's rule, tp_span_wait_pauses; the live statistics': live.c's
+ * live_fragment_pauses): its time up to here counted, none after.
+ */
+static void on_wait_start(struct analysis *a, struct proc *p, struct thread *th,
+			  const struct timeline_event *e)
+{
+	if (th->waits++ != 0 || th->task == NULL || !tp_span_wait_pauses((uint32_t)e->arg[0]) ||
+	    e->ns < th->counted)
+		return;
+	count_work(a, p, th, th->task, e->ns);
+	th->paused_at = e->ns;
+}
+
+/* The paused fragment goes on at `ns`: its poll and its part start later by the wait. */
+static void fragment_resumes(struct thread *th, uint64_t ns)
+{
+	if (th->paused_at == 0)
+		return;
+	uint64_t wait = ns > th->paused_at ? ns - th->paused_at : 0;
+	th->paused_at = 0;
+	th->start += wait;
+	th->poll_start += wait;
+	th->counted = ns;
+}
+
+static void on_wait_end(struct thread *th, const struct timeline_event *e)
+{
+	if (th->waits > 0 && --th->waits == 0)
+		fragment_resumes(th, e->ns);
+}
+
 static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 			const struct timeline_event *e)
 {
 	struct task *t = th->task;
 	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
 		return;
+	fragment_resumes(th, e->ns); /* a poll that ends paused (its exit) ended at its pause */
 	th->task = NULL;
 	bool done = e->arg[1] != 0;
 	t->suspend_ns = e->ns;
@@ -563,7 +603,7 @@ static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t n
 		if (k->process != p->process)
 			continue;
 		if (th->task != NULL)
-			count_work(a, p, th, th->task, ns);
+			count_work(a, p, th, th->task, polled_to(th, ns));
 		if (on && !p->roi_seen)
 			th->computation = 0;
 	}
@@ -578,133 +618,6 @@ static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t n
 		p->roi_run += ns - p->roi_since;
 		p->roi_placed += placed > p->roi_placed_since ? placed - p->roi_placed_since : 0;
 	}
-}
-
-/* Mutual exclusion `object` of `p`, made if new (NULL: out of memory). */
-static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t object)
-{
-	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, object);
-	if (m != NULL)
-		return m;
-	m = take(a, sizeof *m);
-	if (m == NULL)
-		return NULL;
-	m->k.process = p->process;
-	m->k.id = object;
-	if (!map_add(&a->mutexes, &m->k)) {
-		give(a, m, sizeof *m);
-		return NULL;
-	}
-	return m;
-}
-
-/* The fragment `th` polls now starts after `released` (a release's path). */
-static void mutex_join(struct analysis *a, const struct acc *released, struct thread *th)
-{
-	if (released->n != NULL && released->n->path > path_of(th->in))
-		hold(a, &th->in, released->n);
-	th->in_placed = max_u64(th->in_placed, released->placed);
-	th->latency = tp_span_start_rejoined(&th->could_ns, th->start, th->free_ns, released->ns);
-}
-
-/*
- * The fragment `th` polls now, of task `t`, starts after the path to mutual exclusion `m`'s last
- * release, acquired at `ns`. Acquires come in the order the runtime granted them (each is said
- * while its task holds the object), releases not always: a holder's thread may read its clock
- * for its release after the next holder's acquire (preempted between the two, on a loaded
- * machine: for as long as the next holder's section lasts). A holder whose release has not come
- * let the object go before this acquire all the same: the path to its release is the holder's up
- * to now.
- */
-static void release_joined(struct analysis *a, struct proc *p, struct thread *th,
-			   const struct task *t, const struct mutex *m, uint64_t ns)
-{
-	struct task *held = m->held ? task_find(a, p, m->holder_task) : NULL;
-	/* the thread that polls the holder now, whichever it is (NULL: switched out) */
-	struct thread *h = held != NULL && held->state == RUNNING ? held->on : NULL;
-	switch (tp_span_acquire_joins(held != NULL, held == t, h != NULL)) {
-	case TP_SPAN_ACQUIRES_RELEASE:
-		mutex_join(a, &m->released, th);
-		break;
-	case TP_SPAN_ACQUIRES_HOLDER_NOW: {
-		/* its fragment up to now (in the work up to here too) */
-		struct node *part = ref(part_so_far(a, p, h, held, ns));
-		struct acc released = {part, ns, part != NULL ? part->placed : 0};
-		mutex_join(a, &released, th);
-		unref(a, part);
-		break;
-	}
-	case TP_SPAN_ACQUIRES_HOLDER_LAST: {
-		struct acc released = {held->last, held->suspend_ns,
-				       held->last != NULL ? held->last->placed : 0};
-		mutex_join(a, &released, th);
-		break;
-	}
-	}
-}
-
-/*
- * A task acquires mutual exclusion `object`: its fragment (begun by the poll that ended its wait)
- * is split there, its part up to the acquire in the site it ran in, and its section, in the site
- * of the wait that entered it, starts after the longer of that part and the object's last
- * release (tp_span_acquire_splits, release_joined; the live statistics' tp_span_acquire).
- */
-static void on_acquire(struct analysis *a, struct proc *p, struct thread *th,
-		       const struct timeline_event *e)
-{
-	struct task *t = th->task;
-	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
-		return;
-	uint32_t section = tp_span_section_site(t->sync, t->sync_site);
-	if (section != 0 && e->arg[1] > 0 && e->arg[1] <= TP_EXCLUSION_KINDS)
-		a->sites[section].mutex_kind = (uint8_t)e->arg[1];
-	/* the part before the acquire, in the site it ran in (none: of no time) */
-	if (tp_span_acquire_splits(e->ns > th->start ? e->ns - th->start : 0)) {
-		struct node *n = part_so_far(a, p, th, t, e->ns);
-		if (n != NULL)
-			split_at(a, th, n, TP_SPAN_PART_AT_ACQUIRE);
-	}
-	t->section_site = section;
-	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
-	if (m != NULL) {
-		t->holds = (uint64_t)e->arg[2];
-		release_joined(a, p, th, t, m, e->ns);
-		m->held = true;
-		m->holder_task = t->k.id;
-	}
-}
-
-/*
- * A task releases mutual exclusion `object`: at the end of a section in its sync site's row its
- * fragment is split there (tp_span_release_splits), else it goes on whole and the path to the
- * release is its part up to it (as a spawn's). The object remembers that path, unless another
- * task acquired it since (this release came late: that acquire took the path up to it).
- */
-static void on_release(struct analysis *a, struct proc *p, struct thread *th,
-		       const struct timeline_event *e)
-{
-	struct task *t = th->task;
-	if (t == NULL || t->k.id != (uint64_t)e->arg[0])
-		return;
-	if (t->holds == (uint64_t)e->arg[2])
-		t->holds = 0;
-	struct mutex *m = mutex_of(a, p, (uint64_t)e->arg[2]);
-	if (m == NULL)
-		return;
-	bool splits = tp_span_release_splits(t->section_site != 0);
-	/* held while it is used: freed here if nothing keeps it */
-	struct node *n = ref(part_so_far(a, p, th, t, e->ns));
-	t->section_site = 0;
-	if (n == NULL)
-		return;
-	if (splits)
-		split_at(a, th, n, TP_SPAN_PART_AT_RELEASE);
-	if (tp_span_release_kept(m->held && m->holder_task == t->k.id)) {
-		acc_clear(a, &m->released);
-		acc_fold_node(a, &m->released, n, e->ns);
-		m->held = false;
-	}
-	unref(a, n);
 }
 
 void analysis_add(struct analysis *a, const struct timeline_event *e)
@@ -741,13 +654,22 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			on_poll_end(a, p, th, e);
 			break;
 		case TP_RECORD_TASK_ACQUIRE:
-			on_acquire(a, p, th, e);
+			analysis_on_acquire(a, p, th, e);
 			break;
 		case TP_RECORD_TASK_RELEASE:
-			on_release(a, p, th, e);
+			analysis_on_release(a, p, th, e);
 			break;
 		case TP_RECORD_REGION_OF_INTEREST:
 			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
+			break;
+		case TP_RECORD_WAIT_START:
+			on_wait_start(a, p, th, e);
+			break;
+		case TP_RECORD_WAIT_END:
+			on_wait_end(th, e);
+			break;
+		case TP_RECORD_THREAD_STOP: /* it closes a wait left open (a signal handler's) */
+			th->waits = 0;
 			break;
 		case TP_RECORD_PROCESS_EXIT:
 			p->exited = true;

@@ -21,6 +21,7 @@
 #include "table.h"
 #include "sync_waited.h" /* struct tp_sync_waited */
 #include "timeline.h"
+#include "work_span.h" /* the graph's rules: enum tp_span_part_end */
 
 /*
  * A duration histogram in the live statistics' log2 buckets (taskprobe_live.h), read by their
@@ -107,8 +108,12 @@ struct thread {
 	struct node *last;   /* the last fragment it polled */
 	uint64_t free_ns;    /* when that ended */
 	uint64_t computation; /* its polls' time (in the region of interest, if any) */
-	uint32_t index;       /* among its process's threads that polled (polled: 1 and more) */
-	bool polled;          /* it polled a task */
+	/* its waits going on (wait-start's, nested), and when its outermost one, an MPI call's,
+	 * paused the fragment it polls (tp_span_wait_pauses; 0: none) */
+	uint32_t waits;
+	uint64_t paused_at;
+	uint32_t index; /* among its process's threads that polled (polled: 1 and more) */
+	bool polled;    /* it polled a task */
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (sync_waited.h) */
 };
 
@@ -269,3 +274,20 @@ struct proc *proc_of(struct analysis *a, const struct timeline_event *e);
 
 /* The polls still open at the end of the recording ended there: once, before the figures. */
 void analysis_finish(struct analysis *a);
+/* Task `id` of `p`, NULL if not known. */
+struct task *task_find(struct analysis *a, const struct proc *p, uint64_t id);
+/*
+ * The fragment `th` polls now, of task `t`, up to `ns` (its pause: a wait in MPI): its part
+ * going on a node after the path to that part's start, its time counted in the work (NULL: out
+ * of memory); and the fragment split at that node's end, ended `at` an acquire or a release.
+ */
+struct node *part_so_far(struct analysis *a, struct proc *p, struct thread *th,
+			 const struct task *t, uint64_t ns);
+void split_at(struct analysis *a, struct thread *th, struct node *n, enum tp_span_part_end at);
+
+/* ---- analysis_exclusion.c: a polled task's acquire and release of a mutual exclusion ---- */
+
+void analysis_on_acquire(struct analysis *a, struct proc *p, struct thread *th,
+			 const struct timeline_event *e);
+void analysis_on_release(struct analysis *a, struct proc *p, struct thread *th,
+			 const struct timeline_event *e);

@@ -30,6 +30,7 @@ static struct live_thread {
 	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */
 	uint64_t polled; /* the task it polls now, 0 none */
 	uint64_t poll_start;
+	uint64_t work; /* its polls' time: its computation (live.c's slot's work_ns) */
 	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
 	uint32_t mutex_row;
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (live.c's) */
@@ -87,11 +88,14 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 	const struct tp_live_path *in = NULL;
 	struct tp_live_path so_far = {0};
 	if (from == TP_SPAN_FROM_FORK) {
+		/* live_shared_paths.c's live_initial_so_far: its path, with its sites */
 		for (unsigned i = 0; i < N; i++)
 			if (threads[i].polled == INITIAL) {
 				const struct live_thread *on = &threads[i];
-				so_far.ns = so_far.burdened_ns = on->th.in.ns + (now - on->from);
-				so_far.placed_ns = on->th.in.placed_ns + (now - on->from);
+				so_far = on->th.in;
+				tp_span_path_add(&so_far,
+						 tp_span_path_site(&so_far, TP_LIVE_NO_SITE),
+						 now - on->from);
 				so_far.ended_ns = now;
 			}
 		in = so_far.ns > 0 ? &so_far : NULL;
@@ -179,6 +183,7 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	uint64_t now = START_NS + ms * MS;
 	struct tp_span_task *s = &pool[task - 1];
 	work += now - t->poll_start;
+	t->work += now - t->poll_start;
 	t->polled = 0;
 	/* live.c's sync_wait_begins: a wait at no site, or of no sync construct, in no row */
 	waits_at[task] = !done && sync > TP_SYNC_NONE && sync <= TP_SYNC_MUTEX && site != 0
@@ -221,6 +226,40 @@ void both_release(uint32_t tid, uint64_t ms, uint64_t task)
 	uint64_t now = START_NS + ms * MS;
 	if (tp_span_release(&t->th, task, now, now - t->from, row_of[task], LOCK))
 		t->from = now;
+}
+
+void both_mpi_wait(uint32_t tid, uint64_t from_ms, uint64_t to_ms)
+{
+	struct live_thread *t = &threads[tid];
+	cr_assert(t->polled != 0 && to_ms >= from_ms, "an MPI wait inside a poll");
+	event(TP_RECORD_WAIT_START, tid, from_ms, TP_WAIT_MPI, 1, -1, (int64_t)t->polled);
+	event(TP_RECORD_WAIT_END, tid, to_ms, TP_WAIT_MPI, 1, 0, (int64_t)t->polled);
+	/* live.c's live_fragment_resumes: the poll and its part start later by the wait */
+	cr_assert(tp_span_wait_pauses(TP_WAIT_MPI));
+	t->from += (to_ms - from_ms) * MS;
+	t->poll_start += (to_ms - from_ms) * MS;
+}
+
+void expect_computation(uint64_t maximum_ms, uint64_t average_ms)
+{
+	struct analysis_figures f;
+	cr_assert(analysis_figures(a, 0, &f));
+	uint64_t computation[N];
+	unsigned n = 0;
+	for (unsigned i = 0; i < N; i++)
+		if (threads[i].work > 0)
+			computation[n++] = threads[i].work;
+	struct tp_live_factors live = tp_live_factors_of(computation, n, 0, 1);
+	cr_expect_eq(live.maximum_ns, maximum_ms * MS, "live: the most computation %" PRIu64,
+		     live.maximum_ns);
+	cr_expect_eq(live.average_ns, average_ms * MS, "live: the average computation %" PRIu64,
+		     live.average_ns);
+	cr_expect_eq(f.factors.maximum_ns, live.maximum_ns,
+		     "the most computation: live %" PRIu64 ", --analyze %" PRIu64, live.maximum_ns,
+		     f.factors.maximum_ns);
+	cr_expect_eq(f.factors.average_ns, live.average_ns,
+		     "the average computation: live %" PRIu64 ", --analyze %" PRIu64,
+		     live.average_ns, f.factors.average_ns);
 }
 
 /* The span's fragments, as analysis_report says them. */

@@ -45,6 +45,16 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 void both_acquire(uint32_t tid, uint64_t ms, uint64_t task);
 void both_release(uint32_t tid, uint64_t ms, uint64_t task);
 
+/*
+ * Thread `tid`, polling a task, waits in an MPI call from `from_ms` to `to_ms` (wait-start and
+ * wait-end of the MPI kind): its fragment pauses (work_span.h's tp_span_wait_pauses, live.c's
+ * live_fragment_pauses and live_fragment_resumes).
+ */
+void both_mpi_wait(uint32_t tid, uint64_t from_ms, uint64_t to_ms);
+
+/* Both engines' threads' computation the same: the most and the average, in ms. */
+void expect_computation(uint64_t maximum_ms, uint64_t average_ms);
+
 /* Both engines' figures the same: work, span (`span_ms`, the known answer), burdened span,
  * placed path, the span's fragments, each site's time and fragments on the span, each sync
  * site's time waited and waits. */

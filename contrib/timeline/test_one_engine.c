@@ -175,6 +175,36 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 }
 
 /*
+ * MPI calls' waits are no computation and not on the path (tp_span_wait_pauses): the initial
+ * task waits in one for 20 of its first 30 ms, then forks a region whose primary waits in one for
+ * 10 of its 20 ms while the worker computes 20, then runs 10 ms more. Work 10 + 10 + 20 + 10,
+ * span 10 + 20 + 10 through the worker (counted, the waits made them 80 and 60); thread 1
+ * computes 30 ms, thread 2 20.
+ */
+Test(one_engine, an_mpi_calls_wait_inside_a_poll_is_no_computation)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_mpi_wait(1, 5, 25);
+	both_spawn_at(2, 30, WORKER, 0, REGION);
+	both_start(2, 30, WORKER);
+	both_spawn_at(1, 30, 2, INITIAL, REGION);
+	both_end(1, 30, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 30, 2);
+	both_mpi_wait(1, 32, 42);
+	both_end(1, 50, 2, false, TP_SYNC_BARRIER, REGION);
+	both_end(2, 50, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 50, 2);
+	both_end(1, 50, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 50, WORKER);
+	both_end(2, 50, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 50, INITIAL);
+	both_end(1, 60, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_known_graph(50, 40);
+	expect_computation(30, 25);
+}
+
+/*
  * On one thread the initial task's child, created undeferred, runs at its spawn (nested work):
  * the initial task's next fragment does not follow it (its path is its own), and its taskwait
  * joins it as it would join a child run elsewhere.

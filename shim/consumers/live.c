@@ -128,6 +128,51 @@ static void count_work(uint64_t now)
 }
 
 /*
+ * The polled fragment pauses at `now`: its thread waits in an MPI call (work_span.h's
+ * tp_span_wait_pauses). Its time up to here is counted, and readers count none after it
+ * (taskprobe_live.h's open_paused) until it goes on (live_fragment_resumes).
+ */
+void live_fragment_pauses(struct tp_live_thread *s, uint64_t now)
+{
+	if (!local.span.in_graph || local.paused_at != 0 || now < local.work_counted_to)
+		return;
+	count_work(now);
+	local.paused_at = now;
+	__atomic_store_n(&s->open_paused, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The paused fragment goes on at `now`, its wait over: its poll, its part on the path and its
+ * publication (the initial task's too) start later by the wait, so that every length taken from
+ * them leaves the wait out, as a reader did meanwhile.
+ */
+void live_fragment_resumes(struct tp_live_thread *s, uint64_t now)
+{
+	uint64_t paused = local.paused_at;
+	if (paused == 0)
+		return;
+	local.paused_at = 0;
+	uint64_t wait = now > paused ? now - paused : 0;
+	if (local.span.in_graph) {
+		local.poll_start += wait;
+		local.span_from += wait;
+		local.work_counted_to = now;
+		uint64_t start = s->open_start_ns;
+		if (local.poll_row == TP_LIVE_NO_SITE)
+			live_initial_path_moves(start, start + wait);
+		set64(&s->open_start_ns, start + wait);
+		__atomic_store_n(&s->open_counted_ns, now, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&s->open_paused, 0, __ATOMIC_RELEASE);
+}
+
+/* The polled fragment's time goes on up to `now`, or stopped at its pause. */
+static inline uint64_t fragment_to(uint64_t now)
+{
+	return local.paused_at != 0 && local.paused_at < now ? local.paused_at : now;
+}
+
+/*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
  * no site). An implicit task of a parallel region (the executor's, with a site) on the region's
@@ -685,20 +730,23 @@ void tp_live_thread_stop(uint64_t tid)
 	 * (a thread that exits inside a poll stops after the destructors) */
 	uint64_t now = tp_live_now();
 	/* a fragment its thread never ended (stopped inside a poll) ends with it: its work, and
-	 * its path, which readers no longer count as open */
+	 * its path, which readers no longer count as open (one paused ended at its pause) */
 	if (s->open_counted_ns != 0 && local.rows != NULL) {
 		struct tp_live_path mine;
 		bool open = tp_live_current_path(now, &mine);
+		uint64_t to = fragment_to(now);
 		tp_guard_enter(&local.busy);
 		if (open)
 			slot_longest(s, &mine);
-		if (now > local.work_counted_to)
-			count_work(now);
+		if (to > local.work_counted_to)
+			count_work(to);
 		/* its region's computation counts its polls once ended (poll_ended) */
-		if (local.poll_region != 0 && now > local.poll_start)
-			add(&local.rows[local.poll_region].region_ns, now - local.poll_start);
+		if (local.poll_region != 0 && to > local.poll_start)
+			add(&local.rows[local.poll_region].region_ns, to - local.poll_start);
 		set64(&s->graph_last_ns, now);
 		set64(&s->open_counted_ns, 0);
+		set32(&s->open_paused, 0);
+		local.paused_at = 0;
 		tp_guard_leave(&local.busy, false);
 	}
 	set64(&s->ended_ns, now);
@@ -720,7 +768,7 @@ bool tp_live_current_path(uint64_t now, struct tp_live_path *out)
 	    now < local.span_from)
 		return false;
 	*out = local.span.in;
-	tp_span_path_extend(out, local.span.site_at, now - local.span_from, true);
+	tp_span_path_extend(out, local.span.site_at, fragment_to(now) - local.span_from, true);
 	out->ended_ns = now;
 	return true;
 }

@@ -141,6 +141,13 @@ extern struct initial_path initial_path;
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out);
 bool live_initial_so_far(uint64_t now, struct tp_live_path *p);
 void live_initial_path_is(uint64_t now);
+/* The initial task's fragment published as started at `start` starts at `moved` (its thread
+ * waited in MPI meanwhile: live_fragment_resumes). */
+void live_initial_path_moves(uint64_t start, uint64_t moved);
+/* live.c: the polled fragment pauses at `now` while its thread waits in MPI, and goes on (slot
+ * `s`, the calling thread's). */
+void live_fragment_pauses(struct tp_live_thread *s, uint64_t now);
+void live_fragment_resumes(struct tp_live_thread *s, uint64_t now);
 /* Mutual exclusions' last releases (work_span.h): reserved, touched as they are used. */
 extern struct tp_span_mutex *mutexes;
 #define MUTEXES_BYTES (TP_SPAN_MUTEXES * sizeof(struct tp_span_mutex))
@@ -179,6 +186,9 @@ struct live_local {
 	uint32_t mutex_row;
 	/* the polled fragment's time up to here is in the slot's work (count_work) */
 	uint64_t work_counted_to;
+	/* when the polled fragment paused, its thread inside an MPI call (tp_span_wait_pauses;
+	 * 0: it goes on) */
+	uint64_t paused_at;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
 	/* the polled task that ended (its terminate, 0 none) and when: its poll's end comes right
 	 * after, and is timed then too (one clock read for the two) */

@@ -60,6 +60,9 @@ bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
 	uint64_t start = initial_path.start_ns;
 	*p = initial_path.path;
 	tp_spin_unlock(&initial_path.lock);
+	/* paused (its thread in MPI: no computation since), it stopped when last counted */
+	if (__atomic_load_n(&t->open_paused, __ATOMIC_ACQUIRE) != 0)
+		now = __atomic_load_n(&t->open_counted_ns, __ATOMIC_RELAXED);
 	if (start == 0 || start != __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED) ||
 	    now < start)
 		return false;
@@ -74,5 +77,13 @@ void live_initial_path_is(uint64_t now)
 	tp_spin_lock(&initial_path.lock);
 	initial_path.start_ns = now;
 	initial_path.path = local.span.in;
+	tp_spin_unlock(&initial_path.lock);
+}
+
+void live_initial_path_moves(uint64_t start, uint64_t moved)
+{
+	tp_spin_lock(&initial_path.lock);
+	if (initial_path.start_ns == start)
+		initial_path.start_ns = moved;
 	tp_spin_unlock(&initial_path.lock);
 }

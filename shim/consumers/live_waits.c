@@ -143,6 +143,8 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_PARKED);
 	}
+	if (outermost && !local.parked && tp_span_wait_pauses(kind))
+		live_fragment_pauses(s, now);
 	leave();
 }
 
@@ -202,5 +204,7 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
 	}
+	if (outermost)
+		live_fragment_resumes(s, now);
 	leave();
 }

@@ -413,6 +413,20 @@ static inline void tp_span_part_begins(uint64_t *start_ns, uint64_t *could_ns, u
 }
 
 /*
+ * Whether a wait of the contract's `kind`, its thread's outermost, pauses the fragment the thread
+ * polls, in both engines: a thread inside an MPI call waits for other processes, and that time
+ * is neither computation nor on the path (the MPI factors count it, and the hybrid efficiency
+ * says it as MPI's). Paused, the fragment's time stops; its wait's end resumes it, its start
+ * moved on by the wait (live.c's live_fragment_resumes, analysis.c's on_wait_end). Other waits
+ * inside a poll (a lock of the program's own, a read) stay the task's time: the executor cannot
+ * run other work meanwhile, and neither could any schedule.
+ */
+static inline bool tp_span_wait_pauses(uint32_t kind)
+{
+	return kind == TP_WAIT_MPI;
+}
+
+/*
  * Whether a task switched out inside a mutual exclusion's section, polled again, goes on in its
  * section (its sync site's row, until its release): only while it holds the object still as far
  * as the events say (`still_holder`). An acquire of the object meanwhile joined its path to its
