@@ -262,16 +262,22 @@ static inline void tp_live_factors_basis_words(char *out, size_t size,
 
 /*
  * The region of interest the factors are limited to, every reader's words: "region of interest:
- * omp_control_tool" (", 3 start/stop pairs"); "" without one (`pairs` 0).
+ * omp_control_tool" (", 3 start/stop pairs"), by the calls that marked it (`markers`: bit
+ * 1 << enum tp_roi_marker of each; none said, omp_control_tool's); "" without one (`pairs` 0).
  */
-static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs)
+static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, unsigned markers)
 {
+	const char *by = markers == (1u << TP_ROI_BY_MPI_PCONTROL) ? "MPI_Pcontrol"
+			 : markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL |
+				       1u << TP_ROI_BY_MPI_PCONTROL)
+				 ? "omp_control_tool and MPI_Pcontrol"
+				 : "omp_control_tool";
 	if (pairs == 0)
 		snprintf(out, size, "%s", "");
 	else if (pairs == 1)
-		snprintf(out, size, "%s", "region of interest: omp_control_tool");
+		snprintf(out, size, "region of interest: %s", by);
 	else
-		snprintf(out, size, "region of interest: omp_control_tool, %llu start/stop pairs",
+		snprintf(out, size, "region of interest: %s, %llu start/stop pairs", by,
 			 (unsigned long long)pairs);
 }
 
@@ -294,7 +300,8 @@ struct tp_live_graph {
 	 * length and the run, inside the region of interest if there is one */
 	uint64_t computation_ns[TP_LIVE_THREADS];
 	uint64_t factors_placed_ns, run_ns;
-	unsigned roi_pairs; /* start and stop pairs, one going on counted: 0 none */
+	unsigned roi_pairs;   /* start and stop pairs, one going on counted: 0 none */
+	unsigned roi_markers; /* the calls that marked them (the header's roi_markers) */
 };
 
 /*
@@ -335,6 +342,7 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 	uint32_t pairs = __atomic_load_n(&h->roi_pairs, __ATOMIC_ACQUIRE),
 		 on = __atomic_load_n(&h->roi_on, __ATOMIC_ACQUIRE);
 	g->roi_pairs = pairs + (on != 0);
+	g->roi_markers = __atomic_load_n(&h->roi_markers, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)

@@ -129,6 +129,13 @@ enum tp_live_entry_state {
 	TP_LIVE_ENTRY_READY = 2, /* its text is whole (release store) */
 };
 
+/* What marked a region of interest (region-of-interest's in-process consumers; the recording's
+ * TP_RECORD_REGION_OF_INTEREST since version 15): OpenMP's omp_control_tool, MPI's MPI_Pcontrol. */
+enum tp_roi_marker {
+	TP_ROI_BY_OMP_CONTROL_TOOL = 0,
+	TP_ROI_BY_MPI_PCONTROL = 1,
+};
+
 struct tp_live_header {
 	char magic[8];        /* TP_LIVE_MAGIC */
 	uint32_t version;     /* TP_LIVE_VERSION */
@@ -163,7 +170,10 @@ struct tp_live_header {
 	/* threads that only waited and found the slots they may take (TP_LIVE_WAITING_THREADS)
 	 * taken: their waits count at their sites, the threads are not listed */
 	uint64_t waiting_threads_unlisted;
-	char reserved[12];
+	/* the calls that marked the region of interest: bit 1 << enum tp_roi_marker of each (0:
+	 * none told, omp_control_tool's) */
+	uint32_t roi_markers;
+	char reserved[8];
 	/*
 	 * The region of interest (issue 35: omp_control_tool's start and stop, or pause): start
 	 * and stop pairs ended, whether one is going on now (roi_on) and since when, and the

@@ -19,6 +19,7 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
+ * 15: a region of interest's start says what marked it (TP_RECORD_REGION_OF_INTEREST's small);
  * 14: a message's communicator is its identity (TP_RECORD_MPI_IDENTITY); 13: a collective's
  * communicator (TP_RECORD_MPI_COLLECTIVE); 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
  * place of the executor's sixth bit); 11: a task's wake as it is first scheduled shares its
@@ -31,9 +32,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 14.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 15.
  */
-#define TP_RECORDING_VERSION        14
+#define TP_RECORDING_VERSION        15
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -105,7 +106,9 @@ enum tp_record_type {                           /* below 1 << TP_RECORD_TYPE_BIT
 					       addresses (version 6) */
 		      TP_RECORD_TASK_ACQUIRE, /* arg: task, object; small: kind (version 7) */
 		      TP_RECORD_TASK_RELEASE, /* arg: task, object; small: kind (version 7) */
-		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7) */
+		      TP_RECORD_REGION_OF_INTEREST, /* small: 1 start, 0 stop (version 7);
+						 a start's bits above: its marker, enum
+						 tp_roi_marker (version 15) */
 		      TP_RECORD_MPI_INIT,           /* arg: rank, size, CLOCK_REALTIME's and
 					     CLOCK_MONOTONIC's nanoseconds read together, then
 					     `small` bytes of text: the host, NUL, the job, NUL
@@ -413,4 +416,11 @@ static inline unsigned tp_record_events(uint64_t word)
 	default:
 		return 1;
 	}
+}
+
+/* A region of interest's record's small (TP_RECORD_REGION_OF_INTEREST): 1 and its marker above
+ * for a start (enum tp_roi_marker, version 15), 0 for a stop. */
+static inline uint32_t tp_record_roi_small(uint32_t on, uint32_t marker)
+{
+	return on != 0 ? 1 | marker << 1 : 0;
 }

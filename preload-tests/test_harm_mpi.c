@@ -406,7 +406,8 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 
 /*
  * Each rank of the hybrid imbalance (mpi_hybrid.c) says its own threads' factors in all three
- * outputs, under `taskprobe top --once` with the exit report and a recording: rank r's threads
+ * outputs, under `taskprobe top --once` with the exit report and a recording, of the region of
+ * interest its MPI_Pcontrol marks (said so, not as omp_control_tool's): rank r's threads
  * compute 1 + 2r and 2 + 4r units, load balance 0.75 in both. Rank 0 then waits 4 units in
  * MPI_Barrier for rank 1, which is no computation (work_span.h's tp_span_wait_pauses): counted,
  * its primary thread computed 5 units to the other's 2 (load balance 0.70) and its critical path
@@ -457,6 +458,9 @@ Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mp
 			cr_assert_not_null(text, "rank %d: no %s", r, ways[w]);
 			struct tp_pop_factors f = tp_pop_factors_in(text);
 			cr_expect(f.said, "rank %d's %s says no factors:\n%s", r, ways[w], text);
+			/* its factors are of MPI_Pcontrol's region, said so */
+			cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL,
+				  "rank %d's %s:\n%s", r, ways[w], text);
 			cr_expect(f.load_balance >= 0.72 && f.load_balance <= 0.78,
 				  "rank %d's %s: load balance %.3f, not 0.75:\n%s", r, ways[w],
 				  f.load_balance, text);

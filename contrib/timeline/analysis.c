@@ -660,6 +660,8 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			analysis_on_release(a, p, th, e);
 			break;
 		case TP_RECORD_REGION_OF_INTEREST:
+			if (e->arg[0] != 0 && e->arg[1] >= 0 && e->arg[1] < 32)
+				p->roi_markers |= 1u << e->arg[1];
 			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
 			break;
 		case TP_RECORD_WAIT_START:

@@ -176,6 +176,7 @@ struct proc {
 	 * `roi_placed_since`), the start/stop pairs so far, their run time and placed path */
 	bool roi_seen, roi_on;
 	uint64_t roi_since, roi_placed_since, roi_pairs, roi_run, roi_placed;
+	unsigned roi_markers; /* the calls that marked it: bit 1 << enum tp_roi_marker of each */
 	/* the figures of its tasks at no site (OpenMP's initial task): site 0 is every
 	 * process's, and one MPI rank's table must not add up the others' */
 	struct site no_site;

@@ -173,7 +173,7 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		tp_live_factors_basis_words(words, sizeof words, &f);
 		fprintf(out, "  %s\n", words);
 	}
-	tp_live_roi_words(words, sizeof words, p->roi_pairs);
+	tp_live_roi_words(words, sizeof words, p->roi_pairs, p->roi_markers);
 	if (words[0] != '\0')
 		fprintf(out, "  %s\n", words);
 

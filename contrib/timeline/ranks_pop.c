@@ -25,6 +25,7 @@
 #include "ranks_pop_private.h"
 #include "table.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h" /* enum tp_roi_marker */
 
 /* What is kept, at most (under the converter's bound, with its others): operations 48 bytes
  * each, and about as much again while they are replayed; threads whose mpi-init was seen. */
@@ -34,8 +35,10 @@
 struct thread {
 	uint32_t segment, tid;
 	uint64_t last_end; /* the end of its last MPI call (its clock) */
-	/* its region of interest (MPI_Pcontrol): its first start, its last stop (0: none) */
+	/* its region of interest (MPI_Pcontrol, omp_control_tool): its first start, its last stop
+	 * (0: none), and the calls that marked it (bit 1 << enum tp_roi_marker of each) */
 	uint64_t region_on, region_off;
+	unsigned region_markers;
 	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
 	/* the communicator of the collective it is in (its mpi-collective's), 0 not told; the
 	 * blocking collective told right before its wait (call 0: none) */
@@ -189,6 +192,8 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	struct thread *th = &p->threads[t];
 	struct op op = {.start = time, .end = time, .thread = (uint32_t)t};
 	if (type == TP_RECORD_REGION_OF_INTEREST) {
+		if (tp_record_small(rec->word) != 0 && tp_record_small(rec->word) >> 1 < 32)
+			th->region_markers |= 1u << (tp_record_small(rec->word) >> 1);
 		if (tp_record_small(rec->word) != 0 && th->region_on == 0)
 			th->region_on = time;
 		else if (tp_record_small(rec->word) == 0 && th->region_on != 0)
@@ -548,8 +553,20 @@ struct say {
 	bool *ended;                      /* the rank reached MPI_Finalize */
 	uint64_t *window_on, *window_off; /* its window (its clock's) */
 	bool regions;                     /* the windows are the ranks' regions of interest */
+	unsigned markers;                 /* the calls that marked them (thread's region_markers) */
 	double start, finish;             /* the windows, together (ns) */
 };
+
+const char *ranks_window_words(bool regions, unsigned markers)
+{
+	if (!regions)
+		return "MPI_Init to MPI_Finalize";
+	if (markers == 1u << TP_ROI_BY_OMP_CONTROL_TOOL)
+		return "omp_control_tool's start to its stop";
+	if (markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL | 1u << TP_ROI_BY_MPI_PCONTROL))
+		return "the regions of interest (MPI_Pcontrol and omp_control_tool)";
+	return "MPI_Pcontrol(1) to MPI_Pcontrol(0)";
+}
 
 static void say_free(struct say *w)
 {
@@ -640,6 +657,7 @@ static bool say_windows(struct say *w, const struct ranks_pop *p,
 			return false;
 		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
 		w->regions &= th->region_on != 0 && th->region_off > th->region_on;
+		w->markers |= th->region_markers;
 	}
 	w->start = 1e300;
 	w->finish = 0;
@@ -745,6 +763,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->first_number = ranks[0].number;
 		p->last_number = ranks[n - 1].number;
 		p->regions = w.regions;
+		p->markers = w.markers;
 		p->runtime = runtime;
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
@@ -753,8 +772,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
 		"communication efficiency %.3f",
-		ranks[0].number, ranks[n - 1].number,
-		w.regions ? "MPI_Pcontrol(1) to MPI_Pcontrol(0)" : "MPI_Init to MPI_Finalize",
+		ranks[0].number, ranks[n - 1].number, ranks_window_words(w.regions, w.markers),
 		balance * communication, balance, communication);
 	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)

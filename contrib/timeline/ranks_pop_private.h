@@ -85,6 +85,7 @@ struct ranks_pop {
 	size_t n_windows;
 	int32_t first_number, last_number;
 	bool regions;
+	unsigned markers; /* the calls that marked the regions (bit 1 << enum tp_roi_marker) */
 	double runtime, mpi_balance, mpi_communication;
 	/* the ranks' threads by (rank, tid), at most MAX_THREADS */
 	struct table busy;
@@ -98,3 +99,8 @@ static inline uint64_t thread_key_hash(uint32_t segment, uint32_t tid)
 
 /* The hash of a struct busy's slot (ranks_hybrid.c's table). */
 uint64_t ranks_busy_hash(const void *context, const void *slot);
+
+/* Where the ranks' windows lie, in words: "MPI_Pcontrol(1) to MPI_Pcontrol(0)" (the calls that
+ * marked the `regions` of interest, `markers`; none told: MPI_Pcontrol), "MPI_Init to
+ * MPI_Finalize" without. */
+const char *ranks_window_words(bool regions, unsigned markers);

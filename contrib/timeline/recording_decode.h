@@ -371,8 +371,9 @@ static inline void event_of_record(const struct segment *segment, const struct t
 		e->arg[1] = small;
 		e->arg[2] = (int64_t)a[1];
 		break;
-	case TP_RECORD_REGION_OF_INTEREST: /* on */
-		e->arg[0] = small;
+	case TP_RECORD_REGION_OF_INTEREST: /* on, and a start's marker (version 15; before, 0) */
+		e->arg[0] = small & 1;
+		e->arg[1] = small >> 1;
 		break;
 	case TP_RECORD_MPI_INIT: /* rank, size, host (text), job (text): the text is host's */
 		e->arg[0] = (int64_t)a[0];

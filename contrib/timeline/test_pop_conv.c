@@ -65,9 +65,12 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 }
 
+/* The call that marks the regions of interest (enum tp_roi_marker: 0, omp_control_tool). */
+static int64_t roi_marker;
+
 static void region_of_interest(uint64_t ms, bool on)
 {
-	event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, 0, 0, 0);
+	event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, on ? roi_marker : 0, 0, 0);
 }
 
 static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
@@ -358,6 +361,16 @@ Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
 	 * three tasks, two of them the primary's */
 	cr_expect(strstr(text, "main (synthetic.c:10)        0.750     60.00 ms        2") != NULL,
 		  "%s", text);
+	free(text);
+}
+
+/* The same marked by MPI_Pcontrol (a hybrid program's): said so, not as omp_control_tool's. */
+Test(pop_conv_analysis, a_region_of_interest_says_the_call_that_marked_it)
+{
+	roi_marker = TP_ROI_BY_MPI_PCONTROL;
+	regions_in_a_row(true);
+	char *text = report();
+	cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL, "%s", text);
 	free(text);
 }
 

@@ -11,6 +11,7 @@
 
 #include "ranks_pop.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h" /* enum tp_roi_marker */
 
 #define MS    1000000ull
 #define RANKS 4
@@ -97,6 +98,10 @@ TestSuite(ranks_pop, .init = setup, .fini = teardown);
  * work 60, 20, 60, 20 ms between barriers, ranks 2 and 3 20, 60, 20, 60; then ranks 0 and 1
  * reduce once more. Each pair waits for itself alone: balanced, serialisation and transfer 1.
  */
+/* A region of interest's start's small (tp_record_roi_small) each rank marks its work with in
+ * pairs(): 0, none. */
+static unsigned region_small;
+
 static void pairs(bool told)
 {
 	static const uint64_t first[] = {60, 20, 60, 20}, second[] = {20, 60, 20, 60};
@@ -104,12 +109,16 @@ static void pairs(bool told)
 		const uint64_t *bursts = r < 2 ? first : second;
 		uint64_t at = 0, pair = r < 2 ? 0xa : 0xb;
 		init(r);
+		if (region_small != 0)
+			note(r, 1, TP_RECORD_REGION_OF_INTEREST, region_small, 0, 0, 0, 0);
 		for (int i = 0; i < 4; i++) {
 			at += bursts[i];
 			call(r, at, at, TP_MPI_CALL_BARRIER, pair, told ? 2 : 0);
 		}
 		if (r < 2)
 			call(r, at, at, TP_MPI_CALL_ALLREDUCE, pair, told ? 2 : 0);
+		if (region_small != 0)
+			note(r, 160, TP_RECORD_REGION_OF_INTEREST, 0, 0, 0, 0, 0);
 		call(r, 160, 160, TP_MPI_CALL_FINALIZE, 0, 0);
 	}
 }
@@ -120,6 +129,32 @@ Test(ranks_pop, collectives_on_communicators_of_their_own_pair_within_them)
 	char *text = said();
 	expect_factors(text, 1.0, 1.0, 1.0);
 	free(text);
+}
+
+/*
+ * Every rank marks a region of interest around its work by `small` (tp_record_roi_small's): the
+ * ranks' line says which call marked it (a recording before version 15 says none: MPI_Pcontrol).
+ */
+static void pairs_in_a_region_marked_by(unsigned small, const char *window)
+{
+	region_small = small;
+	pairs(true);
+	region_small = 0;
+	char *text = said();
+	cr_expect(strstr(text, window) != NULL, "%s", text);
+	free(text);
+}
+
+Test(ranks_pop, a_region_of_interest_is_said_by_the_call_that_marked_it)
+{
+	pairs_in_a_region_marked_by(tp_record_roi_small(1, TP_ROI_BY_MPI_PCONTROL),
+				    " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ");
+}
+
+Test(ranks_pop, a_region_of_interest_marked_by_omp_control_tool_is_said_so)
+{
+	pairs_in_a_region_marked_by(tp_record_roi_small(1, TP_ROI_BY_OMP_CONTROL_TOOL),
+				    " from omp_control_tool's start to its stop ");
 }
 
 Test(ranks_pop, collectives_of_a_recording_that_does_not_tell_communicators_pair_as_the_worlds)

@@ -236,7 +236,7 @@ void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 
 void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
 {
-	tp_live_roi_words(out, size, s->roi_pairs);
+	tp_live_roi_words(out, size, s->roi_pairs, s->roi_markers);
 }
 
 void live_format_region_header(char *out, size_t size, int width)

@@ -224,6 +224,7 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 	out->span_ns = g.span_ns;
 	out->factors = tp_live_graph_factors(&g);
 	out->roi_pairs = g.roi_pairs;
+	out->roi_markers = g.roi_markers;
 	for (uint32_t row = 1; row < TP_LIVE_SITES; row++)
 		if (r->by_row[row] != NULL && r->by_row[row]->by_executor)
 			r->by_row[row]->region = tp_live_region_read(

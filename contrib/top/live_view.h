@@ -247,7 +247,8 @@ struct live_snapshot {
 	 * factors (issue 35) of the run so far */
 	uint64_t span_ns;
 	struct tp_live_factors factors;
-	unsigned roi_pairs; /* the factors' region of interest: its pairs (0: the whole run) */
+	unsigned roi_pairs;   /* the factors' region of interest: its pairs (0: the whole run) */
+	unsigned roi_markers; /* the calls that marked it (taskprobe_live.h's roi_markers) */
 	/* the sync constructs' sites where tasks waited (issue 35), most time waited first */
 	struct site_view syncs[TP_LIVE_SITES];
 	unsigned n_syncs;

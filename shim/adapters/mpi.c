@@ -42,6 +42,7 @@
 #include "mpi_abi.h"
 #include "mpi_interpose.h"
 #include "probes.h"
+#include "taskprobe_live.h" /* enum tp_roi_marker */
 #include "waits.h"
 #include "warn.h"
 
@@ -777,6 +778,6 @@ TP_MPI_INTERPOSE(Testsome, TP_MPI_CALL_TESTSOME,
 static void pcontrol_event(int level)
 {
 	if (tp_listeners_region_of_interest())
-		tp_fire_region_of_interest(level != 0);
+		tp_fire_region_of_interest(level != 0, TP_ROI_BY_MPI_PCONTROL);
 }
 TP_MPI_INTERPOSE(Pcontrol, 0, (int level), (level), pcontrol_event(level), NOTHING);

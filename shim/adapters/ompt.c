@@ -39,6 +39,7 @@
 #include "probes.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
+#include "taskprobe_live.h" /* enum tp_roi_marker */
 #include "thread_state.h"
 #include "warn.h"
 
@@ -710,9 +711,9 @@ static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const
 	(void)arg;
 	(void)codeptr;
 	if (command == CONTROL_TOOL_START)
-		tp_region_of_interest(true);
+		tp_region_of_interest(true, TP_ROI_BY_OMP_CONTROL_TOOL);
 	else if (command == CONTROL_TOOL_PAUSE || command == CONTROL_TOOL_END)
-		tp_region_of_interest(false);
+		tp_region_of_interest(false, TP_ROI_BY_OMP_CONTROL_TOOL);
 	return CONTROL_TOOL_NOTOOL;
 }
 

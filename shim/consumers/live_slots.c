@@ -296,7 +296,9 @@ static void region_of_interest(int on)
 	tp_spin_unlock(&lock);
 }
 
-void tp_live_region_of_interest(uint32_t on)
+void tp_live_region_of_interest(uint32_t on, uint32_t marker)
 {
+	if (on != 0 && header != NULL && marker < 32)
+		__atomic_fetch_or(&header->roi_markers, 1u << marker, __ATOMIC_RELAXED);
 	region_of_interest(on != 0);
 }

@@ -130,7 +130,7 @@ static void factors(FILE *out, const struct tp_live_graph *g)
 	}
 	tp_live_factors_basis_words(line, sizeof line, &f);
 	fprintf(out, "  %s\n", line);
-	tp_live_roi_words(line, sizeof line, g->roi_pairs);
+	tp_live_roi_words(line, sizeof line, g->roi_pairs, g->roi_markers);
 	if (line[0] != '\0')
 		fprintf(out, "  %s\n", line);
 }

@@ -84,8 +84,8 @@ static const struct round_trip_step round_trip_steps[] = {
 	STEP(TP_RECORD_TASK_POLL_END, 3, 0, 2, 0),
 	STEP(TP_RECORD_TASK_POLL_START, 3),
 	STEP(TP_RECORD_TASK_POLL_END, 3, 0, 0, 0),
-	/* a critical section, and the region of interest */
-	STEP(TP_RECORD_REGION_OF_INTEREST, 1),
+	/* a critical section, and the region of interest (MPI_Pcontrol's: enum tp_roi_marker) */
+	STEP(TP_RECORD_REGION_OF_INTEREST, 1, 1),
 	STEP(TP_RECORD_TASK_POLL_START, 3),
 	STEP(TP_RECORD_TASK_ACQUIRE, 3, 1, 0x5000),
 	STEP(TP_RECORD_TASK_RELEASE, 3, 1, 0x5000),

@@ -118,8 +118,9 @@ static size_t give(const struct round_trip_step *s, int64_t wide)
 	case TP_RECORD_TASK_RELEASE: /* task, kind, object: the kind is the record's small */
 		tp_record(s->type, (uint32_t)a[1], 2, a[0], a[2], 0, 0);
 		break;
-	case TP_RECORD_REGION_OF_INTEREST:
-		tp_record(s->type, (uint32_t)a[0], 0, 0, 0, 0, 0);
+	case TP_RECORD_REGION_OF_INTEREST: /* on, marker */
+		tp_record(s->type, tp_record_roi_small((uint32_t)a[0], (uint32_t)a[1]), 0, 0, 0, 0,
+			  0);
 		break;
 	case TP_RECORD_MPI_SEND:
 	case TP_RECORD_MPI_RECV: /* their communicator an identity, as events.h writes them */

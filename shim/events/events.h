@@ -495,12 +495,16 @@ static inline void tp_fire_task_release(uint64_t task, uint32_t kind, uintptr_t 
 			 tp_live_task_release(task, kind, object, at), TP_NOT_REPORTED);
 }
 
-/* The program's region of interest starts (on 1) or stops (0). */
-static inline void tp_fire_region_of_interest(uint32_t on)
+/*
+ * The program's region of interest starts (on 1) or stops (0), marked by the call `marker` (enum
+ * tp_roi_marker: the in-process consumers' words; the probe carries `on` alone).
+ */
+static inline void tp_fire_region_of_interest(uint32_t on, uint32_t marker)
 {
 	TP_PROBE_REGION_OF_INTEREST(on);
-	TP_IN_PROCESS(tp_record(TP_RECORD_REGION_OF_INTEREST, on, 0, 0, 0, 0, 0),
-		      tp_live_region_of_interest(on), TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record(TP_RECORD_REGION_OF_INTEREST, tp_record_roi_small(on, marker), 0, 0,
+				0, 0, 0),
+		      tp_live_region_of_interest(on, marker), TP_NOT_REPORTED);
 }
 
 /* The rank's identity, at the end of its MPI_Init (host, job: NUL-terminated, job maybe empty). */

@@ -249,11 +249,14 @@ static inline void tp_task_released(uint64_t task, enum tp_exclusion_kind kind, 
 		tp_fire_task_release(task, (uint32_t)kind, object);
 }
 
-/* region-of-interest: the program marks where the part of its run to analyse starts or stops. */
-static inline void tp_region_of_interest(bool on)
+/*
+ * region-of-interest: the program marks where the part of its run to analyse starts or stops, by
+ * the call `marker` (enum tp_roi_marker).
+ */
+static inline void tp_region_of_interest(bool on, uint32_t marker)
 {
 	if (tp_listeners_region_of_interest() && tp_thread_live(tp_thread_self()))
-		tp_fire_region_of_interest(on);
+		tp_fire_region_of_interest(on, marker);
 }
 
 /* task-dependence: `successor` may start only once `predecessor` has ended. */
