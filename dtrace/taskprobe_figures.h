@@ -268,6 +268,7 @@ static inline void tp_live_factors_basis_words(char *out, size_t size,
 static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, unsigned markers)
 {
 	const char *by = markers == (1u << TP_ROI_BY_MPI_PCONTROL) ? "MPI_Pcontrol"
+			 : markers == (1u << TP_ROI_BY_MPI_WINDOW) ? "MPI_Init to MPI_Finalize"
 			 : markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL |
 				       1u << TP_ROI_BY_MPI_PCONTROL)
 				 ? "omp_control_tool and MPI_Pcontrol"

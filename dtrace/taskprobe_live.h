@@ -134,6 +134,9 @@ enum tp_live_entry_state {
 enum tp_roi_marker {
 	TP_ROI_BY_OMP_CONTROL_TOOL = 0,
 	TP_ROI_BY_MPI_PCONTROL = 1,
+	/* an MPI rank's window, MPI_Init's end to MPI_Finalize's start, where the program marks
+	 * none of its own (work_span.h's tp_roi_step): never recorded, every reader finds it */
+	TP_ROI_BY_MPI_WINDOW = 2,
 };
 
 struct tp_live_header {

@@ -620,6 +620,31 @@ static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t n
 	}
 }
 
+/*
+ * A region of interest's start (`on`) or stop by `marker` (enum tp_roi_marker), as the rule says
+ * (work_span.h's tp_roi_step; the live statistics' live_slots.c the same): an MPI rank's window
+ * unless the program marks its own, whose first start forgets the window.
+ */
+static void roi_marked(struct analysis *a, struct proc *p, uint64_t ns, bool on, uint64_t marker)
+{
+	if (marker >= 32)
+		return;
+	switch (tp_roi_step(p->roi_markers, on, (unsigned)marker)) {
+	case TP_ROI_IGNORED:
+		return;
+	case TP_ROI_FORGETS_WINDOW:
+		p->roi_markers = 0;
+		p->roi_seen = p->roi_on = false;
+		p->roi_pairs = p->roi_run = p->roi_placed = 0;
+		break;
+	case TP_ROI_TAKEN:
+		break;
+	}
+	if (on)
+		p->roi_markers |= 1u << marker;
+	on_region_of_interest(a, p, ns, on);
+}
+
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {
 	if (a->stopped || a->finished)
@@ -660,12 +685,15 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			analysis_on_release(a, p, th, e);
 			break;
 		case TP_RECORD_REGION_OF_INTEREST:
-			if (e->arg[0] != 0 && e->arg[1] >= 0 && e->arg[1] < 32)
-				p->roi_markers |= 1u << e->arg[1];
-			on_region_of_interest(a, p, e->ns, e->arg[0] != 0);
+			roi_marked(a, p, e->ns, e->arg[0] != 0, (uint64_t)e->arg[1]);
+			break;
+		case TP_RECORD_MPI_INIT: /* the MPI window (the live statistics': events.h) */
+			roi_marked(a, p, e->ns, true, TP_ROI_BY_MPI_WINDOW);
 			break;
 		case TP_RECORD_WAIT_START:
 			on_wait_start(a, p, th, e);
+			if (e->arg[0] == TP_WAIT_MPI && e->arg[1] == TP_MPI_CALL_FINALIZE)
+				roi_marked(a, p, e->ns, false, TP_ROI_BY_MPI_WINDOW);
 			break;
 		case TP_RECORD_WAIT_END:
 			on_wait_end(th, e);

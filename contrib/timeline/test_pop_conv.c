@@ -65,12 +65,22 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 }
 
-/* The call that marks the regions of interest (enum tp_roi_marker: 0, omp_control_tool). */
+/*
+ * The call that marks the regions of interest (enum tp_roi_marker: 0, omp_control_tool); an MPI
+ * rank's window is its mpi-init and its MPI_Finalize's wait (of no time here).
+ */
 static int64_t roi_marker;
 
 static void region_of_interest(uint64_t ms, bool on)
 {
-	event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, on ? roi_marker : 0, 0, 0);
+	if (roi_marker != TP_ROI_BY_MPI_WINDOW) {
+		event(TP_RECORD_REGION_OF_INTEREST, PRIMARY, ms, on, on ? roi_marker : 0, 0, 0);
+	} else if (on) {
+		event(TP_RECORD_MPI_INIT, PRIMARY, ms, 0, 2, 0, 0);
+	} else {
+		event(TP_RECORD_WAIT_START, PRIMARY, ms, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, -1, 0);
+		event(TP_RECORD_WAIT_END, PRIMARY, ms, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
 }
 
 static void dependence(uint32_t tid, uint64_t ms, uint64_t predecessor, uint64_t successor)
@@ -372,6 +382,36 @@ Test(pop_conv_analysis, a_region_of_interest_says_the_call_that_marked_it)
 	char *text = report();
 	cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL, "%s", text);
 	free(text);
+}
+
+/* The factors of an MPI rank that marks none of its own: its MPI window's, the same times. */
+static void expect_the_second_region_alone(const char *words)
+{
+	struct analysis_figures f = figures();
+	cr_expect_eq(f.factors.run_ns, 25 * MS, "run %lu", f.factors.run_ns);
+	cr_expect_eq(f.factors.placed_ns, 25 * MS, "placed %lu", f.factors.placed_ns);
+	cr_expect_eq(f.factors.maximum_ns, 20 * MS, "maximum %lu", f.factors.maximum_ns);
+	char *text = report();
+	cr_expect(strstr(text, words) != NULL, "%s", text);
+	free(text);
+}
+
+Test(pop_conv_analysis, an_mpi_rank_without_a_region_of_its_own_has_its_mpi_windows_factors)
+{
+	roi_marker = TP_ROI_BY_MPI_WINDOW;
+	regions_in_a_row(true);
+	expect_the_second_region_alone("region of interest: MPI_Init to MPI_Finalize\n");
+}
+
+/* A rank that marks its own: the window before its first start is forgotten, its end ignored. */
+Test(pop_conv_analysis, an_mpi_ranks_own_region_of_interest_replaces_its_mpi_window)
+{
+	event(TP_RECORD_MPI_INIT, PRIMARY, 0, 0, 2, 0, 0);
+	roi_marker = TP_ROI_BY_MPI_PCONTROL;
+	regions_in_a_row(true);
+	event(TP_RECORD_WAIT_START, PRIMARY, 80, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, -1, 0);
+	event(TP_RECORD_WAIT_END, PRIMARY, 80, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, 0, 0);
+	expect_the_second_region_alone("region of interest: MPI_Pcontrol\n");
 }
 
 /*

@@ -42,7 +42,6 @@
 #include "mpi_abi.h"
 #include "mpi_interpose.h"
 #include "probes.h"
-#include "taskprobe_live.h" /* enum tp_roi_marker */
 #include "waits.h"
 #include "warn.h"
 
@@ -602,7 +601,8 @@ TP_MPI_INTERPOSE(Init_thread, TP_MPI_CALL_INIT_THREAD,
 		 (int *argc, char ***argv, int required, int *provided),
 		 (argc, argv, required, provided), NOTHING, init_event(ret_));
 /* MPI_Finalize takes no argument: an unused one makes it fit the macro's parameter lists. */
-TP_MPI_INTERPOSE(Finalize, TP_MPI_CALL_FINALIZE, (void *unused), (unused), NOTHING, NOTHING);
+TP_MPI_INTERPOSE(Finalize, TP_MPI_CALL_FINALIZE, (void *unused), (unused),
+		 tp_fire_mpi_finalize_start(), NOTHING);
 
 /* The sends: their mpi-send at their start. */
 #define TP_MPI_SEND(name, call)                                                                    \

@@ -39,7 +39,6 @@
 #include "probes.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
-#include "taskprobe_live.h" /* enum tp_roi_marker */
 #include "thread_state.h"
 #include "warn.h"
 

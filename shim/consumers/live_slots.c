@@ -16,6 +16,7 @@
 #include "spin_lock.h"
 #include "thread_identity.h"
 #include "taskprobe_figures.h" /* the graph read at a region of interest's start and stop */
+#include "work_span.h"         /* tp_roi_step */
 
 /*
  * Gives [offset, offset + length) of the file space: its pages made present through the mapping
@@ -248,20 +249,51 @@ void tp_live_thread_renamed(void)
 	leave();
 }
 
+/* The MPI window counted so far is forgotten (tp_roi_step): no pair, nothing counted. */
+static void forget_window(void)
+{
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
+			continue;
+		set64(&slots[i].roi_counted_ns, 0);
+		set64(&slots[i].roi_at_start_ns, 0);
+	}
+	set64(&header->roi_placed_ns, 0);
+	set64(&header->roi_run_ns, 0);
+	__atomic_store_n(&header->roi_pairs, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&header->roi_on, 0u, __ATOMIC_RELEASE);
+	__atomic_store_n(&header->roi_markers, 0u, __ATOMIC_RELEASE);
+}
+
 /*
- * The region of interest starts (`on`) or stops: each slot's computation, the placed length and
- * the time at its start are kept, and at its stop what the pair added (taskprobe_live.h). By
- * the program's thread that marks it, seldom: one at a time.
+ * The region of interest starts (`on`) or stops, by `marker` (enum tp_roi_marker; what it does:
+ * tp_roi_step): each slot's computation, the placed length and the time at its start are kept,
+ * and at its stop what the pair added (taskprobe_live.h). By the program's thread that marks
+ * it, seldom: one at a time.
  */
-static void region_of_interest(int on)
+static void region_of_interest(int on, uint32_t marker)
 {
 	static int lock;
 	static struct tp_live_graph graph; /* a thread's computation each: too large a local */
-	if (header == NULL || local.busy)
+	if (header == NULL || local.busy || marker >= 32)
 		return;
 	tp_spin_lock(&lock);
 	tp_guard_enter(&local.busy);
 	uint64_t now = now_ns();
+	switch (tp_roi_step(__atomic_load_n(&header->roi_markers, __ATOMIC_RELAXED), on != 0,
+			    marker)) {
+	case TP_ROI_IGNORED:
+		tp_guard_leave(&local.busy, false);
+		tp_spin_unlock(&lock);
+		return;
+	case TP_ROI_FORGETS_WINDOW:
+		forget_window();
+		break;
+	case TP_ROI_TAKEN:
+		break;
+	}
+	if (on)
+		__atomic_fetch_or(&header->roi_markers, 1u << marker, __ATOMIC_RELAXED);
 	bool going = __atomic_load_n(&header->roi_on, __ATOMIC_RELAXED) != 0;
 	if (on != going) {
 		tp_live_graph_read(header, slots, now, &graph);
@@ -298,7 +330,5 @@ static void region_of_interest(int on)
 
 void tp_live_region_of_interest(uint32_t on, uint32_t marker)
 {
-	if (on != 0 && header != NULL && marker < 32)
-		__atomic_fetch_or(&header->roi_markers, 1u << marker, __ATOMIC_RELAXED);
-	region_of_interest(on != 0);
+	region_of_interest(on != 0, marker);
 }

@@ -426,6 +426,32 @@ static inline bool tp_span_wait_pauses(uint32_t kind)
 	return kind == TP_WAIT_MPI;
 }
 
+/* What a region of interest's start or stop does to the factors (tp_roi_step). */
+enum tp_roi_step {
+	TP_ROI_IGNORED,        /* nothing */
+	TP_ROI_TAKEN,          /* starts or stops the region of interest */
+	TP_ROI_FORGETS_WINDOW, /* forgets the MPI window counted so far, then starts */
+};
+
+/*
+ * A start (`on`) or stop of a region of interest by `marker` (enum tp_roi_marker), the calls
+ * that marked one so far `markers` (bit 1 << marker of each), in both engines. An MPI rank's
+ * window (MPI_Init's end to MPI_Finalize's start: TP_ROI_BY_MPI_WINDOW) is its region of
+ * interest, as the ranks' line's and OTF-CPT's are, unless the program marks its own: its
+ * first start forgets the window (its factors are of its regions alone), a stop of its own
+ * while only the window is counted stops nothing, and once it marked its own the window's
+ * marks do nothing.
+ */
+static inline enum tp_roi_step tp_roi_step(unsigned markers, bool on, unsigned marker)
+{
+	const unsigned window = 1u << TP_ROI_BY_MPI_WINDOW;
+	if (marker == TP_ROI_BY_MPI_WINDOW)
+		return (markers & ~window) != 0 ? TP_ROI_IGNORED : TP_ROI_TAKEN;
+	if (markers == window)
+		return on ? TP_ROI_FORGETS_WINDOW : TP_ROI_IGNORED;
+	return TP_ROI_TAKEN;
+}
+
 /*
  * Whether a task switched out inside a mutual exclusion's section, polled again, goes on in its
  * section (its sync site's row, until its release): only while it holds the object still as far

@@ -24,6 +24,7 @@
 #include "in_process_consumers.h"
 #include "listeners.h"
 #include "probes.h"
+#include "taskprobe_live.h" /* enum tp_roi_marker */
 
 #define TP_EVENT_LISTENERS(event, PROBE)                                                           \
 	static inline unsigned tp_listeners_##event(void)                                          \
@@ -511,7 +512,20 @@ static inline void tp_fire_region_of_interest(uint32_t on, uint32_t marker)
 static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
 {
 	TP_PROBE_MPI_INIT(rank, size, host, job);
-	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job), (void)0, TP_NOT_REPORTED);
+	/* the live statistics' MPI window starts (work_span.h's tp_roi_step); the recording's
+	 * analysis finds it from the record */
+	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job),
+		      tp_live_region_of_interest(1, TP_ROI_BY_MPI_WINDOW), TP_NOT_REPORTED);
+}
+
+/*
+ * MPI_Finalize starts (its wait began): the live statistics' MPI window ends. No probe of its
+ * own, no record: MPI_Finalize's wait-start says it to a tracer and to the recording's analysis.
+ */
+static inline void tp_fire_mpi_finalize_start(void)
+{
+	TP_IN_PROCESS((void)0, tp_live_region_of_interest(0, TP_ROI_BY_MPI_WINDOW),
+		      TP_NOT_REPORTED);
 }
 
 /* A message's send (at its start) to world rank `peer`, on the communicator of identity `comm`
