@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,5 +278,47 @@ Test(harm, each_rank_of_a_hybrid_program_without_a_region_has_its_mpi_windows_fa
 					  NULL,
 				  "rank %d's %s:\n%s", r, rank_ways[w], text);
 		}
+	rank_said_free(&said);
+}
+
+/* The most computation of a thread that `text` says ("N ms at most"), in ms; -1 if none. */
+static double most_computation(const char *text)
+{
+	const char *at = strstr(text, "(computation: ");
+	double average, most;
+	char unit[3][8];
+	if (at == NULL || sscanf(at, "(computation: %lf %7s a thread on average, %lf %7s at most",
+				 &average, unit[0], &most, unit[1]) != 4)
+		return -1;
+	return strcmp(unit[1], "s") == 0    ? most * 1000
+	       : strcmp(unit[1], "us") == 0 ? most / 1000
+					    : most;
+}
+
+/*
+ * Rank 0 of mpi_hybrid's poll waits for rank 1's message in a loop of MPI_Test: the loop is one
+ * wait, its calls and the time between them, in the recording (TP_MPI_POLL_GAP_NS) and to the
+ * live statistics alike, so that the exit report and top say what --analyze says of its
+ * threads' computation (they counted the time between the calls as computation: 185 ms at most
+ * where --analyze said 155, of a unit of 150 ms and a loop of 300).
+ */
+Test(harm, a_rank_that_waits_in_a_loop_of_mpi_test_computes_nothing_there_in_every_output,
+     .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct rank_said said;
+	ranks_say("poll", &said);
+	double analyzed = most_computation(said.text[0][2]),
+	       most = most_computation(said.text[0][0]);
+	cr_assert_gt(analyzed, 0, "%s", said.text[0][2]);
+	cr_expect(fabs(most - analyzed) <= 0.02 * analyzed,
+		  "rank 0's report: %.2f ms at most, --analyze %.2f:\n%s", most, analyzed,
+		  said.text[0][0]);
+	/* top --once says the factors alone: their load balance */
+	double balance = tp_pop_factors_in(said.text[0][2]).load_balance;
+	for (int w = 0; w < 2; w++)
+		cr_expect(fabs(tp_pop_factors_in(said.text[0][w]).load_balance - balance) <= 0.015,
+			  "rank 0's %s, where --analyze says load balance %.3f:\n%s", rank_ways[w],
+			  balance, said.text[0][w]);
 	rank_said_free(&said);
 }

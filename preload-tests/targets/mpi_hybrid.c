@@ -6,6 +6,10 @@
  *              (1 + t)(1 + 2r) units, then the ranks meet in MPI_Barrier: on 2 ranks the
  *              ranks' time outside MPI is 2 and 6 units (MPI load balance 4/6), the threads'
  *              1, 2, 3 and 6 (load balance 3/6, OpenMP's 0.75), communication lost nowhere
+ *   poll       each rank's two OpenMP threads sleep a unit; then rank 1 sleeps 2 units more and
+ *              sends rank 0 a message, which rank 0 waits for in a loop of MPI_Test: its
+ *              threads compute a unit each, the loop none of it (its calls and the time
+ *              between them are one wait)
  */
 #include <mpi.h>
 #include <omp.h>
@@ -45,6 +49,23 @@ int main(int argc, char **argv)
 		MPI_Pcontrol(0);
 		if (rank == 0)
 			printf("imbalance over %d ranks\n", size);
+		MPI_Finalize();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "poll") == 0) {
+#pragma omp parallel num_threads(2)
+		usleep(UNIT_US);
+		int token = 0, flag = 0;
+		if (rank == 1) {
+			usleep(2 * UNIT_US);
+			MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+		} else if (rank == 0 && size > 1) {
+			MPI_Request request;
+			MPI_Irecv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, &request);
+			while (!flag)
+				MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+			printf("polled over %d ranks\n", size);
+		}
 		MPI_Finalize();
 		return 0;
 	}

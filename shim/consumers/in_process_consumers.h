@@ -142,7 +142,7 @@ void tp_live_park(int parked);
 void tp_live_thread_start(uintptr_t start_routine);
 void tp_live_thread_renamed(void);
 void tp_live_thread_stop(uint64_t tid);
-void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at);
+void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t site, uint64_t at);
 void tp_live_wait_end(uint64_t task, uint64_t at);
 /* Whether the calling thread's wait, just started, should capture its stack (sampled). */
 int tp_live_wants_wait_stack(void);

@@ -189,6 +189,11 @@ struct live_local {
 	/* when the polled fragment paused, its thread inside an MPI call (tp_span_wait_pauses;
 	 * 0: it goes on) */
 	uint64_t paused_at;
+	/* its outermost wait's object (an MPI call's number); and the last MPI poll's (0: none
+	 * since), the task it paused and when it resumed it, the fragment's part going on since */
+	uintptr_t wait_object;
+	uintptr_t mpi_poll_call;
+	uint64_t mpi_poll_task, mpi_poll_end, mpi_poll_from;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
 	/* the polled task that ended (its terminate, 0 none) and when: its poll's end comes right
 	 * after, and is timed then too (one clock read for the two) */

@@ -5,6 +5,7 @@
 
 #include "hash.h"
 #include "spawn_site.h"
+#include "taskprobe_recording.h" /* TP_MPI_POLL_GAP_NS */
 #include "thread_identity.h"
 
 /*
@@ -111,7 +112,22 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
  * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
  * poll is the task's, and blocks the worker: busy).
  */
-void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at)
+/*
+ * Where a wait that pauses the polled fragment (tp_span_wait_pauses) pauses it: at `now`, or at
+ * the end of the same MPI poll call's last poll by the same task when it starts within
+ * TP_MPI_POLL_GAP_NS of it, the fragment unchanged since (an MPI_Test loop: its time between
+ * the calls is the wait's, as the recorder records one wait of them).
+ */
+static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now)
+{
+	if (object != 0 && object == local.mpi_poll_call && task == local.mpi_poll_task &&
+	    local.span_from == local.mpi_poll_from && now >= local.mpi_poll_end &&
+	    now - local.mpi_poll_end <= TP_MPI_POLL_GAP_NS)
+		return local.mpi_poll_end;
+	return now;
+}
+
+void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t site, uint64_t at)
 {
 	if (local.busy)
 		return; /* a signal handler's wait inside an update: not counted */
@@ -120,6 +136,7 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at
 	if (outermost) {
 		local.wait_since = now;
 		local.wait_kind = kind;
+		local.wait_object = object;
 		local.wait_site = wait_site(site, kind);
 		if (local.wait_site != NULL)
 			__atomic_add_fetch(&local.wait_site->waiting, 1, __ATOMIC_RELAXED);
@@ -144,7 +161,9 @@ void tp_live_wait_start(uint32_t kind, uint64_t task, uint32_t site, uint64_t at
 		set32(&s->state, TP_LIVE_PARKED);
 	}
 	if (outermost && !local.parked && tp_span_wait_pauses(kind))
-		live_fragment_pauses(s, now);
+		live_fragment_pauses(s, pause_from(object, task, now));
+	if (outermost)
+		local.mpi_poll_call = 0;
 	leave();
 }
 
@@ -204,7 +223,15 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
 	}
-	if (outermost)
+	if (outermost && local.paused_at != 0) {
 		live_fragment_resumes(s, now);
+		/* an MPI poll: the next poll of its call may go on its wait (pause_from) */
+		if (local.wait_kind == TP_WAIT_MPI && tp_mpi_call_polls(local.wait_object)) {
+			local.mpi_poll_call = local.wait_object;
+			local.mpi_poll_task = task;
+			local.mpi_poll_end = now;
+			local.mpi_poll_from = local.span_from;
+		}
+	}
 	leave();
 }

@@ -541,13 +541,12 @@ __attribute__((noinline)) static void record_wait_start_new_site(uint32_t kind, 
 
 /*
  * MPI's polls (tp_mpi_call_polls: MPI_Test in a loop) are one wait while they follow each other:
- * a poll that starts within POLL_GAP_NS of the end of the same call's poll by the same task,
- * that end still the thread's last record, in its buffer, goes on the same wait. A program that
- * waits by polling then records one wait, not a record pair a call (millions a second), and the
- * time between its calls (its loop's) is the wait's. The end's record is taken back (under the
- * buffer's lock, as a write-out would take it); the next end ends the wait.
+ * a poll that starts within TP_MPI_POLL_GAP_NS of the end of the same call's poll by the same
+ * task, that end still the thread's last record, in its buffer, goes on the same wait. A program
+ * that waits by polling then records one wait, not a record pair a call (millions a second), and
+ * the time between its calls (its loop's) is the wait's. The end's record is taken back (under
+ * the buffer's lock, as a write-out would take it); the next end ends the wait.
  */
-#define POLL_GAP_NS 1000
 
 static bool poll_goes_on(uintptr_t call, uint64_t task, uint64_t at)
 {
@@ -563,7 +562,7 @@ static bool poll_goes_on(uintptr_t call, uint64_t task, uint64_t at)
 	bool goes_on = end + tp_record_bytes(r->word) == b->used && end >= b->written &&
 		       tp_record_type(r->word) == TP_RECORD_WAIT_END &&
 		       tp_record_small(r->word) == TP_WAIT_MPI && r->arg[0] == call &&
-		       r->arg[2] == task && at >= ended && at - ended <= POLL_GAP_NS;
+		       r->arg[2] == task && at >= ended && at - ended <= TP_MPI_POLL_GAP_NS;
 	if (goes_on) {
 		b->records--;
 		__atomic_store_n(&b->used, end, __ATOMIC_RELEASE);

@@ -645,7 +645,7 @@ tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t 
 	if (on & TP_IN_PROCESS_RECORD)
 		tp_record_wait_start(kind, object, timeout_ns, task, site_key, at);
 	if (on & TP_IN_PROCESS_LIVE)
-		tp_live_wait_start(kind, task, site_key, at);
+		tp_live_wait_start(kind, object, task, site_key, at);
 	if (on & TP_IN_PROCESS_REPORT)
 		since = tp_report_waits_enter();
 	return since;
