@@ -105,14 +105,6 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
 }
 
 /*
- * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
- * not. A thread takes a slot (without rows) at its first wait, among the
- * TP_LIVE_WAITING_THREADS a thread that only waits may take, so that a program without tasks
- * has its threads listed with their waits. For a thread with a slot, its time parked is its
- * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
- * poll is the task's, and blocks the worker: busy).
- */
-/*
  * Where a wait that pauses the polled fragment (tp_span_wait_pauses) pauses it: at `now`, or at
  * the end of the same MPI poll call's last poll by the same task when it starts within
  * TP_MPI_POLL_GAP_NS of it, the fragment unchanged since (an MPI_Test loop: its time between
@@ -127,6 +119,15 @@ static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now)
 	return now;
 }
 
+/*
+ * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
+ * not. A thread takes a slot (without rows) at its first wait, among the
+ * TP_LIVE_WAITING_THREADS a thread that only waits may take, so that a program without tasks
+ * has its threads listed with their waits. For a thread with a slot, its time parked is its
+ * time blocked in the kernel: inside an interposed wait while it polls no task (a wait inside a
+ * poll is the task's, and blocks the worker: busy). An MPI call's wait inside a poll pauses the
+ * polled fragment until its end (tp_span_wait_pauses: no computation, not on the path).
+ */
 void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t site, uint64_t at)
 {
 	if (local.busy)
