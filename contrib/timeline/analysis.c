@@ -43,16 +43,10 @@ struct task *task_find(struct analysis *a, const struct proc *p, uint64_t id)
 
 static struct task *task_new(struct analysis *a, struct proc *p, uint64_t id)
 {
-	struct task *t = take(a, sizeof *t);
+	struct task *t = (struct task *)map_new(a, &a->tasks, p->process, id, sizeof *t);
 	if (t == NULL)
 		return NULL;
-	t->k.process = p->process;
-	t->k.id = id;
 	t->proc = p;
-	if (!map_add(&a->tasks, &t->k)) {
-		give(a, t, sizeof *t);
-		return NULL;
-	}
 	a->tasks_open++;
 	a->peak_tasks = a->tasks_open > a->peak_tasks ? a->tasks_open : a->peak_tasks;
 	return t;
@@ -84,19 +78,8 @@ static void task_release(struct analysis *a, struct task *t)
 
 static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32_t tid)
 {
-	struct thread *th = (struct thread *)map_find(&a->threads, p->process, tid);
-	if (th != NULL)
-		return th;
-	th = take(a, sizeof *th);
-	if (th == NULL)
-		return NULL;
-	th->k.process = p->process;
-	th->k.id = tid;
-	if (!map_add(&a->threads, &th->k)) {
-		give(a, th, sizeof *th);
-		return NULL;
-	}
-	return th;
+	return (struct thread *)map_find_or_new(a, &a->threads, p->process, tid,
+						sizeof(struct thread));
 }
 
 /* ---- events ---- */

@@ -143,12 +143,26 @@ struct key *map_find(const struct table *m, uint64_t process, uint64_t id)
 	return NULL;
 }
 
-bool map_add(struct table *m, struct key *k)
+struct key *map_new(struct analysis *a, struct table *m, uint64_t process, uint64_t id, size_t size)
 {
-	if (!table_room(m))
-		return false;
-	*(struct key **)table_claim(m, key_hash(k->process, k->id)) = k;
-	return true;
+	struct key *k = take(a, size);
+	if (k == NULL)
+		return NULL;
+	if (!table_room(m)) {
+		give(a, k, size);
+		return NULL;
+	}
+	k->process = process;
+	k->id = id;
+	*(struct key **)table_claim(m, key_hash(process, id)) = k;
+	return k;
+}
+
+struct key *map_find_or_new(struct analysis *a, struct table *m, uint64_t process, uint64_t id,
+			    size_t size)
+{
+	struct key *k = map_find(m, process, id);
+	return k != NULL ? k : map_new(a, m, process, id, size);
 }
 
 void map_remove(struct table *m, struct key *k)

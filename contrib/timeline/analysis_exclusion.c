@@ -15,19 +15,8 @@
 /* Mutual exclusion `object` of `p`, made if new (NULL: out of memory). */
 static struct mutex *mutex_of(struct analysis *a, const struct proc *p, uint64_t object)
 {
-	struct mutex *m = (struct mutex *)map_find(&a->mutexes, p->process, object);
-	if (m != NULL)
-		return m;
-	m = take(a, sizeof *m);
-	if (m == NULL)
-		return NULL;
-	m->k.process = p->process;
-	m->k.id = object;
-	if (!map_add(&a->mutexes, &m->k)) {
-		give(a, m, sizeof *m);
-		return NULL;
-	}
-	return m;
+	return (struct mutex *)map_find_or_new(a, &a->mutexes, p->process, object,
+					       sizeof(struct mutex));
 }
 
 /* The fragment `th` polls now starts after `released` (a release's path). */

@@ -135,6 +135,11 @@ struct mutex {
 	uint64_t holder_task;
 };
 
+/* A map's entry starts with its key: a key found is its entry (map_find, map_new). */
+_Static_assert(offsetof(struct task, k) == 0 && offsetof(struct thread, k) == 0 &&
+		       offsetof(struct mutex, k) == 0,
+	       "a map's entry starts with its key");
+
 struct site {
 	uint64_t scope, id;
 	uint64_t process; /* whose tasks it spawned (0: none yet) */
@@ -229,7 +234,12 @@ uint64_t hist_median(const struct hist *h);
 /* Map `m` of the analysis, empty: its slots are counted in the analysis's memory. */
 void map_init(struct analysis *a, struct table *m);
 struct key *map_find(const struct table *m, uint64_t process, uint64_t id);
-bool map_add(struct table *m, struct key *k);
+/* A new entry of `size` bytes (zeroed, its key first) for `id` of `process` in map `m`, or NULL
+ * (out of the analysis's memory); map_find_or_new: the entry there is, else a new one. */
+struct key *map_new(struct analysis *a, struct table *m, uint64_t process, uint64_t id,
+		    size_t size);
+struct key *map_find_or_new(struct analysis *a, struct table *m, uint64_t process, uint64_t id,
+			    size_t size);
 void map_remove(struct table *m, struct key *k);
 
 /* The entry in slot `i` of map `m`, or NULL (its entries in slot order: for (i < m->size)). */
