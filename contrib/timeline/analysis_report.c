@@ -479,9 +479,18 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}
-	struct recording_sink sink = {a, sink_site, sink_event};
+	/* an MPI job's efficiencies across its ranks, said as the merge ends: the output's first
+	 * paragraph (without memory for them, they are said on the errors) */
+	char *job = NULL;
+	size_t job_size = 0;
+	FILE *figures = open_memstream(&job, &job_size);
+	struct recording_sink sink = {a, sink_site, sink_event, figures};
 	struct recording_totals totals;
-	if (!recording_read(inputs, n, &sink, errors, &totals)) {
+	bool read = recording_read(inputs, n, &sink, errors, &totals);
+	if (figures != NULL && fclose(figures) == 0 && read && job_size > 0)
+		fprintf(out, "%s\n", job);
+	free(job);
+	if (!read) {
 		analysis_free(a);
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;

@@ -534,7 +534,7 @@ static void say_gaps(const struct ranks *r, FILE *errors)
 
 bool ranks_align(struct ranks *r, struct timeline *t,
 		 uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
-		 const void *context, FILE *errors, bool *refused)
+		 const void *context, FILE *errors, FILE *figures, bool *refused)
 {
 	*refused = false;
 	if (r->n_ranks == 0)
@@ -611,7 +611,7 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 						 .segment = r->ranks[i].segment,
 						 .tid = r->ranks[i].tid,
 						 .offset = r->ranks[i].offset};
-	ranks_pop_say(r->pop, pop, r->n_ranks, to_ns, context, errors);
+	ranks_pop_say(r->pop, pop, r->n_ranks, to_ns, context, errors, figures);
 	free(pop);
 	say_gaps(r, errors);
 	if (r->notes_full && errors != NULL)
@@ -701,7 +701,7 @@ bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_even
 	return true;
 }
 
-void ranks_finish(struct ranks *r, FILE *errors)
+void ranks_finish(struct ranks *r, FILE *errors, FILE *figures)
 {
-	ranks_pop_say_hybrid(r->pop, errors);
+	ranks_pop_say_hybrid(r->pop, errors, figures);
 }

@@ -41,12 +41,13 @@ bool ranks_names(const struct ranks *r, uint32_t segment);
 /*
  * Aligns the ranks' clocks: `to_ns` gives a segment's time in its own nanoseconds. Names the
  * ranks' processes in `t` (unless NULL), says on `errors` what was aligned and how well, which
- * ranks are missing or end early. False with *refused set when the recordings are of several
- * jobs (said on `errors`); false alone when out of memory.
+ * ranks are missing or end early, and the efficiencies across ranks on `figures`
+ * (ranks_pop_figures: NULL, on `errors`). False with *refused set when the recordings are of
+ * several jobs (said on `errors`); false alone when out of memory.
  */
 bool ranks_align(struct ranks *r, struct timeline *t,
 		 uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
-		 const void *context, FILE *errors, bool *refused);
+		 const void *context, FILE *errors, FILE *figures, bool *refused);
 
 /* The nanoseconds to add to segment `segment`'s times (0 when not a rank's). */
 int64_t ranks_offset(const struct ranks *r, uint32_t segment);
@@ -60,5 +61,5 @@ bool ranks_none(const struct ranks *r);
 bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e);
 
 /* Every event of the merge was handed to ranks_event: says the hybrid efficiencies of MPI and
- * OpenMP (ranks_pop.h) on `errors`. */
-void ranks_finish(struct ranks *r, FILE *errors);
+ * OpenMP (ranks_pop.h) on `figures` (ranks_pop_figures: NULL, on `errors`). */
+void ranks_finish(struct ranks *r, FILE *errors, FILE *figures);

@@ -91,9 +91,11 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 	return true;
 }
 
-void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 {
-	if (errors == NULL || p->windows == NULL || p->busy_full)
+	const char *lead;
+	FILE *out = ranks_pop_figures(errors, figures, &lead);
+	if (out == NULL || p->windows == NULL || p->busy_full)
 		return;
 	double sum = 0, most = 0;
 	size_t threads = 0;
@@ -127,13 +129,13 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors)
 		return;
 	double mean = sum / (double)threads, balance = mean / most,
 	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
-	fprintf(errors,
-		"taskprobe-timeline: hybrid efficiency of ranks %" PRId32 " to %" PRId32
+	fprintf(out,
+		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
 		"MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x OpenMP %.3f; "
 		"communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time per thread "
 		"%.3f s on average, %.3f s at most, of %.3f s\n",
-		p->first_number, p->last_number, ranks_window_words(p->regions, p->markers),
+		lead, p->first_number, p->last_number, ranks_window_words(p->regions, p->markers),
 		threads, balance * communication, mpi, balance * communication / mpi, balance,
 		p->mpi_balance, balance / p->mpi_balance, communication, p->mpi_communication,
 		communication / p->mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);

@@ -719,15 +719,17 @@ static void say_bursts_and_messages(struct say *w, const struct ranks_pop *p,
 
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
-		   const void *context, FILE *errors)
+		   const void *context, FILE *errors, FILE *figures)
 {
-	if (errors == NULL || n < 2)
+	const char *lead;
+	FILE *out = ranks_pop_figures(errors, figures, &lead);
+	if (out == NULL || n < 2)
 		return;
 	if (p->full) {
-		fprintf(errors,
-			"taskprobe-timeline: more than %u MPI calls and messages: the ranks' "
-			"efficiencies are not told\n",
-			MAX_OPS);
+		fprintf(out,
+			"%smore than %u MPI calls and messages: the ranks' efficiencies are not "
+			"told\n",
+			lead, MAX_OPS);
 		return;
 	}
 	struct say w;
@@ -768,22 +770,23 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
 	}
-	fprintf(errors,
-		"taskprobe-timeline: MPI efficiency of ranks %" PRId32 " to %" PRId32
+	fprintf(out,
+		"%sMPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
 		"communication efficiency %.3f",
-		ranks[0].number, ranks[n - 1].number, ranks_window_words(w.regions, w.markers),
-		balance * communication, balance, communication);
+		lead, ranks[0].number, ranks[n - 1].number,
+		ranks_window_words(w.regions, w.markers), balance * communication, balance,
+		communication);
 	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	if (ideal > 0 && ideal <= runtime * 1.000001)
-		fprintf(errors, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
+		fprintf(out, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
 			most / ideal > 1 ? 1 : most / ideal, ideal / runtime);
 	else
 		fputs(" (its serialisation and transfer not told: the ranks' messages or "
 		      "collectives do not pair up)",
-		      errors);
-	fprintf(errors, "; useful time per rank %.3f to %.3f s of %.3f s\n", least / 1e9,
-		most / 1e9, runtime / 1e9);
+		      out);
+	fprintf(out, "; useful time per rank %.3f to %.3f s of %.3f s\n", least / 1e9, most / 1e9,
+		runtime / 1e9);
 out:
 	say_free(&w);
 }

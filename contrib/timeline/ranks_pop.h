@@ -67,12 +67,23 @@ struct ranks_pop_rank {
 	int64_t offset; /* its clock's, ns */
 };
 
-/* Says the efficiencies of the `n` ranks (sorted by number) on `errors`; nothing when fewer
- * than two ranks ran from MPI_Init to MPI_Finalize. Keeps each rank's window (in the merged
- * clock: its offset added) for the hybrid efficiencies. */
+/*
+ * Where the efficiencies are said: on `figures`, the analysis's output (`taskprobe-timeline
+ * --analyze`: the job's figures first, as a line of their own), or, when NULL, on `errors` among
+ * the converter's other notes, `*lead` their prefix.
+ */
+static inline FILE *ranks_pop_figures(FILE *errors, FILE *figures, const char **lead)
+{
+	*lead = figures != NULL ? "" : "taskprobe-timeline: ";
+	return figures != NULL ? figures : errors;
+}
+
+/* Says the efficiencies of the `n` ranks (sorted by number) (ranks_pop_figures); nothing when
+ * fewer than two ranks ran from MPI_Init to MPI_Finalize. Keeps each rank's window (in the
+ * merged clock: its offset added) for the hybrid efficiencies. */
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
-		   const void *context, FILE *errors);
+		   const void *context, FILE *errors, FILE *figures);
 
 /* An event of the merge (in the merged clock) on thread `tid` of the rank at `rank` in the
  * ranks given to ranks_pop_say, for the hybrid efficiencies: polls and MPI waits count. False
@@ -80,6 +91,6 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
 		     unsigned small);
 
-/* Says the hybrid efficiencies on `errors`, once every event is in; nothing when no thread of
- * a rank polled a task (no OpenMP), or ranks_pop_say said nothing. */
-void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors);
+/* Says the hybrid efficiencies (ranks_pop_figures), once every event is in; nothing when no
+ * thread of a rank polled a task (no OpenMP), or ranks_pop_say said nothing. */
+void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures);

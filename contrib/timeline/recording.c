@@ -564,7 +564,8 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 		if (!ranks_segment(b->ranks, (uint32_t)i, b->segments[i].process,
 				   b->segments[i].out_pid))
 			goto out;
-	if (!ranks_align(b->ranks, t, segment_ns, b->segments, errors, &totals->refused))
+	FILE *figures = sink != NULL ? sink->figures : NULL;
+	if (!ranks_align(b->ranks, t, segment_ns, b->segments, errors, figures, &totals->refused))
 		goto out;
 	for (size_t i = 0; i < b->n_segments; i++)
 		b->segments[i].offset_ns = ranks_offset(b->ranks, (uint32_t)i);
@@ -611,7 +612,7 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 		totals->events += m.left_out.n;
 	}
 	if (merged)
-		ranks_finish(b->ranks, errors);
+		ranks_finish(b->ranks, errors, figures);
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
 	for (size_t i = 0; t != NULL && totals->events == 0 && i < b->n_segments; i++) {

@@ -94,6 +94,9 @@ struct recording_sink {
 	void (*site)(void *context, uint64_t scope, uint64_t id, const char *text, uint32_t len);
 	/* each event, in time order (as timeline_add) */
 	void (*event)(void *context, const struct timeline_event *e);
+	/* where the efficiencies across MPI ranks are said (ranks_pop_figures; NULL: on the
+	 * errors, among the converter's notes) */
+	FILE *figures;
 };
 
 /* recording_convert's merge of the recordings, handed to `sink` (the analysis: analysis.h). */

@@ -60,7 +60,7 @@ static char *said(void)
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 	cr_assert_not_null(out);
-	ranks_pop_say(p, ranks, RANKS, to_ns, NULL, out);
+	ranks_pop_say(p, ranks, RANKS, to_ns, NULL, NULL, out);
 	fclose(out);
 	return text;
 }
