@@ -112,8 +112,12 @@ void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigne
 
 void analysis_free(struct analysis *a);
 
+/* The exit status of recordings refused (of two MPI jobs: said on the errors), as a conversion's
+ * (taskprobe_timeline.c). */
+#define ANALYSIS_REFUSED 5
+
 /* Reads the recordings into an analysis and reports it on `out` (`utf8`: analysis_report's).
  * Returns the exit status: 0; 1 when a recording was not whole (said on `errors`, read up to
- * there); 2 out of memory. */
+ * there); 2 out of memory; ANALYSIS_REFUSED, nothing reported. */
 int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors,
 		 bool utf8);

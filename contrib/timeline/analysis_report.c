@@ -492,6 +492,8 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 	free(job);
 	if (!read) {
 		analysis_free(a);
+		if (totals.refused) /* said */
+			return ANALYSIS_REFUSED;
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}

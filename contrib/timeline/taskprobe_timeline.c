@@ -49,7 +49,7 @@
 /* The exit status when a --thread or --site value matched nothing (and nothing worse happened). */
 #define STATUS_UNMATCHED 4
 /* The exit status when the recordings are refused (two MPI jobs among them): no output. */
-#define STATUS_REFUSED 5
+#define STATUS_REFUSED ANALYSIS_REFUSED
 
 /* Bytes per line of perf's text, each line an event, in each format. */
 #define JSON_BYTES_PER_LINE       130
@@ -646,7 +646,7 @@ int main(int argc, char **argv)
 	if (status == CLI_GO_ON)
 		status = check_inputs(&r);
 	if (status == CLI_GO_ON && r.cli.analyze)
-		status = analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8()); /* 0 to 2 */
+		status = analysis_run(r.inputs, r.n, stdout, stderr, terminal_utf8());
 	if (status == CLI_GO_ON)
 		status = check_size(&r);
 	if (status == CLI_GO_ON)
