@@ -416,7 +416,7 @@ struct tp_live_site_stats {
 	uint64_t blocking_waits; /* waits entered while polling a task of the site */
 	uint64_t blocking_ns;
 	uint64_t first_spawn_ns; /* in the process's clock (see above), 0 before */
-	uint64_t last_done_ns;
+	uint64_t unused;         /* a task's last end, which nothing showed: no longer written */
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	uint64_t delay_histogram[TP_LIVE_BUCKETS];
 	/*

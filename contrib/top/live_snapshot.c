@@ -150,11 +150,9 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 	v->blocking_ns += load64(&r->blocking_ns);
 	v->sync_waited_ns += load64(&r->sync_waited_ns);
 	v->sync_waits += load64(&r->sync_waits);
-	uint64_t first = load64(&r->first_spawn_ns), last = load64(&r->last_done_ns);
+	uint64_t first = load64(&r->first_spawn_ns);
 	if (first != 0 && (v->first_spawn_ns == 0 || first < v->first_spawn_ns))
 		v->first_spawn_ns = first;
-	if (last > v->last_done_ns)
-		v->last_done_ns = last;
 	/* a poll, a delay: one count in its histogram (no count of its own: version 11) */
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		uint64_t polls = load64(&r->poll_histogram[b]),
@@ -594,8 +592,6 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	if (from->first_spawn_ns != 0 &&
 	    (to->first_spawn_ns == 0 || from->first_spawn_ns < to->first_spawn_ns))
 		to->first_spawn_ns = from->first_spawn_ns;
-	if (from->last_done_ns > to->last_done_ns)
-		to->last_done_ns = from->last_done_ns;
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		to->poll_histogram[b] += from->poll_histogram[b];
 		to->delay_histogram[b] += from->delay_histogram[b];

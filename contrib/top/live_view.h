@@ -140,7 +140,7 @@ struct site_view {
 	char text[LIVE_SHOWN(TP_LIVE_SITE_TEXT)]; /* escaped */
 	uint64_t spawned, done, alive, polls, busy_ns, idle_ns, delay_ns, delays;
 	uint64_t longest_poll_ns, long_polls, blocking_waits, blocking_ns;
-	uint64_t first_spawn_ns, last_done_ns;
+	uint64_t first_spawn_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
 	/* its ended tasks' times (their polls added up) and their median: the verdict's */

@@ -599,7 +599,6 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	 * freed here */
 	struct tp_span_task *t = span_of(e);
 	add(&local.rows[row].done, 1);
-	set64(&local.rows[row].last_done_ns, now);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
 	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
 	if (task == local.polled_task) {
