@@ -384,19 +384,24 @@ struct tp_live_thread {
  * TP_LIVE_PATH_READ_TRIES a torn one is taken as read (a reader never waits on the program).
  */
 #define TP_LIVE_PATH_READ_TRIES 64
+/* Path `p` read value by value, as a writer may change it meanwhile (inside a sequence). */
+static inline void tp_live_path_load(const struct tp_live_path *p, struct tp_live_path *out)
+{
+	out->ns = __atomic_load_n(&p->ns, __ATOMIC_RELAXED);
+	out->burdened_ns = __atomic_load_n(&p->burdened_ns, __ATOMIC_RELAXED);
+	out->ended_ns = __atomic_load_n(&p->ended_ns, __ATOMIC_RELAXED);
+	out->placed_ns = __atomic_load_n(&p->placed_ns, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		out->sites[k] = __atomic_load_n(&p->sites[k], __ATOMIC_RELAXED);
+		out->fragments[k] = __atomic_load_n(&p->fragments[k], __ATOMIC_RELAXED);
+	}
+}
+
 static inline void tp_live_read_longest(const struct tp_live_thread *t, struct tp_live_path *out)
 {
 	for (unsigned tries = 0; tries < TP_LIVE_PATH_READ_TRIES; tries++) {
 		uint32_t before = __atomic_load_n(&t->path_seq, __ATOMIC_ACQUIRE);
-		out->ns = __atomic_load_n(&t->longest.ns, __ATOMIC_RELAXED);
-		out->burdened_ns = __atomic_load_n(&t->longest.burdened_ns, __ATOMIC_RELAXED);
-		out->ended_ns = __atomic_load_n(&t->longest.ended_ns, __ATOMIC_RELAXED);
-		out->placed_ns = __atomic_load_n(&t->longest.placed_ns, __ATOMIC_RELAXED);
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-			out->sites[k] = __atomic_load_n(&t->longest.sites[k], __ATOMIC_RELAXED);
-			out->fragments[k] = __atomic_load_n(&t->longest.fragments[k],
-							    __ATOMIC_RELAXED);
-		}
+		tp_live_path_load(&t->longest, out);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (before % 2 == 0 && __atomic_load_n(&t->path_seq, __ATOMIC_RELAXED) == before)
 			return;

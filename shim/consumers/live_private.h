@@ -155,14 +155,20 @@ extern struct tp_span_mutex *mutexes;
 extern struct tp_sync_waited *sync_waited_stacks;
 #define SYNC_WAITED_BYTES (TP_LIVE_THREADS * sizeof(struct tp_sync_waited))
 /*
- * The longest path ended before the last barrier completed, taken by the first thread to leave
- * it (the others join the same): barriers are per parallel region, not per task.
+ * The longest path ended before the last barrier completed (`path`, taken at `at_ns`), taken by
+ * the first thread to leave it (the others join the same): barriers are per parallel region, not
+ * per task. Only a thread that takes it holds `lock`; the others read it inside a sequence
+ * (`seq`, odd while it is written): leaving a barrier takes no lock every thread takes.
  */
-extern int barrier_lock;
+struct barrier_frozen {
+	int lock;
+	uint32_t seq;
+	uint64_t at_ns;
+	struct tp_live_path path;
+};
+extern struct barrier_frozen last_barrier;
 /* A dependence was made: task ends order their entry's free against the edges' (task_terminate) */
 extern bool dependences_seen;
-extern uint64_t barrier_frozen_ns;
-extern struct tp_live_path barrier_frozen;
 extern uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 extern uint64_t long_poll_ns;
 extern int stacks_lock;

@@ -12,15 +12,57 @@
 #include "spin_lock.h"
 
 /*
+ * The barrier's frozen path into `out` if it was taken after `suspended_ns` (read whole: `seq`
+ * even and the same before and after; a writer holds it odd for a few stores, waited out); false
+ * when the task that leaves the barrier must take it (tp_span_barrier_freezes).
+ */
+static bool frozen_read(uint64_t suspended_ns, struct tp_live_path *out)
+{
+	for (unsigned spins = 0;; tp_spin_turn(&spins)) {
+		uint32_t before = __atomic_load_n(&last_barrier.seq, __ATOMIC_ACQUIRE);
+		if (before % 2 != 0)
+			continue;
+		uint64_t at = __atomic_load_n(&last_barrier.at_ns, __ATOMIC_RELAXED);
+		bool taken = !tp_span_barrier_freezes(at, suspended_ns);
+		if (taken)
+			tp_live_path_load(&last_barrier.path, out);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&last_barrier.seq, __ATOMIC_RELAXED) == before)
+			return taken;
+	}
+}
+
+/* The barrier's frozen path becomes `p`, taken at `now`: its lock held, inside the sequence. */
+static void frozen_write(const struct tp_live_path *p, uint64_t now)
+{
+	struct tp_live_path *f = &last_barrier.path;
+	__atomic_store_n(&last_barrier.seq, last_barrier.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&f->ns, p->ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->burdened_ns, p->burdened_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->ended_ns, p->ended_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->placed_ns, p->placed_ns, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		__atomic_store_n(&f->sites[k], p->sites[k], __ATOMIC_RELAXED);
+		__atomic_store_n(&f->fragments[k], p->fragments[k], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&last_barrier.at_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&last_barrier.seq, last_barrier.seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
  * For a task that leaves a barrier: the longest path ended before the barrier completed (every
  * slot's longest), taken by the first to leave it, which entered it after the last one was
- * taken (`suspended_ns`).
+ * taken (`suspended_ns`). The others read it: only the first takes the lock (or the few that
+ * leave with it, which then find it taken).
  */
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
 {
-	tp_spin_lock(&barrier_lock);
-	if (tp_span_barrier_freezes(barrier_frozen_ns, suspended_ns)) {
-		memset(&barrier_frozen, 0, sizeof barrier_frozen);
+	if (frozen_read(suspended_ns, out))
+		return;
+	tp_spin_lock(&last_barrier.lock);
+	if (tp_span_barrier_freezes(last_barrier.at_ns, suspended_ns)) {
+		memset(out, 0, sizeof *out);
 		uint32_t bound = __atomic_load_n(&slots_bound, __ATOMIC_ACQUIRE);
 		for (unsigned i = 0; i < bound; i++) {
 			struct tp_live_path p;
@@ -32,12 +74,13 @@ void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path 
 			 * them is the last poll any slot ended (--analyze's, the same) */
 			uint64_t last = __atomic_load_n(&slots[i].graph_last_ns, __ATOMIC_RELAXED);
 			p.ended_ns = last > p.ended_ns ? last : p.ended_ns;
-			tp_span_path_max(&barrier_frozen, &p);
+			tp_span_path_max(out, &p);
 		}
-		barrier_frozen_ns = now;
+		frozen_write(out, now);
+	} else {
+		*out = last_barrier.path; /* written only under the lock, which this thread holds */
 	}
-	*out = barrier_frozen;
-	tp_spin_unlock(&barrier_lock);
+	tp_spin_unlock(&last_barrier.lock);
 }
 
 /*

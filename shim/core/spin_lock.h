@@ -23,16 +23,20 @@ static inline void tp_cpu_relax(void)
 /* Spins before a waiter yields the CPU. */
 #define TP_SPINS_BEFORE_YIELD 128
 
+/* One turn of a wait for another thread (`*spins` counts them): the CPU yielded now and then. */
+static inline void tp_spin_turn(unsigned *spins)
+{
+	if (++*spins % TP_SPINS_BEFORE_YIELD == 0)
+		sched_yield();
+	else
+		tp_cpu_relax();
+}
+
 static inline void tp_spin_lock(int *l)
 {
 	for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0;)
-		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0) {
-			if (++spins % TP_SPINS_BEFORE_YIELD == 0) {
-				sched_yield();
-				continue;
-			}
-			tp_cpu_relax();
-		}
+		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0)
+			tp_spin_turn(&spins);
 }
 
 static inline bool tp_spin_try_lock(int *l)
