@@ -24,7 +24,7 @@ static uint64_t suspended[N];
 static uint64_t successor_of[N]; /* a task's one successor by a dependence (0: none) */
 static uint32_t row_of[N];       /* a task's row: its site's (live.c's task_entry's row) */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
-static struct tp_span_fork forks[N];
+static struct tp_span_shared forks[N];
 static struct live_thread {
 	struct tp_span_thread th;
 	uint64_t from;   /* its fragment's part going on began (live.c's span_from) */

@@ -117,7 +117,7 @@ extern struct task_entry *tasks;
 extern struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 extern struct dependence *dependences;
 /* Each parallel region's site's last fork (work_span.h), by site row. */
-extern struct tp_span_fork forks[TP_LIVE_SITES];
+extern struct tp_span_shared forks[TP_LIVE_SITES];
 /*
  * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
  * worker's implicit task whose region its primary has not published yet (live_initial_so_far).
@@ -125,15 +125,10 @@ extern struct tp_span_fork forks[TP_LIVE_SITES];
 extern struct tp_live_thread *initial_slot;
 /*
  * The initial task's path to the start of the fragment its thread polls now (its sites with
- * it), and that start: published at each of its poll's starts (once a region: between them),
- * under its lock, for live_initial_so_far, whose slot alone says lengths.
+ * it), and that start (its at_ns): published at each of its poll's starts (once a region:
+ * between them) for live_initial_so_far, whose slot alone says lengths.
  */
-struct initial_path {
-	int lock;
-	uint64_t start_ns;
-	struct tp_live_path path;
-};
-extern struct initial_path initial_path;
+extern struct tp_span_shared initial_path;
 
 /* live_shared_paths.c: for a task that leaves a barrier, the longest path ended before the
  * barrier completed (`out`); the initial task's path so far for a worker's implicit task (false:
@@ -155,18 +150,10 @@ extern struct tp_span_mutex *mutexes;
 extern struct tp_sync_waited *sync_waited_stacks;
 #define SYNC_WAITED_BYTES (TP_LIVE_THREADS * sizeof(struct tp_sync_waited))
 /*
- * The longest path ended before the last barrier completed (`path`, taken at `at_ns`), taken by
- * the first thread to leave it (the others join the same): barriers are per parallel region, not
- * per task. Only a thread that takes it holds `lock`; the others read it inside a sequence
- * (`seq`, odd while it is written): leaving a barrier takes no lock every thread takes.
+ * The longest path ended before the last barrier completed, taken (at its at_ns) by the first
+ * thread to leave it (the others join the same): barriers are per parallel region, not per task.
  */
-struct barrier_frozen {
-	int lock;
-	uint32_t seq;
-	uint64_t at_ns;
-	struct tp_live_path path;
-};
-extern struct barrier_frozen last_barrier;
+extern struct tp_span_shared last_barrier;
 /* A dependence was made: task ends order their entry's free against the edges' (task_terminate) */
 extern bool dependences_seen;
 extern uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;

@@ -12,45 +12,6 @@
 #include "spin_lock.h"
 
 /*
- * The barrier's frozen path into `out` if it was taken after `suspended_ns` (read whole: `seq`
- * even and the same before and after; a writer holds it odd for a few stores, waited out); false
- * when the task that leaves the barrier must take it (tp_span_barrier_freezes).
- */
-static bool frozen_read(uint64_t suspended_ns, struct tp_live_path *out)
-{
-	for (unsigned spins = 0;; tp_spin_turn(&spins)) {
-		uint32_t before = __atomic_load_n(&last_barrier.seq, __ATOMIC_ACQUIRE);
-		if (before % 2 != 0)
-			continue;
-		uint64_t at = __atomic_load_n(&last_barrier.at_ns, __ATOMIC_RELAXED);
-		bool taken = !tp_span_barrier_freezes(at, suspended_ns);
-		if (taken)
-			tp_live_path_load(&last_barrier.path, out);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&last_barrier.seq, __ATOMIC_RELAXED) == before)
-			return taken;
-	}
-}
-
-/* The barrier's frozen path becomes `p`, taken at `now`: its lock held, inside the sequence. */
-static void frozen_write(const struct tp_live_path *p, uint64_t now)
-{
-	struct tp_live_path *f = &last_barrier.path;
-	__atomic_store_n(&last_barrier.seq, last_barrier.seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&f->ns, p->ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->burdened_ns, p->burdened_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->ended_ns, p->ended_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->placed_ns, p->placed_ns, __ATOMIC_RELAXED);
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		__atomic_store_n(&f->sites[k], p->sites[k], __ATOMIC_RELAXED);
-		__atomic_store_n(&f->fragments[k], p->fragments[k], __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&last_barrier.at_ns, now, __ATOMIC_RELAXED);
-	__atomic_store_n(&last_barrier.seq, last_barrier.seq + 1, __ATOMIC_RELEASE);
-}
-
-/*
  * For a task that leaves a barrier: the longest path ended before the barrier completed (every
  * slot's longest), taken by the first to leave it, which entered it after the last one was
  * taken (`suspended_ns`). The others read it: only the first takes the lock (or the few that
@@ -58,7 +19,7 @@ static void frozen_write(const struct tp_live_path *p, uint64_t now)
  */
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out)
 {
-	if (frozen_read(suspended_ns, out))
+	if (!tp_span_barrier_freezes(tp_span_shared_read(&last_barrier, out), suspended_ns))
 		return;
 	tp_spin_lock(&last_barrier.lock);
 	if (tp_span_barrier_freezes(last_barrier.at_ns, suspended_ns)) {
@@ -76,7 +37,7 @@ void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path 
 			p.ended_ns = last > p.ended_ns ? last : p.ended_ns;
 			tp_span_path_max(out, &p);
 		}
-		frozen_write(out, now);
+		tp_span_shared_write(&last_barrier, out, now);
 	} else {
 		*out = last_barrier.path; /* written only under the lock, which this thread holds */
 	}
@@ -99,10 +60,7 @@ bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
 	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
 	    __atomic_load_n(&t->site, __ATOMIC_RELAXED) != TP_LIVE_NO_SITE)
 		return false;
-	tp_spin_lock(&initial_path.lock);
-	uint64_t start = initial_path.start_ns;
-	*p = initial_path.path;
-	tp_spin_unlock(&initial_path.lock);
+	uint64_t start = tp_span_shared_read(&initial_path, p);
 	/* paused (its thread in MPI: no computation since), it stopped when last counted */
 	if (__atomic_load_n(&t->open_paused, __ATOMIC_ACQUIRE) != 0)
 		now = __atomic_load_n(&t->open_counted_ns, __ATOMIC_RELAXED);
@@ -118,15 +76,14 @@ bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
 void live_initial_path_is(uint64_t now)
 {
 	tp_spin_lock(&initial_path.lock);
-	initial_path.start_ns = now;
-	initial_path.path = local.span.in;
+	tp_span_shared_write(&initial_path, &local.span.in, now);
 	tp_spin_unlock(&initial_path.lock);
 }
 
 void live_initial_path_moves(uint64_t start, uint64_t moved)
 {
 	tp_spin_lock(&initial_path.lock);
-	if (initial_path.start_ns == start)
-		initial_path.start_ns = moved;
+	if (initial_path.at_ns == start)
+		tp_span_shared_write(&initial_path, &initial_path.path, moved);
 	tp_spin_unlock(&initial_path.lock);
 }

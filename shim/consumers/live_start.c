@@ -29,12 +29,12 @@ uint32_t slots_bound;
 struct task_entry *tasks;
 struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 struct dependence *dependences;
-struct tp_span_fork forks[TP_LIVE_SITES];
+struct tp_span_shared forks[TP_LIVE_SITES];
 struct tp_live_thread *initial_slot;
-struct initial_path initial_path;
+struct tp_span_shared initial_path;
 struct tp_span_mutex *mutexes;
 struct tp_sync_waited *sync_waited_stacks;
-struct barrier_frozen last_barrier;
+struct tp_span_shared last_barrier;
 bool dependences_seen;
 uint64_t tsc_at_start, ns_at_start, ns_per_tsc_2_32;
 uint64_t long_poll_ns;

@@ -19,7 +19,7 @@
 static struct tp_span_task pool[16];
 static uint64_t holds[16]; /* the objects the pool's tasks hold switched out */
 static struct tp_span_mutex mutexes[TP_SPAN_MUTEXES];
-static struct tp_span_fork forks[4];
+static struct tp_span_shared forks[4];
 
 /* A thread of the stream: its fragment's state and where its part going on began. */
 struct thread {

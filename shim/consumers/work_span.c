@@ -99,10 +99,42 @@ void tp_span_cache_flush(struct tp_span_cache *c)
 	*c = (struct tp_span_cache){0};
 }
 
-static struct tp_span_fork *forks;
+void tp_span_shared_write(struct tp_span_shared *s, const struct tp_live_path *p, uint64_t at_ns)
+{
+	struct tp_live_path *f = &s->path;
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&f->ns, p->ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->burdened_ns, p->burdened_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->ended_ns, p->ended_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->placed_ns, p->placed_ns, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		__atomic_store_n(&f->sites[k], p->sites[k], __ATOMIC_RELAXED);
+		__atomic_store_n(&f->fragments[k], p->fragments[k], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&s->at_ns, at_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A writer holds the sequence odd for a few stores (preempted, longer): the reader waits it out. */
+uint64_t tp_span_shared_read(const struct tp_span_shared *s, struct tp_live_path *out)
+{
+	for (unsigned spins = 0;; tp_spin_turn(&spins)) {
+		uint32_t before = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		if (before % 2 != 0)
+			continue;
+		uint64_t at = __atomic_load_n(&s->at_ns, __ATOMIC_RELAXED);
+		tp_live_path_load(&s->path, out);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == before)
+			return at;
+	}
+}
+
+static struct tp_span_shared *forks;
 static uint32_t fork_rows;
 
-void tp_span_forks_start(struct tp_span_fork *f, uint32_t rows)
+void tp_span_forks_start(struct tp_span_shared *f, uint32_t rows)
 {
 	forks = f;
 	fork_rows = rows;
@@ -113,9 +145,9 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p)
 {
 	if (row >= fork_rows)
 		return;
-	struct tp_span_fork *f = &forks[row];
+	struct tp_span_shared *f = &forks[row];
 	tp_spin_lock(&f->lock);
-	f->path = *p;
+	tp_span_shared_write(f, p, p->ended_ns);
 	tp_spin_unlock(&f->lock);
 }
 
@@ -123,10 +155,8 @@ void tp_span_fork_joined(struct tp_live_path *in, uint32_t row)
 {
 	if (row >= fork_rows)
 		return;
-	struct tp_span_fork *f = &forks[row];
-	tp_spin_lock(&f->lock);
-	struct tp_live_path fork = f->path;
-	tp_spin_unlock(&f->lock);
+	struct tp_live_path fork;
+	tp_span_shared_read(&forks[row], &fork);
 	tp_span_path_max(in, &fork);
 }
 

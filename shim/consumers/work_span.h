@@ -606,12 +606,25 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
  * encountering task's fragment (a path too short, never too long). An earlier region's fork of
  * the same row is never longer than the one of the region they are in: joining it is harmless.
  */
-struct tp_span_fork {
+/*
+ * A path threads share (a region's fork, a barrier's frozen path), with the moment it was
+ * written: written by one thread at a time, which holds `lock`, and read by any without it,
+ * inside a sequence (`seq`, odd while written), so that many threads leaving a barrier or
+ * starting a region's implicit tasks never queue on one lock.
+ */
+struct tp_span_shared {
 	int lock;
+	uint32_t seq;
+	uint64_t at_ns;
 	struct tp_live_path path;
 };
+/* `s` becomes `p` written at `at_ns`: the caller holds s->lock. */
+void tp_span_shared_write(struct tp_span_shared *s, const struct tp_live_path *p, uint64_t at_ns);
+/* `s`'s path, read whole, into `out`; returns when it was written. */
+uint64_t tp_span_shared_read(const struct tp_span_shared *s, struct tp_live_path *out);
+
 /* `forks` has a fork per site row, `rows` of them: zeroed, for fresh statistics. */
-void tp_span_forks_start(struct tp_span_fork *forks, uint32_t rows);
+void tp_span_forks_start(struct tp_span_shared *forks, uint32_t rows);
 /* A region of site row `row` starts with the path `p`. */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
 
