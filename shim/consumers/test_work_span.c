@@ -167,3 +167,34 @@ Test(work_span, a_state_given_again_keeps_nothing_of_its_last_tasks_children)
 	cr_expect_eq(th.th.in.placed_ns, 1 * MS, "task 3's placed length %lu ns: its poll's only",
 		     th.th.in.placed_ns);
 }
+
+/* A path threads share (a fork, a barrier's frozen path) is read whole, with its moment. */
+Test(work_span, a_shared_path_is_read_as_written)
+{
+	static struct tp_span_shared shared;
+	struct tp_live_path p = {.ns = 5 * MS,
+				 .burdened_ns = 6 * MS,
+				 .ended_ns = 9 * MS,
+				 .placed_ns = 7 * MS},
+			    out;
+	p.sites[1] = 3 * MS;
+	p.fragments[1] = 2;
+	tp_span_shared_write(&shared, &p, 8 * MS);
+	cr_assert_eq(shared.seq % 2, 0, "a write leaves the sequence even");
+	cr_assert_eq(tp_span_shared_read(&shared, &out), 8 * MS);
+	cr_assert_eq(memcmp(&out, &p, sizeof p), 0, "the path read is the one written");
+}
+
+/*
+ * A writer that never finishes (cancelled, or stopped in a signal handler waiting for the
+ * reader) leaves its sequence odd: the reader takes what it finds, and the program goes on.
+ */
+Test(work_span, a_shared_path_left_half_written_stops_no_reader, .timeout = 10)
+{
+	static struct tp_span_shared shared;
+	struct tp_live_path p = {.ns = 5 * MS}, out;
+	tp_span_shared_write(&shared, &p, 8 * MS);
+	shared.seq++; /* a write begun, never ended */
+	cr_assert_eq(tp_span_shared_read(&shared, &out), 8 * MS);
+	cr_assert_eq(out.ns, 5 * MS);
+}

@@ -116,17 +116,24 @@ void tp_span_shared_write(struct tp_span_shared *s, const struct tp_live_path *p
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }
 
-/* A writer holds the sequence odd for a few stores (preempted, longer): the reader waits it out. */
+/*
+ * A writer holds the sequence odd for a few stores (preempted, longer): the reader waits it out,
+ * yielding now and then, but never for ever: a writer that never finishes (a thread cancelled
+ * asynchronously, or stopped in a signal handler that waits for this one) leaves a figure torn,
+ * never the program stopped.
+ */
+#define SHARED_READ_TURNS (32 * TP_SPINS_BEFORE_YIELD)
 uint64_t tp_span_shared_read(const struct tp_span_shared *s, struct tp_live_path *out)
 {
 	for (unsigned spins = 0;; tp_spin_turn(&spins)) {
 		uint32_t before = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-		if (before % 2 != 0)
+		bool last = spins >= SHARED_READ_TURNS;
+		if (before % 2 != 0 && !last)
 			continue;
 		uint64_t at = __atomic_load_n(&s->at_ns, __ATOMIC_RELAXED);
 		tp_live_path_load(&s->path, out);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == before)
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == before || last)
 			return at;
 	}
 }

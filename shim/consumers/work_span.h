@@ -620,7 +620,8 @@ struct tp_span_shared {
 };
 /* `s` becomes `p` written at `at_ns`: the caller holds s->lock. */
 void tp_span_shared_write(struct tp_span_shared *s, const struct tp_live_path *p, uint64_t at_ns);
-/* `s`'s path, read whole, into `out`; returns when it was written. */
+/* `s`'s path, read whole (torn only past a writer that never finishes), into `out`; returns
+ * when it was written. */
 uint64_t tp_span_shared_read(const struct tp_span_shared *s, struct tp_live_path *out);
 
 /* `forks` has a fork per site row, `rows` of them: zeroed, for fresh statistics. */
