@@ -34,6 +34,7 @@
 #include "gomp.h"
 #include "ompt_constructs.h"
 #include "ompt_first_part.h"
+#include "ompt_kinds.h"
 #include "ompt_sites.h"
 #include "ompt_task_word.h"
 #include "probes.h"
@@ -409,17 +410,26 @@ __attribute__((noinline)) static void schedule_traced(ompt_data_t *prior, ompt_t
 	schedule_listened(prior, status, next);
 }
 
-/* schedule_traced's way when a switch is held or one may be (ompt_first_part.h): then
- * schedule_traced again, neither so. */
+/* schedule_first_part's way when neither of its common ends is taken: the held switch fired, or
+ * a first part not held; then schedule_traced again, neither so. */
 __attribute__((noinline)) static void
-schedule_first_part(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+schedule_first_part_fired(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	if (tp_ompt_held.task != NULL && tp_ompt_held_ends(prior, status, next))
 		return;
 	if (next != NULL && (word(next) & FIRST_PART) &&
-	    tp_ompt_first_part_held(tp_thread_self(), prior, status, next))
+	    tp_ompt_first_part_held(prior, status, next))
 		return;
 	schedule_traced(prior, status, next);
+}
+
+/* schedule_traced's way when a switch is held or one may be (ompt_first_part.h): its common
+ * ends in line, with nothing but a tail call (no registers saved). */
+__attribute__((noinline)) static void
+schedule_first_part(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	if (!tp_ompt_first_part_quick(prior, status, next))
+		schedule_first_part_fired(prior, status, next);
 }
 
 /*
@@ -452,21 +462,6 @@ static void sync_region_wait_untraced(ompt_data_t *task)
 {
 	if (__builtin_expect(word(task) & SYNC_WAITING, 0))
 		set_word(task, word(task) & ~SYNC_WAITING);
-}
-
-/* The contract's name of an OMPT sync region (a reduction's: none). */
-static enum tp_sync_kind sync_kind(ompt_sync_region_t kind)
-{
-	switch (kind) {
-	case ompt_sync_region_taskwait:
-		return TP_SYNC_TASKWAIT;
-	case ompt_sync_region_taskgroup:
-		return TP_SYNC_TASKGROUP;
-	case ompt_sync_region_reduction:
-		return TP_SYNC_NONE;
-	default: /* the barriers */
-		return TP_SYNC_BARRIER;
-	}
 }
 
 /*
@@ -526,7 +521,8 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 		id_given(task);
 		set_word(task, (word(task) | SYNC_WAITING) &
 				       ~(kind == ompt_sync_region_taskwait ? SPAWNED : 0));
-		poll_suspend_in(id_of(task), sync_kind(kind), sync_site(kind, parallel, codeptr));
+		poll_suspend_in(id_of(task), tp_ompt_sync_kind(kind),
+				sync_site(kind, parallel, codeptr));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		set_word(task, word(task) & ~SYNC_WAITING);
@@ -535,35 +531,44 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 }
 
 /*
+ * A taskwait of a task (its word `w`) that spawned nothing since its last one began (SPAWNED)
+ * waits for nothing and joins nothing: the taskwait at each of a tree's leaves, most of BOTS
+ * uts's tasks. With no tracer on the task state, the in-process consumers are told nothing of it,
+ * and its poll, on the calling thread `self`, goes on through it: its time (the runtime's call,
+ * about as long as two events' records) is the task's.
+ */
+static inline __attribute__((always_inline)) bool
+empty_taskwait(ompt_sync_region_t kind, uint64_t w, const struct tp_thread *self)
+{
+	uint64_t id = w & ID_BITS;
+	return kind == ompt_sync_region_taskwait && id != 0 && !(w & (SPAWNED | SYNC_WAITING)) &&
+	       self->acquiring_task == 0 && !self->parked && tp_task_events_quick(self) &&
+	       tp_thread_task(self) == id && tp_tracers_task_state() == 0;
+}
+
+/*
  * A task's wait in a sync region other than a taskgroup (whose data is a copy: waiting_task_data)
  * begins or ends the quick way (tp_task_events_quick), the task having an id: at its begin, the
- * task polled on this thread, not parked, and no tracer naming the site. As
- * sync_region_wait_listened takes it; every other case goes there.
- *
- * A taskwait of a task that spawned nothing since its last one began (SPAWNED) waits for nothing
- * and joins nothing: the taskwait at each of a tree's leaves, most of BOTS uts's tasks. With no
- * tracer on the task state, the in-process consumers are told nothing of it, and its poll goes on
- * through it: its time (the runtime's call, about as long as two events' records) is the task's.
+ * task polled on this thread, not parked, and no tracer naming the site; an empty taskwait after
+ * a held switch fired. As sync_region_wait_listened takes it; every other case goes there.
  */
-__attribute__((noinline)) static void
-sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-			const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+__attribute__((noinline)) static void sync_region_wait_quick(ompt_sync_region_t kind,
+							     ompt_scope_endpoint_t endpoint,
+							     const ompt_data_t *parallel,
+							     ompt_data_t *task, const void *codeptr)
 {
 	tp_ompt_first_part_fire();
 	struct tp_thread *self = tp_thread_self();
 	uint64_t w = word(task), id = w & ID_BITS;
+	if (empty_taskwait(kind, w, self))
+		return;
 	if (kind != ompt_sync_region_taskgroup && id != 0 && self->acquiring_task == 0 &&
 	    tp_task_events_quick(self)) {
 		uint64_t current = tp_thread_task(self);
-		bool empty_taskwait = kind == ompt_sync_region_taskwait && current == id &&
-				      !self->parked && !(w & (SPAWNED | SYNC_WAITING)) &&
-				      tp_tracers_task_state() == 0;
-		if (empty_taskwait)
-			return;
 		if (endpoint == ompt_scope_begin && current == id && !self->parked &&
 		    !tp_tracers_task_poll_end()) {
 			set_word(task, (w | SYNC_WAITING) & ~SPAWNED);
-			tp_task_poll_end_in_sync_park_quick(self, id, sync_kind(kind),
+			tp_task_poll_end_in_sync_park_quick(self, id, tp_ompt_sync_kind(kind),
 							    sync_site(kind, parallel, codeptr));
 			return;
 		}
@@ -575,6 +580,17 @@ sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
 		}
 	}
 	sync_region_wait_listened(kind, endpoint, parallel, task, codeptr);
+}
+
+/* A wait in a sync region, traced: an empty taskwait with no switch held in line, with nothing
+ * but a tail call (no registers saved), as most of BOTS uts's taskwaits are. */
+__attribute__((noinline)) static void
+sync_region_wait_traced(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+			const ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+	if (tp_ompt_held.task == NULL && empty_taskwait(kind, word(task), tp_thread_self()))
+		return;
+	sync_region_wait_quick(kind, endpoint, parallel, task, codeptr);
 }
 
 /* Kept apart from the traced path, so that the untraced one saves no registers. */
@@ -593,25 +609,6 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 		sync_region_wait_untraced(task);
 }
 
-/* The contract's kind of an OMPT mutual exclusion; 0 for one it does not name (atomic). */
-static enum tp_exclusion_kind exclusion_kind(ompt_mutex_t kind)
-{
-	switch (kind) {
-	case ompt_mutex_critical:
-		return TP_EXCLUSION_CRITICAL;
-	case ompt_mutex_ordered:
-		return TP_EXCLUSION_ORDERED;
-	case ompt_mutex_lock:
-	case ompt_mutex_test_lock:
-		return TP_EXCLUSION_LOCK;
-	case ompt_mutex_nest_lock:
-	case ompt_mutex_test_nest_lock:
-		return TP_EXCLUSION_NEST_LOCK;
-	default:
-		return 0;
-	}
-}
-
 /*
  * A task is about to acquire a mutual exclusion: its poll ends (sync mutex) until it holds it,
  * for the wait is the runtime's, not the program's work. A test reported as one (ompt_mutex_test_*)
@@ -621,7 +618,7 @@ static enum tp_exclusion_kind exclusion_kind(ompt_mutex_t kind)
 __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, const void *codeptr)
 {
 	tp_ompt_first_part_fire();
-	if (!tp_listeners_task_state_confirmed() || exclusion_kind(kind) == 0 ||
+	if (!tp_listeners_task_state_confirmed() || tp_ompt_exclusion_kind(kind) == 0 ||
 	    kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock)
 		return;
 	struct tp_thread *self = tp_thread_self();
@@ -652,8 +649,8 @@ __attribute__((noinline)) static void mutex_acquired_listened(ompt_mutex_t kind,
 		return;
 	}
 	uint64_t task = acquiring_ends();
-	if (task != 0 && exclusion_kind(kind) != 0)
-		tp_task_acquired(task, exclusion_kind(kind), (uintptr_t)wait_id);
+	if (task != 0 && tp_ompt_exclusion_kind(kind) != 0)
+		tp_task_acquired(task, tp_ompt_exclusion_kind(kind), (uintptr_t)wait_id);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
@@ -667,12 +664,12 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 {
 	(void)codeptr;
 	if (!tp_listeners_task_state_maybe() || !tp_listeners_task_state_confirmed() ||
-	    exclusion_kind(kind) == 0)
+	    tp_ompt_exclusion_kind(kind) == 0)
 		return;
 	tp_ompt_first_part_fire();
 	uint64_t task = acquiring_ends();
 	if (task != 0)
-		tp_task_released(task, exclusion_kind(kind), (uintptr_t)wait_id);
+		tp_task_released(task, tp_ompt_exclusion_kind(kind), (uintptr_t)wait_id);
 }
 
 /* A nested lock its task holds already, set again (or unset, not for the last time): the

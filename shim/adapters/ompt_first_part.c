@@ -23,21 +23,9 @@ bool tp_ompt_held_ends(const ompt_data_t *prior, ompt_task_status_t status, cons
 	return false;
 }
 
-bool tp_ompt_first_part_held(struct tp_thread *self, const ompt_data_t *prior,
-			     ompt_task_status_t status, ompt_data_t *next)
+bool tp_ompt_first_part_held(const ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	uint64_t to = word(next);
 	set_word(next, to & ~FIRST_PART);
-	if (prior == NULL || status != ompt_task_switch || (to & (SYNC_WAITING | WAKE_PENDING)) ||
-	    self->acquiring_task != 0 || tp_tracers_task_state() != 0)
-		return false;
-	uint64_t current = tp_thread_task(self), done = id_of(prior), id = to & ID_BITS;
-	bool from_park = current == 0 && self->parked && self->parked_by == NULL;
-	if (id == 0 || id == done ||
-	    (!from_park && (current == 0 || current != done || self->parked)))
-		return false;
-	tp_ompt_held = (struct tp_ompt_held_first_part){
-		next, prior, id, from_park ? 0 : done,
-		__atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED)};
-	return true;
+	return tp_ompt_first_part_holds(prior, status, next, to);
 }
