@@ -13,8 +13,8 @@ bool tp_ompt_held_ends(const ompt_data_t *prior, ompt_task_status_t status, cons
 	struct tp_ompt_held_first_part h = tp_ompt_held;
 	tp_ompt_held.task = NULL;
 	if (h.epoch != __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED))
-		return false;
-	if (prior == h.task && next == h.from && status == ompt_task_switch)
+		return false; /* tracing stopped since: dropped */
+	if (tp_ompt_held_switch_back(&h, prior, status, next))
 		return true;
 	if (h.from_id != 0)
 		tp_task_poll_switch(h.from_id, false, h.id);

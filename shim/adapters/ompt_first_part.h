@@ -30,6 +30,15 @@ struct tp_ompt_held_first_part {
 extern __thread struct tp_ompt_held_first_part tp_ompt_held
 	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
+/* Whether `prior`'s switch to `next` is held switch `h`'s switch back (its drop), in its epoch. */
+static inline bool tp_ompt_held_switch_back(const struct tp_ompt_held_first_part *h,
+					    const ompt_data_t *prior, ompt_task_status_t status,
+					    const ompt_data_t *next)
+{
+	return prior == h->task && next == h->from && status == ompt_task_switch &&
+	       h->epoch == __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED);
+}
+
 /* Ends the held switch: dropped if `prior`'s switch to `next` is its switch back (true), else
  * fired now (false). */
 __attribute__((visibility("hidden"))) bool
@@ -92,9 +101,7 @@ tp_ompt_first_part_quick(const ompt_data_t *prior, ompt_task_status_t status, om
 	if (next == NULL)
 		return false;
 	if (tp_ompt_held.task != NULL) {
-		if (prior != tp_ompt_held.task || next != tp_ompt_held.from ||
-		    status != ompt_task_switch ||
-		    tp_ompt_held.epoch != __atomic_load_n(&tp_task_epoch, __ATOMIC_RELAXED))
+		if (!tp_ompt_held_switch_back(&tp_ompt_held, prior, status, next))
 			return false;
 		tp_ompt_held.task = NULL;
 		return true;
