@@ -176,16 +176,18 @@ void split_at(struct analysis *a, struct thread *th, struct node *n, enum tp_spa
 
 /*
  * `t` starts after the initial task's code up to `ns`, while a thread polls it (its fragment up
- * to there, in the work there too): a worker's implicit task reported before its region's fork.
- * Once the initial task's poll ended, the fork was published (its fragment up to the primary's
- * spawn): the rest of that poll is the runtime's after the fork, which no worker waited for
- * (the live statistics' rule: live.c's initial_so_far).
+ * to there, in the work there too): a worker's implicit task reported before its region's fork,
+ * published at `fork_at` (0: none). Once the fork was published in that poll (its fragment up to
+ * the primary's spawn), the rest of the poll is the runtime's after the fork, which no worker
+ * waited for (tp_span_fork_waits_initial; the live statistics' rule: live_initial_so_far).
  */
-static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, uint64_t ns)
+static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, uint64_t ns,
+			   uint64_t fork_at)
 {
 	struct task *initial = p->initial;
 	struct thread *th = p->initial_on;
-	if (initial == NULL || th == NULL || th->task != initial)
+	if (initial == NULL || th == NULL || th->task != initial ||
+	    !tp_span_fork_waits_initial(fork_at, th->poll_start))
 		return;
 	/* held while folded: freed here if `t` does not keep it */
 	struct node *part = ref(part_so_far(a, p, th, initial, ns));
@@ -250,7 +252,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * region's last fork seen */
 		s->parallel = true;
 		acc_join(a, &t->in, &s->fork);
-		initial_so_far(a, p, t, e->ns);
+		initial_so_far(a, p, t, e->ns, s->fork_at);
 		break;
 	case TP_SPAN_FROM_FRAGMENT: {
 		/* the parent's fragment up to the spawn */
@@ -279,6 +281,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (tp_span_publishes_fork(implicit_task, parent != NULL)) {
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
+		s->fork_at = e->ns;
 	}
 }
 

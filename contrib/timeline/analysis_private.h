@@ -153,6 +153,7 @@ struct site {
 	uint32_t n_by_thread;
 	struct region_thread *by_thread;
 	struct acc fork;
+	uint64_t fork_at; /* when it was published (0: none): tp_span_fork_waits_initial */
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];

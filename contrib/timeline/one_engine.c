@@ -88,9 +88,12 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 	const struct tp_live_path *in = NULL;
 	struct tp_live_path so_far = {0};
 	if (from == TP_SPAN_FROM_FORK) {
-		/* live_shared_paths.c's live_initial_so_far: its path, with its sites */
+		/* live_shared_paths.c's live_initial_so_far: its path, with its sites, while the
+		 * region's fork is not this poll's */
 		for (unsigned i = 0; i < N; i++)
-			if (threads[i].polled == INITIAL) {
+			if (threads[i].polled == INITIAL &&
+			    tp_span_fork_waits_initial(tp_span_fork_at(site),
+						       threads[i].poll_start)) {
 				const struct live_thread *on = &threads[i];
 				so_far = on->th.in;
 				tp_span_path_add(&so_far,

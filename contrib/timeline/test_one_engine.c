@@ -400,6 +400,28 @@ Test(one_engine, a_section_goes_on_across_its_task_switched_out)
 }
 
 /*
+ * A region's worker reported after its primary's spawn (the fork, at 4) but before the initial
+ * task's switch out (15): it starts after the fork, not after the initial task's code so far
+ * (tp_span_fork_waits_initial), and runs 10..40: span 4 + 30. The initial task's 4..15 and the
+ * primary's poll are off the path.
+ */
+Test(one_engine, a_worker_reported_after_its_regions_fork_starts_after_the_fork)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(1, 4, 2, INITIAL, REGION);
+	both_spawn_at(2, 10, WORKER, 0, REGION);
+	both_start(2, 10, WORKER);
+	both_end(1, 15, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 15, 2);
+	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	both_end(2, 40, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 41, INITIAL);
+	both_end(1, 42, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(34);
+}
+
+/*
  * A parallel region's primary implicit task spawned on another thread than the one that polled
  * its encountering task (switched out): its start is that task's last fragment's end, and it is
  * the region's fork all the same, which the region's worker joins.

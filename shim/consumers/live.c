@@ -209,7 +209,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		break;
 	case TP_SPAN_FROM_FORK:
 		fork_row = row;
-		if (live_initial_so_far(now, &so_far))
+		if (live_initial_so_far(now, tp_span_fork_at(row), &so_far))
 			in = &so_far;
 		break;
 	case TP_SPAN_FROM_NOTHING:

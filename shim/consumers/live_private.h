@@ -134,7 +134,7 @@ extern struct tp_span_shared initial_path;
  * barrier completed (`out`); the initial task's path so far for a worker's implicit task (false:
  * none); and its publication at its poll's start. */
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out);
-bool live_initial_so_far(uint64_t now, struct tp_live_path *p);
+bool live_initial_so_far(uint64_t now, uint64_t fork_at, struct tp_live_path *p);
 void live_initial_path_is(uint64_t now);
 /* The initial task's fragment published as started at `start` starts at `moved` (its thread
  * waited in MPI meanwhile: live_fragment_resumes). */

@@ -51,10 +51,11 @@ void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path 
  * primary published the region's fork (tp_span_fork, joined later too). With its sites: the
  * worker's path is the region's longest as often as the primary's, and a path without them
  * (the slot's lengths alone) left every region before it out of the critical path's sites (NPB
- * MG: its three largest sites, 80% of the path, said "-"). False when no thread polls it, or
- * when its thread started another fragment meanwhile.
+ * MG: its three largest sites, 80% of the path, said "-"). False when no thread polls it, when
+ * its thread started another fragment meanwhile, or when the worker's region published its fork
+ * in this fragment (at `fork_at`: tp_span_fork_waits_initial).
  */
-bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
+bool live_initial_so_far(uint64_t now, uint64_t fork_at, struct tp_live_path *p)
 {
 	const struct tp_live_thread *t = __atomic_load_n(&initial_slot, __ATOMIC_ACQUIRE);
 	if (t == NULL || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TP_LIVE_POLLING ||
@@ -65,7 +66,7 @@ bool live_initial_so_far(uint64_t now, struct tp_live_path *p)
 	if (__atomic_load_n(&t->open_paused, __ATOMIC_ACQUIRE) != 0)
 		now = __atomic_load_n(&t->open_counted_ns, __ATOMIC_RELAXED);
 	if (start == 0 || start != __atomic_load_n(&t->open_start_ns, __ATOMIC_RELAXED) ||
-	    now < start)
+	    now < start || !tp_span_fork_waits_initial(fork_at, start))
 		return false;
 	tp_span_path_add(p, tp_span_path_site(p, TP_LIVE_NO_SITE), now - start);
 	p->ended_ns = now;

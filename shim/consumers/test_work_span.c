@@ -148,6 +148,24 @@ Test(work_span, a_fork_published_after_a_workers_spawn_is_not_on_its_path)
 }
 
 /*
+ * The initial task's poll from 0 (its fragment's start), its region's fork published at 4, an
+ * earlier region's at 0 - 1: a worker waits for the initial task's code so far only while its
+ * own region's fork is not published yet (before 4), an earlier poll's only.
+ */
+Test(work_span, a_worker_after_its_regions_fork_waits_for_nothing_of_the_initial_task)
+{
+	uint64_t poll = 10 * MS;
+	cr_expect(tp_span_fork_waits_initial(0, poll), "no fork yet");
+	cr_expect(tp_span_fork_waits_initial(poll - 1, poll), "an earlier poll's fork");
+	cr_expect(!tp_span_fork_waits_initial(poll, poll), "a fork at the poll's start");
+	cr_expect(!tp_span_fork_waits_initial(poll + 4 * MS, poll), "a fork in this poll");
+	struct tp_live_path fork = {.ns = 4 * MS, .ended_ns = poll + 4 * MS};
+	tp_span_fork(REGION, &fork);
+	cr_expect_eq(tp_span_fork_at(REGION), poll + 4 * MS);
+	cr_expect_eq(tp_span_fork_at(1u << 30), 0, "a row past the table: none");
+}
+
+/*
  * Task 1's child ended with a path whose placed length is 100 ms, not joined yet when task 1
  * ended; its state goes to task 3, whose taskwait joins no child: its placed length is its own
  * poll's, nothing of the state's last task.

@@ -158,6 +158,11 @@ void tp_span_fork(uint32_t row, const struct tp_live_path *p)
 	tp_spin_unlock(&f->lock);
 }
 
+uint64_t tp_span_fork_at(uint32_t row)
+{
+	return row < fork_rows ? __atomic_load_n(&forks[row].at_ns, __ATOMIC_RELAXED) : 0;
+}
+
 void tp_span_fork_joined(struct tp_live_path *in, uint32_t row)
 {
 	if (row >= fork_rows)

@@ -194,8 +194,9 @@ enum tp_span_spawn_from {
  * A task spawned by `parent` (0: none), which the spawning thread polls now when
  * `parent_polled_here`; `implicit`: an implicit task of a parallel region (the executor's, with
  * a site). A worker's implicit task has no parent and starts after its region's fork: the
- * region's last fork published, and the initial task's fragment so far (its thread may report
- * it before the primary reports the region's).
+ * region's last fork published, or the initial task's fragment so far while the region's own
+ * fork is not published yet (tp_span_fork_waits_initial: its thread may report it before the
+ * primary reports the region's).
  */
 static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool parent_polled_here,
 							 bool implicit)
@@ -215,6 +216,22 @@ static inline enum tp_span_spawn_from tp_span_spawn_from(bool has_parent, bool p
 static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 {
 	return implicit && has_parent;
+}
+
+/*
+ * Whether a worker's implicit task (TP_SPAN_FROM_FORK) starts after the initial task's fragment
+ * so far, polled since `initial_from`, its region's last fork published at `fork_at` (0: none):
+ * only while that fork is an earlier poll's, its own region's not published yet (the executor
+ * released the worker first). Once the primary's implicit task is spawned, what the initial
+ * task's poll does until its switch out (the runtime's, the shim's) is nothing a worker waits
+ * for; and a worker that says its start a moment after the fork, while the primary's thread has
+ * read the clock for its switch out but not yet said it, must not put that moment on the path:
+ * the live statistics met the two in that order where --analyze of the same run met them by their
+ * times (a one-path loop's parallelism 1.00 live, 1.04 recorded, once in CI).
+ */
+static inline bool tp_span_fork_waits_initial(uint64_t fork_at, uint64_t initial_from)
+{
+	return fork_at < initial_from;
 }
 
 /*
@@ -626,8 +643,11 @@ uint64_t tp_span_shared_read(const struct tp_span_shared *s, struct tp_live_path
 
 /* `forks` has a fork per site row, `rows` of them: zeroed, for fresh statistics. */
 void tp_span_forks_start(struct tp_span_shared *forks, uint32_t rows);
-/* A region of site row `row` starts with the path `p`. */
+/* A region of site row `row` starts with the path `p`: its primary's implicit task's start, whose
+ * ended_ns is that task's spawn (tp_span_spawned). */
 void tp_span_fork(uint32_t row, const struct tp_live_path *p);
+/* When the last region of site row `row` started (its fork's ended_ns; 0: none). */
+uint64_t tp_span_fork_at(uint32_t row);
 
 /*
  * Whether the poll of `t` that starts needs the barrier's frozen path: its last poll ended in a
