@@ -283,6 +283,40 @@ static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, uns
 }
 
 /*
+ * The span's share a site has on it, or when it has none: "-" (not on the path), unless the path
+ * ran through more sites than it keeps (TP_LIVE_PATH_SITES; `other_ns` of its time in sites it
+ * gave up), when a site without time kept may be one of those: "?". In a time-step loop of many
+ * regions the sites kept are the ones met first with the most time, not the largest (BOTS-like
+ * known graphs stay within four; LULESH said "-" for a region of 21% of the path).
+ */
+static inline const char *tp_live_no_share_words(uint64_t other_ns)
+{
+	return other_ns > 0 ? "?" : "-";
+}
+
+/* The line that says what "?" means (tp_live_no_share_words), empty when no site was given up. */
+static inline void tp_live_path_other_words(char *out, size_t size, uint64_t other_ns,
+					    uint64_t path_ns)
+{
+	if (other_ns == 0 || path_ns == 0) {
+		snprintf(out, size, "%s", "");
+		return;
+	}
+	double share = 100.0 * (double)other_ns / (double)path_ns;
+	char said[16];
+	/* (a poll going on that is the span's end leaves the path before it: a small share) */
+	if (share < 0.05)
+		snprintf(said, sizeof said, "under 0.1%%");
+	else
+		snprintf(said, sizeof said, "%.1f%%", share);
+	snprintf(out, size,
+		 "%s of the span in sites the live statistics did not keep (a path keeps %u; "
+		 "\"?\": on it or not, not known): `taskprobe-timeline --analyze` of a recording "
+		 "names every site on it",
+		 said, (unsigned)TP_LIVE_PATH_SITES);
+}
+
+/*
  * The task graph's figures at `now` (the process's clock), as every reader of the live
  * statistics reads them from the header and the slots (a slot's outlive its threads): the work
  * (each thread's computation, the fragment it polls now counted up to `now`), the run's start
@@ -301,6 +335,10 @@ struct tp_live_graph {
 	 * length and the run, inside the region of interest if there is one */
 	uint64_t computation_ns[TP_LIVE_THREADS];
 	uint64_t factors_placed_ns, run_ns;
+	/* when a fragment going on is the span's end, no ended path as long: its time so far and
+	 * its thread's polled task's row (open_ran_ns 0: the span is the longest path ended) */
+	uint64_t open_ran_ns;
+	uint32_t open_row;
 	unsigned roi_pairs;   /* start and stop pairs, one going on counted: 0 none */
 	unsigned roi_markers; /* the calls that marked them (the header's roi_markers) */
 };
@@ -376,6 +414,10 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		tp_live_read_longest(t, &p);
 		if (p.ns > g->longest.ns)
 			g->longest = p;
+		if (open && open_path > g->span_ns && open_path > p.ns) {
+			g->open_ran_ns = ran;
+			g->open_row = __atomic_load_n(&t->site, __ATOMIC_RELAXED);
+		}
 		uint64_t span = p.ns > open_path ? p.ns : open_path,
 			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
 		g->span_ns = span > g->span_ns ? span : g->span_ns;
@@ -384,6 +426,8 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 	/* a torn read never makes the span shorter than the path whose sites are read */
 	if (g->span_ns < g->longest.ns)
 		g->span_ns = g->longest.ns;
+	if (g->span_ns <= g->longest.ns)
+		g->open_ran_ns = g->open_row = 0;
 	if (g->roi_pairs == 0) {
 		g->factors_placed_ns = g->placed_ns;
 		g->run_ns = g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0;
@@ -418,13 +462,16 @@ struct tp_live_region {
 };
 
 /*
- * Region `row` read from the slots and their rows (`rows` of slot i at `map` + `rows_offset` +
- * i * `rows_stride`, when the slot's rows_ready), the fragments going on now counted to `now`.
+ * Region of rows `rows[0..n)` read from the slots and their rows (`rows` of slot i at `map` +
+ * `rows_offset` + i * `rows_stride`, when the slot's rows_ready), the fragments going on now
+ * counted to `now`. Several rows are one construct's call addresses (an unrolled loop's copies,
+ * two constructs on one line: one name): a thread's computation is its sum over them, as
+ * --analyze counts a site's, so the balance is the construct's, not a copy's.
  */
 static inline struct tp_live_region tp_live_region_read(const struct tp_live_thread *slots,
 							const char *map, uint64_t rows_offset,
-							uint64_t rows_stride, uint32_t row,
-							uint64_t now)
+							uint64_t rows_stride, const uint32_t *rows,
+							unsigned n, uint64_t now)
 {
 	uint64_t computation[TP_LIVE_THREADS];
 	struct tp_live_region r = {0};
@@ -433,14 +480,18 @@ static inline struct tp_live_region tp_live_region_read(const struct tp_live_thr
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
 		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
 			continue;
-		const struct tp_live_site_stats *rows = (const void *)(map + rows_offset +
-								       (uint64_t)i * rows_stride);
-		uint64_t ns = __atomic_load_n(&rows[row].region_ns, __ATOMIC_RELAXED);
-		if (__atomic_load_n(&t->open_region, __ATOMIC_RELAXED) == row) {
-			uint64_t uncounted, ran, path, placed;
-			/* its whole poll so far: region_ns counts polls once ended */
-			if (tp_live_open_fragment(t, now, &uncounted, &ran, &path, &placed))
-				ns += ran;
+		const struct tp_live_site_stats *stats = (const void *)(map + rows_offset +
+									(uint64_t)i * rows_stride);
+		uint32_t open = __atomic_load_n(&t->open_region, __ATOMIC_RELAXED);
+		uint64_t ns = 0;
+		for (unsigned k = 0; k < n; k++) {
+			ns += __atomic_load_n(&stats[rows[k]].region_ns, __ATOMIC_RELAXED);
+			if (open == rows[k]) {
+				uint64_t uncounted, ran, path, placed;
+				/* its whole poll so far: region_ns counts polls once ended */
+				if (tp_live_open_fragment(t, now, &uncounted, &ran, &path, &placed))
+					ns += ran;
+			}
 		}
 		if (ns == 0)
 			continue;

@@ -264,9 +264,9 @@ bool live_format_region(char *out, size_t size, const struct site_view *v, int w
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v)
 {
-	double share = s->longest.ns > 0 ? 100.0 * (double)v->path_ns / (double)s->longest.ns : 0;
+	double share = s->path_ns > 0 ? 100.0 * (double)v->path_ns / (double)s->path_ns : 0;
 	if (v->path_ns == 0)
-		snprintf(out, size, "-");
+		snprintf(out, size, "%s", tp_live_no_share_words(s->path_other_ns));
 	else if (share < SHARE_SHOWN_MIN)
 		snprintf(out, size, "<1%%");
 	else

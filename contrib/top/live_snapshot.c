@@ -227,8 +227,23 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		if (r->by_row[row] != NULL && r->by_row[row]->by_executor)
 			r->by_row[row]->region = tp_live_region_read(
 				slots, r->f->map, r->f->header.rows_offset,
-				r->f->header.rows_stride, row, out->now_ns);
+				r->f->header.rows_stride, &row, 1, out->now_ns);
+	/* a poll going on is the span's end (one long region, say): its time so far is the
+	 * path's in its site, the path before it in sites not kept (the thread publishes a path's
+	 * sites when it ends) */
+	if (g.open_ran_ns != 0) {
+		struct site_view *site = r->by_row[g.open_row % TP_LIVE_SITES];
+		out->path_ns = g.span_ns;
+		out->path_other_ns = g.span_ns;
+		if (site != NULL) {
+			site->path_ns += g.open_ran_ns;
+			site->path_fragments++;
+			out->path_other_ns -= g.open_ran_ns;
+		}
+		return;
+	}
 	/* the path's time by site: never more than the path, whatever a torn read gave */
+	out->path_ns = out->longest.ns;
 	uint64_t kept = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t v = out->longest.sites[k], ns = v & TP_LIVE_PATH_NS_MASK;
@@ -579,12 +594,8 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->path_fragments += from->path_fragments;
 	to->sync_waited_ns += from->sync_waited_ns;
 	to->sync_waits += from->sync_waits;
-	/* a region of two call addresses (an unrolled loop's): the busier one's balance */
-	if (from->region.computation_ns > to->region.computation_ns) {
-		to->region.load_balance = from->region.load_balance;
-		to->region.threads = from->region.threads;
-	}
-	to->region.computation_ns += from->region.computation_ns;
+	/* a region of two call addresses (an unrolled loop's): read again over both
+	 * (read_merged_regions) */
 	if (from->longest_poll_ns > to->longest_poll_ns)
 		to->longest_poll_ns = from->longest_poll_ns;
 	if (from->longest_now_ns > to->longest_now_ns)
@@ -632,10 +643,9 @@ static unsigned merge_of_one_name(struct site_view *v, unsigned n, uint32_t *kep
 }
 
 /* The task sites and the sync sites of one name made one; the threads' and the stacks' rows of a
- * task site merged away point to the one kept. */
-static void merge_sites_of_one_name(struct live_snapshot *out)
+ * task site merged away point to the one kept, as `kept_row` says of each row. */
+static void merge_sites_of_one_name(struct live_snapshot *out, uint32_t *kept_row)
 {
-	uint32_t kept_row[TP_LIVE_SITES];
 	for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
 		kept_row[row] = row;
 	out->n_sites = merge_of_one_name(out->sites, out->n_sites, kept_row);
@@ -681,6 +691,36 @@ static void merge_wait_sites_of_one_name(struct live_snapshot *out)
 	out->n_waits = n;
 }
 
+/* A snapshot whose sites of one name were merged, `kept_row` saying where each row went. */
+struct merged_regions {
+	const struct live_file *f;
+	struct live_snapshot *out;
+	const uint32_t *kept_row;
+};
+
+/*
+ * The parallel regions of several rows (an unrolled loop's copies of one construct: one name)
+ * read again over all of them (guarded_read): each thread's computation summed over its rows,
+ * as the exit report and --analyze count a region's, never a copy's balance.
+ */
+static void read_merged_regions(void *arg)
+{
+	const struct merged_regions *m = arg;
+	const struct tp_live_thread *slots = (const void *)(m->f->map + TP_LIVE_THREADS_OFFSET);
+	static uint32_t rows[TP_LIVE_SITES];
+	for (unsigned i = 0; i < m->out->n_sites; i++) {
+		struct site_view *v = &m->out->sites[i];
+		unsigned n = 0;
+		for (uint32_t row = 0; v->by_executor && row < TP_LIVE_SITES; row++)
+			if (m->kept_row[row] == v->row)
+				rows[n++] = row;
+		if (n > 1)
+			v->region = tp_live_region_read(slots, m->f->map, m->f->header.rows_offset,
+							m->f->header.rows_stride, rows, n,
+							m->out->now_ns);
+	}
+}
+
 bool live_snapshot(const struct live_file *f, const struct live_snapshot *previous,
 		   struct live_snapshot *out, char *why, size_t why_size)
 {
@@ -690,7 +730,11 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		return false;
 	const struct tp_live_header *h = &out->header;
 	name_addresses(f, out);
-	merge_sites_of_one_name(out);
+	static uint32_t kept_row[TP_LIVE_SITES];
+	merge_sites_of_one_name(out, kept_row);
+	struct merged_regions m = {f, out, kept_row};
+	if (!guarded_read(f, read_merged_regions, &m, why, why_size))
+		return false;
 	merge_wait_sites_of_one_name(out);
 	/* a sync site is published when a wait in it begins: one whose waits have not ended is no
 	 * line yet (the exit report and --analyze list the same) */

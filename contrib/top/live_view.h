@@ -242,7 +242,10 @@ struct live_snapshot {
 	uint64_t work_ns, graph_first_ns, graph_last_ns;
 	unsigned graph_threads;
 	struct tp_live_path longest;
-	uint64_t path_other_ns; /* the span's time in sites it did not keep */
+	/* the path whose time the sites' shares are of (the longest ended, or the span when a poll
+	 * going on ends it: its time so far in its task's site, the path before it in none kept),
+	 * and its time in sites not kept */
+	uint64_t path_ns, path_other_ns;
 	/* the span with the fragments going on now (longest: the path ended), and the POP
 	 * factors (issue 35) of the run so far */
 	uint64_t span_ns;

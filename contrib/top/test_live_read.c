@@ -157,3 +157,36 @@ Test(live_read, says_a_file_that_shrinks_after_it_was_opened)
 	cr_expect(strstr(why, "shrank to 4096 bytes") != NULL, "%s", why);
 	cr_expect_eq(live_spawned(&file), 0, "nothing read past the end");
 }
+
+/*
+ * A parallel region of two rows (an unrolled loop's two call addresses of one construct) read
+ * over both (tp_live_region_read, the console's and the exit report's one reader): each thread's
+ * computation added up over the rows, then balanced. Thread 0 computed 1 and 3 ms at the two,
+ * thread 1 3 and 1: each row alone 0.667, the construct 1.000; a slot free or without rows,
+ * however its rows read, is no thread of it.
+ */
+Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
+{
+	const uint64_t stride = TP_LIVE_SITES * sizeof(struct tp_live_site_stats);
+	struct tp_live_thread *slots = calloc(TP_LIVE_THREADS, sizeof *slots);
+	char *map = calloc(TP_LIVE_THREADS, stride);
+	cr_assert(slots != NULL && map != NULL);
+	const uint64_t ns[4][2] = {{1000000, 3000000}, {3000000, 1000000}, {5, 5}, {7, 7}};
+	for (unsigned i = 0; i < 4; i++) {
+		slots[i].in_use = i == 2 ? TP_LIVE_SLOT_FREE : TP_LIVE_SLOT_LIVE;
+		slots[i].rows_ready = i != 3;
+		struct tp_live_site_stats *rows = (void *)(map + i * stride);
+		rows[1].region_ns = ns[i][0];
+		rows[2].region_ns = ns[i][1];
+	}
+	const uint32_t both[] = {1, 2};
+	struct tp_live_region r = tp_live_region_read(slots, map, 0, stride, both, 2, 0);
+	cr_expect_eq(r.threads, 2);
+	cr_expect_eq(r.computation_ns, 8000000);
+	cr_expect_float_eq(r.load_balance, 1.0, 1e-9);
+	r = tp_live_region_read(slots, map, 0, stride, both, 1, 0);
+	cr_expect_eq(r.computation_ns, 4000000);
+	cr_expect_float_eq(r.load_balance, 2.0 / 3, 1e-9);
+	free(slots);
+	free(map);
+}

@@ -149,7 +149,7 @@ void site_line(char *out, size_t size, const struct live_snapshot *s, const stru
 	if (v->spawn_p50_ns == 0)
 		strcpy(cells[COLUMN_SPAWN], "-");
 	if (v->path_ns == 0)
-		strcpy(cells[COLUMN_ON_PATH], "-");
+		strcpy(cells[COLUMN_ON_PATH], tp_live_no_share_words(s->path_other_ns));
 	int warnings_width = width - site_width - columns_width(shown) - 2;
 	live_format_warnings(warnings, sizeof warnings, v,
 			     width <= 0           ? 0

@@ -75,6 +75,10 @@ static void print_snapshot(const struct live_snapshot *s, enum program_state sta
 		if (line[0] != '\0')
 			printf("%s\n", line);
 	}
+	/* what the table's "?" means, when a site has one (tp_live_no_share_words) */
+	tp_live_path_other_words(line, sizeof line, s->path_other_ns, s->path_ns);
+	if (line[0] != '\0')
+		printf("%s\n", line);
 	print_regions(s, width);
 	print_syncs(s);
 	printf("\n");

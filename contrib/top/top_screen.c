@@ -276,9 +276,13 @@ static void draw(struct screen *sc)
 			 false);
 	}
 	losses_line(line, sizeof line, s);
-	char sort[96];
-	snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
-		 sc->ascending ? "ascending" : "descending");
+	/* the sort, and what a "?" in SPAN% means when the path gave up sites (--once's line) */
+	char sort[512], other[400];
+	int at = snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
+			  sc->ascending ? "ascending" : "descending");
+	tp_live_path_other_words(other, sizeof other, s->path_other_ns, s->path_ns);
+	if (other[0] != '\0' && at > 0 && (size_t)at < sizeof sort)
+		snprintf(sort + at, sizeof sort - (size_t)at, "; %s", other);
 	if (line[0] != '\0') {
 		put_line(TABLES_TOP - 1, line, style(sc, PAIR_WARNING), false);
 	} else {

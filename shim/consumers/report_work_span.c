@@ -135,32 +135,68 @@ static void factors(FILE *out, const struct tp_live_graph *g)
 		fprintf(out, "  %s\n", line);
 }
 
+/* The widest of the texts of the `n` lines `order` (a table's first column), at least
+ * `heading`'s, at most 60: as --analyze's (analysis_report.c: site_width). */
+static int site_width(const uint32_t *order, size_t n, const char *heading)
+{
+	char name[512];
+	int width = (int)strlen(heading);
+	for (size_t i = 0; i < n; i++) {
+		int w = (int)strlen(site_text(&figures[order[i]], name, sizeof name));
+		width = w > width ? w : width;
+	}
+	return width < 60 ? width : 60;
+}
+
 /*
- * Where the load is unbalanced: per parallel region (the row of its implicit tasks' site), the
- * load balance of the threads that ran it, its computation and its threads.
+ * Where the load is unbalanced: per parallel region (the rows of its implicit tasks' site, one
+ * line however many call addresses it has: tp_live_region_read), the load balance of the threads
+ * that ran it, its computation and its threads; most computation first, as --analyze's (a
+ * time-step loop has tens of regions).
  */
 static void regions(FILE *out, const struct tp_live_thread *slots, const struct tp_live_header *h,
 		    const uint32_t *line_at, uint64_t now)
 {
 	const struct tp_live_site *sites = (const void *)((const char *)h + TP_LIVE_SITES_OFFSET);
-	bool heading = false;
+	static struct tp_live_region region[TP_LIVE_SITES]; /* too large a local */
+	static uint32_t order[TP_LIVE_SITES], rows[TP_LIVE_SITES];
+	static bool taken[TP_LIVE_SITES];
+	memset(taken, 0, sizeof taken);
+	size_t n = 0;
 	for (uint32_t row = 1; row < TP_LIVE_SITES; row++) {
-		if (line_at[row] == UINT32_MAX ||
+		if (taken[row] || line_at[row] == UINT32_MAX ||
 		    !__atomic_load_n(&sites[row].by_executor, __ATOMIC_RELAXED))
 			continue;
+		unsigned of_line = 0; /* the rows of its line: this one and those after it */
+		for (uint32_t other = row; other < TP_LIVE_SITES; other++)
+			if (line_at[other] == line_at[row] &&
+			    __atomic_load_n(&sites[other].by_executor, __ATOMIC_RELAXED)) {
+				taken[other] = true;
+				rows[of_line++] = other;
+			}
 		struct tp_live_region r = tp_live_region_read(
-			slots, (const char *)h, h->rows_offset, h->rows_stride, row, now);
+			slots, (const char *)h, h->rows_offset, h->rows_stride, rows, of_line, now);
 		if (r.threads == 0)
 			continue;
-		if (!heading)
-			fprintf(out, "  %-40s %12s %12s %8s\n", "parallel region", "load balance",
-				"computation", "threads");
-		heading = true;
+		size_t k = n++; /* a few regions: by insertion */
+		for (; k > 0 && region[k - 1].computation_ns < r.computation_ns; k--) {
+			region[k] = region[k - 1];
+			order[k] = order[k - 1];
+		}
+		region[k] = r;
+		order[k] = line_at[row];
+	}
+	int width = site_width(order, n, "parallel region");
+	if (n > 0)
+		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
+			"computation", "threads");
+	for (size_t i = 0; i < n; i++) {
 		char name[512], computation[24];
-		fprintf(out, "  %-40s %12.3f %12s %8u\n",
-			site_text(&figures[line_at[row]], name, sizeof name), r.load_balance,
-			tp_live_duration_words(r.computation_ns, computation, sizeof computation),
-			r.threads);
+		fprintf(out, "  %-*s %12.3f %12s %8u\n", width,
+			site_text(&figures[order[i]], name, sizeof name), region[i].load_balance,
+			tp_live_duration_words(region[i].computation_ns, computation,
+					       sizeof computation),
+			region[i].threads);
 	}
 }
 
@@ -171,33 +207,92 @@ static void regions(FILE *out, const struct tp_live_thread *slots, const struct 
  */
 static void syncs(FILE *out, size_t lines, uint64_t span)
 {
-	size_t order[TP_LIVE_SITES], n = 0;
+	uint32_t order[TP_LIVE_SITES];
+	size_t n = 0;
 	for (size_t i = 0; i < lines; i++)
 		if (figures[i].sync_kind != 0 && figures[i].sync_waits > 0)
-			order[n++] = i;
+			order[n++] = (uint32_t)i;
 	for (size_t i = 1; i < n; i++) /* a few sites: by insertion */
 		for (size_t k = i; k > 0 && figures[order[k]].sync_waited_ns >
 						    figures[order[k - 1]].sync_waited_ns;
 		     k--) {
-			size_t swap = order[k];
+			uint32_t swap = order[k];
 			order[k] = order[k - 1];
 			order[k - 1] = swap;
 		}
+	int width = site_width(order, n, "sync site");
 	for (size_t i = 0; i < n; i++) {
 		const struct site_figures *f = &figures[order[i]];
 		char name[512], waited[24], share[16] = "-";
 		if (i == 0)
-			fprintf(out, "  %-40s %-11s %12s %8s  %s\n", "sync site", "kind", "waited",
-				"waits", "of the critical path");
+			fprintf(out, "  %-*s %-11s %12s %8s  %s\n", width, "sync site", "kind",
+				"waited", "waits", "of the critical path");
 		if (f->sync_kind == 4 && span > 0)
 			snprintf(share, sizeof share, "%.1f%%",
 				 100.0 * (double)f->path_ns / (double)span);
-		fprintf(out, "  %-40s %-11s %12s %8" PRIu64 "  %s\n",
+		fprintf(out, "  %-*s %-11s %12s %8" PRIu64 "  %s\n", width,
 			site_text(f, name, sizeof name),
 			tp_live_sync_kind_words(f->sync_kind, f->mutex_kind),
 			tp_live_duration_words(f->sync_waited_ns, waited, sizeof waited),
 			f->sync_waits, share);
 	}
+}
+
+/*
+ * The time of path `longest` by site, into the sites' lines (`line_at` by row): never more than
+ * the path, whatever a torn read gave (the console's rule: live_snapshot.c). Returns its time in
+ * sites it did not keep (tp_live_no_share_words).
+ */
+static uint64_t path_sites(const struct tp_live_path *longest, const uint32_t *line_at)
+{
+	uint64_t kept = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		uint64_t v = longest->sites[k], ns = v & TP_LIVE_PATH_NS_MASK;
+		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
+		if (v == 0 || line_at[row] == UINT32_MAX || kept + ns > longest->ns)
+			continue;
+		figures[line_at[row]].path_ns += ns;
+		figures[line_at[row]].path_fragments += longest->fragments[k];
+		kept += ns;
+	}
+	return longest->ns - kept;
+}
+
+/* The table of the `lines` task sites: their share of the span (of path `longest`, `other` of
+ * it in sites not kept), fragments on it, work, tasks, median poll, spawn cost, start delay. */
+static void site_table(FILE *out, size_t lines, const struct tp_live_path *longest, uint64_t other)
+{
+	qsort(figures, lines, sizeof figures[0], by_path_then_work);
+	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
+		"tasks", "median poll", "spawn cost", "start delay", "site");
+	for (size_t i = 0; i < lines; i++) {
+		const struct site_figures *f = &figures[i];
+		char share[16], name[512], poll[24], spawn[24], start[24];
+		struct tp_live_granularity g = granularity(f);
+		if ((f->work_ns == 0 && f->path_ns == 0) || f->sync_kind != 0)
+			continue;
+		char fragments[24];
+		snprintf(fragments, sizeof fragments, "%" PRIu64, f->path_fragments);
+		if (f->path_ns == 0) {
+			snprintf(share, sizeof share, "%s", tp_live_no_share_words(other));
+			if (other > 0)
+				snprintf(fragments, sizeof fragments, "%s", share);
+		} else {
+			snprintf(share, sizeof share, "%.1f%%",
+				 100.0 * (double)f->path_ns / (double)longest->ns);
+		}
+		fprintf(out, "  %8s %8s %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share, fragments,
+			(double)f->work_ns / 1e6, f->tasks,
+			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),
+				     poll, sizeof poll),
+			median_words(g.spawn_ns, spawn, sizeof spawn),
+			median_words(g.start_ns, start, sizeof start),
+			site_text(f, name, sizeof name));
+	}
+	char other_words[512];
+	tp_live_path_other_words(other_words, sizeof other_words, other, longest->ns);
+	if (other_words[0] != '\0')
+		fprintf(out, "  %s\n", other_words);
 }
 
 void tp_report_work_span(FILE *out)
@@ -254,14 +349,7 @@ void tp_report_work_span(FILE *out)
 			(int)getpid());
 		return;
 	}
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = longest->sites[k];
-		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
-		if (v != 0 && line_at[row] != UINT32_MAX) {
-			figures[line_at[row]].path_ns += v & TP_LIVE_PATH_NS_MASK;
-			figures[line_at[row]].path_fragments += longest->fragments[k];
-		}
-	}
+	uint64_t other = path_sites(longest, line_at);
 	uint64_t work = graph.work_ns, span = graph.span_ns;
 	/* the fragments going on now lengthen the path unburdened */
 	uint64_t burdened = longest->burdened_ns + (span - longest->ns);
@@ -282,28 +370,7 @@ void tp_report_work_span(FILE *out)
 	factors(out, &graph);
 	regions(out, slots, h, line_at, now);
 	syncs(out, lines, span);
-	qsort(figures, lines, sizeof figures[0], by_path_then_work);
-	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
-		"tasks", "median poll", "spawn cost", "start delay", "site");
-	for (size_t i = 0; i < lines; i++) {
-		const struct site_figures *f = &figures[i];
-		char share[16], name[512], poll[24], spawn[24], start[24];
-		struct tp_live_granularity g = granularity(f);
-		if ((f->work_ns == 0 && f->path_ns == 0) || f->sync_kind != 0)
-			continue;
-		if (f->path_ns == 0)
-			snprintf(share, sizeof share, "-");
-		else
-			snprintf(share, sizeof share, "%.1f%%",
-				 100.0 * (double)f->path_ns / (double)longest->ns);
-		fprintf(out, "  %8s %8" PRIu64 " %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share,
-			f->path_fragments, (double)f->work_ns / 1e6, f->tasks,
-			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),
-				     poll, sizeof poll),
-			median_words(g.spawn_ns, spawn, sizeof spawn),
-			median_words(g.start_ns, start, sizeof start),
-			site_text(f, name, sizeof name));
-	}
+	site_table(out, lines, longest, other);
 	/* tasks too small for what they cost (taskprobe_live.h: the console's and --analyze's
 	 * verdict, on the same figures as the console's) */
 	for (size_t i = 0; i < lines; i++) {
