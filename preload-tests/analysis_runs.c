@@ -177,8 +177,8 @@ void known_graph(const char *graph, double nominal_span, unsigned long path_frag
 	graph_site(graph, site, sizeof site);
 	site_rows(&a, site, &got_tasks, &got_fragments);
 	cr_expect_eq(got_tasks, tasks, "%s: %lu tasks:\n%s", site, got_tasks, a.text);
-	cr_expect_eq(got_fragments, path_fragments, "%s: %lu fragments on the critical path:\n%s",
-		     site, got_fragments, a.text);
+	cr_expect(path_fragments == KNOWN_ANY_FRAGMENTS || got_fragments == path_fragments,
+		  "%s: %lu fragments on the critical path:\n%s", site, got_fragments, a.text);
 	free(a.text);
 }
 
@@ -212,6 +212,29 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 		return true;
 	}
 	return false;
+}
+
+unsigned region_lines(const char *text, const char *site, double *balance, long *threads)
+{
+	char row[512];
+	unsigned n = 0;
+	*balance = -1;
+	*threads = -1;
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		const char *after = strchr(strstr(row, site), ')');
+		double b, computation;
+		char unit[8];
+		long t;
+		if (after == NULL ||
+		    sscanf(after + 1, "%lf %lf %7s %ld", &b, &computation, unit, &t) != 4 ||
+		    strchr(unit, 's') == NULL)
+			continue;
+		if (n++ == 0) {
+			*balance = b;
+			*threads = t;
+		}
+	}
+	return n;
 }
 
 double share_of(const char *text, const char *site)

@@ -59,7 +59,8 @@ void expect_near(double got, double truth, const char *what, const char *text);
 void graph_site(const char *graph, char *site, size_t size);
 
 /* The graph `graph` of omp_known_graphs: work and span within 5% of the truth, and the number of
- * its site's fragments on the critical path. */
+ * its site's fragments on the critical path (not asserted when KNOWN_ANY_FRAGMENTS). */
+#define KNOWN_ANY_FRAGMENTS ((unsigned long)-1)
 void known_graph(const char *graph, double nominal_span, unsigned long path_fragments,
 		 unsigned long tasks);
 
@@ -71,6 +72,13 @@ bool near(double got, double truth);
  * `row`; `*from` moves past it. False when there is none.
  */
 bool site_line(const char *text, const char *site, const char **from, char *row, size_t size);
+
+/*
+ * The lines of the table of parallel regions in `text` whose site holds `site` (every reader's
+ * columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"), and the first's load balance and threads (-1
+ * each when none).
+ */
+unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
 /* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
  * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */

@@ -215,19 +215,67 @@ char *record_job(const char *const mpirun_args[], const char *const env[], bool 
 	return record_job_of(mpirun(), mpirun_args, env, unprivileged, said);
 }
 
+/* The launcher and arguments of `mpi_ranks SHAPE` on `n` ranks (record_shape); `ranks` and
+ * `args` hold them. */
+static const char *shape_job(bool mpich, int n, const char *shape, char ranks[16],
+			     const char *args[8])
+{
+	size_t a = 0;
+	snprintf(ranks, 16, "%d", n);
+	const char *launcher = mpirun(), *program = target("mpi_ranks");
+	if (mpich) {
+		launcher = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
+		program = tp_require_program(tp_target("mpi_ranks_mpich"),
+					     "mpich and libmpich-dev");
+	} else {
+		static const char *const anywhere[] = {MPIRUN_ANYWHERE};
+		for (size_t i = 0; i < sizeof anywhere / sizeof anywhere[0]; i++)
+			args[a++] = anywhere[i];
+	}
+	args[a++] = "-np";
+	args[a++] = ranks;
+	args[a++] = program;
+	args[a++] = shape;
+	args[a] = NULL;
+	return launcher;
+}
+
 char *record_shape(bool mpich, int n, const char *shape, char **said)
 {
 	char ranks[16];
-	snprintf(ranks, sizeof ranks, "%d", n);
-	if (!mpich)
-		return record_job((const char *[]){MPIRUN_ANYWHERE, "-np", ranks,
-						   target("mpi_ranks"), shape, NULL},
-				  NULL, false, said);
-	const char *mpirun = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
-	const char *program = tp_require_program(tp_target("mpi_ranks_mpich"),
-						 "mpich and libmpich-dev");
-	return record_job_of(mpirun, (const char *[]){"-np", ranks, program, shape, NULL}, NULL,
-			     false, said);
+	const char *args[8], *launcher = shape_job(mpich, n, shape, ranks, args);
+	return record_job_of(launcher, args, NULL, false, said);
+}
+
+char *record_job_judged(const char *launcher, const char *const mpirun_args[],
+			const char *const env[], mpi_judge *kept, char **said)
+{
+	for (int try = 1;; try++) {
+		char *summary = record_job_of(launcher, mpirun_args, env, false, said);
+		if (try == MPI_TRIES || kept(*said))
+			return summary;
+		char job[256] = "";
+		for (size_t i = 0; mpirun_args[i] != NULL; i++)
+			snprintf(job + strlen(job), sizeof job - strlen(job), " %s",
+				 mpirun_args[i]);
+		/* the line of its efficiencies, or all it said */
+		const char *line = strstr(*said, "efficiency of ranks");
+		while (line != NULL && line > *said && line[-1] != '\n')
+			line--;
+		line = line != NULL ? line : *said;
+		cr_log_info("run %d of%s refused (again after a pause): %.*s", try, job,
+			    (int)strcspn(line, "\n"), line);
+		free(summary);
+		free(*said);
+		usleep(250000 * (useconds_t)try);
+	}
+}
+
+char *record_shape_judged(bool mpich, int n, const char *shape, mpi_judge *kept, char **said)
+{
+	char ranks[16];
+	const char *args[8], *launcher = shape_job(mpich, n, shape, ranks, args);
+	return record_job_judged(launcher, args, NULL, kept, said);
 }
 
 /* The load balance of "MPI efficiency ... load balance 0.NNN ..." in `said`, and the
@@ -245,6 +293,13 @@ void mpi_efficiency(const char *said, double *balance, double *serialisation)
 			     said);
 		*serialisation *= 100;
 	}
+}
+
+bool mpi_imbalanced(const char *said)
+{
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	return balance > 0 && balance < 90;
 }
 
 void mpi_useful_times(const char *said, double *least_ms, double *most_ms)

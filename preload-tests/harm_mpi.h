@@ -57,9 +57,29 @@ char *record_job(const char *const mpirun_args[], const char *const env[], bool 
  * of the target. */
 char *record_shape(bool mpich, int n, const char *shape, char **said);
 
+/* Whether a job's efficiencies, as the launcher `said` them, are the ones its test holds it to. */
+typedef bool mpi_judge(const char *said);
+
+/*
+ * record_job_of, the job run again while `kept` says no to what it said (MPI_TRIES runs at most,
+ * a pause between, each run refused logged): the last run's summary returned, *said its stderr,
+ * which the caller asserts `kept` of. The efficiencies measure wall time, which a loaded machine
+ * moves either way (time a rank is preempted outside MPI counts as useful, as OTF-CPT counts it;
+ * ranks leave a barrier apart): a wrong answer is wrong in every run, a load in few.
+ */
+#define MPI_TRIES 3
+char *record_job_judged(const char *launcher, const char *const mpirun_args[],
+			const char *const env[], mpi_judge *kept, char **said);
+
+/* record_shape, judged as record_job_judged. */
+char *record_shape_judged(bool mpich, int n, const char *shape, mpi_judge *kept, char **said);
+
 /* The load balance of "MPI efficiency ... load balance 0.NNN ..." in `said`, and the
  * serialisation efficiency (-1 when not said), in percent. */
 void mpi_efficiency(const char *said, double *balance, double *serialisation);
+
+/* mpi_ranks imbalance's efficiencies (rank r works 1 + 2r units): far from balanced. */
+bool mpi_imbalanced(const char *said);
 
 /* The least and the most useful time of a rank, in ms, of "... useful time per rank A to B s". */
 void mpi_useful_times(const char *said, double *least_ms, double *most_ms);

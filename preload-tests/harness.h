@@ -343,6 +343,10 @@ struct tp_pop_output {
 struct tp_pop_run {
 	struct tp_pop_output output[TP_POP_WAYS];
 	char *out; /* the program's stdout under the launcher */
+	/* the run's directory (its recording, its exit report): removed by tp_pop_run_free unless
+	 * `keep` (a test that failed keeps the evidence, and says where) */
+	char *dir;
+	bool keep;
 };
 void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
 /* The same for a program that prints its own times: its exit status must be 0. */

@@ -134,7 +134,7 @@ static void pop_run(const char *const argv[], const char *const env[], bool plai
 	free(pattern);
 	free(report);
 	free(record);
-	tp_remove_temp_dir(dir);
+	pop->dir = dir;
 	if (plainly)
 		tp_run_free(&plain);
 }
@@ -156,5 +156,9 @@ void tp_pop_run_free(struct tp_pop_run *pop)
 		free(pop->output[i].err);
 	}
 	free(pop->out);
+	if (pop->keep)
+		free(pop->dir);
+	else if (pop->dir != NULL)
+		tp_remove_temp_dir(pop->dir);
 	memset(pop, 0, sizeof *pop);
 }

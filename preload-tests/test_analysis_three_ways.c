@@ -328,6 +328,14 @@ Test(analysis, top_and_the_report_give_a_wavefront_its_diagonal, .timeout = 120)
 	online_known_graph("wavefront", 11, NULL);
 }
 
+/* Nested parallel regions (test_analysis.c's): the forks and the longest spin after them, as
+ * the recording's analysis says, in top and the report too, with as many fragments on the path
+ * as it says (3 or 4, by which thread reaches a barrier last). */
+Test(analysis, top_and_the_report_give_nested_regions_their_span_through_both_forks, .timeout = 120)
+{
+	online_known_graph("nested", -1, NULL);
+}
+
 Test(analysis, top_and_the_report_give_fibs_span_as_the_recording_does, .timeout = 120)
 {
 	/* tasks of a few hundred ns: no truth but the analysis of the same run; the path's share
@@ -658,25 +666,13 @@ Test(analysis, waits_of_two_kinds_at_one_site_are_two_lines, .timeout = 120)
 	tp_pop_run_free(&pop);
 }
 
-/*
- * The threads of parallel region `site` in `text` (its line of the regions' table, in every
- * reader's columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"); -1 when no line has them.
- */
+/* The threads of parallel region `site` in `text` (region_lines), -1 when no line has them. */
 static long region_threads_of(const char *text, const char *site)
 {
-	char row[512];
-	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
-		const char *after = strchr(strstr(row, site), ')');
-		double balance, computation;
-		char unit[8];
-		long threads;
-		if (after != NULL &&
-		    sscanf(after + 1, "%lf %lf %7s %ld", &balance, &computation, unit, &threads) ==
-			    4 &&
-		    strchr(unit, 's') != NULL)
-			return threads;
-	}
-	return -1;
+	double balance;
+	long threads;
+	region_lines(text, site, &balance, &threads);
+	return threads;
 }
 
 /*

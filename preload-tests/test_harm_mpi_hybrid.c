@@ -90,22 +90,31 @@ static void hybrid_efficiency(const char *said, double parallel[3], double balan
  */
 static const char *const hybrid_env[] = {"OMPI_MCA_mpi_yield_when_idle=1", "KMP_BLOCKTIME=0", NULL};
 
+/* The known balances (hybrid 1/2 = MPI 4/6 x OpenMP 3/4) and nothing lost to communication. */
+static bool hybrid_as_built(const char *said)
+{
+	double parallel[3], balance[3], communication[3];
+	hybrid_efficiency(said, parallel, balance, communication);
+	bool known = balance[0] >= 47 && balance[0] <= 51 && balance[1] >= 63 && balance[1] <= 68 &&
+		     balance[2] >= 71 && balance[2] <= 76;
+	for (int i = 0; i < 3; i++)
+		known &= communication[i] >= 95 && communication[i] <= 101;
+	return known;
+}
+
 Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
 	char *said;
-	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
-			hybrid_env, false, &said));
+	free(record_job_judged(
+		mpirun(), (const char *[]){MPIRUN_ANYWHERE, "-np", "2", hybrid, "imbalance", NULL},
+		hybrid_env, hybrid_as_built, &said));
 	double parallel[3], balance[3], communication[3];
 	hybrid_efficiency(said, parallel, balance, communication);
 	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) (4 threads;") != NULL,
 		  "%s", said);
-	cr_expect(balance[0] >= 47 && balance[0] <= 51, "%s", said);
-	cr_expect(balance[1] >= 63 && balance[1] <= 68, "%s", said);
-	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
-	for (int i = 0; i < 3; i++)
-		cr_expect(communication[i] >= 95 && communication[i] <= 101, "%s", said);
+	cr_expect(hybrid_as_built(said), "%s", said);
 	/* each the product of the other two, and parallel the product of balance and
 	 * communication (to the rounding of whole percents) */
 	double products[][3] = {
@@ -235,12 +244,45 @@ static void rank_said_free(struct rank_said *said)
  * units to the other's 2 (load balance 0.70) and its critical path ran through the wait
  * (transfer efficiency 1, where its threads computed for a third of the run).
  */
+/* Whether rank `r`'s factors `f` are the imbalance's: load balance 0.75 in both ranks; rank 0's
+ * threads compute 2 units of the 6 it runs (transfer 1/3), rank 1's 6. */
+static bool balance_known(const struct tp_pop_factors *f)
+{
+	return f->load_balance >= 0.72 && f->load_balance <= 0.78;
+}
+
+static bool transfer_known(int r, const struct tp_pop_factors *f)
+{
+	return r == 0 ? f->transfer >= 0.15 && f->transfer <= 0.45 : f->transfer >= 0.9;
+}
+
+/* Whether every output of each rank says the imbalance's factors. */
+static bool imbalance_said(const struct rank_said *said)
+{
+	for (int r = 0; r < 2; r++)
+		for (int w = 0; w < 3; w++) {
+			struct tp_pop_factors f = tp_pop_factors_in(said->text[r][w]);
+			if (!f.said || !balance_known(&f) || !transfer_known(r, &f))
+				return false;
+		}
+	return true;
+}
+
 Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mpi_waits,
      .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	struct rank_said said;
+	/* sleeps a loaded machine stretches: a CI run read rank 0's balance 0.822, its first
+	 * thread's unit of 150 ms taking 192; a run that misses is tried again (record_job_judged's
+	 * MPI_TRIES), the last judged */
 	ranks_say("imbalance", &said);
+	for (int try = 1; try < MPI_TRIES && !imbalance_said(&said); try++) {
+		cr_log_info("run %d of mpi_hybrid imbalance refused (again after a pause)", try);
+		rank_said_free(&said);
+		usleep(250000 * (useconds_t)try);
+		ranks_say("imbalance", &said);
+	}
 	for (int r = 0; r < 2; r++)
 		for (int w = 0; w < 3; w++) {
 			const char *text = said.text[r][w], *way = rank_ways[w];
@@ -248,16 +290,12 @@ Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mp
 			cr_expect(f.said, "rank %d's %s says no factors:\n%s", r, way, text);
 			cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL,
 				  "rank %d's %s:\n%s", r, way, text);
-			cr_expect(f.load_balance >= 0.72 && f.load_balance <= 0.78,
+			cr_expect(balance_known(&f),
 				  "rank %d's %s: load balance %.3f, not 0.75:\n%s", r, way,
 				  f.load_balance, text);
-			/* rank 0's threads compute 2 units of the 6 it runs, rank 1's 6 */
-			if (r == 0)
-				cr_expect(f.transfer >= 0.15 && f.transfer <= 0.45,
-					  "rank 0's %s: transfer efficiency %.3f, not 1/3:\n%s",
-					  way, f.transfer, text);
-			else
-				cr_expect_geq(f.transfer, 0.9, "rank 1's %s:\n%s", way, text);
+			cr_expect(transfer_known(r, &f),
+				  "rank %d's %s: transfer efficiency %.3f:\n%s", r, way, f.transfer,
+				  text);
 		}
 	rank_said_free(&said);
 }

@@ -53,12 +53,11 @@ Test(harm, mpi_ranks_in_fortran_are_seen_through_either_implementations_bindings
 		record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "pipeline", NULL},
 			   NULL, false, NULL));
 	char *said;
-	double balance, serialisation;
-	free(record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "imbalance", NULL},
-			NULL, false, &said));
+	free(record_job_judged(
+		mpirun(), (const char *[]){MPIRUN_ANYWHERE, "-np", "2", ranks, "imbalance", NULL},
+		NULL, mpi_imbalanced, &said));
 	cr_expect(strstr(said, " from MPI_Pcontrol(1) to MPI_Pcontrol(0) ") != NULL, "%s", said);
-	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(balance > 0 && balance < 90, "%s", said);
+	cr_expect(mpi_imbalanced(said), "%s", said);
 	free(said);
 	const char *mpich = tp_require_program("/usr/bin/mpirun.mpich", "mpich and libmpich-dev");
 	expect_pipeline_of_two(record_job_of(
@@ -96,21 +95,32 @@ Test(harm, an_mpi_profiling_layer_linked_in_still_counts_and_reports, .timeout =
  * load balance is 1 unit's and 3's (2/3; it once read 1.000, the polling counted as useful), and
  * the polls one after another are few waits in the recording, not one a call.
  */
+/*
+ * Two ranks' load balance when one works 1 unit and the other 3, the waits in between MPI's:
+ * 2/3 on a quiet machine. A loaded machine moves it either way, as OTF-CPT's: time a rank is
+ * preempted outside MPI counts as useful, rank 1's between two polls (more) or rank 0's in its
+ * work (less: CI read 0.531, rank 0's 3 units taking 15 times rank 1's one). Two ranks read 1/2
+ * at least, 1/2 exactly when rank 1's work is lost to MPI: that is the lower bound; the waits
+ * counted as useful read about 1.
+ */
+static bool one_unit_and_three(const char *said)
+{
+	double balance, serialisation;
+	mpi_efficiency(said, &balance, &serialisation);
+	return balance > 50 && balance < 90;
+}
+
 Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	char *said, *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2",
-							   target("mpi_ranks"), "poll", NULL},
-					  NULL, false, &said);
+	char *said, *summary = record_shape_judged(false, 2, "poll", one_unit_and_three, &said);
 	expect_two_ranks(summary, 1, 0);
-	double v[4], balance, serialisation;
+	double v[4];
 	/* thousands of calls: a wait for each run of them the machine did not interrupt */
 	cr_expect(wait_line(summary, rank_name(1), "MPI_Test", v) && v[0] >= 1 && v[0] < 1000, "%s",
 		  summary);
-	/* 2/3 on a quiet machine; a rank preempted between two polls has that time counted as
-	 * useful (as OTF-CPT counts it), so a loaded one reads more: far from the 1.000 it read */
-	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(balance > 55 && balance < 90, "load balance %.1f%%: %s", balance, said);
+	/* it read 1.000, the polling counted as useful */
+	cr_expect(one_unit_and_three(said), "%s", said);
 	free(summary);
 	free(said);
 }
@@ -125,11 +135,9 @@ Test(harm, a_rank_polling_mpi_test_waits_in_mpi_and_is_recorded_as_few_waits, .t
 Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout = 240)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	char *said, *summary = record_job((const char *[]){MPIRUN_ANYWHERE, "-np", "2",
-							   target("mpi_ranks"), "others", NULL},
-					  NULL, false, &said);
+	char *said, *summary = record_shape_judged(false, 2, "others", one_unit_and_three, &said);
 	expect_ranks(summary, 2);
-	double v[4], balance, serialisation;
+	double v[4];
 	for (int rank = 0; rank < 2; rank++) {
 		cr_expect(wait_line(summary, rank_name(rank), "MPI_Comm_split", v) && v[0] == 1,
 			  "%s", summary);
@@ -143,8 +151,7 @@ Test(harm, communicators_alltoallw_and_fences_are_waits_on_every_rank, .timeout 
 		cr_expect(wait_line(summary, rank_name(rank), "MPI_Win_fence", v) && v[0] == 2,
 			  "%s", summary);
 	}
-	mpi_efficiency(said, &balance, &serialisation);
-	cr_expect(balance > 55 && balance < 90, "load balance %.1f%%: %s", balance, said);
+	cr_expect(one_unit_and_three(said), "%s", said);
 	free(summary);
 	free(said);
 }

@@ -141,11 +141,11 @@ static void report_sites_of(const char *const argv[], const char *const env[],
 	cr_assert_not_null(header, "%s", run.err);
 	for (const char *line = strchr(header + 1, '\n'); line != NULL && line[1] == ' ';
 	     line = strchr(line + 1, '\n')) {
-		char span[16], word[16];
+		char span[16], on_path[16], word[16]; /* a share and fragments, or "-" or "?" */
 		double work;
-		size_t on_path, tasks;
+		size_t tasks;
 		int at = 0, used = 0;
-		if (sscanf(line + 1, "%15s %zu %lf %zu %n", span, &on_path, &work, &tasks, &at) !=
+		if (sscanf(line + 1, "%15s %15s %lf %zu %n", span, on_path, &work, &tasks, &at) !=
 			    4 ||
 		    at == 0)
 			break;

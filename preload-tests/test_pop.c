@@ -169,35 +169,67 @@ static bool all_known(const struct tp_pop_run *pop, const struct known *known,
 	return true;
 }
 
+/* The build of pop target `name` (a GCC build's name ends in "_gcc"), or the test skipped. */
+static const char *pop_program(const char *name)
+{
+	size_t len = strlen(name);
+	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
+	return tp_require_program(tp_target(name),
+				  gcc ? "gcc and libomp-dev" : "clang and libomp-dev");
+}
+
+/* Whether a run's outputs give what a test holds them to (`context`: the test's). */
+typedef bool pop_judge(const struct tp_pop_run *pop, const void *context);
+
+/*
+ * Runs pop target `name` on two threads with POP_TIMES into `pop` (freed first) until `kept` says
+ * yes, TRIES runs at most, a pause after each refused (the load beside it may pass). Returns
+ * whether the last run was kept; when none was, says so (`judged_by`: how the last is judged).
+ */
+static bool pop_run_until(const char *name, pop_judge *kept, const void *context,
+			  const char *judged_by, struct tp_pop_run *pop)
+{
+	const char *argv[] = {pop_program(name), NULL};
+	for (int try = 1;; try++) {
+		tp_pop_run_free(pop);
+		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, pop);
+		if (kept(pop, context))
+			return true;
+		if (try == TRIES) {
+			cr_log_info("%s: the machine moved all %d runs: the last judged by %s",
+				    name, TRIES, judged_by);
+			return false;
+		}
+		usleep(250000 * (useconds_t)try);
+	}
+}
+
+/* What expect_answers_of holds a run to. */
+struct answers {
+	const struct known *known;
+	bool region_of_interest;
+};
+
+static bool answers_known(const struct tp_pop_run *pop, const void *context)
+{
+	const struct answers *a = context;
+	return all_known(pop, a->known, a->region_of_interest, false);
+}
+
 /*
  * Runs the target `name` on two threads: each output says the factors, each `known` answer
  * (ended by one with no figure), and that the factors are of a region of interest or not. A run
  * the machine moved too far from the known answer is tried again after a pause (the load beside
- * it may pass), up to TRIES runs; when none was spared, the last is judged by its deal.
+ * it may pass), up to TRIES runs; when none was spared, the last is judged by its deal. The run
+ * judged is left in `pop`, for the caller's own questions.
  */
-static void expect_answers(const char *name, bool region_of_interest, const struct known *known)
+static void expect_answers_of(const char *name, bool region_of_interest, const struct known *known,
+			      struct tp_pop_run *pop_kept)
 {
-	size_t len = strlen(name);
-	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
-	const char *argv[] = {tp_require_program(tp_target(name), gcc ? "gcc and libomp-dev"
-								      : "clang and libomp-dev"),
-			      NULL};
 	struct tp_pop_run pop = {0};
-	bool by_deal = false;
-	for (int try = 1;; try++) {
-		tp_pop_run_free(&pop);
-		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, &pop);
-		if (all_known(&pop, known, region_of_interest, false))
-			break;
-		if (try == TRIES) {
-			by_deal = true;
-			cr_log_warn(
-				"%s: the machine moved all %d runs: the last judged by its deal",
-				name, TRIES);
-			break;
-		}
-		usleep(250000 * (useconds_t)try);
-	}
+	bool by_deal = !pop_run_until(name, answers_known,
+				      &(struct answers){known, region_of_interest}, "its deal",
+				      &pop);
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop.output[i];
 		cr_expect(o->factors.said, "%s: %s does not say the factors:\n%s", name, o->way,
@@ -214,6 +246,13 @@ static void expect_answers(const char *name, bool region_of_interest, const stru
 				  k->within, deal(o, k), k->value, allowed(o, k, by_deal), o->text,
 				  o->err);
 	}
+	*pop_kept = pop;
+}
+
+static void expect_answers(const char *name, bool region_of_interest, const struct known *known)
+{
+	struct tp_pop_run pop;
+	expect_answers_of(name, region_of_interest, known, &pop);
 	tp_pop_run_free(&pop);
 }
 
@@ -297,7 +336,7 @@ Test(pop, a_loop_inside_a_lock_built_by_gcc_is_serialised, .timeout = 120)
  * one path: the span holds every section. What may lie off it is a thread's own time outside
  * the sections (the loop's dispatch beside the other thread's section), which the program
  * measures (pop_enter): microseconds on an idle machine, a preemption's milliseconds now and
- * then on a loaded one. So the work may exceed the span by that time and 1.5% more (1.01 as
+ * then on a loaded one. So the work may exceed the span by that time and 1.5% more (1.02 as
  * printed), not by a section: a lost edge leaves a section off the path (40 / 39 = 1.03). Each
  * of three runs is asserted. The online engine lost one now and then (1.03, 1.08) where
  * --analyze of the same run said 1.00; a run is tried again (TRIES at most) only when every way
@@ -319,11 +358,15 @@ static double outside_the_sections(const char *err)
 	return 0;
 }
 
-/* The parallelism `o` may say of a loop that is one path: 1.5% over 1, and the time outside. */
+/*
+ * The parallelism `o` may say of a loop that is one path: 1.5% over 1 (1.02 as printed, two
+ * decimals: a CI run's --analyze said 1.0152, 4.3 ms of the initial task's fragment after the
+ * fork off the path, untimed by the program), and the time outside; a lost edge says 1.03.
+ */
 static struct known one_path_of(const struct tp_pop_output *o)
 {
 	double outside = outside_the_sections(o->err);
-	struct known one_path = NEAR(parallelism, 1.0, 0.015);
+	struct known one_path = NEAR(parallelism, 1.0, 0.02);
 	if (o->factors.work_ms > outside)
 		one_path.within += outside / (o->factors.work_ms - outside);
 	return one_path;
@@ -366,12 +409,15 @@ static void expect_one_path(const char *name)
 			struct known one_path = one_path_of(o);
 			cr_expect(o->factors.work_ms > 0, "%s, run %d: %s says no work:\n%s", name,
 				  run + 1, o->way, o->text);
+			bool said = known_said(o, &one_path, false);
+			pop.keep |= !said;
 			cr_expect(
-				known_said(o, &one_path, false),
+				said,
 				"%s, run %d: %s says parallelism %.2f, at most %.3f as the program "
-				"spent %.3f ms outside its sections:\n%s\nthe program said:\n%s",
+				"spent %.3f ms outside its sections (its recording kept in "
+				"%s):\n%s\nthe program said:\n%s",
 				name, run + 1, o->way, o->factors.parallelism, 1 + one_path.within,
-				outside_the_sections(o->err), o->text, o->err);
+				outside_the_sections(o->err), pop.dir, o->text, o->err);
 		}
 		tp_pop_run_free(&pop);
 	}
@@ -459,34 +505,129 @@ Test(pop, a_region_of_interest_built_by_gcc_has_the_factors_of_its_loop_alone, .
 }
 
 /*
+ * Two parallel constructs on one line (pop_one_line), taken by turns: one site, of two call
+ * addresses, as an unrolled loop's copies are. Its load balance is the line's, each thread's
+ * units at both added up (0.875, the process's too: its serial code is next to none), not a
+ * copy's (0.667 and 0.75): one line in each output's table of regions, its balance the process's
+ * as that output says it (within 0.05: a loaded machine stretches the serial code between the
+ * regions, the process's alone). The exit report listed each call address apart; top took the busier
+ * one's balance.
+ */
+static void expect_one_region_of_two_addresses(const char *name)
+{
+	static const struct known balance[] = {NEAR(load_balance, 0.875, WITHIN), {0}};
+	struct tp_pop_run pop;
+	expect_answers_of(name, false, balance, &pop);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		double region;
+		long threads;
+		unsigned lines = region_lines(o->text, "main (pop_one_line.c:", &region, &threads);
+		cr_expect_eq(lines, 1, "%s: %s lists its region in %u lines:\n%s", name, o->way,
+			     lines, o->text);
+		cr_expect(threads == 2 && fabs(region - o->factors.load_balance) <= WITHIN,
+			  "%s: %s says the region's load balance %.3f on %ld threads, the "
+			  "process's %.3f:\n%s",
+			  name, o->way, region, threads, o->factors.load_balance, o->text);
+	}
+	tp_pop_run_free(&pop);
+}
+
+Test(pop, two_constructs_on_one_line_are_one_region_of_their_threads_sums, .timeout = 120)
+{
+	expect_one_region_of_two_addresses("pop_one_line");
+}
+
+Test(pop, two_constructs_on_one_line_built_by_gcc_are_one_region, .timeout = 120)
+{
+	expect_one_region_of_two_addresses("pop_one_line_gcc");
+}
+
+/* The line of pop_path_sites' construct of weight `k` (its site). */
+static int region_line(int k)
+{
+	char use[32];
+	snprintf(use, sizeof use, "POP_REGION(%d);", k);
+	return tp_source_line("pop_path_sites.c", "int main(", use);
+}
+
+/*
+ * The share of the regions of weight `k` in the time in its regions of pop_path_sites built with
+ * `constructs` constructs (3: pop_path_sites, 6: pop_many_sites), in percent, as its run
+ * measured it (POP_TIMES: "NAME: weight K regions W ms" on `err`); NAN when not said.
+ */
+static double measured_share(const char *err, int constructs, int k)
+{
+	double ms[7], all = 0;
+	for (int w = 1; w <= constructs && w < 7; w++) {
+		char key[64];
+		snprintf(key, sizeof key, "%s: weight %d regions ",
+			 constructs > 3 ? "pop_many_sites" : "pop_path_sites", w);
+		const char *at = strstr(err, key);
+		if (at == NULL || sscanf(at + strlen(key), "%lf", &ms[w]) != 1)
+			return NAN;
+		all += ms[w];
+	}
+	return all > 0 ? 100 * ms[k] / all : NAN;
+}
+
+/* The known shares of the span by weight, in percent, of `constructs` constructs: 2k of
+ * constructs(constructs + 1) (pop_path_sites.c). */
+static double known_share(int constructs, int k)
+{
+	return 200.0 * k / (constructs * (constructs + 1));
+}
+
+/* The site of pop_path_sites' construct of weight `k`: "(pop_path_sites.c:L)" in `site`. */
+static void path_site(int k, char site[64])
+{
+	snprintf(site, 64, "(pop_path_sites.c:%d)", region_line(k));
+}
+
+/* Whether every output of `pop` says each construct's share of the span within 8 points of what
+ * the run measured, and the run measured it within 8 points of the known share (a pop_judge). */
+static bool path_shares_kept(const struct tp_pop_run *pop, const void *context)
+{
+	(void)context;
+	for (size_t i = 0; i < TP_POP_WAYS; i++)
+		for (int k = 1; k <= 3; k++) {
+			char site[64];
+			path_site(k, site);
+			double m = measured_share(pop->output[i].err, 3, k);
+			if (!(fabs(share_of(pop->output[i].text, site) - m) <= 8) ||
+			    !(fabs(m - known_share(3, k)) <= 8))
+				return false;
+		}
+	return true;
+}
+
+/*
  * Regions of three constructs in a row (pop_path_sites): the critical path runs through each in
  * turn, 50%, 33% and 17% of it, as each of the three outputs says within 8 points. A worker's
  * implicit task reported before its region's primary's starts after the initial task's code so
  * far: that path was taken without its sites, and when it was a region's longest the constructs
  * before it left the path's sites (the report said 4.1% for the third, "-" for the others, in
- * two runs of three).
+ * two runs of three). Each share is held to the run's own: how long the program measured each
+ * construct's regions. A loaded machine moves those (a CI run beside another suite: 39% for the
+ * heaviest, its regions' threads preempted less than the others'), so a run it moved more than
+ * 8 points from the known shares is tried again (TRIES at most); when it moved all, the last is
+ * judged by what it measured alone.
  */
 static void expect_path_sites(const char *name)
 {
-	size_t len = strlen(name);
-	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
-	const char *argv[] = {tp_require_program(tp_target(name), gcc ? "gcc and libomp-dev"
-								      : "clang and libomp-dev"),
-			      NULL};
-	static const char *const after[] = {"pop_start();", "(3 * (1", "(2 * (1"};
-	static const double share[] = {50.0, 100.0 / 3, 100.0 / 6};
 	struct tp_pop_run pop = {0};
-	tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	pop_run_until(name, path_shares_kept, NULL, "what it measured", &pop);
 	for (size_t i = 0; i < TP_POP_WAYS; i++)
-		for (int k = 0; k < 3; k++) {
+		for (int k = 3; k >= 1; k--) {
 			char site[64];
-			snprintf(site, sizeof site, "(pop_path_sites.c:%d)",
-				 tp_source_line("pop_path_sites.c", after[k],
-						"#pragma omp parallel"));
-			double said = share_of(pop.output[i].text, site);
-			cr_expect(fabs(said - share[k]) <= 8,
-				  "%s: %s says %.1f%% of the span at %s, not %.1f%%:\n%s", name,
-				  pop.output[i].way, said, site, share[k], pop.output[i].text);
+			path_site(k, site);
+			double said = share_of(pop.output[i].text, site),
+			       m = measured_share(pop.output[i].err, 3, k);
+			cr_expect(fabs(said - m) <= 8,
+				  "%s: %s says %.1f%% of the span at %s, where the run measured "
+				  "%.1f%% (known %.1f%%):\n%s\n%s",
+				  name, pop.output[i].way, said, site, m, known_share(3, k),
+				  pop.output[i].text, pop.output[i].err);
 		}
 	tp_pop_run_free(&pop);
 }
@@ -499,4 +640,78 @@ Test(pop, regions_in_a_row_each_have_their_share_of_the_critical_path, .timeout 
 Test(pop, regions_in_a_row_built_by_gcc_each_have_their_share_of_the_critical_path, .timeout = 120)
 {
 	expect_path_sites("pop_path_sites_gcc");
+}
+
+/* Whether a line of `text` that names `site` says "?" for its share of the span. */
+static bool share_unknown(const char *text, const char *site)
+{
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);)
+		if (strstr(row, " ? ") != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * Regions of six constructs in a row (pop_many_sites, pop_path_sites.c built so): the critical
+ * path runs through each in turn, 6/21 to 1/21 of it, as --analyze says within 10 points of what
+ * the run measured of each construct's regions (a loaded machine stretches one region's units
+ * more than another's: held to the known shares, the three constructs' test failed in CI). A path of the live statistics keeps four sites: the exit
+ * report and the console say of each construct its share as --analyze of the same run does, or
+ * "?" (not known), never "-" (not on the path: LULESH's exit report said "-" for a region of 21%
+ * of its path), and the share of the span in sites they did not keep, in words.
+ */
+/* Whether the live outputs of `pop` (pop_many_sites) say each construct's share as --analyze
+ * does, within 2 points, or "?" (a pop_judge). */
+static bool many_shares_alike(const struct tp_pop_run *pop, const void *context)
+{
+	(void)context;
+	for (int k = 6; k >= 1; k--) {
+		char site[64];
+		path_site(k, site);
+		double share = share_of(pop->output[TP_POP_ANALYSIS].text, site);
+		for (size_t i = 0; i < TP_POP_WAYS; i++)
+			if (i != TP_POP_ANALYSIS && !share_unknown(pop->output[i].text, site) &&
+			    !(fabs(share_of(pop->output[i].text, site) - share) <= 2))
+				return false;
+	}
+	return true;
+}
+
+Test(pop, regions_past_the_four_sites_a_path_keeps_are_not_said_off_the_path, .timeout = 120)
+{
+	static const char not_kept[] = "of the span in sites the live statistics did not keep";
+	struct tp_pop_run pop = {0};
+	/* a CI run's live outputs said 12.8% where --analyze said 18.4%, four reruns alike: tried
+	 * again (TRIES at most), the last judged */
+	pop_run_until("pop_many_sites", many_shares_alike, NULL, "its shares", &pop);
+	const char *analyzed = pop.output[TP_POP_ANALYSIS].text;
+	for (int k = 6; k >= 1; k--) {
+		char site[64];
+		path_site(k, site);
+		double share = share_of(analyzed, site),
+		       m = measured_share(pop.output[TP_POP_ANALYSIS].err, 6, k);
+		cr_expect(fabs(share - m) <= 10,
+			  "--analyze says %.1f%% of the span at %s, where the run measured %.1f%% "
+			  "(known %.1f%%):\n%s\n%s",
+			  share, site, m, known_share(6, k), analyzed,
+			  pop.output[TP_POP_ANALYSIS].err);
+		for (size_t i = 0; i < TP_POP_WAYS; i++) {
+			const char *text = pop.output[i].text;
+			double said = share_of(text, site);
+			cr_expect(i == TP_POP_ANALYSIS || share_unknown(text, site) ||
+					  fabs(said - share) <= 2,
+				  "%s says %.1f%% of the span at %s, --analyze %.1f%%:\n%s",
+				  pop.output[i].way, said, site, share, text);
+		}
+	}
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		bool live = i != TP_POP_ANALYSIS;
+		cr_expect_eq(strstr(o->text, not_kept) != NULL, live, "%s %s \"%s\":\n%s", o->way,
+			     live ? "does not say" : "says", not_kept, o->text);
+		cr_expect_eq(strstr(o->text, " ? ") != NULL, live, "%s %s a share not known:\n%s",
+			     o->way, live ? "says no" : "says", o->text);
+	}
+	tp_pop_run_free(&pop);
 }

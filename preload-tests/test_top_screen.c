@@ -43,8 +43,9 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 	struct site_row sleepy = site_row(screen, SLEEPY_SITE);
 	cr_assert(sleepy.found, "%s", screen);
 	cr_expect(sleepy.spawned > 0 && sleepy.spawned < SLEEPY_TASKS * rounds, "%s", screen);
-	/* near 20 ms: a loaded machine may wake a sleeper late, never early */
-	cr_expect(sleepy.longest_ms >= SLEEP_MS - 0.5 && sleepy.longest_ms < 10 * SLEEP_MS, "%s",
+	/* 20 ms and more: a loaded machine may wake a sleeper late, never early (one beside two
+	 * suites and callgrind woke it after 307 ms); in ms, not a thousand times off */
+	cr_expect(sleepy.longest_ms >= SLEEP_MS - 0.5 && sleepy.longest_ms < 100 * SLEEP_MS, "%s",
 		  screen);
 	cr_expect(strstr(sleepy.warnings, "long ") != NULL, "%s", screen);
 	struct site_row blocker = site_row(screen, BLOCKER_SITE);

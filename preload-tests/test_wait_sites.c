@@ -523,6 +523,10 @@ Test(waits, the_exit_report_adds_up_a_threads_sites_past_its_top_five)
  */
 Test(waits, the_exit_report_of_a_forked_child_counts_its_own_waits)
 {
+	/* a private shim: a child forked while another test's tracer leaves the built shim's
+	 * probes dies of a breakpoint the kernel no longer knows (docs/limits.md), its output and
+	 * report lost (seen twice in CI: "parent" alone) */
+	tp_use_private_shim();
 	char *dir = tp_make_temp_dir("fork-reports"), setting[PATH_MAX + 32];
 	snprintf(setting, sizeof setting, "TASKPROBE_REPORT=%s/report-%%p", dir);
 	const char *env[] = {setting, NULL};

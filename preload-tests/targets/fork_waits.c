@@ -2,7 +2,7 @@
 /*
  * Waits before and after a fork, ended by exit(): the parent polls PARENT_POLLS times (returning
  * at once), forks, and the child polls once and exits; the parent then reaps it and exits.
- * Prints "parent" and "child", each once.
+ * Prints "parent" and "child", each once (and how the child ended, when not by its exit(0)).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -26,6 +26,12 @@ int main(void)
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		;
-	printf("parent\n");
+	/* how the child ended, when not by its exit(0): a test's failure then says why */
+	if (WIFSIGNALED(status))
+		printf("parent (the child was killed by signal %d)\n", WTERMSIG(status));
+	else if (WEXITSTATUS(status) != 0)
+		printf("parent (the child exited %d)\n", WEXITSTATUS(status));
+	else
+		printf("parent\n");
 	return 0;
 }

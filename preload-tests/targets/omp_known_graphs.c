@@ -15,6 +15,11 @@
  *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
  *   wavefront  a 6x6 grid of 4 ms cells, each depending on the cell above and the cell to its
  *              left: work 144 ms, span (2 * 6 - 1) * 4 = 44 ms
+ *   nested     a parallel region of two threads (from the one that runs the graph), each
+ *              the primary of a region of two more: inner thread u of outer thread t spins
+ *              (1 + u + 2t) * 50 ms: work 500 ms, span 200 ms through the longest spin, both
+ *              with the two forks before it, timed (a new team's threads are made there: up
+ *              to a few ms on a loaded machine). Its two constructs' sites are "nested (...)"
  *   exits      the spawning thread spins 40 ms, spawns one task of 20 ms, spins until another
  *              thread ran it and exits inside the parallel region: its fragment never ends,
  *              and is counted up to the exit: work 60 ms and the spin after the spawn (at
@@ -30,6 +35,7 @@
  * graph's work and span with those times ("truth work W ms span S ms"), what the analysis must
  * find.
  */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +200,40 @@ static void wavefront(void)
 }
 
 /*
+ * Nested parallel regions (OpenMP's nesting on for them): the span is the longest spin after the
+ * two forks before it, each timed on the thread that makes it: the outer one from before it to
+ * the outer primary's start, an inner one from its outer thread's start to its primary's (a new
+ * team's threads are made there, and are computation on the path).
+ */
+static void nested(void)
+{
+	double took[2][2], before[2], fork = 0; /* by outer and inner thread: no section */
+	struct timespec start;
+	omp_set_max_active_levels(3);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+#pragma omp parallel num_threads(2) shared(took, before, fork, start)
+	{
+		int outer = omp_get_thread_num();
+		struct timespec mine;
+		if (outer == 0)
+			fork = ms_since(&start);
+		clock_gettime(CLOCK_MONOTONIC, &mine);
+#pragma omp parallel num_threads(2) shared(took, before, outer, mine)
+		{
+			if (omp_get_thread_num() == 0)
+				before[outer] = ms_since(&mine);
+			took[outer][omp_get_thread_num()] = spin_ms(
+				50 * (1 + omp_get_thread_num() + 2 * outer));
+		}
+	}
+	work_ms += fork + before[0] + before[1];
+	for (int t = 0; t < 2; t++)
+		for (int u = 0; u < 2; u++)
+			if (fork + before[t] + took[t][u] > span_ms)
+				span_ms = fork + before[t] + took[t][u];
+}
+
+/*
  * The truth said once the exit has started, where the engines' window ends: said before it, the
  * write (which wakes the reader) let a loaded machine preempt the thread for a time slice inside
  * the open fragment, 5 ms past the truth in three tries of three.
@@ -234,6 +274,7 @@ int main(int argc, char **argv)
 			    : strcmp(graph, "exits") == 0     ? exits
 			    : strcmp(graph, "wavefront") == 0 ? wavefront
 			    : strcmp(graph, "tree") == 0      ? tree
+			    : strcmp(graph, "nested") == 0    ? nested
 							      : chain;
 #pragma omp parallel
 #pragma omp single

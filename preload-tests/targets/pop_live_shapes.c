@@ -32,6 +32,8 @@
  *              and not the other stretches one thread's units more than the other's (15 units
  *              took as long as 21: load balance 0.999 measured, rightly, where the units say
  *              0.857), and those times are what the engines count)
+ *   long       one region whose threads each spin 600 units (3 s): while it runs, the span ends
+ *              in its polls going on
  *   interest   an empty region (libomp takes omp_control_tool only once it started one), 20
  *              units of serial code, a balanced loop of 40 units between omp_control_tool's
  *              start and pause, 20 more serial units: the region of interest's parallel
@@ -77,6 +79,13 @@ static void balanced(void)
 #pragma omp parallel for schedule(dynamic)
 	for (int i = 0; i < 100; i++)
 		spin(1);
+	NOT_A_TAIL_CALL();
+}
+
+static void long_region(void)
+{
+#pragma omp parallel
+	spin(600);
 	NOT_A_TAIL_CALL();
 }
 
@@ -213,7 +222,7 @@ int main(int argc, char **argv)
 	} shapes[] = {
 		{"balanced", balanced},   {"imbalance", imbalance}, {"regions", regions},
 		{"critical", critical},   {"ordered", ordered},     {"lock", lock},
-		{"taskgroup", taskgroup}, {"interest", interest},
+		{"taskgroup", taskgroup}, {"interest", interest},   {"long", long_region},
 	};
 	const char *shape = argc > 1 ? argv[1] : "balanced";
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
