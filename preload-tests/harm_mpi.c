@@ -4,17 +4,46 @@
 #include "harm_mpi.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
 
+/* The test process's own directory for Open MPI's session files (mpirun_of_its_own). */
+static char session_base[] = "/tmp/taskprobe-ompi-XXXXXX";
+
+static void remove_session_base(void)
+{
+	rmdir(session_base); /* Open MPI removes what it made in it; anything left stays */
+}
+
+/*
+ * Each test process gives its jobs a session directory base of its own: Open MPI 4 makes
+ * /tmp/ompi.HOST.UID for every job and removes it when the job ends, so two jobs of two tests
+ * run side by side race to make it, and the loser's mpirun fails ("A call to mkdir was unable to
+ * create the desired directory ... File exists", once in a CI run). Open to every user as /tmp
+ * is (sticky): the unprivileged tests' jobs make theirs in it too.
+ */
+static void mpirun_of_its_own(void)
+{
+	if (getenv("OMPI_MCA_orte_tmpdir_base") != NULL)
+		return;
+	cr_assert(mkdtemp(session_base) != NULL, "mkdtemp: %s", strerror(errno));
+	cr_assert(chmod(session_base, 01777) == 0);
+	atexit(remove_session_base);
+	cr_assert(setenv("OMPI_MCA_orte_tmpdir_base", session_base, 1) == 0);
+}
+
 const char *mpirun(void)
 {
-	return tp_require_program("/usr/bin/mpirun", MPI_PACKAGE);
+	const char *path = tp_require_program("/usr/bin/mpirun", MPI_PACKAGE);
+	mpirun_of_its_own();
+	return path;
 }
 
 const char *target(const char *name)
