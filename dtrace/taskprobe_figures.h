@@ -294,7 +294,24 @@ static inline const char *tp_live_no_share_words(uint64_t other_ns)
 	return other_ns > 0 ? "?" : "-";
 }
 
-/* The line that says what "?" means (tp_live_no_share_words), empty when no site was given up. */
+/*
+ * A site's share of the span, `share` per cent, with `decimals` (0 to 2); its time is only what
+ * it ran since it was last kept when `at_least` (TP_LIVE_PATH_SINCE_LOSS): said ">=", or "?" when
+ * that rounds to nothing (the initial task's serial code between regions, given up at every
+ * region and kept again: ">=0.0%" would say nothing).
+ */
+static inline void tp_live_share_words(char *out, size_t size, double share, int decimals,
+				       bool at_least)
+{
+	static const double half_unit[] = {0.5, 0.05, 0.005};
+	if (at_least && share < half_unit[decimals < 0 ? 0 : decimals > 2 ? 2 : decimals])
+		snprintf(out, size, "%s", tp_live_no_share_words(1));
+	else
+		snprintf(out, size, "%s%.*f%%", at_least ? ">=" : "", decimals, share);
+}
+
+/* The line that says what "?" and ">=" mean (tp_live_no_share_words, tp_live_share_words), empty
+ * when no site was given up. */
 static inline void tp_live_path_other_words(char *out, size_t size, uint64_t other_ns,
 					    uint64_t path_ns)
 {
@@ -311,8 +328,8 @@ static inline void tp_live_path_other_words(char *out, size_t size, uint64_t oth
 		snprintf(said, sizeof said, "%.1f%%", share);
 	snprintf(out, size,
 		 "%s of the span in sites the live statistics did not keep (a path keeps %u; "
-		 "\"?\": on it or not, not known): `taskprobe-timeline --analyze` of a recording "
-		 "names every site on it",
+		 "\"?\": on it or not, not known; \">=\": its time since it was kept again): "
+		 "`taskprobe-timeline --analyze` of a recording names every site on it",
 		 said, (unsigned)TP_LIVE_PATH_SITES);
 }
 

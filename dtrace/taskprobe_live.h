@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 11
+#define TP_LIVE_VERSION 12
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -276,13 +276,19 @@ struct tp_live_module {
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
  * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT |
  * TP_LIVE_PATH_USED | nanoseconds (0: unused; the bit tells row 0, tasks without a site, with no
- * time yet from a free place); the rest of its length ran in others.
+ * time yet from a free place); the rest of its length ran in others. A kept site's fragments
+ * word holds TP_LIVE_PATH_SINCE_LOSS when its place was taken after the path had given up
+ * another's (version 12): the site may have been one given up, its time then only what it ran
+ * since (a lower bound: six constructs in a row, one given up early, read 12.8% where the
+ * recording's 18.4%).
  */
-#define TP_LIVE_PATH_SITES     4
-#define TP_LIVE_PATH_ROW_SHIFT 57 /* rows are below 128 */
-#define TP_LIVE_PATH_NS_BITS   56 /* 2^56 ns is 2.2 years */
-#define TP_LIVE_PATH_USED      (1ull << TP_LIVE_PATH_NS_BITS)
-#define TP_LIVE_PATH_NS_MASK   (TP_LIVE_PATH_USED - 1)
+#define TP_LIVE_PATH_SITES          4
+#define TP_LIVE_PATH_ROW_SHIFT      57 /* rows are below 128 */
+#define TP_LIVE_PATH_NS_BITS        56 /* 2^56 ns is 2.2 years */
+#define TP_LIVE_PATH_USED           (1ull << TP_LIVE_PATH_NS_BITS)
+#define TP_LIVE_PATH_NS_MASK        (TP_LIVE_PATH_USED - 1)
+#define TP_LIVE_PATH_SINCE_LOSS     (1u << 31)
+#define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_SINCE_LOSS - 1)
 struct tp_live_path {
 	uint64_t ns;
 	/* the same path burdened: with the delay before each of its fragments started

@@ -245,7 +245,8 @@ double share_of(const char *text, const char *site)
 		sum = sum < 0 ? 0 : sum;
 		for (char *word = strtok(row, " "); word != NULL; word = strtok(NULL, " "))
 			if (word[strlen(word) - 1] == '%') {
-				sum += strtod(word, NULL);
+				/* a lower bound (tp_live_share_words) read as its figure */
+				sum += strtod(word + (strncmp(word, ">=", 2) == 0 ? 2 : 0), NULL);
 				break;
 			}
 	}

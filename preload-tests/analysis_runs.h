@@ -81,5 +81,6 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
 /* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
- * it, the first word ending in '%' ("-" off the path: 0), added up; -1 when no line holds it. */
+ * it, the first word ending in '%' ("-" off the path: 0; ">=" a lower bound: its figure), added
+ * up; -1 when no line holds it. */
 double share_of(const char *text, const char *site);

@@ -303,7 +303,7 @@ static void expect_the_same_sites(void)
 			if (longest.sites[k] != 0 &&
 			    longest.sites[k] >> TP_LIVE_PATH_ROW_SHIFT == row) {
 				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
-				live.fragments = longest.fragments[k];
+				live.fragments = longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
 			}
 		cr_expect_eq(live.ns, analyzed[row].ns,
 			     "site %" PRIu32 "'s time on the span: live %" PRIu64
@@ -350,7 +350,7 @@ void expect_one_answer(uint64_t span_ms)
 	cr_assert(analysis_figures(a, 0, &f));
 	uint64_t fragments = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		fragments += longest.fragments[k];
+		fragments += longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
 	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
 	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
 		     f.span);

@@ -226,8 +226,9 @@ void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 {
 	char waited[24], share[16] = "-";
 	if (v->sync_kind == 4 && s->span_ns > 0)
-		snprintf(share, sizeof share, "%.1f%%",
-			 100.0 * (double)v->path_ns / (double)s->span_ns);
+		tp_live_share_words(share, sizeof share,
+				    100.0 * (double)v->path_ns / (double)s->span_ns, 1,
+				    v->path_at_least);
 	snprintf(out, size, "%-*.*s  %-11s  %10s  %6llu  %s", width, width, v->text,
 		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
 		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
@@ -268,9 +269,9 @@ void live_format_span_share(char *out, size_t size, const struct live_snapshot *
 	if (v->path_ns == 0)
 		snprintf(out, size, "%s", tp_live_no_share_words(s->path_other_ns));
 	else if (share < SHARE_SHOWN_MIN)
-		snprintf(out, size, "<1%%");
+		snprintf(out, size, "%s", v->path_at_least ? ">0%" : "<1%");
 	else
-		snprintf(out, size, "%.0f%%", share);
+		tp_live_share_words(out, size, share, 0, v->path_at_least);
 }
 
 const char *live_wait_kind_name(uint32_t kind)

@@ -251,7 +251,8 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		if (v == 0 || site == NULL || kept + ns > out->longest.ns)
 			continue;
 		site->path_ns += ns;
-		site->path_fragments += out->longest.fragments[k];
+		site->path_fragments += out->longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
+		site->path_at_least |= (out->longest.fragments[k] & TP_LIVE_PATH_SINCE_LOSS) != 0;
 		kept += ns;
 	}
 	out->path_other_ns = out->longest.ns - kept;
@@ -592,6 +593,7 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	to->polling_now += from->polling_now;
 	to->path_ns += from->path_ns;
 	to->path_fragments += from->path_fragments;
+	to->path_at_least |= from->path_at_least;
 	to->sync_waited_ns += from->sync_waited_ns;
 	to->sync_waits += from->sync_waits;
 	/* a region of two call addresses (an unrolled loop's): read again over both

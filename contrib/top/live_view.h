@@ -154,6 +154,7 @@ struct site_view {
 	unsigned warnings;
 	/* its tasks' time and fragments on the span's path (struct live_snapshot's `longest`) */
 	uint64_t path_ns, path_fragments;
+	bool path_at_least; /* path_ns is what it ran since it was kept again (a lower bound) */
 	/* a parallel region's (the executor's tasks, by_executor): the load balance of the
 	 * threads that ran it, its computation, its threads (0: none ran it) */
 	struct tp_live_region region;

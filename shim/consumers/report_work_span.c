@@ -25,6 +25,7 @@ struct site_figures {
 	uint32_t row;
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
 	uint64_t work_ns, tasks, path_ns, path_fragments, longest_poll_ns;
+	bool path_at_least; /* path_ns is what it ran since it was kept again (a lower bound) */
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	/* ended tasks' times (their polls added up) and the costs, from the rows' compact
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
@@ -228,8 +229,9 @@ static void syncs(FILE *out, size_t lines, uint64_t span)
 			fprintf(out, "  %-*s %-11s %12s %8s  %s\n", width, "sync site", "kind",
 				"waited", "waits", "of the critical path");
 		if (f->sync_kind == 4 && span > 0)
-			snprintf(share, sizeof share, "%.1f%%",
-				 100.0 * (double)f->path_ns / (double)span);
+			tp_live_share_words(share, sizeof share,
+					    100.0 * (double)f->path_ns / (double)span, 1,
+					    f->path_at_least);
 		fprintf(out, "  %-*s %-11s %12s %8" PRIu64 "  %s\n", width,
 			site_text(f, name, sizeof name),
 			tp_live_sync_kind_words(f->sync_kind, f->mutex_kind),
@@ -252,7 +254,10 @@ static uint64_t path_sites(const struct tp_live_path *longest, const uint32_t *l
 		if (v == 0 || line_at[row] == UINT32_MAX || kept + ns > longest->ns)
 			continue;
 		figures[line_at[row]].path_ns += ns;
-		figures[line_at[row]].path_fragments += longest->fragments[k];
+		figures[line_at[row]].path_fragments += longest->fragments[k] &
+							TP_LIVE_PATH_FRAGMENTS_MASK;
+		figures[line_at[row]].path_at_least |= (longest->fragments[k] &
+							TP_LIVE_PATH_SINCE_LOSS) != 0;
 		kept += ns;
 	}
 	return longest->ns - kept;
@@ -273,14 +278,15 @@ static void site_table(FILE *out, size_t lines, const struct tp_live_path *longe
 			continue;
 		char fragments[24];
 		snprintf(fragments, sizeof fragments, "%" PRIu64, f->path_fragments);
-		if (f->path_ns == 0) {
+		if (f->path_ns == 0)
 			snprintf(share, sizeof share, "%s", tp_live_no_share_words(other));
-			if (other > 0)
-				snprintf(fragments, sizeof fragments, "%s", share);
-		} else {
-			snprintf(share, sizeof share, "%.1f%%",
-				 100.0 * (double)f->path_ns / (double)longest->ns);
-		}
+		else
+			tp_live_share_words(share, sizeof share,
+					    100.0 * (double)f->path_ns / (double)longest->ns, 1,
+					    f->path_at_least);
+		if (strcmp(share, tp_live_no_share_words(1)) ==
+		    0) /* not known: nor its fragments */
+			snprintf(fragments, sizeof fragments, "%s", share);
 		fprintf(out, "  %8s %8s %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share, fragments,
 			(double)f->work_ns / 1e6, f->tasks,
 			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),

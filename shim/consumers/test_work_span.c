@@ -166,6 +166,44 @@ Test(work_span, a_worker_after_its_regions_fork_waits_for_nothing_of_the_initial
 }
 
 /*
+ * A path through six sites in a row, regions of weights 6 to 1 (pop_path_sites's six constructs),
+ * keeps four: the first four taken before any loss are exact; a site taken after one was given up
+ * says it may be one (TP_LIVE_PATH_SINCE_LOSS), and so does site 4 when, given up in the first
+ * step (its region slower than site 3's there), it comes back: its time since, a lower bound.
+ */
+static unsigned walk(struct tp_live_path *p, uint32_t row, uint64_t ns)
+{
+	unsigned at = tp_span_path_site(p, row);
+	tp_span_path_add(p, at, ns);
+	return at;
+}
+
+Test(work_span, a_site_taken_after_the_path_gave_one_up_is_a_lower_bound)
+{
+	struct tp_live_path p = {0};
+	for (uint32_t row = 6; row >= 3; row--)
+		walk(&p, row, row * MS);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		cr_expect_eq(p.fragments[k], 1, "taken before any loss: exact, one fragment");
+	unsigned two = walk(&p, 2, 2 * MS); /* gives up site 3 (3 ms) */
+	cr_expect_eq(p.fragments[two], 1, "nothing given up before it: exact");
+	unsigned one = walk(&p, 1, 1 * MS); /* gives up site 2 */
+	cr_expect_eq(p.fragments[one], TP_LIVE_PATH_SINCE_LOSS | 1);
+	/* the next step: sites 6, 5 and 4 found where they are */
+	unsigned four = tp_span_path_site(&p, 4);
+	cr_expect_eq(p.fragments[four], 1, "kept all along: still exact");
+	/* site 4 given up (a slow step of site 3 before it), then back */
+	struct tp_live_path q = {0};
+	walk(&q, 6, 6 * MS), walk(&q, 5, 5 * MS), walk(&q, 4, 3 * MS), walk(&q, 3, 4 * MS);
+	walk(&q, 2, 2 * MS); /* gives up site 4 (3 ms) */
+	walk(&q, 6, 6 * MS), walk(&q, 5, 5 * MS);
+	unsigned back = walk(&q, 4, 4 * MS); /* gives up site 2 */
+	cr_expect_eq(q.sites[back] & TP_LIVE_PATH_NS_MASK, 4 * MS, "its time since it came back");
+	cr_expect_eq(q.fragments[back] & TP_LIVE_PATH_FRAGMENTS_MASK, 1);
+	cr_expect(q.fragments[back] & TP_LIVE_PATH_SINCE_LOSS, "a lower bound, said so");
+}
+
+/*
  * Task 1's child ended with a path whose placed length is 100 ms, not joined yet when task 1
  * ended; its state goes to task 3, whose taskwait joins no child: its placed length is its own
  * poll's, nothing of the state's last task.

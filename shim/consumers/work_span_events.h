@@ -74,7 +74,8 @@ static inline __attribute__((always_inline)) uint8_t tp_span_place_tag(const uin
 
 /*
  * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
- * time on the path gives up its place: its time becomes the path's in other sites).
+ * time on the path gives up its place: its time becomes the path's in other sites; a place taken
+ * once one was given up says so: TP_LIVE_PATH_SINCE_LOSS).
  */
 static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct tp_live_path *p,
 									uint32_t row)
@@ -94,16 +95,25 @@ static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct t
 	for (; at < TP_LIVE_PATH_SITES; at++)
 		if (p->sites[at] == 0)
 			break;
+	/* A free place: the path never gave one up (a place is given up only when none is free,
+	 * and taken at once; paths are copied whole), the site's time is all of it. */
+	uint32_t since_loss = 0;
 	if (at == TP_LIVE_PATH_SITES) {
-		/* full: the site with the least time on the path gives up its place */
+		/* full: the site with the least time on the path gives up its place; if the path gave
+		 * one up before (its sites' time less than its length), the site may be that one, its
+		 * time from here on a lower bound */
+		uint64_t kept = p->sites[0] & TP_LIVE_PATH_NS_MASK;
 		at = 0;
-		for (unsigned k = 1; k < TP_LIVE_PATH_SITES; k++)
-			if ((p->sites[k] & TP_LIVE_PATH_NS_MASK) <
-			    (p->sites[at] & TP_LIVE_PATH_NS_MASK))
+		for (unsigned k = 1; k < TP_LIVE_PATH_SITES; k++) {
+			uint64_t ns = p->sites[k] & TP_LIVE_PATH_NS_MASK;
+			kept += ns;
+			if (ns < (p->sites[at] & TP_LIVE_PATH_NS_MASK))
 				at = k;
+		}
+		since_loss = kept < p->ns ? TP_LIVE_PATH_SINCE_LOSS : 0;
 	}
 	p->sites[at] = (uint64_t)tag << TP_LIVE_PATH_NS_BITS;
-	p->fragments[at] = 0;
+	p->fragments[at] = since_loss;
 	return at;
 }
 
