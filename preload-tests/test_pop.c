@@ -489,6 +489,25 @@ Test(pop, regions_in_a_row_built_by_gcc_have_no_parallelism, .timeout = 120)
 }
 
 /*
+ * Serial code before the OpenMP runtime starts (pop_serial_first): 24 units in main, then a
+ * region of 24 units a thread: thread 0 computes 48, thread 1 24, load balance and parallel
+ * efficiency 0.75. OMPT tells the initial task only when the runtime starts: counted from there,
+ * as every output did before (XSBench's 0.9 s of set-up left out), they would say 1.0.
+ */
+static const struct known serial_first[] = {
+	NEAR(load_balance, 0.75, WITHIN), NEAR(parallel, 0.75, WITHIN), {0}};
+
+Test(pop, serial_code_before_the_runtime_starts_is_the_initial_tasks, .timeout = 120)
+{
+	expect_answers("pop_serial_first", false, serial_first);
+}
+
+Test(pop, serial_code_before_the_runtime_of_a_gcc_build_is_the_initial_tasks, .timeout = 120)
+{
+	expect_answers("pop_serial_first_gcc", false, serial_first);
+}
+
+/*
  * pop_imbalanced's loop as the region of interest (omp_control_tool start and pause), between
  * 12 units of serial code before and 12 after: the factors are the loop's, and each output says
  * they are of a region of interest. Counted whole they would be load balance 1 (each thread 36

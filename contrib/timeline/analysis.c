@@ -384,6 +384,14 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	}
 	if (th->task != NULL || t->state == RUNNING || t->state == ENDED)
 		return; /* not as the contract orders: left out */
+	/* OpenMP's initial task, first polled: from the program's start (live.c's poll_started) */
+	struct timeline_event from_start;
+	if (t == p->initial && t->state == NEW && p->initial_on == NULL &&
+	    tp_span_initial_start(e->ns, p->image_ns, th->waited_to) != e->ns) {
+		from_start = *e;
+		from_start.ns = tp_span_initial_start(e->ns, p->image_ns, th->waited_to);
+		e = &from_start;
+	}
 	sync_waited_time(a, p, th, t, e->ns);
 	th->task = t;
 	t->on = th;
@@ -528,8 +536,10 @@ static void fragment_resumes(struct thread *th, uint64_t ns)
 
 static void on_wait_end(struct thread *th, const struct timeline_event *e)
 {
-	if (th->waits > 0 && --th->waits == 0)
+	if (th->waits > 0 && --th->waits == 0) {
 		fragment_resumes(th, e->ns);
+		th->waited_to = e->ns;
+	}
 }
 
 static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
@@ -689,6 +699,9 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			break;
 		case TP_RECORD_PROCESS_EXIT:
 			p->exited = true;
+			break;
+		case TIMELINE_IMAGE_START: /* an exec's image is the program */
+			p->image_ns = max_u64(p->image_ns, e->ns);
 			break;
 		default:
 			break;

@@ -112,8 +112,9 @@ struct thread {
 	 * paused the fragment it polls (tp_span_wait_pauses; 0: none) */
 	uint32_t waits;
 	uint64_t paused_at;
-	uint32_t index; /* among its process's threads that polled (polled: 1 and more) */
-	bool polled;    /* it polled a task */
+	uint64_t waited_to; /* its last outermost wait's end (tp_span_initial_start) */
+	uint32_t index;     /* among its process's threads that polled (polled: 1 and more) */
+	bool polled;        /* it polled a task */
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (sync_waited.h) */
 };
 
@@ -166,6 +167,7 @@ struct proc {
 	char comm[64];
 	uint64_t work, tasks;
 	uint64_t first_ns; /* its first poll's start */
+	uint64_t image_ns; /* its image's start (TIMELINE_IMAGE_START; 0: not said, perf's) */
 	/* its last event, or its exit's start once recorded (exited): the destructors after it
 	 * are not its tasks' time (the exit report ends there, the live statistics too) */
 	uint64_t end_ns;

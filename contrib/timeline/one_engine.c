@@ -34,7 +34,12 @@ static struct live_thread {
 	/* the row of the mutual exclusion's wait its poll ended (0: none; live.c's mutex_row) */
 	uint32_t mutex_row;
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (live.c's) */
+	uint64_t waited_to;                /* its last wait's end (live.c's local.waited_to) */
 } threads[N];
+/* the program's start (live.c's ns_at_start; 0: none said) and whether a task of no site was
+ * polled (live.c's initial_slot) */
+static uint64_t program_ns;
+static bool initial_polled;
 /* each task's suspension while it lasts (live.c's task_entry's suspended_ns), and where it
  * waits (sync_waited.h's key: site * (TP_SYNC_MUTEX + 1) + kind, 0 none) */
 static uint64_t suspended_now[N];
@@ -146,6 +151,11 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_POLL_START, tid, ms, (int64_t)task, 0, 0, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
+	struct tp_span_task *s = &pool[task - 1];
+	/* live.c's poll_started: OpenMP's initial task, first polled, from the program's start */
+	if (row_of[task] == TP_LIVE_NO_SITE && !initial_polled && !s->started && s->parent == 0)
+		now = tp_span_initial_start(now, program_ns, t->waited_to);
+	initial_polled |= row_of[task] == TP_LIVE_NO_SITE;
 	/* live.c's sync_waited_time and sync_wait_ends */
 	uint32_t where;
 	uint64_t ns = tp_sync_waited_poll_start(&t->sync_waited, task, now, task_suspended, NULL,
@@ -154,7 +164,6 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 	suspended_now[task] = 0;
 	waits[waits_at[task]] += waits_at[task] != 0;
 	waits_at[task] = 0;
-	struct tp_span_task *s = &pool[task - 1];
 	bool barrier = tp_span_barrier_needs(s);
 	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
 		frozen = longest;
@@ -241,6 +250,20 @@ void both_mpi_wait(uint32_t tid, uint64_t from_ms, uint64_t to_ms)
 	cr_assert(tp_span_wait_pauses(TP_WAIT_MPI));
 	t->from += (to_ms - from_ms) * MS;
 	t->poll_start += (to_ms - from_ms) * MS;
+}
+
+void both_image_start(uint64_t ms)
+{
+	stream_event(a, TIMELINE_IMAGE_START, 1, ms, 0, 0, 0, 0);
+	program_ns = START_NS + ms * MS;
+}
+
+void both_wait_outside(uint32_t tid, uint64_t from_ms, uint64_t to_ms)
+{
+	cr_assert(threads[tid].polled == 0 && to_ms >= from_ms, "a wait outside a poll");
+	event(TP_RECORD_WAIT_START, tid, from_ms, TP_WAIT_MPI, 1, -1, 0);
+	event(TP_RECORD_WAIT_END, tid, to_ms, TP_WAIT_MPI, 1, 0, 0);
+	threads[tid].waited_to = START_NS + to_ms * MS;
 }
 
 void expect_computation(uint64_t maximum_ms, uint64_t average_ms)

@@ -52,6 +52,15 @@ void both_release(uint32_t tid, uint64_t ms, uint64_t task);
  */
 void both_mpi_wait(uint32_t tid, uint64_t from_ms, uint64_t to_ms);
 
+/*
+ * The program's image starts at `ms` (the recording's TIMELINE_IMAGE_START, live.c's
+ * ns_at_start), before any event; and thread `tid`, polling no task, waits in an MPI call from
+ * `from_ms` to `to_ms` (MPI_Init's, say: live.c's local.waited_to). OpenMP's initial task's first
+ * poll starts at the later of the two ends (tp_span_initial_start).
+ */
+void both_image_start(uint64_t ms);
+void both_wait_outside(uint32_t tid, uint64_t from_ms, uint64_t to_ms);
+
 /* Both engines' threads' computation the same: the most and the average, in ms. */
 void expect_computation(uint64_t maximum_ms, uint64_t average_ms);
 

@@ -547,6 +547,30 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 
 /* Pass two over book `b` (pass one read): its events merged into `t`, or handed to `sink` (t
  * NULL); `totals` pass one's, added to. False when out of memory or refused. */
+/*
+ * Each segment's start (TIMELINE_IMAGE_START) to `sink`, before every event: its header's time,
+ * on its main thread. A segment's events all come after it, and the analysis reads a process's
+ * alone.
+ */
+static void images_started(const struct recording_sink *sink, const struct segment *segments,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct segment *s = &segments[i];
+		if (s->scope == 0) /* a segment left out (a cut exec's) */
+			continue;
+		struct timeline_event e = {.pid = s->out_pid,
+					   .tid = s->pid,
+					   .ns = to_ns(s, s->first_time),
+					   .type = TIMELINE_IMAGE_START,
+					   .process = s->process,
+					   .site_scope = s->scope};
+		memcpy(e.comm, s->comm, sizeof s->comm);
+		e.comm[sizeof s->comm - 1] = '\0';
+		sink->event(sink->context, &e);
+	}
+}
+
 static bool merge_book(struct book *b, struct timeline *t, const struct recording_sink *sink,
 		       FILE *errors, struct recording_totals *totals)
 {
@@ -569,6 +593,8 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 		goto out;
 	for (size_t i = 0; i < b->n_segments; i++)
 		b->segments[i].offset_ns = ranks_offset(b->ranks, (uint32_t)i);
+	if (sink != NULL)
+		images_started(sink, b->segments, b->n_segments);
 	struct chunk_ref *refs = b->refs;
 	const struct segment *segments = b->segments;
 	size_t n_refs = b->n_refs;

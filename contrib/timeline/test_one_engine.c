@@ -143,38 +143,6 @@ Test(one_engine, a_taskgroup_and_a_barrier)
 }
 
 /*
- * A parallel region: its worker's implicit task reported before the primary's (after the
- * initial task's code so far), two explicit tasks in a chain of dependences on the two threads,
- * the region's barrier, and the initial task's serial code after it.
- */
-Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
-{
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
-	both_spawn_at(2, 10, WORKER, 0, REGION);
-	both_start(2, 10, WORKER);
-	both_spawn_at(1, 10, 2, INITIAL, REGION);
-	both_end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 10, 2);
-	both_spawn(1, 11, 3, 2);
-	both_spawn(1, 11, 4, 2);
-	both_dependence(1, 11, 3, 4);
-	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
-	both_end(2, 12, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 12, 3);
-	both_end(1, 20, 3, true, TP_SYNC_NONE, 0);
-	both_start(2, 21, 4);
-	both_end(2, 30, 4, true, TP_SYNC_NONE, 0);
-	both_start(1, 30, 2);
-	both_end(1, 31, 2, true, TP_SYNC_NONE, 0);
-	both_start(2, 31, WORKER);
-	both_end(2, 31, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 32, INITIAL);
-	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_one_answer(37);
-}
-
-/*
  * MPI calls' waits are no computation and not on the path (tp_span_wait_pauses): the initial
  * task waits in one for 20 of its first 30 ms, then forks a region whose primary waits in one for
  * 10 of its 20 ms while the worker computes 20, then runs 10 ms more. Work 10 + 10 + 20 + 10,
@@ -261,48 +229,6 @@ Test(one_engine, a_release_of_a_section_whose_wait_has_no_site_is_on_the_path)
 	both_start(1, 14, INITIAL);
 	both_end(1, 15, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(14);
-}
-
-/*
- * A parallel region nested in an explicit task (its primary's implicit task is that task's
- * child): the region's worker starts after its fork, the explicit task's fragment up to the
- * region, as after any encountering task's.
- */
-Test(one_engine, a_region_started_by_an_explicit_task_forks)
-{
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
-	both_spawn_at(1, 1, 2, INITIAL, REGION);
-	both_end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 1, 2);
-	both_spawn_at(2, 1, WORKER, 0, REGION);
-	both_start(2, 1, WORKER);
-	both_spawn(1, 2, 3, 2);
-	both_end(1, 2, 2, false, TP_SYNC_TASKWAIT, TASKWAIT);
-	both_end(2, 3, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 2, 3);
-	both_spawn_at(1, 4, 4, 3, INNER);
-	both_end(1, 4, 3, false, TP_SYNC_NONE, 0);
-	both_start(1, 4, 4);
-	both_spawn_at(3, 4, WORKER - 1, 0, INNER);
-	both_start(3, 4, WORKER - 1);
-	both_end(1, 5, 4, false, TP_SYNC_BARRIER, INNER);
-	both_end(3, 20, WORKER - 1, false, TP_SYNC_BARRIER, INNER);
-	both_start(1, 20, 4);
-	both_end(1, 21, 4, true, TP_SYNC_NONE, 0);
-	both_start(3, 20, WORKER - 1);
-	both_end(3, 20, WORKER - 1, true, TP_SYNC_NONE, 0);
-	both_start(1, 21, 3);
-	both_end(1, 22, 3, true, TP_SYNC_NONE, 0);
-	both_start(1, 22, 2);
-	both_end(1, 23, 2, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 24, 2);
-	both_end(1, 24, 2, true, TP_SYNC_NONE, 0);
-	both_start(2, 24, WORKER);
-	both_end(2, 24, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 25, INITIAL);
-	both_end(1, 26, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_one_answer(24);
 }
 
 /*
@@ -397,49 +323,6 @@ Test(one_engine, a_section_goes_on_across_its_task_switched_out)
 	both_start(1, 21, INITIAL);
 	both_end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(18);
-}
-
-/*
- * A region's worker reported after its primary's spawn (the fork, at 4) but before the initial
- * task's switch out (15): it starts after the fork, not after the initial task's code so far
- * (tp_span_fork_waits_initial), and runs 10..40: span 4 + 30. The initial task's 4..15 and the
- * primary's poll are off the path.
- */
-Test(one_engine, a_worker_reported_after_its_regions_fork_starts_after_the_fork)
-{
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
-	both_spawn_at(1, 4, 2, INITIAL, REGION);
-	both_spawn_at(2, 10, WORKER, 0, REGION);
-	both_start(2, 10, WORKER);
-	both_end(1, 15, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 15, 2);
-	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
-	both_end(2, 40, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 41, INITIAL);
-	both_end(1, 42, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_one_answer(34);
-}
-
-/*
- * A parallel region's primary implicit task spawned on another thread than the one that polled
- * its encountering task (switched out): its start is that task's last fragment's end, and it is
- * the region's fork all the same, which the region's worker joins.
- */
-Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
-{
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
-	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
-	both_spawn_at(2, 3, 2, INITIAL, REGION);
-	both_start(2, 3, 2);
-	both_spawn_at(3, 4, WORKER, 0, REGION);
-	both_start(3, 4, WORKER);
-	both_end(2, 5, 2, true, TP_SYNC_NONE, 0);
-	both_end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 11, INITIAL);
-	both_end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_one_answer(8);
 }
 
 /*

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +93,19 @@ Test(recording_round_trip, every_event_comes_back_with_its_arguments_in_order)
 	struct recording_totals totals = {0};
 	cr_assert(recording_read(&input, 1, &sink, stderr, &totals));
 	cr_expect_eq(totals.dropped, 0);
-	cr_assert_eq(back.n, 2 * ROUND_TRIP_STEPS, "%zu events read back, %zu given", back.n,
-		     2 * ROUND_TRIP_STEPS);
-	uint64_t last_ns = 0;
-	for (size_t i = 0; i < back.n; i++) {
+	/* first the image's start: the header's time, on the process's main thread */
+	const struct tp_recording_header *h = (const void *)data;
+	cr_assert_eq(back.n, 1 + 2 * ROUND_TRIP_STEPS, "%zu events read back, %zu given", back.n,
+		     1 + 2 * ROUND_TRIP_STEPS);
+	cr_expect_eq(back.events[0].type, TIMELINE_IMAGE_START);
+	cr_expect_eq(back.events[0].ns, h->ns,
+		     "the image's start at %" PRIu64 ", its header's %" PRIu64, back.events[0].ns,
+		     h->ns);
+	cr_expect_eq(back.events[0].tid, h->pid);
+	uint64_t last_ns = back.events[0].ns;
+	for (size_t i = 0; i + 1 < back.n; i++) {
 		const struct round_trip_step *s = &round_trip_steps[i % ROUND_TRIP_STEPS];
-		const struct timeline_event *e = &back.events[i];
+		const struct timeline_event *e = &back.events[i + 1];
 		int64_t wide = i < ROUND_TRIP_STEPS ? 0 : ROUND_TRIP_WIDE;
 		cr_expect_eq(e->type, s->type, "event %zu: type %u, given %u", i, e->type, s->type);
 		for (unsigned k = 0; k < 6; k++) {

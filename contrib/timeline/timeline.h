@@ -30,6 +30,13 @@
 
 struct timeline;
 
+/*
+ * An event no probe fires: a recording segment's start (its header's time: the shim's start in
+ * the image, or the fork's in a child), handed to a recording_sink (the analysis) before the
+ * segment's events, on its main thread; never to a timeline. Above every record type.
+ */
+#define TIMELINE_IMAGE_START 0x100u
+
 /* One event as the converter takes it, from perf's text or from a recording. */
 struct timeline_event {
 	char comm[64]; /* the thread's name */

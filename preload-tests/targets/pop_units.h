@@ -44,11 +44,18 @@ struct pop_busy {
  */
 static double pop_serial_since_ms;
 
-/* The run's start: the OpenMP runtime is started here (a tool sees the run start with it), not
- * at the first parallel region, so that serial code before that region is in the run. */
-static void pop_start(void)
+/* The run's start, the OpenMP runtime left to start at the program's first call into it
+ * (pop_serial_first): the serial code before is the initial task's all the same. */
+static void pop_start_without_runtime(void)
 {
 	pop_start_ms = pop_serial_since_ms = pop_now_ms();
+}
+
+/* The run's start, the OpenMP runtime started here, not at the first parallel region (the
+ * targets' usual start: nothing of the run before the runtime's start). */
+static void pop_start(void)
+{
+	pop_start_without_runtime();
 	(void)omp_get_max_threads();
 }
 
@@ -73,19 +80,34 @@ static void pop_busy_now(struct pop_busy *busy)
 	busy->ms[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
 }
 
+/* Spins `units` units of the calling thread's CPU time. */
+static void pop_spin(int units)
+{
+	double cpu = pop_ms(CLOCK_THREAD_CPUTIME_ID);
+	while (pop_ms(CLOCK_THREAD_CPUTIME_ID) - cpu < units * POP_UNIT_MS)
+		;
+}
+
 /* Spins `units` units on the calling thread, counted as its busy time inside parallel regions
  * (outside, it is serial code, counted as such); its end starts the thread's time outside its
  * sections again (pop_enter). */
 static void pop_work(int units)
 {
-	double start = pop_now_ms(), cpu = pop_ms(CLOCK_THREAD_CPUTIME_ID);
-	while (pop_ms(CLOCK_THREAD_CPUTIME_ID) - cpu < units * POP_UNIT_MS)
-		;
+	double start = pop_now_ms();
+	pop_spin(units);
 	int thread = pop_thread();
 	if (thread >= 0)
 		pop_busy_ms[thread] += pop_now_ms() - start; /* only the thread itself writes it */
 	pop_units_of[thread >= 0 ? thread : 0] += units;     /* serial code: the initial thread's */
 	pop_enter();
+}
+
+/* Spins `units` units of serial code asking nothing of OpenMP (pop_work asks the thread's
+ * number, which a clang build asks at its entry: the runtime starts there). */
+static void pop_work_serial(int units)
+{
+	pop_spin(units);
+	pop_units_of[0] += units;
 }
 
 /*

@@ -222,10 +222,7 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		tp_span_fork(row, &t->in);
 }
 
-/*
- * A new task's parallel region: its own site's row for an implicit task (the executor's, with a
- * site), else its parent's region.
- */
+/* A new task's region: its own site's row for an implicit task (the executor's), else its parent's. */
 static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint32_t row)
 {
 	if (!by_program && site != 0)
@@ -352,6 +349,8 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 	uint32_t row = NO_ROW;
 	if (e != NULL) {
 		row = __atomic_load_n(&e->row, __ATOMIC_RELAXED);
+		if (__builtin_expect(row == TP_LIVE_NO_SITE && initial_slot == NULL, 0))
+			now = live_initial_first_poll(e, now);
 		struct tp_live_site_stats *r = &local.rows[row];
 		uint64_t ready = woken ? now : __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
 		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);

@@ -136,6 +136,9 @@ extern struct tp_span_shared initial_path;
 void live_barrier_join(uint64_t suspended_ns, uint64_t now, struct tp_live_path *out);
 bool live_initial_so_far(uint64_t now, uint64_t fork_at, struct tp_live_path *p);
 void live_initial_path_is(uint64_t now);
+/* When entry `e`'s poll said at `now` starts: OpenMP's initial task's first from the program's
+ * start (tp_span_initial_start; asked while no task without a site was polled), else `now`. */
+uint64_t live_initial_first_poll(struct task_entry *e, uint64_t now);
 /* The initial task's fragment published as started at `start` starts at `moved` (its thread
  * waited in MPI meanwhile: live_fragment_resumes). */
 void live_initial_path_moves(uint64_t start, uint64_t moved);
@@ -211,6 +214,7 @@ struct live_local {
 	bool worker;          /* a worker: its worker-thread-start seen, and not its stop */
 	bool worker_parked;   /* its worker-thread-park seen, and not its unpark */
 	uint64_t wait_since;  /* its outermost wait's start */
+	uint64_t waited_to;   /* its last outermost wait's end (live_initial_start) */
 	uint32_t wait_kind;   /* and its kind */
 	uint64_t started_ns;  /* when its start was seen (tp_live_thread_start), 0 if not */
 	struct tp_live_wait_site *wait_site; /* and that wait's call site, NULL if none */

@@ -210,6 +210,8 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 		wait_site_add(local.wait_site, now - local.wait_since, (uint32_t)tp_thread_tid());
 		local.wait_site = NULL;
 	}
+	if (outermost)
+		local.waited_to = now;
 	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
 	if (s == NULL)
 		return;

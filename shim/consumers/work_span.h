@@ -219,6 +219,23 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 }
 
 /*
+ * When OpenMP's initial task's first poll starts, the process's first of a task with neither
+ * parent nor site, said at `now`: at the program's start (`program_ns`: the shim's start in this
+ * image, or the fork's in a child; 0 unknown), or after the thread's last wait if it ended later
+ * (`waited_to`: MPI_Init's, say, which is no computation), never after `now`. OpenMP's initial
+ * task is the whole program outside its parallel regions, but OMPT tells it only when the runtime
+ * starts (at the first construct, or a clang build's first call into it at the entry of a function
+ * with one): the serial code before, XSBench's 0.9 s of set-up say, is its work and lies on the
+ * span, as the whole run is the factors' run (Score-P's measurement, too, starts with the
+ * program). A region of interest still limits the factors to what it marks.
+ */
+static inline uint64_t tp_span_initial_start(uint64_t now, uint64_t program_ns, uint64_t waited_to)
+{
+	uint64_t from = program_ns > waited_to ? program_ns : waited_to;
+	return from != 0 && from < now ? from : now;
+}
+
+/*
  * Whether a worker's implicit task (TP_SPAN_FROM_FORK) starts after the initial task's fragment
  * so far, polled since `initial_from`, its region's last fork published at `fork_at` (0: none):
  * only while that fork is an earlier poll's, its own region's not published yet (the executor

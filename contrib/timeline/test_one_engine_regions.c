@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The graph's rules for parallel regions run by both engines (test_one_engine.c's, apart): a
+ * region's fork and its workers, the initial task's code before and between regions.
+ */
+#include <criterion/criterion.h>
+
+#include "one_engine.h"
+#include "taskprobe_contract.h"
+#include "work_span.h"
+
+/*
+ * A parallel region: its worker's implicit task reported before the primary's (after the
+ * initial task's code so far), two explicit tasks in a chain of dependences on the two threads,
+ * the region's barrier, and the initial task's serial code after it.
+ */
+Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(2, 10, WORKER, 0, REGION);
+	both_start(2, 10, WORKER);
+	both_spawn_at(1, 10, 2, INITIAL, REGION);
+	both_end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 10, 2);
+	both_spawn(1, 11, 3, 2);
+	both_spawn(1, 11, 4, 2);
+	both_dependence(1, 11, 3, 4);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	both_end(2, 12, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 12, 3);
+	both_end(1, 20, 3, true, TP_SYNC_NONE, 0);
+	both_start(2, 21, 4);
+	both_end(2, 30, 4, true, TP_SYNC_NONE, 0);
+	both_start(1, 30, 2);
+	both_end(1, 31, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 31, WORKER);
+	both_end(2, 31, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 32, INITIAL);
+	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(37);
+}
+
+/*
+ * A parallel region nested in an explicit task (its primary's implicit task is that task's
+ * child): the region's worker starts after its fork, the explicit task's fragment up to the
+ * region, as after any encountering task's.
+ */
+Test(one_engine, a_region_started_by_an_explicit_task_forks)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(1, 1, 2, INITIAL, REGION);
+	both_end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 1, 2);
+	both_spawn_at(2, 1, WORKER, 0, REGION);
+	both_start(2, 1, WORKER);
+	both_spawn(1, 2, 3, 2);
+	both_end(1, 2, 2, false, TP_SYNC_TASKWAIT, TASKWAIT);
+	both_end(2, 3, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 2, 3);
+	both_spawn_at(1, 4, 4, 3, INNER);
+	both_end(1, 4, 3, false, TP_SYNC_NONE, 0);
+	both_start(1, 4, 4);
+	both_spawn_at(3, 4, WORKER - 1, 0, INNER);
+	both_start(3, 4, WORKER - 1);
+	both_end(1, 5, 4, false, TP_SYNC_BARRIER, INNER);
+	both_end(3, 20, WORKER - 1, false, TP_SYNC_BARRIER, INNER);
+	both_start(1, 20, 4);
+	both_end(1, 21, 4, true, TP_SYNC_NONE, 0);
+	both_start(3, 20, WORKER - 1);
+	both_end(3, 20, WORKER - 1, true, TP_SYNC_NONE, 0);
+	both_start(1, 21, 3);
+	both_end(1, 22, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 22, 2);
+	both_end(1, 23, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 24, 2);
+	both_end(1, 24, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 24, WORKER);
+	both_end(2, 24, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 25, INITIAL);
+	both_end(1, 26, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(24);
+}
+
+/*
+ * A region's worker reported after its primary's spawn (the fork, at 4) but before the initial
+ * task's switch out (15): it starts after the fork, not after the initial task's code so far
+ * (tp_span_fork_waits_initial), and runs 10..40: span 4 + 30. The initial task's 4..15 and the
+ * primary's poll are off the path.
+ */
+Test(one_engine, a_worker_reported_after_its_regions_fork_starts_after_the_fork)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(1, 4, 2, INITIAL, REGION);
+	both_spawn_at(2, 10, WORKER, 0, REGION);
+	both_start(2, 10, WORKER);
+	both_end(1, 15, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 15, 2);
+	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	both_end(2, 40, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 41, INITIAL);
+	both_end(1, 42, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(34);
+}
+
+/*
+ * The program starts at 0 and waits in MPI_Init from 1 to 2; OpenMP's runtime starts at 5, where
+ * the initial task is spawned and polled: its first poll starts at 2 (tp_span_initial_start),
+ * the serial code before the runtime its work and on the span. Its region's fork at 9, the worker
+ * 15..45: span 7 + 30. Thread 1 computes 2..20, 20..25 and 46..47 (24 ms), the worker 30.
+ */
+Test(one_engine, the_initial_task_starts_with_the_program_after_its_last_wait)
+{
+	both_image_start(0);
+	both_wait_outside(1, 1, 2);
+	both_spawn(1, 5, INITIAL, 0);
+	both_start(1, 5, INITIAL);
+	both_spawn_at(1, 9, 2, INITIAL, REGION);
+	both_spawn_at(2, 15, WORKER, 0, REGION);
+	both_start(2, 15, WORKER);
+	both_end(1, 20, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 20, 2);
+	both_end(1, 25, 2, true, TP_SYNC_NONE, 0);
+	both_end(2, 45, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 46, INITIAL);
+	both_end(1, 47, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(37);
+	expect_computation(30, 27);
+}
+
+/*
+ * A parallel region's primary implicit task spawned on another thread than the one that polled
+ * its encountering task (switched out): its start is that task's last fragment's end, and it is
+ * the region's fork all the same, which the region's worker joins.
+ */
+Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_spawn_at(2, 3, 2, INITIAL, REGION);
+	both_start(2, 3, 2);
+	both_spawn_at(3, 4, WORKER, 0, REGION);
+	both_start(3, 4, WORKER);
+	both_end(2, 5, 2, true, TP_SYNC_NONE, 0);
+	both_end(3, 10, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 11, INITIAL);
+	both_end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(8);
+}
