@@ -166,6 +166,19 @@ Test(work_span, a_worker_after_its_regions_fork_waits_for_nothing_of_the_initial
 }
 
 /*
+ * OpenMP's initial task's first poll, said at 50 ms: from the program's start (10), or from the
+ * end of its thread's last wait if later (MPI_Init's, to 30); never later than said; where the
+ * program's start is not known (a perf recording), where it was said.
+ */
+Test(work_span, the_initial_task_starts_with_the_program_after_its_last_wait)
+{
+	cr_expect_eq(tp_span_initial_start(50 * MS, 10 * MS, 0), 10 * MS);
+	cr_expect_eq(tp_span_initial_start(50 * MS, 10 * MS, 30 * MS), 30 * MS);
+	cr_expect_eq(tp_span_initial_start(50 * MS, 60 * MS, 0), 50 * MS, "a start after it");
+	cr_expect_eq(tp_span_initial_start(50 * MS, 0, 30 * MS), 50 * MS, "no start known");
+}
+
+/*
  * A path through six sites in a row, regions of weights 6 to 1 (pop_path_sites's six constructs),
  * keeps four: the first four taken before any loss are exact; a site taken after one was given up
  * says it may be one (TP_LIVE_PATH_SINCE_LOSS), and so does site 4 when, given up in the first

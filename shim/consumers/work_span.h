@@ -221,7 +221,7 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 /*
  * When OpenMP's initial task's first poll starts, the process's first of a task with neither
  * parent nor site, said at `now`: at the program's start (`program_ns`: the shim's start in this
- * image, or the fork's in a child; 0 unknown), or after the thread's last wait if it ended later
+ * image, or the fork's in a child; 0 unknown: `now`), or after the thread's last wait if it ended later
  * (`waited_to`: MPI_Init's, say, which is no computation), never after `now`. OpenMP's initial
  * task is the whole program outside its parallel regions, but OMPT tells it only when the runtime
  * starts (at the first construct, or a clang build's first call into it at the entry of a function
@@ -231,8 +231,10 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
  */
 static inline uint64_t tp_span_initial_start(uint64_t now, uint64_t program_ns, uint64_t waited_to)
 {
+	if (program_ns == 0) /* not known (a perf recording): where OMPT told it */
+		return now;
 	uint64_t from = program_ns > waited_to ? program_ns : waited_to;
-	return from != 0 && from < now ? from : now;
+	return from < now ? from : now;
 }
 
 /*
