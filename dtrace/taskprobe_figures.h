@@ -289,9 +289,34 @@ static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, uns
  * regions the sites kept are the ones met first with the most time, not the largest (BOTS-like
  * known graphs stay within four; LULESH said "-" for a region of 21% of the path).
  */
+#define TP_LIVE_SHARE_NOT_KNOWN "?"
 static inline const char *tp_live_no_share_words(uint64_t other_ns)
 {
-	return other_ns > 0 ? "?" : "-";
+	return other_ns > 0 ? TP_LIVE_SHARE_NOT_KNOWN : "-";
+}
+
+/* A site a path kept, as every reader takes it (tp_live_path_site_read). */
+struct tp_live_path_site {
+	uint32_t row;       /* its row (below TP_LIVE_SITES) */
+	uint64_t ns;        /* its time on the path */
+	uint32_t fragments; /* its fragments on the path */
+	bool at_least; /* `ns` is what it ran since it was kept again (TP_LIVE_PATH_SINCE_LOSS) */
+};
+
+/*
+ * Place `k` of path `p` into `out`: false when unused, or when its time would make the sites' more
+ * than the path, `kept` being theirs so far (a torn read's): the reader adds `out->ns` to `kept`
+ * once it counts the site.
+ */
+static inline bool tp_live_path_site_read(const struct tp_live_path *p, unsigned k, uint64_t kept,
+					  struct tp_live_path_site *out)
+{
+	uint64_t v = p->sites[k];
+	out->row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
+	out->ns = v & TP_LIVE_PATH_NS_MASK;
+	out->fragments = p->fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
+	out->at_least = (p->fragments[k] & TP_LIVE_PATH_SINCE_LOSS) != 0;
+	return v != 0 && kept + out->ns <= p->ns;
 }
 
 /*
@@ -305,7 +330,7 @@ static inline void tp_live_share_words(char *out, size_t size, double share, int
 {
 	static const double half_unit[] = {0.5, 0.05, 0.005};
 	if (at_least && share < half_unit[decimals < 0 ? 0 : decimals > 2 ? 2 : decimals])
-		snprintf(out, size, "%s", tp_live_no_share_words(1));
+		snprintf(out, size, "%s", TP_LIVE_SHARE_NOT_KNOWN);
 	else
 		snprintf(out, size, "%s%.*f%%", at_least ? ">=" : "", decimals, share);
 }

@@ -386,8 +386,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 		return; /* not as the contract orders: left out */
 	/* OpenMP's initial task, first polled: from the program's start (live.c's poll_started) */
 	struct timeline_event from_start;
-	if (t == p->initial && t->state == NEW && p->initial_on == NULL &&
-	    tp_span_initial_start(e->ns, p->image_ns, th->waited_to) != e->ns) {
+	if (t == p->initial && t->state == NEW && p->initial_on == NULL) {
 		from_start = *e;
 		from_start.ns = tp_span_initial_start(e->ns, p->image_ns, th->waited_to);
 		e = &from_start;

@@ -545,8 +545,6 @@ static void timeline_code_site(void *t, uint64_t scope, uint64_t id, const char 
 	timeline_site(t, scope, id, text, len);
 }
 
-/* Pass two over book `b` (pass one read): its events merged into `t`, or handed to `sink` (t
- * NULL); `totals` pass one's, added to. False when out of memory or refused. */
 /*
  * Each segment's start (TIMELINE_IMAGE_START) to `sink`, before every event: its header's time,
  * on its main thread. A segment's events all come after it, and the analysis reads a process's
@@ -571,6 +569,8 @@ static void images_started(const struct recording_sink *sink, const struct segme
 	}
 }
 
+/* Pass two over book `b` (pass one read): its events merged into `t`, or handed to `sink` (t
+ * NULL); `totals` pass one's, added to. False when out of memory or refused. */
 static bool merge_book(struct book *b, struct timeline *t, const struct recording_sink *sink,
 		       FILE *errors, struct recording_totals *totals)
 {

@@ -245,15 +245,17 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 	/* the path's time by site: never more than the path, whatever a torn read gave */
 	out->path_ns = out->longest.ns;
 	uint64_t kept = 0;
+	struct tp_live_path_site s;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = out->longest.sites[k], ns = v & TP_LIVE_PATH_NS_MASK;
-		struct site_view *site = r->by_row[(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES];
-		if (v == 0 || site == NULL || kept + ns > out->longest.ns)
+		if (!tp_live_path_site_read(&out->longest, k, kept, &s))
 			continue;
-		site->path_ns += ns;
-		site->path_fragments += out->longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
-		site->path_at_least |= (out->longest.fragments[k] & TP_LIVE_PATH_SINCE_LOSS) != 0;
-		kept += ns;
+		struct site_view *site = r->by_row[s.row];
+		if (site == NULL)
+			continue;
+		site->path_ns += s.ns;
+		site->path_fragments += s.fragments;
+		site->path_at_least |= s.at_least;
+		kept += s.ns;
 	}
 	out->path_other_ns = out->longest.ns - kept;
 }

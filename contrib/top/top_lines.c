@@ -150,7 +150,7 @@ void site_line(char *out, size_t size, const struct live_snapshot *s, const stru
 		strcpy(cells[COLUMN_SPAWN], "-");
 	if (v->path_ns == 0)
 		strcpy(cells[COLUMN_ON_PATH], tp_live_no_share_words(s->path_other_ns));
-	if (strcmp(cells[COLUMN_SPAN], tp_live_no_share_words(1)) == 0) /* nor its fragments */
+	if (strcmp(cells[COLUMN_SPAN], TP_LIVE_SHARE_NOT_KNOWN) == 0) /* nor its fragments */
 		strcpy(cells[COLUMN_ON_PATH], cells[COLUMN_SPAN]);
 	int warnings_width = width - site_width - columns_width(shown) - 2;
 	live_format_warnings(warnings, sizeof warnings, v,

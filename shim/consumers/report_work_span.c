@@ -248,17 +248,15 @@ static void syncs(FILE *out, size_t lines, uint64_t span)
 static uint64_t path_sites(const struct tp_live_path *longest, const uint32_t *line_at)
 {
 	uint64_t kept = 0;
+	struct tp_live_path_site s;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		uint64_t v = longest->sites[k], ns = v & TP_LIVE_PATH_NS_MASK;
-		uint32_t row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
-		if (v == 0 || line_at[row] == UINT32_MAX || kept + ns > longest->ns)
+		if (!tp_live_path_site_read(longest, k, kept, &s) || line_at[s.row] == UINT32_MAX)
 			continue;
-		figures[line_at[row]].path_ns += ns;
-		figures[line_at[row]].path_fragments += longest->fragments[k] &
-							TP_LIVE_PATH_FRAGMENTS_MASK;
-		figures[line_at[row]].path_at_least |= (longest->fragments[k] &
-							TP_LIVE_PATH_SINCE_LOSS) != 0;
-		kept += ns;
+		struct site_figures *f = &figures[line_at[s.row]];
+		f->path_ns += s.ns;
+		f->path_fragments += s.fragments;
+		f->path_at_least |= s.at_least;
+		kept += s.ns;
 	}
 	return longest->ns - kept;
 }
@@ -284,8 +282,7 @@ static void site_table(FILE *out, size_t lines, const struct tp_live_path *longe
 			tp_live_share_words(share, sizeof share,
 					    100.0 * (double)f->path_ns / (double)longest->ns, 1,
 					    f->path_at_least);
-		if (strcmp(share, tp_live_no_share_words(1)) ==
-		    0) /* not known: nor its fragments */
+		if (strcmp(share, TP_LIVE_SHARE_NOT_KNOWN) == 0) /* not known: nor its fragments */
 			snprintf(fragments, sizeof fragments, "%s", share);
 		fprintf(out, "  %8s %8s %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share, fragments,
 			(double)f->work_ns / 1e6, f->tasks,
