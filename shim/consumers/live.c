@@ -79,10 +79,10 @@ static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t regi
 	}
 	__atomic_store_n(&e->row, (uint16_t)row, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->region, (uint16_t)region, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->span, span, __ATOMIC_RELAXED);
-	set64(&e->ready_ns, ready_ns);
-	set64(&e->suspended_ns, 0);
-	set64(&e->polled_ns, 0);
+	__atomic_store_n(&e->span, tp_span_offset(span), __ATOMIC_RELAXED);
+	set64(&span->ready_ns, ready_ns);
+	set64(&span->suspended_ns, 0);
+	set64(&span->polled_ns, 0);
 	__atomic_store_n(&e->task, task, __ATOMIC_RELEASE);
 	return e;
 }
@@ -294,7 +294,7 @@ void tp_live_task_wake(uint64_t task, uint64_t at)
 		return;
 	struct task_entry *e = task_find(task);
 	if (e != NULL)
-		set64(&e->ready_ns, ns_at(at));
+		set64(&span_of(e)->ready_ns, ns_at(at));
 	leave();
 }
 
@@ -352,8 +352,9 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (__builtin_expect(row == TP_LIVE_NO_SITE && initial_slot == NULL, 0))
 			now = live_initial_first_poll(e, now);
 		struct tp_live_site_stats *r = &local.rows[row];
-		uint64_t ready = woken ? now : __atomic_load_n(&e->ready_ns, __ATOMIC_RELAXED);
-		uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
+		struct tp_span_task *t = span_of(e);
+		uint64_t ready = woken ? now : __atomic_load_n(&t->ready_ns, __ATOMIC_RELAXED);
+		uint64_t suspended = __atomic_load_n(&t->suspended_ns, __ATOMIC_RELAXED);
 		/* suspended, then woken, then polled: idle until the wake, then a delay */
 		uint64_t idle_until = ready != 0 ? ready : now;
 		if (suspended != 0 && idle_until >= suspended)
@@ -361,11 +362,10 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (ready != 0 && now >= ready) {
 			add(&r->delay_ns, now - ready);
 			histogram_add(r->delay_histogram, now - ready);
-			set64(&e->ready_ns, 0);
+			set64(&t->ready_ns, 0);
 		}
 		sync_waited_time(e, now);
-		set64(&e->suspended_ns, 0);
-		struct tp_span_task *t = span_of(e);
+		set64(&t->suspended_ns, 0);
 		sync_wait_ends(t);
 		struct tp_live_path frozen;
 		bool barrier = tp_span_barrier_needs(t);
@@ -477,8 +477,8 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 				 __atomic_load_n(&local.polled->task, __ATOMIC_ACQUIRE) == task;
 		struct tp_span_task *t = suspended ? span_of(local.polled) : NULL;
 		if (suspended) {
-			set64(&local.polled->suspended_ns, now);
-			add(&local.polled->polled_ns, d);
+			set64(&t->suspended_ns, now);
+			add(&t->polled_ns, d);
 			sync_wait_begins(t, sync, site);
 		}
 		tp_sync_waited_poll_end(local.sync_waited, suspended ? (uintptr_t)local.polled : 0,
@@ -599,7 +599,7 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	struct tp_span_task *t = span_of(e);
 	add(&local.rows[row].done, 1);
 	/* its time: its polls, the one it ends in (terminate comes before its poll-end) too */
-	uint64_t polled = __atomic_load_n(&e->polled_ns, __ATOMIC_RELAXED);
+	uint64_t polled = __atomic_load_n(&t->polled_ns, __ATOMIC_RELAXED);
 	if (task == local.polled_task) {
 		polled += now - local.poll_start;
 		if (!poll_ends) {

@@ -50,8 +50,12 @@
  * room between them); or, should that window fall on such a run too, from a third, its id
  * hashed. From the first such task on, a look-up that misses its first window reads the others
  * (tasks_displaced). A task that finds all three full is counted (tasks_untracked) and left out
- * of the figures, spawn and end alike. 2^18 entries of 48 bytes: 12 MiB reserved, touched as
- * tasks arrive.
+ * of the figures, spawn and end alike. 2^18 entries of 16 bytes: 4 MiB reserved, touched as
+ * tasks arrive. An entry holds only what finds the task: a spawn takes a quarter of a line the
+ * round had not touched since its last pass (a line of L3 at best: at 48 bytes an entry, with the
+ * task's times in it, 0.75 a task cost BOTS uts some 3% of its time under `run`); what the
+ * statistics keep of the task lies in its work and span state, whose entries a thread reuses
+ * while they are warm.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)
@@ -62,15 +66,11 @@ struct task_entry {
 	uint64_t task;   /* 0: free */
 	uint16_t row;    /* its site's row */
 	uint16_t region; /* its parallel region's row (its implicit task's site's), 0 none */
-	/* its work and span state (work_span.h): its address, as every event of the task reads it
-	 * (and its free gives it back) */
-	struct tp_span_task *span;
-	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
-	/* its last poll ended unfinished, not yet polled again: 0 when not */
-	uint64_t suspended_ns;
-	uint64_t polled_ns; /* its polls' time so far, but the one going on */
+	/* its work and span state (work_span.h), which holds its times too: its place in the pool
+	 * (tp_span_at_offset), as every event of the task reads it (and its free gives it back) */
+	uint32_t span;
 };
-_Static_assert(sizeof(struct task_entry) == 48, "2^18 entries of 48 bytes, as said above");
+_Static_assert(sizeof(struct task_entry) == 16, "2^18 entries of 16 bytes, as said above");
 #define TASKS_BYTES (TASK_SLOTS * sizeof(struct task_entry))
 
 /*
@@ -90,8 +90,10 @@ struct dependence {
 
 /* the tasks' states: one per task the table keeps, and what the threads' caches may hold; and
  * beside them the objects their tasks hold while switched out (tp_span_pool_start) */
-#define SPANS             (TASK_SLOTS + TP_LIVE_THREADS * TP_SPAN_CACHE_MOST)
-#define SPANS_BYTES       (SPANS * (sizeof(struct tp_span_task) + sizeof(uint64_t)))
+#define SPANS       (TASK_SLOTS + TP_LIVE_THREADS * TP_SPAN_CACHE_MOST)
+#define SPANS_BYTES (SPANS * (sizeof(struct tp_span_task) + sizeof(uint64_t)))
+_Static_assert((uint64_t)SPANS * sizeof(struct tp_span_task) <= UINT32_MAX,
+	       "a state's place in the pool fits an entry's 32 bits");
 #define DEPENDENCES_BYTES (DEPENDENCE_SLOTS * sizeof(struct dependence))
 
 /* How long the time-stamp counter is timed against CLOCK_MONOTONIC (ns_at). */
@@ -463,7 +465,7 @@ static inline __attribute__((always_inline)) struct task_entry *task_claim(uint3
 /* The work and span state of the task of entry `e`. */
 static inline struct tp_span_task *span_of(const struct task_entry *e)
 {
-	return __atomic_load_n(&e->span, __ATOMIC_RELAXED);
+	return tp_span_at_offset(__atomic_load_n(&e->span, __ATOMIC_RELAXED));
 }
 
 /*

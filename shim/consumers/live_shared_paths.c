@@ -78,7 +78,7 @@ uint64_t live_initial_first_poll(struct task_entry *e, uint64_t now)
 	const struct tp_span_task *t = span_of(e);
 	if (t->started || t->parent != 0)
 		return now;
-	set64(&e->ready_ns, 0); /* made ready after the start it is given: no delay */
+	set64(&span_of(e)->ready_ns, 0); /* made ready after the start it is given: no delay */
 	return tp_span_initial_start(now, ns_at_start, local.waited_to);
 }
 

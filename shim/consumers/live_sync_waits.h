@@ -35,7 +35,7 @@ static bool entry_suspended(const void *context, uint64_t task, uint32_t since)
 {
 	(void)context;
 	const struct task_entry *e = (const struct task_entry *)(uintptr_t)task;
-	uint64_t suspended = __atomic_load_n(&e->suspended_ns, __ATOMIC_RELAXED);
+	uint64_t suspended = __atomic_load_n(&span_of(e)->suspended_ns, __ATOMIC_RELAXED);
 	return suspended != 0 && (uint32_t)suspended == since;
 }
 

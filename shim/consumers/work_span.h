@@ -521,6 +521,11 @@ struct tp_span_task {
 	/* `desc` is `kids` (tp_span_desc): the same children ended, none of them with descendants
 	 * ended before it, since both were last forgotten; kept once, not twice, at each end */
 	bool desc_is_kids;
+	/* the live statistics' times of the task (the converter's analysis keeps its own) */
+	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
+	/* its last poll ended unfinished, not yet polled again: 0 when not */
+	uint64_t suspended_ns;
+	uint64_t polled_ns; /* its polls' time so far, but the one going on */
 };
 
 /* Task `t`'s descendants ended since its last join (its `desc`, or its `kids` standing for it). */
@@ -562,6 +567,17 @@ extern struct tp_span_task *tp_span_pool __attribute__((visibility("hidden")));
 static inline struct tp_span_task *tp_span_at(uint32_t id)
 {
 	return &tp_span_pool[id - 1];
+}
+
+/* Entry `t`'s place in the pool, in bytes (a table of the shim's keeps it in 32 bits), and back. */
+static inline uint32_t tp_span_offset(const struct tp_span_task *t)
+{
+	return (uint32_t)((const char *)t - (const char *)tp_span_pool);
+}
+
+static inline struct tp_span_task *tp_span_at_offset(uint32_t offset)
+{
+	return (struct tp_span_task *)((char *)tp_span_pool + offset);
 }
 
 /* A thread's: its fragment now, and the last one it ran. */
