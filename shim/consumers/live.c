@@ -222,7 +222,8 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 		tp_span_fork(row, &t->in);
 }
 
-/* A new task's region: its own site's row for an implicit task (the executor's), else its parent's. */
+/* A new task's region: its own site's row for an implicit task (the executor's), else its
+ * parent's. */
 static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint32_t row)
 {
 	if (!by_program && site != 0)

@@ -53,9 +53,9 @@
  * of the figures, spawn and end alike. 2^18 entries of 16 bytes: 4 MiB reserved, touched as
  * tasks arrive. An entry holds only what finds the task: a spawn takes a quarter of a line the
  * round had not touched since its last pass (a line of L3 at best: at 48 bytes an entry, with the
- * task's times in it, 0.75 a task cost BOTS uts some 3% of its time under `run`); what the
- * statistics keep of the task lies in its work and span state, whose entries a thread reuses
- * while they are warm.
+ * task's times in it, 0.75 a task cost BOTS uts 8% of its time under `run` on one thread, 3% on
+ * two); what the statistics keep of the task lies in its work and span state, whose entries a
+ * thread reuses while they are warm.
  */
 #define TASK_SLOTS_LOG2 18
 #define TASK_SLOTS      (1u << TASK_SLOTS_LOG2)

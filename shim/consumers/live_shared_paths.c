@@ -75,14 +75,15 @@ bool live_initial_so_far(uint64_t now, uint64_t fork_at, struct tp_live_path *p)
 
 uint64_t live_initial_first_poll(struct task_entry *e, uint64_t now)
 {
-	const struct tp_span_task *t = span_of(e);
+	struct tp_span_task *t = span_of(e);
 	if (t->started || t->parent != 0)
 		return now;
-	set64(&span_of(e)->ready_ns, 0); /* made ready after the start it is given: no delay */
+	set64(&t->ready_ns, 0); /* made ready after the start it is given: no delay */
 	return tp_span_initial_start(now, ns_at_start, local.waited_to);
 }
 
-/* The initial task's poll starts at `now` on this thread: its path published (live_initial_so_far). */
+/* The initial task's poll starts at `now` on this thread: its path published
+ * (live_initial_so_far). */
 void live_initial_path_is(uint64_t now)
 {
 	tp_spin_lock(&initial_path.lock);

@@ -221,11 +221,11 @@ static inline bool tp_span_publishes_fork(bool implicit, bool has_parent)
 /*
  * When OpenMP's initial task's first poll starts, the process's first of a task with neither
  * parent nor site, said at `now`: at the program's start (`program_ns`: the shim's start in this
- * image, or the fork's in a child; 0 unknown: `now`), or after the thread's last wait if it ended later
- * (`waited_to`: MPI_Init's, say, which is no computation), never after `now`. OpenMP's initial
- * task is the whole program outside its parallel regions, but OMPT tells it only when the runtime
- * starts (at the first construct, or a clang build's first call into it at the entry of a function
- * with one): the serial code before, XSBench's 0.9 s of set-up say, is its work and lies on the
+ * image, or the fork's in a child; 0 unknown: `now`), or after the thread's last wait if it ended
+ * later (`waited_to`: MPI_Init's, say, which is no computation), never after `now`. OpenMP's
+ * initial task is the whole program outside its parallel regions, but OMPT tells it only when the
+ * runtime starts (at the first construct, or a clang build's first call into it at the entry of a
+ * function with one): the serial code before, XSBench's set-up say, is its work and lies on the
  * span, as the whole run is the factors' run (Score-P's measurement, too, starts with the
  * program). A region of interest still limits the factors to what it marks.
  */
@@ -651,12 +651,13 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
  * published by the primary at its implicit task's spawn, read by the region's other threads,
  * whose implicit tasks have no parent, at their spawn. A region's other implicit tasks may begin
  * before its primary's (the executor releases them first): an outermost region's then start
- * after the initial task's fragment so far (live_shared_paths.c: live_initial_so_far), --analyze's rule too. The
- * fork published after such a spawn is NOT joined: it lies after the worker's real start (the
- * primary's runtime time between the release and its report), and a path through it would be
- * longer than any order the run had; a nested region's worker spawned first misses its
- * encountering task's fragment (a path too short, never too long). An earlier region's fork of
- * the same row is never longer than the one of the region they are in: joining it is harmless.
+ * after the initial task's fragment so far (live_shared_paths.c: live_initial_so_far),
+ * --analyze's rule too. The fork published after such a spawn is NOT joined: it lies after the
+ * worker's real start (the primary's runtime time between the release and its report), and a
+ * path through it would be longer than any order the run had; a nested region's worker spawned
+ * first misses its encountering task's fragment (a path too short, never too long). An earlier
+ * region's fork of the same row is never longer than the one of the region they are in: joining
+ * it is harmless.
  */
 /*
  * A path threads share (a region's fork, a barrier's frozen path), with the moment it was
