@@ -155,6 +155,9 @@ static double node(int depth)
 	} else {
 		double child[2];
 		spin_from(&start, 2);
+		/* one call of the construct, not a copy an iteration: the graph's one site (two
+		 * call addresses are two sites to a path of the live statistics, docs/limits.md) */
+#pragma GCC unroll 1
 		for (int i = 0; i < 2; i++) {
 #pragma omp task shared(child)
 			child[i] = node(depth + 1);
