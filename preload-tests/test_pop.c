@@ -527,10 +527,11 @@ Test(pop, a_region_of_interest_built_by_gcc_has_the_factors_of_its_loop_alone, .
  * Two parallel constructs on one line (pop_one_line), taken by turns: one site, of two call
  * addresses, as an unrolled loop's copies are. Its load balance is the line's, each thread's
  * units at both added up (0.875, the process's too: its serial code is next to none), not a
- * copy's (0.667 and 0.75): one line in each output's table of regions, its balance the process's
- * as that output says it (within 0.05: a loaded machine stretches the serial code between the
- * regions, the process's alone). The exit report listed each call address apart; top took the busier
- * one's balance.
+ * copy's (0.667 and 0.75): one line in each output's table of regions, its balance the one the
+ * program measured of its units itself (within 0.05), not the process's: a loaded machine
+ * stretches the serial code between the regions, which is the process's alone (a suite run beside
+ * a CPU hog: the region 0.928, the program's own 0.951, the process's 0.987, its serial code 8.8%
+ * of the span). The exit report listed each call address apart; top took the busier one's balance.
  */
 static void expect_one_region_of_two_addresses(const char *name)
 {
@@ -544,10 +545,12 @@ static void expect_one_region_of_two_addresses(const char *name)
 		unsigned lines = region_lines(o->text, "main (pop_one_line.c:", &region, &threads);
 		cr_expect_eq(lines, 1, "%s: %s lists its region in %u lines:\n%s", name, o->way,
 			     lines, o->text);
-		cr_expect(threads == 2 && fabs(region - o->factors.load_balance) <= WITHIN,
-			  "%s: %s says the region's load balance %.3f on %ld threads, the "
-			  "process's %.3f:\n%s",
-			  name, o->way, region, threads, o->factors.load_balance, o->text);
+		double measured = own(o, &balance[0]);
+		cr_expect(threads == 2 && fabs(region - measured) <= WITHIN,
+			  "%s: %s says the region's load balance %.3f on %ld threads, the program "
+			  "measured %.3f (the process's %.3f):\n%s\n%s",
+			  name, o->way, region, threads, measured, o->factors.load_balance, o->text,
+			  o->err);
 	}
 	tp_pop_run_free(&pop);
 }
