@@ -286,7 +286,7 @@ static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, uns
  * The span's share a site has on it, or when it has none: "-" (not on the path), unless the path
  * ran through more sites than it keeps (TP_LIVE_PATH_SITES; `other_ns` of its time in sites it
  * gave up), when a site without time kept may be one of those: "?". In a time-step loop of many
- * regions the sites kept are the ones met first with the most time, not the largest (BOTS-like
+ * regions the sites kept are those whose fragments came longest, not the largest (BOTS-like
  * known graphs stay within four; LULESH said "-" for a region of 21% of the path).
  */
 #define TP_LIVE_SHARE_NOT_KNOWN "?"

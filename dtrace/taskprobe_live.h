@@ -274,7 +274,8 @@ struct tp_live_module {
 /*
  * A longest path through the task graph (work and span: docs/analysis.md): its
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
- * place of the one with the least time): each is row << TP_LIVE_PATH_ROW_SHIFT |
+ * place of the one with the least time once a fragment of it is longer than that time:
+ * work_span.h's tp_span_path_extend_new): each is row << TP_LIVE_PATH_ROW_SHIFT |
  * TP_LIVE_PATH_USED | nanoseconds (0: unused; the bit tells row 0, tasks without a site, with no
  * time yet from a free place); the rest of its length ran in others. A kept site's fragments
  * word holds TP_LIVE_PATH_SINCE_LOSS when its place was taken after the path had given up

@@ -11,6 +11,7 @@
 #include "work_span_events.h"
 
 #define MS     1000000ull
+#define US     1000ull
 #define ROW    1u /* the tasks' site row */
 #define SYNC   2u /* the critical construct's */
 #define REGION 3u /* a parallel construct's */
@@ -178,42 +179,85 @@ Test(work_span, the_initial_task_starts_with_the_program_after_its_last_wait)
 	cr_expect_eq(tp_span_initial_start(50 * MS, 0, 30 * MS), 50 * MS, "no start known");
 }
 
-/*
- * A path through six sites in a row, regions of weights 6 to 1 (pop_path_sites's six constructs),
- * keeps four: the first four taken before any loss are exact; a site taken after one was given up
- * says it may be one (TP_LIVE_PATH_SINCE_LOSS), and so does site 4 when, given up in the first
- * step (its region slower than site 3's there), it comes back: its time since, a lower bound.
- */
-static unsigned walk(struct tp_live_path *p, uint32_t row, uint64_t ns)
+/* `p` extended by a fragment of site row `row`, `ns` long: the site's place then, -1: none. */
+static int walk(struct tp_live_path *p, uint32_t row, uint64_t ns)
 {
-	unsigned at = tp_span_path_site(p, row);
-	tp_span_path_add(p, at, ns);
-	return at;
+	tp_span_path_add(p, tp_span_path_site(p, row), ns);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		if (p->sites[k] != 0 && (p->sites[k] >> TP_LIVE_PATH_ROW_SHIFT) == row)
+			return (int)k;
+	return -1;
 }
 
-Test(work_span, a_site_taken_after_the_path_gave_one_up_is_a_lower_bound)
+static uint64_t kept_ns(const struct tp_live_path *p)
+{
+	uint64_t kept = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		kept += p->sites[k] & TP_LIVE_PATH_NS_MASK;
+	return kept;
+}
+
+/*
+ * A path through six sites in a row, regions of weights 6 to 1 (pop_path_sites's six constructs),
+ * keeps four, each exact: the first four, taken while places were free; the two after them,
+ * each with less time than the least kept, are the path's in sites not kept.
+ */
+Test(work_span, a_path_of_six_sites_keeps_the_four_with_the_most_time_exact)
 {
 	struct tp_live_path p = {0};
 	for (uint32_t row = 6; row >= 3; row--)
-		walk(&p, row, row * MS);
+		cr_expect_geq(walk(&p, row, row * MS), 0);
+	cr_expect_eq(walk(&p, 2, 2 * MS), -1, "less than the least kept: not kept");
+	cr_expect_eq(walk(&p, 1, 1 * MS), -1);
+	cr_expect_eq(p.ns, 21 * MS);
+	cr_expect_eq(kept_ns(&p), 18 * MS, "3 ms in sites not kept");
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
 		cr_expect_eq(p.fragments[k], 1, "taken before any loss: exact, one fragment");
-	unsigned two = walk(&p, 2, 2 * MS); /* gives up site 3 (3 ms) */
-	cr_expect_eq(p.fragments[two], 1, "nothing given up before it: exact");
-	unsigned one = walk(&p, 1, 1 * MS); /* gives up site 2 */
-	cr_expect_eq(p.fragments[one], TP_LIVE_PATH_SINCE_LOSS | 1);
-	/* the next step: sites 6, 5 and 4 found where they are */
-	unsigned four = tp_span_path_site(&p, 4);
-	cr_expect_eq(p.fragments[four], 1, "kept all along: still exact");
-	/* site 4 given up (a slow step of site 3 before it), then back */
+}
+
+/*
+ * A tree (omp_known_graphs.c's, its construct's loop unrolled into two calls: two sites): the
+ * initial task, the region's implicit task (28 us), the single's task and one copy of the
+ * construct fill the path; the other copy's fragment (2 ms) puts out the implicit task's site,
+ * and the implicit task's moment after the barrier (10 us) puts out nothing. It put out the first
+ * copy's 3 ms when a site new to a full path took a place at once: the construct's share read 65%
+ * where the recording's analysis said 71%.
+ */
+Test(work_span, a_site_back_on_a_full_path_for_a_moment_puts_out_no_larger_one)
+{
+	struct tp_live_path p = {0};
+	walk(&p, 0, 7 * MS);
+	walk(&p, 1, 28 * US);
+	walk(&p, 2, 2 * MS);
+	int first = walk(&p, 4, 2 * MS);
+	int second = walk(&p, 5, 2 * MS);
+	cr_expect_geq(second, 0, "more time than the implicit task's 28 us: kept");
+	cr_expect_eq(p.fragments[second], 1, "nothing given up before it: exact");
+	cr_expect_eq(walk(&p, 4, 1 * MS), first, "the first copy kept where it was");
+	cr_expect_eq(walk(&p, 1, 10 * US), -1, "10 us puts out no site of milliseconds");
+	cr_expect_eq(p.sites[first] & TP_LIVE_PATH_NS_MASK, 3 * MS);
+	cr_expect_eq(p.ns - kept_ns(&p), 38 * US, "the implicit task's, in sites not kept");
+}
+
+/*
+ * Site 4, given up for a longer fragment of site 2, comes back with more time than the least
+ * kept: its place says it may have been on the path before (TP_LIVE_PATH_SINCE_LOSS), its time
+ * what it ran since, a lower bound; site 2 comes back for a moment and stays out.
+ */
+Test(work_span, a_site_taken_after_the_path_gave_one_up_is_a_lower_bound)
+{
 	struct tp_live_path q = {0};
 	walk(&q, 6, 6 * MS), walk(&q, 5, 5 * MS), walk(&q, 4, 3 * MS), walk(&q, 3, 4 * MS);
-	walk(&q, 2, 2 * MS); /* gives up site 4 (3 ms) */
+	int two = walk(&q, 2, 3500 * US); /* puts out site 4 (3 ms) */
+	cr_expect_geq(two, 0);
+	cr_expect_eq(q.fragments[two], 1, "nothing given up before it: exact");
 	walk(&q, 6, 6 * MS), walk(&q, 5, 5 * MS);
-	unsigned back = walk(&q, 4, 4 * MS); /* gives up site 2 */
+	int back = walk(&q, 4, 4 * MS); /* puts out site 2 (3.5 ms) */
+	cr_expect_eq(back, two);
 	cr_expect_eq(q.sites[back] & TP_LIVE_PATH_NS_MASK, 4 * MS, "its time since it came back");
 	cr_expect_eq(q.fragments[back] & TP_LIVE_PATH_FRAGMENTS_MASK, 1);
 	cr_expect(q.fragments[back] & TP_LIVE_PATH_SINCE_LOSS, "a lower bound, said so");
+	cr_expect_eq(walk(&q, 2, 1 * US), -1, "back for a moment: not kept");
 }
 
 /*

@@ -72,16 +72,24 @@ static inline __attribute__((always_inline)) uint8_t tp_span_place_tag(const uin
 #endif
 }
 
+/* The bits above its time of site row `row`'s place: its row and the bit that says it is in use
+ * (never 0). */
+static inline __attribute__((always_inline)) uint8_t tp_span_place_tag_of(uint32_t row)
+{
+	return (uint8_t)(row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1);
+}
+
 /*
- * The place of site row `row` among `p`'s sites, made if it has none (the site with the least
- * time on the path gives up its place: its time becomes the path's in other sites; a place taken
- * once one was given up says so: TP_LIVE_PATH_SINCE_LOSS).
+ * The place of site row `row` among `p`'s sites, a free one taken if it has none (its time all
+ * of it: a path gives a place up only when none is free). On a full path, none yet:
+ * TP_SPAN_PLACE_NEW + row, which the extensions of the path by the site's fragments read
+ * (tp_span_path_extend_new): the site takes the place of the one with the least time once one
+ * of them has more, else its time is the path's in sites not kept.
  */
 static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct tp_live_path *p,
 									uint32_t row)
 {
-	/* a place's bits above its time: its row and the bit that says it is in use (never 0) */
-	const uint8_t tag = (uint8_t)(row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1);
+	const uint8_t tag = tp_span_place_tag_of(row);
 	/* every poll asks: the site is found, or a free place taken, in a few unrolled steps. A
 	 * site has one place on a path, sought from the last: places are taken in the order the
 	 * path's tasks ran, and a poll's site is most often among the latest (the task's own,
@@ -95,25 +103,10 @@ static inline __attribute__((always_inline)) unsigned tp_span_path_site(struct t
 	for (; at < TP_LIVE_PATH_SITES; at++)
 		if (p->sites[at] == 0)
 			break;
-	/* A free place: the path never gave one up (a place is given up only when none is free,
-	 * and taken at once; paths are copied whole), the site's time is all of it. */
-	uint32_t since_loss = 0;
-	if (at == TP_LIVE_PATH_SITES) {
-		/* full: the site with the least time on the path gives up its place; if the path gave
-		 * one up before (its sites' time less than its length), the site may be that one, its
-		 * time from here on a lower bound */
-		uint64_t kept = p->sites[0] & TP_LIVE_PATH_NS_MASK;
-		at = 0;
-		for (unsigned k = 1; k < TP_LIVE_PATH_SITES; k++) {
-			uint64_t ns = p->sites[k] & TP_LIVE_PATH_NS_MASK;
-			kept += ns;
-			if (ns < (p->sites[at] & TP_LIVE_PATH_NS_MASK))
-				at = k;
-		}
-		since_loss = kept < p->ns ? TP_LIVE_PATH_SINCE_LOSS : 0;
-	}
+	if (at == TP_LIVE_PATH_SITES)
+		return TP_SPAN_PLACE_NEW + row;
 	p->sites[at] = (uint64_t)tag << TP_LIVE_PATH_NS_BITS;
-	p->fragments[at] = since_loss;
+	p->fragments[at] = 0;
 	return at;
 }
 
