@@ -141,8 +141,8 @@ void expect_near(double got, double truth, const char *what, const char *text)
 
 void graph_site(const char *graph, char *site, size_t size)
 {
-	snprintf(site, size,
-		 "%s (omp_known_graphs.c:", strcmp(graph, "tree") == 0 ? "node" : graph);
+	snprintf(site, size, "%s (omp_known_graphs.c:",
+		 strcmp(graph, "tree") == 0 || strcmp(graph, "twin") == 0 ? "node" : graph);
 }
 
 /*

@@ -50,6 +50,13 @@ Test(analysis, a_fork_join_tree_is_one_root_to_leaf_path, .timeout = 60)
 	known_graph("tree", 17, 3 * 2 + 1, 30);
 }
 
+/* The same tree, each node's children spawned by two constructs on one line: one site, its
+ * fragments on the path counted as one construct's, whichever of the two ran them. */
+Test(analysis, a_tree_of_two_constructs_on_one_line_is_one_sites_path, .timeout = 60)
+{
+	known_graph("twin", 17, 3 * 2 + 1, 30);
+}
+
 Test(analysis, a_wavefront_is_its_diagonal, .timeout = 60)
 {
 	/* 6 x 6 cells of 4 ms, each after the cells above and to its left: span 11 cells, 44 ms */

@@ -323,6 +323,19 @@ Test(analysis, top_and_the_report_give_a_trees_span_through_its_taskwaits, .time
 	three_ways_free(&w);
 }
 
+/*
+ * The tree of two constructs on one line (two call addresses): with the initial task, the region
+ * and the single's task, a path through both is five sites, one more than a live path keeps.
+ * The region's implicit task, back on the path for microseconds after its barrier, gives way;
+ * not a construct's milliseconds (a site new to a full path put one out at once: the report and
+ * the console said the construct 6 points short of --analyze, one run in five under load).
+ */
+Test(analysis, top_and_the_report_give_a_tree_of_two_constructs_on_one_line_its_path,
+     .timeout = 120)
+{
+	online_known_graph("twin", 3 * 2 + 1, NULL);
+}
+
 Test(analysis, top_and_the_report_give_a_wavefront_its_diagonal, .timeout = 120)
 {
 	online_known_graph("wavefront", 11, NULL);

@@ -13,6 +13,8 @@
  *              waits for them (taskwait) and spins 1 ms; a leaf (16) spins 5 ms, then waits
  *              for its children, having none (a taskwait of its own, which waits for nothing):
  *              work 15 * 3 + 16 * 5 = 125 ms, span 4 * 3 + 5 = 17 ms
+ *   twin       the same tree, a node's two children spawned by two task constructs on one line
+ *              (two call addresses, one site to a person: an unrolled loop's copies)
  *   wavefront  a 6x6 grid of 4 ms cells, each depending on the cell above and the cell to its
  *              left: work 144 ms, span (2 * 6 - 1) * 4 = 44 ms
  *   nested     a parallel region of two threads (from the one that runs the graph), each
@@ -42,6 +44,7 @@
 #include <time.h>
 
 static double work_ms, span_ms;
+static int twin; /* the tree's two constructs on one line (the twin graph) */
 
 #define CHAIN_TASKS 20
 #define FLAT_TASKS  40
@@ -144,6 +147,15 @@ static void wide_graph(void)
  * the taskwait, spawning too, not only its spins: a thread preempted as it spawns (or as the
  * shim captures the spawn's stack) takes longer, and the analysis counts that as the node's.
  */
+static double node(int depth);
+
+/* A node's two children by two constructs, both on the line the macro is used on. */
+#define TWIN_CHILDREN(child, depth)                                                                \
+	do {                                                                                       \
+		_Pragma("omp task shared(child)") child[0] = node((depth) + 1);                    \
+		_Pragma("omp task shared(child)") child[1] = node((depth) + 1);                    \
+	} while (0)
+
 static double node(int depth)
 {
 	struct timespec start;
@@ -155,12 +167,17 @@ static double node(int depth)
 	} else {
 		double child[2];
 		spin_from(&start, 2);
-		/* one call of the construct, not a copy an iteration: the graph's one site (two
-		 * call addresses are two sites to a path of the live statistics, docs/limits.md) */
+		if (twin) {
+			TWIN_CHILDREN(child, depth);
+		} else {
+			/* one call of the construct, not a copy an iteration: the graph's one
+			 * site (two call addresses are two sites to the live statistics'
+			 * paths, docs/limits.md) */
 #pragma GCC unroll 1
-		for (int i = 0; i < 2; i++) {
+			for (int i = 0; i < 2; i++) {
 #pragma omp task shared(child)
-			child[i] = node(depth + 1);
+				child[i] = node(depth + 1);
+			}
 		}
 		double before = ms_since(&start) - (ran_ms - outer);
 #pragma omp taskwait
@@ -272,13 +289,14 @@ static void exits(void)
 int main(int argc, char **argv)
 {
 	const char *graph = argc > 1 ? argv[1] : "chain";
-	void (*run)(void) = strcmp(graph, "flat") == 0        ? flat_graph
-			    : strcmp(graph, "wide") == 0      ? wide_graph
-			    : strcmp(graph, "exits") == 0     ? exits
-			    : strcmp(graph, "wavefront") == 0 ? wavefront
-			    : strcmp(graph, "tree") == 0      ? tree
-			    : strcmp(graph, "nested") == 0    ? nested
-							      : chain;
+	twin = strcmp(graph, "twin") == 0;
+	void (*run)(void) = strcmp(graph, "flat") == 0           ? flat_graph
+			    : strcmp(graph, "wide") == 0         ? wide_graph
+			    : strcmp(graph, "exits") == 0        ? exits
+			    : strcmp(graph, "wavefront") == 0    ? wavefront
+			    : strcmp(graph, "tree") == 0 || twin ? tree
+			    : strcmp(graph, "nested") == 0       ? nested
+								 : chain;
 #pragma omp parallel
 #pragma omp single
 	run();
