@@ -251,35 +251,29 @@ __attribute__((noinline, cold)) void tp_span_holder_polled_again(struct tp_span_
 __attribute__((noinline, cold)) void tp_span_path_extend_new(struct tp_live_path *p, uint32_t row,
 							     uint64_t ns, bool fragment)
 {
-	const uint8_t tag = tp_span_place_tag_of(row);
+	/* a place taken since (this path extended by the fragment before), or a free one (a path
+	 * that took the place of the one the fragment started on: it gave none up) */
+	unsigned at = tp_span_path_site(p, row);
+	if (at < TP_SPAN_PLACE_NEW) {
+		tp_span_path_extend(p, at, ns, fragment);
+		return;
+	}
 	unsigned least = 0;
 	uint64_t kept = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		/* taken since (this path extended by the fragment before), or a free place (a
-		 * path that took the place of the one the fragment started on) */
-		if (tp_span_place_tag(&p->sites[k]) == tag || p->sites[k] == 0) {
-			if (p->sites[k] == 0) {
-				p->sites[k] = (uint64_t)tag << TP_LIVE_PATH_NS_BITS;
-				p->fragments[k] = kept < p->ns ? TP_LIVE_PATH_SINCE_LOSS : 0;
-			}
-			tp_span_path_extend(p, k, ns, fragment);
-			return;
-		}
 		uint64_t time = p->sites[k] & TP_LIVE_PATH_NS_MASK;
 		kept += time;
 		if (time < (p->sites[least] & TP_LIVE_PATH_NS_MASK))
 			least = k;
 	}
-	if (ns > (p->sites[least] & TP_LIVE_PATH_NS_MASK)) {
-		/* the site may have been on the path before, given up: its time a lower bound */
-		p->sites[least] = (uint64_t)tag << TP_LIVE_PATH_NS_BITS;
-		p->fragments[least] = kept < p->ns ? TP_LIVE_PATH_SINCE_LOSS : 0;
-		tp_span_path_extend(p, least, ns, fragment);
+	if (ns <= (p->sites[least] & TP_LIVE_PATH_NS_MASK)) {
+		tp_span_path_lengthen(p, ns);
 		return;
 	}
-	p->ns += ns;
-	p->burdened_ns += ns;
-	p->placed_ns += ns;
+	/* the site may have been on the path before, given up: its time a lower bound */
+	p->sites[least] = (uint64_t)tp_span_place_tag_of(row) << TP_LIVE_PATH_NS_BITS;
+	p->fragments[least] = kept < p->ns ? TP_LIVE_PATH_SINCE_LOSS : 0;
+	tp_span_path_extend(p, least, ns, fragment);
 }
 
 void tp_span_split(struct tp_span_thread *th, uint64_t ns, uint64_t now, bool fragment)

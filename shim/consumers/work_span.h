@@ -603,19 +603,21 @@ struct tp_span_thread {
 
 /* tp_span_path_site's place of a site without one on a full path: this + its row. */
 #define TP_SPAN_PLACE_NEW TP_LIVE_PATH_SITES
-/*
- * `p` extended by `ns` of a fragment of site row `row`, placeless at its start: in its place if
- * it has one now; else in the place of the site with the least time if `ns` is more (its own a
- * lower bound if the path gave one up before: TP_LIVE_PATH_SINCE_LOSS); else in sites not kept.
- * A site back for a moment (an implicit task after its barrier) puts out none of milliseconds.
- */
+/* `p` extended by `ns` of a fragment of site row `row`, placeless at its start: in its place if it
+ * has one now, else in that of the site with the least time if `ns` is more (a lower bound if the
+ * path gave one up before: TP_LIVE_PATH_SINCE_LOSS), else in no site kept: a site back for a
+ * moment (an implicit task after its barrier) puts out none of milliseconds. */
 void tp_span_path_extend_new(struct tp_live_path *p, uint32_t row, uint64_t ns, bool fragment);
+/* `p` longer by `ns`, in no site it keeps. */
+static inline void tp_span_path_lengthen(struct tp_live_path *p, uint64_t ns)
+{
+	p->ns += ns;
+	p->burdened_ns += ns;
+	p->placed_ns += ns;
+}
 
-/*
- * `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's:
- * work_span_events.h), counted as one of its fragments on the path when `fragment` (a fragment
- * split in parts counts once).
- */
+/* `p` extended by `ns` of a fragment in the site at place `at` (tp_span_path_site's), counted as
+ * one of its fragments on the path when `fragment` (a fragment split in parts counts once). */
 static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint64_t ns,
 				       bool fragment)
 {
@@ -623,9 +625,7 @@ static inline void tp_span_path_extend(struct tp_live_path *p, unsigned at, uint
 		tp_span_path_extend_new(p, at - TP_SPAN_PLACE_NEW, ns, fragment);
 		return;
 	}
-	p->ns += ns;
-	p->burdened_ns += ns;
-	p->placed_ns += ns;
+	tp_span_path_lengthen(p, ns);
 	p->sites[at] += ns; /* the site's time, below its row */
 	p->fragments[at] += fragment;
 }
