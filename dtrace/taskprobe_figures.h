@@ -321,18 +321,27 @@ static inline bool tp_live_path_site_read(const struct tp_live_path *p, unsigned
 
 /*
  * A site's share of the span, `share` per cent, with `decimals` (0 to 2); its time is only what
- * it ran since it was last kept when `at_least` (TP_LIVE_PATH_SINCE_LOSS): said ">=", or "?" when
- * that rounds to nothing (the initial task's serial code between regions, given up at every
- * region and kept again: ">=0.0%" would say nothing).
+ * it ran since it was last kept when `at_least` (TP_LIVE_PATH_SINCE_LOSS): said ">=" with the
+ * share cut down to the decimals (a lower bound rounded up would claim more than is known), or
+ * "?" when that is nothing (the initial task's serial code between regions, given up at every
+ * region and kept again: ">=0.0%" would say nothing, and may be a fifth of the span). The
+ * console's SPAN% (no decimals) and the report's (one) say the same thing so.
  */
 static inline void tp_live_share_words(char *out, size_t size, double share, int decimals,
 				       bool at_least)
 {
-	static const double half_unit[] = {0.5, 0.05, 0.005};
-	if (at_least && share < half_unit[decimals < 0 ? 0 : decimals > 2 ? 2 : decimals])
-		snprintf(out, size, "%s", TP_LIVE_SHARE_NOT_KNOWN);
-	else
-		snprintf(out, size, "%s%.*f%%", at_least ? ">=" : "", decimals, share);
+	static const double unit[] = {1, 10, 100};
+	decimals = decimals < 0 ? 0 : decimals > 2 ? 2 : decimals;
+	if (at_least) {
+		/* (the epsilon: 0.29 * 100 is 28.999...) */
+		double cut = (double)(uint64_t)(share * unit[decimals] + 1e-9) / unit[decimals];
+		if (cut <= 0)
+			snprintf(out, size, "%s", TP_LIVE_SHARE_NOT_KNOWN);
+		else
+			snprintf(out, size, ">=%.*f%%", decimals, cut);
+	} else {
+		snprintf(out, size, "%.*f%%", decimals, share);
+	}
 }
 
 /* The line that says what "?" and ">=" mean (tp_live_no_share_words, tp_live_share_words), empty

@@ -268,9 +268,9 @@ void live_format_span_share(char *out, size_t size, const struct live_snapshot *
 	double share = s->path_ns > 0 ? 100.0 * (double)v->path_ns / (double)s->path_ns : 0;
 	if (v->path_ns == 0)
 		snprintf(out, size, "%s", tp_live_no_share_words(s->path_other_ns));
-	else if (share < SHARE_SHOWN_MIN)
-		snprintf(out, size, "%s", v->path_at_least ? ">0%" : "<1%");
-	else
+	else if (share < SHARE_SHOWN_MIN && !v->path_at_least)
+		snprintf(out, size, "%s", "<1%");
+	else /* a lower bound under 1%: "?", as the exit report says one under 0.1% */
 		tp_live_share_words(out, size, share, 0, v->path_at_least);
 }
 

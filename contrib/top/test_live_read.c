@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "forged_live.h"
 #include "live_view.h"
+#include "taskprobe_figures.h"
 
 static char dir[] = "/tmp/taskprobe-live-read-XXXXXX";
 static char *path;
@@ -189,4 +191,43 @@ Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
 	cr_expect_float_eq(r.load_balance, 2.0 / 3, 1e-9);
 	free(slots);
 	free(map);
+}
+
+/*
+ * A site's share of the span as the console's SPAN% column says it and as the exit report does
+ * (tp_live_share_words, one decimal): a lower bound is cut down, never rounded up, and one that
+ * is nothing at the column's precision is "?" in both, not ">0%" in one and "?" in the other.
+ */
+Test(live_read, a_share_of_the_span_is_said_alike_by_the_console_and_the_report)
+{
+	static struct site_view site;
+	char said[16];
+	snapshot.path_ns = 1000000;
+	snapshot.path_other_ns = 0;
+	const struct {
+		uint64_t ns;
+		bool at_least;
+		const char *console, *report;
+	} shares[] = {
+		{0, false, "-", "-"},         {3000, false, "<1%", "0.3%"},
+		{3000, true, "?", ">=0.3%"},  {9900, true, "?", ">=0.9%"},
+		{500, true, "?", "?"},        {19000, true, ">=1%", ">=1.9%"},
+		{19900, false, "2%", "2.0%"}, {250000, true, ">=25%", ">=25.0%"},
+	};
+	for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+		site.path_ns = shares[i].ns;
+		site.path_at_least = shares[i].at_least;
+		live_format_span_share(said, sizeof said, &snapshot, &site);
+		cr_expect_str_eq(said, shares[i].console, "%" PRIu64 " ns", shares[i].ns);
+		if (shares[i].ns == 0)
+			snprintf(said, sizeof said, "%s", tp_live_no_share_words(0));
+		else
+			tp_live_share_words(said, sizeof said, 100.0 * (double)shares[i].ns / 1e6,
+					    1, shares[i].at_least);
+		cr_expect_str_eq(said, shares[i].report, "%" PRIu64 " ns", shares[i].ns);
+	}
+	snapshot.path_other_ns = 1;
+	site.path_ns = 0;
+	live_format_span_share(said, sizeof said, &snapshot, &site);
+	cr_expect_str_eq(said, "?");
 }
