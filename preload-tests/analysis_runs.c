@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis_runs.h"
 #include "harness.h"
@@ -251,4 +252,87 @@ double share_of(const char *text, const char *site)
 			}
 	}
 	return sum;
+}
+
+/*
+ * What follows kind `kind` on the line of sync site `site` in `text` (the sync sites' line
+ * holding both: "main (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns): "8.40 ms 4
+ * -", in `row`; NULL when no line has them.
+ */
+static const char *sync_line_of(const char *text, const char *site, const char *kind, char *row,
+				size_t size)
+{
+	char word[40];
+	snprintf(word, sizeof word, " %s ", kind);
+	for (const char *from = NULL; site_line(text, site, &from, row, size);) {
+		const char *at = strstr(row, word);
+		if (at != NULL)
+			return at + strlen(word);
+	}
+	return NULL;
+}
+
+/* The waits at sync site `site` of kind `kind` in `text`; -1 when no line has them. */
+long sync_waits_of(const char *text, const char *site, const char *kind)
+{
+	char row[512];
+	const char *after = sync_line_of(text, site, kind, row, sizeof row);
+	double waited;
+	long waits;
+	return after != NULL && sscanf(after, "%lf %*s %ld", &waited, &waits) == 2 ? waits : -1;
+}
+
+/* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
+double duration_ms(const char *text)
+{
+	char *unit;
+	double v = strtod(text, &unit);
+	if (unit == text)
+		return -1;
+	unit += strspn(unit, " ");
+	return strncmp(unit, "ns", 2) == 0   ? v / 1e6
+	       : strncmp(unit, "us", 2) == 0 ? v / 1e3
+	       : strncmp(unit, "ms", 2) == 0 ? v
+	       : strncmp(unit, "s", 1) == 0  ? v * 1e3
+					     : -1;
+}
+
+/* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
+double sync_waited_of(const char *text, const char *site, const char *kind)
+{
+	char row[512];
+	const char *after = sync_line_of(text, site, kind, row, sizeof row);
+	return after != NULL ? duration_ms(after) : -1;
+}
+
+/* The build of pop target `name` (a GCC build's name ends in "_gcc"), or the test skipped. */
+const char *pop_program(const char *name)
+{
+	size_t len = strlen(name);
+	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
+	return tp_require_program(tp_target(name),
+				  gcc ? "gcc and libomp-dev" : "clang and libomp-dev");
+}
+
+/*
+ * Runs pop target `name` on two threads with POP_TIMES into `pop` (freed first) until `kept` says
+ * yes, POP_TRIES runs at most, a pause after each refused (the load beside it may pass). Returns
+ * whether the last run was kept; when none was, says so (`judged_by`: how the last is judged).
+ */
+bool pop_run_until(const char *name, pop_judge *kept, const void *context, const char *judged_by,
+		   struct tp_pop_run *pop)
+{
+	const char *argv[] = {pop_program(name), NULL};
+	for (int try = 1;; try++) {
+		tp_pop_run_free(pop);
+		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, pop);
+		if (kept(pop, context))
+			return true;
+		if (try == POP_TRIES) {
+			cr_log_info("%s: the machine moved all %d runs: the last judged by %s",
+				    name, POP_TRIES, judged_by);
+			return false;
+		}
+		usleep(250000 * (useconds_t)try);
+	}
 }

@@ -80,7 +80,36 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
  */
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
+/* The waits at sync site `site` of kind `kind` in `text` (the sync sites' table, every reader's
+ * columns: "main (omp_fib.c:27) barrier 8.40 ms 4 -"); -1 when no line has them. */
+long sync_waits_of(const char *text, const char *site, const char *kind);
+
+/* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
+double sync_waited_of(const char *text, const char *site, const char *kind);
+
+/* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
+double duration_ms(const char *text);
+
 /* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
  * it, the first word ending in '%' ("-" off the path: 0; ">=" a lower bound: its figure), added
  * up; -1 when no line holds it. */
 double share_of(const char *text, const char *site);
+
+struct tp_pop_run;
+
+/* The runs a pop target is given to show what a test holds it to (pop_run_until). */
+#define POP_TRIES 5
+
+/* The build of pop target `name` (a GCC build's name ends in "_gcc"), or the test skipped. */
+const char *pop_program(const char *name);
+
+/* Whether a run's outputs give what a test holds them to (`context`: the test's). */
+typedef bool pop_judge(const struct tp_pop_run *pop, const void *context);
+
+/*
+ * Runs pop target `name` on two threads with POP_TIMES into `pop` (freed first) until `kept` says
+ * yes, POP_TRIES runs at most, a pause after each refused (the load beside it may pass). Returns
+ * whether the last run was kept; when none was, says so (`judged_by`: how the last is judged).
+ */
+bool pop_run_until(const char *name, pop_judge *kept, const void *context, const char *judged_by,
+		   struct tp_pop_run *pop);

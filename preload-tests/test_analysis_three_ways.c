@@ -255,8 +255,6 @@ static void online_known_graph(const char *graph, long on_path, struct three_way
 		       kept);
 }
 
-static long sync_waits_of(const char *text, const char *site, const char *kind);
-
 Test(analysis, top_and_the_report_give_a_chains_work_and_span_as_it_runs, .timeout = 120)
 {
 	online_known_graph("chain", 20, NULL);
@@ -530,34 +528,6 @@ Test(analysis, top_and_the_report_give_one_verdict_in_the_same_words, .timeout =
 }
 
 /*
- * What follows kind `kind` on the line of sync site `site` in `text` (the sync sites' line
- * holding both: "main (omp_fib.c:27) barrier 8.40 ms 4 -", in every reader's columns): "8.40 ms 4
- * -", in `row`; NULL when no line has them.
- */
-static const char *sync_line_of(const char *text, const char *site, const char *kind, char *row,
-				size_t size)
-{
-	char word[40];
-	snprintf(word, sizeof word, " %s ", kind);
-	for (const char *from = NULL; site_line(text, site, &from, row, size);) {
-		const char *at = strstr(row, word);
-		if (at != NULL)
-			return at + strlen(word);
-	}
-	return NULL;
-}
-
-/* The waits at sync site `site` of kind `kind` in `text`; -1 when no line has them. */
-static long sync_waits_of(const char *text, const char *site, const char *kind)
-{
-	char row[512];
-	const char *after = sync_line_of(text, site, kind, row, sizeof row);
-	double waited;
-	long waits;
-	return after != NULL && sscanf(after, "%lf %*s %ld", &waited, &waits) == 2 ? waits : -1;
-}
-
-/*
  * The sync sites' table the same three ways (issue 35): fib's taskwait, and its region's implicit
  * barrier, which libomp reports at the parallel construct's call, a task site's too (the live
  * statistics counted its waits in the implicit tasks' row, and listed none), each with as many
@@ -582,29 +552,6 @@ Test(analysis, top_and_the_report_list_the_sync_sites_analyze_lists, .timeout = 
 			     w.analysis.text);
 	}
 	three_ways_free(&w);
-}
-
-/* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
-static double duration_ms(const char *text)
-{
-	char *unit;
-	double v = strtod(text, &unit);
-	if (unit == text)
-		return -1;
-	unit += strspn(unit, " ");
-	return strncmp(unit, "ns", 2) == 0   ? v / 1e6
-	       : strncmp(unit, "us", 2) == 0 ? v / 1e3
-	       : strncmp(unit, "ms", 2) == 0 ? v
-	       : strncmp(unit, "s", 1) == 0  ? v * 1e3
-					     : -1;
-}
-
-/* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
-static double sync_waited_of(const char *text, const char *site, const char *kind)
-{
-	char row[512];
-	const char *after = sync_line_of(text, site, kind, row, sizeof row);
-	return after != NULL ? duration_ms(after) : -1;
 }
 
 /*

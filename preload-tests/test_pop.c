@@ -34,7 +34,6 @@ TP_SUITE_NOT_UNDER(pop, TP_ASAN | TP_TSAN,
 		   "(ASan), and TSan's pass leaves OpenMP programs out");
 
 #define WITHIN 0.05
-#define TRIES  5
 
 /* A known answer: a figure of tp_pop_factors (at `at`), `value` within `within` (allowed()). */
 struct known {
@@ -169,41 +168,6 @@ static bool all_known(const struct tp_pop_run *pop, const struct known *known,
 	return true;
 }
 
-/* The build of pop target `name` (a GCC build's name ends in "_gcc"), or the test skipped. */
-static const char *pop_program(const char *name)
-{
-	size_t len = strlen(name);
-	bool gcc = len > 4 && strcmp(name + len - 4, "_gcc") == 0;
-	return tp_require_program(tp_target(name),
-				  gcc ? "gcc and libomp-dev" : "clang and libomp-dev");
-}
-
-/* Whether a run's outputs give what a test holds them to (`context`: the test's). */
-typedef bool pop_judge(const struct tp_pop_run *pop, const void *context);
-
-/*
- * Runs pop target `name` on two threads with POP_TIMES into `pop` (freed first) until `kept` says
- * yes, TRIES runs at most, a pause after each refused (the load beside it may pass). Returns
- * whether the last run was kept; when none was, says so (`judged_by`: how the last is judged).
- */
-static bool pop_run_until(const char *name, pop_judge *kept, const void *context,
-			  const char *judged_by, struct tp_pop_run *pop)
-{
-	const char *argv[] = {pop_program(name), NULL};
-	for (int try = 1;; try++) {
-		tp_pop_run_free(pop);
-		tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL}, pop);
-		if (kept(pop, context))
-			return true;
-		if (try == TRIES) {
-			cr_log_info("%s: the machine moved all %d runs: the last judged by %s",
-				    name, TRIES, judged_by);
-			return false;
-		}
-		usleep(250000 * (useconds_t)try);
-	}
-}
-
 /* What expect_answers_of holds a run to. */
 struct answers {
 	const struct known *known;
@@ -220,7 +184,7 @@ static bool answers_known(const struct tp_pop_run *pop, const void *context)
  * Runs the target `name` on two threads: each output says the factors, each `known` answer
  * (ended by one with no figure), and that the factors are of a region of interest or not. A run
  * the machine moved too far from the known answer is tried again after a pause (the load beside
- * it may pass), up to TRIES runs; when none was spared, the last is judged by its deal. The run
+ * it may pass), up to POP_TRIES runs; when none was spared, the last is judged by its deal. The run
  * judged is left in `pop`, for the caller's own questions.
  */
 static void expect_answers_of(const char *name, bool region_of_interest, const struct known *known,
@@ -339,7 +303,7 @@ Test(pop, a_loop_inside_a_lock_built_by_gcc_is_serialised, .timeout = 120)
  * then on a loaded one. So the work may exceed the span by that time and 1.5% more (1.02 as
  * printed), not by a section: a lost edge leaves a section off the path (40 / 39 = 1.03). Each
  * of three runs is asserted. The online engine lost one now and then (1.03, 1.08) where
- * --analyze of the same run said 1.00; a run is tried again (TRIES at most) only when every way
+ * --analyze of the same run said 1.00; a run is tried again (POP_TRIES at most) only when every way
  * said the same off the path (moved_alike): the program left time of its own untimed, between
  * its arrival and the construct (the exit report and --analyze both said 1.02 of an ordered loop
  * built by GCC beside two CPU hogs, 9 ms off the path where the program timed 0.4 ms outside).
@@ -398,7 +362,7 @@ static void expect_one_path(const char *name)
 		for (int try = 1;; try++) {
 			tp_pop_run(argv, (const char *[]){"OMP_NUM_THREADS=2", "POP_TIMES=1", NULL},
 				   &pop);
-			if (try == TRIES || !moved_alike(&pop))
+			if (try == POP_TRIES || !moved_alike(&pop))
 				break;
 			cr_log_info("%s, run %d: every way says parallelism %.2f: again", name,
 				    run + 1, pop.output[0].factors.parallelism);
@@ -632,7 +596,7 @@ static bool path_shares_kept(const struct tp_pop_run *pop, const void *context)
  * two runs of three). Each share is held to the run's own: how long the program measured each
  * construct's regions. A loaded machine moves those (a CI run beside another suite: 39% for the
  * heaviest, its regions' threads preempted less than the others'), so a run it moved more than
- * 8 points from the known shares is tried again (TRIES at most); when it moved all, the last is
+ * 8 points from the known shares is tried again (POP_TRIES at most); when it moved all, the last is
  * judged by what it measured alone.
  */
 static void expect_path_sites(const char *name)
