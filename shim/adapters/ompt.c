@@ -209,6 +209,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)requested;
 	(void)flags;
 	parallel->ptr = (void *)tp_ompt_construct_site(encountering, codeptr, TP_OMPT_PARALLEL);
+	tp_ompt_region_forked(codeptr);
 }
 
 /* The encountering task resumes on the primary thread once the region's implicit task ended. */
@@ -218,6 +219,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering, in
 	(void)parallel;
 	(void)flags;
 	(void)codeptr;
+	tp_ompt_region_joined();
 	tp_ompt_first_part_fire();
 	if (tp_listeners_task_state_checked() && encountering != NULL && word(encountering) != 0)
 		poll_begin(id_of(encountering));
@@ -464,23 +466,6 @@ static void sync_region_wait_untraced(ompt_data_t *task)
 		set_word(task, word(task) & ~SYNC_WAITING);
 }
 
-/*
- * The site of a sync region: the construct's call in the program; for a barrier that ends a
- * region or worksharing construct (implicit), or one libomp reports at a call of its own (a GCC
- * build's, through its GOMP_ entry points), the parallel region's.
- */
-static const void *sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
-			     const void *codeptr)
-{
-	bool implicit = kind == ompt_sync_region_barrier_implicit ||
-			kind == ompt_sync_region_barrier_implicit_workshare ||
-			kind == ompt_sync_region_barrier_implicit_parallel ||
-			kind == ompt_sync_region_barrier_teams;
-	if (implicit || codeptr == NULL || tp_ompt_in_executor(codeptr))
-		return parallel != NULL ? parallel->ptr : NULL;
-	return codeptr;
-}
-
 /* A taskgroup's wait was marked while traced: its end, untraced, must find the task's own data
  * to clear the mark (the copy it is given never had it). */
 static bool taskgroup_marked;
@@ -522,7 +507,7 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 		set_word(task, (word(task) | SYNC_WAITING) &
 				       ~(kind == ompt_sync_region_taskwait ? SPAWNED : 0));
 		poll_suspend_in(id_of(task), tp_ompt_sync_kind(kind),
-				sync_site(kind, parallel, codeptr));
+				tp_ompt_sync_site(kind, parallel, codeptr));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		set_word(task, word(task) & ~SYNC_WAITING);
@@ -568,8 +553,9 @@ __attribute__((noinline)) static void sync_region_wait_quick(ompt_sync_region_t 
 		if (endpoint == ompt_scope_begin && current == id && !self->parked &&
 		    !tp_tracers_task_poll_end()) {
 			set_word(task, (w | SYNC_WAITING) & ~SPAWNED);
-			tp_task_poll_end_in_sync_park_quick(self, id, tp_ompt_sync_kind(kind),
-							    sync_site(kind, parallel, codeptr));
+			tp_task_poll_end_in_sync_park_quick(
+				self, id, tp_ompt_sync_kind(kind),
+				tp_ompt_sync_site(kind, parallel, codeptr));
 			return;
 		}
 		if (endpoint == ompt_scope_end && current == 0 && self->parked &&

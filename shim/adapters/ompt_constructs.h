@@ -43,6 +43,19 @@ bool tp_ompt_in_executor(const void *codeptr);
 void tp_ompt_on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 		     ompt_data_t *task, uint64_t count, const void *codeptr);
 
+/* A parallel region's fork at call `codeptr` by the calling thread, and its end (OMPT's
+ * parallel-begin and parallel-end): the regions it is in, for tp_ompt_sync_site. */
+void tp_ompt_region_forked(const void *codeptr);
+void tp_ompt_region_joined(void);
+
+/*
+ * The site of a sync region of kind `kind` at call `codeptr`, in region `parallel`: the
+ * construct's call in the program, a worksharing construct's implicit barrier's too; the region's
+ * site for the barrier that ends it, or for a call of libomp's own.
+ */
+const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
+			      const void *codeptr);
+
 /* tp_ompt_construct_site's path for a construct of GCC's, or a call not known to be the
  * program's. */
 const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const void *codeptr,
