@@ -53,7 +53,7 @@ static void pop_start_without_runtime(void)
 
 /* The run's start, the OpenMP runtime started here, not at the first parallel region (the
  * targets' usual start: nothing of the run before the runtime's start). */
-static void pop_start(void)
+static __attribute__((unused)) void pop_start(void)
 {
 	pop_start_without_runtime();
 	(void)omp_get_max_threads();
@@ -104,7 +104,7 @@ static void pop_work(int units)
 
 /* Spins `units` units of serial code asking nothing of OpenMP (pop_work asks the thread's
  * number, which a clang build asks at its entry: the runtime starts there). */
-static void pop_work_serial(int units)
+static __attribute__((unused)) void pop_work_serial(int units)
 {
 	pop_spin(units);
 	pop_units_of[0] += units;
