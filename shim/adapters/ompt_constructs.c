@@ -106,36 +106,14 @@ void tp_ompt_constructs_start(void)
 	tp_executor_lock_across_fork(&taskloops_lock);
 }
 
-/*
- * The calls that forked the regions the calling thread encountered and is in (innermost last,
- * FORKS_KEPT kept, `depth` counted on): libomp 14 reports a region's end on its primary thread as
- * an implicit barrier at that call, of the same kind as a worksharing construct's end, which it
- * reports at the construct's own call (tp_ompt_sync_site).
- */
-#define FORKS_KEPT 4
-static __thread struct {
-	const void *calls[FORKS_KEPT];
-	unsigned depth;
-} forks __attribute__((tls_model("initial-exec")));
-
-void tp_ompt_region_forked(const void *codeptr)
-{
-	if (forks.depth < FORKS_KEPT)
-		forks.calls[forks.depth] = codeptr;
-	forks.depth++;
-}
-
-void tp_ompt_region_joined(void)
-{
-	if (forks.depth > 0)
-		forks.depth--;
-}
+__thread struct tp_ompt_forks tp_ompt_forks __attribute__((tls_model("initial-exec")));
 
 /* Whether `codeptr` is the call that forked the innermost region the calling thread is in. */
 static bool forked_at(const void *codeptr)
 {
-	unsigned depth = forks.depth;
-	return depth > 0 && depth <= FORKS_KEPT && forks.calls[depth - 1] == codeptr;
+	unsigned depth = tp_ompt_forks.depth;
+	return depth > 0 && depth <= TP_OMPT_FORKS_KEPT &&
+	       tp_ompt_forks.calls[depth - 1] == codeptr;
 }
 
 /*

@@ -43,10 +43,35 @@ bool tp_ompt_in_executor(const void *codeptr);
 void tp_ompt_on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 		     ompt_data_t *task, uint64_t count, const void *codeptr);
 
-/* A parallel region's fork at call `codeptr` by the calling thread, and its end (OMPT's
- * parallel-begin and parallel-end): the regions it is in, for tp_ompt_sync_site. */
-void tp_ompt_region_forked(const void *codeptr);
-void tp_ompt_region_joined(void);
+/*
+ * The calls that forked the regions the calling thread encountered and is in (innermost last,
+ * TP_OMPT_FORKS_KEPT kept, `depth` counted on): libomp 14 reports a region's end on its primary
+ * thread as an implicit barrier at that call, of the same kind as a worksharing construct's end,
+ * which it reports at the construct's own call (tp_ompt_sync_site).
+ */
+#define TP_OMPT_FORKS_KEPT 4
+struct tp_ompt_forks {
+	const void *calls[TP_OMPT_FORKS_KEPT];
+	unsigned depth;
+};
+extern __thread struct tp_ompt_forks tp_ompt_forks
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* A parallel region's fork at call `codeptr` by the calling thread (OMPT's parallel-begin): in
+ * line, as every region's. */
+static inline void tp_ompt_region_forked(const void *codeptr)
+{
+	if (tp_ompt_forks.depth < TP_OMPT_FORKS_KEPT)
+		tp_ompt_forks.calls[tp_ompt_forks.depth] = codeptr;
+	tp_ompt_forks.depth++;
+}
+
+/* Its end (parallel-end). */
+static inline void tp_ompt_region_joined(void)
+{
+	if (tp_ompt_forks.depth > 0)
+		tp_ompt_forks.depth--;
+}
 
 /*
  * The site of a sync region of kind `kind` at call `codeptr`, in region `parallel`: the
