@@ -86,7 +86,7 @@ void tp_terminal_start(struct tp_terminal *t, const char *command, unsigned colu
 	cr_assert_eq(chmod(script, 0755), 0);
 	char *arguments;
 	cr_assert(asprintf(&arguments,
-			   "-f /dev/null new-session -d -x %u -y %u 'sh %s' \\; "
+			   "-f /dev/null new-session -d -x %u -y %u 'exec sh %s' \\; "
 			   "set-option -g status off",
 			   columns, lines, script) > 0);
 	static bool at_exit;

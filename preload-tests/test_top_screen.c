@@ -6,9 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
@@ -273,6 +277,80 @@ Test(top, the_program_is_not_disturbed_when_the_console_is_killed)
 	free(expected);
 	free(screen);
 	tp_terminal_stop(&t);
+}
+
+/* The pid of the console (taskprobe-top) following program `pid`, and its parent's (the
+ * launcher); 0 when none. */
+static int console_of(int pid, int *parent)
+{
+	char *cmd, line[64] = "";
+	cr_assert(asprintf(&cmd, "pgrep -f '^[^ ]*taskprobe-top .* %d$'", pid) > 0);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	int console = fgets(line, sizeof line, p) != NULL ? atoi(line) : 0;
+	pclose(p);
+	free(cmd);
+	char path[64], *status;
+	snprintf(path, sizeof path, "/proc/%d/status", console);
+	status = console != 0 ? tp_read_file(path, NULL) : NULL;
+	const char *at = status != NULL ? strstr(status, "PPid:") : NULL;
+	*parent = at != NULL ? atoi(at + strlen("PPid:")) : 0;
+	free(status);
+	return console;
+}
+
+/* Whether process `pid` ended within `ms` milliseconds (it may be a zombie of a parent that
+ * ended: that counts as ended, its time and its CPU spent). */
+static bool ends_within(int pid, unsigned ms)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	for (unsigned waited = 0;; waited += 50) {
+		char *stat = access(path, F_OK) == 0 ? tp_read_file(path, NULL) : NULL;
+		const char *state = stat != NULL ? strrchr(stat, ')') : NULL;
+		bool gone = state == NULL || strncmp(state, ") Z", 3) == 0 ||
+			    strncmp(state, ") X", 3) == 0;
+		free(stat);
+		if (gone)
+			return true;
+		if (waited >= ms)
+			return false;
+		nanosleep(&(struct timespec){0, 50000000}, NULL);
+	}
+}
+
+/*
+ * The terminal closes under the console (its tmux server killed) while the launcher leads the
+ * session (`tmux new 'taskprobe top -- ./app'`, `xterm -e`, `ssh -t`): the console ends, and so do
+ * the program (the launcher's hangup trap) and the launcher. The hangup reaches the session's
+ * leader alone, which waited for the console: the console spun on its dead terminal at 25 to 70%
+ * of a CPU, and the launcher and the program ran on, for good.
+ */
+Test(top, a_terminal_that_closes_ends_the_console_its_program_and_the_launcher)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	struct tp_terminal t;
+	char *command;
+	/* some minutes of rounds: what ends it is the hangup */
+	cr_assert(asprintf(&command, "cd /tmp && exec %s top -- %s 5000",
+			   tp_unprivileged_launcher(), top_shapes_target()) > 0);
+	tp_terminal_start(&t, command, 200, 40, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	const char *at = strstr(screen, "(pid ");
+	cr_assert_not_null(at, "%s", screen);
+	int pid = atoi(at + strlen("(pid "));
+	free(screen);
+	int launcher, console = console_of(pid, &launcher);
+	cr_assert(console > 0 && launcher > 0, "no console of pid %d", pid);
+	tp_terminal_stop(&t);
+	cr_expect(ends_within(console, 10000), "the console (pid %d) runs on", console);
+	cr_expect(ends_within(pid, 10000), "the program (pid %d) runs on", pid);
+	cr_expect(ends_within(launcher, 10000), "the launcher (pid %d) runs on", launcher);
+	/* whatever the outcome, nothing of the test is left running */
+	for (int p = 0; p < 3; p++)
+		kill((int[]){console, pid, launcher}[p], SIGKILL);
 }
 
 /*

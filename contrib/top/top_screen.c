@@ -4,6 +4,7 @@
 #include "top_screen.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,6 +425,18 @@ bool terminal_usable(char *why, size_t size)
 	return usable;
 }
 
+/*
+ * Whether the terminal the keys come from hung up (closed: its window, its tmux server, its ssh
+ * connection): getch() then returns at once, at every turn, and the console would spin. The
+ * kernel's hangup signal reaches only the session's leader, which may be the launcher (`tmux new
+ * 'taskprobe top -- ./app'`): its trap ends the program once the console ended.
+ */
+static bool terminal_hung_up(void)
+{
+	struct pollfd keys = {.fd = STDIN_FILENO, .events = POLLIN};
+	return poll(&keys, 1, 0) == 1 && (keys.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 int run_screen(struct live_file *f, const struct options *o)
 {
 	static struct screen sc;
@@ -458,6 +471,8 @@ int run_screen(struct live_file *f, const struct options *o)
 	uint64_t last = monotonic_ms();
 	while (readable) {
 		int key = getch();
+		if (key == ERR && terminal_hung_up())
+			break;
 		bool refresh_now = false;
 		if (key != ERR && !on_key(&sc, key, &refresh_now))
 			break;
