@@ -255,6 +255,47 @@ Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * A program that records slowly (omp_steps: two threads, a region every 10 ms, far from filling
+ * a buffer in seconds) killed after 1.5 s by SIGKILL, and by SIGINT (Ctrl-C): its threads wrote
+ * their buffers out as they went (TP_RECORD_WRITE_PERIOD), so the recording holds its regions'
+ * tasks up to about its last quarter second. Both left an empty recording: nothing had filled a
+ * buffer, and a killed program writes nothing more.
+ */
+Test(recorder, a_program_killed_while_it_records_slowly_leaves_all_but_its_last_moments,
+     .timeout = 120)
+{
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *steps = tp_require_program(tp_target("omp_steps"), "clang and libomp-dev");
+	const int signals[] = {SIGKILL, SIGINT};
+	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+		char *dir = recording_dir();
+		char setting[4300];
+		snprintf(setting, sizeof setting, "TASKPROBE_RECORD=%s/rec.%%p", dir);
+		struct tp_run run;
+		tp_start(TP_PRELOADED, (const char *[]){steps, "100000", "10", NULL},
+			 (const char *[]){"OMP_NUM_THREADS=2", setting, NULL}, &run);
+		usleep(1500 * 1000);
+		kill(run.pid, signals[i]);
+		tp_finish(&run);
+		cr_expect_eq(run.status, 128 + signals[i]);
+		char json[4400];
+		snprintf(json, sizeof json, "%s/timeline.json", dir);
+		char *err;
+		cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+		const char *summary = tp_timeline_summary(json);
+		/* about 2 x 125 implicit tasks by the kill's time on an idle machine (its first
+		 * 0.25 s and its last lost); a loaded machine runs fewer steps */
+		unsigned tracks = tp_timeline_count(summary, "b=");
+		cr_expect_geq(tracks, 20, "signal %d: %u task tracks: %s", signals[i], tracks,
+			      summary);
+		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
+		free(err);
+		tp_run_free(&run);
+		tp_remove_temp_dir(dir);
+	}
+}
+
 Test(recorder, a_path_that_cannot_be_written_is_said_once_and_the_program_runs_as_without_it)
 {
 	const char *argv[] = {tp_target("threads"), NULL};

@@ -40,7 +40,7 @@ static inline __attribute__((always_inline)) void record_fast(enum tp_record_typ
 	tp_guard_enter(&mine.busy);
 	struct tp_record_buffer *b = mine.buffer;
 	if (__builtin_expect(b == NULL || b->used + FAST_RECORD_BYTES > TP_RECORD_BUFFER_BYTES ||
-				     now - b->base > TP_RECORD_DELTA_MAX,
+				     now - b->base > TP_RECORD_WRITE_PERIOD,
 			     0)) {
 		tp_guard_leave(&mine.busy, false);
 		record_slow(type, small, nargs, a0, a1, a2, a3, now);

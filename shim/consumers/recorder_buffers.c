@@ -245,9 +245,10 @@ struct tp_record *record_begin_at(enum tp_record_type type, unsigned small, unsi
 	if (__builtin_expect(b->used + 8 * words > TP_RECORD_BUFFER_BYTES, 0))
 		buffer_write(b);
 	uint64_t now = at != 0 ? at : tp_clock_now();
-	if (now - b->base > TP_RECORD_DELTA_MAX) {
-		/* too long since the buffer's base for a record's 40 bits (or before it: a time
-		 * given): a new chunk, a new base */
+	if (now - b->base > TP_RECORD_WRITE_PERIOD) {
+		/* a while since the buffer's base (TP_RECORD_WRITE_PERIOD: what it holds is written
+		 * out, for a kill's sake, and a record's 40 bits of time are never short), or before
+		 * it (a time given): a new chunk, a new base */
 		if (b->used > b->written)
 			buffer_write(b);
 		b->base = now;
