@@ -107,30 +107,3 @@ void tp_ompt_constructs_start(void)
 }
 
 __thread struct tp_ompt_forks tp_ompt_forks __attribute__((tls_model("initial-exec")));
-
-/* Whether `codeptr` is the call that forked the innermost region the calling thread is in. */
-static bool forked_at(const void *codeptr)
-{
-	unsigned depth = tp_ompt_forks.depth;
-	return depth > 0 && depth <= TP_OMPT_FORKS_KEPT &&
-	       tp_ompt_forks.calls[depth - 1] == codeptr;
-}
-
-/*
- * The site of a sync region: the construct's call in the program, a worksharing construct's
- * implicit barrier's too (each loop's or single's end its own site: which loop's threads waited,
- * not only which region's); for the barrier that ends a parallel region (libomp 14 reports it
- * as implicit, at the fork's call on the primary thread, at none on the others: forked_at), or
- * one libomp reports at a call of its own (a GCC build's, through its GOMP_ entry points), the
- * parallel region's, as its implicit tasks' spawn site is.
- */
-const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
-			      const void *codeptr)
-{
-	bool region_end = kind == ompt_sync_region_barrier_implicit_parallel ||
-			  kind == ompt_sync_region_barrier_teams || codeptr == NULL ||
-			  (kind == ompt_sync_region_barrier_implicit && forked_at(codeptr));
-	if (region_end || tp_ompt_in_executor(codeptr))
-		return parallel != NULL ? parallel->ptr : NULL;
-	return codeptr;
-}

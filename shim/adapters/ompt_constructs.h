@@ -73,14 +73,6 @@ static inline void tp_ompt_region_joined(void)
 		tp_ompt_forks.depth--;
 }
 
-/*
- * The site of a sync region of kind `kind` at call `codeptr`, in region `parallel`: the
- * construct's call in the program, a worksharing construct's implicit barrier's too; the region's
- * site for the barrier that ends it, or for a call of libomp's own.
- */
-const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
-			      const void *codeptr);
-
 /* tp_ompt_construct_site's path for a construct of GCC's, or a call not known to be the
  * program's. */
 const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const void *codeptr,
@@ -106,3 +98,31 @@ static inline const void *tp_ompt_construct_site(const ompt_data_t *encountering
 
 /* Before the executor's first task (the tool's initialize): the taskloops' lock held across forks. */
 void tp_ompt_constructs_start(void);
+
+/* Whether `codeptr` is the call that forked the innermost region the calling thread is in. */
+static inline bool tp_ompt_forked_at(const void *codeptr)
+{
+	unsigned depth = tp_ompt_forks.depth;
+	return depth > 0 && depth <= TP_OMPT_FORKS_KEPT &&
+	       tp_ompt_forks.calls[depth - 1] == codeptr;
+}
+
+/*
+ * The site of a sync region: the construct's call in the program, a worksharing construct's
+ * implicit barrier's too (each loop's or single's end its own site: which loop's threads waited,
+ * not only which region's); for the barrier that ends a parallel region (libomp 14 reports it
+ * as implicit, at the fork's call on the primary thread, at none on the others:
+ * tp_ompt_forked_at), or one libomp reports at a call of its own (a GCC build's, through its
+ * GOMP_ entry points), the parallel region's, as its implicit tasks' spawn site is. In line: the
+ * quick way of a wait's begin (ompt.c) saves no register.
+ */
+static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
+					    const void *codeptr)
+{
+	bool region_end = kind == ompt_sync_region_barrier_implicit_parallel ||
+			  kind == ompt_sync_region_barrier_teams || codeptr == NULL ||
+			  (kind == ompt_sync_region_barrier_implicit && tp_ompt_forked_at(codeptr));
+	if (region_end || tp_ompt_in_executor(codeptr))
+		return parallel != NULL ? parallel->ptr : NULL;
+	return codeptr;
+}
