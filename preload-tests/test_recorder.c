@@ -212,6 +212,27 @@ Test(recorder, a_path_without_the_pid_is_recorded_by_the_first_process_only, .ti
 	recorded_free(&r);
 }
 
+/*
+ * Kills the recording program `run` with `signal` and converts its recording in `dir`: it died of
+ * the signal, the conversion succeeded with no slice left open; its summary in `*summary`, and
+ * its task tracks returned.
+ */
+static unsigned killed_task_tracks(struct tp_run *run, int signal, const char *dir,
+				   const char **summary)
+{
+	kill(run->pid, signal);
+	tp_finish(run);
+	cr_expect_eq(run->status, 128 + signal);
+	char json[4400];
+	snprintf(json, sizeof json, "%s/timeline.json", dir);
+	char *err;
+	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
+	free(err);
+	*summary = tp_timeline_summary(json);
+	cr_expect_eq(tp_timeline_count(*summary, "unbalanced slices="), 0, "%s", *summary);
+	return tp_timeline_count(*summary, "b=");
+}
+
 Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout = 180)
 {
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
@@ -236,21 +257,12 @@ Test(recorder, a_program_killed_by_sigkill_leaves_every_chunk_it_wrote, .timeout
 		cr_assert_lt(waited, 60000, "phase 0 did not end");
 		usleep(10 * 1000);
 	}
-	kill(run.pid, SIGKILL);
-	tp_finish(&run);
-	cr_expect_eq(run.status, 128 + SIGKILL);
-	char json[4400];
-	snprintf(json, sizeof json, "%s/timeline.json", dir);
-	char *err;
-	cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
-	const char *summary = tp_timeline_summary(json);
 	/* what stayed in the two threads' buffers (at most 2 x 256 KiB) is lost; the rest is there */
-	unsigned tracks = tp_timeline_count(summary, "b=");
+	const char *summary;
+	unsigned tracks = killed_task_tracks(&run, SIGKILL, dir, &summary);
 	cr_expect_gt(tracks, tp_fib_tasks(N) / 2, "%u task tracks of %u: %s", tracks,
 		     tp_fib_tasks(N), summary);
 	cr_expect_leq(tracks, tp_fib_tasks(N) + 3, "%s", summary);
-	cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
-	free(err);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
@@ -276,21 +288,12 @@ Test(recorder, a_program_killed_while_it_records_slowly_leaves_all_but_its_last_
 		tp_start(TP_PRELOADED, (const char *[]){steps, "100000", "10", NULL},
 			 (const char *[]){"OMP_NUM_THREADS=2", setting, NULL}, &run);
 		usleep(1500 * 1000);
-		kill(run.pid, signals[i]);
-		tp_finish(&run);
-		cr_expect_eq(run.status, 128 + signals[i]);
-		char json[4400];
-		snprintf(json, sizeof json, "%s/timeline.json", dir);
-		char *err;
-		cr_expect_eq(convert_dir(dir, json, &err), 0, "%s", err);
-		const char *summary = tp_timeline_summary(json);
 		/* about 2 x 125 implicit tasks by the kill's time on an idle machine (its first
 		 * 0.25 s and its last lost); a loaded machine runs fewer steps */
-		unsigned tracks = tp_timeline_count(summary, "b=");
+		const char *summary;
+		unsigned tracks = killed_task_tracks(&run, signals[i], dir, &summary);
 		cr_expect_geq(tracks, 20, "signal %d: %u task tracks: %s", signals[i], tracks,
 			      summary);
-		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
-		free(err);
 		tp_run_free(&run);
 		tp_remove_temp_dir(dir);
 	}
