@@ -183,10 +183,9 @@ Test(work_span, the_initial_task_starts_with_the_program_after_its_last_wait)
 static int walk(struct tp_live_path *p, uint32_t row, uint64_t ns)
 {
 	tp_span_path_add(p, tp_span_path_site(p, row), ns);
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		if (p->sites[k] != 0 && (p->sites[k] >> TP_LIVE_PATH_ROW_SHIFT) == row)
-			return (int)k;
-	return -1;
+	/* found where it is now; a path that kept it not is full: no free place taken here */
+	unsigned at = tp_span_path_site(p, row);
+	return at < TP_SPAN_PLACE_NEW ? (int)at : -1;
 }
 
 static uint64_t kept_ns(const struct tp_live_path *p)
