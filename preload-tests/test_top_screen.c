@@ -306,11 +306,15 @@ static bool ends_within(int pid, unsigned ms)
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	for (unsigned waited = 0;; waited += 50) {
-		char *stat = access(path, F_OK) == 0 ? tp_read_file(path, NULL) : NULL;
-		const char *state = stat != NULL ? strrchr(stat, ')') : NULL;
+		/* read as it may vanish between two calls (tp_read_file would fail the test) */
+		char stat[512] = "";
+		FILE *f = fopen(path, "r");
+		bool read = f != NULL && fgets(stat, sizeof stat, f) != NULL;
+		if (f != NULL)
+			fclose(f);
+		const char *state = read ? strrchr(stat, ')') : NULL;
 		bool gone = state == NULL || strncmp(state, ") Z", 3) == 0 ||
 			    strncmp(state, ") X", 3) == 0;
-		free(stat);
 		if (gone)
 			return true;
 		if (waited >= ms)
