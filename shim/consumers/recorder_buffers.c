@@ -153,7 +153,7 @@ static void chunk_of(struct tp_record_buffer *b, bool owner, struct chunk_out *c
 		.tid = (uint32_t)b->tid,
 		.records = records,
 		.dropped = dropped,
-		.base_time = b->base,
+		.base_time = __atomic_load_n(&b->base, __ATOMIC_RELAXED),
 	};
 	tp_clock_pair(&c->header.clock_time, &c->header.ns);
 	if (owner) /* its name now: another thread may have renamed it */
@@ -249,9 +249,11 @@ struct tp_record *record_begin_at(enum tp_record_type type, unsigned small, unsi
 		/* a while since the buffer's base (TP_RECORD_WRITE_PERIOD: what it holds is written
 		 * out, for a kill's sake, and a record's 40 bits of time are never short), or before
 		 * it (a time given): a new chunk, a new base */
-		if (b->used > b->written)
+		/* (the exiting thread may be writing it out meanwhile: buffer_write takes its lock;
+		 * the base, set outside it, it reads for the chunk of the records after it) */
+		if (b->used > __atomic_load_n(&b->written, __ATOMIC_RELAXED))
 			buffer_write(b);
-		b->base = now;
+		__atomic_store_n(&b->base, now, __ATOMIC_RELAXED);
 	}
 	errno = saved_errno;
 	struct tp_record *r = (struct tp_record *)(b->data + b->used);
