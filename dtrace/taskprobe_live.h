@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 12
+#define TP_LIVE_VERSION 13
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -458,8 +458,15 @@ struct tp_live_site_stats {
 	 */
 	uint64_t sync_waited_ns;
 	uint64_t sync_waits;
+	/*
+	 * For the row of a barrier's site: the thread's computation in the phases the barrier
+	 * ended (in parallel regions, from the thread's previous barrier's end to this one's:
+	 * the explicit tasks it ran inside the barrier too), added up: the load balance of what
+	 * the barrier waits for, a worksharing loop's when it is the loop's (version 13).
+	 */
+	uint64_t phase_ns;
 	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
-	uint64_t reserved[10];
+	uint64_t reserved[9];
 };
 _Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 

@@ -305,6 +305,19 @@ double sync_waited_of(const char *text, const char *site, const char *kind)
 	return after != NULL ? duration_ms(after) : -1;
 }
 
+/* The load balance of the phases sync site `site`'s barrier ended in `text` (its line of kind
+ * "barrier": "main (ws.c:10) barrier 80.01 ms 2 0.667 -"); -1 when no line has one. */
+double sync_balance_of(const char *text, const char *site)
+{
+	char row[512], balance[16];
+	const char *after = sync_line_of(text, site, "barrier", row, sizeof row);
+	if (after == NULL || sscanf(after, "%*f %*s %*d %15s", balance) != 1)
+		return -1;
+	char *end;
+	double v = strtod(balance, &end);
+	return end != balance ? v : -1;
+}
+
 /* The build of pop target `name` (a GCC build's name ends in "_gcc"), or the test skipped. */
 const char *pop_program(const char *name)
 {

@@ -81,11 +81,15 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
 /* The waits at sync site `site` of kind `kind` in `text` (the sync sites' table, every reader's
- * columns: "main (omp_fib.c:27) barrier 8.40 ms 4 -"); -1 when no line has them. */
+ * columns: "main (omp_fib.c:27) barrier 8.40 ms 4 0.808 -"); -1 when no line has them. */
 long sync_waits_of(const char *text, const char *site, const char *kind);
 
 /* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
 double sync_waited_of(const char *text, const char *site, const char *kind);
+
+/* The load balance of the phases sync site `site`'s barrier ended (what its threads computed
+ * before it: sync_waited.h) in `text`; -1 when no line says one. */
+double sync_balance_of(const char *text, const char *site);
 
 /* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
 double duration_ms(const char *text);

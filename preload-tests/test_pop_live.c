@@ -88,8 +88,8 @@ static struct pop_figures figures_at(const char *text, const char *place, const 
 	const char *syncs = strcasestr(text, "sync site ");
 	f.sync_share = -1;
 	if (sync_place != NULL && syncs != NULL && (at = strstr(syncs, sync_place)) != NULL)
-		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %lf", f.sync_kind, &f.sync_waits,
-		       &f.sync_share);
+		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %*s %lf", f.sync_kind,
+		       &f.sync_waits, &f.sync_share); /* its load balance "-": not a barrier */
 	f.roi = strstr(text, "region of interest: omp_control_tool") != NULL;
 	double a, b, busy_a, busy_b;
 	if ((at = strstr(text, "units by thread ")) != NULL &&

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Where a region's time is lost, loop by loop (issue 35: per synchronisation site the time
- * threads waited there): pop_loops' two worksharing loops in one parallel region, each loop's
- * implicit barrier a sync site of its own, the same in the exit report, `taskprobe top --once`
+ * threads waited there, per worksharing loop its load balance): pop_loops' two worksharing loops
+ * in one parallel region, each loop's implicit barrier a sync site of its own with its loop's
+ * balance, the same in the exit report, `taskprobe top --once`
  * and --analyze of one run (tp_pop_run), built by clang and by GCC, on two threads.
  */
 #define _GNU_SOURCE
@@ -25,31 +26,52 @@ static int loop_line(const char *pragma)
 }
 
 /*
- * The barrier line in `text` of the imbalanced loop of pop_loops: a site on one of its lines (the
- * construct's for clang, a line of its body for GCC's loop end), its waits into `waits`; its time
- * waited in ms, -1 when no line has one.
+ * The site of the imbalanced loop's barrier line in `text` into `site`: a site on one of its lines
+ * (the construct's for clang, a line of its body for GCC's loop end); false when no line has one.
  */
-static double first_loop_barrier(const char *text, long *waits)
+static bool first_loop_site(const char *text, char *site, size_t size)
 {
 	int from = loop_line("#pragma omp for schedule(static, 1)");
 	int to = loop_line("#pragma omp for schedule(static)");
 	for (int line = from; line < to; line++) {
-		char site[64];
-		snprintf(site, sizeof site, "main (pop_loops.c:%d)", line);
-		*waits = sync_waits_of(text, site, "barrier");
-		if (*waits >= 0)
-			return sync_waited_of(text, site, "barrier");
+		snprintf(site, size, "main (pop_loops.c:%d)", line);
+		if (sync_waits_of(text, site, "barrier") >= 0)
+			return true;
 	}
-	return -1;
+	return false;
 }
 
-/* Whether --analyze of `pop` says the imbalanced loop's barrier waited at least half the 80 ms
- * its thread 0 waits on an idle machine (a pop_judge). */
-static bool first_loop_waited(const struct tp_pop_run *pop, const void *context)
+/*
+ * The site of the barrier that ends pop_loops' balanced loop into `site`: its own (clang's), or
+ * the region's (GCC ends a region's last loop without one: the region's barrier serves).
+ */
+static void second_loop_site(bool clang, char *site, size_t size)
 {
-	(void)context;
-	long waits;
-	return first_loop_barrier(pop->output[TP_POP_ANALYSIS].text, &waits) >= 40;
+	snprintf(site, size, "main (pop_loops.c:%d)",
+		 clang ? loop_line("#pragma omp for schedule(static)")
+		       : tp_source_line("pop_loops.c", "int main(", "#pragma omp parallel"));
+}
+
+/* The load balance pop_loops' imbalanced loop has by construction: thread 0 computes 8 units
+ * before its barrier, thread 1 24. */
+#define FIRST_LOOP_BALANCE (16.0 / 24.0)
+
+/*
+ * Whether --analyze of `pop` says the imbalanced loop's barrier waited at least half the 80 ms
+ * its thread 0 waits on an idle machine, the loops' balances near what they are by construction
+ * (a loaded machine may stretch one thread's loop: a pop_judge). `context`: whether pop_loops was
+ * built by clang.
+ */
+static bool loops_as_built(const struct tp_pop_run *pop, const void *context)
+{
+	const char *text = pop->output[TP_POP_ANALYSIS].text;
+	char first[64], second[64];
+	if (!first_loop_site(text, first, sizeof first))
+		return false;
+	second_loop_site(*(const bool *)context, second, sizeof second);
+	return sync_waited_of(text, first, "barrier") >= 40 &&
+	       fabs(sync_balance_of(text, first) - FIRST_LOOP_BALANCE) <= 0.1 &&
+	       sync_balance_of(text, second) >= 0.9;
 }
 
 /*
@@ -57,22 +79,29 @@ static bool first_loop_waited(const struct tp_pop_run *pop, const void *context)
  * its own, on the loop's lines, two waits (one a thread), the imbalanced loop's 80 ms (thread 0
  * waits 16 units for thread 1) in every output as --analyze says it. The three barriers were one
  * line at the region's construct, which said that the region waited, not which loop. clang's
- * balanced loop has its barrier's line too; GCC ends a region's last loop without one.
+ * balanced loop has its barrier's line too; GCC ends a region's last loop without one. And each
+ * loop's load balance (issue 35), the phases its barrier ended: the imbalanced one's 0.667, the
+ * balanced one's near 1, where the region's is 0.75 over both.
  */
 static void expect_a_barrier_a_loop(const char *name, bool clang)
 {
 	struct tp_pop_run pop = {0};
-	(void)pop_run_until(name, first_loop_waited, NULL, "its outputs alike", &pop);
-	long waits;
-	double analyzed = first_loop_barrier(pop.output[TP_POP_ANALYSIS].text, &waits);
-	char second[64], region[64];
-	snprintf(second, sizeof second, "main (pop_loops.c:%d)",
-		 loop_line("#pragma omp for schedule(static)"));
+	(void)pop_run_until(name, loops_as_built, &clang, "its outputs alike", &pop);
+	const char *analysis = pop.output[TP_POP_ANALYSIS].text;
+	char first[64], second[64], region[64];
+	cr_assert(first_loop_site(analysis, first, sizeof first), "%s", analysis);
+	second_loop_site(clang, second, sizeof second);
+	double analyzed = sync_waited_of(analysis, first, "barrier"),
+	       balance = sync_balance_of(analysis, first);
+	cr_expect(fabs(balance - FIRST_LOOP_BALANCE) <= 0.1,
+		  "%s: --analyze says the imbalanced loop's load balance is %.3f, not %.3f:\n%s",
+		  name, balance, FIRST_LOOP_BALANCE, analysis);
 	snprintf(region, sizeof region, "main (pop_loops.c:%d)",
 		 tp_source_line("pop_loops.c", "int main(", "#pragma omp parallel"));
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop.output[i];
-		double waited = first_loop_barrier(o->text, &waits);
+		long waits = sync_waits_of(o->text, first, "barrier");
+		double waited = sync_waited_of(o->text, first, "barrier");
 		cr_expect(waits == 2 && fabs(waited - analyzed) <= 0.1 * analyzed + 1,
 			  "%s: %s says the first loop's barrier waited %.2f ms in %ld waits, "
 			  "--analyze %.2f ms:\n%s",
@@ -82,6 +111,12 @@ static void expect_a_barrier_a_loop(const char *name, bool clang)
 		if (clang)
 			cr_expect_eq(sync_waits_of(o->text, second, "barrier"), 2, "%s: %s:\n%s",
 				     name, o->way, o->text);
+		double own = sync_balance_of(o->text, first),
+		       other = sync_balance_of(o->text, second);
+		cr_expect(fabs(own - balance) <= 0.02 && other >= 0.9,
+			  "%s: %s says the loops' load balances are %.3f and %.3f, --analyze the "
+			  "first's %.3f:\n%s",
+			  name, o->way, own, other, balance, o->text);
 	}
 	tp_pop_run_free(&pop);
 }

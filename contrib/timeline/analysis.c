@@ -102,23 +102,29 @@ static uint32_t region_of(const struct analysis *a, const struct task *t)
 	return implicit(a, t) ? t->site : t->region;
 }
 
-/* Region `region`'s entry of thread `th` (NULL when out of memory). */
-static struct region_thread *region_thread(struct analysis *a, uint32_t region,
-					   const struct thread *th)
+/* Thread `th`'s entry of the computations `b` of a site (NULL when out of memory). */
+static struct region_thread *region_thread_of(struct analysis *a, struct by_thread *b,
+					      const struct thread *th)
 {
-	struct site *s = &a->sites[region];
-	if (th->index >= s->n_by_thread) {
+	if (th->index >= b->n) {
 		uint32_t n = 2 * th->index + 2;
 		struct region_thread *r = take(a, n * sizeof *r);
 		if (r == NULL)
 			return NULL;
-		if (s->n_by_thread > 0)
-			memcpy(r, s->by_thread, s->n_by_thread * sizeof *r);
-		give(a, s->by_thread, s->n_by_thread * sizeof *r);
-		s->by_thread = r;
-		s->n_by_thread = n;
+		if (b->n > 0)
+			memcpy(r, b->of, b->n * sizeof *r);
+		give(a, b->of, b->n * sizeof *r);
+		b->of = r;
+		b->n = n;
 	}
-	return &s->by_thread[th->index];
+	return &b->of[th->index];
+}
+
+/* Region `region`'s entry of thread `th` (NULL when out of memory). */
+static struct region_thread *region_thread(struct analysis *a, uint32_t region,
+					   const struct thread *th)
+{
+	return region_thread_of(a, &a->sites[region].by_thread, th);
 }
 
 /*
@@ -139,6 +145,7 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 	struct region_thread *r = region != 0 ? region_thread(a, region, th) : NULL;
 	if (r != NULL)
 		r->ns += w;
+	tp_phase_computes(&th->phase, region, w);
 	if (!p->roi_seen || p->roi_on)
 		th->computation += w;
 }
@@ -369,6 +376,23 @@ static void sync_waited_time(struct analysis *a, const struct proc *p, struct th
 		a->sites[where / SYNC_KINDS].waited[where % SYNC_KINDS] += waited;
 }
 
+/*
+ * Thread `th` polls `t` again after its wait at its sync site (one with a row): one wait more
+ * there, and a barrier's ends the thread's phase (sync_waited.h), which the thread passed.
+ */
+static void phase_ends(struct analysis *a, struct thread *th, const struct task *t)
+{
+	struct site *s = &a->sites[t->sync_site];
+	s->waits[t->sync]++;
+	uint64_t phase = tp_phase_ends(&th->phase, t->sync);
+	struct region_thread *r = t->sync == TP_SYNC_BARRIER ? region_thread_of(a, &s->phases, th)
+							     : NULL;
+	if (r != NULL) {
+		r->ns += phase;
+		r->in = true;
+	}
+}
+
 static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 			  const struct timeline_event *e)
 {
@@ -413,7 +437,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 				  t->last != NULL ? t->last->placed : 0};
 		uint32_t where = waited_where(t);
 		if (where != 0)
-			a->sites[t->sync_site].waits[t->sync]++;
+			phase_ends(a, th, t);
 		holder_resumes(a, p, t);
 		/* the graph's rule: the live statistics' engine's (work_span.h) */
 		unsigned steps = tp_span_start_steps(t->sync, t->ran_undeferred,
@@ -454,7 +478,7 @@ static void on_poll_start(struct analysis *a, struct proc *p, struct thread *th,
 	}
 	struct region_thread *r = implicit(a, t) ? region_thread(a, t->site, th) : NULL;
 	if (r != NULL)
-		r->implicit = true;
+		r->in = true;
 	p->first_ns = e->ns < p->first_ns ? e->ns : p->first_ns;
 }
 

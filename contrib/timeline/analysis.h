@@ -110,6 +110,13 @@ void analysis_critical_path(struct analysis *a,
 void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigned kind,
 			uint64_t *waited, uint64_t *waits);
 
+/* The phases the barrier of the sync site (scope and id as given to analysis_site) ended, into
+ * `computation[0..threads)` by thread index (the process's threads in the order they first
+ * polled): each thread's computation before the barrier, UINT64_MAX for one that did not pass it
+ * (sync_waited.h). */
+void analysis_barrier_phases(struct analysis *a, uint64_t scope, uint64_t id, unsigned threads,
+			     uint64_t *computation);
+
 void analysis_free(struct analysis *a);
 
 /* The exit status of recordings refused (of two MPI jobs: said on the errors), as a conversion's

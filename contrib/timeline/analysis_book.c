@@ -396,11 +396,21 @@ void analysis_sync_site(struct analysis *a, uint64_t scope, uint64_t id, unsigne
 	*waits = i != 0 ? a->sites[i].waits[kind] : 0;
 }
 
+void analysis_barrier_phases(struct analysis *a, uint64_t scope, uint64_t id, unsigned threads,
+			     uint64_t *computation)
+{
+	uint32_t i = site_of(a, scope, id);
+	const struct by_thread *b = i != 0 ? &a->sites[i].phases : &(struct by_thread){0};
+	for (unsigned t = 0; t < threads; t++)
+		computation[t] = t < b->n && b->of[t].in ? b->of[t].ns : UINT64_MAX;
+}
+
 /* What site `s` holds besides itself (a process's row for no site holds its histograms only). */
 static void site_free(struct analysis *a, struct site *s)
 {
 	acc_clear(a, &s->fork);
-	free(s->by_thread);
+	free(s->by_thread.of);
+	free(s->phases.of);
 	free(s->text);
 	free(s->task_time.bucket);
 	free(s->spawn_gap.bucket);

@@ -108,6 +108,7 @@ struct thread {
 	struct node *last;   /* the last fragment it polled */
 	uint64_t free_ns;    /* when that ended */
 	uint64_t computation; /* its polls' time (in the region of interest, if any) */
+	uint64_t phase;       /* its computation since its last barrier (sync_waited.h) */
 	/* its waits going on (wait-start's, nested), and when its outermost one, an MPI call's,
 	 * paused the fragment it polls (tp_span_wait_pauses; 0: none) */
 	uint32_t waits;
@@ -118,10 +119,19 @@ struct thread {
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (sync_waited.h) */
 };
 
-/* A thread's computation in a parallel region (struct site's by_thread). */
+/* A thread's computation in a parallel region, or before a barrier (struct site's by_thread
+ * and phases). */
 struct region_thread {
 	uint64_t ns;
-	bool implicit; /* it ran one of the region's implicit tasks */
+	/* counted in the balance whatever its computation: it ran one of the region's implicit
+	 * tasks; it passed the barrier */
+	bool in;
+};
+
+/* The threads' computations of a site, by thread index (region_thread_of). */
+struct by_thread {
+	uint32_t n;
+	struct region_thread *of;
 };
 
 /* The sync kinds (enum tp_sync_kind): barrier, taskwait, taskgroup, mutual exclusion. */
@@ -151,14 +161,15 @@ struct site {
 	/* a parallel construct's: its implicit tasks' threads' computation, by thread index, and
 	 * the path to its last fork (a worker's implicit task starts after it) */
 	bool parallel;
-	uint32_t n_by_thread;
-	struct region_thread *by_thread;
+	struct by_thread by_thread;
 	struct acc fork;
 	uint64_t fork_at; /* when it was published (0: none): tp_span_fork_waits_initial */
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];
 	uint8_t mutex_kind;
+	/* a barrier's: the threads' phases it ended, added up by thread (sync_waited.h) */
+	struct by_thread phases;
 };
 
 struct proc {

@@ -51,31 +51,29 @@ static int by_work(const void *x, const void *y, void *context)
 	return a > b ? -1 : a < b;
 }
 
-/* A parallel region's figures: its computation, threads and load balance. */
-struct region_figures {
-	uint64_t computation, maximum;
-	unsigned threads;
-};
-
-static struct region_figures region_figures(const struct site *s)
+/*
+ * The computations `b` (a parallel region's threads', a barrier's phases: sync_waited.h) as every
+ * reader makes them (tp_live_region_of): of each thread that ran the region or passed the
+ * barrier, or computed in it.
+ */
+static struct tp_live_region balance_of(const struct by_thread *b)
 {
-	struct region_figures f = {0};
-	for (uint32_t j = 0; j < s->n_by_thread; j++) {
-		const struct region_thread *r = &s->by_thread[j];
-		if (!r->implicit && r->ns == 0)
-			continue;
-		f.computation += r->ns;
-		f.maximum = max_u64(f.maximum, r->ns);
-		f.threads++;
-	}
-	return f;
+	uint64_t *computation = malloc((b->n + 1) * sizeof *computation);
+	unsigned threads = 0;
+	for (uint32_t j = 0; computation != NULL && j < b->n; j++)
+		if (b->of[j].in || b->of[j].ns != 0)
+			computation[threads++] = b->of[j].ns;
+	struct tp_live_region r = computation != NULL ? tp_live_region_of(computation, threads)
+						      : (struct tp_live_region){0};
+	free(computation);
+	return r;
 }
 
 static int by_computation(const void *x, const void *y, void *context)
 {
 	const struct site *sites = context;
-	uint64_t a = region_figures(&sites[*(const uint32_t *)x]).computation,
-		 b = region_figures(&sites[*(const uint32_t *)y]).computation;
+	uint64_t a = balance_of(&sites[*(const uint32_t *)x].by_thread).computation_ns,
+		 b = balance_of(&sites[*(const uint32_t *)y].by_thread).computation_ns;
 	return a > b ? -1 : a < b;
 }
 
@@ -180,7 +178,7 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	size_t n = 0;
 	for (size_t i = 1; i < a->n_sites; i++)
 		if (a->sites[i].parallel && a->sites[i].process == p->process &&
-		    region_figures(&a->sites[i]).threads > 0)
+		    balance_of(&a->sites[i].by_thread).threads > 0)
 			order[n++] = (uint32_t)i;
 	qsort_r(order, n, sizeof *order, by_computation, a->sites);
 	int width = site_width(a, order, n, shown);
@@ -188,11 +186,11 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
 			"computation", "threads");
 	for (size_t i = 0; i < n; i++) {
-		struct region_figures r = region_figures(&a->sites[order[i]]);
-		fprintf(out, "  %-*s %12.3f %12s %8u\n", width,
+		struct tp_live_region r = balance_of(&a->sites[order[i]].by_thread);
+		fprintf(out, "  %-*s %12s %12s %8u\n", width,
 			site_text(a, order[i], name, sizeof name, shown),
-			r.maximum > 0 ? (double)r.computation / r.threads / (double)r.maximum : 1.0,
-			duration(r.computation, b1, sizeof b1), r.threads);
+			tp_live_balance_words(&r, b2, sizeof b2),
+			duration(r.computation_ns, b1, sizeof b1), r.threads);
 	}
 
 	/* the sync sites' lines, a line a kind of wait at a site: most time waited first, as the
@@ -213,21 +211,25 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		order[i] = lines[i].site;
 	width = site_width(a, order, n, shown);
 	if (n > 0)
-		fprintf(out, "  %-*s %-16s %10s %8s %21s\n", width, "sync site", "kind", "waited",
-			"waits", "of the critical path");
+		fprintf(out, "  %-*s %-16s %10s %8s %12s %21s\n", width, "sync site", "kind",
+			"waited", "waits", "load balance", "of the critical path");
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = &a->sites[lines[i].site];
 		unsigned k = lines[i].kind;
+		/* a barrier's: of the phases it ended (sync_waited.h) */
+		struct tp_live_region phases = k == TP_SYNC_BARRIER ? balance_of(&s->phases)
+								    : (struct tp_live_region){0};
+		char balance[16];
 		/* a wait is never on the path: a mutual exclusion's sections are */
 		if (k == TP_SYNC_MUTEX && span > 0)
 			snprintf(b2, sizeof b2, "%.1f%%",
 				 100.0 * (double)s->path_ns / (double)span);
 		else
 			snprintf(b2, sizeof b2, "-");
-		fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %21s\n", width,
+		fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %12s %21s\n", width,
 			site_text(a, lines[i].site, name, sizeof name, shown),
 			sync_name(k, s->mutex_kind), duration(s->waited[k], b1, sizeof b1),
-			s->waits[k], b2);
+			s->waits[k], tp_live_balance_words(&phases, balance, sizeof balance), b2);
 	}
 	free(lines);
 	free(order);

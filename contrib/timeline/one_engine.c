@@ -35,7 +35,15 @@ static struct live_thread {
 	uint32_t mutex_row;
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (live.c's) */
 	uint64_t waited_to;                /* its last wait's end (live.c's local.waited_to) */
+	uint64_t phase; /* its computation since its last barrier (live.c's local.phase_ns) */
 } threads[N];
+/* a task's parallel region's site (live.c's task_entry's region: an implicit task's own, an
+ * explicit task's its parent's; 0 none) */
+static uint32_t region_of[N];
+/* the phases each barrier's site ended, by thread (live.c's rows' phase_ns), and whether the
+ * thread passed it (its rows' sync_waits) */
+static uint64_t phases[LAST_SITE + 1][N];
+static bool passed[LAST_SITE + 1][N];
 /* the program's start (live.c's ns_at_start; 0: none said) and whether a task of no site was
  * polled (live.c's initial_slot) */
 static uint64_t program_ns;
@@ -121,6 +129,12 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
 	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
+	/* its region: a recording does not say which spawns are the executor's, and --analyze
+	 * takes a deferred child of the initial task with a site for an implicit task (OpenMP runs
+	 * a team of one's tasks undeferred), as some streams here have it */
+	bool region = implicit || (parent != 0 && row_of[parent] == TP_LIVE_NO_SITE && site != 0 &&
+				   !undeferred);
+	region_of[task] = region ? site : parent != 0 ? region_of[parent] : 0;
 }
 
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
@@ -163,6 +177,12 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 	waited[where] += ns;
 	suspended_now[task] = 0;
 	waits[waits_at[task]] += waits_at[task] != 0;
+	if (waits_at[task] != 0) { /* live.c's sync_wait_ends */
+		uint32_t site = waits_at[task] / (TP_SYNC_MUTEX + 1),
+			 sync = waits_at[task] % (TP_SYNC_MUTEX + 1);
+		phases[site][tid] += tp_phase_ends(&t->phase, sync);
+		passed[site][tid] |= sync == TP_SYNC_BARRIER;
+	}
 	waits_at[task] = 0;
 	bool barrier = tp_span_barrier_needs(s);
 	if (barrier && tp_span_barrier_freezes(frozen_at, suspended[task])) {
@@ -196,6 +216,7 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	struct tp_span_task *s = &pool[task - 1];
 	work += now - t->poll_start;
 	t->work += now - t->poll_start;
+	tp_phase_computes(&t->phase, region_of[task], now - t->poll_start);
 	t->polled = 0;
 	/* live.c's sync_wait_begins: a wait at no site, or of no sync construct, in no row */
 	waits_at[task] = !done && sync > TP_SYNC_NONE && sync <= TP_SYNC_MUTEX && site != 0
@@ -367,6 +388,58 @@ void expect_waited(uint32_t site, unsigned sync, uint64_t ms, uint64_t count)
 		     waits[WHERE(site, sync)], count);
 }
 
+static int by_value(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The live engine's phases of barrier site `site` (those of threads that passed it), in order,
+ * into `out`; how many. */
+static unsigned live_phases(uint32_t site, uint64_t out[N])
+{
+	unsigned n = 0;
+	for (unsigned tid = 0; tid < N; tid++)
+		if (passed[site][tid])
+			out[n++] = phases[site][tid];
+	qsort(out, n, sizeof *out, by_value);
+	return n;
+}
+
+/* Both engines' barriers' phases (sync_waited.h): each thread's computation before each, the
+ * same. */
+static void expect_the_same_phases(void)
+{
+	for (uint32_t site = 1; site <= LAST_SITE; site++) {
+		uint64_t live[N], analyzed[N];
+		unsigned n = live_phases(site, live), m = 0;
+		analysis_barrier_phases(a, STREAM_PID, site, N, analyzed);
+		for (unsigned i = 0; i < N; i++)
+			if (analyzed[i] != UINT64_MAX)
+				analyzed[m++] = analyzed[i];
+		qsort(analyzed, m, sizeof *analyzed, by_value);
+		cr_expect_eq(n, m,
+			     "site %" PRIu32 ": %u threads passed its barrier live, %u in "
+			     "--analyze",
+			     site, n, m);
+		for (unsigned i = 0; i < n && i < m; i++)
+			cr_expect_eq(live[i], analyzed[i],
+				     "site %" PRIu32 "'s phases, thread %u of %u: live %" PRIu64
+				     ", --analyze %" PRIu64,
+				     site, i, n, live[i], analyzed[i]);
+	}
+}
+
+void expect_phases(uint32_t site, uint64_t least_ms, uint64_t most_ms)
+{
+	uint64_t live[N];
+	unsigned n = live_phases(site, live);
+	cr_expect(n == 2 && live[0] == least_ms * MS && live[1] == most_ms * MS,
+		  "site %" PRIu32 "'s phases: %u threads, %" PRIu64 " and %" PRIu64
+		  " ns, not %" PRIu64 " and %" PRIu64 " ms",
+		  site, n, live[0], n > 1 ? live[1] : 0, least_ms, most_ms);
+}
+
 void expect_one_answer(uint64_t span_ms)
 {
 	struct analysis_figures f;
@@ -390,6 +463,7 @@ void expect_one_answer(uint64_t span_ms)
 		     analyzed);
 	expect_the_same_sites();
 	expect_the_same_waits();
+	expect_the_same_phases();
 }
 
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms)

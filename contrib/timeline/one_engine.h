@@ -66,10 +66,14 @@ void expect_computation(uint64_t maximum_ms, uint64_t average_ms);
 
 /* Both engines' figures the same: work, span (`span_ms`, the known answer), burdened span,
  * placed path, the span's fragments, each site's time and fragments on the span, each sync
- * site's time waited and waits. */
+ * site's time waited and waits, each barrier's phases. */
 void expect_one_answer(uint64_t span_ms);
 /* The live engine's time waited at sync site `site` in `sync` (enum tp_sync_kind): `ms`, in
  * `count` waits (expect_one_answer checks that --analyze says the same). */
 void expect_waited(uint32_t site, unsigned sync, uint64_t ms, uint64_t count);
+/* The live engine's phases of the barrier at sync site `site` (sync_waited.h): two threads passed
+ * it, having computed `least_ms` and `most_ms` before it (expect_one_answer checks that
+ * --analyze says the same). */
+void expect_phases(uint32_t site, uint64_t least_ms, uint64_t most_ms);
 /* The same, for a graph whose work is known too: `work_ms`. */
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms);

@@ -217,22 +217,23 @@ void live_format_factors(char *out, size_t size, const struct live_snapshot *s, 
 
 void live_format_sync_header(char *out, size_t size, int width)
 {
-	snprintf(out, size, "%-*s  %-11s  %10s  %6s  %s", width, "SYNC SITE", "KIND", "WAITED",
-		 "WAITS", "OF THE CRITICAL PATH");
+	snprintf(out, size, "%-*s  %-11s  %10s  %6s  %12s  %s", width, "SYNC SITE", "KIND",
+		 "WAITED", "WAITS", "LOAD BALANCE", "OF THE CRITICAL PATH");
 }
 
 void live_format_sync(char *out, size_t size, const struct live_snapshot *s,
 		      const struct site_view *v, int width)
 {
-	char waited[24], share[16] = "-";
+	char waited[24], share[16] = "-", balance[16];
 	if (v->sync_kind == 4 && s->span_ns > 0)
 		tp_live_share_words(share, sizeof share,
 				    100.0 * (double)v->path_ns / (double)s->span_ns, 1,
 				    v->path_at_least);
-	snprintf(out, size, "%-*.*s  %-11s  %10s  %6llu  %s", width, width, v->text,
+	snprintf(out, size, "%-*.*s  %-11s  %10s  %6llu  %12s  %s", width, width, v->text,
 		 tp_live_sync_kind_words(v->sync_kind, v->mutex_kind),
 		 tp_live_duration_words(v->sync_waited_ns, waited, sizeof waited),
-		 (unsigned long long)v->sync_waits, share);
+		 (unsigned long long)v->sync_waits,
+		 tp_live_balance_words(&v->phases, balance, sizeof balance), share);
 }
 
 void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
@@ -252,9 +253,9 @@ bool live_format_region(char *out, size_t size, const struct site_view *v, int w
 		snprintf(out, size, "%s", "");
 		return false;
 	}
-	char computation[24];
-	snprintf(out, size, "%-*.*s  %12.3f  %12s  %7u", width, width, v->text,
-		 v->region.load_balance,
+	char computation[24], balance[16];
+	snprintf(out, size, "%-*.*s  %12s  %12s  %7u", width, width, v->text,
+		 tp_live_balance_words(&v->region, balance, sizeof balance),
 		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
 		 v->region.threads);
 	return true;

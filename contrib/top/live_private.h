@@ -33,3 +33,11 @@ void process_free(struct process *p);
  * (a gone process's kept file). NULL when unset or empty.
  */
 const char *process_getenv(const struct process *p, const char *name);
+
+struct live_snapshot;
+/*
+ * The task sites and the sync sites of `out` of one name made one (live_merge.c), each row merged
+ * away kept in `kept_row` as the row it went into; and the wait sites of one text and kind.
+ */
+void live_merge_sites_of_one_name(struct live_snapshot *out, uint32_t *kept_row);
+void live_merge_wait_sites_of_one_name(struct live_snapshot *out);

@@ -4,8 +4,9 @@
  * figures summed over the threads' rows, the workers' shares of an interval, the warnings.
  * Knows nothing of the terminal: the console's top_*.c show what this computes. Its files, by
  * job: live_process.c (whose a file is: the processes, from /proc), live_open.c (finding,
- * checking and opening a file), live_snapshot.c (reading one into a snapshot), live_format.c (a
- * snapshot's figures in words, its sites sorted), live_text.c (text made safe for a terminal).
+ * checking and opening a file), live_snapshot.c (reading one into a snapshot), live_merge.c (a
+ * construct's call addresses one site), live_format.c (a snapshot's figures in words, its sites
+ * sorted), live_text.c (text made safe for a terminal).
  */
 #pragma once
 
@@ -163,6 +164,8 @@ struct site_view {
 	 * waited there and how many waits */
 	uint32_t sync_kind, mutex_kind;
 	uint64_t sync_waited_ns, sync_waits;
+	/* a barrier's: the phases it ended, its threads' computation before it (sync_waited.h) */
+	struct tp_live_region phases;
 };
 
 /* A thread with figures (a slot of the file): a worker, or any thread that waited. */
@@ -320,8 +323,9 @@ void live_format_region_header(char *out, size_t size, int width);
 bool live_format_region(char *out, size_t size, const struct site_view *v, int width);
 /*
  * The table of sync sites: its heading, and the line of `v` (one of the snapshot's syncs), its
- * text `width` wide: "SITE  KIND  WAITED  WAITS  OF THE CRITICAL PATH" (a mutual exclusion's
- * share of the span; "-" for a barrier's, taskwait's or taskgroup's: a wait is on no path).
+ * text `width` wide: "SITE  KIND  WAITED  WAITS  LOAD BALANCE  OF THE CRITICAL PATH" (a
+ * barrier's phases' balance, "-" for the others; a mutual exclusion's share of the span, "-" for a
+ * barrier's, taskwait's or taskgroup's: a wait is on no path).
  */
 void live_format_sync_header(char *out, size_t size, int width);
 void live_format_sync(char *out, size_t size, const struct live_snapshot *s,

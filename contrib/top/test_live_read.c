@@ -194,6 +194,41 @@ Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
 }
 
 /*
+ * A barrier's phases (tp_live_phase_read, every live reader's: sync_waited.h): each thread that
+ * passed the barrier, at either of its rows, counts, one that computed nothing before it too.
+ * Thread 0 computed 4 ms before it, thread 1 passed it having computed nothing (a loop of one
+ * iteration on two threads), thread 2 never reached it: balance 0.5 over two threads, where
+ * leaving thread 1 out would say 1.0. No thread passed: no balance ("-").
+ */
+Test(live_read, a_barriers_phases_count_every_thread_that_passed_it)
+{
+	const uint64_t stride = TP_LIVE_SITES * sizeof(struct tp_live_site_stats);
+	struct tp_live_thread *slots = calloc(TP_LIVE_THREADS, sizeof *slots);
+	char *map = calloc(TP_LIVE_THREADS, stride);
+	cr_assert(slots != NULL && map != NULL);
+	for (unsigned i = 0; i < 3; i++) {
+		slots[i].in_use = TP_LIVE_SLOT_LIVE;
+		slots[i].rows_ready = true;
+	}
+	struct tp_live_site_stats *rows0 = (void *)map, *rows1 = (void *)(map + stride);
+	rows0[1].phase_ns = 1000000;
+	rows0[1].sync_waits = 1;
+	rows0[2].phase_ns = 3000000;
+	rows0[2].sync_waits = 1;
+	rows1[2].sync_waits = 2;
+	const uint32_t both[] = {1, 2}, none[] = {3};
+	struct tp_live_region r = tp_live_phase_read(slots, map, 0, stride, both, 2);
+	char words[16];
+	cr_expect_eq(r.threads, 2);
+	cr_expect_eq(r.computation_ns, 4000000);
+	cr_expect_str_eq(tp_live_balance_words(&r, words, sizeof words), "0.500");
+	r = tp_live_phase_read(slots, map, 0, stride, none, 1);
+	cr_expect_str_eq(tp_live_balance_words(&r, words, sizeof words), "-");
+	free(slots);
+	free(map);
+}
+
+/*
  * A site's share of the span as the console's SPAN% column says it and as the exit report does
  * (tp_live_share_words, one decimal): a lower bound is cut down, never rounded up, and one that
  * is nothing at the column's precision is "?" in both, not ">0%" in one and "?" in the other.

@@ -278,7 +278,7 @@ void draw_losses(struct screen *sc)
 	if (y + 2 < bottom)
 		put_line(y++, "", 0, false);
 	width = (int)strlen("SYNC SITE");
-	room = COLS - (int)strlen("  KIND             WAITED   WAITS  99.9%") - 1;
+	room = COLS - (int)strlen("  KIND             WAITED   WAITS  LOAD BALANCE  99.9%") - 1;
 	for (unsigned i = 0; i < s->n_syncs; i++) {
 		if ((int)strlen(s->syncs[i].text) > width)
 			width = (int)strlen(s->syncs[i].text);

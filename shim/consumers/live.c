@@ -490,6 +490,7 @@ static inline __attribute__((always_inline)) void poll_ended(struct tp_live_thre
 				set64(&s->open_counted_ns, 0);
 			if (local.poll_region != 0)
 				add(&local.rows[local.poll_region].region_ns, d);
+			tp_phase_computes(&local.phase_ns, local.poll_region, d);
 			set64(&s->graph_last_ns, now);
 			/* a finished task's end was its terminate's (span_ended) */
 			if (suspended) {

@@ -199,7 +199,10 @@ struct live_local {
 	uint64_t terminated_ns;
 	uint32_t poll_row;    /* the polled task's row, NO_ROW if untracked */
 	uint32_t poll_region; /* and its parallel region's row, 0 none */
-	uint32_t spawn_row;   /* the row of the task it spawned last (for its stack) */
+	/* its computation in parallel regions since its last barrier's end: the phase the next
+	 * barrier it passes ends (sync_wait_ends, into that barrier's row's phase_ns) */
+	uint64_t phase_ns;
+	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */

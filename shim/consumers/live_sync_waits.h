@@ -16,7 +16,7 @@
 
 /*
  * Task `t` is polled again: a wait at a sync construct's site ended (counted in the site's row;
- * its time is its thread's, sync_waited_time's), and a mutual exclusion's is the one whose
+ * its time is its thread's, sync_waited_time's; a barrier's ends the thread's phase), and a mutual exclusion's is the one whose
  * section the poll's acquire begins (tp_live_task_acquire, tp_span_section_site).
  */
 static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_task *t)
@@ -27,6 +27,9 @@ static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_
 		return;
 	t->sync_row = 0;
 	add(&local.rows[row].sync_waits, 1);
+	uint64_t phase = tp_phase_ends(&local.phase_ns, t->sync);
+	if (phase != 0)
+		add(&local.rows[row].phase_ns, phase);
 	local.mutex_row = tp_span_section_site(t->sync, row);
 }
 

@@ -17,7 +17,8 @@
 #include "settings.h"
 #include "shown_text.h"
 #include "spawn_site.h"
-#include "taskprobe_figures.h" /* the graph's figures, the factors and their words */
+#include "taskprobe_contract.h" /* enum tp_sync_kind */
+#include "taskprobe_figures.h"  /* the graph's figures, the factors and their words */
 
 /* One line of the per-site table: a site's rows (one per call address of its text) added up. */
 struct site_figures {
@@ -192,21 +193,38 @@ static void regions(FILE *out, const struct tp_live_thread *slots, const struct 
 		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
 			"computation", "threads");
 	for (size_t i = 0; i < n; i++) {
-		char name[512], computation[24];
-		fprintf(out, "  %-*s %12.3f %12s %8u\n", width,
-			site_text(&figures[order[i]], name, sizeof name), region[i].load_balance,
+		char name[512], computation[24], balance[16];
+		fprintf(out, "  %-*s %12s %12s %8u\n", width,
+			site_text(&figures[order[i]], name, sizeof name),
+			tp_live_balance_words(&region[i], balance, sizeof balance),
 			tp_live_duration_words(region[i].computation_ns, computation,
 					       sizeof computation),
 			region[i].threads);
 	}
 }
 
+/* The phases the barrier of line `line` ended (its rows, however many call addresses it has:
+ * sync_waited.h, tp_live_phase_read). */
+static struct tp_live_region phases(const struct tp_live_thread *slots,
+				    const struct tp_live_header *h, const uint32_t *line_at,
+				    uint32_t line)
+{
+	static uint32_t rows[TP_LIVE_SITES];
+	unsigned n = 0;
+	for (uint32_t row = 1; row < TP_LIVE_SITES; row++)
+		if (line_at[row] == line)
+			rows[n++] = row;
+	return tp_live_phase_read(slots, (const char *)h, h->rows_offset, h->rows_stride, rows, n);
+}
+
 /*
- * Where tasks waited: per sync construct's site, the time they waited there, how many waits, and
+ * Where tasks waited: per sync construct's site, the time they waited there, how many waits, for
+ * a barrier the load balance of the phases it ended (what its threads computed before it), and
  * for a mutual exclusion the share of the span inside its sections (a barrier's, taskwait's or
  * taskgroup's "-": a wait is on no path, its cost is the time waited). Most time waited first.
  */
-static void syncs(FILE *out, size_t lines, uint64_t span)
+static void syncs(FILE *out, const struct tp_live_thread *slots, const struct tp_live_header *h,
+		  const uint32_t *line_at, size_t lines, uint64_t span)
 {
 	uint32_t order[TP_LIVE_SITES];
 	size_t n = 0;
@@ -224,19 +242,23 @@ static void syncs(FILE *out, size_t lines, uint64_t span)
 	int width = site_width(order, n, "sync site");
 	for (size_t i = 0; i < n; i++) {
 		const struct site_figures *f = &figures[order[i]];
-		char name[512], waited[24], share[16] = "-";
+		char name[512], waited[24], share[16] = "-", balance[16];
+		struct tp_live_region barrier = f->sync_kind == TP_SYNC_BARRIER
+							? phases(slots, h, line_at, order[i])
+							: (struct tp_live_region){0};
 		if (i == 0)
-			fprintf(out, "  %-*s %-11s %12s %8s  %s\n", width, "sync site", "kind",
-				"waited", "waits", "of the critical path");
+			fprintf(out, "  %-*s %-11s %12s %8s %12s  %s\n", width, "sync site", "kind",
+				"waited", "waits", "load balance", "of the critical path");
 		if (f->sync_kind == 4 && span > 0)
 			tp_live_share_words(share, sizeof share,
 					    100.0 * (double)f->path_ns / (double)span, 1,
 					    f->path_at_least);
-		fprintf(out, "  %-*s %-11s %12s %8" PRIu64 "  %s\n", width,
+		fprintf(out, "  %-*s %-11s %12s %8" PRIu64 " %12s  %s\n", width,
 			site_text(f, name, sizeof name),
 			tp_live_sync_kind_words(f->sync_kind, f->mutex_kind),
 			tp_live_duration_words(f->sync_waited_ns, waited, sizeof waited),
-			f->sync_waits, share);
+			f->sync_waits, tp_live_balance_words(&barrier, balance, sizeof balance),
+			share);
 	}
 }
 
@@ -372,7 +394,7 @@ void tp_report_work_span(FILE *out)
 		(double)burdened / 1e6, burdened > 0 ? (double)work / (double)burdened : 0);
 	factors(out, &graph);
 	regions(out, slots, h, line_at, now);
-	syncs(out, lines, span);
+	syncs(out, slots, h, line_at, lines, span);
 	site_table(out, lines, longest, other);
 	/* tasks too small for what they cost (taskprobe_live.h: the console's and --analyze's
 	 * verdict, on the same figures as the console's) */

@@ -21,11 +21,23 @@
  * the top. The deepest nesting kept is TP_SYNC_WAITED_DEPTH: a deeper one forgets its outermost
  * waits, whose time is then in no site. What a thread whose tasks never wait at a sync site pays
  * (its entries empty): a store at each poll's end and start, and a test.
+ *
+ * And what a barrier waited for (issue 35: "per parallel region / worksharing loop its load
+ * balance"): a thread's phase is its computation inside parallel regions since the last barrier
+ * it passed, the explicit tasks it ran while it waited there included; the next barrier it
+ * passes ends it, into that barrier's site's figures, a sum per thread. The site's load balance is
+ * those sums' average over their most, of every thread that passed it (tp_live_phase_read). A
+ * worksharing loop's implicit barrier is a site of its own (ompt_constructs.h), so its phases are
+ * the loop's computation (a loop without a barrier of its own, `nowait` or a region's last loop
+ * built by GCC, is the next barrier's); a region's own barrier ends what its threads did after
+ * the last loop's.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "taskprobe_contract.h" /* enum tp_sync_kind */
 
 #define TP_SYNC_WAITED_DEPTH 64 /* a power of two: the entries are a ring */
 
@@ -92,4 +104,24 @@ tp_sync_waited_poll_start(struct tp_sync_waited *w, uint64_t task, uint64_t now,
 		tp_sync_waited_pop(w); /* polled again elsewhere since */
 	}
 	return *where != 0 ? ns : 0;
+}
+
+/* A polled fragment's `ns` in the thread's `phase`, when it lies inside a parallel region
+ * (`region`, its row or site: 0 none; the initial task's serial code waits for no barrier). */
+static inline void tp_phase_computes(uint64_t *phase, uint32_t region, uint64_t ns)
+{
+	if (region != 0)
+		*phase += ns;
+}
+
+/* A task of the thread is polled again after a wait in `sync` (enum tp_sync_kind) at a site with
+ * a row: the phase it ended, for the site's figures (0: none ended, not a barrier), the next
+ * begun. */
+static inline uint64_t tp_phase_ends(uint64_t *phase, uint32_t sync)
+{
+	if (sync != TP_SYNC_BARRIER)
+		return 0;
+	uint64_t ended = *phase;
+	*phase = 0;
+	return ended;
 }
