@@ -42,6 +42,12 @@
 #define TP_LIVE_NO_SITE       0
 #define TP_LIVE_OVERFLOW      (TP_LIVE_SITE_ROWS + 1)
 #define TP_LIVE_OVERFLOW_TEXT "(sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) ")"
+/* What every reader says under its sync sites' table when the header's syncs_unlisted is set. */
+// clang-format off
+#define TP_LIVE_SYNCS_UNLISTED_TEXT                                                                \
+	"(waits at sync sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) " sites are "   \
+	"in no line: taskprobe-timeline --analyze of a recording lists every site)"
+// clang-format on
 /*
  * Spawn stacks sampled: each thread's first spawns at a site, then one in ..._EVERY; wait
  * stacks: each thread's first waits at a wait site, then one in ..._EVERY of the site's waits.
@@ -176,7 +182,9 @@ struct tp_live_header {
 	/* the calls that marked the region of interest: bit 1 << enum tp_roi_marker of each (0:
 	 * none told, omp_control_tool's) */
 	uint32_t roi_markers;
-	char reserved[8];
+	/* not 0: a wait at a sync site found every row taken (TP_LIVE_SITE_ROWS, shared with the
+	 * task sites): its site is in no line of the readers' tables, which say so */
+	uint64_t syncs_unlisted;
 	/*
 	 * The region of interest (issue 35: omp_control_tool's start and stop, or pause): start
 	 * and stop pairs ended, whether one is going on now (roi_on) and since when, and the

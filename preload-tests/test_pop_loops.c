@@ -10,9 +10,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis_runs.h"
 #include "harness.h"
+#include "taskprobe_live.h" /* TP_LIVE_SYNCS_UNLISTED_TEXT */
 
 /* The loops' times are the programs' (pop_units.h), which a sanitized shim's callbacks stretch. */
 TP_SUITE_NOT_UNDER(loops, TP_ASAN | TP_TSAN,
@@ -113,6 +115,8 @@ static void expect_a_barrier_a_loop(const char *name, bool clang)
 				     name, o->way, o->text);
 		double own = sync_balance_of(o->text, first),
 		       other = sync_balance_of(o->text, second);
+		cr_expect(strstr(o->text, TP_LIVE_SYNCS_UNLISTED_TEXT) == NULL,
+			  "%s: %s says sites are not listed:\n%s", name, o->way, o->text);
 		cr_expect(fabs(own - balance) <= 0.02 && other >= 0.9,
 			  "%s: %s says the loops' load balances are %.3f and %.3f, --analyze the "
 			  "first's %.3f:\n%s",
@@ -129,4 +133,46 @@ Test(loops, each_worksharing_loops_barrier_is_a_sync_site_of_its_own, .timeout =
 Test(loops, each_loops_barrier_of_a_gcc_build_is_a_sync_site_of_its_own, .timeout = 120)
 {
 	expect_a_barrier_a_loop("pop_loops_gcc", false);
+}
+
+/* The lines of `text` that hold `a` and `b`. */
+static unsigned lines_holding(const char *text, const char *a, const char *b)
+{
+	unsigned n = 0;
+	for (const char *line = text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		const char *at = memmem(line, len, a, strlen(a));
+		n += at != NULL && memmem(line, len, b, strlen(b)) != NULL;
+		line = end != NULL ? end + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * A code of more sync sites than the live statistics have rows (omp_many_barriers: 130 barriers
+ * in a region, each a site; rows are TP_LIVE_SITE_ROWS, shared with the task sites, as in a
+ * time-step code of sixty regions of two loops): the exit report and top list the sites that
+ * found a row and say that the others are in no line, where they listed fewer without a word;
+ * --analyze lists them all. A program whose sites found rows says nothing of it (above).
+ */
+Test(loops, sync_sites_beyond_the_rows_are_said_to_be_unlisted, .timeout = 120)
+{
+	struct tp_pop_run pop = {0};
+	tp_pop_run((const char *[]){pop_program("omp_many_barriers"), NULL},
+		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		unsigned listed = lines_holding(o->text, "(omp_many_barriers.c:", " barrier ");
+		if (i == TP_POP_ANALYSIS) {
+			cr_expect_geq(listed, 130, "%s lists %u barriers:\n%s", o->way, listed,
+				      o->text);
+			continue;
+		}
+		cr_expect(listed > 0 && listed < 130 &&
+				  strstr(o->text, TP_LIVE_SYNCS_UNLISTED_TEXT) != NULL,
+			  "%s lists %u barriers of 130, and says the others are not listed:\n%s",
+			  o->way, listed, o->text);
+	}
+	tp_pop_run_free(&pop);
 }

@@ -42,6 +42,8 @@ static void print_syncs(const struct live_snapshot *s)
 		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
 		printf("%s\n", line);
 	}
+	if (s->header.syncs_unlisted != 0)
+		printf("%s\n", TP_LIVE_SYNCS_UNLISTED_TEXT);
 }
 
 /* One snapshot as plain text. */

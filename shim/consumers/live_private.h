@@ -343,6 +343,20 @@ static inline uint32_t live_row_in(uint16_t *by_site, uint32_t site)
 void live_publish_site_first(uint32_t row, uint32_t site, bool by_program, uint32_t sync);
 
 /*
+ * Whether `row`, given to a sync site, is one: not the task sites' overflow, which the rows beyond
+ * the table are; then the header says that some sync sites are in no line (a store once: no line
+ * shared at each wait).
+ */
+static inline bool live_sync_row_found(uint32_t row)
+{
+	if (row != TP_LIVE_OVERFLOW)
+		return true;
+	if (__atomic_load_n(&header->syncs_unlisted, __ATOMIC_RELAXED) == 0)
+		__atomic_store_n(&header->syncs_unlisted, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
  * The bucket of a value by its log2 (63 - clz(ns | 1)): five histogram updates a task, so the
  * clamps are looked up rather than computed (live.c).
  */

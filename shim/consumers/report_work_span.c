@@ -260,6 +260,8 @@ static void syncs(FILE *out, const struct tp_live_thread *slots, const struct tp
 			f->sync_waits, tp_live_balance_words(&barrier, balance, sizeof balance),
 			share);
 	}
+	if (__atomic_load_n(&h->syncs_unlisted, __ATOMIC_RELAXED) != 0)
+		fprintf(out, "  %s\n", TP_LIVE_SYNCS_UNLISTED_TEXT);
 }
 
 /*
