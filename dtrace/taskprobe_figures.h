@@ -312,7 +312,7 @@ static inline bool tp_live_path_site_read(const struct tp_live_path *p, unsigned
 					  struct tp_live_path_site *out)
 {
 	uint64_t v = p->sites[k];
-	out->row = (uint32_t)(v >> TP_LIVE_PATH_ROW_SHIFT) % TP_LIVE_SITES;
+	out->row = TP_LIVE_PATH_ROW_OF(v) % TP_LIVE_SITES;
 	out->ns = v & TP_LIVE_PATH_NS_MASK;
 	out->fragments = p->fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
 	out->at_least = (p->fragments[k] & TP_LIVE_PATH_SINCE_LOSS) != 0;

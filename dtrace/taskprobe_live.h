@@ -30,14 +30,16 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 13
+#define TP_LIVE_VERSION 14
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
 
 /* Rows per slot: 0 no site, 1 to TP_LIVE_SITE_ROWS task sites in order of first spawn, then the
- * overflow's, which every later site shares. */
-#define TP_LIVE_SITE_ROWS     126
+ * overflow's, which every later site shares (a path's place tags each row in a byte, its row plus
+ * one: TP_LIVE_PATH_ROW_OF; 126 before version 14, which a time-step code of sixty regions of two
+ * worksharing loops, each a site and each loop's barrier one, filled). */
+#define TP_LIVE_SITE_ROWS     253
 #define TP_LIVE_SITES         (TP_LIVE_SITE_ROWS + 2)
 #define TP_LIVE_NO_SITE       0
 #define TP_LIVE_OVERFLOW      (TP_LIVE_SITE_ROWS + 1)
@@ -283,19 +285,20 @@ struct tp_live_module {
  * A longest path through the task graph (work and span: docs/analysis.md): its
  * length, and TP_LIVE_PATH_SITES of the sites it ran in (a site new to a full path takes the
  * place of the one with the least time once a fragment of it is longer than that time:
- * work_span.h's tp_span_path_extend_new): each is row << TP_LIVE_PATH_ROW_SHIFT |
- * TP_LIVE_PATH_USED | nanoseconds (0: unused; the bit tells row 0, tasks without a site, with no
- * time yet from a free place); the rest of its length ran in others. A kept site's fragments
+ * work_span.h's tp_span_path_extend_new): each is (row + 1) << TP_LIVE_PATH_NS_BITS |
+ * nanoseconds, its highest byte its tag (0: unused; the one added tells row 0, tasks without a
+ * site, with no time yet from a free place; version 14, where it was row << 57 | 1 << 56 with
+ * rows below 128: TP_LIVE_PATH_ROW_OF); the rest of its length ran in others. A kept site's fragments
  * word holds TP_LIVE_PATH_SINCE_LOSS when its place was taken after the path had given up
  * another's (version 12): the site may have been one given up, its time then only what it ran
  * since (a lower bound: six constructs in a row, one given up early, read 12.8% where the
  * recording's 18.4%).
  */
-#define TP_LIVE_PATH_SITES          4
-#define TP_LIVE_PATH_ROW_SHIFT      57 /* rows are below 128 */
-#define TP_LIVE_PATH_NS_BITS        56 /* 2^56 ns is 2.2 years */
-#define TP_LIVE_PATH_USED           (1ull << TP_LIVE_PATH_NS_BITS)
-#define TP_LIVE_PATH_NS_MASK        (TP_LIVE_PATH_USED - 1)
+#define TP_LIVE_PATH_SITES   4
+#define TP_LIVE_PATH_NS_BITS 56 /* 2^56 ns is 2.2 years; a tag in the byte above */
+#define TP_LIVE_PATH_NS_MASK ((1ull << TP_LIVE_PATH_NS_BITS) - 1)
+/* The row of a used place `v` (not 0): its tag less one. Rows fit a byte's tags 1 to 255. */
+#define TP_LIVE_PATH_ROW_OF(v)      ((uint32_t)((v) >> TP_LIVE_PATH_NS_BITS) - 1)
 #define TP_LIVE_PATH_SINCE_LOSS     (1u << 31)
 #define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_SINCE_LOSS - 1)
 struct tp_live_path {

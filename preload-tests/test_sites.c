@@ -225,10 +225,10 @@ Test(sites, a_site_is_named_for_a_tracer_outside_every_poll, .timeout = 120)
  */
 Test(sites, a_thread_going_round_many_constructs_spawns_each_task_at_its_own_site, .timeout = 120)
 {
-	enum { CONSTRUCTS = 130, ROUNDS = 3, LINES = 400 };
+	enum { CONSTRUCTS = 260, ROUNDS = 3, LINES = 700 };
 	struct tp_run run;
 	trace("omp_many_sites", "3", &run);
-	cr_expect_str_eq(run.out, "omp_many_sites: 390 tasks, sum 25545\n");
+	cr_expect_str_eq(run.out, "omp_many_sites: 780 tasks, sum 101790\n");
 	int construct_lines[CONSTRUCTS];
 	cr_assert_eq(lines_holding(TARGETS_SOURCE_DIR "/omp_many_sites.c", "\tTASK(",
 				   construct_lines, CONSTRUCTS),

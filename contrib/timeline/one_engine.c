@@ -344,8 +344,7 @@ static void expect_the_same_sites(void)
 	for (uint32_t row = 0; row <= LAST_SITE; row++) {
 		struct on_path live = {0};
 		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			if (longest.sites[k] != 0 &&
-			    longest.sites[k] >> TP_LIVE_PATH_ROW_SHIFT == row) {
+			if (longest.sites[k] != 0 && TP_LIVE_PATH_ROW_OF(longest.sites[k]) == row) {
 				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
 				live.fragments = longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
 			}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * More task constructs than the live statistics name one by one: `omp_many_sites [ROUNDS]`
- * spawns one task at each of its 130 constructs (one a line below), from one thread, in order,
+ * spawns one task at each of its 260 constructs (one a line below), from one thread, in order,
  * ROUNDS times (default 1). Prints the tasks and the sum of their numbers.
  */
 #include <stdio.h>
@@ -16,8 +16,8 @@ static long sum;
 		_Pragma("omp atomic") sum += (k);                                                  \
 	}
 
-/* the constructs, in two functions of 65 so that neither is long; called in turn from one
- * thread they spawn in order still */
+/* the constructs, in four functions of 65 so that none is long; called in turn from one thread
+ * they spawn in order still (more than the live statistics' rows: TP_LIVE_SITE_ROWS) */
 static void spawn_at_sites_1_to_65(void)
 {
 	/* one construct a line */
@@ -161,6 +161,148 @@ static void spawn_at_sites_66_to_130(void)
 	// clang-format on
 }
 
+static void spawn_at_sites_131_to_195(void)
+{
+	// clang-format off
+	TASK(131)
+	TASK(132)
+	TASK(133)
+	TASK(134)
+	TASK(135)
+	TASK(136)
+	TASK(137)
+	TASK(138)
+	TASK(139)
+	TASK(140)
+	TASK(141)
+	TASK(142)
+	TASK(143)
+	TASK(144)
+	TASK(145)
+	TASK(146)
+	TASK(147)
+	TASK(148)
+	TASK(149)
+	TASK(150)
+	TASK(151)
+	TASK(152)
+	TASK(153)
+	TASK(154)
+	TASK(155)
+	TASK(156)
+	TASK(157)
+	TASK(158)
+	TASK(159)
+	TASK(160)
+	TASK(161)
+	TASK(162)
+	TASK(163)
+	TASK(164)
+	TASK(165)
+	TASK(166)
+	TASK(167)
+	TASK(168)
+	TASK(169)
+	TASK(170)
+	TASK(171)
+	TASK(172)
+	TASK(173)
+	TASK(174)
+	TASK(175)
+	TASK(176)
+	TASK(177)
+	TASK(178)
+	TASK(179)
+	TASK(180)
+	TASK(181)
+	TASK(182)
+	TASK(183)
+	TASK(184)
+	TASK(185)
+	TASK(186)
+	TASK(187)
+	TASK(188)
+	TASK(189)
+	TASK(190)
+	TASK(191)
+	TASK(192)
+	TASK(193)
+	TASK(194)
+	TASK(195)
+	// clang-format on
+}
+
+static void spawn_at_sites_196_to_260(void)
+{
+	// clang-format off
+	TASK(196)
+	TASK(197)
+	TASK(198)
+	TASK(199)
+	TASK(200)
+	TASK(201)
+	TASK(202)
+	TASK(203)
+	TASK(204)
+	TASK(205)
+	TASK(206)
+	TASK(207)
+	TASK(208)
+	TASK(209)
+	TASK(210)
+	TASK(211)
+	TASK(212)
+	TASK(213)
+	TASK(214)
+	TASK(215)
+	TASK(216)
+	TASK(217)
+	TASK(218)
+	TASK(219)
+	TASK(220)
+	TASK(221)
+	TASK(222)
+	TASK(223)
+	TASK(224)
+	TASK(225)
+	TASK(226)
+	TASK(227)
+	TASK(228)
+	TASK(229)
+	TASK(230)
+	TASK(231)
+	TASK(232)
+	TASK(233)
+	TASK(234)
+	TASK(235)
+	TASK(236)
+	TASK(237)
+	TASK(238)
+	TASK(239)
+	TASK(240)
+	TASK(241)
+	TASK(242)
+	TASK(243)
+	TASK(244)
+	TASK(245)
+	TASK(246)
+	TASK(247)
+	TASK(248)
+	TASK(249)
+	TASK(250)
+	TASK(251)
+	TASK(252)
+	TASK(253)
+	TASK(254)
+	TASK(255)
+	TASK(256)
+	TASK(257)
+	TASK(258)
+	TASK(259)
+	TASK(260)
+	// clang-format on
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 1;
@@ -169,7 +311,9 @@ int main(int argc, char **argv)
 	for (int round = 0; round < rounds; round++) {
 		spawn_at_sites_1_to_65();
 		spawn_at_sites_66_to_130();
+		spawn_at_sites_131_to_195();
+		spawn_at_sites_196_to_260();
 	}
-	printf("omp_many_sites: %d tasks, sum %ld\n", 130 * rounds, sum);
+	printf("omp_many_sites: %d tasks, sum %ld\n", 260 * rounds, sum);
 	return 0;
 }

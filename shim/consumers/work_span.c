@@ -333,7 +333,7 @@ void tp_span_acquired(struct tp_span_thread *th, uint64_t task, uint64_t now, ui
 		return;
 	uint32_t row = th->site_at >= TP_SPAN_PLACE_NEW
 			       ? th->site_at - TP_SPAN_PLACE_NEW
-			       : (uint32_t)(th->in.sites[th->site_at] >> TP_LIVE_PATH_ROW_SHIFT);
+			       : TP_LIVE_PATH_ROW_OF(th->in.sites[th->site_at]);
 	uint64_t ns = th->in.ns;
 	uint64_t delay = tp_span_start_rejoined(&th->could_ns, th->start_ns, th->free_ns,
 						released.ended_ns);

@@ -57,12 +57,11 @@ static inline __attribute__((always_inline)) void tp_span_free(struct tp_span_ca
 }
 
 /*
- * A place's bits above its time (TP_LIVE_PATH_ROW_SHIFT's row and TP_LIVE_PATH_USED): its highest
- * byte, compared where it lies (a byte compared in memory is one instruction, the word shifted
- * three).
+ * A place's bits above its time (its tag: its row plus one, 0 unused): its highest byte, compared
+ * where it lies (a byte compared in memory is one instruction, the word shifted three).
  */
-_Static_assert(TP_LIVE_PATH_NS_BITS == 56 && TP_LIVE_SITES <= 128,
-	       "a place's row and use are its highest byte");
+_Static_assert(TP_LIVE_PATH_NS_BITS == 56 && TP_LIVE_SITES <= 255,
+	       "a place's tag, its row plus one, is its highest byte");
 static inline __attribute__((always_inline)) uint8_t tp_span_place_tag(const uint64_t *place)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -72,11 +71,10 @@ static inline __attribute__((always_inline)) uint8_t tp_span_place_tag(const uin
 #endif
 }
 
-/* The bits above its time of site row `row`'s place: its row and the bit that says it is in use
- * (never 0). */
+/* The bits above its time of site row `row`'s place: its row plus one (never 0: in use). */
 static inline __attribute__((always_inline)) uint8_t tp_span_place_tag_of(uint32_t row)
 {
-	return (uint8_t)(row << (TP_LIVE_PATH_ROW_SHIFT - TP_LIVE_PATH_NS_BITS) | 1);
+	return (uint8_t)(row + 1);
 }
 
 /*
