@@ -142,6 +142,26 @@ void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 	both_spawn_of(tid, ms, task, parent, site, false, false);
 }
 
+void both_fork(uint64_t ms)
+{
+	both_spawn_at(2, ms, WORKER, 0, REGION);
+	both_start(2, ms, WORKER);
+	both_spawn_at(1, ms, 2, INITIAL, REGION);
+	both_end(1, ms, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, ms, 2);
+}
+
+void both_join(uint64_t ms)
+{
+	both_end(1, ms, 2, false, TP_SYNC_BARRIER, REGION);
+	both_end(2, ms, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, ms, 2);
+	both_end(1, ms, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, ms, WORKER);
+	both_end(2, ms, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, ms, INITIAL);
+}
+
 void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent)
 {
 	both_spawn_at(tid, ms, task, parent, parent != 0 ? TASKS : 0);

@@ -33,6 +33,15 @@ void one_engine_teardown(void);
 void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
 		   bool undeferred, bool nestable);
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
+/*
+ * OpenMP's initial task, polled on thread 1, forks a region of site REGION at `ms`: the worker's
+ * implicit task (WORKER, thread 2) reported first and polled, then the primary's (task 2), which
+ * thread 1 polls in the initial task's place.
+ */
+void both_fork(uint64_t ms);
+/* That region's barrier, which both its implicit tasks reach at `ms`, completes at once: they
+ * end, and thread 1 polls the initial task again. */
+void both_join(uint64_t ms);
 /* A task of the task construct (OpenMP's initial task without a parent). */
 void both_spawn(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent);
 /* `successor` (not polled yet) starts after `predecessor`'s end (not ended yet). */

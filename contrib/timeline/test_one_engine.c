@@ -154,58 +154,12 @@ Test(one_engine, an_mpi_calls_wait_inside_a_poll_is_no_computation)
 	both_spawn(1, 0, INITIAL, 0);
 	both_start(1, 0, INITIAL);
 	both_mpi_wait(1, 5, 25);
-	both_spawn_at(2, 30, WORKER, 0, REGION);
-	both_start(2, 30, WORKER);
-	both_spawn_at(1, 30, 2, INITIAL, REGION);
-	both_end(1, 30, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 30, 2);
+	both_fork(30);
 	both_mpi_wait(1, 32, 42);
-	both_end(1, 50, 2, false, TP_SYNC_BARRIER, REGION);
-	both_end(2, 50, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 50, 2);
-	both_end(1, 50, 2, true, TP_SYNC_NONE, 0);
-	both_start(2, 50, WORKER);
-	both_end(2, 50, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 50, INITIAL);
+	both_join(50);
 	both_end(1, 60, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_known_graph(50, 40);
 	expect_computation(30, 25);
-}
-
-/*
- * Two worksharing loops in a region (sync_waited.h's phases): in the first, ended by its own
- * barrier (the TASKWAIT site as a loop's), the primary computes 10 ms, then runs the worker's
- * task of 8 ms while it waits there, and the worker computes 30; in the second, ended by the
- * region's barrier, each computes 20. The first barrier's phases are 18 and 30 ms (load balance
- * 0.8), the region's 20 and 20, whatever the region's balance over both (38 against 50).
- */
-Test(one_engine, each_barrier_has_the_computation_before_it)
-{
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
-	both_spawn_at(2, 2, WORKER, 0, REGION);
-	both_start(2, 2, WORKER);
-	both_spawn_at(1, 2, 2, INITIAL, REGION);
-	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 2, 2);
-	both_spawn(2, 4, 3, WORKER);
-	both_end(1, 12, 2, false, TP_SYNC_BARRIER, TASKWAIT);
-	both_start(1, 12, 3);
-	both_end(1, 20, 3, true, TP_SYNC_NONE, 0);
-	both_end(2, 32, WORKER, false, TP_SYNC_BARRIER, TASKWAIT);
-	both_start(1, 32, 2);
-	both_start(2, 32, WORKER);
-	both_end(1, 52, 2, false, TP_SYNC_BARRIER, REGION);
-	both_end(2, 52, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 52, 2);
-	both_end(1, 52, 2, true, TP_SYNC_NONE, 0);
-	both_start(2, 52, WORKER);
-	both_end(2, 52, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 52, INITIAL);
-	both_end(1, 55, INITIAL, true, TP_SYNC_NONE, 0);
-	expect_known_graph(93, 55);
-	expect_phases(TASKWAIT, 18, 30);
-	expect_phases(REGION, 20, 20);
 }
 
 /*

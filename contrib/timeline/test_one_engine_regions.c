@@ -18,11 +18,7 @@ Test(one_engine, a_region_its_fork_and_a_chain_of_dependences)
 {
 	both_spawn(1, 0, INITIAL, 0);
 	both_start(1, 0, INITIAL);
-	both_spawn_at(2, 10, WORKER, 0, REGION);
-	both_start(2, 10, WORKER);
-	both_spawn_at(1, 10, 2, INITIAL, REGION);
-	both_end(1, 10, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 10, 2);
+	both_fork(10);
 	both_spawn(1, 11, 3, 2);
 	both_spawn(1, 11, 4, 2);
 	both_dependence(1, 11, 3, 4);
@@ -149,4 +145,30 @@ Test(one_engine, a_region_spawned_away_from_its_encountering_task_forks)
 	both_start(1, 11, INITIAL);
 	both_end(1, 12, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(8);
+}
+
+/*
+ * Two worksharing loops in a region (sync_waited.h's phases): in the first, ended by its own
+ * barrier (the TASKWAIT site as a loop's), the primary computes 10 ms, then runs the worker's
+ * task of 8 ms while it waits there, and the worker computes 30; in the second, ended by the
+ * region's barrier, each computes 20. The first barrier's phases are 18 and 30 ms (load balance
+ * 0.8), the region's 20 and 20, whatever the region's balance over both (38 against 50).
+ */
+Test(one_engine, each_barrier_has_the_computation_before_it)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_fork(2);
+	both_spawn(2, 4, 3, WORKER);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, TASKWAIT);
+	both_start(1, 12, 3);
+	both_end(1, 20, 3, true, TP_SYNC_NONE, 0);
+	both_end(2, 32, WORKER, false, TP_SYNC_BARRIER, TASKWAIT);
+	both_start(1, 32, 2);
+	both_start(2, 32, WORKER);
+	both_join(52);
+	both_end(1, 55, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_known_graph(93, 55);
+	expect_phases(TASKWAIT, 18, 30);
+	expect_phases(REGION, 20, 20);
 }
