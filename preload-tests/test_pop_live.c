@@ -459,6 +459,13 @@ Test(top, p_shows_the_regions_balance_and_the_sync_sites_under_the_factors, .tim
 				       ? strstr(syncs, place_in("critical", "#pragma omp critical"))
 				       : NULL;
 	cr_expect(critical != NULL && strstr(critical, " critical ") != NULL, "%s", screen);
+	/* the region's barrier with the load balance of what its threads computed before it */
+	const char *barrier = syncs != NULL ? strstr(syncs, region_place("critical")) : NULL;
+	double balance = -1;
+	cr_expect(barrier != NULL && (barrier = strstr(barrier, " barrier ")) != NULL &&
+			  sscanf(barrier, " barrier %*f %*s %*d %lf", &balance) == 1 &&
+			  balance > 0.5 && balance <= 1,
+		  "the region's barrier's balance %.3f:\n%s", balance, screen);
 	for (const char *line = screen; *line != '\0';) {
 		size_t len = strcspn(line, "\n");
 		cr_expect(len <= 80, "a line of %zu:\n%s", len, screen);
