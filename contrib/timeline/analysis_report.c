@@ -220,10 +220,11 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		struct tp_live_region phases = k == TP_SYNC_BARRIER ? balance_of(&s->phases)
 								    : (struct tp_live_region){0};
 		char balance[16];
-		/* a wait is never on the path: a mutual exclusion's sections are */
+		/* a wait is never on the path: a mutual exclusion's sections are (in the exit
+		 * report's and top's words: a recording's path is whole, never a lower bound) */
 		if (k == TP_SYNC_MUTEX && span > 0)
-			snprintf(b2, sizeof b2, "%.1f%%",
-				 100.0 * (double)s->path_ns / (double)span);
+			tp_live_share_words(b2, sizeof b2,
+					    100.0 * (double)s->path_ns / (double)span, 1, false);
 		else
 			snprintf(b2, sizeof b2, "-");
 		fprintf(out, "  %-*s %-16s %10s %8" PRIu64 " %12s %21s\n", width,
@@ -359,12 +360,15 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		"spawn cost", "start delay", "on path", "fragments", "site");
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = site_figures(a, p, order[i]);
-		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %7.1f%% %9" PRIu64 "  %s\n",
+		char share[16];
+		tp_live_share_words(share, sizeof share,
+				    span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0, 1,
+				    false);
+		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %8s %9" PRIu64 "  %s\n",
 			(double)s->work / 1e6, s->tasks,
 			duration(hist_median(&s->task_time), b1, sizeof b1),
 			duration(hist_median(&s->spawn_gap), b2, sizeof b2),
-			duration(hist_median(&s->start_delay), b3, sizeof b3),
-			span > 0 ? 100.0 * (double)s->path_ns / (double)span : 0.0,
+			duration(hist_median(&s->start_delay), b3, sizeof b3), share,
 			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
 	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
