@@ -145,17 +145,23 @@ Test(recorder, every_task_of_an_openmp_program_is_recorded_by_a_user_without_roo
 	tp_run_free(&recorded);
 }
 
-/* Whether the timeline text has a semaphore wait on a thread of process `pid`. */
+/*
+ * Whether the timeline text has a semaphore wait on a thread of process `pid`: a slice, or an
+ * instant (a slice of no length: a sem_wait that took its semaphore at once ends at its start's
+ * moment).
+ */
 static bool waited_in(const char *timeline, const char *pid)
 {
-	char begin[64];
-	snprintf(begin, sizeof begin, "{\"ph\":\"B\",\"pid\":%s,", pid);
-	for (const char *line = timeline; (line = strstr(line, begin)) != NULL; line++) {
-		const char *end = strchr(line, '\n');
-		/* a wait slice is named by its kind and call site */
-		const char *wait = strstr(line, "\"name\":\"semaphore at ");
-		if (wait != NULL && (end == NULL || wait < end))
-			return true;
+	for (const char *phase = "Bi"; *phase != '\0'; phase++) {
+		char begin[64];
+		snprintf(begin, sizeof begin, "{\"ph\":\"%c\",\"pid\":%s,", *phase, pid);
+		for (const char *line = timeline; (line = strstr(line, begin)) != NULL; line++) {
+			const char *end = strchr(line, '\n');
+			/* a wait slice is named by its kind and call site */
+			const char *wait = strstr(line, "\"name\":\"semaphore at ");
+			if (wait != NULL && (end == NULL || wait < end))
+				return true;
+		}
 	}
 	return false;
 }
@@ -207,7 +213,10 @@ Test(recorder, a_path_without_the_pid_is_recorded_by_the_first_process_only, .ti
 	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
 	cr_expect_eq(tp_timeline_count(r.summary, "M="), 1, "the parent's thread only: %s",
 		     r.summary);
-	cr_expect_eq(tp_timeline_count(r.summary, "B="), 1, "the parent's wait only: %s",
+	/* its sem_wait takes the semaphore at once: an instant, a slice of no length */
+	cr_expect_eq(tp_timeline_count(r.summary, "B="), 0, "the parent's wait only: %s",
+		     r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "i="), 1, "the parent's wait only: %s",
 		     r.summary);
 	recorded_free(&r);
 }
@@ -354,9 +363,10 @@ Test(recorder, exit_while_threads_record_leaves_whole_chunks_of_every_thread, .t
 		cr_expect_str_eq(r.run.out, "exiting\n");
 		cr_expect_eq(r.convert_status, 0, "run %d: %s", run, r.convert_err);
 		const char *summary = r.summary;
-		/* the two busy threads with their waits, and the main thread that ended them */
+		/* the two busy threads with their waits (each a sem_wait that takes the semaphore
+		 * its thread posted: an instant), and the main thread that ended them */
 		cr_expect_eq(tp_timeline_count(summary, "M="), 3, "%s", summary);
-		cr_expect_gt(tp_timeline_count(summary, "B="), 2 * 100, "%s", summary);
+		cr_expect_gt(tp_timeline_count(summary, "i="), 2 * 100 + 4, "%s", summary);
 		cr_expect_eq(tp_timeline_count(summary, "instant\tthread stop \t"), 2, "%s",
 			     summary);
 		cr_expect_eq(tp_timeline_count(summary, "unbalanced slices="), 0, "%s", summary);
@@ -430,13 +440,14 @@ Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
 	cr_expect_eq(said(r.run.err), 0, "%s", r.run.err);
 	cr_expect_eq(r.convert_status, 0, "%s", r.convert_err);
 	/*
-	 * every wait of both threads: 2 x 2 x 1000, each a whole slice, or an instant where it took
-	 * no time the clock tells (an uncontended sem_wait takes about 10 ns: write_chrome.c writes a
-	 * slice of no length so); the other instants are the threads' starts and stops, 2 each
+	 * every wait of both threads: 2 x 2 x 1000, each an instant: each sem_wait takes the
+	 * semaphore its thread posted right before, at once, and so ends at its start's moment
+	 * (write_chrome.c writes a slice of no length so); the other instants are the threads'
+	 * starts and stops, 2 each
 	 */
-	long slices = tp_timeline_count(r.summary, "B=");
-	cr_expect_eq(slices + tp_timeline_count(r.summary, "i="), 4000 + 2 + 2, "%s", r.summary);
-	cr_expect_eq(tp_timeline_count(r.summary, "E="), slices, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "i="), 4000 + 2 + 2, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "B="), 0, "%s", r.summary);
+	cr_expect_eq(tp_timeline_count(r.summary, "E="), 0, "%s", r.summary);
 	cr_expect_eq(tp_timeline_count(r.summary, "instant\tthread start \t"), 2, "%s", r.summary);
 	cr_expect_eq(tp_timeline_count(r.summary, "instant\tthread stop \t"), 2, "%s", r.summary);
 	cr_expect_eq(tp_timeline_count(r.summary, "unbalanced slices="), 0, "%s", r.summary);

@@ -172,17 +172,27 @@ static char *recorded_timeline(const char *target, const char *arg)
 	return text;
 }
 
-/* The wait slices in timeline `text` whose begin is named "KIND at SITE". */
+/*
+ * The waits in timeline `text` named "KIND at SITE": slices by their begins, and instants (slices
+ * of no length: a sem_wait that takes its semaphore at once ends at its start's moment).
+ */
 static unsigned slices_named(const char *text, const char *kind, const char *site)
 {
 	char name[256];
-	snprintf(name, sizeof name, "\"name\":\"%s at %s\"}", kind, site);
+	snprintf(name, sizeof name, "\"name\":\"%s at %s\"", kind, site);
 	unsigned begins = 0;
-	for (const char *at = text; (at = strstr(at, "{\"ph\":\"B\"")) != NULL; at++) {
-		const char *end = strchrnul(at, '}');
-		const char *named = strstr(at, "\"name\":\"");
-		begins += named != NULL && named < end && strncmp(named, name, strlen(name)) == 0 &&
-			  named + strlen(name) == end + 1;
+	for (const char *phase = "Bi"; *phase != '\0'; phase++) {
+		char start[16];
+		snprintf(start, sizeof start, "{\"ph\":\"%c\"", *phase);
+		for (const char *at = text; (at = strstr(at, start)) != NULL; at++) {
+			const char *end = strchrnul(at, '}');
+			const char *named = strstr(at, "\"name\":\"");
+			const char *after = named != NULL ? named + strlen(name) : NULL;
+			/* a begin's name ends the event; an instant's arguments follow its name */
+			begins += named != NULL && named < end &&
+				  strncmp(named, name, strlen(name)) == 0 &&
+				  (after == end || (*phase == 'i' && *after == ','));
+		}
 	}
 	return begins;
 }

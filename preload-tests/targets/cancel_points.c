@@ -3,7 +3,8 @@
  * A thread blocked in each wrapped call that is a cancellation point, cancelled and joined:
  * sem_wait, sem_timedwait, sem_clockwait, pthread_cond_wait, pthread_cond_timedwait,
  * pthread_cond_clockwait, poll, ppoll, epoll_wait, epoll_pwait, epoll_pwait2. Prints whether
- * each thread ended cancelled.
+ * each thread ended cancelled. Then a thread cancelled before it calls sem_wait on a semaphore
+ * it could take: sem_wait acts on the cancellation first, the semaphore left as it was.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -16,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static sem_t sem, blocked;
+static sem_t sem, blocked, cancel_sent, free_sem;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int pipe_fds[2], ep;
@@ -32,6 +33,18 @@ static struct timespec far_deadline(clockid_t clock)
 static void unlock(void *m)
 {
 	pthread_mutex_unlock(m);
+}
+
+/* Cancelled while its cancellation is disabled, then sem_wait on a semaphore it could take. */
+static void *take_when_cancelled(void *arg)
+{
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	sem_post(&blocked);
+	sem_wait(&cancel_sent);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	sem_wait(&free_sem);
+	return NULL;
 }
 
 static void *block_in(void *arg)
@@ -112,5 +125,18 @@ int main(void)
 		pthread_join(t, &result);
 		printf("%s: %s\n", calls[i], result == PTHREAD_CANCELED ? "cancelled" : "returned");
 	}
+	sem_init(&cancel_sent, 0, 0);
+	sem_init(&free_sem, 0, 1);
+	pthread_t t;
+	pthread_create(&t, NULL, take_when_cancelled, NULL);
+	sem_wait(&blocked);
+	pthread_cancel(t);
+	sem_post(&cancel_sent);
+	void *result;
+	pthread_join(t, &result);
+	int value = -1;
+	sem_getvalue(&free_sem, &value);
+	printf("sem_wait, the semaphore free: %s, its value %d\n",
+	       result == PTHREAD_CANCELED ? "cancelled" : "returned", value);
 	return 0;
 }

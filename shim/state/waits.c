@@ -114,7 +114,8 @@ static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait
 								  int64_t timeout_ns, uint32_t site)
 {
 	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
+				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key,
+				      &w->moment);
 }
 
 /*
@@ -164,6 +165,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 		   int64_t timeout_ns, const void *caller)
 {
 	struct tp_thread *self = tp_thread_self();
+	w->at_once = false;
+	w->moment = 0;
 	w->silent = !tp_thread_live(self); /* no naming on a thread the exit stopped */
 	if (w->silent)
 		return;
@@ -209,7 +212,8 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
 								int64_t result)
 {
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since,
+			 w->at_once ? w->moment : 0);
 }
 
 /* The end of the wait that parked the thread: wait-end, then the unpark. */

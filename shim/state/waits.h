@@ -20,7 +20,10 @@ struct tp_wait {
 	uint32_t kind;
 	uint32_t site_key; /* its call site's key (spawn_site.h), 0 when nobody asked */
 	bool silent;       /* the thread was stopped by the process's exit: nothing fires */
-	uint64_t since;    /* what its wait-start gave the in-process consumers for its wait-end */
+	/* it took what it waited for at once (tp_wait_took_at_once): it ends at its start's moment */
+	bool at_once;
+	uint64_t since;  /* what its wait-start gave the in-process consumers for its wait-end */
+	uint64_t moment; /* its wait-start's moment for the in-process consumers, 0 if none */
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
@@ -39,6 +42,16 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 
 /* Fires wait-end with `result` (the return value, or -errno) and the matching unpark. */
 void tp_wait_leave(struct tp_wait *w, int64_t result);
+
+/*
+ * The wait `w` took what it waited for at once, without blocking (a semaphore that could be
+ * taken: semaphore.c): its wait-end gives the in-process consumers its wait-start's moment, one
+ * clock read for the two (the time between is the shim's own, not the program's wait).
+ */
+static inline void tp_wait_took_at_once(struct tp_wait *w)
+{
+	w->at_once = true;
+}
 
 /* A pthread cleanup handler: the thread was cancelled inside the wait (result -ECANCELED). */
 void tp_wait_cancelled(void *w);
@@ -73,6 +86,15 @@ void tp_wait_escaping(const void *frame);
 #define TP_UNPARENTHESIZED(...) __VA_ARGS__
 #define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,       \
 			  result)                                                                  \
+	TP_INTERPOSE_WAIT_BY(type, name, params, args, version, missing, kind, object, timeout,    \
+			     result, fn args)
+
+/*
+ * TP_INTERPOSE_WAIT, the wait made by `call` (an expression of the type, which may name `fn`,
+ * the real function, and `wait_`, the wait entered) rather than by the real function's call.
+ */
+#define TP_INTERPOSE_WAIT_BY(type, name, params, args, version, missing, kind, object, timeout,    \
+			     result, call)                                                         \
 	static type(*real_##name) params;                                                          \
 	__attribute__((noinline)) static type slow_##name(const void *caller_,                     \
 							  TP_UNPARENTHESIZED params)               \
@@ -85,7 +107,7 @@ void tp_wait_escaping(const void *frame);
 		struct tp_wait wait_;                                                              \
 		type ret_;                                                                         \
 		tp_wait_enter(&wait_, kind, object, timeout, caller_);                             \
-		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                       \
+		TP_WAIT_CANCELLABLE(&wait_, ret_ = call);                                          \
 		tp_wait_leave(&wait_, result(ret_));                                               \
 		return ret_;                                                                       \
 	}                                                                                          \
