@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "taskprobe_contract.h"
 
 #define MS 1000000LL
 
@@ -136,6 +137,30 @@ Test(waits, epoll_and_poll_waits_report_fd_timeout_and_result, .timeout = 180)
 			cr_expect_eq(s->arg[1] != 0, i != 6, "pollfd array %#llx",
 				     (unsigned long long)s->arg[1]);
 	}
+	tp_assert_waits_paired(&run);
+	tp_run_free(&run);
+}
+
+/*
+ * A sem_wait that takes its semaphore at once (main_exits_first: each of two threads posts and
+ * waits on a semaphore of its own, 2 x 1000 times) fires wait-start and wait-end as any wait:
+ * kind 3, its semaphore, result 0, paired; the program's output and status as without the shim.
+ */
+Test(waits, a_sem_wait_taken_at_once_fires_both_wait_probes, .timeout = 120)
+{
+	const char *argv[] = {tp_target("main_exits_first"), "1000", NULL};
+	struct tp_run run;
+	tp_run_both(argv, NULL, &run);
+	cr_expect_eq(run.status, 0);
+	cr_expect_eq(tp_count_waits(&run, TP_WAIT_SEMAPHORE), 4000);
+	cr_expect_eq(tp_count(&run, "wait__start", 0), 4000);
+	cr_expect_eq(tp_count(&run, "wait__end", 0), 4000);
+	size_t ended_taken = 0;
+	for (size_t i = 0; i < tp_count(&run, "wait__end", 0); i++) {
+		const struct tp_event *e = tp_nth(&run, "wait__end", 0, i);
+		ended_taken += e->arg[0] == TP_WAIT_SEMAPHORE && e->arg[2] == 0;
+	}
+	cr_expect_eq(ended_taken, 4000, "%zu of 4000 semaphore waits ended with 0", ended_taken);
 	tp_assert_waits_paired(&run);
 	tp_run_free(&run);
 }

@@ -62,6 +62,10 @@ void tp_record_task_end_park(uint64_t task, uint32_t reason, uint64_t at);
 /* A wait's start, with its call site's key (whose text is recorded once, as a task site's). */
 void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
 			  uint32_t site, uint64_t at);
+/* A wait's start and its end, result 0, at one moment: a wait that took what it waited for at
+ * once (a semaphore's); one record. */
+void tp_record_wait_at_once(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			    uint32_t site, uint64_t at);
 /*
  * task-spawn, with its site's key (the site's address recorded the first time it is seen);
  * `small`: tp_record_spawn_small (the executor, whether the program spawned the task, and whether

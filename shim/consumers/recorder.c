@@ -585,6 +585,24 @@ void tp_record_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, u
 		record_wait_start(kind, object, timeout_ns, task, site, at);
 }
 
+/*
+ * Its record made ended: the start's record with wait-end folded in at once (result 0, duration
+ * 0), as tp_record_wait_end would fold it. A wait the compact record cannot hold, or an MPI
+ * call's (whose polls join: poll_goes_on), as its two events.
+ */
+void tp_record_wait_at_once(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
+			    uint32_t site, uint64_t at)
+{
+	if (__builtin_expect(!wait_compact(kind, task) || !site_code_recorded(site), 0)) {
+		tp_record_wait_start(kind, object, timeout_ns, task, site, at);
+		tp_record_wait_end(kind, object, 0, task, at);
+		return;
+	}
+	record_fast(TP_RECORD_WAITED, kind | TP_COMPACT_WAIT_ENDED, timeout_ns == -1 ? 3 : 4,
+		    object, tp_compact_pair((uint32_t)task, site), tp_compact_pair(0, 0),
+		    (uint64_t)timeout_ns, at);
+}
+
 /* A wait-end with a record of its own (out of line: the folded one's path keeps no registers). */
 __attribute__((noinline)) static void
 record_wait_end_alone(uint32_t kind, uintptr_t object, int64_t result, uint64_t task, uint64_t at)

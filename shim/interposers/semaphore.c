@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <time.h>
 
 #include "probes.h"
@@ -14,29 +15,30 @@ static int (*real_sem_trywait)(sem_t *sem);
 TP_RESOLVED_AT_LOAD(real_sem_trywait, "sem_trywait", NULL);
 
 /*
- * sem_wait's wait `w`, made as glibc makes it (a pending cancellation acted on, then the
- * semaphore taken if it can be, else the wait) with `wait`, the real sem_wait, for the second
- * part: a semaphore taken at once (a producer ahead of its consumer: most waits of a loop that
- * posts and waits) is a wait that never blocked, whose end and start are one moment
- * (tp_wait_took_at_once): one clock read for the two. errno as sem_wait leaves it.
+ * sem_wait's first part, made as glibc makes it: a pending cancellation acted on (sem_wait is a
+ * cancellation point, blocking or not), then the semaphore taken if it can be. Taken (a producer
+ * ahead of its consumer: most waits of a loop that posts and waits), the wait never blocked: its
+ * events are fired at once (tp_wait_at_once) and true returned; else errno is as it was, and the
+ * real sem_wait waits.
  */
-static int sem_wait_at_once(int (*wait)(sem_t *), sem_t *sem, struct tp_wait *w)
+static bool sem_taken_at_once(sem_t *sem, const void *caller)
 {
 	int (*trywait)(sem_t *) = TP_REAL(real_sem_trywait, "sem_trywait", NULL);
-	if (trywait != NULL) {
-		pthread_testcancel(); /* sem_wait is a cancellation point, blocking or not */
-		int saved_errno = errno;
-		if (trywait(sem) == 0) {
-			tp_wait_took_at_once(w);
-			return 0;
-		}
-		errno = saved_errno;
+	if (trywait == NULL)
+		return false;
+	pthread_testcancel();
+	int saved_errno = errno;
+	if (trywait(sem) == 0) {
+		tp_wait_at_once(TP_WAIT_SEMAPHORE, sem, -1, caller);
+		return true;
 	}
-	return wait(sem);
+	errno = saved_errno;
+	return false;
 }
 
-TP_INTERPOSE_WAIT_BY(int, sem_wait, (sem_t * sem), (sem), NULL, TP_FAIL_ERRNO, TP_WAIT_SEMAPHORE,
-		     sem, -1, tp_wait_result_errno, sem_wait_at_once(fn, sem, &wait_))
+TP_INTERPOSE_WAIT_TRIED(int, sem_wait, (sem_t * sem), (sem), NULL, TP_FAIL_ERRNO, TP_WAIT_SEMAPHORE,
+			sem, -1, tp_wait_result_errno,
+			if (sem_taken_at_once(sem, caller_)) return 0)
 
 TP_INTERPOSE_WAIT(int, sem_timedwait, (sem_t * sem, const struct timespec *deadline),
 		  (sem, deadline), NULL, TP_FAIL_ERRNO, TP_WAIT_SEMAPHORE, sem,

@@ -114,8 +114,7 @@ static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait
 								  int64_t timeout_ns, uint32_t site)
 {
 	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key,
-				      &w->moment);
+				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
 }
 
 /*
@@ -161,12 +160,22 @@ __attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const vo
 	return site;
 }
 
-void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
-		   int64_t timeout_ns, const void *caller)
+static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
+								int64_t result)
+{
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
+}
+
+/*
+ * A wait's way in: park (for an idle worker) and wait-start; with `at_once` (a constant) its
+ * wait-end too, result 0, right after (tp_wait_at_once).
+ */
+static inline __attribute__((always_inline)) void wait_enter(struct tp_wait *w,
+							     enum tp_wait_kind kind,
+							     const void *object, int64_t timeout_ns,
+							     const void *caller, bool at_once)
 {
 	struct tp_thread *self = tp_thread_self();
-	w->at_once = false;
-	w->moment = 0;
 	w->silent = !tp_thread_live(self); /* no naming on a thread the exit stopped */
 	if (w->silent)
 		return;
@@ -202,18 +211,39 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 	if ((w->silent = !tp_thread_firing_begin(self)))
 		return;
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
-	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0))
+	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0)) {
 		fire_wait_start_and_stack(w, timeout_ns, site);
-	else
+		if (at_once)
+			fire_wait_end(w, 0);
+	} else if (at_once) {
+		tp_fire_wait_at_once(w->kind, w->object, timeout_ns, w->task, site,
+				     site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
+	} else {
 		fire_wait_start(w, timeout_ns, site);
+	}
 	tp_thread_firing_end(self);
 }
 
-static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
-								int64_t result)
+void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object,
+		   int64_t timeout_ns, const void *caller)
 {
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since,
-			 w->at_once ? w->moment : 0);
+	wait_enter(w, kind, object, timeout_ns, caller, false);
+}
+
+void tp_wait_at_once(enum tp_wait_kind kind, const void *object, int64_t timeout_ns,
+		     const void *caller)
+{
+	struct tp_wait w;
+	wait_enter(&w, kind, object, timeout_ns, caller, true);
+	if (w.silent)
+		return;
+	/* the unpark of the park it began with, if any (tp_wait_leave's) */
+	struct tp_thread *self = tp_thread_self();
+	if (__builtin_expect(self->parked && self->parked_by == &w, 0) &&
+	    tp_thread_firing_begin(self)) {
+		tp_thread_unpark(self);
+		tp_thread_firing_end(self);
+	}
 }
 
 /* The end of the wait that parked the thread: wait-end, then the unpark. */

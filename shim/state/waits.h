@@ -20,10 +20,7 @@ struct tp_wait {
 	uint32_t kind;
 	uint32_t site_key; /* its call site's key (spawn_site.h), 0 when nobody asked */
 	bool silent;       /* the thread was stopped by the process's exit: nothing fires */
-	/* it took what it waited for at once (tp_wait_took_at_once): it ends at its start's moment */
-	bool at_once;
-	uint64_t since;  /* what its wait-start gave the in-process consumers for its wait-end */
-	uint64_t moment; /* its wait-start's moment for the in-process consumers, 0 if none */
+	uint64_t since;    /* what its wait-start gave the in-process consumers for its wait-end */
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
@@ -44,14 +41,13 @@ void tp_wait_enter(struct tp_wait *w, enum tp_wait_kind kind, const void *object
 void tp_wait_leave(struct tp_wait *w, int64_t result);
 
 /*
- * The wait `w` took what it waited for at once, without blocking (a semaphore that could be
- * taken: semaphore.c): its wait-end gives the in-process consumers its wait-start's moment, one
- * clock read for the two (the time between is the shim's own, not the program's wait).
+ * A wait that took what it waited for at once, without blocking (a semaphore that could be
+ * taken: semaphore.c), made: its park (an idle worker's), wait-start, wait-end (result 0) and
+ * unpark fired as tp_wait_enter and tp_wait_leave fire them; the in-process consumers given its
+ * start and end at one moment. Keeps errno.
  */
-static inline void tp_wait_took_at_once(struct tp_wait *w)
-{
-	w->at_once = true;
-}
+void tp_wait_at_once(enum tp_wait_kind kind, const void *object, int64_t timeout_ns,
+		     const void *caller);
 
 /* A pthread cleanup handler: the thread was cancelled inside the wait (result -ECANCELED). */
 void tp_wait_cancelled(void *w);
@@ -86,15 +82,16 @@ void tp_wait_escaping(const void *frame);
 #define TP_UNPARENTHESIZED(...) __VA_ARGS__
 #define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,       \
 			  result)                                                                  \
-	TP_INTERPOSE_WAIT_BY(type, name, params, args, version, missing, kind, object, timeout,    \
-			     result, fn args)
+	TP_INTERPOSE_WAIT_TRIED(type, name, params, args, version, missing, kind, object, timeout, \
+				result, (void)0)
 
 /*
- * TP_INTERPOSE_WAIT, the wait made by `call` (an expression of the type, which may name `fn`,
- * the real function, and `wait_`, the wait entered) rather than by the real function's call.
+ * TP_INTERPOSE_WAIT with `tried`, a statement run while traced before the wait is entered, which
+ * may make the call without waiting and return (its events fired: tp_wait_at_once); it may name
+ * `caller_`, the interposed call's return address.
  */
-#define TP_INTERPOSE_WAIT_BY(type, name, params, args, version, missing, kind, object, timeout,    \
-			     result, call)                                                         \
+#define TP_INTERPOSE_WAIT_TRIED(type, name, params, args, version, missing, kind, object, timeout, \
+				result, tried)                                                     \
 	static type(*real_##name) params;                                                          \
 	__attribute__((noinline)) static type slow_##name(const void *caller_,                     \
 							  TP_UNPARENTHESIZED params)               \
@@ -104,10 +101,11 @@ void tp_wait_escaping(const void *frame);
 			missing;                                                                   \
 		if (!tp_listeners_waits())                                                         \
 			return fn args;                                                            \
+		tried;                                                                             \
 		struct tp_wait wait_;                                                              \
 		type ret_;                                                                         \
 		tp_wait_enter(&wait_, kind, object, timeout, caller_);                             \
-		TP_WAIT_CANCELLABLE(&wait_, ret_ = call);                                          \
+		TP_WAIT_CANCELLABLE(&wait_, ret_ = fn args);                                       \
 		tp_wait_leave(&wait_, result(ret_));                                               \
 		return ret_;                                                                       \
 	}                                                                                          \
