@@ -639,9 +639,10 @@ static inline void tp_fire_thread_stop(uint64_t tid, bool by_itself)
  */
 __attribute__((noinline, unused)) static uint64_t
 tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t timeout_ns,
-			  uint64_t task, uint32_t site_key)
+			  uint64_t task, uint32_t site_key, uint64_t *moment)
 {
 	uint64_t since = 0, at = tp_clock_now();
+	*moment = at;
 	if (on & TP_IN_PROCESS_RECORD)
 		tp_record_wait_start(kind, object, timeout_ns, task, site_key, at);
 	if (on & TP_IN_PROCESS_LIVE)
@@ -657,19 +658,23 @@ tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t 
  * wait's wait-end hands the in-process consumers back (`since`): the exit report's start of the
  * wait, 0 when it does not count it. The in-process consumers as TP_IN_PROCESS, the recorder
  * alone (recording's common case) with one call and no registers kept for the others; the wait
- * events are in line in their one caller (waits.c).
+ * events are in line in their one caller (waits.c). `*moment`: the moment the in-process
+ * consumers were given (tp_clock_now's), 0 when none listens: a wait taken at once ends at it.
  */
 static inline __attribute__((always_inline)) uint64_t
 tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t task,
-		   uint64_t site_id, const char *site, uint32_t site_key)
+		   uint64_t site_id, const char *site, uint32_t site_key, uint64_t *moment)
 {
 	TP_PROBE_WAIT_START(kind, object, timeout_ns, task, site_id, site);
 	unsigned on = tp_listeners_consumers();
+	*moment = 0;
 	if (on == TP_IN_PROCESS_RECORD) {
-		tp_record_wait_start(kind, object, timeout_ns, task, site_key, tp_clock_now());
+		*moment = tp_clock_now();
+		tp_record_wait_start(kind, object, timeout_ns, task, site_key, *moment);
 		return 0;
 	}
-	return on ? tp_fire_wait_start_shared(on, kind, object, timeout_ns, task, site_key) : 0;
+	return on ? tp_fire_wait_start_shared(on, kind, object, timeout_ns, task, site_key, moment)
+		  : 0;
 }
 
 /* Right after wait-start, on the same thread: the program's stack at the wait. */
@@ -684,9 +689,9 @@ static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t 
 /* The in-process consumers' shares of wait-end, as wait-start's (tp_fire_wait_start_shared). */
 __attribute__((noinline, unused)) static void
 tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t result, uint64_t task,
-			uint32_t site_key, uint64_t since)
+			uint32_t site_key, uint64_t since, uint64_t moment)
 {
-	uint64_t at = tp_clock_now();
+	uint64_t at = moment != 0 ? moment : tp_clock_now();
 	if (on & TP_IN_PROCESS_RECORD)
 		tp_record_wait_end(kind, object, result, task, at);
 	if (on & TP_IN_PROCESS_LIVE)
@@ -696,20 +701,23 @@ tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t re
 }
 
 /*
- * site_key and since: the wait's wait-start's (its call site's key, and what it returned). The
+ * site_key and since: the wait's wait-start's (its call site's key, and what it returned).
+ * `moment`: the in-process consumers' moment of the wait's end, 0 to read the clock now (a wait
+ * taken at once whose wait-start had to come alone, with its stack: its start's moment). The
  * recorder alone as wait-start's: then a tail call.
  */
 static inline __attribute__((always_inline)) void tp_fire_wait_end(uint32_t kind, uintptr_t object,
 								   int64_t result, uint64_t task,
 								   uint32_t site_key,
-								   uint64_t since)
+								   uint64_t since, uint64_t moment)
 {
 	TP_PROBE_WAIT_END(kind, object, result, task);
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD)
-		tp_record_wait_end(kind, object, result, task, tp_clock_now());
+		tp_record_wait_end(kind, object, result, task,
+				   moment != 0 ? moment : tp_clock_now());
 	else if (on)
-		tp_fire_wait_end_shared(on, kind, object, result, task, site_key, since);
+		tp_fire_wait_end_shared(on, kind, object, result, task, site_key, since, moment);
 }
 
 /* The in-process consumers' shares of a wait taken at once, as wait-start's and wait-end's. */

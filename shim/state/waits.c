@@ -114,7 +114,8 @@ static inline __attribute__((always_inline)) void fire_wait_start(struct tp_wait
 								  int64_t timeout_ns, uint32_t site)
 {
 	w->since = tp_fire_wait_start(w->kind, w->object, timeout_ns, w->task, site,
-				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
+				      site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key,
+				      &w->moment);
 }
 
 /*
@@ -163,7 +164,7 @@ __attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const vo
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
 								int64_t result)
 {
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since, 0);
 }
 
 /*
@@ -212,9 +213,11 @@ static inline __attribute__((always_inline)) void wait_enter(struct tp_wait *w,
 		return;
 	/* no stack of a wait inside the shim's own work: unwinding is not reentrant */
 	if (__builtin_expect(!nested && (every_stack_wanted() || tp_live()), 0)) {
+		/* its start alone, with its stack: its end at its start's moment */
 		fire_wait_start_and_stack(w, timeout_ns, site);
 		if (at_once)
-			fire_wait_end(w, 0);
+			tp_fire_wait_end(w->kind, w->object, 0, w->task, w->site_key, w->since,
+					 w->moment);
 	} else if (at_once) {
 		tp_fire_wait_at_once(w->kind, w->object, timeout_ns, w->task, site,
 				     site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);

@@ -21,6 +21,7 @@ struct tp_wait {
 	uint32_t site_key; /* its call site's key (spawn_site.h), 0 when nobody asked */
 	bool silent;       /* the thread was stopped by the process's exit: nothing fires */
 	uint64_t since;    /* what its wait-start gave the in-process consumers for its wait-end */
+	uint64_t moment;   /* its wait-start's moment for the in-process consumers, 0 if none */
 };
 
 /* The only check on the path of an interposed wait when nobody listens: two loads, one branch. */
