@@ -157,6 +157,11 @@ void tp_not_under(unsigned passes, const char *reason);
 #define TP_LAUNCHER_UNDER_SANITIZERS                                                               \
 	"the launcher preloads the shim by itself, not the sanitizer's runtime"
 
+/* The reason a program whose main thread ends with pthread_exit is left out of the TSan pass. */
+#define TP_MAIN_EXITS_FIRST_UNDER_TSAN                                                             \
+	"under TSan's runtime a process whose main thread called pthread_exit does not end "       \
+	"(without the shim too)"
+
 /* The reason OpenMP programs are left out of the TSan pass. */
 #define TP_OPENMP_UNDER_TSAN                                                                       \
 	"OpenMP's runtime is not built with TSan: TSan reports races inside it (with no shim "     \

@@ -431,9 +431,7 @@ Test(recorder, a_write_that_fails_stops_the_recording_and_leaves_whole_chunks)
 /* main() ends with pthread_exit: the process ends with its last thread, and the file is whole. */
 Test(recorder, a_recording_is_complete_after_main_calls_pthread_exit)
 {
-	TP_NOT_UNDER(TP_TSAN,
-		     "under TSan's runtime a process whose main thread called pthread_exit "
-		     "does not end (without the shim too)");
+	TP_NOT_UNDER(TP_TSAN, TP_MAIN_EXITS_FIRST_UNDER_TSAN);
 	struct recorded r;
 	record((const char *[]){tp_target("main_exits_first"), "1000", NULL}, "rec.%p", NULL, &r);
 	cr_expect_eq(r.run.status, 0, "%s", r.run.err);

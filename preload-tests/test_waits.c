@@ -148,6 +148,7 @@ Test(waits, epoll_and_poll_waits_report_fd_timeout_and_result, .timeout = 180)
  */
 Test(waits, a_sem_wait_taken_at_once_fires_both_wait_probes, .timeout = 120)
 {
+	TP_NOT_UNDER(TP_TSAN, TP_MAIN_EXITS_FIRST_UNDER_TSAN);
 	const char *argv[] = {tp_target("main_exits_first"), "1000", NULL};
 	struct tp_run run;
 	tp_run_both(argv, NULL, &run);

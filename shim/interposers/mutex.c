@@ -95,7 +95,7 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 		return ret_;                                                                       \
 	}                                                                                          \
 	TP_RESOLVED_AT_LOAD(real_##name, #name, NULL);                                             \
-	TP_INTERPOSED_ENTRY(int, name, params, args)
+	TP_INTERPOSED_ENTRY(int, name, params, args, slow_##name)
 
 /* The clocks pthread_mutex_clocklock accepts (any other: EINVAL before it tries the lock). */
 static bool lock_clock_valid(clockid_t clock)

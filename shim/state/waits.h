@@ -83,16 +83,33 @@ void tp_wait_escaping(const void *frame);
 #define TP_UNPARENTHESIZED(...) __VA_ARGS__
 #define TP_INTERPOSE_WAIT(type, name, params, args, version, missing, kind, object, timeout,       \
 			  result)                                                                  \
-	TP_INTERPOSE_WAIT_TRIED(type, name, params, args, version, missing, kind, object, timeout, \
-				result, (void)0)
+	TP_INTERPOSE_WAIT_SLOW(type, name, params, args, version, missing, kind, object, timeout,  \
+			       result);                                                            \
+	TP_INTERPOSED_ENTRY(type, name, params, args, slow_##name)
 
 /*
  * TP_INTERPOSE_WAIT with `tried`, a statement run while traced before the wait is entered, which
  * may make the call without waiting and return (its events fired: tp_wait_at_once); it may name
- * `caller_`, the interposed call's return address.
+ * `caller_`, the interposed call's return address. It runs in a frame of its own between the
+ * exported function and slow_##name, with nothing on the stack: a cancellation it acts on unwinds
+ * no frame of a wait's (whose stack a sanitizer's runtime would leave poisoned).
  */
 #define TP_INTERPOSE_WAIT_TRIED(type, name, params, args, version, missing, kind, object, timeout, \
 				result, tried)                                                     \
+	TP_INTERPOSE_WAIT_SLOW(type, name, params, args, version, missing, kind, object, timeout,  \
+			       result);                                                            \
+	__attribute__((noinline)) static type tried_##name(const void *caller_,                    \
+							   TP_UNPARENTHESIZED params)              \
+	{                                                                                          \
+		if (tp_listeners_waits())                                                          \
+			tried;                                                                     \
+		return slow_##name(caller_, TP_UNPARENTHESIZED args);                              \
+	}                                                                                          \
+	TP_INTERPOSED_ENTRY(type, name, params, args, tried_##name)
+
+/* TP_INTERPOSE_WAIT's real function `real_##name` and its traced way, slow_##name. */
+#define TP_INTERPOSE_WAIT_SLOW(type, name, params, args, version, missing, kind, object, timeout,  \
+			       result)                                                             \
 	static type(*real_##name) params;                                                          \
 	__attribute__((noinline)) static type slow_##name(const void *caller_,                     \
 							  TP_UNPARENTHESIZED params)               \
@@ -102,7 +119,6 @@ void tp_wait_escaping(const void *frame);
 			missing;                                                                   \
 		if (!tp_listeners_waits())                                                         \
 			return fn args;                                                            \
-		tried;                                                                             \
 		struct tp_wait wait_;                                                              \
 		type ret_;                                                                         \
 		tp_wait_enter(&wait_, kind, object, timeout, caller_);                             \
@@ -110,20 +126,19 @@ void tp_wait_escaping(const void *frame);
 		tp_wait_leave(&wait_, result(ret_));                                               \
 		return ret_;                                                                       \
 	}                                                                                          \
-	TP_RESOLVED_AT_LOAD(real_##name, #name, version);                                          \
-	TP_INTERPOSED_ENTRY(type, name, params, args)
+	TP_RESOLVED_AT_LOAD(real_##name, #name, version)
 
 /*
  * The exported function `name` of an interposed wait: while its real function is resolved and
- * no wait probe is on, a tail call to it; else slow_##name(caller's return address, args).
+ * no wait probe is on, a tail call to it; else traced(caller's return address, args).
  */
-#define TP_INTERPOSED_ENTRY(type, name, params, args)                                              \
+#define TP_INTERPOSED_ENTRY(type, name, params, args, traced)                                      \
 	TP_EXPORT type name params                                                                 \
 	{                                                                                          \
 		type(*fn) params = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                \
 		if (__builtin_expect(fn != NULL && !tp_listeners_waits(), 1))                      \
 			return fn args;                                                            \
-		return slow_##name(__builtin_return_address(0), TP_UNPARENTHESIZED args);          \
+		return traced(__builtin_return_address(0), TP_UNPARENTHESIZED args);               \
 	}
 
 /* `missing` statements of TP_INTERPOSE_WAIT: a call that sets errno, one that returns it. */
