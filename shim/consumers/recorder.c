@@ -517,14 +517,25 @@ static inline bool wait_compact(uint32_t kind, uint64_t task)
 	return task <= UINT32_MAX && kind <= TP_COMPACT_WAIT_KIND && kind != TP_WAIT_MPI;
 }
 
+/* A wait's compact record (wait_compact's), its start's; `ended`: with its end folded in at once
+ * (result 0, duration 0: tp_record_wait_at_once). */
+static inline __attribute__((always_inline)) void record_waited(uint32_t kind, uintptr_t object,
+								int64_t timeout_ns, uint64_t task,
+								uint32_t site, bool ended,
+								uint64_t at)
+{
+	record_fast(TP_RECORD_WAITED, kind | (ended ? TP_COMPACT_WAIT_ENDED : 0),
+		    timeout_ns == -1 ? 3 : 4, object, tp_compact_pair((uint32_t)task, site),
+		    tp_compact_pair(0, 0), (uint64_t)timeout_ns, at);
+}
+
 static inline __attribute__((always_inline)) void record_wait_start(uint32_t kind, uintptr_t object,
 								    int64_t timeout_ns,
 								    uint64_t task, uint32_t site,
 								    uint64_t at)
 {
 	if (wait_compact(kind, task))
-		record_fast(TP_RECORD_WAITED, kind, timeout_ns == -1 ? 3 : 4, object,
-			    tp_compact_pair((uint32_t)task, site), 0, (uint64_t)timeout_ns, at);
+		record_waited(kind, object, timeout_ns, task, site, false, at);
 	else
 		tp_record_at(TP_RECORD_WAIT_START, kind, 4, object, (uint64_t)timeout_ns, task,
 			     site, at);
@@ -598,9 +609,7 @@ void tp_record_wait_at_once(uint32_t kind, uintptr_t object, int64_t timeout_ns,
 		tp_record_wait_end(kind, object, 0, task, at);
 		return;
 	}
-	record_fast(TP_RECORD_WAITED, kind | TP_COMPACT_WAIT_ENDED, timeout_ns == -1 ? 3 : 4,
-		    object, tp_compact_pair((uint32_t)task, site), tp_compact_pair(0, 0),
-		    (uint64_t)timeout_ns, at);
+	record_waited(kind, object, timeout_ns, task, site, true, at);
 }
 
 /* A wait-end with a record of its own (out of line: the folded one's path keeps no registers). */

@@ -161,10 +161,11 @@ __attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const vo
 	return site;
 }
 
+/* `moment`: tp_fire_wait_end's (0: now). */
 static inline __attribute__((always_inline)) void fire_wait_end(const struct tp_wait *w,
-								int64_t result)
+								int64_t result, uint64_t moment)
 {
-	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since, 0);
+	tp_fire_wait_end(w->kind, w->object, result, w->task, w->site_key, w->since, moment);
 }
 
 /*
@@ -216,8 +217,7 @@ static inline __attribute__((always_inline)) void wait_enter(struct tp_wait *w,
 		/* its start alone, with its stack: its end at its start's moment */
 		fire_wait_start_and_stack(w, timeout_ns, site);
 		if (at_once)
-			tp_fire_wait_end(w->kind, w->object, 0, w->task, w->site_key, w->since,
-					 w->moment);
+			fire_wait_end(w, 0, w->moment);
 	} else if (at_once) {
 		tp_fire_wait_at_once(w->kind, w->object, timeout_ns, w->task, site,
 				     site != 0 ? tp_spawn_site_text(site) : NULL, w->site_key);
@@ -253,7 +253,7 @@ void tp_wait_at_once(enum tp_wait_kind kind, const void *object, int64_t timeout
 __attribute__((noinline)) static void leave_parked(struct tp_thread *self, struct tp_wait *w,
 						   int64_t result)
 {
-	fire_wait_end(w, result);
+	fire_wait_end(w, result, 0);
 	/* unless a jump out of a handler on top of the wait unparked it meanwhile */
 	if (self->parked && self->parked_by == w)
 		tp_thread_unpark(self);
@@ -272,7 +272,7 @@ void tp_wait_leave(struct tp_wait *w, int64_t result)
 	if (__builtin_expect(self->parked && self->parked_by == w, 0))
 		leave_parked(self, w, result);
 	else
-		fire_wait_end(w, result);
+		fire_wait_end(w, result, 0);
 	tp_thread_firing_end(self);
 }
 
