@@ -299,28 +299,99 @@ static int console_of(int pid, int *parent)
 	return console;
 }
 
+/* Process `pid`'s state letter (/proc/PID/stat's: R, S, T, Z...), 0 when it is gone; read as it
+ * may vanish between two calls (tp_read_file would fail the test). */
+static char process_state(int pid)
+{
+	char path[64], stat[512] = "";
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	bool read = f != NULL && fgets(stat, sizeof stat, f) != NULL;
+	if (f != NULL)
+		fclose(f);
+	const char *state = read ? strrchr(stat, ')') : NULL;
+	return state != NULL && state[1] == ' ' ? state[2] : 0;
+}
+
 /* Whether process `pid` ended within `ms` milliseconds (it may be a zombie of a parent that
  * ended: that counts as ended, its time and its CPU spent). */
 static bool ends_within(int pid, unsigned ms)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	for (unsigned waited = 0;; waited += 50) {
-		/* read as it may vanish between two calls (tp_read_file would fail the test) */
-		char stat[512] = "";
-		FILE *f = fopen(path, "r");
-		bool read = f != NULL && fgets(stat, sizeof stat, f) != NULL;
-		if (f != NULL)
-			fclose(f);
-		const char *state = read ? strrchr(stat, ')') : NULL;
-		bool gone = state == NULL || strncmp(state, ") Z", 3) == 0 ||
-			    strncmp(state, ") X", 3) == 0;
-		if (gone)
+		char state = process_state(pid);
+		if (state == 0 || state == 'Z' || state == 'X')
 			return true;
 		if (waited >= ms)
 			return false;
 		nanosleep(&(struct timespec){0, 50000000}, NULL);
 	}
+}
+
+/*
+ * Ctrl-Z, in an interactive shell with job control, as a person suspends a full-screen program:
+ * the console gives the terminal back and stops with its launcher (and the script that started
+ * it: the shell's job), the shell says so and takes the terminal; the program runs on meanwhile;
+ * `fg` brings the console back, drawn whole. In raw mode Ctrl-Z is a key, which the console
+ * ignored: the only way out was q.
+ */
+Test(top, ctrl_z_suspends_the_console_fg_brings_it_back_and_the_program_runs_on)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const unsigned rounds = 120; /* about 8 s */
+	struct tp_terminal t;
+	tp_terminal_start(&t, "exec bash --norc --noprofile -i", 200, 40, true);
+	/* the console in a script of the shell's: one word to type */
+	char *script, *command;
+	cr_assert(asprintf(&script, "%s/go", t.dir) > 0);
+	cr_assert(asprintf(&command,
+			   "cd /tmp && TERM=screen %s top --interval 0.2 -- %s %u\n"
+			   "echo \"[done $?]\"\n",
+			   tp_unprivileged_launcher(), top_shapes_target(), rounds) > 0);
+	char *write;
+	cr_assert(asprintf(&write, "printf '%s' > '%s' && chmod 0755 '%s'", command, script,
+			   script) > 0);
+	cr_assert_eq(system(write), 0, "%s", write);
+	free(write);
+	free(command);
+	tp_terminal_keys(&t, script);
+	tp_terminal_keys(&t, "Enter");
+	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	const char *at = strstr(screen, "(pid ");
+	cr_assert_not_null(at, "%s", screen);
+	int pid = atoi(at + strlen("(pid "));
+	free(screen);
+	int launcher, console = console_of(pid, &launcher);
+	cr_assert(console > 0 && launcher > 0, "no console of pid %d", pid);
+
+	tp_terminal_keys(&t, "C-z");
+	screen = tp_terminal_wait_for(&t, "Stopped", SCREEN_WAIT);
+	cr_expect(strstr(screen, SLEEPY_SITE) == NULL, "the console's screen stays:\n%s", screen);
+	free(screen);
+	cr_expect_eq(process_state(console), 'T', "the console (pid %d) is not stopped", console);
+	cr_expect_eq(process_state(launcher), 'T', "the launcher (pid %d) is not stopped",
+		     launcher);
+	char program = process_state(pid);
+	cr_expect(program == 'R' || program == 'S', "the program (pid %d) is in state %c", pid,
+		  program);
+
+	tp_terminal_keys(&t, "f g Enter");
+	screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
+	cr_expect(strncmp(screen, "taskprobe top: omp_top_shapes (pid", 34) == 0 &&
+			  strstr(screen, "Stopped") == NULL,
+		  "not drawn whole again:\n%s", screen);
+	free(screen);
+	cr_expect(process_state(console) != 'T', "the console (pid %d) stays stopped", console);
+
+	tp_terminal_keys(&t, "q");
+	screen = tp_terminal_wait_for(&t, "[done ", 60000);
+	char *expected = plain_output(rounds);
+	cr_expect(strstr(screen, expected) != NULL && strstr(screen, "[done 0]") != NULL,
+		  "expected \"%s\" and status 0:\n%s", expected, screen);
+	free(expected);
+	free(screen);
+	free(script);
+	tp_terminal_stop(&t);
 }
 
 /*

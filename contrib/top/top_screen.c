@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #define KEY_CHECK_MS  FOLLOW_CHECK_MS /* keys are looked at as often as the program's end */
 #define KEY_ESCAPE    27
 #define KEY_CONTROL_C 3
+#define KEY_CONTROL_Z 26
 
 attr_t style(const struct screen *sc, enum colour_pair pair)
 {
@@ -80,6 +82,7 @@ static const char *FOOTER_LOSSES = "q quit  ? help  p/Esc/Left/Backspace back  s
 static const char *const HELP[] = {
 	"KEYS",
 	"  q, Ctrl-C              quit the console (the program runs on)",
+	"  Ctrl-Z                 suspend the console (fg resumes it; the program runs on)",
 	"  ?, h                   this help; again (or Esc) to leave it",
 	"  Up/Down, k/j           select a site; in its detail, scroll",
 	"  Enter                  a site's detail: its figures, histograms and stacks",
@@ -306,6 +309,23 @@ static void draw(struct screen *sc)
 	refresh();
 }
 
+/*
+ * Ctrl-Z (a key in raw mode, as Ctrl-C is): the console stops as a program in a terminal does, its
+ * terminal given back first, and is drawn whole again once continued (fg). The stop goes to the
+ * console's process group, so that `taskprobe top -- PROGRAM`'s launcher, the shell's job, stops
+ * too and its shell takes the terminal back (vim does the same); the program, in a group of its
+ * own, runs on, as after q. In a group no shell controls (orphaned) the kernel drops the stop.
+ */
+static void suspend(void)
+{
+	endwin();
+	fflush(stdout);
+	kill(0, SIGTSTP);
+	/* continued: the terminal is the console's again */
+	clearok(curscr, TRUE);
+	refresh();
+}
+
 /* Handles a key; false to quit. Sets *refresh_now for keys that want fresh figures. */
 static bool on_key(struct screen *sc, int key, bool *refresh_now)
 {
@@ -326,6 +346,9 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 		case 'Q':
 		case KEY_CONTROL_C:
 			return false;
+		case KEY_CONTROL_Z:
+			suspend();
+			return true;
 		default:
 			return true;
 		}
@@ -339,6 +362,9 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case 'Q':
 	case KEY_CONTROL_C:
 		return false;
+	case KEY_CONTROL_Z:
+		suspend();
+		break;
 	case KEY_UP:
 	case 'k':
 		if (sc->detail) {
