@@ -4,7 +4,8 @@
  * waiting for items, 100 each, and 5 polls of the main thread) and wait_sites_cxx (a wait inside
  * the C++ standard library) seen by the console without root, by a tracer, by waits.bt and in a
  * recording's timeline: the sites are the program's own lines. And mutex_waits: contention, and
- * only contention, is a wait, with the real functions' results.
+ * only contention, is a wait, with the real functions' results; parked_at_exit: a wait going on
+ * at the exit.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis_runs.h" /* duration_ms */
 #include "harness.h"
 #include "harness_internal.h"
 #include "taskprobe_contract.h"
@@ -572,4 +574,49 @@ Test(waits, the_exit_report_of_a_forked_child_counts_its_own_waits)
 	cr_expect_eq(children, 1);
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
+}
+
+/*
+ * A wait going on when the program exits (parked_at_exit: pool-1 blocked in pthread_cond_wait
+ * from before main's 100 ms pause to the exit) is a wait of its time up to the exit, at its site
+ * as at its thread: in the exit report, said as going on, and in the console's waits by call
+ * site (its row, its time, the one thread waiting there). Both left it out: a worker blocked to
+ * the end, xz -T2's longest wait (10 s of a 25 s run), was at no site, and a program whose
+ * threads only ever waited so was said to have waited in no interposed wait.
+ */
+Test(waits, a_wait_going_on_at_exit_counts_to_the_exit_in_the_report_and_the_console)
+{
+	const char *site = tp_source_site("parked_at_exit.c", "idle_worker(void",
+					  "pthread_cond_wait(");
+	const char *env[] = {"TASKPROBE_REPORT=stderr", NULL};
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("parked_at_exit"), NULL}, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "exiting\n");
+	char *blocks = report_wait_blocks(run.err);
+	expect_one_site_thread(blocks, "pool-1", 1, "condvar", site);
+	free(blocks);
+	char line[512];
+	snprintf(line, sizeof line, "    1 condvar wait at %s: ", site);
+	const char *at = strstr(run.err, line);
+	cr_expect(at != NULL && duration_ms(at + strlen(line)) >= 100 &&
+			  strncmp(strchr(at, '\n') - 21, " (1 going on at exit)", 21) == 0,
+		  "%s", run.err);
+	tp_run_free(&run);
+
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	top_once_as_nobody("parked_at_exit", NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "exiting\n");
+	cr_expect_eq(waits_row(run.err, site, "condvar"), 1, "%s", run.err);
+	const char *row = strstr(strstr(run.err, "WAITS BY CALL SITE"), site);
+	char total[16], longest[16];
+	unsigned threads = 0, now = 0;
+	cr_assert(row != NULL && sscanf(row + strlen(site), " condvar %*u %15s %15s %u %u", total,
+					longest, &threads, &now) == 4,
+		  "%s", run.err);
+	cr_expect(duration_ms(total) >= 100 && duration_ms(longest) >= 100 && threads == 1 &&
+			  now == 1,
+		  "%s", run.err);
+	tp_run_free(&run);
 }

@@ -384,19 +384,43 @@ static void read_wait_sites(struct snapshot_read *r)
 	ssize_t got = pread(f->fd, wait_sites, sizeof wait_sites, (off_t)TP_LIVE_WAITS_OFFSET);
 	size_t whole = got > 0 ? (size_t)got / sizeof wait_sites[0] : 0;
 	for (unsigned i = 0; i < whole; i++) {
-		if (wait_sites[i].state != TP_LIVE_ENTRY_READY || wait_sites[i].waits == 0)
+		/* a site with waits going on and none ended yet is one too (a thread blocked there
+		 * from its first wait, to the program's end: xz's idle workers) */
+		if (wait_sites[i].state != TP_LIVE_ENTRY_READY ||
+		    (wait_sites[i].waits == 0 && wait_sites[i].waiting == 0))
 			continue;
 		struct wait_view *w = &out->waits[out->n_waits++];
 		w->entry = TP_LIVE_STACK_OF_WAIT_SITE | i;
 		w->address = wait_sites[i].address;
 		w->module = wait_sites[i].module;
 		w->kind = wait_sites[i].kind;
-		w->waits = wait_sites[i].waits;
+		w->waits = wait_sites[i].waits + wait_sites[i].waiting;
 		w->total_ns = wait_sites[i].total_ns;
 		w->longest_ns = wait_sites[i].longest_ns;
 		w->waiting = wait_sites[i].waiting;
 		w->thread_bits = wait_sites[i].threads;
 		w->threads = (unsigned)__builtin_popcountll(w->thread_bits);
+	}
+}
+
+/*
+ * Thread `w`'s wait going on now (at the exit, once the program exited) is its site's too: its
+ * time so far in the site's total and longest, as in the thread's own figures (the site's count
+ * has it already: its waits going on).
+ */
+static void wait_goes_on(struct live_snapshot *out, const struct thread_view *w)
+{
+	for (unsigned i = 0; i < out->n_waits; i++) {
+		struct wait_view *v = &out->waits[i];
+		if (v->address != w->wait_address || v->module != w->wait_module ||
+		    v->kind != w->wait_kind)
+			continue;
+		v->total_ns += w->wait_for_ns;
+		if (w->wait_for_ns > v->longest_ns)
+			v->longest_ns = w->wait_for_ns;
+		v->thread_bits |= 1ull << (w->tid % 64);
+		v->threads = (unsigned)__builtin_popcountll(v->thread_bits);
+		return;
 	}
 }
 
@@ -440,6 +464,8 @@ static void read_thread(struct snapshot_read *r, unsigned i, const struct tp_liv
 	w->wait_module = load32(&t->wait_module);
 	w->polls = load64(&t->polls);
 	read_thread_waits(w, t, out->now_ns);
+	if (w->wait_kind != 0)
+		wait_goes_on(out, w);
 	w->busy_ns = load64(&t->busy_ns) + (w->state == TP_LIVE_POLLING ? w->state_for_ns : 0);
 	w->parked_ns = load64(&t->parked_ns) + (w->state == TP_LIVE_PARKED ? w->state_for_ns : 0);
 	/* over the last interval, or since the thread took its slot */

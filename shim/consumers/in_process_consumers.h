@@ -170,9 +170,13 @@ void tp_report_executor_thread_started(void);
 void tp_report_executor_thread_stopped(void);
 
 /*
- * A wait begins and ends on the calling thread (wait-start's and wait-end's events): `enter`
- * returns its start (nonzero), which the wait's `leave` is handed back as `since` with the wait's
- * kind and call site's key; `since` 0: the wait began before the report counted, and is not.
+ * A wait of kind `kind` at call site `site_key` begins and ends on the calling thread
+ * (wait-start's and wait-end's events): `enter` returns its start (nonzero), which the wait's
+ * `leave` is handed back as `since` with the wait's kind and call site's key; `since` 0: the wait
+ * began before the report counted, and is not. Between the two the wait is going on: at exit it
+ * is counted up to then. `at_once`: a wait that took what it waited for at once (both events at
+ * one moment), of no time.
  */
-uint64_t tp_report_waits_enter(void);
+uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key);
 void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since);
+void tp_report_waits_at_once(uint32_t kind, uint32_t site_key);

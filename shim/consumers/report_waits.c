@@ -14,8 +14,11 @@
  *     counted in its "other sites" figures;
  *   - a wait with no site key (the key table full, or a wait inside the shim's own finding of a
  *     site) is counted under key 0, said as such.
- * Every wait that ends is counted, a signal handler's inside another too (its time then in both).
- * At exit (report.c says when) the keys are named and the threads listed, most time waited first
+ * Every wait that ends is counted, a signal handler's inside another too (its time then in both),
+ * and at exit each thread's wait going on then, up to then (a worker blocked until the program
+ * ended: xz's, waiting for blocks that never came, are its longest waits): a thread's table keeps
+ * its outermost wait's start, kind and key while it lasts (the threads past the tables' have
+ * none). At exit (report.c says when) the keys are named and the threads listed, most time waited first
  * (the first THREADS_SHOWN, the rest added up), each with its TOP_SITES sites of most time.
  */
 #define _GNU_SOURCE
@@ -55,6 +58,9 @@ struct thread_table {
 	char name[16];
 	struct site_row rows[SITES_PER_THREAD];
 	uint64_t other_waits, other_time; /* at sites past the rows */
+	/* its outermost wait going on: its start (0: none; written last) and its row's key and kind */
+	uint64_t open_since;
+	uint32_t open_key, open_kind;
 };
 
 /* [THREAD_TABLES]: shared by the threads that found none free. */
@@ -90,17 +96,29 @@ static struct thread_table *own_table(void)
 	return t;
 }
 
-uint64_t tp_report_waits_enter(void)
+/* The shared table's threads keep no wait going on: they would overwrite each other's. */
+static bool keeps_open(const struct thread_table *t)
 {
-	return tp_clock_now();
+	return t != &tables[THREAD_TABLES];
 }
 
-void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since)
+uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key)
 {
-	if (since == 0)
-		return;
-	uint64_t time = tp_clock_now() - since;
+	uint64_t now = tp_clock_now();
 	struct thread_table *t = own_table();
+	/* the outermost: a signal handler's wait inside it leaves it, and ends as its own */
+	if (keeps_open(t) && __atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == 0) {
+		__atomic_store_n(&t->open_key, site_key != 0 ? site_key : UINT32_MAX,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&t->open_kind, kind, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->open_since, now, __ATOMIC_RELEASE);
+	}
+	return now;
+}
+
+/* A wait of `time` ended at site `site_key` (0: none) in table `t`. */
+static void count_wait(struct thread_table *t, uint32_t kind, uint32_t site_key, uint64_t time)
+{
 	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
 		struct site_row *row = &t->rows[i];
 		uint32_t key = __atomic_load_n(&row->key, __ATOMIC_ACQUIRE);
@@ -125,6 +143,22 @@ void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since)
 	__atomic_add_fetch(&t->other_time, time, __ATOMIC_RELAXED);
 }
 
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since)
+{
+	if (since == 0)
+		return;
+	uint64_t time = tp_clock_now() - since;
+	struct thread_table *t = own_table();
+	if (__atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == since)
+		__atomic_store_n(&t->open_since, 0, __ATOMIC_RELEASE);
+	count_wait(t, kind, site_key, time);
+}
+
+void tp_report_waits_at_once(uint32_t kind, uint32_t site_key)
+{
+	count_wait(own_table(), kind, site_key, 0);
+}
+
 void tp_report_waits_child_after_fork(void)
 {
 	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
@@ -147,19 +181,29 @@ void tp_report_waits_name_sites(void)
 		}
 }
 
+/* A row of the report: a site's figures, with the wait going on at exit among them (if any). */
+struct shown_row {
+	struct site_row figures;
+	uint32_t site; /* its key's site (0: none named) */
+	bool going_on;
+};
+
 /* What the report reads of one table, at exit: each figure read once. */
 struct thread_figures {
 	const struct thread_table *table;
-	struct site_row rows[SITES_PER_THREAD];
+	/* its rows, and the one of its wait going on */
+	struct shown_row rows[SITES_PER_THREAD + 1];
 	unsigned n_rows;
 	uint64_t waits, time;
 	uint64_t other_waits, other_time; /* at sites past TOP_SITES, or past the rows */
+	bool other_going_on;
 };
 static struct thread_figures figures[THREAD_TABLES + 1];
 
 static int by_time(const void *a, const void *b)
 {
-	const struct site_row *x = a, *y = b;
+	const struct site_row *x = &((const struct shown_row *)a)->figures;
+	const struct site_row *y = &((const struct shown_row *)b)->figures;
 	if (x->time != y->time)
 		return x->time > y->time ? -1 : 1;
 	return x->key < y->key ? -1 : x->key > y->key;
@@ -174,14 +218,63 @@ static int threads_by_time(const void *a, const void *b)
 }
 
 /*
- * Reads `t` into `f`: its rows by time waited, the ones past TOP_SITES added to "other". Rows of
- * one kind whose call addresses name one site (a loop the compiler unrolled, a line's inlined
- * copies) are one line. Names the keys: at exit only.
+ * `row` added to `f`: to the row of its kind whose call address names the same site (a loop the
+ * compiler unrolled, a line's inlined copies are one line), else as a row of its own.
  */
-static void read_table(const struct thread_table *t, struct thread_figures *f)
+static void add_row(struct thread_figures *f, const struct site_row *row, bool going_on)
+{
+	f->waits += row->waits;
+	f->time += row->time;
+	uint32_t site = row->key != UINT32_MAX ? tp_spawn_site_of_key(row->key) : 0;
+	unsigned same = 0;
+	while (same < f->n_rows &&
+	       (site == 0 || f->rows[same].site != site || f->rows[same].figures.kind != row->kind))
+		same++;
+	if (same < f->n_rows) {
+		f->rows[same].figures.waits += row->waits;
+		f->rows[same].figures.time += row->time;
+		f->rows[same].going_on |= going_on;
+		return;
+	}
+	f->rows[f->n_rows++] = (struct shown_row){
+		.figures = *row, .site = site, .going_on = going_on};
+}
+
+/* Whether thread `tid` of this process is still there (an open wait of one gone is none). */
+static bool thread_there(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * `t`'s wait going on at `now` (the clock's), as a row of one wait of its time so far; false
+ * when none (or it ended, or another began, while read).
+ */
+static bool read_going_on(const struct thread_table *t, uint64_t now, struct site_row *row)
+{
+	uint64_t since = __atomic_load_n(&t->open_since, __ATOMIC_ACQUIRE);
+	if (since == 0 || since > now || t->tid == 0)
+		return false;
+	*row = (struct site_row){
+		.key = __atomic_load_n(&t->open_key, __ATOMIC_RELAXED),
+		.kind = __atomic_load_n(&t->open_kind, __ATOMIC_RELAXED),
+		.waits = 1,
+		.time = now - since,
+	};
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == since && row->key != 0 &&
+	       thread_there(t->tid);
+}
+
+/*
+ * Reads `t` into `f`, its wait going on at `now` (the clock's) too: its rows by time waited, the
+ * ones past TOP_SITES added to "other". Names the keys: at exit only.
+ */
+static void read_table(const struct thread_table *t, struct thread_figures *f, uint64_t now)
 {
 	*f = (struct thread_figures){.table = t};
-	uint32_t sites[SITES_PER_THREAD];
 	for (unsigned i = 0; i < SITES_PER_THREAD; i++) {
 		struct site_row row = {
 			.key = __atomic_load_n(&t->rows[i].key, __ATOMIC_ACQUIRE),
@@ -189,31 +282,21 @@ static void read_table(const struct thread_table *t, struct thread_figures *f)
 			.waits = __atomic_load_n(&t->rows[i].waits, __ATOMIC_RELAXED),
 			.time = __atomic_load_n(&t->rows[i].time, __ATOMIC_RELAXED),
 		};
-		if (row.key == 0 || row.waits == 0)
-			continue;
-		f->waits += row.waits;
-		f->time += row.time;
-		uint32_t site = row.key != UINT32_MAX ? tp_spawn_site_of_key(row.key) : 0;
-		unsigned same = 0;
-		while (same < f->n_rows &&
-		       (site == 0 || sites[same] != site || f->rows[same].kind != row.kind))
-			same++;
-		if (same < f->n_rows) {
-			f->rows[same].waits += row.waits;
-			f->rows[same].time += row.time;
-			continue;
-		}
-		sites[f->n_rows] = site;
-		f->rows[f->n_rows++] = row;
+		if (row.key != 0 && row.waits != 0)
+			add_row(f, &row, false);
 	}
+	struct site_row going_on;
+	if (read_going_on(t, now, &going_on))
+		add_row(f, &going_on, true);
 	qsort(f->rows, f->n_rows, sizeof f->rows[0], by_time);
 	f->other_waits = __atomic_load_n(&t->other_waits, __ATOMIC_RELAXED);
 	f->other_time = __atomic_load_n(&t->other_time, __ATOMIC_RELAXED);
 	f->waits += f->other_waits;
 	f->time += f->other_time;
 	for (unsigned i = TOP_SITES; i < f->n_rows; i++) {
-		f->other_waits += f->rows[i].waits;
-		f->other_time += f->rows[i].time;
+		f->other_waits += f->rows[i].figures.waits;
+		f->other_time += f->rows[i].figures.time;
+		f->other_going_on |= f->rows[i].going_on;
 	}
 	if (f->n_rows > TOP_SITES)
 		f->n_rows = TOP_SITES;
@@ -234,6 +317,12 @@ static void put_time(FILE *out, uint64_t time, double ns_per)
 {
 	char words[32];
 	fputs(tp_live_duration_words((uint64_t)((double)time * ns_per), words, sizeof words), out);
+}
+
+/* A row's end: said when the thread's wait going on at exit is one of its waits. */
+static void put_going_on(FILE *out, bool going_on)
+{
+	fputs(going_on ? " (1 going on at exit)\n" : "\n", out);
 }
 
 static void put_waits(FILE *out, uint64_t waits, const char *kind)
@@ -281,7 +370,7 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 	put_time(out, f->time, ns_per);
 	fputc('\n', out);
 	for (unsigned i = 0; i < f->n_rows; i++) {
-		const struct site_row *row = &f->rows[i];
+		const struct site_row *row = &f->rows[i].figures;
 		const char *text = NULL;
 		if (row->key != UINT32_MAX)
 			text = tp_spawn_site_text(tp_spawn_site_of_key(row->key));
@@ -291,25 +380,28 @@ static void write_thread(FILE *out, const struct thread_figures *f, double ns_pe
 			text != NULL ? tp_shown(text_shown, sizeof text_shown, text, shown)
 				     : "(no call site: the site tables were full)");
 		put_time(out, row->time, ns_per);
-		fputc('\n', out);
+		put_going_on(out, f->rows[i].going_on);
 	}
 	if (f->other_waits > 0) {
 		fputs("    ", out);
 		put_waits(out, f->other_waits, "");
 		fputs(" at other sites: ", out);
 		put_time(out, f->other_time, ns_per);
-		fputc('\n', out);
+		put_going_on(out, f->other_going_on);
 	}
 }
 
 bool tp_report_waits_any(void)
 {
 	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
+	uint64_t now = tp_clock_now();
 	for (unsigned i = 0; i < THREAD_TABLES + 1; i++) {
 		if (i < THREAD_TABLES && i >= taken)
 			continue;
 		const struct thread_table *t = &tables[i];
-		if (__atomic_load_n(&t->other_waits, __ATOMIC_RELAXED) > 0)
+		struct site_row going_on;
+		if (__atomic_load_n(&t->other_waits, __ATOMIC_RELAXED) > 0 ||
+		    read_going_on(t, now, &going_on))
 			return true;
 		for (unsigned r = 0; r < SITES_PER_THREAD; r++)
 			if (__atomic_load_n(&t->rows[r].waits, __ATOMIC_RELAXED) > 0)
@@ -323,13 +415,14 @@ void tp_report_waits(FILE *out)
 	if (!tp_reporting())
 		return;
 	uint32_t taken = __atomic_load_n(&tables_taken, __ATOMIC_RELAXED);
+	uint64_t now = tp_clock_now();
 	unsigned n = 0;
 	for (unsigned i = 0; i < THREAD_TABLES + 1; i++) {
 		/* a table being taken now has no tid yet: left out */
 		if (i < THREAD_TABLES &&
 		    (i >= taken || __atomic_load_n(&tables[i].tid, __ATOMIC_ACQUIRE) == 0))
 			continue;
-		read_table(&tables[i], &figures[n]);
+		read_table(&tables[i], &figures[n], now);
 		if (figures[n].waits > 0)
 			n++;
 	}

@@ -648,7 +648,7 @@ tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t 
 	if (on & TP_IN_PROCESS_LIVE)
 		tp_live_wait_start(kind, object, task, site_key, at);
 	if (on & TP_IN_PROCESS_REPORT)
-		since = tp_report_waits_enter();
+		since = tp_report_waits_enter(kind, site_key);
 	return since;
 }
 
@@ -733,7 +733,7 @@ tp_fire_wait_at_once_shared(unsigned on, uint32_t kind, uintptr_t object, int64_
 		tp_live_wait_end(task, at);
 	}
 	if (on & TP_IN_PROCESS_REPORT)
-		tp_report_waits_leave(kind, site_key, tp_report_waits_enter());
+		tp_report_waits_at_once(kind, site_key);
 }
 
 /*
