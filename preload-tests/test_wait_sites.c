@@ -620,3 +620,28 @@ Test(waits, a_wait_going_on_at_exit_counts_to_the_exit_in_the_report_and_the_con
 		  "%s", run.err);
 	tp_run_free(&run);
 }
+
+/*
+ * A wait that never blocked (late_free_wait: a free semaphore taken, its process's first wait
+ * 20 ms after the start) is a wait of no time in the console: its start came alone (its stack
+ * sampled, the site's first wait) and its end at the start's moment, converted again after the
+ * live statistics had timed their clock's rate: it ended before it began, a wait of 2^64 ns
+ * (18446744074s), as CPython's first lock waits were.
+ */
+Test(waits, a_wait_taken_at_once_after_the_clocks_timing_is_of_no_time)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *site = tp_source_site("late_free_wait.c", "int main(", "sem_wait(&free_one)");
+	struct tp_run run;
+	top_once_as_nobody("late_free_wait", NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "taken\n");
+	cr_expect_eq(waits_row(run.err, site, "semaphore"), 1, "%s", run.err);
+	const char *row = strstr(strstr(run.err, "WAITS BY CALL SITE"), site);
+	char total[16], longest[16];
+	cr_assert(row != NULL && sscanf(row + strlen(site), " semaphore %*u %15s %15s", total,
+					longest) == 2,
+		  "%s", run.err);
+	cr_expect(strcmp(total, "0ns") == 0 && strcmp(longest, "0ns") == 0, "%s", run.err);
+	tp_run_free(&run);
+}

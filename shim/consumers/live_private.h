@@ -219,6 +219,7 @@ struct live_local {
 	bool worker;          /* a worker: its worker-thread-start seen, and not its stop */
 	bool worker_parked;   /* its worker-thread-park seen, and not its unpark */
 	uint64_t wait_since;  /* its outermost wait's start */
+	uint64_t wait_at;     /* and that start's moment, tp_clock_now's (tp_live_wait_end) */
 	uint64_t waited_to;   /* its last outermost wait's end (live_initial_start) */
 	uint32_t wait_kind;   /* and its kind */
 	uint64_t started_ns;  /* when its start was seen (tp_live_thread_start), 0 if not */

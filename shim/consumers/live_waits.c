@@ -136,6 +136,7 @@ void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t
 	bool outermost = local.waits++ == 0;
 	if (outermost) {
 		local.wait_since = now;
+		local.wait_at = at;
 		local.wait_kind = kind;
 		local.wait_object = object;
 		local.wait_site = wait_site(site, kind);
@@ -199,15 +200,30 @@ static void thread_waited(struct tp_live_thread *s, uint64_t ns,
 	set32(&s->longest_wait_module, ready ? site->module : TP_LIVE_NO_MODULE);
 }
 
+/* The time from `since` to `now`, none if `now` is before it (tp_live_wait_end). */
+static inline uint64_t wait_time(uint64_t now, uint64_t since)
+{
+	return now > since ? now - since : 0;
+}
+
+/*
+ * A wait taken at once whose start came alone (its stack sampled: semaphore.c, waits.c) ends at
+ * its start's moment: it ends at its start's nanoseconds, not at that moment converted again.
+ * While the counter's rate is timed a conversion reads the clock, and the first after the rate
+ * is known converts the moment itself: the same moment, converted before and after the stack's
+ * unwinding, ended a microsecond before it began (CPython's first lock waits: a wait of 2^64 ns
+ * in top). The other times are kept from stepping back the same way (wait_time).
+ */
 void tp_live_wait_end(uint64_t task, uint64_t at)
 {
 	if (local.busy || local.waits == 0)
 		return;
-	uint64_t now = ns_at(at);
 	bool outermost = --local.waits == 0;
+	uint64_t now = outermost && at == local.wait_at ? local.wait_since : ns_at(at);
 	const struct tp_live_wait_site *site = local.wait_site;
+	uint64_t waited = wait_time(now, local.wait_since);
 	if (outermost && site != NULL) {
-		wait_site_add(local.wait_site, now - local.wait_since, (uint32_t)tp_thread_tid());
+		wait_site_add(local.wait_site, waited, (uint32_t)tp_thread_tid());
 		local.wait_site = NULL;
 	}
 	if (outermost)
@@ -216,13 +232,13 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 	if (s == NULL)
 		return;
 	if (outermost)
-		thread_waited(s, now - local.wait_since, site);
+		thread_waited(s, waited, site);
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
-		add(&local.rows[local.poll_row].blocking_ns, now - s->wait_since);
+		add(&local.rows[local.poll_row].blocking_ns, wait_time(now, s->wait_since));
 	set32(&s->wait_kind, 0);
 	set64(&s->wait_task, 0);
 	if (outermost && local.parked && s->state == TP_LIVE_PARKED) {
-		add(&s->parked_ns, now - s->state_since);
+		add(&s->parked_ns, wait_time(now, s->state_since));
 		set64(&s->state_since, now);
 		set32(&s->state, TP_LIVE_RUNNING);
 	}
