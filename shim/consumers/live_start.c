@@ -77,6 +77,12 @@ void live_populate_tasks(uint32_t chunk)
  * CALIBRATION_NS, by the events themselves: until then they read CLOCK_MONOTONIC (a pair, a
  * hundred ns), and the first one after it fixes the rate. Nothing waits at start. Where
  * CLOCK_MONOTONIC is the clock, the rate stays 0 and every moment comes here as it is.
+ *
+ * A moment `at` is the counter read before the pair (the event's way to here, tens of ns; a
+ * wait's end given its start's moment, after its stack's unwinding: hundreds of us): it is taken
+ * back from the pair at the rate timed so far, so that a moment said now and one said once the
+ * rate is fixed keep their order (the pair's time said an event's end of a few tens of ns, the
+ * next converted at the fixed rate, before its start).
  */
 __attribute__((noinline)) uint64_t ns_while_timing_the_counter(uint64_t at)
 {
@@ -87,12 +93,18 @@ __attribute__((noinline)) uint64_t ns_while_timing_the_counter(uint64_t at)
 		return at;
 	uint64_t tsc, ns;
 	tp_clock_pair(&tsc, &ns);
-	if (ns - ns_at_start >= CALIBRATION_NS && tsc > tsc_at_start) {
-		uint64_t rate = tp_live_tsc_rate(tsc_at_start, ns_at_start, tsc, ns);
+	if (tsc <= tsc_at_start || ns <= ns_at_start)
+		return ns;
+	uint64_t rate = tp_live_tsc_rate(tsc_at_start, ns_at_start, tsc, ns);
+	if (ns - ns_at_start >= CALIBRATION_NS) {
 		__atomic_store_n(&header->ns_per_tsc_2_32, rate, __ATOMIC_RELAXED);
 		__atomic_store_n(&ns_per_tsc_2_32, rate, __ATOMIC_RELEASE);
 	}
-	return ns;
+	if (at > tsc || at < tsc_at_start) /* read on another core, or before the start */
+		return ns;
+	uint64_t back = (uint64_t)(((unsigned __int128)(tsc - at) * rate) >>
+				   TP_LIVE_TSC_RATE_SHIFT);
+	return back < ns - ns_at_start ? ns - back : ns_at_start;
 }
 
 /* The statistics' layout in `m`, the file's or memory's, TP_LIVE_FILE_SIZE bytes. */
