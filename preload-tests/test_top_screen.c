@@ -31,6 +31,17 @@ static void start_console(struct tp_terminal *t, const char *options, unsigned r
 	free(command);
 }
 
+/* The pid of the program the console in `t` shows, once it shows its sites (the title's). */
+static int program_shown(struct tp_terminal *t)
+{
+	char *screen = tp_terminal_wait_for(t, SLEEPY_SITE, SCREEN_WAIT);
+	const char *at = strstr(screen, "(pid ");
+	cr_assert_not_null(at, "%s", screen);
+	int pid = atoi(at + strlen("(pid "));
+	free(screen);
+	return pid;
+}
+
 Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how_busy_workers_are)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
@@ -260,17 +271,13 @@ Test(top, the_program_is_not_disturbed_when_the_console_is_killed)
 	const unsigned rounds = 40;
 	struct tp_terminal t;
 	start_console(&t, "--interval 0.2", rounds, "screen", 200, 40);
-	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
 	/* the console's last argument is the program's pid, which its title shows */
-	const char *at = strstr(screen, "(pid ");
-	cr_assert_not_null(at, "%s", screen);
-	int pid = atoi(at + strlen("(pid "));
-	free(screen);
+	int pid = program_shown(&t);
 	char *cmd;
 	cr_assert(asprintf(&cmd, "pkill -KILL -f '^[^ ]*taskprobe-top .* %d$'", pid) > 0);
 	cr_expect_eq(system(cmd), 0, "%s", cmd);
 	free(cmd);
-	screen = tp_terminal_wait_for(&t, "[exit ", 60000);
+	char *screen = tp_terminal_wait_for(&t, "[exit ", 60000);
 	char *expected = plain_output(rounds);
 	cr_expect(strstr(screen, expected) != NULL && strstr(screen, "[exit 0]") != NULL,
 		  "expected \"%s\" and status 0:\n%s", expected, screen);
@@ -356,16 +363,12 @@ Test(top, ctrl_z_suspends_the_console_fg_brings_it_back_and_the_program_runs_on)
 	free(command);
 	tp_terminal_keys(&t, script);
 	tp_terminal_keys(&t, "Enter");
-	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
-	const char *at = strstr(screen, "(pid ");
-	cr_assert_not_null(at, "%s", screen);
-	int pid = atoi(at + strlen("(pid "));
-	free(screen);
+	int pid = program_shown(&t);
 	int launcher, console = console_of(pid, &launcher);
 	cr_assert(console > 0 && launcher > 0, "no console of pid %d", pid);
 
 	tp_terminal_keys(&t, "C-z");
-	screen = tp_terminal_wait_for(&t, "Stopped", SCREEN_WAIT);
+	char *screen = tp_terminal_wait_for(&t, "Stopped", SCREEN_WAIT);
 	cr_expect(strstr(screen, SLEEPY_SITE) == NULL, "the console's screen stays:\n%s", screen);
 	free(screen);
 	cr_expect_eq(process_state(console), 'T', "the console (pid %d) is not stopped", console);
@@ -412,11 +415,7 @@ Test(top, a_terminal_that_closes_ends_the_console_its_program_and_the_launcher)
 			   tp_unprivileged_launcher(), top_shapes_target()) > 0);
 	tp_terminal_start(&t, command, 200, 40, true);
 	free(command);
-	char *screen = tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT);
-	const char *at = strstr(screen, "(pid ");
-	cr_assert_not_null(at, "%s", screen);
-	int pid = atoi(at + strlen("(pid "));
-	free(screen);
+	int pid = program_shown(&t);
 	int launcher, console = console_of(pid, &launcher);
 	cr_assert(console > 0 && launcher > 0, "no console of pid %d", pid);
 	tp_terminal_stop(&t);

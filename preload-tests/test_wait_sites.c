@@ -30,21 +30,36 @@
 #define PRODUCER_SITE tp_source_site("wait_sites.c", "queue_push(", "sem_wait(&free_slots)")
 #define POLL_SITE     tp_source_site("wait_sites.c", "int main(", "poll(&fd, 1, 1)")
 
-/* The WAITS column of the console's row of `site` with `kind`, or -1 when there is none. */
-static long waits_row(const char *screen, const char *site, const char *kind)
+/* The console's row of a wait site: its WAITS, TOTAL, LONGEST, THREADS and NOW. */
+struct wait_row {
+	long waits; /* -1: no row */
+	char total[16], longest[16];
+	unsigned threads, now;
+};
+
+/* The console's row of `site` with `kind` in `screen`'s waits by call site. */
+static struct wait_row wait_row(const char *screen, const char *site, const char *kind)
 {
+	struct wait_row w = {.waits = -1};
 	for (const char *l = strstr(screen, "WAITS BY CALL SITE"); l != NULL;
 	     l = strchr(l + 1, '\n')) {
 		const char *row = l + 1;
 		if (strncmp(row, site, strlen(site)) != 0)
 			continue;
 		char seen_kind[16];
-		long waits;
-		if (sscanf(row + strlen(site), " %15s %ld", seen_kind, &waits) == 2 &&
+		if (sscanf(row + strlen(site), " %15s %ld %15s %15s %u %u", seen_kind, &w.waits,
+			   w.total, w.longest, &w.threads, &w.now) == 6 &&
 		    strcmp(seen_kind, kind) == 0)
-			return waits;
+			return w;
+		w.waits = -1;
 	}
-	return -1;
+	return w;
+}
+
+/* The WAITS column of the console's row of `site` with `kind`, or -1 when there is none. */
+static long waits_row(const char *screen, const char *site, const char *kind)
+{
+	return wait_row(screen, site, kind).waits;
 }
 
 /* `taskprobe top --once` of `target` run with `arg`, as nobody. */
@@ -608,15 +623,9 @@ Test(waits, a_wait_going_on_at_exit_counts_to_the_exit_in_the_report_and_the_con
 	top_once_as_nobody("parked_at_exit", NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "exiting\n");
-	cr_expect_eq(waits_row(run.err, site, "condvar"), 1, "%s", run.err);
-	const char *row = strstr(strstr(run.err, "WAITS BY CALL SITE"), site);
-	char total[16], longest[16];
-	unsigned threads = 0, now = 0;
-	cr_assert(row != NULL && sscanf(row + strlen(site), " condvar %*u %15s %15s %u %u", total,
-					longest, &threads, &now) == 4,
-		  "%s", run.err);
-	cr_expect(duration_ms(total) >= 100 && duration_ms(longest) >= 100 && threads == 1 &&
-			  now == 1,
+	struct wait_row w = wait_row(run.err, site, "condvar");
+	cr_expect(w.waits == 1 && duration_ms(w.total) >= 100 && duration_ms(w.longest) >= 100 &&
+			  w.threads == 1 && w.now == 1,
 		  "%s", run.err);
 	tp_run_free(&run);
 }
@@ -636,12 +645,8 @@ Test(waits, a_wait_taken_at_once_after_the_clocks_timing_is_of_no_time)
 	top_once_as_nobody("late_free_wait", NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, "taken\n");
-	cr_expect_eq(waits_row(run.err, site, "semaphore"), 1, "%s", run.err);
-	const char *row = strstr(strstr(run.err, "WAITS BY CALL SITE"), site);
-	char total[16], longest[16];
-	cr_assert(row != NULL && sscanf(row + strlen(site), " semaphore %*u %15s %15s", total,
-					longest) == 2,
+	struct wait_row w = wait_row(run.err, site, "semaphore");
+	cr_expect(w.waits == 1 && strcmp(w.total, "0ns") == 0 && strcmp(w.longest, "0ns") == 0,
 		  "%s", run.err);
-	cr_expect(strcmp(total, "0ns") == 0 && strcmp(longest, "0ns") == 0, "%s", run.err);
 	tp_run_free(&run);
 }
