@@ -390,3 +390,21 @@ Test(top, tasks_whose_ids_come_round_onto_a_run_still_alive_are_all_counted, .ti
 	cr_expect(strstr(run.err, "left out") == NULL, "%s", run.err);
 	tp_run_free(&run);
 }
+
+/*
+ * A program that neither spawned a task nor waited, once ended, is said to have done neither,
+ * not "yet": the console's line for a program running (why nothing is there, what to set).
+ */
+Test(top, an_ended_program_that_neither_spawned_nor_waited_is_not_said_to_do_so_yet)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run run;
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--", "/bin/true", NULL}, NULL,
+			       &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.err, "\n(no task spawned, and no thread waited in an interposed wait: "
+				  "tasks come from an executor") != NULL &&
+			  strstr(run.err, " wait yet") == NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+}

@@ -564,11 +564,21 @@ int widest_wait_site(const struct live_snapshot *s)
 }
 
 /* What the console says when it has nothing to show: why, and what to set. */
-const char NOTHING_YET[] =
-	"(no task spawned, and no thread waited in an interposed wait yet: tasks come from an "
-	"executor taskprobe adapts (OpenMP); TASKPROBE_WORKERS=GLOB makes named threads workers; "
-	"joins, sleeps, select and read are not waits here)";
-const char NO_TASK[] = "(no task spawned: the program's waits follow, by call site)";
+#define NOTHING_WHY                                                                                \
+	": tasks come from an executor taskprobe adapts (OpenMP); TASKPROBE_WORKERS=GLOB makes "   \
+	"named threads workers; joins, sleeps, select and read are not waits here)"
+static const char NOTHING_YET[] =
+	"(no task spawned, and no thread waited in an interposed wait yet" NOTHING_WHY;
+static const char NOTHING_AT_ALL[] =
+	"(no task spawned, and no thread waited in an interposed wait" NOTHING_WHY;
+static const char NO_TASK[] = "(no task spawned: the program's waits follow, by call site)";
+
+const char *no_site_words(const struct live_snapshot *s)
+{
+	if (s->n_waits > 0)
+		return NO_TASK;
+	return s->header.exited ? NOTHING_AT_ALL : NOTHING_YET;
+}
 
 int widest_site(const struct live_snapshot *s)
 {

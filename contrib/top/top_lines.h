@@ -45,9 +45,11 @@ int readable_width(const char *text);
 /* The widest site's text, at least the header's. */
 int widest_site(const struct live_snapshot *s);
 
-/* What the console says when it has nothing to show: why, and what to set. */
-extern const char NOTHING_YET[];
-extern const char NO_TASK[];
+/*
+ * The first line of a tables without a site: the program's waits follow, or why there is
+ * nothing, and what to set ("yet" while the program runs).
+ */
+const char *no_site_words(const struct live_snapshot *s);
 
 /* --- the threads table --- */
 

@@ -71,7 +71,7 @@ static void print_snapshot(const struct live_snapshot *s, enum program_state sta
 		printf("%s\n", line);
 	}
 	if (s->n_sites == 0)
-		printf("%s\n", s->n_waits == 0 ? NOTHING_YET : NO_TASK);
+		printf("%s\n", no_site_words(s));
 	for (unsigned i = 0; i < s->n_sites; i++) {
 		live_format_too_small(line, sizeof line, &s->sites[i]);
 		if (line[0] != '\0')

@@ -194,11 +194,7 @@ static void draw_tables(struct screen *sc)
 	for (int i = 0; i < site_rows; i++) {
 		int k = sc->first_site + i;
 		if (k >= (int)s->n_sites) {
-			put_line(y++,
-				 s->n_sites == 0 && i == 0
-					 ? (s->n_waits == 0 ? NOTHING_YET : NO_TASK)
-					 : "",
-				 0, false);
+			put_line(y++, s->n_sites == 0 && i == 0 ? no_site_words(s) : "", 0, false);
 			continue;
 		}
 		const struct site_view *v = &s->sites[k];
