@@ -171,12 +171,13 @@ void tp_report_executor_thread_stopped(void);
 
 /*
  * A wait of kind `kind` at call site `site_key` begins and ends on the calling thread
- * (wait-start's and wait-end's events): `enter` returns its start (nonzero), which the wait's
- * `leave` is handed back as `since` with the wait's kind and call site's key; `since` 0: the wait
- * began before the report counted, and is not. Between the two the wait is going on: at exit it
- * is counted up to then. `at_once`: a wait that took what it waited for at once (both events at
- * one moment), of no time.
+ * (wait-start's and wait-end's events, each at its moment `at`, tp_clock_now's): `enter` returns
+ * its start (nonzero), which the wait's `leave` is handed back as `since` with the wait's kind
+ * and call site's key (a wait taken at once whose start came alone ends at its start's moment);
+ * `since` 0: the wait began before the report counted, and is not. Between the two the wait is
+ * going on: at exit it is counted up to then. `at_once`: a wait that took what it waited for at
+ * once (both events at one moment), of no time.
  */
-uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key);
-void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since);
+uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key, uint64_t at);
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since, uint64_t at);
 void tp_report_waits_at_once(uint32_t kind, uint32_t site_key);

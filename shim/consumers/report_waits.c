@@ -102,9 +102,9 @@ static bool keeps_open(const struct thread_table *t)
 	return t != &tables[THREAD_TABLES];
 }
 
-uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key)
+uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key, uint64_t at)
 {
-	uint64_t now = tp_clock_now();
+	uint64_t now = at;
 	struct thread_table *t = own_table();
 	/* the outermost: a signal handler's wait inside it leaves it, and ends as its own */
 	if (keeps_open(t) && __atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == 0) {
@@ -143,11 +143,12 @@ static void count_wait(struct thread_table *t, uint32_t kind, uint32_t site_key,
 	__atomic_add_fetch(&t->other_time, time, __ATOMIC_RELAXED);
 }
 
-void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since)
+void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since, uint64_t at)
 {
 	if (since == 0)
 		return;
-	uint64_t time = tp_clock_now() - since;
+	/* at its moment: a wait's moments never step back, but a moment given may be its start */
+	uint64_t time = at > since ? at - since : 0;
 	struct thread_table *t = own_table();
 	if (__atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == since)
 		__atomic_store_n(&t->open_since, 0, __ATOMIC_RELEASE);
@@ -209,11 +210,14 @@ static int by_time(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* Most time waited first; of as much time (waits taken at once: none), most waits first. */
 static int threads_by_time(const void *a, const void *b)
 {
 	const struct thread_figures *x = a, *y = b;
 	if (x->time != y->time)
 		return x->time > y->time ? -1 : 1;
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
 	return x->table < y->table ? -1 : 1;
 }
 

@@ -648,7 +648,7 @@ tp_fire_wait_start_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t 
 	if (on & TP_IN_PROCESS_LIVE)
 		tp_live_wait_start(kind, object, task, site_key, at);
 	if (on & TP_IN_PROCESS_REPORT)
-		since = tp_report_waits_enter(kind, site_key);
+		since = tp_report_waits_enter(kind, site_key, at);
 	return since;
 }
 
@@ -697,7 +697,7 @@ tp_fire_wait_end_shared(unsigned on, uint32_t kind, uintptr_t object, int64_t re
 	if (on & TP_IN_PROCESS_LIVE)
 		tp_live_wait_end(task, at);
 	if (on & TP_IN_PROCESS_REPORT)
-		tp_report_waits_leave(kind, site_key, since);
+		tp_report_waits_leave(kind, site_key, since, at);
 }
 
 /*
