@@ -35,6 +35,22 @@ int tp_live_wants_wait_stack(void)
 	return local.sample_wait_stack;
 }
 
+/*
+ * The outermost wait, whose stack this thread unwound and kept after its start (sampled at its
+ * start: tp_live_wants_wait_stack), is timed from now: the unwinding (hundreds of us cold, ms at
+ * a module's first) is the shim's, not the wait's; it made a site of waits of a few us say 10 ms
+ * at the longest. Its start's moment stays the event's (the slot's, the recording's: one moment
+ * for both), and a wait taken at once still ends at its start (tp_live_wait_end).
+ */
+static void wait_timed_from_now(void)
+{
+	if (local.waits != 1)
+		return;
+	uint64_t now = now_ns();
+	if (now > local.wait_since)
+		local.wait_since = now;
+}
+
 void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 {
 	/* only the waits it sampled, as for spawns */
@@ -43,6 +59,7 @@ void tp_live_wait_stack(uint64_t stack_id, const uintptr_t *pcs, uint32_t depth)
 	local.sample_wait_stack = false;
 	uint32_t entry = (uint32_t)(local.wait_site - wait_sites);
 	live_keep_stack(TP_LIVE_STACK_OF_WAIT_SITE | entry, stack_id, pcs, depth, true);
+	wait_timed_from_now();
 }
 
 void tp_live_worker(int started)
