@@ -18,8 +18,9 @@
  * and at exit each thread's wait going on then, up to then (a worker blocked until the program
  * ended: xz's, waiting for blocks that never came, are its longest waits): a thread's table keeps
  * its outermost wait's start, kind and key while it lasts (the threads past the tables' have
- * none). At exit (report.c says when) the keys are named and the threads listed, most time waited first
- * (the first THREADS_SHOWN, the rest added up), each with its TOP_SITES sites of most time.
+ * none). At exit (report.c says when) the keys are named and the threads listed, most time
+ * waited first (the first THREADS_SHOWN, the rest added up), each with its TOP_SITES sites of most
+ * time.
  */
 #define _GNU_SOURCE
 #include "report_waits.h"
@@ -102,18 +103,22 @@ static bool keeps_open(const struct thread_table *t)
 	return t != &tables[THREAD_TABLES];
 }
 
+/* A row's key for call site `site_key`: 0 marks a free row, so a wait with no key is UINT32_MAX. */
+static uint32_t row_key(uint32_t site_key)
+{
+	return site_key != 0 ? site_key : UINT32_MAX;
+}
+
 uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key, uint64_t at)
 {
-	uint64_t now = at;
 	struct thread_table *t = own_table();
 	/* the outermost: a signal handler's wait inside it leaves it, and ends as its own */
 	if (keeps_open(t) && __atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == 0) {
-		__atomic_store_n(&t->open_key, site_key != 0 ? site_key : UINT32_MAX,
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(&t->open_key, row_key(site_key), __ATOMIC_RELAXED);
 		__atomic_store_n(&t->open_kind, kind, __ATOMIC_RELAXED);
-		__atomic_store_n(&t->open_since, now, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->open_since, at, __ATOMIC_RELEASE);
 	}
-	return now;
+	return at;
 }
 
 /* A wait of `time` ended at site `site_key` (0: none) in table `t`. */
@@ -123,8 +128,7 @@ static void count_wait(struct thread_table *t, uint32_t kind, uint32_t site_key,
 		struct site_row *row = &t->rows[i];
 		uint32_t key = __atomic_load_n(&row->key, __ATOMIC_ACQUIRE);
 		if (key == 0) {
-			/* key 0 marks a free row: a wait with no key is kept as UINT32_MAX */
-			uint32_t free_row = 0, wanted = site_key != 0 ? site_key : UINT32_MAX;
+			uint32_t free_row = 0, wanted = row_key(site_key);
 			if (__atomic_compare_exchange_n(&row->key, &free_row, wanted, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				__atomic_store_n(&row->kind, kind, __ATOMIC_RELAXED);
@@ -133,7 +137,7 @@ static void count_wait(struct thread_table *t, uint32_t kind, uint32_t site_key,
 				key = free_row; /* another thread of the shared table took it */
 			}
 		}
-		if (key == (site_key != 0 ? site_key : UINT32_MAX)) {
+		if (key == row_key(site_key)) {
 			__atomic_add_fetch(&row->waits, 1, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&row->time, time, __ATOMIC_RELAXED);
 			return;
