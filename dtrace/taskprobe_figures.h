@@ -264,7 +264,11 @@ static inline void tp_live_factors_basis_words(char *out, size_t size,
  * The region of interest the factors are limited to, every reader's words: "region of interest:
  * omp_control_tool" (", 3 start/stop pairs"), by the calls that marked it (`markers`: bit
  * 1 << enum tp_roi_marker of each; none said, omp_control_tool's); "" without one (`pairs` 0).
+ * Said of the factors alone: work, span and the tables of regions, sync sites and task sites are
+ * the whole run's, which a reader who marked a region to leave its program's start out would
+ * otherwise take for the region's (its start's regions and barriers listed beside its own).
  */
+#define TP_LIVE_ROI_SCOPE " (the factors; the rest: the whole run)"
 static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, unsigned markers)
 {
 	const char *by = markers == (1u << TP_ROI_BY_MPI_PCONTROL) ? "MPI_Pcontrol"
@@ -276,9 +280,10 @@ static inline void tp_live_roi_words(char *out, size_t size, uint64_t pairs, uns
 	if (pairs == 0)
 		snprintf(out, size, "%s", "");
 	else if (pairs == 1)
-		snprintf(out, size, "region of interest: %s", by);
+		snprintf(out, size, "region of interest: %s" TP_LIVE_ROI_SCOPE, by);
 	else
-		snprintf(out, size, "region of interest: %s, %llu start/stop pairs", by,
+		snprintf(out, size,
+			 "region of interest: %s, %llu start/stop pairs" TP_LIVE_ROI_SCOPE, by,
 			 (unsigned long long)pairs);
 }
 

@@ -288,7 +288,8 @@ Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mp
 			const char *text = said.text[r][w], *way = rank_ways[w];
 			struct tp_pop_factors f = tp_pop_factors_in(text);
 			cr_expect(f.said, "rank %d's %s says no factors:\n%s", r, way, text);
-			cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL,
+			cr_expect(strstr(text, "region of interest: MPI_Pcontrol (the factors; the "
+					       "rest: the whole run)\n") != NULL,
 				  "rank %d's %s:\n%s", r, way, text);
 			cr_expect(balance_known(&f),
 				  "rank %d's %s: load balance %.3f, not 0.75:\n%s", r, way,
@@ -316,8 +317,8 @@ Test(harm, each_rank_of_a_hybrid_program_without_a_region_has_its_mpi_windows_fa
 			const char *text = said.text[r][w];
 			cr_expect(tp_pop_factors_in(text).said, "rank %d's %s:\n%s", r,
 				  rank_ways[w], text);
-			cr_expect(strstr(text, "region of interest: MPI_Init to MPI_Finalize\n") !=
-					  NULL,
+			cr_expect(strstr(text, "region of interest: MPI_Init to MPI_Finalize (the "
+					       "factors; the rest: the whole run)\n") != NULL,
 				  "rank %d's %s:\n%s", r, rank_ways[w], text);
 		}
 	rank_said_free(&said);

@@ -90,7 +90,8 @@ static struct pop_figures figures_at(const char *text, const char *place, const 
 	if (sync_place != NULL && syncs != NULL && (at = strstr(syncs, sync_place)) != NULL)
 		sscanf(at + strlen(sync_place), "%31s %*f %*s %lu %*s %lf", f.sync_kind,
 		       &f.sync_waits, &f.sync_share); /* its load balance "-": not a barrier */
-	f.roi = strstr(text, "region of interest: omp_control_tool") != NULL;
+	f.roi = strstr(text, "region of interest: omp_control_tool (the factors; the rest: the "
+			     "whole run)") != NULL;
 	double a, b, busy_a, busy_b;
 	if ((at = strstr(text, "units by thread ")) != NULL &&
 	    sscanf(at, "units by thread %lf %lf, busy ms %lf %lf", &a, &b, &busy_a, &busy_b) == 4 &&

@@ -366,7 +366,7 @@ Test(pop_conv_analysis, only_the_region_of_interest_counts_for_the_factors)
 	expect_factor(f.factors.serialisation, 20.0 / 25, "serialisation efficiency");
 	expect_factor(f.factors.parallel, 0.5, "parallel efficiency");
 	char *text = report();
-	cr_expect(strstr(text, "region of interest: omp_control_tool\n") != NULL, "%s", text);
+	cr_expect(strstr(text, ROI_LINE("omp_control_tool")) != NULL, "%s", text);
 	/* the tables are the whole run's, as the live statistics' (docs/analysis.md): the region's
 	 * three tasks, two of them the primary's */
 	cr_expect(strstr(text, "main (synthetic.c:10)        0.750     60.00 ms        2") != NULL,
@@ -380,7 +380,7 @@ Test(pop_conv_analysis, a_region_of_interest_says_the_call_that_marked_it)
 	roi_marker = TP_ROI_BY_MPI_PCONTROL;
 	regions_in_a_row(true);
 	char *text = report();
-	cr_expect(strstr(text, "region of interest: MPI_Pcontrol\n") != NULL, "%s", text);
+	cr_expect(strstr(text, ROI_LINE("MPI_Pcontrol")) != NULL, "%s", text);
 	free(text);
 }
 
@@ -400,7 +400,7 @@ Test(pop_conv_analysis, an_mpi_rank_without_a_region_of_its_own_has_its_mpi_wind
 {
 	roi_marker = TP_ROI_BY_MPI_WINDOW;
 	regions_in_a_row(true);
-	expect_the_second_region_alone("region of interest: MPI_Init to MPI_Finalize\n");
+	expect_the_second_region_alone(ROI_LINE("MPI_Init to MPI_Finalize"));
 }
 
 /* A rank that marks its own: the window before its first start is forgotten, its end ignored. */
@@ -411,7 +411,7 @@ Test(pop_conv_analysis, an_mpi_ranks_own_region_of_interest_replaces_its_mpi_win
 	regions_in_a_row(true);
 	event(TP_RECORD_WAIT_START, PRIMARY, 80, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, -1, 0);
 	event(TP_RECORD_WAIT_END, PRIMARY, 80, TP_WAIT_MPI, TP_MPI_CALL_FINALIZE, 0, 0);
-	expect_the_second_region_alone("region of interest: MPI_Pcontrol\n");
+	expect_the_second_region_alone(ROI_LINE("MPI_Pcontrol"));
 }
 
 /*

@@ -81,3 +81,6 @@ static inline char *stream_report(struct analysis *a)
 	fclose(out);
 	return text;
 }
+
+/* The region of interest's line as the report says it, marked by `by` (a string literal). */
+#define ROI_LINE(by) "region of interest: " by " (the factors; the rest: the whole run)\n"
