@@ -3,7 +3,8 @@
  * Do no harm (launcher, the suite `harm`: see test_harm.c): the program is run as the program it
  * is, a name that is a shell builtin too; no path from the environment is ever evaluated as shell
  * words; the live statistics file `taskprobe run`'s program leaves (killed, exec'ed, its
- * privileges dropped) goes at its end, and no other.
+ * privileges dropped) goes at its end, and no other; a single-threaded program run with the exit
+ * report ends as it would without it.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -204,4 +205,25 @@ Test(harm, run_removes_the_live_file_its_program_leaves_and_no_other, .timeout =
 	}
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
+}
+
+/*
+ * A program that never creates a thread and waits once, run by the launcher (its LD_AUDIT) with
+ * the exit report: the report names the wait's site after the destructors, loading libdw then,
+ * where glibc (its bug 31717) set libc's thread-local storage up again for such a process (errno,
+ * the ctype tables, malloc's thread cache zeroed): the report's next duration crashed it in
+ * printf, its output lost, status 139 (CPython polling once did the same). The program's output
+ * and status are its own, and the report names the site.
+ */
+Test(harm, a_single_threaded_program_run_with_the_report_ends_as_its_own)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct tp_run run;
+	tp_launch((const char *[]){"run", "--", tp_target("late_free_wait"), NULL},
+		  (const char *[]){"TASKPROBE_REPORT=stderr", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "taken\n", "%s", run.err);
+	cr_expect(strstr(run.err, "1 semaphore wait at main (late_free_wait.c:") != NULL, "%s",
+		  run.err);
+	tp_run_free(&run);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "library_load.h"
 #include "real_symbol.h"
 
 struct tp_libdw tp_dw;
@@ -72,7 +73,7 @@ bool tp_libdw_load(void)
 	if (loaded != 0)
 		return loaded > 0;
 	loaded = -1;
-	void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *lib = tp_library_load("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (lib == NULL)
 		return false;
 	handle = lib;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "library_load.h"
 #include "own_files.h"
 #include "process.h"
 #include "real_symbol.h"
@@ -147,7 +148,7 @@ static unwind_fn load_libunwind(void)
 	 * which racing first captures contend for (no wait of the program's, shim_work.h).
 	 */
 	bool nested = tp_shim_work_begin();
-	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	void *lib = tp_library_load("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
 	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
 		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "library_load.h"
 #include "real_symbol.h"
 #include "source_lines.h"
 
@@ -258,7 +259,7 @@ static demangler_fn demangler(bool may_load)
 		return (demangler_fn)own;
 	if (may_load && !tried) {
 		tried = true;
-		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		void *lib = tp_library_load("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
 		if (lib != NULL)
 			loaded = (demangler_fn)dlsym(lib, "__cxa_demangle");
 	}
