@@ -181,3 +181,9 @@ void tp_report_executor_thread_stopped(void);
 uint64_t tp_report_waits_enter(uint32_t kind, uint32_t site_key, uint64_t at);
 void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since, uint64_t at);
 void tp_report_waits_at_once(uint32_t kind, uint32_t site_key);
+/*
+ * The wait entered at `since` (enter's) had its stack unwound after its start, for the live
+ * statistics' sample: it is timed from now, which it returns (the unwinding, hundreds of us
+ * cold, is the shim's, not the wait's); `since` 0 stays 0.
+ */
+uint64_t tp_report_waits_unwound(uint64_t since);

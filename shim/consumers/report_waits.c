@@ -159,6 +159,17 @@ void tp_report_waits_leave(uint32_t kind, uint32_t site_key, uint64_t since, uin
 	count_wait(t, kind, site_key, time);
 }
 
+uint64_t tp_report_waits_unwound(uint64_t since)
+{
+	uint64_t now = tp_clock_now();
+	if (since == 0 || now <= since)
+		return since;
+	struct thread_table *t = own_table();
+	if (__atomic_load_n(&t->open_since, __ATOMIC_RELAXED) == since)
+		__atomic_store_n(&t->open_since, now, __ATOMIC_RELEASE);
+	return now;
+}
+
 void tp_report_waits_at_once(uint32_t kind, uint32_t site_key)
 {
 	count_wait(own_table(), kind, site_key, 0);

@@ -677,13 +677,19 @@ tp_fire_wait_start(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64_t
 		  : 0;
 }
 
-/* Right after wait-start, on the same thread: the program's stack at the wait. */
+/*
+ * Right after wait-start, on the same thread: the program's stack at the wait. `*since`: what
+ * wait-start returned, the exit report's start of the wait, which a stack unwound after the
+ * start (`unwound_after`: the live statistics' sample) moves past the unwinding.
+ */
 static inline void tp_fire_wait_stack(uint32_t kind, uintptr_t object, uint64_t stack_id,
-				      const uintptr_t *pcs, uint32_t depth)
+				      const uintptr_t *pcs, uint32_t depth, bool unwound_after,
+				      uint64_t *since)
 {
 	TP_PROBE_WAIT_STACK(kind, object, stack_id, (uintptr_t *)pcs, depth);
 	TP_IN_PROCESS(tp_record_wait_stack(kind, object, stack_id, pcs, depth),
-		      tp_live_wait_stack(stack_id, pcs, depth), TP_NOT_REPORTED);
+		      tp_live_wait_stack(stack_id, pcs, depth),
+		      *since = unwound_after ? tp_report_waits_unwound(*since) : *since);
 }
 
 /* The in-process consumers' shares of wait-end, as wait-start's (tp_fire_wait_start_shared). */

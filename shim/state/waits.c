@@ -138,7 +138,7 @@ __attribute__((noinline)) static void fire_wait_start_and_stack(struct tp_wait *
 	if (!every && sampled)
 		pcs = wait_stack(buffer, &depth, &id);
 	if (pcs != NULL)
-		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth);
+		tp_fire_wait_stack(w->kind, w->object, (uint64_t)id, pcs, depth, !every, &w->since);
 	errno = saved_errno;
 }
 
