@@ -58,7 +58,9 @@ static int keep_block(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct keeping *k = arg;
-	if (info->dlpi_tls_data == NULL || k->n == KEPT_BLOCKS)
+	/* the program's own (named ""): no library depends on it, and its TLS may be large */
+	if (info->dlpi_tls_data == NULL || k->n == KEPT_BLOCKS || info->dlpi_name == NULL ||
+	    info->dlpi_name[0] == '\0')
 		return 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
