@@ -74,6 +74,24 @@ unsigned tp_occurrences(const char *text, const char *needle)
 	return n;
 }
 
+bool tp_says_libomp_lacks_device_memory(const char *err)
+{
+	static const char *const routines[] = {"alloc", "memcpy", "free"};
+	static const char why[] = "@OMP_4.5, which this one needs: it stays on libgomp\n";
+	const char *at = strstr(err, "LLVM's libomp (");
+	at = at != NULL ? strstr(at, "), which taskprobe gives the programs of its run built for "
+				     "libgomp, lacks omp_target_")
+			: NULL;
+	if (at == NULL)
+		return false;
+	at = strstr(at, "omp_target_") + strlen("omp_target_");
+	for (size_t k = 0; k < sizeof routines / sizeof routines[0]; k++)
+		if (strncmp(at, routines[k], strlen(routines[k])) == 0 &&
+		    strncmp(at + strlen(routines[k]), why, strlen(why)) == 0)
+			return true;
+	return false;
+}
+
 char *tp_path_in(const char *dir, const char *name)
 {
 	char *path;

@@ -209,6 +209,12 @@ char *tp_python_on(const char *program, const char *file);
 /* How many times `needle` occurs in `text`, not overlapping. */
 unsigned tp_occurrences(const char *text, const char *needle);
 /*
+ * Whether `err` holds the shim's line on a process of `taskprobe run` kept on libgomp for the
+ * device memory routines it calls (targets/omp_host_device_memory.c): libomp's path, then one
+ * of those routines named, at the version it is imported at, as what libomp lacks.
+ */
+bool tp_says_libomp_lacks_device_memory(const char *err);
+/*
  * Calls `each` on every record of the recording `data` (`size` bytes: whole segments and chunks,
  * each chunk's frame checked) with its chunk and context `ctx`; returns the records the chunks
  * say they hold.

@@ -103,9 +103,12 @@ static bool openmp_name(const char *name)
 enum { MAX_NEEDED_VERSIONS = 64 };
 
 bool libomp_answers(const struct imports *imports, const char *file, const struct definitions *omp,
-		    const struct definitions *bridge)
+		    const struct definitions *bridge, struct lack *lacking)
 {
 	const struct imports o = *imports;
+	*lacking = (struct lack){NULL, NULL};
+	/* a version libomp lacks: the first name of it is said (at worst the version alone) */
+	unsigned lacked_index = 0;
 	struct {
 		unsigned index;
 		const char *name;
@@ -122,9 +125,11 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 			const char *version = string_at(o.strings, o.strings_size, aux->vna_name);
 			if (version == NULL || n_needed == MAX_NEEDED_VERSIONS)
 				return false;
-			if (!(aux->vna_flags & VER_FLG_WEAK) &&
-			    (!has_version(omp, version) || !has_version(bridge, version)))
-				return false;
+			if (!(aux->vna_flags & VER_FLG_WEAK) && lacked_index == 0 &&
+			    (!has_version(omp, version) || !has_version(bridge, version))) {
+				*lacking = (struct lack){NULL, version};
+				lacked_index = aux->vna_other & 0x7fff;
+			}
 			needed[n_needed].index = aux->vna_other & 0x7fff;
 			needed[n_needed++].name = version;
 			aux = (const ElfW(Vernaux) *)((const char *)aux + aux->vna_next);
@@ -143,14 +148,23 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 		if (name == NULL)
 			return false;
 		unsigned index = o.versions != NULL ? o.versions[i] & 0x7fff : VER_NDX_GLOBAL;
+		if (lacked_index != 0) {
+			if (index == lacked_index) {
+				lacking->name = name;
+				return false;
+			}
+			continue;
+		}
 		const char *version = NULL;
 		for (size_t v = 0; v < n_needed && version == NULL; v++)
 			if (needed[v].index == index)
 				version = needed[v].name;
 		if (version != NULL ? !defines(omp, name, version)
 				    : index <= VER_NDX_GLOBAL && openmp_name(name) &&
-					      !defines(omp, name, NULL))
+					      !defines(omp, name, NULL)) {
+			*lacking = (struct lack){name, version};
 			return false;
+		}
 	}
-	return true;
+	return lacked_index == 0;
 }

@@ -31,12 +31,20 @@ struct imports {
 /* The imports of the loaded object `map`, from its dynamic section. */
 void read_imports(const struct link_map *map, struct imports *o);
 
+/* What libomp lacks of an object's imports (libomp_answers): a name, its version, or both (a
+ * version libomp lacks, and the first name imported of it). NULL: not known. */
+struct lack {
+	const char *name;
+	const char *version;
+};
+
 /*
  * Whether libomp answers every import of the object `map` that libgomp would: each version it
  * needs of `file` (libgomp's name), each symbol of such a version, and each unversioned OpenMP
- * name. And whether the bridge, under libgomp's name, has each such version.
+ * name. And whether the bridge, under libgomp's name, has each such version. When not, `*lacking`
+ * says the first it lacks.
  */
 bool libomp_answers(const struct imports *imports, const char *file, const struct definitions *omp,
-		    const struct definitions *bridge);
+		    const struct definitions *bridge, struct lack *lacking);
 
 #pragma GCC visibility pop

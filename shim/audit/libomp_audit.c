@@ -119,6 +119,38 @@ static struct settings settings;
 /* Whether the bridge was answered: its needs are answered only then. */
 static bool bridge_answered;
 
+/*
+ * What libomp lacks of the process's imports when the module kept libgomp for it ("" when it did
+ * not, or named nothing): an OpenMP name, or "version V" of libgomp's names. The shim reads it in
+ * the module's namespace (loaded_symbol.h's tp_audit_symbol), for its line on such a process.
+ */
+EXPORTED char taskprobe_libomp_lacks[200];
+
+/* Appends `text` to taskprobe_libomp_lacks at `*n`; false when it does not fit. */
+static bool lack_said(size_t *n, const char *text)
+{
+	for (size_t i = 0; text[i] != '\0'; i++) {
+		if (*n + 1 >= sizeof taskprobe_libomp_lacks)
+			return false;
+		taskprobe_libomp_lacks[(*n)++] = text[i];
+	}
+	return true;
+}
+
+/* Keeps `lacking` in taskprobe_libomp_lacks ("NAME", "NAME@VERSION" or "version VERSION"), whole
+ * or not at all: no OpenMP name is too long. */
+static void keep_lack(struct lack lacking)
+{
+	size_t n = 0;
+	bool whole = lacking.name != NULL
+			     ? lack_said(&n, lacking.name) &&
+				       (lacking.version == NULL ||
+					(lack_said(&n, "@") && lack_said(&n, lacking.version)))
+			     : lacking.version != NULL && lack_said(&n, "version ") &&
+				       lack_said(&n, lacking.version);
+	taskprobe_libomp_lacks[whole ? n : 0] = '\0';
+}
+
 EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
 	if (flag != LA_SER_ORIG || name == NULL)
@@ -159,12 +191,15 @@ EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int fl
 	while (map->l_prev != NULL)
 		map = map->l_prev;
 	bool answered = omp.soname != NULL;
+	struct lack lacking = {NULL, NULL};
 	for (; map != NULL && answered; map = map->l_next) {
 		struct imports o;
 		read_imports(map, &o);
 		answered = !(o.soname != NULL && same_text(o.soname, omp.soname)) &&
-			   libomp_answers(&o, name, &omp, &bridge);
+			   libomp_answers(&o, name, &omp, &bridge, &lacking);
 	}
+	if (!answered)
+		keep_lack(lacking);
 	drop_definitions(&bridge);
 	drop_definitions(&omp);
 	if (!answered)

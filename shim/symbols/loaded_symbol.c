@@ -10,6 +10,7 @@
 #include <link.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "module_dynamic.h"
 
@@ -22,15 +23,16 @@ struct dynamic_symbols {
 };
 
 /* The loader leaves a dynamic entry's address relocated, or not where the section is read-only
- * (openmp_runtimes.c's needs_libgomp reads it so too). */
-static uintptr_t in_memory(uintptr_t address, const struct dl_phdr_info *info)
+ * (openmp_runtimes.c's needs_libgomp reads it so too). `base`: the object's load address. */
+static uintptr_t in_memory(uintptr_t address, uintptr_t base)
 {
-	return address != 0 && address < info->dlpi_addr ? address + info->dlpi_addr : address;
+	return address != 0 && address < base ? address + base : address;
 }
 
-static bool dynamic_symbols_of(const struct dl_phdr_info *info, struct dynamic_symbols *out)
+/* The dynamic symbols of the object loaded at `base` whose dynamic section is `dynamic`. */
+static bool dynamic_symbols_of(uintptr_t base, const ElfW(Dyn) * dynamic,
+			       struct dynamic_symbols *out)
 {
-	const ElfW(Dyn) *dynamic = tp_module_dynamic(info);
 	if (dynamic == NULL)
 		return false;
 	uintptr_t symbols = 0, strings = 0, hash = 0;
@@ -44,9 +46,9 @@ static bool dynamic_symbols_of(const struct dl_phdr_info *info, struct dynamic_s
 			out->strings_size = d->d_un.d_val;
 		else if (d->d_tag == DT_GNU_HASH)
 			hash = d->d_un.d_ptr;
-	out->symbols = (const ElfW(Sym) *)in_memory(symbols, info);
-	out->strings = (const char *)in_memory(strings, info);
-	out->hash = (const uint32_t *)in_memory(hash, info);
+	out->symbols = (const ElfW(Sym) *)in_memory(symbols, base);
+	out->strings = (const char *)in_memory(strings, base);
+	out->hash = (const uint32_t *)in_memory(hash, base);
 	return symbols != 0 && strings != 0 && hash != 0;
 }
 
@@ -68,11 +70,12 @@ static bool named(const char *text, size_t room, const char *name)
 	return i < room && text[i] == '\0';
 }
 
-/* The address of `name`'s definition in the object of `info` (a function or an object). */
-static void *defined_in(const struct dl_phdr_info *info, const char *name)
+/* The address of `name`'s definition (a function or an object) in the object loaded at `base`
+ * whose dynamic section is `dynamic`. */
+static void *defined_at(uintptr_t base, const ElfW(Dyn) * dynamic, const char *name)
 {
 	struct dynamic_symbols t;
-	if (!dynamic_symbols_of(info, &t))
+	if (!dynamic_symbols_of(base, dynamic, &t))
 		return NULL;
 	uint32_t buckets_n = t.hash[0], first = t.hash[1], bloom_words = t.hash[2];
 	if (buckets_n == 0)
@@ -88,11 +91,16 @@ static void *defined_in(const struct dl_phdr_info *info, const char *name)
 		if ((other | 1) == (hash | 1) && s->st_shndx != SHN_UNDEF &&
 		    (type == STT_FUNC || type == STT_OBJECT) && s->st_name < t.strings_size &&
 		    named(t.strings + s->st_name, t.strings_size - s->st_name, name))
-			return (void *)(info->dlpi_addr + s->st_value);
+			return (void *)(base + s->st_value);
 		if (other & 1)
 			break;
 	}
 	return NULL;
+}
+
+static void *defined_in(const struct dl_phdr_info *info, const char *name)
+{
+	return defined_at(info->dlpi_addr, tp_module_dynamic(info), name);
 }
 
 /* Whether `address` lies in a loaded segment of the object of `info`. */
@@ -151,4 +159,24 @@ void *tp_loaded_symbol_in(uintptr_t object, const char *name)
 	if (object != 0)
 		dl_iterate_phdr(look_in, &s);
 	return s.found;
+}
+
+void *tp_audit_symbol(const char *file, const char *name)
+{
+	/* the default namespace's rendezvous: version 2 links the others' (glibc 2.35 and later),
+	 * in the larger struct r_debug_extended that _r_debug is the start of */
+	if (__atomic_load_n(&_r_debug.r_version, __ATOMIC_ACQUIRE) < 2)
+		return NULL;
+	const void *rendezvous = &_r_debug;
+	__asm__("" : "+r"(rendezvous)); /* not the declared struct r_debug's bounds */
+	const struct r_debug_extended *ns = rendezvous;
+	size_t length = strlen(file);
+	for (ns = ns->r_next; ns != NULL; ns = ns->r_next)
+		for (const struct link_map *m = ns->base.r_map; m != NULL; m = m->l_next) {
+			size_t n = m->l_name != NULL ? strlen(m->l_name) : 0;
+			if (n >= length && strcmp(m->l_name + n - length, file) == 0 &&
+			    (n == length || m->l_name[n - length - 1] == '/'))
+				return defined_at(m->l_addr, m->l_ld, name);
+		}
+	return NULL;
 }

@@ -21,3 +21,10 @@ void *tp_loaded_symbol(const char *name, const void *skip, uintptr_t *object);
 
 /* The definition of `name` in the object loaded at `object` (tp_loaded_symbol's), or NULL. */
 void *tp_loaded_symbol_in(uintptr_t object, const char *name);
+
+/*
+ * The definition of `name` in the object whose file is named `file` (its last part) in another
+ * namespace than the program's: an LD_AUDIT module's (the launcher's), which dl_iterate_phdr
+ * does not list. NULL when no such object has one, or the loader links no other namespace.
+ */
+void *tp_audit_symbol(const char *file, const char *name);

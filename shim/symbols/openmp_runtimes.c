@@ -6,11 +6,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "module_dynamic.h"
+#include "loaded_symbol.h"
 #include "settings.h"
+#include "shown_text.h"
 #include "warn.h"
 
 struct runtimes_seen {
@@ -104,23 +107,42 @@ bool tp_openmp_libgomp_on_libomp(void)
 	       (seen.first == TP_OPENMP_LIBOMP && seen.libgomp_needed && !seen.libgomp_loaded);
 }
 
+/*
+ * What the launcher's audit module (shim/meson.build's taskprobe-audit) said libomp lacks of what
+ * this process needs, when it kept libgomp for it: a name, or "version V" of libgomp's; shown,
+ * into `out`. False when it said nothing (not loaded, or it named nothing).
+ */
+static bool libomp_lacks(char *out, size_t size)
+{
+	const char *said = tp_audit_symbol("libtaskprobe-audit.so", "taskprobe_libomp_lacks");
+	if (said == NULL || said[0] == '\0' || memchr(said, '\0', 200) == NULL)
+		return false;
+	tp_shown(out, size, said, 0);
+	return true;
+}
+
 void tp_openmp_runtimes_start(void)
 {
 	if (tp_openmp_runtime_first() != TP_OPENMP_LIBGOMP)
 		return;
 	const char *libomp = tp_settings()->libomp;
-	if (libomp != NULL)
-		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
-			"tasks are not seen (its threads and waits are). LLVM's libomp (%.200s), "
-			"which taskprobe gives the programs of its run built for libgomp, lacks "
-			"some of what this one calls, or this one brings a libgomp of its own: it "
-			"stays on libgomp",
-			(int)getpid(), program_invocation_short_name, libomp);
+	char why[768], lacks[256];
+	if (libomp == NULL)
+		snprintf(why, sizeof why,
+			 "taskprobe runs the programs of its run built for libgomp on LLVM's "
+			 "libomp, "
+			 "when libomp is installed (libomp-dev) and has all they call");
 	else
-		tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its "
-			"tasks are not seen (its threads and waits are). taskprobe runs the "
-			"programs "
-			"of its run built for libgomp on LLVM's libomp, when libomp is installed "
-			"(libomp-dev) and has all they call",
-			(int)getpid(), program_invocation_short_name);
+		snprintf(why, sizeof why,
+			 "LLVM's libomp (%.200s), which taskprobe gives the programs of its run "
+			 "built "
+			 "for libgomp, lacks %s: it stays on libgomp",
+			 libomp,
+			 libomp_lacks(lacks, sizeof lacks - 32)
+				 ? strcat(lacks, ", which this one needs")
+				 : "some of what this one calls, or this one brings a libgomp of "
+				   "its own");
+	tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its tasks are "
+		"not seen (its threads and waits are). %s",
+		(int)getpid(), program_invocation_short_name, why);
 }
