@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,4 +280,40 @@ Test(stacks, the_exit_report_counts_tasks_past_the_stacks_sample_by_their_site, 
 	cr_expect(rest != NULL, "%s", run.err);
 	cr_expect(strstr(run.err, "  3 started by the executor itself") != NULL, "%s", run.err);
 	tp_run_free(&run);
+}
+
+/*
+ * A libunwind the loader cannot load (an empty file named libunwind.so.8 found first on
+ * LD_LIBRARY_PATH) turns spawn stacks off: said once, with the loader's own reason (read before
+ * the shim's load puts libc's TLS back, which holds dlerror's message), and the program's output
+ * and the report's tasks are the same, by their site.
+ */
+Test(stacks, a_libunwind_the_loader_refuses_is_said_once_with_its_reason, .timeout = 120)
+{
+	char *dir = tp_make_temp_dir("stacks-no-libunwind");
+	char *library = tp_path_in(dir, "libunwind.so.8");
+	int fd = open(library, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	cr_assert(fd >= 0);
+	close(fd);
+	char library_path[4200], said[4400];
+	snprintf(library_path, sizeof library_path, "LD_LIBRARY_PATH=%s", dir);
+	const char *argv[] = {stacks_target("omp_detach"), "40", NULL};
+	const char *env[] = {"OMP_NUM_THREADS=2", "TASKPROBE_REPORT=stderr", library_path, NULL};
+	tp_use_shim(tp_shim_copy());
+	struct tp_run run;
+	tp_run_preloaded_as_plain(argv, env, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "2 finished, 40 detached bodies ran\n");
+	snprintf(said, sizeof said,
+		 "taskprobe: libunwind.so.8 cannot be loaded (%s: file too short); spawn stacks "
+		 "are off\n",
+		 library);
+	cr_expect_eq(tp_occurrences(run.err, said), 1, "%s", run.err);
+	cr_expect_eq(tp_occurrences(run.err, "cannot be loaded"), 1, "%s", run.err);
+	cr_expect(strstr(run.err, "  40 spawned at spawn_detached (omp_detach.c:") != NULL, "%s",
+		  run.err);
+	tp_run_free(&run);
+	unlink(library);
+	free(library);
+	tp_remove_temp_dir(dir);
 }

@@ -23,6 +23,7 @@
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Libc's TLS is 144 bytes; blocks past these, and past so many libraries, are not kept. */
@@ -85,7 +86,7 @@ static int keep_block(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void *tp_library_load(const char *name, int flags)
+void *tp_library_load(const char *name, int flags, char *why, size_t why_size)
 {
 	struct keeping k;
 	k.n = 0;
@@ -93,6 +94,10 @@ void *tp_library_load(const char *name, int flags)
 	dl_iterate_phdr(keep_block, &k);
 	void *lib = dlopen(name, flags);
 	int saved_errno = errno;
+	if (lib == NULL && why != NULL && why_size > 0) {
+		const char *said = dlerror();
+		snprintf(why, why_size, "%s", said != NULL ? said : "no reason given");
+	}
 	for (unsigned i = 0; i < k.n; i++)
 		if (as_initialized(&k.blocks[i]))
 			memcpy(k.blocks[i].data, k.blocks[i].copy, k.blocks[i].size);

@@ -6,5 +6,11 @@
  */
 #pragma once
 
-/* dlopen(name, flags), the calling thread's TLS of the libraries loaded before kept whole. */
-void *tp_library_load(const char *name, int flags);
+#include <stddef.h>
+
+/*
+ * dlopen(name, flags), the calling thread's TLS of the libraries loaded before kept whole. When
+ * it fails, dlerror's message goes to `why` (`why_size` bytes; none if NULL): read before libc's
+ * TLS, which holds dlerror's state, may be put back as it was before the load.
+ */
+void *tp_library_load(const char *name, int flags, char *why, size_t why_size);

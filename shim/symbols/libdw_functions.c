@@ -73,7 +73,7 @@ bool tp_libdw_load(void)
 	if (loaded != 0)
 		return loaded > 0;
 	loaded = -1;
-	void *lib = tp_library_load("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *lib = tp_library_load("libdw.so.1", RTLD_NOW | RTLD_LOCAL, NULL, 0);
 	if (lib == NULL)
 		return false;
 	handle = lib;

@@ -148,7 +148,8 @@ static unwind_fn load_libunwind(void)
 	 * which racing first captures contend for (no wait of the program's, shim_work.h).
 	 */
 	bool nested = tp_shim_work_begin();
-	void *lib = tp_library_load("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	char why[256];
+	void *lib = tp_library_load("libunwind.so.8", RTLD_NOW | RTLD_LOCAL, why, sizeof why);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
 	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t) =
 		lib != NULL ? (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(
@@ -158,7 +159,7 @@ static unwind_fn load_libunwind(void)
 	if (backtrace == NULL) {
 		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))
 			tp_warn("libunwind.so.8 cannot be loaded (%s); spawn stacks are off",
-				lib == NULL ? dlerror() : "no unw_backtrace");
+				lib == NULL ? why : "no unw_backtrace");
 		tp_shim_work_end(nested);
 		return NULL;
 	}

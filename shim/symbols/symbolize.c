@@ -259,7 +259,7 @@ static demangler_fn demangler(bool may_load)
 		return (demangler_fn)own;
 	if (may_load && !tried) {
 		tried = true;
-		void *lib = tp_library_load("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		void *lib = tp_library_load("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL, NULL, 0);
 		if (lib != NULL)
 			loaded = (demangler_fn)dlsym(lib, "__cxa_demangle");
 	}
