@@ -107,6 +107,35 @@ static struct tp_pop_factors dealt(const char *err)
 }
 
 /* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
+/*
+ * The load balance the program measured of its parallel regions alone (NAN: it said none): its
+ * first "WHAT: thread T busy B ms" lines, thread 0's less the serial code it said ("WHAT: serial
+ * code S ms"), which a loaded machine stretches (a suite run beside a compiler's: 22 ms of it put
+ * the program's own balance at 0.983, its regions' at 0.92).
+ */
+static double own_in_regions(const char *err)
+{
+	double busy[64] = {0}, serial = NAN, most = 0, total = 0;
+	int threads = 0;
+	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
+		int t, units;
+		double ms;
+		if (sscanf(at, ": thread %d busy %lf ms, %d units", &t, &ms, &units) == 3 &&
+		    t >= 0 && t < 64 && t == threads)
+			busy[threads++] = ms;
+		else if (isnan(serial) && sscanf(at, ": serial code %lf ms", &ms) == 1)
+			serial = ms;
+	}
+	if (threads == 0 || isnan(serial))
+		return NAN;
+	busy[0] -= serial;
+	for (int t = 0; t < threads; t++) {
+		total += busy[t];
+		most = busy[t] > most ? busy[t] : most;
+	}
+	return most > 0 ? total / threads / most : NAN;
+}
+
 static double own(const struct tp_pop_output *o, const struct known *k)
 {
 	struct tp_pop_factors m = measured(o->err);
@@ -509,7 +538,7 @@ static void expect_one_region_of_two_addresses(const char *name)
 		unsigned lines = region_lines(o->text, "main (pop_one_line.c:", &region, &threads);
 		cr_expect_eq(lines, 1, "%s: %s lists its region in %u lines:\n%s", name, o->way,
 			     lines, o->text);
-		double measured = own(o, &balance[0]);
+		double measured = own_in_regions(o->err);
 		cr_expect(threads == 2 && fabs(region - measured) <= WITHIN,
 			  "%s: %s says the region's load balance %.3f on %ld threads, the program "
 			  "measured %.3f (the process's %.3f):\n%s\n%s",

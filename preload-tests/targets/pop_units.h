@@ -35,6 +35,7 @@ static int pop_units_of[POP_THREADS_MAX];
 struct pop_busy {
 	double ms[POP_THREADS_MAX];
 	int units[POP_THREADS_MAX];
+	double serial_ms; /* the initial thread's serial code, in ms[0] too */
 };
 
 /*
@@ -42,7 +43,7 @@ struct pop_busy {
  * initial task's polls are: from pop_start to the first pop_fork, from each pop_join to the next
  * pop_fork, and from the last pop_join on; it is added to thread 0's busy time at each fork.
  */
-static double pop_serial_since_ms;
+static double pop_serial_since_ms, pop_serial_ms;
 
 /* The run's start, the OpenMP runtime left to start at the program's first call into it
  * (pop_serial_first): the serial code before is the initial task's all the same. */
@@ -62,7 +63,9 @@ static __attribute__((unused)) void pop_start(void)
 /* Before a parallel region, and after it. */
 static void pop_fork(void)
 {
-	pop_busy_ms[0] += pop_now_ms() - pop_serial_since_ms;
+	double serial = pop_now_ms() - pop_serial_since_ms;
+	pop_busy_ms[0] += serial;
+	pop_serial_ms += serial;
 }
 
 static void pop_join(void)
@@ -77,7 +80,9 @@ static void pop_busy_now(struct pop_busy *busy)
 		busy->ms[t] = pop_busy_ms[t];
 		busy->units[t] = pop_units_of[t];
 	}
-	busy->ms[0] += pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
+	double serial = pop_now_ms() - pop_serial_since_ms; /* called in serial code only */
+	busy->ms[0] += serial;
+	busy->serial_ms = pop_serial_ms + serial;
 }
 
 /* Spins `units` units of the calling thread's CPU time. */
@@ -115,7 +120,8 @@ static __attribute__((unused)) void pop_work_serial(int units)
  * pop_busy_now), on stderr under POP_TIMES: each thread's busy time and units ("WHAT: thread T
  * busy B ms, U units"), then "WHAT: N threads
  * busy T ms in all, M ms at most, wall W ms (balance B, efficiency E)" (in words of its own: the
- * console's figures are on the same stderr).
+ * console's figures are on the same stderr), then "WHAT: serial code S ms" (thread 0's busy
+ * time outside parallel regions, which a region's own figures leave out).
  */
 static void pop_say_times(const char *what, const struct pop_busy *since, double since_ms)
 {
@@ -141,6 +147,7 @@ static void pop_say_times(const char *what, const struct pop_busy *since, double
 			"(balance %.3f, efficiency %.3f)\n",
 			what, threads, total, max, wall, total / threads / max,
 			total / threads / wall);
+	fprintf(stderr, "%s: serial code %.1f ms\n", what, now.serial_ms - since->serial_ms);
 	double most_outside, outside = pop_outside_total(&most_outside);
 	if (outside > 0)
 		fprintf(stderr, "%s: %.3f ms outside the sections\n", what, outside);
