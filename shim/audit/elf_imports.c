@@ -107,7 +107,9 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 {
 	const struct imports o = *imports;
 	*lacking = (struct lack){NULL, NULL};
-	/* a version libomp lacks: the first name of it is said (at worst the version alone) */
+	/* a version libomp lacks (its index): the first name of it is said (at worst the version
+	 * alone), and libomp answers not */
+	bool version_lacked = false;
 	unsigned lacked_index = 0;
 	struct {
 		unsigned index;
@@ -125,9 +127,10 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 			const char *version = string_at(o.strings, o.strings_size, aux->vna_name);
 			if (version == NULL || n_needed == MAX_NEEDED_VERSIONS)
 				return false;
-			if (!(aux->vna_flags & VER_FLG_WEAK) && lacked_index == 0 &&
+			if (!(aux->vna_flags & VER_FLG_WEAK) && !version_lacked &&
 			    (!has_version(omp, version) || !has_version(bridge, version))) {
 				*lacking = (struct lack){NULL, version};
+				version_lacked = true;
 				lacked_index = aux->vna_other & 0x7fff;
 			}
 			needed[n_needed].index = aux->vna_other & 0x7fff;
@@ -148,7 +151,7 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 		if (name == NULL)
 			return false;
 		unsigned index = o.versions != NULL ? o.versions[i] & 0x7fff : VER_NDX_GLOBAL;
-		if (lacked_index != 0) {
+		if (version_lacked) {
 			if (index == lacked_index) {
 				lacking->name = name;
 				return false;
@@ -166,5 +169,5 @@ bool libomp_answers(const struct imports *imports, const char *file, const struc
 			return false;
 		}
 	}
-	return lacked_index == 0;
+	return !version_lacked;
 }
