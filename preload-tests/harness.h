@@ -148,6 +148,9 @@ enum tp_sanitizer_pass {
  */
 void tp_not_under(unsigned passes, const char *reason);
 #define TP_NOT_UNDER(passes, reason) tp_not_under(passes, reason)
+/* Whether the suite runs in one of the sanitizer passes `passes` (for a test that runs there
+ * but leaves out what that pass cannot hold, saying why beside it). */
+bool tp_under(unsigned passes);
 
 /* The reason tests that tell threads apart by their start routine are left out of the ASan pass. */
 #define TP_START_ROUTINES_UNDER_ASAN                                                               \

@@ -64,15 +64,30 @@ void tp_require_tracer(void)
 		tp_skip_unless_ci(why);
 }
 
-void tp_not_under(unsigned passes, const char *reason)
+static const struct {
+	enum tp_sanitizer_pass pass;
+	const char *setup, *name;
+} sanitizer_passes[] = {{TP_ASAN, "asan", "ASan"}, {TP_TSAN, "tsan", "TSan"}};
+
+/* The pass of `passes` the suite runs in (an index in sanitizer_passes), or -1. */
+static int pass_among(unsigned passes)
 {
-	static const struct {
-		enum tp_sanitizer_pass pass;
-		const char *setup, *name;
-	} sanitizer_passes[] = {{TP_ASAN, "asan", "ASan"}, {TP_TSAN, "tsan", "TSan"}};
 	const char *current = getenv("TP_SANITIZER");
 	for (size_t i = 0; current != NULL && i < 2; i++)
 		if ((passes & sanitizer_passes[i].pass) &&
 		    strcmp(current, sanitizer_passes[i].setup) == 0)
-			cr_skip_test("excluded under %s: %s", sanitizer_passes[i].name, reason);
+			return (int)i;
+	return -1;
+}
+
+void tp_not_under(unsigned passes, const char *reason)
+{
+	int i = pass_among(passes);
+	if (i >= 0)
+		cr_skip_test("excluded under %s: %s", sanitizer_passes[i].name, reason);
+}
+
+bool tp_under(unsigned passes)
+{
+	return pass_among(passes) >= 0;
 }

@@ -239,16 +239,27 @@ static bool serialised_holds(const struct pop_figures *f)
 	       f->sync_share >= 90;
 }
 
+/* Under ASan: the sync site, its waits and its share of the path, not the figure's time (the
+ * shim's callbacks at each acquire and release, which ASan slows, are the engines' computation
+ * and not the program's: an ordered loop's 0.540 against its sections' 0.514, five runs in a row,
+ * in CI). */
+static bool serialised_site_holds(const struct pop_figures *f)
+{
+	return f->sync_waits == 40 && f->sync_share >= 90;
+}
+
 static void serialised(reader read, const char *shape, const char *marker, const char *kind)
 {
 	struct pop_figures f;
 	const char *place = place_in(shape, marker);
 	char sync_place[128];
 	snprintf(sync_place, sizeof sync_place, "%s", place);
-	char *text = until_at(read, shape, NULL, sync_place, serialised_holds, &f);
+	bool timed = !tp_under(TP_ASAN);
+	char *text = until_at(read, shape, NULL, sync_place,
+			      timed ? serialised_holds : serialised_site_holds, &f);
 	cr_assert_gt(f.sections_serialisation, 0, "%s: the program's sections by thread:\n%s",
 		     shape, text);
-	cr_expect(fabs(f.serialisation - f.sections_serialisation) <= SECTIONS_TOLERANCE,
+	cr_expect(!timed || fabs(f.serialisation - f.sections_serialisation) <= SECTIONS_TOLERANCE,
 		  "%s: serialisation efficiency %.3f, not the sections' %.3f:\n%s", shape,
 		  f.serialisation, f.sections_serialisation, text);
 	cr_expect_str_eq(f.sync_kind, kind, "%s: its sync site at %s:\n%s", shape, sync_place,
