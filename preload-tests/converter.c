@@ -78,13 +78,13 @@ bool tp_says_libomp_lacks_device_memory(const char *err)
 {
 	static const char *const routines[] = {"alloc", "memcpy", "free"};
 	static const char why[] = "@OMP_4.5, which this one needs: it stays on libgomp\n";
+	static const char lacks[] = "), which taskprobe gives the programs of its run built for "
+				    "libgomp, lacks omp_target_";
 	const char *at = strstr(err, "LLVM's libomp (");
-	at = at != NULL ? strstr(at, "), which taskprobe gives the programs of its run built for "
-				     "libgomp, lacks omp_target_")
-			: NULL;
+	at = at != NULL ? strstr(at, lacks) : NULL;
 	if (at == NULL)
 		return false;
-	at = strstr(at, "omp_target_") + strlen("omp_target_");
+	at += strlen(lacks);
 	for (size_t k = 0; k < sizeof routines / sizeof routines[0]; k++)
 		if (strncmp(at, routines[k], strlen(routines[k])) == 0 &&
 		    strncmp(at + strlen(routines[k]), why, strlen(why)) == 0)

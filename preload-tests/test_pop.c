@@ -106,7 +106,6 @@ static struct tp_pop_factors dealt(const char *err)
 	return d;
 }
 
-/* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
 /*
  * The load balance the program measured of its parallel regions alone (NAN: it said none): its
  * first "WHAT: thread T busy B ms" lines, thread 0's less the serial code it said ("WHAT: serial
@@ -136,6 +135,7 @@ static double own_in_regions(const char *err)
 	return most > 0 ? total / threads / most : NAN;
 }
 
+/* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
 static double own(const struct tp_pop_output *o, const struct known *k)
 {
 	struct tp_pop_factors m = measured(o->err);

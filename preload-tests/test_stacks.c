@@ -313,7 +313,6 @@ Test(stacks, a_libunwind_the_loader_refuses_is_said_once_with_its_reason, .timeo
 	cr_expect(strstr(run.err, "  40 spawned at spawn_detached (omp_detach.c:") != NULL, "%s",
 		  run.err);
 	tp_run_free(&run);
-	unlink(library);
 	free(library);
 	tp_remove_temp_dir(dir);
 }

@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -114,6 +113,7 @@ bool tp_openmp_libgomp_on_libomp(void)
  */
 static bool libomp_lacks(char *out, size_t size)
 {
+	/* its array's size, 200 (libomp_audit.c): a text not ended within it is not read */
 	const char *said = tp_audit_symbol("libtaskprobe-audit.so", "taskprobe_libomp_lacks");
 	if (said == NULL || said[0] == '\0' || memchr(said, '\0', 200) == NULL)
 		return false;
@@ -121,28 +121,29 @@ static bool libomp_lacks(char *out, size_t size)
 	return true;
 }
 
+/* The start of the line on a process that runs on libgomp: its pid and name, then why. */
+#define ON_LIBGOMP                                                                                 \
+	"pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its tasks are not "   \
+	"seen (its threads and waits are). "
+
 void tp_openmp_runtimes_start(void)
 {
 	if (tp_openmp_runtime_first() != TP_OPENMP_LIBGOMP)
 		return;
 	const char *libomp = tp_settings()->libomp;
-	char why[768], lacks[256];
-	if (libomp == NULL)
-		snprintf(why, sizeof why,
-			 "taskprobe runs the programs of its run built for libgomp on LLVM's "
-			 "libomp, "
-			 "when libomp is installed (libomp-dev) and has all they call");
-	else
-		snprintf(why, sizeof why,
-			 "LLVM's libomp (%.200s), which taskprobe gives the programs of its run "
-			 "built "
-			 "for libgomp, lacks %s: it stays on libgomp",
-			 libomp,
-			 libomp_lacks(lacks, sizeof lacks - 32)
-				 ? strcat(lacks, ", which this one needs")
-				 : "some of what this one calls, or this one brings a libgomp of "
-				   "its own");
-	tp_warn("pid %d (%.100s) runs on GCC's libgomp, which has no tool interface: its tasks are "
-		"not seen (its threads and waits are). %s",
-		(int)getpid(), program_invocation_short_name, why);
+	if (libomp == NULL) {
+		tp_warn(ON_LIBGOMP
+			"taskprobe runs the programs of its run built for libgomp on LLVM's "
+			"libomp, when libomp is installed (libomp-dev) and has all they call",
+			(int)getpid(), program_invocation_short_name);
+		return;
+	}
+	char lacks[256];
+	bool named = libomp_lacks(lacks, sizeof lacks);
+	tp_warn(ON_LIBGOMP "LLVM's libomp (%.200s), which taskprobe gives the programs of its run "
+			   "built for libgomp, lacks %s%s: it stays on libgomp",
+		(int)getpid(), program_invocation_short_name, libomp,
+		named ? lacks
+		      : "some of what this one calls, or this one brings a libgomp of its own",
+		named ? ", which this one needs" : "");
 }
