@@ -4,12 +4,17 @@
  * queue (a semaphore of free slots, one slot) and a consumer that waits for items, ROUNDS items
  * (argv[1], default 100), each wait a sem_wait at its own line; then the main thread polls a
  * pipe nobody writes, POLLS times (5) for 1 ms. Prints "consumed N".
+ *
+ * Each side handles its item (a 20 us sleep) before it posts to the other, so each blocks on its
+ * semaphore by construction: without it, on one free CPU the post's wakeup lets the other side
+ * run through its round, and the producer found a free slot every time and never blocked.
  */
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define POLLS 5
@@ -17,16 +22,24 @@
 static sem_t items, free_slots;
 static long rounds = 100, consumed;
 
+static void handle_item(void)
+{
+	struct timespec work = {.tv_nsec = 20000};
+	nanosleep(&work, NULL);
+}
+
 __attribute__((noinline)) static void queue_pop(void)
 {
 	sem_wait(&items); /* the consumer waits for an item */
 	consumed++;
+	handle_item();
 	sem_post(&free_slots);
 }
 
 __attribute__((noinline)) static void queue_push(void)
 {
 	sem_wait(&free_slots); /* the producer blocks on the full queue */
+	handle_item();
 	sem_post(&items);
 }
 
