@@ -78,29 +78,57 @@ static struct tp_pop_factors measured(const char *err)
 }
 
 /*
+ * What the program said of its threads: its first block of "WHAT: thread T busy B ms, U units"
+ * lines on `err` (threads 0, 1, ... in order; the block ends at the first other line after it),
+ * and its "WHAT: serial code S ms" (NAN: none).
+ */
+#define THREADS_SAID_MAX 64
+struct threads_said {
+	int threads;
+	double busy[THREADS_SAID_MAX], serial;
+	int units[THREADS_SAID_MAX];
+};
+
+static struct threads_said threads_said(const char *err)
+{
+	struct threads_said s = {.serial = NAN};
+	bool block_ended = false;
+	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
+		int t, units;
+		double ms;
+		if (!block_ended &&
+		    sscanf(at, ": thread %d busy %lf ms, %d units", &t, &ms, &units) == 3) {
+			if (t == s.threads && t < THREADS_SAID_MAX) {
+				s.busy[s.threads] = ms;
+				s.units[s.threads++] = units;
+			}
+		} else if (isnan(s.serial) && sscanf(at, ": serial code %lf ms", &ms) == 1) {
+			s.serial = ms;
+		} else if (s.threads > 0 && strncmp(at, ": thread ", 9) != 0) {
+			block_ended = true; /* the first block's end: its summary line */
+		}
+	}
+	return s;
+}
+
+/*
  * The factors of the units each thread computed (CPU time: the deal, which the machine does not
- * move), from the program's first "WHAT: thread T busy B ms, U units" lines on `err`: load
- * balance and the serialisation efficiency if every section is serialised; NAN for each when it
- * said none, and for what units cannot say (the parallel efficiency needs the wall time).
+ * move), from the program's threads' lines (threads_said): load balance and the serialisation
+ * efficiency if every section is serialised; NAN for each when it said none, and for what units
+ * cannot say (the parallel efficiency needs the wall time).
  */
 static struct tp_pop_factors dealt(const char *err)
 {
 	struct tp_pop_factors d = {
 		.parallel = NAN, .load_balance = NAN, .serialisation = NAN, .parallelism = NAN};
-	int threads = 0, total = 0, most = 0;
-	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
-		int thread, units;
-		double busy;
-		if (sscanf(at, ": thread %d busy %lf ms, %d units", &thread, &busy, &units) == 3) {
-			threads++;
-			total += units;
-			most = units > most ? units : most;
-		} else if (threads > 0 && strncmp(at, ": thread ", 9) != 0) {
-			break; /* the first block's end: its summary line */
-		}
+	struct threads_said s = threads_said(err);
+	int total = 0, most = 0;
+	for (int t = 0; t < s.threads; t++) {
+		total += s.units[t];
+		most = s.units[t] > most ? s.units[t] : most;
 	}
 	if (most > 0) {
-		d.load_balance = (double)total / threads / most;
+		d.load_balance = (double)total / s.threads / most;
 		d.serialisation = (double)most / total;
 	}
 	return d;
@@ -108,31 +136,22 @@ static struct tp_pop_factors dealt(const char *err)
 
 /*
  * The load balance the program measured of its parallel regions alone (NAN: it said none): its
- * first "WHAT: thread T busy B ms" lines, thread 0's less the serial code it said ("WHAT: serial
- * code S ms"), which a loaded machine stretches (a suite run beside a compiler's: 22 ms of it put
- * the program's own balance at 0.983, its regions' at 0.92).
+ * threads' busy times (threads_said), thread 0's less the serial code it said, which a loaded
+ * machine stretches (a suite run beside a compiler's: 22 ms of it put the program's own balance
+ * at 0.983, its regions' at 0.92).
  */
 static double own_in_regions(const char *err)
 {
-	double busy[64] = {0}, serial = NAN, most = 0, total = 0;
-	int threads = 0;
-	for (const char *at = strstr(err, ": "); at != NULL; at = strstr(at + 1, ": ")) {
-		int t, units;
-		double ms;
-		if (sscanf(at, ": thread %d busy %lf ms, %d units", &t, &ms, &units) == 3 &&
-		    t >= 0 && t < 64 && t == threads)
-			busy[threads++] = ms;
-		else if (isnan(serial) && sscanf(at, ": serial code %lf ms", &ms) == 1)
-			serial = ms;
-	}
-	if (threads == 0 || isnan(serial))
+	struct threads_said s = threads_said(err);
+	if (s.threads == 0 || isnan(s.serial))
 		return NAN;
-	busy[0] -= serial;
-	for (int t = 0; t < threads; t++) {
-		total += busy[t];
-		most = busy[t] > most ? busy[t] : most;
+	s.busy[0] -= s.serial;
+	double most = 0, total = 0;
+	for (int t = 0; t < s.threads; t++) {
+		total += s.busy[t];
+		most = s.busy[t] > most ? s.busy[t] : most;
 	}
-	return most > 0 ? total / threads / most : NAN;
+	return most > 0 ? total / s.threads / most : NAN;
 }
 
 /* Figure `k` as the program measured it in output `o`'s run (NAN: it cannot measure it). */
