@@ -393,7 +393,8 @@ Test(top, tasks_whose_ids_come_round_onto_a_run_still_alive_are_all_counted, .ti
 
 /*
  * A program that neither spawned a task nor waited, once ended, is said to have done neither,
- * not "yet": the console's line for a program running (why nothing is there, what to set).
+ * not "yet": the console's line for a program running (why nothing is there, what to set). With
+ * no thread seen, no threads' table (a header of no rows).
  */
 Test(top, an_ended_program_that_neither_spawned_nor_waited_is_not_said_to_do_so_yet)
 {
@@ -405,6 +406,8 @@ Test(top, an_ended_program_that_neither_spawned_nor_waited_is_not_said_to_do_so_
 	cr_expect(strstr(run.err, "\n(no task spawned, and no thread waited in an interposed wait: "
 				  "tasks come from an executor") != NULL &&
 			  strstr(run.err, " wait yet") == NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "0 threads, 0 waits") != NULL && strstr(run.err, "TID") == NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
 }

@@ -46,6 +46,29 @@ static void print_syncs(const struct live_snapshot *s)
 		printf("%s\n", TP_LIVE_SYNCS_UNLISTED_TEXT);
 }
 
+/* The threads' table: what each waited (a program without tasks), or each worker's figures. */
+static void print_threads(const struct live_snapshot *s)
+{
+	char line[LINE_MAX_CHARS];
+	if (live_without_tasks(s)) {
+		struct waiter_layout all = every_waiter_column(s);
+		waiter_header(line, sizeof line, &all);
+		printf("%s\n", line);
+		for (unsigned i = 0; i < s->n_threads; i++) {
+			waiter_line(line, sizeof line, &s->threads[i], &all, s->header.exited);
+			printf("%s\n", line);
+		}
+		return;
+	}
+	struct worker_layout all = every_worker_column(s);
+	worker_header(line, sizeof line, &all);
+	printf("%s\n", line);
+	for (unsigned i = 0; i < s->n_threads; i++) {
+		worker_line(line, sizeof line, s, &s->threads[i], &all);
+		printf("%s\n", line);
+	}
+}
+
 /* One snapshot as plain text. */
 static void print_snapshot(const struct live_snapshot *s, enum program_state state, pid_t program)
 {
@@ -83,23 +106,11 @@ static void print_snapshot(const struct live_snapshot *s, enum program_state sta
 		printf("%s\n", line);
 	print_regions(s, width);
 	print_syncs(s);
-	printf("\n");
-	if (live_without_tasks(s)) {
-		struct waiter_layout all = every_waiter_column(s);
-		waiter_header(line, sizeof line, &all);
-		printf("%s\n", line);
-		for (unsigned i = 0; i < s->n_threads; i++) {
-			waiter_line(line, sizeof line, &s->threads[i], &all, s->header.exited);
-			printf("%s\n", line);
-		}
-	} else {
-		struct worker_layout all = every_worker_column(s);
-		worker_header(line, sizeof line, &all);
-		printf("%s\n", line);
-		for (unsigned i = 0; i < s->n_threads; i++) {
-			worker_line(line, sizeof line, s, &s->threads[i], &all);
-			printf("%s\n", line);
-		}
+	/* no thread (a program that ended before its first event): the line above said so, and
+	 * a table of no rows would be its header alone */
+	if (s->n_threads > 0) {
+		printf("\n");
+		print_threads(s);
 	}
 	if (s->n_waits > 0) { /* below the threads, as on the screen */
 		int wait_width = widest_wait_site(s);
