@@ -49,6 +49,7 @@
 #include "elf_definitions.h"
 #include "elf_imports.h"
 #include "libgomp_search.h"
+#include "libomp_lacks.h"
 #include "no_libc.h"
 #include "run_settings.h"
 
@@ -124,15 +125,15 @@ static bool bridge_answered;
  * not, or named nothing): an OpenMP name, or "version V" of libgomp's names. The shim reads it in
  * the module's namespace (loaded_symbol.h's tp_audit_symbol), for its line on such a process.
  */
-EXPORTED char taskprobe_libomp_lacks[200];
+EXPORTED char TP_LIBOMP_LACKS_SYMBOL[TP_LIBOMP_LACKS_SIZE];
 
 /* Appends `text` to taskprobe_libomp_lacks at `*n`; false when it does not fit. */
 static bool lack_said(size_t *n, const char *text)
 {
 	for (size_t i = 0; text[i] != '\0'; i++) {
-		if (*n + 1 >= sizeof taskprobe_libomp_lacks)
+		if (*n + 1 >= sizeof TP_LIBOMP_LACKS_SYMBOL)
 			return false;
-		taskprobe_libomp_lacks[(*n)++] = text[i];
+		TP_LIBOMP_LACKS_SYMBOL[(*n)++] = text[i];
 	}
 	return true;
 }
@@ -148,7 +149,7 @@ static void keep_lack(struct lack lacking)
 					(lack_said(&n, "@") && lack_said(&n, lacking.version)))
 			     : lacking.version != NULL && lack_said(&n, "version ") &&
 				       lack_said(&n, lacking.version);
-	taskprobe_libomp_lacks[whole ? n : 0] = '\0';
+	TP_LIBOMP_LACKS_SYMBOL[whole ? n : 0] = '\0';
 }
 
 EXPORTED char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)

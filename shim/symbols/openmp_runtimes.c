@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "module_dynamic.h"
+#include "../audit/libomp_lacks.h"
 #include "loaded_symbol.h"
 #include "settings.h"
 #include "shown_text.h"
@@ -113,9 +114,9 @@ bool tp_openmp_libgomp_on_libomp(void)
  */
 static bool libomp_lacks(char *out, size_t size)
 {
-	/* its array's size, 200 (libomp_audit.c): a text not ended within it is not read */
-	const char *said = tp_audit_symbol("libtaskprobe-audit.so", "taskprobe_libomp_lacks");
-	if (said == NULL || said[0] == '\0' || memchr(said, '\0', 200) == NULL)
+	/* a text not ended within the array is not read */
+	const char *said = tp_audit_symbol("libtaskprobe-audit.so", TP_LIBOMP_LACKS_NAME);
+	if (said == NULL || said[0] == '\0' || memchr(said, '\0', TP_LIBOMP_LACKS_SIZE) == NULL)
 		return false;
 	tp_shown(out, size, said, 0);
 	return true;
