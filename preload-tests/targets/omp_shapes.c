@@ -13,6 +13,7 @@
  * ("elapsed_ms 312").
  */
 #define _GNU_SOURCE
+#include <omp.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -142,6 +143,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = atol(argv[2]), us = argc > 3 ? atol(argv[3]) : 0;
+	/* on one thread a task runs where it is spawned (libomp's serialized team): the gate would
+	 * wait for spawns that come after it, for ever */
+	if (strcmp(argv[1], "gate") == 0 && omp_get_max_threads() < 2) {
+		fprintf(stderr, "omp_shapes: gate needs two threads or more (OMP_NUM_THREADS)\n");
+		return 2;
+	}
 	long long start = now_ns();
 	long done = strcmp(argv[1], "gate") == 0             ? gate(n)
 		    : strcmp(argv[1], "spin") == 0           ? spin(n, us)
