@@ -217,10 +217,12 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 
 /*
  * The same for the events every task has (its switches, its end), when more than the probe's
- * cost counts: the recorder or the live statistics alone (the common cases) with one call, `at`
- * read for it alone (the call may then be a tail call: no registers kept for the others); when
- * several are on, `shared`, a call out of line that reads `at` once for all (it reads `on_`: those
- * on).
+ * cost counts: the recorder alone, or the live statistics, the exit report's count on or not
+ * (the common cases: `run`, TASKPROBE_REPORT), with `at` read for them alone and the live
+ * statistics' call last (it may then be a tail call: no registers kept for the others); with the
+ * recorder and another, `shared`, a call out of line that reads `at` once for all (it reads `on_`:
+ * those on). For an event the report does not count (a switch): one way for the live statistics
+ * with the report or without.
  */
 #define TP_IN_PROCESS_ALONE_AT(at, record, live, shared)                                           \
 	do {                                                                                       \
@@ -228,7 +230,27 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
 			uint64_t at = tp_clock_now();                                              \
 			record;                                                                    \
+		} else if ((on_ & ~TP_IN_PROCESS_REPORT) == TP_IN_PROCESS_LIVE) {                  \
+			uint64_t at = tp_clock_now();                                              \
+			live;                                                                      \
+		} else if (on_) {                                                                  \
+			shared;                                                                    \
+		}                                                                                  \
+	} while (0)
+
+/* The same for an event the report counts (a task's end), `report` its count (reading no `at`):
+ * the live statistics alone have a way of their own, with no call before theirs. */
+#define TP_IN_PROCESS_ALONE_REPORTED_AT(at, record, live, report, shared)                          \
+	do {                                                                                       \
+		unsigned on_ = tp_listeners_consumers();                                           \
+		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
+			uint64_t at = tp_clock_now();                                              \
+			record;                                                                    \
 		} else if (on_ == TP_IN_PROCESS_LIVE) {                                            \
+			uint64_t at = tp_clock_now();                                              \
+			live;                                                                      \
+		} else if (on_ == (TP_IN_PROCESS_LIVE | TP_IN_PROCESS_REPORT)) {                   \
+			report;                                                                    \
 			uint64_t at = tp_clock_now();                                              \
 			live;                                                                      \
 		} else if (on_) {                                                                  \
@@ -251,8 +273,8 @@ tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char 
 		   bool undeferred, bool ready)
 {
 	TP_PROBE_TASK_SPAWN(task, parent, site_id, site, stack_id, executor);
-	/* the recorder or the live statistics alone (the common cases): one call, no registers
-	 * kept for more */
+	/* the recorder alone, or the live statistics with or without the report's count (the
+	 * common cases): the live statistics' call last, no registers kept for more */
 	unsigned on = tp_listeners_consumers();
 	if (on == TP_IN_PROCESS_RECORD) {
 		tp_record_task_spawn(task, parent, site_key, stack_id,
@@ -261,6 +283,12 @@ tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char 
 		return;
 	}
 	if (on == TP_IN_PROCESS_LIVE) {
+		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready,
+				   tp_clock_now());
+		return;
+	}
+	if (on == (TP_IN_PROCESS_LIVE | TP_IN_PROCESS_REPORT)) {
+		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id, site_key));
 		tp_live_task_spawn(task, parent, site_key, by_program, undeferred, ready,
 				   tp_clock_now());
 		return;
@@ -437,9 +465,9 @@ static inline void tp_fire_task_end_switch(uint64_t task, uint32_t reason, uint3
 	TP_PROBE_TASK_TERMINATE(task, reason);
 	TP_PROBE_TASK_POLL_END(task, 1, 0, 0, NULL);
 	TP_PROBE_TASK_POLL_START(next);
-	TP_IN_PROCESS_ALONE_AT(
+	TP_IN_PROCESS_ALONE_REPORTED_AT(
 		at, tp_record_task_end_switch(task, reason, next, at),
-		tp_live_task_end_switch(task, next, at),
+		tp_live_task_end_switch(task, next, at), tp_report_task_terminated(spawn_stack),
 		tp_fire_task_end_switch_shared(on_, task, reason, spawn_stack, next));
 }
 
@@ -475,9 +503,10 @@ static inline void tp_fire_task_end_park(uint64_t task, uint32_t reason, uint32_
 	TP_PROBE_TASK_TERMINATE(task, reason);
 	TP_PROBE_TASK_POLL_END(task, 1, 0, 0, NULL);
 	TP_PROBE_WORKER_THREAD_PARK();
-	TP_IN_PROCESS_ALONE_AT(at, tp_record_task_end_park(task, reason, at),
-			       tp_live_task_end_park(task, at),
-			       tp_fire_task_end_park_shared(on_, task, reason, spawn_stack));
+	TP_IN_PROCESS_ALONE_REPORTED_AT(
+		at, tp_record_task_end_park(task, reason, at), tp_live_task_end_park(task, at),
+		tp_report_task_terminated(spawn_stack),
+		tp_fire_task_end_park_shared(on_, task, reason, spawn_stack));
 }
 
 /* The task holds mutual exclusion `object` of `kind` (enum tp_exclusion_kind) from now. */
