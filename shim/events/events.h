@@ -225,31 +225,24 @@ static inline bool tp_consumers_want_every_wait_stack(void)
  * with the report or without.
  */
 #define TP_IN_PROCESS_ALONE_AT(at, record, live, shared)                                           \
-	do {                                                                                       \
-		unsigned on_ = tp_listeners_consumers();                                           \
-		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
-			uint64_t at = tp_clock_now();                                              \
-			record;                                                                    \
-		} else if ((on_ & ~TP_IN_PROCESS_REPORT) == TP_IN_PROCESS_LIVE) {                  \
-			uint64_t at = tp_clock_now();                                              \
-			live;                                                                      \
-		} else if (on_) {                                                                  \
-			shared;                                                                    \
-		}                                                                                  \
-	} while (0)
+	TP_IN_PROCESS_ALONE_WAYS(at, 0, record, live, (void)0, shared)
 
 /* The same for an event the report counts (a task's end), `report` its count (reading no `at`):
  * the live statistics alone have a way of their own, with no call before theirs. */
 #define TP_IN_PROCESS_ALONE_REPORTED_AT(at, record, live, report, shared)                          \
+	TP_IN_PROCESS_ALONE_WAYS(at, 1, record, live, report, shared)
+
+/* Their ways; `reported` (a constant) says whether `report` counts the event. */
+#define TP_IN_PROCESS_ALONE_WAYS(at, reported, record, live, report, shared)                       \
 	do {                                                                                       \
 		unsigned on_ = tp_listeners_consumers();                                           \
 		if (on_ == TP_IN_PROCESS_RECORD) {                                                 \
 			uint64_t at = tp_clock_now();                                              \
 			record;                                                                    \
-		} else if (on_ == TP_IN_PROCESS_LIVE) {                                            \
+		} else if ((reported ? on_ : on_ & ~TP_IN_PROCESS_REPORT) == TP_IN_PROCESS_LIVE) { \
 			uint64_t at = tp_clock_now();                                              \
 			live;                                                                      \
-		} else if (on_ == (TP_IN_PROCESS_LIVE | TP_IN_PROCESS_REPORT)) {                   \
+		} else if (reported && on_ == (TP_IN_PROCESS_LIVE | TP_IN_PROCESS_REPORT)) {       \
 			report;                                                                    \
 			uint64_t at = tp_clock_now();                                              \
 			live;                                                                      \
