@@ -218,20 +218,16 @@ static inline bool tp_consumers_want_every_wait_stack(void)
 /*
  * The same for the events every task has (its switches, its end), when more than the probe's
  * cost counts: the recorder alone, or the live statistics, the exit report's count on or not
- * (the common cases: `run`, TASKPROBE_REPORT), with `at` read for them alone and the live
- * statistics' call last (it may then be a tail call: no registers kept for the others); with the
- * recorder and another, `shared`, a call out of line that reads `at` once for all (it reads `on_`:
- * those on). For an event the report does not count (a switch): one way for the live statistics
- * with the report or without.
+ * (`run`, TASKPROBE_REPORT), `at` read for them alone and the live statistics' call last (a tail
+ * call: no registers kept for the others); with the recorder and another, `shared`, a call out of
+ * line that reads `at` once for all (and `on_`: those on). An event the report does not count (a
+ * switch) has one way to the live statistics, the report on or not; one it counts (a task's end),
+ * `report` its count (reading no `at`), a way for the live statistics alone with no call before.
  */
 #define TP_IN_PROCESS_ALONE_AT(at, record, live, shared)                                           \
 	TP_IN_PROCESS_ALONE_WAYS(at, 0, record, live, (void)0, shared)
-
-/* The same for an event the report counts (a task's end), `report` its count (reading no `at`):
- * the live statistics alone have a way of their own, with no call before theirs. */
 #define TP_IN_PROCESS_ALONE_REPORTED_AT(at, record, live, report, shared)                          \
 	TP_IN_PROCESS_ALONE_WAYS(at, 1, record, live, report, shared)
-
 /* Their ways; `reported` (a constant) says whether `report` counts the event. */
 #define TP_IN_PROCESS_ALONE_WAYS(at, reported, record, live, report, shared)                       \
 	do {                                                                                       \
