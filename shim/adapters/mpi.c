@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "code_map.h"
-#include "events.h"
+#include "mpi_events.h"
 #include "loaded_symbol.h"
 #include "mpi_abi.h"
 #include "mpi_interpose.h"

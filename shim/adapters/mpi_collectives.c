@@ -8,7 +8,7 @@
  * (ranks_pop.c's ideal run).
  */
 #define _GNU_SOURCE
-#include "events.h"
+#include "mpi_events.h"
 #include "mpi_interpose.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "events.h"
+#include "mpi_events.h"
 #include "mpi_abi.h"
 
 /* The root of a rooted collective on `comm`, in MPI_COMM_WORLD (-1: not told). */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "listeners.h"
+#include "mpi_events.h"
 #include "probes.h"
 #include "waits.h"
 

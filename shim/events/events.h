@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event layer: every event of the probe contract (dtrace/PROBES.md, dtrace/taskprobe.d)
- * goes through here, and nothing else in the shim fires a probe. Whoever takes an
+ * goes through here (or mpi_events.h), and nothing else in the shim fires a probe. Whoever takes an
  * event is a listener: a tracer (it raised the probe's USDT semaphore when it attached) or an
  * in-process consumer (the recorder, the live statistics, the exit report). One word each:
  *
@@ -13,7 +13,7 @@
  * happens, and callers compute arguments only after the check. Callers that guard several events
  * with one branch OR the listeners' values. A probe fires through TP_PROBE_NAME (probes.h): its
  * one site is out of line, called only while a tracer is on the probe, so that an event inlined
- * into its callers adds no site.
+ * into its callers adds no site. The MPI adapter's events are in mpi_events.h.
  */
 #pragma once
 
@@ -526,60 +526,6 @@ static inline void tp_fire_region_of_interest(uint32_t on, uint32_t marker)
 		      tp_live_region_of_interest(on, marker), TP_NOT_REPORTED);
 }
 
-/* The rank's identity, at the end of its MPI_Init (host, job: NUL-terminated, job maybe empty). */
-static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *host, const char *job)
-{
-	TP_PROBE_MPI_INIT(rank, size, host, job);
-	/* the live statistics' MPI window starts (work_span.h's tp_roi_step); the recording's
-	 * analysis finds it from the record */
-	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job),
-		      tp_live_region_of_interest(1, TP_ROI_BY_MPI_WINDOW), TP_NOT_REPORTED);
-}
-
-/*
- * MPI_Finalize starts (its wait began): the live statistics' MPI window ends. No probe of its
- * own, no record: MPI_Finalize's wait-start says it to a tracer and to the recording's analysis.
- */
-static inline void tp_fire_mpi_finalize_start(void)
-{
-	TP_IN_PROCESS((void)0, tp_live_region_of_interest(0, TP_ROI_BY_MPI_WINDOW),
-		      TP_NOT_REPORTED);
-}
-
-/* A message's send (at its start) to world rank `peer`, on the communicator of identity `comm`
- * (0: not told). */
-static inline void tp_fire_mpi_send(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
-{
-	TP_PROBE_MPI_SEND(peer, tag, comm, bytes);
-	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_SEND, TP_RECORD_MPI_IDENTITY, 4, peer,
-				(uint64_t)(int64_t)tag, comm, bytes),
-		      (void)0, TP_NOT_REPORTED);
-}
-
-/* A message's receive (at its completion) from world rank `peer`, on the communicator of
- * identity `comm` (0: not told). */
-static inline void tp_fire_mpi_recv(uint32_t peer, int32_t tag, uint64_t comm, uint64_t bytes)
-{
-	TP_PROBE_MPI_RECV(peer, tag, comm, bytes);
-	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_RECV, TP_RECORD_MPI_IDENTITY, 4, peer,
-				(uint64_t)(int64_t)tag, comm, bytes),
-		      (void)0, TP_NOT_REPORTED);
-}
-
-/*
- * A collective's start (a blocking one's right before its wait; a nonblocking one's at its start
- * and again in the wait or test completing it): its call (enum tp_mpi_call), its root's world
- * rank (-1: none), its communicator's identity (the same in each of its ranks) and its ranks.
- */
-static inline void tp_fire_mpi_collective(uint32_t call, int32_t root, uint64_t communicator,
-					  uint32_t size)
-{
-	TP_PROBE_MPI_COLLECTIVE(call, root, communicator, size);
-	TP_IN_PROCESS(tp_record(TP_RECORD_MPI_COLLECTIVE, 0, 4, call, (uint64_t)(int64_t)root,
-				communicator, size),
-		      (void)0, TP_NOT_REPORTED);
-}
-
 /* spawn_stack: the task's, of tp_spawn_stack_of at its spawn (no probe argument: the report's) */
 static inline void tp_fire_task_terminate(uint64_t task, uint32_t reason, uint32_t spawn_stack)
 {
@@ -778,20 +724,4 @@ tp_fire_wait_at_once(uint32_t kind, uintptr_t object, int64_t timeout_ns, uint64
 		tp_record_wait_at_once(kind, object, timeout_ns, task, site_key, tp_clock_now());
 	else if (on)
 		tp_fire_wait_at_once_shared(on, kind, object, timeout_ns, task, site_key);
-}
-
-/*
- * Nonzero when anybody listens to the waits or to the MPI probes (mpi-init, mpi-send, mpi-recv,
- * mpi-collective: four semaphores read as one word): the only check an MPI call makes when
- * nobody listens.
- */
-_Static_assert(__builtin_offsetof(struct tp_listener_block, other) + 7 * sizeof(unsigned short) ==
-			       40 &&
-		       sizeof(struct tp_listener_block) == 48,
-	       "the MPI probes' semaphores, the last four of the block");
-static inline uint64_t tp_listeners_mpi(void)
-{
-	uint64_t mpi;
-	__builtin_memcpy(&mpi, &tp_listener_block.other[7], sizeof mpi);
-	return tp_listeners_parks_and_waits() | mpi;
 }
