@@ -78,7 +78,8 @@ void wait_for_snapshot(const struct tp_run *console)
 {
 	for (int waited = 0; waited < 20000; waited += 20) {
 		char *out = tp_read_file(console->out_file, NULL);
-		bool printed = strstr(out, "TID") != NULL;
+		/* the sites' table, in every snapshot (the threads' is not, when none was seen) */
+		bool printed = strstr(out, "\nSITE ") != NULL;
 		free(out);
 		if (printed)
 			return;
