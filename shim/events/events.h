@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event layer: every event of the probe contract (dtrace/PROBES.md, dtrace/taskprobe.d)
- * goes through here (or mpi_events.h), and nothing else in the shim fires a probe. Whoever takes an
- * event is a listener: a tracer (it raised the probe's USDT semaphore when it attached) or an
- * in-process consumer (the recorder, the live statistics, the exit report). One word each:
+ * goes through here (the MPI adapter's in mpi_events.h), and nothing else in the shim fires a
+ * probe. Whoever takes an event is a listener: a tracer (it raised the probe's USDT semaphore
+ * when it attached) or an in-process consumer (the recorder, the live statistics, the exit
+ * report). One word each:
  *
  *   tp_listeners_EVENT()   nonzero when anybody listens (tp_listeners_*: any listener);
  *   tp_tracers_EVENT()     nonzero when a tracer listens (tp_tracers_*: tracers only);
@@ -13,7 +14,7 @@
  * happens, and callers compute arguments only after the check. Callers that guard several events
  * with one branch OR the listeners' values. A probe fires through TP_PROBE_NAME (probes.h): its
  * one site is out of line, called only while a tracer is on the probe, so that an event inlined
- * into its callers adds no site. The MPI adapter's events are in mpi_events.h.
+ * into its callers adds no site.
  */
 #pragma once
 
