@@ -627,6 +627,8 @@ Test(waits, a_wait_going_on_at_exit_counts_to_the_exit_in_the_report_and_the_con
 	cr_expect(w.waits == 1 && duration_ms(w.total) >= 100 && duration_ms(w.longest) >= 100 &&
 			  w.threads == 1 && w.now == 1,
 		  "%s", run.err);
+	/* the program has exited: its last column says it counts the threads waiting then */
+	cr_expect(strstr(run.err, "THREADS AT EXIT\n") != NULL, "%s", run.err);
 	tp_run_free(&run);
 }
 

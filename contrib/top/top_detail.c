@@ -137,9 +137,10 @@ static void draw_wait_detail(struct screen *sc)
 		 live_wait_kind_name(w->kind));
 	put_line(y++, line, A_BOLD, false);
 	snprintf(line, sizeof line,
-		 "waits %llu, %s in all, longest %s; %u thread%s, %llu waiting now",
+		 "waits %llu, %s in all, longest %s; %u thread%s, %llu waiting %s",
 		 (unsigned long long)w->waits, total, longest, w->threads,
-		 w->threads == 1 ? "" : "s", (unsigned long long)w->waiting);
+		 w->threads == 1 ? "" : "s", (unsigned long long)w->waiting,
+		 s->header.exited ? "at the exit" : "now");
 	put_line(y++, line, 0, false);
 	put_line(y++, "", 0, false);
 	y = draw_stacks(sc, y, sc->detail_scroll, w->entry,

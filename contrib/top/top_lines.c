@@ -530,14 +530,16 @@ static void wait_columns_line(char *out, size_t size, const char *site, int site
 {
 	int n = snprintf(out, size, "%-*s", site_width, site);
 	if (n >= 0 && (size_t)n < size)
-		snprintf(out + n, size - (size_t)n, "  %-9s %8s %8s %8s %7s %5s", kind, waits,
+		snprintf(out + n, size - (size_t)n, "  %-9s %8s %8s %8s %7s %7s", kind, waits,
 			 total, longest, threads, now);
 }
 
-void wait_header(char *out, size_t size, int site_width)
+/* The last column counts the threads waiting at the site now; once the program has exited, those
+ * that were waiting there when it exited (a worker blocked to the end): said so. */
+void wait_header(char *out, size_t size, int site_width, bool exited)
 {
 	wait_columns_line(out, size, "SITE", site_width, "KIND", "WAITS", "TOTAL", "LONGEST",
-			  "THREADS", "NOW");
+			  "THREADS", exited ? "AT EXIT" : "NOW");
 }
 
 void wait_line(char *out, size_t size, const struct wait_view *w, int site_width)

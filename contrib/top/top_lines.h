@@ -95,7 +95,7 @@ void waiter_line(char *out, size_t size, const struct thread_view *w, const stru
 /* --- the waits table: per call site of the program's waits, most time first --- */
 
 extern const char WAITS_TITLE[];
-void wait_header(char *out, size_t size, int site_width);
+void wait_header(char *out, size_t size, int site_width, bool exited);
 void wait_line(char *out, size_t size, const struct wait_view *w, int site_width);
 /* The widest wait site's text, at least the header's. */
 int widest_wait_site(const struct live_snapshot *s);

@@ -115,7 +115,7 @@ static void print_snapshot(const struct live_snapshot *s, enum program_state sta
 	if (s->n_waits > 0) { /* below the threads, as on the screen */
 		int wait_width = widest_wait_site(s);
 		printf("\n%s\n", WAITS_TITLE);
-		wait_header(line, sizeof line, wait_width);
+		wait_header(line, sizeof line, wait_width, s->header.exited);
 		printf("%s\n", line);
 		for (unsigned i = 0; i < s->n_waits; i++) {
 			wait_line(line, sizeof line, &s->waits[i], wait_width);

@@ -228,7 +228,7 @@ static void draw_tables(struct screen *sc)
 		/* the site in the room the figures leave, never less than readable_width's (the
 		 * figures at the edge then left out whole, put_line) */
 		char header[LINE_MAX_CHARS];
-		wait_header(header, sizeof header, 0);
+		wait_header(header, sizeof header, 0, s->header.exited);
 		int wait_width = widest_wait_site(s),
 		    room = COLS - ((int)strlen(header) - (int)strlen("SITE"));
 		int readable = 0;
@@ -239,7 +239,7 @@ static void draw_tables(struct screen *sc)
 			wait_width = room > readable ? room : readable;
 		put_line(y++, "", 0, false);
 		put_line(y++, WAITS_TITLE, style(sc, PAIR_HEADER), true);
-		wait_header(line, sizeof line, wait_width);
+		wait_header(line, sizeof line, wait_width, s->header.exited);
 		put_line(y++, line, style(sc, PAIR_HEADER), true);
 		for (unsigned i = 0; i < s->n_waits && y < bottom; i++) {
 			bool selected = (int)(s->n_sites + i) == sc->selected_index;
