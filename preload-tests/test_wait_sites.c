@@ -627,8 +627,15 @@ Test(waits, a_wait_going_on_at_exit_counts_to_the_exit_in_the_report_and_the_con
 	cr_expect(w.waits == 1 && duration_ms(w.total) >= 100 && duration_ms(w.longest) >= 100 &&
 			  w.threads == 1 && w.now == 1,
 		  "%s", run.err);
-	/* the program has exited: its last column says it counts the threads waiting then */
+	/* the program has exited: its last column says it counts the threads waiting then, and the
+	 * threads table shows the worker as it was then */
 	cr_expect(strstr(run.err, "THREADS AT EXIT\n") != NULL, "%s", run.err);
+	char state[16] = "";
+	const char *worker = strstr(run.err, " pool-1 ");
+	cr_expect(worker != NULL && sscanf(worker, " pool-1 %15s", state) == 1 &&
+			  strcmp(state, "waiting") == 0 && strstr(run.err, "\nTID ") != NULL &&
+			  strstr(strstr(run.err, "\nTID "), " AT EXIT ") != NULL,
+		  "%s", run.err);
 	tp_run_free(&run);
 }
 

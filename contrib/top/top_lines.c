@@ -387,10 +387,12 @@ static void waiter_columns_line(char *out, size_t size, const struct waiter_layo
 		snprintf(out + used, size - (size_t)used, "  %s", longest);
 }
 
-void waiter_header(char *out, size_t size, const struct waiter_layout *l)
+/* Once the program has exited, a thread's state is the one it had at the exit: said so. */
+void waiter_header(char *out, size_t size, const struct waiter_layout *l, bool exited)
 {
-	waiter_columns_line(out, size, l, "TID", "THREAD", "NOW", "RUNNING", "WAITED", "WAITS",
-			    "KINDS", "LONGEST WAIT");
+	_Static_assert(sizeof "AT EXIT" - 1 <= STATE_WIDTH, "the state's header fits its column");
+	waiter_columns_line(out, size, l, "TID", "THREAD", exited ? "AT EXIT" : "NOW", "RUNNING",
+			    "WAITED", "WAITS", "KINDS", "LONGEST WAIT");
 }
 
 /* Every column, THREAD and KINDS as wide as their longest text (plain snapshots). */
@@ -418,7 +420,7 @@ struct waiter_layout waiter_layout(const struct live_snapshot *s, int width)
 		l.kinds_width = KINDS_WIDTH_MAX;
 	char header[LINE_MAX_CHARS];
 	for (int step = 0;; step++) {
-		waiter_header(header, sizeof header, &l);
+		waiter_header(header, sizeof header, &l, false); /* as wide either way */
 		l.longest_width = width - ((int)strlen(header) - (int)strlen("LONGEST WAIT"));
 		if (l.longest_width >= LONGEST_WIDTH_WANTED || step == 4)
 			return l;
@@ -433,9 +435,11 @@ struct waiter_layout waiter_layout(const struct live_snapshot *s, int width)
 	}
 }
 
-/* A thread's row; `exited`: the process has (its threads ended with it). */
-void waiter_line(char *out, size_t size, const struct thread_view *w, const struct waiter_layout *l,
-		 bool exited)
+/*
+ * A thread's row. Once the process has exited, a thread that had not ended by then shows what it
+ * did at the exit (a worker blocked to the end: waiting), as the waits by call site count it.
+ */
+void waiter_line(char *out, size_t size, const struct thread_view *w, const struct waiter_layout *l)
 {
 	char tid[16], running[16], waited[16], waits[16], kinds[128], longest[LINE_MAX_CHARS / 2];
 	snprintf(tid, sizeof tid, "%u", w->tid);
@@ -446,7 +450,7 @@ void waiter_line(char *out, size_t size, const struct thread_view *w, const stru
 	if ((int)strlen(kinds) > l->kinds_width)
 		kinds[l->kinds_width] = '\0';
 	waiter_longest(longest, sizeof longest, w, l->longest_width);
-	const char *now = w->ended || exited ? "ended" : w->wait_kind != 0 ? "waiting" : "running";
+	const char *now = w->ended ? "ended" : w->wait_kind != 0 ? "waiting" : "running";
 	waiter_columns_line(out, size, l, tid, w->name, now, running, waited, waits, kinds,
 			    longest);
 }

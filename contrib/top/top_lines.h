@@ -87,10 +87,11 @@ struct waiter_layout {
 struct waiter_layout every_waiter_column(const struct live_snapshot *s);
 /* The layout for a terminal `width` columns wide. */
 struct waiter_layout waiter_layout(const struct live_snapshot *s, int width);
-void waiter_header(char *out, size_t size, const struct waiter_layout *l);
-/* A thread's row; `exited`: the process has (its threads ended with it). */
-void waiter_line(char *out, size_t size, const struct thread_view *w, const struct waiter_layout *l,
-		 bool exited);
+/* `exited`: the process has; its threads are then shown as they were at the exit. */
+void waiter_header(char *out, size_t size, const struct waiter_layout *l, bool exited);
+/* A thread's row: ended, or at the exit once the process has exited, waiting or running. */
+void waiter_line(char *out, size_t size, const struct thread_view *w,
+		 const struct waiter_layout *l);
 
 /* --- the waits table: per call site of the program's waits, most time first --- */
 

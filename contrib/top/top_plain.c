@@ -52,10 +52,10 @@ static void print_threads(const struct live_snapshot *s)
 	char line[LINE_MAX_CHARS];
 	if (live_without_tasks(s)) {
 		struct waiter_layout all = every_waiter_column(s);
-		waiter_header(line, sizeof line, &all);
+		waiter_header(line, sizeof line, &all, s->header.exited);
 		printf("%s\n", line);
 		for (unsigned i = 0; i < s->n_threads; i++) {
-			waiter_line(line, sizeof line, &s->threads[i], &all, s->header.exited);
+			waiter_line(line, sizeof line, &s->threads[i], &all);
 			printf("%s\n", line);
 		}
 		return;

@@ -207,10 +207,10 @@ static void draw_tables(struct screen *sc)
 	put_line(y++, "", 0, false);
 	if (live_without_tasks(s)) {
 		struct waiter_layout waiters = waiter_layout(s, COLS);
-		waiter_header(line, sizeof line, &waiters);
+		waiter_header(line, sizeof line, &waiters, s->header.exited);
 		put_line(y++, line, style(sc, PAIR_HEADER), true);
 		for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
-			waiter_line(line, sizeof line, &s->threads[i], &waiters, s->header.exited);
+			waiter_line(line, sizeof line, &s->threads[i], &waiters);
 			put_line(y++, line, 0, false);
 		}
 	} else {
