@@ -200,10 +200,11 @@ static void worker_columns_line(char *out, size_t size, const struct worker_layo
 		snprintf(out + used, size - (size_t)used, "  %s", now);
 }
 
-void worker_header(char *out, size_t size, const struct worker_layout *l)
+/* `exited`: the process has; the last column then says what each thread did at the exit. */
+void worker_header(char *out, size_t size, const struct worker_layout *l, bool exited)
 {
 	worker_columns_line(out, size, l, "TID", "THREAD", "BUSY", "SPIN", "PARKED", "POLLS",
-			    "NOW");
+			    exited ? "AT EXIT" : "NOW");
 }
 
 /* The layout for a terminal `width` columns wide. */
@@ -215,7 +216,7 @@ struct worker_layout worker_layout(const struct live_snapshot *s, int width)
 	bool *const drops[] = {&l.polls, &l.thread}; /* first to last */
 	char header[LINE_MAX_CHARS];
 	for (size_t i = 0;; i++) {
-		worker_header(header, sizeof header, &l);
+		worker_header(header, sizeof header, &l, false);
 		l.now_width = width - ((int)strlen(header) - (int)strlen("NOW"));
 		if (l.now_width >= NOW_WIDTH_WANTED || i == sizeof drops / sizeof drops[0])
 			return l;

@@ -68,7 +68,8 @@ struct worker_layout {
 struct worker_layout every_worker_column(const struct live_snapshot *s);
 /* The layout for a terminal `width` columns wide. */
 struct worker_layout worker_layout(const struct live_snapshot *s, int width);
-void worker_header(char *out, size_t size, const struct worker_layout *l);
+/* `exited`: the process has (the last column then says what each thread did at the exit). */
+void worker_header(char *out, size_t size, const struct worker_layout *l, bool exited);
 void worker_line(char *out, size_t size, const struct live_snapshot *s, const struct thread_view *w,
 		 const struct worker_layout *l);
 

@@ -61,7 +61,7 @@ static void print_threads(const struct live_snapshot *s)
 		return;
 	}
 	struct worker_layout all = every_worker_column(s);
-	worker_header(line, sizeof line, &all);
+	worker_header(line, sizeof line, &all, s->header.exited);
 	printf("%s\n", line);
 	for (unsigned i = 0; i < s->n_threads; i++) {
 		worker_line(line, sizeof line, s, &s->threads[i], &all);

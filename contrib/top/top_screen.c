@@ -215,7 +215,7 @@ static void draw_tables(struct screen *sc)
 		}
 	} else {
 		struct worker_layout workers = worker_layout(s, COLS);
-		worker_header(line, sizeof line, &workers);
+		worker_header(line, sizeof line, &workers, s->header.exited);
 		put_line(y++, line, style(sc, PAIR_HEADER), true);
 		for (unsigned i = 0; i < s->n_threads && y < bottom; i++) {
 			worker_line(line, sizeof line, s, &s->threads[i], &workers);
