@@ -50,6 +50,12 @@ Test(top, once_prints_exact_figures_when_the_program_ends)
 	char *expected = plain_output(rounds);
 	cr_expect(strncmp(run.out, expected, strlen(expected)) == 0, "%s", run.out);
 	cr_expect(strstr(run.err, "exited after") != NULL, "%s", run.err);
+	/* the workers' last column says what each did at the exit, as the heading says */
+	const char *workers = strstr(run.err, "\nTID ");
+	cr_expect(workers != NULL &&
+			  strncmp(workers + strcspn(workers + 1, "\n") + 1 - strlen(" AT EXIT"),
+				  " AT EXIT", strlen(" AT EXIT")) == 0,
+		  "%s", run.err);
 	struct site_row sleepy = site_row(run.err, SLEEPY_SITE);
 	struct site_row blocker = site_row(run.err, BLOCKER_SITE);
 	struct site_row quick = site_row(run.err, QUICK_SITE);
