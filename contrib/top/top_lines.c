@@ -200,11 +200,20 @@ static void worker_columns_line(char *out, size_t size, const struct worker_layo
 		snprintf(out + used, size - (size_t)used, "  %s", now);
 }
 
+/*
+ * The heading of a table's column of what is going on now: once the program has exited, what was
+ * going on at the exit (a worker blocked to the end), which the column then shows.
+ */
+static const char *now_heading(bool exited)
+{
+	return exited ? "AT EXIT" : "NOW";
+}
+
 /* `exited`: the process has; the last column then says what each thread did at the exit. */
 void worker_header(char *out, size_t size, const struct worker_layout *l, bool exited)
 {
 	worker_columns_line(out, size, l, "TID", "THREAD", "BUSY", "SPIN", "PARKED", "POLLS",
-			    exited ? "AT EXIT" : "NOW");
+			    now_heading(exited));
 }
 
 /* The layout for a terminal `width` columns wide. */
@@ -391,9 +400,10 @@ static void waiter_columns_line(char *out, size_t size, const struct waiter_layo
 /* Once the program has exited, a thread's state is the one it had at the exit: said so. */
 void waiter_header(char *out, size_t size, const struct waiter_layout *l, bool exited)
 {
-	_Static_assert(sizeof "AT EXIT" - 1 <= STATE_WIDTH, "the state's header fits its column");
-	waiter_columns_line(out, size, l, "TID", "THREAD", exited ? "AT EXIT" : "NOW", "RUNNING",
-			    "WAITED", "WAITS", "KINDS", "LONGEST WAIT");
+	_Static_assert(sizeof "AT EXIT" - 1 <= STATE_WIDTH,
+		       "now_heading's fits the state's column");
+	waiter_columns_line(out, size, l, "TID", "THREAD", now_heading(exited), "RUNNING", "WAITED",
+			    "WAITS", "KINDS", "LONGEST WAIT");
 }
 
 /* Every column, THREAD and KINDS as wide as their longest text (plain snapshots). */
@@ -544,7 +554,7 @@ static void wait_columns_line(char *out, size_t size, const char *site, int site
 void wait_header(char *out, size_t size, int site_width, bool exited)
 {
 	wait_columns_line(out, size, "SITE", site_width, "KIND", "WAITS", "TOTAL", "LONGEST",
-			  "THREADS", exited ? "AT EXIT" : "NOW");
+			  "THREADS", now_heading(exited));
 }
 
 void wait_line(char *out, size_t size, const struct wait_view *w, int site_width)
