@@ -507,7 +507,7 @@ sync_region_wait_listened(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoin
 		set_word(task, (word(task) | SYNC_WAITING) &
 				       ~(kind == ompt_sync_region_taskwait ? SPAWNED : 0));
 		poll_suspend_in(id_of(task), tp_ompt_sync_kind(kind),
-				tp_ompt_sync_site(kind, parallel, codeptr));
+				tp_ompt_sync_site(kind, parallel, task, codeptr));
 		tp_worker_park();
 	} else if (endpoint == ompt_scope_end) {
 		set_word(task, word(task) & ~SYNC_WAITING);
@@ -555,7 +555,7 @@ __attribute__((noinline)) static void sync_region_wait_quick(ompt_sync_region_t 
 			set_word(task, (w | SYNC_WAITING) & ~SPAWNED);
 			tp_task_poll_end_in_sync_park_quick(
 				self, id, tp_ompt_sync_kind(kind),
-				tp_ompt_sync_site(kind, parallel, codeptr));
+				tp_ompt_sync_site(kind, parallel, task, codeptr));
 			return;
 		}
 		if (endpoint == ompt_scope_end && current == 0 && self->parked &&

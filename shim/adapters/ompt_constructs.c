@@ -5,6 +5,7 @@
 #include "executor.h"
 #include "gomp.h"
 #include "hash.h"
+#include "ompt_task_word.h"
 #include "spawn_stack.h"
 #include "spin_lock.h"
 
@@ -98,6 +99,12 @@ const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const 
 			return site;
 	}
 	return tp_ompt_program_site(codeptr, construct);
+}
+
+const void *tp_ompt_spawn_site_of(const ompt_data_t *task)
+{
+	uint32_t key = tp_spawn_stack_site_key(stack_of(task));
+	return key != 0 ? (const void *)tp_spawn_site_key_address(key) : NULL;
 }
 
 void tp_ompt_constructs_start(void)

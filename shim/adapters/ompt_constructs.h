@@ -108,21 +108,35 @@ static inline bool tp_ompt_forked_at(const void *codeptr)
 }
 
 /*
- * The site of a sync region: the construct's call in the program, a worksharing construct's
- * implicit barrier's too (each loop's or single's end its own site: which loop's threads waited,
- * not only which region's); for the barrier that ends a parallel region (libomp 14 reports it
- * as implicit, at the fork's call on the primary thread, at none on the others:
- * tp_ompt_forked_at), or one libomp reports at a call of its own (a GCC build's, through its
- * GOMP_ entry points), the parallel region's, as its implicit tasks' spawn site is. In line: the
- * quick way of a wait's begin (ompt.c) saves no register.
+ * The site of task `task`'s spawn (its word's spawn stack: tp_spawn_stack_site_key), NULL for
+ * an implicit task or one whose site is not known.
+ */
+const void *tp_ompt_spawn_site_of(const ompt_data_t *task);
+
+/*
+ * The site of a sync region `task` waits in: the construct's call in the program, a worksharing
+ * construct's implicit barrier's too (each loop's or single's end its own site: which loop's
+ * threads waited, not only which region's); for the barrier that ends a parallel region (libomp
+ * 14 reports it as implicit, at the fork's call on the primary thread, at none on the others:
+ * tp_ompt_forked_at), the parallel region's, as its implicit tasks' spawn site is. One libomp
+ * reports at a call of its own (a GCC build's tail call of GOMP_taskwait, from a task that
+ * tail-calls its function: its frame is gone): a taskwait's or a taskgroup's end, the spawn site
+ * of the task that waits, in whose function it is (an implicit task's: the region's); a barrier,
+ * the region's. In line: the quick way of a wait's begin (ompt.c) saves no register.
  */
 static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
-					    const void *codeptr)
+					    const ompt_data_t *task, const void *codeptr)
 {
 	bool region_end = kind == ompt_sync_region_barrier_implicit_parallel ||
 			  kind == ompt_sync_region_barrier_teams || codeptr == NULL ||
 			  (kind == ompt_sync_region_barrier_implicit && tp_ompt_forked_at(codeptr));
-	if (region_end || tp_ompt_in_executor(codeptr))
-		return parallel != NULL ? parallel->ptr : NULL;
-	return codeptr;
+	if (!region_end && !tp_ompt_in_executor(codeptr))
+		return codeptr;
+	const void *own = !region_end && (kind == ompt_sync_region_taskwait ||
+					  kind == ompt_sync_region_taskgroup)
+				  ? tp_ompt_spawn_site_of(task)
+				  : NULL;
+	if (own != NULL)
+		return own;
+	return parallel != NULL ? parallel->ptr : NULL;
 }

@@ -12,6 +12,7 @@
 #include "spawn_site.h"
 #include "spawn_stack.h"
 #include "spin_lock.h"
+#include "stack_table.h"
 
 #define TASK_IDS_PER_BLOCK 1024
 
@@ -111,8 +112,10 @@ spawn_named_or_stacked(uint64_t task, enum tp_executor executor, enum tp_spawn_k
 	const uintptr_t *pcs = NULL;
 	uint32_t id = 0, depth = 0;
 	uint32_t site = tp_tracers_task_spawn() ? tp_site_named_outside_poll(key) : 0;
-	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted)
+	if (kind == TP_SPAWNED_BY_PROGRAM && stack_wanted) {
 		pcs = tp_spawn_stack_capture(buffer, &depth, &id);
+		tp_stack_table_site_is(id, key);
+	}
 	uint32_t spawn_stack = tp_spawn_stack_of(kind == TP_SPAWNED_BY_PROGRAM, id, key);
 	if (!tp_thread_live(self))
 		return spawn_stack;

@@ -30,6 +30,9 @@ struct slot {
 struct table {
 	struct slot slots[SLOTS];
 	uintptr_t frames[TP_STACK_FRAMES_MAX];
+	/* each stack's spawn site key (tp_stack_table_site_is): a page touched only where a
+	 * sampled spawn says its site */
+	uint32_t site_keys[SLOTS];
 };
 
 static struct table *table;
@@ -137,6 +140,24 @@ const uintptr_t *tp_stack_table_frames(uint32_t id, uint32_t *depth)
 		return NULL;
 	*depth = s->depth;
 	return &t->frames[s->first_frame];
+}
+
+void tp_stack_table_site_is(uint32_t id, uint32_t site_key)
+{
+	struct table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t != NULL && id != 0 && id <= SLOTS && site_key != 0 &&
+	    __atomic_load_n(&t->site_keys[id - 1], __ATOMIC_RELAXED) != site_key)
+		__atomic_store_n(&t->site_keys[id - 1], site_key, __ATOMIC_RELAXED);
+}
+
+uint32_t tp_spawn_stack_site_key(uint32_t stack)
+{
+	if (stack > TP_SPAWN_STACK_OF_EXECUTOR)
+		return stack - TP_SPAWN_STACK_OF_EXECUTOR;
+	struct table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t == NULL || stack == 0 || stack > SLOTS)
+		return 0;
+	return __atomic_load_n(&t->site_keys[stack - 1], __ATOMIC_RELAXED);
 }
 
 uint64_t tp_stack_table_dropped(void)

@@ -41,5 +41,17 @@ static inline uint32_t tp_spawn_stack_of(bool by_program, uint64_t stack_id, uin
 /* The frames of stack `id` (valid for the life of the process) and their number. */
 const uintptr_t *tp_stack_table_frames(uint32_t id, uint32_t *depth);
 
+/*
+ * Stack `id` was captured at a spawn at the site of key `site_key` (every capture of it was: a
+ * stack's first frame is its spawn's call, which has one key), for tp_spawn_stack_site_key.
+ */
+void tp_stack_table_site_is(uint32_t id, uint32_t site_key);
+
+/*
+ * The site key of a task's spawn stack (tp_spawn_stack_of's): the key added to it, or the one
+ * its captured stack's spawn said; 0 for a task its executor started, or none known.
+ */
+uint32_t tp_spawn_stack_site_key(uint32_t stack);
+
 /* How many captures got id 0 because the table was full. */
 uint64_t tp_stack_table_dropped(void);
