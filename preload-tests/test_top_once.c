@@ -140,6 +140,61 @@ Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_
 	tp_run_free(&top);
 }
 
+/* "(omp_long_root.c:L)" of the task construct after `before` in the target's source. */
+static void long_root_place(char *out, size_t size, const char *before)
+{
+	snprintf(out, size, "(omp_long_root.c:%d)",
+		 tp_source_line("omp_long_root.c", before, "#pragma omp task"));
+}
+
+/*
+ * A task that runs the whole program (a recursion's root): while it runs, a second after its
+ * spawn, its site is said to have none ended, and the site of the short tasks it spawns, which
+ * end, is not; once it ended, its site is not either.
+ */
+Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 90)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	char root[64], shorts[64];
+	long_root_place(root, sizeof root, "#pragma omp single");
+	long_root_place(shorts, sizeof shorts, "i < 10; i++");
+	const char *target = tp_unprivileged_copy(tp_target("omp_long_root"));
+	struct tp_run program;
+	tp_start(TP_PLAIN,
+		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--", target, "4000", NULL},
+		 NULL, &program);
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)program.pid);
+	struct site_row r = {0}, s = {0};
+	struct tp_run top = {0};
+	for (int attempt = 0; attempt < 100 && strstr(r.warnings, "none ended") == NULL;
+	     attempt++) {
+		tp_run_free(&top);
+		tp_sleep_ms(100);
+		tp_launch((const char *[]){"top", "--once", pid, NULL}, NULL, &top);
+		r = site_row(top.out, root);
+		s = site_row(top.out, shorts);
+	}
+	cr_expect(r.found && r.alive == 1 && r.done == 0 &&
+			  strstr(r.warnings, "none ended") != NULL,
+		  "%s: %s\n%s", root, top.out, top.err);
+	cr_expect(s.found && s.done > 0 && strstr(s.warnings, "none ended") == NULL, "%s: %s",
+		  shorts, top.out);
+	tp_run_free(&top);
+	tp_finish(&program);
+	cr_expect_eq(program.status, 0, "%s", program.err);
+	tp_run_free(&program);
+	/* to its end: the root ended */
+	tp_launch_unprivileged((const char *[]){"top", "--once", "--", target, "1500", NULL}, NULL,
+			       &top);
+	cr_assert_eq(top.status, 0, "%s", top.err);
+	r = site_row(top.err, root);
+	cr_expect(r.found && r.done == 1 && strstr(r.warnings, "none ended") == NULL, "%s",
+		  top.err);
+	tp_run_free(&top);
+}
+
 Test(top, a_program_that_a_script_starts_as_a_child_is_shown)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);

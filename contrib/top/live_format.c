@@ -37,7 +37,7 @@ static uint64_t longest(const struct site_view *v)
 static uint64_t warning_weight(const struct site_view *v)
 {
 	return v->long_polls + v->blocking_waits +
-	       ((v->warnings & (WARN_NEVER_ENDS | WARN_LONG_POLL_NOW)) ? 1u << 30 : 0);
+	       ((v->warnings & (WARN_NONE_ENDED | WARN_LONG_POLL_NOW)) ? 1u << 30 : 0);
 }
 
 static uint64_t sort_value(const struct site_view *v, enum site_column c)
@@ -119,8 +119,8 @@ void live_format_warnings(char *out, size_t size, const struct site_view *v, int
 	if (v->warnings & WARN_BLOCKS)
 		snprintf(items[n++], sizeof items[0], "blocks %llu",
 			 (unsigned long long)v->blocking_waits);
-	if (v->warnings & WARN_NEVER_ENDS)
-		snprintf(items[n++], sizeof items[0], "never ends");
+	if (v->warnings & WARN_NONE_ENDED)
+		snprintf(items[n++], sizeof items[0], "none ended");
 	if (v->warnings & WARN_TOO_SMALL)
 		snprintf(items[n++], sizeof items[0], "too small");
 	/* the most that fit whole, with room for " +N" when some do not */

@@ -693,8 +693,8 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		if (v->blocking_waits > 0)
 			v->warnings |= WARN_BLOCKS;
 		if (!v->by_executor && v->done == 0 && v->alive > 0 && v->first_spawn_ns != 0 &&
-		    out->now_ns > v->first_spawn_ns + LIVE_NEVER_ENDS_NS)
-			v->warnings |= WARN_NEVER_ENDS;
+		    out->now_ns > v->first_spawn_ns + LIVE_NONE_ENDED_NS)
+			v->warnings |= WARN_NONE_ENDED;
 		if (v->longest_now_ns >= h->long_poll_ns)
 			v->warnings |= WARN_LONG_POLL_NOW;
 		/* the verdict --analyze and the exit report give, on the median task's time (its

@@ -16,8 +16,8 @@
 
 #include "taskprobe_figures.h"
 
-/* A site with no task ended this long after its first spawn, and tasks alive, "never ends". */
-#define LIVE_NEVER_ENDS_NS 1000000000ull
+/* A site with no task ended this long after its first spawn, and tasks alive: "none ended". */
+#define LIVE_NONE_ENDED_NS 1000000000ull
 
 /*
  * The file is another process's, in memory it may change at any moment: the console trusts it
@@ -127,7 +127,7 @@ bool live_replaced(const struct live_file *f);
 enum {
 	WARN_LONG_POLLS = 1,    /* polls of at least the long-poll threshold */
 	WARN_BLOCKS = 2,        /* tasks waited (blocking their worker) inside a poll */
-	WARN_NEVER_ENDS = 4,    /* the program's tasks alive, none ended, for LIVE_NEVER_ENDS_NS */
+	WARN_NONE_ENDED = 4,    /* the program's tasks alive, none ended, for LIVE_NONE_ENDED_NS */
 	WARN_LONG_POLL_NOW = 8, /* a poll going on now is already long */
 	WARN_TOO_SMALL = 16,    /* its tasks are too small for their cost (tp_live_too_small) */
 };
@@ -336,7 +336,7 @@ void live_format_roi(char *out, size_t size, const struct live_snapshot *s);
 void live_format_span_share(char *out, size_t size, const struct live_snapshot *s,
 			    const struct site_view *v);
 /*
- * "long 3, blocks 2, never ends, too small", or ""; in `width` characters, if not 0: the
+ * "long 3, blocks 2, none ended, too small", or ""; in `width` characters, if not 0: the
  * warnings that fit whole, then how many were left out ("long 132 +1"), never a cut figure.
  */
 void live_format_warnings(char *out, size_t size, const struct site_view *site, int width);
