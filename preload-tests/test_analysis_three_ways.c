@@ -645,6 +645,25 @@ static long region_threads_of(const char *text, const char *site)
 }
 
 /*
+ * A GCC region with a task reduction: libomp 14 begins it (GOMP_parallel_reductions) with no
+ * return address, and it is named by its construct, GCC's outlined function, all the same, in
+ * every output. It was in no line, its threads' time OpenMP's initial task's.
+ */
+Test(analysis, a_gcc_region_with_a_task_reduction_is_named_by_its_construct, .timeout = 120)
+{
+	char site[64];
+	snprintf(site, sizeof site, "main (omp_task_reduction.c:%d)",
+		 tp_source_line("omp_task_reduction.c", "int main", "#pragma omp parallel"));
+	struct tp_pop_run pop;
+	tp_pop_run((const char *[]){tp_target("omp_task_reduction_gcc"), NULL},
+		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	for (enum tp_pop_way way = TP_POP_REPORT; way <= TP_POP_ANALYSIS; way++)
+		cr_expect_eq(region_threads_of(pop.output[way].text, site), 2, "%s, %s:\n%s",
+			     pop.output[way].way, site, pop.output[way].text);
+	tp_pop_run_free(&pop);
+}
+
+/*
  * A worker exits inside its implicit task and the program's destructor then takes 30 ms: the
  * worker's open fragment ends at the exit's start the three ways (its thread's end, after the
  * destructors, is no later end of it), and its path stays the span's. A wait that never ended

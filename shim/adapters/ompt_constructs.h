@@ -79,17 +79,18 @@ const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const 
 					 enum tp_ompt_construct construct);
 
 /*
- * The site of a construct: a GCC construct's outlined function (gomp.h); else its call address
- * `codeptr` if it is the program's; else (libomp reports one of its own) the program's call found
- * for it: a taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is
- * listened to. In line, for every task: most often no GCC construct is pending, and the call is
- * one the thread found to be the program's before.
+ * The site of a construct: a GCC construct's outlined function (gomp.h), even where libomp reports
+ * no call address (libomp 14's GOMP_parallel_reductions); else its call address `codeptr` if it
+ * is the program's; else (libomp reports one of its own) the program's call found for it: a
+ * taskloop's, or by tp_ompt_program_site. Only when task-spawn (which names sites) is listened
+ * to. In line, for every task: most often no GCC construct is pending, and the call is one the
+ * thread found to be the program's before (a null one too: the threads' sets start so).
  */
 static inline const void *tp_ompt_construct_site(const ompt_data_t *encountering,
 						 const void *codeptr,
 						 enum tp_ompt_construct construct)
 {
-	if (codeptr == NULL || !tp_listeners_task_spawn())
+	if (!tp_listeners_task_spawn())
 		return codeptr;
 	if (__builtin_expect(tp_gomp_none_pending() && tp_ompt_known_program_call(codeptr), 1))
 		return codeptr;
