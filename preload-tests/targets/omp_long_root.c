@@ -2,12 +2,15 @@
 /*
  * One task that runs the whole program, as the root of a recursion does: a parallel region's
  * single spawns it, and for RUN_MS milliseconds (the argument; 1500 if none) it spawns ten short
- * tasks at another construct, each spinning 0.1 ms, waits for them, and spins 1 ms. No task of
- * the root's site ends before the end. Prints "done".
+ * tasks at another construct, each spinning 0.1 ms, waits for them, and spins STEP_MS: a long
+ * poll, most of the time going on. No task of the root's site ends before the end. Prints
+ * "done".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#define STEP_MS 30
 
 /* Milliseconds since `from` (CLOCK_MONOTONIC). */
 static double since(const struct timespec *from)
@@ -38,7 +41,7 @@ int main(int argc, char **argv)
 		}
 #pragma omp taskwait
 		double step = since(&start);
-		while (since(&start) < step + 1)
+		while (since(&start) < step + STEP_MS)
 			;
 	}
 	printf("done\n");
