@@ -43,6 +43,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ms_since.h"
+
 static double work_ms, span_ms;
 static int twin; /* the tree's two constructs on one line (the twin graph) */
 
@@ -51,14 +53,6 @@ static int twin; /* the tree's two constructs on one line (the twin graph) */
 #define WIDE_TASKS  600
 #define TREE_DEPTH  4
 #define GRID        6
-
-static double ms_since(const struct timespec *start)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - start->tv_nsec) / 1e6;
-}
 
 static void add_work(double ms)
 {

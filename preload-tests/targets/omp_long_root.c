@@ -10,16 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define STEP_MS 30
+#include "ms_since.h"
 
-/* Milliseconds since `from` (CLOCK_MONOTONIC). */
-static double since(const struct timespec *from)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - from->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - from->tv_nsec) / 1e6;
-}
+#define STEP_MS 30
 
 int main(int argc, char **argv)
 {
@@ -29,19 +22,19 @@ int main(int argc, char **argv)
 #pragma omp parallel
 #pragma omp single
 #pragma omp task
-	while (since(&start) < run_ms) {
+	while (ms_since(&start) < run_ms) {
 		for (int i = 0; i < 10; i++) {
 #pragma omp task
 			{
 				struct timespec spawned;
 				clock_gettime(CLOCK_MONOTONIC, &spawned);
-				while (since(&spawned) < 0.1)
+				while (ms_since(&spawned) < 0.1)
 					;
 			}
 		}
 #pragma omp taskwait
-		double step = since(&start);
-		while (since(&start) < step + STEP_MS)
+		double step = ms_since(&start);
+		while (ms_since(&start) < step + STEP_MS)
 			;
 	}
 	printf("done\n");
