@@ -610,12 +610,10 @@ Test(analysis, the_time_waited_at_sync_sites_is_at_most_the_threads_time, .timeo
 Test(analysis, waits_of_two_kinds_at_one_site_are_two_lines, .timeout = 120)
 {
 	static const char site[] = "main (omp_tail_taskwait.c:";
-	char tasks[2][64];
-	snprintf(tasks[0], sizeof tasks[0], "node (omp_tail_taskwait.c:%d)",
-		 tp_source_line("omp_tail_taskwait.c", "return;", "#pragma omp task"));
-	snprintf(tasks[1], sizeof tasks[1], "node (omp_tail_taskwait.c:%d)",
-		 tp_source_line("omp_tail_taskwait.c", "node(depth + 1, 2 * index);",
-				"#pragma omp task"));
+	const char *tasks[] = {
+		tp_source_site("omp_tail_taskwait.c", "static void node(", "#pragma omp task"),
+		tp_source_site("omp_tail_taskwait.c", "node(depth + 1, 2 * index);",
+			       "#pragma omp task")};
 	struct tp_pop_run pop;
 	tp_pop_run((const char *[]){tp_target("omp_tail_taskwait_gcc"), NULL},
 		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
@@ -651,9 +649,8 @@ static long region_threads_of(const char *text, const char *site)
  */
 Test(analysis, a_gcc_region_with_a_task_reduction_is_named_by_its_construct, .timeout = 120)
 {
-	char site[64];
-	snprintf(site, sizeof site, "main (omp_task_reduction.c:%d)",
-		 tp_source_line("omp_task_reduction.c", "int main", "#pragma omp parallel"));
+	const char *site = tp_source_site("omp_task_reduction.c", "int main(",
+					  "#pragma omp parallel");
 	struct tp_pop_run pop;
 	tp_pop_run((const char *[]){tp_target("omp_task_reduction_gcc"), NULL},
 		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);

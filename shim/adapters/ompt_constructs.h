@@ -131,13 +131,14 @@ static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_
 	bool region_end = kind == ompt_sync_region_barrier_implicit_parallel ||
 			  kind == ompt_sync_region_barrier_teams || codeptr == NULL ||
 			  (kind == ompt_sync_region_barrier_implicit && tp_ompt_forked_at(codeptr));
-	if (!region_end && !tp_ompt_in_executor(codeptr))
-		return codeptr;
-	const void *own = !region_end && (kind == ompt_sync_region_taskwait ||
-					  kind == ompt_sync_region_taskgroup)
-				  ? tp_ompt_spawn_site_of(task)
-				  : NULL;
-	if (own != NULL)
-		return own;
+	if (!region_end) {
+		if (!tp_ompt_in_executor(codeptr))
+			return codeptr;
+		bool waits_for_tasks = kind == ompt_sync_region_taskwait ||
+				       kind == ompt_sync_region_taskgroup;
+		const void *own = waits_for_tasks ? tp_ompt_spawn_site_of(task) : NULL;
+		if (own != NULL)
+			return own;
+	}
 	return parallel != NULL ? parallel->ptr : NULL;
 }
