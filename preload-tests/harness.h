@@ -371,6 +371,13 @@ void tp_pop_run_free(struct tp_pop_run *pop);
 int tp_source_line(const char *target_source, const char *function, const char *pragma);
 
 /*
+ * "(SOURCE:L)", a site's place as the shim names it, for the line of the first `marker` after
+ * `after` in a target's source; asserts the line is there. The text lasts for the next 7 calls
+ * (of it or of tp_source_site).
+ */
+const char *tp_source_place(const char *target_source, const char *after, const char *marker);
+
+/*
  * "name (SOURCE:L)", a site's text as the shim names it, for the line holding `marker` after
  * `function` ("static void *queue_pop(": its name is queue_pop) in a target's source; asserts
  * the line is there. The text lasts for the next 7 calls.

@@ -140,13 +140,6 @@ Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_
 	tp_run_free(&top);
 }
 
-/* "(omp_long_root.c:L)" of the task construct after `before` in the target's source. */
-static void long_root_place(char *out, size_t size, const char *before)
-{
-	snprintf(out, size, "(omp_long_root.c:%d)",
-		 tp_source_line("omp_long_root.c", before, "#pragma omp task"));
-}
-
 /*
  * A task that runs the whole program (a recursion's root): while it runs, a second after its
  * spawn, its site is said to have none ended, and the site of the short tasks it spawns, which
@@ -157,9 +150,10 @@ Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 9
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
-	char root[64], shorts[64];
-	long_root_place(root, sizeof root, "#pragma omp single");
-	long_root_place(shorts, sizeof shorts, "i < 10; i++");
+	/* the task constructs after the single (the root's) and in its loop (the short tasks') */
+	const char *root = tp_source_place("omp_long_root.c", "#pragma omp single",
+					   "#pragma omp task");
+	const char *shorts = tp_source_place("omp_long_root.c", "i < 10; i++", "#pragma omp task");
 	const char *target = tp_unprivileged_copy(tp_target("omp_long_root"));
 	struct tp_run program;
 	tp_start(TP_PLAIN,

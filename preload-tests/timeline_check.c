@@ -103,13 +103,23 @@ int tp_source_line(const char *target_source, const char *function, const char *
 	return line;
 }
 
+const char *tp_source_place(const char *target_source, const char *after, const char *marker)
+{
+	static char places[8][128];
+	static unsigned next;
+	char *place = places[next++ % 8];
+	int line = tp_source_line(target_source, after, marker);
+	cr_assert_gt(line, 0, "no %s after %s in %s", marker, after, target_source);
+	snprintf(place, sizeof places[0], "(%s:%d)", target_source, line);
+	return place;
+}
+
 const char *tp_source_site(const char *target_source, const char *function, const char *marker)
 {
 	static char sites[8][160];
 	static unsigned next;
 	char *site = sites[next++ % 8];
-	int line = tp_source_line(target_source, function, marker);
-	cr_assert_gt(line, 0, "no %s after %s in %s", marker, function, target_source);
+	const char *place = tp_source_place(target_source, function, marker);
 	/* the name in "static void *queue_pop(": between the last space (and pointer stars) and
 	 * the parenthesis */
 	const char *paren = strchr(function, '('), *name = function;
@@ -117,7 +127,6 @@ const char *tp_source_site(const char *target_source, const char *function, cons
 	for (const char *c = function; c < paren; c++)
 		if (*c == ' ' || *c == '*')
 			name = c + 1;
-	snprintf(site, sizeof sites[0], "%.*s (%s:%d)", (int)(paren - name), name, target_source,
-		 line);
+	snprintf(site, sizeof sites[0], "%.*s %s", (int)(paren - name), name, place);
 	return site;
 }

@@ -49,18 +49,12 @@ struct site_row site_row(const char *screen, const char *place)
 
 const char *place_of(const char *before)
 {
-	static char places[4][64];
-	static unsigned next;
-	char *p = places[next++ % 4];
-	snprintf(p, sizeof places[0], "(omp_top_shapes.c:%d)",
-		 tp_source_line("omp_top_shapes.c", before, "#pragma omp task"));
-	return p;
+	return tp_source_place("omp_top_shapes.c", before, "#pragma omp task");
 }
 
 const char *wait_place(void)
 {
-	return strchr(tp_source_site("omp_top_shapes.c", "static void blocker(", "sem_wait(gate)"),
-		      '(');
+	return tp_source_place("omp_top_shapes.c", "static void blocker(", "sem_wait(gate)");
 }
 
 const char *top_shapes_target(void)
