@@ -313,8 +313,9 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 	double parallelism = span > 0 ? (double)p->work / (double)span : 0,
 	       speedup = elapsed > 0 ? (double)p->work / (double)elapsed : 0;
 	tp_shown(comm, sizeof comm, p->comm, shown);
-	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " threads\n",
-		comm, p->pid, p->tasks, p->threads);
+	const char *threads = p->threads == 1 ? "thread" : "threads";
+	fprintf(out, "%s (pid %" PRIu32 "): %" PRIu64 " tasks ended, on %" PRIu32 " %s\n", comm,
+		p->pid, p->tasks, p->threads, threads);
 	fprintf(out,
 		"  work T1         %12.3f ms  the polls of the tasks, OpenMP's initial task's "
 		"serial "
@@ -330,8 +331,8 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 		parallelism, parallelism);
 	fprintf(out,
 		"  speedup         %12.2f     T1/elapsed: measured %.2fx on %" PRIu32
-		" threads (elapsed %s: from its first task's poll to %s)\n",
-		speedup, speedup, p->threads, duration(elapsed, b1, sizeof b1),
+		" %s (elapsed %s: from its first task's poll to %s)\n",
+		speedup, speedup, p->threads, threads, duration(elapsed, b1, sizeof b1),
 		p->exited ? "its exit's start" : "its last event");
 	fprintf(out,
 		"  burdened span   %12.3f ms  the critical path with the delay before each of its "
