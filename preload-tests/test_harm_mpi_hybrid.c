@@ -172,6 +172,39 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * Serial code in a rank before OpenMP's runtime starts (mpi_serial_first.c): each rank works 2
+ * units after MPI_Init, then its two threads a unit each; its threads compute 3 and 1 units, the
+ * rank 3: hybrid load balance 2/3 = MPI 1 x OpenMP 2/3, nothing lost to communication. The
+ * hybrid line counted a thread's computation from its first task poll, and OMPT tells the
+ * initial task only when the runtime starts: it said OpenMP's communication 0.335 (the 2 units
+ * no thread's) where a rank's own factors counted them (tp_span_initial_start).
+ */
+static bool serial_first_as_built(const char *said)
+{
+	double parallel[3], balance[3], communication[3];
+	hybrid_efficiency(said, parallel, balance, communication);
+	bool known = balance[0] >= 63 && balance[0] <= 68 && balance[1] >= 95 &&
+		     balance[1] <= 101 && balance[2] >= 63 && balance[2] <= 68;
+	for (int i = 0; i < 3; i++)
+		known &= communication[i] >= 95 && communication[i] <= 101;
+	return known;
+}
+
+Test(harm, serial_code_in_a_rank_before_openmps_runtime_starts_is_its_computation, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *target = tp_require_program(tp_target("mpi_serial_first"),
+						MPI_PACKAGE " and clang");
+	char *said;
+	free(record_job_judged(mpirun(),
+			       (const char *[]){MPIRUN_ANYWHERE, "-np", "2", target, NULL},
+			       hybrid_env, serial_first_as_built, &said));
+	cr_expect(strstr(said, " from MPI_Init to MPI_Finalize (4 threads;") != NULL, "%s", said);
+	cr_expect(serial_first_as_built(said), "%s", said);
+	free(said);
+}
+
 /* Each rank's three outputs of its factors (ranks_say). */
 struct rank_said {
 	char *text[2][3]; /* by rank: the exit report, top --once, --analyze of its recording */

@@ -676,11 +676,7 @@ bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_even
 	const struct rank *k = rank_of_process(r, e->process);
 	if (k == NULL)
 		return true;
-	/* wait-start's and -end's kind is their first argument */
-	unsigned small = e->type == TP_RECORD_WAIT_START || e->type == TP_RECORD_WAIT_END
-				 ? (unsigned)e->arg[0]
-				 : 0;
-	if (!ranks_pop_event(r->pop, (size_t)(k - r->ranks), e->tid, e->ns, e->type, small))
+	if (!ranks_pop_event(r->pop, (size_t)(k - r->ranks), e->tid, e->ns, e->type, e->arg))
 		return false;
 	if (t == NULL || (e->type != TP_RECORD_MPI_SEND && e->type != TP_RECORD_MPI_RECV))
 		return true;

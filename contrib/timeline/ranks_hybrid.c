@@ -67,18 +67,40 @@ static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
 	b->since = ns > 0 ? (uint64_t)ns : 0;
 }
 
-bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
-		     unsigned small)
+/*
+ * Whether a poll of `task` on `w`'s rank is its OpenMP initial task's first: OMPT tells that task
+ * only when the runtime starts, and the serial code before, since the thread's last event (an MPI
+ * call's end, its window's start), is its computation, as the engine counts it
+ * (tp_span_initial_start; a process's factors, XSBench's set-up).
+ */
+static bool initial_first_poll(struct window *w, uint64_t task)
 {
+	if (w->initial == 0 || task != w->initial || w->initial_polled)
+		return false;
+	w->initial_polled = true;
+	return true;
+}
+
+bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
+		     const int64_t arg[3])
+{
+	if (p->windows == NULL || rank >= p->n_windows)
+		return true;
+	struct window *w = &p->windows[rank];
+	/* a task with neither parent nor site: OpenMP's initial task (the engine's rule) */
+	if (type == TP_RECORD_TASK_SPAWN && arg[1] == 0 && arg[2] == 0 && w->initial == 0)
+		w->initial = (uint64_t)arg[0];
 	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
-		   small == TP_WAIT_MPI;
-	if (p->windows == NULL || rank >= p->n_windows ||
-	    (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi))
+		   arg[0] == TP_WAIT_MPI;
+	if (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi)
 		return true;
 	bool ok;
 	struct busy *b = busy_of(p, (uint32_t)rank, tid, &ok);
 	if (b == NULL)
 		return ok;
+	if (type == TP_RECORD_TASK_POLL_START && b->polls == 0 && !b->in_mpi &&
+	    initial_first_poll(w, (uint64_t)arg[0]))
+		b->useful += overlap((double)b->since, (double)ns, w->on, w->off);
 	busy_count(p, b, (double)ns);
 	if (type == TP_RECORD_TASK_POLL_START) {
 		b->polls++;

@@ -757,11 +757,11 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->n_windows = n;
 		for (size_t r = 0; r < n; r++)
 			p->windows[r] = (struct window){
-				(double)to_ns(context, ranks[r].segment, w.window_on[r]) +
-					(double)ranks[r].offset,
-				(double)to_ns(context, ranks[r].segment, w.window_off[r]) +
-					(double)ranks[r].offset,
-				w.useful[r]};
+				.on = (double)to_ns(context, ranks[r].segment, w.window_on[r]) +
+				      (double)ranks[r].offset,
+				.off = (double)to_ns(context, ranks[r].segment, w.window_off[r]) +
+				       (double)ranks[r].offset,
+				.outside_mpi = w.useful[r]};
 		p->first_number = ranks[0].number;
 		p->last_number = ranks[n - 1].number;
 		p->regions = w.regions;

@@ -86,10 +86,11 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		   const void *context, FILE *errors, FILE *figures);
 
 /* An event of the merge (in the merged clock) on thread `tid` of the rank at `rank` in the
- * ranks given to ranks_pop_say, for the hybrid efficiencies: polls and MPI waits count. False
- * when out of memory. */
+ * ranks given to ranks_pop_say, for the hybrid efficiencies: polls and MPI waits count, and
+ * spawns find OpenMP's initial task. `arg`: its first three arguments (a spawn's task, parent
+ * and site; a poll's task; a wait's kind). False when out of memory. */
 bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
-		     unsigned small);
+		     const int64_t arg[3]);
 
 /* Says the hybrid efficiencies (ranks_pop_figures), once every event is in; nothing when no
  * thread of a rank polled a task (no OpenMP), or ranks_pop_say said nothing. */

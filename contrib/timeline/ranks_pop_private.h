@@ -59,6 +59,9 @@ void ranks_groups_free(struct groups *g);
 /* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
 struct window {
 	double on, off, outside_mpi;
+	/* the rank's OpenMP initial task (0: not spawned yet), and whether it was polled */
+	uint64_t initial;
+	bool initial_polled;
 };
 
 /* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside

@@ -350,3 +350,63 @@ Test(ranks_pop, messages_of_a_recording_that_does_not_tell_communicators_pair_by
 	expect_factors(text, 0.8, 1.0, 250.0 / 300);
 	free(text);
 }
+
+/* An event of the merge for the hybrid efficiencies, by thread `tid` of rank `rank` at `ms`. */
+static void merged(int rank, uint32_t tid, uint64_t ms, unsigned type, int64_t a0, int64_t a1,
+		   int64_t a2)
+{
+	const int64_t arg[3] = {a0, a1, a2};
+	cr_assert(ranks_pop_event(p, (size_t)rank, tid, ms * MS, type, arg));
+}
+
+/* A task `id` of `parent` at `site` spawned by `tid` at `from`, polled there until `to`. */
+static void polled(int rank, uint32_t tid, uint64_t from, uint64_t to, int64_t id, int64_t parent,
+		   int64_t site)
+{
+	merged(rank, tid, from, TP_RECORD_TASK_SPAWN, id, parent, site);
+	merged(rank, tid, from, TP_RECORD_TASK_POLL_START, id, 0, 0);
+	merged(rank, tid, to, TP_RECORD_TASK_POLL_END, id, 0, 0);
+}
+
+/*
+ * Each rank's MPI thread runs 30 ms of serial code after MPI_Init, before OpenMP's runtime
+ * starts and tells its initial task (a task with neither parent nor site); then a region of two
+ * threads, 10 ms each; then MPI_Finalize: the MPI thread computes 40 ms, the other 10, the rank
+ * 40 (MPI load balance and communication 1). Hybrid load balance 25 / 40 = 0.625, all OpenMP's,
+ * nothing lost to communication: the serial code is the initial task's computation, as a
+ * process's own factors count it (tp_span_initial_start). Counted from the initial task's first
+ * poll, the hybrid line said a load balance 1 and a communication efficiency 0.25.
+ */
+Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_hybrid_line)
+{
+	enum { INITIAL = 1, PRIMARY = 2, WORKER = 3, SITE = 7 };
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	free(said());
+	for (int r = 0; r < RANKS; r++) {
+		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
+		merged(r, main_thread, 30, TP_RECORD_TASK_SPAWN, INITIAL, 0, 0);
+		merged(r, main_thread, 30, TP_RECORD_TASK_POLL_START, INITIAL, 0, 0);
+		merged(r, main_thread, 30, TP_RECORD_TASK_POLL_END, INITIAL, 0, 0);
+		polled(r, main_thread, 30, 40, PRIMARY, INITIAL, SITE);
+		polled(r, worker, 30, 40, WORKER, 0, SITE);
+		merged(r, main_thread, 40, TP_RECORD_TASK_POLL_START, INITIAL, 0, 0);
+		merged(r, main_thread, 40, TP_RECORD_TASK_POLL_END, INITIAL, 0, 0);
+		merged(r, main_thread, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+	}
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	ranks_pop_say_hybrid(p, NULL, out);
+	fclose(out);
+	cr_expect(strstr(text, "(8 threads; OpenMP's = hybrid / MPI): parallel efficiency 0.625 = "
+			       "MPI 1.000 x OpenMP 0.625; load balance 0.625 = MPI 1.000 x OpenMP "
+			       "0.625; communication efficiency 1.000 = MPI 1.000 x OpenMP 1.000; "
+			       "useful time per thread 0.025 s on average, 0.040 s at most, of "
+			       "0.040 s\n") != NULL,
+		  "%s", text);
+	free(text);
+}
