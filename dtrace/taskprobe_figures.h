@@ -391,10 +391,12 @@ struct tp_live_graph {
 	 * length and the run, inside the region of interest if there is one */
 	uint64_t computation_ns[TP_LIVE_THREADS];
 	uint64_t factors_placed_ns, run_ns;
-	/* when a fragment going on is the span's end, no ended path as long: its time so far and
-	 * its thread's polled task's row (open_ran_ns 0: the span is the longest path ended) */
+	/* when a fragment going on is the span's end, no ended path as long: its time so far, its
+	 * thread's polled task's row and the path to its start, with its sites when they are known
+	 * (no site kept: not known; open_ran_ns 0: the span is the longest path ended) */
 	uint64_t open_ran_ns;
 	uint32_t open_row;
+	struct tp_live_path open_from;
 	unsigned roi_pairs;   /* start and stop pairs, one going on counted: 0 none */
 	unsigned roi_markers; /* the calls that marked them (the header's roi_markers) */
 };
@@ -427,6 +429,23 @@ static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint6
 	uint64_t uncounted, ran, path, placed;
 	tp_live_open_fragment(t, now, &uncounted, &ran, &path, &placed);
 	return __atomic_load_n(&t->work_ns, __ATOMIC_RELAXED) + uncounted;
+}
+
+/*
+ * The path to the start of slot `t`'s fragment going on, `ns` long: its sites as the slot
+ * published them for a first poll's path of that length (a torn read's are never more than `ns`:
+ * tp_live_path_site_read); none kept when it published them for another.
+ */
+static inline void tp_live_read_open_from(const struct tp_live_thread *t, uint64_t ns,
+					  struct tp_live_path *out)
+{
+	*out = (struct tp_live_path){.ns = ns};
+	if (__atomic_load_n(&t->open_sites_ns, __ATOMIC_RELAXED) != ns)
+		return;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		out->sites[k] = __atomic_load_n(&t->open_sites[k], __ATOMIC_RELAXED);
+		out->fragments[k] = __atomic_load_n(&t->open_fragments[k], __ATOMIC_RELAXED);
+	}
 }
 
 static inline void tp_live_graph_read(const struct tp_live_header *h,
@@ -473,6 +492,7 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		if (open && open_path > g->span_ns && open_path > p.ns) {
 			g->open_ran_ns = ran;
 			g->open_row = __atomic_load_n(&t->site, __ATOMIC_RELAXED);
+			tp_live_read_open_from(t, open_path - ran, &g->open_from);
 		}
 		uint64_t span = p.ns > open_path ? p.ns : open_path,
 			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
@@ -482,8 +502,13 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 	/* a torn read never makes the span shorter than the path whose sites are read */
 	if (g->span_ns < g->longest.ns)
 		g->span_ns = g->longest.ns;
-	if (g->span_ns <= g->longest.ns)
+	if (g->span_ns <= g->longest.ns) {
 		g->open_ran_ns = g->open_row = 0;
+		g->open_from = (struct tp_live_path){0};
+	} else if (g->open_from.sites[0] == 0 && g->open_from.ns == g->longest.ns) {
+		/* a later poll's: it joined the longest path ended (copied it: the same length) */
+		g->open_from = g->longest;
+	}
 	if (g->roi_pairs == 0) {
 		g->factors_placed_ns = g->placed_ns;
 		g->run_ns = g->first_ns != 0 ? tp_live_since(now, g->first_ns) : 0;

@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 14
+#define TP_LIVE_VERSION 15
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -365,6 +365,15 @@ struct tp_live_thread {
 	uint64_t open_path_ns, open_placed_ns;
 	uint32_t open_region;
 	uint32_t open_paused;
+	/* the sites of the path to the start of its task's first poll, as `longest`'s, and that
+	 * path's length (version 15): when that poll is the span's end, what a reader names the
+	 * span's sites by (a region's implicit task going on in a time-step loop: its path starts
+	 * at the region's fork, which is no path ended). A later poll's path starts where what it
+	 * joins ended: open_path_ns is then another length, and the longest path ended of that
+	 * length is its path. */
+	uint64_t open_sites_ns;
+	uint64_t open_sites[TP_LIVE_PATH_SITES];
+	uint32_t open_fragments[TP_LIVE_PATH_SITES];
 	/* its computation (work_ns, the open fragment's time counted) inside the region of
 	 * interest's ended pairs, and at the start of the one going on (the header's roi_*) */
 	uint64_t roi_counted_ns;

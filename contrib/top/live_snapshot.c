@@ -228,26 +228,27 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 			r->by_row[row]->region = tp_live_region_read(
 				slots, r->f->map, r->f->header.rows_offset,
 				r->f->header.rows_stride, &row, 1, out->now_ns);
-	/* a poll going on is the span's end (one long region, say): its time so far is the
-	 * path's in its site, the path before it in sites not kept (the thread publishes a path's
-	 * sites when it ends) */
+	/* a poll going on is the span's end (one long region, say; a region's implicit task in a
+	 * time-step loop): its time so far is the path's in its site, and the path to its start
+	 * the sites its thread published with it */
+	const struct tp_live_path *path = &out->longest;
+	uint64_t open_kept = 0;
+	out->path_ns = out->longest.ns;
 	if (g.open_ran_ns != 0) {
 		struct site_view *site = r->by_row[g.open_row % TP_LIVE_SITES];
 		out->path_ns = g.span_ns;
-		out->path_other_ns = g.span_ns;
 		if (site != NULL) {
 			site->path_ns += g.open_ran_ns;
 			site->path_fragments++;
-			out->path_other_ns -= g.open_ran_ns;
+			open_kept = g.open_ran_ns;
 		}
-		return;
+		path = &g.open_from;
 	}
 	/* the path's time by site: never more than the path, whatever a torn read gave */
-	out->path_ns = out->longest.ns;
 	uint64_t kept = 0;
 	struct tp_live_path_site s;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		if (!tp_live_path_site_read(&out->longest, k, kept, &s))
+		if (!tp_live_path_site_read(path, k, kept, &s))
 			continue;
 		struct site_view *site = r->by_row[s.row];
 		if (site == NULL)
@@ -257,7 +258,7 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		site->path_at_least |= s.at_least;
 		kept += s.ns;
 	}
-	out->path_other_ns = out->longest.ns - kept;
+	out->path_other_ns = out->path_ns - open_kept - kept;
 }
 
 /*

@@ -336,9 +336,8 @@ __attribute__((noinline)) static void first_poll_looked_up(const struct tp_span_
  * The calling thread, entered in its slot `s`, starts polling `task` at `now`; `woken` (a
  * constant): the task was woken at that moment (tp_live_task_wake's, folded in); `switched` (a
  * constant): a poll ended at that moment too (poll_ended's `next_polled`), whose slot's state
- * this one overwrites. `likely`: an entry that may be the task's (the one a thread polls next is
- * most often one it has at hand: the parent of the task that ended, the task it spawned last),
- * else NULL.
+ * this one overwrites. `likely`: an entry that may be the task's (a thread's next is most often
+ * one at hand: the parent of the task that ended, the last it spawned), else NULL.
  */
 static inline __attribute__((always_inline)) void poll_started(struct tp_live_thread *s,
 							       uint64_t task, uint64_t now,
@@ -381,6 +380,8 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		}
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
+		if (first) /* for readers, before open_counted_ns below */
+			open_sites_are(s, &local.span.in);
 		if (first)
 			cost_histogram_add(r->start_delay_histogram, delay);
 	} else {

@@ -301,6 +301,23 @@ static inline void set64(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/*
+ * Slot `s`'s fragment going on is its task's first poll, from path `in`: the path's sites, for a
+ * reader whose span ends in it (tp_live_read_open_from). A first poll's path starts at its spawn
+ * or its region's fork, which is no path ended; a later poll's where what it joins ended. In
+ * line: a call of its own cost the chain's tasks more (docs/overhead.md).
+ */
+static inline __attribute__((always_inline)) void open_sites_are(struct tp_live_thread *s,
+								 const struct tp_live_path *in)
+{
+	set64(&s->open_sites_ns, in->ns);
+#pragma GCC unroll 4
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		set64(&s->open_sites[k], in->sites[k]);
+		set32(&s->open_fragments[k], in->fragments[k]);
+	}
+}
+
 static inline void count(uint64_t *shared)
 {
 	__atomic_fetch_add(shared, 1, __ATOMIC_RELAXED);
