@@ -434,18 +434,19 @@ static inline uint64_t tp_live_computation(const struct tp_live_thread *t, uint6
 /*
  * The path to the start of slot `t`'s fragment going on, `ns` long: its sites as the slot
  * published them for a first poll's path of that length (a torn read's are never more than `ns`:
- * tp_live_path_site_read); none kept when it published them for another.
+ * tp_live_path_site_read), and true; none kept, and false, when it published them for another.
  */
-static inline void tp_live_read_open_from(const struct tp_live_thread *t, uint64_t ns,
+static inline bool tp_live_read_open_from(const struct tp_live_thread *t, uint64_t ns,
 					  struct tp_live_path *out)
 {
 	*out = (struct tp_live_path){.ns = ns};
 	if (__atomic_load_n(&t->open_sites_ns, __ATOMIC_RELAXED) != ns)
-		return;
+		return false;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		out->sites[k] = __atomic_load_n(&t->open_sites[k], __ATOMIC_RELAXED);
 		out->fragments[k] = __atomic_load_n(&t->open_fragments[k], __ATOMIC_RELAXED);
 	}
+	return true;
 }
 
 static inline void tp_live_graph_read(const struct tp_live_header *h,
@@ -457,6 +458,7 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		 on = __atomic_load_n(&h->roi_on, __ATOMIC_ACQUIRE);
 	g->roi_pairs = pairs + (on != 0);
 	g->roi_markers = __atomic_load_n(&h->roi_markers, __ATOMIC_RELAXED);
+	bool open_known = false; /* open_from's sites are the ones published with it */
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
 		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE)
@@ -492,7 +494,7 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 		if (open && open_path > g->span_ns && open_path > p.ns) {
 			g->open_ran_ns = ran;
 			g->open_row = __atomic_load_n(&t->site, __ATOMIC_RELAXED);
-			tp_live_read_open_from(t, open_path - ran, &g->open_from);
+			open_known = tp_live_read_open_from(t, open_path - ran, &g->open_from);
 		}
 		uint64_t span = p.ns > open_path ? p.ns : open_path,
 			 placed = p.placed_ns > open_placed ? p.placed_ns : open_placed;
@@ -505,7 +507,7 @@ static inline void tp_live_graph_read(const struct tp_live_header *h,
 	if (g->span_ns <= g->longest.ns) {
 		g->open_ran_ns = g->open_row = 0;
 		g->open_from = (struct tp_live_path){0};
-	} else if (g->open_from.sites[0] == 0 && g->open_from.ns == g->longest.ns) {
+	} else if (!open_known && g->open_from.ns == g->longest.ns) {
 		/* a later poll's: it joined the longest path ended (copied it: the same length) */
 		g->open_from = g->longest;
 	}

@@ -380,10 +380,10 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		}
 		uint64_t delay = tp_span_poll_start(t, &local.span, task, row, now, suspended,
 						    barrier ? &frozen : NULL);
-		if (first) /* for readers, before open_counted_ns below */
-			open_sites_are(s, &local.span.in);
-		if (first)
+		if (first) {
+			open_sites_are(s, &local.span.in); /* before open_counted_ns, below */
 			cost_histogram_add(r->start_delay_histogram, delay);
+		}
 	} else {
 		sync_waited_time(NULL, now);
 		local.span.in_graph = false; /* untracked: left out of the figures */
