@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "recording.h"
+#include "scaling.h"
 #include "taskprobe_figures.h" /* struct tp_live_factors */
 #include "timeline.h"
 
@@ -128,3 +129,14 @@ void analysis_free(struct analysis *a);
  * there); 2 out of memory; ANALYSIS_REFUSED, nothing reported. */
 int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors,
 		 bool utf8);
+
+/* Reads one run's recordings (a process's, or an MPI job's) for a comparison of runs: its
+ * program's name, the basis of its efficiencies and its parallel regions' computation in `run`
+ * (scaling.h; `why` said when the basis is not known). Returns analysis_run's exit status. */
+int analysis_scaling(const struct recording_input *inputs, size_t n, FILE *errors, bool utf8,
+		     struct scaling_run *run);
+
+/* The same of analysis `a`, read (`job`: the MPI job's basis, from its recording_totals). False
+ * when out of memory. */
+bool analysis_scaling_of(struct analysis *a, const struct scaling_basis *job, bool utf8,
+			 struct scaling_run *run);

@@ -479,31 +479,57 @@ static void sink_event(void *context, const struct timeline_event *e)
 	analysis_add(context, e);
 }
 
-int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors, bool utf8)
+/*
+ * The recordings read into a new analysis (*out), an MPI job's efficiencies said in *job
+ * (malloc'ed, NULL when nothing was said; `job` NULL: not kept). Returns CLI's 0, or the exit status when nothing was
+ * read (analysis_run's; said on `errors`).
+ */
+static int analysis_read(const struct recording_input *inputs, size_t n, FILE *errors,
+			 struct analysis **out, char **kept, struct recording_totals *totals)
 {
+	char *said = NULL, **job = kept != NULL ? kept : &said;
+	*job = NULL;
 	struct analysis *a = analysis_new(ANALYSIS_RESIDENT_MAX);
 	if (a == NULL) {
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}
-	/* an MPI job's efficiencies across its ranks, said as the merge ends: the output's first
-	 * paragraph (without memory for them, they are said on the errors) */
-	char *job = NULL;
+	/* an MPI job's efficiencies across its ranks, said as the merge ends (without memory
+	 * for them, they are said on the errors) */
 	size_t job_size = 0;
-	FILE *figures = open_memstream(&job, &job_size);
+	FILE *figures = open_memstream(job, &job_size);
 	struct recording_sink sink = {a, sink_site, sink_event, figures};
-	struct recording_totals totals;
-	bool read = recording_read(inputs, n, &sink, errors, &totals);
-	if (figures != NULL && fclose(figures) == 0 && read && job_size > 0)
-		fprintf(out, "%s\n", job);
-	free(job);
+	bool read = recording_read(inputs, n, &sink, errors, totals);
+	if (figures != NULL && (fclose(figures) != 0 || job_size == 0)) {
+		free(*job);
+		*job = NULL;
+	}
 	if (!read) {
+		free(*job);
+		*job = NULL;
 		analysis_free(a);
-		if (totals.refused) /* said */
+		if (totals->refused) /* said */
 			return ANALYSIS_REFUSED;
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}
+	*out = a;
+	free(said);
+	return 0;
+}
+
+int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE *errors, bool utf8)
+{
+	struct analysis *a;
+	char *job;
+	struct recording_totals totals;
+	int status = analysis_read(inputs, n, errors, &a, &job, &totals);
+	if (status != 0)
+		return status;
+	/* the job's figures: the output's first paragraph */
+	if (job != NULL)
+		fprintf(out, "%s\n", job);
+	free(job);
 	analysis_report(a, out, utf8);
 	if (totals.dropped > 0)
 		fprintf(out,
@@ -517,5 +543,97 @@ int analysis_run(const struct recording_input *inputs, size_t n, FILE *out, FILE
 			"on standard error): the graph misses them\n",
 			totals.left_out);
 	analysis_free(a);
+	return totals.cut_files > 0 || totals.left_out > 0;
+}
+
+/* The name most of the processes of `a` have (a job's ranks outnumber its launcher's). */
+static void program_name(const struct analysis *a, char *out, size_t size, unsigned shown)
+{
+	size_t best = 0, most = 0;
+	for (size_t i = 0; i < a->n_procs; i++) {
+		size_t same = 0;
+		for (size_t j = 0; j < a->n_procs; j++)
+			same += strcmp(a->procs[i].comm, a->procs[j].comm) == 0;
+		/* a process with tasks first, among as many */
+		if (same > most ||
+		    (same == most && !taskless(&a->procs[i]) && taskless(&a->procs[best]))) {
+			most = same;
+			best = i;
+		}
+	}
+	if (a->n_procs == 0)
+		snprintf(out, size, "%s", "?");
+	else
+		tp_shown(out, size, a->procs[best].comm, shown);
+}
+
+/* The basis of a run's efficiencies: an MPI job's (`job`), else its one process with tasks'. */
+static void scaling_basis_of(struct analysis *a, const struct scaling_basis *job,
+			     struct scaling_run *run)
+{
+	size_t with_tasks = 0;
+	const struct proc *only = NULL;
+	for (size_t i = 0; i < a->n_procs; i++)
+		if (!taskless(&a->procs[i])) {
+			with_tasks++;
+			only = &a->procs[i];
+		}
+	if (job->known) {
+		run->basis = *job;
+		return;
+	}
+	struct tp_live_factors f = with_tasks == 1 ? factors_of(a, only)
+						   : (struct tp_live_factors){0};
+	if (f.valid)
+		run->basis = (struct scaling_basis){.known = true,
+						    .units = f.threads,
+						    .useful_ns = (double)f.average_ns * f.threads,
+						    .most_ns = (double)f.maximum_ns,
+						    .run_ns = (double)f.run_ns,
+						    .serialisation = f.serialisation,
+						    .transfer = f.transfer};
+	else if (with_tasks > 1)
+		snprintf(run->why, sizeof run->why,
+			 "%zu processes made tasks, and no MPI job joins them: not told (give "
+			 "one program's run)",
+			 with_tasks);
+	else
+		snprintf(run->why, sizeof run->why,
+			 "no task executor and no MPI job of two ranks or one was recorded: not "
+			 "told");
+}
+
+bool analysis_scaling_of(struct analysis *a, const struct scaling_basis *job, bool utf8,
+			 struct scaling_run *run)
+{
+	analysis_finish(a);
+	unsigned shown = utf8 ? TP_SHOWN_UTF8 : 0;
+	program_name(a, run->program, sizeof run->program, shown);
+	scaling_basis_of(a, job, run);
+	char name[512];
+	for (size_t i = 1; run->basis.known && i < a->n_sites; i++) {
+		struct tp_live_region r = balance_of(&a->sites[i].by_thread);
+		if (a->sites[i].parallel && r.threads > 0 &&
+		    !scaling_region_add(run, site_text(a, (uint32_t)i, name, sizeof name, shown),
+					(double)r.computation_ns))
+			return false;
+	}
+	return true;
+}
+
+int analysis_scaling(const struct recording_input *inputs, size_t n, FILE *errors, bool utf8,
+		     struct scaling_run *run)
+{
+	struct analysis *a;
+	struct recording_totals totals;
+	int status = analysis_read(inputs, n, errors, &a, NULL, &totals);
+	if (status != 0)
+		return status;
+	bool ok = analysis_scaling_of(a, &totals.job, utf8, run);
+	analysis_free(a);
+	if (!ok) {
+		fputs("taskprobe-timeline: out of memory\n", errors);
+		return 2;
+	}
 	return totals.cut_files > 0 || totals.left_out > 0;
 }

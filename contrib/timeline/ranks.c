@@ -697,7 +697,8 @@ bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_even
 	return true;
 }
 
-void ranks_finish(struct ranks *r, FILE *errors, FILE *figures)
+void ranks_finish(struct ranks *r, FILE *errors, FILE *figures, struct scaling_basis *job)
 {
 	ranks_pop_say_hybrid(r->pop, errors, figures);
+	ranks_pop_basis(r->pop, job);
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scaling.h"
 #include "taskprobe_recording.h"
 #include "timeline.h"
 
@@ -61,5 +62,6 @@ bool ranks_none(const struct ranks *r);
 bool ranks_event(struct ranks *r, struct timeline *t, const struct timeline_event *e);
 
 /* Every event of the merge was handed to ranks_event: says the hybrid efficiencies of MPI and
- * OpenMP (ranks_pop.h) on `figures` (ranks_pop_figures: NULL, on `errors`). */
-void ranks_finish(struct ranks *r, FILE *errors, FILE *figures);
+ * OpenMP (ranks_pop.h) on `figures` (ranks_pop_figures: NULL, on `errors`); the job's basis for
+ * a comparison of runs in `*job` (ranks_pop_basis). */
+void ranks_finish(struct ranks *r, FILE *errors, FILE *figures, struct scaling_basis *job);

@@ -151,6 +151,16 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 		return;
 	double mean = sum / (double)threads, balance = mean / most,
 	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
+	p->basis = (struct scaling_basis){.known = true,
+					  .units = (uint32_t)threads,
+					  .ranks = (uint32_t)p->n_windows,
+					  .useful_ns = sum,
+					  .most_ns = most,
+					  .run_ns = p->runtime,
+					  .serialisation = -1,
+					  .transfer = -1};
+	if (p->n_windows < 2) /* one rank's: said by nobody (ranks_pop_say) */
+		return;
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "

@@ -267,47 +267,6 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	return true;
 }
 
-/* The order of two ends' keys (from, to, tag, communicator). */
-static int by_key(const struct ranks_message_end *x, const struct ranks_message_end *y)
-{
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return (x->communicator > y->communicator) - (x->communicator < y->communicator);
-}
-
-static int by_key_then_order(const void *a, const void *b)
-{
-	const struct ranks_message_end *x = a, *y = b;
-	int c = by_key(x, y);
-	return c != 0 ? c : (x->order > y->order) - (x->order < y->order);
-}
-
-void ranks_message_ends_sort(struct ranks_message_end *ends, size_t n)
-{
-	qsort(ends, n, sizeof *ends, by_key_then_order);
-}
-
-void ranks_messages_pair(const struct ranks_message_end *sends, size_t n_sends,
-			 const struct ranks_message_end *receives, size_t n_receives,
-			 void (*pair)(void *context, const struct ranks_message_end *send,
-				      const struct ranks_message_end *receive),
-			 void *context)
-{
-	for (size_t i = 0, j = 0; i < n_sends && j < n_receives;) {
-		int c = by_key(&sends[i], &receives[j]);
-		if (c == 0)
-			pair(context, &sends[i++], &receives[j++]);
-		else if (c < 0)
-			i++;
-		else
-			j++;
-	}
-}
-
 /* A receive's op gets its send's (as `order`, each end's place among the ops). */
 static void op_sent_by(void *sender, const struct ranks_message_end *send,
 		       const struct ranks_message_end *receive)
@@ -723,9 +682,12 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 {
 	const char *lead;
 	FILE *out = ranks_pop_figures(errors, figures, &lead);
-	if (out == NULL || n < 2)
+	/* one rank's efficiencies are said by nobody, and kept for a comparison of runs */
+	if (out == NULL || n < 1)
 		return;
 	if (p->full) {
+		if (n < 2)
+			return;
 		fprintf(out,
 			"%smore than %u MPI calls and messages: the ranks' efficiencies are not "
 			"told\n",
@@ -770,6 +732,19 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
 	}
+	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
+	bool paired = ideal > 0 && ideal <= runtime * 1.000001;
+	p->basis = (struct scaling_basis){
+		.known = true,
+		.units = (uint32_t)n,
+		.ranks = (uint32_t)n,
+		.useful_ns = sum,
+		.most_ns = most,
+		.run_ns = runtime,
+		.serialisation = paired ? (most / ideal > 1 ? 1 : most / ideal) : -1,
+		.transfer = paired ? ideal / runtime : -1};
+	if (n < 2)
+		goto out;
 	fprintf(out,
 		"%sMPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
@@ -777,10 +752,9 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		lead, ranks[0].number, ranks[n - 1].number,
 		ranks_window_words(w.regions, w.markers), balance * communication, balance,
 		communication);
-	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
-	if (ideal > 0 && ideal <= runtime * 1.000001)
+	if (paired)
 		fprintf(out, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
-			most / ideal > 1 ? 1 : most / ideal, ideal / runtime);
+			p->basis.serialisation, p->basis.transfer);
 	else
 		fputs(" (its serialisation and transfer not told: the ranks' messages or "
 		      "collectives do not pair up)",
@@ -789,4 +763,9 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		runtime / 1e9);
 out:
 	say_free(&w);
+}
+
+void ranks_pop_basis(const struct ranks_pop *p, struct scaling_basis *basis)
+{
+	*basis = p->basis;
 }

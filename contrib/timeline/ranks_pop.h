@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scaling.h"
 #include "taskprobe_recording.h"
 
 struct ranks_pop;
@@ -95,3 +96,8 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 /* Says the hybrid efficiencies (ranks_pop_figures), once every event is in; nothing when no
  * thread of a rank polled a task (no OpenMP), or ranks_pop_say said nothing. */
 void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures);
+
+/* The job's efficiencies' basis (scaling.h), once ranks_pop_say_hybrid has run: the hybrid one
+ * when OpenMP ran in its ranks, else the MPI threads'; not known when ranks_pop_say found none
+ * (one rank too: said for none, known all the same). */
+void ranks_pop_basis(const struct ranks_pop *p, struct scaling_basis *basis);

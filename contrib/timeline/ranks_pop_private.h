@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scaling.h"
 #include "table.h"
 
 /* Threads kept, at most (under the converter's bound, with its others). */
@@ -93,6 +94,9 @@ struct ranks_pop {
 	/* the ranks' threads by (rank, tid), at most MAX_THREADS */
 	struct table busy;
 	bool busy_full;
+	/* the job's efficiencies' basis, for a comparison of runs (scaling.h): the MPI threads',
+	 * then every thread's when OpenMP ran (ranks_pop_say_hybrid) */
+	struct scaling_basis basis;
 };
 
 static inline uint64_t thread_key_hash(uint32_t segment, uint32_t tid)

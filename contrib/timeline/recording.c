@@ -638,7 +638,7 @@ static bool merge_book(struct book *b, struct timeline *t, const struct recordin
 		totals->events += m.left_out.n;
 	}
 	if (merged)
-		ranks_finish(b->ranks, errors, figures);
+		ranks_finish(b->ranks, errors, figures, &totals->job);
 	/* no event: the timeline names the processes that were recorded (speedscope refuses
 	 * a timeline of no event at all) */
 	for (size_t i = 0; t != NULL && totals->events == 0 && i < b->n_segments; i++) {

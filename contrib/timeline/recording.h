@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scaling.h"
 #include "timeline.h"
 
 /* A recording file's contents, read by the caller. */
@@ -29,6 +30,8 @@ struct recording_totals {
 	uint64_t left_out;
 	/* the recordings were refused (two MPI jobs among them: said on `errors`), nothing converted */
 	bool refused;
+	/* an MPI job's efficiencies' basis (ranks_finish's), for a comparison of runs */
+	struct scaling_basis job;
 };
 
 /* The events of the recordings the options keep, by record type (what the output's size is

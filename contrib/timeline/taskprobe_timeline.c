@@ -28,6 +28,7 @@
  * given with -o is then removed).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -43,6 +44,7 @@
 #include "analysis.h"
 #include "output_size.h"
 #include "recording.h"
+#include "scaling.h"
 #include "timeline.h"
 #include "timeline_cli.h"
 
@@ -637,10 +639,132 @@ static void run_free(struct run *r)
 	cli_free(&r->cli);
 }
 
+/* Names in order, for a run's directory (its recordings in the order of their names). */
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * The recordings of run `name` (--scaling): the file, or each regular file of the directory (by
+ * name; hidden ones and anything else left out), read into `*inputs` (`*n`, paths malloc'ed).
+ * Returns CLI_GO_ON, or the exit status (the error said).
+ */
+static int read_run(const char *name, struct recording_input **inputs, size_t *n)
+{
+	char **paths = NULL;
+	size_t n_paths = 0;
+	struct stat st;
+	DIR *dir = stat(name, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(name) : NULL;
+	if (dir == NULL) {
+		paths = malloc(sizeof *paths);
+		if (paths == NULL || (paths[0] = strdup(name)) == NULL)
+			return 2;
+		n_paths = 1;
+	}
+	for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
+		char **more = realloc(paths, (n_paths + 1) * sizeof *paths);
+		if (d->d_name[0] == '.' || more == NULL ||
+		    fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode)) {
+			paths = more != NULL ? more : paths;
+			continue;
+		}
+		paths = more;
+		if (asprintf(&paths[n_paths], "%s/%s", name, d->d_name) >= 0)
+			n_paths++;
+	}
+	if (dir != NULL)
+		closedir(dir);
+	if (n_paths == 0) {
+		fprintf(stderr, "taskprobe-timeline: %s: no recording in it\n", name);
+		free(paths);
+		return 2;
+	}
+	qsort(paths, n_paths, sizeof *paths, by_name);
+	*inputs = calloc(n_paths, sizeof **inputs);
+	*n = 0;
+	int status = *inputs != NULL ? CLI_GO_ON : 2;
+	for (size_t i = 0; i < n_paths; i++) {
+		struct recording_input *in = &(*inputs)[*n];
+		if (status != CLI_GO_ON) {
+			free(paths[i]);
+			continue;
+		}
+		*in = (struct recording_input){.name = paths[i]};
+		in->data = read_whole(paths[i], &in->size, &st);
+		in->mapped = in->data != NULL && in->size > 0;
+		if (in->data == NULL)
+			fprintf(stderr, "taskprobe-timeline: %s: %s\n", paths[i], strerror(errno));
+		else if (!recording_detect(in->data, in->size))
+			fprintf(stderr,
+				"taskprobe-timeline: %s is not a recording: --scaling compares "
+				"runs recorded with TASKPROBE_RECORD (taskprobe record --dir)\n",
+				paths[i]);
+		(*n)++;
+		if (in->data == NULL || !recording_detect(in->data, in->size))
+			status = 2;
+	}
+	free(paths);
+	return status;
+}
+
+/* Frees what read_run read. */
+static void run_inputs_free(struct recording_input *inputs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (inputs[i].data != NULL && inputs[i].mapped)
+			munmap((void *)inputs[i].data, inputs[i].size);
+		else
+			free((void *)inputs[i].data);
+		free((void *)inputs[i].name);
+	}
+	free(inputs);
+}
+
+/* --scaling: each input a run (a directory of recordings, or one), compared with the first.
+ * Returns the exit status. */
+static int compare_runs(const struct cli *cli)
+{
+	if (cli->n_inputs < 2) {
+		fputs("taskprobe-timeline: --scaling compares runs: give two or more (each a "
+		      "directory of recordings, or a recording), the reference first\n",
+		      stderr);
+		return 2;
+	}
+	struct scaling_run *runs = calloc(cli->n_inputs, sizeof *runs);
+	if (runs == NULL)
+		return 2;
+	bool utf8 = terminal_utf8();
+	int status = 0;
+	for (size_t r = 0; r < cli->n_inputs && status < 2; r++) {
+		struct recording_input *inputs = NULL;
+		size_t n = 0;
+		runs[r].name = cli->inputs[r];
+		int read = read_run(cli->inputs[r], &inputs, &n);
+		int analyzed = read == CLI_GO_ON
+				       ? analysis_scaling(inputs, n, stderr, utf8, &runs[r])
+				       : read;
+		status = analyzed > status ? analyzed : status;
+		run_inputs_free(inputs, n);
+	}
+	if (status < 2)
+		scaling_report(runs, cli->n_inputs, stdout);
+	for (size_t r = 0; r < cli->n_inputs; r++)
+		scaling_run_free(&runs[r]);
+	free(runs);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = {0};
 	int status = cli_parse(argc, argv, &r.cli);
+	if (status == CLI_GO_ON && r.cli.scaling) {
+		status = compare_runs(&r.cli);
+		cli_free(&r.cli);
+		return status;
+	}
 	if (status == CLI_GO_ON)
 		status = read_inputs(&r);
 	if (status == CLI_GO_ON)

@@ -131,6 +131,39 @@ Test(ranks_pop, collectives_on_communicators_of_their_own_pair_within_them)
 	free(text);
 }
 
+/* The job's basis for a comparison of runs (ranks_pop_basis): its ranks' useful time added up
+ * (80 ms each), the most of one, the run's time; one rank's kept, said by nobody. */
+Test(ranks_pop, the_jobs_basis_is_its_ranks_useful_time)
+{
+	pairs(true);
+	free(said());
+	struct scaling_basis b;
+	ranks_pop_basis(p, &b);
+	cr_expect(b.known && b.units == RANKS && b.ranks == RANKS);
+	cr_expect_float_eq(b.useful_ns, 4 * 160.0 * MS, 1e-6 * MS);
+	cr_expect_float_eq(b.most_ns, 160.0 * MS, 1e-6 * MS);
+	cr_expect_float_eq(b.run_ns, 160.0 * MS, 1e-6 * MS);
+	cr_expect_float_eq(b.serialisation, 1.0, 1e-9);
+
+	ranks_pop_free(p);
+	p = ranks_pop_new();
+	cr_assert_not_null(p);
+	init(0);
+	call(0, 30, 30, TP_MPI_CALL_FINALIZE, 0, 0);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	ranks_pop_say(p, &(struct ranks_pop_rank){.number = 0, .tid = 100}, 1, to_ns, NULL, NULL,
+		      out);
+	fclose(out);
+	cr_expect_str_eq(text, "");
+	free(text);
+	ranks_pop_basis(p, &b);
+	cr_expect(b.known && b.units == 1 && b.ranks == 1, "units %u", b.units);
+	cr_expect_float_eq(b.useful_ns, 30.0 * MS, 1e-6 * MS);
+}
+
 /*
  * Every rank marks a region of interest around its work by `small` (tp_record_roi_small's): the
  * ranks' line says which call marked it (a recording before version 15 says none: MPI_Pcontrol).

@@ -20,6 +20,7 @@ static int usage(FILE *to, int status)
 	      "         [--critical-path]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "       taskprobe-timeline --analyze RECORDING...\n"
+	      "       taskprobe-timeline --scaling RUN RUN...\n"
 	      "       taskprobe-timeline --check-options [OPTIONS]\n"
 	      "       taskprobe-timeline --version\n"
 	      "       taskprobe-timeline -h | --help\n"
@@ -41,6 +42,10 @@ static int usage(FILE *to, int status)
 	      "  its task graph's work, span, parallelism and critical path, by site, and the\n"
 	      "  POP factors, with the load balance by parallel region and the waits by sync "
 	      "site.\n"
+	      "--scaling compares runs of one program at several scales (each RUN a directory of\n"
+	      "  recordings, as `taskprobe record --dir` makes, or a recording; the first is the\n"
+	      "  reference): POP's global efficiency, parallel efficiency and computation\n"
+	      "  scalability, a column a run, and each parallel region's computation scalability.\n"
 	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
 	      "  the fragments of its task graph's critical path, named by their sites\n"
 	      "  (recordings only; the conversion takes up to twice as long).\n"
@@ -111,6 +116,7 @@ enum long_only {
 	OPT_CHECK_OPTIONS,
 	OPT_VERSION,
 	OPT_ANALYZE,
+	OPT_SCALING,
 	OPT_CRITICAL_PATH,
 	OPT_FORMAT,
 	OPT_MAX_SIZE,
@@ -125,6 +131,7 @@ static const struct option long_options[] = {
 	{"check-options", no_argument, NULL, OPT_CHECK_OPTIONS},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
+	{"scaling", no_argument, NULL, OPT_SCALING},
 	{"critical-path", no_argument, NULL, OPT_CRITICAL_PATH},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
@@ -233,6 +240,9 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 			return 0;
 		case OPT_ANALYZE:
 			cli->analyze = true;
+			break;
+		case OPT_SCALING:
+			cli->scaling = true;
 			break;
 		case OPT_CRITICAL_PATH:
 			cli->options.critical_path = true;

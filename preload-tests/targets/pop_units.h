@@ -93,18 +93,36 @@ static void pop_spin(int units)
 		;
 }
 
-/* Spins `units` units on the calling thread, counted as its busy time inside parallel regions
- * (outside, it is serial code, counted as such); its end starts the thread's time outside its
- * sections again (pop_enter). */
-static void pop_work(int units)
+/* `units` units done on the calling thread since `start` (pop_now_ms), counted as its busy time
+ * inside parallel regions (outside, it is serial code, counted as such); their end starts the
+ * thread's time outside its sections again (pop_enter). pop_work spins them. */
+static void pop_done(double start, int units)
 {
-	double start = pop_now_ms();
-	pop_spin(units);
 	int thread = pop_thread();
 	if (thread >= 0)
 		pop_busy_ms[thread] += pop_now_ms() - start; /* only the thread itself writes it */
 	pop_units_of[thread >= 0 ? thread : 0] += units;     /* serial code: the initial thread's */
 	pop_enter();
+}
+
+static __attribute__((unused)) void pop_work(int units)
+{
+	double start = pop_now_ms();
+	pop_spin(units);
+	pop_done(start, units);
+}
+
+/* Sleeps `units` units, counted as pop_work counts them: a sleep is no wait the engines know,
+ * so its time is computation to them, and a loaded machine stretches it by its wake-up's
+ * lateness alone (a comparison of runs at two scales, each loaded its own way: pop_replicated). */
+static __attribute__((unused)) void pop_sleep_work(int units)
+{
+	double start = pop_now_ms();
+	long ns = (long)units * POP_UNIT_MS * 1000000L;
+	struct timespec left = {ns / 1000000000L, ns % 1000000000L};
+	while (nanosleep(&left, &left) != 0)
+		;
+	pop_done(start, units);
 }
 
 /* Spins `units` units of serial code asking nothing of OpenMP (pop_work asks the thread's
