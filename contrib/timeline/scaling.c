@@ -198,7 +198,7 @@ static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
 	width = width < 60 ? width : 60;
 	fprintf(out,
 		"  computation scalability by parallel region (its computation in [1] over its "
-		"computation in each run):\n");
+		"computation in each run; +T: a region [1] did not run, and its computation):\n");
 	fprintf(out, "  %-*s %*s", width, "parallel region", COLUMN + 4, "computation [1]");
 	for (size_t r = 1; r < n; r++) {
 		char head[24];
@@ -216,8 +216,12 @@ static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
 		fprintf(out, "  %-*s %*s", width, texts[k], COLUMN + 4, cell);
 		for (size_t r = 1; r < n; r++) {
 			double c = computation_in(&runs[r], texts[k]);
+			char took[24];
 			if (ref > 0 && c > 0)
 				snprintf(cell, sizeof cell, "%.3f", ref / c);
+			else if (ref < 0 && c > 0) /* run by this run alone */
+				snprintf(cell, sizeof cell, "+%s",
+					 tp_live_duration_words((uint64_t)c, took, sizeof took));
 			else
 				snprintf(cell, sizeof cell, "-");
 			fprintf(out, " %*s", COLUMN, cell);

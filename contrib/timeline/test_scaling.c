@@ -159,3 +159,18 @@ Test(scaling, an_mpi_jobs_basis_is_the_runs)
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
+
+/* A region the reference did not run (a program's path taken on two threads alone): its
+ * computation in the run, marked "+", no scalability. */
+Test(scaling, a_region_the_reference_did_not_run_says_its_computation)
+{
+	struct scaling_run runs[2];
+	run_of(1, 30, &runs[0]);
+	run_of(2, 18, &runs[1]);
+	cr_assert(scaling_region_add(&runs[1], "main (synthetic.c:50)", 4.0 * MS));
+	static const char *const lines[] = {
+		"  main (synthetic.c:10)        30.00 ms       0.833\n",
+		"  main (synthetic.c:50)               -    +4.00 ms\n",
+	};
+	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
