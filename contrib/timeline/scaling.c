@@ -44,7 +44,8 @@ void scaling_run_free(struct scaling_run *run)
 static const char *units_words(const struct scaling_basis *b, char *buf, size_t size)
 {
 	if (b->ranks > 0 && b->ranks != b->units)
-		snprintf(buf, size, "%" PRIu32 " ranks, %" PRIu32 " threads", b->ranks, b->units);
+		snprintf(buf, size, "%" PRIu32 " rank%s, %" PRIu32 " threads", b->ranks,
+			 b->ranks == 1 ? "" : "s", b->units);
 	else if (b->ranks > 0)
 		snprintf(buf, size, "%" PRIu32 " rank%s", b->ranks, b->ranks == 1 ? "" : "s");
 	else
@@ -80,6 +81,7 @@ static const char *const row_names[ROWS] = {
 	"useful computation",
 };
 
+/* A column's width at least (wider for a run's units in words: scaling_report's). */
 #define COLUMN 11
 
 /* Row `row`'s figure of run `b` against the reference `ref`, into `cell`. */
@@ -252,23 +254,28 @@ void scaling_report(const struct scaling_run *runs, size_t n, FILE *out)
 	if (!ref->known)
 		fprintf(out, "  (the reference's efficiencies are not told: no run is compared "
 			     "with it)\n");
-	char cell[32];
+	char cell[48];
+	int column = COLUMN; /* as wide as the widest run's units in words */
+	for (size_t r = 0; r < n; r++)
+		if (runs[r].basis.known &&
+		    (int)strlen(units_words(&runs[r].basis, cell, sizeof cell)) > column)
+			column = (int)strlen(cell);
 	fprintf(out, "  %-30s", "");
 	for (size_t r = 0; r < n; r++) {
 		snprintf(cell, sizeof cell, "[%zu]", r + 1);
-		fprintf(out, " %*s", COLUMN, cell);
+		fprintf(out, " %*s", column, cell);
 	}
 	fputc('\n', out);
 	fprintf(out, "  %-30s", "ran on");
 	for (size_t r = 0; r < n; r++)
-		fprintf(out, " %*s", COLUMN,
+		fprintf(out, " %*s", column,
 			runs[r].basis.known ? units_words(&runs[r].basis, cell, sizeof cell) : "-");
 	fputc('\n', out);
 	for (int row = 0; row < ROWS; row++) {
 		fprintf(out, "  %-30s", row_names[row]);
 		for (size_t r = 0; r < n; r++) {
 			cell_of((enum row)row, &runs[r].basis, ref, cell, sizeof cell);
-			fprintf(out, " %*s", COLUMN, cell);
+			fprintf(out, " %*s", column, cell);
 		}
 		fputc('\n', out);
 	}

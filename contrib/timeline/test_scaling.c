@@ -174,3 +174,32 @@ Test(scaling, a_region_the_reference_did_not_run_says_its_computation)
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
+
+/* An MPI + OpenMP job's basis (the hybrid one): its ranks and threads said, the columns as wide. */
+Test(scaling, a_hybrid_jobs_ranks_and_threads_widen_the_columns)
+{
+	struct scaling_run runs[2];
+	struct scaling_basis one = {.known = true,
+				    .units = 2,
+				    .ranks = 1,
+				    .useful_ns = 30.0 * MS,
+				    .most_ns = 20.0 * MS,
+				    .run_ns = 20.0 * MS,
+				    .serialisation = -1,
+				    .transfer = -1},
+			     two = one;
+	two.units = 4;
+	two.ranks = 2;
+	two.useful_ns = 120.0 * MS;
+	two.most_ns = 60.0 * MS;
+	two.run_ns = 60.0 * MS;
+	run_of_job(&one, "one", &runs[0]);
+	run_of_job(&two, "two", &runs[1]);
+	static const char *const lines[] = {
+		"  [1] one: ?, 1 rank, 2 threads\n", /* no process: no name */
+		"  ran on                          1 rank, 2 threads 2 ranks, 4 threads\n",
+		"    computation scalability                   1.000              0.250\n",
+		"  global efficiency                           0.750              0.125\n",
+	};
+	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
