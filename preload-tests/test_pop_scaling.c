@@ -180,7 +180,7 @@ Test(pop, mpi_ranks_that_each_add_work_lose_computation_scalability, .timeout = 
 	cr_assert(row_of(text, "computation scalability", computation, 2), "%s", text);
 	cr_assert(row_of(text, "load balance", balance, 2), "%s", text);
 	cr_expect(computation[1] > 0.47 && computation[1] < 0.53, "%s", text);
-	cr_expect(balance[1] > 0.95, "%s", text);
+	cr_expect(balance[1] > 0.9, "%s", text);
 	free(text);
 	tp_remove_temp_dir(dir);
 }

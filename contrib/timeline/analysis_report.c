@@ -582,8 +582,8 @@ static void scaling_basis_of(struct analysis *a, const struct scaling_basis *job
 		run->basis = *job;
 		return;
 	}
-	struct tp_live_factors f = with_tasks == 1 ? factors_of(a, only)
-						   : (struct tp_live_factors){0};
+	struct tp_live_factors f = with_tasks == 1 && job->ranks == 0 ? factors_of(a, only)
+								      : (struct tp_live_factors){0};
 	if (f.valid)
 		run->basis = (struct scaling_basis){.known = true,
 						    .units = f.threads,
@@ -592,6 +592,11 @@ static void scaling_basis_of(struct analysis *a, const struct scaling_basis *job
 						    .run_ns = (double)f.run_ns,
 						    .serialisation = f.serialisation,
 						    .transfer = f.transfer};
+	else if (job->ranks > 0)
+		snprintf(run->why, sizeof run->why,
+			 "an MPI job of %" PRIu32 " ranks whose efficiencies are not told (said "
+			 "by --analyze): not told",
+			 job->ranks);
 	else if (with_tasks > 1)
 		snprintf(run->why, sizeof run->why,
 			 "%zu processes made tasks, and no MPI job joins them: not told (give "
@@ -635,5 +640,11 @@ int analysis_scaling(const struct recording_input *inputs, size_t n, FILE *error
 		fputs("taskprobe-timeline: out of memory\n", errors);
 		return 2;
 	}
+	if (totals.dropped > 0) /* as analysis_run says it */
+		fprintf(errors,
+			"taskprobe-timeline: %s: %" PRIu64
+			" events were not recorded (the recording "
+			"says so): its figures miss them\n",
+			run->name, totals.dropped);
 	return totals.cut_files > 0 || totals.left_out > 0;
 }

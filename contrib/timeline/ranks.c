@@ -701,4 +701,6 @@ void ranks_finish(struct ranks *r, FILE *errors, FILE *figures, struct scaling_b
 {
 	ranks_pop_say_hybrid(r->pop, errors, figures);
 	ranks_pop_basis(r->pop, job);
+	if (!job->known) /* a job all the same: not one process's to stand for */
+		job->ranks = (uint32_t)r->n_ranks;
 }

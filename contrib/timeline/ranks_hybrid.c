@@ -117,6 +117,8 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 {
 	const char *lead;
 	FILE *out = ranks_pop_figures(errors, figures, &lead);
+	if (p->busy_full) /* the threads not all counted: no basis of theirs either */
+		p->basis.known = false;
 	if (out == NULL || p->windows == NULL || p->busy_full)
 		return;
 	double sum = 0, most = 0;

@@ -23,7 +23,7 @@
 struct scaling_basis {
 	bool known;
 	uint32_t units; /* the threads that computed (an MPI job's: its ranks', or their threads) */
-	uint32_t ranks; /* an MPI job's; 0: one process */
+	uint32_t ranks; /* an MPI job's (its ranks even when not known); 0: one process */
 	double useful_ns, most_ns, run_ns;
 	double serialisation, transfer; /* < 0: not told */
 };

@@ -259,11 +259,10 @@ static unsigned char *spill(FILE *in, const char *first, size_t len, size_t *siz
 }
 
 /* A whole file: a regular file mapped, anything else (a pipe) spilled and mapped; NULL with errno
- * on failure.
- * Its device and inode in *st. */
-static unsigned char *read_whole(const char *path, size_t *size, struct stat *st)
+ * on failure. Its device and inode in *st. `flags`: open(2)'s besides (O_NOFOLLOW). */
+static unsigned char *read_whole(const char *path, int flags, size_t *size, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0 || fstat(fd, st) != 0)
 		return NULL;
 	void *m;
@@ -431,7 +430,7 @@ static int read_inputs(struct run *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct recording_input *in = &r->inputs[i];
 		if (strcmp(in->name, "-") != 0) {
-			in->data = read_whole(in->name, &in->size, &r->ids[i]);
+			in->data = read_whole(in->name, 0, &in->size, &r->ids[i]);
 			in->mapped = in->size > 0;
 		} else {
 			if (fstat(STDIN_FILENO, &r->ids[i]) != 0) {
@@ -654,30 +653,34 @@ static int read_run(const char *name, struct recording_input **inputs, size_t *n
 {
 	char **paths = NULL;
 	size_t n_paths = 0;
+	bool memory = true;
 	struct stat st;
 	DIR *dir = stat(name, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(name) : NULL;
 	if (dir == NULL) {
 		paths = malloc(sizeof *paths);
-		if (paths == NULL || (paths[0] = strdup(name)) == NULL)
-			return 2;
-		n_paths = 1;
+		memory = paths != NULL && (paths[0] = strdup(name)) != NULL;
+		n_paths = memory;
 	}
-	for (struct dirent *d; dir != NULL && (d = readdir(dir)) != NULL;) {
-		char **more = realloc(paths, (n_paths + 1) * sizeof *paths);
-		if (d->d_name[0] == '.' || more == NULL ||
+	for (struct dirent *d; memory && dir != NULL && (d = readdir(dir)) != NULL;) {
+		if (d->d_name[0] == '.' ||
 		    fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode)) {
-			paths = more != NULL ? more : paths;
+		    !S_ISREG(st.st_mode))
 			continue;
-		}
-		paths = more;
-		if (asprintf(&paths[n_paths], "%s/%s", name, d->d_name) >= 0)
-			n_paths++;
+		char **more = realloc(paths, (n_paths + 1) * sizeof *paths);
+		paths = more != NULL ? more : paths;
+		memory = more != NULL && asprintf(&paths[n_paths], "%s/%s", name, d->d_name) >= 0;
+		n_paths += memory;
 	}
+	bool dir_listed = dir != NULL;
 	if (dir != NULL)
 		closedir(dir);
-	if (n_paths == 0) {
-		fprintf(stderr, "taskprobe-timeline: %s: no recording in it\n", name);
+	if (!memory || n_paths == 0) {
+		if (!memory)
+			fputs("taskprobe-timeline: out of memory\n", stderr);
+		else
+			fprintf(stderr, "taskprobe-timeline: %s: no recording in it\n", name);
+		for (size_t i = 0; i < n_paths; i++)
+			free(paths[i]);
 		free(paths);
 		return 2;
 	}
@@ -685,6 +688,8 @@ static int read_run(const char *name, struct recording_input **inputs, size_t *n
 	*inputs = calloc(n_paths, sizeof **inputs);
 	*n = 0;
 	int status = *inputs != NULL ? CLI_GO_ON : 2;
+	if (*inputs == NULL)
+		fputs("taskprobe-timeline: out of memory\n", stderr);
 	for (size_t i = 0; i < n_paths; i++) {
 		struct recording_input *in = &(*inputs)[*n];
 		if (status != CLI_GO_ON) {
@@ -692,7 +697,10 @@ static int read_run(const char *name, struct recording_input **inputs, size_t *n
 			continue;
 		}
 		*in = (struct recording_input){.name = paths[i]};
-		in->data = read_whole(paths[i], &in->size, &st);
+		/* a directory's entry that became a link or a FIFO since it was listed is
+		 * neither followed nor waited for */
+		in->data = read_whole(paths[i], dir_listed ? O_NOFOLLOW | O_NONBLOCK : 0, &in->size,
+				      &st);
 		in->mapped = in->data != NULL && in->size > 0;
 		if (in->data == NULL)
 			fprintf(stderr, "taskprobe-timeline: %s: %s\n", paths[i], strerror(errno));
@@ -733,8 +741,10 @@ static int compare_runs(const struct cli *cli)
 		return 2;
 	}
 	struct scaling_run *runs = calloc(cli->n_inputs, sizeof *runs);
-	if (runs == NULL)
+	if (runs == NULL) {
+		fputs("taskprobe-timeline: out of memory\n", stderr);
 		return 2;
+	}
 	bool utf8 = terminal_utf8();
 	int status = 0;
 	for (size_t r = 0; r < cli->n_inputs && status < 2; r++) {

@@ -203,3 +203,17 @@ Test(scaling, a_hybrid_jobs_ranks_and_threads_widen_the_columns)
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
+
+/* An MPI job whose efficiencies were not told (a rank that never reached MPI_Finalize): said,
+ * no process of it standing for the job. */
+Test(scaling, an_mpi_job_not_told_is_said_so)
+{
+	struct scaling_run runs[2];
+	run_of(1, 30, &runs[0]);
+	run_of_job(&(struct scaling_basis){.ranks = 2}, "torn", &runs[1]);
+	cr_expect(!runs[1].basis.known);
+	static const char *const lines[] = {
+		"  [2] torn: an MPI job of 2 ranks whose efficiencies are not told",
+	};
+	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
