@@ -33,10 +33,9 @@ static double overlap(double from, double to, double on, double off)
 	return to > from ? to - from : 0;
 }
 
-/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
-static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
+/* Thread `tid` of rank `rank`, if kept. */
+static struct busy *busy_found(struct ranks_pop *p, uint32_t rank, uint32_t tid)
 {
-	*ok = true;
 	uint64_t key = (uint64_t)(rank + 1) << 32 | tid, hash = busy_key_hash(key);
 	struct table *t = &p->busy;
 	for (size_t i = t->size ? table_home(t, hash) : 0; t->size && table_used(t, i);
@@ -45,6 +44,18 @@ static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bo
 		if (b->key == key)
 			return b;
 	}
+	return NULL;
+}
+
+/* Thread `tid` of rank `rank`, made if new; NULL past MAX_THREADS or out of memory (*ok false). */
+static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bool *ok)
+{
+	*ok = true;
+	struct busy *found = busy_found(p, rank, tid);
+	if (found != NULL)
+		return found;
+	uint64_t key = (uint64_t)(rank + 1) << 32 | tid, hash = busy_key_hash(key);
+	struct table *t = &p->busy;
 	if (t->used == MAX_THREADS) {
 		p->busy_full = true;
 		return NULL;
@@ -70,7 +81,7 @@ static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
 /*
  * Whether a poll of `task` on `w`'s rank is its OpenMP initial task's first: OMPT tells that task
  * only when the runtime starts, and the serial code before, since the thread's last event (an MPI
- * call's end, its window's start), is its computation, as the engine counts it
+ * call's or another wait's end, its window's start), is its computation, as the engine counts it
  * (tp_span_initial_start; a process's factors, XSBench's set-up).
  */
 static bool initial_first_poll(struct window *w, uint64_t task)
@@ -92,6 +103,15 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 		w->initial = (uint64_t)arg[0];
 	bool mpi = (type == TP_RECORD_WAIT_START || type == TP_RECORD_WAIT_END) &&
 		   arg[0] == TP_WAIT_MPI;
+	if (type == TP_RECORD_WAIT_END && !mpi) {
+		/* another wait of a thread kept (an MPI thread), outside its polls: the serial
+		 * code before the runtime starts is its computation from the wait's end on, as
+		 * the engine counts it (tp_span_initial_start) */
+		struct busy *b = busy_found(p, (uint32_t)rank, tid);
+		if (b != NULL && b->polls == 0 && !b->in_mpi)
+			b->since = ns;
+		return true;
+	}
 	if (type != TP_RECORD_TASK_POLL_START && type != TP_RECORD_TASK_POLL_END && !mpi)
 		return true;
 	bool ok;

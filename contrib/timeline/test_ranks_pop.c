@@ -410,7 +410,9 @@ static void polled(int rank, uint32_t tid, uint64_t from, uint64_t to, int64_t i
  * process's own factors count it (tp_span_initial_start). Counted from the initial task's first
  * poll, the hybrid line said a load balance 1 and a communication efficiency 0.25.
  */
-Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_hybrid_line)
+/* The job of the test below, each MPI thread waiting on a condition variable from 5 to 15 ms
+ * when `waits` (before OpenMP's runtime starts); what ranks_pop_say_hybrid says of it. */
+static char *serial_code_first(bool waits)
 {
 	enum { INITIAL = 1, PRIMARY = 2, WORKER = 3, SITE = 7 };
 	for (int r = 0; r < RANKS; r++) {
@@ -420,6 +422,12 @@ Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_h
 	free(said());
 	for (int r = 0; r < RANKS; r++) {
 		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
+		/* MPI_Init's end, then the wait */
+		merged(r, main_thread, 0, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
+		if (waits) {
+			merged(r, main_thread, 5, TP_RECORD_WAIT_START, TP_WAIT_CONDVAR, 0, 0);
+			merged(r, main_thread, 15, TP_RECORD_WAIT_END, TP_WAIT_CONDVAR, 0, 0);
+		}
 		merged(r, main_thread, 30, TP_RECORD_TASK_SPAWN, INITIAL, 0, 0);
 		merged(r, main_thread, 30, TP_RECORD_TASK_POLL_START, INITIAL, 0, 0);
 		merged(r, main_thread, 30, TP_RECORD_TASK_POLL_END, INITIAL, 0, 0);
@@ -435,11 +443,34 @@ Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_h
 	cr_assert_not_null(out);
 	ranks_pop_say_hybrid(p, NULL, out);
 	fclose(out);
+	return text;
+}
+
+Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_hybrid_line)
+{
+	char *text = serial_code_first(false);
 	cr_expect(strstr(text, "(8 threads; OpenMP's = hybrid / MPI): parallel efficiency 0.625 = "
 			       "MPI 1.000 x OpenMP 0.625; load balance 0.625 = MPI 1.000 x OpenMP "
 			       "0.625; communication efficiency 1.000 = MPI 1.000 x OpenMP 1.000; "
 			       "useful time per thread 0.025 s on average, 0.040 s at most, of "
 			       "0.040 s\n") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * The same, each MPI thread waiting on a condition variable from 5 to 15 ms before the runtime
+ * starts: its serial code counts from the wait's end, as the engine counts the initial task's
+ * (tp_span_initial_start): 15 + 10 ms, the worker's 10; MPI's factors 1 (no MPI call), so
+ * load balance 17.5 / 25 = 0.700 and communication 25 / 40 = 0.625 are OpenMP's. The wait
+ * counted as computation, they were 0.625 and 1.
+ */
+Test(ranks_pop, a_wait_before_openmps_runtime_is_no_computation_in_the_hybrid_line)
+{
+	char *text = serial_code_first(true);
+	cr_expect(strstr(text, "parallel efficiency 0.438 = MPI 1.000 x OpenMP 0.438; load balance "
+			       "0.700 = MPI 1.000 x OpenMP 0.700; communication efficiency 0.625 = "
+			       "MPI 1.000 x OpenMP 0.625") != NULL,
 		  "%s", text);
 	free(text);
 }
