@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,17 @@ static bool row_of(const char *text, const char *row, double *v, int n)
 		if (end == at)
 			return false;
 		at = end;
+		/* a duration's unit: in ms */
+		static const struct {
+			const char *unit;
+			double ms;
+		} units[] = {{" ms", 1}, {" us", 1e-3}, {" ns", 1e-6}, {" s", 1e3}};
+		for (size_t u = 0; u < sizeof units / sizeof *units; u++)
+			if (strncmp(at, units[u].unit, strlen(units[u].unit)) == 0) {
+				v[i] *= units[u].ms;
+				at += strlen(units[u].unit);
+				break;
+			}
 	}
 	return true;
 }
@@ -82,9 +94,10 @@ static char *compared(const char *const *dirs, size_t n)
 
 /*
  * pop_replicated (`name`: its clang or GCC build) recorded on one thread, then on two, and
- * compared: computation scalability what the program measured (its busy times' ratio), its
- * region's too, and the 30 / 36 it was built to lose; each run balanced; global efficiency the product
- * of the two.
+ * compared: its one region's computation scalability what the program measured there (its busy
+ * times' ratio) and the 30 / 36 it was built to lose; the run's, with its serial code, the
+ * table's useful computations' ratio and near what the program measured; each run balanced but
+ * for its serial code; global efficiency the product of the two.
  */
 static void expect_replicated_work_lost(const char *name)
 {
@@ -106,18 +119,25 @@ static void expect_replicated_work_lost(const char *name)
 		tp_run_free(&run);
 	}
 	char *text = compared(runs, 2);
-	double computation[2], parallel[2], global[2], speedup[2];
+	double computation[2], parallel[2], global[2], speedup[2], useful[2];
 	cr_assert(row_of(text, "computation scalability", computation, 2), "%s", text);
+	cr_assert(row_of(text, "useful computation", useful, 2), "%s", text);
 	cr_assert(row_of(text, "parallel efficiency", parallel, 2), "%s", text);
 	cr_assert(row_of(text, "global efficiency", global, 2), "%s", text);
 	cr_assert(row_of(text, "speedup", speedup, 2), "%s", text);
 	cr_expect(strstr(text, "1 thread   2 threads\n") != NULL, "%s", text);
 	double measured = busy[0] / busy[1];
 	cr_expect(computation[0] == 1.0, "%s", text);
-	cr_expect(computation[1] > measured - 0.03 && computation[1] < measured + 0.03,
+	/* the reference's useful computation over the run's */
+	cr_expect(fabs(computation[1] - useful[0] / useful[1]) < 0.002, "%s", text);
+	/* what the program measured from main on: the tool counts its start too (the loader's,
+	 * the runtime's), which a loaded machine stretches in one run more than the other (by 7
+	 * ms in a CI run) */
+	cr_expect(fabs(computation[1] - measured) < 0.08,
 		  "computation scalability %.3f, the program measured %.3f:\n%s", computation[1],
 		  measured, text);
-	cr_expect(parallel[0] > 0.93 && parallel[1] > 0.9, "%s", text);
+	/* balanced but for the serial code (thread 0's) */
+	cr_expect(parallel[0] > 0.93 && parallel[1] > 0.8, "%s", text);
 	cr_expect(global[1] > parallel[1] * computation[1] - 0.002 &&
 			  global[1] < parallel[1] * computation[1] + 0.002,
 		  "%s", text);
