@@ -78,12 +78,16 @@ static double busy_in_all(const char *err, double *serial)
 	return total;
 }
 
-/* --scaling of the runs in `dirs` (`n`): its output (status 0 asserted). */
-static char *compared(const char *const *dirs, size_t n)
+/* --scaling of the runs in `dirs` (`n`), with --weak when `weak`: its output (status 0
+ * asserted). */
+static char *compared(const char *const *dirs, size_t n, bool weak)
 {
-	const char *argv[8] = {TP_TIMELINE, "--scaling"};
+	const char *argv[9] = {TP_TIMELINE, "--scaling"};
+	size_t at = 2;
+	if (weak)
+		argv[at++] = "--weak";
 	for (size_t i = 0; i < n && i < 5; i++)
-		argv[2 + i] = dirs[i];
+		argv[at++] = dirs[i];
 	struct tp_run run;
 	tp_run(TP_PLAIN, argv, NULL, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
@@ -118,7 +122,7 @@ static void expect_replicated_work_lost(const char *name)
 		busy[i] = busy_in_all(run.err, &serial[i]);
 		tp_run_free(&run);
 	}
-	char *text = compared(runs, 2);
+	char *text = compared(runs, 2, false);
 	double computation[2], parallel[2], global[2], speedup[2], useful[2];
 	cr_assert(row_of(text, "computation scalability", computation, 2), "%s", text);
 	cr_assert(row_of(text, "useful computation", useful, 2), "%s", text);
@@ -173,7 +177,8 @@ Test(pop, work_that_grows_with_the_threads_of_a_gcc_build_is_the_same_loss, .tim
 /*
  * mpi_ranks rooted on one rank, then two, each recorded into a directory of its own: every rank
  * sleeps 80 ms in its region of interest, so two ranks compute twice as much for the same run
- * time: computation scalability 0.5, each job balanced, speedup 1.
+ * time: computation scalability 0.5, each job balanced, speedup 1; as weak scaling (--weak), the
+ * work each rank's own: computation scalability 1, scaled speedup 2.
  */
 Test(pop, mpi_ranks_that_each_add_work_lose_computation_scalability, .timeout = 240)
 {
@@ -194,13 +199,20 @@ Test(pop, mpi_ranks_that_each_add_work_lose_computation_scalability, .timeout = 
 				 i == 0 ? "rooted over 1 ranks: 7\n" : "rooted over 2 ranks: 14\n");
 		tp_run_free(&run);
 	}
-	char *text = compared(runs, 2);
-	double computation[2], balance[2];
+	char *text = compared(runs, 2, false);
+	double computation[2], balance[2], speedup[2];
 	cr_expect(strstr(text, "1 rank     2 ranks\n") != NULL, "%s", text);
 	cr_assert(row_of(text, "computation scalability", computation, 2), "%s", text);
 	cr_assert(row_of(text, "load balance", balance, 2), "%s", text);
 	cr_expect(computation[1] > 0.47 && computation[1] < 0.53, "%s", text);
 	cr_expect(balance[1] > 0.9, "%s", text);
+	free(text);
+	/* weak scaling: the second rank's work is its own share, nothing lost; scaled speedup 2 */
+	text = compared(runs, 2, true);
+	cr_assert(row_of(text, "computation scalability", computation, 2), "%s", text);
+	cr_assert(row_of(text, "scaled speedup", speedup, 2), "%s", text);
+	cr_expect(computation[1] > 0.95 && computation[1] < 1.05, "%s", text);
+	cr_expect(speedup[1] > 1.9 && speedup[1] < 2.1, "%s", text);
 	free(text);
 	tp_remove_temp_dir(dir);
 }

@@ -84,9 +84,16 @@ static const char *const row_names[ROWS] = {
 /* A column's width at least (wider for a run's units in words: scaling_report's). */
 #define COLUMN 11
 
-/* Row `row`'s figure of run `b` against the reference `ref`, into `cell`. */
+/* How much more work run `b` does than the reference `ref`: 1 in strong scaling; in weak scaling
+ * (`weak`) its threads (or ranks) over the reference's, each with its own share of work. */
+static double work_of(const struct scaling_basis *b, const struct scaling_basis *ref, bool weak)
+{
+	return weak && ref->units > 0 ? (double)b->units / (double)ref->units : 1.0;
+}
+
+/* Row `row`'s figure of run `b` against the reference `ref` (`weak`: work_of's), into `cell`. */
 static void cell_of(enum row row, const struct scaling_basis *b, const struct scaling_basis *ref,
-		    char *cell, size_t size)
+		    bool weak, char *cell, size_t size)
 {
 	if (!b->known) {
 		snprintf(cell, size, "-");
@@ -94,7 +101,8 @@ static void cell_of(enum row row, const struct scaling_basis *b, const struct sc
 	}
 	double parallel = b->useful_ns / ((double)b->units * b->run_ns),
 	       balance = b->useful_ns / (double)b->units / b->most_ns,
-	       computation = ref->known ? ref->useful_ns / b->useful_ns : -1;
+	       computation = ref->known ? ref->useful_ns * work_of(b, ref, weak) / b->useful_ns
+					: -1;
 	double value = -1;
 	switch (row) {
 	case ROW_RUN:
@@ -105,7 +113,8 @@ static void cell_of(enum row row, const struct scaling_basis *b, const struct sc
 		return;
 	case ROW_SPEEDUP:
 		if (ref->known)
-			snprintf(cell, size, "%.2f", ref->run_ns / b->run_ns);
+			snprintf(cell, size, "%.2f",
+				 work_of(b, ref, weak) * ref->run_ns / b->run_ns);
 		else
 			snprintf(cell, size, "-");
 		return;
@@ -181,8 +190,9 @@ static int by_last_run(const void *x, const void *y, void *context)
 	return ca < cb ? 1 : ca > cb ? -1 : strcmp(a, b);
 }
 
-/* Each parallel region's computation in the reference, and its scalability in each run. */
-static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
+/* Each parallel region's computation in the reference, and its scalability in each run (`weak`:
+ * work_of's). */
+static void report_regions(const struct scaling_run *runs, size_t n, bool weak, FILE *out)
 {
 	size_t all = 0;
 	for (size_t r = 0; r < n; r++)
@@ -199,8 +209,9 @@ static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
 		width = (int)strlen(texts[k]) > width ? (int)strlen(texts[k]) : width;
 	width = width < 60 ? width : 60;
 	fprintf(out,
-		"  computation scalability by parallel region (its computation in [1] over its "
-		"computation in each run; +T: a region [1] did not run, and its computation):\n");
+		"  computation scalability by parallel region (its computation in [1]%s over its "
+		"computation in each run; +T: a region [1] did not run, and its computation):\n",
+		weak ? ", in proportion to the run's threads or ranks," : "");
 	fprintf(out, "  %-*s %*s", width, "parallel region", COLUMN + 4, "computation [1]");
 	for (size_t r = 1; r < n; r++) {
 		char head[24];
@@ -220,7 +231,8 @@ static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
 			double c = computation_in(&runs[r], texts[k]);
 			char took[24];
 			if (ref > 0 && c > 0)
-				snprintf(cell, sizeof cell, "%.3f", ref / c);
+				snprintf(cell, sizeof cell, "%.3f",
+					 ref * work_of(&runs[r].basis, &runs[0].basis, weak) / c);
 			else if (ref < 0 && c > 0) /* run by this run alone */
 				snprintf(cell, sizeof cell, "+%s",
 					 tp_live_duration_words((uint64_t)c, took, sizeof took));
@@ -233,16 +245,21 @@ static void report_regions(const struct scaling_run *runs, size_t n, FILE *out)
 	free(texts);
 }
 
-void scaling_report(const struct scaling_run *runs, size_t n, FILE *out)
+void scaling_report(const struct scaling_run *runs, size_t n, bool weak, FILE *out)
 {
 	if (n == 0)
 		return;
 	const struct scaling_basis *ref = &runs[0].basis;
 	fprintf(out,
-		"scaling of %zu runs, [1] the reference (POP's efficiencies, strong scaling: the "
-		"same work in every run; global efficiency = parallel efficiency x computation "
-		"scalability, the reference's useful computation over the run's):\n",
-		n);
+		"scaling of %zu runs, [1] the reference (POP's efficiencies, %s; global efficiency "
+		"= "
+		"parallel efficiency x computation scalability, the reference's useful "
+		"computation%s "
+		"over the run's):\n",
+		n,
+		weak ? "weak scaling: each run's work in proportion to its threads or ranks"
+		     : "strong scaling: the same work in every run",
+		weak ? " in proportion" : "");
 	for (size_t r = 0; r < n; r++) {
 		char units[48];
 		if (runs[r].basis.known)
@@ -272,12 +289,13 @@ void scaling_report(const struct scaling_run *runs, size_t n, FILE *out)
 			runs[r].basis.known ? units_words(&runs[r].basis, cell, sizeof cell) : "-");
 	fputc('\n', out);
 	for (int row = 0; row < ROWS; row++) {
-		fprintf(out, "  %-30s", row_names[row]);
+		fprintf(out, "  %-30s",
+			row == ROW_SPEEDUP && weak ? "scaled speedup" : row_names[row]);
 		for (size_t r = 0; r < n; r++) {
-			cell_of((enum row)row, &runs[r].basis, ref, cell, sizeof cell);
+			cell_of((enum row)row, &runs[r].basis, ref, weak, cell, sizeof cell);
 			fprintf(out, " %*s", column, cell);
 		}
 		fputc('\n', out);
 	}
-	report_regions(runs, n, out);
+	report_regions(runs, n, weak, out);
 }

@@ -6,7 +6,8 @@
  * analysis's, or an MPI job's); its computation scalability is the reference's (the first run's)
  * useful computation, added up over its threads, over this run's: below 1 when the same work
  * takes more computation on more threads (memory bandwidth, caches, contention for the cores:
- * what one run cannot see). Strong scaling: every run does the same work.
+ * what one run cannot see). Strong scaling: every run does the same work; or weak scaling: each
+ * run's work in proportion to its threads or ranks.
  */
 #pragma once
 
@@ -48,7 +49,9 @@ struct scaling_run {
 /* Adds `computation_ns` to the region `text` of `run` (made if new). False when out of memory. */
 bool scaling_region_add(struct scaling_run *run, const char *text, double computation_ns);
 
-/* Says the comparison of the `n` runs on `out`, the first the reference. */
-void scaling_report(const struct scaling_run *runs, size_t n, FILE *out);
+/* Says the comparison of the `n` runs on `out`, the first the reference; `weak`: weak scaling,
+ * each run's work in proportion to its threads (or ranks): the reference's computation and run
+ * time weighed so (a scaled speedup). */
+void scaling_report(const struct scaling_run *runs, size_t n, bool weak, FILE *out);
 
 void scaling_run_free(struct scaling_run *run);

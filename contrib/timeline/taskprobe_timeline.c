@@ -759,7 +759,7 @@ static int compare_runs(const struct cli *cli)
 		run_inputs_free(inputs, n);
 	}
 	if (status < 2)
-		scaling_report(runs, cli->n_inputs, stdout);
+		scaling_report(runs, cli->n_inputs, cli->weak, stdout);
 	for (size_t r = 0; r < cli->n_inputs; r++)
 		scaling_run_free(&runs[r]);
 	free(runs);

@@ -66,13 +66,13 @@ static void expect_lines(const char *text, const char *const *lines, size_t n)
 		cr_expect(strstr(text, lines[i]) != NULL, "no line \"%s\" in:\n%s", lines[i], text);
 }
 
-static char *report_of(const struct scaling_run *runs, size_t n)
+static char *report_of(const struct scaling_run *runs, size_t n, bool weak)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 	cr_assert_not_null(out);
-	scaling_report(runs, n, out);
+	scaling_report(runs, n, weak, out);
 	fclose(out);
 	return text;
 }
@@ -80,7 +80,7 @@ static char *report_of(const struct scaling_run *runs, size_t n)
 /* The report of the two `runs`, which holds each of the `n` `lines`; the runs freed. */
 static void expect_report(struct scaling_run runs[2], const char *const *lines, size_t n)
 {
-	char *text = report_of(runs, 2);
+	char *text = report_of(runs, 2, false);
 	expect_lines(text, lines, n);
 	free(text);
 	scaling_run_free(&runs[0]);
@@ -216,4 +216,37 @@ Test(scaling, an_mpi_job_not_told_is_said_so)
 		"  [2] torn: an MPI job of 2 ranks whose efficiencies are not told",
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
+
+/*
+ * Weak scaling (--weak): a job of 4 ranks does four times the reference's one rank's work, in
+ * 40 ms of useful time each where the reference took 32 in 32: computation scalability 32 x 4 /
+ * 160 = 0.800, scaled speedup 4 x 32 / 40 = 3.20; a region's computation weighed so too.
+ */
+Test(scaling, weak_scaling_weighs_the_references_work_by_the_runs_ranks)
+{
+	struct scaling_run runs[2];
+	run_of(1, 30, &runs[0]);
+	struct scaling_basis job = {.known = true,
+				    .units = 4,
+				    .ranks = 4,
+				    .useful_ns = 160.0 * MS,
+				    .most_ns = 40.0 * MS,
+				    .run_ns = 40.0 * MS,
+				    .serialisation = -1,
+				    .transfer = -1};
+	run_of_job(&job, "job", &runs[1]);
+	cr_assert(scaling_region_add(&runs[1], "main (synthetic.c:10)", 150.0 * MS));
+	char *text = report_of(runs, 2, true);
+	static const char *const lines[] = {
+		"weak scaling: each run's work in proportion to its threads or ranks",
+		"  scaled speedup                        1.00        3.20\n",
+		"    computation scalability            1.000       0.800\n",
+		"  global efficiency                    1.000       0.800\n",
+		"  main (synthetic.c:10)        30.00 ms       0.800\n",
+	};
+	expect_lines(text, lines, sizeof lines / sizeof *lines);
+	free(text);
+	scaling_run_free(&runs[0]);
+	scaling_run_free(&runs[1]);
 }

@@ -20,7 +20,7 @@ static int usage(FILE *to, int status)
 	      "         [--critical-path]\n"
 	      "         [RECORDING... | PERF-SCRIPT-TEXT]\n"
 	      "       taskprobe-timeline --analyze RECORDING...\n"
-	      "       taskprobe-timeline --scaling RUN RUN...\n"
+	      "       taskprobe-timeline --scaling [--weak] RUN RUN...\n"
 	      "       taskprobe-timeline --check-options [OPTIONS]\n"
 	      "       taskprobe-timeline --version\n"
 	      "       taskprobe-timeline -h | --help\n"
@@ -45,7 +45,8 @@ static int usage(FILE *to, int status)
 	      "--scaling compares runs of one program at several scales (each RUN a directory of\n"
 	      "  recordings, as `taskprobe record --dir` makes, or a recording; the first is the\n"
 	      "  reference): POP's global efficiency, parallel efficiency and computation\n"
-	      "  scalability, a column a run, and each parallel region's computation scalability.\n"
+	      "  scalability, a column a run, and each parallel region's computation scalability;\n"
+	      "  --weak: weak scaling (each run's work in proportion to its threads or ranks).\n"
 	      "--critical-path adds to the timeline a track per process named \"critical path\":\n"
 	      "  the fragments of its task graph's critical path, named by their sites\n"
 	      "  (recordings only; the conversion takes up to twice as long).\n"
@@ -117,6 +118,7 @@ enum long_only {
 	OPT_VERSION,
 	OPT_ANALYZE,
 	OPT_SCALING,
+	OPT_WEAK,
 	OPT_CRITICAL_PATH,
 	OPT_FORMAT,
 	OPT_MAX_SIZE,
@@ -132,6 +134,7 @@ static const struct option long_options[] = {
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"analyze", no_argument, NULL, OPT_ANALYZE},
 	{"scaling", no_argument, NULL, OPT_SCALING},
+	{"weak", no_argument, NULL, OPT_WEAK},
 	{"critical-path", no_argument, NULL, OPT_CRITICAL_PATH},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
@@ -244,6 +247,9 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		case OPT_SCALING:
 			cli->scaling = true;
 			break;
+		case OPT_WEAK:
+			cli->weak = true;
+			break;
 		case OPT_CRITICAL_PATH:
 			cli->options.critical_path = true;
 			break;
@@ -267,6 +273,10 @@ int cli_parse(int argc, char **argv, struct cli *cli)
 		inputs[cli->n_inputs++] = argv[optind++];
 	if (cli->options.from_ns > cli->options.to_ns) {
 		fputs("taskprobe-timeline: --from is after --to: an empty window\n", stderr);
+		return 2;
+	}
+	if (cli->weak && !cli->scaling) {
+		fputs("taskprobe-timeline: --weak is --scaling's: give both\n", stderr);
 		return 2;
 	}
 	if (cli->check_options)

@@ -14,7 +14,7 @@
 
 struct cli {
 	const char *output; /* -o; NULL: standard output */
-	bool say_counts, analyze, scaling, check_options;
+	bool say_counts, analyze, scaling, weak, check_options;
 	uint64_t limit; /* --max-size; 0: none */
 	/* the format (an -o named *.speedscope.json chooses speedscope's too), the window, the
 	 * filters (their arrays the cli's, until cli_free) */
