@@ -190,8 +190,34 @@ static int by_last_run(const void *x, const void *y, void *context)
 	return ca < cb ? 1 : ca > cb ? -1 : strcmp(a, b);
 }
 
+/* A row of the regions' table: `name`'s computation in the reference (`of[0]`), and its
+ * scalability in each run (`of[r]`: its computation there, < 0: none; `weak`: work_of's). */
+static void region_row(FILE *out, int width, const char *name, const double *of,
+		       const struct scaling_run *runs, size_t n, bool weak)
+{
+	char cell[32], took[24];
+	double ref = of[0];
+	if (ref >= 0)
+		tp_live_duration_words((uint64_t)ref, cell, sizeof cell);
+	else
+		snprintf(cell, sizeof cell, "-");
+	fprintf(out, "  %-*s %*s", width, name, COLUMN + 4, cell);
+	for (size_t r = 1; r < n; r++) {
+		if (ref > 0 && of[r] > 0)
+			snprintf(cell, sizeof cell, "%.3f",
+				 ref * work_of(&runs[r].basis, &runs[0].basis, weak) / of[r]);
+		else if (ref < 0 && of[r] > 0) /* run by this run alone */
+			snprintf(cell, sizeof cell, "+%s",
+				 tp_live_duration_words((uint64_t)of[r], took, sizeof took));
+		else
+			snprintf(cell, sizeof cell, "-");
+		fprintf(out, " %*s", COLUMN, cell);
+	}
+	fputc('\n', out);
+}
+
 /* Each parallel region's computation in the reference, and its scalability in each run (`weak`:
- * work_of's). */
+ * work_of's), then the rest's. */
 static void report_regions(const struct scaling_run *runs, size_t n, bool weak, FILE *out)
 {
 	size_t all = 0;
@@ -204,7 +230,7 @@ static void report_regions(const struct scaling_run *runs, size_t n, bool weak, 
 	}
 	size_t m = region_texts(runs, n, texts);
 	qsort_r(texts, m, sizeof *texts, by_last_run, &(struct region_order){runs, n});
-	int width = 15;
+	int width = 27; /* the rest's row's name */
 	for (size_t k = 0; k < m; k++)
 		width = (int)strlen(texts[k]) > width ? (int)strlen(texts[k]) : width;
 	width = width < 60 ? width : 60;
@@ -219,29 +245,21 @@ static void report_regions(const struct scaling_run *runs, size_t n, bool weak, 
 		fprintf(out, " %*s", COLUMN, head);
 	}
 	fputc('\n', out);
-	for (size_t k = 0; k < m; k++) {
-		char cell[32];
-		double ref = computation_in(&runs[0], texts[k]);
-		if (ref >= 0)
-			tp_live_duration_words((uint64_t)ref, cell, sizeof cell);
-		else
-			snprintf(cell, sizeof cell, "-");
-		fprintf(out, "  %-*s %*s", width, texts[k], COLUMN + 4, cell);
-		for (size_t r = 1; r < n; r++) {
-			double c = computation_in(&runs[r], texts[k]);
-			char took[24];
-			if (ref > 0 && c > 0)
-				snprintf(cell, sizeof cell, "%.3f",
-					 ref * work_of(&runs[r].basis, &runs[0].basis, weak) / c);
-			else if (ref < 0 && c > 0) /* run by this run alone */
-				snprintf(cell, sizeof cell, "+%s",
-					 tp_live_duration_words((uint64_t)c, took, sizeof took));
-			else
-				snprintf(cell, sizeof cell, "-");
-			fprintf(out, " %*s", COLUMN, cell);
-		}
-		fputc('\n', out);
+	double *of = calloc(n, sizeof *of);
+	for (size_t k = 0; of != NULL && k < m; k++) {
+		for (size_t r = 0; r < n; r++)
+			of[r] = computation_in(&runs[r], texts[k]);
+		region_row(out, width, texts[k], of, runs, n, weak);
 	}
+	/* the rest of each run's useful computation: serial code (OpenMP's initial task's) */
+	for (size_t r = 0; of != NULL && r < n; r++) {
+		of[r] = runs[r].basis.known ? runs[r].basis.useful_ns : -1;
+		for (size_t i = 0; of[r] >= 0 && i < runs[r].n_regions; i++)
+			of[r] -= runs[r].regions[i].computation_ns;
+	}
+	if (of != NULL)
+		region_row(out, width, "(outside them: serial code)", of, runs, n, weak);
+	free(of);
 	free(texts);
 }
 

@@ -113,7 +113,8 @@ Test(scaling, work_that_grows_with_the_threads_is_the_computation_scalabilitys_l
 		"      communication efficiency         1.000       1.000\n",
 		"    computation scalability            1.000       0.842\n",
 		"  useful computation                32.00 ms    38.00 ms\n",
-		"  main (synthetic.c:10)        30.00 ms       0.833\n",
+		"  main (synthetic.c:10)              30.00 ms       0.833\n",
+		"  (outside them: serial code)         2.00 ms       1.000\n",
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
@@ -169,8 +170,8 @@ Test(scaling, a_region_the_reference_did_not_run_says_its_computation)
 	run_of(2, 18, &runs[1]);
 	cr_assert(scaling_region_add(&runs[1], "main (synthetic.c:50)", 4.0 * MS));
 	static const char *const lines[] = {
-		"  main (synthetic.c:10)        30.00 ms       0.833\n",
-		"  main (synthetic.c:50)               -    +4.00 ms\n",
+		"  main (synthetic.c:10)              30.00 ms       0.833\n",
+		"  main (synthetic.c:50)                     -    +4.00 ms\n",
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
@@ -243,7 +244,7 @@ Test(scaling, weak_scaling_weighs_the_references_work_by_the_runs_ranks)
 		"  scaled speedup                        1.00        3.20\n",
 		"    computation scalability            1.000       0.800\n",
 		"  global efficiency                    1.000       0.800\n",
-		"  main (synthetic.c:10)        30.00 ms       0.800\n",
+		"  main (synthetic.c:10)              30.00 ms       0.800\n",
 	};
 	expect_lines(text, lines, sizeof lines / sizeof *lines);
 	free(text);
