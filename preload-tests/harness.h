@@ -83,6 +83,11 @@ void tp_detach(struct tp_attached *tracer, struct tp_run *run);
 void tp_use_shim(const char *shim);
 void tp_use_tracer_program(const char *program);
 
+/* A trace's lines in the order of their first column, a time (events.bt's; bpftrace prints each
+ * CPU's buffer in turn: a thread's event may come out after a later one of another CPU's),
+ * bpftrace's own lines first. A new string, to free. */
+char *tp_trace_in_time_order(const char *trace);
+
 /*
  * Runs `argv` with the shim preloaded under the bpftrace script dtrace/`script` as a user
  * would: `bpftrace SCRIPT PID script_args...` (script_args NULL-terminated, or NULL), the

@@ -566,7 +566,8 @@ Test(scripts, events_bt_prints_dependences_and_each_poll_ends_sync, .timeout = 1
 	unsigned long long chain[32];
 	size_t tasks = 0;
 	const char *site = NULL;
-	for (const char *l = run.trace; (l = strstr(l, " task-spawn task=")) != NULL; l++) {
+	char *trace = tp_trace_in_time_order(run.trace);
+	for (const char *l = trace; (l = strstr(l, " task-spawn task=")) != NULL; l++) {
 		unsigned long long task, parent, site_id;
 		cr_assert_eq(sscanf(l, " task-spawn task=%llu parent=%llu site=%llu", &task,
 				    &parent, &site_id),
@@ -609,6 +610,7 @@ Test(scripts, events_bt_prints_dependences_and_each_poll_ends_sync, .timeout = 1
 		syncs[sync]++;
 	}
 	cr_expect_gt(syncs[1], 0, "no barrier's poll-end:\n%s", run.trace);
+	free(trace);
 	tp_run_free(&run);
 }
 

@@ -125,53 +125,6 @@ Test(wait_stacks, wait_stacks_bt_prints_each_stack_under_its_site_and_counts_wai
 	tp_run_free(&run);
 }
 
-/* A line of a trace: its time (its first column; 0: none, a line of bpftrace's own), where. */
-struct trace_line {
-	unsigned long long time;
-	size_t at, len, order;
-};
-
-static int by_time_then_order(const void *a, const void *b)
-{
-	const struct trace_line *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* `trace`'s lines in the order of their times (bpftrace prints each CPU's buffer in turn: a
- * thread's event may come out after a later one of another CPU's), bpftrace's own lines first.
- * A new string, to free. */
-static char *time_ordered(const char *trace)
-{
-	size_t n = 0, len = strlen(trace);
-	for (const char *c = trace; *c != '\0'; c++)
-		n += *c == '\n';
-	struct trace_line *lines = calloc(n + 1, sizeof *lines);
-	char *out = malloc(len + 2);
-	cr_assert(lines != NULL && out != NULL);
-	size_t k = 0;
-	for (size_t at = 0; at < len && k <= n;) {
-		const char *end = strchr(trace + at, '\n');
-		size_t line_len = end != NULL ? (size_t)(end - (trace + at)) + 1 : len - at;
-		unsigned long long time = 0;
-		if (sscanf(trace + at, " %llu", &time) != 1)
-			time = 0;
-		lines[k] = (struct trace_line){time, at, line_len, k};
-		k++;
-		at += line_len;
-	}
-	qsort(lines, k, sizeof *lines, by_time_then_order);
-	size_t w = 0;
-	for (size_t i = 0; i < k; i++) {
-		memcpy(out + w, trace + lines[i].at, lines[i].len);
-		w += lines[i].len;
-	}
-	out[w] = '\0';
-	free(lines);
-	return out;
-}
-
 /*
  * events.bt prints each wait's site after its wait-start and its stack's id and depth in the
  * wait-stack right after it on the same thread: the pool's 8 waits, 2 stacks.
@@ -187,7 +140,7 @@ Test(wait_stacks, events_bt_prints_each_waits_site_and_stack, .timeout = 120)
 	snprintf(at, sizeof at, " at %s\n", pool_site());
 	unsigned long long ids[2] = {0, 0};
 	size_t waits = 0, stacks = 0;
-	char *trace = time_ordered(run.trace);
+	char *trace = tp_trace_in_time_order(run.trace);
 	for (const char *l = trace; (l = strstr(l, start)) != NULL; l++) {
 		const char *end = strchr(l, '\n');
 		cr_assert_not_null(end);

@@ -294,3 +294,47 @@ long long tp_map_value(const char *trace, const char *key)
 			return strtoll(l + len + 2, NULL, 10);
 	return -1;
 }
+
+/* A line of a trace: its time (its first column; 0: none, a line of bpftrace's own), where. */
+struct trace_line {
+	unsigned long long time;
+	size_t at, len, order;
+};
+
+static int by_time_then_order(const void *a, const void *b)
+{
+	const struct trace_line *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+char *tp_trace_in_time_order(const char *trace)
+{
+	size_t n = 0, len = strlen(trace);
+	for (const char *c = trace; *c != '\0'; c++)
+		n += *c == '\n';
+	struct trace_line *lines = calloc(n + 1, sizeof *lines);
+	char *out = malloc(len + 2);
+	cr_assert(lines != NULL && out != NULL);
+	size_t k = 0;
+	for (size_t at = 0; at < len && k <= n;) {
+		const char *end = strchr(trace + at, '\n');
+		size_t line_len = end != NULL ? (size_t)(end - (trace + at)) + 1 : len - at;
+		unsigned long long time = 0;
+		if (sscanf(trace + at, " %llu", &time) != 1)
+			time = 0;
+		lines[k] = (struct trace_line){time, at, line_len, k};
+		k++;
+		at += line_len;
+	}
+	qsort(lines, k, sizeof *lines, by_time_then_order);
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++) {
+		memcpy(out + w, trace + lines[i].at, lines[i].len);
+		w += lines[i].len;
+	}
+	out[w] = '\0';
+	free(lines);
+	return out;
+}
