@@ -590,6 +590,7 @@ static void scaling_basis_of(struct analysis *a, const struct scaling_basis *job
 						    .useful_ns = (double)f.average_ns * f.threads,
 						    .most_ns = (double)f.maximum_ns,
 						    .run_ns = (double)f.run_ns,
+						    .of_interest = only->roi_seen,
 						    .serialisation = f.serialisation,
 						    .transfer = f.transfer};
 	else if (job->ranks > 0)

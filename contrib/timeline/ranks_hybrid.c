@@ -179,6 +179,7 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 					  .useful_ns = sum,
 					  .most_ns = most,
 					  .run_ns = p->runtime,
+					  .of_interest = p->regions,
 					  .serialisation = -1,
 					  .transfer = -1};
 	if (p->n_windows < 2) /* one rank's: said by nobody (ranks_pop_say) */

@@ -741,6 +741,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		.useful_ns = sum,
 		.most_ns = most,
 		.run_ns = runtime,
+		.of_interest = w.regions,
 		.serialisation = paired ? (most / ideal > 1 ? 1 : most / ideal) : -1,
 		.transfer = paired ? ideal / runtime : -1};
 	if (n < 2)

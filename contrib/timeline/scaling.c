@@ -251,14 +251,21 @@ static void report_regions(const struct scaling_run *runs, size_t n, bool weak, 
 			of[r] = computation_in(&runs[r], texts[k]);
 		region_row(out, width, texts[k], of, runs, n, weak);
 	}
-	/* the rest of each run's useful computation: serial code (OpenMP's initial task's) */
+	/* the rest of each run's useful computation: serial code (OpenMP's initial task's); not
+	 * told of a region of interest's (its regions' computations are the whole run's) */
+	bool whole = true;
 	for (size_t r = 0; of != NULL && r < n; r++) {
-		of[r] = runs[r].basis.known ? runs[r].basis.useful_ns : -1;
+		whole &= !runs[r].basis.of_interest;
+		of[r] = runs[r].basis.known && !runs[r].basis.of_interest ? runs[r].basis.useful_ns
+									  : -1;
 		for (size_t i = 0; of[r] >= 0 && i < runs[r].n_regions; i++)
 			of[r] -= runs[r].regions[i].computation_ns;
 	}
 	if (of != NULL)
 		region_row(out, width, "(outside them: serial code)", of, runs, n, weak);
+	if (!whole)
+		fprintf(out, "  (the regions' computations are the whole run's, where a run's "
+			     "efficiencies are its region of interest's)\n");
 	free(of);
 	free(texts);
 }

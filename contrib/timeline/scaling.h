@@ -27,6 +27,9 @@ struct scaling_basis {
 	uint32_t ranks; /* an MPI job's (its ranks even when not known); 0: one process */
 	double useful_ns, most_ns, run_ns;
 	double serialisation, transfer; /* < 0: not told */
+	/* of a region of interest (omp_control_tool, MPI_Pcontrol), not of the whole run, which
+	 * the regions' computations are of */
+	bool of_interest;
 };
 
 /* A parallel region's computation in a run: its threads', every process's added up. */

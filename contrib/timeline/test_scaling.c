@@ -251,3 +251,20 @@ Test(scaling, weak_scaling_weighs_the_references_work_by_the_runs_ranks)
 	scaling_run_free(&runs[0]);
 	scaling_run_free(&runs[1]);
 }
+
+/* A run whose efficiencies are its region of interest's: its regions' computations are the whole
+ * run's, so the rest (serial code) is not told of it, and that is said. */
+Test(scaling, a_region_of_interest_tells_no_rest_outside_the_regions)
+{
+	struct scaling_run runs[2];
+	run_of(1, 30, &runs[0]);
+	run_of(2, 18, &runs[1]);
+	runs[1].basis.of_interest = true;
+	static const char *const lines[] = {
+		"  (outside them: serial code)         2.00 ms           -\n",
+		"  (the regions' computations are the whole run's, where a run's efficiencies are "
+		"its "
+		"region of interest's)\n",
+	};
+	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
