@@ -296,6 +296,15 @@ void scaling_report(const struct scaling_run *runs, size_t n, bool weak, FILE *o
 	if (!ref->known)
 		fprintf(out, "  (the reference's efficiencies are not told: no run is compared "
 			     "with it)\n");
+	for (size_t r = 1; r < n; r++)
+		if (runs[r].basis.known && strcmp(runs[r].program, runs[0].program) != 0) {
+			fprintf(out,
+				"  (runs of other programs than the reference's, %s: compared all "
+				"the "
+				"same)\n",
+				runs[0].program);
+			break;
+		}
 	char cell[48];
 	int column = COLUMN; /* as wide as the widest run's units in words */
 	for (size_t r = 0; r < n; r++)

@@ -268,3 +268,18 @@ Test(scaling, a_region_of_interest_tells_no_rest_outside_the_regions)
 	};
 	expect_report(runs, lines, sizeof lines / sizeof *lines);
 }
+
+/* Runs of two programs (a user's slip): compared, and said. */
+Test(scaling, runs_of_other_programs_are_said_so)
+{
+	struct scaling_run runs[2];
+	run_of(1, 30, &runs[0]);
+	run_of(2, 18, &runs[1]);
+	snprintf(runs[1].program, sizeof runs[1].program, "%s", "other");
+	static const char *const lines[] = {
+		"  [2] two: other, 2 threads\n",
+		"  (runs of other programs than the reference's, synthetic: compared all the "
+		"same)\n",
+	};
+	expect_report(runs, lines, sizeof lines / sizeof *lines);
+}
