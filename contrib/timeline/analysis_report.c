@@ -481,8 +481,8 @@ static void sink_event(void *context, const struct timeline_event *e)
 
 /*
  * The recordings read into a new analysis (*out), an MPI job's efficiencies said in *job
- * (malloc'ed, NULL when nothing was said; `job` NULL: not kept). Returns CLI's 0, or the exit status when nothing was
- * read (analysis_run's; said on `errors`).
+ * (malloc'ed, NULL when nothing was said; `kept` NULL: not kept). Returns 0, or the exit status
+ * when nothing was read (analysis_run's; said on `errors`).
  */
 static int analysis_read(const struct recording_input *inputs, size_t n, FILE *errors,
 			 struct analysis **out, char **kept, struct recording_totals *totals)
@@ -643,9 +643,8 @@ int analysis_scaling(const struct recording_input *inputs, size_t n, FILE *error
 	}
 	if (totals.dropped > 0) /* as analysis_run says it */
 		fprintf(errors,
-			"taskprobe-timeline: %s: %" PRIu64
-			" events were not recorded (the recording "
-			"says so): its figures miss them\n",
+			"taskprobe-timeline: %s: %" PRIu64 " events were not recorded (the "
+			"recording says so): its figures miss them\n",
 			run->name, totals.dropped);
 	return totals.cut_files > 0 || totals.left_out > 0;
 }

@@ -276,11 +276,9 @@ void scaling_report(const struct scaling_run *runs, size_t n, bool weak, FILE *o
 		return;
 	const struct scaling_basis *ref = &runs[0].basis;
 	fprintf(out,
-		"scaling of %zu runs, [1] the reference (POP's efficiencies, %s; global efficiency "
-		"= "
-		"parallel efficiency x computation scalability, the reference's useful "
-		"computation%s "
-		"over the run's):\n",
+		"scaling of %zu runs, [1] the reference (POP's efficiencies, %s; global "
+		"efficiency = parallel efficiency x computation scalability, the reference's "
+		"useful computation%s over the run's):\n",
 		n,
 		weak ? "weak scaling: each run's work in proportion to its threads or ranks"
 		     : "strong scaling: the same work in every run",
@@ -299,9 +297,8 @@ void scaling_report(const struct scaling_run *runs, size_t n, bool weak, FILE *o
 	for (size_t r = 1; r < n; r++)
 		if (runs[r].basis.known && strcmp(runs[r].program, runs[0].program) != 0) {
 			fprintf(out,
-				"  (runs of other programs than the reference's, %s: compared all "
-				"the "
-				"same)\n",
+				"  (runs of other programs than the reference's, %s: compared "
+				"all the same)\n",
 				runs[0].program);
 			break;
 		}

@@ -617,6 +617,15 @@ static int write_timeline(struct run *r)
  * What cli_parse, read_inputs and the conversion allocated: the recordings read, the inputs'
  * copies or mappings, their arrays.
  */
+/* What read_whole read for `in`: its mapping, or its copy (an empty file's 8 bytes). */
+static void input_data_free(const struct recording_input *in)
+{
+	if (in->data != NULL && in->mapped)
+		munmap((void *)in->data, in->size);
+	else
+		free((void *)in->data);
+}
+
 static void run_free(struct run *r)
 {
 	FILE *file = NULL;
@@ -626,13 +635,8 @@ static void run_free(struct run *r)
 	recordings_free(r->read);
 	if (r->t != NULL)
 		timeline_discard(r->t);
-	for (size_t i = 0; r->inputs != NULL && i < r->n; i++) {
-		struct recording_input *in = &r->inputs[i];
-		if (in->data != NULL && in->mapped)
-			munmap((void *)in->data, in->size);
-		else
-			free((void *)in->data); /* an empty file's 8 bytes */
-	}
+	for (size_t i = 0; r->inputs != NULL && i < r->n; i++)
+		input_data_free(&r->inputs[i]);
 	free(r->inputs);
 	free(r->ids);
 	cli_free(&r->cli);
@@ -702,16 +706,16 @@ static int read_run(const char *name, struct recording_input **inputs, size_t *n
 		in->data = read_whole(paths[i], dir_listed ? O_NOFOLLOW | O_NONBLOCK : 0, &in->size,
 				      &st);
 		in->mapped = in->data != NULL && in->size > 0;
+		bool recording = in->data != NULL && recording_detect(in->data, in->size);
 		if (in->data == NULL)
 			fprintf(stderr, "taskprobe-timeline: %s: %s\n", paths[i], strerror(errno));
-		else if (!recording_detect(in->data, in->size))
+		else if (!recording)
 			fprintf(stderr,
 				"taskprobe-timeline: %s is not a recording: --scaling compares "
 				"runs recorded with TASKPROBE_RECORD (taskprobe record --dir)\n",
 				paths[i]);
 		(*n)++;
-		if (in->data == NULL || !recording_detect(in->data, in->size))
-			status = 2;
+		status = recording ? status : 2;
 	}
 	free(paths);
 	return status;
@@ -721,10 +725,7 @@ static int read_run(const char *name, struct recording_input **inputs, size_t *n
 static void run_inputs_free(struct recording_input *inputs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (inputs[i].data != NULL && inputs[i].mapped)
-			munmap((void *)inputs[i].data, inputs[i].size);
-		else
-			free((void *)inputs[i].data);
+		input_data_free(&inputs[i]);
 		free((void *)inputs[i].name);
 	}
 	free(inputs);
