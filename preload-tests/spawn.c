@@ -221,6 +221,17 @@ pid_t tp_spawn(char *const argv[], char *const envp[], const char *out, const ch
 	if (pid == 0) {
 		/* A test that fails half-way must not leave a tracer attached or a target running. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/*
+		 * Every signal's default action, none blocked, whatever the suite was started
+		 * from: a non-interactive shell's `&` ignores SIGINT and SIGQUIT, which exec keeps,
+		 * and a target that ignores a test's Ctrl-C runs on until the test times out.
+		 */
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* stdin /dev/null, stdout and stderr the files; no other descriptor is inherited */
 		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		int o = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC),

@@ -78,6 +78,18 @@ static double busy_in_all(const char *err, double *serial)
 	return total;
 }
 
+/* The units of work the program did, every thread's ("thread T busy B ms, U units"): what it
+ * was built to do, which no load changes. */
+static int units_in_all(const char *err)
+{
+	int all = 0, units;
+	for (const char *at = strstr(err, ": thread "); at != NULL;
+	     at = strstr(at + 1, ": thread "))
+		if (sscanf(at, ": thread %*d busy %*f ms, %d units", &units) == 1)
+			all += units;
+	return all;
+}
+
 /* --scaling of the runs in `dirs` (`n`), with --weak when `weak`: its output (status 0
  * asserted). */
 static char *compared(const char *const *dirs, size_t n, bool weak)
@@ -99,7 +111,8 @@ static char *compared(const char *const *dirs, size_t n, bool weak)
 /*
  * pop_replicated (`name`: its clang or GCC build) recorded on one thread, then on two, and
  * compared: its one region's computation scalability what the program measured there (its busy
- * times' ratio) and the 30 / 36 it was built to lose; the run's, with its serial code, the
+ * times' ratio), its units the 30 / 36 it was built to lose (the times, its sleeps', are not:
+ * beside a CPU hog they woke late, 0.75 to 0.79 in all, as the program measured too); the run's, with its serial code, the
  * table's useful computations' ratio and near what the program measured; each run balanced but
  * for its serial code; global efficiency the product of the two.
  */
@@ -120,6 +133,8 @@ static void expect_replicated_work_lost(const char *name)
 		cr_assert_eq(run.status, 0, "%s", run.err);
 		cr_expect_str_eq(run.out, "pop_replicated: checksum 61\n");
 		busy[i] = busy_in_all(run.err, &serial[i]);
+		/* built to lose 30 / 36: each thread's 6 units of its own, 24 shared */
+		cr_expect_eq(units_in_all(run.err), 6 * (i + 1) + 24, "%s", run.err);
 		tp_run_free(&run);
 	}
 	char *text = compared(runs, 2, false);
@@ -159,7 +174,6 @@ static void expect_replicated_work_lost(const char *name)
 	cr_expect(scalability > in_region - 0.02 && scalability < in_region + 0.02,
 		  "the region's %.3f, the program measured %.3f:\n%s", scalability, in_region,
 		  text);
-	cr_expect(scalability > 30.0 / 36 - 0.04 && scalability < 30.0 / 36 + 0.04, "%s", text);
 	free(text);
 	tp_remove_temp_dir(dir);
 }
