@@ -163,10 +163,17 @@ Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 9
 	snprintf(pid, sizeof pid, "%d", (int)program.pid);
 	struct site_row r = {0}, s = {0}, ended = {0}, polling = {0};
 	struct tp_run top = {0};
+	/* the last snapshot top took of the program running, for a message: the last attempt's may
+	 * come after its end */
+	char *live = NULL;
 	for (int attempt = 0; attempt < 100 && (!ended.found || !polling.found); attempt++) {
 		tp_run_free(&top);
 		tp_sleep_ms(50);
 		tp_launch((const char *[]){"top", "--once", pid, NULL}, NULL, &top);
+		if (top.status == 0) {
+			free(live);
+			live = strdup(top.out);
+		}
 		r = site_row(top.out, root);
 		s = site_row(top.out, shorts);
 		if (strstr(r.warnings, "none ended") != NULL)
@@ -176,9 +183,12 @@ Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 9
 		cr_expect(!s.found || strstr(s.warnings, "none ended") == NULL, "%s: %s", shorts,
 			  top.out);
 	}
-	cr_expect(ended.found && ended.alive == 1 && ended.done == 0, "%s: %s\n%s", root, top.out,
-		  top.err);
-	cr_expect(polling.found, "%s: %s\n%s", root, top.out, top.err);
+	cr_expect(ended.found && ended.alive == 1 && ended.done == 0,
+		  "%s: the last live snapshot:\n%s\nthe last attempt's: %s\n%s", root,
+		  live != NULL ? live : "(none)", top.out, top.err);
+	cr_expect(polling.found, "%s: the last live snapshot:\n%s\nthe last attempt's: %s\n%s",
+		  root, live != NULL ? live : "(none)", top.out, top.err);
+	free(live);
 	cr_expect(s.found && s.done > 0, "%s: %s", shorts, top.out);
 	tp_run_free(&top);
 	tp_finish(&program);
