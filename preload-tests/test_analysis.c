@@ -345,10 +345,12 @@ Test(analysis, a_loop_where_thread_t_works_1_plus_2t_units_has_their_load_balanc
 	known_factor("imbalanced", "region load balance", 20.0 / 30, 0.05);
 }
 
-/* Tasks of 1 to 8 units shared as the runtime hands them out: the threads' computations. */
+/* Tasks of 1 to 8 units shared as the runtime hands them out: the threads' computations, in the
+ * region (beside a CPU hog the process's start, serial code, took 20 ms: 0.874 for the process
+ * where the region's 0.943 was the program's truth, 0.944) */
 Test(analysis, a_taskgroups_tasks_have_their_threads_load_balance, .timeout = 60)
 {
-	known_factor("taskgroup", "load balance", 0.857, 0.05);
+	known_factor("taskgroup", "region load balance", 0.857, 0.05);
 }
 
 /* All the time in the sections, which are a chain through the mutual exclusion's edges. */
