@@ -477,6 +477,68 @@ Test(sites, the_exit_report_names_every_construct_as_a_tracer_does, .timeout = 1
 	expect_construct_sites("omp_construct_sites_gcc", true, 100, BY_REPORT);
 }
 
+#define TAIL "omp_tail_constructs.c"
+
+/* Whether `program`'s code holds a jump (a tail call) to the PLT stub of libomp's `entry`. */
+static bool jumps_into(const char *program, const char *entry)
+{
+	char cmd[4300], line[512], stub[128];
+	snprintf(cmd, sizeof cmd, "objdump -d --no-show-raw-insn '%s'", program);
+	snprintf(stub, sizeof stub, "<%s@plt>", entry);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p != NULL, "%s", cmd);
+	bool found = false;
+	while (fgets(line, sizeof line, p) != NULL)
+		found = found || (strstr(line, "\tjmp ") != NULL && strstr(line, stub) != NULL);
+	cr_expect_eq(pclose(p), 0, "%s", cmd);
+	return found;
+}
+
+/*
+ * omp_tail_constructs read `by` one of the ways: the parallel region and the task that end
+ * their functions, which clang -O2 jumps into libomp from (checked in the program's code: else
+ * this test would not test it), named by their own functions and lines, not by the calls of
+ * those functions in main, which OMPT reports (as the exit report had it: NPB IS's region in
+ * alloc_key_buff read "main (is.cpp:291)", the line calling it).
+ */
+static void expect_tail_construct_sites(enum sites_read_by by)
+{
+	const char *argv[] = {
+		tp_require_program(tp_target("omp_tail_constructs"), "clang and libomp-dev"), NULL};
+	cr_assert(jumps_into(argv[0], "__kmpc_fork_call") && jumps_into(argv[0], "__kmpc_omp_task"),
+		  "clang made no tail calls into libomp in %s", argv[0]);
+	const char *env[] = {"OMP_NUM_THREADS=2", NULL};
+	const char *const absent[] = {"main (", "fill", "spawn", TAIL, NULL};
+	struct tp_run run = {0};
+	struct named_sites sites;
+	sites_read(argv, env, by, absent, &run, &sites);
+	if (by == BY_TRACER)
+		cr_expect_str_eq(run.out, "sum 999000, tasks 10\n");
+	struct expected_site expected[3] = {{.tasks = 2}, {.tasks = 2}, {.tasks = 10}};
+	snprintf(expected[0].text, TP_SITE_READ, "fill (" TAIL ":%d)",
+		 tp_source_line(TAIL, "static void fill(", "#pragma omp parallel"));
+	snprintf(expected[1].text, TP_SITE_READ, "main (" TAIL ":%d)",
+		 tp_source_line(TAIL, "int main(", "#pragma omp parallel"));
+	snprintf(expected[2].text, TP_SITE_READ, "spawn (" TAIL ":%d)",
+		 tp_source_line(TAIL, "static void spawn(", "#pragma omp task"));
+	expect_sites(&sites, expected, 3);
+	tp_run_free(&run);
+}
+
+Test(sites, constructs_that_end_their_functions_are_named_by_them_for_a_tracer, .timeout = 120)
+{
+	tp_require_tracer();
+	expect_tail_construct_sites(BY_TRACER);
+}
+
+Test(sites, constructs_that_end_their_functions_are_named_by_them_everywhere, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	expect_tail_construct_sites(BY_RECORDING);
+	expect_tail_construct_sites(BY_REPORT);
+	expect_tail_construct_sites(BY_CONSOLE);
+}
+
 /* The lines of the constructs of a plug-in's source: its parallel region's, then its task's. */
 static void plugin_lines(const char *source, const char *before, int lines[2])
 {

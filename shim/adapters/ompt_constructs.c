@@ -11,13 +11,19 @@
 
 __thread const void *tp_ompt_program_calls[TP_SITE_KEYS_KNOWN];
 
-/* A new call found to be the program's takes its set's first slot, the one there moving on. */
+/*
+ * A new call found to be the program's takes its set's first slot, the one there moving on; but
+ * a call of a function of the program's, which tail-called its construct, is never kept: its
+ * construct's site is another address (tp_ompt_construct_site_found finds it each time).
+ */
 bool tp_ompt_in_executor(const void *codeptr)
 {
 	if (tp_ompt_known_program_call(codeptr))
 		return false;
 	if (tp_spawn_stack_in_executor((uintptr_t)codeptr))
 		return true;
+	if (tp_ompt_calls_program_function(codeptr))
+		return false;
 	const void **set = &tp_ompt_program_calls[tp_site_key_slot((uintptr_t)codeptr)];
 	set[1] = set[0];
 	set[0] = codeptr;
@@ -85,8 +91,11 @@ const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const 
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
+	const void *tail_called = tp_ompt_tail_call_known(codeptr, construct);
+	if (tail_called != NULL)
+		return tail_called;
 	if (!tp_ompt_in_executor(codeptr))
-		return codeptr;
+		return tp_ompt_tail_called_site(codeptr, construct);
 	if (construct == TP_OMPT_TASK && encountering != NULL) {
 		const void *site = NULL;
 		unsigned slot = taskloop_slot(encountering);

@@ -99,10 +99,13 @@ static uintptr_t plt_slot(const struct segments *s, uintptr_t stub)
 /*
  * The address just past the tail call into libomp's `construct` entry in the function
  * [start, end): a jmp to a PLT stub (jmp rel32), or through the GOT (jmp *slot(%rip), -fno-plt),
- * whose slot holds the entry. x86-64 code; 0 when none is found.
+ * whose slot holds the entry. x86-64 code; 0 when none is found, or when `unique` and there are
+ * more than one (which of them ran, nothing says).
  */
-static uintptr_t tail_call(uintptr_t start, uintptr_t end, enum tp_ompt_construct construct)
+static uintptr_t tail_call(uintptr_t start, uintptr_t end, enum tp_ompt_construct construct,
+			   bool unique)
 {
+	uintptr_t found = 0;
 #if defined(__x86_64__)
 	struct segments s = {.address = start};
 	if (dl_iterate_phdr(find_segments, &s) != 1 || !mapped(&s, start, end - start, true))
@@ -121,20 +124,29 @@ static uintptr_t tail_call(uintptr_t start, uintptr_t end, enum tp_ompt_construc
 		if (slot == 0 || !mapped(&s, slot, sizeof entry, false))
 			continue;
 		memcpy(&entry, (const void *)slot, sizeof entry);
-		if (entry_of(entry, construct))
+		if (!entry_of(entry, construct))
+			continue;
+		if (!unique)
 			return past;
+		if (found != 0)
+			return 0;
+		found = past;
 	}
 #else
-	(void)start, (void)end, (void)construct;
+	(void)start, (void)end, (void)construct, (void)unique;
 #endif
-	return 0;
+	return found;
 }
 
-/* Outlined functions already read: their tail call per construct (0: none). */
+/*
+ * Functions already read: an outlined function's tail call per construct (0: none), by its start;
+ * a function of the program's called at a return address, by that return address (`called`).
+ */
 #define OUTLINED_MAX 64
 static struct {
 	uintptr_t function;
 	enum tp_ompt_construct construct;
+	bool called;
 	uintptr_t site;
 } outlined[OUTLINED_MAX];
 static unsigned n_outlined;
@@ -144,25 +156,33 @@ static unsigned n_outlined;
  */
 static int outlined_lock;
 
-/* The site for a construct tail-called from the function libomp called at `callee`. */
-static uintptr_t tail_call_site(uintptr_t callee, enum tp_ompt_construct construct)
+/*
+ * The site for a construct tail-called from the function libomp called at `callee` (an outlined
+ * function, `called` false: its start + 1 when none is found, its first instruction's line the
+ * region's), or from the function of the program's that the call returning to `return_address`
+ * called (`called`: 0 when there is not exactly one).
+ */
+static uintptr_t tail_call_site(uintptr_t callee, uintptr_t return_address,
+				enum tp_ompt_construct construct, bool called)
 {
-	uintptr_t site = 0;
+	uintptr_t key = called ? return_address : callee, site = 0;
 	bool cached = tp_spin_try_lock(&outlined_lock);
 	for (unsigned i = 0; cached && i < n_outlined && i < OUTLINED_MAX; i++)
-		if (outlined[i].function == callee && outlined[i].construct == construct) {
+		if (outlined[i].function == key && outlined[i].construct == construct &&
+		    outlined[i].called == called) {
 			site = outlined[i].site;
 			tp_spin_unlock(&outlined_lock);
 			return site;
 		}
 	uintptr_t start, end;
-	if (tp_function_range(callee, &start, &end))
-		site = tail_call(start, end, construct);
-	if (site == 0)
-		site = callee + 1; /* named by its first instruction: the outlined region's line */
+	if (tp_function_range(callee, &start, &end) && (!called || start == callee))
+		site = tail_call(start, end, construct, called);
+	if (site == 0 && !called)
+		site = callee + 1;
 	if (cached) {
-		outlined[n_outlined % OUTLINED_MAX].function = callee;
+		outlined[n_outlined % OUTLINED_MAX].function = key;
 		outlined[n_outlined % OUTLINED_MAX].construct = construct;
+		outlined[n_outlined % OUTLINED_MAX].called = called;
 		outlined[n_outlined % OUTLINED_MAX].site = site;
 		n_outlined++;
 		tp_spin_unlock(&outlined_lock);
@@ -170,12 +190,76 @@ static uintptr_t tail_call_site(uintptr_t callee, enum tp_ompt_construct constru
 	return site;
 }
 
+/* Whether the `length` bytes at `address`, inside code that ran (its first byte's page mapped),
+ * are mapped code: on that page, or in one of its module's code segments. */
+static bool code_readable(uintptr_t address, size_t length)
+{
+	if ((address & 4095) + length <= 4096)
+		return true;
+	struct segments s = {.address = address};
+	return dl_iterate_phdr(find_segments, &s) == 1 && mapped(&s, address, length, true);
+}
+
+/*
+ * The function a direct call (call rel32) just before `return_address` called, when it is no PLT
+ * stub (then the call was the program's own into libomp), else 0. x86-64 code.
+ */
+static uintptr_t called_function(uintptr_t return_address)
+{
+#if defined(__x86_64__)
+	/* the call's last byte ran: its page is mapped */
+	if (return_address < 5 || !code_readable(return_address - 5, 5))
+		return 0;
+	const unsigned char *c = (const unsigned char *)(return_address - 5);
+	if (c[0] != 0xe8)
+		return 0;
+	uintptr_t callee = return_address + (uintptr_t)(intptr_t)rel32(c + 1);
+	/* the callee's first byte ran too; a stub is [endbr64] [bnd] jmp *slot(%rip) */
+	if (!code_readable(callee, 11))
+		return 0;
+	const unsigned char *d = (const unsigned char *)callee;
+	if (d[0] == 0xf3 && d[1] == 0x0f && d[2] == 0x1e && d[3] == 0xfa)
+		d += 4;
+	if (d[0] == 0xf2)
+		d++;
+	return d[0] == 0xff && d[1] == 0x25 ? 0 : callee;
+#else
+	(void)return_address;
+	return 0;
+#endif
+}
+
+bool tp_ompt_calls_program_function(const void *codeptr)
+{
+	return called_function((uintptr_t)codeptr) != 0;
+}
+
+__thread struct tp_ompt_tail_call tp_ompt_tail_call_last;
+
+const void *tp_ompt_tail_called_site(const void *codeptr, enum tp_ompt_construct construct)
+{
+	uintptr_t callee = called_function((uintptr_t)codeptr);
+	uintptr_t site = callee != 0 ? tail_call_site(callee, (uintptr_t)codeptr, construct, true)
+				     : 0;
+	if (site == 0)
+		return codeptr;
+	/* its call address written last: a signal handler's spawn meanwhile finds no entry, never
+	 * another call's site */
+	tp_ompt_tail_call_last.codeptr = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_ompt_tail_call_last.site = (const void *)site;
+	tp_ompt_tail_call_last.construct = construct;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tp_ompt_tail_call_last.codeptr = codeptr;
+	return (const void *)site;
+}
+
 const void *tp_ompt_program_site(const void *codeptr, enum tp_ompt_construct construct)
 {
 	struct tp_executor_entry entry;
 	tp_spawn_stack_executor_entry((uintptr_t)codeptr, &entry);
 	if (entry.callee != 0)
-		return (const void *)tail_call_site(entry.callee, construct);
+		return (const void *)tail_call_site(entry.callee, 0, construct, false);
 	if (entry.program_return != 0)
 		return (const void *)entry.program_return;
 	return codeptr;

@@ -9,6 +9,9 @@
  */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* The entry points a construct calls. */
 enum tp_ompt_construct {
 	TP_OMPT_TASK,     /* __kmpc_omp_task*, GOMP_task */
@@ -24,3 +27,40 @@ enum tp_ompt_construct {
  * none is found.
  */
 const void *tp_ompt_program_site(const void *codeptr, enum tp_ompt_construct construct);
+
+/*
+ * Whether `codeptr`, a call address in the program, returns from a direct call of a function of
+ * the program's (not a PLT stub into libomp): that function then made its construct by a tail
+ * call, its last act (clang -O2, a function that ends in a parallel region over globals), and
+ * left no frame. Reads the call's five bytes; not for hot paths.
+ */
+bool tp_ompt_calls_program_function(const void *codeptr);
+
+/*
+ * The site for a construct reported at `codeptr`, a call address in the program: the address just
+ * past the one tail call into libomp's `construct` entry in the function the call before `codeptr`
+ * called (tp_ompt_calls_program_function), so that the construct is named by its own line in its
+ * own function; `codeptr` itself when there is no such function or not exactly one such call.
+ * The function's code is read once (the cache tail calls from outlined functions share).
+ */
+const void *tp_ompt_tail_called_site(const void *codeptr, enum tp_ompt_construct construct);
+
+/*
+ * The tail-called construct the calling thread found last (tp_ompt_tail_called_site): a function
+ * that spawns a task as its last act spawns every one of them there, and each would otherwise
+ * read the function's call and the shared cache again (some 240 instructions a task).
+ */
+struct tp_ompt_tail_call {
+	const void *codeptr, *site;
+	enum tp_ompt_construct construct;
+};
+extern __thread struct tp_ompt_tail_call tp_ompt_tail_call_last
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* The site tp_ompt_tail_called_site found last on this thread for `codeptr`, else NULL. */
+static inline const void *tp_ompt_tail_call_known(const void *codeptr,
+						  enum tp_ompt_construct construct)
+{
+	const struct tp_ompt_tail_call *last = &tp_ompt_tail_call_last;
+	return last->codeptr == codeptr && last->construct == construct ? last->site : NULL;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Constructs that are their function's last act, which clang -O2 makes jumps into libomp (tail
+ * calls), so that no frame of the function is left while libomp makes the construct and OMPT
+ * reports the call of the function, in main, as the construct's: fill()'s parallel region over
+ * globals (NPB IS's alloc_key_buff is one) and spawn()'s task, called ten times from a single.
+ * Prints the sum filled and the tasks run.
+ */
+#include <stdio.h>
+
+enum { N = 1000, TASKS = 10 };
+static long filled[N], spawned;
+
+__attribute__((noinline)) static void fill(void)
+{
+#pragma omp parallel for num_threads(2)
+	for (int i = 0; i < N; i++)
+		filled[i] = 2L * i;
+}
+
+__attribute__((noinline)) static void spawn(void)
+{
+#pragma omp task
+	__atomic_fetch_add(&spawned, 1, __ATOMIC_RELAXED);
+}
+
+int main(void)
+{
+	fill();
+#pragma omp parallel num_threads(2)
+#pragma omp single
+	for (int i = 0; i < TASKS; i++)
+		spawn();
+	long sum = 0;
+	for (int i = 0; i < N; i++)
+		sum += filled[i];
+	printf("sum %ld, tasks %ld\n", sum, spawned);
+	return 0;
+}
