@@ -190,32 +190,67 @@ static uintptr_t tail_call_site(uintptr_t callee, uintptr_t return_address,
 	return site;
 }
 
-/* Whether the `length` bytes at `address`, inside code that ran (its first byte's page mapped),
- * are mapped code: on that page, or in one of its module's code segments. */
-static bool code_readable(uintptr_t address, size_t length)
+/*
+ * The code segment the thread found a call address in last, its pages: the first's number in the
+ * low 36 bits, how many above them. One word, so that a signal handler's look-up on the same
+ * thread, between another's load and use, never pairs one segment's start with another's end.
+ */
+#define PAGE_BITS   12
+#define PAGE_NUMBER ((1ull << 36) - 1)
+static __thread uint64_t last_code __attribute__((tls_model("initial-exec")));
+
+/* Whether [address, address + length) lies in the pages of `code` (a last_code word). */
+static bool in_code(uint64_t code, uintptr_t address, size_t length)
 {
-	if ((address & 4095) + length <= 4096)
-		return true;
+	uintptr_t first = (uintptr_t)(code & PAGE_NUMBER) << PAGE_BITS;
+	uintptr_t end = first + ((uintptr_t)(code >> 36) << PAGE_BITS);
+	return code != 0 && address >= first && address <= end - length;
+}
+
+/*
+ * The pages of the code segment of a loaded module holding [address, address + length), as a
+ * last_code word; 0 when none does.
+ */
+static uint64_t code_around(uintptr_t address, size_t length)
+{
+	uint64_t code = __atomic_load_n(&last_code, __ATOMIC_RELAXED);
+	if (in_code(code, address, length))
+		return code;
 	struct segments s = {.address = address};
-	return dl_iterate_phdr(find_segments, &s) == 1 && mapped(&s, address, length, true);
+	if (dl_iterate_phdr(find_segments, &s) != 1)
+		return 0;
+	for (unsigned i = 0; i < s.n; i++) {
+		uintptr_t first = s.at[i].start >> PAGE_BITS;
+		uintptr_t pages = ((s.at[i].end + (1u << PAGE_BITS) - 1) >> PAGE_BITS) - first;
+		if (!s.at[i].code || first > PAGE_NUMBER || pages >= 1ull << 28)
+			continue;
+		code = (uint64_t)first | (uint64_t)pages << 36;
+		if (in_code(code, address, length)) {
+			__atomic_store_n(&last_code, code, __ATOMIC_RELAXED);
+			return code;
+		}
+	}
+	return 0;
 }
 
 /*
  * The function a direct call (call rel32) just before `return_address` called, when it is no PLT
- * stub (then the call was the program's own into libomp), else 0. x86-64 code.
+ * stub (then the call was the program's own into libomp), else 0: both in the code segment of
+ * the return address (a call whose five bytes before it only look like one may point anywhere).
+ * x86-64 code.
  */
 static uintptr_t called_function(uintptr_t return_address)
 {
 #if defined(__x86_64__)
-	/* the call's last byte ran: its page is mapped */
-	if (return_address < 5 || !code_readable(return_address - 5, 5))
+	uint64_t code = return_address >= 5 ? code_around(return_address - 5, 5) : 0;
+	if (code == 0)
 		return 0;
 	const unsigned char *c = (const unsigned char *)(return_address - 5);
 	if (c[0] != 0xe8)
 		return 0;
 	uintptr_t callee = return_address + (uintptr_t)(intptr_t)rel32(c + 1);
-	/* the callee's first byte ran too; a stub is [endbr64] [bnd] jmp *slot(%rip) */
-	if (!code_readable(callee, 11))
+	/* a stub is [endbr64] [bnd] jmp *slot(%rip) */
+	if (!in_code(code, callee, 11))
 		return 0;
 	const unsigned char *d = (const unsigned char *)callee;
 	if (d[0] == 0xf3 && d[1] == 0x0f && d[2] == 0x1e && d[3] == 0xfa)
