@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,16 +514,77 @@ static void expect_tail_construct_sites(enum sites_read_by by)
 	struct named_sites sites;
 	sites_read(argv, env, by, absent, &run, &sites);
 	if (by == BY_TRACER)
-		cr_expect_str_eq(run.out, "sum 999000, tasks 10\n");
-	struct expected_site expected[3] = {{.tasks = 2}, {.tasks = 2}, {.tasks = 10}};
+		cr_expect_str_eq(run.out, "sum 999000, tasks 14\n");
+	struct expected_site expected[4] = {
+		{.tasks = 2}, {.tasks = 2}, {.tasks = 10}, {.tasks = 4}};
 	snprintf(expected[0].text, TP_SITE_READ, "fill (" TAIL ":%d)",
 		 tp_source_line(TAIL, "static void fill(", "#pragma omp parallel"));
 	snprintf(expected[1].text, TP_SITE_READ, "main (" TAIL ":%d)",
 		 tp_source_line(TAIL, "int main(", "#pragma omp parallel"));
 	snprintf(expected[2].text, TP_SITE_READ, "spawn (" TAIL ":%d)",
 		 tp_source_line(TAIL, "static void spawn(", "#pragma omp task"));
-	expect_sites(&sites, expected, 3);
+	snprintf(expected[3].text, TP_SITE_READ, "spawn_and_wait (" TAIL ":%d)",
+		 tp_source_line(TAIL, "static void spawn_and_wait(", "#pragma omp task"));
+	expect_sites(&sites, expected, 4);
 	tp_run_free(&run);
+}
+
+/* A sync site's row in a table of them (`text`): "NAME (TAIL:LINE) KIND ...". */
+static void expect_sync_row(const char *text, const char *function, const char *pragma,
+			    const char *kind)
+{
+	char after[64], row[128];
+	snprintf(after, sizeof after, "static void %s(", function);
+	snprintf(row, sizeof row, "  %s (" TAIL ":%d) %s ", function,
+		 tp_source_line(TAIL, after, pragma), kind);
+	/* the table's columns pad the name: one space or more before the kind */
+	const char *name_end = strstr(row, ") ") + 1;
+	char name[96];
+	snprintf(name, sizeof name, "%.*s", (int)(name_end - row), row);
+	const char *at = strstr(text, name);
+	cr_expect(at != NULL && strncmp(at + strlen(name) + strspn(at + strlen(name), " "), kind,
+					strlen(kind)) == 0,
+		  "no row %s in:\n%s", row, text);
+}
+
+/*
+ * The barrier and the taskwait that end their functions, jumps into libomp too, are sync sites of
+ * their own functions in the exit report and in --analyze of a recording (not the calls in main).
+ */
+Test(sites, waits_that_end_their_functions_are_named_by_them, .timeout = 120)
+{
+	const char *program = tp_require_program(tp_target("omp_tail_constructs"),
+						 "clang and libomp-dev");
+	cr_assert(jumps_into(program, "__kmpc_barrier") &&
+			  jumps_into(program, "__kmpc_omp_taskwait"),
+		  "clang made no tail calls into libomp in %s", program);
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){program, NULL},
+	       (const char *[]){"OMP_NUM_THREADS=2", "TASKPROBE_REPORT=stderr", NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	expect_sync_row(run.err, "meet", "#pragma omp barrier", "barrier");
+	expect_sync_row(run.err, "spawn_and_wait", "#pragma omp taskwait", "taskwait");
+	tp_run_free(&run);
+
+	char *dir = tp_make_temp_dir("tail"), *file = NULL;
+	tp_launch((const char *[]){"record", "--dir", dir, "--", program, NULL},
+		  (const char *[]){"OMP_NUM_THREADS=2", NULL}, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	tp_run_free(&run);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d != NULL && file == NULL && (e = readdir(d)) != NULL;)
+		if (e->d_name[0] != '.')
+			file = tp_path_in(dir, e->d_name);
+	if (d != NULL)
+		closedir(d);
+	cr_assert_not_null(file, "no recording in %s", dir);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", file, NULL}, NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	expect_sync_row(run.out, "meet", "#pragma omp barrier", "barrier");
+	expect_sync_row(run.out, "spawn_and_wait", "#pragma omp taskwait", "taskwait");
+	tp_run_free(&run);
+	free(file);
+	tp_remove_temp_dir(dir);
 }
 
 Test(sites, constructs_that_end_their_functions_are_named_by_them_for_a_tracer, .timeout = 120)

@@ -3,8 +3,9 @@
  * Constructs that are their function's last act, which clang -O2 makes jumps into libomp (tail
  * calls), so that no frame of the function is left while libomp makes the construct and OMPT
  * reports the call of the function, in main, as the construct's: fill()'s parallel region over
- * globals (NPB IS's alloc_key_buff is one) and spawn()'s task, called ten times from a single.
- * Prints the sum filled and the tasks run.
+ * globals (NPB IS's alloc_key_buff is one), spawn()'s task, called ten times from a single,
+ * meet()'s barrier and spawn_and_wait()'s taskwait for its four tasks. Prints the sum filled and
+ * the tasks run.
  */
 #include <stdio.h>
 
@@ -24,13 +25,32 @@ __attribute__((noinline)) static void spawn(void)
 	__atomic_fetch_add(&spawned, 1, __ATOMIC_RELAXED);
 }
 
+__attribute__((noinline)) static void meet(void)
+{
+#pragma omp barrier
+}
+
+__attribute__((noinline)) static void spawn_and_wait(void)
+{
+	for (int i = 0; i < 4; i++) {
+#pragma omp task
+		__atomic_fetch_add(&spawned, 1, __ATOMIC_RELAXED);
+	}
+#pragma omp taskwait
+}
+
 int main(void)
 {
 	fill();
 #pragma omp parallel num_threads(2)
+	{
 #pragma omp single
-	for (int i = 0; i < TASKS; i++)
-		spawn();
+		for (int i = 0; i < TASKS; i++)
+			spawn();
+		meet();
+#pragma omp single
+		spawn_and_wait();
+	}
 	long sum = 0;
 	for (int i = 0; i < N; i++)
 		sum += filled[i];

@@ -110,6 +110,15 @@ const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const 
 	return tp_ompt_program_site(codeptr, construct);
 }
 
+const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *codeptr)
+{
+	enum tp_ompt_construct construct = kind == ompt_sync_region_taskwait    ? TP_OMPT_TASKWAIT
+					   : kind == ompt_sync_region_taskgroup ? TP_OMPT_TASKGROUP
+										: TP_OMPT_BARRIER;
+	const void *tail_called = tp_ompt_tail_call_known(codeptr, construct);
+	return tail_called != NULL ? tail_called : tp_ompt_tail_called_site(codeptr, construct);
+}
+
 const void *tp_ompt_spawn_site_of(const ompt_data_t *task)
 {
 	uint32_t key = tp_spawn_stack_site_key(stack_of(task));

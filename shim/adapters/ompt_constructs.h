@@ -125,6 +125,13 @@ const void *tp_ompt_spawn_site_of(const ompt_data_t *task);
  * of the task that waits, in whose function it is (an implicit task's: the region's); a barrier,
  * the region's. In line: the quick way of a wait's begin (ompt.c) saves no register.
  */
+/*
+ * The site of a wait reported at `codeptr`, a call in the program not kept as the thread's
+ * (tp_ompt_in_executor): a barrier, taskwait or taskgroup's end that ends its function, a jump
+ * into libomp, is named by that jump (tp_ompt_tail_called_site), else `codeptr`.
+ */
+const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *codeptr);
+
 static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
 					    const ompt_data_t *task, const void *codeptr)
 {
@@ -132,8 +139,10 @@ static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_
 			  kind == ompt_sync_region_barrier_teams || codeptr == NULL ||
 			  (kind == ompt_sync_region_barrier_implicit && tp_ompt_forked_at(codeptr));
 	if (!region_end) {
-		if (!tp_ompt_in_executor(codeptr))
+		if (tp_ompt_known_program_call(codeptr))
 			return codeptr;
+		if (!tp_ompt_in_executor(codeptr))
+			return tp_ompt_sync_tail_called_site(kind, codeptr);
 		bool waits_for_tasks = kind == ompt_sync_region_taskwait ||
 				       kind == ompt_sync_region_taskgroup;
 		const void *own = waits_for_tasks ? tp_ompt_spawn_site_of(task) : NULL;

@@ -68,16 +68,27 @@ static bool entry_of(uintptr_t entry, enum tp_ompt_construct construct)
 		[TP_OMPT_TASK] = {"__kmpc_omp_task", "GOMP_task", NULL},
 		[TP_OMPT_PARALLEL] = {"__kmpc_fork_call", "__kmpc_fork_teams", "GOMP_parallel"},
 		[TP_OMPT_TASKLOOP] = {"__kmpc_taskloop", "GOMP_taskloop", NULL},
+		[TP_OMPT_BARRIER] = {"__kmpc_barrier", "GOMP_barrier", NULL},
+		[TP_OMPT_TASKWAIT] = {"__kmpc_omp_taskwait", "GOMP_taskwait", NULL},
+		[TP_OMPT_TASKGROUP] = {"__kmpc_end_taskgroup", "GOMP_taskgroup_end", NULL},
 	};
+	/* a task's prefixes' other entry points: no task is made there */
+	static const char *const not_tasks[] = {"__kmpc_omp_task_alloc", "__kmpc_omp_taskwait",
+						"__kmpc_omp_taskyield",  "GOMP_taskwait",
+						"GOMP_taskyield",        "GOMP_taskgroup",
+						"GOMP_taskloop"};
 	Dl_info info;
 	if (!tp_spawn_stack_in_executor(entry) || dladdr((const void *)entry, &info) == 0 ||
 	    info.dli_sname == NULL || (uintptr_t)info.dli_saddr != entry)
 		return false;
+	for (unsigned i = 0; construct == TP_OMPT_TASK && i < sizeof not_tasks / sizeof *not_tasks;
+	     i++)
+		if (strncmp(info.dli_sname, not_tasks[i], strlen(not_tasks[i])) == 0)
+			return false;
 	for (unsigned i = 0; i < 3; i++)
 		if (prefixes[construct][i] != NULL &&
 		    strncmp(info.dli_sname, prefixes[construct][i],
-			    strlen(prefixes[construct][i])) == 0 &&
-		    strcmp(info.dli_sname, "__kmpc_omp_task_alloc") != 0)
+			    strlen(prefixes[construct][i])) == 0)
 			return true;
 	return false;
 }

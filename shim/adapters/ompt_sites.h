@@ -14,9 +14,12 @@
 
 /* The entry points a construct calls. */
 enum tp_ompt_construct {
-	TP_OMPT_TASK,     /* __kmpc_omp_task*, GOMP_task */
-	TP_OMPT_PARALLEL, /* __kmpc_fork_call, __kmpc_fork_teams, GOMP_parallel* */
-	TP_OMPT_TASKLOOP, /* __kmpc_taskloop*, GOMP_taskloop* */
+	TP_OMPT_TASK,      /* __kmpc_omp_task*, GOMP_task */
+	TP_OMPT_PARALLEL,  /* __kmpc_fork_call, __kmpc_fork_teams, GOMP_parallel* */
+	TP_OMPT_TASKLOOP,  /* __kmpc_taskloop*, GOMP_taskloop* */
+	TP_OMPT_BARRIER,   /* __kmpc_barrier, GOMP_barrier* (a function's last, tail-called) */
+	TP_OMPT_TASKWAIT,  /* __kmpc_omp_taskwait*, GOMP_taskwait* (the same) */
+	TP_OMPT_TASKGROUP, /* __kmpc_end_taskgroup, GOMP_taskgroup_end (the same) */
 };
 
 /*
