@@ -131,6 +131,28 @@ Test(harm, each_process_appends_its_whole_report_to_one_file)
 	tp_remove_temp_dir(dir);
 }
 
+/*
+ * A script's commands with nothing to report (their parent, reported, said it) leave no file of
+ * their own with %p: neither those that exit (three /bin/true), nor one that ends by _exit (dash's
+ * exit), nor the forked shell each made its file in before it exec'd the command (a loop of a
+ * thousand commands left a thousand empty files); the script's own one line is kept.
+ */
+Test(harm, commands_with_nothing_to_report_leave_no_empty_files)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	script(&run,
+	       "LD_PRELOAD=$SHIM TASKPROBE_REPORT=%s/report.%%p bash -c "
+	       "'for i in 1 2 3; do /bin/true; done; sh -c \"exit 0\"; true'\n"
+	       "ls %s | grep -c '^report\\.[0-9]*$'",
+	       dir, dir);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "1\n", "one report file, the script's: %s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}
+
 Test(harm, live_statistics_live_in_a_directory_of_the_users_own_even_when_its_name_is_taken,
      .timeout = 60)
 {

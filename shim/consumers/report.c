@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "in_process_consumers.h"
@@ -76,6 +77,16 @@ static __thread uint8_t shard_plus_1 __attribute__((tls_model("initial-exec")));
  * program's descriptors while it runs.
  */
 static char report_path[PATH_MAX];
+/*
+ * The file this process made at start for its report alone (a path with %p: no other process
+ * writes it), to be removed at exit when it has nothing to say (a command of a reported script):
+ * a loop of a thousand commands leaves no thousand empty files. One ended by _exit keeps it.
+ */
+static struct {
+	bool made;
+	dev_t dev;
+	ino_t ino;
+} report_file;
 
 /*
  * Set by the first task or executor thread any executor reports, which also registers the
@@ -380,6 +391,16 @@ static bool skipped_in_signal_handler(void)
 	return in_handler;
 }
 
+/* The report's file, if this process made it for itself and it is still the empty file made. */
+static void remove_unused_file(void)
+{
+	struct stat st;
+	if (report_path[0] != '\0' && report_file.made && lstat(report_path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0 && st.st_dev == report_file.dev &&
+	    st.st_ino == report_file.ino)
+		unlink(report_path);
+}
+
 /* Writes the report (or, with no executor seen, says why there is none) to its file or stderr. */
 static void write_out(void (*report)(FILE *))
 {
@@ -389,8 +410,10 @@ static void write_out(void (*report)(FILE *))
 	if (memory == NULL)
 		return;
 	report(memory);
-	if (fclose(memory) == 0 && length > 0) /* nothing to say: no file touched */
+	if (fclose(memory) == 0 && length > 0)
 		write_text(text, length);
+	else
+		remove_unused_file(); /* nothing to say: no file touched but its own, removed */
 	free(text);
 }
 
@@ -470,6 +493,7 @@ static void check_report_file(const char *setting)
 	const char *why = "the path is too long";
 	char expanded[PATH_MAX];
 	int fd = -1;
+	bool made = false;
 	report_path[0] = '\0';
 	if (tp_output_path(setting, expanded, sizeof expanded)) {
 		/* absolute: the program may change its working directory before it exits */
@@ -478,16 +502,22 @@ static void check_report_file(const char *setting)
 			at = strlen(report_path);
 			report_path[at++] = '/';
 		}
-		bool made;
 		if (at + strlen(expanded) < sizeof report_path) {
 			memcpy(report_path + at, expanded, strlen(expanded) + 1);
 			fd = tp_output_open(report_path, O_WRONLY | O_APPEND, true, &made, &why);
 		}
 	}
 	if (fd >= 0) {
+		struct stat st;
+		report_file.made = made && strstr(setting, "%p") != NULL && fstat(fd, &st) == 0;
+		if (report_file.made) {
+			report_file.dev = st.st_dev;
+			report_file.ino = st.st_ino;
+		}
 		tp_real_close(fd);
 		return;
 	}
+	report_file.made = false;
 	report_path[0] = '\0';
 	tp_warn("TASKPROBE_REPORT=\"%.400s\" cannot be written: %s; using stderr", setting, why);
 }
@@ -501,6 +531,20 @@ void tp_report_start(void)
 		check_report_file(setting);
 	tp_report_waits_start();
 	tp_listeners_in_process_add(TP_IN_PROCESS_REPORT);
+}
+
+/*
+ * An exec or _exit: this image writes no report. Its own report file, still empty, is removed
+ * (the next image of the process makes its own at its start); never a vfork child's, whose
+ * memory, and file, are its parent's.
+ */
+void tp_report_unwritten(void)
+{
+	if (tp_settings()->report == NULL || tp_process_filtered() || !tp_process_is_current())
+		return;
+	int saved_errno = errno;
+	remove_unused_file();
+	errno = saved_errno;
 }
 
 /* A forked child reports into a file of its own when the path has %p, else after its parent's. */

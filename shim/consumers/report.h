@@ -18,4 +18,5 @@ void tp_report_start(void);              /* TASKPROBE_REPORT's file checked, cou
 void tp_report_child_after_fork(void);   /* its own file (%p), or its parent's */
 void tp_report_before_destructors(void); /* written, or made ready for after them */
 void tp_report_at_exit(void);
+void tp_report_unwritten(void);      /* an exec or _exit: its own empty file removed */
 void tp_report_before_seccomp(void); /* a filter comes: no report, said */

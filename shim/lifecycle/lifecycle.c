@@ -100,6 +100,7 @@ void tp_lifecycle_before_exec(void)
 {
 	tp_recorder_before_exec();
 	tp_live_before_exec();
+	tp_report_unwritten();
 }
 
 void tp_lifecycle_exec_failed(void)
@@ -136,6 +137,7 @@ void tp_lifecycle_before_quick_exit(void)
 {
 	tp_recorder_at_exit();
 	tp_live_before_quick_exit();
+	tp_report_unwritten();
 }
 
 __attribute__((constructor)) static void start(void)
