@@ -514,7 +514,7 @@ static void expect_tail_construct_sites(enum sites_read_by by)
 	struct named_sites sites;
 	sites_read(argv, env, by, absent, &run, &sites);
 	if (by == BY_TRACER)
-		cr_expect_str_eq(run.out, "sum 999000, tasks 14\n");
+		cr_expect_str_eq(run.out, "sum 999000, tasks 14, counted 8\n");
 	struct expected_site expected[4] = {
 		{.tasks = 2}, {.tasks = 2}, {.tasks = 10}, {.tasks = 4}};
 	snprintf(expected[0].text, TP_SITE_READ, "fill (" TAIL ":%d)",
@@ -548,15 +548,17 @@ static void expect_sync_row(const char *text, const char *function, const char *
 }
 
 /*
- * The barrier and the taskwait that end their functions, jumps into libomp too, are sync sites of
- * their own functions in the exit report and in --analyze of a recording (not the calls in main).
+ * The barrier, the taskwait and the lock's acquire that end their functions, jumps into libomp
+ * too, are sync sites of their own functions in the exit report and in --analyze of a recording
+ * (not the calls in main).
  */
 Test(sites, waits_that_end_their_functions_are_named_by_them, .timeout = 120)
 {
 	const char *program = tp_require_program(tp_target("omp_tail_constructs"),
 						 "clang and libomp-dev");
 	cr_assert(jumps_into(program, "__kmpc_barrier") &&
-			  jumps_into(program, "__kmpc_omp_taskwait"),
+			  jumps_into(program, "__kmpc_omp_taskwait") &&
+			  jumps_into(program, "omp_set_lock"),
 		  "clang made no tail calls into libomp in %s", program);
 	struct tp_run run;
 	tp_run(TP_PRELOADED, (const char *[]){program, NULL},
@@ -564,6 +566,7 @@ Test(sites, waits_that_end_their_functions_are_named_by_them, .timeout = 120)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	expect_sync_row(run.err, "meet", "#pragma omp barrier", "barrier");
 	expect_sync_row(run.err, "spawn_and_wait", "#pragma omp taskwait", "taskwait");
+	expect_sync_row(run.err, "take", "omp_set_lock", "lock");
 	tp_run_free(&run);
 
 	char *dir = tp_make_temp_dir("tail"), *file = NULL;
@@ -582,6 +585,7 @@ Test(sites, waits_that_end_their_functions_are_named_by_them, .timeout = 120)
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	expect_sync_row(run.out, "meet", "#pragma omp barrier", "barrier");
 	expect_sync_row(run.out, "spawn_and_wait", "#pragma omp taskwait", "taskwait");
+	expect_sync_row(run.out, "take", "omp_set_lock", "lock");
 	tp_run_free(&run);
 	free(file);
 	tp_remove_temp_dir(dir);

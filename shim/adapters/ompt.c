@@ -612,8 +612,7 @@ __attribute__((noinline)) static void mutex_acquire_listened(ompt_mutex_t kind, 
 	if (task == 0)
 		return;
 	self->acquiring_task = task;
-	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX,
-				 tp_ompt_in_executor(codeptr) ? NULL : codeptr);
+	tp_task_poll_end_in_sync(task, TP_SYNC_MUTEX, tp_ompt_lock_site(codeptr));
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,

@@ -119,6 +119,16 @@ const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *c
 	return tail_called != NULL ? tail_called : tp_ompt_tail_called_site(codeptr, construct);
 }
 
+const void *tp_ompt_lock_site(const void *codeptr)
+{
+	if (tp_ompt_in_executor(codeptr))
+		return NULL;
+	if (tp_ompt_known_program_call(codeptr))
+		return codeptr;
+	const void *tail_called = tp_ompt_tail_call_known(codeptr, TP_OMPT_LOCK);
+	return tail_called != NULL ? tail_called : tp_ompt_tail_called_site(codeptr, TP_OMPT_LOCK);
+}
+
 const void *tp_ompt_spawn_site_of(const ompt_data_t *task)
 {
 	uint32_t key = tp_spawn_stack_site_key(stack_of(task));

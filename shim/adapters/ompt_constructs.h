@@ -132,6 +132,13 @@ const void *tp_ompt_spawn_site_of(const ompt_data_t *task);
  */
 const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *codeptr);
 
+/*
+ * The site of a mutual exclusion's acquire reported at `codeptr`: the program's call, or the jump
+ * a function that ends by taking a lock makes into libomp (a wrapper of omp_set_lock: its line,
+ * as any other function's call of it), or NULL for a call of libomp's own.
+ */
+const void *tp_ompt_lock_site(const void *codeptr);
+
 static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
 					    const ompt_data_t *task, const void *codeptr)
 {

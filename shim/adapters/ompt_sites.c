@@ -71,6 +71,7 @@ static bool entry_of(uintptr_t entry, enum tp_ompt_construct construct)
 		[TP_OMPT_BARRIER] = {"__kmpc_barrier", "GOMP_barrier", NULL},
 		[TP_OMPT_TASKWAIT] = {"__kmpc_omp_taskwait", "GOMP_taskwait", NULL},
 		[TP_OMPT_TASKGROUP] = {"__kmpc_end_taskgroup", "GOMP_taskgroup_end", NULL},
+		[TP_OMPT_LOCK] = {"omp_set_lock", "omp_set_nest_lock", "omp_test_"},
 	};
 	/* a task's prefixes' other entry points: no task is made there */
 	static const char *const not_tasks[] = {"__kmpc_omp_task_alloc", "__kmpc_omp_taskwait",

@@ -20,6 +20,7 @@ enum tp_ompt_construct {
 	TP_OMPT_BARRIER,   /* __kmpc_barrier, GOMP_barrier* (a function's last, tail-called) */
 	TP_OMPT_TASKWAIT,  /* __kmpc_omp_taskwait*, GOMP_taskwait* (the same) */
 	TP_OMPT_TASKGROUP, /* __kmpc_end_taskgroup, GOMP_taskgroup_end (the same) */
+	TP_OMPT_LOCK,      /* omp_set_lock, omp_set_nest_lock, omp_test_* (the same) */
 };
 
 /*
