@@ -94,18 +94,26 @@ static bool entry_of(uintptr_t entry, enum tp_ompt_construct construct)
 	return false;
 }
 
-/* The GOT slot a PLT stub at `stub` jumps through ([endbr64] [bnd] jmp *slot(%rip)), or 0. */
-static uintptr_t plt_slot(const struct segments *s, uintptr_t stub)
+/*
+ * The jump through the GOT (jmp *slot(%rip)) of a PLT stub at `c`, [endbr64] [bnd] jmp, or NULL
+ * when the code there is no such stub. Reads up to 11 bytes.
+ */
+static const unsigned char *stub_jump(const unsigned char *c)
 {
-	if (!mapped(s, stub, 11, true))
-		return 0;
-	const unsigned char *c = (const unsigned char *)stub;
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		c += 4;
 	if (c[0] == 0xf2)
 		c++;
-	return c[0] == 0xff && c[1] == 0x25 ? (uintptr_t)(c + 6) + (uintptr_t)(intptr_t)rel32(c + 2)
-					    : 0;
+	return c[0] == 0xff && c[1] == 0x25 ? c : NULL;
+}
+
+/* The GOT slot a PLT stub at `stub` jumps through, or 0. */
+static uintptr_t plt_slot(const struct segments *s, uintptr_t stub)
+{
+	const unsigned char *jump = mapped(s, stub, 11, true)
+					    ? stub_jump((const unsigned char *)stub)
+					    : NULL;
+	return jump != NULL ? (uintptr_t)(jump + 6) + (uintptr_t)(intptr_t)rel32(jump + 2) : 0;
 }
 
 /*
@@ -261,15 +269,9 @@ static uintptr_t called_function(uintptr_t return_address)
 	if (c[0] != 0xe8)
 		return 0;
 	uintptr_t callee = return_address + (uintptr_t)(intptr_t)rel32(c + 1);
-	/* a stub is [endbr64] [bnd] jmp *slot(%rip) */
 	if (!in_code(code, callee, 11))
 		return 0;
-	const unsigned char *d = (const unsigned char *)callee;
-	if (d[0] == 0xf3 && d[1] == 0x0f && d[2] == 0x1e && d[3] == 0xfa)
-		d += 4;
-	if (d[0] == 0xf2)
-		d++;
-	return d[0] == 0xff && d[1] == 0x25 ? 0 : callee;
+	return stub_jump((const unsigned char *)callee) != NULL ? 0 : callee;
 #else
 	(void)return_address;
 	return 0;
