@@ -191,6 +191,41 @@ bool tp_own_fd_is(int fd)
 	return false;
 }
 
+/* The gates the calling thread is inside (nested: a signal handler's unwind in an unwind). */
+static __thread unsigned gates_entered __attribute__((tls_model("initial-exec")));
+
+void tp_own_fd_gate_enter(struct tp_own_fd_gate *gate)
+{
+	if (gates_entered++ > 0) {
+		/* inside already: a move waits for this thread's outer use, not the other way */
+		__atomic_add_fetch(&gate->users, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	for (unsigned spins = 0;;) {
+		__atomic_add_fetch(&gate->users, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&gate->moving, __ATOMIC_SEQ_CST) == 0)
+			return;
+		__atomic_sub_fetch(&gate->users, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&gate->moving, __ATOMIC_RELAXED) > 0)
+			tp_spin_turn(&spins);
+	}
+}
+
+void tp_own_fd_gate_leave(struct tp_own_fd_gate *gate)
+{
+	__atomic_sub_fetch(&gate->users, 1, __ATOMIC_SEQ_CST);
+	gates_entered--;
+}
+
+/* A move begins: users coming wait, and those inside leave first (but this thread). */
+static void gate_close(struct tp_own_fd_gate *gate)
+{
+	__atomic_add_fetch(&gate->moving, 1, __ATOMIC_SEQ_CST);
+	for (unsigned spins = 0;
+	     gates_entered == 0 && __atomic_load_n(&gate->users, __ATOMIC_SEQ_CST) > 0;)
+		tp_spin_turn(&spins);
+}
+
 void tp_own_fd_make_way(int fd)
 {
 	if (!tp_own_fd_is(fd))
@@ -202,6 +237,9 @@ void tp_own_fd_make_way(int fd)
 			continue;
 		tp_spin_lock(&owned->lock); /* no write of the owner's is under way */
 		if (__atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd) {
+			struct tp_own_fd_gate *gate = owned->gate;
+			if (gate != NULL)
+				gate_close(gate); /* nor of its mirror's users */
 			int moved = fcntl(fd, F_DUPFD_CLOEXEC, fd_floor());
 			if (moved >= 0)
 				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
@@ -211,6 +249,8 @@ void tp_own_fd_make_way(int fd)
 				__atomic_store_n(owned->mirror, moved >= 0 ? moved : -1,
 						 __ATOMIC_RELEASE);
 			tp_real_close(fd); /* no longer kept: the close family passes it on */
+			if (gate != NULL)
+				__atomic_sub_fetch(&gate->moving, 1, __ATOMIC_SEQ_CST);
 		}
 		tp_spin_unlock(&owned->lock);
 	}
@@ -238,7 +278,13 @@ unsigned tp_own_fds_within(unsigned first, unsigned last, int fds[TP_OWN_FDS_MAX
 void tp_own_fds_child_after_fork(void)
 {
 	registry_lock = 0;
+	/* the other threads inside a gate, or moving, are not in the child: only this one */
 	for (unsigned i = 0; i < TP_OWN_FDS_MAX; i++)
-		if (kept[i] != NULL)
+		if (kept[i] != NULL) {
 			kept[i]->lock = 0;
+			if (kept[i]->gate != NULL) {
+				kept[i]->gate->users = (int)gates_entered;
+				kept[i]->gate->moving = 0;
+			}
+		}
 }

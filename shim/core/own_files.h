@@ -31,9 +31,26 @@
  * file at exit). */
 #define TP_OWN_FDS_MAX 6 /* a recording's, a report's, libunwind's pipe's two ends, two spare */
 
+/*
+ * Users of kept descriptors that read their numbers from a mirror, without the lock, in code of
+ * their own (libunwind writes a byte to its pipe to check an address it reads): between
+ * tp_own_fd_gate_enter and tp_own_fd_gate_leave no descriptor with this gate is moved, so that
+ * such a write never lands in the program's file that took the number (a dup2 onto it). Users
+ * do not exclude each other; a move waits for the users inside to leave, and users coming wait
+ * for the move. A thread inside (a signal handler of the program's that dup2()s onto the number
+ * while the thread unwinds) does not wait for itself.
+ */
+struct tp_own_fd_gate {
+	int users;  /* threads inside */
+	int moving; /* moves under way */
+};
+void tp_own_fd_gate_enter(struct tp_own_fd_gate *gate);
+void tp_own_fd_gate_leave(struct tp_own_fd_gate *gate);
+
 struct tp_own_fd {
-	int fd;   /* -1: none */
-	int lock; /* held by its user, and while it is moved */
+	int fd;                      /* -1: none */
+	int lock;                    /* held by its user, and while it is moved */
+	struct tp_own_fd_gate *gate; /* its mirror's users (below), or NULL */
 	/*
 	 * Where a library the shim loaded keeps the number too (libunwind's pipe: spawn_stack.c),
 	 * or NULL: written when the descriptor moves, or -1 when it is given up, so that the

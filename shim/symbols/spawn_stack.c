@@ -179,10 +179,14 @@ static unwind_fn load_libunwind(void)
  * unw_backtrace as the shim's own work: a lock libunwind waits for is no wait of the program's
  * (shim_work.h), nor its time the program's.
  */
+static struct tp_own_fd_gate unwinder_gate; /* libunwind's pipe's users: it writes to it */
+
 static int unwind_frames(unwind_fn backtrace, void **frames, int n)
 {
 	bool nested = tp_shim_work_begin();
+	tp_own_fd_gate_enter(&unwinder_gate);
 	int got = backtrace(frames, n);
+	tp_own_fd_gate_leave(&unwinder_gate);
 	tp_shim_work_end(nested);
 	return got;
 }
@@ -394,12 +398,22 @@ static int called_through(uintptr_t return_address)
 }
 #endif
 
+static void find_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry);
+
 void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry)
 {
 	*entry = (struct tp_executor_entry){0, 0};
 	pthread_once(&cursor_once, load_cursor_api);
 	if (!cursor_ready)
 		return;
+	tp_own_fd_gate_enter(&unwinder_gate);
+	find_executor_entry(executor_return, entry);
+	tp_own_fd_gate_leave(&unwinder_gate);
+}
+
+/* tp_spawn_stack_executor_entry's unwinding, inside libunwind's pipe's gate. */
+static void find_executor_entry(uintptr_t executor_return, struct tp_executor_entry *entry)
+{
 	unw_context_t context;
 	unw_cursor_t cursor;
 	if (cursor_api.getcontext(&context) != 0 || cursor_api.init_local(&cursor, &context) != 0)
@@ -443,6 +457,7 @@ bool tp_spawn_stack_unwinder_pipe(int fds[2])
 {
 	for (int i = 0; i < 2; i++) {
 		unwinder_pipe[i].mirror = &fds[i];
+		unwinder_pipe[i].gate = &unwinder_gate;
 		if (!tp_own_fd_keep(&unwinder_pipe[i], fds[i])) { /* closed */
 			if (i == 1)
 				tp_own_fd_close(&unwinder_pipe[0]);
