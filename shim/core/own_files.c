@@ -235,11 +235,18 @@ void tp_own_fd_make_way(int fd)
 		struct tp_own_fd *owned = __atomic_load_n(&kept[i], __ATOMIC_ACQUIRE);
 		if (owned == NULL)
 			continue;
+		/*
+		 * No use of its mirror's users is under way: waited for before the lock, which a
+		 * user inside may take (libunwind closing its pipe, tp_own_fd_close), and asked
+		 * again under it
+		 */
+		struct tp_own_fd_gate *gate = __atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd
+						      ? owned->gate
+						      : NULL;
+		if (gate != NULL)
+			gate_close(gate);
 		tp_spin_lock(&owned->lock); /* no write of the owner's is under way */
 		if (__atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd) {
-			struct tp_own_fd_gate *gate = owned->gate;
-			if (gate != NULL)
-				gate_close(gate); /* nor of its mirror's users */
 			int moved = fcntl(fd, F_DUPFD_CLOEXEC, fd_floor());
 			if (moved >= 0)
 				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
@@ -249,10 +256,10 @@ void tp_own_fd_make_way(int fd)
 				__atomic_store_n(owned->mirror, moved >= 0 ? moved : -1,
 						 __ATOMIC_RELEASE);
 			tp_real_close(fd); /* no longer kept: the close family passes it on */
-			if (gate != NULL)
-				__atomic_sub_fetch(&gate->moving, 1, __ATOMIC_SEQ_CST);
 		}
 		tp_spin_unlock(&owned->lock);
+		if (gate != NULL)
+			__atomic_sub_fetch(&gate->moving, 1, __ATOMIC_SEQ_CST);
 	}
 	errno = saved_errno;
 }
