@@ -91,6 +91,7 @@ const void *tp_ompt_construct_site_found(const ompt_data_t *encountering, const 
 	const void *outlined = tp_gomp_outlined_take(construct, encountering);
 	if (outlined != NULL)
 		return outlined_site(outlined);
+	/* asked before tp_ompt_in_executor, which reads a tail-called call again each time */
 	const void *tail_called = tp_ompt_tail_call_known(codeptr, construct);
 	if (tail_called != NULL)
 		return tail_called;
@@ -115,18 +116,16 @@ const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *c
 	enum tp_ompt_construct construct = kind == ompt_sync_region_taskwait    ? TP_OMPT_TASKWAIT
 					   : kind == ompt_sync_region_taskgroup ? TP_OMPT_TASKGROUP
 										: TP_OMPT_BARRIER;
-	const void *tail_called = tp_ompt_tail_call_known(codeptr, construct);
-	return tail_called != NULL ? tail_called : tp_ompt_tail_called_site(codeptr, construct);
+	return tp_ompt_tail_called_site(codeptr, construct);
 }
 
 const void *tp_ompt_lock_site(const void *codeptr)
 {
-	if (tp_ompt_in_executor(codeptr))
-		return NULL;
 	if (tp_ompt_known_program_call(codeptr))
 		return codeptr;
-	const void *tail_called = tp_ompt_tail_call_known(codeptr, TP_OMPT_LOCK);
-	return tail_called != NULL ? tail_called : tp_ompt_tail_called_site(codeptr, TP_OMPT_LOCK);
+	if (tp_ompt_in_executor(codeptr))
+		return NULL;
+	return tp_ompt_tail_called_site(codeptr, TP_OMPT_LOCK);
 }
 
 const void *tp_ompt_spawn_site_of(const ompt_data_t *task)

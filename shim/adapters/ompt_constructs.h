@@ -115,17 +115,6 @@ static inline bool tp_ompt_forked_at(const void *codeptr)
 const void *tp_ompt_spawn_site_of(const ompt_data_t *task);
 
 /*
- * The site of a sync region `task` waits in: the construct's call in the program, a worksharing
- * construct's implicit barrier's too (each loop's or single's end its own site: which loop's
- * threads waited, not only which region's); for the barrier that ends a parallel region (libomp
- * 14 reports it as implicit, at the fork's call on the primary thread, at none on the others:
- * tp_ompt_forked_at), the parallel region's, as its implicit tasks' spawn site is. One libomp
- * reports at a call of its own (a GCC build's tail call of GOMP_taskwait, from a task that
- * tail-calls its function: its frame is gone): a taskwait's or a taskgroup's end, the spawn site
- * of the task that waits, in whose function it is (an implicit task's: the region's); a barrier,
- * the region's. In line: the quick way of a wait's begin (ompt.c) saves no register.
- */
-/*
  * The site of a wait reported at `codeptr`, a call in the program not kept as the thread's
  * (tp_ompt_in_executor): a barrier, taskwait or taskgroup's end that ends its function, a jump
  * into libomp, is named by that jump (tp_ompt_tail_called_site), else `codeptr`.
@@ -139,6 +128,17 @@ const void *tp_ompt_sync_tail_called_site(ompt_sync_region_t kind, const void *c
  */
 const void *tp_ompt_lock_site(const void *codeptr);
 
+/*
+ * The site of a sync region `task` waits in: the construct's call in the program, a worksharing
+ * construct's implicit barrier's too (each loop's or single's end its own site: which loop's
+ * threads waited, not only which region's); for the barrier that ends a parallel region (libomp
+ * 14 reports it as implicit, at the fork's call on the primary thread, at none on the others:
+ * tp_ompt_forked_at), the parallel region's, as its implicit tasks' spawn site is. One libomp
+ * reports at a call of its own (a GCC build's tail call of GOMP_taskwait, from a task that
+ * tail-calls its function: its frame is gone): a taskwait's or a taskgroup's end, the spawn site
+ * of the task that waits, in whose function it is (an implicit task's: the region's); a barrier,
+ * the region's. In line: the quick way of a wait's begin (ompt.c) saves no register.
+ */
 static inline const void *tp_ompt_sync_site(ompt_sync_region_t kind, const ompt_data_t *parallel,
 					    const ompt_data_t *task, const void *codeptr)
 {

@@ -287,6 +287,9 @@ __thread struct tp_ompt_tail_call tp_ompt_tail_call_last;
 
 const void *tp_ompt_tail_called_site(const void *codeptr, enum tp_ompt_construct construct)
 {
+	const void *known = tp_ompt_tail_call_known(codeptr, construct);
+	if (known != NULL)
+		return known;
 	uintptr_t callee = called_function((uintptr_t)codeptr);
 	uintptr_t site = callee != 0 ? tail_call_site(callee, (uintptr_t)codeptr, construct, true)
 				     : 0;

@@ -45,7 +45,8 @@ bool tp_ompt_calls_program_function(const void *codeptr);
  * past the one tail call into libomp's `construct` entry in the function the call before `codeptr`
  * called (tp_ompt_calls_program_function), so that the construct is named by its own line in its
  * own function; `codeptr` itself when there is no such function or not exactly one such call.
- * The function's code is read once (the cache tail calls from outlined functions share).
+ * The function's code is read once (the cache tail calls from outlined functions share), and
+ * the site found last on the thread is asked first (tp_ompt_tail_call_known).
  */
 const void *tp_ompt_tail_called_site(const void *codeptr, enum tp_ompt_construct construct);
 

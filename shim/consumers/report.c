@@ -79,8 +79,9 @@ static __thread uint8_t shard_plus_1 __attribute__((tls_model("initial-exec")));
 static char report_path[PATH_MAX];
 /*
  * The file this process made at start for its report alone (a path with %p: no other process
- * writes it), to be removed at exit when it has nothing to say (a command of a reported script):
- * a loop of a thousand commands leaves no thousand empty files. One ended by _exit keeps it.
+ * writes it), to be removed while it is still empty when the process has nothing to say at exit
+ * (a command of a reported script), execs or ends by _exit (tp_report_unwritten): a loop of a
+ * thousand commands leaves no thousand empty files.
  */
 static struct {
 	bool made;
