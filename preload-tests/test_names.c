@@ -10,12 +10,12 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_runs.h"
 #include "harness.h"
 
 #define NAMES_MAX 16
@@ -566,42 +566,22 @@ static void expect_tail_sync_rows(const char *text)
 
 /*
  * The barrier, the taskwait and the lock's acquire that end their functions, jumps into libomp
- * too, are sync sites of their own functions (not the calls in main): in the exit report...
+ * too, are sync sites of their own functions (not the calls in main): in the exit report and in
+ * --analyze of a recording.
  */
 Test(sites, waits_that_end_their_functions_are_named_by_them, .timeout = 120)
 {
+	const char *argv[] = {tail_waits_program(), NULL};
 	struct tp_run run;
-	tp_run(TP_PRELOADED, (const char *[]){tail_waits_program(), NULL},
+	tp_run(TP_PRELOADED, argv,
 	       (const char *[]){"OMP_NUM_THREADS=2", "TASKPROBE_REPORT=stderr", NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	expect_tail_sync_rows(run.err);
 	tp_run_free(&run);
-}
-
-/* ... and in --analyze of a recording (`taskprobe record`: not under the sanitizers). */
-Test(sites, waits_that_end_their_functions_are_named_by_them_in_an_analysis, .timeout = 120)
-{
-	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
-	const char *program = tail_waits_program();
-	char *dir = tp_make_temp_dir("tail"), *file = NULL;
-	struct tp_run run;
-	tp_launch((const char *[]){"record", "--dir", dir, "--", program, NULL},
-		  (const char *[]){"OMP_NUM_THREADS=2", NULL}, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	tp_run_free(&run);
-	DIR *d = opendir(dir);
-	for (struct dirent *e; d != NULL && file == NULL && (e = readdir(d)) != NULL;)
-		if (e->d_name[0] != '.')
-			file = tp_path_in(dir, e->d_name);
-	if (d != NULL)
-		closedir(d);
-	cr_assert_not_null(file, "no recording in %s", dir);
-	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", file, NULL}, NULL, &run);
-	cr_assert_eq(run.status, 0, "%s", run.err);
-	expect_tail_sync_rows(run.out);
-	tp_run_free(&run);
-	free(file);
-	tp_remove_temp_dir(dir);
+	struct analyzed a;
+	analyze(argv, &a);
+	expect_tail_sync_rows(a.text);
+	free(a.text);
 }
 
 Test(sites, constructs_that_end_their_functions_are_named_by_them_for_a_tracer, .timeout = 120)
