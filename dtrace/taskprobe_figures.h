@@ -87,7 +87,7 @@ struct tp_live_granularity {
 	int too_small;
 };
 
-/* The verdict on medians a reader has (--analyze's, from a recording's finer histograms). */
+/* The verdict on medians a reader has (--analyze's, from a recording's histograms). */
 static inline void tp_live_granularity_judge(struct tp_live_granularity *g, uint64_t tasks_done,
 					     int by_executor)
 {

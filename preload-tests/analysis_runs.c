@@ -300,6 +300,20 @@ double duration_ms(const char *text)
 					     : -1;
 }
 
+double median_task_ms(const char *text, const char *site, unsigned before)
+{
+	const char *table = strstr(text, "median task"), *from = table;
+	char row[512];
+	if (table == NULL || !site_line(text, site, &from, row, sizeof row))
+		return -1;
+	const char *at = row;
+	for (unsigned column = 0; column < before; column++) {
+		at += strspn(at, " ");
+		at += strcspn(at, " ");
+	}
+	return duration_ms(at + strspn(at, " "));
+}
+
 /* The time waited at sync site `site` of kind `kind` in `text`, in ms; -1 when none. */
 double sync_waited_of(const char *text, const char *site, const char *kind)
 {

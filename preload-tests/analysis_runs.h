@@ -94,6 +94,13 @@ double sync_balance_of(const char *text, const char *site);
 /* A duration as the outputs write it, "27.78 ms" or "0 ns", in ms; -1 when none is there. */
 double duration_ms(const char *text);
 
+/*
+ * The median task time of site `site` in the task sites' table of `text` (the exit report's and
+ * --analyze's "median task" column, after `before` columns of figures), in ms; -1 when none is
+ * said (no line, "-", or a lower bound ">=2.10 ms").
+ */
+double median_task_ms(const char *text, const char *site, unsigned before);
+
 /* The share of the span of the sites whose text holds `site`: on each line of `text` that holds
  * it, the first word ending in '%' ("-" off the path: 0; ">=" a lower bound: its figure), added
  * up; -1 when no line holds it. */

@@ -136,7 +136,7 @@ static void report_sites_of(const char *const argv[], const char *const env[],
 	memset(sites, 0, sizeof *sites);
 	const char *graph = strstr(run.err, "taskprobe: the task graph");
 	cr_assert_not_null(graph, "%s", run.err);
-	/* the figures' lines, then "      span  on path      work ms    tasks median poll  spawn
+	/* the figures' lines, then "      span  on path      work ms    tasks median task  spawn
 	 * cost start delay  site", then a row a site */
 	const char *header = strstr(graph, "\n      span ");
 	cr_assert_not_null(header, "%s", run.err);
@@ -150,7 +150,7 @@ static void report_sites_of(const char *const argv[], const char *const env[],
 			    4 ||
 		    at == 0)
 			break;
-		/* the median poll, spawn cost and start delay: "-", or a number and its unit */
+		/* the median task, spawn cost and start delay: "-", or a number and its unit */
 		for (int duration = 0; duration < 3; duration++) {
 			if (sscanf(line + 1 + at, "%15s %n", word, &used) != 1)
 				break;

@@ -2,7 +2,7 @@
 /*
  * The exit report's work and span (report_work_span.h): the task graph's figures the live
  * statistics kept as the program ran (work_span.h), in words, and per site its work, tasks,
- * median poll and share of the span. Read at exit, when the report is written (report.c says
+ * median task time and share of the span. Read at exit, when the report is written (report.c says
  * when): nothing here runs while the program does.
  */
 #include "report_work_span.h"
@@ -25,9 +25,8 @@ struct site_figures {
 	uint32_t id; /* the site's id (equal for equal texts), 0 for the rows of words */
 	uint32_t row;
 	bool by_executor; /* the executor's own tasks (OpenMP's implicit ones): no verdict */
-	uint64_t work_ns, tasks, path_ns, path_fragments, longest_poll_ns;
+	uint64_t work_ns, tasks, path_ns, path_fragments;
 	bool path_at_least; /* path_ns is what it ran since it was kept again (a lower bound) */
-	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	/* ended tasks' times (their polls added up) and the costs, from the rows' compact
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
 	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
@@ -46,6 +45,20 @@ static const char *median_words(uint64_t ns, char *buf, size_t size)
 	if (ns == 0)
 		return "-";
 	return tp_live_duration_words(ns, buf, size);
+}
+
+/*
+ * A site's median task time in words: at least the last cost bucket's bound when it lies there
+ * (that bucket counts every longer task too: 60 ms tasks would read as about 4 ms).
+ */
+static const char *task_words(uint64_t ns, char *buf, size_t size)
+{
+	const uint64_t last = 1ull << (TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1);
+	if (ns < last)
+		return median_words(ns, buf, size);
+	char bound[20];
+	snprintf(buf, size, ">=%s", tp_live_duration_words(last, bound, sizeof bound));
+	return buf;
 }
 
 /* The site's granularity figures and verdict, computed as the console computes them. */
@@ -107,11 +120,6 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
 	f->tasks += __atomic_load_n(&r->done, __ATOMIC_RELAXED);
 	f->sync_waited_ns += __atomic_load_n(&r->sync_waited_ns, __ATOMIC_RELAXED);
 	f->sync_waits += __atomic_load_n(&r->sync_waits, __ATOMIC_RELAXED);
-	uint64_t longest_poll = __atomic_load_n(&r->longest_poll_ns, __ATOMIC_RELAXED);
-	if (longest_poll > f->longest_poll_ns)
-		f->longest_poll_ns = longest_poll;
-	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
-		f->poll_histogram[b] += __atomic_load_n(&r->poll_histogram[b], __ATOMIC_RELAXED);
 	tp_live_cost_histograms_add(r, f->task_time_histogram, f->spawn_gap_histogram,
 				    f->start_delay_histogram);
 }
@@ -286,15 +294,17 @@ static uint64_t path_sites(const struct tp_live_path *longest, const uint32_t *l
 }
 
 /* The table of the `lines` task sites: their share of the span (of path `longest`, `other` of
- * it in sites not kept), fragments on it, work, tasks, median poll, spawn cost, start delay. */
+ * it in sites not kept), fragments on it, work, tasks, median task (its polls added up: a
+ * worksharing loop's implicit task is one long poll and the short ones its barrier and reduction
+ * leave, whose median is theirs), spawn cost, start delay. */
 static void site_table(FILE *out, size_t lines, const struct tp_live_path *longest, uint64_t other)
 {
 	qsort(figures, lines, sizeof figures[0], by_path_then_work);
 	fprintf(out, "  %8s %8s %12s %8s %11s %11s %11s  %s\n", "span", "on path", "work ms",
-		"tasks", "median poll", "spawn cost", "start delay", "site");
+		"tasks", "median task", "spawn cost", "start delay", "site");
 	for (size_t i = 0; i < lines; i++) {
 		const struct site_figures *f = &figures[i];
-		char share[16], name[512], poll[24], spawn[24], start[24];
+		char share[16], name[512], task[24], spawn[24], start[24];
 		struct tp_live_granularity g = granularity(f);
 		if ((f->work_ns == 0 && f->path_ns == 0) || f->sync_kind != 0)
 			continue;
@@ -310,8 +320,7 @@ static void site_table(FILE *out, size_t lines, const struct tp_live_path *longe
 			snprintf(fragments, sizeof fragments, "%s", share);
 		fprintf(out, "  %8s %8s %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share, fragments,
 			(double)f->work_ns / 1e6, f->tasks,
-			median_words(tp_live_quantile(f->poll_histogram, 0.5, f->longest_poll_ns),
-				     poll, sizeof poll),
+			task_words(g.task_ns, task, sizeof task),
 			median_words(g.spawn_ns, spawn, sizeof spawn),
 			median_words(g.start_ns, start, sizeof start),
 			site_text(f, name, sizeof name));
