@@ -723,8 +723,11 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 		case TP_RECORD_PROCESS_EXIT:
 			p->exited = true;
 			break;
-		case TIMELINE_IMAGE_START: /* an exec's image is the program */
-			p->image_ns = max_u64(p->image_ns, e->ns);
+		case TIMELINE_IMAGE_START: /* an exec's image is the program, and names it */
+			if (e->ns >= p->image_ns) {
+				p->image_ns = e->ns;
+				snprintf(p->comm, sizeof p->comm, "%s", e->comm);
+			}
 			break;
 		default:
 			break;

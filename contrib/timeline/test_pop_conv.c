@@ -65,10 +65,8 @@ static void release(uint32_t tid, uint64_t ms, uint64_t task)
 	event(TP_RECORD_TASK_RELEASE, tid, ms, (int64_t)task, TP_EXCLUSION_CRITICAL, LOCK, 0);
 }
 
-/*
- * The call that marks the regions of interest (enum tp_roi_marker: 0, omp_control_tool); an MPI
- * rank's window is its mpi-init and its MPI_Finalize's wait (of no time here).
- */
+/* The call that marks the regions of interest (enum tp_roi_marker: 0, omp_control_tool); an MPI
+ * rank's window is its mpi-init and its MPI_Finalize's wait (of no time here). */
 static int64_t roi_marker;
 
 static void region_of_interest(uint64_t ms, bool on)
@@ -104,10 +102,8 @@ static void teardown(void)
 
 TestSuite(pop_conv_analysis, .init = setup, .fini = teardown);
 
-/*
- * A fork at `ms` by the initial task: the worker's implicit task `worker_task` reported first
- * (as libomp's threads often do), then the primary's `primary_task`; both start polling.
- */
+/* A fork at `ms` by the initial task: the worker's implicit task `worker_task` reported first
+ * (as libomp's threads often do), then the primary's `primary_task`; both start polling. */
 static void fork_region(uint64_t ms, uint64_t primary_task, uint64_t worker_task)
 {
 	spawn(WORKER, ms, worker_task, 0, REGION);
@@ -697,20 +693,22 @@ Test(pop_conv_analysis, thousands_of_open_tasks_at_hundreds_of_sites)
 	free(text_out);
 }
 
-/* A thread's start in process `pid` of command `comm`: a process that makes no task. */
+/* A process of no task: a thread's start in `pid`, whose mpirun child exec'ed `comm`. */
 static void taskless_process(uint32_t pid, const char *comm)
 {
-	struct timeline_event e = {
-		.pid = pid, .tid = pid, .ns = START_NS, .type = TP_RECORD_THREAD_START};
-	snprintf(e.comm, sizeof e.comm, "%s", comm);
-	e.arg[0] = pid;
-	analysis_add(a, &e);
+	struct timeline_event e = {.pid = pid, .tid = pid, .arg = {pid}};
+	for (uint64_t image = 0; image < 3; image++) {
+		snprintf(e.comm, sizeof e.comm, "%s", image == 0 ? "mpirun" : comm);
+		e.ns = START_NS - 2 + image;
+		e.type = image < 2 ? TIMELINE_IMAGE_START : TP_RECORD_THREAD_START;
+		analysis_add(a, &e);
+	}
 }
 
 /*
  * The processes that made no task are said in one line a command (an MPI job's ranks, where each
- * had a paragraph), their lowest pids first, after those that made some; one alone as before.
- */
+ * had a paragraph), their lowest pids first, after those that made some; one alone as before;
+ * each by its last image (mpirun's forked child named each rank "mpirun"). */
 Test(pop_conv_analysis, processes_without_tasks_are_said_in_a_line_a_command)
 {
 	for (uint32_t rank = 0; rank < 12; rank++)
