@@ -17,6 +17,10 @@
  *              (two call addresses, one site to a person: an unrolled loop's copies)
  *   wavefront  a 6x6 grid of 4 ms cells, each depending on the cell above and the cell to its
  *              left: work 144 ms, span (2 * 6 - 1) * 4 = 44 ms
+ *   fan        a task of 40 ms (depend(out)), then 100 tasks that read what it writes (depend(in)),
+ *              all spawned while it runs: the last spins 40 ms, the others 0.2 ms: work 99.8
+ *              ms, span 80 ms. More edges from one task than the live statistics keep in a
+ *              window of their table (32). Its two constructs' sites are "fan (...)"
  *   nested     a parallel region of two threads (from the one that runs the graph), each
  *              the primary of a region of two more: inner thread u of outer thread t spins
  *              (1 + u + 2t) * 50 ms: work 500 ms, span 200 ms through the longest spin, both
@@ -213,6 +217,27 @@ static void wavefront(void)
 	span_ms = took[GRID - 1][GRID - 1];
 }
 
+#define FAN_TASKS 100
+
+static void fan(void)
+{
+	static char read;
+	static double first, last;
+#pragma omp task depend(out : read)
+	first = spin_ms(40);
+	for (int i = 0; i < FAN_TASKS; i++) {
+		double ms = i == FAN_TASKS - 1 ? 40 : 0.2;
+#pragma omp task depend(in : read) firstprivate(ms)
+		{
+			double took = spin_ms(ms);
+			if (ms == 40)
+				last = took;
+		}
+	}
+#pragma omp taskwait
+	span_ms = first + last;
+}
+
 /*
  * Nested parallel regions (OpenMP's nesting on for them): the span is the longest spin after the
  * two forks before it, each timed on the thread that makes it: the outer one from before it to
@@ -294,6 +319,7 @@ int main(int argc, char **argv)
 			    : strcmp(graph, "wide") == 0         ? wide_graph
 			    : strcmp(graph, "exits") == 0        ? exits
 			    : strcmp(graph, "wavefront") == 0    ? wavefront
+			    : strcmp(graph, "fan") == 0          ? fan
 			    : strcmp(graph, "tree") == 0 || twin ? tree
 			    : strcmp(graph, "nested") == 0       ? nested
 								 : chain;

@@ -6,11 +6,22 @@
  */
 #include "live_private.h"
 
-/* A dependence's home, by its predecessor's id: those of consecutive ids TASK_STRIDE apart (a
- * loop's tasks' edges, many alive at once, leave room between them). */
-static uint32_t dependence_home(uint64_t predecessor)
+#include "hash.h"
+
+/* The first entry of window `k` (< DEPENDENCE_HOMES) of a predecessor's edges: the first,
+ * consecutive ids DEPENDENCE_STRIDE entries apart; the others, its id hashed. */
+static uint32_t dependence_home(uint64_t predecessor, unsigned k)
 {
-	return (uint32_t)(predecessor * TASK_STRIDE) & (DEPENDENCE_SLOTS - 1);
+	if (k == 0)
+		return (uint32_t)(predecessor * DEPENDENCE_STRIDE) & (DEPENDENCE_SLOTS - 1);
+	return (uint32_t)tp_hash_pair(predecessor, k) & (DEPENDENCE_SLOTS - 1);
+}
+
+/* The entry `i` of a predecessor's windows, the first's first entry its 0. */
+static struct dependence *dependence_at(uint64_t predecessor, unsigned i)
+{
+	uint32_t home = dependence_home(predecessor, i / DEPENDENCE_WINDOW);
+	return &dependences[(home + i % DEPENDENCE_WINDOW) & (DEPENDENCE_SLOTS - 1)];
 }
 
 /*
@@ -28,10 +39,9 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 	if (p != NULL && s != NULL && p != s) {
 		struct tp_span_task *pred = span_of(p), *succ = span_of(s);
 		struct tp_live_path known = pred->in;
-		uint32_t h = dependence_home(predecessor);
 		struct dependence *d = NULL;
-		for (unsigned k = 0; k < DEPENDENCE_WINDOW && d == NULL; k++) {
-			struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+		for (unsigned k = 0; k < DEPENDENCE_HOMES * DEPENDENCE_WINDOW && d == NULL; k++) {
+			struct dependence *at = dependence_at(predecessor, k);
 			uint64_t empty = 0;
 			if (__atomic_load_n(&at->predecessor, __ATOMIC_RELAXED) == 0 &&
 			    __atomic_compare_exchange_n(&at->predecessor, &empty, ENTRY_FILLING,
@@ -67,10 +77,10 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
  */
 void live_successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end)
 {
-	uint32_t h = dependence_home(predecessor);
 	for (unsigned k = 0, found = 0;
-	     k < DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX); k++) {
-		struct dependence *at = &dependences[(h + k) & (DEPENDENCE_SLOTS - 1)];
+	     k < DEPENDENCE_HOMES * DEPENDENCE_WINDOW && (found < edges || edges == UINT8_MAX);
+	     k++) {
+		struct dependence *at = dependence_at(predecessor, k);
 		if (__atomic_load_n(&at->predecessor, __ATOMIC_ACQUIRE) != predecessor)
 			continue;
 		uint64_t successor = __atomic_load_n(&at->successor, __ATOMIC_RELAXED);

@@ -76,12 +76,20 @@ _Static_assert(sizeof(struct task_entry) == 16, "2^18 entries of 16 bytes, as sa
 /*
  * Dependences between tasks alive, for the span: an edge is kept by its predecessor's id, in one
  * of DEPENDENCE_WINDOW entries from its home, until the predecessor ends and folds its path into
- * its successor. A dependence that finds its window full is counted and left out (the span may
- * then be short). 2^16 entries of 16 bytes: 1 MiB reserved, touched as dependences arrive.
+ * its successor. Homes are DEPENDENCE_STRIDE entries a consecutive id apart: a program that
+ * spawns its whole graph before it runs (KASTORS' sparselu, 42,000 tasks with 3 edges each on
+ * average) has that many predecessors alive at once, whose edges each take their own lines. An
+ * edge that finds its window full takes one in its predecessor's next window, DEPENDENCE_HOMES
+ * windows at most, the others' homes its id hashed: a task many others read (sparselu's diagonal
+ * block, read by 98 tasks; a task 100 read in preload-tests' fan graph) spills over. One that
+ * finds all of them full is counted and left out (the span may then be short). 2^18 entries of
+ * 16 bytes: 4 MiB reserved, touched as dependences arrive.
  */
-#define DEPENDENCE_SLOTS_LOG2 16
+#define DEPENDENCE_SLOTS_LOG2 18
 #define DEPENDENCE_SLOTS      (1u << DEPENDENCE_SLOTS_LOG2)
 #define DEPENDENCE_WINDOW     32
+#define DEPENDENCE_STRIDE     8
+#define DEPENDENCE_HOMES      8
 
 struct dependence {
 	uint64_t predecessor; /* 0: free */
