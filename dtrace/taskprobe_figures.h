@@ -349,6 +349,43 @@ static inline void tp_live_share_words(char *out, size_t size, double share, int
 	}
 }
 
+/*
+ * What the live statistics of header `h` (a reader's copy or the file's own) could not count, in
+ * words, "; " between two, or "": the console's "not counted:" line and the exit report's alike.
+ */
+static inline void tp_live_losses_words(char *out, size_t size, const struct tp_live_header *h)
+{
+	char threads_beyond[64], waiting_beyond[96];
+	snprintf(threads_beyond, sizeof threads_beyond, "threads beyond %d at once not counted",
+		 TP_LIVE_THREADS);
+	snprintf(waiting_beyond, sizeof waiting_beyond,
+		 "threads that only waited not listed (beyond %d at once)",
+		 TP_LIVE_WAITING_THREADS);
+	const struct {
+		uint64_t count;
+		const char *what;
+	} losses[] = {
+		{__atomic_load_n(&h->threads_uncounted, __ATOMIC_RELAXED), threads_beyond},
+		{__atomic_load_n(&h->threads_without_space, __ATOMIC_RELAXED),
+		 "threads not counted (no space left for the statistics' file)"},
+		{__atomic_load_n(&h->waiting_threads_unlisted, __ATOMIC_RELAXED), waiting_beyond},
+		{__atomic_load_n(&h->tasks_untracked, __ATOMIC_RELAXED),
+		 "tasks (too many alive at once) left out"},
+		{__atomic_load_n(&h->dependences_dropped, __ATOMIC_RELAXED),
+		 "dependences found their table full (the span may be short)"},
+		{__atomic_load_n(&h->events_dropped, __ATOMIC_RELAXED),
+		 "signal handlers' events not counted"},
+	};
+	size_t used = 0;
+	if (size > 0)
+		out[0] = '\0';
+	for (size_t i = 0; i < sizeof losses / sizeof losses[0] && used < size; i++)
+		if (losses[i].count > 0)
+			used += (size_t)snprintf(
+				out + used, size - used, "%s%llu %s", used > 0 ? "; " : "",
+				(unsigned long long)losses[i].count, losses[i].what);
+}
+
 /* The line that says what "?" and ">=" mean (tp_live_no_share_words, tp_live_share_words), empty
  * when no site was given up. */
 static inline void tp_live_path_other_words(char *out, size_t size, uint64_t other_ns,

@@ -194,6 +194,14 @@ Test(top, many_tasks_alive_at_once_are_counted_and_those_beyond_the_table_are_sa
 				      : strstr(run.err, "left out") == NULL,
 			  "%s: %s", want, run.err);
 		tp_run_free(&run);
+		/* the exit report says it too, in the same words */
+		tp_run(TP_PRELOADED, (const char *[]){tp_target("omp_shapes"), "gate", n, NULL},
+		       (const char *[]){"TASKPROBE_REPORT=stderr", NULL}, &run);
+		cr_assert_eq(run.status, 0, "%s", run.err);
+		cr_expect(all > table ? strstr(run.err, want) != NULL
+				      : strstr(run.err, "left out") == NULL,
+			  "the report: %s: %s", want, run.err);
+		tp_run_free(&run);
 	}
 }
 

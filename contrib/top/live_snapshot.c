@@ -305,6 +305,7 @@ static void read_header(struct snapshot_read *r)
 	out->header.ns_per_tsc_2_32 = load64(&h->ns_per_tsc_2_32);
 	out->header.threads_uncounted = load64(&h->threads_uncounted);
 	out->header.tasks_untracked = load64(&h->tasks_untracked);
+	out->header.dependences_dropped = load64(&h->dependences_dropped);
 	out->header.events_dropped = load64(&h->events_dropped);
 	out->header.stacks_dropped = load64(&h->stacks_dropped);
 	out->header.threads_without_space = load64(&h->threads_without_space);

@@ -508,32 +508,7 @@ void title_line(char *out, size_t size, const struct live_snapshot *s, enum prog
 /* What the statistics could not count, in words ("; " between two), or "". */
 void losses_line(char *out, size_t size, const struct live_snapshot *s)
 {
-	const struct tp_live_header *h = &s->header;
-	char threads_beyond[64];
-	snprintf(threads_beyond, sizeof threads_beyond, "threads beyond %d at once not counted",
-		 TP_LIVE_THREADS);
-	char waiting_beyond[96];
-	snprintf(waiting_beyond, sizeof waiting_beyond,
-		 "threads that only waited not listed (beyond %d at once)",
-		 TP_LIVE_WAITING_THREADS);
-	const struct {
-		uint64_t count;
-		const char *what;
-	} losses[] = {
-		{h->threads_uncounted, threads_beyond},
-		{h->threads_without_space, "threads not counted (no space left for the "
-					   "statistics' file)"},
-		{h->waiting_threads_unlisted, waiting_beyond},
-		{h->tasks_untracked, "tasks (too many alive at once) left out"},
-		{h->events_dropped, "signal handlers' events not counted"},
-	};
-	size_t used = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < sizeof losses / sizeof losses[0] && used < size; i++)
-		if (losses[i].count > 0)
-			used += (size_t)snprintf(
-				out + used, size - used, "%s%llu %s", used > 0 ? "; " : "",
-				(unsigned long long)losses[i].count, losses[i].what);
+	tp_live_losses_words(out, size, &s->header);
 }
 
 /* The waits table: per call site of the program's waits (any thread's), most time first. */

@@ -418,9 +418,8 @@ void tp_report_work_span(FILE *out)
 		tp_live_granularity_words(words, sizeof words, site_text(f, name, sizeof name), &g);
 		fprintf(out, "  %s\n", words);
 	}
-	if (h->dependences_dropped > 0)
-		fprintf(out,
-			"  (%" PRIu64
-			" dependences found their table full: the span may be short)\n",
-			h->dependences_dropped);
+	char lost[640];
+	tp_live_losses_words(lost, sizeof lost, h);
+	if (lost[0] != '\0')
+		fprintf(out, "  (not counted: %s)\n", lost);
 }
