@@ -198,6 +198,41 @@ Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_r
 	tp_terminal_stop(&t);
 }
 
+/*
+ * The last site selected in a short terminal scrolls the first ones out; a taller one shows them
+ * again (LULESH's 30 regions: the selection's site sorted down while the waits' table below was
+ * long, and five rows stayed hidden above with four empty below).
+ */
+Test(top, a_taller_terminal_shows_the_sites_a_shorter_one_scrolled_out)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	struct tp_terminal t;
+	/* by site, ascending: "(no site...)" first, then the constructs in line order */
+	start_console(&t, "--sort site --reverse", 200, "screen", 200, 45);
+	free(tp_terminal_wait_for(&t, QUICK_SITE, SCREEN_WAIT));
+	free(tp_terminal_wait_for(&t, "sorted by site, ascending", SCREEN_WAIT));
+	tp_terminal_keys(&t, "Down Down Down Down Down Down");
+	tp_terminal_resize(&t, 200, 14);
+	char *screen = NULL;
+	for (int look = 0; look < 50 && (screen == NULL || strstr(screen, "(no site") != NULL);
+	     look++) {
+		free(screen);
+		tp_sleep_ms(100);
+		screen = tp_terminal_screen(&t, false);
+	}
+	cr_assert(strstr(screen, "(no site") == NULL, "never scrolled:\n%s", screen);
+	free(screen);
+	tp_terminal_resize(&t, 200, 45);
+	screen = tp_terminal_wait_for(&t, "(no site", 5000);
+	cr_expect(strstr(screen, "(no site") != NULL && strstr(screen, QUICK_SITE) != NULL, "%s",
+		  screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	free(tp_terminal_wait_for(&t, "[exit 0]", 60000));
+	tp_terminal_stop(&t);
+}
+
 Test(top, colours_degrade_to_attributes_and_a_dumb_terminal_gets_plain_snapshots)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);

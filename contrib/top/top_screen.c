@@ -191,6 +191,10 @@ static void draw_tables(struct screen *sc)
 		sc->first_site = sc->selected_index;
 	if (sc->selected_index >= sc->first_site + site_rows)
 		sc->first_site = sc->selected_index - site_rows + 1;
+	/* no row left empty below the last site while sites are scrolled out above (the window
+	 * grown since it scrolled: a taller terminal, fewer threads or waits below it) */
+	if (sc->first_site > (int)s->n_sites - site_rows)
+		sc->first_site = (int)s->n_sites > site_rows ? (int)s->n_sites - site_rows : 0;
 	for (int i = 0; i < site_rows; i++) {
 		int k = sc->first_site + i;
 		if (k >= (int)s->n_sites) {
