@@ -16,6 +16,8 @@
 
 #include "forged_live.h"
 #include "live_view.h"
+#include "taskprobe_contract.h"
+#include "top_lines.h"
 #include "taskprobe_figures.h"
 
 static char dir[] = "/tmp/taskprobe-live-read-XXXXXX";
@@ -265,4 +267,33 @@ Test(live_read, a_share_of_the_span_is_said_alike_by_the_console_and_the_report)
 	site.path_ns = 0;
 	live_format_span_share(said, sizeof said, &snapshot, &site);
 	cr_expect_str_eq(said, "?");
+}
+
+/* A thread's NOW in words (top_lines.c), for a thread parked by its wait: that wait's time once,
+ * and its kind with its article ("parked for 7.26s in a epoll wait at ... for 7.26s" before:
+ * LULESH's Open MPI threads). One parked longer than its wait says both. */
+Test(live_read, a_thread_parked_in_a_wait_says_its_time_once)
+{
+	memset(&snapshot, 0, sizeof snapshot);
+	snapshot.n_threads = 1;
+	struct thread_view *w = &snapshot.threads[0];
+	*w = (struct thread_view){.tid = 42,
+				  .state = TP_LIVE_PARKED,
+				  .wait_kind = TP_WAIT_EPOLL,
+				  .state_for_ns = 7260000000,
+				  .wait_for_ns = 7260000000};
+	snprintf(w->name, sizeof w->name, "%s", "pmix");
+	snprintf(w->wait_site, sizeof w->wait_site, "%s", "0x26724 (libevent_core-2.1.so.7)");
+	struct worker_layout layout = every_worker_column(&snapshot);
+	char line[1024];
+	worker_line(line, sizeof line, &snapshot, w, &layout);
+	cr_expect(strstr(line, "  parked in an epoll wait at 0x26724 (libevent_core-2.1.so.7) for "
+			       "7.26s") != NULL,
+		  "%s", line);
+	w->wait_kind = TP_WAIT_FUTEX;
+	w->wait_for_ns = 2000000000;
+	worker_line(line, sizeof line, &snapshot, w, &layout);
+	cr_expect(strstr(line, "  parked for 7.26s in a futex wait at 0x26724 "
+			       "(libevent_core-2.1.so.7) for 2.00s") != NULL,
+		  "%s", line);
 }

@@ -248,8 +248,10 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 		char wait_for[16];
 		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
 		bool at = words == 2 && w->wait_site[0] != '\0';
-		snprintf(wait, sizeof wait, "%s in a %s wait%s%.*s for %s%s",
-			 w->state == TP_LIVE_POLLING ? "," : "", live_wait_kind_name(w->wait_kind),
+		const char *kind = live_wait_kind_name(w->wait_kind);
+		snprintf(wait, sizeof wait, "%s in %s %s wait%s%.*s for %s%s",
+			 w->state == TP_LIVE_POLLING ? "," : "",
+			 kind[0] == 'e' || strcmp(kind, "mpi") == 0 ? "an" : "a", kind,
 			 at ? " at " : "", at ? (int)sizeof w->wait_site - 1 : 0, w->wait_site,
 			 wait_for, w->wait_task != 0 ? " (blocking its worker)" : "");
 		int others = w->state == TP_LIVE_POLLING
@@ -276,7 +278,14 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 		/* cut where it is long (escaped bytes), as the line that holds it is */
 		snprintf(out, size, "polling %.*s for %s%s", (int)(size / 2), text, how_long, wait);
 	} else if (w->state == TP_LIVE_PARKED) {
-		snprintf(out, size, "parked for %s%s", how_long, wait);
+		/* parked by the wait it is in: its time once ("parked in a poll wait at X for 7.3s",
+		 * not "parked for 7.3s in a poll wait at X for 7.3s") */
+		char wait_for[16];
+		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
+		if (wait[0] != '\0' && strcmp(wait_for, how_long) == 0)
+			snprintf(out, size, "parked%s", wait);
+		else
+			snprintf(out, size, "parked for %s%s", how_long, wait);
 	} else {
 		snprintf(out, size, "%s%s", w->worker ? "between tasks" : "running", wait);
 	}
