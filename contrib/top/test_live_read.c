@@ -5,6 +5,7 @@
  * started (meson test --suite unit: a fraction of a second). The figures read are the ones
  * written; a header whose sizes or offsets do not fit the file, or that names another process,
  * is refused before anything past it is read; a file that shrinks after its opening is said.
+ * And a snapshot's thread in the console's words (top_lines.c).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
