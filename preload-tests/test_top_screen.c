@@ -106,16 +106,22 @@ Test(top, an_unprivileged_user_sees_live_which_site_is_slow_which_blocks_and_how
 	tp_terminal_stop(&t);
 }
 
+/* The console on 200 rounds in 200 x 45, by site, ascending: "(no site...)" first, then the
+ * constructs in line order. */
+static void start_by_site(struct tp_terminal *t)
+{
+	start_console(t, "--sort site --reverse", 200, "screen", 200, 45);
+	free(tp_terminal_wait_for(t, QUICK_SITE, SCREEN_WAIT));
+	free(tp_terminal_wait_for(t, "sorted by site, ascending", SCREEN_WAIT));
+}
+
 Test(top, keys_sort_select_a_site_show_its_histograms_and_stacks_and_survive_a_resize_to_80_columns)
 {
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_terminal t;
-	/* by site, ascending: "(no site...)", then the constructs in line order */
-	start_console(&t, "--sort site --reverse", 200, "screen", 200, 45);
-	free(tp_terminal_wait_for(&t, QUICK_SITE, SCREEN_WAIT));
-	char *screen = tp_terminal_wait_for(&t, "sorted by site, ascending", SCREEN_WAIT);
-	free(screen);
+	start_by_site(&t);
+	char *screen;
 	/* the parallel construct's, the blocker's, then the sleepy tasks' site (all in main) */
 	tp_terminal_keys(&t, "Down Down Down Enter");
 	/* 20 ms polls (once the first has ended, at a refresh): the bucket from 2^24 ns */
@@ -208,10 +214,7 @@ Test(top, a_taller_terminal_shows_the_sites_a_shorter_one_scrolled_out)
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_terminal t;
-	/* by site, ascending: "(no site...)" first, then the constructs in line order */
-	start_console(&t, "--sort site --reverse", 200, "screen", 200, 45);
-	free(tp_terminal_wait_for(&t, QUICK_SITE, SCREEN_WAIT));
-	free(tp_terminal_wait_for(&t, "sorted by site, ascending", SCREEN_WAIT));
+	start_by_site(&t);
 	tp_terminal_keys(&t, "Down Down Down Down Down Down");
 	tp_terminal_resize(&t, 200, 14);
 	char *screen = NULL;
