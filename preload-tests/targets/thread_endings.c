@@ -4,9 +4,13 @@
  * pthread_cond_wait (joined), and detached ones that call pthread_exit or are cancelled inside
  * sem_wait. Exits with status 3 so that the status is checked too.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
@@ -48,9 +52,35 @@ static void post(void *sem)
 	sem_post(sem);
 }
 
+static pid_t waiter; /* the thread cancelled inside sem_wait */
+
+/*
+ * Until thread `tid` is blocked in a futex (its sem_wait's): cancelled between its post and its
+ * wait, a loaded machine's preemption there, it would be cancelled at the wait's entry instead,
+ * where glibc acts on a cancellation before it waits at all.
+ */
+static void until_blocked(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	for (int look = 0; look < 20000; look++) {
+		FILE *f = fopen(path, "r");
+		long number = -1;
+		if (f != NULL) {
+			if (fscanf(f, "%ld", &number) != 1)
+				number = -1;
+			fclose(f);
+		}
+		if (number == SYS_futex)
+			return;
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+}
+
 void *ends_detached_by_cancel(void *arg)
 {
 	pthread_cleanup_push(post, &cancelled);
+	waiter = (pid_t)syscall(SYS_gettid);
 	sem_post(&cancel_me);
 	sem_wait(&never_posted);
 	pthread_cleanup_pop(0);
@@ -90,6 +120,7 @@ int main(void)
 	pthread_create(&e, &detached, ends_detached_by_cancel, NULL);
 	while (sem_wait(&cancel_me) != 0)
 		;
+	until_blocked(waiter);
 	pthread_cancel(e);
 	while (sem_wait(&cancelled) != 0)
 		;
