@@ -285,6 +285,8 @@ static void draw(struct screen *sc)
 	int at = snprintf(sort, sizeof sort, "sorted by %s, %s", live_column_name(sc->sort),
 			  sc->ascending ? "ascending" : "descending");
 	tp_live_path_other_words(other, sizeof other, s->path_other_ns, s->path_ns);
+	if (at + 2 + (int)strlen(other) > COLS) /* cut, it would lose what "?" means */
+		tp_live_path_other_brief_words(other, sizeof other, s->path_other_ns, s->path_ns);
 	if (other[0] != '\0' && at > 0 && (size_t)at < sizeof sort)
 		snprintf(sort + at, sizeof sort - (size_t)at, "; %s", other);
 	if (line[0] != '\0') {
