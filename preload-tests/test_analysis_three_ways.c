@@ -265,10 +265,11 @@ Test(analysis, top_and_the_report_give_independent_tasks_the_span_of_one, .timeo
 	online_known_graph("flat", 2, NULL); /* one task's, split at its critical section */
 }
 
-/* One task read by 100 (the fan graph): its edges fill its window of the live statistics' table
- * and spill into the next ones; one left out (the last reader, 40 ms, started after its spawn
- * rather than after the task) made the span half the truth. Its two sites' fragments: one each. */
-Test(analysis, top_and_the_report_give_a_task_read_by_100_its_span, .timeout = 120)
+/* One task read by 300 (the fan graph): its edges fill its windows of the live statistics' table
+ * and the rest wait in an overflow record; one left out (the last reader, 40 ms, started after
+ * its spawn rather than after the task) made the span half the truth. Its two sites' fragments:
+ * one each. */
+Test(analysis, top_and_the_report_give_a_task_read_by_300_its_span, .timeout = 120)
 {
 	struct three_ways w;
 	online_known_graph("fan", 2, &w);

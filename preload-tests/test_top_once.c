@@ -144,7 +144,9 @@ Test(top, attaches_to_a_program_started_by_taskprobe_run_and_says_when_there_is_
  * A task that runs the whole program (a recursion's root): while it runs, a second after its
  * spawn, its site is said to have none ended, and the site of the short tasks it spawns, which
  * end, is not; its 30 ms polls, most of the time going on, are said as polling that long now;
- * once it ended, its site has none ended no more.
+ * once it ended, its site has none ended no more. It runs 10 s, so that a loaded machine, where
+ * each `top --once` takes long and the root's poll is long half of its steps, still gives
+ * enough snapshots (beside a CI run, 4 s gave none that caught it polling).
  */
 Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 90)
 {
@@ -157,7 +159,7 @@ Test(top, a_site_whose_tasks_all_run_on_is_said_to_have_none_ended, .timeout = 9
 	const char *target = tp_unprivileged_copy(tp_target("omp_long_root"));
 	struct tp_run program;
 	tp_start(TP_PLAIN,
-		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--", target, "4000", NULL},
+		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--", target, "10000", NULL},
 		 NULL, &program);
 	char pid[16];
 	snprintf(pid, sizeof pid, "%d", (int)program.pid);

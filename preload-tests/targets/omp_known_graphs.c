@@ -17,10 +17,10 @@
  *              (two call addresses, one site to a person: an unrolled loop's copies)
  *   wavefront  a 6x6 grid of 4 ms cells, each depending on the cell above and the cell to its
  *              left: work 144 ms, span (2 * 6 - 1) * 4 = 44 ms
- *   fan        a task of 40 ms (depend(out)), then 100 tasks that read what it writes (depend(in)),
- *              all spawned while it runs: the last spins 40 ms, the others 0.2 ms: work 99.8
- *              ms, span 80 ms. More edges from one task than the live statistics keep in a
- *              window of their table (32). Its two constructs' sites are "fan (...)"
+ *   fan        a task of 40 ms (depend(out)), then 300 tasks that read what it writes (depend(in)),
+ *              all spawned while it runs: the last spins 40 ms, the others 0.1 ms: work 109.9
+ *              ms, span 80 ms. More edges from one task than the live statistics keep in their
+ *              table's windows (256). Its two constructs' sites are "fan (...)"
  *   nested     a parallel region of two threads (from the one that runs the graph), each
  *              the primary of a region of two more: inner thread u of outer thread t spins
  *              (1 + u + 2t) * 50 ms: work 500 ms, span 200 ms through the longest spin, both
@@ -217,7 +217,7 @@ static void wavefront(void)
 	span_ms = took[GRID - 1][GRID - 1];
 }
 
-#define FAN_TASKS 100
+#define FAN_TASKS 300
 
 static void fan(void)
 {
@@ -226,7 +226,7 @@ static void fan(void)
 #pragma omp task depend(out : read)
 	first = spin_ms(40);
 	for (int i = 0; i < FAN_TASKS; i++) {
-		double ms = i == FAN_TASKS - 1 ? 40 : 0.2;
+		double ms = i == FAN_TASKS - 1 ? 40 : 0.1;
 #pragma omp task depend(in : read) firstprivate(ms)
 		{
 			double took = spin_ms(ms);

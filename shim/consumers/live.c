@@ -63,10 +63,8 @@ static inline uint32_t task_row(uint32_t site)
 	return task_row_asked(site);
 }
 
-/*
- * Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
- * when every window of its homes is full (counted).
- */
+/* Claims an entry for `task` and fills it; its id is published last, with the entry whole. NULL
+ * when every window of its homes is full (counted). */
 static struct task_entry *task_insert(uint64_t task, uint32_t row, uint32_t region,
 				      struct tp_span_task *span, uint64_t ready_ns)
 {
@@ -299,10 +297,8 @@ void tp_live_task_wake(uint64_t task, uint64_t at)
 	leave();
 }
 
-/*
- * A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
- * counted at its next poll (sync_wait_ends), in the site's row.
- */
+/* A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
+ * counted at its next poll (sync_wait_ends), in the site's row. */
 static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t site)
 {
 	t->sync_row = 0;
@@ -371,6 +367,8 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (barrier)
 			live_barrier_join(suspended, now, &frozen);
 		bool first = !t->started;
+		if (first && __builtin_expect(t->overflow_record != 0, 0))
+			live_overflow_join(t, &e->task, task);
 		/* at a switch (poll_ended's `next_polled`) local.polled is the task switched out */
 		if (first && t->nestable && local.span.last_task == t->parent) {
 			if (switched)
@@ -625,6 +623,8 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 		edges = now_edges > edges ? now_edges : edges;
 		if (edges > 0)
 			live_successors_follow(task, edges, &end);
+		if (__builtin_expect(__atomic_load_n(&t->overflowed, __ATOMIC_SEQ_CST), 0))
+			live_overflow_ended(task, &end);
 	}
 	tp_span_free(&local.span_cache, t);
 	return parent;

@@ -8,6 +8,100 @@
 
 #include "hash.h"
 
+#include <string.h>
+
+/*
+ * Predecessors whose edges found all their windows full (a task read by more than 256 tasks
+ * while it runs: omp_shapes' gate, read by 300,000): their successors wait for their end in a
+ * record of their own instead, each holding the record's index and generation; the
+ * predecessor's end writes its path there once, each successor takes it at its first poll, and
+ * the last one frees the record. A successor that waits on a second such predecessor, or finds
+ * no record free, is left out as before (counted). Taken and given back under one lock: a path
+ * only tasks of such a fan-out take, never a task's common one.
+ */
+#define OVERFLOWS 64
+
+struct overflow {
+	uint64_t predecessor; /* 0: free */
+	uint32_t waiting;     /* successors holding it, not yet polled */
+	uint16_t generation;
+	bool ended;
+	struct tp_live_path end;
+};
+
+static struct overflow overflows[OVERFLOWS];
+static int overflows_lock;
+
+/* Successor `succ` waits for `predecessor` (state `pred`) in its record; false when it cannot. */
+static bool overflow_attach(uint64_t predecessor, struct tp_span_task *pred,
+			    struct tp_span_task *succ)
+{
+	if (__atomic_load_n(&succ->overflow_record, __ATOMIC_RELAXED) != 0)
+		return false;
+	tp_spin_lock(&overflows_lock);
+	struct overflow *o = NULL, *free_one = NULL;
+	for (unsigned i = 0; i < OVERFLOWS && o == NULL; i++) {
+		if (overflows[i].predecessor == predecessor)
+			o = &overflows[i];
+		else if (overflows[i].predecessor == 0 && free_one == NULL)
+			free_one = &overflows[i];
+	}
+	if (o == NULL && free_one != NULL) {
+		o = free_one;
+		*o = (struct overflow){.predecessor = predecessor,
+				       .generation = (uint16_t)(o->generation + 1)};
+	}
+	if (o != NULL) {
+		o->waiting++;
+		__atomic_store_n(&succ->overflow_generation, o->generation, __ATOMIC_RELAXED);
+		__atomic_store_n(&succ->overflow_record, (uint8_t)(o - overflows + 1),
+				 __ATOMIC_RELAXED);
+	}
+	tp_spin_unlock(&overflows_lock);
+	if (o != NULL && !__atomic_load_n(&pred->overflowed, __ATOMIC_RELAXED))
+		__atomic_store_n(&pred->overflowed, true, __ATOMIC_SEQ_CST);
+	return o != NULL;
+}
+
+void live_overflow_ended(uint64_t predecessor, const struct tp_live_path *end)
+{
+	tp_spin_lock(&overflows_lock);
+	for (unsigned i = 0; i < OVERFLOWS; i++)
+		if (overflows[i].predecessor == predecessor && !overflows[i].ended) {
+			overflows[i].end = *end;
+			overflows[i].ended = true;
+			break;
+		}
+	tp_spin_unlock(&overflows_lock);
+}
+
+void live_overflow_join(struct tp_span_task *t, const uint64_t *task_id, uint64_t task)
+{
+	unsigned record = __atomic_load_n(&t->overflow_record, __ATOMIC_RELAXED);
+	struct tp_live_path end;
+	bool ended = false;
+	tp_spin_lock(&overflows_lock);
+	struct overflow *o = &overflows[record - 1];
+	if (o->predecessor != 0 && o->generation == t->overflow_generation) {
+		if ((ended = o->ended))
+			end = o->end;
+		if (--o->waiting == 0)
+			o->predecessor = 0;
+	}
+	tp_spin_unlock(&overflows_lock);
+	__atomic_store_n(&t->overflow_record, 0, __ATOMIC_RELAXED);
+	if (ended)
+		tp_span_predecessor_ended(t, task_id, task, &end);
+	else /* its predecessor ended before it saw the record: the path to its start, as before */
+		count(&header->dependences_dropped);
+}
+
+void live_overflows_forget(void)
+{
+	memset(overflows, 0, sizeof overflows);
+	overflows_lock = 0;
+}
+
 /* The first entry of window `k` (< DEPENDENCE_HOMES) of a predecessor's edges: the first,
  * consecutive ids DEPENDENCE_STRIDE entries apart; the others, its id hashed. */
 static uint32_t dependence_home(uint64_t predecessor, unsigned k)
@@ -49,7 +143,9 @@ void tp_live_task_dependence(uint64_t predecessor, uint64_t successor)
 				d = at;
 		}
 		if (d == NULL) {
-			count(&header->dependences_dropped);
+			/* its path so far, all the successor gets should the record not be had */
+			if (!overflow_attach(predecessor, pred, succ))
+				count(&header->dependences_dropped);
 			tp_span_predecessor_ended(succ, &s->task, successor, &known);
 		} else {
 			__atomic_store_n(&d->successor, successor, __ATOMIC_RELAXED);

@@ -516,6 +516,12 @@ static inline struct tp_span_task *span_of(const struct task_entry *e)
  * start after it, and their edges go (live_dependences.c).
  */
 void live_successors_follow(uint64_t predecessor, unsigned edges, const struct tp_live_path *end);
+/* A predecessor whose successors wait in an overflow record ended with `end` (its `overflowed`),
+ * and a successor holding a record (its `overflow_record`) polled first: it starts after that
+ * end, when it was written (live_dependences.c). After a fork, none is held. */
+void live_overflow_ended(uint64_t predecessor, const struct tp_live_path *end);
+void live_overflow_join(struct tp_span_task *t, const uint64_t *task_id, uint64_t task);
+void live_overflows_forget(void);
 
 /* The calling thread's slot for `need`, taken if it has none (live_slots.c). */
 __attribute__((noinline)) bool live_slot_for(enum slot_need need);

@@ -298,6 +298,7 @@ void tp_live_child_after_fork(void)
 	reserve(sync_waited_stacks, SYNC_WAITED_BYTES);
 	memset(&last_barrier, 0, sizeof last_barrier);
 	dependences_seen = false;
+	live_overflows_forget();
 	header = NULL;
 	memset(&local, 0, sizeof local);
 	stacks_lock = 0;

@@ -138,10 +138,8 @@ static inline unsigned tp_span_join_steps(enum tp_span_join join)
 	return 0;
 }
 
-/*
- * The steps of the poll start of a task polled once before, whose last poll ended waiting in
- * `sync`; for a task switched out, tp_span_follows_thread's arguments.
- */
+/* The steps of the poll start of a task polled once before, whose last poll ended waiting in
+ * `sync`; for a task switched out, tp_span_follows_thread's arguments. */
 static inline unsigned tp_span_start_steps(unsigned sync, bool ran_undeferred,
 					   bool thread_ran_another, bool thread_free_after)
 {
@@ -521,6 +519,9 @@ struct tp_span_task {
 	/* `desc` is `kids` (tp_span_desc): the same children ended, none of them with descendants
 	 * ended before it, since both were last forgotten; kept once, not twice, at each end */
 	bool desc_is_kids;
+	bool overflowed; /* its successors wait in an overflow record (live_dependences.c) */
+	uint8_t overflow_record;      /* as a successor, its record there plus 1 (0: none), and */
+	uint16_t overflow_generation; /* the record's generation then */
 	/* the live statistics' times of the task (the converter's analysis keeps its own) */
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */
 	/* its last poll ended unfinished, not yet polled again: 0 when not */
@@ -636,10 +637,8 @@ static inline void tp_span_path_add(struct tp_live_path *p, unsigned at, uint64_
 	tp_span_path_extend(p, at, ns, true);
 }
 
-/*
- * `into` becomes `p` when `p` is longer; it ended when the later of them did, and its placed
- * length is the larger of the two (each joins the fragment after).
- */
+/* `into` becomes `p` when `p` is longer; it ended when the later of them did, and its placed
+ * length is the larger of the two (each joins the fragment after). */
 static inline void tp_span_path_max(struct tp_live_path *into, const struct tp_live_path *p)
 {
 	uint64_t ended = p->ended_ns > into->ended_ns ? p->ended_ns : into->ended_ns;

@@ -148,6 +148,8 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 	t->ran_undeferred = false;
 	t->nestable = nestable;
 	t->successors = 0;
+	t->overflowed = false;
+	t->overflow_record = 0;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
 	t->holding = false;
