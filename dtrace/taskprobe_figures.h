@@ -386,16 +386,24 @@ static inline void tp_live_losses_words(char *out, size_t size, const struct tp_
 				(unsigned long long)losses[i].count, losses[i].what);
 }
 
-/* The share of the span in sites not kept, in words ("12.8%", "under 0.1%"). */
-static inline void tp_live_path_other_share(char *out, size_t size, uint64_t other_ns,
-					    uint64_t path_ns)
+/*
+ * The share of the span in sites not kept, in words ("12.8%", "under 0.1%"), in `said` (16
+ * bytes); false, `out` emptied, when no site was given up.
+ */
+static inline int tp_live_path_other_share(char *said, char *out, size_t size, uint64_t other_ns,
+					   uint64_t path_ns)
 {
+	if (other_ns == 0 || path_ns == 0) {
+		snprintf(out, size, "%s", "");
+		return 0;
+	}
 	double share = 100.0 * (double)other_ns / (double)path_ns;
 	/* (a poll going on that is the span's end leaves the path before it: a small share) */
 	if (share < 0.05)
-		snprintf(out, size, "under 0.1%%");
+		snprintf(said, 16, "under 0.1%%");
 	else
-		snprintf(out, size, "%.1f%%", share);
+		snprintf(said, 16, "%.1f%%", share);
+	return 1;
 }
 
 /* The line that says what "?" and ">=" mean (tp_live_no_share_words, tp_live_share_words), empty
@@ -403,31 +411,25 @@ static inline void tp_live_path_other_share(char *out, size_t size, uint64_t oth
 static inline void tp_live_path_other_words(char *out, size_t size, uint64_t other_ns,
 					    uint64_t path_ns)
 {
-	if (other_ns == 0 || path_ns == 0) {
-		snprintf(out, size, "%s", "");
-		return;
-	}
 	char said[16];
-	tp_live_path_other_share(said, sizeof said, other_ns, path_ns);
-	snprintf(out, size,
-		 "%s of the span in sites the live statistics did not keep (a path keeps %u; "
-		 "\"?\": on it or not, not known; \">=\": its time since it was kept again): "
-		 "`taskprobe-timeline --analyze` of a recording names every site on it",
-		 said, (unsigned)TP_LIVE_PATH_SITES);
+	if (tp_live_path_other_share(said, out, size, other_ns, path_ns))
+		snprintf(out, size,
+			 "%s of the span in sites the live statistics did not keep (a path keeps "
+			 "%u; \"?\": on it or not, not known; \">=\": its time since it was kept "
+			 "again): `taskprobe-timeline --analyze` of a recording names every site "
+			 "on it",
+			 said, (unsigned)TP_LIVE_PATH_SITES);
 }
 
 /* The same, brief, for a line that the other would overflow (the console's screen). */
 static inline void tp_live_path_other_brief_words(char *out, size_t size, uint64_t other_ns,
 						  uint64_t path_ns)
 {
-	if (other_ns == 0 || path_ns == 0) {
-		snprintf(out, size, "%s", "");
-		return;
-	}
 	char said[16];
-	tp_live_path_other_share(said, sizeof said, other_ns, path_ns);
-	snprintf(out, size, "%s of the span in sites not kept (\"?\"; --analyze names them all)",
-		 said);
+	if (tp_live_path_other_share(said, out, size, other_ns, path_ns))
+		snprintf(out, size,
+			 "%s of the span in sites not kept (\"?\"; --analyze names them all)",
+			 said);
 }
 
 /*
