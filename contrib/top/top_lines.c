@@ -240,15 +240,14 @@ struct worker_layout worker_layout(const struct live_snapshot *s, int width)
 static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 		       const struct thread_view *w, int width)
 {
-	char how_long[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
+	char how_long[16], wait_for[16], wait[LIVE_SHOWN(TP_LIVE_SITE_TEXT) + 128] = "";
 	live_format_ns(how_long, sizeof how_long, w->state_for_ns);
+	live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
+	const char *kind = live_wait_kind_name(w->wait_kind);
 	/* the wait it is in; where the line is too narrow, without its site, then left out (the
 	 * row's colour tells a wait blocks its worker) */
 	for (int words = w->wait_kind != 0 ? 2 : 0; words > 0; words--) {
-		char wait_for[16];
-		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
 		bool at = words == 2 && w->wait_site[0] != '\0';
-		const char *kind = live_wait_kind_name(w->wait_kind);
 		snprintf(wait, sizeof wait, "%s in %s %s wait%s%.*s for %s%s",
 			 w->state == TP_LIVE_POLLING ? "," : "",
 			 kind[0] == 'e' || strcmp(kind, "mpi") == 0 ? "an" : "a", kind,
@@ -280,8 +279,6 @@ static void worker_now(char *out, size_t size, const struct live_snapshot *s,
 	} else if (w->state == TP_LIVE_PARKED) {
 		/* parked by the wait it is in: its time once ("parked in a poll wait at X for 7.3s",
 		 * not "parked for 7.3s in a poll wait at X for 7.3s") */
-		char wait_for[16];
-		live_format_ns(wait_for, sizeof wait_for, w->wait_for_ns);
 		if (wait[0] != '\0' && strcmp(wait_for, how_long) == 0)
 			snprintf(out, size, "parked%s", wait);
 		else
