@@ -48,13 +48,18 @@ static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_
 
 /*
  * The figures' one reading of a log2 histogram (TP_LIVE_BUCKETS: bucket b counts [2^b, 2^(b+1))
- * ns), for the exit report and the console alike: the value at `fraction` of its counts (0.5: the
- * median), interpolated inside its bucket, never beyond `longest` (the longest value seen, where
- * kept; 0: not kept); 0 when it is empty. A bucket's bounds or middle would be off by up to half
- * the value (192 ns, 768 ns: the middles of buckets), and two readers' figures would differ.
+ * ns), for the exit report, the console and --analyze alike: the value at `fraction` of its
+ * counts (0.5: the median), interpolated inside its bucket, never beyond `longest` (the longest
+ * value seen, where kept; 0: not kept); 0 when it is empty. A bucket's bounds or middle would be
+ * off by up to half the value (192 ns, 768 ns: the middles of buckets), and two readers' figures
+ * would differ. Where the histogram has them (not NULL), `positions` and `positioned` say where
+ * in its bucket its values lie (tp_live_position's added up, of how many): around their mean
+ * position, as far as the nearer bound, not over the whole bucket. Tasks of 1 ms each read 1 ms,
+ * not the 786 us of [2^19, 2^20) ns read at half.
  */
 static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fraction,
-					uint64_t longest)
+					uint64_t longest, const uint64_t *positions,
+					const uint64_t *positioned)
 {
 	uint64_t total = 0;
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
@@ -68,6 +73,16 @@ static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fracti
 			continue;
 		if (seen + (double)histogram[b] >= wanted) {
 			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
+			if (positions != NULL && positioned[b] != 0) {
+				/* a position is the start of its 256th: the mean of values all in one
+				 * 256th is half a 256th on */
+				double at = ((double)positions[b] / (double)positioned[b] + 0.5) /
+					    (1u << TP_LIVE_POSITION_BITS),
+				       mean = low + (high - low) * at,
+				       half = mean - low < high - mean ? mean - low : high - mean;
+				low = mean - half;
+				high = mean + half;
+			}
 			value = (uint64_t)(low +
 					   (high - low) * (wanted - seen) / (double)histogram[b]);
 			break;
@@ -95,15 +110,15 @@ static inline void tp_live_granularity_judge(struct tp_live_granularity *g, uint
 		       tp_live_too_small(g->task_ns, g->spawn_ns, g->start_ns);
 }
 
-/* The figures and verdict from the live statistics' histograms (expanded to TP_LIVE_BUCKETS). */
+/* The figures and verdict from the live statistics' cost figures. */
 static inline struct tp_live_granularity
-tp_live_granularity_of(const uint64_t *task_time_histogram, const uint64_t *spawn_gap_histogram,
-		       const uint64_t *start_delay_histogram, uint64_t tasks_done, int by_executor)
+tp_live_granularity_of(const struct tp_live_costs *c, uint64_t tasks_done, int by_executor)
 {
 	struct tp_live_granularity g = {
-		.task_ns = tp_live_quantile(task_time_histogram, 0.5, 0),
-		.spawn_ns = tp_live_quantile(spawn_gap_histogram, 0.5, 0),
-		.start_ns = tp_live_quantile(start_delay_histogram, 0.5, 0),
+		.task_ns = tp_live_quantile(c->task_time, 0.5, 0, c->task_time_positions,
+					    c->task_time_positioned),
+		.spawn_ns = tp_live_quantile(c->spawn_gap, 0.5, 0, NULL, NULL),
+		.start_ns = tp_live_quantile(c->start_delay, 0.5, 0, NULL, NULL),
 	};
 	tp_live_granularity_judge(&g, tasks_done, by_executor);
 	return g;
@@ -133,6 +148,23 @@ static inline const char *tp_live_duration_text(uint64_t ns, bool column, char *
 static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t size)
 {
 	return tp_live_duration_text(ns, false, buf, size);
+}
+
+/*
+ * A site's median task time from the live statistics (tp_live_granularity_of) in words, "-"
+ * when no task ended: at least the last cost bucket's bound when it lies there (that bucket
+ * counts every longer task too: 60 ms tasks would read as about 4 ms).
+ */
+static inline const char *tp_live_task_time_words(uint64_t ns, char *buf, size_t size)
+{
+	const uint64_t last = 1ull << (TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1);
+	if (ns == 0)
+		return "-";
+	if (ns < last)
+		return tp_live_duration_words(ns, buf, size);
+	char bound[20];
+	snprintf(buf, size, ">=%s", tp_live_duration_words(last, bound, sizeof bound));
+	return buf;
 }
 
 /*

@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 15
+#define TP_LIVE_VERSION 16
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -79,6 +79,19 @@
  */
 #define TP_LIVE_COST_BUCKETS 16
 #define TP_LIVE_COST_SHIFT   6
+/*
+ * A value's position in its octave [2^log2, 2^(log2+1)) (`log2` its binary logarithm), in 256ths
+ * of it: what a reader needs to read the median of values of one size as their size, not as
+ * their log2 bucket's middle. (A value a histogram's first or last bucket counts from beyond it
+ * has its own octave's.)
+ */
+#define TP_LIVE_POSITION_BITS 8
+#define TP_LIVE_POSITIONED    (1u << (32 - TP_LIVE_POSITION_BITS)) /* positions a u32 adds */
+static inline uint32_t tp_live_position(uint64_t ns, unsigned log2)
+{
+	return (uint32_t)((ns << TP_LIVE_POSITION_BITS) >> log2) &
+	       ((1u << TP_LIVE_POSITION_BITS) - 1);
+}
 
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,
@@ -485,29 +498,59 @@ struct tp_live_site_stats {
 	 * the barrier waits for, a worksharing loop's when it is the loop's (version 13).
 	 */
 	uint64_t phase_ns;
+	/*
+	 * Where in their buckets the task times lie (version 16): each bucket's times' positions
+	 * in it (tp_live_position) added up, of its first TP_LIVE_POSITIONED times (what 32 bits
+	 * hold): the median of tasks of one size is their size (tp_live_quantile).
+	 */
+	uint32_t task_time_positions[TP_LIVE_COST_BUCKETS];
 	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
-	uint64_t reserved[9];
+	uint64_t reserved[1];
 };
 _Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 
 /*
- * A thread's row of a site added to a reader's figures of the site, as every reader adds them
- * (the console's snapshot, the exit report): its compact cost histograms into log2 buckets
- * (TP_LIVE_BUCKETS: cost bucket b is log2 bucket b + TP_LIVE_COST_SHIFT), the ones
- * tp_live_granularity_of reads.
+ * A reader's cost figures of a site (the console's snapshot, the exit report), the ones
+ * tp_live_granularity_of reads: its rows' compact cost histograms in log2 buckets
+ * (TP_LIVE_BUCKETS: cost bucket b is log2 bucket b + TP_LIVE_COST_SHIFT), and where in their
+ * buckets the task times lie: their positions added up, of how many.
  */
-static inline void tp_live_cost_histograms_add(const struct tp_live_site_stats *r,
-					       uint64_t task_time[TP_LIVE_BUCKETS],
-					       uint64_t spawn_gap[TP_LIVE_BUCKETS],
-					       uint64_t start_delay[TP_LIVE_BUCKETS])
+struct tp_live_costs {
+	uint64_t task_time[TP_LIVE_BUCKETS], spawn_gap[TP_LIVE_BUCKETS],
+		start_delay[TP_LIVE_BUCKETS];
+	uint64_t task_time_positions[TP_LIVE_BUCKETS], task_time_positioned[TP_LIVE_BUCKETS];
+};
+
+/* A thread's row of a site added to a reader's cost figures of the site, as every reader adds
+ * them. */
+static inline void tp_live_costs_add(struct tp_live_costs *c, const struct tp_live_site_stats *r)
 {
 	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
-		task_time[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->task_time_histogram[b],
-								     __ATOMIC_RELAXED);
-		spawn_gap[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->spawn_gap_histogram[b],
-								     __ATOMIC_RELAXED);
-		start_delay[b + TP_LIVE_COST_SHIFT] += __atomic_load_n(&r->start_delay_histogram[b],
-								       __ATOMIC_RELAXED);
+		unsigned to = b + TP_LIVE_COST_SHIFT;
+		uint32_t tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED);
+		c->task_time[to] += tasks;
+		/* not the first and last buckets': they count values from beyond them */
+		if (b > 0 && b < TP_LIVE_COST_BUCKETS - 1)
+			c->task_time_positioned[to] += tasks < TP_LIVE_POSITIONED
+							       ? tasks
+							       : TP_LIVE_POSITIONED;
+		c->task_time_positions[to] += __atomic_load_n(&r->task_time_positions[b],
+							      __ATOMIC_RELAXED);
+		c->spawn_gap[to] += __atomic_load_n(&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
+		c->start_delay[to] += __atomic_load_n(&r->start_delay_histogram[b],
+						      __ATOMIC_RELAXED);
+	}
+}
+
+/* Two sites' cost figures made one (two call addresses of one construct). */
+static inline void tp_live_costs_merge(struct tp_live_costs *to, const struct tp_live_costs *from)
+{
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
+		to->task_time[b] += from->task_time[b];
+		to->task_time_positions[b] += from->task_time_positions[b];
+		to->task_time_positioned[b] += from->task_time_positioned[b];
+		to->spawn_gap[b] += from->spawn_gap[b];
+		to->start_delay[b] += from->start_delay[b];
 	}
 }
 

@@ -83,20 +83,23 @@ static unsigned hist_index(uint64_t v)
 void hist_add(struct analysis *a, struct hist *h, uint64_t v)
 {
 	if (h->bucket == NULL) {
-		h->bucket = take(a, TP_LIVE_BUCKETS * sizeof *h->bucket);
+		h->bucket = take(a, 2 * TP_LIVE_BUCKETS * sizeof *h->bucket);
 		if (h->bucket == NULL)
 			return;
+		h->positions = h->bucket + TP_LIVE_BUCKETS;
 	}
-	h->bucket[hist_index(v)]++;
+	unsigned b = hist_index(v);
+	h->bucket[b]++;
+	h->positions[b] += v == 0 ? 0 : tp_live_position(v, 63 - (unsigned)__builtin_clzll(v));
 	h->count++;
 }
 
 /* The median, or UINT64_MAX when empty. */
-uint64_t hist_median(const struct hist *h)
+uint64_t hist_median(const struct hist *h, bool positioned)
 {
 	if (h->count == 0 || h->bucket == NULL)
 		return UINT64_MAX;
-	return tp_live_quantile(h->bucket, 0.5, 0);
+	return tp_live_quantile(h->bucket, 0.5, 0, positioned ? h->positions : NULL, h->bucket);
 }
 
 /* ---- maps of tasks, threads and mutexes, by process and id ---- */

@@ -30,7 +30,8 @@
  */
 struct hist {
 	uint64_t count;
-	uint64_t *bucket; /* TP_LIVE_BUCKETS, made at the first value */
+	uint64_t *bucket;    /* TP_LIVE_BUCKETS, made at the first value, and as many */
+	uint64_t *positions; /* sums of the values' tp_live_position in their buckets */
 };
 
 struct node {
@@ -242,8 +243,9 @@ void *take(struct analysis *a, size_t size);
 void give(struct analysis *a, void *p, size_t size);
 
 void hist_add(struct analysis *a, struct hist *h, uint64_t v);
-/* The median, or UINT64_MAX when empty. */
-uint64_t hist_median(const struct hist *h);
+/* The median, or UINT64_MAX when empty; `positioned`: read where in its bucket it lies, as the
+ * live statistics read task times (they keep no positions of the costs). */
+uint64_t hist_median(const struct hist *h, bool positioned);
 
 /* Map `m` of the analysis, empty: its slots are counted in the analysis's memory. */
 void map_init(struct analysis *a, struct table *m);

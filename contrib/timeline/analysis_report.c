@@ -367,17 +367,18 @@ static void report_process(struct analysis *a, struct proc *p, FILE *out, unsign
 				    false);
 		fprintf(out, "  %10.3f %8" PRIu64 " %11s %11s %11s %8s %9" PRIu64 "  %s\n",
 			(double)s->work / 1e6, s->tasks,
-			duration(hist_median(&s->task_time), b1, sizeof b1),
-			duration(hist_median(&s->spawn_gap), b2, sizeof b2),
-			duration(hist_median(&s->start_delay), b3, sizeof b3), share,
+			duration(hist_median(&s->task_time, true), b1, sizeof b1),
+			duration(hist_median(&s->spawn_gap, false), b2, sizeof b2),
+			duration(hist_median(&s->start_delay, false), b3, sizeof b3), share,
 			s->path_fragments, site_text(a, order[i], name, sizeof name, shown));
 	}
 	/* tasks too small for what they cost: the verdict, its medians' reading and its words are
 	 * the exit report's and the console's (taskprobe_figures.h) */
 	for (size_t i = 0; i < n; i++) {
 		const struct site *s = site_figures(a, p, order[i]);
-		uint64_t task = hist_median(&s->task_time), spawn = hist_median(&s->spawn_gap),
-			 start = hist_median(&s->start_delay);
+		uint64_t task = hist_median(&s->task_time, true),
+			 spawn = hist_median(&s->spawn_gap, false),
+			 start = hist_median(&s->start_delay, false);
 		/* each cost said where it was measured (a site whose tasks are all spawned first
 		 * has no gap between spawns to measure) */
 		struct tp_live_granularity g = {

@@ -41,10 +41,8 @@ static void merge_site(struct site_view *to, const struct site_view *from)
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
 		to->poll_histogram[b] += from->poll_histogram[b];
 		to->delay_histogram[b] += from->delay_histogram[b];
-		to->task_time_histogram[b] += from->task_time_histogram[b];
-		to->spawn_gap_histogram[b] += from->spawn_gap_histogram[b];
-		to->start_delay_histogram[b] += from->start_delay_histogram[b];
 	}
+	tp_live_costs_merge(&to->costs, &from->costs);
 }
 
 /*

@@ -162,8 +162,7 @@ static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 		v->polls += polls;
 		v->delays += delays;
 	}
-	tp_live_cost_histograms_add(r, v->task_time_histogram, v->spawn_gap_histogram,
-				    v->start_delay_histogram);
+	tp_live_costs_add(&v->costs, r);
 }
 
 static const struct thread_view *previous_thread(const struct live_snapshot *previous,
@@ -680,13 +679,14 @@ bool live_snapshot(const struct live_file *f, const struct live_snapshot *previo
 		out->spawned += v->spawned;
 		out->done += v->done;
 		/* read as the exit report reads them (tp_live_quantile) */
-		v->delay_p50_ns = tp_live_quantile(v->delay_histogram, 0.50, 0);
-		v->delay_p99_ns = tp_live_quantile(v->delay_histogram, 0.99, 0);
-		v->poll_p50_ns = tp_live_quantile(v->poll_histogram, 0.50, v->longest_poll_ns);
-		v->poll_p99_ns = tp_live_quantile(v->poll_histogram, 0.99, v->longest_poll_ns);
-		struct tp_live_granularity g = tp_live_granularity_of(
-			v->task_time_histogram, v->spawn_gap_histogram, v->start_delay_histogram,
-			v->done, v->by_executor);
+		v->delay_p50_ns = tp_live_quantile(v->delay_histogram, 0.50, 0, NULL, NULL);
+		v->delay_p99_ns = tp_live_quantile(v->delay_histogram, 0.99, 0, NULL, NULL);
+		v->poll_p50_ns = tp_live_quantile(v->poll_histogram, 0.50, v->longest_poll_ns, NULL,
+						  NULL);
+		v->poll_p99_ns = tp_live_quantile(v->poll_histogram, 0.99, v->longest_poll_ns, NULL,
+						  NULL);
+		struct tp_live_granularity g = tp_live_granularity_of(&v->costs, v->done,
+								      v->by_executor);
 		v->spawn_p50_ns = g.spawn_ns;
 		v->start_p50_ns = g.start_ns;
 		v->task_p50_ns = g.task_ns;

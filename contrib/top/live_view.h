@@ -144,12 +144,11 @@ struct site_view {
 	uint64_t first_spawn_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, poll_p50_ns, poll_p99_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS], delay_histogram[TP_LIVE_BUCKETS];
-	/* its ended tasks' times (their polls added up) and their median: the verdict's */
-	uint64_t task_time_histogram[TP_LIVE_BUCKETS], task_p50_ns;
-	/* the gaps between spawns of its tasks in one poll and their median (the spawn cost), and
-	 * the delays before its tasks' first polls (tp_live_start_delay) and theirs */
-	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], spawn_p50_ns;
-	uint64_t start_delay_histogram[TP_LIVE_BUCKETS], start_p50_ns;
+	/* its ended tasks' times (their polls added up), the gaps between spawns of its tasks in
+	 * one poll (the spawn cost) and the delays before its tasks' first polls
+	 * (tp_live_start_delay), and their medians: the verdict's */
+	struct tp_live_costs costs;
+	uint64_t task_p50_ns, spawn_p50_ns, start_p50_ns;
 	uint32_t polling_now;    /* threads polling its tasks now */
 	uint64_t longest_now_ns; /* the longest of those polls so far */
 	unsigned warnings;

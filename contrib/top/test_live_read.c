@@ -298,3 +298,42 @@ Test(live_read, a_thread_parked_in_a_wait_says_its_time_once)
 			       "(libevent_core-2.1.so.7) for 2.00s") != NULL,
 		  "%s", line);
 }
+
+/*
+ * The task time histogram's reading (tp_live_quantile, every reader's): tasks of one size read
+ * as their size, not as their log2 bucket's middle (1 ms tasks read 786 us before the rows kept
+ * where in their buckets the times lie). Two threads' rows: 70 tasks of 1 ms, one of 1.15 ms and
+ * nine preempted ones of 9 ms (the last cost bucket's: it counts every task of 2.1 ms or more)
+ * between them, as omp_steps ran beside a CPU hog: 1 ms. The spawn gaps' histogram keeps no
+ * positions: its median is read over the whole bucket.
+ */
+Test(live_read, tasks_of_one_size_read_as_their_size)
+{
+	/* their log2 buckets: 19, 20 and 23, counted in the last cost bucket, 21 */
+	const uint64_t times[] = {1000000, 1150000, 9000000}, tasks[] = {70, 1, 9};
+	const unsigned bucket[] = {19, 20, 21};
+	struct tp_live_site_stats rows[2] = {0};
+	for (unsigned k = 0; k < 3; k++) {
+		for (uint64_t n = 0; n < tasks[k]; n++) {
+			unsigned b = bucket[k] - TP_LIVE_COST_SHIFT;
+			rows[n % 2].task_time_histogram[b]++;
+			unsigned log2 = 63 - (unsigned)__builtin_clzll(times[k]);
+			rows[n % 2].task_time_positions[b] += tp_live_position(times[k], log2);
+		}
+	}
+	rows[0].spawn_gap_histogram[11 - TP_LIVE_COST_SHIFT] = 4; /* [2048, 4096) ns */
+	struct tp_live_costs c = {0};
+	tp_live_costs_add(&c, &rows[0]);
+	tp_live_costs_add(&c, &rows[1]);
+	struct tp_live_granularity g = tp_live_granularity_of(&c, 80, 0);
+	/* spread evenly over the 48 us between their mean and the nearer bound: within 1% */
+	cr_expect(g.task_ns >= 990000 && g.task_ns <= 1010000, "%" PRIu64, g.task_ns);
+	cr_expect_eq(g.spawn_ns, 3072);
+	/* without the positions, as a file of an earlier layout: their bucket read at 40 of its 70 */
+	cr_expect_eq(tp_live_quantile(c.task_time, 0.5, 0, NULL, NULL), 524288 + 524288 * 40 / 70);
+	/* the 99th: the last bucket's, which counts longer tasks than its own (9 ms): read over the
+	 * whole bucket, [2^21, 2^22) ns, at 8.2 of its 9 */
+	cr_expect_eq(tp_live_quantile(c.task_time, 0.99, 0, c.task_time_positions,
+				      c.task_time_positioned),
+		     2097152 + (uint64_t)(2097152 * (0.99 * 80 - 71) / 9));
+}

@@ -184,9 +184,12 @@ void draw_detail(struct screen *sc)
 	snprintf(line, sizeof line, "%.*s  (site %u)", (int)sizeof line - 32, v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
 	/* lines that fit 80 columns */
-	snprintf(line, sizeof line, "tasks %llu spawned, %llu alive, %llu done; idle %s",
+	char task[24];
+	snprintf(line, sizeof line,
+		 "tasks %llu spawned, %llu alive, %llu done, median task %s; idle %s",
 		 (unsigned long long)v->spawned, (unsigned long long)v->alive,
-		 (unsigned long long)v->done, idle);
+		 (unsigned long long)v->done,
+		 tp_live_task_time_words(v->task_p50_ns, task, sizeof task), idle);
 	put_line(y++, line, 0, false);
 	snprintf(line, sizeof line, "polls %llu, busy %s: p50 %s, p99 %s, longest %s; %llu long",
 		 (unsigned long long)v->polls, busy, poll50, poll99, longest,

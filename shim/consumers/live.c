@@ -608,7 +608,7 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 		}
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
-		cost_histogram_add(local.rows[row].task_time_histogram, polled);
+		task_time_add(&local.rows[row], polled);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {

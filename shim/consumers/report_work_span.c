@@ -29,8 +29,7 @@ struct site_figures {
 	bool path_at_least; /* path_ns is what it ran since it was kept again (a lower bound) */
 	/* ended tasks' times (their polls added up) and the costs, from the rows' compact
 	 * histograms (TP_LIVE_COST_SHIFT) into log2 buckets */
-	uint64_t task_time_histogram[TP_LIVE_BUCKETS];
-	uint64_t spawn_gap_histogram[TP_LIVE_BUCKETS], start_delay_histogram[TP_LIVE_BUCKETS];
+	struct tp_live_costs costs;
 	/* a sync construct's site (no task site): its kinds, the time tasks waited there and
 	 * how many waits (taskprobe_live.h) */
 	uint32_t sync_kind, mutex_kind;
@@ -47,25 +46,10 @@ static const char *median_words(uint64_t ns, char *buf, size_t size)
 	return tp_live_duration_words(ns, buf, size);
 }
 
-/*
- * A site's median task time in words: at least the last cost bucket's bound when it lies there
- * (that bucket counts every longer task too: 60 ms tasks would read as about 4 ms).
- */
-static const char *task_words(uint64_t ns, char *buf, size_t size)
-{
-	const uint64_t last = 1ull << (TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1);
-	if (ns < last)
-		return median_words(ns, buf, size);
-	char bound[20];
-	snprintf(buf, size, ">=%s", tp_live_duration_words(last, bound, sizeof bound));
-	return buf;
-}
-
 /* The site's granularity figures and verdict, computed as the console computes them. */
 static struct tp_live_granularity granularity(const struct site_figures *f)
 {
-	return tp_live_granularity_of(f->task_time_histogram, f->spawn_gap_histogram,
-				      f->start_delay_histogram, f->tasks, f->by_executor);
+	return tp_live_granularity_of(&f->costs, f->tasks, f->by_executor);
 }
 
 /* A site's text as written: escaped (shown_text.h: it comes from the program's files). */
@@ -120,8 +104,7 @@ static void add_row(struct site_figures *f, const struct tp_live_site_stats *r)
 	f->tasks += __atomic_load_n(&r->done, __ATOMIC_RELAXED);
 	f->sync_waited_ns += __atomic_load_n(&r->sync_waited_ns, __ATOMIC_RELAXED);
 	f->sync_waits += __atomic_load_n(&r->sync_waits, __ATOMIC_RELAXED);
-	tp_live_cost_histograms_add(r, f->task_time_histogram, f->spawn_gap_histogram,
-				    f->start_delay_histogram);
+	tp_live_costs_add(&f->costs, r);
 }
 
 /*
@@ -320,7 +303,7 @@ static void site_table(FILE *out, size_t lines, const struct tp_live_path *longe
 			snprintf(fragments, sizeof fragments, "%s", share);
 		fprintf(out, "  %8s %8s %12.3f %8" PRIu64 " %11s %11s %11s  %s\n", share, fragments,
 			(double)f->work_ns / 1e6, f->tasks,
-			task_words(g.task_ns, task, sizeof task),
+			tp_live_task_time_words(g.task_ns, task, sizeof task),
 			median_words(g.spawn_ns, spawn, sizeof spawn),
 			median_words(g.start_ns, start, sizeof start),
 			site_text(f, name, sizeof name));
