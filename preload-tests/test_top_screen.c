@@ -708,3 +708,73 @@ Test(top, no_figure_is_cut_and_names_keep_their_place_at_120_and_80_columns)
 		tp_terminal_stop(&t);
 	}
 }
+
+/* The pid in the title of the console in `t` once it differs from `not` (0: any), else -1. */
+static int title_pid_other_than(struct tp_terminal *t, int not )
+{
+	for (unsigned waited = 0; waited < SCREEN_WAIT; waited += 100) {
+		char *screen = tp_terminal_screen(t, false);
+		const char *at = strstr(screen, "(pid ");
+		int pid = at != NULL && strstr(screen, SLEEPY_SITE) != NULL
+				  ? atoi(at + strlen("(pid "))
+				  : -1;
+		free(screen);
+		if (pid > 0 && pid != not )
+			return pid;
+		nanosleep(&(struct timespec){0, 100000000}, NULL);
+	}
+	return -1;
+}
+
+/* The title's pid, once not `not`, is `want`. */
+static void expect_title_pid(struct tp_terminal *t, int not, int want, const char *what)
+{
+	int pid = title_pid_other_than(t, not );
+	char *screen = tp_terminal_screen(t, false);
+	cr_expect_eq(pid, want, "%s: pid %d, not %d:\n%s", what, pid, want, screen);
+	free(screen);
+}
+
+/*
+ * n and N choose another of the run's processes (an MPI job's ranks; here a script's two
+ * programs, both spawning tasks): the console showed the first to start and no key reached the
+ * others. n shows the next, n again the first (a circle), N the one before; a program alone
+ * says in the footer that there is no other.
+ */
+Test(top, n_and_n_show_the_runs_other_processes_in_turn, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *shapes = top_shapes_target();
+	char *command;
+	cr_assert(
+		asprintf(&command,
+			 "cd /tmp && TERM=screen %s top --interval 0.3 -- sh -c '%s 150 >/dev/null "
+			 "& sleep 0.5; %s 150 >/dev/null & wait'",
+			 tp_unprivileged_launcher(), shapes, shapes) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 200, 40, true);
+	free(command);
+	int first = title_pid_other_than(&t, 0);
+	cr_assert_gt(first, 0, "no program shown");
+	tp_terminal_keys(&t, "n");
+	int second = title_pid_other_than(&t, first);
+	cr_assert_gt(second, 0, "n showed no other process");
+	tp_terminal_keys(&t, "n");
+	expect_title_pid(&t, second, first, "n again: the first");
+	tp_terminal_keys(&t, "N");
+	expect_title_pid(&t, first, second, "N: the one before, in a circle");
+	tp_terminal_keys(&t, "q");
+	tp_terminal_stop(&t);
+
+	cr_assert(asprintf(&command, "cd /tmp && TERM=screen %s top -- %s 40",
+			   tp_unprivileged_launcher(), shapes) > 0);
+	tp_terminal_start(&t, command, 120, 30, true);
+	free(command);
+	free(tp_terminal_wait_for(&t, SLEEPY_SITE, SCREEN_WAIT));
+	tp_terminal_keys(&t, "n");
+	free(tp_terminal_wait_for(&t, "n, N: no other process of the run has spawned a task",
+				  5000));
+	tp_terminal_keys(&t, "q");
+	tp_terminal_stop(&t);
+}

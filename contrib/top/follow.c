@@ -131,6 +131,20 @@ bool follow_child(struct live_file *f, const struct follow *w, const struct live
 	return true;
 }
 
+bool follow_another(struct live_file *f, const struct follow *w, bool backwards)
+{
+	if (!w->children || w->dir == NULL)
+		return false;
+	struct live_id shown = live_id(f);
+	struct live_file other;
+	if (!live_open_child(&other, w->dir, &shown, 1,
+			     backwards ? LIVE_PREVIOUS_STARTED : LIVE_NEXT_STARTED))
+		return false;
+	live_close(f);
+	*f = other;
+	return true;
+}
+
 /* Whether the run is over: the process shown has ended, and it is the run's or that has too. */
 static bool run_over(const struct live_file *f, const struct follow *w, bool ended)
 {

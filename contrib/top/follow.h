@@ -84,6 +84,13 @@ bool follow_child(struct live_file *f, const struct follow *w, const struct live
 		  bool ended);
 
 /*
+ * A user's choice (top's n and N keys): with --children, another of the run's processes that
+ * spawned a task is shown instead of the one of `f`: the next to start after it (`backwards`:
+ * the one before it), in a circle. False when there is no other.
+ */
+bool follow_another(struct live_file *f, const struct follow *w, bool backwards);
+
+/*
  * The process shown ended and its last figures are out: waits for the run's next process
  * (follow_child), true when it switched, or for the run's end, false.
  */

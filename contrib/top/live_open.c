@@ -345,17 +345,39 @@ bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n)
 	return false;
 }
 
-/* Whether `candidate` (which spawned `spawned`) is a better choice than `best` by `choice`. */
+/* Whether the statistics of `a` began after those of `b` (the pid telling equal starts apart). */
+static bool began_after(struct live_id a, struct live_id b)
+{
+	return a.started_ns != b.started_ns ? a.started_ns > b.started_ns : a.pid > b.pid;
+}
+
+/*
+ * Whether `candidate` (which spawned `spawned`) is a better choice than `best` by `choice`;
+ * `from`: the process the next and previous are of.
+ */
 static bool better(enum live_choice choice, const struct live_file *candidate, uint64_t spawned,
-		   const struct live_file *best, uint64_t best_spawned)
+		   const struct live_file *best, uint64_t best_spawned, struct live_id from)
 {
 	if (spawned == 0)
 		return false;
 	if (best == NULL)
 		return true;
-	if (choice == LIVE_BUSIEST)
+	struct live_id c = live_id(candidate), b = live_id(best);
+	switch (choice) {
+	case LIVE_BUSIEST:
 		return spawned > best_spawned;
-	return candidate->header.ns_at_start < best->header.ns_at_start;
+	case LIVE_FIRST_STARTED:
+		return began_after(b, c);
+	case LIVE_NEXT_STARTED: /* the first after `from`, or the first of all */
+		if (began_after(c, from) != began_after(b, from))
+			return began_after(c, from);
+		return began_after(b, c);
+	case LIVE_PREVIOUS_STARTED: /* the last before `from`, or the last of all */
+		if (began_after(from, c) != began_after(from, b))
+			return began_after(from, c);
+		return began_after(c, b);
+	}
+	return false;
 }
 
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
@@ -382,7 +404,8 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 			continue;
 		}
 		uint64_t spawned = live_spawned(&candidate);
-		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned)) {
+		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned,
+			   n_except > 0 ? except[0] : (struct live_id){0})) {
 			if (found)
 				live_close(f);
 			*f = candidate;

@@ -101,6 +101,11 @@ bool live_remove_ended(pid_t pid, uint64_t start_ticks);
 enum live_choice {
 	LIVE_BUSIEST,       /* the one that spawned the most */
 	LIVE_FIRST_STARTED, /* the one whose statistics began first */
+	/* the next to begin after the first of those it leaves out (the one shown: a user's
+	 * choice of another, in the order they started), else the first; or the one before it,
+	 * else the last */
+	LIVE_NEXT_STARTED,
+	LIVE_PREVIOUS_STARTED,
 };
 
 /* A process's statistics, told apart from an earlier process with its pid (or image: exec). */

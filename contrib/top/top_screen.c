@@ -90,6 +90,8 @@ static const char *const HELP[] = {
 	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
 	"  < >                    sort by the column before, after",
 	"  r                      reverse the order",
+	"  n, N                   the run's next (previous) process that spawned tasks: an MPI",
+	"                         job's ranks, a script's programs (taskprobe top -- PROGRAM)",
 	"  space, R               refresh now",
 };
 
@@ -303,10 +305,11 @@ static void draw(struct screen *sc)
 	else
 		draw_tables(sc);
 	put_line(LINES - 1,
-		 sc->help     ? FOOTER_HELP
-		 : sc->losses ? FOOTER_LOSSES
-		 : sc->detail ? FOOTER_DETAIL
-			      : FOOTER_TABLES,
+		 sc->said != NULL ? sc->said
+		 : sc->help       ? FOOTER_HELP
+		 : sc->losses     ? FOOTER_LOSSES
+		 : sc->detail     ? FOOTER_DETAIL
+				  : FOOTER_TABLES,
 		 style(sc, PAIR_FOOTER), true);
 	refresh();
 }
@@ -328,10 +331,28 @@ static void suspend(void)
 	refresh();
 }
 
+/*
+ * n, N: another of the run's processes (an MPI job's ranks), whose figures start afresh; or why
+ * there is none, in the footer.
+ */
+static void show_another(struct screen *sc, bool backwards, bool *refresh_now)
+{
+	if (!sc->follow.children || sc->follow.dir == NULL) {
+		sc->said = "n, N: only a run's processes can be chosen (taskprobe top -- PROGRAM)";
+	} else if (!follow_another(sc->file, &sc->follow, backwards)) {
+		sc->said = "n, N: no other process of the run has spawned a task";
+	} else {
+		sc->have_previous = false;
+		sc->detail = false;
+		*refresh_now = true;
+	}
+}
+
 /* Handles a key; false to quit. Sets *refresh_now for keys that want fresh figures. */
 static bool on_key(struct screen *sc, int key, bool *refresh_now)
 {
 	const struct live_snapshot *s = shown(sc);
+	sc->said = NULL;
 	if (sc->help) { /* the help is left by its keys or a way back; q still quits */
 		switch (key) {
 		case '?':
@@ -416,6 +437,10 @@ static bool on_key(struct screen *sc, int key, bool *refresh_now)
 	case ' ':
 	case 'R':
 		*refresh_now = true;
+		break;
+	case 'n':
+	case 'N':
+		show_another(sc, key == 'N', refresh_now);
 		break;
 	case KEY_RESIZE:
 		break;

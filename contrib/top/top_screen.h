@@ -36,6 +36,7 @@ struct screen {
 	int detail_scroll;
 	bool colours;
 	enum program_state state; /* of the snapshot shown */
+	const char *said;         /* the answer to the last key, in the footer until the next */
 	uint64_t exit_seen_ms;    /* when a snapshot first showed the exit mark, 0 none did */
 };
 
