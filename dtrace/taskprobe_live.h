@@ -213,6 +213,9 @@ struct tp_live_header {
 	uint64_t roi_run_ns;
 	uint64_t roi_placed_ns;
 	uint64_t roi_placed_at_start_ns;
+	/* an MPI rank's in MPI_COMM_WORLD, and the world's size, from its MPI_Init's end (version
+	 * 16; mpi_size 0: none known, mpi_size stored last): what a reader names a rank by */
+	uint32_t mpi_rank, mpi_size;
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */

@@ -321,6 +321,11 @@ Test(harm, each_rank_of_a_hybrid_program_says_its_threads_factors_without_its_mp
 			const char *text = said.text[r][w], *way = rank_ways[w];
 			struct tp_pop_factors f = tp_pop_factors_in(text);
 			cr_expect(f.said, "rank %d's %s says no factors:\n%s", r, way, text);
+			/* the report and top name the rank (--analyze's ranks' line does) */
+			char named[48];
+			snprintf(named, sizeof named, ", MPI rank %d of 2", r);
+			cr_expect(w == 2 || strstr(text, named) != NULL, "rank %d's %s:\n%s", r,
+				  way, text);
 			cr_expect(strstr(text, "region of interest: MPI_Pcontrol (the factors; the "
 					       "rest: the whole run)\n") != NULL,
 				  "rank %d's %s:\n%s", r, way, text);

@@ -310,6 +310,9 @@ static void read_header(struct snapshot_read *r)
 	out->header.threads_without_space = load64(&h->threads_without_space);
 	out->header.waiting_threads_unlisted = load64(&h->waiting_threads_unlisted);
 	out->header.notes = load32(&h->notes);
+	/* an MPI rank's, once its MPI_Init ended (the size stored last) */
+	out->header.mpi_size = __atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE);
+	out->header.mpi_rank = load32(&h->mpi_rank);
 	live_escape(out->comm, sizeof out->comm, f->header.comm, sizeof f->header.comm, false);
 	out->now_ns = exited ? out->header.exited_ns
 			     : process_now(&out->header, out->header.ns_per_tsc_2_32);

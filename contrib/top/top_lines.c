@@ -481,11 +481,16 @@ void waiter_line(char *out, size_t size, const struct thread_view *w, const stru
 void title_line(char *out, size_t size, const struct live_snapshot *s, enum program_state state,
 		pid_t program, int width)
 {
-	char elapsed[16], long_poll[16], whose[48] = "", notes[64] = "";
+	char elapsed[16], long_poll[16], whose[80] = "", notes[64] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
 	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
-	if (s->header.pid != (uint32_t)program)
-		snprintf(whose, sizeof whose, ", started by %d's run", (int)program);
+	int n = 0;
+	if (s->header.mpi_size > 0) /* an MPI job's rank: which one */
+		n = snprintf(whose, sizeof whose, ", MPI rank %u of %u", s->header.mpi_rank,
+			     s->header.mpi_size);
+	if (s->header.pid != (uint32_t)program && n >= 0 && (size_t)n < sizeof whose)
+		snprintf(whose + n, sizeof whose - (size_t)n, ", started by %d's run",
+			 (int)program);
 	if (s->header.notes & TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP)
 		snprintf(notes, sizeof notes, " (libgomp program on libomp)");
 	static const char *const said[] = {

@@ -132,7 +132,7 @@ static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 	bool ended = follow_ended(sc->file); /* before the figures: then they are its last */
 	if (!live_snapshot(sc->file, previous, &sc->snapshots[next], why, why_size))
 		return false;
-	if (follow_child(sc->file, &sc->follow, &sc->snapshots[next], false)) {
+	if (!sc->chosen && follow_child(sc->file, &sc->follow, &sc->snapshots[next], false)) {
 		previous = NULL;
 		sc->exit_seen_ms = 0;
 		ended = follow_ended(sc->file);
@@ -344,6 +344,7 @@ static void show_another(struct screen *sc, bool backwards, bool *refresh_now)
 	} else {
 		sc->have_previous = false;
 		sc->detail = false;
+		sc->chosen = true;
 		*refresh_now = true;
 	}
 }
@@ -540,7 +541,8 @@ int run_screen(struct live_file *f, const struct options *o)
 		bool last_shown = ended && sc.state != PROGRAM_EXITING;
 		if (refresh_now || monotonic_ms() - last >= o->interval_ms) {
 			/* an ended program's last figures stay an interval: then the run's next */
-			if (last_shown && follow_child(f, &sc.follow, shown(&sc), true)) {
+			if (last_shown && !sc.chosen &&
+			    follow_child(f, &sc.follow, shown(&sc), true)) {
 				sc.have_previous = false;
 				last_shown = false;
 			}

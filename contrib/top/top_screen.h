@@ -37,6 +37,9 @@ struct screen {
 	bool colours;
 	enum program_state state; /* of the snapshot shown */
 	const char *said;         /* the answer to the last key, in the footer until the next */
+	/* the process shown is the user's choice (n, N): kept when it ends, not followed by the
+	 * run's next */
+	bool chosen;
 	uint64_t exit_seen_ms;    /* when a snapshot first showed the exit mark, 0 none did */
 };
 

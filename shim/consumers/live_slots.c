@@ -332,3 +332,11 @@ void tp_live_region_of_interest(uint32_t on, uint32_t marker)
 {
 	region_of_interest(on != 0, marker);
 }
+
+void tp_live_mpi_rank(uint32_t rank, uint32_t size)
+{
+	if (header == NULL)
+		return;
+	__atomic_store_n(&header->mpi_rank, rank, __ATOMIC_RELAXED);
+	__atomic_store_n(&header->mpi_size, size, __ATOMIC_RELEASE);
+}

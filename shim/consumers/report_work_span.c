@@ -375,12 +375,16 @@ void tp_report_work_span(FILE *out)
 	uint64_t wall = graph.last_ns > graph.first_ns ? graph.last_ns - graph.first_ns : 0;
 	double parallelism = (double)work / (double)span,
 	       speedup = wall > 0 ? (double)work / (double)wall : 0;
+	char rank[48] = ""; /* an MPI job's rank: which one (the job's reports side by side) */
+	if (__atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE) > 0)
+		snprintf(rank, sizeof rank, ", MPI rank %u of %u", h->mpi_rank, h->mpi_size);
 	fprintf(out,
-		"taskprobe: the task graph (pid %d): work %.3f ms, span %.3f ms: parallelism "
+		"taskprobe: the task graph (pid %d%s): work %.3f ms, span %.3f ms: parallelism "
 		"%.2f, no number of workers runs it faster than %.2fx; measured %.2fx on %u "
 		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
-		(int)getpid(), (double)work / 1e6, (double)span / 1e6, parallelism, parallelism,
-		speedup, graph.threads, graph.threads == 1 ? "" : "s", (double)wall / 1e6);
+		(int)getpid(), rank, (double)work / 1e6, (double)span / 1e6, parallelism,
+		parallelism, speedup, graph.threads, graph.threads == 1 ? "" : "s",
+		(double)wall / 1e6);
 	fprintf(out,
 		"  burdened span %.3f ms: burdened parallelism %.2f (the critical path with the "
 		"delay "
