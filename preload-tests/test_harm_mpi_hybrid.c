@@ -403,3 +403,36 @@ Test(harm, a_rank_that_waits_in_a_loop_of_mpi_test_computes_nothing_there_in_eve
 			  balance, said.text[0][w]);
 	rank_said_free(&said);
 }
+
+/*
+ * taskprobe top -- mpirun, as a user without root: the title names the rank shown ("MPI rank 1
+ * of 3"), and n and N go through the job's ranks by rank, in a circle (mpirun starts them in no
+ * fixed order; the console showed the first to start, and no key reached the others).
+ */
+Test(harm, top_names_an_mpi_jobs_ranks_and_goes_through_them_by_rank, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && TERM=screen OMP_NUM_THREADS=2 %s top --interval 0.3 -- %s "
+			   "--oversubscribe -np 3 %s imbalance",
+			   tp_unprivileged_launcher(), mpirun(), tp_unprivileged_copy(hybrid)) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 200, 40, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(&t, ", MPI rank ", 60000);
+	unsigned first = (unsigned)atoi(strstr(screen, ", MPI rank ") + strlen(", MPI rank "));
+	free(screen);
+	cr_assert_lt(first, 3);
+	static const char *const keys[] = {"n", "n", "n", "N", "N"};
+	static const int steps[] = {1, 2, 3, 2, 1};
+	for (unsigned i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		tp_terminal_keys(&t, keys[i]);
+		char title[32];
+		snprintf(title, sizeof title, ", MPI rank %u of 3,", (first + steps[i]) % 3);
+		free(tp_terminal_wait_for(&t, title, 10000));
+	}
+	tp_terminal_keys(&t, "q");
+	tp_terminal_stop(&t);
+}

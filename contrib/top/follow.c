@@ -124,7 +124,7 @@ bool follow_child(struct live_file *f, const struct follow *w, const struct live
 		return false;
 	struct live_file child;
 	if (!live_open_child(&child, w->dir, shown_ids, n_shown,
-			     w->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED))
+			     w->once ? LIVE_BUSIEST : LIVE_FIRST_STARTED, NULL))
 		return false;
 	live_close(f);
 	*f = child;
@@ -137,8 +137,7 @@ bool follow_another(struct live_file *f, const struct follow *w, bool backwards)
 		return false;
 	struct live_id shown = live_id(f);
 	struct live_file other;
-	if (!live_open_child(&other, w->dir, &shown, 1,
-			     backwards ? LIVE_PREVIOUS_STARTED : LIVE_NEXT_STARTED))
+	if (!live_open_child(&other, w->dir, &shown, 1, backwards ? LIVE_PREVIOUS : LIVE_NEXT, f))
 		return false;
 	live_close(f);
 	*f = other;

@@ -351,38 +351,59 @@ static bool began_after(struct live_id a, struct live_id b)
 	return a.started_ns != b.started_ns ? a.started_ns > b.started_ns : a.pid > b.pid;
 }
 
+/* A process's place in the order a user goes through a run's (n, N): an MPI job's ranks by
+ * rank, as the process says it now (once its MPI_Init ended), the others after them. */
+struct place {
+	uint64_t rank; /* UINT64_MAX: no MPI rank */
+	struct live_id id;
+};
+
+static struct place place_of(const struct live_file *f)
+{
+	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
+	bool ranked = __atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE) != 0;
+	return (struct place){ranked ? __atomic_load_n(&h->mpi_rank, __ATOMIC_RELAXED) : UINT64_MAX,
+			      live_id(f)};
+}
+
+static bool placed_after(struct place a, struct place b)
+{
+	return a.rank != b.rank ? a.rank > b.rank : began_after(a.id, b.id);
+}
+
 /*
  * Whether `candidate` (which spawned `spawned`) is a better choice than `best` by `choice`;
  * `from`: the process the next and previous are of.
  */
 static bool better(enum live_choice choice, const struct live_file *candidate, uint64_t spawned,
-		   const struct live_file *best, uint64_t best_spawned, struct live_id from)
+		   const struct live_file *best, uint64_t best_spawned, struct place from)
 {
 	if (spawned == 0)
 		return false;
 	if (best == NULL)
 		return true;
-	struct live_id c = live_id(candidate), b = live_id(best);
+	struct place c = place_of(candidate), b = place_of(best);
 	switch (choice) {
 	case LIVE_BUSIEST:
 		return spawned > best_spawned;
 	case LIVE_FIRST_STARTED:
-		return began_after(b, c);
-	case LIVE_NEXT_STARTED: /* the first after `from`, or the first of all */
-		if (began_after(c, from) != began_after(b, from))
-			return began_after(c, from);
-		return began_after(b, c);
-	case LIVE_PREVIOUS_STARTED: /* the last before `from`, or the last of all */
-		if (began_after(from, c) != began_after(from, b))
-			return began_after(from, c);
-		return began_after(c, b);
+		return began_after(b.id, c.id);
+	case LIVE_NEXT: /* the first after `from`, or the first of all */
+		if (placed_after(c, from) != placed_after(b, from))
+			return placed_after(c, from);
+		return placed_after(b, c);
+	case LIVE_PREVIOUS: /* the last before `from`, or the last of all */
+		if (placed_after(from, c) != placed_after(from, b))
+			return placed_after(from, c);
+		return placed_after(c, b);
 	}
 	return false;
 }
 
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
-		     size_t n_except, enum live_choice choice)
+		     size_t n_except, enum live_choice choice, const struct live_file *from)
 {
+	struct place from_place = from != NULL ? place_of(from) : (struct place){0};
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return false;
@@ -405,7 +426,7 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 		}
 		uint64_t spawned = live_spawned(&candidate);
 		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned,
-			   n_except > 0 ? except[0] : (struct live_id){0})) {
+			   from_place)) {
 			if (found)
 				live_close(f);
 			*f = candidate;

@@ -101,11 +101,10 @@ bool live_remove_ended(pid_t pid, uint64_t start_ticks);
 enum live_choice {
 	LIVE_BUSIEST,       /* the one that spawned the most */
 	LIVE_FIRST_STARTED, /* the one whose statistics began first */
-	/* the next to begin after the first of those it leaves out (the one shown: a user's
-	 * choice of another, in the order they started), else the first; or the one before it,
-	 * else the last */
-	LIVE_NEXT_STARTED,
-	LIVE_PREVIOUS_STARTED,
+	/* a user's choice of another than `from`, in a circle: the next after it (an MPI job's
+	 * ranks by rank, then the others in the order they started), or the one before it */
+	LIVE_NEXT,
+	LIVE_PREVIOUS,
 };
 
 /* A process's statistics, told apart from an earlier process with its pid (or image: exec). */
@@ -123,7 +122,7 @@ bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n);
  * statistics too (a script that starts the program as a child).
  */
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
-		     size_t n_except, enum live_choice choice);
+		     size_t n_except, enum live_choice choice, const struct live_file *from);
 
 /* Whether the file at the path is no longer the one mapped (an exec made a new one). */
 bool live_replaced(const struct live_file *f);

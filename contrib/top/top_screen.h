@@ -40,7 +40,7 @@ struct screen {
 	/* the process shown is the user's choice (n, N): kept when it ends, not followed by the
 	 * run's next */
 	bool chosen;
-	uint64_t exit_seen_ms;    /* when a snapshot first showed the exit mark, 0 none did */
+	uint64_t exit_seen_ms; /* when a snapshot first showed the exit mark, 0 none did */
 };
 
 /*
