@@ -4,7 +4,8 @@
  * without taskprobe, its timeline has its ranks and its tasks, the hybrid efficiencies are the MPI
  * ones times the OpenMP ones, and each rank's own factors (the exit report, top and --analyze)
  * are its threads': its time in MPI calls no computation, of its region of interest or else its
- * MPI window.
+ * MPI window. taskprobe top names a job's ranks and goes through them by rank, a program of MPI
+ * alone's too.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -405,34 +406,72 @@ Test(harm, a_rank_that_waits_in_a_loop_of_mpi_test_computes_nothing_there_in_eve
 }
 
 /*
- * taskprobe top -- mpirun, as a user without root: the title names the rank shown ("MPI rank 1
- * of 3"), and n and N go through the job's ranks by rank, in a circle (mpirun starts them in no
- * fixed order; the console showed the first to start, and no key reached the others).
+ * taskprobe top -- mpirun --oversubscribe -np `ranks` `program` `mode` in terminal `t`, as a user
+ * without root: the rank its title names first, once it names one ("MPI rank 1 of 3").
+ */
+static unsigned top_on_a_job(struct tp_terminal *t, const char *program, const char *mode,
+			     unsigned ranks)
+{
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && TERM=screen OMP_NUM_THREADS=2 %s top --interval 0.3 -- %s "
+			   "--oversubscribe -np %u %s %s",
+			   tp_unprivileged_launcher(), mpirun(), ranks,
+			   tp_unprivileged_copy(program), mode) > 0);
+	tp_terminal_start(t, command, 200, 40, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(t, ", MPI rank ", 60000);
+	unsigned first = (unsigned)atoi(strstr(screen, ", MPI rank ") + strlen(", MPI rank "));
+	free(screen);
+	cr_assert_lt(first, ranks);
+	return first;
+}
+
+/* n (ranks times) and N (twice) show each rank of `ranks` in turn from `first`, by rank, in a
+ * circle, each named in the title. */
+static void expect_n_goes_by_rank(struct tp_terminal *t, unsigned first, unsigned ranks)
+{
+	for (unsigned i = 1; i <= ranks + 2; i++) {
+		bool back = i > ranks;
+		tp_terminal_keys(t, back ? "N" : "n");
+		unsigned step = back ? 2 * ranks - i : i;
+		char title[32];
+		snprintf(title, sizeof title, ", MPI rank %u of %u,", (first + step) % ranks,
+			 ranks);
+		free(tp_terminal_wait_for(t, title, 10000));
+	}
+}
+
+/*
+ * taskprobe top -- mpirun: the title names the rank shown ("MPI rank 1 of 3"), and n and N go
+ * through the job's ranks by rank, in a circle (mpirun starts them in no fixed order; the console
+ * showed the first to start, and no key reached the others).
  */
 Test(harm, top_names_an_mpi_jobs_ranks_and_goes_through_them_by_rank, .timeout = 120)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
-	char *command;
-	cr_assert(asprintf(&command,
-			   "cd /tmp && TERM=screen OMP_NUM_THREADS=2 %s top --interval 0.3 -- %s "
-			   "--oversubscribe -np 3 %s imbalance",
-			   tp_unprivileged_launcher(), mpirun(), tp_unprivileged_copy(hybrid)) > 0);
 	struct tp_terminal t;
-	tp_terminal_start(&t, command, 200, 40, true);
-	free(command);
-	char *screen = tp_terminal_wait_for(&t, ", MPI rank ", 60000);
-	unsigned first = (unsigned)atoi(strstr(screen, ", MPI rank ") + strlen(", MPI rank "));
+	unsigned first = top_on_a_job(&t, hybrid, "imbalance", 3);
+	expect_n_goes_by_rank(&t, first, 3);
+	tp_terminal_keys(&t, "q");
+	tp_terminal_stop(&t);
+}
+
+/*
+ * A program of MPI alone spawns no task, nor does mpirun: the console stayed on mpirun and its
+ * threads. It shows a rank (its threads and its waits in MPI calls), and n the other.
+ */
+Test(harm, top_shows_the_ranks_of_a_program_of_mpi_alone, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = tp_require_program(tp_target("mpi_ranks"), MPI_PACKAGE);
+	struct tp_terminal t;
+	unsigned first = top_on_a_job(&t, ranks, "pipeline", 2);
+	char *screen = tp_terminal_wait_for(&t, "WAITS BY CALL SITE", 10000);
+	cr_expect(strstr(screen, " mpi ") != NULL, "no MPI call among its waits:\n%s", screen);
 	free(screen);
-	cr_assert_lt(first, 3);
-	static const char *const keys[] = {"n", "n", "n", "N", "N"};
-	static const int steps[] = {1, 2, 3, 2, 1};
-	for (unsigned i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		tp_terminal_keys(&t, keys[i]);
-		char title[32];
-		snprintf(title, sizeof title, ", MPI rank %u of 3,", (first + steps[i]) % 3);
-		free(tp_terminal_wait_for(&t, title, 10000));
-	}
+	expect_n_goes_by_rank(&t, first, 2);
 	tp_terminal_keys(&t, "q");
 	tp_terminal_stop(&t);
 }

@@ -378,11 +378,13 @@ static bool placed_after(struct place a, struct place b)
 static bool better(enum live_choice choice, const struct live_file *candidate, uint64_t spawned,
 		   const struct live_file *best, uint64_t best_spawned, struct place from)
 {
-	if (spawned == 0)
+	struct place c = place_of(candidate);
+	/* one that spawned no task is no program's but an MPI rank's: its threads and waits */
+	if (spawned == 0 && c.rank == UINT64_MAX)
 		return false;
 	if (best == NULL)
 		return true;
-	struct place c = place_of(candidate), b = place_of(best);
+	struct place b = place_of(best);
 	switch (choice) {
 	case LIVE_BUSIEST:
 		return spawned > best_spawned;

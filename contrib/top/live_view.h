@@ -97,7 +97,8 @@ bool live_process_ended(pid_t pid, uint64_t start_ticks);
  */
 bool live_remove_ended(pid_t pid, uint64_t start_ticks);
 
-/* Which of a run's processes live_open_child opens (only ones that spawned a task). */
+/* Which of a run's processes live_open_child opens (only ones that spawned a task, and MPI
+ * ranks: a rank of a program of MPI alone spawns none, its threads and waits are its figures). */
 enum live_choice {
 	LIVE_BUSIEST,       /* the one that spawned the most */
 	LIVE_FIRST_STARTED, /* the one whose statistics began first */
@@ -118,8 +119,8 @@ bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n);
 
 /*
  * Of the processes with statistics in `dir` other than the `n_except` in `except`, opens the one
- * `choice` says, if any has spawned a task: a run's directory holds its program's children's
- * statistics too (a script that starts the program as a child).
+ * `choice` says, if any has spawned a task or is an MPI rank: a run's directory holds its
+ * program's children's statistics too (a script that starts the program as a child, mpirun).
  */
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
 		     size_t n_except, enum live_choice choice, const struct live_file *from);

@@ -90,8 +90,8 @@ static const char *const HELP[] = {
 	"  Esc, Left, Backspace   back from the detail (or this help) to the tables",
 	"  < >                    sort by the column before, after",
 	"  r                      reverse the order",
-	"  n, N                   the run's next (previous) process that spawned tasks: an MPI",
-	"                         job's ranks, a script's programs (taskprobe top -- PROGRAM)",
+	"  n, N                   the run's next (previous) process: an MPI job's ranks by rank, a",
+	"                         script's programs that spawned tasks (taskprobe top -- PROGRAM)",
 	"  space, R               refresh now",
 };
 
@@ -340,7 +340,7 @@ static void show_another(struct screen *sc, bool backwards, bool *refresh_now)
 	if (!sc->follow.children || sc->follow.dir == NULL) {
 		sc->said = "n, N: only a run's processes can be chosen (taskprobe top -- PROGRAM)";
 	} else if (!follow_another(sc->file, &sc->follow, backwards)) {
-		sc->said = "n, N: no other process of the run has spawned a task";
+		sc->said = "n, N: no other process of the run has spawned a task or is an MPI rank";
 	} else {
 		sc->have_previous = false;
 		sc->detail = false;
