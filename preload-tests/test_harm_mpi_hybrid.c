@@ -475,3 +475,28 @@ Test(harm, top_shows_the_ranks_of_a_program_of_mpi_alone, .timeout = 120)
 	tp_terminal_keys(&t, "q");
 	tp_terminal_stop(&t);
 }
+
+/*
+ * taskprobe top --once -- mpirun of a program of MPI alone prints rank 0's figures (its MPI calls
+ * among its waits), the job's output its own: it printed mpirun's, which spawns no task either.
+ */
+Test(harm, top_once_of_a_job_of_mpi_alone_prints_rank_0, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *ranks = tp_require_program(tp_target("mpi_ranks"), MPI_PACKAGE);
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN,
+	       (const char *[]){mpirun(), MPIRUN_ANYWHERE, "-np", "2", ranks, "imbalance", NULL},
+	       NULL, &plain);
+	tp_launch((const char *[]){"top", "--once", "--", mpirun(), MPIRUN_ANYWHERE, "-np", "2",
+				   ranks, "imbalance", NULL},
+		  NULL, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	cr_expect(strstr(run.err, "mpi_ranks (pid ") != NULL &&
+			  strstr(run.err, ", MPI rank 0 of 2, started by ") != NULL,
+		  "%s", run.err);
+	cr_expect(strstr(run.err, " mpi ") != NULL, "no MPI call among its waits:\n%s", run.err);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+}

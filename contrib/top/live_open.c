@@ -386,8 +386,8 @@ static bool better(enum live_choice choice, const struct live_file *candidate, u
 		return true;
 	struct place b = place_of(best);
 	switch (choice) {
-	case LIVE_BUSIEST:
-		return spawned > best_spawned;
+	case LIVE_BUSIEST: /* of equals (an MPI job's ranks of MPI alone), the first placed */
+		return spawned != best_spawned ? spawned > best_spawned : placed_after(b, c);
 	case LIVE_FIRST_STARTED:
 		return began_after(b.id, c.id);
 	case LIVE_NEXT: /* the first after `from`, or the first of all */

@@ -100,7 +100,7 @@ bool live_remove_ended(pid_t pid, uint64_t start_ticks);
 /* Which of a run's processes live_open_child opens (only ones that spawned a task, and MPI
  * ranks: a rank of a program of MPI alone spawns none, its threads and waits are its figures). */
 enum live_choice {
-	LIVE_BUSIEST,       /* the one that spawned the most */
+	LIVE_BUSIEST,       /* the one that spawned the most (of equals, the first by rank) */
 	LIVE_FIRST_STARTED, /* the one whose statistics began first */
 	/* a user's choice of another than `from`, in a circle: the next after it (an MPI job's
 	 * ranks by rank, then the others in the order they started), or the one before it */
