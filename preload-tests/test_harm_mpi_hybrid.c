@@ -428,7 +428,7 @@ static unsigned top_on_a_job(struct tp_terminal *t, const char *program, const c
 }
 
 /* n (ranks times) and N (twice) show each rank of `ranks` in turn from `first`, by rank, in a
- * circle, each named in the title. */
+ * circle, each named in the title; then q. */
 static void expect_n_goes_by_rank(struct tp_terminal *t, unsigned first, unsigned ranks)
 {
 	for (unsigned i = 1; i <= ranks + 2; i++) {
@@ -440,6 +440,7 @@ static void expect_n_goes_by_rank(struct tp_terminal *t, unsigned first, unsigne
 			 ranks);
 		free(tp_terminal_wait_for(t, title, 10000));
 	}
+	tp_terminal_keys(t, "q");
 }
 
 /*
@@ -452,9 +453,7 @@ Test(harm, top_names_an_mpi_jobs_ranks_and_goes_through_them_by_rank, .timeout =
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *hybrid = tp_require_program(tp_target("mpi_hybrid"), MPI_PACKAGE " and clang");
 	struct tp_terminal t;
-	unsigned first = top_on_a_job(&t, hybrid, "imbalance", 3);
-	expect_n_goes_by_rank(&t, first, 3);
-	tp_terminal_keys(&t, "q");
+	expect_n_goes_by_rank(&t, top_on_a_job(&t, hybrid, "imbalance", 3), 3);
 	tp_terminal_stop(&t);
 }
 
@@ -472,7 +471,6 @@ Test(harm, top_shows_the_ranks_of_a_program_of_mpi_alone, .timeout = 120)
 	cr_expect(strstr(screen, " mpi ") != NULL, "no MPI call among its waits:\n%s", screen);
 	free(screen);
 	expect_n_goes_by_rank(&t, first, 2);
-	tp_terminal_keys(&t, "q");
 	tp_terminal_stop(&t);
 }
 
