@@ -47,6 +47,25 @@ static inline int tp_live_too_small(uint64_t task_ns, uint64_t spawn_ns, uint64_
 }
 
 /*
+ * The bounds a log2 bucket [*low, *high) is read between when its `count` values' positions
+ * (tp_live_position) add up to `positions`: around their mean position, as far as the nearer
+ * bound. A position is the start of its 256th: the mean of values all in one 256th is half a
+ * 256th on. Kept inside the bucket: a reader may load a count before the position the writer
+ * adds after it.
+ */
+static inline void tp_live_bucket_around(uint64_t positions, uint64_t count, double *low,
+					 double *high)
+{
+	const double scale = 1u << TP_LIVE_POSITION_BITS, edge = 0.5 / scale;
+	double at = ((double)positions / (double)count + 0.5) / scale;
+	at = at < edge ? edge : at > 1 - edge ? 1 - edge : at;
+	double mean = *low + (*high - *low) * at,
+	       half = mean - *low < *high - mean ? mean - *low : *high - mean;
+	*low = mean - half;
+	*high = mean + half;
+}
+
+/*
  * The figures' one reading of a log2 histogram (TP_LIVE_BUCKETS: bucket b counts [2^b, 2^(b+1))
  * ns), for the exit report, the console and --analyze alike: the value at `fraction` of its
  * counts (0.5: the median), interpolated inside its bucket, never beyond `longest` (the longest
@@ -73,16 +92,8 @@ static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fracti
 			continue;
 		if (seen + (double)histogram[b] >= wanted) {
 			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
-			if (positions != NULL && positioned[b] != 0) {
-				/* a position is the start of its 256th: the mean of values all in one
-				 * 256th is half a 256th on */
-				double at = ((double)positions[b] / (double)positioned[b] + 0.5) /
-					    (1u << TP_LIVE_POSITION_BITS),
-				       mean = low + (high - low) * at,
-				       half = mean - low < high - mean ? mean - low : high - mean;
-				low = mean - half;
-				high = mean + half;
-			}
+			if (positions != NULL && positioned[b] != 0)
+				tp_live_bucket_around(positions[b], positioned[b], &low, &high);
 			value = (uint64_t)(low +
 					   (high - low) * (wanted - seen) / (double)histogram[b]);
 			break;

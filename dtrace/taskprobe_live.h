@@ -93,6 +93,14 @@ static inline uint32_t tp_live_position(uint64_t ns, unsigned log2)
 	       ((1u << TP_LIVE_POSITION_BITS) - 1);
 }
 
+/* Whether every reader reads the task times' positions in log2 bucket `b` (tp_live_quantile): not
+ * in the cost histograms' first and last buckets, which count values from beyond them (--analyze,
+ * whose buckets are whole, reads them as the live statistics do). */
+static inline bool tp_live_bucket_positioned(unsigned b)
+{
+	return b > TP_LIVE_COST_SHIFT && b < TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1;
+}
+
 enum tp_live_clock {
 	TP_LIVE_CLOCK_MONOTONIC = 1,
 	TP_LIVE_CLOCK_TSC = 2,
@@ -532,8 +540,7 @@ static inline void tp_live_costs_add(struct tp_live_costs *c, const struct tp_li
 		unsigned to = b + TP_LIVE_COST_SHIFT;
 		uint32_t tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED);
 		c->task_time[to] += tasks;
-		/* not the first and last buckets': they count values from beyond them */
-		if (b > 0 && b < TP_LIVE_COST_BUCKETS - 1)
+		if (tp_live_bucket_positioned(to))
 			c->task_time_positioned[to] += tasks < TP_LIVE_POSITIONED
 							       ? tasks
 							       : TP_LIVE_POSITIONED;

@@ -491,8 +491,8 @@ Test(analysis, tasks_made_of_many_short_polls_are_judged_by_their_whole_time, .t
  * A parallel region's implicit task is one long poll and the short ones its barrier leaves
  * (omp_steps: 40 regions, each thread spinning 1 ms in each): the exit report's table gave their
  * median poll, 8 us, where --analyze gave the median task. Both give the task's time, its polls
- * added up: 1 ms, where the times' sum says the tasks lie in their log2 bucket (they read 0.79
- * ms, the bucket's [0.52, 1.05) ms read at half, before the sum was kept).
+ * added up: 1 ms, where the times' positions say the tasks lie in their log2 bucket (they read
+ * 0.79 ms, the bucket's [0.52, 1.05) ms read at half, before the positions were kept).
  */
 Test(analysis, a_regions_implicit_tasks_are_given_their_whole_time, .timeout = 120)
 {

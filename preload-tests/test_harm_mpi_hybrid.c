@@ -477,6 +477,7 @@ Test(harm, top_shows_the_ranks_of_a_program_of_mpi_alone, .timeout = 120)
 /*
  * taskprobe top --once -- mpirun of a program of MPI alone prints rank 0's figures (its MPI calls
  * among its waits), the job's output its own: it printed mpirun's, which spawns no task either.
+ * Each rank's exit report names it by its rank too (its sections said a pid alone).
  */
 Test(harm, top_once_of_a_job_of_mpi_alone_prints_rank_0, .timeout = 120)
 {
@@ -488,13 +489,18 @@ Test(harm, top_once_of_a_job_of_mpi_alone_prints_rank_0, .timeout = 120)
 	       NULL, &plain);
 	tp_launch((const char *[]){"top", "--once", "--", mpirun(), MPIRUN_ANYWHERE, "-np", "2",
 				   ranks, "imbalance", NULL},
-		  NULL, &run);
+		  (const char *[]){"TASKPROBE_REPORT=stderr", NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
 	cr_expect_str_eq(run.out, plain.out);
 	cr_expect(strstr(run.err, "mpi_ranks (pid ") != NULL &&
 			  strstr(run.err, ", MPI rank 0 of 2, started by ") != NULL,
 		  "%s", run.err);
 	cr_expect(strstr(run.err, " mpi ") != NULL, "no MPI call among its waits:\n%s", run.err);
+	for (int r = 0; r < 2; r++) {
+		char named[64];
+		snprintf(named, sizeof named, ", MPI rank %d of 2): each thread's top ", r);
+		cr_expect(strstr(run.err, named) != NULL, "rank %d's report:\n%s", r, run.err);
+	}
 	tp_run_free(&plain);
 	tp_run_free(&run);
 }

@@ -99,7 +99,11 @@ uint64_t hist_median(const struct hist *h, bool positioned)
 {
 	if (h->count == 0 || h->bucket == NULL)
 		return UINT64_MAX;
-	return tp_live_quantile(h->bucket, 0.5, 0, positioned ? h->positions : NULL, h->bucket);
+	/* its positions read in the buckets the live statistics read them in */
+	uint64_t counted[TP_LIVE_BUCKETS];
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
+		counted[b] = tp_live_bucket_positioned(b) ? h->bucket[b] : 0;
+	return tp_live_quantile(h->bucket, 0.5, 0, positioned ? h->positions : NULL, counted);
 }
 
 /* ---- maps of tasks, threads and mutexes, by process and id ---- */

@@ -352,7 +352,8 @@ static bool began_after(struct live_id a, struct live_id b)
 }
 
 /* A process's place in the order a user goes through a run's (n, N): an MPI job's ranks by
- * rank, as the process says it now (once its MPI_Init ended), the others after them. */
+ * rank, as the process says it now (once its MPI_Init ended; read as the snapshots are, safe from
+ * a file that shrinks), the others after them. */
 struct place {
 	uint64_t rank; /* UINT64_MAX: no MPI rank */
 	struct live_id id;
@@ -360,10 +361,8 @@ struct place {
 
 static struct place place_of(const struct live_file *f)
 {
-	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
-	bool ranked = __atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE) != 0;
-	return (struct place){ranked ? __atomic_load_n(&h->mpi_rank, __ATOMIC_RELAXED) : UINT64_MAX,
-			      live_id(f)};
+	uint32_t rank;
+	return (struct place){live_mpi_rank(f, &rank) ? rank : UINT64_MAX, live_id(f)};
 }
 
 static bool placed_after(struct place a, struct place b)

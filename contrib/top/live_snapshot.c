@@ -109,6 +109,29 @@ uint64_t live_spawned(const struct live_file *f)
 	return guarded_read(f, read_spawned, &r, why, sizeof why) ? r.spawned : 0;
 }
 
+struct rank_read {
+	const struct live_file *f;
+	uint32_t rank, size;
+};
+
+static void read_rank(void *arg)
+{
+	struct rank_read *r = arg;
+	const struct tp_live_header *h = (const struct tp_live_header *)r->f->map;
+	r->size = __atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE); /* stored last */
+	r->rank = __atomic_load_n(&h->mpi_rank, __ATOMIC_RELAXED);
+}
+
+bool live_mpi_rank(const struct live_file *f, uint32_t *rank)
+{
+	struct rank_read r = {f, 0, 0};
+	char why[1024];
+	if (!guarded_read(f, read_rank, &r, why, sizeof why) || r.size == 0)
+		return false;
+	*rank = r.rank;
+	return true;
+}
+
 static uint64_t load64(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);

@@ -78,6 +78,9 @@ void live_text_utf8(bool utf8);
 
 /* The tasks the process has spawned so far (summed over its threads' rows); 0 if unreadable. */
 uint64_t live_spawned(const struct live_file *f);
+/* The process's MPI rank in MPI_COMM_WORLD, in `*rank`, once its MPI_Init ended; false before,
+ * or for a process of no MPI job (or a file that can no longer be read). */
+bool live_mpi_rank(const struct live_file *f, uint32_t *rank);
 
 /* Whether process `pid` is gone (killed, or ended and reaped). */
 bool live_process_gone(pid_t pid);

@@ -184,12 +184,15 @@ void draw_detail(struct screen *sc)
 	snprintf(line, sizeof line, "%.*s  (site %u)", (int)sizeof line - 32, v->text, v->site_id);
 	put_line(y++, line, A_BOLD, false);
 	/* lines that fit 80 columns */
-	char task[24];
-	snprintf(line, sizeof line,
-		 "tasks %llu spawned, %llu alive, %llu done, median task %s; idle %s",
+	snprintf(line, sizeof line, "tasks %llu spawned, %llu alive, %llu done; idle %s",
 		 (unsigned long long)v->spawned, (unsigned long long)v->alive,
-		 (unsigned long long)v->done,
-		 tp_live_task_time_words(v->task_p50_ns, task, sizeof task), idle);
+		 (unsigned long long)v->done, idle);
+	put_line(y++, line, 0, false);
+	/* the task's time, not its polls': a region's implicit task is one long poll and the short
+	 * ones its barrier leaves */
+	char task[24];
+	snprintf(line, sizeof line, "median task %s (its polls added up), as the exit report says",
+		 tp_live_task_time_words(v->task_p50_ns, task, sizeof task));
 	put_line(y++, line, 0, false);
 	snprintf(line, sizeof line, "polls %llu, busy %s: p50 %s, p99 %s, longest %s; %llu long",
 		 (unsigned long long)v->polls, busy, poll50, poll99, longest,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "taskprobe_live.h"
@@ -24,6 +25,9 @@
  * exit report reads the work and span in them.
  */
 const struct tp_live_header *tp_live_header(void);
+/* The process in the exit report's words: "pid 123", an MPI rank's "pid 123, MPI rank 1 of 8"
+ * (its rank in MPI_COMM_WORLD, once its MPI_Init ended: a job's reports side by side). */
+const char *tp_live_process_words(char *buf, size_t size);
 /*
  * Now in the statistics' clock (taskprobe_live.h): a reader's "now" for the figures; once the
  * process's exit began (tp_live_before_destructors), that moment: the polls still open end

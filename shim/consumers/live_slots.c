@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "live_file.h"
 #include "spin_lock.h"
@@ -331,6 +333,16 @@ static void region_of_interest(int on, uint32_t marker)
 void tp_live_region_of_interest(uint32_t on, uint32_t marker)
 {
 	region_of_interest(on != 0, marker);
+}
+
+const char *tp_live_process_words(char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "pid %d", (int)getpid());
+	if (header != NULL && __atomic_load_n(&header->mpi_size, __ATOMIC_ACQUIRE) > 0 && n >= 0 &&
+	    (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", MPI rank %u of %u", header->mpi_rank,
+			 header->mpi_size);
+	return buf;
 }
 
 void tp_live_mpi_rank(uint32_t rank, uint32_t size)

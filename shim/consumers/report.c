@@ -243,9 +243,11 @@ static void write_report(FILE *out)
 		groups[g].site_alive = alive_by_site[groups[g].site];
 	qsort(groups, n, sizeof *groups, by_count);
 	/* every task terminated: nothing to say of them (the task graph follows) */
+	char whose[64];
 	if (total > 0)
-		fprintf(out, "taskprobe: %lld task%s spawned but never terminated (pid %d)\n",
-			(long long)total, total == 1 ? "" : "s", (int)getpid());
+		fprintf(out, "taskprobe: %lld task%s spawned but never terminated (%s)\n",
+			(long long)total, total == 1 ? "" : "s",
+			tp_live_process_words(whose, sizeof whose));
 	for (size_t g = 0; g < n; g++) {
 		const struct group *group = &groups[g];
 		if (g == 0 || group->site != groups[g - 1].site) {
@@ -309,17 +311,18 @@ static void report_no_executor(FILE *out)
 {
 	bool libgomp = tp_openmp_runtime_first() == TP_OPENMP_LIBGOMP;
 	bool waits = tp_report_waits_any();
+	char whose[64];
+	tp_live_process_words(whose, sizeof whose);
 	if (!libgomp && !waits) {
 		if (!tp_process_parent_started_with("TASKPROBE_REPORT"))
 			fprintf(out,
-				"taskprobe: no task executor was seen (pid %d): no tasks "
+				"taskprobe: no task executor was seen (%s): no tasks "
 				"to report, and no thread waited in an interposed wait "
 				"(joins, sleeps, select and read are not waits here)\n",
-				(int)getpid());
+				whose);
 		return;
 	}
-	fprintf(out, "taskprobe: no task executor was seen (pid %d): no tasks to report%s\n",
-		(int)getpid(),
+	fprintf(out, "taskprobe: no task executor was seen (%s): no tasks to report%s\n", whose,
 		libgomp ? ". An OpenMP program on GCC's libgomp has no tool interface: run "
 			  "it on LLVM's libomp (taskprobe does, when libomp has all it calls)"
 			: "");

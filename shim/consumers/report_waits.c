@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "in_process_consumers.h"
 #include "listeners.h"
+#include "live.h"
 #include "real_symbol.h"
 #include "settings.h"
 #include "shown_text.h"
@@ -446,19 +447,20 @@ void tp_report_waits(FILE *out)
 			n++;
 	}
 	double ns_per = ns_per_unit();
+	char whose[64];
+	tp_live_process_words(whose, sizeof whose);
 	if (n == 0) {
 		fprintf(out,
-			"taskprobe: no thread waited in an interposed wait (pid %d): joins, "
-			"sleeps, "
+			"taskprobe: no thread waited in an interposed wait (%s): joins, sleeps, "
 			"select and read are not waits here\n",
-			(int)getpid());
+			whose);
 		return;
 	}
 	qsort(figures, n, sizeof figures[0], threads_by_time);
 	fprintf(out,
-		"taskprobe: where threads waited (pid %d): each thread's top %d call sites by "
-		"time waited\n",
-		(int)getpid(), TOP_SITES);
+		"taskprobe: where threads waited (%s): each thread's top %d call sites by time "
+		"waited\n",
+		whose, TOP_SITES);
 	for (unsigned i = 0; i < n && i < THREADS_SHOWN; i++)
 		write_thread(out, &figures[i], ns_per);
 	if (n > THREADS_SHOWN) {

@@ -361,11 +361,13 @@ void tp_report_work_span(FILE *out)
 				add_row(&figures[line_at[row]], &rows[row]);
 	}
 	const struct tp_live_path *longest = &graph.longest;
+	char whose[64];
 	if (graph.work_ns == 0 || graph.span_ns == 0) {
 		fprintf(out,
-			"taskprobe: no task of a parallel region was polled (pid %d): no work "
-			"or span to report\n",
-			(int)getpid());
+			"taskprobe: no task of a parallel region was polled (%s): no work or span "
+			"to "
+			"report\n",
+			tp_live_process_words(whose, sizeof whose));
 		return;
 	}
 	uint64_t other = path_sites(longest, line_at);
@@ -375,15 +377,12 @@ void tp_report_work_span(FILE *out)
 	uint64_t wall = graph.last_ns > graph.first_ns ? graph.last_ns - graph.first_ns : 0;
 	double parallelism = (double)work / (double)span,
 	       speedup = wall > 0 ? (double)work / (double)wall : 0;
-	char rank[48] = ""; /* an MPI job's rank: which one (the job's reports side by side) */
-	if (__atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE) > 0)
-		snprintf(rank, sizeof rank, ", MPI rank %u of %u", h->mpi_rank, h->mpi_size);
 	fprintf(out,
-		"taskprobe: the task graph (pid %d%s): work %.3f ms, span %.3f ms: parallelism "
+		"taskprobe: the task graph (%s): work %.3f ms, span %.3f ms: parallelism "
 		"%.2f, no number of workers runs it faster than %.2fx; measured %.2fx on %u "
 		"worker%s (the parallel part: %.3f ms from its first task's poll to its last's)\n",
-		(int)getpid(), rank, (double)work / 1e6, (double)span / 1e6, parallelism,
-		parallelism, speedup, graph.threads, graph.threads == 1 ? "" : "s",
+		tp_live_process_words(whose, sizeof whose), (double)work / 1e6, (double)span / 1e6,
+		parallelism, parallelism, speedup, graph.threads, graph.threads == 1 ? "" : "s",
 		(double)wall / 1e6);
 	fprintf(out,
 		"  burdened span %.3f ms: burdened parallelism %.2f (the critical path with the "
