@@ -162,6 +162,21 @@ static inline const char *tp_live_duration_words(uint64_t ns, char *buf, size_t 
 }
 
 /*
+ * An MPI rank in every reader's words, after its pid (top's title, the exit report's sections):
+ * ", MPI rank 1 of 8" (its rank in MPI_COMM_WORLD, `size` its size), "" when `size` is 0 (no MPI
+ * rank, or before its MPI_Init ended). Returns `buf`.
+ */
+static inline const char *tp_live_mpi_rank_words(uint32_t rank, uint32_t size, char *buf,
+						 size_t size_of_buf)
+{
+	if (size == 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size_of_buf, ", MPI rank %u of %u", rank, size);
+	return buf;
+}
+
+/*
  * A site's median task time from the live statistics (tp_live_granularity_of) in words, "-"
  * when no task ended: at least the last cost bucket's bound when it lies there (that bucket
  * counts every longer task too: 60 ms tasks would read as about 4 ms).

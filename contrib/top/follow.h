@@ -85,9 +85,9 @@ bool follow_child(struct live_file *f, const struct follow *w, const struct live
 
 /*
  * A user's choice (top's n and N keys): with --children, another of the run's processes that
- * spawned a task or is an MPI rank is shown instead of the one of `f`: the next after it (`backwards`: the one
- * before it), in a circle, an MPI job's ranks by rank, then the others in the order they
- * started. False when there is no other.
+ * spawned a task or is an MPI rank is shown instead of the one of `f`: the next after it
+ * (`backwards`: the one before it), in a circle, an MPI job's ranks by rank, then the others in
+ * the order they started. False when there is no other.
  */
 bool follow_another(struct live_file *f, const struct follow *w, bool backwards);
 

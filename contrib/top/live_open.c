@@ -370,23 +370,30 @@ static bool placed_after(struct place a, struct place b)
 	return a.rank != b.rank ? a.rank > b.rank : began_after(a.id, b.id);
 }
 
+/* A process as a choice is judged: its place and the tasks it spawned, read once a scan. */
+struct candidate {
+	struct place place;
+	uint64_t spawned;
+};
+
 /*
- * Whether `candidate` (which spawned `spawned`) is a better choice than `best` by `choice`;
- * `from`: the process the next and previous are of.
+ * Whether `candidate` is a better choice than `best` (NULL: none yet) by `choice`; `from`: the
+ * process the next and previous are of.
  */
-static bool better(enum live_choice choice, const struct live_file *candidate, uint64_t spawned,
-		   const struct live_file *best, uint64_t best_spawned, struct place from)
+static bool better(enum live_choice choice, const struct candidate *candidate,
+		   const struct candidate *best, struct place from)
 {
-	struct place c = place_of(candidate);
+	struct place c = candidate->place;
 	/* one that spawned no task is no program's but an MPI rank's: its threads and waits */
-	if (spawned == 0 && c.rank == UINT64_MAX)
+	if (candidate->spawned == 0 && c.rank == UINT64_MAX)
 		return false;
 	if (best == NULL)
 		return true;
-	struct place b = place_of(best);
+	struct place b = best->place;
 	switch (choice) {
 	case LIVE_BUSIEST: /* of equals (an MPI job's ranks of MPI alone), the first placed */
-		return spawned != best_spawned ? spawned > best_spawned : placed_after(b, c);
+		return candidate->spawned != best->spawned ? candidate->spawned > best->spawned
+							   : placed_after(b, c);
 	case LIVE_FIRST_STARTED:
 		return began_after(b.id, c.id);
 	case LIVE_NEXT: /* the first after `from`, or the first of all */
@@ -409,7 +416,7 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 	if (d == NULL)
 		return false;
 	bool found = false;
-	uint64_t found_spawned = 0;
+	struct candidate chosen;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
@@ -425,14 +432,13 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 			live_close(&candidate);
 			continue;
 		}
-		uint64_t spawned = live_spawned(&candidate);
-		if (better(choice, &candidate, spawned, found ? f : NULL, found_spawned,
-			   from_place)) {
+		struct candidate judged = {place_of(&candidate), live_spawned(&candidate)};
+		if (better(choice, &judged, found ? &chosen : NULL, from_place)) {
 			if (found)
 				live_close(f);
 			*f = candidate;
 			found = true;
-			found_spawned = spawned;
+			chosen = judged;
 		} else {
 			live_close(&candidate);
 		}

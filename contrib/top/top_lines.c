@@ -484,13 +484,12 @@ void title_line(char *out, size_t size, const struct live_snapshot *s, enum prog
 	char elapsed[16], long_poll[16], whose[80] = "", notes[64] = "";
 	live_format_ns(elapsed, sizeof elapsed, s->elapsed_ns);
 	live_format_ns(long_poll, sizeof long_poll, s->header.long_poll_ns);
-	int n = 0;
-	if (s->header.mpi_size > 0) /* an MPI job's rank: which one */
-		n = snprintf(whose, sizeof whose, ", MPI rank %u of %u", s->header.mpi_rank,
-			     s->header.mpi_size);
-	if (s->header.pid != (uint32_t)program && n >= 0 && (size_t)n < sizeof whose)
-		snprintf(whose + n, sizeof whose - (size_t)n, ", started by %d's run",
-			 (int)program);
+	char rank[48];
+	tp_live_mpi_rank_words(s->header.mpi_rank, s->header.mpi_size, rank, sizeof rank);
+	if (s->header.pid != (uint32_t)program)
+		snprintf(whose, sizeof whose, "%s, started by %d's run", rank, (int)program);
+	else
+		snprintf(whose, sizeof whose, "%s", rank);
 	if (s->header.notes & TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP)
 		snprintf(notes, sizeof notes, " (libgomp program on libomp)");
 	static const char *const said[] = {

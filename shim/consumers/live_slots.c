@@ -17,7 +17,7 @@
 #include "live_file.h"
 #include "spin_lock.h"
 #include "thread_identity.h"
-#include "taskprobe_figures.h" /* the graph read at a region of interest's start and stop */
+#include "taskprobe_figures.h" /* a region of interest's graph at its start and stop; rank words */
 #include "work_span.h"         /* tp_roi_step */
 
 /*
@@ -337,11 +337,11 @@ void tp_live_region_of_interest(uint32_t on, uint32_t marker)
 
 const char *tp_live_process_words(char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "pid %d", (int)getpid());
-	if (header != NULL && __atomic_load_n(&header->mpi_size, __ATOMIC_ACQUIRE) > 0 && n >= 0 &&
-	    (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, ", MPI rank %u of %u", header->mpi_rank,
-			 header->mpi_size);
+	uint32_t ranks = header != NULL ? __atomic_load_n(&header->mpi_size, __ATOMIC_ACQUIRE) : 0;
+	char rank[48];
+	snprintf(buf, size, "pid %d%s", (int)getpid(),
+		 tp_live_mpi_rank_words(ranks != 0 ? header->mpi_rank : 0, ranks, rank,
+					sizeof rank));
 	return buf;
 }
 
