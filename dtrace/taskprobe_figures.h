@@ -66,6 +66,23 @@ static inline void tp_live_bucket_around(uint64_t positions, uint64_t count, dou
 }
 
 /*
+ * The bounds the open bucket [*low, infinity) of a cost histogram (TP_LIVE_COST_OPEN) is read
+ * between when its `count` values' positions (tp_live_cost_position: in 256ths of octaves above
+ * it) add up to `positions`: around the mean position, as far as its lower bound
+ * (tp_live_bucket_around's, with no upper bound). A site's one task of 1.1 s reads 1.1 s.
+ */
+static inline void tp_live_bucket_open(uint64_t positions, uint64_t count, double *low,
+				       double *high)
+{
+	const double scale = 1u << TP_LIVE_POSITION_BITS;
+	double at = ((double)positions / (double)count + 0.5) / scale;
+	double octaves = (double)(uint64_t)at, mean = *low * (1 + at - octaves);
+	for (; octaves > 0; octaves--)
+		mean *= 2;
+	*high = 2 * mean - *low;
+}
+
+/*
  * The figures' one reading of a log2 histogram (TP_LIVE_BUCKETS: bucket b counts [2^b, 2^(b+1))
  * ns), for the exit report, the console and --analyze alike: the value at `fraction` of its
  * counts (0.5: the median), interpolated inside its bucket, never beyond `longest` (the longest
@@ -74,7 +91,9 @@ static inline void tp_live_bucket_around(uint64_t positions, uint64_t count, dou
  * would differ. Where the histogram has them (not NULL), `positions` and `positioned` say where
  * in its bucket its values lie (tp_live_position's added up, of how many): around their mean
  * position, as far as the nearer bound, not over the whole bucket. Tasks of 1 ms each read 1 ms,
- * not the 786 us of [2^19, 2^20) ns read at half.
+ * not the 786 us of [2^19, 2^20) ns read at half. A cost histogram's open bucket (its values from
+ * TP_LIVE_COST_OPEN's bucket on, when it has their positions) is read as tp_live_bucket_open
+ * says: tasks of 60 ms read 60 ms, not ">= 2.10 ms".
  */
 static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fraction,
 					uint64_t longest, const uint64_t *positions,
@@ -92,7 +111,9 @@ static inline uint64_t tp_live_quantile(const uint64_t *histogram, double fracti
 			continue;
 		if (seen + (double)histogram[b] >= wanted) {
 			double low = b == 0 ? 0 : (double)(1ull << b), high = (double)(2ull << b);
-			if (positions != NULL && positioned[b] != 0)
+			if (positions != NULL && positioned[b] != 0 && b == TP_LIVE_COST_OPEN)
+				tp_live_bucket_open(positions[b], positioned[b], &low, &high);
+			else if (positions != NULL && positioned[b] != 0)
 				tp_live_bucket_around(positions[b], positioned[b], &low, &high);
 			value = (uint64_t)(low +
 					   (high - low) * (wanted - seen) / (double)histogram[b]);
@@ -178,19 +199,11 @@ static inline const char *tp_live_mpi_rank_words(uint32_t rank, uint32_t size, c
 
 /*
  * A site's median task time from the live statistics (tp_live_granularity_of) in words, "-"
- * when no task ended: at least the last cost bucket's bound when it lies there (that bucket
- * counts every longer task too: 60 ms tasks would read as about 4 ms).
+ * when no task ended.
  */
 static inline const char *tp_live_task_time_words(uint64_t ns, char *buf, size_t size)
 {
-	const uint64_t last = 1ull << (TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1);
-	if (ns == 0)
-		return "-";
-	if (ns < last)
-		return tp_live_duration_words(ns, buf, size);
-	char bound[20];
-	snprintf(buf, size, ">=%s", tp_live_duration_words(last, bound, sizeof bound));
-	return buf;
+	return ns == 0 ? "-" : tp_live_duration_words(ns, buf, size);
 }
 
 /*

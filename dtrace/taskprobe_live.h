@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 16
+#define TP_LIVE_VERSION 17
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -79,26 +79,43 @@
  */
 #define TP_LIVE_COST_BUCKETS 16
 #define TP_LIVE_COST_SHIFT   6
+/* The log2 bucket of the cost histograms' last, which counts every longer value too: open. */
+#define TP_LIVE_COST_OPEN (TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1)
 /*
  * A value's position in its octave [2^log2, 2^(log2+1)) (`log2` its binary logarithm), in 256ths
  * of it: what a reader needs to read the median of values of one size as their size, not as
- * their log2 bucket's middle. (A value a histogram's first or last bucket counts from beyond it
- * has its own octave's.)
+ * their log2 bucket's middle. (A value a histogram's first bucket counts from below it has its
+ * own octave's.)
  */
 #define TP_LIVE_POSITION_BITS 8
-#define TP_LIVE_POSITIONED    (1u << (32 - TP_LIVE_POSITION_BITS)) /* positions a u32 adds */
 static inline uint32_t tp_live_position(uint64_t ns, unsigned log2)
 {
 	return (uint32_t)((ns << TP_LIVE_POSITION_BITS) >> log2) &
 	       ((1u << TP_LIVE_POSITION_BITS) - 1);
 }
 
+/*
+ * A value's position in its cost histogram's bucket (version 17): tp_live_position, and in the
+ * open last bucket (TP_LIVE_COST_OPEN), which counts every longer value too, in 256ths of
+ * octaves above the bucket's own: a task of 60 ms lies 4.84 octaves above 2^21 ns. The median of
+ * long tasks is then read around their positions' mean (tp_live_bucket_open), not as ">= 2.10
+ * ms"; a mean of octaves, not of times, so that one task preempted for 60 ms moves the median of
+ * forty of 6 ms by 6%, not 25%. A u32 adds TP_LIVE_POSITIONED of them (each below 43 octaves).
+ */
+#define TP_LIVE_POSITIONED (1u << 18)
+static inline uint32_t tp_live_cost_position(uint64_t ns, unsigned log2)
+{
+	uint32_t p = tp_live_position(ns, log2);
+	return log2 > TP_LIVE_COST_OPEN ? p + ((log2 - TP_LIVE_COST_OPEN) << TP_LIVE_POSITION_BITS)
+					: p;
+}
+
 /* Whether every reader reads the task times' positions in log2 bucket `b` (tp_live_quantile): not
- * in the cost histograms' first and last buckets, which count values from beyond them (--analyze,
- * whose buckets are whole, reads them as the live statistics do). */
+ * in the cost histograms' first bucket, which counts values from below it (--analyze, whose
+ * buckets are whole, reads them as the live statistics do). */
 static inline bool tp_live_bucket_positioned(unsigned b)
 {
-	return b > TP_LIVE_COST_SHIFT && b < TP_LIVE_COST_SHIFT + TP_LIVE_COST_BUCKETS - 1;
+	return b > TP_LIVE_COST_SHIFT && b <= TP_LIVE_COST_OPEN;
 }
 
 enum tp_live_clock {
@@ -511,8 +528,9 @@ struct tp_live_site_stats {
 	uint64_t phase_ns;
 	/*
 	 * Where in their buckets the task times lie (version 16): each bucket's times' positions
-	 * in it (tp_live_position) added up, of its first TP_LIVE_POSITIONED times (what 32 bits
-	 * hold): the median of tasks of one size is their size (tp_live_quantile).
+	 * in it (tp_live_cost_position; in octaves above the last bucket in it: version 17) added
+	 * up, of its first TP_LIVE_POSITIONED times (what 32 bits hold): the median of tasks of
+	 * one size is their size (tp_live_quantile).
 	 */
 	uint32_t task_time_positions[TP_LIVE_COST_BUCKETS];
 	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
@@ -524,7 +542,7 @@ _Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a pow
  * A reader's cost figures of a site (the console's snapshot, the exit report), the ones
  * tp_live_granularity_of reads: its rows' compact cost histograms in log2 buckets
  * (TP_LIVE_BUCKETS: cost bucket b is log2 bucket b + TP_LIVE_COST_SHIFT), and where in their
- * buckets the task times lie: their positions added up, of how many.
+ * buckets the task times lie: their positions (tp_live_cost_position) added up, of how many.
  */
 struct tp_live_costs {
 	uint64_t task_time[TP_LIVE_BUCKETS], spawn_gap[TP_LIVE_BUCKETS],

@@ -97,7 +97,7 @@ double duration_ms(const char *text);
 /*
  * The median task time of site `site` in the task sites' table of `text` (the exit report's and
  * --analyze's "median task" column, after `before` columns of figures), in ms; -1 when none is
- * said (no line, "-", or a lower bound ">=2.10 ms").
+ * said (no line, "-", or a lower bound ">=2.10 ms", as before tasks of 2.1 ms and more were read).
  */
 double median_task_ms(const char *text, const char *site, unsigned before);
 

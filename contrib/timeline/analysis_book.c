@@ -88,9 +88,11 @@ void hist_add(struct analysis *a, struct hist *h, uint64_t v)
 			return;
 		h->positions = h->bucket + TP_LIVE_BUCKETS;
 	}
-	unsigned b = hist_index(v);
+	unsigned b = hist_index(v), log2 = v == 0 ? 0 : 63 - (unsigned)__builtin_clzll(v);
 	h->bucket[b]++;
-	h->positions[b] += v == 0 ? 0 : tp_live_position(v, 63 - (unsigned)__builtin_clzll(v));
+	h->positions[b] += v == 0 ? 0 : tp_live_position(v, log2);
+	if (log2 >= TP_LIVE_COST_OPEN)
+		h->open_positions += tp_live_cost_position(v, log2);
 	h->count++;
 }
 
@@ -99,11 +101,21 @@ uint64_t hist_median(const struct hist *h, bool positioned)
 {
 	if (h->count == 0 || h->bucket == NULL)
 		return UINT64_MAX;
-	/* its positions read in the buckets the live statistics read them in */
-	uint64_t counted[TP_LIVE_BUCKETS];
+	if (!positioned)
+		return tp_live_quantile(h->bucket, 0.5, 0, NULL, NULL);
+	/* its positions read in the buckets the live statistics read them in, and its values from
+	 * their open bucket on as one bucket */
+	uint64_t counted[TP_LIVE_BUCKETS], bucket[TP_LIVE_BUCKETS] = {0},
+					   positions[TP_LIVE_BUCKETS] = {0};
+	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++) {
+		unsigned to = b < TP_LIVE_COST_OPEN ? b : TP_LIVE_COST_OPEN;
+		bucket[to] += h->bucket[b];
+		positions[b] = b < TP_LIVE_COST_OPEN ? h->positions[b] : 0;
+	}
+	positions[TP_LIVE_COST_OPEN] = h->open_positions;
 	for (unsigned b = 0; b < TP_LIVE_BUCKETS; b++)
-		counted[b] = tp_live_bucket_positioned(b) ? h->bucket[b] : 0;
-	return tp_live_quantile(h->bucket, 0.5, 0, positioned ? h->positions : NULL, counted);
+		counted[b] = tp_live_bucket_positioned(b) ? bucket[b] : 0;
+	return tp_live_quantile(bucket, 0.5, 0, positions, counted);
 }
 
 /* ---- maps of tasks, threads and mutexes, by process and id ---- */

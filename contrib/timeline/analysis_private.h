@@ -32,6 +32,8 @@ struct hist {
 	uint64_t count;
 	uint64_t *bucket;    /* TP_LIVE_BUCKETS, made at the first value, and as many */
 	uint64_t *positions; /* sums of the values' tp_live_position in their buckets */
+	/* the positions (tp_live_cost_position) of its values from TP_LIVE_COST_OPEN's bucket on */
+	uint64_t open_positions;
 };
 
 struct node {
@@ -243,8 +245,9 @@ void *take(struct analysis *a, size_t size);
 void give(struct analysis *a, void *p, size_t size);
 
 void hist_add(struct analysis *a, struct hist *h, uint64_t v);
-/* The median, or UINT64_MAX when empty; `positioned`: read where in its bucket it lies, as the
- * live statistics read task times (they keep no positions of the costs). */
+/* The median, or UINT64_MAX when empty; `positioned`: read as the live statistics read task
+ * times, where in its bucket it lies, its values from the cost histograms' open bucket's on as
+ * one bucket (they keep neither of the other costs). */
 uint64_t hist_median(const struct hist *h, bool positioned);
 
 /* Map `m` of the analysis, empty: its slots are counted in the analysis's memory. */

@@ -318,7 +318,7 @@ Test(live_read, tasks_of_one_size_read_as_their_size)
 			unsigned b = bucket[k] - TP_LIVE_COST_SHIFT;
 			rows[n % 2].task_time_histogram[b]++;
 			unsigned log2 = 63 - (unsigned)__builtin_clzll(times[k]);
-			rows[n % 2].task_time_positions[b] += tp_live_position(times[k], log2);
+			rows[n % 2].task_time_positions[b] += tp_live_cost_position(times[k], log2);
 		}
 	}
 	rows[0].spawn_gap_histogram[11 - TP_LIVE_COST_SHIFT] = 4; /* [2048, 4096) ns */
@@ -331,14 +331,70 @@ Test(live_read, tasks_of_one_size_read_as_their_size)
 	cr_expect_eq(g.spawn_ns, 3072);
 	/* without the positions, as a file of an earlier layout: their bucket read at 40 of its 70 */
 	cr_expect_eq(tp_live_quantile(c.task_time, 0.5, 0, NULL, NULL), 524288 + 524288 * 40 / 70);
-	/* the 99th: the last bucket's, which counts longer tasks than its own (9 ms): read over the
-	 * whole bucket, [2^21, 2^22) ns, at 8.2 of its 9 */
-	cr_expect_eq(tp_live_quantile(c.task_time, 0.99, 0, c.task_time_positions,
-				      c.task_time_positioned),
+	/* the 99th: the last bucket's, which counts longer tasks than its own (9 ms, 2.1 octaves
+	 * above it), read around their positions' mean as far as its lower bound: [2^21, 18 ms -
+	 * 2^21) (within a 256th of an octave), at 8.2 of its 9; without positions, over its own
+	 * bucket, [2^21, 2^22) */
+	uint64_t p99 = tp_live_quantile(c.task_time, 0.99, 0, c.task_time_positions,
+					c.task_time_positioned),
+		 wanted = 2097152 + (uint64_t)((18000000 - 2 * 2097152) * (0.99 * 80 - 71) / 9);
+	cr_expect(p99 > wanted * 0.995 && p99 < wanted * 1.005, "%" PRIu64 " %" PRIu64, p99,
+		  wanted);
+	cr_expect_eq(tp_live_quantile(c.task_time, 0.99, 0, NULL, NULL),
 		     2097152 + (uint64_t)(2097152 * (0.99 * 80 - 71) / 9));
 	/* a reader that loads a count before the position the writer adds after it, or a position
 	 * before its count: read inside the bucket all the same */
 	uint64_t one[TP_LIVE_BUCKETS] = {[19] = 1}, beyond[TP_LIVE_BUCKETS] = {[19] = 600};
 	uint64_t v = tp_live_quantile(one, 0.5, 0, beyond, one);
 	cr_expect(v >= 524288 && v < 1048576, "%" PRIu64, v);
+}
+
+/*
+ * Tasks of 2.1 ms or more, which the task time histogram's last bucket counts together: read as
+ * their size, from their positions in octaves above the bucket (tp_live_cost_position), not as
+ * ">=2.10 ms". A site's one task (a program's initial task, the single task of BOTS sparselu:
+ * 1146 ms and 7.3 ms) reads its time; a time-step loop's regions of 6 ms a thread read 6 ms, and
+ * one region preempted for 60 ms among forty moves them by a few percent (their mean time, by
+ * 25%); a median of shorter tasks is read as before.
+ */
+static uint64_t median_of(const uint64_t *times, const unsigned *tasks, unsigned kinds)
+{
+	struct tp_live_site_stats row = {0};
+	uint64_t done = 0;
+	for (unsigned k = 0; k < kinds; k++) {
+		unsigned log2 = 63 - (unsigned)__builtin_clzll(times[k]),
+			 b = (log2 < TP_LIVE_COST_OPEN ? log2 : TP_LIVE_COST_OPEN) -
+			     TP_LIVE_COST_SHIFT;
+		row.task_time_histogram[b] += tasks[k];
+		row.task_time_positions[b] += tasks[k] * tp_live_cost_position(times[k], log2);
+		done += tasks[k];
+	}
+	struct tp_live_costs c = {0};
+	tp_live_costs_add(&c, &row);
+	return tp_live_granularity_of(&c, done, 0).task_ns;
+}
+
+Test(live_read, long_tasks_read_as_their_size)
+{
+	char words[32];
+	uint64_t one = median_of((const uint64_t[]){1146265000}, (const unsigned[]){1}, 1);
+	cr_expect(one > 1146265000 * 0.997 && one < 1146265000 * 1.003, "%" PRIu64, one);
+	cr_expect_str_eq(tp_live_task_time_words(
+				 median_of((const uint64_t[]){7300000}, (const unsigned[]){1}, 1),
+				 words, sizeof words),
+			 "7.30 ms");
+	uint64_t steps = median_of((const uint64_t[]){6000000}, (const unsigned[]){40}, 1);
+	cr_expect_str_eq(tp_live_task_time_words(steps, words, sizeof words), "6.00 ms");
+	uint64_t preempted = median_of((const uint64_t[]){6000000, 60000000},
+				       (const unsigned[]){39, 1}, 2);
+	cr_expect(preempted > 6000000 && preempted < 6000000 * 1.07, "%" PRIu64, preempted);
+
+	/* a median below the open bucket: the long task changes nothing */
+	uint64_t mixed = median_of((const uint64_t[]){1000000, 60000000}, (const unsigned[]){3, 1},
+				   2),
+		 alone = median_of((const uint64_t[]){1000000, 3000000}, (const unsigned[]){3, 1},
+				   2);
+	cr_expect(mixed >= 980000 && mixed <= 1020000, "%" PRIu64, mixed);
+	cr_expect_eq(mixed, alone);
+	cr_expect_eq(tp_live_task_time_words(0, words, sizeof words)[0], '-');
 }

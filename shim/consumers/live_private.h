@@ -404,14 +404,14 @@ static inline void cost_histogram_add(uint32_t *histogram, uint64_t ns)
 }
 
 /* An ended task's time into its site's row: its compact histogram, and its position in its
- * bucket (tp_live_position), while the bucket's positions fit their 32 bits. */
+ * bucket (tp_live_cost_position), while the bucket's positions fit their 32 bits. */
 static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 {
 	unsigned log2 = log2_of(ns), b = cost_bucket[log2];
 	uint32_t before = r->task_time_histogram[b];
 	add32(&r->task_time_histogram[b], 1);
 	if (before < TP_LIVE_POSITIONED)
-		add32(&r->task_time_positions[b], tp_live_position(ns, log2));
+		add32(&r->task_time_positions[b], tp_live_cost_position(ns, log2));
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
