@@ -489,7 +489,12 @@ struct tp_live_site_stats {
 	uint64_t blocking_waits; /* waits entered while polling a task of the site */
 	uint64_t blocking_ns;
 	uint64_t first_spawn_ns; /* in the process's clock (see above), 0 before */
-	uint64_t unused;         /* a task's last end, which nothing showed: no longer written */
+	/*
+	 * For the row of a parallel region: its instances this thread was the primary of, each
+	 * from its fork to its join (its primary's implicit task's spawn to that task's end, after
+	 * the region's barrier), added up (version 17): with region_ns, the region's efficiency.
+	 */
+	uint64_t region_time_ns;
 	uint64_t poll_histogram[TP_LIVE_BUCKETS];
 	uint64_t delay_histogram[TP_LIVE_BUCKETS];
 	/*

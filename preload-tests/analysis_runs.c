@@ -218,6 +218,22 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 	return false;
 }
 
+/* The figures of a line of the regions' table, `row`, of site `site`: load balance, threads and
+ * efficiency (-1 when it says "-"); false when it is no such line. */
+static bool region_figures(const char *row, const char *site, double *balance, long *threads,
+			   double *efficiency)
+{
+	const char *after = strchr(strstr(row, site), ')');
+	double computation, time;
+	char unit[8], time_unit[8];
+	*efficiency = -1;
+	if (after == NULL)
+		return false;
+	int said = sscanf(after + 1, "%lf %lf %7s %ld %lf %7s %lf", balance, &computation, unit,
+			  threads, &time, time_unit, efficiency);
+	return said >= 4 && strchr(unit, 's') != NULL;
+}
+
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads)
 {
 	char row[512];
@@ -225,20 +241,26 @@ unsigned region_lines(const char *text, const char *site, double *balance, long 
 	*balance = -1;
 	*threads = -1;
 	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
-		const char *after = strchr(strstr(row, site), ')');
-		double b, computation;
-		char unit[8];
+		double b, efficiency;
 		long t;
-		if (after == NULL ||
-		    sscanf(after + 1, "%lf %lf %7s %ld", &b, &computation, unit, &t) != 4 ||
-		    strchr(unit, 's') == NULL)
-			continue;
-		if (n++ == 0) {
+		if (region_figures(row, site, &b, &t, &efficiency) && n++ == 0) {
 			*balance = b;
 			*threads = t;
 		}
 	}
 	return n;
+}
+
+double region_efficiency_of(const char *text, const char *site)
+{
+	char row[512];
+	for (const char *from = NULL; site_line(text, site, &from, row, sizeof row);) {
+		double balance, efficiency;
+		long threads;
+		if (region_figures(row, site, &balance, &threads, &efficiency))
+			return efficiency;
+	}
+	return -1;
 }
 
 double share_of(const char *text, const char *site)

@@ -80,6 +80,11 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
  */
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
+/* The efficiency of the first line of parallel region `site` in the regions' table of `text`
+ * (every reader's columns, the last: "main (omp_fib.c:27) 0.946 2.71 ms 2 3.10 ms 0.437"); -1
+ * when no line says one ("-": no instance ended). */
+double region_efficiency_of(const char *text, const char *site);
+
 /* The waits at sync site `site` of kind `kind` in `text` (the sync sites' table, every reader's
  * columns: "main (omp_fib.c:27) barrier 8.40 ms 4 0.808 -"); -1 when no line has them. */
 long sync_waits_of(const char *text, const char *site, const char *kind);

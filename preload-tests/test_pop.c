@@ -275,14 +275,37 @@ static void expect_answers(const char *name, bool region_of_interest, const stru
  */
 static const struct known balanced[] = {NEAR(parallel, 1.0, WITHIN), {0}};
 
+/*
+ * The answers of pop target `name` (known), and in each output's table of regions its one
+ * region's efficiency (its threads' average computation over its time from fork to join): that of
+ * the process within WITHIN (the serial code around the region is next to none), and `known`
+ * within WITHIN.
+ */
+static void expect_region_efficiency(const char *name, const struct known *answers,
+				     const char *site, double known)
+{
+	struct tp_pop_run pop;
+	expect_answers_of(name, false, answers, &pop);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		double region = region_efficiency_of(o->text, site);
+		cr_expect(fabs(region - known) <= WITHIN &&
+				  fabs(region - o->factors.parallel) <= WITHIN,
+			  "%s: %s says the region's efficiency %.3f, the process's parallel "
+			  "efficiency %.3f, known %.3f:\n%s",
+			  name, o->way, region, o->factors.parallel, known, o->text);
+	}
+	tp_pop_run_free(&pop);
+}
+
 Test(pop, a_balanced_loop_is_efficient, .timeout = 120)
 {
-	expect_answers("pop_balanced", false, balanced);
+	expect_region_efficiency("pop_balanced", balanced, "main (pop_balanced.c:", 1.0);
 }
 
 Test(pop, a_balanced_loop_built_by_gcc_is_efficient, .timeout = 120)
 {
-	expect_answers("pop_balanced_gcc", false, balanced);
+	expect_region_efficiency("pop_balanced_gcc", balanced, "main (pop_balanced.c:", 1.0);
 }
 
 /*
@@ -294,12 +317,13 @@ static const struct known imbalanced[] = {
 
 Test(pop, an_imbalanced_loops_load_balance_is_two_thirds, .timeout = 120)
 {
-	expect_answers("pop_imbalanced", false, imbalanced);
+	expect_region_efficiency("pop_imbalanced", imbalanced, "main (pop_imbalanced.c:", 0.667);
 }
 
 Test(pop, an_imbalanced_loop_built_by_gcc_has_a_load_balance_of_two_thirds, .timeout = 120)
 {
-	expect_answers("pop_imbalanced_gcc", false, imbalanced);
+	expect_region_efficiency("pop_imbalanced_gcc", imbalanced,
+				 "main (pop_imbalanced.c:", 0.667);
 }
 
 /*

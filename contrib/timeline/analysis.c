@@ -289,6 +289,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
 		s->fork_at = e->ns;
+		t->forked_ns = e->ns;
 	}
 }
 
@@ -491,6 +492,8 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	struct site *s = site_figures(a, p, t->site);
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
+	if (t->forked_ns != 0 && ns > t->forked_ns) /* its region's instance joined */
+		s->region_time += ns - t->forked_ns;
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)

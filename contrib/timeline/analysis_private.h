@@ -93,8 +93,9 @@ struct task {
 	 * its parent at once): tp_span_first_poll_nests's */
 	bool by_program, nestable;
 	uint64_t suspend_ns, poll_ns, last_spawn_ns;
-	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
-	struct node *last;     /* its last fragment */
+	uint64_t forked_ns; /* a region's primary's implicit task: its spawn, the fork (else 0) */
+	struct acc in;      /* not yet polled: the paths to its start (ns: when it could) */
+	struct node *last;  /* its last fragment */
 	struct acc kids, desc; /* ended since its last join: children, descendants */
 	struct edge *successors;
 };
@@ -167,6 +168,9 @@ struct site {
 	struct by_thread by_thread;
 	struct acc fork;
 	uint64_t fork_at; /* when it was published (0: none): tp_span_fork_waits_initial */
+	/* its instances' times, each from its fork to its primary's implicit task's end, added
+	 * up: the region's efficiency (tp_live_region_efficiency) */
+	uint64_t region_time;
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];

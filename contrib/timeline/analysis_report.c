@@ -183,14 +183,18 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	qsort_r(order, n, sizeof *order, by_computation, a->sites);
 	int width = site_width(a, order, n, shown);
 	if (n > 0)
-		fprintf(out, "  %-*s %12s %12s %8s\n", width, "parallel region", "load balance",
-			"computation", "threads");
+		fprintf(out, "  %-*s %12s %12s %8s %12s %11s\n", width, "parallel region",
+			"load balance", "computation", "threads", "time", "efficiency");
 	for (size_t i = 0; i < n; i++) {
 		struct tp_live_region r = balance_of(&a->sites[order[i]].by_thread);
-		fprintf(out, "  %-*s %12s %12s %8u\n", width,
+		r.time_ns = a->sites[order[i]].region_time;
+		char time[24], efficiency[16];
+		fprintf(out, "  %-*s %12s %12s %8u %12s %11s\n", width,
 			site_text(a, order[i], name, sizeof name, shown),
 			tp_live_balance_words(&r, b2, sizeof b2),
-			duration(r.computation_ns, b1, sizeof b1), r.threads);
+			duration(r.computation_ns, b1, sizeof b1), r.threads,
+			tp_live_region_time_words(r.time_ns, time, sizeof time),
+			tp_live_efficiency_words(&r, efficiency, sizeof efficiency));
 	}
 
 	/* the sync sites' lines, a line a kind of wait at a site: most time waited first, as the

@@ -243,8 +243,8 @@ void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
 
 void live_format_region_header(char *out, size_t size, int width)
 {
-	snprintf(out, size, "%-*s  %12s  %12s  %7s", width, "PARALLEL REGION", "LOAD BALANCE",
-		 "COMPUTATION", "THREADS");
+	snprintf(out, size, "%-*s  %12s  %12s  %7s  %10s  %10s", width, "PARALLEL REGION",
+		 "LOAD BALANCE", "COMPUTATION", "THREADS", "TIME", "EFFICIENCY");
 }
 
 bool live_format_region(char *out, size_t size, const struct site_view *v, int width)
@@ -253,11 +253,12 @@ bool live_format_region(char *out, size_t size, const struct site_view *v, int w
 		snprintf(out, size, "%s", "");
 		return false;
 	}
-	char computation[24], balance[16];
-	snprintf(out, size, "%-*.*s  %12s  %12s  %7u", width, width, v->text,
+	char computation[24], balance[16], time[24], efficiency[16];
+	snprintf(out, size, "%-*.*s  %12s  %12s  %7u  %10s  %10s", width, width, v->text,
 		 tp_live_balance_words(&v->region, balance, sizeof balance),
 		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
-		 v->region.threads);
+		 v->region.threads, tp_live_region_time_words(v->region.time_ns, time, sizeof time),
+		 tp_live_efficiency_words(&v->region, efficiency, sizeof efficiency));
 	return true;
 }
 

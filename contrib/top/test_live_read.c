@@ -197,6 +197,51 @@ Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
 }
 
 /*
+ * A parallel region's time and efficiency (every reader's): its instances' times from fork to
+ * join, kept in the rows of the threads that were their primaries, added up over its rows and
+ * threads; its efficiency the threads' average computation over that time. Thread 0 was the
+ * primary of instances of 4 ms at one row and 2 ms at the other, thread 1 of one of 2 ms; each
+ * thread computed 3 and 1 ms: 8 ms of time, 4 ms a thread on average, 0.500. A region none of
+ * whose instances ended yet has no time and no efficiency ("-"); a reader that counts a fragment
+ * going on, not yet its instance's time, says at most 1.
+ */
+Test(live_read, a_regions_efficiency_is_its_threads_computation_over_its_time)
+{
+	const uint64_t stride = TP_LIVE_SITES * sizeof(struct tp_live_site_stats);
+	struct tp_live_thread *slots = calloc(TP_LIVE_THREADS, sizeof *slots);
+	char *map = calloc(TP_LIVE_THREADS, stride);
+	cr_assert(slots != NULL && map != NULL);
+	const uint64_t time[2][2] = {{4000000, 2000000}, {2000000, 0}};
+	for (unsigned i = 0; i < 2; i++) {
+		slots[i].in_use = TP_LIVE_SLOT_LIVE;
+		slots[i].rows_ready = true;
+		struct tp_live_site_stats *rows = (void *)(map + i * stride);
+		rows[1].region_ns = 3000000;
+		rows[2].region_ns = 1000000;
+		rows[1].region_time_ns = time[i][0];
+		rows[2].region_time_ns = time[i][1];
+		rows[3].region_ns = 1000000; /* a region of one long instance going on */
+		rows[4].region_ns = 5000000;
+		rows[4].region_time_ns = i == 0 ? 2000000 : 0;
+	}
+	const uint32_t both[] = {1, 2}, going_on[] = {3}, counted_ahead[] = {4};
+	struct tp_live_region r = tp_live_region_read(slots, map, 0, stride, both, 2, 0);
+	char words[24];
+	cr_expect_eq(r.time_ns, 8000000);
+	cr_expect_float_eq(tp_live_region_efficiency(&r), 0.5, 1e-9);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "0.500");
+	cr_expect_str_eq(tp_live_region_time_words(r.time_ns, words, sizeof words), "8.00 ms");
+	r = tp_live_region_read(slots, map, 0, stride, going_on, 1, 0);
+	cr_expect_eq(r.time_ns, 0);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "-");
+	cr_expect_str_eq(tp_live_region_time_words(r.time_ns, words, sizeof words), "-");
+	r = tp_live_region_read(slots, map, 0, stride, counted_ahead, 1, 0);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "1.000");
+	free(slots);
+	free(map);
+}
+
+/*
  * A barrier's phases (tp_live_phase_read, every live reader's: sync_waited.h): each thread that
  * passed the barrier, at either of its rows, counts, one that computed nothing before it too.
  * Thread 0 computed 4 ms before it, thread 1 passed it having computed nothing (a loop of one

@@ -265,7 +265,8 @@ void draw_losses(struct screen *sc)
 	 * sites table cuts it: its function's start and its whole (file:line) */
 	static struct site_view cut;
 	int width = (int)strlen("PARALLEL REGION"),
-	    room = COLS - (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS") - 1;
+	    room = COLS -
+		   (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS        TIME  EFFICIENCY") - 1;
 	for (unsigned i = 0; i < s->n_sites; i++)
 		if (s->sites[i].by_executor && (int)strlen(s->sites[i].text) > width)
 			width = (int)strlen(s->sites[i].text);

@@ -216,8 +216,10 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 	struct tp_span_task *t = span_of(e);
 	tp_span_spawned(t, parent, p != NULL ? (uint32_t)(p - tasks) + 1 : 0, fork_row, th,
 			now - local.span_from, now, in, by_program && ready);
-	if (tp_span_publishes_fork(implicit, parent != 0))
+	if (tp_span_publishes_fork(implicit, parent != 0)) {
 		tp_span_fork(row, &t->in);
+		live_region_forked(__atomic_load_n(&e->task, __ATOMIC_RELAXED), now);
+	}
 }
 
 /* A new task's region: its own site's row for an implicit task (the executor's), else its
@@ -285,16 +287,6 @@ int tp_live_wants_stack(uint32_t site)
 	local.sample_stack = spawned < TP_LIVE_STACK_SAMPLE_FIRST ||
 			     spawned % TP_LIVE_STACK_SAMPLE_EVERY == 0;
 	return local.sample_stack;
-}
-
-void tp_live_task_wake(uint64_t task, uint64_t at)
-{
-	if (enter(TAKES_SLOT) == NULL)
-		return;
-	struct task_entry *e = task_find(task);
-	if (e != NULL)
-		set64(&span_of(e)->ready_ns, ns_at(at));
-	leave();
 }
 
 /* A task's poll ends waiting in `sync` at the sync construct's site `site`: its wait there is
@@ -609,6 +601,8 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
+	if (local.forks_open != 0 && __atomic_load_n(&e->region, __ATOMIC_RELAXED) == row)
+		live_region_joined(task, row, now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {

@@ -176,6 +176,8 @@ extern bool stacks_ready; /* the stacks' part of the file has space (at the firs
 /* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
 extern bool in_memory;
 
+#define LIVE_FORKS_KEPT 4 /* a thread's regions nested in each other whose times are kept */
+
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
 	struct tp_live_thread *slot;
@@ -211,6 +213,13 @@ struct live_local {
 	 * barrier it passes ends (sync_wait_ends, into that barrier's row's phase_ns) */
 	uint64_t phase_ns;
 	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
+	/* the regions it forked and has not joined, the innermost last (those within
+	 * LIVE_FORKS_KEPT of the outermost): their primary's implicit tasks and their forks'
+	 * moments, for their rows' region_time_ns (live_region_joined) */
+	struct {
+		uint64_t task, ns;
+	} forks[LIVE_FORKS_KEPT];
+	uint32_t forks_open;
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
@@ -412,6 +421,34 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 	add32(&r->task_time_histogram[b], 1);
 	if (before < TP_LIVE_POSITIONED)
 		add32(&r->task_time_positions[b], tp_live_cost_position(ns, log2));
+}
+
+/* The calling thread forks a region at `now`, its primary's implicit task `task` (the task whose
+ * start is the fork: tp_span_publishes_fork). */
+static inline void live_region_forked(uint64_t task, uint64_t now)
+{
+	uint32_t n = local.forks_open++;
+	if (n < LIVE_FORKS_KEPT) {
+		local.forks[n].task = task;
+		local.forks[n].ns = now;
+	}
+}
+
+/*
+ * Implicit task `task` of region row `row` ends at `now` on the calling thread, which forked
+ * regions it has not joined: if it is one's primary's, that instance of the region is joined,
+ * its time from its fork into the row (region_time_ns), and the regions forked inside it whose
+ * ends went unseen are forgotten.
+ */
+static inline void live_region_joined(uint64_t task, uint32_t row, uint64_t now)
+{
+	uint32_t n = local.forks_open < LIVE_FORKS_KEPT ? local.forks_open : LIVE_FORKS_KEPT;
+	for (uint32_t k = n; k-- > 0;)
+		if (local.forks[k].task == task) {
+			add(&local.rows[row].region_time_ns, now - local.forks[k].ns);
+			local.forks_open = k;
+			return;
+		}
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The table of tasks alive's rare ways (live_private.h): a task whose first window is full, taken
- * and found in its other homes' windows (a run of tasks still alive when ids come round).
+ * and found in its other homes' windows (a run of tasks still alive when ids come round); and a
+ * task's wake on its own (one at a poll's start is folded into it: tp_live_task_switch_woken).
  */
 #include "live_private.h"
 
@@ -25,4 +26,14 @@ struct task_entry *task_find_displaced(uint64_t task)
 	for (unsigned which = 1; which < TASK_HOMES && e == NULL; which++)
 		e = task_in_window(task, task_displaced_home(task, which));
 	return e;
+}
+
+void tp_live_task_wake(uint64_t task, uint64_t at)
+{
+	if (enter(TAKES_SLOT) == NULL)
+		return;
+	struct task_entry *e = task_find(task);
+	if (e != NULL)
+		set64(&span_of(e)->ready_ns, ns_at(at));
+	leave();
 }
