@@ -100,7 +100,9 @@ static inline uint32_t tp_live_position(uint64_t ns, unsigned log2)
  * octaves above the bucket's own: a task of 60 ms lies 4.84 octaves above 2^21 ns. The median of
  * long tasks is then read around their positions' mean (tp_live_bucket_open), not as ">= 2.10
  * ms"; a mean of octaves, not of times, so that one task preempted for 60 ms moves the median of
- * forty of 6 ms by 6%, not 25%. A u32 adds TP_LIVE_POSITIONED of them (each below 43 octaves).
+ * forty of 6 ms by 6%, not 25%. A u32 adds TP_LIVE_POSITIONED of them (each below 43 octaves): a
+ * bucket's first 262,144 times on a thread at a site stand for all of them (one compare a task
+ * for every bucket: a cap for each cost 8 instructions a task more).
  */
 #define TP_LIVE_POSITIONED (1u << 18)
 static inline uint32_t tp_live_cost_position(uint64_t ns, unsigned log2)
@@ -538,8 +540,15 @@ struct tp_live_site_stats {
 	 * one size is their size (tp_live_quantile).
 	 */
 	uint32_t task_time_positions[TP_LIVE_COST_BUCKETS];
-	/* a row is 1024 bytes: a task event finds its row's address with a shift (version 10) */
-	uint64_t reserved[1];
+	/*
+	 * For the row of a parallel region: the regions this thread forked inside one of its
+	 * instances, or the instances it forked inside another region (version 17). A nested
+	 * region's instances run at once on several threads, and its computation is not the outer
+	 * region's: neither has an efficiency (tp_live_region_efficiency), nor the nested one a
+	 * time. The last of the row's 1024 bytes: a task event finds its row's address with a shift
+	 * (version 10).
+	 */
+	uint64_t region_nested;
 };
 _Static_assert(sizeof(struct tp_live_site_stats) == 1024, "a row's size is a power of two");
 
@@ -561,14 +570,16 @@ static inline void tp_live_costs_add(struct tp_live_costs *c, const struct tp_li
 {
 	for (unsigned b = 0; b < TP_LIVE_COST_BUCKETS; b++) {
 		unsigned to = b + TP_LIVE_COST_SHIFT;
-		uint32_t tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED);
+		/* the positions before the count: the writer adds a task's count first (its
+		 * fence), so that no position is read without its task (one of 1 s would read 500 s
+		 * in the open bucket) */
+		uint32_t positions = __atomic_load_n(&r->task_time_positions[b], __ATOMIC_ACQUIRE),
+			 tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED),
+			 most = TP_LIVE_POSITIONED;
 		c->task_time[to] += tasks;
 		if (tp_live_bucket_positioned(to))
-			c->task_time_positioned[to] += tasks < TP_LIVE_POSITIONED
-							       ? tasks
-							       : TP_LIVE_POSITIONED;
-		c->task_time_positions[to] += __atomic_load_n(&r->task_time_positions[b],
-							      __ATOMIC_RELAXED);
+			c->task_time_positioned[to] += tasks < most ? tasks : most;
+		c->task_time_positions[to] += positions;
 		c->spawn_gap[to] += __atomic_load_n(&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
 		c->start_delay[to] += __atomic_load_n(&r->start_delay_histogram[b],
 						      __ATOMIC_RELAXED);

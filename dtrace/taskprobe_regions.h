@@ -20,6 +20,7 @@ struct tp_live_region {
 	unsigned threads;
 	double load_balance;
 	uint64_t time_ns;
+	bool nested; /* it holds nested regions or is one (region_nested): no efficiency */
 };
 
 /*
@@ -28,11 +29,12 @@ struct tp_live_region {
  * time (what its fork, its join and its waits for each other leave of its threads' time: the
  * regions of a time-step loop whose threads compute for a few microseconds lose most of theirs).
  * At most 1 (a reader of the live statistics counts a fragment going on, not its instance's
- * time); negative when it has no time or no computation.
+ * time); negative when it has no time or no computation, or holds nested regions or is one (its
+ * instances run at once on several threads, its computation is not the outer region's).
  */
 static inline double tp_live_region_efficiency(const struct tp_live_region *r)
 {
-	if (r->time_ns == 0 || r->computation_ns == 0 || r->threads == 0)
+	if (r->time_ns == 0 || r->computation_ns == 0 || r->threads == 0 || r->nested)
 		return -1;
 	double e = (double)r->computation_ns / r->threads / (double)r->time_ns;
 	return e < 1 ? e : 1;
@@ -95,7 +97,7 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 							     const uint32_t *rows, unsigned n,
 							     uint64_t now, bool phases)
 {
-	uint64_t computation[TP_LIVE_THREADS], time = 0;
+	uint64_t computation[TP_LIVE_THREADS], time = 0, nested = 0;
 	unsigned threads = 0;
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
@@ -115,6 +117,7 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 			}
 			ns += __atomic_load_n(&row->region_ns, __ATOMIC_RELAXED);
 			time += __atomic_load_n(&row->region_time_ns, __ATOMIC_RELAXED);
+			nested += __atomic_load_n(&row->region_nested, __ATOMIC_RELAXED);
 			if (open == rows[k]) {
 				uint64_t uncounted, ran, path, placed;
 				/* its whole poll so far: region_ns counts polls once ended */
@@ -128,6 +131,7 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 	}
 	struct tp_live_region r = tp_live_region_of(computation, threads);
 	r.time_ns = time;
+	r.nested = nested != 0;
 	return r;
 }
 

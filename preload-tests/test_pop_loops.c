@@ -176,3 +176,38 @@ Test(loops, sync_sites_beyond_the_rows_are_said_to_be_unlisted, .timeout = 120)
 	}
 	tp_pop_run_free(&pop);
 }
+
+/*
+ * Nested parallel regions (omp_nested: an outer team of two, each of its threads the primary of an
+ * inner team of two): the inner region's instances run at once on four threads, and the outer
+ * region's computation leaves out the inner one's, so neither has an efficiency ("-" in every
+ * output, where adding up the inner instances' times read 0.30 for threads that computed all
+ * along, and the outer's 0.007); each still has its line and its load balance.
+ */
+Test(loops, nested_regions_have_no_efficiency, .timeout = 120)
+{
+	struct tp_pop_run pop = {0};
+	tp_pop_run((const char *[]){pop_program("omp_nested"), NULL},
+		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	char outer[64], inner[64];
+	snprintf(outer, sizeof outer, "main (omp_nested.c:%d)",
+		 tp_source_line("omp_nested.c", "int main(", "#pragma omp parallel"));
+	snprintf(inner, sizeof inner, "main (omp_nested.c:%d)",
+		 tp_source_line("omp_nested.c", "int outer =", "#pragma omp parallel"));
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		const char *regions[] = {outer, inner};
+		for (size_t k = 0; k < 2; k++) {
+			double balance;
+			long threads;
+			unsigned lines = region_lines(o->text, regions[k], &balance, &threads);
+			double efficiency = region_efficiency_of(o->text, regions[k]);
+			cr_expect(lines == 1 && balance > 0 && efficiency < 0,
+				  "%s: %s says %s in %u lines, load balance %.3f, efficiency "
+				  "%.3f:\n%s",
+				  o->way, regions[k], k == 0 ? "the outer region" : "the inner one",
+				  lines, balance, efficiency, o->text);
+		}
+	}
+	tp_pop_run_free(&pop);
+}

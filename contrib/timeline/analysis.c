@@ -289,7 +289,14 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
 		s->fork_at = e->ns;
-		t->forked_ns = e->ns;
+		/* the primary's implicit task: its end joins the instance, unless nested (a
+		 * deferred explicit task with a site is taken for an implicit one above; the
+		 * program's is none) */
+		uint32_t around = parent != NULL ? region_of(a, parent) : 0;
+		if (!e->by_program && around != 0)
+			s->nested = a->sites[around].nested = true;
+		else if (!e->by_program)
+			t->forked_ns = e->ns;
 	}
 }
 

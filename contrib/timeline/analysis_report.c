@@ -188,6 +188,7 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	for (size_t i = 0; i < n; i++) {
 		struct tp_live_region r = balance_of(&a->sites[order[i]].by_thread);
 		r.time_ns = a->sites[order[i]].region_time;
+		r.nested = a->sites[order[i]].nested;
 		char time[24], efficiency[16];
 		fprintf(out, "  %-*s %12s %12s %8u %12s %11s\n", width,
 			site_text(a, order[i], name, sizeof name, shown),

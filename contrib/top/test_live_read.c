@@ -203,7 +203,8 @@ Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
  * primary of instances of 4 ms at one row and 2 ms at the other, thread 1 of one of 2 ms; each
  * thread computed 3 and 1 ms: 8 ms of time, 4 ms a thread on average, 0.500. A region none of
  * whose instances ended yet has no time and no efficiency ("-"); a reader that counts a fragment
- * going on, not yet its instance's time, says at most 1.
+ * going on, not yet its instance's time, says at most 1; one nested in another or holding one
+ * has none.
  */
 Test(live_read, a_regions_efficiency_is_its_threads_computation_over_its_time)
 {
@@ -237,6 +238,11 @@ Test(live_read, a_regions_efficiency_is_its_threads_computation_over_its_time)
 	cr_expect_str_eq(tp_live_region_time_words(r.time_ns, words, sizeof words), "-");
 	r = tp_live_region_read(slots, map, 0, stride, counted_ahead, 1, 0);
 	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "1.000");
+	/* a region one thread forked a nested one inside: no efficiency */
+	((struct tp_live_site_stats *)(map + stride))[1].region_nested = 1;
+	r = tp_live_region_read(slots, map, 0, stride, both, 2, 0);
+	cr_expect(r.nested && r.time_ns == 8000000);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "-");
 	free(slots);
 	free(map);
 }
@@ -377,14 +383,15 @@ Test(live_read, tasks_of_one_size_read_as_their_size)
 	/* without the positions, as a file of an earlier layout: their bucket read at 40 of its 70 */
 	cr_expect_eq(tp_live_quantile(c.task_time, 0.5, 0, NULL, NULL), 524288 + 524288 * 40 / 70);
 	/* the 99th: the last bucket's, which counts longer tasks than its own (9 ms, 2.1 octaves
-	 * above it), read around their positions' mean as far as its lower bound: [2^21, 18 ms -
-	 * 2^21) (within a 256th of an octave), at 8.2 of its 9; without positions, over its own
-	 * bucket, [2^21, 2^22) */
+	 * above it), read in the octave of their positions' mean, [2^23, 2^24) ns, around it as far
+	 * as the nearer bound: [8.4, 9.6) ms (within a 256th of an octave), at 8.2 of its 9, under
+	 * every one of them (spread from 2^21 to twice their mean, 15.8 ms); without positions, over
+	 * its own bucket, [2^21, 2^22) */
 	uint64_t p99 = tp_live_quantile(c.task_time, 0.99, 0, c.task_time_positions,
 					c.task_time_positioned),
-		 wanted = 2097152 + (uint64_t)((18000000 - 2 * 2097152) * (0.99 * 80 - 71) / 9);
-	cr_expect(p99 > wanted * 0.995 && p99 < wanted * 1.005, "%" PRIu64 " %" PRIu64, p99,
-		  wanted);
+		 wanted = 8388608 + (uint64_t)(2 * (9000000 - 8388608) * (0.99 * 80 - 71) / 9);
+	cr_expect(p99 > wanted * 0.995 && p99 < wanted * 1.005 && p99 < 9600000,
+		  "%" PRIu64 " %" PRIu64, p99, wanted);
 	cr_expect_eq(tp_live_quantile(c.task_time, 0.99, 0, NULL, NULL),
 		     2097152 + (uint64_t)(2097152 * (0.99 * 80 - 71) / 9));
 	/* a reader that loads a count before the position the writer adds after it, or a position
@@ -433,6 +440,13 @@ Test(live_read, long_tasks_read_as_their_size)
 	uint64_t preempted = median_of((const uint64_t[]){6000000, 60000000},
 				       (const unsigned[]){39, 1}, 2);
 	cr_expect(preempted > 6000000 && preempted < 6000000 * 1.07, "%" PRIu64, preempted);
+
+	/* five of 100 ms beside three of 1 ms: the median, the second of the five, in the octave
+	 * of their mean, [67, 134) ms, around it: [67, 134) at a fifth of it, 80 ms (spread from
+	 * 2.1 ms to twice their mean it read 41 ms) */
+	uint64_t bimodal = median_of((const uint64_t[]){1000000, 100000000},
+				     (const unsigned[]){3, 5}, 2);
+	cr_expect(bimodal > 75000000 && bimodal < 85000000, "%" PRIu64, bimodal);
 
 	/* a median below the open bucket: the long task changes nothing */
 	uint64_t mixed = median_of((const uint64_t[]){1000000, 60000000}, (const unsigned[]){3, 1},

@@ -218,7 +218,8 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 			now - local.span_from, now, in, by_program && ready);
 	if (tp_span_publishes_fork(implicit, parent != 0)) {
 		tp_span_fork(row, &t->in);
-		live_region_forked(__atomic_load_n(&e->task, __ATOMIC_RELAXED), now);
+		uint32_t around = p != NULL ? __atomic_load_n(&p->region, __ATOMIC_RELAXED) : 0;
+		live_region_forked(__atomic_load_n(&e->task, __ATOMIC_RELAXED), row, around, now);
 	}
 }
 
@@ -601,8 +602,8 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
-	if (local.forks_open != 0 && __atomic_load_n(&e->region, __ATOMIC_RELAXED) == row)
-		live_region_joined(task, row, now);
+	if (__builtin_expect(task == local.fork_top, 0))
+		live_region_joined(row, now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {

@@ -213,13 +213,14 @@ struct live_local {
 	 * barrier it passes ends (sync_wait_ends, into that barrier's row's phase_ns) */
 	uint64_t phase_ns;
 	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
-	/* the regions it forked and has not joined, the innermost last (those within
-	 * LIVE_FORKS_KEPT of the outermost): their primary's implicit tasks and their forks'
-	 * moments, for their rows' region_time_ns (live_region_joined) */
+	/* the regions it forked and has not joined, the innermost last (at most LIVE_FORKS_KEPT:
+	 * live_region_forked): their primary's implicit tasks and their forks' moments, for their
+	 * rows' region_time_ns (live_region_joined) */
 	struct {
 		uint64_t task, ns;
 	} forks[LIVE_FORKS_KEPT];
 	uint32_t forks_open;
+	uint64_t fork_top; /* the innermost's task, 0 when none */
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
@@ -419,36 +420,48 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 	unsigned log2 = log2_of(ns), b = cost_bucket[log2];
 	uint32_t before = r->task_time_histogram[b];
 	add32(&r->task_time_histogram[b], 1);
+	/* the count before the position (tp_live_costs_add reads them the other way round): no
+	 * instruction on x86 */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (before < TP_LIVE_POSITIONED)
 		add32(&r->task_time_positions[b], tp_live_cost_position(ns, log2));
 }
 
-/* The calling thread forks a region at `now`, its primary's implicit task `task` (the task whose
- * start is the fork: tp_span_publishes_fork). */
-static inline void live_region_forked(uint64_t task, uint64_t now)
+/*
+ * The calling thread forks an instance of region row `row` at `now`, its primary's implicit task
+ * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row
+ * `around` (0: none, the outermost). A nested instance's time is not kept (region_nested). A
+ * thread that keeps LIVE_FORKS_KEPT already forgets the outermost. An end never seen (a task
+ * ended inside a signal handler's event) leaves its place taken: the instance of the region
+ * around it is not counted, the later ones are.
+ */
+static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t around, uint64_t now)
 {
-	uint32_t n = local.forks_open++;
-	if (n < LIVE_FORKS_KEPT) {
-		local.forks[n].task = task;
-		local.forks[n].ns = now;
+	if (around != 0) { /* nested in region row `around`: no time of either read */
+		add(&local.rows[around].region_nested, 1);
+		add(&local.rows[row].region_nested, 1);
+		return;
 	}
+	if (local.forks_open == LIVE_FORKS_KEPT) {
+		memmove(&local.forks[0], &local.forks[1],
+			(LIVE_FORKS_KEPT - 1) * sizeof local.forks[0]);
+		local.forks_open--;
+	}
+	local.forks[local.forks_open].task = task;
+	local.forks[local.forks_open++].ns = now;
+	local.fork_top = task;
 }
 
 /*
- * Implicit task `task` of region row `row` ends at `now` on the calling thread, which forked
- * regions it has not joined: if it is one's primary's, that instance of the region is joined,
- * its time from its fork into the row (region_time_ns), and the regions forked inside it whose
- * ends went unseen are forgotten.
+ * The innermost region the calling thread forked and has not joined is joined at `now`, its
+ * primary's implicit task ended (local.fork_top's): its time from its fork into its row `row`
+ * (region_time_ns). Out of line: most task ends are not one.
  */
-static inline void live_region_joined(uint64_t task, uint32_t row, uint64_t now)
+static __attribute__((noinline, cold, unused)) void live_region_joined(uint32_t row, uint64_t now)
 {
-	uint32_t n = local.forks_open < LIVE_FORKS_KEPT ? local.forks_open : LIVE_FORKS_KEPT;
-	for (uint32_t k = n; k-- > 0;)
-		if (local.forks[k].task == task) {
-			add(&local.rows[row].region_time_ns, now - local.forks[k].ns);
-			local.forks_open = k;
-			return;
-		}
+	uint32_t k = --local.forks_open;
+	add(&local.rows[row].region_time_ns, now - local.forks[k].ns);
+	local.fork_top = k > 0 ? local.forks[k - 1].task : 0;
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
