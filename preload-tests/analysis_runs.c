@@ -218,20 +218,31 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 	return false;
 }
 
-/* The figures of a line of the regions' table, `row`, of site `site`: load balance, threads and
- * efficiency (-1 when it says "-"); false when it is no such line. */
+/*
+ * The figures of a line of the regions' table, `row`, of site `site` (every reader's columns:
+ * efficiency, load balance, computation, time, threads; "-" for an efficiency or a time not
+ * known): load balance, threads and efficiency (-1 when "-"); false when it is no such line.
+ */
 static bool region_figures(const char *row, const char *site, double *balance, long *threads,
 			   double *efficiency)
 {
 	const char *after = strchr(strstr(row, site), ')');
-	double computation, time;
-	char unit[8], time_unit[8];
-	*efficiency = -1;
 	if (after == NULL)
 		return false;
-	int said = sscanf(after + 1, "%lf %lf %7s %ld %lf %7s %lf", balance, &computation, unit,
-			  threads, &time, time_unit, efficiency);
-	return said >= 4 && strchr(unit, 's') != NULL;
+	char copy[512], *word[8], *save = NULL;
+	unsigned n = 0;
+	snprintf(copy, sizeof copy, "%s", after + 1);
+	for (char *w = strtok_r(copy, " ", &save); w != NULL && n < 8;
+	     w = strtok_r(NULL, " ", &save))
+		word[n++] = w;
+	/* a time is a figure and a unit, or "-" */
+	if (n != 7 && n != 6)
+		return false;
+	char *end;
+	*efficiency = strcmp(word[0], "-") == 0 ? -1 : strtod(word[0], &end);
+	*balance = strtod(word[1], &end);
+	*threads = strtol(word[n - 1], &end, 10);
+	return *end == '\0' && strchr(word[3], 's') != NULL;
 }
 
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads)

@@ -75,14 +75,14 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 
 /*
  * The lines of the table of parallel regions in `text` whose site holds `site` (every reader's
- * columns: "main (omp_fib.c:27) 0.808 5.35 ms 2"), and the first's load balance and threads (-1
- * each when none).
+ * columns: "main (omp_fib.c:27) 0.347 0.973 3.20 ms 4.62 ms 2"), and the first's load balance and
+ * threads (-1 each when none).
  */
 unsigned region_lines(const char *text, const char *site, double *balance, long *threads);
 
 /* The efficiency of the first line of parallel region `site` in the regions' table of `text`
- * (every reader's columns, the last: "main (omp_fib.c:27) 0.946 2.71 ms 2 3.10 ms 0.437"); -1
- * when no line says one ("-": no instance ended). */
+ * (every reader's columns, the first: "main (omp_fib.c:27) 0.347 0.973 3.20 ms 4.62 ms 2"); -1
+ * when no line says one ("-": no instance ended, or nested). */
 double region_efficiency_of(const char *text, const char *site);
 
 /* The waits at sync site `site` of kind `kind` in `text` (the sync sites' table, every reader's

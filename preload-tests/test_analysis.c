@@ -263,14 +263,14 @@ static double factor_of(const char *text, const char *name)
 	return value;
 }
 
-/* The load balance of the first parallel region in the table of regions (its first number
- * after the site's closing parenthesis), -1 when none. */
+/* The load balance of the first parallel region in the table of regions (its second figure
+ * after the site's closing parenthesis, after its efficiency), -1 when none. */
 static double region_load_balance(const char *text)
 {
 	const char *table = strstr(text, "\n  parallel region"), *row, *site_end;
 	double value = -1;
 	if (table == NULL || (row = strchr(table + 1, '\n')) == NULL ||
-	    (site_end = strchr(row, ')')) == NULL || sscanf(site_end + 1, " %lf", &value) != 1)
+	    (site_end = strchr(row, ')')) == NULL || sscanf(site_end + 1, " %*s %lf", &value) != 1)
 		return -1;
 	return value;
 }

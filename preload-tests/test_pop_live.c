@@ -112,8 +112,10 @@ static struct pop_figures figures_at(const char *text, const char *place, const 
 		       "efficiency %lf",
 		       &f.serialisation, &f.transfer);
 	const char *table = strcasestr(text, "parallel region ");
-	if (place != NULL && table != NULL && (at = strstr(table, place)) != NULL)
-		sscanf(at + strlen(place), "%lf %*f %*s %u", &f.region_balance, &f.region_threads);
+	long threads = 0;
+	if (place != NULL && table != NULL &&
+	    region_lines(table, place, &f.region_balance, &threads) > 0)
+		f.region_threads = (unsigned)threads;
 	const char *syncs = strcasestr(text, "sync site ");
 	f.sync_share = -1;
 	if (sync_place != NULL && syncs != NULL && (at = strstr(syncs, sync_place)) != NULL)

@@ -294,7 +294,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * program's is none) */
 		uint32_t around = parent != NULL ? region_of(a, parent) : 0;
 		if (!e->by_program && around != 0)
-			s->nested = a->sites[around].nested = true;
+			s->around = around; /* a parallel site's: nested (analysis_report.c) */
 		else if (!e->by_program)
 			t->forked_ns = e->ns;
 	}

@@ -171,7 +171,10 @@ struct site {
 	/* its instances' times, each from its fork to its primary's implicit task's end, added
 	 * up: the region's efficiency (tp_live_region_efficiency) */
 	uint64_t region_time;
-	bool nested; /* it holds nested regions or is one: no efficiency (region_nested's) */
+	/* a region an instance of it was forked in (0: none); and, said once the analysis ends,
+	 * whether it holds nested regions or is one: no efficiency (region_nested's) */
+	uint32_t around;
+	bool nested;
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];

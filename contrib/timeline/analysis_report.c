@@ -180,22 +180,28 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		if (a->sites[i].parallel && a->sites[i].process == p->process &&
 		    balance_of(&a->sites[i].by_thread).threads > 0)
 			order[n++] = (uint32_t)i;
+	/* a region forked inside another, and that other: no efficiency (a recording without
+	 * version 12's task-spawn takes a deferred task with a site for an implicit one: a region
+	 * only when its site is one) */
+	for (size_t i = 1; i < a->n_sites; i++)
+		if (a->sites[i].parallel && a->sites[i].around != 0)
+			a->sites[i].nested = a->sites[a->sites[i].around].nested = true;
 	qsort_r(order, n, sizeof *order, by_computation, a->sites);
 	int width = site_width(a, order, n, shown);
 	if (n > 0)
-		fprintf(out, "  %-*s %12s %12s %8s %12s %11s\n", width, "parallel region",
-			"load balance", "computation", "threads", "time", "efficiency");
+		fprintf(out, "  %-*s %10s %13s %12s %12s %8s\n", width, "parallel region",
+			"efficiency", "load balance", "computation", "time", "threads");
 	for (size_t i = 0; i < n; i++) {
 		struct tp_live_region r = balance_of(&a->sites[order[i]].by_thread);
 		r.time_ns = a->sites[order[i]].region_time;
 		r.nested = a->sites[order[i]].nested;
 		char time[24], efficiency[16];
-		fprintf(out, "  %-*s %12s %12s %8u %12s %11s\n", width,
+		fprintf(out, "  %-*s %10s %13s %12s %12s %8u\n", width,
 			site_text(a, order[i], name, sizeof name, shown),
+			tp_live_efficiency_words(&r, efficiency, sizeof efficiency),
 			tp_live_balance_words(&r, b2, sizeof b2),
-			duration(r.computation_ns, b1, sizeof b1), r.threads,
-			tp_live_region_time_words(r.time_ns, time, sizeof time),
-			tp_live_efficiency_words(&r, efficiency, sizeof efficiency));
+			duration(r.computation_ns, b1, sizeof b1),
+			tp_live_region_time_words(r.time_ns, time, sizeof time), r.threads);
 	}
 
 	/* the sync sites' lines, a line a kind of wait at a site: most time waited first, as the

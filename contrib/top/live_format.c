@@ -243,22 +243,28 @@ void live_format_roi(char *out, size_t size, const struct live_snapshot *s)
 
 void live_format_region_header(char *out, size_t size, int width)
 {
-	snprintf(out, size, "%-*s  %12s  %12s  %7s  %10s  %10s", width, "PARALLEL REGION",
-		 "LOAD BALANCE", "COMPUTATION", "THREADS", "TIME", "EFFICIENCY");
+	snprintf(out, size, "%-*s  %10s  %12s  %11s  %10s  %7s", width, "PARALLEL REGION",
+		 "EFFICIENCY", "LOAD BALANCE", "COMPUTATION", "TIME", "THREADS");
+}
+
+bool live_region_shown(const struct site_view *v)
+{
+	return v->by_executor && v->region.threads != 0;
 }
 
 bool live_format_region(char *out, size_t size, const struct site_view *v, int width)
 {
-	if (!v->by_executor || v->region.threads == 0) {
+	if (!live_region_shown(v)) {
 		snprintf(out, size, "%s", "");
 		return false;
 	}
 	char computation[24], balance[16], time[24], efficiency[16];
-	snprintf(out, size, "%-*.*s  %12s  %12s  %7u  %10s  %10s", width, width, v->text,
+	snprintf(out, size, "%-*.*s  %10s  %12s  %11s  %10s  %7u", width, width, v->text,
+		 tp_live_efficiency_words(&v->region, efficiency, sizeof efficiency),
 		 tp_live_balance_words(&v->region, balance, sizeof balance),
 		 tp_live_duration_words(v->region.computation_ns, computation, sizeof computation),
-		 v->region.threads, tp_live_region_time_words(v->region.time_ns, time, sizeof time),
-		 tp_live_efficiency_words(&v->region, efficiency, sizeof efficiency));
+		 tp_live_region_time_words(v->region.time_ns, time, sizeof time),
+		 v->region.threads);
 	return true;
 }
 

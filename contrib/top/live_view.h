@@ -323,10 +323,11 @@ void live_format_figures(char *out, size_t size, const struct live_snapshot *s, 
 void live_format_factors(char *out, size_t size, const struct live_snapshot *s, int line);
 /*
  * The table of parallel regions: its heading, and the line of site `v` (a parallel region a
- * thread ran), the region's text `width` wide: "SITE  LOAD BALANCE  COMPUTATION  THREADS".
- * Whether `v` is one.
+ * thread ran), the region's text `width` wide: "SITE  EFFICIENCY  LOAD BALANCE  COMPUTATION
+ * TIME  THREADS". Whether `v` is one (live_region_shown).
  */
 void live_format_region_header(char *out, size_t size, int width);
+bool live_region_shown(const struct site_view *v);
 bool live_format_region(char *out, size_t size, const struct site_view *v, int width);
 /*
  * The table of sync sites: its heading, and the line of `v` (one of the snapshot's syncs), its

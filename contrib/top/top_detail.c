@@ -266,12 +266,13 @@ void draw_losses(struct screen *sc)
 	static struct site_view cut;
 	int width = (int)strlen("PARALLEL REGION"),
 	    room = COLS -
-		   (int)strlen("  LOAD BALANCE   COMPUTATION  THREADS        TIME  EFFICIENCY") - 1;
+		   (int)strlen("  EFFICIENCY  LOAD BALANCE  COMPUTATION        TIME  THREADS") - 1;
+	/* the regions' rows alone (the initial task's is none) */
 	for (unsigned i = 0; i < s->n_sites; i++)
-		if (s->sites[i].by_executor && (int)strlen(s->sites[i].text) > width)
+		if (live_region_shown(&s->sites[i]) && (int)strlen(s->sites[i].text) > width)
 			width = (int)strlen(s->sites[i].text);
 	for (unsigned i = 0; i < s->n_sites; i++)
-		if (s->sites[i].by_executor && width > room &&
+		if (live_region_shown(&s->sites[i]) && width > room &&
 		    readable_width(s->sites[i].text) > room)
 			room = readable_width(s->sites[i].text);
 	width = width < room ? width : room;

@@ -144,8 +144,8 @@ static int site_width(const uint32_t *order, size_t n, const char *heading)
 /*
  * Where the load is unbalanced: per parallel region (the rows of its implicit tasks' site, one
  * line however many call addresses it has: tp_live_region_read), the load balance of the threads
- * that ran it, its computation, its threads, its time and its efficiency; most computation first,
- * as --analyze's (a time-step loop has tens of regions).
+ * that ran it, its efficiency, computation, time and threads; most computation first, as
+ * --analyze's (a time-step loop has tens of regions).
  */
 static void regions(FILE *out, const struct tp_live_thread *slots, const struct tp_live_header *h,
 		    const uint32_t *line_at, uint64_t now)
@@ -181,18 +181,18 @@ static void regions(FILE *out, const struct tp_live_thread *slots, const struct 
 	}
 	int width = site_width(order, n, "parallel region");
 	if (n > 0)
-		fprintf(out, "  %-*s %12s %12s %8s %12s %11s\n", width, "parallel region",
-			"load balance", "computation", "threads", "time", "efficiency");
+		fprintf(out, "  %-*s %10s %13s %12s %12s %8s\n", width, "parallel region",
+			"efficiency", "load balance", "computation", "time", "threads");
 	for (size_t i = 0; i < n; i++) {
 		char name[512], computation[24], balance[16], time[24], efficiency[16];
-		fprintf(out, "  %-*s %12s %12s %8u %12s %11s\n", width,
+		fprintf(out, "  %-*s %10s %13s %12s %12s %8u\n", width,
 			site_text(&figures[order[i]], name, sizeof name),
+			tp_live_efficiency_words(&region[i], efficiency, sizeof efficiency),
 			tp_live_balance_words(&region[i], balance, sizeof balance),
 			tp_live_duration_words(region[i].computation_ns, computation,
 					       sizeof computation),
-			region[i].threads,
 			tp_live_region_time_words(region[i].time_ns, time, sizeof time),
-			tp_live_efficiency_words(&region[i], efficiency, sizeof efficiency));
+			region[i].threads);
 	}
 }
 
