@@ -226,21 +226,26 @@ bool site_line(const char *text, const char *site, const char **from, char *row,
 static bool region_figures(const char *row, const char *site, double *balance, long *threads,
 			   double *efficiency)
 {
-	const char *after = strchr(strstr(row, site), ')');
+	/* the site's own ')' (a function's name may hold one: operator()) */
+	const char *at = strstr(row, site), *after = strchr(at + strlen(site) - 1, ')');
 	if (after == NULL)
 		return false;
-	char copy[512], *word[8], *save = NULL;
+	char copy[512], *word[8], *save = NULL, *end;
 	unsigned n = 0;
 	snprintf(copy, sizeof copy, "%s", after + 1);
 	for (char *w = strtok_r(copy, " ", &save); w != NULL && n < 8;
 	     w = strtok_r(NULL, " ", &save))
 		word[n++] = w;
-	/* a time is a figure and a unit, or "-" */
+	/* a time is a figure and a unit, or "-"; every figure whole (top's waits' table has a
+	 * line of as many words at a site: "futex 4 80.3ms 40.1ms 2 0") */
 	if (n != 7 && n != 6)
 		return false;
-	char *end;
 	*efficiency = strcmp(word[0], "-") == 0 ? -1 : strtod(word[0], &end);
+	if (strcmp(word[0], "-") != 0 && *end != '\0')
+		return false;
 	*balance = strtod(word[1], &end);
+	if (*end != '\0' || (strtod(word[2], &end), *end != '\0'))
+		return false;
 	*threads = strtol(word[n - 1], &end, 10);
 	return *end == '\0' && strchr(word[3], 's') != NULL;
 }

@@ -234,6 +234,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	t->in.ns = e->ns;
 	t->state = NEW;
 	t->by_program = e->by_program;
+	p->by_program_seen |= e->by_program;
 	if (parent != NULL && parent->state != ENDED) {
 		t->parent = parent;
 		parent->live_children++;
@@ -293,10 +294,16 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * deferred explicit task with a site is taken for an implicit one above; the
 		 * program's is none) */
 		uint32_t around = parent != NULL ? region_of(a, parent) : 0;
-		if (!e->by_program && around != 0)
-			s->around = around; /* a parallel site's: nested (analysis_report.c) */
-		else if (!e->by_program)
+		if (!e->by_program && around != 0) {
+			/* a parallel site's: nested, both (analysis_report.c); a region of a team
+			 * of one is one where the recording tells the program's tasks apart */
+			s->around = around;
+			if (a->sites[around].inner == 0)
+				a->sites[around].inner = t->site;
+			s->parallel |= p->by_program_seen;
+		} else if (!e->by_program) {
 			t->forked_ns = e->ns;
+		}
 	}
 }
 

@@ -171,9 +171,10 @@ struct site {
 	/* its instances' times, each from its fork to its primary's implicit task's end, added
 	 * up: the region's efficiency (tp_live_region_efficiency) */
 	uint64_t region_time;
-	/* a region an instance of it was forked in (0: none); and, said once the analysis ends,
-	 * whether it holds nested regions or is one: no efficiency (region_nested's) */
-	uint32_t around;
+	/* a region an instance of it was forked in, and one forked in an instance of it (0: none,
+	 * the first seen); and, said once the analysis ends, whether it holds nested regions or is
+	 * one: no efficiency (region_nested's) */
+	uint32_t around, inner;
 	bool nested;
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
@@ -187,6 +188,8 @@ struct proc {
 	uint64_t process;
 	uint32_t pid;
 	char comm[64];
+	/* a spawn said it is the program's (version 12's task-spawn): the others are the executor's */
+	bool by_program_seen;
 	uint64_t work, tasks;
 	uint64_t first_ns; /* its first poll's start */
 	uint64_t image_ns; /* its image's start (TIMELINE_IMAGE_START; 0: not said, perf's) */

@@ -184,8 +184,9 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	 * version 12's task-spawn takes a deferred task with a site for an implicit one: a region
 	 * only when its site is one) */
 	for (size_t i = 1; i < a->n_sites; i++)
-		if (a->sites[i].parallel && a->sites[i].around != 0)
-			a->sites[i].nested = a->sites[a->sites[i].around].nested = true;
+		a->sites[i].nested = (a->sites[i].parallel && a->sites[i].around != 0) ||
+				     (a->sites[i].inner != 0 &&
+				      a->sites[a->sites[i].inner].parallel);
 	qsort_r(order, n, sizeof *order, by_computation, a->sites);
 	int width = site_width(a, order, n, shown);
 	if (n > 0)
