@@ -87,8 +87,8 @@ static inline void tp_live_bucket_open(uint64_t positions, uint64_t count, doubl
 {
 	const double scale = 1u << TP_LIVE_POSITION_BITS;
 	double at = ((double)positions / (double)count + 0.5) / scale;
-	unsigned octaves = (unsigned)
-		at; /* below 43: a position is at most 42 octaves and a 256th */
+	/* below 43: a position is at most 42 octaves and a 256th */
+	unsigned octaves = (unsigned)at;
 	for (unsigned o = 0; o < octaves && o < 64 - TP_LIVE_COST_OPEN; o++)
 		*low *= 2;
 	*high = 2 * *low;

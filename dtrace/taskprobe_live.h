@@ -574,11 +574,12 @@ static inline void tp_live_costs_add(struct tp_live_costs *c, const struct tp_li
 		 * fence), so that no position is read without its task (one of 1 s would read 500 s
 		 * in the open bucket) */
 		uint32_t positions = __atomic_load_n(&r->task_time_positions[b], __ATOMIC_ACQUIRE),
-			 tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED),
-			 most = TP_LIVE_POSITIONED;
+			 tasks = __atomic_load_n(&r->task_time_histogram[b], __ATOMIC_RELAXED);
 		c->task_time[to] += tasks;
 		if (tp_live_bucket_positioned(to))
-			c->task_time_positioned[to] += tasks < most ? tasks : most;
+			c->task_time_positioned[to] += tasks < TP_LIVE_POSITIONED
+							       ? tasks
+							       : TP_LIVE_POSITIONED;
 		c->task_time_positions[to] += positions;
 		c->spawn_gap[to] += __atomic_load_n(&r->spawn_gap_histogram[b], __ATOMIC_RELAXED);
 		c->start_delay[to] += __atomic_load_n(&r->start_delay_histogram[b],

@@ -172,10 +172,8 @@ struct site {
 	 * up: the region's efficiency (tp_live_region_efficiency) */
 	uint64_t region_time;
 	/* a region an instance of it was forked in, and one forked in an instance of it (0: none,
-	 * the first seen); and, said once the analysis ends, whether it holds nested regions or is
-	 * one: no efficiency (region_nested's) */
+	 * the first seen): whether it holds nested regions or is one (analysis_report.c) */
 	uint32_t around, inner;
-	bool nested;
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
 	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];

@@ -153,6 +153,17 @@ static int by_time_waited(const void *x, const void *y)
 	return (a->kind > b->kind) - (a->kind < b->kind);
 }
 
+/*
+ * Whether region `i` was forked inside another or holds one: no efficiency (region_nested's). A
+ * recording without version 12's task-spawn takes a deferred task with a site for an implicit
+ * one: the other is a region only when its site is one.
+ */
+static bool nested(const struct site *sites, size_t i)
+{
+	return (sites[i].parallel && sites[i].around != 0) ||
+	       (sites[i].inner != 0 && sites[sites[i].inner].parallel);
+}
+
 /* The POP factors of process `p` (taskprobe_figures.h), and the two tables of where the loss is:
  * the parallel regions' load balance, the sync sites' waits. */
 static void report_factors(struct analysis *a, const struct proc *p, FILE *out, unsigned shown,
@@ -180,13 +191,6 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 		if (a->sites[i].parallel && a->sites[i].process == p->process &&
 		    balance_of(&a->sites[i].by_thread).threads > 0)
 			order[n++] = (uint32_t)i;
-	/* a region forked inside another, and that other: no efficiency (a recording without
-	 * version 12's task-spawn takes a deferred task with a site for an implicit one: a region
-	 * only when its site is one) */
-	for (size_t i = 1; i < a->n_sites; i++)
-		a->sites[i].nested = (a->sites[i].parallel && a->sites[i].around != 0) ||
-				     (a->sites[i].inner != 0 &&
-				      a->sites[a->sites[i].inner].parallel);
 	qsort_r(order, n, sizeof *order, by_computation, a->sites);
 	int width = site_width(a, order, n, shown);
 	if (n > 0)
@@ -195,7 +199,7 @@ static void report_factors(struct analysis *a, const struct proc *p, FILE *out, 
 	for (size_t i = 0; i < n; i++) {
 		struct tp_live_region r = balance_of(&a->sites[order[i]].by_thread);
 		r.time_ns = a->sites[order[i]].region_time;
-		r.nested = a->sites[order[i]].nested;
+		r.nested = nested(a->sites, order[i]);
 		char time[24], efficiency[16];
 		fprintf(out, "  %-*s %10s %13s %12s %12s %8u\n", width,
 			site_text(a, order[i], name, sizeof name, shown),

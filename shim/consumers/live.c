@@ -602,7 +602,7 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
-	if (__builtin_expect(task == local.fork_top, 0))
+	if (__builtin_expect(task == local.fork_task, 0))
 		live_region_joined(row, now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);

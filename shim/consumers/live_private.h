@@ -176,8 +176,6 @@ extern bool stacks_ready; /* the stacks' part of the file has space (at the firs
 /* Kept for the exit report alone: in the process's memory, no file (open_in_memory). */
 extern bool in_memory;
 
-#define LIVE_FORKS_KEPT 4 /* a thread's regions nested in each other whose times are kept */
-
 /* The calling thread's place in the file, and the task it polls. */
 struct live_local {
 	struct tp_live_thread *slot;
@@ -213,14 +211,9 @@ struct live_local {
 	 * barrier it passes ends (sync_wait_ends, into that barrier's row's phase_ns) */
 	uint64_t phase_ns;
 	uint32_t spawn_row; /* the row of the task it spawned last (for its stack) */
-	/* the regions it forked and has not joined, the innermost last (at most LIVE_FORKS_KEPT:
-	 * live_region_forked): their primary's implicit tasks and their forks' moments, for their
-	 * rows' region_time_ns (live_region_joined) */
-	struct {
-		uint64_t task, ns;
-	} forks[LIVE_FORKS_KEPT];
-	uint32_t forks_open;
-	uint64_t fork_top; /* the innermost's task, 0 when none */
+	/* the outermost region instance it forked and has not joined: its primary's implicit task
+	 * (0: none) and its fork's moment, for its row's region_time_ns (live_region_forked) */
+	uint64_t fork_task, fork_ns;
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
@@ -430,10 +423,9 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 /*
  * The calling thread forks an instance of region row `row` at `now`, its primary's implicit task
  * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row
- * `around` (0: none, the outermost). A nested instance's time is not kept (region_nested). A
- * thread that keeps LIVE_FORKS_KEPT already forgets the outermost. An end never seen (a task
- * ended inside a signal handler's event) leaves its place taken: the instance of the region
- * around it is not counted, the later ones are.
+ * `around` (0: none, the outermost). A nested instance's time is not kept (region_nested), so a
+ * thread has one outermost instance open at a time: an end never seen (a task ended inside a
+ * signal handler's event) loses that instance alone, the next fork takes its place.
  */
 static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t around, uint64_t now)
 {
@@ -442,26 +434,19 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
 		add(&local.rows[row].region_nested, 1);
 		return;
 	}
-	if (local.forks_open == LIVE_FORKS_KEPT) {
-		memmove(&local.forks[0], &local.forks[1],
-			(LIVE_FORKS_KEPT - 1) * sizeof local.forks[0]);
-		local.forks_open--;
-	}
-	local.forks[local.forks_open].task = task;
-	local.forks[local.forks_open++].ns = now;
-	local.fork_top = task;
+	local.fork_task = task;
+	local.fork_ns = now;
 }
 
 /*
- * The innermost region the calling thread forked and has not joined is joined at `now`, its
- * primary's implicit task ended (local.fork_top's): its time from its fork into its row `row`
+ * The outermost region instance the calling thread forked is joined at `now`, its primary's
+ * implicit task ended (local.fork_task): its time from its fork into its row `row`
  * (region_time_ns). Out of line: most task ends are not one.
  */
 static __attribute__((noinline, cold, unused)) void live_region_joined(uint32_t row, uint64_t now)
 {
-	uint32_t k = --local.forks_open;
-	add(&local.rows[row].region_time_ns, now - local.forks[k].ns);
-	local.fork_top = k > 0 ? local.forks[k - 1].task : 0;
+	add(&local.rows[row].region_time_ns, now - local.fork_ns);
+	local.fork_task = 0;
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */
