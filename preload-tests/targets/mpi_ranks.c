@@ -17,7 +17,9 @@
  *              ranks sleep 40 ms and take rank 0's broadcast, which rank 0 made at once; rank
  *              0 sleeps 80 ms and takes the reduction the others made at once, then they sleep
  *              40 ms. Every rank sleeps 80 ms, nobody waits for a rank that waits for it:
- *              balanced, serialisation 1
+ *              balanced, serialisation 1. Under POP_TIMES each rank says on stderr how long
+ *              its sleeps and its region of interest took ("rooted: rank R slept S ms of W
+ *              ms"): a loaded machine wakes a sleeper late
  *   poll       rank 0 works 3 units, then sends rank 1 a token; rank 1 starts its receive,
  *              works 1 unit, then polls the receive with MPI_Test until it completes, as a
  *              program overlapping its communication does: rank 1's polling is MPI's time
@@ -77,7 +79,9 @@
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROUNDS 5
@@ -310,19 +314,39 @@ static int mprobe(int rank, int size)
 	return token;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Sleeps `us` microseconds; what it took added to `*slept_ms`. */
+static void nap(useconds_t us, double *slept_ms)
+{
+	double from = now_ms();
+	usleep(us);
+	*slept_ms += now_ms() - from;
+}
+
 static int rooted(int rank)
 {
 	int value = rank == 0 ? 7 : 0, sum = 0;
+	double slept = 0;
 	MPI_Pcontrol(1);
+	double from = now_ms();
 	if (rank > 0)
-		usleep(40000);
+		nap(40000, &slept);
 	MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (rank == 0)
-		usleep(80000);
+		nap(80000, &slept);
 	MPI_Reduce(&value, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank > 0)
-		usleep(40000);
+		nap(40000, &slept);
+	double region = now_ms() - from;
 	MPI_Pcontrol(0);
+	if (getenv("POP_TIMES") != NULL)
+		fprintf(stderr, "rooted: rank %d slept %.3f ms of %.3f ms\n", rank, slept, region);
 	return sum;
 }
 
