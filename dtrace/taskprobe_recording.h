@@ -19,6 +19,7 @@
 
 #define TP_RECORDING_MAGIC "TPRECORD" /* the segment header's first 8 bytes */
 /*
+ * 16: an implicit task of a team of one thread is created undeferred (TP_RECORD_SPAWN_UNDEFERRED);
  * 15: a region of interest's start says what marked it (TP_RECORD_REGION_OF_INTEREST's small);
  * 14: a message's communicator is its identity (TP_RECORD_MPI_IDENTITY); 13: a collective's
  * communicator (TP_RECORD_MPI_COLLECTIVE); 12: a task-spawn says whether the program spawned the task (TP_RECORD_SPAWN_BY_PROGRAM, in
@@ -32,9 +33,9 @@
  * regions of interest, a sync wait's site (task-poll-end's second word); 6: wait stacks
  * (TP_RECORD_WAIT_STACK); 5: sites as code addresses with their modules (TP_RECORD_MODULE,
  * TP_RECORD_SITE_CODE), named by the converter, never site texts; 4: task-dependence,
- * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 15.
+ * poll-end's sync; 2 to 4 name sites by text (TP_RECORD_SITE). The converter reads 2 to 16.
  */
-#define TP_RECORDING_VERSION        15
+#define TP_RECORDING_VERSION        16
 #define TP_RECORDING_VERSION_OLDEST 2           /* the oldest the converter reads */
 #define TP_CHUNK_MAGIC              0x4b435054u /* "TPCK" */
 
@@ -220,7 +221,8 @@ static inline unsigned tp_record_poll_end_sync(unsigned small)
  * undeferred (OpenMP: an if(0) clause, a final task's descendant, or any task of a team of one
  * thread; libomp runs it at once, its parent switched out until it ends) and without
  * dependences (with them, the analysis keeps it after what ran before it: libomp reports no
- * dependence on a task already ended, which an undeferred task's are). Not a probe argument:
+ * dependence on a task already ended, which an undeferred task's are); since version 16 an
+ * implicit task too, of a team of one (tp_span_region_task: nested, no region). Not a probe argument:
  * the recording's alone, for the analysis (a child run undeferred is nested work of its parent,
  * not a predecessor of its parent's next fragment). 0 in recordings made before.
  */

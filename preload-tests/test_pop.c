@@ -290,7 +290,10 @@ static void expect_region_efficiency(const char *name, const struct known *answe
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop.output[i];
 		double region = region_efficiency_of(o->text, site),
-		       own = measured(o->err).parallel;
+		       own = measured(o->err).parallel, balance;
+		long threads;
+		cr_expect_eq(region_lines(o->text, ".c:", &balance, &threads), 1,
+			     "%s: one region, %s's:\n%s", o->way, site, o->text);
 		cr_expect(fabs(region - own) <= WITHIN &&
 				  fabs(region - o->factors.parallel) <= WITHIN,
 			  "%s: %s says the region's efficiency %.3f, the process's parallel "
@@ -325,6 +328,20 @@ Test(pop, an_imbalanced_loops_load_balance_is_two_thirds, .timeout = 120)
 Test(pop, an_imbalanced_loop_built_by_gcc_has_a_load_balance_of_two_thirds, .timeout = 120)
 {
 	expect_region_efficiency("pop_imbalanced_gcc", imbalanced,
+				 "main (pop_imbalanced.c:", 0.667);
+}
+
+/* The same loop, each iteration's units in a parallel construct of a team of one thread (a
+ * library's, nesting off): its thread's work in the loop's region, which loses as much; no region
+ * of its own (before: both regions "-", of no efficiency, the loop's computation 0.2 ms). */
+Test(pop, units_in_a_team_of_one_are_the_loops_computation, .timeout = 120)
+{
+	expect_region_efficiency("pop_team_of_one", imbalanced, "main (pop_imbalanced.c:", 0.667);
+}
+
+Test(pop, units_in_a_team_of_one_of_a_gcc_build_are_the_loops_computation, .timeout = 120)
+{
+	expect_region_efficiency("pop_team_of_one_gcc", imbalanced,
 				 "main (pop_imbalanced.c:", 0.667);
 }
 

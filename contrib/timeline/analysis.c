@@ -244,12 +244,17 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
 	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
-	 * site; the recording does not say which spawns are the executor's: a child with a site
-	 * created deferred is taken for an implicit task (OpenMP never reports one undeferred); an
-	 * explicit task's site is no region's, whose fork no worker joins */
-	bool implicit_task = parent != NULL ? t->site != 0 && !e->undeferred
-					    : parent_id == 0 && t->site != 0 &&
-						      e->arg[5] == TP_EXECUTOR_OPENMP;
+	 * site; a child with a site is one when the program did not spawn it (a recording of
+	 * version 12 on says), else when created deferred (before version 16 OpenMP's adapter
+	 * created none undeferred; an explicit task's site is no region's, whose fork no worker
+	 * joins); a team of one's nested in a region is none (tp_span_region_task) */
+	uint32_t around = parent != NULL ? region_of(a, parent) : 0;
+	bool executors = t->site != 0 && (e->spawner_known ? !e->by_program : !e->undeferred),
+	     implicit_task = parent != NULL
+				     ? tp_span_region_task(executors, e->undeferred, around != 0)
+				     : parent_id == 0 && t->site != 0 &&
+					       e->arg[5] == TP_EXECUTOR_OPENMP,
+	     undeferred = e->undeferred && !executors; /* nested work: the program's task */
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	enum tp_span_spawn_from from = tp_span_spawn_from(
 		parent != NULL, parent != NULL && th->task == parent, implicit_task);
@@ -273,10 +278,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		    e->arg[4] == 0)
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
-		parent->ran_undeferred |= tp_span_spawn_nests(from, e->undeferred);
+		parent->ran_undeferred |= tp_span_spawn_nests(from, undeferred);
 		/* the initial task's child for a region (its tasks of a team of one are
 		 * undeferred); a nested region's site is known by its workers' */
-		if (t->site != 0 && parent->initial && !e->undeferred)
+		if (implicit_task && parent->initial)
 			s->parallel = true;
 		break;
 	}
@@ -293,14 +298,13 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		/* the primary's implicit task: its end joins the instance, unless nested (a
 		 * deferred explicit task with a site is taken for an implicit one above; the
 		 * program's is none) */
-		uint32_t around = parent != NULL ? region_of(a, parent) : 0;
 		if (!e->by_program && around != 0) {
-			/* a parallel site's: nested, both (analysis_report.c); a region of a team
-			 * of one is one where the recording tells the program's tasks apart */
+			/* a parallel site's: nested, both (analysis_report.c); a nested region's
+			 * primary is known where the recording tells the program's tasks apart */
 			s->around = around;
 			if (a->sites[around].inner == 0)
 				a->sites[around].inner = t->site;
-			s->parallel |= p->by_program_seen;
+			s->parallel |= p->by_program_seen || e->spawner_known;
 		} else if (!e->by_program) {
 			t->forked_ns = e->ns;
 		}

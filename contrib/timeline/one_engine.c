@@ -84,18 +84,24 @@ static void event(unsigned type, uint32_t tid, uint64_t ms, int64_t a0, int64_t 
 	stream_event(a, type, tid, ms, a0, a1, a2, a3);
 }
 
-void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
-		   bool undeferred, bool nestable)
+/* both_spawn_of's, and with `known` a stream that says which tasks the program spawned, the
+ * implicit tasks of a team of one created undeferred (version 16's). */
+static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		     bool undeferred, bool nestable, bool known)
 {
 	stream_event_of(a, TP_RECORD_TASK_SPAWN, tid, ms, (int64_t)task, (int64_t)parent, site, 0,
-			undeferred, nestable);
+			undeferred, nestable, known);
 	if (nestable) /* woken by its parent at once: no dependences */
 		event(TP_RECORD_TASK_WAKE, tid, ms, (int64_t)task, (int64_t)parent, 0, 0);
 	struct live_thread *t = &threads[tid];
 	uint64_t now = START_NS + ms * MS;
 	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
-	/* live.c's span_spawned: an implicit task is one of a parallel construct's sites */
-	bool implicit = site == REGION || site == INNER;
+	/* live.c's tp_live_task_spawn: an implicit task is one of a parallel construct's sites,
+	 * not a team of one's nested in a region */
+	bool executors = site == REGION || site == INNER,
+	     implicit = tp_span_region_task(executors, undeferred,
+					    parent != 0 && region_of[parent] != 0);
+	undeferred = undeferred && !executors;
 	enum tp_span_spawn_from from = tp_span_spawn_from(
 		parent != 0, parent != 0 && t->polled == parent, implicit);
 	const struct tp_live_path *in = NULL;
@@ -135,6 +141,17 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 	bool region = implicit || (parent != 0 && row_of[parent] == TP_LIVE_NO_SITE && site != 0 &&
 				   !undeferred);
 	region_of[task] = region ? site : parent != 0 ? region_of[parent] : 0;
+}
+
+void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		   bool undeferred, bool nestable)
+{
+	spawn_of(tid, ms, task, parent, site, undeferred, nestable, false);
+}
+
+void both_team_of_one(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
+{
+	spawn_of(tid, ms, task, parent, site, true, false, true);
 }
 
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
@@ -483,6 +500,13 @@ void expect_one_answer(uint64_t span_ms)
 	expect_the_same_sites();
 	expect_the_same_waits();
 	expect_the_same_phases();
+}
+
+char *analysis_text(void)
+{
+	char *text = stream_report(a);
+	cr_assert_not_null(text);
+	return text;
 }
 
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms)

@@ -34,6 +34,12 @@ void both_spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
 		   bool undeferred, bool nestable);
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
 /*
+ * The implicit task `task` of a parallel construct's site `site` whose team is of one thread,
+ * spawned by `parent` polled on thread `tid` (libomp runs it there, `parent` switched out), in a
+ * stream that says which tasks the program spawned (OpenMP's adapter, recording version 16).
+ */
+void both_team_of_one(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
+/*
  * OpenMP's initial task, polled on thread 1, forks a region of site REGION at `ms`: the worker's
  * implicit task (WORKER, thread 2) reported first and polled, then the primary's (task 2), which
  * thread 1 polls in the initial task's place.
@@ -84,5 +90,7 @@ void expect_waited(uint32_t site, unsigned sync, uint64_t ms, uint64_t count);
  * it, having computed `least_ms` and `most_ms` before it (expect_one_answer checks that
  * --analyze says the same). */
 void expect_phases(uint32_t site, uint64_t least_ms, uint64_t most_ms);
+/* The analysis's report (analysis_report's text: to free). */
+char *analysis_text(void);
 /* The same, for a graph whose work is known too: `work_ms`. */
 void expect_known_graph(uint64_t work_ms, uint64_t span_ms);

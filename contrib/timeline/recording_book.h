@@ -57,6 +57,7 @@ struct segment {
 	uint32_t out_pid; /* its process's pid in the timeline */
 	uint64_t scope;   /* its site ids' scope in the timeline: 1 + its index */
 	uint32_t clock;
+	uint32_t version;  /* its header's format version */
 	int64_t offset_ns; /* added to its times: an MPI rank's clock aligned to the others' */
 	bool has_chunks;   /* a chunk of it is kept */
 	uint64_t first_time, first_ns; /* the pair with the smallest clock time ... */

@@ -304,7 +304,8 @@ static inline void compact_event_of(const struct tp_record *r, bool at_end,
 }
 
 /* The fields of an event of chunk `ref` (of `segment`) that are its chunk's: its thread's name,
- * pid, tid, process and site scope (event_of's first part; the others' are left as they are). */
+ * pid, tid, process, site scope and what its spawns say (event_of's first part; the others' are
+ * left as they are). */
 static inline void event_of_chunk(const struct chunk_ref *ref, const struct segment *segment,
 				  struct timeline_event *e)
 {
@@ -314,6 +315,7 @@ static inline void event_of_chunk(const struct chunk_ref *ref, const struct segm
 	e->pid = segment->out_pid;
 	e->process = segment->process;
 	e->site_scope = segment->scope;
+	e->spawner_known = segment->version >= 12;
 	e->tid = ref->header->tid;
 }
 

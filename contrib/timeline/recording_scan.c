@@ -375,6 +375,7 @@ static struct segment *segment_start(struct book *b, const struct tp_recording_h
 			      .pid_namespace = h->pid_namespace,
 			      .scope = s == skipped ? 0 : (uint64_t)(s - b->segments) + 1,
 			      .clock = h->clock,
+			      .version = h->version,
 			      .first_time = h->clock_time,
 			      .first_ns = h->ns,
 			      .last_time = h->clock_time,

@@ -172,3 +172,44 @@ Test(one_engine, each_barrier_has_the_computation_before_it)
 	expect_phases(TASKWAIT, 18, 30);
 	expect_phases(REGION, 20, 20);
 }
+
+/*
+ * A region whose implicit tasks each run a parallel construct of a team of one thread (nesting
+ * off: a library's region called in the program's): each is run in its encountering task's
+ * place, which goes on after it, in the outer region. The primary's (20 ms, 11..31) is on the
+ * span: 10 + 1 + 20 + 4 + 5, not the worker's 11 + 10 + 13 (as nested work its encountering task
+ * would not follow it: 38). The outer region computes 25 and 24 ms in its 25 ms: efficiency and
+ * load balance 0.980; the inner construct is no region of its own (before, both read "-").
+ */
+Test(one_engine, a_team_of_one_nested_in_a_region_runs_in_its_encountering_tasks_place)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_fork(10);
+	both_team_of_one(1, 11, 3, 2, INNER);
+	both_end(1, 11, 2, false, TP_SYNC_NONE, 0);
+	both_start(1, 11, 3);
+	both_team_of_one(2, 11, 4, WORKER, INNER);
+	both_end(2, 11, WORKER, false, TP_SYNC_NONE, 0);
+	both_start(2, 11, 4);
+	both_end(2, 21, 4, true, TP_SYNC_NONE, 0);
+	both_start(2, 21, WORKER);
+	both_end(2, 34, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 31, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 31, 2);
+	both_end(1, 35, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 35, 2);
+	both_end(1, 35, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 35, WORKER);
+	both_end(2, 35, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 35, INITIAL);
+	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(40);
+	expect_computation(40, 32);
+	char *text = analysis_text();
+	cr_expect(strstr(text, "main (synthetic.c:10)      0.980         0.980     49.00 ms     "
+			       "25.00 ms        2\n") != NULL,
+		  "%s", text);
+	cr_expect(strstr(text, "main (synthetic.c:40)      ") == NULL, "%s", text);
+	free(text);
+}

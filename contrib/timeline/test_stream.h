@@ -40,18 +40,20 @@ static inline struct analysis *stream_analysis(void)
 
 /*
  * Event `type` of thread `tid` at `ms` into the stream, its first four arguments; a spawn is
- * OpenMP's, of a task created undeferred when `undeferred`.
+ * OpenMP's, of a task created undeferred when `undeferred`, spawned by the program when
+ * `by_program`, which the stream says when `spawner_known` (a recording of version 12 on).
  */
 static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
 				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred,
-				   bool by_program)
+				   bool by_program, bool spawner_known)
 {
 	struct timeline_event e = {.pid = STREAM_PID,
 				   .tid = tid,
 				   .ns = START_NS + ms * MS,
 				   .type = type,
 				   .undeferred = undeferred,
-				   .by_program = by_program};
+				   .by_program = by_program,
+				   .spawner_known = spawner_known};
 	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
 	e.arg[0] = a0;
 	e.arg[1] = a1;
@@ -66,7 +68,7 @@ static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t t
 static inline void stream_event(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
 				int64_t a0, int64_t a1, int64_t a2, int64_t a3)
 {
-	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false, false);
+	stream_event_of(a, type, tid, ms, a0, a1, a2, a3, false, false, false);
 }
 
 /* analysis_report's text (to free; NULL: no memory). */

@@ -9,6 +9,10 @@
  * omp_control_tool(omp_control_tool_start) and (omp_control_tool_pause), with 12 units of serial
  * code before it and 12 after, outside. Inside, the factors are the loop's; counted whole,
  * thread 0 would compute 36 units as thread 1 does: load balance 1, parallel efficiency 36 / 60.
+ *
+ * Built with POP_TEAM_OF_ONE (pop_team_of_one): each iteration's units are computed inside a
+ * parallel construct of their own, as a library's called in a program's region: with nesting off
+ * (OpenMP's default) a team of one thread, the encountering thread's. The same loss, the loop's.
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -37,6 +41,16 @@ static void control_tool(int command)
 }
 #endif
 
+#ifdef POP_TEAM_OF_ONE
+static __attribute__((noinline)) void work_in_a_team_of_one(int units)
+{
+#pragma omp parallel
+	pop_work(units);
+}
+#else
+#define work_in_a_team_of_one pop_work
+#endif
+
 int main(void)
 {
 	static unsigned long units_of[ITERATIONS];
@@ -52,7 +66,7 @@ int main(void)
 #pragma omp parallel for schedule(static, 1)
 	for (int i = 0; i < ITERATIONS; i++) {
 		int units = 1 + 2 * omp_get_thread_num();
-		pop_work(units);
+		work_in_a_team_of_one(units);
 		units_of[i] = (unsigned long)units;
 	}
 	pop_join();
@@ -65,6 +79,8 @@ int main(void)
 		pop_checksum += (unsigned long)(i + 1) * units_of[i];
 #ifdef POP_REGION_OF_INTEREST
 	pop_end("pop_roi");
+#elif defined POP_TEAM_OF_ONE
+	pop_end("pop_team_of_one");
 #else
 	pop_end("pop_imbalanced");
 #endif

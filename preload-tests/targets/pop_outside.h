@@ -31,11 +31,11 @@ static inline double pop_now_ms(void)
 
 static double pop_outside_ms[POP_THREADS_MAX], pop_outside_since_ms[POP_THREADS_MAX];
 
-/* The calling thread's number in its parallel region, -1 outside: a region of one thread is one
- * (omp_in_parallel says no there: it counts active regions only). */
+/* The calling thread's number in its outermost parallel region, -1 outside: a region of one
+ * thread is one (omp_in_parallel says no there: it counts active regions only). */
 static inline int pop_thread(void)
 {
-	int thread = omp_get_thread_num();
+	int thread = omp_get_ancestor_thread_num(1);
 	return omp_get_level() > 0 && thread < POP_THREADS_MAX ? thread : -1;
 }
 

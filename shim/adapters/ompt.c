@@ -175,7 +175,6 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			     ompt_data_t *task, unsigned int team_size, unsigned int index,
 			     int flags)
 {
-	(void)team_size;
 	(void)index;
 	if (!tp_listeners_task_state_checked()) {
 		set_word(task, 0);
@@ -186,10 +185,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		/*
 		 * On the primary thread the encountering task is its parent and is suspended. The
 		 * site is the parallel construct's (on_parallel_begin); the initial task has none.
+		 * A team of one thread runs in its encountering task's place: created undeferred
+		 * (tp_span_region_task: nested in another region, it is no region of its own).
 		 */
 		const void *site = parallel != NULL && !(flags & ompt_task_initial) ? parallel->ptr
 										    : NULL;
-		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site, false, 0));
+		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site,
+				 site != NULL && team_size == 1, 0));
 	} else if (endpoint == ompt_scope_end) {
 		id_given(task);
 		poll_finish(task, TP_TASK_COMPLETED);

@@ -173,14 +173,13 @@ static inline uint64_t fragment_to(uint64_t now)
 /*
  * A new task's start in the task graph: its parent's fragment up to now when this thread polls
  * the parent, else the parent's last fragment's end; none for OpenMP's initial task (no parent,
- * no site). An implicit task of a parallel region (the executor's, with a site) on the region's
- * primary publishes its start as the region's fork; on another thread it has no parent, and
- * joins that fork (tp_span_fork).
+ * no site). An implicit task of a parallel region (`implicit`: tp_span_region_task) on the
+ * region's primary publishes its start as the region's fork; on another thread it has no
+ * parent, and joins that fork (tp_span_fork). `around`: the parent's region row (0: none).
  */
-static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, bool by_program,
-			 bool undeferred, bool ready, uint64_t now)
+static void span_spawned(struct task_entry *e, uint64_t parent, bool implicit, uint32_t around,
+			 bool by_program, bool undeferred, bool ready, uint64_t now)
 {
-	bool implicit = !by_program && site != 0;
 	struct task_entry *p = NULL;
 	struct tp_span_thread *th = NULL;
 	const struct tp_live_path *in = NULL;
@@ -218,17 +217,13 @@ static void span_spawned(struct task_entry *e, uint64_t parent, uint32_t site, b
 			now - local.span_from, now, in, by_program && ready);
 	if (tp_span_publishes_fork(implicit, parent != 0)) {
 		tp_span_fork(row, &t->in);
-		uint32_t around = p != NULL ? __atomic_load_n(&p->region, __ATOMIC_RELAXED) : 0;
 		live_region_forked(__atomic_load_n(&e->task, __ATOMIC_RELAXED), row, around, now);
 	}
 }
 
-/* A new task's region: its own site's row for an implicit task (the executor's), else its
- * parent's. */
-static uint32_t region_of(uint64_t parent, uint32_t site, bool by_program, uint32_t row)
+/* The region row of a new task's parent `parent` (0: none, or outside every region). */
+static uint32_t region_around(uint64_t parent)
 {
-	if (!by_program && site != 0)
-		return row;
 	if (parent == 0)
 		return 0;
 	if (parent == local.polled_task)
@@ -246,11 +241,15 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
+	/* its region: its own site's row for a region's implicit task, else its parent's; an
+	 * executor's task created undeferred is a team of one's, no nested work */
+	uint32_t around = region_around(parent);
+	bool executors = !by_program && site != 0,
+	     implicit = tp_span_region_task(executors, undeferred, around != 0);
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	struct tp_span_task *span = tp_span_alloc(&local.span_cache);
-	struct task_entry *e = span != NULL ? task_insert(task, row,
-							  region_of(parent, site, by_program, row),
-							  span, ready ? now : 0)
+	struct task_entry *e = span != NULL ? task_insert(task, row, implicit ? row : around, span,
+							  ready ? now : 0)
 					    : NULL;
 	if (e == NULL && span != NULL)
 		tp_span_free(&local.span_cache, span);
@@ -273,7 +272,8 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
-		span_spawned(e, parent, site, by_program, undeferred, ready, now);
+		span_spawned(e, parent, implicit, around, by_program, undeferred && !executors,
+			     ready, now);
 	}
 	leave();
 }
