@@ -221,10 +221,12 @@ static inline unsigned tp_record_poll_end_sync(unsigned small)
  * undeferred (OpenMP: an if(0) clause, a final task's descendant, or any task of a team of one
  * thread; libomp runs it at once, its parent switched out until it ends) and without
  * dependences (with them, the analysis keeps it after what ran before it: libomp reports no
- * dependence on a task already ended, which an undeferred task's are); since version 16 an
- * implicit task too, of a team of one (tp_span_region_task: nested, no region). Not a probe argument:
- * the recording's alone, for the analysis (a child run undeferred is nested work of its parent,
- * not a predecessor of its parent's next fragment). 0 in recordings made before.
+ * dependence on a task already ended, which an undeferred task's are). Not a probe argument: the
+ * recording's alone, for the analysis (a child the program spawned run undeferred is nested work
+ * of its parent, not a predecessor of its parent's next fragment). 0 in recordings made before.
+ * Since version 16 an implicit task of a team of one is created undeferred too: nested in a
+ * region, it is no region (tp_span_region_task), nor nested work (its encountering task goes on
+ * after it).
  */
 #define TP_RECORD_SPAWN_UNDEFERRED 0x80u
 #define TP_RECORD_SPAWN_BY_PROGRAM 0x20u

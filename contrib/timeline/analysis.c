@@ -84,10 +84,11 @@ static struct thread *thread_of(struct analysis *a, const struct proc *p, uint32
 
 /* ---- events ---- */
 
-/* Whether `t` is an implicit task: its site is a parallel construct's. */
+/* Whether `t` is an implicit task: its site is a parallel construct's, and it is not one run in
+ * its encountering task's place (a construct whose region is elsewhere of several threads). */
 static bool implicit(const struct analysis *a, const struct task *t)
 {
-	return t->site != 0 && a->sites[t->site].parallel;
+	return t->site != 0 && !t->in_place && a->sites[t->site].parallel;
 }
 
 /*
@@ -234,7 +235,6 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	t->in.ns = e->ns;
 	t->state = NEW;
 	t->by_program = e->by_program;
-	p->by_program_seen |= e->by_program;
 	if (parent != NULL && parent->state != ENDED) {
 		t->parent = parent;
 		parent->live_children++;
@@ -255,6 +255,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 				     : parent_id == 0 && t->site != 0 &&
 					       e->arg[5] == TP_EXECUTOR_OPENMP,
 	     undeferred = e->undeferred && !executors; /* nested work: the program's task */
+	t->in_place = executors && parent != NULL && !implicit_task;
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	enum tp_span_spawn_from from = tp_span_spawn_from(
 		parent != NULL, parent != NULL && th->task == parent, implicit_task);
@@ -279,8 +280,8 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
 		parent->ran_undeferred |= tp_span_spawn_nests(from, undeferred);
-		/* the initial task's child for a region (its tasks of a team of one are
-		 * undeferred); a nested region's site is known by its workers' */
+		/* the initial task's child for a region (an outermost one, of a team of one
+		 * too); a nested region's site is known by its workers' */
 		if (implicit_task && parent->initial)
 			s->parallel = true;
 		break;
@@ -295,16 +296,15 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
 		s->fork_at = e->ns;
-		/* the primary's implicit task: its end joins the instance, unless nested (a
-		 * deferred explicit task with a site is taken for an implicit one above; the
-		 * program's is none) */
+		/* the primary's implicit task: its end joins the instance, unless nested (where
+		 * the recording does not say which tasks the program spawned, a deferred explicit
+		 * task with a site is taken for an implicit one above) */
 		if (!e->by_program && around != 0) {
-			/* a parallel site's: nested, both (analysis_report.c); a nested region's
-			 * primary is known where the recording tells the program's tasks apart */
+			/* a parallel site's, known by its workers: nested, both
+			 * (analysis_report.c); of none, a team of one before version 16 */
 			s->around = around;
 			if (a->sites[around].inner == 0)
 				a->sites[around].inner = t->site;
-			s->parallel |= p->by_program_seen || e->spawner_known;
 		} else if (!e->by_program) {
 			t->forked_ns = e->ns;
 		}

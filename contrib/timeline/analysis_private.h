@@ -92,6 +92,9 @@ struct task {
 	/* the program spawned it (version 12's task-spawn), and then without dependences (woken by
 	 * its parent at once): tp_span_first_poll_nests's */
 	bool by_program, nestable;
+	/* an implicit task of a team of one nested in a region (tp_span_region_task): no region's,
+	 * run in its encountering task's place, in that task's region */
+	bool in_place;
 	uint64_t suspend_ns, poll_ns, last_spawn_ns;
 	uint64_t forked_ns; /* a region's primary's implicit task: its spawn, the fork (else 0) */
 	struct acc in;      /* not yet polled: the paths to its start (ns: when it could) */
@@ -186,8 +189,6 @@ struct proc {
 	uint64_t process;
 	uint32_t pid;
 	char comm[64];
-	/* a spawn said it is the program's (version 12's task-spawn): the others are the executor's */
-	bool by_program_seen;
 	uint64_t work, tasks;
 	uint64_t first_ns; /* its first poll's start */
 	uint64_t image_ns; /* its image's start (TIMELINE_IMAGE_START; 0: not said, perf's) */

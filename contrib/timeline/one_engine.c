@@ -135,9 +135,9 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		tp_span_fork(site, &pool[task - 1].in);
 	alive[task] = task;
 	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
-	/* its region: a recording does not say which spawns are the executor's, and --analyze
-	 * takes a deferred child of the initial task with a site for an implicit task (OpenMP runs
-	 * a team of one's tasks undeferred), as some streams here have it */
+	/* its region: a recording before version 12 does not say which spawns are the executor's,
+	 * and --analyze takes a deferred child of the initial task with a site for an implicit task
+	 * (OpenMP runs a team of one's tasks undeferred), as some streams here have it */
 	bool region = implicit || (parent != 0 && row_of[parent] == TP_LIVE_NO_SITE && site != 0 &&
 				   !undeferred);
 	region_of[task] = region ? site : parent != 0 ? region_of[parent] : 0;

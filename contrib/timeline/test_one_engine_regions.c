@@ -174,17 +174,15 @@ Test(one_engine, each_barrier_has_the_computation_before_it)
 }
 
 /*
- * A region whose implicit tasks each run a parallel construct of a team of one thread (nesting
- * off: a library's region called in the program's): each is run in its encountering task's
- * place, which goes on after it, in the outer region. The primary's (20 ms, 11..31) is on the
- * span: 10 + 1 + 20 + 4 + 5, not the worker's 11 + 10 + 13 (as nested work its encountering task
- * would not follow it: 38). The outer region computes 25 and 24 ms in its 25 ms: efficiency and
- * load balance 0.980; the inner construct is no region of its own (before, both read "-").
+ * A region forked at 10 whose implicit tasks each run a parallel construct of a team of one thread
+ * (nesting off: a library's region called in the program's): each is run in its encountering
+ * task's place, which goes on after it, in the outer region. The primary's (20 ms, 11..31) is on
+ * the span: 10 + 1 + 20 + 4 + 5, not the worker's 11 + 10 + 13 (as nested work its encountering
+ * task would not follow it: 38). The outer region computes 25 and 24 ms in its 25 ms: efficiency
+ * and load balance 0.980 (before, it and the inner construct read "-").
  */
-Test(one_engine, a_team_of_one_nested_in_a_region_runs_in_its_encountering_tasks_place)
+static void teams_of_one_in_a_region(void)
 {
-	both_spawn(1, 0, INITIAL, 0);
-	both_start(1, 0, INITIAL);
 	both_fork(10);
 	both_team_of_one(1, 11, 3, 2, INNER);
 	both_end(1, 11, 2, false, TP_SYNC_NONE, 0);
@@ -204,12 +202,61 @@ Test(one_engine, a_team_of_one_nested_in_a_region_runs_in_its_encountering_tasks
 	both_end(2, 35, WORKER, true, TP_SYNC_NONE, 0);
 	both_start(1, 35, INITIAL);
 	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+}
+
+/* Whether the analysis's regions table has `line`, and no line of site `site` when NULL. */
+static void expect_region_line(const char *site, const char *line)
+{
+	char *text = analysis_text(), start[64];
+	snprintf(start, sizeof start, "%s      ", site);
+	if (line != NULL)
+		cr_expect(strstr(text, line) != NULL, "no %s in:\n%s", line, text);
+	else
+		cr_expect(strstr(text, start) == NULL, "%s is a region:\n%s", site, text);
+	free(text);
+}
+
+Test(one_engine, a_team_of_one_nested_in_a_region_runs_in_its_encountering_tasks_place)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	teams_of_one_in_a_region();
 	expect_one_answer(40);
 	expect_computation(40, 32);
-	char *text = analysis_text();
-	cr_expect(strstr(text, "main (synthetic.c:10)      0.980         0.980     49.00 ms     "
-			       "25.00 ms        2\n") != NULL,
-		  "%s", text);
-	cr_expect(strstr(text, "main (synthetic.c:40)      ") == NULL, "%s", text);
-	free(text);
+	expect_region_line("main (synthetic.c:10)",
+			   "main (synthetic.c:10)      0.980         0.980 "
+			   "    49.00 ms     25.00 ms        2\n");
+	expect_region_line("main (synthetic.c:40)", NULL);
+}
+
+/*
+ * The inner construct a region of two threads before (2..6), from the initial task's serial
+ * code: that instance alone is its region's (8 ms in 4: efficiency 1), its teams of one in the
+ * outer region that region's, per task as live.c decides (before, all of them the construct's).
+ */
+Test(one_engine, a_construct_of_a_team_of_one_and_of_two_is_a_region_where_it_has_two)
+{
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	both_spawn_at(2, 2, 6, 0, INNER);
+	both_start(2, 2, 6);
+	both_spawn_at(1, 2, 5, INITIAL, INNER);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 2, 5);
+	both_end(1, 6, 5, false, TP_SYNC_BARRIER, INNER);
+	both_end(2, 6, 6, false, TP_SYNC_BARRIER, INNER);
+	both_start(1, 6, 5);
+	both_end(1, 6, 5, true, TP_SYNC_NONE, 0);
+	both_start(2, 6, 6);
+	both_end(2, 6, 6, true, TP_SYNC_NONE, 0);
+	both_start(1, 6, INITIAL);
+	teams_of_one_in_a_region();
+	expect_one_answer(40);
+	expect_computation(40, 34);
+	expect_region_line("main (synthetic.c:10)",
+			   "main (synthetic.c:10)      0.980         0.980 "
+			   "    49.00 ms     25.00 ms        2\n");
+	expect_region_line("main (synthetic.c:40)",
+			   "main (synthetic.c:40)      1.000         1.000 "
+			   "     8.00 ms      4.00 ms        2\n");
 }
