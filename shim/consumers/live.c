@@ -191,8 +191,10 @@ static void span_spawned(struct task_entry *e, uint64_t parent, bool implicit, u
 		th = local.span.in_graph ? &local.span : NULL;
 		if (p != NULL) {
 			struct tp_span_task *ps = span_of(p);
+			/* a child the program spawned: an executor's created undeferred is a
+			 * team of one's implicit task, no nested work (tp_span_region_task) */
 			ps->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
-								  undeferred) &&
+								  undeferred && by_program) &&
 					      th != NULL;
 			ps->spawner = true;
 		}
@@ -241,11 +243,9 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 	uint64_t now = ns_at(at);
 	publish_site(row, site, by_program, 0);
 	local.spawn_row = row;
-	/* its region: its own site's row for a region's implicit task, else its parent's; an
-	 * executor's task created undeferred is a team of one's, no nested work */
+	/* its region: its own site's row for a region's implicit task, else its parent's */
 	uint32_t around = region_around(parent);
-	bool executors = !by_program && site != 0,
-	     implicit = tp_span_region_task(executors, undeferred, around != 0);
+	bool implicit = tp_span_region_task(!by_program && site != 0, undeferred, around != 0);
 	/* a task the table cannot keep is counted apart: its end could not be matched */
 	struct tp_span_task *span = tp_span_alloc(&local.span_cache);
 	struct task_entry *e = span != NULL ? task_insert(task, row, implicit ? row : around, span,
@@ -272,8 +272,7 @@ void tp_live_task_spawn(uint64_t task, uint64_t parent, uint32_t site, bool by_p
 		}
 		if (r->first_spawn_ns == 0)
 			set64(&r->first_spawn_ns, now);
-		span_spawned(e, parent, implicit, around, by_program, undeferred && !executors,
-			     ready, now);
+		span_spawned(e, parent, implicit, around, by_program, undeferred, ready, now);
 	}
 	leave();
 }
