@@ -243,11 +243,10 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	struct site *s = site_figures(a, p, t->site);
 	if (t->initial && p->initial == NULL)
 		p->initial = t;
-	/* a worker's implicit task (OpenMP names no parent for it): its region's construct's
-	 * site; a child with a site is one when the program did not spawn it (a recording of
-	 * version 12 on says), else when created deferred (before version 16 OpenMP's adapter
-	 * created none undeferred; an explicit task's site is no region's, whose fork no worker
-	 * joins); a team of one's nested in a region is none (tp_span_region_task) */
+	/* a worker's implicit task (OpenMP names no parent for it): its region's site; a child
+	 * with a site is one when the program did not spawn it (version 12 on), else when created
+	 * deferred (no implicit task was undeferred before version 16; an explicit task's site is
+	 * no region's, whose fork no worker joins); a team of one's in a region none */
 	uint32_t around = parent != NULL ? region_of(a, parent) : 0;
 	bool executors = t->site != 0 && (e->spawner_known ? !e->by_program : !e->undeferred),
 	     implicit_task = parent != NULL
@@ -296,6 +295,9 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		acc_clear(a, &s->fork);
 		acc_join(a, &s->fork, &t->in);
 		s->fork_at = e->ns;
+		/* a region's site from its primary's spawn where the recording tells teams of one
+		 * (version 16): the primary's time and a team of one it runs before its workers */
+		s->parallel |= e->teams_known;
 		/* the primary's implicit task: its end joins the instance, unless nested (where
 		 * the recording does not say which tasks the program spawned, a deferred explicit
 		 * task with a site is taken for an implicit one above) */

@@ -154,6 +154,12 @@ void both_team_of_one(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent,
 	spawn_of(tid, ms, task, parent, site, true, false, true);
 }
 
+void both_spawn_told(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		     bool by_program)
+{
+	spawn_of(tid, ms, task, parent, site, by_program && parent == INITIAL, by_program, true);
+}
+
 void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site)
 {
 	both_spawn_of(tid, ms, task, parent, site, false, false);

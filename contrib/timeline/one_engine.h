@@ -39,6 +39,11 @@ void both_spawn_at(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, ui
  * stream that says which tasks the program spawned (OpenMP's adapter, recording version 16).
  */
 void both_team_of_one(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site);
+/* A task spawned in such a stream: the program's (`by_program`; created undeferred by OpenMP's
+ * initial task outside every region, and woken at once), else the executor's (an implicit
+ * task, or OpenMP's initial task). */
+void both_spawn_told(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, uint32_t site,
+		     bool by_program);
 /*
  * OpenMP's initial task, polled on thread 1, forks a region of site REGION at `ms`: the worker's
  * implicit task (WORKER, thread 2) reported first and polled, then the primary's (task 2), which

@@ -316,6 +316,7 @@ static inline void event_of_chunk(const struct chunk_ref *ref, const struct segm
 	e->process = segment->process;
 	e->site_scope = segment->scope;
 	e->spawner_known = segment->version >= 12;
+	e->teams_known = segment->version >= 16;
 	e->tid = ref->header->tid;
 }
 

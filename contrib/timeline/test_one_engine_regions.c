@@ -260,3 +260,45 @@ Test(one_engine, a_construct_of_a_team_of_one_and_of_two_is_a_region_where_it_ha
 			   "main (synthetic.c:40)      1.000         1.000 "
 			   "     8.00 ms      4.00 ms        2\n");
 }
+
+/*
+ * A region forked by an explicit task (3, which the initial task runs undeferred), whose
+ * primary runs a team of one (4: 3..13) before its worker is seen (5): in the recording of a
+ * version that says which tasks are a team of one's, the region's site is a region's from its
+ * primary's spawn, so the team of one is in its place, in the region, as the live statistics
+ * have it (before, in no region: the region computed 11 ms of 21). The region: thread 1 12 ms
+ * (2..14), the worker 9: 21 ms in 12, load balance and efficiency 0.875.
+ */
+Test(one_engine, a_team_of_one_before_its_regions_workers_is_in_the_region)
+{
+	both_spawn_told(1, 0, INITIAL, 0, 0, false);
+	both_start(1, 0, INITIAL);
+	both_spawn_told(1, 1, 3, INITIAL, TASKS, true);
+	both_end(1, 1, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 1, 3);
+	both_spawn_told(1, 2, 2, 3, REGION, false);
+	both_end(1, 2, 3, false, TP_SYNC_NONE, 0);
+	both_start(1, 2, 2);
+	both_team_of_one(1, 3, 4, 2, INNER);
+	both_end(1, 3, 2, false, TP_SYNC_NONE, 0);
+	both_start(1, 3, 4);
+	both_spawn_told(2, 5, WORKER, 0, REGION, false);
+	both_start(2, 5, WORKER);
+	both_end(1, 13, 4, true, TP_SYNC_NONE, 0);
+	both_start(1, 13, 2);
+	both_end(1, 14, 2, false, TP_SYNC_BARRIER, REGION);
+	both_end(2, 14, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 14, 2);
+	both_end(1, 14, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 14, WORKER);
+	both_end(2, 14, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 14, 3);
+	both_end(1, 15, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 15, INITIAL);
+	both_end(1, 16, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(15);
+	expect_region_line("main (synthetic.c:10)",
+			   "main (synthetic.c:10)      0.875         0.875 "
+			   "    21.00 ms     12.00 ms        2\n");
+	expect_region_line("main (synthetic.c:40)", NULL);
+}

@@ -41,7 +41,8 @@ static inline struct analysis *stream_analysis(void)
 /*
  * Event `type` of thread `tid` at `ms` into the stream, its first four arguments; a spawn is
  * OpenMP's, of a task created undeferred when `undeferred`, spawned by the program when
- * `by_program`, which the stream says when `spawner_known` (a recording of version 12 on).
+ * `by_program`, which the stream says when `spawner_known` (a recording of version 16 on: a
+ * team of one's implicit tasks created undeferred too).
  */
 static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t tid, uint64_t ms,
 				   int64_t a0, int64_t a1, int64_t a2, int64_t a3, bool undeferred,
@@ -53,7 +54,8 @@ static inline void stream_event_of(struct analysis *a, unsigned type, uint32_t t
 				   .type = type,
 				   .undeferred = undeferred,
 				   .by_program = by_program,
-				   .spawner_known = spawner_known};
+				   .spawner_known = spawner_known,
+				   .teams_known = spawner_known};
 	snprintf(e.comm, sizeof e.comm, "%s", "synthetic");
 	e.arg[0] = a0;
 	e.arg[1] = a1;

@@ -56,8 +56,9 @@ struct timeline_event {
 	 * `pid` is what the timeline shows, unique per process */
 	uint64_t process;
 	/* task-spawn of a recording: the task was created undeferred, the program spawned it
-	 * (an explicit task: version 12 on, `spawner_known`; taskprobe_recording.h) */
-	bool undeferred, by_program, spawner_known;
+	 * (an explicit task: version 12 on, `spawner_known`; taskprobe_recording.h); a team of
+	 * one's implicit task is created undeferred (version 16 on, `teams_known`) */
+	bool undeferred, by_program, spawner_known, teams_known;
 	/*
 	 * thread-start of a recording: its start routine's site id (of site_scope; 0: none), and
 	 * whether the thread's name is its process's (it set none: named by its start routine)
