@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 17
+#define TP_LIVE_VERSION 18
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -439,7 +439,10 @@ struct tp_live_thread {
 	uint64_t longest_wait_ns;
 	uint64_t longest_wait_address;
 	uint32_t longest_wait_module;
-	uint32_t reserved;
+	/* the row of the outermost parallel region instance the thread forked and has not
+	 * joined (0: none; version 18), forked at `fork_ns`: a reader counts its time so far
+	 * into the region's (tp_live_computation_read), as it counts a fragment going on */
+	uint32_t fork_row;
 	/*
 	 * When the thread started (its start seen; the statistics' start for the main thread;
 	 * else when it took the slot), and when it ended (0 while it runs): its running time is
@@ -447,6 +450,7 @@ struct tp_live_thread {
 	 */
 	uint64_t started_ns;
 	uint64_t ended_ns;
+	uint64_t fork_ns;
 };
 
 /*

@@ -13,7 +13,8 @@
  * A parallel region's figures (the row of its implicit tasks' site): the computation of the
  * threads that ran its tasks, how many, and their load balance (tp_live_factors_of's: average
  * over maximum); and its time, its instances' from their fork to their join (on their primary
- * threads) added up, 0 when none ended (a barrier's phases have none).
+ * threads) added up, those going on counted up to the reader's now, 0 when none was forked (a
+ * barrier's phases have none).
  */
 struct tp_live_region {
 	uint64_t computation_ns;
@@ -28,8 +29,8 @@ struct tp_live_region {
  * average computation over its time, its load balance times its maximum computation over its
  * time (what its fork, its join and its waits for each other leave of its threads' time: the
  * regions of a time-step loop whose threads compute for a few microseconds lose most of theirs).
- * At most 1 (a reader of the live statistics counts a fragment going on, not its instance's
- * time); negative when it has no time or no computation, or holds nested regions or is one (its
+ * At most 1 (a reader of the live statistics counts the fragments and instances going on at
+ * moments apart); negative when it has no time or no computation, or holds nested regions or is one (its
  * instances run at once on several threads, its computation is not the outer region's).
  */
 static inline double tp_live_region_efficiency(const struct tp_live_region *r)
@@ -89,7 +90,8 @@ static inline const char *tp_live_balance_words(const struct tp_live_region *r, 
  * the construct's, not a copy's. `phases`: the phases a barrier's rows ended (phase_ns), of
  * every thread that passed the barrier (a thread that computed nothing before it is as
  * imbalanced as one that computed all); else a region's (region_ns), the fragments going on
- * now counted to `now`, of every thread that computed in it.
+ * now counted to `now`, of every thread that computed in it, and its time (region_time_ns), the
+ * instances going on (a slot's fork_row) counted to `now` too.
  */
 static inline struct tp_live_region tp_live_computation_read(const struct tp_live_thread *slots,
 							     const char *map, uint64_t rows_offset,
@@ -106,8 +108,10 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 			continue;
 		const struct tp_live_site_stats *stats = (const void *)(map + rows_offset +
 									(uint64_t)i * rows_stride);
-		uint32_t open = __atomic_load_n(&t->open_region, __ATOMIC_RELAXED);
-		uint64_t ns = 0, passed = 0;
+		uint32_t open = __atomic_load_n(&t->open_region, __ATOMIC_RELAXED),
+			 forked = __atomic_load_n(&t->fork_row, __ATOMIC_ACQUIRE);
+		uint64_t ns = 0, passed = 0,
+			 fork_ns = forked != 0 ? __atomic_load_n(&t->fork_ns, __ATOMIC_RELAXED) : 0;
 		for (unsigned k = 0; k < n; k++) {
 			const struct tp_live_site_stats *row = &stats[rows[k]];
 			if (phases) {
@@ -117,6 +121,9 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 			}
 			ns += __atomic_load_n(&row->region_ns, __ATOMIC_RELAXED);
 			time += __atomic_load_n(&row->region_time_ns, __ATOMIC_RELAXED);
+			/* the instance the thread forked, going on: its time so far */
+			if (forked == rows[k] && now > fork_ns)
+				time += now - fork_ns;
 			nested += __atomic_load_n(&row->region_nested, __ATOMIC_RELAXED);
 			if (open == rows[k]) {
 				uint64_t uncounted, ran, path, placed;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "analysis_runs.h"
 #include "harness_internal.h"
 #include "top_shapes.h"
 
@@ -485,4 +486,39 @@ Test(top, an_ended_program_that_neither_spawned_nor_waited_is_not_said_to_do_so_
 	cr_expect(strstr(run.err, "0 threads, 0 waits") != NULL && strstr(run.err, "TID") == NULL,
 		  "%s", run.err);
 	tp_run_free(&run);
+}
+
+/*
+ * A parallel region that runs the whole program (omp_long_region: two threads spinning 3 s in one
+ * region, as a code whose time-step loop lies inside its one parallel construct): while it runs,
+ * its line in top says its efficiency so far (its threads computing all along: above 0.9), where
+ * it said "-" until the region's end (no instance ended, no time).
+ */
+Test(top, a_region_going_on_has_its_efficiency_so_far, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
+	const char *target = tp_unprivileged_copy(tp_target("omp_long_region"));
+	struct tp_run program, top = {0};
+	tp_start(TP_PLAIN,
+		 (const char *[]){TP_CONTRIB_DIR "/taskprobe", "run", "--", target, "3000", NULL},
+		 (const char *[]){"OMP_NUM_THREADS=2", NULL}, &program);
+	char pid[16], site[64];
+	snprintf(pid, sizeof pid, "%d", (int)program.pid);
+	snprintf(site, sizeof site, "main (omp_long_region.c:%d)",
+		 tp_source_line("omp_long_region.c", "int main(", "#pragma omp parallel"));
+	double efficiency = -1;
+	for (int attempt = 0; attempt < 50 && efficiency < 0; attempt++) {
+		tp_run_free(&top);
+		tp_sleep_ms(100);
+		tp_launch((const char *[]){"top", "--once", pid, NULL}, NULL, &top);
+		efficiency = region_efficiency_of(top.out, site);
+	}
+	cr_expect(efficiency > 0.9 && efficiency <= 1, "%s: %.3f in:\n%s\n%s", site, efficiency,
+		  top.out, top.err);
+	tp_run_free(&top);
+	tp_finish(&program);
+	cr_expect_eq(program.status, 0, "%s", program.err);
+	cr_expect_str_eq(program.out, "omp_long_region: 2 threads\n");
+	tp_run_free(&program);
 }

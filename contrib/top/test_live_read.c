@@ -201,10 +201,11 @@ Test(live_read, a_region_of_two_rows_is_balanced_over_its_threads_sums)
  * join, kept in the rows of the threads that were their primaries, added up over its rows and
  * threads; its efficiency the threads' average computation over that time. Thread 0 was the
  * primary of instances of 4 ms at one row and 2 ms at the other, thread 1 of one of 2 ms; each
- * thread computed 3 and 1 ms: 8 ms of time, 4 ms a thread on average, 0.500. A region none of
- * whose instances ended yet has no time and no efficiency ("-"); a reader that counts a fragment
- * going on, not yet its instance's time, says at most 1; one nested in another or holding one
- * has none.
+ * thread computed 3 and 1 ms: 8 ms of time, 4 ms a thread on average, 0.500. A region whose
+ * one instance goes on has its time so far (its primary's slot's fork_row and fork_ns: 1 ms a
+ * thread in 1.25 ms, 0.800), none before its fork ("-"; before version 18, "-" while it went on,
+ * a whole program's region to its end); a reader that counts a fragment going on, not yet its
+ * instance's time, says at most 1; one nested in another or holding one has none.
  */
 Test(live_read, a_regions_efficiency_is_its_threads_computation_over_its_time)
 {
@@ -236,6 +237,14 @@ Test(live_read, a_regions_efficiency_is_its_threads_computation_over_its_time)
 	cr_expect_eq(r.time_ns, 0);
 	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "-");
 	cr_expect_str_eq(tp_live_region_time_words(r.time_ns, words, sizeof words), "-");
+	slots[0].fork_row = 3;
+	slots[0].fork_ns = 10000000;
+	r = tp_live_region_read(slots, map, 0, stride, going_on, 1, 11250000);
+	cr_expect_eq(r.time_ns, 1250000);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "0.800");
+	r = tp_live_region_read(slots, map, 0, stride, going_on, 1, 9000000);
+	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "-");
+	slots[0].fork_row = 0;
 	r = tp_live_region_read(slots, map, 0, stride, counted_ahead, 1, 0);
 	cr_expect_str_eq(tp_live_efficiency_words(&r, words, sizeof words), "1.000");
 	/* a region one thread forked a nested one inside: no efficiency */

@@ -602,7 +602,7 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
 	if (__builtin_expect(task == local.fork_task, 0))
-		live_region_joined(row, now);
+		live_region_joined(now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
@@ -743,6 +743,9 @@ void tp_live_thread_stop(uint64_t tid)
 		local.paused_at = 0;
 		tp_guard_leave(&local.busy, false);
 	}
+	/* an outermost region instance it forked and never joined (an exit inside it) too */
+	if (local.fork_task != 0 && local.rows != NULL)
+		live_region_joined(now);
 	set64(&s->ended_ns, now);
 	/* with its rows: enter() takes a thread with rows for one with a slot */
 	local.slot = NULL;

@@ -214,6 +214,7 @@ struct live_local {
 	/* the outermost region instance it forked and has not joined: its primary's implicit task
 	 * (0: none) and its fork's moment, for its row's region_time_ns (live_region_forked) */
 	uint64_t fork_task, fork_ns;
+	uint32_t fork_row;
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
@@ -436,16 +437,21 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
 	}
 	local.fork_task = task;
 	local.fork_ns = now;
+	local.fork_row = row;
+	/* the instance going on, for a reader: its time so far counted as a fragment's */
+	set64(&local.slot->fork_ns, now);
+	__atomic_store_n(&local.slot->fork_row, row, __ATOMIC_RELEASE);
 }
 
 /*
  * The outermost region instance the calling thread forked is joined at `now`, its primary's
- * implicit task ended (local.fork_task): its time from its fork into its row `row`
- * (region_time_ns). Out of line: most task ends are not one.
+ * implicit task ended (local.fork_task), or its thread ended inside it: its time from its fork
+ * into its row (region_time_ns). Out of line: most task ends are not one.
  */
-static __attribute__((noinline, cold, unused)) void live_region_joined(uint32_t row, uint64_t now)
+static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t now)
 {
-	add(&local.rows[row].region_time_ns, now - local.fork_ns);
+	set32(&local.slot->fork_row, 0);
+	add(&local.rows[local.fork_row].region_time_ns, now - local.fork_ns);
 	local.fork_task = 0;
 }
 

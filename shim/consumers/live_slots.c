@@ -151,6 +151,7 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	set32(&s->longest_wait_module, TP_LIVE_NO_MODULE);
 	set64(&s->started_ns, thread_started_ns(now));
 	set64(&s->ended_ns, 0);
+	set32(&s->fork_row, 0);
 	local.slot = s;
 	local.rows = r;
 	local.poll_row = NO_ROW;
