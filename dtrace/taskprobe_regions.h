@@ -41,7 +41,7 @@ static inline double tp_live_region_efficiency(const struct tp_live_region *r)
 	return e < 1 ? e : 1;
 }
 
-/* A region's time in a table, as every reader writes it: "25.00 ms", "-" when none ended. */
+/* A region's time in a table, as every reader writes it: "25.00 ms", "-" when none forked. */
 static inline const char *tp_live_region_time_words(uint64_t ns, char *buf, size_t size)
 {
 	return ns == 0 ? "-" : tp_live_duration_words(ns, buf, size);

@@ -95,8 +95,8 @@ static bool implicit(const struct analysis *a, const struct task *t)
  * The parallel region a fragment of `t` belongs to: the site of the innermost implicit task
  * above it, itself included (an explicit task's region is its parent's); 0 outside every region
  * (the initial task's serial code). Kept from its spawn: its parent's, or its parent's site if
- * that is a parallel construct's (a nested region's, known once its workers' implicit tasks came
- * after the primary's spawn).
+ * that is a parallel construct's (from its primary's spawn since version 16; before, a nested
+ * region's once its workers' implicit tasks came).
  */
 static uint32_t region_of(const struct analysis *a, const struct task *t)
 {
@@ -280,7 +280,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		parent->last_spawn_ns = e->ns;
 		parent->ran_undeferred |= tp_span_spawn_nests(from, undeferred);
 		/* the initial task's child for a region (an outermost one, of a team of one
-		 * too); a nested region's site is known by its workers' */
+		 * too); a nested region's by its workers' (or its primary's, below) */
 		if (implicit_task && parent->initial)
 			s->parallel = true;
 		break;
@@ -302,8 +302,8 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		 * the recording does not say which tasks the program spawned, a deferred explicit
 		 * task with a site is taken for an implicit one above) */
 		if (!e->by_program && around != 0) {
-			/* a parallel site's, known by its workers: nested, both
-			 * (analysis_report.c); of none, a team of one before version 16 */
+			/* a parallel site's (by its workers, or its primary since version 16):
+			 * nested, both (analysis_report.c); of none, a team of one before 16 */
 			s->around = around;
 			if (a->sites[around].inner == 0)
 				a->sites[around].inner = t->site;

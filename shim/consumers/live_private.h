@@ -426,7 +426,8 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
  * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row
  * `around` (0: none, the outermost). A nested instance's time is not kept (region_nested), so a
  * thread has one outermost instance open at a time: an end never seen (a task ended inside a
- * signal handler's event) loses that instance alone, the next fork takes its place.
+ * signal handler's event) loses that instance alone, the next fork takes its place (until then
+ * readers count it going on, and its thread's end adds it up to there).
  */
 static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t around, uint64_t now)
 {
