@@ -30,8 +30,8 @@ struct tp_live_region {
  * time (what its fork, its join and its waits for each other leave of its threads' time: the
  * regions of a time-step loop whose threads compute for a few microseconds lose most of theirs).
  * At most 1 (a reader of the live statistics counts the fragments and instances going on at
- * moments apart); negative when it has no time or no computation, or holds nested regions or is one (its
- * instances run at once on several threads, its computation is not the outer region's).
+ * moments apart); negative when it has no time or no computation, or holds nested regions or is
+ * one (its instances run at once on several threads, its computation is not the outer region's).
  */
 static inline double tp_live_region_efficiency(const struct tp_live_region *r)
 {
