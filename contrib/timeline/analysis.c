@@ -252,8 +252,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 	     implicit_task = parent != NULL
 				     ? tp_span_region_task(executors, e->undeferred, around != 0)
 				     : parent_id == 0 && t->site != 0 &&
-					       e->arg[5] == TP_EXECUTOR_OPENMP,
-	     undeferred = e->undeferred && !executors; /* nested work: the program's task */
+					       e->arg[5] == TP_EXECUTOR_OPENMP;
 	t->in_place = executors && parent != NULL && !implicit_task;
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	enum tp_span_spawn_from from = tp_span_spawn_from(
@@ -278,7 +277,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 		    e->arg[4] == 0)
 			hist_add(a, &s->spawn_gap, e->ns - parent->last_spawn_ns);
 		parent->last_spawn_ns = e->ns;
-		parent->ran_undeferred |= tp_span_spawn_nests(from, undeferred);
+		parent->ran_undeferred |= tp_span_spawn_nests(from, e->undeferred, !executors);
 		/* the initial task's child for a region (an outermost one, of a team of one
 		 * too); a nested region's by its workers' (or its primary's, below) */
 		if (implicit_task && parent->initial)

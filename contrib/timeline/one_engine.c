@@ -101,7 +101,6 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	bool executors = site == REGION || site == INNER,
 	     implicit = tp_span_region_task(executors, undeferred,
 					    parent != 0 && region_of[parent] != 0);
-	undeferred = undeferred && !executors;
 	enum tp_span_spawn_from from = tp_span_spawn_from(
 		parent != 0, parent != 0 && t->polled == parent, implicit);
 	const struct tp_live_path *in = NULL;
@@ -126,7 +125,8 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		in = &pool[parent - 1].in;
 	if (parent != 0) {
 		pool[parent - 1].spawner = true;
-		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred);
+		pool[parent - 1].ran_undeferred |= tp_span_spawn_nests(from, undeferred,
+								       !executors);
 	}
 	tp_span_spawned(
 		&pool[task - 1], parent, (uint32_t)parent, from == TP_SPAN_FROM_FORK ? site : 0,
@@ -139,7 +139,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	 * and --analyze takes a deferred child of the initial task with a site for an implicit task
 	 * (OpenMP runs a team of one's tasks undeferred), as some streams here have it */
 	bool region = implicit || (parent != 0 && row_of[parent] == TP_LIVE_NO_SITE && site != 0 &&
-				   !undeferred);
+				   !(undeferred && !executors));
 	region_of[task] = region ? site : parent != 0 ? region_of[parent] : 0;
 }
 

@@ -191,10 +191,8 @@ static void span_spawned(struct task_entry *e, uint64_t parent, bool implicit, u
 		th = local.span.in_graph ? &local.span : NULL;
 		if (p != NULL) {
 			struct tp_span_task *ps = span_of(p);
-			/* a child the program spawned: an executor's created undeferred is a
-			 * team of one's implicit task, no nested work (tp_span_region_task) */
-			ps->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT,
-								  undeferred && by_program) &&
+			ps->ran_undeferred |= tp_span_spawn_nests(TP_SPAN_FROM_FRAGMENT, undeferred,
+								  by_program) &&
 					      th != NULL;
 			ps->spawner = true;
 		}

@@ -184,11 +184,14 @@ static inline uint64_t tp_span_start_rejoined(uint64_t *could_ns, uint64_t start
 /*
  * Whether a task created `undeferred`, its start `from` (tp_span_spawn_from), is nested work: its
  * parent, polled here, is switched out to run it (its `ran_undeferred`), and joins it at its next
- * join as a child run elsewhere would be, not by following its thread.
+ * join as a child run elsewhere would be, not by following its thread. Only a task the program
+ * spawned (`by_program`): one the executor created undeferred is a team of one's implicit task
+ * (tp_span_region_task), whose encountering task goes on after it.
  */
-static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undeferred)
+static inline bool tp_span_spawn_nests(enum tp_span_spawn_from from, bool undeferred,
+				       bool by_program)
 {
-	return from == TP_SPAN_FROM_FRAGMENT && undeferred;
+	return from == TP_SPAN_FROM_FRAGMENT && undeferred && by_program;
 }
 
 /*
