@@ -745,6 +745,18 @@ Test(sites, plugins_loaded_in_turn_where_the_last_lay_are_each_named_by_the_cons
 	expect_plugin_sites(BY_CONSOLE, true, true);
 }
 
+/*
+ * And by the exit report, both gone by then: each site is named by the module that held it when
+ * it was kept (a site's address alone gave neither a name, "0x..."; and where a module the report
+ * loads itself, libdw, lay since, its name: a wait of an MPI library's plug-in, unloaded at
+ * MPI_Finalize, read "condvar wait at 0x11eeb (libdw.so.1)").
+ */
+Test(sites, plugins_loaded_in_turn_where_the_last_lay_are_each_named_by_the_exit_report,
+     .timeout = 180)
+{
+	expect_plugin_sites(BY_REPORT, true, true);
+}
+
 Test(sites, a_call_the_compiler_gave_line_0_is_named_by_the_nearest_line_marked_guessed,
      .timeout = 180)
 {

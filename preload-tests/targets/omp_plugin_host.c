@@ -5,7 +5,8 @@
  * DIR, loads "./FILE" (omp_plugin.c), changes to / (nothing relative is found again from here),
  * and prints what the plug-in's plugin_run returns; with "unload", unloads it then (dlclose), and
  * does the same with each FILE after, loaded by its absolute path from DIR (where the last one lay,
- * as a rule: the loader reuses the range freed). Prints where each lay. `omp_plugin_host DIR FILE
+ * as a rule: the loader reuses the range freed), but one named "+FILE", which stays loaded (as
+ * code another module held is named at exit). Prints where each lay. `omp_plugin_host DIR FILE
  * reinstall NEW` unloads FILE, then puts DIR/NEW in its place (renamed over it, as an install of a
  * new build does) and exits. Exits 0, 1 if a plug-in cannot be loaded, unloaded or reinstalled.
  */
@@ -54,8 +55,10 @@ int main(int argc, char **argv)
 		return rename(new_build, path) != 0;
 	}
 	for (int i = 4; i < argc; i++) {
-		snprintf(path, sizeof path, "%s/%s", argv[1], argv[i]);
-		if ((plugin = load(path)) == NULL || run(plugin, argv[i], 1) != 0)
+		bool keep = argv[i][0] == '+';
+		const char *file = argv[i] + keep;
+		snprintf(path, sizeof path, "%s/%s", argv[1], file);
+		if ((plugin = load(path)) == NULL || run(plugin, file, !keep) != 0)
 			return 1;
 	}
 	return 0;

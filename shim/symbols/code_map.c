@@ -271,6 +271,19 @@ uint32_t tp_code_modules(void)
 	return __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
 }
 
+/* Module `index`'s file into *m, and where it lay into [*start, *end), from its first page. */
+static void module_as_source(uint32_t index, struct tp_source_module *m, uintptr_t *start,
+			     uintptr_t *end)
+{
+	const struct tp_code_module *held = &modules[index];
+	*m = (struct tp_source_module){.path = held->path,
+				       .bias = held->bias,
+				       .build_id = held->build_id,
+				       .build_id_size = held->build_id_size};
+	*start = held->start & ~((uintptr_t)getpagesize() - 1);
+	*end = held->end;
+}
+
 bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
 			 uintptr_t *end)
 {
@@ -285,13 +298,22 @@ bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_
 		}
 	if (found == 0)
 		return false;
-	const struct tp_code_module *m_held = &modules[found - 1];
-	*m = (struct tp_source_module){.path = m_held->path,
-				       .bias = m_held->bias,
-				       .build_id = m_held->build_id,
-				       .build_id_size = m_held->build_id_size};
-	*start = m_held->start & ~((uintptr_t)getpagesize() - 1);
-	*end = m_held->end;
+	module_as_source(found - 1, m, start, end);
+	return true;
+}
+
+bool tp_code_module_unloaded(uint32_t index, struct tp_source_module *m, uintptr_t *start,
+			     uintptr_t *end)
+{
+	if (index >= tp_code_modules())
+		return false;
+	tp_real_pthread_mutex_lock(&adding);
+	retire_unloaded();
+	bool gone = __atomic_load_n(&spans[index].end, __ATOMIC_RELAXED) == 0;
+	pthread_mutex_unlock(&adding);
+	if (!gone || modules[index].path[0] != '/')
+		return false;
+	module_as_source(index, m, start, end);
 	return true;
 }
 

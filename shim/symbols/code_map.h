@@ -59,6 +59,15 @@ bool tp_code_module_held(uintptr_t address, struct tp_source_module *m, uintptr_
 			 uintptr_t *end);
 
 /*
+ * Whether module `index` (tp_code_module's) has been unloaded since it was seen: then its file
+ * (an absolute path) into *m and where it lay into [*start, *end), as tp_code_module_held gives
+ * them. For naming code kept with its module (spawn_site.h's keys): a module loaded where it lay
+ * since holds other code.
+ */
+bool tp_code_module_unloaded(uint32_t index, struct tp_source_module *m, uintptr_t *start,
+			     uintptr_t *end);
+
+/*
  * Whether `address` lies in a library programs call through rather than write: the C and C++
  * standard libraries, the dynamic loader, libgcc, OpenMP's runtimes, the sanitizers'. A wait such a
  * library makes (pthread_join, std::condition_variable::wait) is named by the program's call into

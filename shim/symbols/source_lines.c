@@ -152,9 +152,30 @@ static bool unavailable;
 /* The session is over modules given by tp_source_lines_use_modules, not this process's own. */
 static bool offline;
 
-/* The session over this process's modules, started now if it is not yet; NULL if it cannot be. */
+/* Modules this process unloaded (tp_source_lines_unloaded's count), and how many the session's
+ * list of them has seen. */
+static uint32_t unloads, unloads_listed;
+
+void tp_source_lines_unloaded(void)
+{
+	__atomic_add_fetch(&unloads, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The session over this process's modules, started now if it is not yet; NULL if it cannot be.
+ * Its list of modules is read again after a module was unloaded: a module loaded where it lay
+ * since would be named by its DWARF (a tracer of task-spawn names sites at their spawns: a
+ * plug-in loaded where another lay had its sites named by the other's lines).
+ */
 static Dwfl *get_session(void)
 {
+	uint32_t seen = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
+	if (session != NULL && !offline && seen != unloads_listed) {
+		tp_dw.report_begin(session);
+		if (tp_dw.linux_proc_report(session, getpid()) == 0 &&
+		    tp_dw.report_end(session, NULL, NULL) == 0)
+			unloads_listed = seen;
+	}
 	if (session != NULL || unavailable || offline)
 		return session;
 	unavailable = true;
@@ -167,6 +188,7 @@ static Dwfl *get_session(void)
 	    tp_dw.report_end(fresh, NULL, NULL) != 0)
 		return NULL;
 	session = fresh;
+	unloads_listed = seen;
 	unavailable = false;
 	return session;
 }
@@ -610,10 +632,9 @@ static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *
 	return true;
 }
 
-bool tp_source_line(uintptr_t address, char *out, size_t size)
+/* The name of the code at `address` in module `mod` (NULL: none), as tp_source_line says it. */
+static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 {
-	Dwfl *dwfl = get_session();
-	Dwfl_Module *mod = dwfl != NULL ? module_of(dwfl, address) : NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die storage, *unit = mod != NULL ? unit_of(mod, address, &bias, &storage) : NULL;
 	Dwarf_Line *line = unit != NULL ? tp_dw.getsrc_die(unit, address - bias) : NULL;
@@ -671,6 +692,68 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 	return true;
 }
 
+bool tp_source_line(uintptr_t address, char *out, size_t size)
+{
+	Dwfl *dwfl = get_session();
+	return line_in(dwfl != NULL ? module_of(dwfl, address) : NULL, address, out, size);
+}
+
+/*
+ * A session over one module this process unloaded, alone (another may lie where it lay now: the
+ * process's session would name its code), kept for the next name in it: the exit report names
+ * the sites of one module in a row. `unloaded_bias` and `unloaded_path` say which module.
+ */
+static Dwfl *unloaded_session;
+static struct offline_module unloaded_file = {.fd = -1};
+static uintptr_t unloaded_bias;
+static char *unloaded_path;
+
+static void close_unloaded_session(void)
+{
+	if (unloaded_session != NULL)
+		tp_dw.end(unloaded_session);
+	unloaded_session = NULL;
+	close_offline_module(&unloaded_file); /* what libdwfl did not take */
+	unloaded_file = (struct offline_module){.fd = -1};
+	free(unloaded_path);
+	unloaded_path = NULL;
+}
+
+/* The session over module `given` alone, started now if the last was another's; NULL if none. */
+static Dwfl *unloaded_session_of(const struct tp_source_module *given)
+{
+	if (unloaded_session != NULL && unloaded_bias == given->bias &&
+	    strcmp(unloaded_path, given->path) == 0)
+		return unloaded_session;
+	close_unloaded_session();
+	Dwarf_Addr low = 0, high = 0;
+	/* the session first: its start sets libelf's version up, which reading a file needs */
+	if (!tp_libdw_load() || (unloaded_session = tp_dw.begin(&offline_callbacks)) == NULL ||
+	    !open_offline_module(given, &unloaded_file) ||
+	    !loaded_range(unloaded_file.elf, given->bias, &low, &high) ||
+	    (unloaded_path = strdup(given->path)) == NULL) {
+		close_unloaded_session();
+		return NULL;
+	}
+	unloaded_bias = given->bias;
+	tp_dw.report_begin(unloaded_session);
+	Dwfl_Module *mod = tp_dw.report_module(unloaded_session, given->path, low, high);
+	void **userdata;
+	if (mod != NULL &&
+	    tp_dw.module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) != NULL)
+		*userdata = &unloaded_file;
+	if (mod == NULL || tp_dw.report_end(unloaded_session, NULL, NULL) != 0)
+		close_unloaded_session();
+	return unloaded_session;
+}
+
+bool tp_source_line_unloaded(const struct tp_source_module *m, uintptr_t address, char *out,
+			     size_t size)
+{
+	Dwfl *dwfl = unloaded_session_of(m);
+	return line_in(dwfl != NULL ? tp_dw.addrmodule(dwfl, address) : NULL, address, out, size);
+}
+
 void tp_source_lines_close(void)
 {
 	if (!tp_libdw_loaded()) {
@@ -680,6 +763,7 @@ void tp_source_lines_close(void)
 	if (session != NULL)
 		tp_dw.end(session);
 	session = NULL;
+	close_unloaded_session();
 	unavailable = true; /* as tp_libdw_load will say */
 	close_offline_modules();
 	offline = false;

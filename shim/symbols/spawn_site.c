@@ -15,9 +15,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "code_map.h"
 #include "hash.h"
 #include "symbolize.h"
 #include "shim_work.h"
+#include "source_lines.h"
 #include "warn.h"
 
 /* Twice the addresses kept, so that probing stays short when the table is nearly full. */
@@ -37,11 +39,14 @@ static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * By key: its address, and its site id once named (0 before, or when the site table was full);
- * whether the address is a function's entry (a thread's start routine), not a return address.
+ * the module that held it when it was kept (code_map.h's index + 1; 0: none known), by which it
+ * is named once that module is unloaded; whether the address is a function's entry (a thread's
+ * start routine), not a return address.
  */
 static struct {
 	uintptr_t address;
 	uint32_t site;
+	uint32_t module;
 	bool named;
 	bool function;
 } keys[TP_SITE_ADDRESSES_MAX + 1];
@@ -117,11 +122,18 @@ uint32_t tp_spawn_site_key_lookup(const void *return_address)
 	uint32_t key = lookup(address);
 	if (__builtin_expect(key != 0, 1))
 		return key_kept(address, key);
+	/* its module, while it is loaded (the call's, before the return address): as the shim's
+	 * work, so that a signal handler's wait meanwhile keys nothing (this thread may hold the
+	 * modules' lock), as the recorder looks its sites' modules up (recorder_sites.c) */
+	bool nested = tp_shim_work_begin();
+	uint32_t module = tp_code_module_of(address - 1);
+	tp_shim_work_end(nested);
 	tp_shim_own_lock(&adding);
 	key = lookup(address); /* another thread may have added it meanwhile */
 	if (key == 0 && n_addresses < TP_SITE_ADDRESSES_MAX) {
 		key = n_addresses + 1;
 		keys[key].address = address;
+		keys[key].module = module;
 		uint32_t i = address_slot_of(address);
 		while (addresses[i].address != 0)
 			i = (i + 1) % ADDRESS_SLOTS;
@@ -160,7 +172,14 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 	tp_shim_own_lock(&naming);
 	if (!keys[key].named) {
 		char text[TP_SITE_TEXT_MAX];
-		if (__atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE))
+		bool function = __atomic_load_n(&keys[key].function, __ATOMIC_ACQUIRE);
+		struct tp_source_module m;
+		uintptr_t start, end;
+		if (keys[key].module != 0 &&
+		    tp_code_module_unloaded(keys[key].module - 1, &m, &start, &end))
+			tp_symbolize_unloaded(&m, start, keys[key].address, function, true, text,
+					      sizeof text);
+		else if (function)
 			tp_symbolize_function(keys[key].address, true, text, sizeof text);
 		else
 			tp_symbolize_call(keys[key].address, text, sizeof text);

@@ -392,6 +392,15 @@ static bool of_build_id(const struct elf_file *f, const uint8_t *id, size_t size
  * since holds other code there: its symbols would name the wrong function). False when no module
  * is known there.
  */
+static void name_unloaded(const struct tp_source_module *m, uintptr_t start, uintptr_t pc,
+			  enum code_kind kind, bool basename_only, char *out, size_t size)
+{
+	bool same = of_build_id(open_elf(m->path), m->build_id, m->build_id_size);
+	/* `start`, its first page: dladdr's dli_fbase */
+	name_by_symbol(m->path, same ? m->path : "", start, pc, kind, basename_only, false, out,
+		       size);
+}
+
 static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only, char *out,
 			   size_t size)
 {
@@ -399,10 +408,7 @@ static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only
 	uintptr_t start, end;
 	if (!tp_source_module_unloaded(named_code(pc, kind), &m, &start, &end))
 		return false;
-	bool same = of_build_id(open_elf(m.path), m.build_id, m.build_id_size);
-	/* `start`, its first page: dladdr's dli_fbase */
-	name_by_symbol(m.path, same ? m.path : "", start, pc, kind, basename_only, false, out,
-		       size);
+	name_unloaded(&m, start, pc, kind, basename_only, out, size);
 	return true;
 }
 
@@ -506,6 +512,16 @@ void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size)
 {
 	tp_real_pthread_mutex_lock(&files_lock);
 	symbolize(entry, FUNCTION_ENTRY, lines, true, out, size);
+	pthread_mutex_unlock(&files_lock);
+}
+
+void tp_symbolize_unloaded(const struct tp_source_module *m, uintptr_t start, uintptr_t pc,
+			   bool function, bool lines, char *out, size_t size)
+{
+	enum code_kind kind = function ? FUNCTION_ENTRY : RETURN_ADDRESS;
+	tp_real_pthread_mutex_lock(&files_lock);
+	if (!lines || !tp_source_line_unloaded(m, named_code(pc, kind), out, size))
+		name_unloaded(m, start, pc, kind, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }
 
