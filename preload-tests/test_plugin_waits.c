@@ -38,6 +38,11 @@ static void expect_plugin_waits(enum tp_mode mode)
 		     plain.out);
 	tp_run(mode, argv, (const char *[]){"TASKPROBE_REPORT=stderr", NULL}, &run);
 	cr_assert_eq(run.status, 0, "%s", run.err);
+	line = strstr(run.out, "libwait_plugin_other.so at ");
+	cr_assert(sscanf(run.out, "plug-in libwait_plugin.so at %p", &first) == 1 && line != NULL &&
+			  sscanf(line, "libwait_plugin_other.so at %p", &second) == 1 &&
+			  first == second,
+		  "the second plug-in was not loaded where the first lay:\n%s", run.out);
 	/* as without the shim: each plug-in's wait timed out (where each lay differs from run to
 	 * run) */
 	const char *timed_out = strstr(run.out, ": 1\n");

@@ -171,9 +171,10 @@ static Dwfl *get_session(void)
 {
 	uint32_t seen = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
 	if (session != NULL && !offline && seen != unloads_listed) {
+		/* the list ended whatever the read gave (tried again at the next name if it failed) */
 		tp_dw.report_begin(session);
-		if (tp_dw.linux_proc_report(session, getpid()) == 0 &&
-		    tp_dw.report_end(session, NULL, NULL) == 0)
+		bool read = tp_dw.linux_proc_report(session, getpid()) == 0;
+		if (tp_dw.report_end(session, NULL, NULL) == 0 && read)
 			unloads_listed = seen;
 	}
 	if (session != NULL || unavailable || offline)
@@ -701,12 +702,15 @@ bool tp_source_line(uintptr_t address, char *out, size_t size)
 /*
  * A session over one module this process unloaded, alone (another may lie where it lay now: the
  * process's session would name its code), kept for the next name in it: the exit report names
- * the sites of one module in a row. `unloaded_bias` and `unloaded_path` say which module.
+ * the sites of one module in a row. Its bias, path and build id say which module (a plug-in
+ * installed anew, loaded where it lay and unloaded again, is another).
  */
 static Dwfl *unloaded_session;
 static struct offline_module unloaded_file = {.fd = -1};
 static uintptr_t unloaded_bias;
 static char *unloaded_path;
+static uint8_t unloaded_id[64];
+static size_t unloaded_id_size;
 
 static void close_unloaded_session(void)
 {
@@ -723,7 +727,8 @@ static void close_unloaded_session(void)
 static Dwfl *unloaded_session_of(const struct tp_source_module *given)
 {
 	if (unloaded_session != NULL && unloaded_bias == given->bias &&
-	    strcmp(unloaded_path, given->path) == 0)
+	    strcmp(unloaded_path, given->path) == 0 && unloaded_id_size == given->build_id_size &&
+	    memcmp(unloaded_id, given->build_id, given->build_id_size) == 0)
 		return unloaded_session;
 	close_unloaded_session();
 	Dwarf_Addr low = 0, high = 0;
@@ -736,6 +741,8 @@ static Dwfl *unloaded_session_of(const struct tp_source_module *given)
 		return NULL;
 	}
 	unloaded_bias = given->bias;
+	unloaded_id_size = given->build_id_size <= sizeof unloaded_id ? given->build_id_size : 0;
+	memcpy(unloaded_id, given->build_id, unloaded_id_size);
 	tp_dw.report_begin(unloaded_session);
 	Dwfl_Module *mod = tp_dw.report_module(unloaded_session, given->path, low, high);
 	void **userdata;

@@ -75,16 +75,16 @@ bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t 
  * holds: the shim gives its code map's (code_map.h), which keeps every module it saw; the console
  * and the converter give none.
  */
-/* A module of this process may have been unloaded (dlclose's interposer): the session's list of
- * this process's modules is read again before its next name. */
-void tp_source_lines_unloaded(void);
-
 typedef bool tp_unloaded_module_finder(uintptr_t address, struct tp_source_module *m,
 				       uintptr_t *start, uintptr_t *end);
 void tp_source_lines_find_unloaded(tp_unloaded_module_finder *find);
 /* The finder's answer, for a module whose path is absolute; false without a finder. */
 bool tp_source_module_unloaded(uintptr_t address, struct tp_source_module *m, uintptr_t *start,
 			       uintptr_t *end);
+
+/* A module of this process may have been unloaded (dlclose's interposer): the session's list of
+ * this process's modules is read again before its next name. */
+void tp_source_lines_unloaded(void);
 
 /*
  * tp_source_line's name of `address` in module `m`, one this process unloaded (dlclose), read

@@ -122,6 +122,10 @@ uint32_t tp_spawn_site_key_lookup(const void *return_address)
 	uint32_t key = lookup(address);
 	if (__builtin_expect(key != 0, 1))
 		return key_kept(address, key);
+	if (__atomic_load_n(&n_addresses, __ATOMIC_ACQUIRE) == TP_SITE_ADDRESSES_MAX) {
+		say_full("call addresses", TP_SITE_ADDRESSES_MAX); /* no module looked up */
+		return 0;
+	}
 	/* its module, while it is loaded (the call's, before the return address): as the shim's
 	 * work, so that a signal handler's wait meanwhile keys nothing (this thread may hold the
 	 * modules' lock), as the recorder looks its sites' modules up (recorder_sites.c) */

@@ -386,11 +386,10 @@ static bool of_build_id(const struct elf_file *f, const uint8_t *id, size_t size
 }
 
 /*
- * The name of the code at `pc` (of `kind`) in a module this process unloaded since (dlclose),
- * which dladdr no longer finds: by symbol, from its file (tp_source_module_unloaded), if that
- * file is still of the build that was loaded; else by its address in the module (a file rebuilt
- * since holds other code there: its symbols would name the wrong function). False when no module
- * is known there.
+ * The name of the code at `pc` (of `kind`) in module `m`, which this process unloaded since
+ * (dlclose) and which lay from `start`: by symbol, from its file, if that file is still of the
+ * build that was loaded; else by its address in the module (a file rebuilt since holds other code
+ * there: its symbols would name the wrong function).
  */
 static void name_unloaded(const struct tp_source_module *m, uintptr_t start, uintptr_t pc,
 			  enum code_kind kind, bool basename_only, char *out, size_t size)
@@ -401,6 +400,8 @@ static void name_unloaded(const struct tp_source_module *m, uintptr_t start, uin
 		       size);
 }
 
+/* name_unloaded's name of the code at `pc`, which dladdr no longer finds, in the module the code
+ * map says held it (tp_source_module_unloaded); false when none is known there. */
 static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only, char *out,
 			   size_t size)
 {
