@@ -235,3 +235,19 @@ unsigned tp_fib_tasks(int n)
 {
 	return n < 2 ? 0 : 2 + tp_fib_tasks(n - 1) + tp_fib_tasks(n - 2);
 }
+
+/* Where omp_plugin_host's output `out` says plug-in `file` lay, or NULL. */
+static void *plugin_place(const char *out, const char *file)
+{
+	char said[256];
+	void *place = NULL;
+	snprintf(said, sizeof said, "plug-in %s at ", file);
+	const char *line = strstr(out, said);
+	return line != NULL && sscanf(line + strlen(said), "%p", &place) == 1 ? place : NULL;
+}
+
+bool tp_plugins_in_one_place(const char *out, const char *first, const char *second)
+{
+	void *place = plugin_place(out, first);
+	return place != NULL && place == plugin_place(out, second);
+}

@@ -372,6 +372,13 @@ void tp_pop_run(const char *const argv[], const char *const env[], struct tp_pop
 void tp_pop_run_timed(const char *const argv[], const char *const env[], struct tp_pop_run *pop);
 void tp_pop_run_free(struct tp_pop_run *pop);
 
+/*
+ * Whether omp_plugin_host's output `out` says plug-in `second` was loaded where `first` lay (its
+ * lines "plug-in FILE at ADDRESS"): what the tests of code named after its module was unloaded
+ * stand on.
+ */
+bool tp_plugins_in_one_place(const char *out, const char *first, const char *second);
+
 /* The line of the first `pragma` after `function` in a target's source; 0 when not there. */
 int tp_source_line(const char *target_source, const char *function, const char *pragma);
 
