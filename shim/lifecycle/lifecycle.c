@@ -42,10 +42,12 @@ static void prepare_fork(void)
 	tp_symbolize_prepare_fork();
 	tp_recorder_prepare_fork();
 	tp_executor_prepare_fork();
+	tp_code_map_prepare_fork(); /* last: its holder takes no other lock of the shim's */
 }
 
 static void parent_after_fork(void)
 {
+	tp_code_map_after_fork();
 	tp_executor_after_fork();
 	tp_recorder_parent_after_fork();
 	tp_symbolize_after_fork();
@@ -57,6 +59,7 @@ static void parent_after_fork(void)
 static void child_after_fork(void)
 {
 	tp_probe_sites_child_after_fork();
+	tp_code_map_after_fork();
 	tp_executor_after_fork();
 	tp_process_child_after_fork(); /* first: the child's pid names its files */
 	tp_own_fds_child_after_fork();

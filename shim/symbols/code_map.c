@@ -307,10 +307,12 @@ bool tp_code_module_unloaded(uint32_t index, struct tp_source_module *m, uintptr
 {
 	if (index >= tp_code_modules())
 		return false;
-	tp_real_pthread_mutex_lock(&adding);
-	retire_unloaded();
-	bool gone = __atomic_load_n(&spans[index].end, __ATOMIC_RELAXED) == 0;
-	pthread_mutex_unlock(&adding);
+	if (unloads_unchecked()) {
+		tp_real_pthread_mutex_lock(&adding);
+		retire_unloaded();
+		pthread_mutex_unlock(&adding);
+	}
+	bool gone = __atomic_load_n(&spans[index].end, __ATOMIC_ACQUIRE) == 0;
 	if (!gone || modules[index].path[0] != '/')
 		return false;
 	module_as_source(index, m, start, end);
@@ -358,4 +360,15 @@ bool tp_code_in_system_library(uintptr_t address)
 		system = strncmp(name, system_libraries[i], strlen(system_libraries[i])) == 0;
 	__atomic_store_n(&system_module[module - 1], system ? 1 : 2, __ATOMIC_RELAXED);
 	return system;
+}
+
+/* A fork while another thread adds or retires modules: the child gets the lock free. */
+void tp_code_map_prepare_fork(void)
+{
+	tp_real_pthread_mutex_lock(&adding);
+}
+
+void tp_code_map_after_fork(void)
+{
+	pthread_mutex_unlock(&adding);
 }

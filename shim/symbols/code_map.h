@@ -49,6 +49,13 @@ uint32_t tp_code_modules(void);
 void tp_code_map_unloads(void);
 
 /*
+ * The lifecycle's fork handlers (lifecycle.c): the modules' lock held across a fork, taken after
+ * every other lock of the shim's (a thread that holds it takes no other but the loader's).
+ */
+void tp_code_map_prepare_fork(void);
+void tp_code_map_after_fork(void);
+
+/*
  * The module that holds `address`, or held it before it was unloaded, for naming the code of one
  * unloaded since (source_lines.h's tp_unloaded_module_finder, given at start). False when none
  * did, or when more than one unloaded since did (a program that loads its plug-ins in turn where
