@@ -269,6 +269,27 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
 	tp_run_free(&run);
 }
 
+/*
+ * A child forked while another thread walks the loader's list (dl_iterate_phdr), which exits at
+ * once: glibc leaves that list's lock held in the child, and the live statistics' fork handler
+ * walked it (whether libgomp runs on libomp, for the child's header): every child hung, with the
+ * live statistics on (TASKPROBE_LIVE, `taskprobe run`) or the exit report's (TASKPROBE_REPORT).
+ */
+Test(hardening, a_child_forked_while_the_loaders_list_is_walked_exits, .timeout = 180)
+{
+	const char *argv[] = {tp_target("fork_while_loader_walked"), NULL};
+	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1", "TASKPROBE_REPORT=stderr"};
+	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+		struct tp_run run;
+		tp_run(i == 0 ? TP_PLAIN : TP_PRELOADED, argv, (const char *[]){settings[i], NULL},
+		       &run);
+		cr_expect_eq(run.status, 0, "%s", settings[i] != NULL ? settings[i] : "plain");
+		cr_expect_str_eq(run.out, "20 children exited cleanly\n", "%s",
+				 settings[i] != NULL ? settings[i] : "plain");
+		tp_run_free(&run);
+	}
+}
+
 Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "valgrind and the sanitizers exclude each other");

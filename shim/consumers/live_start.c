@@ -107,6 +107,15 @@ __attribute__((noinline)) uint64_t ns_while_timing_the_counter(uint64_t at)
 	return back < ns - ns_at_start ? ns - back : ns_at_start;
 }
 
+/*
+ * Whether libgomp's calls run on libomp here (tp_openmp_libgomp_on_libomp), asked once (-1: not
+ * yet): a forked child's header takes its parent's answer, its modules being the parent's. Asked
+ * again, it walks the loader's list (dl_iterate_phdr), whose lock glibc 2.36 leaves held in the
+ * child when another of the parent's threads walked it at the fork: every child hung in its fork
+ * handler (preload-tests/targets/fork_while_loader_walked.c).
+ */
+static int libgomp_on_libomp = -1;
+
 /* The statistics' layout in `m`, the file's or memory's, TP_LIVE_FILE_SIZE bytes. */
 static void fill_header(void *m)
 {
@@ -123,7 +132,9 @@ static void fill_header(void *m)
 	header->pid = (uint32_t)tp_process()->pid;
 	header->start_ticks = tp_process()->start_ticks;
 	header->kept = tp_settings()->live == TP_LIVE_KEEP;
-	if (tp_openmp_libgomp_on_libomp())
+	if (libgomp_on_libomp < 0)
+		libgomp_on_libomp = tp_openmp_libgomp_on_libomp();
+	if (libgomp_on_libomp)
 		header->notes |= TP_LIVE_NOTE_LIBGOMP_ON_LIBOMP;
 	header->clock = tp_clock_is_tsc ? TP_LIVE_CLOCK_TSC : TP_LIVE_CLOCK_MONOTONIC;
 	header->tsc_at_start = tsc_at_start;

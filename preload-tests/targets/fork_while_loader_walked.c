@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Forks 20 times while another thread walks the loader's list of modules (dl_iterate_phdr, 1 ms
+ * a module): glibc 2.36 does not free that list's lock in a child, so a child that walks it too
+ * hangs. Each child exits at once, walking nothing: it must exit. Prints how many children
+ * exited cleanly (a child still there after 3 s is killed and not counted).
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int slowly(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info, (void)size, (void)data;
+	usleep(1000);
+	return 0;
+}
+
+static void *walk(void *arg)
+{
+	for (;;)
+		dl_iterate_phdr(slowly, NULL);
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t walker;
+	if (pthread_create(&walker, NULL, walk, NULL) != 0)
+		return 1;
+	usleep(5000);
+	int clean = 0;
+	for (int k = 0; k < 20; k++) {
+		pid_t child = fork();
+		if (child == 0)
+			_exit(0);
+		int status = 0, done = 0;
+		for (int tick = 0; tick < 300 && !done; tick++)
+			if (waitpid(child, &status, WNOHANG) == child)
+				done = 1;
+			else
+				usleep(10000);
+		if (!done) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
+		clean += done && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	printf("%d children exited cleanly\n", clean);
+	fflush(stdout);
+	_exit(0);
+}
