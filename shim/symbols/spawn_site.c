@@ -181,7 +181,7 @@ uint32_t tp_spawn_site_of_key(uint32_t key)
 		uintptr_t start, end;
 		if (keys[key].module != 0 &&
 		    tp_code_module_unloaded(keys[key].module - 1, &m, &start, &end))
-			tp_symbolize_unloaded(&m, start, keys[key].address, function, true, text,
+			tp_symbolize_unloaded(&m, start, keys[key].address, function, text,
 					      sizeof text);
 		else if (function)
 			tp_symbolize_function(keys[key].address, true, text, sizeof text);

@@ -517,11 +517,11 @@ void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size)
 }
 
 void tp_symbolize_unloaded(const struct tp_source_module *m, uintptr_t start, uintptr_t pc,
-			   bool function, bool lines, char *out, size_t size)
+			   bool function, char *out, size_t size)
 {
 	enum code_kind kind = function ? FUNCTION_ENTRY : RETURN_ADDRESS;
 	tp_real_pthread_mutex_lock(&files_lock);
-	if (!lines || !tp_source_line_unloaded(m, named_code(pc, kind), out, size))
+	if (!tp_source_line_unloaded(m, named_code(pc, kind), out, size))
 		name_unloaded(m, start, pc, kind, true, out, size);
 	pthread_mutex_unlock(&files_lock);
 }

@@ -37,14 +37,14 @@ void tp_symbolize_call(uintptr_t return_address, char *out, size_t size);
 void tp_symbolize_function(uintptr_t entry, bool lines, char *out, size_t size);
 
 /*
- * As tp_symbolize_call (tp_symbolize_function when `function`, with `lines`), for code of module
+ * As tp_symbolize_call (tp_symbolize_function with lines when `function`), for code of module
  * `m`, which this process unloaded (dlclose) and which spanned from `start` (its first page):
  * named from its file alone (of its build id; else by its address in it), never by a module
  * loaded where it lay since.
  */
 struct tp_source_module;
 void tp_symbolize_unloaded(const struct tp_source_module *m, uintptr_t start, uintptr_t pc,
-			   bool function, bool lines, char *out, size_t size);
+			   bool function, char *out, size_t size);
 
 /*
  * The function symbol's range [*start, *end) around the code at `address`, from its module's
