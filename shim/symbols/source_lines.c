@@ -643,8 +643,10 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 		return false;
 	struct function_search s = {.pc = address - bias, .depth = -1};
 	find_function(unit, 0, &s);
-	if (s.depth < 0)
-		return false;
+	/* no function's DIE holds it, yet a line does: a thunk GCC made of an outlined region whose
+	 * code is another's (identical code folded: "main._omp_fn.1: jmp main._omp_fn.0"), named by
+	 * its line and the function written before it (function_before, below) */
+	bool thunk = s.depth < 0;
 	/* a compiler-made function named at its entry: the construct it was made for (GCC's) */
 	Dwarf_Addr entry;
 	if (s.made && tp_dw.entrypc(&s.innermost, &entry) == 0 && entry == address - bias)
@@ -652,6 +654,8 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 	int lineno = 0;
 	bool guessed = false;
 	if (tp_dw.lineno(line, &lineno) == 0 && lineno == 0) {
+		if (thunk)
+			return false;
 		line = nearest_line(unit, &s.innermost, line);
 		guessed = true;
 		if (line == NULL || tp_dw.lineno(line, &lineno) != 0)
@@ -661,7 +665,8 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 	if (file == NULL || lineno <= 0)
 		return false;
 	const char *caller = NULL;
-	if (system_header(file) && inlined_from_system_header(unit, &s, &caller, &lineno)) {
+	if (!thunk && system_header(file) &&
+	    inlined_from_system_header(unit, &s, &caller, &lineno)) {
 		/* the program's line that called into the header, in its function's file */
 		const char *declared = declared_in(unit, &s.holding[0]);
 		file = declared != NULL ? declared : file;
@@ -685,6 +690,8 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 		function = s.name;
 		length = (int)outlined_from;
 	}
+	if (function == NULL && thunk)
+		return false;
 	if (function == NULL) /* no function of the program's found: the compiler's name it is */
 		function = s.name, length = (int)strlen(s.name);
 	const char *base = strrchr(file, '/');
