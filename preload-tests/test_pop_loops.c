@@ -211,3 +211,69 @@ Test(loops, nested_regions_have_no_efficiency, .timeout = 120)
 	}
 	tp_pop_run_free(&pop);
 }
+
+/* The site of pop_idle_between's balanced region, and its barrier's: its second construct. */
+static void balanced_region_site(char *site, size_t size)
+{
+	snprintf(site, size, "main (pop_idle_between.c:%d)",
+		 tp_source_line("pop_idle_between.c", "pop_work(2);", "#pragma omp parallel"));
+}
+
+/* Whether every output of `pop` says the balanced region's barrier balanced (its phases), and
+ * waited less than a unit a step there (pop_idle_between: 4 steps of 5 ms units). */
+static bool barrier_balanced(const struct tp_pop_run *pop, const void *context)
+{
+	(void)context;
+	char site[64];
+	balanced_region_site(site, sizeof site);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const char *text = pop->output[i].text;
+		double waited = sync_waited_of(text, site, "barrier");
+		if (sync_balance_of(text, site) < 0.9 || waited < 0 || waited >= 20)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Regions in a row, each step a team of one's construct, a balanced region and serial code
+ * (pop_idle_between): the balanced region's barrier is balanced in every output (its primary's
+ * phase held the team of one's units too: 0.75), and waited next to nothing (the worker's idle
+ * between regions, 4 units a step, which libomp tells as the end of its wait at the barrier
+ * only when the next region wakes it, was counted as waited there: 60 ms and more). The
+ * process's load balance stays the run's, 0.667: the serial code is thread 0's alone.
+ */
+static void expect_a_barrier_without_the_idle_between(const char *name)
+{
+	struct tp_pop_run pop = {0};
+	(void)pop_run_until(name, barrier_balanced, NULL, "its barrier's figures", &pop);
+	char site[64];
+	balanced_region_site(site, sizeof site);
+	for (size_t i = 0; i < TP_POP_WAYS; i++) {
+		const struct tp_pop_output *o = &pop.output[i];
+		double balance = sync_balance_of(o->text, site),
+		       waited = sync_waited_of(o->text, site, "barrier");
+		cr_expect(balance >= 0.9 && waited >= 0 && waited < 20,
+			  "%s: %s says %s's barrier has a load balance of %.3f and waited %.2f "
+			  "ms:\n%s",
+			  name, o->way, site, balance, waited, o->text);
+		cr_expect(o->factors.said && fabs(o->factors.load_balance - 2.0 / 3) <= 0.1,
+			  "%s: %s says a load balance of %.3f, not 0.667:\n%s", name, o->way,
+			  o->factors.load_balance, o->text);
+	}
+	tp_pop_run_free(&pop);
+}
+
+Test(loops, a_barrier_waits_neither_a_team_of_ones_units_nor_the_idle_between_regions,
+     .timeout = 240)
+{
+	expect_a_barrier_without_the_idle_between("pop_idle_between");
+}
+
+/* GCC folds the two constructs' identical code: the second's outlined function is a jump to the
+ * first's, which no function's DWARF holds, named by its line all the same (source_lines.c; it
+ * read "main [main._omp_fn.1] (pop_idle_between_gcc)"). */
+Test(loops, a_barrier_of_a_gcc_build_waits_nothing_of_what_lies_between_regions, .timeout = 240)
+{
+	expect_a_barrier_without_the_idle_between("pop_idle_between_gcc");
+}

@@ -135,8 +135,8 @@ static struct region_thread *region_thread(struct analysis *a, uint32_t region,
  * before a path takes that time (a spawn's edge from the fragment up to the spawn, a release) as
  * well as at the poll's end. The live statistics count the same (live.c's count_work).
  */
-static void count_work(struct analysis *a, struct proc *p, struct thread *th, const struct task *t,
-		       uint64_t ns)
+void count_work(struct analysis *a, struct proc *p, struct thread *th, const struct task *t,
+		uint64_t ns)
 {
 	uint64_t w = ns - th->counted;
 	p->work += w;
@@ -152,7 +152,7 @@ static void count_work(struct analysis *a, struct proc *p, struct thread *th, co
 }
 
 /* The fragment `th` polls goes on up to `ns`, or stopped at its pause (on_wait_start). */
-static uint64_t polled_to(const struct thread *th, uint64_t ns)
+uint64_t polled_to(const struct thread *th, uint64_t ns)
 {
 	return th->paused_at != 0 && th->paused_at < ns ? th->paused_at : ns;
 }
@@ -204,7 +204,7 @@ static void initial_so_far(struct analysis *a, struct proc *p, struct task *t, u
 }
 
 /* The longest placed path at `ns`: of the fragments ended, and of those polled now up to `ns`. */
-static uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns)
+uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns)
 {
 	uint64_t placed = p->placed;
 	for (size_t i = 0; i < a->threads.size; i++) {
@@ -308,6 +308,8 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 				a->sites[around].inner = t->site;
 		} else if (!e->by_program) {
 			t->forked_ns = e->ns;
+			t->forked_known = e->teams_known;
+			tp_phase_forks(&th->phase);
 		}
 	}
 }
@@ -372,12 +374,19 @@ struct waited_context {
 	const struct proc *p;
 };
 
-/* Whether task `id` (sync_waited.h's key) is suspended still, since `since` (its low bits). */
-static bool task_suspended(const void *context, uint64_t id, uint32_t since)
+/* Whether task `id` (sync_waited.h's key) is suspended still, since `since` (its low bits),
+ * and, at a barrier (`where`'s kind), whether its region joined since (tp_sync_wait_joined). */
+static bool task_suspended(const void *context, uint64_t id, uint32_t since, uint32_t where,
+			   uint64_t *until)
 {
 	const struct waited_context *c = context;
 	const struct task *t = task_find(c->a, c->p, id);
-	return t != NULL && t->state == SUSPENDED && (uint32_t)t->suspend_ns == since;
+	if (t == NULL || t->state != SUSPENDED || (uint32_t)t->suspend_ns != since)
+		return false;
+	uint32_t region = region_of(c->a, t);
+	if (where % SYNC_KINDS == TP_SYNC_BARRIER && region != 0)
+		*until = tp_sync_wait_joined(t->suspend_ns, c->a->sites[region].joined_at);
+	return true;
 }
 
 /*
@@ -511,8 +520,11 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	struct site *s = site_figures(a, p, t->site);
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
-	if (t->forked_ns != 0 && ns > t->forked_ns) /* its region's instance joined */
+	if (t->forked_ns != 0 && ns > t->forked_ns) { /* its region's instance joined */
 		s->region_time += ns - t->forked_ns;
+		if (t->forked_known)
+			s->joined_at = ns;
+	}
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)
@@ -628,64 +640,6 @@ static void on_poll_end(struct analysis *a, struct proc *p, struct thread *th,
 	}
 }
 
-/*
- * A region of interest starts (on) or stops: the factors count only what lies inside (the polls
- * open now are counted up to here as they were); the first start drops what was counted before.
- */
-static void on_region_of_interest(struct analysis *a, struct proc *p, uint64_t ns, bool on)
-{
-	if (on == p->roi_on)
-		return;
-	for (size_t i = 0; i < a->threads.size; i++) {
-		struct key *k = map_at(&a->threads, i);
-		if (k == NULL)
-			continue;
-		struct thread *th = (struct thread *)k;
-		if (k->process != p->process)
-			continue;
-		if (th->task != NULL)
-			count_work(a, p, th, th->task, polled_to(th, ns));
-		if (on && !p->roi_seen)
-			th->computation = 0;
-	}
-	uint64_t placed = placed_at(a, p, ns);
-	if (on) {
-		p->roi_seen = p->roi_on = true;
-		p->roi_since = ns;
-		p->roi_placed_since = placed;
-	} else {
-		p->roi_on = false;
-		p->roi_pairs++;
-		p->roi_run += ns - p->roi_since;
-		p->roi_placed += placed > p->roi_placed_since ? placed - p->roi_placed_since : 0;
-	}
-}
-
-/*
- * A region of interest's start (`on`) or stop by `marker` (enum tp_roi_marker), as the rule says
- * (work_span.h's tp_roi_step; the live statistics' live_slots.c the same): an MPI rank's window
- * unless the program marks its own, whose first start forgets the window.
- */
-static void roi_marked(struct analysis *a, struct proc *p, uint64_t ns, bool on, uint64_t marker)
-{
-	if (marker >= 32)
-		return;
-	switch (tp_roi_step(p->roi_markers, on, (unsigned)marker)) {
-	case TP_ROI_IGNORED:
-		return;
-	case TP_ROI_FORGETS_WINDOW:
-		p->roi_markers = 0;
-		p->roi_seen = p->roi_on = false;
-		p->roi_pairs = p->roi_run = p->roi_placed = 0;
-		break;
-	case TP_ROI_TAKEN:
-		break;
-	}
-	if (on)
-		p->roi_markers |= 1u << marker;
-	on_region_of_interest(a, p, ns, on);
-}
-
 void analysis_add(struct analysis *a, const struct timeline_event *e)
 {
 	if (a->stopped || a->finished)
@@ -726,15 +680,15 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 			analysis_on_release(a, p, th, e);
 			break;
 		case TP_RECORD_REGION_OF_INTEREST:
-			roi_marked(a, p, e->ns, e->arg[0] != 0, (uint64_t)e->arg[1]);
+			analysis_roi_marked(a, p, e->ns, e->arg[0] != 0, (uint64_t)e->arg[1]);
 			break;
 		case TP_RECORD_MPI_INIT: /* the MPI window (the live statistics': events.h) */
-			roi_marked(a, p, e->ns, true, TP_ROI_BY_MPI_WINDOW);
+			analysis_roi_marked(a, p, e->ns, true, TP_ROI_BY_MPI_WINDOW);
 			break;
 		case TP_RECORD_WAIT_START:
 			on_wait_start(a, p, th, e);
 			if (e->arg[0] == TP_WAIT_MPI && e->arg[1] == TP_MPI_CALL_FINALIZE)
-				roi_marked(a, p, e->ns, false, TP_ROI_BY_MPI_WINDOW);
+				analysis_roi_marked(a, p, e->ns, false, TP_ROI_BY_MPI_WINDOW);
 			break;
 		case TP_RECORD_WAIT_END:
 			on_wait_end(th, e);
@@ -795,5 +749,5 @@ void analysis_finish(struct analysis *a)
 	}
 	/* a region of interest never stopped stops there too */
 	for (size_t i = 0; i < a->n_procs; i++)
-		on_region_of_interest(a, &a->procs[i], a->procs[i].end_ns, false);
+		analysis_roi_ends(a, &a->procs[i], a->procs[i].end_ns);
 }

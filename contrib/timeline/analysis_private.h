@@ -97,8 +97,11 @@ struct task {
 	bool in_place;
 	uint64_t suspend_ns, poll_ns, last_spawn_ns;
 	uint64_t forked_ns; /* a region's primary's implicit task: its spawn, the fork (else 0) */
-	struct acc in;      /* not yet polled: the paths to its start (ns: when it could) */
-	struct node *last;  /* its last fragment */
+	/* and the recording says which tasks are a region's (version 16): its end is its
+	 * instance's join, by which the waits at its barrier ended (tp_sync_wait_joined) */
+	bool forked_known;
+	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
+	struct node *last;     /* its last fragment */
 	struct acc kids, desc; /* ended since its last join: children, descendants */
 	struct edge *successors;
 };
@@ -174,6 +177,7 @@ struct site {
 	/* its instances' times, each from its fork to its primary's implicit task's end, added
 	 * up: the region's efficiency (tp_live_region_efficiency) */
 	uint64_t region_time;
+	uint64_t joined_at; /* its last instance's join (0: none): tp_sync_wait_joined */
 	/* a region an instance of it was forked in, and one forked in an instance of it (0: none,
 	 * the first seen): whether it holds nested regions or is one (analysis_report.c) */
 	uint32_t around, inner;
@@ -312,6 +316,15 @@ struct proc *proc_of(struct analysis *a, const struct timeline_event *e);
 
 /* ---- analysis.c ---- */
 
+/* The polled fragment's time up to `ns` into the work, its region's and its thread's
+ * computation (analysis.c). */
+void count_work(struct analysis *a, struct proc *p, struct thread *th, const struct task *t,
+		uint64_t ns);
+/* The fragment `th` polls goes on up to `ns`, or stopped at its pause. */
+uint64_t polled_to(const struct thread *th, uint64_t ns);
+/* The process's placed length (its critical path's computation) at `ns`. */
+uint64_t placed_at(const struct analysis *a, const struct proc *p, uint64_t ns);
+
 /* The polls still open at the end of the recording ended there: once, before the figures. */
 void analysis_finish(struct analysis *a);
 /* Task `id` of `p`, NULL if not known. */
@@ -331,3 +344,10 @@ void analysis_on_acquire(struct analysis *a, struct proc *p, struct thread *th,
 			 const struct timeline_event *e);
 void analysis_on_release(struct analysis *a, struct proc *p, struct thread *th,
 			 const struct timeline_event *e);
+
+/* ---- analysis_roi.c ---- */
+
+/* A region of interest's start (`on`) or stop at `ns` by `marker` (enum tp_roi_marker). */
+void analysis_roi_marked(struct analysis *a, struct proc *p, uint64_t ns, bool on, uint64_t marker);
+/* The process's region of interest, if open, stops at `ns` (its end). */
+void analysis_roi_ends(struct analysis *a, struct proc *p, uint64_t ns);

@@ -302,3 +302,63 @@ Test(one_engine, a_team_of_one_before_its_regions_workers_is_in_the_region)
 			   "    21.00 ms     12.00 ms        2\n");
 	expect_region_line("main (synthetic.c:40)", NULL);
 }
+
+/*
+ * A region (2..12) whose worker reaches its barrier at 10 and is told out of it only when the
+ * next region wakes it (libomp's way), at 30, after 18 ms of the initial task's serial code: its
+ * wait at the barrier is 10..12, the region's join (tp_sync_wait_joined), not 10..30 (that
+ * counted, the barrier read 20 ms waited where the worker waited 2 for the primary).
+ */
+Test(one_engine, a_workers_wait_at_its_regions_barrier_ends_with_the_region)
+{
+	both_spawn_told(1, 0, INITIAL, 0, 0, false);
+	both_start(1, 0, INITIAL);
+	both_spawn_told(2, 2, WORKER, 0, REGION, false);
+	both_start(2, 2, WORKER);
+	both_spawn_told(1, 2, 2, INITIAL, REGION, false);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 2, 2);
+	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 12, 2);
+	both_end(1, 12, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 12, INITIAL);
+	both_start(2, 30, WORKER);
+	both_end(2, 30, WORKER, true, TP_SYNC_NONE, 0);
+	both_end(1, 30, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(30);
+	expect_waited(REGION, TP_SYNC_BARRIER, 2, 2);
+	expect_phases(REGION, 8, 10);
+}
+
+/*
+ * A parallel construct of a team of one (INNER, 2..12: `if (0)`, no barrier) before a region of
+ * two threads (12..20, 8 ms each): the region's barrier ends phases of 8 and 8 ms. The team of
+ * one's 10 ms were waited for by no barrier (tp_phase_forks); in its primary's phase the barrier
+ * read a load balance of 0.62.
+ */
+Test(one_engine, a_team_of_ones_computation_is_no_later_barriers)
+{
+	both_spawn_told(1, 0, INITIAL, 0, 0, false);
+	both_start(1, 0, INITIAL);
+	both_team_of_one(1, 2, 3, INITIAL, INNER);
+	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 2, 3);
+	both_end(1, 12, 3, true, TP_SYNC_NONE, 0);
+	both_start(1, 12, INITIAL);
+	both_spawn_told(2, 12, WORKER, 0, REGION, false);
+	both_start(2, 12, WORKER);
+	both_spawn_told(1, 12, 2, INITIAL, REGION, false);
+	both_end(1, 12, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 12, 2);
+	both_end(2, 20, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 20, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 20, 2);
+	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
+	both_start(2, 20, WORKER);
+	both_end(2, 20, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(1, 20, INITIAL);
+	both_end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(22);
+	expect_phases(REGION, 8, 8);
+}

@@ -128,6 +128,9 @@ extern struct tp_span_task *spans; /* the tasks' work and span states' pool (wor
 extern struct dependence *dependences;
 /* Each parallel region's site's last fork (work_span.h), by site row. */
 extern struct tp_span_shared forks[TP_LIVE_SITES];
+/* Each region row's last outermost instance's join (live_region_joined; 0: none), for the
+ * waits at its barrier (tp_sync_wait_joined). */
+extern uint64_t live_region_joined_ns[TP_LIVE_SITES];
 /*
  * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
  * worker's implicit task whose region its primary has not published yet (live_initial_so_far).
@@ -421,6 +424,13 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 		add32(&r->task_time_positions[b], tp_live_cost_position(ns, log2));
 }
 
+/* Whether row `row` is a barrier's (a sync site's row of that kind, published). */
+static inline bool live_row_is_barrier(uint32_t row)
+{
+	return __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
+	       sites[row].sync_kind == TP_SYNC_BARRIER;
+}
+
 /*
  * The calling thread forks an instance of region row `row` at `now`, its primary's implicit task
  * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row
@@ -436,6 +446,7 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
 		add(&local.rows[row].region_nested, 1);
 		return;
 	}
+	tp_phase_forks(&local.phase_ns);
 	local.fork_task = task;
 	local.fork_ns = now;
 	local.fork_row = row;
@@ -451,6 +462,7 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
  */
 static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t now)
 {
+	__atomic_store_n(&live_region_joined_ns[local.fork_row], now, __ATOMIC_RELAXED);
 	set32(&local.slot->fork_row, 0);
 	add(&local.rows[local.fork_row].region_time_ns, now - local.fork_ns);
 	local.fork_task = 0;

@@ -30,6 +30,7 @@ struct task_entry *tasks;
 struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 struct dependence *dependences;
 struct tp_span_shared forks[TP_LIVE_SITES];
+uint64_t live_region_joined_ns[TP_LIVE_SITES];
 struct tp_live_thread *initial_slot;
 struct tp_span_shared initial_path;
 struct tp_span_mutex *mutexes;
@@ -301,6 +302,7 @@ void tp_live_child_after_fork(void)
 	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
+	memset(live_region_joined_ns, 0, sizeof live_region_joined_ns);
 	initial_slot = NULL;
 	memset(&initial_path, 0, sizeof initial_path);
 	slots_bound = 0;

@@ -33,13 +33,22 @@ static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_
 	local.mutex_row = tp_span_section_site(t->sync, row);
 }
 
-/* Whether the task of entry `task` (sync_waited.h's key: its address) is suspended still. */
-static bool entry_suspended(const void *context, uint64_t task, uint32_t since)
+/* Whether the task of entry `task` (sync_waited.h's key: its address) is suspended still, and,
+ * at a barrier (its row `where`'s kind), whether its region joined since (tp_sync_wait_joined). */
+static bool entry_suspended(const void *context, uint64_t task, uint32_t since, uint32_t where,
+			    uint64_t *until)
 {
 	(void)context;
 	const struct task_entry *e = (const struct task_entry *)(uintptr_t)task;
 	uint64_t suspended = __atomic_load_n(&span_of(e)->suspended_ns, __ATOMIC_RELAXED);
-	return suspended != 0 && (uint32_t)suspended == since;
+	if (suspended == 0 || (uint32_t)suspended != since)
+		return false;
+	if (live_row_is_barrier(where))
+		*until = tp_sync_wait_joined(suspended,
+					     __atomic_load_n(&live_region_joined_ns[__atomic_load_n(
+								     &e->region, __ATOMIC_RELAXED)],
+							     __ATOMIC_RELAXED));
+	return true;
 }
 
 /*
