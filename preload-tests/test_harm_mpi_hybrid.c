@@ -363,6 +363,50 @@ Test(harm, each_rank_of_a_hybrid_program_without_a_region_has_its_mpi_windows_fa
 	rank_said_free(&said);
 }
 
+/* Whether every output of each rank says a parallel efficiency of at least 0.85. */
+static bool efficient_said(const struct rank_said *said)
+{
+	for (int r = 0; r < 2; r++)
+		for (int w = 0; w < 3; w++) {
+			struct tp_pop_factors f = tp_pop_factors_in(said->text[r][w]);
+			if (!f.said || f.parallel < 0.85)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * A region of interest the program left open (mpi_hybrid's open: MPI_Pcontrol(1) and never (0))
+ * ends at MPI_Finalize's start in every output of each rank, as OTF-CPT's does: its balanced unit
+ * alone, parallel efficiency near 1. Before, it went on to the process's end, through
+ * MPI_Finalize and the unit the initial thread sleeps after it (about 0.6; 0.67 for a rank whose
+ * region was followed by MPI_Finalize alone).
+ */
+Test(harm, a_region_of_interest_left_open_ends_at_mpi_finalize_in_every_output, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	struct rank_said said;
+	ranks_say("open", &said);
+	for (int try = 1; try < MPI_TRIES && !efficient_said(&said); try++) {
+		cr_log_info("run %d of mpi_hybrid open refused (again after a pause)", try);
+		rank_said_free(&said);
+		usleep(250000 * (useconds_t)try);
+		ranks_say("open", &said);
+	}
+	for (int r = 0; r < 2; r++)
+		for (int w = 0; w < 3; w++) {
+			const char *text = said.text[r][w];
+			struct tp_pop_factors f = tp_pop_factors_in(text);
+			cr_expect(f.said && f.parallel >= 0.85,
+				  "rank %d's %s: parallel efficiency %.3f:\n%s", r, rank_ways[w],
+				  f.parallel, text);
+			cr_expect(strstr(text, "region of interest: MPI_Pcontrol (the factors; the "
+					       "rest: the whole run)\n") != NULL,
+				  "rank %d's %s:\n%s", r, rank_ways[w], text);
+		}
+	rank_said_free(&said);
+}
+
 /* The most computation of a thread that `text` says ("N ms at most"), in ms; -1 if none. */
 static double most_computation(const char *text)
 {

@@ -186,12 +186,13 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 		return;
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
+		" from %s%s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
 		"MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x OpenMP %.3f; "
 		"communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time per thread "
 		"%.3f s on average, %.3f s at most, of %.3f s\n",
 		lead, p->first_number, p->last_number, ranks_window_words(p->regions, p->markers),
-		threads, balance * communication, mpi, balance * communication / mpi, balance,
+		ranks_window_more_words(p->regions, p->pairs_apart, p->left_open), threads,
+		balance * communication, mpi, balance * communication / mpi, balance,
 		p->mpi_balance, balance / p->mpi_balance, communication, p->mpi_communication,
 		communication / p->mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);
 }

@@ -9,11 +9,7 @@
  * what it needs (the k-th collective of each rank on a communicator is one, ranks_collectives.c,
  * its ranks told apart by the communicator's identity and size, mpi-collective's; without them,
  * in a recording before version 13, every collective is MPI_COMM_WORLD's; a job whose
- * collectives do not pair up so gets no ideal run): each of its ranks waits for every other, but
- * in a rooted one whose root the adapter told (OTF-CPT's model) a broadcast's or scatter's ranks
- * wait for the root alone, a reduction's or gather's root for the others and the others for
- * nobody. A nonblocking collective arrives at its start, and its completion waits so; messages
- * and collectives cost nothing.
+ * collectives do not pair up so gets no ideal run): ranks_replay.c.
  */
 #define _GNU_SOURCE
 #include "ranks_pop.h"
@@ -36,9 +32,12 @@ struct thread {
 	uint32_t segment, tid;
 	uint64_t last_end; /* the end of its last MPI call (its clock) */
 	/* its region of interest (MPI_Pcontrol, omp_control_tool): its first start, its last stop
-	 * (0: none), and the calls that marked it (bit 1 << enum tp_roi_marker of each) */
+	 * (0: none), the calls that marked it (bit 1 << enum tp_roi_marker of each), its starts,
+	 * and whether it is open (its last mark a start: it ends at MPI_Finalize's, tp_roi_step) */
 	uint64_t region_on, region_off;
 	unsigned region_markers;
+	uint32_t region_starts;
+	bool region_open;
 	int32_t root; /* of the call it is in (its wait-start's timeout argument) */
 	/* the communicator of the collective it is in (its mpi-collective's), 0 not told; the
 	 * blocking collective told right before its wait (call 0: none) */
@@ -119,28 +118,6 @@ static bool push(struct ranks_pop *p, struct op op)
 	return true;
 }
 
-/* What a collective waits for: every rank for every other, the others for its root (one to
- * all), or its root for the others (all to one). */
-enum flow { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE };
-
-static enum flow flow_of(int32_t call)
-{
-	if (tp_mpi_call_nonblocking_collective((unsigned)call))
-		call = (int32_t)tp_mpi_call_blocking((unsigned)call);
-	switch (call) {
-	case TP_MPI_CALL_BCAST:
-	case TP_MPI_CALL_SCATTER:
-	case TP_MPI_CALL_SCATTERV:
-		return ONE_TO_ALL;
-	case TP_MPI_CALL_REDUCE:
-	case TP_MPI_CALL_GATHER:
-	case TP_MPI_CALL_GATHERV:
-		return ALL_TO_ONE;
-	default:
-		return ALL_TO_ALL;
-	}
-}
-
 /* Thread `th` (of index t) does something at `time` outside every MPI call: its burst ends there
  * (nothing inside a call). False when out of memory. */
 static bool burst_ends(struct ranks_pop *p, struct thread *th, size_t t, uint64_t time)
@@ -194,10 +171,14 @@ bool ranks_pop_note(struct ranks_pop *p, uint32_t segment, uint32_t tid, uint64_
 	if (type == TP_RECORD_REGION_OF_INTEREST) {
 		if (tp_record_small(rec->word) != 0 && tp_record_small(rec->word) >> 1 < 32)
 			th->region_markers |= 1u << (tp_record_small(rec->word) >> 1);
-		if (tp_record_small(rec->word) != 0 && th->region_on == 0)
-			th->region_on = time;
-		else if (tp_record_small(rec->word) == 0 && th->region_on != 0)
+		if (tp_record_small(rec->word) != 0) {
+			th->region_on = th->region_on == 0 ? time : th->region_on;
+			th->region_starts += !th->region_open;
+			th->region_open = true;
+		} else if (th->region_on != 0) {
 			th->region_off = time;
+			th->region_open = false;
+		}
 		return true;
 	}
 	if (type == TP_RECORD_WAIT_START && tp_record_small(rec->word) == TP_WAIT_MPI) {
@@ -274,217 +255,6 @@ static void op_sent_by(void *sender, const struct ranks_message_end *send,
 	((size_t *)sender)[receive->order] = send->order;
 }
 
-/* The index of rank `number` among the `n` ranks (sorted by number), or SIZE_MAX. */
-static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t number)
-{
-	size_t low = 0, high = n;
-	while (number >= 0 && low < high) {
-		size_t mid = low + (high - low) / 2;
-		if (ranks[mid].number == number)
-			return mid;
-		if (ranks[mid].number < number)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return SIZE_MAX;
-}
-
-/* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
-struct runner {
-	size_t at, end;
-	double clock;
-	size_t blocked_on; /* 1 + the group of the nonblocking collective its completion awaits */
-	bool waiting;      /* in the current collective */
-	bool queued;
-};
-
-/* The ideal run's state: its ranks, the worklist of those that can go on, the collectives. */
-struct replay {
-	const struct ranks_pop_rank *ranks;
-	size_t n;
-	struct runner *run;
-	size_t *work, n_work;
-	struct groups groups;
-	double *latest;     /* a group's last arrival */
-	double *root_clock; /* its root's arrival (a nonblocking one's start) */
-	size_t *arrived;
-};
-
-static void replay_queue(struct replay *x, size_t q)
-{
-	if (!x->run[q].queued) {
-		x->run[q].queued = true;
-		x->work[x->n_work++] = q;
-	}
-}
-
-static size_t group_size(const struct replay *x, size_t g)
-{
-	return x->groups.at[g + 1] - x->groups.at[g];
-}
-
-/* The flow of collective `op` of group g, and in *root its root's rank (SIZE_MAX: none told, or
- * not of the group: every rank waits for every other). */
-static enum flow group_flow(const struct replay *x, size_t g, const struct op *op, size_t *root)
-{
-	size_t told = root_index(x->ranks, x->n, op->peer);
-	*root = SIZE_MAX;
-	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++)
-		if (x->groups.members[m] == told)
-			*root = told;
-	return *root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
-}
-
-/* Rank r arrives at blocking collective `op`: false while others of its group have not; the last
- * to come releases them all, a rooted one's ranks when what they wait for came (each rank's
- * clock is its arrival's then). */
-static bool collective_passed(struct replay *x, size_t r, const struct op *op, size_t g)
-{
-	struct runner *me = &x->run[r];
-	if (!me->waiting) {
-		me->waiting = true;
-		x->latest[g] = me->clock > x->latest[g] ? me->clock : x->latest[g];
-		x->arrived[g]++;
-	}
-	if (x->arrived[g] < group_size(x, g))
-		return false;
-	size_t root;
-	enum flow flow = group_flow(x, g, op, &root);
-	double from_root = root != SIZE_MAX ? x->run[root].clock : 0;
-	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++) {
-		size_t q = x->groups.members[m];
-		if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
-			x->run[q].clock = x->latest[g];
-		else if (flow == ONE_TO_ALL && from_root > x->run[q].clock)
-			x->run[q].clock = from_root;
-		x->run[q].waiting = false;
-		if (q != r) {
-			x->run[q].at++;
-			replay_queue(x, q);
-		}
-	}
-	return true;
-}
-
-/* Rank r starts nonblocking collective `op` of group g: the last to start wakes those that wait
- * for its completion. */
-static void collective_started(struct replay *x, size_t r, const struct op *op, size_t g)
-{
-	double clock = x->run[r].clock;
-	x->latest[g] = clock > x->latest[g] ? clock : x->latest[g];
-	if (x->ranks[r].number == op->peer)
-		x->root_clock[g] = clock;
-	if (++x->arrived[g] < group_size(x, g))
-		return;
-	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++) {
-		struct runner *q = &x->run[x->groups.members[m]];
-		if (q->blocked_on == g + 1)
-			replay_queue(x, x->groups.members[m]);
-		q->blocked_on = 0;
-	}
-}
-
-/* Rank r completes nonblocking collective `op` of group g: false while others have not started
- * it; then it waits for what it needs, as a blocking one's rank. */
-static bool collective_completed(struct replay *x, size_t r, const struct op *op, size_t g)
-{
-	struct runner *me = &x->run[r];
-	if (x->arrived[g] < group_size(x, g)) {
-		me->blocked_on = g + 1;
-		return false;
-	}
-	size_t root;
-	enum flow flow = group_flow(x, g, op, &root);
-	double from = flow == ONE_TO_ALL ? x->root_clock[g] : x->latest[g];
-	if ((flow == ALL_TO_ALL || (flow == ALL_TO_ONE && r == root) ||
-	     (flow == ONE_TO_ALL && r != root)) &&
-	    from > me->clock)
-		me->clock = from;
-	return true;
-}
-
-/*
- * The ideal network's run time (ns), or -1 when the replay cannot finish (a receive whose send
- * never comes, collectives that do not pair up). A worklist of the ranks that can go on: a rank
- * blocked on a receive goes on when its send is replayed, the ranks in a collective when the
- * last of them reaches it (or starts it). Each operation is replayed once, each collective
- * releases its ranks once.
- */
-static double ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
-			const size_t *first, const size_t *end, const double *burst,
-			const size_t *sender)
-{
-	struct replay x = {.ranks = ranks, .n = n};
-	bool paired = ranks_collectives_grouped(p->ops, p->n_ops, n, first, end, &x.groups);
-	x.run = calloc(n, sizeof *x.run);
-	x.work = calloc(n + 1, sizeof *x.work);
-	x.latest = calloc(x.groups.n + 1, sizeof *x.latest);
-	x.root_clock = calloc(x.groups.n + 1, sizeof *x.root_clock);
-	x.arrived = calloc(x.groups.n + 1, sizeof *x.arrived);
-	double *sent = calloc(p->n_ops + 1, sizeof *sent), result = -1;
-	bool *replayed = calloc(p->n_ops + 1, sizeof *replayed);
-	size_t *blocked_by = calloc(p->n_ops + 1, sizeof *blocked_by); /* send -> 1 + its rank */
-	if (!paired || x.run == NULL || x.work == NULL || x.latest == NULL ||
-	    x.root_clock == NULL || x.arrived == NULL || sent == NULL || replayed == NULL ||
-	    blocked_by == NULL)
-		goto out;
-	for (size_t r = 0; r < n; r++) {
-		x.run[r] = (struct runner){.at = first[r], .end = end[r]};
-		replay_queue(&x, r);
-	}
-	while (x.n_work > 0) {
-		size_t r = x.work[--x.n_work];
-		struct runner *me = &x.run[r];
-		me->queued = false;
-		for (; me->at < me->end; me->at++) {
-			const struct op *op = &p->ops[me->at];
-			size_t g = x.groups.of[me->at];
-			if (op->type == OP_BURST) {
-				me->clock += burst[me->at];
-			} else if (op->type == OP_SEND) {
-				sent[me->at] = me->clock;
-				replayed[me->at] = true;
-				if (blocked_by[me->at] != 0)
-					replay_queue(&x, blocked_by[me->at] - 1);
-			} else if (op->type == OP_RECV && sender[me->at] != SIZE_MAX) {
-				size_t s = sender[me->at];
-				if (!replayed[s]) {
-					blocked_by[s] = r + 1;
-					break;
-				}
-				me->clock = sent[s] > me->clock ? sent[s] : me->clock;
-			} else if (op->type == OP_COLLECTIVE_START) {
-				collective_started(&x, r, op, g);
-			} else if ((op->type == OP_COLLECTIVE_DONE &&
-				    !collective_completed(&x, r, op, g)) ||
-				   (op->type == OP_COLLECTIVE &&
-				    !collective_passed(&x, r, op, g))) {
-				break;
-			}
-		}
-	}
-	result = 0;
-	for (size_t r = 0; r < n; r++) {
-		if (x.run[r].at < x.run[r].end) { /* blocked for good: the pairing failed */
-			result = -1;
-			break;
-		}
-		result = x.run[r].clock > result ? x.run[r].clock : result;
-	}
-out:
-	ranks_groups_free(&x.groups);
-	free(x.run);
-	free(x.work);
-	free(x.latest);
-	free(x.root_clock);
-	free(x.arrived);
-	free(sent);
-	free(replayed);
-	free(blocked_by);
-	return result;
-}
-
 /* The index of `rank`'s thread (its mpi-init made it), or SIZE_MAX past MAX_THREADS. */
 static size_t thread_of_rank(const struct ranks_pop *p, const struct ranks_pop_rank *rank)
 {
@@ -513,7 +283,9 @@ struct say {
 	uint64_t *window_on, *window_off; /* its window (its clock's) */
 	bool regions;                     /* the windows are the ranks' regions of interest */
 	unsigned markers;                 /* the calls that marked them (thread's region_markers) */
-	double start, finish;             /* the windows, together (ns) */
+	bool pairs_apart;     /* a rank marked several: its window holds what lies between them */
+	bool left_open;       /* a rank's region ends at MPI_Finalize's start */
+	double start, finish; /* the windows, together (ns) */
 };
 
 const char *ranks_window_words(bool regions, unsigned markers)
@@ -525,6 +297,19 @@ const char *ranks_window_words(bool regions, unsigned markers)
 	if (markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL | 1u << TP_ROI_BY_MPI_PCONTROL))
 		return "the regions of interest (MPI_Pcontrol and omp_control_tool)";
 	return "MPI_Pcontrol(1) to MPI_Pcontrol(0)";
+}
+
+const char *ranks_window_more_words(bool regions, bool pairs_apart, bool left_open)
+{
+	if (!regions)
+		return "";
+	if (pairs_apart && left_open)
+		return ", each rank's from its first start to its last stop (MPI_Finalize for a "
+		       "region left open), the time between its regions included";
+	if (pairs_apart)
+		return ", each rank's from its first start to its last stop, the time between its "
+		       "regions included";
+	return left_open ? " (MPI_Finalize for a region left open)" : "";
 }
 
 static void say_free(struct say *w)
@@ -603,8 +388,9 @@ static void say_ops_by_rank(struct say *w, const struct ranks_pop *p,
 	}
 }
 
-/* Each rank's window: its region of interest when every rank marked one, else from MPI_Init's
- * end to MPI_Finalize's start. False when a rank has none (it never reached MPI_Finalize). */
+/* Each rank's window: its region of interest when every rank marked one (from its first start
+ * to its last stop, or MPI_Finalize's start for one left open), else from MPI_Init's end to
+ * MPI_Finalize's start. False when a rank has none (it never reached MPI_Finalize). */
 static bool say_windows(struct say *w, const struct ranks_pop *p,
 			const struct ranks_pop_rank *ranks, size_t n,
 			uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
@@ -615,8 +401,11 @@ static bool say_windows(struct say *w, const struct ranks_pop *p,
 		if (thread_of_rank(p, &ranks[r]) == SIZE_MAX)
 			return false;
 		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
-		w->regions &= th->region_on != 0 && th->region_off > th->region_on;
+		w->regions &= th->region_on != 0 &&
+			      (th->region_open || th->region_off > th->region_on);
 		w->markers |= th->region_markers;
+		w->pairs_apart |= th->region_starts > 1;
+		w->left_open |= th->region_open;
 	}
 	w->start = 1e300;
 	w->finish = 0;
@@ -624,8 +413,9 @@ static bool say_windows(struct say *w, const struct ranks_pop *p,
 		if (!w->ended[r] || w->end[r] == w->first[r])
 			return false;
 		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
+		uint64_t finalize = w->sorted[w->end[r] - 1].start;
 		w->window_on[r] = w->regions ? th->region_on : w->sorted[w->first[r]].start;
-		w->window_off[r] = w->regions ? th->region_off : w->sorted[w->end[r] - 1].start;
+		w->window_off[r] = w->regions && !th->region_open ? th->region_off : finalize;
 		double from = (double)to_ns(context, ranks[r].segment, w->window_on[r]) +
 			      (double)ranks[r].offset,
 		       to = (double)to_ns(context, ranks[r].segment, w->window_off[r]) +
@@ -728,11 +518,13 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->last_number = ranks[n - 1].number;
 		p->regions = w.regions;
 		p->markers = w.markers;
+		p->pairs_apart = w.pairs_apart;
+		p->left_open = w.left_open;
 		p->runtime = runtime;
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
 	}
-	double ideal = ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
+	double ideal = ranks_ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	bool paired = ideal > 0 && ideal <= runtime * 1.000001;
 	p->basis = (struct scaling_basis){
 		.known = true,
@@ -748,14 +540,19 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		goto out;
 	fprintf(out,
 		"%sMPI efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
+		" from %s%s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
 		"communication efficiency %.3f",
 		lead, ranks[0].number, ranks[n - 1].number,
-		ranks_window_words(w.regions, w.markers), balance * communication, balance,
-		communication);
+		ranks_window_words(w.regions, w.markers),
+		ranks_window_more_words(w.regions, w.pairs_apart, w.left_open),
+		balance * communication, balance, communication);
 	if (paired)
 		fprintf(out, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
 			p->basis.serialisation, p->basis.transfer);
+	else if (ideal > 0)
+		fputs(" (its serialisation and transfer not told: the ranks' calls replayed on an "
+		      "ideal network took longer than the run did)",
+		      out);
 	else
 		fputs(" (its serialisation and transfer not told: the ranks' messages or "
 		      "collectives do not pair up)",

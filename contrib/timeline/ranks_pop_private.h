@@ -90,6 +90,8 @@ struct ranks_pop {
 	int32_t first_number, last_number;
 	bool regions;
 	unsigned markers; /* the calls that marked the regions (bit 1 << enum tp_roi_marker) */
+	bool pairs_apart; /* a rank marked several: its window holds what lies between them */
+	bool left_open;   /* a rank's region ends at MPI_Finalize's start */
 	double runtime, mpi_balance, mpi_communication;
 	/* the ranks' threads by (rank, tid), at most MAX_THREADS */
 	struct table busy;
@@ -107,7 +109,21 @@ static inline uint64_t thread_key_hash(uint32_t segment, uint32_t tid)
 /* The hash of a struct busy's slot (ranks_hybrid.c's table). */
 uint64_t ranks_busy_hash(const void *context, const void *slot);
 
+/*
+ * The ideal network's run time (ns) of the `n` ranks' operations [first[r], end[r]) of `p`, their
+ * bursts `burst` and each receive's send `sender` (ranks_replay.c), or -1 when the replay cannot
+ * finish (a receive whose send never comes, collectives that do not pair up).
+ */
+struct ranks_pop_rank;
+double ranks_ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
+		       const size_t *first, const size_t *end, const double *burst,
+		       const size_t *sender);
+
 /* Where the ranks' windows lie, in words: "MPI_Pcontrol(1) to MPI_Pcontrol(0)" (the calls that
  * marked the `regions` of interest, `markers`; none told: MPI_Pcontrol), "MPI_Init to
  * MPI_Finalize" without. */
 const char *ranks_window_words(bool regions, unsigned markers);
+/* What else the windows are, in words: "" but where a rank marked several regions
+ * (`pairs_apart`), whose window is from its first start to its last stop, or left one open
+ * (`left_open`), which ends at MPI_Finalize's start. */
+const char *ranks_window_more_words(bool regions, bool pairs_apart, bool left_open);

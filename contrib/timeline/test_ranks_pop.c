@@ -474,3 +474,70 @@ Test(ranks_pop, a_wait_before_openmps_runtime_is_no_computation_in_the_hybrid_li
 		  "%s", text);
 	free(text);
 }
+
+/*
+ * Rank r computes 10 (r + 1) ms, marks a region of interest's start, computes 10 ms, marks its
+ * stop, computes 10 (4 - r) ms and reaches MPI_Finalize at 60; `open`: no stop (the region ends at
+ * MPI_Finalize's start, as OTF-CPT's does; before, the region left open was no region: the whole
+ * window was the ranks'), `again`: a second region after (the windows from each first start to
+ * each last stop, said so).
+ */
+static char *regions_marked(bool open, bool again)
+{
+	unsigned start = tp_record_roi_small(1, TP_ROI_BY_MPI_PCONTROL);
+	for (int r = 0; r < RANKS; r++) {
+		uint64_t at = 10 * (uint64_t)(r + 1);
+		init(r);
+		note(r, at, TP_RECORD_REGION_OF_INTEREST, start, 0, 0, 0, 0);
+		if (!open)
+			note(r, at + 10, TP_RECORD_REGION_OF_INTEREST, 0, 0, 0, 0, 0);
+		if (again) {
+			note(r, 55, TP_RECORD_REGION_OF_INTEREST, start, 0, 0, 0, 0);
+			note(r, 58, TP_RECORD_REGION_OF_INTEREST, 0, 0, 0, 0, 0);
+		}
+		call(r, 60, 60, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	return said();
+}
+
+Test(ranks_pop, a_region_of_interest_left_open_ends_at_mpi_finalize)
+{
+	char *text = regions_marked(true, false);
+	/* rank r's window: 10 (r + 1) to 60 ms, all of it useful: 50 ms at most, 35 on average */
+	expect_factors(text, 0.7, 1.0, 1.0);
+	cr_expect(strstr(text,
+			 " from MPI_Pcontrol(1) to MPI_Pcontrol(0) (MPI_Finalize for a region "
+			 "left open) ") != NULL,
+		  "%s", text);
+	cr_expect(strstr(text, "useful time per rank 0.020 to 0.050 s of 0.050 s") != NULL, "%s",
+		  text);
+	free(text);
+}
+
+Test(ranks_pop, regions_of_interest_apart_are_said_to_hold_what_lies_between)
+{
+	char *text = regions_marked(false, true);
+	cr_expect(strstr(text, ", each rank's from its first start to its last stop, the time "
+			       "between its regions included ") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * MPI_Scan after rank r computed 10 (r + 1) ms, then 10 (4 - r) ms more: rank r leaves the scan
+ * once ranks 0 to r came, at 10 (r + 1), and every rank ends at 50, as on an ideal network: no
+ * serialisation, no transfer lost. Taken for a barrier (every rank leaving at 40), the ideal run
+ * was longer than the real one, and the line said that the collectives did not pair up.
+ */
+Test(ranks_pop, a_scans_ranks_wait_for_those_below_them_alone)
+{
+	for (int r = 0; r < RANKS; r++) {
+		uint64_t at = 10 * (uint64_t)(r + 1);
+		init(r);
+		call(r, at, at, TP_MPI_CALL_SCAN, 0xa, RANKS);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	expect_factors(text, 1.0, 1.0, 1.0);
+	free(text);
+}

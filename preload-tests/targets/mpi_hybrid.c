@@ -6,6 +6,9 @@
  *              (1 + t)(1 + 2r) units, then the ranks meet in MPI_Barrier: on 2 ranks the
  *              ranks' time outside MPI is 2 and 6 units (MPI load balance 4/6), the threads'
  *              1, 2, 3 and 6 (load balance 3/6, OpenMP's 0.75), communication lost nowhere
+ *   open       MPI_Pcontrol(1), each rank's two OpenMP threads sleep a unit, MPI_Barrier, and no
+ *              MPI_Pcontrol(0): the region left open; after MPI_Finalize the initial thread
+ *              sleeps a unit more, outside it (balanced inside: parallel efficiency 1)
  *   poll       each rank's two OpenMP threads sleep a unit; then rank 1 sleeps 2 units more and
  *              sends rank 0 a message, which rank 0 waits for in a loop of MPI_Test: its
  *              threads compute a unit each, the loop none of it (its calls and the time
@@ -50,6 +53,17 @@ int main(int argc, char **argv)
 		if (rank == 0)
 			printf("imbalance over %d ranks\n", size);
 		MPI_Finalize();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "open") == 0) {
+		MPI_Pcontrol(1);
+#pragma omp parallel num_threads(2)
+		usleep(UNIT_US);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0)
+			printf("open over %d ranks\n", size);
+		MPI_Finalize();
+		usleep(UNIT_US);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "poll") == 0) {

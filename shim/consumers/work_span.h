@@ -407,13 +407,15 @@ enum tp_roi_step {
  * interest, as the ranks' line's and OTF-CPT's are, unless the program marks its own: its
  * first start forgets the window (its factors are of its regions alone), a stop of its own
  * while only the window is counted stops nothing, and once it marked its own the window's
- * marks do nothing.
+ * start does nothing; the window's end still stops a region the program left open, as
+ * OTF-CPT's MPI_Finalize does (MPI_Finalize's time is no computation of the region: counted,
+ * a balanced 100 ms region read a parallel efficiency of 0.67).
  */
 static inline enum tp_roi_step tp_roi_step(unsigned markers, bool on, unsigned marker)
 {
 	const unsigned window = 1u << TP_ROI_BY_MPI_WINDOW;
 	if (marker == TP_ROI_BY_MPI_WINDOW)
-		return (markers & ~window) != 0 ? TP_ROI_IGNORED : TP_ROI_TAKEN;
+		return on && (markers & ~window) != 0 ? TP_ROI_IGNORED : TP_ROI_TAKEN;
 	if (markers == window)
 		return on ? TP_ROI_FORGETS_WINDOW : TP_ROI_IGNORED;
 	return TP_ROI_TAKEN;
