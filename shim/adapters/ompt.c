@@ -210,6 +210,13 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)frame;
 	(void)requested;
 	(void)flags;
+	/* an encountering task never told is the task its thread polls: a forked child's, whose
+	 * libomp started again with an initial task of its own and told none of it (OMPT tells
+	 * the initial task once a process); the child polls its parent's (lifecycle.c) */
+	uint64_t current = tp_thread_task(tp_thread_self());
+	if (encountering != NULL && word(encountering) == 0 && current != 0)
+		set_word(encountering,
+			 current | (uint64_t)TP_SPAWN_STACK_OF_EXECUTOR << STACK_SHIFT);
 	parallel->ptr = (void *)tp_ompt_construct_site(encountering, codeptr, TP_OMPT_PARALLEL);
 	tp_ompt_region_forked(codeptr);
 }

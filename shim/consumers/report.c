@@ -556,6 +556,13 @@ void tp_report_child_after_fork(void)
 {
 	const char *setting = tp_settings()->report;
 	tp_report_waits_child_after_fork();
+	/* the child's tasks and executor threads are its own: its parent's alive at the fork are
+	 * not (its one thread's are told again: lifecycle.c); counted, a child's report said its
+	 * parent's workers' tasks never ended, and waited for those threads' ends to be written */
+	memset(alive, 0, sizeof alive);
+	for (unsigned s = 0; s < SHARDS; s++)
+		memset(alive_at_key[s], 0, (keys_counted + 1) * sizeof alive_at_key[s][0]);
+	executor_threads = 0;
 	/* none after a filter: the report is off (tp_report_before_seccomp), and a file made
 	 * now is a call the filter may refuse */
 	if (setting == NULL || strstr(setting, "%p") == NULL || report_path[0] == '\0' ||

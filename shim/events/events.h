@@ -292,6 +292,33 @@ tp_fire_task_spawn(uint64_t task, uint64_t parent, uint64_t site_id, const char 
 		tp_report_task_spawned(tp_spawn_stack_of(by_program, stack_id, site_key)));
 }
 
+/*
+ * The child of fork, to the in-process consumers alone, which start the child afresh: its one
+ * thread is an executor's worker (`worker`: it was one at the fork), and polls `task` (0: none),
+ * its parent's poll of it going on: a task spawned by its executor with neither parent nor site
+ * (the child's root, as OpenMP's initial task is the program's), polled from now. Without it the
+ * child's serial code up to its first region and after it was in no task (a forked child's
+ * 100 ms before its region read as nothing). No probe fires: the child's tracers see the poll
+ * going on, as they see the state of its thread.
+ */
+static inline void tp_fire_in_process_inherited(bool worker, uint64_t task)
+{
+	if (worker)
+		TP_IN_PROCESS(tp_record(TP_RECORD_WORKER_START, 0, 0, 0, 0, 0, 0),
+			      tp_live_worker(1), tp_report_executor_thread_started());
+	if (task == 0)
+		return;
+	TP_IN_PROCESS_AT(
+		at,
+		(tp_record_task_spawn(task, 0, 0, 0,
+				      tp_record_spawn_small(TP_EXECUTOR_OPENMP, false, false), true,
+				      at),
+		 tp_record_task_poll_start(task, at)),
+		(tp_live_task_spawn(task, 0, 0, false, false, true, at),
+		 tp_live_task_poll_start(task, at)),
+		tp_report_task_spawned(tp_spawn_stack_of(false, 0, 0)));
+}
+
 static inline void tp_fire_task_stack(uint64_t task, uint64_t stack_id, const uintptr_t *pcs,
 				      uint32_t depth)
 {

@@ -71,6 +71,9 @@ static void child_after_fork(void)
 	tp_symbolize_after_fork();
 	tp_spawn_sites_after_fork();
 	tp_threads_child_after_fork();
+	/* last: the consumers started afresh are told what the child's thread is and polls */
+	struct tp_thread *self = tp_thread_self();
+	tp_fire_in_process_inherited(self->adapter_worker, tp_thread_task(self));
 }
 
 /*
