@@ -228,7 +228,8 @@ Test(waits, a_recordings_wait_slices_are_named_by_their_call_site)
  * Mutex contention (mutex_waits): a thread blocked on a mutex the main thread holds, MUTEX_ROUNDS
  * times at one line; a robust mutex whose owner dies while the main thread waits; a timed lock
  * that times out on a held mutex. Nothing else fires: UNCONTENDED free locks, an error-checking
- * mutex locked twice, a recursive one, clock locks, a robust mutex whose owner died before.
+ * mutex locked twice, a recursive one, clock locks, a robust mutex whose owner died before
+ * (locked again once made unrecoverable: glibc's trylock of it would leave it held).
  */
 #define MUTEX_ROUNDS "3"
 #define CONTENDER_SITE                                                                             \
@@ -250,6 +251,7 @@ static const char mutex_results[] = "contended 3\n"
 				    "robust lock, its owner dead: EOWNERDEAD\n"
 				    "robust unlock, not made consistent: 0\n"
 				    "robust lock, not recoverable: ENOTRECOVERABLE\n"
+				    "robust timed lock, not recoverable: ENOTRECOVERABLE\n"
 				    "robust lock, its owner dying meanwhile: EOWNERDEAD\n"
 				    "robust consistent: 0\n"
 				    "robust unlock: 0\n"

@@ -181,6 +181,11 @@ static void results(void)
 	say("robust lock, its owner dead", pthread_mutex_lock(&robust));
 	say("robust unlock, not made consistent", pthread_mutex_unlock(&robust));
 	say("robust lock, not recoverable", pthread_mutex_lock(&robust));
+	/* and again, timed (a lock tried first was left held: this one timed out, a lock hung) */
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 2;
+	say("robust timed lock, not recoverable", pthread_mutex_timedlock(&robust, &deadline));
 
 	make(&robust, PTHREAD_MUTEX_ERRORCHECK, PTHREAD_MUTEX_ROBUST);
 	main_tid = (pid_t)syscall(SYS_gettid);

@@ -7,9 +7,9 @@
  * listening, the call is one check and a tail call to the real function, as every wait's.
  *
  * The result is always the real functions': trylock returns what lock would for a mutex it can
- * take at once (0; EOWNERDEAD for a robust mutex whose owner died, which it takes; EAGAIN for a
- * recursive one at its count's limit; ENOTRECOVERABLE; EINVAL), and only its EBUSY is passed on
- * to the real lock. A mutex this thread owns already (an error-checking or a normal mutex
+ * take at once (0; EAGAIN for a recursive one at its count's limit; EINVAL), and only its EBUSY
+ * is passed on to the real lock. A robust mutex is never tried (contended): its lock word says
+ * whether it is held, and the real lock answers (EOWNERDEAD, ENOTRECOVERABLE). A mutex this thread owns already (an error-checking or a normal mutex
  * locked twice) is no contention: the real lock is called with no event, and answers EDEADLK or
  * deadlocks as it would. The shim's own locks (a call from the shim's code), and a library the
  * shim calls while it finds a wait's site (tp_in_shim_work), are the shim's: no event.
@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/futex.h> /* FUTEX_TID_MASK */
 #include <pthread.h>
 #include <time.h>
 
@@ -45,6 +46,9 @@ static bool called_by_the_shim(const void *caller)
 	       tp_spawn_stack_in_unwinder((uintptr_t)caller);
 }
 
+/* A robust mutex's bit in glibc's __kind (PTHREAD_MUTEX_ROBUST_NORMAL_NP, its ABI since 2.4). */
+#define GLIBC_MUTEX_ROBUST 16
+
 static int (*real_pthread_mutex_trylock)(pthread_mutex_t *mutex);
 TP_RESOLVED_AT_LOAD(real_pthread_mutex_trylock, "pthread_mutex_trylock", NULL);
 
@@ -59,10 +63,20 @@ static bool contended(pthread_mutex_t *mutex, const void *caller, int *result)
 						    "pthread_mutex_trylock", NULL);
 	if (trylock == NULL)
 		return false; /* the real lock alone */
-	int tried = trylock(mutex);
-	if (tried != EBUSY) {
-		*result = tried;
-		return false;
+	if (__atomic_load_n(&mutex->__data.__kind, __ATOMIC_RELAXED) & GLIBC_MUTEX_ROBUST) {
+		/* never tried: glibc 2.36's trylock of a robust mutex made unrecoverable takes it
+		 * and answers ENOTRECOVERABLE without letting it go (its lock lets it go), and the
+		 * program's next lock hung for good. Held is what its lock word says (its owner's
+		 * id; not a dead owner's mark alone); free, the real lock goes on unseen. */
+		if ((__atomic_load_n(&mutex->__data.__lock, __ATOMIC_RELAXED) & FUTEX_TID_MASK) ==
+		    0)
+			return false;
+	} else {
+		int tried = trylock(mutex);
+		if (tried != EBUSY) {
+			*result = tried;
+			return false;
+		}
 	}
 	/* busy: the rest is asked only now, a lock taken at once costing the trylock alone */
 	if (called_by_the_shim(caller) || tp_in_shim_work())
