@@ -50,6 +50,38 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 }
 
 /*
+ * A program that takes seccomp's strict mode (read, write and exit alone, and no time-stamp
+ * counter: rdtsc faults), by prctl and by seccomp(2), then waits on a semaphore: it ends as it
+ * does alone under the live statistics, the recorder, the report and `taskprobe run` (the live
+ * statistics read the counter at every event: SIGSEGV at its first wait after).
+ */
+Test(harm, a_program_in_seccomps_strict_mode_ends_as_it_would_without_the_shim)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
+		     "the sanitizers' runtimes make system calls at exit that strict mode refuses");
+	char *dir = scratch_dir();
+	for (int way = 0; way < 2; way++) {
+		const char *how = way == 0 ? "strict" : "strict-syscall";
+		struct tp_run run, launched;
+		script(&run,
+		       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s "
+		       "TASKPROBE_REPORT=%s/report "
+		       "TASKPROBE_RECORD=%s/recording.%s $TARGETS/seccomp_exit %s",
+		       dir, dir, dir, how, how);
+		cr_expect_eq(run.status, 0, "%s: status %d: %s", how, run.status, run.err);
+		cr_expect_str_eq(run.out, "confined\n");
+		script(&launched, "TASKPROBE_LIVE_DIR=%s %s run -- $TARGETS/seccomp_exit %s", dir,
+		       TP_CONTRIB_DIR "/taskprobe", how);
+		cr_expect_eq(launched.status, 0, "%s under run: status %d: %s", how,
+			     launched.status, launched.err);
+		cr_expect_str_eq(launched.out, "confined\n");
+		tp_run_free(&run);
+		tp_run_free(&launched);
+	}
+	tp_remove_temp_dir(dir);
+}
+
+/*
  * A program started under a filter it inherits, one that kills the process on membarrier(2)
  * (which the shim asks for at its start, for its light fence: core/fence.h), ends as it would
  * without the shim, its waits recorded: the shim reads the filter in /proc/self/status and asks

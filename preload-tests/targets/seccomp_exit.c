@@ -3,7 +3,10 @@
  * A program that confines itself: after a few semaphore waits it installs a system call filter
  * (seccomp, the way named by argv[1]: "prctl", or "syscall" as libseccomp does) that allows only
  * what it still uses (write, exit, exit_group, rt_sigreturn) and kills the process on anything
- * else; then it writes "confined" and returns from main. Exit status 0.
+ * else; then it writes "confined" and returns from main. Exit status 0. With "strict" (or
+ * "strict-syscall", seccomp(2)'s way) it takes strict mode instead, which allows read, write,
+ * exit and rt_sigreturn and takes away its time-stamp counter, waits on a semaphore a few times
+ * more, writes "confined" and ends its one thread (exit_group is not allowed): status 0.
  */
 #define _GNU_SOURCE
 #include <linux/filter.h>
@@ -28,6 +31,23 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 100; i++) {
 		sem_post(&sem);
 		sem_wait(&sem);
+	}
+	if (strncmp(how, "strict", 6) == 0) {
+		int strict = strcmp(how, "strict-syscall") == 0
+				     ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL)
+				     : prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0);
+		if (strict != 0) {
+			perror("seccomp strict");
+			return 1;
+		}
+		for (int i = 0; i < 10; i++) {
+			sem_post(&sem);
+			sem_wait(&sem);
+		}
+		static const char strictly[] = "confined\n";
+		if (write(STDOUT_FILENO, strictly, sizeof strictly - 1) != sizeof strictly - 1)
+			syscall(SYS_exit, 1);
+		syscall(SYS_exit, 0);
 	}
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),

@@ -42,9 +42,12 @@ uint64_t tp_live_now(void);
 bool tp_live_current_path(uint64_t now, struct tp_live_path *out);
 
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
-void tp_live_start(void);             /* TASKPROBE_LIVE's file made, counting */
-void tp_live_child_after_fork(void);  /* a file of its own, figures from zero */
-void tp_live_before_exec(void);       /* the file marked ended */
+void tp_live_start(void);            /* TASKPROBE_LIVE's file made, counting */
+void tp_live_child_after_fork(void); /* a file of its own, figures from zero */
+void tp_live_before_exec(void);      /* the file marked ended */
+/* a thread takes seccomp's strict mode: the file marked ended, the statistics stop (its
+ * time-stamp counter is gone); the file is left for the next program's sweep */
+void tp_live_before_seccomp_strict(void);
 void tp_live_exec_failed(void);       /* the file marked running again */
 void tp_live_before_quick_exit(void); /* as at exit */
 /* the exit begins at `clock_time` (tp_clock_now's): the figures' end */

@@ -263,6 +263,12 @@ void tp_live_before_exec(void)
 	}
 }
 
+void tp_live_before_seccomp_strict(void)
+{
+	tp_live_before_exec();
+	tp_listeners_in_process_remove(TP_IN_PROCESS_LIVE);
+}
+
 /* The exec failed: the process goes on. */
 void tp_live_exec_failed(void)
 {

@@ -17,6 +17,7 @@
 
 static struct tp_process self;
 static bool filtered; /* a system call filter was installed (tp_process_filtered) */
+static bool strict;   /* a thread took seccomp's strict mode (tp_process_strict) */
 
 /* /proc/PID/stat's fields after the command: state is field 3, the thread count field 20,
  * starttime field 22. */
@@ -113,6 +114,16 @@ bool tp_process_filtered(void)
 void tp_process_before_seccomp(void)
 {
 	__atomic_store_n(&filtered, true, __ATOMIC_RELAXED);
+}
+
+void tp_process_before_seccomp_strict(void)
+{
+	__atomic_store_n(&strict, true, __ATOMIC_RELAXED);
+}
+
+bool tp_process_strict(void)
+{
+	return __atomic_load_n(&strict, __ATOMIC_RELAXED);
 }
 
 /*

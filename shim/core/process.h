@@ -35,6 +35,9 @@ int tp_process_is_current(void);
  * gettid, for the filter may kill the process for a call the program itself does not make.
  */
 bool tp_process_filtered(void);
+/* Whether a thread took seccomp's strict mode (no clock but a call it may not make, no exit
+ * handler's work: lifecycle.h). */
+bool tp_process_strict(void);
 
 /*
  * The calling thread's id as the C library keeps it, asked of no one (for a process under a
@@ -75,3 +78,5 @@ bool tp_process_parent_started_with(const char *variable);
 void tp_process_start(void);            /* this process's identity, read once */
 void tp_process_child_after_fork(void); /* the child's identity */
 void tp_process_before_seccomp(void);   /* a filter comes: tp_process_filtered from now on */
+/* a thread takes seccomp's strict mode: tp_process_strict from now on */
+void tp_process_before_seccomp_strict(void);

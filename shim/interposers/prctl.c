@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -20,10 +21,13 @@
 static int (*real_prctl)(int, ...);
 TP_RESOLVED_AT_LOAD(real_prctl, "prctl", NULL);
 
-/* Before prctl `option` is made: a filter's installation stops the shim's own calls first. */
-static void before_prctl(long option)
+/* Before prctl `option` (its mode `mode`) is made: a filter's installation, or strict mode's,
+ * stops the shim's own calls first. */
+static void before_prctl(long option, unsigned long mode)
 {
-	if (option == PR_SET_SECCOMP)
+	if (option == PR_SET_SECCOMP && mode == SECCOMP_MODE_STRICT)
+		tp_lifecycle_before_seccomp_strict();
+	else if (option == PR_SET_SECCOMP)
 		tp_lifecycle_before_seccomp();
 }
 
@@ -47,7 +51,7 @@ TP_EXPORT int prctl(int option, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	before_prctl(option);
+	before_prctl(option, a2);
 	int ret = fn(option, a2, a3, a4, a5);
 	int saved_errno = errno;
 	after_prctl(option, ret);
@@ -59,10 +63,13 @@ bool tp_prctl_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
 	if (number != SYS_prctl && number != SYS_seccomp)
 		return false;
-	if (number == SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
+	if (number == SYS_seccomp && a[0] == SECCOMP_SET_MODE_STRICT)
+		tp_lifecycle_before_seccomp_strict();
+	else if (number ==
+		 SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
 		tp_lifecycle_before_seccomp();
 	else
-		before_prctl(a[0]);
+		before_prctl(a[0], (unsigned long)a[1]);
 	*ret = fn(number, a[0], a[1], a[2], a[3], a[4]);
 	int saved_errno = errno;
 	if (number == SYS_prctl)

@@ -94,7 +94,9 @@ static bool recorder_file_at_exit = true;
 static void at_exit(void *unused)
 {
 	(void)unused;
-	if (!tp_listeners_anyone() && !__atomic_load_n(&recorder_file_at_exit, __ATOMIC_RELAXED))
+	if ((!tp_listeners_anyone() &&
+	     !__atomic_load_n(&recorder_file_at_exit, __ATOMIC_RELAXED)) ||
+	    tp_process_strict())
 		return;
 	tp_threads_stop_at_exit();
 	tp_recorder_at_exit();
@@ -124,9 +126,18 @@ void tp_lifecycle_before_seccomp(void)
 	tp_process_before_seccomp();
 }
 
+void tp_lifecycle_before_seccomp_strict(void)
+{
+	tp_lifecycle_before_seccomp();
+	tp_live_before_seccomp_strict();
+	tp_process_before_seccomp_strict();
+}
+
 static void before_destructors(void *unused)
 {
 	(void)unused;
+	if (tp_process_strict()) /* no clock to read, nothing left to write */
+		return;
 	/* the exit's start, read once: the live figures' end and the recording's exit mark are
 	 * the same moment, however long the thread is preempted between the two */
 	uint64_t exit_began = tp_clock_now();
@@ -141,6 +152,8 @@ static void before_destructors(void *unused)
 /* Only the recording: the probes' threads end as the process does, as they always have. */
 void tp_lifecycle_before_quick_exit(void)
 {
+	if (tp_process_strict())
+		return;
 	tp_recorder_at_exit();
 	tp_live_before_quick_exit();
 	tp_report_unwritten();

@@ -20,5 +20,13 @@ void tp_lifecycle_exec_failed(void);
  */
 void tp_lifecycle_before_seccomp(void);
 
+/*
+ * The calling thread is about to take seccomp's strict mode, which leaves it read, write, exit
+ * and rt_sigreturn, and takes away its time-stamp counter (rdtsc faults, in the vDSO's clock
+ * too): as tp_lifecycle_before_seccomp, and the live statistics, whose every event reads the
+ * counter, stop; nothing is done at exit.
+ */
+void tp_lifecycle_before_seccomp_strict(void);
+
 /* _exit and _Exit (process_exit.c): the process ends with no exit handler. */
 void tp_lifecycle_before_quick_exit(void);
