@@ -290,6 +290,27 @@ Test(hardening, a_child_forked_while_the_loaders_list_is_walked_exits, .timeout 
 	}
 }
 
+/*
+ * A child forked while another thread unwinds a stack in libunwind (fork_while_unwinding: threads
+ * that keep starting threads whose waits the live statistics unwind) takes no stack of its own:
+ * libunwind's lock, held in the child by a thread that is not there, hung its first wait's
+ * capture (8 runs in 12 hung, with TASKPROBE_LIVE or `taskprobe run`).
+ */
+Test(hardening, a_child_forked_while_another_thread_unwinds_exits, .timeout = 240)
+{
+	const char *argv[] = {tp_target("fork_while_unwinding"), NULL};
+	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1"};
+	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+		struct tp_run run;
+		tp_run(i == 0 ? TP_PLAIN : TP_PRELOADED, argv, (const char *[]){settings[i], NULL},
+		       &run);
+		cr_expect_eq(run.status, 0, "%s", settings[i] != NULL ? settings[i] : "plain");
+		cr_expect_str_eq(run.out, "40 children exited cleanly\n", "%s",
+				 settings[i] != NULL ? settings[i] : "plain");
+		tp_run_free(&run);
+	}
+}
+
 Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, "valgrind and the sanitizers exclude each other");

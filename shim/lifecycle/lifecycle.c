@@ -65,7 +65,8 @@ static void child_after_fork(void)
 	tp_own_fds_child_after_fork();
 	tp_thread_identity_child_after_fork();
 	tp_thread_state_child_after_fork();
-	tp_recorder_child_after_fork(); /* after the thread's new tid */
+	tp_spawn_stack_child_after_fork(); /* before a consumer may capture one */
+	tp_recorder_child_after_fork();    /* after the thread's new tid */
 	tp_report_child_after_fork();
 	tp_live_child_after_fork();
 	tp_symbolize_after_fork();

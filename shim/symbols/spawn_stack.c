@@ -127,6 +127,22 @@ static bool is_skipped(uintptr_t pc)
 typedef int (*unwind_fn)(void **frames, int size);
 static unwind_fn unwind;
 static bool unavailable;
+
+/*
+ * The threads inside libunwind now (loading it, unwinding): a child forked meanwhile leaves it
+ * alone (tp_spawn_stack_child_after_fork). Taken before any lock of libunwind's or the loader's.
+ */
+static unsigned in_unwinder;
+
+static inline void unwinder_enter(void)
+{
+	__atomic_add_fetch(&in_unwinder, 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void unwinder_leave(void)
+{
+	__atomic_sub_fetch(&in_unwinder, 1, __ATOMIC_RELEASE);
+}
 static struct range unwinder; /* libunwind's code, once loaded (its end published last) */
 
 /*
@@ -148,6 +164,7 @@ static unwind_fn load_libunwind(void)
 	 * which racing first captures contend for (no wait of the program's, shim_work.h).
 	 */
 	bool nested = tp_shim_work_begin();
+	unwinder_enter();
 	char why[256];
 	void *lib = tp_library_load("libunwind.so.8", RTLD_NOW | RTLD_LOCAL, why, sizeof why);
 	void *backtrace = lib != NULL ? dlsym(lib, "unw_backtrace") : NULL;
@@ -160,6 +177,7 @@ static unwind_fn load_libunwind(void)
 		if (!__atomic_exchange_n(&unavailable, true, __ATOMIC_RELAXED))
 			tp_warn("libunwind.so.8 cannot be loaded (%s); spawn stacks are off",
 				lib == NULL ? why : "no unw_backtrace");
+		unwinder_leave();
 		tp_shim_work_end(nested);
 		return NULL;
 	}
@@ -169,6 +187,7 @@ static unwind_fn load_libunwind(void)
 	/* unwinding caches per thread, with no lock */
 	if (set_caching != NULL && local != NULL)
 		set_caching(*local, UNW_CACHE_PER_THREAD);
+	unwinder_leave();
 	tp_shim_work_end(nested);
 	loaded = (unwind_fn)backtrace;
 	__atomic_store_n(&unwind, loaded, __ATOMIC_RELEASE);
@@ -184,9 +203,11 @@ static struct tp_own_fd_gate unwinder_gate; /* libunwind's pipe's users: it writ
 static int unwind_frames(unwind_fn backtrace, void **frames, int n)
 {
 	bool nested = tp_shim_work_begin();
+	unwinder_enter();
 	tp_own_fd_gate_enter(&unwinder_gate);
 	int got = backtrace(frames, n);
 	tp_own_fd_gate_leave(&unwinder_gate);
+	unwinder_leave();
 	tp_shim_work_end(nested);
 	return got;
 }
@@ -338,10 +359,9 @@ static struct {
 static pthread_once_t cursor_once = PTHREAD_ONCE_INIT;
 static bool cursor_ready;
 
-static void load_cursor_api(void)
+/* load_cursor_api's lookups, inside libunwind (the loader's lock) */
+static void load_cursor_functions(void)
 {
-	if (load_libunwind() == NULL)
-		return;
 	void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	if (lib == NULL)
 		return;
@@ -356,6 +376,15 @@ static void load_cursor_api(void)
 	memcpy(&cursor_api.step, &step, sizeof step);
 	memcpy(&cursor_api.get_reg, &get_reg, sizeof get_reg);
 	cursor_ready = true;
+}
+
+static void load_cursor_api(void)
+{
+	if (load_libunwind() == NULL)
+		return;
+	unwinder_enter();
+	load_cursor_functions();
+	unwinder_leave();
 }
 
 /* libc's code: a thread's first frames, never the program's call. */
@@ -406,9 +435,24 @@ void tp_spawn_stack_executor_entry(uintptr_t executor_return, struct tp_executor
 	pthread_once(&cursor_once, load_cursor_api);
 	if (!cursor_ready)
 		return;
+	unwinder_enter();
 	tp_own_fd_gate_enter(&unwinder_gate);
 	find_executor_entry(executor_return, entry);
 	tp_own_fd_gate_leave(&unwinder_gate);
+	unwinder_leave();
+}
+
+void tp_spawn_stack_child_after_fork(void)
+{
+	/* another thread was inside libunwind at the fork: its locks and the loader's may be held
+	 * in the child, by a thread that is not there; the child takes no stack (a child that
+	 * waited took one and hung, 1 fork in 3 of a threaded program under the statistics) */
+	if (__atomic_load_n(&in_unwinder, __ATOMIC_RELAXED) != 0) {
+		__atomic_store_n(&unavailable, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&unwind, NULL, __ATOMIC_RELEASE);
+		cursor_ready = false;
+	}
+	__atomic_store_n(&in_unwinder, 0, __ATOMIC_RELAXED);
 }
 
 /* tp_spawn_stack_executor_entry's unwinding, inside libunwind's pipe's gate. */

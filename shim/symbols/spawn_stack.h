@@ -92,6 +92,9 @@ bool tp_spawn_stack_in_executor(uintptr_t address);
  */
 void tp_spawn_stack_prepare(void);
 
+/* The child of fork: no stacks if another thread was inside libunwind at the fork. */
+void tp_spawn_stack_child_after_fork(void);
+
 /* The most frames tp_spawn_stack_first_outside looks through. */
 #define TP_CALLER_FRAMES_MAX 24
 
