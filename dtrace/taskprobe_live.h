@@ -606,13 +606,13 @@ static inline void tp_live_costs_merge(struct tp_live_costs *to, const struct tp
 /*
  * A sync construct's site's kind in words, as every reader says it (its site's sync_kind, and a
  * mutual exclusion's mutex_kind): "barrier", "taskwait", "taskgroup", or the mutual exclusion's
- * "critical", "ordered", "lock", "nested lock" ("mutex" before its first acquire).
+ * "critical", "ordered", "lock", "nest lock" (the contract's names, TP_EXCLUSION_KIND_NAMES, as
+ * the scripts print them; "mutex" before its first acquire).
  */
 static inline const char *tp_live_sync_kind_words(uint32_t sync, uint32_t mutex)
 {
 	static const char *const syncs[] = {"", "barrier", "taskwait", "taskgroup", "mutex"};
-	static const char *const mutexes[] = {"mutex", "critical", "ordered", "lock",
-					      "nested lock"};
+	static const char *const mutexes[] = {"mutex", "critical", "ordered", "lock", "nest lock"};
 	if (sync == 4)
 		return mutex < sizeof mutexes / sizeof mutexes[0] ? mutexes[mutex] : "mutex";
 	return sync < sizeof syncs / sizeof syncs[0] ? syncs[sync] : "?";

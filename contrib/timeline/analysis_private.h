@@ -182,7 +182,7 @@ struct site {
 	 * the first seen): whether it holds nested regions or is one (analysis_report.c) */
 	uint32_t around, inner;
 	/* a sync construct's: the waits in it by sync kind, and for a mutual exclusion its kind
-	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nested lock) */
+	 * (task-acquire's: 1 critical, 2 ordered, 3 lock, 4 nest lock) */
 	uint64_t waited[SYNC_KINDS], waits[SYNC_KINDS];
 	uint8_t mutex_kind;
 	/* a barrier's: the threads' phases it ended, added up by thread (sync_waited.h) */

@@ -77,15 +77,11 @@ static int by_computation(const void *x, const void *y, void *context)
 	return a > b ? -1 : a < b;
 }
 
-/* The sync kinds' names: a mutual exclusion's by its kind (task-acquire's: the contract's). */
+/* The sync kinds' names, as every reader says them: a mutual exclusion's by its kind
+ * (task-acquire's), "mutex" where none was told. */
 static const char *sync_name(unsigned sync, unsigned mutex_kind)
 {
-	static const char *const syncs[SYNC_KINDS] = {"", "barrier", "taskwait", "taskgroup",
-						      "mutual exclusion"};
-	static const char *const exclusions[] = TP_EXCLUSION_KIND_NAMES;
-	if (sync == TP_SYNC_MUTEX && mutex_kind > 0 && mutex_kind <= TP_EXCLUSION_KINDS)
-		return exclusions[mutex_kind];
-	return sync < SYNC_KINDS ? syncs[sync] : "?";
+	return tp_live_sync_kind_words(sync, mutex_kind);
 }
 
 /* The widest of the sites' texts in `order` (for a column), at most 60. */
