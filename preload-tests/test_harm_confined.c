@@ -233,3 +233,21 @@ Test(harm, exit_from_a_signal_handler_that_interrupted_malloc_ends_the_program, 
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+/*
+ * main() ends with pthread_exit after handling a signal and blocking it (main_exits_first
+ * masked): the last thread's exit() is in no handler, and the exit report is written. The check
+ * read /proc/self/maps, the thread group leader's, which has no mappings once main exited:
+ * finding no stack, it took the inherited mask for a handler's and skipped the report.
+ */
+Test(harm, the_last_threads_exit_after_main_exited_writes_the_report)
+{
+	struct tp_run run;
+	tp_run(TP_PRELOADED, (const char *[]){tp_target("main_exits_first"), "100", "masked", NULL},
+	       (const char *[]){"TASKPROBE_REPORT=stderr", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.err, "signal handler") == NULL &&
+			  strstr(run.err, "taskprobe: ") != NULL,
+		  "%s", run.err);
+	tp_run_free(&run);
+}

@@ -5,14 +5,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "real_symbol.h"
 
+int tp_proc_self_open(const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/thread-self/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		snprintf(path, sizeof path, "/proc/self/%s", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd;
+}
+
 bool tp_maps_lines(tp_maps_line_fn *each, void *context)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = tp_proc_self_open("maps");
 	if (fd < 0)
 		return false;
 	char buffer[4096];

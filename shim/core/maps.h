@@ -16,6 +16,14 @@
  */
 typedef bool tp_maps_line_fn(const char *line, bool whole, void *context);
 
+/*
+ * /proc/thread-self/`name` opened O_RDONLY, or /proc/self/`name` where there is none (before
+ * Linux 3.17): -1 if neither opens. /proc/self's is the thread group leader's, which has no
+ * mappings once it exited (main's pthread_exit): read there, the last thread's exit found no
+ * stack, and the exit report took it for an exit in a signal handler.
+ */
+int tp_proc_self_open(const char *name);
+
 /* Each line handed to `each` in the file's order until it says stop; false if unreadable. */
 bool tp_maps_lines(tp_maps_line_fn *each, void *context);
 

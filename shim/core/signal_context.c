@@ -231,8 +231,7 @@ static bool frame_on_stack(const sigset_t *blocked, bool *known)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	struct range stack;
-	*known = read_maps(sp, &stack) &&
-		 (memory = open("/proc/self/mem", O_RDONLY | O_CLOEXEC)) >= 0;
+	*known = read_maps(sp, &stack) && (memory = tp_proc_self_open("mem")) >= 0;
 	if (!*known)
 		return false;
 	/*
