@@ -51,17 +51,20 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
 
 /*
  * A program that takes seccomp's strict mode (read, write and exit alone, and no time-stamp
- * counter: rdtsc faults), by prctl and by seccomp(2), then waits on a semaphore: it ends as it
- * does alone under the live statistics, the recorder, the report and `taskprobe run` (the live
- * statistics read the counter at every event: SIGSEGV at its first wait after).
+ * counter: rdtsc faults), by prctl and by seccomp(2), and on a thread of its own before that
+ * thread's first wait, then waits on a semaphore: it ends as it does alone under the live
+ * statistics, the recorder, the report and `taskprobe run` (the live statistics read the counter
+ * at every event: SIGSEGV at its first wait after; a thread's first wait asked its stack's
+ * bounds, a system call: the thread was killed, "confined" never said).
  */
 Test(harm, a_program_in_seccomps_strict_mode_ends_as_it_would_without_the_shim)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
 		     "the sanitizers' runtimes make system calls at exit that strict mode refuses");
 	char *dir = scratch_dir();
-	for (int way = 0; way < 2; way++) {
-		const char *how = way == 0 ? "strict" : "strict-syscall";
+	static const char *const ways[] = {"strict", "strict-syscall", "strict-thread"};
+	for (size_t way = 0; way < sizeof ways / sizeof ways[0]; way++) {
+		const char *how = ways[way];
 		struct tp_run run, launched;
 		script(&run,
 		       "LD_PRELOAD=$SHIM TASKPROBE_LIVE=1 TASKPROBE_LIVE_DIR=%s "
@@ -78,6 +81,14 @@ Test(harm, a_program_in_seccomps_strict_mode_ends_as_it_would_without_the_shim)
 		tp_run_free(&run);
 		tp_run_free(&launched);
 	}
+	/* traced (waits.bt names each wait's site: once, the thread's stack bounds asked) */
+	struct tp_run traced;
+	tp_run_script("waits.bt", NULL,
+		      (const char *[]){tp_target("seccomp_exit"), "strict-thread", NULL}, NULL,
+		      &traced);
+	cr_expect_eq(traced.status, 0, "traced: status %d: %s", traced.status, traced.err);
+	cr_expect_str_eq(traced.out, "confined\n");
+	tp_run_free(&traced);
 	tp_remove_temp_dir(dir);
 }
 

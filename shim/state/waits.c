@@ -10,6 +10,7 @@
 
 #include "code_map.h"
 #include "executor.h"
+#include "process.h"
 #include "shim_work.h"
 #include "spawn_site.h"
 #include "spawn_stack.h"
@@ -153,7 +154,9 @@ __attribute__((noinline)) static uint32_t named_site(struct tp_wait *w, const vo
 	int saved_errno = errno, cancel_state; /* naming may set it */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	w->site_key = !nested ? call_site_key(caller) : 0;
-	uint32_t site = nested || !stack_room_for_naming()
+	/* under a system call filter, no stack bounds asked (pthread_getattr_np's
+	 * sched_getaffinity: strict mode killed a thread at its first wait), no naming */
+	uint32_t site = nested || tp_process_filtered() || !stack_room_for_naming()
 				? tp_spawn_site_if_named(w->site_key)
 				: tp_site_named_outside_poll(w->site_key);
 	pthread_setcancelstate(cancel_state, NULL);
