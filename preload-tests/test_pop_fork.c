@@ -163,3 +163,43 @@ Test(fork, a_forked_childs_serial_code_and_region_are_its_own, .timeout = 240)
 {
 	expect_the_childs_own("pop_forked");
 }
+
+/*
+ * A forked child that runs no region (pop_forked serial): its inherited task, which its libomp
+ * ends at its exit as an initial task OMPT never told, ends as the child's root (before, its
+ * report said "1 task spawned but never terminated"), its 4 units of serial code the child's
+ * work, about 20 ms.
+ */
+Test(fork, a_forked_child_that_runs_no_region_ends_its_initial_task)
+{
+	const char *program = pop_program("pop_forked");
+	char *dir = tp_make_temp_dir("pop-fork"), *report, *pattern, parent_region[64];
+	cr_assert(asprintf(&report, "TASKPROBE_REPORT=%s/report.%%p", dir) > 0);
+	struct tp_run run;
+	tp_launch((const char *[]){"run", "--", program, "serial", NULL},
+		  (const char *[]){"OMP_NUM_THREADS=2", report, NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	snprintf(parent_region, sizeof parent_region, "main (pop_forked.c:%d)",
+		 tp_source_line("pop_forked.c", "pop_fork();", "#pragma omp parallel"));
+	cr_assert(asprintf(&pattern, "%s/report.*", dir) > 0);
+	glob_t found;
+	cr_assert_eq(glob(pattern, 0, NULL, &found), 0);
+	cr_expect_eq(found.gl_pathc, 2, "reports of %zu processes", found.gl_pathc);
+	for (size_t i = 0; i < found.gl_pathc; i++) {
+		char *text = tp_read_file(found.gl_pathv[i], NULL);
+		cr_assert_not_null(text);
+		if (strstr(text, parent_region) == NULL) { /* the child's */
+			struct tp_pop_factors f = tp_pop_factors_in(text);
+			cr_expect(strstr(text, "never terminated") == NULL && f.work_ms >= 15 &&
+					  f.work_ms <= 200,
+				  "the child's report (work %.1f ms, 20 by construction):\n%s",
+				  f.work_ms, text);
+		}
+		free(text);
+	}
+	globfree(&found);
+	free(pattern);
+	free(report);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

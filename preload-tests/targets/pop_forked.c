@@ -9,7 +9,10 @@
  * parallelism 1.17. The child's units are sleeps (pop_sleep_work: computation to the engines),
  * which its parent's OpenMP workers, spinning on the CPUs after their region, do not stretch as
  * they stretch spins. The child prints its units; the parent exits with the child's status.
+ * With argv[1] "serial" the child runs no region: its 4 units of serial code alone.
  */
+#include <stdbool.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,8 +28,9 @@ static void serial_sleep(int units)
 	pop_units_of[0] += units;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	bool serial = argc > 1 && strcmp(argv[1], "serial") == 0;
 	pop_start();
 	pop_fork();
 #pragma omp parallel
@@ -36,6 +40,10 @@ int main(void)
 	pid_t child = fork();
 	if (child == 0) {
 		serial_sleep(4);
+		if (serial) {
+			printf("pop_forked child: %d units of serial code\n", pop_units_of[0]);
+			exit(0);
+		}
 #pragma omp parallel num_threads(2)
 		pop_sleep_work(omp_get_thread_num() == 0 ? 2 : 6);
 		serial_sleep(2);

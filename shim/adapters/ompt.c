@@ -171,6 +171,20 @@ static void on_thread_end(ompt_data_t *thread)
 	tp_worker_stopped();
 }
 
+/*
+ * A task OMPT never told (its word 0) while its thread polls the task it polled at a fork: a
+ * forked child's initial task, which its libomp started again without telling it (OMPT tells
+ * the initial task once a process), is the task the child's consumers were told its thread
+ * polls (lifecycle.c). Only that one: a task made while nobody traced gets an id of its own.
+ */
+static void untold_is_inherited(ompt_data_t *data)
+{
+	struct tp_thread *self = tp_thread_self();
+	uint64_t current = tp_thread_task(self);
+	if (data != NULL && word(data) == 0 && current != 0 && current == self->inherited_task)
+		set_word(data, current | (uint64_t)TP_SPAWN_STACK_OF_EXECUTOR << STACK_SHIFT);
+}
+
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 			     ompt_data_t *task, unsigned int team_size, unsigned int index,
 			     int flags)
@@ -193,6 +207,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		poll_begin(spawn(task, TP_STARTED_BY_EXECUTOR, true, site,
 				 site != NULL && team_size == 1, 0));
 	} else if (endpoint == ompt_scope_end) {
+		if (flags & ompt_task_initial) /* a child's that ran no region */
+			untold_is_inherited(task);
 		id_given(task);
 		poll_finish(task, TP_TASK_COMPLETED);
 	}
@@ -210,13 +226,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)frame;
 	(void)requested;
 	(void)flags;
-	/* an encountering task never told is the task its thread polls: a forked child's, whose
-	 * libomp started again with an initial task of its own and told none of it (OMPT tells
-	 * the initial task once a process); the child polls its parent's (lifecycle.c) */
-	uint64_t current = tp_thread_task(tp_thread_self());
-	if (encountering != NULL && word(encountering) == 0 && current != 0)
-		set_word(encountering,
-			 current | (uint64_t)TP_SPAWN_STACK_OF_EXECUTOR << STACK_SHIFT);
+	untold_is_inherited(encountering);
 	parallel->ptr = (void *)tp_ompt_construct_site(encountering, codeptr, TP_OMPT_PARALLEL);
 	tp_ompt_region_forked(codeptr);
 }

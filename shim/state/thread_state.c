@@ -134,6 +134,7 @@ bool tp_thread_recognize_named_worker(struct tp_thread *self)
  */
 void tp_thread_state_child_after_fork(void)
 {
+	tp_self.inherited_task = tp_thread_task(&tp_self);
 	tp_self.parked = false;
 	tp_self.parked_by = NULL;
 	tp_self.named_worker = false;

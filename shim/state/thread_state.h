@@ -25,6 +25,9 @@ struct tp_thread {
 	/* the task whose poll ended waiting to acquire a mutual exclusion (sync mutex), polled
 	 * again once it holds it; 0 none (an adapter's) */
 	uint64_t acquiring_task;
+	/* in a child of fork, the task its thread polled at the fork (0: none), which an executor
+	 * may start again without telling it (a forked child's OpenMP initial task) */
+	uint64_t inherited_task;
 };
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
