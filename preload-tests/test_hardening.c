@@ -298,6 +298,8 @@ Test(hardening, a_child_forked_while_the_loaders_list_is_walked_exits, .timeout 
  */
 Test(hardening, a_child_forked_while_another_thread_unwinds_exits, .timeout = 240)
 {
+	TP_NOT_UNDER(TP_ASAN, "ASan's fork handling makes forks under a thread churn minutes long");
+	TP_NOT_UNDER(TP_TSAN, "TSan refuses threads started in the child of a threaded fork");
 	const char *argv[] = {tp_target("fork_while_unwinding"), NULL};
 	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1"};
 	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
