@@ -424,13 +424,6 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 		add32(&r->task_time_positions[b], tp_live_cost_position(ns, log2));
 }
 
-/* Whether row `row` is a barrier's (a sync site's row of that kind, published). */
-static inline bool live_row_is_barrier(uint32_t row)
-{
-	return __atomic_load_n(&sites[row].state, __ATOMIC_ACQUIRE) == TP_LIVE_ENTRY_READY &&
-	       sites[row].sync_kind == TP_SYNC_BARRIER;
-}
-
 /*
  * The calling thread forks an instance of region row `row` at `now`, its primary's implicit task
  * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row

@@ -34,16 +34,19 @@ static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_
 }
 
 /* Whether the task of entry `task` (sync_waited.h's key: its address) is suspended still, and,
- * at a barrier (its row `where`'s kind), whether its region joined since (tp_sync_wait_joined). */
-static bool entry_suspended(const void *context, uint64_t task, uint32_t since, uint32_t where,
-			    uint64_t *until)
+ * at a barrier (its state's sync, its wait's kind: its row `where`'s), whether its region joined
+ * since (tp_sync_wait_joined). */
+static inline __attribute__((always_inline)) bool
+entry_suspended(const void *context, uint64_t task, uint32_t since, uint32_t where, uint64_t *until)
 {
 	(void)context;
+	(void)where;
 	const struct task_entry *e = (const struct task_entry *)(uintptr_t)task;
-	uint64_t suspended = __atomic_load_n(&span_of(e)->suspended_ns, __ATOMIC_RELAXED);
+	const struct tp_span_task *t = span_of(e);
+	uint64_t suspended = __atomic_load_n(&t->suspended_ns, __ATOMIC_RELAXED);
 	if (suspended == 0 || (uint32_t)suspended != since)
 		return false;
-	if (live_row_is_barrier(where))
+	if (__builtin_expect(__atomic_load_n(&t->sync, __ATOMIC_RELAXED) == TP_SYNC_BARRIER, 0))
 		*until = tp_sync_wait_joined(suspended,
 					     __atomic_load_n(&live_region_joined_ns[__atomic_load_n(
 								     &e->region, __ATOMIC_RELAXED)],

@@ -119,8 +119,10 @@ tp_sync_waited_poll_start(struct tp_sync_waited *w, uint64_t task, uint64_t now,
 		}
 		tp_sync_waited_pop(w); /* polled again elsewhere since */
 	}
+	if (*where == 0 || since == 0)
+		return 0;
 	uint64_t end = now < until ? now : until;
-	return *where != 0 && since != 0 && end > since ? end - since : 0;
+	return end > since ? end - since : 0;
 }
 
 /* A polled fragment's `ns` in the thread's `phase`, when it lies inside a parallel region
