@@ -63,10 +63,10 @@ bool tp_prctl_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret)
 {
 	if (number != SYS_prctl && number != SYS_seccomp)
 		return false;
+	/* a filter (libseccomp's way) or strict mode: the shim's calls stop first */
 	if (number == SYS_seccomp && a[0] == SECCOMP_SET_MODE_STRICT)
 		tp_lifecycle_before_seccomp_strict();
-	else if (number ==
-		 SYS_seccomp) /* a filter (libseccomp's way): the shim's calls stop first */
+	else if (number == SYS_seccomp)
 		tp_lifecycle_before_seccomp();
 	else
 		before_prctl(a[0], (unsigned long)a[1]);
