@@ -54,8 +54,7 @@ Test(harm, a_program_that_confines_itself_with_seccomp_ends_as_it_would_without_
  * counter: rdtsc faults), by prctl and by seccomp(2), and on a thread of its own before that
  * thread's first wait, then waits on a semaphore: it ends as it does alone under the live
  * statistics, the recorder, the report and `taskprobe run` (the live statistics read the counter
- * at every event: SIGSEGV at its first wait after; a thread's first wait asked its stack's
- * bounds, a system call: the thread was killed, "confined" never said).
+ * at every event: SIGSEGV at its first wait after). Traced, by test_scripts.c.
  */
 Test(harm, a_program_in_seccomps_strict_mode_ends_as_it_would_without_the_shim)
 {
@@ -81,14 +80,6 @@ Test(harm, a_program_in_seccomps_strict_mode_ends_as_it_would_without_the_shim)
 		tp_run_free(&run);
 		tp_run_free(&launched);
 	}
-	/* traced (waits.bt names each wait's site: once, the thread's stack bounds asked) */
-	struct tp_run traced;
-	tp_run_script("waits.bt", NULL,
-		      (const char *[]){tp_target("seccomp_exit"), "strict-thread", NULL}, NULL,
-		      &traced);
-	cr_expect_eq(traced.status, 0, "traced: status %d: %s", traced.status, traced.err);
-	cr_expect_str_eq(traced.out, "confined\n");
-	tp_run_free(&traced);
 	tp_remove_temp_dir(dir);
 }
 

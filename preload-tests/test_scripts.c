@@ -462,6 +462,33 @@ Test(scripts, waits_bt_counts_a_park_the_exit_ended, .timeout = 120)
 	tp_run_free(&run);
 }
 
+/*
+ * waits.bt on programs that confine themselves (seccomp_exit strict-thread: a thread takes strict
+ * mode before its first wait; seccomp_thread thread: a filter, then a thread): they end as they
+ * do alone. Naming the strict thread's first wait asked its stack's bounds (sched_getaffinity),
+ * and naming the filtered program's new thread read the program's file (readlink): each killed
+ * the program. (seccomp_thread's fork case is left out: a traced child of a filtered program
+ * that forks cannot repair its probe sites, docs/limits.md.)
+ */
+Test(scripts, waits_bt_on_programs_that_confine_themselves_ends_them_as_alone, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN,
+		     "the sanitizers' runtimes make system calls at exit that the filter refuses");
+	const char *const programs[][3] = {{"seccomp_exit", "strict-thread", NULL},
+					   {"seccomp_thread", "thread", "libc"}};
+	const char *const outs[] = {"confined\n", "thread joined\n"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = {tp_target(programs[i][0]), programs[i][1], programs[i][2],
+				      NULL};
+		struct tp_run run;
+		tp_run_script("waits.bt", NULL, argv, NULL, &run);
+		cr_expect_eq(run.status, 0, "%s: status %d: %s", programs[i][0], run.status,
+			     run.err);
+		cr_expect_str_eq(run.out, outs[i], "%s", programs[i][0]);
+		tp_run_free(&run);
+	}
+}
+
 /* Whether `trace` has a stack whose first two frames (printed as addresses) are `f0` and `f1`. */
 static bool has_stack_through(const char *trace, const char *path, const char *f0, const char *f1)
 {

@@ -122,6 +122,7 @@ void tp_lifecycle_before_seccomp(void)
 {
 	tp_recorder_before_seccomp();
 	tp_report_before_seccomp();
+	tp_symbolize_before_seccomp();
 	tp_code_map_before_seccomp();
 	tp_fence_before_seccomp();
 	tp_process_before_seccomp();

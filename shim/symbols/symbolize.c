@@ -413,6 +413,43 @@ static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only
 	return true;
 }
 
+/* A system call filter was installed (tp_symbolize_before_seccomp): no file is read. */
+static bool without_files;
+
+void tp_symbolize_before_seccomp(void)
+{
+	__atomic_store_n(&without_files, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * symbolize's under a system call filter, which may kill the process for an open or a readlink:
+ * no file read, the loader's exported symbols alone ("function+0xoff (module)"), else the
+ * address in its module (a tracer of thread-start named a filtered program's new thread's
+ * routine from the program's file, and the filter killed it).
+ */
+static void symbolize_without_files(uintptr_t pc, enum code_kind kind, bool basename_only,
+				    char *out, size_t size)
+{
+	Dl_info info;
+	if (dladdr((const void *)named_code(pc, kind), &info) == 0 || info.dli_fname == NULL) {
+		if (kind == FUNCTION_ENTRY)
+			out[0] = '\0';
+		else
+			snprintf(out, size, "%#lx", (unsigned long)pc);
+		return;
+	}
+	const char *module = module_shown(info.dli_fname[0] != '\0' ? info.dli_fname : "program",
+					  basename_only);
+	char plain[TP_NAME_MAX];
+	if (info.dli_sname != NULL)
+		snprintf(out, size, "%s+%#lx (%s)",
+			 readable_name(info.dli_sname, false, plain, sizeof plain),
+			 (unsigned long)(pc - (uintptr_t)info.dli_saddr), module);
+	else
+		snprintf(out, size, "%#lx (%s)", (unsigned long)(pc - (uintptr_t)info.dli_fbase),
+			 module);
+}
+
 /*
  * Writes the name of the code at `pc` (of `kind`): from DWARF when `lines` and the module has
  * line tables, else from its symbols (dladdr's, for a function it exports; else the file's
@@ -421,6 +458,10 @@ static bool unloaded_named(uintptr_t pc, enum code_kind kind, bool basename_only
 static void symbolize(uintptr_t pc, enum code_kind kind, bool lines, bool basename_only, char *out,
 		      size_t size)
 {
+	if (__atomic_load_n(&without_files, __ATOMIC_RELAXED)) {
+		symbolize_without_files(pc, kind, basename_only, out, size);
+		return;
+	}
 	if (lines && tp_source_line(named_code(pc, kind), out, size))
 		return;
 	Dl_info info;

@@ -18,6 +18,10 @@
  */
 void tp_symbolize(uintptr_t pc, char *out, size_t size);
 
+/* A system call filter comes (the shim's): from now on code is named without reading a file
+ * (the loader's exported symbols alone), which the filter might refuse by killing the process. */
+void tp_symbolize_before_seccomp(void);
+
 /*
  * Names the call that returns to `return_address` for a spawn site: as tp_symbolize, with the
  * module named by its file name alone.
