@@ -303,6 +303,16 @@ Test(one_engine, a_team_of_one_before_its_regions_workers_is_in_the_region)
 	expect_region_line("main (synthetic.c:40)", NULL);
 }
 
+/* both_fork's in a stream that says which tasks the program spawned (version 16's). */
+static void fork_told(uint64_t ms)
+{
+	both_spawn_told(2, ms, WORKER, 0, REGION, false);
+	both_start(2, ms, WORKER);
+	both_spawn_told(1, ms, 2, INITIAL, REGION, false);
+	both_end(1, ms, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, ms, 2);
+}
+
 /*
  * A region (2..12) whose worker reaches its barrier at 10 and is told out of it only when the
  * next region wakes it (libomp's way), at 30, after 18 ms of the initial task's serial code: its
@@ -313,11 +323,7 @@ Test(one_engine, a_workers_wait_at_its_regions_barrier_ends_with_the_region)
 {
 	both_spawn_told(1, 0, INITIAL, 0, 0, false);
 	both_start(1, 0, INITIAL);
-	both_spawn_told(2, 2, WORKER, 0, REGION, false);
-	both_start(2, 2, WORKER);
-	both_spawn_told(1, 2, 2, INITIAL, REGION, false);
-	both_end(1, 2, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 2, 2);
+	fork_told(2);
 	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
 	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
 	both_start(1, 12, 2);
@@ -346,11 +352,7 @@ Test(one_engine, a_team_of_ones_computation_is_no_later_barriers)
 	both_start(1, 2, 3);
 	both_end(1, 12, 3, true, TP_SYNC_NONE, 0);
 	both_start(1, 12, INITIAL);
-	both_spawn_told(2, 12, WORKER, 0, REGION, false);
-	both_start(2, 12, WORKER);
-	both_spawn_told(1, 12, 2, INITIAL, REGION, false);
-	both_end(1, 12, INITIAL, false, TP_SYNC_NONE, 0);
-	both_start(1, 12, 2);
+	fork_told(12);
 	both_end(2, 20, WORKER, false, TP_SYNC_BARRIER, REGION);
 	both_end(1, 20, 2, false, TP_SYNC_BARRIER, REGION);
 	both_start(1, 20, 2);

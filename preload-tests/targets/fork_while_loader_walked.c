@@ -8,10 +8,9 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "forked_children.h"
 
 static int slowly(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -33,24 +32,5 @@ int main(void)
 	if (pthread_create(&walker, NULL, walk, NULL) != 0)
 		return 1;
 	usleep(5000);
-	int clean = 0;
-	for (int k = 0; k < 20; k++) {
-		pid_t child = fork();
-		if (child == 0)
-			_exit(0);
-		int status = 0, done = 0;
-		for (int tick = 0; tick < 300 && !done; tick++)
-			if (waitpid(child, &status, WNOHANG) == child)
-				done = 1;
-			else
-				usleep(10000);
-		if (!done) {
-			kill(child, SIGKILL);
-			waitpid(child, &status, 0);
-		}
-		clean += done && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	}
-	printf("%d children exited cleanly\n", clean);
-	fflush(stdout);
-	_exit(0);
+	forked_children_exit(20, NULL);
 }

@@ -10,10 +10,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "forked_children.h"
 
 static void *waits_at_once(void *arg)
 {
@@ -28,13 +27,18 @@ static void *waits_at_once(void *arg)
 	return arg;
 }
 
+/* A thread that waits at once, started and joined. */
+static void start_one(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, waits_at_once, NULL) == 0)
+		pthread_join(t, NULL);
+}
+
 static void *starts_threads(void *arg)
 {
-	for (;;) {
-		pthread_t t;
-		if (pthread_create(&t, NULL, waits_at_once, NULL) == 0)
-			pthread_join(t, NULL);
-	}
+	for (;;)
+		start_one();
 	return arg;
 }
 
@@ -45,28 +49,5 @@ int main(void)
 		if (pthread_create(&starters[i], NULL, starts_threads, NULL) != 0)
 			return 1;
 	usleep(5000);
-	int clean = 0;
-	for (int k = 0; k < 40; k++) {
-		pid_t child = fork();
-		if (child == 0) {
-			pthread_t t;
-			if (pthread_create(&t, NULL, waits_at_once, NULL) == 0)
-				pthread_join(t, NULL);
-			_exit(0);
-		}
-		int status = 0, done = 0;
-		for (int tick = 0; tick < 300 && !done; tick++)
-			if (waitpid(child, &status, WNOHANG) == child)
-				done = 1;
-			else
-				usleep(10000);
-		if (!done) {
-			kill(child, SIGKILL);
-			waitpid(child, &status, 0);
-		}
-		clean += done && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	}
-	printf("%d children exited cleanly\n", clean);
-	fflush(stdout);
-	_exit(0);
+	forked_children_exit(40, start_one);
 }
