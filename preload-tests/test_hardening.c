@@ -270,6 +270,24 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
 }
 
 /*
+ * Runs forked_children.h's target `target` plainly (`settings[0]` NULL), then preloaded with each
+ * setting after it (ended by NULL): status 0, and `out` (how many children exited) every time.
+ */
+static void expect_children_exit(const char *target, const char *const settings[], const char *out)
+{
+	const char *argv[] = {tp_target(target), NULL};
+	for (size_t i = 0; i == 0 || settings[i] != NULL; i++) {
+		struct tp_run run;
+		tp_run(i == 0 ? TP_PLAIN : TP_PRELOADED, argv, (const char *[]){settings[i], NULL},
+		       &run);
+		const char *way = settings[i] != NULL ? settings[i] : "plain";
+		cr_expect_eq(run.status, 0, "%s", way);
+		cr_expect_str_eq(run.out, out, "%s", way);
+		tp_run_free(&run);
+	}
+}
+
+/*
  * A child forked while another thread walks the loader's list (dl_iterate_phdr), which exits at
  * once: glibc leaves that list's lock held in the child, and the live statistics' fork handler
  * walked it (whether libgomp runs on libomp, for the child's header): every child hung, with the
@@ -277,17 +295,8 @@ Test(hardening, forks_while_another_thread_creates_threads_leave_working_childre
  */
 Test(hardening, a_child_forked_while_the_loaders_list_is_walked_exits, .timeout = 180)
 {
-	const char *argv[] = {tp_target("fork_while_loader_walked"), NULL};
-	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1", "TASKPROBE_REPORT=stderr"};
-	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-		struct tp_run run;
-		tp_run(i == 0 ? TP_PLAIN : TP_PRELOADED, argv, (const char *[]){settings[i], NULL},
-		       &run);
-		cr_expect_eq(run.status, 0, "%s", settings[i] != NULL ? settings[i] : "plain");
-		cr_expect_str_eq(run.out, "20 children exited cleanly\n", "%s",
-				 settings[i] != NULL ? settings[i] : "plain");
-		tp_run_free(&run);
-	}
+	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1", "TASKPROBE_REPORT=stderr", NULL};
+	expect_children_exit("fork_while_loader_walked", settings, "20 children exited cleanly\n");
 }
 
 /*
@@ -300,17 +309,8 @@ Test(hardening, a_child_forked_while_another_thread_unwinds_exits, .timeout = 24
 {
 	TP_NOT_UNDER(TP_ASAN, "ASan's fork handling makes forks under a thread churn minutes long");
 	TP_NOT_UNDER(TP_TSAN, "TSan refuses threads started in the child of a threaded fork");
-	const char *argv[] = {tp_target("fork_while_unwinding"), NULL};
-	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1"};
-	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-		struct tp_run run;
-		tp_run(i == 0 ? TP_PLAIN : TP_PRELOADED, argv, (const char *[]){settings[i], NULL},
-		       &run);
-		cr_expect_eq(run.status, 0, "%s", settings[i] != NULL ? settings[i] : "plain");
-		cr_expect_str_eq(run.out, "40 children exited cleanly\n", "%s",
-				 settings[i] != NULL ? settings[i] : "plain");
-		tp_run_free(&run);
-	}
+	const char *const settings[] = {NULL, "TASKPROBE_LIVE=1", NULL};
+	expect_children_exit("fork_while_unwinding", settings, "40 children exited cleanly\n");
 }
 
 Test(hardening, memcheck_finds_no_error_or_leak_with_the_shim, .timeout = 600)

@@ -353,13 +353,7 @@ Test(one_engine, a_team_of_ones_computation_is_no_later_barriers)
 	both_end(1, 12, 3, true, TP_SYNC_NONE, 0);
 	both_start(1, 12, INITIAL);
 	fork_told(12);
-	both_end(2, 20, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_end(1, 20, 2, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 20, 2);
-	both_end(1, 20, 2, true, TP_SYNC_NONE, 0);
-	both_start(2, 20, WORKER);
-	both_end(2, 20, WORKER, true, TP_SYNC_NONE, 0);
-	both_start(1, 20, INITIAL);
+	both_join(20);
 	both_end(1, 22, INITIAL, true, TP_SYNC_NONE, 0);
 	expect_one_answer(22);
 	expect_phases(REGION, 8, 8);
