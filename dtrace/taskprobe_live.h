@@ -44,6 +44,10 @@
 #define TP_LIVE_NO_SITE       0
 #define TP_LIVE_OVERFLOW      (TP_LIVE_SITE_ROWS + 1)
 #define TP_LIVE_OVERFLOW_TEXT "(sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) ")"
+/* The no-site row's name in every reader's output (top, exit report, timeline, --analyze): the
+ * program's serial code, OpenMP's initial tasks. The scripts say "(no site)": theirs also holds the
+ * tasks spawned before they attached. */
+#define TP_LIVE_NO_SITE_TEXT "(no site: initial tasks)"
 /* What every reader says under its sync sites' table when the header's syncs_unlisted is set. */
 // clang-format off
 #define TP_LIVE_SYNCS_UNLISTED_TEXT                                                                \

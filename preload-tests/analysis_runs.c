@@ -11,6 +11,7 @@
 
 #include "analysis_runs.h"
 #include "harness.h"
+#include "taskprobe_live.h"
 
 void record(const char *const argv[], const char *threads, char dir[32], char path[300],
 	    struct analyzed *a)
@@ -60,7 +61,8 @@ double serial_work(const char *text)
 		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
 		double work;
 		unsigned long tasks;
-		if (len > 9 && memcmp(line + len - 9, "(no site)", 9) == 0 &&
+		size_t named = sizeof TP_LIVE_NO_SITE_TEXT - 1;
+		if (len > named && memcmp(line + len - named, TP_LIVE_NO_SITE_TEXT, named) == 0 &&
 		    sscanf(line, " %lf %lu", &work, &tasks) == 2)
 			serial += work;
 		line = end != NULL ? end + 1 : NULL;

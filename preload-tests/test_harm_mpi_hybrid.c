@@ -18,6 +18,7 @@
 #include "harm_mpi.h"
 #include "harness.h"
 #include "harness_internal.h"
+#include "taskprobe_live.h"
 
 Test(harm, a_hybrid_mpi_and_openmp_program_shows_its_tasks_and_its_ranks, .timeout = 240)
 {
@@ -153,7 +154,8 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
 	cr_expect(balance[2] >= 71 && balance[2] <= 76, "%s", said);
 	/* each rank's table its own initial task at no site (the row was every process's: 2) */
 	unsigned rows = 0;
-	for (const char *at = said; (at = strstr(at, "  (no site)\n")) != NULL; at++) {
+	for (const char *at = said; (at = strstr(at, "  " TP_LIVE_NO_SITE_TEXT "\n")) != NULL;
+	     at++) {
 		const char *line = at;
 		while (line > said && line[-1] != '\n')
 			line--;

@@ -65,31 +65,32 @@ static const char *region_place(const char *function)
  * The computation of OpenMP's initial task in `text`, in ms (0: not said): the serial code
  * before and after the regions, the runtime's start among it (2 to 11 ms measured, the shim's
  * start-up with it, on a 200 ms run). The report's row of sites ends with its name, its work
- * the third column; top's begins with it, its busy time the fifth.
+ * the third column; top's begins with it, its busy time the fifth (one name in both).
  */
 static double initial_task_ms(const char *text)
 {
-	static const char report_name[] = "(no site: OpenMP's initial task)";
-	static const char top_name[] = "(no site: initial tasks)";
+	static const char name[] = "(no site: initial tasks)";
 	double ms = 0;
-	const char *at = strstr(text, report_name);
-	if (at != NULL) {
-		const char *row = at;
-		while (row > text && row[-1] != '\n')
-			row--;
+	const char *at = strstr(text, name);
+	if (at == NULL)
+		return 0;
+	const char *row = at;
+	while (row > text && row[-1] != '\n')
+		row--;
+	if (row != at) {
 		if (sscanf(row, "%*s %*s %lf", &ms) != 1)
 			ms = 0;
-	} else if ((at = strstr(text, top_name)) != NULL) {
-		char unit[8] = "";
-		if (sscanf(at + strlen(top_name), "%*s %*s %*s %*s %lf%7[a-z]", &ms, unit) != 2)
-			ms = 0;
-		else if (strcmp(unit, "us") == 0)
-			ms /= 1e3;
-		else if (strcmp(unit, "s") == 0)
-			ms *= 1e3;
-		else if (strcmp(unit, "ms") != 0)
-			ms = 0;
+		return ms;
 	}
+	char unit[8] = "";
+	if (sscanf(at + strlen(name), "%*s %*s %*s %*s %lf%7[a-z]", &ms, unit) != 2)
+		ms = 0;
+	else if (strcmp(unit, "us") == 0)
+		ms /= 1e3;
+	else if (strcmp(unit, "s") == 0)
+		ms *= 1e3;
+	else if (strcmp(unit, "ms") != 0)
+		ms = 0;
 	return ms;
 }
 

@@ -30,7 +30,7 @@ static const char *site_text(const struct analysis *a, uint32_t site, char *buf,
 			     unsigned shown)
 {
 	if (site == 0)
-		return "(no site)";
+		return TP_LIVE_NO_SITE_TEXT;
 	if (a->sites[site].text != NULL)
 		return tp_shown(buf, size, a->sites[site].text, shown);
 	snprintf(buf, size, "site %" PRIu64, a->sites[site].id);

@@ -14,6 +14,7 @@
 
 #include "hash.h"
 #include "taskprobe_contract.h"
+#include "taskprobe_live.h"
 
 /* JSON string contents: quotes, backslashes and control bytes escaped, non-ASCII as '?'.
  * Writes at most 6 bytes per byte of `s` (of `len` bytes) to `to`, returns the count. */
@@ -141,7 +142,7 @@ const char *task_name_text(const struct timeline *t, uint64_t site, uint32_t nam
 		snprintf(buf, 32, "site %" PRIu64, site);
 		return buf;
 	}
-	return NO_SITE_NAME;
+	return TP_LIVE_NO_SITE_TEXT;
 }
 
 /* Whether the site filter keeps a task of this site (its name holds one of the texts). */

@@ -179,19 +179,20 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 					  .useful_ns = sum,
 					  .most_ns = most,
 					  .run_ns = p->runtime,
-					  .of_interest = p->regions,
+					  .of_interest = p->window.regions,
 					  .serialisation = -1,
 					  .transfer = -1};
 	if (p->n_windows < 2) /* one rank's: said by nobody (ranks_pop_say) */
 		return;
+	char more[160];
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s%s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
 		"MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x OpenMP %.3f; "
 		"communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time per thread "
 		"%.3f s on average, %.3f s at most, of %.3f s\n",
-		lead, p->first_number, p->last_number, ranks_window_words(p->regions, p->markers),
-		ranks_window_more_words(p->regions, p->pairs_apart, p->left_open), threads,
+		lead, p->first_number, p->last_number, ranks_window_words(&p->window),
+		ranks_window_more_words(&p->window, more, sizeof more), threads,
 		balance * communication, mpi, balance * communication / mpi, balance,
 		p->mpi_balance, balance / p->mpi_balance, communication, p->mpi_communication,
 		communication / p->mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);

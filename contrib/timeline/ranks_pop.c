@@ -281,35 +281,45 @@ struct say {
 	struct op *sorted;
 	bool *ended;                      /* the rank reached MPI_Finalize */
 	uint64_t *window_on, *window_off; /* its window (its clock's) */
-	bool regions;                     /* the windows are the ranks' regions of interest */
-	unsigned markers;                 /* the calls that marked them (thread's region_markers) */
-	bool pairs_apart;     /* a rank marked several: its window holds what lies between them */
-	bool left_open;       /* a rank's region ends at MPI_Finalize's start */
+	struct ranks_window window;
 	double start, finish; /* the windows, together (ns) */
 };
 
-const char *ranks_window_words(bool regions, unsigned markers)
+const char *ranks_window_words(const struct ranks_window *w)
 {
-	if (!regions)
+	if (!w->regions)
 		return "MPI_Init to MPI_Finalize";
-	if (markers == 1u << TP_ROI_BY_OMP_CONTROL_TOOL)
+	if (w->markers == 1u << TP_ROI_BY_OMP_CONTROL_TOOL)
 		return "omp_control_tool's start to its stop";
-	if (markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL | 1u << TP_ROI_BY_MPI_PCONTROL))
+	if (w->markers == (1u << TP_ROI_BY_OMP_CONTROL_TOOL | 1u << TP_ROI_BY_MPI_PCONTROL))
 		return "the regions of interest (MPI_Pcontrol and omp_control_tool)";
 	return "MPI_Pcontrol(1) to MPI_Pcontrol(0)";
 }
 
-const char *ranks_window_more_words(bool regions, bool pairs_apart, bool left_open)
+const char *ranks_window_more_words(const struct ranks_window *w, char *buf, size_t size)
 {
-	if (!regions)
-		return "";
-	if (pairs_apart && left_open)
-		return ", each rank's from its first start to its last stop (MPI_Finalize for a "
-		       "region left open), the time between its regions included";
-	if (pairs_apart)
-		return ", each rank's from its first start to its last stop, the time between its "
-		       "regions included";
-	return left_open ? " (MPI_Finalize for a region left open)" : "";
+	if (!w->regions && w->unmarked == 1)
+		snprintf(buf, size, " (not the regions of interest: rank %" PRId32 " marked none)",
+			 w->first_unmarked);
+	else if (!w->regions && w->unmarked > 1)
+		snprintf(buf, size,
+			 " (not the regions of interest: ranks %" PRId32 " and %" PRIu32
+			 " more marked none)",
+			 w->first_unmarked, w->unmarked - 1);
+	else if (w->regions && w->pairs_apart && w->left_open)
+		snprintf(buf, size, "%s",
+			 ", each rank's from its first start to its last stop (MPI_Finalize for a "
+			 "region left open), the time between its regions included");
+	else if (w->regions && w->pairs_apart)
+		snprintf(
+			buf, size, "%s",
+			", each rank's from its first start to its last stop, the time between its "
+			"regions included");
+	else
+		snprintf(buf, size, "%s",
+			 w->regions && w->left_open ? " (MPI_Finalize for a region left open)"
+						    : "");
+	return buf;
 }
 
 static void say_free(struct say *w)
@@ -396,17 +406,24 @@ static bool say_windows(struct say *w, const struct ranks_pop *p,
 			uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
 			const void *context)
 {
-	w->regions = true;
+	struct ranks_window *win = &w->window;
+	win->regions = true;
+	uint32_t marked = 0;
 	for (size_t r = 0; r < n; r++) {
 		if (thread_of_rank(p, &ranks[r]) == SIZE_MAX)
 			return false;
 		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
-		w->regions &= th->region_on != 0 &&
-			      (th->region_open || th->region_off > th->region_on);
-		w->markers |= th->region_markers;
-		w->pairs_apart |= th->region_starts > 1;
-		w->left_open |= th->region_open;
+		win->regions &= th->region_on != 0 &&
+				(th->region_open || th->region_off > th->region_on);
+		win->markers |= th->region_markers;
+		win->pairs_apart |= th->region_starts > 1;
+		win->left_open |= th->region_open;
+		marked += th->region_on != 0;
+		if (th->region_on == 0 && win->unmarked++ == 0)
+			win->first_unmarked = ranks[r].number;
 	}
+	if (marked == 0)
+		win->unmarked = 0;
 	w->start = 1e300;
 	w->finish = 0;
 	for (size_t r = 0; r < n; r++) {
@@ -414,8 +431,8 @@ static bool say_windows(struct say *w, const struct ranks_pop *p,
 			return false;
 		const struct thread *th = &p->threads[thread_of_rank(p, &ranks[r])];
 		uint64_t finalize = w->sorted[w->end[r] - 1].start;
-		w->window_on[r] = w->regions ? th->region_on : w->sorted[w->first[r]].start;
-		w->window_off[r] = w->regions && !th->region_open ? th->region_off : finalize;
+		w->window_on[r] = win->regions ? th->region_on : w->sorted[w->first[r]].start;
+		w->window_off[r] = win->regions && !th->region_open ? th->region_off : finalize;
 		double from = (double)to_ns(context, ranks[r].segment, w->window_on[r]) +
 			      (double)ranks[r].offset,
 		       to = (double)to_ns(context, ranks[r].segment, w->window_off[r]) +
@@ -516,10 +533,7 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 				.outside_mpi = w.useful[r]};
 		p->first_number = ranks[0].number;
 		p->last_number = ranks[n - 1].number;
-		p->regions = w.regions;
-		p->markers = w.markers;
-		p->pairs_apart = w.pairs_apart;
-		p->left_open = w.left_open;
+		p->window = w.window;
 		p->runtime = runtime;
 		p->mpi_balance = balance;
 		p->mpi_communication = communication;
@@ -533,19 +547,19 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		.useful_ns = sum,
 		.most_ns = most,
 		.run_ns = runtime,
-		.of_interest = w.regions,
+		.of_interest = w.window.regions,
 		.serialisation = paired ? (most / ideal > 1 ? 1 : most / ideal) : -1,
 		.transfer = paired ? ideal / runtime : -1};
 	if (n < 2)
 		goto out;
+	char more[160];
 	fprintf(out,
 		"%sMPI efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s%s (their MPI threads): parallel efficiency %.3f = load balance %.3f x "
 		"communication efficiency %.3f",
-		lead, ranks[0].number, ranks[n - 1].number,
-		ranks_window_words(w.regions, w.markers),
-		ranks_window_more_words(w.regions, w.pairs_apart, w.left_open),
-		balance * communication, balance, communication);
+		lead, ranks[0].number, ranks[n - 1].number, ranks_window_words(&w.window),
+		ranks_window_more_words(&w.window, more, sizeof more), balance * communication,
+		balance, communication);
 	if (paired)
 		fprintf(out, " (serialisation efficiency %.3f x transfer efficiency %.3f)",
 			p->basis.serialisation, p->basis.transfer);

@@ -76,6 +76,17 @@ struct busy {
 	double useful;
 };
 
+/* The ranks' windows: their regions of interest or MPI_Init to MPI_Finalize (ranks_pop_say). */
+struct ranks_window {
+	bool regions;     /* the windows are the ranks' regions of interest */
+	unsigned markers; /* the calls that marked them (bit 1 << enum tp_roi_marker) */
+	bool pairs_apart; /* a rank marked several: its window holds what lies between them */
+	bool left_open;   /* a rank's region ends at MPI_Finalize's start */
+	/* ranks that marked no region while others did (their regions unused), the first's number */
+	uint32_t unmarked;
+	int32_t first_unmarked;
+};
+
 struct ranks_pop {
 	struct op *ops;
 	size_t n_ops, cap_ops;
@@ -88,10 +99,7 @@ struct ranks_pop {
 	struct window *windows;
 	size_t n_windows;
 	int32_t first_number, last_number;
-	bool regions;
-	unsigned markers; /* the calls that marked the regions (bit 1 << enum tp_roi_marker) */
-	bool pairs_apart; /* a rank marked several: its window holds what lies between them */
-	bool left_open;   /* a rank's region ends at MPI_Finalize's start */
+	struct ranks_window window;
 	double runtime, mpi_balance, mpi_communication;
 	/* the ranks' threads by (rank, tid), at most MAX_THREADS */
 	struct table busy;
@@ -120,10 +128,9 @@ double ranks_ideal_run(const struct ranks_pop *p, const struct ranks_pop_rank *r
 		       const size_t *sender);
 
 /* Where the ranks' windows lie, in words: "MPI_Pcontrol(1) to MPI_Pcontrol(0)" (the calls that
- * marked the `regions` of interest, `markers`; none told: MPI_Pcontrol), "MPI_Init to
- * MPI_Finalize" without. */
-const char *ranks_window_words(bool regions, unsigned markers);
-/* What else the windows are, in words: "" but where a rank marked several regions
- * (`pairs_apart`), whose window is from its first start to its last stop, or left one open
- * (`left_open`), which ends at MPI_Finalize's start. */
-const char *ranks_window_more_words(bool regions, bool pairs_apart, bool left_open);
+ * marked the regions of interest; none told: MPI_Pcontrol), "MPI_Init to MPI_Finalize" without. */
+const char *ranks_window_words(const struct ranks_window *w);
+/* What else the windows are, in words, into `buf`: "" but where a rank marked several regions
+ * (its window from its first start to its last stop), left one open (it ends at MPI_Finalize's
+ * start), or marked none while others did (no rank's region is then used). */
+const char *ranks_window_more_words(const struct ranks_window *w, char *buf, size_t size);

@@ -761,10 +761,10 @@ Test(pop_conv_analysis, each_process_says_its_own_initial_tasks_work)
 	cr_assert(mine != NULL && theirs != NULL, "%s", text);
 	const char *mine_row = strstr(mine, "      10.000        1 "),
 		   *their_row = strstr(theirs, "      30.000        1 ");
-	cr_expect(mine_row != NULL && strstr(mine_row, "(no site)\n") != NULL &&
+	cr_expect(mine_row != NULL && strstr(mine_row, TP_LIVE_NO_SITE_TEXT "\n") != NULL &&
 			  (mine < theirs ? mine_row < theirs : true),
 		  "%s", text);
-	cr_expect(their_row != NULL && strstr(their_row, "(no site)\n") != NULL &&
+	cr_expect(their_row != NULL && strstr(their_row, TP_LIVE_NO_SITE_TEXT "\n") != NULL &&
 			  (theirs < mine ? their_row < mine : true),
 		  "%s", text);
 	cr_expect_null(strstr(text, "      40.000        2 "), "%s", text);

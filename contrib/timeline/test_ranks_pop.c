@@ -524,6 +524,28 @@ Test(ranks_pop, regions_of_interest_apart_are_said_to_hold_what_lies_between)
 }
 
 /*
+ * Ranks 0 and 1 mark a region, 2 and 3 none: the windows are MPI_Init to MPI_Finalize (no
+ * rank's region is used), which the line said as if no rank had marked one.
+ */
+Test(ranks_pop, ranks_that_mark_no_region_while_others_do_are_named)
+{
+	unsigned start = tp_record_roi_small(1, TP_ROI_BY_MPI_PCONTROL);
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		if (r < 2) {
+			note(r, 10, TP_RECORD_REGION_OF_INTEREST, start, 0, 0, 0, 0);
+			note(r, 20, TP_RECORD_REGION_OF_INTEREST, 0, 0, 0, 0, 0);
+		}
+		call(r, 60, 60, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	char *text = said();
+	cr_expect(strstr(text, " from MPI_Init to MPI_Finalize (not the regions of interest: ranks "
+			       "2 and 1 more marked none) ") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
  * MPI_Scan after rank r computed 10 (r + 1) ms, then 10 (4 - r) ms more: rank r leaves the scan
  * once ranks 0 to r came, at 10 (r + 1), and every rank ends at 50, as on an ideal network: no
  * serialisation, no transfer lost. Taken for a barrier (every rank leaving at 40), the ideal run

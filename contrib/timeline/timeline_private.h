@@ -41,8 +41,6 @@
 /* Threads thread_of remembers (a power of two). */
 #define THREAD_CACHE 64u
 
-/* The name of the initial tasks (site 0), as the console (taskprobe top) names their row. */
-#define NO_SITE_NAME "(no site: initial tasks)"
 /* What a timeline of no event at all holds. */
 #define NOTHING_SEEN  "nothing recorded: no task, worker, thread or wait was seen"
 #define NO_SLICE_SEEN "no task poll, park or wait was seen: thread starts and stops only"

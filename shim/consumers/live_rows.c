@@ -48,7 +48,7 @@ void live_publish_site_first(uint32_t row, uint32_t site, bool by_program, uint3
 	entry->address = address;
 	entry->module = address != 0 ? live_module_entry(address) : TP_LIVE_NO_MODULE;
 	const char *text = row == TP_LIVE_OVERFLOW  ? TP_LIVE_OVERFLOW_TEXT
-			   : row == TP_LIVE_NO_SITE ? "(no site: initial tasks)"
+			   : row == TP_LIVE_NO_SITE ? TP_LIVE_NO_SITE_TEXT
 						    : "";
 	snprintf(entry->text, sizeof entry->text, "%s", text);
 	entry->site_id = row == TP_LIVE_OVERFLOW ? 0 : site;

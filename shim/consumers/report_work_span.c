@@ -59,7 +59,7 @@ static const char *site_text(const struct site_figures *f, char *buf, size_t siz
 	if (text != NULL)
 		return tp_shown(buf, size, text, tp_settings()->text_utf8 ? TP_SHOWN_UTF8 : 0);
 	if (f->row == TP_LIVE_NO_SITE)
-		return "(no site: OpenMP's initial task)";
+		return TP_LIVE_NO_SITE_TEXT;
 	if (f->row == TP_LIVE_OVERFLOW)
 		return TP_LIVE_OVERFLOW_TEXT;
 	snprintf(buf, size, "(site row %" PRIu32 ")", f->row);
