@@ -451,9 +451,20 @@ Test(harm, a_rank_that_waits_in_a_loop_of_mpi_test_computes_nothing_there_in_eve
 	rank_said_free(&said);
 }
 
+/* The rank the title of `screen` names ("MPI rank 1 of 3"). */
+static unsigned rank_titled(const char *screen)
+{
+	const char *at = strstr(screen, ", MPI rank ");
+	cr_assert(at != NULL, "%s", screen);
+	return (unsigned)atoi(at + strlen(", MPI rank "));
+}
+
 /*
  * taskprobe top -- mpirun --oversubscribe -np `ranks` `program` `mode` in terminal `t`, as a user
- * without root: the rank its title names first, once it names one ("MPI rank 1 of 3").
+ * without root, once its title names a rank ("MPI rank 1 of 3"); then n, which pins the choice:
+ * returns the rank shown. Until a key chose, the console goes on by itself to a rank not yet
+ * shown when the one shown ends (the title read before n could be a rank left already, and n
+ * from the next one came back to it). The help, asked after n, is drawn once n was handled.
  */
 static unsigned top_on_a_job(struct tp_terminal *t, const char *program, const char *mode,
 			     unsigned ranks)
@@ -466,11 +477,16 @@ static unsigned top_on_a_job(struct tp_terminal *t, const char *program, const c
 			   tp_unprivileged_copy(program), mode) > 0);
 	tp_terminal_start(t, command, 200, 40, true);
 	free(command);
-	char *screen = tp_terminal_wait_for(t, ", MPI rank ", 60000);
-	unsigned first = (unsigned)atoi(strstr(screen, ", MPI rank ") + strlen(", MPI rank "));
+	free(tp_terminal_wait_for(t, ", MPI rank ", 60000));
+	tp_terminal_keys(t, "n");
+	tp_terminal_keys(t, "?");
+	free(tp_terminal_wait_for(t, "the run's next (previous) process", 10000));
+	tp_terminal_keys(t, "?");
+	char *screen = tp_terminal_wait_for(t, ", MPI rank ", 10000);
+	unsigned pinned = rank_titled(screen);
 	free(screen);
-	cr_assert_lt(first, ranks);
-	return first;
+	cr_assert_lt(pinned, ranks);
+	return pinned;
 }
 
 /* n (ranks times) and N (twice) show each rank of `ranks` in turn from `first`, by rank, in a
