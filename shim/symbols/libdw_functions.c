@@ -32,6 +32,7 @@ static const struct {
 	DW_SYMBOL(next_unit, dwarf_next_unit),
 	DW_SYMBOL(offdie, dwarf_offdie),
 	DW_SYMBOL(haspc, dwarf_haspc),
+	DW_SYMBOL(ranges, dwarf_ranges),
 	DW_SYMBOL(entrypc, dwarf_entrypc),
 	DW_SYMBOL(getsrc_die, dwarf_getsrc_die),
 	DW_SYMBOL(lineno, dwarf_lineno),

@@ -25,6 +25,7 @@ struct tp_libdw {
 			 uint8_t *, uint8_t *, uint64_t *, Dwarf_Off *);
 	Dwarf_Die *(*offdie)(Dwarf *, Dwarf_Off, Dwarf_Die *);
 	int (*haspc)(Dwarf_Die *, Dwarf_Addr);
+	ptrdiff_t (*ranges)(Dwarf_Die *, ptrdiff_t, Dwarf_Addr *, Dwarf_Addr *, Dwarf_Addr *);
 	int (*entrypc)(Dwarf_Die *, Dwarf_Addr *);
 	Dwarf_Line *(*getsrc_die)(Dwarf_Die *, Dwarf_Addr);
 	int (*lineno)(Dwarf_Line *, int *);

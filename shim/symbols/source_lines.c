@@ -14,6 +14,7 @@
 
 #include "libdw_functions.h"
 #include "real_symbol.h"
+#include "unit_functions.h"
 
 /* Where Debian (and most distributions) put separate debug files. */
 #define DEBUG_DIR      "/usr/lib/debug"
@@ -172,6 +173,7 @@ static Dwfl *get_session(void)
 	uint32_t seen = __atomic_load_n(&unloads, __ATOMIC_ACQUIRE);
 	if (session != NULL && !offline && seen != unloads_listed) {
 		/* the list ended whatever the read gave (tried again at the next name if it failed) */
+		tp_unit_functions_forget(); /* their DIEs are the session's */
 		tp_dw.report_begin(session);
 		bool read = tp_dw.linux_proc_report(session, getpid()) == 0;
 		if (tp_dw.report_end(session, NULL, NULL) == 0 && read)
@@ -258,6 +260,7 @@ static bool loaded_range(Elf *elf, uintptr_t bias, Dwarf_Addr *low, Dwarf_Addr *
 
 bool tp_source_lines_use_modules(const struct tp_source_module *modules, size_t n)
 {
+	tp_unit_functions_forget(); /* their DIEs are the session's */
 	if (session != NULL)
 		tp_dw.end(session);
 	session = NULL;
@@ -341,6 +344,7 @@ static Dwfl_Module *module_of(Dwfl *dwfl, uintptr_t address)
 {
 	Dwfl_Module *mod = tp_dw.addrmodule(dwfl, address);
 	if (mod == NULL && !offline) {
+		tp_unit_functions_forget(); /* their DIEs are the session's */
 		tp_dw.report_begin(dwfl);
 		tp_dw.linux_proc_report(dwfl, getpid());
 		tp_dw.report_end(dwfl, NULL, NULL);
@@ -373,20 +377,6 @@ static Dwarf_Die *unit_of(Dwfl_Module *mod, uintptr_t address, Dwarf_Addr *bias,
 	return NULL;
 }
 
-/*
- * Whether a function is one the compiler made, whose name means nothing to the person who wrote
- * the construct: marked artificial (GCC's "main._omp_fn.0", clang's ".omp_task_entry."), or named
- * so (tp_compiler_made_name: clang's ".omp_outlined._debug__.N", which it does not mark).
- */
-static bool compiler_made(Dwarf_Die *die, const char *name)
-{
-	Dwarf_Attribute attr;
-	bool artificial = false;
-	if (tp_dw.attr_integrate(die, DW_AT_artificial, &attr) != NULL)
-		(void)tp_dw.formflag(&attr, &artificial);
-	return artificial || tp_compiler_made_name(name);
-}
-
 size_t tp_gcc_outlined_from(const char *name)
 {
 	static const char *const suffixes[] = {"._omp_fn.", "._omp_cpyfn."};
@@ -403,95 +393,40 @@ bool tp_compiler_made_name(const char *name)
 	return name[0] == '.' || tp_gcc_outlined_from(name) != 0;
 }
 
-static const char *name_of(Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	return tp_dw.attr_integrate(die, DW_AT_name, &attr) != NULL ? tp_dw.formstring(&attr)
-								    : NULL;
-}
-
-/* Whether code can lie under a DIE of this tag: functions, blocks, and what holds functions. */
-static bool may_hold_code(int tag)
-{
-	switch (tag) {
-	case DW_TAG_subprogram:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_lexical_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-		return true;
-	default:
-		return false;
-	}
-}
-
-#define WALK_DEPTH_MAX 64
-
 /*
- * The function at a code address, found by walking the unit's DIEs. libdw's dwarf_getscopes
- * descends only into DIEs whose ranges hold the address, and GCC nests an outlined OpenMP region
- * ("main._omp_fn.0") inside its function's DIE but outside its ranges: every DIE that may hold
- * code is visited, and the deepest function holding the address wins.
+ * The function at a code address: of the unit's functions (unit_functions.h: every DIE that may
+ * hold code, GCC's outlined regions nested in their function's DIE outside its ranges too), the
+ * deepest holding the address wins.
  */
+#define HOLDING_MAX 66 /* the walk's depth (64) and two */
 struct function_search {
 	Dwarf_Addr pc;
-	int depth;               /* of the innermost function found; -1: none yet */
-	Dwarf_Die innermost;     /* the innermost function holding pc, inlined or not */
-	const char *name;        /* its name */
-	bool made;               /* whether the compiler made it */
-	const char *around;      /* the nearest function around it that the compiler did not make */
-	const char *user_around; /* while walking: the same for the DIE being visited */
+	int depth;           /* of the innermost function found; -1: none yet */
+	Dwarf_Die innermost; /* the innermost function holding pc, inlined or not */
+	const char *name;    /* its name */
+	bool made;           /* whether the compiler made it */
+	const char *around;  /* the nearest function around it that the compiler did not make */
 	/* the functions holding pc, outermost first: a function and what is inlined in it */
-	Dwarf_Die holding[WALK_DEPTH_MAX + 2];
+	Dwarf_Die holding[HOLDING_MAX];
 	int n_holding;
 };
 
-static void find_function(Dwarf_Die *parent, int depth, struct function_search *s)
+static void find_function(const struct tp_unit_functions *u, struct function_search *s)
 {
-	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
-		return;
-	do {
-		int tag = tp_dw.tag(&child);
-		if (!may_hold_code(tag))
+	for (size_t i = 0; u != NULL && i < u->n_functions; i++) {
+		const struct tp_unit_function *f = &u->functions[i];
+		Dwarf_Die die = f->die;
+		if (f->depth <= s->depth || s->pc < f->low || s->pc >= f->high ||
+		    tp_dw.haspc(&die, s->pc) <= 0)
 			continue;
-		const char *around = s->user_around;
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			const char *name = name_of(&child);
-			bool made = name == NULL || compiler_made(&child, name);
-			if (name != NULL && depth > s->depth && tp_dw.haspc(&child, s->pc) > 0) {
-				s->depth = depth;
-				s->innermost = child;
-				s->name = name;
-				s->made = made;
-				s->around = around;
-				if (s->n_holding < WALK_DEPTH_MAX + 2)
-					s->holding[s->n_holding++] = child;
-			}
-			if (!made)
-				s->user_around = name;
-		}
-		find_function(&child, depth + 1, s);
-		s->user_around = around;
-	} while (tp_dw.siblingof(&child, &child) == 0);
-}
-
-/*
- * The file a function is declared in. DWARF 5 numbers the unit's primary file 0, which libdw
- * 0.188's dwarf_decl_file takes for no file: that one is the unit's own name.
- */
-static const char *declared_in(Dwarf_Die *unit, Dwarf_Die *die)
-{
-	const char *file = tp_dw.decl_file(die);
-	Dwarf_Attribute attr;
-	Dwarf_Word index;
-	if (file == NULL && tp_dw.attr_integrate(die, DW_AT_decl_file, &attr) != NULL &&
-	    tp_dw.formudata(&attr, &index) == 0 && index == 0)
-		file = name_of(unit);
-	return file;
+		s->depth = f->depth;
+		s->innermost = die;
+		s->name = f->name;
+		s->made = f->made;
+		s->around = f->around;
+		if (s->n_holding < HOLDING_MAX)
+			s->holding[s->n_holding++] = die;
+	}
 }
 
 /* Whether two file names from one unit's tables name the same file (else: the same base name). */
@@ -513,29 +448,18 @@ static bool same_file(const char *a, const char *b)
  * inlined) in the same file, the one whose declaration line is the greatest at or before `line`
  * (C has no nested functions: the construct lies in the last function that starts before it).
  */
-static void function_before(Dwarf_Die *unit, Dwarf_Die *parent, int depth, const char *file,
-			    int line, const char **best, int *best_line)
+static const char *function_before(const struct tp_unit_functions *u, const char *file, int line)
 {
-	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
-		return;
-	do {
-		int tag = tp_dw.tag(&child);
-		if (tag == DW_TAG_subprogram && !tp_dw.hasattr(&child, DW_AT_declaration)) {
-			const char *name = name_of(&child);
-			int decl = 0;
-			if (name != NULL && !compiler_made(&child, name) &&
-			    tp_dw.decl_line(&child, &decl) == 0 && decl <= line &&
-			    decl > *best_line && same_file(declared_in(unit, &child), file)) {
-				*best = name;
-				*best_line = decl;
-			}
+	const char *best = NULL;
+	int best_line = 0;
+	for (size_t i = 0; u != NULL && i < u->n_declared; i++) {
+		const struct tp_unit_declared *d = &u->declared[i];
+		if (d->line <= line && d->line > best_line && same_file(d->file, file)) {
+			best = d->name;
+			best_line = d->line;
 		}
-		/* functions live at the top, or in namespaces and classes (C++) */
-		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		    tag == DW_TAG_structure_type || tag == DW_TAG_module)
-			function_before(unit, &child, depth + 1, file, line, best, best_line);
-	} while (tp_dw.siblingof(&child, &child) == 0);
+	}
+	return best;
 }
 
 /*
@@ -617,14 +541,14 @@ static bool inlined_from_system_header(Dwarf_Die *unit, struct function_search *
 {
 	int i = s->n_holding - 1;
 	while (i > 0 && tp_dw.tag(&s->holding[i]) == DW_TAG_inlined_subroutine &&
-	       system_header(declared_in(unit, &s->holding[i])))
+	       system_header(tp_die_declared_in(unit, &s->holding[i])))
 		i--;
 	if (i == s->n_holding - 1)
 		return false;
 	Dwarf_Attribute attr;
 	Dwarf_Word call_line = 0;
-	const char *name = name_of(&s->holding[i]);
-	if (name == NULL || compiler_made(&s->holding[i], name) ||
+	const char *name = tp_die_name(&s->holding[i]);
+	if (name == NULL || tp_die_compiler_made(&s->holding[i], name) ||
 	    tp_dw.attr_integrate(&s->holding[i + 1], DW_AT_call_line, &attr) == NULL ||
 	    tp_dw.formudata(&attr, &call_line) != 0 || call_line == 0)
 		return false;
@@ -641,8 +565,9 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 	Dwarf_Line *line = unit != NULL ? tp_dw.getsrc_die(unit, address - bias) : NULL;
 	if (line == NULL)
 		return false;
+	const struct tp_unit_functions *functions = tp_unit_functions_of(unit);
 	struct function_search s = {.pc = address - bias, .depth = -1};
-	find_function(unit, 0, &s);
+	find_function(functions, &s);
 	/* no function's DIE holds it, yet a line does: a thunk GCC made of an outlined region whose
 	 * code is another's (identical code folded: "main._omp_fn.1: jmp main._omp_fn.0"), named by
 	 * its line and the function written before it (function_before, below) */
@@ -668,7 +593,7 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 	if (!thunk && system_header(file) &&
 	    inlined_from_system_header(unit, &s, &caller, &lineno)) {
 		/* the program's line that called into the header, in its function's file */
-		const char *declared = declared_in(unit, &s.holding[0]);
+		const char *declared = tp_die_declared_in(unit, &s.holding[0]);
 		file = declared != NULL ? declared : file;
 		const char *caller_file = strrchr(file, '/');
 		snprintf(out, size, "%s (%s:%s%d)", caller,
@@ -680,10 +605,8 @@ static bool line_in(Dwfl_Module *mod, uintptr_t address, char *out, size_t size)
 	 * regions in their function's DIE; clang's stand alone (function_before).
 	 */
 	const char *function = s.made ? s.around : s.name;
-	if (function == NULL) {
-		int before = 0;
-		function_before(unit, unit, 0, file, lineno, &function, &before);
-	}
+	if (function == NULL)
+		function = function_before(functions, file, lineno);
 	size_t outlined_from = s.made ? tp_gcc_outlined_from(s.name) : 0;
 	int length = function != NULL ? (int)strlen(function) : 0;
 	if (function == NULL && outlined_from != 0) {
@@ -721,6 +644,7 @@ static size_t unloaded_id_size;
 
 static void close_unloaded_session(void)
 {
+	tp_unit_functions_forget(); /* their DIEs are the session's */
 	if (unloaded_session != NULL)
 		tp_dw.end(unloaded_session);
 	unloaded_session = NULL;
@@ -774,6 +698,7 @@ void tp_source_lines_close(void)
 		tp_libdw_unload();
 		return;
 	}
+	tp_unit_functions_forget(); /* their DIEs are the session's */
 	if (session != NULL)
 		tp_dw.end(session);
 	session = NULL;
