@@ -349,3 +349,58 @@ Test(openmp, a_taskgroup_wait_that_runs_its_tasks_is_one_wait, .timeout = 180)
 		     switched);
 	tp_run_free(&run);
 }
+
+/*
+ * The program's own threads that run a parallel region (omp_root_threads: four, one after
+ * another, each a region of one thread spawning two tasks): libomp ends each one's initial task
+ * in the thread's thread-specific data's destructors, after its start routine. Its thread-stop
+ * came before that end, and every consumer lost it (the recording said "12 events were not
+ * recorded"; 20,000 such threads filled the live statistics with initial tasks alive): each
+ * thread's four tasks (initial, implicit, two explicit) now terminate on it before its stop.
+ */
+Test(openmp, a_root_threads_initial_task_ends_before_its_thread_stops, .timeout = 180)
+{
+	struct tp_run run;
+	run_openmp(openmp_target("omp_root_threads"), "4", NULL, &run);
+	cr_expect_str_eq(run.out, "8 tasks run\n");
+	unsigned roots = 0;
+	for (size_t i = 0; i < tp_count(&run, "thread__start", 0); i++) {
+		uint64_t tid = tp_nth(&run, "thread__start", 0, i)->tid;
+		size_t ended = tp_count(&run, "task__terminate", tid);
+		if (ended == 0)
+			continue;
+		roots++;
+		cr_expect_eq(ended, 4, "thread %llu: %zu tasks terminated", (unsigned long long)tid,
+			     ended);
+		cr_assert_eq(tp_count(&run, "thread__stop", tid), 1);
+		cr_expect_lt(tp_nth(&run, "task__terminate", tid, ended - 1)->nsecs,
+			     tp_nth(&run, "thread__stop", tid, 0)->nsecs,
+			     "thread %llu's last task ended after its thread-stop",
+			     (unsigned long long)tid);
+	}
+	cr_expect_eq(roots, 4);
+	tp_run_free(&run);
+}
+
+/* The same without root: the exit report has no task left alive, the recording lost nothing. */
+Test(openmp, a_root_threads_initial_task_is_recorded_and_reported_ended, .timeout = 180)
+{
+	const char *argv[] = {openmp_target("omp_root_threads"), "4", NULL};
+	char dir[] = "/tmp/taskprobe-roots-XXXXXX", record[80], analyze[160];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(record, sizeof record, "TASKPROBE_RECORD=%s/rec", dir);
+	struct tp_run run;
+	tp_use_private_shim();
+	tp_run(TP_PRELOADED, argv, (const char *[]){record, "TASKPROBE_REPORT=stderr", NULL}, &run);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect_null(strstr(run.err, "never terminated"), "%s", run.err);
+	cr_expect_null(strstr(run.err, "not recorded"), "%s", run.err);
+	tp_run_free(&run);
+	snprintf(analyze, sizeof analyze, "%s/rec", dir);
+	tp_run(TP_PLAIN, (const char *[]){TP_TIMELINE, "--analyze", analyze, NULL}, NULL, &run);
+	cr_expect(strstr(run.out, ": 16 tasks ended, on 4 threads") != NULL, "%s%s", run.out,
+		  run.err);
+	tp_run_free(&run);
+	unlink(analyze);
+	rmdir(dir);
+}
