@@ -644,6 +644,8 @@ void analysis_add(struct analysis *a, const struct timeline_event *e)
 {
 	if (a->stopped || a->finished)
 		return;
+	if (a->first_event_ns == 0 || e->ns < a->first_event_ns)
+		a->first_event_ns = e->ns;
 	struct proc *p = proc_of(a, e);
 	struct thread *th = p != NULL ? thread_of(a, p, e->tid) : NULL;
 	/* an event after the exit's start happens at it, as the live statistics count it (live.c:

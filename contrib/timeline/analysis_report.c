@@ -428,11 +428,11 @@ void analysis_report(struct analysis *a, FILE *out, bool utf8)
 	report_taskless(a, out, shown, &first);
 	if (a->stopped)
 		fprintf(out,
-			"the analysis stopped at %.3f s of the recording: over its memory bound "
+			"the analysis stopped %.3f s into the recording: over its memory bound "
 			"(%u MiB of its own, %u MiB for the converter in all); the figures are up "
 			"to "
 			"there\n",
-			(double)a->stopped_ns / 1e9, ANALYSIS_MAX_BYTES >> 20,
+			(double)(a->stopped_ns - a->first_event_ns) / 1e9, ANALYSIS_MAX_BYTES >> 20,
 			(unsigned)(a->resident_max >> 20));
 	if (a->unknown_polls > 0)
 		fprintf(out,
