@@ -241,8 +241,8 @@ struct analysis {
 	bool stopped; /* over ANALYSIS_MAX_BYTES, or the converter over ANALYSIS_RESIDENT_MAX */
 	uint64_t stopped_ns;
 	uint64_t first_event_ns; /* the recording's first event (0: none yet): where it starts */
-	uint64_t unknown_polls; /* polls of tasks never spawned in the recording */
-	bool finished;          /* the polls open at the end were ended there (analysis_finish) */
+	uint64_t unknown_polls;  /* polls of tasks never spawned in the recording */
+	bool finished;           /* the polls open at the end were ended there (analysis_finish) */
 };
 
 /* The figures of site `site` as process `p` counts them: its own row for no site. */

@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -34,38 +33,11 @@ struct thread_start {
 
 /* The thread's record: its own until it ends, past its start routine's frame. */
 static __thread struct tp_running_thread running_self __attribute__((tls_model("initial-exec")));
-static __thread unsigned destructor_rounds __attribute__((tls_model("initial-exec")));
 
-/* The key whose destructor stops the thread, once the others have run (0: none could be made). */
-static pthread_key_t stop_key;
-static bool stop_key_made;
-static pthread_once_t stop_key_once = PTHREAD_ONCE_INIT;
-
-/*
- * The thread's stop, as a destructor of its thread-specific data: glibc runs every key's
- * destructor in rounds while any value is set, PTHREAD_DESTRUCTOR_ITERATIONS at most; this one
- * sets its value again until the last round, so that the others' (in any order of keys) ran
- * before it in each earlier one.
- */
-static void stop_after_destructors(void *running)
-{
-	if (++destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS &&
-	    pthread_setspecific(stop_key, running) == 0)
-		return;
-	tp_threads_stopped(running);
-}
-
-static void make_stop_key(void)
-{
-	stop_key_made = pthread_key_create(&stop_key, stop_after_destructors) == 0;
-}
-
-/* The routine ended (returned, exited or was cancelled): the stop after the destructors, or now
- * if the key could not be made or set. */
+/* The routine ended (returned, exited or was cancelled): the stop after the destructors. */
 static void thread_stopped(void *running)
 {
-	if (!stop_key_made || pthread_setspecific(stop_key, running) != 0)
-		tp_threads_stopped(running);
+	tp_threads_stop_after_destructors(running);
 }
 
 static void *trampoline(void *p)
@@ -92,7 +64,6 @@ TP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return fn(thread, attr, routine, arg);
 
 	int saved_errno = errno;
-	pthread_once(&stop_key_once, make_stop_key);
 	struct thread_start *start = malloc(sizeof *start);
 	errno = saved_errno;
 	if (start == NULL) /* run the thread untraced rather than fail the program */

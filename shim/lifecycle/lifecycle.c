@@ -170,6 +170,7 @@ __attribute__((constructor)) static void start(void)
 	tp_real_functions_resolve();
 	tp_lifecycle_when_program_runs(before_destructors);
 	tp_thread_state_start();
+	tp_threads_start();
 	tp_spawn_stack_own_module((const void *)start); /* its frames are never the program's */
 	/* a plug-in's code named after its dlclose (the exit report's sites) */
 	tp_source_lines_find_unloaded(tp_code_module_held);

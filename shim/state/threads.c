@@ -4,6 +4,7 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 
 #include "clock.h"
@@ -71,6 +72,39 @@ void tp_threads_stopped(struct tp_running_thread *t)
 		tp_thread_named_worker_end(t->self);
 		tp_fire_thread_stop((uint64_t)t->tid, true);
 	}
+}
+
+/* The key whose destructor stops a thread, made at the shim's start (a slot the program never
+ * had: a stale pthread_key_delete of its own cannot reach it); none if it could not be. */
+static pthread_key_t stop_key;
+static bool stop_key_made;
+static __thread unsigned destructor_rounds __attribute__((tls_model("initial-exec")));
+
+/*
+ * A thread's stop, as a destructor of its thread-specific data: glibc runs every key's
+ * destructor in rounds while any value is set, PTHREAD_DESTRUCTOR_ITERATIONS at most. This one
+ * sets its value again for two rounds: every destructor that does not (libomp's, which ends a
+ * root thread's initial task) ran in the first, in any order of keys; and the sanitizers' own
+ * thread teardown, kept for the last round, is still to come (TSan's interceptors, reached by
+ * the stop's unlock, crashed on a thread torn down).
+ */
+static void stop_after_destructors(void *running)
+{
+	if (++destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS - 1 &&
+	    pthread_setspecific(stop_key, running) == 0)
+		return;
+	tp_threads_stopped(running);
+}
+
+void tp_threads_start(void)
+{
+	stop_key_made = pthread_key_create(&stop_key, stop_after_destructors) == 0;
+}
+
+void tp_threads_stop_after_destructors(struct tp_running_thread *t)
+{
+	if (!stop_key_made || pthread_setspecific(stop_key, t) != 0)
+		tp_threads_stopped(t);
 }
 
 /*

@@ -29,6 +29,16 @@ void tp_threads_started(struct tp_running_thread *t, uintptr_t routine, uint64_t
 /* The thread of `t` ends (on itself): thread-stop fires unless the process's exit fired it. */
 void tp_threads_stopped(struct tp_running_thread *t);
 
+/*
+ * The thread of `t` (a record that lives as long as the thread: its TLS) ended its start
+ * routine: tp_threads_stopped once its thread-specific data's destructors ran (libomp ends a
+ * root thread's initial task there), or now if that cannot be arranged.
+ */
+void tp_threads_stop_after_destructors(struct tp_running_thread *t);
+
+/* Makes the key whose destructor stops threads: at the shim's start. */
+void tp_threads_start(void);
+
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_threads_prepare_fork(void); /* the running-thread list locked */
 void tp_threads_parent_after_fork(void);

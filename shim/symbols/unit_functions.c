@@ -173,18 +173,35 @@ static void forget(struct kept *k)
 	*k = (struct kept){0};
 }
 
+/* The bytes of the lists kept together at most: a unit's list of a heavily inlined C++ unit is
+ * tens of MiB, and a traced program's session lives as long as it does. */
+#define KEPT_BYTES_MAX (64u << 20)
+
+static size_t bytes_of(const struct kept *k)
+{
+	return k->functions_room * sizeof *k->functions + k->declared_room * sizeof *k->declared;
+}
+
 const struct tp_unit_functions *tp_unit_functions_of(Dwarf_Die *unit)
 {
 	for (unsigned i = 0; i < UNITS_KEPT; i++)
 		if (kept[i].unit != NULL && kept[i].unit == unit->addr)
 			return &kept[i].list;
+	/* listed first, so that a list that cannot be made takes no kept one's place */
+	struct kept fresh = {0};
+	if (!list_functions(&fresh, unit, 0, NULL) || !list_declared(&fresh, unit, unit, 0)) {
+		forget(&fresh);
+		return NULL;
+	}
+	size_t bytes = bytes_of(&fresh);
+	for (unsigned i = 0; i < UNITS_KEPT; i++)
+		bytes += bytes_of(&kept[i]);
+	if (bytes > KEPT_BYTES_MAX)
+		tp_unit_functions_forget();
 	struct kept *k = &kept[next_replaced];
 	next_replaced = (next_replaced + 1) % UNITS_KEPT;
 	forget(k);
-	if (!list_functions(k, unit, 0, NULL) || !list_declared(k, unit, unit, 0)) {
-		forget(k);
-		return NULL;
-	}
+	*k = fresh;
 	k->unit = unit->addr;
 	k->list.functions = k->functions;
 	k->list.declared = k->declared;
