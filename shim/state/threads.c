@@ -98,12 +98,18 @@ static void stop_after_destructors(void *running)
 
 void tp_threads_start(void)
 {
-	stop_key_made = pthread_key_create(&stop_key, stop_after_destructors) == 0;
+	pthread_key_t key;
+	if (pthread_key_create(&key, stop_after_destructors) != 0)
+		return;
+	stop_key = key;
+	/* a library's constructor before the shim's may have started a thread already */
+	__atomic_store_n(&stop_key_made, true, __ATOMIC_RELEASE);
 }
 
 void tp_threads_stop_after_destructors(struct tp_running_thread *t)
 {
-	if (!stop_key_made || pthread_setspecific(stop_key, t) != 0)
+	if (!__atomic_load_n(&stop_key_made, __ATOMIC_ACQUIRE) ||
+	    pthread_setspecific(stop_key, t) != 0)
 		tp_threads_stopped(t);
 }
 
