@@ -398,7 +398,7 @@ bool tp_compiler_made_name(const char *name)
  * hold code, GCC's outlined regions nested in their function's DIE outside its ranges too), the
  * deepest holding the address wins.
  */
-#define HOLDING_MAX 66 /* the walk's depth (64) and two */
+#define HOLDING_MAX (TP_UNIT_WALK_DEPTH_MAX + 2) /* a function at each depth, and room */
 struct function_search {
 	Dwarf_Addr pc;
 	int depth;           /* of the innermost function found; -1: none yet */

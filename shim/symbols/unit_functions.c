@@ -11,7 +11,6 @@
 #include "libdw_functions.h"
 #include "source_lines.h"
 
-#define WALK_DEPTH_MAX 64
 /* Units kept: the exit report names a module's sites in a row, a unit's mostly together. */
 #define UNITS_KEPT 4
 
@@ -107,7 +106,7 @@ static bool bounds(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
 static bool list_functions(struct kept *k, Dwarf_Die *parent, int depth, const char *around)
 {
 	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
+	if (depth > TP_UNIT_WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
 		return true;
 	do {
 		int tag = tp_dw.tag(&child);
@@ -142,7 +141,7 @@ static bool list_functions(struct kept *k, Dwarf_Die *parent, int depth, const c
 static bool list_declared(struct kept *k, Dwarf_Die *unit, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die child;
-	if (depth > WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
+	if (depth > TP_UNIT_WALK_DEPTH_MAX || tp_dw.child(parent, &child) != 0)
 		return true;
 	do {
 		int tag = tp_dw.tag(&child);

@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How deep the walk goes below a unit: a function's depth is at most this. */
+#define TP_UNIT_WALK_DEPTH_MAX 64
+
 /* A function or inlined call with code, as the walk met it (outer ones before those inside). */
 struct tp_unit_function {
 	Dwarf_Die die;
