@@ -679,3 +679,5 @@ static inline struct tp_live_factors tp_live_graph_factors(const struct tp_live_
 
 /* The parallel regions' figures (and a barrier's phases'), every reader's. */
 #include "taskprobe_regions.h"
+/* A path's time by site, every reader's. */
+#include "taskprobe_path_sites.h"

@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 18
+#define TP_LIVE_VERSION 19
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -191,6 +191,34 @@ enum tp_roi_marker {
 	TP_ROI_BY_MPI_WINDOW = 2,
 };
 
+/*
+ * The span's commits (version 19): a time-step code's critical path runs through every region of
+ * every step, more sites than a path keeps (TP_LIVE_PATH_SITES). When OpenMP's initial task goes
+ * on after an outermost region's join, every path the program makes later starts from its path
+ * there: its time by site is committed, here, and the path keeps one place for all of it (tag 0,
+ * its fragments word TP_LIVE_PATH_COMMITTED | the commit's label), so its other places are free
+ * for the next region's sites. Snapshot `label % TP_LIVE_COMMITS` holds the whole committed time
+ * by site row of the commit labelled `label` (the base it was made on, itself a commit or none,
+ * plus the path's places then); a reader of a path with a committed place reads the snapshot of
+ * its label while that is among the last TP_LIVE_COMMITS (tp_live_path_sites_read), inside
+ * `seq`. A path that lost a join to an older one (a worker preempted after its region's barrier)
+ * still reads its own label's snapshot; one older than that says its committed time as in sites
+ * not kept.
+ */
+#define TP_LIVE_COMMITS 4
+struct tp_live_commit {
+	uint64_t other_ns;                 /* its time in sites the paths did not keep */
+	uint64_t ns[TP_LIVE_SITES];        /* by site row */
+	uint32_t fragments[TP_LIVE_SITES]; /* by site row, TP_LIVE_PATH_SINCE_LOSS: at least */
+};
+struct tp_live_commits {
+	uint32_t seq;   /* odd while a commit writes a snapshot */
+	uint32_t count; /* commits made: the last one's label (0: none) */
+	uint32_t rows;  /* rows at and past this are 0 in every snapshot */
+	uint32_t reserved;
+	struct tp_live_commit snapshots[TP_LIVE_COMMITS];
+};
+
 struct tp_live_header {
 	char magic[8];        /* TP_LIVE_MAGIC */
 	uint32_t version;     /* TP_LIVE_VERSION */
@@ -247,6 +275,7 @@ struct tp_live_header {
 	/* an MPI rank's in MPI_COMM_WORLD, and the world's size, from its MPI_Init's end (version
 	 * 16; mpi_size 0: none known, mpi_size stored last): what a reader names a rank by */
 	uint32_t mpi_rank, mpi_size;
+	struct tp_live_commits commits; /* the span's committed time by site (version 19) */
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -345,9 +374,13 @@ struct tp_live_module {
 #define TP_LIVE_PATH_NS_BITS 56 /* 2^56 ns is 2.2 years; a tag in the byte above */
 #define TP_LIVE_PATH_NS_MASK ((1ull << TP_LIVE_PATH_NS_BITS) - 1)
 /* The row of a used place `v` (not 0): its tag less one. Rows fit a byte's tags 1 to 255. */
-#define TP_LIVE_PATH_ROW_OF(v)      ((uint32_t)((v) >> TP_LIVE_PATH_NS_BITS) - 1)
-#define TP_LIVE_PATH_SINCE_LOSS     (1u << 31)
-#define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_SINCE_LOSS - 1)
+#define TP_LIVE_PATH_ROW_OF(v)  ((uint32_t)((v) >> TP_LIVE_PATH_NS_BITS) - 1)
+#define TP_LIVE_PATH_SINCE_LOSS (1u << 31)
+/* A place of tag 0 whose fragments word has this bit: the path's committed time (version 19:
+ * struct tp_live_commits), the commit's label in the bits below it. */
+#define TP_LIVE_PATH_COMMITTED      (1u << 30)
+#define TP_LIVE_PATH_LABEL_MASK     (TP_LIVE_PATH_COMMITTED - 1)
+#define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_COMMITTED - 1)
 struct tp_live_path {
 	uint64_t ns;
 	/* the same path burdened: with the delay before each of its fragments started

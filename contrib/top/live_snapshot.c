@@ -266,21 +266,24 @@ static void read_graph(struct snapshot_read *r, const struct tp_live_thread *slo
 		}
 		path = &g.open_from;
 	}
-	/* the path's time by site: never more than the path, whatever a torn read gave */
-	uint64_t kept = 0;
-	struct tp_live_path_site s;
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		if (!tp_live_path_site_read(path, k, kept, &s))
+	/* the path's time by site (its places and its commit's): never more than the path,
+	 * whatever a torn read gave */
+	static struct tp_live_path_sites read; /* a row each: too large a local */
+	tp_live_path_sites_read(&((const struct tp_live_header *)r->f->map)->commits, path, &read);
+	uint64_t other = read.other_ns;
+	for (unsigned i = 0; i < read.n; i++) {
+		const struct tp_live_path_site *s = &read.sites[i];
+		struct site_view *site = r->by_row[s->row];
+		if (site == NULL) {
+			other += s->ns;
 			continue;
-		struct site_view *site = r->by_row[s.row];
-		if (site == NULL)
-			continue;
-		site->path_ns += s.ns;
-		site->path_fragments += s.fragments;
-		site->path_at_least |= s.at_least;
-		kept += s.ns;
+		}
+		site->path_ns += s->ns;
+		site->path_fragments += s->fragments;
+		site->path_at_least |= s->at_least;
 	}
-	out->path_other_ns = out->path_ns - open_kept - kept;
+	/* the span past `path`: the fragment going on, in its site's if that has a line */
+	out->path_other_ns = other + tp_live_since(out->path_ns, path->ns + open_kept);
 }
 
 /*

@@ -388,6 +388,8 @@ static inline __attribute__((always_inline)) void poll_started(struct tp_live_th
 		if (s->graph_first_ns == 0)
 			set64(&s->graph_first_ns, now);
 		if (row == TP_LIVE_NO_SITE) {
+			if (__builtin_expect(local.commit_due, 0))
+				live_commit();
 			live_initial_path_is(now);
 			if (initial_slot != s)
 				__atomic_store_n(&initial_slot, s, __ATOMIC_RELEASE);

@@ -218,6 +218,9 @@ struct live_local {
 	 * (0: none) and its fork's moment, for its row's region_time_ns (live_region_forked) */
 	uint64_t fork_task, fork_ns;
 	uint32_t fork_row;
+	/* it joined an outermost region since it last polled OpenMP's initial task: that task's
+	 * next poll commits its path (tp_span_commit) */
+	bool commit_due;
 	/* the task sites it asked the rows of last, and those rows (task_row), the last first */
 	uint32_t row_site[2], site_row[2];
 	bool busy;              /* inside an update: a signal handler's event is dropped */
@@ -459,6 +462,18 @@ static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t 
 	set32(&local.slot->fork_row, 0);
 	add(&local.rows[local.fork_row].region_time_ns, now - local.fork_ns);
 	local.fork_task = 0;
+	local.commit_due = true;
+}
+
+/*
+ * OpenMP's initial task goes on after an outermost region's join on the calling thread: its
+ * path is committed (tp_span_commit), which frees its places for the next region's sites. Out
+ * of line: once a region.
+ */
+static __attribute__((noinline, cold, unused)) void live_commit(void)
+{
+	local.commit_due = false;
+	tp_span_thread_commits(&local.span, &header->commits, TP_LIVE_NO_SITE);
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */

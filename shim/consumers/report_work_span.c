@@ -258,24 +258,29 @@ static void syncs(FILE *out, const struct tp_live_thread *slots, const struct tp
 }
 
 /*
- * The time of path `longest` by site, into the sites' lines (`line_at` by row): never more than
- * the path, whatever a torn read gave (the console's rule: live_snapshot.c). Returns its time in
- * sites it did not keep (tp_live_no_share_words).
+ * The time of path `longest` by site (its places and its commit's: tp_live_path_sites_read), into
+ * the sites' lines (`line_at` by row): never more than the path, whatever a torn read gave (the
+ * console's rule: live_snapshot.c). Returns its time in sites it did not keep
+ * (tp_live_no_share_words).
  */
-static uint64_t path_sites(const struct tp_live_path *longest, const uint32_t *line_at)
+static uint64_t path_sites(const struct tp_live_header *h, const struct tp_live_path *longest,
+			   const uint32_t *line_at)
 {
-	uint64_t kept = 0;
-	struct tp_live_path_site s;
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		if (!tp_live_path_site_read(longest, k, kept, &s) || line_at[s.row] == UINT32_MAX)
+	static struct tp_live_path_sites read; /* a row each: too large a local */
+	tp_live_path_sites_read(&h->commits, longest, &read);
+	uint64_t other = read.other_ns;
+	for (unsigned i = 0; i < read.n; i++) {
+		const struct tp_live_path_site *s = &read.sites[i];
+		if (line_at[s->row] == UINT32_MAX) {
+			other += s->ns;
 			continue;
-		struct site_figures *f = &figures[line_at[s.row]];
-		f->path_ns += s.ns;
-		f->path_fragments += s.fragments;
-		f->path_at_least |= s.at_least;
-		kept += s.ns;
+		}
+		struct site_figures *f = &figures[line_at[s->row]];
+		f->path_ns += s->ns;
+		f->path_fragments += s->fragments;
+		f->path_at_least |= s->at_least;
 	}
-	return longest->ns - kept;
+	return other;
 }
 
 /* The table of the `lines` task sites: their share of the span (of path `longest`, `other` of
@@ -372,7 +377,7 @@ void tp_report_work_span(FILE *out)
 			tp_live_process_words(whose, sizeof whose));
 		return;
 	}
-	uint64_t other = path_sites(longest, line_at);
+	uint64_t other = path_sites(h, longest, line_at);
 	uint64_t work = graph.work_ns, span = graph.span_ns;
 	/* the fragments going on now lengthen the path unburdened */
 	uint64_t burdened = longest->burdened_ns + (span - longest->ns);

@@ -310,3 +310,92 @@ Test(work_span, a_shared_path_left_half_written_stops_no_reader, .timeout = 10)
 	cr_assert_eq(tp_span_shared_read(&shared, &out), 8 * MS);
 	cr_assert_eq(out.ns, 5 * MS);
 }
+
+/* The path's time by site as a reader takes it (tp_live_path_sites_read), by row. */
+static uint64_t read_sites(const struct tp_live_commits *c, const struct tp_live_path *p,
+			   uint64_t by_row[8], uint32_t fragments[8])
+{
+	static struct tp_live_path_sites read;
+	memset(by_row, 0, 8 * sizeof *by_row);
+	memset(fragments, 0, 8 * sizeof *fragments);
+	tp_live_path_sites_read(c, p, &read);
+	for (unsigned i = 0; i < read.n; i++) {
+		cr_assert_lt(read.sites[i].row, 8);
+		by_row[read.sites[i].row] += read.sites[i].ns;
+		fragments[read.sites[i].row] += read.sites[i].fragments;
+	}
+	return read.other_ns;
+}
+
+/*
+ * A time-step loop of six regions a step (pop_path_sites's six constructs, weights 6 to 1 ms), a
+ * millisecond of the initial task's serial code before each, the initial task's path committed as
+ * it goes on after each region's join: two steps through seven sites, every one of them exact
+ * (four places kept two to three of them: the rest was time in sites not kept).
+ */
+Test(work_span, regions_in_a_row_committed_keep_every_sites_time_exact)
+{
+	static struct tp_live_commits c;
+	memset(&c, 0, sizeof c);
+	struct tp_live_path p = {0};
+	for (int step = 0; step < 2; step++)
+		for (uint32_t row = 6; row >= 1; row--) {
+			walk(&p, 0, 1 * MS);
+			cr_expect_geq(walk(&p, row, row * MS), 0, "a free place for region %u", row);
+			cr_assert(tp_span_commit(&c, &p));
+		}
+	cr_expect_eq(c.count, 12);
+	cr_expect_eq(c.seq % 2, 0, "no commit left half written");
+	cr_expect_eq(p.ns, 2 * (6 + 21) * MS);
+	uint64_t ns[8];
+	uint32_t fragments[8];
+	cr_expect_eq(read_sites(&c, &p, ns, fragments), 0, "no time in sites not kept");
+	cr_expect_eq(ns[0], 12 * MS, "the serial code's");
+	cr_expect_eq(fragments[0], 12);
+	for (uint32_t row = 1; row <= 6; row++) {
+		cr_expect_eq(ns[row], 2 * row * MS, "region %u's %lu ns", row, ns[row]);
+		cr_expect_eq(fragments[row], 2);
+	}
+	walk(&p, 3, 5 * MS); /* after the last commit: a place's, beside the commit's */
+	read_sites(&c, &p, ns, fragments);
+	cr_expect_eq(ns[3], 11 * MS, "region 3's, its commit's and its place's");
+}
+
+/*
+ * A path that won a join over the initial task's (a worker's, preempted after its region's
+ * barrier) carries the commit before the last: committed again, the new snapshot is built on that
+ * one, not on the last (whose region it never ran); one older than the snapshots kept is not
+ * committed, and a reader says its committed time in sites not kept.
+ */
+Test(work_span, a_path_of_an_older_commit_builds_on_its_own)
+{
+	static struct tp_live_commits c;
+	memset(&c, 0, sizeof c);
+	struct tp_live_path p = {0};
+	walk(&p, 1, 1 * MS);
+	cr_assert(tp_span_commit(&c, &p)); /* 1: region 1 */
+	struct tp_live_path worker = p;
+	walk(&worker, 2, 4 * MS); /* the worker's tail, preempted */
+	walk(&p, 3, 2 * MS);
+	cr_assert(tp_span_commit(&c, &p)); /* 2: region 3 */
+	cr_assert(tp_span_commit(&c, &worker), "built on commit 1, one back"); /* 3 */
+	uint64_t ns[8];
+	uint32_t fragments[8];
+	cr_expect_eq(read_sites(&c, &worker, ns, fragments), 0);
+	cr_expect_eq(ns[1], 1 * MS);
+	cr_expect_eq(ns[2], 4 * MS);
+	cr_expect_eq(ns[3], 0, "commit 2's region is not on this path");
+	read_sites(&c, &p, ns, fragments);
+	cr_expect_eq(ns[3], 2 * MS, "commit 2 is still read");
+	struct tp_live_path old = p; /* label 2 */
+	for (uint32_t row = 4; row <= 6; row++) {
+		walk(&p, row, 1 * MS);
+		cr_assert(tp_span_commit(&c, &p));
+	}
+	walk(&old, 5, 1 * MS);
+	struct tp_live_path kept = old;
+	cr_expect_not(tp_span_commit(&c, &old), "commit 2 is 4 back: its snapshot is gone");
+	cr_expect_eq(memcmp(&old, &kept, sizeof old), 0, "the path as it was");
+	cr_expect_eq(read_sites(&c, &old, ns, fragments), 3 * MS, "its commit's time not known");
+	cr_expect_eq(ns[5], 1 * MS, "its place's");
+}

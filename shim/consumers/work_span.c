@@ -258,12 +258,16 @@ __attribute__((noinline, cold)) void tp_span_path_extend_new(struct tp_live_path
 		tp_span_path_extend(p, at, ns, fragment);
 		return;
 	}
-	unsigned least = 0;
+	/* the least of the sites kept: never the committed place (tp_span_commit), which is
+	 * every site's before the last commit */
+	unsigned least = TP_LIVE_PATH_SITES;
 	uint64_t kept = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t time = p->sites[k] & TP_LIVE_PATH_NS_MASK;
 		kept += time;
-		if (time < (p->sites[least] & TP_LIVE_PATH_NS_MASK))
+		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) == 0 &&
+		    (least == TP_LIVE_PATH_SITES ||
+		     time < (p->sites[least] & TP_LIVE_PATH_NS_MASK)))
 			least = k;
 	}
 	if (ns <= (p->sites[least] & TP_LIVE_PATH_NS_MASK)) {
@@ -403,4 +407,88 @@ void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_i
 	if (!succ->started && __atomic_load_n(succ_id, __ATOMIC_ACQUIRE) == id)
 		tp_span_path_max(&succ->in, end);
 	tp_spin_unlock(&succ->lock);
+}
+
+/* Commits are made one at a time (a commit reads the snapshot it builds on). */
+static int commit_lock;
+
+/* Commit `count`'s distance back from the last, `label` (labels count modulo the mask). */
+static uint32_t commits_back(uint32_t count, uint32_t label)
+{
+	return (count - label) & TP_LIVE_PATH_LABEL_MASK;
+}
+
+bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
+{
+	/* the path's committed place (its base), and its other places' time */
+	const struct tp_live_commit *base = NULL;
+	uint64_t base_ns = 0, kept = 0;
+	unsigned sites = 0;
+	tp_spin_lock(&commit_lock);
+	uint32_t count = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		uint64_t time = p->sites[k] & TP_LIVE_PATH_NS_MASK;
+		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) == 0) {
+			kept += time;
+			sites += p->sites[k] != 0;
+			continue;
+		}
+		/* a base the new snapshot would overwrite, or none kept: no commit */
+		uint32_t back = commits_back(count, p->fragments[k] & TP_LIVE_PATH_LABEL_MASK);
+		if (back >= TP_LIVE_COMMITS - 1 || back >= count) {
+			tp_spin_unlock(&commit_lock);
+			return false;
+		}
+		base = &c->snapshots[(p->fragments[k] & TP_LIVE_PATH_LABEL_MASK) % TP_LIVE_COMMITS];
+		base_ns = time;
+	}
+	bool fresh = sites > 0 && p->ns >= kept + base_ns; /* a torn path is none of ours */
+	if (!fresh) {
+		tp_spin_unlock(&commit_lock);
+		return base != NULL && sites == 0; /* committed already */
+	}
+	uint32_t label = count + 1;
+	struct tp_live_commit *to = &c->snapshots[label % TP_LIVE_COMMITS];
+	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* past `rows` every snapshot is 0: never written */
+	uint32_t rows = __atomic_load_n(&c->rows, __ATOMIC_RELAXED);
+	for (uint32_t row = 0; row < rows; row++) {
+		__atomic_store_n(&to->ns[row], base != NULL ? base->ns[row] : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&to->fragments[row], base != NULL ? base->fragments[row] : 0,
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&to->other_ns,
+			 (base != NULL ? base->other_ns : 0) + (p->ns - kept - base_ns),
+			 __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
+		if (p->sites[k] == 0 || (p->fragments[k] & TP_LIVE_PATH_COMMITTED) != 0)
+			continue;
+		uint32_t row = TP_LIVE_PATH_ROW_OF(p->sites[k]) % TP_LIVE_SITES;
+		uint32_t had = to->fragments[row], add = p->fragments[k];
+		uint32_t fragments = (((had & TP_LIVE_PATH_FRAGMENTS_MASK) +
+				       (add & TP_LIVE_PATH_FRAGMENTS_MASK)) &
+				      TP_LIVE_PATH_FRAGMENTS_MASK) |
+				     ((had | add) & TP_LIVE_PATH_SINCE_LOSS);
+		__atomic_store_n(&to->ns[row], to->ns[row] + (p->sites[k] & TP_LIVE_PATH_NS_MASK),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&to->fragments[row], fragments, __ATOMIC_RELAXED);
+		if (row >= rows)
+			rows = row + 1;
+	}
+	__atomic_store_n(&c->rows, rows, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->count, label, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELEASE);
+	tp_spin_unlock(&commit_lock);
+	memset(p->sites, 0, sizeof p->sites);
+	memset(p->fragments, 0, sizeof p->fragments);
+	p->sites[0] = p->ns & TP_LIVE_PATH_NS_MASK;
+	p->fragments[0] = TP_LIVE_PATH_COMMITTED | (label & TP_LIVE_PATH_LABEL_MASK);
+	return true;
+}
+
+void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row)
+{
+	if (tp_span_commit(c, &th->in))
+		th->site_at = tp_span_path_site(&th->in, row);
 }

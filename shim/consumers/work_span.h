@@ -594,6 +594,20 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
 }
 
 /*
+ * Path `p`, OpenMP's initial task's as it goes on after an outermost region's join (every path
+ * made later starts from it), committed into `c` (taskprobe_live.h's struct tp_live_commits): its
+ * places' time by site added to the snapshot of the commit its committed place has (none: to
+ * nothing), as a new commit's snapshot; then the path has one place, committed, of all its time,
+ * and the others free for the next region's sites. False, the path as it was, when its committed
+ * place's snapshot is too old to build on (the new one would overwrite it) or its places are more
+ * than its length; true when it has nothing new to commit. Commits are made one at a time.
+ */
+bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p);
+/* The same of `th`'s start path, its fragment going on of site row `row` (its place then taken
+ * again in the committed path). */
+void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row);
+
+/*
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
  * encountering task's fragment up to the start of the region's implicit task on the primary),
  * published by the primary at its implicit task's spawn, read by the region's other threads,
