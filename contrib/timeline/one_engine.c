@@ -36,7 +36,11 @@ static struct live_thread {
 	struct tp_sync_waited sync_waited; /* the tasks it suspended (live.c's) */
 	uint64_t waited_to;                /* its last wait's end (live.c's local.waited_to) */
 	uint64_t phase; /* its computation since its last barrier (live.c's local.phase_ns) */
+	/* it joined an outermost region since it last polled the initial task (live.c's) */
+	bool commit_due;
 } threads[N];
+/* the span's commits (live.c's header->commits) */
+static struct tp_live_commits commits;
 /* a task's parallel region's site (live.c's task_entry's region: an implicit task's own, an
  * explicit task's its parent's; 0 none) */
 static uint32_t region_of[N];
@@ -74,6 +78,7 @@ void one_engine_setup(void)
 	tp_span_pool_start(pool, holds, N);
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, N);
+	memset(&commits, 0, sizeof commits);
 }
 
 void one_engine_teardown(void)
@@ -101,7 +106,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 	cr_assert(task > 0 && task < N, "the stream's task ids are below N");
 	/* live.c's tp_live_task_spawn: an implicit task is one of a parallel construct's sites,
 	 * not a team of one's nested in a region */
-	bool executors = site == REGION || site == INNER,
+	bool executors = site == REGION || site == INNER || site >= STEP_A,
 	     implicit = tp_span_region_task(executors, undeferred,
 					    parent != 0 && region_of[parent] != 0);
 	enum tp_span_spawn_from from = tp_span_spawn_from(
@@ -252,6 +257,10 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 				      alive[s->parent] == s->parent ? &pool[s->parent - 1] : NULL);
 	tp_span_poll_start(s, &t->th, task, row_of[task], now, suspended[task],
 			   barrier ? &frozen : NULL);
+	if (row_of[task] == TP_LIVE_NO_SITE && t->commit_due) { /* live.c's live_commit */
+		t->commit_due = false;
+		tp_span_thread_commits(&t->th, &commits, TP_LIVE_NO_SITE);
+	}
 	t->from = t->poll_start = now;
 	t->polled = task;
 	t->mutex_row = mutex_site[task];
@@ -289,8 +298,11 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	}
 	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
 	ended_path(&t->th.in, now);
-	if (row_of[task] <= LAST_SITE && primary_of[row_of[task]] == task) /* live_region_joined */
+	if (row_of[task] <= LAST_SITE &&
+	    primary_of[row_of[task]] == task) { /* live_region_joined */
 		joined_at[row_of[task]] = now;
+		t->commit_due = true;
+	}
 	if (s->parent != 0 && alive[s->parent] == s->parent)
 		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,
 				    &t->th.in);
@@ -399,12 +411,17 @@ static void expect_the_same_sites(void)
 {
 	struct on_path analyzed[LAST_SITE + 1] = {0};
 	analysis_critical_path(a, analysis_fragment_on_path, analyzed);
+	/* the live engine's, as its readers take them: its places and its commit's */
+	static struct tp_live_path_sites read;
+	tp_live_path_sites_read(&commits, &longest, &read);
+	cr_expect_eq(read.other_ns, 0, "live: %" PRIu64 " ns of the span in sites not kept",
+		     read.other_ns);
 	for (uint32_t row = 0; row <= LAST_SITE; row++) {
 		struct on_path live = {0};
-		for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-			if (longest.sites[k] != 0 && TP_LIVE_PATH_ROW_OF(longest.sites[k]) == row) {
-				live.ns = longest.sites[k] & TP_LIVE_PATH_NS_MASK;
-				live.fragments = longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
+		for (unsigned i = 0; i < read.n; i++)
+			if (read.sites[i].row == row) {
+				live.ns += read.sites[i].ns;
+				live.fragments += read.sites[i].fragments;
 			}
 		cr_expect_eq(live.ns, analyzed[row].ns,
 			     "site %" PRIu32 "'s time on the span: live %" PRIu64
@@ -502,8 +519,10 @@ void expect_one_answer(uint64_t span_ms)
 	struct analysis_figures f;
 	cr_assert(analysis_figures(a, 0, &f));
 	uint64_t fragments = 0;
-	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
-		fragments += longest.fragments[k] & TP_LIVE_PATH_FRAGMENTS_MASK;
+	static struct tp_live_path_sites read;
+	tp_live_path_sites_read(&commits, &longest, &read);
+	for (unsigned i = 0; i < read.n; i++)
+		fragments += read.sites[i].fragments;
 	cr_expect_eq(f.span, span_ms * MS, "the analysis's span %" PRIu64, f.span);
 	cr_expect_eq(longest.ns, f.span, "span: live %" PRIu64 ", --analyze %" PRIu64, longest.ns,
 		     f.span);

@@ -16,7 +16,7 @@
 #define WORKER (N - 1) /* a worker's implicit task: the last id, far from the others */
 /* the last site id the streams use (each site's row is its id; a task without one, OpenMP's
  * initial task, has live.c's row for it, TP_LIVE_NO_SITE) */
-#define LAST_SITE INNER
+#define LAST_SITE STEP_C
 
 void one_engine_setup(void);
 void one_engine_teardown(void);

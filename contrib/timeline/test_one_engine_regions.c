@@ -358,3 +358,49 @@ Test(one_engine, a_team_of_ones_computation_is_no_later_barriers)
 	expect_one_answer(22);
 	expect_phases(REGION, 8, 8);
 }
+
+/*
+ * A region of the construct at `site` forked at `*ms` by OpenMP's initial task (polled on thread
+ * 1): its primary's implicit task `primary` computes 1 ms, its worker's (`worker`, thread 2)
+ * `worker_ms`, then both leave the barrier, and the initial task goes on. `*ms` becomes the
+ * join's moment.
+ */
+static void region_of_two(uint64_t *ms, uint32_t site, uint64_t primary, uint64_t worker,
+			  uint64_t worker_ms)
+{
+	uint64_t at = *ms, end = at + worker_ms;
+	both_spawn_at(2, at, worker, 0, site);
+	both_start(2, at, worker);
+	both_spawn_at(1, at, primary, INITIAL, site);
+	both_end(1, at, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, at, primary);
+	both_end(1, at + 1, primary, false, TP_SYNC_BARRIER, site);
+	both_end(2, end, worker, false, TP_SYNC_BARRIER, site);
+	both_start(1, end, primary);
+	both_end(1, end, primary, true, TP_SYNC_NONE, 0);
+	both_start(2, end, worker);
+	both_end(2, end, worker, true, TP_SYNC_NONE, 0);
+	both_start(1, end, INITIAL);
+	*ms = end;
+}
+
+/*
+ * Regions of five constructs in a row, the worker's part the longer (2 to 6 ms), a millisecond
+ * of serial code before each: six sites on the span (the initial task and the five constructs),
+ * more than a path of the live statistics keeps (four). The initial task's path committed as it
+ * goes on after each region's join, the live engine says every site's time and fragments on the
+ * span as --analyze does, none of it in sites not kept (without the commits: 5 ms in no site).
+ */
+Test(one_engine, regions_in_a_row_of_more_sites_than_a_path_keeps)
+{
+	static const uint32_t constructs[] = {REGION, STEP_A, STEP_B, STEP_C, INNER};
+	both_spawn(1, 0, INITIAL, 0);
+	both_start(1, 0, INITIAL);
+	uint64_t ms = 0;
+	for (unsigned i = 0; i < 5; i++) {
+		ms += 1; /* the serial code before the region */
+		region_of_two(&ms, constructs[i], 2 + 2 * i, 3 + 2 * i, 2 + i);
+	}
+	both_end(1, ms + 1, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(6 + 2 + 3 + 4 + 5 + 6);
+}

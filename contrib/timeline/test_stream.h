@@ -23,6 +23,9 @@
 #define TASKWAIT   4u      /* a taskwait's (or taskgroup's, barrier's) */
 #define LOCK       0x5000u /* the critical construct's object */
 #define INNER      5u      /* a parallel construct's nested in another's */
+#define STEP_A     6u      /* three more parallel constructs: a time step's regions */
+#define STEP_B     7u
+#define STEP_C     8u
 
 /* An analysis of the synthetic process, its sites named. */
 static inline struct analysis *stream_analysis(void)
@@ -35,6 +38,9 @@ static inline struct analysis *stream_analysis(void)
 	analysis_site(a, STREAM_PID, CRITICAL, "main (synthetic.c:30)", 21);
 	analysis_site(a, STREAM_PID, TASKWAIT, "main (synthetic.c:25)", 21);
 	analysis_site(a, STREAM_PID, INNER, "main (synthetic.c:40)", 21);
+	analysis_site(a, STREAM_PID, STEP_A, "main (synthetic.c:50)", 21);
+	analysis_site(a, STREAM_PID, STEP_B, "main (synthetic.c:60)", 21);
+	analysis_site(a, STREAM_PID, STEP_C, "main (synthetic.c:70)", 21);
 	return a;
 }
 

@@ -341,7 +341,8 @@ Test(work_span, regions_in_a_row_committed_keep_every_sites_time_exact)
 	for (int step = 0; step < 2; step++)
 		for (uint32_t row = 6; row >= 1; row--) {
 			walk(&p, 0, 1 * MS);
-			cr_expect_geq(walk(&p, row, row * MS), 0, "a free place for region %u", row);
+			cr_expect_geq(walk(&p, row, row * MS), 0, "a free place for region %u",
+				      row);
 			cr_assert(tp_span_commit(&c, &p));
 		}
 	cr_expect_eq(c.count, 12);
@@ -377,7 +378,7 @@ Test(work_span, a_path_of_an_older_commit_builds_on_its_own)
 	struct tp_live_path worker = p;
 	walk(&worker, 2, 4 * MS); /* the worker's tail, preempted */
 	walk(&p, 3, 2 * MS);
-	cr_assert(tp_span_commit(&c, &p)); /* 2: region 3 */
+	cr_assert(tp_span_commit(&c, &p));                                     /* 2: region 3 */
 	cr_assert(tp_span_commit(&c, &worker), "built on commit 1, one back"); /* 3 */
 	uint64_t ns[8];
 	uint32_t fragments[8];
