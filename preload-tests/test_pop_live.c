@@ -529,8 +529,9 @@ Test(top, p_shows_the_regions_balance_and_the_sync_sites_under_the_factors, .tim
 }
 
 /*
- * The full screen says what a "?" in SPAN% means, as --once says it: six region constructs a
- * step (pop_many_sites) are more sites than a path of the live statistics keeps (four), and the
+ * The full screen says what a "?" in SPAN% means, as --once says it: six task constructs in one
+ * region (pop_many_task_sites) are more sites than a path of the live statistics keeps (four;
+ * regions in a row have theirs committed at each join, no region here), and the
  * sort line goes on with the span's share in sites not kept (it had the "?" alone), briefly where
  * --once's words would not fit (cut at 200 columns before they said where the sites are named).
  */
@@ -539,8 +540,9 @@ Test(top, the_screen_says_what_a_share_not_known_means, .timeout = 120)
 	TP_NOT_UNDER(TP_ASAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	TP_NOT_UNDER(TP_TSAN, TP_OPENMP_UNDER_TSAN);
 	struct tp_terminal t;
-	top_in_terminal(&t, tp_require_program(tp_target("pop_many_sites"), "clang and libomp-dev"),
-			NULL, 200, 40);
+	top_in_terminal(
+		&t, tp_require_program(tp_target("pop_many_task_sites"), "clang and libomp-dev"),
+		NULL, 200, 40);
 	char *screen = tp_terminal_wait_for(&t, "exited after", 60000);
 	const char *table = strstr(screen, "SPAN%");
 	cr_expect(table != NULL && strstr(table, " ? ") != NULL, "no share not known:\n%s", screen);
