@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* thread-start and thread-stop from the pthread_create interposition, under bpftrace. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -153,6 +155,53 @@ Test(threads, threads_waiting_at_exit_fire_nothing_after_their_thread_stop, .tim
 				cr_expect(run.events[j].tid != (uint64_t)stop->arg[0],
 					  "%s on thread %llu after the exit's thread-stop of it",
 					  run.events[j].probe, (unsigned long long)stop->arg[0]);
+		}
+		tp_run_free(&run);
+	}
+}
+
+/*
+ * A program whose cleanup deletes keys 0 to 7, which it never made (stale: undefined, and glibc
+ * deletes whatever key has the number), the shim's two among them, then makes keys of its own
+ * and starts threads that set them and end: each delete answers as without the shim (EINVAL,
+ * errno kept), the program's destructors get its own values, and each thread's thread-stop fires
+ * once, on the thread. Before, the shim's keys were deleted (answered 0), one of the program's
+ * keys took the stop's slot, the shim's record reached the program's destructor in place of its
+ * value, and no thread stopped on itself. The same with C11's tss_delete, glibc's own way in.
+ */
+Test(threads, stale_key_deletes_leave_the_shims_keys_and_each_thread_stops_on_itself,
+     .timeout = 180)
+{
+	TP_NOT_UNDER(
+		TP_ASAN | TP_TSAN,
+		"the sanitizer's runtime, preloaded with the shim only, makes keys of its own, "
+		"which the program's stale deletes of numbers it never made reach");
+	const char *endings = "4 threads ended, 0 failed to set a value\n"
+			      "destructors: 12 got their thread's value, 0 another\n"
+			      "its own key 0 deleted: 0\n"
+			      "its own key 1 deleted: 0\n"
+			      "its own key 2 deleted: 0\n";
+	for (int tss = 0; tss <= 1; tss++) {
+		const char *argv[] = {tp_target("stale_key_deletes"), "8", "4",
+				      tss ? "tss" : "pthread", NULL};
+		struct tp_run run;
+		tp_run_all_ways(argv, NULL, &run);
+		char *expected = NULL;
+		FILE *f = open_memstream(&expected, &(size_t){0});
+		for (int key = 0; key < 8 && !tss; key++)
+			fprintf(f, "pthread_key_delete(%d): EINVAL\n", key);
+		fprintf(f, "%s%s", tss ? "tss_delete of keys 0 to 7\n" : "", endings);
+		fclose(f);
+		cr_expect_str_eq(run.out, expected, "%s", argv[3]);
+		cr_expect_eq(run.status, 0, "%s: status %d", argv[3], run.status);
+		free(expected);
+
+		tp_assert_threads_paired(&run, 4);
+		for (size_t i = 0; i < tp_count(&run, "thread__start", 0); i++) {
+			uint64_t tid = (uint64_t)tp_nth(&run, "thread__start", 0, i)->arg[0];
+			cr_expect_eq(tp_count(&run, "thread__stop", tid), 1,
+				     "%s: %zu thread-stop on thread %llu itself", argv[3],
+				     tp_count(&run, "thread__stop", tid), (unsigned long long)tid);
 		}
 		tp_run_free(&run);
 	}

@@ -33,9 +33,7 @@ void tp_thread_names_changed(bool itself)
 			      TP_NOT_REPORTED);
 }
 
-/* Ends the named workers of threads that end without the shim's trampoline around them. */
-static pthread_key_t named_worker_end_key;
-static bool have_named_worker_end_key;
+pthread_key_t tp_named_worker_end_key = TP_NO_KEY;
 
 static void set_named_worker(struct tp_thread *self, bool worker)
 {
@@ -43,8 +41,9 @@ static void set_named_worker(struct tp_thread *self, bool worker)
 		return;
 	self->named_worker = worker;
 	if (worker) {
-		if (have_named_worker_end_key)
-			pthread_setspecific(named_worker_end_key, self);
+		pthread_key_t key = __atomic_load_n(&tp_named_worker_end_key, __ATOMIC_RELAXED);
+		if (key != TP_NO_KEY)
+			pthread_setspecific(key, self);
 		tp_fire_worker_start();
 	} else {
 		tp_fire_worker_stop();
@@ -143,6 +142,7 @@ void tp_thread_state_child_after_fork(void)
 
 void tp_thread_state_start(void)
 {
-	have_named_worker_end_key = pthread_key_create(&named_worker_end_key,
-						       named_worker_thread_ended) == 0;
+	pthread_key_t key;
+	if (pthread_key_create(&key, named_worker_thread_ended) == 0)
+		__atomic_store_n(&tp_named_worker_end_key, key, __ATOMIC_RELAXED);
 }

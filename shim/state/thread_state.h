@@ -2,6 +2,7 @@
 /* The shim's record of each thread, in initial-exec TLS: no allocation, no lock. */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,16 @@ struct tp_thread {
 	 * may start again without telling it (a forked child's OpenMP initial task) */
 	uint64_t inherited_task;
 };
+
+/* No key's number (above PTHREAD_KEYS_MAX): a key of the shim's not made, or not yet. */
+#define TP_NO_KEY ((pthread_key_t)-1)
+
+/*
+ * The key whose destructor ends a named worker that ends without the shim's trampoline around
+ * it: made at the shim's start (tp_thread_state_start), TP_NO_KEY until then or if it could not
+ * be. One of the shim's two keys (threads.h, tp_threads_key_is_shims).
+ */
+extern pthread_key_t tp_named_worker_end_key;
 
 extern __thread struct tp_thread tp_self __attribute__((tls_model("initial-exec")));
 

@@ -74,10 +74,11 @@ void tp_threads_stopped(struct tp_running_thread *t)
 	}
 }
 
-/* The key whose destructor stops a thread, made at the shim's start (a slot the program never
- * had: a stale pthread_key_delete of its own cannot reach it); none if it could not be. */
-static pthread_key_t stop_key;
-static bool stop_key_made;
+/*
+ * Made at the shim's start, a slot the program never had; a stale pthread_key_delete of the
+ * program's (interposers/thread_keys.c) leaves it alone.
+ */
+pthread_key_t tp_thread_stop_key = TP_NO_KEY;
 static __thread unsigned destructor_rounds __attribute__((tls_model("initial-exec")));
 
 /*
@@ -90,8 +91,9 @@ static __thread unsigned destructor_rounds __attribute__((tls_model("initial-exe
  */
 static void stop_after_destructors(void *running)
 {
+	pthread_key_t key = __atomic_load_n(&tp_thread_stop_key, __ATOMIC_RELAXED);
 	if (++destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS - 1 &&
-	    pthread_setspecific(stop_key, running) == 0)
+	    pthread_setspecific(key, running) == 0)
 		return;
 	tp_threads_stopped(running);
 }
@@ -101,15 +103,14 @@ void tp_threads_start(void)
 	pthread_key_t key;
 	if (pthread_key_create(&key, stop_after_destructors) != 0)
 		return;
-	stop_key = key;
 	/* a library's constructor before the shim's may have started a thread already */
-	__atomic_store_n(&stop_key_made, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&tp_thread_stop_key, key, __ATOMIC_RELEASE);
 }
 
 void tp_threads_stop_after_destructors(struct tp_running_thread *t)
 {
-	if (!__atomic_load_n(&stop_key_made, __ATOMIC_ACQUIRE) ||
-	    pthread_setspecific(stop_key, t) != 0)
+	pthread_key_t key = __atomic_load_n(&tp_thread_stop_key, __ATOMIC_ACQUIRE);
+	if (key == TP_NO_KEY || pthread_setspecific(key, t) != 0)
 		tp_threads_stopped(t);
 }
 

@@ -39,6 +39,20 @@ void tp_threads_stop_after_destructors(struct tp_running_thread *t);
 /* Makes the key whose destructor stops threads: at the shim's start. */
 void tp_threads_start(void);
 
+/* That key: TP_NO_KEY until made, or if it could not be. */
+extern pthread_key_t tp_thread_stop_key;
+
+/*
+ * Whether `key` is one of the shim's two thread-specific data keys (the stop's, the named
+ * workers' end's: thread_state.h). The program never made that number, so its delete of it is a
+ * stale one (interposers/thread_keys.c).
+ */
+static inline bool tp_threads_key_is_shims(pthread_key_t key)
+{
+	return key == __atomic_load_n(&tp_thread_stop_key, __ATOMIC_RELAXED) ||
+	       key == __atomic_load_n(&tp_named_worker_end_key, __ATOMIC_RELAXED);
+}
+
 /* The lifecycle's steps for this module (lifecycle.c calls them, in the order it states). */
 void tp_threads_prepare_fork(void); /* the running-thread list locked */
 void tp_threads_parent_after_fork(void);
