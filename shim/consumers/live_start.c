@@ -181,6 +181,7 @@ static bool map_tasks(void)
 		tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	dependences = reserve(NULL, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
+	tp_span_commits_start();
 	mutexes = reserve(NULL, MUTEXES_BYTES);
 	if (mutexes != NULL)
 		tp_span_mutexes_start(mutexes);
@@ -308,6 +309,7 @@ void tp_live_child_after_fork(void)
 	tp_span_pool_start(spans, (uint64_t *)(spans + SPANS), SPANS);
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
+	tp_span_commits_start();
 	memset(live_region_joined_ns, 0, sizeof live_region_joined_ns);
 	initial_slot = NULL;
 	memset(&initial_path, 0, sizeof initial_path);

@@ -412,6 +412,11 @@ void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_i
 /* Commits are made one at a time (a commit reads the snapshot it builds on). */
 static int commit_lock;
 
+void tp_span_commits_start(void)
+{
+	__atomic_store_n(&commit_lock, 0, __ATOMIC_RELAXED);
+}
+
 /* Commit `count`'s distance back from the last, `label` (labels count modulo the mask). */
 static uint32_t commits_back(uint32_t count, uint32_t label)
 {

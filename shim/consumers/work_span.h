@@ -603,6 +603,8 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
  * than its length; true when it has nothing new to commit. Commits are made one at a time.
  */
 bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p);
+/* Fresh statistics (a child of fork, whose parent's thread may have been inside a commit). */
+void tp_span_commits_start(void);
 /* The same of `th`'s start path, its fragment going on of site row `row` (its place then taken
  * again in the committed path). */
 void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row);
