@@ -494,6 +494,11 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 
 void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row)
 {
+	unsigned used = 0;
+	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
+		used += th->in.sites[k] != 0;
+	if (used + TP_SPAN_COMMIT_FREE <= TP_LIVE_PATH_SITES)
+		return;
 	if (tp_span_commit(c, &th->in))
 		th->site_at = tp_span_path_site(&th->in, row);
 }
