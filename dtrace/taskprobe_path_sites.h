@@ -76,7 +76,13 @@ static inline bool tp_live_commit_read(const struct tp_live_commits *c, uint32_t
 /*
  * Path `p`'s time by site into `out`: its places, its committed place's snapshot's sites (`c`:
  * the file's commits; NULL: none read), and the rest of its time in sites not kept. A site may
- * come twice, from the commit and from a place: a reader adds both.
+ * come twice, from the commit and from a place: a reader adds both. A site's time is a lower
+ * bound (at_least) wherever time in sites not kept may have been its own: every site's when the
+ * committed place's snapshot is gone (older than the last TP_LIVE_COMMITS: its time is in sites
+ * not kept) or gave up a site before (its other_ns), each place's then too (its site may have run
+ * before the commit); the snapshot's when the path gave a place up since the commit (a site of
+ * the snapshot's may have been it). A second root's path joined into the main thread's, of more
+ * sites than a path keeps, read 5.8% of a construct's 9.1%, exact to the eye, without.
  */
 static inline void tp_live_path_sites_read(const struct tp_live_commits *c,
 					   const struct tp_live_path *p,
@@ -85,13 +91,19 @@ static inline void tp_live_path_sites_read(const struct tp_live_commits *c,
 	out->n = 0;
 	out->committed_ns = 0;
 	uint64_t kept = 0, committed = 0;
+	bool lost = false;         /* a committed place whose snapshot is gone */
+	unsigned from = 0, to = 0; /* the snapshot's sites in out->sites */
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) != 0) {
 			uint64_t ns = p->sites[k] & TP_LIVE_PATH_NS_MASK;
+			from = out->n;
 			if (c != NULL && committed == 0 && kept + ns <= p->ns &&
 			    tp_live_commit_read(c, p->fragments[k] & TP_LIVE_PATH_LABEL_MASK, ns,
 						out))
 				committed = ns;
+			else
+				lost = true;
+			to = out->n;
 			continue;
 		}
 		struct tp_live_path_site s;
@@ -100,6 +112,10 @@ static inline void tp_live_path_sites_read(const struct tp_live_commits *c,
 		out->sites[out->n++] = s;
 		kept += s.ns;
 	}
+	bool lost_before = lost || committed > out->committed_ns, /* the snapshot's other_ns */
+		lost_since = p->ns > kept + committed;
+	for (unsigned i = 0; i < out->n; i++)
+		out->sites[i].at_least |= lost_before || (lost_since && i >= from && i < to);
 	kept += out->committed_ns;
 	out->other_ns = p->ns > kept ? p->ns - kept : 0;
 }

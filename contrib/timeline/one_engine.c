@@ -79,6 +79,7 @@ void one_engine_setup(void)
 	tp_span_mutexes_start(mutexes);
 	tp_span_forks_start(forks, N);
 	memset(&commits, 0, sizeof commits);
+	tp_span_commits_start();
 }
 
 void one_engine_teardown(void)
@@ -259,7 +260,7 @@ void both_start(uint32_t tid, uint64_t ms, uint64_t task)
 			   barrier ? &frozen : NULL);
 	if (row_of[task] == TP_LIVE_NO_SITE && t->commit_due) { /* live.c's live_commit */
 		t->commit_due = false;
-		tp_span_thread_commits(&t->th, &commits, TP_LIVE_NO_SITE);
+		tp_span_thread_commits(&t->th, &commits, TP_LIVE_NO_SITE, tid == 1);
 	}
 	t->from = t->poll_start = now;
 	t->polled = task;

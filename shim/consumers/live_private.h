@@ -29,6 +29,7 @@
 #include "reentry.h"
 #include "spawn_site.h" /* TP_SITES_MAX */
 #include "sync_waited.h"
+#include "thread_identity.h"
 #include "work_span_events.h"
 
 /* Hidden, as their definitions are: read PC-relative, as the static variables they were. */
@@ -473,7 +474,8 @@ static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t 
 static __attribute__((noinline, cold, unused)) void live_commit(void)
 {
 	local.commit_due = false;
-	tp_span_thread_commits(&local.span, &header->commits, TP_LIVE_NO_SITE);
+	tp_span_thread_commits(&local.span, &header->commits, TP_LIVE_NO_SITE,
+			       tp_thread_tid() == tp_process()->pid);
 }
 
 /* What an event needs of the calling thread's slot, and takes if the thread has none. */

@@ -411,10 +411,18 @@ void tp_span_predecessor_ended(struct tp_span_task *succ, const uint64_t *succ_i
 
 /* Commits are made one at a time (a commit reads the snapshot it builds on). */
 static int commit_lock;
+/*
+ * The thread whose initial task commits: the first to, until the main thread does, which then
+ * keeps it. A program's other threads that run parallel regions of their own (roots) commit none:
+ * their commits between its own pushed its base out of the snapshots kept, and it never committed
+ * again (two roots read worse than without commits); their paths keep four places, as before.
+ */
+static const struct tp_span_thread *committer;
 
 void tp_span_commits_start(void)
 {
 	__atomic_store_n(&commit_lock, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&committer, NULL, __ATOMIC_RELAXED);
 }
 
 /* Commit `count`'s distance back from the last, `label` (labels count modulo the mask). */
@@ -492,12 +500,20 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 	return true;
 }
 
-void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row)
+void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row,
+			    bool main_thread)
 {
 	unsigned used = 0;
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++)
 		used += th->in.sites[k] != 0;
 	if (used + TP_SPAN_COMMIT_FREE <= TP_LIVE_PATH_SITES)
+		return;
+	const struct tp_span_thread *none = NULL;
+	if (main_thread)
+		__atomic_store_n(&committer, th, __ATOMIC_RELAXED);
+	else if (__atomic_load_n(&committer, __ATOMIC_RELAXED) != th &&
+		 !__atomic_compare_exchange_n(&committer, &none, th, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED))
 		return;
 	if (tp_span_commit(c, &th->in))
 		th->site_at = tp_span_path_site(&th->in, row);

@@ -607,13 +607,16 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p);
 void tp_span_commits_start(void);
 /*
  * The same of `th`'s start path, its fragment going on of site row `row` (its place then taken
- * again in the committed path), once fewer than TP_SPAN_COMMIT_FREE of its places are free: a
+ * again in the committed path), by one thread alone (the first that commits until the main
+ * thread, `main_thread`, does: a program's other roots commit none), once fewer than
+ * TP_SPAN_COMMIT_FREE of its places are free: a
  * region's own sites (its implicit task's, a construct's inside it) then have places, and a loop
  * of one region a step (its initial task's and its region's places) commits nothing (a commit
  * cost `time-steps` 300 instructions a region).
  */
 #define TP_SPAN_COMMIT_FREE 2
-void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row);
+void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c, uint32_t row,
+			    bool main_thread);
 
 /*
  * Forks: per site row of parallel regions, the path to the last start of such a region (its
