@@ -196,7 +196,7 @@ enum tp_roi_marker {
  * every step, more sites than a path keeps (TP_LIVE_PATH_SITES). When OpenMP's initial task goes
  * on after an outermost region's join, every path the program makes later starts from its path
  * there: its time by site is committed, here, and the path keeps one place for all of it (tag 0,
- * its fragments word TP_LIVE_PATH_COMMITTED | the commit's label), so its other places are free
+ * its fragments word the commit's label: TP_LIVE_PATH_COMMITTED_PLACE), so its other places are free
  * for the next region's sites. Snapshot `label % TP_LIVE_COMMITS` holds the whole committed time
  * by site row of the commit labelled `label` (the base it was made on, itself a commit or none,
  * plus the path's places then); a reader of a path with a committed place reads the snapshot of
@@ -374,13 +374,14 @@ struct tp_live_module {
 #define TP_LIVE_PATH_NS_BITS 56 /* 2^56 ns is 2.2 years; a tag in the byte above */
 #define TP_LIVE_PATH_NS_MASK ((1ull << TP_LIVE_PATH_NS_BITS) - 1)
 /* The row of a used place `v` (not 0): its tag less one. Rows fit a byte's tags 1 to 255. */
-#define TP_LIVE_PATH_ROW_OF(v)  ((uint32_t)((v) >> TP_LIVE_PATH_NS_BITS) - 1)
-#define TP_LIVE_PATH_SINCE_LOSS (1u << 31)
-/* A place of tag 0 whose fragments word has this bit: the path's committed time (version 19:
- * struct tp_live_commits), the commit's label in the bits below it. */
-#define TP_LIVE_PATH_COMMITTED      (1u << 30)
-#define TP_LIVE_PATH_LABEL_MASK     (TP_LIVE_PATH_COMMITTED - 1)
-#define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_COMMITTED - 1)
+#define TP_LIVE_PATH_ROW_OF(v)      ((uint32_t)((v) >> TP_LIVE_PATH_NS_BITS) - 1)
+#define TP_LIVE_PATH_SINCE_LOSS     (1u << 31)
+#define TP_LIVE_PATH_FRAGMENTS_MASK (TP_LIVE_PATH_SINCE_LOSS - 1)
+/* A used place of tag 0 (`v` its value): the path's committed time (version 19: struct
+ * tp_live_commits), its fragments word the commit's label, of these bits. A site's place is
+ * tagged from 1, a free one is 0. */
+#define TP_LIVE_PATH_COMMITTED_PLACE(v) ((v) != 0 && ((v) >> TP_LIVE_PATH_NS_BITS) == 0)
+#define TP_LIVE_PATH_LABEL_MASK         ((1u << 30) - 1)
 struct tp_live_path {
 	uint64_t ns;
 	/* the same path burdened: with the delay before each of its fragments started

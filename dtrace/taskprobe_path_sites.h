@@ -94,7 +94,7 @@ static inline void tp_live_path_sites_read(const struct tp_live_commits *c,
 	bool lost = false;         /* a committed place whose snapshot is gone */
 	unsigned from = 0, to = 0; /* the snapshot's sites in out->sites */
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) != 0) {
+		if (TP_LIVE_PATH_COMMITTED_PLACE(p->sites[k])) {
 			uint64_t ns = p->sites[k] & TP_LIVE_PATH_NS_MASK;
 			from = out->n;
 			if (c != NULL && committed == 0 && kept + ns <= p->ns &&

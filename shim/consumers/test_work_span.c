@@ -411,3 +411,45 @@ Test(work_span, a_path_of_an_older_commit_builds_on_its_own)
 		cr_expect_not(read.sites[i].at_least, "row %u of a path its commit read: exact",
 			      read.sites[i].row);
 }
+
+/*
+ * A site of 2^30 fragments on a path (a chain of a billion dependent tasks of one construct) is a
+ * site still: a committed place is told by its tag (0), not by a bit of its fragments word, which
+ * such a count reached (the site's time then read as in sites not kept, and a commit built on
+ * another lineage's snapshot).
+ */
+Test(work_span, a_site_of_a_billion_fragments_is_no_committed_place)
+{
+	static struct tp_live_commits c;
+	memset(&c, 0, sizeof c);
+	struct tp_live_path p = {0};
+	walk(&p, 5, 11 * MS);
+	p.fragments[0] = 1u << 30;
+	uint64_t ns[8];
+	uint32_t fragments[8];
+	cr_expect_eq(read_sites(&c, &p, ns, fragments), 0);
+	cr_expect_eq(ns[5], 11 * MS);
+	cr_expect_eq(fragments[5], 1u << 30);
+	cr_assert(tp_span_commit(&c, &p));
+	cr_expect_eq(read_sites(&c, &p, ns, fragments), 0);
+	cr_expect_eq(ns[5], 11 * MS, "committed whole");
+}
+
+/*
+ * A thread whose initial task resumes inside a mutual exclusion's section (a lock held across a
+ * region) goes on in the section's site after a commit, as before it: its fragment's part going
+ * on is the section's (tp_span_part_site), not its task's.
+ */
+Test(work_span, a_section_going_on_keeps_its_site_past_a_commit)
+{
+	static struct tp_live_commits c;
+	memset(&c, 0, sizeof c);
+	struct tp_span_thread th = {0};
+	walk(&th.in, 1, 1 * MS), walk(&th.in, 2, 1 * MS), walk(&th.in, REGION, 1 * MS);
+	th.section_row = SYNC;
+	th.site_at = tp_span_path_site(&th.in, SYNC);
+	tp_span_thread_commits(&th, &c, TP_LIVE_NO_SITE, true);
+	cr_assert_eq(c.count, 1, "a path of four places used is committed");
+	cr_assert_lt(th.site_at, TP_SPAN_PLACE_NEW);
+	cr_expect_eq(TP_LIVE_PATH_ROW_OF(th.in.sites[th.site_at]), SYNC, "the section's place");
+}

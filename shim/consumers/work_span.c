@@ -265,7 +265,7 @@ __attribute__((noinline, cold)) void tp_span_path_extend_new(struct tp_live_path
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t time = p->sites[k] & TP_LIVE_PATH_NS_MASK;
 		kept += time;
-		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) == 0 &&
+		if (!TP_LIVE_PATH_COMMITTED_PLACE(p->sites[k]) &&
 		    (least == TP_LIVE_PATH_SITES ||
 		     time < (p->sites[least] & TP_LIVE_PATH_NS_MASK)))
 			least = k;
@@ -441,7 +441,7 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 	uint32_t count = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
 		uint64_t time = p->sites[k] & TP_LIVE_PATH_NS_MASK;
-		if ((p->fragments[k] & TP_LIVE_PATH_COMMITTED) == 0) {
+		if (!TP_LIVE_PATH_COMMITTED_PLACE(p->sites[k])) {
 			kept += time;
 			sites += p->sites[k] != 0;
 			continue;
@@ -455,12 +455,14 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 		base = &c->snapshots[(p->fragments[k] & TP_LIVE_PATH_LABEL_MASK) % TP_LIVE_COMMITS];
 		base_ns = time;
 	}
-	bool fresh = sites > 0 && p->ns >= kept + base_ns; /* a torn path is none of ours */
+	/* (a path of no time keeps no committed place: its value would be a free place's) */
+	bool fresh = sites > 0 && p->ns > 0 && p->ns >= kept + base_ns;
 	if (!fresh) {
 		tp_spin_unlock(&commit_lock);
 		return base != NULL && sites == 0; /* committed already */
 	}
-	uint32_t label = count + 1;
+	/* count 0 is none: past 2^32 commits the labels go on from a multiple of the snapshots */
+	uint32_t label = count + 1 != 0 ? count + 1 : TP_LIVE_COMMITS;
 	struct tp_live_commit *to = &c->snapshots[label % TP_LIVE_COMMITS];
 	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -475,7 +477,7 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 			 (base != NULL ? base->other_ns : 0) + (p->ns - kept - base_ns),
 			 __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < TP_LIVE_PATH_SITES; k++) {
-		if (p->sites[k] == 0 || (p->fragments[k] & TP_LIVE_PATH_COMMITTED) != 0)
+		if (p->sites[k] == 0 || TP_LIVE_PATH_COMMITTED_PLACE(p->sites[k]))
 			continue;
 		uint32_t row = TP_LIVE_PATH_ROW_OF(p->sites[k]) % TP_LIVE_SITES;
 		uint32_t had = to->fragments[row], add = p->fragments[k];
@@ -496,7 +498,7 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 	memset(p->sites, 0, sizeof p->sites);
 	memset(p->fragments, 0, sizeof p->fragments);
 	p->sites[0] = p->ns & TP_LIVE_PATH_NS_MASK;
-	p->fragments[0] = TP_LIVE_PATH_COMMITTED | (label & TP_LIVE_PATH_LABEL_MASK);
+	p->fragments[0] = label & TP_LIVE_PATH_LABEL_MASK;
 	return true;
 }
 
@@ -515,6 +517,8 @@ void tp_span_thread_commits(struct tp_span_thread *th, struct tp_live_commits *c
 		 !__atomic_compare_exchange_n(&committer, &none, th, false, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED))
 		return;
+	/* the fragment's part going on is a section's when its task resumed one
+	 * (tp_span_holder_polled_again) */
 	if (tp_span_commit(c, &th->in))
-		th->site_at = tp_span_path_site(&th->in, row);
+		th->site_at = tp_span_path_site(&th->in, tp_span_part_site(th->section_row, row));
 }
