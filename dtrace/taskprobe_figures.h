@@ -434,6 +434,45 @@ static inline void tp_live_share_words(char *out, size_t size, double share, int
 }
 
 /*
+ * The waits at sync sites that found no row (the header's syncs_unlisted), counted in the
+ * overflow row's sync figures: their time and count over the slots' rows (slot i's at `map` +
+ * `rows_offset` + i * `rows_stride`, when its rows_ready).
+ */
+struct tp_live_unlisted {
+	uint64_t waited_ns, waits;
+};
+static inline struct tp_live_unlisted
+tp_live_syncs_unlisted_read(const struct tp_live_thread *slots, const char *map,
+			    uint64_t rows_offset, uint64_t rows_stride)
+{
+	struct tp_live_unlisted u = {0};
+	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
+		if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+		    !__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
+			continue;
+		const struct tp_live_site_stats *row = (const void *)(map + rows_offset +
+								      (uint64_t)i * rows_stride +
+								      TP_LIVE_OVERFLOW *
+									      sizeof *row);
+		u.waited_ns += __atomic_load_n(&row->sync_waited_ns, __ATOMIC_RELAXED);
+		u.waits += __atomic_load_n(&row->sync_waits, __ATOMIC_RELAXED);
+	}
+	return u;
+}
+
+/* Every reader's line under its sync sites' table when some are in no line: "(waits at sync
+ * sites beyond the first 253 sites are in no line: 1.20 ms in 240 waits; ...)". */
+static inline void tp_live_syncs_unlisted_words(char *out, size_t size, struct tp_live_unlisted u)
+{
+	char waited[32];
+	snprintf(out, size,
+		 TP_LIVE_SYNCS_UNLISTED_TEXT ": %s in %llu waits; taskprobe-timeline --analyze of "
+					     "a recording lists every site)",
+		 tp_live_duration_words(u.waited_ns, waited, sizeof waited),
+		 (unsigned long long)u.waits);
+}
+
+/*
  * What the live statistics of header `h` (a reader's copy or the file's own) could not count, in
  * words, "; " between two, or "": the console's "not counted:" line and the exit report's alike.
  */

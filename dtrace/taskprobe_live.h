@@ -48,11 +48,12 @@
  * program's serial code, OpenMP's initial tasks. The scripts say "(no site)": theirs also holds the
  * tasks spawned before they attached. */
 #define TP_LIVE_NO_SITE_TEXT "(no site: initial tasks)"
-/* What every reader says under its sync sites' table when the header's syncs_unlisted is set. */
+/* What every reader says under its sync sites' table when the header's syncs_unlisted is set,
+ * first (tp_live_syncs_unlisted_words says their time and waits after it). */
 // clang-format off
 #define TP_LIVE_SYNCS_UNLISTED_TEXT                                                                \
 	"(waits at sync sites beyond the first " TP_LIVE_STRING(TP_LIVE_SITE_ROWS) " sites are "   \
-	"in no line: taskprobe-timeline --analyze of a recording lists every site)"
+	"in no line"
 // clang-format on
 /*
  * Spawn stacks sampled: each thread's first spawns at a site, then one in ..._EVERY; wait
@@ -257,7 +258,8 @@ struct tp_live_header {
 	 * none told, omp_control_tool's) */
 	uint32_t roi_markers;
 	/* not 0: a wait at a sync site found every row taken (TP_LIVE_SITE_ROWS, shared with the
-	 * task sites): its site is in no line of the readers' tables, which say so */
+	 * task sites): its site is in no line of the readers' tables, which say so; its time and
+	 * waits are counted in the overflow row's sync figures (version 19) */
 	uint64_t syncs_unlisted;
 	/*
 	 * The region of interest (issue 35: omp_control_tool's start and stop, or pause): start

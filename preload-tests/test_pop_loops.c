@@ -154,7 +154,8 @@ static unsigned lines_holding(const char *text, const char *a, const char *b)
  * in a region, each a site; rows are TP_LIVE_SITE_ROWS, shared with the task sites, as in a
  * time-step code of a hundred and twenty regions of two loops): the exit report and top list the
  * sites that found a row and say that the others are in no line, where they listed fewer without
- * a word; --analyze lists them all. A program whose sites found rows says nothing of it (above).
+ * a word, and how long and how many times threads waited there (the overflow row's sync figures:
+ * they were counted nowhere before); --analyze lists them all. A program whose sites found rows says nothing of it (above).
  */
 Test(loops, sync_sites_beyond_the_rows_are_said_to_be_unlisted, .timeout = 120)
 {
@@ -173,6 +174,15 @@ Test(loops, sync_sites_beyond_the_rows_are_said_to_be_unlisted, .timeout = 120)
 				  strstr(o->text, TP_LIVE_SYNCS_UNLISTED_TEXT) != NULL,
 			  "%s lists %u barriers of 260, and says the others are not listed:\n%s",
 			  o->way, listed, o->text);
+		/* and how many waits they had: each of the others' (the region's own barrier
+		 * the 261st site), on each of the two threads */
+		const char *said = strstr(o->text, TP_LIVE_SYNCS_UNLISTED_TEXT);
+		const char *in = said != NULL ? strstr(said, "no line: ") : NULL;
+		unsigned waits = 0;
+		cr_expect(in != NULL && sscanf(in, "no line: %*s %*s in %u waits", &waits) == 1 &&
+				  waits == 2 * (261 - listed),
+			  "%s says %u waits at the sites not listed, not %u:\n%s", o->way, waits,
+			  2 * (261 - listed), o->text);
 	}
 	tp_pop_run_free(&pop);
 }
@@ -246,17 +256,37 @@ static bool barrier_balanced(const struct tp_pop_run *pop, const void *context)
 static void expect_a_barrier_without_the_idle_between(const char *name)
 {
 	struct tp_pop_run pop = {0};
-	(void)pop_run_until(name, barrier_balanced, NULL, "its barrier's figures", &pop);
+	bool kept = pop_run_until(name, barrier_balanced, NULL,
+				  "its barrier's figures as it measured them", &pop);
 	char site[64];
 	balanced_region_site(site, sizeof site);
 	for (size_t i = 0; i < TP_POP_WAYS; i++) {
 		const struct tp_pop_output *o = &pop.output[i];
 		double balance = sync_balance_of(o->text, site),
 		       waited = sync_waited_of(o->text, site, "barrier");
-		cr_expect(balance >= 0.9 && waited >= 0 && waited < 20,
-			  "%s: %s says %s's barrier has a load balance of %.3f and waited %.2f "
-			  "ms:\n%s",
-			  name, o->way, site, balance, waited, o->text);
+		/* a run the machine moved every time (a thread preempted in its units: a
+		 * balance of 0.84 and 29 ms waited, in all three outputs alike) is held to what
+		 * the program measured of its barrier: the balance within 0.05, the wait within
+		 * the idle's tenth (8 ms: the idle counted there was 60 ms and more) */
+		double a = 0, b = 0, measured = -1;
+		const char *said = strstr(o->err, "pop_idle_between: barrier phases ");
+		if (!kept && said != NULL &&
+		    sscanf(said, "pop_idle_between: barrier phases %lf and %lf ms, waited %lf", &a,
+			   &b, &measured) == 3 &&
+		    a > 0 && b > 0) {
+			double own = (a + b) / 2 / (a > b ? a : b);
+			cr_expect(fabs(balance - own) <= 0.05 && waited >= 0 &&
+					  waited <= measured + 8,
+				  "%s: %s says %s's barrier has a load balance of %.3f and waited "
+				  "%.2f ms, where the program measured %.3f and %.2f ms:\n%s\n%s",
+				  name, o->way, site, balance, waited, own, measured, o->text,
+				  o->err);
+		} else
+			cr_expect(balance >= 0.9 && waited >= 0 && waited < 20,
+				  "%s: %s says %s's barrier has a load balance of %.3f and waited "
+				  "%.2f "
+				  "ms:\n%s",
+				  name, o->way, site, balance, waited, o->text);
 		cr_expect(o->factors.said && fabs(o->factors.load_balance - 2.0 / 3) <= 0.1,
 			  "%s: %s says a load balance of %.3f, not 0.667:\n%s", name, o->way,
 			  o->factors.load_balance, o->text);

@@ -663,6 +663,9 @@ static void read_merged_balances(void *arg)
 							m->f->header.rows_stride, rows, n,
 							m->out->now_ns);
 	}
+	if (m->out->header.syncs_unlisted != 0)
+		m->out->syncs_unlisted = tp_live_syncs_unlisted_read(
+			slots, m->f->map, m->f->header.rows_offset, m->f->header.rows_stride);
 	for (unsigned i = 0; i < m->out->n_syncs; i++) {
 		struct site_view *v = &m->out->syncs[i];
 		unsigned n = 0;

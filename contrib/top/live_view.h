@@ -266,6 +266,8 @@ struct live_snapshot {
 	/* the sync constructs' sites where tasks waited (issue 35), most time waited first */
 	struct site_view syncs[TP_LIVE_SITES];
 	unsigned n_syncs;
+	/* the waits at sync sites in no line (the header's syncs_unlisted) */
+	struct tp_live_unlisted syncs_unlisted;
 };
 
 /*

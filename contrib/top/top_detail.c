@@ -309,8 +309,10 @@ void draw_losses(struct screen *sc)
 		put_line(y++,
 			 "(no task waited at a barrier, taskwait, taskgroup or mutual exclusion)",
 			 0, false);
-	if (s->header.syncs_unlisted != 0 && y < bottom)
-		put_line(y++, TP_LIVE_SYNCS_UNLISTED_TEXT, 0, false);
+	if (s->header.syncs_unlisted != 0 && y < bottom) {
+		tp_live_syncs_unlisted_words(line, sizeof line, s->syncs_unlisted);
+		put_line(y++, line, 0, false);
+	}
 	live_format_roi(line, sizeof line, s);
 	if (line[0] != '\0' && y + 1 < bottom) {
 		put_line(y++, "", 0, false);

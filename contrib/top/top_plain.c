@@ -42,8 +42,10 @@ static void print_syncs(const struct live_snapshot *s)
 		live_format_sync(line, sizeof line, s, &s->syncs[i], width);
 		printf("%s\n", line);
 	}
-	if (s->header.syncs_unlisted != 0)
-		printf("%s\n", TP_LIVE_SYNCS_UNLISTED_TEXT);
+	if (s->header.syncs_unlisted != 0) {
+		tp_live_syncs_unlisted_words(line, sizeof line, s->syncs_unlisted);
+		printf("%s\n", line);
+	}
 }
 
 /* The threads' table: what each waited (a program without tasks), or each worker's figures. */

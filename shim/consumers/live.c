@@ -295,9 +295,8 @@ static void sync_wait_begins(struct tp_span_task *t, uint32_t sync, uint32_t sit
 	if (sync == TP_SYNC_NONE || sync > TP_SYNC_MUTEX || site == 0)
 		return;
 	uint32_t row = live_row_in(sync_rows_by_site[sync - 1], site);
-	if (!live_sync_row_found(row))
-		return;
-	publish_site(row, site, false, sync);
+	if (live_sync_row_found(row)) /* else its wait counts in the overflow row, unnamed */
+		publish_site(row, site, false, sync);
 	t->sync_row = (uint16_t)row;
 }
 

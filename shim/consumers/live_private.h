@@ -382,7 +382,8 @@ void live_publish_site_first(uint32_t row, uint32_t site, bool by_program, uint3
 /*
  * Whether `row`, given to a sync site, is one: not the task sites' overflow, which the rows beyond
  * the table are; then the header says that some sync sites are in no line (a store once: no line
- * shared at each wait).
+ * shared at each wait), and their waits count in the overflow row's sync figures, its site left
+ * a task site's (tp_live_syncs_unlisted_read).
  */
 static inline bool live_sync_row_found(uint32_t row)
 {

@@ -30,7 +30,8 @@ static inline __attribute__((always_inline)) void sync_wait_ends(struct tp_span_
 	uint64_t phase = tp_phase_ends(&local.phase_ns, t->sync);
 	if (phase != 0)
 		add(&local.rows[row].phase_ns, phase);
-	local.mutex_row = tp_span_section_site(t->sync, row);
+	/* a section at a site in no line (the overflow row's) is its task's on the path */
+	local.mutex_row = row != TP_LIVE_OVERFLOW ? tp_span_section_site(t->sync, row) : 0;
 }
 
 /* Whether the task of entry `task` (sync_waited.h's key: its address) is suspended still, and,

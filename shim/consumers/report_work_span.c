@@ -253,8 +253,14 @@ static void syncs(FILE *out, const struct tp_live_thread *slots, const struct tp
 			f->sync_waits, tp_live_balance_words(&barrier, balance, sizeof balance),
 			share);
 	}
-	if (__atomic_load_n(&h->syncs_unlisted, __ATOMIC_RELAXED) != 0)
-		fprintf(out, "  %s\n", TP_LIVE_SYNCS_UNLISTED_TEXT);
+	if (__atomic_load_n(&h->syncs_unlisted, __ATOMIC_RELAXED) != 0) {
+		char words[384];
+		tp_live_syncs_unlisted_words(words, sizeof words,
+					     tp_live_syncs_unlisted_read(slots, (const char *)h,
+									 h->rows_offset,
+									 h->rows_stride));
+		fprintf(out, "  %s\n", words);
+	}
 }
 
 /*
