@@ -453,3 +453,30 @@ Test(work_span, a_section_going_on_keeps_its_site_past_a_commit)
 	cr_assert_lt(th.site_at, TP_SPAN_PLACE_NEW);
 	cr_expect_eq(TP_LIVE_PATH_ROW_OF(th.in.sites[th.site_at]), SYNC, "the section's place");
 }
+
+/*
+ * A path that gave a place up since its commit (a region of more sites than its free places): a
+ * site of the commit's snapshot may be the one given up, its time since in sites not kept, so its
+ * time is a lower bound; a place taken before the loss is exact. Without the bound, a second
+ * root's path of more sites, joined at a barrier, read 5.8% of a construct's 9.1% as exact.
+ */
+Test(work_span, a_commits_sites_are_bounds_once_the_path_gives_a_place_up)
+{
+	static struct tp_live_commits c;
+	memset(&c, 0, sizeof c);
+	struct tp_live_path p = {0};
+	walk(&p, 1, 5 * MS);
+	cr_assert(tp_span_commit(&c, &p));
+	walk(&p, 2, 4 * MS), walk(&p, 3, 3 * MS), walk(&p, 4, 2 * MS);
+	walk(&p, 1, 6 * MS); /* puts out site 4: a lost place */
+	static struct tp_live_path_sites read;
+	tp_live_path_sites_read(&c, &p, &read);
+	cr_expect_eq(read.other_ns, 2 * MS, "site 4's time, given up");
+	cr_assert_eq(read.n, 4, "row 1's commit, then the places of rows 1, 2 and 3");
+	for (unsigned i = 0; i < read.n; i++) {
+		const struct tp_live_path_site *s = &read.sites[i];
+		bool committed = s->row == 1 && s->ns == 5 * MS;
+		cr_expect_eq(s->at_least, committed, "row %u's %lu ns: %s", s->row, s->ns,
+			     committed ? "the commit's, a bound" : "a place's, exact");
+	}
+}
