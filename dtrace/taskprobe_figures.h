@@ -434,9 +434,23 @@ static inline void tp_live_share_words(char *out, size_t size, double share, int
 }
 
 /*
+ * Slot `i`'s rows, every reader's: at `map` + `rows_offset` + i * `rows_stride`, once the slot is
+ * taken and its rows_ready; else NULL (no figure of it to read).
+ */
+static inline const struct tp_live_site_stats *tp_live_slot_rows(const struct tp_live_thread *slots,
+								 unsigned i, const char *map,
+								 uint64_t rows_offset,
+								 uint64_t rows_stride)
+{
+	if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
+	    !__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
+		return NULL;
+	return (const void *)(map + rows_offset + (uint64_t)i * rows_stride);
+}
+
+/*
  * The waits at sync sites that found no row (the header's syncs_unlisted), counted in the
- * overflow row's sync figures: their time and count over the slots' rows (slot i's at `map` +
- * `rows_offset` + i * `rows_stride`, when its rows_ready).
+ * overflow row's sync figures: their time and count over the slots' rows (tp_live_slot_rows).
  */
 struct tp_live_unlisted {
 	uint64_t waited_ns, waits;
@@ -447,13 +461,11 @@ tp_live_syncs_unlisted_read(const struct tp_live_thread *slots, const char *map,
 {
 	struct tp_live_unlisted u = {0};
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		if (__atomic_load_n(&slots[i].in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
-		    !__atomic_load_n(&slots[i].rows_ready, __ATOMIC_ACQUIRE))
+		const struct tp_live_site_stats *rows = tp_live_slot_rows(slots, i, map,
+									  rows_offset, rows_stride);
+		if (rows == NULL)
 			continue;
-		const struct tp_live_site_stats *row = (const void *)(map + rows_offset +
-								      (uint64_t)i * rows_stride +
-								      TP_LIVE_OVERFLOW *
-									      sizeof *row);
+		const struct tp_live_site_stats *row = &rows[TP_LIVE_OVERFLOW];
 		u.waited_ns += __atomic_load_n(&row->sync_waited_ns, __ATOMIC_RELAXED);
 		u.waits += __atomic_load_n(&row->sync_waits, __ATOMIC_RELAXED);
 	}

@@ -18,13 +18,24 @@ struct tp_live_path_sites {
 	uint64_t other_ns;     /* the path's time in sites not kept */
 };
 
-/* The snapshot of commit `label` (TP_LIVE_PATH_LABEL_MASK's bits), while it is one of the last
- * TP_LIVE_COMMITS made (`count`), else NULL. */
+/*
+ * How many commits back from the last of `count` made commit `label` (TP_LIVE_PATH_LABEL_MASK's
+ * bits) is, or UINT32_MAX when it is none of them: the one rule for which snapshots a label still
+ * has, the reader's (one of the last TP_LIVE_COMMITS) and the writer's (tp_span_commit builds
+ * only on one its new snapshot does not overwrite).
+ */
+static inline uint32_t tp_live_commits_back(uint32_t count, uint32_t label)
+{
+	uint32_t back = (count - label) & TP_LIVE_PATH_LABEL_MASK;
+	return count == 0 || back >= count ? UINT32_MAX : back;
+}
+
+/* The snapshot of commit `label`, while it is one of the last TP_LIVE_COMMITS made (`count`),
+ * else NULL. */
 static inline const struct tp_live_commit *tp_live_commit_of(const struct tp_live_commits *c,
 							     uint32_t count, uint32_t label)
 {
-	uint32_t back = (count - label) & TP_LIVE_PATH_LABEL_MASK;
-	if (count == 0 || back >= TP_LIVE_COMMITS || back >= count)
+	if (tp_live_commits_back(count, label) >= TP_LIVE_COMMITS)
 		return NULL;
 	return &c->snapshots[label % TP_LIVE_COMMITS];
 }

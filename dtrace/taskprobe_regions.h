@@ -103,11 +103,10 @@ static inline struct tp_live_region tp_live_computation_read(const struct tp_liv
 	unsigned threads = 0;
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
 		const struct tp_live_thread *t = &slots[i];
-		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
-		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+		const struct tp_live_site_stats *stats = tp_live_slot_rows(
+			slots, i, map, rows_offset, rows_stride);
+		if (stats == NULL)
 			continue;
-		const struct tp_live_site_stats *stats = (const void *)(map + rows_offset +
-									(uint64_t)i * rows_stride);
 		uint32_t open = __atomic_load_n(&t->open_region, __ATOMIC_RELAXED),
 			 forked = __atomic_load_n(&t->fork_row, __ATOMIC_ACQUIRE);
 		uint64_t ns = 0, passed = 0,

@@ -363,12 +363,10 @@ void tp_report_work_span(FILE *out)
 		f->mutex_kind = __atomic_load_n(&sites[row].mutex_kind, __ATOMIC_RELAXED);
 	}
 	for (unsigned i = 0; i < TP_LIVE_THREADS; i++) {
-		const struct tp_live_thread *t = &slots[i];
-		if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE) == TP_LIVE_SLOT_FREE ||
-		    !__atomic_load_n(&t->rows_ready, __ATOMIC_ACQUIRE))
+		const struct tp_live_site_stats *rows = tp_live_slot_rows(
+			slots, i, map, h->rows_offset, h->rows_stride);
+		if (rows == NULL)
 			continue;
-		const struct tp_live_site_stats *rows =
-			(const void *)(map + h->rows_offset + (uint64_t)i * h->rows_stride);
 		for (uint32_t row = 0; row < TP_LIVE_SITES; row++)
 			if (line_at[row] != UINT32_MAX)
 				add_row(&figures[line_at[row]], &rows[row]);

@@ -425,12 +425,6 @@ void tp_span_commits_start(void)
 	__atomic_store_n(&committer, NULL, __ATOMIC_RELAXED);
 }
 
-/* Commit `count`'s distance back from the last, `label` (labels count modulo the mask). */
-static uint32_t commits_back(uint32_t count, uint32_t label)
-{
-	return (count - label) & TP_LIVE_PATH_LABEL_MASK;
-}
-
 bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 {
 	/* the path's committed place (its base), and its other places' time */
@@ -447,8 +441,8 @@ bool tp_span_commit(struct tp_live_commits *c, struct tp_live_path *p)
 			continue;
 		}
 		/* a base the new snapshot would overwrite, or none kept: no commit */
-		uint32_t back = commits_back(count, p->fragments[k] & TP_LIVE_PATH_LABEL_MASK);
-		if (back >= TP_LIVE_COMMITS - 1 || back >= count) {
+		if (tp_live_commits_back(count, p->fragments[k] & TP_LIVE_PATH_LABEL_MASK) >=
+		    TP_LIVE_COMMITS - 1) {
 			tp_spin_unlock(&commit_lock);
 			return false;
 		}

@@ -595,7 +595,7 @@ static inline void tp_span_path_forget(struct tp_live_path *p)
 
 /*
  * Path `p`, OpenMP's initial task's as it goes on after an outermost region's join (every path
- * made later starts from it), committed into `c` (taskprobe_live.h's struct tp_live_commits): its
+ * its thread makes later starts from it), committed into `c` (taskprobe_live.h's struct tp_live_commits): its
  * places' time by site added to the snapshot of the commit its committed place has (none: to
  * nothing), as a new commit's snapshot; then the path has one place, committed, of all its time,
  * and the others free for the next region's sites. False, the path as it was, when its committed
