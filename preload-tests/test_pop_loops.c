@@ -222,6 +222,45 @@ Test(loops, nested_regions_have_no_efficiency, .timeout = 120)
 	tp_pop_run_free(&pop);
 }
 
+/*
+ * Nested regions in time steps (omp_nested_steps: outer thread 0 steps a short inner region, 1 a
+ * long one, every instance balanced): a worker's wait at an inner barrier ends at its instance's
+ * join, as an outermost region's does, not when libomp next wakes it. A pool's thread idled
+ * between instances and after its team's last, counted at that barrier, and the last join of
+ * the site (not its instance's) cut it: 125 to 141 ms read waited at the long region's barrier,
+ * 47 to 51 at the short one's, of instances of 60 and 20 ms whose threads only slept.
+ */
+Test(loops, a_nested_regions_barrier_waits_end_at_its_instances_join, .timeout = 120)
+{
+	struct tp_pop_run pop = {0};
+	tp_pop_run((const char *[]){pop_program("omp_nested_steps"), NULL},
+		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
+	const struct {
+		const char *function, *after;
+		double unit_ms;
+	} inner[] = {{"short_steps", "static int short_steps(", 20}, /* SHORT_MS */
+		     {"long_steps", "static int long_steps(", 60}};  /* LONG_MS */
+	for (size_t k = 0; k < 2; k++) {
+		char site[64];
+		snprintf(site, sizeof site, "%s (omp_nested_steps.c:%d)", inner[k].function,
+			 tp_source_line("omp_nested_steps.c", inner[k].after,
+					"#pragma omp parallel"));
+		for (size_t i = 0; i < TP_POP_WAYS; i++) {
+			const struct tp_pop_output *o = &pop.output[i];
+			double waited = sync_waited_of(o->text, site, "barrier");
+			bool said = waited >= 0 && waited < inner[k].unit_ms &&
+				    sync_waits_of(o->text, site, "barrier") == 8;
+			pop.keep |= !said;
+			cr_expect(said,
+				  "%s: %s's barrier waited %.2f ms (under a unit, %.0f ms, in 8 "
+				  "waits, "
+				  "expected):\n%s",
+				  o->way, site, waited, inner[k].unit_ms, o->text);
+		}
+	}
+	tp_pop_run_free(&pop);
+}
+
 /* The site of pop_idle_between's balanced region, and its barrier's: its second construct. */
 static void balanced_region_site(char *site, size_t size)
 {

@@ -306,6 +306,7 @@ static void on_spawn(struct analysis *a, struct proc *p, struct thread *th,
 			s->around = around;
 			if (a->sites[around].inner == 0)
 				a->sites[around].inner = t->site;
+			t->joins_nested = e->teams_known;
 		} else if (!e->by_program) {
 			t->forked_ns = e->ns;
 			t->forked_known = e->teams_known;
@@ -385,7 +386,7 @@ static bool task_suspended(const void *context, uint64_t id, uint32_t since, uin
 		return false;
 	uint32_t region = region_of(c->a, t);
 	if (where % SYNC_KINDS == TP_SYNC_BARRIER && region != 0)
-		*until = tp_sync_wait_joined(t->suspend_ns, c->a->sites[region].joined_at);
+		*until = tp_sync_wait_joined(t->suspend_ns, &c->a->sites[region].joins);
 	return true;
 }
 
@@ -520,11 +521,10 @@ static void task_ended(struct analysis *a, struct proc *p, struct task *t, struc
 	struct site *s = site_figures(a, p, t->site);
 	s->tasks++;
 	hist_add(a, &s->task_time, t->poll_ns);
-	if (t->forked_ns != 0 && ns > t->forked_ns) { /* its region's instance joined */
+	if (t->forked_ns != 0 && ns > t->forked_ns) /* its region's instance joined */
 		s->region_time += ns - t->forked_ns;
-		if (t->forked_known)
-			s->joined_at = ns;
-	}
+	if (t->forked_known || t->joins_nested) /* live.c's live_region_joined */
+		tp_sync_joins_add(&s->joins, ns);
 	/* the graph's rule: the live statistics' engine's (work_span.h) */
 	struct task *up = t->parent;
 	while (up != NULL && up->state == ENDED)

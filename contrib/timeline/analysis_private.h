@@ -100,6 +100,9 @@ struct task {
 	/* and the recording says which tasks are a region's (version 16): its end is its
 	 * instance's join, by which the waits at its barrier ended (tp_sync_wait_joined) */
 	bool forked_known;
+	/* a nested region's primary's implicit task, where the recording says so: its end is its
+	 * instance's join, which ends the waits at its barrier too */
+	bool joins_nested;
 	struct acc in;         /* not yet polled: the paths to its start (ns: when it could) */
 	struct node *last;     /* its last fragment */
 	struct acc kids, desc; /* ended since its last join: children, descendants */
@@ -177,7 +180,7 @@ struct site {
 	/* its instances' times, each from its fork to its primary's implicit task's end, added
 	 * up: the region's efficiency (tp_live_region_efficiency) */
 	uint64_t region_time;
-	uint64_t joined_at; /* its last instance's join (0: none): tp_sync_wait_joined */
+	struct tp_sync_joins joins; /* its last instances' joins: tp_sync_wait_joined */
 	/* a region an instance of it was forked in, and one forked in an instance of it (0: none,
 	 * the first seen): whether it holds nested regions or is one (analysis_report.c) */
 	uint32_t around, inner;

@@ -44,9 +44,10 @@ static struct tp_live_commits commits;
 /* a task's parallel region's site (live.c's task_entry's region: an implicit task's own, an
  * explicit task's its parent's; 0 none) */
 static uint32_t region_of[N];
-/* each region's outermost instance's primary implicit task (live.c's local.fork_task) and its
- * last join (live.c's live_region_joined_ns), by site */
-static uint64_t primary_of[LAST_SITE + 1], joined_at[LAST_SITE + 1];
+/* each region's last instance's primary implicit task (live.c's local.join_task) and its last
+ * joins (live.c's live_region_joins), by site */
+static uint64_t primary_of[LAST_SITE + 1];
+static struct tp_sync_joins joins[LAST_SITE + 1];
 /* the phases each barrier's site ended, by thread (live.c's rows' phase_ns), and whether the
  * thread passed it (its rows' sync_waits) */
 static uint64_t phases[LAST_SITE + 1][N];
@@ -142,10 +143,9 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		from == TP_SPAN_FROM_FRAGMENT ? &t->th : NULL, now - t->from, now, in, nestable);
 	if (tp_span_publishes_fork(implicit, parent != 0)) {
 		tp_span_fork(site, &pool[task - 1].in);
-		if (region_of[parent] == 0) { /* live.c's live_region_forked, outermost */
+		if (region_of[parent] == 0) /* live.c's live_region_forked, outermost */
 			tp_phase_forks(&t->phase);
-			primary_of[site] = task;
-		}
+		primary_of[site] = task;
 	}
 	alive[task] = task;
 	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
@@ -218,7 +218,7 @@ static bool task_suspended(const void *context, uint64_t task, uint32_t since, u
 	if (suspended_now[task] == 0 || (uint32_t)suspended_now[task] != since)
 		return false;
 	if (where % (TP_SYNC_MUTEX + 1) == TP_SYNC_BARRIER)
-		*until = tp_sync_wait_joined(suspended_now[task], joined_at[region_of[task]]);
+		*until = tp_sync_wait_joined(suspended_now[task], &joins[region_of[task]]);
 	return true;
 }
 
@@ -301,8 +301,8 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	ended_path(&t->th.in, now);
 	if (row_of[task] <= LAST_SITE &&
 	    primary_of[row_of[task]] == task) { /* live_region_joined */
-		joined_at[row_of[task]] = now;
-		t->commit_due = true;
+		tp_sync_joins_add(&joins[row_of[task]], now);
+		t->commit_due |= region_of[s->parent] == 0; /* an outermost one's */
 	}
 	if (s->parent != 0 && alive[s->parent] == s->parent)
 		tp_span_child_ended(&pool[s->parent - 1], &alive[s->parent], s->parent, s,

@@ -338,6 +338,41 @@ Test(one_engine, a_workers_wait_at_its_regions_barrier_ends_with_the_region)
 }
 
 /*
+ * Two instances of a region (2..12, 14..24), the second's worker another thread's (a pool's,
+ * as libomp gives a nested region's): the first's worker, told out of its barrier only at the
+ * runtime's end (40), waited 10..12, to its own instance's join, the first after its wait began,
+ * not to the site's last (24: 14 ms waited where it waited 2 for the primary).
+ */
+Test(one_engine, a_workers_wait_at_a_barrier_ends_at_its_own_instances_join)
+{
+	both_spawn_told(1, 0, INITIAL, 0, 0, false);
+	both_start(1, 0, INITIAL);
+	fork_told(2);
+	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 12, 2);
+	both_end(1, 12, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 12, INITIAL);
+	both_spawn_told(3, 14, 6, 0, REGION, false); /* the second instance, its worker on 3 */
+	both_start(3, 14, 6);
+	both_spawn_told(1, 14, 5, INITIAL, REGION, false);
+	both_end(1, 14, INITIAL, false, TP_SYNC_NONE, 0);
+	both_start(1, 14, 5);
+	both_end(3, 22, 6, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 24, 5, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 24, 5);
+	both_end(1, 24, 5, true, TP_SYNC_NONE, 0);
+	both_start(1, 24, INITIAL);
+	both_start(2, 40, WORKER);
+	both_end(2, 40, WORKER, true, TP_SYNC_NONE, 0);
+	both_start(3, 40, 6);
+	both_end(3, 40, 6, true, TP_SYNC_NONE, 0);
+	both_end(1, 40, INITIAL, true, TP_SYNC_NONE, 0);
+	expect_one_answer(40);
+	expect_waited(REGION, TP_SYNC_BARRIER, 4, 4);
+}
+
+/*
  * A parallel construct of a team of one (INNER, 2..12: `if (0)`, no barrier) before a region of
  * two threads (12..20, 8 ms each): the region's barrier ends phases of 8 and 8 ms. The team of
  * one's 10 ms were waited for by no barrier (tp_phase_forks); in its primary's phase the barrier

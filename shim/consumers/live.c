@@ -600,7 +600,7 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
-	if (__builtin_expect(task == local.fork_task, 0))
+	if (__builtin_expect(task == local.join_task, 0))
 		live_region_joined(now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
@@ -743,8 +743,10 @@ void tp_live_thread_stop(uint64_t tid)
 		tp_guard_leave(&local.busy, false);
 	}
 	/* an outermost region instance it forked and never joined (an exit inside it) too */
-	if (local.fork_task != 0 && local.rows != NULL)
+	if (local.fork_task != 0 && local.rows != NULL) {
+		local.nested_task = 0; /* a nested one's barrier is no matter now */
 		live_region_joined(now);
+	}
 	set64(&s->ended_ns, now);
 	/* with its rows: enter() takes a thread with rows for one with a slot */
 	local.slot = NULL;

@@ -129,9 +129,9 @@ extern struct tp_span_task *spans; /* the tasks' work and span states' pool (wor
 extern struct dependence *dependences;
 /* Each parallel region's site's last fork (work_span.h), by site row. */
 extern struct tp_span_shared forks[TP_LIVE_SITES];
-/* Each region row's last outermost instance's join (live_region_joined; 0: none), for the
- * waits at its barrier (tp_sync_wait_joined). */
-extern uint64_t live_region_joined_ns[TP_LIVE_SITES];
+/* Each region row's last instances' joins (live_region_joined), for the waits at its barrier
+ * (tp_sync_wait_joined). */
+extern struct tp_sync_joins live_region_joins[TP_LIVE_SITES];
 /*
  * The slot of the thread that polled OpenMP's initial task last (its row: no site's), for a
  * worker's implicit task whose region its primary has not published yet (live_initial_so_far).
@@ -219,6 +219,11 @@ struct live_local {
 	 * (0: none) and its fork's moment, for its row's region_time_ns (live_region_forked) */
 	uint64_t fork_task, fork_ns;
 	uint32_t fork_row;
+	/* the innermost nested region instance it forked and has not joined: its primary's
+	 * implicit task (0: none) and row, whose join ends the waits at that region's barrier
+	 * (live_region_joins); and the task whose end is a join, the innermost of the two */
+	uint64_t nested_task, join_task;
+	uint32_t nested_row;
 	/* it joined an outermost region since it last polled OpenMP's initial task: that task's
 	 * next poll commits its path (tp_span_commit) */
 	bool commit_due;
@@ -439,9 +444,12 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
  */
 static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t around, uint64_t now)
 {
+	local.join_task = task;
 	if (around != 0) { /* nested in region row `around`: no time of either read */
 		add(&local.rows[around].region_nested, 1);
 		add(&local.rows[row].region_nested, 1);
+		local.nested_task = task;
+		local.nested_row = row;
 		return;
 	}
 	tp_phase_forks(&local.phase_ns);
@@ -454,13 +462,24 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
 }
 
 /*
- * The outermost region instance the calling thread forked is joined at `now`, its primary's
- * implicit task ended (local.fork_task), or its thread ended inside it: its time from its fork
- * into its row (region_time_ns). Out of line: most task ends are not one.
+ * A region instance the calling thread forked is joined at `now`, its primary's implicit task
+ * ended (local.join_task), or its thread ended inside it. A nested one's join ends the waits at
+ * its barrier, as an outermost one's does: its workers' waits there last until a region wakes
+ * them, and a pool's thread idled for another team's region read 91 ms waited at a balanced
+ * barrier. An outermost one's time from its fork goes into its row (region_time_ns). Out of
+ * line: most task ends are not one.
  */
 static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t now)
 {
-	__atomic_store_n(&live_region_joined_ns[local.fork_row], now, __ATOMIC_RELAXED);
+	if (local.nested_task != 0 && local.join_task == local.nested_task) {
+		tp_sync_joins_add(&live_region_joins[local.nested_row], now);
+		local.nested_task = 0;
+		local.join_task = local.fork_task;
+		return;
+	}
+	local.join_task = 0;
+	local.nested_task = 0;
+	tp_sync_joins_add(&live_region_joins[local.fork_row], now);
 	set32(&local.slot->fork_row, 0);
 	add(&local.rows[local.fork_row].region_time_ns, now - local.fork_ns);
 	local.fork_task = 0;

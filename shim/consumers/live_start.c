@@ -30,7 +30,7 @@ struct task_entry *tasks;
 struct tp_span_task *spans; /* the tasks' work and span states' pool (work_span.h) */
 struct dependence *dependences;
 struct tp_span_shared forks[TP_LIVE_SITES];
-uint64_t live_region_joined_ns[TP_LIVE_SITES];
+struct tp_sync_joins live_region_joins[TP_LIVE_SITES];
 struct tp_live_thread *initial_slot;
 struct tp_span_shared initial_path;
 struct tp_span_mutex *mutexes;
@@ -310,7 +310,7 @@ void tp_live_child_after_fork(void)
 	reserve(dependences, DEPENDENCES_BYTES);
 	tp_span_forks_start(forks, TP_LIVE_SITES);
 	tp_span_commits_start();
-	memset(live_region_joined_ns, 0, sizeof live_region_joined_ns);
+	memset(live_region_joins, 0, sizeof live_region_joins);
 	initial_slot = NULL;
 	memset(&initial_path, 0, sizeof initial_path);
 	slots_bound = 0;

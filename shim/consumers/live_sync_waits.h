@@ -48,10 +48,9 @@ entry_suspended(const void *context, uint64_t task, uint32_t since, uint32_t whe
 	if (suspended == 0 || (uint32_t)suspended != since)
 		return false;
 	if (__builtin_expect(__atomic_load_n(&t->sync, __ATOMIC_RELAXED) == TP_SYNC_BARRIER, 0))
-		*until = tp_sync_wait_joined(suspended,
-					     __atomic_load_n(&live_region_joined_ns[__atomic_load_n(
-								     &e->region, __ATOMIC_RELAXED)],
-							     __ATOMIC_RELAXED));
+		*until = tp_sync_wait_joined(
+			suspended,
+			&live_region_joins[__atomic_load_n(&e->region, __ATOMIC_RELAXED)]);
 	return true;
 }
 

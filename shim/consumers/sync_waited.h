@@ -76,18 +76,46 @@ static inline void tp_sync_waited_pop(struct tp_sync_waited *w)
 	w->top = (w->top - 1) & (TP_SYNC_WAITED_DEPTH - 1);
 }
 
+/* How many of a region's last joins a region's row keeps (struct tp_sync_joins). */
+#define TP_SYNC_JOINS 4
+
+/*
+ * A parallel region's last instances' joins (their primaries' implicit tasks' ends), for the
+ * waits at its barrier (tp_sync_wait_joined): TP_SYNC_JOINS of them, written by the primaries'
+ * threads (two of a nested region's instances may join at once), read by its workers'.
+ */
+struct tp_sync_joins {
+	uint64_t at[TP_SYNC_JOINS];
+	uint32_t next;
+};
+
+/* A region instance of the row of `j` joined at `now`. */
+static inline void tp_sync_joins_add(struct tp_sync_joins *j, uint64_t now)
+{
+	uint32_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED) % TP_SYNC_JOINS;
+	__atomic_store_n(&j->at[i], now, __ATOMIC_RELAXED);
+}
+
 /*
  * The latest moment a wait at a barrier since `suspended_ns` ended, its task's region's last
- * instance joined at `joined_ns` (its primary's implicit task's end; 0: none known, a nested
- * region): the join, when it came during the wait, else none (UINT64_MAX). libomp tells a
- * worker's wait at its region's barrier over only when the next region wakes it (or the runtime
- * ends): until then it idled between regions, waiting at no site, for the initial task's serial
- * code (on the span, where the exit report shows it); counted, the barrier read 80 ms waited of
- * five balanced regions with 20 ms of serial code between them.
+ * instances joined at `j`'s: its instance's join, the first after the wait began, else none
+ * (UINT64_MAX). libomp tells a worker's wait at its region's barrier over only when the next
+ * region wakes it (or the runtime ends): until then it idled between regions, waiting at no
+ * site, for the initial task's serial code (on the span, where the exit report shows it);
+ * counted, the barrier read 80 ms waited of five balanced regions with 20 ms of serial code
+ * between them. Not the last join: a pool's thread left idle by a nested region's team while
+ * its instances went on joining read 91 ms waited at a balanced barrier. When every join kept
+ * is after the wait began (more instances joined since than are kept), the earliest kept.
  */
-static inline uint64_t tp_sync_wait_joined(uint64_t suspended_ns, uint64_t joined_ns)
+static inline uint64_t tp_sync_wait_joined(uint64_t suspended_ns, const struct tp_sync_joins *j)
 {
-	return joined_ns > suspended_ns ? joined_ns : UINT64_MAX;
+	uint64_t first = UINT64_MAX;
+	for (unsigned i = 0; i < TP_SYNC_JOINS; i++) {
+		uint64_t at = __atomic_load_n(&j->at[i], __ATOMIC_RELAXED);
+		if (at > suspended_ns && at < first)
+			first = at;
+	}
+	return first;
 }
 
 /*
