@@ -220,13 +220,14 @@ static const char *launcher_for(const char *shim)
 
 void tp_launch(const char *const args[], const char *const env[], struct tp_run *run)
 {
-	enum { ARGS_MAX = 24 };
+	enum { ARGS_MAX = 48 };
 	const char *argv[ARGS_MAX] = {launcher_for(tp_shim())};
 	size_t n = 1;
 	while (args[n - 1] != NULL && n < ARGS_MAX - 1) {
 		argv[n] = args[n - 1];
 		n++;
 	}
+	cr_assert_null(args[n - 1], "more than %d arguments for the launcher", ARGS_MAX - 2);
 	argv[n] = NULL;
 	tp_run(TP_PLAIN, argv, env, run);
 }

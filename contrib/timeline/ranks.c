@@ -390,8 +390,14 @@ static size_t align_by_messages(struct ranks *r,
 /*
  * The offsets before the messages: ranks of one host by their host's system clock, which they
  * share whatever their monotonic clocks (time namespaces), each other host as a whole by the
- * ends of MPI_Init and MPI_Finalize of its ranks and the first host's (the mean of the
- * estimates). Returns the uncertainty: half the widest disagreement of a host's estimates.
+ * ends of MPI_Init and MPI_Finalize of its ranks and the first host's: the mean of the
+ * estimates, each sync's weighed by how closely the ranks of one host (aligned exactly) end it,
+ * the inverse of the square of their widest spread (struct host_syncs). Open MPI 4's ranks leave
+ * MPI_Init within a millisecond of each other, MPI_Finalize 30 to 65 ms apart: a plain mean put
+ * another host's rank 23 ms early, its broadcast ending before its root began it. With one rank
+ * a host, nothing says how closely: the plain mean. Returns the uncertainty: half the widest
+ * disagreement of a host's estimates of the sync weighed most (of both, when equal), or half
+ * that sync's spread on one host when more.
  */
 static int by_host_then_number(const void *a, const void *b, void *ranks)
 {
@@ -401,48 +407,111 @@ static int by_host_then_number(const void *a, const void *b, void *ranks)
 	return c != 0 ? c : (x->number > y->number) - (x->number < y->number);
 }
 
-static int64_t align_by_hosts(struct ranks *r, bool *ok)
+/* A rank's end of MPI_Init (`sync` 0) or MPI_Finalize (1), in its clock. */
+static uint64_t sync_end(const struct rank *k, int sync)
 {
-	size_t n = r->n_ranks, *order = calloc(n, sizeof *order);
+	return sync == 0 ? k->init_ns : k->finalize_ns;
+}
+
+/* How closely the ranks of one host end each sync: its widest spread on a host (`spread`, -1
+ * when no host has two ranks that made it), and the weights of their estimates. */
+struct host_syncs {
+	int64_t spread[2];
+	double weight[2];
+};
+
+/* The host syncs of ranks `order` grouped by host (`hosts`: each host's first index, n_hosts). */
+static struct host_syncs host_syncs_of(const struct ranks *r, const size_t *order,
+				       const size_t *hosts, size_t n_hosts)
+{
+	struct host_syncs h = {{-1, -1}, {1, 1}};
+	for (size_t i = 0; i < n_hosts; i++) {
+		size_t end = i + 1 < n_hosts ? hosts[i + 1] : r->n_ranks;
+		const struct rank *base = &r->ranks[order[hosts[i]]];
+		for (int s = 0; s < 2; s++) {
+			int64_t lo = INT64_MAX, hi = INT64_MIN;
+			unsigned made = 0;
+			for (size_t j = hosts[i]; j < end; j++) {
+				const struct rank *m = &r->ranks[order[j]];
+				if (s == 1 && !m->finalized)
+					continue;
+				int64_t at = clamped((__int128)sync_end(m, s) +
+						     sub(m->system_minus_monotonic,
+							 base->system_minus_monotonic));
+				lo = at < lo ? at : lo;
+				hi = at > hi ? at : hi;
+				made++;
+			}
+			if (made >= 2 && sub(hi, lo) > h.spread[s])
+				h.spread[s] = sub(hi, lo);
+		}
+	}
+	if (h.spread[0] >= 0 && h.spread[1] >= 0)
+		for (int s = 0; s < 2; s++) {
+			double d = (double)h.spread[s] + 1e3; /* the clock's reads: a microsecond */
+			h.weight[s] = 1 / (d * d);
+		}
+	return h;
+}
+
+static int64_t align_by_hosts(struct ranks *r, bool *ok, struct host_syncs *syncs)
+{
+	size_t n = r->n_ranks, *order = calloc(n, sizeof *order), *hosts = calloc(n, sizeof *hosts);
 	int64_t uncertainty = 0;
-	*ok = order != NULL;
-	if (order == NULL)
+	*ok = order != NULL && hosts != NULL;
+	if (!*ok) {
+		free(order);
+		free(hosts);
 		return 0;
+	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof *order, by_host_then_number, r->ranks);
-	const struct rank *first = &r->ranks[0];
 	r->n_hosts = 0;
-	for (size_t i = 0, end; i < n; i = end) {
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(r->ranks[order[i]].host, r->ranks[order[i - 1]].host) != 0)
+			hosts[r->n_hosts++] = i;
+	*syncs = host_syncs_of(r, order, hosts, r->n_hosts);
+	const struct rank *first = &r->ranks[0];
+	for (size_t h = 0; h < r->n_hosts; h++) {
 		/* a host's ranks: order[i, end); its first rank (in rank order) its reference */
+		size_t i = hosts[h], end = h + 1 < r->n_hosts ? hosts[h + 1] : n;
 		const struct rank *base = &r->ranks[order[i]];
-		for (end = i; end < n && strcmp(r->ranks[order[end]].host, base->host) == 0; end++)
-			;
-		r->n_hosts++;
 		int64_t offset = 0; /* the first rank's host: its clock is the timeline's */
 		if (strcmp(base->host, first->host) != 0) {
-			/* the estimates of its reference's offset, one per rank and sync */
-			int64_t lo = INT64_MAX, hi = INT64_MIN, count = 0;
-			__int128 sum = 0;
+			/* the estimates of its reference's offset, one per rank and sync,
+			 * summed relative to the first (`pivot`): exact in a double however
+			 * far apart the clocks */
+			int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
+			int64_t pivot = 0;
+			double sum = 0, weights = 0;
 			for (size_t j = i; j < end; j++) {
 				const struct rank *m = &r->ranks[order[j]];
 				int64_t own = sub(m->system_minus_monotonic,
 						  base->system_minus_monotonic);
-				int64_t estimates[2] = {
-					clamped((__int128)first->init_ns - m->init_ns - own),
-					clamped((__int128)first->finalize_ns - m->finalize_ns -
-						own)};
-				for (int e = 0; e < (m->finalized && first->finalized ? 2 : 1);
-				     e++) {
-					sum += estimates[e];
-					count++;
-					lo = estimates[e] < lo ? estimates[e] : lo;
-					hi = estimates[e] > hi ? estimates[e] : hi;
+				for (int s = 0; s < (m->finalized && first->finalized ? 2 : 1);
+				     s++) {
+					int64_t e = clamped((__int128)sync_end(first, s) -
+							    sync_end(m, s) - own);
+					pivot = weights == 0 ? e : pivot;
+					sum += syncs->weight[s] * (double)sub(e, pivot);
+					weights += syncs->weight[s];
+					lo[s] = e < lo[s] ? e : lo[s];
+					hi[s] = e > hi[s] ? e : hi[s];
 				}
 			}
-			offset = (int64_t)(sum / count);
-			if (sub(hi, lo) / 2 > uncertainty)
-				uncertainty = sub(hi, lo) / 2;
+			double mean = sum / weights;
+			offset = add(pivot, (int64_t)(mean < 0 ? mean - 0.5 : mean + 0.5));
+			/* the disagreement of the sync weighed most (both when equal; MPI_Init's
+			 * when only it was made) */
+			int most = syncs->weight[1] > syncs->weight[0] && lo[1] != INT64_MAX;
+			int64_t low = lo[most], high = hi[most];
+			if (syncs->weight[0] == syncs->weight[1] && lo[1] != INT64_MAX) {
+				low = lo[1] < low ? lo[1] : low;
+				high = hi[1] > high ? hi[1] : high;
+			}
+			if (sub(high, low) / 2 > uncertainty)
+				uncertainty = sub(high, low) / 2;
 		}
 		for (size_t j = i; j < end; j++) {
 			struct rank *k = &r->ranks[order[j]];
@@ -450,13 +519,18 @@ static int64_t align_by_hosts(struct ranks *r, bool *ok)
 						    base->system_minus_monotonic));
 		}
 	}
+	/* one host's ranks end the sync weighed most that far apart: each estimate is as unsure */
+	int most = syncs->weight[1] > syncs->weight[0];
+	if (r->n_hosts > 1 && syncs->spread[most] / 2 > uncertainty)
+		uncertainty = syncs->spread[most] / 2;
 	free(order);
+	free(hosts);
 	return uncertainty;
 }
 
 /* Says the alignment: which ranks, how far apart their clocks were, how well they now agree. */
 static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64_t uncertainty,
-			  FILE *errors)
+			  const struct host_syncs *syncs, FILE *errors)
 {
 	if (errors == NULL || r->n_ranks < 2)
 		return;
@@ -477,6 +551,11 @@ static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64
 		hosts, hosts == 1 ? "" : "s");
 	if (hosts > 1)
 		fprintf(errors, ", hosts by MPI_Init%s", all_finalized ? " and MPI_Finalize" : "");
+	if (hosts > 1 && all_finalized && syncs->spread[0] >= 0 && syncs->spread[1] >= 0)
+		fprintf(errors,
+			", each weighed by how closely one host's ranks end it: %.3f and %.3f "
+			"ms apart",
+			(double)syncs->spread[0] / 1e6, (double)syncs->spread[1] / 1e6);
 	fprintf(errors, " (moved %.6f s at most)", (double)widest / 1e9);
 	if (moved_by_messages > 0)
 		fprintf(errors,
@@ -585,7 +664,8 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 			k->finalize_ns = to_ns(context, k->segment, r->finalize_time[k->segment]);
 	}
 	bool ok;
-	int64_t uncertainty = align_by_hosts(r, &ok);
+	struct host_syncs syncs;
+	int64_t uncertainty = align_by_hosts(r, &ok, &syncs);
 	if (!ok)
 		return false;
 	size_t moved = align_by_messages(r, to_ns, context, &ok);
@@ -602,7 +682,7 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 		timeline_process_name(t, r->ranks[i].pid, name);
 		timeline_process_sort(t, r->ranks[i].pid, r->ranks[i].number);
 	}
-	say_alignment(r, moved, uncertainty, errors);
+	say_alignment(r, moved, uncertainty, &syncs, errors);
 	struct ranks_pop_rank *pop = calloc(r->n_ranks, sizeof *pop);
 	if (pop == NULL)
 		return false;
