@@ -3,13 +3,15 @@
  * The ranks of an MPI job in one timeline: see ranks.h.
  *
  * Alignment. Ranks leave MPI_Init together (it ends with the job's synchronisation) and leave
- * MPI_Finalize together (likewise): a rank's offset to the first rank is the mean of the
- * differences of those two ends, and half their disagreement is its uncertainty (a rank with no
+ * MPI_Finalize together (likewise, less closely): a rank's offset to the first rank is the mean
+ * of the differences of those two ends, each weighed by how closely one host's ranks end it
+ * (align_by_hosts), and half their disagreement is its uncertainty (a rank with no
  * MPI_Finalize, killed or torn, is aligned by MPI_Init alone). Then messages: the n-th send from
  * rank a to rank b with tag t is the n-th receive at b from a with tag t (MPI's order); a
  * receive that would end before its send started moves its rank later, as little as that needs,
  * until no message goes back in time (at most one pass per rank: the moves only grow, and the
- * true offsets satisfy every message).
+ * true offsets satisfy every message). Then blocking collectives alike: no rank leaves one
+ * before what it waits for arrived (ranks_causality.c), the messages again after each move.
  */
 #define _GNU_SOURCE
 #include "ranks.h"
@@ -46,7 +48,6 @@ static int64_t sub(int64_t a, int64_t b)
 }
 
 /* Passes of the messages over the offsets: each moves ranks later; real clocks settle in few. */
-#define MAX_PASSES 64
 /* The ranks missing, or ending early, named one by one: beyond, counted. */
 #define GAPS_SAID 16
 #define HOST_MAX  64
@@ -375,7 +376,7 @@ static size_t align_by_messages(struct ranks *r,
 	}
 	/* pair them: the n-th of a key with the n-th; then relax the offsets */
 	struct relaxing x = {.r = r, .first_pass = true};
-	for (size_t pass = 0; *ok && pass <= r->n_ranks && pass < MAX_PASSES; pass++) {
+	for (size_t pass = 0; *ok && pass <= r->n_ranks && pass < RANKS_MAX_PASSES; pass++) {
 		x.changed = false;
 		x.first_pass = pass == 0;
 		ranks_messages_pair(sends, n_sends, receives, n_receives, receive_after_send, &x);
@@ -529,7 +530,8 @@ static int64_t align_by_hosts(struct ranks *r, bool *ok, struct host_syncs *sync
 }
 
 /* Says the alignment: which ranks, how far apart their clocks were, how well they now agree. */
-static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64_t uncertainty,
+static void say_alignment(const struct ranks *r, size_t moved_by_messages,
+			  size_t moved_by_collectives, int64_t uncertainty,
 			  const struct host_syncs *syncs, FILE *errors)
 {
 	if (errors == NULL || r->n_ranks < 2)
@@ -558,10 +560,13 @@ static void say_alignment(const struct ranks *r, size_t moved_by_messages, int64
 			(double)syncs->spread[0] / 1e6, (double)syncs->spread[1] / 1e6);
 	fprintf(errors, " (moved %.6f s at most)", (double)widest / 1e9);
 	if (moved_by_messages > 0)
-		fprintf(errors,
-			", then by %zu messages received before they were sent (a rank "
-			"moved %.3f us more at most)",
-			moved_by_messages, (double)moved / 1e3);
+		fprintf(errors, ", then by %zu messages received before they were sent",
+			moved_by_messages);
+	if (moved_by_collectives > 0)
+		fprintf(errors, "%s %zu collectives left before what they wait for arrived",
+			moved_by_messages > 0 ? " and" : ", then by", moved_by_collectives);
+	if (moved_by_messages > 0 || moved_by_collectives > 0)
+		fprintf(errors, " (a rank moved %.3f us more at most)", (double)moved / 1e3);
 	if (hosts > 1)
 		fprintf(errors, "; residual uncertainty between hosts %.3f us\n",
 			(double)uncertainty / 1e3);
@@ -671,6 +676,34 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 	size_t moved = align_by_messages(r, to_ns, context, &ok);
 	if (!ok)
 		return false;
+	struct ranks_pop_rank *pop = calloc(r->n_ranks, sizeof *pop);
+	if (pop == NULL)
+		return false;
+	for (size_t i = 0; i < r->n_ranks; i++)
+		pop[i] = (struct ranks_pop_rank){.number = r->ranks[i].number,
+						 .segment = r->ranks[i].segment,
+						 .tid = r->ranks[i].tid,
+						 .offset = r->ranks[i].offset};
+	/* then the collectives, and the messages again after each move, until none moves */
+	size_t by_collectives = 0;
+	for (size_t round = 0; ok && round <= r->n_ranks && round < RANKS_MAX_PASSES; round++) {
+		size_t now = ranks_pop_causality(r->pop, pop, r->n_ranks, to_ns, context);
+		by_collectives += round == 0 ? now : 0;
+		if (now == 0)
+			break;
+		for (size_t i = 0; i < r->n_ranks; i++) {
+			struct rank *k = &r->ranks[i];
+			k->moved = add(k->moved, sub(pop[i].offset, k->offset));
+			k->offset = pop[i].offset;
+		}
+		align_by_messages(r, to_ns, context, &ok);
+		for (size_t i = 0; i < r->n_ranks; i++)
+			pop[i].offset = r->ranks[i].offset;
+	}
+	if (!ok) {
+		free(pop);
+		return false;
+	}
 	for (size_t i = 0; i < r->n_segments; i++) {
 		const struct rank *k = rank_of_process(r, r->segment_process[i]);
 		r->segment_offset[i] = k != NULL ? k->offset : 0;
@@ -682,15 +715,7 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 		timeline_process_name(t, r->ranks[i].pid, name);
 		timeline_process_sort(t, r->ranks[i].pid, r->ranks[i].number);
 	}
-	say_alignment(r, moved, uncertainty, &syncs, errors);
-	struct ranks_pop_rank *pop = calloc(r->n_ranks, sizeof *pop);
-	if (pop == NULL)
-		return false;
-	for (size_t i = 0; i < r->n_ranks; i++)
-		pop[i] = (struct ranks_pop_rank){.number = r->ranks[i].number,
-						 .segment = r->ranks[i].segment,
-						 .tid = r->ranks[i].tid,
-						 .offset = r->ranks[i].offset};
+	say_alignment(r, moved, by_collectives, uncertainty, &syncs, errors);
 	ranks_pop_say(r->pop, pop, r->n_ranks, to_ns, context, errors, figures);
 	free(pop);
 	say_gaps(r, errors);

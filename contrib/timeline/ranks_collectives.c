@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "ranks_pop_private.h"
+#include "taskprobe_contract.h"
 
 /* A collective of a rank, for pairing: its communicator, its place among the rank's collectives
  * on it, its rank and its operation. */
@@ -129,4 +130,55 @@ bool ranks_collectives_grouped(const struct op *ops, size_t n_ops, size_t n, con
 	free(ends);
 	free(done);
 	return paired;
+}
+
+/* A collective call's flow as its call alone says (ranks_collective_flow). */
+static enum ranks_flow flow_of(int32_t call)
+{
+	if (tp_mpi_call_nonblocking_collective((unsigned)call))
+		call = (int32_t)tp_mpi_call_blocking((unsigned)call);
+	switch (call) {
+	case TP_MPI_CALL_SCAN:
+	case TP_MPI_CALL_EXSCAN:
+		return RANKS_PREFIX;
+	case TP_MPI_CALL_BCAST:
+	case TP_MPI_CALL_SCATTER:
+	case TP_MPI_CALL_SCATTERV:
+		return RANKS_ONE_TO_ALL;
+	case TP_MPI_CALL_REDUCE:
+	case TP_MPI_CALL_GATHER:
+	case TP_MPI_CALL_GATHERV:
+		return RANKS_ALL_TO_ONE;
+	default:
+		return RANKS_ALL_TO_ALL;
+	}
+}
+
+/* The index of rank `number` among the `n` ranks (sorted by number), or SIZE_MAX. */
+static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t number)
+{
+	size_t low = 0, high = n;
+	while (number >= 0 && low < high) {
+		size_t mid = low + (high - low) / 2;
+		if (ranks[mid].number == number)
+			return mid;
+		if (ranks[mid].number < number)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return SIZE_MAX;
+}
+
+enum ranks_flow ranks_collective_flow(const struct groups *g, size_t group, const struct op *op,
+				      const struct ranks_pop_rank *ranks, size_t n, size_t *root)
+{
+	size_t told = root_index(ranks, n, op->peer);
+	*root = SIZE_MAX;
+	for (size_t m = g->at[group]; m < g->at[group + 1]; m++)
+		if (g->members[m] == told)
+			*root = told;
+	if (flow_of(op->tag) == RANKS_PREFIX)
+		return RANKS_PREFIX;
+	return *root == SIZE_MAX ? RANKS_ALL_TO_ALL : flow_of(op->tag);
 }

@@ -483,6 +483,23 @@ static void say_bursts_and_messages(struct say *w, const struct ranks_pop *p,
 	ranks_messages_pair(w->sends, n_sends, w->receives, n_receives, op_sent_by, w->sender);
 }
 
+size_t ranks_pop_causality(struct ranks_pop *p, struct ranks_pop_rank *ranks, size_t n,
+			   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
+			   const void *context)
+{
+	if (p->full || n < 2)
+		return 0;
+	struct say w;
+	size_t moved = 0;
+	if (say_new(&w, p, n)) {
+		say_ops_by_rank(&w, p, ranks, n);
+		moved = ranks_causality(w.sorted, w.end[n - 1], ranks, n, w.first, w.end, to_ns,
+					context);
+	}
+	say_free(&w);
+	return moved;
+}
+
 void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size_t n,
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
 		   const void *context, FILE *errors, FILE *figures)

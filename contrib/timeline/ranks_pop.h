@@ -29,6 +29,10 @@
 
 struct ranks_pop;
 
+/* The passes of the clocks' alignment by messages and collectives, at most (ranks.c): each a pass
+ * over them, a move of one rank at least. */
+#define RANKS_MAX_PASSES 64
+
 struct ranks_pop *ranks_pop_new(void);
 void ranks_pop_free(struct ranks_pop *p);
 
@@ -67,6 +71,15 @@ struct ranks_pop_rank {
 	uint32_t segment, tid;
 	int64_t offset; /* its clock's, ns */
 };
+
+/*
+ * The `n` ranks' offsets (by number) moved later, as little as needed, so that no rank leaves a
+ * blocking collective before what it waits for arrived there (ranks_causality.c). Returns how
+ * many collectives moved a rank (in the first pass).
+ */
+size_t ranks_pop_causality(struct ranks_pop *p, struct ranks_pop_rank *ranks, size_t n,
+			   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
+			   const void *context);
 
 /*
  * Where the efficiencies are said: on `figures`, the analysis's output (`taskprobe-timeline

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ranks_pop.h"
 #include "scaling.h"
 #include "table.h"
 
@@ -56,6 +57,29 @@ struct groups {
 bool ranks_collectives_grouped(const struct op *ops, size_t n_ops, size_t n, const size_t *first,
 			       const size_t *end, struct groups *g);
 void ranks_groups_free(struct groups *g);
+
+/* What a collective waits for: every rank for every other, the others for its root (one to
+ * all), its root for the others (all to one), or each rank for those numbered below it (a
+ * prefix: MPI_Scan's and MPI_Exscan's, whose rank 0 may leave at once; taken for a barrier, the
+ * ideal run of a rank 0 that goes on working after it came out longer than the real one). */
+enum ranks_flow { RANKS_ALL_TO_ALL, RANKS_ONE_TO_ALL, RANKS_ALL_TO_ONE, RANKS_PREFIX };
+
+/* The flow of collective `op` of group `group` of `g` among the `n` ranks (by number), and in
+ * *root its root's index (SIZE_MAX: none told, or not of the group: every rank waits for every
+ * other). */
+enum ranks_flow ranks_collective_flow(const struct groups *g, size_t group, const struct op *op,
+				      const struct ranks_pop_rank *ranks, size_t n, size_t *root);
+
+/*
+ * The `n` ranks' offsets (`ranks`, by number) moved later, as little as needed, so that no rank
+ * leaves a blocking collective of its operations (ops[first[r]] to ops[end[r]]) before what it
+ * waits for arrived (ranks_causality.c). Returns how many collectives moved a rank in the first
+ * pass.
+ */
+size_t ranks_causality(const struct op *ops, size_t n_ops, struct ranks_pop_rank *ranks, size_t n,
+		       const size_t *first, const size_t *end,
+		       uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
+		       const void *context);
 
 /* A rank's window in the merged clock, and its MPI thread's time outside MPI calls in it. */
 struct window {

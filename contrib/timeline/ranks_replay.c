@@ -15,49 +15,6 @@
 #include "ranks_pop_private.h"
 #include "taskprobe_contract.h"
 
-/* What a collective waits for: every rank for every other, the others for its root (one to
- * all), its root for the others (all to one), or each rank for those numbered below it (a
- * prefix: MPI_Scan's and MPI_Exscan's, whose rank 0 may leave at once; taken for a barrier, the
- * ideal run of a rank 0 that goes on working after it came out longer than the real one). */
-enum flow { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE, PREFIX };
-
-static enum flow flow_of(int32_t call)
-{
-	if (tp_mpi_call_nonblocking_collective((unsigned)call))
-		call = (int32_t)tp_mpi_call_blocking((unsigned)call);
-	switch (call) {
-	case TP_MPI_CALL_SCAN:
-	case TP_MPI_CALL_EXSCAN:
-		return PREFIX;
-	case TP_MPI_CALL_BCAST:
-	case TP_MPI_CALL_SCATTER:
-	case TP_MPI_CALL_SCATTERV:
-		return ONE_TO_ALL;
-	case TP_MPI_CALL_REDUCE:
-	case TP_MPI_CALL_GATHER:
-	case TP_MPI_CALL_GATHERV:
-		return ALL_TO_ONE;
-	default:
-		return ALL_TO_ALL;
-	}
-}
-
-/* The index of rank `number` among the `n` ranks (sorted by number), or SIZE_MAX. */
-static size_t root_index(const struct ranks_pop_rank *ranks, size_t n, int32_t number)
-{
-	size_t low = 0, high = n;
-	while (number >= 0 && low < high) {
-		size_t mid = low + (high - low) / 2;
-		if (ranks[mid].number == number)
-			return mid;
-		if (ranks[mid].number < number)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	return SIZE_MAX;
-}
-
 /* A rank's place in the ideal run: where it is, its clock, and what it waits for. */
 struct runner {
 	size_t at, end;
@@ -92,18 +49,11 @@ static size_t group_size(const struct replay *x, size_t g)
 	return x->groups.at[g + 1] - x->groups.at[g];
 }
 
-/* The flow of collective `op` of group g, and in *root its root's rank (SIZE_MAX: none told, or
- * not of the group: every rank waits for every other). */
-static enum flow group_flow(const struct replay *x, size_t g, const struct op *op, size_t *root)
+/* The flow of collective `op` of group g (ranks_collective_flow). */
+static enum ranks_flow group_flow(const struct replay *x, size_t g, const struct op *op,
+				  size_t *root)
 {
-	size_t told = root_index(x->ranks, x->n, op->peer);
-	*root = SIZE_MAX;
-	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++)
-		if (x->groups.members[m] == told)
-			*root = told;
-	if (flow_of(op->tag) == PREFIX)
-		return PREFIX;
-	return *root == SIZE_MAX ? ALL_TO_ALL : flow_of(op->tag);
+	return ranks_collective_flow(&x->groups, g, op, x->ranks, x->n, root);
 }
 
 static int by_index(const void *a, const void *b)
@@ -140,15 +90,15 @@ static bool collective_passed(struct replay *x, size_t r, const struct op *op, s
 	if (x->arrived[g] < group_size(x, g))
 		return false;
 	size_t root;
-	enum flow flow = group_flow(x, g, op, &root);
+	enum ranks_flow flow = group_flow(x, g, op, &root);
 	double from_root = root != SIZE_MAX ? x->run[root].clock : 0;
-	if (flow == PREFIX)
+	if (flow == RANKS_PREFIX)
 		prefix_released(x, g);
 	for (size_t m = x->groups.at[g]; m < x->groups.at[g + 1]; m++) {
 		size_t q = x->groups.members[m];
-		if (flow == ALL_TO_ALL || (flow == ALL_TO_ONE && q == root))
+		if (flow == RANKS_ALL_TO_ALL || (flow == RANKS_ALL_TO_ONE && q == root))
 			x->run[q].clock = x->latest[g];
-		else if (flow == ONE_TO_ALL && from_root > x->run[q].clock)
+		else if (flow == RANKS_ONE_TO_ALL && from_root > x->run[q].clock)
 			x->run[q].clock = from_root;
 		x->run[q].waiting = false;
 		if (q != r) {
@@ -187,11 +137,11 @@ static bool collective_completed(struct replay *x, size_t r, const struct op *op
 		return false;
 	}
 	size_t root;
-	enum flow flow = group_flow(x, g, op, &root);
-	double from = flow == ONE_TO_ALL ? x->root_clock[g] : x->latest[g];
+	enum ranks_flow flow = group_flow(x, g, op, &root);
+	double from = flow == RANKS_ONE_TO_ALL ? x->root_clock[g] : x->latest[g];
 	/* a nonblocking prefix's completion waits for every start (its starts' clocks not kept) */
-	if ((flow == ALL_TO_ALL || flow == PREFIX || (flow == ALL_TO_ONE && r == root) ||
-	     (flow == ONE_TO_ALL && r != root)) &&
+	if ((flow == RANKS_ALL_TO_ALL || flow == RANKS_PREFIX ||
+	     (flow == RANKS_ALL_TO_ONE && r == root) || (flow == RANKS_ONE_TO_ALL && r != root)) &&
 	    from > me->clock)
 		me->clock = from;
 	return true;

@@ -313,6 +313,18 @@ static void fork_told(uint64_t ms)
 	both_start(1, ms, 2);
 }
 
+/* A region told (2..12) whose worker reaches its barrier at 10 and is left there; the initial
+ * task polled again at 12. */
+static void region_told_its_worker_waiting(void)
+{
+	fork_told(2);
+	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
+	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
+	both_start(1, 12, 2);
+	both_end(1, 12, 2, true, TP_SYNC_NONE, 0);
+	both_start(1, 12, INITIAL);
+}
+
 /*
  * A region (2..12) whose worker reaches its barrier at 10 and is told out of it only when the
  * next region wakes it (libomp's way), at 30, after 18 ms of the initial task's serial code: its
@@ -323,12 +335,7 @@ Test(one_engine, a_workers_wait_at_its_regions_barrier_ends_with_the_region)
 {
 	both_spawn_told(1, 0, INITIAL, 0, 0, false);
 	both_start(1, 0, INITIAL);
-	fork_told(2);
-	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 12, 2);
-	both_end(1, 12, 2, true, TP_SYNC_NONE, 0);
-	both_start(1, 12, INITIAL);
+	region_told_its_worker_waiting();
 	both_start(2, 30, WORKER);
 	both_end(2, 30, WORKER, true, TP_SYNC_NONE, 0);
 	both_end(1, 30, INITIAL, true, TP_SYNC_NONE, 0);
@@ -347,12 +354,7 @@ Test(one_engine, a_workers_wait_at_a_barrier_ends_at_its_own_instances_join)
 {
 	both_spawn_told(1, 0, INITIAL, 0, 0, false);
 	both_start(1, 0, INITIAL);
-	fork_told(2);
-	both_end(2, 10, WORKER, false, TP_SYNC_BARRIER, REGION);
-	both_end(1, 12, 2, false, TP_SYNC_BARRIER, REGION);
-	both_start(1, 12, 2);
-	both_end(1, 12, 2, true, TP_SYNC_NONE, 0);
-	both_start(1, 12, INITIAL);
+	region_told_its_worker_waiting();
 	both_spawn_told(3, 14, 6, 0, REGION, false); /* the second instance, its worker on 3 */
 	both_start(3, 14, 6);
 	both_spawn_told(1, 14, 5, INITIAL, REGION, false);

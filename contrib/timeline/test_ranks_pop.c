@@ -563,3 +563,84 @@ Test(ranks_pop, a_scans_ranks_wait_for_those_below_them_alone)
 	expect_factors(text, 1.0, 1.0, 1.0);
 	free(text);
 }
+
+/* A blocking collective `number` of root `root` (-1: none told) on rank `rank`, from `from` to
+ * `to`, after a burst. */
+static void collective(int rank, uint64_t from, uint64_t to, unsigned number, int64_t root)
+{
+	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)root, 0, 0);
+	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
+}
+
+/* The four ranks' offsets (ms) moved by ranks_pop_causality from `offsets_ms`; returns its
+ * count. */
+static size_t causality(const int64_t offsets_ms[RANKS], int64_t moved_ms[RANKS])
+{
+	struct ranks_pop_rank ranks[RANKS];
+	for (int r = 0; r < RANKS; r++)
+		ranks[r] = (struct ranks_pop_rank){.number = r,
+						   .tid = 100 + (uint32_t)r,
+						   .offset = offsets_ms[r] * (int64_t)MS};
+	size_t count = ranks_pop_causality(p, ranks, RANKS, to_ns, NULL);
+	for (int r = 0; r < RANKS; r++)
+		moved_ms[r] = ranks[r].offset / (int64_t)MS;
+	return count;
+}
+
+/*
+ * Rank 0 works 40 ms, then broadcasts (40..41); the others wait in the broadcast from 1 to 41.
+ * Rank 1 placed 10 ms early (another host's, by MPI_Init's end) leaves it before its root
+ * arrived: it moves to -1 ms, the least that ends its broadcast at the root's arrival; the
+ * others stay. Placed right, nothing moves.
+ */
+Test(ranks_pop, a_rank_that_leaves_a_broadcast_before_its_root_arrived_moves_later)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		collective(r, r == 0 ? 40 : 1, 41, TP_MPI_CALL_BCAST, 0);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	int64_t moved[RANKS];
+	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 1);
+	cr_expect(moved[0] == 0 && moved[1] == -1 && moved[2] == 0 && moved[3] == 0,
+		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
+		  (long long)moved[2], (long long)moved[3]);
+	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 0, 0}, moved), 0);
+}
+
+/*
+ * Every rank arrives at a barrier at 10 and leaves at 11; rank 2 placed 5 ms late: the others
+ * left before it arrived (15), and move to 4 ms (their leaving at its arrival).
+ */
+Test(ranks_pop, ranks_that_leave_a_barrier_before_the_last_arrived_move_later)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		collective(r, 10, 11, TP_MPI_CALL_BARRIER, -1);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	int64_t moved[RANKS];
+	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 5, 0}, moved), 1);
+	cr_expect(moved[0] == 4 && moved[1] == 4 && moved[2] == 5 && moved[3] == 4,
+		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
+		  (long long)moved[2], (long long)moved[3]);
+}
+
+/*
+ * A reduction to rank 0: every rank arrives at 20, leaves at 21. Its root waits for the others:
+ * placed 10 ms early it left before they arrived, and moves to -1 ms; another rank placed early
+ * waits for nobody there, and stays.
+ */
+Test(ranks_pop, a_reductions_root_alone_waits_for_the_others)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		collective(r, 20, 21, TP_MPI_CALL_REDUCE, 0);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	int64_t moved[RANKS];
+	cr_expect_eq(causality((int64_t[RANKS]){-10, 0, 0, 0}, moved), 1);
+	cr_expect_eq(moved[0], -1);
+	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 0);
+	cr_expect_eq(moved[1], -10);
+}
