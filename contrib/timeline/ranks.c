@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ranks_pop.h"
+#include "ranks_private.h"
 #include "taskprobe_contract.h"
 
 /* What is kept, at most (with the converter's other bounds, under its 256 MiB on any input;
@@ -28,30 +29,8 @@
 #define MAX_NOTES     (1u << 19)
 #define MAX_FLOW_KEYS (1u << 18)
 #define MAX_RANKS     (1u << 16)
-/*
- * Offsets are sums and differences of times a recording says (hostile ones too): kept within
- * [-INT64_MAX, INT64_MAX], so that none overflows and each can be negated.
- */
-static int64_t clamped(__int128 v)
-{
-	return v > INT64_MAX ? INT64_MAX : v < -INT64_MAX ? -INT64_MAX : (int64_t)v;
-}
-
-static int64_t add(int64_t a, int64_t b)
-{
-	return clamped((__int128)a + b);
-}
-
-static int64_t sub(int64_t a, int64_t b)
-{
-	return clamped((__int128)a - b);
-}
-
-/* Passes of the messages over the offsets: each moves ranks later; real clocks settle in few. */
 /* The ranks missing, or ending early, named one by one: beyond, counted. */
 #define GAPS_SAID 16
-#define HOST_MAX  64
-#define JOB_MAX   128
 
 enum note_type { NOTE_SEND, NOTE_RECV };
 enum { HAS_INIT = 1, HAS_FINALIZE = 2 };
@@ -63,21 +42,6 @@ struct note {
 	uint32_t segment;
 	int32_t peer, tag;
 	uint8_t type;
-};
-
-/* A rank: its MPI_Init's record, and what the alignment finds. */
-struct rank {
-	uint32_t segment, tid, size;
-	int32_t number;
-	uint64_t time;                  /* its mpi-init's, in its segment's clock */
-	int64_t system_minus_monotonic; /* CLOCK_REALTIME - CLOCK_MONOTONIC then: its host's */
-	char host[HOST_MAX + 1], job[JOB_MAX + 1];
-	const char *input;
-	uint64_t process;
-	uint32_t pid;
-	uint64_t init_ns, finalize_ns; /* its own clock's */
-	bool finalized;
-	int64_t offset, moved; /* moved: by the messages, beyond the offset MPI_Init's gave */
 };
 
 /* Messages counted between a pair of ranks with a tag on a communicator: the n-th send is the
@@ -388,147 +352,6 @@ static size_t align_by_messages(struct ranks *r,
 	return x.moved;
 }
 
-/*
- * The offsets before the messages: ranks of one host by their host's system clock, which they
- * share whatever their monotonic clocks (time namespaces), each other host as a whole by the
- * ends of MPI_Init and MPI_Finalize of its ranks and the first host's: the mean of the
- * estimates, each sync's weighed by how closely the ranks of one host (aligned exactly) end it,
- * the inverse of the square of their widest spread (struct host_syncs). Open MPI 4's ranks leave
- * MPI_Init within a millisecond of each other, MPI_Finalize 30 to 65 ms apart: a plain mean put
- * another host's rank 23 ms early, its broadcast ending before its root began it. With one rank
- * a host, nothing says how closely: the plain mean. Returns the uncertainty: half the widest
- * disagreement of a host's estimates of the sync weighed most (of both, when equal), or half
- * that sync's spread on one host when more.
- */
-static int by_host_then_number(const void *a, const void *b, void *ranks)
-{
-	const struct rank *x = &((const struct rank *)ranks)[*(const size_t *)a],
-			  *y = &((const struct rank *)ranks)[*(const size_t *)b];
-	int c = strcmp(x->host, y->host);
-	return c != 0 ? c : (x->number > y->number) - (x->number < y->number);
-}
-
-/* A rank's end of MPI_Init (`sync` 0) or MPI_Finalize (1), in its clock. */
-static uint64_t sync_end(const struct rank *k, int sync)
-{
-	return sync == 0 ? k->init_ns : k->finalize_ns;
-}
-
-/* How closely the ranks of one host end each sync: its widest spread on a host (`spread`, -1
- * when no host has two ranks that made it), and the weights of their estimates. */
-struct host_syncs {
-	int64_t spread[2];
-	double weight[2];
-};
-
-/* The host syncs of ranks `order` grouped by host (`hosts`: each host's first index, n_hosts). */
-static struct host_syncs host_syncs_of(const struct ranks *r, const size_t *order,
-				       const size_t *hosts, size_t n_hosts)
-{
-	struct host_syncs h = {{-1, -1}, {1, 1}};
-	for (size_t i = 0; i < n_hosts; i++) {
-		size_t end = i + 1 < n_hosts ? hosts[i + 1] : r->n_ranks;
-		const struct rank *base = &r->ranks[order[hosts[i]]];
-		for (int s = 0; s < 2; s++) {
-			int64_t lo = INT64_MAX, hi = INT64_MIN;
-			unsigned made = 0;
-			for (size_t j = hosts[i]; j < end; j++) {
-				const struct rank *m = &r->ranks[order[j]];
-				if (s == 1 && !m->finalized)
-					continue;
-				int64_t at = clamped((__int128)sync_end(m, s) +
-						     sub(m->system_minus_monotonic,
-							 base->system_minus_monotonic));
-				lo = at < lo ? at : lo;
-				hi = at > hi ? at : hi;
-				made++;
-			}
-			if (made >= 2 && sub(hi, lo) > h.spread[s])
-				h.spread[s] = sub(hi, lo);
-		}
-	}
-	if (h.spread[0] >= 0 && h.spread[1] >= 0)
-		for (int s = 0; s < 2; s++) {
-			double d = (double)h.spread[s] + 1e3; /* the clock's reads: a microsecond */
-			h.weight[s] = 1 / (d * d);
-		}
-	return h;
-}
-
-static int64_t align_by_hosts(struct ranks *r, bool *ok, struct host_syncs *syncs)
-{
-	size_t n = r->n_ranks, *order = calloc(n, sizeof *order), *hosts = calloc(n, sizeof *hosts);
-	int64_t uncertainty = 0;
-	*ok = order != NULL && hosts != NULL;
-	if (!*ok) {
-		free(order);
-		free(hosts);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof *order, by_host_then_number, r->ranks);
-	r->n_hosts = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || strcmp(r->ranks[order[i]].host, r->ranks[order[i - 1]].host) != 0)
-			hosts[r->n_hosts++] = i;
-	*syncs = host_syncs_of(r, order, hosts, r->n_hosts);
-	const struct rank *first = &r->ranks[0];
-	for (size_t h = 0; h < r->n_hosts; h++) {
-		/* a host's ranks: order[i, end); its first rank (in rank order) its reference */
-		size_t i = hosts[h], end = h + 1 < r->n_hosts ? hosts[h + 1] : n;
-		const struct rank *base = &r->ranks[order[i]];
-		int64_t offset = 0; /* the first rank's host: its clock is the timeline's */
-		if (strcmp(base->host, first->host) != 0) {
-			/* the estimates of its reference's offset, one per rank and sync,
-			 * summed relative to the first (`pivot`): exact in a double however
-			 * far apart the clocks */
-			int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
-			int64_t pivot = 0;
-			double sum = 0, weights = 0;
-			for (size_t j = i; j < end; j++) {
-				const struct rank *m = &r->ranks[order[j]];
-				int64_t own = sub(m->system_minus_monotonic,
-						  base->system_minus_monotonic);
-				for (int s = 0; s < (m->finalized && first->finalized ? 2 : 1);
-				     s++) {
-					int64_t e = clamped((__int128)sync_end(first, s) -
-							    sync_end(m, s) - own);
-					pivot = weights == 0 ? e : pivot;
-					sum += syncs->weight[s] * (double)sub(e, pivot);
-					weights += syncs->weight[s];
-					lo[s] = e < lo[s] ? e : lo[s];
-					hi[s] = e > hi[s] ? e : hi[s];
-				}
-			}
-			double mean = sum / weights;
-			offset = add(pivot, (int64_t)(mean < 0 ? mean - 0.5 : mean + 0.5));
-			/* the disagreement of the sync weighed most (both when equal; MPI_Init's
-			 * when only it was made) */
-			int most = syncs->weight[1] > syncs->weight[0] && lo[1] != INT64_MAX;
-			int64_t low = lo[most], high = hi[most];
-			if (syncs->weight[0] == syncs->weight[1] && lo[1] != INT64_MAX) {
-				low = lo[1] < low ? lo[1] : low;
-				high = hi[1] > high ? hi[1] : high;
-			}
-			if (sub(high, low) / 2 > uncertainty)
-				uncertainty = sub(high, low) / 2;
-		}
-		for (size_t j = i; j < end; j++) {
-			struct rank *k = &r->ranks[order[j]];
-			k->offset = add(offset, sub(k->system_minus_monotonic,
-						    base->system_minus_monotonic));
-		}
-	}
-	/* one host's ranks end the sync weighed most that far apart: each estimate is as unsure */
-	int most = syncs->weight[1] > syncs->weight[0];
-	if (r->n_hosts > 1 && syncs->spread[most] / 2 > uncertainty)
-		uncertainty = syncs->spread[most] / 2;
-	free(order);
-	free(hosts);
-	return uncertainty;
-}
-
 /* Says the alignment: which ranks, how far apart their clocks were, how well they now agree. */
 static void say_alignment(const struct ranks *r, size_t moved_by_messages,
 			  size_t moved_by_collectives, int64_t uncertainty,
@@ -670,7 +493,7 @@ bool ranks_align(struct ranks *r, struct timeline *t,
 	}
 	bool ok;
 	struct host_syncs syncs;
-	int64_t uncertainty = align_by_hosts(r, &ok, &syncs);
+	int64_t uncertainty = ranks_align_hosts(r->ranks, r->n_ranks, &r->n_hosts, &ok, &syncs);
 	if (!ok)
 		return false;
 	size_t moved = align_by_messages(r, to_ns, context, &ok);

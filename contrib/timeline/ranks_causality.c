@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "ranks_pop_private.h"
+#include "ranks_private.h"
 
 /* A blocking collective on a rank: its arrival and departure (the rank's clock, ns), its rank
  * (index), its operation. */
@@ -20,12 +21,6 @@ struct passage {
 	uint64_t arrive, leave;
 	size_t rank, op;
 };
-
-/* Offsets are sums and differences of times a recording says: kept within int64_t. */
-static int64_t clamped(__int128 v)
-{
-	return v > INT64_MAX ? INT64_MAX : v < -INT64_MAX ? -INT64_MAX : (int64_t)v;
-}
 
 /* The collectives' passages by group (`at[g]` to `at[g + 1]`): those whose arrival is known (a
  * burst before it: the call's start). NULL when out of memory. */
