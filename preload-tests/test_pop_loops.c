@@ -224,16 +224,17 @@ Test(loops, nested_regions_have_no_efficiency, .timeout = 120)
 
 /*
  * Nested regions in time steps (omp_nested_steps: outer thread 0 steps a short inner region, 1 a
- * long one, every instance balanced): a worker's wait at an inner barrier ends at its instance's
- * join, as an outermost region's does, not when libomp next wakes it. A pool's thread idled
- * between instances and after its team's last, counted at that barrier, and the last join of
- * the site (not its instance's) cut it: 125 to 141 ms read waited at the long region's barrier,
- * 47 to 51 at the short one's, of instances of 60 and 20 ms whose threads only slept.
+ * long one, its last step after a gap, every instance balanced): a worker's wait at an inner
+ * barrier ends at its instance's join, as an outermost region's does, not when libomp next wakes
+ * it. A pool's thread idled between instances and after its team's last, counted at that
+ * barrier, and the last join of the site (not its instance's) cut it: 321 to 330 ms read waited
+ * at the long region's barrier, 40 to 44 at the short one's, of instances of 60 and 20 ms whose
+ * threads only slept.
  */
-Test(loops, a_nested_regions_barrier_waits_end_at_its_instances_join, .timeout = 120)
+static void nested_barrier_waits_end_at_joins(const char *shape)
 {
 	struct tp_pop_run pop = {0};
-	tp_pop_run((const char *[]){pop_program("omp_nested_steps"), NULL},
+	tp_pop_run((const char *[]){pop_program("omp_nested_steps"), shape, NULL},
 		   (const char *[]){"OMP_NUM_THREADS=2", NULL}, &pop);
 	const struct {
 		const char *function, *after;
@@ -259,6 +260,19 @@ Test(loops, a_nested_regions_barrier_waits_end_at_its_instances_join, .timeout =
 		}
 	}
 	tp_pop_run_free(&pop);
+}
+
+Test(loops, a_nested_regions_barrier_waits_end_at_its_instances_join, .timeout = 120)
+{
+	nested_barrier_waits_end_at_joins(NULL);
+}
+
+/* The same three levels deep (the long region's primary runs an innermost region): the long
+ * region's primary ends after the innermost one's and still joins it (one instance a thread
+ * kept, the innermost's took its place: 101 ms waited at the long region's barrier). */
+Test(loops, a_region_between_two_nested_ones_is_joined_too, .timeout = 120)
+{
+	nested_barrier_waits_end_at_joins("deep");
 }
 
 /* The site of pop_idle_between's balanced region, and its barrier's: its second construct. */

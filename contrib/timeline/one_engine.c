@@ -44,9 +44,7 @@ static struct tp_live_commits commits;
 /* a task's parallel region's site (live.c's task_entry's region: an implicit task's own, an
  * explicit task's its parent's; 0 none) */
 static uint32_t region_of[N];
-/* each region's last instance's primary implicit task (live.c's local.join_task) and its last
- * joins (live.c's live_region_joins), by site */
-static uint64_t primary_of[LAST_SITE + 1];
+/* each region's last joins (live.c's live_region_joins), by site */
 static struct tp_sync_joins joins[LAST_SITE + 1];
 /* the phases each barrier's site ended, by thread (live.c's rows' phase_ns), and whether the
  * thread passed it (its rows' sync_waits) */
@@ -145,7 +143,7 @@ static void spawn_of(uint32_t tid, uint64_t ms, uint64_t task, uint64_t parent, 
 		tp_span_fork(site, &pool[task - 1].in);
 		if (region_of[parent] == 0) /* live.c's live_region_forked, outermost */
 			tp_phase_forks(&t->phase);
-		primary_of[site] = task;
+		pool[task - 1].joins = true;
 	}
 	alive[task] = task;
 	row_of[task] = site != 0 ? site : TP_LIVE_NO_SITE;
@@ -299,8 +297,7 @@ void both_end(uint32_t tid, uint64_t ms, uint64_t task, bool done, unsigned sync
 	}
 	tp_span_poll_end(NULL, &t->th, task, now - t->from, now, TP_SYNC_NONE);
 	ended_path(&t->th.in, now);
-	if (row_of[task] <= LAST_SITE &&
-	    primary_of[row_of[task]] == task) { /* live_region_joined */
+	if (s->joins && row_of[task] <= LAST_SITE) { /* live_region_ends */
 		tp_sync_joins_add(&joins[row_of[task]], now);
 		t->commit_due |= region_of[s->parent] == 0; /* an outermost one's */
 	}

@@ -22,8 +22,17 @@ struct passage {
 	size_t rank, op;
 };
 
-/* The collectives' passages by group (`at[g]` to `at[g + 1]`): those whose arrival is known (a
- * burst before it: the call's start). NULL when out of memory. */
+/* Whether operation `i` of ops is a blocking collective whose passage is known: a burst before
+ * it (the call's start), and it ended no earlier (a file that says otherwise is not followed:
+ * a rank's own arrival would move it on each pass). */
+static bool passage_known(const struct op *ops, size_t i)
+{
+	return ops[i].type == OP_COLLECTIVE && ops[i - 1].type == OP_BURST &&
+	       ops[i].end >= ops[i - 1].end;
+}
+
+/* The collectives' passages by group (`at[g]` to `at[g + 1]`): those whose passage is known.
+ * NULL when out of memory. */
 static struct passage *passages_of(const struct op *ops, const struct groups *g, size_t n,
 				   const size_t *first, const size_t *end,
 				   const struct ranks_pop_rank *ranks,
@@ -32,7 +41,7 @@ static struct passage *passages_of(const struct op *ops, const struct groups *g,
 {
 	for (size_t r = 0; r < n; r++)
 		for (size_t i = first[r] + 1; i < end[r]; i++)
-			if (ops[i].type == OP_COLLECTIVE && ops[i - 1].type == OP_BURST)
+			if (passage_known(ops, i))
 				at[g->of[i] + 1]++;
 	for (size_t k = 0; k < g->n; k++)
 		at[k + 1] += at[k];
@@ -41,7 +50,7 @@ static struct passage *passages_of(const struct op *ops, const struct groups *g,
 	if (p != NULL && next != NULL)
 		for (size_t r = 0; r < n; r++)
 			for (size_t i = first[r] + 1; i < end[r]; i++)
-				if (ops[i].type == OP_COLLECTIVE && ops[i - 1].type == OP_BURST)
+				if (passage_known(ops, i))
 					p[at[g->of[i]] + next[g->of[i]]++] = (struct passage){
 						to_ns(context, ranks[r].segment, ops[i - 1].end),
 						to_ns(context, ranks[r].segment, ops[i].end), r, i};
@@ -79,8 +88,13 @@ static size_t causality_pass(const struct op *ops, const struct groups *g, const
 		if (at[k + 1] == at[k])
 			continue;
 		size_t root;
-		enum ranks_flow flow = ranks_collective_flow(g, k, &ops[p[at[k]].op], ranks, n,
-							     &root);
+		const struct op *op = &ops[p[at[k]].op];
+		enum ranks_flow flow = ranks_collective_flow(g, k, op, ranks, n, &root);
+		/* a rooted one whose root is not told, or not recorded: its ranks need not wait
+		 * for each other (the ideal run takes it for all to all, a bound; here it would
+		 * move ranks) */
+		if (flow == RANKS_ALL_TO_ALL && ranks_call_flow(op->tag) != RANKS_ALL_TO_ALL)
+			continue;
 		int64_t latest = INT64_MIN;
 		for (size_t i = at[k]; i < at[k + 1]; i++)
 			if (takes_part(flow, root, p[i].rank, true)) {

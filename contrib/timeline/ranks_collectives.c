@@ -132,8 +132,7 @@ bool ranks_collectives_grouped(const struct op *ops, size_t n_ops, size_t n, con
 	return paired;
 }
 
-/* A collective call's flow as its call alone says (ranks_collective_flow). */
-static enum ranks_flow flow_of(int32_t call)
+enum ranks_flow ranks_call_flow(int32_t call)
 {
 	if (tp_mpi_call_nonblocking_collective((unsigned)call))
 		call = (int32_t)tp_mpi_call_blocking((unsigned)call);
@@ -178,7 +177,7 @@ enum ranks_flow ranks_collective_flow(const struct groups *g, size_t group, cons
 	for (size_t m = g->at[group]; m < g->at[group + 1]; m++)
 		if (g->members[m] == told)
 			*root = told;
-	if (flow_of(op->tag) == RANKS_PREFIX)
+	if (ranks_call_flow(op->tag) == RANKS_PREFIX)
 		return RANKS_PREFIX;
-	return *root == SIZE_MAX ? RANKS_ALL_TO_ALL : flow_of(op->tag);
+	return *root == SIZE_MAX ? RANKS_ALL_TO_ALL : ranks_call_flow(op->tag);
 }

@@ -117,7 +117,11 @@ int64_t ranks_align_hosts(struct rank *ranks, size_t n, size_t *n_hosts, bool *o
 				}
 			}
 			double mean = sum / weights;
-			offset = add(pivot, (int64_t)(mean < 0 ? mean - 0.5 : mean + 0.5));
+			/* within int64_t before the cast (hostile estimates: +-INT64_MAX) */
+			offset = mean >= 0x1p62    ? add(pivot, INT64_MAX)
+				 : mean <= -0x1p62 ? add(pivot, -INT64_MAX)
+						   : add(pivot, (int64_t)(mean < 0 ? mean - 0.5
+										   : mean + 0.5));
 			/* the disagreement of the sync weighed most (both when equal; MPI_Init's
 			 * when only it was made) */
 			int most = syncs->weight[1] > syncs->weight[0] && lo[1] != INT64_MAX;

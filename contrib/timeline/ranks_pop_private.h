@@ -64,6 +64,9 @@ void ranks_groups_free(struct groups *g);
  * ideal run of a rank 0 that goes on working after it came out longer than the real one). */
 enum ranks_flow { RANKS_ALL_TO_ALL, RANKS_ONE_TO_ALL, RANKS_ALL_TO_ONE, RANKS_PREFIX };
 
+/* A collective call's flow as the call alone says (a rooted one's whatever its root). */
+enum ranks_flow ranks_call_flow(int32_t call);
+
 /* The flow of collective `op` of group `group` of `g` among the `n` ranks (by number), and in
  * *root its root's index (SIZE_MAX: none told, or not of the group: every rank waits for every
  * other). */

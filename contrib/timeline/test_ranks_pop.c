@@ -644,3 +644,35 @@ Test(ranks_pop, a_reductions_root_alone_waits_for_the_others)
 	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 0);
 	cr_expect_eq(moved[1], -10);
 }
+
+/*
+ * A broadcast whose root is not told (or has no recording): its ranks need not wait for each
+ * other, and rank 1 placed 10 ms early stays.
+ */
+Test(ranks_pop, a_rooted_collective_of_no_known_root_moves_nobody)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		collective(r, r == 0 ? 40 : 1, 41, TP_MPI_CALL_BCAST, -1);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	int64_t moved[RANKS];
+	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 0);
+	cr_expect_eq(moved[1], -10);
+}
+
+/* A barrier a rank's file says it left before it arrived (45, left at 44) is not followed: its
+ * own arrival would move that rank on every pass. */
+Test(ranks_pop, a_collective_left_before_it_was_entered_moves_nobody)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		collective(r, 45, r == 2 ? 44 : 46, TP_MPI_CALL_BARRIER, -1);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	int64_t moved[RANKS];
+	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 0, 0}, moved), 0);
+	cr_expect(moved[0] == 0 && moved[1] == 0 && moved[2] == 0 && moved[3] == 0,
+		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
+		  (long long)moved[2], (long long)moved[3]);
+}

@@ -217,7 +217,8 @@ static void span_spawned(struct task_entry *e, uint64_t parent, bool implicit, u
 			now - local.span_from, now, in, by_program && ready);
 	if (tp_span_publishes_fork(implicit, parent != 0)) {
 		tp_span_fork(row, &t->in);
-		live_region_forked(__atomic_load_n(&e->task, __ATOMIC_RELAXED), row, around, now);
+		live_region_forked(t, __atomic_load_n(&e->task, __ATOMIC_RELAXED), row, around,
+				   now);
 	}
 }
 
@@ -600,8 +601,8 @@ task_ended(struct task_entry *e, uint64_t task, uint64_t now, bool poll_ends)
 	}
 	if (polled > 0) /* none counted (its polls ran on threads without a slot): no time */
 		task_time_add(&local.rows[row], polled);
-	if (__builtin_expect(task == local.join_task, 0))
-		live_region_joined(now);
+	if (__builtin_expect(t->joins, 0))
+		live_region_ends(task, row, now);
 	struct task_entry *parent;
 	const struct tp_live_path *ended = span_ended(t, task, now, &parent);
 	if (!__atomic_load_n(&dependences_seen, __ATOMIC_RELAXED)) {
@@ -743,10 +744,8 @@ void tp_live_thread_stop(uint64_t tid)
 		tp_guard_leave(&local.busy, false);
 	}
 	/* an outermost region instance it forked and never joined (an exit inside it) too */
-	if (local.fork_task != 0 && local.rows != NULL) {
-		local.nested_task = 0; /* a nested one's barrier is no matter now */
+	if (local.fork_task != 0 && local.rows != NULL)
 		live_region_joined(now);
-	}
 	set64(&s->ended_ns, now);
 	/* with its rows: enter() takes a thread with rows for one with a slot */
 	local.slot = NULL;

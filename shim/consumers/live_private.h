@@ -219,11 +219,6 @@ struct live_local {
 	 * (0: none) and its fork's moment, for its row's region_time_ns (live_region_forked) */
 	uint64_t fork_task, fork_ns;
 	uint32_t fork_row;
-	/* the innermost nested region instance it forked and has not joined: its primary's
-	 * implicit task (0: none) and row, whose join ends the waits at that region's barrier
-	 * (live_region_joins); and the task whose end is a join, the innermost of the two */
-	uint64_t nested_task, join_task;
-	uint32_t nested_row;
 	/* it joined an outermost region since it last polled OpenMP's initial task: that task's
 	 * next poll commits its path (tp_span_commit) */
 	bool commit_due;
@@ -436,20 +431,20 @@ static inline void task_time_add(struct tp_live_site_stats *r, uint64_t ns)
 
 /*
  * The calling thread forks an instance of region row `row` at `now`, its primary's implicit task
- * `task` (the task whose start is the fork: tp_span_publishes_fork), from a task of region row
- * `around` (0: none, the outermost). A nested instance's time is not kept (region_nested), so a
- * thread has one outermost instance open at a time: an end never seen (a task ended inside a
- * signal handler's event) loses that instance alone, the next fork takes its place (until then
- * readers count it going on, and its thread's end adds it up to there).
+ * `task` (its state `t`: the task whose start is the fork, tp_span_publishes_fork), from a task
+ * of region row `around` (0: none, the outermost). The task's end joins the instance
+ * (live_region_ends), whatever its depth. A nested instance's time is not kept (region_nested),
+ * so a thread has one outermost instance open at a time: an end never seen (a task ended inside
+ * a signal handler's event) loses that instance alone, the next fork takes its place (until
+ * then readers count it going on, and its thread's end adds it up to there).
  */
-static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t around, uint64_t now)
+static inline void live_region_forked(struct tp_span_task *t, uint64_t task, uint32_t row,
+				      uint32_t around, uint64_t now)
 {
-	local.join_task = task;
+	t->joins = true;
 	if (around != 0) { /* nested in region row `around`: no time of either read */
 		add(&local.rows[around].region_nested, 1);
 		add(&local.rows[row].region_nested, 1);
-		local.nested_task = task;
-		local.nested_row = row;
 		return;
 	}
 	tp_phase_forks(&local.phase_ns);
@@ -462,28 +457,34 @@ static inline void live_region_forked(uint64_t task, uint32_t row, uint32_t arou
 }
 
 /*
- * A region instance the calling thread forked is joined at `now`, its primary's implicit task
- * ended (local.join_task), or its thread ended inside it. A nested one's join ends the waits at
- * its barrier, as an outermost one's does: its workers' waits there last until a region wakes
- * them, and a pool's thread idled for another team's region read 91 ms waited at a balanced
- * barrier. An outermost one's time from its fork goes into its row (region_time_ns). Out of
- * line: most task ends are not one.
+ * The outermost region instance the calling thread forked is joined at `now`, its primary's
+ * implicit task ended (local.fork_task), or its thread ended inside it: the waits at its
+ * barrier end there (live_region_joins), its time from its fork goes into its row
+ * (region_time_ns).
  */
 static __attribute__((noinline, cold, unused)) void live_region_joined(uint64_t now)
 {
-	if (local.nested_task != 0 && local.join_task == local.nested_task) {
-		tp_sync_joins_add(&live_region_joins[local.nested_row], now);
-		local.nested_task = 0;
-		local.join_task = local.fork_task;
-		return;
-	}
-	local.join_task = 0;
-	local.nested_task = 0;
 	tp_sync_joins_add(&live_region_joins[local.fork_row], now);
 	set32(&local.slot->fork_row, 0);
 	add(&local.rows[local.fork_row].region_time_ns, now - local.fork_ns);
 	local.fork_task = 0;
 	local.commit_due = true;
+}
+
+/*
+ * Task `task` of site row `row` ended at `now`, a region instance's primary's implicit task
+ * (its state's `joins`): the instance is joined. A nested one's join ends the waits at its
+ * barrier, as an outermost one's does: its workers' waits there last until a region wakes them,
+ * and a pool's thread idled for another team's region read 91 ms waited at a balanced barrier.
+ * Out of line: most task ends are not one.
+ */
+static __attribute__((noinline, cold, unused)) void live_region_ends(uint64_t task, uint32_t row,
+								     uint64_t now)
+{
+	if (task == local.fork_task)
+		live_region_joined(now);
+	else
+		tp_sync_joins_add(&live_region_joins[row], now);
 }
 
 /*

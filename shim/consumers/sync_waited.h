@@ -105,7 +105,9 @@ static inline void tp_sync_joins_add(struct tp_sync_joins *j, uint64_t now)
  * counted, the barrier read 80 ms waited of five balanced regions with 20 ms of serial code
  * between them. Not the last join: a pool's thread left idle by a nested region's team while
  * its instances went on joining read 91 ms waited at a balanced barrier. When every join kept
- * is after the wait began (more instances joined since than are kept), the earliest kept.
+ * is after the wait began (more instances joined since than are kept), the earliest kept. Two
+ * instances of one nested site at once (an outer team's threads each forking it) are not told
+ * apart: a sibling instance's join may come first and cut the wait short (a lower bound then).
  */
 static inline uint64_t tp_sync_wait_joined(uint64_t suspended_ns, const struct tp_sync_joins *j)
 {

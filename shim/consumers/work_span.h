@@ -455,7 +455,10 @@ struct tp_span_task {
 	 * ended before it, since both were last forgotten; kept once, not twice, at each end */
 	bool desc_is_kids;
 	bool overflowed; /* its successors wait in an overflow record (live_dependences.c) */
-	uint8_t overflow_record;      /* as a successor, its record there plus 1 (0: none), and */
+	uint8_t overflow_record; /* as a successor, its record there plus 1 (0: none), and */
+	/* its end joins the region instance whose fork its start was (a primary's implicit task:
+	 * live.c's live_region_forked), at any depth of nesting */
+	bool joins;
 	uint16_t overflow_generation; /* the record's generation then */
 	/* the live statistics' times of the task (the converter's analysis keeps its own) */
 	uint64_t ready_ns; /* woken (or spawned ready), not yet polled: 0 when not */

@@ -150,6 +150,7 @@ tp_span_spawned(struct tp_span_task *t, uint64_t parent, uint32_t parent_at, uin
 	t->successors = 0;
 	t->overflowed = false;
 	t->overflow_record = 0;
+	t->joins = false;
 	t->spawner = false;
 	t->sync = TP_SYNC_NONE;
 	t->holding = false;
