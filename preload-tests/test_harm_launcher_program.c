@@ -227,3 +227,34 @@ Test(harm, a_single_threaded_program_run_with_the_report_ends_as_its_own)
 		  run.err);
 	tp_run_free(&run);
 }
+
+/*
+ * Ctrl-C in a script: `bash -c 'PREFIX sleep 5; echo after'` in a process group of its own,
+ * SIGINT sent to the group after two seconds. The plain command dies of it, and so does the
+ * script (bash stops at a Ctrl-C that killed its command); under `record` and `top --once` the
+ * launcher, which still converts or prints what was counted, ends as the program did: it exited
+ * 130, and the script went on ("after", status 0).
+ */
+Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *json = tp_make_temp("harm-ctrl-c-json");
+	char record[600];
+	snprintf(record, sizeof record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
+	char top[600];
+	snprintf(top, sizeof top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
+	const char *const prefixes[] = {"", record, top};
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		struct tp_run run;
+		tp_run(TP_PLAIN,
+		       (const char *[]){"/bin/bash", "-c",
+					"set -m; bash -c \"$1 sleep 5; echo after\" & pid=$!; "
+					"sleep 2; kill -INT -$pid; wait $pid; echo \"status $?\"",
+					"ctrl-c", prefixes[i], NULL},
+		       NULL, &run);
+		cr_expect_str_eq(run.out, "status 130\n", "[%s]: %s", prefixes[i], run.err);
+		tp_run_free(&run);
+	}
+	unlink(json);
+	free(json);
+}

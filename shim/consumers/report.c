@@ -379,18 +379,25 @@ static void write_text(const char *text, size_t length)
  * program inside malloc, holding its lock, and the report allocates (open_memstream, qsort) and
  * names sites and stacks (libdw, loaded with dlopen, which allocates): it would wait on that
  * lock for good. The shim cannot know what a handler interrupted, so any exit from one skips it,
- * said in one line (tp_warn allocates nothing). Decided once, at exit's first step here.
+ * said in one line where the report would have gone (nothing allocated: write_text). Decided
+ * once, at exit's first step here.
  */
 static bool skipped_in_signal_handler(void)
 {
 	static int in_handler = -1;
 	if (in_handler < 0) {
 		in_handler = tp_in_signal_handler();
-		if (in_handler)
-			tp_warn("no report (pid %d): exit() was called in a signal handler, "
-				"where the program may have been inside malloc and making the "
-				"report could hang it",
-				(int)getpid());
+		/* said where the report would have gone: its file's line is not the program's
+		 * stderr's (the report's file left empty, a line on the program's stderr) */
+		char line[300];
+		int n = in_handler ? snprintf(line, sizeof line,
+					      "taskprobe: no report (pid %d): exit() was called in "
+					      "a signal handler, where the program may have been "
+					      "inside malloc and making the report could hang it\n",
+					      (int)getpid())
+				   : 0;
+		if (n > 0 && (size_t)n < sizeof line)
+			write_text(line, (size_t)n);
 	}
 	return in_handler;
 }
