@@ -564,12 +564,26 @@ Test(ranks_pop, a_scans_ranks_wait_for_those_below_them_alone)
 	free(text);
 }
 
-/* A blocking collective `number` of root `root` (-1: none told) on rank `rank`, from `from` to
- * `to`, after a burst. */
-static void collective(int rank, uint64_t from, uint64_t to, unsigned number, int64_t root)
+/* A job of one blocking collective `number` of root `root` (-1: none told): rank r in it from
+ * from[r] to to[r] ms, after a burst, then MPI_Finalize at 50. */
+static void one_collective(unsigned number, int64_t root, const uint64_t from[RANKS],
+			   const uint64_t to[RANKS])
 {
-	note(rank, from, TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)root, 0, 0);
-	note(rank, to, TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		note(r, from[r], TP_RECORD_WAIT_START, TP_WAIT_MPI, number, (uint64_t)root, 0, 0);
+		note(r, to[r], TP_RECORD_WAIT_END, TP_WAIT_MPI, number, 0, 0, 0);
+		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+}
+
+/* The four ranks' offsets moved to `want` ms. */
+static void expect_moved(const int64_t moved[RANKS], const int64_t want[RANKS])
+{
+	cr_expect(memcmp(moved, want, RANKS * sizeof *moved) == 0,
+		  "moved to %lld %lld %lld %lld ms, not %lld %lld %lld %lld", (long long)moved[0],
+		  (long long)moved[1], (long long)moved[2], (long long)moved[3], (long long)want[0],
+		  (long long)want[1], (long long)want[2], (long long)want[3]);
 }
 
 /* The four ranks' offsets (ms) moved by ranks_pop_causality from `offsets_ms`; returns its
@@ -595,16 +609,11 @@ static size_t causality(const int64_t offsets_ms[RANKS], int64_t moved_ms[RANKS]
  */
 Test(ranks_pop, a_rank_that_leaves_a_broadcast_before_its_root_arrived_moves_later)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		collective(r, r == 0 ? 40 : 1, 41, TP_MPI_CALL_BCAST, 0);
-		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
+	one_collective(TP_MPI_CALL_BCAST, 0, (uint64_t[RANKS]){40, 1, 1, 1},
+		       (uint64_t[RANKS]){41, 41, 41, 41});
 	int64_t moved[RANKS];
 	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 1);
-	cr_expect(moved[0] == 0 && moved[1] == -1 && moved[2] == 0 && moved[3] == 0,
-		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
-		  (long long)moved[2], (long long)moved[3]);
+	expect_moved(moved, (int64_t[RANKS]){0, -1, 0, 0});
 	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 0, 0}, moved), 0);
 }
 
@@ -614,16 +623,11 @@ Test(ranks_pop, a_rank_that_leaves_a_broadcast_before_its_root_arrived_moves_lat
  */
 Test(ranks_pop, ranks_that_leave_a_barrier_before_the_last_arrived_move_later)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		collective(r, 10, 11, TP_MPI_CALL_BARRIER, -1);
-		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
+	one_collective(TP_MPI_CALL_BARRIER, -1, (uint64_t[RANKS]){10, 10, 10, 10},
+		       (uint64_t[RANKS]){11, 11, 11, 11});
 	int64_t moved[RANKS];
 	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 5, 0}, moved), 1);
-	cr_expect(moved[0] == 4 && moved[1] == 4 && moved[2] == 5 && moved[3] == 4,
-		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
-		  (long long)moved[2], (long long)moved[3]);
+	expect_moved(moved, (int64_t[RANKS]){4, 4, 5, 4});
 }
 
 /*
@@ -633,11 +637,8 @@ Test(ranks_pop, ranks_that_leave_a_barrier_before_the_last_arrived_move_later)
  */
 Test(ranks_pop, a_reductions_root_alone_waits_for_the_others)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		collective(r, 20, 21, TP_MPI_CALL_REDUCE, 0);
-		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
+	one_collective(TP_MPI_CALL_REDUCE, 0, (uint64_t[RANKS]){20, 20, 20, 20},
+		       (uint64_t[RANKS]){21, 21, 21, 21});
 	int64_t moved[RANKS];
 	cr_expect_eq(causality((int64_t[RANKS]){-10, 0, 0, 0}, moved), 1);
 	cr_expect_eq(moved[0], -1);
@@ -651,11 +652,8 @@ Test(ranks_pop, a_reductions_root_alone_waits_for_the_others)
  */
 Test(ranks_pop, a_rooted_collective_of_no_known_root_moves_nobody)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		collective(r, r == 0 ? 40 : 1, 41, TP_MPI_CALL_BCAST, -1);
-		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
+	one_collective(TP_MPI_CALL_BCAST, -1, (uint64_t[RANKS]){40, 1, 1, 1},
+		       (uint64_t[RANKS]){41, 41, 41, 41});
 	int64_t moved[RANKS];
 	cr_expect_eq(causality((int64_t[RANKS]){0, -10, 0, 0}, moved), 0);
 	cr_expect_eq(moved[1], -10);
@@ -665,14 +663,9 @@ Test(ranks_pop, a_rooted_collective_of_no_known_root_moves_nobody)
  * own arrival would move that rank on every pass. */
 Test(ranks_pop, a_collective_left_before_it_was_entered_moves_nobody)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		collective(r, 45, r == 2 ? 44 : 46, TP_MPI_CALL_BARRIER, -1);
-		call(r, 50, 50, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
+	one_collective(TP_MPI_CALL_BARRIER, -1, (uint64_t[RANKS]){45, 45, 45, 45},
+		       (uint64_t[RANKS]){46, 46, 44, 46});
 	int64_t moved[RANKS];
 	cr_expect_eq(causality((int64_t[RANKS]){0, 0, 0, 0}, moved), 0);
-	cr_expect(moved[0] == 0 && moved[1] == 0 && moved[2] == 0 && moved[3] == 0,
-		  "moved to %lld %lld %lld %lld ms", (long long)moved[0], (long long)moved[1],
-		  (long long)moved[2], (long long)moved[3]);
+	expect_moved(moved, (int64_t[RANKS]){0, 0, 0, 0});
 }
