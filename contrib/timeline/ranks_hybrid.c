@@ -3,7 +3,12 @@
  * The hybrid efficiencies of an MPI + OpenMP job (POP's multiplicative model, as OTF-CPT prints
  * it): every thread of every rank, its useful time its task polls outside MPI calls, in its
  * rank's window (what ranks_pop_say found); each factor is MPI's times OpenMP's, OpenMP's the
- * hybrid one over MPI's.
+ * hybrid one over MPI's. MPI's are the ranks': a rank's balance is its busiest thread's useful
+ * time (OTF-CPT's), its communication its time not all in MPI (some thread polling outside MPI,
+ * or an MPI thread outside its calls). Each is at least what it splits, so no OpenMP factor
+ * exceeds 1: counted on the MPI threads alone (ranks_pop_say's line), a rank whose MPI thread
+ * waits in a receive while its other threads compute read as idle, and OpenMP's load balance
+ * as 1.39 (a rank's thread for communication beside computing ones: its communication 10).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -78,6 +83,28 @@ static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
 	b->since = ns > 0 ? (uint64_t)ns : 0;
 }
 
+/* Whether `b` keeps its rank out of MPI: polling outside MPI calls, or an MPI thread outside them
+ * (its serial code, the runtime's time between regions, a wait of OpenMP's: no MPI time). */
+static bool busy_active(const struct busy *b)
+{
+	return !b->in_mpi && (b->polls > 0 || b->mpi_calls);
+}
+
+/* `w`'s rank's time not all in MPI counted up to `ns`. */
+static void window_count(struct window *w, uint64_t ns)
+{
+	if (w->active > 0)
+		w->not_in_mpi += overlap((double)w->active_since, (double)ns, w->on, w->off);
+	w->active_since = ns;
+}
+
+/* `w`'s rank has one thread more active from `ns` (`more`), or one less. */
+static void window_active(struct window *w, uint64_t ns, bool more)
+{
+	window_count(w, ns);
+	w->active = more ? w->active + 1 : w->active - (w->active > 0);
+}
+
 /*
  * Whether a poll of `task` on `w`'s rank is its OpenMP initial task's first: OMPT tells that task
  * only when the runtime starts, and the serial code before, since the thread's last event (an MPI
@@ -122,6 +149,7 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 	    initial_first_poll(w, (uint64_t)arg[0]))
 		b->useful += overlap((double)b->since, (double)ns, w->on, w->off);
 	busy_count(p, b, (double)ns);
+	bool was_active = busy_active(b);
 	if (type == TP_RECORD_TASK_POLL_START) {
 		b->polls++;
 		b->polled = true;
@@ -129,8 +157,30 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 		b->polls -= b->polls > 0;
 	} else {
 		b->in_mpi = type == TP_RECORD_WAIT_START;
+		b->mpi_calls = true;
 	}
+	if (busy_active(b) != was_active)
+		window_active(w, ns, !was_active);
 	return true;
+}
+
+/* Each rank's busiest thread's useful time (`busiest`) and its time not all in MPI (`not_in_mpi`)
+ * at the end of its window; false if it has no thread that polled (no OpenMP there). */
+static bool rank_figures(struct ranks_pop *p, size_t rank, double *busiest, double *not_in_mpi)
+{
+	struct window *w = &p->windows[rank];
+	*busiest = 0;
+	bool polled = false;
+	for (size_t i = 0; i < p->busy.size; i++) {
+		const struct busy *b = table_slot(&p->busy, i);
+		if (table_used(&p->busy, i) && b->polled && b->rank == rank) {
+			polled = true;
+			*busiest = b->useful > *busiest ? b->useful : *busiest;
+		}
+	}
+	window_count(w, w->off > 0 ? (uint64_t)w->off : 0); /* up to the window's end */
+	*not_in_mpi = w->not_in_mpi > *busiest ? w->not_in_mpi : *busiest;
+	return polled;
 }
 
 void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
@@ -154,25 +204,28 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 		threads++;
 		openmp = true;
 	}
-	/* a rank whose MPI thread never polled (no OpenMP there): its time outside MPI is its
-	 * computation, on one thread */
+	/* the ranks': a rank whose MPI thread never polled (no OpenMP there) has its time outside
+	 * MPI as its computation, on one thread */
+	double ranks_sum = 0, ranks_most = 0, not_in_mpi_most = 0;
 	for (size_t r = 0; openmp && r < p->n_windows; r++) {
-		bool polled = false;
-		for (size_t i = 0; i < p->busy.size && !polled; i++) {
-			const struct busy *b = table_slot(&p->busy, i);
-			polled = table_used(&p->busy, i) && b->polled && b->rank == r;
-		}
-		if (!polled) {
-			sum += p->windows[r].outside_mpi;
-			most = p->windows[r].outside_mpi > most ? p->windows[r].outside_mpi : most;
+		double busiest, not_in_mpi;
+		if (!rank_figures(p, r, &busiest, &not_in_mpi)) {
+			busiest = not_in_mpi = p->windows[r].outside_mpi;
+			sum += busiest;
+			most = busiest > most ? busiest : most;
 			threads++;
 		}
+		ranks_sum += busiest;
+		ranks_most = busiest > ranks_most ? busiest : ranks_most;
+		not_in_mpi_most = not_in_mpi > not_in_mpi_most ? not_in_mpi : not_in_mpi_most;
 	}
-	if (!openmp || most <= 0 || p->runtime <= 0 || p->mpi_balance <= 0 ||
-	    p->mpi_communication <= 0)
+	if (!openmp || most <= 0 || p->runtime <= 0)
 		return;
 	double mean = sum / (double)threads, balance = mean / most,
-	       communication = most / p->runtime, mpi = p->mpi_balance * p->mpi_communication;
+	       communication = most / p->runtime,
+	       mpi_balance = ranks_sum / (double)p->n_windows / ranks_most,
+	       mpi_communication = not_in_mpi_most / p->runtime,
+	       mpi = mpi_balance * mpi_communication;
 	p->basis = (struct scaling_basis){.known = true,
 					  .units = (uint32_t)threads,
 					  .ranks = (uint32_t)p->n_windows,
@@ -187,13 +240,14 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 	char more[160];
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s%s (%zu threads; OpenMP's = hybrid / MPI): parallel efficiency %.3f = "
-		"MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x OpenMP %.3f; "
-		"communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time per thread "
-		"%.3f s on average, %.3f s at most, of %.3f s\n",
+		" from %s%s (%zu threads; MPI's of the ranks: a rank's balance its busiest "
+		"thread's, its communication its time not all in MPI; OpenMP's = hybrid / MPI): "
+		"parallel efficiency %.3f = MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x "
+		"OpenMP %.3f; communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time "
+		"per thread %.3f s on average, %.3f s at most, of %.3f s\n",
 		lead, p->first_number, p->last_number, ranks_window_words(&p->window),
 		ranks_window_more_words(&p->window, more, sizeof more), threads,
-		balance * communication, mpi, balance * communication / mpi, balance,
-		p->mpi_balance, balance / p->mpi_balance, communication, p->mpi_communication,
-		communication / p->mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);
+		balance * communication, mpi, balance * communication / mpi, balance, mpi_balance,
+		balance / mpi_balance, communication, mpi_communication,
+		communication / mpi_communication, mean / 1e9, most / 1e9, p->runtime / 1e9);
 }

@@ -552,8 +552,6 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		p->last_number = ranks[n - 1].number;
 		p->window = w.window;
 		p->runtime = runtime;
-		p->mpi_balance = balance;
-		p->mpi_communication = communication;
 	}
 	double ideal = ranks_ideal_run(p, ranks, n, w.first, w.end, w.burst, w.sender);
 	bool paired = ideal > 0 && ideal <= runtime * 1.000001;

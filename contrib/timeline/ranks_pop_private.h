@@ -90,6 +90,11 @@ struct window {
 	/* the rank's OpenMP initial task (0: not spawned yet), and whether it was polled */
 	uint64_t initial;
 	bool initial_polled;
+	/* the rank's threads active now (busy_active), since when, and the rank's time with one
+	 * active at least so far: its time not all in MPI, for the hybrid efficiencies */
+	uint32_t active;
+	uint64_t active_since;
+	double not_in_mpi;
 };
 
 /* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
@@ -99,6 +104,7 @@ struct busy {
 	uint32_t rank, tid;
 	uint32_t polls; /* open */
 	bool in_mpi, polled;
+	bool mpi_calls; /* it made an MPI call: one of its rank's MPI threads */
 	uint64_t since;
 	double useful;
 };
@@ -127,7 +133,7 @@ struct ranks_pop {
 	size_t n_windows;
 	int32_t first_number, last_number;
 	struct ranks_window window;
-	double runtime, mpi_balance, mpi_communication;
+	double runtime;
 	/* the ranks' threads by (rank, tid), at most MAX_THREADS */
 	struct table busy;
 	bool busy_full;

@@ -401,6 +401,18 @@ static void polled(int rank, uint32_t tid, uint64_t from, uint64_t to, int64_t i
 	merged(rank, tid, to, TP_RECORD_TASK_POLL_END, id, 0, 0);
 }
 
+/* What ranks_pop_say_hybrid says of the events merged so far. */
+static char *hybrid_said(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	cr_assert_not_null(out);
+	ranks_pop_say_hybrid(p, NULL, out);
+	fclose(out);
+	return text;
+}
+
 /*
  * Each rank's MPI thread runs 30 ms of serial code after MPI_Init, before OpenMP's runtime
  * starts and tells its initial task (a task with neither parent nor site); then a region of two
@@ -437,19 +449,13 @@ static char *serial_code_first(bool waits)
 		merged(r, main_thread, 40, TP_RECORD_TASK_POLL_END, INITIAL, 0, 0);
 		merged(r, main_thread, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
 	}
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	cr_assert_not_null(out);
-	ranks_pop_say_hybrid(p, NULL, out);
-	fclose(out);
-	return text;
+	return hybrid_said();
 }
 
 Test(ranks_pop, serial_code_before_openmps_runtime_is_the_initial_tasks_in_the_hybrid_line)
 {
 	char *text = serial_code_first(false);
-	cr_expect(strstr(text, "(8 threads; OpenMP's = hybrid / MPI): parallel efficiency 0.625 = "
+	cr_expect(strstr(text, "OpenMP's = hybrid / MPI): parallel efficiency 0.625 = "
 			       "MPI 1.000 x OpenMP 0.625; load balance 0.625 = MPI 1.000 x OpenMP "
 			       "0.625; communication efficiency 1.000 = MPI 1.000 x OpenMP 1.000; "
 			       "useful time per thread 0.025 s on average, 0.040 s at most, of "
@@ -471,6 +477,71 @@ Test(ranks_pop, a_wait_before_openmps_runtime_is_no_computation_in_the_hybrid_li
 	cr_expect(strstr(text, "parallel efficiency 0.438 = MPI 1.000 x OpenMP 0.438; load balance "
 			       "0.700 = MPI 1.000 x OpenMP 0.700; communication efficiency 0.625 = "
 			       "MPI 1.000 x OpenMP 0.625") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * Each rank's MPI thread waits in an MPI call from MPI_Init's end to `waits_to` ms (`every_rank`,
+ * else rank 0's alone), then computes to MPI_Finalize at 40, while its other thread computes all
+ * 40: communication overlapped with computation, as a rank of a hybrid program does (or a
+ * communication thread of its own, its others computing). What ranks_pop_say_hybrid says of it.
+ */
+static char *overlapped(uint64_t waits_to, bool every_rank)
+{
+	enum { SITE = 7 };
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		if (r == 0 || every_rank)
+			call(r, 0, waits_to, TP_MPI_CALL_RECV, 0, 0);
+		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	free(said());
+	for (int r = 0; r < RANKS; r++) {
+		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
+		uint64_t computes_from = r == 0 || every_rank ? waits_to : 0;
+		merged(r, main_thread, 0, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
+		if (computes_from > 0) {
+			merged(r, main_thread, 0, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+			merged(r, main_thread, computes_from, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0,
+			       0);
+		}
+		polled(r, main_thread, computes_from, 40, 10 + r, 1, SITE);
+		polled(r, worker, 0, 40, 20 + r, 0, SITE);
+		merged(r, main_thread, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+	}
+	return hybrid_said();
+}
+
+/*
+ * Rank 0's MPI thread waits in a receive for 30 ms while its other thread computes: the rank is
+ * never idle. The threads compute 10 and 40 ms on rank 0, 40 each elsewhere: load balance
+ * 36.25 / 40 = 0.906, all OpenMP's (each rank's busiest thread computes 40, and one thread of
+ * each is always busy: MPI's factors 1). Counted on the MPI threads (10, 40, 40, 40 outside
+ * MPI), MPI's load balance read 0.812, and so OpenMP's 1.115.
+ */
+Test(ranks_pop, a_rank_that_computes_while_its_mpi_thread_waits_is_busy_in_the_hybrid_line)
+{
+	char *text = overlapped(30, false);
+	cr_expect(strstr(text, "parallel efficiency 0.906 = MPI 1.000 x OpenMP 0.906; load balance "
+			       "0.906 = MPI 1.000 x OpenMP 0.906; communication efficiency 1.000 = "
+			       "MPI 1.000 x OpenMP 1.000") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * Every rank's MPI thread waits 36 ms of 40 in MPI while its other thread computes (a thread for
+ * communication): nothing is lost to MPI, and the MPI threads' idle time is OpenMP's imbalance:
+ * 22 / 40 = 0.550. Counted on the MPI threads (4 ms outside MPI of 40), MPI's communication
+ * efficiency read 0.100, and so OpenMP's 10.0.
+ */
+Test(ranks_pop, a_communication_thread_beside_computing_ones_loses_nothing_to_mpi)
+{
+	char *text = overlapped(36, true);
+	cr_expect(strstr(text, "parallel efficiency 0.550 = MPI 1.000 x OpenMP 0.550; load balance "
+			       "0.550 = MPI 1.000 x OpenMP 0.550; communication efficiency 1.000 = "
+			       "MPI 1.000 x OpenMP 1.000") != NULL,
 		  "%s", text);
 	free(text);
 }

@@ -13,6 +13,10 @@
  *              sends rank 0 a message, which rank 0 waits for in a loop of MPI_Test: its
  *              threads compute a unit each, the loop none of it (its calls and the time
  *              between them are one wait)
+ *   overlap    between MPI_Pcontrol(1) and (0), rank 0's thread 0 waits in MPI_Recv while its
+ *              thread 1 sleeps 2 units; rank 1's two threads sleep 2 units, then its thread 0
+ *              sends: the threads compute 0, 2, 2 and 2 units (load balance 3/4), each rank
+ *              always has a thread computing (MPI's factors 1: OpenMP's load balance 3/4)
  */
 #include <mpi.h>
 #include <omp.h>
@@ -80,6 +84,26 @@ int main(int argc, char **argv)
 				MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
 			printf("polled over %d ranks\n", size);
 		}
+		MPI_Finalize();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "overlap") == 0) {
+		int token = 0;
+		MPI_Pcontrol(1);
+#pragma omp parallel num_threads(2)
+		{
+			int thread = omp_get_thread_num();
+			if (thread == 0 && rank == 0 && size > 1)
+				MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+			else
+				usleep(2 * UNIT_US);
+			if (thread == 0 && rank == 1)
+				MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+		}
+		MPI_Pcontrol(0);
+		if (rank == 0)
+			printf("overlap over %d ranks\n", size);
 		MPI_Finalize();
 		return 0;
 	}
