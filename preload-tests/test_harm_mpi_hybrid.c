@@ -179,7 +179,7 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
  * Rank 0's MPI thread waits in MPI_Recv while its other thread computes 2 units; rank 1's two
  * threads compute 2 units, then one sends (mpi_hybrid.c's overlap): load balance 3/4, all
  * OpenMP's, for each rank has a thread computing all along (its busiest thread's 2 units, its
- * time not all in MPI 2 units). Counted on the MPI threads, MPI's load balance read about 0.5
+ * time not lost in MPI 2 units). Counted on the MPI threads, MPI's load balance read about 0.5
  * and OpenMP's 1.5.
  */
 static bool overlap_as_built(const char *said)

@@ -4,11 +4,11 @@
  * it): every thread of every rank, its useful time its task polls outside MPI calls, in its
  * rank's window (what ranks_pop_say found); each factor is MPI's times OpenMP's, OpenMP's the
  * hybrid one over MPI's. MPI's are the ranks': a rank's balance is its busiest thread's useful
- * time (OTF-CPT's), its communication its time not all in MPI (some thread polling outside MPI,
- * or an MPI thread outside its calls). Each is at least what it splits, so no OpenMP factor
- * exceeds 1: counted on the MPI threads alone (ranks_pop_say's line), a rank whose MPI thread
- * waits in a receive while its other threads compute read as idle, and OpenMP's load balance
- * as 1.39 (a rank's thread for communication beside computing ones: its communication 10).
+ * time (OTF-CPT's), its communication its time not lost in MPI (window_change). Each is at least
+ * what it splits, so no OpenMP factor exceeds 1: counted on the MPI threads alone (ranks_pop_say's
+ * line), a rank whose MPI thread waits in a receive while its other threads compute read as
+ * idle, and OpenMP's load balance as 1.39 (a rank's thread for communication beside computing
+ * ones: its communication 10).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -83,26 +83,26 @@ static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
 	b->since = ns > 0 ? (uint64_t)ns : 0;
 }
 
-/* Whether `b` keeps its rank out of MPI: polling outside MPI calls, or an MPI thread outside them
- * (its serial code, the runtime's time between regions, a wait of OpenMP's: no MPI time). */
-static bool busy_active(const struct busy *b)
+/* Whether `b` computes: polls a task outside MPI calls. */
+static bool busy_computing(const struct busy *b)
 {
-	return !b->in_mpi && (b->polls > 0 || b->mpi_calls);
+	return b->polls > 0 && !b->in_mpi;
 }
 
-/* `w`'s rank's time not all in MPI counted up to `ns`. */
-static void window_count(struct window *w, uint64_t ns)
+/*
+ * `w`'s rank's time lost to MPI counted up to `ns`, then `in_mpi` and `computing` threads more
+ * (or fewer) from there. Lost while a thread is in MPI and none computes: a thread waiting in a
+ * receive while another computes loses the rank nothing, nor does one idle at an OpenMP barrier
+ * or in a wait of its own while none is in MPI; one idle at a barrier while another is in MPI
+ * waits for MPI.
+ */
+static void window_change(struct window *w, uint64_t ns, int in_mpi, int computing)
 {
-	if (w->active > 0)
-		w->not_in_mpi += overlap((double)w->active_since, (double)ns, w->on, w->off);
-	w->active_since = ns;
-}
-
-/* `w`'s rank has one thread more active from `ns` (`more`), or one less. */
-static void window_active(struct window *w, uint64_t ns, bool more)
-{
-	window_count(w, ns);
-	w->active = more ? w->active + 1 : w->active - (w->active > 0);
+	if (w->in_mpi > 0 && w->computing == 0)
+		w->lost_to_mpi += overlap((double)w->since, (double)ns, w->on, w->off);
+	w->since = ns;
+	w->in_mpi = (uint32_t)((int)w->in_mpi + in_mpi);
+	w->computing = (uint32_t)((int)w->computing + computing);
 }
 
 /*
@@ -149,7 +149,7 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 	    initial_first_poll(w, (uint64_t)arg[0]))
 		b->useful += overlap((double)b->since, (double)ns, w->on, w->off);
 	busy_count(p, b, (double)ns);
-	bool was_active = busy_active(b);
+	bool was_in_mpi = b->in_mpi, was_computing = busy_computing(b);
 	if (type == TP_RECORD_TASK_POLL_START) {
 		b->polls++;
 		b->polled = true;
@@ -157,14 +157,14 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 		b->polls -= b->polls > 0;
 	} else {
 		b->in_mpi = type == TP_RECORD_WAIT_START;
-		b->mpi_calls = true;
 	}
-	if (busy_active(b) != was_active)
-		window_active(w, ns, !was_active);
+	if (b->in_mpi != was_in_mpi || busy_computing(b) != was_computing)
+		window_change(w, ns, (int)b->in_mpi - (int)was_in_mpi,
+			      (int)busy_computing(b) - (int)was_computing);
 	return true;
 }
 
-/* Each rank's busiest thread's useful time (`busiest`) and its time not all in MPI (`not_in_mpi`)
+/* Each rank's busiest thread's useful time (`busiest`) and its time not lost in MPI (`not_in_mpi`)
  * at the end of its window; false if it has no thread that polled (no OpenMP there). */
 static bool rank_figures(struct ranks_pop *p, size_t rank, double *busiest, double *not_in_mpi)
 {
@@ -178,8 +178,9 @@ static bool rank_figures(struct ranks_pop *p, size_t rank, double *busiest, doub
 			*busiest = b->useful > *busiest ? b->useful : *busiest;
 		}
 	}
-	window_count(w, w->off > 0 ? (uint64_t)w->off : 0); /* up to the window's end */
-	*not_in_mpi = w->not_in_mpi > *busiest ? w->not_in_mpi : *busiest;
+	window_change(w, w->off > 0 ? (uint64_t)w->off : 0, 0, 0); /* up to the window's end */
+	*not_in_mpi = w->off - w->on - w->lost_to_mpi;
+	*not_in_mpi = *not_in_mpi > *busiest ? *not_in_mpi : *busiest;
 	return polled;
 }
 
@@ -241,7 +242,7 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
 		" from %s%s (%zu threads; MPI's of the ranks: a rank's balance its busiest "
-		"thread's, its communication its time not all in MPI; OpenMP's = hybrid / MPI): "
+		"thread's, its communication its time not lost in MPI; OpenMP's = hybrid / MPI): "
 		"parallel efficiency %.3f = MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x "
 		"OpenMP %.3f; communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time "
 		"per thread %.3f s on average, %.3f s at most, of %.3f s\n",

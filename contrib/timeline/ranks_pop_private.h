@@ -90,11 +90,12 @@ struct window {
 	/* the rank's OpenMP initial task (0: not spawned yet), and whether it was polled */
 	uint64_t initial;
 	bool initial_polled;
-	/* the rank's threads active now (busy_active), since when, and the rank's time with one
-	 * active at least so far: its time not all in MPI, for the hybrid efficiencies */
-	uint32_t active;
-	uint64_t active_since;
-	double not_in_mpi;
+	/* for the hybrid efficiencies: the rank's threads in an MPI call now and those computing
+	 * (polling outside MPI calls), since when, and the rank's time so far with some in MPI
+	 * and none computing: its time lost to MPI */
+	uint32_t in_mpi, computing;
+	uint64_t since;
+	double lost_to_mpi;
 };
 
 /* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
@@ -104,7 +105,6 @@ struct busy {
 	uint32_t rank, tid;
 	uint32_t polls; /* open */
 	bool in_mpi, polled;
-	bool mpi_calls; /* it made an MPI call: one of its rank's MPI threads */
 	uint64_t since;
 	double useful;
 };

@@ -481,6 +481,13 @@ Test(ranks_pop, a_wait_before_openmps_runtime_is_no_computation_in_the_hybrid_li
 	free(text);
 }
 
+/* Thread `tid` of `rank` starts polling task `id` (a region's, at site 7) at `ms`. */
+static void thread_polls(int rank, uint32_t tid, uint64_t ms, int64_t id)
+{
+	merged(rank, tid, ms, TP_RECORD_TASK_SPAWN, id, 1, 7);
+	merged(rank, tid, ms, TP_RECORD_TASK_POLL_START, id, 0, 0);
+}
+
 /*
  * Each rank's MPI thread waits in an MPI call from MPI_Init's end to `waits_to` ms (`every_rank`,
  * else rank 0's alone), then computes to MPI_Finalize at 40, while its other thread computes all
@@ -489,7 +496,6 @@ Test(ranks_pop, a_wait_before_openmps_runtime_is_no_computation_in_the_hybrid_li
  */
 static char *overlapped(uint64_t waits_to, bool every_rank)
 {
-	enum { SITE = 7 };
 	for (int r = 0; r < RANKS; r++) {
 		init(r);
 		if (r == 0 || every_rank)
@@ -497,17 +503,20 @@ static char *overlapped(uint64_t waits_to, bool every_rank)
 		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
 	}
 	free(said());
+	/* each rank's events in time order, as the merge hands them on */
 	for (int r = 0; r < RANKS; r++) {
 		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
 		uint64_t computes_from = r == 0 || every_rank ? waits_to : 0;
 		merged(r, main_thread, 0, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
-		if (computes_from > 0) {
+		if (computes_from > 0)
 			merged(r, main_thread, 0, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+		thread_polls(r, worker, 0, 20 + r);
+		if (computes_from > 0)
 			merged(r, main_thread, computes_from, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0,
 			       0);
-		}
-		polled(r, main_thread, computes_from, 40, 10 + r, 1, SITE);
-		polled(r, worker, 0, 40, 20 + r, 0, SITE);
+		thread_polls(r, main_thread, computes_from, 10 + r);
+		merged(r, main_thread, 40, TP_RECORD_TASK_POLL_END, 10 + r, 0, 0);
+		merged(r, worker, 40, TP_RECORD_TASK_POLL_END, 20 + r, 0, 0);
 		merged(r, main_thread, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
 	}
 	return hybrid_said();
@@ -542,6 +551,40 @@ Test(ranks_pop, a_communication_thread_beside_computing_ones_loses_nothing_to_mp
 	cr_expect(strstr(text, "parallel efficiency 0.550 = MPI 1.000 x OpenMP 0.550; load balance "
 			       "0.550 = MPI 1.000 x OpenMP 0.550; communication efficiency 1.000 = "
 			       "MPI 1.000 x OpenMP 1.000") != NULL,
+		  "%s", text);
+	free(text);
+}
+
+/*
+ * MPI_THREAD_MULTIPLE: each rank's main thread computes 10 ms, then waits at an OpenMP barrier
+ * while its other thread is in an MPI call from 0 to 30 ms, then computes to 40. From 10 to 30 no
+ * thread of the rank computes and one is in MPI: lost to MPI (communication 20 / 40); in the
+ * rest, only one of the two threads computes at a time (OpenMP's communication 10 / 20). Taking
+ * a thread that made an MPI call as busy outside its calls, the main thread at its barrier kept
+ * the rank out of MPI: MPI's communication read 1.000, OpenMP's 0.250.
+ */
+Test(ranks_pop, a_thread_at_a_barrier_while_another_is_in_mpi_waits_for_mpi)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	free(said());
+	for (int r = 0; r < RANKS; r++) {
+		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
+		merged(r, main_thread, 0, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
+		thread_polls(r, main_thread, 0, 10 + r);
+		merged(r, worker, 0, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+		merged(r, main_thread, 10, TP_RECORD_TASK_POLL_END, 10 + r, 0, 1);
+		merged(r, worker, 30, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
+		thread_polls(r, worker, 30, 20 + r);
+		merged(r, worker, 40, TP_RECORD_TASK_POLL_END, 20 + r, 0, 0);
+		merged(r, main_thread, 40, TP_RECORD_WAIT_START, TP_WAIT_MPI, 0, 0);
+	}
+	char *text = hybrid_said();
+	cr_expect(strstr(text, "parallel efficiency 0.250 = MPI 0.500 x OpenMP 0.500; load balance "
+			       "1.000 = MPI 1.000 x OpenMP 1.000; communication efficiency 0.250 = "
+			       "MPI 0.500 x OpenMP 0.500") != NULL,
 		  "%s", text);
 	free(text);
 }
