@@ -352,3 +352,33 @@ Test(harm, a_report_to_a_file_costs_the_program_no_descriptor_while_it_runs)
 	tp_run_free(&run);
 	tp_remove_temp_dir(dir);
 }
+
+/*
+ * bash took the recording's descriptor (1000, open and close-on-exec) for one of its own: before
+ * `exec 1000>f` it saved a copy (fcntl F_DUPFD) and after it put the copy back on 1000, so the
+ * script's writes to f went into the recording (f empty, the recording not whole). The shim's
+ * descriptors now look closed to fcntl and dup as well.
+ */
+Test(harm, a_shell_script_writing_on_the_recordings_number_writes_its_own_file)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, PRELOADS_ITSELF);
+	char *dir = scratch_dir();
+	const char *lines =
+		"exec 1000>f; echo hi >&1000; exec 1000>&-; read -r x <f; echo \"f=[$x]\"";
+	struct tp_run plain, traced;
+	script(&plain, "cd %s && bash -c '%s'", dir, lines);
+	cr_expect_str_eq(plain.out, "f=[hi]\n", "%s", plain.err);
+	script(&traced, "cd %s && TASKPROBE_RECORD=%s/recording LD_PRELOAD=$SHIM bash -c '%s'", dir,
+	       dir, lines);
+	cr_expect_eq(traced.status, 0, "%s", traced.err);
+	cr_expect_str_eq(traced.out, plain.out, "%s", traced.err);
+	cr_expect_str_eq(traced.err, "", "%s", traced.err);
+	char recording[512];
+	snprintf(recording, sizeof recording, "%s/recording", dir);
+	int status;
+	recorded_events(recording, &status);
+	cr_expect_eq(status, 0, "the recording is not whole");
+	tp_run_free(&plain);
+	tp_run_free(&traced);
+	tp_remove_temp_dir(dir);
+}

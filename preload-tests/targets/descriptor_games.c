@@ -2,12 +2,13 @@
 /*
  * A program that passes a semaphore FIRST_WAITS times, then plays with descriptors it does not
  * know while another thread waits on a semaphore in a loop: ROUNDS (argv[2], default 200) times it lists /proc/self/fd and, for every
- * descriptor there that it did not open itself, tries to close it (which must fail: it is not
- * the program's), then dup2()s its own file (argv[1], made here) onto that number (which must
+ * descriptor there that it did not open itself, asks about it (fcntl F_GETFD), copies it (fcntl
+ * F_DUPFD, dup) and closes it, each of which must fail with EBADF as on a number not open (it is
+ * not the program's), then dup2()s its own file (argv[1], made here) onto that number (which must
  * succeed), writes "program\n" through it and closes it (which must succeed). Then it closes
  * every descriptor from 3 up with close_range and closefrom, and the other thread waits as many
  * times again. With argv[3] "raw", every call is made through syscall() (SYS_close, SYS_dup2 or
- * SYS_dup3, SYS_close_range: what programs do where the C library had no close_range, and
+ * SYS_dup3, SYS_close_range, SYS_fcntl, SYS_dup: what programs do where the C library had no close_range, and
  * libraries that call the kernel themselves), closefrom too. Prints "ok, its first descriptor
  * N" (its file's number: 3 where it was started with 0, 1 and 2 alone), or what went wrong.
  * Exit status 0.
@@ -84,6 +85,18 @@ static int dup2_it(int from, int to)
 #endif
 }
 
+/* Whether asking about `fd` and copying it fail as they do on a number not open (EBADF). */
+static bool not_open(int fd)
+{
+	errno = 0;
+	if (raw)
+		return syscall(SYS_fcntl, fd, F_GETFD) < 0 && errno == EBADF &&
+		       syscall(SYS_fcntl, fd, F_DUPFD, 10) < 0 && errno == EBADF &&
+		       syscall(SYS_dup, fd) < 0 && errno == EBADF;
+	return fcntl(fd, F_GETFD) < 0 && errno == EBADF && fcntl(fd, F_DUPFD, 10) < 0 &&
+	       errno == EBADF && dup(fd) < 0 && errno == EBADF;
+}
+
 static int close_range_it(unsigned first, unsigned last)
 {
 	return raw ? (int)syscall(SYS_close_range, first, last, 0) : close_range(first, last, 0);
@@ -115,7 +128,9 @@ int main(int argc, char **argv)
 		int fds[FDS_MAX];
 		int n = foreign_fds(own, fds);
 		for (int i = 0; i < n && wrong == NULL; i++) {
-			if (close_it(fds[i]) == 0)
+			if (!not_open(fds[i]))
+				wrong = "asked about or copied a descriptor it never opened";
+			else if (close_it(fds[i]) == 0)
 				wrong = "closed a descriptor it never opened";
 			else if (dup2_it(own, fds[i]) != fds[i])
 				wrong = "dup2 onto a free number failed";

@@ -86,7 +86,7 @@ int tp_output_open(const char *path, int flags, bool devices, bool *made, const 
 			return -1;
 		}
 	}
-	(void)fcntl(fd, F_SETFL, flags & O_APPEND);
+	(void)tp_real_fcntl(fd, F_SETFL, flags & O_APPEND);
 	*made = false;
 	return fd;
 }
@@ -105,7 +105,7 @@ bool tp_own_fd_keep(struct tp_own_fd *owned, int fd)
 {
 	int floor = fd_floor();
 	if (fd < floor) {
-		int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+		int moved = tp_real_fcntl(fd, F_DUPFD_CLOEXEC, floor);
 		if (moved >= 0) {
 			tp_real_close(fd);
 			fd = moved;
@@ -247,7 +247,7 @@ void tp_own_fd_make_way(int fd)
 			gate_close(gate);
 		tp_spin_lock(&owned->lock); /* no write of the owner's is under way */
 		if (__atomic_load_n(&owned->fd, __ATOMIC_ACQUIRE) == fd) {
-			int moved = fcntl(fd, F_DUPFD_CLOEXEC, fd_floor());
+			int moved = tp_real_fcntl(fd, F_DUPFD_CLOEXEC, fd_floor());
 			if (moved >= 0)
 				__atomic_store_n(&owned->fd, moved, __ATOMIC_RELEASE);
 			else

@@ -87,6 +87,19 @@ int tp_real_close(int fd)
 	return fn(fd);
 }
 
+static int (*real_fcntl)(int, int, ...);
+TP_RESOLVED_AT_LOAD(real_fcntl, "fcntl", NULL);
+
+int tp_real_fcntl(int fd, int cmd, int arg)
+{
+	__typeof__(real_fcntl) fn = TP_REAL(real_fcntl, "fcntl", NULL);
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(fd, cmd, arg);
+}
+
 static int (*real_dlclose)(void *);
 TP_RESOLVED_AT_LOAD(real_dlclose, "dlclose", NULL);
 

@@ -61,11 +61,13 @@ void tp_real_functions_resolve(void);
  */
 #ifdef TP_IN_SHIM
 int tp_real_close(int fd);
+int tp_real_fcntl(int fd, int cmd, int arg); /* fcntl with an int argument */
 int tp_real_dlclose(void *handle);
 int tp_real_pthread_mutex_lock(pthread_mutex_t *mutex);
 long tp_real_syscall3(long number, long a, long b, long c); /* syscall(number, a, b, c) */
 #else
 #define tp_real_close              close
+#define tp_real_fcntl              fcntl
 #define tp_real_dlclose            dlclose
 #define tp_real_pthread_mutex_lock pthread_mutex_lock
 #define tp_real_syscall3           syscall

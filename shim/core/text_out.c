@@ -4,6 +4,7 @@
 #include "text_out.h"
 
 #include "process.h"
+#include "real_symbol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +62,7 @@ static bool within_file_size_limit(int fd, const struct stat *st, size_t length)
 	if (!S_ISREG(st->st_mode) || getrlimit(RLIMIT_FSIZE, &limit) != 0 ||
 	    limit.rlim_cur == RLIM_INFINITY)
 		return true;
-	int flags = fcntl(fd, F_GETFL);
+	int flags = tp_real_fcntl(fd, F_GETFL, 0);
 	off_t at = flags >= 0 && (flags & O_APPEND) ? st->st_size : lseek(fd, 0, SEEK_CUR);
 	return at >= 0 && (uint64_t)at + length <= (uint64_t)limit.rlim_cur;
 }

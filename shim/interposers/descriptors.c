@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The close family: close, close_range, closefrom, dup2, dup3, and the same calls made through
- * syscall(); and pipe2, for the pipe libunwind makes (spawn_stack.h). The descriptors the shim
- * keeps (own_files.h: a recording's, a report's, libunwind's pipe) are out of the program's
- * reach, and every call does what it would do without the shim, where those numbers are not
- * open: closing one fails with EBADF, a range is closed around them, and a dup2 onto one moves
- * the shim's away first. With no descriptor kept, each call is one load and a tail call.
+ * The close family: close, close_range, closefrom, dup, dup2, dup3, fcntl, and the same calls
+ * made through syscall(); and pipe2, for the pipe libunwind makes (spawn_stack.h). The
+ * descriptors the shim keeps (own_files.h: a recording's, a report's, libunwind's pipe) are out
+ * of the program's reach, and every call does what it would do without the shim, where those
+ * numbers are not open: closing, copying or asking about one fails with EBADF, a range is closed
+ * around them, and a dup2 onto one moves the shim's away first. (bash, seeing the recording's
+ * 1000 open and close-on-exec, took it for its own: it saved a copy with F_DUPFD before `exec
+ * 1000>f` and put the copy back after, and the script's writes to f went into the recording.)
+ * With no descriptor kept, each call is one load and a tail call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,12 +29,18 @@ static void (*real_closefrom)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 static int (*real_pipe2)(int[2], int);
+static int (*real_dup)(int);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
 TP_RESOLVED_AT_LOAD(real_close, "close", NULL);
 TP_RESOLVED_AT_LOAD(real_close_range, "close_range", NULL);
 TP_RESOLVED_AT_LOAD(real_closefrom, "closefrom", NULL);
 TP_RESOLVED_AT_LOAD(real_dup2, "dup2", NULL);
 TP_RESOLVED_AT_LOAD(real_dup3, "dup3", NULL);
 TP_RESOLVED_AT_LOAD(real_pipe2, "pipe2", NULL);
+TP_RESOLVED_AT_LOAD(real_dup, "dup", NULL);
+TP_RESOLVED_AT_LOAD(real_fcntl, "fcntl", NULL);
+TP_RESOLVED_AT_LOAD(real_fcntl64, "fcntl64", NULL);
 
 /* The function's real definition, or -1 with ENOSYS from the interposer when there is none. */
 #define REAL_OR_ENOSYS(fn, cache, name)                                                            \
@@ -127,6 +137,43 @@ TP_EXPORT int dup3(int from, int to, int flags)
 	return fn(from, to, flags);
 }
 
+TP_EXPORT int dup(int fd)
+{
+	REAL_OR_ENOSYS(fn, real_dup, "dup");
+	if (__builtin_expect(tp_own_fd_is(fd), 0)) {
+		errno = EBADF;
+		return -1;
+	}
+	return fn(fd);
+}
+
+/*
+ * fcntl's third argument, when its command takes one, is read as the C library reads it (an
+ * int or a pointer, passed in the same register) and handed on as it came.
+ */
+#define FCNTL_BODY(cache, name)                                                                    \
+	REAL_OR_ENOSYS(fn, cache, name);                                                           \
+	va_list ap;                                                                                \
+	va_start(ap, cmd);                                                                         \
+	void *arg = va_arg(ap, void *);                                                            \
+	va_end(ap);                                                                                \
+	if (__builtin_expect(tp_own_fd_is(fd), 0)) {                                               \
+		errno = EBADF;                                                                     \
+		return -1;                                                                         \
+	}                                                                                          \
+	return fn(fd, cmd, arg)
+
+TP_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	FCNTL_BODY(real_fcntl, "fcntl");
+}
+
+/* the name glibc's headers give fcntl where _FILE_OFFSET_BITS is 64 */
+TP_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	FCNTL_BODY(real_fcntl64, "fcntl64");
+}
+
 static int close_range_by_syscall(unsigned first, unsigned last, int flags)
 {
 	return (int)tp_real_syscall3(SYS_close_range, first, last, flags);
@@ -137,11 +184,13 @@ bool tp_close_family_syscall(tp_syscall_fn fn, long number, const long a[6], lon
 	int fd = (int)a[0];
 	switch (number) {
 	case SYS_close:
+	case SYS_dup:
+	case SYS_fcntl:
 		if (__builtin_expect(tp_own_fd_is(fd), 0)) {
 			errno = EBADF;
 			*ret = -1;
 		} else {
-			*ret = fn(number, a[0]);
+			*ret = fn(number, a[0], a[1], a[2]);
 		}
 		return true;
 	case SYS_close_range:

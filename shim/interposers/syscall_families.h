@@ -13,9 +13,9 @@
 typedef long (*tp_syscall_fn)(long, ...);
 
 /*
- * SYS_close, SYS_close_range, SYS_dup2, SYS_dup3 (descriptors.c): what a program does where its
- * C library had no close_range, or a library that calls the kernel itself; the descriptors the
- * shim keeps stay out of its reach.
+ * SYS_close, SYS_close_range, SYS_dup, SYS_dup2, SYS_dup3, SYS_fcntl (descriptors.c): what a
+ * program does where its C library had no close_range, or a library that calls the kernel
+ * itself; the descriptors the shim keeps stay out of its reach.
  */
 bool tp_close_family_syscall(tp_syscall_fn fn, long number, const long a[6], long *ret);
 

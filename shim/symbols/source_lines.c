@@ -111,7 +111,7 @@ static int find_elf_closed_on_exec(Dwfl_Module *mod, void **userdata, const char
 {
 	int fd = tp_dw.find_elf(mod, userdata, modname, base, file_name, elfp);
 	if (fd >= 0)
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		(void)tp_real_fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
 }
 
