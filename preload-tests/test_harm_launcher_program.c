@@ -258,3 +258,43 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
 	unlink(json);
 	free(json);
 }
+
+/*
+ * A signal sent to the launcher's pid alone (a supervisor's `kill PID`): `PREFIX sleep` in the
+ * background of a script, SIGTERM or SIGINT sent to its pid after two seconds. The plain command
+ * dies of it; so does the program under `record` and `top --once`, and then the launcher as it
+ * did. The launcher died of SIGTERM and left the program running on, orphaned, and it ignored
+ * SIGINT until the program ended by itself.
+ */
+Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *json = tp_make_temp("harm-kill-pid-json");
+	char record[600];
+	snprintf(record, sizeof record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
+	char top[600];
+	snprintf(top, sizeof top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
+	const char *const prefixes[] = {"", record, top};
+	const char *const signals[][2] = {{"TERM", "143"}, {"INT", "130"}};
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		for (size_t s = 0; s < sizeof signals / sizeof signals[0]; s++) {
+			struct tp_run run;
+			/* the sleep's length its own (this script's pid): none other's is counted */
+			tp_run(TP_PLAIN,
+			       (const char *[]){
+				       "/bin/bash", "-c",
+				       "set -m; $1 sleep 9.$$ & pid=$!; sleep 2; kill -$2 $pid; "
+				       "wait $pid; echo \"status $?\"; sleep 0.2; "
+				       "pgrep -fx \"sleep 9.$$\" >/dev/null && echo left running; "
+				       "pkill -fx \"sleep 9.$$\"; exit 0",
+				       "kill-pid", prefixes[i], signals[s][0], NULL},
+			       NULL, &run);
+			char want[32];
+			snprintf(want, sizeof want, "status %s\n", signals[s][1]);
+			cr_expect_str_eq(run.out, want, "[%s] %s: %s", prefixes[i], signals[s][0],
+					 run.err);
+			tp_run_free(&run);
+		}
+	unlink(json);
+	free(json);
+}
