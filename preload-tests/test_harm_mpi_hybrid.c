@@ -78,9 +78,9 @@ static void hybrid_efficiency(const char *said, double parallel[3], double balan
 
 /*
  * Rank r's two OpenMP threads t sleep (1 + t)(1 + 2r) units between MPI_Pcontrol(1) and (0),
- * then the ranks meet in MPI_Barrier: outside MPI the ranks spend 2 and 6 units (MPI load
- * balance 4/6), the threads compute 1, 2, 3 and 6 (load balance 3/6 in all, so OpenMP's is
- * 0.75); nothing is lost to communication. Ranges as OTF-CPT's tests give them (-5%, +1%).
+ * then the ranks meet in MPI_Barrier: the threads compute 1, 2, 3 and 6 (load balance 3/6 in
+ * all), the ranks' busiest 2 and 6 (MPI load balance, weighted by their two threads each, 4/6,
+ * so OpenMP's is 0.75); nothing is lost to communication. Ranges as OTF-CPT's tests give them (-5%, +1%).
  *
  * Nothing is lost only if a rank that waits gets a CPU back as soon as the wait ends. Beside two
  * CPU hogs, with ranks spinning in Open MPI's barrier and libomp's threads spinning for 200 ms
@@ -179,7 +179,7 @@ Test(harm, the_hybrid_efficiencies_are_the_mpi_ones_times_the_openmp_ones, .time
  * Rank 0's MPI thread waits in MPI_Recv while its other thread computes 2 units; rank 1's two
  * threads compute 2 units, then one sends (mpi_hybrid.c's overlap): load balance 3/4, all
  * OpenMP's, for each rank has a thread computing all along (its busiest thread's 2 units, its
- * time not lost in MPI 2 units). Counted on the MPI threads, MPI's load balance read about 0.5
+ * time not lost to MPI 2 units). Counted on the MPI threads, MPI's load balance read about 0.5
  * and OpenMP's 1.5.
  */
 static bool overlap_as_built(const char *said)

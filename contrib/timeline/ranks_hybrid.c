@@ -3,12 +3,13 @@
  * The hybrid efficiencies of an MPI + OpenMP job (POP's multiplicative model, as OTF-CPT prints
  * it): every thread of every rank, its useful time its task polls outside MPI calls, in its
  * rank's window (what ranks_pop_say found); each factor is MPI's times OpenMP's, OpenMP's the
- * hybrid one over MPI's. MPI's are the ranks': a rank's balance is its busiest thread's useful
- * time (OTF-CPT's), its communication its time not lost in MPI (window_change). Each is at least
- * what it splits, so no OpenMP factor exceeds 1: counted on the MPI threads alone (ranks_pop_say's
- * line), a rank whose MPI thread waits in a receive while its other threads compute read as
- * idle, and OpenMP's load balance as 1.39 (a rank's thread for communication beside computing
- * ones: its communication 10).
+ * hybrid one over MPI's. MPI's are the ranks': load balance the mean of each rank's busiest
+ * thread's useful time, weighted by the rank's threads (OTF-CPT's), over the largest;
+ * communication the largest time a rank did not lose to MPI (window_change) over the run time.
+ * The busiest thread's useful time bounds each of its rank's threads', and the time not lost
+ * bounds the busiest's, so no OpenMP factor exceeds 1. Counted on the MPI threads alone
+ * (ranks_pop_say's line), a rank whose MPI thread waits in a receive while its other threads
+ * compute read as idle, and OpenMP's factors above 1 (test_ranks_pop.c's overlapped shapes).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -74,35 +75,39 @@ static struct busy *busy_of(struct ranks_pop *p, uint32_t rank, uint32_t tid, bo
 	return b;
 }
 
-/* `b`'s useful time up to `ns`: polling and outside MPI calls, in its rank's window. */
-static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
-{
-	const struct window *w = &p->windows[b->rank];
-	if (b->polls > 0 && !b->in_mpi)
-		b->useful += overlap((double)b->since, ns, w->on, w->off);
-	b->since = ns > 0 ? (uint64_t)ns : 0;
-}
-
 /* Whether `b` computes: polls a task outside MPI calls. */
 static bool busy_computing(const struct busy *b)
 {
 	return b->polls > 0 && !b->in_mpi;
 }
 
-/*
- * `w`'s rank's time lost to MPI counted up to `ns`, then `in_mpi` and `computing` threads more
- * (or fewer) from there. Lost while a thread is in MPI and none computes: a thread waiting in a
- * receive while another computes loses the rank nothing, nor does one idle at an OpenMP barrier
- * or in a wait of its own while none is in MPI; one idle at a barrier while another is in MPI
- * waits for MPI.
- */
-static void window_change(struct window *w, uint64_t ns, int in_mpi, int computing)
+/* `b`'s useful time up to `ns`: computing, in its rank's window. */
+static void busy_count(const struct ranks_pop *p, struct busy *b, double ns)
 {
-	if (w->in_mpi > 0 && w->computing == 0)
-		w->lost_to_mpi += overlap((double)w->since, (double)ns, w->on, w->off);
-	w->since = ns;
-	w->in_mpi = (uint32_t)((int)w->in_mpi + in_mpi);
-	w->computing = (uint32_t)((int)w->computing + computing);
+	const struct window *w = &p->windows[b->rank];
+	if (busy_computing(b))
+		b->useful += overlap((double)b->since, ns, w->on, w->off);
+	b->since = ns > 0 ? (uint64_t)ns : 0;
+}
+
+/*
+ * `w`'s rank's time lost to MPI counted up to `ns`, then a thread's change from being in MPI or
+ * computing as `was_*` says to as `is_*` says. Lost while a thread is in MPI and none computes: a
+ * thread waiting in a receive while another computes loses the rank nothing, nor does one idle
+ * at an OpenMP barrier or in a wait of its own while none is in MPI; one idle at a barrier while
+ * another is in MPI waits for MPI. Events come in the merge's order; one a little behind takes
+ * no time back.
+ */
+static void window_change(struct window *w, uint64_t ns, bool was_in_mpi, bool is_in_mpi,
+			  bool was_computing, bool is_computing)
+{
+	if (ns > w->since) {
+		if (w->in_mpi > 0 && w->computing == 0)
+			w->lost_to_mpi += overlap((double)w->since, (double)ns, w->on, w->off);
+		w->since = ns;
+	}
+	w->in_mpi += (int32_t)is_in_mpi - (int32_t)was_in_mpi;
+	w->computing += (int32_t)is_computing - (int32_t)was_computing;
 }
 
 /*
@@ -158,30 +163,24 @@ bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns
 	} else {
 		b->in_mpi = type == TP_RECORD_WAIT_START;
 	}
-	if (b->in_mpi != was_in_mpi || busy_computing(b) != was_computing)
-		window_change(w, ns, (int)b->in_mpi - (int)was_in_mpi,
-			      (int)busy_computing(b) - (int)was_computing);
+	window_change(w, ns, was_in_mpi, b->in_mpi, was_computing, busy_computing(b));
 	return true;
 }
 
-/* Each rank's busiest thread's useful time (`busiest`) and its time not lost in MPI (`not_in_mpi`)
- * at the end of its window; false if it has no thread that polled (no OpenMP there). */
-static bool rank_figures(struct ranks_pop *p, size_t rank, double *busiest, double *not_in_mpi)
+static double larger(double a, double b)
 {
-	struct window *w = &p->windows[rank];
-	*busiest = 0;
-	bool polled = false;
-	for (size_t i = 0; i < p->busy.size; i++) {
-		const struct busy *b = table_slot(&p->busy, i);
-		if (table_used(&p->busy, i) && b->polled && b->rank == rank) {
-			polled = true;
-			*busiest = b->useful > *busiest ? b->useful : *busiest;
-		}
-	}
-	window_change(w, w->off > 0 ? (uint64_t)w->off : 0, 0, 0); /* up to the window's end */
-	*not_in_mpi = w->off - w->on - w->lost_to_mpi;
-	*not_in_mpi = *not_in_mpi > *busiest ? *not_in_mpi : *busiest;
-	return polled;
+	return a > b ? a : b;
+}
+
+/*
+ * The rank of window `w`'s time not lost to MPI, at least its busiest thread's useful time: the
+ * serial code of a rank's thread before OpenMP's runtime starts is useful (initial_first_poll)
+ * but told no poll, and so no computing in the window's count.
+ */
+static double not_lost(struct window *w)
+{
+	window_change(w, w->off > 0 ? (uint64_t)w->off : 0, false, false, false, false);
+	return larger(w->off - w->on - w->lost_to_mpi, w->busiest);
 }
 
 void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
@@ -192,40 +191,46 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 		p->basis.known = false;
 	if (out == NULL || p->windows == NULL || p->busy_full)
 		return;
+	for (size_t r = 0; r < p->n_windows; r++) {
+		p->windows[r].busiest = 0;
+		p->windows[r].threads = 0;
+	}
 	double sum = 0, most = 0;
 	size_t threads = 0;
-	bool openmp = false;
 	for (size_t i = 0; i < p->busy.size; i++) {
 		struct busy *b = table_slot(&p->busy, i);
 		if (!table_used(&p->busy, i) || !b->polled)
 			continue;
-		busy_count(p, b, p->windows[b->rank].off); /* a poll open at the end */
+		struct window *w = &p->windows[b->rank];
+		busy_count(p, b, w->off); /* a poll open at the end */
 		sum += b->useful;
-		most = b->useful > most ? b->useful : most;
+		most = larger(most, b->useful);
 		threads++;
-		openmp = true;
+		w->busiest = larger(w->busiest, b->useful);
+		w->threads++;
 	}
-	/* the ranks': a rank whose MPI thread never polled (no OpenMP there) has its time outside
-	 * MPI as its computation, on one thread */
-	double ranks_sum = 0, ranks_most = 0, not_in_mpi_most = 0;
-	for (size_t r = 0; openmp && r < p->n_windows; r++) {
-		double busiest, not_in_mpi;
-		if (!rank_figures(p, r, &busiest, &not_in_mpi)) {
-			busiest = not_in_mpi = p->windows[r].outside_mpi;
-			sum += busiest;
-			most = busiest > most ? busiest : most;
+	if (threads == 0) /* no OpenMP: the ranks' line says it all */
+		return;
+	/* the ranks': one whose threads never polled (no OpenMP there) has its time outside MPI
+	 * as its computation, on one thread; the ranks' balance weighs each by its threads */
+	double weighted = 0, not_lost_most = 0;
+	for (size_t r = 0; r < p->n_windows; r++) {
+		struct window *w = &p->windows[r];
+		if (w->threads == 0) {
+			w->busiest = w->outside_mpi;
+			w->threads = 1;
+			sum += w->busiest;
+			most = larger(most, w->busiest);
 			threads++;
 		}
-		ranks_sum += busiest;
-		ranks_most = busiest > ranks_most ? busiest : ranks_most;
-		not_in_mpi_most = not_in_mpi > not_in_mpi_most ? not_in_mpi : not_in_mpi_most;
+		weighted += w->threads * w->busiest;
+		not_lost_most = larger(not_lost_most, not_lost(w));
 	}
-	if (!openmp || most <= 0 || p->runtime <= 0)
+	if (most <= 0 || p->runtime <= 0)
 		return;
 	double mean = sum / (double)threads, balance = mean / most,
-	       communication = most / p->runtime,
-	       mpi_balance = ranks_sum / (double)p->n_windows / ranks_most,
-	       mpi_communication = not_in_mpi_most / p->runtime,
+	       communication = most / p->runtime, mpi_balance = weighted / (double)threads / most,
+	       mpi_communication = not_lost_most / p->runtime,
 	       mpi = mpi_balance * mpi_communication;
 	p->basis = (struct scaling_basis){.known = true,
 					  .units = (uint32_t)threads,
@@ -241,8 +246,8 @@ void ranks_pop_say_hybrid(struct ranks_pop *p, FILE *errors, FILE *figures)
 	char more[160];
 	fprintf(out,
 		"%shybrid efficiency of ranks %" PRId32 " to %" PRId32
-		" from %s%s (%zu threads; MPI's of the ranks: a rank's balance its busiest "
-		"thread's, its communication its time not lost in MPI; OpenMP's = hybrid / MPI): "
+		" from %s%s (%zu threads; MPI's by rank: load balance of each rank's busiest "
+		"thread, communication its time not lost to MPI; OpenMP's = hybrid / MPI): "
 		"parallel efficiency %.3f = MPI %.3f x OpenMP %.3f; load balance %.3f = MPI %.3f x "
 		"OpenMP %.3f; communication efficiency %.3f = MPI %.3f x OpenMP %.3f; useful time "
 		"per thread %.3f s on average, %.3f s at most, of %.3f s\n",

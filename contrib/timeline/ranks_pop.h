@@ -15,8 +15,11 @@
  *   parallel efficiency = load balance x communication efficiency = the mean over the run time
  *   load balance        = the mean useful time of a thread over the largest
  *   communication       = the largest over the run time
- * each the product of its MPI factor (above: the MPI threads' time outside MPI calls, where
- * OpenMP's runtime counts as useful) and its OpenMP factor, which is the quotient of the two.
+ * each the product of its MPI factor and its OpenMP factor, which is the quotient of the two.
+ * The MPI factors there are the ranks' (not the line above's MPI threads'): load balance the
+ * thread-weighted mean of each rank's busiest thread's useful time over the largest (OTF-CPT's),
+ * communication the largest time a rank did not lose to MPI (one of its threads in an MPI call,
+ * none computing) over the run time.
  */
 #pragma once
 
@@ -99,10 +102,10 @@ void ranks_pop_say(struct ranks_pop *p, const struct ranks_pop_rank *ranks, size
 		   uint64_t (*to_ns)(const void *context, uint32_t segment, uint64_t time),
 		   const void *context, FILE *errors, FILE *figures);
 
-/* An event of the merge (in the merged clock) on thread `tid` of the rank at `rank` in the
- * ranks given to ranks_pop_say, for the hybrid efficiencies: polls and MPI waits count, and
- * spawns find OpenMP's initial task. `arg`: its first three arguments (a spawn's task, parent
- * and site; a poll's task; a wait's kind). False when out of memory. */
+/* An event of the merge (in the merged clock, in its order) on thread `tid` of the rank at
+ * `rank` in the ranks given to ranks_pop_say, which is said once, before the first: polls and
+ * MPI waits count, and spawns find OpenMP's initial task. `arg`: its first three arguments (a
+ * spawn's task, parent and site; a poll's task; a wait's kind). False when out of memory. */
 bool ranks_pop_event(struct ranks_pop *p, size_t rank, uint32_t tid, uint64_t ns, unsigned type,
 		     const int64_t arg[3]);
 

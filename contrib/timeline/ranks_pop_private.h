@@ -92,10 +92,12 @@ struct window {
 	bool initial_polled;
 	/* for the hybrid efficiencies: the rank's threads in an MPI call now and those computing
 	 * (polling outside MPI calls), since when, and the rank's time so far with some in MPI
-	 * and none computing: its time lost to MPI */
-	uint32_t in_mpi, computing;
+	 * and none computing: its time lost to MPI; at the end, its busiest thread's useful time
+	 * and its threads that polled (ranks_pop_say_hybrid) */
+	int32_t in_mpi, computing;
 	uint64_t since;
-	double lost_to_mpi;
+	double lost_to_mpi, busiest;
+	uint32_t threads;
 };
 
 /* A thread of a rank, for the hybrid efficiencies: its useful time so far (polling, outside
