@@ -228,6 +228,22 @@ Test(harm, a_single_threaded_program_run_with_the_report_ends_as_its_own)
 	tp_run_free(&run);
 }
 
+/* A command as typed (""), then run by `taskprobe record -o JSON` and by `taskprobe top --once`. */
+enum { PREFIXES = 3 };
+struct prefixes {
+	char record[600], top[600];
+	const char *each[PREFIXES];
+};
+
+static void command_prefixes(struct prefixes *p, const char *json)
+{
+	snprintf(p->record, sizeof p->record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
+	snprintf(p->top, sizeof p->top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
+	p->each[0] = "";
+	p->each[1] = p->record;
+	p->each[2] = p->top;
+}
+
 /*
  * Ctrl-C in a script: `bash -c 'PREFIX sleep 5; echo after'` in a process group of its own,
  * SIGINT sent to the group after two seconds. The plain command dies of it, and so does the
@@ -239,20 +255,17 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *json = tp_make_temp("harm-ctrl-c-json");
-	char record[600];
-	snprintf(record, sizeof record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
-	char top[600];
-	snprintf(top, sizeof top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
-	const char *const prefixes[] = {"", record, top};
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+	struct prefixes prefixes;
+	command_prefixes(&prefixes, json);
+	for (size_t i = 0; i < PREFIXES; i++) {
 		struct tp_run run;
 		tp_run(TP_PLAIN,
 		       (const char *[]){"/bin/bash", "-c",
 					"set -m; bash -c \"$1 sleep 5; echo after\" & pid=$!; "
 					"sleep 2; kill -INT -$pid; wait $pid; echo \"status $?\"",
-					"ctrl-c", prefixes[i], NULL},
+					"ctrl-c", prefixes.each[i], NULL},
 		       NULL, &run);
-		cr_expect_str_eq(run.out, "status 130\n", "[%s]: %s", prefixes[i], run.err);
+		cr_expect_str_eq(run.out, "status 130\n", "[%s]: %s", prefixes.each[i], run.err);
 		tp_run_free(&run);
 	}
 	unlink(json);
@@ -270,13 +283,10 @@ Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 1
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	char *json = tp_make_temp("harm-kill-pid-json");
-	char record[600];
-	snprintf(record, sizeof record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
-	char top[600];
-	snprintf(top, sizeof top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
-	const char *const prefixes[] = {"", record, top};
+	struct prefixes prefixes;
+	command_prefixes(&prefixes, json);
 	const char *const signals[][2] = {{"TERM", "143"}, {"INT", "130"}};
-	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+	for (size_t i = 0; i < PREFIXES; i++)
 		for (size_t s = 0; s < sizeof signals / sizeof signals[0]; s++) {
 			struct tp_run run;
 			/* the sleep's length its own (this script's pid): none other's is counted */
@@ -287,12 +297,12 @@ Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 1
 				       "wait $pid; echo \"status $?\"; sleep 0.2; "
 				       "pgrep -fx \"sleep 9.$$\" >/dev/null && echo left running; "
 				       "pkill -fx \"sleep 9.$$\"; exit 0",
-				       "kill-pid", prefixes[i], signals[s][0], NULL},
+				       "kill-pid", prefixes.each[i], signals[s][0], NULL},
 			       NULL, &run);
 			char want[32];
 			snprintf(want, sizeof want, "status %s\n", signals[s][1]);
-			cr_expect_str_eq(run.out, want, "[%s] %s: %s", prefixes[i], signals[s][0],
-					 run.err);
+			cr_expect_str_eq(run.out, want, "[%s] %s: %s", prefixes.each[i],
+					 signals[s][0], run.err);
 			tp_run_free(&run);
 		}
 	unlink(json);

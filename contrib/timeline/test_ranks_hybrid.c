@@ -16,6 +16,16 @@
 
 TestSuite(ranks_hybrid, .init = setup, .fini = teardown);
 
+/* Every rank from MPI_Init at 0 to MPI_Finalize at 40, its window said (ranks_pop_say). */
+static void ranks_to_finalize_at_40(void)
+{
+	for (int r = 0; r < RANKS; r++) {
+		init(r);
+		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
+	}
+	free(said());
+}
+
 /* An event of the merge for the hybrid efficiencies, by thread `tid` of rank `rank` at `ms`. */
 static void merged(int rank, uint32_t tid, uint64_t ms, unsigned type, int64_t a0, int64_t a1,
 		   int64_t a2)
@@ -59,11 +69,7 @@ static char *hybrid_said(void)
 static char *serial_code_first(bool waits)
 {
 	enum { INITIAL = 1, PRIMARY = 2, WORKER = 3, SITE = 7 };
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
-	free(said());
+	ranks_to_finalize_at_40();
 	for (int r = 0; r < RANKS; r++) {
 		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
 		/* MPI_Init's end, then the wait */
@@ -201,11 +207,7 @@ Test(ranks_hybrid, a_communication_thread_beside_computing_ones_loses_nothing_to
  */
 Test(ranks_hybrid, a_thread_at_a_barrier_while_another_is_in_mpi_waits_for_mpi)
 {
-	for (int r = 0; r < RANKS; r++) {
-		init(r);
-		call(r, 40, 40, TP_MPI_CALL_FINALIZE, 0, 0);
-	}
-	free(said());
+	ranks_to_finalize_at_40();
 	for (int r = 0; r < RANKS; r++) {
 		uint32_t main_thread = 100 + (uint32_t)r, worker = 200 + (uint32_t)r;
 		merged(r, main_thread, 0, TP_RECORD_WAIT_END, TP_WAIT_MPI, 0, 0);
