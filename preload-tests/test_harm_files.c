@@ -382,3 +382,29 @@ Test(harm, a_shell_script_writing_on_the_recordings_number_writes_its_own_file)
 	tp_run_free(&traced);
 	tp_remove_temp_dir(dir);
 }
+
+/*
+ * A child of a program under `taskprobe run` killed by a signal (`yes` by SIGPIPE, a
+ * multiprocessing pool's worker by its terminate) left its live file until the next program
+ * with statistics there swept it: the console that removes the run's file at its end now sweeps
+ * every ended process's (not one kept on purpose).
+ */
+Test(harm, a_runs_child_killed_by_a_signal_leaves_no_live_file, .timeout = 60)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *dir = scratch_dir();
+	struct tp_run run;
+	/* the console removes the files after the run's end, by itself: a few tenths of a second */
+	script(&run,
+	       "cd %s; mkdir stats\n"
+	       "TASKPROBE_LIVE=keep TASKPROBE_LIVE_DIR=$PWD/stats %s/taskprobe run -- /bin/true\n"
+	       "TASKPROBE_LIVE_DIR=$PWD/stats %s/taskprobe run -- bash -c 'yes | head -c1'\n"
+	       "for i in $(seq 50); do [ $(ls stats | wc -l) -gt 1 ] || break; sleep 0.1; done\n"
+	       "ls stats | wc -l\n",
+	       dir, TP_CONTRIB_DIR, TP_CONTRIB_DIR);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	/* y from `yes`, then the file kept on purpose alone */
+	cr_expect_str_eq(run.out, "y1\n", "%s", run.err);
+	tp_run_free(&run);
+	tp_remove_temp_dir(dir);
+}

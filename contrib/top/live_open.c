@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,29 +198,18 @@ static int telling(enum live_open_result r)
 }
 
 /*
- * Looks in the directories the process's shim may have used (taskprobe_live.h, live_open),
- * in its order; then, for a library from before the user's own directory, the shared ones.
+ * A place the process's shim may have put its file: `dir`, which must be a directory of the
+ * user's own (`own_dir`), a link to it followed or not (`follow`); true to look no further.
  */
-static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid,
-						  const struct process *p, char *why,
-						  size_t why_size)
+typedef bool each_dir_fn(const char *dir, bool own_dir, bool follow, void *context);
+
+/*
+ * Visits the directories the process `pid` (`p`) may have used (taskprobe_live.h, live_open),
+ * in its shim's order; then, for a library from before the user's own directory, the shared
+ * ones.
+ */
+static void each_default_dir(pid_t pid, const struct process *p, each_dir_fn *visit, void *context)
 {
-	enum live_open_result said = LIVE_MISSING;
-	char sentence[1024];
-	bool any_said = false;
-#define TRY(dir, own_dir, follow)                                                                  \
-	do {                                                                                       \
-		enum live_open_result r_ = open_in(f, pid, p, dir, own_dir, follow, sentence,      \
-						   sizeof sentence);                               \
-		if (r_ == LIVE_OPENED)                                                             \
-			return r_;                                                                 \
-		if (!any_said || telling(r_) > telling(said) ||                                    \
-		    (telling(r_) == telling(said) && strstr(sentence, "is ignored") != NULL)) {    \
-			said = r_;                                                                 \
-			snprintf(why, why_size, "%s", sentence);                                   \
-			any_said = true;                                                           \
-		}                                                                                  \
-	} while (0)
 	char dir[8192];
 	const char *chosen = process_getenv(p, "TASKPROBE_LIVE_DIR");
 	if (chosen != NULL) {
@@ -237,13 +227,14 @@ static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid
 		} else {
 			snprintf(dir, sizeof dir, "%s", chosen);
 		}
-		TRY(dir, true, true); /* the shim uses only it */
-		return said;
+		visit(dir, true, true, context); /* the shim uses only it */
+		return;
 	}
 	const char *xdg = process_getenv(p, "XDG_RUNTIME_DIR");
 	if (xdg != NULL && xdg[0] == '/') {
 		snprintf(dir, sizeof dir, "%s/" TP_LIVE_XDG_SUBDIR, xdg);
-		TRY(dir, true, false);
+		if (visit(dir, true, false, context))
+			return;
 	}
 	const char *tmp = process_getenv(p, "TMPDIR");
 	const char *bases[] = {TP_LIVE_SHM_DIR, tmp != NULL && tmp[0] == '/' ? tmp : NULL,
@@ -255,27 +246,68 @@ static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid
 		char own[64];
 		snprintf(own, sizeof own, TP_LIVE_USER_DIR_PREFIX "%u", (unsigned)p->uid);
 		snprintf(dir, sizeof dir, "%s/%s", bases[b], own);
-		TRY(dir, true, false);
+		if (visit(dir, true, false, context))
+			return;
 		/* the ones the shim made when another user had taken that name: "NAME.XXXXXX" */
 		DIR *d = opendir(bases[b]);
 		struct dirent *e;
 		size_t own_len = strlen(own);
-		while (d != NULL && (e = readdir(d)) != NULL) {
+		bool done = false;
+		while (!done && d != NULL && (e = readdir(d)) != NULL) {
 			if (strncmp(e->d_name, own, own_len) != 0 || e->d_name[own_len] != '.' ||
 			    strlen(e->d_name + own_len + 1) != TP_LIVE_BESIDE_RANDOM)
 				continue;
 			snprintf(dir, sizeof dir, "%s/%s", bases[b], e->d_name);
-			TRY(dir, true, false);
+			done = visit(dir, true, false, context);
 		}
 		if (d != NULL)
 			closedir(d);
+		if (done)
+			return;
 	}
 	/* a library from before the user's own directory: the file in the shared one itself */
 	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
-		if (bases[b] != NULL)
-			TRY(bases[b], false, false);
-#undef TRY
-	return said;
+		if (bases[b] != NULL && visit(bases[b], false, false, context))
+			return;
+}
+
+/* What open_in_default_dirs looks for, and the most telling sentence said so far. */
+struct looking {
+	struct live_file *f;
+	pid_t pid;
+	const struct process *p;
+	char *why;
+	size_t why_size;
+	enum live_open_result said;
+	bool any_said, opened;
+};
+
+static bool look_in(const char *dir, bool own_dir, bool follow, void *context)
+{
+	struct looking *l = context;
+	char sentence[1024];
+	enum live_open_result r = open_in(l->f, l->pid, l->p, dir, own_dir, follow, sentence,
+					  sizeof sentence);
+	if (r == LIVE_OPENED)
+		return l->opened = true;
+	if (!l->any_said || telling(r) > telling(l->said) ||
+	    (telling(r) == telling(l->said) && strstr(sentence, "is ignored") != NULL)) {
+		l->said = r;
+		snprintf(l->why, l->why_size, "%s", sentence);
+		l->any_said = true;
+	}
+	return false;
+}
+
+/* Opens the file of `pid` (`p`) in the first of each_default_dir's places that has it. */
+static enum live_open_result open_in_default_dirs(struct live_file *f, pid_t pid,
+						  const struct process *p, char *why,
+						  size_t why_size)
+{
+	struct looking l = {
+		.f = f, .pid = pid, .p = p, .why = why, .why_size = why_size, .said = LIVE_MISSING};
+	each_default_dir(pid, p, look_in, &l);
+	return l.opened ? LIVE_OPENED : l.said;
 }
 
 enum live_open_result live_open(struct live_file *f, pid_t pid, const char *dir, char *why,
@@ -308,28 +340,78 @@ void live_close(struct live_file *f)
 	f->fd = -1;
 }
 
-bool live_remove_ended(pid_t pid, uint64_t start_ticks)
+/* Removes `f`, open, if its header names process `pid` started at `start_ticks` in namespace
+ * `namespace` and not kept, and the name is still the file's; closes it. */
+static bool remove_named(struct live_file *f, uint64_t start_ticks, uint64_t namespace)
 {
-	/* the process is gone: its owner was the caller, its directories the caller's (the
-	 * environment it started with, in the working directory it started in) */
+	struct stat st;
+	/* check_header lets an unknown start time or namespace pass: here they must be the same */
+	bool removed = false;
+	if (f->header.start_ticks == start_ticks && f->header.pid_namespace == namespace &&
+	    f->header.kept == 0 && lstat(f->path, &st) == 0 && st.st_dev == f->dev &&
+	    st.st_ino == f->ino)
+		removed = unlink(f->path) == 0;
+	live_close(f);
+	return removed;
+}
+
+/* The caller, as the owner of a gone process's statistics: its uid and pid namespace. */
+static struct process gone_process(uint64_t start_ticks)
+{
 	struct process p = {.uid = geteuid(), .start_ticks = start_ticks};
 	struct stat st;
 	if (stat("/proc/self/ns/pid", &st) == 0)
 		p.pid_namespace = (uint64_t)st.st_ino;
+	return p;
+}
+
+bool live_remove_ended(pid_t pid, uint64_t start_ticks)
+{
+	/* the process is gone: its owner was the caller, its directories the caller's (the
+	 * environment it started with, in the working directory it started in) */
+	struct process p = gone_process(start_ticks);
 	struct live_file f;
 	memset(&f, 0, sizeof f);
 	f.fd = -1;
 	char why[1024];
 	if (start_ticks == 0 || open_in_default_dirs(&f, pid, &p, why, sizeof why) != LIVE_OPENED)
 		return false;
-	/* check_header lets an unknown start time or namespace pass: here they must be the same */
-	bool removed = false;
-	if (f.header.start_ticks == start_ticks && f.header.pid_namespace == p.pid_namespace &&
-	    f.header.kept == 0 && lstat(f.path, &st) == 0 && st.st_dev == f.dev &&
-	    st.st_ino == f.ino)
-		removed = unlink(f.path) == 0;
-	live_close(&f);
-	return removed;
+	return remove_named(&f, start_ticks, p.pid_namespace);
+}
+
+/* Removes the statistics in `dir` of the caller's processes that have ended (each_dir_fn). */
+static bool sweep(const char *dir, bool own_dir, bool follow, void *context)
+{
+	(void)context;
+	struct process p = gone_process(0); /* any start time: the header's is asked after */
+	DIR *d = own_dir && p.pid_namespace != 0 ? opendir(dir) : NULL; /* a shared one: left */
+	const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
+	struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		char *end, why[1024];
+		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0)
+			continue;
+		long pid = strtol(e->d_name + prefix, &end, 10);
+		struct live_file f = {.fd = -1};
+		if (*end != '\0' || pid <= 0 || pid > INT32_MAX ||
+		    open_in(&f, (pid_t)pid, &p, dir, true, follow, why, sizeof why) != LIVE_OPENED)
+			continue;
+		if (live_process_ended((pid_t)pid, f.header.start_ticks))
+			remove_named(&f, f.header.start_ticks, p.pid_namespace);
+		else
+			live_close(&f);
+	}
+	if (d != NULL)
+		closedir(d);
+	return false;
+}
+
+void live_remove_all_ended(void)
+{
+	struct process self;
+	process_read(&self, getpid());
+	each_default_dir(getpid(), &self, sweep, NULL);
+	process_free(&self);
 }
 
 struct live_id live_id(const struct live_file *f)

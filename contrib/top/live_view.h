@@ -99,6 +99,13 @@ bool live_process_ended(pid_t pid, uint64_t start_ticks);
  * on purpose (TASKPROBE_LIVE=keep). Whether it removed one.
  */
 bool live_remove_ended(pid_t pid, uint64_t start_ticks);
+/*
+ * Removes, from the places live_open looks in (by the caller's environment), the statistics of
+ * every process of the caller's that has ended, not kept on purpose: those of a run's children
+ * killed by a signal (a multiprocessing pool's workers), which only the next process with
+ * statistics there would have removed.
+ */
+void live_remove_all_ended(void);
 
 /* Which of a run's processes live_open_child opens (only ones that spawned a task, and MPI
  * ranks: a rank of a program of MPI alone spawns none, its threads and waits are its figures). */

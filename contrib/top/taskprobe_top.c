@@ -41,6 +41,7 @@ int main(int argc, char **argv)
 		closefrom(STDERR_FILENO + 1);
 		follow_until_ended(o.pid, o.remove_at_end);
 		live_remove_ended(o.pid, o.remove_at_end);
+		live_remove_all_ended();
 		return 0;
 	}
 	struct live_file f;

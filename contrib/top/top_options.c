@@ -46,7 +46,8 @@ static void usage(FILE *to)
 	columns_usage(to);
 	fprintf(to,
 		"--remove-at-end: waits for PID (which started at STARTTIME, /proc/PID/stat's)\n"
-		"to end, then removes the statistics it left (`taskprobe run` starts it so).\n"
+		"to end, then removes the statistics it left, and those of every other process of\n"
+		"the user's that has ended (`taskprobe run` starts it so).\n"
 		"--check-options: checks the options and does nothing else (exit status 0, or 2\n"
 		"with the error said): `taskprobe top` asks before the program runs.\n");
 }
