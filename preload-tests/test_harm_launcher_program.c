@@ -276,8 +276,9 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
  * A signal sent to the launcher's pid alone (a supervisor's `kill PID`): `PREFIX sleep` in the
  * background of a script, SIGTERM or SIGINT sent to its pid after two seconds. The plain command
  * dies of it; so does the program under `record` and `top --once`, and then the launcher as it
- * did. The launcher died of SIGTERM and left the program running on, orphaned, and it ignored
- * SIGINT until the program ended by itself.
+ * did; a program that handles SIGTERM and exits 3 leaves the launcher's status 3. The launcher
+ * died of SIGTERM and left the program running on, orphaned, and it ignored SIGINT until the
+ * program ended by itself.
  */
 Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 120)
 {
@@ -285,7 +286,10 @@ Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 1
 	char *json = tp_make_temp("harm-kill-pid-json");
 	struct prefixes prefixes;
 	command_prefixes(&prefixes, json);
-	const char *const signals[][2] = {{"TERM", "143"}, {"INT", "130"}};
+	/* the signal, the status it leaves, and the program: a sleep, or a shell whose handler
+	 * ends its sleep and exits 3 (the launcher's status is the program's, not the signal's) */
+	const char *const signals[][3] = {
+		{"TERM", "143", "sleep"}, {"INT", "130", "sleep"}, {"TERM", "3", "handler"}};
 	for (size_t i = 0; i < PREFIXES; i++)
 		for (size_t s = 0; s < sizeof signals / sizeof signals[0]; s++) {
 			struct tp_run run;
@@ -293,11 +297,15 @@ Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 1
 			tp_run(TP_PLAIN,
 			       (const char *[]){
 				       "/bin/bash", "-c",
-				       "set -m; $1 sleep 9.$$ & pid=$!; sleep 2; kill -$2 $pid; "
+				       "program=(sleep 9.$$); [ $3 = sleep ] || program=(bash -c "
+				       "\"trap 'kill \\$!; exit 3' TERM; sleep 9.$$ & wait\"); "
+				       "set -m; $1 \"${program[@]}\" & pid=$!; sleep 2; kill -$2 "
+				       "$pid; "
 				       "wait $pid; echo \"status $?\"; sleep 0.2; "
 				       "pgrep -fx \"sleep 9.$$\" >/dev/null && echo left running; "
 				       "pkill -fx \"sleep 9.$$\"; exit 0",
-				       "kill-pid", prefixes.each[i], signals[s][0], NULL},
+				       "kill-pid", prefixes.each[i], signals[s][0], signals[s][2],
+				       NULL},
 			       NULL, &run);
 			char want[32];
 			snprintf(want, sizeof want, "status %s\n", signals[s][1]);
