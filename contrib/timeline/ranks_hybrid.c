@@ -9,7 +9,7 @@
  * The busiest thread's useful time bounds each of its rank's threads', and the time not lost
  * bounds the busiest's, so no OpenMP factor exceeds 1. Counted on the MPI threads alone
  * (ranks_pop_say's line), a rank whose MPI thread waits in a receive while its other threads
- * compute read as idle, and OpenMP's factors above 1 (test_ranks_pop.c's overlapped shapes).
+ * compute read as idle, and OpenMP's factors above 1 (test_ranks_hybrid.c's overlapped shapes).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
