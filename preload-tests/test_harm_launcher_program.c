@@ -228,28 +228,34 @@ Test(harm, a_single_threaded_program_run_with_the_report_ends_as_its_own)
 	tp_run_free(&run);
 }
 
-/* A command as typed (""), then run by `taskprobe record -o JSON` and by `taskprobe top --once`. */
-enum { PREFIXES = 3 };
+/*
+ * A command as typed (""), then run by `taskprobe record -o JSON`, by `taskprobe top --once` and
+ * by `taskprobe top` (its console beside the program, printing snapshots: no terminal here).
+ */
+enum { PREFIXES = 4 };
 struct prefixes {
-	char record[600], top[600];
+	char record[600], once[600], console[600];
 	const char *each[PREFIXES];
 };
 
 static void command_prefixes(struct prefixes *p, const char *json)
 {
 	snprintf(p->record, sizeof p->record, "%s/taskprobe record -o %s --", TP_CONTRIB_DIR, json);
-	snprintf(p->top, sizeof p->top, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
+	snprintf(p->once, sizeof p->once, "%s/taskprobe top --once --", TP_CONTRIB_DIR);
+	snprintf(p->console, sizeof p->console, "%s/taskprobe top --", TP_CONTRIB_DIR);
 	p->each[0] = "";
 	p->each[1] = p->record;
-	p->each[2] = p->top;
+	p->each[2] = p->once;
+	p->each[3] = p->console;
 }
 
 /*
  * Ctrl-C in a script: `bash -c 'PREFIX sleep 5; echo after'` in a process group of its own,
  * SIGINT sent to the group after two seconds. The plain command dies of it, and so does the
- * script (bash stops at a Ctrl-C that killed its command); under `record` and `top --once` the
+ * script (bash stops at a Ctrl-C that killed its command); under `record` and `top` the
  * launcher, which still converts or prints what was counted, ends as the program did: it exited
- * 130, and the script went on ("after", status 0).
+ * 130, and the script went on ("after", status 0). `top` printing snapshots, whose program is in
+ * a group of its own, died of it with its console and left the program running.
  */
 Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 120)
 {
@@ -261,8 +267,10 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
 		struct tp_run run;
 		tp_run(TP_PLAIN,
 		       (const char *[]){"/bin/bash", "-c",
-					"set -m; bash -c \"$1 sleep 5; echo after\" & pid=$!; "
-					"sleep 2; kill -INT -$pid; wait $pid; echo \"status $?\"",
+					"set -m; bash -c \"$1 sleep 5.$$; echo after\" & pid=$!; "
+					"sleep 2; kill -INT -$pid; wait $pid; echo \"status $?\"; "
+					"sleep 0.2; pgrep -fx \"sleep 5.$$\" >/dev/null && "
+					"echo left running; pkill -fx \"sleep 5.$$\"; exit 0",
 					"ctrl-c", prefixes.each[i], NULL},
 		       NULL, &run);
 		cr_expect_str_eq(run.out, "status 130\n", "[%s]: %s", prefixes.each[i], run.err);
@@ -275,10 +283,11 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
 /*
  * A signal sent to the launcher's pid alone (a supervisor's `kill PID`): `PREFIX sleep` in the
  * background of a script, SIGTERM or SIGINT sent to its pid after two seconds. The plain command
- * dies of it; so does the program under `record` and `top --once`, and then the launcher as it
- * did; a program that handles SIGTERM and exits 3 leaves the launcher's status 3. The launcher
- * died of SIGTERM and left the program running on, orphaned, and it ignored SIGINT until the
- * program ended by itself.
+ * dies of it; so does the program under `record` and `top`, and then the launcher as it did; a
+ * program that handles SIGTERM and exits 3 leaves the launcher's status 3. The launcher died of
+ * SIGTERM and left the program running on, orphaned, and it ignored SIGINT until the program
+ * ended by itself; `top` ignored both while its console ran (a foreground command holds the
+ * shell's traps), and ended 0.
  */
 Test(harm, a_signal_sent_to_the_launcher_alone_reaches_the_program, .timeout = 120)
 {
