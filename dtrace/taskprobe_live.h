@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #define TP_LIVE_MAGIC   "TPLIVE\0\0"
-#define TP_LIVE_VERSION 19
+#define TP_LIVE_VERSION 20
 
 #define TP_LIVE_STRING_OF(literal) #literal
 #define TP_LIVE_STRING(macro)      TP_LIVE_STRING_OF(macro)
@@ -278,6 +278,17 @@ struct tp_live_header {
 	 * 16; mpi_size 0: none known, mpi_size stored last): what a reader names a rank by */
 	uint32_t mpi_rank, mpi_size;
 	struct tp_live_commits commits; /* the span's committed time by site (version 19) */
+	/*
+	 * An MPI rank's window for its job's factors across ranks (version 20; taskprobe_mpi_job.h):
+	 * the slot (plus one) of its thread that called MPI_Init, when its MPI_Init ended
+	 * (mpi_on_ns, stored last: 0 before) and its MPI_Finalize started (mpi_off_ns, stored last:
+	 * 0 before), and that thread's time in MPI calls at each (tp_live_mpi_time).
+	 */
+	uint32_t mpi_slot;
+	uint64_t
+		mpi_job; /* its job's identity (a hash of the launcher's: the same in every rank) */
+	uint64_t mpi_at_on_ns, mpi_at_off_ns;
+	uint64_t mpi_on_ns, mpi_off_ns;
 };
 
 /* What a reader says of the process beside its figures (the header's `notes`). */
@@ -479,6 +490,13 @@ struct tp_live_thread {
 	uint64_t longest_wait_ns;
 	uint64_t longest_wait_address;
 	uint32_t longest_wait_module;
+	/*
+	 * Its time in MPI calls (version 20): the ended calls' (an MPI_Test loop's time between its
+	 * calls too, as the recorder makes one wait of them: TP_MPI_POLL_GAP_NS), and when the call
+	 * going on started (0: none; an MPI_Test's in such a loop, the loop's first's).
+	 */
+	uint64_t mpi_ns;
+	uint64_t mpi_since_ns;
 	/* the row of the outermost parallel region instance the thread forked and has not
 	 * joined (0: none; version 18), forked at `fork_ns`: a reader counts its time so far
 	 * into the region's (tp_live_computation_read), as it counts a fragment going on */

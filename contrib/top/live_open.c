@@ -490,15 +490,11 @@ static bool better(enum live_choice choice, const struct candidate *candidate,
 	return false;
 }
 
-bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
-		     size_t n_except, enum live_choice choice, const struct live_file *from)
+void live_each_in_dir(const char *dir, live_visit *visit, void *context)
 {
-	struct place from_place = from != NULL ? place_of(from) : (struct place){0};
 	DIR *d = opendir(dir);
 	if (d == NULL)
-		return false;
-	bool found = false;
-	struct candidate chosen;
+		return;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const size_t prefix = sizeof TP_LIVE_FILE_PREFIX - 1;
@@ -506,27 +502,51 @@ bool live_open_child(struct live_file *f, const char *dir, const struct live_id 
 		if (strncmp(e->d_name, TP_LIVE_FILE_PREFIX, prefix) != 0 ||
 		    !live_parse_pid(e->d_name + prefix, &pid))
 			continue;
-		struct live_file candidate;
+		struct live_file f;
 		char why[1024];
-		if (live_open(&candidate, pid, dir, why, sizeof why) != LIVE_OPENED)
-			continue;
-		if (live_id_listed(live_id(&candidate), except, n_except)) {
-			live_close(&candidate);
-			continue;
-		}
-		struct candidate judged = {place_of(&candidate), live_spawned(&candidate)};
-		if (better(choice, &judged, found ? &chosen : NULL, from_place)) {
-			if (found)
-				live_close(f);
-			*f = candidate;
-			found = true;
-			chosen = judged;
-		} else {
-			live_close(&candidate);
-		}
+		if (live_open(&f, pid, dir, why, sizeof why) == LIVE_OPENED && !visit(&f, context))
+			live_close(&f);
 	}
 	closedir(d);
-	return found;
+}
+
+/* live_open_child's choice so far. */
+struct choosing {
+	struct live_file *f;
+	const struct live_id *except;
+	size_t n_except;
+	enum live_choice choice;
+	struct place from;
+	bool found;
+	struct candidate chosen;
+};
+
+static bool choose(struct live_file *candidate, void *context)
+{
+	struct choosing *c = context;
+	if (live_id_listed(live_id(candidate), c->except, c->n_except))
+		return false;
+	struct candidate judged = {place_of(candidate), live_spawned(candidate)};
+	if (!better(c->choice, &judged, c->found ? &c->chosen : NULL, c->from))
+		return false;
+	if (c->found)
+		live_close(c->f);
+	*c->f = *candidate;
+	c->found = true;
+	c->chosen = judged;
+	return true;
+}
+
+bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
+		     size_t n_except, enum live_choice choice, const struct live_file *from)
+{
+	struct choosing c = {.f = f,
+			     .except = except,
+			     .n_except = n_except,
+			     .choice = choice,
+			     .from = from != NULL ? place_of(from) : (struct place){0}};
+	live_each_in_dir(dir, choose, &c);
+	return c.found;
 }
 
 bool live_replaced(const struct live_file *f)

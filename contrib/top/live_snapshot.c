@@ -158,6 +158,14 @@ static uint64_t process_now(const struct tp_live_header *h, uint64_t rate)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t live_now(const struct live_file *f)
+{
+	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
+	if (__atomic_load_n(&h->exited, __ATOMIC_ACQUIRE) != 0)
+		return load64(&h->exited_ns);
+	return process_now(&f->header, load64(&h->ns_per_tsc_2_32));
+}
+
 static void add_row(struct site_view *v, const struct tp_live_site_stats *r)
 {
 	v->spawned += load64(&r->spawned);
@@ -340,6 +348,7 @@ static void read_header(struct snapshot_read *r)
 	out->header.mpi_size = __atomic_load_n(&h->mpi_size, __ATOMIC_ACQUIRE);
 	out->header.mpi_rank = load32(&h->mpi_rank);
 	live_escape(out->comm, sizeof out->comm, f->header.comm, sizeof f->header.comm, false);
+	out->mpi_job[0] = '\0';
 	out->now_ns = exited ? out->header.exited_ns
 			     : process_now(&out->header, out->header.ns_per_tsc_2_32);
 	out->elapsed_ns = out->now_ns > out->header.ns_at_start

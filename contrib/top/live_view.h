@@ -82,6 +82,15 @@ uint64_t live_spawned(const struct live_file *f);
  * or for a process of no MPI job (or a file that can no longer be read). */
 bool live_mpi_rank(const struct live_file *f, uint32_t *rank);
 
+/* The process's time now, in its clock (its exit time once it exited). */
+uint64_t live_now(const struct live_file *f);
+/*
+ * The line of the MPI job whose rank `f` is (taskprobe_mpi_job.h's words), from every rank of
+ * that job with statistics in `dir` (the run's; NULL: the directory of `f`'s file); empty when
+ * `f` is no rank, or fewer than two ranks are read.
+ */
+void live_mpi_job_words(const struct live_file *f, const char *dir, char *out, size_t size);
+
 /* Whether process `pid` is gone (killed, or ended and reaped). */
 bool live_process_gone(pid_t pid);
 /*
@@ -134,6 +143,13 @@ bool live_id_listed(struct live_id id, const struct live_id *ids, size_t n);
  */
 bool live_open_child(struct live_file *f, const char *dir, const struct live_id *except,
 		     size_t n_except, enum live_choice choice, const struct live_file *from);
+
+/*
+ * Each process's statistics in `dir` that live_open opens, handed to `visit`, which says whether
+ * it keeps the file (else it is closed).
+ */
+typedef bool live_visit(struct live_file *f, void *context);
+void live_each_in_dir(const char *dir, live_visit *visit, void *context);
 
 /* Whether the file at the path is no longer the one mapped (an exec made a new one). */
 bool live_replaced(const struct live_file *f);
@@ -242,6 +258,9 @@ struct live_snapshot {
 	char comm[LIVE_SHOWN(sizeof(((struct tp_live_header *)0)->comm))]; /* escaped */
 	uint64_t now_ns;     /* in the process's clock, the exit time once it exited */
 	uint64_t elapsed_ns; /* since the statistics began */
+	/* its MPI job's line, across ranks (live_mpi_job_words: by the console, which knows the
+	 * run's directory); empty */
+	char mpi_job[640];
 	struct site_view sites[TP_LIVE_SITES];
 	unsigned n_sites;
 	struct thread_view threads[TP_LIVE_THREADS];

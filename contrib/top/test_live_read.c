@@ -20,6 +20,7 @@
 #include "taskprobe_contract.h"
 #include "top_lines.h"
 #include "taskprobe_figures.h"
+#include "taskprobe_mpi_job.h"
 
 static char dir[] = "/tmp/taskprobe-live-read-XXXXXX";
 static char *path;
@@ -465,4 +466,56 @@ Test(live_read, long_tasks_read_as_their_size)
 	cr_expect(mixed >= 980000 && mixed <= 1020000, "%" PRIu64, mixed);
 	cr_expect_eq(mixed, alone);
 	cr_expect_eq(tp_live_task_time_words(0, words, sizeof words)[0], '-');
+}
+
+/*
+ * An MPI job's line (taskprobe_mpi_job.h), every reader's: each rank's useful time is its
+ * window less its MPI thread's time in MPI calls there, the call going on counted up to now.
+ * Rank 0: window 100 ms (ended), 70 ms of it in MPI: 30 ms useful. Rank 1: window from 10 ms
+ * going on at 120 ms, 20 ms in MPI calls ended and one since 100 ms: 110 - 20 - 20 = 70 ms.
+ * Load balance 50 / 70; communication 70 over the job's 120 ms (from 0 to rank 1's now).
+ */
+Test(live_read, an_mpi_jobs_line_is_its_ranks_useful_times_over_their_windows)
+{
+	static struct tp_live_header h[2];
+	static struct tp_live_thread slots[2][TP_LIVE_THREADS];
+	const uint64_t ms = 1000000;
+	h[0] = (struct tp_live_header){.mpi_rank = 0,
+				       .mpi_size = 2,
+				       .mpi_slot = 3,
+				       .mpi_at_on_ns = 5 * ms,
+				       .mpi_at_off_ns = 75 * ms,
+				       .mpi_on_ns = 1000 * ms,
+				       .mpi_off_ns = 1100 * ms};
+	h[1] = (struct tp_live_header){.mpi_rank = 1,
+				       .mpi_size = 2,
+				       .mpi_slot = 1,
+				       .mpi_at_on_ns = 2 * ms,
+				       .mpi_on_ns = 1010 * ms};
+	slots[1][0].mpi_ns = 22 * ms;
+	slots[1][0].mpi_since_ns = 1100 * ms;
+	struct tp_live_mpi_rank ranks[2];
+	cr_assert(tp_live_mpi_rank_read(&h[0], slots[0], 1200 * ms, &ranks[0]));
+	cr_assert(tp_live_mpi_rank_read(&h[1], slots[1], 1120 * ms, &ranks[1]));
+	cr_expect_eq(ranks[0].useful_ns, 30 * ms);
+	cr_expect(!ranks[0].open && ranks[0].off_ns == 1100 * ms);
+	cr_expect_eq(ranks[1].useful_ns, 70 * ms);
+	cr_expect(ranks[1].open && ranks[1].off_ns == 1120 * ms);
+	uint64_t useful[2];
+	struct tp_live_mpi_job j = tp_live_mpi_job_of(ranks, 2, useful);
+	cr_expect_eq(j.run_ns, 120 * ms);
+	cr_expect_float_eq(j.factors.load_balance, 50.0 / 70, 1e-9);
+	cr_expect_float_eq(j.factors.communication, 70.0 / 120, 1e-9);
+	char words[400];
+	tp_live_mpi_job_words(words, sizeof words, &j);
+	cr_expect_str_eq(words, "MPI efficiency of ranks 0 to 1 from MPI_Init to now (their MPI "
+				"threads): parallel efficiency 0.417 = load balance 0.714 x "
+				"communication efficiency 0.583; useful time per rank 0.030 to "
+				"0.070 s of 0.120 s");
+	/* before its MPI_Init ended, a rank is none; one rank alone, no line */
+	h[1].mpi_on_ns = 0;
+	cr_expect_not(tp_live_mpi_rank_read(&h[1], slots[1], 1120 * ms, &ranks[1]));
+	j = tp_live_mpi_job_of(ranks, 1, useful);
+	tp_live_mpi_job_words(words, sizeof words, &j);
+	cr_expect_str_eq(words, "");
 }

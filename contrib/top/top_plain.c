@@ -88,6 +88,8 @@ static void print_snapshot(const struct live_snapshot *s, enum program_state sta
 	live_format_roi(line, sizeof line, s);
 	if (line[0] != '\0')
 		printf("%s\n", line);
+	if (s->mpi_job[0] != '\0')
+		printf("%s\n", s->mpi_job);
 	printf("\n");
 	site_header(line, sizeof line, width, ALL_COLUMNS);
 	printf("%s\n", line);
@@ -177,6 +179,7 @@ int run_plain(struct live_file *f, const struct options *o)
 			if (!read_snapshot(f, previous, s, o))
 				return 1;
 		}
+		live_mpi_job_words(f, w.dir, s->mpi_job, sizeof s->mpi_job);
 		print_snapshot(s, follow_state(s, ended, settled ? FOLLOW_SETTLE_MS : 0), o->pid);
 		if (o->once)
 			return 0;

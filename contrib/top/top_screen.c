@@ -143,6 +143,8 @@ static bool take_snapshot(struct screen *sc, char *why, size_t why_size)
 				 sc->exit_seen_ms != 0 ? now - sc->exit_seen_ms : 0);
 	if (sc->snapshots[next].header.exited && sc->exit_seen_ms == 0)
 		sc->exit_seen_ms = now;
+	live_mpi_job_words(sc->file, sc->follow.dir, sc->snapshots[next].mpi_job,
+			   sizeof sc->snapshots[next].mpi_job);
 	live_sort_sites(&sc->snapshots[next], sc->sort, sc->ascending);
 	sc->current = next;
 	sc->have_previous = true;
@@ -281,6 +283,10 @@ static void draw(struct screen *sc)
 		put_line(2 + l, l == 1 && (int)strlen(line) > COLS && is != NULL ? is + 3 : line, 0,
 			 false);
 	}
+	/* an MPI rank's job across ranks, in the line of its own communication's split (which
+	 * --once's and --batch's figures keep) or of its factors (a rank of MPI alone: none) */
+	if (s->mpi_job[0] != '\0')
+		put_line(s->factors.valid ? 3 : 2, s->mpi_job, 0, false);
 	losses_line(line, sizeof line, s);
 	/* the sort, and what a "?" in SPAN% means when the path gave up sites (--once's line) */
 	char sort[512], other[400];

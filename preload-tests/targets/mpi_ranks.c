@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * An MPI program of known shapes, chosen by its argument; only rank 0 prints (a result every
- * rank contributed to), so its output is the same on every run:
+ * An MPI program of known shapes, chosen by its argument (a second one, from 1 to 100, makes a
+ * unit of work that many times as long; under POP_TIMES each rank that worked says on stderr how
+ * long: "SHAPE: rank R worked W ms"); only rank 0 prints (a result every rank contributed to),
+ * so its output is the same on every run:
  *   imbalance  rank r works 1 + 2r units, then all reduce their results
  *   pipeline   rounds of a token passed from rank 0 through each rank to the last
  *   bcast      rank 0 works, then broadcasts its result to every rank
@@ -87,11 +89,21 @@
 #define ROUNDS 5
 
 /* One unit of work: a few milliseconds of arithmetic whose result depends on every step. */
+/* A unit's iterations: 2,000,000 (some 8 ms here), times the second argument when given. */
+static long unit = 2000000L;
+/* the wall time spent in work(), which POP_TIMES says at the end (a loaded machine's share) */
+static double worked_ms;
+
 static double work(int units)
 {
+	struct timespec from, to;
+	clock_gettime(CLOCK_MONOTONIC, &from);
 	volatile double x = 1.0;
-	for (long i = 0; i < units * 2000000L; i++)
+	for (long i = 0; i < units * unit; i++)
 		x = x * 1.0000001 + 1e-9;
+	clock_gettime(CLOCK_MONOTONIC, &to);
+	worked_ms += (double)(to.tv_sec - from.tv_sec) * 1e3 +
+		     (double)(to.tv_nsec - from.tv_nsec) / 1e6;
 	return x > 0 ? units : -1;
 }
 
@@ -651,6 +663,8 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	const char *shape = argc > 1 ? argv[1] : "pipeline";
+	if (argc > 2 && atoi(argv[2]) > 0 && atoi(argv[2]) <= 100)
+		unit *= atoi(argv[2]);
 	if (strcmp(shape, "imbalance") == 0)
 		result = imbalance(rank);
 	else if (strcmp(shape, "pipeline") == 0)
@@ -689,6 +703,8 @@ int main(int argc, char **argv)
 		result = erroneous();
 	if (rank == 0)
 		printf("%s over %d ranks: %d\n", shape, size, result);
+	if (getenv("POP_TIMES") != NULL && worked_ms > 0)
+		fprintf(stderr, "%s: rank %d worked %.3f ms\n", shape, rank, worked_ms);
 	MPI_Finalize();
 	return 0;
 }

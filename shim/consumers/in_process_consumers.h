@@ -133,8 +133,11 @@ void tp_live_task_switch_woken(uint64_t ending, uint32_t done, uint64_t next, ui
 void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_region_of_interest(uint32_t on, uint32_t marker);
-/* an MPI rank's identity in MPI_COMM_WORLD (its MPI_Init's end), which readers name it by */
-void tp_live_mpi_rank(uint32_t rank, uint32_t size);
+/* an MPI rank's identity in MPI_COMM_WORLD (its MPI_Init's end), which readers name it by, and
+ * its job's (the launcher's, NUL-terminated: mpi-init's) */
+void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job);
+/* its MPI window's start (on: MPI_Init's end) or end (MPI_Finalize's start), for its job's line */
+void tp_live_mpi_window(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);
 void tp_live_task_terminate(uint64_t task, uint64_t at);
 /* task-terminate of `task` and its last poll's end (done, sync none), at one moment */

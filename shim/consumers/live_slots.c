@@ -18,6 +18,7 @@
 #include "spin_lock.h"
 #include "thread_identity.h"
 #include "taskprobe_figures.h" /* a region of interest's graph at its start and stop; rank words */
+#include "taskprobe_mpi_job.h" /* tp_live_mpi_time */
 #include "work_span.h"         /* tp_roi_step */
 
 /*
@@ -346,10 +347,38 @@ const char *tp_live_process_words(char *buf, size_t size)
 	return buf;
 }
 
-void tp_live_mpi_rank(uint32_t rank, uint32_t size)
+void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job)
 {
 	if (header == NULL)
 		return;
+	uint64_t hash = 14695981039346656037ull; /* FNV-1a: the job's ranks tell each other by it */
+	for (const char *c = job; *c != '\0'; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	__atomic_store_n(&header->mpi_job, hash, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_rank, rank, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_size, size, __ATOMIC_RELEASE);
+}
+
+/*
+ * The MPI window starts (`on`: the first MPI_Init ended) or ends (MPI_Finalize started), inside
+ * the call's wait, by the thread that calls it: the window's ends and that thread's time in MPI
+ * at each, for the job's factors across ranks (taskprobe_mpi_job.h).
+ */
+void tp_live_mpi_window(uint32_t on)
+{
+	struct tp_live_thread *s = enter(HAS_SLOT_ONLY);
+	if (s == NULL)
+		return;
+	uint64_t now = now_ns();
+	uint32_t slot = __atomic_load_n(&header->mpi_slot, __ATOMIC_RELAXED);
+	if (on && __atomic_load_n(&header->mpi_on_ns, __ATOMIC_RELAXED) == 0) {
+		set32(&header->mpi_slot, (uint32_t)(s - slots) + 1);
+		set64(&header->mpi_at_on_ns, tp_live_mpi_time(s, now));
+		__atomic_store_n(&header->mpi_on_ns, now, __ATOMIC_RELEASE);
+	} else if (!on && slot != 0 &&
+		   __atomic_load_n(&header->mpi_off_ns, __ATOMIC_RELAXED) == 0) {
+		set64(&header->mpi_at_off_ns, tp_live_mpi_time(&slots[slot - 1], now));
+		__atomic_store_n(&header->mpi_off_ns, now, __ATOMIC_RELEASE);
+	}
+	leave();
 }

@@ -137,6 +137,19 @@ static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now)
 }
 
 /*
+ * When an MPI call starting at `now` began to count as the thread's time in MPI: at the end of
+ * the same poll call's last poll by the same task when it starts within TP_MPI_POLL_GAP_NS of it
+ * (an MPI_Test loop: one wait, as the recorder makes it, its gaps MPI's time), else `now`.
+ */
+static uint64_t mpi_since(uintptr_t object, uint64_t task, uint64_t now)
+{
+	if (object != 0 && object == local.mpi_test_call && task == local.mpi_test_task &&
+	    now >= local.mpi_test_end && now - local.mpi_test_end <= TP_MPI_POLL_GAP_NS)
+		return local.mpi_test_end;
+	return now;
+}
+
+/*
  * Every thread's waits count at their call sites (wait_site), whether the thread has a slot or
  * not. A thread takes a slot (without rows) at its first wait, among the
  * TP_LIVE_WAITING_THREADS a thread that only waits may take, so that a program without tasks
@@ -181,8 +194,10 @@ void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t
 	}
 	if (outermost && !local.parked && tp_span_wait_pauses(kind))
 		live_fragment_pauses(s, pause_from(object, task, now));
+	if (outermost && kind == TP_WAIT_MPI)
+		set64(&s->mpi_since_ns, mpi_since(object, task, now));
 	if (outermost)
-		local.mpi_poll_call = 0;
+		local.mpi_poll_call = local.mpi_test_call = 0;
 	leave();
 }
 
@@ -250,6 +265,15 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 		return;
 	if (outermost)
 		thread_waited(s, waited, site);
+	if (outermost && local.wait_kind == TP_WAIT_MPI && s->mpi_since_ns != 0) {
+		add(&s->mpi_ns, wait_time(now, s->mpi_since_ns));
+		set64(&s->mpi_since_ns, 0);
+		if (tp_mpi_call_polls(local.wait_object)) {
+			local.mpi_test_call = local.wait_object;
+			local.mpi_test_task = task;
+			local.mpi_test_end = now;
+		}
+	}
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
 		add(&local.rows[local.poll_row].blocking_ns, wait_time(now, s->wait_since));
 	set32(&s->wait_kind, 0);

@@ -32,10 +32,10 @@ static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *ho
 	TP_PROBE_MPI_INIT(rank, size, host, job);
 	/* the live statistics' MPI window starts (work_span.h's tp_roi_step), and they name the
 	 * rank; the recording's analysis finds both from the record */
-	TP_IN_PROCESS(
-		tp_record_mpi_init(rank, size, host, job),
-		(tp_live_mpi_rank(rank, size), tp_live_region_of_interest(1, TP_ROI_BY_MPI_WINDOW)),
-		TP_NOT_REPORTED);
+	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job),
+		      (tp_live_mpi_rank(rank, size, job), tp_live_mpi_window(1),
+		       tp_live_region_of_interest(1, TP_ROI_BY_MPI_WINDOW)),
+		      TP_NOT_REPORTED);
 }
 
 /*
@@ -44,7 +44,8 @@ static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *ho
  */
 static inline void tp_fire_mpi_finalize_start(void)
 {
-	TP_IN_PROCESS((void)0, tp_live_region_of_interest(0, TP_ROI_BY_MPI_WINDOW),
+	TP_IN_PROCESS((void)0,
+		      (tp_live_mpi_window(0), tp_live_region_of_interest(0, TP_ROI_BY_MPI_WINDOW)),
 		      TP_NOT_REPORTED);
 }
 

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `taskprobe top` of an MPI job: the job's line across its ranks ("MPI efficiency of ranks 0 to
+ * N ... load balance ..."), read from the ranks' live statistics while the job runs, in --once's
+ * figures and on the screen, for jobs whose answer is known by construction (mpi_ranks' shapes).
+ * --analyze's line of the same shapes: test_harm_mpi*.c.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harm_mpi.h"
+#include "harness.h"
+#include "harness_internal.h"
+
+#define SCREEN_WAIT 30000 /* ms: mpirun starts slowly on a loaded machine */
+/* runs of a job while its line disagrees with its ranks' timing (a test beside it in the suite
+ * runs ranks of its own: harm_mpi.h's MPI_TRIES, and two more) */
+#define JOB_TRIES (MPI_TRIES + 2)
+
+/*
+ * What `taskprobe top --once -- nice -n -15 mpirun -np 2 mpi_ranks SHAPE 8` said (its stderr: the
+ * figures, and each rank's time in its work, POP_TIMES), its stdout the plain run's and its status
+ * 0. The units 8 times as long (some 64 ms), the ranks ahead of other programs (as root; else
+ * nice says it cannot and runs them as they are): a CPU busy beside them preempts a polling rank
+ * between its MPI_Test calls, time outside MPI that its useful time counts, as the recording's
+ * analysis counts it, and its own timing of its work does not.
+ */
+static char *top_once_job(const char *shape)
+{
+	const char *job[] = {"/usr/bin/nice", "-n",  "-15", mpirun(),
+			     MPIRUN_ANYWHERE, "-np", "2",   target("mpi_ranks"),
+			     shape,           "8",   NULL};
+	const char *args[16] = {"top", "--once", "--"};
+	for (size_t i = 0; job[i] != NULL; i++)
+		args[3 + i] = job[i];
+	const char *env[] = {"POP_TIMES=1", NULL};
+	struct tp_run plain, run;
+	tp_run(TP_PLAIN, job, NULL, &plain);
+	cr_assert_eq(plain.status, 0, "%s", plain.err);
+	tp_launch(args, env, &run);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, plain.out);
+	char *said = strdup(run.err);
+	tp_run_free(&plain);
+	tp_run_free(&run);
+	return said;
+}
+
+/* A job's load balance, and its least useful time over its most. */
+struct balance {
+	double balance, least_over_most;
+};
+
+/* The job's line of `said` (-1: none). */
+static struct balance job_line(const char *said, const char *words)
+{
+	struct balance b = {-1, -1};
+	const char *at = strstr(said, words);
+	double least, most;
+	if (at == NULL)
+		return b;
+	const char *balance = strstr(at, " load balance "),
+		   *useful = strstr(at, "; useful time per rank ");
+	if (balance != NULL && useful != NULL &&
+	    sscanf(balance, " load balance %lf", &b.balance) == 1 &&
+	    sscanf(useful, "; useful time per rank %lf to %lf s", &least, &most) == 2 && most > 0)
+		b.least_over_most = least / most;
+	else
+		b = (struct balance){-1, -1};
+	return b;
+}
+
+/* The same of the ranks' work as they timed it (their "SHAPE: rank R worked W ms" lines). */
+static struct balance worked(const char *said, const char *shape)
+{
+	double time[2] = {-1, -1};
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "%s: rank ", shape);
+	for (const char *at = strstr(said, prefix); at != NULL; at = strstr(at + 1, prefix)) {
+		int rank;
+		double ms;
+		if (sscanf(at + strlen(prefix), "%d worked %lf ms", &rank, &ms) == 2 && rank >= 0 &&
+		    rank < 2)
+			time[rank] = ms;
+	}
+	double least = time[0] < time[1] ? time[0] : time[1],
+	       most = time[0] < time[1] ? time[1] : time[0];
+	if (least <= 0)
+		return (struct balance){-1, -1};
+	return (struct balance){(least + most) / 2 / most, least / most};
+}
+
+/* The job's line agrees with the ranks' own timing: within 0.06, its useful times' ratio 0.08
+ * (the ranks' calls around their work, and the time slices of a loaded machine). */
+static bool agrees(struct balance line, struct balance timed)
+{
+	return line.balance > 0 && timed.balance > 0 &&
+	       fabs(line.balance - timed.balance) <= 0.06 &&
+	       fabs(line.least_over_most - timed.least_over_most) <= 0.08;
+}
+
+/*
+ * poll: rank 0 works 3 units, rank 1 one, then polls its receive with MPI_Test until rank 0's
+ * token comes: its loop is MPI's time, its calls and the time between them (the time between
+ * counted as useful read a load balance of 0.79 where the ranks' work says 0.67; the ranks' own
+ * time, not the units, is the answer: on a loaded machine the rank that shares its core with
+ * another program works slower). imbalance: rank r works 1 + 2r units, then both reduce. Each
+ * run again while it disagrees (JOB_TRIES at most: a rank preempted between its work and its
+ * next MPI call counts that time as useful, as OTF-CPT does).
+ */
+Test(top, an_mpi_jobs_line_across_its_ranks_has_their_load_balance, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *words = "MPI efficiency of ranks 0 to 1 from MPI_Init to MPI_Finalize (their "
+			    "MPI threads): parallel efficiency ";
+	const char *shapes[] = {"poll", "imbalance"};
+	for (size_t i = 0; i < 2; i++) {
+		char *said = NULL;
+		for (unsigned tries = 0; tries < JOB_TRIES; tries++) {
+			free(said);
+			said = top_once_job(shapes[i]);
+			if (agrees(job_line(said, words), worked(said, shapes[i])))
+				break;
+			fprintf(stderr, "top_mpi: %s refused (try %u): %s\n", shapes[i], tries + 1,
+				said);
+		}
+		struct balance line = job_line(said, words), timed = worked(said, shapes[i]);
+		cr_expect(agrees(line, timed),
+			  "%s: load balance %.3f (the ranks' work: %.3f), least over most useful "
+			  "%.3f (%.3f): %s",
+			  shapes[i], line.balance, timed.balance, line.least_over_most,
+			  timed.least_over_most, said);
+		free(said);
+	}
+}
+
+/*
+ * The screen: `taskprobe top -- mpirun ...` in a terminal, as nobody, shows a rank and its job's
+ * line, which stays once the job ended (the console stays until q): rank 1's work a third of rank
+ * 0's (poll), far from balanced.
+ */
+Test(top, the_screen_shows_an_mpi_jobs_line_across_its_ranks, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	char *command;
+	cr_assert(asprintf(&command,
+			   "cd /tmp && TERM=screen %s top -- %s --oversubscribe -np 2 %s poll 8",
+			   tp_unprivileged_launcher(), mpirun(),
+			   tp_unprivileged_copy(target("mpi_ranks"))) > 0);
+	struct tp_terminal t;
+	tp_terminal_start(&t, command, 220, 30, true);
+	free(command);
+	char *screen = tp_terminal_wait_for(
+		&t, "MPI efficiency of ranks 0 to 1 from MPI_Init to MPI_Finalize", SCREEN_WAIT);
+	/* the rank shown: the first whose statistics began (rank 0 on a quiet machine) */
+	cr_expect(strstr(screen, " of 2, started by ") != NULL, "%s", screen);
+	struct balance line = job_line(
+		screen, "MPI efficiency of ranks 0 to 1 from MPI_Init to MPI_Finalize");
+	cr_expect(line.balance > 0.3 && line.balance < 0.95 && line.least_over_most < 0.9, "%s",
+		  screen);
+	free(screen);
+	tp_terminal_keys(&t, "q");
+	tp_terminal_stop(&t);
+}
