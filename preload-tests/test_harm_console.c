@@ -418,3 +418,44 @@ Test(harm, console_help_and_man_page_list_every_sort_column)
 		tp_run_free(&run);
 	}
 }
+
+/*
+ * The launcher of `taskprobe top -- PROGRAM` sent HUP or TERM alone while the screen is drawn (a
+ * supervisor's `kill PID`, a hangup that reaches the session's leader only): the program gets it,
+ * the console ends, and the terminal is given back (its normal screen, where the command was
+ * typed), the launcher ending as the program did, with no word of a console failure. HUP left
+ * the console's screen on the terminal in raw mode (ncurses dies of it); TERM, which ncurses ends
+ * with status 1, was said as "the console failed".
+ */
+Test(harm, a_signal_to_the_consoles_launcher_ends_the_program_and_gives_back_the_terminal,
+     .timeout = 120)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	const char *signals[][2] = {{"HUP", "[exit 129]"}, {"TERM", "[exit 143]"}};
+	for (size_t i = 0; i < 2; i++) {
+		char *dir = tp_make_temp_dir("harm-console-signal"), *command, *pid_file;
+		cr_assert(asprintf(&pid_file, "%s/pid", dir) > 0);
+		cr_assert(asprintf(&command,
+				   "cd /tmp && sh -c 'echo $$ > %s; exec %s/taskprobe top -- sleep "
+				   "60'",
+				   pid_file, TP_CONTRIB_DIR) > 0);
+		struct tp_terminal t;
+		tp_terminal_start(&t, command, 120, 30, false);
+		free(tp_terminal_wait_for(&t, "q quit", 20000));
+		FILE *f = fopen(pid_file, "r");
+		int pid = 0;
+		cr_assert(f != NULL && fscanf(f, "%d", &pid) == 1 && pid > 0);
+		fclose(f);
+		cr_assert_eq(kill(pid, signals[i][0][0] == 'H' ? SIGHUP : SIGTERM), 0);
+		char *screen = tp_terminal_wait_for(&t, signals[i][1], 20000);
+		cr_expect(strstr(screen, "q quit") == NULL && strstr(screen, "SITE") == NULL,
+			  "%s: the console's screen left: %s", signals[i][0], screen);
+		cr_expect(strstr(screen, "console failed") == NULL, "%s: %s", signals[i][0],
+			  screen);
+		free(screen);
+		tp_terminal_stop(&t);
+		free(command);
+		free(pid_file);
+		tp_remove_temp_dir(dir);
+	}
+}

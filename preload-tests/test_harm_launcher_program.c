@@ -250,12 +250,13 @@ static void command_prefixes(struct prefixes *p, const char *json)
 }
 
 /*
- * Ctrl-C in a script: `bash -c 'PREFIX sleep 5; echo after'` in a process group of its own,
- * SIGINT sent to the group after two seconds. The plain command dies of it, and so does the
- * script (bash stops at a Ctrl-C that killed its command); under `record` and `top` the
- * launcher, which still converts or prints what was counted, ends as the program did: it exited
- * 130, and the script went on ("after", status 0). `top` printing snapshots, whose program is in
- * a group of its own, died of it with its console and left the program running.
+ * Ctrl-C in a script: `bash -c "PREFIX sh -c 'sleep 5; :'; echo after"` in a process group of
+ * its own, SIGINT sent to the group after two seconds. The plain command and its child die of it,
+ * and so does the script (bash stops at a Ctrl-C that killed its command); under `record` and
+ * `top` the launcher, which still converts or prints what was counted, ends as the program did:
+ * it exited 130, and the script went on ("after", status 0). `top` printing snapshots, whose
+ * program is in a group of its own, died of it with its console and left the program running;
+ * then it sent the program alone the INT, and its child (a script's, make's) ran on.
  */
 Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 120)
 {
@@ -266,12 +267,13 @@ Test(harm, a_ctrl_c_that_kills_the_program_ends_the_launcher_as_it, .timeout = 1
 	for (size_t i = 0; i < PREFIXES; i++) {
 		struct tp_run run;
 		tp_run(TP_PLAIN,
-		       (const char *[]){"/bin/bash", "-c",
-					"set -m; bash -c \"$1 sleep 5.$$; echo after\" & pid=$!; "
-					"sleep 2; kill -INT -$pid; wait $pid; echo \"status $?\"; "
-					"sleep 0.2; pgrep -fx \"sleep 5.$$\" >/dev/null && "
-					"echo left running; pkill -fx \"sleep 5.$$\"; exit 0",
-					"ctrl-c", prefixes.each[i], NULL},
+		       (const char *[]){
+			       "/bin/bash", "-c",
+			       "set -m; bash -c \"$1 sh -c 'sleep 5.$$; :'; echo after\" & "
+			       "pid=$!; sleep 2; kill -INT -$pid; sleep 1; "
+			       "pgrep -fx \"sleep 5.$$\" >/dev/null && echo left running; "
+			       "wait $pid; echo \"status $?\"; pkill -fx \"sleep 5.$$\"; exit 0",
+			       "ctrl-c", prefixes.each[i], NULL},
 		       NULL, &run);
 		cr_expect_str_eq(run.out, "status 130\n", "[%s]: %s", prefixes.each[i], run.err);
 		tp_run_free(&run);
