@@ -492,9 +492,12 @@ struct tp_live_thread {
 	uint32_t longest_wait_module;
 	/*
 	 * Its time in MPI calls (version 20): the ended calls' (an MPI_Test loop's time between its
-	 * calls too, as the recorder makes one wait of them: TP_MPI_POLL_GAP_NS), and when the call
-	 * going on started (0: none; an MPI_Test's in such a loop, the loop's first's).
+	 * calls too, as the recorder makes one wait of them: TP_MPI_POLL_GAP_NS), and since when the
+	 * call going on counts (0: none; in such a loop, the end of the loop's call before it).
+	 * `mpi_seq` is odd while they change: a reader reads it, then them, then it again, and
+	 * retries when it was odd or moved (tp_live_mpi_time).
 	 */
+	uint32_t mpi_seq;
 	uint64_t mpi_ns;
 	uint64_t mpi_since_ns;
 	/* the row of the outermost parallel region instance the thread forked and has not

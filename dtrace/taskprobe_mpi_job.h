@@ -21,26 +21,38 @@
 
 #include "taskprobe_figures.h"
 
-/* Slot `t`'s time in MPI calls at `now`: the ended calls', and the one going on up to `now`. */
+/*
+ * Slot `t`'s time in MPI calls at `now`: the ended calls', and the one going on up to `now`. Read
+ * whole (mpi_seq even and the same before and after); after TP_LIVE_PATH_READ_TRIES a torn read
+ * is taken as read (a reader never waits on the program).
+ */
 static inline uint64_t tp_live_mpi_time(const struct tp_live_thread *t, uint64_t now)
 {
-	uint64_t since = __atomic_load_n(&t->mpi_since_ns, __ATOMIC_ACQUIRE);
-	return __atomic_load_n(&t->mpi_ns, __ATOMIC_RELAXED) +
-	       tp_live_since(now, since != 0 ? since : now);
+	uint64_t ns = 0, since = 0;
+	for (unsigned tries = 0; tries < TP_LIVE_PATH_READ_TRIES; tries++) {
+		uint32_t seq = __atomic_load_n(&t->mpi_seq, __ATOMIC_ACQUIRE);
+		ns = __atomic_load_n(&t->mpi_ns, __ATOMIC_RELAXED);
+		since = __atomic_load_n(&t->mpi_since_ns, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if ((seq & 1) == 0 && __atomic_load_n(&t->mpi_seq, __ATOMIC_RELAXED) == seq)
+			break;
+	}
+	return ns + tp_live_since(now, since != 0 ? since : now);
 }
 
 /* A rank's figures for its job's line. */
 struct tp_live_mpi_rank {
 	uint32_t rank, size;
 	uint64_t on_ns, off_ns; /* its window, in its clock: MPI_Init's end to MPI_Finalize's
-				   start (or its end, or `now`: `open`) */
+				   start (or its exit, or `now`: `open`) */
 	uint64_t useful_ns;
-	bool open; /* its MPI_Finalize has not started */
+	bool open; /* neither its MPI_Finalize started nor did it exit */
 };
 
 /*
- * The rank of live file header `h` (its slots `slots`) at `now` (its exit time once it exited):
- * false before its MPI_Init ended, or for a process of no MPI job.
+ * The rank of live file header `h` (its slots `slots`) at `now` (its exit time once it exited: a
+ * rank that exits without MPI_Finalize, by MPI_Abort or exit, ends its window there): false
+ * before its MPI_Init ended, or for a process of no MPI job.
  */
 static inline bool tp_live_mpi_rank_read(const struct tp_live_header *h,
 					 const struct tp_live_thread *slots, uint64_t now,
@@ -55,11 +67,11 @@ static inline bool tp_live_mpi_rank_read(const struct tp_live_header *h,
 		return false;
 	r->rank = __atomic_load_n(&h->mpi_rank, __ATOMIC_RELAXED);
 	r->on_ns = on;
-	r->open = off == 0;
-	r->off_ns = r->open ? (now > on ? now : on) : off;
+	r->open = off == 0 && __atomic_load_n(&h->exited, __ATOMIC_ACQUIRE) == 0;
+	r->off_ns = off == 0 ? (now > on ? now : on) : off;
 	uint64_t at_on = __atomic_load_n(&h->mpi_at_on_ns, __ATOMIC_RELAXED),
-		 at_off = r->open ? tp_live_mpi_time(&slots[slot - 1], r->off_ns)
-				  : __atomic_load_n(&h->mpi_at_off_ns, __ATOMIC_RELAXED);
+		 at_off = off == 0 ? tp_live_mpi_time(&slots[slot - 1], r->off_ns)
+				   : __atomic_load_n(&h->mpi_at_off_ns, __ATOMIC_RELAXED);
 	uint64_t in_mpi = tp_live_since(at_off, at_on), window = r->off_ns - on;
 	r->useful_ns = in_mpi < window ? window - in_mpi : 0;
 	return true;
@@ -68,6 +80,7 @@ static inline bool tp_live_mpi_rank_read(const struct tp_live_header *h,
 /* The job's figures over `n` ranks (`ranks`, by number), and their factors. */
 struct tp_live_mpi_job {
 	unsigned ranks;
+	unsigned gone; /* ranks killed unseen (no exit, no MPI_Finalize): left out, said */
 	uint32_t first, last, size; /* the lowest and highest rank read, of `size` */
 	uint64_t least_ns, most_ns, run_ns;
 	bool open; /* a rank's window goes on */
@@ -104,8 +117,9 @@ static inline struct tp_live_mpi_job tp_live_mpi_job_of(const struct tp_live_mpi
  * The job's line, as --analyze's of the ranks (without serialisation and transfer): "MPI
  * efficiency of ranks 0 to 3 from MPI_Init to MPI_Finalize (their MPI threads): parallel
  * efficiency 0.600 = load balance 0.600 x communication efficiency 1.000; useful time per rank
- * 0.100 to 0.500 s of 0.500 s", "to now" while a rank's window goes on, "of 8 (those whose
- * statistics are here)" when ranks of the job are not read. Empty for fewer than two ranks.
+ * 0.100 to 0.500 s of 0.500 s", "to now" while a rank's window goes on, "ranks 0 to 3 (4 of 8:
+ * those whose statistics are here)" when ranks of the job are not read (another host's), "(3 of
+ * 4: 1 killed before MPI_Finalize left out)". Empty for fewer than two ranks.
  */
 static inline void tp_live_mpi_job_words(char *out, size_t size, const struct tp_live_mpi_job *j)
 {
@@ -113,8 +127,11 @@ static inline void tp_live_mpi_job_words(char *out, size_t size, const struct tp
 		snprintf(out, size, "%s", "");
 		return;
 	}
-	char of[64] = "";
-	if (j->ranks < j->size)
+	char of[128] = "";
+	if (j->gone > 0)
+		snprintf(of, sizeof of, " (%u of %u: %u killed before MPI_Finalize left out)",
+			 j->ranks, j->size, j->gone);
+	else if (j->ranks < j->size)
 		snprintf(of, sizeof of, " (%u of %u: those whose statistics are here)", j->ranks,
 			 j->size);
 	snprintf(out, size,

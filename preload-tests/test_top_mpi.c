@@ -103,6 +103,57 @@ static bool agrees(struct balance line, struct balance timed)
 	       fabs(line.least_over_most - timed.least_over_most) <= 0.08;
 }
 
+/* The least and the most useful time (ms) of each "... to now ..." job line in `text`, up to
+ * `max`; how many. */
+static size_t lines_to_now(const char *text, double least[], double most[], size_t max)
+{
+	size_t n = 0;
+	const char *words = "from MPI_Init to now (their MPI threads)";
+	for (const char *at = strstr(text, words); at != NULL && n < max;
+	     at = strstr(at + 1, words)) {
+		const char *useful = strstr(at, "; useful time per rank ");
+		if (useful != NULL && sscanf(useful, "; useful time per rank %lf to %lf s",
+					     &least[n], &most[n]) == 2) {
+			least[n] *= 1000;
+			most[n++] *= 1000;
+		}
+	}
+	return n;
+}
+
+/*
+ * While the job runs (`taskprobe run -- mpirun ... imbalance 97`: rank 0 works a unit of some
+ * 0.8 s, then waits in MPI_Allreduce while rank 1 works three), `taskprobe top --once PID` of a
+ * rank, every 0.2 s: the line runs "to now", and while rank 0 waits in its call its useful time
+ * stays as it was while rank 1's grows (the call going on is MPI's, counted up to the reader's
+ * now; not counted, rank 0's grew with rank 1's). Run by the test below, after its jobs.
+ */
+static void expect_a_rank_waiting_in_mpi_gains_no_useful_time(void)
+{
+	char *script;
+	cr_assert(asprintf(&script,
+			   "%s/taskprobe run -- %s --oversubscribe --allow-run-as-root -np 2 %s "
+			   "imbalance 97 >/dev/null 2>&1 & job=$!; "
+			   "for i in $(seq 60); do sleep 0.2; "
+			   "pid=$(pgrep -f '^%s imbalance 97$' | head -1); "
+			   "[ -n \"$pid\" ] && %s/taskprobe top --once $pid 2>&1 | grep 'MPI eff'; "
+			   "kill -0 $job 2>/dev/null || break; done; wait $job",
+			   TP_CONTRIB_DIR, mpirun(), target("mpi_ranks"), target("mpi_ranks"),
+			   TP_CONTRIB_DIR) > 0);
+	struct tp_run run;
+	tp_run(TP_PLAIN, (const char *[]){"/bin/bash", "-c", script, NULL}, NULL, &run);
+	free(script);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	double least[64], most[64];
+	size_t n = lines_to_now(run.out, least, most, 64);
+	bool held = false; /* the least the same (5 ms) while the most grew 100 ms */
+	for (size_t i = 1; i < n && !held; i++)
+		held = least[i] - least[i - 1] < 5 && least[i] >= least[i - 1] &&
+		       most[i] - most[i - 1] >= 100;
+	cr_expect(n >= 2 && held, "%zu lines to now: %s", n, run.out);
+	tp_run_free(&run);
+}
+
 /*
  * poll: rank 0 works 3 units, rank 1 one, then polls its receive with MPI_Test until rank 0's
  * token comes: its loop is MPI's time, its calls and the time between them (the time between
@@ -112,7 +163,7 @@ static bool agrees(struct balance line, struct balance timed)
  * run again while it disagrees (JOB_TRIES at most: a rank preempted between its work and its
  * next MPI call counts that time as useful, as OTF-CPT does).
  */
-Test(top, an_mpi_jobs_line_across_its_ranks_has_their_load_balance, .timeout = 240)
+Test(top, an_mpi_jobs_line_has_its_ranks_load_balance_and_runs_to_now, .timeout = 300)
 {
 	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
 	const char *words = "MPI efficiency of ranks 0 to 1 from MPI_Init to MPI_Finalize (their "
@@ -136,6 +187,8 @@ Test(top, an_mpi_jobs_line_across_its_ranks_has_their_load_balance, .timeout = 2
 			  timed.least_over_most, said);
 		free(said);
 	}
+	/* in this test, not beside it: its job's two ranks beside the poll's disturb it */
+	expect_a_rank_waiting_in_mpi_gains_no_useful_time();
 }
 
 /*

@@ -21,6 +21,7 @@
 #endif
 
 #include "taskprobe_contract.h"
+#include "taskprobe_mpi_job.h"
 
 /* --- reading the map --- */
 
@@ -158,12 +159,40 @@ static uint64_t process_now(const struct tp_live_header *h, uint64_t rate)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t live_now(const struct live_file *f)
+/* The process's time now, in its clock (its exit time once it exited). */
+static uint64_t live_now(const struct live_file *f)
 {
 	const struct tp_live_header *h = (const struct tp_live_header *)f->map;
 	if (__atomic_load_n(&h->exited, __ATOMIC_ACQUIRE) != 0)
 		return load64(&h->exited_ns);
 	return process_now(&f->header, load64(&h->ns_per_tsc_2_32));
+}
+
+struct job_rank_read {
+	const struct live_file *f;
+	struct tp_live_mpi_rank *rank;
+	uint64_t job;
+	bool is;
+};
+
+static void read_job_rank(void *arg)
+{
+	struct job_rank_read *r = arg;
+	const struct tp_live_header *h = (const struct tp_live_header *)r->f->map;
+	const struct tp_live_thread *slots =
+		(const struct tp_live_thread *)(r->f->map + TP_LIVE_THREADS_OFFSET);
+	r->is = tp_live_mpi_rank_read(h, slots, live_now(r->f), r->rank);
+	r->job = __atomic_load_n(&h->mpi_job, __ATOMIC_RELAXED);
+}
+
+bool live_mpi_job_rank(const struct live_file *f, struct tp_live_mpi_rank *rank, uint64_t *job)
+{
+	struct job_rank_read r = {f, rank, 0, false};
+	char why[1024];
+	if (!guarded_read(f, read_job_rank, &r, why, sizeof why) || !r.is)
+		return false;
+	*job = r.job;
+	return true;
 }
 
 static void add_row(struct site_view *v, const struct tp_live_site_stats *r)

@@ -512,6 +512,18 @@ Test(live_read, an_mpi_jobs_line_is_its_ranks_useful_times_over_their_windows)
 				"threads): parallel efficiency 0.417 = load balance 0.714 x "
 				"communication efficiency 0.583; useful time per rank 0.030 to "
 				"0.070 s of 0.120 s");
+	/* a rank that exited without MPI_Finalize (MPI_Abort, exit) ends its window at its exit
+	 * (the `now` a reader takes of an exited process); ranks killed unseen are said left out */
+	h[1].exited = 1;
+	cr_assert(tp_live_mpi_rank_read(&h[1], slots[1], 1120 * ms, &ranks[1]));
+	cr_expect(!ranks[1].open && ranks[1].off_ns == 1120 * ms && ranks[1].useful_ns == 70 * ms);
+	h[0].mpi_size = h[1].mpi_size = ranks[0].size = ranks[1].size = 3;
+	j = tp_live_mpi_job_of(ranks, 2, useful);
+	j.gone = 1;
+	tp_live_mpi_job_words(words, sizeof words, &j);
+	cr_expect(strstr(words, "MPI efficiency of ranks 0 to 1 (2 of 3: 1 killed before "
+				"MPI_Finalize left out) from MPI_Init to MPI_Finalize (") == words,
+		  "%s", words);
 	/* before its MPI_Init ended, a rank is none; one rank alone, no line */
 	h[1].mpi_on_ns = 0;
 	cr_expect_not(tp_live_mpi_rank_read(&h[1], slots[1], 1120 * ms, &ranks[1]));

@@ -16,6 +16,7 @@
 
 #include "live_file.h"
 #include "spin_lock.h"
+#include "process.h" /* tp_process_filtered */
 #include "thread_identity.h"
 #include "taskprobe_figures.h" /* a region of interest's graph at its start and stop; rank words */
 #include "taskprobe_mpi_job.h" /* tp_live_mpi_time */
@@ -148,6 +149,8 @@ static enum take_result take(unsigned i, uint32_t from, bool rows)
 	for (unsigned k = 0; k < TP_LIVE_WAIT_KINDS; k++)
 		set64(&s->waited_ns[k], 0);
 	set64(&s->longest_wait_ns, 0);
+	set64(&s->mpi_ns, 0);
+	set64(&s->mpi_since_ns, 0);
 	set64(&s->longest_wait_address, 0);
 	set32(&s->longest_wait_module, TP_LIVE_NO_MODULE);
 	set64(&s->started_ns, thread_started_ns(now));
@@ -354,6 +357,10 @@ void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job)
 	uint64_t hash = 14695981039346656037ull; /* FNV-1a: the job's ranks tell each other by it */
 	for (const char *c = job; *c != '\0'; c++)
 		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	/* no identity told (MPICH's hydra tells none): the launch's process on this host, which
+	 * its ranks here share (hydra_pmi_proxy), tells two jobs run at once apart */
+	if (job[0] == '\0' && !tp_process_filtered())
+		hash = (hash ^ (uint64_t)getppid()) * 1099511628211ull;
 	__atomic_store_n(&header->mpi_job, hash, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_rank, rank, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_size, size, __ATOMIC_RELEASE);

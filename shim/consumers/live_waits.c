@@ -136,6 +136,18 @@ static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now)
 	return now;
 }
 
+/* Slot `s`'s time in MPI changes (mpi_seq odd), then has changed (even): tp_live_mpi_time. */
+static void mpi_time_changes(struct tp_live_thread *s)
+{
+	__atomic_store_n(&s->mpi_seq, s->mpi_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void mpi_time_changed(struct tp_live_thread *s)
+{
+	__atomic_store_n(&s->mpi_seq, s->mpi_seq + 1, __ATOMIC_RELEASE);
+}
+
 /*
  * When an MPI call starting at `now` began to count as the thread's time in MPI: at the end of
  * the same poll call's last poll by the same task when it starts within TP_MPI_POLL_GAP_NS of it
@@ -194,8 +206,11 @@ void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t
 	}
 	if (outermost && !local.parked && tp_span_wait_pauses(kind))
 		live_fragment_pauses(s, pause_from(object, task, now));
-	if (outermost && kind == TP_WAIT_MPI)
+	if (outermost && kind == TP_WAIT_MPI) {
+		mpi_time_changes(s);
 		set64(&s->mpi_since_ns, mpi_since(object, task, now));
+		mpi_time_changed(s);
+	}
 	if (outermost)
 		local.mpi_poll_call = local.mpi_test_call = 0;
 	leave();
@@ -266,8 +281,10 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 	if (outermost)
 		thread_waited(s, waited, site);
 	if (outermost && local.wait_kind == TP_WAIT_MPI && s->mpi_since_ns != 0) {
+		mpi_time_changes(s);
 		add(&s->mpi_ns, wait_time(now, s->mpi_since_ns));
 		set64(&s->mpi_since_ns, 0);
+		mpi_time_changed(s);
 		if (tp_mpi_call_polls(local.wait_object)) {
 			local.mpi_test_call = local.wait_object;
 			local.mpi_test_task = task;
