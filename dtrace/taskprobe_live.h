@@ -287,6 +287,7 @@ struct tp_live_header {
 	uint32_t mpi_slot;
 	uint64_t
 		mpi_job; /* its job's identity (a hash of the launcher's: the same in every rank) */
+	uint64_t mpi_host; /* its host's (a hash of its name): only one host's clocks compare */
 	uint64_t mpi_at_on_ns, mpi_at_off_ns;
 	uint64_t mpi_on_ns, mpi_off_ns;
 };

@@ -21,6 +21,16 @@
 
 #include "taskprobe_figures.h"
 
+/* The ranks' job and host identities (the header's mpi_job, mpi_host): FNV-1a of their text. */
+#define TP_LIVE_MPI_HASH_START 14695981039346656037ull
+#define TP_LIVE_MPI_HASH_PRIME 1099511628211ull
+static inline uint64_t tp_live_mpi_hash(uint64_t hash, const char *text)
+{
+	for (const char *c = text; *c != '\0'; c++)
+		hash = (hash ^ (unsigned char)*c) * TP_LIVE_MPI_HASH_PRIME;
+	return hash;
+}
+
 /*
  * Slot `t`'s time in MPI calls at `now`: the ended calls', and the one going on up to `now`. Read
  * whole (mpi_seq even and the same before and after); after TP_LIVE_PATH_READ_TRIES a torn read
@@ -118,8 +128,8 @@ static inline struct tp_live_mpi_job tp_live_mpi_job_of(const struct tp_live_mpi
  * efficiency of ranks 0 to 3 from MPI_Init to MPI_Finalize (their MPI threads): parallel
  * efficiency 0.600 = load balance 0.600 x communication efficiency 1.000; useful time per rank
  * 0.100 to 0.500 s of 0.500 s", "to now" while a rank's window goes on, "ranks 0 to 3 (4 of 8:
- * those whose statistics are here)" when ranks of the job are not read (another host's), "(3 of
- * 4: 1 killed before MPI_Finalize left out)". Empty for fewer than two ranks.
+ * those of this host)" when ranks of the job are not read (another host's: its clock is another),
+ * "(3 of 4: 1 killed before MPI_Finalize left out)". Empty for fewer than two ranks.
  */
 static inline void tp_live_mpi_job_words(char *out, size_t size, const struct tp_live_mpi_job *j)
 {
@@ -132,8 +142,7 @@ static inline void tp_live_mpi_job_words(char *out, size_t size, const struct tp
 		snprintf(of, sizeof of, " (%u of %u: %u killed before MPI_Finalize left out)",
 			 j->ranks, j->size, j->gone);
 	else if (j->ranks < j->size)
-		snprintf(of, sizeof of, " (%u of %u: those whose statistics are here)", j->ranks,
-			 j->size);
+		snprintf(of, sizeof of, " (%u of %u: those of this host)", j->ranks, j->size);
 	snprintf(out, size,
 		 "MPI efficiency of ranks %u to %u%s from MPI_Init to %s (their MPI threads): "
 		 "parallel efficiency %.3f = load balance %.3f x communication efficiency %.3f; "

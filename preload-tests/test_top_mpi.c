@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harm_mpi.h"
 #include "harness.h"
@@ -218,4 +219,34 @@ Test(top, the_screen_shows_an_mpi_jobs_line_across_its_ranks, .timeout = 240)
 	free(screen);
 	tp_terminal_keys(&t, "q");
 	tp_terminal_stop(&t);
+}
+
+/*
+ * Ranks of another host (their clock is another): a job of three ranks (imbalance), the third
+ * started under another host name (a UTS namespace) and working less (units of its own scale: it
+ * takes less of the two CPUs from the others), all writing into the run's directory as a shared
+ * file system would hold them. The line is of this host's two ranks and says so (1 and 3 units:
+ * far from balanced); it was of the three, their windows on two clocks.
+ */
+Test(top, an_mpi_jobs_line_is_of_the_ranks_of_this_host, .timeout = 240)
+{
+	TP_NOT_UNDER(TP_ASAN | TP_TSAN, TP_LAUNCHER_UNDER_SANITIZERS);
+	if (geteuid() != 0)
+		tp_skip_unless_ci("another host name (unshare -u) needs root");
+	char *other;
+	cr_assert(asprintf(&other, "hostname taskprobe-other-host && exec %s imbalance 1",
+			   target("mpi_ranks")) > 0);
+	struct tp_run run;
+	tp_launch((const char *[]){"top", "--once", "--", mpirun(), MPIRUN_ANYWHERE, "-np", "2",
+				   target("mpi_ranks"), "imbalance", "8", ":", "-np", "1",
+				   "/usr/bin/unshare", "-u", "/bin/sh", "-c", other, NULL},
+		  NULL, &run);
+	free(other);
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	cr_expect_str_eq(run.out, "imbalance over 3 ranks: 9\n");
+	const char *words = "MPI efficiency of ranks 0 to 1 (2 of 3: those of this host) from "
+			    "MPI_Init to MPI_Finalize (their MPI threads): parallel efficiency ";
+	struct balance line = job_line(run.err, words);
+	cr_expect(line.balance > 0.3 && line.balance < 0.9, "%s", run.err);
+	tp_run_free(&run);
 }

@@ -30,9 +30,10 @@ static const char *file_dir(const struct live_file *f, char *out, size_t size)
 	return out;
 }
 
-/* The ranks of one job read so far: their owner's, of one job identity and world size. */
+/* The ranks of one job read so far: their owner's, of one job identity and world size, of one
+ * host (another host's clock is another; a run's directory on a shared file system holds them). */
 struct job_read {
-	uint64_t job;
+	uint64_t job, host;
 	uint32_t world;
 	uid_t owner;
 	unsigned n;
@@ -54,9 +55,9 @@ static bool add_rank(struct live_file *f, void *context)
 {
 	struct job_read *j = context;
 	struct tp_live_mpi_rank r;
-	uint64_t job, started = f->header.ns_at_start;
-	if (file_owner(f) != j->owner || !live_mpi_job_rank(f, &r, &job) || job != j->job ||
-	    r.size != j->world)
+	uint64_t job, host, started = f->header.ns_at_start;
+	if (file_owner(f) != j->owner || !live_mpi_job_rank(f, &r, &job, &host) || job != j->job ||
+	    host != j->host || r.size != j->world)
 		return false;
 	bool gone = r.open && live_process_ended(f->pid, f->header.start_ticks);
 	unsigned i = 0;
@@ -77,7 +78,7 @@ void live_mpi_job_words(const struct live_file *f, const char *dir, char *out, s
 	struct tp_live_mpi_rank shown;
 	out[0] = '\0';
 	j = (struct job_read){.owner = file_owner(f)};
-	if (!live_mpi_job_rank(f, &shown, &j.job))
+	if (!live_mpi_job_rank(f, &shown, &j.job, &j.host))
 		return;
 	j.world = shown.size;
 	char own[sizeof f->path];

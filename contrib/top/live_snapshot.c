@@ -171,7 +171,7 @@ static uint64_t live_now(const struct live_file *f)
 struct job_rank_read {
 	const struct live_file *f;
 	struct tp_live_mpi_rank *rank;
-	uint64_t job;
+	uint64_t job, host;
 	bool is;
 };
 
@@ -183,15 +183,18 @@ static void read_job_rank(void *arg)
 		(const struct tp_live_thread *)(r->f->map + TP_LIVE_THREADS_OFFSET);
 	r->is = tp_live_mpi_rank_read(h, slots, live_now(r->f), r->rank);
 	r->job = __atomic_load_n(&h->mpi_job, __ATOMIC_RELAXED);
+	r->host = __atomic_load_n(&h->mpi_host, __ATOMIC_RELAXED);
 }
 
-bool live_mpi_job_rank(const struct live_file *f, struct tp_live_mpi_rank *rank, uint64_t *job)
+bool live_mpi_job_rank(const struct live_file *f, struct tp_live_mpi_rank *rank, uint64_t *job,
+		       uint64_t *host)
 {
-	struct job_rank_read r = {f, rank, 0, false};
+	struct job_rank_read r = {f, rank, 0, 0, false};
 	char why[1024];
 	if (!guarded_read(f, read_job_rank, &r, why, sizeof why) || !r.is)
 		return false;
 	*job = r.job;
+	*host = r.host;
 	return true;
 }
 

@@ -84,11 +84,12 @@ bool live_mpi_rank(const struct live_file *f, uint32_t *rank);
 
 /*
  * The process's MPI figures for its job's line (taskprobe_mpi_job.h's, at its now), and its job's
- * identity; false before its MPI_Init ended, for a process of no MPI job, or a file no longer
- * read whole.
+ * and host's identities; false before its MPI_Init ended, for a process of no MPI job, or a file
+ * no longer read whole.
  */
 struct tp_live_mpi_rank;
-bool live_mpi_job_rank(const struct live_file *f, struct tp_live_mpi_rank *rank, uint64_t *job);
+bool live_mpi_job_rank(const struct live_file *f, struct tp_live_mpi_rank *rank, uint64_t *job,
+		       uint64_t *host);
 /*
  * The line of the MPI job whose rank `f` is (taskprobe_mpi_job.h's words), from every rank of
  * that job with statistics in `dir` (the run's; NULL: the directory of `f`'s file); empty when

@@ -134,8 +134,8 @@ void tp_live_task_acquire(uint64_t task, uint32_t kind, uintptr_t object, uint64
 void tp_live_task_release(uint64_t task, uint32_t kind, uintptr_t object, uint64_t at);
 void tp_live_region_of_interest(uint32_t on, uint32_t marker);
 /* an MPI rank's identity in MPI_COMM_WORLD (its MPI_Init's end), which readers name it by, and
- * its job's (the launcher's, NUL-terminated: mpi-init's) */
-void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job);
+ * its job's and host's (the launcher's identity and the host name, NUL-terminated: mpi-init's) */
+void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job, const char *host);
 /* its MPI window's start (on: MPI_Init's end) or end (MPI_Finalize's start), for its job's line */
 void tp_live_mpi_window(uint32_t on);
 void tp_live_task_dependence(uint64_t predecessor, uint64_t successor);

@@ -350,18 +350,18 @@ const char *tp_live_process_words(char *buf, size_t size)
 	return buf;
 }
 
-void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job)
+void tp_live_mpi_rank(uint32_t rank, uint32_t size, const char *job, const char *host)
 {
 	if (header == NULL)
 		return;
-	uint64_t hash = 14695981039346656037ull; /* FNV-1a: the job's ranks tell each other by it */
-	for (const char *c = job; *c != '\0'; c++)
-		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	uint64_t hash = tp_live_mpi_hash(TP_LIVE_MPI_HASH_START, job);
 	/* no identity told (MPICH's hydra tells none): the launch's process on this host, which
 	 * its ranks here share (hydra_pmi_proxy), tells two jobs run at once apart */
 	if (job[0] == '\0' && !tp_process_filtered())
-		hash = (hash ^ (uint64_t)getppid()) * 1099511628211ull;
+		hash = (hash ^ (uint64_t)getppid()) * TP_LIVE_MPI_HASH_PRIME;
 	__atomic_store_n(&header->mpi_job, hash, __ATOMIC_RELAXED);
+	__atomic_store_n(&header->mpi_host, tp_live_mpi_hash(TP_LIVE_MPI_HASH_START, host),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_rank, rank, __ATOMIC_RELAXED);
 	__atomic_store_n(&header->mpi_size, size, __ATOMIC_RELEASE);
 }

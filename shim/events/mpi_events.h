@@ -33,7 +33,7 @@ static inline void tp_fire_mpi_init(uint32_t rank, uint32_t size, const char *ho
 	/* the live statistics' MPI window starts (work_span.h's tp_roi_step), and they name the
 	 * rank; the recording's analysis finds both from the record */
 	TP_IN_PROCESS(tp_record_mpi_init(rank, size, host, job),
-		      (tp_live_mpi_rank(rank, size, job), tp_live_mpi_window(1),
+		      (tp_live_mpi_rank(rank, size, job, host), tp_live_mpi_window(1),
 		       tp_live_region_of_interest(1, TP_ROI_BY_MPI_WINDOW)),
 		      TP_NOT_REPORTED);
 }
