@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * An MPI job's line beside the figures of one of its ranks (live_view.h's live_mpi_job_words):
- * the ranks of the same job (its launcher's identity and world size) whose statistics lie in the
- * run's directory, each read at its own now, their factors taskprobe_mpi_job.h's.
+ * the ranks of the same job (its launcher's identity and world size), owner and host whose
+ * statistics lie in the run's directory, each read at its own now, their factors
+ * taskprobe_mpi_job.h's.
  */
 #define _GNU_SOURCE
 #include "live_view.h"
