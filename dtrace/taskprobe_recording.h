@@ -432,8 +432,10 @@ static inline uint32_t tp_record_roi_small(uint32_t on, uint32_t marker)
 /*
  * MPI's polls (tp_mpi_call_polls: MPI_Test in a loop) are one wait while they follow each other:
  * a poll that starts within this of the end of the same call's poll by the same task goes on
- * that wait. The recorder writes one wait of them, and the live statistics keep the task's
- * fragment paused across the gaps (live_waits.c), so that both engines count the loop's time as
- * the wait's.
+ * that wait, in the clock's units (nanoseconds, or the time-stamp counter's ticks where it is the
+ * clock: a third of a microsecond at 3 GHz), which the recorder compares as it writes. The
+ * recorder writes one wait of them, and the live statistics keep the task's fragment paused
+ * across the gaps and count them as the thread's time in MPI (live_waits.c), comparing the same
+ * units, so that both engines count the loop's time as the wait's.
  */
 #define TP_MPI_POLL_GAP_NS 1000

@@ -203,11 +203,11 @@ struct live_local {
 	 * since), the task it paused and when it resumed it, the fragment's part going on since */
 	uintptr_t wait_object;
 	uintptr_t mpi_poll_call;
-	uint64_t mpi_poll_task, mpi_poll_end, mpi_poll_from;
+	uint64_t mpi_poll_task, mpi_poll_end, mpi_poll_end_at, mpi_poll_from;
 	/* the last MPI poll call's end (0: none since its next wait), with its call and task: the
 	 * thread's time in MPI goes on across an MPI_Test loop's gaps (the slot's mpi_since_ns) */
 	uintptr_t mpi_test_call;
-	uint64_t mpi_test_task, mpi_test_end;
+	uint64_t mpi_test_task, mpi_test_end, mpi_test_end_at;
 	uint64_t last_spawn_ns; /* its last spawn, for the gap to the next in the same poll */
 	/* the polled task that ended (its terminate, 0 none) and when: its poll's end comes right
 	 * after, and is timed then too (one clock read for the two) */

@@ -122,16 +122,26 @@ static struct tp_live_wait_site *wait_site(uint32_t key, uint32_t kind)
 }
 
 /*
+ * Whether an MPI poll starting at `at` (the clock's units) goes on the wait of the same call's
+ * poll that ended at `end_at`: within TP_MPI_POLL_GAP_NS of it in the clock's units, as the
+ * recorder compares its records' times (the time-stamp counter's ticks where it is the clock), so
+ * that both engines join the same polls.
+ */
+static inline bool poll_goes_on(uint64_t at, uint64_t end_at)
+{
+	return at >= end_at && at - end_at <= TP_MPI_POLL_GAP_NS;
+}
+
+/*
  * Where a wait that pauses the polled fragment (tp_span_wait_pauses) pauses it: at `now`, or at
  * the end of the same MPI poll call's last poll by the same task when it starts within
- * TP_MPI_POLL_GAP_NS of it, the fragment unchanged since (an MPI_Test loop: its time between
- * the calls is the wait's, as the recorder records one wait of them).
+ * TP_MPI_POLL_GAP_NS of it (poll_goes_on), the fragment unchanged since (an MPI_Test loop: its
+ * time between the calls is the wait's, as the recorder records one wait of them).
  */
-static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now)
+static uint64_t pause_from(uintptr_t object, uint64_t task, uint64_t now, uint64_t at)
 {
 	if (object != 0 && object == local.mpi_poll_call && task == local.mpi_poll_task &&
-	    local.span_from == local.mpi_poll_from && now >= local.mpi_poll_end &&
-	    now - local.mpi_poll_end <= TP_MPI_POLL_GAP_NS)
+	    local.span_from == local.mpi_poll_from && poll_goes_on(at, local.mpi_poll_end_at))
 		return local.mpi_poll_end;
 	return now;
 }
@@ -149,14 +159,15 @@ static void mpi_time_changed(struct tp_live_thread *s)
 }
 
 /*
- * When an MPI call starting at `now` began to count as the thread's time in MPI: at the end of
- * the same poll call's last poll by the same task when it starts within TP_MPI_POLL_GAP_NS of it
- * (an MPI_Test loop: one wait, as the recorder makes it, its gaps MPI's time), else `now`.
+ * When an MPI call starting at `now` (`at` in the clock's units) began to count as the thread's
+ * time in MPI: at the end of the same poll call's last poll by the same task when it starts
+ * within TP_MPI_POLL_GAP_NS of it (poll_goes_on: an MPI_Test loop, one wait, as the recorder
+ * makes it, its gaps MPI's time), else `now`.
  */
-static uint64_t mpi_since(uintptr_t object, uint64_t task, uint64_t now)
+static uint64_t mpi_since(uintptr_t object, uint64_t task, uint64_t now, uint64_t at)
 {
 	if (object != 0 && object == local.mpi_test_call && task == local.mpi_test_task &&
-	    now >= local.mpi_test_end && now - local.mpi_test_end <= TP_MPI_POLL_GAP_NS)
+	    poll_goes_on(at, local.mpi_test_end_at))
 		return local.mpi_test_end;
 	return now;
 }
@@ -205,10 +216,10 @@ void tp_live_wait_start(uint32_t kind, uintptr_t object, uint64_t task, uint32_t
 		set32(&s->state, TP_LIVE_PARKED);
 	}
 	if (outermost && !local.parked && tp_span_wait_pauses(kind))
-		live_fragment_pauses(s, pause_from(object, task, now));
+		live_fragment_pauses(s, pause_from(object, task, now, at));
 	if (outermost && kind == TP_WAIT_MPI) {
 		mpi_time_changes(s);
-		set64(&s->mpi_since_ns, mpi_since(object, task, now));
+		set64(&s->mpi_since_ns, mpi_since(object, task, now, at));
 		mpi_time_changed(s);
 	}
 	if (outermost)
@@ -289,6 +300,7 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 			local.mpi_test_call = local.wait_object;
 			local.mpi_test_task = task;
 			local.mpi_test_end = now;
+			local.mpi_test_end_at = at;
 		}
 	}
 	if (task != 0 && task == local.polled_task && local.poll_row != NO_ROW)
@@ -307,6 +319,7 @@ void tp_live_wait_end(uint64_t task, uint64_t at)
 			local.mpi_poll_call = local.wait_object;
 			local.mpi_poll_task = task;
 			local.mpi_poll_end = now;
+			local.mpi_poll_end_at = at;
 			local.mpi_poll_from = local.span_from;
 		}
 	}
